@@ -1,0 +1,130 @@
+# sonde - the only build.  make, make check, make demo, make bench, make install PREFIX=...
+# Switches: DEBUG=1 (-O0), ASAN=1, UBSAN=1, V=1 (show commands), WERROR=1 (make check sets it).
+
+PREFIX ?= /usr/local
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+B := build
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+OPT := -O2
+ifeq ($(DEBUG),1)
+OPT := -O0
+endif
+SAN :=
+ifeq ($(ASAN),1)
+SAN += -fsanitize=address
+endif
+ifeq ($(UBSAN),1)
+SAN += -fsanitize=undefined
+endif
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+CFLAGS_COMMON := -std=gnu11 $(OPT) -g $(WARN) -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP
+CFLAGS_CLI := $(CFLAGS_COMMON) $(SAN)
+# The runtime never gets sanitizers: it lives inside other programs.
+CFLAGS_RT := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
+	-fno-stack-protector -ftls-model=initial-exec
+
+LIBS_RT := -lZydis -lunwind -lpfm -ldl -lpthread -lrt
+LIBS_CLI := -lsqlite3 -ldw -lelf -lzstd -lZydis -lpfm -lm -lpthread
+
+# Runtime sources.  Files named *-sig.c hold handler-reachable code and are checked by nm.
+RT_SRC := $(wildcard src/rt/*.c)
+# Pure runtime modules that the CLI and unit tests may link too (no constructors, no interposers).
+RT_PURE := $(filter-out src/rt/init.c src/rt/interpose.c src/rt/inst-stub.c,$(RT_SRC))
+CLI_SRC := src/sonde.c $(wildcard src/cmd/*.c src/lib/*.c src/ui/*.c)
+
+RT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out src/rt/inst-stub.c,$(RT_SRC)))
+RT_PURE_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_PURE))
+CLI_OBJ := $(patsubst src/%.c,$(B)/cli/%.o,$(CLI_SRC))
+CLI_LIB_OBJ := $(filter-out $(B)/cli/sonde.o,$(CLI_OBJ))
+
+WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c))
+UNIT := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/u-*.c))
+
+all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc
+
+$(B)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_RT) -c $< -o $@
+
+$(B)/cli/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_CLI) -c $< -o $@
+
+$(B)/libsonde.so: $(RT_OBJ)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -fPIC -Wl,-z,defs -Wl,-soname,libsonde.so $^ -o $@ $(LIBS_RT)
+
+# No-op access callbacks that programs built by sonde-cc link against, so they run
+# without the runtime; the preloaded libsonde.so's definitions win when profiling.
+$(B)/libsonde-inst.so: src/rt/inst-stub.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_RT) -shared -Wl,-soname,libsonde-inst.so $< -o $@
+
+$(B)/sonde-cc: tools/sonde-cc.in
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@LIBDIR@|$(abspath $(B))|g' -e 's|@INCDIR@|$(abspath include)|g' $< > $@
+	$(Q)chmod +x $@
+
+$(B)/librt-pure.a: $(RT_PURE_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libcli.a: $(CLI_LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/sonde: $(CLI_OBJ) $(B)/librt-pure.a
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(SAN) $(CLI_OBJ) $(B)/librt-pure.a -o $@ $(LIBS_CLI) $(LIBS_RT)
+
+$(B)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -fopenmp $< -o $@ -lm
+
+$(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libcli.a $(B)/librt-pure.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_CLI) -Itests/unit $< $(B)/libcli.a $(B)/librt-pure.a -o $@ $(LIBS_CLI) $(LIBS_RT)
+
+build-tests: all $(WORKLOADS) $(UNIT)
+
+check:
+	$(Q)tools/deps.sh --check-or-install
+	$(Q)$(MAKE) --no-print-directory WERROR=1 build-tests
+	$(Q)SONDE_BUILD=$(abspath $(B)) tests/run.sh
+
+demo:
+	$(Q)tools/deps.sh --check-or-install
+	$(Q)$(MAKE) --no-print-directory all $(B)/workloads/demo-hotcold
+	$(B)/sonde mem -o $(B)/demo-profile -- $(B)/workloads/demo-hotcold
+
+bench:
+	$(Q)tools/deps.sh --check-or-install
+	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS)
+	$(Q)bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sonde $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(B)/sonde $(DESTDIR)$(PREFIX)/bin/sonde
+	install -m 755 $(B)/libsonde.so $(B)/libsonde-inst.so $(DESTDIR)$(PREFIX)/lib/sonde/
+	sed -e 's|@LIBDIR@|$(PREFIX)/lib/sonde|g' -e 's|@INCDIR@|$(PREFIX)/include|g' tools/sonde-cc.in > $(DESTDIR)$(PREFIX)/bin/sonde-cc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/sonde-cc
+	install -m 644 doc/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all check demo bench install clean build-tests
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core.c - the runtime's shared, handler-safe core: the thread pointer, random numbers,
+ * time, and the dispatch of samples to the active tool.  No constructor here: init.c
+ * owns start-up, so unit tests can link this file alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt/rt.h"
+#include "rt/sigsafe.h"
+
+struct rt_config rt_cfg = {
+	.rank = -1,
+	.max_depth = 64,
+	.min_object = 1024,
+	.max_extra_steps = 8,
+};
+const struct rt_source *rt_source;
+const struct rt_tool *rt_tool;
+
+static RT_TLS struct rt_thread *self;
+
+SIGSAFE struct rt_thread *rt_self(void)
+{
+	return self;
+}
+
+void rt_set_self(struct rt_thread *t)
+{
+	self = t;
+}
+
+SIGSAFE uint64_t rt_rand(struct rt_thread *t)
+{
+	uint64_t x = t->rng ? t->rng : 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->rng = x;
+	return x;
+}
+
+SIGSAFE uint64_t rt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
+			       const ucontext_t *uc, int skip)
+{
+	if (!t || t->stopped || !rt_tool) {
+		if (t)
+			t->stats.dropped++;
+		return;
+	}
+	if (t->busy) {
+		t->stats.dropped++;
+		return;
+	}
+	if (rt_owns_address(a->addr)) {
+		/* The runtime's own memory (a sample inside a handler frame, an arena). */
+		t->stats.dropped++;
+		return;
+	}
+	t->busy = 1;
+	rt_tool->on_access(t, a, uc, skip);
+	t->busy = 0;
+}
+
+/* Address ranges owned by the runtime: its code and data segments, registered by init.c,
+ * plus every thread's arena and alternate signal stack (checked through the thread). */
+#define RT_MAX_OWNED 8
+static struct {
+	uint64_t lo, hi;
+} owned[RT_MAX_OWNED];
+static int n_owned;
+
+void rt_add_owned_range(uint64_t lo, uint64_t hi)
+{
+	if (n_owned < RT_MAX_OWNED) {
+		owned[n_owned].lo = lo;
+		owned[n_owned].hi = hi;
+		n_owned++;
+	}
+}
+
+SIGSAFE int rt_owns_address(uint64_t addr)
+{
+	for (int i = 0; i < n_owned; i++)
+		if (addr >= owned[i].lo && addr < owned[i].hi)
+			return 1;
+	struct rt_thread *t = self;
+	if (t) {
+		uint64_t a = (uint64_t)(uintptr_t)t->arena.base;
+		if (addr >= a && addr < a + t->arena.size)
+			return 1;
+		uint64_t s = (uint64_t)(uintptr_t)t->altstack;
+		if (addr >= s && addr < s + t->altstack_size)
+			return 1;
+	}
+	return 0;
+}
+
+int rt_hide_fd(int fd)
+{
+	if (fd < 0)
+		return fd;
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 700);
+	if (nfd < 0) {
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		return fd;
+	}
+	close(fd);
+	return nfd;
+}
+
+SIGSAFE void rt_log(const char *msg)
+{
+	size_t n = strlen(msg);
+	ssize_t r = write(2, msg, n);
+	(void)r;
+}

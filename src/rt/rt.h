@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt.h - the runtime's internal interface (libsonde.so, inside the profiled program).
+ *
+ * Data flow: a sample source (source-*.c) produces memory accesses on a thread and hands
+ * each to rt_deliver_access(), which calls the active tool (tool-*.c).  Tools record
+ * through the thread's writer (out.c) and calling-context tree (ctx.c).
+ *
+ * "Handler-safe" below means async-signal-safe: callable from a sample or trap handler
+ * (no malloc, no stdio, no locks the interrupted code may hold).
+ */
+#ifndef SONDE_RT_H
+#define SONDE_RT_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "sonde/format.h"
+
+#define RT_EXPORT __attribute__((visibility("default")))
+#define RT_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- configuration, read once from SONDE_* in the constructor (init.c) ---- */
+
+struct rt_config {
+	int enabled;			/* SONDE_DIR set: profile this process */
+	int source;			/* enum sonde_source_id wanted; NONE = automatic */
+	uint64_t period;		/* 0 = the source's default */
+	char dir[PATH_MAX];		/* SONDE_DIR: output directory */
+	char tool[16];			/* SONDE_TOOL: "mem", ... */
+	int rank;			/* MPI rank or -1 */
+	int follow_exec;		/* SONDE_FOLLOW_EXEC: keep profiling after exec */
+	int follow_fork;		/* SONDE_FOLLOW_FORK */
+	uint64_t min_object;		/* SONDE_MIN_OBJECT: smaller heap blocks are not tracked */
+	int max_depth;			/* SONDE_MAX_DEPTH: call-path frames kept */
+	int sig_sample;			/* signal for sample sources (SONDE_SIGNAL, default SIGRTMAX-3) */
+	int sig_watch;			/* signal for watchpoint traps (default SIGRTMAX-4) */
+	int max_extra_steps;		/* clock source: random extra accesses skipped, 0..N-1 */
+	int debug;			/* SONDE_DEBUG: messages on stderr at start/end (never in handlers) */
+	uint64_t seed;			/* SONDE_SEED: random seed, 0 = from time and pid */
+};
+
+extern struct rt_config rt_cfg;
+
+/* ---- per-thread state ---- */
+
+struct rt_stats {
+	uint64_t samples, dropped, signals, steps, traps, accesses, unwind_fail;
+};
+
+/* Per-thread bump allocator over mmap'd memory (arena.c).  Handler-safe. */
+struct arena {
+	char *base;
+	size_t size, used;
+};
+
+/* Per-thread record writer (out.c). */
+struct out {
+	char *buf;
+	size_t size, used;
+	char path[PATH_MAX];		/* <dir>/<pid>-<tid>.sdt */
+	int failed;			/* a write failed: records are being lost */
+	uint64_t lost;			/* records lost */
+};
+
+struct cct_node;
+
+struct cct {
+	struct cct_node *root;
+	uint32_t next_id;
+};
+
+struct rt_thread {
+	int tid;
+	uint32_t index;			/* 0 = main thread */
+	volatile sig_atomic_t busy;	/* runtime code (not a handler) is running: handlers drop */
+	volatile sig_atomic_t stopped;	/* no more records: thread ended or process exiting */
+	struct rt_stats stats;
+	struct arena arena;
+	struct out out;
+	struct cct cct;
+	uint64_t rng;			/* xorshift state */
+	uint64_t stack_lo, stack_hi;
+	void *altstack;
+	size_t altstack_size;
+	void *src;			/* the sample source's per-thread state (from the arena) */
+	void *tool;			/* the tool's per-thread state */
+	void *watch;			/* watch.c's per-thread state, NULL until used */
+};
+
+/* The calling thread's state, NULL if the thread is not profiled.  Handler-safe. */
+struct rt_thread *rt_self(void);
+
+/* Next pseudo-random number of the thread.  Handler-safe. */
+uint64_t rt_rand(struct rt_thread *t);
+
+/* CLOCK_MONOTONIC in ns (vDSO).  Handler-safe. */
+uint64_t rt_now(void);
+
+/* ---- samples ---- */
+
+struct rt_access {
+	uint64_t ip;		/* the accessing instruction */
+	uint64_t addr;		/* effective address */
+	uint64_t time;		/* rt_now() */
+	uint64_t weight;	/* samples this access stands for, usually 1 */
+	uint16_t len;		/* bytes */
+	uint16_t flags;		/* SONDE_MEM_* */
+};
+
+/*
+ * Hand one sampled access to the active tool.  `uc` is the context at the accessing
+ * instruction (or just after it) when called from a handler, NULL when called from
+ * ordinary code (the inst source), in which case call paths are unwound from the caller,
+ * skipping `skip` frames.  Handler-safe.  Drops (and counts) the sample if the thread is
+ * busy in the runtime or stopped.
+ */
+void rt_deliver_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
+		       int skip);
+
+/* ---- sample sources ---- */
+
+struct rt_source {
+	const char *name;		/* "clock", "hw", "inst" */
+	int id;				/* enum sonde_source_id */
+	uint64_t default_period;
+	/* 0 if the source can work here; else -errno and a one-line reason in why. */
+	int (*probe)(char *why, size_t len);
+	/* Process-wide setup (signal handlers).  0 or -errno. */
+	int (*start)(void);
+	/* Start sampling the calling thread.  0 or -errno (the thread is then unsampled). */
+	int (*thread_start)(struct rt_thread *t);
+	/* Stop sampling the calling thread; after it returns no sample arrives for it. */
+	void (*thread_stop)(struct rt_thread *t);
+	/* After fork, in the child: drop the parent's per-thread state of `t` without
+	 * touching the parent's resources beyond closing inherited fds. */
+	void (*after_fork_child)(struct rt_thread *t);
+};
+
+extern const struct rt_source rt_source_clock, rt_source_hw, rt_source_inst;
+
+/* The source in use (init.c). */
+extern const struct rt_source *rt_source;
+
+/* ---- tools ---- */
+
+struct rt_tool {
+	const char *name;
+	void (*on_access)(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
+			  int skip);
+};
+
+extern const struct rt_tool rt_tool_mem;
+/* The tool in use (init.c). */
+extern const struct rt_tool *rt_tool;
+
+/* core.c: set the calling thread's state (thread start, never in a handler). */
+void rt_set_self(struct rt_thread *t);
+/* core.c: register an address range owned by the runtime (start-up only). */
+void rt_add_owned_range(uint64_t lo, uint64_t hi);
+
+/* ---- modules ---- */
+
+/* arena.c: handler-safe after arena_init. */
+int arena_init(struct arena *a, size_t size);
+void arena_release(struct arena *a);
+void *arena_alloc(struct arena *a, size_t size);	/* 16-byte aligned, zeroed; NULL if full */
+
+/* out.c: out_append is handler-safe; it flushes with open/write/close when full. */
+int out_init(struct out *o, const char *path, const struct sonde_file_header *hdr, size_t size);
+int out_append(struct out *o, const void *rec, size_t size);
+int out_flush(struct out *o);
+void out_release(struct out *o);
+
+/*
+ * ctx.c: calling contexts.  ctx_unwind fills ips[] (leaf first) from a signal context,
+ * or from the caller when uc is NULL, and returns the count; ctx_intern turns a path into
+ * a node id of the thread's tree, writing new nodes to its output.  Both handler-safe.
+ */
+int ctx_unwind(struct rt_thread *t, const ucontext_t *uc, int skip, uint64_t *ips, int max);
+uint32_t ctx_intern(struct rt_thread *t, const uint64_t *ips, int n);
+/* ctx_unwind + ctx_intern; 0 if the path could not be stored. */
+uint32_t ctx_here(struct rt_thread *t, const ucontext_t *uc, int skip);
+
+/* Is addr inside the runtime's own memory or code (never watch or attribute it)? */
+int rt_owns_address(uint64_t addr);
+
+/* Move a runtime fd out of the program's way (high number, close-on-exec). */
+int rt_hide_fd(int fd);
+
+/* Write a short message to stderr without stdio (handler-safe). */
+void rt_log(const char *msg);
+
+#endif /* SONDE_RT_H */

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sigsafe.h - include LAST in every runtime file whose code a sample or trap handler can
+ * reach.  It makes the calls that are not async-signal-safe compile errors in that file,
+ * and tests/e2e/t010-rt-handler-safety.sh checks the objects with nm as well (the poison
+ * cannot see calls hidden in macros of system headers).
+ */
+#ifndef SONDE_RT_SIGSAFE_H
+#define SONDE_RT_SIGSAFE_H
+
+#pragma GCC poison malloc calloc realloc free strdup strndup
+#pragma GCC poison printf fprintf sprintf snprintf vsnprintf vfprintf puts fputs perror
+#pragma GCC poison fopen fclose fwrite fread fflush
+#pragma GCC poison pthread_mutex_lock pthread_mutex_trylock pthread_rwlock_rdlock pthread_rwlock_wrlock
+#pragma GCC poison dlopen dlsym dlclose exit atexit syslog
+
+/* Marks a function reachable from a handler (documentation for the reader). */
+#define SIGSAFE
+
+#endif

@@ -1,0 +1,31 @@
+# tests/e2e/lib.sh - sourced by every end-to-end test.
+# Gives: $SONDE (the CLI), $W (built workloads), $T (a fresh temporary directory, removed
+# at exit), and pass/fail/skip/check helpers that print the lines tests/run.sh counts.
+set -u
+: "${SONDE_TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${SONDE_BUILD:=$SONDE_TOP/build}"
+: "${SONDE:=$SONDE_BUILD/sonde}"
+W=$SONDE_BUILD/workloads
+T=$(mktemp -d "${TMPDIR:-/tmp}/sonde-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; }
+skip() { echo "SKIP $1: $2"; }
+
+# check NAME COMMAND...: PASS if the command succeeds, FAIL otherwise.
+check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
+}
+
+# csv_get FILE KEYCOL KEY COL: the value of column COL in the first row whose KEYCOL equals KEY.
+csv_get() {
+	awk -F, -v kc="$2" -v k="$3" -v c="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h[kc] == k { print $h[c]; exit }' "$1"
+}
+
+# float_between X LO HI: true if LO <= X <= HI.
+float_between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
