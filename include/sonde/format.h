@@ -3,12 +3,19 @@
  * format.h - the on-disk contract between the runtime (src/rt) and the CLI (src/lib).
  *
  * This is the only place that defines what libsonde.so writes.  A recording is a
- * directory holding, per profiled process <pid>:
+ * directory holding, per profiled process, files named by the process's PREFIX:
+ * "<pid>" normally, "r<rank>.<pid>" under an MPI launcher (so ranks on several nodes
+ * sharing one directory do not collide):
  *
- *   <pid>.proc        text, one "key=value" a line: program, argv, rank, source, period...
- *   <pid>.maps        copy of /proc/<pid>/maps taken at exit (or at a fatal signal)
- *   <pid>.maps.start  copy taken when the runtime started (used if the exit copy is missing)
- *   <pid>-<tid>.sdt   per-thread binary stream: struct sonde_file_header, then records
+ *   PREFIX.proc        text, one "key=value" a line, written at start, appended at exit;
+ *                      keys: format, prefix, pid, ppid, rank, host, exe, argv (arguments
+ *                      separated by \x1f), tool, source, source_why (why the wanted source
+ *                      was not used), period, period_unit (ns|events|accesses), start_ns,
+ *                      min_object, max_depth; at exit: end_ns, end (exit|signal), signo,
+ *                      threads.  Unknown keys are ignored by readers; a later key wins.
+ *   PREFIX.maps        copy of /proc/self/maps taken at exit (or at a fatal signal)
+ *   PREFIX.maps.start  copy taken when the runtime started (used if the exit copy is missing)
+ *   PREFIX-<tid>.sdt   per-thread binary stream: struct sonde_file_header, then records
  *
  * Every record begins with struct sonde_rec_hdr; `size` is the whole record size in
  * bytes, a multiple of 8, so a reader can skip record types it does not know.

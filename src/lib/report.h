@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - from a raw recording directory to the profile database and the views.
+ * Used by `sonde mem` after the program ends and by `sonde report DIR`.
+ */
+#ifndef SONDE_LIB_REPORT_H
+#define SONDE_LIB_REPORT_H
+
+#include <stdio.h>
+
+enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
+
+struct report_opts {
+	enum report_format format;
+	int top;		/* rows per table in text output (0 = default 10) */
+	int quiet;		/* text: only the tables, no header notes */
+};
+
+/*
+ * Read every process (and rank) of the raw recording in dir, symbolize it, and write
+ * dir/profile.db and the tool's CSV exports (dir/mem/objects.csv, code.csv, threads.csv...).
+ * Replaces earlier outputs.  0, or -errno with a one-line reason (no "sonde:" prefix, no
+ * newline) in err: -ENOENT no recording there, -EINVAL corrupt (the reason names the file
+ * and offset).  Truncated streams (a program that crashed) are read up to the cut, noted.
+ */
+int report_build(const char *dir, char *err, size_t errlen);
+
+/*
+ * Print the profile of dir to out in the chosen format, building the database first when
+ * it is missing or older than the raw files.  Same errors as report_build.
+ */
+int report_print(const char *dir, FILE *out, const struct report_opts *o, char *err,
+		 size_t errlen);
+
+#endif
