@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rt/rt.h"
+#include "rt/thread.h"
 #include "rt/sigsafe.h"
 
 struct rt_config rt_cfg = {
@@ -21,6 +22,7 @@ struct rt_config rt_cfg = {
 };
 const struct rt_source *rt_source;
 const struct rt_tool *rt_tool;
+volatile int rt_stopping;
 
 static RT_TLS struct rt_thread *self;
 
@@ -54,7 +56,7 @@ SIGSAFE uint64_t rt_now(void)
 SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 			       const ucontext_t *uc, int skip)
 {
-	if (!t || t->stopped || !rt_tool) {
+	if (!t || t->stopped || rt_stopping || !rt_tool) {
 		if (t)
 			t->stats.dropped++;
 		return;

@@ -78,6 +78,7 @@ struct rt_thread {
 	uint32_t index;			/* 0 = main thread */
 	volatile sig_atomic_t busy;	/* runtime code (not a handler) is running: handlers drop */
 	volatile sig_atomic_t stopped;	/* no more records: thread ended or process exiting */
+	volatile int finish_state;	/* finish.c: live, finishing, finished */
 	struct rt_stats stats;
 	struct arena arena;
 	struct out out;

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: MIT */
+/* launch.c - run a program under libsonde.so: environment, output directory, wait. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/launch.h"
+
+const char launch_help[] =
+	"  -o, --output DIR      where the recording goes (default sonde-<program>-<pid>;\n"
+	"                        under MPI sonde-<program>-<job>, shared by the ranks)\n"
+	"  -s, --source SRC      auto (default), clock, hw or inst: how samples are taken\n"
+	"  -p, --period N        sampling period: ns of CPU time (clock, default 1000000 = 1 kHz),\n"
+	"                        events (hw), accesses (inst; 1 = every access)\n"
+	"      --min-object B    heap blocks smaller than B bytes are not tracked (default 1024)\n"
+	"      --max-depth N     call-path frames kept (default 64)\n"
+	"      --no-follow-fork  do not profile forked children\n"
+	"      --no-follow-exec  stop profiling at exec\n"
+	"  -f, --force           write into a non-empty output directory (replaces its recording)\n"
+	"      --seed N          random seed of the sampling (reproducible sample spreading)\n"
+	"      --debug           runtime messages on stderr\n";
+
+void launch_opts_init(struct launch_opts *o, const char *tool)
+{
+	memset(o, 0, sizeof(*o));
+	o->tool = tool;
+	o->source = "auto";
+	o->follow_exec = 1;
+	o->follow_fork = 1;
+}
+
+static int parse_u64(const char *arg, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!arg || !*arg || *arg == '-')
+		return -1;
+	unsigned long long v = strtoull(arg, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const char *cmd)
+{
+	uint64_t v;
+	switch (opt) {
+	case 'o':
+		o->dir = arg;
+		return 1;
+	case 's':
+		if (strcmp(arg, "auto") && strcmp(arg, "clock") && strcmp(arg, "hw") &&
+		    strcmp(arg, "inst")) {
+			sonde_usage_error(cmd, "unknown sample source '%s' (auto, clock, hw, inst)", arg);
+			return -1;
+		}
+		o->source = arg;
+		return 1;
+	case 'p':
+		if (parse_u64(arg, &v) || v == 0) {
+			sonde_usage_error(cmd, "--period wants a positive number, not '%s'", arg);
+			return -1;
+		}
+		o->period = v;
+		return 1;
+	case 1001:
+		if (parse_u64(arg, &v)) {
+			sonde_usage_error(cmd, "--min-object wants a size in bytes, not '%s'", arg);
+			return -1;
+		}
+		o->min_object = v ? v : 1;
+		return 1;
+	case 1002:
+		if (parse_u64(arg, &v) || v == 0 || v > 255) {
+			sonde_usage_error(cmd, "--max-depth wants 1 to 255, not '%s'", arg);
+			return -1;
+		}
+		o->max_depth = (int)v;
+		return 1;
+	case 1003:
+		o->follow_exec = 0;
+		return 1;
+	case 1004:
+		o->follow_fork = 0;
+		return 1;
+	case 'f':
+		o->force = 1;
+		return 1;
+	case 1005:
+		if (parse_u64(arg, &v)) {
+			sonde_usage_error(cmd, "--seed wants a number, not '%s'", arg);
+			return -1;
+		}
+		o->seed = v;
+		return 1;
+	case 1006:
+		o->debug = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int launch_mpi_rank(void)
+{
+	static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+				      "MV2_COMM_WORLD_RANK", "SLURM_PROCID" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v) {
+			if (i == 4 && !getenv("SLURM_STEP_ID"))
+				continue;	/* a Slurm batch script, not a parallel step */
+			return atoi(v);
+		}
+	}
+	return -1;
+}
+
+static const char *mpi_job(void)
+{
+	static char buf[128];
+	const char *v;
+	if ((v = getenv("OMPI_MCA_ess_base_jobid")) && *v)
+		return v;
+	if ((v = getenv("PMIX_NAMESPACE")) && *v) {
+		snprintf(buf, sizeof(buf), "%s", v);
+		for (char *p = buf; *p; p++)
+			if (*p == '/' || *p == '@' || *p == ' ')
+				*p = '_';
+		return buf;
+	}
+	if ((v = getenv("SLURM_JOB_ID")) && *v) {
+		snprintf(buf, sizeof(buf), "%s.%s", v, getenv("SLURM_STEP_ID") ?: "0");
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "%d", (int)getppid());
+	return buf;
+}
+
+/* Search PATH like execvp: 0 and the path, or the errno a shell would report. */
+static int find_program(const char *name, char *out, size_t len)
+{
+	if (strchr(name, '/')) {
+		if (access(name, F_OK))
+			return errno;
+		struct stat st;
+		if (stat(name, &st) == 0 && S_ISDIR(st.st_mode))
+			return EISDIR;
+		if (access(name, X_OK))
+			return errno;
+		snprintf(out, len, "%s", name);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int found_noexec = 0;
+	for (const char *p = path; *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		snprintf(out, len, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name);
+		struct stat st;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			found_noexec = 1;
+		}
+		p += n + (e ? 1 : 0);
+		if (!e)
+			break;
+	}
+	return found_noexec ? EACCES : ENOENT;
+}
+
+static int find_runtime(char *out, size_t len)
+{
+	const char *env = getenv("SONDE_LIBDIR");
+	char exe[PATH_MAX];
+	if (env && *env) {
+		snprintf(out, len, "%s/libsonde.so", env);
+		return access(out, R_OK) ? -ENOENT : 0;
+	}
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = 0;
+	char *dir = dirname(exe);
+	snprintf(out, len, "%s/libsonde.so", dir);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, len, "%s/../lib/sonde/libsonde.so", dir);
+	if (access(out, R_OK) == 0) {
+		char real[PATH_MAX];
+		if (realpath(out, real))
+			snprintf(out, len, "%s", real);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return 1;
+	struct dirent *e;
+	int empty = 1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	closedir(d);
+	return empty;
+}
+
+/* Remove what a previous recording left (only sonde's own files). */
+static void dir_clear(const char *path)
+{
+	static const char *ends[] = { ".sdt", ".proc", ".maps", ".maps.start", "profile.db",
+				      "run.txt" };
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	char p[PATH_MAX + 300];
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+			size_t k = strlen(ends[i]);
+			if (n >= k && !strcmp(e->d_name + n - k, ends[i])) {
+				snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+				unlink(p);
+				break;
+			}
+		}
+	}
+	closedir(d);
+}
+
+static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
+		       struct launch_result *res, int *created)
+{
+	char name[PATH_MAX];
+	if (o->dir) {
+		snprintf(name, sizeof(name), "%s", o->dir);
+	} else {
+		char tmp[PATH_MAX];
+		snprintf(tmp, sizeof(tmp), "%s", prog);
+		if (rank >= 0)
+			snprintf(name, sizeof(name), "sonde-%s-%s", basename(tmp), mpi_job());
+		else
+			snprintf(name, sizeof(name), "sonde-%s-%d", basename(tmp), (int)getpid());
+	}
+	*created = 0;
+	if (mkdir(name, 0755) == 0) {
+		*created = 1;
+	} else if (errno != EEXIST) {
+		sonde_error("cannot create output directory '%s': %s", name, strerror(errno));
+		return 1;
+	} else {
+		struct stat st;
+		if (stat(name, &st) || !S_ISDIR(st.st_mode)) {
+			sonde_error("output '%s' exists and is not a directory", name);
+			return 1;
+		}
+		if (rank < 0 && !dir_is_empty(name)) {
+			if (!o->force) {
+				sonde_error("output directory '%s' is not empty (use --force to replace "
+					    "its recording, or -o another directory)", name);
+				return 1;
+			}
+			dir_clear(name);
+		}
+	}
+	if (access(name, W_OK)) {
+		sonde_error("cannot write to output directory '%s': %s", name, strerror(errno));
+		if (*created)
+			rmdir(name);
+		return 1;
+	}
+	if (!realpath(name, res->dir)) {
+		sonde_error("cannot resolve '%s': %s", name, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static void setenv_u64(const char *name, uint64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	setenv(name, buf, 1);
+}
+
+static void child_env(const struct launch_opts *o, const char *runtime, const char *dir, int rank)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	char *lp;
+	if (pre && *pre) {
+		size_t n = strlen(runtime) + strlen(pre) + 2;
+		lp = malloc(n);
+		if (lp)
+			snprintf(lp, n, "%s:%s", runtime, pre);
+	} else {
+		lp = strdup(runtime);
+	}
+	if (lp)
+		setenv("LD_PRELOAD", lp, 1);
+	setenv("SONDE_DIR", dir, 1);
+	setenv("SONDE_TOOL", o->tool, 1);
+	setenv("SONDE_SOURCE", o->source, 1);
+	unsetenv("SONDE_EXEC_GEN");
+	if (o->period)
+		setenv_u64("SONDE_PERIOD", o->period);
+	if (o->min_object)
+		setenv_u64("SONDE_MIN_OBJECT", o->min_object);
+	if (o->max_depth)
+		setenv_u64("SONDE_MAX_DEPTH", (uint64_t)o->max_depth);
+	setenv_u64("SONDE_FOLLOW_EXEC", (uint64_t)o->follow_exec);
+	setenv_u64("SONDE_FOLLOW_FORK", (uint64_t)o->follow_fork);
+	if (o->seed)
+		setenv_u64("SONDE_SEED", o->seed);
+	if (o->debug)
+		setenv("SONDE_DEBUG", "1", 1);
+	if (rank >= 0)
+		setenv_u64("SONDE_RANK", (uint64_t)rank);
+}
+
+int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res)
+{
+	char prog[PATH_MAX], runtime[PATH_MAX];
+	int created;
+	memset(res, 0, sizeof(*res));
+	res->rank = launch_mpi_rank();
+	int e = find_program(argv[0], prog, sizeof(prog));
+	if (e) {
+		sonde_error("cannot run '%s': %s", argv[0], strerror(e));
+		return e == ENOENT ? 127 : 126;
+	}
+	if (find_runtime(runtime, sizeof(runtime))) {
+		sonde_error("cannot find libsonde.so next to the sonde executable or in "
+			    "../lib/sonde (set SONDE_LIBDIR to its directory)");
+		return 1;
+	}
+	if (prepare_dir(o, argv[0], res->rank, res, &created))
+		return 1;
+
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		sonde_error("cannot create a pipe: %s", strerror(errno));
+		return 1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		sonde_error("cannot fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		child_env(o, runtime, res->dir, res->rank);
+		execv(prog, argv);
+		int err = errno;
+		ssize_t w = write(pipefd[1], &err, sizeof(err));
+		(void)w;
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* Like a shell running a foreground job: ^C goes to the program, and we live on to
+	 * write its profile. */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	int err = 0;
+	ssize_t r;
+	while ((r = read(pipefd[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(pipefd[0]);
+	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (r == (ssize_t)sizeof(err)) {
+		sonde_error("cannot run '%s': %s", argv[0], strerror(err));
+		if (created)
+			rmdir(res->dir);
+		return err == ENOENT ? 127 : 126;
+	}
+	res->started = 1;
+	return 0;
+}
+
+int launch_exit_like(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit nocore = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &nocore);
+		fflush(NULL);
+		signal(sig, SIG_DFL);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return 1;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launch.h - running a program under the runtime: the part every recording tool
+ * (mem, and later comm, reuse, variance) shares.  CLI side.
+ */
+#ifndef SONDE_CMD_LAUNCH_H
+#define SONDE_CMD_LAUNCH_H
+
+#include <limits.h>
+#include <stdint.h>
+
+struct launch_opts {
+	const char *tool;		/* SONDE_TOOL */
+	const char *dir;		/* -o; NULL = default name */
+	const char *source;		/* auto|clock|hw|inst */
+	uint64_t period;		/* 0 = the source's default */
+	uint64_t min_object;		/* 0 = runtime default */
+	int max_depth;			/* 0 = runtime default */
+	int follow_exec, follow_fork;	/* 1 by default */
+	int force;			/* reuse a non-empty output directory */
+	uint64_t seed;
+	int debug;
+};
+
+struct launch_result {
+	char dir[PATH_MAX];	/* absolute output directory */
+	int rank;		/* MPI rank, -1 if none */
+	int status;		/* wait status of the program */
+	int started;		/* the program was executed */
+};
+
+/* Common option table entries for recording tools: parse one option.  Returns 1 if it
+ * was consumed (optarg used), 0 if not ours, -1 on a bad value (message printed). */
+int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const char *cmd);
+
+/* The getopt_long entries launch_parse_option understands (terminated by a zero entry
+ * that the caller may extend), and their help text. */
+extern const char launch_help[];
+#define LAUNCH_LONG_OPTIONS                                        \
+	{ "output", required_argument, NULL, 'o' },                 \
+	{ "source", required_argument, NULL, 's' },                 \
+	{ "period", required_argument, NULL, 'p' },                 \
+	{ "min-object", required_argument, NULL, 1001 },            \
+	{ "max-depth", required_argument, NULL, 1002 },             \
+	{ "no-follow-exec", no_argument, NULL, 1003 },              \
+	{ "no-follow-fork", no_argument, NULL, 1004 },              \
+	{ "force", no_argument, NULL, 'f' },                        \
+	{ "seed", required_argument, NULL, 1005 },                  \
+	{ "debug", no_argument, NULL, 1006 }
+
+void launch_opts_init(struct launch_opts *o, const char *tool);
+
+/*
+ * Prepare the output directory and run argv[0] with the runtime preloaded, waiting for it.
+ * Returns 0 when the program ran (its wait status in res->status), or an exit status for
+ * the CLI: 127 not found, 126 not executable, 1 other failures (message printed).
+ */
+int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res);
+
+/* Exit like the program did: its exit code, or the same signal (no core dump). */
+int launch_exit_like(int status);
+
+/* MPI rank from the launcher's environment (Open MPI, PMIx, MPICH/PMI, Slurm), or -1. */
+int launch_mpi_rank(void);
+
+#endif

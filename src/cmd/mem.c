@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* mem.c - `sonde mem`: which code and which data objects do the memory accesses. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "cmd/launch.h"
+#include "lib/report.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sonde mem [options] [--] program [args]\n\n"
+		"Runs the program with sampling on every thread and reports which data objects\n"
+		"(heap blocks by allocation site, static variables, stacks) and which code\n"
+		"locations do the memory accesses, with the load/store split and each thread's\n"
+		"share.  The program's stdin, stdout and stderr are untouched; the summary goes to\n"
+		"stderr; the exit status is the program's.\n\n"
+		"Options:\n%s"
+		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
+		"      --top N           rows per table in the summary (default 10)\n"
+		"  -h, --help            this text\n\n"
+		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv.\n"
+		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-mem.md.\n",
+		launch_help);
+}
+
+int cmd_mem(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		LAUNCH_LONG_OPTIONS,
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "top", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct launch_opts o;
+	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
+	int quiet = 0, opt;
+	launch_opts_init(&o, "mem");
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
+		int r = launch_parse_option(&o, opt, optarg, "mem");
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		switch (opt) {
+		case 'q':
+			quiet = 1;
+			break;
+		case 't':
+			ro.top = atoi(optarg);
+			if (ro.top <= 0)
+				return sonde_usage_error("mem", "--top wants a positive number");
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt)
+				return sonde_usage_error("mem", "unknown or incomplete option '-%c'",
+							 optopt);
+			return sonde_usage_error("mem", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return sonde_usage_error("mem", "no program to run (sonde mem [options] -- program [args])");
+
+	struct launch_result res;
+	int r = launch_run(&o, argv + optind, &res);
+	if (!res.started)
+		return r;
+	if (res.rank >= 0) {
+		/* The ranks share the directory and end at different times: build once, later. */
+		if (res.rank == 0 && !quiet)
+			fprintf(stderr, "sonde: rank 0 done; recording in %s (all ranks: 'sonde report "
+					"%s')\n", res.dir, res.dir);
+		return launch_exit_like(res.status);
+	}
+	char err[512] = "";
+	if (report_build(res.dir, err, sizeof(err)) < 0) {
+		sonde_error("%s", err);
+		sonde_error("the raw recording is kept in %s", res.dir);
+	} else if (!quiet) {
+		if (report_print(res.dir, stderr, &ro, err, sizeof(err)) < 0)
+			sonde_error("%s", err);
+		fprintf(stderr, "sonde: profile in %s (profile.db, mem/*.csv); "
+				"'sonde report %s' shows it again\n", res.dir, res.dir);
+	}
+	return launch_exit_like(res.status);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.h - reader of a raw recording directory (include/sonde/format.h), offline.
+ *
+ * profile_read() discovers the processes of a directory by their PREFIX.proc files, parses
+ * the key=value pairs, and reads every PREFIX-<tid>.sdt stream of each into arrays of
+ * records in host byte order (streams written in the other byte order are swapped).
+ *
+ * Robustness: everything is bounded by the file sizes.  A stream whose last record is cut
+ * or that has no END record is kept up to the cut and flagged `truncated` (the process
+ * died).  Anything else malformed (bad magic, unsupported version, a record size that is
+ * not a multiple of 8 or smaller than its type needs) is an error whose one-line reason
+ * names the file and the byte offset.  Unknown record types are skipped and counted.
+ *
+ * Everything returned is owned by the struct profile and freed by profile_free().
+ */
+#ifndef SONDE_LIB_PROFILE_H
+#define SONDE_LIB_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sonde/format.h"
+
+/* A calling-context node of one thread. */
+struct prof_ctx {
+	uint32_t id;
+	uint32_t parent;	/* 0 for the root */
+	uint64_t ip;
+};
+
+struct prof_thread {
+	char *path;			/* the .sdt file */
+	struct sonde_file_header hdr;	/* host byte order; magic as read */
+	int swapped;			/* the writer's byte order was the other one */
+	struct prof_ctx *ctx;		/* sorted by id, duplicate ids removed */
+	size_t nctx;
+	struct sonde_rec_mem *mem;
+	size_t nmem;
+	struct sonde_rec_alloc *alloc;
+	size_t nalloc;
+	struct sonde_rec_free *free;
+	size_t nfree;
+	struct sonde_rec_trap *trap;
+	size_t ntrap;
+	struct sonde_rec_stats stats;	/* the last STATS record, zero if none */
+	int has_stats;
+	int has_end;			/* an END record was read */
+	int32_t end_signo;		/* from END: 0 or the fatal signal */
+	uint64_t end_time;
+	int truncated;			/* cut short: no END record, or the last record is cut */
+	uint64_t cut_offset;		/* where the complete data ends when truncated */
+	uint64_t unknown;		/* records of unknown types skipped */
+	uint64_t bad_ctx;		/* CTX records with id 0 or a duplicate id */
+};
+
+struct prof_process {
+	char *prefix;			/* "<pid>" or "r<rank>.<pid>" */
+	char *proc_path;
+	char *maps_path;		/* PREFIX.maps, else PREFIX.maps.start, else NULL */
+	/* .proc keys; strings are "" when absent, numbers -1 (or 0 for unsigned) */
+	int format;
+	int pid, ppid, rank;
+	char *host, *exe, *argv;	/* argv: arguments separated by \x1f */
+	char *tool, *source, *source_why, *period_unit, *end;
+	uint64_t period, start_ns, end_ns, min_object;
+	int max_depth;
+	int signo;
+	int threads;			/* the "threads" key, -1 if absent */
+	struct prof_thread *thread;	/* sorted by thread_index, then tid */
+	size_t nthread;
+};
+
+struct profile {
+	char *dir;
+	struct prof_process *proc;	/* sorted by rank, then pid, then prefix */
+	size_t nproc;
+	size_t ignored_streams;		/* .sdt files whose prefix has no .proc file */
+};
+
+/*
+ * Read the recording in dir.  0 and *out (free with profile_free), or -errno and a
+ * one-line reason in err (no newline): -ENOENT no directory or no .proc file in it,
+ * -EINVAL corrupt data ("FILE: offset N: what"), -ENOMEM, other -errno from the system.
+ */
+int profile_read(const char *dir, struct profile **out, char *err, size_t errlen);
+
+void profile_free(struct profile *p);
+
+/*
+ * Read one .sdt stream into t (zeroed first; release with prof_thread_release).  Same
+ * errors as profile_read.  Exposed for the tests and tools that read a single stream.
+ */
+int prof_thread_read(const char *path, struct prof_thread *t, char *err, size_t errlen);
+void prof_thread_release(struct prof_thread *t);
+
+/* The node with this id in t, NULL if there is none. */
+const struct prof_ctx *prof_ctx_find(const struct prof_thread *t, uint32_t id);
+
+/*
+ * The calling path of node id, leaf first, into ips[0..max): returns the number of frames
+ * stored.  Stops at the root (parent 0), at a missing id, at a cycle, or at max frames.
+ * The root node (id 1, parent 0) is a frame like any other when it carries an ip.
+ */
+int prof_ctx_path(const struct prof_thread *t, uint32_t id, uint64_t *ips, int max);
+
+/* "clock", "hw", "inst", "none" or "unknown". */
+const char *prof_source_name(uint32_t source);
+
+#endif

@@ -1,0 +1,1020 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols.c - offline symbolization of a recorded process with elfutils (see symbols.h).
+ *
+ * The maps copy is parsed once into a sorted array of mappings; file mappings are grouped
+ * into modules.  A module is opened on its first lookup only (a report touches a few of
+ * the hundreds of files a big program maps): its load bias comes from the program headers
+ * and the mapping's file offset, then one Dwfl session per module (modules never share
+ * address ranges, so one session each needs no reporting order) gives DWARF, line tables
+ * and the symbol table of the file or of its separate debug file.  Function and object
+ * symbols are copied into two arrays sorted once; each compile unit touched gets an index
+ * of its subprograms' address ranges, sorted once, so a lookup is a few binary searches
+ * plus a walk down the inlining tree of one function.  Results are cached per address.
+ */
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/symbols.h"
+
+/* How far back from the last symbol starting at or below an address a lookup looks for
+ * one containing it (symbols nested in others, like local labels inside a function). */
+#define SYM_SCAN_BACK 8
+/* Deepest inlining chain followed (frames beyond SYM_MAX_INLINE are folded, see below). */
+#define CHAIN_MAX 64
+
+/* Open-addressing map from a 64-bit key to a 32-bit value; used for the per-address
+ * cache, the compile-unit indexes and the demangling cache. */
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;		/* value + 1; 0 marks an empty slot */
+	size_t cap, n;		/* cap is 0 or a power of two */
+};
+
+struct fsym {
+	uint64_t start, size;	/* runtime address */
+	const char *name;	/* owned by the module's Dwfl */
+	int rank;		/* among aliases at one address, the lowest rank is kept */
+};
+
+struct symvec {
+	struct fsym *v;
+	size_t n, cap;
+};
+
+struct cu_range {
+	uint64_t lo, hi;	/* DWARF addresses (runtime address - dwarf bias) */
+	Dwarf_Die die;		/* the DW_TAG_subprogram */
+};
+
+struct cu_index {
+	struct cu_range *r;
+	size_t n, cap;
+};
+
+struct mapping {
+	uint64_t lo, hi, offset, inode;
+	char *name;		/* as in the maps file, "" when anonymous */
+	int module;		/* index in symtab.mods, -1 when not a file */
+};
+
+struct module {
+	const char *name;	/* the maps name, owned by its first mapping */
+	uint64_t inode;
+	uint64_t lo, off;	/* lowest mapping seen and its file offset */
+	int state;		/* 0 not opened yet, 1 usable, -errno unusable */
+	Dwfl *dwfl;
+	Dwfl_Module *dm;
+	uint64_t bias;		/* runtime address - ELF virtual address */
+	uint64_t end;		/* runtime end of the highest PT_LOAD, .bss included */
+	uint64_t tls_img, tls_filesz;	/* runtime address and size of the .tdata image */
+	struct symvec funcs, objs, tls;
+	char **names;		/* symbol names without their "@VERSION", owned */
+	size_t nnames, capnames;
+	struct u64map cu_map;	/* CU DIE offset -> index in cus */
+	struct cu_index *cus;
+	size_t ncus, capcus;
+};
+
+struct cache_ent {
+	int rc;
+	int module;		/* -1 when none */
+	uint64_t module_offset, func_start;
+	uint32_t frame0;	/* first of n frames in symtab.frames */
+	int n;
+};
+
+struct symtab {
+	struct mapping *maps;
+	size_t nmaps;
+	struct module *mods;
+	size_t nmods;
+	struct u64map cache;	/* address -> index in ents */
+	struct cache_ent *ents;
+	size_t nents, capents;
+	struct sym_frame *frames;
+	size_t nframes, capframes;
+	struct u64map dem;	/* mangled string pointer -> index in strs */
+	char **strs;		/* demangled names, owned */
+	size_t nstrs, capstrs;
+};
+
+/* ---- small containers ---- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 16;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*p, nc * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+static size_t u64map_hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+/* The slot holding key, or the empty slot where it would go; NULL when the map is empty. */
+static size_t u64map_slot(const struct u64map *m, uint64_t key)
+{
+	size_t i = u64map_hash(key, m->cap);
+	while (m->vals[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int u64map_get(const struct u64map *m, uint64_t key, uint32_t *val)
+{
+	if (!m->cap)
+		return -ENOENT;
+	size_t i = u64map_slot(m, key);
+	if (!m->vals[i])
+		return -ENOENT;
+	*val = m->vals[i] - 1;
+	return 0;
+}
+
+static int u64map_rehash(struct u64map *m, size_t cap)
+{
+	struct u64map nm = { calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap, 0 };
+	if (!nm.keys || !nm.vals) {
+		free(nm.keys);
+		free(nm.vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->vals[i])
+			continue;
+		size_t j = u64map_slot(&nm, m->keys[i]);
+		nm.keys[j] = m->keys[i];
+		nm.vals[j] = m->vals[i];
+		nm.n++;
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = nm;
+	return 0;
+}
+
+static int u64map_put(struct u64map *m, uint64_t key, uint32_t val)
+{
+	if ((m->n + 1) * 2 > m->cap && u64map_rehash(m, m->cap ? m->cap * 2 : 64))
+		return -ENOMEM;
+	size_t i = u64map_slot(m, key);
+	if (!m->vals[i])
+		m->n++;
+	m->keys[i] = key;
+	m->vals[i] = val + 1;
+	return 0;
+}
+
+static void u64map_release(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- demangling ---- */
+
+/*
+ * C++ names are demangled with libstdc++'s __cxa_demangle, looked up at run time: the CLI
+ * is C and does not link libstdc++, but every machine that runs C++ programs has it.
+ * Without it, names stay mangled.  Other languages' names are used as DWARF gives them.
+ */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+static cxa_demangle_fn cxa_demangle;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+static void demangle_init(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (h)
+		*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
+}
+
+/* The demangled form of name (owned by st), or name itself when it is not a C++ name. */
+static const char *demangle(struct symtab *st, const char *name)
+{
+	uint32_t idx;
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return name;
+	if (!u64map_get(&st->dem, (uintptr_t)name, &idx))
+		return st->strs[idx] ? st->strs[idx] : name;
+	pthread_once(&demangle_once, demangle_init);
+	int status = -1;
+	char *d = cxa_demangle ? cxa_demangle(name, NULL, NULL, &status) : NULL;
+	if (status != 0) {
+		free(d);
+		d = NULL;
+	}
+	if (grow((void **)&st->strs, &st->capstrs, st->nstrs + 1, sizeof(char *)) ||
+	    u64map_put(&st->dem, (uintptr_t)name, (uint32_t)st->nstrs)) {
+		free(d);
+		return name;
+	}
+	st->strs[st->nstrs++] = d;
+	return d ? d : name;
+}
+
+/* ---- the maps file ---- */
+
+/* One line of /proc/PID/maps: "lo-hi perms offset major:minor inode   name". */
+static int mapping_parse(char *line, struct mapping *mp)
+{
+	uint64_t lo, hi, off, ino;
+	unsigned int maj, min;
+	char perms[8];
+	int pos = -1;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 "%n", &lo, &hi,
+		   perms, &off, &maj, &min, &ino, &pos) != 7 || pos < 0)
+		return -EINVAL;
+	if (lo >= hi || strlen(perms) != 4 || (line[pos] && line[pos] != ' ' &&
+						 line[pos] != '\t' && line[pos] != '\n'))
+		return -EINVAL;
+	char *name = line + pos;
+	name += strspn(name, " \t");
+	name[strcspn(name, "\n")] = '\0';
+	mp->name = strdup(name);
+	if (!mp->name)
+		return -ENOMEM;
+	mp->lo = lo;
+	mp->hi = hi;
+	mp->offset = off;
+	mp->inode = ino;
+	mp->module = -1;
+	return 0;
+}
+
+static int mapping_cmp(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int maps_read(struct symtab *st, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0, capmaps = 0;
+	int err = 0;
+
+	while (getline(&line, &cap, f) >= 0) {
+		struct mapping mp;
+		if (mapping_parse(line, &mp))
+			continue;	/* malformed: skipped, see symbols.h */
+		err = grow((void **)&st->maps, &capmaps, st->nmaps + 1, sizeof(mp));
+		if (err) {
+			free(mp.name);
+			break;
+		}
+		st->maps[st->nmaps++] = mp;
+	}
+	free(line);
+	return err;
+}
+
+/* Sort by address and drop mappings that overlap an earlier one (a corrupt copy). */
+static void maps_sort(struct symtab *st)
+{
+	size_t n = 0;
+	qsort(st->maps, st->nmaps, sizeof(*st->maps), mapping_cmp);
+	for (size_t i = 0; i < st->nmaps; i++) {
+		if (n && st->maps[i].lo < st->maps[n - 1].hi) {
+			free(st->maps[i].name);
+			continue;
+		}
+		st->maps[n++] = st->maps[i];
+	}
+	st->nmaps = n;
+}
+
+/*
+ * The module a file mapping belongs to: a later mapping (offset > 0) of the same file
+ * continues the last module made of it; offset 0 starts a new one (a file mapped twice).
+ */
+static int module_for(struct symtab *st, const struct mapping *mp, size_t *capmods)
+{
+	for (size_t j = st->nmods; mp->offset && j-- > 0;) {
+		struct module *m = &st->mods[j];
+		if (m->inode == mp->inode && !strcmp(m->name, mp->name))
+			return (int)j;
+	}
+	if (grow((void **)&st->mods, capmods, st->nmods + 1, sizeof(struct module)))
+		return -ENOMEM;
+	struct module *m = &st->mods[st->nmods];
+	memset(m, 0, sizeof(*m));
+	m->name = mp->name;
+	m->inode = mp->inode;
+	m->lo = mp->lo;
+	m->off = mp->offset;
+	return (int)st->nmods++;
+}
+
+static int modules_build(struct symtab *st)
+{
+	size_t capmods = 0;
+	for (size_t i = 0; i < st->nmaps; i++) {
+		struct mapping *mp = &st->maps[i];
+		if (mp->name[0] != '/')
+			continue;
+		int j = module_for(st, mp, &capmods);
+		if (j < 0)
+			return j;
+		mp->module = j;
+	}
+	return 0;
+}
+
+static struct mapping *mapping_find(struct symtab *st, uint64_t addr)
+{
+	size_t lo = 0, hi = st->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->maps[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < st->nmaps && st->maps[lo].lo <= addr)
+		return &st->maps[lo];
+	return NULL;
+}
+
+/* ---- opening a module ---- */
+
+static int find_elf_none(Dwfl_Module *mod, void **userdata, const char *modname,
+			 Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	return -1;	/* every module is reported with its file: nothing else to find */
+}
+
+/*
+ * Separate debug files: by build id under /usr/lib/debug/.build-id (Debian's -dbg and
+ * -dbgsym packages), then by .gnu_debuglink name.  The second search is elfutils'
+ * standard one, which ends by asking debuginfod servers when DEBUGINFOD_URLS is set: a
+ * report must stay offline and quick, so then only the build-id search is done.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc,
+					      debuginfo_file_name);
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (fd >= 0 || (urls && *urls))
+		return fd;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+static char *debuginfo_path;	/* NULL: elfutils' default, ":.debug:/usr/lib/debug" */
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = find_elf_none,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/*
+ * Open the module's file.  A "(deleted)" file is used only if a file with the same inode
+ * is still at that path; any other file there is a different program.
+ */
+static int module_open_file(const struct module *m, char *path, size_t len)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(m->name), dl = sizeof(deleted) - 1;
+	bool is_deleted = n > dl && !strcmp(m->name + n - dl, deleted);
+
+	if (is_deleted)
+		n -= dl;
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(path, m->name, n);
+	path[n] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat sb;
+	if (is_deleted && (fstat(fd, &sb) || sb.st_ino != m->inode)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/* The load bias, from the PT_LOAD that maps the module's lowest mapping's file offset. */
+static int module_layout_phdrs(struct module *m, Elf *e, bool dyn)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	size_t n;
+	bool found = !dyn;
+
+	if (elf_getphdrnum(e, &n))
+		return -ENOEXEC;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph))
+			return -ENOEXEC;
+		if (ph.p_type == PT_TLS) {
+			m->tls_img = ph.p_vaddr;
+			m->tls_filesz = ph.p_filesz;
+		}
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr + ph.p_memsz > m->end)
+			m->end = ph.p_vaddr + ph.p_memsz;
+		uint64_t seg_off = ph.p_offset & ~(page - 1);
+		if (!found && m->off >= seg_off && m->off < ph.p_offset + ph.p_filesz) {
+			m->bias = m->lo - ((ph.p_vaddr & ~(page - 1)) + (m->off - seg_off));
+			found = true;
+		}
+	}
+	if (!found)
+		return -ENOEXEC;
+	m->end += m->bias;
+	m->tls_img += m->bias;
+	return 0;
+}
+
+static int module_layout(struct module *m, int fd)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	int err = -ENOEXEC;
+
+	if (e && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN))
+		err = module_layout_phdrs(m, e, eh.e_type == ET_DYN);
+	elf_end(e);
+	return err;
+}
+
+static int fsym_rank(const GElf_Sym *s, const char *name)
+{
+	int b = GELF_ST_BIND(s->st_info);
+	int r = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2;
+	return r + (name[0] == '_' ? 4 : 0);
+}
+
+static int symvec_push(struct symvec *v, uint64_t start, uint64_t size, const char *name,
+		       int rank)
+{
+	if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof(struct fsym)))
+		return -ENOMEM;
+	v->v[v->n++] = (struct fsym){ start, size, name, rank };
+	return 0;
+}
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort once; of the aliases at one address keep the preferred (global, no underscore). */
+static void symvec_sort(struct symvec *v)
+{
+	size_t n = 0;
+	qsort(v->v, v->n, sizeof(*v->v), fsym_cmp);
+	for (size_t i = 0; i < v->n; i++)
+		if (!n || v->v[n - 1].start != v->v[i].start)
+			v->v[n++] = v->v[i];
+	v->n = n;
+}
+
+/* A symbol of size 0 (some assembly) extends to the next symbol. */
+static const struct fsym *symvec_find(const struct symvec *v, uint64_t addr)
+{
+	size_t lo = 0, hi = v->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_SCAN_BACK; k++) {
+		const struct fsym *f = &v->v[i];
+		if (f->size ? addr - f->start < f->size : i + 1 < v->n && addr < v->v[i + 1].start)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * "stdout@GLIBC_2.2.5" (a copy-relocated variable in an executable's .symtab) is
+ * "stdout" to a user.  NULL on allocation failure.
+ */
+static const char *module_unversioned(struct module *m, const char *name)
+{
+	const char *at = strchr(name, '@');
+	if (!at || at == name)
+		return name;
+	if (grow((void **)&m->names, &m->capnames, m->nnames + 1, sizeof(char *)))
+		return NULL;
+	char *s = strndup(name, (size_t)(at - name));
+	if (s)
+		m->names[m->nnames++] = s;
+	return s;
+}
+
+static int module_add_symbol(struct module *m, const GElf_Sym *s, GElf_Addr a,
+			     const char *name)
+{
+	name = module_unversioned(m, name);
+	if (!name)
+		return -ENOMEM;
+	int rank = fsym_rank(s, name);
+	switch (GELF_ST_TYPE(s->st_info)) {
+	case STT_FUNC:
+	case STT_GNU_IFUNC:
+		return symvec_push(&m->funcs, a, s->st_size, name, rank);
+	case STT_OBJECT:
+		return s->st_size ? symvec_push(&m->objs, a, s->st_size, name, rank) : 0;
+	case STT_TLS:
+		/* st_value is an offset in the TLS block; only .tdata has an image in memory */
+		if (s->st_size && s->st_value < m->tls_filesz)
+			return symvec_push(&m->tls, m->tls_img + s->st_value, s->st_size, name,
+					   rank);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* .symtab of the file or of its debug file, else .dynsym (elfutils picks the best). */
+static int module_load_symbols(struct module *m)
+{
+	int n = dwfl_module_getsymtab(m->dm);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym s;
+		GElf_Addr a;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->dm, i, &s, &a, &shndx, NULL, NULL);
+		if (!name || !*name || shndx == SHN_UNDEF || shndx == (GElf_Word)-1)
+			continue;
+		if (module_add_symbol(m, &s, a, name))
+			return -ENOMEM;
+	}
+	symvec_sort(&m->funcs);
+	symvec_sort(&m->objs);
+	symvec_sort(&m->tls);
+	return 0;
+}
+
+static int module_open(struct module *m)
+{
+	char path[PATH_MAX];
+	int fd = module_open_file(m, path, sizeof(path));
+	if (fd < 0)
+		return fd;
+	int err = module_layout(m, fd);
+	if (!err) {
+		m->dwfl = dwfl_begin(&dwfl_callbacks);
+		err = m->dwfl ? 0 : -ENOMEM;
+	}
+	if (!err) {
+		dwfl_report_begin(m->dwfl);
+		/* base is the bias: dwfl then adds each p_vaddr, like the loader did */
+		m->dm = dwfl_report_elf(m->dwfl, m->name, path, fd, m->bias, true);
+		err = m->dm ? 0 : -ENOEXEC;
+	}
+	if (err) {
+		close(fd);	/* dwfl_report_elf consumes fd only on success */
+		return err;
+	}
+	if (dwfl_report_end(m->dwfl, NULL, NULL))
+		return -ENOEXEC;
+	return module_load_symbols(m);
+}
+
+/* 0 when the module is usable; a failure is remembered, the file is tried once. */
+static int module_load(struct module *m)
+{
+	if (!m->state) {
+		int err = module_open(m);
+		m->state = err ? err : 1;
+	}
+	return m->state < 0 ? m->state : 0;
+}
+
+/* ---- DWARF: the subprogram and the inlining chain at a pc ---- */
+
+static int cu_index_add(struct cu_index *ci, Dwarf_Die *sub)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(sub, off, &base, &lo, &hi)) > 0) {
+		if (lo >= hi)
+			continue;
+		if (grow((void **)&ci->r, &ci->cap, ci->n + 1, sizeof(*ci->r)))
+			return -ENOMEM;
+		ci->r[ci->n++] = (struct cu_range){ lo, hi, *sub };
+	}
+	return 0;
+}
+
+/*
+ * Concrete subprograms of a CU: at its top level, in namespaces (C++) and modules
+ * (Fortran), and nested in other subprograms (Fortran internal procedures, GNU C nested
+ * functions).  Abstract instances of inline functions have no ranges and add nothing.
+ */
+static int cu_index_collect(struct cu_index *ci, Dwarf_Die *parent)
+{
+	Dwarf_Die c;
+	if (dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c), err = 0;
+		if (tag == DW_TAG_subprogram)
+			err = cu_index_add(ci, &c);
+		if (!err && (tag == DW_TAG_subprogram || tag == DW_TAG_namespace ||
+			     tag == DW_TAG_module))
+			err = cu_index_collect(ci, &c);
+		if (err)
+			return err;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu);
+	uint32_t idx;
+	if (!u64map_get(&m->cu_map, key, &idx))
+		return &m->cus[idx];
+	if (grow((void **)&m->cus, &m->capcus, m->ncus + 1, sizeof(*m->cus)))
+		return NULL;
+	struct cu_index *ci = &m->cus[m->ncus];
+	memset(ci, 0, sizeof(*ci));
+	if (u64map_put(&m->cu_map, key, (uint32_t)m->ncus))
+		return NULL;
+	m->ncus++;
+	cu_index_collect(ci, cu);	/* on -ENOMEM, a partial index: fewer names */
+	qsort(ci->r, ci->n, sizeof(*ci->r), cu_range_cmp);
+	return ci;
+}
+
+/* The innermost (smallest) subprogram range containing pc. */
+static Dwarf_Die *cu_index_find(struct cu_index *ci, uint64_t pc)
+{
+	size_t lo = 0, hi = ci->n;
+	struct cu_range *best = NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ci->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_SCAN_BACK; k++) {
+		struct cu_range *r = &ci->r[i];
+		if (pc < r->hi && (!best || r->hi - r->lo < best->hi - best->lo))
+			best = r;
+	}
+	return best ? &best->die : NULL;
+}
+
+struct chain {
+	Dwarf_Die die[CHAIN_MAX];	/* [0] the subprogram, then inlined instances inward */
+	int n;
+};
+
+static bool has_pc_attrs(Dwarf_Die *d)
+{
+	return dwarf_hasattr(d, DW_AT_low_pc) || dwarf_hasattr(d, DW_AT_ranges);
+}
+
+/* Follow the inlined subroutines (through lexical blocks) that contain pc. */
+static bool chain_descend(struct chain *ch, Dwarf_Die *d, Dwarf_Addr pc)
+{
+	Dwarf_Die c;
+	if (dwarf_child(d, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
+			continue;
+		if (dwarf_haspc(&c, pc) > 0) {
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (ch->n == CHAIN_MAX)
+					return true;
+				ch->die[ch->n++] = c;
+			}
+			chain_descend(ch, &c, pc);
+			return true;
+		}
+		/* a block without addresses only groups declarations: look inside */
+		if (tag == DW_TAG_lexical_block && !has_pc_attrs(&c) && chain_descend(ch, &c, pc))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+static const char *die_name(struct symtab *st, Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+	if (!ln)
+		ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a));
+	if (ln && ln[0] == '_' && ln[1] == 'Z') {
+		const char *dm = demangle(st, ln);
+		if (dm != ln)
+			return dm;
+	}
+	return dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+}
+
+/* DW_AT_call_file/DW_AT_call_line of an inlined instance: where its caller called it. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct sym_frame *f)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file, line;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &line))
+		f->line = (int)line;
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &file) &&
+	    !dwarf_getsrcfiles(cu, &files, &nfiles) && file < nfiles)
+		f->file = dwarf_filesrc(files, file, NULL, NULL);
+}
+
+/*
+ * frames[j] is chain die[n-1-j]; the file and line of frame j > 0 are the call site of
+ * the inlined instance one step in.  A chain deeper than SYM_MAX_INLINE keeps its
+ * innermost frames and the real function as the last frame.
+ */
+static void chain_frames(struct symtab *st, Dwarf_Die *cu, struct chain *ch,
+			 struct sym_code *out)
+{
+	int n = ch->n < SYM_MAX_INLINE ? ch->n : SYM_MAX_INLINE;
+	for (int j = 0; j < n; j++) {
+		int k = j == n - 1 ? 0 : ch->n - 1 - j;
+		struct sym_frame *f = &out->frames[j];
+		f->function = die_name(st, &ch->die[k]);
+		if (j > 0) {
+			f->file = NULL;
+			f->line = 0;
+			call_site(cu, &ch->die[k + 1], f);
+		}
+	}
+	out->n = n;
+}
+
+/* The DWARF frames at addr; 0, or -ENOENT when no subprogram covers it. */
+static int dwarf_frames(struct symtab *st, struct module *m, uint64_t addr,
+			struct sym_code *out, uint64_t *sub_start)
+{
+	Dwarf_Addr bias, entry;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->dm, addr, &bias);
+	struct cu_index *ci = cu ? cu_index_get(m, cu) : NULL;
+	Dwarf_Die *sub = ci ? cu_index_find(ci, addr - bias) : NULL;
+	if (!sub)
+		return -ENOENT;
+	struct chain *ch = malloc(sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	ch->die[0] = *sub;
+	ch->n = 1;
+	chain_descend(ch, &ch->die[0], addr - bias);
+	chain_frames(st, cu, ch, out);
+	free(ch);
+	if (!dwarf_entrypc(sub, &entry))
+		*sub_start = entry + bias;
+	return 0;
+}
+
+/* ---- lookups ---- */
+
+static int code_resolve(struct symtab *st, struct module *m, uint64_t addr,
+			struct sym_code *out)
+{
+	const struct fsym *f = symvec_find(&m->funcs, addr);
+	Dwfl_Line *line = dwfl_module_getsrc(m->dm, addr);
+	uint64_t sub_start = 0;
+
+	out->module_offset = addr - m->bias;
+	if (line)
+		out->frames[0].file = dwfl_lineinfo(line, NULL, &out->frames[0].line, NULL, NULL,
+						    NULL);
+	if (dwarf_frames(st, m, addr, out, &sub_start)) {
+		out->n = 1;
+		out->frames[0].function = f ? demangle(st, f->name) : NULL;
+	}
+	out->func_start = f ? f->start : sub_start;
+	return 0;
+}
+
+static int code_lookup(struct symtab *st, uint64_t addr, struct sym_code *out, int *mod)
+{
+	struct mapping *mp = mapping_find(st, addr);
+	if (!mp || mp->module < 0)
+		return -ENOENT;
+	struct module *m = &st->mods[mp->module];
+	*mod = mp->module;
+	out->module = m->name;
+	if (module_load(m)) {
+		/* no symbols: at least a file offset a user can take elsewhere */
+		out->module_offset = addr - mp->lo + mp->offset;
+		return -ENOENT;
+	}
+	return code_resolve(st, m, addr, out);
+}
+
+static void cache_fill(struct symtab *st, const struct cache_ent *e, struct sym_code *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->module = e->module >= 0 ? st->mods[e->module].name : NULL;
+	out->module_offset = e->module_offset;
+	out->func_start = e->func_start;
+	out->n = e->n;
+	memcpy(out->frames, &st->frames[e->frame0], (size_t)e->n * sizeof(out->frames[0]));
+}
+
+/* Remember a result; on allocation failure it is simply not cached. */
+static void cache_store(struct symtab *st, uint64_t addr, int rc, int mod,
+			const struct sym_code *out)
+{
+	if (grow((void **)&st->ents, &st->capents, st->nents + 1, sizeof(*st->ents)) ||
+	    grow((void **)&st->frames, &st->capframes, st->nframes + (size_t)out->n,
+		 sizeof(*st->frames)) ||
+	    st->nents >= UINT32_MAX - 1 ||
+	    u64map_put(&st->cache, addr, (uint32_t)st->nents))
+		return;
+	struct cache_ent *e = &st->ents[st->nents++];
+	e->rc = rc;
+	e->module = mod;
+	e->module_offset = out->module_offset;
+	e->func_start = out->func_start;
+	e->frame0 = (uint32_t)st->nframes;
+	e->n = out->n;
+	memcpy(&st->frames[st->nframes], out->frames, (size_t)out->n * sizeof(out->frames[0]));
+	st->nframes += (size_t)out->n;
+}
+
+int symtab_code(struct symtab *st, uint64_t addr, struct sym_code *out)
+{
+	uint32_t idx;
+	if (!u64map_get(&st->cache, addr, &idx)) {
+		cache_fill(st, &st->ents[idx], out);
+		return st->ents[idx].rc;
+	}
+	int mod = -1;
+	memset(out, 0, sizeof(*out));
+	int rc = code_lookup(st, addr, out, &mod);
+	cache_store(st, addr, rc, mod, out);
+	return rc;
+}
+
+/*
+ * The module whose static data may hold addr: the module of its mapping, or for an
+ * anonymous mapping right after a file's mappings, that file (the part of .bss beyond
+ * the file's last page is mapped anonymously, or joins [heap] when brk is not randomized).
+ */
+static struct module *data_module(struct symtab *st, uint64_t addr)
+{
+	struct mapping *mp = mapping_find(st, addr);
+	if (!mp)
+		return NULL;
+	if (mp->module < 0 && mp > st->maps && mp[-1].hi == mp->lo && mp[-1].module >= 0)
+		mp--;
+	if (mp->module < 0)
+		return NULL;
+	struct module *m = &st->mods[mp->module];
+	if (module_load(m) || addr >= m->end)
+		return NULL;
+	return m;
+}
+
+int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out)
+{
+	struct module *m = data_module(st, addr);
+	const struct fsym *f = NULL;
+	if (m)
+		f = symvec_find(&m->objs, addr);
+	if (m && !f)
+		f = symvec_find(&m->tls, addr);
+	if (!f)
+		return -ENOENT;
+	out->name = demangle(st, f->name);
+	out->module = m->name;
+	out->start = f->start;
+	out->size = f->size;
+	return 0;
+}
+
+const char *symtab_mapping(struct symtab *st, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	struct mapping *mp = mapping_find(st, addr);
+	if (!mp)
+		return NULL;
+	if (lo)
+		*lo = mp->lo;
+	if (hi)
+		*hi = mp->hi;
+	return mp->name;
+}
+
+struct symtab *symtab_new(const char *maps_path, int *err)
+{
+	int e = 0;
+	FILE *f = fopen(maps_path, "re");
+	struct symtab *st = NULL;
+
+	elf_version(EV_CURRENT);
+	if (!f)
+		e = -errno;
+	if (!e && !(st = calloc(1, sizeof(*st))))
+		e = -ENOMEM;
+	if (!e)
+		e = maps_read(st, f);
+	if (f)
+		fclose(f);
+	if (!e) {
+		maps_sort(st);
+		e = modules_build(st);
+	}
+	if (e) {
+		symtab_free(st);
+		st = NULL;
+	}
+	if (err)
+		*err = e;
+	return st;
+}
+
+static void module_release(struct module *m)
+{
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->funcs.v);
+	free(m->objs.v);
+	free(m->tls.v);
+	for (size_t i = 0; i < m->nnames; i++)
+		free(m->names[i]);
+	free(m->names);
+	for (size_t i = 0; i < m->ncus; i++)
+		free(m->cus[i].r);
+	free(m->cus);
+	u64map_release(&m->cu_map);
+}
+
+void symtab_free(struct symtab *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->nmods; i++)
+		module_release(&st->mods[i]);
+	free(st->mods);
+	for (size_t i = 0; i < st->nmaps; i++)
+		free(st->maps[i].name);
+	free(st->maps);
+	for (size_t i = 0; i < st->nstrs; i++)
+		free(st->strs[i]);
+	free(st->strs);
+	u64map_release(&st->dem);
+	u64map_release(&st->cache);
+	free(st->ents);
+	free(st->frames);
+	free(st);
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctx.c - calling contexts: unwinding at a sample (libunwind, local only) and the
+ * per-thread calling-context tree.  Handler-reachable.
+ *
+ * Unwinding takes the loader's lock in dl_iterate_phdr when libunwind meets a module it
+ * has not cached; a sample that interrupted the loader itself would deadlock.  So when
+ * the thread is inside dlopen/dlclose (rt_loader_busy) or the PC is in the dynamic loader,
+ * only the leaf frame is kept and the sample is counted in unwind_fail.
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <string.h>
+
+#include "rt/rt.h"
+#include "rt/ctx.h"
+#include "rt/sigsafe.h"
+
+struct cct_node {
+	uint64_t ip;
+	uint32_t id;
+	uint32_t pad;
+	struct cct_node *child;
+	struct cct_node *sibling;
+};
+
+volatile int rt_loader_busy;
+static uint64_t loader_lo, loader_hi;
+
+void ctx_set_loader_range(uint64_t lo, uint64_t hi)
+{
+	loader_lo = lo;
+	loader_hi = hi;
+}
+
+static int in_runtime_code(uint64_t ip)
+{
+	return rt_owns_address(ip);
+}
+
+SIGSAFE int ctx_unwind(struct rt_thread *t, const ucontext_t *uc, int skip, uint64_t *ips, int max)
+{
+	unw_context_t here;
+	unw_cursor_t cur;
+	int n = 0, from_signal = uc != NULL;
+
+	if (max <= 0)
+		return 0;
+	if (from_signal) {
+		uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		ips[n++] = pc;
+		if (rt_loader_busy || (pc >= loader_lo && pc < loader_hi)) {
+			t->stats.unwind_fail++;
+			return n;
+		}
+		if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
+			t->stats.unwind_fail++;
+			return n;
+		}
+	} else {
+		if (rt_loader_busy) {
+			t->stats.unwind_fail++;
+			return 0;
+		}
+		unw_getcontext(&here);
+		if (unw_init_local(&cur, &here) < 0) {
+			t->stats.unwind_fail++;
+			return 0;
+		}
+	}
+	/* From a signal, the leaf is already stored; otherwise skip the runtime's own frames
+	 * (and `skip` more) so the path starts in the program. */
+	int skipping = !from_signal;
+	while (n < max) {
+		int r = unw_step(&cur);
+		if (r <= 0) {
+			if (r < 0)
+				t->stats.unwind_fail++;
+			break;
+		}
+		unw_word_t ip;
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		if (skipping && in_runtime_code(ip))
+			continue;
+		if (skipping && skip > 0) {
+			skip--;
+			continue;
+		}
+		skipping = 0;
+		ips[n++] = ip;
+	}
+	return n;
+}
+
+static struct cct_node *node_new(struct rt_thread *t, struct cct_node *parent, uint64_t ip)
+{
+	struct cct_node *c = arena_alloc(&t->arena, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->ip = ip;
+	c->id = ++t->cct.next_id;
+	struct sonde_rec_ctx r = {
+		.h = { .type = SONDE_REC_CTX, .size = sizeof(r) },
+		.id = c->id,
+		.parent = parent ? parent->id : 0,
+		.ip = ip,
+	};
+	if (out_append(&t->out, &r, sizeof(r)) < 0)
+		return NULL;
+	if (parent) {
+		c->sibling = parent->child;
+		parent->child = c;
+	}
+	return c;
+}
+
+SIGSAFE uint32_t ctx_intern(struct rt_thread *t, const uint64_t *ips, int n)
+{
+	struct cct_node *node = t->cct.root;
+	if (!node) {
+		node = t->cct.root = node_new(t, NULL, 0);
+		if (!node)
+			return 0;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		struct cct_node *c, *prev = NULL;
+		for (c = node->child; c; prev = c, c = c->sibling)
+			if (c->ip == ips[i])
+				break;
+		if (c && prev) {
+			/* move to front: hot paths are found first next time */
+			prev->sibling = c->sibling;
+			c->sibling = node->child;
+			node->child = c;
+		}
+		if (!c && !(c = node_new(t, node, ips[i])))
+			return 0;
+		node = c;
+	}
+	return node->id;
+}
+
+SIGSAFE uint32_t ctx_here(struct rt_thread *t, const ucontext_t *uc, int skip)
+{
+	uint64_t ips[256];
+	int max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < 256 ? rt_cfg.max_depth : 256;
+	int n = ctx_unwind(t, uc, skip, ips, max);
+	return ctx_intern(t, ips, n);
+}
+
+void ctx_reset(struct rt_thread *t)
+{
+	t->cct.root = NULL;
+	t->cct.next_id = 0;
+}
+
+void ctx_thread_warmup(void)
+{
+	/* libunwind initialises itself and its per-thread cache lazily, possibly allocating:
+	 * do it here, outside any handler. */
+	unw_context_t uc;
+	unw_cursor_t cur;
+	unw_getcontext(&uc);
+	if (unw_init_local(&cur, &uc) == 0)
+		while (unw_step(&cur) > 0)
+			;
+}
+
+void ctx_process_init(void)
+{
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}

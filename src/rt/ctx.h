@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* ctx.h - calling-context helpers beyond rt.h's ctx_unwind/ctx_intern/ctx_here. */
+#ifndef SONDE_RT_CTX_H
+#define SONDE_RT_CTX_H
+
+#include <stdint.h>
+
+struct rt_thread;
+
+/* Non-zero while some thread is inside dlopen/dlclose (interpose.c): unwinding is unsafe. */
+extern volatile int rt_loader_busy;
+
+/* The dynamic loader's code range: samples there are not unwound. */
+void ctx_set_loader_range(uint64_t lo, uint64_t hi);
+/* Forget the tree (fork child): ids restart at 1 in the new stream. */
+void ctx_reset(struct rt_thread *t);
+/* Process start: libunwind's caching policy.  Not handler-safe. */
+void ctx_process_init(void);
+/* Thread start: let libunwind do its lazy set-up outside handlers.  Not handler-safe. */
+void ctx_thread_warmup(void);
+
+#endif

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decode-x86.h - the memory accesses of one x86-64 instruction, from its bytes and a
+ * register file (Zydis 4 underneath).  Used by the clock source: a timer sample stops the
+ * thread before some instruction; this tells which addresses that instruction will touch,
+ * and, by emulating the simple instructions that follow, which addresses the next ones will
+ * touch without executing them.
+ *
+ * Every function here is handler-safe: no allocation, no locks, no stdio, and the code
+ * bytes are read with process_vm_readv so a bad PC gives an error instead of a fault.
+ *
+ * Conventions for what counts as an access (decisions, not accidents):
+ *   - lea and the address operand of nop are not accesses (nothing is read).
+ *   - prefetch* and cache-line maintenance (clflush, clflushopt, clwb, cldemote) are not
+ *     accesses: they do not read data, never fault, and the demand access they anticipate is
+ *     sampled on its own.
+ *   - push/call/pushf/enter report the slot actually written (rsp - size), pop/ret/popf the
+ *     slot read (rsp); `pop [rsp+d]` uses rsp after the pop, as the CPU does.
+ *   - String instructions (movs, stos, lods, cmps, scas, with or without rep) report the
+ *     element they access now: rsi and/or rdi as they are.  A rep instruction with rcx = 0
+ *     accesses nothing.
+ *   - Gathers and scatters (VSIB) report element 0 only: base + index[0] * scale + disp,
+ *     with index[0] read from the low lane of the XMM register (regs->xmm).  An index in
+ *     xmm16..31, or regs->xmm == NULL, makes the address unknown (DECODE_MEM_UNKNOWN).
+ *   - xchg with memory and lock-prefixed instructions are read-modify-write (SONDE_MEM_RMW);
+ *     an operand both read and written (add [m], r) is RMW too.
+ *   - Segment overrides: fs and gs add the thread's segment bases; es/ds/ss/cs add 0.
+ */
+#ifndef SONDE_RT_DECODE_X86_H
+#define SONDE_RT_DECODE_X86_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+/* General-purpose registers in hardware encoding order (gpr[] index). */
+enum decode_gpr {
+	DECODE_RAX, DECODE_RCX, DECODE_RDX, DECODE_RBX, DECODE_RSP, DECODE_RBP, DECODE_RSI,
+	DECODE_RDI, DECODE_R8, DECODE_R9, DECODE_R10, DECODE_R11, DECODE_R12, DECODE_R13,
+	DECODE_R14, DECODE_R15,
+};
+
+/* Bits of a "known" mask (decode_emulate): GPRs are bits 0..15. */
+#define DECODE_KNOWN_GPRS 0xffffu
+#define DECODE_KNOWN_FLAGS (1u << 16)	/* the arithmetic flags in rflags */
+#define DECODE_KNOWN_VEC (1u << 17)	/* the vector registers (regs->xmm) */
+#define DECODE_KNOWN_ALL (DECODE_KNOWN_GPRS | DECODE_KNOWN_FLAGS | DECODE_KNOWN_VEC)
+
+struct decode_regs {
+	uint64_t gpr[16];		/* enum decode_gpr order */
+	uint64_t rip;			/* address of the instruction being decoded */
+	uint64_t rflags;
+	uint64_t fs_base, gs_base;
+	const uint8_t (*xmm)[16];	/* xmm0..15 (low lanes), or NULL; not owned */
+};
+
+#define DECODE_MAX_MEM 2		/* movs, push [m], call [m]: two accesses */
+
+/* decode_mem.flags: SONDE_MEM_STORE / SONDE_MEM_RMW from format.h, plus: */
+#define DECODE_MEM_UNKNOWN 0x100	/* the address could not be computed */
+#define DECODE_MEM_VSIB 0x200		/* a gather/scatter: element 0 only */
+
+struct decode_mem {
+	uint64_t addr;
+	uint16_t len;			/* bytes */
+	uint16_t flags;
+	uint32_t needs;			/* "known" bits the address depends on */
+};
+
+/* What decode_emulate can do with an instruction (decode_insn.op). */
+enum decode_op {
+	DECODE_OP_OTHER,	/* effects beyond `writes` unknown: written registers become unknown */
+	DECODE_OP_MOV_IMM,	/* dst = imm */
+	DECODE_OP_MOV_REG,	/* dst = src */
+	DECODE_OP_LEA,		/* dst = address of mem (no access) */
+	DECODE_OP_ADD,		/* dst += src or imm, flags */
+	DECODE_OP_SUB,		/* dst -= src or imm, flags */
+	DECODE_OP_CMP,		/* flags of dst - src/imm */
+	DECODE_OP_AND, DECODE_OP_OR, DECODE_OP_XOR, DECODE_OP_TEST,
+	DECODE_OP_INC, DECODE_OP_DEC,
+	DECODE_OP_PUSH,		/* rsp -= width, nothing else written but memory */
+	DECODE_OP_POP,		/* rsp += width, destination unknown */
+	DECODE_OP_JMP,		/* direct jump to target */
+	DECODE_OP_JCC,		/* direct conditional jump: cond (low nibble of the opcode) */
+	DECODE_OP_NOP,		/* no register effect at all */
+};
+
+struct decode_insn {
+	uint8_t len;			/* bytes */
+	uint8_t n_mem;			/* accesses in mem[] */
+	uint8_t branch;			/* may continue elsewhere than rip + len */
+	uint8_t rep;			/* rep-prefixed string instruction (repeats in place) */
+	uint8_t op;			/* enum decode_op */
+	uint8_t width;			/* operand width in bytes for op (1, 2, 4, 8) */
+	int8_t dst, src;		/* GPR operands of op, -1 if none */
+	uint8_t cond;			/* DECODE_OP_JCC: condition code 0..15 */
+	uint8_t pushf;			/* pushf: the flags image written to the stack */
+	uint8_t sets_tf;		/* popf, iret: may rewrite the trap flag */
+	uint32_t writes;		/* "known" bits this instruction may change */
+	int64_t imm;			/* immediate operand of op */
+	uint64_t target;		/* DECODE_OP_JMP/JCC: destination */
+	struct decode_mem mem[DECODE_MAX_MEM];
+	struct decode_mem lea;		/* DECODE_OP_LEA: the address computed */
+};
+
+/* One-time setup (chooses how to read the fs/gs bases).  Call before any handler can run;
+ * idempotent.  Not handler-safe the first time (getauxval is fine, but call it at start). */
+void decode_init(void);
+
+/*
+ * Fill a register file from a signal context (the interrupted thread is the caller, so fs
+ * and gs bases are read from the current thread).  `uc` is not kept.  Handler-safe.
+ */
+void decode_regs_from_ucontext(const ucontext_t *uc, struct decode_regs *r);
+
+/*
+ * Decode the instruction at r->rip, whose bytes are code[0..avail), and compute its memory
+ * accesses from r.  Returns the instruction length (>0), or -1 if the bytes do not decode.
+ * Handler-safe.
+ */
+int decode_access(const uint8_t *code, size_t avail, const struct decode_regs *r,
+		  struct decode_insn *out);
+
+/*
+ * Advance a register file over a decoded instruction, as far as it is understood: the
+ * registers it writes get their new values when op says how, else their bits are cleared in
+ * *known; r->rip becomes the next instruction's address.  Returns 0 when the next address is
+ * known (fall-through or a resolved direct branch), -1 when it is not (indirect branch,
+ * return, system call, a conditional branch on unknown flags).  Memory is never read.
+ * Handler-safe.
+ */
+int decode_emulate(const struct decode_insn *in, struct decode_regs *r, uint32_t *known);
+
+/*
+ * Copy up to `len` bytes of this process's memory at `addr` into buf without faulting.
+ * Returns the count copied (possibly short at an unmapped page), or -errno.  Handler-safe.
+ */
+long decode_read_code(uint64_t addr, uint8_t *buf, size_t len);
+
+#endif /* SONDE_RT_DECODE_X86_H */

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * finish.c - ending streams: per thread, for the whole process, and the maps and .proc
+ * notes that go with it.  All handler-reachable: the fatal-signal handler runs this.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt/thread.h"
+#include "rt/sigsafe.h"
+
+enum { T_LIVE = 0, T_FINISHING = 1, T_FINISHED = 2 };
+
+SIGSAFE char *rt_stpcpy(char *dst, const char *src)
+{
+	while ((*dst = *src++))
+		dst++;
+	return dst;
+}
+
+SIGSAFE char *rt_u64toa(char *dst, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*dst++ = tmp[--n];
+	*dst = 0;
+	return dst;
+}
+
+SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
+{
+	if (!__sync_bool_compare_and_swap(&t->finish_state, T_LIVE, T_FINISHING))
+		return;
+	t->stopped = 1;
+	struct sonde_rec_stats s = {
+		.h = { .type = SONDE_REC_STATS, .size = sizeof(s) },
+		.samples = t->stats.samples,
+		.dropped = t->stats.dropped + t->out.lost,
+		.signals = t->stats.signals,
+		.steps = t->stats.steps,
+		.traps = t->stats.traps,
+		.accesses = t->stats.accesses,
+		.unwind_fail = t->stats.unwind_fail,
+	};
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 && t->tid == (int)gettid())
+		s.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	struct sonde_rec_end e = {
+		.h = { .type = SONDE_REC_END, .size = sizeof(e) },
+		.signo = signo,
+		.time = rt_now(),
+	};
+	t->out.failed = 0;	/* a last try even if an earlier write failed */
+	out_append(&t->out, &s, sizeof(s));
+	out_append(&t->out, &e, sizeof(e));
+	out_flush(&t->out);
+	__atomic_store_n(&t->finish_state, T_FINISHED, __ATOMIC_RELEASE);
+}
+
+SIGSAFE void rt_finish_all(int signo)
+{
+	struct rt_thread *me = rt_self();
+	if (me)
+		rt_thread_finish(me, signo);
+	for (int i = 0; i < RT_MAX_THREADS; i++) {
+		struct rt_thread *t = rt_threads[i];
+		if (t && t != me)
+			rt_thread_finish(t, 0);
+	}
+}
+
+static SIGSAFE int open_stem(const char *suffix, int flags)
+{
+	char path[PATH_MAX + 32];
+	char *p = rt_stpcpy(path, rt_stem);
+	rt_stpcpy(p, suffix);
+	return open(path, flags | O_CLOEXEC, 0644);
+}
+
+SIGSAFE int rt_copy_maps(const char *suffix)
+{
+	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	int out = open_stem(suffix, O_WRONLY | O_CREAT | O_TRUNC);
+	if (out < 0) {
+		int e = -errno;
+		close(in);
+		return e;
+	}
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(in, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && write(out, buf, (size_t)n) != n)
+			break;
+	close(in);
+	close(out);
+	return 0;
+}
+
+SIGSAFE void rt_proc_append(const char *key, const char *value)
+{
+	char line[512];
+	char *p = line, *end = line + sizeof(line) - 2;
+	for (const char *s = key; *s && p < end; s++)
+		*p++ = *s;
+	if (p < end)
+		*p++ = '=';
+	for (const char *s = value; *s && p < end; s++)
+		*p++ = (*s == '\n') ? ' ' : *s;
+	*p++ = '\n';
+	int fd = open_stem(".proc", O_WRONLY | O_APPEND | O_CREAT);
+	if (fd < 0)
+		return;
+	ssize_t r = write(fd, line, (size_t)(p - line));
+	(void)r;
+	close(fd);
+}
+
+SIGSAFE void rt_proc_append_u64(const char *key, uint64_t value)
+{
+	char v[24];
+	rt_u64toa(v, value);
+	rt_proc_append(key, v);
+}
+
+SIGSAFE void rt_process_end(const char *how, int signo)
+{
+	static volatile int ended;
+	if (!rt_cfg.enabled || (int)getpid() != rt_pid)
+		return;	/* a vfork child shares our memory: the parent ends its own streams */
+	if (!__sync_bool_compare_and_swap(&ended, 0, 1))
+		return;
+	rt_stopping = 1;
+	int saved = errno;
+	rt_finish_all(signo);
+	rt_copy_maps(".maps");
+	rt_proc_append_u64("end_ns", rt_now());
+	rt_proc_append("end", how);
+	rt_proc_append_u64("signo", (uint64_t)signo);
+	rt_proc_append_u64("unprofiled_threads", rt_unprofiled_threads);
+	errno = saved;
+}

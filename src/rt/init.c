@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * init.c - libsonde.so's start and end: the constructor reads SONDE_*, picks the sample
+ * source, sets up the main thread; interposers follow threads (pthread_create), fork,
+ * exec and _exit; fatal signals still leave a readable profile and the program dies as
+ * it would have.  Nothing here runs in a sample or trap handler except fatal_handler.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt/ctx.h"
+#include "rt/interpose.h"
+#include "rt/thread.h"
+
+static pthread_key_t thread_key;
+static char source_why[1024];
+static int exec_gen;
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGINT,
+				     SIGTERM, SIGHUP, SIGQUIT, SIGXCPU, SIGXFSZ, SIGPIPE };
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	unsigned long long x = strtoull(v, &end, 0);
+	return *end ? def : (uint64_t)x;
+}
+
+static void config_read(void)
+{
+	const char *dir = getenv("SONDE_DIR");
+	if (!dir || !*dir || strlen(dir) >= sizeof(rt_cfg.dir))
+		return;
+	strcpy(rt_cfg.dir, dir);
+	const char *tool = getenv("SONDE_TOOL");
+	snprintf(rt_cfg.tool, sizeof(rt_cfg.tool), "%s", tool && *tool ? tool : "mem");
+	const char *src = getenv("SONDE_SOURCE");
+	rt_cfg.source = SONDE_SOURCE_NONE;
+	if (src && !strcmp(src, "clock"))
+		rt_cfg.source = SONDE_SOURCE_CLOCK;
+	else if (src && !strcmp(src, "hw"))
+		rt_cfg.source = SONDE_SOURCE_HW;
+	else if (src && !strcmp(src, "inst"))
+		rt_cfg.source = SONDE_SOURCE_INST;
+	rt_cfg.period = env_u64("SONDE_PERIOD", 0);
+	rt_cfg.rank = (int)(int64_t)env_u64("SONDE_RANK", (uint64_t)-1);
+	rt_cfg.follow_exec = (int)env_u64("SONDE_FOLLOW_EXEC", 1);
+	rt_cfg.follow_fork = (int)env_u64("SONDE_FOLLOW_FORK", 1);
+	rt_cfg.min_object = env_u64("SONDE_MIN_OBJECT", rt_cfg.min_object);
+	rt_cfg.max_depth = (int)env_u64("SONDE_MAX_DEPTH", (uint64_t)rt_cfg.max_depth);
+	rt_cfg.sig_sample = (int)env_u64("SONDE_SIGNAL", (uint64_t)(SIGRTMAX - 3));
+	rt_cfg.sig_watch = (int)env_u64("SONDE_WATCH_SIGNAL", (uint64_t)(SIGRTMAX - 4));
+	rt_cfg.max_extra_steps = (int)env_u64("SONDE_EXTRA_STEPS", (uint64_t)rt_cfg.max_extra_steps);
+	rt_cfg.debug = (int)env_u64("SONDE_DEBUG", 0);
+	rt_cfg.seed = env_u64("SONDE_SEED", 0);
+	exec_gen = (int)env_u64("SONDE_EXEC_GEN", 0);
+	rt_cfg.enabled = 1;
+}
+
+static const struct rt_source *source_by_id(int id)
+{
+	switch (id) {
+	case SONDE_SOURCE_CLOCK:
+		return &rt_source_clock;
+	case SONDE_SOURCE_HW:
+		return &rt_source_hw;
+	case SONDE_SOURCE_INST:
+		return &rt_source_inst;
+	}
+	return NULL;
+}
+
+static int source_try(const struct rt_source *s)
+{
+	char why[512] = "";
+	int r = s->probe(why, sizeof(why));
+	if (r == 0)
+		r = s->start();
+	if (r == 0) {
+		rt_source = s;
+		if (!rt_cfg.period)
+			rt_cfg.period = s->default_period;
+		return 0;
+	}
+	size_t n = strlen(source_why);
+	snprintf(source_why + n, sizeof(source_why) - n, "%s%s: %s", n ? "; " : "", s->name,
+		 why[0] ? why : strerror(-r));
+	return r;
+}
+
+/* Wanted source first; automatic: hw, then clock.  inst only when asked for. */
+static void source_pick(void)
+{
+	const struct rt_source *want = source_by_id(rt_cfg.source);
+	if (want && source_try(want) == 0)
+		return;
+	if (want != &rt_source_hw && rt_cfg.source == SONDE_SOURCE_NONE &&
+	    source_try(&rt_source_hw) == 0)
+		return;
+	if (want != &rt_source_clock)
+		source_try(&rt_source_clock);
+}
+
+static const char *period_unit(void)
+{
+	if (!rt_source)
+		return "none";
+	return rt_source->id == SONDE_SOURCE_CLOCK ? "ns" :
+	       rt_source->id == SONDE_SOURCE_HW	   ? "events" :
+							     "accesses";
+}
+
+static void stem_set(void)
+{
+	char host[128] = "";
+	gethostname(host, sizeof(host) - 1);
+	int n;
+	if (rt_cfg.rank >= 0)
+		n = snprintf(rt_stem, sizeof(rt_stem), "%s/r%d.%d", rt_cfg.dir, rt_cfg.rank, rt_pid);
+	else
+		n = snprintf(rt_stem, sizeof(rt_stem), "%s/%d", rt_cfg.dir, rt_pid);
+	if (exec_gen > 0 && n > 0 && (size_t)n < sizeof(rt_stem))
+		snprintf(rt_stem + n, sizeof(rt_stem) - (size_t)n, ".e%d", exec_gen);
+}
+
+static void proc_write_start(void)
+{
+	char path[PATH_MAX + 8];
+	snprintf(path, sizeof(path), "%s.proc", rt_stem);
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return;
+	char exe[PATH_MAX] = "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	fprintf(f, "format=%d\nprefix=%s\npid=%d\nppid=%d\nrank=%d\nhost=%s\nexe=%s\nargv=",
+		SONDE_FORMAT_VERSION, strrchr(rt_stem, '/') + 1, rt_pid, (int)getppid(),
+		rt_cfg.rank, host, exe);
+	FILE *cl = fopen("/proc/self/cmdline", "re");
+	if (cl) {
+		char buf[4096];
+		size_t n = fread(buf, 1, sizeof(buf), cl);
+		while (n && buf[n - 1] == 0)
+			n--;
+		for (size_t i = 0; i < n; i++)
+			fputc(buf[i] == 0 ? 0x1f : buf[i] == '\n' ? ' ' : buf[i], f);
+		fclose(cl);
+	}
+	fprintf(f, "\ntool=%s\nsource=%s\nsource_why=%s\nperiod=%llu\nperiod_unit=%s\n"
+		   "start_ns=%llu\nmin_object=%llu\nmax_depth=%d\nexec_gen=%d\n",
+		rt_cfg.tool, rt_source ? rt_source->name : "none", source_why,
+		(unsigned long long)rt_cfg.period, period_unit(), (unsigned long long)rt_now(),
+		(unsigned long long)rt_cfg.min_object, rt_cfg.max_depth, exec_gen);
+	fclose(f);
+}
+
+static void fatal_handler(int sig, siginfo_t *si, void *uc)
+{
+	/* SA_RESETHAND already restored the default action: after the profile is written,
+	 * raising the signal again ends the program exactly as it would have ended. */
+	rt_process_end("signal", sig);
+	if (si && si->si_code <= 0) {
+		raise(sig);	/* sent by kill/raise: make it pending again */
+	} else if (sig == SIGABRT || sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
+		   sig == SIGQUIT || sig == SIGPIPE || sig == SIGXCPU || sig == SIGXFSZ) {
+		raise(sig);
+	}
+	/* a fault (SEGV, BUS, ILL, FPE from an instruction) recurs when we return */
+}
+
+static void fatal_install(void)
+{
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction old, sa;
+		if (sigaction(fatal_signals[i], NULL, &old) || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;	/* the program (or its parent) chose something: keep it */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = fatal_handler;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+static int own_range_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t want = (uintptr_t)data;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int is_loader = info->dlpi_name && strstr(info->dlpi_name, "/ld-linux");
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+		lo = a < lo ? a : lo;
+		hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+	}
+	if (want >= lo && want < hi)
+		rt_add_owned_range(lo, hi);
+	if (is_loader)
+		ctx_set_loader_range(lo, hi);
+	return 0;
+}
+
+static void thread_key_destructor(void *p)
+{
+	rt_thread_end(p);
+}
+
+static void atfork_prepare(void)
+{
+	struct rt_thread *t = rt_self();
+	if (t)
+		t->busy = 1;
+}
+
+static void atfork_parent(void)
+{
+	struct rt_thread *t = rt_self();
+	if (t)
+		t->busy = 0;
+}
+
+static void atfork_child(void)
+{
+	rt_pid = (int)getpid();
+	if (!rt_cfg.follow_fork) {
+		struct rt_thread *t = rt_self();
+		if (t && rt_source)
+			rt_source->after_fork_child(t);
+		if (t)
+			t->stopped = 1;
+		rt_cfg.enabled = 0;
+		return;
+	}
+	exec_gen = 0;
+	stem_set();
+	proc_write_start();
+	rt_copy_maps(".maps.start");
+	rt_thread_after_fork_child();
+}
+
+__attribute__((constructor(101))) static void sonde_init(void)
+{
+	config_read();
+	if (!rt_cfg.enabled)
+		return;
+	rt_pid = (int)getpid();
+	interpose_init();
+	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
+	ctx_process_init();
+	stem_set();
+	if (!strcmp(rt_cfg.tool, "mem"))
+		rt_tool = &rt_tool_mem;
+	source_pick();
+	proc_write_start();
+	rt_copy_maps(".maps.start");
+	pthread_key_create(&thread_key, thread_key_destructor);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	fatal_install();
+	struct rt_thread *t = rt_thread_start();
+	if (rt_cfg.debug)
+		fprintf(stderr, "sonde: runtime started in %d: source %s, period %llu %s%s%s\n",
+			rt_pid, rt_source ? rt_source->name : "none",
+			(unsigned long long)rt_cfg.period, period_unit(),
+			source_why[0] ? "; " : "", source_why);
+	(void)t;
+}
+
+__attribute__((destructor)) static void sonde_fini(void)
+{
+	struct rt_thread *t = rt_self();
+	if (!rt_cfg.enabled)
+		return;
+	if (t && rt_source) {
+		t->busy = 1;
+		rt_source->thread_stop(t);
+	}
+	rt_process_end("exit", 0);
+}
+
+/* ---- threads ---- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+	interpose_real_free(p);
+	struct rt_thread *t = rt_thread_start();
+	if (t)
+		pthread_setspecific(thread_key, t);
+	return s.fn(s.arg);
+}
+
+RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (!real)
+		real = dlsym(RTLD_NEXT, "pthread_create");
+	if (!rt_cfg.enabled || rt_stopping)
+		return real(th, attr, fn, arg);
+	struct start *s = interpose_real_malloc(sizeof(*s));
+	if (!s)
+		return real(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	int r = real(th, attr, thread_trampoline, s);
+	if (r)
+		interpose_real_free(s);
+	return r;
+}
+
+/* ---- exec: end this image's streams; the next image records under a new stem ---- */
+
+static char gen_var[32];
+
+static char **exec_env(char *const envp[])
+{
+	size_t n = 0;
+	while (envp && envp[n])
+		n++;
+	char **e = interpose_real_malloc((n + 2) * sizeof(char *));
+	if (!e)
+		return (char **)envp;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(envp[i], "SONDE_EXEC_GEN=", 15))
+			continue;
+		if (!rt_cfg.follow_exec &&
+		    (!strncmp(envp[i], "SONDE_DIR=", 10) ||
+		     (!strncmp(envp[i], "LD_PRELOAD=", 11) && strstr(envp[i], "libsonde.so"))))
+			continue;
+		e[k++] = envp[i];
+	}
+	snprintf(gen_var, sizeof(gen_var), "SONDE_EXEC_GEN=%d", exec_gen + 1);
+	if (rt_cfg.follow_exec)
+		e[k++] = gen_var;
+	e[k] = NULL;
+	return e;
+}
+
+static void exec_prepare(void)
+{
+	if (rt_cfg.enabled && (int)getpid() == rt_pid) {
+		struct rt_thread *t = rt_self();
+		if (t && rt_source) {
+			t->busy = 1;
+			rt_source->thread_stop(t);
+		}
+		rt_process_end("exec", 0);
+	}
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef void (*exit_fn)(int);
+
+#define REAL(name, type)                         \
+	static type real_##name;                 \
+	if (!real_##name)                        \
+		real_##name = (type)dlsym(RTLD_NEXT, #name)
+
+RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	REAL(execve, execve_fn);
+	if (!rt_cfg.enabled)
+		return real_execve(path, argv, envp);
+	exec_prepare();
+	char **e = exec_env(envp);
+	int r = real_execve(path, argv, e);
+	int saved = errno;
+	if (e != (char **)envp)
+		interpose_real_free(e);
+	errno = saved;
+	return r;
+}
+
+RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	REAL(execvpe, execve_fn);
+	if (!rt_cfg.enabled)
+		return real_execvpe(file, argv, envp);
+	exec_prepare();
+	char **e = exec_env(envp);
+	int r = real_execvpe(file, argv, e);
+	int saved = errno;
+	if (e != (char **)envp)
+		interpose_real_free(e);
+	errno = saved;
+	return r;
+}
+
+RT_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+RT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+static char **collect_args(const char *arg0, va_list ap, char ***envp)
+{
+	size_t n = 1;
+	va_list aq;
+	va_copy(aq, ap);
+	while (va_arg(aq, char *))
+		n++;
+	va_end(aq);
+	char **argv = interpose_real_malloc((n + 1) * sizeof(char *));
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return argv;
+}
+
+RT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int r = execve(path, argv, environ);
+	interpose_real_free(argv);
+	return r;
+}
+
+RT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int r = execvpe(file, argv, environ);
+	interpose_real_free(argv);
+	return r;
+}
+
+RT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **envp = NULL;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, &envp);
+	va_end(ap);
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int r = execve(path, argv, envp);
+	interpose_real_free(argv);
+	return r;
+}
+
+/* ---- _exit skips destructors: end the streams first ---- */
+
+RT_EXPORT void _exit(int status)
+{
+	REAL(_exit, exit_fn);
+	sonde_fini();
+	real__exit(status);
+	__builtin_unreachable();
+}
+
+RT_EXPORT void _Exit(int status)
+{
+	_exit(status);
+}

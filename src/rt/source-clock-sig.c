@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source-clock-sig.c - the clock source's signal handlers: the cpu-clock sample, and the
+ * single-step SIGTRAP.  Everything here is async-signal-safe (see source-clock.h for the
+ * method).  The two handlers block each other's signal (sa_mask, set in source-clock.c):
+ * a trap raised while its own handler runs would be forced and kill the program.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt/decode-x86.h"
+#include "rt/rt.h"
+#include "rt/source-clock.h"
+#include "rt/thread.h"
+#include "rt/sigsafe.h"
+
+struct sigaction clock_old_sigtrap;
+
+enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_GIVE_UP };
+
+/* A window of code bytes, re-read when the look-ahead leaves it. */
+struct window {
+	uint64_t base;
+	long n;
+	int reads;
+	uint8_t buf[256];
+};
+
+SIGSAFE static const uint8_t *window_at(struct window *w, uint64_t pc, size_t *avail)
+{
+	int inside = w->n > 0 && pc >= w->base && pc < w->base + (uint64_t)w->n;
+	/* fewer than 15 bytes left in a full window: the instruction may continue past it */
+	if (!inside || (w->n == (long)sizeof(w->buf) && w->base + (uint64_t)w->n - pc < 15)) {
+		if (w->reads++ >= 4)
+			return NULL;
+		w->base = pc;
+		w->n = decode_read_code(pc, w->buf, sizeof(w->buf));
+		if (w->n <= 0)
+			return NULL;
+	}
+	*avail = (size_t)(w->base + (uint64_t)w->n - pc);
+	return w->buf + (pc - w->base);
+}
+
+struct found {
+	struct decode_mem m;
+	uint64_t ip;
+	int index;		/* instructions ahead of the PC */
+};
+
+/*
+ * Find the access `remaining` accesses ahead of r->rip without executing anything.
+ * *first gets the instruction at the PC (what a step would execute).
+ */
+SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct decode_insn *first,
+			struct found *res)
+{
+	struct decode_regs e = *r;
+	uint32_t known = DECODE_KNOWN_ALL;
+	struct window w;
+	struct decode_insn d;
+
+	w.n = 0;
+	w.reads = 0;
+	for (int i = 0; i < CLOCK_MAX_SCAN; i++) {
+		size_t avail = 0;
+		const uint8_t *p = window_at(&w, e.rip, &avail);
+		if (!p || decode_access(p, avail, &e, &d) < 0)
+			return i == 0 ? SCAN_GIVE_UP : SCAN_STEP;
+		if (i == 0)
+			*first = d;
+		for (int k = 0; k < d.n_mem; k++, remaining--) {
+			if (remaining > 0)
+				continue;
+			if (d.mem[k].flags & DECODE_MEM_UNKNOWN)
+				return SCAN_GIVE_UP;
+			if ((known & d.mem[k].needs) != d.mem[k].needs)
+				return SCAN_STEP;
+			res->m = d.mem[k];
+			res->ip = e.rip;
+			res->index = i;
+			return SCAN_FOUND;
+		}
+		/* a rep instruction repeats in place: its later iterations are not modelled */
+		if (d.rep || decode_emulate(&d, &e, &known))
+			return SCAN_STEP;
+	}
+	return SCAN_STEP;
+}
+
+SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const struct found *f,
+			    const ucontext_t *uc)
+{
+	struct rt_access a = {
+		.ip = f->ip,
+		.addr = f->m.addr,
+		.time = rt_now(),
+		.weight = 1,
+		.len = f->m.len,
+		.flags = (uint16_t)(f->m.flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)),
+	};
+	if (f->index > 0) {
+		a.flags |= SONDE_MEM_PREDICTED;
+		ct->predicted++;
+	}
+	if (ct->steps > 0)
+		ct->stepped++;
+	rt_deliver_access(t, &a, uc, 0);
+}
+
+SIGSAFE static void give_up(struct rt_thread *t, struct clock_thread *ct)
+{
+	ct->lost++;
+	t->stats.dropped++;
+}
+
+/* From the context at a PC: deliver the wanted access, or arm one more step. */
+SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, ucontext_t *uc)
+{
+	struct decode_regs r;
+	struct decode_insn first;
+	struct found f;
+
+	first.n_mem = first.pushf = first.sets_tf = 0;	/* scan fills it unless it gives up */
+	decode_regs_from_ucontext(uc, &r);
+	int s = scan(&r, ct->remaining, &first, &f);
+	if (s == SCAN_FOUND) {
+		deliver(t, ct, &f, uc);
+		return;
+	}
+	/* popf/iret would drop our trap flag, and with it the step */
+	if (s == SCAN_GIVE_UP || ct->steps >= CLOCK_MAX_STEPS || first.sets_tf) {
+		give_up(t, ct);
+		return;
+	}
+	ct->pending = first.n_mem;
+	ct->pushf = first.pushf;
+	ct->stepping = 1;
+	uc->uc_mcontext.gregs[REG_EFL] |= (greg_t)CLOCK_EFLAGS_TF;
+}
+
+SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
+{
+	int saved = errno;
+	ucontext_t *uc = ucv;
+	struct rt_thread *t = rt_self();
+	struct clock_thread *ct = t ? t->src : NULL;
+
+	/* not our event (the program sent this signal itself, or an unprofiled thread) */
+	if (!ct || si->si_code <= 0 || si->si_fd != ct->fd)
+		goto out;
+	t->stats.signals++;
+	if (ct->stepping) {
+		if (uc->uc_mcontext.gregs[REG_EFL] & (greg_t)CLOCK_EFLAGS_TF) {
+			t->stats.dropped++;	/* between two steps of the previous sample */
+			goto out;
+		}
+		/* the trap flag vanished (a sigreturn restored other flags): that sample is lost */
+		ct->stepping = 0;
+		give_up(t, ct);
+	}
+	if (t->busy || t->stopped || rt_stopping) {
+		t->stats.dropped++;
+		goto out;
+	}
+	ct->remaining = rt_cfg.max_extra_steps > 1 ?
+				(int)(rt_rand(t) % (uint64_t)rt_cfg.max_extra_steps) : 0;
+	ct->steps = 0;
+	advance(t, ct, uc);
+out:
+	errno = saved;
+}
+
+/* A SIGTRAP that is not our step: what the program would have had without us. */
+SIGSAFE static void chain_sigtrap(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *o = &clock_old_sigtrap;
+
+	if (o->sa_flags & SA_SIGINFO) {
+		if (o->sa_sigaction)
+			o->sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (o->sa_handler == SIG_IGN)
+		return;
+	if (o->sa_handler != SIG_DFL) {
+		o->sa_handler(sig);
+		return;
+	}
+	/* default action: terminate (core) with SIGTRAP; it is blocked until we return */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGTRAP, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP);
+}
+
+SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
+{
+	int saved = errno;
+	ucontext_t *uc = ucv;
+	struct rt_thread *t = rt_self();
+	struct clock_thread *ct = t ? t->src : NULL;
+
+	if (!ct || !ct->stepping || si->si_code != TRAP_TRACE) {
+		chain_sigtrap(sig, si, ucv);
+		errno = saved;
+		return;
+	}
+	uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)CLOCK_EFLAGS_TF;
+	ct->stepping = 0;
+	ct->steps++;
+	t->stats.steps++;
+	if (ct->pushf) {
+		/* the flags image pushed while we stepped carries our TF: remove it, or a later
+		 * popf would start stepping with no one to catch the traps */
+		uint16_t *img = (uint16_t *)(uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+		*img &= (uint16_t)~CLOCK_EFLAGS_TF;
+		ct->pushf = 0;
+	}
+	ct->remaining -= ct->pending;
+	if (ct->remaining < 0 || t->stopped || rt_stopping)
+		give_up(t, ct);
+	else
+		advance(t, ct, uc);
+	errno = saved;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source-clock.c - the `clock` sample source: set-up and tear-down (the handlers are in
+ * source-clock-sig.c).  Works on any Linux with perf events, PMU or not: the event is the
+ * software cpu-clock, counted in user space only (exclude_kernel: allowed at
+ * perf_event_paranoid 2, and a tick that lands in the kernel has no user instruction to
+ * decode anyway).
+ *
+ * Period: 1 ms of CPU time by default, i.e. 1,000 samples/s per busy thread, the rate the
+ * accuracy tests need; each sample costs a few to a few tens of microseconds (decode, plus
+ * ~15 us per single-step in a VM), so the default stays within a few percent of overhead.
+ *
+ * The overflow signal reaches the thread through O_ASYNC/F_SETSIG/F_SETOWN_EX(F_OWNER_TID)
+ * with no ring buffer mapped: the kernel signals a fasync owner on every overflow whether or
+ * not there is a buffer (tested by u-clock, which samples without one).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt/decode-x86.h"
+#include "rt/rt.h"
+#include "rt/source-clock.h"
+
+static uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
+
+static int clock_open(uint64_t period, int tid)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = period;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int read_paranoid(void)
+{
+	char buf[16] = "";
+	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -100;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoi(buf) : -100;
+}
+
+static void explain(int err, char *why, size_t len)
+{
+	int p = read_paranoid();
+	if (!why || !len)
+		return;
+	if (err == -EACCES || err == -EPERM) {
+		if (p > 2)
+			snprintf(why, len, "perf_event_open(cpu-clock) refused: perf_event_paranoid is "
+				 "%d, which forbids all profiling by users; run "
+				 "'sysctl kernel.perf_event_paranoid=2' (or grant CAP_PERFMON)", p);
+		else
+			snprintf(why, len, "perf_event_open(cpu-clock) refused (%s) although "
+				 "perf_event_paranoid is %d: a seccomp filter (containers) may block "
+				 "it; allow perf_event_open, or grant CAP_PERFMON", strerror(-err), p);
+	} else if (err == -ENOSYS || err == -ENOENT || err == -EOPNOTSUPP) {
+		snprintf(why, len, "perf_event_open(cpu-clock) failed (%s): the kernel lacks "
+			 "perf events (CONFIG_PERF_EVENTS)", strerror(-err));
+	} else if (err == -EMFILE || err == -ENFILE) {
+		snprintf(why, len, "perf_event_open(cpu-clock) failed: out of file descriptors "
+			 "(%s); raise 'ulimit -n'", strerror(-err));
+	} else {
+		snprintf(why, len, "perf_event_open(cpu-clock) failed: %s", strerror(-err));
+	}
+}
+
+static int clock_probe(char *why, size_t len)
+{
+	int fd = clock_open(CLOCK_DEFAULT_PERIOD, 0);
+	if (fd < 0) {
+		explain(fd, why, len);
+		return fd;
+	}
+	close(fd);
+	if (rt_cfg.sig_sample <= 0 || rt_cfg.sig_sample == SIGTRAP || rt_cfg.sig_sample > SIGRTMAX) {
+		if (why && len)
+			snprintf(why, len, "sample signal %d unusable (set SONDE_SIGNAL to a "
+				 "real-time signal)", rt_cfg.sig_sample);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int clock_start(void)
+{
+	struct sigaction sa;
+
+	decode_init();
+	clock_period = rt_cfg.period ? rt_cfg.period : CLOCK_DEFAULT_PERIOD;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = clock_on_trap;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, rt_cfg.sig_sample);
+	if (sigaction(SIGTRAP, &sa, &clock_old_sigtrap))
+		return -errno;
+
+	sa.sa_sigaction = clock_on_sample;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGTRAP);
+	if (sigaction(rt_cfg.sig_sample, &sa, NULL)) {
+		int e = -errno;
+		sigaction(SIGTRAP, &clock_old_sigtrap, NULL);
+		return e;
+	}
+	return 0;
+}
+
+static int clock_arm(int fd, int tid)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
+	if (fcntl(fd, F_SETOWN_EX, &owner) || fcntl(fd, F_SETSIG, rt_cfg.sig_sample) ||
+	    fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK))
+		return -errno;
+	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return -errno;
+	return 0;
+}
+
+static int clock_thread_start(struct rt_thread *t)
+{
+	struct clock_thread *ct = t->src;
+	if (!ct) {
+		ct = arena_alloc(&t->arena, sizeof(*ct));
+		if (!ct)
+			return -ENOMEM;
+		ct->fd = -1;
+		t->src = ct;
+	}
+	int tid = (int)syscall(SYS_gettid);
+	int fd = clock_open(clock_period, tid);
+	if (fd < 0)
+		return fd;
+	fd = rt_hide_fd(fd);
+	/* published before the first signal can come: the handler compares si_fd with it */
+	ct->fd = fd;
+	ct->stepping = 0;
+	int r = clock_arm(fd, tid);
+	if (r) {
+		ct->fd = -1;
+		close(fd);
+	}
+	return r;
+}
+
+static void clock_thread_stop(struct rt_thread *t)
+{
+	struct clock_thread *ct = t->src;
+	if (!ct || ct->fd < 0)
+		return;
+	int fd = ct->fd;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	/* a signal already queued finds fd -1 and is ignored */
+	ct->fd = -1;
+	close(fd);
+}
+
+static void clock_after_fork_child(struct rt_thread *t)
+{
+	struct clock_thread *ct = t->src;
+	if (!ct)
+		return;
+	/* the parent's event, inherited as an fd: only ours to close, never to disable */
+	if (ct->fd >= 0)
+		close(ct->fd);
+	ct->fd = -1;
+	ct->stepping = 0;
+}
+
+const struct rt_source rt_source_clock = {
+	.name = "clock",
+	.id = SONDE_SOURCE_CLOCK,
+	.default_period = CLOCK_DEFAULT_PERIOD,
+	.probe = clock_probe,
+	.start = clock_start,
+	.thread_start = clock_thread_start,
+	.thread_stop = clock_thread_stop,
+	.after_fork_child = clock_after_fork_child,
+};

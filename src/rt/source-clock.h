@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source-clock.h - private to the clock sample source (source-clock.c sets up,
+ * source-clock-sig.c holds the signal handlers).
+ *
+ * How a sample becomes an access: a per-thread cpu-clock event signals the thread every
+ * `period` ns of its user CPU time.  The handler picks r in [0, max_extra_steps) and looks
+ * for the (r+1)-th memory access from the interrupted PC on: first by decoding forward and
+ * emulating simple instructions (decode_emulate), which often resolves it without executing
+ * anything (SONDE_MEM_PREDICTED); else by setting the trap flag and single-stepping, one
+ * SIGTRAP per instruction, until the look-ahead from some later PC succeeds.
+ */
+#ifndef SONDE_RT_SOURCE_CLOCK_H
+#define SONDE_RT_SOURCE_CLOCK_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "rt/rt.h"
+
+#define CLOCK_DEFAULT_PERIOD 1000000ull	/* ns of CPU time: 1,000 samples/s per busy thread */
+#define CLOCK_MAX_STEPS 256		/* single-steps per sample before giving up */
+#define CLOCK_MAX_SCAN 64		/* instructions decoded ahead from one PC */
+#define CLOCK_EFLAGS_TF 0x100ull
+
+/* Per-thread state, in the thread's arena. */
+struct clock_thread {
+	int fd;				/* the cpu-clock event, -1 if none */
+	volatile sig_atomic_t stepping;	/* we set TF; the next SIGTRAP TRAP_TRACE is ours */
+	int remaining;			/* accesses still to pass before the one to deliver */
+	int pending;			/* accesses of the instruction being stepped over */
+	int steps;			/* steps taken for the current sample */
+	int pushf;			/* stepping over pushf: clear TF in the pushed image */
+	uint64_t predicted;		/* samples resolved by look-ahead beyond the PC */
+	uint64_t stepped;		/* samples that needed at least one step */
+	uint64_t lost;			/* samples given up (no access found, undecodable...) */
+};
+
+/* The program's SIGTRAP disposition when the source started (chained to). */
+extern struct sigaction clock_old_sigtrap;
+
+void clock_on_sample(int sig, siginfo_t *si, void *uc);
+void clock_on_trap(int sig, siginfo_t *si, void *uc);
+
+#endif /* SONDE_RT_SOURCE_CLOCK_H */

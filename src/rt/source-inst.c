@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source-inst.c - the `inst` sample source: compiler-instrumented loads and stores.
+ *
+ * A program built by sonde-cc calls __sanitizer_cov_loadN(addr) / __sanitizer_cov_storeN(addr)
+ * just before each load or store of N bytes.  It is linked against libsonde-inst.so (no-op
+ * definitions, inst-stub.c); this file defines the same symbols, exported from the preloaded
+ * libsonde.so, which therefore wins by symbol lookup order while the program is profiled.
+ *
+ * Per thread, a TLS countdown holds the accesses left before the next sample.  The fast path
+ * is one decrement of it in memory and a branch; every `period`-th access (every access in
+ * exact mode, period 1) takes the slow path, which hands the access to the tool.  The
+ * thread's access count (stats.accesses) is kept lazily: `period` is added per sample, and the
+ * remainder of the last window when the thread stops.
+ *
+ * Threads that are not profiled (or run before the runtime starts) have a countdown of 0
+ * (TLS starts zeroed): the first decrement wraps it to 2^64 - 1, so they never reach the slow
+ * path.  The callbacks run wherever the program loads or stores, signal handlers included:
+ * everything here is handler-safe, and the decrement is a single read-modify-write
+ * instruction so a handler interrupting it cannot lose or double a count.
+ */
+#include <errno.h>
+#include <link.h>
+#include <string.h>
+
+#include "rt/rt.h"
+#include "rt/sigsafe.h"
+
+/* A prime, so that the sampled accesses do not lock step with a loop's body. */
+#define INST_DEFAULT_PERIOD 10007
+
+/* Frames to skip above the runtime's own when unwinding a sample: none.  ctx_unwind already
+ * skips every frame in libsonde.so (inst_sample, the __sanitizer_cov_* callback), so the path
+ * starts in the instrumented function, at the access. */
+#define INST_SKIP 0
+
+static uint64_t inst_period = INST_DEFAULT_PERIOD;
+
+static RT_TLS uint64_t inst_countdown;
+static RT_TLS int inst_active;		/* between thread_start and thread_stop */
+
+/*
+ * The slow path: the countdown reached 0.  Start the next window first (a handler running
+ * instrumented code from here on counts against it), then deliver the access.
+ */
+static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, uint16_t len,
+								uint16_t flags, uint64_t ip)
+{
+	struct rt_thread *t = rt_self();
+
+	if (!t || t->stopped)
+		return;
+	inst_countdown += inst_period;
+	t->stats.accesses += inst_period;
+
+	struct rt_access a = {
+		.ip = ip,
+		.addr = addr,
+		.time = rt_now(),
+		.weight = inst_period,
+		.len = len,
+		.flags = flags,
+	};
+	/* The tool counts the sample (stats.samples), or rt_deliver_access the drop. */
+	rt_deliver_access(t, &a, NULL, INST_SKIP);
+}
+
+/*
+ * One callback per width and direction.  The empty asm after the slow call keeps it from
+ * becoming a tail call, so that the callback's frame is always there for the unwinder.
+ */
+#define INST_CALLBACK(name, len, flags)                                                  \
+	RT_EXPORT SIGSAFE void name(void *addr)                                          \
+	{                                                                                \
+		if (__builtin_expect(--inst_countdown == 0, 0)) {                        \
+			inst_sample((uint64_t)(uintptr_t)addr, len, flags,               \
+				    (uint64_t)(uintptr_t)__builtin_return_address(0));  \
+			asm volatile("");                                                \
+		}                                                                        \
+	}
+
+INST_CALLBACK(__sanitizer_cov_load1, 1, 0)
+INST_CALLBACK(__sanitizer_cov_load2, 2, 0)
+INST_CALLBACK(__sanitizer_cov_load4, 4, 0)
+INST_CALLBACK(__sanitizer_cov_load8, 8, 0)
+INST_CALLBACK(__sanitizer_cov_load16, 16, 0)
+INST_CALLBACK(__sanitizer_cov_store1, 1, SONDE_MEM_STORE)
+INST_CALLBACK(__sanitizer_cov_store2, 2, SONDE_MEM_STORE)
+INST_CALLBACK(__sanitizer_cov_store4, 4, SONDE_MEM_STORE)
+INST_CALLBACK(__sanitizer_cov_store8, 8, SONDE_MEM_STORE)
+INST_CALLBACK(__sanitizer_cov_store16, 16, SONDE_MEM_STORE)
+
+/* ---- the source interface (never called from a handler) ---- */
+
+static int find_stub(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *name = info->dlpi_name;
+	const char *slash = name ? strrchr(name, '/') : NULL;
+
+	(void)size;
+	(void)data;
+	return name && !strcmp(slash ? slash + 1 : name, "libsonde-inst.so");
+}
+
+/*
+ * The source only sees code compiled by sonde-cc, which links every such program (and
+ * library) against libsonde-inst.so: if that is not loaded, no callback will ever come.
+ */
+static int inst_probe(char *why, size_t len)
+{
+	if (dl_iterate_phdr(find_stub, NULL))
+		return 0;
+	if (why && len) {
+		strncpy(why, "the program was not built by sonde-cc (libsonde-inst.so is not loaded); "
+			     "rebuild it with sonde-cc to use the inst source", len - 1);
+		why[len - 1] = 0;
+	}
+	return -ENOENT;
+}
+
+static int inst_start(void)
+{
+	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
+	return 0;
+}
+
+static int inst_thread_start(struct rt_thread *t)
+{
+	inst_countdown = inst_period;
+	inst_active = 1;
+	return 0;
+}
+
+/*
+ * Count the accesses of the last, unfinished window; then no more samples.  The exchange
+ * is one instruction, so a handler's accesses around it are neither lost nor doubled.  If
+ * the countdown went past 0 without a sample (the thread was being stopped), it wrapped,
+ * and the subtraction modulo 2^64 still gives the right count.  A second stop adds nothing.
+ */
+static void inst_thread_stop(struct rt_thread *t)
+{
+	if (!inst_active)
+		return;
+	inst_active = 0;
+	uint64_t left = __atomic_exchange_n(&inst_countdown, 0, __ATOMIC_RELAXED);
+
+	t->stats.accesses += inst_period - left;
+}
+
+/*
+ * In the child the parent's window is meaningless (the runtime resets the stats): stop
+ * sampling; thread_start begins a fresh window if the child is profiled.
+ */
+static void inst_after_fork_child(struct rt_thread *t)
+{
+	inst_active = 0;
+	inst_countdown = 0;
+}
+
+const struct rt_source rt_source_inst = {
+	.name = "inst",
+	.id = SONDE_SOURCE_INST,
+	.default_period = INST_DEFAULT_PERIOD,
+	.probe = inst_probe,
+	.start = inst_start,
+	.thread_start = inst_thread_start,
+	.thread_stop = inst_thread_stop,
+	.after_fork_child = inst_after_fork_child,
+};

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread.c - per-thread set-up and tear-down, the registry of live threads, and the
+ * fork-child reset.  Never runs in a handler (finish.c is the handler-safe part).
+ *
+ * Thread states are never unmapped: a finished thread's struct goes to a free list and
+ * is reused, so the exit path may walk the registry while threads end concurrently.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt/ctx.h"
+#include "rt/thread.h"
+
+#define ARENA_SIZE (64u << 20)	/* reserved, touched as used: CCT nodes */
+#define OUT_SIZE (256u << 10)
+#define ALTSTACK_SIZE (256u << 10)
+
+char rt_stem[PATH_MAX];
+int rt_pid;
+volatile uint64_t rt_unprofiled_threads;
+struct rt_thread *volatile rt_threads[RT_MAX_THREADS];
+
+static uint32_t next_index;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_thread *pool[64];
+static int pool_n;
+
+static struct rt_thread *thread_alloc(void)
+{
+	struct rt_thread *t = NULL;
+	pthread_mutex_lock(&pool_lock);
+	if (pool_n)
+		t = pool[--pool_n];
+	pthread_mutex_unlock(&pool_lock);
+	if (!t) {
+		t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (t == MAP_FAILED)
+			return NULL;
+	}
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void thread_pool_put(struct rt_thread *t)
+{
+	pthread_mutex_lock(&pool_lock);
+	if (pool_n < (int)(sizeof(pool) / sizeof(pool[0]))) {
+		pool[pool_n++] = t;
+		t = NULL;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	/* A pool overflow leaks the small struct rather than unmapping memory that the exit
+	 * path might still be reading. */
+}
+
+static int registry_add(struct rt_thread *t)
+{
+	for (int i = 0; i < RT_MAX_THREADS; i++)
+		if (!rt_threads[i] && __sync_bool_compare_and_swap(&rt_threads[i], NULL, t))
+			return 0;
+	return -ENOSPC;
+}
+
+static void registry_del(struct rt_thread *t)
+{
+	for (int i = 0; i < RT_MAX_THREADS; i++)
+		if (rt_threads[i] == t) {
+			rt_threads[i] = NULL;
+			return;
+		}
+}
+
+static void stack_range(struct rt_thread *t)
+{
+	pthread_attr_t attr;
+	void *lo;
+	size_t size;
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return;
+	if (!pthread_attr_getstack(&attr, &lo, &size)) {
+		t->stack_lo = (uint64_t)(uintptr_t)lo;
+		t->stack_hi = t->stack_lo + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static int altstack_init(struct rt_thread *t)
+{
+	stack_t cur;
+	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
+		return 0;	/* the program has its own: leave it */
+	void *p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	stack_t ss = { .ss_sp = p, .ss_size = ALTSTACK_SIZE };
+	if (sigaltstack(&ss, NULL)) {
+		munmap(p, ALTSTACK_SIZE);
+		return -errno;
+	}
+	t->altstack = p;
+	t->altstack_size = ALTSTACK_SIZE;
+	return 0;
+}
+
+static void altstack_release(struct rt_thread *t)
+{
+	stack_t cur;
+	if (!t->altstack)
+		return;
+	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack) {
+		stack_t off = { .ss_flags = SS_DISABLE };
+		sigaltstack(&off, NULL);
+	}
+	munmap(t->altstack, t->altstack_size);
+	t->altstack = NULL;
+}
+
+static int stream_open(struct rt_thread *t)
+{
+	struct sonde_file_header h = {
+		.version = SONDE_FORMAT_VERSION,
+		.header_size = sizeof(h),
+		.endian = SONDE_ENDIAN_TAG,
+		.source = rt_source ? (uint32_t)rt_source->id : SONDE_SOURCE_NONE,
+		.period = rt_cfg.period,
+		.pid = rt_pid,
+		.tid = t->tid,
+		.rank = rt_cfg.rank,
+		.thread_index = t->index,
+		.start_ns = rt_now(),
+		.stack_lo = t->stack_lo,
+		.stack_hi = t->stack_hi,
+	};
+	memcpy(h.magic, SONDE_MAGIC, SONDE_MAGIC_LEN);
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s-%d.sdt", rt_stem, t->tid);
+	return out_init(&t->out, path, &h, OUT_SIZE);
+}
+
+struct rt_thread *rt_thread_start(void)
+{
+	struct rt_thread *t = thread_alloc();
+	if (!t) {
+		rt_unprofiled_threads++;
+		return NULL;
+	}
+	t->busy = 1;
+	t->tid = (int)gettid();
+	t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	t->rng = (rt_cfg.seed ? rt_cfg.seed : 0x2545f4914f6cdd1dull) ^
+		 ((uint64_t)t->tid * 0x9e3779b97f4a7c15ull) ^ rt_now();
+	stack_range(t);
+	if (arena_init(&t->arena, ARENA_SIZE) || altstack_init(t) || stream_open(t) ||
+	    registry_add(t)) {
+		altstack_release(t);
+		arena_release(&t->arena);
+		out_release(&t->out);
+		thread_pool_put(t);
+		rt_unprofiled_threads++;
+		return NULL;
+	}
+	rt_set_self(t);
+	ctx_thread_warmup();
+	if (rt_source && rt_source->thread_start(t) < 0)
+		t->stats.dropped = 0;	/* unsampled thread: still records allocations */
+	t->busy = 0;
+	return t;
+}
+
+void rt_thread_end(struct rt_thread *t)
+{
+	if (!t)
+		return;
+	t->busy = 1;
+	if (rt_source)
+		rt_source->thread_stop(t);
+	rt_thread_finish(t, 0);
+	/* If the exit path is finishing this thread right now, let it complete. */
+	for (int i = 0; i < 100000 && t->finish_state != 2; i++)
+		sched_yield();
+	registry_del(t);
+	rt_set_self(NULL);
+	altstack_release(t);
+	out_release(&t->out);
+	arena_release(&t->arena);
+	thread_pool_put(t);
+}
+
+void rt_thread_after_fork_child(void)
+{
+	struct rt_thread *me = rt_self();
+	/* Only the forking thread exists in the child; the others' states belong to the
+	 * parent's streams.  Forget them without touching their files. */
+	for (int i = 0; i < RT_MAX_THREADS; i++)
+		if (rt_threads[i] != me)
+			rt_threads[i] = NULL;
+	next_index = 1;
+	if (!me)
+		return;
+	me->busy = 1;
+	if (rt_source && rt_source->after_fork_child)
+		rt_source->after_fork_child(me);
+	out_release(&me->out);
+	/* fresh zeroed arena: the old tree's nodes are the parent's */
+	arena_release(&me->arena);
+	if (arena_init(&me->arena, ARENA_SIZE)) {
+		me->stopped = 1;
+		return;
+	}
+	ctx_reset(me);
+	memset(&me->stats, 0, sizeof(me->stats));
+	me->finish_state = 0;
+	me->stopped = 0;
+	me->tid = (int)gettid();
+	me->index = 0;
+	if (stream_open(me)) {
+		me->stopped = 1;
+		return;
+	}
+	if (rt_source)
+		rt_source->thread_start(me);
+	me->busy = 0;
+}

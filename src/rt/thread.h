@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread.h - the runtime's per-thread and per-process lifecycle (thread.c, finish.c).
+ * Functions marked handler-safe are called from the fatal-signal handler.
+ */
+#ifndef SONDE_RT_THREAD_H
+#define SONDE_RT_THREAD_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "rt/rt.h"
+
+#define RT_MAX_THREADS 4096	/* live threads tracked at once; more run unprofiled */
+
+/* DIR/PREFIX, the stem of every file this process writes (set by init.c). */
+extern char rt_stem[PATH_MAX];
+extern int rt_pid;
+/* Set when the process is ending: handlers record nothing more. */
+extern volatile int rt_stopping;
+/* Threads that could not be profiled (registry full, out of memory, fd limit). */
+extern volatile uint64_t rt_unprofiled_threads;
+
+/* Set up the calling thread (thread start, or the main thread in the constructor). */
+struct rt_thread *rt_thread_start(void);
+/* Tear down the calling thread's state at its end: stop its source, flush, free. */
+void rt_thread_end(struct rt_thread *t);
+/* In a fork child: the calling thread becomes thread 0 of a new recording. */
+void rt_thread_after_fork_child(void);
+
+/* Write the thread's STATS and END records and flush; once per thread.  Handler-safe. */
+void rt_thread_finish(struct rt_thread *t, int signo);
+/* Finish every live thread, the calling one first.  Handler-safe. */
+void rt_finish_all(int signo);
+/* Copy /proc/self/maps to rt_stem + suffix.  Handler-safe. */
+int rt_copy_maps(const char *suffix);
+/* Append "key=value\n" to rt_stem.proc.  Handler-safe. */
+void rt_proc_append(const char *key, const char *value);
+void rt_proc_append_u64(const char *key, uint64_t value);
+/* End of the process (exit, exec, fatal signal): finish all threads, copy maps, note how
+ * it ended.  Idempotent.  Handler-safe. */
+void rt_process_end(const char *how, int signo);
+
+/* Registry access for finish.c. */
+extern struct rt_thread *volatile rt_threads[RT_MAX_THREADS];
+
+/* Handler-safe string helpers (no stdio). */
+char *rt_stpcpy(char *dst, const char *src);
+char *rt_u64toa(char *dst, uint64_t v);
+
+#endif

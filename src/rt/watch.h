@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * watch.h - the debug-register manager: hardware watchpoints (and breakpoints) on a thread,
+ * through perf_event_open(PERF_TYPE_BREAKPOINT).
+ *
+ * A thread has a watch set of up to WATCH_MAX_SLOTS slots (x86: 4 debug registers); each
+ * slot is one breakpoint event (one fd) armed on one address.  Any thread may arm a slot of
+ * any profiled thread of the process: the event is opened on the target's tid and its
+ * signal goes to the target, so a trap always runs its callback in the thread that made
+ * the access.
+ *
+ * Delivery: each event fd has O_ASYNC, F_SETSIG rt_cfg.sig_watch and F_SETOWN_EX
+ * F_OWNER_TID (the target).  The handler finds the slot by si_fd.  We do not use
+ * attr.sigtrap although Linux >= 5.13 offers it: it raises SIGTRAP, which the clock
+ * source's single-stepping and any debugger already own; its only extra (si_addr = the
+ * watched address) is not needed since si_fd names the slot.  watch_probe_sigtrap() still
+ * says whether the machine has it.
+ *
+ * Trap IP: x86 data watchpoints are trap-like.  The context handed to the callback is the
+ * state AFTER the access: its RIP is the instruction that follows the accessing one (the
+ * tool decodes backwards or takes the previous instruction).  Execute breakpoints
+ * (WATCH_X) are fault-like: RIP is the breakpointed instruction itself.
+ *
+ * Concurrency: the set of a thread is guarded by a small lock taken by arm/modify/disarm
+ * (from any thread) and by the trap handler (in the owner).  It is never waited on for
+ * long: a contended arm returns -EAGAIN (drop the sample).  Everything here is
+ * handler-safe (no malloc, stdio or blocking locks) except where marked "not in a handler".
+ *
+ * Known limit: if another thread re-arms a slot of T in the few instructions between T's
+ * trap and T's handler (T is still in the kernel), that one trap is reported with the new
+ * arming's cookie.
+ */
+#ifndef SONDE_RT_WATCH_H
+#define SONDE_RT_WATCH_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "rt/rt.h"
+
+#define WATCH_MAX_SLOTS 4	/* x86-64: DR0-DR3 */
+
+/* Access types (values of linux/hw_breakpoint.h).  x86 has no read-only watchpoint. */
+enum watch_type {
+	WATCH_W = 2,	/* HW_BREAKPOINT_W: writes */
+	WATCH_RW = 3,	/* HW_BREAKPOINT_RW: reads and writes */
+	WATCH_X = 4,	/* HW_BREAKPOINT_X: execution of the instruction at addr; len must be 8 */
+};
+
+/* What watch_arm does when every slot of the thread is armed. */
+enum watch_policy {
+	WATCH_REFUSE = 0,	/* take an empty slot or fail with -ENOSPC */
+	WATCH_RESERVOIR,	/* Witch: visit slots in shuffled order, replace each with
+				 * probability 1 / (1 + offers since it was armed); if none is
+				 * picked, -ENOSPC.  With one slot, every offered address is kept
+				 * with the same probability. */
+	WATCH_OLDEST,		/* replace the slot armed longest ago */
+	WATCH_NEWEST,		/* replace the slot armed last */
+};
+
+/* Flags of struct watch_req. */
+#define WATCH_PERSIST 0x1	/* stay armed after a trap (default: one-shot, disabled on trap) */
+#define WATCH_ALIGN 0x2		/* widen [addr, addr+len) to the smallest aligned 1/2/4/8-byte
+				 * block covering it, instead of failing with -EINVAL */
+
+struct rt_thread;
+
+/*
+ * Called in the target thread, from the watch signal handler (on the sigaltstack, with
+ * rt_cfg.sig_sample, SIGTRAP and the watch signal blocked), after a one-shot slot was
+ * disabled.  It may arm, modify or disarm slots (its own set's lock is not held).
+ * `uc` is the context after the access (see above), `si` the signal's info.
+ */
+typedef void (*watch_fn)(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
+			 const siginfo_t *si);
+
+struct watch_req {
+	uint64_t addr;
+	uint32_t len;		/* 1, 2, 4 or 8, addr aligned to it (see WATCH_ALIGN); X: 8 */
+	int type;		/* enum watch_type */
+	int flags;		/* WATCH_PERSIST, WATCH_ALIGN */
+	int policy;		/* enum watch_policy, used only when no slot is empty */
+	watch_fn on_trap;	/* may be NULL: the trap is only counted */
+	void *cookie;		/* passed back to on_trap, not owned */
+};
+
+/* What a slot holds now (watch_slot_get). */
+struct watch_slot_info {
+	int armed;		/* 1 while it can trap */
+	int fd;			/* -1 if the slot never had an event */
+	uint64_t addr;
+	uint32_t len;
+	int type;
+	int flags;
+	void *cookie;
+	uint64_t traps;		/* traps dispatched for the current arming */
+	uint64_t seq;		/* arming sequence number in the set (larger = newer) */
+};
+
+/* Counters of a set, for the report and for tests. */
+struct watch_stats {
+	uint64_t offers;	/* watch_arm calls */
+	uint64_t arms;		/* successful arms (including replacements) */
+	uint64_t opens;		/* events opened */
+	uint64_t modifies;	/* re-arms through PERF_EVENT_IOC_MODIFY_ATTRIBUTES */
+	uint64_t reopens;	/* re-arms through close + open (ioctl missing or forced) */
+	uint64_t replaced;	/* armed slots taken over by a policy */
+	uint64_t refused;	/* arms refused: no slot (-ENOSPC) or kernel refusal */
+	uint64_t traps;		/* traps dispatched to a slot */
+	uint64_t stale;		/* signals for a slot no longer armed, or caused by the
+				 * runtime's own accesses inside the handler: ignored */
+	uint64_t dropped;	/* traps seen while the thread was busy in the runtime or the
+				 * set was locked: counted, callback not called */
+};
+
+/* ---- probes: work in any process, without the runtime's init; not in a handler ---- */
+
+/* Debug registers one thread can use (opens breakpoints on the caller until one fails,
+ * then closes them): > 0, or -errno of the first open (EACCES/EPERM: perf_event_paranoid
+ * or capabilities; ENOENT/EOPNOTSUPP: no breakpoint support). */
+int watch_probe_count(void);
+/* 0 if PERF_EVENT_IOC_MODIFY_ATTRIBUTES moves a breakpoint (checked by a trap at the new
+ * address), else -errno (ENOTTY before Linux 4.17). */
+int watch_probe_modify(void);
+/* 0 if attr.sigtrap delivers a SIGTRAP on a breakpoint hit, else -errno (EINVAL before
+ * Linux 5.13).  Installs a SIGTRAP handler for the duration of the probe and restores the
+ * previous one: call it from the CLI or at start-up, not while other code uses SIGTRAP. */
+int watch_probe_sigtrap(void);
+
+/* ---- process-wide ---- */
+
+/* Install the trap handler on rt_cfg.sig_watch (SA_SIGINFO | SA_ONSTACK | SA_RESTART,
+ * blocking rt_cfg.sig_sample and SIGTRAP).  -EINVAL if rt_cfg.sig_watch is 0.  Not in a
+ * handler. */
+int watch_start(void);
+/* Restore the handler that watch_start replaced.  Not in a handler. */
+void watch_stop(void);
+/* Force the close + open re-arm path in every set (tests, and kernels whose ioctl is
+ * broken); the ioctl path is also abandoned by a set after its first failure. */
+void watch_force_reopen(int on);
+
+/* ---- per thread ---- */
+
+/*
+ * Create t's watch set (mmap'd, published on t->watch) if it has none.  Any thread may
+ * call it; watch_arm calls it on first use.  0 or -errno (-ENOMEM).
+ */
+int watch_thread_init(struct rt_thread *t);
+/*
+ * Close t's events and free its set; t->watch becomes NULL.  Call at t's end; no other
+ * thread may arm t during or after it (a tool removes t from its thread list first).
+ */
+void watch_thread_release(struct rt_thread *t);
+/* In a fork child: forget the set inherited from the parent (its events belong to the
+ * parent's threads), closing the inherited fds.  The memory is the child's copy; it is
+ * reset, not unmapped. */
+void watch_after_fork_child(struct rt_thread *t);
+/* Use at most n (1..WATCH_MAX_SLOTS) slots of t; armed slots beyond n are disarmed. */
+int watch_limit(struct rt_thread *t, int n);
+
+/*
+ * Arm a watchpoint in thread t (the caller's own or another profiled thread of the
+ * process).  Takes an empty slot (never armed, disarmed, or one-shot already fired),
+ * else asks r->policy for a victim.  Returns the slot index (>= 0) or:
+ *   -EINVAL   bad len/type, addr not aligned to len (without WATCH_ALIGN), or no single
+ *             aligned block of <= 8 bytes covers the range
+ *   -EFAULT   page 0 or a non-user address
+ *   -EPERM    the runtime's own memory (rt_owns_address, t's arena, altstack or set)
+ *   -EEXIST   the range overlaps a slot of t that is armed now
+ *   -ENOSPC   every usable slot is armed and the policy kept them all
+ *   -EAGAIN   t's set is busy (another thread is arming it): drop the sample
+ *   -EDEADLK  called inside a handler that interrupted an arm of the same set
+ *   other     perf_event_open's error (EACCES, ESRCH if t's tid is gone, ...)
+ * Nothing leaks on failure.  Handler-safe.
+ */
+int watch_arm(struct rt_thread *t, const struct watch_req *r);
+/* Re-arm slot `slot` of t on r's address/len/type (cookie, callback, flags from r; policy
+ * ignored).  Same errors as watch_arm; -ENOENT if the slot has no event.  Handler-safe. */
+int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r);
+/* Stop slot `slot` trapping; its event stays open for the next arm.  0, -EINVAL, -EAGAIN.
+ * Handler-safe. */
+int watch_disarm(struct rt_thread *t, int slot);
+/* Disarm every slot of t.  Handler-safe. */
+void watch_disarm_all(struct rt_thread *t);
+
+/* Snapshot of a slot.  0 or -EINVAL (no set, bad slot).  Handler-safe. */
+int watch_slot_get(struct rt_thread *t, int slot, struct watch_slot_info *out);
+/* Snapshot of t's counters (zeros if t has no set).  Handler-safe. */
+void watch_stats_get(struct rt_thread *t, struct watch_stats *out);
+
+/* The signal handler itself (installed by watch_start; exported for runtimes that chain). */
+void watch_signal(int sig, siginfo_t *si, void *uc);
+
+/* Internal (watch.c, used by watch-sig.c): the breakpoint attr every event of the module
+ * uses, so PERF_EVENT_IOC_MODIFY_ATTRIBUTES sees identical fields but addr/len/type/disabled.
+ * Handler-safe. */
+struct perf_event_attr;
+void watch_bp_attr(struct perf_event_attr *a, uint64_t addr, uint32_t len, int type,
+		   int disabled);
+
+#endif /* SONDE_RT_WATCH_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* csv.c - RFC 4180 CSV fields and rows.  See csv.h. */
+#include <string.h>
+
+#include "ui/csv.h"
+
+void csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void csv_row(FILE *f, int n, const char *const *fields)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		csv_field(f, fields[i]);
+	}
+	fputc('\n', f);
+}

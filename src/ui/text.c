@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* text.c - aligned text tables.  See text.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/text.h"
+
+struct text_table {
+	int ncols, nrows, cap;
+	char **cells;		/* (nrows + 1) * ncols: the headings first */
+	char *align;
+};
+
+static char *dup_cell(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+struct text_table *text_table_new(int ncols, const char *const *headings, const char *align)
+{
+	struct text_table *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->ncols = ncols;
+	t->nrows = -1;	/* the headings are stored as row -1 */
+	t->align = strdup(align);
+	if (!t->align || text_table_add(t, headings)) {
+		text_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int text_table_add(struct text_table *t, const char *const *cells)
+{
+	int need = (t->nrows + 2) * t->ncols;
+	if (need > t->cap) {
+		int cap = t->cap ? t->cap * 2 : 16 * t->ncols;
+		while (cap < need)
+			cap *= 2;
+		char **c = realloc(t->cells, (size_t)cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		t->cells = c;
+		t->cap = cap;
+	}
+	char **row = t->cells + (size_t)(t->nrows + 1) * t->ncols;
+	for (int i = 0; i < t->ncols; i++) {
+		row[i] = dup_cell(cells[i]);
+		if (!row[i]) {
+			while (i--)
+				free(row[i]);
+			return -ENOMEM;
+		}
+	}
+	t->nrows++;
+	return 0;
+}
+
+int text_table_rows(const struct text_table *t)
+{
+	return t->nrows;
+}
+
+static void print_row(const struct text_table *t, FILE *f, const char *indent, char **row,
+		      const int *w)
+{
+	fputs(indent, f);
+	for (int c = 0; c < t->ncols; c++) {
+		int last = c == t->ncols - 1;
+		if (c)
+			fputs("  ", f);
+		if (t->align[c] == 'r')
+			fprintf(f, "%*s", w[c], row[c]);
+		else if (last)
+			fputs(row[c], f);
+		else
+			fprintf(f, "%-*s", w[c], row[c]);
+	}
+	fputc('\n', f);
+}
+
+void text_table_print(const struct text_table *t, FILE *f, const char *indent)
+{
+	int *w = calloc((size_t)t->ncols, sizeof(*w));
+	if (!w)
+		return;
+	for (int r = 0; r <= t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			int n = (int)strlen(t->cells[(size_t)r * t->ncols + c]);
+			if (n > w[c])
+				w[c] = n;
+		}
+	for (int r = 0; r <= t->nrows; r++)
+		print_row(t, f, indent, t->cells + (size_t)r * t->ncols, w);
+	free(w);
+}
+
+void text_table_free(struct text_table *t)
+{
+	if (!t)
+		return;
+	if (t->cells) {
+		int n = (t->nrows + 1) * t->ncols;
+		for (int i = 0; i < n; i++)
+			free(t->cells[i]);
+	}
+	free(t->cells);
+	free(t->align);
+	free(t);
+}
+
+void text_percent(char *buf, size_t len, double fraction)
+{
+	double p = fraction * 100.0;
+	if (p > 0 && p < 0.05)
+		snprintf(buf, len, "<0.1%%");
+	else
+		snprintf(buf, len, "%.1f%%", p);
+}

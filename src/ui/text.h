@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.h - aligned text tables for terminal reports.  Cells are copied; columns are as
+ * wide as their widest cell; 'l' columns are left-aligned, 'r' right-aligned.  The last
+ * column is never padded (long names do not push trailing spaces).
+ */
+#ifndef SONDE_UI_TEXT_H
+#define SONDE_UI_TEXT_H
+
+#include <stdio.h>
+
+struct text_table;
+
+/*
+ * A table of ncols columns with these headings and alignments (a string of ncols 'l'/'r').
+ * NULL on allocation failure.
+ */
+struct text_table *text_table_new(int ncols, const char *const *headings, const char *align);
+
+/* Append a row of ncols cells (NULL is an empty cell).  0 or -ENOMEM. */
+int text_table_add(struct text_table *t, const char *const *cells);
+
+/* Rows added so far. */
+int text_table_rows(const struct text_table *t);
+
+/* Print headings and rows, each line prefixed with indent, columns two spaces apart. */
+void text_table_print(const struct text_table *t, FILE *f, const char *indent);
+
+void text_table_free(struct text_table *t);
+
+/* A share in percent with one decimal ("12.3%"), "<0.1%" for small non-zero values. */
+void text_percent(char *buf, size_t len, double fraction);
+
+#endif

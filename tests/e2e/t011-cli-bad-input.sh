@@ -1,0 +1,52 @@
+# Bad input gets one clear line and a documented exit status, never a crash.
+. "$(dirname "$0")/lib.sh"
+
+# expect NAME STATUS PATTERN COMMAND...: exit status and a stderr line matching PATTERN
+expect() {
+	local name=$1 want=$2 pat=$3; shift 3
+	"$@" >out.txt 2>err.txt
+	local got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "$name" "exit $got, wanted $want; stderr: $(head -c 300 err.txt)"
+	elif ! grep -qE "$pat" err.txt; then
+		fail "$name" "stderr does not match '$pat': $(head -c 300 err.txt)"
+	else
+		pass "$name"
+	fi
+}
+
+expect unknown-command 2 "^sonde: unknown command 'frobnicate'" "$SONDE" frobnicate
+expect no-command 2 "usage: sonde" "$SONDE"
+expect mem-unknown-option 2 "^sonde: unknown option '--bogus'" "$SONDE" mem --bogus -- true
+expect mem-no-program 2 "^sonde: no program to run" "$SONDE" mem
+expect mem-bad-source 2 "unknown sample source 'gpu'" "$SONDE" mem --source gpu -- true
+expect mem-bad-period 2 "period wants a positive number" "$SONDE" mem --period -5 -- true
+expect mem-not-found 127 "^sonde: cannot run 'no-such-program-xyz': No such file or directory" \
+	"$SONDE" mem -- no-such-program-xyz
+printf 'not a program\n' >notexec.txt
+expect mem-not-executable 126 "^sonde: cannot run '\./notexec.txt': Permission denied" \
+	"$SONDE" mem -- ./notexec.txt
+[ -z "$(ls -d sonde-* 2>/dev/null)" ] && pass "no-dir-left-when-not-run" ||
+	fail "no-dir-left-when-not-run" "$(ls -d sonde-*)"
+expect mem-unwritable-dir 1 "^sonde: cannot create output directory '/proc/sonde-test/x'" \
+	"$SONDE" mem -o /proc/sonde-test/x -- true
+: >afile
+expect mem-dir-is-file 1 "^sonde: output 'afile' exists and is not a directory" \
+	"$SONDE" mem -o afile -- true
+mkdir full && echo keep >full/mine.txt
+expect mem-dir-not-empty 1 "is not empty \(use --force" "$SONDE" mem -o full -- true
+[ "$(cat full/mine.txt)" = keep ] && pass "user-file-kept" || fail "user-file-kept"
+expect report-missing 1 "^sonde: " "$SONDE" report does-not-exist
+expect help-exit-0 0 "" "$SONDE" --help
+"$SONDE" mem --help | grep -q -- "--source" && pass "mem-help-lists-options" || fail "mem-help-lists-options"
+
+# perf_event_open refused (as in a locked-down container): the program still runs, its
+# status passes through, and the message says which event, why, and what to do.
+"$W/noperf" "$SONDE" mem -o refused -- /bin/sh -c 'exit 3' >out.txt 2>err.txt
+st=$?
+[ "$st" -eq 3 ] && pass "refused-status-passthrough" || fail "refused-status-passthrough" "exit $st"
+if grep -qiE "cpu-clock|perf_event_open" err.txt && grep -qiE "seccomp|paranoid|container|permission|EACCES|refused" err.txt; then
+	pass "refused-explained"
+else
+	fail "refused-explained" "$(head -c 600 err.txt)"
+fi

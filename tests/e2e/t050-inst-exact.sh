@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# t050-inst-exact: the inst source's callbacks (src/rt/source-inst.c) count a sonde-cc
+# program's accesses exactly.  The real callbacks are loaded by a small preloaded harness
+# built here (it stands in for the rest of the runtime: one profiled thread, a tool that
+# counts what it is handed), so this tests the source alone.  Truth comes from
+# tests/workloads/inst-loop.c's construction: 10,000 loads of 4 bytes in chase(), 1,024
+# stores of 4 bytes in fill().
+. "$(dirname "$0")/lib.sh"
+
+command -v clang >/dev/null || { skip t050-inst-exact "clang is not installed"; exit 0; }
+CCW=$SONDE_BUILD/sonde-cc
+[ -x "$CCW" ] || { fail t050-build "$CCW missing (make build-tests)"; exit 0; }
+
+cat >harness.c <<'EOC'
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "rt/rt.h"
+
+struct rt_config rt_cfg;
+static struct rt_thread main_thread;
+static RT_TLS struct rt_thread *self;
+static uint64_t loads, stores, bytes, weight, first_load_ip, exe_base;
+static int bad_len;
+
+struct rt_thread *rt_self(void) { return self; }
+uint64_t rt_now(void) { return 0; }
+
+void rt_deliver_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
+		       int skip)
+{
+	t->stats.samples++;	/* as the mem tool does */
+	if (a->flags & SONDE_MEM_STORE)
+		stores++;
+	else if (!loads++)
+		first_load_ip = a->ip;
+	if (a->len != 4)
+		bad_len = 1;
+	bytes += a->len;
+	weight += a->weight;
+}
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	exe_base = info->dlpi_addr;
+	return 1;
+}
+
+__attribute__((constructor)) static void harness_init(void)
+{
+	char why[256] = "";
+	const char *p = getenv("HARNESS_PERIOD");
+	int r = rt_source_inst.probe(why, sizeof(why));
+
+	fprintf(stderr, "harness: probe=%d why=%s\n", r, why);
+	dl_iterate_phdr(first_object, NULL);
+	rt_cfg.period = p ? strtoull(p, NULL, 10) : 0;
+	rt_source_inst.start();
+	self = &main_thread;
+	rt_source_inst.thread_start(self);
+}
+
+__attribute__((destructor)) static void harness_fini(void)
+{
+	rt_source_inst.thread_stop(self);
+	rt_source_inst.thread_stop(self);	/* a second stop must add nothing */
+	self = NULL;
+	fprintf(stderr, "harness: accesses=%lu samples=%lu loads=%lu stores=%lu bytes=%lu "
+		"weight=%lu badlen=%d ip=0x%lx\n", (unsigned long)main_thread.stats.accesses,
+		(unsigned long)main_thread.stats.samples, (unsigned long)loads,
+		(unsigned long)stores, (unsigned long)bytes, (unsigned long)weight, bad_len,
+		(unsigned long)(first_load_ip - exe_base));
+}
+EOC
+
+if ! gcc -std=gnu11 -O2 -D_GNU_SOURCE -shared -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+	-I"$SONDE_TOP/include" -I"$SONDE_TOP/src" -Wl,-z,defs harness.c \
+	"$SONDE_TOP/src/rt/source-inst.c" -o harness.so 2>build.err; then
+	fail t050-harness "cannot build the harness: $(head -3 build.err)"
+	exit 0
+fi
+if ! "$CCW" -O2 "$SONDE_TOP/tests/workloads/inst-loop.c" -o inst-loop 2>cc.err; then
+	fail t050-sonde-cc "sonde-cc failed: $(head -3 cc.err)"
+	exit 0
+fi
+
+# field NAME: a value from the harness's last line.
+field() { tail -1 h.err | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# Exact mode: every access is a sample.
+LD_PRELOAD=$PWD/harness.so HARNESS_PERIOD=1 ./inst-loop >out 2>h.err
+check t050-exit-status [ $? -eq 0 ]
+check t050-output-unchanged [ "$(cat out)" = "$(./inst-loop)" ]
+check t050-probe-accepts [ "$(head -1 h.err | sed 's/ why=.*//')" = "harness: probe=0" ]
+check t050-exact-loads [ "$(field loads)" = 10000 ]
+check t050-exact-stores [ "$(field stores)" = 1024 ]
+check t050-exact-accesses [ "$(field accesses)" = $((10000 + 1024)) ]
+check t050-exact-samples [ "$(field samples)" = $((10000 + 1024)) ]
+check t050-exact-bytes [ "$(field bytes)" = $(((10000 + 1024) * 4)) ]
+check t050-exact-len [ "$(field badlen)" = 0 ]
+
+# The sample's ip is the accessing instruction, in chase(), on the line of the load.
+ip=$(field ip)
+want_line=$(grep -n 'p = ring\[p\];' "$SONDE_TOP/tests/workloads/inst-loop.c" | cut -d: -f1)
+loc=$(addr2line -f -e inst-loop "$ip" | tr '\n' ' ')
+case "$loc" in
+"chase "*":$want_line"*) pass t050-ip-is-the-load ;;
+*) fail t050-ip-is-the-load "ip $ip is at '$loc', want chase at line $want_line" ;;
+esac
+insn=$(objdump -d --no-show-raw-insn --start-address="$ip" --stop-address=$((ip + 16)) inst-loop |
+	awk -F'\t' '/^ *[0-9a-f]+:/ { print $2; exit }')
+case "$insn" in
+mov*"("*")"*) pass t050-ip-insn-reads-memory ;;
+*) fail t050-ip-insn-reads-memory "instruction at $ip is '$insn'" ;;
+esac
+
+# Sampled mode: every 1000th access; the count stays exact.
+LD_PRELOAD=$PWD/harness.so HARNESS_PERIOD=1000 ./inst-loop >/dev/null 2>h.err
+check t050-sampled-accesses [ "$(field accesses)" = 11024 ]
+check t050-sampled-samples [ "$(field samples)" = $((11024 / 1000)) ]
+check t050-sampled-weight [ "$(field weight)" = $((11024 / 1000 * 1000)) ]
+
+# A program not built by sonde-cc: the probe refuses and says why.
+LD_PRELOAD=$PWD/harness.so /bin/true 2>h.err
+case "$(head -1 h.err)" in
+"harness: probe=-"*"rebuild it with sonde-cc"*) pass t050-probe-refuses ;;
+*) fail t050-probe-refuses "$(head -1 h.err)" ;;
+esac
+
+# Without any runtime, the program runs on the no-op stubs and prints what an
+# uninstrumented build prints.
+clang -O2 "$SONDE_TOP/tests/workloads/inst-loop.c" -o plain
+check t050-runs-without-runtime [ "$(./inst-loop)" = "$(./plain)" ]

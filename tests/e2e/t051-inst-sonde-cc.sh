@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# t051-inst-sonde-cc: the sonde-cc wrapper builds the way a compiler does (-c, -o, several
+# sources, link-only, compile and link at once, -shared), instruments what it compiles,
+# links the no-op stubs with an rpath and no sanitizer runtime, and passes the rest through.
+. "$(dirname "$0")/lib.sh"
+
+command -v clang >/dev/null || { skip t051-sonde-cc "clang is not installed"; exit 0; }
+CCW=$SONDE_BUILD/sonde-cc
+[ -x "$CCW" ] || { fail t051-build "$CCW missing (make build-tests)"; exit 0; }
+
+cat >a.c <<'EOC'
+#include <stdio.h>
+int sum(int n);
+int main(void) { printf("sum=%d\n", sum(100)); return 0; }
+EOC
+cat >b.c <<'EOC'
+int table[100];
+int sum(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		table[i] = i;
+	for (int i = 0; i < n; i++)
+		s += table[i];
+	return s;
+}
+EOC
+want="sum=$((99 * 100 / 2))"
+
+instrumented() { nm "$1" | grep -q ' U __sanitizer_cov_load'; }
+has_debug() { readelf -S "$1" | grep -q '\.debug_info'; }
+needs_stub() { readelf -d "$1" | grep -q 'NEEDED.*\[libsonde-inst\.so\]'; }
+has_rpath() { readelf -d "$1" | grep -E 'R(UN)?PATH' | grep -q "\[$SONDE_BUILD\]"; }
+no_sanitizer_rt() { ! nm "$1" 2>/dev/null | grep -q -E '__(ubsan|asan|sanitizer_cov_trace_pc_guard_init)'; }
+
+# --sonde-help explains itself; the compiler's own options pass through.
+out=$("$CCW" --sonde-help); rc=$?
+check t051-sonde-help [ $rc -eq 0 ]
+case "$out" in *libsonde-inst.so*"--source inst"*) pass t051-sonde-help-text ;;
+*) fail t051-sonde-help-text "$out" ;; esac
+check t051-version-passthrough [ "$("$CCW" --version)" = "$(clang --version)" ]
+"$CCW" --help >help.out 2>&1
+check t051-help-passthrough grep -q -i 'clang' help.out
+
+# Compile only, one source and several.
+check t051-compile-o "$CCW" -O2 -c b.c -o b1.o
+check t051-compile-only-is-instrumented instrumented b1.o
+check t051-compile-adds-g has_debug b1.o
+rm -f a.o b.o
+check t051-compile-two-sources "$CCW" -O2 -c a.c b.c
+check t051-both-objects-made [ -f a.o ] && [ -f b.o ]
+check t051-second-object-instrumented instrumented b.o
+
+# Link only: the stubs and their rpath, no coverage flag, no sanitizer runtime.
+show=$("$CCW" --sonde-show a.o b.o -o prog)
+case "$show" in *-fsanitize-coverage*) fail t051-link-only-no-coverage-flag "$show" ;;
+*) pass t051-link-only-no-coverage-flag ;; esac
+check t051-link-only "$CCW" a.o b.o -o prog
+check t051-link-needs-stub needs_stub prog
+check t051-link-rpath has_rpath prog
+check t051-link-no-sanitizer-runtime no_sanitizer_rt prog
+check t051-link-only-runs [ "$(./prog)" = "$want" ]
+
+# Compile and link in one command.
+check t051-compile-and-link "$CCW" -O2 a.c b.c -o prog2
+check t051-one-step-instrumented instrumented prog2
+check t051-one-step-needs-stub needs_stub prog2
+check t051-one-step-no-sanitizer-runtime no_sanitizer_rt prog2
+check t051-one-step-runs [ "$(./prog2)" = "$want" ]
+
+# A shared library built by sonde-cc, used by a program built by sonde-cc.
+check t051-shared "$CCW" -O2 -shared -fPIC b.c -o libb.so
+check t051-shared-instrumented instrumented libb.so
+check t051-shared-needs-stub needs_stub libb.so
+check t051-shared-link "$CCW" -O2 a.c -L. -lb -Wl,-rpath,"$PWD" -o prog3
+check t051-shared-runs [ "$(./prog3)" = "$want" ]
+
+# Preprocessing is untouched; compiler errors keep their status; -static is refused.
+check t051-preprocess-passthrough [ "$("$CCW" -E b.c)" = "$(clang -E b.c)" ]
+echo 'int main(void) { return undeclared; }' >bad.c
+"$CCW" bad.c -o bad 2>bad.err
+check t051-error-status [ $? -ne 0 ]
+"$CCW" -static a.c b.c -o st 2>st.err
+rc=$?
+check t051-static-refused [ $rc -eq 2 ]
+check t051-static-message grep -q '^sonde-cc: cannot link -static' st.err
+
+# SONDE_CC picks the compiler.
+SONDE_CC=clang-14 "$CCW" --sonde-show a.c >show.out
+check t051-sonde-cc-env grep -q '^clang-14 ' show.out

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# t301: a short, bounded libFuzzer run of the perf.data reader (ASan + UBSan): no crash, no
+# leak, no hang on mutated perf.data files.  Seeds: tests/fuzz/corpus-perfdata and the shared
+# fixtures.  A longer run: FUZZ_SECONDS=600 bash tests/e2e/t301-analyze-fuzz.sh
+. "$(dirname "$0")/lib.sh"
+if ! command -v clang >/dev/null; then
+	skip t301-analyze-fuzz "clang is not installed"
+	exit 0
+fi
+if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I"$SONDE_TOP/src" \
+	"$SONDE_TOP/tests/fuzz/fuzz-perfdata.c" "$SONDE_TOP/src/lib/perfdata.c" -lzstd \
+	-o "$T/fuzz" 2>"$T/cc.err"; then
+	skip t301-analyze-fuzz "cannot build with -fsanitize=fuzzer: $(head -1 "$T/cc.err")"
+	exit 0
+fi
+mkdir -p "$T/corpus"
+cp "$SONDE_TOP"/tests/fuzz/corpus-perfdata/* "$T/corpus/" 2>/dev/null
+for f in "$SONDE_TOP"/../shared/fixtures/perf.data/*.perf.data; do
+	[ -e "$f" ] && [ "$(stat -c %s "$f")" -lt 30000 ] && cp "$f" "$T/corpus/"
+done
+"$T/fuzz" -max_total_time="${FUZZ_SECONDS:-20}" -max_len=20000 -timeout=10 -rss_limit_mb=2048 \
+	"$T/corpus" >"$T/fuzz.log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^Done ' "$T/fuzz.log"; then
+	pass "t301-analyze-fuzz ($(grep '^Done ' "$T/fuzz.log"))"
+else
+	fail t301-analyze-fuzz "rc=$rc: $(grep -m3 -E 'ERROR|SUMMARY|crash-' "$T/fuzz.log" | tr '\n' ' ')"
+	cp "$T"/crash-* "$T"/leak-* "$T"/timeout-* "$SONDE_BUILD/" 2>/dev/null
+fi

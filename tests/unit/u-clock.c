@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-clock.c - the clock sample source, linked directly: a hand-made profiled thread, a test
+ * tool that records what it is given, and assembly workloads whose accesses are known by
+ * construction (which array, load or store, in what proportion).
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "rt/rt.h"
+#include "rt/source-clock.h"
+
+/* ---- workloads (SysV: rdi, rsi, rdx) ---- */
+
+/* ldst_loop(A, B, iters): per iteration 9 loads from A[i..i+8] and 1 store to B[i]. */
+void ldst_loop(uint64_t *a, uint64_t *b, long iters);
+/* chase_loop(p, iters): p = *p, iters times (each address comes from the previous load). */
+void chase_loop(void *p, long iters);
+/* lock_loop(c, iters): call a function doing `lock add [c], 1`, iters times. */
+void lock_loop(uint64_t *c, long iters);
+/* pushf_loop(a, iters): pushf; load a[0]; popf. */
+void pushf_loop(uint64_t *a, long iters);
+extern const char ldst_code[], ldst_code_end[], lock_fn[], lock_fn_end[], lock_loop_end[];
+
+__asm__(".text\n"
+	".globl ldst_loop\n"
+	"ldst_loop:\n"
+	"	xor %ecx, %ecx\n"
+	".globl ldst_code\n"
+	"ldst_code:\n"
+	"	mov 0(%rdi,%rcx,8), %rax\n"
+	"	mov 8(%rdi,%rcx,8), %rax\n"
+	"	mov 16(%rdi,%rcx,8), %rax\n"
+	"	mov 24(%rdi,%rcx,8), %rax\n"
+	"	mov 32(%rdi,%rcx,8), %rax\n"
+	"	mov 40(%rdi,%rcx,8), %rax\n"
+	"	mov 48(%rdi,%rcx,8), %rax\n"
+	"	mov 56(%rdi,%rcx,8), %rax\n"
+	"	mov 64(%rdi,%rcx,8), %rax\n"
+	"	mov %rax, (%rsi,%rcx,8)\n"
+	"	add $1, %rcx\n"
+	"	and $4095, %rcx\n"
+	"	dec %rdx\n"
+	"	jnz ldst_code\n"
+	".globl ldst_code_end\n"
+	"ldst_code_end:\n"
+	"	ret\n"
+	".globl chase_loop\n"
+	"chase_loop:\n"
+	"1:	mov (%rdi), %rdi\n"
+	"	dec %rsi\n"
+	"	jnz 1b\n"
+	"	ret\n"
+	".globl lock_fn\n"
+	"lock_fn:\n"
+	"	lock addq $1, (%rdi)\n"
+	"	ret\n"
+	".globl lock_fn_end\n"
+	"lock_fn_end:\n"
+	".globl lock_loop\n"
+	"lock_loop:\n"
+	"1:	call lock_fn\n"
+	"	dec %rsi\n"
+	"	jnz 1b\n"
+	"	ret\n"
+	".globl lock_loop_end\n"
+	"lock_loop_end:\n"
+	".globl pushf_loop\n"
+	"pushf_loop:\n"
+	"1:	pushfq\n"
+	"	mov (%rdi), %rax\n"
+	"	popfq\n"
+	"	dec %rsi\n"
+	"	jnz 1b\n"
+	"	ret\n");
+
+/* ---- a test tool: record every access ---- */
+
+#define MAX_REC 40000
+static struct rec {
+	uint64_t ip, addr;
+	uint16_t len, flags;
+} recs[MAX_REC];
+static volatile int n_recs;
+
+static void rec_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
+		       int skip)
+{
+	if (n_recs < MAX_REC) {
+		recs[n_recs].ip = a->ip;
+		recs[n_recs].addr = a->addr;
+		recs[n_recs].len = a->len;
+		recs[n_recs].flags = a->flags;
+		n_recs++;
+	}
+	t->stats.samples++;
+}
+
+static const struct rt_tool rec_tool = { .name = "test", .on_access = rec_access };
+
+/* ---- the profiled thread ---- */
+
+static struct rt_thread th;
+static int source_ok;
+static char source_why[256];
+
+static int thread_setup(void)
+{
+	memset(&th, 0, sizeof(th));
+	th.tid = (int)syscall(SYS_gettid);
+	th.rng = 0x1234567887654321ull;
+	if (arena_init(&th.arena, 1 << 20))
+		return -1;
+	th.altstack_size = 256 * 1024;
+	th.altstack = mmap(NULL, th.altstack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack_t ss = { .ss_sp = th.altstack, .ss_size = th.altstack_size };
+	if (th.altstack == MAP_FAILED || sigaltstack(&ss, NULL))
+		return -1;
+	rt_set_self(&th);
+	return 0;
+}
+
+static void reset(uint64_t period, int extra)
+{
+	rt_cfg.period = period;
+	rt_cfg.max_extra_steps = extra;
+	memset(&th.stats, 0, sizeof(th.stats));
+	struct clock_thread *ct = th.src;
+	if (ct)
+		ct->predicted = ct->stepped = ct->lost = 0;
+	n_recs = 0;
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Sampling is per thread: start() set the period, so re-start to change it. */
+static int sample_on(uint64_t period, int extra)
+{
+	reset(period, extra);
+	if (rt_source_clock.start())
+		return -1;
+	return rt_source_clock.thread_start(&th);
+}
+
+static void sample_off(void)
+{
+	rt_source_clock.thread_stop(&th);
+}
+
+static void print_stats(const char *what)
+{
+	struct clock_thread *ct = th.src;
+	printf("  %s: signals %llu, delivered %d, dropped %llu, steps %llu (%.2f per sample), "
+	       "predicted %llu, stepped %llu, lost %llu\n",
+	       what, (unsigned long long)th.stats.signals, n_recs,
+	       (unsigned long long)th.stats.dropped, (unsigned long long)th.stats.steps,
+	       n_recs ? (double)th.stats.steps / n_recs : 0.0, (unsigned long long)ct->predicted,
+	       (unsigned long long)ct->stepped, (unsigned long long)ct->lost);
+}
+
+/* ---- tests ---- */
+
+static uint64_t A[4096 + 16], B[4096];
+
+TEST(probe)
+{
+	if (!source_ok)
+		SKIP(source_why);
+	/* the fd-based signal path: the event fd is hidden high and close-on-exec */
+	CHECK(sample_on(1000000, 8) == 0);
+	struct clock_thread *ct = th.src;
+	CHECK(ct && ct->fd >= 700);
+	sample_off();
+	CHECK(ct->fd == -1);
+}
+
+TEST(loads_and_stores)
+{
+	if (!source_ok)
+		SKIP(source_why);
+	CHECK(sample_on(1000000, 8) == 0);
+	double t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 1.0)
+		ldst_loop(A, B, 1000000);
+	sample_off();
+	print_stats("9 loads : 1 store, 1 s");
+
+	uint64_t a_lo = (uintptr_t)A, a_hi = (uintptr_t)(A + 4096 + 9);
+	uint64_t b_lo = (uintptr_t)B, b_hi = (uintptr_t)(B + 4096);
+	int in_a = 0, in_b = 0, bad_flags = 0, bad_ip = 0;
+	for (int i = 0; i < n_recs; i++) {
+		const struct rec *r = &recs[i];
+		int st = !!(r->flags & SONDE_MEM_STORE);
+		if (r->addr >= a_lo && r->addr < a_hi) {
+			in_a++;
+			bad_flags += st || r->len != 8;
+		} else if (r->addr >= b_lo && r->addr < b_hi) {
+			in_b++;
+			bad_flags += !st || r->len != 8;
+		}
+		if (r->ip < (uintptr_t)ldst_code || r->ip >= (uintptr_t)ldst_code_end)
+			bad_ip++;
+	}
+	double resolved = th.stats.signals ? (double)n_recs / (double)th.stats.signals : 0;
+	double store_share = n_recs ? (double)in_b / n_recs : 0;
+	printf("  resolved %.4f, in A %d, in B %d (store share %.3f, constructed 0.100), "
+	       "bad flags %d, ip outside the loop %d\n",
+	       resolved, in_a, in_b, store_share, bad_flags, bad_ip);
+	CHECK(n_recs >= 500);
+	CHECK(resolved >= 0.99);
+	CHECK(in_a + in_b == n_recs);
+	/* 1 access in 10 is the store; timer skid and the 8-way random skip blur it a little */
+	CHECK(store_share >= 0.06 && store_share <= 0.14);
+	CHECK(bad_flags == 0);
+	CHECK(bad_ip == 0);
+}
+
+TEST(stepping_pointer_chase)
+{
+	/* each address comes from the previous load: look-ahead cannot know it, steps must */
+	static void *ring[512];
+	if (!source_ok)
+		SKIP(source_why);
+	for (int i = 0; i < 512; i++)
+		ring[i] = &ring[(i * 97 + 1) % 512];
+	CHECK(sample_on(1000000, 8) == 0);
+	double t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 0.4)
+		chase_loop(ring, 1000000);
+	sample_off();
+	print_stats("pointer chase, 0.4 s");
+	int inside = 0;
+	for (int i = 0; i < n_recs; i++)
+		inside += recs[i].addr >= (uintptr_t)ring && recs[i].addr < (uintptr_t)(ring + 512) &&
+			  !(recs[i].flags & SONDE_MEM_STORE);
+	struct clock_thread *ct = th.src;
+	CHECK(n_recs >= 150);
+	CHECK(n_recs >= 0.99 * (double)th.stats.signals);
+	CHECK(inside == n_recs);
+	CHECK(th.stats.steps > 0 && ct->stepped > 0);
+}
+
+TEST(spread_after_lock_add)
+{
+	static uint64_t counter;
+	if (!source_ok)
+		SKIP(source_why);
+	/* 10,000 samples at 10 kHz: about 1 s of CPU */
+	CHECK(sample_on(100000, 8) == 0);
+	double t0 = cpu_seconds();
+	while (th.stats.signals < 10000 && cpu_seconds() - t0 < 4.0)
+		lock_loop(&counter, 100000);
+	sample_off();
+	print_stats("lock add, spread over 8");
+
+	uint64_t ips[16] = { 0 };
+	int counts[16] = { 0 }, distinct = 0, top = 0, outside = 0;
+	for (int i = 0; i < n_recs; i++) {
+		int k;
+		for (k = 0; k < distinct && ips[k] != recs[i].ip; k++)
+			;
+		if (k == distinct && distinct < 16)
+			ips[distinct++] = recs[i].ip;
+		if (k < 16)
+			counts[k]++;
+		int in_fn = recs[i].ip >= (uintptr_t)lock_fn && recs[i].ip < (uintptr_t)lock_loop_end;
+		outside += !in_fn;
+	}
+	for (int k = 0; k < distinct; k++)
+		if (counts[k] > top)
+			top = counts[k];
+	double top_share = n_recs ? (double)top / n_recs : 1;
+	printf("  samples %d on %d instructions; the most frequent has %.3f\n", n_recs, distinct,
+	       top_share);
+	CHECK(n_recs >= 5000);
+	/* three accesses per iteration (call's push, lock add, ret's pop) share the samples */
+	CHECK(distinct >= 3);
+	CHECK(top_share < 0.6);
+	CHECK(outside == 0);
+
+	/* without the random skip: informational (how hard timer samples pile up here) */
+	CHECK(sample_on(100000, 1) == 0);
+	t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 0.3)
+		lock_loop(&counter, 100000);
+	sample_off();
+	int same = 0;
+	for (int i = 0; i < n_recs; i++)
+		same += n_recs && recs[i].ip == recs[0].ip;
+	printf("  without spreading: %d samples, %.3f on the first sample's instruction\n", n_recs,
+	       n_recs ? (double)same / n_recs : 0.0);
+}
+
+TEST(pushf_popf_survives)
+{
+	/* stepping over pushf must not leave TF in the pushed image: popf would then start
+	 * tracing with nobody to catch it, and the default SIGTRAP would kill us */
+	if (!source_ok)
+		SKIP(source_why);
+	CHECK(sample_on(200000, 8) == 0);
+	double t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 0.3)
+		pushf_loop(A, 100000);
+	sample_off();
+	print_stats("pushf/popf loop");
+	CHECK(n_recs > 100);
+}
+
+static volatile int app_traps;
+static void app_sigtrap(int sig)
+{
+	app_traps++;
+}
+
+TEST(chains_program_sigtrap)
+{
+	if (!source_ok)
+		SKIP(source_why);
+	/* the program's handler was installed before start(): int3 must still reach it */
+	app_traps = 0;
+	__asm__ volatile("int3");
+	CHECK(app_traps == 1);
+}
+
+TEST(fork_child)
+{
+	if (!source_ok)
+		SKIP(source_why);
+	CHECK(sample_on(1000000, 8) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		rt_source_clock.after_fork_child(&th);
+		memset(&th.stats, 0, sizeof(th.stats));
+		int ok = rt_source_clock.thread_start(&th) == 0;
+		double t0 = cpu_seconds();
+		while (cpu_seconds() - t0 < 0.1)
+			ldst_loop(A, B, 100000);
+		rt_source_clock.thread_stop(&th);
+		_exit(ok && th.stats.signals >= 20 ? 0 : 1);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	sample_off();
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+TEST(handler_cost)
+{
+	if (!source_ok)
+		SKIP(source_why);
+	/* informational: extra CPU per sample, for the pure look-ahead loop and the stepping one */
+	const long iters = 20000000;
+	double t0 = cpu_seconds();
+	ldst_loop(A, B, iters);
+	double plain = cpu_seconds() - t0;
+	CHECK(sample_on(1000000, 8) == 0);
+	t0 = cpu_seconds();
+	ldst_loop(A, B, iters);
+	double sampled = cpu_seconds() - t0;
+	sample_off();
+	uint64_t n = th.stats.signals;
+	printf("  ldst loop: %.3f s plain, %.3f s sampled, %llu samples: %.1f us per sample "
+	       "(%.1f%% at 1 kHz)\n", plain, sampled, (unsigned long long)n,
+	       n ? (sampled - plain) / (double)n * 1e6 : 0.0,
+	       plain > 0 ? (sampled - plain) / plain * 100 : 0.0);
+
+	static void *ring[512];
+	for (int i = 0; i < 512; i++)
+		ring[i] = &ring[(i * 97 + 1) % 512];
+	t0 = cpu_seconds();
+	chase_loop(ring, iters / 2);
+	plain = cpu_seconds() - t0;
+	CHECK(sample_on(1000000, 8) == 0);
+	t0 = cpu_seconds();
+	chase_loop(ring, iters / 2);
+	sampled = cpu_seconds() - t0;
+	sample_off();
+	n = th.stats.signals;
+	printf("  chase loop: %.3f s plain, %.3f s sampled, %llu samples, %.2f steps each: "
+	       "%.1f us per sample (%.1f%% at 1 kHz)\n", plain, sampled, (unsigned long long)n,
+	       n ? (double)th.stats.steps / (double)n : 0.0,
+	       n ? (sampled - plain) / (double)n * 1e6 : 0.0,
+	       plain > 0 ? (sampled - plain) / plain * 100 : 0.0);
+}
+
+int main(void)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = app_sigtrap;
+	sigaction(SIGTRAP, &sa, NULL);
+
+	rt_cfg.sig_sample = SIGRTMAX - 3;
+	rt_cfg.sig_watch = SIGRTMAX - 4;
+	rt_tool = &rec_tool;
+	if (thread_setup()) {
+		printf("FAIL setup: no arena or altstack\n");
+		return 1;
+	}
+	int r = rt_source_clock.probe(source_why, sizeof(source_why));
+	source_ok = r == 0 && rt_source_clock.start() == 0;
+	if (r && !source_why[0])
+		snprintf(source_why, sizeof(source_why), "probe failed: %s", strerror(-r));
+	RUN(probe);
+	RUN(loads_and_stores);
+	RUN(stepping_pointer_chase);
+	RUN(spread_after_lock_add);
+	RUN(pushf_popf_survives);
+	RUN(chains_program_sigtrap);
+	RUN(fork_child);
+	RUN(handler_cost);
+	return CHECK_DONE();
+}

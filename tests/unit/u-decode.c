@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-decode.c - the x86-64 access decoder: a table of encoded instructions (bytes taken from
+ * `as`, embedded) with addresses expected from the architectural formula, the look-ahead
+ * emulator, and live instructions run on known buffers and decoded from their signal context.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "rt/decode-x86.h"
+#include "sonde/format.h"
+
+static struct decode_regs R;
+static uint8_t XMM[16][16];
+
+#define G(r) R.gpr[DECODE_##r]
+#define BYTES(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
+
+static void regs_init(void)
+{
+	memset(&R, 0, sizeof(R));
+	for (int i = 0; i < 16; i++)
+		R.gpr[i] = 0x10000000ull + (uint64_t)i * 0x1010 + 0x8;
+	R.rip = 0x400000;
+	R.fs_base = 0x7f0000001000ull;
+	R.gs_base = 0x7e0000002000ull;
+	memset(XMM, 0, sizeof(XMM));
+	int32_t m3 = -3;			/* dword index -3; as a qword: 0xfffffffd */
+	memcpy(XMM[1], &m3, 4);
+	R.xmm = (const uint8_t(*)[16])XMM;
+}
+
+/* One access expected: instruction length, address, bytes, flags (SONDE_MEM_*). */
+#define EXPECT1(bytes, ilen, addr_, mlen, fl)                                 \
+	do {                                                                  \
+		struct decode_insn d_;                                        \
+		CHECK(decode_access(bytes, &R, &d_) == (ilen));               \
+		CHECK(d_.n_mem == 1);                                         \
+		CHECK_EQ_U64(d_.mem[0].addr, (addr_));                        \
+		CHECK_EQ_U64(d_.mem[0].len, (mlen));                          \
+		CHECK_EQ_U64(d_.mem[0].flags & 0xff, (fl));                   \
+		CHECK(!(d_.mem[0].flags & DECODE_MEM_UNKNOWN));               \
+	} while (0)
+
+#define EXPECT0(bytes, ilen)                                    \
+	do {                                                    \
+		struct decode_insn d_;                          \
+		CHECK(decode_access(bytes, &R, &d_) == (ilen)); \
+		CHECK(d_.n_mem == 0);                           \
+	} while (0)
+
+#define ST SONDE_MEM_STORE
+#define RMW (SONDE_MEM_STORE | SONDE_MEM_RMW)
+
+TEST(base_index_scale_disp)
+{
+	regs_init();
+	/* mov rdx, [r12+r13*8+0x12345] */
+	EXPECT1(BYTES(0x4b, 0x8b, 0x94, 0xec, 0x45, 0x23, 0x01, 0x00), 8,
+		G(R12) + G(R13) * 8 + 0x12345, 8, 0);
+	/* mov [rsp+rbx*2-8], ecx */
+	EXPECT1(BYTES(0x89, 0x4c, 0x5c, 0xf8), 4, G(RSP) + G(RBX) * 2 - 8, 4, ST);
+	/* mov rax, [rax+rcx] */
+	EXPECT1(BYTES(0x48, 0x8b, 0x04, 0x08), 4, G(RAX) + G(RCX), 8, 0);
+	/* movzx eax, byte [rcx] */
+	EXPECT1(BYTES(0x0f, 0xb6, 0x01), 3, G(RCX), 1, 0);
+	/* cmovz rax, [rbx]: the load happens whatever the condition */
+	EXPECT1(BYTES(0x48, 0x0f, 0x44, 0x03), 4, G(RBX), 8, 0);
+	/* addr32 mov eax, [ebx]: the address wraps at 32 bits */
+	G(RBX) = 0xabcdef0012345678ull;
+	EXPECT1(BYTES(0x67, 0x8b, 0x03), 3, 0x12345678ull, 4, 0);
+}
+
+TEST(rip_relative_and_segments)
+{
+	regs_init();
+	/* mov rax, [rip+0x100]: relative to the next instruction */
+	EXPECT1(BYTES(0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00), 7, R.rip + 7 + 0x100, 8, 0);
+	/* mov rax, fs:[0x10] */
+	EXPECT1(BYTES(0x64, 0x48, 0x8b, 0x04, 0x25, 0x10, 0x00, 0x00, 0x00), 9,
+		R.fs_base + 0x10, 8, 0);
+	/* mov rax, gs:[rbx] */
+	EXPECT1(BYTES(0x65, 0x48, 0x8b, 0x03), 4, R.gs_base + G(RBX), 8, 0);
+	/* xlat: [rbx + al] */
+	G(RAX) = 0x1234;
+	EXPECT1(BYTES(0xd7), 1, G(RBX) + 0x34, 1, 0);
+}
+
+TEST(stack)
+{
+	regs_init();
+	struct decode_insn d;
+	EXPECT1(BYTES(0x50), 1, G(RSP) - 8, 8, ST);		/* push rax */
+	EXPECT1(BYTES(0x58), 1, G(RSP), 8, 0);			/* pop rax */
+	EXPECT1(BYTES(0xc3), 1, G(RSP), 8, 0);			/* ret */
+	EXPECT1(BYTES(0xc9), 1, G(RBP), 8, 0);			/* leave reads [rbp] */
+	EXPECT1(BYTES(0x9c), 1, G(RSP) - 8, 8, ST);		/* pushfq */
+	EXPECT1(BYTES(0xc8, 0x10, 0x00, 0x00), 4, G(RSP) - 8, 8, ST);	/* enter 16, 0 */
+	/* call rel32: pushes the return address */
+	EXPECT1(BYTES(0xe8, 0x00, 0x00, 0x00, 0x00), 5, G(RSP) - 8, 8, ST);
+
+	/* push [rax+8]: load the operand, store the slot */
+	CHECK(decode_access(BYTES(0xff, 0x70, 0x08), &R, &d) == 3);
+	CHECK(d.n_mem == 2);
+	CHECK_EQ_U64(d.mem[0].addr, G(RAX) + 8);
+	CHECK_EQ_U64(d.mem[0].flags & 0xff, 0);
+	CHECK_EQ_U64(d.mem[1].addr, G(RSP) - 8);
+	CHECK_EQ_U64(d.mem[1].flags & 0xff, ST);
+
+	/* pop [rsp+8]: the destination is addressed with rsp after the pop */
+	CHECK(decode_access(BYTES(0x8f, 0x44, 0x24, 0x08), &R, &d) == 4);
+	CHECK(d.n_mem == 2);
+	CHECK_EQ_U64(d.mem[0].addr, G(RSP) + 8 + 8);
+	CHECK_EQ_U64(d.mem[0].flags & 0xff, ST);
+	CHECK_EQ_U64(d.mem[1].addr, G(RSP));
+
+	/* call [rax]: loads the target, pushes the return address; a branch */
+	CHECK(decode_access(BYTES(0xff, 0x10), &R, &d) == 2);
+	CHECK(d.n_mem == 2 && d.branch);
+	CHECK_EQ_U64(d.mem[0].addr, G(RAX));
+	CHECK_EQ_U64(d.mem[1].addr, G(RSP) - 8);
+	CHECK_EQ_U64(d.mem[1].flags & 0xff, ST);
+}
+
+TEST(string_ops)
+{
+	regs_init();
+	struct decode_insn d;
+	/* movsb: store [rdi], load [rsi] */
+	CHECK(decode_access(BYTES(0xa4), &R, &d) == 1);
+	CHECK(d.n_mem == 2 && !d.rep);
+	CHECK_EQ_U64(d.mem[0].addr, G(RDI));
+	CHECK_EQ_U64(d.mem[0].flags & 0xff, ST);
+	CHECK_EQ_U64(d.mem[1].addr, G(RSI));
+	CHECK_EQ_U64(d.mem[1].len, 1);
+	EXPECT1(BYTES(0xad), 1, G(RSI), 4, 0);		/* lodsd */
+	EXPECT1(BYTES(0xae), 1, G(RDI), 1, 0);		/* scasb */
+	/* cmpsw: two loads of 2 bytes */
+	CHECK(decode_access(BYTES(0x66, 0xa7), &R, &d) == 2);
+	CHECK(d.n_mem == 2);
+	CHECK_EQ_U64(d.mem[0].addr, G(RSI));
+	CHECK_EQ_U64(d.mem[1].addr, G(RDI));
+	CHECK_EQ_U64(d.mem[0].len, 2);
+	/* rep stosq: the current element; rep with rcx = 0 touches nothing */
+	CHECK(decode_access(BYTES(0xf3, 0x48, 0xab), &R, &d) == 3);
+	CHECK(d.rep && d.n_mem == 1);
+	CHECK_EQ_U64(d.mem[0].addr, G(RDI));
+	CHECK_EQ_U64(d.mem[0].len, 8);
+	CHECK_EQ_U64(d.mem[0].flags & 0xff, ST);
+	CHECK(d.mem[0].needs & (1u << DECODE_RCX));
+	G(RCX) = 0;
+	EXPECT0(BYTES(0xf3, 0x48, 0xab), 3);
+	EXPECT0(BYTES(0xf3, 0xa4), 2);			/* rep movsb, rcx = 0 */
+}
+
+TEST(rmw)
+{
+	regs_init();
+	EXPECT1(BYTES(0x48, 0x87, 0x08), 3, G(RAX), 8, RMW);		/* xchg [rax], rcx */
+	EXPECT1(BYTES(0xf0, 0x83, 0x03, 0x01), 4, G(RBX), 4, RMW);	/* lock add [rbx], 1 */
+	EXPECT1(BYTES(0x48, 0x01, 0x07), 3, G(RDI), 8, RMW);		/* add [rdi], rax */
+}
+
+TEST(vector)
+{
+	regs_init();
+	struct decode_insn d;
+	EXPECT1(BYTES(0x0f, 0x28, 0x00), 3, G(RAX), 16, 0);		/* movaps xmm0, [rax] */
+	/* vmovdqu ymm0, [rsi+rcx*4+16] */
+	EXPECT1(BYTES(0xc5, 0xfe, 0x6f, 0x44, 0x8e, 0x10), 6, G(RSI) + G(RCX) * 4 + 16, 32, 0);
+	/* vmovdqu64 zmm1, [rdi] */
+	EXPECT1(BYTES(0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x0f), 6, G(RDI), 64, 0);
+	/* vmovdqa64 zmm16, [rax]: a high register is no obstacle for a plain load */
+	EXPECT1(BYTES(0x62, 0xe1, 0xfd, 0x48, 0x6f, 0x00), 6, G(RAX), 64, 0);
+	/* vpgatherdd ymm0, [rax+ymm1*4], ymm2: element 0, dword index -3 sign-extended */
+	CHECK(decode_access(BYTES(0xc4, 0xe2, 0x6d, 0x90, 0x04, 0x88), &R, &d) == 6);
+	CHECK(d.n_mem == 1 && (d.mem[0].flags & DECODE_MEM_VSIB));
+	CHECK_EQ_U64(d.mem[0].addr, G(RAX) + (uint64_t)(-3 * 4));
+	CHECK_EQ_U64(d.mem[0].len, 4);
+	/* vgatherqpd zmm0{k1}, [rax+zmm1*8+8]: qword index 0xfffffffd */
+	CHECK(decode_access(BYTES(0x62, 0xf2, 0xfd, 0x49, 0x93, 0x44, 0xc8, 0x01), &R, &d) == 8);
+	CHECK(d.n_mem == 1);
+	CHECK_EQ_U64(d.mem[0].addr, G(RAX) + 0xfffffffdull * 8 + 8);
+	CHECK_EQ_U64(d.mem[0].len, 8);
+	/* vpscatterdd [rax+zmm1*4]{k1}, zmm2: a store */
+	CHECK(decode_access(BYTES(0x62, 0xf2, 0x7d, 0x49, 0xa0, 0x14, 0x88), &R, &d) == 7);
+	CHECK(d.n_mem == 1);
+	CHECK_EQ_U64(d.mem[0].addr, G(RAX) - 12);
+	CHECK(d.mem[0].flags & SONDE_MEM_STORE);
+	/* vpgatherdd xmm0{k1}, [rax+xmm17*4]: xmm17 is not in the signal frame */
+	CHECK(decode_access(BYTES(0x62, 0xf2, 0x7d, 0x01, 0x90, 0x04, 0x88), &R, &d) == 7);
+	CHECK(d.n_mem == 1 && (d.mem[0].flags & DECODE_MEM_UNKNOWN));
+	R.xmm = NULL;
+	CHECK(decode_access(BYTES(0xc4, 0xe2, 0x6d, 0x90, 0x04, 0x88), &R, &d) == 6);
+	CHECK(d.mem[0].flags & DECODE_MEM_UNKNOWN);
+}
+
+TEST(not_accesses)
+{
+	regs_init();
+	struct decode_insn d;
+	EXPECT0(BYTES(0x0f, 0x1f, 0x04, 0x00), 4);		/* nop [rax+rax] */
+	EXPECT0(BYTES(0x0f, 0x18, 0x08), 3);			/* prefetcht0 [rax] */
+	EXPECT0(BYTES(0x0f, 0xae, 0x38), 3);			/* clflush [rax] */
+	EXPECT0(BYTES(0x48, 0x83, 0xc0, 0x08), 4);		/* add rax, 8 */
+	/* lea rax, [rbx+rcx*2+4]: no access, but the emulator learns the value */
+	CHECK(decode_access(BYTES(0x48, 0x8d, 0x44, 0x4b, 0x04), &R, &d) == 5);
+	CHECK(d.n_mem == 0 && d.op == DECODE_OP_LEA);
+	CHECK_EQ_U64(d.lea.addr, G(RBX) + G(RCX) * 2 + 4);
+	/* undecodable: 0x06 (push es) is invalid in 64-bit mode */
+	CHECK(decode_access(BYTES(0x06), &R, &d) == -1);
+	/* truncated: the first byte of a longer instruction */
+	CHECK(decode_access(BYTES(0x48), &R, &d) == -1);
+}
+
+TEST(branches_and_writes)
+{
+	regs_init();
+	struct decode_insn d;
+	CHECK(decode_access(BYTES(0x75, 0x0e), &R, &d) == 2);		/* jne +0xe */
+	CHECK(d.branch && d.op == DECODE_OP_JCC && d.cond == 5);
+	CHECK_EQ_U64(d.target, R.rip + 2 + 0xe);
+	CHECK(decode_access(BYTES(0x0f, 0x05), &R, &d) == 2);		/* syscall */
+	CHECK(d.branch);
+	CHECK(decode_access(BYTES(0x4b, 0x8b, 0x94, 0xec, 0x45, 0x23, 0x01, 0x00), &R, &d) > 0);
+	CHECK(!d.branch && (d.writes & (1u << DECODE_RDX)) && !(d.writes & (1u << DECODE_R12)));
+	CHECK(decode_access(BYTES(0x50), &R, &d) == 1);			/* push writes rsp */
+	CHECK(d.writes & (1u << DECODE_RSP));
+	CHECK(decode_access(BYTES(0x48, 0x39, 0xd1), &R, &d) == 3);	/* cmp writes flags only */
+	CHECK_EQ_U64(d.writes, DECODE_KNOWN_FLAGS);
+}
+
+/* Emulate a byte sequence from R, with everything known at the start. */
+static int run(const uint8_t *code, size_t n, uint32_t *known, uint64_t stop)
+{
+	struct decode_insn d;
+	uint64_t base = R.rip;
+	while (R.rip != stop) {
+		uint64_t off = R.rip - base;
+		if (off >= n || decode_access(code + off, n - off, &R, &d) < 0)
+			return -1;
+		if (decode_emulate(&d, &R, known))
+			return -1;
+	}
+	return 0;
+}
+
+TEST(emulate)
+{
+	static const uint8_t code[] = {
+		0x48, 0x83, 0xc0, 0x08,		/* 0: add rax, 8 */
+		0x48, 0x83, 0xec, 0x20,		/* 4: sub rsp, 0x20 */
+		0x31, 0xc9,			/* 8: xor ecx, ecx */
+		0x48, 0xff, 0xc1,		/* a: inc rcx */
+		0xbe, 0x05, 0x00, 0x00, 0x00,	/* d: mov esi, 5 */
+		0x48, 0x89, 0xf7,		/* 12: mov rdi, rsi */
+		0x48, 0x8d, 0x54, 0x4b, 0x04,	/* 15: lea rdx, [rbx+rcx*2+4] */
+		0x50,				/* 1a: push rax */
+		0x4b, 0x8b, 0x84, 0xec, 0x45, 0x23, 0x01, 0x00, /* 1b: mov rax, [r12+r13*8+..] */
+	};
+	regs_init();
+	uint64_t rsp = G(RSP), rbx = G(RBX);
+	uint32_t known = DECODE_KNOWN_ALL;
+	CHECK(run(code, sizeof(code), &known, R.rip + 0x23) == 0);
+	CHECK_EQ_U64(G(RCX), 1);
+	CHECK_EQ_U64(G(RSI), 5);
+	CHECK_EQ_U64(G(RDI), 5);
+	CHECK_EQ_U64(G(RDX), rbx + 2 + 4);
+	CHECK_EQ_U64(G(RSP), rsp - 0x20 - 8);
+	CHECK(known & (1u << DECODE_RSP));
+	CHECK(known & (1u << DECODE_RDX));
+	CHECK(!(known & (1u << DECODE_RAX)));		/* loaded from memory */
+	/* inc sets flags: known, and ZF clear (rcx = 1) */
+	CHECK(known & DECODE_KNOWN_FLAGS);
+}
+
+TEST(emulate_branches)
+{
+	/* cmp rcx, rdx ; jne +2 ; push rax ; push rax */
+	static const uint8_t code[] = { 0x48, 0x39, 0xd1, 0x75, 0x01, 0x50, 0x50 };
+	regs_init();
+	uint64_t base = R.rip, rsp = G(RSP);
+	uint32_t known = DECODE_KNOWN_ALL;
+	struct decode_insn d;
+	CHECK(decode_access(code, sizeof(code), &R, &d) == 3);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK(decode_access(code + 3, sizeof(code) - 3, &R, &d) == 2);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK_EQ_U64(R.rip, base + 6);			/* rcx != rdx: taken, one push skipped */
+	(void)rsp;
+
+	regs_init();
+	G(RDX) = G(RCX);
+	known = DECODE_KNOWN_ALL;
+	decode_access(code, sizeof(code), &R, &d);
+	decode_emulate(&d, &R, &known);
+	decode_access(code + 3, sizeof(code) - 3, &R, &d);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK_EQ_U64(R.rip, base + 5);			/* equal: falls through */
+
+	/* flags unknown: the branch cannot be resolved */
+	regs_init();
+	known = DECODE_KNOWN_GPRS;
+	decode_access(code + 3, sizeof(code) - 3, &R, &d);
+	CHECK(decode_emulate(&d, &R, &known) == -1);
+	/* cmp with an unknown operand makes the flags unknown */
+	regs_init();
+	known = DECODE_KNOWN_ALL & ~(1u << DECODE_RDX);
+	decode_access(code, sizeof(code), &R, &d);
+	decode_emulate(&d, &R, &known);
+	CHECK(!(known & DECODE_KNOWN_FLAGS));
+}
+
+TEST(alu_flags)
+{
+	/* Each jcc after cmp a, b must agree with C's comparison. */
+	static const uint64_t vals[] = { 0, 1, 2, 0x7fffffffffffffffull, 0x8000000000000000ull,
+					 ~0ull, 0x80, 0xff };
+	int bad = 0;
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 8; j++)
+			for (int cc = 0; cc < 16; cc++) {
+				uint8_t code[] = { 0x48, 0x39, 0xd1, (uint8_t)(0x70 | cc), 0x10 };
+				regs_init();
+				G(RCX) = vals[i];
+				G(RDX) = vals[j];
+				uint64_t a = vals[i], b = vals[j], base = R.rip;
+				int64_t sa = (int64_t)a, sb = (int64_t)b;
+				uint64_t r = a - b;
+				int want;
+				switch (cc) {
+				case 0x2: want = a < b; break;
+				case 0x3: want = a >= b; break;
+				case 0x4: want = a == b; break;
+				case 0x5: want = a != b; break;
+				case 0x6: want = a <= b; break;
+				case 0x7: want = a > b; break;
+				case 0x8: want = (int64_t)r < 0; break;
+				case 0x9: want = (int64_t)r >= 0; break;
+				case 0xa: want = !__builtin_parity((unsigned)(r & 0xff)); break;
+				case 0xb: want = __builtin_parity((unsigned)(r & 0xff)); break;
+				case 0xc: want = sa < sb; break;
+				case 0xd: want = sa >= sb; break;
+				case 0xe: want = sa <= sb; break;
+				case 0xf: want = sa > sb; break;
+				default: {
+					int64_t d;
+					int ovf = __builtin_sub_overflow(sa, sb, &d);
+					want = cc == 0 ? ovf : !ovf;
+				}
+				}
+				uint32_t known = DECODE_KNOWN_ALL;
+				struct decode_insn d;
+				decode_access(code, 5, &R, &d);
+				decode_emulate(&d, &R, &known);
+				decode_access(code + 3, 2, &R, &d);
+				if (decode_emulate(&d, &R, &known) ||
+				    R.rip != base + 5 + (want ? 0x10 : 0)) {
+					printf("  cmp %llx,%llx j%x: wrong\n", (unsigned long long)a,
+					       (unsigned long long)b, cc);
+					bad++;
+				}
+			}
+	CHECK(bad == 0);
+}
+
+TEST(read_code_page_end)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	if (p == MAP_FAILED)
+		return;
+	munmap(p + pg, pg);
+	uint8_t *end = p + pg - 3;
+	end[0] = 0x0f;	/* movzx eax, byte [rcx]: 3 bytes, the last of the page */
+	end[1] = 0xb6;
+	end[2] = 0x01;
+	uint8_t buf[16];
+	CHECK(decode_read_code((uint64_t)(uintptr_t)end, buf, sizeof(buf)) == 3);
+	regs_init();
+	struct decode_insn d;
+	CHECK(decode_access(buf, 3, &R, &d) == 3);
+	CHECK(decode_read_code((uint64_t)(uintptr_t)(p + pg), buf, sizeof(buf)) == -EFAULT);
+	CHECK(decode_read_code(0, buf, sizeof(buf)) == -EFAULT);
+	munmap(p, pg);
+}
+
+/* ---- live: run an instruction after an int3, decode it from the SIGTRAP context ---- */
+
+static struct decode_insn live;
+static int live_len;
+
+static void on_int3(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct decode_regs r;
+	uint8_t code[16];
+	decode_regs_from_ucontext(uc, &r);	/* rip: just after the int3 */
+	long n = decode_read_code(r.rip, code, sizeof(code));
+	live_len = n > 0 ? decode_access(code, (size_t)n, &r, &live) : -1;
+}
+
+static uint64_t glob_var[4];
+static __thread uint64_t tls_var[4];
+
+TEST(live)
+{
+	struct sigaction sa = { 0 }, old;
+	sa.sa_sigaction = on_int3;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, &old);
+	uint64_t buf[16] = { 0 };
+	uint64_t out;
+
+	/* base + index * scale + disp */
+	__asm__ volatile("int3; mov 8(%1,%2,4), %0" : "=r"(out) : "r"(buf), "r"(3L) : "memory");
+	CHECK(live_len > 0 && live.n_mem == 1);
+	CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)buf + 20);
+
+	/* a store: the value lands where decode said */
+	__asm__ volatile("int3; movq %2, -8(%0,%1,8)" : : "r"(buf), "r"(5L), "r"(0x5a5aL) : "memory");
+	CHECK(live.n_mem == 1 && (live.mem[0].flags & SONDE_MEM_STORE));
+	CHECK_EQ_U64(*(uint64_t *)(uintptr_t)live.mem[0].addr, 0x5a5a);
+	CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)&buf[4]);
+
+	/* RIP-relative */
+	__asm__ volatile("int3; mov glob_var+16(%%rip), %0" : "=r"(out) : : "memory");
+	CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)&glob_var[2]);
+
+	/* TLS through %fs */
+	__asm__ volatile("int3; mov %%fs:tls_var@tpoff+8, %0" : "=r"(out) : : "memory");
+	CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)&tls_var[1]);
+
+	/* push: the slot the CPU wrote */
+	uint64_t slot;
+	__asm__ volatile("int3; push %%rax; mov %%rsp, %0; pop %%rax" : "=r"(slot) : : "rax", "memory");
+	CHECK_EQ_U64(live.mem[0].addr, slot);
+
+	/* rep stosb: the first element */
+	void *dst = (char *)buf + 5;
+	long cnt = 4;
+	__asm__ volatile("int3; rep stosb" : "+D"(dst), "+c"(cnt) : "a"(0x11) : "memory");
+	CHECK(live.rep && live.n_mem == 1);
+	CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)buf + 5);
+
+	/* lock add: read-modify-write */
+	__asm__ volatile("int3; lock addq $1, (%0)" : : "r"(&buf[7]) : "memory");
+	CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)&buf[7]);
+	CHECK(live.mem[0].flags & SONDE_MEM_RMW);
+
+	/* AVX2 gather: element 0 of the index register */
+	if (__builtin_cpu_supports("avx2")) {
+		int32_t idx[4] = { 7, 1, 2, 3 };
+		__asm__ volatile("vmovdqu %0, %%xmm1\n\t"
+				 "vpcmpeqd %%xmm2, %%xmm2, %%xmm2\n\t"
+				 "int3\n\t"
+				 "vpgatherdd %%xmm2, (%1,%%xmm1,4), %%xmm0"
+				 : : "m"(idx), "r"(buf) : "xmm0", "xmm1", "xmm2", "memory");
+		CHECK(live.n_mem == 1 && (live.mem[0].flags & DECODE_MEM_VSIB));
+		CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)buf + 7 * 4);
+	}
+	if (__builtin_cpu_supports("avx512f")) {
+		__asm__ volatile("int3; vmovdqu64 (%0), %%zmm1" : : "r"(&buf[8]) : "xmm1", "memory");
+		CHECK_EQ_U64(live.mem[0].addr, (uintptr_t)&buf[8]);
+		CHECK_EQ_U64(live.mem[0].len, 64);
+	}
+	sigaction(SIGTRAP, &old, NULL);
+}
+
+int main(void)
+{
+	decode_init();
+	RUN(base_index_scale_disp);
+	RUN(rip_relative_and_segments);
+	RUN(stack);
+	RUN(string_ops);
+	RUN(rmw);
+	RUN(vector);
+	RUN(not_accesses);
+	RUN(branches_and_writes);
+	RUN(emulate);
+	RUN(emulate_branches);
+	RUN(alu_flags);
+	RUN(read_code_page_end);
+	RUN(live);
+	return CHECK_DONE();
+}

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-symbols.c - offline symbolization (src/lib/symbols.c) of this very test process:
+ * its own functions (with lines and inlined frames), its static arrays, its heap and
+ * stack, libc and a library without debug info, then maps files that are broken on
+ * purpose, and a throughput measurement printed as an info line.
+ * Built -O2 -g like the CLI: the functions below keep their shape at -O2 (noinline,
+ * calls through volatile pointers, calls that order the code).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "lib/symbols.h"
+
+/* ---- code whose addresses and lines the tests know by construction ---- */
+
+static void *volatile grabbed;
+static volatile int sink_v;
+
+__attribute__((noinline)) void sym_grab(void)
+{
+	grabbed = __builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void sym_sink(int x)
+{
+	sink_v += x;
+	__asm__ volatile("" ::: "memory");
+}
+
+enum { TARGET_FIRST = __LINE__ };
+__attribute__((noinline)) int sym_target(int x)
+{
+	int r = x * 7 + sink_v;
+	sym_grab();
+	sym_sink(r);
+	return r + sink_v;
+}
+enum { TARGET_LAST = __LINE__ };
+
+enum { INL_FIRST = __LINE__ };
+static inline __attribute__((always_inline)) int sym_inl_body(int x)
+{
+	sym_grab();
+	sym_sink(x);
+	return x * 3 + sink_v;
+}
+enum { INL_LAST = __LINE__ };
+
+static volatile int call_line;	/* the line of the call below, stored by the caller */
+
+__attribute__((noinline)) int sym_inl_caller(int x)
+{
+	sym_sink(x + 1);
+	int r = sym_inl_body(x); call_line = __LINE__;
+	sym_sink(r);
+	return r + 7;
+}
+
+static int (*volatile target_fn)(int) = sym_target;
+static int (*volatile caller_fn)(int) = sym_inl_caller;
+
+/* ---- data ---- */
+
+int sym_table[1000];
+static int sym_static_table[1000] = { 1, 2, 3 };
+const int sym_rodata[512] = { 5, 6, 7 };
+
+/* ---- helpers ---- */
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p;
+}
+
+static struct symtab *self_symtab(void)
+{
+	int err = 1;
+	struct symtab *st = symtab_new("/proc/self/maps", &err);
+	CHECK(st != NULL);
+	CHECK(err == 0);
+	return st;
+}
+
+struct bid_query {
+	uintptr_t addr;
+	char path[PATH_MAX];
+	int found;
+};
+
+static void bid_from_notes(struct bid_query *q, const char *p, size_t len)
+{
+	const char *end = p + len;
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *n = (const void *)p;
+		const char *name = p + sizeof(*n);
+		const unsigned char *desc = (const void *)(name + ((n->n_namesz + 3) & ~3u));
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+		    n->n_descsz > 1) {
+			int o = snprintf(q->path, sizeof(q->path), "/usr/lib/debug/.build-id/%02x/",
+					 desc[0]);
+			for (unsigned i = 1; i < n->n_descsz; i++)
+				o += snprintf(q->path + o, sizeof(q->path) - o, "%02x", desc[i]);
+			snprintf(q->path + o, sizeof(q->path) - o, ".debug");
+			q->found = 1;
+			return;
+		}
+		p = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+	}
+}
+
+static int bid_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct bid_query *q = arg;
+	int in = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz)
+			in = 1;
+	}
+	for (int i = 0; in && i < info->dlpi_phnum && !q->found; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_NOTE)
+			bid_from_notes(q, (const char *)(info->dlpi_addr + ph->p_vaddr),
+				       ph->p_filesz);
+	}
+	return in;
+}
+
+/* Whether a separate debug file for the object holding addr is installed (by build id,
+ * read from the loaded object's notes, independently of the code under test). */
+static int has_debug_file(const void *addr)
+{
+	struct bid_query q = { (uintptr_t)addr, "", 0 };
+	dl_iterate_phdr(bid_cb, &q);
+	return q.found && access(q.path, R_OK) == 0;
+}
+
+/* ---- tests ---- */
+
+static void check_target(struct symtab *st, uintptr_t a)
+{
+	struct sym_code c;
+	CHECK(symtab_code(st, a, &c) == 0);
+	CHECK(c.n >= 1);
+	if (c.n < 1)
+		return;
+	CHECK_STR(c.frames[c.n - 1].function, "sym_target");
+	CHECK_STR(base_name(c.frames[0].file), "u-symbols.c");
+	CHECK(c.frames[0].line >= TARGET_FIRST && c.frames[0].line <= TARGET_LAST);
+	CHECK_EQ_U64(c.func_start, (uintptr_t)sym_target);
+	CHECK(c.module != NULL);
+}
+
+/* sym_target's entry and an address in its middle: name, this file, a line inside. */
+TEST(own_function)
+{
+	struct symtab *st = self_symtab();
+	if (!st)
+		return;
+	target_fn(1);
+	check_target(st, (uintptr_t)sym_target);
+	check_target(st, (uintptr_t)grabbed);
+	CHECK((uintptr_t)grabbed != (uintptr_t)sym_target);
+	symtab_free(st);
+}
+
+/* The return address of sym_grab() in the inlined body: inner frame sym_inl_body at a line
+ * of its own, outer frame sym_inl_caller at the call line. */
+TEST(inlined_frames)
+{
+	struct symtab *st = self_symtab();
+	struct sym_code c;
+	if (!st)
+		return;
+	caller_fn(2);
+	CHECK(symtab_code(st, (uintptr_t)grabbed, &c) == 0);
+	CHECK(c.n == 2);
+	if (c.n == 2) {
+		CHECK_STR(c.frames[0].function, "sym_inl_body");
+		CHECK_STR(base_name(c.frames[0].file), "u-symbols.c");
+		CHECK(c.frames[0].line > INL_FIRST && c.frames[0].line < INL_LAST);
+		CHECK_STR(c.frames[1].function, "sym_inl_caller");
+		CHECK_STR(base_name(c.frames[1].file), "u-symbols.c");
+		CHECK(c.frames[1].line == call_line);
+	}
+	CHECK_EQ_U64(c.func_start, (uintptr_t)sym_inl_caller);
+	/* the same address again comes from the cache, with the same answer */
+	struct sym_code c2;
+	CHECK(symtab_code(st, (uintptr_t)grabbed, &c2) == 0);
+	CHECK(c2.n == c.n && c2.frames[0].function == c.frames[0].function &&
+	      c2.frames[0].line == c.frames[0].line && c2.func_start == c.func_start);
+	symtab_free(st);
+}
+
+static void check_array(struct symtab *st, const int *arr, size_t n, const char *name)
+{
+	size_t idx[3] = { 0, n / 2, n - 1 };
+	struct sym_data d;
+	for (int i = 0; i < 3; i++) {
+		memset(&d, 0, sizeof(d));
+		CHECK(symtab_data(st, (uintptr_t)&arr[idx[i]], &d) == 0);
+		CHECK_STR(d.name, name);
+		CHECK_EQ_U64(d.start, (uintptr_t)arr);
+		CHECK_EQ_U64(d.size, n * sizeof(int));
+		CHECK(d.module != NULL);
+	}
+	/* one past the end is not this variable */
+	if (symtab_data(st, (uintptr_t)(arr + n), &d) == 0)
+		CHECK(strcmp(d.name, name) != 0);
+}
+
+TEST(static_data)
+{
+	struct symtab *st = self_symtab();
+	if (!st)
+		return;
+	sym_table[5] = sym_static_table[6] + sym_rodata[7];
+	check_array(st, sym_table, 1000, "sym_table");
+	check_array(st, sym_static_table, 1000, "sym_static_table");
+	check_array(st, sym_rodata, 512, "sym_rodata");
+	symtab_free(st);
+}
+
+TEST(heap_and_stack)
+{
+	char *small = malloc(100);
+	char *big = malloc(64 << 20);	/* above the mmap threshold: its own mapping */
+	int local = 0;
+	struct symtab *st = self_symtab();
+	struct sym_data d;
+	struct sym_code c;
+
+	if (st && small && big) {
+		CHECK_STR(symtab_mapping(st, (uintptr_t)small, NULL, NULL), "[heap]");
+		CHECK(symtab_data(st, (uintptr_t)small, &d) == -ENOENT);
+		CHECK(symtab_code(st, (uintptr_t)small, &c) == -ENOENT);
+		CHECK(c.module == NULL);
+		uint64_t lo = 0, hi = 0;
+		CHECK_STR(symtab_mapping(st, (uintptr_t)big + 4096, &lo, &hi), "");
+		CHECK(lo <= (uintptr_t)big + 4096 && (uintptr_t)big + 4096 < hi);
+		CHECK(symtab_data(st, (uintptr_t)big + 4096, &d) == -ENOENT);
+		CHECK_STR(symtab_mapping(st, (uintptr_t)&local, NULL, NULL), "[stack]");
+		CHECK(symtab_data(st, (uintptr_t)&local, &d) == -ENOENT);
+		CHECK(symtab_mapping(st, 16, NULL, NULL) == NULL);
+		CHECK(symtab_code(st, 16, &c) == -ENOENT);
+	}
+	symtab_free(st);
+	free(small);
+	free(big);
+}
+
+TEST(libc)
+{
+	struct symtab *st = self_symtab();
+	struct sym_code c;
+	if (!st)
+		return;
+	int dbg = has_debug_file((void *)qsort);
+	CHECK(symtab_code(st, (uintptr_t)qsort, &c) == 0);
+	CHECK(c.n >= 1 && strstr(base_name(c.module), "libc.so") != NULL);
+	CHECK(c.n >= 1 && c.frames[c.n - 1].function);
+	if (c.n >= 1 && c.frames[c.n - 1].function)
+		CHECK_STR(c.frames[c.n - 1].function, "qsort");
+	CHECK_EQ_U64(c.func_start, (uintptr_t)qsort);
+	if (dbg) {
+		/* separate debug file by build id: lines, and .symtab names (strlen is an
+		 * IFUNC: its address is one of the local __strlen_* variants) */
+		CHECK(c.frames[0].file != NULL && c.frames[0].line > 0);
+		CHECK(symtab_code(st, (uintptr_t)strlen, &c) == 0);
+		CHECK(c.n >= 1 && c.frames[0].function &&
+		      strstr(c.frames[c.n - 1].function, "strlen"));
+	}
+	symtab_free(st);
+	if (!dbg)
+		SKIP("no libc debug file in /usr/lib/debug: only the symbol table was checked");
+}
+
+/* A library without debug info: name from its symbol table, no file or line. */
+TEST(no_debug_info)
+{
+	struct symtab *st = self_symtab();
+	struct sym_code c;
+	if (!st)
+		return;
+	CHECK(symtab_code(st, (uintptr_t)elf_version, &c) == 0);
+	CHECK(c.n == 1);
+	CHECK_STR(c.frames[0].function, "elf_version");
+	CHECK(strstr(base_name(c.module), "libelf") != NULL);
+	int dbg = has_debug_file((void *)elf_version);
+	if (!dbg)
+		CHECK(c.frames[0].file == NULL && c.frames[0].line == 0);
+	symtab_free(st);
+	if (dbg)
+		SKIP("libelf has debug info installed: cannot check the no-debug case");
+}
+
+struct self_map {
+	char line[PATH_MAX + 128];
+	uint64_t lo, hi, off, ino;
+	char path[PATH_MAX];
+};
+
+/* This test program's own maps lines, read here independently of symbols.c. */
+static int self_maps(struct self_map *out, int max)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen("/proc/self/maps", "r");
+	int k = 0;
+	if (n <= 0 || !f) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	exe[n] = '\0';
+	while (k < max && fgets(out[k].line, sizeof(out[k].line), f)) {
+		struct self_map *m = &out[k];
+		unsigned maj, min;
+		char perms[8];
+		if (sscanf(m->line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %s",
+			   &m->lo, &m->hi, perms, &m->off, &maj, &min, &m->ino, m->path) == 8 &&
+		    !strcmp(m->path, exe))
+			k++;
+	}
+	fclose(f);
+	return k;
+}
+
+static void write_map(FILE *f, const struct self_map *m, const char *path, uint64_t ino)
+{
+	fprintf(f, "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64 " 08:01 %" PRIu64 "    %s\n", m->lo,
+		m->hi, m->off, ino, path);
+}
+
+/*
+ * Garbage lines, 3000 missing modules, a missing file, a "(deleted)" file replaced by
+ * another (wrong inode) and one still there (right inode): no crash, -ENOENT for what
+ * cannot be read, names for the rest.
+ */
+TEST(broken_maps)
+{
+	static struct self_map sm[16];
+	int n = self_maps(sm, 16);
+	char path[] = "/tmp/u-symbols-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f || n < 1)
+		SKIP("cannot write a temporary file or read /proc/self/maps");
+	fprintf(f, "garbage\n\n-\n12-\nzz-yy r-xp 0 0:0 0\n2000-1000 r-xp 0 00:00 0 /x\n");
+	fprintf(f, "1000-2000 r-xp 00000000 08:01\n1000-2000 rwxpq 0 0:0 0 /y\n");
+	for (int i = 0; i < 3000; i++)
+		fprintf(f, "%x-%x r-xp 00000000 08:01 %d /nonexistent/lib%d.so\n",
+			0x100000 + i * 0x2000, 0x101000 + i * 0x2000, i + 1, i);
+	for (int i = 0; i < n; i++)
+		write_map(f, &sm[i], sm[i].path, sm[i].ino);
+	struct self_map moved = sm[0];
+	uint64_t delta = 0x10000000000ULL;
+	char del[PATH_MAX + 16];
+	snprintf(del, sizeof(del), "%s (deleted)", sm[0].path);
+	for (int i = 0; i < n; i++) {
+		moved = sm[i];
+		moved.lo += delta, moved.hi += delta;
+		write_map(f, &moved, del, sm[i].ino);		/* same inode: usable */
+		moved.lo += delta, moved.hi += delta;
+		write_map(f, &moved, del, sm[i].ino + 1);	/* another file now */
+		moved.lo += delta, moved.hi += delta;
+		write_map(f, &moved, "/nonexistent/gone", 77);
+	}
+	fprintf(f, "truncated-line-without-newline 1-2");
+	fclose(f);
+
+	int err = 1;
+	struct symtab *st = symtab_new(path, &err);
+	CHECK(st != NULL && err == 0);
+	if (!st) {
+		unlink(path);
+		return;
+	}
+	struct sym_code c;
+	struct sym_data d;
+	uintptr_t a = (uintptr_t)sym_target;
+	CHECK(symtab_code(st, 0x100000 + 5 * 0x2000 + 16, &c) == -ENOENT);
+	CHECK_STR(c.module, "/nonexistent/lib5.so");
+	CHECK_STR(symtab_mapping(st, 0x100000 + 7 * 0x2000, NULL, NULL), "/nonexistent/lib7.so");
+	CHECK(symtab_data(st, 0x100000 + 9 * 0x2000, &d) == -ENOENT);
+	CHECK(symtab_mapping(st, 0x1800, NULL, NULL) == NULL);	/* 2000-1000 was dropped */
+	/* the real lines still work among the garbage */
+	CHECK(symtab_code(st, a, &c) == 0 && c.n >= 1);
+	CHECK(c.n >= 1 && c.frames[c.n - 1].function &&
+	      !strcmp(c.frames[c.n - 1].function, "sym_target"));
+	CHECK(symtab_code(st, a + delta, &c) == 0 && c.n >= 1);
+	CHECK(c.n >= 1 && c.frames[c.n - 1].function &&
+	      !strcmp(c.frames[c.n - 1].function, "sym_target"));
+	CHECK_EQ_U64(c.func_start, a + delta);
+	CHECK(symtab_code(st, a + 2 * delta, &c) == -ENOENT);
+	CHECK_STR(c.module, del);
+	CHECK(symtab_code(st, a + 3 * delta, &c) == -ENOENT);
+	CHECK(symtab_data(st, a + 3 * delta, &d) == -ENOENT);
+	symtab_free(st);
+
+	/* an empty maps file, and no maps file at all */
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	st = symtab_new(path, &err);
+	CHECK(st != NULL && err == 0);
+	CHECK(st && symtab_code(st, a, &c) == -ENOENT);
+	symtab_free(st);
+	unlink(path);
+	CHECK(symtab_new(path, &err) == NULL && err == -ENOENT);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define NPERF 100000
+
+/* 100k distinct addresses spread over every executable file mapping of this process. */
+static size_t perf_addresses(uint64_t *addrs)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	uint64_t lo[256], hi[256], total = 0;
+	char line[PATH_MAX + 128], perms[8], name[PATH_MAX];
+	int n = 0;
+	size_t k = 0;
+	while (f && n < 256 && fgets(line, sizeof(line), f)) {
+		name[0] = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*x %*s %*u %s", &lo[n], &hi[n],
+			   perms, name) == 4 && perms[2] == 'x' && name[0] == '/') {
+			total += hi[n] - lo[n];
+			n++;
+		}
+	}
+	if (f)
+		fclose(f);
+	uint64_t stride = total / NPERF ? total / NPERF : 1;
+	for (int i = 0; i < n; i++)
+		for (uint64_t a = lo[i]; a < hi[i] && k < NPERF; a += stride)
+			addrs[k++] = a;
+	return k;
+}
+
+TEST(throughput)
+{
+	uint64_t *addrs = malloc(NPERF * sizeof(*addrs));
+	struct symtab *st = self_symtab();
+	struct sym_code c;
+	if (!st || !addrs) {
+		free(addrs);
+		symtab_free(st);
+		return;
+	}
+	size_t n = perf_addresses(addrs), ok = 0, named = 0, lines = 0;
+	double t0 = now_s();
+	for (size_t i = 0; i < n; i++) {
+		if (symtab_code(st, addrs[i], &c) == 0 && c.n >= 1) {
+			ok++;
+			named += c.frames[c.n - 1].function != NULL;
+			lines += c.frames[0].line > 0;
+		}
+	}
+	double t1 = now_s();
+	for (size_t i = 0; i < n; i++)
+		symtab_code(st, addrs[i], &c);
+	double t2 = now_s();
+	CHECK(n >= NPERF / 2);
+	CHECK(ok == n);		/* every address is in a readable executable mapping */
+	printf("info: symbols: %zu distinct addresses: %.0f lookups/s first time "
+	       "(%zu named, %zu with lines), %.0f lookups/s cached\n",
+	       n, (double)n / (t1 - t0), named, lines, (double)n / (t2 - t1));
+	symtab_free(st);
+	free(addrs);
+}
+
+int main(void)
+{
+	RUN(own_function);
+	RUN(inlined_frames);
+	RUN(static_data);
+	RUN(heap_and_stack);
+	RUN(libc);
+	RUN(no_debug_info);
+	RUN(broken_maps);
+	RUN(throughput);
+	return CHECK_DONE();
+}

@@ -1,0 +1,718 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-watch.c - the debug-register manager (src/rt/watch*.c) on real breakpoint events,
+ * in-process, with hand-made struct rt_thread (the runtime's init is not linked here).
+ * Expected trap counts come from the loops' construction.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "rt/rt.h"
+#include "rt/watch.h"
+
+#define N 1000
+#define ALTSTACK (64 * 1024)
+
+/* Watched data: one cache line, each word its own watch target. */
+static struct {
+	volatile uint64_t a;
+	volatile uint64_t b;
+	volatile uint64_t c[6];
+} g __attribute__((aligned(64)));
+static volatile uint64_t cand[10];	/* reservoir candidates */
+static char owned_buf[64] __attribute__((aligned(64)));
+
+struct hits {
+	volatile int n;
+	volatile int tid;		/* thread the callback ran in */
+	volatile int self_ok;		/* callback's t was rt_self() and the running thread */
+	volatile uint64_t ip;		/* last trap's RIP */
+	volatile int read_watched;	/* callback reads g.a (an unwinder reading a watched slot) */
+};
+
+static void on_trap(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
+		    const siginfo_t *si)
+{
+	struct hits *h = cookie;
+	h->n++;
+	h->tid = t->tid;
+	h->self_ok = t == rt_self() && t->tid == (int)syscall(SYS_gettid);
+	h->ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	if (h->read_watched)
+		(void)g.a;
+}
+
+static struct rt_thread main_t;
+
+static void thread_setup(struct rt_thread *t, uint64_t seed)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = (int)syscall(SYS_gettid);
+	t->rng = seed;
+	arena_init(&t->arena, 1 << 20);
+	t->altstack_size = ALTSTACK;
+	t->altstack = mmap(NULL, ALTSTACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	stack_t ss = { .ss_sp = t->altstack, .ss_size = ALTSTACK };
+	sigaltstack(&ss, NULL);
+	rt_set_self(t);
+}
+
+static void thread_teardown(struct rt_thread *t)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+	watch_thread_release(t);
+	sigaltstack(&ss, NULL);
+	munmap(t->altstack, ALTSTACK);
+	arena_release(&t->arena);
+	rt_set_self(NULL);
+}
+
+/* Each test starts from a fresh set on the main thread. */
+static void fresh_set(void)
+{
+	watch_thread_release(&main_t);
+	watch_force_reopen(0);
+	CHECK(watch_thread_init(&main_t) == 0);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void __attribute__((noinline)) write_loop(volatile uint64_t *x, volatile uint64_t *y,
+						 int n)
+{
+	for (int i = 0; i < n; i++) {
+		*x = (uint64_t)i;
+		*y = (uint64_t)i;	/* the neighbour: must not trap */
+	}
+}
+
+static uint64_t __attribute__((noinline)) read_loop(volatile uint64_t *x, volatile uint64_t *y,
+						    int n)
+{
+	uint64_t s = 0;
+	for (int i = 0; i < n; i++) {
+		s += *x;
+		*y = (uint64_t)i;
+	}
+	return s;
+}
+
+static struct watch_req req(volatile void *p, uint32_t len, int type, int flags,
+			    struct hits *h)
+{
+	struct watch_req r = {
+		.addr = (uint64_t)(uintptr_t)p,
+		.len = len,
+		.type = type,
+		.flags = flags,
+		.policy = WATCH_REFUSE,
+		.on_trap = on_trap,
+		.cookie = h,
+	};
+	return r;
+}
+
+static char skip_why[128];
+static int have_bp;
+
+TEST(probe)
+{
+	int n = watch_probe_count();
+	if (n < 0) {
+		snprintf(skip_why, sizeof(skip_why), "no breakpoint events: %s", strerror(-n));
+		SKIP(skip_why);
+	}
+	if (n < WATCH_MAX_SLOTS) {
+		snprintf(skip_why, sizeof(skip_why), "this machine offers %d debug registers", n);
+		SKIP(skip_why);
+	}
+	have_bp = 1;
+	CHECK(n == 4);
+	CHECK(watch_probe_modify() == 0);
+	int r = watch_probe_sigtrap();
+	CHECK(r == 0 || r == -EINVAL);	/* EINVAL: kernel < 5.13, not a failure of ours */
+	/* The probes leave nothing open. */
+	int fds = count_fds();
+	watch_probe_count();
+	watch_probe_modify();
+	CHECK(count_fds() == fds);
+}
+
+#define NEED_BP()                                                  \
+	do {                                                       \
+		if (!have_bp)                                      \
+			SKIP("no usable debug registers (see probe)"); \
+	} while (0)
+
+TEST(persistent_counts_every_write)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+	uint64_t before = main_t.stats.traps;
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	write_loop(&g.a, &g.b, N);
+	CHECK_EQ_U64(h.n, N);
+	CHECK(h.self_ok);
+	CHECK_EQ_U64(main_t.stats.traps - before, N);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.traps, N);
+	CHECK_EQ_U64(st.stale + st.dropped, 0);
+	struct watch_slot_info si;
+	CHECK(watch_slot_get(&main_t, s, &si) == 0 && si.armed && si.traps == N);
+	CHECK(watch_disarm(&main_t, s) == 0);
+}
+
+TEST(oneshot_traps_once)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, 0, &h);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	write_loop(&g.a, &g.b, N);
+	CHECK_EQ_U64(h.n, 1);
+	struct watch_slot_info si;
+	CHECK(watch_slot_get(&main_t, s, &si) == 0 && !si.armed && si.fd >= 0);
+}
+
+TEST(trap_ip_is_after_the_access)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, 0, &h);
+	uint64_t after;
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	__asm__ volatile("movq %[v], %[m]\n"
+			 "1:\n\t"
+			 "leaq 1b(%%rip), %[after]"
+			 : [m] "=m"(g.a), [after] "=r"(after)
+			 : [v] "r"((uint64_t)7)
+			 : "memory");
+	CHECK_EQ_U64(h.n, 1);
+	CHECK_EQ_U64(h.ip, after);
+}
+
+TEST(rw_counts_reads_w_does_not)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits hw = { 0 }, hrw = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &hw);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	read_loop(&g.a, &g.b, N);
+	CHECK_EQ_U64(hw.n, 0);
+	watch_disarm(&main_t, s);
+	r = req(&g.a, 8, WATCH_RW, WATCH_PERSIST, &hrw);
+	s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	read_loop(&g.a, &g.b, N);
+	CHECK_EQ_U64(hrw.n, N);
+	write_loop(&g.a, &g.b, N / 2);
+	CHECK_EQ_U64(hrw.n, N + N / 2);
+	watch_disarm(&main_t, s);
+}
+
+TEST(length_alignment_and_neighbours)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	volatile uint32_t *w = (volatile uint32_t *)&g.c[0];
+	struct watch_req r = req(&w[0], 4, WATCH_W, WATCH_PERSIST, &h);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	for (int i = 0; i < 10; i++)
+		w[1] = (uint32_t)i;	/* bytes 4..7: outside */
+	CHECK_EQ_U64(h.n, 0);
+	for (int i = 0; i < 10; i++)
+		w[0] = (uint32_t)i;
+	CHECK_EQ_U64(h.n, 10);
+	watch_disarm(&main_t, s);
+
+	char *base = (char *)&g.c[1];
+	struct watch_req bad = req(base + 2, 4, WATCH_W, 0, &h);
+	CHECK(watch_arm(&main_t, &bad) == -EINVAL);		/* misaligned */
+	bad = req(base, 3, WATCH_W, 0, &h);
+	CHECK(watch_arm(&main_t, &bad) == -EINVAL);		/* not 1/2/4/8 */
+	bad = req(base + 6, 4, WATCH_W, WATCH_ALIGN, &h);
+	CHECK(watch_arm(&main_t, &bad) == -EINVAL);		/* crosses 8 bytes */
+	bad = req(base, 16, WATCH_W, WATCH_ALIGN, &h);
+	CHECK(watch_arm(&main_t, &bad) == -EINVAL);
+	bad = req(base, 8, 1, 0, &h);
+	CHECK(watch_arm(&main_t, &bad) == -EINVAL);		/* read-only: not on x86 */
+
+	/* WATCH_ALIGN widens [base+3, base+5) to the aligned 8 bytes at base. */
+	struct watch_req wide = req(base + 3, 2, WATCH_W, WATCH_ALIGN, &h);
+	s = watch_arm(&main_t, &wide);
+	CHECK(s >= 0);
+	struct watch_slot_info si;
+	CHECK(watch_slot_get(&main_t, s, &si) == 0);
+	CHECK_EQ_U64(si.addr, (uint64_t)(uintptr_t)base);
+	CHECK_EQ_U64(si.len, 8);
+	watch_disarm(&main_t, s);
+	/* [base+5, base+8) with len 3 widens to 4 bytes at base+4. */
+	wide = req(base + 5, 3, WATCH_W, WATCH_ALIGN, &h);
+	s = watch_arm(&main_t, &wide);
+	CHECK(s >= 0 && watch_slot_get(&main_t, s, &si) == 0);
+	CHECK_EQ_U64(si.addr, (uint64_t)(uintptr_t)(base + 4));
+	CHECK_EQ_U64(si.len, 4);
+	watch_disarm(&main_t, s);
+}
+
+TEST(forbidden_addresses)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req((void *)(uintptr_t)8, 8, WATCH_W, 0, &h);
+	CHECK(watch_arm(&main_t, &r) == -EFAULT);	/* page 0 */
+	r = req((void *)(uintptr_t)0xffffffff81000000ull, 8, WATCH_W, 0, &h);
+	CHECK(watch_arm(&main_t, &r) == -EFAULT);	/* kernel */
+	r = req(main_t.arena.base + 64, 8, WATCH_W, 0, &h);
+	CHECK(watch_arm(&main_t, &r) == -EPERM);	/* the thread's arena */
+	r = req((char *)main_t.altstack + 128, 8, WATCH_RW, 0, &h);
+	CHECK(watch_arm(&main_t, &r) == -EPERM);	/* the handler's stack */
+	rt_add_owned_range((uint64_t)(uintptr_t)owned_buf,
+			   (uint64_t)(uintptr_t)owned_buf + sizeof(owned_buf));
+	r = req(owned_buf + 8, 8, WATCH_W, 0, &h);
+	CHECK(watch_arm(&main_t, &r) == -EPERM);	/* rt_owns_address */
+	r = req(&g.a, 8, WATCH_W, 0, &h);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	r = req((char *)&g.a + 4, 4, WATCH_RW, 0, &h);
+	CHECK(watch_arm(&main_t, &r) == -EEXIST);	/* overlaps an armed slot */
+	watch_disarm(&main_t, s);
+	CHECK(watch_arm(&main_t, &r) >= 0);		/* fine once disarmed */
+	watch_disarm_all(&main_t);
+}
+
+TEST(kernel_accesses_do_not_trap)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_RW, WATCH_PERSIST, &h);
+	int fd = open("/dev/zero", O_RDONLY);
+	CHECK(fd >= 0);
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	CHECK(read(fd, (void *)&g.a, 8) == 8);	/* the kernel writes it: exclude_kernel */
+	close(fd);
+	CHECK_EQ_U64(h.n, 0);
+	g.a = 1;
+	CHECK_EQ_U64(h.n, 1);
+	watch_disarm_all(&main_t);
+}
+
+TEST(fifth_register_refused)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h[5] = { 0 };
+	int slots[4];
+	for (int i = 0; i < 4; i++) {
+		struct watch_req r = req(&g.c[i], 8, WATCH_W, WATCH_PERSIST, &h[i]);
+		slots[i] = watch_arm(&main_t, &r);
+		CHECK(slots[i] >= 0);
+	}
+	int fds = count_fds();
+	struct watch_req r5 = req(&g.c[4], 8, WATCH_W, WATCH_PERSIST, &h[4]);
+	CHECK(watch_arm(&main_t, &r5) == -ENOSPC);
+	r5.policy = 99;	/* unknown policy: refuse too */
+	CHECK(watch_arm(&main_t, &r5) == -ENOSPC);
+	CHECK(count_fds() == fds);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.refused, 2);
+	CHECK_EQ_U64(st.opens, 4);
+	/* The four still work, the refused one does not trap. */
+	for (int i = 0; i < 5; i++)
+		g.c[i] = 1;
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ_U64(h[i].n, 1);
+	CHECK_EQ_U64(h[4].n, 0);
+	/* A register of this thread opened behind our back: the set adapts, no error. */
+	watch_thread_release(&main_t);
+	CHECK(watch_thread_init(&main_t) == 0);
+	struct perf_event_attr a;
+	watch_bp_attr(&a, (uint64_t)(uintptr_t)&g.c[5], 8, WATCH_W, 1);
+	int other = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	CHECK(other >= 0);
+	int ok = 0, nospc = 0;
+	for (int i = 0; i < 5; i++) {
+		struct watch_req r = req(&g.c[i], 8, WATCH_W, 0, &h[i]);
+		int s = watch_arm(&main_t, &r);
+		ok += s >= 0;
+		nospc += s == -ENOSPC;
+	}
+	CHECK(ok == 3 && nospc == 2);
+	close(other);
+	watch_disarm_all(&main_t);
+}
+
+/* ---- another thread ---- */
+
+struct peer {
+	struct rt_thread t;
+	pthread_barrier_t armed, wrote, done;
+	struct hits *h;
+};
+
+static void *peer_main(void *arg)
+{
+	struct peer *p = arg;
+	thread_setup(&p->t, 42);
+	pthread_barrier_wait(&p->armed);	/* 1: ready; the main thread arms us */
+	pthread_barrier_wait(&p->armed);	/* 2: armed */
+	write_loop(&g.a, &g.b, N);
+	pthread_barrier_wait(&p->wrote);
+	pthread_barrier_wait(&p->done);		/* the main thread has checked and disarmed */
+	thread_teardown(&p->t);
+	return NULL;
+}
+
+TEST(cross_thread)
+{
+	NEED_BP();
+	fresh_set();
+	struct peer p;
+	struct hits h = { 0 };
+	pthread_t th;
+	pthread_barrier_init(&p.armed, NULL, 2);
+	pthread_barrier_init(&p.wrote, NULL, 2);
+	pthread_barrier_init(&p.done, NULL, 2);
+	pthread_create(&th, NULL, peer_main, &p);
+	pthread_barrier_wait(&p.armed);
+	CHECK(p.t.watch == NULL);	/* created by our arm, from this thread */
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+	int s = watch_arm(&p.t, &r);
+	CHECK(s >= 0);
+	uint64_t mine = main_t.stats.traps;
+	write_loop(&g.a, &g.b, N / 2);	/* our writes: not watched in this thread */
+	pthread_barrier_wait(&p.armed);
+	pthread_barrier_wait(&p.wrote);
+	CHECK_EQ_U64(h.n, N);
+	CHECK_EQ_U64(h.tid, p.t.tid);
+	CHECK(h.self_ok);
+	CHECK(h.tid != main_t.tid);
+	CHECK_EQ_U64(p.t.stats.traps, N);
+	CHECK_EQ_U64(main_t.stats.traps, mine);
+	write_loop(&g.a, &g.b, N / 2);
+	CHECK_EQ_U64(h.n, N);
+	/* One-shot, re-armed from here on the same slot's event. */
+	CHECK(watch_disarm(&p.t, s) == 0);
+	struct watch_stats st;
+	watch_stats_get(&p.t, &st);
+	CHECK_EQ_U64(st.opens, 1);
+	pthread_barrier_wait(&p.done);
+	pthread_join(th, NULL);
+	CHECK(p.t.watch != NULL && watch_arm(&p.t, &r) == -ESRCH);	/* released */
+	pthread_barrier_destroy(&p.armed);
+	pthread_barrier_destroy(&p.wrote);
+	pthread_barrier_destroy(&p.done);
+}
+
+/* ---- re-arming ---- */
+
+static void rearm_follows(int forced)
+{
+	fresh_set();
+	watch_force_reopen(forced);
+	struct hits h1 = { 0 }, h2 = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h1);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	write_loop(&g.a, &g.c[0], 10);
+	CHECK_EQ_U64(h1.n, 10);
+	int fds = count_fds();
+	r = req(&g.b, 8, WATCH_W, WATCH_PERSIST, &h2);
+	CHECK(watch_modify(&main_t, s, &r) == s);
+	write_loop(&g.a, &g.c[0], 10);	/* the old address: silent */
+	CHECK_EQ_U64(h1.n, 10);
+	CHECK_EQ_U64(h2.n, 0);
+	write_loop(&g.b, &g.c[0], 10);
+	CHECK_EQ_U64(h2.n, 10);
+	CHECK_EQ_U64(h1.n, 10);
+	CHECK(count_fds() == fds);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.modifies, forced ? 0 : 1);
+	CHECK_EQ_U64(st.reopens, forced ? 1 : 0);
+	CHECK_EQ_U64(st.opens, forced ? 2 : 1);
+	/* A type change rides the same paths: RW now counts reads. */
+	r = req(&g.b, 8, WATCH_RW, WATCH_PERSIST, &h2);
+	CHECK(watch_modify(&main_t, s, &r) == s);
+	read_loop(&g.b, &g.c[0], 10);
+	CHECK_EQ_U64(h2.n, 20);
+	watch_disarm_all(&main_t);
+	watch_force_reopen(0);
+}
+
+TEST(rearm_with_modify_attributes)
+{
+	NEED_BP();
+	rearm_follows(0);
+}
+
+TEST(rearm_with_close_open_fallback)
+{
+	NEED_BP();
+	rearm_follows(1);
+}
+
+TEST(disarm_stops_traps)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	write_loop(&g.a, &g.b, 5);
+	CHECK(watch_disarm(&main_t, s) == 0);
+	write_loop(&g.a, &g.b, 5);
+	CHECK_EQ_U64(h.n, 5);
+	/* The kept event is reused: no new open. */
+	CHECK(watch_arm(&main_t, &r) == s);
+	write_loop(&g.a, &g.b, 5);
+	CHECK_EQ_U64(h.n, 10);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.opens, 1);
+	CHECK_EQ_U64(st.modifies, 1);
+	CHECK(watch_disarm(&main_t, 7) == -EINVAL);
+	watch_disarm_all(&main_t);
+}
+
+/* A persistent watch whose callback reads the watched word: those self-made traps are
+ * queued while the handler runs and must be ignored afterwards, not counted. */
+TEST(callback_own_accesses_ignored)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { .read_watched = 1 };
+	struct watch_req r = req(&g.a, 8, WATCH_RW, WATCH_PERSIST, &h);
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	write_loop(&g.a, &g.b, 100);
+	CHECK_EQ_U64(h.n, 100);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.traps, 100);
+	CHECK_EQ_U64(st.stale, 100);
+	/* Runtime code (busy) touching a watched word is not the program's access. */
+	main_t.busy = 1;
+	g.a = 5;
+	main_t.busy = 0;
+	CHECK_EQ_U64(h.n, 100);
+	g.a = 6;
+	CHECK_EQ_U64(h.n, 101);
+	watch_disarm_all(&main_t);
+}
+
+static void __attribute__((noinline)) target_fn(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+TEST(execute_breakpoint)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	void (*volatile fn)(void) = target_fn;
+	struct watch_req r = req((void *)(uintptr_t)fn, 8, WATCH_X, WATCH_PERSIST, &h);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	for (int i = 0; i < 3; i++)
+		fn();
+	CHECK_EQ_U64(h.n, 3);
+	CHECK_EQ_U64(h.ip, (uint64_t)(uintptr_t)fn);	/* fault-like: the instruction itself */
+	watch_disarm_all(&main_t);
+}
+
+/* ---- replacement policies ---- */
+
+static uint64_t slot_addr(int s)
+{
+	struct watch_slot_info si;
+	return watch_slot_get(&main_t, s, &si) == 0 && si.armed ? si.addr : 0;
+}
+
+TEST(oldest_and_newest)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h[6] = { 0 };
+	int slot[6];
+	for (int i = 0; i < 4; i++) {
+		struct watch_req r = req(&g.c[i], 8, WATCH_W, WATCH_PERSIST, &h[i]);
+		slot[i] = watch_arm(&main_t, &r);
+	}
+	struct watch_req r = req(&g.c[4], 8, WATCH_W, WATCH_PERSIST, &h[4]);
+	r.policy = WATCH_OLDEST;
+	slot[4] = watch_arm(&main_t, &r);
+	CHECK(slot[4] == slot[0]);
+	CHECK_EQ_U64(slot_addr(slot[4]), (uint64_t)(uintptr_t)&g.c[4]);
+	r = req(&g.c[5], 8, WATCH_W, WATCH_PERSIST, &h[5]);
+	r.policy = WATCH_NEWEST;
+	slot[5] = watch_arm(&main_t, &r);
+	CHECK(slot[5] == slot[4]);	/* c[4] was the newest */
+	for (int i = 0; i < 6; i++)
+		g.c[i] = 2;
+	int expect[6] = { 0, 1, 1, 1, 0, 1 };
+	for (int i = 0; i < 6; i++)
+		CHECK_EQ_U64(h[i].n, expect[i]);
+	r = req(&g.a, 8, WATCH_W, 0, NULL);
+	r.policy = WATCH_OLDEST;	/* now c[1] */
+	CHECK(watch_arm(&main_t, &r) == slot[1]);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.replaced, 3);
+	CHECK_EQ_U64(st.opens, 4);
+	watch_disarm_all(&main_t);
+}
+
+/*
+ * With one slot, reservoir sampling keeps each of K offered addresses with probability
+ * 1/K.  2000 trials of K = 10: each count is Binomial(2000, 0.1), mean 200, sd 13.4;
+ * the bound 200 +- 70 is over 5 sd (and the run is deterministic for the seed).
+ */
+TEST(reservoir_keeps_each_with_equal_probability)
+{
+	NEED_BP();
+	fresh_set();
+	main_t.rng = 12345;
+	CHECK(watch_limit(&main_t, 1) == 0);
+	int count[10] = { 0 }, trials = 2000, refused = 0;
+	for (int t = 0; t < trials; t++) {
+		for (int k = 0; k < 10; k++) {
+			struct watch_req r = req(&cand[k], 8, WATCH_W, 0, NULL);
+			r.policy = WATCH_RESERVOIR;
+			int s = watch_arm(&main_t, &r);
+			CHECK(s == 0 || s == -ENOSPC);
+			refused += s == -ENOSPC;
+		}
+		uint64_t a = slot_addr(0);
+		for (int k = 0; k < 10; k++)
+			count[k] += a == (uint64_t)(uintptr_t)&cand[k];
+		watch_disarm(&main_t, 0);
+	}
+	int sum = 0;
+	for (int k = 0; k < 10; k++) {
+		sum += count[k];
+		if (count[k] < 130 || count[k] > 270)
+			printf("  candidate %d kept %d times of %d\n", k, count[k], trials);
+		CHECK(count[k] >= 130 && count[k] <= 270);
+	}
+	CHECK(sum == trials);
+	/* Kept on offer k with probability (k-1)/k: about 2000 * (9 - (H10 - 1)) refusals. */
+	CHECK(refused > 13500 && refused < 14800);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.opens, 1);
+	CHECK(watch_limit(&main_t, 4) == 0);
+}
+
+/* The same seed gives the same choices. */
+TEST(reservoir_is_deterministic)
+{
+	NEED_BP();
+	int seq[2][40];
+	for (int run = 0; run < 2; run++) {
+		fresh_set();
+		main_t.rng = 777;
+		for (int k = 0; k < 40; k++) {
+			struct watch_req r = req(&cand[k % 10], 8, WATCH_W, 0, NULL);
+			r.policy = WATCH_RESERVOIR;
+			if (k % 10 == 0)
+				watch_disarm_all(&main_t);
+			seq[run][k] = watch_arm(&main_t, &r);
+		}
+	}
+	CHECK(memcmp(seq[0], seq[1], sizeof(seq[0])) == 0);
+	int replaced = 0;
+	for (int k = 0; k < 40; k++)
+		replaced += k % 10 >= 4 && seq[0][k] >= 0;
+	CHECK(replaced > 0 && replaced < 24);
+	watch_disarm_all(&main_t);
+}
+
+TEST(release_closes_everything)
+{
+	NEED_BP();
+	watch_thread_release(&main_t);
+	int fds = count_fds();
+	CHECK(watch_thread_init(&main_t) == 0);
+	for (int i = 0; i < 4; i++) {
+		struct watch_req r = req(&g.c[i], 8, WATCH_W, 0, NULL);
+		CHECK(watch_arm(&main_t, &r) >= 0);
+	}
+	CHECK(count_fds() == fds + 4);
+	watch_thread_release(&main_t);
+	CHECK(count_fds() == fds);
+	struct watch_req r = req(&g.c[0], 8, WATCH_W, 0, NULL);
+	CHECK(watch_arm(&main_t, &r) == -ESRCH);
+	CHECK(watch_thread_init(&main_t) == 0);	/* an explicit init revives it */
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	watch_thread_release(&main_t);
+}
+
+int main(void)
+{
+	rt_cfg.sig_sample = SIGRTMAX - 3;
+	rt_cfg.sig_watch = SIGRTMAX - 4;
+	thread_setup(&main_t, 1);
+	if (watch_start()) {
+		printf("FAIL watch_start\n");
+		return 1;
+	}
+	RUN(probe);
+	RUN(persistent_counts_every_write);
+	RUN(oneshot_traps_once);
+	RUN(trap_ip_is_after_the_access);
+	RUN(rw_counts_reads_w_does_not);
+	RUN(length_alignment_and_neighbours);
+	RUN(forbidden_addresses);
+	RUN(kernel_accesses_do_not_trap);
+	RUN(fifth_register_refused);
+	RUN(cross_thread);
+	RUN(rearm_with_modify_attributes);
+	RUN(rearm_with_close_open_fallback);
+	RUN(disarm_stops_traps);
+	RUN(callback_own_accesses_ignored);
+	RUN(execute_breakpoint);
+	RUN(oldest_and_newest);
+	RUN(reservoir_keeps_each_with_equal_probability);
+	RUN(reservoir_is_deterministic);
+	RUN(release_closes_everything);
+	watch_stop();
+	thread_teardown(&main_t);
+	return CHECK_DONE();
+}
