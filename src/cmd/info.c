@@ -129,8 +129,8 @@ static void gather(struct facts *f)
 
 static const char *kind_name(int kind)
 {
-	static const char *const names[] = { "none", "pebs", "ibs", "spe" };
-	return kind >= 0 && kind <= PROBE_HW_SPE ? names[kind] : "none";
+	static const char *const names[] = { "none", "pebs", "ibs", "spe", "page-faults" };
+	return kind >= 0 && kind <= PROBE_HW_PAGE_FAULTS ? names[kind] : "none";
 }
 
 static const char *sample_source(const struct facts *f)

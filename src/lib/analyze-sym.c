@@ -2,6 +2,7 @@
 /* analyze-sym.c - offline symbols of perf.data modules (see analyze-sym.h). */
 #include "lib/analyze-sym.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>

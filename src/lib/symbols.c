@@ -85,6 +85,8 @@ struct module {
 	struct symvec funcs, objs, tls;
 	char **names;		/* symbol names without their "@VERSION", owned */
 	size_t nnames, capnames;
+	struct cu_index spans;	/* CU address ranges, when .debug_aranges lacks them */
+	int spans_built;
 	struct u64map cu_map;	/* CU DIE offset -> index in cus */
 	struct cu_index *cus;
 	size_t ncus, capcus;
@@ -302,7 +304,8 @@ static int maps_read(struct symtab *st, FILE *f)
 static void maps_sort(struct symtab *st)
 {
 	size_t n = 0;
-	qsort(st->maps, st->nmaps, sizeof(*st->maps), mapping_cmp);
+	if (st->nmaps > 1)
+		qsort(st->maps, st->nmaps, sizeof(*st->maps), mapping_cmp);
 	for (size_t i = 0; i < st->nmaps; i++) {
 		if (n && st->maps[i].lo < st->maps[n - 1].hi) {
 			free(st->maps[i].name);
@@ -508,7 +511,8 @@ static int fsym_cmp(const void *a, const void *b)
 static void symvec_sort(struct symvec *v)
 {
 	size_t n = 0;
-	qsort(v->v, v->n, sizeof(*v->v), fsym_cmp);
+	if (v->n > 1)
+		qsort(v->v, v->n, sizeof(*v->v), fsym_cmp);
 	for (size_t i = 0; i < v->n; i++)
 		if (!n || v->v[n - 1].start != v->v[i].start)
 			v->v[n++] = v->v[i];
@@ -690,7 +694,8 @@ static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu)
 		return NULL;
 	m->ncus++;
 	cu_index_collect(ci, cu);	/* on -ENOMEM, a partial index: fewer names */
-	qsort(ci->r, ci->n, sizeof(*ci->r), cu_range_cmp);
+	if (ci->n > 1)
+		qsort(ci->r, ci->n, sizeof(*ci->r), cu_range_cmp);
 	return ci;
 }
 
@@ -801,14 +806,59 @@ static void chain_frames(struct symtab *st, Dwarf_Die *cu, struct chain *ch,
 	out->n = n;
 }
 
-/* The DWARF frames at addr; 0, or -ENOENT when no subprogram covers it. */
-static int dwarf_frames(struct symtab *st, struct module *m, uint64_t addr,
+/* Address ranges of every compile unit, in m->spans. */
+static void module_spans_build(struct module *m, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t type;
+	Dwarf_Die cudie;
+
+	for (; dwarf_get_units(dw, cu, &next, &version, &type, &cudie, NULL) == 0; cu = next)
+		if (type == DW_UT_compile && cu_index_add(&m->spans, &cudie))
+			break;
+	if (m->spans.n > 1)
+		qsort(m->spans.r, m->spans.n, sizeof(*m->spans.r), cu_range_cmp);
+}
+
+/*
+ * The compile unit holding addr and its DWARF bias.  libdw finds it through
+ * .debug_aranges, which clang does not emit: then through an index of all CUs' ranges,
+ * built on the first miss.
+ */
+static Dwarf_Die *module_cu(struct module *m, uint64_t addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(m->dm, addr, bias);
+	if (cu)
+		return cu;
+	Dwarf *dw = dwfl_module_getdwarf(m->dm, bias);
+	if (!dw)
+		return NULL;
+	if (!m->spans_built) {
+		m->spans_built = 1;
+		module_spans_build(m, dw);
+	}
+	return cu_index_find(&m->spans, addr - *bias);
+}
+
+/* The line-table row at pc: frame 0's file and line. */
+static void line_at(Dwarf_Die *cu, Dwarf_Addr pc, struct sym_frame *f)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+	if (!l)
+		return;
+	f->file = dwarf_linesrc(l, NULL, NULL);
+	if (dwarf_lineno(l, &f->line))
+		f->line = 0;
+}
+
+/* The DWARF frames at pc; 0, or -ENOENT when no subprogram covers it. */
+static int dwarf_frames(struct symtab *st, struct module *m, Dwarf_Die *cu, Dwarf_Addr pc,
 			struct sym_code *out, uint64_t *sub_start)
 {
-	Dwarf_Addr bias, entry;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->dm, addr, &bias);
-	struct cu_index *ci = cu ? cu_index_get(m, cu) : NULL;
-	Dwarf_Die *sub = ci ? cu_index_find(ci, addr - bias) : NULL;
+	Dwarf_Addr entry;
+	struct cu_index *ci = cu_index_get(m, cu);
+	Dwarf_Die *sub = ci ? cu_index_find(ci, pc) : NULL;
 	if (!sub)
 		return -ENOENT;
 	struct chain *ch = malloc(sizeof(*ch));
@@ -816,11 +866,11 @@ static int dwarf_frames(struct symtab *st, struct module *m, uint64_t addr,
 		return -ENOMEM;
 	ch->die[0] = *sub;
 	ch->n = 1;
-	chain_descend(ch, &ch->die[0], addr - bias);
+	chain_descend(ch, &ch->die[0], pc);
 	chain_frames(st, cu, ch, out);
 	free(ch);
 	if (!dwarf_entrypc(sub, &entry))
-		*sub_start = entry + bias;
+		*sub_start = entry;
 	return 0;
 }
 
@@ -830,16 +880,18 @@ static int code_resolve(struct symtab *st, struct module *m, uint64_t addr,
 			struct sym_code *out)
 {
 	const struct fsym *f = symvec_find(&m->funcs, addr);
-	Dwfl_Line *line = dwfl_module_getsrc(m->dm, addr);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = module_cu(m, addr, &bias);
 	uint64_t sub_start = 0;
 
 	out->module_offset = addr - m->bias;
-	if (line)
-		out->frames[0].file = dwfl_lineinfo(line, NULL, &out->frames[0].line, NULL, NULL,
-						    NULL);
-	if (dwarf_frames(st, m, addr, out, &sub_start)) {
+	if (cu)
+		line_at(cu, addr - bias, &out->frames[0]);
+	if (!cu || dwarf_frames(st, m, cu, addr - bias, out, &sub_start)) {
 		out->n = 1;
 		out->frames[0].function = f ? demangle(st, f->name) : NULL;
+	} else if (sub_start) {
+		sub_start += bias;
 	}
 	out->func_start = f ? f->start : sub_start;
 	return 0;
@@ -868,7 +920,9 @@ static void cache_fill(struct symtab *st, const struct cache_ent *e, struct sym_
 	out->module_offset = e->module_offset;
 	out->func_start = e->func_start;
 	out->n = e->n;
-	memcpy(out->frames, &st->frames[e->frame0], (size_t)e->n * sizeof(out->frames[0]));
+	if (e->n)
+		memcpy(out->frames, &st->frames[e->frame0],
+		       (size_t)e->n * sizeof(out->frames[0]));
 }
 
 /* Remember a result; on allocation failure it is simply not cached. */
@@ -888,7 +942,9 @@ static void cache_store(struct symtab *st, uint64_t addr, int rc, int mod,
 	e->func_start = out->func_start;
 	e->frame0 = (uint32_t)st->nframes;
 	e->n = out->n;
-	memcpy(&st->frames[st->nframes], out->frames, (size_t)out->n * sizeof(out->frames[0]));
+	if (out->n)
+		memcpy(&st->frames[st->nframes], out->frames,
+		       (size_t)out->n * sizeof(out->frames[0]));
 	st->nframes += (size_t)out->n;
 }
 
@@ -996,6 +1052,7 @@ static void module_release(struct module *m)
 	for (size_t i = 0; i < m->ncus; i++)
 		free(m->cus[i].r);
 	free(m->cus);
+	free(m->spans.r);
 	u64map_release(&m->cu_map);
 }
 

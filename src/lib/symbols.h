@@ -66,7 +66,8 @@ struct symtab *symtab_new(const char *maps_path, int *err);
 /*
  * Resolve a code address.  0, or -ENOENT if the address is in no known module (then
  * out->module and module_offset are still set when the address is in a file mapping whose
- * file cannot be read).  Results are cached per address.
+ * file cannot be read).  Results are cached per address.  For a return address (a caller's
+ * frame), pass the address minus 1: the call instruction's inlining and line, not the next.
  */
 int symtab_code(struct symtab *st, uint64_t addr, struct sym_code *out);
 

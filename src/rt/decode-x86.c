@@ -426,6 +426,7 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 	out->sets_tf = in.mnemonic == ZYDIS_MNEMONIC_POPF || in.mnemonic == ZYDIS_MNEMONIC_POPFQ ||
 		       in.mnemonic == ZYDIS_MNEMONIC_IRET || in.mnemonic == ZYDIS_MNEMONIC_IRETQ ||
 		       in.mnemonic == ZYDIS_MNEMONIC_IRETD;
+	out->pushf_image = in.mnemonic == ZYDIS_MNEMONIC_POPF || in.mnemonic == ZYDIS_MNEMONIC_POPFQ;
 
 	int skip = not_an_access(&in);
 	uint64_t count = in.address_width == 32 ? r->gpr[DECODE_RCX] & 0xffffffffu :

@@ -96,6 +96,7 @@ struct decode_insn {
 	uint8_t cond;			/* DECODE_OP_JCC: condition code 0..15 */
 	uint8_t pushf;			/* pushf: the flags image written to the stack */
 	uint8_t sets_tf;		/* popf, iret: may rewrite the trap flag */
+	uint8_t pushf_image;		/* popf: the flags come from the 16 bits at [rsp] */
 	uint32_t writes;		/* "known" bits this instruction may change */
 	int64_t imm;			/* immediate operand of op */
 	uint64_t target;		/* DECODE_OP_JMP/JCC: destination */

@@ -414,6 +414,8 @@ int probe_pmu(struct probe_pmu *p)
 void probe_hw_sampling_attr(struct perf_event_attr *a, int kind, uint64_t period)
 {
 	a->size = sizeof(*a);
+	if (kind == PROBE_HW_IBS)	/* IbsOpMaxCnt counts in units of 16 */
+		period = period < 16 ? 16 : period & ~15ull;
 	a->sample_period = period;
 	a->freq = 0;
 	a->sample_type = kind == PROBE_HW_IBS ? PROBE_IBS_SAMPLE_TYPE : PROBE_HW_SAMPLE_TYPE;
@@ -636,6 +638,24 @@ void probe_hw(struct probe_hw *h)
 	}
 }
 
+void probe_hw_page_faults(struct probe_hw *h)
+{
+	struct probe_hw_event *e = &h->ev[0];
+
+	memset(h, 0, sizeof(*h));
+	h->kind = PROBE_HW_PAGE_FAULTS;
+	h->nevents = 1;
+	snprintf(e->name, sizeof(e->name), "page-faults");
+	e->store = -1;
+	e->attr.type = PERF_TYPE_SOFTWARE;
+	e->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	e->attr.exclude_kernel = 1;
+	int err = try_event(e, PROBE_HW_PAGE_FAULTS);
+	h->usable = err == 0;
+	snprintf(h->why, sizeof(h->why), "software page-fault events (SONDE_HW_EVENT=page-faults, "
+		 "a test mode)%s%s", err ? ": refused: " : "", err ? probe_perf_strerror(err) : "");
+}
+
 /* ---- debug registers ---- */
 
 static volatile uint64_t bp_target[16] __attribute__((aligned(64)));
@@ -777,6 +797,8 @@ int probe_bp_sigtrap(void)
 	return -code;
 }
 
+static volatile uint64_t probe_sink;	/* work the compiler cannot drop */
+
 int probe_sw_clock(void)
 {
 	struct perf_event_attr a = {
@@ -800,11 +822,10 @@ int probe_sw_clock(void)
 	}
 	struct perf_event_mmap_page *page = m;
 	struct timespec t0, t1;
-	volatile uint64_t sink = 0;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	do { /* at most 100 ms of CPU time; a sample every 0.2 ms of it */
 		for (int i = 0; i < 20000; i++)
-			sink += (uint64_t)i;
+			probe_sink += (uint64_t)i;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	} while (__atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE) == 0 &&
 		 (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 100000000L);

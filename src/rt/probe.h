@@ -79,6 +79,7 @@ enum probe_hw_kind {
 	PROBE_HW_PEBS,		/* Intel precise events with data addresses */
 	PROBE_HW_IBS,		/* AMD instruction-based sampling (ibs_op) */
 	PROBE_HW_SPE,		/* Arm statistical profiling: detected, not implemented */
+	PROBE_HW_PAGE_FAULTS,	/* software page-fault events: testing the source without a PMU */
 };
 
 struct probe_hw_event {
@@ -112,7 +113,16 @@ struct probe_hw {
  */
 void probe_hw(struct probe_hw *h);
 
-/* Fill the sampling fields of a hw event's attr (sample_type, period, clock...). */
+/*
+ * The hw source's test mode (SONDE_HW_EVENT=page-faults): the software page-fault event,
+ * whose samples carry the faulting data address, stands in for the PMU so that the whole
+ * source (per-thread rings, overflow signals, draining, delivery) runs on machines
+ * without one.  Usable if the event opens.  Not handler-safe.
+ */
+void probe_hw_page_faults(struct probe_hw *h);
+
+/* Fill the sampling fields of a hw event's attr (sample_type, period, clock...); an IBS
+ * period is rounded down to a multiple of 16 (at least 16), as the hardware counts. */
 void probe_hw_sampling_attr(struct perf_event_attr *a, int kind, uint64_t period);
 
 /* ---- debug registers ---- */

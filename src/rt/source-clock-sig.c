@@ -124,17 +124,27 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 	struct decode_insn first;
 	struct found f;
 
-	first.n_mem = first.pushf = first.sets_tf = 0;	/* scan fills it unless it gives up */
+	first.n_mem = first.pushf = first.sets_tf = first.pushf_image = 0;	/* scan fills it unless it gives up */
 	decode_regs_from_ucontext(uc, &r);
 	int s = scan(&r, ct->remaining, &first, &f);
 	if (s == SCAN_FOUND) {
 		deliver(t, ct, &f, uc);
 		return;
 	}
-	/* popf/iret would drop our trap flag, and with it the step */
-	if (s == SCAN_GIVE_UP || ct->steps >= CLOCK_MAX_STEPS || first.sets_tf) {
+	if (s == SCAN_GIVE_UP || ct->steps >= CLOCK_MAX_STEPS) {
 		give_up(t, ct);
 		return;
+	}
+	if (first.sets_tf) {
+		/* popf loads the flags from the stack, TF included: put TF in the image it is
+		 * about to pop so the step survives (the trap handler clears it again); iret and
+		 * anything else that rewrites the flags cannot be stepped */
+		if (!first.pushf_image) {
+			give_up(t, ct);
+			return;
+		}
+		uint16_t *img = (uint16_t *)(uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+		*img |= (uint16_t)CLOCK_EFLAGS_TF;
 	}
 	ct->pending = first.n_mem;
 	ct->pushf = first.pushf;

@@ -112,7 +112,14 @@ static int clock_start(void)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, rt_cfg.sig_sample);
-	if (sigaction(SIGTRAP, &sa, &clock_old_sigtrap))
+	/* started again (a new period): keep the program's handler saved the first time, or
+	 * a foreign SIGTRAP would be chained to ourselves */
+	struct sigaction cur;
+	if (sigaction(SIGTRAP, NULL, &cur))
+		return -errno;
+	if (!((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == clock_on_trap))
+		clock_old_sigtrap = cur;
+	if (sigaction(SIGTRAP, &sa, NULL))
 		return -errno;
 
 	sa.sa_sigaction = clock_on_sample;

@@ -21,12 +21,17 @@
  * signal (wakeup_events 1) the ring rarely holds more than the latest sample; the rare
  * older ones share the same, less accurate, context.
  *
+ * SONDE_HW_EVENT=page-faults (a test mode, read at start-up) replaces the PMU event by the
+ * software page-fault event, whose samples carry the faulting address: the same path,
+ * end to end, on machines without a PMU.
+ *
  * Everything below is reachable from the handler or is plain system calls; probe.c does
  * the libpfm4 and stdio work at start-up.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -119,10 +124,8 @@ static SIGSAFE void hw_on_sample(void *arg, const struct perfring_sample *s)
 	if (!ok)
 		return;
 	a.time = s->time ? s->time : rt_now();	/* CLOCK_MONOTONIC (use_clockid) */
-	uint64_t dropped = t->stats.dropped;
+	/* The tool counts the sample (stats.samples), or rt_deliver_access the drop. */
 	rt_deliver_access(t, &a, d->uc, 0);
-	if (t->stats.dropped == dropped)
-		t->stats.samples++;
 }
 
 static SIGSAFE void hw_enable(struct hw_thread *h, int on)
@@ -167,7 +170,11 @@ static void copy_why(char *dst, size_t len, const char *src)
 static int hw_probe(char *why, size_t len)
 {
 	if (!hw_probed) {
-		probe_hw(&hw_cfg);
+		const char *test = getenv("SONDE_HW_EVENT");
+		if (test && !strcmp(test, "page-faults"))
+			probe_hw_page_faults(&hw_cfg);
+		else
+			probe_hw(&hw_cfg);
 		hw_probed = 1;
 	}
 	copy_why(why, len, hw_cfg.why);
@@ -195,10 +202,7 @@ static int hw_start(void)
 
 static uint64_t hw_period(void)
 {
-	uint64_t p = rt_cfg.period ? rt_cfg.period : HW_DEFAULT_PERIOD;
-	if (hw_cfg.kind == PROBE_HW_IBS)	/* IbsOpMaxCnt counts in units of 16 */
-		p = p < 16 ? 16 : p & ~15ull;
-	return p;
+	return rt_cfg.period ? rt_cfg.period : HW_DEFAULT_PERIOD;
 }
 
 /* Route fd's overflow signal to the calling thread. */
@@ -304,6 +308,10 @@ static void hw_thread_stop(struct rt_thread *t)
 	if (!h)
 		return;
 	hw_close(h, t);
+	/* A sample signal already queued may still arrive after this, when the arena
+	 * holding h is gone: the handler must find no state. */
+	t->src = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 static void hw_after_fork_child(struct rt_thread *t)

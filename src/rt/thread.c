@@ -215,6 +215,8 @@ void rt_thread_after_fork_child(void)
 		me->stopped = 1;
 		return;
 	}
+	/* per-thread states of the source, tool and watchpoints lived in the old arena */
+	me->src = me->tool = me->watch = NULL;
 	ctx_reset(me);
 	memset(&me->stats, 0, sizeof(me->stats));
 	me->finish_state = 0;

@@ -35,7 +35,7 @@ struct watch_slot {
 	int flags;
 	watch_fn fn;
 	void *cookie;
-	uint64_t offer_at;	/* set's offers when armed: the reservoir's age */
+	uint64_t offer_at;	/* set's offers when armed from empty: the reservoir's age */
 	uint64_t seq;		/* set's arming sequence when armed: OLDEST/NEWEST */
 	uint64_t traps;
 	uint64_t self_traps;	/* traps the callback caused itself: ignore that many signals */
@@ -383,6 +383,11 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 	struct perf_event_attr at;
 	int tried = 0, err = -ENOTTY;
 
+	/* A reservoir round starts when an empty slot is armed; a replacement continues it
+	 * (restarting the count would favour late offers: 29% instead of 10% for the last
+	 * of 10 offers to one slot). */
+	if (sl->state != SLOT_ARMED)
+		sl->offer_at = s->st.offers;
 	/* The handler reads these under the lock we hold, so order does not matter. */
 	sl->state = SLOT_IDLE;
 	sl->addr = a;
@@ -391,7 +396,6 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 	sl->flags = r->flags;
 	sl->fn = r->on_trap;
 	sl->cookie = r->cookie;
-	sl->offer_at = s->st.offers;
 	sl->seq = ++s->seq;
 	sl->traps = 0;
 	sl->self_traps = 0;

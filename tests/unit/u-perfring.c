@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -16,6 +17,7 @@
 #include "check.h"
 #include "rt/perfring.h"
 #include "rt/probe.h"
+#include "rt/rt.h"
 
 #define RING 256 /* small, so that records wrap often */
 
@@ -549,6 +551,87 @@ TEST(real_hw_ring)
 	CHECK(hw.kind == PROBE_HW_PEBS || hw.kind == PROBE_HW_IBS);
 }
 
+/* ---- the hw source itself, in its page-fault test mode ---- */
+
+#define PF_PAGES 48
+static struct {
+	int n, with_uc, in_main_thread;
+	uint64_t addr[256];
+	uint16_t flags[256];
+} pf;
+
+static void pf_on_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
+			 int skip)
+{
+	if (pf.n < 256) {
+		pf.addr[pf.n] = a->addr;
+		pf.flags[pf.n] = a->flags;
+	}
+	pf.n++;
+	t->stats.samples++;	/* as tools do */
+	pf.with_uc += uc != NULL;
+	pf.in_main_thread += t == rt_self();
+}
+
+static const struct rt_tool pf_tool = { .name = "test", .on_access = pf_on_access };
+
+/*
+ * The whole source on this machine: rings per thread, the overflow signal to the thread,
+ * the handler's drain, delivery to the tool.  Every first write to a fresh anonymous page
+ * faults once, at an address known here; each must reach the tool.
+ */
+TEST(hw_source_page_faults)
+{
+	static struct rt_thread t;
+	char why[PROBE_WHY];
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	setenv("SONDE_HW_EVENT", "page-faults", 1);
+	rt_cfg.sig_sample = SIGRTMAX - 3;
+	rt_cfg.sig_watch = SIGRTMAX - 4;
+	rt_cfg.period = 1;
+	if (rt_source_hw.probe(why, sizeof(why)) < 0)
+		SKIP("software page-fault events refused here");
+	CHECK(strstr(why, "page-fault") != NULL);
+	CHECK(rt_source_hw.start() == 0);
+	memset(&t, 0, sizeof(t));
+	t.tid = (int)syscall(SYS_gettid);
+	CHECK(arena_init(&t.arena, 1 << 20) == 0);
+	rt_tool = &pf_tool;
+	rt_set_self(&t);
+	CHECK(rt_source_hw.thread_start(&t) == 0);
+	CHECK(t.src != NULL);
+
+	volatile char *m = mmap(NULL, PF_PAGES * pg, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED);
+	for (size_t i = 0; i < PF_PAGES; i++)
+		m[i * pg + 8 * i] = 1;
+	rt_source_hw.thread_stop(&t);
+	uint64_t signals = t.stats.signals;
+	m[0] = 2; /* no longer sampled (and no fault: the page is there) */
+
+	int found = 0;
+	for (size_t i = 0; i < PF_PAGES; i++)
+		for (int k = 0; k < pf.n && k < 256; k++)
+			if (pf.addr[k] == (uint64_t)(uintptr_t)(m + i * pg + 8 * i)) {
+				found++;
+				break;
+			}
+	CHECK_EQ_U64(found, PF_PAGES);
+	CHECK(pf.n >= PF_PAGES);
+	CHECK_EQ_U64(t.stats.samples, pf.n);
+	CHECK(signals >= 1);
+	CHECK_EQ_U64(pf.with_uc, pf.n);		/* delivered with the handler's context */
+	CHECK_EQ_U64(pf.in_main_thread, pf.n);
+	CHECK_EQ_U64(t.stats.signals, signals);	/* stopped: no more signals */
+	rt_set_self(NULL);
+	rt_tool = NULL;
+	munmap((void *)m, PF_PAGES * pg);
+	arena_release(&t.arena);
+	unsetenv("SONDE_HW_EVENT");
+}
+
 int main(void)
 {
 	RUN(one_sample);
@@ -566,5 +649,6 @@ int main(void)
 	RUN(ibs_in_ring);
 	RUN(real_cpu_clock_ring);
 	RUN(real_hw_ring);
+	RUN(hw_source_page_faults);
 	return CHECK_DONE();
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -664,6 +665,158 @@ TEST(reservoir_is_deterministic)
 	watch_disarm_all(&main_t);
 }
 
+/* ---- several threads arming one target while it traps ---- */
+
+struct storm {
+	struct rt_thread target;
+	volatile int stop;
+	pthread_barrier_t start, end;
+	struct hits h[10];
+	int ok, again, exist, nospc, other;	/* per armer, summed after join */
+};
+
+static void *storm_target(void *arg)
+{
+	struct storm *st = arg;
+	thread_setup(&st->target, 3);
+	pthread_barrier_wait(&st->start);
+	for (uint64_t i = 0; !st->stop; i++)
+		cand[i % 10] = i;
+	pthread_barrier_wait(&st->end);		/* the checker reads our stats */
+	pthread_barrier_wait(&st->end);
+	thread_teardown(&st->target);
+	return NULL;
+}
+
+static void *storm_armer(void *arg)
+{
+	struct storm *st = arg;
+	struct rt_thread me;
+	int ok = 0, again = 0, exist = 0, nospc = 0, other = 0;
+	thread_setup(&me, (uint64_t)(uintptr_t)&me);
+	pthread_barrier_wait(&st->start);
+	/* At least 3000 operations, and on until the target has trapped a few times (it may
+	 * not have run at all yet on a loaded machine); bounded so a bug cannot hang us. */
+	for (int i = 0; i < 3000 || (st->target.stats.traps < 50 && i < 3000000); i++) {
+		int k = (int)(rt_rand(&me) % 10);
+		struct watch_req r = req(&cand[k], 8, k & 1 ? WATCH_RW : WATCH_W,
+					 k & 2 ? WATCH_PERSIST : 0, &st->h[k]);
+		r.policy = k < 5 ? WATCH_OLDEST : WATCH_RESERVOIR;
+		int s = i % 7 == 6 ? watch_disarm(&st->target, k % 4) : watch_arm(&st->target, &r);
+		ok += s >= 0;
+		again += s == -EAGAIN;
+		exist += s == -EEXIST;
+		nospc += s == -ENOSPC;
+		other += s < 0 && s != -EAGAIN && s != -EEXIST && s != -ENOSPC;
+	}
+	__atomic_fetch_add(&st->ok, ok, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->again, again, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->exist, exist, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->nospc, nospc, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->other, other, __ATOMIC_RELAXED);
+	thread_teardown(&me);
+	return NULL;
+}
+
+TEST(concurrent_armers)
+{
+	NEED_BP();
+	static struct storm st;
+	pthread_t tt, ta[2];
+	memset(&st, 0, sizeof(st));
+	int fds = count_fds();
+	pthread_barrier_init(&st.start, NULL, 4);
+	pthread_barrier_init(&st.end, NULL, 2);
+	pthread_create(&tt, NULL, storm_target, &st);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&ta[i], NULL, storm_armer, &st);
+	pthread_barrier_wait(&st.start);
+	for (int i = 0; i < 2; i++)
+		pthread_join(ta[i], NULL);
+	watch_disarm_all(&st.target);
+	st.stop = 1;
+	pthread_barrier_wait(&st.end);
+	uint64_t sum = 0;
+	for (int k = 0; k < 10; k++) {
+		sum += (uint64_t)st.h[k].n;
+		CHECK(st.h[k].n == 0 || (st.h[k].self_ok && st.h[k].tid == st.target.tid));
+	}
+	struct watch_stats ws;
+	watch_stats_get(&st.target, &ws);
+	printf("  %d armed, %d busy, %d overlapping, %d full; %llu traps, %llu stale, "
+	       "%llu dropped\n", st.ok, st.again, st.exist, st.nospc,
+	       (unsigned long long)ws.traps, (unsigned long long)ws.stale,
+	       (unsigned long long)ws.dropped);
+	CHECK(st.other == 0);
+	CHECK(st.ok > 0);
+	CHECK(ws.traps > 0);
+	CHECK_EQ_U64(sum, ws.traps);	/* every dispatched trap reached its callback */
+	CHECK_EQ_U64(st.target.stats.traps, ws.traps);
+	CHECK(ws.opens <= 4);
+	pthread_barrier_wait(&st.end);
+	pthread_join(tt, NULL);
+	CHECK(count_fds() == fds);	/* the target's release closed its events */
+	pthread_barrier_destroy(&st.start);
+	pthread_barrier_destroy(&st.end);
+}
+
+/* ---- fork, foreign signals ---- */
+
+TEST(fork_child_starts_clean)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	r = req(&g.b, 8, WATCH_W, WATCH_PERSIST, &h);
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	int fds = count_fds();
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+		main_t.tid = (int)syscall(SYS_gettid);
+		watch_after_fork_child(&main_t);
+		bad |= count_fds() != fds - 2;		/* inherited fds closed */
+		h.n = 0;
+		g.a = 1;				/* the parent's events are not ours */
+		bad |= h.n != 0;
+		r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+		bad |= watch_arm(&main_t, &r) < 0;	/* and the child can arm its own */
+		write_loop(&g.a, &g.c[0], 10);
+		bad |= h.n != 10;
+		_exit(bad);
+	}
+	int status = -1;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	h.n = 0;
+	g.a = 2;
+	g.b = 2;
+	CHECK_EQ_U64(h.n, 2);	/* the parent's watches are untouched */
+	watch_disarm_all(&main_t);
+}
+
+TEST(foreign_signal_ignored)
+{
+	NEED_BP();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	union sigval v = { .sival_int = 0 };
+	raise(rt_cfg.sig_watch);
+	sigqueue(getpid(), rt_cfg.sig_watch, v);
+	CHECK_EQ_U64(h.n, 0);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.traps, 0);
+	g.a = 3;
+	CHECK_EQ_U64(h.n, 1);
+	watch_disarm_all(&main_t);
+}
+
 TEST(release_closes_everything)
 {
 	NEED_BP();
@@ -711,6 +864,9 @@ int main(void)
 	RUN(oldest_and_newest);
 	RUN(reservoir_keeps_each_with_equal_probability);
 	RUN(reservoir_is_deterministic);
+	RUN(concurrent_armers);
+	RUN(fork_child_starts_clean);
+	RUN(foreign_signal_ignored);
 	RUN(release_closes_everything);
 	watch_stop();
 	thread_teardown(&main_t);

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - `sonde report DIR [--format text|csv|json] [--top N] [--quiet]`: print a
+ * recorded profile again (doc/sonde-report.md).  Exit: 0, 1 (no recording, corrupt data,
+ * cannot write the database), 2 usage.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "lib/report.h"
+
+static const char usage_text[] =
+	"usage: sonde report DIR [--format text|csv|json] [--top N] [--quiet]\n"
+	"\n"
+	"Print the profile recorded in DIR (by 'sonde mem -o DIR').  The profile database\n"
+	"DIR/profile.db and the CSV files in DIR/mem/ are (re)built first when missing or\n"
+	"older than the raw recording.\n"
+	"\n"
+	"  --format F   text (default: header and top tables), csv (objects, a blank line,\n"
+	"               code), json (one object: meta, objects, code, threads)\n"
+	"  --top N      rows per table in text output (default 10)\n"
+	"  --quiet      text: only the tables\n"
+	"\n"
+	"Exit status: 0 success, 1 no recording or corrupt data, 2 usage error.\n";
+
+static int parse_format(const char *s, enum report_format *f)
+{
+	if (!strcmp(s, "text"))
+		*f = REPORT_TEXT;
+	else if (!strcmp(s, "csv"))
+		*f = REPORT_CSV;
+	else if (!strcmp(s, "json"))
+		*f = REPORT_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_top(const char *s, int *top)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000)
+		return -1;
+	*top = (int)v;
+	return 0;
+}
+
+/* "--opt VALUE" or "--opt=VALUE": the value, NULL if absent; advances *i past it. */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+	if (strncmp(argv[*i], opt, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, struct report_opts *o, const char **dir)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			o->quiet = 1;
+		} else if (!strncmp(a, "--format", 8)) {
+			if (!(v = opt_value(argc, argv, &i, "--format")))
+				return sonde_usage_error("report", "--format needs a value");
+			if (parse_format(v, &o->format))
+				return sonde_usage_error("report", "unknown format '%s'", v);
+		} else if (!strncmp(a, "--top", 5)) {
+			if (!(v = opt_value(argc, argv, &i, "--top")))
+				return sonde_usage_error("report", "--top needs a value");
+			if (parse_top(v, &o->top))
+				return sonde_usage_error("report", "bad --top value '%s'", v);
+		} else if (a[0] == '-' && a[1]) {
+			return sonde_usage_error("report", "unknown option '%s'", a);
+		} else if (*dir) {
+			return sonde_usage_error("report", "more than one directory");
+		} else {
+			*dir = a;
+		}
+	}
+	if (!*dir)
+		return sonde_usage_error("report", "missing recording directory");
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { .format = REPORT_TEXT };
+	const char *dir = NULL;
+	char err[1024] = "";
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+	int r = parse_args(argc, argv, &o, &dir);
+	if (r)
+		return r;
+	r = report_print(dir, stdout, &o, err, sizeof(err));
+	if (fflush(stdout) && !r) {
+		sonde_error("cannot write the report: %s", strerror(errno));
+		return 1;
+	}
+	if (r == -ENOENT)
+		sonde_error("no recording in '%s': %s", dir, err);
+	else if (r)
+		sonde_error("%s", err);
+	return r ? 1 : 0;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# t020-info-cli: `sonde info` is a report (exit 0), has --help, and rejects bad usage
+# with a message on stderr and exit status 2.
+. "$(dirname "$0")/lib.sh"
+
+"$SONDE" info >out.txt 2>err.txt
+rc=$?
+check info-exits-0 test "$rc" -eq 0
+check info-text-has-sections grep -q '^debug registers' out.txt
+check info-text-has-hw-verdict grep -q '^hw source' out.txt
+check info-text-names-mem-source grep -Eq '^  mem +(hw|clock|none)' out.txt
+check info-no-stderr test ! -s err.txt
+
+"$SONDE" info --help >help.txt 2>&1
+check info-help-exits-0 test $? -eq 0
+check info-help-usage grep -q '^usage: sonde info' help.txt
+"$SONDE" help info >help2.txt 2>&1
+check info-help-via-hub cmp -s help.txt help2.txt
+
+"$SONDE" info --bogus >out.txt 2>err.txt
+rc=$?
+check info-unknown-option-exit-2 test "$rc" -eq 2
+check info-unknown-option-stdout-empty test ! -s out.txt
+check info-unknown-option-message grep -q "^sonde: unknown option '--bogus'" err.txt
+check info-unknown-option-hint grep -q "sonde info --help" err.txt
+
+"$SONDE" info extra >out.txt 2>err.txt
+check info-extra-argument-exit-2 test $? -eq 2
+check info-extra-argument-message grep -q "^sonde: " err.txt

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# t021-info-json: `sonde info --json` is one JSON object with the documented keys
+# (doc/sonde-info.md), and its facts match independent readings of the machine.
+. "$(dirname "$0")/lib.sh"
+
+"$SONDE" info --json >info.json 2>err.txt
+check json-exit-0 test $? -eq 0
+if ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' info.json 2>/dev/null; then
+	fail json-parses "$(head -c 300 info.json)"
+	exit 0
+fi
+pass json-parses
+
+# j EXPR: a value from the document, printed by python (True/False/None as is).
+j() { python3 -c 'import json,sys; d=json.load(open("info.json")); print(eval(sys.argv[1]))' "$1"; }
+
+missing=$(python3 - <<'PY'
+import json
+d = json.load(open("info.json"))
+want = {
+    "": ["cpu", "caches", "cache_line", "kernel", "perf_event_paranoid",
+         "perf_event_paranoid_meaning", "privileged", "pmu", "precise", "hw_source",
+         "debug_registers", "debug_registers_limit", "modify_attributes", "sigtrap",
+         "cpu_clock_sampling", "tools", "inst", "fixes"],
+    "cpu": ["vendor", "model", "family", "model_number", "stepping", "cpus_online",
+            "cpus_available", "cores", "sockets", "hypervisor"],
+    "kernel": ["sysname", "release", "machine"],
+    "pmu": ["cpu_pmu", "max_precise", "hw_counting", "hw_sampling", "why"],
+    "precise": ["pebs", "ibs", "arm_spe", "arm_spe_implemented"],
+    "hw_source": ["usable", "kind", "events", "why"],
+    "inst": ["needs_rebuild", "compiler"],
+}
+out = []
+for sect, keys in want.items():
+    obj = d[sect] if sect else d
+    out += [f"{sect}.{k}" for k in keys if k not in obj]
+for tool in ["mem", "comm", "reuse", "variance"]:
+    for k in ["source", "available", "needs_debug_registers"]:
+        if k not in d["tools"].get(tool, {}):
+            out.append(f"tools.{tool}.{k}")
+for c in d["caches"]:
+    out += [f"caches[].{k}" for k in ["level", "type", "size", "line", "ways", "shared_cpus"]
+            if k not in c]
+print(" ".join(out))
+PY
+)
+check json-documented-keys test -z "$missing"
+[ -n "$missing" ] && echo "  missing: $missing"
+
+check json-paranoid-matches-proc test "$(j 'd["perf_event_paranoid"]')" = \
+	"$(cat /proc/sys/kernel/perf_event_paranoid)"
+check json-cpus-available-is-nproc test "$(j 'd["cpu"]["cpus_available"]')" = "$(nproc)"
+check json-cpus-online test "$(j 'd["cpu"]["cpus_online"]')" = "$(getconf _NPROCESSORS_ONLN)"
+
+# Cores: distinct (package, core) pairs over the online CPUs, read here from sysfs.
+cores=$(for c in /sys/devices/system/cpu/cpu[0-9]*; do
+	[ -f "$c/online" ] && [ "$(cat "$c/online")" = 0 ] && continue
+	[ -f "$c/topology/core_id" ] || continue
+	echo "$(cat "$c/topology/physical_package_id"):$(cat "$c/topology/core_id")"
+done | sort -u | wc -l)
+check json-cores-match-sysfs test "$(j 'd["cpu"]["cores"]')" = "$cores"
+# Without SMT every online CPU is a core of its own: then cores equal nproc too.
+if [ "$(cat /sys/devices/system/cpu/smt/active 2>/dev/null || echo 1)" = 0 ] &&
+   [ "$(nproc)" = "$(getconf _NPROCESSORS_ONLN)" ]; then
+	check json-cores-equal-nproc-without-smt test "$(j 'd["cpu"]["cores"]')" = "$(nproc)"
+fi
+
+check json-kernel-release test "$(j 'd["kernel"]["release"]')" = "$(uname -r)"
+line=$(cat /sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size 2>/dev/null || echo 0)
+check json-cache-line test "$(j 'd["cache_line"]')" = "$line"
+if grep -qw hypervisor /proc/cpuinfo; then hv=True; else hv=False; fi
+check json-hypervisor-flag test "$(j 'd["cpu"]["hypervisor"]')" = "$hv"
+
+# Debug registers: against an independent probe (read-write breakpoints on the stack).
+dregs=$("$W/info-dregs")
+check json-debug-registers-match-probe test "$(j 'd["debug_registers"]')" = "$dregs"
+case "$(uname -m)" in
+x86_64 | i?86) check json-debug-registers-x86-at-most-4 test "$dregs" -le 4 ;;
+esac
+if [ "$dregs" -ge 1 ]; then
+	pass debug-registers-present
+else
+	skip debug-registers-present "no debug registers usable on this machine"
+fi
+# The text report says the same number.
+"$SONDE" info >info.txt
+check text-agrees-on-debug-registers grep -q "^debug registers  $dregs per thread" info.txt
+
+# The sample source follows the hw verdict.
+usable=$(j 'd["hw_source"]["usable"]')
+src=$(j 'd["tools"]["mem"]["source"]')
+if [ "$usable" = True ]; then want=hw; else want=clock; fi
+[ "$(j 'd["cpu_clock_sampling"]')" = False ] && [ "$usable" = False ] && want=none
+check json-mem-source-follows-hw-verdict test "$src" = "$want"
+check json-hw-why-not-empty test -n "$(j 'd["hw_source"]["why"]')"
