@@ -121,7 +121,8 @@ install: all
 	install -m 755 $(B)/libsonde.so $(B)/libsonde-inst.so $(DESTDIR)$(PREFIX)/lib/sonde/
 	sed -e 's|@LIBDIR@|$(PREFIX)/lib/sonde|g' -e 's|@INCDIR@|$(PREFIX)/include|g' tools/sonde-cc.in > $(DESTDIR)$(PREFIX)/bin/sonde-cc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/sonde-cc
-	install -m 644 doc/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	for f in doc/sonde*.md; do n=$$(basename $$f .md); \
+		awk -v name=$$n -v section=1 -f tools/md2man.awk $$f > $(DESTDIR)$(PREFIX)/share/man/man1/$$n.1; done
 
 clean:
 	rm -rf $(B)

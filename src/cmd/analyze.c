@@ -2,7 +2,8 @@
 /*
  * analyze.c - `sonde analyze [options] [perf.data]`: cycle accounting and hot spots of a
  * perf.data recording (GOoDA).  Manual: doc/sonde-analyze.md.
- * Exit statuses: 0 success, 1 the file cannot be read or is corrupt, 2 usage error.
+ * Exit statuses: 0 success, 1 the file cannot be read or is corrupt (or an output cannot be
+ * written, or --function names no sampled function), 2 usage error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,15 +12,29 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "lib/analyze-view.h"
+#include "lib/analyze.h"
 #include "lib/perfdata.h"
+#include "lib/topdown.h"
 
 static void print_help(void)
 {
 	printf("usage: sonde analyze [options] [perf.data]\n\n"
 	       "Cycle accounting and hot spots of a perf.data recording (default ./perf.data,\n"
-	       "'-' reads a pipe).\n\n"
-	       "  --stats           records per type and samples per event, 'name count' a line\n"
-	       "  -h, --help        this help\n");
+	       "'-' reads a pipe): hot processes, modules and functions with the cycle-accounting\n"
+	       "columns of this CPU (data/topdown/).\n\n"
+	       "  --stats             records per type and samples per event, 'name count' a line\n"
+	       "  --function NAME     basic blocks, assembly and source lines of function NAME\n"
+	       "  -o, --output DIR    write CSV, JSON and DIR/index.html (one self-contained page)\n"
+	       "  --top N             rows per table, functions detailed in DIR (default 20)\n"
+	       "  --depth N           levels of the accounting tree shown as columns (default 1)\n"
+	       "  --cycles            accounting columns in cycle samples, not %% of cycles\n"
+	       "  --event NAME        sort and share by this event (default: the cycles event,\n"
+	       "                      else the first with samples)\n"
+	       "  --arch NAME         accounting template (default: from the CPUID header)\n"
+	       "  --topdown-dir DIR   where the templates are (default: data/topdown)\n"
+	       "  -h, --help          this help\n\n"
+	       "Exit status: 0 success, 1 unreadable or corrupt input, 2 usage error.\n");
 }
 
 static void stats_name(const char *prefix, const char *name)
@@ -54,22 +69,54 @@ static void print_stats(struct perfdata *pd)
 }
 
 struct opts {
-	const char *input;
-	int stats;
+	const char *input, *function, *outdir, *event, *arch, *tddir;
+	int stats, top, depth, cycles;
 };
+
+static int int_arg(const char *s, int *v)
+{
+	char *end;
+	long x = strtol(s, &end, 10);
+	if (*end || x < 1 || x > 1000000)
+		return -1;
+	*v = (int)x;
+	return 0;
+}
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "stats", no_argument, NULL, 'S' },
+		{ "function", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, 't' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "cycles", no_argument, NULL, 'c' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "topdown-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ho:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S': o->stats = 1; break;
+		case 'f': o->function = optarg; break;
+		case 'o': o->outdir = optarg; break;
+		case 'e': o->event = optarg; break;
+		case 'a': o->arch = optarg; break;
+		case 'D': o->tddir = optarg; break;
+		case 'c': o->cycles = 1; break;
+		case 't':
+			if (int_arg(optarg, &o->top))
+				return sonde_usage_error("analyze", "bad --top '%s'", optarg);
+			break;
+		case 'd':
+			if (int_arg(optarg, &o->depth))
+				return sonde_usage_error("analyze", "bad --depth '%s'", optarg);
+			break;
 		case 'h': print_help(); return -1;
 		default: return sonde_usage_error("analyze", "bad option");
 		}
@@ -79,6 +126,98 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if (optind < argc)
 		return sonde_usage_error("analyze", "unexpected argument '%s'", argv[optind]);
 	return 0;
+}
+
+/* The event rows are sorted by: --event, else the cycles event, else the first sampled. */
+static int pick_event(const struct analysis *an, const struct td_binding *td, const char *name,
+		      size_t *ev)
+{
+	for (size_t e = 0; name && e < an->nev; e++)
+		if (!strcmp(an->ev[e].name, name) || td_event_matches(&an->ev[e], name)) {
+			*ev = e;
+			return 0;
+		}
+	if (name)
+		return -1;
+	if (td && td->cycles_ev >= 0 && an->ev[td->cycles_ev].samples) {
+		*ev = (size_t)td->cycles_ev;
+		return 0;
+	}
+	for (size_t e = 0; e < an->nev; e++)
+		if (an->ev[e].samples) {
+			*ev = e;
+			return 0;
+		}
+	*ev = 0;
+	return 0;
+}
+
+static int show_function(struct av_ctx *ctx, const char *name)
+{
+	int f = analysis_find_function(ctx->an, name);
+	if (f < 0) {
+		sonde_error("no samples in a function named '%s'", name);
+		return 1;
+	}
+	struct an_func_view v;
+	int r = analysis_function(ctx->an, f, &v);
+	if (r) {
+		sonde_error("cannot disassemble '%s': %s", name,
+			    r == -ENOENT ? "its code is not readable" : strerror(-r));
+		return 1;
+	}
+	av_text_function(stdout, ctx, &v);
+	an_func_view_release(&v);
+	return 0;
+}
+
+static int analyze(struct perfdata *pd, const struct opts *o)
+{
+	char err[512], tdnote[512] = "";
+	int e = 0, status = 0;
+	const struct pd_features *f = perfdata_features(pd);
+	struct asym *as = asym_new(f->osrelease);
+	struct analysis *an = as ? analysis_new(pd, as, &e, err, sizeof(err)) : NULL;
+	if (!an) {
+		sonde_error("%s: %s", o->input, as ? err : "out of memory");
+		asym_free(as);
+		return 1;
+	}
+	f = perfdata_features(pd);	/* pipe mode: features arrived with the records */
+	struct td_model *m = td_select(o->tddir ? o->tddir : td_default_dir(), o->arch, f->cpuid,
+				       tdnote, sizeof(tdnote));
+	struct td_binding td = { 0 };
+	if (!m && o->arch) {
+		sonde_error("%s", tdnote);
+		status = 1;
+		goto out;
+	}
+	if (m)
+		td_bind(m, an->ev, an->nev, &td);
+	struct av_ctx ctx = { .an = an, .pd = pd, .td = m ? &td : NULL, .input = o->input,
+			      .td_note = tdnote[0] ? tdnote : NULL, .top = o->top ? o->top : 20,
+			      .depth = o->depth ? o->depth : 1, .cycles = o->cycles };
+	if (pick_event(an, ctx.td, o->event, &ctx.ev)) {
+		sonde_error("no event '%s' in %s", o->event, o->input);
+		status = 1;
+		goto out;
+	}
+	if (o->function) {
+		status = show_function(&ctx, o->function);
+	} else if (o->outdir) {
+		if (av_write_dir(&ctx, o->outdir, err, sizeof(err))) {
+			sonde_error("%s", err);
+			status = 1;
+		}
+	} else {
+		av_text_summary(stdout, &ctx);
+	}
+out:
+	td_binding_release(&td);
+	td_free(m);
+	analysis_free(an);
+	asym_free(as);
+	return status;
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -102,6 +241,8 @@ int cmd_analyze(int argc, char **argv)
 		} else {
 			print_stats(pd);
 		}
+	} else {
+		status = analyze(pd, &o);
 	}
 	perfdata_free(pd);
 	return status;

@@ -8,6 +8,7 @@
 
 #include <Zydis/Zydis.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,7 +139,7 @@ static void source_lines(struct analysis *an, struct an_func_view *v, struct asy
 		x->nframes = asym_lines(file, x->addr, x->frames, ASYM_MAX_INLINE);
 		if (!x->nframes)
 			continue;
-		const struct asym_frame *p = &x->frames[x->nframes - 1];
+		const struct asym_frame *p = &x->frames[0];
 		size_t k;
 		for (k = 0; k < v->nlines; k++)
 			if (v->lines[k].line == p->line && v->lines[k].file && p->file &&
@@ -148,10 +149,11 @@ static void source_lines(struct analysis *an, struct an_func_view *v, struct asy
 			v->lines[k].file = p->file;
 			v->lines[k].line = p->line;
 			v->lines[k].samples = pool + k * nev;
+			v->lines[k].principal = x->frames[x->nframes - 1].line;
+			if (x->nframes > 1)
+				v->lines[k].inlined = x->frames[0].function;
 			v->nlines++;
 		}
-		if (x->nframes > 1 && !v->lines[k].inlined)
-			v->lines[k].inlined = x->frames[0].function;
 		for (size_t e = 0; e < nev; e++)
 			v->lines[k].samples[e] += x->samples[e];
 	}

@@ -280,6 +280,20 @@ int asym_lines(struct asym_file *f, uint64_t addr, struct asym_frame *fr, int ma
 		if (dwarf_attr(&scopes[i], DW_AT_call_line, &at))
 			dwarf_formudata(&at, &cl);
 		line = (int)cl;
+		/*
+		 * dwarf_getscopes may continue with the abstract scopes of the inlined
+		 * function; the concrete callers are the scopes containing this DIE.
+		 */
+		Dwarf_Die *outer = NULL;
+		int no = dwarf_getscopes_die(&scopes[i], &outer);
+		if (no > 0) {
+			free(scopes);
+			scopes = outer;
+			ns = no;
+			i = 0;	/* outer[0] is this DIE itself */
+		} else {
+			free(outer);
+		}
 	}
 	free(scopes);
 	if (!n) {

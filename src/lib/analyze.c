@@ -340,7 +340,9 @@ static void on_mmap(struct priv *pv, const struct pd_record *r)
 	if (r->type == PD_MMAP && (r->misc & (1 << 13)))	/* MISC_MMAP_DATA */
 		return;
 	struct task *t = r->pid == (uint32_t)-1 ? &pv->kernel : task_get(pv, r->pid);
-	int path = intern(pv, r->filename);
+	/* perf names the kernel map "[kernel.kallsyms]_text"; reports say "[kernel.kallsyms]" */
+	int kmap = !strncmp(r->filename, "[kernel.kallsyms]", 17);
+	int path = intern(pv, kmap ? "[kernel.kallsyms]" : r->filename);
 	if (!t || path < 0 || r->start + r->len < r->start)
 		return;
 	map_insert(t, (struct map){ r->start, r->start + r->len, r->pgoff, path });
@@ -647,6 +649,11 @@ static int walk(struct analysis *an, struct priv *pv, char *errbuf, size_t errle
 		return k;
 	}
 	an->unknown_id = perfdata_stats(pv->pd)->unknown_id_samples;
+	/* names may have changed since (pipe mode: EVENT_DESC and EVENT_UPDATE come late) */
+	for (size_t e = 0; e < an->nev; e++) {
+		an->ev[e].attr = perfdata_attr(pv->pd, e);
+		an->ev[e].name = an->ev[e].attr->name;
+	}
 	for (size_t e = 0; e < an->nev; e++) {
 		struct an_event *ev = &an->ev[e];
 		if (ev->freq || !ev->period)

@@ -102,11 +102,13 @@ struct an_bb {
 	int first, ninsns;		/* instruction range */
 };
 
+/* A source line: the innermost (initial) position of its instructions. */
 struct an_line {
-	const char *file;		/* principal: the position in the function itself */
+	const char *file;
 	int line;
 	uint64_t *samples;
-	const char *inlined;		/* innermost inlined function seen on this line, or NULL */
+	const char *inlined;		/* the inlined function the line belongs to, or NULL */
+	int principal;			/* line in the function itself (the call site if inlined) */
 };
 
 struct an_func_view {

@@ -237,10 +237,13 @@ static int write_meta(struct writer *w)
 
 /* ---- processes and threads ---- */
 
-static const char *symtab_state(const struct mm_process *mp, char *buf, size_t len)
+static const char *symtab_state(const struct prof_process *pr, const struct mm_process *mp,
+				char *buf, size_t len)
 {
 	if (mp->symtab)
 		return "ok";
+	if (!pr->maps_path)
+		return "none: no maps copy";
 	snprintf(buf, len, "none: %s", strerror(-mp->symtab_err));
 	return buf;
 }
@@ -259,7 +262,7 @@ static int write_processes(struct writer *w)
 			pr->argv, pr->tool, pr->source, pr->source_why, pr->period, pr->period_unit,
 			pr->start_ns, pr->end_ns, pr->end, (int64_t)pr->signo,
 			(int64_t)pr->threads, pr->min_object,
-			symtab_state(&w->m->proc[i], buf, sizeof(buf)),
+			symtab_state(pr, &w->m->proc[i], buf, sizeof(buf)),
 			w->m->proc[i].unmatched_frees);
 	}
 	sqlite3_finalize(st);

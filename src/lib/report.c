@@ -375,7 +375,8 @@ static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 		text_table_free(t);
 		return -EIO;
 	}
-	while (n < top && sqlite3_step(st) == SQLITE_ROW) {
+	/* objects allocated but never sampled are in the CSV and the database only */
+	while (n < top && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 2) > 0) {
 		char b[6][32];
 		snprintf(b[0], 32, "%d", ++n);
 		text_percent(b[1], 32, sqlite3_column_double(st, 3));
@@ -393,7 +394,7 @@ static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 	sqlite3_finalize(st);
 	fprintf(out, "\nData objects\n");
 	text_table_print(t, out, "  ");
-	more_rows(out, db, "objects", n, "mem/objects.csv");
+	more_rows(out, db, "objects WHERE samples > 0", n, "mem/objects.csv");
 	text_table_free(t);
 	return 0;
 }

@@ -154,7 +154,6 @@ struct td_model *td_parse(const char *text, const char *name, int *err, char *er
 	m->cycles_sym = -1;
 	int lineno = 0, r = 0;
 	for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		lineno++;
 		/* strtok_r skips empty lines: count them from the text itself */
 		lineno = 1;
 		for (const char *p = copy; p < l; p++)

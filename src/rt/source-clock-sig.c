@@ -6,8 +6,10 @@
  * a trap raised while its own handler runs would be forced and kill the program.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -131,7 +133,10 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 		deliver(t, ct, &f, uc);
 		return;
 	}
-	if (s == SCAN_GIVE_UP || ct->steps >= CLOCK_MAX_STEPS) {
+	/* The program may block SIGTRAP (a thread that blocks every signal): a trap then
+	 * cannot be delivered, the kernel forces it and the process dies.  Look-ahead only. */
+	if (s == SCAN_GIVE_UP || ct->steps >= CLOCK_MAX_STEPS ||
+	    sigismember(&uc->uc_sigmask, SIGTRAP) == 1) {
 		give_up(t, ct);
 		return;
 	}
@@ -166,7 +171,7 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	if (ct->stepping) {
 		if (uc->uc_mcontext.gregs[REG_EFL] & (greg_t)CLOCK_EFLAGS_TF) {
 			t->stats.dropped++;	/* between two steps of the previous sample */
-			goto out;
+			goto rearm;
 		}
 		/* the trap flag vanished (a sigreturn restored other flags): that sample is lost */
 		ct->stepping = 0;
@@ -174,12 +179,18 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	}
 	if (t->busy || t->stopped || rt_stopping) {
 		t->stats.dropped++;
-		goto out;
+		goto rearm;
 	}
 	ct->remaining = rt_cfg.max_extra_steps > 1 ?
 				(int)(rt_rand(t) % (uint64_t)rt_cfg.max_extra_steps) : 0;
 	ct->steps = 0;
 	advance(t, ct, uc);
+rearm:
+	/* One overflow per refresh: a thread that blocks this signal then holds one queued
+	 * signal, not one per period (a full real-time queue makes the kernel send SIGIO,
+	 * which kills).  Re-armed last, so the handler's own time is not sampled. */
+	if (ct->fd >= 0)
+		ioctl(ct->fd, PERF_EVENT_IOC_REFRESH, 1);
 out:
 	errno = saved;
 }

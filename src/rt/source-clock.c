@@ -12,7 +12,9 @@
  *
  * The overflow signal reaches the thread through O_ASYNC/F_SETSIG/F_SETOWN_EX(F_OWNER_TID)
  * with no ring buffer mapped: the kernel signals a fasync owner on every overflow whether or
- * not there is a buffer (tested by u-clock, which samples without one).
+ * not there is a buffer (tested by u-clock, which samples without one).  The event is armed
+ * for one overflow at a time (PERF_EVENT_IOC_REFRESH, renewed by the handler), so a thread
+ * that blocks the signal cannot fill the real-time signal queue.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 #include "rt/source-clock.h"
 
 static uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
+static volatile int clock_owns_sigtrap;	/* our handler is installed for SIGTRAP */
 
 static int clock_open(uint64_t period, int tid)
 {
@@ -130,7 +133,19 @@ static int clock_start(void)
 		sigaction(SIGTRAP, &clock_old_sigtrap, NULL);
 		return e;
 	}
+	clock_owns_sigtrap = 1;
 	return 0;
+}
+
+int clock_sigtrap_divert(const struct sigaction *act, struct sigaction *old)
+{
+	if (!clock_owns_sigtrap)
+		return 0;
+	if (old)
+		*old = clock_old_sigtrap;
+	if (act)
+		clock_old_sigtrap = *act;
+	return 1;
 }
 
 static int clock_arm(int fd, int tid)
@@ -139,7 +154,8 @@ static int clock_arm(int fd, int tid)
 	if (fcntl(fd, F_SETOWN_EX, &owner) || fcntl(fd, F_SETSIG, rt_cfg.sig_sample) ||
 	    fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK))
 		return -errno;
-	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+	/* enabled for one overflow; the sample handler refreshes it (source-clock-sig.c) */
+	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1))
 		return -errno;
 	return 0;
 }

@@ -39,6 +39,16 @@ struct clock_thread {
 /* The program's SIGTRAP disposition when the source started (chained to). */
 extern struct sigaction clock_old_sigtrap;
 
+/*
+ * For a sigaction()/signal() interposer: while the clock source owns SIGTRAP, the program's
+ * new SIGTRAP disposition must not replace our handler (single-steps would reach the
+ * program).  Returns 1 if the source owns SIGTRAP: *old (if not NULL) gets the program's
+ * previous disposition, *act (if not NULL) becomes the one chained to for traps that are not
+ * ours; the caller must then NOT call the real sigaction.  Returns 0 otherwise.
+ * Not handler-safe (a program calling sigaction from a handler is served, racily).
+ */
+int clock_sigtrap_divert(const struct sigaction *act, struct sigaction *old);
+
 void clock_on_sample(int sig, siginfo_t *si, void *uc);
 void clock_on_trap(int sig, siginfo_t *si, void *uc);
 

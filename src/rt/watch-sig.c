@@ -43,6 +43,7 @@ struct watch_slot {
 
 struct watch_set {
 	int lock;		/* tid of the holder, 0 when free */
+	int trap_waiting;	/* the owner's handler wants the lock: armers back off */
 	int limit;		/* slots the tool lets us use */
 	int cap;		/* events the kernel let us open (refusal lowers it) */
 	int nopen;		/* events open now */
@@ -82,23 +83,60 @@ static void cpu_relax(void)
 #endif
 }
 
-/* Owner-tagged try-lock: a handler that interrupted its own thread's arm must not wait. */
+static int set_trylock(struct watch_set *s, int me, int *holder)
+{
+	*holder = 0;
+	return __atomic_compare_exchange_n(&s->lock, holder, me, 0, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static void set_wait(int i)
+{
+	if (i < 16)
+		cpu_relax();
+	else
+		sched_yield();
+}
+
+/* Owner-tagged try-lock for arming: a handler that interrupted its own thread's arm must
+ * not wait, and a trap waiting for the set goes first. */
 static int set_lock(struct watch_set *s, int me, int tries)
 {
 	for (int i = 0;; i++) {
 		int holder = 0;
-		if (__atomic_compare_exchange_n(&s->lock, &holder, me, 0, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
+		if (__atomic_load_n(&s->trap_waiting, __ATOMIC_RELAXED) == 0 &&
+		    set_trylock(s, me, &holder))
 			return 0;
 		if (holder == me)
 			return -EDEADLK;
 		if (i >= tries)
 			return -EAGAIN;
-		if (i < 16)
-			cpu_relax();
-		else
-			sched_yield();
+		set_wait(i);
 	}
+}
+
+/*
+ * The owner's side (trap handler, release): announces itself so that armers back off and
+ * threads arming the same target back to back cannot starve its trap handler.
+ */
+static int set_lock_owner(struct watch_set *s, int me)
+{
+	int holder, err = -EAGAIN;
+
+	__atomic_fetch_add(&s->trap_waiting, 1, __ATOMIC_ACQ_REL);
+	for (int i = 0; i < SPIN_TRAP; i++) {
+		if (set_trylock(s, me, &holder)) {
+			err = 0;
+			break;
+		}
+		if (holder == me) {
+			err = -EDEADLK;
+			break;
+		}
+		set_wait(i);
+	}
+	__atomic_fetch_sub(&s->trap_waiting, 1, __ATOMIC_ACQ_REL);
+	return err;
 }
 
 static void set_unlock(struct watch_set *s)
@@ -182,7 +220,7 @@ void watch_thread_release(struct rt_thread *t)
 	if (!p || p == WATCH_DEAD)
 		return;
 	struct watch_set *s = p;
-	int locked = !set_lock(s, my_tid(), SPIN_TRAP);
+	int locked = !set_lock_owner(s, my_tid());
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
 		slot_close(s, &s->slot[i]);
 	if (locked)
@@ -597,7 +635,7 @@ static void note_self_traps(struct rt_thread *t, struct watch_set *s, int i, int
 	struct watch_slot *sl = &s->slot[i];
 	uint64_t after = event_count(fd);
 
-	if (after <= before || set_lock(s, t->tid, SPIN_TRAP))
+	if (after <= before || set_lock_owner(s, t->tid))
 		return;
 	if (sl->seq == seq && sl->fd == fd && sl->state == SLOT_ARMED)
 		sl->self_traps += after - before;
@@ -614,7 +652,7 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 		STAT_ADD(s, stale);
 		return;
 	}
-	if (set_lock(s, t->tid, SPIN_TRAP)) {
+	if (set_lock_owner(s, t->tid)) {
 		STAT_ADD(s, dropped);
 		return;
 	}

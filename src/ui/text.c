@@ -66,14 +66,17 @@ int text_table_rows(const struct text_table *t)
 static void print_row(const struct text_table *t, FILE *f, const char *indent, char **row,
 		      const int *w)
 {
+	int ncols = t->ncols;
+	/* trailing empty left-aligned cells would only print spaces */
+	while (ncols > 1 && t->align[ncols - 1] != 'r' && !*row[ncols - 1])
+		ncols--;
 	fputs(indent, f);
-	for (int c = 0; c < t->ncols; c++) {
-		int last = c == t->ncols - 1;
+	for (int c = 0; c < ncols; c++) {
 		if (c)
 			fputs("  ", f);
 		if (t->align[c] == 'r')
 			fprintf(f, "%*s", w[c], row[c]);
-		else if (last)
+		else if (c == ncols - 1)
 			fputs(row[c], f);
 		else
 			fprintf(f, "%-*s", w[c], row[c]);

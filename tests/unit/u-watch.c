@@ -38,7 +38,7 @@ struct hits {
 	volatile int tid;		/* thread the callback ran in */
 	volatile int self_ok;		/* callback's t was rt_self() and the running thread */
 	volatile uint64_t ip;		/* last trap's RIP */
-	volatile int read_watched;	/* callback reads g.a (an unwinder reading a watched slot) */
+	volatile int read_watched;	/* callback reads g.a, as an unwinder reads a stack slot */
 };
 
 static void on_trap(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
@@ -382,19 +382,21 @@ TEST(fifth_register_refused)
 
 struct peer {
 	struct rt_thread t;
-	pthread_barrier_t armed, wrote, done;
-	struct hits *h;
+	pthread_barrier_t step;	/* the two threads take turns */
 };
 
 static void *peer_main(void *arg)
 {
 	struct peer *p = arg;
 	thread_setup(&p->t, 42);
-	pthread_barrier_wait(&p->armed);	/* 1: ready; the main thread arms us */
-	pthread_barrier_wait(&p->armed);	/* 2: armed */
+	pthread_barrier_wait(&p->step);		/* ready: the main thread arms us */
+	pthread_barrier_wait(&p->step);		/* armed on g.a */
 	write_loop(&g.a, &g.b, N);
-	pthread_barrier_wait(&p->wrote);
-	pthread_barrier_wait(&p->done);		/* the main thread has checked and disarmed */
+	pthread_barrier_wait(&p->step);		/* the main thread checks, moves it to g.b */
+	pthread_barrier_wait(&p->step);
+	write_loop(&g.b, &g.a, N);
+	pthread_barrier_wait(&p->step);		/* the main thread checks and disarms */
+	pthread_barrier_wait(&p->step);
 	thread_teardown(&p->t);
 	return NULL;
 }
@@ -404,21 +406,19 @@ TEST(cross_thread)
 	NEED_BP();
 	fresh_set();
 	struct peer p;
-	struct hits h = { 0 };
+	struct hits h = { 0 }, h2 = { 0 };
 	pthread_t th;
-	pthread_barrier_init(&p.armed, NULL, 2);
-	pthread_barrier_init(&p.wrote, NULL, 2);
-	pthread_barrier_init(&p.done, NULL, 2);
+	pthread_barrier_init(&p.step, NULL, 2);
 	pthread_create(&th, NULL, peer_main, &p);
-	pthread_barrier_wait(&p.armed);
+	pthread_barrier_wait(&p.step);
 	CHECK(p.t.watch == NULL);	/* created by our arm, from this thread */
 	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
 	int s = watch_arm(&p.t, &r);
 	CHECK(s >= 0);
 	uint64_t mine = main_t.stats.traps;
 	write_loop(&g.a, &g.b, N / 2);	/* our writes: not watched in this thread */
-	pthread_barrier_wait(&p.armed);
-	pthread_barrier_wait(&p.wrote);
+	pthread_barrier_wait(&p.step);
+	pthread_barrier_wait(&p.step);
 	CHECK_EQ_U64(h.n, N);
 	CHECK_EQ_U64(h.tid, p.t.tid);
 	CHECK(h.self_ok);
@@ -427,17 +427,25 @@ TEST(cross_thread)
 	CHECK_EQ_U64(main_t.stats.traps, mine);
 	write_loop(&g.a, &g.b, N / 2);
 	CHECK_EQ_U64(h.n, N);
-	/* One-shot, re-armed from here on the same slot's event. */
+	/* Re-armed from here through the ioctl on the peer's event: it writes g.a N times
+	 * (now silent) and g.b N times. */
+	r = req(&g.b, 8, WATCH_W, WATCH_PERSIST, &h2);
+	CHECK(watch_modify(&p.t, s, &r) == s);
+	pthread_barrier_wait(&p.step);
+	pthread_barrier_wait(&p.step);
+	CHECK_EQ_U64(h.n, N);
+	CHECK_EQ_U64(h2.n, N);
+	CHECK_EQ_U64(h2.tid, p.t.tid);
 	CHECK(watch_disarm(&p.t, s) == 0);
 	struct watch_stats st;
 	watch_stats_get(&p.t, &st);
 	CHECK_EQ_U64(st.opens, 1);
-	pthread_barrier_wait(&p.done);
+	CHECK_EQ_U64(st.modifies, 1);
+	CHECK_EQ_U64(st.traps, 2 * N);
+	pthread_barrier_wait(&p.step);
 	pthread_join(th, NULL);
 	CHECK(p.t.watch != NULL && watch_arm(&p.t, &r) == -ESRCH);	/* released */
-	pthread_barrier_destroy(&p.armed);
-	pthread_barrier_destroy(&p.wrote);
-	pthread_barrier_destroy(&p.done);
+	pthread_barrier_destroy(&p.step);
 }
 
 /* ---- re-arming ---- */

@@ -1,0 +1,24 @@
+# make install puts a working sonde, runtime, sonde-cc and manual pages under PREFIX.
+. "$(dirname "$0")/lib.sh"
+make -s -C "$SONDE_TOP" B="$SONDE_BUILD" install PREFIX="$T/prefix" >install.log 2>&1 ||
+	{ fail install "$(tail -5 install.log)"; exit 0; }
+P=$T/prefix
+for f in bin/sonde bin/sonde-cc lib/sonde/libsonde.so lib/sonde/libsonde-inst.so \
+	share/man/man1/sonde.1 share/man/man1/sonde-mem.1; do
+	[ -e "$P/$f" ] && pass "installed-$f" || fail "installed-$f"
+done
+man -l "$P/share/man/man1/sonde-mem.1" 2>/dev/null | grep -q "min-object" &&
+	pass "man-page-renders" || fail "man-page-renders"
+# The installed sonde finds its installed runtime (not the build tree's).
+"$P/bin/sonde" mem -q -o rec -- /bin/true && [ -n "$(ls rec/*.sdt 2>/dev/null)" ] &&
+	pass "installed-sonde-records" || fail "installed-sonde-records"
+grep -q "^exe=/usr/bin/true\|^exe=/bin/true" rec/*.proc && pass "installed-runtime-ran" ||
+	fail "installed-runtime-ran" "$(cat rec/*.proc 2>/dev/null | head -3)"
+# The installed sonde-cc links against the installed stub library.
+printf 'int main(void){ static volatile int x; x = 1; return x - 1; }\n' >p.c
+if command -v clang >/dev/null; then
+	"$P/bin/sonde-cc" -O1 p.c -o p && ./p && ldd ./p | grep -q "$P/lib/sonde/libsonde-inst.so" &&
+		pass "installed-sonde-cc" || fail "installed-sonde-cc" "$(ldd ./p 2>&1 | head -3)"
+else
+	skip "installed-sonde-cc" "clang is not installed"
+fi
