@@ -39,7 +39,8 @@ CFLAGS_RT := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -fno-omit-frame-pointer 
 LIBS_RT := -lZydis -lunwind -lpfm -ldl -lpthread -lrt
 LIBS_CLI := -lsqlite3 -ldw -lelf -lzstd -lZydis -lpfm -lm -lpthread
 
-# Runtime sources.  Files named *-sig.c hold handler-reachable code and are checked by nm.
+# Runtime sources.  Files that include rt/sigsafe.h hold handler-reachable code; the nm check
+# (tests/e2e/t010-rt-handler-safety.sh) finds them by that include.
 RT_SRC := $(wildcard src/rt/*.c)
 # Pure runtime modules that the CLI and unit tests may link too (no constructors, no interposers).
 RT_PURE := $(filter-out src/rt/init.c src/rt/interpose.c src/rt/inst-stub.c,$(RT_SRC))

@@ -492,3 +492,57 @@ RT_EXPORT void _Exit(int status)
 {
 	_exit(status);
 }
+
+/* ---- the runtime's own signals stay the runtime's ----
+ *
+ * A program that installs a handler for one of the real-time signals the runtime uses
+ * would steal its samples (and receive signals it never asked for).  Its request is kept
+ * in a shadow table and reported back as installed, but not applied.  (signal() is
+ * interposed through this one; the runtime's own calls come from its own code range.)
+ */
+
+static struct sigaction shadow[2];
+
+static int own_signal(int sig)
+{
+	if (!rt_cfg.enabled || sig <= 0)
+		return -1;
+	if (sig == rt_cfg.sig_sample)
+		return 0;
+	if (sig == rt_cfg.sig_watch)
+		return 1;
+	return -1;
+}
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static int sigaction_from(uint64_t caller, int sig, const struct sigaction *act,
+			  struct sigaction *old)
+{
+	REAL(sigaction, sigaction_fn);
+	int k = own_signal(sig);
+	/* the runtime's own calls (sources, watch.c) go through */
+	if (k < 0 || rt_stopping || rt_owns_address(caller))
+		return real_sigaction(sig, act, old);
+	if (old)
+		*old = shadow[k];
+	if (act)
+		shadow[k] = *act;
+	return 0;
+}
+
+RT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return sigaction_from((uint64_t)(uintptr_t)__builtin_return_address(0), sig, act, old);
+}
+
+RT_EXPORT sighandler_t signal(int sig, sighandler_t h)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction_from((uint64_t)(uintptr_t)__builtin_return_address(0), sig, &sa, &old))
+		return SIG_ERR;
+	return old.sa_handler;
+}

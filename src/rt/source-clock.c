@@ -115,6 +115,8 @@ static int clock_start(void)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, rt_cfg.sig_sample);
+	if (rt_cfg.sig_watch > 0)
+		sigaddset(&sa.sa_mask, rt_cfg.sig_watch);
 	/* started again (a new period): keep the program's handler saved the first time, or
 	 * a foreign SIGTRAP would be chained to ourselves */
 	struct sigaction cur;
@@ -128,6 +130,8 @@ static int clock_start(void)
 	sa.sa_sigaction = clock_on_sample;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGTRAP);
+	if (rt_cfg.sig_watch > 0)
+		sigaddset(&sa.sa_mask, rt_cfg.sig_watch);
 	if (sigaction(rt_cfg.sig_sample, &sa, NULL)) {
 		int e = -errno;
 		sigaction(SIGTRAP, &clock_old_sigtrap, NULL);

@@ -23,6 +23,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "rt/decode-x86.h"
 #include "rt/rt.h"
 #include "rt/sigsafe.h"
 
@@ -34,17 +35,96 @@
  * starts in the instrumented function, at the access. */
 #define INST_SKIP 0
 
+/* Instructions looked at after the callback's call, to find the access itself. */
+#define INST_FIX_WINDOW 8
+/* Per-thread cache of return address -> accessing instruction (direct-mapped). */
+#define INST_FIX_CACHE 512
+
+struct inst_fix {
+	uint64_t ret, ip;
+};
+
+/* The source's per-thread state (t->src, from the thread's arena). */
+struct inst_thread {
+	struct inst_fix cache[INST_FIX_CACHE];
+};
+
 static uint64_t inst_period = INST_DEFAULT_PERIOD;
 
 static RT_TLS uint64_t inst_countdown;
 static RT_TLS int inst_active;		/* between thread_start and thread_stop */
 
 /*
+ * The callback returns to the instruction after its call, which is usually the access.  But
+ * vector registers do not survive a call, so before a vector store clang reloads the value
+ * from a spill slot first, and the reload has no source line.  Look at the next few
+ * instructions for the first one that accesses memory in the callback's direction and
+ * whose address is not a stack slot other than `addr`.  Only rsp and rbp are known at the
+ * return point (from the callback's frame); an address that needs any other register is
+ * taken to be the access, since spills and reloads address the frame through rsp or rbp.
+ */
+static SIGSAFE uint64_t access_ip(uint64_t ret, uint64_t addr, int store, uint64_t rsp,
+				  uint64_t rbp)
+{
+	const uint32_t known = (1u << DECODE_RSP) | (1u << DECODE_RBP);
+	uint8_t code[INST_FIX_WINDOW * 15];
+	long n = decode_read_code(ret, code, sizeof(code));
+	struct decode_regs r = { .rip = ret };
+	struct decode_insn in;
+
+	r.gpr[DECODE_RSP] = rsp;
+	r.gpr[DECODE_RBP] = rbp;
+	for (long off = 0, i = 0; i < INST_FIX_WINDOW && off < n; i++) {
+		int len = decode_access(code + off, (size_t)(n - off), &r, &in);
+
+		if (len <= 0)
+			break;
+		for (int m = 0; m < in.n_mem; m++) {
+			uint16_t f = in.mem[m].flags;
+			int writes = f & (SONDE_MEM_STORE | SONDE_MEM_RMW);
+			int reads = !(f & SONDE_MEM_STORE) || (f & SONDE_MEM_RMW);
+
+			if (store ? !writes : !reads)
+				continue;
+			if ((f & DECODE_MEM_UNKNOWN) || (in.mem[m].needs & ~known) ||
+			    in.mem[m].addr == addr)
+				return r.rip;
+		}
+		if (in.branch)
+			break;
+		off += len;
+		r.rip += (uint64_t)len;
+	}
+	return ret;
+}
+
+/* access_ip through the thread's cache: a call site always resolves the same way. */
+static SIGSAFE uint64_t access_ip_cached(struct rt_thread *t, uint64_t ret, uint64_t addr,
+					 int store, uint64_t rsp, uint64_t rbp)
+{
+	struct inst_thread *it = t->src;
+	struct inst_fix *e = it ? &it->cache[(ret ^ (ret >> 9)) % INST_FIX_CACHE] : NULL;
+
+	if (e && e->ret == ret)
+		return e->ip;
+	uint64_t ip = access_ip(ret, addr, store, rsp, rbp);
+
+	if (e) {
+		e->ret = ret;
+		e->ip = ip;
+	}
+	return ip;
+}
+
+/*
  * The slow path: the countdown reached 0.  Start the next window first (a handler running
- * instrumented code from here on counts against it), then deliver the access.
+ * instrumented code from here on counts against it), then deliver the access.  `frame` is
+ * the callback's frame: the instrumented code's rbp, then the return address, and its rsp
+ * just above them.
  */
 static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, uint16_t len,
-								uint16_t flags, uint64_t ip)
+								uint16_t flags,
+								const uint64_t *frame)
 {
 	struct rt_thread *t = rt_self();
 
@@ -54,27 +134,32 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 	t->stats.accesses += inst_period;
 
 	struct rt_access a = {
-		.ip = ip,
+		.ip = frame[1],
 		.addr = addr,
 		.time = rt_now(),
-		.weight = inst_period,
+		.weight = 1,
 		.len = len,
 		.flags = flags,
 	};
+	if (!t->busy)
+		a.ip = access_ip_cached(t, frame[1], addr, flags & SONDE_MEM_STORE,
+					(uint64_t)(uintptr_t)(frame + 2), frame[0]);
 	/* The tool counts the sample (stats.samples), or rt_deliver_access the drop. */
 	rt_deliver_access(t, &a, NULL, INST_SKIP);
 }
 
 /*
- * One callback per width and direction.  The empty asm after the slow call keeps it from
- * becoming a tail call, so that the callback's frame is always there for the unwinder.
+ * One callback per width and direction.  The slow path builds a frame (asked for by
+ * __builtin_frame_address; the fast path has none), which gives inst_sample the
+ * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
+ * from becoming a tail call, so that the callback's frame is there for the unwinder too.
  */
 #define INST_CALLBACK(name, len, flags)                                                  \
 	RT_EXPORT SIGSAFE void name(void *addr)                                          \
 	{                                                                                \
 		if (__builtin_expect(--inst_countdown == 0, 0)) {                        \
 			inst_sample((uint64_t)(uintptr_t)addr, len, flags,               \
-				    (uint64_t)(uintptr_t)__builtin_return_address(0));  \
+				    __builtin_frame_address(0));                         \
 			asm volatile("");                                                \
 		}                                                                        \
 	}
@@ -121,11 +206,14 @@ static int inst_probe(char *why, size_t len)
 static int inst_start(void)
 {
 	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
+	decode_init();
 	return 0;
 }
 
+/* Without its cache (arena full) the thread still samples, decoding at every sample. */
 static int inst_thread_start(struct rt_thread *t)
 {
+	t->src = arena_alloc(&t->arena, sizeof(struct inst_thread));
 	inst_countdown = inst_period;
 	inst_active = 1;
 	return 0;
@@ -153,6 +241,7 @@ static void inst_thread_stop(struct rt_thread *t)
  */
 static void inst_after_fork_child(struct rt_thread *t)
 {
+	t->src = NULL;		/* in the arena, which the runtime renews */
 	inst_active = 0;
 	inst_countdown = 0;
 }

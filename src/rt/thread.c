@@ -16,6 +16,7 @@
 
 #include "rt/ctx.h"
 #include "rt/thread.h"
+#include "rt/watch.h"
 
 #define ARENA_SIZE (64u << 20)	/* reserved, touched as used: CCT nodes */
 #define OUT_SIZE (256u << 10)
@@ -186,6 +187,8 @@ void rt_thread_end(struct rt_thread *t)
 	/* If the exit path is finishing this thread right now, let it complete. */
 	for (int i = 0; i < 100000 && t->finish_state != 2; i++)
 		sched_yield();
+	if (t->watch)
+		watch_thread_release(t);
 	registry_del(t);
 	rt_set_self(NULL);
 	altstack_release(t);
@@ -199,9 +202,13 @@ void rt_thread_after_fork_child(void)
 	struct rt_thread *me = rt_self();
 	/* Only the forking thread exists in the child; the others' states belong to the
 	 * parent's streams.  Forget them without touching their files. */
-	for (int i = 0; i < RT_MAX_THREADS; i++)
-		if (rt_threads[i] != me)
+	for (int i = 0; i < RT_MAX_THREADS; i++) {
+		struct rt_thread *t = rt_threads[i];
+		if (t && t->watch)
+			watch_after_fork_child(t);	/* closes the parent's breakpoint fds */
+		if (t != me)
 			rt_threads[i] = NULL;
+	}
 	next_index = 1;
 	if (!me)
 		return;
@@ -216,7 +223,7 @@ void rt_thread_after_fork_child(void)
 		return;
 	}
 	/* per-thread states of the source, tool and watchpoints lived in the old arena */
-	me->src = me->tool = me->watch = NULL;
+	me->src = me->tool = NULL;
 	ctx_reset(me);
 	memset(&me->stats, 0, sizeof(me->stats));
 	me->finish_state = 0;

@@ -3,11 +3,11 @@
  * clock-hostile - code that a single-stepping profiler can break; its output must be the
  * same with and without the clock source.
  *
- *   blocked  two threads block every signal but the sample signal's... no: they block all
- *            blockable signals, SIGTRAP included, then chase pointers (each address comes
- *            from the previous load, so a profiler wants to step): a step with SIGTRAP
- *            blocked is a forced trap that kills the process.  The main thread does the
- *            same with only SIGTRAP blocked.
+ *   blocked  two threads block every blockable signal (SIGTRAP and the sample signal
+ *            included), the main thread only SIGTRAP; all three chase pointers (each address
+ *            comes from the previous load, so a profiler wants to step).  A step with SIGTRAP
+ *            blocked is a forced trap that kills the process, and a blocked real-time sample
+ *            signal that keeps being queued fills the queue (then the kernel sends SIGIO).
  *   pushf    pushf; load; popf in a loop, and the flags image is checked for the trap flag:
  *            a profiler stepping over pushf leaves TF in the image, and popf turns it on.
  *

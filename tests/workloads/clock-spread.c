@@ -10,7 +10,7 @@
  * without the skip (SONDE_EXTRA_STEPS=1) the samples land on the load after the lock add.
  *
  * usage: clock-spread [SECONDS]   (CPU seconds, default 1)
- * Prints "clock-spread: <iterations> ok".
+ * Prints "clock-spread: 1 ok".
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# t080: `sonde report` on the checked-in valid recording (tests/fixtures/profile/valid,
+# written by `u-profile --write-fixtures`; its construction is described in u-profile.c):
+# exit status, the CSV exports' columns and values, the three formats, --top.
+source "$(dirname "$0")/lib.sh"
+cp -r "$SONDE_TOP/tests/fixtures/profile/valid" rec
+
+"$SONDE" report rec >out.txt 2>err.txt
+check valid_exit_0 test $? -eq 0
+check valid_no_stderr test ! -s err.txt
+check valid_db_written test -s rec/profile.db
+
+# Expected by construction: site B (ctx ip 0x401200) 3 + 1 samples on thread 0 and two of
+# weight 2 on thread 1 = 8; site A 6 (2 stores); main stack 2; thread 1's stack 1;
+# 0x5000 unmapped 1; 18 in all.
+o=rec/mem/objects.csv
+check objects_header test "$(head -1 $o)" = "object,kind,samples,share,loads,stores,size,allocs"
+check site_b_samples test "$(csv_get $o object '[unknown] (0x401200)' samples)" = 8
+check site_b_share test "$(csv_get $o object '[unknown] (0x401200)' share)" = 0.4444
+check site_b_allocs test "$(csv_get $o object '[unknown] (0x401200)' allocs)" = 2
+check site_b_size test "$(csv_get $o object '[unknown] (0x401200)' size)" = $((8192 + 1024))
+check site_a_samples test "$(csv_get $o object '[unknown] (0x401100)' samples)" = 6
+check site_a_stores test "$(csv_get $o object '[unknown] (0x401100)' stores)" = 2
+check stack0 test "$(csv_get $o object '[stack of thread 0]' samples)" = 2
+check stack0_kind test "$(csv_get $o object '[stack of thread 0]' kind)" = stack
+check stack1 test "$(csv_get $o object '[stack of thread 1]' samples)" = 1
+check unknown_obj test "$(csv_get $o object '[unknown]' samples)" = 1
+check objects_sorted test "$(sed -n 2p $o | cut -d, -f1)" = "[unknown] (0x401200)"
+check objects_sum test "$(awk -F, 'NR > 1 { s += $3 } END { print s }' $o)" = 18
+
+t=rec/mem/threads.csv
+check threads_header test "$(head -1 $t)" = "thread,tid,rank,pid,samples,share"
+check thread0 test "$(csv_get $t thread 0 samples)" = 13
+check thread1 test "$(csv_get $t thread 1 samples)" = 5
+check thread1_share test "$(csv_get $t thread 1 share)" = 0.2778
+check code_header test "$(head -1 rec/mem/code.csv)" = "function,file,line,samples,share,loads,stores"
+check ot_header test "$(head -1 rec/mem/object_threads.csv)" = "object,thread,samples,share"
+check ot_split test "$(grep -c '^\[unknown\] (0x401200),[01],4,0.5000$' rec/mem/object_threads.csv)" = 2
+
+# text: the header states source, period, samples, dropped
+check text_source grep -q '^  source    clock (fallback: no PMU)$' out.txt
+check text_period grep -q '^  period    1000000 ns$' out.txt
+check text_samples grep -q '^  samples   18 (15 loads, 3 stores)$' out.txt
+check text_dropped grep -q '^  dropped   2 (10.0% of all samples)$' out.txt
+check text_scaling grep -q 'time-weighted' out.txt
+check text_top_object grep -qE '^  1  44\.4% +8 +8 +0 +heap +\[unknown\] \(0x401200\)$' out.txt
+
+# --top 2: two object rows and a note about the rest
+"$SONDE" report rec --top 2 >top.txt
+n=$(sed -n '/^Data objects/,/^$/p' top.txt | grep -cE '^ +[0-9]+ ')
+check top2_rows test "$n" = 2
+check top2_more grep -q '\.\.\. 3 more' top.txt
+
+# csv: objects, a blank line, code
+"$SONDE" report rec --format csv >out.csv
+check csv_objects_part test "$(sed '/^$/,$d' out.csv)" = "$(cat $o)"
+check csv_code_part test "$(sed '1,/^$/d' out.csv)" = "$(cat rec/mem/code.csv)"
+
+# json: parses, with the same numbers
+"$SONDE" report rec --format=json >out.json
+if command -v python3 >/dev/null; then
+	check json_valid python3 -c '
+import json, sys
+d = json.load(open("out.json"))
+assert set(d) >= {"meta", "objects", "code", "threads"}, d.keys()
+assert d["meta"]["samples"] == 18 and d["meta"]["source"] == "clock"
+b = [o for o in d["objects"] if o["object"] == "[unknown] (0x401200)"][0]
+assert b["samples"] == 8 and b["kind"] == "heap"
+assert sum(t["samples"] for t in d["threads"]) == 18
+'
+else
+	skip json_valid "no python3"
+fi
+
+# a second report reads the stored database and prints the same text
+"$SONDE" report rec >again.txt
+check same_again cmp -s out.txt again.txt

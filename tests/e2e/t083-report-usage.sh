@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# t083: `sonde report` usage errors (exit 2), missing recordings (exit 1), --help (exit 0).
+source "$(dirname "$0")/lib.sh"
+
+expect() {	# expect NAME STATUS STDERR-REGEX -- ARGS...
+	local name=$1 status=$2 re=$3
+	shift 4
+	"$SONDE" report "$@" >out.txt 2>err.txt
+	local rc=$?
+	if [ $rc -ne "$status" ]; then
+		fail "$name" "exit $rc, expected $status: $(head -2 err.txt)"
+	elif [ -n "$re" ] && ! grep -qE "$re" err.txt; then
+		fail "$name" "stderr: $(head -2 err.txt)"
+	else
+		pass "$name"
+	fi
+}
+
+mkdir empty
+expect usage_no_dir 2 "^sonde: missing recording directory$" --
+expect usage_bad_format 2 "^sonde: unknown format 'xml'$" -- empty --format xml
+expect usage_format_missing 2 "needs a value" -- empty --format
+expect usage_top_zero 2 "^sonde: bad --top value '0'$" -- empty --top 0
+expect usage_top_text 2 "bad --top value" -- empty --top=x
+expect usage_unknown_opt 2 "^sonde: unknown option '--frob'$" -- empty --frob
+expect usage_two_dirs 2 "more than one directory" -- empty empty
+check usage_hint grep -q "^try 'sonde report --help'$" err.txt
+expect missing_dir 1 "^sonde: no recording in 'nope': No such file or directory$" -- nope
+expect empty_dir 1 "^sonde: no recording in 'empty': no .proc file$" -- empty
+expect help 0 "" -- --help
+check help_text grep -q '^usage: sonde report DIR' out.txt

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi-memwork - which ranks and which data objects do the memory accesses, known by
+ * construction.  Built with mpicc by the tests that use it (tests/e2e/t20*-mpi-*.sh), not by
+ * the Makefile's generic workload rule.
+ *
+ * usage: mpi-memwork [PASSES [exit|abort RANK]]        default PASSES = DEFAULT_PASSES
+ *
+ * Two arrays of N = 16Ki uint64_t (128 KiB each: both stay in the per-core caches, so an access
+ * costs the same whatever the other ranks sharing the machine do):
+ *   work          heap, allocated by alloc_work() (malloc, this file, the line marked
+ *                 ALLOC_SITE)
+ *   static_table  global array in .bss
+ * A unit of work is PASSES rounds of 3 passes of `a[i] += 1` over work (in work_heap) and 1
+ * over static_table (in work_static); the two functions share one inlined loop.
+ *
+ * Known answer (accesses, and CPU time, since every access costs the same):
+ *   ranks:    rank r does r + 1 units, so its share is (r + 1) / (n (n + 1) / 2):
+ *             n = 2: 1/3 and 2/3;  n = 4: 10, 20, 30, 40 %.
+ *   objects:  work 3/4 = 75 %, static_table 1/4 = 25 % in every rank;
+ *             loads = stores (read-modify-write).
+ * Ranks that finish early wait in MPI_Ibarrier + MPI_Test + a 1 ms sleep rather than a
+ * spinning MPI_Barrier, so the wait costs (almost) no CPU time and does not blur the split.
+ * MPI_Init and MPI_Finalize cost every rank the same small amount.
+ *
+ * Output: every rank prints "mpi-memwork: rank R units U ok" (or WRONG if an element does not
+ * hold its known count), then rank 0 prints "mpi-memwork: ranks=N passes=P ok" after an
+ * MPI_Allreduce of the ranks' verdicts.  Exit status 0, or 1 if a verdict is WRONG.
+ * "exit R": rank R exits with status 3 after MPI_Finalize (the others exit 0).
+ * "abort R": rank R calls MPI_Abort(MPI_COMM_WORLD, 4) before working; the others work.
+ * Usage errors exit 2.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define N (1u << 14)
+#define DEFAULT_PASSES 8000
+
+uint64_t static_table[N];
+static uint64_t *work;
+
+static __attribute__((noinline)) uint64_t *alloc_work(void)
+{
+	uint64_t *a = malloc(N * sizeof(uint64_t)); /* ALLOC_SITE */
+
+	/* Not a tail call, so the allocation site is this function, not its caller. */
+	if (a)
+		memset(a, 0, N * sizeof(uint64_t));
+	return a;
+}
+
+static inline __attribute__((always_inline)) void sweep(uint64_t *a)
+{
+	for (size_t i = 0; i < N; i++)
+		a[i] += 1;
+}
+
+static __attribute__((noinline)) void work_heap(void)
+{
+	sweep(work);
+}
+
+static __attribute__((noinline)) void work_static(void)
+{
+	sweep(static_table);
+}
+
+static void do_units(unsigned units, unsigned passes)
+{
+	for (unsigned u = 0; u < units; u++)
+		for (unsigned p = 0; p < passes; p++) {
+			work_heap();
+			work_static();
+			work_heap();
+			work_heap();
+		}
+}
+
+/* A barrier that sleeps instead of spinning: early ranks must not burn CPU time. */
+static void quiet_barrier(void)
+{
+	MPI_Request req;
+	int done = 0;
+	struct timespec ms = { 0, 1000000 };
+
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	for (;;) {
+		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (done)
+			break;
+		nanosleep(&ms, NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int rank, size, bad_rank = -1, fail_exit = 0, fail_abort = 0;
+	unsigned passes = DEFAULT_PASSES;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc > 1)
+		passes = (unsigned)atoi(argv[1]);
+	if (argc > 3) {
+		fail_exit = !strcmp(argv[2], "exit");
+		fail_abort = !strcmp(argv[2], "abort");
+		bad_rank = atoi(argv[3]);
+	}
+	if (passes < 1 || argc == 3 || argc > 4 || (argc == 4 && !fail_exit && !fail_abort)) {
+		if (rank == 0)
+			fprintf(stderr, "usage: mpi-memwork [PASSES [exit|abort RANK]]\n");
+		MPI_Finalize();
+		return 2;
+	}
+	if (fail_abort && rank == bad_rank)
+		MPI_Abort(MPI_COMM_WORLD, 4);
+
+	work = alloc_work();
+	if (!work)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	unsigned units = (unsigned)rank + 1;
+	do_units(units, passes);
+
+	uint64_t n = (uint64_t)units * passes;
+	int ok = work[0] == 3 * n && work[N - 1] == 3 * n && static_table[N / 2] == n;
+	printf("mpi-memwork: rank %d units %u %s\n", rank, units, ok ? "ok" : "WRONG");
+	fflush(stdout);
+
+	quiet_barrier();
+	int all_ok = 0;
+	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (rank == 0) {
+		printf("mpi-memwork: ranks=%d passes=%u %s\n", size, passes, all_ok ? "ok" : "WRONG");
+		fflush(stdout);
+	}
+	free(work);
+	MPI_Finalize();
+	if (fail_exit && rank == bad_rank)
+		return 3;
+	return all_ok ? 0 : 1;
+}
