@@ -2,6 +2,7 @@
 # Switches: DEBUG=1 (-O0), ASAN=1, UBSAN=1, V=1 (show commands), WERROR=1 (make check sets it).
 
 PREFIX ?= /usr/local
+VERSION := 0.1.0
 CC ?= gcc
 ifeq ($(origin CC),default)
 CC := gcc
@@ -30,7 +31,8 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 
-CFLAGS_COMMON := -std=gnu11 $(OPT) -g $(WARN) -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP
+CFLAGS_COMMON := -std=gnu11 $(OPT) -g $(WARN) -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP \
+	-DSONDE_VERSION='"$(VERSION)"'
 CFLAGS_CLI := $(CFLAGS_COMMON) $(SAN)
 # The runtime never gets sanitizers: it lives inside other programs.
 CFLAGS_RT := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
@@ -122,6 +124,8 @@ install: all
 	install -m 755 $(B)/libsonde.so $(B)/libsonde-inst.so $(DESTDIR)$(PREFIX)/lib/sonde/
 	sed -e 's|@LIBDIR@|$(PREFIX)/lib/sonde|g' -e 's|@INCDIR@|$(PREFIX)/include|g' tools/sonde-cc.in > $(DESTDIR)$(PREFIX)/bin/sonde-cc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/sonde-cc
+	install -d $(DESTDIR)$(PREFIX)/share/sonde/topdown
+	install -m 644 data/topdown/*.txt $(DESTDIR)$(PREFIX)/share/sonde/topdown/
 	for f in doc/sonde*.md; do n=$$(basename $$f .md); \
 		awk -v name=$$n -v section=1 -f tools/md2man.awk $$f > $(DESTDIR)$(PREFIX)/share/man/man1/$$n.1; done
 

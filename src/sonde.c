@@ -6,9 +6,6 @@
 
 #include "cmd/cmds.h"
 
-#ifndef SONDE_VERSION
-#define SONDE_VERSION "0.1.0"
-#endif
 
 struct command {
 	const char *name;

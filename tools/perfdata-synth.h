@@ -210,10 +210,12 @@ static inline void synth_sample(struct synth *s, int ai, const struct synth_samp
 		synth_put(&b, x->chain, 8 * x->nchain);
 	}
 	if (t & (1u << 10)) {
+		/* as the kernel: the size counts the padding that aligns size + data to 8 */
 		uint8_t z[8] = { 0 };
-		synth_u32(&b, x->raw_size);
+		uint32_t pad = (8 - (4 + x->raw_size) % 8) % 8;
+		synth_u32(&b, x->raw_size + pad);
 		synth_put(&b, x->raw, x->raw_size);
-		synth_put(&b, z, (8 - (4 + x->raw_size) % 8) % 8);
+		synth_put(&b, z, pad);
 	}
 	if (t & (1u << 11)) {
 		synth_u64(&b, x->nbranch);
@@ -261,6 +263,8 @@ static inline int synth_write(struct synth *s, const char *path)
 	if (s->pipe) {
 		synth_u64(&out, magic);
 		synth_u64(&out, 16);
+		/* features after the records, as perf writes them once the attrs are out */
+		synth_put(&out, s->data.p, s->data.n);
 		for (int feat = 9; feat <= 12; feat += 3) {
 			struct synth_buf f = { 0 };
 			if (feat == 9 && !s->cpuid)
@@ -274,7 +278,6 @@ static inline int synth_write(struct synth *s, const char *path)
 			synth_put(&out, f.p, f.n);
 			free(f.p);
 		}
-		synth_put(&out, s->data.p, s->data.n);
 	} else {
 		size_t nat = s->nattrs, attr_size = 112 + 16;
 		uint64_t attrs_off = 104, ids_off = attrs_off + nat * attr_size, nids = 0;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -127,24 +128,34 @@ int launch_mpi_rank(void)
 	return -1;
 }
 
-static const char *mpi_job(void)
+/* In an MPI recording directory: the id of the job that owns it. */
+#define MPI_JOB_FILE "mpi.job"
+
+/*
+ * The job's id, the same in every rank on every node, from the launcher's environment
+ * (Open MPI's mpirun, a PMIx launcher, Slurm), sanitized for a file name.  *global is 0
+ * when no launcher variable names the job and the parent's pid stands in: ranks started
+ * by one local launcher (MPICH's hydra proxy, mpispawn) still agree, ranks on other
+ * nodes do not.
+ */
+static const char *mpi_job(int *global)
 {
 	static char buf[128];
 	const char *v;
-	if ((v = getenv("OMPI_MCA_ess_base_jobid")) && *v)
-		return v;
-	if ((v = getenv("PMIX_NAMESPACE")) && *v) {
+	*global = 1;
+	if ((v = getenv("OMPI_MCA_ess_base_jobid")) && *v) {
 		snprintf(buf, sizeof(buf), "%s", v);
-		for (char *p = buf; *p; p++)
-			if (*p == '/' || *p == '@' || *p == ' ')
-				*p = '_';
-		return buf;
-	}
-	if ((v = getenv("SLURM_JOB_ID")) && *v) {
+	} else if ((v = getenv("PMIX_NAMESPACE")) && *v) {
+		snprintf(buf, sizeof(buf), "%s", v);
+	} else if ((v = getenv("SLURM_JOB_ID")) && *v) {
 		snprintf(buf, sizeof(buf), "%s.%s", v, getenv("SLURM_STEP_ID") ?: "0");
-		return buf;
+	} else {
+		*global = 0;
+		snprintf(buf, sizeof(buf), "%d", (int)getppid());
 	}
-	snprintf(buf, sizeof(buf), "%d", (int)getppid());
+	for (char *p = buf; *p; p++)
+		if (*p == '/' || *p == '@' || *p == ' ' || *p == '\n')
+			*p = '_';
 	return buf;
 }
 
@@ -229,7 +240,7 @@ static int dir_is_empty(const char *path)
 static void dir_clear(const char *path)
 {
 	static const char *ends[] = { ".sdt", ".proc", ".maps", ".maps.start", "profile.db",
-				      "run.txt" };
+				      "run.txt", MPI_JOB_FILE };
 	DIR *d = opendir(path);
 	if (!d)
 		return;
@@ -249,9 +260,96 @@ static void dir_clear(const char *path)
 	closedir(d);
 }
 
+/* Anything in PATH but MPI_JOB_FILE (a job whose program could not start leaves just it). */
+static int mpi_dir_has_files(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	int found = 0;
+	while (!found && (e = readdir(d)))
+		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			strcmp(e->d_name, MPI_JOB_FILE);
+	closedir(d);
+	return found;
+}
+
+/* 0 if PATH/MPI_JOB_FILE names JOB. */
+static int mpi_job_is(const char *path, const char *job)
+{
+	char p[PATH_MAX + 32], buf[160];
+	snprintf(p, sizeof(p), "%s/%s", path, MPI_JOB_FILE);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	int same = fgets(buf, sizeof(buf), f) && !strcmp(strtok(buf, "\n") ?: "", job);
+	fclose(f);
+	return same ? 0 : -1;
+}
+
+/* Write PATH/MPI_JOB_FILE whole or not at all (a rank without the lock may read it). */
+static int mpi_job_write(const char *path, const char *job)
+{
+	char p[PATH_MAX + 32], tmp[PATH_MAX + 64];
+	snprintf(p, sizeof(p), "%s/%s", path, MPI_JOB_FILE);
+	snprintf(tmp, sizeof(tmp), "%s.%d", p, (int)getpid());
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return -1;
+	int bad = fprintf(f, "%s\n", job) < 0;
+	if (fclose(f) || bad || rename(tmp, p)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Under MPI every rank runs this for the one shared directory, in any order, and nothing
+ * may be removed once a rank's program has started writing there.  The first rank of the
+ * job to take the directory's lock checks that it holds no other recording (or, with
+ * --force, clears it) and writes the job's id into MPI_JOB_FILE; the other ranks find
+ * their id there and join.  flock is advisory and may be missing on some network file
+ * systems: then the check still runs in each rank, unserialized.  Without an id that
+ * all nodes share (*global 0), ranks on different nodes cannot tell each other from an
+ * older job, so the directory is shared unchecked as before.
+ */
+static int mpi_claim_dir(const char *path, int force)
+{
+	int global;
+	const char *job = mpi_job(&global);
+	if (!global)
+		return 0;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		sonde_error("cannot open output directory '%s': %s", path, strerror(errno));
+		return 1;
+	}
+	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	int r = 0;
+	if (mpi_job_is(path, job) == 0) {
+		/* another rank of this job was first */
+	} else if (mpi_dir_has_files(path) && !force) {
+		sonde_error("output directory '%s' holds another recording (use --force to "
+			    "replace it, or -o another directory)", path);
+		r = 1;
+	} else {
+		dir_clear(path);
+		if (mpi_job_write(path, job)) {
+			sonde_error("cannot write '%s/%s': %s", path, MPI_JOB_FILE, strerror(errno));
+			r = 1;
+		}
+	}
+	close(fd);	/* releases the lock */
+	return r;
+}
+
 static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 		       struct launch_result *res, int *created)
 {
+	int global;
 	char name[PATH_MAX];
 	if (o->dir) {
 		snprintf(name, sizeof(name), "%s", o->dir);
@@ -259,7 +357,7 @@ static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 		char tmp[PATH_MAX];
 		snprintf(tmp, sizeof(tmp), "%s", prog);
 		if (rank >= 0)
-			snprintf(name, sizeof(name), "sonde-%s-%s", basename(tmp), mpi_job());
+			snprintf(name, sizeof(name), "sonde-%s-%s", basename(tmp), mpi_job(&global));
 		else
 			snprintf(name, sizeof(name), "sonde-%s-%d", basename(tmp), (int)getpid());
 	}
@@ -290,6 +388,8 @@ static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 			rmdir(name);
 		return 1;
 	}
+	if (rank >= 0 && mpi_claim_dir(name, o->force))
+		return 1;
 	if (!realpath(name, res->dir)) {
 		sonde_error("cannot resolve '%s': %s", name, strerror(errno));
 		return 1;
@@ -338,6 +438,30 @@ static void child_env(const struct launch_opts *o, const char *runtime, const ch
 		setenv_u64("SONDE_RANK", (uint64_t)rank);
 }
 
+/*
+ * Signals the launcher outlives while it waits for the program: ^C and ^\ as a shell does
+ * for a foreground job, the program gets them from the terminal.  Under MPI also the ones
+ * a launcher sends to a job (Open MPI signals each rank's process group, Slurm every
+ * process of the step), so the program receives them itself and we pass its fate on.
+ * Dying first would orphan the program, and Open MPI, seeing its child gone, would
+ * SIGKILL the group at once, before the runtime has written the rank's profile.
+ */
+static const int wait_sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+#define N_WAIT_SIGS (sizeof(wait_sigs) / sizeof(wait_sigs[0]))
+
+static void wait_signals_ignore(int mpi, struct sigaction *old)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	for (size_t i = 0; i < (mpi ? N_WAIT_SIGS : 2); i++)
+		sigaction(wait_sigs[i], &ign, &old[i]);
+}
+
+static void wait_signals_restore(int mpi, const struct sigaction *old)
+{
+	for (size_t i = 0; i < (mpi ? N_WAIT_SIGS : 2); i++)
+		sigaction(wait_sigs[i], &old[i], NULL);
+}
+
 int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res)
 {
 	char prog[PATH_MAX], runtime[PATH_MAX];
@@ -380,9 +504,8 @@ int launch_run(const struct launch_opts *o, char **argv, struct launch_result *r
 	close(pipefd[1]);
 	/* Like a shell running a foreground job: ^C goes to the program, and we live on to
 	 * write its profile. */
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
+	struct sigaction old_sigs[N_WAIT_SIGS];
+	wait_signals_ignore(res->rank >= 0, old_sigs);
 	int err = 0;
 	ssize_t r;
 	while ((r = read(pipefd[0], &err, sizeof(err))) < 0 && errno == EINTR)
@@ -390,8 +513,7 @@ int launch_run(const struct launch_opts *o, char **argv, struct launch_result *r
 	close(pipefd[0]);
 	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
 		;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	wait_signals_restore(res->rank >= 0, old_sigs);
 	if (r == (ssize_t)sizeof(err)) {
 		sonde_error("cannot run '%s': %s", argv[0], strerror(err));
 		if (created)

@@ -1,10 +1,505 @@
 /* SPDX-License-Identifier: MIT */
-/* analyze-out.c - CSV, JSON and HTML outputs of `sonde analyze -o DIR` (see analyze-view.h). */
-#include "lib/analyze-view.h"
-
+/*
+ * analyze-out.c - `sonde analyze -o DIR`: CSV tables, summary.json and index.html (one
+ * self-contained page: the JSON embedded, tables rendered and sorted by inline script).
+ */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/analyze-view.h"
+#include "lib/analyze-viewint.h"
+
+/* ---- CSV ----------------------------------------------------------------------------------- */
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_counts_head(FILE *f, const struct av_ctx *c)
+{
+	for (size_t e = 0; e < c->an->nev; e++) {
+		fputs(",samples:", f);
+		csv_str(f, c->an->ev[e].name);
+	}
+	fputs(",share", f);
+	if (!av_has_td(c))
+		return;
+	fputs(",cycles", f);
+	for (size_t i = 0; i < c->td->m->nnodes; i++)
+		if (c->td->live[i])
+			fprintf(f, ",%s", c->td->m->nodes[i].path);
+}
+
+static void csv_counts(FILE *f, const struct av_ctx *c, const struct an_row *r)
+{
+	for (size_t e = 0; e < c->an->nev; e++)
+		fprintf(f, ",%llu", (unsigned long long)r->samples[e]);
+	fprintf(f, ",%.4f", av_share(c, r));
+	if (!av_has_td(c))
+		return;
+	int64_t vals[AV_MAX_NODES], cyc;
+	av_eval(c, r->samples, vals, &cyc);
+	fprintf(f, ",%lld", (long long)cyc);
+	for (size_t i = 0; i < c->td->m->nnodes && i < AV_MAX_NODES; i++)
+		if (c->td->live[i])
+			fprintf(f, ",%lld", (long long)vals[i]);
+}
+
+static FILE *open_in(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		snprintf(err, errlen, "cannot write '%s': %s", p, strerror(errno));
+	return f;
+}
+
+static int close_ok(FILE *f, int ok)
+{
+	if (fclose(f))
+		ok = 0;
+	return ok ? 0 : -EIO;
+}
+
+static int write_rows_csv(const struct av_ctx *c, const char *dir, const char *name, int kind,
+			  char *err, size_t errlen)
+{
+	const struct analysis *an = c->an;
+	const struct an_row *rows = kind == 0 ? an->procs : kind == 1 ? an->mods : an->funcs;
+	size_t n = kind == 0 ? an->nprocs : kind == 1 ? an->nmods : an->nfuncs;
+	FILE *f = open_in(dir, name, err, errlen);
+	int *o = f ? analysis_order(rows, n, c->ev) : NULL;
+	if (!f || !o) {
+		if (f)
+			fclose(f);
+		free(o);
+		return -EIO;
+	}
+	fputs(kind == 0 ? "rank,process" : kind == 1 ? "rank,module,process" :
+	      "rank,function,module,process,start,size", f);
+	csv_counts_head(f, c);
+	fputc('\n', f);
+	for (size_t k = 0; k < n; k++) {
+		const struct an_row *r = &rows[o[k]];
+		fprintf(f, "%zu,", k + 1);
+		csv_str(f, r->name);
+		if (kind == 2) {
+			fputc(',', f);
+			csv_str(f, an->mods[r->mod].name);
+		}
+		if (kind >= 1) {
+			fputc(',', f);
+			csv_str(f, an->procs[r->proc].name);
+		}
+		if (kind == 2)
+			fprintf(f, ",0x%llx,%llu", (unsigned long long)r->start,
+				(unsigned long long)r->size);
+		csv_counts(f, c, r);
+		fputc('\n', f);
+	}
+	free(o);
+	return close_ok(f, !ferror(f));
+}
+
+static int write_callgraph(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
+{
+	FILE *f = open_in(dir, "callgraph.csv", err, errlen);
+	if (!f)
+		return -EIO;
+	fputs("caller,callee,count,source\n", f);
+	for (size_t i = 0; i < c->an->nedges; i++) {
+		const struct an_edge *e = &c->an->edges[i];
+		csv_str(f, c->an->funcs[e->caller].name);
+		fputc(',', f);
+		csv_str(f, c->an->funcs[e->callee].name);
+		fprintf(f, ",%llu,%s\n", (unsigned long long)e->count, e->lbr ? "lbr" : "callchain");
+	}
+	return close_ok(f, !ferror(f));
+}
+
+static void asm_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+{
+	fputs("bb,address", f);
+	for (size_t e = 0; e < c->an->nev; e++) {
+		fputs(",samples:", f);
+		csv_str(f, c->an->ev[e].name);
+	}
+	fputs(",instruction,file,line,inlined_function,inlined_file,inlined_line\n", f);
+	for (size_t i = 0; i < v->ninsns; i++) {
+		const struct an_insn *x = &v->insns[i];
+		fprintf(f, "%d,0x%llx", x->bb, (unsigned long long)x->addr);
+		for (size_t e = 0; e < c->an->nev; e++)
+			fprintf(f, ",%llu", (unsigned long long)x->samples[e]);
+		fputc(',', f);
+		csv_str(f, x->text);
+		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
+		fputc(',', f);
+		csv_str(f, p ? p->file : "");
+		fprintf(f, ",%d,", p ? p->line : 0);
+		csv_str(f, x->nframes > 1 ? x->frames[0].function : "");
+		fputc(',', f);
+		csv_str(f, x->nframes > 1 ? x->frames[0].file : "");
+		fprintf(f, ",%d\n", x->nframes > 1 ? x->frames[0].line : 0);
+	}
+}
+
+static void src_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+{
+	fputs("file,line", f);
+	for (size_t e = 0; e < c->an->nev; e++) {
+		fputs(",samples:", f);
+		csv_str(f, c->an->ev[e].name);
+	}
+	fputs(",inlined_function,called_at_line\n", f);
+	for (size_t i = 0; i < v->nlines; i++) {
+		const struct an_line *l = &v->lines[i];
+		csv_str(f, l->file);
+		fprintf(f, ",%d", l->line);
+		for (size_t e = 0; e < c->an->nev; e++)
+			fprintf(f, ",%llu", (unsigned long long)l->samples[e]);
+		fputc(',', f);
+		csv_str(f, l->inlined);
+		fprintf(f, ",%d\n", l->inlined ? l->principal : 0);
+	}
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void js_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch == '<')
+			fputs("\\u003c", f);	/* safe inside <script> */
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void js_counts(FILE *f, const struct av_ctx *c, const struct an_row *r)
+{
+	fputs("\"samples\":[", f);
+	for (size_t e = 0; e < c->an->nev; e++)
+		fprintf(f, "%s%llu", e ? "," : "", (unsigned long long)r->samples[e]);
+	fprintf(f, "],\"share\":%.4f", av_share(c, r));
+	if (!av_has_td(c))
+		return;
+	int64_t vals[AV_MAX_NODES], cyc;
+	av_eval(c, r->samples, vals, &cyc);
+	fprintf(f, ",\"cycles\":%lld,\"accounting\":[", (long long)cyc);
+	for (size_t i = 0, k = 0; i < c->td->m->nnodes && i < AV_MAX_NODES; i++)
+		if (c->td->live[i])
+			fprintf(f, "%s%lld", k++ ? "," : "", (long long)vals[i]);
+	fputc(']', f);
+}
+
+static void js_rows(FILE *f, const struct av_ctx *c, const char *key, int kind)
+{
+	const struct analysis *an = c->an;
+	const struct an_row *rows = kind == 0 ? an->procs : kind == 1 ? an->mods : an->funcs;
+	size_t n = kind == 0 ? an->nprocs : kind == 1 ? an->nmods : an->nfuncs;
+	int *o = analysis_order(rows, n, c->ev);
+	fprintf(f, ",\"%s\":[", key);
+	for (size_t k = 0; o && k < n; k++) {
+		const struct an_row *r = &rows[o[k]];
+		fprintf(f, "%s\n{\"id\":%d,\"name\":", k ? "," : "", o[k]);
+		js_str(f, r->name);
+		if (kind >= 1) {
+			fputs(",\"process\":", f);
+			js_str(f, an->procs[r->proc].name);
+		}
+		if (kind == 2) {
+			fputs(",\"module\":", f);
+			js_str(f, av_basename(an->mods[r->mod].name));
+		}
+		fputc(',', f);
+		js_counts(f, c, r);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	free(o);
+}
+
+static void js_head(FILE *f, const struct av_ctx *c)
+{
+	const struct analysis *an = c->an;
+	const struct pd_features *ft = perfdata_features(c->pd);
+	fputs("{\"input\":", f);
+	js_str(f, c->input);
+	fprintf(f, ",\"mode\":\"%s\",\"samples\":%llu,\"lost\":%llu,\"sort_event\":%zu,\"cpuid\":",
+		perfdata_is_pipe(c->pd) ? "pipe" : "file", (unsigned long long)an->nsamples,
+		(unsigned long long)an->lost, c->ev);
+	js_str(f, ft->cpuid);
+	fputs(",\"events\":[", f);
+	for (size_t e = 0; e < an->nev; e++) {
+		fprintf(f, "%s{\"name\":", e ? "," : "");
+		js_str(f, an->ev[e].name);
+		fprintf(f, ",\"samples\":%llu,\"period\":%llu,\"freq\":%d,\"multiplex\":%.6f}",
+			(unsigned long long)an->ev[e].samples, (unsigned long long)an->ev[e].period,
+			an->ev[e].freq, an->ev[e].mplex);
+	}
+	fputs("],\"accounting\":", f);
+	if (!av_has_td(c)) {
+		fputs("null", f);
+	} else {
+		fputs("{\"arch\":", f);
+		js_str(f, c->td->m->arch);
+		fputs(",\"title\":", f);
+		js_str(f, c->td->m->title);
+		fputs(",\"cycles_event\":", f);
+		js_str(f, an->ev[c->td->cycles_ev].name);
+		fputs(",\"nodes\":[", f);
+		for (size_t i = 0, k = 0; i < c->td->m->nnodes; i++)
+			if (c->td->live[i]) {
+				fputs(k++ ? "," : "", f);
+				js_str(f, c->td->m->nodes[i].path);
+			}
+		fputs("]}", f);
+	}
+	fputs(",\"note\":", f);
+	js_str(f, c->td && c->td->note[0] ? c->td->note : c->td_note);
+}
+
+static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+{
+	fprintf(f, "{\"id\":%d,\"name\":", v->func);
+	js_str(f, c->an->funcs[v->func].name);
+	fputs(",\"asm\":[", f);
+	for (size_t i = 0; i < v->ninsns; i++) {
+		const struct an_insn *x = &v->insns[i];
+		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
+		fprintf(f, "%s[%d,\"%llx\",%llu,", i ? "," : "", x->bb, (unsigned long long)x->addr,
+			(unsigned long long)x->samples[c->ev]);
+		js_str(f, x->text);
+		fprintf(f, ",\"%s:%d\",", p && p->file ? av_basename(p->file) : "", p ? p->line : 0);
+		js_str(f, x->nframes > 1 ? x->frames[0].function : "");
+		fputc(']', f);
+	}
+	fputs("],\"src\":[", f);
+	for (size_t i = 0; i < v->nlines; i++) {
+		const struct an_line *l = &v->lines[i];
+		fprintf(f, "%s[", i ? "," : "");
+		js_str(f, l->file ? av_basename(l->file) : "");
+		fprintf(f, ",%d,%llu,", l->line, (unsigned long long)l->samples[c->ev]);
+		js_str(f, l->inlined ? l->inlined : "");
+		fputc(']', f);
+	}
+	fputs("]}", f);
+}
+
+/* summary JSON (and, for the page, the top functions' asm and source) */
+static void js_all(FILE *f, const struct av_ctx *c, const char *dir, int with_funcs)
+{
+	js_head(f, c);
+	js_rows(f, c, "processes", 0);
+	js_rows(f, c, "modules", 1);
+	js_rows(f, c, "functions", 2);
+	fputs(",\"callgraph\":[", f);
+	for (size_t i = 0; i < c->an->nedges; i++)
+		fprintf(f, "%s[%d,%d,%llu]", i ? "," : "", c->an->edges[i].caller,
+			c->an->edges[i].callee, (unsigned long long)c->an->edges[i].count);
+	fputs("],\"details\":[", f);
+	int *o = analysis_order(c->an->funcs, c->an->nfuncs, c->ev);
+	size_t top = c->top > 0 ? (size_t)c->top : 20, k = 0;
+	for (size_t i = 0; o && i < c->an->nfuncs && i < top; i++) {
+		struct an_func_view v;
+		if (!c->an->funcs[o[i]].samples[c->ev] || analysis_function(c->an, o[i], &v))
+			continue;
+		if (with_funcs) {
+			fputs(k++ ? ",\n" : "\n", f);
+			js_function(f, c, &v);
+		} else if (dir) {
+			char name[64];
+			snprintf(name, sizeof(name), "functions/%zu.asm.csv", i + 1);
+			FILE *g = open_in(dir, name, (char[8]){ 0 }, 8);
+			if (g) {
+				asm_csv(g, c, &v);
+				fclose(g);
+			}
+			snprintf(name, sizeof(name), "functions/%zu.src.csv", i + 1);
+			g = open_in(dir, name, (char[8]){ 0 }, 8);
+			if (g) {
+				src_csv(g, c, &v);
+				fclose(g);
+			}
+		}
+		an_func_view_release(&v);
+	}
+	free(o);
+	fputs("]}\n", f);
+}
+
+/* ---- HTML ---------------------------------------------------------------------------------- */
+
+static const char *const page_head =
+	"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	"<title>sonde analyze</title>\n<style>\n"
+	"body{font:13px system-ui,sans-serif;margin:1em 2em;color:#222}\n"
+	"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}\n"
+	"th{background:#eef;cursor:pointer;user-select:none}\n"
+	"td.name,th.name{text-align:left}\n"
+	"tr.sel{background:#ffd}\n"
+	".pane{border:1px solid #aaa;padding:.5em;margin:.5em 0}\n"
+	"pre{margin:0}\n.bb{background:#f4f4f4;font-weight:bold}\n"
+	".heat{background:linear-gradient(90deg,#f99 var(--w),transparent var(--w))}\n"
+	"</style></head><body>\n<h1>sonde analyze</h1>\n<p id=\"meta\"></p>\n"
+	"<p><label><input type=\"checkbox\" id=\"cyc\"> accounting in cycle samples "
+	"(else % of cycles)</label></p>\n"
+	"<h2>Hot processes</h2><div id=\"processes\"></div>\n"
+	"<h2>Hot modules</h2><div id=\"modules\"></div>\n"
+	"<h2>Hot functions</h2><p>Click a function for its assembly and source; click a "
+	"column to sort; click an accounting branch (+) to open its sub-branches.</p>\n"
+	"<div id=\"functions\"></div>\n<div id=\"detail\"></div>\n"
+	"<script id=\"data\" type=\"application/json\">\n";
+
+static const char *const page_script =
+	"</script>\n<script>\n"
+	"'use strict';\n"
+	"const D = JSON.parse(document.getElementById('data').textContent);\n"
+	"const ev = D.sort_event, A = D.accounting;\n"
+	"const open = new Set();\n"
+	"let cycles = false;\n"
+	"function depth(p) { return p.split('/').length; }\n"
+	"function visible(i) {\n"
+	"  const p = A.nodes[i], parts = p.split('/');\n"
+	"  for (let k = 1; k < parts.length; k++)\n"
+	"    if (!open.has(parts.slice(0, k).join('/'))) return false;\n"
+	"  return true;\n"
+	"}\n"
+	"function hasKids(i) { return A.nodes.some(q => q.startsWith(A.nodes[i] + '/')); }\n"
+	"function esc(s) { const d = document.createElement('span'); d.textContent = s; "
+	"return d.innerHTML; }\n"
+	"function table(id, rows, cols) {\n"
+	"  const el = document.getElementById(id);\n"
+	"  let sortBy = 0, desc = true;\n"
+	"  function render() {\n"
+	"    const r = rows.slice();\n"
+	"    if (sortBy > 0) r.sort((a, b) => { const x = cols[sortBy].v(a), y = cols[sortBy].v(b);\n"
+	"      return (x < y ? -1 : x > y ? 1 : 0) * (desc ? -1 : 1); });\n"
+	"    let h = '<table><thead><tr>';\n"
+	"    cols.forEach((c, i) => { h += '<th data-i=\"' + i + '\"' + (c.name ? ' class=\"name\"' : '') +\n"
+	"      '>' + esc(c.t) + '</th>'; });\n"
+	"    h += '</tr></thead><tbody>';\n"
+	"    r.forEach(x => { h += '<tr data-id=\"' + x.id + '\">';\n"
+	"      cols.forEach(c => { h += '<td' + (c.name ? ' class=\"name\"' : '') + '>' + esc(c.f(x)) + '</td>'; });\n"
+	"      h += '</tr>'; });\n"
+	"    el.innerHTML = h + '</tbody></table>';\n"
+	"    el.querySelectorAll('th').forEach(th => th.onclick = () => {\n"
+	"      const i = +th.dataset.i, c = cols[i];\n"
+	"      if (c.node !== undefined && hasKids(c.node) && !open.has(A.nodes[c.node])) {\n"
+	"        open.add(A.nodes[c.node]); renderAll(); return; }\n"
+	"      if (c.node !== undefined && open.has(A.nodes[c.node])) { open.delete(A.nodes[c.node]);\n"
+	"        renderAll(); return; }\n"
+	"      desc = sortBy === i ? !desc : true; sortBy = i; render(); });\n"
+	"    if (id === 'functions') el.querySelectorAll('tbody tr').forEach(tr =>\n"
+	"      tr.onclick = () => detail(+tr.dataset.id));\n"
+	"  }\n"
+	"  render();\n"
+	"}\n"
+	"function columns(kind) {\n"
+	"  const c = [{ t: kind, name: 1, f: x => x.name, v: x => x.name }];\n"
+	"  if (kind === 'function') c.push({ t: 'module', name: 1, f: x => x.module, v: x => x.module });\n"
+	"  if (kind !== 'process') c.push({ t: 'process', name: 1, f: x => x.process, v: x => x.process });\n"
+	"  c.push({ t: 'share %', f: x => x.share.toFixed(2), v: x => x.share });\n"
+	"  D.events.forEach((e, i) => { if (e.samples) c.push({ t: e.name, f: x => x.samples[i],\n"
+	"    v: x => x.samples[i] }); });\n"
+	"  if (A) {\n"
+	"    c.push({ t: 'cycles', f: x => x.cycles, v: x => x.cycles });\n"
+	"    A.nodes.forEach((p, i) => { if (!visible(i)) return;\n"
+	"      const t = '  '.repeat(depth(p) - 1) + p.split('/').pop() + (hasKids(i) ? (open.has(p) ? ' -' : ' +') : '');\n"
+	"      c.push({ t: t, node: i, v: x => x.accounting[i],\n"
+	"        f: x => cycles ? x.accounting[i] : (x.cycles ? (100 * x.accounting[i] / x.cycles).toFixed(1) + '%' : '-') }); });\n"
+	"  }\n"
+	"  return c;\n"
+	"}\n"
+	"function detail(id) {\n"
+	"  const d = D.details.find(x => x.id === id), el = document.getElementById('detail');\n"
+	"  const f = D.functions.find(x => x.id === id);\n"
+	"  if (!d) { el.innerHTML = '<div class=\"pane\">No code for ' + esc(f ? f.name : '?') + '</div>'; return; }\n"
+	"  let max = 1; d.asm.forEach(a => { if (a[2] > max) max = a[2]; });\n"
+	"  let h = '<div class=\"pane\" id=\"pane-' + id + '\"><h3>' + esc(d.name) + '</h3><h4>Assembly</h4><table>' +\n"
+	"    '<tr><th>BB</th><th>address</th><th>samples</th><th class=\"name\">instruction</th>' +\n"
+	"    '<th class=\"name\">line</th><th class=\"name\">inlined</th></tr>';\n"
+	"  let bb = -1;\n"
+	"  d.asm.forEach(a => { if (a[0] !== bb) { bb = a[0]; h += '<tr class=\"bb\"><td colspan=\"6\" class=\"name\">BB ' + bb + '</td></tr>'; }\n"
+	"    h += '<tr><td>' + a[0] + '</td><td>' + a[1] + '</td><td class=\"heat\" style=\"--w:' +\n"
+	"      Math.round(100 * a[2] / max) + '%\">' + a[2] + '</td><td class=\"name\"><pre>' + esc(a[3]) +\n"
+	"      '</pre></td><td class=\"name\">' + esc(a[4]) + '</td><td class=\"name\">' + esc(a[5]) + '</td></tr>'; });\n"
+	"  h += '</table><h4>Source lines</h4><table><tr><th class=\"name\">file</th><th>line</th>' +\n"
+	"    '<th>samples</th><th class=\"name\">inlined</th></tr>';\n"
+	"  d.src.slice().sort((a, b) => b[2] - a[2]).forEach(s => { h += '<tr><td class=\"name\">' + esc(s[0]) +\n"
+	"    '</td><td>' + s[1] + '</td><td>' + s[2] + '</td><td class=\"name\">' + esc(s[3]) + '</td></tr>'; });\n"
+	"  el.innerHTML = h + '</table></div>';\n"
+	"}\n"
+	"function renderAll() {\n"
+	"  table('processes', D.processes.filter(x => x.samples[ev]), columns('process'));\n"
+	"  table('modules', D.modules.filter(x => x.samples[ev]), columns('module'));\n"
+	"  table('functions', D.functions.filter(x => x.samples[ev]), columns('function'));\n"
+	"}\n"
+	"document.getElementById('meta').textContent = D.input + ': ' + D.mode + ' mode, ' + D.samples +\n"
+	"  ' samples; rows by ' + D.events[ev].name + (A ? '; accounting: ' + A.title + ' (cycles = ' +\n"
+	"  A.cycles_event + ' samples)' : '') + (D.note ? '; note: ' + D.note : '');\n"
+	"document.getElementById('cyc').onchange = e => { cycles = e.target.checked; renderAll(); };\n"
+	"renderAll();\n"
+	"if (D.details.length) detail(D.details[0].id);\n"
+	"</script></body></html>\n";
+
+static int write_html(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
+{
+	FILE *f = open_in(dir, "index.html", err, errlen);
+	if (!f)
+		return -EIO;
+	fputs(page_head, f);
+	js_all(f, c, NULL, 1);
+	fputs(page_script, f);
+	return close_ok(f, !ferror(f));
+}
 
 int av_write_dir(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
 {
-	return -ENOSYS;
+	char sub[4096];
+	snprintf(sub, sizeof(sub), "%s/functions", dir);
+	if ((mkdir(dir, 0777) && errno != EEXIST) || (mkdir(sub, 0777) && errno != EEXIST)) {
+		snprintf(err, errlen, "cannot create '%s': %s", sub, strerror(errno));
+		return -errno;
+	}
+	int r = write_rows_csv(c, dir, "processes.csv", 0, err, errlen);
+	if (!r)
+		r = write_rows_csv(c, dir, "modules.csv", 1, err, errlen);
+	if (!r)
+		r = write_rows_csv(c, dir, "functions.csv", 2, err, errlen);
+	if (!r)
+		r = write_callgraph(c, dir, err, errlen);
+	if (r)
+		return r;
+	FILE *f = open_in(dir, "summary.json", err, errlen);
+	if (!f)
+		return -EIO;
+	js_all(f, c, dir, 0);
+	if (close_ok(f, !ferror(f)))
+		return -EIO;
+	return write_html(c, dir, err, errlen);
 }

@@ -118,6 +118,16 @@ struct priv {
 	size_t cap_procs, cap_mods, cap_funcs, cap_addrs, cap_edges;
 	uint64_t *chain_seen;		/* functions already counted on this sample's chain */
 	size_t nseen, capseen;
+	/* kernel records waiting to be processed in time order (perf's ordered events) */
+	struct qrec *q;
+	size_t nq, capq;
+	uint64_t seq, last_time, max_time, flush_limit;
+};
+
+struct qrec {
+	uint64_t time, seq, offset;
+	uint8_t *bytes;
+	uint16_t len;
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t sz)
@@ -377,7 +387,8 @@ static void on_fork(struct priv *pv, const struct pd_record *r)
 	c->maps = malloc((p->nmaps ? p->nmaps : 1) * sizeof(*c->maps));
 	if (!c->maps)
 		return;
-	memcpy(c->maps, p->maps, p->nmaps * sizeof(*p->maps));
+	if (p->nmaps)
+		memcpy(c->maps, p->maps, p->nmaps * sizeof(*p->maps));
 	c->nmaps = c->cap = p->nmaps;
 }
 
@@ -610,6 +621,71 @@ static int events_init(struct analysis *an, struct priv *pv)
 	return 0;
 }
 
+static int process(struct analysis *an, struct priv *pv, const struct pd_record *r)
+{
+	switch (r->type) {
+	case PD_MMAP:
+	case PD_MMAP2: on_mmap(pv, r); break;
+	case PD_COMM: on_comm(pv, r); break;
+	case PD_FORK: on_fork(pv, r); break;
+	case PD_LOST: an->lost += r->lost; break;
+	case PD_READ:
+		if (r->nread)
+			on_read_values(an, pv, r->read_attr, (1ull << 32) | r->tid, r->time_enabled,
+				       r->time_running, r->nread, r->read_values, r->read_stride);
+		break;
+	case PD_SAMPLE:
+		return on_sample(an, pv, r);
+	default: break;
+	}
+	return 0;
+}
+
+static int queue_push(struct priv *pv, const struct pd_record *r)
+{
+	uint64_t t = pv->last_time;
+	if (r->has_sample && (r->s.present & 4))	/* TIME */
+		t = r->s.time;
+	pv->last_time = t;
+	if (t > pv->max_time)
+		pv->max_time = t;
+	pv->q = grow(pv->q, &pv->capq, pv->nq, sizeof(*pv->q));
+	uint8_t *b = malloc(r->size);
+	if (!pv->q || !b) {
+		free(b);
+		return -ENOMEM;
+	}
+	memcpy(b, r->data, r->size);
+	pv->q[pv->nq++] = (struct qrec){ t, pv->seq++, r->offset, b, r->size };
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct qrec *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Process queued records with time <= limit, in time order (all of them if all). */
+static int queue_flush(struct analysis *an, struct priv *pv, uint64_t limit, int all)
+{
+	qsort(pv->q, pv->nq, sizeof(*pv->q), by_time);
+	size_t k = 0;
+	int e = 0;
+	for (; k < pv->nq && (all || pv->q[k].time <= limit); k++) {
+		struct pd_record r;
+		if (!e && perfdata_decode(pv->pd, pv->q[k].bytes, pv->q[k].len, pv->q[k].offset,
+					  &r) == 0)
+			e = process(an, pv, &r);
+		free(pv->q[k].bytes);
+	}
+	memmove(pv->q, pv->q + k, (pv->nq - k) * sizeof(*pv->q));
+	pv->nq -= k;
+	return e;
+}
+
 static int walk(struct analysis *an, struct priv *pv, char *errbuf, size_t errlen)
 {
 	struct pd_record r;
@@ -625,25 +701,18 @@ static int walk(struct analysis *an, struct priv *pv, char *errbuf, size_t errle
 			if (events_init(an, pv))
 				return -ENOMEM;
 		}
-		switch (r.type) {
-		case PD_MMAP:
-		case PD_MMAP2: on_mmap(pv, &r); break;
-		case PD_COMM: on_comm(pv, &r); break;
-		case PD_FORK: on_fork(pv, &r); break;
-		case PD_LOST: an->lost += r.lost; break;
-		case PD_READ:
-			if (r.nread)
-				on_read_values(an, pv, r.read_attr, (1ull << 32) | r.tid,
-					       r.time_enabled, r.time_running, r.nread,
-					       r.read_values, r.read_stride);
-			break;
-		case PD_SAMPLE:
-			if (on_sample(an, pv, &r))
+		if (r.type < PD_HEADER_ATTR) {
+			if (queue_push(pv, &r))
 				return -ENOMEM;
-			break;
-		default: break;
+		} else if (r.type == PD_FINISHED_ROUND) {
+			/* as perf: what came before the previous round's end is complete now */
+			if (queue_flush(an, pv, pv->flush_limit, 0))
+				return -ENOMEM;
+			pv->flush_limit = pv->max_time;
 		}
 	}
+	if (k >= 0 && queue_flush(an, pv, 0, 1))
+		return -ENOMEM;
 	if (k < 0) {
 		snprintf(errbuf, errlen, "%s", perfdata_error(pv->pd));
 		return k;
@@ -735,6 +804,9 @@ void analysis_free(struct analysis *an)
 		free(pv->mx);
 		free(pv->attr_ev);
 		free(pv->chain_seen);
+		for (size_t i = 0; i < pv->nq; i++)
+			free(pv->q[i].bytes);
+		free(pv->q);
 		free(pv);
 	}
 	free(an);

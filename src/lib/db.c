@@ -12,9 +12,6 @@
 #include "lib/memmodel.h"
 #include "lib/symbols.h"
 
-#ifndef SONDE_VERSION
-#define SONDE_VERSION "0.1.0"
-#endif
 
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
@@ -137,8 +134,8 @@ const char *db_scaling(const char *source, uint64_t period, char *buf, size_t le
 	else if (!strcmp(source, "inst") && p <= 1)
 		snprintf(buf, len, "every access recorded: samples are exact access counts");
 	else if (!strcmp(source, "inst"))
-		snprintf(buf, len, "one sample per %llu accesses: estimated accesses = samples x %llu",
-			 p, p);
+		snprintf(buf, len,
+			 "one sample per %llu accesses: estimated accesses = samples x %llu", p, p);
 	else if (!strcmp(source, "hw"))
 		snprintf(buf, len, "one sample per %llu events: estimated events = samples x %llu",
 			 p, p);
@@ -252,8 +249,8 @@ static int write_processes(struct writer *w)
 {
 	const struct profile *p = w->m->prof;
 	sqlite3_stmt *st;
-	int r = prepare(w, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			&st);
+	int r = prepare(w, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+			   "?)", &st);
 	for (size_t i = 0; i < p->nproc && !r; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		char buf[128];
@@ -273,8 +270,8 @@ static int write_threads(struct writer *w)
 {
 	const struct memmodel *m = w->m;
 	sqlite3_stmt *st;
-	int r = prepare(w, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			&st);
+	int r = prepare(w, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+			   "?,?)", &st);
 	for (size_t i = 0; i < m->nthread && !r; i++) {
 		const struct mm_thread *th = &m->thread[i];
 		const struct prof_thread *t = th->t;
@@ -570,7 +567,8 @@ int db_open(const char *path, sqlite3 **db, char *err, size_t errlen)
 	if (access(path, F_OK) < 0)
 		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		fail(err, errlen, -EINVAL, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "cannot open");
+		fail(err, errlen, -EINVAL, "%s: %s", path,
+		     *db ? sqlite3_errmsg(*db) : "cannot open");
 		sqlite3_close(*db);
 		*db = NULL;
 		return -EINVAL;
@@ -588,7 +586,8 @@ const char *db_meta(sqlite3 *db, const char *key, char *buf, size_t len)
 {
 	sqlite3_stmt *st;
 	buf[0] = 0;
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) != SQLITE_OK)
+	static const char sql[] = "SELECT value FROM meta WHERE key=?";
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return buf;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))

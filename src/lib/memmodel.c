@@ -647,8 +647,10 @@ static int match_frees(struct pstate *ps, size_t nfree)
 		free(stack);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < ps->mp->nalloc; i++)
-		ev[k++] = (struct fev){ ps->mp->alloc[i].addr, ps->mp->alloc[i].time, 0, (uint32_t)i };
+	for (size_t i = 0; i < ps->mp->nalloc; i++) {
+		const struct mm_alloc *a = &ps->mp->alloc[i];
+		ev[k++] = (struct fev){ a->addr, a->time, 0, (uint32_t)i };
+	}
 	for (size_t i = 0; i < ps->pr->nthread; i++)
 		for (size_t j = 0; j < ps->pr->thread[i].nfree; j++) {
 			const struct sonde_rec_free *f = &ps->pr->thread[i].free[j];
@@ -869,14 +871,13 @@ static int threads_setup(struct memmodel *m)
 			th->proc = pr;
 			th->t = &pr->thread[k];
 			th->proc_index = (uint32_t)i;
+			uint32_t idx = th->t->hdr.thread_index;
 			if (p->nproc == 1)
-				snprintf(th->label, sizeof(th->label), "%u", th->t->hdr.thread_index);
+				snprintf(th->label, sizeof(th->label), "%u", idx);
 			else if (pr->rank >= 0)
-				snprintf(th->label, sizeof(th->label), "r%d.%u", pr->rank,
-					 th->t->hdr.thread_index);
+				snprintf(th->label, sizeof(th->label), "r%d.%u", pr->rank, idx);
 			else
-				snprintf(th->label, sizeof(th->label), "%d.%u", pr->pid,
-					 th->t->hdr.thread_index);
+				snprintf(th->label, sizeof(th->label), "%d.%u", pr->pid, idx);
 			th->object = malloc((th->t->nmem + 1) * sizeof(*th->object));
 			th->code = malloc((th->t->nmem + 1) * sizeof(*th->code));
 			if (!th->object || !th->code)
@@ -888,21 +889,21 @@ static int threads_setup(struct memmodel *m)
 
 /* ---- ordering ---- */
 
-static const struct memmodel *sort_model;	/* qsort has no context argument */
-
-static int obj_order(const void *a, const void *b)
+static int obj_order(const void *a, const void *b, void *ctx)
 {
-	const struct mm_object *x = &sort_model->object[*(const uint32_t *)a];
-	const struct mm_object *y = &sort_model->object[*(const uint32_t *)b];
+	const struct memmodel *m = ctx;
+	const struct mm_object *x = &m->object[*(const uint32_t *)a];
+	const struct mm_object *y = &m->object[*(const uint32_t *)b];
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
-static int code_order(const void *a, const void *b)
+static int code_order(const void *a, const void *b, void *ctx)
 {
-	const struct mm_code *x = &sort_model->code[*(const uint32_t *)a];
-	const struct mm_code *y = &sort_model->code[*(const uint32_t *)b];
+	const struct memmodel *m = ctx;
+	const struct mm_code *x = &m->code[*(const uint32_t *)a];
+	const struct mm_code *y = &m->code[*(const uint32_t *)b];
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	int c = strcmp(x->function, y->function);
@@ -927,7 +928,8 @@ static int ot_order(const void *a, const void *b)
  * Sort items (n of them, `size` bytes each) with cmp over indexes; returns the map from
  * old index to new index, NULL on -ENOMEM.
  */
-static uint32_t *reorder(void *items, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static uint32_t *reorder(void *items, size_t n, size_t size,
+			 int (*cmp)(const void *, const void *, void *), void *ctx)
 {
 	uint32_t *order = malloc((n + 1) * sizeof(*order));
 	uint32_t *newpos = malloc((n + 1) * sizeof(*newpos));
@@ -940,9 +942,9 @@ static uint32_t *reorder(void *items, size_t n, size_t size, int (*cmp)(const vo
 	}
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
-	qsort(order, n, sizeof(*order), cmp);
+	qsort_r(order, n, sizeof(*order), cmp, ctx);
 	for (size_t i = 0; i < n; i++) {
-		memcpy(copy + i * size, (char *)items + (size_t)order[i] * size, size);
+		memcpy(copy + i * size, (const char *)items + (size_t)order[i] * size, size);
 		newpos[order[i]] = (uint32_t)i;
 	}
 	if (n)
@@ -954,10 +956,8 @@ static uint32_t *reorder(void *items, size_t n, size_t size, int (*cmp)(const vo
 
 static int sort_all(struct memmodel *m)
 {
-	sort_model = m;
-	uint32_t *on = reorder(m->object, m->nobject, sizeof(*m->object), obj_order);
-	uint32_t *cn = reorder(m->code, m->ncode, sizeof(*m->code), code_order);
-	sort_model = NULL;
+	uint32_t *on = reorder(m->object, m->nobject, sizeof(*m->object), obj_order, m);
+	uint32_t *cn = reorder(m->code, m->ncode, sizeof(*m->code), code_order, m);
 	if (!on || !cn) {
 		free(on);
 		free(cn);
@@ -973,7 +973,8 @@ static int sort_all(struct memmodel *m)
 			m->proc[i].alloc[k].object = on[m->proc[i].alloc[k].object];
 	for (size_t i = 0; i < m->nobjthread; i++)
 		m->objthread[i].object = on[m->objthread[i].object];
-	qsort(m->objthread, m->nobjthread, sizeof(*m->objthread), ot_order);
+	if (m->nobjthread)
+		qsort(m->objthread, m->nobjthread, sizeof(*m->objthread), ot_order);
 	free(on);
 	free(cn);
 	return 0;

@@ -59,6 +59,7 @@ struct perfdata {
 	uint8_t *dbuf;
 	size_t dpos, dlen, dcap;
 	uint64_t doffset;		/* offset of the COMPRESSED record being walked */
+	int replay;			/* perfdata_decode(): decode without counting */
 };
 
 static int fail(struct perfdata *pd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -917,7 +918,8 @@ static int decode_kernel(struct perfdata *pd, struct pd_record *r, const uint8_t
 	case PD_LOST:
 		cur_u64(&c);
 		r->lost = cur_u64(&c);
-		pd->stats.lost_events += r->lost;
+		if (!pd->replay)
+			pd->stats.lost_events += r->lost;
 		break;
 	case PD_LOST_SAMPLES:
 		r->lost = cur_u64(&c);
@@ -954,7 +956,8 @@ static int decode_sample(struct perfdata *pd, struct pd_record *r, const uint8_t
 	s->attr = ai;
 	r->has_sample = 1;
 	if (ai < 0) {
-		pd->stats.unknown_id_samples++;
+		if (!pd->replay)
+			pd->stats.unknown_id_samples++;
 		return 0;
 	}
 	const struct pd_attr *a = &pd->attrs[ai];
@@ -966,7 +969,8 @@ static int decode_sample(struct perfdata *pd, struct pd_record *r, const uint8_t
 		return fail(pd, "corrupt SAMPLE record at offset %llu (its fields run past its size "
 			    "%u)", (unsigned long long)r->offset, r->size);
 	s->present = a->sample_type;
-	pd->attrs[ai].nsamples++;
+	if (!pd->replay)
+		pd->attrs[ai].nsamples++;
 	return 0;
 }
 
@@ -1086,15 +1090,40 @@ static int decompress(struct perfdata *pd, struct pd_record *r, const uint8_t *b
 
 /* ---- the walk ------------------------------------------------------------------------ */
 
+static int decode_body(struct perfdata *pd, struct pd_record *r);
+
 static int decode(struct perfdata *pd, struct pd_record *r)
 {
-	const uint8_t *b = r->data + 8;
-	size_t n = r->size - 8;
 	if (r->type < PD_NTYPES && type_names[r->type])
 		pd->stats.records[r->type]++;
 	else
 		pd->stats.unknown++;
 	pd->stats.total++;
+	return decode_body(pd, r);
+}
+
+int perfdata_decode(struct perfdata *pd, const uint8_t *rec, size_t len, uint64_t offset,
+		    struct pd_record *r)
+{
+	if (len < 8 || rd16(rec + 6) != len || rd32(rec) >= PD_HEADER_ATTR)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->type = rd32(rec);
+	r->misc = rd16(rec + 4);
+	r->size = (uint16_t)len;
+	r->offset = offset;
+	r->data = rec;
+	r->s.attr = -1;
+	pd->replay = 1;
+	int e = decode_body(pd, r);
+	pd->replay = 0;
+	return e;
+}
+
+static int decode_body(struct perfdata *pd, struct pd_record *r)
+{
+	const uint8_t *b = r->data + 8;
+	size_t n = r->size - 8;
 	if (r->type == PD_SAMPLE) {
 		if (!pd->nattrs)
 			return fail(pd, "SAMPLE record at offset %llu before any attr",
@@ -1106,7 +1135,7 @@ static int decode(struct perfdata *pd, struct pd_record *r)
 		r->s.attr = ai;
 		if (ai >= 0)
 			parse_trailer(&pd->attrs[ai], b, n, r);
-		if (r->type == PD_LOST_SAMPLES && ai >= 0)
+		if (r->type == PD_LOST_SAMPLES && ai >= 0 && !pd->replay)
 			pd->attrs[ai].nlost_samples++;
 		return decode_kernel(pd, r, b, n);
 	}

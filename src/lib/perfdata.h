@@ -171,6 +171,14 @@ struct perfdata *perfdata_open_mem(const void *buf, size_t len, int *err, char *
  */
 int perfdata_next(struct perfdata *pd, struct pd_record *rec);
 
+/*
+ * Decode again a kernel record (type < 64) whose len bytes the caller copied from a record
+ * perfdata_next() returned (to process records in time order): fills *rec, pointing into
+ * rec, without counting it in the stats.  0 or -EINVAL.
+ */
+int perfdata_decode(struct perfdata *pd, const uint8_t *rec, size_t len, uint64_t offset,
+		    struct pd_record *r);
+
 /* Walk every record to the end, only counting.  0 or -EINVAL as perfdata_next(). */
 int perfdata_scan(struct perfdata *pd);
 

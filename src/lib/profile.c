@@ -171,7 +171,7 @@ static int read_header(struct stream *s, struct prof_thread *t, char *err, size_
 	}
 	if (h.version < 1 || h.version > SONDE_FORMAT_VERSION)
 		return fail(err, errlen, -EINVAL,
-			    "%s: offset %zu: format version %u not supported (this reader: 1 to %d)",
+			    "%s: offset %zu: format version %u not supported (reader: 1 to %d)",
 			    s->path, offsetof(struct sonde_file_header, version), h.version,
 			    SONDE_FORMAT_VERSION);
 	if (h.header_size < HEADER_V1_SIZE || h.header_size % 8 || h.header_size > s->size)
@@ -539,7 +539,7 @@ static int parse_proc(struct prof_process *p, char *err, size_t errlen)
 		return r;
 	if (size > PROC_MAX_BYTES) {
 		munmap((void *)data, size);
-		return fail(err, errlen, -EINVAL, "%s: offset 0: %zu bytes is too large for a .proc file",
+		return fail(err, errlen, -EINVAL, "%s: offset 0: %zu bytes, too large for a .proc",
 			    p->proc_path, size);
 	}
 	char *text = malloc(size + 1);
@@ -743,7 +743,8 @@ static int read_all(struct profile *p, char *err, size_t errlen)
 		r = list_dir(p, 0, err, errlen);
 	for (size_t i = 0; i < p->nproc && !r; i++) {
 		struct prof_process *pr = &p->proc[i];
-		qsort(pr->thread, pr->nthread, sizeof(*pr->thread), thread_cmp);
+		if (pr->nthread)
+			qsort(pr->thread, pr->nthread, sizeof(*pr->thread), thread_cmp);
 		r = find_maps(p, pr);
 	}
 	if (!r)

@@ -48,7 +48,7 @@ struct prof_thread {
 	int has_end;			/* an END record was read */
 	int32_t end_signo;		/* from END: 0 or the fatal signal */
 	uint64_t end_time;
-	int truncated;			/* cut short: no END record, or the last record is cut */
+	int truncated;			/* cut short: no END record, or the last one is cut */
 	uint64_t cut_offset;		/* where the complete data ends when truncated */
 	uint64_t unknown;		/* records of unknown types skipped */
 	uint64_t bad_ctx;		/* CTX records with id 0 or a duplicate id */

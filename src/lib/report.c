@@ -309,8 +309,9 @@ static const char *estimate_heading(const struct meta *mt)
 static void print_deaths(sqlite3 *db, FILE *out)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT prefix, signo FROM processes"
-				   " WHERE end = 'signal' OR signo > 0", -1, &st, NULL) != SQLITE_OK)
+	static const char sql[] = "SELECT prefix, signo FROM processes"
+				  " WHERE end = 'signal' OR signo > 0";
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW)
 		fprintf(out, "  note: process %s ended by signal %d\n", sqlite3_column_text(st, 0),
@@ -336,7 +337,8 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 		mt->processes, mt->processes == 1 ? "" : "es");
 	if (mt->truncated)
 		fprintf(out, "  warning: %" PRIu64 " thread stream%s cut short (the process died):"
-			" read up to the cut\n", mt->truncated, mt->truncated == 1 ? " was" : "s were");
+			" read up to the cut\n", mt->truncated,
+			mt->truncated == 1 ? " was" : "s were");
 	print_deaths(db, out);
 	if (!mt->samples)
 		fprintf(out, "  note: no samples were recorded\n");

@@ -156,8 +156,8 @@ struct td_model *td_parse(const char *text, const char *name, int *err, char *er
 	for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		/* strtok_r skips empty lines: count them from the text itself */
 		lineno = 1;
-		for (const char *p = copy; p < l; p++)
-			lineno += *p == '\n' || *p == 0;
+		for (const char *p = text; p < text + (l - copy); p++)
+			lineno += *p == '\n';
 		r = parse_line(m, l);
 		if (r)
 			break;

@@ -146,6 +146,7 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 	rt_proc_append_u64("end_ns", rt_now());
 	rt_proc_append("end", how);
 	rt_proc_append_u64("signo", (uint64_t)signo);
+	rt_proc_append_u64("threads", rt_thread_count());
 	rt_proc_append_u64("unprofiled_threads", rt_unprofiled_threads);
 	errno = saved;
 }

@@ -19,6 +19,7 @@
 
 #include "rt/ctx.h"
 #include "rt/interpose.h"
+#include "rt/source-clock.h"
 #include "rt/thread.h"
 
 static pthread_key_t thread_key;
@@ -520,6 +521,10 @@ static int sigaction_from(uint64_t caller, int sig, const struct sigaction *act,
 			  struct sigaction *old)
 {
 	REAL(sigaction, sigaction_fn);
+	/* the clock source single-steps with SIGTRAP: a program's handler is chained to */
+	if (sig == SIGTRAP && !rt_stopping && !rt_owns_address(caller) &&
+	    clock_sigtrap_divert(act, old))
+		return 0;
 	int k = own_signal(sig);
 	/* the runtime's own calls (sources, watch.c) go through */
 	if (k < 0 || rt_stopping || rt_owns_address(caller))

@@ -146,6 +146,11 @@ static int stream_open(struct rt_thread *t)
 	return out_init(&t->out, path, &h, OUT_SIZE);
 }
 
+uint32_t rt_thread_count(void)
+{
+	return __atomic_load_n(&next_index, __ATOMIC_RELAXED);
+}
+
 struct rt_thread *rt_thread_start(void)
 {
 	struct rt_thread *t = thread_alloc();

@@ -21,6 +21,8 @@ extern volatile int rt_stopping;
 /* Threads that could not be profiled (registry full, out of memory, fd limit). */
 extern volatile uint64_t rt_unprofiled_threads;
 
+/* Threads started in this process so far (the main thread included).  Handler-safe. */
+uint32_t rt_thread_count(void);
 /* Set up the calling thread (thread start, or the main thread in the constructor). */
 struct rt_thread *rt_thread_start(void);
 /* Tear down the calling thread's state at its end: stop its source, flush, free. */

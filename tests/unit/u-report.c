@@ -48,7 +48,8 @@ TEST(csv_quoting)
 	struct mem_out m;
 	const char *row[] = { "plain", "a,b", "say \"hi\"", "", NULL, "two\nlines", "f<int, int>" };
 	csv_row(mopen(&m), 7, row);
-	CHECK_STR(mclose(&m), "plain,\"a,b\",\"say \"\"hi\"\"\",,,\"two\nlines\",\"f<int, int>\"\n");
+	CHECK_STR(mclose(&m),
+		  "plain,\"a,b\",\"say \"\"hi\"\"\",,,\"two\nlines\",\"f<int, int>\"\n");
 	free(m.buf);
 }
 

@@ -15,9 +15,13 @@
 #define ELEMS (1u << 20)
 #define PASSES 4000
 
+/* The empty asm keeps calloc from becoming a tail call, so the allocation site is here. */
 static __attribute__((noinline)) uint64_t *alloc_big(void)
 {
-	return calloc(ELEMS, sizeof(uint64_t));
+	uint64_t *p = calloc(ELEMS, sizeof(uint64_t));
+
+	asm volatile("" : "+r"(p));
+	return p;
 }
 
 /* The NULL pointer comes from a function the compiler cannot see through. */

@@ -27,7 +27,9 @@
  * hold its known count), then rank 0 prints "mpi-memwork: ranks=N passes=P ok" after an
  * MPI_Allreduce of the ranks' verdicts.  Exit status 0, or 1 if a verdict is WRONG.
  * "exit R": rank R exits with status 3 after MPI_Finalize (the others exit 0).
- * "abort R": rank R calls MPI_Abort(MPI_COMM_WORLD, 4) before working; the others work.
+ * "abort R" (R > 0): rank R waits until rank 0 has done its first unit, then calls
+ * MPI_Abort(MPI_COMM_WORLD, 4) while rank 0 goes on working (up to ABORT_UNITS units, far
+ * more than it can do before the launcher kills it); the other ranks work as usual.
  * Usage errors exit 2.
  */
 #include <mpi.h>
@@ -39,6 +41,8 @@
 
 #define N (1u << 14)
 #define DEFAULT_PASSES 8000
+#define ABORT_UNITS 1000
+#define TAG_UNIT_DONE 7
 
 uint64_t static_table[N];
 static uint64_t *work;
@@ -47,7 +51,9 @@ static __attribute__((noinline)) uint64_t *alloc_work(void)
 {
 	uint64_t *a = malloc(N * sizeof(uint64_t)); /* ALLOC_SITE */
 
-	/* Not a tail call, so the allocation site is this function, not its caller. */
+	/* Keep malloc + memset from becoming a tail call to calloc: the allocation site must be
+	 * this function, not its caller. */
+	__asm__ volatile("" : : "r"(a) : "memory");
 	if (a)
 		memset(a, 0, N * sizeof(uint64_t));
 	return a;
@@ -80,19 +86,43 @@ static void do_units(unsigned units, unsigned passes)
 		}
 }
 
-/* A barrier that sleeps instead of spinning: early ranks must not burn CPU time. */
-static void quiet_barrier(void)
+/* Wait for a request sleeping, not spinning: waiting ranks must not burn CPU time. */
+static void quiet_wait(MPI_Request *req)
 {
-	MPI_Request req;
 	int done = 0;
 	struct timespec ms = { 0, 1000000 };
 
-	MPI_Ibarrier(MPI_COMM_WORLD, &req);
 	for (;;) {
-		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		MPI_Test(req, &done, MPI_STATUS_IGNORE);
 		if (done)
 			break;
 		nanosleep(&ms, NULL);
+	}
+}
+
+static void quiet_barrier(void)
+{
+	MPI_Request req;
+
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	quiet_wait(&req);
+}
+
+/* "abort R": rank R aborts the job once rank 0 has worked one unit. */
+static void abort_after_rank0(unsigned passes, int bad_rank, int rank)
+{
+	MPI_Request req;
+	int token = 0;
+
+	if (rank == bad_rank) {
+		MPI_Irecv(&token, 1, MPI_INT, 0, TAG_UNIT_DONE, MPI_COMM_WORLD, &req);
+		quiet_wait(&req);
+		MPI_Abort(MPI_COMM_WORLD, 4);
+	}
+	if (rank == 0) {
+		do_units(1, passes);
+		MPI_Send(&token, 1, MPI_INT, bad_rank, TAG_UNIT_DONE, MPI_COMM_WORLD);
+		do_units(ABORT_UNITS, passes);
 	}
 }
 
@@ -111,18 +141,18 @@ int main(int argc, char **argv)
 		fail_abort = !strcmp(argv[2], "abort");
 		bad_rank = atoi(argv[3]);
 	}
-	if (passes < 1 || argc == 3 || argc > 4 || (argc == 4 && !fail_exit && !fail_abort)) {
+	if (passes < 1 || argc == 3 || argc > 4 || (argc == 4 && !fail_exit && !fail_abort) ||
+	    (fail_abort && (bad_rank <= 0 || bad_rank >= size))) {
 		if (rank == 0)
 			fprintf(stderr, "usage: mpi-memwork [PASSES [exit|abort RANK]]\n");
 		MPI_Finalize();
 		return 2;
 	}
-	if (fail_abort && rank == bad_rank)
-		MPI_Abort(MPI_COMM_WORLD, 4);
-
 	work = alloc_work();
 	if (!work)
 		MPI_Abort(MPI_COMM_WORLD, 1);
+	if (fail_abort)
+		abort_after_rank0(passes, bad_rank, rank);
 	unsigned units = (unsigned)rank + 1;
 	do_units(units, passes);
 

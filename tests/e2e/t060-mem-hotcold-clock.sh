@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# t060-mem-hotcold-clock: `sonde mem` with the clock source recovers demo-hotcold's answer,
+# known by construction (tests/workloads/demo-hotcold.c): objects hot 62.5 %, static_table
+# 31.25 %, cold 6.25 %; functions work_hot/work_static/work_cold in the same shares; threads
+# 25 % and 75 %.  About 870 time-weighted samples: the binomial standard deviation of the
+# hot share is 1.6 points, so the tolerances (8, 6 and 4 points for the objects, 6 for the
+# threads) are about 4 sigma plus room for the timer's bias.
+. "$(dirname "$0")/lib.sh"
+
+src=$SONDE_TOP/tests/workloads/demo-hotcold.c
+"$SONDE" mem -q -o prof --source clock --seed 7 -- "$W/demo-hotcold" >out 2>err
+rc=$?
+check t060-exit-status [ "$rc" -eq 0 ]
+check t060-stdout [ "$(cat out)" = "demo-hotcold: threads=2 rounds=200 ok" ]
+[ -f prof/mem/objects.csv ] || { fail t060-objects-csv "no prof/mem/objects.csv: $(tail -3 err)"; exit 0; }
+
+# The allocation sites: the calloc line inside alloc_hot() and alloc_cold().
+site() { awk -v f="$1" '$0 ~ "^static .*\\*" f "\\(void\\)" { in_f = 1 } in_f && /calloc/ { print NR; exit }' "$src"; }
+hot="alloc_hot (demo-hotcold.c:$(site alloc_hot))"
+cold="alloc_cold (demo-hotcold.c:$(site alloc_cold))"
+
+# share_near NAME CSV KEYCOL KEY WANT TOL: the row's share within TOL of WANT (fractions).
+share_near() {
+	local v
+	v=$(csv_get "$2" "$3" "$4" share)
+	if [ -n "$v" ] && float_between "$v" "$(awk -v w="$5" -v t="$6" 'BEGIN { print w - t }')" \
+		"$(awk -v w="$5" -v t="$6" 'BEGIN { print w + t }')"; then
+		pass "$1"
+	else
+		fail "$1" "share of '$4' is '${v:-missing}', want $5 +- $6"
+	fi
+}
+
+first=$(awk -F, 'NR == 2 { print $1 }' prof/mem/objects.csv)
+check t060-hot-ranks-first [ "$first" = "$hot" ]
+share_near t060-hot-share prof/mem/objects.csv object "$hot" 0.625 0.08
+share_near t060-static-share prof/mem/objects.csv object static_table 0.3125 0.06
+share_near t060-cold-share prof/mem/objects.csv object "$cold" 0.0625 0.04
+check t060-static-kind [ "$(csv_get prof/mem/objects.csv object static_table kind)" = static ]
+
+share_near t060-code-work-hot prof/mem/code.csv function work_hot 0.625 0.08
+share_near t060-code-work-static prof/mem/code.csv function work_static 0.3125 0.06
+share_near t060-code-work-cold prof/mem/code.csv function work_cold 0.0625 0.04
+
+share_near t060-thread0-share prof/mem/threads.csv thread 0 0.25 0.06
+share_near t060-thread1-share prof/mem/threads.csv thread 1 0.75 0.06

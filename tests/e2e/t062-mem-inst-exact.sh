@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# t062-mem-inst-exact: `sonde mem --source inst --period 1` counts every access of
+# tests/workloads/inst-loop.c built by sonde-cc: 10,000 loads in chase() and 1,024 stores
+# in fill(), all to the static `ring`, by construction.  And a program not built by
+# sonde-cc gets the clock source instead, with the reason.
+. "$(dirname "$0")/lib.sh"
+
+command -v clang >/dev/null || { skip t062-inst "clang is not installed"; exit 0; }
+src=$SONDE_TOP/tests/workloads/inst-loop.c
+"$SONDE_BUILD/sonde-cc" -O2 "$src" -o inst-loop 2>cc.err ||
+	{ fail t062-sonde-cc "$(head -3 cc.err)"; exit 0; }
+
+"$SONDE" mem -q -o prof --source inst --period 1 -- ./inst-loop >out 2>err
+check t062-exit-status [ $? -eq 0 ]
+check t062-stdout [ "$(cat out)" = "$("$W/inst-loop")" ]
+o=prof/mem/objects.csv c=prof/mem/code.csv
+check t062-ring-loads [ "$(csv_get $o object ring loads)" = 10000 ]
+check t062-ring-stores [ "$(csv_get $o object ring stores)" = 1024 ]
+check t062-ring-samples [ "$(csv_get $o object ring samples)" = 11024 ]
+check t062-chase-loads [ "$(csv_get $c function chase loads)" = 10000 ]
+check t062-chase-line [ "$(csv_get $c function chase line)" = "$(grep -n 'p = ring\[p\];' "$src" | cut -d: -f1)" ]
+check t062-fill-stores [ "$(csv_get $c function fill stores)" = 1024 ]
+check t062-thread-samples [ "$(csv_get prof/mem/threads.csv thread 0 samples)" = 11024 ]
+
+# Sampled: every 1000th access, 11 samples standing for 11,024 accesses.
+"$SONDE" mem -q -o prof2 --source inst --period 1000 -- ./inst-loop >/dev/null 2>err
+check t062-sampled-status [ $? -eq 0 ]
+check t062-sampled-samples [ "$(csv_get prof2/mem/threads.csv thread 0 samples)" = 11 ]
+
+# Not built by sonde-cc: inst refuses, says why, and the clock source takes over.
+"$SONDE" mem -q -o prof3 --source inst -- "$W/inst-loop" >out3 2>err3
+check t062-fallback-status [ $? -eq 0 ]
+check t062-fallback-stdout cmp -s out3 out
+check t062-fallback-reason grep -q 'rebuild it with sonde-cc' prof3/*.proc
+check t062-fallback-source grep -q '^source=clock$' prof3/*.proc

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# t201-mpi-mem-output: `mpirun -np 2 sonde mem -o DIR` puts every rank in DIR (relative
+# to the ranks' working directory, created if missing) and no default directory appears;
+# `sonde report DIR` merges both ranks.  A second job into the same DIR must not mix with
+# the first: without --force the ranks refuse (and the old recording stays whole); with
+# --force DIR holds the new job's ranks only.
+. "$(dirname "$0")/lib.sh"
+. "$SONDE_TOP/tests/workloads/mpi/mpi-test.sh"
+mpi_setup t201-mpi
+
+NP=2
+PASSES=2000
+{
+	echo "mpi-memwork: rank 0 units 1 ok"
+	echo "mpi-memwork: rank 1 units 2 ok"
+	echo "mpi-memwork: ranks=$NP passes=$PASSES ok"
+} | sort >want
+
+# pids D: the sorted pids of the .proc files in D
+pids() { ls "$1" | sed -n 's/^r[0-9]*\.\([0-9]*\)\.proc$/\1/p' | sort -n | tr '\n' ' '; }
+
+mpi_run -np $NP "$SONDE" mem -o rec -- "$MW" $PASSES >out 2>err
+rc=$?
+check t201-mpi-status [ "$rc" -eq 0 ]
+sort out >out.sorted
+check t201-mpi-stdout cmp -s out.sorted want
+[ "$rc" -eq 0 ] || sed 's/^/    | /' err | head -20
+check t201-mpi-no-default-dir [ -z "$(ls -d sonde-* 2>/dev/null)" ]
+check t201-mpi-procs test "$(ls rec | grep -c '^r[01]\.[0-9]*\.proc$')" -eq 2
+check t201-mpi-rank0-message grep -q "^sonde: rank 0 done; recording in $PWD/rec " err
+first=$(pids rec)
+
+if "$SONDE" report rec --format csv >report.csv 2>report.err; then
+	check t201-mpi-report-ranks test "$(rank_shares rec/mem/threads.csv | cut -d' ' -f1 | tr '\n' ' ')" = "0 1 "
+	check t201-mpi-report-top grep -q "^alloc_work (mpi-memwork.c:$(mpi_alloc_line)),heap," \
+		<(sed -n 2p rec/mem/objects.csv)
+else
+	fail t201-mpi-report "sonde report: $(head -c 300 report.err)"
+fi
+
+# Same DIR again, no --force: the ranks refuse, mpirun fails, nothing is replaced.
+mpi_run -np $NP "$SONDE" mem -o rec -- "$MW" $PASSES >out2 2>err2
+rc=$?
+check t201-mpi-reuse-refused [ "$rc" -ne 0 ]
+# (mpirun may stop the other rank before it says so too)
+check t201-mpi-reuse-message grep -q "^sonde: output directory 'rec' holds another recording" err2
+check t201-mpi-reuse-no-output [ ! -s out2 ]
+check t201-mpi-reuse-kept test "$(pids rec)" = "$first"
+
+# With --force: the new job's two ranks, none of the old ones.
+mpi_run -np $NP "$SONDE" mem --force -o rec -- "$MW" $PASSES >out3 2>err3
+rc=$?
+check t201-mpi-force-status [ "$rc" -eq 0 ]
+second=$(pids rec)
+check t201-mpi-force-two-procs [ "$(echo "$second" | wc -w)" -eq 2 ]
+common=$(comm -12 <(echo "$first" | tr ' ' '\n' | sed '/^$/d') <(echo "$second" | tr ' ' '\n' | sed '/^$/d'))
+check t201-mpi-force-replaced [ -z "$common" ]
+check t201-mpi-force-no-old-db [ ! -e rec/profile.db ]
+if "$SONDE" report rec --format csv >/dev/null 2>report3.err; then
+	check t201-mpi-force-report [ "$(rank_shares rec/mem/threads.csv | wc -l)" -eq 2 ]
+else
+	fail t201-mpi-force-report "sonde report: $(head -c 300 report3.err)"
+fi
