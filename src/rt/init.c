@@ -274,7 +274,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	pthread_key_create(&thread_key, thread_key_destructor);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	fatal_install();
-	struct rt_thread *t = rt_thread_start();
+	struct rt_thread *t = rt_thread_start(-1);
 	if (rt_cfg.debug)
 		fprintf(stderr, "sonde: runtime started in %d: source %s, period %llu %s%s%s\n",
 			rt_pid, rt_source ? rt_source->name : "none",
@@ -300,13 +300,14 @@ __attribute__((destructor)) static void sonde_fini(void)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	uint32_t index;
 };
 
 static void *thread_trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
 	interpose_real_free(p);
-	struct rt_thread *t = rt_thread_start();
+	struct rt_thread *t = rt_thread_start(s.index);
 	if (t)
 		pthread_setspecific(thread_key, t);
 	return s.fn(s.arg);
@@ -325,6 +326,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return real(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
+	s->index = rt_thread_next_index();
 	int r = real(th, attr, thread_trampoline, s);
 	if (r)
 		interpose_real_free(s);

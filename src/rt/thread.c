@@ -151,7 +151,12 @@ uint32_t rt_thread_count(void)
 	return __atomic_load_n(&next_index, __ATOMIC_RELAXED);
 }
 
-struct rt_thread *rt_thread_start(void)
+uint32_t rt_thread_next_index(void)
+{
+	return __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+}
+
+struct rt_thread *rt_thread_start(int64_t index)
 {
 	struct rt_thread *t = thread_alloc();
 	if (!t) {
@@ -160,7 +165,7 @@ struct rt_thread *rt_thread_start(void)
 	}
 	t->busy = 1;
 	t->tid = (int)gettid();
-	t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	t->index = index >= 0 ? (uint32_t)index : rt_thread_next_index();
 	t->rng = (rt_cfg.seed ? rt_cfg.seed : 0x2545f4914f6cdd1dull) ^
 		 ((uint64_t)t->tid * 0x9e3779b97f4a7c15ull) ^ rt_now();
 	stack_range(t);

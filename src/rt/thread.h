@@ -23,8 +23,12 @@ extern volatile uint64_t rt_unprofiled_threads;
 
 /* Threads started in this process so far (the main thread included).  Handler-safe. */
 uint32_t rt_thread_count(void);
-/* Set up the calling thread (thread start, or the main thread in the constructor). */
-struct rt_thread *rt_thread_start(void);
+/* The next thread index: taken at pthread_create, in the creating thread, so indexes follow
+ * creation order even when threads start running in another order. */
+uint32_t rt_thread_next_index(void);
+/* Set up the calling thread (thread start, or the main thread in the constructor) with
+ * the index taken for it, or -1 to take the next one now. */
+struct rt_thread *rt_thread_start(int64_t index);
 /* Tear down the calling thread's state at its end: stop its source, flush, free. */
 void rt_thread_end(struct rt_thread *t);
 /* In a fork child: the calling thread becomes thread 0 of a new recording. */
