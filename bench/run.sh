@@ -29,17 +29,19 @@ for i in $(seq 1 "$pairs"); do
 	samples=$(sqlite3 "$work/p.$i/profile.db" "select value from meta where key='samples'" 2>/dev/null || echo 0)
 	awk -v ne="$ne" -v se="$se" -v nm="$nm" -v sm="$sm" -v nu="$nu" -v ns="$ns" \
 		-v su="$su" -v ss="$ss" -v n="${samples:-0}" 'BEGIN { nc = nu + ns; sc = su + ss
-		printf "%s %s %s %s %s\n", se / ne, sm / nm, (n > 0 ? (sc - nc) * 1e6 / n : 0), (sc > 0 ? n / sc : 0), n }' >>"$work/ratios"
+		printf "%s %s %s %s %s %s\n", se / ne, sm / nm, (n > 0 ? (sc - nc) * 1e6 / n : 0), (su > 0 ? n / su : 0), n, (sc > 0 ? n / sc : 0) }' >>"$work/ratios"
 	printf '  pair %d: native %ss %sKB, sonde %ss %sKB, %s samples\n' "$i" "$ne" "$nm" "$se" "$sm" "$samples"
 done
 t=$(awk '{print $1}' "$work/ratios" | median)
 m=$(awk '{print $2}' "$work/ratios" | median)
 c=$(awk '{print $3}' "$work/ratios" | median)
 r=$(awk '{print $4}' "$work/ratios" | median)
+r2=$(awk '{print $6}' "$work/ratios" | median)
 printf 'sonde mem (clock) time ratio       %s  (target <= 1.10)\n' "$t"
 printf 'sonde mem (clock) peak memory ratio %s  (target <= 1.10)\n' "$m"
 printf 'per-sample cost                    %s us of CPU\n' "$c"
-printf 'samples per CPU second             %s  (target >= 1000)\n' "$r"
+printf 'samples per user-CPU second        %s  (target >= 1000; cpu-clock samples user mode only)\n' "$r"
+printf 'samples per CPU second (user+sys)  %s\n' "$r2"
 
 # The whole command, report building included, for the record.
 /usr/bin/time -f '%e %M' -o "$work/whole" "$B/sonde" mem -q --source clock -o "$work/whole.d" -- "$prog" >/dev/null

@@ -436,6 +436,7 @@ static void child_env(const struct launch_opts *o, const char *runtime, const ch
 		setenv("SONDE_DEBUG", "1", 1);
 	if (rank >= 0)
 		setenv_u64("SONDE_RANK", (uint64_t)rank);
+	setenv_u64("SONDE_ROOT_PID", (uint64_t)getpid());	/* we are the child, about to exec */
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "lib/errmsg.h"
 #include "lib/db.h"
 #include "lib/memmodel.h"
 #include "lib/symbols.h"
@@ -48,23 +49,10 @@ static const char index_sql[] =
 	"CREATE INDEX object_threads_object ON object_threads(object);"
 	"CREATE INDEX contexts_thread ON contexts(thread);";
 
-static int fail(char *err, size_t len, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t len, int code, const char *fmt, ...)
-{
-	va_list ap;
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 static int sql_fail(sqlite3 *db, char *err, size_t len, const char *what)
 {
-	return fail(err, len, -EIO, "%s: %s", what, sqlite3_errmsg(db));
+	return errmsg(err, len, -EIO, "%s: %s", what, sqlite3_errmsg(db));
 }
 
 /*
@@ -381,7 +369,7 @@ static int write_contexts(struct writer *w)
 	sqlite3_finalize(st);
 	sqlite3_finalize(inl);
 	if (r == -ENOMEM)
-		return fail(w->err, w->errlen, r, "out of memory writing contexts");
+		return errmsg(w->err, w->errlen, r, "out of memory writing contexts");
 	return r ? sql_fail(w->db, w->err, w->errlen, "writing contexts") : 0;
 }
 
@@ -500,7 +488,7 @@ int db_fill(sqlite3 *db, const struct memmodel *m, char *err, size_t errlen)
 
 	w.ctx_base = calloc(m->nthread + 1, sizeof(*w.ctx_base));
 	if (!w.ctx_base)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return errmsg(err, errlen, -ENOMEM, "out of memory");
 	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
 		free(w.ctx_base);
@@ -538,12 +526,12 @@ int db_write(const struct memmodel *m, const char *path, char *err, size_t errle
 	int r;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-		return fail(err, errlen, -ENAMETOOLONG, "%s: path too long", path);
+		return errmsg(err, errlen, -ENAMETOOLONG, "%s: path too long", path);
 	unlink(tmp);
 	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		int e = errno ? errno : EIO;
-		fail(err, errlen, -e, "cannot create '%s': %s", tmp,
+		errmsg(err, errlen, -e, "cannot create '%s': %s", tmp,
 		     db ? sqlite3_errmsg(db) : strerror(e));
 		sqlite3_close(db);
 		return -e;
@@ -552,9 +540,9 @@ int db_write(const struct memmodel *m, const char *path, char *err, size_t errle
 	sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF", NULL, NULL, NULL);
 	r = db_fill(db, m, err, errlen);
 	if (sqlite3_close(db) != SQLITE_OK && !r)
-		r = fail(err, errlen, -EIO, "closing '%s'", tmp);
+		r = errmsg(err, errlen, -EIO, "closing '%s'", tmp);
 	if (!r && rename(tmp, path) < 0)
-		r = fail(err, errlen, -errno, "cannot rename '%s': %s", tmp, strerror(errno));
+		r = errmsg(err, errlen, -errno, "cannot rename '%s': %s", tmp, strerror(errno));
 	if (r)
 		unlink(tmp);
 	return r;
@@ -565,9 +553,9 @@ int db_open(const char *path, sqlite3 **db, char *err, size_t errlen)
 	char v[32];
 	*db = NULL;
 	if (access(path, F_OK) < 0)
-		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return errmsg(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		fail(err, errlen, -EINVAL, "%s: %s", path,
+		errmsg(err, errlen, -EINVAL, "%s: %s", path,
 		     *db ? sqlite3_errmsg(*db) : "cannot open");
 		sqlite3_close(*db);
 		*db = NULL;
@@ -576,7 +564,7 @@ int db_open(const char *path, sqlite3 **db, char *err, size_t errlen)
 	if (strcmp(db_meta(*db, "schema", v, sizeof(v)), DB_SCHEMA)) {
 		sqlite3_close(*db);
 		*db = NULL;
-		return fail(err, errlen, -EINVAL, "%s: not a sonde profile database of schema %s",
+		return errmsg(err, errlen, -EINVAL, "%s: not a sonde profile database of schema %s",
 			    path, DB_SCHEMA);
 	}
 	return 0;

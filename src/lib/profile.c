@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/errmsg.h"
 #include "lib/profile.h"
 
 /* A .proc file is a few hundred bytes; more than this is not one. */
@@ -26,19 +27,6 @@
 /* The version 1 header, the smallest a reader accepts. */
 #define HEADER_V1_SIZE sizeof(struct sonde_file_header)
 
-static int fail(char *err, size_t len, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t len, int code, const char *fmt, ...)
-{
-	va_list ap;
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 const char *prof_source_name(uint32_t source)
 {
@@ -155,27 +143,27 @@ static int read_header(struct stream *s, struct prof_thread *t, char *err, size_
 {
 	struct sonde_file_header h;
 	if (s->size < HEADER_V1_SIZE)
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: offset 0: file of %zu bytes is too short for a header", s->path,
 			    s->size);
 	memcpy(&h, s->data, sizeof(h));
 	if (memcmp(h.magic, SONDE_MAGIC, SONDE_MAGIC_LEN))
-		return fail(err, errlen, -EINVAL, "%s: offset 0: not a sonde stream (bad magic)",
+		return errmsg(err, errlen, -EINVAL, "%s: offset 0: not a sonde stream (bad magic)",
 			    s->path);
 	if (h.endian == __builtin_bswap32(SONDE_ENDIAN_TAG)) {
 		swap_header(&h);
 		s->swapped = 1;
 	} else if (h.endian != SONDE_ENDIAN_TAG) {
-		return fail(err, errlen, -EINVAL, "%s: offset %zu: bad byte-order tag 0x%08x",
+		return errmsg(err, errlen, -EINVAL, "%s: offset %zu: bad byte-order tag 0x%08x",
 			    s->path, offsetof(struct sonde_file_header, endian), h.endian);
 	}
 	if (h.version < 1 || h.version > SONDE_FORMAT_VERSION)
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: offset %zu: format version %u not supported (reader: 1 to %d)",
 			    s->path, offsetof(struct sonde_file_header, version), h.version,
 			    SONDE_FORMAT_VERSION);
 	if (h.header_size < HEADER_V1_SIZE || h.header_size % 8 || h.header_size > s->size)
-		return fail(err, errlen, -EINVAL, "%s: offset %zu: bad header size %u", s->path,
+		return errmsg(err, errlen, -EINVAL, "%s: offset %zu: bad header size %u", s->path,
 			    offsetof(struct sonde_file_header, header_size), h.header_size);
 	/* A newer writer's larger header: its extra bytes are skipped. */
 	s->body = h.header_size;
@@ -194,11 +182,11 @@ static int record_at(struct stream *s, size_t off, struct sonde_rec_hdr *h, char
 	h->type = sw16(h->type, s->swapped);
 	h->size = sw16(h->size, s->swapped);
 	if (h->size < sizeof(*h) || h->size % 8)
-		return fail(err, errlen, -EINVAL, "%s: offset %zu: bad record size %u (type %u)",
+		return errmsg(err, errlen, -EINVAL, "%s: offset %zu: bad record size %u (type %u)",
 			    s->path, off, h->size, h->type);
 	const struct rec_kind *k = kind_of(h->type);
 	if (k && h->size < k->size)
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: offset %zu: %s record of %u bytes, expected at least %zu",
 			    s->path, off, k->name, h->size, k->size);
 	if (h->size > s->size - off)
@@ -347,12 +335,12 @@ static int map_file(const char *path, const unsigned char **data, size_t *size, 
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return errmsg(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
 		close(fd);
-		return fail(err, errlen, -e, "%s: %s", path, strerror(e));
+		return errmsg(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
 	*size = (size_t)st.st_size;
 	*data = NULL;
@@ -361,7 +349,7 @@ static int map_file(const char *path, const unsigned char **data, size_t *size, 
 		if (p == MAP_FAILED) {
 			int e = errno;
 			close(fd);
-			return fail(err, errlen, -e, "%s: %s", path, strerror(e));
+			return errmsg(err, errlen, -e, "%s: %s", path, strerror(e));
 		}
 		*data = p;
 	}
@@ -394,7 +382,7 @@ int prof_thread_read(const char *path, struct prof_thread *t, char *err, size_t 
 		t->cut_offset = c.end;
 	}
 	if (r == -ENOMEM)
-		fail(err, errlen, r, "%s: out of memory", path);
+		errmsg(err, errlen, r, "%s: out of memory", path);
 	if (s.data)
 		munmap((void *)s.data, s.size);
 	return r;
@@ -539,7 +527,7 @@ static int parse_proc(struct prof_process *p, char *err, size_t errlen)
 		return r;
 	if (size > PROC_MAX_BYTES) {
 		munmap((void *)data, size);
-		return fail(err, errlen, -EINVAL, "%s: offset 0: %zu bytes, too large for a .proc",
+		return errmsg(err, errlen, -EINVAL, "%s: offset 0: %zu bytes, too large for a .proc",
 			    p->proc_path, size);
 	}
 	char *text = malloc(size + 1);
@@ -672,7 +660,7 @@ static int list_dir(struct profile *p, int want_proc, char *err, size_t errlen)
 {
 	DIR *d = opendir(p->dir);
 	if (!d)
-		return fail(err, errlen, -errno, "%s", strerror(errno));
+		return errmsg(err, errlen, -errno, "%s", strerror(errno));
 	struct dirent *e;
 	int r = 0;
 	/* readdir order is arbitrary; the results are sorted afterwards */
@@ -689,7 +677,7 @@ static int list_dir(struct profile *p, int want_proc, char *err, size_t errlen)
 	}
 	closedir(d);
 	if (r == -ENOMEM)
-		fail(err, errlen, r, "out of memory");
+		errmsg(err, errlen, r, "out of memory");
 	return r;
 }
 
@@ -736,7 +724,7 @@ static int read_all(struct profile *p, char *err, size_t errlen)
 	if (r)
 		return r;
 	if (!p->nproc)
-		return fail(err, errlen, -ENOENT, "no .proc file");
+		return errmsg(err, errlen, -ENOENT, "no .proc file");
 	for (size_t i = 0; i < p->nproc && !r; i++)
 		r = parse_proc(&p->proc[i], err, errlen);
 	if (!r)
@@ -750,7 +738,7 @@ static int read_all(struct profile *p, char *err, size_t errlen)
 	if (!r)
 		qsort(p->proc, p->nproc, sizeof(*p->proc), process_cmp);
 	if (r == -ENOMEM)
-		fail(err, errlen, r, "out of memory");
+		errmsg(err, errlen, r, "out of memory");
 	return r;
 }
 
@@ -759,13 +747,13 @@ int profile_read(const char *dir, struct profile **out, char *err, size_t errlen
 	struct stat st;
 	*out = NULL;
 	if (stat(dir, &st) < 0)
-		return fail(err, errlen, -errno, "%s", strerror(errno));
+		return errmsg(err, errlen, -errno, "%s", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return fail(err, errlen, -ENOENT, "not a directory");
+		return errmsg(err, errlen, -ENOENT, "not a directory");
 	struct profile *p = calloc(1, sizeof(*p));
 	if (!p || !(p->dir = strdup(dir))) {
 		free(p);
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return errmsg(err, errlen, -ENOMEM, "out of memory");
 	}
 	int r = read_all(p, err, errlen);
 	if (r) {

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include "lib/errmsg.h"
 #include "lib/db.h"
 #include "lib/memmodel.h"
 #include "lib/profile.h"
@@ -22,19 +23,6 @@
 
 #define DEFAULT_TOP 10
 
-static int fail(char *err, size_t len, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t len, int code, const char *fmt, ...)
-{
-	va_list ap;
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* ---- the views' rows, from the database ---- */
 
@@ -109,12 +97,12 @@ static int export_one(sqlite3 *db, const char *dir, const char *name, const char
 	snprintf(path, sizeof(path), "%s/mem/%s", dir, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
-		return fail(err, errlen, -errno, "cannot write '%s': %s", path, strerror(errno));
+		return errmsg(err, errlen, -errno, "cannot write '%s': %s", path, strerror(errno));
 	int r = csv_query(db, f, sql, ncols, heads);
 	if (fclose(f) && !r)
 		r = -errno;
 	if (r)
-		return fail(err, errlen, r, "cannot write '%s': %s", path,
+		return errmsg(err, errlen, r, "cannot write '%s': %s", path,
 			    r == -EIO ? sqlite3_errmsg(db) : strerror(-r));
 	return 0;
 }
@@ -125,7 +113,7 @@ static int export_csv(const char *dir, char *err, size_t errlen)
 	sqlite3 *db;
 	snprintf(path, sizeof(path), "%s/mem", dir);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return fail(err, errlen, -errno, "cannot create '%s': %s", path, strerror(errno));
+		return errmsg(err, errlen, -errno, "cannot create '%s': %s", path, strerror(errno));
 	snprintf(path, sizeof(path), "%s/profile.db", dir);
 	int r = db_open(path, &db, err, errlen);
 	if (r)
@@ -242,7 +230,7 @@ static int open_current(const char *dir, sqlite3 **db, char *err, size_t errlen)
 			if ((r = load_model(dir, &p, &m, err, errlen)))
 				return r;
 			if (sqlite3_open(":memory:", db) != SQLITE_OK)
-				r = fail(err, errlen, -ENOMEM, "cannot open a database in memory");
+				r = errmsg(err, errlen, -ENOMEM, "cannot open a database in memory");
 			else
 				r = db_fill(*db, m, err, errlen);
 			memmodel_free(m);
@@ -607,7 +595,7 @@ int report_print(const char *dir, FILE *out, const struct report_opts *o, char *
 	else
 		r = print_text(db, out, o);
 	if (r)
-		fail(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
+		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	return r;
 }

@@ -23,6 +23,9 @@
 #include "rt/thread.h"
 
 static pthread_key_t thread_key;
+/* a fork child of a program run with --no-follow-fork: records nothing, and its exec'd
+ * images must not record either */
+static int dormant;
 static char source_why[1024];
 static int exec_gen;
 
@@ -67,6 +70,11 @@ static void config_read(void)
 	rt_cfg.debug = (int)env_u64("SONDE_DEBUG", 0);
 	rt_cfg.seed = env_u64("SONDE_SEED", 0);
 	exec_gen = (int)env_u64("SONDE_EXEC_GEN", 0);
+	/* --no-follow-fork: only the launched process (and its exec'd images) records; this
+	 * also covers children made without fork(), by posix_spawn, system() or popen() */
+	uint64_t root = env_u64("SONDE_ROOT_PID", 0);
+	if (!rt_cfg.follow_fork && root && root != (uint64_t)getpid())
+		return;
 	rt_cfg.enabled = 1;
 }
 
@@ -247,6 +255,7 @@ static void atfork_child(void)
 		if (t)
 			t->stopped = 1;
 		rt_cfg.enabled = 0;
+		dormant = 1;
 		return;
 	}
 	exec_gen = 0;
@@ -337,7 +346,35 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 
 static char gen_var[32];
 
-static char **exec_env(char *const envp[])
+static char preload_var[2 * PATH_MAX];
+
+/* "LD_PRELOAD=..." without the runtime's own entry; NULL if nothing else is left. */
+static char *preload_without_us(const char *var)
+{
+	const char *p = var + 11;
+	char *o = stpcpy(preload_var, "LD_PRELOAD="), *first = o;
+	while (*p) {
+		size_t n = strcspn(p, ": ");
+		if (n && !memmem(p, n, "libsonde.so", 11) &&
+		    (size_t)(o - preload_var) + n + 2 < sizeof(preload_var)) {
+			if (o != first)
+				*o++ = ':';
+			memcpy(o, p, n);
+			o += n;
+		}
+		p += n;
+		while (*p == ':' || *p == ' ')
+			p++;
+	}
+	*o = 0;
+	return o == first ? NULL : preload_var;
+}
+
+/*
+ * The environment for a new image: without the runtime's variables when it must not be
+ * profiled (strip), else with the exec generation that keeps its files apart (gen > 0).
+ */
+static char **exec_env(char *const envp[], int strip, int gen)
 {
 	size_t n = 0;
 	while (envp && envp[n])
@@ -349,15 +386,20 @@ static char **exec_env(char *const envp[])
 	for (size_t i = 0; i < n; i++) {
 		if (!strncmp(envp[i], "SONDE_EXEC_GEN=", 15))
 			continue;
-		if (!rt_cfg.follow_exec &&
-		    (!strncmp(envp[i], "SONDE_DIR=", 10) ||
-		     (!strncmp(envp[i], "LD_PRELOAD=", 11) && strstr(envp[i], "libsonde.so"))))
+		if (strip && !strncmp(envp[i], "SONDE_DIR=", 10))
 			continue;
+		if (strip && !strncmp(envp[i], "LD_PRELOAD=", 11) && strstr(envp[i], "libsonde.so")) {
+			char *rest = preload_without_us(envp[i]);
+			if (rest)
+				e[k++] = rest;
+			continue;
+		}
 		e[k++] = envp[i];
 	}
-	snprintf(gen_var, sizeof(gen_var), "SONDE_EXEC_GEN=%d", exec_gen + 1);
-	if (rt_cfg.follow_exec)
+	if (!strip && gen > 0) {
+		snprintf(gen_var, sizeof(gen_var), "SONDE_EXEC_GEN=%d", gen);
 		e[k++] = gen_var;
+	}
 	e[k] = NULL;
 	return e;
 }
@@ -385,10 +427,10 @@ typedef void (*exit_fn)(int);
 RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	REAL(execve, execve_fn);
-	if (!rt_cfg.enabled)
+	if (!rt_cfg.enabled && !dormant)
 		return real_execve(path, argv, envp);
 	exec_prepare();
-	char **e = exec_env(envp);
+	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1);
 	int r = real_execve(path, argv, e);
 	int saved = errno;
 	if (e != (char **)envp)
@@ -400,10 +442,10 @@ RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	REAL(execvpe, execve_fn);
-	if (!rt_cfg.enabled)
+	if (!rt_cfg.enabled && !dormant)
 		return real_execvpe(file, argv, envp);
 	exec_prepare();
-	char **e = exec_env(envp);
+	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1);
 	int r = real_execvpe(file, argv, e);
 	int saved = errno;
 	if (e != (char **)envp)

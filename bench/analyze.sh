@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# bench/analyze.sh - `sonde analyze` against `perf report --stdio` on the same ~1M-sample
+# perf.data recorded with callchains (issue 3: >= 3x faster, peak memory no larger).
+#
+# The file is recorded once here (perf record -e cpu-clock -c PERIOD -g) on a small workload
+# of its own (below: deep and varied call chains through many functions, libc's qsort and
+# memcpy, and read(2) for kernel samples), for as long as the sample rate this machine
+# allows needs to reach the target; then the two reports run alternately, PAIRS times, and
+# the median time ratio and peak-memory ratio (GNU time: elapsed, max RSS) are printed.
+# Prints; never fails on numbers.
+#   bench/analyze.sh [PAIRS] [SAMPLES]     (defaults 5 and 1000000)
+#   SONDE_BENCH_PERFDATA=FILE bench/analyze.sh    (reuse a recording instead)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${SONDE_BUILD:-$top/build}
+pairs=${1:-5}
+want=${2:-1000000}
+sonde=$B/sonde
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+[ -x "$sonde" ] || { echo "bench-analyze: $sonde not built" >&2; exit 1; }
+if ! command -v perf >/dev/null || [ ! -x /usr/bin/time ]; then
+	echo "bench-analyze: skipped (needs perf and GNU time)"
+	exit 0
+fi
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+cat >"$work/deep.c" <<'C'
+/* Two threads; each step recurses 4..27 frames deep through four mutually recursive
+ * functions, then runs one of 16 leaves (arithmetic, qsort with a callback, memcpy, read). */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile uint64_t sink;
+static double stop_at;
+static int devzero;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+#define LEAF(n) __attribute__((noinline)) static uint64_t leaf##n(uint64_t x) \
+	{ for (int i = 0; i < 3000 + 500 * n; i++) x = x * 6364136223846793005ull + n; return x; }
+LEAF(0) LEAF(1) LEAF(2) LEAF(3) LEAF(4) LEAF(5) LEAF(6) LEAF(7) LEAF(8) LEAF(9) LEAF(10)
+
+static int cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+__attribute__((noinline)) static uint64_t sorter(uint64_t x)
+{
+	uint32_t v[512];
+	for (int i = 0; i < 512; i++)
+		v[i] = (uint32_t)(x = x * 6364136223846793005ull + 1442695040888963407ull) >> 7;
+	qsort(v, 512, sizeof(v[0]), cmp);
+	return v[x & 511];
+}
+
+__attribute__((noinline)) static uint64_t copier(uint64_t x)
+{
+	static __thread char a[1 << 16], b[1 << 16];
+	for (int i = 0; i < 8; i++) {
+		memcpy(a, b, sizeof(a));
+		b[i] = (char)x;
+	}
+	return (uint64_t)a[x & 0xffff];
+}
+
+__attribute__((noinline)) static uint64_t reader(uint64_t x)
+{
+	static __thread char buf[1 << 16];
+	for (int i = 0; i < 4; i++)
+		if (read(devzero, buf, sizeof(buf)) < 0)
+			x++;
+	return x + (uint64_t)buf[x & 0xffff];
+}
+
+static uint64_t (*const leaves[16])(uint64_t) = {
+	leaf0, leaf1, leaf2, leaf3, leaf4, leaf5, leaf6, leaf7, leaf8, leaf9, leaf10,
+	sorter, sorter, copier, copier, reader,
+};
+
+static uint64_t r0(int d, uint64_t x), r1(int d, uint64_t x), r2(int d, uint64_t x),
+	r3(int d, uint64_t x);
+static uint64_t (*const rs[4])(int, uint64_t) = { r0, r1, r2, r3 };
+#define REC(n) __attribute__((noinline)) static uint64_t r##n(int d, uint64_t x) \
+	{ uint64_t v = d ? rs[(x >> (2 * d)) & 3](d - 1, x) : leaves[(x >> 40) & 15](x); \
+	  sink += v; return v ^ n; }
+REC(0) REC(1) REC(2) REC(3)
+
+static void *run(void *arg)
+{
+	uint64_t x = (uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
+	while (now() < stop_at) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		sink += rs[x >> 62](4 + (int)((x >> 33) % 24), x);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	devzero = open("/dev/zero", O_RDONLY);
+	stop_at = now() + (argc > 1 ? atof(argv[1]) : 1.0);
+	pthread_create(&t, NULL, run, (void *)1);
+	run((void *)2);
+	pthread_join(t, NULL);
+	return 0;
+}
+C
+if ! gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread \
+	-o "$work/deep" "$work/deep.c" 2>"$work/cc.err"; then
+	echo "bench-analyze: cannot build the workload: $(head -1 "$work/cc.err")"
+	exit 0
+fi
+
+data=${SONDE_BENCH_PERFDATA:-}
+if [ -z "$data" ]; then
+	data=$work/deep.data
+	period=20000
+	# the kernel throttles high rates (perf_event_max_sample_rate): measure the rate first
+	perf record -q -e cpu-clock -c $period -g -o "$work/cal.data" -- "$work/deep" 2 \
+		>/dev/null 2>"$work/rec.err"
+	n=$(perf report -i "$work/cal.data" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }')
+	if [ -z "$n" ] || [ "$n" -eq 0 ]; then
+		echo "bench-analyze: skipped (perf record failed: $(head -1 "$work/rec.err"))"
+		exit 0
+	fi
+	secs=$(awk -v n="$n" -v w="$want" 'BEGIN { s = 2 * w / n * 1.05; if (s > 300) s = 300; printf "%.1f", s }')
+	echo "bench-analyze: recording ~$want samples: cpu-clock -c $period -g, ${secs}s (calibration: $n samples in 2s)"
+	perf record -q -e cpu-clock -c $period -g -o "$data" -- "$work/deep" "$secs" \
+		>/dev/null 2>"$work/rec.err"
+fi
+nsamples=$("$sonde" analyze --stats "$data" | awk '$1 == "SAMPLE" { print $2 }')
+echo "bench-analyze: $data: ${nsamples:-?} samples, $(stat -c %s "$data") bytes; $pairs alternating pairs"
+
+# Warm the page cache (and perf's build-id cache lookups) before timing.
+perf report --stdio -i "$data" >/dev/null 2>&1
+"$sonde" analyze "$data" >/dev/null 2>&1
+
+TIMEFMT='%e %M'
+: >"$work/ratios"
+for i in $(seq 1 "$pairs"); do
+	/usr/bin/time -f "$TIMEFMT" -o "$work/p.$i" perf report --stdio -i "$data" >/dev/null 2>&1
+	/usr/bin/time -f "$TIMEFMT" -o "$work/s.$i" "$sonde" analyze "$data" >/dev/null 2>"$work/s.err"
+	read -r pe pm <"$work/p.$i"
+	read -r se sm <"$work/s.$i"
+	awk -v pe="$pe" -v se="$se" -v pm="$pm" -v sm="$sm" \
+		'BEGIN { printf "%s %s\n", (se > 0 ? pe / se : 0), (pm > 0 ? sm / pm : 0) }' >>"$work/ratios"
+	printf '  pair %d: perf report %ss %sKB, sonde analyze %ss %sKB\n' "$i" "$pe" "$pm" "$se" "$sm"
+done
+t=$(awk '{print $1}' "$work/ratios" | median)
+m=$(awk '{print $2}' "$work/ratios" | median)
+printf 'sonde analyze speed-up over perf report --stdio  %s  (target >= 3)\n' "$t"
+printf 'sonde analyze peak memory / perf report          %s  (target <= 1)\n' "$m"
+exit 0

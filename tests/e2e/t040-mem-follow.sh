@@ -1,0 +1,34 @@
+# fork and exec: by default every process image gets its own recording in the directory,
+# named so none overwrites another; --no-follow-exec stops at exec, --no-follow-fork at
+# fork; the program's output and status never change.
+. "$(dirname "$0")/lib.sh"
+"$W/forkexec" | sort >native
+
+exes() { grep -h '^exe=' "$1"/*.proc | sed 's/^exe=//; s|.*/||' | sort | tr '\n' ' '; }
+
+"$SONDE" mem -q -o all -- "$W/forkexec" | sort >out
+check "follow-output" cmp -s native out
+# parent + 2 fork children (before exec) + echo + the exec'd forkexec child
+check "follow-all-images ($(exes all))" [ "$(exes all)" = "echo forkexec forkexec forkexec forkexec " ]
+n_exec=$(grep -l '^end=exec' all/*.proc | wc -l)
+check "follow-exec-ends-noted ($n_exec)" [ "$n_exec" -eq 2 ]
+# the exec'd child did the memory work: its samples are in the database
+child=$(grep -l '^argv=.*child' all/*.proc | head -1)
+[ -n "$child" ] && pass "exec-child-recorded" || fail "exec-child-recorded" "no .proc with argv child"
+
+"$SONDE" mem -q --no-follow-exec -o noexec -- "$W/forkexec" | sort >out
+check "no-follow-exec-output" cmp -s native out
+check "no-follow-exec-images ($(exes noexec))" [ "$(exes noexec)" = "forkexec forkexec forkexec " ]
+
+"$SONDE" mem -q --no-follow-fork -o nofork -- "$W/forkexec" | sort >out
+check "no-follow-fork-output" cmp -s native out
+check "no-follow-fork-images ($(exes nofork))" [ "$(exes nofork)" = "forkexec " ]
+"$SONDE" report nofork >rep.txt 2>&1
+check "no-follow-fork-report" [ $? -eq 0 ]
+# Children started without fork() in the program (a shell's, system(), posix_spawn) follow
+# the same rule.
+"$SONDE" mem -q --no-follow-fork -o shell -- /bin/sh -c '/bin/echo one; /bin/echo two' >out
+check "no-follow-fork-shell-output" [ "$(cat out)" = "$(printf 'one\ntwo')" ]
+check "no-follow-fork-shell-images ($(exes shell))" [ "$(exes shell)" = "dash " -o "$(exes shell)" = "bash " -o "$(exes shell)" = "sh " ]
+"$SONDE" mem -q -o shell2 -- /bin/sh -c '/bin/echo one; /bin/echo two' >out
+check "follow-shell-images ($(exes shell2))" [ "$(grep -c '^exe=.*echo' shell2/*.proc | awk -F: '{s += $2} END {print s}')" -eq 2 ]
