@@ -60,6 +60,10 @@ static void config_read(void)
 		rt_cfg.source = SONDE_SOURCE_INST;
 	rt_cfg.period = env_u64("SONDE_PERIOD", 0);
 	rt_cfg.rank = (int)(int64_t)env_u64("SONDE_RANK", (uint64_t)-1);
+	/* `sonde mem -- mpirun ...`: the launcher ran before the ranks existed */
+	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK" };
+	for (size_t i = 0; rt_cfg.rank < 0 && i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++)
+		rt_cfg.rank = (int)(int64_t)env_u64(rank_vars[i], (uint64_t)-1);
 	rt_cfg.follow_exec = (int)env_u64("SONDE_FOLLOW_EXEC", 1);
 	rt_cfg.follow_fork = (int)env_u64("SONDE_FOLLOW_FORK", 1);
 	rt_cfg.min_object = env_u64("SONDE_MIN_OBJECT", rt_cfg.min_object);
