@@ -16,6 +16,8 @@ B=${SONDE_BUILD:-$top/build}
 pairs=${1:-5}
 want=${2:-1000000}
 sonde=$B/sonde
+# the accounting templates, wherever the binary was built
+export SONDE_TOPDOWN_DIR=${SONDE_TOPDOWN_DIR:-$top/data/topdown}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -x "$sonde" ] || { echo "bench-analyze: $sonde not built" >&2; exit 1; }
@@ -26,8 +28,9 @@ fi
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 cat >"$work/deep.c" <<'C'
-/* Two threads; each step recurses 4..27 frames deep through four mutually recursive
- * functions, then runs one of 16 leaves (arithmetic, qsort with a callback, memcpy, read). */
+/* Two threads; each step recurses 4..19 frames deep through four mutually recursive
+ * functions (in one of 4 patterns), then runs one of 16 leaves (arithmetic, qsort with a
+ * callback, memcpy, read): about a thousand distinct call paths, like a real program. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -94,7 +97,7 @@ static uint64_t r0(int d, uint64_t x), r1(int d, uint64_t x), r2(int d, uint64_t
 	r3(int d, uint64_t x);
 static uint64_t (*const rs[4])(int, uint64_t) = { r0, r1, r2, r3 };
 #define REC(n) __attribute__((noinline)) static uint64_t r##n(int d, uint64_t x) \
-	{ uint64_t v = d ? rs[(x >> (2 * d)) & 3](d - 1, x) : leaves[(x >> 40) & 15](x); \
+	{ uint64_t v = d ? rs[(d + (x >> 60)) & 3](d - 1, x) : leaves[(x >> 40) & 15](x); \
 	  sink += v; return v ^ n; }
 REC(0) REC(1) REC(2) REC(3)
 
@@ -103,7 +106,7 @@ static void *run(void *arg)
 	uint64_t x = (uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
 	while (now() < stop_at) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		sink += rs[x >> 62](4 + (int)((x >> 33) % 24), x);
+		sink += rs[x >> 62](4 + (int)((x >> 33) % 16), x);
 	}
 	return NULL;
 }
@@ -137,7 +140,7 @@ if [ -z "$data" ]; then
 		echo "bench-analyze: skipped (perf record failed: $(head -1 "$work/rec.err"))"
 		exit 0
 	fi
-	secs=$(awk -v n="$n" -v w="$want" 'BEGIN { s = 2 * w / n * 1.05; if (s > 300) s = 300; printf "%.1f", s }')
+	secs=$(awk -v n="$n" -v w="$want" 'BEGIN { s = 2 * w / n * 1.2; if (s > 300) s = 300; printf "%.1f", s }')
 	echo "bench-analyze: recording ~$want samples: cpu-clock -c $period -g, ${secs}s (calibration: $n samples in 2s)"
 	perf record -q -e cpu-clock -c $period -g -o "$data" -- "$work/deep" "$secs" \
 		>/dev/null 2>"$work/rec.err"
@@ -149,13 +152,18 @@ echo "bench-analyze: $data: ${nsamples:-?} samples, $(stat -c %s "$data") bytes;
 perf report --stdio -i "$data" >/dev/null 2>&1
 "$sonde" analyze "$data" >/dev/null 2>&1
 
-TIMEFMT='%e %M'
+# timed CMD...: "seconds max_rss_kb" of CMD (GNU time's %e has only 10 ms steps: the clock)
+timed() {
+	local t0 t1
+	t0=$(date +%s%N)
+	/usr/bin/time -f '%M' -o "$work/rss" "$@" >/dev/null 2>>"$work/err"
+	t1=$(date +%s%N)
+	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') $(tail -1 "$work/rss")"
+}
 : >"$work/ratios"
 for i in $(seq 1 "$pairs"); do
-	/usr/bin/time -f "$TIMEFMT" -o "$work/p.$i" perf report --stdio -i "$data" >/dev/null 2>&1
-	/usr/bin/time -f "$TIMEFMT" -o "$work/s.$i" "$sonde" analyze "$data" >/dev/null 2>"$work/s.err"
-	read -r pe pm <"$work/p.$i"
-	read -r se sm <"$work/s.$i"
+	read -r pe pm < <(timed perf report --stdio -i "$data")
+	read -r se sm < <(timed "$sonde" analyze "$data")
 	awk -v pe="$pe" -v se="$se" -v pm="$pm" -v sm="$sm" \
 		'BEGIN { printf "%s %s\n", (se > 0 ? pe / se : 0), (pm > 0 ? sm / pm : 0) }' >>"$work/ratios"
 	printf '  pair %d: perf report %ss %sKB, sonde analyze %ss %sKB\n' "$i" "$pe" "$pm" "$se" "$sm"

@@ -65,7 +65,8 @@ static inline void synth_put(struct synth_buf *b, const void *p, size_t n)
 		if (!b->p)
 			abort();
 	}
-	memcpy(b->p + b->n, p, n);
+	if (n)
+		memcpy(b->p + b->n, p, n);
 	b->n += n;
 }
 

@@ -133,6 +133,77 @@ static int write_callgraph(const struct av_ctx *c, const char *dir, char *err, s
 	return close_ok(f, !ferror(f));
 }
 
+static void csv_events_head(FILE *f, const struct av_ctx *c)
+{
+	for (size_t e = 0; e < c->an->nev; e++) {
+		fputs(",samples:", f);
+		csv_str(f, c->an->ev[e].name);
+	}
+	fputc('\n', f);
+}
+
+/* cpus.csv: samples per CPU and event, for CPUs with samples. */
+static int write_cpus(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
+{
+	const struct analysis *an = c->an;
+	FILE *f = open_in(dir, "cpus.csv", err, errlen);
+	if (!f)
+		return -EIO;
+	fputs("cpu", f);
+	csv_events_head(f, c);
+	for (size_t cpu = 0; cpu < an->ncpus; cpu++) {
+		uint64_t any = 0;
+		for (size_t e = 0; e < an->nev; e++)
+			any |= an->cpu_samples[cpu * an->nev + e];
+		if (!any)
+			continue;
+		fprintf(f, "%zu", cpu);
+		for (size_t e = 0; e < an->nev; e++)
+			fprintf(f, ",%llu", (unsigned long long)an->cpu_samples[cpu * an->nev + e]);
+		fputc('\n', f);
+	}
+	return close_ok(f, !ferror(f));
+}
+
+/* functions-cpu.csv: each function's samples per CPU, functions in rank order. */
+static int write_func_cpus(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
+{
+	const struct analysis *an = c->an;
+	FILE *f = open_in(dir, "functions-cpu.csv", err, errlen);
+	int *o = f ? analysis_order(an->funcs, an->nfuncs, c->ev) : NULL;
+	uint64_t *row = f ? calloc(an->nev ? an->nev : 1, sizeof(*row)) : NULL;
+	int ok = o && row;
+	if (f) {
+		fputs("rank,function,module,process,cpu", f);
+		csv_events_head(f, c);
+	}
+	for (size_t k = 0; ok && k < an->nfuncs; k++) {
+		const struct an_row *r = &an->funcs[o[k]];
+		size_t i, n = analysis_cpus_of(an->func_cpus, an->nfunc_cpus, o[k], &i);
+		for (size_t end = i + n; i < end;) {
+			uint32_t cpu = an->func_cpus[i].cpu;
+			memset(row, 0, an->nev * sizeof(*row));
+			for (; i < end && an->func_cpus[i].cpu == cpu; i++)
+				row[an->func_cpus[i].ev] = an->func_cpus[i].samples;
+			fprintf(f, "%zu,", k + 1);
+			csv_str(f, r->name);
+			fputc(',', f);
+			csv_str(f, an->mods[r->mod].name);
+			fputc(',', f);
+			csv_str(f, an->procs[r->proc].name);
+			fprintf(f, ",%u", cpu);
+			for (size_t e = 0; e < an->nev; e++)
+				fprintf(f, ",%llu", (unsigned long long)row[e]);
+			fputc('\n', f);
+		}
+	}
+	free(o);
+	free(row);
+	if (!f)
+		return -EIO;
+	return close_ok(f, ok && !ferror(f));
+}
+
 static void asm_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
 {
 	fputs("bb,address", f);
@@ -280,6 +351,21 @@ static void js_head(FILE *f, const struct av_ctx *c)
 	}
 	fputs(",\"note\":", f);
 	js_str(f, c->td && c->td->note[0] ? c->td->note : c->td_note);
+	/* [cpu, [samples per event]] for CPUs with samples */
+	fputs(",\"cpus\":[", f);
+	for (size_t cpu = 0, k = 0; cpu < an->ncpus; cpu++) {
+		uint64_t any = 0;
+		for (size_t e = 0; e < an->nev; e++)
+			any |= an->cpu_samples[cpu * an->nev + e];
+		if (!any)
+			continue;
+		fprintf(f, "%s[%zu,[", k++ ? "," : "", cpu);
+		for (size_t e = 0; e < an->nev; e++)
+			fprintf(f, "%s%llu", e ? "," : "",
+				(unsigned long long)an->cpu_samples[cpu * an->nev + e]);
+		fputs("]]", f);
+	}
+	fputc(']', f);
 }
 
 static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
@@ -493,6 +579,10 @@ int av_write_dir(const struct av_ctx *c, const char *dir, char *err, size_t errl
 		r = write_rows_csv(c, dir, "functions.csv", 2, err, errlen);
 	if (!r)
 		r = write_callgraph(c, dir, err, errlen);
+	if (!r)
+		r = write_cpus(c, dir, err, errlen);
+	if (!r)
+		r = write_func_cpus(c, dir, err, errlen);
 	if (r)
 		return r;
 	FILE *f = open_in(dir, "summary.json", err, errlen);

@@ -2,23 +2,34 @@
 /* analyze-sym.c - offline symbols of perf.data modules (see analyze-sym.h). */
 #include "lib/analyze-sym.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	const char *name;		/* into asym.kbuf */
+};
+
+/* A function found in a file: later addresses inside it need no symbol table search. */
+struct frange {
+	uint64_t start, size;
+	const char *name;
 };
 
 struct asym_file {
 	char *path;
+	struct frange *ranges;		/* sorted by start, not overlapping */
+	size_t nranges, capranges;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Elf *elf;
@@ -33,6 +44,11 @@ struct asym {
 	char *osrelease;
 	struct ksym *ksyms;		/* sorted, loaded on first kernel lookup */
 	size_t nksyms;
+	char *kbuf;			/* /proc/kallsyms, its names cut in place */
+	/* demangled C++ names by the address of their mangled string (stable in libdw) */
+	const char **dm_keys;
+	char **dm_vals;			/* NULL: not a name __cxa_demangle knows */
+	size_t dm_cap, dm_n;
 	int ksyms_tried;
 };
 
@@ -54,6 +70,7 @@ static void file_free(struct asym_file *f)
 {
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
+	free(f->ranges);
 	free(f->path);
 	free(f);
 }
@@ -66,9 +83,12 @@ void asym_free(struct asym *as)
 		if (as->files[i])
 			file_free(as->files[i]);
 	free(as->files);
-	for (size_t i = 0; i < as->nksyms; i++)
-		free(as->ksyms[i].name);
 	free(as->ksyms);
+	free(as->kbuf);
+	for (size_t i = 0; i < as->dm_cap; i++)
+		free(as->dm_vals[i]);
+	free(as->dm_keys);
+	free(as->dm_vals);
 	free(as->osrelease);
 	free(as);
 }
@@ -148,35 +168,107 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The whole of a /proc file (its size is unknown until read), NUL-terminated. */
+static char *slurp_proc(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 8 << 20, n = 0;
+	char *b = malloc(cap);
+	while (b) {
+		if (cap - n < 65536) {
+			char *nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (b)
+		b[n] = 0;
+	*len = n;
+	return b;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * One "ADDR TYPE NAME[\t[MODULE]]" line of kallsyms at p: a text symbol in *k (its name cut
+ * in place) or not; returns the next line.  (Hand-parsed: sscanf costs more than the rest
+ * of a big report.)
+ */
+static char *ksym_parse(char *p, char *end, struct ksym *k, int *ok)
+{
+	uint64_t a = 0;
+	int d;
+	*ok = 0;
+	while (p < end && (d = hexval(*p)) >= 0) {
+		a = a << 4 | (uint64_t)d;
+		p++;
+	}
+	char *nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl)
+		nl = end;
+	if (nl - p < 4 || p[0] != ' ' || p[2] != ' ' || !a)
+		return nl + (nl < end);
+	char t = p[1], *name = p + 3, *q = name;
+	while (q < nl && *q != '\t' && *q != ' ')
+		q++;
+	*q = 0;
+	if ((t == 't' || t == 'T' || t == 'W' || t == 'w') && q > name) {
+		k->addr = a;
+		k->name = name;
+		*ok = 1;
+	}
+	return nl + (nl < end);
+}
+
 static void ksyms_load(struct asym *as)
 {
 	struct utsname u;
+	size_t len, cap = 0;
 	as->ksyms_tried = 1;
 	if (!as->osrelease || uname(&u) || strcmp(u.release, as->osrelease))
 		return;
-	FILE *fp = fopen("/proc/kallsyms", "r");
-	if (!fp)
+	as->kbuf = slurp_proc("/proc/kallsyms", &len);
+	if (!as->kbuf)
 		return;
-	char line[512], name[256], t;
-	unsigned long long a;
-	size_t cap = 0;
-	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%llx %c %255s", &a, &t, name) != 3 || !a)
-			continue;
-		if (t != 't' && t != 'T' && t != 'W' && t != 'w')
+	int sorted = 1, ok;
+	for (char *p = as->kbuf, *end = as->kbuf + len; p < end;) {
+		struct ksym k;
+		p = ksym_parse(p, end, &k, &ok);
+		if (!ok)
 			continue;
 		if (as->nksyms == cap) {
-			cap = cap ? cap * 2 : 4096;
-			struct ksym *k = realloc(as->ksyms, cap * sizeof(*k));
-			if (!k)
+			cap = cap ? cap * 2 : 65536;
+			struct ksym *n = realloc(as->ksyms, cap * sizeof(*n));
+			if (!n)
 				break;
-			as->ksyms = k;
+			as->ksyms = n;
 		}
-		as->ksyms[as->nksyms].addr = a;
-		as->ksyms[as->nksyms++].name = strdup(name);
+		if (as->nksyms && as->ksyms[as->nksyms - 1].addr > k.addr)
+			sorted = 0;
+		as->ksyms[as->nksyms++] = k;
 	}
-	fclose(fp);
-	qsort(as->ksyms, as->nksyms, sizeof(*as->ksyms), ksym_cmp);
+	if (!sorted)
+		qsort(as->ksyms, as->nksyms, sizeof(*as->ksyms), ksym_cmp);
 }
 
 static int kernel_func(struct asym *as, uint64_t addr, const char **name, uint64_t *start,
@@ -201,37 +293,165 @@ static int kernel_func(struct asym *as, uint64_t addr, const char **name, uint64
 	return 0;
 }
 
+/* ---- C++ names ---------------------------------------------------------------------- */
+
+/*
+ * libstdc++'s __cxa_demangle, looked up at run time (as src/lib/symbols.c does): the CLI
+ * does not link libstdc++, and without it names stay mangled.
+ */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+static cxa_demangle_fn cxa_demangle;
+static int demangle_tried;
+
+static size_t dm_slot(const struct asym *as, const char *key)
+{
+	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (as->dm_cap - 1);
+}
+
+static int dm_grow(struct asym *as)
+{
+	size_t ncap = as->dm_cap ? as->dm_cap * 2 : 256;
+	const char **k = calloc(ncap, sizeof(*k));
+	char **v = calloc(ncap, sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	struct asym o = *as;
+	as->dm_keys = k;
+	as->dm_vals = v;
+	as->dm_cap = ncap;
+	for (size_t i = 0; i < o.dm_cap; i++) {
+		if (!o.dm_keys[i])
+			continue;
+		size_t s = dm_slot(as, o.dm_keys[i]);
+		while (k[s])
+			s = (s + 1) & (ncap - 1);
+		k[s] = o.dm_keys[i];
+		v[s] = o.dm_vals[i];
+	}
+	free(o.dm_keys);
+	free(o.dm_vals);
+	return 0;
+}
+
+char *asym_demangle_new(const char *name)
+{
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!demangle_tried) {
+		demangle_tried = 1;
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
+	}
+	int status = -1;
+	char *d = cxa_demangle ? cxa_demangle(name, NULL, NULL, &status) : NULL;
+	if (status) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+const char *asym_demangle(struct asym *as, const char *name)
+{
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return name;
+	if ((as->dm_n + 1) * 2 > as->dm_cap && dm_grow(as))
+		return name;
+	size_t s = dm_slot(as, name);
+	for (; as->dm_keys[s]; s = (s + 1) & (as->dm_cap - 1))
+		if (as->dm_keys[s] == name)
+			return as->dm_vals[s] ? as->dm_vals[s] : name;
+	char *d = asym_demangle_new(name);
+	as->dm_keys[s] = name;
+	as->dm_vals[s] = d;
+	as->dm_n++;
+	return d ? d : name;
+}
+
 /* ---- user space ----------------------------------------------------------------------- */
+
+/* Index of the first range starting after addr. */
+static size_t range_after(const struct asym_file *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->nranges;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void range_add(struct asym_file *f, size_t at, struct frange r)
+{
+	if (at && f->ranges[at - 1].start + f->ranges[at - 1].size > r.start)
+		return;		/* overlaps: keep asking libdwfl there */
+	if (at < f->nranges && r.start + r.size > f->ranges[at].start)
+		return;
+	if (f->nranges == f->capranges) {
+		size_t nc = f->capranges ? f->capranges * 2 : 64;
+		struct frange *n = realloc(f->ranges, nc * sizeof(*n));
+		if (!n)
+			return;
+		f->ranges = n;
+		f->capranges = nc;
+	}
+	memmove(f->ranges + at + 1, f->ranges + at, (f->nranges - at) * sizeof(*f->ranges));
+	f->ranges[at] = r;
+	f->nranges++;
+}
 
 int asym_func(struct asym_file *f, uint64_t addr, const char **name, uint64_t *start,
 	      uint64_t *size)
 {
 	if (f->kernel)
 		return kernel_func(f->as, addr, name, start, size);
+	/* libdwfl searches the whole symbol table for each address: once per function here */
+	size_t at = range_after(f, addr);
+	if (at && addr < f->ranges[at - 1].start + f->ranges[at - 1].size) {
+		*name = f->ranges[at - 1].name;
+		*start = f->ranges[at - 1].start;
+		*size = f->ranges[at - 1].size;
+		return 0;
+	}
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *n = dwfl_module_addrinfo(f->mod, addr + f->bias, &off, &sym, NULL, NULL, NULL);
 	if (!n)
 		return -ENOENT;
+	n = asym_demangle(f->as, n);
 	*name = n;
 	*start = addr - off;
 	*size = sym.st_size ? sym.st_size : off + 1;
+	if (sym.st_size && off < sym.st_size)
+		range_add(f, at, (struct frange){ *start, *size, n });
 	return 0;
 }
 
-static const char *die_name(Dwarf_Die *d)
+/* A DWARF function's name: its demangled linkage name (qualified, with parameters) if any. */
+static const char *die_name(struct asym *as, Dwarf_Die *d)
 {
 	Dwarf_Attribute at;
 	const char *s = NULL;
 	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &at))
 		s = dwarf_formstring(&at);
-	if (!s && dwarf_attr_integrate(d, DW_AT_name, &at))
-		s = dwarf_formstring(&at);
-	/* a C name is better than a mangled one when both exist and this is C */
-	if (s && s[0] == '_' && s[1] == 'Z' && dwarf_attr_integrate(d, DW_AT_name, &at)) {
+	if (s) {
+		const char *dm = asym_demangle(as, s);
+		if (dm != s)
+			return dm;
+	}
+	/* not demangled (no libstdc++, or not C++): the plain name reads better */
+	if (dwarf_attr_integrate(d, DW_AT_name, &at)) {
 		const char *plain = dwarf_formstring(&at);
 		if (plain)
-			s = plain;
+			return plain;
 	}
 	return s;
 }
@@ -267,7 +487,7 @@ int asym_lines(struct asym_file *f, uint64_t addr, struct asym_frame *fr, int ma
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		fr[n].function = die_name(&scopes[i]);
+		fr[n].function = die_name(f->as, &scopes[i]);
 		fr[n].file = file;
 		fr[n].line = line;
 		n++;

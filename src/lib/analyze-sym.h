@@ -34,10 +34,19 @@ void asym_free(struct asym *as);
 /* The module at path (cached); NULL if it cannot be read (then nothing resolves in it). */
 struct asym_file *asym_file(struct asym *as, const char *path);
 
+/*
+ * name demangled if it is a C++ name (libstdc++'s __cxa_demangle, loaded at run time), else
+ * name itself.  The result lives until asym_free(); name must too (it is cached by address).
+ */
+const char *asym_demangle(struct asym *as, const char *name);
+
+/* The same, uncached: a copy the caller frees, or NULL if name is not a C++ name. */
+char *asym_demangle_new(const char *name);
+
 /* ELF virtual address of a file offset: 0, or -ENOENT if no loaded segment holds it. */
 int asym_off2addr(struct asym_file *f, uint64_t off, uint64_t *addr);
 
-/* The symbol containing addr: 0 and name/start/size, or -ENOENT. */
+/* The symbol containing addr: 0 and name (demangled)/start/size, or -ENOENT. */
 int asym_func(struct asym_file *f, uint64_t addr, const char **name, uint64_t *start,
 	      uint64_t *size);
 

@@ -7,6 +7,8 @@
 
 #include "lib/analyze-viewint.h"
 
+static void text_cpus(FILE *out, const struct av_ctx *c);
+
 double av_share(const struct av_ctx *c, const struct an_row *r)
 {
 	const struct an_event *e = &c->an->ev[c->ev];
@@ -126,7 +128,33 @@ static void text_header(FILE *out, const struct av_ctx *c)
 		fprintf(out, "# note: %s\n", c->td->note);
 	if (c->td_note)
 		fprintf(out, "# note: %s\n", c->td_note);
+	text_cpus(out, c);
 	fprintf(out, "# rows sorted by %s (share = of its total period)\n", an->ev[c->ev].name);
+}
+
+/* Samples of the sort event per CPU, on one line (the first 16 CPUs that have some). */
+static void text_cpus(FILE *out, const struct av_ctx *c)
+{
+	const struct analysis *an = c->an;
+	uint64_t total = an->ev[c->ev].samples;
+	size_t shown = 0, more = 0;
+	for (size_t cpu = 0; cpu < an->ncpus; cpu++) {
+		uint64_t n = an->cpu_samples[cpu * an->nev + c->ev];
+		if (!n)
+			continue;
+		if (shown == 16) {
+			more++;
+			continue;
+		}
+		if (!shown++)
+			fprintf(out, "# %s samples per cpu:", an->ev[c->ev].name);
+		fprintf(out, " cpu%zu %llu (%.1f%%)", cpu, (unsigned long long)n,
+			total ? 100.0 * (double)n / (double)total : 0.0);
+	}
+	if (more)
+		fprintf(out, " and %zu more cpus (cpus.csv in -o)", more);
+	if (shown)
+		fputc('\n', out);
 }
 
 void av_text_summary(FILE *out, const struct av_ctx *c)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/analyze-stab.h"
+
 /* ---- a small hash: three u64 keys -> int ---------------------------------------------- */
 
 struct hkey {
@@ -99,6 +101,9 @@ struct mplex_key {
 	uint64_t en, run, n;
 };
 
+/* The chain entries of a sample that the analysis follows, as perf's report does. */
+#define MAX_CHAIN 512
+
 struct priv {
 	struct perfdata *pd;
 	struct asym *as;
@@ -108,12 +113,15 @@ struct priv {
 	struct task *tasks;
 	size_t ntasks;
 	struct hmap taskmap;		/* (pid) -> task */
+	int last_task;			/* the task found last: samples come in runs */
 	struct task kernel;
 	struct hmap procmap, modmap, funcmap, addrmap, edgemap;
 	/* multiplexing: per (event, cpu or tid) the last enabled/running and the samples there */
 	struct mplex_key *mx;
 	size_t nmx;
 	struct hmap mxmap;
+	int mx_last[2];			/* the last entry noted, per kind of key (cpu, tid) */
+	struct hkey mx_last_key[2];
 	int *attr_ev;			/* attr index -> event index */
 	size_t cap_procs, cap_mods, cap_funcs, cap_addrs, cap_edges;
 	uint64_t *chain_seen;		/* functions already counted on this sample's chain */
@@ -121,13 +129,24 @@ struct priv {
 	/* kernel records waiting to be processed in time order (perf's ordered events) */
 	struct qrec *q;
 	size_t nq, capq;
+	size_t nq_ordered;		/* queued records that change tasks or maps */
 	uint64_t seq, last_time, max_time, flush_limit;
+	/*
+	 * Samples waiting to be symbolized: counts per distinct (process, event, IP, chain),
+	 * drained before anything changes the maps they resolve in.
+	 */
+	struct stab stab;
+	uint64_t key[3 + MAX_CHAIN];
+	struct stab cstab;		/* the same per CPU, without chains */
+	struct hmap cpumap;		/* (address, cpu, event) -> addr_cpus */
+	size_t cap_addr_cpus;
 };
 
 struct qrec {
 	uint64_t time, seq, offset;
-	uint8_t *bytes;
+	const uint8_t *bytes;		/* into the input if it lives on, else a copy */
 	uint16_t len;
+	uint8_t owned, ordered;
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t sz)
@@ -164,11 +183,23 @@ static int intern(struct priv *pv, const char *s)
 	return (int)pv->nstrs++;
 }
 
+/* The task pid if it was seen, else NULL. */
+static struct task *task_find(struct priv *pv, uint32_t pid)
+{
+	if (pv->last_task >= 0 && pv->tasks[pv->last_task].pid == pid)
+		return &pv->tasks[pv->last_task];
+	int i = hget(&pv->taskmap, (struct hkey){ pid, 0, 0 });
+	if (i < 0)
+		return NULL;
+	pv->last_task = i;
+	return &pv->tasks[i];
+}
+
 static struct task *task_get(struct priv *pv, uint32_t pid)
 {
-	int i = hget(&pv->taskmap, (struct hkey){ pid, 0, 0 });
-	if (i >= 0)
-		return &pv->tasks[i];
+	struct task *f = task_find(pv, pid);
+	if (f)
+		return f;
 	struct task *n = realloc(pv->tasks, (pv->ntasks + 1) * sizeof(*n));
 	if (!n)
 		return NULL;
@@ -392,12 +423,20 @@ static void on_fork(struct priv *pv, const struct pd_record *r)
 	c->nmaps = c->cap = p->nmaps;
 }
 
-/* time_enabled/running: remember the last pair per (event, key); they are cumulative. */
+/*
+ * time_enabled/running: remember the latest pair per (event, key).  They only grow, so the
+ * latest is the largest, whatever order records of the same round are processed in.
+ */
 static void mplex_note(struct priv *pv, size_t ev, uint64_t key, uint64_t en, uint64_t run,
 		       int count)
 {
 	struct hkey k = { ev, key, 0 };
-	int i = hget(&pv->mxmap, k);
+	int kind = key >> 32 ? 1 : 0, i;
+	if (pv->mx_last[kind] >= 0 && pv->mx_last_key[kind].a == ev &&
+	    pv->mx_last_key[kind].b == key)
+		i = pv->mx_last[kind];
+	else
+		i = hget(&pv->mxmap, k);
 	if (i < 0) {
 		struct mplex_key *n = realloc(pv->mx, (pv->nmx + 1) * sizeof(*n));
 		if (!n)
@@ -407,7 +446,9 @@ static void mplex_note(struct priv *pv, size_t ev, uint64_t key, uint64_t en, ui
 		pv->mx[i] = (struct mplex_key){ 0, 0, 0 };
 		hput(&pv->mxmap, k, i);
 	}
-	if (en || run) {
+	pv->mx_last[kind] = i;
+	pv->mx_last_key[kind] = k;
+	if ((en || run) && en >= pv->mx[i].en) {
 		pv->mx[i].en = en;
 		pv->mx[i].run = run;
 	}
@@ -436,10 +477,12 @@ static void on_read_values(struct analysis *an, struct priv *pv, int attr, uint6
 
 /* ---- samples ---------------------------------------------------------------------------- */
 
-static int resolve_ip(struct analysis *an, struct priv *pv, int proc, uint32_t pid, int kernel,
-		      uint64_t ip)
+/* The address entry of ip in task t (NULL: no maps) or, for kernel ips, the kernel. */
+static int resolve_ip(struct analysis *an, struct priv *pv, int proc, const struct task *t,
+		      int kernel, uint64_t ip)
 {
-	const struct task *t = kernel ? &pv->kernel : task_get(pv, pid);
+	if (kernel)
+		t = &pv->kernel;
 	const struct map *m = t ? map_find(t, ip) : NULL;
 	if (!m && !kernel)
 		m = map_find(&pv->kernel, ip);
@@ -449,7 +492,8 @@ static int resolve_ip(struct analysis *an, struct priv *pv, int proc, uint32_t p
 	return addr_of(an, pv, mod, m ? ip - m->start + m->pgoff : ip);
 }
 
-static int edge_add(struct analysis *an, struct priv *pv, int caller, int callee, int lbr)
+static int edge_add(struct analysis *an, struct priv *pv, int caller, int callee, int lbr,
+		    uint64_t n)
 {
 	struct hkey k = { (uint64_t)caller, (uint64_t)callee, (uint64_t)lbr };
 	int i = hget(&pv->edgemap, k);
@@ -459,9 +503,10 @@ static int edge_add(struct analysis *an, struct priv *pv, int caller, int callee
 			return -ENOMEM;
 		i = (int)an->nedges++;
 		an->edges[i] = (struct an_edge){ caller, callee, 0, lbr };
-		hput(&pv->edgemap, k, i);
+		if (hput(&pv->edgemap, k, i))
+			return -ENOMEM;
 	}
-	an->edges[i].count++;
+	an->edges[i].count += n;
 	return 0;
 }
 
@@ -476,43 +521,158 @@ static int seen_once(struct priv *pv, int f)
 	return 1;
 }
 
-static void on_chain(struct analysis *an, struct priv *pv, const struct pd_sample *s, int proc,
-		     int kernel0, size_t ev)
+/* n samples with this chain: inclusive counts (once per function) and call edges. */
+static int on_chain(struct analysis *an, struct priv *pv, const struct task *t, int proc,
+		    int kernel, size_t ev, const uint64_t *chain, size_t nchain, uint64_t n)
 {
-	int kernel = kernel0, prev = -1;
+	int prev = -1;
 	pv->nseen = 0;
-	for (size_t i = 0; i < s->nchain && i < 512; i++) {
-		uint64_t ip = pd_chain_at(s, i);
+	for (size_t i = 0; i < nchain; i++) {
+		uint64_t ip = chain[i];
 		if (ip >= PD_CONTEXT_MAX) {
 			kernel = ip == PD_CONTEXT_KERNEL;
 			continue;
 		}
 		/* return addresses point after the call: look up the call itself */
-		int ai = resolve_ip(an, pv, proc, s->pid, kernel, prev < 0 || !ip ? ip : ip - 1);
+		int ai = resolve_ip(an, pv, proc, t, kernel, prev < 0 || !ip ? ip : ip - 1);
 		if (ai < 0)
-			return;
+			return -ENOMEM;
 		int f = an->addrs[ai].func;
 		if (seen_once(pv, f))
-			an->funcs[f].incl[ev]++;
-		if (prev >= 0 && prev != f)
-			edge_add(an, pv, f, prev, 0);
+			an->funcs[f].incl[ev] += n;
+		if (prev >= 0 && prev != f && edge_add(an, pv, f, prev, 0, n))
+			return -ENOMEM;
 		prev = f;
 	}
+	return 0;
 }
 
-static void on_branches(struct analysis *an, struct priv *pv, const struct pd_sample *s, int proc)
+static int on_branches(struct analysis *an, struct priv *pv, const struct pd_sample *s,
+		       const struct task *t, int proc)
 {
 	for (size_t i = 0; i < s->nbranch; i++) {
 		struct pd_branch b = pd_branch_at(s, i);
-		int a1 = resolve_ip(an, pv, proc, s->pid, 0, b.from);
-		int a2 = resolve_ip(an, pv, proc, s->pid, 0, b.to);
+		int a1 = resolve_ip(an, pv, proc, t, 0, b.from);
+		int a2 = resolve_ip(an, pv, proc, t, 0, b.to);
 		if (a1 < 0 || a2 < 0)
-			return;
+			return -ENOMEM;
 		int f1 = an->addrs[a1].func, f2 = an->addrs[a2].func;
 		/* a branch into the first byte of another function is a call */
-		if (f1 != f2 && an->funcs[f2].start && an->addrs[a2].addr == an->funcs[f2].start)
-			edge_add(an, pv, f1, f2, 1);
+		if (f1 != f2 && an->funcs[f2].start && an->addrs[a2].addr == an->funcs[f2].start &&
+		    edge_add(an, pv, f1, f2, 1, 1))
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * The samples of one distinct (pid, cpu mode, process, event, IP, chain): symbolized once,
+ * counted n times.  Key: pid | kernel << 32, proc << 32 | event, IP, the chain.
+ */
+static int samples_apply(struct analysis *an, struct priv *pv, const struct stab_entry *e)
+{
+	const uint64_t *k = stab_key(&pv->stab, e);
+	int kernel = (int)(k[0] >> 32) & 1, proc = (int)(k[1] >> 32);
+	size_t ev = (uint32_t)k[1];
+	const struct task *t = task_find(pv, (uint32_t)k[0]);
+	int ai = resolve_ip(an, pv, proc, t, kernel, k[2]);
+	if (ai < 0)
+		return -ENOMEM;
+	struct an_addr *a = &an->addrs[ai];
+	struct an_row *f = &an->funcs[a->func];
+	a->samples[ev] += e->n;
+	f->samples[ev] += e->n;
+	f->periods[ev] += e->sum;
+	an->mods[f->mod].samples[ev] += e->n;
+	an->mods[f->mod].periods[ev] += e->sum;
+	an->procs[proc].samples[ev] += e->n;
+	an->procs[proc].periods[ev] += e->sum;
+	if (e->nkey == 3) {
+		f->incl[ev] += e->n;
+		return 0;
+	}
+	return on_chain(an, pv, t, proc, kernel, ev, k + 3, e->nkey - 3, e->n);
+}
+
+/* n samples of address entry ai on cpu, event ev. */
+static int addr_cpu_add(struct analysis *an, struct priv *pv, int ai, uint32_t cpu, size_t ev,
+			uint64_t n)
+{
+	struct hkey k = { (uint64_t)ai, cpu, ev };
+	int i = hget(&pv->cpumap, k);
+	if (i < 0) {
+		an->addr_cpus = grow(an->addr_cpus, &pv->cap_addr_cpus, an->naddr_cpus,
+				     sizeof(*an->addr_cpus));
+		if (!an->addr_cpus)
+			return -ENOMEM;
+		i = (int)an->naddr_cpus++;
+		an->addr_cpus[i] = (struct an_cpu_count){ ai, cpu, (uint32_t)ev, 0 };
+		if (hput(&pv->cpumap, k, i))
+			return -ENOMEM;
+	}
+	an->addr_cpus[i].samples += n;
+	return 0;
+}
+
+/* Key of the per-CPU table: pid | kernel << 32, proc << 32 | event, IP, cpu. */
+static int cpu_apply(struct analysis *an, struct priv *pv, const struct stab_entry *e)
+{
+	const uint64_t *k = stab_key(&pv->cstab, e);
+	const struct task *t = task_find(pv, (uint32_t)k[0]);
+	int ai = resolve_ip(an, pv, (int)(k[1] >> 32), t, (int)(k[0] >> 32) & 1, k[2]);
+	if (ai < 0)
+		return -ENOMEM;
+	return addr_cpu_add(an, pv, ai, (uint32_t)k[3], (uint32_t)k[1], e->n);
+}
+
+/* Symbolize and count the waiting samples: before the maps change, and at the end. */
+static int samples_drain(struct analysis *an, struct priv *pv)
+{
+	for (size_t i = 0; i < pv->stab.nents; i++)
+		if (samples_apply(an, pv, &pv->stab.ents[i]))
+			return -ENOMEM;
+	for (size_t i = 0; i < pv->cstab.nents; i++)
+		if (cpu_apply(an, pv, &pv->cstab.ents[i]))
+			return -ENOMEM;
+	stab_clear(&pv->stab);
+	stab_clear(&pv->cstab);
+	return 0;
+}
+
+static int samples_defer(struct analysis *an, struct priv *pv, const struct pd_sample *s,
+			 int proc, int kernel, size_t ev, uint64_t period, int has_cpu)
+{
+	size_t nc = s->nchain < MAX_CHAIN ? s->nchain : MAX_CHAIN;
+	uint64_t *k = pv->key;
+	k[0] = s->pid | (uint64_t)kernel << 32;
+	k[1] = (uint64_t)proc << 32 | ev;
+	k[2] = s->ip;
+	if (has_cpu) {
+		k[3] = s->cpu;
+		if (stab_add(&pv->cstab, k, 4, 0))
+			return -ENOMEM;
+	}
+	if (nc)
+		memcpy(k + 3, s->chain, nc * sizeof(*k));
+	if (stab_add(&pv->stab, k, 3 + nc, period))
+		return -ENOMEM;
+	return stab_full(&pv->stab) || stab_full(&pv->cstab) ? samples_drain(an, pv) : 0;
+}
+
+static int cpu_count(struct analysis *an, uint32_t cpu, size_t ev)
+{
+	if (cpu < 4096 && cpu >= an->ncpus) {
+		size_t nc = cpu + 1;
+		uint64_t *c = realloc(an->cpu_samples, nc * an->nev * sizeof(uint64_t));
+		if (!c)
+			return -ENOMEM;
+		memset(c + an->ncpus * an->nev, 0, (nc - an->ncpus) * an->nev * 8);
+		an->cpu_samples = c;
+		an->ncpus = nc;
+	}
+	if (cpu < an->ncpus)
+		an->cpu_samples[cpu * an->nev + ev]++;
+	return 0;
 }
 
 static int on_sample(struct analysis *an, struct priv *pv, const struct pd_record *r)
@@ -525,54 +685,31 @@ static int on_sample(struct analysis *an, struct priv *pv, const struct pd_recor
 	if (!t)
 		return -ENOMEM;
 	int proc = proc_of(an, pv, t->comm);
-	int kernel = (r->misc & 7) == 1 || (r->misc & 7) == 4;
-	int ai = proc < 0 ? -1 : resolve_ip(an, pv, proc, s->pid, kernel, s->ip);
-	if (ai < 0)
+	if (proc < 0)
 		return -ENOMEM;
+	int kernel = (r->misc & 7) == 1 || (r->misc & 7) == 4;
 	uint64_t period = s->period ? s->period : 1;
-	struct an_addr *a = &an->addrs[ai];
-	struct an_row *f = &an->funcs[a->func];
-	a->samples[ev]++;
-	f->samples[ev]++;
-	f->periods[ev] += period;
-	an->mods[f->mod].samples[ev]++;
-	an->mods[f->mod].periods[ev] += period;
-	an->procs[proc].samples[ev]++;
-	an->procs[proc].periods[ev] += period;
 	an->ev[ev].samples++;
 	an->ev[ev].period_sum += period;
 	an->nsamples++;
-	if (s->present & (1u << 7)) {		/* CPU */
-		if (s->cpu < 4096 && s->cpu >= an->ncpus) {
-			size_t nc = s->cpu + 1;
-			uint64_t *c = realloc(an->cpu_samples, nc * an->nev * sizeof(uint64_t));
-			if (!c)
-				return -ENOMEM;
-			memset(c + an->ncpus * an->nev, 0, (nc - an->ncpus) * an->nev * 8);
-			an->cpu_samples = c;
-			an->ncpus = nc;
-		}
-		if (s->cpu < an->ncpus)
-			an->cpu_samples[s->cpu * an->nev + ev]++;
-	}
-	uint64_t key = (s->present & (1u << 7)) ? s->cpu : (1ull << 32) | s->tid;
+	int has_cpu = !!(s->present & (1u << 7));
+	if (has_cpu && cpu_count(an, s->cpu, ev))
+		return -ENOMEM;
+	uint64_t key = has_cpu ? s->cpu : (1ull << 32) | s->tid;
 	if (s->nread)
 		on_read_values(an, pv, s->attr, key, s->time_enabled, s->time_running, s->nread,
 			       s->read_values, s->read_stride);
 	mplex_note(pv, ev, key, 0, 0, 1);
-	if ((s->present & (1u << 7)))
+	if (has_cpu)
 		mplex_note(pv, ev, (1ull << 32) | s->tid, 0, 0, 1);
-	if (s->nchain) {
-		an->has_callchains = 1;
-		on_chain(an, pv, s, proc, kernel, ev);
-	} else {
-		f->incl[ev]++;
-	}
 	if (s->nbranch) {
 		an->has_branches = 1;
-		on_branches(an, pv, s, proc);
+		if (on_branches(an, pv, s, t, proc))
+			return -ENOMEM;
 	}
-	return 0;
+	if (s->nchain)
+		an->has_callchains = 1;
+	return samples_defer(an, pv, s, proc, kernel, ev, period, has_cpu);
 }
 
 /* m per event: sample-weighted mean over its keys of time_enabled / time_running. */
@@ -595,6 +732,65 @@ static void mplex_finish(struct analysis *an, struct priv *pv)
 		}
 		an->ev[e].mplex = wsum > 0 ? msum / wsum : nplain ? plain / (double)nplain : 1.0;
 	}
+}
+
+static int by_row_cpu(const void *a, const void *b)
+{
+	const struct an_cpu_count *x = a, *y = b;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+/* Functions per CPU from addresses per CPU; both sorted. */
+static int cpus_finish(struct analysis *an, struct priv *pv)
+{
+	struct hmap m = { 0 };
+	size_t cap = 0;
+	int e = 0;
+	for (size_t i = 0; i < an->naddr_cpus && !e; i++) {
+		const struct an_cpu_count *a = &an->addr_cpus[i];
+		int f = an->addrs[a->row].func;
+		struct hkey k = { (uint64_t)f, a->cpu, a->ev };
+		int j = hget(&m, k);
+		if (j < 0) {
+			an->func_cpus = grow(an->func_cpus, &cap, an->nfunc_cpus,
+					     sizeof(*an->func_cpus));
+			if (!an->func_cpus) {
+				e = -ENOMEM;
+				break;
+			}
+			j = (int)an->nfunc_cpus++;
+			an->func_cpus[j] = (struct an_cpu_count){ f, a->cpu, a->ev, 0 };
+			e = hput(&m, k, j);
+		}
+		an->func_cpus[j].samples += a->samples;
+	}
+	hfree(&m);
+	hfree(&pv->cpumap);
+	memset(&pv->cpumap, 0, sizeof(pv->cpumap));
+	qsort(an->addr_cpus, an->naddr_cpus, sizeof(*an->addr_cpus), by_row_cpu);
+	qsort(an->func_cpus, an->nfunc_cpus, sizeof(*an->func_cpus), by_row_cpu);
+	return e;
+}
+
+size_t analysis_cpus_of(const struct an_cpu_count *cpus, size_t n, int row, size_t *first)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cpus[mid].row < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	size_t k = lo;
+	while (k < n && cpus[k].row == row)
+		k++;
+	return k - lo;
 }
 
 /* ---- the walk ----------------------------------------------------------------------------- */
@@ -621,8 +817,16 @@ static int events_init(struct analysis *an, struct priv *pv)
 	return 0;
 }
 
+/* Records that change tasks or maps: the samples before them must be resolved first. */
+static int changes_maps(uint32_t type)
+{
+	return type == PD_MMAP || type == PD_MMAP2 || type == PD_COMM || type == PD_FORK;
+}
+
 static int process(struct analysis *an, struct priv *pv, const struct pd_record *r)
 {
+	if (changes_maps(r->type) && pv->stab.nents && samples_drain(an, pv))
+		return -ENOMEM;
 	switch (r->type) {
 	case PD_MMAP:
 	case PD_MMAP2: on_mmap(pv, r); break;
@@ -649,14 +853,22 @@ static int queue_push(struct priv *pv, const struct pd_record *r)
 	pv->last_time = t;
 	if (t > pv->max_time)
 		pv->max_time = t;
+	if (!changes_maps(r->type) && r->type != PD_SAMPLE && r->type != PD_LOST &&
+	    r->type != PD_READ)
+		return 0;	/* process() has nothing to do with it */
 	pv->q = grow(pv->q, &pv->capq, pv->nq, sizeof(*pv->q));
-	uint8_t *b = malloc(r->size);
-	if (!pv->q || !b) {
-		free(b);
+	if (!pv->q)
 		return -ENOMEM;
+	const uint8_t *b = r->data;
+	if (!r->stable) {	/* inside a COMPRESSED record: its buffer is reused */
+		uint8_t *c = malloc(r->size);
+		if (!c)
+			return -ENOMEM;
+		b = memcpy(c, r->data, r->size);
 	}
-	memcpy(b, r->data, r->size);
-	pv->q[pv->nq++] = (struct qrec){ t, pv->seq++, r->offset, b, r->size };
+	pv->q[pv->nq++] = (struct qrec){ t, pv->seq++, r->offset, b, r->size, !r->stable,
+					 (uint8_t)changes_maps(r->type) };
+	pv->nq_ordered += changes_maps(r->type);
 	return 0;
 }
 
@@ -668,22 +880,53 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Process queued records with time <= limit, in time order (all of them if all). */
+static int queue_process(struct analysis *an, struct priv *pv, struct qrec *q)
+{
+	struct pd_record r;
+	int e = 0;
+	if (perfdata_decode(pv->pd, q->bytes, q->len, q->offset, &r) == 0)
+		e = process(an, pv, &r);
+	pv->nq_ordered -= q->ordered;
+	if (q->owned)
+		free((void *)q->bytes);
+	return e;
+}
+
+/*
+ * Process queued records with time <= limit (all of them if all) in time order, as perf
+ * does.  Samples, LOST and READ records commute with each other: only when a record that
+ * changes the maps is queued does the order matter, and only then is the queue sorted.
+ */
 static int queue_flush(struct analysis *an, struct priv *pv, uint64_t limit, int all)
 {
-	qsort(pv->q, pv->nq, sizeof(*pv->q), by_time);
-	size_t k = 0;
+	size_t k = 0, w = 0;
 	int e = 0;
-	for (; k < pv->nq && (all || pv->q[k].time <= limit); k++) {
-		struct pd_record r;
-		if (!e && perfdata_decode(pv->pd, pv->q[k].bytes, pv->q[k].len, pv->q[k].offset,
-					  &r) == 0)
-			e = process(an, pv, &r);
-		free(pv->q[k].bytes);
+	if (pv->nq_ordered) {
+		qsort(pv->q, pv->nq, sizeof(*pv->q), by_time);
+		for (; k < pv->nq && (all || pv->q[k].time <= limit); k++)
+			if (queue_process(an, pv, &pv->q[k]) && !e)
+				e = -ENOMEM;
+		w = pv->nq - k;
+		memmove(pv->q, pv->q + k, w * sizeof(*pv->q));
+	} else {
+		for (; k < pv->nq; k++) {
+			if (!all && pv->q[k].time > limit)
+				pv->q[w++] = pv->q[k];
+			else if (queue_process(an, pv, &pv->q[k]) && !e)
+				e = -ENOMEM;
+		}
 	}
-	memmove(pv->q, pv->q + k, (pv->nq - k) * sizeof(*pv->q));
-	pv->nq -= k;
+	pv->nq = w;
 	return e;
+}
+
+/* Give back the input before the oldest record still queued (or before offset). */
+static void queue_release(struct priv *pv, uint64_t offset)
+{
+	for (size_t i = 0; i < pv->nq; i++)
+		if (!pv->q[i].owned && pv->q[i].offset < offset)
+			offset = pv->q[i].offset;
+	perfdata_release(pv->pd, offset);
 }
 
 static int walk(struct analysis *an, struct priv *pv, char *errbuf, size_t errlen)
@@ -709,9 +952,11 @@ static int walk(struct analysis *an, struct priv *pv, char *errbuf, size_t errle
 			if (queue_flush(an, pv, pv->flush_limit, 0))
 				return -ENOMEM;
 			pv->flush_limit = pv->max_time;
+			if (r.stable)
+				queue_release(pv, r.offset);
 		}
 	}
-	if (k >= 0 && queue_flush(an, pv, 0, 1))
+	if (k >= 0 && (queue_flush(an, pv, 0, 1) || samples_drain(an, pv)))
 		return -ENOMEM;
 	if (k < 0) {
 		snprintf(errbuf, errlen, "%s", perfdata_error(pv->pd));
@@ -729,7 +974,7 @@ static int walk(struct analysis *an, struct priv *pv, char *errbuf, size_t errle
 			ev->period = ev->samples ? ev->period_sum / ev->samples : 0;
 	}
 	mplex_finish(an, pv);
-	return 0;
+	return cpus_finish(an, pv);
 }
 
 struct analysis *analysis_new(struct perfdata *pd, struct asym *as, int *err, char *errbuf,
@@ -748,6 +993,10 @@ struct analysis *analysis_new(struct perfdata *pd, struct asym *as, int *err, ch
 	pv->pd = pd;
 	pv->as = as;
 	pv->kernel.comm = -1;
+	pv->last_task = -1;
+	pv->mx_last[0] = pv->mx_last[1] = -1;
+	stab_init(&pv->stab);
+	stab_init(&pv->cstab);
 	int r = events_init(an, pv);
 	if (!r)
 		r = walk(an, pv, errbuf, errlen);
@@ -784,6 +1033,8 @@ void analysis_free(struct analysis *an)
 	free(an->addrs);
 	free(an->edges);
 	free(an->cpu_samples);
+	free(an->addr_cpus);
+	free(an->func_cpus);
 	free(an->ev);
 	if (pv) {
 		for (size_t i = 0; i < pv->nstrs; i++)
@@ -805,8 +1056,12 @@ void analysis_free(struct analysis *an)
 		free(pv->attr_ev);
 		free(pv->chain_seen);
 		for (size_t i = 0; i < pv->nq; i++)
-			free(pv->q[i].bytes);
+			if (pv->q[i].owned)
+				free((void *)pv->q[i].bytes);
 		free(pv->q);
+		stab_release(&pv->stab);
+		stab_release(&pv->cstab);
+		hfree(&pv->cpumap);
 		free(pv);
 	}
 	free(an);
@@ -845,20 +1100,31 @@ uint64_t analysis_total(const struct analysis *an, size_t ev)
 	return ev < an->nev ? an->ev[ev].samples : 0;
 }
 
+/* name is the function's: exactly, or without its C++ parameters, or mangled. */
+static int name_matches(const char *fn, const char *name, const char *demangled)
+{
+	size_t n = strlen(name);
+	if (!strcmp(fn, name) || (demangled && !strcmp(fn, demangled)))
+		return 1;
+	return !strncmp(fn, name, n) && fn[n] == '(';
+}
+
 int analysis_find_function(const struct analysis *an, const char *name)
 {
 	int best = -1;
+	uint64_t bs = 0;
+	char *dm = asym_demangle_new(name);
 	for (size_t i = 0; i < an->nfuncs; i++) {
-		if (strcmp(an->funcs[i].name, name))
+		if (!name_matches(an->funcs[i].name, name, dm))
 			continue;
-		uint64_t s = 0, b = 0;
-		for (size_t e = 0; e < an->nev; e++) {
+		uint64_t s = 0;
+		for (size_t e = 0; e < an->nev; e++)
 			s += an->funcs[i].samples[e];
-			if (best >= 0)
-				b += an->funcs[best].samples[e];
-		}
-		if (best < 0 || s > b)
+		if (best < 0 || s > bs) {
 			best = (int)i;
+			bs = s;
+		}
 	}
+	free(dm);
 	return best;
 }

@@ -43,6 +43,13 @@ struct an_addr {
 	uint64_t *samples;
 };
 
+/* The samples of one row (address or function) on one CPU, for one event. */
+struct an_cpu_count {
+	int row;
+	uint32_t cpu, ev;
+	uint64_t samples;
+};
+
 struct an_edge {
 	int caller, callee;		/* function rows */
 	uint64_t count;			/* samples (callchains) or branch records (LBR) */
@@ -60,6 +67,9 @@ struct analysis {
 	size_t nedges;
 	uint64_t *cpu_samples;		/* ncpus x nev */
 	size_t ncpus;
+	/* per CPU, where samples record it; sorted by row, cpu, event; no zero counts */
+	struct an_cpu_count *addr_cpus, *func_cpus;
+	size_t naddr_cpus, nfunc_cpus;
 	uint64_t nsamples, lost, unknown_id;
 	int has_callchains, has_branches;
 	/* private */
@@ -76,6 +86,12 @@ void analysis_free(struct analysis *an);
 
 /* Row indices sorted by samples of event ev (descending); the caller frees the array. */
 int *analysis_order(const struct an_row *rows, size_t n, size_t ev);
+
+/*
+ * The per-CPU counts of row in cpus (addr_cpus or func_cpus, n entries): *first is the index
+ * of the first, the number of them is returned (0 if none).
+ */
+size_t analysis_cpus_of(const struct an_cpu_count *cpus, size_t n, int row, size_t *first);
 
 /* Sum of samples of event ev over all rows of the recording. */
 uint64_t analysis_total(const struct analysis *an, size_t ev);

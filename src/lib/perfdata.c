@@ -38,6 +38,7 @@ struct perfdata {
 	const uint8_t *buf;
 	size_t len;
 	void *map;			/* mmap'ed file, or NULL */
+	uint64_t released;		/* map pages before this offset were given back */
 	uint8_t *owned;			/* read from a pipe, or NULL */
 	int pipe;
 	uint64_t pos, end;		/* the record stream being walked */
@@ -630,6 +631,8 @@ struct perfdata *perfdata_open(const char *path, int *err, char *errbuf, size_t 
 			pd->map = m;
 			pd->buf = m;
 			pd->len = (size_t)st.st_size;
+			/* read once, front to back: more read-ahead, and pages go first */
+			madvise(m, pd->len, MADV_SEQUENTIAL);
 		}
 	} else if (!r) {
 		r = slurp(fd, pd);
@@ -1174,9 +1177,22 @@ static int take(struct perfdata *pd, struct pd_record *r, const uint8_t *base, u
 	r->size = size;
 	r->offset = off;
 	r->data = h;
+	r->stable = !inner;
 	r->s.attr = -1;
 	*pos += size;
 	return 1;
+}
+
+void perfdata_release(struct perfdata *pd, uint64_t offset)
+{
+	const uint64_t chunk = 4 << 20;		/* not a system call per record */
+	if (!pd->map || offset > pd->len)
+		return;
+	offset &= ~(chunk - 1);
+	if (offset <= pd->released)
+		return;
+	madvise((uint8_t *)pd->map + pd->released, offset - pd->released, MADV_DONTNEED);
+	pd->released = offset;
 }
 
 int perfdata_next(struct perfdata *pd, struct pd_record *r)
@@ -1216,7 +1232,8 @@ int perfdata_scan(struct perfdata *pd)
 	struct pd_record r;
 	int k;
 	while ((k = perfdata_next(pd, &r)) > 0)
-		;
+		if (r.stable)
+			perfdata_release(pd, r.offset);
 	return k;
 }
 

@@ -113,6 +113,7 @@ struct pd_record {
 	uint16_t misc, size;
 	uint64_t offset;		/* in the file; for records inside COMPRESSED, its offset */
 	const uint8_t *data;		/* the whole record, header included, size bytes */
+	int stable;			/* data lives until perfdata_free() (not decompressed) */
 	int has_sample;			/* sample parsed (SAMPLE, or any record with sample_id_all) */
 	struct pd_sample s;
 	/* Decoded bodies of the side-band records the analysis follows: */
@@ -178,6 +179,13 @@ int perfdata_next(struct perfdata *pd, struct pd_record *rec);
  */
 int perfdata_decode(struct perfdata *pd, const uint8_t *rec, size_t len, uint64_t offset,
 		    struct pd_record *r);
+
+/*
+ * The caller needs no byte before offset any more (every record it kept starts at or after
+ * it): the pages of a mapped file before it are given back to the kernel, which keeps the
+ * reader's memory to a window of the file.  Touching them again reads them again.
+ */
+void perfdata_release(struct perfdata *pd, uint64_t offset);
 
 /* Walk every record to the end, only counting.  0 or -EINVAL as perfdata_next(). */
 int perfdata_scan(struct perfdata *pd);

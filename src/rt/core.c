@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,17 +110,25 @@ SIGSAFE int rt_owns_address(uint64_t addr)
 	return 0;
 }
 
-int rt_hide_fd(int fd)
+/*
+ * The runtime's descriptors live in the top quarter of the descriptor space (from 700 at
+ * the usual limit of 1024), where programs seldom reach.  When none is free there the
+ * descriptor is refused (-EMFILE: the thread goes unsampled) rather than left among the
+ * program's own: 30 threads' events must not make a program with RLIMIT_NOFILE 64 run
+ * out of descriptors it had.  Handler-safe (getrlimit, fcntl and close are system calls).
+ */
+SIGSAFE int rt_hide_fd(int fd)
 {
+	struct rlimit rl;
+	int base = 700;
 	if (fd < 0)
 		return fd;
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 700);
-	if (nfd < 0) {
-		fcntl(fd, F_SETFD, FD_CLOEXEC);
-		return fd;
-	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur - rl.rlim_cur / 4 < (rlim_t)base)
+		base = (int)(rl.rlim_cur - rl.rlim_cur / 4);
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, base);
 	close(fd);
-	return nfd;
+	return nfd < 0 ? -EMFILE : nfd;
 }
 
 SIGSAFE void rt_log(const char *msg)

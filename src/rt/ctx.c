@@ -9,8 +9,11 @@
  * only the leaf frame is kept and the sample is counted in unwind_fail.
  */
 #define UNW_LOCAL_ONLY
+#include <errno.h>
 #include <libunwind.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rt/rt.h"
 #include "rt/ctx.h"
@@ -26,11 +29,51 @@ struct cct_node {
 
 volatile int rt_loader_busy;
 static uint64_t loader_lo, loader_hi;
+static uint64_t unwinder_lo, unwinder_hi;
 
 void ctx_set_loader_range(uint64_t lo, uint64_t hi)
 {
 	loader_lo = lo;
 	loader_hi = hi;
+}
+
+void ctx_set_unwinder_range(uint64_t lo, uint64_t hi)
+{
+	unwinder_lo = lo;
+	unwinder_hi = hi;
+}
+
+/*
+ * libunwind checks that an address is readable by write(2)-ing a byte of it into a pipe
+ * of its own, made with pipe2 at its first use (and again, from a handler, when the pipe
+ * reads as broken).  Made on the lowest free descriptors it takes the numbers the
+ * program expects for its own files, and once the program closes them (close_range at
+ * start) and reopens, libunwind reads from and writes into the PROGRAM's descriptors.
+ * So its pipe goes where the runtime's descriptors go, or is refused (libunwind then
+ * treats the memory as unreadable and the call path ends there).  Everyone else's
+ * pipe2 is the plain system call.  Handler-safe.
+ */
+RT_EXPORT int pipe2(int fds[2], int flags)
+{
+	uint64_t caller = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	int p[2];
+	if (syscall(SYS_pipe2, p, flags) < 0)
+		return -1;
+	if (caller >= unwinder_lo && caller < unwinder_hi) {
+		p[0] = rt_hide_fd(p[0]);
+		p[1] = rt_hide_fd(p[1]);
+		if (p[0] < 0 || p[1] < 0) {
+			if (p[0] >= 0)
+				close(p[0]);
+			if (p[1] >= 0)
+				close(p[1]);
+			errno = EMFILE;
+			return -1;
+		}
+	}
+	fds[0] = p[0];
+	fds[1] = p[1];
+	return 0;
 }
 
 static int in_runtime_code(uint64_t ip)

@@ -12,6 +12,8 @@ extern volatile int rt_loader_busy;
 
 /* The dynamic loader's code range: samples there are not unwound. */
 void ctx_set_loader_range(uint64_t lo, uint64_t hi);
+/* libunwind's code range: its pipe2 calls get descriptors out of the program's way. */
+void ctx_set_unwinder_range(uint64_t lo, uint64_t hi);
 /* Forget the tree (fork child): ids restart at 1 in the new stream. */
 void ctx_reset(struct rt_thread *t);
 /* Process start: libunwind's caching policy.  Not handler-safe. */

@@ -319,25 +319,108 @@ SIGSAFE static uint8_t arith_op(ZydisMnemonic m)
 	}
 }
 
-/* Two-operand forms: reg, reg or reg, imm with a register destination. */
+/* A plain memory operand that is the instruction's only access (then it is mem[0]). */
+SIGSAFE static int sole_mem(const ZydisDecodedOperand *op, const struct decode_insn *out)
+{
+	return op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+	       out->n_mem == 1 && !out->mem_dropped;
+}
+
+/* Two-operand forms: reg or mem destination; reg, mem or imm source (not mem and mem). */
 SIGSAFE static void describe_binary(const ZydisDecodedInstruction *in,
 				    const ZydisDecodedOperand *ops, struct decode_insn *out)
 {
 	uint8_t op = arith_op(in->mnemonic);
+	int d = simple_gpr(&ops[0]);
 	if (op == DECODE_OP_OTHER || in->operand_count_visible != 2)
 		return;
-	int d = simple_gpr(&ops[0]);
-	if (d < 0)
+	if (d < 0 && !sole_mem(&ops[0], out))
 		return;
-	out->dst = (int8_t)d;
-	out->width = (uint8_t)(ops[0].size / 8);
 	if (ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		out->imm = ops[1].imm.value.s;
-		out->op = op == DECODE_OP_MOV_REG ? DECODE_OP_MOV_IMM : op;
+		out->has_imm = 1;
+		op = op == DECODE_OP_MOV_REG ? DECODE_OP_MOV_IMM : op;
+	} else if (d >= 0 && sole_mem(&ops[1], out) && ops[1].size == ops[0].size) {
+		out->mem_arg = DECODE_ARG_SRC;
 	} else if (simple_gpr(&ops[1]) >= 0 && ops[1].size == ops[0].size) {
 		out->src = (int8_t)simple_gpr(&ops[1]);
-		out->op = op;
+	} else {
+		return;
 	}
+	if (d < 0)
+		out->mem_arg = DECODE_ARG_DST;
+	out->dst = (int8_t)d;
+	out->width = (uint8_t)(ops[0].size / 8);
+	out->op = op;
+}
+
+/* movzx, movsx, movsxd: a register destination, a register or memory source. */
+SIGSAFE static void describe_extend(const ZydisDecodedInstruction *in,
+				    const ZydisDecodedOperand *ops, struct decode_insn *out)
+{
+	int d = simple_gpr(&ops[0]), s = simple_gpr(&ops[1]);
+	if (d < 0 || ops[0].size < 16 || ops[1].size < 8 || ops[1].size > ops[0].size)
+		return;
+	if (s >= 0)
+		out->src = (int8_t)s;
+	else if (sole_mem(&ops[1], out))
+		out->mem_arg = DECODE_ARG_SRC;
+	else
+		return;
+	out->op = DECODE_OP_MOVX;
+	out->dst = (int8_t)d;
+	out->width = (uint8_t)(ops[0].size / 8);
+	out->swidth = (uint8_t)(ops[1].size / 8);
+	out->sext = in->mnemonic != ZYDIS_MNEMONIC_MOVZX;
+}
+
+/* shl/shr/sar r, imm (or 1) and imul r, r/m[, imm]: common in index arithmetic. */
+SIGSAFE static void describe_scale(const ZydisDecodedInstruction *in,
+				   const ZydisDecodedOperand *ops, struct decode_insn *out)
+{
+	int d = simple_gpr(&ops[0]);
+	if (d < 0 || ops[0].size < 32)
+		return;
+	if (in->mnemonic == ZYDIS_MNEMONIC_IMUL) {
+		if (in->operand_count_visible < 2)
+			return;		/* one-operand imul writes rdx:rax */
+		int s = simple_gpr(&ops[1]);
+		if (s >= 0)
+			out->src = (int8_t)s;
+		else if (sole_mem(&ops[1], out))
+			out->mem_arg = DECODE_ARG_SRC;
+		else
+			return;
+		if (in->operand_count_visible == 3) {
+			if (ops[2].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				return;
+			out->imm = ops[2].imm.value.s;
+			out->has_imm = 1;
+		}
+		out->op = DECODE_OP_IMUL;
+	} else {
+		if (ops[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			return;		/* shift by cl: not modelled */
+		out->imm = (int64_t)(ops[1].imm.value.u & (ops[0].size == 64 ? 63 : 31));
+		out->op = in->mnemonic == ZYDIS_MNEMONIC_SHL ? DECODE_OP_SHL :
+			  in->mnemonic == ZYDIS_MNEMONIC_SHR ? DECODE_OP_SHR : DECODE_OP_SAR;
+	}
+	out->dst = (int8_t)d;
+	out->width = (uint8_t)(ops[0].size / 8);
+}
+
+/* jmp reg / jmp [m] (jump tables, PLT stubs): the target is a value. */
+SIGSAFE static void describe_jmp_ind(const ZydisDecodedOperand *ops, struct decode_insn *out)
+{
+	int s = simple_gpr(&ops[0]);
+	if (s >= 0 && ops[0].size == 64)
+		out->src = (int8_t)s;
+	else if (sole_mem(&ops[0], out) && ops[0].size == 64)
+		out->mem_arg = DECODE_ARG_SRC;
+	else
+		return;
+	out->op = DECODE_OP_JMP_IND;
+	out->width = 8;
 }
 
 SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
@@ -368,8 +451,10 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 	case ZYDIS_MNEMONIC_INC:
 	case ZYDIS_MNEMONIC_DEC: {
 		int d = simple_gpr(&ops[0]);
-		if (d < 0)
+		if (d < 0 && !sole_mem(&ops[0], out))
 			return;
+		if (d < 0)
+			out->mem_arg = DECODE_ARG_DST;
 		out->op = in->mnemonic == ZYDIS_MNEMONIC_INC ? DECODE_OP_INC : DECODE_OP_DEC;
 		out->dst = (int8_t)d;
 		out->width = (uint8_t)(ops[0].size / 8);
@@ -379,6 +464,33 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 	case ZYDIS_MNEMONIC_PUSHFQ:
 		out->op = DECODE_OP_PUSH;
 		out->width = (uint8_t)(in->operand_width / 8);
+		/* the value pushed, when it is a register or an immediate */
+		if (in->mnemonic == ZYDIS_MNEMONIC_PUSH) {
+			if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+				out->imm = ops[0].imm.value.s;
+				out->has_imm = 1;
+			} else if (ops[0].size / 8 == out->width) {
+				out->src = (int8_t)simple_gpr(&ops[0]);
+			}
+		}
+		return;
+	case ZYDIS_MNEMONIC_MOVZX:
+	case ZYDIS_MNEMONIC_MOVSX:
+	case ZYDIS_MNEMONIC_MOVSXD:
+		describe_extend(in, ops, out);
+		return;
+	case ZYDIS_MNEMONIC_CDQE:
+		out->op = DECODE_OP_MOVX;
+		out->dst = out->src = DECODE_RAX;
+		out->width = 8;
+		out->swidth = 4;
+		out->sext = 1;
+		return;
+	case ZYDIS_MNEMONIC_SHL:
+	case ZYDIS_MNEMONIC_SHR:
+	case ZYDIS_MNEMONIC_SAR:
+	case ZYDIS_MNEMONIC_IMUL:
+		describe_scale(in, ops, out);
 		return;
 	case ZYDIS_MNEMONIC_POP:
 		out->op = DECODE_OP_POP;
@@ -389,6 +501,8 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			out->op = DECODE_OP_JMP;
 			out->target = r->rip + in->length + (uint64_t)ops[0].imm.value.s;
+		} else {
+			describe_jmp_ind(ops, out);
 		}
 		return;
 	default:
@@ -439,9 +553,12 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 		    (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
 			out->writes |= reg_bits(op->reg.value);
 		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || skip || !op->actions ||
-		    (op->mem.type != ZYDIS_MEMOP_TYPE_MEM && op->mem.type != ZYDIS_MEMOP_TYPE_VSIB) ||
-		    out->n_mem == DECODE_MAX_MEM)
+		    (op->mem.type != ZYDIS_MEMOP_TYPE_MEM && op->mem.type != ZYDIS_MEMOP_TYPE_VSIB))
 			continue;
+		if (out->n_mem == DECODE_MAX_MEM) {
+			out->mem_dropped = 1;
+			continue;
+		}
 		add_access(&in, op, r, out);
 		if (out->rep)
 			out->mem[out->n_mem - 1].needs |= 1u << DECODE_RCX;
@@ -535,94 +652,406 @@ SIGSAFE static void set_gpr(struct decode_regs *r, int g, uint64_t v, int w)
 		r->gpr[g] = (r->gpr[g] & ~width_mask(w)) | (v & width_mask(w));
 }
 
-SIGSAFE static int emulate_alu(const struct decode_insn *in, struct decode_regs *r, uint32_t *known)
+SIGSAFE static uint64_t extend(uint64_t v, int w, int sext)
 {
-	uint32_t need = 1u << in->dst;
-	uint64_t b = (uint64_t)in->imm;
-	if (in->op == DECODE_OP_INC || in->op == DECODE_OP_DEC) {
-		b = 1;
-		need |= DECODE_KNOWN_FLAGS;	/* CF survives */
-	} else if (in->src >= 0) {
-		need |= 1u << in->src;
-		b = r->gpr[in->src];
-	}
-	if (in->op == DECODE_OP_XOR && in->src == in->dst)
-		need = 1u << in->dst;	/* xor r, r: zero whatever r was */
-	if ((*known & need) != need) {
-		*known &= ~in->writes;
+	uint64_t mask = width_mask(w);
+	v &= mask;
+	if (sext && w < 8 && (v >> (8 * w - 1)) & 1)
+		v |= ~mask;
+	return v;
+}
+
+/* ---- memory seen by the look-ahead ---- */
+
+static volatile int data_reads_refused;	/* process_vm_readv filtered: stop trying */
+
+SIGSAFE long decode_read_data(uint64_t addr, uint8_t *buf, size_t len)
+{
+	/* Not a direct read, even of an address the program is about to load: a wrong
+	 * prediction (another thread changed the pointer) or a program that relies on its
+	 * own SIGSEGV handler (guard pages, GC barriers) would fault inside our handler, and
+	 * a watchpoint a tool armed on that address would fire on our read.  The kernel's
+	 * copy does neither, and refuses device (VM_IO) mappings whose reads have effects. */
+	if (data_reads_refused)
+		return -ENOSYS;
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n >= 0)
+		return n;
+	if (errno == ENOSYS || errno == EPERM)
+		data_reads_refused = 1;
+	return -errno;
+}
+
+SIGSAFE void decode_shadow_init(struct decode_shadow *s, decode_reader read, void *ctx,
+				int max_reads)
+{
+	s->read = read;
+	s->ctx = ctx;
+	s->max_reads = max_reads;
+	s->reads = s->loads = s->poisoned = 0;
+	s->n_stores = s->n_lines = s->next_line = 0;
+}
+
+/* The cached 64-byte line holding addr, read on first use; NULL if unreadable. */
+SIGSAFE static const uint8_t *shadow_line(struct decode_shadow *s, uint64_t addr)
+{
+	uint64_t base = addr & ~63ull;
+	for (int i = 0; i < s->n_lines; i++)
+		if (s->line[i].addr == base)
+			return s->line[i].ok ? s->line[i].b : NULL;
+	if (!s->read || s->reads >= s->max_reads)
+		return NULL;
+	s->reads++;
+	int slot = s->n_lines < DECODE_SHADOW_LINES ? s->n_lines++ :
+						      s->next_line++ % DECODE_SHADOW_LINES;
+	struct decode_line *l = &s->line[slot];
+	l->addr = base;
+	/* a whole aligned line never crosses a page: it reads entirely or not at all */
+	l->ok = s->read(s->ctx, base, l->b, sizeof(l->b)) == 0;
+	return l->ok ? l->b : NULL;
+}
+
+/* The byte at addr as the path sees it: 0, or -1 if unknown. */
+SIGSAFE static int shadow_byte(struct decode_shadow *s, uint64_t addr, uint8_t *b)
+{
+	for (int j = s->n_stores - 1; j >= 0; j--) {
+		const struct decode_store *st = &s->st[j];
+		if (addr - st->addr >= st->len)
+			continue;
+		if (!st->known)
+			return -1;
+		*b = (uint8_t)(st->val >> (8 * (addr - st->addr)));
 		return 0;
 	}
-	uint64_t fl = r->rflags;
-	uint64_t res = alu(in->op, r->gpr[in->dst], b, in->width, &fl);
-	r->rflags = fl;
-	*known |= DECODE_KNOWN_FLAGS;
-	if (in->op != DECODE_OP_CMP && in->op != DECODE_OP_TEST)
-		set_gpr(r, in->dst, res, in->width);
+	const uint8_t *line = shadow_line(s, addr);
+	if (!line)
+		return -1;
+	*b = line[addr & 63];
 	return 0;
 }
 
-SIGSAFE static int emulate_branch(const struct decode_insn *in, struct decode_regs *r,
-				  uint32_t *known)
+SIGSAFE int decode_shadow_load(struct decode_shadow *s, uint64_t addr, unsigned len, uint64_t *val)
 {
-	if (in->op == DECODE_OP_JMP) {
-		r->rip = in->target;
-		return 0;
-	}
-	if (in->op == DECODE_OP_JCC && (*known & DECODE_KNOWN_FLAGS)) {
-		r->rip = cond_holds(in->cond, r->rflags) ? in->target : r->rip + in->len;
-		return 0;
-	}
-	return -1;
+	uint8_t b[8];
+	uint64_t v = 0;
+
+	if (!s || s->poisoned || len == 0 || len > sizeof(b))
+		return -1;
+	for (unsigned i = 0; i < len; i++)
+		if (shadow_byte(s, addr + i, &b[i]))
+			return -1;
+	memcpy(&v, b, len);		/* x86 is little-endian */
+	*val = v;
+	s->loads++;
+	return 0;
 }
 
-SIGSAFE int decode_emulate(const struct decode_insn *in, struct decode_regs *r, uint32_t *known)
+SIGSAFE void decode_shadow_store(struct decode_shadow *s, uint64_t addr, unsigned len, uint64_t val,
+				 int known)
 {
-	uint32_t k = *known;
+	if (!s || s->poisoned)
+		return;
+	if (s->n_stores == DECODE_SHADOW_STORES) {
+		s->poisoned = 1;	/* forgetting a store would expose stale memory */
+		return;
+	}
+	struct decode_store *st = &s->st[s->n_stores++];
+	st->addr = addr;
+	st->len = len ? len : 1;
+	st->val = val;
+	st->known = known && len <= 8;
+}
+
+/* ---- emulation ---- */
+
+/* One instruction being emulated. */
+struct emu {
+	const struct decode_insn *in;
+	struct decode_regs *r;
+	uint32_t before;		/* known bits before the instruction */
+	uint32_t k;			/* known bits after it, being built */
+	struct decode_shadow *mem;	/* NULL: memory is never read */
+	int stored;			/* the op recorded its stores itself */
+};
+
+SIGSAFE static int mem0_addr_known(const struct emu *e)
+{
+	const struct decode_mem *m = &e->in->mem[0];
+	return e->in->n_mem > 0 && !(m->flags & DECODE_MEM_UNKNOWN) &&
+	       (e->before & m->needs) == m->needs;
+}
+
+SIGSAFE static int load_mem0(const struct emu *e, uint64_t *v)
+{
+	if (!e->mem || !mem0_addr_known(e))
+		return -1;
+	return decode_shadow_load(e->mem, e->in->mem[0].addr, e->in->mem[0].len, v);
+}
+
+SIGSAFE static void poison(struct emu *e)
+{
+	if (e->mem)
+		e->mem->poisoned = 1;
+}
+
+SIGSAFE static void store_mem0(struct emu *e, uint64_t v, int ok)
+{
+	e->stored = 1;
+	if (!e->mem)
+		return;
+	if (!mem0_addr_known(e)) {
+		poison(e);
+		return;
+	}
+	decode_shadow_store(e->mem, e->in->mem[0].addr, e->in->mem[0].len, v, ok);
+}
+
+/* A GPR's value before the instruction: 0, or -1 if unknown. */
+SIGSAFE static int reg_value(const struct emu *e, int g, uint64_t *v)
+{
+	if (g < 0 || !(e->before & (1u << g)))
+		return -1;
+	*v = e->r->gpr[g];
+	return 0;
+}
+
+SIGSAFE static int src_value(const struct emu *e, uint64_t *v)
+{
+	if (e->in->mem_arg == DECODE_ARG_SRC)
+		return load_mem0(e, v);
+	if (e->in->src >= 0)
+		return reg_value(e, e->in->src, v);
+	*v = (uint64_t)e->in->imm;
+	return e->in->has_imm ? 0 : -1;
+}
+
+SIGSAFE static int dst_value(const struct emu *e, uint64_t *v)
+{
+	if (e->in->mem_arg == DECODE_ARG_DST)
+		return load_mem0(e, v);
+	return reg_value(e, e->in->dst, v);
+}
+
+/* Write op's result (ok: known) to its register or memory destination. */
+SIGSAFE static void put_result(struct emu *e, uint64_t v, int ok)
+{
+	const struct decode_insn *in = e->in;
+	if (in->mem_arg == DECODE_ARG_DST) {
+		store_mem0(e, v, ok);
+		return;
+	}
+	uint32_t bit = 1u << in->dst;
+	e->k &= ~bit;
+	/* 8- and 16-bit writes merge into the old value, which must be known too */
+	if (ok && (in->width >= 4 || (e->before & bit))) {
+		set_gpr(e->r, in->dst, v, in->width);
+		e->k |= bit;
+	}
+}
+
+SIGSAFE static void emulate_move(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	uint64_t v = 0;
+	int ok = src_value(e, &v) == 0;
+	if (in->op == DECODE_OP_MOVX)
+		v = extend(v, in->swidth, in->sext);
+	e->k &= ~in->writes;
+	put_result(e, v, ok);
+}
+
+SIGSAFE static void emulate_alu(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	uint64_t a = 0, b = 1;
+	int ok = dst_value(e, &a) == 0, flags_ok = 1;
+	if (in->op == DECODE_OP_INC || in->op == DECODE_OP_DEC)
+		flags_ok = !!(e->before & DECODE_KNOWN_FLAGS);	/* CF survives */
+	else
+		ok = src_value(e, &b) == 0 && ok;
+	if (in->op == DECODE_OP_XOR && in->src == in->dst && in->src >= 0) {
+		a = b = 0;	/* xor r, r: zero whatever r was */
+		ok = 1;
+	}
+	int writes_dst = in->op != DECODE_OP_CMP && in->op != DECODE_OP_TEST;
+	if (!ok) {
+		e->k &= ~in->writes;
+		if (writes_dst && in->mem_arg == DECODE_ARG_DST)
+			store_mem0(e, 0, 0);
+		return;
+	}
+	uint64_t fl = e->r->rflags;
+	uint64_t res = alu(in->op, a, b, in->width, &fl);
+	e->r->rflags = fl;
+	if (flags_ok)
+		e->k |= DECODE_KNOWN_FLAGS;
+	else
+		e->k &= ~DECODE_KNOWN_FLAGS;
+	if (writes_dst)
+		put_result(e, res, 1);
+}
+
+/* shl/shr/sar by an immediate, imul: the result; the flags become unknown. */
+SIGSAFE static void emulate_scale(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	uint64_t a = 0, b = 0;
+	int ok, n = (int)in->imm;
+
+	if (in->op == DECODE_OP_IMUL) {
+		ok = (in->mem_arg == DECODE_ARG_SRC ? load_mem0(e, &a) : reg_value(e, in->src, &a)) == 0;
+		if (in->has_imm)
+			b = (uint64_t)in->imm;
+		else
+			ok = reg_value(e, in->dst, &b) == 0 && ok;
+		a *= b;		/* the low bits of a product do not depend on signedness */
+	} else {
+		ok = reg_value(e, in->dst, &a) == 0;
+		if (in->op == DECODE_OP_SHL)
+			a <<= n;
+		else if (in->op == DECODE_OP_SHR)
+			a = (a & width_mask(in->width)) >> n;
+		else
+			a = (uint64_t)((int64_t)extend(a, in->width, 1) >> n);
+	}
+	e->k &= ~in->writes;
+	put_result(e, a, ok);
+}
+
+SIGSAFE static void emulate_push(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
 	const uint32_t rsp = 1u << DECODE_RSP;
+	uint64_t v = 0;
+	int ok = in->has_imm ? (v = (uint64_t)in->imm, 1) : reg_value(e, in->src, &v) == 0;
+	uint64_t top = e->r->gpr[DECODE_RSP] - in->width;
+
+	e->stored = 1;
+	if (e->mem && (e->before & rsp))
+		decode_shadow_store(e->mem, top, in->width, v, ok);
+	else
+		poison(e);
+	e->r->gpr[DECODE_RSP] = top;
+	e->k &= ~(in->writes & ~rsp);
+}
+
+SIGSAFE static void emulate_pop(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	const uint32_t rsp = 1u << DECODE_RSP;
+	uint64_t v = 0;
+	int ok = e->mem && (e->before & rsp) &&
+		 !decode_shadow_load(e->mem, e->r->gpr[DECODE_RSP], in->width, &v);
+
+	e->r->gpr[DECODE_RSP] += in->width;
+	e->k &= ~(in->writes & ~rsp);
+	if (in->dst < 0)
+		return;		/* pop [m]: its store is recorded with the others */
+	if (in->dst == DECODE_RSP) {
+		e->k &= ~rsp;	/* pop rsp: the popped value replaces the increment */
+		if (ok)
+			e->r->gpr[DECODE_RSP] = v;
+	} else if (ok && (in->width >= 4 || (e->before & (1u << in->dst)))) {
+		set_gpr(e->r, in->dst, v, in->width);
+	} else {
+		return;
+	}
+	if (ok)
+		e->k |= 1u << in->dst;
+}
+
+/* The stores an op did not record itself: unknown values (or, unknown addresses, poison). */
+SIGSAFE static void record_stores(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	if (!e->mem || e->stored)
+		return;
+	if (in->mem_dropped || in->rep) {
+		poison(e);
+		return;
+	}
+	for (int k = 0; k < in->n_mem; k++) {
+		const struct decode_mem *m = &in->mem[k];
+		if (!(m->flags & SONDE_MEM_STORE))
+			continue;
+		if ((m->flags & (DECODE_MEM_UNKNOWN | DECODE_MEM_VSIB)) ||
+		    (e->before & m->needs) != m->needs)
+			poison(e);
+		else
+			decode_shadow_store(e->mem, m->addr, m->len, 0, 0);
+	}
+}
+
+SIGSAFE static int emulate_branch(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	uint64_t v;
+
+	switch (in->op) {
+	case DECODE_OP_JMP:
+		e->r->rip = in->target;
+		return 0;
+	case DECODE_OP_JCC:
+		if (!(e->before & DECODE_KNOWN_FLAGS))
+			return -1;
+		e->r->rip = cond_holds(in->cond, e->r->rflags) ? in->target : e->r->rip + in->len;
+		return 0;
+	case DECODE_OP_JMP_IND:
+		if (src_value(e, &v))
+			return -1;
+		e->r->rip = v;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+SIGSAFE int decode_emulate_mem(const struct decode_insn *in, struct decode_regs *r, uint32_t *known,
+			       struct decode_shadow *mem)
+{
+	struct emu e = { .in = in, .r = r, .before = *known, .k = *known, .mem = mem };
 
 	if (in->branch)
-		return emulate_branch(in, r, known);
+		return emulate_branch(&e);
 	switch (in->op) {
-	case DECODE_OP_MOV_IMM:
-		set_gpr(r, in->dst, (uint64_t)in->imm, in->width);
-		k = (k & ~in->writes) | (1u << in->dst);
-		if (in->width < 4 && !(*known & (1u << in->dst)))
-			k &= ~(1u << in->dst);	/* merged into an unknown value */
-		break;
-	case DECODE_OP_MOV_REG:
-		set_gpr(r, in->dst, r->gpr[in->src], in->width);
-		k &= ~in->writes;
-		if ((*known & (1u << in->src)) && (in->width >= 4 || (*known & (1u << in->dst))))
-			k |= 1u << in->dst;
+	case DECODE_OP_MOV_IMM: case DECODE_OP_MOV_REG: case DECODE_OP_MOVX:
+		emulate_move(&e);
 		break;
 	case DECODE_OP_LEA:
 		set_gpr(r, in->dst, in->lea.addr, in->width);
-		k &= ~in->writes;
-		if (!(in->lea.flags & DECODE_MEM_UNKNOWN) && (*known & in->lea.needs) == in->lea.needs)
-			k |= 1u << in->dst;
+		e.k &= ~in->writes;
+		if (!(in->lea.flags & DECODE_MEM_UNKNOWN) && (e.before & in->lea.needs) == in->lea.needs)
+			e.k |= 1u << in->dst;
 		break;
 	case DECODE_OP_PUSH:
-		r->gpr[DECODE_RSP] -= in->width;
-		k &= ~(in->writes & ~rsp);
+		emulate_push(&e);
 		break;
 	case DECODE_OP_POP:
-		r->gpr[DECODE_RSP] += in->width;
-		k &= ~(in->writes & ~rsp);
-		if (in->dst == DECODE_RSP)
-			k &= ~rsp;
+		emulate_pop(&e);
 		break;
 	case DECODE_OP_ADD: case DECODE_OP_SUB: case DECODE_OP_CMP: case DECODE_OP_AND:
 	case DECODE_OP_OR: case DECODE_OP_XOR: case DECODE_OP_TEST: case DECODE_OP_INC:
 	case DECODE_OP_DEC:
-		emulate_alu(in, r, &k);
+		emulate_alu(&e);
+		break;
+	case DECODE_OP_SHL: case DECODE_OP_SHR: case DECODE_OP_SAR: case DECODE_OP_IMUL:
+		emulate_scale(&e);
 		break;
 	case DECODE_OP_NOP:
 		break;
 	default:
-		k &= ~in->writes;
+		e.k &= ~in->writes;
 		break;
 	}
-	*known = k;
+	record_stores(&e);
+	*known = e.k;
 	r->rip += in->len;
 	return 0;
+}
+
+SIGSAFE int decode_emulate(const struct decode_insn *in, struct decode_regs *r, uint32_t *known)
+{
+	return decode_emulate_mem(in, r, known, NULL);
 }

@@ -25,6 +25,15 @@
  *   - xchg with memory and lock-prefixed instructions are read-modify-write (SONDE_MEM_RMW);
  *     an operand both read and written (add [m], r) is RMW too.
  *   - Segment overrides: fs and gs add the thread's segment bases; es/ds/ss/cs add 0.
+ *
+ * Look-ahead through loads (decode_emulate_mem): the emulated path is the path the program
+ * is about to run, so a load on it reads what the program will read, unless another thread
+ * (or the kernel, a device) writes that memory in between.  The emulator asks a
+ * struct decode_shadow for such values: the program's memory, read without faulting, under
+ * the stores the emulated path has made so far.  Racy programs can therefore get an address
+ * computed from a value that is stale by the time the program loads it; such accesses are
+ * predictions (the clock source marks them SONDE_MEM_PREDICTED) and are plausible addresses
+ * (an old value of the pointer), not exact ones.
  */
 #ifndef SONDE_RT_DECODE_X86_H
 #define SONDE_RT_DECODE_X86_H
@@ -83,7 +92,15 @@ enum decode_op {
 	DECODE_OP_JMP,		/* direct jump to target */
 	DECODE_OP_JCC,		/* direct conditional jump: cond (low nibble of the opcode) */
 	DECODE_OP_NOP,		/* no register effect at all */
+	DECODE_OP_MOVX,		/* dst = zero/sign extension of src (movzx, movsx, movsxd, cdqe) */
+	DECODE_OP_JMP_IND,	/* jump to the value of src (register or memory) */
+	DECODE_OP_SHL, DECODE_OP_SHR, DECODE_OP_SAR,	/* dst by imm bits; flags unknown */
+	DECODE_OP_IMUL,		/* dst = src * imm, or dst *= src; flags unknown */
 };
+
+/* decode_insn.mem_arg: which operand of op is in memory (always mem[0]). */
+#define DECODE_ARG_DST 1
+#define DECODE_ARG_SRC 2
 
 struct decode_insn {
 	uint8_t len;			/* bytes */
@@ -97,6 +114,11 @@ struct decode_insn {
 	uint8_t pushf;			/* pushf: the flags image written to the stack */
 	uint8_t sets_tf;		/* popf, iret: may rewrite the trap flag */
 	uint8_t pushf_image;		/* popf: the flags come from the 16 bits at [rsp] */
+	uint8_t mem_arg;		/* 0, DECODE_ARG_DST or DECODE_ARG_SRC: op's memory operand */
+	uint8_t swidth;			/* DECODE_OP_MOVX: source bytes */
+	uint8_t sext;			/* DECODE_OP_MOVX: sign-extend (else zero-extend) */
+	uint8_t has_imm;		/* imm is op's source (push imm, imul r, r/m, imm) */
+	uint8_t mem_dropped;		/* more accesses than DECODE_MAX_MEM: some not in mem[] */
 	uint32_t writes;		/* "known" bits this instruction may change */
 	int64_t imm;			/* immediate operand of op */
 	uint64_t target;		/* DECODE_OP_JMP/JCC: destination */
@@ -127,10 +149,79 @@ int decode_access(const uint8_t *code, size_t avail, const struct decode_regs *r
  * registers it writes get their new values when op says how, else their bits are cleared in
  * *known; r->rip becomes the next instruction's address.  Returns 0 when the next address is
  * known (fall-through or a resolved direct branch), -1 when it is not (indirect branch,
- * return, system call, a conditional branch on unknown flags).  Memory is never read.
+ * return, system call, a conditional branch on unknown flags).  Memory is never read: loaded
+ * registers become unknown (decode_emulate_mem reads them).
  * Handler-safe.
  */
 int decode_emulate(const struct decode_insn *in, struct decode_regs *r, uint32_t *known);
+
+/* ---- memory as the look-ahead sees it ---- */
+
+/* Read len bytes of the program's memory at addr into buf: 0, or <0 if they cannot be read.
+ * Must never fault.  Called from decode_emulate_mem, so handler-safe if that is. */
+typedef int (*decode_reader)(void *ctx, uint64_t addr, uint8_t *buf, size_t len);
+
+#define DECODE_SHADOW_STORES 16	/* stores remembered; one more poisons the shadow */
+#define DECODE_SHADOW_LINES 4	/* 64-byte lines of memory cached per look-ahead */
+
+struct decode_store {
+	uint64_t addr, val;
+	uint32_t len;
+	uint32_t known;			/* val is what was written (len <= 8) */
+};
+
+struct decode_line {
+	uint64_t addr;			/* 64-byte aligned */
+	int ok;				/* read succeeded */
+	uint8_t b[64];
+};
+
+/*
+ * The memory one look-ahead sees: reads of the program's memory (through `read`, at most
+ * max_reads calls, each a whole 64-byte line, cached) under the stores the emulated path
+ * made (a store buffer: later loads of those bytes get the stored value, or no value when
+ * the stored value is unknown).  A store at an unknown address, or more than
+ * DECODE_SHADOW_STORES stores, poisons it: every later load is unknown.  Lives on the
+ * caller's stack for one look-ahead (values go stale as the program runs).
+ */
+struct decode_shadow {
+	decode_reader read;
+	void *ctx;
+	int max_reads, reads;		/* read() calls allowed and made */
+	int loads;			/* values handed to the emulation */
+	int poisoned;
+	int n_stores, n_lines, next_line;
+	struct decode_store st[DECODE_SHADOW_STORES];
+	struct decode_line line[DECODE_SHADOW_LINES];
+};
+
+/* Start an empty shadow over `read` (NULL: no memory, only forwarded stores).  Handler-safe. */
+void decode_shadow_init(struct decode_shadow *s, decode_reader read, void *ctx, int max_reads);
+
+/* The len (1..8) bytes at addr, little-endian, zero-extended into *val: 0, or -1 if unknown.
+ * Handler-safe if read is. */
+int decode_shadow_load(struct decode_shadow *s, uint64_t addr, unsigned len, uint64_t *val);
+
+/* Record that the path writes len bytes at addr (val if known).  Handler-safe. */
+void decode_shadow_store(struct decode_shadow *s, uint64_t addr, unsigned len, uint64_t val,
+			 int known);
+
+/*
+ * decode_emulate, with memory: loads on the path (mov/movzx/movsx into a register, ALU ops
+ * with a memory operand, pop, jmp [m]) take their value from `mem`, stores are recorded in
+ * it (a known value when the op says how, else unknown).  mem == NULL is decode_emulate.
+ * Handler-safe if mem's reader is.
+ */
+int decode_emulate_mem(const struct decode_insn *in, struct decode_regs *r, uint32_t *known,
+		       struct decode_shadow *mem);
+
+/*
+ * Copy len bytes of this process's memory at addr into buf with process_vm_readv, never
+ * faulting and never touching the memory from user mode (no watchpoint can fire).  Returns
+ * the count copied or -errno; -ENOSYS/-EPERM when the system call is refused (seccomp), after
+ * which it fails at once.  Handler-safe.
+ */
+long decode_read_data(uint64_t addr, uint8_t *buf, size_t len);
 
 /*
  * Copy up to `len` bytes of this process's memory at `addr` into buf without faulting.

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt/ctx.h"
@@ -186,6 +188,19 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	/* SA_RESETHAND already restored the default action: after the profile is written,
 	 * raising the signal again ends the program exactly as it would have ended. */
 	rt_process_end("signal", sig);
+	struct sigaction cur;
+	if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_DFL) {
+		/* Not called by the kernel but by a handler the program installed later that
+		 * chains to the one it replaced (crash reporters do): for the program we stand
+		 * for the default action, so take it, or a fault would re-enter its handler for
+		 * ever.  The signal is blocked in that handler: it ends the process on return. */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(sig, &dfl, NULL);
+		raise(sig);
+		return;
+	}
 	if (si && si->si_code <= 0) {
 		raise(sig);	/* sent by kill/raise: make it pending again */
 	} else if (sig == SIGABRT || sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
@@ -227,6 +242,8 @@ static int own_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 		rt_add_owned_range(lo, hi);
 	if (is_loader)
 		ctx_set_loader_range(lo, hi);
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libunwind.so"))
+		ctx_set_unwinder_range(lo, hi);
 	return 0;
 }
 
@@ -299,7 +316,9 @@ __attribute__((constructor(101))) static void sonde_init(void)
 __attribute__((destructor)) static void sonde_fini(void)
 {
 	struct rt_thread *t = rt_self();
-	if (!rt_cfg.enabled)
+	/* A vfork child (_exit after a failed exec) shares the parent's memory and its
+	 * events: stopping "its" thread would stop the parent's sampling for good. */
+	if (!rt_cfg.enabled || (int)getpid() != rt_pid)
 		return;
 	if (t && rt_source) {
 		t->busy = 1;
@@ -374,33 +393,46 @@ static char *preload_without_us(const char *var)
 	return o == first ? NULL : preload_var;
 }
 
+#define EXEC_ENV_LOCAL 512
+
 /*
  * The environment for a new image: without the runtime's variables when it must not be
- * profiled (strip), else with the exec generation that keeps its files apart (gen > 0).
+ * profiled (strip), else with the exec generation that keeps its files apart (gen > 0) -
+ * but only if it is still profiled: an image given an environment without the runtime
+ * (execle with an empty one) must see exactly that environment.  Built in `local` when
+ * it fits: a vfork child must not allocate from its parent's heap (the block would leak
+ * there); envp itself if no copy can be made.  The caller frees anything else.
  */
-static char **exec_env(char *const envp[], int strip, int gen)
+static char **exec_env(char *const envp[], int strip, int gen, char **local)
 {
 	size_t n = 0;
 	while (envp && envp[n])
 		n++;
-	char **e = interpose_real_malloc((n + 2) * sizeof(char *));
+	char **e = local;
+	if (n + 2 > EXEC_ENV_LOCAL)
+		e = (int)getpid() == rt_pid ? interpose_real_malloc((n + 2) * sizeof(char *)) : NULL;
 	if (!e)
 		return (char **)envp;
 	size_t k = 0;
+	int has_dir = 0, has_preload = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!strncmp(envp[i], "SONDE_EXEC_GEN=", 15))
 			continue;
-		if (strip && !strncmp(envp[i], "SONDE_DIR=", 10))
+		int dir = !strncmp(envp[i], "SONDE_DIR=", 10);
+		int ours = !strncmp(envp[i], "LD_PRELOAD=", 11) && strstr(envp[i], "libsonde.so");
+		if (strip && dir)
 			continue;
-		if (strip && !strncmp(envp[i], "LD_PRELOAD=", 11) && strstr(envp[i], "libsonde.so")) {
+		if (strip && ours) {
 			char *rest = preload_without_us(envp[i]);
 			if (rest)
 				e[k++] = rest;
 			continue;
 		}
+		has_dir |= dir;
+		has_preload |= ours;
 		e[k++] = envp[i];
 	}
-	if (!strip && gen > 0) {
+	if (!strip && gen > 0 && has_dir && has_preload) {
 		snprintf(gen_var, sizeof(gen_var), "SONDE_EXEC_GEN=%d", gen);
 		e[k++] = gen_var;
 	}
@@ -434,10 +466,11 @@ RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	if (!rt_cfg.enabled && !dormant)
 		return real_execve(path, argv, envp);
 	exec_prepare();
-	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1);
+	char *local[EXEC_ENV_LOCAL];
+	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1, local);
 	int r = real_execve(path, argv, e);
 	int saved = errno;
-	if (e != (char **)envp)
+	if (e != (char **)envp && e != local)
 		interpose_real_free(e);
 	errno = saved;
 	return r;
@@ -449,10 +482,11 @@ RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	if (!rt_cfg.enabled && !dormant)
 		return real_execvpe(file, argv, envp);
 	exec_prepare();
-	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1);
+	char *local[EXEC_ENV_LOCAL];
+	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1, local);
 	int r = real_execvpe(file, argv, e);
 	int saved = errno;
-	if (e != (char **)envp)
+	if (e != (char **)envp && e != local)
 		interpose_real_free(e);
 	errno = saved;
 	return r;
@@ -598,4 +632,69 @@ RT_EXPORT sighandler_t signal(int sig, sighandler_t h)
 	if (sigaction_from((uint64_t)(uintptr_t)__builtin_return_address(0), sig, &sa, &old))
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+/* ---- the program's own alternate signal stacks ----
+ *
+ * The runtime's handlers need about 12 KiB of stack (signal frame, decoder, unwinder),
+ * more than the 8 KiB alternate stacks many programs install: a sample taken on such a
+ * stack writes below it, into the program's memory (seen: t016).  So a thread keeps the
+ * runtime's stack when the program asks for one smaller than ALT_MIN: the program's is
+ * remembered and reported back as installed, and its SA_ONSTACK handlers run on the
+ * runtime's larger stack instead.  Larger stacks are installed as asked.  A thread that
+ * never asked sees no alternate stack, as it would without the runtime.
+ */
+#define ALT_MIN (64u << 10)
+
+static RT_TLS stack_t alt_shadow;
+static RT_TLS int alt_shadowed;
+
+static size_t alt_kernel_min(void)
+{
+	unsigned long m = getauxval(AT_MINSIGSTKSZ);
+	return m ? m : 2048;
+}
+
+static int sigaltstack_real(const stack_t *ss, stack_t *old)
+{
+	return (int)syscall(SYS_sigaltstack, ss, old);
+}
+
+RT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	uint64_t caller = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	struct rt_thread *t = rt_self();
+	stack_t cur;
+	if (!rt_cfg.enabled || !t || !t->altstack || rt_owns_address(caller) ||
+	    sigaltstack_real(NULL, &cur))
+		return sigaltstack_real(ss, old);
+	int ours = cur.ss_sp == t->altstack && !(cur.ss_flags & SS_DISABLE);
+	if (ss && (cur.ss_flags & SS_ONSTACK))
+		return errno = EPERM, -1;		/* as the kernel: not while on it */
+	stack_t prev = cur;				/* the program's own, installed */
+	if (alt_shadowed)
+		prev = alt_shadow;
+	else if (ours)
+		prev = (stack_t){ .ss_flags = SS_DISABLE };
+	if (ss && !(ss->ss_flags & SS_DISABLE) && ss->ss_size >= ALT_MIN) {
+		if (sigaltstack_real(ss, NULL))
+			return -1;
+		alt_shadowed = 0;
+	} else if (ss) {
+		if (!(ss->ss_flags & SS_DISABLE) && ss->ss_size < alt_kernel_min())
+			return errno = ENOMEM, -1;	/* as the kernel would have said */
+		if (!ours) {
+			stack_t mine = { .ss_sp = t->altstack, .ss_size = t->altstack_size };
+			if (sigaltstack_real(&mine, NULL))
+				return -1;
+		}
+		alt_shadow = *ss;
+		alt_shadow.ss_flags &= SS_DISABLE;
+		alt_shadowed = 1;
+	}
+	if (old) {
+		*old = prev;
+		old->ss_flags |= cur.ss_flags & SS_ONSTACK;
+	}
+	return 0;
 }

@@ -189,7 +189,11 @@ uint32_t ctx_here(struct rt_thread *t, const ucontext_t *uc, int skip);
 /* Is addr inside the runtime's own memory or code (never watch or attribute it)? */
 int rt_owns_address(uint64_t addr);
 
-/* Move a runtime fd out of the program's way (high number, close-on-exec). */
+/*
+ * Move a runtime fd out of the program's way: to the top quarter of RLIMIT_NOFILE,
+ * close-on-exec; the original is closed.  The new fd, or -EMFILE if none is free there
+ * (the caller then works without it).  Handler-safe.
+ */
 int rt_hide_fd(int fd);
 
 /* Write a short message to stderr without stdio (handler-safe). */

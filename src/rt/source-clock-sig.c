@@ -21,7 +21,8 @@
 
 struct sigaction clock_old_sigtrap;
 
-enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_GIVE_UP };
+/* SCAN_NEED_VALUE: stopped for want of a value that memory may supply (SCAN_STEP else). */
+enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_NEED_VALUE, SCAN_GIVE_UP };
 
 /* A window of code bytes, re-read when the look-ahead leaves it. */
 struct window {
@@ -53,23 +54,66 @@ struct found {
 	int index;		/* instructions ahead of the PC */
 };
 
+/* A conditional or indirect jump the emulator could not follow for want of a value. */
+SIGSAFE static int value_branch(const struct decode_insn *d)
+{
+	return d->op == DECODE_OP_JCC || d->op == DECODE_OP_JMP_IND;
+}
+
+/* The "known" bits an emulated instruction reads. */
+SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
+{
+	uint32_t b = d->src >= 0 ? 1u << d->src : 0;
+	int reads_dst = d->dst >= 0 && d->op != DECODE_OP_LEA && d->op != DECODE_OP_POP &&
+			(d->width < 4 || (d->op != DECODE_OP_MOV_IMM && d->op != DECODE_OP_MOV_REG &&
+					  d->op != DECODE_OP_MOVX && !(d->op == DECODE_OP_IMUL &&
+									d->has_imm)));
+	if (reads_dst)
+		b |= 1u << d->dst;
+	if (d->mem_arg)
+		b |= d->mem[0].needs;
+	if (d->op == DECODE_OP_LEA)
+		b |= d->lea.needs;
+	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC)
+		b |= DECODE_KNOWN_FLAGS;
+	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP)
+		b |= 1u << DECODE_RSP;
+	return b;
+}
+
 /*
- * Find the access `remaining` accesses ahead of r->rip without executing anything.
- * *first gets the instruction at the PC (what a step would execute).
+ * Which unknown values memory could not supply: written by an instruction the emulator does
+ * not model, or computed from such a value.  The others come from loads, which the second
+ * pass reads; a second pass is only worth its reads when every missing value is of that kind.
  */
-SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct decode_insn *first,
-			struct found *res)
+SIGSAFE static uint32_t hopeless_after(const struct decode_insn *d, uint32_t before,
+				       uint32_t after, uint32_t hopeless)
+{
+	uint32_t written = d->writes & ~after;	/* now unknown: overwritten, if it was before */
+	if (d->op == DECODE_OP_OTHER || (input_bits(d) & ~before & hopeless))
+		hopeless |= written;
+	else
+		hopeless &= ~written;
+	return hopeless & ~after;
+}
+
+/*
+ * Find the access `remaining` accesses ahead of r->rip without executing anything; loads on
+ * the way take their values from mem (NULL: loaded registers become unknown).  *first gets
+ * the instruction at the PC (what a step would execute).
+ */
+SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct window *w,
+			struct decode_shadow *mem, struct decode_insn *first, struct found *res)
 {
 	struct decode_regs e = *r;
 	uint32_t known = DECODE_KNOWN_ALL;
-	struct window w;
 	struct decode_insn d;
+	uint32_t hopeless = 0;
 
-	w.n = 0;
-	w.reads = 0;
+	w->reads = 0;
 	for (int i = 0; i < CLOCK_MAX_SCAN; i++) {
 		size_t avail = 0;
-		const uint8_t *p = window_at(&w, e.rip, &avail);
+		const uint8_t *p = window_at(w, e.rip, &avail);
 		if (!p || decode_access(p, avail, &e, &d) < 0)
 			return i == 0 ? SCAN_GIVE_UP : SCAN_STEP;
 		if (i == 0)
@@ -80,17 +124,48 @@ SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct decod
 			if (d.mem[k].flags & DECODE_MEM_UNKNOWN)
 				return SCAN_GIVE_UP;
 			if ((known & d.mem[k].needs) != d.mem[k].needs)
-				return SCAN_STEP;
+				return d.mem[k].needs & ~known & hopeless ? SCAN_STEP : SCAN_NEED_VALUE;
 			res->m = d.mem[k];
 			res->ip = e.rip;
 			res->index = i;
 			return SCAN_FOUND;
 		}
 		/* a rep instruction repeats in place: its later iterations are not modelled */
-		if (d.rep || decode_emulate(&d, &e, &known))
+		if (d.rep)
 			return SCAN_STEP;
+		uint32_t before = known;
+		if (decode_emulate_mem(&d, &e, &known, mem))
+			return value_branch(&d) && !(input_bits(&d) & ~known & hopeless) ?
+				       SCAN_NEED_VALUE : SCAN_STEP;
+		hopeless = hopeless_after(&d, before, known, hopeless);
 	}
 	return SCAN_STEP;
+}
+
+SIGSAFE static int read_data(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct clock_thread *ct = ctx;
+	ct->reads++;
+	return decode_read_data(addr, buf, len) == (long)len ? 0 : -1;
+}
+
+/* Both look-ahead passes (see source-clock.h): without memory, then, if a value was
+ * missing, with it.  The code bytes read by the first serve the second. */
+SIGSAFE static int look_ahead(struct clock_thread *ct, const struct decode_regs *r,
+			      struct decode_insn *first, struct found *f)
+{
+	struct window w;
+	struct decode_shadow mem;
+
+	w.n = 0;
+	int s = scan(r, ct->remaining, &w, NULL, first, f);
+	if (s != SCAN_NEED_VALUE)
+		return s;
+	decode_shadow_init(&mem, read_data, ct, CLOCK_MAX_READS);
+	s = scan(r, ct->remaining, &w, &mem, first, f);
+	if (s == SCAN_FOUND && mem.loads > 0)
+		ct->via_loads++;
+	return s == SCAN_NEED_VALUE ? SCAN_STEP : s;
 }
 
 SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const struct found *f,
@@ -128,7 +203,7 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 
 	first.n_mem = first.pushf = first.sets_tf = first.pushf_image = 0;	/* scan fills it unless it gives up */
 	decode_regs_from_ucontext(uc, &r);
-	int s = scan(&r, ct->remaining, &first, &f);
+	int s = look_ahead(ct, &r, &first, &f);
 	if (s == SCAN_FOUND) {
 		deliver(t, ct, &f, uc);
 		return;

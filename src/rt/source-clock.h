@@ -9,6 +9,17 @@
  * emulating simple instructions (decode_emulate), which often resolves it without executing
  * anything (SONDE_MEM_PREDICTED); else by setting the trap flag and single-stepping, one
  * SIGTRAP per instruction, until the look-ahead from some later PC succeeds.
+ *
+ * The look-ahead runs in two passes.  The first reads no memory: it costs only decoding, and
+ * settles most samples of code whose addresses come from arithmetic.  When it stops for a
+ * lack of some value (an address register, flags or a jump target that came from a load),
+ * the second pass runs again with memory: the loads on the path read the program's memory
+ * (decode_read_data: process_vm_readv, never a direct read, see decode-x86.c) under the
+ * stores the path made, at most CLOCK_MAX_READS reads.  A pointer chase, where every address
+ * is the previous load's value, is then resolved without a single step.  The value read is
+ * the one the program will load unless another thread writes it in between: such samples
+ * (racy programs) get a stale but plausible address; all look-ahead samples are marked
+ * SONDE_MEM_PREDICTED.
  */
 #ifndef SONDE_RT_SOURCE_CLOCK_H
 #define SONDE_RT_SOURCE_CLOCK_H
@@ -21,6 +32,7 @@
 #define CLOCK_DEFAULT_PERIOD 1000000ull	/* ns of CPU time: 1,000 samples/s per busy thread */
 #define CLOCK_MAX_STEPS 256		/* single-steps per sample before giving up */
 #define CLOCK_MAX_SCAN 64		/* instructions decoded ahead from one PC */
+#define CLOCK_MAX_READS 24		/* memory reads (64-byte lines) per look-ahead */
 #define CLOCK_EFLAGS_TF 0x100ull
 
 /* Per-thread state, in the thread's arena. */
@@ -34,6 +46,8 @@ struct clock_thread {
 	uint64_t predicted;		/* samples resolved by look-ahead beyond the PC */
 	uint64_t stepped;		/* samples that needed at least one step */
 	uint64_t lost;			/* samples given up (no access found, undecodable...) */
+	uint64_t via_loads;		/* samples resolved by the look-ahead pass that loads */
+	uint64_t reads;			/* memory reads made by look-ahead (system calls) */
 };
 
 /* The program's SIGTRAP disposition when the source started (chained to). */

@@ -223,7 +223,10 @@ static int open_one(struct hw_thread *h, int i)
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	h->fd[h->nfd++] = rt_hide_fd(fd);
+	fd = rt_hide_fd(fd);
+	if (fd < 0)
+		return fd;	/* no descriptor free above the program's: this thread goes unsampled */
+	h->fd[h->nfd++] = fd;
 	h->store[i] = hw_cfg.ev[i].store;
 	if (ioctl(h->fd[i], PERF_EVENT_IOC_ID, &h->id[i]) < 0)
 		h->id[i] = UINT64_MAX;

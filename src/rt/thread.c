@@ -210,6 +210,9 @@ void rt_thread_end(struct rt_thread *t)
 void rt_thread_after_fork_child(void)
 {
 	struct rt_thread *me = rt_self();
+	/* Another thread may have held the pool's lock at the fork: it will never unlock it
+	 * in this child. */
+	pool_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	/* Only the forking thread exists in the child; the others' states belong to the
 	 * parent's streams.  Forget them without touching their files. */
 	for (int i = 0; i < RT_MAX_THREADS; i++) {

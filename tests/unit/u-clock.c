@@ -27,6 +27,15 @@ void chase_loop(void *p, long iters);
 void lock_loop(uint64_t *c, long iters);
 /* pushf_loop(a, iters): pushf; load a[0]; popf. */
 void pushf_loop(uint64_t *a, long iters);
+/* swapped_chase_loop(p, iters): p = bswap(*p): the emulator does not model bswap, so each
+ * address needs a step whatever memory holds. */
+void swapped_chase_loop(void *p, long iters);
+/* index_chase_loop(next, iters): i = next[i] on 32-bit indexes from i = 0 (membound's chase). */
+void index_chase_loop(const uint32_t *next, long iters);
+/* racy_loop(pp, iters): q = *pp; load *q; iters times (another thread changes *pp). */
+void racy_loop(void **pp, long iters);
+extern const char chase_loop_end[], index_chase_code[], index_chase_end[], racy_deref[],
+	racy_loop_end[];
 extern const char ldst_code[], ldst_code_end[], lock_fn[], lock_fn_end[], lock_loop_end[];
 
 __asm__(".text\n"
@@ -57,6 +66,37 @@ __asm__(".text\n"
 	"1:	mov (%rdi), %rdi\n"
 	"	dec %rsi\n"
 	"	jnz 1b\n"
+	".globl chase_loop_end\n"
+	"chase_loop_end:\n"
+	"	ret\n"
+	".globl swapped_chase_loop\n"
+	"swapped_chase_loop:\n"
+	"1:	mov (%rdi), %rdi\n"
+	"	bswap %rdi\n"
+	"	dec %rsi\n"
+	"	jnz 1b\n"
+	"	ret\n"
+	".globl index_chase_loop\n"
+	"index_chase_loop:\n"
+	"	xor %eax, %eax\n"
+	".globl index_chase_code\n"
+	"index_chase_code:\n"
+	"1:	mov (%rdi,%rax,4), %eax\n"
+	"	dec %rsi\n"
+	"	jnz 1b\n"
+	".globl index_chase_end\n"
+	"index_chase_end:\n"
+	"	ret\n"
+	".globl racy_loop\n"
+	"racy_loop:\n"
+	"1:	mov (%rdi), %rax\n"
+	".globl racy_deref\n"
+	"racy_deref:\n"
+	"	mov (%rax), %rdx\n"
+	"	dec %rsi\n"
+	"	jnz 1b\n"
+	".globl racy_loop_end\n"
+	"racy_loop_end:\n"
 	"	ret\n"
 	".globl lock_fn\n"
 	"lock_fn:\n"
@@ -87,17 +127,28 @@ __asm__(".text\n"
 static struct rec {
 	uint64_t ip, addr;
 	uint16_t len, flags;
+	/* the interrupted context, and how far the source had to go from it */
+	uint64_t pc, rax, rdi, rsi;
+	int remaining, steps;
 } recs[MAX_REC];
 static volatile int n_recs;
 
 static void rec_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
 		       int skip)
 {
+	const struct clock_thread *ct = t->src;
 	if (n_recs < MAX_REC) {
-		recs[n_recs].ip = a->ip;
-		recs[n_recs].addr = a->addr;
-		recs[n_recs].len = a->len;
-		recs[n_recs].flags = a->flags;
+		struct rec *r = &recs[n_recs];
+		r->ip = a->ip;
+		r->addr = a->addr;
+		r->len = a->len;
+		r->flags = a->flags;
+		r->pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		r->rax = (uint64_t)uc->uc_mcontext.gregs[REG_RAX];
+		r->rdi = (uint64_t)uc->uc_mcontext.gregs[REG_RDI];
+		r->rsi = (uint64_t)uc->uc_mcontext.gregs[REG_RSI];
+		r->remaining = ct->remaining;
+		r->steps = ct->steps;
 		n_recs++;
 	}
 	t->stats.samples++;
@@ -135,7 +186,7 @@ static void reset(uint64_t period, int extra)
 	memset(&th.stats, 0, sizeof(th.stats));
 	struct clock_thread *ct = th.src;
 	if (ct)
-		ct->predicted = ct->stepped = ct->lost = 0;
+		ct->predicted = ct->stepped = ct->lost = ct->via_loads = ct->reads = 0;
 	n_recs = 0;
 }
 
@@ -164,10 +215,11 @@ static void print_stats(const char *what)
 {
 	struct clock_thread *ct = th.src;
 	printf("  %s: signals %llu, delivered %d, dropped %llu, steps %llu (%.2f per sample), "
-	       "predicted %llu, stepped %llu, lost %llu\n",
+	       "predicted %llu (%llu through loads, %llu reads), stepped %llu, lost %llu\n",
 	       what, (unsigned long long)th.stats.signals, n_recs,
 	       (unsigned long long)th.stats.dropped, (unsigned long long)th.stats.steps,
 	       n_recs ? (double)th.stats.steps / n_recs : 0.0, (unsigned long long)ct->predicted,
+	       (unsigned long long)ct->via_loads, (unsigned long long)ct->reads,
 	       (unsigned long long)ct->stepped, (unsigned long long)ct->lost);
 }
 
@@ -243,20 +295,29 @@ TEST(loads_and_stores)
 	       n_recs ? (double)in_b / n_recs : 0.0, n_recs);
 }
 
+/* A ring of 512 pointers in a scrambled order; stored byte-swapped if `swapped`. */
+static void ring_init(void **ring, int swapped)
+{
+	for (int i = 0; i < 512; i++) {
+		uint64_t p = (uintptr_t)&ring[(i * 97 + 1) % 512];
+		ring[i] = (void *)(uintptr_t)(swapped ? __builtin_bswap64(p) : p);
+	}
+}
+
 TEST(stepping_pointer_chase)
 {
-	/* each address comes from the previous load: look-ahead cannot know it, steps must */
+	/* each address comes from the previous load, through bswap, which look-ahead does not
+	 * model: steps must find them */
 	static void *ring[512];
 	if (!source_ok)
 		SKIP(source_why);
-	for (int i = 0; i < 512; i++)
-		ring[i] = &ring[(i * 97 + 1) % 512];
+	ring_init(ring, 1);
 	CHECK(sample_on(1000000, 8) == 0);
 	double t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 0.4)
-		chase_loop(ring, 1000000);
+		swapped_chase_loop(ring, 1000000);
 	sample_off();
-	print_stats("pointer chase, 0.4 s");
+	print_stats("swapped pointer chase, 0.4 s");
 	int inside = 0;
 	for (int i = 0; i < n_recs; i++)
 		inside += recs[i].addr >= (uintptr_t)ring && recs[i].addr < (uintptr_t)(ring + 512) &&
@@ -266,6 +327,165 @@ TEST(stepping_pointer_chase)
 	CHECK(n_recs >= 0.99 * (double)th.stats.signals);
 	CHECK(inside == n_recs);
 	CHECK(th.stats.steps > 0 && ct->stepped > 0);
+}
+
+/* The node `n` links past p in the ring (plain C, independent of the decoder). */
+static uint64_t ring_walk(uint64_t p, int n)
+{
+	while (n-- > 0)
+		p = *(const uint64_t *)(uintptr_t)p;
+	return p;
+}
+
+TEST(chase_through_loads)
+{
+	/* Look-ahead reads the loaded pointers: the address r accesses ahead of the PC is the
+	 * node r links ahead of the interrupted rdi, found without a step. */
+	static void *ring[512];
+	if (!source_ok)
+		SKIP(source_why);
+	ring_init(ring, 0);
+	CHECK(sample_on(1000000, 8) == 0);
+	double t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 0.4)
+		chase_loop(ring, 1000000);
+	sample_off();
+	print_stats("pointer chase, 0.4 s");
+	struct clock_thread *ct = th.src;
+	int checked = 0, wrong = 0, deep = 0, outside = 0;
+	for (int i = 0; i < n_recs; i++) {
+		const struct rec *r = &recs[i];
+		outside += r->addr < (uintptr_t)ring || r->addr >= (uintptr_t)(ring + 512);
+		/* inside the loop, away from its exit, and found by look-ahead alone */
+		if (r->pc < (uintptr_t)chase_loop || r->pc >= (uintptr_t)chase_loop_end ||
+		    r->rsi < 16 || r->steps)
+			continue;
+		checked++;
+		deep += r->remaining >= 2;
+		wrong += r->addr != ring_walk(r->rdi, r->remaining);
+	}
+	printf("  %d samples checked against the ring walk (%d of them 2+ links deep), %d wrong\n",
+	       checked, deep, wrong);
+	CHECK(n_recs >= 150);
+	CHECK(outside == 0);
+	CHECK(checked >= n_recs * 9 / 10);
+	CHECK(deep >= checked / 2);
+	CHECK(wrong == 0);
+	CHECK(ct->via_loads > 0);
+	CHECK(th.stats.steps == 0);
+}
+
+TEST(index_chase_through_loads)
+{
+	/* membound's chase: i = next[i] with 32-bit indexes (zero-extending loads) */
+	enum { N = 4096 };
+	static uint32_t next[N];
+	if (!source_ok)
+		SKIP(source_why);
+	for (uint32_t i = 0; i < N; i++)
+		next[i] = (i * 1237 + 1) % N;
+	CHECK(sample_on(1000000, 8) == 0);
+	double t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 0.3)
+		index_chase_loop(next, 1000000);
+	sample_off();
+	print_stats("index chase, 0.3 s");
+	int checked = 0, wrong = 0;
+	for (int i = 0; i < n_recs; i++) {
+		const struct rec *r = &recs[i];
+		if (r->pc < (uintptr_t)index_chase_code || r->pc >= (uintptr_t)index_chase_end ||
+		    r->rsi < 16 || r->steps || r->rax >= N)
+			continue;
+		uint32_t idx = (uint32_t)r->rax;
+		for (int k = 0; k < r->remaining; k++)
+			idx = next[idx];
+		checked++;
+		wrong += r->addr != (uintptr_t)&next[idx] || r->len != 4;
+	}
+	printf("  %d samples checked against the index walk, %d wrong\n", checked, wrong);
+	CHECK(n_recs >= 100);
+	CHECK(checked >= n_recs * 9 / 10);
+	CHECK(wrong == 0);
+	CHECK(th.stats.steps == 0);
+}
+
+/* ---- a racy program: another thread flips the pointer the sampled loop loads ---- */
+
+static void *racy_ptr;
+static uint64_t racy_targets[64];
+static uint8_t *racy_bad;		/* a PROT_NONE page the pointer sometimes names */
+static volatile int racy_stop;
+static volatile long racy_faults;
+
+static void *racy_writer(void *arg)
+{
+	for (unsigned long i = 0; !racy_stop; i++) {
+		void *p = (i & 15) == 15 ? (void *)(racy_bad + 8 * (i % 64)) :
+					  (void *)&racy_targets[i % 64];
+		__atomic_store_n(&racy_ptr, p, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* The program's own SIGSEGV handler: the deref of a bad pointer is skipped (3 bytes). */
+static void racy_segv(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] != (uintptr_t)racy_deref)
+		abort();
+	uc->uc_mcontext.gregs[REG_RIP] += 3;
+	racy_faults++;
+}
+
+TEST(racy_pointer)
+{
+	/* The value look-ahead reads may be stale when the program loads it, and may even name
+	 * a page that faults: no crash, and the samples stay on addresses the program itself
+	 * touches (the pointer, a target, the bad page). */
+	if (!source_ok)
+		SKIP(source_why);
+	racy_bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(racy_bad != MAP_FAILED);
+	if (racy_bad == MAP_FAILED)
+		return;
+	struct sigaction sa = { 0 }, old;
+	sa.sa_sigaction = racy_segv;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, &old);
+	racy_ptr = &racy_targets[0];
+	racy_stop = 0;
+	racy_faults = 0;
+	pthread_t w;
+	CHECK(pthread_create(&w, NULL, racy_writer, NULL) == 0);
+	CHECK(sample_on(1000000, 8) == 0);
+	double t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 0.4)
+		racy_loop(&racy_ptr, 100000);
+	sample_off();
+	racy_stop = 1;
+	pthread_join(w, NULL);
+	sigaction(SIGSEGV, &old, NULL);
+	print_stats("racy pointer, 0.4 s");
+	struct clock_thread *ct = th.src;
+	int on_ptr = 0, on_target = 0, on_bad = 0, elsewhere = 0;
+	for (int i = 0; i < n_recs; i++) {
+		uint64_t a = recs[i].addr;
+		if (a == (uintptr_t)&racy_ptr)
+			on_ptr++;
+		else if (a >= (uintptr_t)racy_targets && a < (uintptr_t)(racy_targets + 64))
+			on_target++;
+		else if (a >= (uintptr_t)racy_bad && a < (uintptr_t)racy_bad + 4096)
+			on_bad++;
+		else if (recs[i].pc >= (uintptr_t)racy_loop && recs[i].pc < (uintptr_t)racy_loop_end)
+			elsewhere++;
+	}
+	printf("  program faults %ld; samples on the pointer %d, on targets %d, on the bad page "
+	       "%d, elsewhere %d\n", racy_faults, on_ptr, on_target, on_bad, elsewhere);
+	CHECK(n_recs >= 100);
+	CHECK(on_ptr > 0 && on_target > 0);
+	CHECK(elsewhere == 0);
+	CHECK(ct->via_loads > 0);
+	munmap(racy_bad, 4096);
 }
 
 TEST(spread_after_lock_add)
@@ -348,23 +568,24 @@ TEST(sigtrap_blocked)
 	static void *ring[512];
 	if (!source_ok)
 		SKIP(source_why);
-	for (int i = 0; i < 512; i++)
-		ring[i] = &ring[(i * 97 + 1) % 512];
+	ring_init(ring, 1);
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTRAP);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	CHECK(sample_on(1000000, 8) == 0);
 	double t0 = cpu_seconds();
-	while (cpu_seconds() - t0 < 0.2)
-		chase_loop(ring, 1000000);
+	while (cpu_seconds() - t0 < 0.2) {
+		swapped_chase_loop(ring, 100000);	/* needs steps: lost */
+		ldst_loop(A, B, 100000);		/* look-ahead alone: delivered */
+	}
 	sample_off();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	print_stats("pointer chase, SIGTRAP blocked");
+	print_stats("swapped pointer chase and ldst, SIGTRAP blocked");
 	struct clock_thread *ct = th.src;
 	CHECK(th.stats.steps == 0);
 	CHECK(th.stats.signals > 50);
-	/* what look-ahead alone resolves still arrives (r = 0: the load at the PC) */
+	/* what look-ahead alone resolves still arrives */
 	CHECK(n_recs > 0 && ct->lost > 0);
 	CHECK((uint64_t)n_recs + ct->lost == th.stats.signals);
 }
@@ -487,6 +708,9 @@ int main(void)
 	RUN(probe);
 	RUN(loads_and_stores);
 	RUN(stepping_pointer_chase);
+	RUN(chase_through_loads);
+	RUN(index_chase_through_loads);
+	RUN(racy_pointer);
 	RUN(spread_after_lock_add);
 	RUN(pushf_popf_survives);
 	RUN(sigtrap_blocked);

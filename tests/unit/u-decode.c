@@ -368,6 +368,204 @@ TEST(alu_flags)
 	CHECK(bad == 0);
 }
 
+/* ---- look-ahead through memory ---- */
+
+/* Fake program memory: two 64-byte lines at FAKE_BASE; everything else unreadable. */
+#define FAKE_BASE 0x500000ull
+static uint8_t fake[128];
+static int fake_calls;
+
+static int fake_read(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
+{
+	fake_calls++;
+	if (addr < FAKE_BASE || addr + len > FAKE_BASE + sizeof(fake))
+		return -1;
+	memcpy(buf, fake + (addr - FAKE_BASE), len);
+	return 0;
+}
+
+static void fake_put(unsigned off, uint64_t v, unsigned len)
+{
+	memcpy(fake + off, &v, len);
+}
+
+/* Emulate with memory from R until rip == stop; -1 if the emulator stops first. */
+static int run_mem(const uint8_t *code, size_t n, uint32_t *known, uint64_t stop,
+		   struct decode_shadow *mem)
+{
+	struct decode_insn d;
+	uint64_t base = R.rip;
+	for (int i = 0; i < 100 && R.rip != stop; i++) {
+		uint64_t off = R.rip - base;
+		if (off >= n || decode_access(code + off, n - off, &R, &d) < 0)
+			return -1;
+		if (decode_emulate_mem(&d, &R, known, mem))
+			return -1;
+	}
+	return R.rip == stop ? 0 : -1;
+}
+
+#define KNOWN(known, r) (!!((known) & (1u << DECODE_##r)))
+
+TEST(emulate_loads)
+{
+	static const uint8_t code[] = {
+		0x48, 0x8b, 0x07,			/* 0: mov rax, [rdi] */
+		0x0f, 0xb6, 0x4f, 0x08,			/* 3: movzx ecx, byte [rdi+8] */
+		0x48, 0x0f, 0xbe, 0x57, 0x09,		/* 7: movsx rdx, byte [rdi+9] */
+		0x48, 0x63, 0x77, 0x0c,			/* c: movsxd rsi, dword [rdi+12] */
+		0x44, 0x0f, 0xb7, 0x47, 0x10,		/* 10: movzx r8d, word [rdi+16] */
+		0x48, 0x89, 0x47, 0x20,			/* 15: mov [rdi+32], rax */
+		0x4c, 0x8b, 0x4f, 0x20,			/* 19: mov r9, [rdi+32] (forwarded) */
+		0xc7, 0x47, 0x28, 0xfb, 0xff, 0xff, 0xff, /* 1d: mov dword [rdi+40], -5 */
+		0x4c, 0x63, 0x57, 0x28,			/* 24: movsxd r10, dword [rdi+40] */
+		0x83, 0x47, 0x28, 0x03,			/* 28: add dword [rdi+40], 3 */
+		0x83, 0x7f, 0x28, 0xfe,			/* 2c: cmp dword [rdi+40], -2 */
+		0x74, 0x02,				/* 30: je 34 */
+		0x0f, 0x0b,				/* 32: ud2 */
+		0x4c, 0x03, 0x0f,			/* 34: add r9, [rdi] */
+		0x50,					/* 37: push rax */
+		0x41, 0x5b,				/* 38: pop r11 (forwarded from the push) */
+		0xff, 0x67, 0x30,			/* 3a: jmp [rdi+48] -> 3d */
+		0x48, 0xc1, 0xe0, 0x04,			/* 3d: shl rax, 4 */
+		0x48, 0xc1, 0xfa, 0x02,			/* 41: sar rdx, 2 */
+		0x48, 0xd1, 0xe8,			/* 45: shr rax, 1 */
+		0x48, 0x6b, 0xd9, 0x18,			/* 48: imul rbx, rcx, 24 */
+		0x48, 0x0f, 0xaf, 0xd9,			/* 4c: imul rbx, rcx */
+		0x48, 0x98,				/* 50: cdqe */
+		0xff, 0x47, 0x28,			/* 52: inc dword [rdi+40] */
+		0x48, 0x8b, 0x0b,			/* 55: mov rcx, [rbx] (unreadable) */
+		0x59,					/* 58: pop rcx (unreadable) */
+	};
+	const uint64_t v = 0x1122334455667788ull;
+	memset(fake, 0, sizeof(fake));
+	fake_put(0, v, 8);
+	fake[8] = 0xf0;
+	fake[9] = 0x80;
+	fake_put(12, 0xfffffffe, 4);
+	fake_put(16, 0xbeef, 2);
+	fake_put(32, 0x5a5a5a5a5a5a5a5aull, 8);	/* overwritten by the path before it is read */
+	regs_init();
+	fake_put(48, R.rip + 0x3d, 8);
+	G(RDI) = FAKE_BASE;
+	G(RSP) = FAKE_BASE + 0x1000;		/* the stack is not readable: only forwarding */
+	uint64_t rsp = G(RSP);
+	struct decode_shadow mem;
+	decode_shadow_init(&mem, fake_read, NULL, 16);
+	fake_calls = 0;
+	uint32_t known = DECODE_KNOWN_ALL;
+
+	CHECK(run_mem(code, sizeof(code), &known, R.rip + 0x3d, &mem) == 0);
+	CHECK_EQ_U64(G(RAX), v);
+	CHECK_EQ_U64(G(RCX), 0xf0);
+	CHECK_EQ_U64(G(RDX), (uint64_t)(int64_t)(int8_t)0x80);
+	CHECK_EQ_U64(G(RSI), (uint64_t)-2ll);
+	CHECK_EQ_U64(G(R8), 0xbeef);
+	CHECK_EQ_U64(G(R10), (uint64_t)-5ll);
+	CHECK_EQ_U64(G(R9), v + v);
+	CHECK_EQ_U64(G(R11), v);
+	CHECK_EQ_U64(G(RSP), rsp);
+	CHECK(KNOWN(known, RAX) && KNOWN(known, RCX) && KNOWN(known, RDX) && KNOWN(known, RSI));
+	CHECK(KNOWN(known, R8) && KNOWN(known, R9) && KNOWN(known, R10) && KNOWN(known, R11));
+	CHECK(known & DECODE_KNOWN_FLAGS);
+	CHECK_EQ_U64(fake_calls, 1);		/* one line, read once */
+
+	CHECK(run_mem(code + 0x3d, sizeof(code) - 0x3d, &known, R.rip + 0x59 - 0x3d, &mem) == 0);
+	CHECK_EQ_U64(G(RDX), (uint64_t)(-0x80 / 4));	/* sar keeps the sign */
+	CHECK_EQ_U64(G(RBX), 0xf0ull * 24 * 0xf0);
+	uint64_t rax = (v << 4) >> 1;
+	CHECK_EQ_U64(G(RAX), (uint64_t)(int64_t)(int32_t)(uint32_t)rax);
+	CHECK(KNOWN(known, RBX) && KNOWN(known, RAX));
+	CHECK(!KNOWN(known, RCX));		/* [rbx] and [rsp] are unreadable */
+	CHECK(!(known & DECODE_KNOWN_FLAGS));	/* shifts and imul: not modelled */
+	uint64_t m40;
+	CHECK(decode_shadow_load(&mem, FAKE_BASE + 40, 4, &m40) == 0);
+	CHECK_EQ_U64(m40, 0xffffffffu);		/* -5 + 3 + 1 */
+	CHECK_EQ_U64(fake[40], 0);		/* program memory itself untouched */
+}
+
+TEST(shadow_store_buffer)
+{
+	struct decode_shadow mem;
+	uint64_t x;
+	memset(fake, 0xab, sizeof(fake));
+	decode_shadow_init(&mem, fake_read, NULL, 16);
+	/* a store of a known value forwards, byte by byte over memory */
+	decode_shadow_store(&mem, FAKE_BASE + 4, 2, 0x1234, 1);
+	CHECK(decode_shadow_load(&mem, FAKE_BASE + 3, 4, &x) == 0);
+	CHECK_EQ_U64(x, 0xab1234abull);
+	/* a load crossing two lines */
+	CHECK(decode_shadow_load(&mem, FAKE_BASE + 60, 8, &x) == 0);
+	CHECK_EQ_U64(x, 0xababababababababull);
+	/* an unknown value hides the bytes it covers, not the others */
+	decode_shadow_store(&mem, FAKE_BASE + 16, 8, 0, 0);
+	CHECK(decode_shadow_load(&mem, FAKE_BASE + 20, 4, &x) == -1);
+	CHECK(decode_shadow_load(&mem, FAKE_BASE + 24, 4, &x) == 0);
+	/* the newest store wins */
+	decode_shadow_store(&mem, FAKE_BASE + 16, 8, 7, 1);
+	CHECK(decode_shadow_load(&mem, FAKE_BASE + 16, 8, &x) == 0);
+	CHECK_EQ_U64(x, 7);
+	/* outside program memory: unknown */
+	CHECK(decode_shadow_load(&mem, 0x1000, 8, &x) == -1);
+	/* too many stores, then everything is unknown */
+	for (int i = 0; i < DECODE_SHADOW_STORES; i++)
+		decode_shadow_store(&mem, FAKE_BASE + 64, 1, 0, 1);
+	CHECK(decode_shadow_load(&mem, FAKE_BASE + 24, 4, &x) == -1);
+
+	/* the read bound: no reads allowed, nothing known */
+	decode_shadow_init(&mem, fake_read, NULL, 0);
+	CHECK(decode_shadow_load(&mem, FAKE_BASE, 8, &x) == -1);
+
+	/* a store at an unknown address may alias anything: later loads are unknown */
+	static const uint8_t st[] = { 0x48, 0x89, 0x03 };	/* mov [rbx], rax */
+	regs_init();
+	decode_shadow_init(&mem, fake_read, NULL, 16);
+	uint32_t known = DECODE_KNOWN_ALL & ~(1u << DECODE_RBX);
+	CHECK(run_mem(st, sizeof(st), &known, R.rip + 3, &mem) == 0);
+	CHECK(mem.poisoned);
+	CHECK(decode_shadow_load(&mem, FAKE_BASE, 8, &x) == -1);
+}
+
+static int real_read(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
+{
+	return decode_read_data(addr, buf, len) == (long)len ? 0 : -1;
+}
+
+TEST(dependent_loads_real_memory)
+{
+	/* chase: mov rdi, [rdi]; dec rsi; jnz chase -- over a real ring, read with
+	 * decode_read_data: after k iterations rdi is the node k links on */
+	static const uint8_t code[] = { 0x48, 0x8b, 0x3f, 0x48, 0xff, 0xce, 0x75, 0xf8 };
+	static uint64_t ring[256];
+	for (int i = 0; i < 256; i++)
+		ring[i] = (uintptr_t)&ring[(i * 37 + 11) % 256];
+	regs_init();
+	G(RDI) = (uintptr_t)&ring[5];
+	G(RSI) = 1000;
+	uint64_t expect = (uintptr_t)&ring[5];
+	struct decode_shadow mem;
+	decode_shadow_init(&mem, real_read, NULL, 64);
+	uint32_t known = DECODE_KNOWN_ALL;
+	int wrong = 0;
+	for (int k = 1; k <= 12; k++) {
+		CHECK(run_mem(code, sizeof(code), &known, R.rip + 3, &mem) == 0);	/* the load */
+		expect = *(uint64_t *)(uintptr_t)expect;
+		wrong += G(RDI) != expect || !KNOWN(known, RDI);
+		CHECK(run_mem(code + 3, sizeof(code) - 3, &known, R.rip - 3, &mem) == 0);
+	}
+	CHECK(wrong == 0);
+	CHECK_EQ_U64(G(RSI), 1000 - 12);
+
+	/* decode_read_data never faults: an unmapped page gives an error */
+	uint8_t *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t buf[8];
+	CHECK(p != MAP_FAILED);
+	CHECK(decode_read_data((uintptr_t)p, buf, 8) < 0);
+	CHECK(decode_read_data((uintptr_t)&ring[3], buf, 8) == 8);
+	CHECK(!memcmp(buf, &ring[3], 8));
+	munmap(p, 4096);
+}
+
 TEST(read_code_page_end)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -486,6 +684,9 @@ int main(void)
 	RUN(emulate);
 	RUN(emulate_branches);
 	RUN(alu_flags);
+	RUN(emulate_loads);
+	RUN(shadow_store_buffer);
+	RUN(dependent_loads_real_memory);
 	RUN(read_code_page_end);
 	RUN(live);
 	return CHECK_DONE();
