@@ -10,31 +10,15 @@
 
 #include "lib/analyze-view.h"
 #include "lib/analyze-viewint.h"
+#include "ui/csv.h"
 
 /* ---- CSV ----------------------------------------------------------------------------------- */
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void csv_counts_head(FILE *f, const struct av_ctx *c)
 {
 	for (size_t e = 0; e < c->an->nev; e++) {
 		fputs(",samples:", f);
-		csv_str(f, c->an->ev[e].name);
+		csv_field(f, c->an->ev[e].name);
 	}
 	fputs(",share", f);
 	if (!av_has_td(c))
@@ -98,14 +82,14 @@ static int write_rows_csv(const struct av_ctx *c, const char *dir, const char *n
 	for (size_t k = 0; k < n; k++) {
 		const struct an_row *r = &rows[o[k]];
 		fprintf(f, "%zu,", k + 1);
-		csv_str(f, r->name);
+		csv_field(f, r->name);
 		if (kind == 2) {
 			fputc(',', f);
-			csv_str(f, an->mods[r->mod].name);
+			csv_field(f, an->mods[r->mod].name);
 		}
 		if (kind >= 1) {
 			fputc(',', f);
-			csv_str(f, an->procs[r->proc].name);
+			csv_field(f, an->procs[r->proc].name);
 		}
 		if (kind == 2)
 			fprintf(f, ",0x%llx,%llu", (unsigned long long)r->start,
@@ -125,9 +109,9 @@ static int write_callgraph(const struct av_ctx *c, const char *dir, char *err, s
 	fputs("caller,callee,count,source\n", f);
 	for (size_t i = 0; i < c->an->nedges; i++) {
 		const struct an_edge *e = &c->an->edges[i];
-		csv_str(f, c->an->funcs[e->caller].name);
+		csv_field(f, c->an->funcs[e->caller].name);
 		fputc(',', f);
-		csv_str(f, c->an->funcs[e->callee].name);
+		csv_field(f, c->an->funcs[e->callee].name);
 		fprintf(f, ",%llu,%s\n", (unsigned long long)e->count, e->lbr ? "lbr" : "callchain");
 	}
 	return close_ok(f, !ferror(f));
@@ -137,7 +121,7 @@ static void csv_events_head(FILE *f, const struct av_ctx *c)
 {
 	for (size_t e = 0; e < c->an->nev; e++) {
 		fputs(",samples:", f);
-		csv_str(f, c->an->ev[e].name);
+		csv_field(f, c->an->ev[e].name);
 	}
 	fputc('\n', f);
 }
@@ -186,11 +170,11 @@ static int write_func_cpus(const struct av_ctx *c, const char *dir, char *err, s
 			for (; i < end && an->func_cpus[i].cpu == cpu; i++)
 				row[an->func_cpus[i].ev] = an->func_cpus[i].samples;
 			fprintf(f, "%zu,", k + 1);
-			csv_str(f, r->name);
+			csv_field(f, r->name);
 			fputc(',', f);
-			csv_str(f, an->mods[r->mod].name);
+			csv_field(f, an->mods[r->mod].name);
 			fputc(',', f);
-			csv_str(f, an->procs[r->proc].name);
+			csv_field(f, an->procs[r->proc].name);
 			fprintf(f, ",%u", cpu);
 			for (size_t e = 0; e < an->nev; e++)
 				fprintf(f, ",%llu", (unsigned long long)row[e]);
@@ -209,7 +193,7 @@ static void asm_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *
 	fputs("bb,address", f);
 	for (size_t e = 0; e < c->an->nev; e++) {
 		fputs(",samples:", f);
-		csv_str(f, c->an->ev[e].name);
+		csv_field(f, c->an->ev[e].name);
 	}
 	fputs(",instruction,file,line,inlined_function,inlined_file,inlined_line\n", f);
 	for (size_t i = 0; i < v->ninsns; i++) {
@@ -218,14 +202,14 @@ static void asm_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *
 		for (size_t e = 0; e < c->an->nev; e++)
 			fprintf(f, ",%llu", (unsigned long long)x->samples[e]);
 		fputc(',', f);
-		csv_str(f, x->text);
+		csv_field(f, x->text);
 		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
 		fputc(',', f);
-		csv_str(f, p ? p->file : "");
+		csv_field(f, p ? p->file : "");
 		fprintf(f, ",%d,", p ? p->line : 0);
-		csv_str(f, x->nframes > 1 ? x->frames[0].function : "");
+		csv_field(f, x->nframes > 1 ? x->frames[0].function : "");
 		fputc(',', f);
-		csv_str(f, x->nframes > 1 ? x->frames[0].file : "");
+		csv_field(f, x->nframes > 1 ? x->frames[0].file : "");
 		fprintf(f, ",%d\n", x->nframes > 1 ? x->frames[0].line : 0);
 	}
 }
@@ -235,17 +219,17 @@ static void src_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *
 	fputs("file,line", f);
 	for (size_t e = 0; e < c->an->nev; e++) {
 		fputs(",samples:", f);
-		csv_str(f, c->an->ev[e].name);
+		csv_field(f, c->an->ev[e].name);
 	}
 	fputs(",inlined_function,called_at_line\n", f);
 	for (size_t i = 0; i < v->nlines; i++) {
 		const struct an_line *l = &v->lines[i];
-		csv_str(f, l->file);
+		csv_field(f, l->file);
 		fprintf(f, ",%d", l->line);
 		for (size_t e = 0; e < c->an->nev; e++)
 			fprintf(f, ",%llu", (unsigned long long)l->samples[e]);
 		fputc(',', f);
-		csv_str(f, l->inlined);
+		csv_field(f, l->inlined);
 		fprintf(f, ",%d\n", l->inlined ? l->principal : 0);
 	}
 }

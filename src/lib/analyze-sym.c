@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* analyze-sym.c - offline symbols of perf.data modules (see analyze-sym.h). */
 #include "lib/analyze-sym.h"
+#include "lib/symbols.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -295,14 +296,6 @@ static int kernel_func(struct asym *as, uint64_t addr, const char **name, uint64
 
 /* ---- C++ names ---------------------------------------------------------------------- */
 
-/*
- * libstdc++'s __cxa_demangle, looked up at run time (as src/lib/symbols.c does): the CLI
- * does not link libstdc++, and without it names stay mangled.
- */
-typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
-static cxa_demangle_fn cxa_demangle;
-static int demangle_tried;
-
 static size_t dm_slot(const struct asym *as, const char *key)
 {
 	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
@@ -339,21 +332,7 @@ static int dm_grow(struct asym *as)
 
 char *asym_demangle_new(const char *name)
 {
-	if (!name || name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	if (!demangle_tried) {
-		demangle_tried = 1;
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (h)
-			*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
-	}
-	int status = -1;
-	char *d = cxa_demangle ? cxa_demangle(name, NULL, NULL, &status) : NULL;
-	if (status) {
-		free(d);
-		d = NULL;
-	}
-	return d;
+	return sym_demangle_new(name);
 }
 
 const char *asym_demangle(struct asym *as, const char *name)

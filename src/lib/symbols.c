@@ -219,6 +219,20 @@ static void demangle_init(void)
 		*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
 }
 
+char *sym_demangle_new(const char *name)
+{
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	pthread_once(&demangle_once, demangle_init);
+	int status = -1;
+	char *d = cxa_demangle ? cxa_demangle(name, NULL, NULL, &status) : NULL;
+	if (status != 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
 /* The demangled form of name (owned by st), or name itself when it is not a C++ name. */
 static const char *demangle(struct symtab *st, const char *name)
 {
@@ -227,13 +241,7 @@ static const char *demangle(struct symtab *st, const char *name)
 		return name;
 	if (!u64map_get(&st->dem, (uintptr_t)name, &idx))
 		return st->strs[idx] ? st->strs[idx] : name;
-	pthread_once(&demangle_once, demangle_init);
-	int status = -1;
-	char *d = cxa_demangle ? cxa_demangle(name, NULL, NULL, &status) : NULL;
-	if (status != 0) {
-		free(d);
-		d = NULL;
-	}
+	char *d = sym_demangle_new(name);
 	if (grow((void **)&st->strs, &st->capstrs, st->nstrs + 1, sizeof(char *)) ||
 	    u64map_put(&st->dem, (uintptr_t)name, (uint32_t)st->nstrs)) {
 		free(d);

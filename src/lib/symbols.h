@@ -86,4 +86,10 @@ const char *symtab_mapping(struct symtab *st, uint64_t addr, uint64_t *lo, uint6
 
 void symtab_free(struct symtab *st);
 
+/*
+ * The demangled form of a C++ name ("_Z..."), malloc'd for the caller, or NULL when name
+ * is not one or libstdc++'s demangler is not on the machine.
+ */
+char *sym_demangle_new(const char *name);
+
 #endif
