@@ -49,10 +49,10 @@ struct synth_buf {
 struct synth {
 	int pipe;
 	struct synth_buf data;
-	struct synth_attr attrs[16];
-	char *names[16];
-	uint64_t ids[16][8];
-	size_t nids[16];
+	struct synth_attr attrs[32];	/* GOoDA's templates need about 20 events */
+	char *names[32];
+	uint64_t ids[32][8];
+	size_t nids[32];
 	size_t nattrs;
 	const char *cpuid;
 };

@@ -57,23 +57,16 @@ SIGSAFE uint64_t rt_now(void)
 SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 			       const ucontext_t *uc, int skip)
 {
-	if (!t || t->stopped || rt_stopping || !rt_tool) {
-		if (t)
-			t->stats.dropped++;
+	if (!t)
 		return;
-	}
-	if (t->busy) {
+	/* rt_owns_address: the runtime's own memory (a sample inside a handler frame, an
+	 * arena) */
+	if (!rt_tool || rt_owns_address(a->addr) || rt_enter(t)) {
 		t->stats.dropped++;
 		return;
 	}
-	if (rt_owns_address(a->addr)) {
-		/* The runtime's own memory (a sample inside a handler frame, an arena). */
-		t->stats.dropped++;
-		return;
-	}
-	t->busy = 1;
 	rt_tool->on_access(t, a, uc, skip);
-	t->busy = 0;
+	rt_leave(t);
 }
 
 /* Address ranges owned by the runtime: its code and data segments, registered by init.c,

@@ -4,6 +4,7 @@
  * notes that go with it.  All handler-reachable: the fatal-signal handler runs this.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
@@ -35,11 +36,34 @@ SIGSAFE char *rt_u64toa(char *dst, uint64_t v)
 	return dst;
 }
 
+/*
+ * Another thread's stream is finished (exit, _exit or a fatal signal in some thread) while
+ * that thread may be writing a record into it: wait until it leaves the runtime (see
+ * rt_enter; after that it writes nothing more).  Bounded: a thread can stay busy for good
+ * (it is blocked in exec, or on a lock the dying thread holds); its stream is then
+ * finished anyway.
+ */
+static SIGSAFE void wait_not_busy(struct rt_thread *t)
+{
+	uint64_t deadline = 0;
+	while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
+		uint64_t now = rt_now();
+		if (!deadline)
+			deadline = now + 50 * 1000000ull;
+		else if (now > deadline)
+			break;
+		sched_yield();
+	}
+}
+
 SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 {
 	if (!__sync_bool_compare_and_swap(&t->finish_state, T_LIVE, T_FINISHING))
 		return;
 	t->stopped = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (t->tid != (int)gettid())
+		wait_not_busy(t);
 	struct sonde_rec_stats s = {
 		.h = { .type = SONDE_REC_STATS, .size = sizeof(s) },
 		.samples = t->stats.samples,

@@ -18,6 +18,7 @@
 #include "rt/ctx.h"
 #include "rt/interpose.h"
 #include "rt/rt.h"
+#include "rt/thread.h"
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -149,9 +150,8 @@ static int set_del(uintptr_t a)
 static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t flags)
 {
 	struct rt_thread *t = rt_self();
-	if (!p || !t || t->busy || t->stopped || !rt_tool)
+	if (!p || !t || !rt_tool || rt_enter(t))
 		return;
-	t->busy = 1;
 	if (set_add((uintptr_t)p) == 0) {
 		struct sonde_rec_alloc r = {
 			.h = { .type = SONDE_REC_ALLOC, .size = sizeof(r) },
@@ -163,7 +163,7 @@ static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t fl
 		};
 		out_append(&t->out, &r, sizeof(r));
 	}
-	t->busy = 0;
+	rt_leave(t);
 }
 
 static void track_free(void *p)
@@ -171,16 +171,15 @@ static void track_free(void *p)
 	if (!p || !set_del((uintptr_t)p))
 		return;
 	struct rt_thread *t = rt_self();
-	if (!t || t->busy || t->stopped)
+	if (!t || rt_enter(t))
 		return;	/* the reader ends the block's life at the next reuse of the address */
-	t->busy = 1;
 	struct sonde_rec_free r = {
 		.h = { .type = SONDE_REC_FREE, .size = sizeof(r) },
 		.addr = (uint64_t)(uintptr_t)p,
 		.time = rt_now(),
 	};
 	out_append(&t->out, &r, sizeof(r));
-	t->busy = 0;
+	rt_leave(t);
 }
 
 static inline int worth(size_t n)

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>	/* rename */
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -28,6 +29,34 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/*
+ * The file appears under its name only once its header is in it: a process that ends
+ * (exit, a kill) while a thread is starting must not leave an empty stream, which the
+ * reader rejects along with the whole recording.  And an existing file is never replaced:
+ * a thread id the kernel gives again later in the same process (ids wrap at pid_max, 32768
+ * here) would erase the earlier thread's stream.  -EEXIST then; the caller picks a name.
+ */
+static int create_with_header(const char *path, const struct sonde_file_header *hdr)
+{
+	char tmp[PATH_MAX + 8];
+	size_t n = strlen(path);
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".tmp", 5);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	int r = write_all(fd, (const char *)hdr, sizeof(*hdr));
+	close(fd);
+	if (r == 0 && link(tmp, path) < 0) {
+		r = -errno;
+		/* a file system without hard links: the name appears complete all the same */
+		if (r != -EEXIST && access(path, F_OK) < 0 && rename(tmp, path) == 0)
+			return 0;
+	}
+	unlink(tmp);
+	return r;
+}
+
 int out_init(struct out *o, const char *path, const struct sonde_file_header *hdr, size_t size)
 {
 	size_t n = strlen(path);
@@ -37,21 +66,17 @@ int out_init(struct out *o, const char *path, const struct sonde_file_header *hd
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
+	int r = create_with_header(path, hdr);
+	if (r < 0) {
+		munmap(p, size);
+		return r;
+	}
 	o->buf = p;
 	o->size = size;
 	o->used = 0;
 	o->failed = 0;
 	o->lost = 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int e = -errno;
-		munmap(o->buf, size);
-		o->buf = NULL;
-		return e;
-	}
-	int r = write_all(fd, (const char *)hdr, sizeof(*hdr));
-	close(fd);
-	return r;
+	return 0;
 }
 
 SIGSAFE int out_flush(struct out *o)

@@ -201,7 +201,8 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 	struct decode_insn first;
 	struct found f;
 
-	first.n_mem = first.pushf = first.sets_tf = first.pushf_image = 0;	/* scan fills it unless it gives up */
+	/* scan fills it unless it gives up */
+	first.n_mem = first.pushf = first.sets_tf = first.pushf_image = 0;
 	decode_regs_from_ucontext(uc, &r);
 	int s = look_ahead(ct, &r, &first, &f);
 	if (s == SCAN_FOUND) {

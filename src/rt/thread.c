@@ -143,7 +143,16 @@ static int stream_open(struct rt_thread *t)
 	memcpy(h.magic, SONDE_MAGIC, SONDE_MAGIC_LEN);
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s-%d.sdt", rt_stem, t->tid);
-	return out_init(&t->out, path, &h, OUT_SIZE);
+	int r = out_init(&t->out, path, &h, OUT_SIZE);
+	/* The id was used before in this process (ids wrap at pid_max): another name, still
+	 * PREFIX-<digits>.sdt, that no thread id can have (pid_max is at most 2^22); the
+	 * header holds the real id. */
+	for (uint64_t k = 1; r == -EEXIST && k < 1000; k++) {
+		snprintf(path, sizeof(path), "%s-%llu.sdt", rt_stem,
+			 (unsigned long long)(k * 100000000ull + (uint64_t)t->tid));
+		r = out_init(&t->out, path, &h, OUT_SIZE);
+	}
+	return r;
 }
 
 uint32_t rt_thread_count(void)
@@ -194,9 +203,14 @@ void rt_thread_end(struct rt_thread *t)
 	if (rt_source)
 		rt_source->thread_stop(t);
 	rt_thread_finish(t, 0);
-	/* If the exit path is finishing this thread right now, let it complete. */
-	for (int i = 0; i < 100000 && t->finish_state != 2; i++)
-		sched_yield();
+	/* If the exit path is finishing this thread right now, let it complete.  It waits
+	 * for busy to fall first; stopped is set, so nothing can claim the thread meanwhile. */
+	if (t->finish_state != 2) {
+		rt_leave(t);
+		for (int i = 0; i < 100000 && t->finish_state != 2; i++)
+			sched_yield();
+		t->busy = 1;
+	}
 	if (t->watch)
 		watch_thread_release(t);
 	registry_del(t);

@@ -21,6 +21,31 @@ extern volatile int rt_stopping;
 /* Threads that could not be profiled (registry full, out of memory, fd limit). */
 extern volatile uint64_t rt_unprofiled_threads;
 
+/*
+ * Runtime code that writes the thread's records claims the thread first: 0 if it may (and
+ * then calls rt_leave), -1 if the thread is busy in the runtime already or stopped.  busy
+ * is raised before stopped is read; rt_thread_finish, run from another thread when the
+ * process ends, raises stopped before it waits for busy to fall: one of the two sees the
+ * other, so a stream is never written by two threads at once.  Handler-safe.
+ */
+static inline int rt_enter(struct rt_thread *t)
+{
+	if (t->busy)
+		return -1;
+	t->busy = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (t->stopped || rt_stopping) {
+		t->busy = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static inline void rt_leave(struct rt_thread *t)
+{
+	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+}
+
 /* Threads started in this process so far (the main thread included).  Handler-safe. */
 uint32_t rt_thread_count(void);
 /* The next thread index: taken at pthread_create, in the creating thread, so indexes follow
