@@ -22,7 +22,7 @@ const char launch_help[] =
 	"  -o, --output DIR      where the recording goes (default sonde-<program>-<pid>;\n"
 	"                        under MPI sonde-<program>-<job>, shared by the ranks)\n"
 	"  -s, --source SRC      auto (default), clock, hw or inst: how samples are taken\n"
-	"  -p, --period N        sampling period: ns of CPU time (clock, default 1000000 = 1 kHz),\n"
+	"  -p, --period N        sampling period: ns of CPU time (clock, default 900000: ~1.1 kHz),\n"
 	"                        events (hw), accesses (inst; 1 = every access)\n"
 	"      --min-object B    heap blocks smaller than B bytes are not tracked (default 1024)\n"
 	"      --max-depth N     call-path frames kept (default 64)\n"

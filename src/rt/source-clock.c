@@ -6,8 +6,9 @@
  * perf_event_paranoid 2, and a tick that lands in the kernel has no user instruction to
  * decode anyway).
  *
- * Period: 1 ms of CPU time by default, i.e. 1,000 samples/s per busy thread, the rate the
- * accuracy tests need; each sample costs a few to a few tens of microseconds (decode, plus
+ * Period: 0.9 ms of CPU time by default, ~1,100 samples/s per thread's CPU second, so that a
+ * busy thread gets at least 1,000 per second even counting the time no sample can land
+ * (kernel, start-up before the runtime, the handlers themselves); each sample costs a few to a few tens of microseconds (decode, plus
  * ~15 us per single-step in a VM), so the default stays within a few percent of overhead.
  *
  * The overflow signal reaches the thread through O_ASYNC/F_SETSIG/F_SETOWN_EX(F_OWNER_TID)

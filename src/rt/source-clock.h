@@ -29,7 +29,7 @@
 
 #include "rt/rt.h"
 
-#define CLOCK_DEFAULT_PERIOD 1000000ull	/* ns of CPU time: 1,000 samples/s per busy thread */
+#define CLOCK_DEFAULT_PERIOD 900000ull	/* ns of CPU time: ~1,100 samples/s per busy thread */
 #define CLOCK_MAX_STEPS 256		/* single-steps per sample before giving up */
 #define CLOCK_MAX_SCAN 64		/* instructions decoded ahead from one PC */
 #define CLOCK_MAX_READS 24		/* memory reads (64-byte lines) per look-ahead */
