@@ -194,14 +194,20 @@ static inline void synth_sample(struct synth *s, int ai, const struct synth_samp
 	if (t & (1u << 8))
 		synth_u64(&b, x->period);
 	if (t & (1u << 4)) {
-		if (a->read_format & 8)
+		/* struct read_format: the group form puts the times first, the single form
+		 * puts its value first */
+		int group = a->read_format & 8;
+		if (group)
 			synth_u64(&b, x->nread);
+		else
+			synth_u64(&b, x->read_value[0]);
 		if (a->read_format & 1)
 			synth_u64(&b, x->en);
 		if (a->read_format & 2)
 			synth_u64(&b, x->run);
-		for (size_t i = 0; i < (a->read_format & 8 ? x->nread : 1); i++) {
-			synth_u64(&b, x->read_value[i]);
+		for (size_t i = 0; i < (group ? x->nread : 1); i++) {
+			if (group)
+				synth_u64(&b, x->read_value[i]);
 			if (a->read_format & 4)
 				synth_u64(&b, x->read_id[i]);
 		}

@@ -140,6 +140,7 @@ int cmd_record_cycles(int argc, char **argv)
 	av[k++] = "perf";
 	av[k++] = "record";
 	av[k++] = "-g";
+	av[k++] = "-s";	/* per-thread enabled/running times: multiplexing is corrected */
 	av[k++] = "-e";
 	av[k++] = events;
 	av[k++] = "-o";

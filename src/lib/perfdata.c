@@ -670,27 +670,6 @@ struct pd_read_value pd_read_at(const uint8_t *values, size_t stride, uint64_t f
 	return v;
 }
 
-/* The READ part (struct read_format) at c; fills the value array fields. */
-static void read_part(struct cur *c, uint64_t fmt, uint64_t *en, uint64_t *run, size_t *n,
-		      const uint8_t **vals, size_t *stride)
-{
-	uint64_t nr = 1;
-	if (fmt & PD_FMT_GROUP)
-		nr = cur_u64(c);
-	if (fmt & PD_FMT_ENABLED)
-		*en = cur_u64(c);
-	if (fmt & PD_FMT_RUNNING)
-		*run = cur_u64(c);
-	*stride = read_part_stride(fmt);
-	if (c->bad || nr > (size_t)(c->end - c->p) / *stride) {
-		c->bad = 1;
-		return;
-	}
-	*n = (size_t)nr;
-	*vals = c->p;
-	c->p += nr * *stride;
-}
-
 static const uint8_t *cur_skip(struct cur *c, uint64_t n)
 {
 	if (n > (size_t)(c->end - c->p)) {
@@ -701,6 +680,47 @@ static const uint8_t *cur_skip(struct cur *c, uint64_t n)
 	c->p += n;
 	return p;
 }
+
+/*
+ * The READ part (struct read_format) at c; fills the value array fields.  The group form
+ * is { nr, [enabled], [running], nr x { value, [id], [lost] } }; the single form is
+ * { value, [enabled], [running], [id], [lost] }, whose entry is gathered into `single`
+ * (3 words) so both read as one array.
+ */
+static void read_part(struct cur *c, uint64_t fmt, uint64_t *en, uint64_t *run, size_t *n,
+		      const uint8_t **vals, size_t *stride, uint8_t *single)
+{
+	uint64_t nr = 1;
+	*stride = read_part_stride(fmt);
+	if (!(fmt & PD_FMT_GROUP)) {
+		const uint8_t *value = cur_skip(c, 8);
+		if (fmt & PD_FMT_ENABLED)
+			*en = cur_u64(c);
+		if (fmt & PD_FMT_RUNNING)
+			*run = cur_u64(c);
+		const uint8_t *rest = cur_skip(c, *stride - 8);
+		if (c->bad || !value || !rest)
+			return;
+		memcpy(single, value, 8);
+		memcpy(single + 8, rest, *stride - 8);
+		*n = 1;
+		*vals = single;
+		return;
+	}
+	nr = cur_u64(c);
+	if (fmt & PD_FMT_ENABLED)
+		*en = cur_u64(c);
+	if (fmt & PD_FMT_RUNNING)
+		*run = cur_u64(c);
+	if (c->bad || nr > (size_t)(c->end - c->p) / *stride) {
+		c->bad = 1;
+		return;
+	}
+	*n = (size_t)nr;
+	*vals = c->p;
+	c->p += nr * *stride;
+}
+
 
 static void sample_regs(struct cur *c, uint64_t mask, uint64_t *abi, const uint8_t **regs)
 {
@@ -752,7 +772,7 @@ static void sample_head(struct cur *c, uint64_t t, const struct pd_attr *a, stru
 		s->period = cur_u64(c);
 	if (t & ST_READ)
 		read_part(c, a->read_format, &s->time_enabled, &s->time_running, &s->nread,
-			  &s->read_values, &s->read_stride);
+			  &s->read_values, &s->read_stride, s->read_single);
 }
 
 static void sample_tail(struct cur *c, uint64_t t, const struct pd_attr *a, struct pd_sample *s)
@@ -933,7 +953,7 @@ static int decode_kernel(struct perfdata *pd, struct pd_record *r, const uint8_t
 		int ai = r->has_sample && r->s.attr >= 0 ? r->s.attr : 0;
 		r->read_attr = ai;
 		read_part(&c, pd->attrs[ai].read_format, &r->time_enabled, &r->time_running,
-			  &r->nread, &r->read_values, &r->read_stride);
+			  &r->nread, &r->read_values, &r->read_stride, r->read_single);
 		if (!c.bad && (pd->attrs[ai].read_format & PD_FMT_ID) && r->nread) {
 			struct pd_read_value v = pd_read_at(r->read_values, r->read_stride,
 							    pd->attrs[ai].read_format, 0);

@@ -94,6 +94,7 @@ struct pd_sample {
 	size_t nread;
 	const uint8_t *read_values;	/* nread entries of read_stride bytes: value [id] [lost] */
 	size_t read_stride;
+	uint8_t read_single[24];	/* the single (non-group) entry, gathered */
 	size_t nchain;
 	const uint64_t *chain;		/* unaligned-safe: use pd_u64() */
 	uint32_t raw_size;
@@ -127,6 +128,7 @@ struct pd_record {
 	size_t nread;
 	const uint8_t *read_values;
 	size_t read_stride;
+	uint8_t read_single[24];
 	int read_attr;
 };
 

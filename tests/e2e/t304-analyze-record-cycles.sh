@@ -8,7 +8,7 @@ rc=$?
 # Expected: for each "event" line, its first raw code (r<hex>), else its first name.
 want=$(awk '$1 == "event" { e = $3; for (i = 3; i <= NF; i++) if ($i ~ /^r[0-9a-f]+$/) { e = $i; break }
 	l = l (l ? "," : "") e } END { print l }' "$tmpl")
-if [ "$rc" -eq 0 ] && [ "$out" = "perf record -g -e $want -o x.data -- /bin/true" ]; then
+if [ "$rc" -eq 0 ] && [ "$out" = "perf record -g -s -e $want -o x.data -- /bin/true" ]; then
 	pass t304-dry-run-events
 else
 	fail t304-dry-run-events "rc=$rc: $out"
