@@ -14,13 +14,17 @@
 
 /* ---- CSV ----------------------------------------------------------------------------------- */
 
-static void csv_counts_head(FILE *f, const struct av_ctx *c)
+static void csv_samples_head(FILE *f, const struct av_ctx *c)
 {
 	for (size_t e = 0; e < c->an->nev; e++) {
 		fputs(",samples:", f);
 		csv_field(f, c->an->ev[e].name);
 	}
-	fputs(",share", f);
+}
+
+/* ",cycles,<path>..." for every live branch (all depths): nothing without accounting. */
+static void csv_td_head(FILE *f, const struct av_ctx *c)
+{
 	if (!av_has_td(c))
 		return;
 	fputs(",cycles", f);
@@ -29,19 +33,37 @@ static void csv_counts_head(FILE *f, const struct av_ctx *c)
 			fprintf(f, ",%s", c->td->m->nodes[i].path);
 }
 
-static void csv_counts(FILE *f, const struct av_ctx *c, const struct an_row *r)
+static void csv_samples(FILE *f, const struct av_ctx *c, const uint64_t *samples)
 {
 	for (size_t e = 0; e < c->an->nev; e++)
-		fprintf(f, ",%llu", (unsigned long long)r->samples[e]);
-	fprintf(f, ",%.4f", av_share(c, r));
+		fprintf(f, ",%llu", (unsigned long long)samples[e]);
+}
+
+/* The row's cycles and branches, in cycle-event samples (as functions.csv). */
+static void csv_td(FILE *f, const struct av_ctx *c, const uint64_t *samples)
+{
 	if (!av_has_td(c))
 		return;
 	int64_t vals[AV_MAX_NODES], cyc;
-	av_eval(c, r->samples, vals, &cyc);
+	av_eval(c, samples, vals, &cyc);
 	fprintf(f, ",%lld", (long long)cyc);
-	for (size_t i = 0; i < c->td->m->nnodes && i < AV_MAX_NODES; i++)
+	for (size_t i = 0; i < c->td->m->nnodes; i++)
 		if (c->td->live[i])
 			fprintf(f, ",%lld", (long long)vals[i]);
+}
+
+static void csv_counts_head(FILE *f, const struct av_ctx *c)
+{
+	csv_samples_head(f, c);
+	fputs(",share", f);
+	csv_td_head(f, c);
+}
+
+static void csv_counts(FILE *f, const struct av_ctx *c, const struct an_row *r)
+{
+	csv_samples(f, c, r->samples);
+	fprintf(f, ",%.4f", av_share(c, r));
+	csv_td(f, c, r->samples);
 }
 
 static FILE *open_in(const char *dir, const char *name, char *err, size_t errlen)
@@ -191,16 +213,14 @@ static int write_func_cpus(const struct av_ctx *c, const char *dir, char *err, s
 static void asm_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
 {
 	fputs("bb,address", f);
-	for (size_t e = 0; e < c->an->nev; e++) {
-		fputs(",samples:", f);
-		csv_field(f, c->an->ev[e].name);
-	}
+	csv_samples_head(f, c);
+	csv_td_head(f, c);
 	fputs(",instruction,file,line,inlined_function,inlined_file,inlined_line\n", f);
 	for (size_t i = 0; i < v->ninsns; i++) {
 		const struct an_insn *x = &v->insns[i];
 		fprintf(f, "%d,0x%llx", x->bb, (unsigned long long)x->addr);
-		for (size_t e = 0; e < c->an->nev; e++)
-			fprintf(f, ",%llu", (unsigned long long)x->samples[e]);
+		csv_samples(f, c, x->samples);
+		csv_td(f, c, x->samples);
 		fputc(',', f);
 		csv_field(f, x->text);
 		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
@@ -214,20 +234,39 @@ static void asm_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *
 	}
 }
 
+/* functions/N.bb.csv: the basic blocks, their successors ("2 3"), samples and accounting. */
+static void bb_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+{
+	fputs("bb,start,end,successors", f);
+	csv_samples_head(f, c);
+	csv_td_head(f, c);
+	fputc('\n', f);
+	for (size_t b = 0; b < v->nbbs; b++) {
+		const struct an_bb *bb = &v->bbs[b];
+		fprintf(f, "%zu,0x%llx,0x%llx,", b, (unsigned long long)bb->start,
+			(unsigned long long)bb->end);
+		if (bb->succ[0] >= 0)
+			fprintf(f, "%d", bb->succ[0]);
+		if (bb->succ[1] >= 0)
+			fprintf(f, "%s%d", bb->succ[0] >= 0 ? " " : "", bb->succ[1]);
+		csv_samples(f, c, bb->samples);
+		csv_td(f, c, bb->samples);
+		fputc('\n', f);
+	}
+}
+
 static void src_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
 {
 	fputs("file,line", f);
-	for (size_t e = 0; e < c->an->nev; e++) {
-		fputs(",samples:", f);
-		csv_field(f, c->an->ev[e].name);
-	}
+	csv_samples_head(f, c);
+	csv_td_head(f, c);
 	fputs(",inlined_function,called_at_line\n", f);
 	for (size_t i = 0; i < v->nlines; i++) {
 		const struct an_line *l = &v->lines[i];
 		csv_field(f, l->file);
 		fprintf(f, ",%d", l->line);
-		for (size_t e = 0; e < c->an->nev; e++)
-			fprintf(f, ",%llu", (unsigned long long)l->samples[e]);
+		csv_samples(f, c, l->samples);
+		csv_td(f, c, l->samples);
 		fputc(',', f);
 		csv_field(f, l->inlined);
 		fprintf(f, ",%d\n", l->inlined ? l->principal : 0);
@@ -253,21 +292,29 @@ static void js_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * A row's cycles and live branches (in cycle-event samples), after a comma: keyed,
+ * "cycles":C,"accounting":[...]; else C,[...] (array rows).  Only with accounting.
+ */
+static void js_td(FILE *f, const struct av_ctx *c, const uint64_t *samples, int keyed)
+{
+	int64_t vals[AV_MAX_NODES], cyc;
+	av_eval(c, samples, vals, &cyc);
+	fprintf(f, keyed ? ",\"cycles\":%lld,\"accounting\":[" : ",%lld,[", (long long)cyc);
+	for (size_t i = 0, k = 0; i < c->td->m->nnodes; i++)
+		if (c->td->live[i])
+			fprintf(f, "%s%lld", k++ ? "," : "", (long long)vals[i]);
+	fputc(']', f);
+}
+
 static void js_counts(FILE *f, const struct av_ctx *c, const struct an_row *r)
 {
 	fputs("\"samples\":[", f);
 	for (size_t e = 0; e < c->an->nev; e++)
 		fprintf(f, "%s%llu", e ? "," : "", (unsigned long long)r->samples[e]);
 	fprintf(f, "],\"share\":%.4f", av_share(c, r));
-	if (!av_has_td(c))
-		return;
-	int64_t vals[AV_MAX_NODES], cyc;
-	av_eval(c, r->samples, vals, &cyc);
-	fprintf(f, ",\"cycles\":%lld,\"accounting\":[", (long long)cyc);
-	for (size_t i = 0, k = 0; i < c->td->m->nnodes && i < AV_MAX_NODES; i++)
-		if (c->td->live[i])
-			fprintf(f, "%s%lld", k++ ? "," : "", (long long)vals[i]);
-	fputc(']', f);
+	if (av_has_td(c))
+		js_td(f, c, r->samples, 1);
 }
 
 static void js_rows(FILE *f, const struct av_ctx *c, const char *key, int kind)
@@ -352,19 +399,42 @@ static void js_head(FILE *f, const struct av_ctx *c)
 	fputc(']', f);
 }
 
+/*
+ * One function for the page: "bbs" [start, end, samples, successors, cycles, branches],
+ * "asm" [bb, address, samples, text, line, inlined, cycles, branches] and "src" [file, line,
+ * samples, inlined, cycles, branches]; samples of the sort event, cycles and branches (in
+ * cycle-event samples, the live nodes in order) only with accounting.
+ */
 static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
 {
+	int td = av_has_td(c);
 	fprintf(f, "{\"id\":%d,\"name\":", v->func);
 	js_str(f, c->an->funcs[v->func].name);
-	fputs(",\"asm\":[", f);
+	fputs(",\"bbs\":[", f);
+	for (size_t b = 0; b < v->nbbs; b++) {
+		const struct an_bb *bb = &v->bbs[b];
+		fprintf(f, "%s[\"%llx\",\"%llx\",%llu,[", b ? "," : "",
+			(unsigned long long)bb->start, (unsigned long long)bb->end,
+			(unsigned long long)bb->samples[c->ev]);
+		for (int k = 0, n = 0; k < 2; k++)
+			if (bb->succ[k] >= 0)
+				fprintf(f, "%s%d", n++ ? "," : "", bb->succ[k]);
+		fputc(']', f);
+		if (td)
+			js_td(f, c, bb->samples, 0);
+		fputc(']', f);
+	}
+	fputs("],\"asm\":[", f);
 	for (size_t i = 0; i < v->ninsns; i++) {
 		const struct an_insn *x = &v->insns[i];
 		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
-		fprintf(f, "%s[%d,\"%llx\",%llu,", i ? "," : "", x->bb, (unsigned long long)x->addr,
-			(unsigned long long)x->samples[c->ev]);
+		fprintf(f, "%s\n[%d,\"%llx\",%llu,", i ? "," : "", x->bb,
+			(unsigned long long)x->addr, (unsigned long long)x->samples[c->ev]);
 		js_str(f, x->text);
 		fprintf(f, ",\"%s:%d\",", p && p->file ? av_basename(p->file) : "", p ? p->line : 0);
 		js_str(f, x->nframes > 1 ? x->frames[0].function : "");
+		if (td)
+			js_td(f, c, x->samples, 0);
 		fputc(']', f);
 	}
 	fputs("],\"src\":[", f);
@@ -374,9 +444,29 @@ static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_vi
 		js_str(f, l->file ? av_basename(l->file) : "");
 		fprintf(f, ",%d,%llu,", l->line, (unsigned long long)l->samples[c->ev]);
 		js_str(f, l->inlined ? l->inlined : "");
+		if (td)
+			js_td(f, c, l->samples, 0);
 		fputc(']', f);
 	}
 	fputs("]}", f);
+}
+
+/* functions/N.{asm,bb,src}.csv for the function ranked N. */
+static void write_func_csvs(const struct av_ctx *c, const char *dir, size_t rank,
+			    const struct an_func_view *v)
+{
+	static void (*const writers[])(FILE *, const struct av_ctx *,
+				       const struct an_func_view *) = { asm_csv, bb_csv, src_csv };
+	static const char *const kinds[] = { "asm", "bb", "src" };
+	for (size_t k = 0; k < 3; k++) {
+		char name[64];
+		snprintf(name, sizeof(name), "functions/%zu.%s.csv", rank, kinds[k]);
+		FILE *g = open_in(dir, name, (char[8]){ 0 }, 8);
+		if (g) {
+			writers[k](g, c, v);
+			fclose(g);
+		}
+	}
 }
 
 /* summary JSON (and, for the page, the top functions' asm and source) */
@@ -401,19 +491,7 @@ static void js_all(FILE *f, const struct av_ctx *c, const char *dir, int with_fu
 			fputs(k++ ? ",\n" : "\n", f);
 			js_function(f, c, &v);
 		} else if (dir) {
-			char name[64];
-			snprintf(name, sizeof(name), "functions/%zu.asm.csv", i + 1);
-			FILE *g = open_in(dir, name, (char[8]){ 0 }, 8);
-			if (g) {
-				asm_csv(g, c, &v);
-				fclose(g);
-			}
-			snprintf(name, sizeof(name), "functions/%zu.src.csv", i + 1);
-			g = open_in(dir, name, (char[8]){ 0 }, 8);
-			if (g) {
-				src_csv(g, c, &v);
-				fclose(g);
-			}
+			write_func_csvs(c, dir, i + 1, &v);
 		}
 		an_func_view_release(&v);
 	}
@@ -505,29 +583,49 @@ static const char *const page_script =
 	"  }\n"
 	"  return c;\n"
 	"}\n"
+	"function accHead() {\n"
+	"  if (!A) return '';\n"
+	"  let h = '<th>cycles</th>';\n"
+	"  A.nodes.forEach((p, i) => { if (visible(i)) h += '<th title=\"' + esc(p) + '\">' + esc(p.split('/').pop()) + '</th>'; });\n"
+	"  return h;\n"
+	"}\n"
+	"function accCells(cyc, acc) {\n"
+	"  if (!A) return '';\n"
+	"  let h = '<td>' + cyc + '</td>';\n"
+	"  A.nodes.forEach((p, i) => { if (!visible(i)) return;\n"
+	"    h += '<td>' + (cycles ? acc[i] : (cyc ? (100 * acc[i] / cyc).toFixed(1) + '%' : '-')) + '</td>'; });\n"
+	"  return h;\n"
+	"}\n"
+	"let cur = null;\n"
 	"function detail(id) {\n"
 	"  const d = D.details.find(x => x.id === id), el = document.getElementById('detail');\n"
 	"  const f = D.functions.find(x => x.id === id);\n"
+	"  cur = id;\n"
 	"  if (!d) { el.innerHTML = '<div class=\"pane\">No code for ' + esc(f ? f.name : '?') + '</div>'; return; }\n"
 	"  let max = 1; d.asm.forEach(a => { if (a[2] > max) max = a[2]; });\n"
 	"  let h = '<div class=\"pane\" id=\"pane-' + id + '\"><h3>' + esc(d.name) + '</h3><h4>Assembly</h4><table>' +\n"
-	"    '<tr><th>BB</th><th>address</th><th>samples</th><th class=\"name\">instruction</th>' +\n"
+	"    '<tr><th>BB</th><th>address</th><th>samples</th>' + accHead() + '<th class=\"name\">instruction</th>' +\n"
 	"    '<th class=\"name\">line</th><th class=\"name\">inlined</th></tr>';\n"
 	"  let bb = -1;\n"
-	"  d.asm.forEach(a => { if (a[0] !== bb) { bb = a[0]; h += '<tr class=\"bb\"><td colspan=\"6\" class=\"name\">BB ' + bb + '</td></tr>'; }\n"
+	"  d.asm.forEach(a => { if (a[0] !== bb) { bb = a[0]; const b = d.bbs[bb];\n"
+	"      h += '<tr class=\"bb\"><td colspan=\"2\" class=\"name\">BB ' + bb + '</td><td>' + b[2] + '</td>' +\n"
+	"        accCells(b[4], b[5]) + '<td colspan=\"3\" class=\"name\">[' + b[0] + ', ' + b[1] + ') &rarr; ' +\n"
+	"        b[3].map(s => 'BB ' + s).join(' ') + '</td></tr>'; }\n"
 	"    h += '<tr><td>' + a[0] + '</td><td>' + a[1] + '</td><td class=\"heat\" style=\"--w:' +\n"
-	"      Math.round(100 * a[2] / max) + '%\">' + a[2] + '</td><td class=\"name\"><pre>' + esc(a[3]) +\n"
-	"      '</pre></td><td class=\"name\">' + esc(a[4]) + '</td><td class=\"name\">' + esc(a[5]) + '</td></tr>'; });\n"
+	"      Math.round(100 * a[2] / max) + '%\">' + a[2] + '</td>' + accCells(a[6], a[7]) + '<td class=\"name\"><pre>' +\n"
+	"      esc(a[3]) + '</pre></td><td class=\"name\">' + esc(a[4]) + '</td><td class=\"name\">' + esc(a[5]) + '</td></tr>'; });\n"
 	"  h += '</table><h4>Source lines</h4><table><tr><th class=\"name\">file</th><th>line</th>' +\n"
-	"    '<th>samples</th><th class=\"name\">inlined</th></tr>';\n"
+	"    '<th>samples</th>' + accHead() + '<th class=\"name\">inlined</th></tr>';\n"
 	"  d.src.slice().sort((a, b) => b[2] - a[2]).forEach(s => { h += '<tr><td class=\"name\">' + esc(s[0]) +\n"
-	"    '</td><td>' + s[1] + '</td><td>' + s[2] + '</td><td class=\"name\">' + esc(s[3]) + '</td></tr>'; });\n"
+	"    '</td><td>' + s[1] + '</td><td>' + s[2] + '</td>' + accCells(s[4], s[5]) + '<td class=\"name\">' +\n"
+	"    esc(s[3]) + '</td></tr>'; });\n"
 	"  el.innerHTML = h + '</table></div>';\n"
 	"}\n"
 	"function renderAll() {\n"
 	"  table('processes', D.processes.filter(x => x.samples[ev]), columns('process'));\n"
 	"  table('modules', D.modules.filter(x => x.samples[ev]), columns('module'));\n"
 	"  table('functions', D.functions.filter(x => x.samples[ev]), columns('function'));\n"
+	"  if (cur !== null) detail(cur);\n"
 	"}\n"
 	"document.getElementById('meta').textContent = D.input + ': ' + D.mode + ' mode, ' + D.samples +\n"
 	"  ' samples; rows by ' + D.events[ev].name + (A ? '; accounting: ' + A.title + ' (cycles = ' +\n"

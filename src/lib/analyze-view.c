@@ -15,9 +15,10 @@ double av_share(const struct av_ctx *c, const struct an_row *r)
 	return e->period_sum ? 100.0 * (double)r->periods[c->ev] / (double)e->period_sum : 0.0;
 }
 
+/* A template too big for the views' fixed arrays shows no accounting rather than overflow. */
 int av_has_td(const struct av_ctx *c)
 {
-	return c->td && c->td->cycles_ev >= 0;
+	return c->td && c->td->cycles_ev >= 0 && c->td->m->nnodes <= AV_MAX_NODES;
 }
 
 /* The accounting nodes shown as columns: live and no deeper than --depth. */
@@ -35,39 +36,190 @@ void av_eval(const struct av_ctx *c, const uint64_t *samples, int64_t *vals, int
 		*cycles = 0;
 }
 
-static void text_head_row(FILE *out, const struct av_ctx *c, const char *what)
+const char *av_basename(const char *p)
 {
-	fprintf(out, "%7s %9s", "share", "samples");
-	if (av_has_td(c)) {
-		fprintf(out, " %10s", "cycles");
-		for (size_t i = 0; i < c->td->m->nnodes; i++)
-			if (av_column(c, i))
-				fprintf(out, " %*.*s", AV_COLW, AV_COLW, c->td->m->nodes[i].name);
-	}
-	fprintf(out, "  %s\n", what);
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
 }
 
-static void text_td_cells(FILE *out, const struct av_ctx *c, const struct an_row *r)
+/* ---- column labels ------------------------------------------------------------------------ */
+
+/* Word abbreviations for labels: the vocabulary of the templates in data/topdown. */
+static const char *const abbrev[][2] = {
+	{ "instruction", "ins" }, { "latency", "lat" }, { "starvation", "starv" },
+	{ "saturation", "sat" }, { "bandwidth", "bw" }, { "branch", "br" },
+	{ "misprediction", "misp" }, { "mispredicts", "misp" }, { "resource", "res" },
+	{ "store", "st" }, { "exception", "exc" }, { "handling", "hdl" }, { "snoop", "snp" },
+	{ "cycles", "cyc" }, { "speculation", "spec" }, { "operations", "ops" },
+	{ "contention", "cont" }, { "memory", "mem" }, { "machine", "mach" },
+	{ "pipeline", "pipe" }, { "restarts", "rst" }, { "completed", "done" },
+	{ "remote", "rem" }, { "local", "loc" }, { "unshared", "unsh" }, { "other", "oth" },
+	{ "frontend", "fe" }, { "backend", "be" }, { "and", "" },
+};
+
+static const char *word_abbrev(const char *w, size_t len, size_t *alen)
+{
+	for (size_t k = 0; k < sizeof(abbrev) / sizeof(abbrev[0]); k++)
+		if (strlen(abbrev[k][0]) == len && !strncmp(w, abbrev[k][0], len)) {
+			*alen = strlen(abbrev[k][1]);
+			return abbrev[k][1];
+		}
+	*alen = len;
+	return w;
+}
+
+/* One branch name, words abbreviated, cut at a word boundary to AV_LEAFMAX characters. */
+static void leaf_label(const char *name, char *out)
+{
+	size_t n = 0;
+	for (const char *w = name; *w;) {
+		size_t len = strcspn(w, "_"), alen;
+		const char *a = word_abbrev(w, len, &alen);
+		w += len + (w[len] == '_');
+		if (!alen)
+			continue;
+		if (n && n + 1 + alen > AV_LEAFMAX)
+			break;
+		if (n)
+			out[n++] = '_';
+		if (alen > AV_LEAFMAX - n)
+			alen = AV_LEAFMAX - n;
+		memcpy(out + n, a, alen);
+		n += alen;
+	}
+	out[n] = 0;
+}
+
+/* The leaf labels of node i and of its `up` nearest ancestors, outermost first, by '/'. */
+static void path_label(const struct td_model *m, int i, int up, char *out)
+{
+	char leaf[AV_LABW], tmp[2 * AV_LABW];
+	leaf_label(m->nodes[i].name, out);
+	for (int p = m->nodes[i].parent; up-- > 0 && p >= 0; p = m->nodes[p].parent) {
+		leaf_label(m->nodes[p].name, leaf);
+		snprintf(tmp, sizeof(tmp), "%s/%s", leaf, out);
+		tmp[AV_LABW - 1] = 0;	/* cut: the numbering in av_labels keeps it unique */
+		memcpy(out, tmp, AV_LABW);
+	}
+}
+
+/* Mark the labels that another node has too; 0 if all differ. */
+static int find_dups(char (*lab)[AV_LABW], size_t n, char *dup)
+{
+	int any = 0;
+	memset(dup, 0, n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (!strcmp(lab[i], lab[j]))
+				dup[i] = dup[j] = any = 1;
+	return any;
+}
+
+void av_labels(const struct td_model *m, char (*lab)[AV_LABW])
+{
+	size_t n = m->nnodes < AV_MAX_NODES ? m->nnodes : AV_MAX_NODES;
+	int up[AV_MAX_NODES] = { 0 };
+	char dup[AV_MAX_NODES];
+	for (size_t i = 0; i < n; i++)
+		path_label(m, (int)i, 0, lab[i]);
+	while (find_dups(lab, n, dup)) {
+		int grew = 0;
+		for (size_t i = 0; i < n; i++)
+			if (dup[i] && up[i] < m->nodes[i].depth - 1) {
+				path_label(m, (int)i, ++up[i], lab[i]);
+				grew = 1;
+			}
+		if (!grew)
+			break;
+	}
+	/* still equal (cut short, or an abbreviation met a real name): number the later ones */
+	for (size_t j = 1; j < n; j++)
+		for (size_t i = 0; i < j; i++)
+			if (!strcmp(lab[i], lab[j])) {
+				size_t len = strlen(lab[j]);
+				char num[12];
+				int k = snprintf(num, sizeof(num), "~%zu", j);
+				if (len + (size_t)k >= AV_LABW)
+					len = AV_LABW - 1 - (size_t)k;
+				memcpy(lab[j] + len, num, (size_t)k + 1);
+				break;
+			}
+}
+
+void av_cols_init(const struct av_ctx *c, struct av_cols *cols)
+{
+	char lab[AV_MAX_NODES][AV_LABW];
+	cols->n = 0;
+	if (!av_has_td(c))
+		return;
+	av_labels(c->td->m, lab);
+	for (size_t i = 0; i < c->td->m->nnodes; i++) {
+		if (!av_column(c, i))
+			continue;
+		size_t k = cols->n++;
+		int w = (int)strlen(lab[i]), min = c->cycles ? 9 : 7;
+		cols->node[k] = (int)i;
+		cols->width[k] = w > min ? w : min;
+		memcpy(cols->label[k], lab[i], AV_LABW);
+	}
+}
+
+/* "# columns: load_lat = stalled/load_latency, ...": the labels that are not the branch name. */
+static void text_legend(FILE *out, const struct av_ctx *c, const struct av_cols *cols)
+{
+	int any = 0;
+	for (size_t k = 0; k < cols->n; k++) {
+		const struct td_node *nd = &c->td->m->nodes[cols->node[k]];
+		if (strcmp(cols->label[k], nd->name))
+			fprintf(out, "%s%s = %s", any++ ? ", " : "# columns: ", cols->label[k],
+				nd->path);
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+/* ---- tables ------------------------------------------------------------------------------- */
+
+static void text_td_head(FILE *out, const struct av_ctx *c, const struct av_cols *cols)
+{
+	if (!av_has_td(c))
+		return;
+	fprintf(out, " %10s", "cycles");
+	for (size_t k = 0; k < cols->n; k++)
+		fprintf(out, " %*s", cols->width[k], cols->label[k]);
+}
+
+/* Cycles and the accounting columns of a row with samples[nev]; nothing without accounting. */
+static void text_td_cells(FILE *out, const struct av_ctx *c, const struct av_cols *cols,
+			  const uint64_t *samples)
 {
 	if (!av_has_td(c))
 		return;
 	int64_t vals[AV_MAX_NODES], cyc;
-	av_eval(c, r->samples, vals, &cyc);
+	av_eval(c, samples, vals, &cyc);
 	fprintf(out, " %10lld", (long long)cyc);
-	for (size_t i = 0; i < c->td->m->nnodes && i < AV_MAX_NODES; i++) {
-		if (!av_column(c, i))
-			continue;
+	for (size_t k = 0; k < cols->n; k++) {
+		int w = cols->width[k];
+		int64_t v = vals[cols->node[k]];
 		if (c->cycles)
-			fprintf(out, " %*lld", AV_COLW, (long long)vals[i]);
+			fprintf(out, " %*lld", w, (long long)v);
 		else if (cyc)
-			fprintf(out, " %*.1f%%", AV_COLW - 1, 100.0 * (double)vals[i] / (double)cyc);
+			fprintf(out, " %*.1f%%", w - 1, 100.0 * (double)v / (double)cyc);
 		else
-			fprintf(out, " %*s", AV_COLW, "-");
+			fprintf(out, " %*s", w, "-");
 	}
 }
 
-static void text_rows(FILE *out, const struct av_ctx *c, const struct an_row *rows, size_t n,
-		      int kind)
+static void text_head_row(FILE *out, const struct av_ctx *c, const struct av_cols *cols,
+			  const char *what)
+{
+	fprintf(out, "%7s %9s", "share", "samples");
+	text_td_head(out, c, cols);
+	fprintf(out, "  %s\n", what);
+}
+
+static void text_rows(FILE *out, const struct av_ctx *c, const struct av_cols *cols,
+		      const struct an_row *rows, size_t n, int kind)
 {
 	int *o = analysis_order(rows, n, c->ev);
 	if (!o)
@@ -78,11 +230,12 @@ static void text_rows(FILE *out, const struct av_ctx *c, const struct an_row *ro
 		if (!r->samples[c->ev])
 			break;
 		fprintf(out, "%6.2f%% %9llu", av_share(c, r), (unsigned long long)r->samples[c->ev]);
-		text_td_cells(out, c, r);
+		text_td_cells(out, c, cols, r->samples);
 		if (kind == 0)
 			fprintf(out, "  %s\n", r->name);
-		else if (kind == 1)
-			fprintf(out, "  %s  [%s]\n", r->name, c->an->procs[r->proc].name);
+		else if (kind == 1)	/* the full path is in modules.csv */
+			fprintf(out, "  %s  [%s]\n", av_basename(r->name),
+				c->an->procs[r->proc].name);
 		else
 			fprintf(out, "  %s  %s  [%s]\n", r->name, av_basename(c->an->mods[r->mod].name),
 				c->an->procs[r->proc].name);
@@ -90,16 +243,18 @@ static void text_rows(FILE *out, const struct av_ctx *c, const struct an_row *ro
 	free(o);
 }
 
-const char *av_basename(const char *p)
+/* The CPU: its description (perf's cpudesc) and CPUID string, each when recorded. */
+static void text_cpu(FILE *out, const struct pd_features *f)
 {
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
+	fprintf(out, "# cpu: %s", f->cpudesc ? f->cpudesc : "not recorded");
+	if (f->cpuid)
+		fprintf(out, " (cpuid %s)", f->cpuid);
+	fputc('\n', out);
 }
 
-static void text_header(FILE *out, const struct av_ctx *c)
+static void text_header(FILE *out, const struct av_ctx *c, const struct av_cols *cols)
 {
 	const struct analysis *an = c->an;
-	const struct pd_features *f = perfdata_features(c->pd);
 	fprintf(out, "# %s: %s mode, %llu samples", c->input,
 		perfdata_is_pipe(c->pd) ? "pipe" : "file", (unsigned long long)an->nsamples);
 	if (an->lost)
@@ -107,8 +262,7 @@ static void text_header(FILE *out, const struct av_ctx *c)
 	if (an->unknown_id)
 		fprintf(out, ", %llu samples of unknown events", (unsigned long long)an->unknown_id);
 	fprintf(out, "\n");
-	if (f->cpuid || f->cpudesc)
-		fprintf(out, "# cpu: %s (%s)\n", f->cpudesc ? f->cpudesc : "?", f->cpuid ? f->cpuid : "?");
+	text_cpu(out, perfdata_features(c->pd));
 	for (size_t e = 0; e < an->nev; e++) {
 		const struct an_event *ev = &an->ev[e];
 		if (!ev->samples)
@@ -124,6 +278,8 @@ static void text_header(FILE *out, const struct av_ctx *c)
 			an->ev[c->td->cycles_ev].name,
 			(unsigned long long)an->ev[c->td->cycles_ev].period,
 			an->ev[c->td->cycles_ev].mplex, c->cycles ? "" : "; branches in % of cycles");
+	if (av_has_td(c))
+		text_legend(out, c, cols);
 	if (c->td && c->td->note[0])
 		fprintf(out, "# note: %s\n", c->td->note);
 	if (c->td_note)
@@ -160,22 +316,28 @@ static void text_cpus(FILE *out, const struct av_ctx *c)
 void av_text_summary(FILE *out, const struct av_ctx *c)
 {
 	const struct analysis *an = c->an;
-	text_header(out, c);
+	struct av_cols cols;
+	av_cols_init(c, &cols);
+	text_header(out, c, &cols);
 	fprintf(out, "\nHot processes\n");
-	text_head_row(out, c, "process");
-	text_rows(out, c, an->procs, an->nprocs, 0);
+	text_head_row(out, c, &cols, "process");
+	text_rows(out, c, &cols, an->procs, an->nprocs, 0);
 	fprintf(out, "\nHot modules\n");
-	text_head_row(out, c, "module  [process]");
-	text_rows(out, c, an->mods, an->nmods, 1);
+	text_head_row(out, c, &cols, "module  [process]");
+	text_rows(out, c, &cols, an->mods, an->nmods, 1);
 	fprintf(out, "\nHot functions\n");
-	text_head_row(out, c, "function  module  [process]");
-	text_rows(out, c, an->funcs, an->nfuncs, 2);
+	text_head_row(out, c, &cols, "function  module  [process]");
+	text_rows(out, c, &cols, an->funcs, an->nfuncs, 2);
 }
 
-static void insn_line(FILE *out, const struct av_ctx *c, const struct an_insn *x)
+/* ---- one function --------------------------------------------------------------------------- */
+
+static void insn_line(FILE *out, const struct av_ctx *c, const struct av_cols *cols,
+		      const struct an_insn *x)
 {
-	fprintf(out, "  %9llu  %12llx  %-40s", (unsigned long long)x->samples[c->ev],
-		(unsigned long long)x->addr, x->text);
+	fprintf(out, "  %9llu", (unsigned long long)x->samples[c->ev]);
+	text_td_cells(out, c, cols, x->samples);
+	fprintf(out, "  %12llx  %-40s", (unsigned long long)x->addr, x->text);
 	if (x->nframes) {
 		const struct asym_frame *p = &x->frames[x->nframes - 1];
 		fprintf(out, "  %s:%d", p->file ? av_basename(p->file) : "?", p->line);
@@ -188,38 +350,84 @@ static void insn_line(FILE *out, const struct av_ctx *c, const struct an_insn *x
 	fputc('\n', out);
 }
 
-void av_text_function(FILE *out, const struct av_ctx *c, const struct an_func_view *v)
+static int any_samples(const struct av_ctx *c, const uint64_t *samples)
 {
-	const struct analysis *an = c->an;
-	const struct an_row *f = &an->funcs[v->func];
-	fprintf(out, "\nFunction %s  (%s, 0x%llx, %llu bytes): %llu samples of %s, %.2f%%\n",
-		f->name, an->mods[f->mod].name, (unsigned long long)f->start,
-		(unsigned long long)f->size, (unsigned long long)f->samples[c->ev],
-		an->ev[c->ev].name, av_share(c, f));
-	fprintf(out, "\nBasic blocks and instructions (samples of %s)\n", an->ev[c->ev].name);
-	for (size_t b = 0; b < v->nbbs; b++) {
-		const struct an_bb *bb = &v->bbs[b];
-		fprintf(out, "BB %zu  [%llx, %llx)  %llu samples  ->", b, (unsigned long long)bb->start,
-			(unsigned long long)bb->end, (unsigned long long)bb->samples[c->ev]);
-		for (int s = 0; s < 2; s++)
-			if (bb->succ[s] >= 0)
-				fprintf(out, " BB %d", bb->succ[s]);
-		if (av_has_td(c)) {
-			int64_t vals[AV_MAX_NODES], cyc;
-			av_eval(c, bb->samples, vals, &cyc);
-			fprintf(out, "  cycles %lld", (long long)cyc);
-		}
-		fputc('\n', out);
-		for (int i = bb->first; i < bb->first + bb->ninsns; i++)
-			insn_line(out, c, &v->insns[i]);
+	for (size_t e = 0; e < c->an->nev; e++)
+		if (samples[e])
+			return 1;
+	return 0;
+}
+
+/*
+ * A block: its header line, then (with accounting, when it has samples) its totals in the
+ * instructions' columns, because a block is the unit to read through skid.
+ */
+static void bb_lines(FILE *out, const struct av_ctx *c, const struct av_cols *cols,
+		     const struct an_func_view *v, size_t b)
+{
+	const struct an_bb *bb = &v->bbs[b];
+	fprintf(out, "BB %zu  [%llx, %llx)  %llu samples  ->", b, (unsigned long long)bb->start,
+		(unsigned long long)bb->end, (unsigned long long)bb->samples[c->ev]);
+	for (int s = 0; s < 2; s++)
+		if (bb->succ[s] >= 0)
+			fprintf(out, " BB %d", bb->succ[s]);
+	if (av_has_td(c)) {
+		int64_t vals[AV_MAX_NODES], cyc;
+		av_eval(c, bb->samples, vals, &cyc);
+		fprintf(out, "  cycles %lld", (long long)cyc);
 	}
-	fprintf(out, "\nSource lines (samples of %s)\n", an->ev[c->ev].name);
+	fputc('\n', out);
+	if (av_has_td(c) && any_samples(c, bb->samples)) {
+		fprintf(out, "  %9llu", (unsigned long long)bb->samples[c->ev]);
+		text_td_cells(out, c, cols, bb->samples);
+		fprintf(out, "  %12s  (block %zu)\n", "", b);
+	}
+	for (int i = bb->first; i < bb->first + bb->ninsns; i++)
+		insn_line(out, c, cols, &v->insns[i]);
+}
+
+static void text_src_lines(FILE *out, const struct av_ctx *c, const struct av_cols *cols,
+			   const struct an_func_view *v)
+{
+	fprintf(out, "\nSource lines (samples of %s)\n", c->an->ev[c->ev].name);
+	if (av_has_td(c)) {
+		fprintf(out, "  %9s", "samples");
+		text_td_head(out, c, cols);
+		fprintf(out, "  %s\n", "line");
+	}
 	for (size_t i = 0; i < v->nlines; i++) {
 		const struct an_line *l = &v->lines[i];
-		fprintf(out, "  %9llu  %s:%d", (unsigned long long)l->samples[c->ev],
-			l->file ? l->file : "?", l->line);
+		fprintf(out, "  %9llu", (unsigned long long)l->samples[c->ev]);
+		text_td_cells(out, c, cols, l->samples);
+		fprintf(out, "  %s:%d", l->file ? l->file : "?", l->line);
 		if (l->inlined)
 			fprintf(out, "  (inlined %s, called at line %d)", l->inlined, l->principal);
 		fputc('\n', out);
 	}
+}
+
+void av_text_function(FILE *out, const struct av_ctx *c, const struct an_func_view *v)
+{
+	const struct analysis *an = c->an;
+	const struct an_row *f = &an->funcs[v->func];
+	struct av_cols cols;
+	av_cols_init(c, &cols);
+	fprintf(out, "\nFunction %s  (%s, 0x%llx, %llu bytes): %llu samples of %s, %.2f%%\n",
+		f->name, an->mods[f->mod].name, (unsigned long long)f->start,
+		(unsigned long long)f->size, (unsigned long long)f->samples[c->ev],
+		an->ev[c->ev].name, av_share(c, f));
+	if (av_has_td(c)) {
+		fprintf(out, "# cycles in %s samples%s\n", an->ev[c->td->cycles_ev].name,
+			c->cycles ? "" : "; branches in % of the row's cycles");
+		text_legend(out, c, &cols);
+	}
+	fprintf(out, "\nBasic blocks and instructions (samples of %s)\n", an->ev[c->ev].name);
+	if (av_has_td(c)) {
+		fprintf(out, "  %9s", "samples");
+		text_td_head(out, c, &cols);
+		fprintf(out, "  %12s  %-40s  %s\n", "address", "instruction", "line");
+	}
+	for (size_t b = 0; b < v->nbbs; b++)
+		bb_lines(out, c, &cols, v, b);
+	text_src_lines(out, c, &cols, v);
 }

@@ -20,19 +20,22 @@ struct av_ctx {
 	const char *td_note;		/* why there is no accounting, or NULL */
 	size_t ev;			/* the event rows are sorted and shared by */
 	int top;			/* rows per table (functions detailed in -o: top too) */
-	int depth;			/* tree levels of accounting columns */
+	int depth;			/* tree levels of terminal accounting columns */
 	int cycles;			/* branches as cycle counts, not % of unhalted cycles */
 };
 
 /* Header, hot processes, modules and functions. */
 void av_text_summary(FILE *out, const struct av_ctx *c);
 
-/* One function: basic blocks with their instructions, then source lines. */
+/*
+ * One function: basic blocks with their instructions, then source lines; with accounting,
+ * each block, instruction and line carries the summary's columns (cycles, branches).
+ */
 void av_text_function(FILE *out, const struct av_ctx *c, const struct an_func_view *v);
 
 /*
- * Write dir/{summary.json,processes.csv,modules.csv,functions.csv,callgraph.csv,
- * functions/N.asm.csv,functions/N.src.csv,index.html}; dir is created.  0 or -errno.
+ * Write dir/{summary.json,processes.csv,modules.csv,functions.csv,callgraph.csv,cpus.csv,
+ * functions-cpu.csv,functions/N.{asm,bb,src}.csv,index.html}; dir is created.  0 or -errno.
  */
 int av_write_dir(const struct av_ctx *c, const char *dir, char *err, size_t errlen);
 

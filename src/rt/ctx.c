@@ -10,6 +10,7 @@
  */
 #define UNW_LOCAL_ONLY
 #include <errno.h>
+#include <sched.h>
 #include <libunwind.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -76,19 +77,83 @@ RT_EXPORT int pipe2(int fds[2], int flags)
 	return 0;
 }
 
+/*
+ * libunwind keeps its cache of unwinding rules behind a mutex of its own (the Debian build
+ * has no per-thread cache: UNW_CACHE_PER_THREAD falls back to the global one).  A fork
+ * while another thread holds that mutex leaves it locked for ever in the child, whose next
+ * unwind hangs (seen: t015's fork-mt, 2 runs in 60).  So every use of libunwind passes
+ * this gate, and a fork closes it and waits until no thread is inside.  Handler-safe.
+ */
+static volatile int unw_inside;
+static volatile int unw_closed;
+
+static int unw_enter(void)
+{
+	__atomic_fetch_add(&unw_inside, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&unw_closed, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_sub(&unw_inside, 1, __ATOMIC_SEQ_CST);
+		return -1;
+	}
+	return 0;
+}
+
+static void unw_leave(void)
+{
+	__atomic_fetch_sub(&unw_inside, 1, __ATOMIC_RELEASE);
+}
+
+void ctx_fork_prepare(void)
+{
+	__atomic_store_n(&unw_closed, 1, __ATOMIC_SEQ_CST);
+	/* Bounded: a program's handler may have longjmp'd out of an unwind (the count then
+	 * never falls); after 1 s the fork goes ahead as it would have without the gate. */
+	uint64_t deadline = rt_now() + 1000000000ull;
+	while (__atomic_load_n(&unw_inside, __ATOMIC_SEQ_CST) && rt_now() < deadline)
+		sched_yield();
+}
+
+void ctx_fork_parent(void)
+{
+	__atomic_store_n(&unw_closed, 0, __ATOMIC_SEQ_CST);
+}
+
+void ctx_fork_child(void)
+{
+	/* only the forking thread exists here, and it is not unwinding */
+	__atomic_store_n(&unw_inside, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&unw_closed, 0, __ATOMIC_SEQ_CST);
+}
+
 static int in_runtime_code(uint64_t ip)
 {
 	return rt_owns_address(ip);
 }
 
+static int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, uint64_t *ips, int max);
+
 SIGSAFE int ctx_unwind(struct rt_thread *t, const ucontext_t *uc, int skip, uint64_t *ips, int max)
+{
+	if (max <= 0)
+		return 0;
+	if (unw_enter()) {
+		t->stats.unwind_fail++;
+		if (!uc)
+			return 0;
+		ips[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		return 1;
+	}
+	int n = unwind(t, uc, skip, ips, max);
+	unw_leave();
+	return n;
+}
+
+static SIGSAFE int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, uint64_t *ips,
+			  int max)
 {
 	unw_context_t here;
 	unw_cursor_t cur;
 	int n = 0, from_signal = uc != NULL;
 
-	if (max <= 0)
-		return 0;
 	if (from_signal) {
 		uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 		ips[n++] = pc;
@@ -204,10 +269,13 @@ void ctx_thread_warmup(void)
 	 * do it here, outside any handler. */
 	unw_context_t uc;
 	unw_cursor_t cur;
+	if (unw_enter())
+		return;
 	unw_getcontext(&uc);
 	if (unw_init_local(&cur, &uc) == 0)
 		while (unw_step(&cur) > 0)
 			;
+	unw_leave();
 }
 
 void ctx_process_init(void)

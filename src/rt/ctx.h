@@ -16,6 +16,11 @@ void ctx_set_loader_range(uint64_t lo, uint64_t hi);
 void ctx_set_unwinder_range(uint64_t lo, uint64_t hi);
 /* Forget the tree (fork child): ids restart at 1 in the new stream. */
 void ctx_reset(struct rt_thread *t);
+/* pthread_atfork handlers: no thread may be inside libunwind when the process forks
+ * (its lock would stay taken in the child).  Not handler-safe. */
+void ctx_fork_prepare(void);
+void ctx_fork_parent(void);
+void ctx_fork_child(void);
 /* Process start: libunwind's caching policy.  Not handler-safe. */
 void ctx_process_init(void);
 /* Thread start: let libunwind do its lazy set-up outside handlers.  Not handler-safe. */

@@ -257,17 +257,20 @@ static void atfork_prepare(void)
 	struct rt_thread *t = rt_self();
 	if (t)
 		t->busy = 1;
+	ctx_fork_prepare();
 }
 
 static void atfork_parent(void)
 {
 	struct rt_thread *t = rt_self();
+	ctx_fork_parent();
 	if (t)
 		t->busy = 0;
 }
 
 static void atfork_child(void)
 {
+	ctx_fork_child();
 	rt_pid = (int)getpid();
 	if (!rt_cfg.follow_fork) {
 		struct rt_thread *t = rt_self();

@@ -5,8 +5,12 @@
  *
  * usage: rt2-heap MODE [N]
  *   exit-race    3 threads allocate and free 2 KiB blocks (each one an ALLOC and a FREE
- *                record) without pause; main calls exit(5) once all are going
+ *                record) without pause; main calls exit(5) once all are going.  Done N
+ *                times (default 10) in forked children, then by the process itself
  *   thread-exit  same, and one of the threads calls _exit(6)
+ *   fork-storm   N (default 200) children forked one after the other while 3 threads
+ *                allocate 40 calls deep without pause; each child allocates and exits; prints how many
+ *                hung (killed after 10 s) or failed: "0 hung, 0 failed"
  *   churn        4 threads, N (default 500000) alloc/free pairs each of tracked sizes
  *                1-8 KiB, 8 blocks live per thread; prints a checksum
  *   fill         1,200,000 live blocks of 64 bytes (more than the runtime's table of tracked
@@ -26,12 +30,14 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile uint64_t sink;
@@ -50,8 +56,33 @@ static __attribute__((noinline)) uint64_t touch(uint64_t *a, size_t n, uint64_t 
 /* ---- exit-race, thread-exit ---- */
 
 struct racer {
-	int id, exit_after;
+	int id;
+	volatile long exit_after;	/* _exit once this many blocks are done, 0: never */
 };
+
+/* Allocates from `depth` frames down: each allocation costs the runtime a longer unwind. */
+static __attribute__((noinline)) uint64_t deep_alloc(int depth, uint64_t seed)
+{
+	if (depth > 0)
+		return deep_alloc(depth - 1, seed) + 1;
+	uint64_t *a = malloc(2048), s;
+	if (!a)
+		return 0;
+	s = touch(a, 2048 / 8, seed);
+	free(a);
+	return s;
+}
+
+static void *deep_racer(void *p)
+{
+	int id = (int)(intptr_t)p;
+	for (long it = 0;; it++) {
+		sink += deep_alloc(40, (uint64_t)it);
+		if (it == 200)
+			started[id] = 1;
+	}
+	return NULL;
+}
 
 static void *racer(void *p)
 {
@@ -64,28 +95,87 @@ static void *racer(void *p)
 		free(a);
 		if (it == 2000)
 			started[r->id] = 1;
-		if (r->exit_after && it == r->exit_after)
+		if (r->exit_after && it >= r->exit_after)
 			_exit(6);
 	}
 	return NULL;
 }
 
-static int exit_race(int thread_exits)
+/* Threads allocating without pause, then the end of the process from main or a thread. */
+static void race(int thread_exits)
 {
 	static struct racer r[3] = { { 0, 0 }, { 1, 0 }, { 2, 0 } };
+	static struct racer me = { 3, 0 };
 	pthread_t th[3];
 	for (int i = 0; i < 3; i++)
 		pthread_create(&th[i], NULL, racer, &r[i]);
 	while (!started[0] || !started[1] || !started[2])
 		sched_yield();
-	printf("rt2-heap: %s\n", thread_exits ? "thread-exit" : "exit-race");
-	fflush(stdout);
-	if (thread_exits) {
-		static struct racer me = { 3, 0 };
-		r[1].exit_after = 4000;
-		racer(&me);
+	if (!thread_exits)
+		exit(5);
+	r[1].exit_after = 1;
+	racer(&me);
+}
+
+/* Each round is a forked child that races (each leaves a recording), then main itself. */
+static int exit_race(int thread_exits, int rounds)
+{
+	int want = thread_exits ? 6 : 5, bad = 0;
+	for (int i = 0; i < rounds; i++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			race(thread_exits);
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != want)
+			bad++;
 	}
-	exit(5);
+	printf("rt2-heap: %s %d rounds, %d bad\n", thread_exits ? "thread-exit" : "exit-race",
+	       rounds, bad);
+	fflush(stdout);
+	race(thread_exits);
+	return 1;
+}
+
+/* ---- fork-storm ---- */
+
+/* Children forked while 3 threads allocate 40 calls deep (the runtime unwinds) without pause: a
+ * child allocates too, then exits.  A child still running after 10 s is killed and
+ * counted as hung. */
+static int fork_storm(int children)
+{
+	pthread_t th[3];
+	int hung = 0, bad = 0;
+	for (intptr_t i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, deep_racer, (void *)i);
+	while (!started[0] || !started[1] || !started[2])
+		sched_yield();
+	for (int i = 0; i < children; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			uint64_t *a = malloc(4096);
+			if (a)
+				sink += touch(a, 4096 / 8, 1);
+			free(a);
+			exit(0);
+		}
+		int st = 0, k;
+		for (k = 0; k < 10000 && pid > 0; k++) {
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				break;
+			usleep(1000);
+		}
+		if (pid > 0 && k == 10000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			hung++;
+		} else if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			bad++;
+		}
+	}
+	printf("rt2-heap: fork-storm %d children, %d hung, %d failed\n", children, hung, bad);
+	fflush(stdout);
+	_exit(hung || bad);
 }
 
 /* ---- churn ---- */
@@ -300,9 +390,11 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		churn_n = atol(argv[2]);
 	if (!strcmp(m, "exit-race"))
-		return exit_race(0);
+		return exit_race(0, argc > 2 ? atoi(argv[2]) : 10);
 	if (!strcmp(m, "thread-exit"))
-		return exit_race(1);
+		return exit_race(1, argc > 2 ? atoi(argv[2]) : 10);
+	if (!strcmp(m, "fork-storm"))
+		return fork_storm(argc > 2 ? atoi(argv[2]) : 200);
 	if (!strcmp(m, "churn"))
 		return churn();
 	if (!strcmp(m, "fill"))
