@@ -12,8 +12,10 @@ n=$(grep -c PERF_RECORD_READ reads.txt)
 # the threads that have times (the others carry no information about multiplexing).  Computed here from perf's own decoding:
 # samples per thread from `perf script`, times from `perf report -D`.
 perf script -i rs.data -F tid,event 2>/dev/null | awk '/page-faults/ { n[$1]++ } END { for (t in n) print "S", t, n[t] }' >w.txt
+# times are cumulative: a thread's latest READ (the largest enabled time) holds them all
 awk '/PERF_RECORD_READ/ { tid = $(NF - 2) } /time enabled/ { e = $NF }
-	/time running/ { if ($NF > 0) print "R", tid, e / $NF }' reads.txt >>w.txt
+	/time running/ { if ($NF > 0 && e >= best[tid]) { best[tid] = e; r[tid] = e / $NF } }
+	END { for (t in r) print "R", t, r[t] }' reads.txt >>w.txt
 want=$(awk '$1 == "R" { r[$2] = $3 } $1 == "S" { n[$2] = $3 }
 	END { for (t in n) if (t in r) { s += n[t] * r[t]; w += n[t] } printf "%.3f", w ? s / w : 1 }' w.txt)
 got=$("$SONDE" analyze rs.data 2>&1 | sed -n 's/^# event page-faults:.*multiplex \([0-9.]*\).*/\1/p')
