@@ -94,7 +94,9 @@ struct pd_sample {
 	size_t nread;
 	const uint8_t *read_values;	/* nread entries of read_stride bytes: value [id] [lost] */
 	size_t read_stride;
-	uint8_t read_single[24];	/* the single (non-group) entry, gathered */
+	uint8_t read_single[24];	/* the single (non-group) entry, gathered: read_values may
+					 * point here, so use a pd_sample where it was decoded,
+					 * not a copy */
 	size_t nchain;
 	const uint64_t *chain;		/* unaligned-safe: use pd_u64() */
 	uint32_t raw_size;
