@@ -239,8 +239,9 @@ static int dir_is_empty(const char *path)
 /* Remove what a previous recording left (only sonde's own files). */
 static void dir_clear(const char *path)
 {
-	static const char *ends[] = { ".sdt", ".proc", ".maps", ".maps.start", "profile.db",
-				      "run.txt", MPI_JOB_FILE };
+	/* .sdt.tmp: a stream being created when its process was killed (out.c) */
+	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start",
+				      "profile.db", "run.txt", MPI_JOB_FILE };
 	DIR *d = opendir(path);
 	if (!d)
 		return;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * interpose.c - malloc family, mmap and dlopen interposers.
+ * interpose.c - malloc family, mmap/mremap/munmap and dlopen interposers.
  *
  * Tracking costs one TLS read and a size compare per allocation below min_object, and a
  * hash probe per free once anything is tracked.  Tracked blocks live in a lock-free
@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,6 +31,7 @@ static void *(*real_memalign)(size_t, size_t);
 static void *(*real_valloc)(size_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
+static void *(*real_mremap)(void *, size_t, size_t, int, ...);
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 
@@ -67,6 +69,7 @@ void interpose_init(void)
 	real_valloc = dlsym(RTLD_NEXT, "valloc");
 	real_mmap = dlsym(RTLD_NEXT, "mmap");
 	real_munmap = dlsym(RTLD_NEXT, "munmap");
+	real_mremap = dlsym(RTLD_NEXT, "mremap");
 	real_dlopen = dlsym(RTLD_NEXT, "dlopen");
 	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
 	resolving = 0;
@@ -166,13 +169,15 @@ static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t fl
 	rt_leave(t);
 }
 
-static void track_free(void *p)
+/* 1 if p was a tracked block (its life ends here), else 0. */
+static int track_free(void *p)
 {
 	if (!p || !set_del((uintptr_t)p))
-		return;
+		return 0;
 	struct rt_thread *t = rt_self();
+	/* no record: the reader ends the block's life at the next reuse of the address */
 	if (!t || rt_enter(t))
-		return;	/* the reader ends the block's life at the next reuse of the address */
+		return 1;
 	struct sonde_rec_free r = {
 		.h = { .type = SONDE_REC_FREE, .size = sizeof(r) },
 		.addr = (uint64_t)(uintptr_t)p,
@@ -180,6 +185,7 @@ static void track_free(void *p)
 	};
 	out_append(&t->out, &r, sizeof(r));
 	rt_leave(t);
+	return 1;
 }
 
 static inline int worth(size_t n)
@@ -304,6 +310,28 @@ RT_EXPORT int munmap(void *p, size_t n)
 		interpose_init();
 	track_free(p);
 	return real_munmap(p, n);
+}
+
+/*
+ * A tracked mapping that mremap moves or resizes is a new block: without this the old
+ * address stayed live (in the set and for the reader) for ever, and the new one untracked.
+ */
+RT_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
+{
+	void *want = NULL;
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) {
+		va_list ap;
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (!real_mremap)
+		interpose_init();
+	int tracked = !(flags & MREMAP_DONTUNMAP) && track_free(old);
+	void *p = real_mremap(old, old_len, len, flags, want);
+	if (tracked && p != MAP_FAILED && worth(len))
+		track_alloc(p, len, SONDE_ALLOC_MMAP);
+	return p;
 }
 
 RT_EXPORT void *dlopen(const char *file, int mode)

@@ -8,8 +8,9 @@
  *                record) without pause; main calls exit(5) once all are going.  Done N
  *                times (default 10) in forked children, then by the process itself
  *   thread-exit  same, and one of the threads calls _exit(6)
- *   fork-storm   N (default 200) children forked one after the other while 3 threads
- *                allocate 40 calls deep without pause; each child allocates and exits; prints how many
+ *   fork-storm   N (default 200) children forked one after the other while 3
+ *                threads allocate 240 calls deep without pause; each child allocates
+ *                and exits; prints how many
  *                hung (killed after 10 s) or failed: "0 hung, 0 failed"
  *   churn        4 threads, N (default 500000) alloc/free pairs each of tracked sizes
  *                1-8 KiB, 8 blocks live per thread; prints a checksum
@@ -73,11 +74,14 @@ static __attribute__((noinline)) uint64_t deep_alloc(int depth, uint64_t seed)
 	return s;
 }
 
+static volatile int storm_done;
+
 static void *deep_racer(void *p)
 {
 	int id = (int)(intptr_t)p;
-	for (long it = 0;; it++) {
-		sink += deep_alloc(40, (uint64_t)it);
+	/* until the forks are done (bounded: each allocation is a record) */
+	for (long it = 0; it < 1000000 && !storm_done; it++) {
+		sink += deep_alloc(240, (uint64_t)it);
 		if (it == 200)
 			started[id] = 1;
 	}
@@ -139,8 +143,8 @@ static int exit_race(int thread_exits, int rounds)
 
 /* ---- fork-storm ---- */
 
-/* Children forked while 3 threads allocate 40 calls deep (the runtime unwinds) without pause: a
- * child allocates too, then exits.  A child still running after 10 s is killed and
+/* Children forked while 3 threads allocate 240 calls deep (the runtime unwinds) without pause:
+ * a child allocates too, then exits.  A child still running after 10 s is killed and
  * counted as hung. */
 static int fork_storm(int children)
 {
@@ -173,6 +177,9 @@ static int fork_storm(int children)
 			bad++;
 		}
 	}
+	storm_done = 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
 	printf("rt2-heap: fork-storm %d children, %d hung, %d failed\n", children, hung, bad);
 	fflush(stdout);
 	_exit(hung || bad);
@@ -271,7 +278,8 @@ static int grow(void)
 	size_t n[4] = { 0 };
 	for (int round = 0; round < 21; round++) {
 		for (int k = 0; k < 4; k++) {
-			size_t want = k & 1 ? n[k] + 1024 * (size_t)(round + 1) : (size_t)16 << round;
+			size_t want = k & 1 ? n[k] + 1024 * (size_t)(round + 1) :
+					      (size_t)16 << round;
 			unsigned char *q = realloc(p[k], want);
 			if (!q)
 				return 1;
@@ -405,6 +413,7 @@ int main(int argc, char **argv)
 		return maps();
 	if (!strcmp(m, "tid-reuse"))
 		return tid_reuse();
-	fprintf(stderr, "usage: rt2-heap exit-race|thread-exit|churn|fill|realloc|mmap|tid-reuse\n");
+	fprintf(stderr, "usage: rt2-heap exit-race|thread-exit|fork-storm|churn|fill|realloc|"
+			"mmap|tid-reuse [N]\n");
 	return 2;
 }

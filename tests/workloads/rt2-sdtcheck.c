@@ -146,7 +146,7 @@ static void replay(void)
 	for (size_t i = 0; i < n_evs; i++) {
 		if (i && evs[i].pid != evs[i - 1].pid)
 			memset(live, 0, sizeof(*live) << LIVE_BITS);
-		/* deletion by rebuilding is too slow; a freed slot holds ~addr (never an address) */
+		/* a freed slot holds ~addr (never an address), reused if addr comes back */
 		uint64_t *s = slot(evs[i].addr);
 		if (evs[i].is_free) {
 			if (*s == evs[i].addr)
