@@ -47,5 +47,19 @@ printf 'samples per CPU second (user+sys)  %s\n' "$r2"
 /usr/bin/time -f '%e %M' -o "$work/whole" "$B/sonde" mem -q --source clock -o "$work/whole.d" -- "$prog" >/dev/null
 printf 'whole sonde mem command (run + profile.db): %s s, %s KB peak\n' $(cat "$work/whole")
 
+# An allocation-heavy program: 4 threads x 500k malloc/free pairs of tracked sizes (every
+# allocation is recorded with its call path, cached per call site).
+heap=$B/workloads/rt2-heap
+if [ -x "$heap" ]; then
+	: >"$work/heap"
+	for i in 1 2 3; do
+		/usr/bin/time -f '%e' -o "$work/hn" "$heap" churn >/dev/null
+		rm -rf "$work/hp"
+		"$B/sonde" mem -q -o "$work/hp" -- /usr/bin/time -f '%e' -o "$work/hs" "$heap" churn >/dev/null
+		awk -v n="$(cat "$work/hn")" -v s="$(cat "$work/hs")" 'BEGIN { if (n > 0) print s / n }' >>"$work/heap"
+	done
+	printf 'sonde mem on malloc-heavy churn     %s x native time (2M tracked allocations)\n' "$(median <"$work/heap")"
+fi
+
 [ -x "$top/bench/analyze.sh" ] && "$top/bench/analyze.sh"
 exit 0

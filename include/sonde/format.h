@@ -16,6 +16,8 @@
  *   PREFIX.maps        copy of /proc/self/maps taken at exit (or at a fatal signal)
  *   PREFIX.maps.start  copy taken when the runtime started (used if the exit copy is missing)
  *   PREFIX-<tid>.sdt   per-thread binary stream: struct sonde_file_header, then records
+ *                      (<tid> is k*100000000+tid when a thread id repeats in a process;
+ *                      readers take the tid from the header)
  *
  * Every record begins with struct sonde_rec_hdr; `size` is the whole record size in
  * bytes, a multiple of 8, so a reader can skip record types it does not know.

@@ -21,6 +21,9 @@ void ctx_reset(struct rt_thread *t);
 void ctx_fork_prepare(void);
 void ctx_fork_parent(void);
 void ctx_fork_child(void);
+/* Unwind paths taken outside handlers with libgcc's _Unwind_Backtrace and _Unwind_GetIP
+ * (as loaded from libgcc_s).  Process start only. */
+void ctx_use_gcc_unwinder(void *backtrace, void *get_ip);
 /* Process start: libunwind's caching policy.  Not handler-safe. */
 void ctx_process_init(void);
 /* Thread start: let libunwind do its lazy set-up outside handlers.  Not handler-safe. */

@@ -242,6 +242,9 @@ static int own_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 		rt_add_owned_range(lo, hi);
 	if (is_loader)
 		ctx_set_loader_range(lo, hi);
+	if (info->dlpi_name && (strstr(info->dlpi_name, "/libc.so") ||
+				strstr(info->dlpi_name, "/libstdc++.so")))
+		interpose_add_wrapper_range(lo, hi);
 	if (info->dlpi_name && strstr(info->dlpi_name, "/libunwind.so"))
 		ctx_set_unwinder_range(lo, hi);
 	return 0;
@@ -298,6 +301,9 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
 	ctx_process_init();
+	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (gcc)
+		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
 	stem_set();
 	if (!strcmp(rt_cfg.tool, "mem"))
 		rt_tool = &rt_tool_mem;

@@ -150,7 +150,73 @@ static int set_del(uintptr_t a)
 
 /* ---- records ---- */
 
-static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t flags)
+/* The allocation call site: the return address of the interposed function. */
+#define SITE ((uint64_t)(uintptr_t)__builtin_return_address(0))
+
+/*
+ * Allocation call paths, cached per thread by call site.  Unwinding every allocation of a
+ * tracked size costs microseconds, far more than the allocation (a malloc-heavy program
+ * ran 70x slower); the site (the caller's return address) names the object anyway.  So a
+ * site's path is unwound the first time and then once every SITE_REFRESH allocations (to
+ * pick up other paths to it).  Sites inside allocation wrappers (strdup, operator new,
+ * std::allocator: code in libc or libstdc++) are always unwound, since the object's name
+ * is their caller's.
+ */
+#define SITE_SLOTS 512
+#define SITE_REFRESH 64
+
+struct site_slot {
+	uint64_t site;
+	uint32_t ctx, uses;
+};
+
+#define MAX_WRAPPER_RANGES 4
+static struct {
+	uint64_t lo, hi;
+} wrappers[MAX_WRAPPER_RANGES];
+static int n_wrappers;
+
+void interpose_add_wrapper_range(uint64_t lo, uint64_t hi)
+{
+	if (n_wrappers < MAX_WRAPPER_RANGES) {
+		wrappers[n_wrappers].lo = lo;
+		wrappers[n_wrappers].hi = hi;
+		n_wrappers++;
+	}
+}
+
+static int cacheable(uint64_t site)
+{
+	if (rt_owns_address(site))
+		return 0;
+	for (int i = 0; i < n_wrappers; i++)
+		if (site >= wrappers[i].lo && site < wrappers[i].hi)
+			return 0;
+	return 1;
+}
+
+static uint32_t alloc_ctx(struct rt_thread *t, uint64_t site)
+{
+	if (!t->alloc_sites && cacheable(site))
+		t->alloc_sites = arena_alloc(&t->arena, SITE_SLOTS * sizeof(struct site_slot));
+	struct site_slot *tab = t->alloc_sites;
+	if (!tab || !cacheable(site))
+		return ctx_here(t, NULL, 0);
+	struct site_slot *e = &tab[(site * 0x9e3779b97f4a7c15ull) >> (64 - 9)];
+	if (e->site == site && e->ctx && (++e->uses % SITE_REFRESH))
+		return e->ctx;
+	uint32_t ctx = ctx_here(t, NULL, 0);
+	if (ctx && e->site != site) {
+		e->site = site;
+		e->uses = 0;
+	}
+	if (ctx)
+		e->ctx = ctx;
+	return ctx;
+}
+
+static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t flags,
+						   uint64_t site)
 {
 	struct rt_thread *t = rt_self();
 	if (!p || !t || !rt_tool || rt_enter(t))
@@ -158,7 +224,7 @@ static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t fl
 	if (set_add((uintptr_t)p) == 0) {
 		struct sonde_rec_alloc r = {
 			.h = { .type = SONDE_REC_ALLOC, .size = sizeof(r) },
-			.ctx = ctx_here(t, NULL, 0),
+			.ctx = alloc_ctx(t, site),
 			.flags = flags,
 			.addr = (uint64_t)(uintptr_t)p,
 			.size = n,
@@ -202,7 +268,7 @@ RT_EXPORT void *malloc(size_t n)
 	}
 	void *p = real_malloc(n);
 	if (worth(n))
-		track_alloc(p, n, 0);
+		track_alloc(p, n, 0, SITE);
 	return p;
 }
 
@@ -218,7 +284,7 @@ RT_EXPORT void *calloc(size_t k, size_t n)
 	void *p = real_calloc(k, n);
 	size_t total;
 	if (!__builtin_mul_overflow(k, n, &total) && worth(total))
-		track_alloc(p, total, 0);
+		track_alloc(p, total, 0, SITE);
 	return p;
 }
 
@@ -235,7 +301,7 @@ RT_EXPORT void *realloc(void *old, size_t n)
 	track_free(old);
 	void *p = real_realloc(old, n);
 	if (worth(n))
-		track_alloc(p, n, 0);
+		track_alloc(p, n, 0, SITE);
 	return p;
 }
 
@@ -255,7 +321,7 @@ RT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 		interpose_init();
 	int r = real_posix_memalign(out, align, n);
 	if (!r && worth(n))
-		track_alloc(*out, n, 0);
+		track_alloc(*out, n, 0, SITE);
 	return r;
 }
 
@@ -265,7 +331,7 @@ RT_EXPORT void *aligned_alloc(size_t align, size_t n)
 		interpose_init();
 	void *p = real_aligned_alloc(align, n);
 	if (worth(n))
-		track_alloc(p, n, 0);
+		track_alloc(p, n, 0, SITE);
 	return p;
 }
 
@@ -275,7 +341,7 @@ RT_EXPORT void *memalign(size_t align, size_t n)
 		interpose_init();
 	void *p = real_memalign(align, n);
 	if (worth(n))
-		track_alloc(p, n, 0);
+		track_alloc(p, n, 0, SITE);
 	return p;
 }
 
@@ -285,7 +351,7 @@ RT_EXPORT void *valloc(size_t n)
 		interpose_init();
 	void *p = real_valloc(n);
 	if (worth(n))
-		track_alloc(p, n, 0);
+		track_alloc(p, n, 0, SITE);
 	return p;
 }
 
@@ -295,7 +361,7 @@ RT_EXPORT void *mmap(void *addr, size_t n, int prot, int flags, int fd, off_t of
 		interpose_init();
 	void *p = real_mmap(addr, n, prot, flags, fd, off);
 	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && !(flags & MAP_STACK) && worth(n))
-		track_alloc(p, n, SONDE_ALLOC_MMAP);
+		track_alloc(p, n, SONDE_ALLOC_MMAP, SITE);
 	return p;
 }
 
@@ -330,7 +396,7 @@ RT_EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	int tracked = !(flags & MREMAP_DONTUNMAP) && track_free(old);
 	void *p = real_mremap(old, old_len, len, flags, want);
 	if (tracked && p != MAP_FAILED && worth(len))
-		track_alloc(p, len, SONDE_ALLOC_MMAP);
+		track_alloc(p, len, SONDE_ALLOC_MMAP, SITE);
 	return p;
 }
 

@@ -8,7 +8,10 @@
 #define SONDE_RT_INTERPOSE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+/* Code of allocation wrappers (libc, libstdc++): call sites there are not cached. */
+void interpose_add_wrapper_range(uint64_t lo, uint64_t hi);
 /* Resolve the real functions; called first thing by the constructor. */
 void interpose_init(void);
 /* The program's allocator, bypassing tracking (for the runtime's own small needs). */

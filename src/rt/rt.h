@@ -90,6 +90,7 @@ struct rt_thread {
 	void *src;			/* the sample source's per-thread state (from the arena) */
 	void *tool;			/* the tool's per-thread state */
 	void *watch;			/* watch.c's per-thread state, NULL until used */
+	void *alloc_sites;		/* interpose.c's call-site cache (from the arena) */
 };
 
 /* The calling thread's state, NULL if the thread is not profiled.  Handler-safe. */

@@ -250,7 +250,7 @@ void rt_thread_after_fork_child(void)
 		return;
 	}
 	/* per-thread states of the source, tool and watchpoints lived in the old arena */
-	me->src = me->tool = NULL;
+	me->src = me->tool = me->alloc_sites = NULL;
 	ctx_reset(me);
 	memset(&me->stats, 0, sizeof(me->stats));
 	me->finish_state = 0;
