@@ -69,28 +69,36 @@ SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 	rt_leave(t);
 }
 
+void rt_ranges_add(struct rt_ranges *s, uint64_t lo, uint64_t hi)
+{
+	if (s->n < RT_RANGES_MAX) {
+		s->r[s->n].lo = lo;
+		s->r[s->n].hi = hi;
+		s->n++;
+	}
+}
+
+SIGSAFE int rt_ranges_has(const struct rt_ranges *s, uint64_t addr)
+{
+	for (int i = 0; i < s->n; i++)
+		if (addr >= s->r[i].lo && addr < s->r[i].hi)
+			return 1;
+	return 0;
+}
+
 /* Address ranges owned by the runtime: its code and data segments, registered by init.c,
  * plus every thread's arena and alternate signal stack (checked through the thread). */
-#define RT_MAX_OWNED 8
-static struct {
-	uint64_t lo, hi;
-} owned[RT_MAX_OWNED];
-static int n_owned;
+static struct rt_ranges owned;
 
 void rt_add_owned_range(uint64_t lo, uint64_t hi)
 {
-	if (n_owned < RT_MAX_OWNED) {
-		owned[n_owned].lo = lo;
-		owned[n_owned].hi = hi;
-		n_owned++;
-	}
+	rt_ranges_add(&owned, lo, hi);
 }
 
 SIGSAFE int rt_owns_address(uint64_t addr)
 {
-	for (int i = 0; i < n_owned; i++)
-		if (addr >= owned[i].lo && addr < owned[i].hi)
-			return 1;
+	if (rt_ranges_has(&owned, addr))
+		return 1;
 	struct rt_thread *t = self;
 	if (t) {
 		uint64_t a = (uint64_t)(uintptr_t)t->arena.base;

@@ -530,16 +530,26 @@ static char **collect_args(const char *arg0, va_list ap, char ***envp)
 	return argv;
 }
 
+/* The list forms: gather the arguments (and, for execle, the environment) and call fn. */
+static int exec_va(execve_fn fn, const char *file, const char *arg, va_list ap, int with_env)
+{
+	char **envp = environ;
+	char **argv = collect_args(arg, ap, with_env ? &envp : NULL);
+	if (!argv)
+		return errno = ENOMEM, -1;
+	int r = fn(file, argv, envp);
+	int saved = errno;
+	interpose_real_free(argv);
+	errno = saved;
+	return r;
+}
+
 RT_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, NULL);
+	int r = exec_va(execve, path, arg, ap, 0);
 	va_end(ap);
-	if (!argv)
-		return errno = ENOMEM, -1;
-	int r = execve(path, argv, environ);
-	interpose_real_free(argv);
 	return r;
 }
 
@@ -547,26 +557,17 @@ RT_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, NULL);
+	int r = exec_va(execvpe, file, arg, ap, 0);
 	va_end(ap);
-	if (!argv)
-		return errno = ENOMEM, -1;
-	int r = execvpe(file, argv, environ);
-	interpose_real_free(argv);
 	return r;
 }
 
 RT_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char **envp = NULL;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, &envp);
+	int r = exec_va(execve, path, arg, ap, 1);
 	va_end(ap);
-	if (!argv)
-		return errno = ENOMEM, -1;
-	int r = execve(path, argv, envp);
-	interpose_real_free(argv);
 	return r;
 }
 

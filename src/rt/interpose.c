@@ -170,29 +170,18 @@ struct site_slot {
 	uint32_t ctx, uses;
 };
 
-#define MAX_WRAPPER_RANGES 4
-static struct {
-	uint64_t lo, hi;
-} wrappers[MAX_WRAPPER_RANGES];
-static int n_wrappers;
+static struct rt_ranges wrappers;
 
 void interpose_add_wrapper_range(uint64_t lo, uint64_t hi)
 {
-	if (n_wrappers < MAX_WRAPPER_RANGES) {
-		wrappers[n_wrappers].lo = lo;
-		wrappers[n_wrappers].hi = hi;
-		n_wrappers++;
-	}
+	rt_ranges_add(&wrappers, lo, hi);
 }
 
 static int cacheable(uint64_t site)
 {
 	if (rt_owns_address(site))
 		return 0;
-	for (int i = 0; i < n_wrappers; i++)
-		if (site >= wrappers[i].lo && site < wrappers[i].hi)
-			return 0;
-	return 1;
+	return !rt_ranges_has(&wrappers, site);
 }
 
 static uint32_t alloc_ctx(struct rt_thread *t, uint64_t site)

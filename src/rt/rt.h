@@ -187,6 +187,19 @@ uint32_t ctx_intern(struct rt_thread *t, const uint64_t *ips, int n);
 /* ctx_unwind + ctx_intern; 0 if the path could not be stored. */
 uint32_t ctx_here(struct rt_thread *t, const ucontext_t *uc, int skip);
 
+/* A small fixed set of address ranges, filled at start-up, read by handlers. */
+#define RT_RANGES_MAX 8
+struct rt_ranges {
+	struct {
+		uint64_t lo, hi;
+	} r[RT_RANGES_MAX];
+	int n;
+};
+/* Add [lo, hi) (dropped when the set is full).  Start-up only. */
+void rt_ranges_add(struct rt_ranges *s, uint64_t lo, uint64_t hi);
+/* Is addr in one of the ranges?  Handler-safe. */
+int rt_ranges_has(const struct rt_ranges *s, uint64_t addr);
+
 /* Is addr inside the runtime's own memory or code (never watch or attribute it)? */
 int rt_owns_address(uint64_t addr);
 

@@ -72,4 +72,22 @@ static int check_total_failed_;
 
 #define CHECK_DONE() (check_total_failed_ ? 1 : 0)
 
+/* A fresh temporary directory for a test (tmpdir), and its removal. */
+static char tmpdir[256];
+
+static __attribute__((unused)) void check_mktmp(const char *name)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/%s.XXXXXX", name);
+	if (!mkdtemp(tmpdir))
+		abort();
+}
+
+static __attribute__((unused)) void check_rmtmp(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		printf("  cannot remove %s\n", tmpdir);
+}
+
 #endif

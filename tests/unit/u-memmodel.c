@@ -21,21 +21,14 @@
 
 /* ---- a minimal writer of format.h streams ---- */
 
-static char tmpdir[256];
-
 static void mktmp(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/u-memmodel.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		abort();
+	check_mktmp("u-memmodel");
 }
 
 static void rmtmp(void)
 {
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		printf("  cannot remove %s\n", tmpdir);
+	check_rmtmp();
 }
 
 static void w_proc(const char *maps)

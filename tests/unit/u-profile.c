@@ -21,21 +21,14 @@
 
 /* ---- a minimal writer of format.h streams ---- */
 
-static char tmpdir[256];
-
 static void mktmp(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/u-profile.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		abort();
+	check_mktmp("u-profile");
 }
 
 static void rmtmp(void)
 {
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		printf("  cannot remove %s\n", tmpdir);
+	check_rmtmp();
 }
 
 static FILE *w_stream(const char *dir, const char *prefix, int pid, int tid, uint32_t index,

@@ -125,21 +125,14 @@ TEST(text_table)
 
 /* ---- synthetic recordings ---- */
 
-static char tmpdir[256];
-
 static void mktmp(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/u-report.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		abort();
+	check_mktmp("u-report");
 }
 
 static void rmtmp(void)
 {
-	char cmd[300];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		printf("  cannot remove %s\n", tmpdir);
+	check_rmtmp();
 }
 
 static void w_text(const char *name, const char *text)
