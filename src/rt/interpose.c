@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
@@ -287,9 +288,12 @@ RT_EXPORT void *realloc(void *old, size_t n)
 	}
 	if (!real_realloc)
 		interpose_init();
-	track_free(old);
+	/* before the call: once the block moves, another thread may get its old address */
+	int was_tracked = track_free(old);
 	void *p = real_realloc(old, n);
-	if (worth(n))
+	if (!p && n && was_tracked)	/* failed: the old block lives on */
+		track_alloc(old, malloc_usable_size(old), 0, SITE);
+	else if (worth(n))
 		track_alloc(p, n, 0, SITE);
 	return p;
 }
