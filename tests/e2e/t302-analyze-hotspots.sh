@@ -63,7 +63,7 @@ else
 	fail t302-top-function-as-perf "sonde '$s_sym', perf '$p_sym'"
 fi
 # Both are the function's share of the event's total period, printed with 2 decimals.
-if [ -n "$p_share" ] && float_between "$s_share" "$(echo "$p_share - 0.011" | bc)" "$(echo "$p_share + 0.011" | bc)"; then
+if [ -n "$p_share" ] && float_between "$s_share" "$(awk -v p="$p_share" 'BEGIN { print p - 0.011 }')" "$(awk -v p="$p_share" 'BEGIN { print p + 0.011 }')"; then
 	pass t302-top-share-as-perf
 else
 	fail t302-top-share-as-perf "sonde $s_share%, perf $p_share%"
