@@ -33,7 +33,7 @@ endif
 
 CFLAGS_COMMON := -std=gnu11 $(OPT) -g $(WARN) -Iinclude -Isrc -D_GNU_SOURCE -MMD -MP \
 	-DSONDE_VERSION='"$(VERSION)"'
-CFLAGS_CLI := $(CFLAGS_COMMON) $(SAN)
+CFLAGS_CLI := $(CFLAGS_COMMON) $(SAN) -DSONDE_SOURCE_DATADIR='"$(abspath data)"'
 # The runtime never gets sanitizers: it lives inside other programs.
 CFLAGS_RT := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
 	-fno-stack-protector -ftls-model=initial-exec

@@ -32,7 +32,9 @@ static void print_help(void)
 	       "  --event NAME        sort and share by this event (default: the cycles event,\n"
 	       "                      else the first with samples)\n"
 	       "  --arch NAME         accounting template (default: from the CPUID header)\n"
-	       "  --topdown-dir DIR   where the templates are (default: data/topdown)\n"
+	       "  --topdown-dir DIR   where the templates are (default: $SONDE_TOPDOWN_DIR, else\n"
+	       "                      ../data/topdown or ../share/sonde/topdown beside sonde,\n"
+	       "                      else the source tree's data/topdown)\n"
 	       "  -h, --help          this help\n\n"
 	       "Exit status: 0 success, 1 unreadable or corrupt input, 2 usage error.\n");
 }

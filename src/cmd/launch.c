@@ -29,7 +29,8 @@ const char launch_help[] =
 	"      --no-follow-fork  do not profile forked children\n"
 	"      --no-follow-exec  stop profiling at exec\n"
 	"  -f, --force           write into a non-empty output directory (replaces its recording)\n"
-	"      --seed N          random seed of the sampling (reproducible sample spreading)\n"
+	"      --seed N          seed of the random sample spreading: each thread makes the\n"
+	"                        same choices in every run (timer samples still vary)\n"
 	"      --debug           runtime messages on stderr\n";
 
 void launch_opts_init(struct launch_opts *o, const char *tool)

@@ -257,6 +257,11 @@ const char *td_default_dir(void)
 		snprintf(buf, sizeof(buf), "%s/data/topdown", env);
 		return buf;
 	}
+#ifdef SONDE_SOURCE_DATADIR
+	/* a build outside the source tree (make B=DIR) still finds the tree's templates */
+	if (!stat(SONDE_SOURCE_DATADIR "/topdown", &st) && S_ISDIR(st.st_mode))
+		return SONDE_SOURCE_DATADIR "/topdown";
+#endif
 	return "data/topdown";
 }
 

@@ -175,8 +175,10 @@ struct rt_thread *rt_thread_start(int64_t index)
 	t->busy = 1;
 	t->tid = (int)gettid();
 	t->index = index >= 0 ? (uint32_t)index : rt_thread_next_index();
-	t->rng = (rt_cfg.seed ? rt_cfg.seed : 0x2545f4914f6cdd1dull) ^
-		 ((uint64_t)t->tid * 0x9e3779b97f4a7c15ull) ^ rt_now();
+	/* with --seed, thread N draws the same numbers in every run */
+	t->rng = rt_cfg.seed ? rt_cfg.seed ^ ((uint64_t)(t->index + 1) * 0x9e3779b97f4a7c15ull)
+			     : 0x2545f4914f6cdd1dull ^ ((uint64_t)t->tid * 0x9e3779b97f4a7c15ull) ^
+				       rt_now();
 	stack_range(t);
 	if (arena_init(&t->arena, ARENA_SIZE) || altstack_init(t) || stream_open(t) ||
 	    registry_add(t)) {
