@@ -301,6 +301,8 @@ struct pstate {
 	struct u64map site_cache;	/* (thread << 32 | ctx) -> object */
 	struct range *stack;
 	size_t nstack;
+	struct range *arena;	/* anonymous mappings holding malloc'd blocks: malloc arenas */
+	size_t narena;
 };
 
 const char *mm_kind_name(enum mm_kind k)
@@ -517,6 +519,40 @@ static uint32_t static_object(struct builder *b, struct pstate *ps, uint64_t a)
 	return o;
 }
 
+static int in_arena(const struct pstate *ps, uint64_t a)
+{
+	for (size_t i = 0; i < ps->narena; i++)
+		if (a >= ps->arena[i].lo && a < ps->arena[i].hi)
+			return 1;
+	return 0;
+}
+
+/*
+ * Threads' malloc arenas are anonymous mappings, not "[heap]": an anonymous mapping that
+ * holds a block the malloc family returned is one, and its untracked addresses are small
+ * heap blocks (or the allocator's own bookkeeping).
+ */
+static int find_arenas(struct pstate *ps)
+{
+	struct symtab *st = ps->mp->symtab;
+	for (size_t i = 0; st && i < ps->mp->nalloc; i++) {
+		const struct mm_alloc *al = &ps->mp->alloc[i];
+		uint64_t lo, hi;
+		const char *map;
+		if ((al->flags & SONDE_ALLOC_MMAP) || in_arena(ps, al->addr))
+			continue;
+		map = symtab_mapping(st, al->addr, &lo, &hi);
+		if (!map || *map)
+			continue;
+		struct range *r = realloc(ps->arena, (ps->narena + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		ps->arena = r;
+		ps->arena[ps->narena++] = (struct range){ lo, hi, 0 };
+	}
+	return 0;
+}
+
 static uint32_t other_object(struct builder *b, struct pstate *ps, uint64_t a)
 {
 	const char *map = ps->mp->symtab ? symtab_mapping(ps->mp->symtab, a, NULL, NULL) : NULL;
@@ -528,6 +564,8 @@ static uint32_t other_object(struct builder *b, struct pstate *ps, uint64_t a)
 		snprintf(name, sizeof(name), "[heap: untracked small blocks]");
 	else if (!strcmp(map, "[stack]"))
 		snprintf(name, sizeof(name), "[stack of thread 0]");
+	else if (!*map && in_arena(ps, a))
+		snprintf(name, sizeof(name), "[heap: untracked small blocks]");
 	else if (!*map)
 		snprintf(name, sizeof(name), "[anonymous memory]");
 	else if (*map == '[')
@@ -847,10 +885,13 @@ static int process_run(struct builder *b, size_t pi, size_t thread0)
 	if (!r)
 		r = match_frees(&ps, nfree);
 	if (!r)
+		r = find_arenas(&ps);
+	if (!r)
 		r = sweep(b, &ps);
 	u64map_release(&ps.code_cache);
 	u64map_release(&ps.site_cache);
 	free(ps.stack);
+	free(ps.arena);
 	return r;
 }
 
