@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/analyze-cfg.h"
 #include "lib/analyze-view.h"
 #include "lib/analyze-viewint.h"
 #include "ui/csv.h"
@@ -273,6 +274,32 @@ static void src_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *
 	}
 }
 
+/* ---- CFG ----------------------------------------------------------------------------------- */
+
+/*
+ * v's CFG as SVG on f: blocks weighted by their cycles with accounting, else by samples of
+ * the sort event (what the page's tables rank by).
+ */
+static int cfg_svg(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+{
+	uint64_t *w = calloc(v->nbbs ? v->nbbs : 1, sizeof(*w));
+	int td = av_has_td(c);
+	if (!w)
+		return -ENOMEM;
+	for (size_t b = 0; b < v->nbbs; b++) {
+		if (td) {
+			int64_t vals[AV_MAX_NODES], cyc;
+			av_eval(c, v->bbs[b].samples, vals, &cyc);
+			w[b] = cyc > 0 ? (uint64_t)cyc : 0;
+		} else {
+			w[b] = v->bbs[b].samples[c->ev];
+		}
+	}
+	int r = cfg_svg_write(f, v, w, td ? "cycles" : "samples", v->func);
+	free(w);
+	return r;
+}
+
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
 static void js_str(FILE *f, const char *s)
@@ -290,6 +317,19 @@ static void js_str(FILE *f, const char *s)
 			fputc(ch, f);
 	}
 	fputc('"', f);
+}
+
+/* The CFG as a JSON string (the page inlines it in the function's pane); "" if it failed. */
+static void js_cfg(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int r = m ? cfg_svg(m, c, v) : -ENOMEM;
+	if (m && fclose(m))
+		r = -EIO;
+	js_str(f, !r ? buf : "");
+	free(buf);
 }
 
 /*
@@ -424,7 +464,9 @@ static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_vi
 			js_td(f, c, bb->samples, 0);
 		fputc(']', f);
 	}
-	fputs("],\"asm\":[", f);
+	fputs("],\"cfg\":", f);
+	js_cfg(f, c, v);
+	fputs(",\"asm\":[", f);
 	for (size_t i = 0; i < v->ninsns; i++) {
 		const struct an_insn *x = &v->insns[i];
 		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
@@ -451,7 +493,7 @@ static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_vi
 	fputs("]}", f);
 }
 
-/* functions/N.{asm,bb,src}.csv for the function ranked N. */
+/* functions/N.{asm,bb,src}.csv and N.cfg.svg for the function ranked N. */
 static void write_func_csvs(const struct av_ctx *c, const char *dir, size_t rank,
 			    const struct an_func_view *v)
 {
@@ -466,6 +508,13 @@ static void write_func_csvs(const struct av_ctx *c, const char *dir, size_t rank
 			writers[k](g, c, v);
 			fclose(g);
 		}
+	}
+	char name[64];
+	snprintf(name, sizeof(name), "functions/%zu.cfg.svg", rank);
+	FILE *g = open_in(dir, name, (char[8]){ 0 }, 8);
+	if (g) {
+		cfg_svg(g, c, v);
+		fclose(g);
 	}
 }
 
@@ -512,6 +561,7 @@ static const char *const page_head =
 	"tr.sel{background:#ffd}\n"
 	".pane{border:1px solid #aaa;padding:.5em;margin:.5em 0}\n"
 	"pre{margin:0}\n.bb{background:#f4f4f4;font-weight:bold}\n"
+	"div.cfg{overflow:auto;max-height:80vh}\n"
 	".heat{background:linear-gradient(90deg,#f99 var(--w),transparent var(--w))}\n"
 	"</style></head><body>\n<h1>sonde analyze</h1>\n<p id=\"meta\"></p>\n"
 	"<p><label><input type=\"checkbox\" id=\"cyc\"> accounting in cycle samples "
@@ -619,7 +669,8 @@ static const char *const page_script =
 	"  d.src.slice().sort((a, b) => b[2] - a[2]).forEach(s => { h += '<tr><td class=\"name\">' + esc(s[0]) +\n"
 	"    '</td><td>' + s[1] + '</td><td>' + s[2] + '</td>' + accCells(s[4], s[5]) + '<td class=\"name\">' +\n"
 	"    esc(s[3]) + '</td></tr>'; });\n"
-	"  el.innerHTML = h + '</table></div>';\n"
+	"  el.innerHTML = h + '</table>' + (d.cfg ? '<h4>Control flow</h4><div class=\"cfg\">' +\n"
+	"    d.cfg + '</div>' : '') + '</div>';\n"
 	"}\n"
 	"function renderAll() {\n"
 	"  table('processes', D.processes.filter(x => x.samples[ev]), columns('process'));\n"
