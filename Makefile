@@ -93,7 +93,7 @@ $(B)/sonde: $(CLI_OBJ) $(B)/librt-pure.a
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(SAN) $(CLI_OBJ) $(B)/librt-pure.a -o $@ $(LIBS_CLI) $(LIBS_RT)
 
-$(B)/workloads/%: tests/workloads/%.c
+$(B)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -fopenmp $< -o $@ -lm
 

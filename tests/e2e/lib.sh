@@ -29,3 +29,25 @@ csv_get() {
 
 # float_between X LO HI: true if LO <= X <= HI.
 float_between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+
+# chromium_find: set CHROME to headless Chromium's path, or print SKIP NAME and return 1.
+chromium_find() {
+	CHROME=$(command -v chromium || command -v chromium-browser || true)
+	[ -n "$CHROME" ] && return 0
+	skip "$1" "chromium is not installed"
+	return 1
+}
+
+# chromium URL [FLAGS...]: run it headless with the flags this closed network needs
+# (no background connections, a fresh profile), console on chrome.log (appended);
+# `--dump-dom` or `--screenshot=FILE` among FLAGS say what to do.
+chromium() {
+	local url=$1; shift
+	timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chrome" --enable-logging=stderr --v=0 --virtual-time-budget=5000 \
+		"$@" "$url" 2>>chrome.log
+}
+
+# chromium_console_errors: the console errors chrome.log holds (empty if none).
+chromium_console_errors() { grep -E 'CONSOLE|Uncaught' chrome.log | grep -iE 'error|uncaught' | head -3 | tr '\n' ' '; }

@@ -64,19 +64,11 @@ else
 	pass t303-html-self-contained
 fi
 
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROME" ]; then
-	skip t303-html-chromium "chromium is not installed"
-	exit 0
-fi
-flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-	--disable-background-networking --disable-component-update --disable-sync
-	--user-data-dir="$T/chrome" --enable-logging=stderr --v=0 --virtual-time-budget=5000)
-timeout 60 "$CHROME" "${flags[@]}" --dump-dom "file://$T/report/index.html" >dom.html 2>chrome.log
-timeout 60 "$CHROME" "${flags[@]}" --window-size=1280,1600 --screenshot="$T/shot.png" \
-	"file://$T/report/index.html" >/dev/null 2>>chrome.log
-if grep -E 'CONSOLE|Uncaught' chrome.log | grep -qiE 'error|uncaught'; then
-	fail t303-html-no-console-error "$(grep -E 'CONSOLE|Uncaught' chrome.log | head -3 | tr '\n' ' ')"
+chromium_find t303-html-chromium || exit 0
+chromium "file://$T/report/index.html" --dump-dom >dom.html
+chromium "file://$T/report/index.html" --window-size=1280,1600 --screenshot="$T/shot.png" >/dev/null
+if [ -n "$(chromium_console_errors)" ]; then
+	fail t303-html-no-console-error "$(chromium_console_errors)"
 elif [ ! -s dom.html ]; then
 	fail t303-html-no-console-error "chromium gave no DOM: $(tail -3 chrome.log | tr '\n' ' ')"
 else

@@ -49,15 +49,8 @@ PY
 	if [ "$(cat py.txt)" = ok ]; then pass t312-html-data; else fail t312-html-data "$(head -c 400 py.txt)"; fi
 fi
 
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROME" ]; then
-	skip t312-html-pane "chromium is not installed"
-	exit 0
-fi
-timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$T/chrome" --virtual-time-budget=5000 \
-	--dump-dom "file://$T/ex/rep/index.html" >dom.html 2>chrome.log
+chromium_find t312-html-pane || exit 0
+chromium "file://$T/ex/rep/index.html" --dump-dom >dom.html
 # the open pane (chase): cycles and the top branches in the header, BB 2's totals row
 pane=$(sed -n 's/.*\(<div class="pane" id="pane-[0-9]*">.*\)/\1/p' dom.html)
 if printf '%s' "$pane" | grep -q '<th>samples</th><th>cycles</th><th title="stalled">stalled</th>' &&

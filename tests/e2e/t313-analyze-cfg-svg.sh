@@ -81,17 +81,10 @@ d = json.loads(m.group(1))
 print(sum(1 for f in d["details"] if f.get("cfg", "").startswith("<svg")))' 2>&1)
 check t313-html-embeds-cfg [ "$emb" = "$n" ]
 
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROME" ]; then
-	skip t313-html-chromium "chromium is not installed"
-	exit 0
-fi
-flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-	--disable-background-networking --disable-component-update --disable-sync
-	--user-data-dir="$T/chrome" --enable-logging=stderr --v=0 --virtual-time-budget=5000)
-timeout 60 "$CHROME" "${flags[@]}" --dump-dom "file://$T/ex/rep/index.html" >dom.html 2>chrome.log
-if grep -E 'CONSOLE|Uncaught' chrome.log | grep -qiE 'error|uncaught'; then
-	fail t313-html-no-console-error "$(grep -E 'CONSOLE|Uncaught' chrome.log | head -3 | tr '\n' ' ')"
+chromium_find t313-html-chromium || exit 0
+chromium "file://$T/ex/rep/index.html" --dump-dom >dom.html
+if [ -n "$(chromium_console_errors)" ]; then
+	fail t313-html-no-console-error "$(chromium_console_errors)"
 elif [ ! -s dom.html ]; then
 	fail t313-html-no-console-error "chromium gave no DOM: $(tail -3 chrome.log | tr '\n' ' ')"
 else

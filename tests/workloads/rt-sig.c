@@ -23,28 +23,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define ELEMS 4096
+#include "rt-work.h"
 #define BLOCK (64u << 10)
 #define ALT (8u << 10)	/* the classic SIGSTKSZ */
 
-static volatile uint64_t sink;
 static volatile sig_atomic_t usr1;
 
-static uint64_t work(int passes)
-{
-	uint64_t *a = malloc(ELEMS * sizeof(*a));
-	uint64_t s = 0;
-	if (!a)
-		return 0;
-	for (int i = 0; i < ELEMS; i++)
-		a[i] = (uint64_t)i;
-	for (int p = 0; p < passes; p++)
-		for (int i = 0; i < ELEMS; i++)
-			s += a[i];
-	free(a);
-	sink += s;
-	return s;
-}
 
 static void on_usr1(int sig)
 {
