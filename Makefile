@@ -41,12 +41,24 @@ CFLAGS_RT := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -fno-omit-frame-pointer 
 LIBS_RT := -lZydis -lunwind -lpfm -ldl -lpthread -lrt
 LIBS_CLI := -lsqlite3 -ldw -lelf -lzstd -lZydis -lpfm -lm -lpthread
 
-# Runtime sources.  Files that include rt/sigsafe.h hold handler-reachable code; the nm check
+# Where code lives (doc/architecture.md):
+#   src/rt/                 libsonde.so's machinery, inside the profiled program
+#   src/tools/<tool>/rt-*.c  a tool's runtime client (built into libsonde.so too)
+#   src/tools/<tool>/*.c     the rest of a tool: model, views, command (the CLI)
+#   src/tools/<tool>/build.mk  optional: a tool's own extra targets (see vsensor)
+#   src/prof/ src/ui/ src/analyze/ src/machine/ src/cmd/   the CLI's shared layers
+# Files that include rt/sigsafe.h hold handler-reachable code; the nm check
 # (tests/e2e/t010-rt-handler-safety.sh) finds them by that include.
-RT_SRC := $(wildcard src/rt/*.c)
+RT_SRC := $(wildcard src/rt/*.c src/tools/*/rt-*.c)
 # Pure runtime modules that the CLI and unit tests may link too (no constructors, no interposers).
 RT_PURE := $(filter-out src/rt/init.c src/rt/interpose.c src/rt/inst-stub.c,$(RT_SRC))
-CLI_SRC := src/sonde.c $(wildcard src/cmd/*.c src/lib/*.c src/ui/*.c)
+TOOL_CLI_SRC := $(foreach f,$(wildcard src/tools/*/*.c),$(if $(filter rt-%,$(notdir $(f))),,$(f)))
+# A tool's build.mk adds files that are not part of the CLI (a library of its own) here.
+CLI_EXCLUDE :=
+EXTRA_TARGETS :=
+-include $(wildcard src/tools/*/build.mk)
+CLI_SRC := src/sonde.c $(filter-out $(CLI_EXCLUDE),$(wildcard src/cmd/*.c src/prof/*.c \
+	src/ui/*.c src/analyze/*.c src/machine/*.c src/lib/*.c) $(TOOL_CLI_SRC))
 
 RT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out src/rt/inst-stub.c,$(RT_SRC)))
 RT_PURE_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_PURE))
@@ -56,7 +68,7 @@ CLI_LIB_OBJ := $(filter-out $(B)/cli/sonde.o,$(CLI_OBJ))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c))
 UNIT := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/u-*.c))
 
-all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc
+all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc $(EXTRA_TARGETS)
 
 $(B)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
