@@ -58,7 +58,7 @@ CLI_EXCLUDE :=
 EXTRA_TARGETS :=
 -include $(wildcard src/tools/*/build.mk)
 CLI_SRC := src/sonde.c $(filter-out $(CLI_EXCLUDE),$(wildcard src/cmd/*.c src/prof/*.c \
-	src/ui/*.c src/analyze/*.c src/machine/*.c src/lib/*.c) $(TOOL_CLI_SRC))
+	src/ui/*.c src/analyze/*.c src/machine/*.c ) $(TOOL_CLI_SRC))
 
 RT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out src/rt/inst-stub.c,$(RT_SRC)))
 RT_PURE_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_PURE))

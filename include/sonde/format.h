@@ -65,6 +65,10 @@ enum sonde_rec_type {
 	SONDE_REC_STATS = 5,	/* the thread's counters, written at thread end */
 	SONDE_REC_END = 6,	/* the stream ends here (normal end or fatal signal) */
 	SONDE_REC_TRAP = 7,	/* a watchpoint trap (tools built on watch.c) */
+	/* Types from here on belong to the recording's tool (`tool` in PREFIX.proc): each
+	 * tool declares its own in its folder (src/tools/<tool>/format.h); readers hand
+	 * them to that tool and skip them otherwise. */
+	SONDE_REC_TOOL = 64,
 };
 
 struct sonde_rec_hdr {

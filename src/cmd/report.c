@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "lib/report.h"
+#include "prof/report.h"
 
 static const char usage_text[] =
 	"usage: sonde report DIR [--format text|csv|json] [--top N] [--quiet]\n"

@@ -61,11 +61,11 @@ SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 		return;
 	/* rt_owns_address: the runtime's own memory (a sample inside a handler frame, an
 	 * arena) */
-	if (!rt_tool || rt_owns_address(a->addr) || rt_enter(t)) {
+	if (!rt_tool || !rt_tool->access || rt_owns_address(a->addr) || rt_enter(t)) {
 		t->stats.dropped++;
 		return;
 	}
-	rt_tool->on_access(t, a, uc, skip);
+	rt_tool->access(t, a, uc, skip);
 	rt_leave(t);
 }
 

@@ -64,6 +64,8 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (t->tid != (int)gettid())
 		wait_not_busy(t);
+	if (rt_tool && rt_tool->thread_end)
+		rt_tool->thread_end(t);
 	struct sonde_rec_stats s = {
 		.h = { .type = SONDE_REC_STATS, .size = sizeof(s) },
 		.samples = t->stats.samples,
@@ -165,6 +167,8 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 		return;
 	rt_stopping = 1;
 	int saved = errno;
+	if (rt_tool && rt_tool->process_end)
+		rt_tool->process_end(signo);
 	rt_finish_all(signo);
 	rt_copy_maps(".maps");
 	rt_proc_append_u64("end_ns", rt_now());

@@ -84,6 +84,31 @@ static void config_read(void)
 	rt_cfg.enabled = 1;
 }
 
+/*
+ * The tool SONDE_TOOL names, started: 0, or -1 when it is unknown or refuses to start;
+ * then the runtime stays off and the program runs as it would without it.
+ */
+static int rt_tool_start(void)
+{
+	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);
+	int r = tool ? 0 : -EINVAL;
+	if (tool && tool->start)
+		r = tool->start();
+	if (r) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), tool ? "sonde: tool '%s' cannot start: %s; the program "
+						  "runs unprofiled\n"
+						: "sonde: unknown tool '%s' (SONDE_TOOL)%.0s; the program "
+						  "runs unprofiled\n",
+			 rt_cfg.tool, strerror(-r));
+		rt_log(msg);
+		rt_cfg.enabled = 0;
+		return -1;
+	}
+	rt_tool = tool;
+	return 0;
+}
+
 static const struct rt_source *source_by_id(int id)
 {
 	switch (id) {
@@ -305,9 +330,9 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	if (gcc)
 		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
 	stem_set();
-	if (!strcmp(rt_cfg.tool, "mem"))
-		rt_tool = &rt_tool_mem;
 	source_pick();
+	if (rt_tool_start())
+		return;
 	proc_write_start();
 	rt_copy_maps(".maps.start");
 	pthread_key_create(&thread_key, thread_key_destructor);

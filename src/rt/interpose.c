@@ -209,7 +209,7 @@ static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t fl
 						   uint64_t site)
 {
 	struct rt_thread *t = rt_self();
-	if (!p || !t || !rt_tool || rt_enter(t))
+	if (!p || !t || !rt_tool || !(rt_tool->flags & RT_TOOL_OBJECTS) || rt_enter(t))
 		return;
 	if (set_add((uintptr_t)p) == 0) {
 		struct sonde_rec_alloc r = {

@@ -147,17 +147,60 @@ extern const struct rt_source rt_source_clock, rt_source_hw, rt_source_inst;
 /* The source in use (init.c). */
 extern const struct rt_source *rt_source;
 
-/* ---- tools ---- */
+/* ---- tools ----
+ *
+ * A tool's runtime client (src/tools/<tool>/rt-*.c) is a table of hooks, registered by one
+ * line in rt_tools[] (tools.c); SONDE_TOOL names it and the runtime refuses an unknown
+ * name at start.  Every hook may be NULL.  The client records through the thread's writer
+ * (rt_tool_record), arms watchpoints through the engine (rt/watch.h) and finds data
+ * objects offline from the ALLOC/FREE records the runtime writes when RT_TOOL_OBJECTS is
+ * set.  Hooks marked handler-safe follow the signal boundary's rules (rt/sigsafe.h).
+ */
+struct watch_trap;
+
+#define RT_TOOL_OBJECTS 0x1	/* track heap allocations (ALLOC/FREE records) */
 
 struct rt_tool {
 	const char *name;
-	void (*on_access)(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
-			  int skip);
+	unsigned flags;			/* RT_TOOL_* */
+	/* Process start: after the sample source is picked, before any thread samples.
+	 * 0, or -errno to record nothing (the program then runs unprofiled).  Not in a
+	 * handler. */
+	int (*start)(void);
+	/* A thread starts (before its source starts sampling) / stops being sampled (after
+	 * its source stopped).  Not in a handler. */
+	int (*thread_start)(struct rt_thread *t);
+	void (*thread_stop)(struct rt_thread *t);
+	/* A sampled access of t; t is claimed (rt_enter) for the call.  `uc` and `skip` as
+	 * for rt_deliver_access.  Handler-safe. */
+	void (*access)(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
+		       int skip);
+	/* A watchpoint armed without a callback of its own trapped in t (watch_arm with
+	 * on_trap NULL): the trap's slot, cookie, watched range and the context after the
+	 * access.  Handler-safe. */
+	void (*trap)(struct rt_thread *t, const struct watch_trap *w, const ucontext_t *uc);
+	/* In a fork child, in the forking thread, after the runtime reset its own state of t
+	 * (the parent's other threads do not exist here).  Not in a handler. */
+	void (*fork_child)(struct rt_thread *t);
+	/* t's stream is about to be closed: write the tool's last records of t.  May run in
+	 * another thread at process end (t is stopped then).  Handler-safe. */
+	void (*thread_end)(struct rt_thread *t);
+	/* The process ends (exit, exec, fatal signal `signo`), before the streams are
+	 * finished.  Handler-safe. */
+	void (*process_end)(int signo);
 };
 
-extern const struct rt_tool rt_tool_mem;
-/* The tool in use (init.c). */
+/* Every tool with a runtime client (tools.c), NULL-terminated. */
+extern const struct rt_tool *const rt_tools[];
+/* The tool called name, NULL if there is none. */
+const struct rt_tool *rt_tool_find(const char *name);
+/* The tool in use (init.c); NULL before start or when the runtime is off. */
 extern const struct rt_tool *rt_tool;
+
+/* Append one of the tool's own records (type >= SONDE_REC_TOOL, declared in the tool's
+ * folder) to t's stream.  0, or -ENOSPC when it is lost (counted).  Handler-safe; the
+ * caller has claimed t (inside a hook, or between rt_enter and rt_leave). */
+int rt_tool_record(struct rt_thread *t, const void *rec, size_t size);
 
 /* core.c: set the calling thread's state (thread start, never in a handler). */
 void rt_set_self(struct rt_thread *t);

@@ -191,6 +191,8 @@ struct rt_thread *rt_thread_start(int64_t index)
 	}
 	rt_set_self(t);
 	ctx_thread_warmup();
+	if (rt_tool && rt_tool->thread_start)
+		rt_tool->thread_start(t);
 	if (rt_source && rt_source->thread_start(t) < 0)
 		t->stats.dropped = 0;	/* unsampled thread: still records allocations */
 	t->busy = 0;
@@ -204,6 +206,8 @@ void rt_thread_end(struct rt_thread *t)
 	t->busy = 1;
 	if (rt_source)
 		rt_source->thread_stop(t);
+	if (rt_tool && rt_tool->thread_stop)
+		rt_tool->thread_stop(t);
 	rt_thread_finish(t, 0);
 	/* If the exit path is finishing this thread right now, let it complete.  It waits
 	 * for busy to fall first; stopped is set, so nothing can claim the thread meanwhile. */
@@ -263,6 +267,8 @@ void rt_thread_after_fork_child(void)
 		me->stopped = 1;
 		return;
 	}
+	if (rt_tool && rt_tool->fork_child)
+		rt_tool->fork_child(me);
 	if (rt_source)
 		rt_source->thread_start(me);
 	me->busy = 0;

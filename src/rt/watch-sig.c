@@ -666,6 +666,8 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	}
 	watch_fn fn = sl->fn;
 	void *cookie = sl->cookie;
+	struct watch_trap w = { .slot = i, .cookie = cookie, .addr = sl->addr, .len = sl->len,
+				.type = sl->type, .si = si };
 	int persist = sl->flags & WATCH_PERSIST;
 	uint64_t seq = sl->seq;
 	int fd = sl->fd;
@@ -678,9 +680,14 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	t->stats.traps++;
 	uint64_t before = persist && fn ? event_count(fd) : 0;
 	set_unlock(s);
-	if (!fn || t->stopped)
+	if (t->stopped)
 		return;
-	fn(t, i, cookie, uc, si);
+	if (fn)
+		fn(t, i, cookie, uc, si);
+	else if (rt_tool && rt_tool->trap)
+		rt_tool->trap(t, &w, uc);
+	else
+		return;
 	if (persist)
 		note_self_traps(t, s, i, fd, seq, before);
 }

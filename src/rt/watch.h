@@ -70,6 +70,16 @@ enum watch_policy {
 
 struct rt_thread;
 
+/* A trap as the tool's trap hook (struct rt_tool) sees it. */
+struct watch_trap {
+	int slot;
+	void *cookie;		/* the arming request's cookie */
+	uint64_t addr;		/* the watched block */
+	uint32_t len;
+	int type;		/* enum watch_type */
+	const siginfo_t *si;
+};
+
 /*
  * Called in the target thread, from the watch signal handler (on the sigaltstack, with
  * rt_cfg.sig_sample, SIGTRAP and the watch signal blocked), after a one-shot slot was
@@ -85,7 +95,8 @@ struct watch_req {
 	int type;		/* enum watch_type */
 	int flags;		/* WATCH_PERSIST, WATCH_ALIGN */
 	int policy;		/* enum watch_policy, used only when no slot is empty */
-	watch_fn on_trap;	/* may be NULL: the trap is only counted */
+	watch_fn on_trap;	/* NULL: the active tool's trap hook (struct rt_tool), or the
+				 * trap is only counted when there is none */
 	void *cookie;		/* passed back to on_trap, not owned */
 };
 

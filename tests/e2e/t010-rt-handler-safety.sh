@@ -13,20 +13,23 @@ cc -O2 -c bad.c -o bad.o
 if [ -n "$(bad_symbols bad.o)" ]; then pass "nm-check-catches-malloc"; else fail "nm-check-catches-malloc"; fi
 
 n=0
-for src in "$SONDE_TOP"/src/rt/*.c; do
+# the runtime's machinery and each tool's runtime client (src/tools/<tool>/rt-*.c)
+for src in "$SONDE_TOP"/src/rt/*.c "$SONDE_TOP"/src/tools/*/rt-*.c; do
+	[ -f "$src" ] || continue
 	grep -q '#include "rt/sigsafe.h"' "$src" || continue
-	obj=$SONDE_BUILD/obj/rt/$(basename "$src" .c).o
+	rel=${src#"$SONDE_TOP"/src/}
+	obj=$SONDE_BUILD/obj/${rel%.c}.o
 	# inst-stub.c is built straight into its own library
 	[ "$(basename "$src")" = inst-stub.c ] && obj=$SONDE_BUILD/libsonde-inst.so
-	name=handler-safe-$(basename "$src" .c)
+	name=handler-safe-${rel%.c}
 	if [ ! -f "$obj" ]; then fail "$name" "object $obj not built"; continue; fi
 	bad=$(bad_symbols "$obj" | tr '\n' ' ')
 	if [ -z "$bad" ]; then pass "$name"; else fail "$name" "references $bad"; fi
 	n=$((n + 1))
 done
 # The files the design names as handler-reachable must be among them.
-for must in core out arena ctx tool-mem finish; do
-	grep -q '#include "rt/sigsafe.h"' "$SONDE_TOP/src/rt/$must.c" ||
-		fail "sigsafe-marked-$must" "src/rt/$must.c does not include rt/sigsafe.h"
+for must in rt/core rt/out rt/arena rt/ctx rt/finish tools/mem/rt-mem; do
+	grep -q '#include "rt/sigsafe.h"' "$SONDE_TOP/src/$must.c" ||
+		fail "sigsafe-marked-$must" "src/$must.c does not include rt/sigsafe.h"
 done
 [ "$n" -ge 6 ] && pass "handler-objects-found ($n)" || fail "handler-objects-found" "only $n"

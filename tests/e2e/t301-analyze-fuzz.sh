@@ -8,7 +8,7 @@ if ! command -v clang >/dev/null; then
 	exit 0
 fi
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I"$SONDE_TOP/src" \
-	"$SONDE_TOP/tests/fuzz/fuzz-perfdata.c" "$SONDE_TOP/src/lib/perfdata.c" -lzstd \
+	"$SONDE_TOP/tests/fuzz/fuzz-perfdata.c" "$SONDE_TOP/src/analyze/perfdata.c" -lzstd \
 	-o "$T/fuzz" 2>"$T/cc.err"; then
 	skip t301-analyze-fuzz "cannot build with -fsanitize=fuzzer: $(head -1 "$T/cc.err")"
 	exit 0

@@ -4,12 +4,12 @@
  * or a clean -EINVAL, never a crash, a leak or a hang.  Built and run (bounded) by
  * tests/e2e/t301-analyze-fuzz.sh:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/fuzz-perfdata.c \
- *         src/lib/perfdata.c -lzstd
+ *         src/analyze/perfdata.c -lzstd
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/perfdata.h"
+#include "analyze/perfdata.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

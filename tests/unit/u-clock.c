@@ -154,7 +154,7 @@ static void rec_access(struct rt_thread *t, const struct rt_access *a, const uco
 	t->stats.samples++;
 }
 
-static const struct rt_tool rec_tool = { .name = "test", .on_access = rec_access };
+static const struct rt_tool rec_tool = { .name = "test", .access = rec_access };
 
 /* ---- the profiled thread ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * u-memmodel.c - attribution of MEM samples (src/lib/memmodel.c): synthetic recordings with
+ * u-memmodel.c - attribution of MEM samples (src/tools/mem/model.c): synthetic recordings with
  * known allocations, frees, address reuse, stacks, weights and threads; every expected
  * count is computed here from the construction, and a large random case is checked
  * against a brute-force scan.
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/memmodel.h"
-#include "lib/profile.h"
-#include "lib/symbols.h"
+#include "tools/mem/model.h"
+#include "prof/profile.h"
+#include "prof/symbols.h"
 #include "sonde/format.h"
 
 /* ---- a minimal writer of format.h streams ---- */

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/analyze-stab.h"
-#include "lib/analyze.h"
+#include "analyze/stab.h"
+#include "analyze/analyze.h"
 #include "../../tools/perfdata-synth.h"
 
 TEST(stab_counts_distinct_keys)

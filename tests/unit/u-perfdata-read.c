@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/perfdata.h"
+#include "analyze/perfdata.h"
 #include "../../tools/perfdata-synth.h"
 
 #define ENABLED 1

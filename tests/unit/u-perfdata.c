@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/perfdata.h"
+#include "analyze/perfdata.h"
 #include "../../tools/perfdata-synth.h"
 
 #define ST_ALL (1u | 2u | 4u | 8u | (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7) | (1u << 8) | \

@@ -573,7 +573,7 @@ static void pf_on_access(struct rt_thread *t, const struct rt_access *a, const u
 	pf.in_main_thread += t == rt_self();
 }
 
-static const struct rt_tool pf_tool = { .name = "test", .on_access = pf_on_access };
+static const struct rt_tool pf_tool = { .name = "test", .access = pf_on_access };
 
 /*
  * The whole source on this machine: rings per thread, the overflow signal to the thread,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * u-profile.c - the raw recording reader (src/lib/profile.c): synthetic recordings written
+ * u-profile.c - the raw recording reader (src/prof/profile.c): synthetic recordings written
  * here with format.h's structs are read back field by field; every truncation of a small
  * stream and thousands of random corruptions read cleanly or fail with a one-line error.
  *
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/profile.h"
+#include "prof/profile.h"
 #include "sonde/format.h"
 
 /* ---- a minimal writer of format.h streams ---- */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/report.h"
+#include "prof/report.h"
 #include "sonde/format.h"
 #include "ui/csv.h"
 #include "ui/json.h"

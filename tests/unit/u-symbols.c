@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * u-symbols.c - offline symbolization (src/lib/symbols.c) of this very test process:
+ * u-symbols.c - offline symbolization (src/prof/symbols.c) of this very test process:
  * its own functions (with lines and inlined frames), its static arrays, its heap and
  * stack, libc and a library without debug info, then maps files that are broken on
  * purpose, and a throughput measurement printed as an info line.
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/symbols.h"
+#include "prof/symbols.h"
 
 /* AddressSanitizer (make ASAN=1) serves malloc from its own mappings and interposes qsort
  * and strlen: the tests then use a libc function it leaves alone. */

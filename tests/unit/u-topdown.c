@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/analyze.h"
-#include "lib/topdown.h"
+#include "analyze/analyze.h"
+#include "analyze/topdown.h"
 #include "../../tools/perfdata-synth.h"
 
 __attribute__((noinline)) int func_a(int x)

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/symbols.h"
+#include "prof/symbols.h"
 
 /* How far back from the last symbol starting at or below an address a lookup looks for
  * one containing it (symbols nested in others, like local labels inside a function). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* analyze-stab.c - counts per distinct key of 64-bit words (see analyze-stab.h). */
-#include "lib/analyze-stab.h"
+#include "analyze/stab.h"
 
 #include <errno.h>
 #include <stdlib.h>

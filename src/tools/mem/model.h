@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/profile.h"
+#include "prof/profile.h"
 
 struct symtab;
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/analyze.h"
+#include "analyze/analyze.h"
 
 #define TD_MAX_TERMS 8
 

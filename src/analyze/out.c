@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/analyze-cfg.h"
-#include "lib/analyze-view.h"
-#include "lib/analyze-viewint.h"
+#include "analyze/cfg.h"
+#include "analyze/view.h"
+#include "analyze/view-int.h"
 #include "ui/csv.h"
 
 /* ---- CSV ----------------------------------------------------------------------------------- */

@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "lib/analyze.h"
-#include "lib/topdown.h"
+#include "analyze/analyze.h"
+#include "analyze/topdown.h"
 
 struct av_ctx {
 	struct analysis *an;

@@ -12,11 +12,11 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
-#include "lib/errmsg.h"
-#include "lib/db.h"
-#include "lib/memmodel.h"
-#include "lib/profile.h"
-#include "lib/report.h"
+#include "prof/errmsg.h"
+#include "prof/db.h"
+#include "tools/mem/model.h"
+#include "prof/profile.h"
+#include "prof/report.h"
 #include "ui/csv.h"
 #include "ui/json.h"
 #include "ui/text.h"

@@ -3,7 +3,7 @@
 #ifndef SONDE_LIB_ANALYZE_VIEWINT_H
 #define SONDE_LIB_ANALYZE_VIEWINT_H
 
-#include "lib/analyze-view.h"
+#include "analyze/view.h"
 
 #define AV_MAX_NODES 256
 #define AV_LABW 24		/* a column label, NUL included */

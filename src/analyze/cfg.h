@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/analyze.h"
+#include "analyze/analyze.h"
 
 /*
  * Write v's CFG to f as one <svg> element (no XML declaration, so it can also be inlined in

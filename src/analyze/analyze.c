@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* analyze.c - aggregation of a perf.data recording, GOoDA style (see analyze.h). */
-#include "lib/analyze.h"
+#include "analyze/analyze.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/analyze-stab.h"
+#include "analyze/stab.h"
 
 /* ---- a small hash: three u64 keys -> int ---------------------------------------------- */
 

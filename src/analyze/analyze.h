@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/analyze-sym.h"
-#include "lib/perfdata.h"
+#include "analyze/sym.h"
+#include "analyze/perfdata.h"
 
 struct an_event {
 	const char *name;		/* as perf names it (EVENT_DESC, or made up) */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* analyze-sym.c - offline symbols of perf.data modules (see analyze-sym.h). */
-#include "lib/analyze-sym.h"
-#include "lib/symbols.h"
+#include "analyze/sym.h"
+#include "prof/symbols.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tool-mem.c - the `mem` tool's client: every sampled access becomes a MEM record with
- * its calling context.  Attribution to data objects happens offline (src/lib/memmodel.c)
+ * rt-mem.c - the `mem` tool's runtime client: every sampled access becomes a MEM record with
+ * its calling context.  Attribution to data objects happens offline (model.c)
  * from the ALLOC/FREE records, the symbol tables and the thread stacks.  Handler-reachable.
  */
 #include "rt/rt.h"
@@ -39,5 +39,6 @@ static SIGSAFE void mem_on_access(struct rt_thread *t, const struct rt_access *a
 
 const struct rt_tool rt_tool_mem = {
 	.name = "mem",
-	.on_access = mem_on_access,
+	.flags = RT_TOOL_OBJECTS,
+	.access = mem_on_access,
 };

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "lib/analyze-view.h"
-#include "lib/analyze.h"
-#include "lib/perfdata.h"
-#include "lib/topdown.h"
+#include "analyze/view.h"
+#include "analyze/analyze.h"
+#include "analyze/perfdata.h"
+#include "analyze/topdown.h"
 
 static void print_help(void)
 {

@@ -8,10 +8,10 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include "lib/errmsg.h"
-#include "lib/db.h"
-#include "lib/memmodel.h"
-#include "lib/symbols.h"
+#include "prof/errmsg.h"
+#include "prof/db.h"
+#include "tools/mem/model.h"
+#include "prof/symbols.h"
 
 
 static const char schema_sql[] =

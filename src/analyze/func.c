@@ -4,7 +4,7 @@
  * split into basic blocks at branches and branch targets, each instruction's samples and its
  * DWARF position (the inline chain), and source lines summing their instructions.
  */
-#include "lib/analyze.h"
+#include "analyze/analyze.h"
 
 #include <Zydis/Zydis.h>
 #include <errno.h>

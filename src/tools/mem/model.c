@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/memmodel.h"
-#include "lib/symbols.h"
+#include "tools/mem/model.h"
+#include "prof/symbols.h"
 
 #define PATH_MAX_FRAMES 256
 

@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "lib/analyze-cfg.h"
+#include "analyze/cfg.h"
 
 #define BOX_W 230	/* block box */
 #define BOX_H 44

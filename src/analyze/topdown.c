@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* topdown.c - cycle-accounting templates and their evaluation (see topdown.h). */
-#include "lib/topdown.h"
+#include "analyze/topdown.h"
 
 #include <ctype.h>
 #include <dirent.h>

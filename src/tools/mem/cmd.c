@@ -11,7 +11,7 @@
 
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
-#include "lib/report.h"
+#include "prof/report.h"
 
 static void usage(FILE *f)
 {

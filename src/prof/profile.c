@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/errmsg.h"
-#include "lib/profile.h"
+#include "prof/errmsg.h"
+#include "prof/profile.h"
 
 /* A .proc file is a few hundred bytes; more than this is not one. */
 #define PROC_MAX_BYTES (1 << 20)

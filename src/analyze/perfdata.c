@@ -4,7 +4,7 @@
  * include/uapi/linux/perf_event.h and perf's documented file format
  * (tools/perf/Documentation/perf.data-file-format.txt).
  */
-#include "lib/perfdata.h"
+#include "analyze/perfdata.h"
 
 #include <errno.h>
 #include <fcntl.h>

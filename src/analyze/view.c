@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* analyze-view.c - terminal views of `sonde analyze` (see analyze-view.h). */
-#include "lib/analyze-view.h"
+#include "analyze/view.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/analyze-viewint.h"
+#include "analyze/view-int.h"
 
 static void text_cpus(FILE *out, const struct av_ctx *c);
 

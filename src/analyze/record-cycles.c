@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "lib/topdown.h"
+#include "analyze/topdown.h"
 
 static void print_help(void)
 {

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "lib/errmsg.h"
+#include "prof/errmsg.h"
 
 int errmsg(char *err, size_t len, int code, const char *fmt, ...)
 {
