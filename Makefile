@@ -57,7 +57,7 @@ TOOL_CLI_SRC := $(foreach f,$(wildcard src/tools/*/*.c),$(if $(filter rt-%,$(not
 CLI_EXCLUDE :=
 EXTRA_TARGETS :=
 -include $(wildcard src/tools/*/build.mk)
-CLI_SRC := src/sonde.c $(filter-out $(CLI_EXCLUDE),$(wildcard src/cmd/*.c src/prof/*.c \
+CLI_SRC := src/sonde.c $(filter-out $(CLI_EXCLUDE),$(wildcard src/cmd/*.c src/prof/*.c src/tools/*.c \
 	src/ui/*.c src/analyze/*.c src/machine/*.c ) $(TOOL_CLI_SRC))
 
 RT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out src/rt/inst-stub.c,$(RT_SRC)))

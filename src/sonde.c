@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "prof/tool.h"
 
 
 struct command {
@@ -13,54 +14,31 @@ struct command {
 	const char *summary;
 };
 
+/* The commands that are not tools; the tools' own come from their table (prof/tool.h). */
 static const struct command commands[] = {
 	{ "info", cmd_info, "what this machine offers for profiling, and what to fix" },
-	{ "mem", cmd_mem, "which code and which data objects do the memory accesses" },
 	{ "report", cmd_report, "show a recorded profile again (text, csv, json)" },
-	{ "analyze", cmd_analyze, "cycle accounting and hot spots of a perf.data recording" },
 	{ "record-cycles", cmd_record_cycles, "run perf record with this CPU's cycle-accounting events" },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-void sonde_error(const char *fmt, ...)
+/* The function of the command or tool called name, NULL if there is none. */
+static int (*command_find(const char *name))(int, char **)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("sonde: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-void sonde_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("sonde: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-int sonde_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("sonde: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	if (cmd)
-		fprintf(stderr, "try 'sonde %s --help'\n", cmd);
-	else
-		fprintf(stderr, "try 'sonde --help'\n");
-	return EXIT_USAGE;
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return commands[i].fn;
+	const struct tool *t = tool_find(name);
+	return t ? t->cmd : NULL;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sonde <command> [options] [-- program [args]]\n\n"
 		   "Lightweight profilers for parallel programs.  Commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; tools[i]; i++)
+		fprintf(f, "  %-14s %s\n", tools[i]->name, tools[i]->summary);
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'sonde <command> --help' describes each.  'sonde --version' prints the version.\n"
 		   "Manual: doc/sonde.md (exit statuses, environment, output files).\n");
@@ -76,10 +54,9 @@ int main(int argc, char **argv)
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		if (argc > 2 && strcmp(name, "help") == 0) {
 			char *sub[] = { argv[2], "--help", NULL };
-			name = argv[2];
-			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-				if (!strcmp(commands[i].name, name))
-					return commands[i].fn(2, sub);
+			int (*fn)(int, char **) = command_find(argv[2]);
+			if (fn)
+				return fn(2, sub);
 		}
 		usage(stdout);
 		return 0;
@@ -88,8 +65,8 @@ int main(int argc, char **argv)
 		printf("sonde %s\n", SONDE_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i].name, name))
-			return commands[i].fn(argc - 1, argv + 1);
+	int (*fn)(int, char **) = command_find(name);
+	if (fn)
+		return fn(argc - 1, argv + 1);
 	return sonde_usage_error(NULL, "unknown command '%s'", name);
 }

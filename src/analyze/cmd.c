@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "prof/tool.h"
 #include "analyze/view.h"
 #include "analyze/analyze.h"
 #include "analyze/perfdata.h"
@@ -249,3 +250,9 @@ int cmd_analyze(int argc, char **argv)
 	perfdata_free(pd);
 	return status;
 }
+
+const struct tool tool_analyze = {
+	.name = "analyze",
+	.summary = "cycle accounting and hot spots of a perf.data recording",
+	.cmd = cmd_analyze,
+};

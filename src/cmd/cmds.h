@@ -13,9 +13,7 @@
 #define EXIT_USAGE 2
 
 int cmd_info(int argc, char **argv);
-int cmd_mem(int argc, char **argv);
 int cmd_report(int argc, char **argv);
-int cmd_analyze(int argc, char **argv);
 int cmd_record_cycles(int argc, char **argv);
 
 /* "sonde: <message>" on stderr, one line. */

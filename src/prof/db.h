@@ -1,36 +1,41 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * db.h - the profile database: one SQLite file (DIR/profile.db) per recording, written
- * in one transaction with prepared statements.  Its tables are documented column by
- * column in doc/profile-db.md; DB_SCHEMA changes whenever they change, and readers
- * rebuild a database whose meta.schema differs.
+ * db.h - the profile database: one SQLite file (DIR/profile.db) per recording, filled by
+ * the recording's tool (struct tool, prof/tool.h) in one transaction with prepared
+ * statements.  Its tables are documented column by column in doc/profile-db.md; DB_SCHEMA
+ * changes whenever they change, and readers rebuild a database whose meta.schema differs.
+ * Every tool writes a `meta` table (key, value) with at least schema, tool, source,
+ * period and scaling.
  */
-#ifndef SONDE_LIB_DB_H
-#define SONDE_LIB_DB_H
+#ifndef SONDE_PROF_DB_H
+#define SONDE_PROF_DB_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #define DB_SCHEMA "1"
 
-struct memmodel;
 struct sqlite3;
+struct sqlite3_stmt;
+
+/* Fills the open, empty database db; 0 or -errno with a reason in err. */
+typedef int (*db_fill_fn)(struct sqlite3 *db, const void *arg, char *err, size_t errlen);
 
 /*
- * Write the model to a new database at path (an existing file is replaced atomically:
- * the data goes to path.tmp, renamed at the end).  path ":memory:" is not accepted here;
- * use db_fill.  0, or -errno with a one-line reason in err.
+ * Create a new database at path with fill(db, arg): the data goes to path.tmp, renamed
+ * over path at the end, so an existing file is replaced atomically and a failure leaves it
+ * as it was.  0, or -errno with a one-line reason in err.
  */
-int db_write(const struct memmodel *m, const char *path, char *err, size_t errlen);
-
-/* Create the tables in the open, empty database db and fill them.  0 or -errno (err). */
-int db_fill(struct sqlite3 *db, const struct memmodel *m, char *err, size_t errlen);
+int db_write(const char *path, db_fill_fn fill, const void *arg, char *err, size_t errlen);
 
 /*
  * Open path read-only.  0 and *db (close with sqlite3_close), or -errno (err):
  * -ENOENT missing, -EINVAL not a sonde profile database or an older schema.
  */
 int db_open(const char *path, struct sqlite3 **db, char *err, size_t errlen);
+
+/* meta.value of key into buf ("" if absent).  Returns buf. */
+const char *db_meta(struct sqlite3 *db, const char *key, char *buf, size_t len);
 
 /*
  * The scaling a source and period imply, as one sentence for reports (meta.scaling):
@@ -39,7 +44,14 @@ int db_open(const char *path, struct sqlite3 **db, char *err, size_t errlen);
  */
 const char *db_scaling(const char *source, uint64_t period, char *buf, size_t len);
 
-/* meta.value of key into buf ("" if absent).  Returns buf. */
-const char *db_meta(struct sqlite3 *db, const char *key, char *buf, size_t len);
+/*
+ * Bind one row to st and run it.  fmt: 'i' int64, 'u' uint64 (stored as the int64 of the
+ * same bits: SQLite has no unsigned type; addresses above 2^63 read back negative), 't'
+ * text (NULL -> NULL), 'd' double, 'n' NULL.  0 or -EIO.
+ */
+int db_row(struct sqlite3_stmt *st, const char *fmt, ...);
+
+/* errmsg "WHAT: <sqlite's message>" into err; returns -EIO. */
+int db_fail(struct sqlite3 *db, char *err, size_t len, const char *what);
 
 #endif

@@ -207,6 +207,7 @@ static void take(struct stream *s, size_t off, void *dst, uint16_t type)
 
 struct counts {
 	size_t n[NKINDS];
+	size_t tool_bytes;	/* records of the recording's tool (type >= SONDE_REC_TOOL) */
 	size_t end;		/* offset where the complete records end */
 	int cut;		/* the last record is incomplete */
 };
@@ -228,6 +229,8 @@ static int scan(struct stream *s, struct counts *c, struct prof_thread *t, char 
 		}
 		if (kind_of(h.type))
 			c->n[h.type]++;
+		else if (h.type >= SONDE_REC_TOOL)
+			c->tool_bytes += h.size;
 		else
 			t->unknown++;
 		off += h.size;
@@ -243,7 +246,8 @@ static int alloc_arrays(struct prof_thread *t, const struct counts *c)
 	t->alloc = calloc(c->n[SONDE_REC_ALLOC] + 1, sizeof(*t->alloc));
 	t->free = calloc(c->n[SONDE_REC_FREE] + 1, sizeof(*t->free));
 	t->trap = calloc(c->n[SONDE_REC_TRAP] + 1, sizeof(*t->trap));
-	if (!t->ctx || !t->mem || !t->alloc || !t->free || !t->trap)
+	t->tool_recs = malloc(c->tool_bytes + 8);
+	if (!t->ctx || !t->mem || !t->alloc || !t->free || !t->trap || !t->tool_recs)
 		return -ENOMEM;
 	return 0;
 }
@@ -266,6 +270,18 @@ static void take_end(struct stream *s, size_t off, struct prof_thread *t)
 	t->has_end = 1;
 	t->end_signo = r.signo;
 	t->end_time = r.time;
+}
+
+/* A record of the tool's own: kept whole, its header in host order, the rest as written
+ * (t->swapped tells the tool to swap its fields). */
+static void take_tool(struct stream *s, size_t off, const struct sonde_rec_hdr *h,
+		      struct prof_thread *t)
+{
+	unsigned char *dst = t->tool_recs + t->tool_len;
+	memcpy(dst, s->data + off, h->size);
+	memcpy(dst, h, sizeof(*h));
+	t->tool_len += h->size;
+	t->ntool++;
 }
 
 static void load(struct stream *s, const struct counts *c, struct prof_thread *t)
@@ -297,6 +313,9 @@ static void load(struct stream *s, const struct counts *c, struct prof_thread *t
 		case SONDE_REC_END:
 			take_end(s, off, t);
 			break;
+		default:
+			if (h.type >= SONDE_REC_TOOL)
+				take_tool(s, off, &h, t);
 		}
 	}
 }
@@ -396,6 +415,7 @@ void prof_thread_release(struct prof_thread *t)
 	free(t->alloc);
 	free(t->free);
 	free(t->trap);
+	free(t->tool_recs);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -762,4 +782,13 @@ int profile_read(const char *dir, struct profile **out, char *err, size_t errlen
 	}
 	*out = p;
 	return 0;
+}
+
+const struct sonde_rec_hdr *prof_tool_next(const struct prof_thread *t, size_t *off)
+{
+	if (!t->tool_recs || *off + sizeof(struct sonde_rec_hdr) > t->tool_len)
+		return NULL;
+	const struct sonde_rec_hdr *h = (const void *)(t->tool_recs + *off);
+	*off += h->size;
+	return h;
 }

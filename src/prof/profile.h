@@ -43,6 +43,10 @@ struct prof_thread {
 	size_t nfree;
 	struct sonde_rec_trap *trap;
 	size_t ntrap;
+	/* Records of the recording's tool (type >= SONDE_REC_TOOL), back to back as written,
+	 * headers in host order: walk them with prof_tool_next. */
+	unsigned char *tool_recs;
+	size_t tool_len, ntool;
 	struct sonde_rec_stats stats;	/* the last STATS record, zero if none */
 	int has_stats;
 	int has_end;			/* an END record was read */
@@ -103,6 +107,13 @@ const struct prof_ctx *prof_ctx_find(const struct prof_thread *t, uint32_t id);
  * The root node (id 1, parent 0) is a frame like any other when it carries an ip.
  */
 int prof_ctx_path(const struct prof_thread *t, uint32_t id, uint64_t *ips, int max);
+
+/*
+ * The next of t's tool records from byte offset *off (start at 0), advancing *off; NULL
+ * after the last.  The record is h->size bytes (at least its type's size is the tool's
+ * to check); its body is in the writer's byte order (t->swapped).
+ */
+const struct sonde_rec_hdr *prof_tool_next(const struct prof_thread *t, size_t *off);
 
 /* "clock", "hw", "inst", "none" or "unknown". */
 const char *prof_source_name(uint32_t source);

@@ -1,179 +1,104 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - raw recording -> model -> profile.db and CSV exports; views (text, CSV, JSON)
- * read back from the database, so `sonde report DIR` shows exactly what was stored.
+ * report.c - from a raw recording to the profile database and the views, for every tool:
+ * the recording's `tool` key picks the tool (prof/tool.h) that models it, fills the
+ * database, exports its CSV files and prints it.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
-#include "prof/errmsg.h"
 #include "prof/db.h"
-#include "tools/mem/model.h"
+#include "prof/errmsg.h"
 #include "prof/profile.h"
 #include "prof/report.h"
-#include "ui/csv.h"
-#include "ui/json.h"
-#include "ui/text.h"
+#include "prof/tool.h"
 
-#define DEFAULT_TOP 10
-
-
-/* ---- the views' rows, from the database ---- */
-
-static const char objects_sql[] =
-	"SELECT name, kind, samples, share, loads, stores, size, allocs FROM objects"
-	" ORDER BY samples DESC, id";
-static const char code_sql[] =
-	"SELECT function, file, line, samples, share, loads, stores FROM code"
-	" ORDER BY samples DESC, id";
-static const char threads_sql[] =
-	"SELECT t.label, t.tid, p.rank, p.pid, t.samples,"
-	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
-	" t.truncated, t.dropped FROM threads t JOIN processes p ON p.id = t.process"
-	" ORDER BY t.id";
-static const char objthreads_sql[] =
-	"SELECT o.name, t.label, x.samples, x.share FROM object_threads x"
-	" JOIN objects o ON o.id = x.object JOIN threads t ON t.id = x.thread"
-	" ORDER BY o.samples DESC, o.id, x.samples DESC, t.id";
-
-static const char *const objects_cols[] = { "object", "kind", "samples", "share",
-					    "loads", "stores", "size", "allocs" };
-static const char *const code_cols[] = { "function", "file", "line", "samples",
-					 "share", "loads", "stores" };
-static const char *const threads_cols[] = { "thread", "tid", "rank", "pid", "samples",
-					    "share" };
-static const char *const objthreads_cols[] = { "object", "thread", "samples", "share" };
-
-#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* Column i of the current row as text; shares (REAL) with 4 decimals. */
-static const char *col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+/* The tool of a recording: every process must name the same one ("" is mem: recordings
+ * made before the key existed). */
+static const struct tool *recording_tool(const struct profile *p, char *err, size_t errlen)
 {
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_NULL:
-		return "";
-	case SQLITE_FLOAT:
-		snprintf(buf, len, "%.4f", sqlite3_column_double(st, i));
-		return buf;
-	case SQLITE_INTEGER:
-		snprintf(buf, len, "%lld", (long long)sqlite3_column_int64(st, i));
-		return buf;
-	}
-	return (const char *)sqlite3_column_text(st, i);
+	const char *name = p->nproc && *p->proc[0].tool ? p->proc[0].tool : "mem";
+	for (size_t i = 1; i < p->nproc; i++)
+		if (strcmp(*p->proc[i].tool ? p->proc[i].tool : "mem", name)) {
+			errmsg(err, errlen, -EINVAL, "%s: processes recorded by different tools "
+				    "('%s' and '%s')", p->dir, name, p->proc[i].tool);
+			return NULL;
+		}
+	const struct tool *t = tool_find(name);
+	if (!t || !t->fill)
+		errmsg(err, errlen, -EINVAL, "%s: recorded by tool '%s', which this sonde does "
+			    "not know", p->dir, name);
+	return t && t->fill ? t : NULL;
 }
 
-static int csv_query(sqlite3 *db, FILE *f, const char *sql, int ncols,
-		     const char *const *heads)
-{
-	sqlite3_stmt *st;
-	char buf[16][64];
-	const char *cells[16];
-	int rc;
+struct fill_arg {
+	const struct tool *tool;
+	const struct profile *p;
+};
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	csv_row(f, ncols, heads);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int i = 0; i < ncols; i++)
-			cells[i] = col_text(st, i, buf[i], sizeof(buf[i]));
-		csv_row(f, ncols, cells);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
+static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
+{
+	const struct fill_arg *a = arg;
+	return a->tool->fill(db, a->p, err, errlen);
 }
 
-/* ---- CSV exports: objects.csv, code.csv... in DIR/mem ---- */
-
-static int export_one(sqlite3 *db, const char *dir, const char *name, const char *sql,
-		      int ncols, const char *const *heads, char *err, size_t errlen)
+/* The database of dir, written: into DIR/profile.db, or into memory (*mem) when mem is not
+ * NULL.  *tool is the recording's tool. */
+static int build(const char *dir, sqlite3 **mem, const struct tool **tool, char *err,
+		 size_t errlen)
 {
+	struct profile *p;
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/mem/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return errmsg(err, errlen, -errno, "cannot write '%s': %s", path, strerror(errno));
-	int r = csv_query(db, f, sql, ncols, heads);
-	if (fclose(f) && !r)
-		r = -errno;
-	if (r)
-		return errmsg(err, errlen, r, "cannot write '%s': %s", path,
-			    r == -EIO ? sqlite3_errmsg(db) : strerror(-r));
-	return 0;
-}
-
-static int export_csv(const char *dir, char *err, size_t errlen)
-{
-	char path[4096];
-	sqlite3 *db;
-	snprintf(path, sizeof(path), "%s/mem", dir);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return errmsg(err, errlen, -errno, "cannot create '%s': %s", path, strerror(errno));
-	snprintf(path, sizeof(path), "%s/profile.db", dir);
-	int r = db_open(path, &db, err, errlen);
+	int r = profile_read(dir, &p, err, errlen);
 	if (r)
 		return r;
-	r = export_one(db, dir, "objects.csv", objects_sql, NCOLS(objects_cols), objects_cols,
-		       err, errlen);
-	if (!r)
-		r = export_one(db, dir, "code.csv", code_sql, NCOLS(code_cols), code_cols, err,
-			       errlen);
-	if (!r)
-		r = export_one(db, dir, "threads.csv", threads_sql, NCOLS(threads_cols),
-			       threads_cols, err, errlen);
-	if (!r)
-		r = export_one(db, dir, "object_threads.csv", objthreads_sql,
-			       NCOLS(objthreads_cols), objthreads_cols, err, errlen);
-	sqlite3_close(db);
-	return r;
-}
-
-/* ---- building ---- */
-
-/* Read and model the recording; the caller frees both. */
-static int load_model(const char *dir, struct profile **p, struct memmodel **m, char *err,
-		      size_t errlen)
-{
-	int r = profile_read(dir, p, err, errlen);
-	if (r)
-		return r;
-	r = memmodel_build(*p, m, err, errlen);
-	if (r) {
-		profile_free(*p);
-		*p = NULL;
+	struct fill_arg a = { .tool = recording_tool(p, err, errlen), .p = p };
+	*tool = a.tool;
+	if (!a.tool) {
+		r = -EINVAL;
+	} else if (mem) {
+		if (sqlite3_open(":memory:", mem) != SQLITE_OK)
+			r = errmsg(err, errlen, -ENOMEM, "cannot open a database in memory");
+		else
+			r = fill(*mem, &a, err, errlen);
+		if (r) {
+			sqlite3_close(*mem);
+			*mem = NULL;
+		}
+	} else {
+		snprintf(path, sizeof(path), "%s/profile.db", dir);
+		r = db_write(path, fill, &a, err, errlen);
 	}
+	profile_free(p);
 	return r;
 }
 
 int report_build(const char *dir, char *err, size_t errlen)
 {
-	struct profile *p;
-	struct memmodel *m;
+	const struct tool *tool;
 	char path[4096];
-	int r = load_model(dir, &p, &m, err, errlen);
-	if (r)
+	sqlite3 *db;
+	int r = build(dir, NULL, &tool, err, errlen);
+	if (r || !tool->export)
 		return r;
 	snprintf(path, sizeof(path), "%s/profile.db", dir);
-	r = db_write(m, path, err, errlen);
-	memmodel_free(m);
-	profile_free(p);
-	if (!r)
-		r = export_csv(dir, err, errlen);
+	if ((r = db_open(path, &db, err, errlen)))
+		return r;
+	r = tool->export(db, dir, err, errlen);
+	sqlite3_close(db);
 	return r;
 }
 
 /* The newest modification time of the raw files in dir; 0 if there are none. */
-static int64_t newest_raw(const char *dir, int *found)
+static int64_t newest_raw(const char *dir)
 {
 	DIR *d = opendir(dir);
 	int64_t newest = 0;
 	struct dirent *e;
-	*found = 0;
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
@@ -187,7 +112,6 @@ static int64_t newest_raw(const char *dir, int *found)
 		if (stat(path, &st) < 0)
 			continue;
 		int64_t t = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-		*found += strstr(e->d_name, ".proc") != NULL;
 		if (t > newest)
 			newest = t;
 	}
@@ -201,12 +125,11 @@ static int db_current(const char *dir)
 	char path[4096];
 	struct stat st;
 	sqlite3 *db;
-	int found;
 	snprintf(path, sizeof(path), "%s/profile.db", dir);
 	if (stat(path, &st) < 0)
 		return 0;
 	int64_t t = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	if (newest_raw(dir, &found) > t)
+	if (newest_raw(dir) > t)
 		return 0;
 	if (db_open(path, &db, NULL, 0))
 		return 0;
@@ -220,381 +143,32 @@ static int db_current(const char *dir)
  */
 static int open_current(const char *dir, sqlite3 **db, char *err, size_t errlen)
 {
+	const struct tool *tool;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/profile.db", dir);
 	if (!db_current(dir)) {
 		int r = report_build(dir, err, errlen);
-		if (r == -EACCES || r == -EROFS || r == -EPERM) {
-			struct profile *p;
-			struct memmodel *m;
-			if ((r = load_model(dir, &p, &m, err, errlen)))
-				return r;
-			if (sqlite3_open(":memory:", db) != SQLITE_OK)
-				r = errmsg(err, errlen, -ENOMEM, "cannot open a database in memory");
-			else
-				r = db_fill(*db, m, err, errlen);
-			memmodel_free(m);
-			profile_free(p);
-			if (r) {
-				sqlite3_close(*db);
-				*db = NULL;
-			}
-			return r;
-		}
+		if (r == -EACCES || r == -EROFS || r == -EPERM)
+			return build(dir, db, &tool, err, errlen);
 		if (r)
 			return r;
 	}
 	return db_open(path, db, err, errlen);
 }
 
-/* ---- text ---- */
-
-struct meta {
-	char tool[64], source[64], why[512], period[32], unit[32], scaling[256];
-	char exe[1024], argv[4096];
-	uint64_t samples, loads, stores, dropped, truncated, processes, threads, period_n;
-};
-
-static uint64_t meta_u64(sqlite3 *db, const char *key)
-{
-	char buf[64];
-	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
-}
-
-static void read_meta(sqlite3 *db, struct meta *mt)
-{
-	db_meta(db, "tool", mt->tool, sizeof(mt->tool));
-	db_meta(db, "source", mt->source, sizeof(mt->source));
-	db_meta(db, "source_why", mt->why, sizeof(mt->why));
-	db_meta(db, "period", mt->period, sizeof(mt->period));
-	db_meta(db, "period_unit", mt->unit, sizeof(mt->unit));
-	db_meta(db, "scaling", mt->scaling, sizeof(mt->scaling));
-	db_meta(db, "exe", mt->exe, sizeof(mt->exe));
-	db_meta(db, "argv", mt->argv, sizeof(mt->argv));
-	for (char *c = mt->argv; *c; c++)
-		if (*c == '\x1f')
-			*c = ' ';
-	mt->samples = meta_u64(db, "samples");
-	mt->loads = meta_u64(db, "loads");
-	mt->stores = meta_u64(db, "stores");
-	mt->dropped = meta_u64(db, "dropped");
-	mt->truncated = meta_u64(db, "truncated_threads");
-	mt->processes = meta_u64(db, "processes");
-	mt->threads = meta_u64(db, "threads");
-	mt->period_n = meta_u64(db, "period");
-}
-
-/* The estimate column's heading, NULL when samples are not counts of something. */
-static const char *estimate_heading(const struct meta *mt)
-{
-	if (!strcmp(mt->source, "inst") && mt->period_n > 1)
-		return "est. accesses";
-	if (!strcmp(mt->source, "hw") && mt->period_n > 0)
-		return "est. events";
-	return NULL;
-}
-
-static void print_deaths(sqlite3 *db, FILE *out)
-{
-	sqlite3_stmt *st;
-	static const char sql[] = "SELECT prefix, signo FROM processes"
-				  " WHERE end = 'signal' OR signo > 0";
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		fprintf(out, "  note: process %s ended by signal %d\n", sqlite3_column_text(st, 0),
-			sqlite3_column_int(st, 1));
-	sqlite3_finalize(st);
-}
-
-static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
-{
-	uint64_t all = mt->samples + mt->dropped;
-	fprintf(out, "sonde %s: %s\n", *mt->tool ? mt->tool : "profile",
-		*mt->argv ? mt->argv : (*mt->exe ? mt->exe : "(unknown program)"));
-	fprintf(out, "  source    %s", mt->source);
-	if (*mt->why)
-		fprintf(out, " (fallback: %s)", mt->why);
-	fprintf(out, "\n  period    %s %s\n", mt->period, mt->unit);
-	fprintf(out, "  scaling   %s\n", mt->scaling);
-	fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores)\n",
-		mt->samples, mt->loads, mt->stores);
-	fprintf(out, "  dropped   %" PRIu64 " (%.1f%% of all samples)\n", mt->dropped,
-		all ? 100.0 * (double)mt->dropped / (double)all : 0.0);
-	fprintf(out, "  threads   %" PRIu64 " in %" PRIu64 " process%s\n", mt->threads,
-		mt->processes, mt->processes == 1 ? "" : "es");
-	if (mt->truncated)
-		fprintf(out, "  warning: %" PRIu64 " thread stream%s cut short (the process died):"
-			" read up to the cut\n", mt->truncated,
-			mt->truncated == 1 ? " was" : "s were");
-	print_deaths(db, out);
-	if (!mt->samples)
-		fprintf(out, "  note: no samples were recorded\n");
-}
-
-static void fmt_u64(char *buf, size_t len, sqlite3_stmt *st, int col)
-{
-	snprintf(buf, len, "%lld", (long long)sqlite3_column_int64(st, col));
-}
-
-static void more_rows(FILE *out, sqlite3 *db, const char *table, int shown, const char *csv)
-{
-	char sql[128];
-	sqlite3_stmt *st;
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > shown)
-		fprintf(out, "  ... %d more (--top N, or %s)\n", sqlite3_column_int(st, 0) - shown,
-			csv);
-	sqlite3_finalize(st);
-}
-
-static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
-{
-	const char *est = estimate_heading(mt);
-	const char *heads[] = { "#", "share", "samples", "loads", "stores", "kind", "object",
-				NULL };
-	const char *heads_est[] = { "#", "share", "samples", est, "loads", "stores", "kind",
-				    "object" };
-	struct text_table *t = est ? text_table_new(8, heads_est, "rrrrrrll")
-				   : text_table_new(7, heads, "rrrrrll");
-	sqlite3_stmt *st;
-	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, objects_sql, -1, &st, NULL) != SQLITE_OK) {
-		text_table_free(t);
-		return -EIO;
-	}
-	/* objects allocated but never sampled are in the CSV and the database only */
-	while (n < top && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 2) > 0) {
-		char b[6][32];
-		snprintf(b[0], 32, "%d", ++n);
-		text_percent(b[1], 32, sqlite3_column_double(st, 3));
-		fmt_u64(b[2], 32, st, 2);
-		snprintf(b[3], 32, "%llu", (unsigned long long)sqlite3_column_int64(st, 2) *
-						   (unsigned long long)mt->period_n);
-		fmt_u64(b[4], 32, st, 4);
-		fmt_u64(b[5], 32, st, 5);
-		const char *kind = (const char *)sqlite3_column_text(st, 1);
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		const char *row[] = { b[0], b[1], b[2], b[4], b[5], kind, name, NULL };
-		const char *row_est[] = { b[0], b[1], b[2], b[3], b[4], b[5], kind, name };
-		text_table_add(t, est ? row_est : row);
-	}
-	sqlite3_finalize(st);
-	fprintf(out, "\nData objects\n");
-	text_table_print(t, out, "  ");
-	more_rows(out, db, "objects WHERE samples > 0", n, "mem/objects.csv");
-	text_table_free(t);
-	return 0;
-}
-
-static void code_location(char *buf, size_t len, sqlite3_stmt *st)
-{
-	const char *file = (const char *)sqlite3_column_text(st, 1);
-	const char *base = file ? strrchr(file, '/') : NULL;
-	base = base ? base + 1 : file;
-	if (!base || !*base)
-		snprintf(buf, len, "-");
-	else if (sqlite3_column_int(st, 2) > 0)
-		snprintf(buf, len, "%s:%d", base, sqlite3_column_int(st, 2));
-	else
-		snprintf(buf, len, "%s", base);
-}
-
-static int text_code(sqlite3 *db, FILE *out, int top)
-{
-	const char *heads[] = { "#", "share", "samples", "loads", "stores", "location",
-				"function" };
-	struct text_table *t = text_table_new(7, heads, "rrrrrll");
-	sqlite3_stmt *st;
-	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, code_sql, -1, &st, NULL) != SQLITE_OK) {
-		text_table_free(t);
-		return -EIO;
-	}
-	while (n < top && sqlite3_step(st) == SQLITE_ROW) {
-		char b[5][32], loc[512];
-		snprintf(b[0], 32, "%d", ++n);
-		text_percent(b[1], 32, sqlite3_column_double(st, 4));
-		fmt_u64(b[2], 32, st, 3);
-		fmt_u64(b[3], 32, st, 5);
-		fmt_u64(b[4], 32, st, 6);
-		code_location(loc, sizeof(loc), st);
-		const char *row[] = { b[0], b[1], b[2], b[3], b[4], loc,
-				      (const char *)sqlite3_column_text(st, 0) };
-		text_table_add(t, row);
-	}
-	sqlite3_finalize(st);
-	fprintf(out, "\nCode\n");
-	text_table_print(t, out, "  ");
-	more_rows(out, db, "code", n, "mem/code.csv");
-	text_table_free(t);
-	return 0;
-}
-
-static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
-{
-	int multi = mt->processes > 1;
-	const char *heads[] = { "thread", "rank", "pid", "tid", "samples", "share", "note" };
-	const char *h1[] = { "thread", "tid", "samples", "share", "note" };
-	struct text_table *t = multi ? text_table_new(7, heads, "lrrrrrl")
-				     : text_table_new(5, h1, "lrrrl");
-	sqlite3_stmt *st;
-	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, threads_sql, -1, &st, NULL) != SQLITE_OK) {
-		text_table_free(t);
-		return -EIO;
-	}
-	while (n < top && sqlite3_step(st) == SQLITE_ROW) {
-		char b[5][32];
-		fmt_u64(b[0], 32, st, 2);
-		fmt_u64(b[1], 32, st, 3);
-		fmt_u64(b[2], 32, st, 1);
-		fmt_u64(b[3], 32, st, 4);
-		text_percent(b[4], 32, sqlite3_column_double(st, 5));
-		const char *label = (const char *)sqlite3_column_text(st, 0);
-		const char *note = sqlite3_column_int(st, 6) ? "truncated" : "";
-		const char *row[] = { label, b[0], b[1], b[2], b[3], b[4], note };
-		const char *r1[] = { label, b[2], b[3], b[4], note };
-		text_table_add(t, multi ? row : r1);
-		n++;
-	}
-	sqlite3_finalize(st);
-	fprintf(out, "\nThreads\n");
-	text_table_print(t, out, "  ");
-	more_rows(out, db, "threads", n, "mem/threads.csv");
-	text_table_free(t);
-	return 0;
-}
-
-static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
-{
-	struct meta mt;
-	int top = o && o->top > 0 ? o->top : DEFAULT_TOP;
-	read_meta(db, &mt);
-	if (!o || !o->quiet)
-		print_header(db, &mt, out);
-	int r = text_objects(db, &mt, out, top);
-	if (!r)
-		r = text_code(db, out, top);
-	if (!r)
-		r = text_threads(db, &mt, out, top);
-	return r;
-}
-
-/* ---- CSV and JSON ---- */
-
-static int print_csv(sqlite3 *db, FILE *out)
-{
-	int r = csv_query(db, out, objects_sql, NCOLS(objects_cols), objects_cols);
-	if (!r) {
-		fputc('\n', out);
-		r = csv_query(db, out, code_sql, NCOLS(code_cols), code_cols);
-	}
-	return r;
-}
-
-static int is_numeric_key(const char *k)
-{
-	static const char *const keys[] = { "samples", "records", "loads", "stores", "dropped",
-					    "truncated_threads", "traps", "steps", "accesses",
-					    "unwind_fail", "processes", "threads",
-					    "format_version" };
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(k, keys[i]))
-			return 1;
-	return 0;
-}
-
-static void json_cell(struct json *j, sqlite3_stmt *st, int i, const char *key)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		json_int(j, key, sqlite3_column_int64(st, i));
-		break;
-	case SQLITE_FLOAT:
-		json_double(j, key, sqlite3_column_double(st, i), 6);
-		break;
-	case SQLITE_NULL:
-		json_str(j, key, NULL);
-		break;
-	default:
-		json_str(j, key, (const char *)sqlite3_column_text(st, i));
-	}
-}
-
-static int json_rows(sqlite3 *db, struct json *j, const char *name, const char *sql, int ncols,
-		     const char *const *keys)
-{
-	sqlite3_stmt *st;
-	int rc;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	json_begin_array(j, name);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_begin_object(j, NULL);
-		for (int i = 0; i < ncols; i++)
-			json_cell(j, st, i, keys[i]);
-		json_end_object(j);
-	}
-	json_end_array(j);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
-}
-
-static int json_meta(sqlite3 *db, struct json *j)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta ORDER BY rowid", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return -EIO;
-	json_begin_object(j, "meta");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0);
-		const char *v = (const char *)sqlite3_column_text(st, 1);
-		if (is_numeric_key(k))
-			json_uint(j, k, strtoull(v ? v : "0", NULL, 10));
-		else
-			json_str(j, k, v);
-	}
-	json_end_object(j);
-	sqlite3_finalize(st);
-	return 0;
-}
-
-static int print_json(sqlite3 *db, FILE *out)
-{
-	struct json j;
-	json_init(&j, out);
-	json_begin_object(&j, NULL);
-	int r = json_meta(db, &j);
-	if (!r)
-		r = json_rows(db, &j, "objects", objects_sql, NCOLS(objects_cols), objects_cols);
-	if (!r)
-		r = json_rows(db, &j, "code", code_sql, NCOLS(code_cols), code_cols);
-	if (!r)
-		r = json_rows(db, &j, "threads", threads_sql, NCOLS(threads_cols), threads_cols);
-	json_end_object(&j);
-	json_finish(&j);
-	return r;
-}
-
 int report_print(const char *dir, FILE *out, const struct report_opts *o, char *err,
 		 size_t errlen)
 {
 	sqlite3 *db;
+	char name[64];
 	int r = open_current(dir, &db, err, errlen);
 	if (r)
 		return r;
-	enum report_format f = o ? o->format : REPORT_TEXT;
-	if (f == REPORT_CSV)
-		r = print_csv(db, out);
-	else if (f == REPORT_JSON)
-		r = print_json(db, out);
-	else
-		r = print_text(db, out, o);
-	if (r)
+	const struct tool *tool = tool_find(db_meta(db, "tool", name, sizeof(name)));
+	if (!tool || !tool->print)
+		r = errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which this sonde "
+			   "cannot show", dir, name);
+	else if ((r = tool->print(db, out, o)))
 		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	return r;

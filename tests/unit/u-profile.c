@@ -320,14 +320,16 @@ TEST(roundtrip)
 	rmtmp();
 }
 
-/* Unknown record types, records longer than their type and a longer header are skipped. */
+/* Unknown record types, records longer than their type and a longer header are skipped;
+ * records of the tool's range (>= SONDE_REC_TOOL) are kept whole for the tool. */
 TEST(forward_compatible)
 {
 	mktmp();
 	w_proc(tmpdir, "77", "");
 	FILE *f = w_stream(tmpdir, "77", 77, 77, 0, 0, 0, 16);
 	struct { struct sonde_rec_hdr h; uint64_t x[3]; } unk = { .x = { 1, 2, 3 } };
-	w_rec(f, &unk, 99, sizeof(unk), sizeof(unk));
+	w_rec(f, &unk, 50, sizeof(unk), sizeof(unk));		/* a core type not known yet */
+	w_rec(f, &unk, SONDE_REC_TOOL + 35, sizeof(unk), sizeof(unk));	/* the tool's */
 	struct { struct sonde_rec_mem m; uint64_t extra; } big = {
 		.m = { .ctx = 0, .ip = 5, .addr = 6, .time = 7, .weight = 1 }, .extra = ~0ULL };
 	w_rec(f, &big, SONDE_REC_MEM, sizeof(big), sizeof(big));
@@ -338,6 +340,16 @@ TEST(forward_compatible)
 	if (p) {
 		const struct prof_thread *t = &p->proc[0].thread[0];
 		CHECK_EQ_U64(t->unknown, 2);
+		CHECK_EQ_U64(t->ntool, 1);
+		size_t off = 0;
+		const struct sonde_rec_hdr *h = prof_tool_next(t, &off);
+		CHECK(h != NULL);
+		if (h) {
+			CHECK_EQ_U64(h->type, SONDE_REC_TOOL + 35);
+			CHECK_EQ_U64(h->size, sizeof(unk));
+			CHECK_EQ_U64(((const uint64_t *)(h + 1))[2], 3);
+		}
+		CHECK(prof_tool_next(t, &off) == NULL);
 		CHECK_EQ_U64(t->nmem, 1);
 		CHECK_EQ_U64(t->mem[0].addr, 6);
 		CHECK_EQ_U64(t->mem[0].time, 7);

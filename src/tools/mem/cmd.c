@@ -11,7 +11,11 @@
 
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
+#include "prof/errmsg.h"
 #include "prof/report.h"
+#include "prof/tool.h"
+#include "tools/mem/mem.h"
+#include "tools/mem/model.h"
 
 static void usage(FILE *f)
 {
@@ -122,3 +126,24 @@ int cmd_mem(int argc, char **argv)
 	}
 	return launch_exit_like(res.status);
 }
+
+/* The recording's model, written into the database (struct tool's fill). */
+static int mem_fill(struct sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	struct memmodel *m;
+	int r = memmodel_build(p, &m, err, errlen);
+	if (r)
+		return r;
+	r = mem_db_fill(db, m, err, errlen);
+	memmodel_free(m);
+	return r;
+}
+
+const struct tool tool_mem = {
+	.name = "mem",
+	.summary = "which code and which data objects do the memory accesses",
+	.cmd = cmd_mem,
+	.fill = mem_fill,
+	.export = mem_export,
+	.print = mem_print,
+};

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mem.h - the mem tool's offline parts, as the tool table (prof/tool.h) uses them:
+ * model.c builds the model, db.c writes its tables, view.c exports and prints them,
+ * cmd.c is `sonde mem`.
+ */
+#ifndef SONDE_TOOLS_MEM_H
+#define SONDE_TOOLS_MEM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct memmodel;
+struct report_opts;
+struct sqlite3;
+
+/* Write the model's tables and meta into the open, empty database db (db.c). */
+int mem_db_fill(struct sqlite3 *db, const struct memmodel *m, char *err, size_t errlen);
+/* DIR/mem/objects.csv, code.csv, threads.csv, object_threads.csv (view.c). */
+int mem_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
+/* The report in o->format (view.c). */
+int mem_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+/* sonde mem (cmd.c). */
+int cmd_mem(int argc, char **argv);
+
+#endif
