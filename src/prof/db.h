@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA "1"
+#define DB_SCHEMA "2"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -14,7 +14,7 @@ check valid_db_written test -s rec/profile.db
 # weight 2 on thread 1 = 8; site A 6 (2 stores); main stack 2; thread 1's stack 1;
 # 0x5000 unmapped 1; 18 in all.
 o=rec/mem/objects.csv
-check objects_header test "$(head -1 $o)" = "object,kind,samples,share,loads,stores,size,allocs"
+check objects_header test "$(head -1 $o)" = "object,kind,samples,share,loads,stores,size,allocs,path"
 check site_b_samples test "$(csv_get $o object '[unknown] (0x401200)' samples)" = 8
 check site_b_share test "$(csv_get $o object '[unknown] (0x401200)' share)" = 0.4444
 check site_b_allocs test "$(csv_get $o object '[unknown] (0x401200)' allocs)" = 2

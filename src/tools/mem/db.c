@@ -37,7 +37,7 @@ static const char schema_sql[] =
 	" line INTEGER);"
 	"CREATE TABLE objects(id INTEGER PRIMARY KEY, name TEXT, kind TEXT, size INTEGER,"
 	" allocs INTEGER, samples INTEGER, loads INTEGER, stores INTEGER, share REAL,"
-	" function TEXT, file TEXT, line INTEGER, module TEXT);"
+	" function TEXT, file TEXT, line INTEGER, module TEXT, path TEXT);"
 	"CREATE TABLE object_threads(object INTEGER, thread INTEGER, samples INTEGER,"
 	" share REAL);"
 	"CREATE TABLE code(id INTEGER PRIMARY KEY, function TEXT, file TEXT, line INTEGER,"
@@ -323,7 +323,7 @@ static int write_objects(struct writer *w)
 {
 	const struct memmodel *m = w->m;
 	sqlite3_stmt *st, *ot;
-	int r = prepare(w, "INSERT INTO objects VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+	int r = prepare(w, "INSERT INTO objects VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
 	if (r)
 		return r;
 	if ((r = prepare(w, "INSERT INTO object_threads VALUES(?,?,?,?)", &ot))) {
@@ -332,10 +332,10 @@ static int write_objects(struct writer *w)
 	}
 	for (size_t i = 0; i < m->nobject && !r; i++) {
 		const struct mm_object *o = &m->object[i];
-		r = db_row(st, "ittuuuuudttit", (int64_t)i + 1, o->name, mm_kind_name(o->kind),
+		r = db_row(st, "ittuuuuudttitt", (int64_t)i + 1, o->name, mm_kind_name(o->kind),
 			o->size, o->allocs, o->samples, o->loads, o->stores,
 			share(o->samples, m->samples), o->function, o->file, (int64_t)o->line,
-			o->module);
+			o->module, o->path);
 	}
 	for (size_t i = 0; i < m->nobjthread && !r; i++) {
 		const struct mm_objthread *x = &m->objthread[i];

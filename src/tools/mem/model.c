@@ -17,6 +17,7 @@
 
 #include "tools/mem/model.h"
 #include "prof/symbols.h"
+#include "tools/mem/sites.h"
 
 #define PATH_MAX_FRAMES 256
 
@@ -322,11 +323,14 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static uint32_t add_object(struct builder *b, enum mm_kind kind, const char *name,
-			   const struct sym_frame *site, const char *module)
+/* The object of this kind and identity (`id`: the name, or a heap object's allocation
+ * path key), added if new. */
+static uint32_t add_object_id(struct builder *b, enum mm_kind kind, const char *id,
+			      const char *name, const char *function, const char *file, int line,
+			      const char *module)
 {
-	char key[1024];
-	snprintf(key, sizeof(key), "%d\x1f%s", (int)kind, name);
+	char key[4096];
+	snprintf(key, sizeof(key), "%d\x1f%s", (int)kind, id);
 	uint32_t i = strmap_get(&b->objs, key);
 	if (i != MM_NONE)
 		return i;
@@ -344,16 +348,21 @@ static uint32_t add_object(struct builder *b, enum mm_kind kind, const char *nam
 	o->kind = kind;
 	o->name = strdup(name);
 	o->module = dup_or_null(module);
-	if (site) {
-		o->function = dup_or_null(site->function);
-		o->file = dup_or_null(site->file);
-		o->line = site->line;
-	}
+	o->function = dup_or_null(function);
+	o->file = dup_or_null(file);
+	o->line = line;
 	if (!o->name || strmap_put(&b->objs, key, (uint32_t)m->nobject)) {
 		free(o->name);
 		return MM_NONE;
 	}
 	return (uint32_t)m->nobject++;
+}
+
+static uint32_t add_object(struct builder *b, enum mm_kind kind, const char *name,
+			   const struct sym_frame *site, const char *module)
+{
+	return add_object_id(b, kind, name, name, site ? site->function : NULL,
+			     site ? site->file : NULL, site ? site->line : 0, module);
 }
 
 static uint32_t add_code(struct builder *b, const char *fn, const char *file, int line,
@@ -418,74 +427,81 @@ static const struct sym_frame *named_frame(const struct sym_code *sc)
 	return NULL;
 }
 
-/* Allocation wrappers: the site is their caller. */
-static int is_wrapper(const char *fn)
-{
-	static const char *const prefixes[] = {
-		"operator new", "strdup", "strndup", "__strdup", "__libc_", "std::__new_allocator",
-		"__gnu_cxx::new_allocator", "std::allocator", "std::allocator_traits",
-	};
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
+/* ---- heap objects: named by allocation path (sites.c) ---- */
 
-static void site_label(char *buf, size_t len, const struct sym_frame *f)
-{
-	if (f->file && f->line > 0)
-		snprintf(buf, len, "%s (%s:%d)", f->function, base_name(f->file), f->line);
-	else if (f->file)
-		snprintf(buf, len, "%s (%s)", f->function, base_name(f->file));
-	else
-		snprintf(buf, len, "%s", f->function);
-}
-
-/* Name of an address without a symbol: module+offset, else the raw address. */
-static void raw_label(char *buf, size_t len, const struct sym_code *sc, uint64_t ip)
-{
-	if (sc->module)
-		snprintf(buf, len, "[unknown] (%s+0x%llx)", base_name(sc->module),
-			 (unsigned long long)sc->module_offset);
-	else
-		snprintf(buf, len, "[unknown] (0x%llx)", (unsigned long long)ip);
-}
-
-static uint32_t resolve_site(struct builder *b, struct pstate *ps, const struct prof_thread *t,
-			     uint32_t ctx)
+/* The symbolized frames of an allocation path, innermost first, into *out (malloc'd). */
+static int path_frames(struct builder *b, struct pstate *ps, const struct prof_thread *t,
+		       uint32_t ctx, struct site_frame **out)
 {
 	uint64_t ips[PATH_MAX_FRAMES];
-	struct sym_code sc, leaf;
-	char name[1024];
-	int n = prof_ctx_path(t, ctx, ips, PATH_MAX_FRAMES);
-
-	if (n == 0)
-		return add_object(b, MM_HEAP, "[unknown allocation site]", NULL, NULL);
-	memset(&leaf, 0, sizeof(leaf));
+	struct sym_code sc;
+	int n = prof_ctx_path(t, ctx, ips, PATH_MAX_FRAMES), k = 0;
+	struct site_frame *f = malloc(((size_t)n * SYM_MAX_INLINE + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		mm_symbolize(b->m, ps->pi, ips[i], 1, &sc);
-		if (i == 0)
-			leaf = sc;
-		const struct sym_frame *f = named_frame(&sc);
-		if (!f || (is_wrapper(f->function) && i + 1 < n))
-			continue;
-		site_label(name, sizeof(name), f);
-		return add_object(b, MM_HEAP, name, f, sc.module);
+		int m = mm_symbolize(b->m, ps->pi, ips[i], 1, &sc);
+		for (int j = 0; j < (m ? m : 1); j++)
+			f[k++] = (struct site_frame){
+				.function = m ? sc.frames[j].function : NULL,
+				.file = m ? sc.frames[j].file : NULL,
+				.line = m ? sc.frames[j].line : 0,
+				.module = sc.module,
+				.offset = sc.module ? sc.module_offset : ips[i],
+			};
 	}
-	raw_label(name, sizeof(name), &leaf, ips[0]);
-	return add_object(b, MM_HEAP, name, NULL, leaf.module);
+	*out = f;
+	return k;
 }
 
-static uint32_t site_object(struct builder *b, struct pstate *ps, uint32_t thread, uint32_t ctx)
+/* The heap object of path i of s. */
+static uint32_t site_object_of(struct builder *b, const struct site_names *s, int i)
 {
-	uint64_t key = (uint64_t)thread << 32 | ctx;
-	uint32_t o = u64map_get(&ps->site_cache, key);
-	if (o != MM_NONE)
-		return o;
-	o = resolve_site(b, ps, b->m->thread[thread].t, ctx);
-	if (o != MM_NONE && u64map_put(&ps->site_cache, key, o))
+	const struct site_frame *f = site_names_frame(s, i);
+	uint32_t o = add_object_id(b, MM_HEAP, site_names_key(s, i), site_names_label(s, i),
+				   f ? f->function : NULL, f ? f->file : NULL, f ? f->line : 0,
+				   f ? f->module : NULL);
+	struct mm_object *obj = o == MM_NONE ? NULL : &b->m->object[o];
+	if (obj && !obj->path && !(obj->path = strdup(site_names_path(s, i))))
 		return MM_NONE;
 	return o;
+}
+
+/*
+ * Name the heap objects of the process: every distinct allocation context is symbolized
+ * and added to one set, so that wrappers are found across all of them; site_cache then
+ * maps (thread << 32 | ctx) to the object.
+ */
+static int name_sites(struct builder *b, struct pstate *ps)
+{
+	struct site_names *s = site_names_new();
+	struct u64map idx = { 0 };
+	uint64_t *keys = malloc((ps->mp->nalloc + 1) * sizeof(*keys));
+	int r = s && keys ? 0 : -ENOMEM, n = 0;
+
+	for (size_t k = 0; k < ps->mp->nalloc && !r; k++) {
+		const struct mm_alloc *a = &ps->mp->alloc[k];
+		uint64_t key = (uint64_t)a->thread << 32 | a->ctx;
+		if (u64map_get(&idx, key) != MM_NONE)
+			continue;
+		struct site_frame *f;
+		int nf = path_frames(b, ps, b->m->thread[a->thread].t, a->ctx, &f);
+		int i = nf < 0 ? nf : site_names_add(s, f, nf);
+		free(nf < 0 ? NULL : f);
+		r = i < 0 ? i : u64map_put(&idx, key, (uint32_t)i);
+		if (!r)
+			keys[n++] = key;
+	}
+	if (!r)
+		r = site_names_resolve(s);
+	for (int i = 0; i < n && !r; i++) {
+		uint32_t o = site_object_of(b, s, (int)u64map_get(&idx, keys[i]));
+		r = o == MM_NONE ? -ENOMEM : u64map_put(&ps->site_cache, keys[i], o);
+	}
+	u64map_release(&idx);
+	free(keys);
+	site_names_free(s);
+	return r;
 }
 
 static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a)
@@ -660,9 +676,12 @@ static int gather_allocs(struct builder *b, struct pstate *ps, size_t *nfree)
 		}
 	}
 	qsort(ps->mp->alloc, ps->mp->nalloc, sizeof(*ps->mp->alloc), alloc_time_cmp);
+	int r = name_sites(b, ps);
+	if (r)
+		return r;
 	for (size_t k = 0; k < ps->mp->nalloc; k++) {
 		struct mm_alloc *a = &ps->mp->alloc[k];
-		a->object = site_object(b, ps, a->thread, a->ctx);
+		a->object = u64map_get(&ps->site_cache, (uint64_t)a->thread << 32 | a->ctx);
 		if (a->object == MM_NONE)
 			return -ENOMEM;
 		b->m->object[a->object].allocs++;
@@ -1065,6 +1084,7 @@ void memmodel_free(struct memmodel *m)
 		free(m->object[i].function);
 		free(m->object[i].file);
 		free(m->object[i].module);
+		free(m->object[i].path);
 	}
 	for (size_t i = 0; i < m->ncode; i++) {
 		free(m->code[i].function);

@@ -6,10 +6,11 @@
  * Data objects, in this order of precedence:
  *   heap    a tracked ALLOC (any thread of the process) with addr <= a < addr + size,
  *           alive at the sample's time (alloc.time <= t < free.time; a FREE ends the latest
- *           live allocation of its address).  Identity = allocation site: the innermost
- *           symbolized frame of the allocation's call path (return addresses are looked up
- *           at ip - 1), skipping allocator wrappers (operator new, strdup...); its name is
- *           "function (file:line)", or "[unknown] (module+0xoff)" without symbols.
+ *           live allocation of its address).  Identity = allocation call path, cut at the
+ *           frame that tells it apart (sites.h: the innermost frame of the program's own
+ *           code past system libraries, system headers and the program's own allocation
+ *           wrappers, found automatically); its name is that frame's "function (file:line)",
+ *           or "[unknown] (module+0xoff)" without symbols; `path` is the whole path.
  *   static  a variable of a loaded module's symbol table: its name.
  *   stack   inside a thread's [stack_lo, stack_hi): "[stack of thread N]".
  *   other   by the mapping: "[heap: untracked small blocks]" (blocks under min_object are
@@ -48,6 +49,8 @@ struct mm_object {
 	/* heap: the allocation site; static: the module; NULL when unknown */
 	char *function, *file, *module;
 	int line;
+	char *path;		/* heap: the allocation path, outermost first, as
+				 * "main (a.c:3) > f (a.c:9) > malloc"; else NULL */
 };
 
 struct mm_code {

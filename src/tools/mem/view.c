@@ -29,7 +29,7 @@
 /* ---- the views' rows, from the database ---- */
 
 static const char objects_sql[] =
-	"SELECT name, kind, samples, share, loads, stores, size, allocs FROM objects"
+	"SELECT name, kind, samples, share, loads, stores, size, allocs, path FROM objects"
 	" ORDER BY samples DESC, id";
 static const char code_sql[] =
 	"SELECT function, file, line, samples, share, loads, stores FROM code"
@@ -45,7 +45,7 @@ static const char objthreads_sql[] =
 	" ORDER BY o.samples DESC, o.id, x.samples DESC, t.id";
 
 static const char *const objects_cols[] = { "object", "kind", "samples", "share",
-					    "loads", "stores", "size", "allocs" };
+					    "loads", "stores", "size", "allocs", "path" };
 static const char *const code_cols[] = { "function", "file", "line", "samples",
 					 "share", "loads", "stores" };
 static const char *const threads_cols[] = { "thread", "tid", "rank", "pid", "samples",

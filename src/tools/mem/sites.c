@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/* sites.c - naming heap objects by their allocation call path.  See sites.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/mem/sites.h"
+
+#define MAX_ROUNDS 16		/* wrapper rounds: a chain of wrappers this deep is absurd */
+
+struct spath {
+	struct site_frame *f;
+	int n;
+	int name_at;		/* the naming frame, -1 if no frame names a function */
+	int lib_internal;	/* a library's own allocation */
+	char *key, *label, *path;
+};
+
+struct site_names {
+	struct spath *p;
+	int n, cap;
+};
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path;
+}
+
+int site_is_system_path(const char *path)
+{
+	static const char *const prefixes[] = { "/usr/", "/lib/", "/lib64/", "<built-in>" };
+	if (!path)
+		return 0;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			return !!strncmp(path, "/usr/local/", 11) && !!strncmp(path, "/usr/src/", 9);
+	return 0;
+}
+
+/* The program's own code: a named function, in neither a system module nor a header. */
+static int own(const struct site_frame *f)
+{
+	return f->function && !site_is_system_path(f->module) && !site_is_system_path(f->file);
+}
+
+/* Interfaces that allocate for their caller: the memory is the caller's data. */
+static int alloc_interface(const char *fn)
+{
+	static const char *const prefixes[] = {
+		"operator new", "strdup", "strndup", "__strdup", "__strndup", "__libc_", "realloc",
+		"calloc", "malloc", "aligned_alloc", "posix_memalign", "memalign", "valloc",
+		"std::__new_allocator", "__gnu_cxx::new_allocator", "std::allocator", "asprintf",
+		"vasprintf", "__asprintf", "__vasprintf", "getline", "getdelim", "__getdelim",
+		"open_memstream", "mmap", "xmalloc", "xcalloc", "xrealloc",
+	};
+	if (!fn)
+		return 0;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+struct site_names *site_names_new(void)
+{
+	return calloc(1, sizeof(struct site_names));
+}
+
+void site_names_free(struct site_names *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->n; i++) {
+		free(s->p[i].f);
+		free(s->p[i].key);
+		free(s->p[i].label);
+		free(s->p[i].path);
+	}
+	free(s->p);
+	free(s);
+}
+
+int site_names_add(struct site_names *s, const struct site_frame *f, int n)
+{
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 64;
+		struct spath *p = realloc(s->p, (size_t)cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->p = p;
+		s->cap = cap;
+	}
+	struct spath *p = &s->p[s->n];
+	memset(p, 0, sizeof(*p));
+	p->f = malloc(((size_t)n + 1) * sizeof(*p->f));
+	if (!p->f)
+		return -ENOMEM;
+	memcpy(p->f, f, (size_t)n * sizeof(*f));
+	p->n = n;
+	return s->n++;
+}
+
+/* ---- growing strings ---- */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	int failed;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (int tries = 0; tries < 2 && !b->failed; tries++) {
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = 1;
+			return;
+		}
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap + (size_t)n + 1) * 2;
+		char *s = realloc(b->s, cap);
+		if (!s) {
+			b->failed = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+static char *sb_take(struct sbuf *b)
+{
+	if (b->failed) {
+		free(b->s);
+		return NULL;
+	}
+	return b->s ? b->s : strdup("");
+}
+
+/* ---- the naming frame ---- */
+
+/* The next own frame after index i, -1 if none. */
+static int next_own(const struct spath *p, int i)
+{
+	for (int k = i + 1; k < p->n; k++)
+		if (own(&p->f[k]))
+			return k;
+	return -1;
+}
+
+static void first_naming_frame(struct spath *p)
+{
+	int first_own = next_own(p, -1);
+	p->name_at = first_own;
+	if (first_own < 0)
+		for (int k = 0; k < p->n && p->name_at < 0; k++)
+			if (p->f[k].function)
+				p->name_at = k;
+	/* A library's own allocation: its innermost frame is in a library, and no allocator
+	 * interface stands between it and the program's code. */
+	if (p->n && site_is_system_path(p->f[0].module) && first_own > 0) {
+		p->lib_internal = 1;
+		for (int k = 0; k < first_own; k++)
+			if (alloc_interface(p->f[k].function))
+				p->lib_internal = 0;
+	}
+}
+
+/* A frame as a call site: function, file, line, column (or offset when with_offset). */
+static void site_id(struct sbuf *b, const struct site_frame *f, int with_offset)
+{
+	sb_add(b, "%s\x1f%s\x1f%d\x1f%d", f->function ? f->function : "?", f->file ? f->file : "",
+	       f->line, f->column);
+	if (with_offset && !f->column)
+		sb_add(b, "\x1f%llx", (unsigned long long)f->offset);
+}
+
+/* The function a naming frame is in, as a key of the wrapper table. */
+static void fn_id(struct sbuf *b, const struct site_frame *f)
+{
+	sb_add(b, "%s\x1f%s", f->function ? f->function : "?", f->module ? f->module : "");
+}
+
+struct callers {
+	char *fn, *first;	/* the function, the first call site seen */
+	int many;		/* called from two or more sites */
+};
+
+/* Find or add fn in the table (linear: a recording has few allocating functions). */
+static struct callers *callers_get(struct callers **t, int *n, int *cap, const char *fn)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*t)[i].fn, fn))
+			return &(*t)[i];
+	if (*n == *cap) {
+		int c = *cap ? *cap * 2 : 32;
+		struct callers *g = realloc(*t, (size_t)c * sizeof(*g));
+		if (!g)
+			return NULL;
+		*t = g;
+		*cap = c;
+	}
+	struct callers *e = &(*t)[(*n)++];
+	e->fn = strdup(fn);
+	e->first = NULL;
+	e->many = 0;
+	return e->fn ? e : NULL;
+}
+
+/* One round: functions called from several sites move their paths' naming frame out.
+ * 1 if a naming frame moved, 0 if none did, -ENOMEM. */
+static int wrapper_round(struct site_names *s)
+{
+	struct callers *t = NULL;
+	int n = 0, cap = 0, moved = 0, err = 0;
+
+	for (int i = 0; i < s->n && !err; i++) {
+		struct spath *p = &s->p[i];
+		int k = p->name_at >= 0 ? next_own(p, p->name_at) : -1;
+		if (k < 0 || p->lib_internal)
+			continue;
+		struct sbuf fn = { 0 }, caller = { 0 };
+		fn_id(&fn, &p->f[p->name_at]);
+		/* no offset: the frames of inlined calls carry their physical frame's, which
+		 * differs for every call the inlined code makes */
+		site_id(&caller, &p->f[k], 0);
+		struct callers *e = fn.failed || caller.failed ? NULL :
+				    callers_get(&t, &n, &cap, fn.s);
+		if (!e)
+			err = -ENOMEM;
+		else if (!e->first)
+			e->first = caller.s, caller.s = NULL;
+		else if (strcmp(e->first, caller.s))
+			e->many = 1;
+		free(fn.s);
+		free(caller.s);
+	}
+	for (int i = 0; i < s->n && !err; i++) {
+		struct spath *p = &s->p[i];
+		int k = p->name_at >= 0 ? next_own(p, p->name_at) : -1;
+		if (k < 0 || p->lib_internal)
+			continue;
+		struct sbuf fn = { 0 };
+		fn_id(&fn, &p->f[p->name_at]);
+		for (int j = 0; fn.s && j < n; j++)
+			if (t[j].many && !strcmp(t[j].fn, fn.s)) {
+				p->name_at = k;
+				moved = 1;
+			}
+		free(fn.s);
+	}
+	for (int j = 0; j < n; j++) {
+		free(t[j].fn);
+		free(t[j].first);
+	}
+	free(t);
+	return err ? err : moved;
+}
+
+/* ---- key, label, path ---- */
+
+static void frame_label(struct sbuf *b, const struct site_frame *f)
+{
+	if (f->function && f->file && f->line > 0)
+		sb_add(b, "%s (%s:%d)", f->function, base_name(f->file), f->line);
+	else if (f->function && f->file)
+		sb_add(b, "%s (%s)", f->function, base_name(f->file));
+	else if (f->function && f->module)
+		sb_add(b, "%s [%s]", f->function, base_name(f->module));
+	else if (f->function)
+		sb_add(b, "%s", f->function);
+	else if (f->module)
+		sb_add(b, "[unknown] (%s+0x%llx)", base_name(f->module),
+		       (unsigned long long)f->offset);
+	else
+		sb_add(b, "[unknown] (0x%llx)", (unsigned long long)f->offset);
+}
+
+static int describe(struct spath *p)
+{
+	struct sbuf key = { 0 }, label = { 0 }, path = { 0 };
+	int at = p->name_at;
+
+	if (p->lib_internal) {
+		sb_add(&key, "lib\x1f%s\x1f", p->f[0].module);
+		sb_add(&label, "[%s] for ", base_name(p->f[0].module));
+	}
+	for (int k = 0; k <= at; k++) {
+		/* library frames by function only: their lines say nothing about the object */
+		if (site_is_system_path(p->f[k].module))
+			fn_id(&key, &p->f[k]);
+		else
+			site_id(&key, &p->f[k], k == at);
+		sb_add(&key, "\x1e");
+	}
+	if (at >= 0)
+		frame_label(&label, &p->f[at]);
+	else if (p->n) {
+		site_id(&key, &p->f[0], 1);
+		frame_label(&label, &p->f[0]);
+	} else {
+		sb_add(&key, "?");
+		sb_add(&label, "[unknown allocation site]");
+	}
+	for (int k = p->n - 1; k >= 0; k--) {
+		frame_label(&path, &p->f[k]);
+		if (k)
+			sb_add(&path, " > ");
+	}
+	p->key = sb_take(&key);
+	p->label = sb_take(&label);
+	p->path = sb_take(&path);
+	return p->key && p->label && p->path ? 0 : -ENOMEM;
+}
+
+static int cmp_label(const void *a, const void *b, void *ctx)
+{
+	const struct site_names *s = ctx;
+	const struct spath *x = &s->p[*(const int *)a], *y = &s->p[*(const int *)b];
+	int c = strcmp(x->label, y->label);
+	return c ? c : strcmp(x->key, y->key);
+}
+
+/* Add to p's label what tells it from another object's of the same label: the column or
+ * the call's offset (how = 0), or an ordinal (how = n >= 2). */
+static int disambiguate(struct spath *p, int how)
+{
+	struct sbuf b = { 0 };
+	const struct site_frame *f = p->name_at >= 0 ? &p->f[p->name_at] : NULL;
+
+	sb_add(&b, "%s", p->label);
+	if (how >= 2)
+		sb_add(&b, " #%d", how);
+	else if (f && f->column)
+		sb_add(&b, " [column %d]", f->column);
+	else if (f)
+		sb_add(&b, " [call at +0x%llx]", (unsigned long long)f->offset);
+	char *s = sb_take(&b);
+	if (!s)
+		return -ENOMEM;
+	free(p->label);
+	p->label = s;
+	return 0;
+}
+
+/*
+ * One pass over the paths sorted by label: in every group of one label with two or more
+ * keys, disambiguate each path (ordinal: the n-th key of the group, from the second on).
+ * *changed tells whether a group was found.
+ */
+static int unique_pass(struct site_names *s, int *ix, int ordinal, int *changed)
+{
+	int err = 0;
+	*changed = 0;
+	qsort_r(ix, (size_t)s->n, sizeof(*ix), cmp_label, s);
+	for (int i = 0; i < s->n && !err;) {
+		int j = i + 1, keys = 1;
+		for (; j < s->n && !strcmp(s->p[ix[j]].label, s->p[ix[i]].label); j++)
+			keys += !!strcmp(s->p[ix[j]].key, s->p[ix[j - 1]].key);
+		for (int k = i, nth = 1; keys > 1 && k < j && !err; k++) {
+			if (k > i && strcmp(s->p[ix[k]].key, s->p[ix[k - 1]].key))
+				nth++;
+			if (!ordinal)
+				err = disambiguate(&s->p[ix[k]], 0);
+			else if (nth >= 2)
+				err = disambiguate(&s->p[ix[k]], nth);
+		}
+		*changed |= keys > 1;
+		i = j;
+	}
+	return err;
+}
+
+/* Labels shared by paths of different keys get told apart: by column or offset first,
+ * by an ordinal when that is not enough (the same call reached through other paths). */
+static int unique_labels(struct site_names *s)
+{
+	int changed, *ix = malloc(((size_t)s->n + 1) * sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	for (int i = 0; i < s->n; i++)
+		ix[i] = i;
+	int err = unique_pass(s, ix, 0, &changed);
+	if (!err && changed)
+		err = unique_pass(s, ix, 1, &changed);
+	free(ix);
+	return err;
+}
+
+int site_names_resolve(struct site_names *s)
+{
+	for (int i = 0; i < s->n; i++)
+		first_naming_frame(&s->p[i]);
+	for (int round = 0; round < MAX_ROUNDS; round++) {
+		int r = wrapper_round(s);
+		if (r < 0)
+			return r;
+		if (!r)
+			break;
+	}
+	for (int i = 0; i < s->n; i++)
+		if (describe(&s->p[i]))
+			return -ENOMEM;
+	return unique_labels(s);
+}
+
+const char *site_names_key(const struct site_names *s, int i)
+{
+	return s->p[i].key;
+}
+
+const char *site_names_label(const struct site_names *s, int i)
+{
+	return s->p[i].label;
+}
+
+const char *site_names_path(const struct site_names *s, int i)
+{
+	return s->p[i].path;
+}
+
+const struct site_frame *site_names_frame(const struct site_names *s, int i)
+{
+	return s->p[i].name_at >= 0 ? &s->p[i].f[s->p[i].name_at] : NULL;
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-memsites.c - naming heap objects by allocation path (src/tools/mem/sites.c), on
+ * scripted paths shaped like the ones real programs give: std::vector fields of one
+ * constructor (LULESH's Domain), a templated wrapper called from many places
+ * (LULESH's Allocate<T>), a wrapper of a wrapper, two calls on one line, a library's own
+ * allocation (libgomp's thread pool), operator new.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "tools/mem/sites.h"
+
+#define EXE "/home/u/lulesh2.0"
+#define STL "/usr/include/c++/12/bits/stl_vector.h"
+#define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
+#define LIBGOMP "/usr/lib/x86_64-linux-gnu/libgomp.so.1"
+#define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+
+/* A frame: function, file, line, column, module, offset. */
+#define F(fn_, file_, line_, col_, mod_, off_)                                         \
+	{ .function = fn_, .file = file_, .line = line_, .column = col_, .module = mod_,  \
+	  .offset = off_ }
+
+static const struct site_frame main_frame = F("main", "/home/u/lulesh.cc", 2700, 0, EXE, 0x900);
+
+static int add(struct site_names *s, const struct site_frame *f, int n)
+{
+	struct site_frame all[16];
+	memcpy(all, f, (size_t)n * sizeof(*f));
+	all[n] = main_frame;
+	int i = site_names_add(s, all, n + 1);
+	CHECK(i >= 0);
+	return i;
+}
+
+/* Fields resized in one constructor: system-header frames skipped, one object a line. */
+TEST(vector_fields_by_line)
+{
+	struct site_names *s = site_names_new();
+	const struct site_frame x[] = {
+		F("operator new(unsigned long)", NULL, 0, 0, LIBSTDCXX, 0x100),
+		F("std::vector<double>::_M_default_append", STL, 1011, 0, EXE, 0x200),
+		F("Domain::Domain(int)", "/home/u/lulesh.h", 166, 0, EXE, 0x210),
+	};
+	struct site_frame y[3];
+	memcpy(y, x, sizeof(x));
+	y[1].offset = 0x300;
+	y[2].line = 167;
+	y[2].offset = 0x310;
+	int a = add(s, x, 3), b = add(s, y, 3);
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, a), "Domain::Domain(int) (lulesh.h:166)");
+	CHECK_STR(site_names_label(s, b), "Domain::Domain(int) (lulesh.h:167)");
+	CHECK(strcmp(site_names_key(s, a), site_names_key(s, b)) != 0);
+	CHECK_STR(site_names_path(s, a), "main (lulesh.cc:2700) > Domain::Domain(int) (lulesh.h:166)"
+					 " > std::vector<double>::_M_default_append (stl_vector.h:1011)"
+					 " > operator new(unsigned long) [libstdc++.so.6]");
+	site_names_free(s);
+}
+
+/* Allocate<T> is called from two places: it is a wrapper, its callers name the objects;
+ * a function called from one place keeps its own line. */
+TEST(wrapper_found_from_paths)
+{
+	struct site_names *s = site_names_new();
+	const struct site_frame p1[] = {
+		F("Allocate<double>", "/home/u/lulesh.h", 113, 0, EXE, 0x400),
+		F("CalcVolumeForceForElems", "/home/u/lulesh.cc", 1050, 0, EXE, 0x410),
+	};
+	const struct site_frame p2[] = {
+		F("Allocate<double>", "/home/u/lulesh.h", 113, 0, EXE, 0x400),
+		F("CalcQForElems", "/home/u/lulesh.cc", 2030, 0, EXE, 0x420),
+	};
+	const struct site_frame p3[] = {
+		F("make_table", "/home/u/t.c", 7, 0, EXE, 0x500),
+		F("setup", "/home/u/t.c", 30, 0, EXE, 0x510),
+	};
+	int a = add(s, p1, 2), b = add(s, p2, 2), c = add(s, p3, 2);
+	int a2 = add(s, p1, 2);		/* the same path again: the same object */
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, a), "CalcVolumeForceForElems (lulesh.cc:1050)");
+	CHECK_STR(site_names_label(s, b), "CalcQForElems (lulesh.cc:2030)");
+	CHECK_STR(site_names_label(s, c), "make_table (t.c:7)");
+	CHECK_STR(site_names_key(s, a), site_names_key(s, a2));
+	const struct site_frame *f = site_names_frame(s, a);
+	CHECK(f && f->line == 1050);
+	site_names_free(s);
+}
+
+/* xmalloc wraps new_node and other; new_node is itself called from two lines of insert. */
+TEST(wrapper_of_wrapper)
+{
+	struct site_names *s = site_names_new();
+	const struct site_frame p1[] = {
+		F("xmalloc", "/home/u/x.c", 3, 0, EXE, 0x10),
+		F("new_node", "/home/u/x.c", 10, 0, EXE, 0x20),
+		F("insert", "/home/u/x.c", 20, 0, EXE, 0x30),
+	};
+	struct site_frame p2[3];
+	memcpy(p2, p1, sizeof(p1));
+	p2[2].line = 21;
+	p2[2].offset = 0x38;
+	const struct site_frame p3[] = {
+		F("xmalloc", "/home/u/x.c", 3, 0, EXE, 0x10),
+		F("other", "/home/u/x.c", 50, 0, EXE, 0x60),
+	};
+	int a = add(s, p1, 3), b = add(s, p2, 3), c = add(s, p3, 2);
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, a), "insert (x.c:20)");
+	CHECK_STR(site_names_label(s, b), "insert (x.c:21)");
+	CHECK_STR(site_names_label(s, c), "other (x.c:50)");
+	site_names_free(s);
+}
+
+/* Two calls on one line: two objects, told apart by column, else by the call's offset. */
+TEST(two_calls_one_line)
+{
+	struct site_names *s = site_names_new();
+	const struct site_frame a1[] = { F("pair", "/home/u/p.c", 5, 0, EXE, 0x70) };
+	const struct site_frame a2[] = { F("pair", "/home/u/p.c", 5, 0, EXE, 0x7c) };
+	const struct site_frame c1[] = { F("both", "/home/u/p.c", 9, 12, EXE, 0x90) };
+	const struct site_frame c2[] = { F("both", "/home/u/p.c", 9, 30, EXE, 0x9c) };
+	int a = add(s, a1, 1), b = add(s, a2, 1), c = add(s, c1, 1), d = add(s, c2, 1);
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, a), "pair (p.c:5) [call at +0x70]");
+	CHECK_STR(site_names_label(s, b), "pair (p.c:5) [call at +0x7c]");
+	CHECK_STR(site_names_label(s, c), "both (p.c:9) [column 12]");
+	CHECK_STR(site_names_label(s, d), "both (p.c:9) [column 30]");
+	site_names_free(s);
+}
+
+/* libgomp allocating its thread pool while the program starts a parallel region; libc's
+ * stdio buffer; strdup's block is the caller's data. */
+TEST(library_own_allocations)
+{
+	struct site_names *s = site_names_new();
+	const struct site_frame g[] = {
+		F("gomp_malloc", NULL, 0, 0, LIBGOMP, 0x1000),
+		F("GOMP_parallel", NULL, 0, 0, LIBGOMP, 0x2000),
+		F("CalcKinematicsForElems", "/home/u/lulesh.cc", 1600, 0, EXE, 0x700),
+	};
+	const struct site_frame io[] = {
+		F("_IO_file_doallocate", "filedoalloc.c", 101, 0, LIBC, 0x3000),
+		F("__printf", "printf.c", 33, 0, LIBC, 0x3100),
+		F("report", "/home/u/r.c", 4, 0, EXE, 0x800),
+	};
+	const struct site_frame d[] = {
+		F("__strdup", "strdup.c", 42, 0, LIBC, 0x4000),
+		F("report", "/home/u/r.c", 8, 0, EXE, 0x810),
+	};
+	int a = add(s, g, 3), b = add(s, io, 3), c = add(s, d, 2);
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, a), "[libgomp.so.1] for CalcKinematicsForElems (lulesh.cc:1600)");
+	CHECK_STR(site_names_label(s, b), "[libc.so.6] for report (r.c:4)");
+	CHECK_STR(site_names_label(s, c), "report (r.c:8)");
+	site_names_free(s);
+}
+
+/* No symbols at all: the first frame by module and offset. */
+TEST(no_symbols)
+{
+	struct site_names *s = site_names_new();
+	const struct site_frame f = F(NULL, NULL, 0, 0, "/home/u/stripped", 0x1234);
+	int i = site_names_add(s, &f, 1);
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, i), "[unknown] (stripped+0x1234)");
+	CHECK(site_is_system_path("/usr/include/stdlib.h"));
+	CHECK(site_is_system_path("/lib/x86_64-linux-gnu/libc.so.6"));
+	CHECK(!site_is_system_path("/usr/local/src/app/a.c"));
+	CHECK(!site_is_system_path("/home/u/a.c"));
+	site_names_free(s);
+}
+
+int main(void)
+{
+	RUN(vector_fields_by_line);
+	RUN(wrapper_found_from_paths);
+	RUN(wrapper_of_wrapper);
+	RUN(two_calls_one_line);
+	RUN(library_own_allocations);
+	RUN(no_symbols);
+	return CHECK_DONE();
+}
