@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * info.c - `sonde info [--json]`: what this machine offers for profiling, and what to fix.
+ * info.c - `sonde info [--json] [--cache LEVEL]`: what this machine offers for profiling,
+ * and what to fix.  Machine facts from src/machine/, the PMUs from rt/pmu.h (what the hw
+ * source itself decides), debug registers from the watch engine's probe (rt/watch.h).
  * Manual: doc/sonde-info.md (the JSON keys are documented there and kept stable).
- * Exit statuses: 0 (always, even when pieces are missing: it is a report), 2 usage error.
+ * Exit statuses: 0 (the report: always, even when pieces are missing), 2 usage error;
+ * --cache: 0 and the size, or 1 if this machine does not say.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,29 +16,43 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "rt/probe.h"
+#include "machine/machine.h"
+#include "rt/pmu.h"
+#include "rt/watch.h"
 #include "ui/json.h"
 
-#define MAX_CACHES 8
+#define MAX_CACHES 16
 #define MAX_FIXES 8
-#define MAX_DEBUG_REGS 16
 
 struct facts {
-	struct probe_cpu cpu;
-	struct probe_cache cache[MAX_CACHES];
+	struct machine_cpu cpu;
+	struct machine_cache cache[MAX_CACHES];
 	int ncache;
 	struct utsname uts;
 	int paranoid;
 	int privileged;
-	struct probe_pmu pmu;
-	struct probe_hw hw;
-	int dregs, dregs_err;
-	int modify, sigtrap, sw_clock;	/* 0 or -errno */
+	struct pmu_info pmu;
+	struct pmu_hw hw;
+	struct watch_probe watch;
+	int sw_clock;			/* 0 or -errno */
 	char clang[256];		/* the compiler sonde-cc would use, "" if none */
 	const char *fix[MAX_FIXES];
-	char fixbuf[MAX_FIXES][PROBE_WHY + 64];
+	char fixbuf[MAX_FIXES][PMU_WHY + 64];
 	int nfix;
 };
+
+/* The tools that are commands today, and the planned ones the report also judges. */
+static const struct {
+	const char *name;
+	int planned;		/* not a command yet */
+	const char *dregs;	/* what it needs of the debug registers, NULL if nothing */
+} tools[] = {
+	{ "mem", 0, NULL },
+	{ "comm", 1, "watchpoints" },
+	{ "reuse", 1, "watchpoints" },
+	{ "variance", 1, "breakpoints" },
+};
+#define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 
 static void add_fix(struct facts *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -79,27 +96,33 @@ static int has_pebs(const struct facts *f)
 	       f->pmu.max_precise > 0;
 }
 
+static int traps_fire(const struct facts *f)
+{
+	return watch_probe_fires(&f->watch);
+}
+
 static void collect_fixes(struct facts *f)
 {
+	const struct watch_probe *w = &f->watch;
+
 	if (f->paranoid > 2 && !f->privileged)
 		add_fix(f, "perf_event_paranoid is %d: run 'sysctl kernel.perf_event_paranoid=2' "
 			   "(or grant CAP_PERFMON)", f->paranoid);
 	if (!f->hw.usable)
 		add_fix(f, "hw source: %s", f->hw.why);
-	if (f->dregs == 0)
-		add_fix(f, "no debug registers (%s): comm, reuse and variance need them; in a VM, "
-			   "a hypervisor that passes debug registers", probe_perf_strerror(f->dregs_err));
-	else if (f->modify < 0)
+	if (w->why[0])
+		add_fix(f, "debug registers: %s", w->why);
+	else if (w->modify < 0)
 		add_fix(f, "PERF_EVENT_IOC_MODIFY_ATTRIBUTES on breakpoints fails (%s): Linux 4.17+ "
-			   "re-arms watchpoints without close/open", probe_perf_strerror(f->modify));
-	if (f->dregs > 0 && f->sigtrap < 0)
+			   "re-arms watchpoints without close/open", pmu_strerror(w->modify));
+	if (traps_fire(f) && w->sigtrap < 0)
 		add_fix(f, "attr.sigtrap does not work (%s): Linux 5.13+ delivers traps "
 			   "synchronously; sonde uses F_SETSIG signals instead",
-			f->sigtrap == -ENOTSUP ? "no signal came" : probe_perf_strerror(f->sigtrap));
+			w->sigtrap == -ENODATA ? "no signal came" : pmu_strerror(w->sigtrap));
 	if (f->sw_clock < 0)
 		add_fix(f, "cpu-clock sampling refused (%s): the clock source cannot run; check "
 			   "perf_event_paranoid and seccomp filters (containers)",
-			probe_perf_strerror(f->sw_clock));
+			pmu_strerror(f->sw_clock));
 	if (!f->clang[0])
 		add_fix(f, "no clang on PATH: the inst source needs it (tools/deps.sh installs it, "
 			   "or set SONDE_CC)");
@@ -108,17 +131,15 @@ static void collect_fixes(struct facts *f)
 static void gather(struct facts *f)
 {
 	memset(f, 0, sizeof(*f));
-	probe_cpu(&f->cpu);
-	f->ncache = probe_caches(f->cache, MAX_CACHES);
+	machine_cpu_read(&f->cpu);
+	f->ncache = machine_caches(f->cache, MAX_CACHES);
 	uname(&f->uts);
-	f->paranoid = probe_paranoid();
-	f->privileged = probe_privileged();
-	probe_pmu(&f->pmu);
-	probe_hw(&f->hw);
-	f->dregs = probe_debug_registers(MAX_DEBUG_REGS, &f->dregs_err);
-	f->modify = f->dregs > 0 ? probe_bp_modify() : -ENOSPC;
-	f->sigtrap = f->dregs > 0 ? probe_bp_sigtrap() : -ENOSPC;
-	f->sw_clock = probe_sw_clock();
+	f->paranoid = pmu_paranoid();
+	f->privileged = pmu_privileged();
+	pmu_info_read(&f->pmu);
+	pmu_hw_probe(&f->hw);
+	watch_probe_run(&f->watch);
+	f->sw_clock = machine_sw_clock();
 	const char *cc = getenv("SONDE_CC");
 	if (cc && *cc && strchr(cc, '/'))
 		snprintf(f->clang, sizeof(f->clang), "%s", access(cc, X_OK) == 0 ? cc : "");
@@ -130,12 +151,18 @@ static void gather(struct facts *f)
 static const char *kind_name(int kind)
 {
 	static const char *const names[] = { "none", "pebs", "ibs", "spe", "page-faults" };
-	return kind >= 0 && kind <= PROBE_HW_PAGE_FAULTS ? names[kind] : "none";
+	return kind >= 0 && kind <= PMU_HW_PAGE_FAULTS ? names[kind] : "none";
 }
 
 static const char *sample_source(const struct facts *f)
 {
 	return f->hw.usable ? "hw" : f->sw_clock == 0 ? "clock" : "none";
+}
+
+/* This machine has what tool i needs (whether or not the tool exists yet). */
+static int machine_ready(const struct facts *f, size_t i)
+{
+	return strcmp(sample_source(f), "none") && (!tools[i].dregs || traps_fire(f));
 }
 
 /* ---- text ---- */
@@ -155,6 +182,32 @@ static const char *yes_no(int err)
 	return err == 0 ? "yes" : "no";
 }
 
+static void text_caches(const struct facts *f)
+{
+	printf("caches           ");
+	for (int i = 0; i < f->ncache; i++) {
+		const struct machine_cache *c = &f->cache[i];
+		char sz[32];
+		size_text(c->size, sz, sizeof(sz));
+		printf("%sL%d%s %s", i ? ", " : "", c->level,
+		       !strcmp(c->type, "Data") ? "d" : !strcmp(c->type, "Instruction") ? "i" : "",
+		       sz);
+		if (c->shared_cpus > 1)
+			printf(" (shared by %d CPUs)", c->shared_cpus);
+	}
+	if (!f->ncache) {
+		printf("unknown (no /sys/devices/system/cpu/cpu0/cache, and CPUID does not say)\n");
+		return;
+	}
+	printf("; line %d bytes\n", f->cache[0].line);
+	if (!strcmp(f->cache[0].source, "cpuid"))
+		printf("                 from CPUID (no /sys/devices/system/cpu/cpu0/cache here)\n");
+	else if (!strcmp(f->cache[0].source, "cpuid-legacy"))
+		printf("                 from CPUID's legacy AMD leaves (no "
+		       "/sys/devices/system/cpu/cpu0/cache here): the L3 size is the whole "
+		       "package's\n");
+}
+
 static void text_cpu(const struct facts *f)
 {
 	printf("cpu              %s (%s family %d model %d stepping %d)\n", f->cpu.model,
@@ -164,27 +217,39 @@ static void text_cpu(const struct facts *f)
 	       "%d socket%s%s\n", f->cpu.cpus_online, f->cpu.cpus_available, f->cpu.cores,
 	       f->cpu.sockets, f->cpu.sockets == 1 ? "" : "s",
 	       f->cpu.hypervisor ? "; a virtual machine (cpuinfo flag \"hypervisor\")" : "");
-	printf("caches           ");
-	for (int i = 0; i < f->ncache; i++) {
-		const struct probe_cache *c = &f->cache[i];
-		char sz[32];
-		size_text(c->size, sz, sizeof(sz));
-		printf("%sL%d%s %s", i ? ", " : "", c->level,
-		       !strcmp(c->type, "Data") ? "d" : !strcmp(c->type, "Instruction") ? "i" : "",
-		       sz);
-		if (c->shared_cpus > 1)
-			printf(" (shared by %d CPUs)", c->shared_cpus);
-	}
-	if (f->ncache)
-		printf("; line %d bytes\n", f->cache[0].line);
-	else
-		printf("unknown (no /sys/devices/system/cpu/cpu0/cache)\n");
+	text_caches(f);
 	printf("kernel           %s %s %s\n", f->uts.sysname, f->uts.release, f->uts.machine);
+}
+
+/* "yes", or why not, for MODIFY_ATTRIBUTES and attr.sigtrap. */
+static const char *bp_feature(int r, int fires, const char *unseen)
+{
+	if (r == 0)
+		return "yes";
+	if (r == -ENODATA)
+		return fires ? unseen : "accepted, but untested: no trap fires";
+	return pmu_strerror(r);
+}
+
+static void text_dregs(const struct facts *f)
+{
+	const struct watch_probe *w = &f->watch;
+	int fires = traps_fire(f);
+
+	printf("debug registers  %d per thread: %s\n", w->regs,
+	       w->why[0] ? w->why : "they open, and their traps fire");
+	if (w->regs == 0)
+		return;
+	printf("  modify attributes (PERF_EVENT_IOC_MODIFY_ATTRIBUTES)  %s\n",
+	       bp_feature(w->modify, fires, "no: the moved breakpoint did not count"));
+	printf("  attr.sigtrap (synchronous SIGTRAP)                  %s\n",
+	       bp_feature(w->sigtrap, fires, "no: no signal came"));
 }
 
 static void text_perf(const struct facts *f)
 {
-	printf("perf_event_paranoid %d: %s%s\n", f->paranoid, probe_paranoid_meaning(f->paranoid),
+	printf("perf_event_paranoid %d: %s%s\n", f->paranoid,
+	       machine_paranoid_meaning(f->paranoid),
 	       f->privileged ? " (this user is privileged: not limited by it)" : "");
 	if (f->pmu.cpu_pmu[0])
 		printf("cpu PMU          %s: counting %s, sampling %s, max_precise %d\n",
@@ -193,31 +258,31 @@ static void text_perf(const struct facts *f)
 	else
 		printf("cpu PMU          none: %s\n", f->pmu.why);
 	printf("precise events   PEBS %s, IBS %s, Arm SPE %s\n", has_pebs(f) ? "yes" : "no",
-	       f->pmu.ibs_op >= 0 ? "yes (ibs_op)" : "no",
-	       f->pmu.arm_spe ? "present (not implemented in sonde)" : "no");
+	       f->pmu.ibs_op < 0 ? "no" : f->pmu.ibs_swfilt ? "yes (ibs_op, swfilt)"
+							 : "yes (ibs_op, no swfilt)",
+	       f->pmu.arm_spe >= 0 ? "present (not implemented in sonde)" : "no");
 	printf("hw source        %s: %s\n", f->hw.usable ? "yes" : "no", f->hw.why);
-	printf("debug registers  %d per thread", f->dregs);
-	if (f->dregs_err)
-		printf(" (the next one: %s)", probe_perf_strerror(f->dregs_err));
-	printf("\n  modify attributes (PERF_EVENT_IOC_MODIFY_ATTRIBUTES)  %s\n", yes_no(f->modify));
-	printf("  attr.sigtrap (synchronous SIGTRAP)                  %s\n", yes_no(f->sigtrap));
-	printf("cpu-clock sampling %s\n", f->sw_clock == 0 ? "yes" :
-	       probe_perf_strerror(f->sw_clock));
+	text_dregs(f);
+	printf("cpu-clock sampling %s\n", f->sw_clock == 0 ? "yes" : pmu_strerror(f->sw_clock));
 }
 
 static void text_tools(const struct facts *f)
 {
 	const char *src = sample_source(f);
-	const char *why = f->hw.usable ? "" : " (no hw: see below)";
-	int w = f->dregs > 0;
 
-	printf("\nsample source per tool\n");
-	printf("  mem       %s%s\n", src, why);
-	printf("  comm      %s + watchpoints%s\n", src, w ? "" : " (unavailable: no debug registers)");
-	printf("  reuse     %s + watchpoints%s\n", src, w ? "" : " (unavailable: no debug registers)");
-	printf("  variance  %s + breakpoints%s\n", src, w ? "" : " (unavailable: no debug registers)");
-	printf("  inst      any tool with --source inst, after a rebuild with sonde-cc (%s)\n",
+	printf("\ncommands and their sample source\n");
+	printf("  mem       %s%s\n", src, f->hw.usable ? "" : " (no hw: see below)");
+	printf("  mem --source inst  after a rebuild with sonde-cc (%s)\n",
 	       f->clang[0] ? f->clang : "no clang found");
+	printf("\nplanned tools (not commands yet), and whether this machine could run them\n");
+	for (size_t i = 0; i < NTOOLS; i++) {
+		if (!tools[i].planned)
+			continue;
+		printf("  %-9s %s + %s: %s\n", tools[i].name, src, tools[i].dregs,
+		       machine_ready(f, i) ? "yes"
+		       : f->watch.regs > 0 ? "no, the debug registers do not fire here"
+					   : "no, no debug registers here");
+	}
 }
 
 static void print_text(const struct facts *f)
@@ -235,11 +300,6 @@ static void print_text(const struct facts *f)
 }
 
 /* ---- json ---- */
-
-static void json_err(struct json *j, const char *key, int err)
-{
-	json_str(j, key, err ? probe_perf_strerror(err) : NULL);
-}
 
 static void json_cpu(struct json *j, const struct facts *f)
 {
@@ -264,6 +324,7 @@ static void json_cpu(struct json *j, const struct facts *f)
 		json_int(j, "line", f->cache[i].line);
 		json_int(j, "ways", f->cache[i].ways);
 		json_int(j, "shared_cpus", f->cache[i].shared_cpus);
+		json_str(j, "source", f->cache[i].source);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -275,10 +336,23 @@ static void json_cpu(struct json *j, const struct facts *f)
 	json_end_object(j);
 }
 
+static void json_dregs(struct json *j, const struct facts *f)
+{
+	const struct watch_probe *w = &f->watch;
+
+	json_int(j, "debug_registers", w->regs);
+	json_str(j, "debug_registers_limit", w->regs_err ? pmu_strerror(w->regs_err) : NULL);
+	json_int(j, "debug_registers_firing", w->fired);
+	json_bool(j, "debug_registers_fire", traps_fire(f));
+	json_str(j, "debug_registers_why", w->why[0] ? w->why : NULL);
+	json_bool(j, "modify_attributes", w->modify == 0);
+	json_bool(j, "sigtrap", w->sigtrap == 0);
+}
+
 static void json_perf(struct json *j, const struct facts *f)
 {
 	json_int(j, "perf_event_paranoid", f->paranoid);
-	json_str(j, "perf_event_paranoid_meaning", probe_paranoid_meaning(f->paranoid));
+	json_str(j, "perf_event_paranoid_meaning", machine_paranoid_meaning(f->paranoid));
 	json_bool(j, "privileged", f->privileged);
 	json_begin_object(j, "pmu");
 	json_str(j, "cpu_pmu", f->pmu.cpu_pmu[0] ? f->pmu.cpu_pmu : NULL);
@@ -290,7 +364,8 @@ static void json_perf(struct json *j, const struct facts *f)
 	json_begin_object(j, "precise");
 	json_bool(j, "pebs", has_pebs(f));
 	json_bool(j, "ibs", f->pmu.ibs_op >= 0);
-	json_bool(j, "arm_spe", f->pmu.arm_spe);
+	json_bool(j, "ibs_swfilt", f->pmu.ibs_swfilt);
+	json_bool(j, "arm_spe", f->pmu.arm_spe >= 0);
 	json_bool(j, "arm_spe_implemented", 0);
 	json_end_object(j);
 	json_begin_object(j, "hw_source");
@@ -302,38 +377,34 @@ static void json_perf(struct json *j, const struct facts *f)
 	json_end_array(j);
 	json_str(j, "why", f->hw.why);
 	json_end_object(j);
-	json_int(j, "debug_registers", f->dregs);
-	json_err(j, "debug_registers_limit", f->dregs_err);
-	json_bool(j, "modify_attributes", f->modify == 0);
-	json_bool(j, "sigtrap", f->sigtrap == 0);
+	json_dregs(j, f);
 	json_bool(j, "cpu_clock_sampling", f->sw_clock == 0);
 }
 
-static void json_tool(struct json *j, const char *name, const char *source, int needs_dregs,
-		      const struct facts *f)
+static void json_tools(struct json *j, const struct facts *f)
 {
-	json_begin_object(j, name);
-	json_str(j, "source", source);
-	json_bool(j, "available", !!strcmp(source, "none") && (!needs_dregs || f->dregs > 0));
-	json_bool(j, "needs_debug_registers", needs_dregs);
+	json_begin_object(j, "tools");
+	for (size_t i = 0; i < NTOOLS; i++) {
+		json_begin_object(j, tools[i].name);
+		json_str(j, "source", sample_source(f));
+		json_bool(j, "planned", tools[i].planned);
+		json_bool(j, "machine_ready", machine_ready(f, i));
+		json_bool(j, "available", !tools[i].planned && machine_ready(f, i));
+		json_bool(j, "needs_debug_registers", tools[i].dregs != NULL);
+		json_end_object(j);
+	}
 	json_end_object(j);
 }
 
 static void print_json(const struct facts *f)
 {
 	struct json j;
-	const char *src = sample_source(f);
 
 	json_init(&j, stdout);
 	json_begin_object(&j, NULL);
 	json_cpu(&j, f);
 	json_perf(&j, f);
-	json_begin_object(&j, "tools");
-	json_tool(&j, "mem", src, 0, f);
-	json_tool(&j, "comm", src, 1, f);
-	json_tool(&j, "reuse", src, 1, f);
-	json_tool(&j, "variance", src, 1, f);
-	json_end_object(&j);
+	json_tools(&j, f);
 	json_begin_object(&j, "inst");
 	json_bool(&j, "needs_rebuild", 1);
 	json_str(&j, "compiler", f->clang[0] ? f->clang : NULL);
@@ -346,15 +417,46 @@ static void print_json(const struct facts *f)
 	json_finish(&j);
 }
 
+/* ---- --cache ---- */
+
+/* "L3", "l3" or "3" -> 3; -1 if not a level. */
+static int cache_level_arg(const char *s)
+{
+	if (*s == 'L' || *s == 'l')
+		s++;
+	if (*s < '1' || *s > '4' || s[1])
+		return -1;
+	return *s - '0';
+}
+
+static int print_cache_size(const char *arg)
+{
+	int level = cache_level_arg(arg);
+	if (level < 0)
+		return sonde_usage_error("info", "bad cache level '%s' (L1, L2, L3 or L4)", arg);
+	int64_t size = machine_cache_size(level);
+	if (size < 0) {
+		sonde_error("the size of the L%d cache is unknown on this machine (neither "
+			    "/sys/devices/system/cpu/cpu0/cache nor CPUID says)", level);
+		return 1;
+	}
+	printf("%lld\n", (long long)size);
+	return 0;
+}
+
 static void print_help(void)
 {
-	printf("usage: sonde info [--json]\n\n"
+	printf("usage: sonde info [--json]\n"
+	       "       sonde info --cache LEVEL\n\n"
 	       "What this machine offers for profiling, and what to fix: CPU, caches, kernel,\n"
 	       "perf_event_paranoid, the PMU and its precise events (PEBS, IBS, Arm SPE), debug\n"
-	       "registers, and the sample source each tool will use.  Opens a few perf events\n"
-	       "on itself to find out.  Always exits 0 (it is a report).\n\n"
-	       "  --json       one JSON object with the same facts (keys: doc/sonde-info.md)\n"
-	       "  -h, --help   this help\n");
+	       "registers (do they open, do their traps fire), and the sample source each tool\n"
+	       "will use.  Opens a few perf events on itself to find out.  Always exits 0 (it\n"
+	       "is a report).\n\n"
+	       "  --json         one JSON object with the same facts (keys: doc/sonde-info.md)\n"
+	       "  --cache LEVEL  print the size in bytes of the L1/L2/L3 data or unified cache\n"
+	       "                 (LEVEL: L1, L2, L3); exit 1 if this machine does not say\n"
+	       "  -h, --help     this help\n");
 }
 
 int cmd_info(int argc, char **argv)
@@ -363,6 +465,13 @@ int cmd_info(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--cache")) {
+			if (i + 1 >= argc)
+				return sonde_usage_error("info", "--cache needs a level (L1, L2, L3)");
+			if (i + 2 < argc)
+				return sonde_usage_error("info", "unexpected argument '%s'",
+							 argv[i + 2]);
+			return print_cache_size(argv[i + 1]);
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			print_help();
 			return 0;

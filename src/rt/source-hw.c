@@ -2,7 +2,9 @@
 /*
  * source-hw.c - the `hw` sample source: precise memory-access samples from the PMU.
  *
- * Intel PEBS (load and store events resolved with libpfm4 by probe.c) or AMD IBS op.
+ * Intel PEBS (load and store events resolved with libpfm4 by pmu.c) or AMD IBS op, with
+ * the attributes pmu.c builds (pmu_attr_*: no exclude_* bit on IBS unless the kernel
+ * has swfilt).
  * Per thread: the events are opened on the thread (pid 0, cpu -1), the second one's
  * records redirected into the first one's ring (PERF_EVENT_IOC_SET_OUTPUT), and each fd
  * made to signal the thread itself (O_ASYNC, F_SETSIG rt_cfg.sig_sample, F_SETOWN_EX
@@ -25,7 +27,7 @@
  * software page-fault event, whose samples carry the faulting address: the same path,
  * end to end, on machines without a PMU.
  *
- * Everything below is reachable from the handler or is plain system calls; probe.c does
+ * Everything below is reachable from the handler or is plain system calls; pmu.c does
  * the libpfm4 and stdio work at start-up.
  */
 #include <errno.h>
@@ -39,7 +41,7 @@
 #include <unistd.h>
 
 #include "rt/perfring.h"
-#include "rt/probe.h"
+#include "rt/pmu.h"
 #include "rt/rt.h"
 #include "rt/sigsafe.h"
 
@@ -60,7 +62,7 @@ struct hw_thread {
 };
 
 /* Filled once by probe/start (before any thread samples), read-only afterwards. */
-static struct probe_hw hw_cfg;
+static struct pmu_hw hw_cfg;
 static int hw_probed;
 
 /* ---- the handler ---- */
@@ -120,7 +122,7 @@ static SIGSAFE void hw_on_sample(void *arg, const struct perfring_sample *s)
 	 * program: skipped, not dropped. */
 	if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
 		return;
-	int ok = hw_cfg.kind == PROBE_HW_IBS ? ibs_access(s, &a) : pebs_access(d->h, s, &a);
+	int ok = hw_cfg.kind == PMU_HW_IBS ? ibs_access(s, &a) : pebs_access(d->h, s, &a);
 	if (!ok)
 		return;
 	a.time = s->time ? s->time : rt_now();	/* CLOCK_MONOTONIC (use_clockid) */
@@ -172,9 +174,9 @@ static int hw_probe(char *why, size_t len)
 	if (!hw_probed) {
 		const char *test = getenv("SONDE_HW_EVENT");
 		if (test && !strcmp(test, "page-faults"))
-			probe_hw_page_faults(&hw_cfg);
+			pmu_hw_page_faults(&hw_cfg);
 		else
-			probe_hw(&hw_cfg);
+			pmu_hw_probe(&hw_cfg);
 		hw_probed = 1;
 	}
 	copy_why(why, len, hw_cfg.why);
@@ -219,7 +221,7 @@ static int signal_to_thread(int fd, int tid)
 static int open_one(struct hw_thread *h, int i)
 {
 	struct perf_event_attr a = hw_cfg.ev[i].attr;
-	probe_hw_sampling_attr(&a, hw_cfg.kind, hw_period());
+	pmu_hw_sampling_attr(&a, hw_cfg.kind, hw_period());
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -16,7 +16,7 @@
  * but it raises SIGTRAP, which the clock source's single-stepping and any debugger already
  * own, and it would make every trap go through their handler.  At the trap rates the tools
  * use (a trap per sample at most) the 3 us do not matter, so we keep a signal of our own.
- * watch_probe_sigtrap() still tells `sonde info` whether the machine has it.
+ * watch_probe_run() still tells `sonde info` whether the machine has it.
  *
  * Trap IP: x86 data watchpoints are trap-like.  The context handed to the callback is the
  * state AFTER the access: its RIP is the instruction that follows the accessing one (the
@@ -129,19 +129,55 @@ struct watch_stats {
 				 * set was locked: counted, callback not called */
 };
 
-/* ---- probes: work in any process, without the runtime's init; not in a handler ---- */
+/* ---- the probe: works in any process, without the runtime's init; not in a handler ---- */
 
-/* Debug registers one thread can use (opens breakpoints on the caller until one fails,
- * then closes them): > 0, or -errno of the first open (EACCES/EPERM: perf_event_paranoid
- * or capabilities; ENOENT/EOPNOTSUPP: no breakpoint support). */
-int watch_probe_count(void);
-/* 0 if PERF_EVENT_IOC_MODIFY_ATTRIBUTES moves a breakpoint (checked by a trap at the new
- * address), else -errno (ENOTTY before Linux 4.17). */
-int watch_probe_modify(void);
-/* 0 if attr.sigtrap delivers a SIGTRAP on a breakpoint hit, else -errno (EINVAL before
- * Linux 5.13).  Installs a SIGTRAP handler for the duration of the probe and restores the
- * previous one: call it from the CLI or at start-up, not while other code uses SIGTRAP. */
-int watch_probe_sigtrap(void);
+#define WATCH_PROBE_MAX 16	/* breakpoints the probe opens at most */
+#define WATCH_WHY 320
+
+/*
+ * What this machine's debug registers can do, found by trying: the only debug-register
+ * probe of sonde (`sonde info`, the tests and the runtime all use it).
+ *
+ * Opening a breakpoint is not enough: in some VMs (Firecracker) every breakpoint opens
+ * but none ever fires, because the hypervisor does not pass the debug registers through.
+ * So the probe also writes each watched word once and reads the event's count.
+ */
+struct watch_probe {
+	int regs;	/* write breakpoints one thread can hold open at once (0..16) */
+	int regs_err;	/* -errno of the open that failed after them (-ENOSPC on x86 after
+			 * 4), 0 if WATCH_PROBE_MAX was reached */
+	int fired;	/* how many of those counted the one write to their word */
+	int modify;	/* PERF_EVENT_IOC_MODIFY_ATTRIBUTES on a breakpoint: 0 it moves it
+			 * (the moved one counts a write at its new address and not at the
+			 * old), -ENODATA the ioctl is accepted but no trap fires to show it,
+			 * else the ioctl's -errno (-ENOTTY before Linux 4.17) */
+	int sigtrap;	/* attr.sigtrap: 0 a hit raises SIGTRAP with TRAP_PERF and our
+			 * sig_data, -ENODATA the event opens but no signal comes, else the
+			 * open's -errno (-EINVAL before Linux 5.13) */
+	int hypervisor;	/* CPUID: running under a hypervisor */
+	char why[WATCH_WHY];	/* "" if the watchpoint tools can work here; else what is
+				 * missing, why, and what to do (one sentence, no newline) */
+};
+
+/*
+ * Probe the calling thread's debug registers into p (breakpoints opened, written,
+ * counted and closed; nothing stays open).  The attr.sigtrap trial installs a SIGTRAP
+ * handler for a moment and restores the previous one and the signal mask: call it from
+ * the CLI, a test, or at start-up before any other code uses SIGTRAP.  Returns 0 if
+ * traps fire on every register that opens (the watchpoint tools can work), else
+ * -ENODEV (p->why says why).  Takes well under a millisecond; never waits for a trap.
+ */
+int watch_probe_run(struct watch_probe *p);
+
+/* The result of one watch_probe_run in this process, run on first call (same rules).
+ * Never NULL.  For the runtime's start-up and the tests' skip decisions. */
+const struct watch_probe *watch_probe_cached(void);
+
+/* 1 if the probe found traps that fire (p->regs > 0 and every one fired). */
+static inline int watch_probe_fires(const struct watch_probe *p)
+{
+	return p->regs > 0 && p->fired == p->regs;
+}
 
 /* ---- process-wide ---- */
 

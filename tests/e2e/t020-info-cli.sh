@@ -9,6 +9,20 @@ check info-exits-0 test "$rc" -eq 0
 check info-text-has-sections grep -q '^debug registers' out.txt
 check info-text-has-hw-verdict grep -q '^hw source' out.txt
 check info-text-names-mem-source grep -Eq '^  mem +(hw|clock|none)' out.txt
+# Every command the report offers is one `sonde --help` lists; the rest are "planned".
+"$SONDE" --help >cmds.txt 2>&1
+offered=$(sed -n '/^commands and their sample source/,/^$/p' out.txt | awk 'NR > 1 && NF { print $1 }' | sort -u)
+missing=""
+for c in $offered; do grep -Eq "^  $c " cmds.txt || missing="$missing $c"; done
+check info-offers-only-existing-commands test -n "$offered" -a -z "$missing"
+[ -n "$missing" ] && echo "  offered but not commands:$missing"
+for t in comm reuse variance; do
+	if grep -Eq "^  $t " cmds.txt; then
+		skip "info-labels-$t-planned" "$t is a command now"
+	else
+		check "info-labels-$t-planned" sh -c "sed -n '/^planned tools/,/^\$/p' out.txt | grep -q '^  $t '"
+	fi
+done
 check info-no-stderr test ! -s err.txt
 
 "$SONDE" info --help >help.txt 2>&1

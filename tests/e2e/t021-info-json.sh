@@ -66,8 +66,34 @@ if [ "$(cat /sys/devices/system/cpu/smt/active 2>/dev/null || echo 1)" = 0 ] &&
 fi
 
 check json-kernel-release test "$(j 'd["kernel"]["release"]')" = "$(uname -r)"
-line=$(cat /sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size 2>/dev/null || echo 0)
-check json-cache-line test "$(j 'd["cache_line"]')" = "$line"
+# Caches: sysfs where it has them; else CPUID (this VM has no cpu0/cache directory).
+if [ -d /sys/devices/system/cpu/cpu0/cache/index0 ]; then
+	line=$(cat /sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size)
+	check json-cache-line test "$(j 'd["cache_line"]')" = "$line"
+	check json-caches-from-sysfs test "$(j 'd["caches"][0]["source"]')" = sysfs
+	l1d=$(for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+		[ "$(cat "$i/level")" = 1 ] && [ "$(cat "$i/type")" = Data ] && cat "$i/size"
+	done | head -1)
+	case "$l1d" in *K) l1d=$((${l1d%K} * 1024)) ;; *M) l1d=$((${l1d%M} * 1048576)) ;; esac
+else
+	case "$(uname -m)" in
+	x86_64 | i?86)
+		check json-caches-from-cpuid test "$(j 'd["caches"][0]["source"][:5]')" = cpuid
+		check json-cache-line-from-cpuid test "$(j 'd["cache_line"] in (32, 64, 128)')" = True
+		;;
+	esac
+	l1d=""
+fi
+# --cache prints the L1/L2/L3 data or unified sizes of the same list, in bytes.
+for lvl in 1 2 3; do
+	want=$(j "next((c['size'] for c in d['caches'] if c['level'] == $lvl and c['type'] != 'Instruction'), '')")
+	got=$("$SONDE" info --cache "L$lvl" 2>/dev/null)
+	check "cache-L$lvl-matches-json" test "$got" = "$want"
+done
+[ -n "$l1d" ] && check cache-L1-matches-sysfs test "$("$SONDE" info --cache L1)" = "$l1d"
+"$SONDE" info --cache L9 >/dev/null 2>err.txt
+check cache-bad-level-exit-2 test $? -eq 2
+check cache-bad-level-message grep -q "^sonde: bad cache level 'L9'" err.txt
 if grep -qw hypervisor /proc/cpuinfo; then hv=True; else hv=False; fi
 check json-hypervisor-flag test "$(j 'd["cpu"]["hypervisor"]')" = "$hv"
 
@@ -85,6 +111,21 @@ fi
 # The text report says the same number.
 "$SONDE" info >info.txt
 check text-agrees-on-debug-registers grep -q "^debug registers  $dregs per thread" info.txt
+# Opening is not firing: when they open but no trap fires (some VMs), the report says so
+# in the text, the JSON and the fixes, and no watchpoint tool counts as ready.
+fire=$(j 'd["debug_registers_fire"]')
+if [ "$dregs" -ge 1 ] && [ "$fire" = False ]; then
+	check text-says-no-trap-fires grep -q "^debug registers  $dregs per thread: they open, but no trap fires" info.txt
+	check json-why-no-trap-fires test "$(j '"no trap fires" in d["debug_registers_why"]')" = True
+	check fixes-name-debug-registers test "$(j 'int(any(f.startswith("debug registers: ") for f in d["fixes"]))')" = 1
+	check watch-tools-not-ready test "$(j '[d["tools"][t]["machine_ready"] for t in ("comm", "reuse", "variance")]')" = "[False, False, False]"
+elif [ "$fire" = True ]; then
+	check json-no-why-when-firing test "$(j 'd["debug_registers_why"]')" = None
+	check json-firing-is-all test "$(j 'd["debug_registers_firing"]')" = "$dregs"
+fi
+# Planned tools are labelled, never offered as commands.
+check planned-tools-labelled test "$(j '[d["tools"][t]["planned"] for t in ("mem", "comm", "reuse", "variance")]')" = "[False, True, True, True]"
+check planned-tools-not-available test "$(j '[d["tools"][t]["available"] for t in ("comm", "reuse", "variance")]')" = "[False, False, False]"
 
 # The sample source follows the hw verdict.
 usable=$(j 'd["hw_source"]["usable"]')

@@ -16,7 +16,7 @@
 
 #include "check.h"
 #include "rt/perfring.h"
-#include "rt/probe.h"
+#include "rt/pmu.h"
 #include "rt/rt.h"
 
 #define RING 256 /* small, so that records wrap often */
@@ -544,11 +544,11 @@ TEST(real_cpu_clock_ring)
 /* A precise memory event from the PMU, when this machine has one. */
 TEST(real_hw_ring)
 {
-	static struct probe_hw hw;
-	probe_hw(&hw);
+	static struct pmu_hw hw;
+	pmu_hw_probe(&hw);
 	if (!hw.usable)
 		SKIP(hw.why);
-	CHECK(hw.kind == PROBE_HW_PEBS || hw.kind == PROBE_HW_IBS);
+	CHECK(hw.kind == PMU_HW_PEBS || hw.kind == PMU_HW_IBS);
 }
 
 /* ---- the hw source itself, in its page-fault test mode ---- */
@@ -583,7 +583,7 @@ static const struct rt_tool pf_tool = { .name = "test", .access = pf_on_access }
 TEST(hw_source_page_faults)
 {
 	static struct rt_thread t;
-	char why[PROBE_WHY];
+	char why[PMU_WHY];
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 
 	setenv("SONDE_HW_EVENT", "page-faults", 1);
