@@ -354,7 +354,8 @@ static int addr_of(struct analysis *an, struct priv *pv, int mod, uint64_t off)
 	uint64_t addr = off, start = 0, size = 0;
 	const char *name = NULL;
 	struct sym_module *f = an->mods[mod].file;
-	if (f && sym_module_addr(f, off, &addr) == 0 && sym_module_func(f, addr, &name, &start, &size))
+	if (f && sym_module_addr(f, off, &addr) == 0 &&
+	    sym_module_func(f, addr, &name, &start, &size))
 		name = NULL;
 	int fn = func_of(an, pv, mod, name, start, size);
 	if (fn < 0)

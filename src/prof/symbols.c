@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * symbols.c - offline symbolization of a recorded process with elfutils (see symbols.h).
+ * symbols.c - offline symbolization of recordings with elfutils (see symbols.h): the one
+ * symbolizer of `sonde mem` (a process's maps) and `sonde analyze` (perf.data modules).
  *
  * The maps copy is parsed once into a sorted array of mappings; file mappings are grouped
  * into modules.  A module is opened on its first lookup only (a report touches a few of
@@ -11,6 +12,10 @@
  * symbols are copied into two arrays sorted once; each compile unit touched gets an index
  * of its subprograms' address ranges, sorted once, so a lookup is a few binary searches
  * plus a walk down the inlining tree of one function.  Results are cached per address.
+ *
+ * Modules opened by path (symtab_module) are the same struct with bias 0, so ELF virtual
+ * addresses are their "runtime" addresses and every lookup above serves them unchanged;
+ * "[kernel.kallsyms]" is a module whose functions come from /proc/kallsyms instead.
  */
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -1112,6 +1117,7 @@ static int code_resolve(struct symtab *st, struct sym_module *m, uint64_t addr,
 	if (dw) {
 		out->n = 1;
 		out->frames[0].function = f ? demangle(st, f->name) : NULL;
+		out->frames[0].nearest = f && f >= m->gaps.v && f < m->gaps.v + m->gaps.n;
 	}
 	out->func_start = f ? f->start : sub_start;
 	return 0;

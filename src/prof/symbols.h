@@ -37,6 +37,7 @@
 #ifndef SONDE_LIB_SYMBOLS_H
 #define SONDE_LIB_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,11 @@ struct sym_frame {
 	const char *file;	/* source file, NULL if no line info */
 	int line;		/* 0 if unknown */
 	int column;		/* 0 if unknown (DWARF gives it for -gcolumn-info, GCC's default) */
+	/*
+	 * function is not this code's own name but a stripped library's stand-in (see
+	 * Details): "EXPORT+0xOFF (nearest exported symbol)" or "[no symbols]"
+	 */
+	bool nearest;
 };
 
 struct sym_code {

@@ -259,7 +259,8 @@ TEST(kallsyms_as_sscanf)
 		const char *nm = NULL;
 		uint64_t start = 0, size = 0;
 		/* aliases share an address: the start must match, the name be one of them */
-		if (sym_module_func(k, want[i].a, &nm, &start, &size) || start != want[i].a || !size) {
+		if (sym_module_func(k, want[i].a, &nm, &start, &size) || start != want[i].a ||
+		    !size) {
 			printf("  %s at %llx: got %s at %llx\n", want[i].name, want[i].a,
 			       nm ? nm : "nothing", (unsigned long long)start);
 			bad++;

@@ -404,7 +404,8 @@ static int elf_symbol(const char *path, const char *name, int suffix, char *full
 				const char *n = gelf_getsym(d, (int)i, &sym) ?
 					elf_strptr(e, sh.sh_link, sym.st_name) : NULL;
 				size_t l = n ? strlen(n) : 0;
-				if (!n || (suffix ? l < nl || strcmp(n + l - nl, name) : strcmp(n, name)))
+				if (!n || (suffix ? l < nl || strcmp(n + l - nl, name) :
+						    strcmp(n, name)))
 					continue;
 				*value = sym.st_value;
 				*size = sym.st_size;
@@ -494,8 +495,10 @@ TEST(omp_clone_name)
 		struct sym_code c;
 		CHECK(symtab_code(st, base + value + 1, &c) == 0);
 		CHECK(c.n >= 1);
-		if (c.n >= 1)
+		if (c.n >= 1) {
 			CHECK_STR(c.frames[c.n - 1].function, want);
+			CHECK(!c.frames[c.n - 1].nearest);
+		}
 		CHECK_EQ_U64(c.func_start, base + value);
 	}
 	symtab_free(st);
@@ -596,8 +599,11 @@ TEST(stripped_library)
 		CHECK(symtab_code(st, base + spin + 1, &c) == 0);
 		CHECK(c.n == 1);
 		CHECK_STR(c.frames[0].function, want);
+		CHECK(c.frames[0].nearest);
 		CHECK_EQ_U64(c.func_start, base + first + first_size);
 		CHECK(c.frames[0].file == NULL);
+		CHECK(symtab_code(st, base + last + 1, &c) == 0);
+		CHECK(c.n == 1 && !c.frames[0].nearest);
 	}
 	symtab_free(st);
 	if (h)

@@ -467,7 +467,8 @@ static uint32_t resolve_site(struct builder *b, struct pstate *ps, const struct 
 		if (i == 0)
 			leaf = sc;
 		const struct sym_frame *f = named_frame(&sc);
-		if (!f || (is_wrapper(f->function) && i + 1 < n))
+		/* a stripped library's stand-in name is no site: its caller is */
+		if (!f || f->nearest || (is_wrapper(f->function) && i + 1 < n))
 			continue;
 		site_label(name, sizeof(name), f);
 		return add_object(b, MM_HEAP, name, f, sc.module);
