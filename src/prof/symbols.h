@@ -21,6 +21,11 @@
  *   build id under /usr/lib/debug/.build-id, else by .gnu_debuglink) has it, else from the
  *   ELF symbol table (.symtab, else .dynsym) without file and line.  Separate debug files
  *   are never fetched from debuginfod servers.
+ * - Of aliases at one address, a function gets the name libdwfl (so perf and gdb) gives it:
+ *   a sized symbol, then global, weak, local, then the first in the table ("__write", not
+ *   its weak alias "write"); a variable the name without a leading underscore
+ *   ("environ").  Untyped symbols in code (assembly labels, ld.so's "_start") are
+ *   functions; a symbol of size 0 extends to the next symbol.
  * - A module with only exported symbols (a stripped library: .dynsym, no .symtab) names code
  *   between its exported functions after the nearest exported function before it,
  *   "GOMP_parallel_end+0x40 (nearest exported symbol)" (one name for the whole stretch up
