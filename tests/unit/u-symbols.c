@@ -502,8 +502,7 @@ TEST(omp_clone_name)
 		CHECK_EQ_U64(c.func_start, base + value);
 	}
 	symtab_free(st);
-	if (h)
-		dlclose(h);
+	/* h stays open: unloading would orphan what libgomp's constructor allocated */
 	tmp_dir_remove(dir);
 }
 
@@ -809,10 +808,10 @@ int main(void)
 	RUN(heap_and_stack);
 	RUN(libc);
 	RUN(no_debug_info);
-	RUN(omp_clone_name);
 	RUN(stripped_library);
 	RUN(broken_maps);
 	RUN(empty_and_missing_maps);
 	RUN(throughput);
+	RUN(omp_clone_name);	/* last: leaves a deleted library mapped */
 	return CHECK_DONE();
 }
