@@ -106,7 +106,7 @@ struct mplex_key {
 
 struct priv {
 	struct perfdata *pd;
-	struct asym *as;
+	struct symtab *as;
 	char **strs;			/* interned strings: paths and comms */
 	size_t nstrs;
 	struct hmap strmap;		/* (hash, 0, 0) -> first string with that hash (chained by scan) */
@@ -318,7 +318,7 @@ static int mod_of(struct analysis *an, struct priv *pv, int proc, int path)
 	const char *name = path >= 0 ? pv->strs[path] : "[unknown]";
 	if (row_init(an, r, name, proc, -1, 0))
 		return -1;
-	r->file = pv->as && path >= 0 ? asym_file(pv->as, name) : NULL;
+	r->file = pv->as && path >= 0 ? symtab_module(pv->as, name) : NULL;
 	hput(&pv->modmap, k, (int)an->nmods);
 	return (int)an->nmods++;
 }
@@ -353,8 +353,9 @@ static int addr_of(struct analysis *an, struct priv *pv, int mod, uint64_t off)
 		return i;
 	uint64_t addr = off, start = 0, size = 0;
 	const char *name = NULL;
-	struct asym_file *f = an->mods[mod].file;
-	if (f && asym_off2addr(f, off, &addr) == 0 && asym_func(f, addr, &name, &start, &size))
+	struct sym_module *f = an->mods[mod].file;
+	if (f && sym_module_addr(f, off, &addr) == 0 &&
+	    sym_module_func(f, addr, &name, &start, &size))
 		name = NULL;
 	int fn = func_of(an, pv, mod, name, start, size);
 	if (fn < 0)
@@ -977,7 +978,7 @@ static int walk(struct analysis *an, struct priv *pv, char *errbuf, size_t errle
 	return cpus_finish(an, pv);
 }
 
-struct analysis *analysis_new(struct perfdata *pd, struct asym *as, int *err, char *errbuf,
+struct analysis *analysis_new(struct perfdata *pd, struct symtab *as, int *err, char *errbuf,
 			      size_t errlen)
 {
 	struct analysis *an = calloc(1, sizeof(*an));
@@ -1113,7 +1114,7 @@ int analysis_find_function(const struct analysis *an, const char *name)
 {
 	int best = -1;
 	uint64_t bs = 0;
-	char *dm = asym_demangle_new(name);
+	char *dm = sym_demangle_new(name);
 	for (size_t i = 0; i < an->nfuncs; i++) {
 		if (!name_matches(an->funcs[i].name, name, dm))
 			continue;

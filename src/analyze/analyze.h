@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/sym.h"
+#include "prof/symbols.h"
 #include "analyze/perfdata.h"
 
 struct an_event {
@@ -34,7 +34,7 @@ struct an_row {
 	uint64_t start, size;		/* functions: ELF address range; 0 if unknown */
 	uint64_t *samples, *periods;	/* self */
 	uint64_t *incl;			/* functions: samples with the function on the callchain */
-	struct asym_file *file;		/* functions and modules: NULL if unreadable */
+	struct sym_module *file;		/* functions and modules: NULL if unreadable */
 };
 
 struct an_addr {
@@ -80,7 +80,7 @@ struct analysis {
  * Walk every record of pd and aggregate.  as resolves symbols (may be NULL: no symbols).
  * NULL on error with *err = -errno and the reason in errbuf.
  */
-struct analysis *analysis_new(struct perfdata *pd, struct asym *as, int *err, char *errbuf,
+struct analysis *analysis_new(struct perfdata *pd, struct symtab *as, int *err, char *errbuf,
 			      size_t errlen);
 void analysis_free(struct analysis *an);
 
@@ -107,7 +107,7 @@ struct an_insn {
 	char text[96];
 	int bb;
 	uint64_t *samples;		/* nev */
-	struct asym_frame frames[ASYM_MAX_INLINE];	/* [0] innermost (initial) */
+	struct sym_frame frames[SYM_MAX_INLINE];	/* [0] innermost (initial) */
 	int nframes;
 };
 

@@ -179,11 +179,11 @@ static int analyze(struct perfdata *pd, const struct opts *o)
 	char err[512], tdnote[512] = "";
 	int e = 0, status = 0;
 	const struct pd_features *f = perfdata_features(pd);
-	struct asym *as = asym_new(f->osrelease);
+	struct symtab *as = symtab_new_files(f->osrelease);
 	struct analysis *an = as ? analysis_new(pd, as, &e, err, sizeof(err)) : NULL;
 	if (!an) {
 		sonde_error("%s: %s", o->input, as ? err : "out of memory");
-		asym_free(as);
+		symtab_free(as);
 		return 1;
 	}
 	f = perfdata_features(pd);	/* pipe mode: features arrived with the records */
@@ -219,7 +219,7 @@ out:
 	td_binding_release(&td);
 	td_free(m);
 	analysis_free(an);
-	asym_free(as);
+	symtab_free(as);
 	return status;
 }
 

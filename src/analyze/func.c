@@ -130,16 +130,16 @@ static void split_blocks(struct an_func_view *v, const struct dec *dc, uint64_t 
 	free(leader);
 }
 
-static void source_lines(struct analysis *an, struct an_func_view *v, struct asym_file *file,
+static void source_lines(struct analysis *an, struct an_func_view *v, struct sym_module *file,
 			 uint64_t *pool)
 {
 	size_t nev = an->nev;
 	for (size_t i = 0; i < v->ninsns; i++) {
 		struct an_insn *x = &v->insns[i];
-		x->nframes = asym_lines(file, x->addr, x->frames, ASYM_MAX_INLINE);
+		x->nframes = sym_module_lines(file, x->addr, x->frames, SYM_MAX_INLINE);
 		if (!x->nframes)
 			continue;
-		const struct asym_frame *p = &x->frames[0];
+		const struct sym_frame *p = &x->frames[0];
 		size_t k;
 		for (k = 0; k < v->nlines; k++)
 			if (v->lines[k].line == p->line && v->lines[k].file && p->file &&
@@ -170,7 +170,7 @@ int analysis_function(struct analysis *an, int fi, struct an_func_view *v)
 	uint8_t *code = malloc(n);
 	if (!code)
 		return -ENOMEM;
-	n = asym_code(f->file, f->start, code, n);
+	n = sym_module_code(f->file, f->start, code, n);
 	struct dec *dc = NULL;
 	int r = n ? decode_all(code, n, f->start, v, &dc) : -ENOENT;
 	free(code);

@@ -224,7 +224,7 @@ static void asm_csv(FILE *f, const struct av_ctx *c, const struct an_func_view *
 		csv_td(f, c, x->samples);
 		fputc(',', f);
 		csv_field(f, x->text);
-		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
+		const struct sym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
 		fputc(',', f);
 		csv_field(f, p ? p->file : "");
 		fprintf(f, ",%d,", p ? p->line : 0);
@@ -469,7 +469,7 @@ static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_vi
 	fputs(",\"asm\":[", f);
 	for (size_t i = 0; i < v->ninsns; i++) {
 		const struct an_insn *x = &v->insns[i];
-		const struct asym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
+		const struct sym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
 		fprintf(f, "%s\n[%d,\"%llx\",%llu,", i ? "," : "", x->bb,
 			(unsigned long long)x->addr, (unsigned long long)x->samples[c->ev]);
 		js_str(f, x->text);

@@ -339,7 +339,7 @@ static void insn_line(FILE *out, const struct av_ctx *c, const struct av_cols *c
 	text_td_cells(out, c, cols, x->samples);
 	fprintf(out, "  %12llx  %-40s", (unsigned long long)x->addr, x->text);
 	if (x->nframes) {
-		const struct asym_frame *p = &x->frames[x->nframes - 1];
+		const struct sym_frame *p = &x->frames[x->nframes - 1];
 		fprintf(out, "  %s:%d", p->file ? av_basename(p->file) : "?", p->line);
 		if (x->nframes > 1)
 			fprintf(out, "  (inlined %s %s:%d)",

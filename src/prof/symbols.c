@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * symbols.c - offline symbolization of a recorded process with elfutils (see symbols.h).
+ * symbols.c - offline symbolization of recordings with elfutils (see symbols.h): the one
+ * symbolizer of `sonde mem` (a process's maps) and `sonde analyze` (perf.data modules).
  *
  * The maps copy is parsed once into a sorted array of mappings; file mappings are grouped
  * into modules.  A module is opened on its first lookup only (a report touches a few of
@@ -11,6 +12,10 @@
  * symbols are copied into two arrays sorted once; each compile unit touched gets an index
  * of its subprograms' address ranges, sorted once, so a lookup is a few binary searches
  * plus a walk down the inlining tree of one function.  Results are cached per address.
+ *
+ * Modules opened by path (symtab_module) are the same struct with bias 0, so ELF virtual
+ * addresses are their "runtime" addresses and every lookup above serves them unchanged;
+ * "[kernel.kallsyms]" is a module whose functions come from /proc/kallsyms instead.
  */
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -27,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "prof/symbols.h"
@@ -48,7 +54,7 @@ struct u64map {
 struct fsym {
 	uint64_t start, size;	/* runtime address */
 	const char *name;	/* owned by the module's Dwfl */
-	int rank;		/* among aliases at one address, the lowest rank is kept */
+	int64_t rank;		/* among aliases at one address, the lowest is kept */
 };
 
 struct symvec {
@@ -72,15 +78,24 @@ struct mapping {
 	int module;		/* index in symtab.mods, -1 when not a file */
 };
 
-struct module {
-	const char *name;	/* the maps name, owned by its first mapping */
+struct sym_module {
+	struct symtab *st;
+	/* the maps name, owned by its first mapping; or the path given to symtab_module() */
+	const char *name;
+	char *path;		/* owned: a module opened by path, NULL for a maps module */
+	bool by_path;		/* addresses are ELF virtual addresses (bias 0) */
+	bool kernel;		/* "[kernel.kallsyms]": symbols from /proc/kallsyms */
+	bool dynsym_only;	/* no .symtab anywhere: only exported symbols are known */
 	uint64_t inode;
 	uint64_t lo, off;	/* lowest mapping seen and its file offset */
 	int state;		/* 0 not opened yet, 1 usable, -errno unusable */
 	Dwfl *dwfl;
 	Dwfl_Module *dm;
+	Elf *elf;		/* the module's file, owned by dwfl */
 	uint64_t bias;		/* runtime address - ELF virtual address */
 	uint64_t end;		/* runtime end of the highest PT_LOAD, .bss included */
+	uint64_t text_lo, text_hi;	/* runtime range of the executable PT_LOAD segments */
+	struct symvec gaps;	/* named code between exported symbols (dynsym_only) */
 	uint64_t tls_img, tls_filesz;	/* runtime address and size of the .tdata image */
 	struct symvec funcs, objs, tls;
 	char **names;		/* symbol names without their "@VERSION", owned */
@@ -103,8 +118,8 @@ struct cache_ent {
 struct symtab {
 	struct mapping *maps;
 	size_t nmaps;
-	struct module *mods;
-	size_t nmods;
+	struct sym_module **mods;	/* allocated one by one: pointers stay valid */
+	size_t nmods, capmods;
 	struct u64map cache;	/* address -> index in ents */
 	struct cache_ent *ents;
 	size_t nents, capents;
@@ -113,6 +128,16 @@ struct symtab {
 	struct u64map dem;	/* mangled string pointer -> index in strs */
 	char **strs;		/* demangled names, owned */
 	size_t nstrs, capstrs;
+	char *osrelease;	/* of the recording, for the kernel's symbols; may be NULL */
+	struct ksym *ksyms;	/* sorted, loaded on the first kernel lookup */
+	size_t nksyms;
+	char *kbuf;		/* /proc/kallsyms, its names cut in place */
+	bool ksyms_tried;
+};
+
+struct ksym {
+	uint64_t addr;
+	const char *name;	/* into symtab.kbuf */
 };
 
 /* ---- small containers ---- */
@@ -201,6 +226,19 @@ static void u64map_release(struct u64map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* A new zeroed module, appended to st->mods. */
+static struct sym_module *symtab_add_module(struct symtab *st)
+{
+	struct sym_module *m = calloc(1, sizeof(*m));
+	if (!m || grow((void **)&st->mods, &st->capmods, st->nmods + 1, sizeof(*st->mods))) {
+		free(m);
+		return NULL;
+	}
+	m->st = st;
+	st->mods[st->nmods++] = m;
+	return m;
+}
+
 /* ---- demangling ---- */
 
 /*
@@ -249,6 +287,11 @@ static const char *demangle(struct symtab *st, const char *name)
 	}
 	st->strs[st->nstrs++] = d;
 	return d ? d : name;
+}
+
+const char *symtab_demangle(struct symtab *st, const char *name)
+{
+	return demangle(st, name);
 }
 
 /* ---- the maps file ---- */
@@ -328,32 +371,30 @@ static void maps_sort(struct symtab *st)
  * The module a file mapping belongs to: a later mapping (offset > 0) of the same file
  * continues the last module made of it; offset 0 starts a new one (a file mapped twice).
  */
-static int module_for(struct symtab *st, const struct mapping *mp, size_t *capmods)
+static int module_for(struct symtab *st, const struct mapping *mp)
 {
 	for (size_t j = st->nmods; mp->offset && j-- > 0;) {
-		struct module *m = &st->mods[j];
+		struct sym_module *m = st->mods[j];
 		if (m->inode == mp->inode && !strcmp(m->name, mp->name))
 			return (int)j;
 	}
-	if (grow((void **)&st->mods, capmods, st->nmods + 1, sizeof(struct module)))
+	struct sym_module *m = symtab_add_module(st);
+	if (!m)
 		return -ENOMEM;
-	struct module *m = &st->mods[st->nmods];
-	memset(m, 0, sizeof(*m));
 	m->name = mp->name;
 	m->inode = mp->inode;
 	m->lo = mp->lo;
 	m->off = mp->offset;
-	return (int)st->nmods++;
+	return (int)st->nmods - 1;
 }
 
 static int modules_build(struct symtab *st)
 {
-	size_t capmods = 0;
 	for (size_t i = 0; i < st->nmaps; i++) {
 		struct mapping *mp = &st->maps[i];
 		if (mp->name[0] != '/')
 			continue;
-		int j = module_for(st, mp, &capmods);
+		int j = module_for(st, mp);
 		if (j < 0)
 			return j;
 		mp->module = j;
@@ -417,7 +458,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
  * Open the module's file.  A "(deleted)" file is used only if a file with the same inode
  * is still at that path; any other file there is a different program.
  */
-static int module_open_file(const struct module *m, char *path, size_t len)
+static int module_open_file(const struct sym_module *m, char *path, size_t len)
 {
 	static const char deleted[] = " (deleted)";
 	size_t n = strlen(m->name), dl = sizeof(deleted) - 1;
@@ -441,11 +482,11 @@ static int module_open_file(const struct module *m, char *path, size_t len)
 }
 
 /* The load bias, from the PT_LOAD that maps the module's lowest mapping's file offset. */
-static int module_layout_phdrs(struct module *m, Elf *e, bool dyn)
+static int module_layout_phdrs(struct sym_module *m, Elf *e, bool dyn)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	size_t n;
-	bool found = !dyn;
+	bool found = !dyn || m->by_path;
 
 	if (elf_getphdrnum(e, &n))
 		return -ENOEXEC;
@@ -461,6 +502,10 @@ static int module_layout_phdrs(struct module *m, Elf *e, bool dyn)
 			continue;
 		if (ph.p_vaddr + ph.p_memsz > m->end)
 			m->end = ph.p_vaddr + ph.p_memsz;
+		if ((ph.p_flags & PF_X) && (!m->text_hi || ph.p_vaddr < m->text_lo))
+			m->text_lo = ph.p_vaddr;
+		if ((ph.p_flags & PF_X) && ph.p_vaddr + ph.p_memsz > m->text_hi)
+			m->text_hi = ph.p_vaddr + ph.p_memsz;
 		uint64_t seg_off = ph.p_offset & ~(page - 1);
 		if (!found && m->off >= seg_off && m->off < ph.p_offset + ph.p_filesz) {
 			m->bias = m->lo - ((ph.p_vaddr & ~(page - 1)) + (m->off - seg_off));
@@ -471,10 +516,12 @@ static int module_layout_phdrs(struct module *m, Elf *e, bool dyn)
 		return -ENOEXEC;
 	m->end += m->bias;
 	m->tls_img += m->bias;
+	m->text_lo += m->bias;
+	m->text_hi += m->bias;
 	return 0;
 }
 
-static int module_layout(struct module *m, int fd)
+static int module_layout(struct sym_module *m, int fd)
 {
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
@@ -487,15 +534,25 @@ static int module_layout(struct module *m, int fd)
 	return err;
 }
 
-static int fsym_rank(const GElf_Sym *s, const char *name)
+/*
+ * Which of the aliases at one address names it: the lowest rank.  Functions as libdwfl's
+ * dwfl_module_addrsym() picks them (what perf and gdb show too): a sized symbol, then
+ * global before weak before local, then the first in the symbol table (index i), so
+ * "__write" rather than its alias "write".  Variables: the name without a leading
+ * underscore first ("environ", weak, rather than "__environ"), then global, weak, local,
+ * then the larger, then by name.
+ */
+static int64_t fsym_rank(const GElf_Sym *s, const char *name, int i)
 {
 	int b = GELF_ST_BIND(s->st_info);
-	int r = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2;
-	return r + (name[0] == '_' ? 4 : 0);
+	int64_t r = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2;
+	if (GELF_ST_TYPE(s->st_info) != STT_OBJECT && GELF_ST_TYPE(s->st_info) != STT_TLS)
+		return ((s->st_size ? 0 : 4) + r) << 32 | (uint32_t)i;
+	return (r + (name[0] == '_' ? 4 : 0)) << 32;
 }
 
 static int symvec_push(struct symvec *v, uint64_t start, uint64_t size, const char *name,
-		       int rank)
+		       int64_t rank)
 {
 	if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof(struct fsym)))
 		return -ENOMEM;
@@ -509,13 +566,13 @@ static int fsym_cmp(const void *a, const void *b)
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->rank != y->rank)
-		return x->rank - y->rank;
+		return x->rank < y->rank ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
-/* Sort once; of the aliases at one address keep the preferred (global, no underscore). */
+/* Sort once; of the aliases at one address keep the preferred (fsym_rank). */
 static void symvec_sort(struct symvec *v)
 {
 	size_t n = 0;
@@ -527,7 +584,10 @@ static void symvec_sort(struct symvec *v)
 	v->n = n;
 }
 
-/* A symbol of size 0 (some assembly) extends to the next symbol. */
+/*
+ * The symbol containing addr: a sized one, else one of size 0 (an assembly label) right
+ * before addr, which extends to the next symbol.
+ */
 static const struct fsym *symvec_find(const struct symvec *v, uint64_t addr)
 {
 	size_t lo = 0, hi = v->n;
@@ -538,19 +598,22 @@ static const struct fsym *symvec_find(const struct symvec *v, uint64_t addr)
 		else
 			hi = mid;
 	}
+	const struct fsym *sizeless = NULL;
 	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_SCAN_BACK; k++) {
 		const struct fsym *f = &v->v[i];
-		if (f->size ? addr - f->start < f->size : i + 1 < v->n && addr < v->v[i + 1].start)
+		if (f->size && addr - f->start < f->size)
 			return f;
+		if (!f->size && i + 1 < v->n && addr < v->v[i + 1].start)
+			sizeless = f;
 	}
-	return NULL;
+	return sizeless;
 }
 
 /*
  * "stdout@GLIBC_2.2.5" (a copy-relocated variable in an executable's .symtab) is
  * "stdout" to a user.  NULL on allocation failure.
  */
-static const char *module_unversioned(struct module *m, const char *name)
+static const char *module_unversioned(struct sym_module *m, const char *name)
 {
 	const char *at = strchr(name, '@');
 	if (!at || at == name)
@@ -563,17 +626,22 @@ static const char *module_unversioned(struct module *m, const char *name)
 	return s;
 }
 
-static int module_add_symbol(struct module *m, const GElf_Sym *s, GElf_Addr a,
-			     const char *name)
+static int module_add_symbol(struct sym_module *m, const GElf_Sym *s, GElf_Addr a,
+			     const char *name, int i)
 {
 	name = module_unversioned(m, name);
 	if (!name)
 		return -ENOMEM;
-	int rank = fsym_rank(s, name);
+	int64_t rank = fsym_rank(s, name, i);
 	switch (GELF_ST_TYPE(s->st_info)) {
 	case STT_FUNC:
 	case STT_GNU_IFUNC:
 		return symvec_push(&m->funcs, a, s->st_size, name, rank);
+	case STT_NOTYPE:
+		/* assembly entry points ("_start" of ld.so) are labels without a type */
+		if (a >= m->text_lo && a < m->text_hi)
+			return symvec_push(&m->funcs, a, s->st_size, name, rank);
+		return 0;
 	case STT_OBJECT:
 		return s->st_size ? symvec_push(&m->objs, a, s->st_size, name, rank) : 0;
 	case STT_TLS:
@@ -587,8 +655,40 @@ static int module_add_symbol(struct module *m, const GElf_Sym *s, GElf_Addr a,
 	}
 }
 
+/*
+ * Whether e has a full symbol table: .symtab, or MiniDebugInfo's compressed one
+ * (.gnu_debugdata, which elfutils reads).  Without one only exported symbols are known.
+ */
+static bool elf_has_symtab(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx = 0;
+
+	if (!e || elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB || (name && !strcmp(name, ".gnu_debugdata")))
+			return true;
+	}
+	return false;
+}
+
+/* .symtab in the file or its separate debug file (already searched for by then). */
+static bool module_has_symtab(struct sym_module *m)
+{
+	Dwarf_Addr bias;
+	if (elf_has_symtab(m->elf))
+		return true;
+	Dwarf *dw = dwfl_module_getdwarf(m->dm, &bias);
+	return dw && elf_has_symtab(dwarf_getelf(dw));
+}
+
 /* .symtab of the file or of its debug file, else .dynsym (elfutils picks the best). */
-static int module_load_symbols(struct module *m)
+static int module_load_symbols(struct sym_module *m)
 {
 	int n = dwfl_module_getsymtab(m->dm);
 	for (int i = 1; i < n; i++) {
@@ -598,16 +698,17 @@ static int module_load_symbols(struct module *m)
 		const char *name = dwfl_module_getsym_info(m->dm, i, &s, &a, &shndx, NULL, NULL);
 		if (!name || !*name || shndx == SHN_UNDEF || shndx == (GElf_Word)-1)
 			continue;
-		if (module_add_symbol(m, &s, a, name))
+		if (module_add_symbol(m, &s, a, name, i))
 			return -ENOMEM;
 	}
 	symvec_sort(&m->funcs);
 	symvec_sort(&m->objs);
 	symvec_sort(&m->tls);
+	m->dynsym_only = !module_has_symtab(m);
 	return 0;
 }
 
-static int module_open(struct module *m)
+static int module_open(struct sym_module *m)
 {
 	char path[PATH_MAX];
 	int fd = module_open_file(m, path, sizeof(path));
@@ -630,11 +731,15 @@ static int module_open(struct module *m)
 	}
 	if (dwfl_report_end(m->dwfl, NULL, NULL))
 		return -ENOEXEC;
+	Dwarf_Addr bias;
+	m->elf = dwfl_module_getelf(m->dm, &bias);
+	if (!m->elf)
+		return -ENOEXEC;
 	return module_load_symbols(m);
 }
 
 /* 0 when the module is usable; a failure is remembered, the file is tried once. */
-static int module_load(struct module *m)
+static int module_load(struct sym_module *m)
 {
 	if (!m->state) {
 		int err = module_open(m);
@@ -688,7 +793,7 @@ static int cu_range_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static struct cu_index *cu_index_get(struct module *m, Dwarf_Die *cu)
+static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 {
 	uint64_t key = dwarf_dieoffset(cu);
 	uint32_t idx;
@@ -763,6 +868,14 @@ static bool chain_descend(struct chain *ch, Dwarf_Die *d, Dwarf_Addr pc)
 	return false;
 }
 
+/*
+ * A DWARF function's name: its demangled linkage name (qualified, with parameters), else
+ * its DW_AT_name.  GCC gives the functions it outlines (OpenMP regions, other clones) no
+ * linkage name but a DW_AT_name that is the parent's mangled name with a suffix,
+ * "_ZL20CalcPressureForElemsPdS_iPi._omp_fn.0": demangled too, the suffix kept as
+ * c++filt does ("CalcPressureForElems(double*, double*, int, int*) [clone ._omp_fn.0]").
+ * A linkage name that cannot be demangled (no libstdc++) is the last resort.
+ */
 static const char *die_name(struct symtab *st, Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
@@ -774,7 +887,8 @@ static const char *die_name(struct symtab *st, Dwarf_Die *d)
 		if (dm != ln)
 			return dm;
 	}
-	return dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	const char *name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	return name ? demangle(st, name) : ln;
 }
 
 /* DW_AT_call_file/DW_AT_call_line of an inlined instance: where its caller called it. */
@@ -787,6 +901,8 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct sym_frame *f)
 
 	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &line))
 		f->line = (int)line;
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &a), &line))
+		f->column = (int)line;
 	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &file) &&
 	    !dwarf_getsrcfiles(cu, &files, &nfiles) && file < nfiles)
 		f->file = dwarf_filesrc(files, file, NULL, NULL);
@@ -808,6 +924,7 @@ static void chain_frames(struct symtab *st, Dwarf_Die *cu, struct chain *ch,
 		if (j > 0) {
 			f->file = NULL;
 			f->line = 0;
+			f->column = 0;
 			call_site(cu, &ch->die[k + 1], f);
 		}
 	}
@@ -815,7 +932,7 @@ static void chain_frames(struct symtab *st, Dwarf_Die *cu, struct chain *ch,
 }
 
 /* Address ranges of every compile unit, in m->spans. */
-static void module_spans_build(struct module *m, Dwarf *dw)
+static void module_spans_build(struct sym_module *m, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
@@ -834,7 +951,7 @@ static void module_spans_build(struct module *m, Dwarf *dw)
  * .debug_aranges, which clang does not emit: then through an index of all CUs' ranges,
  * built on the first miss.
  */
-static Dwarf_Die *module_cu(struct module *m, uint64_t addr, Dwarf_Addr *bias)
+static Dwarf_Die *module_cu(struct sym_module *m, uint64_t addr, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(m->dm, addr, bias);
 	if (cu)
@@ -858,10 +975,12 @@ static void line_at(Dwarf_Die *cu, Dwarf_Addr pc, struct sym_frame *f)
 	f->file = dwarf_linesrc(l, NULL, NULL);
 	if (dwarf_lineno(l, &f->line))
 		f->line = 0;
+	if (dwarf_linecol(l, &f->column))
+		f->column = 0;
 }
 
 /* The DWARF frames at pc; 0, or -ENOENT when no subprogram covers it. */
-static int dwarf_frames(struct symtab *st, struct module *m, Dwarf_Die *cu, Dwarf_Addr pc,
+static int dwarf_frames(struct symtab *st, struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc,
 			struct sym_code *out, uint64_t *sub_start)
 {
 	Dwarf_Addr entry;
@@ -884,22 +1003,121 @@ static int dwarf_frames(struct symtab *st, struct module *m, Dwarf_Die *cu, Dwar
 
 /* ---- lookups ---- */
 
-static int code_resolve(struct symtab *st, struct module *m, uint64_t addr,
-			struct sym_code *out)
+/* Index of the first symbol of v starting after addr. */
+static size_t symvec_after(const struct symvec *v, uint64_t addr)
+{
+	size_t lo = 0, hi = v->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Keep g in m->gaps, sorted; the caller then finds it there.  -ENOMEM. */
+static int gap_insert(struct sym_module *m, const struct fsym *g)
+{
+	struct symvec *v = &m->gaps;
+	if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v)))
+		return -ENOMEM;
+	size_t at = symvec_after(v, g->start);
+	memmove(v->v + at + 1, v->v + at, (v->n - at) * sizeof(*v->v));
+	v->v[at] = *g;
+	v->n++;
+	return 0;
+}
+
+/*
+ * Code of a module whose only symbols are exported ones (.dynsym of a stripped library)
+ * that no exported function covers: static functions between exports, like libgomp's
+ * spin-wait.  The whole gap, from the end of the nearest exported function before addr to
+ * the next symbol, is one pseudo-function named "GOMP_x+0x40 (nearest exported symbol)",
+ * so reports add up its samples; before the first export, or in a module without any
+ * symbol, it is "[no symbols]".  NULL outside the executable segments or on -ENOMEM.
+ */
+static const struct fsym *module_gap(struct sym_module *m, uint64_t addr)
+{
+	const struct fsym *g = symvec_find(&m->gaps, addr);
+	if (g || addr < m->text_lo || addr >= m->text_hi)
+		return g;
+	size_t i = symvec_after(&m->funcs, addr);
+	const struct fsym *prev = i ? &m->funcs.v[i - 1] : NULL;
+	struct fsym gap = { m->text_lo, 0, NULL, 0 };
+	uint64_t hi = i < m->funcs.n && m->funcs.v[i].start < m->text_hi ? m->funcs.v[i].start :
+									  m->text_hi;
+	char *name = NULL;
+
+	if (prev && prev->start + prev->size > gap.start)
+		gap.start = prev->start + prev->size <= addr ? prev->start + prev->size : addr;
+	if (prev && asprintf(&name, "%s+0x%" PRIx64 " (nearest exported symbol)",
+			     demangle(m->st, prev->name), gap.start - prev->start) < 0)
+		return NULL;
+	if (!prev && !(name = strdup("[no symbols]")))
+		return NULL;
+	if (grow((void **)&m->names, &m->capnames, m->nnames + 1, sizeof(char *))) {
+		free(name);
+		return NULL;
+	}
+	m->names[m->nnames++] = name;
+	gap.name = name;
+	gap.size = hi - gap.start;
+	if (gap_insert(m, &gap))
+		return NULL;
+	return symvec_find(&m->gaps, addr);
+}
+
+/*
+ * The function symbol containing addr; the last function, when sizeless (ld.so's _start),
+ * extends to the end of the code; in a stripped library, the gap holding addr.
+ */
+static const struct fsym *module_func(struct sym_module *m, uint64_t addr)
 {
 	const struct fsym *f = symvec_find(&m->funcs, addr);
+	const struct fsym *last = m->funcs.n ? &m->funcs.v[m->funcs.n - 1] : NULL;
+	if (!f && last && !last->size && last->start <= addr && addr < m->text_hi)
+		f = last;
+	if (!f && m->dynsym_only)
+		f = module_gap(m, addr);
+	return f;
+}
+
+/*
+ * The DWARF frames at addr (a runtime address) in out->frames, frame 0's file and line
+ * from the line table: 0, or -ENOENT when no compile unit covers addr (out untouched),
+ * -ENODATA when one does but no subprogram (then only frame 0's file and line are set).
+ */
+static int module_frames(struct sym_module *m, uint64_t addr, struct sym_code *out,
+			 uint64_t *sub_start)
+{
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = module_cu(m, addr, &bias);
+	if (!cu)
+		return -ENOENT;
+	line_at(cu, addr - bias, &out->frames[0]);
+	*sub_start = 0;
+	if (dwarf_frames(m->st, m, cu, addr - bias, out, sub_start))
+		return -ENODATA;
+	if (*sub_start)
+		*sub_start += bias;
+	return 0;
+}
+
+static int code_resolve(struct symtab *st, struct sym_module *m, uint64_t addr,
+			struct sym_code *out)
+{
 	uint64_t sub_start = 0;
+	int dw = module_frames(m, addr, out, &sub_start);
+	/* a gap's name only when DWARF has none: DWARF names the static function itself */
+	const struct fsym *f = dw ? module_func(m, addr) : symvec_find(&m->funcs, addr);
 
 	out->module_offset = addr - m->bias;
-	if (cu)
-		line_at(cu, addr - bias, &out->frames[0]);
-	if (!cu || dwarf_frames(st, m, cu, addr - bias, out, &sub_start)) {
+	if (dw) {
 		out->n = 1;
 		out->frames[0].function = f ? demangle(st, f->name) : NULL;
-	} else if (sub_start) {
-		sub_start += bias;
+		out->frames[0].nearest = f && f >= m->gaps.v && f < m->gaps.v + m->gaps.n;
 	}
 	out->func_start = f ? f->start : sub_start;
 	return 0;
@@ -910,7 +1128,7 @@ static int code_lookup(struct symtab *st, uint64_t addr, struct sym_code *out, i
 	struct mapping *mp = mapping_find(st, addr);
 	if (!mp || mp->module < 0)
 		return -ENOENT;
-	struct module *m = &st->mods[mp->module];
+	struct sym_module *m = st->mods[mp->module];
 	*mod = mp->module;
 	out->module = m->name;
 	if (module_load(m)) {
@@ -924,7 +1142,7 @@ static int code_lookup(struct symtab *st, uint64_t addr, struct sym_code *out, i
 static void cache_fill(struct symtab *st, const struct cache_ent *e, struct sym_code *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->module = e->module >= 0 ? st->mods[e->module].name : NULL;
+	out->module = e->module >= 0 ? st->mods[e->module]->name : NULL;
 	out->module_offset = e->module_offset;
 	out->func_start = e->func_start;
 	out->n = e->n;
@@ -975,7 +1193,7 @@ int symtab_code(struct symtab *st, uint64_t addr, struct sym_code *out)
  * anonymous mapping right after a file's mappings, that file (the part of .bss beyond
  * the file's last page is mapped anonymously, or joins [heap] when brk is not randomized).
  */
-static struct module *data_module(struct symtab *st, uint64_t addr)
+static struct sym_module *data_module(struct symtab *st, uint64_t addr)
 {
 	struct mapping *mp = mapping_find(st, addr);
 	if (!mp)
@@ -984,7 +1202,7 @@ static struct module *data_module(struct symtab *st, uint64_t addr)
 		mp--;
 	if (mp->module < 0)
 		return NULL;
-	struct module *m = &st->mods[mp->module];
+	struct sym_module *m = st->mods[mp->module];
 	if (module_load(m) || addr >= m->end)
 		return NULL;
 	return m;
@@ -992,7 +1210,7 @@ static struct module *data_module(struct symtab *st, uint64_t addr)
 
 int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out)
 {
-	struct module *m = data_module(st, addr);
+	struct sym_module *m = data_module(st, addr);
 	const struct fsym *f = NULL;
 	if (m)
 		f = symvec_find(&m->objs, addr);
@@ -1017,6 +1235,266 @@ const char *symtab_mapping(struct symtab *st, uint64_t addr, uint64_t *lo, uint6
 	if (hi)
 		*hi = mp->hi;
 	return mp->name;
+}
+
+/* ---- modules by path (perf.data): ELF virtual addresses ---- */
+
+/*
+ * The kernel's text symbols, from /proc/kallsyms when the recording was made on the
+ * running kernel (same release); a symbol extends to the next one.
+ */
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The whole of a /proc file (its size is unknown until read), NUL-terminated. */
+static char *slurp_proc(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 8 << 20, n = 0;
+	char *b = malloc(cap);
+	while (b) {
+		if (cap - n < 65536) {
+			char *nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (b)
+		b[n] = 0;
+	*len = n;
+	return b;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * One "ADDR TYPE NAME[\t[MODULE]]" line of kallsyms at p: a text symbol in *k (its name cut
+ * in place) or not; returns the next line.  (Hand-parsed: sscanf costs more than the rest
+ * of a big report.)
+ */
+static char *ksym_parse(char *p, char *end, struct ksym *k, int *ok)
+{
+	uint64_t a = 0;
+	int d;
+	*ok = 0;
+	while (p < end && (d = hexval(*p)) >= 0) {
+		a = a << 4 | (uint64_t)d;
+		p++;
+	}
+	char *nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl)
+		nl = end;
+	if (nl - p < 4 || p[0] != ' ' || p[2] != ' ' || !a)
+		return nl + (nl < end);
+	char t = p[1], *name = p + 3, *q = name;
+	while (q < nl && *q != '\t' && *q != ' ')
+		q++;
+	*q = 0;
+	if ((t == 't' || t == 'T' || t == 'W' || t == 'w') && q > name) {
+		k->addr = a;
+		k->name = name;
+		*ok = 1;
+	}
+	return nl + (nl < end);
+}
+
+static void ksyms_load(struct symtab *st)
+{
+	struct utsname u;
+	size_t len, cap = 0;
+	st->ksyms_tried = true;
+	if (!st->osrelease || uname(&u) || strcmp(u.release, st->osrelease))
+		return;
+	st->kbuf = slurp_proc("/proc/kallsyms", &len);
+	if (!st->kbuf)
+		return;
+	int sorted = 1, ok;
+	for (char *p = st->kbuf, *end = st->kbuf + len; p < end;) {
+		struct ksym k;
+		p = ksym_parse(p, end, &k, &ok);
+		if (!ok)
+			continue;
+		if (st->nksyms == cap) {
+			cap = cap ? cap * 2 : 65536;
+			struct ksym *n = realloc(st->ksyms, cap * sizeof(*n));
+			if (!n)
+				break;
+			st->ksyms = n;
+		}
+		if (st->nksyms && st->ksyms[st->nksyms - 1].addr > k.addr)
+			sorted = 0;
+		st->ksyms[st->nksyms++] = k;
+	}
+	if (!sorted)
+		qsort(st->ksyms, st->nksyms, sizeof(*st->ksyms), ksym_cmp);
+}
+
+static int kernel_func(struct symtab *st, uint64_t addr, const char **name, uint64_t *start,
+		       uint64_t *size)
+{
+	if (!st->ksyms_tried)
+		ksyms_load(st);
+	size_t lo = 0, hi = st->nksyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (st->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	struct ksym *k = &st->ksyms[lo - 1];
+	*name = k->name;
+	*start = k->addr;
+	*size = lo < st->nksyms ? st->ksyms[lo].addr - k->addr : 1;
+	return 0;
+}
+
+struct symtab *symtab_new_files(const char *osrelease)
+{
+	struct symtab *st = calloc(1, sizeof(*st));
+	elf_version(EV_CURRENT);
+	if (st && osrelease && !(st->osrelease = strdup(osrelease))) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static bool is_kernel(const char *path)
+{
+	return !strncmp(path, "[kernel.kallsyms]", 17);
+}
+
+struct sym_module *symtab_module(struct symtab *st, const char *path)
+{
+	for (size_t i = 0; i < st->nmods; i++) {
+		struct sym_module *m = st->mods[i];
+		if (m->by_path && !strcmp(m->path, path))
+			return m->state > 0 ? m : NULL;
+	}
+	struct sym_module *m = symtab_add_module(st);
+	if (!m)
+		return NULL;
+	m->by_path = true;
+	m->path = strdup(path);
+	m->name = m->path;
+	m->kernel = m->path && is_kernel(path);
+	if (!m->path)
+		m->state = -ENOMEM;
+	else if (m->kernel)
+		m->state = 1;
+	else if (path[0] != '/')
+		m->state = -ENOENT;
+	return module_load(m) ? NULL : m;
+}
+
+int sym_module_addr(const struct sym_module *m, uint64_t off, uint64_t *addr)
+{
+	size_t n;
+	if (m->kernel) {
+		*addr = off;
+		return 0;
+	}
+	if (elf_getphdrnum(m->elf, &n))
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			*addr = off - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int sym_module_func(struct sym_module *m, uint64_t addr, const char **name, uint64_t *start,
+		    uint64_t *size)
+{
+	if (m->kernel)
+		return kernel_func(m->st, addr, name, start, size);
+	const struct fsym *f = module_func(m, addr);
+	if (!f)
+		return -ENOENT;
+	*name = demangle(m->st, f->name);
+	*start = f->start;
+	*size = f->size;
+	if (!f->size) {		/* sizeless: up to the next symbol (symvec_find) */
+		size_t i = symvec_after(&m->funcs, addr);
+		*size = i < m->funcs.n ? m->funcs.v[i].start - f->start : addr - f->start + 1;
+	}
+	return 0;
+}
+
+int sym_module_lines(struct sym_module *m, uint64_t addr, struct sym_frame *frames, int max)
+{
+	struct sym_code c;
+	uint64_t sub_start;
+
+	if (m->kernel || max <= 0)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	int err = module_frames(m, addr, &c, &sub_start);
+	if (err == -ENOENT || !c.frames[0].file)
+		return 0;	/* no line information */
+	if (err) {
+		c.n = 1;
+		c.frames[0].function = NULL;
+	}
+	int n = c.n < max ? c.n : max;
+	memcpy(frames, c.frames, (size_t)n * sizeof(*frames));
+	if (n < c.n)
+		frames[n - 1] = c.frames[c.n - 1];	/* the real function stays the last */
+	return n;
+}
+
+size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	if (m->kernel)
+		return 0;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		uint64_t o = addr - sh.sh_addr;
+		if (!d || !d->d_buf || o >= d->d_size)
+			return 0;
+		size_t n = len < d->d_size - o ? len : (size_t)(d->d_size - o);
+		memcpy(buf, (const uint8_t *)d->d_buf + o, n);
+		return n;
+	}
+	return 0;
 }
 
 struct symtab *symtab_new(const char *maps_path, int *err)
@@ -1047,8 +1525,10 @@ struct symtab *symtab_new(const char *maps_path, int *err)
 	return st;
 }
 
-static void module_release(struct module *m)
+static void module_release(struct sym_module *m)
 {
+	if (!m)
+		return;
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->funcs.v);
@@ -1061,7 +1541,10 @@ static void module_release(struct module *m)
 		free(m->cus[i].r);
 	free(m->cus);
 	free(m->spans.r);
+	free(m->gaps.v);
 	u64map_release(&m->cu_map);
+	free(m->path);
+	free(m);
 }
 
 void symtab_free(struct symtab *st)
@@ -1069,7 +1552,7 @@ void symtab_free(struct symtab *st)
 	if (!st)
 		return;
 	for (size_t i = 0; i < st->nmods; i++)
-		module_release(&st->mods[i]);
+		module_release(st->mods[i]);
 	free(st->mods);
 	for (size_t i = 0; i < st->nmaps; i++)
 		free(st->maps[i].name);
@@ -1081,5 +1564,8 @@ void symtab_free(struct symtab *st)
 	u64map_release(&st->cache);
 	free(st->ents);
 	free(st->frames);
+	free(st->ksyms);
+	free(st->kbuf);
+	free(st->osrelease);
 	free(st);
 }

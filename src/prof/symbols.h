@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * symbols.h - symbolization of a recorded process, offline (never in the profiled program).
+ * symbols.h - symbolization of recordings, offline (never in the profiled program): the one
+ * symbolizer of sonde, for `sonde mem` (runtime addresses) and `sonde analyze` (perf.data).
  *
- * A symtab is built from a copy of /proc/<pid>/maps (format.h: <pid>.maps); every
- * file-backed executable mapping is opened with libdw/libelf and its load bias computed, so
- * runtime addresses of PIE executables and shared libraries resolve.  Results are cached:
- * resolving the same address twice is cheap.
+ * Two ways to build a symtab:
+ * - symtab_new(): from a copy of /proc/<pid>/maps (format.h: <pid>.maps); every file-backed
+ *   executable mapping is opened with libdw/libelf and its load bias computed, so runtime
+ *   addresses of PIE executables and shared libraries resolve (symtab_code, symtab_data).
+ *   Results are cached: resolving the same address twice is cheap.
+ * - symtab_new_files(): empty; modules are opened by path with symtab_module() (perf.data
+ *   mmap records give paths and file offsets) and looked up by ELF virtual address, what
+ *   `addr2line -e module` takes.  "[kernel.kallsyms]" resolves through /proc/kallsyms.
+ * Both kinds of module share everything below: symbol tables, DWARF, demangling.
  *
  * Strings returned in results are owned by the symtab and live until symtab_free().
  *
@@ -15,6 +21,18 @@
  *   build id under /usr/lib/debug/.build-id, else by .gnu_debuglink) has it, else from the
  *   ELF symbol table (.symtab, else .dynsym) without file and line.  Separate debug files
  *   are never fetched from debuginfod servers.
+ * - Of aliases at one address, a function gets the name libdwfl (so perf and gdb) gives it:
+ *   a sized symbol, then global, weak, local, then the first in the table ("__write", not
+ *   its weak alias "write"); a variable the name without a leading underscore
+ *   ("environ").  Untyped symbols in code (assembly labels, ld.so's "_start") are
+ *   functions; a symbol of size 0 extends to the next symbol.
+ * - A module with only exported symbols (a stripped library: .dynsym, no .symtab) names code
+ *   between its exported functions after the nearest exported function before it,
+ *   "GOMP_parallel_end+0x40 (nearest exported symbol)" (one name for the whole stretch up
+ *   to the next symbol, offset from that function's start), and code before its first
+ *   exported function, or in a module without any symbol, "[no symbols]".
+ * - Functions GCC outlines (OpenMP regions "._omp_fn.N", other clones) are demangled with
+ *   their suffix, as c++filt prints them: "f(int*) [clone ._omp_fn.0]".
  * - C++ names are demangled with libstdc++'s __cxa_demangle when libstdc++.so.6 can be
  *   loaded at run time, else they stay mangled.
  * - A file that no longer exists, or a "(deleted)" one whose path now holds another file
@@ -24,16 +42,25 @@
 #ifndef SONDE_LIB_SYMBOLS_H
 #define SONDE_LIB_SYMBOLS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SYM_MAX_INLINE 16
 
 struct symtab;
+struct sym_module;
 
 struct sym_frame {
 	const char *function;	/* demangled if C++; NULL if unknown */
 	const char *file;	/* source file, NULL if no line info */
 	int line;		/* 0 if unknown */
+	int column;		/* 0 if unknown (DWARF gives it for -gcolumn-info, GCC's default) */
+	/*
+	 * function is not this code's own name but a stripped library's stand-in (see
+	 * Details): "EXPORT+0xOFF (nearest exported symbol)" or "[no symbols]"
+	 */
+	bool nearest;
 };
 
 struct sym_code {
@@ -91,5 +118,51 @@ void symtab_free(struct symtab *st);
  * is not one or libstdc++'s demangler is not on the machine.
  */
 char *sym_demangle_new(const char *name);
+
+/*
+ * The same, cached in st: the demangled name (owned by st, lives until symtab_free()), or
+ * name itself when it is not a C++ name.  name must live as long as st (cached by address).
+ */
+const char *symtab_demangle(struct symtab *st, const char *name);
+
+/* ---- modules by path ---- */
+
+/*
+ * An empty symtab for symtab_module(); osrelease is the recording's kernel release (NULL
+ * if unknown): kernel symbols come from /proc/kallsyms only when it is the running
+ * kernel's.  NULL on -ENOMEM.  Freed with symtab_free().
+ */
+struct symtab *symtab_new_files(const char *osrelease);
+
+/*
+ * The module at path, opened on the first call (later calls return the same one), owned
+ * by st.  Its addresses are ELF virtual addresses.  NULL if it cannot be read (missing,
+ * not ELF, not an absolute path like "[vdso]"); "[kernel.kallsyms]..." is always a module,
+ * whose functions resolve only when /proc/kallsyms is the recording's (see above).
+ */
+struct sym_module *symtab_module(struct symtab *st, const char *path);
+
+/* ELF virtual address of a file offset: 0, or -ENOENT if no loaded segment holds it. */
+int sym_module_addr(const struct sym_module *m, uint64_t off, uint64_t *addr);
+
+/*
+ * The function symbol containing addr (see "Details" for stripped libraries): 0 and its
+ * name (demangled, owned by the symtab), start and size (a sizeless symbol extends to the
+ * next one), or -ENOENT.
+ */
+int sym_module_func(struct sym_module *m, uint64_t addr, const char **name, uint64_t *start,
+		    uint64_t *size);
+
+/*
+ * Source position and inline chain of addr, from DWARF: frames[0] the innermost (inlined
+ * callee, file:line from the line table), frames[n-1] the function the code was compiled
+ * into (each frame's file:line is where it called the frame before it); frames[0].function
+ * is NULL when DWARF has the line but no function.  Returns n <= max, 0 without line
+ * information; a longer chain keeps its innermost frames and the outermost as the last.
+ */
+int sym_module_lines(struct sym_module *m, uint64_t addr, struct sym_frame *frames, int max);
+
+/* Copy up to len code bytes at addr into buf: the number copied (0 if not in the file). */
+size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, size_t len);
 
 #endif

@@ -158,7 +158,7 @@ static void check_batches(int pipe)
 	int err = 0;
 	char msg[256] = "";
 	struct perfdata *pd = perfdata_open(path, &err, msg, sizeof(msg));
-	struct asym *as = asym_new(NULL);
+	struct symtab *as = symtab_new_files(NULL);
 	struct analysis *an = pd ? analysis_new(pd, as, &err, msg, sizeof(msg)) : NULL;
 	CHECK(an != NULL);
 	if (!an) {
@@ -204,7 +204,7 @@ static void check_batches(int pipe)
 	CHECK_EQ_U64(sum, N1 + N2);
 out:
 	analysis_free(an);
-	asym_free(as);
+	symtab_free(as);
 	perfdata_free(pd);
 	unlink(path);
 }
@@ -251,22 +251,23 @@ TEST(kallsyms_as_sscanf)
 	fclose(fp);
 	if (n < 8)
 		SKIP("kallsyms addresses hidden (kptr_restrict)");
-	struct asym *as = asym_new(u.release);
-	struct asym_file *k = as ? asym_file(as, "[kernel.kallsyms]") : NULL;
+	struct symtab *as = symtab_new_files(u.release);
+	struct sym_module *k = as ? symtab_module(as, "[kernel.kallsyms]") : NULL;
 	CHECK(k != NULL);
 	int bad = 0;
 	for (int i = 0; k && i < n; i++) {
 		const char *nm = NULL;
 		uint64_t start = 0, size = 0;
 		/* aliases share an address: the start must match, the name be one of them */
-		if (asym_func(k, want[i].a, &nm, &start, &size) || start != want[i].a || !size) {
+		if (sym_module_func(k, want[i].a, &nm, &start, &size) || start != want[i].a ||
+		    !size) {
 			printf("  %s at %llx: got %s at %llx\n", want[i].name, want[i].a,
 			       nm ? nm : "nothing", (unsigned long long)start);
 			bad++;
 		}
 	}
 	CHECK_EQ_U64(bad, 0);
-	asym_free(as);
+	symtab_free(as);
 }
 
 int main(void)

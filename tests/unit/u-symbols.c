@@ -7,8 +7,11 @@
  * Built -O2 -g like the CLI: the functions below keep their shape at -O2 (noinline,
  * calls through volatile pointers, calls that order the code).
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
@@ -337,6 +340,276 @@ TEST(no_debug_info)
 		SKIP("libelf has debug info installed: cannot check the no-debug case");
 }
 
+/* ---- names of compiled test objects: OpenMP clones, stripped libraries ---- */
+
+/* A fresh directory for built objects ("" when none could be made). */
+static void tmp_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/u-symbols-XXXXXX");
+	if (!mkdtemp(dir))
+		dir[0] = '\0';
+}
+
+static void tmp_dir_remove(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+	if (!dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		printf("  cannot remove %s\n", dir);
+}
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* Run a shell command quietly: 0 when it succeeded. */
+static int run_quiet(const char *fmt, const char *dir)
+{
+	char cmd[2 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), fmt, dir, dir, dir, dir);
+	strncat(cmd, " >/dev/null 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	return system(cmd);
+}
+
+/*
+ * The symbol table entry (.symtab, else .dynsym) of the symbol whose name is name, or ends
+ * with it when suffix is set: read with libelf here, independently of symbols.c.
+ * 0 and value/size, or -1.
+ */
+static int elf_symbol(const char *path, const char *name, int suffix, char *full, size_t len,
+		      uint64_t *value, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = -1;
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t nl = strlen(name);
+
+	for (int pass = 0; e && found && pass < 2; pass++) {
+		while (found && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			if (!gelf_getshdr(scn, &sh) ||
+			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
+			    !(d = elf_getdata(scn, NULL)))
+				continue;
+			for (size_t i = 0; found && i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *n = gelf_getsym(d, (int)i, &sym) ?
+					elf_strptr(e, sh.sh_link, sym.st_name) : NULL;
+				size_t l = n ? strlen(n) : 0;
+				if (!n || (suffix ? l < nl || strcmp(n + l - nl, name) :
+						    strcmp(n, name)))
+					continue;
+				*value = sym.st_value;
+				*size = sym.st_size;
+				if (full)
+					snprintf(full, len, "%s", n);
+				found = 0;
+			}
+		}
+	}
+	elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* The load address of a dlopen()ed library (its link map's l_addr), 0 if unknown. */
+static uintptr_t dl_base(void *h)
+{
+	struct link_map *lm = NULL;
+	return h && !dlinfo(h, RTLD_DI_LINKMAP, &lm) && lm ? (uintptr_t)lm->l_addr : 0;
+}
+
+static const char omp_src[] =
+	"static void CalcPressureForElems(double *p, double *e, int n, int *flag)\n"
+	"{\n"
+	"#pragma omp parallel for\n"
+	"\tfor (int i = 0; i < n; i++)\n"
+	"\t\tp[i] = e[i] * 2.0 + p[i];\n"
+	"\t*flag = 1;\n"
+	"}\n"
+	"extern \"C\" int omp_entry(double *p, double *e, int n)\n"
+	"{\n"
+	"\tint flag = 0;\n"
+	"\tCalcPressureForElems(p, e, n, &flag);\n"
+	"\treturn flag;\n"
+	"}\n";
+
+/*
+ * GCC outlines an OpenMP region of a C++ function into "<mangled parent>._omp_fn.0", in the
+ * symbol table and, with no linkage name, as DWARF's DW_AT_name: both must read as c++filt
+ * prints them, from a perf.data-style module (by path) and from a process's maps.
+ */
+TEST(omp_clone_name)
+{
+	static const char want[] =
+		"CalcPressureForElems(double*, double*, int, int*) [clone ._omp_fn.0]";
+	char dir[64], so[128], sym[256] = "";
+	uint64_t value = 0, size = 0;
+	const char *name = NULL;
+	uint64_t start = 0, fsize = 0;
+	struct sym_frame fr[SYM_MAX_INLINE];
+
+	tmp_dir(dir, sizeof(dir));
+	snprintf(so, sizeof(so), "%s/libomp-clone.so", dir);
+	if (!dir[0] || write_text(strcat(strcpy(sym, dir), "/omp.cc"), omp_src) ||
+	    run_quiet("g++ -O1 -g -fopenmp -fPIC -shared %s/omp.cc -o %s/libomp-clone.so", dir)) {
+		tmp_dir_remove(dir);
+		SKIP("g++ -fopenmp cannot build a shared library here");
+	}
+	CHECK(elf_symbol(so, "._omp_fn.0", 1, sym, sizeof(sym), &value, &size) == 0);
+	/* the mangled name of a static CalcPressureForElems(double*, double*, int, int*) */
+	CHECK_STR(sym, "_ZL20CalcPressureForElemsPdS_iPi._omp_fn.0");
+
+	struct symtab *st = symtab_new_files(NULL);
+	struct sym_module *m = st ? symtab_module(st, so) : NULL;
+	CHECK(m != NULL);
+	if (m && value) {
+		CHECK(sym_module_func(m, value + 1, &name, &start, &fsize) == 0);
+		CHECK_STR(name, want);
+		CHECK_EQ_U64(start, value);
+		CHECK_EQ_U64(fsize, size);
+		/* DWARF: the outlined function's own DIE names it */
+		int n = sym_module_lines(m, value, fr, SYM_MAX_INLINE);
+		CHECK(n >= 1);
+		if (n >= 1) {
+			CHECK_STR(fr[n - 1].function, want);
+			CHECK_STR(base_name(fr[n - 1].file), "omp.cc");
+		}
+	}
+	symtab_free(st);
+
+	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	uintptr_t base = dl_base(h);
+	CHECK(h != NULL && base != 0);
+	st = h && base ? self_symtab() : NULL;
+	if (st && value) {
+		struct sym_code c;
+		CHECK(symtab_code(st, base + value + 1, &c) == 0);
+		CHECK(c.n >= 1);
+		if (c.n >= 1) {
+			CHECK_STR(c.frames[c.n - 1].function, want);
+			CHECK(!c.frames[c.n - 1].nearest);
+		}
+		CHECK_EQ_U64(c.func_start, base + value);
+	}
+	symtab_free(st);
+	/* h stays open: unloading would orphan what libgomp's constructor allocated */
+	tmp_dir_remove(dir);
+}
+
+/* Two exported functions around a static one that no stripped symbol table names. */
+static const char stripped_src[] =
+	"#define NOINLINE __attribute__((noinline, used))\n"
+	"volatile int v;\n"
+	"NOINLINE int lib_first(int x) { for (int i = 0; i < x; i++) v += i * x; return v; }\n"
+	"static NOINLINE int hidden_spin(int x) { while (v != x) v = v + 1; return v * 3; }\n"
+	"NOINLINE int lib_last(int x) { return hidden_spin(x) + lib_first(x); }\n";
+
+/*
+ * A library stripped to its dynamic symbols: code between exports is named after the
+ * nearest export before it, one name for the whole gap; code before the first export,
+ * or in a library that exports no function, says there are no symbols.  The expected
+ * addresses and sizes come from the unstripped copy's .symtab.
+ */
+TEST(stripped_library)
+{
+	char dir[64], full[128], stripped[128], hidden[128], want[160];
+	uint64_t first = 0, first_size = 0, spin = 0, spin_size = 0, last = 0, last_size = 0;
+	const char *name = NULL;
+	uint64_t start = 0, size = 0;
+
+	tmp_dir(dir, sizeof(dir));
+	snprintf(full, sizeof(full), "%s/libfull.so", dir);
+	snprintf(stripped, sizeof(stripped), "%s/libstripped.so", dir);
+	snprintf(hidden, sizeof(hidden), "%s/libhidden.so", dir);
+	snprintf(want, sizeof(want), "%s/lib.c", dir);
+	if (!dir[0] || write_text(want, stripped_src) ||
+	    run_quiet("cc -O1 -g -fPIC -shared -fno-toplevel-reorder %s/lib.c -o %s/libfull.so && "
+		      "strip -o %s/libstripped.so %s/libfull.so", dir) ||
+	    run_quiet("cc -O1 -fPIC -shared -fvisibility=hidden %s/lib.c -o %s/libhidden.so && "
+		      "strip %s/libhidden.so", dir)) {
+		tmp_dir_remove(dir);
+		SKIP("cc or strip cannot build a shared library here");
+	}
+	CHECK(elf_symbol(full, "lib_first", 0, NULL, 0, &first, &first_size) == 0);
+	CHECK(elf_symbol(full, "hidden_spin", 0, NULL, 0, &spin, &spin_size) == 0);
+	CHECK(elf_symbol(full, "lib_last", 0, NULL, 0, &last, &last_size) == 0);
+	/* the layout the test relies on: source order, the static one between the exports */
+	CHECK(first && first + first_size <= spin && spin + spin_size <= last);
+	CHECK(elf_symbol(stripped, "hidden_spin", 0, NULL, 0, &start, &size) != 0);
+	snprintf(want, sizeof(want), "lib_first+0x%" PRIx64 " (nearest exported symbol)",
+		 first_size);
+
+	struct symtab *st = symtab_new_files(NULL);
+	struct sym_module *mf = st ? symtab_module(st, full) : NULL;
+	struct sym_module *ms = st ? symtab_module(st, stripped) : NULL;
+	struct sym_module *mh = st ? symtab_module(st, hidden) : NULL;
+	CHECK(mf && ms && mh);
+	if (mf && ms && mh && spin) {
+		/* with .symtab the static function has its own name */
+		CHECK(sym_module_func(mf, spin + 1, &name, &start, &size) == 0);
+		CHECK_STR(name, "hidden_spin");
+		/* exported functions keep theirs when stripped */
+		CHECK(sym_module_func(ms, last + 1, &name, &start, &size) == 0);
+		CHECK_STR(name, "lib_last");
+		CHECK_EQ_U64(start, last);
+		/* the gap: from the end of lib_first to lib_last, samples in it add up */
+		CHECK(sym_module_func(ms, spin + 1, &name, &start, &size) == 0);
+		CHECK_STR(name, want);
+		CHECK_EQ_U64(start, first + first_size);
+		CHECK_EQ_U64(start + size, last);
+		const char *again = NULL;
+		CHECK(sym_module_func(ms, spin + spin_size - 1, &again, &start, &size) == 0);
+		CHECK(again == name);
+		/* before the first export (the PLT, _init): no symbols */
+		CHECK(sym_module_func(ms, first - 1, &name, &start, &size) == 0);
+		CHECK_STR(name, "[no symbols]");
+		CHECK(start + size <= first);
+		/* nothing exported at all */
+		CHECK(sym_module_func(mh, 0, &name, &start, &size) == -ENOENT);
+	}
+	uint64_t hspin = 0, hsize = 0;
+	CHECK(elf_symbol(hidden, "hidden_spin", 0, NULL, 0, &hspin, &hsize) != 0);
+	if (mh) {
+		/* hidden_spin's address in libhidden.so is unknown once stripped: any code works */
+		uint64_t code = 0;
+		CHECK(sym_module_addr(mh, 0x1000, &code) == 0);
+		CHECK(sym_module_func(mh, code, &name, &start, &size) == 0);
+		CHECK_STR(name, "[no symbols]");
+	}
+	symtab_free(st);
+
+	/* the same from a process's maps (sonde mem) */
+	void *h = dlopen(stripped, RTLD_NOW | RTLD_LOCAL);
+	uintptr_t base = dl_base(h);
+	CHECK(h != NULL && base != 0);
+	st = h && base ? self_symtab() : NULL;
+	if (st && spin) {
+		struct sym_code c;
+		CHECK(symtab_code(st, base + spin + 1, &c) == 0);
+		CHECK(c.n == 1);
+		CHECK_STR(c.frames[0].function, want);
+		CHECK(c.frames[0].nearest);
+		CHECK_EQ_U64(c.func_start, base + first + first_size);
+		CHECK(c.frames[0].file == NULL);
+		CHECK(symtab_code(st, base + last + 1, &c) == 0);
+		CHECK(c.n == 1 && !c.frames[0].nearest);
+	}
+	symtab_free(st);
+	if (h)
+		dlclose(h);
+	tmp_dir_remove(dir);
+}
+
 struct self_map {
 	char line[PATH_MAX + 128];
 	uint64_t lo, hi, off, ino;
@@ -535,8 +808,10 @@ int main(void)
 	RUN(heap_and_stack);
 	RUN(libc);
 	RUN(no_debug_info);
+	RUN(stripped_library);
 	RUN(broken_maps);
 	RUN(empty_and_missing_maps);
 	RUN(throughput);
+	RUN(omp_clone_name);	/* last: leaves a deleted library mapped */
 	return CHECK_DONE();
 }

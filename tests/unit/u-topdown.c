@@ -158,7 +158,7 @@ static void check_file(int pipe)
 		printf("  %s\n", msg);
 		return;
 	}
-	struct asym *as = asym_new(NULL);
+	struct symtab *as = symtab_new_files(NULL);
 	struct analysis *an = analysis_new(pd, as, &err, msg, sizeof(msg));
 	CHECK(an != NULL);
 	struct td_model *m = td_parse(model_text, "t", &err, msg, sizeof(msg));
@@ -197,7 +197,7 @@ static void check_file(int pipe)
 out:
 	td_free(m);
 	analysis_free(an);
-	asym_free(as);
+	symtab_free(as);
 	perfdata_free(pd);
 	unlink(path);
 }

@@ -446,6 +446,7 @@ static int path_frames(struct builder *b, struct pstate *ps, const struct prof_t
 				.function = m ? sc.frames[j].function : NULL,
 				.file = m ? sc.frames[j].file : NULL,
 				.line = m ? sc.frames[j].line : 0,
+				.column = m ? sc.frames[j].column : 0,
 				.module = sc.module,
 				.offset = sc.module ? sc.module_offset : ips[i],
 			};
