@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "show a recorded profile again (text, csv, json)" },
 	{ "analyze", cmd_analyze, "cycle accounting and hot spots of a perf.data recording" },
 	{ "record-cycles", cmd_record_cycles, "run perf record with this CPU's cycle-accounting events" },
+	{ "vsensor", cmd_vsensor, "find fixed-work snippets in MPI programs and the ranks and times that run slow" },
 };
 
 void sonde_error(const char *fmt, ...)
