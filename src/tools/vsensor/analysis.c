@@ -79,6 +79,7 @@ struct ext_desc {
 	unsigned out;		/* pointer arguments written */
 	unsigned taint;		/* arguments that receive process-dependent values */
 	int value_fixed;	/* result depends only on the work arguments (pure math) */
+	unsigned peer;		/* partner or root: a rank-dependent one makes the work rank-dependent */
 };
 
 #define A(i) (1u << (i))
@@ -91,20 +92,20 @@ static const struct ext_desc ext_descs[] = {
 	{ "fmax", X_PURE, A(0) | A(1), 0, 0, 1 }, { "abs", X_PURE, A(0), 0, 0, 1 },
 	{ "memset", X_COMPUTE, A(2), A(0), 0, 0 }, { "memcpy", X_COMPUTE, A(2), A(0), 0, 0 },
 	{ "memmove", X_COMPUTE, A(2), A(0), 0, 0 },
-	{ "MPI_Send", X_NET, A(1) | A(2), 0, 0, 0 },
-	{ "MPI_Recv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0 },
-	{ "MPI_Isend", X_NET, A(1) | A(2), A(6), 0, 0 },
-	{ "MPI_Irecv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0 },
+	{ "MPI_Send", X_NET, A(1) | A(2), 0, 0, 0, A(3) },
+	{ "MPI_Recv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
+	{ "MPI_Isend", X_NET, A(1) | A(2), A(6), 0, 0, A(3) },
+	{ "MPI_Irecv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
 	{ "MPI_Wait", X_NET, 0, A(0) | A(1), 0, 0 },
 	{ "MPI_Waitall", X_NET, A(0), A(1) | A(2), 0, 0 },
-	{ "MPI_Sendrecv", X_NET, A(1) | A(2) | A(6) | A(7), A(5) | A(11), 0, 0 },
+	{ "MPI_Sendrecv", X_NET, A(1) | A(2) | A(6) | A(7), A(5) | A(11), 0, 0, A(3) | A(8) },
 	{ "MPI_Allreduce", X_NET, A(2) | A(3) | A(4), A(1), 0, 0 },
-	{ "MPI_Reduce", X_NET, A(2) | A(3) | A(4), A(1), 0, 0 },
-	{ "MPI_Bcast", X_NET, A(1) | A(2), A(0), 0, 0 },
+	{ "MPI_Reduce", X_NET, A(2) | A(3) | A(4), A(1), 0, 0, A(5) },
+	{ "MPI_Bcast", X_NET, A(1) | A(2), A(0), 0, 0, A(3) },
 	{ "MPI_Alltoall", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0 },
 	{ "MPI_Allgather", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0 },
-	{ "MPI_Gather", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0 },
-	{ "MPI_Scatter", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0 },
+	{ "MPI_Gather", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
+	{ "MPI_Scatter", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
 	{ "MPI_Barrier", X_NET, 0, 0, 0, 0 },
 	{ "MPI_Comm_rank", X_QUERY, 0, A(1), A(1), 0 },
 	{ "MPI_Comm_size", X_QUERY, 0, A(1), 0, 0 },
@@ -174,7 +175,7 @@ struct loop {
 
 struct func {
 	char name[64];
-	int defined;
+	int defined, in_main;
 	unsigned b, e;
 	int nparams;
 	struct loop *loops;
@@ -192,6 +193,7 @@ struct func {
 	struct iset deps;	/* parameter i as -(100 + i), globals by var id, TOK_* */
 	struct iset mod;	/* globals written */
 	int writes_mem, unknown, has_net, has_io, has_work, tainted;
+	char why[200];		/* why its work is not fixed, if it is not */
 };
 
 struct an {
@@ -212,7 +214,7 @@ struct an {
 	int in_ctrl, in_init;
 	CXCursor stmt_call;
 	int have_stmt_call;
-	char vary_why[128];
+	char vary_why[200];
 };
 
 #define PARAM_TOK(i) (-(100 + (i)))
@@ -841,6 +843,7 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 	if (f->defined)
 		return CXChildVisit_Continue;
 	f->defined = 1;
+	f->in_main = clang_Location_isFromMainFile(clang_getCursorLocation(c));
 	extent_of(c, &f->b, &f->e);
 	f->nparams = clang_Cursor_getNumArguments(c);
 	a->cur = fi;
@@ -892,7 +895,8 @@ static void call_work(struct an *a, const struct call *k, struct iset *out)
 			} else {
 				iset_add(out, d);
 				if (d == TOK_VARY && !a->vary_why[0])
-					snprintf(a->vary_why, sizeof(a->vary_why), "%s's work is not fixed (line %d)", k->name, k->line);
+					snprintf(a->vary_why, sizeof(a->vary_why), "calls %.30s (line %d), whose work is not fixed: %.100s",
+						 k->name, k->line, g->why);
 			}
 		}
 		if (g->tainted)
@@ -900,9 +904,17 @@ static void call_work(struct an *a, const struct call *k, struct iset *out)
 		return;
 	}
 	if (k->ext) {
-		for (int i = 0; i < k->nargs && i < 32; i++)
+		for (int i = 0; i < k->nargs && i < 32; i++) {
 			if (k->ext->work & (1u << i))
 				iset_merge(out, &k->args[i]);
+			if (!(k->ext->peer & (1u << i)))
+				continue;
+			for (int j = 0; j < k->args[i].n; j++) {
+				int u = k->args[i].v[j];
+				if (u == TOK_TAINT || (u >= 0 && a->vars[u].tainted))
+					iset_add(out, TOK_TAINT);
+			}
+		}
 		return;
 	}
 	iset_add(out, TOK_VARY);
@@ -1013,7 +1025,12 @@ static void summarize(struct an *a, int fi)
 		return;
 	f->state = 1;
 	struct iset seeds = { 0 }, leaves = { 0 }, seen = { 0 };
+	char saved[sizeof(a->vary_why)];
+	memcpy(saved, a->vary_why, sizeof(saved));
+	a->vary_why[0] = 0;
 	range_seeds(a, fi, f->b, f->e, &seeds);
+	snprintf(f->why, sizeof(f->why), "%s", a->vary_why);
+	memcpy(a->vary_why, saved, sizeof(saved));
 	closure(a, fi, f->b, f->e, &seeds, &leaves, &seen);
 	for (int i = 0; i < leaves.n; i++) {
 		int v = leaves.v[i];
@@ -1333,8 +1350,8 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 {
 	for (int fi = 0; fi < a->nfuncs; fi++) {
 		struct func *f = &a->funcs[fi];
-		if (!f->defined)
-			continue;
+		if (!f->defined || !f->in_main)
+			continue;	/* header code is analysed for summaries, not instrumented */
 		for (int l = 0; l < f->nloops; l++) {
 			struct loop *lp = &f->loops[l];
 			struct vs_cand c;

@@ -18,8 +18,11 @@ const char *vs_model_kind(int k)
 
 void vs_rule_default(struct vs_rule *r)
 {
-	r->threshold = 0.7;
+	r->threshold[0] = 0.6;
+	r->threshold[1] = 0.5;
+	r->threshold[2] = 0.6;
 	r->min_slices = 2;
+	r->peer = 0.6;
 }
 
 int vs_matrix_alloc(struct vs_matrix *m, int nranks, int nslices, double slice_s)
@@ -172,36 +175,79 @@ int vs_matrix_read(struct vs_matrix *m, const char *dir)
 	return 0;
 }
 
+/* Median of slice s of kind k over the ranks that have data there; NAN if none. */
+static float slice_median(const struct vs_matrix *m, int k, int s, float *tmp)
+{
+	int n = 0;
+	for (int r = 0; r < m->nranks; r++) {
+		float v = m->v[k][(size_t)r * m->nslices + s];
+		if (!isnan(v))
+			tmp[n++] = v;
+	}
+	if (!n)
+		return NAN;
+	for (int i = 1; i < n; i++)	/* insertion sort: rank counts are small here */
+		for (int j = i; j > 0 && tmp[j] < tmp[j - 1]; j--) {
+			float t = tmp[j];
+			tmp[j] = tmp[j - 1];
+			tmp[j - 1] = t;
+		}
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+/* Is cell (k, r, s) low by steps 2 and 3 of the rule (before the run length)? */
+static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r, int s,
+		    const float *med, const float *share)
+{
+	float v = m->v[k][(size_t)r * m->nslices + s];
+	if (!(v < rule->threshold[k]))		/* NaN is not low */
+		return 0;
+	if (k == 1)	/* share < 0 marks a slice where some rank's compute is low (step 5) */
+		return share[s] >= 0.75;
+	return m->nranks < 3 || isnan(med[s]) || v < rule->peer * med[s];
+}
+
 void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned char *flag[VS_KINDS])
 {
 	int ns = m->nslices;
+	float *med = calloc(ns ? ns : 1, sizeof(float));
+	float *share = calloc(ns ? ns : 1, sizeof(float));
+	float *tmp = calloc(m->nranks ? m->nranks : 1, sizeof(float));
 	for (int k = 0; k < VS_KINDS; k++) {
 		memset(flag[k], 0, (size_t)m->nranks * ns);
+		if (!med || !share || !tmp)
+			continue;
+		for (int s = 0; s < ns; s++) {
+			int low = 0, have = 0;
+			med[s] = slice_median(m, k, s, tmp);
+			for (int r = 0; r < m->nranks; r++) {
+				float v = m->v[k][(size_t)r * ns + s];
+				have += !isnan(v);
+				low += v < rule->threshold[k];
+			}
+			share[s] = have ? (float)low / have : 0;
+			for (int r = 0; r < m->nranks && k == 1; r++)
+				if (m->v[0][(size_t)r * ns + s] < rule->threshold[0])
+					share[s] = -1;
+		}
 		for (int r = 0; r < m->nranks; r++) {
-			const float *v = m->v[k] + (size_t)r * ns;
 			for (int s = 0; s < ns;) {
-				if (!(v[s] < rule->threshold)) {	/* NaN is not low */
+				if (!cell_low(m, rule, k, r, s, med, share)) {
 					s++;
 					continue;
 				}
 				int e = s;
-				while (e < ns && v[e] < rule->threshold)
+				while (e < ns && cell_low(m, rule, k, r, e, med, share))
 					e++;
-				if (e - s >= rule->min_slices)
+				if (e - s >= rule->min_slices + (k == 1))
 					memset(flag[k] + (size_t)r * ns + s, 1, e - s);
 				s = e;
 			}
 		}
 	}
-	/* waiting for a slow rank shows in everybody's MPI calls: not a network problem */
-	for (int s = 0; s < ns; s++) {
-		int compute_low = 0;
-		for (int r = 0; r < m->nranks; r++)
-			compute_low |= flag[0][(size_t)r * ns + s];
-		if (compute_low)
-			for (int r = 0; r < m->nranks; r++)
-				flag[1][(size_t)r * ns + s] = 0;
-	}
+	free(med);
+	free(share);
+	free(tmp);
 }
 
 int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], struct vs_event *ev, int max)

@@ -7,10 +7,17 @@
  * The rule (doc/sonde-vsensor.md, "Detection rule"):
  *   1. a cell (rank, slice, kind) holds the time-weighted mean of the normalized
  *      performance (standard time / mean time) of that kind's sensors in that slice;
- *   2. a cell is low when its value is under threshold (default 0.7);
- *   3. only runs of at least min_slices (default 2) consecutive low slices of one rank
- *      count (an isolated slow slice is scheduling noise);
- *   4. network cells are not flagged in a slice where some rank's compute is flagged:
+ *   2. a cell is low when its value is under its kind's threshold (compute and io 0.6,
+ *      network 0.5: senses of collectives on shared cores include scheduling delays);
+ *   3. compute and io cells must also be under peer (0.6) x the median of that slice
+ *      over all ranks (a slowdown every rank feels alike is the machine's load, not a
+ *      rank's problem); network cells count only when at least 3/4 of the ranks are
+ *      under the threshold in that slice (a lone slow collective is scheduling noise
+ *      on shared cores; network trouble is shared);
+ *   4. only runs of at least min_slices (default 2; one more for network) consecutive
+ *      low slices of one rank count (an isolated slow slice is scheduling noise);
+ *   5. network cells are not flagged in a slice where some rank's compute is under its
+ *      threshold:
  *      there, ranks wait in MPI for the slow rank (waiting is not a slow network).
  */
 #ifndef SONDE_VSENSOR_MODEL_H
@@ -27,8 +34,9 @@ struct vs_matrix {
 };
 
 struct vs_rule {
-	double threshold;
+	double threshold[VS_KINDS];	/* per kind: compute 0.6, network 0.5, io 0.6 */
 	int min_slices;
+	double peer;			/* compute/io: also under peer x the slice's median over ranks */
 };
 
 struct vs_event {

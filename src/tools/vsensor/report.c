@@ -57,7 +57,9 @@ static void unload(struct loaded *l)
 static int parse_rule(int argc, char **argv, int *i, struct vs_rule *rule)
 {
 	if (!strcmp(argv[*i], "--threshold") && *i + 1 < argc) {
-		rule->threshold = atof(argv[++*i]);
+		double t = atof(argv[++*i]);
+		for (int k = 0; k < VS_KINDS; k++)
+			rule->threshold[k] = t;
 		return 1;
 	}
 	if (!strcmp(argv[*i], "--min-slices") && *i + 1 < argc) {
@@ -258,8 +260,9 @@ int vs_cmd_report(int argc, char **argv)
 	}
 	int rc = 0;
 	if (!csv) {
-		printf("%d ranks, %.1f s in slices of %.2f s; rule: below %.2f for %d+ slices\n\n",
-		       l->m.nranks, l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold, rule.min_slices);
+		printf("%d ranks, %.1f s in slices of %.2f s; rule: compute < %.2f, network < %.2f, io < %.2f for %d+ slices\n\n",
+		       l->m.nranks, l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
+		       rule.threshold[1], rule.threshold[2], rule.min_slices);
 		if (l->nev)
 			text_table_print(t, stdout, "");
 		else

@@ -5,7 +5,8 @@
  *
  * vs_tick/vs_tock time each sense.  Per sensor, senses are averaged over slices of at
  * least 1 ms (OS noise filter); the 1-ms averages are averaged again per matrix slice
- * (200 ms by default) into one record {slice, sensor, mean time, time spent}.  Records
+ * (200 ms by default) into one record {slice, sensor, mean time, time spent}; for
+ * network sensors the record holds the fastest 1-ms average instead of the mean.  Records
  * are kept in memory and appended in batches of 256 to rank-<r>.rec in the job
  * directory.  At MPI_Finalize (interposed through PMPI) rank 0 gathers every rank's
  * sensor table and records with MPI, takes as standard time of each sensor the fastest
@@ -41,7 +42,7 @@ struct vs_state {
 	long long acc, slice_start, total_ns;
 	long cnt, total_cnt;
 	int bin, nslices;
-	double sum_avg, weight_ns;
+	double sum_avg, min_avg, weight_ns;
 };
 
 struct vs_rec {
@@ -114,7 +115,9 @@ static void emit(int id)
 	struct vs_rec *r = &vs.rec[vs.nrec++];
 	r->bin = st->bin;
 	r->sensor = id;
-	r->mean_us = st->sum_avg / st->nslices / 1000.0;
+	/* network: the fastest 1-ms slice of the matrix slice, i.e. the senses that did not
+	 * wait for a late partner (waiting is load imbalance, not network speed) */
+	r->mean_us = (st->s->kind == 1 ? st->min_avg : st->sum_avg / st->nslices) / 1000.0;
 	r->weight_s = st->weight_ns / 1e9;
 	st->sum_avg = st->weight_ns = 0;
 	st->nslices = 0;
@@ -129,7 +132,10 @@ static void close_slice(int id, long long now)
 	if (bin != st->bin)
 		emit(id);
 	st->bin = bin;
-	st->sum_avg += (double)st->acc / st->cnt;
+	double avg = (double)st->acc / st->cnt;
+	if (!st->nslices || avg < st->min_avg)
+		st->min_avg = avg;
+	st->sum_avg += avg;
 	st->weight_ns += st->acc;
 	st->nslices++;
 	st->acc = 0;
@@ -230,17 +236,45 @@ struct all {
 	float *std;			/* per entry of d: the standard time to use */
 };
 
+static int cmp_float(const void *x, const void *y)
+{
+	float a = *(const float *)x, b = *(const float *)y;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The standard time of each sensor: the 10th percentile of its slice records, over all
+ * ranks (the global baseline that catches a rank slow for the whole run), or over its
+ * own rank for rank-dependent sensors and for network sensors (a collective's time
+ * depends on the rank's role in it).  The 10th percentile and not the fastest record:
+ * one lucky slice would otherwise set the bar for the whole run.
+ */
 static void standards(struct all *A, int total)
 {
-	for (int i = 0; i < total; i++) {
-		A->std[i] = A->d[i].std_us;
-		if (A->d[i].flags & VS_F_RANK_DEP)
-			continue;
-		for (int j = 0; j < total; j++)	/* same sensor on every rank: global baseline */
-			if (!strcmp(A->d[i].name, A->d[j].name) && A->d[j].std_us > 0 &&
-			    A->d[j].std_us < A->std[i])
-				A->std[i] = A->d[j].std_us;
-	}
+	int totalr = 0;
+	for (int q = 0; q < vs.size; q++)
+		totalr += A->nr[q];
+	float *v = malloc((totalr ? totalr : 1) * sizeof(float));
+	if (!v)
+		return;
+	for (int q = 0; q < vs.size; q++)
+		for (int i = 0; i < A->nd[q]; i++) {
+			struct vs_desc *d = &A->d[A->doff[q] + i];
+			int local = (d->flags & VS_F_RANK_DEP) || d->kind == 1, n = 0;
+			for (int p = 0; p < vs.size; p++) {
+				if (local && p != q)
+					continue;
+				for (int j = 0; j < A->nr[p]; j++) {
+					struct vs_rec *r = &A->r[A->roff[p] + j];
+					if (r->mean_us > 0 && !strcmp(A->d[A->doff[p] + r->sensor].name, d->name))
+						v[n++] = r->mean_us;
+				}
+			}
+			qsort(v, n, sizeof(float), cmp_float);
+			A->std[A->doff[q] + i] = n ? v[n / 10] : 0;
+		}
+	free(v);
+	(void)total;
 }
 
 static void build_matrix(struct all *A, struct vs_matrix *m)
@@ -266,6 +300,8 @@ static void build_matrix(struct all *A, struct vs_matrix *m)
 			float *v = &m->v[k][c];
 			double *ww = &w[(size_t)k * vs.size * nbins + c];
 			double p = A->std[di] / r->mean_us;
+			if (p > 1)
+				p = 1;	/* faster than standard is not better than best */
 			*v = isnan(*v) ? p * r->weight_s : *v + p * r->weight_s;
 			*ww += r->weight_s;
 		}
@@ -286,7 +322,7 @@ static void event_sensors(struct all *A, const struct vs_rule *rule, struct vs_e
 			struct vs_rec *r = &A->r[A->roff[q] + i];
 			struct vs_desc *d = &A->d[A->doff[q] + r->sensor];
 			if (d->kind != e->kind || r->bin < e->s0 || r->bin > e->s1 ||
-			    A->std[A->doff[q] + r->sensor] / r->mean_us >= rule->threshold)
+			    A->std[A->doff[q] + r->sensor] / r->mean_us >= rule->threshold[e->kind])
 				continue;
 			if (strstr(e->sensors, d->name))
 				continue;
@@ -335,7 +371,8 @@ static void analyse(struct all *A, int total)
 	vs_rule_default(&rule);
 	const char *t = getenv("SONDE_VS_THRESHOLD");
 	if (t && atof(t) > 0)
-		rule.threshold = atof(t);
+		for (int k = 0; k < VS_KINDS; k++)
+			rule.threshold[k] = atof(t);
 	unsigned char *flag[VS_KINDS];
 	size_t cells = (size_t)m.nranks * (m.nslices ? m.nslices : 1);
 	for (int k = 0; k < VS_KINDS; k++)
