@@ -227,7 +227,7 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 			}
 			share[s] = have ? (float)low / have : 0;
 			for (int r = 0; r < m->nranks && k == 1; r++)
-				if (m->v[0][(size_t)r * ns + s] < rule->threshold[0])
+				if (flag[0][(size_t)r * ns + s])	/* compute is decided first */
 					share[s] = -1;
 		}
 		for (int r = 0; r < m->nranks; r++) {

@@ -1,8 +1,10 @@
 /* cg.c - an NPB-CG-like MPI kernel for sonde vsensor: conjugate-gradient iterations on
  * a banded sparse matrix (7 nonzeros per row), dot products reduced with MPI_Allreduce.
- * usage: cg [SECONDS]   (runs whole iterations until rank 0 has used SECONDS) */
+ * usage: cg [SECONDS [ITERATIONS]]   (whole iterations until rank 0 has used SECONDS,
+ * or exactly ITERATIONS when given; rank 0 prints the time) */
 #include "inject.h"	/* first: it needs _GNU_SOURCE before any system header */
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define NLOC 20000
@@ -15,6 +17,7 @@ int main(int argc, char **argv)
 {
 	int rank, stop = 0, i, k;
 	double secs = argc > 1 ? atof(argv[1]) : 8;
+	int iters = argc > 2 ? atoi(argv[2]) : 0, done = 0;
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -57,9 +60,11 @@ int main(int argc, char **argv)
 		for (i = 0; i < NLOC; i++)
 			p[i] = r[i] + beta * p[i] + 1e-3;
 		if (rank == 0)
-			stop = MPI_Wtime() - t0 >= secs;
+			stop = iters ? ++done >= iters : MPI_Wtime() - t0 >= secs;
 		MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	}
+	if (rank == 0)
+		printf("%.3f s\n", MPI_Wtime() - t0);
 	MPI_Finalize();
 	return 0;
 }

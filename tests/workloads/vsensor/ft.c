@@ -1,9 +1,10 @@
 /* ft.c - an NPB-FT-like MPI kernel for sonde vsensor: radix-2 FFTs along the local rows
  * of a distributed 2-D array, then a global transpose with MPI_Alltoall, then FFTs
- * again.  usage: ft [SECONDS] */
+ * again.  usage: ft [SECONDS [ITERATIONS]] (as cg.c) */
 #include "inject.h"	/* first: it needs _GNU_SOURCE before any system header */
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define NX 256
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
 {
 	int rank, size, stop = 0, r;
 	double secs = argc > 1 ? atof(argv[1]) : 8;
+	int iters = argc > 2 ? atoi(argv[2]) : 0, done = 0;
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -66,9 +68,11 @@ int main(int argc, char **argv)
 		for (r = 0; r < 32; r++)
 			fft_row(r * NX);
 		if (rank == 0)
-			stop = MPI_Wtime() - t0 >= secs;
+			stop = iters ? ++done >= iters : MPI_Wtime() - t0 >= secs;
 		MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	}
+	if (rank == 0)
+		printf("%.3f s\n", MPI_Wtime() - t0);
 	MPI_Finalize();
 	return 0;
 }

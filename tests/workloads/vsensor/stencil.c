@@ -1,8 +1,9 @@
 /* stencil.c - a 2-D Jacobi stencil for sonde vsensor: rows split across ranks, halo
  * rows exchanged with MPI_Sendrecv, residual reduced with MPI_Allreduce.
- * usage: stencil [SECONDS] */
+ * usage: stencil [SECONDS [ITERATIONS]] (as cg.c) */
 #include "inject.h"	/* first: it needs _GNU_SOURCE before any system header */
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define NXC 512
@@ -14,6 +15,7 @@ int main(int argc, char **argv)
 {
 	int rank, size, stop = 0, i, j;
 	double secs = argc > 1 ? atof(argv[1]) : 8;
+	int iters = argc > 2 ? atoi(argv[2]) : 0, done = 0;
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -41,9 +43,11 @@ int main(int argc, char **argv)
 			}
 		MPI_Allreduce(&lres, &res, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		if (rank == 0)
-			stop = MPI_Wtime() - t0 >= secs;
+			stop = iters ? ++done >= iters : MPI_Wtime() - t0 >= secs;
 		MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	}
+	if (rank == 0)
+		printf("%.3f s\n", MPI_Wtime() - t0);
 	MPI_Finalize();
 	return 0;
 }
