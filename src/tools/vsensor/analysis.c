@@ -719,11 +719,13 @@ static int new_loop(struct an *a, CXCursor c, const char *what)
 }
 
 /* Offset of the first ';' of a for header: children ending before it are the init. */
-static unsigned for_first_semi(struct an *a, CXCursor c)
+static unsigned for_first_semi(struct an *a, CXCursor c, CXCursor body)
 {
 	CXToken *t;
 	unsigned n, res = ~0u;
-	clang_tokenize(a->tu, clang_getCursorExtent(c), &t, &n);
+	/* the header only: tokenizing the body too made big loops quadratic */
+	clang_tokenize(a->tu, clang_getRange(clang_getRangeStart(clang_getCursorExtent(c)),
+					     clang_getRangeStart(clang_getCursorExtent(body))), &t, &n);
 	for (unsigned i = 0; i < n; i++) {
 		CXString s = clang_getTokenSpelling(a->tu, t[i]);
 		int semi = !strcmp(clang_getCString(s), ";");
@@ -744,7 +746,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 	enum CXCursorKind k = clang_getCursorKind(c);
 	switch (k) {
 	case CXCursor_ForStmt: {
-		unsigned semi = for_first_semi(a, c);
+		unsigned semi = ks.n ? for_first_semi(a, c, ks.c[ks.n - 1]) : ~0u;
 		new_loop(a, c, "for");
 		for (int i = 0; i + 1 < ks.n; i++) {
 			unsigned b, e;
