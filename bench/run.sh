@@ -62,4 +62,5 @@ if [ -x "$heap" ]; then
 fi
 
 [ -x "$top/bench/analyze.sh" ] && "$top/bench/analyze.sh"
+[ -x "$top/bench/vsensor.sh" ] && "$top/bench/vsensor.sh"
 exit 0

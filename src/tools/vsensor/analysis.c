@@ -1,0 +1,1614 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.c - v-sensor analysis of one C translation unit on libclang's AST.
+ *
+ * Why the AST and not LLVM IR: the same tree gives the use-def facts and the exact byte
+ * ranges that the rewriter wraps in Tick/Tock, so there is no mapping back from IR
+ * through debug info; the price is that use-def chains are built here by hand,
+ * flow-insensitively (every assignment to a variable inside a range counts).
+ *
+ * Pass 1 walks each function once and records loops, call sites, assignments ("defs",
+ * with the variables their right-hand side reads), control expressions (loop and
+ * branch conditions with what they read) and writes through memory.  Pass 2 answers,
+ * per candidate, "what does its work read that is set outside it" (closure), then
+ * checks each enclosing loop, in its own function and through every call site upwards.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clang-c/Index.h>
+
+#include "tools/vsensor/analysis.h"
+#include "tools/vsensor/vs-abi.h"
+
+#define TOK_MEM (-1)	/* reads memory through a pointer or an array element */
+#define TOK_VARY (-2)	/* a value nothing is known about (call result, unknown call) */
+#define TOK_TAINT (-3)	/* a process-dependent value (MPI_Comm_rank, gethostname) */
+
+struct iset {
+	int *v;
+	int n, cap;
+};
+
+static int iset_has(const struct iset *s, int x)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i] == x)
+			return 1;
+	return 0;
+}
+
+static int iset_add(struct iset *s, int x)
+{
+	if (iset_has(s, x))
+		return 0;
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 8;
+		int *v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			abort();	/* analysis is a CLI step; out of memory ends it */
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = x;
+	return 1;
+}
+
+static void iset_merge(struct iset *d, const struct iset *s)
+{
+	for (int i = 0; i < s->n; i++)
+		iset_add(d, s->v[i]);
+}
+
+static void iset_free(struct iset *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- external function descriptions (libc, libm, MPI) ---- */
+
+enum { X_PURE, X_COMPUTE, X_NET, X_IO, X_QUERY };
+
+struct ext_desc {
+	const char *name;
+	int cls;
+	unsigned work;		/* argument bits that decide the work */
+	unsigned out;		/* pointer arguments written */
+	unsigned taint;		/* arguments that receive process-dependent values */
+	int value_fixed;	/* result depends only on the work arguments (pure math) */
+	unsigned peer;		/* partner or root: a rank-dependent one makes the work rank-dependent */
+};
+
+#define A(i) (1u << (i))
+static const struct ext_desc ext_descs[] = {
+	{ "sqrt", X_PURE, A(0), 0, 0, 1 }, { "fabs", X_PURE, A(0), 0, 0, 1 },
+	{ "exp", X_PURE, A(0), 0, 0, 1 }, { "log", X_PURE, A(0), 0, 0, 1 },
+	{ "sin", X_PURE, A(0), 0, 0, 1 }, { "cos", X_PURE, A(0), 0, 0, 1 },
+	{ "pow", X_PURE, A(0) | A(1), 0, 0, 1 }, { "floor", X_PURE, A(0), 0, 0, 1 },
+	{ "ceil", X_PURE, A(0), 0, 0, 1 }, { "fmin", X_PURE, A(0) | A(1), 0, 0, 1 },
+	{ "fmax", X_PURE, A(0) | A(1), 0, 0, 1 }, { "abs", X_PURE, A(0), 0, 0, 1 },
+	{ "memset", X_COMPUTE, A(2), A(0), 0, 0 }, { "memcpy", X_COMPUTE, A(2), A(0), 0, 0 },
+	{ "memmove", X_COMPUTE, A(2), A(0), 0, 0 },
+	{ "MPI_Send", X_NET, A(1) | A(2), 0, 0, 0, A(3) },
+	{ "MPI_Recv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
+	{ "MPI_Isend", X_NET, A(1) | A(2), A(6), 0, 0, A(3) },
+	{ "MPI_Irecv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
+	{ "MPI_Wait", X_NET, 0, A(0) | A(1), 0, 0 },
+	{ "MPI_Waitall", X_NET, A(0), A(1) | A(2), 0, 0 },
+	{ "MPI_Sendrecv", X_NET, A(1) | A(2) | A(6) | A(7), A(5) | A(11), 0, 0, A(3) | A(8) },
+	{ "MPI_Allreduce", X_NET, A(2) | A(3) | A(4), A(1), 0, 0 },
+	{ "MPI_Reduce", X_NET, A(2) | A(3) | A(4), A(1), 0, 0, A(5) },
+	{ "MPI_Bcast", X_NET, A(1) | A(2), A(0), 0, 0, A(3) },
+	{ "MPI_Alltoall", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0 },
+	{ "MPI_Allgather", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0 },
+	{ "MPI_Gather", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
+	{ "MPI_Scatter", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
+	{ "MPI_Barrier", X_NET, 0, 0, 0, 0 },
+	{ "MPI_Comm_rank", X_QUERY, 0, A(1), A(1), 0 },
+	{ "MPI_Comm_size", X_QUERY, 0, A(1), 0, 0 },
+	{ "MPI_Wtime", X_QUERY, 0, 0, 0, 0 },
+	{ "gethostname", X_QUERY, 0, A(0), A(0), 0 },
+	{ "fwrite", X_IO, A(1) | A(2), 0, 0, 0 }, { "fread", X_IO, A(1) | A(2), A(0), 0, 0 },
+	{ "write", X_IO, A(2), 0, 0, 0 }, { "read", X_IO, A(2), A(1), 0, 0 },
+	{ "pwrite", X_IO, A(2), 0, 0, 0 }, { "pread", X_IO, A(2), A(1), 0, 0 },
+};
+
+static const struct ext_desc *ext_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(ext_descs) / sizeof(ext_descs[0]); i++)
+		if (!strcmp(ext_descs[i].name, name))
+			return &ext_descs[i];
+	return NULL;
+}
+
+/* ---- what pass 1 records ---- */
+
+struct var {
+	char *usr;
+	char name[48];
+	int func;		/* defining function, -1 for globals and static locals */
+	int param;		/* parameter index, -1 otherwise */
+	int addr_taken;
+	int tainted;
+	int is_static;		/* file-local: code outside this file cannot name it */
+};
+
+struct def {
+	unsigned off;
+	int var;
+	int kill;		/* a declaration or a for-loop initialisation: value not carried in */
+	int ctrl;		/* part of a loop header (not work of its own) */
+	struct iset uses;
+};
+
+struct ctrl {
+	unsigned off;
+	struct iset uses;
+};
+
+struct call {
+	unsigned off, b, e;
+	int line, col;
+	char name[64];
+	int callee;		/* index into funcs, -1 when not defined here */
+	const struct ext_desc *ext;
+	int indirect;
+	int nargs;
+	struct iset *args;
+	int is_stmt, in_macro, func;
+	int loop_depth;
+};
+
+struct loop {
+	unsigned b, e;
+	int line, col;
+	char what[8];
+	int exits;		/* return/goto inside */
+	int in_macro;
+	int loop_depth;		/* loops around it in its function */
+	int memwrite;		/* computed: writes memory (itself or callees) */
+	int unknown_call;	/* computed: calls something that may write any global */
+};
+
+struct func {
+	char name[64];
+	int defined, in_main;
+	unsigned b, e;
+	int nparams;
+	struct loop *loops;
+	int nloops;
+	struct def *defs;
+	int ndefs;
+	struct ctrl *ctrls;
+	int nctrls;
+	unsigned *memw;
+	int nmemw;
+	int *calls;		/* indices into the global call table */
+	int ncalls;
+	/* summary */
+	int state;		/* 0 not yet, 1 in progress, 2 done */
+	struct iset deps;	/* parameter i as -(100 + i), globals by var id, TOK_* */
+	struct iset mod;	/* globals written */
+	int writes_mem, unknown, has_net, has_io, has_work, tainted;
+	char why[200];		/* why its work is not fixed, if it is not */
+};
+
+struct an {
+	CXTranslationUnit tu;
+	struct var *vars;
+	int nvars, capvars;
+	int *hash;		/* open addressing, var index + 1 */
+	int hcap;
+	struct func *funcs;
+	int nfuncs;
+	struct call *calls;
+	int ncalls;
+	char **reach;		/* reach[f][g]: f calls g, transitively */
+	/* walk state */
+	int cur;
+	int loopstack[64];
+	int nloopstack;
+	int in_ctrl, in_init;
+	CXCursor stmt_call;
+	int have_stmt_call;
+	char vary_why[200];
+};
+
+#define PARAM_TOK(i) (-(100 + (i)))
+
+static void *grow(void *p, int n, int *cap, size_t sz)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 16;
+	p = realloc(p, *cap * sz);
+	if (!p)
+		abort();
+	return p;
+}
+
+static unsigned hash_str(const char *s)
+{
+	unsigned h = 2166136261u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void loc_of(CXCursor c, unsigned *off, int *line, int *col, int *in_macro)
+{
+	CXSourceLocation l = clang_getCursorLocation(c);
+	unsigned ln, cl, of, eln, ecl, eof;
+	CXFile f, ef;
+	clang_getSpellingLocation(l, &f, &ln, &cl, &of);
+	clang_getExpansionLocation(l, &ef, &eln, &ecl, &eof);
+	if (off)
+		*off = eof;
+	if (line)
+		*line = eln;
+	if (col)
+		*col = ecl;
+	if (in_macro)
+		*in_macro = (of != eof) || !clang_Location_isFromMainFile(l);
+}
+
+static void extent_of(CXCursor c, unsigned *b, unsigned *e)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	clang_getExpansionLocation(clang_getRangeStart(r), NULL, NULL, NULL, b);
+	clang_getExpansionLocation(clang_getRangeEnd(r), NULL, NULL, NULL, e);
+}
+
+static int var_id(struct an *a, CXCursor decl)
+{
+	CXString us = clang_getCursorUSR(decl);
+	const char *u = clang_getCString(us);
+	if (a->nvars * 2 >= a->hcap) {
+		int ncap = a->hcap ? 2 * a->hcap : 1024;
+		int *h = calloc(ncap, sizeof(int));
+		if (!h)
+			abort();
+		for (int i = 0; i < a->nvars; i++) {
+			unsigned k = hash_str(a->vars[i].usr) & (ncap - 1);
+			while (h[k])
+				k = (k + 1) & (ncap - 1);
+			h[k] = i + 1;
+		}
+		free(a->hash);
+		a->hash = h;
+		a->hcap = ncap;
+	}
+	unsigned k = hash_str(u) & (a->hcap - 1);
+	while (a->hash[k]) {
+		if (!strcmp(a->vars[a->hash[k] - 1].usr, u)) {
+			clang_disposeString(us);
+			return a->hash[k] - 1;
+		}
+		k = (k + 1) & (a->hcap - 1);
+	}
+	a->vars = grow(a->vars, a->nvars, &a->capvars, sizeof(*a->vars));
+	struct var *v = &a->vars[a->nvars];
+	memset(v, 0, sizeof(*v));
+	v->usr = strdup(u);
+	clang_disposeString(us);
+	CXString nm = clang_getCursorSpelling(decl);
+	snprintf(v->name, sizeof(v->name), "%s", clang_getCString(nm));
+	clang_disposeString(nm);
+	v->param = -1;
+	v->func = -1;
+	CXCursor par = clang_getCursorSemanticParent(decl);
+	int global = clang_getCursorKind(par) == CXCursor_TranslationUnit ||
+		     clang_Cursor_getStorageClass(decl) == CX_SC_Static ||
+		     clang_Cursor_getStorageClass(decl) == CX_SC_Extern;
+	if (!global)
+		v->func = a->cur;
+	v->is_static = clang_Cursor_getStorageClass(decl) == CX_SC_Static;
+	if (clang_getCursorKind(decl) == CXCursor_ParmDecl && a->cur >= 0) {
+		int n = clang_Cursor_getNumArguments(par);
+		for (int i = 0; i < n; i++)
+			if (clang_equalCursors(clang_Cursor_getArgument(par, i), decl))
+				v->param = i;
+	}
+	a->hash[k] = ++a->nvars;
+	return a->nvars - 1;
+}
+
+static int func_id(struct an *a, const char *name)
+{
+	for (int i = 0; i < a->nfuncs; i++)
+		if (!strcmp(a->funcs[i].name, name))
+			return i;
+	a->funcs = realloc(a->funcs, (a->nfuncs + 1) * sizeof(*a->funcs));
+	if (!a->funcs)
+		abort();
+	struct func *f = &a->funcs[a->nfuncs];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	return a->nfuncs++;
+}
+
+/* ---- pass 1 ---- */
+
+struct kids {
+	CXCursor c[64];
+	int n;
+};
+
+static enum CXChildVisitResult kid_cb(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct kids *k = d;
+	if (k->n < 64)
+		k->c[k->n++] = c;
+	return CXChildVisit_Continue;
+}
+
+static void kids_of(CXCursor c, struct kids *k)
+{
+	k->n = 0;
+	clang_visitChildren(c, kid_cb, k);
+}
+
+static CXCursor strip(CXCursor c)
+{
+	for (;;) {
+		enum CXCursorKind k = clang_getCursorKind(c);
+		if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr)
+			return c;
+		struct kids ks;
+		kids_of(c, &ks);
+		if (ks.n != 1)
+			return c;
+		c = ks.c[0];
+	}
+}
+
+/* The variable a plain "x" expression names, or -1. */
+static int plain_var(struct an *a, CXCursor c)
+{
+	c = strip(c);
+	if (clang_getCursorKind(c) != CXCursor_DeclRefExpr)
+		return -1;
+	CXCursor r = clang_getCursorReferenced(c);
+	enum CXCursorKind k = clang_getCursorKind(r);
+	if (k != CXCursor_VarDecl && k != CXCursor_ParmDecl)
+		return -1;
+	return var_id(a, r);
+}
+
+/* Spelling of the first punctuation token in [b, e) of the cursor's file. */
+static void punct_between(struct an *a, CXCursor c, CXSourceLocation b, CXSourceLocation e,
+			  char *op, size_t len)
+{
+	CXToken *t;
+	unsigned n;
+	op[0] = 0;
+	clang_tokenize(a->tu, clang_getRange(b, e), &t, &n);
+	for (unsigned i = 0; i < n; i++) {
+		if (clang_getTokenKind(t[i]) != CXToken_Punctuation)
+			continue;
+		CXString s = clang_getTokenSpelling(a->tu, t[i]);
+		snprintf(op, len, "%s", clang_getCString(s));
+		clang_disposeString(s);
+		break;
+	}
+	clang_disposeTokens(a->tu, t, n);
+}
+
+static void binop(struct an *a, CXCursor c, CXCursor lhs, CXCursor rhs, char *op, size_t len)
+{
+	punct_between(a, c, clang_getRangeEnd(clang_getCursorExtent(lhs)),
+		      clang_getRangeStart(clang_getCursorExtent(rhs)), op, len);
+	/* ')' of a parenthesised left side may come first: take the operator after it */
+	if (!strcmp(op, ")") || !strcmp(op, "]")) {
+		CXToken *t;
+		unsigned n;
+		op[0] = 0;
+		clang_tokenize(a->tu, clang_getRange(clang_getRangeEnd(clang_getCursorExtent(lhs)),
+						     clang_getRangeStart(clang_getCursorExtent(rhs))), &t, &n);
+		for (unsigned i = 0; i < n; i++) {
+			CXString s = clang_getTokenSpelling(a->tu, t[i]);
+			const char *p = clang_getCString(s);
+			if (clang_getTokenKind(t[i]) == CXToken_Punctuation && strcmp(p, ")") && strcmp(p, "]"))
+				snprintf(op, len, "%s", p);
+			clang_disposeString(s);
+			if (op[0])
+				break;
+		}
+		clang_disposeTokens(a->tu, t, n);
+	}
+}
+
+static void unop(struct an *a, CXCursor c, char *op, size_t len, int *postfix)
+{
+	CXToken *t;
+	unsigned n;
+	op[0] = 0;
+	*postfix = 0;
+	clang_tokenize(a->tu, clang_getCursorExtent(c), &t, &n);
+	if (n) {
+		unsigned i = 0;
+		if (clang_getTokenKind(t[0]) != CXToken_Punctuation || !strcmp(clang_getCString(clang_getTokenSpelling(a->tu, t[0])), "(")) {
+			i = n - 1;
+			*postfix = 1;
+		}
+		CXString s = clang_getTokenSpelling(a->tu, t[i]);
+		snprintf(op, len, "%s", clang_getCString(s));
+		clang_disposeString(s);
+	}
+	clang_disposeTokens(a->tu, t, n);
+}
+
+/* & and * from the types (works inside macro expansions too), the rest from tokens. */
+static void unop_typed(struct an *a, CXCursor c, CXCursor arg, char *op, size_t len, int *post)
+{
+	enum CXTypeKind rk = clang_getCanonicalType(clang_getCursorType(c)).kind;
+	enum CXTypeKind ak = clang_getCanonicalType(clang_getCursorType(arg)).kind;
+	*post = 0;
+	if (rk == CXType_Pointer && ak != CXType_Pointer) {
+		snprintf(op, len, "&");
+		return;
+	}
+	if (ak == CXType_Pointer && rk != CXType_Pointer) {
+		snprintf(op, len, "*");
+		return;
+	}
+	unop(a, c, op, len, post);
+}
+
+static void add_def(struct an *a, unsigned off, int var, const struct iset *uses, int kill)
+{
+	struct func *f = &a->funcs[a->cur];
+	f->defs = realloc(f->defs, (f->ndefs + 1) * sizeof(*f->defs));
+	if (!f->defs)
+		abort();
+	struct def *d = &f->defs[f->ndefs++];
+	memset(d, 0, sizeof(*d));
+	d->off = off;
+	d->var = var;
+	d->kill = kill || a->in_init;
+	d->ctrl = a->in_ctrl;
+	if (uses)
+		iset_merge(&d->uses, uses);
+}
+
+static void add_memw(struct an *a, unsigned off)
+{
+	struct func *f = &a->funcs[a->cur];
+	f->memw = realloc(f->memw, (f->nmemw + 1) * sizeof(*f->memw));
+	if (!f->memw)
+		abort();
+	f->memw[f->nmemw++] = off;
+}
+
+static void walk_expr(struct an *a, CXCursor c, struct iset *uses);
+static void walk_stmt(struct an *a, CXCursor c);
+
+static void add_ctrl(struct an *a, CXCursor c)
+{
+	struct iset u = { 0 };
+	int save = a->in_ctrl;
+	a->in_ctrl = 1;
+	if (clang_getCursorKind(c) == CXCursor_DeclStmt)
+		walk_stmt(a, c);
+	else
+		walk_expr(a, c, &u);
+	a->in_ctrl = save;
+	struct func *f = &a->funcs[a->cur];
+	f->ctrls = realloc(f->ctrls, (f->nctrls + 1) * sizeof(*f->ctrls));
+	if (!f->ctrls)
+		abort();
+	unsigned off;
+	loc_of(c, &off, NULL, NULL, NULL);
+	f->ctrls[f->nctrls].off = off;
+	f->ctrls[f->nctrls].uses = u;
+	f->nctrls++;
+}
+
+static int is_pointerish(CXCursor c)
+{
+	enum CXTypeKind k = clang_getCanonicalType(clang_getCursorType(c)).kind;
+	return k == CXType_Pointer || k == CXType_ConstantArray || k == CXType_IncompleteArray ||
+	       k == CXType_VariableArray;
+}
+
+static void walk_call(struct an *a, CXCursor c, struct iset *uses)
+{
+	a->calls = realloc(a->calls, (a->ncalls + 1) * sizeof(*a->calls));
+	if (!a->calls)
+		abort();
+	int ci = a->ncalls++;
+	struct call *k = &a->calls[ci];
+	memset(k, 0, sizeof(*k));
+	k->func = a->cur;
+	k->callee = -1;
+	k->loop_depth = a->nloopstack;
+	loc_of(c, &k->off, &k->line, &k->col, &k->in_macro);
+	extent_of(c, &k->b, &k->e);
+	k->is_stmt = a->have_stmt_call && clang_equalCursors(c, a->stmt_call);
+	a->have_stmt_call = 0;
+	CXCursor r = clang_getCursorReferenced(c);
+	if (clang_getCursorKind(r) == CXCursor_FunctionDecl) {
+		CXString s = clang_getCursorSpelling(r);
+		snprintf(k->name, sizeof(k->name), "%s", clang_getCString(s));
+		clang_disposeString(s);
+		k->ext = ext_find(k->name);
+	} else {
+		k->indirect = 1;
+		snprintf(k->name, sizeof(k->name), "(function pointer)");
+	}
+	int n = clang_Cursor_getNumArguments(c);
+	if (n < 0)
+		n = 0;
+	struct iset *args = calloc(n ? n : 1, sizeof(*args));
+	if (!args)
+		abort();
+	for (int i = 0; i < n; i++) {
+		CXCursor arg = clang_Cursor_getArgument(c, i);
+		walk_expr(a, arg, &args[i]);
+		/* what the callee may write through this argument */
+		CXCursor s = strip(arg);
+		int target = -1;
+		if (clang_getCursorKind(s) == CXCursor_UnaryOperator) {
+			char op[8];
+			int post;
+			struct kids ks;
+			kids_of(s, &ks);
+			if (ks.n == 1)
+				unop_typed(a, s, ks.c[0], op, sizeof(op), &post);
+			if (ks.n == 1 && !strcmp(op, "&"))
+				target = plain_var(a, ks.c[0]);
+		} else if (is_pointerish(s)) {
+			target = plain_var(a, s);
+		}
+		unsigned bit = 1u << i;
+		int writes = k->ext ? !!(k->ext->out & bit) : is_pointerish(s);
+		if (!writes)
+			continue;
+		struct iset w = { 0 };
+		iset_add(&w, k->ext && (k->ext->taint & bit) ? TOK_TAINT : TOK_VARY);
+		if (target >= 0 && !is_pointerish(clang_getCursorReferenced(strip(s))))
+			add_def(a, k->off, target, &w, 0);
+		else
+			add_memw(a, k->off);
+		iset_free(&w);
+	}
+	/* cursor args may have added calls: re-find ours */
+	k = &a->calls[ci];
+	k->args = args;
+	k->nargs = n;
+	struct func *f = &a->funcs[a->cur];
+	f->calls = realloc(f->calls, (f->ncalls + 1) * sizeof(int));
+	if (!f->calls)
+		abort();
+	f->calls[f->ncalls++] = ci;
+	if (uses) {
+		if (k->ext && k->ext->value_fixed) {
+			for (int i = 0; i < n; i++)
+				iset_merge(uses, &args[i]);
+		} else {
+			iset_add(uses, TOK_VARY);
+		}
+	}
+}
+
+static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
+{
+	struct iset dummy = { 0 };
+	if (!uses)
+		uses = &dummy;
+	struct kids ks;
+	kids_of(c, &ks);
+	char op[8];
+	int post, v;
+	unsigned off;
+	loc_of(c, &off, NULL, NULL, NULL);
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_DeclRefExpr: {
+		CXCursor r = clang_getCursorReferenced(c);
+		enum CXCursorKind k = clang_getCursorKind(r);
+		if (k == CXCursor_VarDecl || k == CXCursor_ParmDecl)
+			iset_add(uses, var_id(a, r));
+		break;
+	}
+	case CXCursor_ArraySubscriptExpr:
+		iset_add(uses, TOK_MEM);
+		for (int i = 0; i < ks.n; i++)
+			walk_expr(a, ks.c[i], uses);
+		break;
+	case CXCursor_MemberRefExpr:
+		if (ks.n && clang_getCanonicalType(clang_getCursorType(ks.c[0])).kind == CXType_Pointer)
+			iset_add(uses, TOK_MEM);
+		for (int i = 0; i < ks.n; i++)
+			walk_expr(a, ks.c[i], uses);
+		break;
+	case CXCursor_UnaryOperator:
+		if (ks.n != 1)
+			break;
+		unop_typed(a, c, ks.c[0], op, sizeof(op), &post);
+		if (!strcmp(op, "*")) {
+			iset_add(uses, TOK_MEM);
+			walk_expr(a, ks.c[0], uses);
+		} else if (!strcmp(op, "&")) {
+			v = plain_var(a, ks.c[0]);
+			if (v >= 0)
+				a->vars[v].addr_taken = 1;
+			else
+				walk_expr(a, ks.c[0], uses);
+		} else if (!strcmp(op, "++") || !strcmp(op, "--")) {
+			v = plain_var(a, ks.c[0]);
+			if (v >= 0) {
+				struct iset u = { 0 };
+				iset_add(&u, v);
+				add_def(a, off, v, &u, 0);
+				iset_free(&u);
+				iset_add(uses, v);
+			} else {
+				add_memw(a, off);
+				walk_expr(a, ks.c[0], uses);
+			}
+		} else {
+			walk_expr(a, ks.c[0], uses);
+		}
+		break;
+	case CXCursor_BinaryOperator:
+	case CXCursor_CompoundAssignOperator:
+		if (ks.n != 2)
+			break;
+		binop(a, c, ks.c[0], ks.c[1], op, sizeof(op));
+		if (clang_getCursorKind(c) == CXCursor_CompoundAssignOperator || !strcmp(op, "=")) {
+			struct iset r = { 0 };
+			int compound = strcmp(op, "=") != 0;
+			walk_expr(a, ks.c[1], &r);
+			v = plain_var(a, ks.c[0]);
+			if (v >= 0) {
+				if (compound)
+					iset_add(&r, v);
+				add_def(a, off, v, &r, 0);
+			} else {
+				add_memw(a, off);
+				walk_expr(a, ks.c[0], compound ? &r : NULL);
+			}
+			iset_merge(uses, &r);
+			iset_free(&r);
+		} else {
+			walk_expr(a, ks.c[0], uses);
+			walk_expr(a, ks.c[1], uses);
+		}
+		break;
+	case CXCursor_CallExpr:
+		walk_call(a, c, uses);
+		break;
+	case CXCursor_ConditionalOperator:
+		if (ks.n == 3) {
+			add_ctrl(a, ks.c[0]);
+			for (int i = 0; i < 3; i++)
+				walk_expr(a, ks.c[i], uses);
+		}
+		break;
+	case CXCursor_StmtExpr:
+		for (int i = 0; i < ks.n; i++)
+			walk_stmt(a, ks.c[i]);
+		iset_add(uses, TOK_VARY);
+		break;
+	default:
+		for (int i = 0; i < ks.n; i++)
+			walk_expr(a, ks.c[i], uses);
+		break;
+	}
+	iset_free(&dummy);
+}
+
+static int new_loop(struct an *a, CXCursor c, const char *what)
+{
+	struct func *f = &a->funcs[a->cur];
+	f->loops = realloc(f->loops, (f->nloops + 1) * sizeof(*f->loops));
+	if (!f->loops)
+		abort();
+	struct loop *l = &f->loops[f->nloops];
+	memset(l, 0, sizeof(*l));
+	extent_of(c, &l->b, &l->e);
+	loc_of(c, NULL, &l->line, &l->col, &l->in_macro);
+	snprintf(l->what, sizeof(l->what), "%s", what);
+	l->loop_depth = a->nloopstack;
+	if (a->nloopstack < 64)
+		a->loopstack[a->nloopstack++] = f->nloops;
+	return f->nloops++;
+}
+
+/* Offset of the first ';' of a for header: children ending before it are the init. */
+static unsigned for_first_semi(struct an *a, CXCursor c, CXCursor body)
+{
+	CXToken *t;
+	unsigned n, res = ~0u;
+	/* the header only: tokenizing the body too made big loops quadratic */
+	clang_tokenize(a->tu, clang_getRange(clang_getRangeStart(clang_getCursorExtent(c)),
+					     clang_getRangeStart(clang_getCursorExtent(body))), &t, &n);
+	for (unsigned i = 0; i < n; i++) {
+		CXString s = clang_getTokenSpelling(a->tu, t[i]);
+		int semi = !strcmp(clang_getCString(s), ";");
+		clang_disposeString(s);
+		if (semi) {
+			clang_getExpansionLocation(clang_getTokenLocation(a->tu, t[i]), NULL, NULL, NULL, &res);
+			break;
+		}
+	}
+	clang_disposeTokens(a->tu, t, n);
+	return res;
+}
+
+static void walk_stmt(struct an *a, CXCursor c)
+{
+	struct kids ks;
+	kids_of(c, &ks);
+	enum CXCursorKind k = clang_getCursorKind(c);
+	switch (k) {
+	case CXCursor_ForStmt: {
+		unsigned semi = ks.n ? for_first_semi(a, c, ks.c[ks.n - 1]) : ~0u;
+		new_loop(a, c, "for");
+		for (int i = 0; i + 1 < ks.n; i++) {
+			unsigned b, e;
+			extent_of(ks.c[i], &b, &e);
+			a->in_init = e <= semi;
+			add_ctrl(a, ks.c[i]);
+			a->in_init = 0;
+		}
+		if (ks.n)
+			walk_stmt(a, ks.c[ks.n - 1]);
+		a->nloopstack--;
+		break;
+	}
+	case CXCursor_WhileStmt:
+		new_loop(a, c, "while");
+		if (ks.n == 2) {
+			add_ctrl(a, ks.c[0]);
+			walk_stmt(a, ks.c[1]);
+		}
+		a->nloopstack--;
+		break;
+	case CXCursor_DoStmt:
+		new_loop(a, c, "do");
+		if (ks.n == 2) {
+			walk_stmt(a, ks.c[0]);
+			add_ctrl(a, ks.c[1]);
+		}
+		a->nloopstack--;
+		break;
+	case CXCursor_IfStmt:
+	case CXCursor_SwitchStmt:
+		if (ks.n)
+			add_ctrl(a, ks.c[0]);
+		for (int i = 1; i < ks.n; i++)
+			walk_stmt(a, ks.c[i]);
+		break;
+	case CXCursor_ReturnStmt:
+	case CXCursor_GotoStmt:
+	case CXCursor_IndirectGotoStmt:
+		for (int i = 0; i < a->nloopstack; i++)
+			a->funcs[a->cur].loops[a->loopstack[i]].exits = 1;
+		for (int i = 0; i < ks.n; i++)
+			walk_expr(a, ks.c[i], NULL);
+		break;
+	case CXCursor_DeclStmt:
+		for (int i = 0; i < ks.n; i++) {
+			if (clang_getCursorKind(ks.c[i]) != CXCursor_VarDecl)
+				continue;
+			int v = var_id(a, ks.c[i]);
+			struct kids in;
+			kids_of(ks.c[i], &in);
+			struct iset u = { 0 };
+			for (int j = 0; j < in.n; j++)
+				if (clang_isExpression(clang_getCursorKind(in.c[j])))
+					walk_expr(a, in.c[j], &u);
+			if (a->vars[v].func >= 0) {
+				unsigned off;
+				loc_of(ks.c[i], &off, NULL, NULL, NULL);
+				add_def(a, off, v, &u, 1);
+			}
+			iset_free(&u);
+		}
+		break;
+	case CXCursor_CompoundStmt:
+	case CXCursor_LabelStmt:
+	case CXCursor_CaseStmt:
+	case CXCursor_DefaultStmt:
+		for (int i = 0; i < ks.n; i++)
+			walk_stmt(a, ks.c[i]);
+		break;
+	default:
+		if (clang_isExpression(k)) {
+			if (k == CXCursor_CallExpr) {
+				a->stmt_call = c;
+				a->have_stmt_call = 1;
+			}
+			walk_expr(a, c, NULL);
+			a->have_stmt_call = 0;
+		} else {
+			for (int i = 0; i < ks.n; i++)
+				walk_stmt(a, ks.c[i]);
+		}
+		break;
+	}
+}
+
+static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct an *a = d;
+	if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c))
+		return CXChildVisit_Continue;
+	CXString s = clang_getCursorSpelling(c);
+	int fi = func_id(a, clang_getCString(s));
+	clang_disposeString(s);
+	struct func *f = &a->funcs[fi];
+	if (f->defined)
+		return CXChildVisit_Continue;
+	f->defined = 1;
+	f->in_main = clang_Location_isFromMainFile(clang_getCursorLocation(c));
+	extent_of(c, &f->b, &f->e);
+	f->nparams = clang_Cursor_getNumArguments(c);
+	a->cur = fi;
+	a->nloopstack = 0;
+	for (int i = 0; i < f->nparams; i++)
+		var_id(a, clang_Cursor_getArgument(c, i));
+	struct kids ks;
+	kids_of(c, &ks);
+	for (int i = 0; i < ks.n; i++)
+		if (clang_getCursorKind(ks.c[i]) == CXCursor_CompoundStmt)
+			walk_stmt(a, ks.c[i]);
+	a->cur = -1;
+	return CXChildVisit_Continue;
+}
+
+/* ---- pass 2: summaries ---- */
+
+static int in(unsigned off, unsigned b, unsigned e)
+{
+	return off >= b && off < e;
+}
+
+static void summarize(struct an *a, int fi);
+
+/* What the work of call k reads, in the caller's variables. */
+static void call_work(struct an *a, const struct call *k, struct iset *out)
+{
+	if (k->indirect) {
+		iset_add(out, TOK_VARY);
+		if (!a->vary_why[0])
+			snprintf(a->vary_why, sizeof(a->vary_why), "calls through a function pointer (line %d)", k->line);
+		return;
+	}
+	if (k->callee >= 0 && a->funcs[k->callee].defined) {
+		struct func *g = &a->funcs[k->callee];
+		if (g->state == 1 || a->reach[k->callee][k->func]) {
+			iset_add(out, TOK_VARY);
+			if (!a->vary_why[0])
+				snprintf(a->vary_why, sizeof(a->vary_why), "recursive call to %s (line %d)", k->name, k->line);
+			return;
+		}
+		summarize(a, k->callee);
+		for (int i = 0; i < g->deps.n; i++) {
+			int d = g->deps.v[i];
+			if (d <= PARAM_TOK(0)) {
+				int p = -(d + 100);
+				if (p < k->nargs)
+					iset_merge(out, &k->args[p]);
+			} else {
+				iset_add(out, d);
+				if (d == TOK_VARY && !a->vary_why[0])
+					snprintf(a->vary_why, sizeof(a->vary_why), "calls %.30s (line %d), whose work is not fixed: %.100s",
+						 k->name, k->line, g->why);
+			}
+		}
+		if (g->tainted)
+			iset_add(out, TOK_TAINT);
+		return;
+	}
+	if (k->ext) {
+		for (int i = 0; i < k->nargs && i < 32; i++) {
+			if (k->ext->work & (1u << i))
+				iset_merge(out, &k->args[i]);
+			if (!(k->ext->peer & (1u << i)))
+				continue;
+			for (int j = 0; j < k->args[i].n; j++) {
+				int u = k->args[i].v[j];
+				if (u == TOK_TAINT || (u >= 0 && a->vars[u].tainted))
+					iset_add(out, TOK_TAINT);
+			}
+		}
+		return;
+	}
+	iset_add(out, TOK_VARY);
+	if (!a->vary_why[0])
+		snprintf(a->vary_why, sizeof(a->vary_why), "calls %s, an undescribed external function (line %d)", k->name, k->line);
+}
+
+/*
+ * Follow seeds backwards through the defs of f inside [b, e).  A variable is a leaf
+ * (its value comes from outside the range) when no def in the range kills it.
+ * seen collects every variable met, for the taint test.
+ */
+static void closure(struct an *a, int fi, unsigned b, unsigned e, const struct iset *seeds,
+		    struct iset *leaves, struct iset *seen)
+{
+	struct func *f = &a->funcs[fi];
+	struct iset work = { 0 };
+	iset_merge(&work, seeds);
+	for (int w = 0; w < work.n; w++) {
+		int v = work.v[w];
+		if (v < 0) {
+			iset_add(leaves, v);
+			continue;
+		}
+		iset_add(seen, v);
+		int killed = 0, any = 0;
+		for (int i = 0; i < f->ndefs; i++) {
+			struct def *d = &f->defs[i];
+			if (d->var != v || !in(d->off, b, e))
+				continue;
+			any = 1;
+			killed |= d->kill;
+			for (int j = 0; j < d->uses.n; j++)
+				iset_add(&work, d->uses.v[j]);
+		}
+		if (!any || !killed)
+			iset_add(leaves, v);
+	}
+	iset_free(&work);
+}
+
+static int seen_tainted(struct an *a, const struct iset *leaves, const struct iset *seen)
+{
+	if (iset_has(leaves, TOK_TAINT))
+		return 1;
+	for (int i = 0; i < seen->n; i++)
+		if (a->vars[seen->v[i]].tainted)
+			return 1;
+	return 0;
+}
+
+/* Work seeds of the range [b, e) of f: control expressions and calls inside. */
+static void range_seeds(struct an *a, int fi, unsigned b, unsigned e, struct iset *seeds)
+{
+	struct func *f = &a->funcs[fi];
+	for (int i = 0; i < f->nctrls; i++)
+		if (in(f->ctrls[i].off, b, e))
+			iset_merge(seeds, &f->ctrls[i].uses);
+	for (int i = 0; i < f->ncalls; i++) {
+		struct call *k = &a->calls[f->calls[i]];
+		if (in(k->off, b, e))
+			call_work(a, k, seeds);
+	}
+}
+
+/* Content of [b, e): computation, network, IO. */
+static int at_call(struct an *a, struct func *f, unsigned off)
+{
+	for (int i = 0; i < f->ncalls; i++)
+		if (a->calls[f->calls[i]].off == off)
+			return 1;
+	return 0;
+}
+
+static void range_content(struct an *a, int fi, unsigned b, unsigned e, int *work, int *net, int *io)
+{
+	struct func *f = &a->funcs[fi];
+	/* what calls write through their arguments is the calls' own work, judged below */
+	for (int i = 0; i < f->ndefs; i++)
+		if (in(f->defs[i].off, b, e) && !f->defs[i].ctrl && !at_call(a, f, f->defs[i].off))
+			*work = 1;
+	for (int i = 0; i < f->nmemw; i++)
+		if (in(f->memw[i], b, e) && !at_call(a, f, f->memw[i]))
+			*work = 1;
+	for (int i = 0; i < f->ncalls; i++) {
+		struct call *k = &a->calls[f->calls[i]];
+		if (!in(k->off, b, e))
+			continue;
+		if (k->callee >= 0 && a->funcs[k->callee].defined && a->funcs[k->callee].state == 2) {
+			struct func *g = &a->funcs[k->callee];
+			*work |= g->has_work;
+			*net |= g->has_net;
+			*io |= g->has_io;
+		} else if (k->ext) {
+			*work |= k->ext->cls == X_PURE || k->ext->cls == X_COMPUTE;
+			*net |= k->ext->cls == X_NET;
+			*io |= k->ext->cls == X_IO;
+		} else {
+			*work = 1;
+		}
+	}
+}
+
+static void summarize(struct an *a, int fi)
+{
+	struct func *f = &a->funcs[fi];
+	if (f->state)
+		return;
+	f->state = 1;
+	struct iset seeds = { 0 }, leaves = { 0 }, seen = { 0 };
+	char saved[sizeof(a->vary_why)];
+	memcpy(saved, a->vary_why, sizeof(saved));
+	a->vary_why[0] = 0;
+	range_seeds(a, fi, f->b, f->e, &seeds);
+	snprintf(f->why, sizeof(f->why), "%s", a->vary_why);
+	memcpy(a->vary_why, saved, sizeof(saved));
+	closure(a, fi, f->b, f->e, &seeds, &leaves, &seen);
+	for (int i = 0; i < leaves.n; i++) {
+		int v = leaves.v[i];
+		if (v < 0)
+			iset_add(&f->deps, v);
+		else if (a->vars[v].func < 0)
+			iset_add(&f->deps, v);
+		else if (a->vars[v].param >= 0)
+			iset_add(&f->deps, PARAM_TOK(a->vars[v].param));
+		/* other locals: read before set; treated as fixed garbage */
+	}
+	f->tainted = seen_tainted(a, &leaves, &seen);
+	for (int i = 0; i < f->ndefs; i++)
+		if (f->defs[i].var >= 0 && a->vars[f->defs[i].var].func < 0)
+			iset_add(&f->mod, f->defs[i].var);
+	f->writes_mem = f->nmemw > 0;
+	for (int i = 0; i < f->ncalls; i++) {
+		struct call *k = &a->calls[f->calls[i]];
+		if (k->indirect || (k->callee >= 0 && a->reach[k->callee][fi]) ||
+		    (k->callee < 0 && !k->ext)) {
+			f->unknown = 1;
+		} else if (k->callee >= 0) {
+			summarize(a, k->callee);
+			struct func *g = &a->funcs[k->callee];
+			iset_merge(&f->mod, &g->mod);
+			f->writes_mem |= g->writes_mem;
+			f->unknown |= g->unknown;
+		}
+	}
+	range_content(a, fi, f->b, f->e, &f->has_work, &f->has_net, &f->has_io);
+	iset_free(&seeds);
+	iset_free(&leaves);
+	iset_free(&seen);
+	f->state = 2;
+}
+
+static void loop_effects(struct an *a, int fi)
+{
+	struct func *f = &a->funcs[fi];
+	for (int l = 0; l < f->nloops; l++) {
+		struct loop *lp = &f->loops[l];
+		for (int i = 0; i < f->nmemw; i++)
+			lp->memwrite |= in(f->memw[i], lp->b, lp->e);
+		for (int i = 0; i < f->ncalls; i++) {
+			struct call *k = &a->calls[f->calls[i]];
+			if (!in(k->off, lp->b, lp->e))
+				continue;
+			if (k->indirect || (k->callee < 0 && !k->ext) ||
+			    (k->callee >= 0 && a->funcs[k->callee].unknown))
+				lp->unknown_call = lp->memwrite = 1;
+			else if (k->callee >= 0 && a->funcs[k->callee].writes_mem)
+				lp->memwrite = 1;
+		}
+	}
+}
+
+/* Is v changed inside loop l of f?  why gets a short explanation. */
+static int changed_in(struct an *a, int fi, const struct loop *l, int v, char *why, size_t len)
+{
+	struct func *f = &a->funcs[fi];
+	if (v == TOK_TAINT)
+		return 0;
+	if (v == TOK_VARY) {
+		snprintf(why, len, "%s", a->vary_why[0] ? a->vary_why : "depends on a call's result");
+		return 1;
+	}
+	if (v == TOK_MEM) {
+		if (l->memwrite)
+			snprintf(why, len, "reads memory that loop %.40s:%d writes", f->name, l->line);
+		return l->memwrite;
+	}
+	for (int i = 0; i < f->ndefs; i++)
+		if (f->defs[i].var == v && in(f->defs[i].off, l->b, l->e)) {
+			snprintf(why, len, "depends on %.40s, changed in loop %.40s:%d", a->vars[v].name, f->name, l->line);
+			return 1;
+		}
+	struct var *x = &a->vars[v];
+	if (x->func < 0) {
+		if (l->unknown_call && !x->is_static) {
+			snprintf(why, len, "depends on global %.40s, which a call in loop %.40s:%d may change", x->name, f->name, l->line);
+			return 1;
+		}
+		for (int i = 0; i < f->ncalls; i++) {
+			struct call *k = &a->calls[f->calls[i]];
+			if (in(k->off, l->b, l->e) && k->callee >= 0 && iset_has(&a->funcs[k->callee].mod, v)) {
+				snprintf(why, len, "depends on global %.40s, changed by %.40s in loop %.40s:%d", x->name, k->name, f->name, l->line);
+				return 1;
+			}
+		}
+	}
+	if (x->addr_taken && l->memwrite) {
+		snprintf(why, len, "depends on %.40s, which a write through a pointer in loop %.40s:%d may change (aliasing)", x->name, f->name, l->line);
+		return 1;
+	}
+	return 0;
+}
+
+/* Replace f's locals and parameters in leaves by what they are at call site k. */
+static void translate(struct an *a, int fi, const struct iset *leaves, const struct call *k, struct iset *out)
+{
+	struct func *f = &a->funcs[fi];
+	struct iset exp = { 0 }, seen = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp, &seen);
+	for (int i = 0; i < exp.n; i++) {
+		int v = exp.v[i];
+		if (v < 0 || a->vars[v].func < 0)
+			iset_add(out, v);
+		else if (a->vars[v].param >= 0 && a->vars[v].param < k->nargs)
+			iset_merge(out, &k->args[a->vars[v].param]);
+	}
+	if (seen_tainted(a, &exp, &seen))
+		iset_add(out, TOK_TAINT);
+	iset_free(&exp);
+	iset_free(&seen);
+}
+
+struct walkres {
+	int fail, depth, tainted;
+	unsigned self;		/* a loop candidate's own start: not a loop around it */
+	char why[256];
+	int npass, nfail;
+	struct { int func, line; } pass[64], failed[64];
+};
+
+static void mark(struct walkres *r, int fail, int fi, int line)
+{
+	if (fail && r->nfail < 64) {
+		r->failed[r->nfail].func = fi;
+		r->failed[r->nfail++].line = line;
+	} else if (!fail && r->npass < 64) {
+		r->pass[r->npass].func = fi;
+		r->pass[r->npass++].line = line;
+	}
+}
+
+/*
+ * Check leaves (read at offset pos of fi) against every enclosing loop, innermost
+ * first, then through every call site of fi.  Once a loop fails on a path, every loop
+ * around it on that path fails too (what changes in a loop changes in its parents).
+ */
+static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *leaves, int depth,
+		       int hops, int failed, struct walkres *r)
+{
+	struct func *f = &a->funcs[fi];
+	int inner[64], ni = 0;
+	for (int l = 0; l < f->nloops && ni < 64; l++)
+		if (in(pos, f->loops[l].b, f->loops[l].e) && !(hops == 0 && f->loops[l].b == r->self))
+			inner[ni++] = l;
+	/* loops are recorded in pre-order, so later = deeper */
+	for (int j = ni - 1; j >= 0; j--) {
+		struct loop *l = &f->loops[inner[j]];
+		for (int i = 0; i < leaves->n && !failed; i++) {
+			char why[200];
+			if (changed_in(a, fi, l, leaves->v[i], why, sizeof(why))) {
+				failed = 1;
+				if (!r->fail)
+					snprintf(r->why, sizeof(r->why), "%s", why);
+				r->fail = 1;
+			}
+		}
+		mark(r, failed, fi, l->line);
+	}
+	depth += ni;
+	if (depth > r->depth)
+		r->depth = depth;
+	if (hops > 16)
+		return;
+	for (int i = 0; i < a->ncalls; i++) {
+		struct call *k = &a->calls[i];
+		if (k->callee != fi || a->reach[fi][k->func])
+			continue;
+		struct iset up = { 0 };
+		translate(a, fi, leaves, k, &up);
+		if (iset_has(&up, TOK_TAINT))
+			r->tainted = 1;
+		scope_walk(a, k->func, k->off, &up, depth, hops + 1, failed, r);
+		iset_free(&up);
+	}
+}
+
+/* Loops passed on every path, "func:line" separated by spaces. */
+static int scope_text(struct an *a, const struct walkres *r, char *buf, size_t len)
+{
+	int n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < r->npass; i++) {
+		int dup = 0;
+		for (int j = 0; j < r->nfail && !dup; j++)
+			dup = r->failed[j].func == r->pass[i].func && r->failed[j].line == r->pass[i].line;
+		for (int j = 0; j < i && !dup; j++)
+			dup = r->pass[j].func == r->pass[i].func && r->pass[j].line == r->pass[i].line;
+		if (dup)
+			continue;
+		size_t o = strlen(buf);
+		snprintf(buf + o, len - o, "%s%.40s:%d", o ? " " : "", a->funcs[r->pass[i].func].name, r->pass[i].line);
+		n++;
+	}
+	return n;
+}
+
+static void compute_reach(struct an *a)
+{
+	int n = a->nfuncs;
+	a->reach = calloc(n, sizeof(char *));
+	if (!a->reach)
+		abort();
+	for (int i = 0; i < n; i++) {
+		a->reach[i] = calloc(n, 1);
+		if (!a->reach[i])
+			abort();
+	}
+	for (int i = 0; i < a->ncalls; i++)
+		if (a->calls[i].callee >= 0)
+			a->reach[a->calls[i].func][a->calls[i].callee] = 1;
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < n; i++)
+			if (a->reach[i][k])
+				for (int j = 0; j < n; j++)
+					if (a->reach[k][j])
+						a->reach[i][j] = 1;
+}
+
+static void taint_fixpoint(struct an *a)
+{
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int fi = 0; fi < a->nfuncs; fi++) {
+			struct func *f = &a->funcs[fi];
+			for (int i = 0; i < f->ndefs; i++) {
+				struct def *d = &f->defs[i];
+				if (a->vars[d->var].tainted)
+					continue;
+				for (int j = 0; j < d->uses.n; j++) {
+					int u = d->uses.v[j];
+					if (u == TOK_TAINT || (u >= 0 && a->vars[u].tainted)) {
+						a->vars[d->var].tainted = changed = 1;
+						break;
+					}
+				}
+			}
+		}
+		for (int i = 0; i < a->ncalls; i++) {
+			struct call *k = &a->calls[i];
+			if (k->callee < 0 || !a->funcs[k->callee].defined)
+				continue;
+			for (int p = 0; p < k->nargs; p++) {
+				int t = 0;
+				for (int j = 0; j < k->args[p].n; j++) {
+					int u = k->args[p].v[j];
+					t |= u == TOK_TAINT || (u >= 0 && a->vars[u].tainted);
+				}
+				if (!t)
+					continue;
+				for (int v = 0; v < a->nvars; v++)
+					if (a->vars[v].func == k->callee && a->vars[v].param == p && !a->vars[v].tainted)
+						a->vars[v].tainted = changed = 1;
+			}
+		}
+	}
+}
+
+/* ---- candidates ---- */
+
+static void add_cand(struct vs_analysis *res, struct vs_cand *c)
+{
+	struct vs_cand *n = realloc(res->c, (res->n + 1) * sizeof(*n));
+	if (!n)
+		abort();
+	res->c = n;
+	res->c[res->n++] = *c;
+}
+
+static void judge(struct an *a, int fi, unsigned b, unsigned e, unsigned pos, struct vs_cand *c,
+		  int exits, int in_macro)
+{
+	struct iset seeds = { 0 }, leaves = { 0 }, seen = { 0 };
+	a->vary_why[0] = 0;
+	range_seeds(a, fi, b, e, &seeds);
+	if (c->is_loop) {
+		closure(a, fi, b, e, &seeds, &leaves, &seen);
+	} else {
+		iset_merge(&leaves, &seeds);
+		for (int i = 0; i < seeds.n; i++)
+			if (seeds.v[i] >= 0)
+				iset_add(&seen, seeds.v[i]);
+	}
+	int work = 0, net = 0, io = 0;
+	range_content(a, fi, b, e, &work, &net, &io);
+	c->kind = net ? (work || io ? VS_MIXED : VS_NETWORK) : io ? (work ? VS_MIXED : VS_IO) : VS_COMPUTE;
+	struct walkres r;
+	memset(&r, 0, sizeof(r));
+	r.tainted = seen_tainted(a, &leaves, &seen);
+	r.self = c->is_loop ? b : ~0u;
+	scope_walk(a, fi, pos, &leaves, 0, 0, 0, &r);
+	c->depth = r.depth;
+	c->rank_dependent = r.tainted;
+	int nscope = scope_text(a, &r, c->scope, sizeof(c->scope));
+	c->global = !r.fail && nscope > 0;
+	if (nscope == 0 && !r.fail)
+		snprintf(c->reason, sizeof(c->reason), "not inside a loop");
+	else if (r.fail)
+		snprintf(c->reason, sizeof(c->reason), "%s", r.why);
+	else if (c->kind == VS_MIXED)
+		snprintf(c->reason, sizeof(c->reason), "mixes computation with communication or IO");
+	else if (!net && !io && !work)
+		snprintf(c->reason, sizeof(c->reason), "does no work of its own");
+	else if (exits)
+		snprintf(c->reason, sizeof(c->reason), "return or goto can leave it");
+	else if (in_macro)
+		snprintf(c->reason, sizeof(c->reason), "inside a macro or a header");
+	iset_free(&seeds);
+	iset_free(&leaves);
+	iset_free(&seen);
+}
+
+static void candidates(struct an *a, struct vs_analysis *res, const struct vs_options *opt)
+{
+	for (int fi = 0; fi < a->nfuncs; fi++) {
+		struct func *f = &a->funcs[fi];
+		if (!f->defined || !f->in_main)
+			continue;	/* header code is analysed for summaries, not instrumented */
+		for (int l = 0; l < f->nloops; l++) {
+			struct loop *lp = &f->loops[l];
+			struct vs_cand c;
+			memset(&c, 0, sizeof(c));
+			c.is_loop = 1;
+			c.line = lp->line;
+			c.col = lp->col;
+			c.begin = lp->b;
+			c.end = lp->e;
+			snprintf(c.func, sizeof(c.func), "%s", f->name);
+			snprintf(c.what, sizeof(c.what), "%s", lp->what);
+			judge(a, fi, lp->b, lp->e, lp->b, &c, lp->exits, lp->in_macro);
+			add_cand(res, &c);
+		}
+		for (int i = 0; i < f->ncalls; i++) {
+			struct call *k = &a->calls[f->calls[i]];
+			struct vs_cand c;
+			memset(&c, 0, sizeof(c));
+			c.line = k->line;
+			c.col = k->col;
+			c.begin = k->b;
+			c.end = k->e;
+			snprintf(c.func, sizeof(c.func), "%s", f->name);
+			snprintf(c.what, sizeof(c.what), "%s", k->name);
+			judge(a, fi, k->off, k->off + 1, k->off, &c, 0, k->in_macro);
+			if (!c.reason[0] && !k->is_stmt)
+				snprintf(c.reason, sizeof(c.reason), "call inside an expression (cannot be wrapped)");
+			add_cand(res, &c);
+		}
+	}
+	/* selection: global, depth, outermost only */
+	for (int i = 0; i < res->n; i++) {
+		struct vs_cand *c = &res->c[i];
+		if (!c->reason[0] && c->depth > opt->max_depth)
+			snprintf(c->reason, sizeof(c->reason), "depth %d is over max-depth %d", c->depth, opt->max_depth);
+		c->selected = !c->reason[0];
+	}
+	for (int i = 0; i < res->n; i++) {
+		struct vs_cand *c = &res->c[i];
+		if (!c->selected)
+			continue;
+		int fi = func_id(a, c->func);
+		for (int j = 0; j < res->n; j++) {
+			struct vs_cand *o = &res->c[j];
+			if (j == i || !o->selected)
+				continue;
+			int ofi = func_id(a, o->func);
+			int nested = ofi == fi && o->begin <= c->begin && c->end <= o->end &&
+				     !(o->begin == c->begin && o->end == c->end);
+			if (!nested) {
+				/* a call inside o that reaches c's function */
+				for (int q = 0; q < a->ncalls && !nested; q++) {
+					struct call *k = &a->calls[q];
+					nested = k->func == ofi && in(k->off, o->begin, o->end) && k->callee >= 0 &&
+						 (k->callee == fi || a->reach[k->callee][fi]);
+				}
+			}
+			if (nested) {
+				snprintf(c->reason, sizeof(c->reason), "inside sensor %.40s:%d (outermost only)", o->func, o->line);
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < res->n; i++)
+		res->c[i].selected = !res->c[i].reason[0];
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct vs_cand *a = x, *b = y;
+	return a->line != b->line ? a->line - b->line : a->col - b->col;
+}
+
+static void an_free(struct an *a)
+{
+	for (int i = 0; i < a->nvars; i++)
+		free(a->vars[i].usr);
+	free(a->vars);
+	free(a->hash);
+	for (int i = 0; i < a->nfuncs; i++) {
+		struct func *f = &a->funcs[i];
+		for (int j = 0; j < f->ndefs; j++)
+			iset_free(&f->defs[j].uses);
+		for (int j = 0; j < f->nctrls; j++)
+			iset_free(&f->ctrls[j].uses);
+		free(f->defs);
+		free(f->ctrls);
+		free(f->loops);
+		free(f->memw);
+		free(f->calls);
+		iset_free(&f->deps);
+		iset_free(&f->mod);
+		if (a->reach)
+			free(a->reach[i]);
+	}
+	free(a->reach);
+	free(a->funcs);
+	for (int i = 0; i < a->ncalls; i++) {
+		for (int j = 0; j < a->calls[i].nargs; j++)
+			iset_free(&a->calls[i].args[j]);
+		free(a->calls[i].args);
+	}
+	free(a->calls);
+}
+
+int vs_analyze(const char *path, const char *const *args, int nargs,
+	       const struct vs_options *opt, struct vs_analysis *res)
+{
+	memset(res, 0, sizeof(*res));
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	fclose(f);
+	if (!realpath(path, res->file))
+		snprintf(res->file, sizeof(res->file), "%s", path);
+	CXIndex idx = clang_createIndex(0, 0);
+	struct an a;
+	memset(&a, 0, sizeof(a));
+	a.cur = -1;
+	enum CXErrorCode err = clang_parseTranslationUnit2(idx, path, args, nargs, NULL, 0,
+		CXTranslationUnit_DetailedPreprocessingRecord, &a.tu);
+	if (err != CXError_Success) {
+		clang_disposeIndex(idx);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < clang_getNumDiagnostics(a.tu); i++) {
+		CXDiagnostic d = clang_getDiagnostic(a.tu, i);
+		int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+		clang_disposeDiagnostic(d);
+		if (bad) {
+			clang_disposeTranslationUnit(a.tu);
+			clang_disposeIndex(idx);
+			return -EINVAL;
+		}
+	}
+	clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
+	for (int i = 0; i < a.ncalls; i++) {
+		struct call *k = &a.calls[i];
+		if (!k->indirect) {
+			for (int g = 0; g < a.nfuncs; g++)
+				if (a.funcs[g].defined && !strcmp(a.funcs[g].name, k->name))
+					k->callee = g;
+		}
+	}
+	compute_reach(&a);
+	taint_fixpoint(&a);
+	for (int fi = 0; fi < a.nfuncs; fi++)
+		if (a.funcs[fi].defined)
+			summarize(&a, fi);
+	for (int fi = 0; fi < a.nfuncs; fi++)
+		if (a.funcs[fi].defined)
+			loop_effects(&a, fi);
+	struct vs_options dflt = { .max_depth = 6 };
+	candidates(&a, res, opt ? opt : &dflt);
+	qsort(res->c, res->n, sizeof(*res->c), cmp_cand);
+	an_free(&a);
+	clang_disposeTranslationUnit(a.tu);
+	clang_disposeIndex(idx);
+	return 0;
+}
+
+void vs_analysis_release(struct vs_analysis *a)
+{
+	free(a->c);
+	memset(a, 0, sizeof(*a));
+}
+
+const char *vs_kind_name(int kind)
+{
+	static const char *const n[] = { "compute", "network", "io", "mixed" };
+	return kind >= 0 && kind <= 3 ? n[kind] : "?";
+}
+
+/* ---- rewriting ---- */
+
+/* The end of the statement that starts a candidate ending at e: past a ';' if one follows. */
+static size_t stmt_end(const char *src, size_t len, size_t e)
+{
+	size_t i = e;
+	while (i < len) {
+		if (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+			i++;
+		} else if (src[i] == '/' && i + 1 < len && src[i + 1] == '*') {
+			char *p = strstr(src + i + 2, "*/");
+			if (!p)
+				return e;
+			i = p - src + 2;
+		} else if (src[i] == '/' && i + 1 < len && src[i + 1] == '/') {
+			while (i < len && src[i] != '\n')
+				i++;
+		} else {
+			break;
+		}
+	}
+	return i < len && src[i] == ';' ? i + 1 : e;
+}
+
+int vs_rewrite(const struct vs_analysis *a, FILE *out)
+{
+	FILE *f = fopen(a->file, "r");
+	if (!f)
+		return -errno;
+	size_t cap = 1 << 16, len = 0;
+	char *src = malloc(cap + 1);
+	size_t n;
+	while (src && (n = fread(src + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			char *s = realloc(src, 2 * cap + 1);
+			if (!s) {
+				free(src);
+				src = NULL;
+				break;
+			}
+			src = s;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!src)
+		return -ENOMEM;
+	src[len] = 0;
+	int nsel = 0;
+	for (int i = 0; i < a->n; i++)
+		nsel += a->c[i].selected;
+	const char *base = strrchr(a->file, '/') ? strrchr(a->file, '/') + 1 : a->file;
+	if (nsel) {
+		fputs(VS_ABI_TEXT, out);
+		fprintf(out, "static struct vs_sensor __vs_s[%d] = {\n", nsel);
+		for (int i = 0; i < a->n; i++) {
+			const struct vs_cand *c = &a->c[i];
+			if (c->selected)
+				fprintf(out, "\t{ \"%s:%d %s\", %d, %d, 0, 0, 0 },\n", base, c->line, c->func,
+					c->kind, c->rank_dependent ? VS_F_RANK_DEP : 0);
+		}
+		fputs("};\n", out);
+	}
+	fprintf(out, "#line 1 \"%s\"\n", a->file);
+	size_t pos = 0;
+	int id = 0;
+	for (int i = 0; i < a->n; i++) {
+		const struct vs_cand *c = &a->c[i];
+		if (!c->selected)
+			continue;
+		size_t b = c->begin, e = stmt_end(src, len, c->end);
+		if (b < pos || e > len)
+			continue;	/* cannot happen: selected sensors never overlap */
+		fwrite(src + pos, 1, b - pos, out);
+		fprintf(out, "{ vs_tick(&__vs_s[%d]); ", id);
+		fwrite(src + b, 1, e - b, out);
+		fprintf(out, " vs_tock(&__vs_s[%d]); }", id);
+		pos = e;
+		id++;
+	}
+	fwrite(src + pos, 1, len - pos, out);
+	free(src);
+	return ferror(out) ? -EIO : 0;
+}

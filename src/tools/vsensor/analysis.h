@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.h - find v-sensors in one C translation unit (libclang AST).
+ *
+ * A candidate is a loop or a call site.  Its "work" is what its control expressions
+ * (loop bounds, branch conditions, the work arguments of called functions) read,
+ * followed backwards through the assignments inside it.  It is a v-sensor of an
+ * enclosing loop when none of what remains can change inside that loop.  Functions get
+ * bottom-up summaries; calls on recursive edges and through pointers are cut (unknown).
+ * See doc/sonde-vsensor.md for every rule.
+ */
+#ifndef SONDE_VSENSOR_ANALYSIS_H
+#define SONDE_VSENSOR_ANALYSIS_H
+
+#include <stdio.h>
+
+enum vs_kind { VS_COMPUTE = 0, VS_NETWORK = 1, VS_IO = 2, VS_MIXED = 3 };
+
+struct vs_cand {
+	int line, col;
+	unsigned begin, end;	/* byte offsets of the statement to wrap (end exclusive) */
+	int is_loop;
+	char func[64];		/* enclosing function */
+	char what[64];		/* "for", "while", "do" or the callee's name */
+	int kind;		/* enum vs_kind */
+	int depth;		/* enclosing loops over the deepest call chain (outermost = 0 around) */
+	int rank_dependent;	/* work reads MPI_Comm_rank/gethostname results */
+	int global;		/* fixed over every enclosing loop in every calling context */
+	int selected;		/* chosen for instrumentation */
+	char scope[256];	/* loops (func:line) it is a v-sensor of */
+	char reason[256];	/* why it is not selected ("" when selected) */
+};
+
+struct vs_analysis {
+	struct vs_cand *c;
+	int n;
+	char file[512];
+};
+
+struct vs_options {
+	int max_depth;		/* candidates deeper than this are not selected */
+};
+
+/*
+ * Parse and analyse path with the compiler arguments args (-I, -D, -std...).
+ * Fills a (free with vs_analysis_release).  0, -ENOENT, -EINVAL (parse failure), -ENOMEM.
+ */
+int vs_analyze(const char *path, const char *const *args, int nargs,
+	       const struct vs_options *opt, struct vs_analysis *a);
+void vs_analysis_release(struct vs_analysis *a);
+
+/*
+ * Write the instrumented text of a's file to out: sensor declarations, a #line
+ * directive, then the source with Tick/Tock around each selected candidate.
+ * 0 or -errno.
+ */
+int vs_rewrite(const struct vs_analysis *a, FILE *out);
+
+const char *vs_kind_name(int kind);
+
+#endif

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-vsensor.c - sonde vsensor: list, cc, report, score.
+ * Exit statuses: 0 success, 1 failure (cannot parse, compiler failed: its status is
+ * passed through for cc), 2 usage error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "tools/vsensor/analysis.h"
+#include "tools/vsensor/model.h"
+#include "ui/csv.h"
+#include "ui/text.h"
+
+#ifndef SONDE_VSENSOR_LIBDIR
+#define SONDE_VSENSOR_LIBDIR "."
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] FILE.c [-- COMPILER-ARGS]\n"
+		   "       sonde vsensor cc [--max-depth N] COMPILER ARGS...\n"
+		   "       sonde vsensor report [--csv] [--threshold T] DIR\n"
+		   "       sonde vsensor score --truth SPEC DIR\n\n"
+		   "Find fixed-work snippets (v-sensors) in C sources, instrument them, and show\n"
+		   "the rank x time performance of an MPI run built with 'sonde vsensor cc'.\n"
+		   "More: doc/sonde-vsensor.md\n");
+}
+
+/* Compiler arguments libclang needs: -I, -D, -U, -std, plus MPI's include dirs. */
+static int clang_args(int argc, char **argv, const char **out, int max)
+{
+	int n = 0;
+	static char mpiinc[2][256];
+	static int have = -1;
+	if (have < 0) {
+		have = 0;
+		FILE *p = popen("mpicc --showme:incdirs 2>/dev/null", "r");
+		if (p) {
+			char buf[600];
+			if (fgets(buf, sizeof(buf), p)) {
+				char *save, *t = strtok_r(buf, " \n", &save);
+				while (t && have < 2) {
+					snprintf(mpiinc[have++], sizeof(mpiinc[0]), "-I%s", t);
+					t = strtok_r(NULL, " \n", &save);
+				}
+			}
+			pclose(p);
+		}
+	}
+	for (int i = 0; i < have && n < max; i++)
+		out[n++] = mpiinc[i];
+	for (int i = 0; i < argc && n < max - 1; i++) {
+		const char *a = argv[i];
+		if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2) ||
+		    !strncmp(a, "-std", 4) || !strcmp(a, "-include")) {
+			out[n++] = a;
+			if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-include")) && i + 1 < argc)
+				out[n++] = argv[++i];
+		}
+	}
+	return n;
+}
+
+static int analyze_or_say(const char *path, const char **cargs, int ncargs, int max_depth,
+			  struct vs_analysis *a)
+{
+	struct vs_options o = { .max_depth = max_depth };
+	int err = vs_analyze(path, cargs, ncargs, &o, a);
+	if (err == -EINVAL)
+		sonde_error("cannot parse '%s' (compile errors; give -I/-D after --)", path);
+	else if (err)
+		sonde_error("cannot read '%s': %s", path, strerror(-err));
+	return err;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	int csv = 0, max_depth = 6;
+	const char *file = NULL;
+	int i;
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--csv"))
+			csv = 1;
+		else if (!strcmp(argv[i], "--max-depth") && i + 1 < argc)
+			max_depth = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--"))
+			break;
+		else if (argv[i][0] == '-')
+			return sonde_usage_error("vsensor", "unknown option '%s'", argv[i]);
+		else if (!file)
+			file = argv[i];
+		else
+			return sonde_usage_error("vsensor", "unexpected argument '%s'", argv[i]);
+	}
+	if (!file)
+		return sonde_usage_error("vsensor", "list needs a C file");
+	const char *cargs[64];
+	int nc = i < argc ? clang_args(argc - i - 1, argv + i + 1, cargs, 64) : clang_args(0, NULL, cargs, 64);
+	struct vs_analysis a;
+	if (analyze_or_say(file, cargs, nc, max_depth, &a))
+		return 1;
+	const char *base = strrchr(a.file, '/') ? strrchr(a.file, '/') + 1 : a.file;
+	static const char *const head[] = { "site", "function", "snippet", "kind", "status", "scope", "reason" };
+	struct text_table *t = csv ? NULL : text_table_new(7, head, "lllllll");
+	if (csv)
+		csv_row(stdout, 7, head);
+	int nsel = 0;
+	for (int k = 0; k < a.n; k++) {
+		struct vs_cand *c = &a.c[k];
+		char site[600], status[32];
+		snprintf(site, sizeof(site), "%s:%d", base, c->line);
+		snprintf(status, sizeof(status), "%s%s", c->selected ? "sensor" : c->global ? "global" : "rejected",
+			 c->rank_dependent ? ",rank" : "");
+		nsel += c->selected;
+		const char *row[] = { site, c->func, c->what, vs_kind_name(c->kind), status, c->scope, c->reason };
+		if (csv)
+			csv_row(stdout, 7, row);
+		else
+			text_table_add(t, row);
+	}
+	if (!csv) {
+		text_table_print(t, stdout, "");
+		printf("%d candidates, %d sensors\n", a.n, nsel);
+		text_table_free(t);
+	}
+	vs_analysis_release(&a);
+	return 0;
+}
+
+static int run(char **argv)
+{
+	pid_t p = fork();
+	if (p < 0)
+		return 1;
+	if (p == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "sonde: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(p, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static int is_c_source(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 2 && s[0] != '-' && !strcmp(s + n - 2, ".c");
+}
+
+/* sonde vsensor cc COMPILER ARGS: rewrite each .c, compile the rewritten copies. */
+static int cmd_cc(int argc, char **argv)
+{
+	int max_depth = 6, i = 0;
+	if (argc >= 2 && !strcmp(argv[0], "--max-depth")) {
+		max_depth = atoi(argv[1]);
+		i = 2;
+	}
+	if (i >= argc)
+		return sonde_usage_error("vsensor", "cc needs a compiler and its arguments");
+	char **cc = argv + i;
+	int ncc = argc - i;
+	int compile_only = 0, has_o = 0;
+	for (int k = 1; k < ncc; k++) {
+		compile_only |= !strcmp(cc[k], "-c") || !strcmp(cc[k], "-S") || !strcmp(cc[k], "-E");
+		has_o |= !strcmp(cc[k], "-o");
+	}
+	const char *cargs[64];
+	int nc = clang_args(ncc - 1, cc + 1, cargs, 62);
+	char tmpdir[] = "/tmp/sonde-vsensor.XXXXXX";
+	if (!mkdtemp(tmpdir)) {
+		sonde_error("cannot create a temporary directory: %s", strerror(errno));
+		return 1;
+	}
+	char **nargv = calloc(ncc + 16, sizeof(char *));
+	char **owned = calloc(ncc + 16, sizeof(char *));
+	int nn = 0, no = 0, rc = 0, nsrc = 0;
+	const char *first_src = NULL;
+	for (int k = 0; k < ncc && !rc; k++) {
+		if (k == 0 || !is_c_source(cc[k])) {
+			nargv[nn++] = cc[k];
+			continue;
+		}
+		struct vs_analysis a;
+		if (analyze_or_say(cc[k], cargs, nc, max_depth, &a)) {
+			rc = 1;
+			break;
+		}
+		const char *base = strrchr(cc[k], '/') ? strrchr(cc[k], '/') + 1 : cc[k];
+		char *out = NULL;
+		if (asprintf(&out, "%s/%d-%s", tmpdir, nsrc, base) < 0)
+			abort();
+		FILE *f = fopen(out, "w");
+		int err = f ? vs_rewrite(&a, f) : -errno;
+		if (f && fclose(f) && !err)
+			err = -errno;
+		vs_analysis_release(&a);
+		if (err) {
+			sonde_error("cannot write '%s': %s", out, strerror(-err));
+			rc = 1;
+			break;
+		}
+		/* #include "x.h" next to the original still resolves */
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", cc[k]);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		else
+			snprintf(dir, sizeof(dir), ".");
+		char *iq = NULL;
+		if (asprintf(&iq, "-iquote%s", dir) < 0)
+			abort();
+		owned[no++] = iq;
+		nargv[nn++] = iq;
+		owned[no++] = out;
+		nargv[nn++] = out;
+		if (!first_src)
+			first_src = cc[k];
+		nsrc++;
+	}
+	char *objname = NULL;
+	if (!rc && compile_only && !has_o && nsrc == 1) {
+		/* the object keeps the original's name, not the temporary's */
+		const char *base = strrchr(first_src, '/') ? strrchr(first_src, '/') + 1 : first_src;
+		if (asprintf(&objname, "%.*s.o", (int)(strlen(base) - 2), base) < 0)
+			abort();
+		nargv[nn++] = "-o";
+		nargv[nn++] = objname;
+	}
+	char *lib = NULL;
+	if (!rc && !compile_only) {
+		const char *env = getenv("SONDE_VSENSOR_LIB");
+		if (asprintf(&lib, "%s", env ? env : SONDE_VSENSOR_LIBDIR "/libsonde-vsensor.a") < 0)
+			abort();
+		nargv[nn++] = lib;
+		nargv[nn++] = "-lm";
+	}
+	nargv[nn] = NULL;
+	if (!rc)
+		rc = run(nargv);
+	for (int k = 0; k < no; k++) {
+		if (k % 2)
+			unlink(owned[k]);
+		free(owned[k]);
+	}
+	rmdir(tmpdir);
+	free(objname);
+	free(lib);
+	free(owned);
+	free(nargv);
+	return rc;
+}
+
+int cmd_vsensor(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "cc"))
+		return cmd_cc(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "report"))
+		return vs_cmd_report(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "score"))
+		return vs_cmd_score(argc - 2, argv + 2);
+	return sonde_usage_error("vsensor", "unknown subcommand '%s'", argv[1]);
+}

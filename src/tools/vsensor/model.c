@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/* model.c - performance matrices, the detection rule and events (see model.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/vsensor/model.h"
+#include "ui/csv.h"
+
+static const char *const kinds[VS_KINDS] = { "compute", "network", "io" };
+
+const char *vs_model_kind(int k)
+{
+	return k >= 0 && k < VS_KINDS ? kinds[k] : "?";
+}
+
+void vs_rule_default(struct vs_rule *r)
+{
+	r->threshold[0] = 0.6;
+	r->threshold[1] = 0.5;
+	r->threshold[2] = 0.6;
+	r->min_slices = 2;
+	r->peer = 0.6;
+}
+
+int vs_matrix_alloc(struct vs_matrix *m, int nranks, int nslices, double slice_s)
+{
+	memset(m, 0, sizeof(*m));
+	m->nranks = nranks;
+	m->nslices = nslices;
+	m->slice_s = slice_s;
+	size_t n = (size_t)nranks * (nslices ? nslices : 1);
+	for (int k = 0; k < VS_KINDS; k++) {
+		m->v[k] = malloc(n * sizeof(float));
+		if (!m->v[k]) {
+			vs_matrix_release(m);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			m->v[k][i] = NAN;
+	}
+	return 0;
+}
+
+void vs_matrix_release(struct vs_matrix *m)
+{
+	for (int k = 0; k < VS_KINDS; k++)
+		free(m->v[k]);
+	memset(m, 0, sizeof(*m));
+}
+
+int vs_matrix_write(const struct vs_matrix *m, const char *dir)
+{
+	for (int k = 0; k < VS_KINDS; k++) {
+		char path[4096], cell[32];
+		snprintf(path, sizeof(path), "%s/matrix-%s.csv", dir, kinds[k]);
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return -errno;
+		csv_field(f, "rank");
+		for (int s = 0; s < m->nslices; s++) {
+			snprintf(cell, sizeof(cell), "%.3f", s * m->slice_s);
+			fputc(',', f);
+			csv_field(f, cell);
+		}
+		fputc('\n', f);
+		for (int r = 0; r < m->nranks; r++) {
+			fprintf(f, "%d", r);
+			for (int s = 0; s < m->nslices; s++) {
+				float v = m->v[k][(size_t)r * m->nslices + s];
+				if (isnan(v))
+					fputc(',', f);
+				else
+					fprintf(f, ",%.3f", v);
+			}
+			fputc('\n', f);
+		}
+		if (fclose(f))
+			return -errno;
+	}
+	return 0;
+}
+
+/* One CSV line into fields split at commas (the matrix files hold no quoted commas). */
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+	while (n < max) {
+		f[n++] = p;
+		char *c = strchr(p, ',');
+		if (!c)
+			break;
+		*c = 0;
+		p = c + 1;
+	}
+	char *nl = strchr(f[n - 1], '\n');
+	if (nl)
+		*nl = 0;
+	return n;
+}
+
+static int read_kind(struct vs_matrix *m, const char *dir, int k, int *nr, int *ns, double *slice)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/matrix-%s.csv", dir, kinds[k]);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	size_t cap = 0;
+	char *line = NULL;
+	int maxf = 1 << 16;
+	char **fl = malloc(maxf * sizeof(char *));
+	int err = 0, rows = 0;
+	if (!fl || getline(&line, &cap, f) < 0) {
+		err = fl ? -EINVAL : -ENOMEM;
+		goto out;
+	}
+	int n = split(line, fl, maxf);
+	if (n < 1 || strcmp(fl[0], "rank")) {
+		err = -EINVAL;
+		goto out;
+	}
+	*ns = n - 1;
+	*slice = n > 2 ? atof(fl[2]) - atof(fl[1]) : 0.2;
+	if (m) {
+		while (getline(&line, &cap, f) > 0 && rows < m->nranks) {
+			n = split(line, fl, maxf);
+			int r = atoi(fl[0]);
+			if (r < 0 || r >= m->nranks)
+				continue;
+			for (int s = 0; s + 1 < n && s < m->nslices; s++)
+				m->v[k][(size_t)r * m->nslices + s] = fl[s + 1][0] ? strtof(fl[s + 1], NULL) : NAN;
+			rows++;
+		}
+	} else {
+		while (getline(&line, &cap, f) > 0)
+			rows++;
+		*nr = rows;
+	}
+out:
+	free(line);
+	free(fl);
+	fclose(f);
+	return err;
+}
+
+int vs_matrix_read(struct vs_matrix *m, const char *dir)
+{
+	int nr = 0, ns = 0, found = -1;
+	double slice = 0.2;
+	for (int k = 0; k < VS_KINDS && found < 0; k++) {
+		int err = read_kind(NULL, dir, k, &nr, &ns, &slice);
+		if (!err)
+			found = k;
+		else if (err != -ENOENT)
+			return err;
+	}
+	if (found < 0)
+		return -ENOENT;
+	int err = vs_matrix_alloc(m, nr, ns, slice);
+	if (err)
+		return err;
+	for (int k = 0; k < VS_KINDS; k++) {
+		int a, b;
+		double c;
+		err = read_kind(m, dir, k, &a, &b, &c);
+		if (err && err != -ENOENT) {
+			vs_matrix_release(m);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Median of slice s of kind k over the ranks that have data there; NAN if none. */
+static float slice_median(const struct vs_matrix *m, int k, int s, float *tmp)
+{
+	int n = 0;
+	for (int r = 0; r < m->nranks; r++) {
+		float v = m->v[k][(size_t)r * m->nslices + s];
+		if (!isnan(v))
+			tmp[n++] = v;
+	}
+	if (!n)
+		return NAN;
+	for (int i = 1; i < n; i++)	/* insertion sort: rank counts are small here */
+		for (int j = i; j > 0 && tmp[j] < tmp[j - 1]; j--) {
+			float t = tmp[j];
+			tmp[j] = tmp[j - 1];
+			tmp[j - 1] = t;
+		}
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+/* Is cell (k, r, s) low by steps 2 and 3 of the rule (before the run length)? */
+static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r, int s,
+		    const float *med, const float *share)
+{
+	float v = m->v[k][(size_t)r * m->nslices + s];
+	if (!(v < rule->threshold[k]))		/* NaN is not low */
+		return 0;
+	if (k == 1)	/* share < 0 marks a slice where some rank's compute is low (step 5) */
+		return share[s] >= 0.75;
+	return m->nranks < 3 || isnan(med[s]) || v < rule->peer * med[s];
+}
+
+void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned char *flag[VS_KINDS])
+{
+	int ns = m->nslices;
+	float *med = calloc(ns ? ns : 1, sizeof(float));
+	float *share = calloc(ns ? ns : 1, sizeof(float));
+	float *tmp = calloc(m->nranks ? m->nranks : 1, sizeof(float));
+	for (int k = 0; k < VS_KINDS; k++) {
+		memset(flag[k], 0, (size_t)m->nranks * ns);
+		if (!med || !share || !tmp)
+			continue;
+		for (int s = 0; s < ns; s++) {
+			int low = 0, have = 0;
+			med[s] = slice_median(m, k, s, tmp);
+			for (int r = 0; r < m->nranks; r++) {
+				float v = m->v[k][(size_t)r * ns + s];
+				have += !isnan(v);
+				low += v < rule->threshold[k];
+			}
+			share[s] = have ? (float)low / have : 0;
+			for (int r = 0; r < m->nranks && k == 1; r++)
+				if (flag[0][(size_t)r * ns + s])	/* compute is decided first */
+					share[s] = -1;
+		}
+		for (int r = 0; r < m->nranks; r++) {
+			for (int s = 0; s < ns;) {
+				if (!cell_low(m, rule, k, r, s, med, share)) {
+					s++;
+					continue;
+				}
+				int e = s;
+				while (e < ns && cell_low(m, rule, k, r, e, med, share))
+					e++;
+				if (e - s >= rule->min_slices + (k == 1))
+					memset(flag[k] + (size_t)r * ns + s, 1, e - s);
+				s = e;
+			}
+		}
+	}
+	free(med);
+	free(share);
+	free(tmp);
+}
+
+int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], struct vs_event *ev, int max)
+{
+	int n = 0, ns = m->nslices;
+	for (int k = 0; k < VS_KINDS; k++) {
+		int first = n;
+		for (int r = 0; r < m->nranks; r++) {
+			const unsigned char *f = flag[k] + (size_t)r * ns;
+			for (int s = 0; s < ns;) {
+				if (!f[s]) {
+					s++;
+					continue;
+				}
+				int e = s;
+				while (e < ns && f[e])
+					e++;
+				/* join an event of the rank just below that overlaps in time */
+				int joined = 0;
+				for (int i = first; i < n && !joined; i++) {
+					if (ev[i].r1 == r - 1 && ev[i].s0 <= e - 1 && s <= ev[i].s1) {
+						ev[i].r1 = r;
+						if (s < ev[i].s0)
+							ev[i].s0 = s;
+						if (e - 1 > ev[i].s1)
+							ev[i].s1 = e - 1;
+						joined = 1;
+					}
+				}
+				if (!joined && n < max) {
+					memset(&ev[n], 0, sizeof(ev[n]));
+					ev[n].r0 = ev[n].r1 = r;
+					ev[n].s0 = s;
+					ev[n].s1 = e - 1;
+					ev[n].kind = k;
+					n++;
+				}
+				s = e;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		double sum = 0;
+		int c = 0;
+		for (int r = ev[i].r0; r <= ev[i].r1; r++)
+			for (int s = ev[i].s0; s <= ev[i].s1; s++)
+				if (flag[ev[i].kind][(size_t)r * ns + s]) {
+					sum += m->v[ev[i].kind][(size_t)r * ns + s];
+					c++;
+				}
+		ev[i].severity = c ? sum / c : NAN;
+	}
+	return n;
+}
+
+int vs_events_write(const struct vs_matrix *m, const struct vs_event *ev, int n, const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/events.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	static const char *const head[] = { "ranks", "start", "end", "kind", "severity", "sensors" };
+	csv_row(f, 6, head);
+	for (int i = 0; i < n; i++) {
+		char ranks[32], start[32], end[32], sev[32];
+		if (ev[i].r0 == ev[i].r1)
+			snprintf(ranks, sizeof(ranks), "%d", ev[i].r0);
+		else
+			snprintf(ranks, sizeof(ranks), "%d-%d", ev[i].r0, ev[i].r1);
+		snprintf(start, sizeof(start), "%.1f", ev[i].s0 * m->slice_s);
+		snprintf(end, sizeof(end), "%.1f", (ev[i].s1 + 1) * m->slice_s);
+		snprintf(sev, sizeof(sev), "%.2f", ev[i].severity);
+		const char *row[] = { ranks, start, end, vs_model_kind(ev[i].kind), sev, ev[i].sensors };
+		csv_row(f, 6, row);
+	}
+	return fclose(f) ? -errno : 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.h - performance matrices and the variance detection rule of sonde vsensor.
+ * Shared by the runtime (rank 0 writes the files at MPI_Finalize) and the CLI
+ * (report and score re-read them).  Library code: returns 0/-errno, never prints.
+ *
+ * The rule (doc/sonde-vsensor.md, "Detection rule"):
+ *   1. a cell (rank, slice, kind) holds the time-weighted mean of the normalized
+ *      performance (standard time / mean time) of that kind's sensors in that slice;
+ *   2. a cell is low when its value is under its kind's threshold (compute and io 0.6,
+ *      network 0.5: senses of collectives on shared cores include scheduling delays);
+ *   3. compute and io cells must also be under peer (0.6) x the median of that slice
+ *      over all ranks (a slowdown every rank feels alike is the machine's load, not a
+ *      rank's problem); network cells count only when at least 3/4 of the ranks are
+ *      under the threshold in that slice (a lone slow collective is scheduling noise
+ *      on shared cores; network trouble is shared);
+ *   4. only runs of at least min_slices (default 2; one more for network) consecutive
+ *      low slices of one rank count (an isolated slow slice is scheduling noise);
+ *   5. network cells are not flagged in a slice where some rank's compute is flagged:
+ *      there, ranks wait in MPI for the slow rank (waiting is not a slow network).
+ */
+#ifndef SONDE_VSENSOR_MODEL_H
+#define SONDE_VSENSOR_MODEL_H
+
+#include <stdio.h>
+
+#define VS_KINDS 3
+
+struct vs_matrix {
+	int nranks, nslices;
+	double slice_s;			/* seconds per slice */
+	float *v[VS_KINDS];		/* nranks * nslices, NAN where no sensor ran */
+};
+
+struct vs_rule {
+	double threshold[VS_KINDS];	/* per kind: compute 0.6, network 0.5, io 0.6 */
+	int min_slices;
+	double peer;			/* compute/io: also under peer x the slice's median over ranks */
+};
+
+struct vs_event {
+	int r0, r1, s0, s1;		/* ranks r0..r1, slices s0..s1 inclusive */
+	int kind;
+	double severity;		/* mean performance of the event's cells */
+	char sensors[256];
+};
+
+void vs_rule_default(struct vs_rule *r);
+int vs_matrix_alloc(struct vs_matrix *m, int nranks, int nslices, double slice_s);
+void vs_matrix_release(struct vs_matrix *m);
+
+/* Write matrix-<kind>.csv files in dir.  0 or -errno. */
+int vs_matrix_write(const struct vs_matrix *m, const char *dir);
+/* Read them back (missing kinds stay empty).  0, -ENOENT, -EINVAL, -ENOMEM. */
+int vs_matrix_read(struct vs_matrix *m, const char *dir);
+
+/* flag[k][r * nslices + s] = 1 for the cells the rule flags.  flag[k] must hold nranks * nslices. */
+void vs_detect(const struct vs_matrix *m, const struct vs_rule *r, unsigned char *flag[VS_KINDS]);
+
+/* Events from flags: returns how many were written to ev (at most max). */
+int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], struct vs_event *ev, int max);
+
+/* events.csv: ranks,start,end,kind,severity,sensors.  0 or -errno. */
+int vs_events_write(const struct vs_matrix *m, const struct vs_event *ev, int n, const char *dir);
+
+const char *vs_model_kind(int k);
+
+/* CLI: sonde vsensor report / score (report.c). */
+int vs_cmd_report(int argc, char **argv);
+int vs_cmd_score(int argc, char **argv);
+
+#endif

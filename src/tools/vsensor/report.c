@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - sonde vsensor report (events, terminal heat maps, HTML page) and
+ * sonde vsensor score (precision and recall of the flagged cells against a known
+ * injected slowdown).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "tools/vsensor/model.h"
+#include "ui/csv.h"
+#include "ui/text.h"
+
+struct loaded {
+	struct vs_matrix m;
+	unsigned char *flag[VS_KINDS];
+	struct vs_event ev[512];
+	int nev;
+};
+
+static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
+{
+	memset(l, 0, sizeof(*l));
+	int err = vs_matrix_read(&l->m, dir);
+	if (err == -ENOENT) {
+		sonde_error("no matrix-*.csv in '%s' (not a vsensor directory?)", dir);
+		return 1;
+	}
+	if (err) {
+		sonde_error("cannot read the matrices in '%s': %s", dir, strerror(-err));
+		return 1;
+	}
+	size_t n = (size_t)l->m.nranks * (l->m.nslices ? l->m.nslices : 1);
+	for (int k = 0; k < VS_KINDS; k++) {
+		l->flag[k] = calloc(n, 1);
+		if (!l->flag[k]) {
+			sonde_error("out of memory");
+			return 1;
+		}
+	}
+	vs_detect(&l->m, rule, l->flag);
+	l->nev = vs_events(&l->m, l->flag, l->ev, 512);
+	return 0;
+}
+
+static void unload(struct loaded *l)
+{
+	for (int k = 0; k < VS_KINDS; k++)
+		free(l->flag[k]);
+	vs_matrix_release(&l->m);
+}
+
+static int parse_rule(int argc, char **argv, int *i, struct vs_rule *rule)
+{
+	if (!strcmp(argv[*i], "--threshold") && *i + 1 < argc) {
+		double t = atof(argv[++*i]);
+		for (int k = 0; k < VS_KINDS; k++)
+			rule->threshold[k] = t;
+		return 1;
+	}
+	if (!strcmp(argv[*i], "--min-slices") && *i + 1 < argc) {
+		rule->min_slices = atoi(argv[++*i]);
+		return 1;
+	}
+	return 0;
+}
+
+/* The sensors column of the runtime's events.csv for the same ranks, kind and start. */
+static void sensors_of(const char *dir, const char *ranks, const char *kind, const char *start,
+		       char *out, size_t len)
+{
+	char path[4096], line[1024];
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/events.csv", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *fl[6], *p = line;
+		int n = 0;
+		while (n < 6) {
+			fl[n++] = p;
+			char *c = n < 6 ? strchr(p, ',') : NULL;
+			if (!c)
+				break;
+			*c = 0;
+			p = c + 1;
+		}
+		if (n == 6 && !strcmp(fl[0], ranks) && !strcmp(fl[3], kind) && !strcmp(fl[1], start)) {
+			fl[5][strcspn(fl[5], "\n")] = 0;
+			if (fl[5][0] == '"') {
+				fl[5]++;
+				fl[5][strcspn(fl[5], "\"")] = 0;
+			}
+			snprintf(out, len, "%s", fl[5]);
+		}
+	}
+	fclose(f);
+}
+
+static void event_cells(const struct loaded *l, int i, char *ranks, char *start, char *end, char *sev)
+{
+	const struct vs_event *e = &l->ev[i];
+	if (e->r0 == e->r1)
+		snprintf(ranks, 32, "%d", e->r0);
+	else
+		snprintf(ranks, 32, "%d-%d", e->r0, e->r1);
+	snprintf(start, 32, "%.1f", e->s0 * l->m.slice_s);
+	snprintf(end, 32, "%.1f", (e->s1 + 1) * l->m.slice_s);
+	snprintf(sev, 32, "%.2f", e->severity);
+}
+
+static char shade(float v)
+{
+	if (isnan(v))
+		return ' ';
+	return v >= 0.9 ? '#' : v >= 0.7 ? '=' : v >= 0.5 ? '-' : '.';
+}
+
+static void heat_map(const struct loaded *l, int k, FILE *f)
+{
+	const struct vs_matrix *m = &l->m;
+	int any = 0;
+	for (size_t i = 0; i < (size_t)m->nranks * m->nslices; i++)
+		any |= !isnan(m->v[k][i]);
+	if (!any)
+		return;
+	int cols = m->nslices < 100 ? m->nslices : 100;
+	fprintf(f, "\n%s (rank x time, %.1f s per column; # >=0.9  = >=0.7  - >=0.5  . <0.5  * flagged)\n",
+		vs_model_kind(k), m->slice_s * m->nslices / (cols ? cols : 1));
+	for (int r = 0; r < m->nranks; r++) {
+		fprintf(f, "%5d |", r);
+		for (int c = 0; c < cols; c++) {
+			int s0 = c * m->nslices / cols, s1 = (c + 1) * m->nslices / cols;
+			float worst = NAN;
+			int flagged = 0;
+			for (int s = s0; s < s1; s++) {
+				float v = m->v[k][(size_t)r * m->nslices + s];
+				if (!isnan(v) && (isnan(worst) || v < worst))
+					worst = v;
+				flagged |= l->flag[k][(size_t)r * m->nslices + s];
+			}
+			fputc(flagged ? '*' : shade(worst), f);
+		}
+		fputs("|\n", f);
+	}
+}
+
+static void html_cell_color(float v, char *buf, size_t len)
+{
+	if (isnan(v)) {
+		snprintf(buf, len, "#eee");
+		return;
+	}
+	/* blue at 1.0 fading to white at 0.5 and below, like the paper's maps */
+	double t = (v - 0.5) / 0.5;
+	if (t < 0)
+		t = 0;
+	if (t > 1)
+		t = 1;
+	int rg = (int)(255 - t * 200);
+	snprintf(buf, len, "rgb(%d,%d,255)", rg, rg);
+}
+
+static int write_html(const struct loaded *l, const char *dir, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	const struct vs_matrix *m = &l->m;
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>sonde vsensor</title>\n"
+		   "<style>body{font-family:sans-serif}table.hm{border-collapse:collapse}"
+		   "table.hm td{width:6px;height:10px;padding:0}td.flag{outline:1px solid red}"
+		   "table.ev td,table.ev th{padding:2px 8px;border-bottom:1px solid #ccc}</style></head><body>\n"
+		   "<h1>sonde vsensor: performance variance</h1>\n<p id=\"meta\">%d ranks, %d slices of %.2f s</p>\n",
+		m->nranks, m->nslices, m->slice_s);
+	fprintf(f, "<h2>Events</h2>\n<table class=\"ev\" id=\"events\"><tr><th>ranks</th><th>start</th>"
+		   "<th>end</th><th>kind</th><th>severity</th><th>sensors</th></tr>\n");
+	for (int i = 0; i < l->nev; i++) {
+		char ranks[32], start[32], end[32], sev[32], sens[256];
+		event_cells(l, i, ranks, start, end, sev);
+		sensors_of(dir, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
+		fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", ranks, start,
+			end, vs_model_kind(l->ev[i].kind), sev);
+		for (const char *p = sens; *p; p++)
+			fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[]){ *p, 0 }, f);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	for (int k = 0; k < VS_KINDS; k++) {
+		int any = 0;
+		for (size_t i = 0; i < (size_t)m->nranks * m->nslices; i++)
+			any |= !isnan(m->v[k][i]);
+		if (!any)
+			continue;
+		fprintf(f, "<h2>%s</h2>\n<table class=\"hm\" id=\"matrix-%s\">\n", vs_model_kind(k), vs_model_kind(k));
+		for (int r = 0; r < m->nranks; r++) {
+			fprintf(f, "<tr><th>%d</th>", r);
+			for (int s = 0; s < m->nslices; s++) {
+				float v = m->v[k][(size_t)r * m->nslices + s];
+				char col[32];
+				html_cell_color(v, col, sizeof(col));
+				fprintf(f, "<td%s style=\"background:%s\" title=\"rank %d, %.1f s: %.2f\"></td>",
+					l->flag[k][(size_t)r * m->nslices + s] ? " class=\"flag\"" : "", col, r,
+					s * m->slice_s, v);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+	fputs("<script>document.getElementById('meta').dataset.events = "
+	      "document.querySelectorAll('#events tr').length - 1;</script>\n</body></html>\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+int vs_cmd_report(int argc, char **argv)
+{
+	struct vs_rule rule;
+	vs_rule_default(&rule);
+	const char *dir = NULL, *html = NULL;
+	int csv = 0;
+	for (int i = 0; i < argc; i++) {
+		if (parse_rule(argc, argv, &i, &rule))
+			continue;
+		if (!strcmp(argv[i], "--csv"))
+			csv = 1;
+		else if (!strcmp(argv[i], "--html") && i + 1 < argc)
+			html = argv[++i];
+		else if (argv[i][0] == '-')
+			return sonde_usage_error("vsensor", "unknown option '%s'", argv[i]);
+		else if (!dir)
+			dir = argv[i];
+		else
+			return sonde_usage_error("vsensor", "unexpected argument '%s'", argv[i]);
+	}
+	if (!dir)
+		return sonde_usage_error("vsensor", "report needs a vsensor-* directory");
+	struct loaded *l = calloc(1, sizeof(*l));
+	if (!l || load(dir, &rule, l)) {
+		free(l);
+		return 1;
+	}
+	static const char *const head[] = { "ranks", "start", "end", "kind", "severity", "sensors" };
+	struct text_table *t = csv ? NULL : text_table_new(6, head, "rrrlrl");
+	if (csv)
+		csv_row(stdout, 6, head);
+	for (int i = 0; i < l->nev; i++) {
+		char ranks[32], start[32], end[32], sev[32], sens[256];
+		event_cells(l, i, ranks, start, end, sev);
+		sensors_of(dir, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
+		const char *row[] = { ranks, start, end, vs_model_kind(l->ev[i].kind), sev, sens };
+		if (csv)
+			csv_row(stdout, 6, row);
+		else
+			text_table_add(t, row);
+	}
+	int rc = 0;
+	if (!csv) {
+		printf("%d ranks, %.1f s in slices of %.2f s; rule: compute < %.2f, network < %.2f, io < %.2f for %d+ slices\n\n",
+		       l->m.nranks, l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
+		       rule.threshold[1], rule.threshold[2], rule.min_slices);
+		if (l->nev)
+			text_table_print(t, stdout, "");
+		else
+			printf("no variance events\n");
+		text_table_free(t);
+		for (int k = 0; k < VS_KINDS; k++)
+			heat_map(l, k, stdout);
+	}
+	if (html) {
+		int err = write_html(l, dir, html);
+		if (err) {
+			sonde_error("cannot write '%s': %s", html, strerror(-err));
+			rc = 1;
+		}
+	}
+	unload(l);
+	free(l);
+	return rc;
+}
+
+/* --truth KIND:RANKS:START:END (RANKS like 1,3 or 0-3) or "none". */
+struct truth {
+	int none, kind;
+	unsigned char ranks[4096];
+	double start, end;
+};
+
+static int parse_truth(const char *s, struct truth *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!strcmp(s, "none")) {
+		t->none = 1;
+		return 0;
+	}
+	char kind[16], ranks[256];
+	if (sscanf(s, "%15[^:]:%255[^:]:%lf:%lf", kind, ranks, &t->start, &t->end) != 4)
+		return -EINVAL;
+	t->kind = !strcmp(kind, "compute") ? 0 : !strcmp(kind, "network") ? 1 : !strcmp(kind, "io") ? 2 : -1;
+	if (t->kind < 0)
+		return -EINVAL;
+	char *save, *tok = strtok_r(ranks, ",", &save);
+	while (tok) {
+		int a, b;
+		if (sscanf(tok, "%d-%d", &a, &b) != 2)
+			b = a = atoi(tok);
+		for (int r = a; r <= b && r >= 0 && r < 4096; r++)
+			t->ranks[r] = 1;
+		tok = strtok_r(NULL, ",", &save);
+	}
+	return 0;
+}
+
+int vs_cmd_score(int argc, char **argv)
+{
+	struct vs_rule rule;
+	vs_rule_default(&rule);
+	const char *dir = NULL, *spec = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (parse_rule(argc, argv, &i, &rule))
+			continue;
+		if (!strcmp(argv[i], "--truth") && i + 1 < argc)
+			spec = argv[++i];
+		else if (argv[i][0] == '-')
+			return sonde_usage_error("vsensor", "unknown option '%s'", argv[i]);
+		else
+			dir = argv[i];
+	}
+	struct truth t;
+	if (!dir || !spec || parse_truth(spec, &t))
+		return sonde_usage_error("vsensor", "score needs --truth KIND:RANKS:START:END|none and a directory");
+	struct loaded *l = calloc(1, sizeof(*l));
+	if (!l || load(dir, &rule, l)) {
+		free(l);
+		return 1;
+	}
+	const struct vs_matrix *m = &l->m;
+	long cells = 0, truth = 0, flagged = 0, tp = 0;
+	for (int s = 0; s < m->nslices; s++) {
+		double a = s * m->slice_s, b = a + m->slice_s;
+		int inside = !t.none && a >= t.start + m->slice_s && b <= t.end;
+		/* the slices around the window edges are not scored: the injector and the
+		 * runtime start their clocks a few ms apart, and a slowed sense that ends
+		 * just after the window lands in the next slice */
+		int edge = !t.none && !inside && b > t.start - m->slice_s && a < t.end + m->slice_s;
+		if (edge)
+			continue;
+		for (int k = 0; k < VS_KINDS; k++)
+			for (int r = 0; r < m->nranks; r++) {
+				size_t i = (size_t)r * m->nslices + s;
+				if (isnan(m->v[k][i]))
+					continue;
+				int want = inside && k == t.kind && r < 4096 && t.ranks[r];
+				int got = l->flag[k][i];
+				cells++;
+				truth += want;
+				flagged += got;
+				tp += want && got;
+			}
+	}
+	double prec = flagged ? (double)tp / flagged : (truth ? 0 : 1);
+	double rec = truth ? (double)tp / truth : 1;
+	printf("cells=%ld truth=%ld flagged=%ld tp=%ld precision=%.3f recall=%.3f fp_rate=%.4f\n", cells,
+	       truth, flagged, tp, prec, rec, cells ? (double)(flagged - tp) / cells : 0);
+	unload(l);
+	free(l);
+	return 0;
+}

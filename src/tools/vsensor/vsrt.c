@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vsrt.c - the runtime of sonde vsensor, linked (libsonde-vsensor.a) into programs
+ * built with 'sonde vsensor cc'.
+ *
+ * vs_tick/vs_tock time each sense.  Per sensor, senses are averaged over slices of at
+ * least 1 ms (OS noise filter); the 1-ms averages are averaged again per matrix slice
+ * (200 ms by default) into one record {slice, sensor, mean time, time spent}; for
+ * network sensors the record holds the fastest 1-ms average instead of the mean.  Records
+ * are kept in memory and appended in batches of 256 to rank-<r>.rec in the job
+ * directory.  At MPI_Finalize (interposed through PMPI) rank 0 gathers every rank's
+ * sensor table and records with MPI, takes as standard time of each sensor the fastest
+ * record over all ranks (over the own rank only for rank-dependent sensors),
+ * normalizes, merges sensors per kind into the rank x slice matrices, applies the
+ * detection rule (model.h) and writes matrix-*.csv, events.csv and sensors.csv.
+ * Sensors whose mean sense is under 5 us after 1000 senses are switched off.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/vsensor/model.h"
+#include "tools/vsensor/vs-abi.h"
+#include "ui/csv.h"
+
+#define VS_MAX_SENSORS 1024
+#define VS_NAME 96
+#define VS_BATCH 256
+#define VS_SHORT_NS 5000
+#define VS_SHORT_AFTER 1000
+
+struct vs_state {
+	struct vs_sensor *s;
+	long long acc, slice_start, total_ns;
+	long cnt, total_cnt;
+	int bin, nslices;
+	double sum_avg, min_avg, weight_ns;
+};
+
+struct vs_rec {
+	int32_t bin, sensor;
+	float mean_us, weight_s;
+};
+
+struct vs_desc {		/* one rank's sensor, as sent to rank 0 */
+	char name[VS_NAME];
+	int32_t kind, flags, off;
+	float std_us;
+	int64_t senses;
+};
+
+static struct {
+	int active, rank, size;
+	long long t0, slice_ns;
+	char dir[512];
+	int fd;
+	struct vs_state st[VS_MAX_SENSORS];
+	int nst;
+	struct vs_rec *rec;
+	int nrec, caprec, flushed;
+} vs;
+
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+void vs_tick(struct vs_sensor *s)
+{
+	if (vs.active && !s->off)
+		s->t0 = now_ns();
+}
+
+static void flush_batch(void)
+{
+	if (vs.fd < 0 || vs.flushed >= vs.nrec)
+		return;
+	size_t len = (size_t)(vs.nrec - vs.flushed) * sizeof(struct vs_rec);
+	const char *p = (const char *)(vs.rec + vs.flushed);
+	while (len) {
+		ssize_t w = write(vs.fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		len -= w;
+	}
+	vs.flushed = vs.nrec;
+}
+
+static void emit(int id)
+{
+	struct vs_state *st = &vs.st[id];
+	if (!st->nslices)
+		return;
+	if (vs.nrec == vs.caprec) {
+		int cap = vs.caprec ? 2 * vs.caprec : 1024;
+		struct vs_rec *r = realloc(vs.rec, cap * sizeof(*r));
+		if (!r)
+			return;		/* drop the record rather than the program */
+		vs.rec = r;
+		vs.caprec = cap;
+	}
+	struct vs_rec *r = &vs.rec[vs.nrec++];
+	r->bin = st->bin;
+	r->sensor = id;
+	/* network: the fastest 1-ms slice of the matrix slice, i.e. the senses that did not
+	 * wait for a late partner (waiting is load imbalance, not network speed) */
+	r->mean_us = (st->s->kind == 1 ? st->min_avg : st->sum_avg / st->nslices) / 1000.0;
+	r->weight_s = st->weight_ns / 1e9;
+	st->sum_avg = st->weight_ns = 0;
+	st->nslices = 0;
+	if (vs.nrec - vs.flushed >= VS_BATCH)
+		flush_batch();
+}
+
+static void close_slice(int id, long long now)
+{
+	struct vs_state *st = &vs.st[id];
+	int bin = (int)((now - vs.t0) / vs.slice_ns);
+	if (bin != st->bin)
+		emit(id);
+	st->bin = bin;
+	double avg = (double)st->acc / st->cnt;
+	if (!st->nslices || avg < st->min_avg)
+		st->min_avg = avg;
+	st->sum_avg += avg;
+	st->weight_ns += st->acc;
+	st->nslices++;
+	st->acc = 0;
+	st->cnt = 0;
+}
+
+void vs_tock(struct vs_sensor *s)
+{
+	if (!vs.active || s->off || !s->t0)
+		return;
+	long long now = now_ns(), dt = now - s->t0;
+	if (!s->gid) {
+		if (vs.nst >= VS_MAX_SENSORS) {
+			s->off = 1;
+			return;
+		}
+		vs.st[vs.nst].s = s;
+		s->gid = ++vs.nst;
+	}
+	int id = s->gid - 1;
+	struct vs_state *st = &vs.st[id];
+	if (!st->cnt)
+		st->slice_start = s->t0;
+	st->acc += dt;
+	st->cnt++;
+	st->total_ns += dt;
+	if (++st->total_cnt == VS_SHORT_AFTER && st->total_ns / st->total_cnt < VS_SHORT_NS) {
+		s->off = 1;	/* too short: timing it would cost more than it tells */
+		st->acc = st->cnt = 0;
+		return;
+	}
+	if (now - st->slice_start >= 1000000)
+		close_slice(id, now);
+}
+
+static void job_dir(void)
+{
+	const char *env = getenv("SONDE_DIR");
+	if (env && *env) {
+		snprintf(vs.dir, sizeof(vs.dir), "%s", env);
+	} else {
+		char exe[512] = "program";
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n > 0)
+			exe[n] = 0;
+		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		const char *job = getenv("OMPI_MCA_ess_base_jobid");
+		char pid[32];
+		if (!job) {
+			snprintf(pid, sizeof(pid), "%d", (int)getpid());
+			job = pid;
+		}
+		snprintf(vs.dir, sizeof(vs.dir), "vsensor-%.200s-%.64s", base, job);
+	}
+	mkdir(vs.dir, 0755);
+}
+
+static void vs_start(void)
+{
+	PMPI_Comm_rank(MPI_COMM_WORLD, &vs.rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &vs.size);
+	const char *ms = getenv("SONDE_VS_SLICE_MS");
+	vs.slice_ns = (ms && atoi(ms) > 0 ? atoi(ms) : 200) * 1000000LL;
+	if (vs.rank == 0)
+		job_dir();
+	PMPI_Bcast(vs.dir, sizeof(vs.dir), MPI_CHAR, 0, MPI_COMM_WORLD);
+	char path[600];
+	snprintf(path, sizeof(path), "%s/rank-%d.rec", vs.dir, vs.rank);
+	vs.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	PMPI_Barrier(MPI_COMM_WORLD);
+	vs.t0 = now_ns();
+	vs.active = 1;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+	if (rc == MPI_SUCCESS)
+		vs_start();
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	if (rc == MPI_SUCCESS)
+		vs_start();
+	return rc;
+}
+
+/* ---- rank 0: cross-rank analysis ---- */
+
+struct all {
+	int *nd, *nr;			/* per rank: sensors, records */
+	struct vs_desc *d;		/* all ranks' sensors, rank after rank */
+	struct vs_rec *r;
+	int *doff, *roff;
+	float *std;			/* per entry of d: the standard time to use */
+};
+
+static int cmp_float(const void *x, const void *y)
+{
+	float a = *(const float *)x, b = *(const float *)y;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The standard time of each sensor: the 10th percentile of its slice records, over all
+ * ranks (the global baseline that catches a rank slow for the whole run), or over its
+ * own rank for rank-dependent sensors and for network sensors (a collective's time
+ * depends on the rank's role in it).  The 10th percentile and not the fastest record:
+ * one lucky slice would otherwise set the bar for the whole run.
+ */
+static void standards(struct all *A, int total)
+{
+	int totalr = 0;
+	for (int q = 0; q < vs.size; q++)
+		totalr += A->nr[q];
+	float *v = malloc((totalr ? totalr : 1) * sizeof(float));
+	if (!v)
+		return;
+	for (int q = 0; q < vs.size; q++)
+		for (int i = 0; i < A->nd[q]; i++) {
+			struct vs_desc *d = &A->d[A->doff[q] + i];
+			int local = (d->flags & VS_F_RANK_DEP) || d->kind == 1, n = 0;
+			for (int p = 0; p < vs.size; p++) {
+				if (local && p != q)
+					continue;
+				for (int j = 0; j < A->nr[p]; j++) {
+					struct vs_rec *r = &A->r[A->roff[p] + j];
+					if (r->mean_us > 0 && !strcmp(A->d[A->doff[p] + r->sensor].name, d->name))
+						v[n++] = r->mean_us;
+				}
+			}
+			qsort(v, n, sizeof(float), cmp_float);
+			A->std[A->doff[q] + i] = n ? v[n / 10] : 0;
+		}
+	free(v);
+	(void)total;
+}
+
+static void build_matrix(struct all *A, struct vs_matrix *m)
+{
+	int nbins = 0;
+	for (int q = 0; q < vs.size; q++)
+		for (int i = 0; i < A->nr[q]; i++)
+			if (A->r[A->roff[q] + i].bin + 1 > nbins)
+				nbins = A->r[A->roff[q] + i].bin + 1;
+	if (vs_matrix_alloc(m, vs.size, nbins, vs.slice_ns / 1e9))
+		return;
+	double *w = calloc((size_t)VS_KINDS * vs.size * (nbins ? nbins : 1), sizeof(double));
+	if (!w)
+		return;
+	for (int q = 0; q < vs.size; q++)
+		for (int i = 0; i < A->nr[q]; i++) {
+			struct vs_rec *r = &A->r[A->roff[q] + i];
+			int di = A->doff[q] + r->sensor;
+			int k = A->d[di].kind;
+			if (k < 0 || k >= VS_KINDS || r->mean_us <= 0)
+				continue;
+			size_t c = (size_t)q * nbins + r->bin;
+			float *v = &m->v[k][c];
+			double *ww = &w[(size_t)k * vs.size * nbins + c];
+			double p = A->std[di] / r->mean_us;
+			if (p > 1)
+				p = 1;	/* faster than standard is not better than best */
+			*v = isnan(*v) ? p * r->weight_s : *v + p * r->weight_s;
+			*ww += r->weight_s;
+		}
+	for (int k = 0; k < VS_KINDS; k++)
+		for (size_t c = 0; c < (size_t)vs.size * nbins; c++)
+			if (!isnan(m->v[k][c]))
+				m->v[k][c] = w[(size_t)k * vs.size * nbins + c] > 0 ?
+					m->v[k][c] / w[(size_t)k * vs.size * nbins + c] : NAN;
+	free(w);
+}
+
+/* The sensors that ran slow inside an event's cells, for its sensors column. */
+static void event_sensors(struct all *A, const struct vs_rule *rule, struct vs_event *e)
+{
+	int n = 0;
+	for (int q = e->r0; q <= e->r1; q++)
+		for (int i = 0; i < A->nr[q]; i++) {
+			struct vs_rec *r = &A->r[A->roff[q] + i];
+			struct vs_desc *d = &A->d[A->doff[q] + r->sensor];
+			if (d->kind != e->kind || r->bin < e->s0 || r->bin > e->s1 ||
+			    A->std[A->doff[q] + r->sensor] / r->mean_us >= rule->threshold[e->kind])
+				continue;
+			if (strstr(e->sensors, d->name))
+				continue;
+			size_t o = strlen(e->sensors);
+			if (n == 4 || o + strlen(d->name) + 3 >= sizeof(e->sensors))
+				continue;
+			snprintf(e->sensors + o, sizeof(e->sensors) - o, "%s%s", o ? "; " : "", d->name);
+			n++;
+		}
+}
+
+static void write_sensors(struct all *A, int total)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/sensors.csv", vs.dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	static const char *const head[] = { "rank", "sensor", "kind", "rank_dependent", "standard_us",
+					    "senses", "switched_off" };
+	csv_row(f, 7, head);
+	for (int q = 0; q < vs.size; q++)
+		for (int i = 0; i < A->nd[q]; i++) {
+			struct vs_desc *d = &A->d[A->doff[q] + i];
+			char rk[16], sd[32], se[32];
+			snprintf(rk, sizeof(rk), "%d", q);
+			snprintf(sd, sizeof(sd), "%.2f", A->std[A->doff[q] + i]);
+			snprintf(se, sizeof(se), "%lld", (long long)d->senses);
+			const char *row[] = { rk, d->name, vs_model_kind(d->kind),
+					      d->flags & VS_F_RANK_DEP ? "yes" : "no", sd, se, d->off ? "yes" : "no" };
+			csv_row(f, 7, row);
+		}
+	(void)total;
+	fclose(f);
+}
+
+static void analyse(struct all *A, int total)
+{
+	standards(A, total);
+	struct vs_matrix m;
+	memset(&m, 0, sizeof(m));
+	build_matrix(A, &m);
+	if (!m.v[0])
+		return;
+	struct vs_rule rule;
+	vs_rule_default(&rule);
+	const char *t = getenv("SONDE_VS_THRESHOLD");
+	if (t && atof(t) > 0)
+		for (int k = 0; k < VS_KINDS; k++)
+			rule.threshold[k] = atof(t);
+	unsigned char *flag[VS_KINDS];
+	size_t cells = (size_t)m.nranks * (m.nslices ? m.nslices : 1);
+	for (int k = 0; k < VS_KINDS; k++)
+		flag[k] = calloc(cells, 1);
+	if (flag[0] && flag[1] && flag[2]) {
+		struct vs_event *ev = calloc(512, sizeof(*ev));
+		vs_detect(&m, &rule, flag);
+		int n = ev ? vs_events(&m, flag, ev, 512) : 0;
+		for (int i = 0; i < n; i++)
+			event_sensors(A, &rule, &ev[i]);
+		vs_matrix_write(&m, vs.dir);
+		vs_events_write(&m, ev, n, vs.dir);
+		write_sensors(A, total);
+		fprintf(stderr, "sonde: vsensor: %d ranks, %d sensors, %d variance events; see %s\n",
+			vs.size, total ? A->nd[0] : 0, n, vs.dir);
+		free(ev);
+	}
+	for (int k = 0; k < VS_KINDS; k++)
+		free(flag[k]);
+	vs_matrix_release(&m);
+}
+
+static void gather(void)
+{
+	struct vs_desc *mine = calloc(vs.nst ? vs.nst : 1, sizeof(*mine));
+	if (!mine)
+		return;
+	for (int i = 0; i < vs.nst; i++) {
+		struct vs_sensor *s = vs.st[i].s;
+		snprintf(mine[i].name, VS_NAME, "%s", s->name);
+		mine[i].kind = s->kind;
+		mine[i].flags = s->flags;
+		mine[i].off = s->off;
+		mine[i].senses = vs.st[i].total_cnt;
+		mine[i].std_us = 0;
+	}
+	/* rank-local standard: the fastest slice record (a 200 ms mean of 1 ms means) */
+	for (int i = 0; i < vs.nrec; i++) {
+		struct vs_desc *d = &mine[vs.rec[i].sensor];
+		if (d->std_us == 0 || vs.rec[i].mean_us < d->std_us)
+			d->std_us = vs.rec[i].mean_us;
+	}
+	int counts[2] = { vs.nst, vs.nrec };
+	struct all A;
+	memset(&A, 0, sizeof(A));
+	int *cnt2 = vs.rank == 0 ? calloc(2 * vs.size, sizeof(int)) : NULL;
+	PMPI_Gather(counts, 2, MPI_INT, cnt2, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	int *bd = NULL, *br = NULL, *od = NULL, *orr = NULL, total = 0, totalr = 0;
+	if (vs.rank == 0) {
+		A.nd = calloc(vs.size, sizeof(int));
+		A.nr = calloc(vs.size, sizeof(int));
+		A.doff = calloc(vs.size, sizeof(int));
+		A.roff = calloc(vs.size, sizeof(int));
+		bd = calloc(vs.size, sizeof(int));
+		br = calloc(vs.size, sizeof(int));
+		od = calloc(vs.size, sizeof(int));
+		orr = calloc(vs.size, sizeof(int));
+		for (int q = 0; q < vs.size; q++) {
+			A.nd[q] = cnt2[2 * q];
+			A.nr[q] = cnt2[2 * q + 1];
+			A.doff[q] = total;
+			A.roff[q] = totalr;
+			bd[q] = A.nd[q] * (int)sizeof(struct vs_desc);
+			br[q] = A.nr[q] * (int)sizeof(struct vs_rec);
+			od[q] = total * (int)sizeof(struct vs_desc);
+			orr[q] = totalr * (int)sizeof(struct vs_rec);
+			total += A.nd[q];
+			totalr += A.nr[q];
+		}
+		A.d = calloc(total ? total : 1, sizeof(struct vs_desc));
+		A.r = calloc(totalr ? totalr : 1, sizeof(struct vs_rec));
+		A.std = calloc(total ? total : 1, sizeof(float));
+	}
+	PMPI_Gatherv(mine, vs.nst * (int)sizeof(*mine), MPI_BYTE, A.d, bd, od, MPI_BYTE, 0, MPI_COMM_WORLD);
+	PMPI_Gatherv(vs.rec, vs.nrec * (int)sizeof(*vs.rec), MPI_BYTE, A.r, br, orr, MPI_BYTE, 0,
+		     MPI_COMM_WORLD);
+	if (vs.rank == 0 && A.d && A.r && A.std)
+		analyse(&A, total);
+	free(A.nd);
+	free(A.nr);
+	free(A.doff);
+	free(A.roff);
+	free(A.d);
+	free(A.r);
+	free(A.std);
+	free(bd);
+	free(br);
+	free(od);
+	free(orr);
+	free(cnt2);
+	free(mine);
+}
+
+int MPI_Finalize(void)
+{
+	if (vs.active) {
+		vs.active = 0;
+		for (int i = 0; i < vs.nst; i++) {
+			if (vs.st[i].cnt)
+				close_slice(i, now_ns());
+			emit(i);
+		}
+		flush_batch();
+		if (vs.fd >= 0)
+			close(vs.fd);
+		vs.fd = -1;
+		gather();
+	}
+	return PMPI_Finalize();
+}

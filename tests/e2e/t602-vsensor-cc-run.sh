@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# t602-vsensor-cc-run: 'sonde vsensor cc' compiles (-c, keeping the object's name) and
+# links like mpicc; the instrumented program computes what the original computes; a
+# 2-rank run writes one vsensor-<program>-<job>/ directory with the matrices, events.csv
+# and sensors.csv naming exactly the sensors 'list' selected, on every rank; the report
+# prints and its HTML page renders in headless Chromium.
+. "$(dirname "$0")/lib.sh"
+. "$SONDE_TOP/tests/workloads/vsensor/vs-test.sh"
+vs_setup t602-vsensor
+cp "$VSW/fig4.c" "$VSW/cases.c" .
+if "$SONDE" vsensor cc mpicc -O2 -c fig4.c >cc.log 2>&1 && [ -f fig4.o ] &&
+	"$SONDE" vsensor cc mpicc fig4.o -o fig4 >>cc.log 2>&1; then
+	pass t602-vsensor-cc-c-then-link
+else
+	fail t602-vsensor-cc-c-then-link "$(tr '\n' ' ' <cc.log | head -c 300)"
+	exit 0
+fi
+# same output, original and instrumented (cases.c prints from inside sensors' loops)
+mpicc -O2 -o cases-orig cases.c && "$SONDE" vsensor cc mpicc -O2 -o cases-vs cases.c
+mpirun --allow-run-as-root -np 1 ./cases-orig >orig.out 2>/dev/null
+SONDE_DIR=$T/d-cases mpirun --allow-run-as-root -np 1 ./cases-vs >vs.out 2>/dev/null
+check t602-vsensor-same-output cmp -s orig.out vs.out
+check t602-vsensor-output-nonempty test -s orig.out
+
+vs_run -np 2 ./fig4 >run.out 2>run.err
+check t602-vsensor-run-status test $? -eq 0
+dirs=$(ls -d vsensor-fig4-* 2>/dev/null)
+check t602-vsensor-one-dir test "$(echo "$dirs" | grep -c .)" -eq 1
+D=$(echo "$dirs" | head -1)
+for f in matrix-compute.csv matrix-network.csv matrix-io.csv events.csv sensors.csv rank-0.rec rank-1.rec; do
+	check "t602-vsensor-file-$f" test -f "$D/$f"
+done
+check t602-vsensor-events-header test "$(head -1 "$D/events.csv")" = "ranks,start,end,kind,severity,sensors"
+"$SONDE" vsensor list --csv fig4.c >list.csv
+want=$(python3 -c '
+import csv
+print(" ".join(sorted(r["site"] + " " + r["function"] for r in csv.DictReader(open("list.csv")) if r["status"].startswith("sensor"))))')
+for r in 0 1; do
+	got=$(python3 - "$D/sensors.csv" "$r" <<'PY'
+import csv, sys
+print(" ".join(sorted(x["sensor"] for x in csv.DictReader(open(sys.argv[1])) if x["rank"] == sys.argv[2])))
+PY
+)
+	check "t602-vsensor-sensors-rank$r" test "$got" = "$want"
+done
+# the matrix has one row per rank
+check t602-vsensor-matrix-rows test "$(tail -n +2 "$D/matrix-compute.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 "
+if "$SONDE" vsensor report "$D" >report.txt 2>report.err && grep -q "^2 ranks" report.txt; then
+	pass t602-vsensor-report
+else
+	fail t602-vsensor-report "$(head -c 300 report.err)"
+fi
+check t602-vsensor-report-usage sh -c "'$SONDE' vsensor report /nonexistent >/dev/null 2>&1; test \$? -eq 1"
+if chromium_find t602-vsensor-html; then
+	"$SONDE" vsensor report --html "$T/page.html" "$D" >/dev/null
+	chromium "file://$T/page.html" --dump-dom >dom.html
+	check t602-vsensor-html-matrix grep -q 'id="matrix-compute"' dom.html
+	check t602-vsensor-html-rows test "$(grep -o '<tr><th>[0-9]*</th>' dom.html | wc -l)" -ge 2
+	check t602-vsensor-html-events grep -q 'id="events"' dom.html
+	check t602-vsensor-html-script grep -q 'data-events=' dom.html
+	check t602-vsensor-html-console test -z "$(chromium_console_errors)"
+fi

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# t604-vsensor-cli: sonde vsensor's usage errors (2) and failures (1), each a one-line
+# "sonde: ..." message; cc passes the compiler's status through.
+. "$(dirname "$0")/lib.sh"
+status() { "$@" >out 2>err; echo $?; }
+check t604-vsensor-no-subcommand test "$(status "$SONDE" vsensor)" -eq 2
+check t604-vsensor-bad-subcommand test "$(status "$SONDE" vsensor frobnicate)" -eq 2
+check t604-vsensor-help test "$(status "$SONDE" vsensor --help)" -eq 0
+check t604-vsensor-list-missing test "$(status "$SONDE" vsensor list /nonexistent.c)" -eq 1
+check t604-vsensor-list-missing-msg grep -q "^sonde: cannot read '/nonexistent.c'" err
+check t604-vsensor-list-one-line test "$(wc -l <err)" -eq 1
+printf 'int main(void) { return nope; }\n' >bad.c
+check t604-vsensor-list-parse test "$(status "$SONDE" vsensor list bad.c)" -eq 1
+check t604-vsensor-list-parse-msg grep -q "^sonde: cannot parse 'bad.c'" err
+check t604-vsensor-list-no-file test "$(status "$SONDE" vsensor list)" -eq 2
+check t604-vsensor-report-no-dir test "$(status "$SONDE" vsensor report)" -eq 2
+mkdir empty
+check t604-vsensor-report-empty test "$(status "$SONDE" vsensor report empty)" -eq 1
+check t604-vsensor-report-empty-msg grep -q "^sonde: no matrix-\*.csv in 'empty'" err
+check t604-vsensor-score-usage test "$(status "$SONDE" vsensor score empty)" -eq 2
+printf 'int main(void) { for (int i = 0; i < 10; i++) ; return 0; }\n' >ok.c
+check t604-vsensor-cc-status test "$(status "$SONDE" vsensor cc sh -c 'exit 3' ok.c)" -eq 3

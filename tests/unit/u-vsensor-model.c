@@ -1,0 +1,182 @@
+/* u-vsensor-model: the detection rule of sonde vsensor (model.h) on synthetic matrices
+ * whose answer is known by construction. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tools/vsensor/model.h"
+
+#define NR 8
+#define NS 30
+
+static struct vs_matrix m;
+static unsigned char *flag[VS_KINDS];
+static struct vs_rule rule;
+
+/* Every cell of kind k near 0.9: 0.85..0.95, a fixed pseudo-random pattern. */
+static void setup(void)
+{
+	vs_matrix_alloc(&m, NR, NS, 0.2);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < NR * NS; i++)
+			m.v[k][i] = 0.85f + (float)((i * 7919 + k * 31) % 11) / 100.0f;
+	for (int k = 0; k < VS_KINDS; k++)
+		flag[k] = calloc(NR * NS, 1);
+	vs_rule_default(&rule);
+}
+
+static void teardown(void)
+{
+	for (int k = 0; k < VS_KINDS; k++)
+		free(flag[k]);
+	vs_matrix_release(&m);
+}
+
+static void set(int k, int r0, int r1, int s0, int s1, float v)
+{
+	for (int r = r0; r <= r1; r++)
+		for (int s = s0; s <= s1; s++)
+			m.v[k][r * NS + s] = v;
+}
+
+static int count(int k)
+{
+	int n = 0;
+	for (int i = 0; i < NR * NS; i++)
+		n += flag[k][i];
+	return n;
+}
+
+TEST(block_is_one_event)
+{
+	setup();
+	set(0, 2, 4, 10, 19, 0.3f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 3 * 10);
+	CHECK(count(1) == 0);
+	for (int r = 2; r <= 4; r++)
+		for (int s = 10; s <= 19; s++)
+			CHECK(flag[0][r * NS + s]);
+	struct vs_event ev[8];
+	int n = vs_events(&m, flag, ev, 8);
+	CHECK(n == 1);
+	CHECK(ev[0].r0 == 2 && ev[0].r1 == 4 && ev[0].s0 == 10 && ev[0].s1 == 19);
+	CHECK(ev[0].kind == 0);
+	CHECK(fabs(ev[0].severity - 0.3) < 1e-6);
+	teardown();
+}
+
+TEST(single_slice_is_noise)
+{
+	setup();
+	set(0, 5, 5, 3, 3, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 0);
+	teardown();
+}
+
+TEST(every_rank_alike_is_not_a_rank_problem)
+{
+	setup();
+	set(0, 0, NR - 1, 5, 9, 0.4f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 0);
+	teardown();
+}
+
+TEST(slow_for_the_whole_run)
+{
+	setup();
+	set(0, 6, 6, 0, NS - 1, 0.4f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == NS);
+	teardown();
+}
+
+TEST(shared_network_slowdown)
+{
+	setup();
+	set(1, 0, NR - 1, 5, 12, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == NR * 8);
+	CHECK(count(0) == 0);
+	struct vs_event ev[8];
+	int n = vs_events(&m, flag, ev, 8);
+	CHECK(n == 1 && ev[0].kind == 1 && ev[0].r0 == 0 && ev[0].r1 == NR - 1);
+	teardown();
+}
+
+TEST(lone_slow_collective_is_noise)
+{
+	setup();
+	set(1, 3, 4, 5, 12, 0.1f);	/* 2 of 8 ranks: under the 3/4 share */
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	teardown();
+}
+
+TEST(waiting_for_a_slow_rank_is_not_network)
+{
+	setup();
+	set(1, 0, NR - 1, 5, 12, 0.1f);
+	set(0, 3, 3, 5, 12, 0.2f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	CHECK(count(0) == 8);
+	teardown();
+}
+
+TEST(files_round_trip)
+{
+	setup();
+	set(0, 1, 1, 4, 7, 0.25f);
+	m.v[2][3] = NAN;
+	char dir[] = "/tmp/u-vsensor.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(vs_matrix_write(&m, dir) == 0);
+	struct vs_matrix b;
+	CHECK(vs_matrix_read(&b, dir) == 0);
+	CHECK(b.nranks == NR && b.nslices == NS && fabs(b.slice_s - 0.2) < 1e-9);
+	for (int k = 0; k < VS_KINDS; k++)
+		for (int i = 0; i < NR * NS; i++)
+			CHECK((isnan(m.v[k][i]) && isnan(b.v[k][i])) || fabs(m.v[k][i] - b.v[k][i]) < 1e-3);
+	vs_detect(&m, &rule, flag);
+	struct vs_event ev[8];
+	int n = vs_events(&m, flag, ev, 8);
+	snprintf(ev[0].sensors, sizeof(ev[0].sensors), "x.c:3 main");
+	CHECK(vs_events_write(&m, ev, n, dir) == 0);
+	char path[256], line[256];
+	snprintf(path, sizeof(path), "%s/events.csv", dir);
+	FILE *f = fopen(path, "r");
+	CHECK(f && fgets(line, sizeof(line), f));
+	CHECK_STR(line, "ranks,start,end,kind,severity,sensors\n");
+	CHECK(f && fgets(line, sizeof(line), f));
+	CHECK_STR(line, "1,0.8,1.6,compute,0.25,x.c:3 main\n");
+	if (f)
+		fclose(f);
+	for (int k = 0; k < VS_KINDS; k++) {
+		snprintf(path, sizeof(path), "%s/matrix-%s.csv", dir, vs_model_kind(k));
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/events.csv", dir);
+	unlink(path);
+	rmdir(dir);
+	vs_matrix_release(&b);
+	teardown();
+}
+
+int main(void)
+{
+	RUN(block_is_one_event);
+	RUN(single_slice_is_noise);
+	RUN(every_rank_alike_is_not_a_rank_problem);
+	RUN(slow_for_the_whole_run);
+	RUN(shared_network_slowdown);
+	RUN(lone_slow_collective_is_noise);
+	RUN(waiting_for_a_slow_rank_is_not_network);
+	RUN(files_round_trip);
+	return CHECK_DONE();
+}

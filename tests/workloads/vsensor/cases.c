@@ -1,0 +1,75 @@
+/* Static-analysis cases for sonde vsensor (tests/e2e/t601-vsensor-cases.sh).
+ * Each loop or call is commented with the expected verdict:
+ *   SENSOR          selected v-sensor (compute unless ,NETWORK)
+ *   SENSOR,RANK     selected, but its work depends on the rank (compared within its rank)
+ *   NO(words)       rejected, and the reason 'list' gives contains these words */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N 1000
+double a[N], b[N];
+static int nglob = 100;
+
+static int fib(int n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+static void axpy(int n, double s)
+{
+	for (int i = 0; i < n; i++)			/* NO(inside sensor) the call in main is the sensor */
+		a[i] += s * b[i];
+}
+
+static double twice(double x) { return 2 * x; }
+
+int main(int argc, char **argv)
+{
+	int rank, it, m = 50;
+	double (*fp)(double) = twice;
+	char host[64];
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	gethostname(host, sizeof(host));
+	int mine = (rank + 1) * 10;
+	for (it = 0; it < 100; it++) {
+		for (int i = 0; i < N; i++)		/* SENSOR fixed bound */
+			a[i] = a[i] * 0.5 + b[i];
+		for (int i = 0; i < mine; i++)		/* SENSOR,RANK bound from MPI_Comm_rank */
+			b[i] += 1.0;
+		for (int i = 0; i < it; i++)		/* NO(depends on it) bound is the outer index */
+			b[i] -= 1.0;
+		for (int i = 0; i < N; i++)		/* NO(reads memory) data-dependent branch on an array the outer loop writes */
+			if (a[i] > 0)
+				for (int j = 0; j < 100; j++)	/* SENSOR fixed, though its parent is not */
+					b[j] += 1;
+		int *p = &m;
+		for (int i = 0; i < m; i++)		/* NO(aliasing) m changes through the alias p */
+			a[i] += 1;
+		*p = it;
+		for (int i = 0; i < 10; i++)		/* NO(recursive) */
+			b[i] = fib(20);
+		for (int i = 0; i < 10; i++)		/* NO(function pointer) */
+			b[i] = fp(b[i]);
+		for (int i = 0; i < 3; i++)		/* NO(undescribed external) printf */
+			printf("%d\n", i);
+		axpy(nglob, 2.0);			/* SENSOR work from a static global never written */
+		for (int i = 0; i < nglob; i++)		/* SENSOR memset of a fixed size */
+			memset(host, 0, sizeof(host));
+		MPI_Allreduce(MPI_IN_PLACE, a, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);	/* SENSOR,NETWORK fixed count and type */
+		MPI_Allreduce(MPI_IN_PLACE, a, it, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);	/* NO(depends on it) message size changes */
+		for (int i = 0; i < 4; i++) {		/* NO(mixes) computation and MPI */
+			a[i] = i;
+			MPI_Barrier(MPI_COMM_WORLD);
+		}
+		for (int i = 0; i < 4; i++) {		/* NO(return) */
+			if (nglob < 0)
+				return 1;
+			a[i] += 1;
+		}
+	}
+	MPI_Finalize();
+	return 0;
+}
