@@ -19,7 +19,6 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "what this machine offers for profiling, and what to fix" },
 	{ "report", cmd_report, "show a recorded profile again (text, csv, json)" },
 	{ "record-cycles", cmd_record_cycles, "run perf record with this CPU's cycle-accounting events" },
-	{ "vsensor", cmd_vsensor, "find fixed-work snippets in MPI programs and the ranks and times that run slow" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

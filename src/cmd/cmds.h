@@ -15,7 +15,6 @@
 int cmd_info(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record_cycles(int argc, char **argv);
-int cmd_vsensor(int argc, char **argv);
 
 /* "sonde: <message>" on stderr, one line. */
 void sonde_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

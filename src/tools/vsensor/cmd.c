@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "prof/tool.h"
 #include "tools/vsensor/analysis.h"
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
@@ -277,3 +278,10 @@ int cmd_vsensor(int argc, char **argv)
 		return vs_cmd_score(argc - 2, argv + 2);
 	return sonde_usage_error("vsensor", "unknown subcommand '%s'", argv[1]);
 }
+
+/* vsensor records with its own runtime library (vsrt.c), not libsonde.so: no fill here. */
+const struct tool tool_vsensor = {
+	.name = "vsensor",
+	.summary = "find fixed-work snippets in MPI programs and the ranks and times that run slow",
+	.cmd = cmd_vsensor,
+};
