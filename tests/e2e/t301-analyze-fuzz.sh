@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t301: a short, bounded libFuzzer run of the perf.data reader (ASan + UBSan): no crash, no
-# leak, no hang on mutated perf.data files.  Seeds: tests/fuzz/corpus-perfdata and the shared
-# fixtures.  A longer run: FUZZ_SECONDS=600 bash tests/e2e/t301-analyze-fuzz.sh
+# leak, no hang on mutated perf.data files.  Seeds: tests/fuzz/corpus-perfdata and the small
+# checked-in fixtures (tests/fixtures/perfdata).  A longer run: FUZZ_SECONDS=600 bash tests/e2e/t301-analyze-fuzz.sh
 . "$(dirname "$0")/lib.sh"
 if ! command -v clang >/dev/null; then
 	skip t301-analyze-fuzz "clang is not installed"
@@ -22,9 +22,14 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I"$SONDE_TO
 fi
 mkdir -p "$T/corpus"
 cp "$SONDE_TOP"/tests/fuzz/corpus-perfdata/* "$T/corpus/" 2>/dev/null
-for f in "$SONDE_TOP"/../shared/fixtures/perf.data/*.perf.data; do
-	[ -e "$f" ] && [ "$(stat -c %s "$f")" -lt 30000 ] && cp "$f" "$T/corpus/"
+n=0
+for f in "$SONDE_TOP"/tests/fixtures/perfdata/*.perf.data; do
+	[ -e "$f" ] && [ "$(stat -c %s "$f")" -lt 30000 ] && cp "$f" "$T/corpus/" && n=$((n + 1))
 done
+if [ "$n" -lt 5 ]; then
+	fail t301-analyze-fuzz "only $n small fixtures in tests/fixtures/perfdata (expected 5)"
+	exit 0
+fi
 "$T/fuzz" -max_total_time="${FUZZ_SECONDS:-20}" -max_len=20000 -timeout=10 -rss_limit_mb=2048 \
 	"$T/corpus" >"$T/fuzz.log" 2>&1
 rc=$?
