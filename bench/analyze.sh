@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# bench/analyze.sh - `sonde analyze` against `perf report --stdio` on the same ~1M-sample
-# perf.data recorded with callchains (issue 3: >= 3x faster, peak memory no larger).
+# bench/analyze.sh - `sonde analyze` against `perf report` on the same perf.data (~500k
+# samples recorded with callchains), like for like and against perf's default report:
+#   flat:    perf report --stdio --no-children -g none --sort comm,dso,sym -i FILE
+#            (a flat profile by process, module and function, as sonde analyze prints)
+#   default: perf report --stdio -i FILE
+#            (perf's default: children columns and a call graph under every entry)
+#   sonde:   sonde analyze FILE
 #
 # The file is recorded once here (perf record -e cpu-clock -c PERIOD -g) on a small workload
 # of its own (below: deep and varied call chains through many functions, libc's qsort and
 # memcpy, and read(2) for kernel samples), for as long as the sample rate this machine
-# allows needs to reach the target; then the two reports run alternately, PAIRS times, and
-# the median time ratio and peak-memory ratio (GNU time: elapsed, max RSS) are printed.
+# allows needs to reach the target.  Then the three reports run in turn, ROUNDS times (the
+# order rotating each round), each under GNU time; every round gives, for each perf report,
+# its ratio over sonde analyze of elapsed time, of CPU time (user + system: what other load
+# on the machine disturbs less) and of peak memory (max RSS); the medians are printed.
 # Prints; never fails on numbers.
-#   bench/analyze.sh [PAIRS] [SAMPLES]     (defaults 5 and 1000000)
+#   bench/analyze.sh [ROUNDS] [SAMPLES]     (defaults 5 and 500000)
 #   SONDE_BENCH_PERFDATA=FILE bench/analyze.sh    (reuse a recording instead)
+#   SONDE_BENCH_SAVE=FILE bench/analyze.sh        (keep the recording made here)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
 pairs=${1:-5}
-want=${2:-1000000}
+want=${2:-500000}
 sonde=$B/sonde
 # the accounting templates, wherever the binary was built
 export SONDE_TOPDOWN_DIR=${SONDE_TOPDOWN_DIR:-$top/data/topdown}
@@ -144,32 +152,70 @@ if [ -z "$data" ]; then
 	echo "bench-analyze: recording ~$want samples: cpu-clock -c $period -g, ${secs}s (calibration: $n samples in 2s)"
 	perf record -q -e cpu-clock -c $period -g -o "$data" -- "$work/deep" "$secs" \
 		>/dev/null 2>"$work/rec.err"
+	[ -n "${SONDE_BENCH_SAVE:-}" ] && cp "$data" "$SONDE_BENCH_SAVE"
 fi
 nsamples=$("$sonde" analyze --stats "$data" | awk '$1 == "SAMPLE" { print $2 }')
-echo "bench-analyze: $data: ${nsamples:-?} samples, $(stat -c %s "$data") bytes; $pairs alternating pairs"
+echo "bench-analyze: $data: ${nsamples:-?} samples, $(stat -c %s "$data") bytes; $pairs rounds"
+
+flat=(perf report --stdio --no-children -g none --sort comm,dso,sym -i "$data")
+full=(perf report --stdio -i "$data")
+echo "bench-analyze: flat    = ${flat[*]}"
+echo "bench-analyze: default = ${full[*]}"
+echo "bench-analyze: sonde   = sonde analyze $data"
 
 # Warm the page cache (and perf's build-id cache lookups) before timing.
-perf report --stdio -i "$data" >/dev/null 2>&1
+"${flat[@]}" >/dev/null 2>&1
 "$sonde" analyze "$data" >/dev/null 2>&1
 
-# timed CMD...: "seconds max_rss_kb" of CMD (GNU time's %e has only 10 ms steps: the clock)
+# timed CMD...: "elapsed_s cpu_s max_rss_kb" of CMD (elapsed from the clock: GNU time's %e
+# has 10 ms steps; cpu = user + system, which other load on the machine disturbs less)
 timed() {
 	local t0 t1
 	t0=$(date +%s%N)
-	/usr/bin/time -f '%M' -o "$work/rss" "$@" >/dev/null 2>>"$work/err"
+	/usr/bin/time -f '%U %S %M' -o "$work/rss" "$@" >/dev/null 2>>"$work/err"
 	t1=$(date +%s%N)
-	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') $(tail -1 "$work/rss")"
+	tail -1 "$work/rss" | awk -v a="$t0" -v b="$t1" \
+		'{ printf "%.3f %.2f %s\n", (b - a) / 1e9, $1 + $2, $3 }'
 }
-: >"$work/ratios"
+# run WHICH: one report, timed
+run() {
+	case $1 in
+	flat) timed "${flat[@]}" ;;
+	full) timed "${full[@]}" ;;
+	sonde) timed "$sonde" analyze "$data" ;;
+	esac
+}
+: >"$work/rows"
 for i in $(seq 1 "$pairs"); do
-	read -r pe pm < <(timed perf report --stdio -i "$data")
-	read -r se sm < <(timed "$sonde" analyze "$data")
-	awk -v pe="$pe" -v se="$se" -v pm="$pm" -v sm="$sm" \
-		'BEGIN { printf "%s %s\n", (se > 0 ? pe / se : 0), (pm > 0 ? sm / pm : 0) }' >>"$work/ratios"
-	printf '  pair %d: perf report %ss %sKB, sonde analyze %ss %sKB\n' "$i" "$pe" "$pm" "$se" "$sm"
+	# rotate the order so that no report always runs first (or after the same one)
+	case $((i % 3)) in
+	1) order="flat sonde full" ;;
+	2) order="sonde full flat" ;;
+	0) order="full flat sonde" ;;
+	esac
+	for w in $order; do
+		read -r e c m < <(run "$w")
+		eval "${w}_e=\$e ${w}_c=\$c ${w}_m=\$m"
+	done
+	# one row per round: the ratios of each perf report over sonde analyze, then the values
+	awk -v fe="$flat_e" -v fc="$flat_c" -v fm="$flat_m" -v de="$full_e" -v dc="$full_c" \
+		-v dm="$full_m" -v se="$sonde_e" -v sc="$sonde_c" -v sm="$sonde_m" '
+		function r(a, b) { return b > 0 ? a / b : 0 }
+		BEGIN { print r(fe, se), r(fc, sc), r(fm, sm), r(de, se), r(dc, sc), r(dm, sm),
+			fe, fc, fm, de, dc, dm, se, sc, sm }' >>"$work/rows"
+	printf '  round %d: flat %ss (cpu %ss) %sKB, default %ss (cpu %ss) %sKB, sonde %ss (cpu %ss) %sKB\n' \
+		"$i" "$flat_e" "$flat_c" "$flat_m" "$full_e" "$full_c" "$full_m" "$sonde_e" "$sonde_c" "$sonde_m"
 done
-t=$(awk '{print $1}' "$work/ratios" | median)
-m=$(awk '{print $2}' "$work/ratios" | median)
-printf 'sonde analyze speed-up over perf report --stdio  %s  (target >= 3)\n' "$t"
-printf 'sonde analyze peak memory / perf report          %s  (target <= 1)\n' "$m"
+col() { awk -v k="$1" '{ print $k }' "$work/rows" | median; }
+printf 'medians of %d rounds, %s, %s CPUs (%s):\n' "$pairs" "$(uname -m)" "$(nproc)" \
+	"$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+printf '  %-36s %9s %9s %11s\n' "" elapsed cpu "peak RSS"
+printf '  %-36s %8ss %8ss %8s KB\n' "sonde analyze" "$(col 13)" "$(col 14)" "$(col 15)"
+printf '  %-36s %8ss %8ss %8s KB\n' "perf report flat" "$(col 7)" "$(col 8)" "$(col 9)"
+printf '  %-36s %8ss %8ss %8s KB\n' "perf report default (call graph)" "$(col 10)" "$(col 11)" "$(col 12)"
+# ratio = perf report's figure / sonde analyze's: above 1, sonde is faster or smaller
+printf 'perf report flat / sonde analyze:     elapsed %.1fx, cpu %.1fx, peak memory %.1fx\n' \
+	"$(col 1)" "$(col 2)" "$(col 3)"
+printf 'perf report default / sonde analyze:  elapsed %.1fx, cpu %.1fx, peak memory %.1fx\n' \
+	"$(col 4)" "$(col 5)" "$(col 6)"
 exit 0

@@ -17,22 +17,15 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <linux/perf_event.h>
+
+#include "rt/perf-sample.h"
+
 #define PD_MAGIC 0x32454c4946524550ull		/* "PERFILE2" read little-endian */
 #define PD_MAGIC_SWAPPED 0x50455246494c4532ull
 #define FILE_HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
 #define ATTR_SIZE_VER0 64
-
-/* sample_type bits */
-enum {
-	ST_IP = 1 << 0, ST_TID = 1 << 1, ST_TIME = 1 << 2, ST_ADDR = 1 << 3, ST_READ = 1 << 4,
-	ST_CALLCHAIN = 1 << 5, ST_ID = 1 << 6, ST_CPU = 1 << 7, ST_PERIOD = 1 << 8,
-	ST_STREAM_ID = 1 << 9, ST_RAW = 1 << 10, ST_BRANCH_STACK = 1 << 11,
-	ST_REGS_USER = 1 << 12, ST_STACK_USER = 1 << 13, ST_WEIGHT = 1 << 14,
-	ST_DATA_SRC = 1 << 15, ST_IDENTIFIER = 1 << 16, ST_TRANSACTION = 1 << 17,
-	ST_REGS_INTR = 1 << 18, ST_PHYS_ADDR = 1 << 19, ST_AUX = 1 << 20, ST_CGROUP = 1 << 21,
-	ST_DATA_PAGE_SIZE = 1 << 22, ST_CODE_PAGE_SIZE = 1 << 23, ST_WEIGHT_STRUCT = 1 << 24,
-};
 
 struct perfdata {
 	const uint8_t *buf;
@@ -650,11 +643,6 @@ struct perfdata *perfdata_open(const char *path, int *err, char *errbuf, size_t 
 
 /* ---- samples ------------------------------------------------------------------------- */
 
-static size_t read_part_stride(uint64_t fmt)
-{
-	return 8 * (1 + !!(fmt & PD_FMT_ID) + !!(fmt & PD_FMT_LOST));
-}
-
 struct pd_read_value pd_read_at(const uint8_t *values, size_t stride, uint64_t fmt, size_t i)
 {
 	struct pd_read_value v = { 0, 0, 0 };
@@ -681,145 +669,90 @@ static const uint8_t *cur_skip(struct cur *c, uint64_t n)
 	return p;
 }
 
-/*
- * The READ part (struct read_format) at c; fills the value array fields.  The group form
- * is { nr, [enabled], [running], nr x { value, [id], [lost] } }; the single form is
- * { value, [enabled], [running], [id], [lost] }, whose entry is gathered into `single`
- * (3 words) so both read as one array.
- */
-static void read_part(struct cur *c, uint64_t fmt, uint64_t *en, uint64_t *run, size_t *n,
-		      const uint8_t **vals, size_t *stride, uint8_t *single)
+/* The layout of attr a's samples, for the shared parser (rt/perf-sample.h). */
+static struct perf_sample_layout layout_of(const struct pd_attr *a)
 {
-	uint64_t nr = 1;
-	*stride = read_part_stride(fmt);
-	if (!(fmt & PD_FMT_GROUP)) {
-		const uint8_t *value = cur_skip(c, 8);
-		if (fmt & PD_FMT_ENABLED)
-			*en = cur_u64(c);
-		if (fmt & PD_FMT_RUNNING)
-			*run = cur_u64(c);
-		const uint8_t *rest = cur_skip(c, *stride - 8);
-		if (c->bad || !value || !rest)
-			return;
-		memcpy(single, value, 8);
-		memcpy(single + 8, rest, *stride - 8);
-		*n = 1;
+	struct perf_sample_layout l = {
+		.sample_type = a->sample_type,
+		.read_format = a->read_format,
+		.branch_sample_type = a->branch_sample_type,
+		.regs_user = a->regs_user,
+		.regs_intr = a->regs_intr,
+	};
+	return l;
+}
+
+static struct perf_bytes bytes_of(const uint8_t *body, size_t n)
+{
+	struct perf_bytes b = { { body, NULL }, { n, 0 } };
+	return b;
+}
+
+/* A parsed READ part, as pd_sample and pd_record keep it (single: their own copy). */
+static void keep_read(const struct perf_read *pr, const uint8_t *body, uint64_t *en,
+		      uint64_t *run, size_t *n, const uint8_t **vals, size_t *stride,
+		      uint8_t *single)
+{
+	*en = pr->time_enabled;
+	*run = pr->time_running;
+	*n = (size_t)pr->nr;
+	*stride = pr->stride;
+	if (pr->values_off) {
+		*vals = body + pr->values_off;
+	} else if (pr->nr) {
+		memcpy(single, pr->single, sizeof(pr->single));
 		*vals = single;
-		return;
 	}
-	nr = cur_u64(c);
-	if (fmt & PD_FMT_ENABLED)
-		*en = cur_u64(c);
-	if (fmt & PD_FMT_RUNNING)
-		*run = cur_u64(c);
-	if (c->bad || nr > (size_t)(c->end - c->p) / *stride) {
-		c->bad = 1;
-		return;
-	}
-	*n = (size_t)nr;
-	*vals = c->p;
-	c->p += nr * *stride;
 }
 
-
-static void sample_regs(struct cur *c, uint64_t mask, uint64_t *abi, const uint8_t **regs)
+/* The fields of a sample the parser found, as pointers into its body. */
+static void keep_sample(const struct perf_sample *p, const uint8_t *body, uint64_t t,
+			struct pd_sample *s)
 {
-	*abi = cur_u64(c);
-	if (*abi)
-		*regs = cur_skip(c, 8 * (uint64_t)__builtin_popcountll(mask));
-}
-
-static void sample_branches(struct cur *c, const struct pd_attr *a, struct pd_sample *s)
-{
-	uint64_t nr = cur_u64(c);
-	s->branch_hw_idx = ~0ull;
-	if (a->branch_sample_type & PD_BRANCH_HW_INDEX)
-		s->branch_hw_idx = cur_u64(c);
-	if (c->bad || nr > (size_t)(c->end - c->p) / 24) {
-		c->bad = 1;
-		return;
-	}
-	s->nbranch = (size_t)nr;
-	s->branches = cur_skip(c, 24 * nr);
-	if (a->branch_sample_type & PD_BRANCH_COUNTERS)
-		cur_skip(c, 8 * nr);
-}
-
-/* Fields before CALLCHAIN, in the kernel's order. */
-static void sample_head(struct cur *c, uint64_t t, const struct pd_attr *a, struct pd_sample *s)
-{
-	if (t & ST_IDENTIFIER)
-		s->id = cur_u64(c);
-	if (t & ST_IP)
-		s->ip = cur_u64(c);
-	if (t & ST_TID) {
-		s->pid = cur_u32(c);
-		s->tid = cur_u32(c);
-	}
-	if (t & ST_TIME)
-		s->time = cur_u64(c);
-	if (t & ST_ADDR)
-		s->addr = cur_u64(c);
-	if (t & ST_ID)
-		s->id = cur_u64(c);
-	if (t & ST_STREAM_ID)
-		s->stream_id = cur_u64(c);
-	if (t & ST_CPU) {
-		s->cpu = cur_u32(c);
-		cur_u32(c);
-	}
-	if (t & ST_PERIOD)
-		s->period = cur_u64(c);
-	if (t & ST_READ)
-		read_part(c, a->read_format, &s->time_enabled, &s->time_running, &s->nread,
+	s->id = p->id;
+	s->ip = p->ip;
+	s->pid = p->pid;
+	s->tid = p->tid;
+	s->time = p->time;
+	s->addr = p->addr;
+	s->stream_id = p->stream_id;
+	s->cpu = p->cpu;
+	if (t & PERF_SAMPLE_PERIOD)
+		s->period = p->period;
+	if (t & PERF_SAMPLE_READ)
+		keep_read(&p->read, body, &s->time_enabled, &s->time_running, &s->nread,
 			  &s->read_values, &s->read_stride, s->read_single);
-}
-
-static void sample_tail(struct cur *c, uint64_t t, const struct pd_attr *a, struct pd_sample *s)
-{
-	if (t & ST_CALLCHAIN) {
-		uint64_t nr = cur_u64(c);
-		if (c->bad || nr > (size_t)(c->end - c->p) / 8) {
-			c->bad = 1;
-			return;
-		}
-		s->nchain = (size_t)nr;
-		s->chain = (const uint64_t *)cur_skip(c, 8 * nr);
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		s->nchain = (size_t)p->nchain;
+		s->chain = (const uint64_t *)(body + p->chain_off);
 	}
-	if (t & ST_RAW) {
-		s->raw_size = cur_u32(c);
-		s->raw = cur_skip(c, s->raw_size);
+	if (t & PERF_SAMPLE_RAW) {
+		s->raw_size = p->raw_size;
+		s->raw = body + p->raw_off;
 	}
-	if (t & ST_BRANCH_STACK)
-		sample_branches(c, a, s);
-	if (t & ST_REGS_USER)
-		sample_regs(c, a->regs_user, &s->regs_user_abi, &s->regs_user);
-	if (t & ST_STACK_USER) {
-		s->stack_size = cur_u64(c);
-		s->stack = cur_skip(c, s->stack_size);
-		if (s->stack_size)
-			s->stack_dyn_size = cur_u64(c);
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		s->nbranch = (size_t)p->nbranch;
+		s->branch_hw_idx = p->branch_hw_idx;
+		s->branches = body + p->branch_off;
 	}
-	if (t & (ST_WEIGHT | ST_WEIGHT_STRUCT))
-		s->weight = cur_u64(c);
-	if (t & ST_DATA_SRC)
-		s->data_src = cur_u64(c);
-	if (t & ST_TRANSACTION)
-		s->transaction = cur_u64(c);
-	if (t & ST_REGS_INTR)
-		sample_regs(c, a->regs_intr, &s->regs_intr_abi, &s->regs_intr);
-	if (t & ST_PHYS_ADDR)
-		s->phys_addr = cur_u64(c);
-	if (t & ST_CGROUP)
-		s->cgroup = cur_u64(c);
-	if (t & ST_DATA_PAGE_SIZE)
-		s->data_page_size = cur_u64(c);
-	if (t & ST_CODE_PAGE_SIZE)
-		s->code_page_size = cur_u64(c);
-	if (t & ST_AUX) {
-		uint64_t n = cur_u64(c);
-		cur_skip(c, n);
+	s->regs_user_abi = p->regs_user_abi;
+	if (p->regs_user_abi)
+		s->regs_user = body + p->regs_user_off;
+	s->regs_intr_abi = p->regs_intr_abi;
+	if (p->regs_intr_abi)
+		s->regs_intr = body + p->regs_intr_off;
+	if (t & PERF_SAMPLE_STACK_USER) {
+		s->stack_size = p->stack_size;
+		s->stack = body + p->stack_off;
+		s->stack_dyn_size = p->stack_dyn_size;
 	}
+	s->weight = p->weight;
+	s->data_src = p->data_src;
+	s->transaction = p->transaction;
+	s->phys_addr = p->phys_addr;
+	s->cgroup = p->cgroup;
+	s->data_page_size = p->data_page_size;
+	s->code_page_size = p->code_page_size;
 }
 
 /* Which attr a record belongs to, from the id at the place the first attr's layout puts it. */
@@ -829,65 +762,33 @@ static int record_attr(struct perfdata *pd, const uint8_t *body, size_t n, int i
 		return 0;
 	if (!pd->nattrs)
 		return -1;
-	uint64_t t = pd->attrs[0].sample_type;
-	size_t at;
-	if (is_sample) {
-		if (t & ST_IDENTIFIER)
-			at = 0;
-		else if (t & ST_ID)
-			at = 8 * (!!(t & ST_IP) + !!(t & ST_TID) + !!(t & ST_TIME) + !!(t & ST_ADDR));
-		else
-			return 0;
-		if (at + 8 > n)
-			return -1;
-	} else {
-		if (!pd->attrs[0].sample_id_all)
-			return 0;
-		if (t & ST_IDENTIFIER)
-			at = 8;
-		else if (t & ST_ID)
-			at = 8 * (1 + !!(t & ST_CPU) + !!(t & ST_STREAM_ID));
-		else
-			return 0;
-		if (at > n)
-			return -1;
-		at = n - at;
-	}
-	return perfdata_attr_of_id(pd, pd_u64(body + at));
-}
-
-static size_t id_trailer_size(uint64_t t)
-{
-	return 8 * (!!(t & ST_TID) + !!(t & ST_TIME) + !!(t & ST_ID) + !!(t & ST_STREAM_ID) +
-		    !!(t & ST_CPU) + !!(t & ST_IDENTIFIER));
+	if (!is_sample && !pd->attrs[0].sample_id_all)
+		return 0;
+	long at = perf_sample_id_pos(pd->attrs[0].sample_type, is_sample);
+	if (at < 0)
+		return 0;
+	if (is_sample ? (size_t)at + 8 > n : (size_t)at > n)
+		return -1;
+	return perfdata_attr_of_id(pd, pd_u64(body + (is_sample ? (size_t)at : n - (size_t)at)));
 }
 
 static void parse_trailer(const struct pd_attr *a, const uint8_t *body, size_t n,
 			  struct pd_record *r)
 {
 	uint64_t t = a->sample_type;
-	size_t tsz = id_trailer_size(t);
-	if (!a->sample_id_all || tsz > n)
+	struct perf_bytes b = bytes_of(body, n);
+	struct perf_sample p;
+	if (!a->sample_id_all || perf_sample_id_parse(t, &b, &p))
 		return;
-	struct cur c = { body + n - tsz, body + n, 0 };
 	struct pd_sample *s = &r->s;
-	if (t & ST_TID) {
-		s->pid = cur_u32(&c);
-		s->tid = cur_u32(&c);
-	}
-	if (t & ST_TIME)
-		s->time = cur_u64(&c);
-	if (t & ST_ID)
-		s->id = cur_u64(&c);
-	if (t & ST_STREAM_ID)
-		s->stream_id = cur_u64(&c);
-	if (t & ST_CPU) {
-		s->cpu = cur_u32(&c);
-		cur_u32(&c);
-	}
-	if (t & ST_IDENTIFIER)
-		s->id = cur_u64(&c);
-	s->present = t & (ST_TID | ST_TIME | ST_ID | ST_STREAM_ID | ST_CPU | ST_IDENTIFIER);
+	s->pid = p.pid;
+	s->tid = p.tid;
+	s->time = p.time;
+	s->id = p.id;
+	s->stream_id = p.stream_id;
+	s->cpu = p.cpu;
+	s->present = t & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
 	r->has_sample = 1;
 }
 
@@ -952,8 +853,14 @@ static int decode_kernel(struct perfdata *pd, struct pd_record *r, const uint8_t
 		r->tid = cur_u32(&c);
 		int ai = r->has_sample && r->s.attr >= 0 ? r->s.attr : 0;
 		r->read_attr = ai;
-		read_part(&c, pd->attrs[ai].read_format, &r->time_enabled, &r->time_running,
-			  &r->nread, &r->read_values, &r->read_stride, r->read_single);
+		struct perf_bytes rb = bytes_of(b, n);
+		struct perf_read pr;
+		size_t at = c.bad ? n : (size_t)(c.p - b);
+		if (c.bad || perf_read_parse(pd->attrs[ai].read_format, &rb, &at, &pr))
+			c.bad = 1;
+		else
+			keep_read(&pr, b, &r->time_enabled, &r->time_running, &r->nread,
+				  &r->read_values, &r->read_stride, r->read_single);
 		if (!c.bad && (pd->attrs[ai].read_format & PD_FMT_ID) && r->nread) {
 			struct pd_read_value v = pd_read_at(r->read_values, r->read_stride,
 							    pd->attrs[ai].read_format, 0);
@@ -984,11 +891,14 @@ static int decode_sample(struct perfdata *pd, struct pd_record *r, const uint8_t
 		return 0;
 	}
 	const struct pd_attr *a = &pd->attrs[ai];
-	struct cur c = { b, b + n, 0 };
+	const struct perf_sample_layout l = layout_of(a);
+	const struct perf_bytes pb = bytes_of(b, n);
+	struct perf_sample p;
 	s->period = a->freq ? 0 : a->period;
-	sample_head(&c, a->sample_type, a, s);
-	sample_tail(&c, a->sample_type, a, s);
-	if (c.bad)
+	int e = perf_sample_parse(&l, &pb, &p);
+	if (!e)
+		keep_sample(&p, b, a->sample_type, s);
+	if (e)
 		return fail(pd, "corrupt SAMPLE record at offset %llu (its fields run past its size "
 			    "%u)", (unsigned long long)r->offset, r->size);
 	s->present = a->sample_type;

@@ -7,6 +7,9 @@
  * front in file mode and as their records arrive in pipe mode.  COMPRESSED records (zstd) are
  * decompressed and their inner records returned in order, as perf does.
  *
+ * Samples (and the sample_id trailer of other records) are parsed by the runtime's
+ * handler-safe layout parser, rt/perf-sample.h, the one the profiler's ring reader uses.
+ *
  * Every length is checked against the bytes that hold it: a truncated or corrupt input gives
  * -EINVAL and a one-line reason naming the file offset (perfdata_error()), never a crash or a
  * loop.  Records of unknown types are skipped and counted.

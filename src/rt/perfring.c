@@ -2,10 +2,12 @@
 /*
  * perfring.c - perf ring-buffer records and AMD IBS op raw payloads (see perfring.h).
  * Handler-reachable: sample handlers of the hw source drain their rings through here.
+ * The sample layout itself is parsed by perf-sample.c, shared with the perf.data reader.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "rt/perf-sample.h"
 #include "rt/perfring.h"
 #include "rt/sigsafe.h"
 
@@ -38,134 +40,68 @@ static SIGSAFE void ring_copy(const struct perfring *r, uint64_t pos, void *dst,
 		memcpy((char *)dst + first, r->data, n - first);
 }
 
-/* A read position inside one record: reads past `end` fail softly. */
-struct cursor {
-	const struct perfring *r;
-	uint64_t pos, end;
-	int short_read;
-};
-
-static SIGSAFE void cur_read(struct cursor *c, void *dst, size_t n)
+/* The body of the record at ring position pos, len bytes: one piece, or two if it wraps. */
+static SIGSAFE void ring_bytes(const struct perfring *r, uint64_t pos, size_t len,
+			       struct perf_bytes *b)
 {
-	if (c->end - c->pos < n) {
-		memset(dst, 0, n);
-		c->short_read = 1;
-		c->pos = c->end;
-		return;
-	}
-	ring_copy(c->r, c->pos, dst, n);
-	c->pos += n;
+	uint64_t off = pos & (r->size - 1);
+	b->p[0] = r->data + off;
+	b->n[0] = len < r->size - off ? len : (size_t)(r->size - off);
+	b->p[1] = r->data;
+	b->n[1] = len - b->n[0];
 }
 
-static SIGSAFE uint64_t cur_u64(struct cursor *c)
+/* The fields a perfring_sample keeps, from the shared parser's sample. */
+static SIGSAFE void keep_fields(struct perfring_sample *s, const struct perf_sample *p,
+				uint64_t sample_type)
 {
-	uint64_t v;
-	cur_read(c, &v, sizeof(v));
-	return v;
-}
-
-static SIGSAFE void cur_skip(struct cursor *c, uint64_t n)
-{
-	if (c->end - c->pos < n) {
-		c->short_read = 1;
-		c->pos = c->end;
-		return;
-	}
-	c->pos += n;
-}
-
-static SIGSAFE void parse_raw(struct cursor *c, struct perfring_sample *s)
-{
-	uint32_t len;
-	cur_read(c, &len, sizeof(len));
-	s->raw_len = len;
-	uint32_t keep = len < PERFRING_RAW_MAX ? len : PERFRING_RAW_MAX;
-	cur_read(c, s->raw, keep);
-	cur_skip(c, len - keep);
-}
-
-/* REGS_USER / REGS_INTR: an ABI word, then one u64 per mask bit unless the ABI is NONE. */
-static SIGSAFE void skip_regs(struct cursor *c, uint64_t mask)
-{
-	if (cur_u64(c) != PERF_SAMPLE_REGS_ABI_NONE)
-		cur_skip(c, 8ull * (uint64_t)__builtin_popcountll(mask));
-}
-
-/* The fields that come before CALLCHAIN, in the kernel's order. */
-static SIGSAFE void parse_head(struct cursor *c, uint64_t st, struct perfring_sample *s)
-{
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		s->id = cur_u64(c);
-	if (st & PERF_SAMPLE_IP)
-		s->ip = cur_u64(c);
-	if (st & PERF_SAMPLE_TID) {
-		uint32_t pt[2];
-		cur_read(c, pt, sizeof(pt));
-		s->pid = pt[0];
-		s->tid = pt[1];
-	}
-	if (st & PERF_SAMPLE_TIME)
-		s->time = cur_u64(c);
-	if (st & PERF_SAMPLE_ADDR)
-		s->addr = cur_u64(c);
-	if (st & PERF_SAMPLE_ID)
-		s->id = cur_u64(c);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		s->stream_id = cur_u64(c);
-	if (st & PERF_SAMPLE_CPU)
-		s->cpu = (uint32_t)cur_u64(c); /* u32 cpu, u32 reserved (little endian) */
-	if (st & PERF_SAMPLE_PERIOD)
-		s->period = cur_u64(c);
-}
-
-/* CALLCHAIN and what follows it. */
-static SIGSAFE void parse_tail(struct cursor *c, const struct perfring *r,
-			       struct perfring_sample *s)
-{
-	uint64_t st = r->sample_type;
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		s->callchain_nr = cur_u64(c);
-		if (s->callchain_nr > (c->end - c->pos) / 8)
-			c->short_read = 1;
-		else
-			cur_skip(c, 8 * s->callchain_nr);
-	}
-	if (st & PERF_SAMPLE_RAW)
-		parse_raw(c, s);
-	if (st & PERF_SAMPLE_REGS_USER)
-		skip_regs(c, r->regs_user_mask);
-	if (st & PERF_SAMPLE_WEIGHT)
-		s->weight = cur_u64(c);
-	if (st & PERF_SAMPLE_WEIGHT_STRUCT)
-		s->weight = cur_u64(c) & 0xffffffffu;	/* var1_dw: the latency */
-	if (st & PERF_SAMPLE_DATA_SRC)
-		s->data_src = cur_u64(c);
-	if (st & PERF_SAMPLE_TRANSACTION)
-		s->transaction = cur_u64(c);
-	if (st & PERF_SAMPLE_REGS_INTR)
-		skip_regs(c, r->regs_intr_mask);
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		s->phys_addr = cur_u64(c);
-	if (st & PERF_SAMPLE_CGROUP)
-		s->cgroup = cur_u64(c);
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		s->data_page_size = cur_u64(c);
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		s->code_page_size = cur_u64(c);
+	s->id = p->id;
+	s->ip = p->ip;
+	s->pid = p->pid;
+	s->tid = p->tid;
+	s->time = p->time;
+	s->addr = p->addr;
+	s->stream_id = p->stream_id;
+	s->cpu = p->cpu;
+	s->period = p->period;
+	s->callchain_nr = p->nchain;
+	s->weight = p->weight;
+	if (sample_type & PERF_SAMPLE_WEIGHT_STRUCT)
+		s->weight &= 0xffffffffu;	/* var1_dw: the latency */
+	s->data_src = p->data_src;
+	s->transaction = p->transaction;
+	s->phys_addr = p->phys_addr;
+	s->cgroup = p->cgroup;
+	s->data_page_size = p->data_page_size;
+	s->code_page_size = p->code_page_size;
+	s->raw_len = p->raw_size;
 }
 
 SIGSAFE int perfring_parse_sample(const struct perfring *r, uint64_t pos, uint16_t size,
 				  struct perfring_sample *s)
 {
+	const struct perf_sample_layout l = {
+		.sample_type = r->sample_type,
+		.regs_user = r->regs_user_mask,
+		.regs_intr = r->regs_intr_mask,
+	};
 	struct perf_event_header h;
-	struct cursor c = { .r = r, .pos = pos, .end = pos + size };
+	struct perf_bytes b;
+	struct perf_sample p;
 
 	memset(s, 0, offsetof(struct perfring_sample, raw));
-	cur_read(&c, &h, sizeof(h));
+	if (size < sizeof(h))
+		return -EINVAL;
+	ring_copy(r, pos, &h, sizeof(h));
 	s->misc = h.misc;
-	parse_head(&c, r->sample_type, s);
-	parse_tail(&c, r, s);
-	return c.short_read ? -EINVAL : 0;
+	ring_bytes(r, pos + sizeof(h), size - sizeof(h), &b);
+	int e = perf_sample_parse(&l, &b, &p);
+	keep_fields(s, &p, r->sample_type);
+	if (!e && (r->sample_type & PERF_SAMPLE_RAW)) {
+		uint32_t keep = p.raw_size < PERFRING_RAW_MAX ? p.raw_size : PERFRING_RAW_MAX;
+		ring_copy(r, pos + sizeof(h) + p.raw_off, s->raw, keep);
+	}
+	return e;
 }
 
 /* One pass over [tail, head).  Returns the new tail. */

@@ -63,15 +63,17 @@ struct perfring_stats {
 };
 
 /*
- * Is every bit of sample_type one this parser can walk over?  PERF_SAMPLE_READ,
- * BRANCH_STACK, STACK_USER and AUX are not (their size depends on more of the attr).
+ * Is every bit of sample_type one this reader can walk over?  PERF_SAMPLE_READ,
+ * BRANCH_STACK, STACK_USER and AUX are not: their size depends on more of the attr than
+ * struct perfring keeps (the parser, rt/perf-sample.h, knows them all).
  */
 int perfring_sample_type_ok(uint64_t sample_type);
 
 /*
  * Parse the sample record whose header starts at ring offset `pos` (any value: it is
- * taken modulo the size) and is `size` bytes long.  0, or -EINVAL if the record is
- * shorter than its sample_type needs (s is then partly filled).  Handler-safe.
+ * taken modulo the size) and is `size` bytes long, with the shared parser
+ * (perf_sample_parse()).  0, or -EINVAL if the record is shorter than its sample_type
+ * needs (s is then partly filled).  Handler-safe.
  */
 int perfring_parse_sample(const struct perfring *r, uint64_t pos, uint16_t size,
 			  struct perfring_sample *s);

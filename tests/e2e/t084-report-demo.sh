@@ -3,10 +3,11 @@
 # symbolized names (the static table, heap sites in demo-hotcold.c, the sweep code),
 # the CSV view equals the exports, JSON parses, and the database tables are consistent.
 source "$(dirname "$0")/lib.sh"
-[ -x "$W/demo-hotcold" ] || { skip demo_report "demo-hotcold not built"; exit 0; }
+# Without the workload or the recording there is nothing to check: a failure, not a skip.
+[ -x "$W/demo-hotcold" ] || { fail demo_report "$W/demo-hotcold not built"; exit 0; }
 
 if ! "$SONDE" mem -o rec -- "$W/demo-hotcold" 2 60 >mem.out 2>mem.err || [ ! -s rec/profile.db ]; then
-	skip demo_report "sonde mem did not record: $(grep -m1 sonde: mem.err)"
+	fail demo_report "sonde mem did not record: $(grep -m1 sonde: mem.err)"
 	exit 0
 fi
 o=rec/mem/objects.csv
