@@ -136,6 +136,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sonde $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(B)/sonde $(DESTDIR)$(PREFIX)/bin/sonde
 	install -m 755 $(B)/libsonde.so $(B)/libsonde-inst.so $(DESTDIR)$(PREFIX)/lib/sonde/
+	install -m 644 $(B)/libsonde-vsensor.a $(DESTDIR)$(PREFIX)/lib/sonde/
 	sed -e 's|@LIBDIR@|$(PREFIX)/lib/sonde|g' -e 's|@INCDIR@|$(PREFIX)/include|g' tools/sonde-cc.in > $(DESTDIR)$(PREFIX)/bin/sonde-cc
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/sonde-cc
 	install -d $(DESTDIR)$(PREFIX)/share/sonde/topdown

@@ -195,12 +195,12 @@ static int find_program(const char *name, char *out, size_t len)
 	return found_noexec ? EACCES : ENOENT;
 }
 
-static int find_runtime(char *out, size_t len)
+int launch_find_lib(const char *name, char *out, size_t len)
 {
 	const char *env = getenv("SONDE_LIBDIR");
 	char exe[PATH_MAX];
 	if (env && *env) {
-		snprintf(out, len, "%s/libsonde.so", env);
+		snprintf(out, len, "%s/%s", env, name);
 		return access(out, R_OK) ? -ENOENT : 0;
 	}
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -208,10 +208,10 @@ static int find_runtime(char *out, size_t len)
 		return -ENOENT;
 	exe[n] = 0;
 	char *dir = dirname(exe);
-	snprintf(out, len, "%s/libsonde.so", dir);
+	snprintf(out, len, "%s/%s", dir, name);
 	if (access(out, R_OK) == 0)
 		return 0;
-	snprintf(out, len, "%s/../lib/sonde/libsonde.so", dir);
+	snprintf(out, len, "%s/../lib/sonde/%s", dir, name);
 	if (access(out, R_OK) == 0) {
 		char real[PATH_MAX];
 		if (realpath(out, real))
@@ -476,7 +476,7 @@ int launch_run(const struct launch_opts *o, char **argv, struct launch_result *r
 		sonde_error("cannot run '%s': %s", argv[0], strerror(e));
 		return e == ENOENT ? 127 : 126;
 	}
-	if (find_runtime(runtime, sizeof(runtime))) {
+	if (launch_find_lib("libsonde.so", runtime, sizeof(runtime))) {
 		sonde_error("cannot find libsonde.so next to the sonde executable or in "
 			    "../lib/sonde (set SONDE_LIBDIR to its directory)");
 		return 1;

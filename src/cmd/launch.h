@@ -57,6 +57,11 @@ void launch_opts_init(struct launch_opts *o, const char *tool);
  */
 int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res);
 
+/* The path of one of sonde's libraries (libsonde.so, libsonde-vsensor.a) into out: from
+ * $SONDE_LIBDIR, else beside the sonde executable (a build tree), else in its
+ * ../lib/sonde (an installed tree).  0, or -ENOENT. */
+int launch_find_lib(const char *name, char *out, size_t len);
+
 /* Exit like the program did: its exit code, or the same signal (no core dump). */
 int launch_exit_like(int status);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "cmd/launch.h"
 #include "prof/tool.h"
 #include "tools/vsensor/analysis.h"
 #include "tools/vsensor/model.h"
@@ -241,6 +242,9 @@ static int cmd_cc(int argc, char **argv)
 	char *lib = NULL;
 	if (!rc && !compile_only) {
 		const char *env = getenv("SONDE_VSENSOR_LIB");
+		char found[PATH_MAX];
+		if (!env && launch_find_lib("libsonde-vsensor.a", found, sizeof(found)) == 0)
+			env = found;
 		if (asprintf(&lib, "%s", env ? env : SONDE_VSENSOR_LIBDIR "/libsonde-vsensor.a") < 0)
 			abort();
 		nargv[nn++] = lib;
