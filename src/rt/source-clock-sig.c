@@ -185,7 +185,10 @@ SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const 
 	}
 	if (ct->steps > 0)
 		ct->stepped++;
+	uint64_t dropped = t->stats.dropped;
 	rt_deliver_access(t, &a, uc, 0);
+	/* counted in stats.dropped by the runtime or the tool: only the cause is ours */
+	ct->why[CLOCK_DROP_REFUSED] += t->stats.dropped - dropped;
 }
 
 /* A signal that gives no access, for cause `why` (enum clock_drop). */

@@ -155,6 +155,7 @@ const char *clock_drop_name(int why)
 		[CLOCK_LOST_TRAP_FLAG] = "trap-flag-lost",
 		[CLOCK_LOST_OVERSHOT] = "overshot",
 		[CLOCK_LOST_STOPPED] = "stopped",
+		[CLOCK_DROP_REFUSED] = "refused",
 	};
 	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
 }

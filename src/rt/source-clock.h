@@ -68,6 +68,8 @@ enum clock_drop {
 	CLOCK_LOST_TRAP_FLAG,	/* a step never trapped (the trap flag vanished) */
 	CLOCK_LOST_OVERSHOT,	/* a step passed the wanted access (more accesses than decoded) */
 	CLOCK_LOST_STOPPED,	/* the thread or the process stopped during the steps */
+	CLOCK_DROP_REFUSED,	/* found, but the runtime refused it (rt_deliver_access: the
+				 * runtime's own memory, thread busy, the tool could not store it) */
 	CLOCK_N_DROP
 };
 
