@@ -12,7 +12,8 @@
 # (the workload measures it: MPI_MEMWORK_CPU), not with (r + 1) / 10: the clock samples CPU
 # time, and on a shared host (a loaded VM, 4 ranks on 2 vCPUs) an access does not cost the
 # same all along: against (r + 1) / 10, rank 3 came out 0.46, 4.5 standard deviations off.
-# That the ranks' shares rise with their units is still checked (JSON, below).
+# Nor is the order of the ranks' totals checked: with MPI's start-up in them, and work
+# whose cost per access drifts, rank r + 1's total fell below rank r's once under load.
 # Tolerances: with n samples on the arrays (~1,300), 4 binomial standard deviations of the
 # share (1.4 points for rank 3 at 1,300) plus 1 point for the timer's bias; the heap's 3/4
 # of the arrays' accesses is a count within each rank (both arrays cache-resident, in turn
@@ -128,7 +129,7 @@ assert d["objects"][0]["object"] == top, d["objects"][0]
 assert sorted({t["rank"] for t in d["threads"]}) == list(range(np))
 per = [sum(t["samples"] for t in d["threads"] if t["rank"] == r) for r in range(np)]
 assert sum(per) == d["meta"]["samples"], (per, d["meta"]["samples"])
-assert per == sorted(per) and len(set(per)) == np, per
+assert all(n > 0 for n in per), per
 EOF
 else
 	skip t200-mpi-json "python3 not found"
