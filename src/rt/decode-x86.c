@@ -541,6 +541,11 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 		       in.mnemonic == ZYDIS_MNEMONIC_IRET || in.mnemonic == ZYDIS_MNEMONIC_IRETQ ||
 		       in.mnemonic == ZYDIS_MNEMONIC_IRETD;
 	out->pushf_image = in.mnemonic == ZYDIS_MNEMONIC_POPF || in.mnemonic == ZYDIS_MNEMONIC_POPFQ;
+	if (in.mnemonic == ZYDIS_MNEMONIC_SYSCALL)
+		out->syscall = DECODE_SYSCALL_64;
+	else if (in.mnemonic == ZYDIS_MNEMONIC_INT && in.operand_count > 0 &&
+		 ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.value.u == 0x80)
+		out->syscall = DECODE_SYSCALL_INT80;
 
 	int skip = not_an_access(&in);
 	uint64_t count = in.address_width == 32 ? r->gpr[DECODE_RCX] & 0xffffffffu :

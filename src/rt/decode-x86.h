@@ -98,6 +98,9 @@ enum decode_op {
 	DECODE_OP_IMUL,		/* dst = src * imm, or dst *= src; flags unknown */
 };
 
+/* decode_insn.syscall: how the instruction calls the kernel (the number is in rax). */
+enum decode_syscall { DECODE_SYSCALL_NONE, DECODE_SYSCALL_64, DECODE_SYSCALL_INT80 };
+
 /* decode_insn.mem_arg: which operand of op is in memory (always mem[0]). */
 #define DECODE_ARG_DST 1
 #define DECODE_ARG_SRC 2
@@ -119,6 +122,7 @@ struct decode_insn {
 	uint8_t sext;			/* DECODE_OP_MOVX: sign-extend (else zero-extend) */
 	uint8_t has_imm;		/* imm is op's source (push imm, imul r, r/m, imm) */
 	uint8_t mem_dropped;		/* more accesses than DECODE_MAX_MEM: some not in mem[] */
+	uint8_t syscall;		/* enum decode_syscall: enters the kernel by a system call */
 	uint32_t writes;		/* "known" bits this instruction may change */
 	int64_t imm;			/* immediate operand of op */
 	uint64_t target;		/* DECODE_OP_JMP/JCC: destination */

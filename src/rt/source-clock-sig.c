@@ -185,13 +185,51 @@ SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const 
 	}
 	if (ct->steps > 0)
 		ct->stepped++;
+	uint64_t dropped = t->stats.dropped;
 	rt_deliver_access(t, &a, uc, 0);
+	/* counted in stats.dropped by the runtime or the tool: only the cause is ours */
+	ct->why[CLOCK_DROP_REFUSED] += t->stats.dropped - dropped;
 }
 
-SIGSAFE static void give_up(struct rt_thread *t, struct clock_thread *ct)
+/* A signal that gives no access, for cause `why` (enum clock_drop). */
+SIGSAFE static void drop(struct rt_thread *t, struct clock_thread *ct, int why)
+{
+	ct->why[why]++;
+	t->stats.dropped++;
+}
+
+/* The sample is abandoned: no access for it. */
+SIGSAFE static void give_up(struct rt_thread *t, struct clock_thread *ct, int why)
 {
 	ct->lost++;
-	t->stats.dropped++;
+	drop(t, ct, why);
+}
+
+/*
+ * The event for the next sample: the usual period while no sample is stepped, the watchdog
+ * period while one is (see source-clock.h).  A changed period restarts the count (an event
+ * that is counting starts a whole new period; one stopped by its overflow takes the period
+ * when it is refreshed).  Handler-safe (ioctl).
+ */
+SIGSAFE static void set_period(struct clock_thread *ct, int watchdog)
+{
+	if (ct->watchdog == watchdog || ct->fd < 0)
+		return;
+	uint64_t p = watchdog && clock_period < CLOCK_WATCHDOG_NS ? CLOCK_WATCHDOG_NS : clock_period;
+	ioctl(ct->fd, PERF_EVENT_IOC_PERIOD, &p);
+	ct->watchdog = watchdog;
+}
+
+/* A system call that returns through the flags saved in a signal frame (rt_sigreturn, and
+ * sigreturn for the 32-bit int 0x80): a step over it never traps. */
+SIGSAFE static int is_sigreturn(const struct decode_insn *d, const ucontext_t *uc)
+{
+	uint64_t nr = (uint64_t)uc->uc_mcontext.gregs[REG_RAX];
+	if (d->syscall == DECODE_SYSCALL_64)
+		return nr == 15;
+	if (d->syscall == DECODE_SYSCALL_INT80)
+		return (nr & 0xffffffffu) == 119 || (nr & 0xffffffffu) == 173;
+	return 0;
 }
 
 /* From the context at a PC: deliver the wanted access, or arm one more step. */
@@ -202,18 +240,29 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 	struct found f;
 
 	/* scan fills it unless it gives up */
-	first.n_mem = first.pushf = first.sets_tf = first.pushf_image = 0;
+	first.n_mem = first.pushf = first.sets_tf = first.pushf_image = first.syscall = 0;
 	decode_regs_from_ucontext(uc, &r);
 	int s = look_ahead(ct, &r, &first, &f);
 	if (s == SCAN_FOUND) {
 		deliver(t, ct, &f, uc);
 		return;
 	}
+	if (s == SCAN_GIVE_UP) {
+		give_up(t, ct, CLOCK_LOST_NO_ACCESS);
+		return;
+	}
+	if (ct->steps >= CLOCK_MAX_STEPS) {
+		give_up(t, ct, CLOCK_LOST_BUDGET);
+		return;
+	}
 	/* The program may block SIGTRAP (a thread that blocks every signal): a trap then
 	 * cannot be delivered, the kernel forces it and the process dies.  Look-ahead only. */
-	if (s == SCAN_GIVE_UP || ct->steps >= CLOCK_MAX_STEPS ||
-	    sigismember(&uc->uc_sigmask, SIGTRAP) == 1) {
-		give_up(t, ct);
+	if (sigismember(&uc->uc_sigmask, SIGTRAP) == 1) {
+		give_up(t, ct, CLOCK_LOST_TRAP_BLOCKED);
+		return;
+	}
+	if (is_sigreturn(&first, uc)) {
+		give_up(t, ct, CLOCK_LOST_FLAGS);
 		return;
 	}
 	if (first.sets_tf) {
@@ -221,7 +270,7 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 		 * about to pop so the step survives (the trap handler clears it again); iret and
 		 * anything else that rewrites the flags cannot be stepped */
 		if (!first.pushf_image) {
-			give_up(t, ct);
+			give_up(t, ct, CLOCK_LOST_FLAGS);
 			return;
 		}
 		uint16_t *img = (uint16_t *)(uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
@@ -245,16 +294,21 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 		goto out;
 	t->stats.signals++;
 	if (ct->stepping) {
+		/* The clock is stopped while a sample is stepped: only the watchdog comes here
+		 * (or a signal queued before the overflow stopped the event). */
 		if (uc->uc_mcontext.gregs[REG_EFL] & (greg_t)CLOCK_EFLAGS_TF) {
-			t->stats.dropped++;	/* between two steps of the previous sample */
+			/* still stepping, slowly: the trap after the next instruction is ours */
+			drop(t, ct, CLOCK_DROP_IN_STEP);
 			goto rearm;
 		}
-		/* the trap flag vanished (a sigreturn restored other flags): that sample is lost */
+		/* the trap flag vanished (the program left a signal handler that interrupted a
+		 * step by siglongjmp, a debugger cleared it): that sample is lost */
 		ct->stepping = 0;
-		give_up(t, ct);
+		ct->pushf = 0;
+		give_up(t, ct, CLOCK_LOST_TRAP_FLAG);
 	}
 	if (t->busy || t->stopped || rt_stopping) {
-		t->stats.dropped++;
+		drop(t, ct, CLOCK_DROP_BUSY);
 		goto rearm;
 	}
 	ct->remaining = rt_cfg.max_extra_steps > 1 ?
@@ -264,7 +318,9 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 rearm:
 	/* One overflow per refresh: a thread that blocks this signal then holds one queued
 	 * signal, not one per period (a full real-time queue makes the kernel send SIGIO,
-	 * which kills).  Re-armed last, so the handler's own time is not sampled. */
+	 * which kills).  Re-armed last, so the handler's own time is not sampled; on the
+	 * watchdog period if the sample goes on with steps (clock_on_trap restores it). */
+	set_period(ct, ct->stepping);
 	if (ct->fd >= 0)
 		ioctl(ct->fd, PERF_EVENT_IOC_REFRESH, 1);
 out:
@@ -319,9 +375,15 @@ SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
 		ct->pushf = 0;
 	}
 	ct->remaining -= ct->pending;
-	if (ct->remaining < 0 || t->stopped || rt_stopping)
-		give_up(t, ct);
+	if (ct->remaining < 0)
+		give_up(t, ct, CLOCK_LOST_OVERSHOT);
+	else if (t->stopped || rt_stopping)
+		give_up(t, ct, CLOCK_LOST_STOPPED);
 	else
 		advance(t, ct, uc);
+	/* the sample is done unless it takes one more step: the clock resumes, at the usual
+	 * period counted from here (the event was counting on the watchdog period) */
+	if (!ct->stepping)
+		set_period(ct, 0);
 	errno = saved;
 }

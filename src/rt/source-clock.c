@@ -14,8 +14,9 @@
  * The overflow signal reaches the thread through O_ASYNC/F_SETSIG/F_SETOWN_EX(F_OWNER_TID)
  * with no ring buffer mapped: the kernel signals a fasync owner on every overflow whether or
  * not there is a buffer (tested by u-clock, which samples without one).  The event is armed
- * for one overflow at a time (PERF_EVENT_IOC_REFRESH, renewed by the handler), so a thread
- * that blocks the signal cannot fill the real-time signal queue.
+ * for one overflow at a time (PERF_EVENT_IOC_REFRESH, renewed by the handlers once the sample
+ * is done, steps included: see source-clock.h), so a thread that blocks the signal cannot
+ * fill the real-time signal queue.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,7 @@
 #include "rt/rt.h"
 #include "rt/source-clock.h"
 
-static uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
+uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
 static volatile int clock_owns_sigtrap;	/* our handler is installed for SIGTRAP */
 
 static int clock_open(uint64_t period, int tid)
@@ -142,6 +143,23 @@ static int clock_start(void)
 	return 0;
 }
 
+const char *clock_drop_name(int why)
+{
+	static const char *const names[CLOCK_N_DROP] = {
+		[CLOCK_DROP_BUSY] = "busy",
+		[CLOCK_DROP_IN_STEP] = "in-step",
+		[CLOCK_LOST_NO_ACCESS] = "no-access",
+		[CLOCK_LOST_BUDGET] = "step-budget",
+		[CLOCK_LOST_TRAP_BLOCKED] = "sigtrap-blocked",
+		[CLOCK_LOST_FLAGS] = "flags-rewritten",
+		[CLOCK_LOST_TRAP_FLAG] = "trap-flag-lost",
+		[CLOCK_LOST_OVERSHOT] = "overshot",
+		[CLOCK_LOST_STOPPED] = "stopped",
+		[CLOCK_DROP_REFUSED] = "refused",
+	};
+	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
+}
+
 int clock_sigtrap_divert(const struct sigaction *act, struct sigaction *old)
 {
 	if (!clock_owns_sigtrap)
@@ -183,6 +201,7 @@ static int clock_thread_start(struct rt_thread *t)
 	/* published before the first signal can come: the handler compares si_fd with it */
 	ct->fd = fd;
 	ct->stepping = 0;
+	ct->watchdog = 0;
 	int r = clock_arm(fd, tid);
 	if (r) {
 		ct->fd = -1;
@@ -213,6 +232,7 @@ static void clock_after_fork_child(struct rt_thread *t)
 		close(ct->fd);
 	ct->fd = -1;
 	ct->stepping = 0;
+	ct->watchdog = 0;
 }
 
 const struct rt_source rt_source_clock = {

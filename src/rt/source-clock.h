@@ -20,6 +20,22 @@
  * the one the program will load unless another thread writes it in between: such samples
  * (racy programs) get a stale but plausible address; all look-ahead samples are marked
  * SONDE_MEM_PREDICTED.
+ *
+ * The clock stops while a sample is stepped.  The event is armed for one overflow at a time;
+ * a sample resolved at once re-arms it on the way out of the handler, but one that needs
+ * steps re-arms it, at the usual period, only when its last step is done.  A step costs a
+ * trap, a signal frame and a sigreturn (7 us on the machine the source was written on, 20-25
+ * us on a KVM/Firecracker guest, where every #DB is a VM exit): with the clock running, a
+ * sample needing 5 steps at a 100 us period met the next tick half the time, and that tick,
+ * landing on time the profiler itself spent, had to be dropped.  Stopped, the clock samples
+ * only the program's own time and no sample can land between two steps.  Against a step
+ * sequence that never ends (the trap flag lost: the program siglongjmp'd out of a signal
+ * handler that interrupted a step) the event runs meanwhile on a long watchdog period
+ * (CLOCK_WATCHDOG_NS); when it fires the stuck sample is counted lost and sampling goes on.
+ *
+ * Every signal of the event ends in exactly one of: delivered to the tool, dropped by the
+ * tool or the runtime (rt_deliver_access), or one of the causes of enum clock_drop below,
+ * each counted in struct clock_thread.why[] and in the thread's stats.dropped.
  */
 #ifndef SONDE_RT_SOURCE_CLOCK_H
 #define SONDE_RT_SOURCE_CLOCK_H
@@ -34,6 +50,28 @@
 #define CLOCK_MAX_SCAN 64		/* instructions decoded ahead from one PC */
 #define CLOCK_MAX_READS 24		/* memory reads (64-byte lines) per look-ahead */
 #define CLOCK_EFLAGS_TF 0x100ull
+/* While a sample is stepped: the event's period, in ns of CPU time.  A step sequence takes
+ * 0.1-0.4 ms (5-15 steps of 20-25 us on a KVM guest), at most CLOCK_MAX_STEPS steps, ~7 ms;
+ * the watchdog fires for a sequence that lost its trap flag, and costs that sequence at most
+ * 10 ms of unsampled time.  Firing in a sequence that is merely long it drops one signal, of
+ * time the profiler spent (CLOCK_DROP_IN_STEP), not the program. */
+#define CLOCK_WATCHDOG_NS 10000000ull
+
+/* Why a signal of the event gave no access (struct clock_thread.why[]). */
+enum clock_drop {
+	CLOCK_DROP_BUSY,	/* the thread was busy in the runtime, stopping, or stopped */
+	CLOCK_DROP_IN_STEP,	/* came while a sample was stepped: only the watchdog can now */
+	CLOCK_LOST_NO_ACCESS,	/* the PC's instruction did not decode, or an address unknown */
+	CLOCK_LOST_BUDGET,	/* no access within CLOCK_MAX_STEPS steps */
+	CLOCK_LOST_TRAP_BLOCKED,/* needed a step, but the thread blocks SIGTRAP */
+	CLOCK_LOST_FLAGS,	/* needed a step over iret or sigreturn, which rewrite the flags */
+	CLOCK_LOST_TRAP_FLAG,	/* a step never trapped (the trap flag vanished) */
+	CLOCK_LOST_OVERSHOT,	/* a step passed the wanted access (more accesses than decoded) */
+	CLOCK_LOST_STOPPED,	/* the thread or the process stopped during the steps */
+	CLOCK_DROP_REFUSED,	/* found, but the runtime refused it (rt_deliver_access: the
+				 * runtime's own memory, thread busy, the tool could not store it) */
+	CLOCK_N_DROP
+};
 
 /* Per-thread state, in the thread's arena. */
 struct clock_thread {
@@ -45,10 +83,18 @@ struct clock_thread {
 	int pushf;			/* stepping over pushf: clear TF in the pushed image */
 	uint64_t predicted;		/* samples resolved by look-ahead beyond the PC */
 	uint64_t stepped;		/* samples that needed at least one step */
+	int watchdog;			/* the event runs on CLOCK_WATCHDOG_NS (a sample is stepped) */
 	uint64_t lost;			/* samples given up (no access found, undecodable...) */
+	uint64_t why[CLOCK_N_DROP];	/* signals without an access, by cause */
 	uint64_t via_loads;		/* samples resolved by the look-ahead pass that loads */
 	uint64_t reads;			/* memory reads made by look-ahead (system calls) */
 };
+
+/* The event's period (ns of CPU time), set by start(). */
+extern uint64_t clock_period;
+
+/* Name of a cause of enum clock_drop ("busy", "in-step", ...), for messages and tests. */
+const char *clock_drop_name(int why);
 
 /* The program's SIGTRAP disposition when the source started (chained to). */
 extern struct sigaction clock_old_sigtrap;

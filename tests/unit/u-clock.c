@@ -5,6 +5,7 @@
  * construction (which array, load or store, in what proportion).
  */
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -34,6 +35,7 @@ void swapped_chase_loop(void *p, long iters);
 void index_chase_loop(const uint32_t *next, long iters);
 /* racy_loop(pp, iters): q = *pp; load *q; iters times (another thread changes *pp). */
 void racy_loop(void **pp, long iters);
+extern const char swapped_chase_end[];
 extern const char chase_loop_end[], index_chase_code[], index_chase_end[], racy_deref[],
 	racy_loop_end[];
 extern const char ldst_code[], ldst_code_end[], lock_fn[], lock_fn_end[], lock_loop_end[];
@@ -75,6 +77,8 @@ __asm__(".text\n"
 	"	bswap %rdi\n"
 	"	dec %rsi\n"
 	"	jnz 1b\n"
+	".globl swapped_chase_end\n"
+	"swapped_chase_end:\n"
 	"	ret\n"
 	".globl index_chase_loop\n"
 	"index_chase_loop:\n"
@@ -186,7 +190,10 @@ static void reset(uint64_t period, int extra)
 	memset(&th.stats, 0, sizeof(th.stats));
 	struct clock_thread *ct = th.src;
 	if (ct)
+	{
 		ct->predicted = ct->stepped = ct->lost = ct->via_loads = ct->reads = 0;
+		memset(ct->why, 0, sizeof(ct->why));
+	}
 	n_recs = 0;
 }
 
@@ -221,9 +228,58 @@ static void print_stats(const char *what)
 	       n_recs ? (double)th.stats.steps / n_recs : 0.0, (unsigned long long)ct->predicted,
 	       (unsigned long long)ct->via_loads, (unsigned long long)ct->reads,
 	       (unsigned long long)ct->stepped, (unsigned long long)ct->lost);
+	int any = 0;
+	for (int k = 0; k < CLOCK_N_DROP; k++) {
+		if (!ct->why[k])
+			continue;
+		printf("%s %s %llu", any ? "," : "    without an access:", clock_drop_name(k),
+		       (unsigned long long)ct->why[k]);
+		any = 1;
+	}
+	if (any)
+		printf("\n");
+}
+
+/*
+ * Every signal of the event ends one way (source-clock.h): delivered to the tool, or dropped
+ * for a cause the source counts (the runtime's refusals included); a sample still being
+ * stepped is the only one not ended yet.  Exact: no tolerance.
+ */
+static int accounted(void)
+{
+	const struct clock_thread *ct = th.src;
+	uint64_t causes = 0;
+	for (int k = 0; k < CLOCK_N_DROP; k++)
+		causes += ct->why[k];
+	uint64_t ended = (uint64_t)n_recs + th.stats.dropped + (ct->stepping ? 1 : 0);
+	if (ended == th.stats.signals && causes == th.stats.dropped)
+		return 1;
+	printf("  accounting: signals %llu, delivered %d + dropped %llu + in flight %d; causes "
+	       "%llu\n", (unsigned long long)th.stats.signals, n_recs,
+	       (unsigned long long)th.stats.dropped, ct->stepping ? 1 : 0,
+	       (unsigned long long)causes);
+	return 0;
+}
+
+/* Signals that came while a sample was stepped: the clock is stopped then, and only the
+ * watchdog (CLOCK_WATCHDOG_NS) can fire, when a step sequence lasts 10 ms (25 times the
+ * longest seen here).  Tolerated: 1 in 100, for a host that stalls the vCPU in mid-sequence. */
+static int few_in_step(void)
+{
+	const struct clock_thread *ct = th.src;
+	return ct->why[CLOCK_DROP_IN_STEP] * 100 <= th.stats.signals;
 }
 
 /* ---- tests ---- */
+
+/*
+ * Iterations of a workload call between two readings of the thread's CPU time.  That reading
+ * is a system call, and a cpu-clock tick that lands in the kernel with exclude_kernel set
+ * is taken at the thread's user PC (kernel/events: "the next best thing"), the instruction
+ * after the syscall: a sample in the test's own code.  At 1M iterations (~1 ms) a loaded VM,
+ * where the call takes tens of us, put 1.6 % of the samples there; at 10M (~10 ms) 0.2 %.
+ */
+#define LOOP_ITERS 10000000
 
 static uint64_t A[4096 + 16], B[4096];
 
@@ -249,7 +305,7 @@ TEST(loads_and_stores)
 	CHECK(sample_on(1000000, 10) == 0);
 	double t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 1.0)
-		ldst_loop(A, B, 1000000);
+		ldst_loop(A, B, LOOP_ITERS);
 	sample_off();
 	print_stats("9 loads : 1 store, 1 s");
 
@@ -275,6 +331,9 @@ TEST(loads_and_stores)
 	       "bad flags %d, ip outside the loop %d\n",
 	       resolved, in_a, in_b, store_share, bad_flags, bad_ip);
 	CHECK(n_recs >= 500);
+	CHECK(accounted());
+	/* look-ahead resolves the loop without steps; what may fail: a sample in the test's own
+	 * code around the calls (1 in 100 at most: LOOP_ITERS) */
 	CHECK(resolved >= 0.99);
 	/* each call's last iteration may walk out through ret into the caller: rare */
 	CHECK(in_a + in_b >= n_recs - n_recs / 100);
@@ -286,7 +345,7 @@ TEST(loads_and_stores)
 	CHECK(sample_on(1000000, 8) == 0);
 	t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 0.3)
-		ldst_loop(A, B, 1000000);
+		ldst_loop(A, B, LOOP_ITERS);
 	sample_off();
 	in_b = 0;
 	for (int i = 0; i < n_recs; i++)
@@ -315,7 +374,7 @@ TEST(stepping_pointer_chase)
 	CHECK(sample_on(1000000, 8) == 0);
 	double t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 0.4)
-		swapped_chase_loop(ring, 1000000);
+		swapped_chase_loop(ring, LOOP_ITERS);
 	sample_off();
 	print_stats("swapped pointer chase, 0.4 s");
 	int inside = 0;
@@ -324,6 +383,10 @@ TEST(stepping_pointer_chase)
 			  !(recs[i].flags & SONDE_MEM_STORE);
 	struct clock_thread *ct = th.src;
 	CHECK(n_recs >= 150);
+	CHECK(accounted());
+	CHECK(few_in_step());
+	/* every sample in the loop is found within a few steps; one in the test's own code
+	 * around the calls may not be (1 in 100: the loop is all but the whole 0.4 s) */
 	CHECK(n_recs >= 0.99 * (double)th.stats.signals);
 	/* a sample may land in the test's own code between two calls: rare */
 	CHECK(inside >= n_recs - n_recs / 100);
@@ -349,32 +412,39 @@ TEST(chase_through_loads)
 	CHECK(sample_on(1000000, 8) == 0);
 	double t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 0.4)
-		chase_loop(ring, 1000000);
+		chase_loop(ring, LOOP_ITERS);
 	sample_off();
 	print_stats("pointer chase, 0.4 s");
 	struct clock_thread *ct = th.src;
-	int checked = 0, wrong = 0, deep = 0, outside = 0;
+	int checked = 0, wrong = 0, deep = 0, outside = 0, stepped_inside = 0;
 	for (int i = 0; i < n_recs; i++) {
 		const struct rec *r = &recs[i];
 		/* inside the loop (not the test's own code around the calls), away from its
 		 * exit, and found by look-ahead alone */
 		if (r->pc < (uintptr_t)chase_loop || r->pc >= (uintptr_t)chase_loop_end ||
-		    r->rsi < 16 || r->steps)
+		    r->rsi < 16)
 			continue;
+		if (r->steps) {
+			stepped_inside++;
+			continue;
+		}
 		outside += r->addr < (uintptr_t)ring || r->addr >= (uintptr_t)(ring + 512);
 		checked++;
 		deep += r->remaining >= 2;
 		wrong += r->addr != ring_walk(r->rdi, r->remaining);
 	}
-	printf("  %d samples checked against the ring walk (%d of them 2+ links deep), %d wrong\n",
-	       checked, deep, wrong);
+	printf("  %d samples checked against the ring walk (%d of them 2+ links deep), %d wrong, "
+	       "%d stepped in the loop\n", checked, deep, wrong, stepped_inside);
 	CHECK(n_recs >= 150);
+	CHECK(accounted());
 	CHECK(outside == 0);
 	CHECK(checked >= n_recs * 9 / 10);
 	CHECK(deep >= checked / 2);
 	CHECK(wrong == 0);
 	CHECK(ct->via_loads > 0);
-	CHECK(th.stats.steps == 0);
+	/* in the loop, look-ahead through loads needs no step (8 links: 8 reads of the 24
+	 * allowed); the test's own code around the calls (clock_gettime) may need some */
+	CHECK(stepped_inside == 0);
 }
 
 TEST(index_chase_through_loads)
@@ -389,26 +459,33 @@ TEST(index_chase_through_loads)
 	CHECK(sample_on(1000000, 8) == 0);
 	double t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 0.3)
-		index_chase_loop(next, 1000000);
+		index_chase_loop(next, LOOP_ITERS);
 	sample_off();
 	print_stats("index chase, 0.3 s");
-	int checked = 0, wrong = 0;
+	int checked = 0, wrong = 0, stepped_inside = 0;
 	for (int i = 0; i < n_recs; i++) {
 		const struct rec *r = &recs[i];
 		if (r->pc < (uintptr_t)index_chase_code || r->pc >= (uintptr_t)index_chase_end ||
-		    r->rsi < 16 || r->steps || r->rax >= N)
+		    r->rsi < 16 || r->rax >= N)
 			continue;
+		if (r->steps) {
+			stepped_inside++;
+			continue;
+		}
 		uint32_t idx = (uint32_t)r->rax;
 		for (int k = 0; k < r->remaining; k++)
 			idx = next[idx];
 		checked++;
 		wrong += r->addr != (uintptr_t)&next[idx] || r->len != 4;
 	}
-	printf("  %d samples checked against the index walk, %d wrong\n", checked, wrong);
+	printf("  %d samples checked against the index walk, %d wrong, %d stepped in the loop\n",
+	       checked, wrong, stepped_inside);
 	CHECK(n_recs >= 100);
+	CHECK(accounted());
 	CHECK(checked >= n_recs * 9 / 10);
 	CHECK(wrong == 0);
-	CHECK(th.stats.steps == 0);
+	/* as in chase_through_loads: no step in the loop; the test's code around it may */
+	CHECK(stepped_inside == 0);
 }
 
 /* ---- a racy program: another thread flips the pointer the sampled loop loads ---- */
@@ -485,6 +562,7 @@ TEST(racy_pointer)
 	printf("  program faults %ld; samples on the pointer %d, on targets %d, on the bad page "
 	       "%d, elsewhere %d\n", racy_faults, on_ptr, on_target, on_bad, elsewhere);
 	CHECK(n_recs >= 100);
+	CHECK(accounted());
 	CHECK(on_ptr > 0 && on_target > 0);
 	CHECK(elsewhere == 0);
 	CHECK(ct->via_loads > 0);
@@ -496,11 +574,11 @@ TEST(spread_after_lock_add)
 	static uint64_t counter;
 	if (!source_ok)
 		SKIP(source_why);
-	/* 10,000 samples at 10 kHz: about 1 s of CPU */
+	/* 6,000 samples at 10 kHz: 0.6 s of CPU, plus the steps (~5 a sample of 7-25 us) */
 	CHECK(sample_on(100000, 8) == 0);
 	double t0 = cpu_seconds();
-	while (th.stats.signals < 10000 && cpu_seconds() - t0 < 4.0)
-		lock_loop(&counter, 100000);
+	while (th.stats.signals < 6000 && cpu_seconds() - t0 < 4.0)
+		lock_loop(&counter, LOOP_ITERS / 4);
 	sample_off();
 	print_stats("lock add, spread over 8");
 
@@ -523,6 +601,10 @@ TEST(spread_after_lock_add)
 	double top_share = n_recs ? (double)top / n_recs : 1;
 	printf("  samples %d on %d instructions; the most frequent has %.3f\n", n_recs, distinct,
 	       top_share);
+	CHECK(accounted());
+	CHECK(few_in_step());
+	/* every signal but those few in-step ones: 5,000 of the 6,000 leaves room for those and
+	 * for the 4 s CPU bound, which a 3 times slower machine would reach first */
 	CHECK(n_recs >= 5000);
 	/* three accesses per iteration (call's push, lock add, ret's pop) share the samples */
 	CHECK(distinct >= 3);
@@ -535,7 +617,7 @@ TEST(spread_after_lock_add)
 	CHECK(sample_on(100000, 1) == 0);
 	t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 0.3)
-		lock_loop(&counter, 100000);
+		lock_loop(&counter, LOOP_ITERS / 4);
 	sample_off();
 	int same = 0;
 	for (int i = 0; i < n_recs; i++)
@@ -553,12 +635,16 @@ TEST(pushf_popf_survives)
 	CHECK(sample_on(200000, 8) == 0);
 	double t0 = cpu_seconds();
 	while (cpu_seconds() - t0 < 0.3)
-		pushf_loop(A, 100000);
+		pushf_loop(A, LOOP_ITERS / 4);
 	sample_off();
 	print_stats("pushf/popf loop");
 	struct clock_thread *ct = th.src;
-	CHECK(n_recs >= 0.99 * (double)th.stats.signals);
+	CHECK(accounted());
+	CHECK(few_in_step());
+	/* no sample given up: popf is stepped with TF put in the image it pops */
 	CHECK(ct->lost == 0);
+	/* hence delivered = signals but for the in-step ones */
+	CHECK(n_recs >= 0.99 * (double)th.stats.signals);
 	/* what the program sees is unchanged: TF never set in its flags */
 	uint64_t fl;
 	__asm__ volatile("pushfq; pop %0" : "=r"(fl));
@@ -589,8 +675,82 @@ TEST(sigtrap_blocked)
 	CHECK(th.stats.steps == 0);
 	CHECK(th.stats.signals > 50);
 	/* what look-ahead alone resolves still arrives */
-	CHECK(n_recs > 0 && ct->lost > 0);
-	CHECK((uint64_t)n_recs + ct->lost == th.stats.signals);
+	CHECK(n_recs > 0 && ct->why[CLOCK_LOST_TRAP_BLOCKED] > 0);
+	CHECK(accounted());
+	CHECK(ct->lost == ct->why[CLOCK_LOST_TRAP_BLOCKED]);
+}
+
+/* ---- a program that siglongjmps out of a signal handler that interrupted a step ---- */
+
+static sigjmp_buf tf_jump;
+static volatile int tf_jumps;
+static volatile int tf_stop;
+
+/* Jump out only from the loop (never from the runtime's handlers, which it also interrupts):
+ * the frame holding TF is then abandoned, and TF with it. */
+static void tf_usr2(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	if (pc >= (uintptr_t)swapped_chase_loop && pc < (uintptr_t)swapped_chase_end) {
+		tf_jumps++;
+		siglongjmp(tf_jump, 1);
+	}
+}
+
+static void *tf_kicker(void *arg)
+{
+	pthread_t target = *(pthread_t *)arg;
+	while (!tf_stop) {
+		pthread_kill(target, SIGUSR2);
+		usleep(3000);
+	}
+	return NULL;
+}
+
+TEST(trap_flag_lost_recovers)
+{
+	/* A step whose trap flag vanishes never traps: the clock, stopped while a sample is
+	 * stepped, would never resume without the watchdog. */
+	static void *ring[512];
+	if (!source_ok)
+		SKIP(source_why);
+	ring_init(ring, 1);
+	struct sigaction sa = { 0 }, old;
+	sa.sa_sigaction = tf_usr2;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR2, &sa, &old);
+	struct clock_thread *ct = NULL;
+	CHECK(sample_on(1000000, 8) == 0);
+	ct = th.src;
+	pthread_t self = pthread_self(), k;
+	tf_stop = 0;
+	tf_jumps = 0;
+	CHECK(pthread_create(&k, NULL, tf_kicker, &self) == 0);
+	/* until a jump has left a step behind (~1 in 4 jumps: stepping is ~1/4 of the time) */
+	static volatile double t0;
+	t0 = cpu_seconds();
+	sigsetjmp(tf_jump, 1);
+	while (ct->why[CLOCK_LOST_TRAP_FLAG] < 3 && cpu_seconds() - t0 < 3.0)
+		swapped_chase_loop(ring, 100000);
+	tf_stop = 1;
+	pthread_join(k, NULL);
+	sigaction(SIGUSR2, &old, NULL);
+	uint64_t before = th.stats.signals;
+	double t1 = cpu_seconds();
+	while (cpu_seconds() - t1 < 0.2)
+		swapped_chase_loop(ring, 100000);
+	sample_off();
+	print_stats("swapped pointer chase, siglongjmp from SIGUSR2 every 3 ms");
+	uint64_t after = th.stats.signals - before;
+	printf("  %d jumps out of the loop; %llu signals in the 0.2 s after them\n", tf_jumps,
+	       (unsigned long long)after);
+	CHECK(ct->why[CLOCK_LOST_TRAP_FLAG] >= 1);
+	CHECK(accounted());
+	/* sampling goes on after the losses: 0.2 s at 1 ms (plus ~0.35 ms of steps a sample)
+	 * is ~150 signals; a third of that leaves room for a slow machine, none for a clock
+	 * that stopped for good */
+	CHECK(after >= 50);
 }
 
 static volatile int app_traps;
@@ -717,6 +877,7 @@ int main(void)
 	RUN(spread_after_lock_add);
 	RUN(pushf_popf_survives);
 	RUN(sigtrap_blocked);
+	RUN(trap_flag_lost_recovers);
 	RUN(chains_program_sigtrap);
 	RUN(fork_child);
 	RUN(handler_cost);

@@ -5,14 +5,14 @@
  *
  * usage: demo-hotcold [THREADS [ROUNDS]]     defaults 2 and DEFAULT_ROUNDS
  *
- * Three arrays of N = 1M uint64_t (8 MiB each, so that every pass streams from the last-level
- * cache or memory and an access costs the same in each of them):
+ * Three arrays of N uint64_t, N sized from the core's L2 (l2_bytes) so that all three fit in it
+ * (each 1/8 of it): an access then costs the same in each, whatever other programs do:
  *   hot           heap, allocated by alloc_hot()     (calloc, this file)
  *   cold          heap, allocated by alloc_cold()    (calloc, this file)
  *   static_table  global array in .bss
- * Each round makes 16 passes of `a[i] += 1` over the thread's slice, interleaved: 10 over hot
- * (in work_hot), 5 over static_table (in work_static), 1 over cold (in work_cold).  The three
- * functions expand one loop macro, so the access widths and per-access time are equal.
+ * A round, 16 passes of `a[i] += 1` over the thread's slice, interleaved 10 over hot (work_hot),
+ * 5 over static_table (work_static), 1 over cold (work_cold), is repeated N_MAX / N times.  The
+ * three functions expand one loop macro: access widths and per-access time are equal.
  *
  * Known answer (accesses, and CPU time, since every access costs the same):
  *   objects:    hot 10/16 = 62.5 %, static_table 5/16 = 31.25 %, cold 1/16 = 6.25 %;
@@ -21,22 +21,24 @@
  *   threads:    thread i (0 = the main thread, then creation order) owns the slice
  *               [N*i*i/T^2, N*(i+1)^2/T^2), so it does (2i+1)/T^2 of the work:
  *               T = 2: 25 % and 75 %;  T = 4: 6.25, 18.75, 31.25, 43.75 %.
- *               (Exact when T^2 divides N, i.e. T a power of two up to 1024.)
- * Nothing else touches the arrays: calloc's pages come zeroed from mmap, and the final check
- * reads 3 elements.  Prints one line; exits 1 if an element does not hold its known count.
+ *               (Exact when T^2 divides N, i.e. T a power of two up to 64.)
+ * Nothing else touches the arrays (calloc'd zeroed, 3 elements read at the end).  Prints one
+ * line; exits 1 if an element does not hold its known count.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
-#define N (1u << 20)
+#define N_MAX (1u << 20)
 #define DEFAULT_ROUNDS 200
 #define MAX_THREADS 64
 
-uint64_t static_table[N];
+uint64_t static_table[N_MAX];
 static uint64_t *hot, *cold;
 static unsigned nthreads, rounds;
+static size_t N = N_MAX, reps = 1;	/* set by size_arrays() */
 
 /*
  * Two distinct allocation sites: not inlined, not merged by gcc's identical-code folding
@@ -92,7 +94,7 @@ static void *worker(void *arg)
 	size_t i = (size_t)(uintptr_t)arg, t2 = (size_t)nthreads * nthreads;
 	size_t lo = N * i * i / t2, hi = N * (i + 1) * (i + 1) / t2;
 
-	for (unsigned r = 0; r < rounds; r++) {
+	for (size_t r = 0; r < rounds * reps; r++) {
 		for (int k = 0; k < 16; k++) {
 			if (k % 3 == 1)
 				work_static(lo, hi);	/* k = 1, 4, 7, 10, 13 */
@@ -105,6 +107,42 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * The L2 size of this core, in bytes: sysconf (glibc asks CPUID), else CPUID 0x80000006
+ * (ECX[31:16], KiB; AMD and Intel alike), else 256 KiB, the smallest L2 of current x86 cores.
+ * Not the L3: it is shared with other programs, and VMs misreport it (a Firecracker guest on
+ * an EPYC reports the whole socket's 508 MiB for a 32 MiB slice; /sys/.../cache is absent).
+ */
+static long l2_bytes(void)
+{
+	long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	if (v > 0)
+		return v;
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
+	if (a >= 0x80000006u) {
+		__asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000006u), "c"(0));
+		if (c >> 16)
+			return (long)(c >> 16) * 1024;
+	}
+#endif
+	return 256 * 1024;
+}
+
+/* Each array 1/8 of the L2 (a power of two of elements, 4 Ki to N_MAX: T^2 divides it for
+ * T up to 64); a round is repeated so that the work stays that of N_MAX elements.  Setting
+ * DEMO_HOTCOLD_KIB overrides the array size (KiB). */
+static void size_arrays(void)
+{
+	const char *e = getenv("DEMO_HOTCOLD_KIB");
+	size_t want = e && atol(e) > 0 ? (size_t)atol(e) * 1024 / 8 : (size_t)l2_bytes() / 64;
+	N = 1u << 12;
+	while (N * 2 <= want && N < N_MAX)
+		N *= 2;
+	reps = N_MAX / N;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t tids[MAX_THREADS];
@@ -115,6 +153,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: demo-hotcold [THREADS (1-%d) [ROUNDS]]\n", MAX_THREADS);
 		return 2;
 	}
+	size_arrays();
 	hot = alloc_hot();
 	cold = alloc_cold();
 	if (!hot || !cold)
@@ -125,8 +164,8 @@ int main(int argc, char **argv)
 	for (unsigned i = 1; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
 
-	int ok = hot[0] == 10ull * rounds && static_table[N - 1] == 5ull * rounds &&
-		 cold[N / 2] == rounds;
+	uint64_t n = (uint64_t)rounds * reps;
+	int ok = hot[0] == 10 * n && static_table[N - 1] == 5 * n && cold[N / 2] == n;
 	printf("demo-hotcold: threads=%u rounds=%u %s\n", nthreads, rounds, ok ? "ok" : "WRONG");
 	return ok ? 0 : 1;
 }

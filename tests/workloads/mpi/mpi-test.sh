@@ -3,7 +3,7 @@
 # Gives: mpi_setup NAME (builds mpi-memwork with mpicc into $T, or prints "SKIP NAME: why"
 # and exits when this machine cannot run an Open MPI job), $MW (the built workload),
 # $MPI_SRC, mpi_run (mpirun with the options a small VM needs), mpi_alloc_line,
-# rank_shares and proc_get.
+# rank_shares, work_rank_shares and proc_get.
 MPI_SRC=$SONDE_TOP/tests/workloads/mpi/mpi-memwork.c
 MW=$T/mpi-memwork
 
@@ -53,4 +53,21 @@ rank_shares() {
 }
 
 # proc_get FILE KEY: the last value of KEY in a .proc file (a later key wins).
+# work_rank_shares THREADS_CSV OBJECT_THREADS_CSV OBJECT...: "rank share samples" a line, by
+# rank, counting only the samples on the named objects (the workload's own arrays: the rest
+# is MPI_Init/Finalize and the wait, whose CPU time varies with the machine's load).
+work_rank_shares() {
+	local threads=$1 objthreads=$2
+	shift 2
+	awk -F, -v objs="$(printf '%s\n' "$@")" '
+		BEGIN { n = split(objs, o, "\n"); for (i = 1; i <= n; i++) want[o[i]] = 1 }
+		FNR == 1 { for (i = 1; i <= NF; i++) h[FILENAME, $i] = i; next }
+		FILENAME == ARGV[1] { rank[$h[FILENAME, "thread"]] = $h[FILENAME, "rank"]; next }
+		($h[FILENAME, "object"] in want) {
+			r = rank[$h[FILENAME, "thread"]]; s[r] += $h[FILENAME, "samples"]
+			t += $h[FILENAME, "samples"]
+		}
+		END { for (r in s) printf "%s %.4f %d\n", r, t ? s[r] / t : 0, s[r] }' \
+		"$threads" "$objthreads" | sort -n
+}
 proc_get() { awk -F= -v k="$2" '$1 == k { v = substr($0, length(k) + 2) } END { print v }' "$1"; }
