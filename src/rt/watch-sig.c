@@ -22,6 +22,7 @@
 #include "rt/sigsafe.h"
 
 #define WATCH_DEAD ((void *)1)			/* t->watch after watch_thread_release */
+_Static_assert(WATCH_DEAD == (void *)WATCH_SET_DEAD, "watch_soft_maybe knows it");
 #define USER_TOP 0x00007ffffffff000ull		/* x86-64 TASK_SIZE_MAX (4-level paging) */
 #define SPIN_ARM 64		/* tries before an arm gives up with -EAGAIN */
 #define SPIN_TRAP 100000	/* the trap handler waits longer: losing a trap costs more */
@@ -45,6 +46,7 @@ struct watch_slot {
 };
 
 struct watch_set {
+	struct watch_soft_head h;	/* first: the callbacks read it inline (watch.h) */
 	int lock;		/* tid of the holder, 0 when free */
 	int trap_waiting;	/* the owner's handler wants the lock: armers back off */
 	int limit;		/* slots the tool lets us use */
@@ -54,7 +56,6 @@ struct watch_set {
 	uint64_t seq;
 	uint64_t rng;		/* used when the arming thread has no rt_thread */
 	int soft;		/* made under the soft backend: no events, traps from watch_soft_trap */
-	unsigned armed;		/* bit i: slot i is SLOT_ARMED (the soft fast path reads it) */
 	const struct watch_trap *cur;	/* the trap being dispatched (owner thread only) */
 	struct watch_slot slot[WATCH_MAX_SLOTS];
 	struct watch_stats st;
@@ -239,11 +240,27 @@ int watch_thread_init(struct rt_thread *t)
 	return set_create(t, 1);
 }
 
+/* The bounds of the armed slots, plus [a, a+len) when len > 0 (a slot about to be armed). */
+static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
+{
+	uint64_t lo = len ? a : UINT64_MAX, hi = len ? a + len : 0;
+
+	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
+		const struct watch_slot *sl = &s->slot[i];
+		if (sl->state != SLOT_ARMED || sl->type == WATCH_X)
+			continue;
+		lo = sl->addr < lo ? sl->addr : lo;
+		hi = sl->addr + sl->len > hi ? sl->addr + sl->len : hi;
+	}
+	__atomic_store_n(&s->h.lo, lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->h.hi, hi, __ATOMIC_RELAXED);
+}
+
 /*
  * Every change of a slot's state goes through here, under the set's lock.  For the soft
  * fast path, an armed slot is published after its fields (release; they are written
- * before the call) and the set's mask after the state; watch_soft_live counts the soft
- * slots armed in the process.
+ * before the call) and after the bounds grew to cover it; the bounds shrink after a slot
+ * left.  watch_soft_live counts the soft slots armed in the process.
  */
 static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 {
@@ -251,11 +268,15 @@ static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 
 	if (sl->state == state)
 		return;
-	__atomic_store_n(&sl->state, state, __ATOMIC_RELEASE);
 	if (state == SLOT_ARMED)
-		__atomic_fetch_or(&s->armed, bit, __ATOMIC_RELEASE);
-	else
-		__atomic_fetch_and(&s->armed, ~bit, __ATOMIC_RELEASE);
+		set_bounds(s, sl->addr, sl->type == WATCH_X ? 0 : sl->len);
+	__atomic_store_n(&sl->state, state, __ATOMIC_RELEASE);
+	if (state == SLOT_ARMED) {
+		__atomic_fetch_or(&s->h.armed, bit, __ATOMIC_RELEASE);
+	} else {
+		__atomic_fetch_and(&s->h.armed, ~bit, __ATOMIC_RELEASE);
+		set_bounds(s, 0, 0);
+	}
 	if (s->soft)
 		__atomic_fetch_add(&watch_soft_live, state == SLOT_ARMED ? 1 : -1,
 				   __ATOMIC_RELEASE);
@@ -290,7 +311,7 @@ static void slot_disarm(struct watch_set *s, struct watch_slot *sl)
 /* Forget the soft slots of s in watch_soft_live (the set is being reset, not unlocked). */
 static void set_forget_live(struct watch_set *s)
 {
-	int n = __builtin_popcount(s->armed);
+	int n = __builtin_popcount(s->h.armed);
 
 	if (!s->soft || !n)
 		return;
@@ -848,7 +869,7 @@ SIGSAFE unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t l
 
 	if (!s)
 		return 0;
-	unsigned armed = __atomic_load_n(&s->armed, __ATOMIC_ACQUIRE), hit = 0;
+	unsigned armed = __atomic_load_n(&s->h.armed, __ATOMIC_ACQUIRE), hit = 0;
 	while (armed) {
 		int i = __builtin_ctz(armed);
 		const struct watch_slot *sl = &s->slot[i];

@@ -234,6 +234,31 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
 /* Soft slots armed in the process (all threads); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
+/* t->watch after watch_thread_release. */
+#define WATCH_SET_DEAD 1
+
+/* The beginning of every watch set: what the callbacks' inline check reads.  Written
+ * under the set's lock; the bounds cover every armed slot (widened before a slot is
+ * published in `armed`, narrowed after it left). */
+struct watch_soft_head {
+	unsigned armed;		/* bit i: slot i is armed */
+	uint64_t lo, hi;	/* [lo, hi) covers the armed slots' ranges */
+};
+
+/* Can an access of [addr, addr+len) hit one of t's slots?  0 when none is armed or the
+ * access is outside their bounds.  Inline for the callbacks; a filter only (a racing arm
+ * may be missed, as with hardware), watch_soft_match decides.  Handler-safe. */
+static inline int watch_soft_maybe(const struct rt_thread *t, uint64_t addr, uint32_t len)
+{
+	const struct watch_soft_head *h = __atomic_load_n((void *const *)&t->watch,
+							  __ATOMIC_ACQUIRE);
+
+	if ((uintptr_t)h <= WATCH_SET_DEAD || !__atomic_load_n(&h->armed, __ATOMIC_ACQUIRE))
+		return 0;
+	return addr < __atomic_load_n(&h->hi, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&h->lo, __ATOMIC_RELAXED) < addr + len;
+}
+
 /* Slots of t (bit i = slot i) whose armed range [addr, addr+len) overlaps and whose type
  * the access honours (W: stores only); 0 if none.  Lock-free; handler-safe. */
 unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t len, int store);
