@@ -177,8 +177,8 @@ struct rt_tool {
 		       int skip);
 	/* A watchpoint armed without a callback of its own trapped in t (watch_arm with
 	 * on_trap NULL): the trap's slot, cookie, watched range and access (struct
-	 * watch_trap), and the context after the access (NULL for a soft trap, rt/watch.h);
-	 * t is claimed (rt_enter) for the call.  Handler-safe. */
+	 * watch_trap), and the context after the access (NULL for a soft trap, rt/watch.h).
+	 * t is not claimed: claim it (rt_enter) to record.  Handler-safe. */
 	void (*trap)(struct rt_thread *t, const struct watch_trap *w, const ucontext_t *uc);
 	/* In a fork child, in the forking thread, after the runtime reset its own state of t
 	 * (the parent's other threads do not exist here).  Not in a handler. */

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "rt/rt.h"
-#include "rt/thread.h"
 #include "rt/watch.h"
 #include "rt/sigsafe.h"
 
@@ -784,15 +783,17 @@ static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struc
 	return sl->fn;
 }
 
-/* Run the callback, or the tool's trap hook, with t claimed (the set is unlocked).
- * 1 if one ran. */
+/*
+ * Run the callback, or the tool's trap hook (the set is unlocked).  t is not claimed here:
+ * the dispatch already dropped the trap if t was busy, and a hook that records claims t
+ * itself (rt_enter), which also keeps the sample handlers out of it - needed for a soft
+ * trap, which runs in ordinary code where no signal is blocked.  1 if one ran.
+ */
 static int trap_call(struct rt_thread *t, struct watch_set *s, watch_fn fn,
 		     const struct watch_trap *w, const ucontext_t *uc)
 {
-	if (!fn && !(rt_tool && rt_tool->trap))
+	if (t->stopped || (!fn && !(rt_tool && rt_tool->trap)))
 		return 0;
-	if (rt_enter(t))
-		return 0;	/* stopped: the thread's stream is closed or closing */
 	const struct watch_trap *prev = s->cur;
 	s->cur = w;
 	if (fn)
@@ -800,7 +801,6 @@ static int trap_call(struct rt_thread *t, struct watch_set *s, watch_fn fn,
 	else
 		rt_tool->trap(t, w, uc);
 	s->cur = prev;
-	rt_leave(t);
 	return 1;
 }
 

@@ -125,9 +125,11 @@ struct watch_trap {
 };
 
 /*
- * Called in the target thread after a one-shot slot was disabled, with t claimed
- * (rt_enter: samples of t are dropped meanwhile; record with rt_tool_record directly).
- * It may arm, modify or disarm slots (its own set's lock is not held).
+ * Called in the target thread after a one-shot slot was disabled, never while t is busy in
+ * the runtime (such traps are dropped and counted).  t is not claimed: a callback that
+ * records claims it (rt_enter/rt_leave, rt/thread.h), which also keeps t's sample handler
+ * out - necessary for soft traps, which no blocked signal protects.  It may arm, modify or
+ * disarm slots (its own set's lock is not held).
  * hw: from the watch signal handler (on the sigaltstack, with rt_cfg.sig_sample, SIGTRAP
  * and the watch signal blocked); `uc` is the context after the access (see above), `si`
  * the signal's info.  soft: from the instrumented program's access callback, before the

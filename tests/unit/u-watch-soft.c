@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "rt/rt.h"
+#include "rt/thread.h"
 #include "rt/watch.h"
 
 void __sanitizer_cov_load1(void *);
@@ -39,7 +40,8 @@ struct hits {
 	volatile int n;
 	volatile int tid;		/* thread the callback ran in */
 	volatile int self_ok;		/* t is rt_self() and the running thread */
-	volatile int claimed;		/* t->busy was raised for the call */
+	volatile int claimed;		/* the callback could claim t (rt_enter), as a tool
+					 * that records does */
 	volatile int ctx_null;		/* uc and si were NULL */
 	volatile int bad;		/* the trap's access did not overlap its watched block */
 	struct watch_trap last;
@@ -59,7 +61,9 @@ static void on_trap(struct rt_thread *t, int slot, void *cookie, const ucontext_
 	h->n++;
 	h->tid = t->tid;
 	h->self_ok = t == rt_self() && t->tid == (int)syscall(SYS_gettid);
-	h->claimed = t->busy != 0;
+	h->claimed = rt_enter(t) == 0;
+	if (h->claimed)
+		rt_leave(t);
 	h->ctx_null = uc == NULL && si == NULL;
 	if (w) {
 		h->last = *w;
@@ -78,7 +82,9 @@ static void tool_trap(struct rt_thread *t, const struct watch_trap *w, const uco
 {
 	tool_hits.n++;
 	tool_hits.last = *w;
-	tool_hits.claimed = t->busy != 0;
+	tool_hits.claimed = rt_enter(t) == 0;
+	if (tool_hits.claimed)
+		rt_leave(t);
 	tool_uc = uc;
 }
 
