@@ -23,6 +23,7 @@
 #include "rt/interpose.h"
 #include "rt/source-clock.h"
 #include "rt/thread.h"
+#include "rt/watch.h"
 
 static pthread_key_t thread_key;
 /* a fork child of a program run with --no-follow-fork: records nothing, and its exec'd
@@ -153,6 +154,15 @@ static void source_pick(void)
 		source_try(&rt_source_clock);
 }
 
+/* The watchpoint engine's backend, before the tool starts (it may refuse without one).
+ * Soft watchpoints need the program built by sonde-cc, not the inst source itself. */
+static void watch_pick(void)
+{
+	int instrumented = rt_source == &rt_source_inst || rt_source_inst.probe(NULL, 0) == 0;
+
+	watch_backend_init(getenv("SONDE_WATCH"), instrumented);
+}
+
 static const char *period_unit(void)
 {
 	if (!rt_source)
@@ -201,10 +211,12 @@ static void proc_write_start(void)
 		fclose(cl);
 	}
 	fprintf(f, "\ntool=%s\nsource=%s\nsource_why=%s\nperiod=%llu\nperiod_unit=%s\n"
-		   "start_ns=%llu\nmin_object=%llu\nmax_depth=%d\nexec_gen=%d\n",
+		   "start_ns=%llu\nmin_object=%llu\nmax_depth=%d\nexec_gen=%d\nwatch=%s\n"
+		   "watch_why=%s\n",
 		rt_cfg.tool, rt_source ? rt_source->name : "none", source_why,
 		(unsigned long long)rt_cfg.period, period_unit(), (unsigned long long)rt_now(),
-		(unsigned long long)rt_cfg.min_object, rt_cfg.max_depth, exec_gen);
+		(unsigned long long)rt_cfg.min_object, rt_cfg.max_depth, exec_gen,
+		watch_backend_name(), watch_backend_why());
 	fclose(f);
 }
 
@@ -331,6 +343,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
 	stem_set();
 	source_pick();
+	watch_pick();
 	if (rt_tool_start())
 		return;
 	proc_write_start();
@@ -340,10 +353,12 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	fatal_install();
 	struct rt_thread *t = rt_thread_start(-1);
 	if (rt_cfg.debug)
-		fprintf(stderr, "sonde: runtime started in %d: source %s, period %llu %s%s%s\n",
+		fprintf(stderr, "sonde: runtime started in %d: source %s, period %llu %s%s%s\n"
+				"sonde: watchpoints %s%s%s\n",
 			rt_pid, rt_source ? rt_source->name : "none",
 			(unsigned long long)rt_cfg.period, period_unit(),
-			source_why[0] ? "; " : "", source_why);
+			source_why[0] ? "; " : "", source_why, watch_backend_name(),
+			watch_backend_why()[0] ? ": " : "", watch_backend_why());
 	(void)t;
 }
 

@@ -176,8 +176,9 @@ struct rt_tool {
 	void (*access)(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
 		       int skip);
 	/* A watchpoint armed without a callback of its own trapped in t (watch_arm with
-	 * on_trap NULL): the trap's slot, cookie, watched range and the context after the
-	 * access.  Handler-safe. */
+	 * on_trap NULL): the trap's slot, cookie, watched range and access (struct
+	 * watch_trap), and the context after the access (NULL for a soft trap, rt/watch.h).
+	 * t is not claimed: claim it (rt_enter) to record.  Handler-safe. */
 	void (*trap)(struct rt_thread *t, const struct watch_trap *w, const ucontext_t *uc);
 	/* In a fork child, in the forking thread, after the runtime reset its own state of t
 	 * (the parent's other threads do not exist here).  Not in a handler. */

@@ -18,6 +18,12 @@
  * path.  The callbacks run wherever the program loads or stores, signal handlers included:
  * everything here is handler-safe, and the decrement is a single read-modify-write
  * instruction so a handler interrupting it cannot lose or double a count.
+ *
+ * The callbacks also serve the watchpoint engine's soft backend (watch.h): while any soft
+ * watchpoint is armed in the process (watch_soft_live, one relaxed load and a predictable
+ * branch when none is), each access is compared with the calling thread's armed slots and
+ * a hit is dispatched right here, before the access, as a hardware trap would be.  That
+ * works whatever the sample source: only the program needs to be built by sonde-cc.
  */
 #include <errno.h>
 #include <link.h>
@@ -25,6 +31,7 @@
 
 #include "rt/decode-x86.h"
 #include "rt/rt.h"
+#include "rt/watch.h"
 #include "rt/sigsafe.h"
 
 /* A prime, so that the sampled accesses do not lock step with a loop's body. */
@@ -98,11 +105,12 @@ static SIGSAFE uint64_t access_ip(uint64_t ret, uint64_t addr, int store, uint64
 	return ret;
 }
 
-/* access_ip through the thread's cache: a call site always resolves the same way. */
+/* access_ip through the thread's cache: a call site always resolves the same way.  The cache
+ * is the inst source's (t->src); under another source t->src is not ours: no cache. */
 static SIGSAFE uint64_t access_ip_cached(struct rt_thread *t, uint64_t ret, uint64_t addr,
 					 int store, uint64_t rsp, uint64_t rbp)
 {
-	struct inst_thread *it = t->src;
+	struct inst_thread *it = rt_source == &rt_source_inst ? t->src : NULL;
 	struct inst_fix *e = it ? &it->cache[(ret ^ (ret >> 9)) % INST_FIX_CACHE] : NULL;
 
 	if (e && e->ret == ret)
@@ -148,18 +156,64 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 	rt_deliver_access(t, &a, NULL, INST_SKIP);
 }
 
+/* A slot of the thread is armed: does this access hit it?  The accessing instruction is
+ * found only on a hit.  `frame` as for inst_sample. */
+static __attribute__((noinline, cold)) SIGSAFE void inst_watch_mine(struct rt_thread *t,
+								    uint64_t addr, uint16_t len,
+								    uint16_t flags,
+								    const uint64_t *frame)
+{
+	int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+	unsigned hit = watch_soft_match(t, addr, len, store);
+
+	if (!hit)
+		return;
+	uint64_t ip = frame[1];
+	if (!t->busy)
+		ip = access_ip_cached(t, frame[1], addr, store, (uint64_t)(uintptr_t)(frame + 2),
+				      frame[0]);
+	watch_soft_trap(t, hit, addr, len, store, ip);
+}
+
+/* A soft watchpoint is armed somewhere in the process: can this access hit one of this
+ * thread's?  Kept small and inline, so that threads with none armed, and accesses outside
+ * the bounds of the thread's armed ranges, return after a few instructions. */
+static inline SIGSAFE void inst_watch(uint64_t addr, uint16_t len, uint16_t flags,
+				      const uint64_t *frame)
+{
+	struct rt_thread *t = rt_self();
+
+	if (t && __builtin_expect(watch_soft_maybe(t, addr, len), 0))
+		inst_watch_mine(t, addr, len, flags, frame);
+}
+
+/* Either slow path: the countdown reached 0 (`due`), and/or a soft watchpoint is armed
+ * somewhere (then checked last, so that without a sample it is a tail call). */
+static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uint16_t len,
+							      uint16_t flags, int due,
+							      const uint64_t *frame)
+{
+	if (__builtin_expect(due, 0))
+		inst_sample(addr, len, flags, frame);
+	if (__atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED))
+		inst_watch(addr, len, flags, frame);
+}
+
 /*
- * One callback per width and direction.  The slow path builds a frame (asked for by
- * __builtin_frame_address; the fast path has none), which gives inst_sample the
+ * One callback per width and direction.  The fast path is one load of watch_soft_live, the
+ * countdown's decrement and one branch on both, with no frame; the slow path builds one
+ * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
  * from becoming a tail call, so that the callback's frame is there for the unwinder too.
  */
 #define INST_CALLBACK(name, len, flags)                                                  \
 	RT_EXPORT SIGSAFE void name(void *addr)                                          \
 	{                                                                                \
-		if (__builtin_expect(--inst_countdown == 0, 0)) {                        \
-			inst_sample((uint64_t)(uintptr_t)addr, len, flags,               \
-				    __builtin_frame_address(0));                         \
+		int live = __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED);         \
+		int due = --inst_countdown == 0;                                         \
+		if (__builtin_expect(live | due, 0)) {                                   \
+			inst_slow((uint64_t)(uintptr_t)addr, len, flags, due,            \
+				  __builtin_frame_address(0));                           \
 			asm volatile("");                                                \
 		}                                                                        \
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * watch-sig.c - the handler-reachable part of the debug-register manager: per-thread watch
- * sets, arming (own thread or another), re-arming, replacement policies, trap dispatch.
+ * sets, arming (own thread or another), re-arming, replacement policies, trap dispatch,
+ * for both backends (hw: breakpoint events; soft: the inst callbacks, see watch.h).
  * Everything here runs in signal handlers: system calls and atomics only.
  */
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include "rt/sigsafe.h"
 
 #define WATCH_DEAD ((void *)1)			/* t->watch after watch_thread_release */
+_Static_assert(WATCH_DEAD == (void *)WATCH_SET_DEAD, "watch_soft_maybe knows it");
 #define USER_TOP 0x00007ffffffff000ull		/* x86-64 TASK_SIZE_MAX (4-level paging) */
 #define SPIN_ARM 64		/* tries before an arm gives up with -EAGAIN */
 #define SPIN_TRAP 100000	/* the trap handler waits longer: losing a trap costs more */
@@ -39,9 +41,11 @@ struct watch_slot {
 	uint64_t seq;		/* set's arming sequence when armed: OLDEST/NEWEST */
 	uint64_t traps;
 	uint64_t self_traps;	/* traps the callback caused itself: ignore that many signals */
+	int used;		/* soft: armed since the set was made (stands for "has an event") */
 };
 
 struct watch_set {
+	struct watch_soft_head h;	/* first: the callbacks read it inline (watch.h) */
 	int lock;		/* tid of the holder, 0 when free */
 	int trap_waiting;	/* the owner's handler wants the lock: armers back off */
 	int limit;		/* slots the tool lets us use */
@@ -50,6 +54,8 @@ struct watch_set {
 	int no_modify;		/* the ioctl failed once here: re-arm by close + open */
 	uint64_t seq;
 	uint64_t rng;		/* used when the arming thread has no rt_thread */
+	int soft;		/* made under the soft backend: no events, traps from watch_soft_trap */
+	const struct watch_trap *cur;	/* the trap being dispatched (owner thread only) */
 	struct watch_slot slot[WATCH_MAX_SLOTS];
 	struct watch_stats st;
 };
@@ -58,6 +64,43 @@ struct watch_set {
 #define STAT_ADD(s, f) __atomic_fetch_add(&(s)->st.f, 1, __ATOMIC_RELAXED)
 
 static int force_reopen;
+
+/* The backend (watch_backend_init in watch-backend.c, or tests); hw until chosen. */
+static int backend = WATCH_BACKEND_HW;
+static char backend_why[256];
+int watch_soft_live;
+
+void watch_backend_set(int id, const char *why)
+{
+	size_t n = 0;
+
+	if (why)
+		for (; why[n] && n < sizeof(backend_why) - 1; n++)
+			backend_why[n] = why[n];
+	backend_why[n] = 0;
+	__atomic_store_n(&backend, id, __ATOMIC_RELEASE);
+}
+
+int watch_backend(void)
+{
+	return __atomic_load_n(&backend, __ATOMIC_ACQUIRE);
+}
+
+const char *watch_backend_name(void)
+{
+	switch (watch_backend()) {
+	case WATCH_BACKEND_HW:
+		return "hw";
+	case WATCH_BACKEND_SOFT:
+		return "soft";
+	}
+	return "none";
+}
+
+const char *watch_backend_why(void)
+{
+	return backend_why;
+}
 
 void watch_force_reopen(int on)
 {
@@ -161,6 +204,7 @@ static uint64_t set_rand(struct watch_set *s)
 static void set_reset(struct watch_set *s, int tid)
 {
 	memset(s, 0, sizeof(*s));
+	s->soft = watch_backend() == WATCH_BACKEND_SOFT;
 	s->limit = WATCH_MAX_SLOTS;
 	s->cap = WATCH_MAX_SLOTS;
 	s->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)tid;
@@ -195,6 +239,54 @@ int watch_thread_init(struct rt_thread *t)
 	return set_create(t, 1);
 }
 
+/* The bounds of the armed slots, plus [a, a+len) when len > 0 (a slot about to be armed). */
+static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
+{
+	uint64_t lo = len ? a : UINT64_MAX, hi = len ? a + len : 0;
+
+	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
+		const struct watch_slot *sl = &s->slot[i];
+		if (sl->state != SLOT_ARMED || sl->type == WATCH_X)
+			continue;
+		lo = sl->addr < lo ? sl->addr : lo;
+		hi = sl->addr + sl->len > hi ? sl->addr + sl->len : hi;
+	}
+	__atomic_store_n(&s->h.lo, lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->h.hi, hi, __ATOMIC_RELAXED);
+}
+
+/*
+ * Every change of a slot's state goes through here, under the set's lock.  For the soft
+ * fast path, an armed slot is published after its fields (release; they are written
+ * before the call) and after the bounds grew to cover it; the bounds shrink after a slot
+ * left.  watch_soft_live counts the soft slots armed in the process.
+ */
+static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
+{
+	unsigned bit = 1u << (sl - s->slot);
+
+	if (sl->state == state)
+		return;
+	if (state == SLOT_ARMED)
+		set_bounds(s, sl->addr, sl->type == WATCH_X ? 0 : sl->len);
+	__atomic_store_n(&sl->state, state, __ATOMIC_RELEASE);
+	if (state == SLOT_ARMED) {
+		__atomic_fetch_or(&s->h.armed, bit, __ATOMIC_RELEASE);
+	} else {
+		__atomic_fetch_and(&s->h.armed, ~bit, __ATOMIC_RELEASE);
+		set_bounds(s, 0, 0);
+	}
+	if (s->soft)
+		__atomic_fetch_add(&watch_soft_live, state == SLOT_ARMED ? 1 : -1,
+				   __ATOMIC_RELEASE);
+}
+
+/* Soft: the slot was armed before (as a hardware slot keeps its open event). */
+static int slot_has_event(const struct watch_set *s, const struct watch_slot *sl)
+{
+	return s->soft ? sl->used : sl->fd >= 0;
+}
+
 static void slot_close(struct watch_set *s, struct watch_slot *sl)
 {
 	if (sl->fd >= 0) {
@@ -202,15 +294,30 @@ static void slot_close(struct watch_set *s, struct watch_slot *sl)
 		sl->fd = -1;
 		s->nopen--;
 	}
-	sl->state = SLOT_IDLE;
+	sl->used = 0;
+	slot_state(s, sl, SLOT_IDLE);
 }
 
-static void slot_disarm(struct watch_slot *sl)
+static void slot_disarm(struct watch_set *s, struct watch_slot *sl)
 {
 	if (sl->state == SLOT_ARMED) {
-		ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
-		sl->state = SLOT_IDLE;
+		if (!s->soft)
+			ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
+		slot_state(s, sl, SLOT_IDLE);
 	}
+}
+
+/* Forget the soft slots of s in watch_soft_live (the set is being reset, not unlocked). */
+static void set_forget_live(struct watch_set *s)
+{
+	int n = __builtin_popcount(s->h.armed);
+
+	if (!s->soft || !n)
+		return;
+	/* In a fork child another thread may have been half-way through an arm: never
+	 * let the count wrap. */
+	int cur = __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED);
+	__atomic_store_n(&watch_soft_live, cur > n ? cur - n : 0, __ATOMIC_RELEASE);
 }
 
 void watch_thread_release(struct rt_thread *t)
@@ -238,6 +345,7 @@ void watch_after_fork_child(struct rt_thread *t)
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
 		if (s->slot[i].fd >= 0)
 			close(s->slot[i].fd);
+	set_forget_live(s);
 	int no_modify = s->no_modify;
 	set_reset(s, t->tid);
 	s->no_modify = no_modify;
@@ -426,17 +534,24 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 	 * of 10 offers to one slot). */
 	if (sl->state != SLOT_ARMED)
 		sl->offer_at = s->st.offers;
-	/* The handler reads these under the lock we hold, so order does not matter. */
-	sl->state = SLOT_IDLE;
-	sl->addr = a;
-	sl->len = len;
-	sl->type = r->type;
+	/* The hw handler reads these under the lock we hold; the soft fast path reads the
+	 * range without it, so the slot is unpublished first (then a racing access sees
+	 * either no slot or a range it confirms under the lock). */
+	slot_state(s, sl, SLOT_IDLE);
+	__atomic_store_n(&sl->addr, a, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->len, len, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->type, r->type, __ATOMIC_RELAXED);
 	sl->flags = r->flags;
 	sl->fn = r->on_trap;
 	sl->cookie = r->cookie;
 	sl->seq = ++s->seq;
 	sl->traps = 0;
 	sl->self_traps = 0;
+	if (s->soft) {
+		sl->used = 1;
+		slot_state(s, sl, SLOT_ARMED);
+		return 0;
+	}
 	if (sl->fd >= 0 && !s->no_modify && !__atomic_load_n(&force_reopen, __ATOMIC_RELAXED)) {
 		/* Same attr as at open but address, length, type and disabled = 0. */
 		watch_bp_attr(&at, a, len, r->type, 0);
@@ -455,7 +570,7 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 			s->no_modify = 1;	/* the ioctl, not the request, was the problem */
 	}
 	if (!err)
-		sl->state = SLOT_ARMED;
+		slot_state(s, sl, SLOT_ARMED);
 	return err;
 }
 
@@ -495,11 +610,14 @@ static int arm_locked(struct rt_thread *t, struct watch_set *s, const struct wat
 static int arm_begin(struct rt_thread *t, const struct watch_req *r, uint64_t *a, uint32_t *len,
 		     struct watch_set **ps)
 {
-	int err = req_range(r, a, len);
+	int be = watch_backend();
 
+	if (be == WATCH_BACKEND_NONE)
+		return -EOPNOTSUPP;
+	int err = req_range(r, a, len);
 	if (err)
 		return err;
-	if (rt_cfg.sig_watch <= 0 || t->tid <= 0)
+	if ((be == WATCH_BACKEND_HW && rt_cfg.sig_watch <= 0) || t->tid <= 0)
 		return -EINVAL;
 	err = set_create(t, 0);
 	if (err)
@@ -507,6 +625,8 @@ static int arm_begin(struct rt_thread *t, const struct watch_req *r, uint64_t *a
 	struct watch_set *s = set_of(t);
 	if (!s)
 		return -ESRCH;
+	if (s->soft && r->type == WATCH_X)
+		return -EOPNOTSUPP;	/* the inst callbacks see data accesses only */
 	if (runtime_memory(t, s, *a, *len))
 		return -EPERM;
 	err = set_lock(s, my_tid(), SPIN_ARM);
@@ -543,7 +663,7 @@ int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r)
 	if (err)
 		return err;
 	struct watch_slot *sl = &s->slot[slot];
-	if (sl->fd < 0 || slot >= s->limit)
+	if (!slot_has_event(s, sl) || slot >= s->limit)
 		err = -ENOENT;
 	else if (overlaps(s, slot, a, len, r->type))
 		err = -EEXIST;
@@ -566,7 +686,7 @@ int watch_disarm(struct rt_thread *t, int slot)
 	int err = set_lock(s, my_tid(), SPIN_ARM);
 	if (err)
 		return err;
-	slot_disarm(&s->slot[slot]);
+	slot_disarm(s, &s->slot[slot]);
 	set_unlock(s);
 	return 0;
 }
@@ -642,6 +762,63 @@ static void note_self_traps(struct rt_thread *t, struct watch_set *s, int i, int
 	set_unlock(s);
 }
 
+/*
+ * Slot i of s trapped; the set is locked and the slot checked.  Fill in the trap's slot
+ * fields, disable a one-shot slot, count.  Returns the slot's callback (NULL: the tool's).
+ */
+static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struct watch_trap *w)
+{
+	struct watch_slot *sl = &s->slot[i];
+
+	w->slot = i;
+	w->cookie = sl->cookie;
+	w->addr = sl->addr;
+	w->len = sl->len;
+	w->type = sl->type;
+	if (!(sl->flags & WATCH_PERSIST))
+		slot_disarm(s, sl);
+	sl->traps++;
+	STAT_ADD(s, traps);
+	t->stats.traps++;
+	return sl->fn;
+}
+
+/*
+ * Run the callback, or the tool's trap hook (the set is unlocked).  t is not claimed here:
+ * the dispatch already dropped the trap if t was busy, and a hook that records claims t
+ * itself (rt_enter), which also keeps the sample handlers out of it - needed for a soft
+ * trap, which runs in ordinary code where no signal is blocked.  1 if one ran.
+ */
+static int trap_call(struct rt_thread *t, struct watch_set *s, watch_fn fn,
+		     const struct watch_trap *w, const ucontext_t *uc)
+{
+	if (t->stopped || (!fn && !(rt_tool && rt_tool->trap)))
+		return 0;
+	const struct watch_trap *prev = s->cur;
+	s->cur = w;
+	if (fn)
+		fn(t, w->slot, w->cookie, uc, w->si);
+	else
+		rt_tool->trap(t, w, uc);
+	s->cur = prev;
+	return 1;
+}
+
+const struct watch_trap *watch_current_trap(struct rt_thread *t)
+{
+	struct watch_set *s = set_of(t);
+	return s ? s->cur : NULL;
+}
+
+static uint64_t uc_ip(const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	return uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+#else
+	return 0;
+#endif
+}
+
 static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 		     const ucontext_t *uc)
 {
@@ -664,32 +841,85 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 		STAT_ADD(s, stale);
 		return;
 	}
-	watch_fn fn = sl->fn;
-	void *cookie = sl->cookie;
-	struct watch_trap w = { .slot = i, .cookie = cookie, .addr = sl->addr, .len = sl->len,
-				.type = sl->type, .si = si };
+	/* The hardware tells the slot, not the access: see struct watch_trap. */
+	struct watch_trap w = { .si = si, .ip = uc_ip(uc), .access_addr = sl->addr,
+				.stored = sl->type == WATCH_W ? WATCH_TRAP_STORE :
+					  sl->type == WATCH_X ? WATCH_TRAP_LOAD :
+								WATCH_TRAP_UNKNOWN };
 	int persist = sl->flags & WATCH_PERSIST;
 	uint64_t seq = sl->seq;
 	int fd = sl->fd;
-	if (!persist) {
-		ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
-		sl->state = SLOT_IDLE;
-	}
-	sl->traps++;
-	STAT_ADD(s, traps);
-	t->stats.traps++;
+	watch_fn fn = slot_fire(t, s, i, &w);
 	uint64_t before = persist && fn ? event_count(fd) : 0;
 	set_unlock(s);
-	if (t->stopped)
-		return;
-	if (fn)
-		fn(t, i, cookie, uc, si);
-	else if (rt_tool && rt_tool->trap)
-		rt_tool->trap(t, &w, uc);
-	else
-		return;
-	if (persist)
+	if (trap_call(t, s, fn, &w, uc) && persist)
 		note_self_traps(t, s, i, fd, seq, before);
+}
+
+/* ---- the soft backend's traps (called by the inst callbacks, source-inst.c) ---- */
+
+static int range_hit(uint64_t a, uint32_t len, int store, uint64_t wa, uint32_t wlen, int type)
+{
+	return (store || type == WATCH_RW) && a < wa + wlen && wa < a + len;
+}
+
+SIGSAFE unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t len, int store)
+{
+	struct watch_set *s = set_of(t);
+
+	if (!s)
+		return 0;
+	unsigned armed = __atomic_load_n(&s->h.armed, __ATOMIC_ACQUIRE), hit = 0;
+	while (armed) {
+		int i = __builtin_ctz(armed);
+		const struct watch_slot *sl = &s->slot[i];
+
+		armed &= armed - 1;
+		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_ARMED)
+			continue;
+		if (range_hit(addr, len, store, __atomic_load_n(&sl->addr, __ATOMIC_RELAXED),
+			      __atomic_load_n(&sl->len, __ATOMIC_RELAXED),
+			      __atomic_load_n(&sl->type, __ATOMIC_RELAXED)))
+			hit |= 1u << i;
+	}
+	return hit;
+}
+
+SIGSAFE void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, uint32_t len,
+			     int store, uint64_t ip)
+{
+	struct watch_set *s = set_of(t);
+
+	if (!s || !s->soft)
+		return;
+	for (; mask; mask &= mask - 1) {
+		int i = __builtin_ctz(mask);
+		struct watch_slot *sl = &s->slot[i];
+
+		if (t->busy) {
+			/* Instrumented code run while the runtime is (a program's signal
+			 * handler interrupting it, or a callback's own call). */
+			STAT_ADD(s, dropped);
+			continue;
+		}
+		if (set_lock_owner(s, t->tid)) {
+			STAT_ADD(s, dropped);
+			continue;
+		}
+		/* Confirm: another thread may have re-armed or disarmed it since the match. */
+		if (sl->state != SLOT_ARMED ||
+		    !range_hit(addr, len, store, sl->addr, sl->len, sl->type)) {
+			set_unlock(s);
+			STAT_ADD(s, stale);
+			continue;
+		}
+		struct watch_trap w = { .ip = ip, .access_addr = addr, .access_len = len,
+					.stored = store ? WATCH_TRAP_STORE : WATCH_TRAP_LOAD,
+					.soft = 1 };
+		watch_fn fn = slot_fire(t, s, i, &w);
+		set_unlock(s);
+		trap_call(t, s, fn, &w, NULL);
+	}
 }
 
 SIGSAFE void watch_signal(int sig, siginfo_t *si, void *uc)

@@ -31,6 +31,27 @@
  * Known limit: if another thread re-arms a slot of T in the few instructions between T's
  * trap and T's handler (T is still in the kernel), that one trap is reported with the new
  * arming's cookie.
+ *
+ * Backends.  The engine has two, chosen once at start-up (watch_backend_init) and invisible
+ * to tools: "hw", the debug registers above, and "soft", for programs built by sonde-cc,
+ * where the inst source's callbacks (source-inst.c) see every load and store the compiled
+ * code makes and compare it with the calling thread's armed slots.  A soft trap has no
+ * signal: the callback runs the dispatch directly, before the access, with uc == NULL and
+ * si == NULL, and knows the access exactly (struct watch_trap says what each backend fills).
+ * Soft watchpoints see only accesses in code compiled by sonde-cc: not libc's (memcpy,
+ * memset, string functions), not the kernel's (hardware excludes the kernel too), not the
+ * runtime's.  sonde-cc instruments `x++` as a load then a store: an RW soft watch traps
+ * twice on it where the hardware traps once on `addl`; a W watch traps once in both.
+ * Execute breakpoints (WATCH_X) are hardware only (-EOPNOTSUPP in soft).  With neither
+ * (no trapping debug registers, program not built by sonde-cc), watch_arm fails with
+ * -EOPNOTSUPP and watch_backend_why() says why.
+ *
+ * Soft fast path: the inst callbacks read watch_soft_live (relaxed), the number of soft
+ * slots armed in the process; only when it is non-zero do they look at the calling
+ * thread's set: its armed-slot mask (acquire, published after the slot's fields), then
+ * the armed slots' ranges.  A candidate is confirmed under the set's lock before dispatch,
+ * so an access racing with another thread's arm may or may not trap but never dispatches
+ * a slot it does not overlap.
  */
 #ifndef SONDE_RT_WATCH_H
 #define SONDE_RT_WATCH_H
@@ -70,7 +91,25 @@ enum watch_policy {
 
 struct rt_thread;
 
-/* A trap as the tool's trap hook (struct rt_tool) sees it. */
+/* Values of watch_trap.stored. */
+#define WATCH_TRAP_LOAD 0
+#define WATCH_TRAP_STORE 1	/* a store or a read-modify-write */
+#define WATCH_TRAP_UNKNOWN (-1)
+
+/*
+ * A trap as the tool's trap hook (struct rt_tool) sees it, and as watch_current_trap()
+ * gives it to a slot's own callback.  The first six fields are the same in both backends;
+ * the access fields are exact in soft and approximate in hw:
+ *
+ *   field        soft (sonde-cc callbacks)          hw (debug registers)
+ *   ip           the accessing instruction          RIP after the access (the next
+ *                                                    instruction); X: the breakpoint
+ *   access_addr  the accessed address               the watched block's address
+ *   access_len   bytes accessed (1..16)             0 (the hardware does not say)
+ *   stored       LOAD or STORE                      STORE for W, UNKNOWN for RW, LOAD for X
+ *   si           NULL                               the signal's info
+ *   soft         1                                  0
+ */
 struct watch_trap {
 	int slot;
 	void *cookie;		/* the arming request's cookie */
@@ -78,13 +117,23 @@ struct watch_trap {
 	uint32_t len;
 	int type;		/* enum watch_type */
 	const siginfo_t *si;
+	uint64_t ip;
+	uint64_t access_addr;
+	uint32_t access_len;
+	int stored;		/* WATCH_TRAP_* */
+	int soft;
 };
 
 /*
- * Called in the target thread, from the watch signal handler (on the sigaltstack, with
- * rt_cfg.sig_sample, SIGTRAP and the watch signal blocked), after a one-shot slot was
- * disabled.  It may arm, modify or disarm slots (its own set's lock is not held).
- * `uc` is the context after the access (see above), `si` the signal's info.
+ * Called in the target thread after a one-shot slot was disabled, never while t is busy in
+ * the runtime (such traps are dropped and counted).  t is not claimed: a callback that
+ * records claims it (rt_enter/rt_leave, rt/thread.h), which also keeps t's sample handler
+ * out - necessary for soft traps, which no blocked signal protects.  It may arm, modify or
+ * disarm slots (its own set's lock is not held).
+ * hw: from the watch signal handler (on the sigaltstack, with rt_cfg.sig_sample, SIGTRAP
+ * and the watch signal blocked); `uc` is the context after the access (see above), `si`
+ * the signal's info.  soft: from the instrumented program's access callback, before the
+ * access; `uc` and `si` are NULL.  Both: watch_current_trap(t) gives the whole trap.
  */
 typedef void (*watch_fn)(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
 			 const siginfo_t *si);
@@ -113,7 +162,9 @@ struct watch_slot_info {
 	uint64_t seq;		/* arming sequence number in the set (larger = newer) */
 };
 
-/* Counters of a set, for the report and for tests. */
+/* Counters of a set, for the report and for tests.  The soft backend opens no event:
+ * opens, modifies and reopens stay 0 there, and stale counts candidates that no longer
+ * matched under the lock (a racing re-arm). */
 struct watch_stats {
 	uint64_t offers;	/* watch_arm calls */
 	uint64_t arms;		/* successful arms (including replacements) */
@@ -179,6 +230,81 @@ static inline int watch_probe_fires(const struct watch_probe *p)
 	return p->regs > 0 && p->fired == p->regs;
 }
 
+/* ---- backends: chosen at start-up ---- */
+
+enum watch_backend_id {
+	WATCH_BACKEND_NONE = 0,	/* watch_arm fails with -EOPNOTSUPP */
+	WATCH_BACKEND_HW,	/* debug registers (perf_event_open breakpoints) */
+	WATCH_BACKEND_SOFT,	/* the inst callbacks of a program built by sonde-cc */
+};
+
+/*
+ * Choose the backend once, at start-up, before any slot is armed; not in a handler.
+ * `mode` is SONDE_WATCH: "hw", "soft", "auto" (NULL, empty or anything else: auto).
+ * `instrumented`: the program was built by sonde-cc (libsonde-inst.so is loaded, so the
+ * inst callbacks run whatever the sample source).  The rule:
+ *   auto: hw if a W breakpoint on a variable counts the one write made to it; else soft
+ *         if instrumented; else none.
+ *   hw:   hw if breakpoint events open (the firing check is only reported); else none.
+ *   soft: soft if instrumented; else none.
+ * Returns the backend chosen; watch_backend_why() then holds a one-line reason when it is
+ * not hw, or when the check found something worth reporting ("" otherwise).
+ * Until it is called the engine uses the hardware (unit tests, the CLI).
+ */
+int watch_backend_init(const char *mode, int instrumented);
+/* Use backend `id` from now on without any check (tests); `why` may be NULL.  Only while
+ * no slot is armed anywhere; sets created before keep the backend they were made with. */
+void watch_backend_set(int id, const char *why);
+/* The backend in use (enum watch_backend_id), its name ("hw", "soft", "none") and the
+ * reason of the choice.  Handler-safe. */
+int watch_backend(void);
+const char *watch_backend_name(void);
+const char *watch_backend_why(void);
+
+/*
+ * The trap being dispatched in t, for a slot's own callback (watch_fn) that wants the
+ * exact access of a soft trap; NULL outside a callback.  Handler-safe.
+ */
+const struct watch_trap *watch_current_trap(struct rt_thread *t);
+
+/* ---- the soft backend's entry points (source-inst.c) ---- */
+
+/* Soft slots armed in the process (all threads); the callbacks' fast path reads it
+ * relaxed and does nothing more while it is 0. */
+extern int watch_soft_live __attribute__((visibility("hidden")));
+/* t->watch after watch_thread_release. */
+#define WATCH_SET_DEAD 1
+
+/* The beginning of every watch set: what the callbacks' inline check reads.  Written
+ * under the set's lock; the bounds cover every armed slot (widened before a slot is
+ * published in `armed`, narrowed after it left). */
+struct watch_soft_head {
+	unsigned armed;		/* bit i: slot i is armed */
+	uint64_t lo, hi;	/* [lo, hi) covers the armed slots' ranges */
+};
+
+/* Can an access of [addr, addr+len) hit one of t's slots?  0 when none is armed or the
+ * access is outside their bounds.  Inline for the callbacks; a filter only (a racing arm
+ * may be missed, as with hardware), watch_soft_match decides.  Handler-safe. */
+static inline int watch_soft_maybe(const struct rt_thread *t, uint64_t addr, uint32_t len)
+{
+	const struct watch_soft_head *h = __atomic_load_n((void *const *)&t->watch,
+							  __ATOMIC_ACQUIRE);
+
+	if ((uintptr_t)h <= WATCH_SET_DEAD || !__atomic_load_n(&h->armed, __ATOMIC_ACQUIRE))
+		return 0;
+	return addr < __atomic_load_n(&h->hi, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&h->lo, __ATOMIC_RELAXED) < addr + len;
+}
+
+/* Slots of t (bit i = slot i) whose armed range [addr, addr+len) overlaps and whose type
+ * the access honours (W: stores only); 0 if none.  Lock-free; handler-safe. */
+unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t len, int store);
+/* Dispatch the slots of `mask` that still match, as a hardware trap would (see watch_fn),
+ * for an access at ip.  Drops (counts) when t is busy in the runtime.  Handler-safe. */
+void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, uint32_t len,
+		     int store, uint64_t ip);
+
 /* ---- process-wide ---- */
 
 /* Install the trap handler on rt_cfg.sig_watch (SA_SIGINFO | SA_ONSTACK | SA_RESTART,
@@ -222,12 +348,14 @@ int watch_limit(struct rt_thread *t, int n);
  *   -ENOSPC   every usable slot is armed and the policy kept them all
  *   -EAGAIN   t's set is busy (another thread is arming it): drop the sample
  *   -EDEADLK  called inside a handler that interrupted an arm of the same set
+ *   -EOPNOTSUPP  no backend (watch_backend_why), or WATCH_X with the soft backend
  *   other     perf_event_open's error (EACCES, ESRCH if t's tid is gone, ...)
  * Nothing leaks on failure.  Handler-safe.
  */
 int watch_arm(struct rt_thread *t, const struct watch_req *r);
 /* Re-arm slot `slot` of t on r's address/len/type (cookie, callback, flags from r; policy
- * ignored).  Same errors as watch_arm; -ENOENT if the slot has no event.  Handler-safe. */
+ * ignored).  Same errors as watch_arm; -ENOENT if the slot has no event (soft: was never
+ * armed since the set was made or the slot closed by watch_limit).  Handler-safe. */
 int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r);
 /* Stop slot `slot` trapping; its event stays open for the next arm.  0, -EINVAL, -EAGAIN.
  * Handler-safe. */

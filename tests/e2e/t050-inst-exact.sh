@@ -25,6 +25,12 @@ static uint64_t store_ips[32];
 static int bad_len, n_store_ips;
 
 struct rt_thread *rt_self(void) { return self; }
+/* The soft watchpoint backend's entry points (never armed here). */
+const struct rt_source *rt_source;
+__attribute__((visibility("hidden"))) int watch_soft_live;
+unsigned watch_soft_match(struct rt_thread *t, uint64_t a, uint32_t l, int s) { return 0; }
+void watch_soft_trap(struct rt_thread *t, unsigned m, uint64_t a, uint32_t l, int s,
+		     uint64_t ip) { }
 uint64_t rt_now(void) { return 0; }
 void *arena_alloc(struct arena *a, size_t size) { return calloc(1, size); }
 
