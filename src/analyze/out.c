@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze-out.c - `sonde analyze -o DIR`: CSV tables, summary.json and index.html (one
- * self-contained page: the JSON embedded, tables rendered and sorted by inline script).
+ * out.c - `sonde analyze -o DIR`: CSV tables, summary.json and index.html (one
+ * self-contained page on ui/html.h: the JSON embedded, tables rendered and sorted by inline
+ * script).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "analyze/view.h"
 #include "analyze/view-int.h"
 #include "ui/csv.h"
+#include "ui/html.h"
 #include "ui/json.h"
 
 /* ---- CSV ----------------------------------------------------------------------------------- */
@@ -579,31 +581,13 @@ static void js_all(struct json *j, const struct av_ctx *c, const char *dir, int 
 
 /* ---- HTML ---------------------------------------------------------------------------------- */
 
-static const char *const page_head =
-	"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	"<title>sonde analyze</title>\n<style>\n"
-	"body{font:13px system-ui,sans-serif;margin:1em 2em;color:#222}\n"
-	"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
-	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}\n"
-	"th{background:#eef;cursor:pointer;user-select:none}\n"
-	"td.name,th.name{text-align:left}\n"
-	"tr.sel{background:#ffd}\n"
+static const char page_css[] =
 	".pane{border:1px solid #aaa;padding:.5em;margin:.5em 0}\n"
 	"pre{margin:0}\n.bb{background:#f4f4f4;font-weight:bold}\n"
 	"div.cfg{overflow:auto;max-height:80vh}\n"
-	".heat{background:linear-gradient(90deg,#f99 var(--w),transparent var(--w))}\n"
-	"</style></head><body>\n<h1>sonde analyze</h1>\n<p id=\"meta\"></p>\n"
-	"<p><label><input type=\"checkbox\" id=\"cyc\"> accounting in cycle samples "
-	"(else % of cycles)</label></p>\n"
-	"<h2>Hot processes</h2><div id=\"processes\"></div>\n"
-	"<h2>Hot modules</h2><div id=\"modules\"></div>\n"
-	"<h2>Hot functions</h2><p>Click a function for its assembly and source; click a "
-	"column to sort; click an accounting branch (+) to open its sub-branches.</p>\n"
-	"<div id=\"functions\"></div>\n<div id=\"detail\"></div>\n"
-	"<script id=\"data\" type=\"application/json\">\n";
+	".heat{background:linear-gradient(90deg,#f99 var(--w),transparent var(--w))}\n";
 
-static const char *const page_script =
-	"</script>\n<script>\n"
+static const char page_script[] =
 	"'use strict';\n"
 	"const D = JSON.parse(document.getElementById('data').textContent);\n"
 	"const ev = D.sort_event, A = D.accounting;\n"
@@ -712,20 +696,36 @@ static const char *const page_script =
 	"  A.cycles_event + ' samples)' : '') + (D.note ? '; note: ' + D.note : '');\n"
 	"document.getElementById('cyc').onchange = e => { cycles = e.target.checked; renderAll(); };\n"
 	"renderAll();\n"
-	"if (D.details.length) detail(D.details[0].id);\n"
-	"</script></body></html>\n";
+	"if (D.details.length) detail(D.details[0].id);\n";
 
+/* The page: header, the three tables (rendered by the script from the embedded data), and
+ * the pane of the function clicked (its assembly, source lines and control-flow graph). */
 static int write_html(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
 {
-	FILE *f = open_in(dir, "index.html", err, errlen);
-	if (!f)
-		return -EIO;
-	struct json j;
-	fputs(page_head, f);
-	json_init_flags(&j, f, JSON_COMPACT | JSON_SCRIPT_SAFE);
-	js_all(&j, c, NULL, 1);
-	fputs(page_script, f);
-	return close_ok(f, !ferror(f));
+	struct html *h = html_new("sonde analyze");
+	char path[4096];
+	if (!h) {
+		snprintf(err, errlen, "cannot build the page: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	html_style(h, page_css);
+	html_raw(h, "<p id=\"meta\"></p>\n<p><label><input type=\"checkbox\" id=\"cyc\"> "
+		    "accounting in cycle samples (else % of cycles)</label></p>\n");
+	html_section(h, "hot-processes", "Hot processes");
+	html_raw(h, "<div id=\"processes\"></div>\n");
+	html_section(h, "hot-modules", "Hot modules");
+	html_raw(h, "<div id=\"modules\"></div>\n");
+	html_section(h, "hot-functions", "Hot functions");
+	html_para(h, "Click a function for its assembly and source; click a column to sort; "
+		     "click an accounting branch (+) to open its sub-branches.");
+	html_raw(h, "<div id=\"functions\"></div>\n<div id=\"detail\"></div>\n");
+	js_all(html_data_begin(h, "data"), c, NULL, 1);
+	html_data_end(h);
+	html_script(h, page_script);
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	int r = html_save(h, path, err, errlen);
+	html_free(h);
+	return r;
 }
 
 int av_write_dir(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
