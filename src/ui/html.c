@@ -46,14 +46,15 @@ static const char base_css[] =
 	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}\n"
 	"th{background:#eef;cursor:pointer;user-select:none}\n"
 	"td.name,th.name{text-align:left}\n"
-	"table.kv th{text-align:left;cursor:default}\ntable.kv td{text-align:left}\n"
+	"table.kv th{text-align:left;cursor:default}\n"
+	"table.kv td{text-align:left;white-space:normal;max-width:70em}\n"
 	"tr.sel{background:#ffd}\n"
-	"td.share{min-width:8em;background:linear-gradient(90deg,#f9a 0,#f9a var(--w),"
+	"td.share{min-width:8em;background:linear-gradient(90deg,#fbc4cc 0,#fbc4cc var(--w),"
 	"transparent var(--w))}\n"
 	"th.asc::after{content:' \\25B2'}\nth.desc::after{content:' \\25BC'}\n"
 	"figure{margin:.5em 0 1.5em}\nfigcaption{font-weight:bold;margin-bottom:.3em}\n"
 	"svg.plot text{font-size:11px;fill:#333}\nsvg.plot .grid{stroke:#e4e4e4}\n"
-	"svg.plot .axis{stroke:#666}\nsvg.plot rect.cell:hover,svg.plot rect.bar:hover"
+	"svg.plot .axis{stroke:#666}\nsvg.plot text.light{fill:#fff}\nsvg.plot rect.cell:hover,svg.plot rect.bar:hover"
 	"{stroke:#000;stroke-width:1.5}\n";
 
 /* Sorting of tables with class "sortable": by data-v when cells have it, else by text. */
@@ -561,11 +562,11 @@ void html_bar_chart(struct html *h, const struct html_plot *p, size_t n,
 	double bw = n ? fr.w / (double)n : fr.w;
 	for (size_t i = 0; i < n; i++) {
 		double val = isfinite(v[i]) && v[i] > 0 ? v[i] : 0, y = fy(&fr, val);
-		double x = fr.x0 + i * bw;
+		double x = fr.x0 + i * bw, bar = bw * 0.8 < 80 ? bw * 0.8 : 80;
 		char b[64], rb[96];
 		html_printf(h, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			    "height=\"%.1f\" fill=\"#d7301f\" data-v=\"%.17g\">", x + bw * 0.1, y,
-			    bw * 0.8, fr.y0 + fr.h - y, v[i]);
+			    "height=\"%.1f\" fill=\"#d7301f\" data-v=\"%.17g\">", x + (bw - bar) / 2,
+			    y, bar, fr.y0 + fr.h - y, v[i]);
 		hover(h, labels[i], v[i], p->decimals, NULL);
 		html_raw(h, "</rect>");
 		double lx = x + bw / 2, ly = fr.y0 + fr.h + 14;
@@ -748,11 +749,11 @@ static void heat_cell(struct html *h, const struct html_heatmap *m, size_t r, si
 	}
 	html_raw(h, "</title></rect>");
 	if (has && cw >= 40 && ch >= 16) {
-		char b[64], fill[32];
+		char b[64];
 		snprintf(b, sizeof(b), "%.*f", m->decimals, v);
-		snprintf(fill, sizeof(fill), "fill=\"%s\"", t > 0.55 ? "#fff" : "#222");
-		html_printf(h, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" %s "
-			    "pointer-events=\"none\">%s</text>", x + cw / 2, y + ch / 2 + 4, fill, b);
+		html_printf(h, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"%s "
+			    "pointer-events=\"none\">%s</text>", x + cw / 2, y + ch / 2 + 4,
+			    t > 0.55 ? " class=\"light\"" : "", b);
 	}
 }
 
@@ -771,8 +772,8 @@ void html_heatmap(struct html *h, const struct html_heatmap *m)
 	ch = ch < 3 ? 3 : ch;
 	double x0 = 10 + 6.5 * rl + 8, y0 = 28 + 4.9 * cl;
 	int w = (int)(x0 + cw * m->ncols + 4.9 * cl + 20), ht = (int)(y0 + ch * m->nrows + 50);
-	if (w < 260)
-		w = 260;
+	if (w < x0 + 200)
+		w = (int)(x0 + 200);
 	svg_begin(h, m->id, m->title, w, ht);
 	html_raw(h, "<g class=\"heatmap\">\n");
 	for (size_t c = 0; c < m->ncols; c++) {
