@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.c - `sonde report DIR [--format text|csv|json] [--top N] [--quiet] [--html FILE]`:
- * print a recorded profile again, or write it as one HTML page (doc/sonde-report.md).  Exit: 0, 1 (no recording, corrupt data,
- * cannot write the database), 2 usage.
+ * print a recorded profile again, or write it as one HTML page (doc/sonde-report.md).
+ * Exit: 0, 1 (no recording, corrupt data, cannot write the database or the page), 2 usage.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -41,7 +41,8 @@ static const char base_css[] =
 	"body{font:13px system-ui,sans-serif;margin:1em 2em;color:#222}\n"
 	"nav{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccc;padding:.3em 0;"
 	"z-index:1}\n"
-	"nav a{margin-right:1.2em;color:#236;text-decoration:none}\nnav a:hover{text-decoration:underline}\n"
+	"nav a{margin-right:1.2em;color:#236;text-decoration:none}\n"
+	"nav a:hover{text-decoration:underline}\n"
 	"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
 	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}\n"
 	"th{background:#eef;cursor:pointer;user-select:none}\n"
@@ -54,8 +55,8 @@ static const char base_css[] =
 	"th.asc::after{content:' \\25B2'}\nth.desc::after{content:' \\25BC'}\n"
 	"figure{margin:.5em 0 1.5em}\nfigcaption{font-weight:bold;margin-bottom:.3em}\n"
 	"svg.plot text{font-size:11px;fill:#333}\nsvg.plot .grid{stroke:#e4e4e4}\n"
-	"svg.plot .axis{stroke:#666}\nsvg.plot text.light{fill:#fff}\nsvg.plot rect.cell:hover,svg.plot rect.bar:hover"
-	"{stroke:#000;stroke-width:1.5}\n";
+	"svg.plot .axis{stroke:#666}\nsvg.plot text.light{fill:#fff}\n"
+	"svg.plot rect.cell:hover,svg.plot rect.bar:hover{stroke:#000;stroke-width:1.5}\n";
 
 /* Sorting of tables with class "sortable": by data-v when cells have it, else by text. */
 static const char sort_js[] =
@@ -760,7 +761,10 @@ static void heat_cell(struct html *h, const struct html_heatmap *m, size_t r, si
 void html_heatmap(struct html *h, const struct html_heatmap *m)
 {
 	double lo = 0, hi = -INFINITY;
-	range_of(m->v, m->nrows * m->ncols, &lo, &hi);
+	if (m->lo != 0 || m->hi != 0)
+		lo = m->lo, hi = m->hi;
+	else
+		range_of(m->v, m->nrows * m->ncols, &lo, &hi);
 	if (!(hi > lo))
 		hi = lo + 1;
 	size_t rl = longest(m->rows, m->nrows), cl = longest(m->cols, m->ncols);

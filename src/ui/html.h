@@ -131,10 +131,12 @@ struct html_heatmap {
 	const double *v;	/* nrows * ncols values, row-major; NaN: no value (grey) */
 	const char *unit;	/* after values ("%"), or NULL */
 	int decimals;
+	double lo, hi;		/* the colour scale's ends; both 0: from the values */
 };
 
 /*
- * A matrix of coloured cells, scale from min(0, least value) to the greatest, a legend,
+ * A matrix of coloured cells, the scale from lo to hi (else from min(0, least value) to the
+ * greatest, values outside clamped), a legend,
  * each cell's row, column and value on hover (and in the cell when it is large enough).
  * Cells carry class "cell" and data-row, data-col, data-v attributes for scripts.
  */

@@ -286,6 +286,7 @@ static int heatmap(struct html *h, sqlite3 *db, const struct threads *t)
 			.id = "object-threads", .xlabel = "thread", .ylabel = NULL,
 			.nrows = (size_t)n, .ncols = t->n, .rows = (const char *const *)names,
 			.cols = (const char *const *)t->label, .v = v, .unit = "%", .decimals = 1,
+			.lo = 0, .hi = 100,
 		};
 		html_section(h, "object-threads", "Objects x threads");
 		html_para(h, "Which threads access each object: the share of the object's samples "

@@ -115,8 +115,8 @@ int mem_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/mem", dir);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return errmsg(err, errlen, -errno, "cannot create '%s': %s", path, strerror(errno));
-	int r = export_one(db, dir, "objects.csv", mem_objects_sql, NCOLS(objects_cols), objects_cols,
-		       err, errlen);
+	int r = export_one(db, dir, "objects.csv", mem_objects_sql, NCOLS(objects_cols),
+			   objects_cols, err, errlen);
 	if (!r)
 		r = export_one(db, dir, "code.csv", mem_code_sql, NCOLS(code_cols), code_cols, err,
 			       errlen);
