@@ -771,7 +771,7 @@ void html_heatmap(struct html *h, const struct html_heatmap *m)
 	rl = rl > 40 ? 40 : rl;
 	cl = cl > 24 ? 24 : cl;
 	double cw = m->ncols ? 720.0 / m->ncols : 48, ch;
-	cw = cw > 56 ? 56 : cw < 4 ? 4 : cw;
+	cw = cw > 56 ? 56 : cw < 2 ? 2 : cw;
 	ch = m->nrows > 30 ? 660.0 / m->nrows : 22;
 	ch = ch < 3 ? 3 : ch;
 	double x0 = 10 + 6.5 * rl + 8, y0 = 28 + 4.9 * cl;
@@ -784,14 +784,14 @@ void html_heatmap(struct html *h, const struct html_heatmap *m)
 		char b[64], rot[96];
 		double x = x0 + cw * c + cw / 2, y = y0 - 6;
 		snprintf(rot, sizeof(rot), "transform=\"rotate(-45 %.1f %.1f)\"", x, y);
-		if (cw >= 10 || c % (size_t)(10 / cw + 1) == 0)
+		if (c % (size_t)ceil(16 / cw) == 0)	/* labels that fit */
 			svg_text(h, x, y, "start", rot, cut(b, sizeof(b), m->cols[c], 24));
 	}
 	html_raw(h, "\n");
 	for (size_t r = 0; r < m->nrows; r++) {
 		char b[64];
 		double y = y0 + ch * r;
-		if (ch >= 10)
+		if (r % (size_t)ceil(12 / ch) == 0)	/* labels that fit */
 			svg_text(h, x0 - 6, y + ch / 2 + 4, "end", NULL,
 				 cut(b, sizeof(b), m->rows[r], 40));
 		for (size_t c = 0; c < m->ncols; c++)
