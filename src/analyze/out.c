@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * analyze-out.c - `sonde analyze -o DIR`: CSV tables, summary.json and index.html (one
- * self-contained page: the JSON embedded, tables rendered and sorted by inline script).
+ * out.c - `sonde analyze -o DIR`: CSV tables, summary.json and index.html (one
+ * self-contained page on ui/html.h: the JSON embedded, tables rendered and sorted by inline
+ * script).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include "analyze/view.h"
 #include "analyze/view-int.h"
 #include "ui/csv.h"
+#include "ui/html.h"
+#include "ui/json.h"
 
 /* ---- CSV ----------------------------------------------------------------------------------- */
 
@@ -302,25 +305,14 @@ static int cfg_svg(FILE *f, const struct av_ctx *c, const struct an_func_view *v
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
-static void js_str(FILE *f, const char *s)
+/* The document's strings: a missing one is "" (not null). */
+static void js_str(struct json *j, const char *key, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '<')
-			fputs("\\u003c", f);	/* safe inside <script> */
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	json_str(j, key, s ? s : "");
 }
 
 /* The CFG as a JSON string (the page inlines it in the function's pane); "" if it failed. */
-static void js_cfg(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+static void js_cfg(struct json *j, const struct av_ctx *c, const struct an_func_view *v)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -328,115 +320,179 @@ static void js_cfg(FILE *f, const struct av_ctx *c, const struct an_func_view *v
 	int r = m ? cfg_svg(m, c, v) : -ENOMEM;
 	if (m && fclose(m))
 		r = -EIO;
-	js_str(f, !r ? buf : "");
+	js_str(j, "cfg", !r ? buf : "");
 	free(buf);
 }
 
 /*
- * A row's cycles and live branches (in cycle-event samples), after a comma: keyed,
- * "cycles":C,"accounting":[...]; else C,[...] (array rows).  Only with accounting.
+ * A row's cycles and live branches (in cycle-event samples): keyed, "cycles":C,
+ * "accounting":[...]; else C,[...] (array rows).  Only with accounting.
  */
-static void js_td(FILE *f, const struct av_ctx *c, const uint64_t *samples, int keyed)
+static void js_td(struct json *j, const struct av_ctx *c, const uint64_t *samples, int keyed)
 {
 	int64_t vals[AV_MAX_NODES], cyc;
 	av_eval(c, samples, vals, &cyc);
-	fprintf(f, keyed ? ",\"cycles\":%lld,\"accounting\":[" : ",%lld,[", (long long)cyc);
-	for (size_t i = 0, k = 0; i < c->td->m->nnodes; i++)
+	json_int(j, keyed ? "cycles" : NULL, cyc);
+	json_begin_array(j, keyed ? "accounting" : NULL);
+	for (size_t i = 0; i < c->td->m->nnodes; i++)
 		if (c->td->live[i])
-			fprintf(f, "%s%lld", k++ ? "," : "", (long long)vals[i]);
-	fputc(']', f);
+			json_int(j, NULL, vals[i]);
+	json_end_array(j);
 }
 
-static void js_counts(FILE *f, const struct av_ctx *c, const struct an_row *r)
+static void js_counts(struct json *j, const struct av_ctx *c, const struct an_row *r)
 {
-	fputs("\"samples\":[", f);
+	json_begin_array(j, "samples");
 	for (size_t e = 0; e < c->an->nev; e++)
-		fprintf(f, "%s%llu", e ? "," : "", (unsigned long long)r->samples[e]);
-	fprintf(f, "],\"share\":%.4f", av_share(c, r));
+		json_uint(j, NULL, r->samples[e]);
+	json_end_array(j);
+	json_double(j, "share", av_share(c, r), 4);
 	if (av_has_td(c))
-		js_td(f, c, r->samples, 1);
+		js_td(j, c, r->samples, 1);
 }
 
-static void js_rows(FILE *f, const struct av_ctx *c, const char *key, int kind)
+static void js_rows(struct json *j, const struct av_ctx *c, const char *key, int kind)
 {
 	const struct analysis *an = c->an;
 	const struct an_row *rows = kind == 0 ? an->procs : kind == 1 ? an->mods : an->funcs;
 	size_t n = kind == 0 ? an->nprocs : kind == 1 ? an->nmods : an->nfuncs;
 	int *o = analysis_order(rows, n, c->ev);
-	fprintf(f, ",\"%s\":[", key);
+	json_begin_array(j, key);
 	for (size_t k = 0; o && k < n; k++) {
 		const struct an_row *r = &rows[o[k]];
-		fprintf(f, "%s\n{\"id\":%d,\"name\":", k ? "," : "", o[k]);
-		js_str(f, r->name);
-		if (kind >= 1) {
-			fputs(",\"process\":", f);
-			js_str(f, an->procs[r->proc].name);
-		}
-		if (kind == 2) {
-			fputs(",\"module\":", f);
-			js_str(f, av_basename(an->mods[r->mod].name));
-		}
-		fputc(',', f);
-		js_counts(f, c, r);
-		fputc('}', f);
+		json_newline(j);
+		json_begin_object(j, NULL);
+		json_int(j, "id", o[k]);
+		js_str(j, "name", r->name);
+		if (kind >= 1)
+			js_str(j, "process", an->procs[r->proc].name);
+		if (kind == 2)
+			js_str(j, "module", av_basename(an->mods[r->mod].name));
+		js_counts(j, c, r);
+		json_end_object(j);
 	}
-	fputc(']', f);
+	json_end_array(j);
 	free(o);
 }
 
-static void js_head(FILE *f, const struct av_ctx *c)
+static void js_accounting(struct json *j, const struct av_ctx *c)
+{
+	if (!av_has_td(c)) {
+		json_str(j, "accounting", NULL);
+		return;
+	}
+	json_begin_object(j, "accounting");
+	js_str(j, "arch", c->td->m->arch);
+	js_str(j, "title", c->td->m->title);
+	js_str(j, "cycles_event", c->an->ev[c->td->cycles_ev].name);
+	json_begin_array(j, "nodes");
+	for (size_t i = 0; i < c->td->m->nnodes; i++)
+		if (c->td->live[i])
+			js_str(j, NULL, c->td->m->nodes[i].path);
+	json_end_array(j);
+	json_end_object(j);
+}
+
+static void js_head(struct json *j, const struct av_ctx *c)
 {
 	const struct analysis *an = c->an;
 	const struct pd_features *ft = perfdata_features(c->pd);
-	fputs("{\"input\":", f);
-	js_str(f, c->input);
-	fprintf(f, ",\"mode\":\"%s\",\"samples\":%llu,\"lost\":%llu,\"sort_event\":%zu,\"cpuid\":",
-		perfdata_is_pipe(c->pd) ? "pipe" : "file", (unsigned long long)an->nsamples,
-		(unsigned long long)an->lost, c->ev);
-	js_str(f, ft->cpuid);
-	fputs(",\"events\":[", f);
+	js_str(j, "input", c->input);
+	json_str(j, "mode", perfdata_is_pipe(c->pd) ? "pipe" : "file");
+	json_uint(j, "samples", an->nsamples);
+	json_uint(j, "lost", an->lost);
+	json_uint(j, "sort_event", c->ev);
+	js_str(j, "cpuid", ft->cpuid);
+	json_begin_array(j, "events");
 	for (size_t e = 0; e < an->nev; e++) {
-		fprintf(f, "%s{\"name\":", e ? "," : "");
-		js_str(f, an->ev[e].name);
-		fprintf(f, ",\"samples\":%llu,\"period\":%llu,\"freq\":%d,\"multiplex\":%.6f}",
-			(unsigned long long)an->ev[e].samples, (unsigned long long)an->ev[e].period,
-			an->ev[e].freq, an->ev[e].mplex);
+		json_begin_object(j, NULL);
+		js_str(j, "name", an->ev[e].name);
+		json_uint(j, "samples", an->ev[e].samples);
+		json_uint(j, "period", an->ev[e].period);
+		json_int(j, "freq", an->ev[e].freq);
+		json_double(j, "multiplex", an->ev[e].mplex, 6);
+		json_end_object(j);
 	}
-	fputs("],\"accounting\":", f);
-	if (!av_has_td(c)) {
-		fputs("null", f);
-	} else {
-		fputs("{\"arch\":", f);
-		js_str(f, c->td->m->arch);
-		fputs(",\"title\":", f);
-		js_str(f, c->td->m->title);
-		fputs(",\"cycles_event\":", f);
-		js_str(f, an->ev[c->td->cycles_ev].name);
-		fputs(",\"nodes\":[", f);
-		for (size_t i = 0, k = 0; i < c->td->m->nnodes; i++)
-			if (c->td->live[i]) {
-				fputs(k++ ? "," : "", f);
-				js_str(f, c->td->m->nodes[i].path);
-			}
-		fputs("]}", f);
-	}
-	fputs(",\"note\":", f);
-	js_str(f, c->td && c->td->note[0] ? c->td->note : c->td_note);
+	json_end_array(j);
+	js_accounting(j, c);
+	js_str(j, "note", c->td && c->td->note[0] ? c->td->note : c->td_note);
 	/* [cpu, [samples per event]] for CPUs with samples */
-	fputs(",\"cpus\":[", f);
-	for (size_t cpu = 0, k = 0; cpu < an->ncpus; cpu++) {
+	json_begin_array(j, "cpus");
+	for (size_t cpu = 0; cpu < an->ncpus; cpu++) {
 		uint64_t any = 0;
 		for (size_t e = 0; e < an->nev; e++)
 			any |= an->cpu_samples[cpu * an->nev + e];
 		if (!any)
 			continue;
-		fprintf(f, "%s[%zu,[", k++ ? "," : "", cpu);
+		json_begin_array(j, NULL);
+		json_uint(j, NULL, cpu);
+		json_begin_array(j, NULL);
 		for (size_t e = 0; e < an->nev; e++)
-			fprintf(f, "%s%llu", e ? "," : "",
-				(unsigned long long)an->cpu_samples[cpu * an->nev + e]);
-		fputs("]]", f);
+			json_uint(j, NULL, an->cpu_samples[cpu * an->nev + e]);
+		json_end_array(j);
+		json_end_array(j);
 	}
-	fputc(']', f);
+	json_end_array(j);
+}
+
+static void js_bbs(struct json *j, const struct av_ctx *c, const struct an_func_view *v)
+{
+	json_begin_array(j, "bbs");
+	for (size_t b = 0; b < v->nbbs; b++) {
+		const struct an_bb *bb = &v->bbs[b];
+		json_begin_array(j, NULL);
+		json_strf(j, NULL, "%llx", (unsigned long long)bb->start);
+		json_strf(j, NULL, "%llx", (unsigned long long)bb->end);
+		json_uint(j, NULL, bb->samples[c->ev]);
+		json_begin_array(j, NULL);
+		for (int k = 0; k < 2; k++)
+			if (bb->succ[k] >= 0)
+				json_int(j, NULL, bb->succ[k]);
+		json_end_array(j);
+		if (av_has_td(c))
+			js_td(j, c, bb->samples, 0);
+		json_end_array(j);
+	}
+	json_end_array(j);
+}
+
+static void js_asm(struct json *j, const struct av_ctx *c, const struct an_func_view *v)
+{
+	json_begin_array(j, "asm");
+	for (size_t i = 0; i < v->ninsns; i++) {
+		const struct an_insn *x = &v->insns[i];
+		const struct sym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
+		json_newline(j);
+		json_begin_array(j, NULL);
+		json_int(j, NULL, x->bb);
+		json_strf(j, NULL, "%llx", (unsigned long long)x->addr);
+		json_uint(j, NULL, x->samples[c->ev]);
+		js_str(j, NULL, x->text);
+		json_strf(j, NULL, "%s:%d", p && p->file ? av_basename(p->file) : "",
+			  p ? p->line : 0);
+		js_str(j, NULL, x->nframes > 1 ? x->frames[0].function : "");
+		if (av_has_td(c))
+			js_td(j, c, x->samples, 0);
+		json_end_array(j);
+	}
+	json_end_array(j);
+}
+
+static void js_src(struct json *j, const struct av_ctx *c, const struct an_func_view *v)
+{
+	json_begin_array(j, "src");
+	for (size_t i = 0; i < v->nlines; i++) {
+		const struct an_line *l = &v->lines[i];
+		json_begin_array(j, NULL);
+		js_str(j, NULL, l->file ? av_basename(l->file) : "");
+		json_int(j, NULL, l->line);
+		json_uint(j, NULL, l->samples[c->ev]);
+		js_str(j, NULL, l->inlined ? l->inlined : "");
+		if (av_has_td(c))
+			js_td(j, c, l->samples, 0);
+		json_end_array(j);
+	}
+	json_end_array(j);
 }
 
 /*
@@ -445,52 +501,16 @@ static void js_head(FILE *f, const struct av_ctx *c)
  * samples, inlined, cycles, branches]; samples of the sort event, cycles and branches (in
  * cycle-event samples, the live nodes in order) only with accounting.
  */
-static void js_function(FILE *f, const struct av_ctx *c, const struct an_func_view *v)
+static void js_function(struct json *j, const struct av_ctx *c, const struct an_func_view *v)
 {
-	int td = av_has_td(c);
-	fprintf(f, "{\"id\":%d,\"name\":", v->func);
-	js_str(f, c->an->funcs[v->func].name);
-	fputs(",\"bbs\":[", f);
-	for (size_t b = 0; b < v->nbbs; b++) {
-		const struct an_bb *bb = &v->bbs[b];
-		fprintf(f, "%s[\"%llx\",\"%llx\",%llu,[", b ? "," : "",
-			(unsigned long long)bb->start, (unsigned long long)bb->end,
-			(unsigned long long)bb->samples[c->ev]);
-		for (int k = 0, n = 0; k < 2; k++)
-			if (bb->succ[k] >= 0)
-				fprintf(f, "%s%d", n++ ? "," : "", bb->succ[k]);
-		fputc(']', f);
-		if (td)
-			js_td(f, c, bb->samples, 0);
-		fputc(']', f);
-	}
-	fputs("],\"cfg\":", f);
-	js_cfg(f, c, v);
-	fputs(",\"asm\":[", f);
-	for (size_t i = 0; i < v->ninsns; i++) {
-		const struct an_insn *x = &v->insns[i];
-		const struct sym_frame *p = x->nframes ? &x->frames[x->nframes - 1] : NULL;
-		fprintf(f, "%s\n[%d,\"%llx\",%llu,", i ? "," : "", x->bb,
-			(unsigned long long)x->addr, (unsigned long long)x->samples[c->ev]);
-		js_str(f, x->text);
-		fprintf(f, ",\"%s:%d\",", p && p->file ? av_basename(p->file) : "", p ? p->line : 0);
-		js_str(f, x->nframes > 1 ? x->frames[0].function : "");
-		if (td)
-			js_td(f, c, x->samples, 0);
-		fputc(']', f);
-	}
-	fputs("],\"src\":[", f);
-	for (size_t i = 0; i < v->nlines; i++) {
-		const struct an_line *l = &v->lines[i];
-		fprintf(f, "%s[", i ? "," : "");
-		js_str(f, l->file ? av_basename(l->file) : "");
-		fprintf(f, ",%d,%llu,", l->line, (unsigned long long)l->samples[c->ev]);
-		js_str(f, l->inlined ? l->inlined : "");
-		if (td)
-			js_td(f, c, l->samples, 0);
-		fputc(']', f);
-	}
-	fputs("]}", f);
+	json_begin_object(j, NULL);
+	json_int(j, "id", v->func);
+	js_str(j, "name", c->an->funcs[v->func].name);
+	js_bbs(j, c, v);
+	js_cfg(j, c, v);
+	js_asm(j, c, v);
+	js_src(j, c, v);
+	json_end_object(j);
 }
 
 /* functions/N.{asm,bb,src}.csv and N.cfg.svg for the function ranked N. */
@@ -518,63 +538,56 @@ static void write_func_csvs(const struct av_ctx *c, const char *dir, size_t rank
 	}
 }
 
-/* summary JSON (and, for the page, the top functions' asm and source) */
-static void js_all(FILE *f, const struct av_ctx *c, const char *dir, int with_funcs)
+/*
+ * The summary document on j (and, for the page, the top functions' asm and source; else,
+ * with dir, their CSV files and graphs in dir/functions/).
+ */
+static void js_all(struct json *j, const struct av_ctx *c, const char *dir, int with_funcs)
 {
-	js_head(f, c);
-	js_rows(f, c, "processes", 0);
-	js_rows(f, c, "modules", 1);
-	js_rows(f, c, "functions", 2);
-	fputs(",\"callgraph\":[", f);
-	for (size_t i = 0; i < c->an->nedges; i++)
-		fprintf(f, "%s[%d,%d,%llu]", i ? "," : "", c->an->edges[i].caller,
-			c->an->edges[i].callee, (unsigned long long)c->an->edges[i].count);
-	fputs("],\"details\":[", f);
+	json_begin_object(j, NULL);
+	js_head(j, c);
+	js_rows(j, c, "processes", 0);
+	js_rows(j, c, "modules", 1);
+	js_rows(j, c, "functions", 2);
+	json_begin_array(j, "callgraph");
+	for (size_t i = 0; i < c->an->nedges; i++) {
+		json_begin_array(j, NULL);
+		json_int(j, NULL, c->an->edges[i].caller);
+		json_int(j, NULL, c->an->edges[i].callee);
+		json_uint(j, NULL, c->an->edges[i].count);
+		json_end_array(j);
+	}
+	json_end_array(j);
+	json_begin_array(j, "details");
 	int *o = analysis_order(c->an->funcs, c->an->nfuncs, c->ev);
-	size_t top = c->top > 0 ? (size_t)c->top : 20, k = 0;
+	size_t top = c->top > 0 ? (size_t)c->top : 20;
 	for (size_t i = 0; o && i < c->an->nfuncs && i < top; i++) {
 		struct an_func_view v;
 		if (!c->an->funcs[o[i]].samples[c->ev] || analysis_function(c->an, o[i], &v))
 			continue;
 		if (with_funcs) {
-			fputs(k++ ? ",\n" : "\n", f);
-			js_function(f, c, &v);
+			json_newline(j);
+			js_function(j, c, &v);
 		} else if (dir) {
 			write_func_csvs(c, dir, i + 1, &v);
 		}
 		an_func_view_release(&v);
 	}
 	free(o);
-	fputs("]}\n", f);
+	json_end_array(j);
+	json_end_object(j);
+	json_finish(j);
 }
 
 /* ---- HTML ---------------------------------------------------------------------------------- */
 
-static const char *const page_head =
-	"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	"<title>sonde analyze</title>\n<style>\n"
-	"body{font:13px system-ui,sans-serif;margin:1em 2em;color:#222}\n"
-	"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
-	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}\n"
-	"th{background:#eef;cursor:pointer;user-select:none}\n"
-	"td.name,th.name{text-align:left}\n"
-	"tr.sel{background:#ffd}\n"
+static const char page_css[] =
 	".pane{border:1px solid #aaa;padding:.5em;margin:.5em 0}\n"
 	"pre{margin:0}\n.bb{background:#f4f4f4;font-weight:bold}\n"
 	"div.cfg{overflow:auto;max-height:80vh}\n"
-	".heat{background:linear-gradient(90deg,#f99 var(--w),transparent var(--w))}\n"
-	"</style></head><body>\n<h1>sonde analyze</h1>\n<p id=\"meta\"></p>\n"
-	"<p><label><input type=\"checkbox\" id=\"cyc\"> accounting in cycle samples "
-	"(else % of cycles)</label></p>\n"
-	"<h2>Hot processes</h2><div id=\"processes\"></div>\n"
-	"<h2>Hot modules</h2><div id=\"modules\"></div>\n"
-	"<h2>Hot functions</h2><p>Click a function for its assembly and source; click a "
-	"column to sort; click an accounting branch (+) to open its sub-branches.</p>\n"
-	"<div id=\"functions\"></div>\n<div id=\"detail\"></div>\n"
-	"<script id=\"data\" type=\"application/json\">\n";
+	".heat{background:linear-gradient(90deg,#f99 var(--w),transparent var(--w))}\n";
 
-static const char *const page_script =
-	"</script>\n<script>\n"
+static const char page_script[] =
 	"'use strict';\n"
 	"const D = JSON.parse(document.getElementById('data').textContent);\n"
 	"const ev = D.sort_event, A = D.accounting;\n"
@@ -683,18 +696,36 @@ static const char *const page_script =
 	"  A.cycles_event + ' samples)' : '') + (D.note ? '; note: ' + D.note : '');\n"
 	"document.getElementById('cyc').onchange = e => { cycles = e.target.checked; renderAll(); };\n"
 	"renderAll();\n"
-	"if (D.details.length) detail(D.details[0].id);\n"
-	"</script></body></html>\n";
+	"if (D.details.length) detail(D.details[0].id);\n";
 
+/* The page: header, the three tables (rendered by the script from the embedded data), and
+ * the pane of the function clicked (its assembly, source lines and control-flow graph). */
 static int write_html(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
 {
-	FILE *f = open_in(dir, "index.html", err, errlen);
-	if (!f)
-		return -EIO;
-	fputs(page_head, f);
-	js_all(f, c, NULL, 1);
-	fputs(page_script, f);
-	return close_ok(f, !ferror(f));
+	struct html *h = html_new("sonde analyze");
+	char path[4096];
+	if (!h) {
+		snprintf(err, errlen, "cannot build the page: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	html_style(h, page_css);
+	html_raw(h, "<p id=\"meta\"></p>\n<p><label><input type=\"checkbox\" id=\"cyc\"> "
+		    "accounting in cycle samples (else % of cycles)</label></p>\n");
+	html_section(h, "hot-processes", "Hot processes");
+	html_raw(h, "<div id=\"processes\"></div>\n");
+	html_section(h, "hot-modules", "Hot modules");
+	html_raw(h, "<div id=\"modules\"></div>\n");
+	html_section(h, "hot-functions", "Hot functions");
+	html_para(h, "Click a function for its assembly and source; click a column to sort; "
+		     "click an accounting branch (+) to open its sub-branches.");
+	html_raw(h, "<div id=\"functions\"></div>\n<div id=\"detail\"></div>\n");
+	js_all(html_data_begin(h, "data"), c, NULL, 1);
+	html_data_end(h);
+	html_script(h, page_script);
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	int r = html_save(h, path, err, errlen);
+	html_free(h);
+	return r;
 }
 
 int av_write_dir(const struct av_ctx *c, const char *dir, char *err, size_t errlen)
@@ -721,7 +752,9 @@ int av_write_dir(const struct av_ctx *c, const char *dir, char *err, size_t errl
 	FILE *f = open_in(dir, "summary.json", err, errlen);
 	if (!f)
 		return -EIO;
-	js_all(f, c, dir, 0);
+	struct json j;
+	json_init_flags(&j, f, JSON_COMPACT | JSON_SCRIPT_SAFE);
+	js_all(&j, c, dir, 0);
 	if (close_ok(f, !ferror(f)))
 		return -EIO;
 	return write_html(c, dir, err, errlen);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.c - `sonde report DIR [--format text|csv|json] [--top N] [--quiet]`: print a
- * recorded profile again (doc/sonde-report.md).  Exit: 0, 1 (no recording, corrupt data,
- * cannot write the database), 2 usage.
+ * report.c - `sonde report DIR [--format text|csv|json] [--top N] [--quiet] [--html FILE]`:
+ * print a recorded profile again, or write it as one HTML page (doc/sonde-report.md).
+ * Exit: 0, 1 (no recording, corrupt data, cannot write the database or the page), 2 usage.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 
 static const char usage_text[] =
 	"usage: sonde report DIR [--format text|csv|json] [--top N] [--quiet]\n"
+	"       sonde report DIR --html FILE\n"
 	"\n"
 	"Print the profile recorded in DIR (by 'sonde mem -o DIR').  The profile database\n"
 	"DIR/profile.db and the CSV files in DIR/mem/ are (re)built first when missing or\n"
@@ -23,6 +24,8 @@ static const char usage_text[] =
 	"               code), json (one object: meta, objects, code, threads)\n"
 	"  --top N      rows per table in text output (default 10)\n"
 	"  --quiet      text: only the tables\n"
+	"  --html FILE  write the profile as one self-contained HTML page (tables, charts,\n"
+	"               heat maps; works offline) into FILE instead of printing it\n"
 	"\n"
 	"Exit status: 0 success, 1 no recording or corrupt data, 2 usage error.\n";
 
@@ -63,7 +66,8 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt)
 	return argv[++*i];
 }
 
-static int parse_args(int argc, char **argv, struct report_opts *o, const char **dir)
+static int parse_args(int argc, char **argv, struct report_opts *o, const char **dir,
+		      const char **html)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -79,6 +83,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o, const char *
 				return sonde_usage_error("report", "--top needs a value");
 			if (parse_top(v, &o->top))
 				return sonde_usage_error("report", "bad --top value '%s'", v);
+		} else if (!strncmp(a, "--html", 6)) {
+			if (!(v = opt_value(argc, argv, &i, "--html")) || !*v)
+				return sonde_usage_error("report", "--html needs a file name");
+			*html = v;
 		} else if (a[0] == '-' && a[1]) {
 			return sonde_usage_error("report", "unknown option '%s'", a);
 		} else if (*dir) {
@@ -95,7 +103,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o, const char *
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .format = REPORT_TEXT };
-	const char *dir = NULL;
+	const char *dir = NULL, *html = NULL;
 	char err[1024] = "";
 
 	for (int i = 1; i < argc; i++)
@@ -103,10 +111,13 @@ int cmd_report(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
-	int r = parse_args(argc, argv, &o, &dir);
+	int r = parse_args(argc, argv, &o, &dir, &html);
 	if (r)
 		return r;
-	r = report_print(dir, stdout, &o, err, sizeof(err));
+	if (html)
+		r = report_html(dir, html, err, sizeof(err));
+	else
+		r = report_print(dir, stdout, &o, err, sizeof(err));
 	if (fflush(stdout) && !r) {
 		sonde_error("cannot write the report: %s", strerror(errno));
 		return 1;

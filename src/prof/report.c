@@ -16,6 +16,7 @@
 #include "prof/profile.h"
 #include "prof/report.h"
 #include "prof/tool.h"
+#include "ui/html.h"
 
 /* The tool of a recording: every process must name the same one ("" is mem: recordings
  * made before the key existed). */
@@ -170,6 +171,41 @@ int report_print(const char *dir, FILE *out, const struct report_opts *o, char *
 			   "cannot show", dir, name);
 	else if ((r = tool->print(db, out, o)))
 		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	return r;
+}
+
+/* The page of db (a recording of tool) into path. */
+static int write_page(sqlite3 *db, const struct tool *tool, const char *path, char *err,
+		      size_t errlen)
+{
+	char title[96];
+	snprintf(title, sizeof(title), "sonde %s", tool->name);
+	struct html *page = html_new(title);
+	if (!page)
+		return errmsg(err, errlen, -ENOMEM, "cannot build the page: %s", strerror(ENOMEM));
+	int r = tool->html(db, page);
+	if (r)
+		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
+	else
+		r = html_save(page, path, err, errlen);
+	html_free(page);
+	return r;
+}
+
+int report_html(const char *dir, const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db;
+	char name[64];
+	int r = open_current(dir, &db, err, errlen);
+	if (r)
+		return r;
+	const struct tool *tool = tool_find(db_meta(db, "tool", name, sizeof(name)));
+	if (!tool || !tool->html)
+		r = errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which has no HTML "
+			   "page", dir, name);
+	else
+		r = write_page(db, tool, path, err, errlen);
 	sqlite3_close(db);
 	return r;
 }

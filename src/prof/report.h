@@ -32,4 +32,11 @@ int report_build(const char *dir, char *err, size_t errlen);
 int report_print(const char *dir, FILE *out, const struct report_opts *o, char *err,
 		 size_t errlen);
 
+/*
+ * Write the profile of dir as one self-contained HTML page into the file path (the tool's
+ * sections, ui/html.h), building the database first as report_print does.  Same errors as
+ * report_build; -EINVAL also when the recording's tool has no page.
+ */
+int report_html(const char *dir, const char *path, char *err, size_t errlen);
+
 #endif

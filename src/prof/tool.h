@@ -17,6 +17,7 @@
 
 #include "prof/report.h"
 
+struct html;
 struct profile;
 struct sqlite3;
 
@@ -32,6 +33,10 @@ struct tool {
 	/* Print the database to out in o->format (text, csv, json).  0 or -errno (-EIO: the
 	 * database could not be read; sqlite3_errmsg tells why). */
 	int (*print)(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+	/* Add the tool's sections to page (ui/html.h: a header of facts, tables, plots, heat
+	 * maps), every number read from the database.  0 or -errno (-EIO: the database could
+	 * not be read; sqlite3_errmsg tells why).  `sonde report DIR --html FILE`. */
+	int (*html)(struct sqlite3 *db, struct html *page);
 };
 
 /* Every tool, in the order 'sonde --help' lists them; NULL-terminated. */

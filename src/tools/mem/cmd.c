@@ -29,6 +29,7 @@ static void usage(FILE *f)
 		"Options:\n%s"
 		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
 		"      --top N           rows per table in the summary (default 10)\n"
+		"      --html FILE       also write the profile as one HTML page into FILE\n"
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv.\n"
 		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-mem.md.\n",
@@ -62,11 +63,13 @@ int cmd_mem(int argc, char **argv)
 		LAUNCH_LONG_OPTIONS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
 	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
+	const char *html = NULL;
 	int quiet = 0, opt;
 	launch_opts_init(&o, "mem");
 	optind = 1;
@@ -85,6 +88,11 @@ int cmd_mem(int argc, char **argv)
 			ro.top = atoi(optarg);
 			if (ro.top <= 0)
 				return sonde_usage_error("mem", "--top wants a positive number");
+			break;
+		case 'H':
+			if (!*optarg)
+				return sonde_usage_error("mem", "--html wants a file name");
+			html = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -115,7 +123,8 @@ int cmd_mem(int argc, char **argv)
 	if (raw > (64ull << 20) && !quiet)
 		fprintf(stderr, "sonde: building the profile from %llu MiB of records...\n",
 			(unsigned long long)(raw >> 20));
-	if (report_build(res.dir, err, sizeof(err)) < 0) {
+	int built = report_build(res.dir, err, sizeof(err)) >= 0;
+	if (!built) {
 		sonde_error("%s", err);
 		sonde_error("the raw recording is kept in %s", res.dir);
 	} else if (!quiet) {
@@ -124,6 +133,8 @@ int cmd_mem(int argc, char **argv)
 		fprintf(stderr, "sonde: profile in %s (profile.db, mem/*.csv); "
 				"'sonde report %s' shows it again\n", res.dir, res.dir);
 	}
+	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0)
+		sonde_error("%s", err);
 	return launch_exit_like(res.status);
 }
 
@@ -146,4 +157,5 @@ const struct tool tool_mem = {
 	.fill = mem_fill,
 	.export = mem_export,
 	.print = mem_print,
+	.html = mem_html,
 };

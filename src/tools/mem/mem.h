@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct html;
 struct memmodel;
 struct report_opts;
 struct sqlite3;
@@ -20,6 +21,10 @@ int mem_db_fill(struct sqlite3 *db, const struct memmodel *m, char *err, size_t 
 int mem_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
 /* The report in o->format (view.c). */
 int mem_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+/* The page's sections: header, objects, code, threads, objects x threads (html.c). */
+int mem_html(struct sqlite3 *db, struct html *page);
+/* The views' queries, in the CSV files' column order (view.c). */
+extern const char mem_objects_sql[], mem_code_sql[], mem_threads_sql[], mem_objthreads_sql[];
 /* sonde mem (cmd.c). */
 int cmd_mem(int argc, char **argv);
 

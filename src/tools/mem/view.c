@@ -28,18 +28,18 @@
 
 /* ---- the views' rows, from the database ---- */
 
-static const char objects_sql[] =
+const char mem_objects_sql[] =
 	"SELECT name, kind, samples, share, loads, stores, size, allocs, path FROM objects"
 	" ORDER BY samples DESC, id";
-static const char code_sql[] =
+const char mem_code_sql[] =
 	"SELECT function, file, line, samples, share, loads, stores FROM code"
 	" ORDER BY samples DESC, id";
-static const char threads_sql[] =
+const char mem_threads_sql[] =
 	"SELECT t.label, t.tid, p.rank, p.pid, t.samples,"
 	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
 	" t.truncated, t.dropped FROM threads t JOIN processes p ON p.id = t.process"
 	" ORDER BY t.id";
-static const char objthreads_sql[] =
+const char mem_objthreads_sql[] =
 	"SELECT o.name, t.label, x.samples, x.share FROM object_threads x"
 	" JOIN objects o ON o.id = x.object JOIN threads t ON t.id = x.thread"
 	" ORDER BY o.samples DESC, o.id, x.samples DESC, t.id";
@@ -115,16 +115,16 @@ int mem_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/mem", dir);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return errmsg(err, errlen, -errno, "cannot create '%s': %s", path, strerror(errno));
-	int r = export_one(db, dir, "objects.csv", objects_sql, NCOLS(objects_cols), objects_cols,
-		       err, errlen);
+	int r = export_one(db, dir, "objects.csv", mem_objects_sql, NCOLS(objects_cols),
+			   objects_cols, err, errlen);
 	if (!r)
-		r = export_one(db, dir, "code.csv", code_sql, NCOLS(code_cols), code_cols, err,
+		r = export_one(db, dir, "code.csv", mem_code_sql, NCOLS(code_cols), code_cols, err,
 			       errlen);
 	if (!r)
-		r = export_one(db, dir, "threads.csv", threads_sql, NCOLS(threads_cols),
+		r = export_one(db, dir, "threads.csv", mem_threads_sql, NCOLS(threads_cols),
 			       threads_cols, err, errlen);
 	if (!r)
-		r = export_one(db, dir, "object_threads.csv", objthreads_sql,
+		r = export_one(db, dir, "object_threads.csv", mem_objthreads_sql,
 			       NCOLS(objthreads_cols), objthreads_cols, err, errlen);
 	return r;
 }
@@ -243,7 +243,7 @@ static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 				   : text_table_new(7, heads, "rrrrrll");
 	sqlite3_stmt *st;
 	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, objects_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!t || sqlite3_prepare_v2(db, mem_objects_sql, -1, &st, NULL) != SQLITE_OK) {
 		text_table_free(t);
 		return -EIO;
 	}
@@ -291,7 +291,7 @@ static int text_code(sqlite3 *db, FILE *out, int top)
 	struct text_table *t = text_table_new(7, heads, "rrrrrll");
 	sqlite3_stmt *st;
 	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, code_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!t || sqlite3_prepare_v2(db, mem_code_sql, -1, &st, NULL) != SQLITE_OK) {
 		text_table_free(t);
 		return -EIO;
 	}
@@ -324,7 +324,7 @@ static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 				     : text_table_new(5, h1, "lrrrl");
 	sqlite3_stmt *st;
 	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, threads_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!t || sqlite3_prepare_v2(db, mem_threads_sql, -1, &st, NULL) != SQLITE_OK) {
 		text_table_free(t);
 		return -EIO;
 	}
@@ -369,10 +369,10 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 
 static int print_csv(sqlite3 *db, FILE *out)
 {
-	int r = csv_query(db, out, objects_sql, NCOLS(objects_cols), objects_cols);
+	int r = csv_query(db, out, mem_objects_sql, NCOLS(objects_cols), objects_cols);
 	if (!r) {
 		fputc('\n', out);
-		r = csv_query(db, out, code_sql, NCOLS(code_cols), code_cols);
+		r = csv_query(db, out, mem_code_sql, NCOLS(code_cols), code_cols);
 	}
 	return r;
 }
@@ -452,11 +452,11 @@ static int print_json(sqlite3 *db, FILE *out)
 	json_begin_object(&j, NULL);
 	int r = json_meta(db, &j);
 	if (!r)
-		r = json_rows(db, &j, "objects", objects_sql, NCOLS(objects_cols), objects_cols);
+		r = json_rows(db, &j, "objects", mem_objects_sql, NCOLS(objects_cols), objects_cols);
 	if (!r)
-		r = json_rows(db, &j, "code", code_sql, NCOLS(code_cols), code_cols);
+		r = json_rows(db, &j, "code", mem_code_sql, NCOLS(code_cols), code_cols);
 	if (!r)
-		r = json_rows(db, &j, "threads", threads_sql, NCOLS(threads_cols), threads_cols);
+		r = json_rows(db, &j, "threads", mem_threads_sql, NCOLS(threads_cols), threads_cols);
 	json_end_object(&j);
 	json_finish(&j);
 	return r;

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * html.c - the mem tool's HTML page (`sonde report DIR --html FILE`, `sonde mem --html
+ * FILE`): the header, the objects, code and threads tables with a bar of each share, the
+ * samples per thread, and the objects x threads heat map; every number from the database.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/db.h"
+#include "tools/mem/mem.h"
+#include "ui/html.h"
+
+#define HEAT_MAX_OBJECTS 40	/* rows of the heat map: the hottest objects */
+#define HEAT_MAX_THREADS 512
+#define TABLE_MAX_ROWS 2000	/* the CSV files hold the rest */
+
+static uint64_t meta_u64(sqlite3 *db, const char *key)
+{
+	char buf[64];
+	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
+}
+
+static void kv_meta(struct html *h, sqlite3 *db, const char *label, const char *key)
+{
+	char buf[1024];
+	html_kv(h, label, db_meta(db, key, buf, sizeof(buf)));
+}
+
+static void header(struct html *h, sqlite3 *db)
+{
+	char argv[4096], v[1024], why[512], unit[64];
+	uint64_t samples = meta_u64(db, "samples"), dropped = meta_u64(db, "dropped");
+	uint64_t all = samples + dropped, procs = meta_u64(db, "processes");
+
+	html_section(h, "summary", "Summary");
+	html_kv_begin(h, "header");
+	db_meta(db, "argv", argv, sizeof(argv));
+	for (char *c = argv; *c; c++)
+		if (*c == '\x1f')
+			*c = ' ';
+	if (!*argv)
+		db_meta(db, "exe", argv, sizeof(argv));
+	html_kv(h, "program", *argv ? argv : "(unknown program)");
+	db_meta(db, "source", v, sizeof(v));
+	if (*db_meta(db, "source_why", why, sizeof(why)))
+		snprintf(v + strlen(v), sizeof(v) - strlen(v), " (fallback: %s)", why);
+	html_kv(h, "sample source", v);
+	snprintf(v, sizeof(v), "%s %s", db_meta(db, "period", argv, sizeof(argv)),
+		 db_meta(db, "period_unit", unit, sizeof(unit)));
+	html_kv(h, "period", v);
+	snprintf(v, sizeof(v), "%" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores)", samples,
+		 meta_u64(db, "loads"), meta_u64(db, "stores"));
+	html_kv(h, "samples", v);
+	snprintf(v, sizeof(v), "%" PRIu64 " (%.1f%% of all samples)", dropped,
+		 all ? 100.0 * (double)dropped / (double)all : 0.0);
+	html_kv(h, "dropped", v);
+	kv_meta(h, db, "scaling", "scaling");
+	snprintf(v, sizeof(v), "%" PRIu64 " in %" PRIu64 " process%s", meta_u64(db, "threads"),
+		 procs, procs == 1 ? "" : "es");
+	html_kv(h, "threads", v);
+	if (meta_u64(db, "truncated_threads")) {
+		snprintf(v, sizeof(v), "%" PRIu64 " thread stream(s) cut short (the process died): "
+			 "read up to the cut", meta_u64(db, "truncated_threads"));
+		html_kv(h, "warning", v);
+	}
+	html_kv_end(h);
+}
+
+static const char *col_str(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	return s ? s : "";
+}
+
+/* "... N more rows in mem/NAME" when the table was cut. */
+static void more(struct html *h, int64_t n, const char *csv)
+{
+	if (n > TABLE_MAX_ROWS)
+		html_printf(h, "<p>... %" PRId64 " more rows in mem/%s</p>\n", n - TABLE_MAX_ROWS,
+			    csv);
+}
+
+static int finish(sqlite3_stmt *st, int rc)
+{
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -EIO;
+}
+
+static int objects(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "#", "object", "kind", "samples", "share",
+					     "loads", "stores", "size", "allocs" };
+	sqlite3_stmt *st;
+	int rc;
+	int64_t n = 0;
+	if (sqlite3_prepare_v2(db, mem_objects_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "objects", "Data objects");
+	html_para(h, "Every data object, hottest first (share: of all samples).  Click a column "
+		     "to sort.");
+	html_table_begin(h, "objects-table", 9, heads, "rllrrrrrr", HTML_SORTABLE);
+	/* name, kind, samples, share, loads, stores, size, allocs */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
+		html_row_begin(h);
+		html_td_int(h, n);
+		html_td(h, col_str(st, 0));
+		html_td(h, col_str(st, 1));
+		html_td_int(h, sqlite3_column_int64(st, 2));
+		html_td_share(h, sqlite3_column_double(st, 3), 2);
+		for (int i = 4; i < 8; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		html_row_end(h);
+	}
+	while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		n++;
+	html_table_end(h);
+	more(h, n, "objects.csv");
+	return finish(st, rc);
+}
+
+static int code(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "#", "function", "file", "line", "samples",
+					     "share", "loads", "stores" };
+	sqlite3_stmt *st;
+	int rc;
+	int64_t n = 0;
+	if (sqlite3_prepare_v2(db, mem_code_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "code", "Code");
+	html_table_begin(h, "code-table", 8, heads, "rllrrrrr", HTML_SORTABLE);
+	/* function, file, line, samples, share, loads, stores */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
+		html_row_begin(h);
+		html_td_int(h, n);
+		html_td(h, col_str(st, 0));
+		html_td(h, col_str(st, 1));
+		html_td_int(h, sqlite3_column_int64(st, 2));
+		html_td_int(h, sqlite3_column_int64(st, 3));
+		html_td_share(h, sqlite3_column_double(st, 4), 2);
+		html_td_int(h, sqlite3_column_int64(st, 5));
+		html_td_int(h, sqlite3_column_int64(st, 6));
+		html_row_end(h);
+	}
+	while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		n++;
+	html_table_end(h);
+	more(h, n, "code.csv");
+	return finish(st, rc);
+}
+
+/* The threads' labels and samples, in the table's order (for the chart and the heat map). */
+struct threads {
+	size_t n;
+	int64_t id[HEAT_MAX_THREADS];
+	char *label[HEAT_MAX_THREADS];
+	double samples[HEAT_MAX_THREADS];
+};
+
+static void threads_release(struct threads *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->label[i]);
+}
+
+static int threads_read(sqlite3 *db, struct threads *t)
+{
+	sqlite3_stmt *st;
+	int rc;
+	t->n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT id, label, samples FROM threads ORDER BY id", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->n < HEAT_MAX_THREADS) {
+		t->id[t->n] = sqlite3_column_int64(st, 0);
+		t->samples[t->n] = (double)sqlite3_column_int64(st, 2);
+		if (!(t->label[t->n] = strdup(col_str(st, 1)))) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		t->n++;
+	}
+	return finish(st, rc);
+}
+
+static int threads(struct html *h, sqlite3 *db, const struct threads *t)
+{
+	static const char *const heads[] = { "thread", "tid", "rank", "pid", "samples",
+					     "share", "note" };
+	sqlite3_stmt *st;
+	int rc;
+	if (sqlite3_prepare_v2(db, mem_threads_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "threads", "Threads");
+	html_table_begin(h, "threads-table", 7, heads, "lrrrrrl", HTML_SORTABLE);
+	/* label, tid, rank, pid, samples, share, truncated, dropped */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char note[96] = "";
+		int64_t dropped = sqlite3_column_int64(st, 7);
+		if (sqlite3_column_int(st, 6))
+			snprintf(note, sizeof(note), "truncated");
+		if (dropped)
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%" PRId64
+				 " dropped", *note ? ", " : "", dropped);
+		html_row_begin(h);
+		html_td(h, col_str(st, 0));
+		for (int i = 1; i < 5; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		html_td_share(h, sqlite3_column_double(st, 5), 2);
+		html_td(h, note);
+		html_row_end(h);
+	}
+	html_table_end(h);
+	if (t->n > 1) {
+		struct html_plot p = { .id = "threads-chart", .title = "Samples per thread",
+				       .xlabel = "thread", .ylabel = "samples" };
+		html_bar_chart(h, &p, t->n, (const char *const *)t->label, t->samples);
+	}
+	return finish(st, rc);
+}
+
+static int index_of(const int64_t *ids, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return (int)i;
+	return -1;
+}
+
+/* The hottest objects' rows of the heat map: ids and names.  Their count, or -errno. */
+static int heat_objects(sqlite3 *db, int64_t *ids, char **names)
+{
+	static const char sql[] = "SELECT id, name FROM objects WHERE samples > 0"
+				  " ORDER BY samples DESC, id LIMIT ?";
+	sqlite3_stmt *st;
+	int rc, n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int(st, 1, HEAT_MAX_OBJECTS);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[n] = sqlite3_column_int64(st, 0);
+		if (!(names[n] = strdup(col_str(st, 1)))) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	int r = finish(st, rc);
+	return r ? r : n;
+}
+
+/* Each cell: the share of the object's samples the thread took, in %. */
+static int heat_values(sqlite3 *db, const int64_t *oids, int nobj, const struct threads *t,
+		       double *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (sqlite3_prepare_v2(db, "SELECT object, thread, share FROM object_threads", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int o = index_of(oids, (size_t)nobj, sqlite3_column_int64(st, 0));
+		int k = index_of(t->id, t->n, sqlite3_column_int64(st, 1));
+		if (o >= 0 && k >= 0)
+			v[(size_t)o * t->n + (size_t)k] = 100 * sqlite3_column_double(st, 2);
+	}
+	return finish(st, rc);
+}
+
+static int heatmap(struct html *h, sqlite3 *db, const struct threads *t)
+{
+	int64_t oids[HEAT_MAX_OBJECTS];
+	char *names[HEAT_MAX_OBJECTS];
+	int n = heat_objects(db, oids, names);
+	if (n < 0)
+		return n;
+	double *v = calloc((size_t)(n ? n : 1) * (t->n ? t->n : 1), sizeof(*v));
+	int r = v ? heat_values(db, oids, n, t, v) : -ENOMEM;
+	if (!r) {
+		struct html_heatmap m = {
+			.id = "object-threads", .xlabel = "thread", .ylabel = NULL,
+			.nrows = (size_t)n, .ncols = t->n, .rows = (const char *const *)names,
+			.cols = (const char *const *)t->label, .v = v, .unit = "%", .decimals = 1,
+			.lo = 0, .hi = 100,
+		};
+		html_section(h, "object-threads", "Objects x threads");
+		html_para(h, "Which threads access each object: the share of the object's samples "
+			     "taken by each thread (hover a cell for its value); the hottest objects.");
+		if (n && t->n)
+			html_heatmap(h, &m);
+		else
+			html_para(h, "No samples.");
+	}
+	free(v);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	return r;
+}
+
+int mem_html(sqlite3 *db, struct html *h)
+{
+	struct threads *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	header(h, db);
+	int r = objects(h, db);
+	if (!r)
+		r = code(h, db);
+	if (!r)
+		r = threads_read(db, t);
+	if (!r)
+		r = threads(h, db, t);
+	if (!r)
+		r = heatmap(h, db, t);
+	threads_release(t);
+	free(t);
+	return r;
+}
