@@ -56,7 +56,8 @@ static const char base_css[] =
 	"figure{margin:.5em 0 1.5em}\nfigcaption{font-weight:bold;margin-bottom:.3em}\n"
 	"svg.plot text{font-size:11px;fill:#333}\nsvg.plot .grid{stroke:#e4e4e4}\n"
 	"svg.plot .axis{stroke:#666}\nsvg.plot text.light{fill:#fff}\n"
-	"svg.plot rect.cell:hover,svg.plot rect.bar:hover{stroke:#000;stroke-width:1.5}\n";
+	"svg.plot rect.cell:hover,svg.plot rect.bar:hover{stroke:#000;stroke-width:1.5}\n"
+	"svg.plot rect.marked{stroke:#d00;stroke-width:1.5}\n";
 
 /* Sorting of tables with class "sortable": by data-v when cells have it, else by text. */
 static const char sort_js[] =
@@ -731,11 +732,13 @@ static void heat_cell(struct html *h, const struct html_heatmap *m, size_t r, si
 	double v = m->v[r * m->ncols + c];
 	char col[8] = "#eeeeee";
 	int has = isfinite(v);
-	double t = has && hi > lo ? (v - lo) / (hi - lo) : 0;
+	double t = has && hi != lo ? (v - lo) / (hi - lo) : 0;
 	if (has)
 		html_colour(t, col);
-	html_printf(h, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		    "fill=\"%s\" data-row=\"%zu\" data-col=\"%zu\"", x, y, cw, ch, col, r, c);
+	int marked = m->mark && m->mark[r * m->ncols + c];
+	html_printf(h, "<rect class=\"cell%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		    "height=\"%.1f\" fill=\"%s\" data-row=\"%zu\" data-col=\"%zu\"",
+		    marked ? " marked" : "", x, y, cw, ch, col, r, c);
 	if (has)
 		html_printf(h, " data-v=\"%.17g\"", v);
 	html_raw(h, "><title>");
@@ -765,7 +768,7 @@ void html_heatmap(struct html *h, const struct html_heatmap *m)
 		lo = m->lo, hi = m->hi;
 	else
 		range_of(m->v, m->nrows * m->ncols, &lo, &hi);
-	if (!(hi > lo))
+	if (hi == lo || !isfinite(hi) || !isfinite(lo))
 		hi = lo + 1;
 	size_t rl = longest(m->rows, m->nrows), cl = longest(m->cols, m->ncols);
 	rl = rl > 40 ? 40 : rl;

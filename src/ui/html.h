@@ -131,7 +131,10 @@ struct html_heatmap {
 	const double *v;	/* nrows * ncols values, row-major; NaN: no value (grey) */
 	const char *unit;	/* after values ("%"), or NULL */
 	int decimals;
-	double lo, hi;		/* the colour scale's ends; both 0: from the values */
+	double lo, hi;		/* the colour scale's ends (lo light, hi dark; lo > hi
+				 * turns the scale round); both 0: from the values */
+	const unsigned char *mark;	/* nrows * ncols flags, or NULL: non-zero cells are
+					 * outlined (class "cell marked"), e.g. flagged events */
 };
 
 /*

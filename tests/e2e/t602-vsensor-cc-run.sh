@@ -55,8 +55,11 @@ if chromium_find t602-vsensor-html; then
 	"$SONDE" vsensor report --html "$T/page.html" "$D" >/dev/null
 	chromium "file://$T/page.html" --dump-dom >dom.html
 	check t602-vsensor-html-matrix grep -q 'id="matrix-compute"' dom.html
-	check t602-vsensor-html-rows test "$(grep -o '<tr><th>[0-9]*</th>' dom.html | wc -l)" -ge 2
+	# one row of cells per rank in the compute heat map
+	check t602-vsensor-html-rows test "$(grep -o 'data-row="[0-9]*"' dom.html | sort -u | wc -l)" -ge 2
 	check t602-vsensor-html-events grep -q 'id="events"' dom.html
-	check t602-vsensor-html-script grep -q 'data-events=' dom.html
+	# the page lists every event of events.csv
+	rows=$(python3 -c 'import re,sys; t=re.search(r"<table[^>]*id=\"events\".*?</table>", open(sys.argv[1]).read(), re.S); print(len(re.findall(r"<tr", t.group(0))) - 1 if t else -1)' dom.html)
+	check "t602-vsensor-html-events-rows ($rows)" test "$rows" -eq "$(($(wc -l <"$D/events.csv") - 1))"
 	check t602-vsensor-html-console test -z "$(chromium_console_errors)"
 fi

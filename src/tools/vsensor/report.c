@@ -13,6 +13,7 @@
 #include "cmd/cmds.h"
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
+#include "ui/html.h"
 #include "ui/text.h"
 
 struct loaded {
@@ -150,71 +151,83 @@ static void heat_map(const struct loaded *l, int k, FILE *f)
 	}
 }
 
-static void html_cell_color(float v, char *buf, size_t len)
-{
-	if (isnan(v)) {
-		snprintf(buf, len, "#eee");
-		return;
-	}
-	/* blue at 1.0 fading to white at 0.5 and below, like the paper's maps */
-	double t = (v - 0.5) / 0.5;
-	if (t < 0)
-		t = 0;
-	if (t > 1)
-		t = 1;
-	int rg = (int)(255 - t * 200);
-	snprintf(buf, len, "rgb(%d,%d,255)", rg, rg);
-}
-
+/* The page: a header, the events, and each kind's rank x time matrix as a heat map (1.0
+ * light, 0.5 and below dark; flagged cells outlined), on the shared report layer. */
 static int write_html(const struct loaded *l, const char *dir, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -errno;
 	const struct vs_matrix *m = &l->m;
-	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>sonde vsensor</title>\n"
-		   "<style>body{font-family:sans-serif}table.hm{border-collapse:collapse}"
-		   "table.hm td{width:6px;height:10px;padding:0}td.flag{outline:1px solid red}"
-		   "table.ev td,table.ev th{padding:2px 8px;border-bottom:1px solid #ccc}</style></head><body>\n"
-		   "<h1>sonde vsensor: performance variance</h1>\n<p id=\"meta\">%d ranks, %d slices of %.2f s</p>\n",
-		m->nranks, m->nslices, m->slice_s);
-	fprintf(f, "<h2>Events</h2>\n<table class=\"ev\" id=\"events\"><tr><th>ranks</th><th>start</th>"
-		   "<th>end</th><th>kind</th><th>severity</th><th>sensors</th></tr>\n");
+	static const char *const heads[] = { "ranks", "start", "end", "kind", "severity",
+					     "sensors" };
+	struct html *h = html_new("sonde vsensor: performance variance");
+	char buf[96], err[256];
+	if (!h)
+		return -ENOMEM;
+	html_kv_begin(h, "meta");
+	snprintf(buf, sizeof(buf), "%d", m->nranks);
+	html_kv(h, "ranks", buf);
+	snprintf(buf, sizeof(buf), "%d of %.2f s", m->nslices, m->slice_s);
+	html_kv(h, "time slices", buf);
+	snprintf(buf, sizeof(buf), "%d", l->nev);
+	html_kv(h, "events", buf);
+	html_kv_end(h);
+	html_section(h, "events-section", "Events");
+	html_table_begin(h, "events", 6, heads, "lrrlrl", HTML_SORTABLE);
 	for (int i = 0; i < l->nev; i++) {
 		char ranks[32], start[32], end[32], sev[32], sens[256];
 		event_cells(l, i, ranks, start, end, sev);
 		sensors_of(dir, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
-		fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", ranks, start,
-			end, vs_model_kind(l->ev[i].kind), sev);
-		for (const char *p = sens; *p; p++)
-			fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : (char[]){ *p, 0 }, f);
-		fputs("</td></tr>\n", f);
+		html_row_begin(h);
+		html_td(h, ranks);
+		html_td(h, start);
+		html_td(h, end);
+		html_td(h, vs_model_kind(l->ev[i].kind));
+		html_td(h, sev);
+		html_td(h, sens);
+		html_row_end(h);
 	}
-	fputs("</table>\n", f);
-	for (int k = 0; k < VS_KINDS; k++) {
+	html_table_end(h);
+	size_t n = (size_t)m->nranks * m->nslices;
+	char **rows = calloc((size_t)m->nranks + 1, sizeof(*rows));
+	char **cols = calloc((size_t)m->nslices + 1, sizeof(*cols));
+	double *v = malloc((n + 1) * sizeof(*v));
+	unsigned char *mark = malloc(n + 1);
+	int r = rows && cols && v && mark ? 0 : -ENOMEM;
+	for (int i = 0; !r && i < m->nranks; i++)
+		r = asprintf(&rows[i], "rank %d", i) < 0 ? -ENOMEM : 0;
+	for (int s = 0; !r && s < m->nslices; s++)
+		r = asprintf(&cols[s], "%.1f s", s * m->slice_s) < 0 ? -ENOMEM : 0;
+	for (int k = 0; !r && k < VS_KINDS; k++) {
 		int any = 0;
-		for (size_t i = 0; i < (size_t)m->nranks * m->nslices; i++)
-			any |= !isnan(m->v[k][i]);
+		for (size_t i = 0; i < n; i++) {
+			v[i] = m->v[k][i];
+			mark[i] = l->flag[k][i] ? 1 : 0;
+			any |= !isnan(v[i]);
+		}
 		if (!any)
 			continue;
-		fprintf(f, "<h2>%s</h2>\n<table class=\"hm\" id=\"matrix-%s\">\n", vs_model_kind(k), vs_model_kind(k));
-		for (int r = 0; r < m->nranks; r++) {
-			fprintf(f, "<tr><th>%d</th>", r);
-			for (int s = 0; s < m->nslices; s++) {
-				float v = m->v[k][(size_t)r * m->nslices + s];
-				char col[32];
-				html_cell_color(v, col, sizeof(col));
-				fprintf(f, "<td%s style=\"background:%s\" title=\"rank %d, %.1f s: %.2f\"></td>",
-					l->flag[k][(size_t)r * m->nslices + s] ? " class=\"flag\"" : "", col, r,
-					s * m->slice_s, v);
-			}
-			fputs("</tr>\n", f);
-		}
-		fputs("</table>\n", f);
+		char id[32];
+		snprintf(id, sizeof(id), "matrix-%s", vs_model_kind(k));
+		html_section(h, vs_model_kind(k), vs_model_kind(k));
+		struct html_heatmap hm = {
+			.id = id, .xlabel = "time since the job started", .ylabel = NULL,
+			.nrows = (size_t)m->nranks, .ncols = (size_t)m->nslices,
+			.rows = (const char *const *)rows, .cols = (const char *const *)cols,
+			.v = v, .decimals = 2, .lo = 1.0, .hi = 0.5, .mark = mark,
+		};
+		html_heatmap(h, &hm);
 	}
-	fputs("<script>document.getElementById('meta').dataset.events = "
-	      "document.querySelectorAll('#events tr').length - 1;</script>\n</body></html>\n", f);
-	return fclose(f) ? -errno : 0;
+	if (!r)
+		r = html_save(h, path, err, sizeof(err));
+	for (int i = 0; rows && i < m->nranks; i++)
+		free(rows[i]);
+	for (int s = 0; cols && s < m->nslices; s++)
+		free(cols[s]);
+	free(rows);
+	free(cols);
+	free(v);
+	free(mark);
+	html_free(h);
+	return r;
 }
 
 int vs_cmd_report(int argc, char **argv)
