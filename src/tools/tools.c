@@ -7,11 +7,12 @@
 
 #include "prof/tool.h"
 
-extern const struct tool tool_mem, tool_analyze;
+extern const struct tool tool_mem, tool_analyze, tool_bench;
 
 const struct tool *const tools[] = {
 	&tool_mem,
 	&tool_analyze,
+	&tool_bench,
 	NULL,
 };
 
