@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# t700-bench-cli: `sonde bench`'s command line: usage errors exit 2 with one line, a missing
+# benchmark directory exits 1 with the reason, a source this machine lacks is a SKIP row with
+# the reason (never a figure), and a time interval is refused for the counting source.
+. "$(dirname "$0")/lib.sh"
+
+"$SONDE" bench --help >out 2>err
+check t700-help [ $? -eq 0 ]
+check t700-help-text grep -q '^usage: sonde bench' out
+
+for args in "--runs 0" "--runs x" "--source foo" "--interval 1xs" "--interval 0" "extra" \
+	"--extra-steps 0" "--nope"; do
+	# shellcheck disable=SC2086
+	"$SONDE" bench $args >out 2>err
+	st=$?
+	if [ $st -eq 2 ] && [ "$(wc -l <err)" -le 2 ] && grep -q '^sonde: ' err; then
+		pass "t700-usage[$args]"
+	else
+		fail "t700-usage[$args]" "status $st, stderr: $(head -2 err | tr '\n' ' ')"
+	fi
+done
+
+SONDE_BENCH_DIR=$T/none "$SONDE" bench -s clock >out 2>err
+check t700-no-benchmarks-status [ $? -eq 1 ]
+check t700-no-benchmarks-message grep -q "^sonde: cannot find the microbenchmarks in $T/none" err
+
+# hw: on a machine without a PMU, one SKIP row with the reason, and exit 0.
+if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/ibs_op ] &&
+	[ ! -e /sys/bus/event_source/devices/cpu_core ]; then
+	"$SONDE" bench -s hw -o d >out 2>err
+	check t700-hw-skip-status [ $? -eq 0 ]
+	check t700-hw-skip-row grep -q '^hw,,\*,skip,no PMU on this machine' d/bench/results.csv
+	check t700-hw-no-figures [ "$(grep -c '^hw,' d/bench/results.csv)" = 1 ]
+	check t700-hw-skip-verdict grep -q '^hw: SKIP: no PMU' out
+	skip t700-hw-figures "no PMU here: the hw figures are tested on synthetic recordings (u-bench)"
+else
+	skip t700-hw-skip "this machine has a PMU"
+fi
+
+# inst counts accesses: a time interval does not apply to it.
+if [ -x "$SONDE_BUILD/bench/bench-micro-inst" ]; then
+	"$SONDE" bench -s inst -i 1ms -o e >out 2>err
+	check t700-inst-time-interval-status [ $? -eq 0 ]
+	check t700-inst-time-interval-skip grep -q '^inst,,\*,skip,inst counts accesses' \
+		e/bench/results.csv
+else
+	skip t700-inst "bench-micro-inst was not built (no clang)"
+fi
