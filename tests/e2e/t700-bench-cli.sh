@@ -46,3 +46,11 @@ if [ -x "$SONDE_BUILD/bench/bench-micro-inst" ]; then
 else
 	skip t700-inst "bench-micro-inst was not built (no clang)"
 fi
+
+# clock samples by time: a plain number is refused with the reason (no figures), never taken
+# as nanoseconds.
+"$SONDE" bench -s clock -i 1000 -o f >out 2>err
+st=$?
+if [ $st -eq 0 ] && grep -q "^clock,,\*,skip,\"clock samples by time: '1000' needs a unit" \
+	f/bench/results.csv 2>/dev/null; then pass t700-clock-needs-unit
+else fail t700-clock-needs-unit "status $st: $(head -2 err | tr '\n' ' ')"; fi

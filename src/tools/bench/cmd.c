@@ -752,6 +752,11 @@ static int cmd_bench(int argc, char **argv)
 				snprintf(c->skip, sizeof(c->skip), "%s counts %s: a time interval "
 					 "does not apply", c->source,
 					 !strcmp(c->source, "inst") ? "accesses" : "events");
+			/* A plain number for clock would be ns: "1000" meant for inst would make
+			 * it sample every microsecond.  Ask for the unit instead. */
+			if (ni && !it[j] && time_src)
+				snprintf(c->skip, sizeof(c->skip), "clock samples by time: '%s' needs "
+					 "a unit (e.g. 1ms, 100us)", ints[j]);
 			if (why[0])
 				snprintf(c->skip, sizeof(c->skip), "%s", why);
 			if (c->skip[0])
