@@ -54,3 +54,16 @@ st=$?
 if [ $st -eq 0 ] && grep -q "^clock,,\*,skip,\"clock samples by time: '1000' needs a unit" \
 	f/bench/results.csv 2>/dev/null; then pass t700-clock-needs-unit
 else fail t700-clock-needs-unit "status $st: $(head -2 err | tr '\n' ' ')"; fi
+
+# Installed: the benchmarks go to PREFIX/lib/sonde/bench and the installed sonde finds them.
+if make -s -C "$SONDE_TOP" B="$SONDE_BUILD" install PREFIX="$T/prefix" >install.log 2>&1; then
+	check t700-installed-benchmarks [ -x "$T/prefix/lib/sonde/bench/bench-micro" ]
+	if [ -x "$SONDE_BUILD/bench/bench-micro-inst" ]; then
+		"$T/prefix/bin/sonde" bench -s inst --runs 1 -o g >out 2>err
+		check t700-installed-runs [ $? -eq 0 ]
+		check t700-installed-inst-exact [ "$(awk -F, '$3 == "load-ratio" && $4 == "accuracy" { print $5 }' \
+			g/bench/results.csv)" = 1.0000 ]
+	fi
+else
+	fail t700-install "$(tail -3 install.log)"
+fi

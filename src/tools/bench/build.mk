@@ -20,3 +20,15 @@ $(B)/bench/bench-micro-inst: $(BENCH_MICRO_SRC) $(B)/sonde-cc $(B)/libsonde-inst
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $@ (sonde-cc)")
 	$(Q)$(B)/sonde-cc -std=gnu11 -O2 -DBENCH_C $< -o $@
+
+# make install: the benchmarks go to PREFIX/lib/sonde/bench/, where an installed sonde looks
+# (cmd.c, find_binaries).  The inst build is relinked with the installed library's rpath, so
+# that it still runs once the build tree is gone.
+install: install-bench
+install-bench: $(filter $(B)/bench/%,$(EXTRA_TARGETS))
+	install -d $(DESTDIR)$(PREFIX)/lib/sonde/bench
+	install -m 755 $(B)/bench/bench-micro $(DESTDIR)$(PREFIX)/lib/sonde/bench/
+	if [ -x $(B)/bench/bench-micro-inst ]; then $(B)/sonde-cc -std=gnu11 -O2 -DBENCH_C \
+		$(BENCH_MICRO_SRC) -Wl,-rpath,$(PREFIX)/lib/sonde \
+		-o $(DESTDIR)$(PREFIX)/lib/sonde/bench/bench-micro-inst; fi
+.PHONY: install-bench

@@ -104,7 +104,8 @@ static void usage(FILE *f)
 		"                        runtime's, or $SONDE_EXTRA_STEPS)\n"
 		"      --json            the figures and verdicts as JSON on stdout\n"
 		"  -h, --help            this text\n\n"
-		"The benchmarks are looked for beside this sonde (build/bench/) or in $SONDE_BENCH_DIR.\n"
+		"The benchmarks are looked for beside this sonde (build/bench/), in PREFIX/lib/sonde/bench/\n"
+		"when installed, or in $SONDE_BENCH_DIR.\n"
 		"Manual: doc/sonde-bench.md.\n", MAX_RUNS);
 }
 
@@ -623,7 +624,20 @@ static int find_binaries(struct bench_state *s)
 	}
 	char p[PATH_MAX + 16];
 	snprintf(p, sizeof(p), "%s/bench-micro", s->bin_dir);
-	return access(p, X_OK) ? -1 : 0;
+	if (!access(p, X_OK) || (env && *env))
+		return access(p, X_OK) ? -1 : 0;
+	/* Installed: PREFIX/bin/sonde and PREFIX/lib/sonde/bench/ (build.mk, install-bench). */
+	char inst[PATH_MAX];
+	snprintf(inst, sizeof(inst), "%s", s->sonde);
+	char *slash = strrchr(inst, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(p, sizeof(p), "%.4000s/../lib/sonde/bench/bench-micro", inst);
+	if (access(p, X_OK))
+		return -1;
+	p[strlen(p) - strlen("/bench-micro")] = 0;
+	snprintf(s->bin_dir, sizeof(s->bin_dir), "%s", p);
+	return 0;
 }
 
 static int mkdir_p(const char *dir)
