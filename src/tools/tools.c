@@ -7,7 +7,8 @@
 
 #include "prof/tool.h"
 
-extern const struct tool tool_mem, tool_analyze, tool_bench;
+extern const struct tool tool_mem, tool_analyze;
+extern const struct tool tool_bench;
 
 const struct tool *const tools[] = {
 	&tool_mem,
