@@ -7,12 +7,17 @@
 
 #include "prof/tool.h"
 
-extern const struct tool tool_mem, tool_analyze, tool_vsensor;
+/* one declaration and one entry per tool */
+extern const struct tool tool_mem;
+extern const struct tool tool_analyze;
+extern const struct tool tool_vsensor;
+extern const struct tool tool_bench;
 
 const struct tool *const tools[] = {
 	&tool_mem,
 	&tool_analyze,
 	&tool_vsensor,
+	&tool_bench,
 	NULL,
 };
 
