@@ -8,10 +8,12 @@
 #include "prof/tool.h"
 
 extern const struct tool tool_mem, tool_analyze;
+extern const struct tool tool_comm;
 
 const struct tool *const tools[] = {
 	&tool_mem,
 	&tool_analyze,
+	&tool_comm,
 	NULL,
 };
 
