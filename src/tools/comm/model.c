@@ -40,13 +40,21 @@ struct event {
 	uint64_t amount, addr, ip, src_ip, time;
 };
 
+/* The volume between an unordered pair i < j of threads or cores: the matrices are sparse
+ * (3,000 threads make 9 million cells, almost all zero). */
+struct cell {
+	uint32_t unit, i, j;
+	uint64_t v[COMM_NKIND];
+};
+
 struct model {
 	const struct profile *p;
 	const struct prof_process *proc;
 	int exact, clock;
 	uint64_t period;
 	uint32_t n[COMM_NUNIT];
-	uint64_t *cell[COMM_NUNIT][COMM_NKIND];
+	struct cell *cell;		/* unordered pairs, merged, sorted by unit, i, j */
+	size_t ncell;
 	struct event *ev;
 	size_t nev;
 	struct comm_rec_stats st;	/* summed */
@@ -141,18 +149,45 @@ static int scan(struct model *m)
 	return 0;
 }
 
-/* Matrices: a second pass over the records for the CPUs, simple and exact alike. */
+static int cell_cmp(const void *x, const void *y)
+{
+	const struct cell *a = x, *b = y;
+	if (a->unit != b->unit)
+		return a->unit < b->unit ? -1 : 1;
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return a->j < b->j ? -1 : a->j > b->j;
+}
+
+static int push_cell(struct model *m, size_t *cap, uint32_t unit, uint32_t a, uint32_t b,
+		     int kind, uint64_t v)
+{
+	if (m->ncell == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		struct cell *n = realloc(m->cell, *cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		m->cell = n;
+	}
+	struct cell *c = &m->cell[m->ncell++];
+	memset(c, 0, sizeof(*c));
+	c->unit = unit;
+	c->i = a < b ? a : b;
+	c->j = a < b ? b : a;
+	c->v[COMM_ALL] = v;
+	c->v[kind] = v;
+	return 0;
+}
+
+/*
+ * Matrices: each communication adds to its unordered pair (thread and core), so the
+ * symmetrized cell M[i][j] + M[j][i] is the pair's sum; same-thread and same-CPU pairs
+ * are dropped (the diagonal is zero).  A second pass over the records gives the CPUs.
+ */
 static int build_matrices(struct model *m)
 {
-	for (int u = 0; u < COMM_NUNIT; u++)
-		for (int k = 0; k < COMM_NKIND; k++) {
-			size_t n = m->n[u];
-			m->cell[u][k] = calloc(n ? n * n : 1, sizeof(uint64_t));
-			if (!m->cell[u][k])
-				return -ENOMEM;
-		}
 	const struct prof_process *pr = m->proc;
-	size_t ei = 0;
+	size_t ei = 0, cap = 0;
 	for (size_t i = 0; i < pr->nthread; i++) {
 		const struct prof_thread *t = &pr->thread[i];
 		const struct sonde_rec_hdr *h;
@@ -173,35 +208,30 @@ static int build_matrices(struct model *m)
 			int32_t sc = ex ? x->src_cpu : e->src_cpu, dc = ex ? x->dst_cpu : e->dst_cpu;
 			int kind = v->flags & COMM_F_TRUE ? COMM_TRUE : COMM_FALSE;
 			if (src != dst) {
-				uint32_t n = m->n[COMM_BY_THREAD];
-				m->cell[COMM_BY_THREAD][kind][(size_t)src * n + dst] += v->amount;
+				if (push_cell(m, &cap, COMM_BY_THREAD, src, dst, kind, v->amount))
+					return -ENOMEM;
+				m->total[COMM_ALL] += v->amount;
+				m->total[kind] += v->amount;
 			}
-			if (sc >= 0 && dc >= 0 && sc < 4096 && dc < 4096 && sc != dc) {
-				uint32_t n = m->n[COMM_BY_CORE];
-				m->cell[COMM_BY_CORE][kind][(size_t)sc * n + dc] += v->amount;
-			}
+			if (sc >= 0 && dc >= 0 && sc < 4096 && dc < 4096 && sc != dc &&
+			    push_cell(m, &cap, COMM_BY_CORE, (uint32_t)sc, (uint32_t)dc, kind,
+				      v->amount))
+				return -ENOMEM;
 		}
 	}
-	/* symmetrize; all = true + false */
-	for (int u = 0; u < COMM_NUNIT; u++) {
-		uint32_t n = m->n[u];
-		for (int k = COMM_TRUE; k <= COMM_FALSE; k++) {
-			uint64_t *c = m->cell[u][k];
-			for (uint32_t i = 0; i < n; i++)
-				for (uint32_t j = i + 1; j < n; j++) {
-					uint64_t s = c[(size_t)i * n + j] + c[(size_t)j * n + i];
-					c[(size_t)i * n + j] = c[(size_t)j * n + i] = s;
-				}
+	if (!m->ncell)
+		return 0;
+	qsort(m->cell, m->ncell, sizeof(*m->cell), cell_cmp);
+	size_t w = 0;
+	for (size_t r = 1; r < m->ncell; r++) {
+		if (!cell_cmp(&m->cell[w], &m->cell[r])) {
+			for (int k = 0; k < COMM_NKIND; k++)
+				m->cell[w].v[k] += m->cell[r].v[k];
+		} else {
+			m->cell[++w] = m->cell[r];
 		}
-		for (size_t q = 0; q < (size_t)n * n; q++)
-			m->cell[u][COMM_ALL][q] = m->cell[u][COMM_TRUE][q] + m->cell[u][COMM_FALSE][q];
 	}
-	for (size_t q = 0; q < m->nev; q++) {
-		if (m->ev[q].src == m->ev[q].dst)
-			continue;
-		m->total[COMM_ALL] += m->ev[q].amount;
-		m->total[m->ev[q].flags & COMM_F_TRUE ? COMM_TRUE : COMM_FALSE] += m->ev[q].amount;
-	}
+	m->ncell = w + 1;
 	return 0;
 }
 
@@ -221,18 +251,22 @@ static int write_cells(sqlite3 *db, struct model *m)
 	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT INTO comm_cells VALUES(?,?,?,?,?)", -1, &st, NULL))
 		return -EIO;
-	for (int u = 0; u < COMM_NUNIT && !r; u++)
-		for (int k = 0; k < COMM_NKIND && !r; k++) {
-			uint32_t n = m->n[u];
-			for (uint32_t i = 0; i < n && !r; i++)
-				for (uint32_t j = 0; j < n && !r; j++) {
-					uint64_t v = m->cell[u][k][(size_t)i * n + j];
-					if (v)
-						r = db_row(st, "ttiiu", comm_unit_name[u],
-							   comm_kind_name[k], (int64_t)i, (int64_t)j, v);
-				}
-		}
+	for (size_t q = 0; q < m->ncell && !r; q++) {
+		const struct cell *c = &m->cell[q];
+		for (int k = 0; k < COMM_NKIND && !r; k++)
+			if (c->v[k]) {
+				r = db_row(st, "ttiiu", comm_unit_name[c->unit], comm_kind_name[k],
+					   (int64_t)c->i, (int64_t)c->j, c->v[k]);
+				if (!r)
+					r = db_row(st, "ttiiu", comm_unit_name[c->unit],
+						   comm_kind_name[k], (int64_t)c->j, (int64_t)c->i,
+						   c->v[k]);
+			}
+	}
 	sqlite3_finalize(st);
+	if (!r)
+		r = sqlite3_exec(db, "CREATE INDEX comm_cells_ij ON comm_cells(unit, kind, i, j)",
+				 NULL, NULL, NULL) ? -EIO : 0;
 	return r;
 }
 
@@ -398,35 +432,43 @@ static int pair_cmp(const void *x, const void *y)
 	return a->v[0] < b->v[0] ? 1 : a->v[0] > b->v[0] ? -1 : 0;
 }
 
-/* The ip with the most volume on side `side` of pair (a, b), 0 if none. */
+struct ipsum {
+	uint64_t ip, v;
+};
+
+static int ip_cmp(const void *x, const void *y)
+{
+	const struct ipsum *a = x, *b = y;
+	return a->ip < b->ip ? -1 : a->ip > b->ip;
+}
+
+/* The instruction with the most volume on side `side` of the pair (side, other): its
+ * accesses as the observer, or its publishing stores.  0 if none is known. */
 static uint64_t top_ip(const struct model *m, uint32_t side, uint32_t other)
 {
+	struct ipsum *s = malloc((m->nev ? m->nev : 1) * sizeof(*s));
+	size_t n = 0;
 	uint64_t best = 0, best_v = 0;
+	if (!s)
+		return 0;
 	for (size_t q = 0; q < m->nev; q++) {
 		const struct event *e = &m->ev[q];
-		uint64_t ip;
-		if (e->dst == side && e->src == other)
-			ip = e->ip;
-		else if (e->src == side && e->dst == other)
-			ip = e->src_ip;
-		else
-			continue;
-		if (!ip)
-			continue;
-		uint64_t v = 0;
-		for (size_t z = 0; z < m->nev; z++) {
-			const struct event *f = &m->ev[z];
-			if ((f->dst == side && f->src == other && f->ip == ip) ||
-			    (f->src == side && f->dst == other && f->src_ip == ip))
-				v += f->amount;
-		}
+		uint64_t ip = e->dst == side && e->src == other ? e->ip
+			      : e->src == side && e->dst == other ? e->src_ip : 0;
+		if (ip)
+			s[n++] = (struct ipsum){ ip, e->amount };
+	}
+	qsort(s, n, sizeof(*s), ip_cmp);
+	for (size_t q = 0; q < n;) {
+		uint64_t v = 0, ip = s[q].ip;
+		for (; q < n && s[q].ip == ip; q++)
+			v += s[q].v;
 		if (v > best_v) {
 			best_v = v;
 			best = ip;
 		}
-		if (best_v * 2 > m->total[COMM_ALL])
-			break;
 	}
+	free(s);
 	return best;
 }
 
@@ -455,32 +497,20 @@ static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t 
 
 static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
 {
-	uint32_t n = m->n[COMM_BY_THREAD];
-	size_t np = 0, cap = 64;
-	struct pairsum *ps = malloc(cap * sizeof(*ps));
+	size_t np = 0;
+	struct pairsum *ps = malloc((m->ncell ? m->ncell : 1) * sizeof(*ps));
 	int r = 0;
 	if (!ps)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t j = i + 1; j < n; j++) {
-			size_t q = (size_t)i * n + j;
-			if (!m->cell[COMM_BY_THREAD][COMM_ALL][q])
-				continue;
-			if (np == cap) {
-				struct pairsum *x = realloc(ps, 2 * cap * sizeof(*ps));
-				if (!x) {
-					free(ps);
-					return -ENOMEM;
-				}
-				ps = x;
-				cap *= 2;
-			}
-			ps[np].a = i;
-			ps[np].b = j;
-			for (int k = 0; k < COMM_NKIND; k++)
-				ps[np].v[k] = m->cell[COMM_BY_THREAD][k][q];
-			np++;
-		}
+	for (size_t q = 0; q < m->ncell; q++) {
+		const struct cell *c = &m->cell[q];
+		if (c->unit != COMM_BY_THREAD)
+			continue;
+		ps[np].a = c->i;
+		ps[np].b = c->j;
+		memcpy(ps[np].v, c->v, sizeof(c->v));
+		np++;
+	}
 	qsort(ps, np, sizeof(*ps), pair_cmp);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, "INSERT INTO comm_pairs(a, b, total, true_sharing,"
@@ -532,9 +562,7 @@ out:
 		memmodel_free(mm);
 	free(m.ft);
 	free(m.recs);
-	for (int u = 0; u < COMM_NUNIT; u++)
-		for (int k = 0; k < COMM_NKIND; k++)
-			free(m.cell[u][k]);
+	free(m.cell);
 	free(m.ev);
 	return r;
 }

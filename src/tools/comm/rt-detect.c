@@ -136,7 +136,7 @@ SIGSAFE enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_obser
 		o->t_prev = e.time;
 		c->hits++;
 		v = COMM_COUNT;
-	} else if (!(o->wp_n && o->wp_time > o->last_sample) && pick(b, o, s->time, rnd, pub)) {
+	} else if (!(o->wp_n && o->wp_time >= o->last_sample) && pick(b, o, s->time, rnd, pub)) {
 		c->arm_tries++;
 		v = COMM_ARM;
 	}

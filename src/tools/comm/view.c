@@ -26,40 +26,76 @@ static uint64_t meta_u64(sqlite3 *db, const char *key)
 	return strtoull(db_meta(db, key, b, sizeof(b)), NULL, 10);
 }
 
+/* The cells of one matrix, by row: call next() until it returns 0. */
+struct cells {
+	sqlite3_stmt *st;
+	int have;
+	uint64_t i, j, v;
+};
+
+static int cells_open(sqlite3 *db, int unit, int kind, struct cells *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE unit = ? AND kind = ?"
+				   " ORDER BY i, j", -1, &c->st, NULL))
+		return -EIO;
+	sqlite3_bind_text(c->st, 1, comm_unit_name[unit], -1, SQLITE_STATIC);
+	sqlite3_bind_text(c->st, 2, comm_kind_name[kind], -1, SQLITE_STATIC);
+	return 0;
+}
+
+static int cells_next(struct cells *c)
+{
+	if (sqlite3_step(c->st) != SQLITE_ROW)
+		return 0;
+	c->i = (uint64_t)sqlite3_column_int64(c->st, 0);
+	c->j = (uint64_t)sqlite3_column_int64(c->st, 1);
+	c->v = (uint64_t)sqlite3_column_int64(c->st, 2);
+	return 1;
+}
+
 int comm_db_matrix(sqlite3 *db, int unit, int kind, struct comm_matrix *m)
 {
-	sqlite3_stmt *st;
+	struct cells c;
 	m->n = (uint32_t)meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
 	m->cell = calloc(m->n ? (size_t)m->n * m->n : 1, sizeof(uint64_t));
 	if (!m->cell)
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE unit = ? AND kind = ?",
-			       -1, &st, NULL))
+	if (cells_open(db, unit, kind, &c))
 		return -EIO;
-	sqlite3_bind_text(st, 1, comm_unit_name[unit], -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, comm_kind_name[kind], -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint64_t i = (uint64_t)sqlite3_column_int64(st, 0);
-		uint64_t j = (uint64_t)sqlite3_column_int64(st, 1);
-		if (i < m->n && j < m->n)
-			m->cell[i * m->n + j] = (uint64_t)sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
+	while (cells_next(&c))
+		if (c.i < m->n && c.j < m->n)
+			m->cell[c.i * m->n + c.j] = c.v;
+	sqlite3_finalize(c.st);
 	return 0;
 }
 
-static void matrix_csv(FILE *f, const struct comm_matrix *m, const char *unit)
+/* The matrix as CSV, streamed row by row (it may have thousands of rows). */
+static int matrix_csv(sqlite3 *db, FILE *f, int unit, int kind)
 {
-	fprintf(f, "%s", unit);
-	for (uint32_t j = 0; j < m->n; j++)
-		fprintf(f, ",%u", j);
+	struct cells c;
+	uint64_t n = meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
+	if (cells_open(db, unit, kind, &c))
+		return -EIO;
+	int more = cells_next(&c);
+	fprintf(f, "%s", comm_unit_name[unit]);
+	for (uint64_t j = 0; j < n; j++)
+		fprintf(f, ",%" PRIu64, j);
 	fputc('\n', f);
-	for (uint32_t i = 0; i < m->n; i++) {
-		fprintf(f, "%u", i);
-		for (uint32_t j = 0; j < m->n; j++)
-			fprintf(f, ",%" PRIu64, m->cell[(size_t)i * m->n + j]);
+	for (uint64_t i = 0; i < n; i++) {
+		fprintf(f, "%" PRIu64, i);
+		for (uint64_t j = 0; j < n; j++) {
+			while (more && (c.i < i || (c.i == i && c.j < j)))
+				more = cells_next(&c);
+			if (more && c.i == i && c.j == j)
+				fprintf(f, ",%" PRIu64, c.v);
+			else
+				fputs(",0", f);
+		}
 		fputc('\n', f);
 	}
+	sqlite3_finalize(c.st);
+	return 0;
 }
 
 /* Rows of a query as CSV with these headings. */
@@ -111,20 +147,15 @@ int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	for (int u = 0; u < COMM_NUNIT; u++)
 		for (int k = 0; k < COMM_NKIND; k++) {
 			char name[64];
-			struct comm_matrix m;
 			snprintf(name, sizeof(name), "matrix-%s-%s.csv", comm_kind_name[k],
 				 comm_unit_name[u]);
-			if (comm_db_matrix(db, u, k, &m)) {
-				free(m.cell);
+			FILE *f = open_out(dir, name, err, errlen);
+			if (!f)
+				return -EIO;
+			if (matrix_csv(db, f, u, k)) {
+				fclose(f);
 				return db_fail(db, err, errlen, "reading comm_cells");
 			}
-			FILE *f = open_out(dir, name, err, errlen);
-			if (!f) {
-				free(m.cell);
-				return -EIO;
-			}
-			matrix_csv(f, &m, comm_unit_name[u]);
-			free(m.cell);
 			if (fclose(f))
 				return errmsg(err, errlen, -EIO, "cannot write %s/comm/%s", dir, name);
 		}
@@ -150,18 +181,23 @@ static const char ramp[] = " .:-=+*#%@";
 /* xterm-256 backgrounds from cold to hot, one per ramp level after 0 */
 static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };
 
-static void heat_map(FILE *out, const struct comm_matrix *m, int colour)
+static void heat_map(sqlite3 *db, FILE *out, int colour)
 {
-	uint32_t g = (m->n + HEAT_MAX - 1) / HEAT_MAX, nb;
+	uint32_t n = (uint32_t)meta_u64(db, "threads");
+	uint32_t g = (n + HEAT_MAX - 1) / HEAT_MAX, nb;
+	struct cells c;
 	if (!g)
 		g = 1;
-	nb = (m->n + g - 1) / g;
+	nb = (n + g - 1) / g;
 	uint64_t *b = calloc(nb ? (size_t)nb * nb : 1, sizeof(*b)), max = 0;
-	if (!b)
+	if (!b || cells_open(db, COMM_BY_THREAD, COMM_ALL, &c)) {
+		free(b);
 		return;
-	for (uint32_t i = 0; i < m->n; i++)
-		for (uint32_t j = 0; j < m->n; j++)
-			b[(size_t)(i / g) * nb + j / g] += m->cell[(size_t)i * m->n + j];
+	}
+	while (cells_next(&c))
+		if (c.i < n && c.j < n)
+			b[(size_t)(c.i / g) * nb + c.j / g] += c.v;
+	sqlite3_finalize(c.st);
 	for (size_t q = 0; q < (size_t)nb * nb; q++)
 		if (b[q] > max)
 			max = b[q];
@@ -249,10 +285,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		     " between %" PRIu64 " threads\n\n",
 		all, 100.0 * (double)tr / (double)all, 100.0 * (double)fs / (double)all,
 		meta_u64(db, "threads"));
-	struct comm_matrix m;
-	if (comm_db_matrix(db, COMM_BY_THREAD, COMM_ALL, &m) == 0)
-		heat_map(out, &m, isatty(fileno(out)) && !getenv("NO_COLOR"));
-	free(m.cell);
+	heat_map(db, out, isatty(fileno(out)) && !getenv("NO_COLOR"));
 	static const char *const ph[] = { "threads", "total", "true", "false", "code a",
 					  "code b" };
 	print_table(db, out, "Top thread pairs",
@@ -269,30 +302,22 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	if (o->format == REPORT_TEXT)
 		return print_text(db, out, o);
-	struct comm_matrix m;
-	if (comm_db_matrix(db, COMM_BY_THREAD, COMM_ALL, &m)) {
-		free(m.cell);
+	if (o->format == REPORT_CSV)
+		return matrix_csv(db, out, COMM_BY_THREAD, COMM_ALL);
+	char b[2][256];
+	struct cells c;
+	fprintf(out, "{\"tool\":\"comm\",\"source\":\"%s\",\"period\":%s,\"samples\":%" PRIu64
+		     ",\"traps\":%" PRIu64 ",\"total_all\":%" PRIu64 ",\"total_true\":%" PRIu64
+		     ",\"total_false\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"cells\":[",
+		db_meta(db, "source", b[0], sizeof(b[0])),
+		*db_meta(db, "period", b[1], sizeof(b[1])) ? b[1] : "0", meta_u64(db, "samples"),
+		meta_u64(db, "traps"), meta_u64(db, "total_all"), meta_u64(db, "total_true"),
+		meta_u64(db, "total_false"), meta_u64(db, "threads"));
+	if (cells_open(db, COMM_BY_THREAD, COMM_ALL, &c))
 		return -EIO;
-	}
-	if (o->format == REPORT_CSV) {
-		matrix_csv(out, &m, "thread");
-	} else {
-		char b[3][256];
-		fprintf(out, "{\"tool\":\"comm\",\"source\":\"%s\",\"period\":%s,\"samples\":%" PRIu64
-			     ",\"traps\":%" PRIu64 ",\"total_all\":%" PRIu64 ",\"total_true\":%" PRIu64
-			     ",\"total_false\":%" PRIu64 ",\"threads\":%u,\"matrix_all_thread\":[",
-			db_meta(db, "source", b[0], sizeof(b[0])),
-			*db_meta(db, "period", b[1], sizeof(b[1])) ? b[1] : "0",
-			meta_u64(db, "samples"), meta_u64(db, "traps"), meta_u64(db, "total_all"),
-			meta_u64(db, "total_true"), meta_u64(db, "total_false"), m.n);
-		for (uint32_t i = 0; i < m.n; i++) {
-			fprintf(out, "%s[", i ? "," : "");
-			for (uint32_t j = 0; j < m.n; j++)
-				fprintf(out, "%s%" PRIu64, j ? "," : "", m.cell[(size_t)i * m.n + j]);
-			fputc(']', out);
-		}
-		fprintf(out, "]}\n");
-	}
-	free(m.cell);
+	for (int k = 0; cells_next(&c); k++)
+		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", k ? "," : "", c.i, c.j, c.v);
+	sqlite3_finalize(c.st);
+	fprintf(out, "]}\n");
 	return 0;
 }
