@@ -77,7 +77,10 @@ SIGSAFE int comm_board_publish(struct comm_board *b, const struct comm_pub *p)
 	for (uint32_t i = 0; i < probe; i++) {
 		struct comm_entry *e = &b->e[(h + i) % b->size];
 		if (!snapshot(e, &l, &cur)) {
-			if (!(__atomic_load_n(&e->seq, __ATOMIC_RELAXED) & 1) && !victim) {
+			/* being written: it may be this line's entry; never make a duplicate */
+			if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) & 1)
+				return -1;
+			if (!victim || oldest) {
 				victim = e;	/* empty */
 				oldest = 0;
 			}
