@@ -30,6 +30,9 @@
  *   private   4 workers write and read only their own padded lines
  *   readonly  4 workers read a table main filled before starting them
  *   early     a constructor starts a thread before main that shares a word with main
+ *             (set COMMBENCH_EARLY=ITERS: the thread's own iterations)
+ *   many      ARG short-lived threads, at most 50 alive at a time, each doing ITERS
+ *             stores to a common word (and reading it)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -201,6 +204,33 @@ static void *readonly(void *p)
 	return NULL;
 }
 
+static void *short_lived(void *p)
+{
+	uint64_t sum = 0;
+	for (long i = 0; i < iters; i++) {
+		shared[3].w[0] = (uint64_t)i + (uint64_t)(uintptr_t)p;
+		sum += shared[3].w[1];
+	}
+	return (void *)(uintptr_t)sum;
+}
+
+static int many(long n)
+{
+	pthread_t t[50];
+	for (long done = 0; done < n;) {
+		int k = 0;
+		for (; k < 50 && done + k < n; k++)
+			if (pthread_create(&t[k], NULL, short_lived, (void *)(done + k))) {
+				fprintf(stderr, "commbench: pthread_create failed\n");
+				return 1;
+			}
+		for (int i = 0; i < k; i++)
+			pthread_join(t[i], NULL);
+		done += k;
+	}
+	return 0;
+}
+
 static pthread_t early_thread;
 static volatile int early_started;
 
@@ -271,6 +301,8 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < NW; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(mode, "many")) {
+		return many(arg);
 	} else if (!strcmp(mode, "private")) {
 		run(private_only, NW);
 	} else if (!strcmp(mode, "readonly")) {
