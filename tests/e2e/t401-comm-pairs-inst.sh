@@ -30,10 +30,10 @@ echo "true-sharing share of pairs 1-2, 3-4: $share (all: $all)"
 # each pair's own cells are both there (neither ping-pong is missed)
 check t401-pair-12 [ "$(mat_cell $d/matrix-all-thread.csv 1 2)" -gt 0 ]
 check t401-pair-34 [ "$(mat_cell $d/matrix-all-thread.csv 3 4)" -gt 0 ]
-# the token word is written and read by both: true sharing dominates (a reader's sample
-# can meet the partner's store to the data word of the same line: false sharing, rightly)
-tr=$(mat_sum $d/matrix-true-thread.csv)
-check t401-mostly-true [ $((tr * 2)) -gt "$all" ]
+# (No true/false split is asserted here: the partner stores the data word and the token,
+# both on the line, and the board keeps whichever store was sampled; a reader spinning on
+# the token that meets the data word's store counts false sharing, as ComDetective does.
+# t403 checks the split on a workload built for it.)
 check t401-core-le-thread [ "$(mat_sum $d/matrix-all-core.csv)" -le "$all" ]
 # the database's totals are the CSV's
 check t401-total-meta [ "$(comm_meta rec total_all)" -eq $((all / 2)) ]
