@@ -16,7 +16,7 @@
 #define NT 4
 
 static struct comm_entry mem[COMM_BOARD_DEFAULT];
-static struct comm_board b;
+static struct comm_board b;	/* static: its per-thread counters are 32 KiB */
 static struct comm_observer o[NT];
 static struct comm_counts cnt;
 static uint64_t cell[2][NT][NT];	/* [false, true][src][dst] */
@@ -30,6 +30,8 @@ static void reset(uint32_t size)
 	memset(&cnt, 0, sizeof(cnt));
 	arms = 0;
 	comm_board_init(&b, mem, size, 64);
+	for (uint32_t t = 0; t < NT; t++)
+		comm_board_thread(&b, +1);	/* 4 live threads: the board's limit is 8 stores */
 	for (uint32_t t = 0; t < NT; t++)
 		comm_observer_init(&o[t], t, 0);
 }
@@ -119,32 +121,49 @@ TEST(t_prev_no_recount)
 	CHECK_EQ_U64(cell[1][1][0], P);
 }
 
-TEST(expiry_two_store_intervals)
+TEST(expiry_two_store_samples_of_the_publisher)
 {
-	reset(COMM_BOARD_DEFAULT);
-	/* thread 1's first store at 100, thread start 0: its store interval is 100, so the
-	 * entry lives until 100 + 2 x 100 = 300 */
-	sample(1, 0x1000, 8, 1, 100);
 	struct comm_pub e;
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);	/* thread 1's store sample #1 */
 	CHECK(comm_board_find(&b, 0x1000, &e));
-	CHECK_EQ_U64(e.ival, 100);
-	CHECK(!comm_expired(&e, 300));
-	CHECK(comm_expired(&e, 301));
-	/* an unexpired entry is not overwritten: not by thread 2, not by thread 1 */
-	sample(2, 0x1008, 8, 1, 200);
+	CHECK_EQ_U64(e.seq, 1);
+	CHECK(!comm_expired(&b, &e));
+	/* an unexpired entry is not overwritten: not by thread 2 (which counts it), */
+	CHECK(sample(2, 0x1008, 8, 1, 200) == COMM_COUNT);
+	CHECK_EQ_U64(cell[0][1][2], P);
+	/* nor by thread 1's next store sample (#2: one more store event) */
 	sample(1, 0x1010, 8, 1, 250);
 	CHECK(comm_board_find(&b, 0x1000, &e));
-	CHECK_EQ_U64(e.thread, 1);
 	CHECK_EQ_U64(e.time, 100);
-	/* after expiry a store replaces it */
-	sample(2, 0x1018, 8, 1, 400);
+	CHECK(!comm_expired(&b, &e));
+	/* thread 1's store sample #3: two more store events, expired, replaced */
+	sample(1, 0x1020, 8, 1, 260);
 	CHECK(comm_board_find(&b, 0x1000, &e));
-	CHECK_EQ_U64(e.thread, 2);
-	CHECK_EQ_U64(e.time, 400);
-	CHECK_EQ_U64(e.addr, 0x1018);
-	/* thread 1 sees thread 2's new publication: false sharing (0x1000 vs 0x1018) */
-	CHECK(sample(1, 0x1000, 8, 0, 410) == COMM_COUNT);
-	CHECK_EQ_U64(cell[0][2][1], P);
+	CHECK_EQ_U64(e.thread, 1);
+	CHECK_EQ_U64(e.time, 260);
+	CHECK_EQ_U64(e.addr, 0x1020);
+	/* thread 2 counts the new publication (260 > t_prev 100): false sharing */
+	CHECK(sample(2, 0x1000, 8, 0, 270) == COMM_COUNT);
+	CHECK_EQ_U64(cell[0][1][2], 2 * P);
+}
+
+TEST(expiry_board_wide_when_publisher_is_silent)
+{
+	struct comm_pub e;
+	reset(COMM_BOARD_DEFAULT);
+	sample(3, 0x3000, 8, 1, 100);
+	CHECK(comm_board_find(&b, 0x3000, &e));
+	/* thread 3 stops sampling; the others take 2 x 4 = 8 store samples: alive */
+	for (int i = 0; i < 8; i++)
+		sample(i & 1 ? 0 : 2, 0x10000 + 64 * (uint64_t)i, 8, 1, 200 + (uint64_t)i);
+	CHECK(!comm_expired(&b, &e));
+	sample(0, 0x20000, 8, 1, 300);	/* the 9th: expired */
+	CHECK(comm_expired(&b, &e));
+	/* now a store of thread 1 replaces it */
+	sample(1, 0x3008, 8, 1, 310);
+	CHECK(comm_board_find(&b, 0x3000, &e));
+	CHECK_EQ_U64(e.thread, 1);
 }
 
 TEST(loads_never_publish)
@@ -160,7 +179,7 @@ TEST(loads_never_publish)
 TEST(arm_on_unexpired_foreign_line)
 {
 	reset(COMM_BOARD_DEFAULT);
-	sample(1, 0x1000, 8, 1, 100);	/* alive until 300 */
+	sample(1, 0x1000, 8, 1, 100);
 	/* thread 2 samples elsewhere: arm on thread 1's line */
 	CHECK(sample(2, 0x5000, 8, 0, 150) == COMM_ARM);
 	CHECK_EQ_U64(armed_on.thread, 1);
@@ -170,7 +189,9 @@ TEST(arm_on_unexpired_foreign_line)
 	CHECK(sample(2, 0x5000, 8, 0, 160) == COMM_NOTHING);
 	/* the one after: old (armed before the previous sample): re-arm */
 	CHECK(sample(2, 0x5000, 8, 0, 170) == COMM_ARM);
-	/* expired: nothing to arm on */
+	/* thread 1 took two more store samples (on lines of its own): expired, nothing to arm
+	 * on for thread 3 */
+	b.tstores[1] += 2;
 	CHECK(sample(3, 0x5000, 8, 0, 301) == COMM_NOTHING);
 }
 
@@ -228,12 +249,13 @@ TEST(chunks_distinct_random)
 TEST(eviction_small_board)
 {
 	reset(1);
-	sample(1, 0x1000, 8, 1, 100);	/* alive until 300 */
+	sample(1, 0x1000, 8, 1, 100);
 	sample(2, 0x2000, 8, 1, 150);	/* no stale slot: lost */
 	CHECK_EQ_U64(cnt.publish_lost, 1);
 	struct comm_pub e;
 	CHECK(!comm_board_find(&b, 0x2000, &e));
-	sample(2, 0x2000, 8, 1, 350);	/* the old entry expired: evicted */
+	b.tstores[1] += 2;		/* thread 1 stored twice more: expired */
+	sample(2, 0x2000, 8, 1, 350);	/* evicted */
 	CHECK(comm_board_find(&b, 0x2000, &e));
 	CHECK(!comm_board_find(&b, 0x1000, &e));
 	CHECK(sample(1, 0x2000, 8, 0, 360) == COMM_COUNT);
@@ -251,7 +273,7 @@ TEST(seqlock_hides_entry_being_written)
 	CHECK(sample(2, 0x1000, 8, 0, 110) != COMM_COUNT);
 	/* and a publish into it is dropped, not waited for */
 	CHECK(comm_board_publish(&b, &(struct comm_pub){ .addr = 0x1000, .len = 8, .thread = 3,
-							 .time = 1000, .ival = 1 }) < 0);
+							 .time = 1000, .seq = 1 }) < 0);
 }
 
 TEST(exact_detector)
@@ -312,7 +334,8 @@ int main(void)
 	RUN(other_line_no_count);
 	RUN(own_line_arms_nothing_counts_nothing);
 	RUN(t_prev_no_recount);
-	RUN(expiry_two_store_intervals);
+	RUN(expiry_two_store_samples_of_the_publisher);
+	RUN(expiry_board_wide_when_publisher_is_silent);
 	RUN(loads_never_publish);
 	RUN(arm_on_unexpired_foreign_line);
 	RUN(trap_scale_and_disarm);

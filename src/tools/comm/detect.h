@@ -8,10 +8,14 @@
  *
  * Decisions (doc/sonde-comm.md, "How it works"):
  *   - Only store samples publish; every sample looks the line up.
- *   - Expiry: an entry published at time ts by a thread whose store samples come every
- *     `ival` ns expires at ts + 2 x ival ("more than two store events" of the publisher,
- *     measured in its own store interval).  An unexpired entry is not overwritten, and
- *     only unexpired entries are offered to watchpoints.
+ *   - Expiry, counted in store samples, not in time: an entry expires when its publisher
+ *     has taken two more store samples ("more than two store events" of the same thread),
+ *     or when the whole board has seen more than 2 x (live threads) store samples since
+ *     (the publisher was descheduled or ended: two store intervals of an average
+ *     thread).  Wall-clock intervals were tried first: on a loaded 2-core machine a
+ *     descheduled publisher's interval is milliseconds long and its entries blocked the
+ *     line for everyone.  An unexpired entry is not overwritten, and only unexpired
+ *     entries are offered to watchpoints.
  *   - Counting on a sample needs T2 != T1 and ts2 > t_prev[T1] (t_prev rule); then
  *     t_prev[T1] = ts2.  The same rule applies to a trap (against the armed entry).
  *   - Watchpoints are "old" when armed before the thread's previous sample: only then are
@@ -30,7 +34,9 @@
 
 /* A publication: one store sample on the board, or its snapshot. */
 struct comm_pub {
-	uint64_t addr, ip, time, ival;
+	uint64_t addr, ip, time;
+	uint64_t seq;			/* the publisher's store samples, this one included */
+	uint64_t gseq;			/* the board's store samples, this one included */
 	uint32_t len, thread;
 	int32_t cpu;
 	uint32_t pad;
@@ -42,10 +48,15 @@ struct comm_entry {
 	struct comm_pub pub;
 };
 
+#define COMM_TSLOTS 4096		/* per-thread store counters (thread index modulo) */
+
 struct comm_board {
 	uint32_t size;			/* slots */
 	uint32_t line;			/* line size, a power of two */
 	struct comm_entry *e;		/* size slots, zeroed */
+	uint32_t live;			/* threads sampling now (comm_board_thread) */
+	uint64_t gstores;		/* store samples of every thread */
+	uint64_t tstores[COMM_TSLOTS];	/* store samples per thread */
 };
 
 /* One thread's detector state. */
@@ -53,7 +64,7 @@ struct comm_observer {
 	uint32_t thread;
 	uint64_t start;			/* time the thread started */
 	uint64_t t_prev;		/* publication time of the last communication counted */
-	uint64_t last_sample, last_store, store_ival;
+	uint64_t last_sample;
 	/* watchpoints: how many are armed, when, on which publication */
 	uint32_t wp_n;
 	uint64_t wp_time;
@@ -81,22 +92,26 @@ struct comm_counts {
 
 /* Board of `size` slots over `mem` (size entries, zeroed by the caller) and line size. */
 void comm_board_init(struct comm_board *b, struct comm_entry *mem, uint32_t size, uint32_t line);
+/* (comm_board_init zeroes the counters too.) */
 
 void comm_observer_init(struct comm_observer *o, uint32_t thread, uint64_t start);
 
 /* Do [a, a+al) and [b, b+bl) share a byte? */
 int comm_overlap(uint64_t a, uint32_t al, uint64_t b, uint32_t bl);
 
-/* Is the publication expired at time now? */
-int comm_expired(const struct comm_pub *p, uint64_t now);
+/* A thread starts (+1) or stops (-1) sampling. */
+void comm_board_thread(struct comm_board *b, int delta);
+
+/* Is the publication expired now (see Expiry above)? */
+int comm_expired(const struct comm_board *b, const struct comm_pub *p);
 
 /* Snapshot of the board's entry for the line of addr: 1 and *out, or 0 (none, or being
  * written). */
 int comm_board_find(const struct comm_board *b, uint64_t addr, struct comm_pub *out);
 
-/* Publish p (a store of thread p->thread) unless its line has an unexpired entry: 1 if
- * published, 0 if an unexpired entry kept it out, -1 if lost (no stale slot among the
- * probed ones, or a concurrent writer). */
+/* Publish p (a store of thread p->thread; seq and gseq filled by the caller) unless its
+ * line has an unexpired entry: 1 if published, 0 if an unexpired entry kept it out, -1 if
+ * lost (no stale slot among the probed ones, or a concurrent writer). */
 int comm_board_publish(struct comm_board *b, const struct comm_pub *p);
 
 /*

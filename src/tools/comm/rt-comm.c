@@ -91,6 +91,8 @@ static int comm_thread_start(struct rt_thread *t)
 		return -ENOMEM;
 	comm_observer_init(&ct->o, t->index, rt_now());
 	t->tool = ct;
+	if (!exact_mode)
+		comm_board_thread(&board, +1);
 	return 0;
 }
 
@@ -265,6 +267,8 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 	struct comm_thread *ct = t->tool;
 	if (!ct)
 		return;
+	if (!exact_mode)
+		comm_board_thread(&board, -1);
 	for (int i = 0; i < EXACT_PAIRS; i++)
 		if (ct->pair[i].used)
 			exact_flush(t, &ct->pair[i]);
@@ -292,8 +296,10 @@ static void comm_fork_child(struct rt_thread *t)
 {
 	if (exact_mode)
 		madvise(exact.x, EXACT_SLOTS * sizeof(struct comm_xline), MADV_DONTNEED);
-	else
+	else {
 		memset(board.e, 0, board.size * sizeof(struct comm_entry));
+		comm_board_init(&board, board.e, board.size, board.line);
+	}
 	comm_thread_start(t);
 }
 

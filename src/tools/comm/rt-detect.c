@@ -13,9 +13,15 @@
 SIGSAFE void comm_board_init(struct comm_board *b, struct comm_entry *mem, uint32_t size,
 			     uint32_t line)
 {
+	memset(b, 0, sizeof(*b));
 	b->size = size ? size : 1;
 	b->line = line;
 	b->e = mem;
+}
+
+SIGSAFE void comm_board_thread(struct comm_board *b, int delta)
+{
+	__atomic_add_fetch(&b->live, (uint32_t)delta, __ATOMIC_RELAXED);
 }
 
 SIGSAFE void comm_observer_init(struct comm_observer *o, uint32_t thread, uint64_t start)
@@ -30,9 +36,12 @@ SIGSAFE int comm_overlap(uint64_t a, uint32_t al, uint64_t b, uint32_t bl)
 	return a < b + bl && b < a + al;
 }
 
-SIGSAFE int comm_expired(const struct comm_pub *p, uint64_t now)
+SIGSAFE int comm_expired(const struct comm_board *b, const struct comm_pub *p)
 {
-	return now > p->time && now - p->time > 2 * p->ival;
+	uint64_t mine = __atomic_load_n(&b->tstores[p->thread % COMM_TSLOTS], __ATOMIC_RELAXED);
+	uint64_t all = __atomic_load_n(&b->gstores, __ATOMIC_RELAXED);
+	uint32_t live = __atomic_load_n(&b->live, __ATOMIC_RELAXED);
+	return mine - p->seq >= 2 || all - p->gseq > 2 * (uint64_t)(live > 1 ? live : 1);
 }
 
 static SIGSAFE uint32_t home(const struct comm_board *b, uint64_t line)
@@ -87,12 +96,12 @@ SIGSAFE int comm_board_publish(struct comm_board *b, const struct comm_pub *p)
 			continue;
 		}
 		if (l == line) {
-			if (!comm_expired(&cur, p->time))
+			if (!comm_expired(b, &cur))
 				return 0;
 			victim = e;	/* the same line, stale: always its own slot */
 			break;
 		}
-		if (comm_expired(&cur, p->time) && cur.time < oldest) {
+		if (comm_expired(b, &cur) && cur.time < oldest) {
 			victim = e;
 			oldest = cur.time;
 		}
@@ -112,13 +121,13 @@ SIGSAFE int comm_board_publish(struct comm_board *b, const struct comm_pub *p)
 /* TryArmWP's candidate: an unexpired entry of another thread, not counted yet, from a
  * random slot on. */
 static SIGSAFE int pick(const struct comm_board *b, const struct comm_observer *o,
-			uint64_t now, uint64_t rnd, struct comm_pub *out)
+			uint64_t rnd, struct comm_pub *out)
 {
 	uint64_t l;
 	for (uint32_t i = 0; i < b->size; i++) {
 		const struct comm_entry *e = &b->e[(rnd + i) % b->size];
 		if (snapshot(e, &l, out) && out->thread != o->thread && out->time > o->t_prev &&
-		    !comm_expired(out, now))
+		    !comm_expired(b, out))
 			return 1;
 	}
 	return 0;
@@ -139,16 +148,17 @@ SIGSAFE enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_obser
 		o->t_prev = e.time;
 		c->hits++;
 		v = COMM_COUNT;
-	} else if (!(o->wp_n && o->wp_time >= o->last_sample) && pick(b, o, s->time, rnd, pub)) {
+	} else if (!(o->wp_n && o->wp_time >= o->last_sample) && pick(b, o, rnd, pub)) {
 		c->arm_tries++;
 		v = COMM_ARM;
 	}
 	if (s->store) {
 		c->stores++;
-		o->store_ival = s->time - (o->last_store ? o->last_store : o->start);
-		o->last_store = s->time;
+		uint64_t *mine = &b->tstores[o->thread % COMM_TSLOTS];
+		uint64_t seq = __atomic_add_fetch(mine, 1, __ATOMIC_RELAXED);
 		struct comm_pub p = {
-			.addr = s->addr, .ip = s->ip, .time = s->time, .ival = o->store_ival,
+			.addr = s->addr, .ip = s->ip, .time = s->time, .seq = seq,
+			.gseq = __atomic_add_fetch(&b->gstores, 1, __ATOMIC_RELAXED),
 			.len = s->len, .thread = o->thread, .cpu = s->cpu,
 		};
 		int r = comm_board_publish(b, &p);

@@ -35,6 +35,7 @@
  *             stores to a common word (and reading it)
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ struct line {
 static struct line shared[4], priv[NW + 1][2], table[64];
 static long iters, arg;
 static volatile int go;
+/* The free-running modes start their workers together: otherwise the first ones may be
+ * done before the last ones exist, and nothing would be shared. */
+static pthread_barrier_t start;
 
 static inline uint64_t next(uint64_t *s)
 {
@@ -66,7 +70,13 @@ static inline int chance(uint64_t *s, long pct)
 	return (long)(next(s) % 100) < pct;
 }
 
-#include <sched.h>
+/* The free-running modes yield every 64 iterations: on 2 cores under load a thread would
+ * otherwise run its whole loop within one time slice, and nothing would interleave. */
+#define YIELD_EVERY(i) \
+	do { \
+		if (((i) & 63) == 63) \
+			sched_yield(); \
+	} while (0)
 
 /* Hand the token of line l between a and b, ITERS times each. */
 static void volley(struct line *l, long me, long other)
@@ -101,7 +111,9 @@ static void *mix(void *p)
 	long me = (long)p;
 	uint64_t s = 0x9e3779b9u * (uint64_t)me + 1;
 	struct line *l = &shared[me <= 2 ? 0 : 1];
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
 		if (chance(&s, arg))
 			l->w[0] += 1;
 		else
@@ -114,7 +126,9 @@ static void *fs(void *p)
 {
 	long me = (long)p;
 	uint64_t s = 0x85ebca6bu * (uint64_t)me + 7;
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
 		if (chance(&s, arg))
 			shared[0].w[me] = (uint64_t)i;	/* own slot of line 0 */
 		else
@@ -127,7 +141,9 @@ static void *wv(void *p)
 {
 	long me = (long)p;
 	uint64_t s = 0xc2b2ae35u * (uint64_t)me + 3;
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
 		if (chance(&s, arg))
 			shared[0].w[0] = (uint64_t)i;
 		else
@@ -140,7 +156,9 @@ static void *rw(void *p)
 {
 	long me = (long)p;
 	uint64_t s = 0x27d4eb2fu * (uint64_t)me + 5, sum = 0;
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
 		if (me == 1)
 			shared[0].w[0] = (uint64_t)i;
 		else if (chance(&s, arg))
@@ -187,6 +205,7 @@ static void *worker_task(void *p)
 static void *private_only(void *p)
 {
 	long me = (long)p;
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < iters; i++) {
 		priv[me][0].w[i & 7] = (uint64_t)i;
 		priv[me][1].w[0] += priv[me][0].w[(i + 3) & 7];
@@ -198,6 +217,7 @@ static void *readonly(void *p)
 {
 	long me = (long)p;
 	uint64_t sum = 0;
+	pthread_barrier_wait(&start);
 	for (long i = 0; i < iters; i++)
 		sum += table[i & 63].w[i & 7];
 	priv[me][1].w[0] = sum;	/* one write of its own at the end */
@@ -269,6 +289,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *mode = argv[1];
+	pthread_barrier_init(&start, NULL, NW);
 	iters = atol(argv[2]);
 	arg = argc > 3 ? atol(argv[3]) : 50;
 	if (!strcmp(mode, "pingpong")) {
