@@ -260,8 +260,10 @@ static void *early(void *p)
 	early_started = 1;
 	while (!go)
 		sched_yield();
-	for (long i = 0; i < iters; i++)
+	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
 		shared[2].w[0] = (uint64_t)i;
+	}
 	return NULL;
 }
 
@@ -337,8 +339,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		go = 1;
-		for (long i = 0; i < iters; i++)
+		for (long i = 0; i < iters; i++) {
+			YIELD_EVERY(i);
 			shared[2].w[1] = shared[2].w[0];
+		}
 		pthread_join(early_thread, NULL);
 	} else {
 		fprintf(stderr, "commbench: unknown mode '%s'\n", mode);
