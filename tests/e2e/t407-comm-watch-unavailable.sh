@@ -8,9 +8,9 @@
 . "$(dirname "$0")/t40-comm-lib.bash"
 comm_build t407-build || exit 0
 
-# The runtime hides its own fds in the top quarter of the limit; 64 leave it its streams
-# but no room for breakpoint events once the four workers hold theirs.
-(ulimit -n 40 && "$SONDE" comm --source inst --period 1009 -o lim -- "$T/cb-inst" pairs 5000 \
+# 16 descriptors: the runtime's streams fit, most breakpoint events do not (measured:
+# about 60 of 80 arms fail; a thread stops asking after 16 failures in a row).
+(ulimit -n 16 && "$SONDE" comm --source inst --period 1009 -o lim -- "$T/cb-inst" pairs 5000 \
 	>/dev/null 2>lim.txt)
 check t407-status [ $? -eq 0 ]
 fails=$(comm_meta lim arm_failures)
@@ -20,7 +20,7 @@ if [ "$fails" -gt 0 ]; then
 	pass t407-failures-counted
 	[ "$arms" -eq 0 ] && check t407-unavailable-said grep -q 'watchpoints unavailable' lim.txt
 else
-	skip t407-failures-counted "watch_arm did not fail under 'ulimit -n 40' here"
+	skip t407-failures-counted "watch_arm did not fail under 'ulimit -n 16' here"
 fi
 check t407-no-trap-claimed [ "$(comm_meta lim traps)" -eq 0 ]
 check t407-board-still-works [ "$(mat_cell lim/comm/matrix-all-thread.csv 1 2)" -gt 0 ]
@@ -28,10 +28,8 @@ check t407-invariants mat_invariants lim thread
 
 "$SONDE" comm --source inst --period 1009 -o ok -- "$T/cb-inst" pairs 5000 >/dev/null 2>ok.txt
 traps=$(comm_meta ok traps)
-ev=$(sqlite3 ok/profile.db "SELECT COUNT(*) FROM meta WHERE key = 'events'")
 if [ "$traps" -gt 0 ]; then
 	check t407-traps-have-events [ "$(comm_meta ok events)" -gt 0 ]
 else
 	check t407-zero-traps-explained grep -Eq 'watchpoints: .*(none trapped|unavailable|no watchpoint armed)' ok.txt
 fi
-check t407-events-key [ "$ev" -eq 1 ]
