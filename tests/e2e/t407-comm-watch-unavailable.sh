@@ -4,6 +4,7 @@
 # completes, the failures are counted and reported ("watchpoints unavailable"), no trap
 # is claimed, and the board still finds the ping-pong.  With watchpoints available, a
 # trap count above zero must come with trap events (on this kind of VM: 0 traps, said so).
+# --no-watch turns them off: no arms, and the board alone still detects.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t40-comm-lib.bash"
 comm_build t407-build || exit 0
@@ -33,3 +34,10 @@ if [ "$traps" -gt 0 ]; then
 else
 	check t407-zero-traps-explained grep -Eq 'watchpoints: .*(none trapped|unavailable|no watchpoint armed)' ok.txt
 fi
+
+# --no-watch: nothing armed, said so, the board alone still finds the ping-pong
+"$SONDE" comm --no-watch --source inst --period 1009 -o off -- "$T/cb-inst" pairs 5000 >/dev/null 2>off.txt
+check t407-off-status [ $? -eq 0 ]
+check t407-off-no-arms [ "$(comm_meta off arms)" -eq 0 ]
+check t407-off-said grep -q 'watchpoints: off (--no-watch)' off.txt
+check t407-off-board [ "$(mat_cell off/comm/matrix-all-thread.csv 1 2)" -gt 0 ]

@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		"                        sonde-cc; implies --source inst --period 1)\n"
 		"      --board N         bulletin board slots (default %d)\n"
 		"      --dregs N         watchpoints per arming: 1, 2 or 4 (default 4)\n"
+		"      --no-watch        no watchpoints: board hits only (where they never fire)\n"
 		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
 		"      --top N           rows per table in the summary (default 10)\n"
 		"  -h, --help            this text\n\n"
@@ -49,6 +50,7 @@ int cmd_comm(int argc, char **argv)
 		{ "exact", no_argument, NULL, 2001 },
 		{ "board", required_argument, NULL, 2002 },
 		{ "dregs", required_argument, NULL, 2003 },
+		{ "no-watch", no_argument, NULL, 2004 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -59,6 +61,7 @@ int cmd_comm(int argc, char **argv)
 	int quiet = 0, exact = 0, opt;
 	unsigned long v;
 	launch_opts_init(&o, "comm");
+	unsetenv("SONDE_COMM_WATCH");
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
@@ -82,6 +85,9 @@ int cmd_comm(int argc, char **argv)
 				return sonde_usage_error("comm", "--dregs wants 1, 2 or 4, not '%s'",
 							 optarg);
 			setenv("SONDE_COMM_DREGS", optarg, 1);
+			break;
+		case 2004:
+			setenv("SONDE_COMM_WATCH", "0", 1);
 			break;
 		case 'q':
 			quiet = 1;

@@ -64,7 +64,9 @@ struct comm_rec_stats {
 	uint64_t traps_ignored;		/* traps not counted (publication already counted) */
 	uint64_t exact_lost;		/* exact mode: accesses not modelled (table full, busy) */
 	int32_t watch_errno;		/* the last watch_arm error (positive errno), 0 if none */
-	uint32_t dregs;			/* registers asked per arming */
+	uint32_t dregs;			/* registers asked per arming (0: no watchpoints) */
+	uint32_t watch_off;		/* watchpoints turned off (--no-watch) */
+	uint32_t pad;
 };
 
 #endif

@@ -58,7 +58,7 @@ struct model {
 	struct event *ev;
 	size_t nev;
 	struct comm_rec_stats st;	/* summed */
-	uint32_t dregs;
+	uint32_t dregs, watch_off;
 	int32_t watch_errno;
 	uint64_t total[COMM_NKIND];
 	/* the synthetic recording handed to the mem model; outlives it */
@@ -85,6 +85,7 @@ static void add_stats(struct model *m, const struct comm_rec_stats *s)
 		m->watch_errno = s->watch_errno;
 	if (s->dregs > m->dregs)
 		m->dregs = s->dregs;
+	m->watch_off |= s->watch_off;
 }
 
 /* First pass: dimensions, events and stats. */
@@ -274,6 +275,9 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 {
 	if (m->exact)
 		snprintf(buf, len, "exact mode: no watchpoints");
+	else if (m->watch_off)
+		snprintf(buf, len, "off (--no-watch); detection from samples meeting on the board "
+				   "only");
 	else if (!m->dregs)
 		snprintf(buf, len, "watchpoints unavailable: the trap handler could not be "
 				   "installed; detection from samples meeting on the board only");

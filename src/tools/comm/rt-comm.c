@@ -13,7 +13,8 @@
  * errors of a thread it stops asking (the cost of a failing perf_event_open per sample).
  *
  * Configuration (read once in start): SONDE_COMM_EXACT, SONDE_COMM_BOARD (slots, default
- * 127), SONDE_COMM_DREGS (1, 2 or 4; default 4).  Handler-reachable.
+ * 127), SONDE_COMM_DREGS (1, 2 or 4; default 4), SONDE_COMM_WATCH=0 (no watchpoints).
+ * Handler-reachable.
  */
 #include <errno.h>
 #include <sched.h>
@@ -52,6 +53,7 @@ static struct comm_exact exact;
 static int exact_mode;
 static uint32_t dregs = COMM_MAX_DREGS;
 static int watch_ok;	/* the trap handler is installed */
+static int watch_off;	/* --no-watch */
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -80,7 +82,8 @@ static int comm_start(void)
 		return 0;
 	}
 	comm_board_init(&board, mem, (uint32_t)n, COMM_LINE_DEFAULT);
-	watch_ok = watch_start() == 0;
+	watch_off = env_num("SONDE_COMM_WATCH", 1) == 0;
+	watch_ok = !watch_off && watch_start() == 0;
 	return 0;
 }
 
@@ -287,6 +290,7 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 		.exact_lost = ct->exact_lost,
 		.watch_errno = ct->watch_errno,
 		.dregs = exact_mode ? 0 : (watch_ok ? dregs : 0),
+		.watch_off = (uint32_t)watch_off,
 	};
 	rt_tool_record(t, &r, sizeof(r));
 }
