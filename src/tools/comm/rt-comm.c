@@ -30,7 +30,7 @@
 #include "rt/sigsafe.h"
 
 #define WATCH_GIVE_UP 16
-#define EXACT_SLOTS (1ull << 21)	/* 64 MiB of lines, reserved lazily */
+#define EXACT_SLOTS (1ull << 21)	/* 2 Mi lines: 80 MiB of address space, touched lazily */
 #define EXACT_PAIRS 64			/* per-thread aggregation slots */
 
 struct exact_pair {
