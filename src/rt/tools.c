@@ -10,9 +10,11 @@
 #include "rt/sigsafe.h"
 
 extern const struct rt_tool rt_tool_mem;
+extern const struct rt_tool rt_tool_comm;
 
 const struct rt_tool *const rt_tools[] = {
 	&rt_tool_mem,
+	&rt_tool_comm,
 	NULL,
 };
 

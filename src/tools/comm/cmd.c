@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd.c - `sonde comm`: which threads (and cores) communicate through shared cache lines. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "cmd/launch.h"
+#include "prof/report.h"
+#include "prof/tool.h"
+#include "tools/comm/comm.h"
+#include "tools/comm/detect.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sonde comm [options] [--] program [args]\n\n"
+		"Runs the program with sampling on every thread and estimates how many cache lines\n"
+		"each pair of threads (and of cores) moves between them, split into true sharing\n"
+		"(the same bytes) and false sharing (other bytes of the same line): ComDetective's\n"
+		"bulletin board, with watchpoints where the machine has them.  The summary goes to\n"
+		"stderr; the exit status is the program's.\n\n"
+		"Options:\n%s"
+		"      --exact           every access, exact transfers (a program built with\n"
+		"                        sonde-cc; implies --source inst --period 1)\n"
+		"      --board N         bulletin board slots (default %d)\n"
+		"      --dregs N         watchpoints per arming: 1, 2 or 4 (default 4)\n"
+		"      --no-watch        no watchpoints: board hits only (where they never fire)\n"
+		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
+		"      --top N           rows per table in the summary (default 10)\n"
+		"  -h, --help            this text\n\n"
+		"Output: DIR/profile.db, DIR/comm/matrix-{all,true,false}-{thread,core}.csv,\n"
+		"objects.csv, pairs.csv.  Show it again with 'sonde report DIR'.\n"
+		"Manual: doc/sonde-comm.md.\n",
+		launch_help, COMM_BOARD_DEFAULT);
+}
+
+static int number(const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
+{
+	char *end;
+	*v = strtoul(s, &end, 10);
+	return *s && !*end && *v >= lo && *v <= hi;
+}
+
+int cmd_comm(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		LAUNCH_LONG_OPTIONS,
+		{ "exact", no_argument, NULL, 2001 },
+		{ "board", required_argument, NULL, 2002 },
+		{ "dregs", required_argument, NULL, 2003 },
+		{ "no-watch", no_argument, NULL, 2004 },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "top", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct launch_opts o;
+	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
+	int quiet = 0, exact = 0, opt;
+	unsigned long v;
+	launch_opts_init(&o, "comm");
+	unsetenv("SONDE_COMM_WATCH");
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
+		int r = launch_parse_option(&o, opt, optarg, "comm");
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		switch (opt) {
+		case 2001:
+			exact = 1;
+			break;
+		case 2002:
+			if (!number(optarg, 1, 1u << 20, &v))
+				return sonde_usage_error("comm", "--board wants 1 to %u slots, not '%s'",
+							 1u << 20, optarg);
+			setenv("SONDE_COMM_BOARD", optarg, 1);
+			break;
+		case 2003:
+			if (!number(optarg, 1, 4, &v) || v == 3)
+				return sonde_usage_error("comm", "--dregs wants 1, 2 or 4, not '%s'",
+							 optarg);
+			setenv("SONDE_COMM_DREGS", optarg, 1);
+			break;
+		case 2004:
+			setenv("SONDE_COMM_WATCH", "0", 1);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 't':
+			ro.top = atoi(optarg);
+			if (ro.top <= 0)
+				return sonde_usage_error("comm", "--top wants a positive number");
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt)
+				return sonde_usage_error("comm", "unknown or incomplete option '-%c'",
+							 optopt);
+			return sonde_usage_error("comm", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return sonde_usage_error("comm", "no program to run (sonde comm [options] -- program [args])");
+	if (exact) {
+		if (o.source && strcmp(o.source, "inst") && strcmp(o.source, "auto"))
+			return sonde_usage_error("comm", "--exact needs the inst source (a program "
+							 "built with sonde-cc), not '%s'", o.source);
+		if (o.period > 1)
+			return sonde_usage_error("comm", "--exact sees every access: no --period");
+		o.source = "inst";
+		o.period = 1;
+		setenv("SONDE_COMM_EXACT", "1", 1);
+	} else {
+		unsetenv("SONDE_COMM_EXACT");
+	}
+
+	struct launch_result res;
+	int r = launch_run(&o, argv + optind, &res);
+	if (!res.started)
+		return r;
+	if (res.rank >= 0) {
+		if (res.rank == 0 && !quiet)
+			fprintf(stderr, "sonde: rank 0 done; recording in %s ('sonde report %s')\n",
+				res.dir, res.dir);
+		return launch_exit_like(res.status);
+	}
+	char err[512] = "";
+	if (report_build(res.dir, err, sizeof(err)) < 0) {
+		sonde_error("%s", err);
+		sonde_error("the raw recording is kept in %s", res.dir);
+	} else if (!quiet) {
+		if (report_print(res.dir, stderr, &ro, err, sizeof(err)) < 0)
+			sonde_error("%s", err);
+		fprintf(stderr, "sonde: profile in %s (profile.db, comm/*.csv); "
+				"'sonde report %s' shows it again\n", res.dir, res.dir);
+	}
+	return launch_exit_like(res.status);
+}
+
+const struct tool tool_comm = {
+	.name = "comm",
+	.summary = "which threads and cores share cache lines (true and false sharing)",
+	.cmd = cmd_comm,
+	.fill = comm_fill,
+	.export = comm_export,
+	.print = comm_print,
+};

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * comm.h - the comm tool's offline parts: model.c turns the EVENT/EXACT/STATS records of a
+ * recording into communication matrices (thread- and core-indexed; all, true and false
+ * sharing), object and pair rankings, and writes them to the profile database; view.c
+ * exports DIR/comm/ CSV files and prints the report; cmd.c is `sonde comm`.
+ */
+#ifndef SONDE_TOOLS_COMM_H
+#define SONDE_TOOLS_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct profile;
+struct report_opts;
+struct sqlite3;
+
+enum { COMM_ALL, COMM_TRUE, COMM_FALSE, COMM_NKIND };
+enum { COMM_BY_THREAD, COMM_BY_CORE, COMM_NUNIT };
+
+extern const char *const comm_kind_name[COMM_NKIND];	/* "all", "true", "false" */
+extern const char *const comm_unit_name[COMM_NUNIT];	/* "thread", "core" */
+
+/* A square symmetric matrix of n x n cells. */
+struct comm_matrix {
+	uint32_t n;
+	uint64_t *cell;		/* n * n */
+};
+
+/* Fill db from the recording p (struct tool's fill, model.c). */
+int comm_fill(struct sqlite3 *db, const struct profile *p, char *err, size_t errlen);
+
+/* Read matrix unit x kind back from db (view.c); 0 or -EIO / -ENOMEM.  Free m->cell. */
+int comm_db_matrix(struct sqlite3 *db, int unit, int kind, struct comm_matrix *m);
+
+/* DIR/comm/ CSV files (view.c). */
+int comm_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
+/* The report in o->format (view.c). */
+int comm_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+/* sonde comm (cmd.c). */
+int cmd_comm(int argc, char **argv);
+
+#endif

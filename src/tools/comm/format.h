@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.h - the comm tool's own records in a recording (types from SONDE_REC_TOOL), written
+ * by rt-comm.c and read by model.c.  Integers in the writer's byte order; sizes are
+ * multiples of 8.  doc/sonde-comm.md explains what the counts mean.
+ */
+#ifndef SONDE_TOOLS_COMM_FORMAT_H
+#define SONDE_TOOLS_COMM_FORMAT_H
+
+#include <stdint.h>
+
+#include "sonde/format.h"
+
+enum comm_rec_type {
+	COMM_REC_EVENT = SONDE_REC_TOOL + 0,	/* one detected communication (sampled) */
+	COMM_REC_EXACT = SONDE_REC_TOOL + 1,	/* exact transfers of one pair (--exact) */
+	COMM_REC_STATS = SONDE_REC_TOOL + 2,	/* a thread's detector counters, at its end */
+};
+
+/* Flags of events and exact records. */
+#define COMM_F_TRUE 0x1		/* true sharing (byte ranges overlap); else false sharing */
+#define COMM_F_TRAP 0x2		/* found by a watchpoint trap; else by a sample on the board */
+
+/*
+ * A communication from thread `src` (the publisher of the line: it wrote it) to thread
+ * `dst` (the observer, whose stream holds the record).  Its volume is
+ * period x weight x scale transfers; scale is 1 for a sample and L/(D x M) for a trap
+ * (doc/sonde-comm.md, "Scaling").
+ */
+struct comm_rec_event {
+	struct sonde_rec_hdr h;
+	uint32_t src, dst;		/* thread indexes (creation order, main = 0) */
+	int32_t src_cpu, dst_cpu;	/* sched_getcpu() at the publishing sample / here; -1 */
+	uint32_t flags;			/* COMM_F_* */
+	uint32_t scale;
+	uint64_t weight;		/* samples the observing access stands for */
+	uint64_t addr;			/* the observer's access */
+	uint64_t ip;			/* the observer's instruction (0 for a trap: unknown) */
+	uint64_t src_addr;		/* the publisher's access */
+	uint64_t src_ip;		/* the publisher's instruction */
+	uint64_t time;
+};
+
+/* Exact mode: `count` cache-line transfers src -> dst of one kind between two CPUs. */
+struct comm_rec_exact {
+	struct sonde_rec_hdr h;
+	uint32_t src, dst;
+	int32_t src_cpu, dst_cpu;
+	uint32_t flags;			/* COMM_F_TRUE */
+	uint32_t pad;
+	uint64_t count;
+};
+
+/* A thread's counters. */
+struct comm_rec_stats {
+	struct sonde_rec_hdr h;
+	uint64_t samples, stores;	/* samples seen by the detector, of which stores */
+	uint64_t published, publish_lost;	/* board publishes, and those dropped (busy/full) */
+	uint64_t hits;			/* communications found on the board */
+	uint64_t arm_tries;		/* arming attempts (a candidate line was found) */
+	uint64_t arms;			/* watchpoints armed */
+	uint64_t arm_failures;		/* watch_arm errors */
+	uint64_t traps;			/* traps counted as communications */
+	uint64_t traps_ignored;		/* traps not counted (publication already counted) */
+	uint64_t exact_lost;		/* exact mode: accesses not modelled (table full, busy) */
+	int32_t watch_errno;		/* the last watch_arm error (positive errno), 0 if none */
+	uint32_t dregs;			/* registers asked per arming (0: no watchpoints) */
+	uint32_t watch_off;		/* watchpoints turned off (--no-watch) */
+	uint32_t pad;
+};
+
+#endif

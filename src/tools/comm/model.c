@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - the comm tool's model: the matrices, object and pair rankings of a recording,
+ * written to the profile database (tables comm_cells, comm_objects, comm_pairs and meta;
+ * doc/sonde-comm.md, "Output").
+ *
+ * Volumes.  A sampled communication stands for period x weight x scale transfers (scale 1
+ * for a sample on the board, L / (D x M) for a trap).  With the clock source the period is
+ * CPU time, not a count, so the unit is the sample: volumes are sample-scaled, not
+ * transfers.  Exact records count transfers themselves.  Each communication adds to
+ * cell [src][dst]; the matrices are symmetrized at the end (M[i][j] + M[j][i]), diagonal 0.
+ * Core matrices use the CPUs at publication and observation; same-CPU pairs are dropped
+ * (threads time-sharing a CPU do not move lines between caches).
+ *
+ * Only the first process of a recording is modelled (the others are counted in meta).
+ * Objects are named as `sonde mem` names them: the observing accesses are handed to the
+ * mem tool's model (tools/mem/model.h, used read-only) as synthetic samples.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "prof/db.h"
+#include "prof/errmsg.h"
+#include "prof/profile.h"
+#include "prof/symbols.h"
+#include "tools/comm/comm.h"
+#include "tools/comm/format.h"
+#include "tools/mem/model.h"
+
+const char *const comm_kind_name[COMM_NKIND] = { "all", "true", "false" };
+const char *const comm_unit_name[COMM_NUNIT] = { "thread", "core" };
+
+#define TOP_PAIRS 20
+
+struct event {
+	uint32_t src, dst, flags, thread;	/* thread: index in proc->thread (observer) */
+	uint64_t amount, addr, ip, src_ip, time;
+};
+
+/* The volume between an unordered pair i < j of threads or cores: the matrices are sparse
+ * (3,000 threads make 9 million cells, almost all zero). */
+struct cell {
+	uint32_t unit, i, j;
+	uint64_t v[COMM_NKIND];
+};
+
+struct model {
+	const struct profile *p;
+	const struct prof_process *proc;
+	int exact, clock;
+	uint64_t period;
+	uint32_t n[COMM_NUNIT];
+	struct cell *cell;		/* unordered pairs, merged, sorted by unit, i, j */
+	size_t ncell;
+	struct event *ev;
+	size_t nev;
+	struct comm_rec_stats st;	/* summed */
+	uint32_t dregs, watch_off;
+	int32_t watch_errno;
+	uint64_t total[COMM_NKIND];
+	/* the synthetic recording handed to the mem model; outlives it */
+	struct profile fake;
+	struct prof_process fproc;
+	struct prof_thread *ft;
+	struct sonde_rec_mem *recs;
+};
+
+static void add_stats(struct model *m, const struct comm_rec_stats *s)
+{
+	m->st.samples += s->samples;
+	m->st.stores += s->stores;
+	m->st.published += s->published;
+	m->st.publish_lost += s->publish_lost;
+	m->st.hits += s->hits;
+	m->st.arm_tries += s->arm_tries;
+	m->st.arms += s->arms;
+	m->st.arm_failures += s->arm_failures;
+	m->st.traps += s->traps;
+	m->st.traps_ignored += s->traps_ignored;
+	m->st.exact_lost += s->exact_lost;
+	if (s->watch_errno)
+		m->watch_errno = s->watch_errno;
+	if (s->dregs > m->dregs)
+		m->dregs = s->dregs;
+	m->watch_off |= s->watch_off;
+}
+
+/* First pass: dimensions, events and stats. */
+static int scan(struct model *m)
+{
+	const struct prof_process *pr = m->proc;
+	size_t cap = 0;
+	m->n[COMM_BY_THREAD] = pr->threads > 0 ? (uint32_t)pr->threads : 0;
+	m->n[COMM_BY_CORE] = 0;
+	for (size_t i = 0; i < pr->nthread; i++) {
+		const struct prof_thread *t = &pr->thread[i];
+		const struct sonde_rec_hdr *h;
+		size_t off = 0;
+		if (t->hdr.thread_index + 1 > m->n[COMM_BY_THREAD])
+			m->n[COMM_BY_THREAD] = t->hdr.thread_index + 1;
+		if (t->swapped)
+			continue;	/* written in the other byte order: not modelled */
+		while ((h = prof_tool_next(t, &off))) {
+			if (h->type == COMM_REC_STATS && h->size >= sizeof(struct comm_rec_stats)) {
+				add_stats(m, (const void *)h);
+			} else if ((h->type == COMM_REC_EVENT &&
+				    h->size >= sizeof(struct comm_rec_event)) ||
+				   (h->type == COMM_REC_EXACT &&
+				    h->size >= sizeof(struct comm_rec_exact))) {
+				const struct comm_rec_event *e = (const void *)h;
+				const struct comm_rec_exact *x = (const void *)h;
+				int ex = h->type == COMM_REC_EXACT;
+				m->exact |= ex;
+				uint32_t src = ex ? x->src : e->src, dst = ex ? x->dst : e->dst;
+				int32_t sc = ex ? x->src_cpu : e->src_cpu, dc = ex ? x->dst_cpu : e->dst_cpu;
+				if (src > 1u << 20 || dst > 1u << 20)
+					continue;
+				if (src + 1 > m->n[COMM_BY_THREAD])
+					m->n[COMM_BY_THREAD] = src + 1;
+				if (dst + 1 > m->n[COMM_BY_THREAD])
+					m->n[COMM_BY_THREAD] = dst + 1;
+				if (sc >= 0 && sc < 4096 && (uint32_t)sc + 1 > m->n[COMM_BY_CORE])
+					m->n[COMM_BY_CORE] = (uint32_t)sc + 1;
+				if (dc >= 0 && dc < 4096 && (uint32_t)dc + 1 > m->n[COMM_BY_CORE])
+					m->n[COMM_BY_CORE] = (uint32_t)dc + 1;
+				if (m->nev == cap) {
+					cap = cap ? 2 * cap : 1024;
+					struct event *n = realloc(m->ev, cap * sizeof(*n));
+					if (!n)
+						return -ENOMEM;
+					m->ev = n;
+				}
+				struct event *v = &m->ev[m->nev++];
+				uint64_t p = m->clock ? 1 : m->period;
+				v->src = src;
+				v->dst = dst;
+				v->thread = (uint32_t)i;
+				v->flags = ex ? x->flags : e->flags;
+				v->amount = ex ? x->count : p * e->weight * e->scale;
+				v->addr = ex ? 0 : e->addr;
+				v->ip = ex ? 0 : e->ip;
+				v->src_ip = ex ? 0 : e->src_ip;
+				v->time = ex ? 0 : e->time;
+			}
+		}
+	}
+	return 0;
+}
+
+static int cell_cmp(const void *x, const void *y)
+{
+	const struct cell *a = x, *b = y;
+	if (a->unit != b->unit)
+		return a->unit < b->unit ? -1 : 1;
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return a->j < b->j ? -1 : a->j > b->j;
+}
+
+static int push_cell(struct model *m, size_t *cap, uint32_t unit, uint32_t a, uint32_t b,
+		     int kind, uint64_t v)
+{
+	if (m->ncell == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		struct cell *n = realloc(m->cell, *cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		m->cell = n;
+	}
+	struct cell *c = &m->cell[m->ncell++];
+	memset(c, 0, sizeof(*c));
+	c->unit = unit;
+	c->i = a < b ? a : b;
+	c->j = a < b ? b : a;
+	c->v[COMM_ALL] = v;
+	c->v[kind] = v;
+	return 0;
+}
+
+/*
+ * Matrices: each communication adds to its unordered pair (thread and core), so the
+ * symmetrized cell M[i][j] + M[j][i] is the pair's sum; same-thread and same-CPU pairs
+ * are dropped (the diagonal is zero).  A second pass over the records gives the CPUs.
+ */
+static int build_matrices(struct model *m)
+{
+	const struct prof_process *pr = m->proc;
+	size_t ei = 0, cap = 0;
+	for (size_t i = 0; i < pr->nthread; i++) {
+		const struct prof_thread *t = &pr->thread[i];
+		const struct sonde_rec_hdr *h;
+		size_t off = 0;
+		if (t->swapped)
+			continue;
+		while ((h = prof_tool_next(t, &off))) {
+			int ex = h->type == COMM_REC_EXACT && h->size >= sizeof(struct comm_rec_exact);
+			int sm = h->type == COMM_REC_EVENT && h->size >= sizeof(struct comm_rec_event);
+			if (!ex && !sm)
+				continue;
+			const struct comm_rec_event *e = (const void *)h;
+			const struct comm_rec_exact *x = (const void *)h;
+			uint32_t src = ex ? x->src : e->src, dst = ex ? x->dst : e->dst;
+			if (src > 1u << 20 || dst > 1u << 20)
+				continue;
+			const struct event *v = &m->ev[ei++];
+			int32_t sc = ex ? x->src_cpu : e->src_cpu, dc = ex ? x->dst_cpu : e->dst_cpu;
+			int kind = v->flags & COMM_F_TRUE ? COMM_TRUE : COMM_FALSE;
+			if (src != dst) {
+				if (push_cell(m, &cap, COMM_BY_THREAD, src, dst, kind, v->amount))
+					return -ENOMEM;
+				m->total[COMM_ALL] += v->amount;
+				m->total[kind] += v->amount;
+			}
+			if (sc >= 0 && dc >= 0 && sc < 4096 && dc < 4096 && sc != dc &&
+			    push_cell(m, &cap, COMM_BY_CORE, (uint32_t)sc, (uint32_t)dc, kind,
+				      v->amount))
+				return -ENOMEM;
+		}
+	}
+	if (!m->ncell)
+		return 0;
+	qsort(m->cell, m->ncell, sizeof(*m->cell), cell_cmp);
+	size_t w = 0;
+	for (size_t r = 1; r < m->ncell; r++) {
+		if (!cell_cmp(&m->cell[w], &m->cell[r])) {
+			for (int k = 0; k < COMM_NKIND; k++)
+				m->cell[w].v[k] += m->cell[r].v[k];
+		} else {
+			m->cell[++w] = m->cell[r];
+		}
+	}
+	m->ncell = w + 1;
+	return 0;
+}
+
+/* ---- database ---- */
+
+static const char schema_sql[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE comm_cells(unit TEXT, kind TEXT, i INTEGER, j INTEGER, value INTEGER);"
+	"CREATE TABLE comm_objects(id INTEGER PRIMARY KEY, name TEXT, kind TEXT, total INTEGER,"
+	" true_sharing INTEGER, false_sharing INTEGER, events INTEGER);"
+	"CREATE TABLE comm_pairs(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, total INTEGER,"
+	" true_sharing INTEGER, false_sharing INTEGER, code_a TEXT, code_b TEXT);";
+
+static int write_cells(sqlite3 *db, struct model *m)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "INSERT INTO comm_cells VALUES(?,?,?,?,?)", -1, &st, NULL))
+		return -EIO;
+	for (size_t q = 0; q < m->ncell && !r; q++) {
+		const struct cell *c = &m->cell[q];
+		for (int k = 0; k < COMM_NKIND && !r; k++)
+			if (c->v[k]) {
+				r = db_row(st, "ttiiu", comm_unit_name[c->unit], comm_kind_name[k],
+					   (int64_t)c->i, (int64_t)c->j, c->v[k]);
+				if (!r)
+					r = db_row(st, "ttiiu", comm_unit_name[c->unit],
+						   comm_kind_name[k], (int64_t)c->j, (int64_t)c->i,
+						   c->v[k]);
+			}
+	}
+	sqlite3_finalize(st);
+	if (!r)
+		r = sqlite3_exec(db, "CREATE INDEX comm_cells_ij ON comm_cells(unit, kind, i, j)",
+				 NULL, NULL, NULL) ? -EIO : 0;
+	return r;
+}
+
+static const char *watch_status(const struct model *m, char *buf, size_t len)
+{
+	if (m->exact)
+		snprintf(buf, len, "exact mode: no watchpoints");
+	else if (m->watch_off)
+		snprintf(buf, len, "off (--no-watch); detection from samples meeting on the board "
+				   "only");
+	else if (!m->dregs)
+		snprintf(buf, len, "watchpoints unavailable: the trap handler could not be "
+				   "installed; detection from samples meeting on the board only");
+	else if (!m->st.arms && m->st.arm_failures)
+		snprintf(buf, len, "watchpoints unavailable: watch_arm failed %" PRIu64
+				   " times (last: %s); detection from samples meeting on the board only",
+			 m->st.arm_failures, strerror(m->watch_errno));
+	else if (!m->st.arms)
+		snprintf(buf, len, "no watchpoint armed (no candidate line was found)");
+	else if (!m->st.traps && !m->st.traps_ignored)
+		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (breakpoints that "
+				   "never fire, as in a Firecracker VM, give 0 traps)%s",
+			 m->st.arms, m->st.arm_failures ? "; some arms failed" : "");
+	else
+		snprintf(buf, len, "%" PRIu64 " watchpoints armed, %" PRIu64 " traps counted, %"
+				   PRIu64 " ignored", m->st.arms, m->st.traps, m->st.traps_ignored);
+	return buf;
+}
+
+static int write_meta(sqlite3 *db, struct model *m)
+{
+	sqlite3_stmt *st;
+	char scaling[160], unit[200], watch[300];
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
+		return -EIO;
+	db_scaling(m->proc->source, m->proc->period, scaling, sizeof(scaling));
+	if (m->exact)
+		snprintf(unit, sizeof(unit), "cache-line transfers (exact: every access modelled)");
+	else if (m->clock)
+		snprintf(unit, sizeof(unit), "samples (clock source: volumes are sample-scaled, "
+					     "not transfers; compare cells, not absolute values)");
+	else
+		snprintf(unit, sizeof(unit), "estimated cache-line transfers (period %" PRIu64
+					     " x samples)", m->period);
+	const char *kv[][2] = {
+		{ "schema", DB_SCHEMA }, { "tool", "comm" }, { "source", m->proc->source },
+		{ "period_unit", m->proc->period_unit }, { "scaling", scaling }, { "unit", unit },
+		{ "watch", watch_status(m, watch, sizeof(watch)) }, { "exe", m->proc->exe },
+		{ "exact", m->exact ? "1" : "0" },
+	};
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !r; i++)
+		r = db_row(st, "tt", kv[i][0], kv[i][1]);
+	const struct { const char *k; uint64_t v; } nums[] = {
+		{ "period", m->proc->period }, { "threads", m->n[COMM_BY_THREAD] },
+		{ "cores", m->n[COMM_BY_CORE] }, { "processes", m->p->nproc },
+		{ "samples", m->st.samples }, { "stores", m->st.stores },
+		{ "published", m->st.published }, { "publish_lost", m->st.publish_lost },
+		{ "hits", m->st.hits }, { "arm_tries", m->st.arm_tries }, { "arms", m->st.arms },
+		{ "arm_failures", m->st.arm_failures }, { "traps", m->st.traps },
+		{ "traps_ignored", m->st.traps_ignored }, { "exact_lost", m->st.exact_lost },
+		{ "dregs", m->dregs }, { "events", m->nev },
+		{ "total_all", m->total[COMM_ALL] }, { "total_true", m->total[COMM_TRUE] },
+		{ "total_false", m->total[COMM_FALSE] },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
+		char b[32];
+		snprintf(b, sizeof(b), "%" PRIu64, nums[i].v);
+		r = db_row(st, "tt", nums[i].k, b);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* ---- objects: the observing accesses through the mem tool's model ---- */
+
+struct objsum {
+	uint64_t v[COMM_NKIND], events;
+};
+
+static int write_objects(sqlite3 *db, struct model *m, struct memmodel **mm_out, char *err,
+			 size_t errlen)
+{
+	const struct prof_process *pr = m->proc;
+	struct prof_thread *ft = m->ft = calloc(pr->nthread ? pr->nthread : 1, sizeof(*ft));
+	struct sonde_rec_mem *recs = m->recs = calloc(m->nev ? m->nev : 1, sizeof(*recs));
+	size_t *first = calloc(pr->nthread + 1, sizeof(*first));
+	int r = -ENOMEM;
+	*mm_out = NULL;
+	if (!ft || !recs || !first)
+		goto out;
+	/* events are in thread order: thread i's are ev[first[i] .. first[i+1]) */
+	for (size_t q = 0, i = 0; i <= pr->nthread; i++) {
+		first[i] = q;
+		while (i < pr->nthread && q < m->nev && m->ev[q].thread == i)
+			q++;
+	}
+	for (size_t q = 0; q < m->nev; q++) {
+		recs[q] = (struct sonde_rec_mem){ .h = { .type = SONDE_REC_MEM, .size = sizeof(recs[q]) },
+						  .len = 1, .ip = m->ev[q].ip, .addr = m->ev[q].addr,
+						  .weight = 1 };
+	}
+	for (size_t i = 0; i < pr->nthread; i++) {
+		ft[i] = pr->thread[i];
+		ft[i].mem = recs + first[i];
+		ft[i].nmem = first[i + 1] - first[i];
+		for (size_t q = first[i]; q < first[i + 1]; q++)
+			recs[q].time = m->ev[q].time;
+	}
+	m->fake = *m->p;
+	m->fproc = *pr;
+	m->fproc.thread = ft;
+	m->fake.proc = &m->fproc;
+	m->fake.nproc = 1;
+	struct memmodel *mm;
+	r = memmodel_build(&m->fake, &mm, err, errlen);
+	if (r)
+		goto out;
+	*mm_out = mm;
+	struct objsum *sum = calloc(mm->nobject ? mm->nobject : 1, sizeof(*sum));
+	r = -ENOMEM;
+	if (!sum)
+		goto out;
+	for (size_t i = 0; i < pr->nthread && i < mm->nthread; i++)
+		for (size_t q = first[i]; q < first[i + 1]; q++) {
+			uint32_t o = mm->thread[i].object[q - first[i]];
+			if (o == MM_NONE || o >= mm->nobject || m->ev[q].src == m->ev[q].dst)
+				continue;
+			int k = m->ev[q].flags & COMM_F_TRUE ? COMM_TRUE : COMM_FALSE;
+			sum[o].v[COMM_ALL] += m->ev[q].amount;
+			sum[o].v[k] += m->ev[q].amount;
+			sum[o].events++;
+		}
+	sqlite3_stmt *st;
+	r = -EIO;
+	if (!sqlite3_prepare_v2(db, "INSERT INTO comm_objects(name, kind, total, true_sharing,"
+				    " false_sharing, events) VALUES(?,?,?,?,?,?)", -1, &st, NULL)) {
+		r = 0;
+		for (size_t o = 0; o < mm->nobject && !r; o++)
+			if (sum[o].events)
+				r = db_row(st, "ttuuuu", mm->object[o].name,
+					   mm_kind_name(mm->object[o].kind), sum[o].v[COMM_ALL],
+					   sum[o].v[COMM_TRUE], sum[o].v[COMM_FALSE], sum[o].events);
+		sqlite3_finalize(st);
+	}
+	free(sum);
+	if (r)
+		r = db_fail(db, err, errlen, "writing comm_objects");
+out:
+	free(first);
+	if (r == -ENOMEM)
+		errmsg(err, errlen, -ENOMEM, "out of memory attributing objects");
+	return r;
+}
+
+/* ---- pairs ---- */
+
+struct pairsum {
+	uint32_t a, b;
+	uint64_t v[COMM_NKIND];
+};
+
+static int pair_cmp(const void *x, const void *y)
+{
+	const struct pairsum *a = x, *b = y;
+	return a->v[0] < b->v[0] ? 1 : a->v[0] > b->v[0] ? -1 : 0;
+}
+
+struct ipsum {
+	uint64_t ip, v;
+};
+
+static int ip_cmp(const void *x, const void *y)
+{
+	const struct ipsum *a = x, *b = y;
+	return a->ip < b->ip ? -1 : a->ip > b->ip;
+}
+
+/* The instruction with the most volume on side `side` of the pair (side, other): its
+ * accesses as the observer, or its publishing stores.  0 if none is known. */
+static uint64_t top_ip(const struct model *m, uint32_t side, uint32_t other)
+{
+	struct ipsum *s = malloc((m->nev ? m->nev : 1) * sizeof(*s));
+	size_t n = 0;
+	uint64_t best = 0, best_v = 0;
+	if (!s)
+		return 0;
+	for (size_t q = 0; q < m->nev; q++) {
+		const struct event *e = &m->ev[q];
+		uint64_t ip = e->dst == side && e->src == other ? e->ip
+			      : e->src == side && e->dst == other ? e->src_ip : 0;
+		if (ip)
+			s[n++] = (struct ipsum){ ip, e->amount };
+	}
+	qsort(s, n, sizeof(*s), ip_cmp);
+	for (size_t q = 0; q < n;) {
+		uint64_t v = 0, ip = s[q].ip;
+		for (; q < n && s[q].ip == ip; q++)
+			v += s[q].v;
+		if (v > best_v) {
+			best_v = v;
+			best = ip;
+		}
+	}
+	free(s);
+	return best;
+}
+
+static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t len)
+{
+	struct sym_code sc;
+	if (!ip) {
+		buf[0] = 0;
+		return;
+	}
+	int n = mm ? mm_symbolize(mm, 0, ip, 0, &sc) : 0;
+	int k = 0;
+	while (k + 1 < n && !sc.frames[k].line)	/* the innermost frame with a line */
+		k++;
+	if (n > 0 && sc.frames[k].function) {
+		const char *f = sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
+		if (sc.frames[k].file)
+			snprintf(buf, len, "%s (%s:%d)", sc.frames[k].function,
+				 f ? f + 1 : sc.frames[k].file, sc.frames[k].line);
+		else
+			snprintf(buf, len, "%s", sc.frames[k].function);
+	} else {
+		snprintf(buf, len, "0x%" PRIx64, ip);
+	}
+}
+
+static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
+{
+	size_t np = 0;
+	struct pairsum *ps = malloc((m->ncell ? m->ncell : 1) * sizeof(*ps));
+	int r = 0;
+	if (!ps)
+		return -ENOMEM;
+	for (size_t q = 0; q < m->ncell; q++) {
+		const struct cell *c = &m->cell[q];
+		if (c->unit != COMM_BY_THREAD)
+			continue;
+		ps[np].a = c->i;
+		ps[np].b = c->j;
+		memcpy(ps[np].v, c->v, sizeof(c->v));
+		np++;
+	}
+	qsort(ps, np, sizeof(*ps), pair_cmp);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "INSERT INTO comm_pairs(a, b, total, true_sharing,"
+				    " false_sharing, code_a, code_b) VALUES(?,?,?,?,?,?,?)", -1,
+			       &st, NULL)) {
+		free(ps);
+		return -EIO;
+	}
+	for (size_t i = 0; i < np && i < TOP_PAIRS && !r; i++) {
+		char ca[512], cb[512];
+		code_name(mm, top_ip(m, ps[i].a, ps[i].b), ca, sizeof(ca));
+		code_name(mm, top_ip(m, ps[i].b, ps[i].a), cb, sizeof(cb));
+		r = db_row(st, "iiuuutt", (int64_t)ps[i].a, (int64_t)ps[i].b, ps[i].v[0],
+			   ps[i].v[1], ps[i].v[2], ca, cb);
+	}
+	sqlite3_finalize(st);
+	free(ps);
+	return r;
+}
+
+int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	struct model m = { .p = p };
+	struct memmodel *mm = NULL;
+	int r;
+	if (!p->nproc)
+		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
+	m.proc = &p->proc[0];
+	m.clock = !strcmp(m.proc->source, "clock");
+	m.period = m.proc->period ? m.proc->period : 1;
+	r = scan(&m);
+	if (!r)
+		r = build_matrices(&m);
+	if (r) {
+		errmsg(err, errlen, r, "modelling the communication");
+		goto out;
+	}
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_cells(db, &m) ||
+	    write_meta(db, &m)) {
+		r = db_fail(db, err, errlen, "writing the comm tables");
+		goto out;
+	}
+	if (!m.exact && m.nev)
+		r = write_objects(db, &m, &mm, err, errlen);
+	if (!r && write_pairs(db, &m, mm))
+		r = db_fail(db, err, errlen, "writing comm_pairs");
+out:
+	if (mm)
+		memmodel_free(mm);
+	free(m.ft);
+	free(m.recs);
+	free(m.cell);
+	free(m.ev);
+	return r;
+}

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt-comm.c - the `comm` tool's runtime client (ComDetective): every sampled access goes
+ * through the detector (rt-detect.c) against one process-wide bulletin board; a
+ * communication becomes an EVENT record in the observer's stream.  When the detector asks
+ * for it, up to D 8-byte watchpoints are armed on random chunks of a line another thread
+ * published; a trap is a communication too.  With SONDE_COMM_EXACT=1 (the inst source at
+ * period 1) the exact detector models every access instead.
+ *
+ * Watchpoints may be unavailable (no debug registers, a VM whose breakpoints never fire,
+ * the inst source before the software backend exists): every watch_arm error is counted
+ * and the detector goes on with board hits alone.  After WATCH_GIVE_UP consecutive hard
+ * errors of a thread it stops asking (the cost of a failing perf_event_open per sample).
+ *
+ * Configuration (read once in start): SONDE_COMM_EXACT, SONDE_COMM_BOARD (slots, default
+ * 127), SONDE_COMM_DREGS (1, 2 or 4; default 4), SONDE_COMM_WATCH=0 (no watchpoints).
+ * Handler-reachable.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rt/rt.h"
+#include "rt/thread.h"
+#include "rt/watch.h"
+#include "tools/comm/detect.h"
+#include "tools/comm/format.h"
+#include "rt/sigsafe.h"
+
+#define WATCH_GIVE_UP 16
+#define EXACT_SLOTS (1ull << 21)	/* 2 Mi lines: 80 MiB of address space, touched lazily */
+#define EXACT_PAIRS 64			/* per-thread aggregation slots */
+
+struct exact_pair {
+	uint32_t src, used;
+	int32_t src_cpu, dst_cpu;
+	uint32_t flags;
+	uint64_t count;
+};
+
+struct comm_thread {
+	struct comm_observer o;
+	struct comm_counts c;
+	uint64_t arms, arm_failures, traps, traps_ignored, exact_lost;
+	int watch_errno, hard_failures;
+	struct exact_pair pair[EXACT_PAIRS];
+};
+
+static struct comm_board board;
+static struct comm_exact exact;
+static int exact_mode;
+static uint32_t dregs = COMM_MAX_DREGS;
+static int watch_ok;	/* the trap handler is installed */
+static int watch_off;	/* --no-watch */
+
+static uint64_t env_num(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 10) : def;
+}
+
+static int comm_start(void)
+{
+	uint64_t n = env_num("SONDE_COMM_BOARD", COMM_BOARD_DEFAULT);
+	exact_mode = env_num("SONDE_COMM_EXACT", 0) != 0;
+	dregs = (uint32_t)env_num("SONDE_COMM_DREGS", COMM_MAX_DREGS);
+	if (dregs != 1 && dregs != 2)
+		dregs = COMM_MAX_DREGS;
+	if (n < 1 || n > (1u << 20))
+		n = COMM_BOARD_DEFAULT;
+	size_t bytes = exact_mode ? EXACT_SLOTS * sizeof(struct comm_xline)
+				  : n * sizeof(struct comm_entry);
+	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED)
+		return -ENOMEM;
+	rt_add_owned_range((uint64_t)(uintptr_t)mem, (uint64_t)(uintptr_t)mem + bytes);
+	if (exact_mode) {
+		comm_exact_init(&exact, mem, EXACT_SLOTS, COMM_LINE_DEFAULT);
+		return 0;
+	}
+	comm_board_init(&board, mem, (uint32_t)n, COMM_LINE_DEFAULT);
+	watch_off = env_num("SONDE_COMM_WATCH", 1) == 0;
+	watch_ok = !watch_off && watch_start() == 0;
+	return 0;
+}
+
+static int comm_thread_start(struct rt_thread *t)
+{
+	struct comm_thread *ct = arena_alloc(&t->arena, sizeof(*ct));
+	if (!ct)
+		return -ENOMEM;
+	comm_observer_init(&ct->o, t->index, rt_now());
+	t->tool = ct;
+	if (!exact_mode)
+		comm_board_thread(&board, +1);
+	return 0;
+}
+
+static SIGSAFE void record_event(struct rt_thread *t, const struct comm_pub *p, int is_true,
+				 uint32_t flags, uint32_t scale, uint64_t weight, uint64_t addr,
+				 uint64_t ip, int32_t cpu)
+{
+	struct comm_rec_event r = {
+		.h = { .type = COMM_REC_EVENT, .size = sizeof(r) },
+		.src = p->thread,
+		.dst = t->index,
+		.src_cpu = p->cpu,
+		.dst_cpu = cpu,
+		.flags = flags | (is_true ? COMM_F_TRUE : 0),
+		.scale = scale,
+		.weight = weight ? weight : 1,
+		.addr = addr,
+		.ip = ip,
+		.src_addr = p->addr,
+		.src_ip = p->ip,
+		.time = rt_now(),
+	};
+	rt_tool_record(t, &r, sizeof(r));
+}
+
+static SIGSAFE int hard_error(int err)
+{
+	return err != -EAGAIN && err != -EEXIST && err != -ENOSPC && err != -EDEADLK &&
+	       err != -EFAULT && err != -EPERM;
+}
+
+/* TryArmWP: disarm the old watchpoints, arm up to D chunks of p's line (a power of two of
+ * them, so that the trap scale L / (D x M) is a whole number). */
+static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struct comm_pub *p,
+			uint64_t now)
+{
+	uint32_t chunk[COMM_MAX_DREGS], n = 0;
+	int slot[COMM_MAX_DREGS];
+
+	if (ct->o.wp_n)
+		watch_disarm_all(t);
+	ct->o.wp_n = 0;
+	if (!watch_ok || ct->hard_failures >= WATCH_GIVE_UP)
+		return;
+	comm_pick_chunks(rt_rand(t), board.line, dregs, chunk);
+	uint64_t base = p->addr & ~(uint64_t)(board.line - 1);
+	for (uint32_t i = 0; i < dregs; i++) {
+		struct watch_req r = {
+			.addr = base + chunk[i] * COMM_CHUNK,
+			.len = COMM_CHUNK,
+			.type = WATCH_RW,
+			.policy = WATCH_OLDEST,
+		};
+		int s = watch_arm(t, &r);
+		if (s < 0) {
+			ct->arm_failures++;
+			ct->watch_errno = -s;
+			if (hard_error(s))
+				ct->hard_failures++;
+			continue;
+		}
+		ct->hard_failures = 0;
+		slot[n++] = s;
+	}
+	while (n & (n - 1))		/* 3 -> 2 */
+		watch_disarm(t, slot[--n]);
+	ct->arms += n;
+	comm_armed(&ct->o, p, n, now);
+}
+
+static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
+			      const struct comm_xfer *x, int32_t cpu);
+
+static SIGSAFE void comm_on_access(struct rt_thread *t, const struct rt_access *a,
+				   const ucontext_t *uc, int skip)
+{
+	struct comm_thread *ct = t->tool;
+	int32_t cpu = sched_getcpu();
+	int store = (a->flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+
+	(void)uc;
+	(void)skip;
+	if (!ct)
+		return;
+	t->stats.samples++;
+	if (exact_mode) {
+		struct comm_xfer x;
+		ct->c.samples++;
+		ct->c.stores += store;
+		int r = comm_exact_access(&exact, t->index, cpu, a->addr, a->len, store, &x);
+		if (r > 0)
+			exact_add(t, ct, &x, cpu);
+		else if (r < 0)
+			ct->exact_lost++;
+		return;
+	}
+	struct comm_sample s = { .addr = a->addr, .ip = a->ip, .time = a->time ? a->time : rt_now(),
+				 .len = a->len ? a->len : 1, .store = store, .cpu = cpu };
+	struct comm_pub p;
+	int is_true = 0;
+	switch (comm_on_sample(&board, &ct->o, &s, rt_rand(t), &p, &is_true, &ct->c)) {
+	case COMM_COUNT:
+		record_event(t, &p, is_true, 0, 1, a->weight, a->addr, a->ip, cpu);
+		break;
+	case COMM_ARM:
+		arm(t, ct, &p, s.time);
+		break;
+	case COMM_NOTHING:
+		break;
+	}
+}
+
+static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap *w,
+				 const ucontext_t *uc)
+{
+	struct comm_thread *ct = t->tool;
+	struct comm_pub p;
+	int is_true = 0;
+	uint32_t scale = 0;
+
+	(void)uc;
+	if (!ct || rt_enter(t))
+		return;
+	/* The trapping access's own address and length are not known (hardware traps report
+	 * the watched block): classify with the watched 8-byte chunk. */
+	if (comm_on_trap(&ct->o, w->addr, w->len, board.line, &p, &is_true, &scale)) {
+		ct->traps++;
+		record_event(t, &p, is_true, COMM_F_TRAP, scale, 1, w->addr, 0, sched_getcpu());
+	} else {
+		ct->traps_ignored++;
+	}
+	watch_disarm_all(t);
+	rt_leave(t);
+}
+
+/* ---- exact mode: transfers aggregated per (source, kind, cpus) in the thread ---- */
+
+static SIGSAFE void exact_flush(struct rt_thread *t, struct exact_pair *e)
+{
+	struct comm_rec_exact r = {
+		.h = { .type = COMM_REC_EXACT, .size = sizeof(r) },
+		.src = e->src, .dst = t->index, .src_cpu = e->src_cpu, .dst_cpu = e->dst_cpu,
+		.flags = e->flags, .count = e->count,
+	};
+	rt_tool_record(t, &r, sizeof(r));
+	e->used = 0;
+	e->count = 0;
+}
+
+static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
+			      const struct comm_xfer *x, int32_t cpu)
+{
+	uint32_t flags = x->is_true ? COMM_F_TRUE : 0;
+	uint32_t h = (x->src * 31u + (uint32_t)x->src_cpu * 7u + (uint32_t)cpu * 3u + flags) %
+		     EXACT_PAIRS;
+	struct exact_pair *e = &ct->pair[h];
+	if (e->used && (e->src != x->src || e->src_cpu != x->src_cpu || e->dst_cpu != cpu ||
+			e->flags != flags))
+		exact_flush(t, e);
+	if (!e->used) {
+		e->used = 1;
+		e->src = x->src;
+		e->src_cpu = x->src_cpu;
+		e->dst_cpu = cpu;
+		e->flags = flags;
+	}
+	e->count++;
+}
+
+static SIGSAFE void comm_thread_end(struct rt_thread *t)
+{
+	struct comm_thread *ct = t->tool;
+	if (!ct)
+		return;
+	if (!exact_mode)
+		comm_board_thread(&board, -1);
+	for (int i = 0; i < EXACT_PAIRS; i++)
+		if (ct->pair[i].used)
+			exact_flush(t, &ct->pair[i]);
+	struct comm_rec_stats r = {
+		.h = { .type = COMM_REC_STATS, .size = sizeof(r) },
+		.samples = ct->c.samples,
+		.stores = ct->c.stores,
+		.published = ct->c.published,
+		.publish_lost = ct->c.publish_lost,
+		.hits = ct->c.hits,
+		.arm_tries = ct->c.arm_tries,
+		.arms = ct->arms,
+		.arm_failures = ct->arm_failures,
+		.traps = ct->traps,
+		.traps_ignored = ct->traps_ignored,
+		.exact_lost = ct->exact_lost,
+		.watch_errno = ct->watch_errno,
+		.dregs = exact_mode ? 0 : (watch_ok ? dregs : 0),
+		.watch_off = (uint32_t)watch_off,
+	};
+	rt_tool_record(t, &r, sizeof(r));
+}
+
+/* In a fork child the board and the exact table hold the parent's threads: start empty. */
+static void comm_fork_child(struct rt_thread *t)
+{
+	if (exact_mode)
+		madvise(exact.x, EXACT_SLOTS * sizeof(struct comm_xline), MADV_DONTNEED);
+	else {
+		memset(board.e, 0, board.size * sizeof(struct comm_entry));
+		comm_board_init(&board, board.e, board.size, board.line);
+	}
+	comm_thread_start(t);
+}
+
+const struct rt_tool rt_tool_comm = {
+	.name = "comm",
+	.flags = RT_TOOL_OBJECTS,
+	.start = comm_start,
+	.thread_start = comm_thread_start,
+	.access = comm_on_access,
+	.trap = comm_trap_hook,
+	.fork_child = comm_fork_child,
+	.thread_end = comm_thread_end,
+};

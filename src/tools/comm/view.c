@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view.c - the comm tool's views, read back from the profile database: DIR/comm/ CSV files and
+ * the terminal report (a heat map of the thread matrix, the top pairs and objects).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prof/db.h"
+#include "prof/errmsg.h"
+#include "prof/report.h"
+#include "tools/comm/comm.h"
+#include "ui/csv.h"
+#include "ui/text.h"
+
+#define HEAT_MAX 64		/* cells across: more threads are aggregated */
+
+static uint64_t meta_u64(sqlite3 *db, const char *key)
+{
+	char b[64];
+	return strtoull(db_meta(db, key, b, sizeof(b)), NULL, 10);
+}
+
+/* The cells of one matrix, by row: call next() until it returns 0. */
+struct cells {
+	sqlite3_stmt *st;
+	int have;
+	uint64_t i, j, v;
+};
+
+static int cells_open(sqlite3 *db, int unit, int kind, struct cells *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE unit = ? AND kind = ?"
+				   " ORDER BY i, j", -1, &c->st, NULL))
+		return -EIO;
+	sqlite3_bind_text(c->st, 1, comm_unit_name[unit], -1, SQLITE_STATIC);
+	sqlite3_bind_text(c->st, 2, comm_kind_name[kind], -1, SQLITE_STATIC);
+	return 0;
+}
+
+static int cells_next(struct cells *c)
+{
+	if (sqlite3_step(c->st) != SQLITE_ROW)
+		return 0;
+	c->i = (uint64_t)sqlite3_column_int64(c->st, 0);
+	c->j = (uint64_t)sqlite3_column_int64(c->st, 1);
+	c->v = (uint64_t)sqlite3_column_int64(c->st, 2);
+	return 1;
+}
+
+int comm_db_matrix(sqlite3 *db, int unit, int kind, struct comm_matrix *m)
+{
+	struct cells c;
+	m->n = (uint32_t)meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
+	m->cell = calloc(m->n ? (size_t)m->n * m->n : 1, sizeof(uint64_t));
+	if (!m->cell)
+		return -ENOMEM;
+	if (cells_open(db, unit, kind, &c))
+		return -EIO;
+	while (cells_next(&c))
+		if (c.i < m->n && c.j < m->n)
+			m->cell[c.i * m->n + c.j] = c.v;
+	sqlite3_finalize(c.st);
+	return 0;
+}
+
+/* The matrix as CSV, streamed row by row (it may have thousands of rows). */
+static int matrix_csv(sqlite3 *db, FILE *f, int unit, int kind)
+{
+	struct cells c;
+	uint64_t n = meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
+	if (cells_open(db, unit, kind, &c))
+		return -EIO;
+	int more = cells_next(&c);
+	fprintf(f, "%s", comm_unit_name[unit]);
+	for (uint64_t j = 0; j < n; j++)
+		fprintf(f, ",%" PRIu64, j);
+	fputc('\n', f);
+	for (uint64_t i = 0; i < n; i++) {
+		fprintf(f, "%" PRIu64, i);
+		for (uint64_t j = 0; j < n; j++) {
+			while (more && (c.i < i || (c.i == i && c.j < j)))
+				more = cells_next(&c);
+			if (more && c.i == i && c.j == j)
+				fprintf(f, ",%" PRIu64, c.v);
+			else
+				fputs(",0", f);
+		}
+		fputc('\n', f);
+	}
+	sqlite3_finalize(c.st);
+	return 0;
+}
+
+/* Rows of a query as CSV with these headings. */
+static int query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads)
+{
+	sqlite3_stmt *st;
+	const char *cells[16];
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return -EIO;
+	csv_row(f, ncols, heads);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < ncols; i++) {
+			const char *t = (const char *)sqlite3_column_text(st, i);
+			cells[i] = t ? t : "";
+		}
+		csv_row(f, ncols, cells);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static const char objects_sql[] =
+	"SELECT name, kind, total, true_sharing, false_sharing, events FROM comm_objects"
+	" ORDER BY total DESC, id";
+static const char *const objects_cols[] = { "object", "kind", "total", "true_sharing",
+					    "false_sharing", "events" };
+static const char pairs_sql[] =
+	"SELECT a, b, total, true_sharing, false_sharing, code_a, code_b FROM comm_pairs"
+	" ORDER BY total DESC, id";
+static const char *const pairs_cols[] = { "thread_a", "thread_b", "total", "true_sharing",
+					  "false_sharing", "code_a", "code_b" };
+
+static FILE *open_out(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/comm/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		errmsg(err, errlen, -errno, "cannot write '%s'", path);
+	return f;
+}
+
+int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/comm", dir);
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return errmsg(err, errlen, -errno, "cannot create '%s'", path);
+	for (int u = 0; u < COMM_NUNIT; u++)
+		for (int k = 0; k < COMM_NKIND; k++) {
+			char name[64];
+			snprintf(name, sizeof(name), "matrix-%s-%s.csv", comm_kind_name[k],
+				 comm_unit_name[u]);
+			FILE *f = open_out(dir, name, err, errlen);
+			if (!f)
+				return -EIO;
+			if (matrix_csv(db, f, u, k)) {
+				fclose(f);
+				return db_fail(db, err, errlen, "reading comm_cells");
+			}
+			if (fclose(f))
+				return errmsg(err, errlen, -EIO, "cannot write %s/comm/%s", dir, name);
+		}
+	struct { const char *name, *sql; int n; const char *const *cols; } t[] = {
+		{ "objects.csv", objects_sql, 6, objects_cols },
+		{ "pairs.csv", pairs_sql, 7, pairs_cols },
+	};
+	for (int i = 0; i < 2; i++) {
+		FILE *f = open_out(dir, t[i].name, err, errlen);
+		if (!f)
+			return -EIO;
+		int r = query_csv(db, f, t[i].sql, t[i].n, t[i].cols);
+		if (fclose(f) || r)
+			return r ? db_fail(db, err, errlen, t[i].name)
+				 : errmsg(err, errlen, -EIO, "cannot write %s", t[i].name);
+	}
+	return 0;
+}
+
+/* ---- terminal ---- */
+
+static const char ramp[] = " .:-=+*#%@";
+/* xterm-256 backgrounds from cold to hot, one per ramp level after 0 */
+static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };
+
+static void heat_map(sqlite3 *db, FILE *out, int colour)
+{
+	uint32_t n = (uint32_t)meta_u64(db, "threads");
+	uint32_t g = (n + HEAT_MAX - 1) / HEAT_MAX, nb;
+	struct cells c;
+	if (!g)
+		g = 1;
+	nb = (n + g - 1) / g;
+	uint64_t *b = calloc(nb ? (size_t)nb * nb : 1, sizeof(*b)), max = 0;
+	if (!b || cells_open(db, COMM_BY_THREAD, COMM_ALL, &c)) {
+		free(b);
+		return;
+	}
+	while (cells_next(&c))
+		if (c.i < n && c.j < n)
+			b[(size_t)(c.i / g) * nb + c.j / g] += c.v;
+	sqlite3_finalize(c.st);
+	for (size_t q = 0; q < (size_t)nb * nb; q++)
+		if (b[q] > max)
+			max = b[q];
+	int w = nb <= 16 ? 4 : nb <= 24 ? 3 : nb <= 36 ? 2 : 1;
+	if (g > 1)
+		fprintf(out, "  (threads aggregated by %u: cell k covers threads %u*k .. %u*k+%u)\n",
+			g, g, g, g - 1);
+	fprintf(out, "  thread 0 bottom-left; darkest ' ' = none, '@' = the largest cell"
+		     " (%" PRIu64 ")\n", max);
+	for (uint32_t r = nb; r-- > 0;) {
+		fprintf(out, "  %4u |", r * g);
+		for (uint32_t c = 0; c < nb; c++) {
+			uint64_t v = b[(size_t)r * nb + c];
+			int lvl = !v || !max ? 0 : 1 + (int)((v * 8 + max - 1) / max);
+			if (lvl > 9)
+				lvl = 9;
+			if (colour && lvl)
+				fprintf(out, "\033[48;5;%dm", heat_colour[lvl - 1]);
+			for (int k = 0; k < w; k++)
+				fputc(ramp[lvl], out);
+			if (colour && lvl)
+				fprintf(out, "\033[0m");
+		}
+		fprintf(out, "|\n");
+	}
+	fprintf(out, "        ");
+	for (uint32_t c = 0; c < nb; c++) {
+		if (w >= 3)
+			fprintf(out, "%-*u", w, c * g);
+		else if (c % (8 / w) == 0) {
+			char lab[16];
+			int n = snprintf(lab, sizeof(lab), "%u", c * g);
+			fprintf(out, "%-*s", (int)(8 / w) * w > n ? (8 / w) * w : n, lab);
+		}
+	}
+	fprintf(out, "\n");
+	free(b);
+}
+
+static void print_table(sqlite3 *db, FILE *out, const char *title, const char *sql, int ncols,
+			const char *const *heads, const char *align, int top)
+{
+	sqlite3_stmt *st;
+	struct text_table *t = text_table_new(ncols, heads, align);
+	const char *cells[16];
+	if (!t || sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
+		text_table_free(t);
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
+		for (int i = 0; i < ncols; i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+			cells[i] = v ? v : "";
+		}
+		text_table_add(t, cells);
+	}
+	sqlite3_finalize(st);
+	if (text_table_rows(t)) {
+		fprintf(out, "\n%s\n", title);
+		text_table_print(t, out, "  ");
+	}
+	text_table_free(t);
+}
+
+static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
+{
+	char b[4][512];
+	uint64_t all = meta_u64(db, "total_all"), tr = meta_u64(db, "total_true");
+	uint64_t fs = meta_u64(db, "total_false");
+	int top = o->top > 0 ? o->top : 10;
+	fprintf(out, "sonde comm: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
+	fprintf(out, "  source %s, period %s %s; %" PRIu64 " samples, %" PRIu64 " traps\n",
+		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
+		db_meta(db, "period_unit", b[2], sizeof(b[2])), meta_u64(db, "samples"),
+		meta_u64(db, "traps"));
+	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
+	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
+		db_meta(db, "unit", b[2], sizeof(b[2])));
+	if (!all) {
+		fprintf(out, "\n  no communication detected: the matrix is empty (no thread was seen"
+			     " reading or writing a cache line another thread had written)\n");
+		return 0;
+	}
+	fprintf(out, "  communication: %" PRIu64 " (true sharing %.1f%%, false sharing %.1f%%)"
+		     " between %" PRIu64 " threads\n\n",
+		all, 100.0 * (double)tr / (double)all, 100.0 * (double)fs / (double)all,
+		meta_u64(db, "threads"));
+	heat_map(db, out, isatty(fileno(out)) && !getenv("NO_COLOR"));
+	static const char *const ph[] = { "threads", "total", "true", "false", "code a",
+					  "code b" };
+	print_table(db, out, "Top thread pairs",
+		    "SELECT a || '-' || b, total, true_sharing, false_sharing, code_a, code_b"
+		    " FROM comm_pairs ORDER BY total DESC, id", 6, ph, "rrrrll", top);
+	static const char *const oh[] = { "total", "true", "false", "object" };
+	print_table(db, out, "Top objects",
+		    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
+		    " ORDER BY total DESC, id", 4, oh, "rrrl", top);
+	return 0;
+}
+
+int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
+{
+	if (o->format == REPORT_TEXT)
+		return print_text(db, out, o);
+	if (o->format == REPORT_CSV)
+		return matrix_csv(db, out, COMM_BY_THREAD, COMM_ALL);
+	char b[2][256];
+	struct cells c;
+	fprintf(out, "{\"tool\":\"comm\",\"source\":\"%s\",\"period\":%s,\"samples\":%" PRIu64
+		     ",\"traps\":%" PRIu64 ",\"total_all\":%" PRIu64 ",\"total_true\":%" PRIu64
+		     ",\"total_false\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"cells\":[",
+		db_meta(db, "source", b[0], sizeof(b[0])),
+		*db_meta(db, "period", b[1], sizeof(b[1])) ? b[1] : "0", meta_u64(db, "samples"),
+		meta_u64(db, "traps"), meta_u64(db, "total_all"), meta_u64(db, "total_true"),
+		meta_u64(db, "total_false"), meta_u64(db, "threads"));
+	if (cells_open(db, COMM_BY_THREAD, COMM_ALL, &c))
+		return -EIO;
+	for (int k = 0; cells_next(&c); k++)
+		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", k ? "," : "", c.i, c.j, c.v);
+	sqlite3_finalize(c.st);
+	fprintf(out, "]}\n");
+	return 0;
+}

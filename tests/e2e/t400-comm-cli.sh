@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# t400-comm-cli: sonde comm's command line: usage errors exit 2 with one line, --help
+# exits 0, `sonde --help` lists the tool, and the program's exit status passes through.
+. "$(dirname "$0")/lib.sh"
+
+expect_usage() {
+	local name=$1; shift
+	"$SONDE" comm "$@" >out 2>err
+	local rc=$?
+	check "$name-status" [ $rc -eq 2 ]
+	check "$name-message" grep -q '^sonde: ' err
+	check "$name-hint" grep -q "try 'sonde comm --help'" err
+}
+expect_usage t400-unknown-option --no-such-option -- true
+expect_usage t400-period-zero --period 0 -- true
+expect_usage t400-no-program
+expect_usage t400-dregs-3 --dregs 3 -- true
+expect_usage t400-board-0 --board 0 -- true
+expect_usage t400-exact-clock --exact --source clock -- true
+expect_usage t400-exact-period --exact --period 10 -- true
+check t400-period-zero-says grep -q -- '--period' <(
+	"$SONDE" comm --period 0 -- true 2>&1)
+
+"$SONDE" comm --help >help.out 2>&1
+check t400-help-status [ $? -eq 0 ]
+check t400-help-exact grep -q -- '--exact' help.out
+check t400-help-board grep -q -- '--board' help.out
+"$SONDE" --help >all.out 2>&1
+check t400-listed grep -q '^ *comm ' all.out
+
+# The program's status passes through; a program that does nothing has an empty matrix.
+"$SONDE" comm -o rec --source clock -- sh -c 'exit 7' >/dev/null 2>summary
+check t400-exit-status [ $? -eq 7 ]
+check t400-empty-said grep -q 'no communication detected' summary
+check t400-report-dispatch sh -c "'$SONDE' report rec 2>&1 | grep -q '^sonde comm: '"

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# t402-comm-exact: --exact (every access of a sonde-cc program, exact transfers) on the
+# lock-step workloads, whose transfers are known from the code: each ring edge moves two
+# one-word lines per round (the signal and the data line of i-1, read by i), so does each
+# master-worker pair (task and result): 2N.  A ping-pong's line holds the token and a
+# data word, written one after the other: every hand-off is one true-sharing transfer
+# (the reader's token load meets the token store), plus one false-sharing transfer when
+# the reader polls between the two stores (then it fetches a version with only the data
+# word new): true >= 2N - 2, all <= 4N.  Then the sampled
+# detector (inst source, period 1009) against the exact matrices of the same workloads:
+# cosine similarity >= 0.9, and the constructed pairs hold >= 90% of the volume in both.
+#
+# 2 cores: the lock-step workloads wait with sched_yield, so the same lines move between
+# the same threads whatever the scheduling and the load; the exact counts depend on N only
+# (the ping-pong's false-sharing share depends on how often the reader polls between the
+# two stores, so on the scheduling).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t40-comm-lib.bash"
+comm_build t402-build || exit 0
+N=5000
+
+between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+# (worker 1's first ring round reads nothing worker 4 wrote: 2N - 2 on that edge)
+lo=$((2 * N - 2)) hi=$((2 * N + N / 5))
+
+"$SONDE" comm -q --exact -o pp -- "$T/cb-inst" pingpong $N
+check t402-exact-status [ $? -eq 0 ]
+check t402-exact-invariants mat_invariants pp thread
+v=$(mat_cell pp/comm/matrix-all-thread.csv 1 2)
+t=$(mat_cell pp/comm/matrix-true-thread.csv 1 2)
+echo "pingpong: cell 1-2 = $v, true $t (2N = $((2 * N)))"
+check t402-pingpong-true-2n between "$t" $((2 * N - 2)) $((2 * N + 2))
+check t402-pingpong-all-4n between "$v" "$t" $((4 * N))
+check t402-exact-meta [ "$(comm_meta pp exact)" = 1 ]
+check t402-exact-samples [ "$(comm_meta pp samples)" -gt $((4 * N)) ]
+check t402-exact-lost [ "$(comm_meta pp exact_lost)" -eq 0 ]
+
+"$SONDE" comm -q --exact -o ring -- "$T/cb-inst" ring $N
+for e in 1-2 2-3 3-4 4-1; do
+	v=$(mat_cell ring/comm/matrix-all-thread.csv ${e%-*} ${e#*-})
+	check t402-ring-edge-$e between "$v" $lo $hi
+done
+check t402-ring-no-chord [ "$(mat_cell ring/comm/matrix-all-thread.csv 1 3)" -eq 0 ]
+
+"$SONDE" comm -q --exact -o master -- "$T/cb-inst" master $N
+for w in 1 2 3 4; do
+	v=$(mat_cell master/comm/matrix-all-thread.csv 0 $w)
+	check t402-master-0-$w between "$v" $lo $hi
+done
+check t402-master-workers-apart [ "$(mat_cell master/comm/matrix-all-thread.csv 1 2)" -eq 0 ]
+
+# sampled against exact
+for m in pingpong:1-2 pairs:"1-2 3-4" ring:"1-2 2-3 3-4 1-4" master:"0-1 0-2 0-3 0-4"; do
+	mode=${m%%:*} pairs=${m#*:}
+	[ -d "x-$mode" ] || "$SONDE" comm -q --exact -o x-$mode -- "$T/cb-inst" $mode $N
+	"$SONDE" comm -q --source inst --period 1009 -o s-$mode -- "$T/cb-inst" $mode $N
+	c=$(mat_cosine s-$mode/comm/matrix-all-thread.csv x-$mode/comm/matrix-all-thread.csv)
+	echo "$mode: cosine sampled/exact $c; sampled $(mat_sum s-$mode/comm/matrix-all-thread.csv), exact $(mat_sum x-$mode/comm/matrix-all-thread.csv)"
+	check t402-cosine-$mode float_between "$c" 0.9 1
+	check t402-sampled-pairs-$mode float_between "$(mat_share s-$mode/comm/matrix-all-thread.csv "$pairs")" 0.9 1
+	check t402-exact-pairs-$mode float_between "$(mat_share x-$mode/comm/matrix-all-thread.csv "$pairs")" 0.9 1
+	check t402-sampled-invariants-$mode mat_invariants s-$mode thread
+done

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# t404-comm-no-sharing: private-only and read-only workloads communicate < 1% of what a
+# sharing workload of the same size does (write-volume at 100%: every store to one common
+# word); a run with no communication at all says so and writes all-zero matrices.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t40-comm-lib.bash"
+comm_build t404-build || exit 0
+N=400000
+
+"$SONDE" comm -q --source inst --period 1009 -o wv -- "$T/cb-inst" wv $N 100
+ref=$(mat_sum wv/comm/matrix-all-thread.csv)
+check t404-sharing-volume [ "$ref" -gt 0 ]
+for m in private readonly; do
+	"$SONDE" comm --source inst --period 1009 -o $m -- "$T/cb-inst" $m $N 2>$m.txt
+	check t404-$m-status [ $? -eq 0 ]
+	v=$(mat_sum $m/comm/matrix-all-thread.csv)
+	echo "$m: $v against $ref"
+	check t404-$m-under-1pct [ $((v * 100)) -lt "$ref" ]
+	check t404-$m-invariants mat_invariants $m thread
+done
+# private: nothing at all, and the summary says the matrix is empty
+check t404-private-zero [ "$(mat_sum private/comm/matrix-all-thread.csv)" -eq 0 ]
+check t404-private-said grep -q 'no communication detected: the matrix is empty' private.txt
+check t404-private-square [ "$(head -1 private/comm/matrix-all-thread.csv)" = "thread,0,1,2,3,4" ]
+check t404-private-no-pairs [ "$(wc -l <private/comm/pairs.csv)" -eq 1 ]
+"$SONDE" report private >again 2>&1
+check t404-report-says-empty grep -q 'no communication detected' again

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# t405-comm-threads: threads are numbered in creation order with main = 0, whatever their
+# number: a thread created by a constructor before main is thread 1 and communicates
+# with main; 3,000 short-lived threads (at most 50 alive) give a 3001 x 3001 matrix whose
+# volume is between threads that ran together, and a heat map that still fits 80 columns.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t40-comm-lib.bash"
+comm_build t405-build || exit 0
+
+COMMBENCH_EARLY=100000 "$SONDE" comm --source inst --period 101 -o early -- \
+	"$T/cb-inst" early 100000 >/dev/null 2>early.txt
+check t405-early-status [ $? -eq 0 ]
+check t405-early-two-threads [ "$(head -1 early/comm/matrix-all-thread.csv)" = "thread,0,1" ]
+check t405-early-main-and-1 [ "$(mat_cell early/comm/matrix-all-thread.csv 0 1)" -gt 0 ]
+check t405-early-invariants mat_invariants early thread
+
+"$SONDE" comm --source inst --period 101 -o many -- "$T/cb-inst" many 2000 3000 >/dev/null 2>many.txt
+check t405-many-status [ $? -eq 0 ]
+check t405-many-threads [ "$(comm_meta many threads)" -eq 3001 ]
+check t405-many-square mat_square many/comm/matrix-all-thread.csv
+check t405-many-volume [ "$(comm_meta many total_all)" -gt 0 ]
+# the top pairs are threads of the same batch of 50 (alive together), never main
+awk -F, 'NR > 1 { a = $1; b = $2; if (a == 0 || int((a - 1) / 50) != int((b - 1) / 50)) bad++ }
+	 END { exit bad > 0 }' many/comm/pairs.csv
+check t405-many-pairs-same-batch [ $? -eq 0 ]
+check t405-many-aggregated grep -q 'threads aggregated by' many.txt
+check t405-many-80-columns sh -c "sed -n '/thread 0 bottom-left/,/^\$/p' many.txt | awk 'length(\$0) > 80 { exit 1 }'"

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-comm.c - the comm tool's detector (src/tools/comm/rt-detect.c) on scripted
+ * <thread, address, length, store, time> sequences: board hits and their true/false
+ * classification, the t_prev rule, expiry, eviction, watchpoint arming and traps (scale
+ * L / (D x M)), and the exact detector.  A tiny driver adds each verdict to a matrix the
+ * way the runtime and the model do (cell [publisher][observer] += P, or P x scale).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "tools/comm/detect.h"
+
+#define P 1000		/* the period */
+#define NT 4
+
+static struct comm_entry mem[COMM_BOARD_DEFAULT];
+static struct comm_board b;	/* static: its per-thread counters are 32 KiB */
+static struct comm_observer o[NT];
+static struct comm_counts cnt;
+static uint64_t cell[2][NT][NT];	/* [false, true][src][dst] */
+static struct comm_pub armed_on;
+static int arms;
+
+static void reset(uint32_t size)
+{
+	memset(mem, 0, sizeof(mem));
+	memset(cell, 0, sizeof(cell));
+	memset(&cnt, 0, sizeof(cnt));
+	arms = 0;
+	comm_board_init(&b, mem, size, 64);
+	for (uint32_t t = 0; t < NT; t++)
+		comm_board_thread(&b, +1);	/* 4 live threads: the board's limit is 8 stores */
+	for (uint32_t t = 0; t < NT; t++)
+		comm_observer_init(&o[t], t, 0);
+}
+
+/* One sample; returns the verdict and applies it. */
+static enum comm_verdict sample(uint32_t t, uint64_t addr, uint32_t len, int store,
+				uint64_t time)
+{
+	struct comm_sample s = { .addr = addr, .ip = 0x400000 + addr, .time = time, .len = len,
+				 .store = store, .cpu = (int32_t)t };
+	struct comm_pub p;
+	int tr = -1;
+	enum comm_verdict v = comm_on_sample(&b, &o[t], &s, 0, &p, &tr, &cnt);
+	if (v == COMM_COUNT)
+		cell[tr][p.thread][t] += P;
+	if (v == COMM_ARM) {
+		armed_on = p;
+		arms++;
+	}
+	return v;
+}
+
+static uint64_t sym(int kind, int i, int j)
+{
+	return cell[kind][i][j] + cell[kind][j][i];
+}
+
+TEST(true_sharing_counts_period)
+{
+	reset(COMM_BOARD_DEFAULT);
+	CHECK(sample(1, 0x1000, 8, 1, 100) == COMM_NOTHING);	/* publishes */
+	CHECK_EQ_U64(cnt.published, 1);
+	CHECK(sample(2, 0x1004, 4, 0, 110) == COMM_COUNT);	/* bytes 4..7 overlap */
+	CHECK_EQ_U64(cell[1][1][2], P);
+	CHECK_EQ_U64(cell[0][1][2], 0);
+	CHECK_EQ_U64(sym(1, 1, 2), P);
+	CHECK_EQ_U64(sym(1, 0, 1) + sym(1, 0, 2) + sym(1, 1, 1) + sym(1, 2, 2), 0);
+}
+
+TEST(false_sharing_disjoint_bytes)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	CHECK(sample(2, 0x1008, 8, 1, 110) == COMM_COUNT);	/* same line, bytes 8..15 */
+	CHECK_EQ_U64(cell[0][1][2], P);
+	CHECK_EQ_U64(cell[1][1][2], 0);
+	/* adjacent but not overlapping: [0x1000,0x1008) and [0x1008,0x1010) */
+	CHECK(!comm_overlap(0x1000, 8, 0x1008, 8));
+	CHECK(comm_overlap(0x1000, 9, 0x1008, 8));
+	CHECK(comm_overlap(0x1000, 64, 0x103f, 1));
+}
+
+TEST(other_line_no_count)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	CHECK(sample(2, 0x1040, 8, 0, 110) != COMM_COUNT);	/* next line */
+	CHECK_EQ_U64(sym(0, 1, 2) + sym(1, 1, 2), 0);
+}
+
+TEST(own_line_arms_nothing_counts_nothing)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	/* its own publication: neither a count nor a candidate for its watchpoints */
+	CHECK(sample(1, 0x1000, 8, 0, 110) == COMM_NOTHING);
+	CHECK_EQ_U64(arms, 0);
+	CHECK_EQ_U64(cnt.hits, 0);
+}
+
+TEST(t_prev_no_recount)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	CHECK(sample(2, 0x1000, 8, 0, 110) == COMM_COUNT);
+	CHECK_EQ_U64(o[2].t_prev, 100);
+	/* the same publication again: no count */
+	CHECK(sample(2, 0x1000, 8, 0, 120) != COMM_COUNT);
+	/* a publication older than t_prev on another line is not counted either */
+	sample(3, 0x2000, 8, 1, 90);
+	CHECK(sample(2, 0x2000, 8, 0, 130) != COMM_COUNT);
+	CHECK_EQ_U64(cell[1][1][2], P);
+	CHECK_EQ_U64(cell[1][3][2], 0);
+	/* thread 0 has its own t_prev: it counts both */
+	CHECK(sample(0, 0x1000, 8, 0, 140) == COMM_COUNT);
+	CHECK(sample(0, 0x2000, 8, 0, 150) != COMM_COUNT);	/* 90 < t_prev[0] = 100 */
+	CHECK_EQ_U64(cell[1][1][0], P);
+}
+
+TEST(expiry_two_store_samples_of_the_publisher)
+{
+	struct comm_pub e;
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);	/* thread 1's store sample #1 */
+	CHECK(comm_board_find(&b, 0x1000, &e));
+	CHECK_EQ_U64(e.seq, 1);
+	CHECK(!comm_expired(&b, &e));
+	/* an unexpired entry is not overwritten: not by thread 2 (which counts it), */
+	CHECK(sample(2, 0x1008, 8, 1, 200) == COMM_COUNT);
+	CHECK_EQ_U64(cell[0][1][2], P);
+	/* nor by thread 1's next store sample (#2: one more store event) */
+	sample(1, 0x1010, 8, 1, 250);
+	CHECK(comm_board_find(&b, 0x1000, &e));
+	CHECK_EQ_U64(e.time, 100);
+	CHECK(!comm_expired(&b, &e));
+	/* thread 1's store sample #3: two more store events, expired, replaced */
+	sample(1, 0x1020, 8, 1, 260);
+	CHECK(comm_board_find(&b, 0x1000, &e));
+	CHECK_EQ_U64(e.thread, 1);
+	CHECK_EQ_U64(e.time, 260);
+	CHECK_EQ_U64(e.addr, 0x1020);
+	/* thread 2 counts the new publication (260 > t_prev 100): false sharing */
+	CHECK(sample(2, 0x1000, 8, 0, 270) == COMM_COUNT);
+	CHECK_EQ_U64(cell[0][1][2], 2 * P);
+}
+
+TEST(expiry_board_wide_when_publisher_is_silent)
+{
+	struct comm_pub e;
+	reset(COMM_BOARD_DEFAULT);
+	sample(3, 0x3000, 8, 1, 100);
+	CHECK(comm_board_find(&b, 0x3000, &e));
+	/* thread 3 stops sampling; the others take 2 x 4 = 8 store samples: alive */
+	for (int i = 0; i < 8; i++)
+		sample(i & 1 ? 0 : 2, 0x10000 + 64 * (uint64_t)i, 8, 1, 200 + (uint64_t)i);
+	CHECK(!comm_expired(&b, &e));
+	sample(0, 0x20000, 8, 1, 300);	/* the 9th: expired */
+	CHECK(comm_expired(&b, &e));
+	/* now a store of thread 1 replaces it */
+	sample(1, 0x3008, 8, 1, 310);
+	CHECK(comm_board_find(&b, 0x3000, &e));
+	CHECK_EQ_U64(e.thread, 1);
+}
+
+TEST(loads_never_publish)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 0, 100);
+	struct comm_pub e;
+	CHECK(!comm_board_find(&b, 0x1000, &e));
+	CHECK(sample(2, 0x1000, 8, 0, 110) == COMM_NOTHING);
+	CHECK_EQ_U64(cnt.published, 0);
+}
+
+TEST(arm_on_unexpired_foreign_line)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	/* thread 2 samples elsewhere: arm on thread 1's line */
+	CHECK(sample(2, 0x5000, 8, 0, 150) == COMM_ARM);
+	CHECK_EQ_U64(armed_on.thread, 1);
+	CHECK_EQ_U64(armed_on.addr, 0x1000);
+	comm_armed(&o[2], &armed_on, 4, 150);
+	/* the next sample: the watchpoints are not old yet (armed at the previous sample) */
+	CHECK(sample(2, 0x5000, 8, 0, 160) == COMM_NOTHING);
+	/* the one after: old (armed before the previous sample): re-arm */
+	CHECK(sample(2, 0x5000, 8, 0, 170) == COMM_ARM);
+	/* thread 1 took two more store samples (on lines of its own): expired, nothing to arm
+	 * on for thread 3 */
+	b.tstores[1] += 2;
+	CHECK(sample(3, 0x5000, 8, 0, 301) == COMM_NOTHING);
+}
+
+TEST(trap_scale_and_disarm)
+{
+	struct comm_pub p;
+	int tr = -1;
+	uint32_t scale = 0;
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	CHECK(sample(2, 0x5000, 8, 0, 150) == COMM_ARM);
+	comm_armed(&o[2], &armed_on, 4, 150);
+	CHECK(comm_on_trap(&o[2], 0x1000, 8, 64, &p, &tr, &scale) == 1);
+	CHECK_EQ_U64(p.thread, 1);
+	CHECK_EQ_U64(tr, 1);
+	CHECK_EQ_U64(scale, 2);		/* L / (D x M) = 64 / (4 x 8) */
+	CHECK_EQ_U64((uint64_t)P * scale, 2 * P);
+	CHECK_EQ_U64(o[2].wp_n, 0);
+	/* a second trap of the same arming does not count */
+	CHECK(comm_on_trap(&o[2], 0x1000, 8, 64, &p, &tr, &scale) == 0);
+	/* nor a trap on a publication already counted by a sample (t_prev) */
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	sample(2, 0x5000, 8, 0, 150);
+	comm_armed(&o[2], &armed_on, 1, 150);
+	CHECK(sample(2, 0x1000, 8, 0, 160) == COMM_COUNT);
+	CHECK(comm_on_trap(&o[2], 0x1008, 8, 64, &p, &tr, &scale) == 0);
+	/* one register: scale 8 = 8P; a disjoint trapping chunk is false sharing */
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	sample(2, 0x5000, 8, 0, 150);
+	comm_armed(&o[2], &armed_on, 1, 150);
+	CHECK(comm_on_trap(&o[2], 0x1030, 8, 64, &p, &tr, &scale) == 1);
+	CHECK_EQ_U64(scale, 8);
+	CHECK_EQ_U64(tr, 0);
+}
+
+TEST(chunks_distinct_random)
+{
+	uint32_t seen[8] = { 0 };
+	for (uint64_t r = 1; r < 2000; r++) {
+		uint32_t c[4];
+		comm_pick_chunks(r * 0x9e3779b97f4a7c15ull, 64, 4, c);
+		for (int i = 0; i < 4; i++) {
+			CHECK(c[i] < 8);
+			seen[c[i] % 8]++;
+			for (int j = 0; j < i; j++)
+				CHECK(c[i] != c[j]);
+		}
+	}
+	for (int i = 0; i < 8; i++)	/* every chunk is picked, about half the time */
+		CHECK(seen[i] > 700 && seen[i] < 1300);
+}
+
+TEST(eviction_small_board)
+{
+	reset(1);
+	sample(1, 0x1000, 8, 1, 100);
+	sample(2, 0x2000, 8, 1, 150);	/* no stale slot: lost */
+	CHECK_EQ_U64(cnt.publish_lost, 1);
+	struct comm_pub e;
+	CHECK(!comm_board_find(&b, 0x2000, &e));
+	b.tstores[1] += 2;		/* thread 1 stored twice more: expired */
+	sample(2, 0x2000, 8, 1, 350);	/* evicted */
+	CHECK(comm_board_find(&b, 0x2000, &e));
+	CHECK(!comm_board_find(&b, 0x1000, &e));
+	CHECK(sample(1, 0x2000, 8, 0, 360) == COMM_COUNT);
+}
+
+TEST(seqlock_hides_entry_being_written)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	struct comm_pub e;
+	for (int i = 0; i < COMM_BOARD_DEFAULT; i++)
+		if (mem[i].line)
+			mem[i].seq++;	/* a writer is in the middle of it */
+	CHECK(!comm_board_find(&b, 0x1000, &e));
+	CHECK(sample(2, 0x1000, 8, 0, 110) != COMM_COUNT);
+	/* and a publish into it is dropped, not waited for */
+	CHECK(comm_board_publish(&b, &(struct comm_pub){ .addr = 0x1000, .len = 8, .thread = 3,
+							 .time = 1000, .seq = 1 }) < 0);
+}
+
+TEST(exact_detector)
+{
+	static struct comm_xline xm[1024];
+	struct comm_exact x;
+	struct comm_xfer f;
+	comm_exact_init(&x, xm, 1024, 64);
+	CHECK(comm_exact_access(&x, 1, 0, 0x1000, 8, 1, &f) == 0);	/* first write */
+	CHECK(comm_exact_access(&x, 1, 0, 0x1000, 8, 0, &f) == 0);	/* own line */
+	CHECK(comm_exact_access(&x, 2, 1, 0x1004, 4, 0, &f) == 1);	/* fetch: true */
+	CHECK_EQ_U64(f.src, 1);
+	CHECK_EQ_U64(f.src_cpu, 0);
+	CHECK_EQ_U64(f.is_true, 1);
+	CHECK(comm_exact_access(&x, 2, 1, 0x1000, 8, 0, &f) == 0);	/* already has it */
+	CHECK(comm_exact_access(&x, 3, 1, 0x1010, 8, 0, &f) == 1);	/* other bytes: false */
+	CHECK_EQ_U64(f.is_true, 0);
+	/* thread 1 writes again after others fetched: a new version */
+	CHECK(comm_exact_access(&x, 1, 0, 0x1020, 8, 1, &f) == 0);
+	CHECK(comm_exact_access(&x, 2, 1, 0x1000, 8, 0, &f) == 1);
+	CHECK_EQ_U64(f.is_true, 0);	/* the new version's written bytes are 0x20..0x27 */
+	/* thread 2 takes the line over by writing: thread 1 fetches from 2 */
+	CHECK(comm_exact_access(&x, 2, 1, 0x1020, 4, 1, &f) == 0);
+	CHECK(comm_exact_access(&x, 1, 0, 0x1020, 8, 0, &f) == 1);
+	CHECK_EQ_U64(f.src, 2);
+	CHECK_EQ_U64(f.is_true, 1);
+	/* repeated writes by one thread with no reader in between: one version */
+	CHECK(comm_exact_access(&x, 3, 1, 0x2000, 8, 1, &f) == 0);
+	CHECK(comm_exact_access(&x, 3, 1, 0x2008, 8, 1, &f) == 0);
+	CHECK(comm_exact_access(&x, 0, 0, 0x2010, 8, 0, &f) == 1);
+	CHECK_EQ_U64(f.is_true, 0);
+	CHECK(comm_exact_access(&x, 0, 0, 0x2008, 8, 0, &f) == 0);
+}
+
+TEST(exact_ping_pong_counts)
+{
+	static struct comm_xline xm[64];
+	struct comm_exact x;
+	struct comm_xfer f;
+	uint64_t n[2] = { 0, 0 };
+	comm_exact_init(&x, xm, 64, 64);
+	/* N strict hand-offs of a token: each side reads the other's write, then writes */
+	for (int i = 0; i < 100; i++) {
+		uint32_t me = 1 + (i & 1);
+		int r = comm_exact_access(&x, me, 0, 0x3000, 8, 0, &f);
+		if (r == 1)
+			n[f.is_true]++;
+		comm_exact_access(&x, me, 0, 0x3000, 8, 1, &f);
+	}
+	CHECK_EQ_U64(n[1], 99);
+	CHECK_EQ_U64(n[0], 0);
+}
+
+int main(void)
+{
+	RUN(true_sharing_counts_period);
+	RUN(false_sharing_disjoint_bytes);
+	RUN(other_line_no_count);
+	RUN(own_line_arms_nothing_counts_nothing);
+	RUN(t_prev_no_recount);
+	RUN(expiry_two_store_samples_of_the_publisher);
+	RUN(expiry_board_wide_when_publisher_is_silent);
+	RUN(loads_never_publish);
+	RUN(arm_on_unexpired_foreign_line);
+	RUN(trap_scale_and_disarm);
+	RUN(chunks_distinct_random);
+	RUN(eviction_small_board);
+	RUN(seqlock_hides_entry_being_written);
+	RUN(exact_detector);
+	RUN(exact_ping_pong_counts);
+	return CHECK_DONE();
+}

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * commbench.c - ground-truth workloads for `sonde comm` (ComDetective's microbenchmarks and
+ * a few patterns), built by the tests with sonde-cc (inst source) or gcc (clock source).
+ *
+ *   commbench MODE ITERS [ARG]
+ *
+ * Threads are numbered like sonde numbers them: main = 0, workers 1..N in creation order.
+ * Every shared or private word sits on its own 64-byte line unless the mode says otherwise.
+ * Writes are plain volatile stores (clang 14 does not instrument atomic read-modify-writes).
+ * Waits spin with sched_yield(): the test machines have 2 cores, so threads time-share
+ * and a waiting thread must give its CPU to the one it waits for.  The lock-step modes
+ * (pingpong, pairs, ring, master) move the same lines whatever the scheduling: their exact
+ * transfer counts depend on ITERS only.
+ *
+ *   pingpong  workers 1 and 2 hand a token back and forth ITERS times (strict alternation)
+ *   pairs     two ping-pongs at once: workers 1-2 on line A, 3-4 on line B
+ *   mix       workers 1-2 and 3-4 write their pair's word with probability ARG %, else a
+ *             private line (free running: what moves depends on the scheduler)
+ *   fs        4 workers; ARG = % of iterations that write the worker's own 8-byte slot of
+ *             one common line (false sharing); the rest write word 0 of another line that
+ *             all of them write (true sharing)
+ *   wv        write volume: 4 workers write a common word with probability ARG %, else a
+ *             private word
+ *   rw        worker 1 writes a common word; workers 2-4 read it with probability ARG %,
+ *             else read a private word
+ *   ring      4 workers in a ring, rounds in lock step: worker i waits for i-1's signal,
+ *             reads i-1's data line, writes its own, signals i+1 (1 follows 4)
+ *   master    main writes each worker's task line and waits for its result line
+ *   private   4 workers write and read only their own padded lines
+ *   readonly  4 workers read a table main filled before starting them
+ *   early     a constructor starts a thread before main that shares a word with main
+ *             (set COMMBENCH_EARLY=ITERS: the thread's own iterations)
+ *   many      ARG short-lived threads, at most 50 alive at a time, each doing ITERS
+ *             stores to a common word (and reading it)
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE 64
+#define NW 4
+
+struct line {
+	volatile uint64_t w[LINE / 8];
+} __attribute__((aligned(LINE)));
+
+static struct line shared[4], priv[NW + 1][2], table[64];
+static long iters, arg;
+static volatile int go;
+/* The free-running modes start their workers together: otherwise the first ones may be
+ * done before the last ones exist, and nothing would be shared. */
+static pthread_barrier_t start;
+
+static inline uint64_t next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* true with probability pct % */
+static inline int chance(uint64_t *s, long pct)
+{
+	return (long)(next(s) % 100) < pct;
+}
+
+/* The free-running modes yield every 64 iterations: on 2 cores under load a thread would
+ * otherwise run its whole loop within one time slice, and nothing would interleave. */
+#define YIELD_EVERY(i) \
+	do { \
+		if (((i) & 63) == 63) \
+			sched_yield(); \
+	} while (0)
+
+/* Hand the token of line l between a and b, ITERS times each. */
+static void volley(struct line *l, long me, long other)
+{
+	for (long i = 0; i < iters; i++) {
+		while ((long)l->w[0] != me)
+			sched_yield();
+		l->w[1] = (uint64_t)i;
+		l->w[0] = (uint64_t)other;
+	}
+}
+
+static void *pingpong(void *p)
+{
+	long me = (long)p;
+	volley(&shared[0], me, me == 1 ? 2 : 1);
+	return NULL;
+}
+
+static void *pairs(void *p)
+{
+	long me = (long)p;
+	if (me <= 2)
+		volley(&shared[0], me, me == 1 ? 2 : 1);
+	else
+		volley(&shared[1], me, me == 3 ? 4 : 3);
+	return NULL;
+}
+
+static void *mix(void *p)
+{
+	long me = (long)p;
+	uint64_t s = 0x9e3779b9u * (uint64_t)me + 1;
+	struct line *l = &shared[me <= 2 ? 0 : 1];
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
+		if (chance(&s, arg))
+			l->w[0] += 1;
+		else
+			priv[me][0].w[0] += 1;
+	}
+	return NULL;
+}
+
+static void *fs(void *p)
+{
+	long me = (long)p;
+	uint64_t s = 0x85ebca6bu * (uint64_t)me + 7;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
+		if (chance(&s, arg))
+			shared[0].w[me] = (uint64_t)i;	/* own slot of line 0 */
+		else
+			shared[1].w[0] = (uint64_t)i;	/* common word of line 1 */
+	}
+	return NULL;
+}
+
+static void *wv(void *p)
+{
+	long me = (long)p;
+	uint64_t s = 0xc2b2ae35u * (uint64_t)me + 3;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
+		if (chance(&s, arg))
+			shared[0].w[0] = (uint64_t)i;
+		else
+			priv[me][0].w[0] = (uint64_t)i;
+	}
+	return NULL;
+}
+
+static void *rw(void *p)
+{
+	long me = (long)p;
+	uint64_t s = 0x27d4eb2fu * (uint64_t)me + 5, sum = 0;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
+		if (me == 1)
+			shared[0].w[0] = (uint64_t)i;
+		else if (chance(&s, arg))
+			sum += shared[0].w[0];
+		else
+			sum += priv[me][0].w[0];
+	}
+	priv[me][1].w[0] = sum;
+	return NULL;
+}
+
+/* ring: signal[i] (written by i-1 only) says which round i may run; data[i] is i's line. */
+static struct line signal_[NW + 1], data[NW + 1];
+
+static void *ring(void *p)
+{
+	long me = (long)p, prev = me == 1 ? NW : me - 1, nxt = me == NW ? 1 : me + 1;
+	uint64_t sum = 0;
+	for (long i = 1; i <= iters; i++) {
+		/* worker 1 starts round i when worker 4 finished round i - 1 */
+		long want = me == 1 ? i - 1 : i;
+		while ((long)signal_[me].w[0] < want)
+			sched_yield();
+		sum += data[prev].w[0];
+		data[me].w[0] = sum + (uint64_t)i;
+		signal_[nxt].w[0] = (uint64_t)i;
+	}
+	priv[me][1].w[0] = sum;
+	return NULL;
+}
+
+/* master: main posts round i in task[w], the worker answers in result[w]. */
+static void *worker_task(void *p)
+{
+	long me = (long)p;
+	for (long i = 1; i <= iters; i++) {
+		while ((long)priv[me][0].w[0] < i)
+			sched_yield();
+		priv[me][1].w[0] = (uint64_t)i;
+	}
+	return NULL;
+}
+
+static void *private_only(void *p)
+{
+	long me = (long)p;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++) {
+		priv[me][0].w[i & 7] = (uint64_t)i;
+		priv[me][1].w[0] += priv[me][0].w[(i + 3) & 7];
+	}
+	return NULL;
+}
+
+static void *readonly(void *p)
+{
+	long me = (long)p;
+	uint64_t sum = 0;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++)
+		sum += table[i & 63].w[i & 7];
+	priv[me][1].w[0] = sum;	/* one write of its own at the end */
+	return NULL;
+}
+
+static void *short_lived(void *p)
+{
+	uint64_t sum = 0;
+	for (long i = 0; i < iters; i++) {
+		shared[3].w[0] = (uint64_t)i + (uint64_t)(uintptr_t)p;
+		sum += shared[3].w[1];
+	}
+	return (void *)(uintptr_t)sum;
+}
+
+static int many(long n)
+{
+	pthread_t t[50];
+	for (long done = 0; done < n;) {
+		int k = 0;
+		for (; k < 50 && done + k < n; k++)
+			if (pthread_create(&t[k], NULL, short_lived, (void *)(done + k))) {
+				fprintf(stderr, "commbench: pthread_create failed\n");
+				return 1;
+			}
+		for (int i = 0; i < k; i++)
+			pthread_join(t[i], NULL);
+		done += k;
+	}
+	return 0;
+}
+
+static pthread_t early_thread;
+static volatile int early_started;
+
+static void *early(void *p)
+{
+	(void)p;
+	early_started = 1;
+	while (!go)
+		sched_yield();
+	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
+		shared[2].w[0] = (uint64_t)i;
+	}
+	return NULL;
+}
+
+__attribute__((constructor)) static void before_main(void)
+{
+	const char *m = getenv("COMMBENCH_EARLY");
+	iters = m ? atol(m) : 0;
+	if (iters > 0)
+		pthread_create(&early_thread, NULL, early, NULL);
+}
+
+static void run(void *(*fn)(void *), int n)
+{
+	pthread_t t[NW];
+	for (long i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, fn, (void *)(i + 1));
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: commbench MODE ITERS [ARG]\n");
+		return 2;
+	}
+	const char *mode = argv[1];
+	pthread_barrier_init(&start, NULL, NW);
+	iters = atol(argv[2]);
+	arg = argc > 3 ? atol(argv[3]) : 50;
+	if (!strcmp(mode, "pingpong")) {
+		shared[0].w[0] = 1;
+		run(pingpong, 2);
+	} else if (!strcmp(mode, "pairs")) {
+		shared[0].w[0] = 1;
+		shared[1].w[0] = 3;
+		run(pairs, 4);
+	} else if (!strcmp(mode, "mix")) {
+		run(mix, 4);
+	} else if (!strcmp(mode, "fs")) {
+		run(fs, NW);
+	} else if (!strcmp(mode, "wv")) {
+		run(wv, NW);
+	} else if (!strcmp(mode, "rw")) {
+		run(rw, NW);
+	} else if (!strcmp(mode, "ring")) {
+		run(ring, NW);
+	} else if (!strcmp(mode, "master")) {
+		pthread_t t[NW];
+		for (long i = 0; i < NW; i++)
+			pthread_create(&t[i], NULL, worker_task, (void *)(i + 1));
+		for (long i = 1; i <= iters; i++) {
+			for (int w = 1; w <= NW; w++)
+				priv[w][0].w[0] = (uint64_t)i;
+			for (int w = 1; w <= NW; w++)
+				while ((long)priv[w][1].w[0] < i)
+					sched_yield();
+		}
+		for (int i = 0; i < NW; i++)
+			pthread_join(t[i], NULL);
+	} else if (!strcmp(mode, "many")) {
+		return many(arg);
+	} else if (!strcmp(mode, "private")) {
+		run(private_only, NW);
+	} else if (!strcmp(mode, "readonly")) {
+		for (int i = 0; i < 64; i++)
+			for (int k = 0; k < 8; k++)
+				table[i].w[k] = (uint64_t)(i * 8 + k);
+		run(readonly, NW);
+	} else if (!strcmp(mode, "early")) {
+		if (!early_started && !early_thread) {
+			fprintf(stderr, "commbench: set COMMBENCH_EARLY=ITERS for this mode\n");
+			return 2;
+		}
+		go = 1;
+		for (long i = 0; i < iters; i++) {
+			YIELD_EVERY(i);
+			shared[2].w[1] = shared[2].w[0];
+		}
+		pthread_join(early_thread, NULL);
+	} else {
+		fprintf(stderr, "commbench: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	return 0;
+}
