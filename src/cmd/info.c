@@ -48,7 +48,7 @@ static const struct {
 	const char *dregs;	/* what it needs of the debug registers, NULL if nothing */
 } tools[] = {
 	{ "mem", 0, NULL },
-	{ "comm", 1, "watchpoints" },
+	{ "comm", 0, "watchpoints" },
 	{ "reuse", 1, "watchpoints" },
 	{ "variance", 1, "breakpoints" },
 };
@@ -274,6 +274,14 @@ static void text_tools(const struct facts *f)
 	printf("  mem       %s%s\n", src, f->hw.usable ? "" : " (no hw: see below)");
 	printf("  mem --source inst  after a rebuild with sonde-cc (%s)\n",
 	       f->clang[0] ? f->clang : "no clang found");
+	for (size_t i = 0; i < NTOOLS; i++) {
+		if (tools[i].planned || !tools[i].dregs)
+			continue;
+		printf("  %-9s %s; %s: %s\n", tools[i].name, src, tools[i].dregs,
+		       machine_ready(f, i) ? "in hardware"
+		       : "software ones only, in programs rebuilt with sonde-cc (the debug "
+			 "registers do not trap here); else samples alone");
+	}
 	printf("\nplanned tools (not commands yet), and whether this machine could run them\n");
 	for (size_t i = 0; i < NTOOLS; i++) {
 		if (!tools[i].planned)
