@@ -20,36 +20,8 @@
 #include <linux/perf_event.h>
 
 #include "machine/machine.h"
+#include "rt/pmu.h"
 
-static int perf_open(struct perf_event_attr *a)
-{
-	int fd = (int)syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-/* The first line of a small file, without its newline.  0 or -errno. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	int ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static long read_long(const char *path, long dflt)
-{
-	char buf[64];
-	if (read_line(path, buf, sizeof(buf)) < 0)
-		return dflt;
-	char *end;
-	long v = strtol(buf, &end, 0);
-	return end == buf ? dflt : v;
-}
 
 /* ---- the CPU ---- */
 
@@ -115,17 +87,17 @@ static void count_topology(struct machine_cpu *c)
 
 	for (int cpu = 0; cpu < MAXC && n < MAXC; cpu++) {
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-		if (read_long(path, 1) != 1)	/* cpu0 often has no online file */
+		if (pmu_read_long(path, 1) != 1)	/* cpu0 often has no online file */
 			continue;
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
-		long p = read_long(path, -2);
+		long p = pmu_read_long(path, -2);
 		if (p == -2)
 			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_id",
 			 cpu);
 		pkg[n] = p;
-		core[n] = read_long(path, cpu);
+		core[n] = pmu_read_long(path, cpu);
 		int new_core = 1, new_pkg = 1;
 		for (int i = 0; i < n; i++) {
 			if (pkg[i] == pkg[n] && core[i] == core[n])
@@ -208,7 +180,7 @@ static int caches_sysfs(struct machine_cache *c, int max)
 
 	for (int i = 0; i < 16 && n < max; i++) {
 		snprintf(path, sizeof(path), "%s/index%d/level", dir, i);
-		long level = read_long(path, -1);
+		long level = pmu_read_long(path, -1);
 		if (level < 0)
 			continue;
 		struct machine_cache *k = &c[n++];
@@ -216,17 +188,17 @@ static int caches_sysfs(struct machine_cache *c, int max)
 		k->level = (int)level;
 		k->source = "sysfs";
 		snprintf(path, sizeof(path), "%s/index%d/type", dir, i);
-		if (read_line(path, k->type, sizeof(k->type)) < 0)
+		if (pmu_read_line(path, k->type, sizeof(k->type)) < 0)
 			snprintf(k->type, sizeof(k->type), "Unknown");
 		snprintf(path, sizeof(path), "%s/index%d/size", dir, i);
-		if (read_line(path, buf, sizeof(buf)) == 0)
+		if (pmu_read_line(path, buf, sizeof(buf)) == 0)
 			k->size = parse_size(buf);
 		snprintf(path, sizeof(path), "%s/index%d/coherency_line_size", dir, i);
-		k->line = (int)read_long(path, 0);
+		k->line = (int)pmu_read_long(path, 0);
 		snprintf(path, sizeof(path), "%s/index%d/ways_of_associativity", dir, i);
-		k->ways = (int)read_long(path, 0);
+		k->ways = (int)pmu_read_long(path, 0);
 		snprintf(path, sizeof(path), "%s/index%d/shared_cpu_list", dir, i);
-		if (read_line(path, buf, sizeof(buf)) == 0)
+		if (pmu_read_line(path, buf, sizeof(buf)) == 0)
 			k->shared_cpus = cpulist_count(buf);
 	}
 	return n;
@@ -383,7 +355,7 @@ int machine_sw_clock(void)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	int fd = perf_open(&a);
+	int fd = pmu_perf_open(&a);
 	if (fd < 0)
 		return fd;
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);

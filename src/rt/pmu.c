@@ -22,14 +22,14 @@
 
 #include "rt/pmu.h"
 
-static int perf_open(struct perf_event_attr *a)
+int pmu_perf_open(struct perf_event_attr *a)
 {
 	int fd = (int)syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
 /* The first line of a small file, without its newline.  0 or -errno. */
-static int read_line(const char *path, char *buf, size_t len)
+int pmu_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -42,10 +42,10 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static long read_long(const char *path, long dflt)
+long pmu_read_long(const char *path, long dflt)
 {
 	char buf[64];
-	if (read_line(path, buf, sizeof(buf)) < 0)
+	if (pmu_read_line(path, buf, sizeof(buf)) < 0)
 		return dflt;
 	char *end;
 	long v = strtol(buf, &end, 0);
@@ -56,7 +56,7 @@ static long read_long(const char *path, long dflt)
 
 int pmu_paranoid(void)
 {
-	long v = read_long("/proc/sys/kernel/perf_event_paranoid", -1000);
+	long v = pmu_read_long("/proc/sys/kernel/perf_event_paranoid", -1000);
 	return v == -1000 ? -ENOENT : (int)v;
 }
 
@@ -108,7 +108,7 @@ static int pmu_type(const char *pmu)
 {
 	char path[256];
 	snprintf(path, sizeof(path), PMU_DIR "/%s/type", pmu);
-	return (int)read_long(path, -1);
+	return (int)pmu_read_long(path, -1);
 }
 
 /* Find a PMU whose name begins with prefix; copy its name.  1 if found. */
@@ -160,7 +160,7 @@ static int try_cycles(int sample)
 		.exclude_hv = 1,
 		.disabled = 1,
 	};
-	int fd = perf_open(&a);
+	int fd = pmu_perf_open(&a);
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -209,7 +209,7 @@ int pmu_info_read(struct pmu_info *p)
 	p->max_precise = -1;
 	if (p->cpu_pmu[0]) {
 		snprintf(path, sizeof(path), PMU_DIR "/%s/caps/max_precise", p->cpu_pmu);
-		p->max_precise = (int)read_long(path, -1);
+		p->max_precise = (int)pmu_read_long(path, -1);
 	}
 	p->hw_count = try_cycles(0);
 	p->hw_sample = try_cycles(1);
@@ -230,7 +230,7 @@ int pmu_field_read(const char *pmu, const char *field, struct pmu_field *f)
 
 	f->which = f->bit = -1;
 	snprintf(path, sizeof(path), PMU_DIR "/%s/format/%s", pmu, field);
-	if (read_line(path, buf, sizeof(buf)) < 0)
+	if (pmu_read_line(path, buf, sizeof(buf)) < 0)
 		return -ENOENT;
 	const char *q = buf;
 	if (strncmp(q, "config", 6))
@@ -323,7 +323,7 @@ static int try_event(const struct pmu_hw_event *e, int kind)
 {
 	struct perf_event_attr a = e->attr;
 	pmu_hw_sampling_attr(&a, kind, 100003);
-	int fd = perf_open(&a);
+	int fd = pmu_perf_open(&a);
 	if (fd < 0)
 		return fd;
 	close(fd);

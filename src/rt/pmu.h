@@ -148,4 +148,13 @@ void pmu_hw_probe(struct pmu_hw *h);
  */
 void pmu_hw_page_faults(struct pmu_hw *h);
 
+/* Small helpers the CLI's machine facts (src/machine/) share; not in a handler. */
+struct perf_event_attr;
+/* perf_event_open on the calling thread, any CPU, close-on-exec: the fd or -errno. */
+int pmu_perf_open(struct perf_event_attr *a);
+/* The first line of a small file, without its newline.  0 or -errno. */
+int pmu_read_line(const char *path, char *buf, size_t len);
+/* A file's first number (any base strtol reads), dflt if none. */
+long pmu_read_long(const char *path, long dflt);
+
 #endif /* SONDE_RT_PMU_H */

@@ -716,10 +716,7 @@ static int cmd_bench(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt)
-				return sonde_usage_error("bench", "unknown or incomplete option '-%c'",
-							 optopt);
-			return sonde_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+			return bad_option("bench", argv);
 		}
 	}
 	if (optind < argc)

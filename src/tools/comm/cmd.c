@@ -101,10 +101,7 @@ int cmd_comm(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt)
-				return sonde_usage_error("comm", "unknown or incomplete option '-%c'",
-							 optopt);
-			return sonde_usage_error("comm", "unknown option '%s'", argv[optind - 1]);
+			return bad_option("comm", argv);
 		}
 	}
 	if (optind >= argc)
@@ -122,27 +119,7 @@ int cmd_comm(int argc, char **argv)
 		unsetenv("SONDE_COMM_EXACT");
 	}
 
-	struct launch_result res;
-	int r = launch_run(&o, argv + optind, &res);
-	if (!res.started)
-		return r;
-	if (res.rank >= 0) {
-		if (res.rank == 0 && !quiet)
-			fprintf(stderr, "sonde: rank 0 done; recording in %s ('sonde report %s')\n",
-				res.dir, res.dir);
-		return launch_exit_like(res.status);
-	}
-	char err[512] = "";
-	if (report_build(res.dir, err, sizeof(err)) < 0) {
-		sonde_error("%s", err);
-		sonde_error("the raw recording is kept in %s", res.dir);
-	} else if (!quiet) {
-		if (report_print(res.dir, stderr, &ro, err, sizeof(err)) < 0)
-			sonde_error("%s", err);
-		fprintf(stderr, "sonde: profile in %s (profile.db, comm/*.csv); "
-				"'sonde report %s' shows it again\n", res.dir, res.dir);
-	}
-	return launch_exit_like(res.status);
+	return record_and_report(&o, argv + optind, &ro, quiet, NULL);
 }
 
 const struct tool tool_comm = {

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mem.c - `sonde mem`: which code and which data objects do the memory accesses. */
-#include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,27 +32,6 @@ static void usage(FILE *f)
 		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv.\n"
 		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-mem.md.\n",
 		launch_help);
-}
-
-/* Bytes of per-thread streams in dir: building the profile takes about a second per 100 MiB. */
-static uint64_t raw_size(const char *dir)
-{
-	uint64_t total = 0;
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX + 256];
-	struct stat st;
-	while (d && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n < 4 || strcmp(e->d_name + n - 4, ".sdt"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st) == 0)
-			total += (uint64_t)st.st_size;
-	}
-	if (d)
-		closedir(d);
-	return total;
 }
 
 int cmd_mem(int argc, char **argv)
@@ -98,44 +75,13 @@ int cmd_mem(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt)
-				return sonde_usage_error("mem", "unknown or incomplete option '-%c'",
-							 optopt);
-			return sonde_usage_error("mem", "unknown option '%s'", argv[optind - 1]);
+			return bad_option("mem", argv);
 		}
 	}
 	if (optind >= argc)
 		return sonde_usage_error("mem", "no program to run (sonde mem [options] -- program [args])");
 
-	struct launch_result res;
-	int r = launch_run(&o, argv + optind, &res);
-	if (!res.started)
-		return r;
-	if (res.rank >= 0) {
-		/* The ranks share the directory and end at different times: build once, later. */
-		if (res.rank == 0 && !quiet)
-			fprintf(stderr, "sonde: rank 0 done; recording in %s (all ranks: 'sonde report "
-					"%s')\n", res.dir, res.dir);
-		return launch_exit_like(res.status);
-	}
-	char err[512] = "";
-	uint64_t raw = raw_size(res.dir);
-	if (raw > (64ull << 20) && !quiet)
-		fprintf(stderr, "sonde: building the profile from %llu MiB of records...\n",
-			(unsigned long long)(raw >> 20));
-	int built = report_build(res.dir, err, sizeof(err)) >= 0;
-	if (!built) {
-		sonde_error("%s", err);
-		sonde_error("the raw recording is kept in %s", res.dir);
-	} else if (!quiet) {
-		if (report_print(res.dir, stderr, &ro, err, sizeof(err)) < 0)
-			sonde_error("%s", err);
-		fprintf(stderr, "sonde: profile in %s (profile.db, mem/*.csv); "
-				"'sonde report %s' shows it again\n", res.dir, res.dir);
-	}
-	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0)
-		sonde_error("%s", err);
-	return launch_exit_like(res.status);
+	return record_and_report(&o, argv + optind, &ro, quiet, html);
 }
 
 /* The recording's model, written into the database (struct tool's fill). */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c - what every recording tool does once its options are read: run the program
+ * under the runtime, then build the profile and show it (cmds.h: record_and_report).
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/cmds.h"
+#include "cmd/launch.h"
+#include "prof/report.h"
+
+/* Bytes of per-thread streams in dir: building the profile takes about a second per 100 MiB. */
+static uint64_t raw_size(const char *dir)
+{
+	uint64_t total = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX + 256];
+	struct stat st;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 4 || strcmp(e->d_name + n - 4, ".sdt"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st) == 0)
+			total += (uint64_t)st.st_size;
+	}
+	if (d)
+		closedir(d);
+	return total;
+}
+
+int record_and_report(const struct launch_opts *o, char **argv, const struct report_opts *ro,
+		      int quiet, const char *html)
+{
+	struct launch_result res;
+	int r = launch_run(o, argv, &res);
+	if (!res.started)
+		return r;
+	if (res.rank >= 0) {
+		/* The ranks share the directory and end at different times: build once, later. */
+		if (res.rank == 0 && !quiet)
+			fprintf(stderr, "sonde: rank 0 done; recording in %s (all ranks: 'sonde report "
+					"%s')\n", res.dir, res.dir);
+		return launch_exit_like(res.status);
+	}
+	char err[512] = "";
+	uint64_t raw = raw_size(res.dir);
+	if (raw > (64ull << 20) && !quiet)
+		fprintf(stderr, "sonde: building the profile from %llu MiB of records...\n",
+			(unsigned long long)(raw >> 20));
+	int built = report_build(res.dir, err, sizeof(err)) >= 0;
+	if (!built) {
+		sonde_error("%s", err);
+		sonde_error("the raw recording is kept in %s", res.dir);
+	} else if (!quiet) {
+		if (report_print(res.dir, stderr, ro, err, sizeof(err)) < 0)
+			sonde_error("%s", err);
+		fprintf(stderr, "sonde: profile in %s (profile.db, %s/*.csv); "
+				"'sonde report %s' shows it again\n", res.dir, o->tool, res.dir);
+	}
+	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0)
+		sonde_error("%s", err);
+	return launch_exit_like(res.status);
+}
+
+int bad_option(const char *cmd, char **argv)
+{
+	if (optopt)
+		return sonde_usage_error(cmd, "unknown or incomplete option '-%c'", optopt);
+	return sonde_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
