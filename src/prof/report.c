@@ -157,18 +157,33 @@ static int open_current(const char *dir, sqlite3 **db, char *err, size_t errlen)
 	return db_open(path, db, err, errlen);
 }
 
+/* The up-to-date database of dir, open, and the tool that recorded it (*tool NULL, with
+ * a reason in err, when this sonde does not know it). */
+static int open_with_tool(const char *dir, sqlite3 **db, const struct tool **tool, char *err,
+			  size_t errlen)
+{
+	char name[64];
+	int r = open_current(dir, db, err, errlen);
+	if (r)
+		return r;
+	*tool = tool_find(db_meta(*db, "tool", name, sizeof(name)));
+	if (!*tool)
+		errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which this sonde does "
+		       "not know", dir, name);
+	return 0;
+}
+
 int report_print(const char *dir, FILE *out, const struct report_opts *o, char *err,
 		 size_t errlen)
 {
 	sqlite3 *db;
-	char name[64];
-	int r = open_current(dir, &db, err, errlen);
+	const struct tool *tool;
+	int r = open_with_tool(dir, &db, &tool, err, errlen);
 	if (r)
 		return r;
-	const struct tool *tool = tool_find(db_meta(db, "tool", name, sizeof(name)));
 	if (!tool || !tool->print)
-		r = errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which this sonde "
-			   "cannot show", dir, name);
+		r = tool ? errmsg(err, errlen, -EINVAL, "%s: tool '%s' cannot print a profile", dir,
+				  tool->name) : -EINVAL;
 	else if ((r = tool->print(db, out, o)))
 		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
@@ -196,14 +211,13 @@ static int write_page(sqlite3 *db, const struct tool *tool, const char *path, ch
 int report_html(const char *dir, const char *path, char *err, size_t errlen)
 {
 	sqlite3 *db;
-	char name[64];
-	int r = open_current(dir, &db, err, errlen);
+	const struct tool *tool;
+	int r = open_with_tool(dir, &db, &tool, err, errlen);
 	if (r)
 		return r;
-	const struct tool *tool = tool_find(db_meta(db, "tool", name, sizeof(name)));
 	if (!tool || !tool->html)
-		r = errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which has no HTML "
-			   "page", dir, name);
+		r = tool ? errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which has no "
+				  "HTML page", dir, tool->name) : -EINVAL;
 	else
 		r = write_page(db, tool, path, err, errlen);
 	sqlite3_close(db);
