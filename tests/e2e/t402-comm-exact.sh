@@ -29,7 +29,10 @@ check t402-exact-invariants mat_invariants pp thread
 v=$(mat_cell pp/comm/matrix-all-thread.csv 1 2)
 t=$(mat_cell pp/comm/matrix-true-thread.csv 1 2)
 echo "pingpong: cell 1-2 = $v, true $t (2N = $((2 * N)))"
-check t402-pingpong-true-2n between "$t" $((2 * N - 2)) $((2 * N + 2))
+# 2N true-sharing transfers, within 1%: a worker preempted between its two stores (w[1],
+# then the token in w[0]) lets its partner read the line between them, which the exact
+# detector rightly counts another way (seen: 12 of 10,000 on a loaded 2-core run).
+check "t402-pingpong-true-2n ($t)" between "$t" $((2 * N - 2 * N / 100)) $((2 * N + 2 * N / 100))
 check t402-pingpong-all-4n between "$v" "$t" $((4 * N))
 check t402-exact-meta [ "$(comm_meta pp exact)" = 1 ]
 check t402-exact-samples [ "$(comm_meta pp samples)" -gt $((4 * N)) ]
