@@ -20,8 +20,10 @@ comm_build t402-build || exit 0
 N=5000
 
 between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
-# (worker 1's first ring round reads nothing worker 4 wrote: 2N - 2 on that edge)
-lo=$((2 * N - 2)) hi=$((2 * N + N / 5))
+# (worker 1's first ring round reads nothing worker 4 wrote: 2N - 2 on that edge; and a
+# worker preempted between its two stores lets its partner see the line in between, which
+# the exact detector counts another way: 1% below 2N, seen 3 of 10,000 under load)
+lo=$((2 * N - 2 * N / 100)) hi=$((2 * N + N / 5))
 
 "$SONDE" comm -q --exact -o pp -- "$T/cb-inst" pingpong $N
 check t402-exact-status [ $? -eq 0 ]

@@ -147,6 +147,9 @@ static int scan(struct model *m)
 			}
 		}
 	}
+	/* no communication seen: still a square matrix, of CPU 0, as the thread one is */
+	if (!m->n[COMM_BY_CORE])
+		m->n[COMM_BY_CORE] = 1;
 	return 0;
 }
 
