@@ -130,7 +130,7 @@ demo:
 bench:
 	$(Q)tools/deps.sh --check-or-install
 	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS)
-	$(Q)bench/run.sh
+	$(Q)bench/run.sh $(BENCH)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sonde $(DESTDIR)$(PREFIX)/share/man/man1

@@ -33,7 +33,7 @@ if ! command -v perf >/dev/null || [ ! -x /usr/bin/time ]; then
 	echo "bench-analyze: skipped (needs perf and GNU time)"
 	exit 0
 fi
-median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+. "$top/bench/lib.sh"
 
 cat >"$work/deep.c" <<'C'
 /* Two threads; each step recurses 4..19 frames deep through four mutually recursive
