@@ -17,6 +17,7 @@
 
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
+#include "cmd/verdict.h"
 
 const char launch_help[] =
 	"  -o, --output DIR      where the recording goes (default sonde-<program>-<pid>;\n"
@@ -242,7 +243,8 @@ static void dir_clear(const char *path)
 {
 	/* .sdt.tmp: a stream being created when its process was killed (out.c) */
 	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start",
-				      "profile.db", "run.txt", MPI_JOB_FILE };
+				      "profile.db", "run.txt", MPI_JOB_FILE,
+				      VERDICT_LAUNCH_FILE };
 	DIR *d = opendir(path);
 	if (!d)
 		return;
@@ -483,6 +485,13 @@ int launch_run(const struct launch_opts *o, char **argv, struct launch_result *r
 	}
 	if (prepare_dir(o, argv[0], res->rank, res, &created))
 		return 1;
+	/* clock's de-biasing: the user's, this machine's verdict's, or the default (verdict.h) */
+	struct verdict_debias debias;
+	int dr = verdict_debias(o->source, o->period, &debias) ?: verdict_debias_save(res->dir,
+										  &debias);
+	if (dr < 0 && dr != -ENOENT)
+		sonde_warn("cannot write '%s/%s': %s", res->dir, VERDICT_LAUNCH_FILE,
+			   strerror(-dr));
 
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC)) {
@@ -498,6 +507,8 @@ int launch_run(const struct launch_opts *o, char **argv, struct launch_result *r
 	if (pid == 0) {
 		close(pipefd[0]);
 		child_env(o, runtime, res->dir, res->rank);
+		if (debias.export)
+			setenv_u64("SONDE_EXTRA_STEPS", (uint64_t)debias.steps);
 		execv(prog, argv);
 		int err = errno;
 		ssize_t w = write(pipefd[1], &err, sizeof(err));

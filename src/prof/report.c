@@ -41,10 +41,51 @@ struct fill_arg {
 	const struct profile *p;
 };
 
+/*
+ * The launcher's notes on the run (DIR/launch.txt, key=value lines: clock's de-biasing
+ * setting and where it came from, cmd/verdict.h) into meta, for every tool.  A recording
+ * without the file (made by an older sonde, or not through the launcher) gets no rows.
+ */
+static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errlen)
+{
+	char path[4096], line[2048];
+	sqlite3_stmt *st;
+	snprintf(path, sizeof(path), "%s/launch.txt", dir);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL)) {
+		fclose(f);
+		return db_fail(db, err, errlen, "writing meta");
+	}
+	while (!r && fgets(line, sizeof(line), f)) {
+		char *eq = strchr(line, '=');
+		line[strcspn(line, "\n")] = 0;
+		if (!eq || eq == line)
+			continue;
+		*eq = 0;
+		r = db_row(st, "tt", line, eq + 1);
+	}
+	sqlite3_finalize(st);
+	fclose(f);
+	return r ? db_fail(db, err, errlen, "writing meta") : 0;
+}
+
 static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
 {
 	const struct fill_arg *a = arg;
-	return a->tool->fill(db, a->p, err, errlen);
+	return a->tool->fill(db, a->p, err, errlen) ?: fill_launch_meta(db, a->p->dir, err,
+									  errlen);
+}
+
+void report_debias_line(sqlite3 *db, FILE *out, const char *prefix)
+{
+	char source[32], note[1024];
+	if (strcmp(db_meta(db, "source", source, sizeof(source)), "clock") ||
+	    !*db_meta(db, "extra_steps_note", note, sizeof(note)))
+		return;
+	fprintf(out, "%s%s\n", prefix, note);
 }
 
 /* The database of dir, written: into DIR/profile.db, or into memory (*mem) when mem is not

@@ -39,4 +39,14 @@ int report_print(const char *dir, FILE *out, const struct report_opts *o, char *
  */
 int report_html(const char *dir, const char *path, char *err, size_t errlen);
 
+struct sqlite3;
+
+/*
+ * The report line on the clock source's de-biasing setting (SONDE_EXTRA_STEPS): prefix,
+ * then the profile's meta.extra_steps_note (which setting, and whether the user, this
+ * machine's `sonde bench` verdict or the default chose it: cmd/verdict.h), on out.
+ * Nothing when the recording's source is not clock or the launcher noted nothing.
+ */
+void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
+
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "cmd/verdict.h"
 #include "prof/tool.h"
 #include "tools/bench/bench.h"
 #include "ui/csv.h"
@@ -39,14 +40,19 @@ struct bench_def {
 	const char *name;	/* row name */
 	const char *prog_arg;	/* bench-micro's argument */
 	long iters_time, iters_count;
-	int no_steps;		/* clock: run with SONDE_EXTRA_STEPS=1 (no extra steps) */
+	int steps;		/* clock only, with this SONDE_EXTRA_STEPS (1: no extra step);
+				 * 0: every source, clock with the setting measured (--extra-steps) */
 };
 
 static const struct bench_def suite[] = {
 	{ "load-ratio", "load-ratio", 200000000, 5000, 0 },
 	{ "locked-load", "locked-load", 10000000, 5000, 0 },
 	{ "bias", "bias", 200000000, 5000, 0 },
+	/* Bias-Bench over clock's de-biasing settings: the tools take the cheapest one within
+	 * 10 points of unbiased (cmd/verdict.h) */
 	{ "bias-no-steps", "bias", 200000000, 0, 1 },
+	{ "bias-steps-2", "bias", 200000000, 0, 2 },
+	{ "bias-steps-4", "bias", 200000000, 0, 4 },
 	{ "multi-event", "multi-event", 9000000, 5000, 0 },
 	{ "exec-user", "exec-user", 70000, 5000, 0 },
 };
@@ -108,6 +114,8 @@ static void usage(FILE *f)
 		"when installed, or in $SONDE_BENCH_DIR.\n"
 		"Manual: doc/sonde-bench.md.\n", MAX_RUNS);
 }
+
+static int mkdir_p(const char *dir);
 
 static double now_s(void)
 {
@@ -226,8 +234,10 @@ static int run_pair(struct bench_state *s, const struct config *c, const struct 
 		errf[PATH_MAX + 32];
 	int inst = !strcmp(c->source, "inst");
 	const char *steps = NULL;
+	char fixed[16];
+	snprintf(fixed, sizeof(fixed), "%d", b->steps);
 	if (!strcmp(c->source, "clock"))
-		steps = b->no_steps ? "1" : s->extra_steps;
+		steps = b->steps ? fixed : s->extra_steps;
 	snprintf(bin, sizeof(bin), "%s/%s", s->bin_dir, inst ? "bench-micro-inst" : "bench-micro");
 	snprintf(iters, sizeof(iters), "%ld", inst ? b->iters_count : b->iters_time);
 	snprintf(period, sizeof(period), "%llu", (unsigned long long)c->interval);
@@ -343,7 +353,7 @@ static void bench_rows(struct bench_state *s, const struct config *c, const stru
 		}
 		if (!strcmp(c->source, "clock"))
 			add_row(s, c, b->name, "extra_steps",
-				atof(b->no_steps ? "1" : s->extra_steps), NULL);
+				b->steps ? b->steps : atof(s->extra_steps), NULL);
 	} else if (!strcmp(b->name, "multi-event")) {
 		static const char *const names[] = { "accuracy_load", "accuracy_store",
 						     "accuracy_rmw" };
@@ -355,11 +365,19 @@ static void bench_rows(struct bench_state *s, const struct config *c, const stru
 	}
 }
 
+/* Not run: the clock-only settings under other sources, and a setting that --extra-steps
+ * already measures as `bias`. */
+static int skip_bench(const struct bench_state *s, const struct config *c,
+		      const struct bench_def *b)
+{
+	return b->steps && (strcmp(c->source, "clock") || b->steps == atoi(s->extra_steps));
+}
+
 static void run_config(struct bench_state *s, const struct config *c)
 {
 	for (int bi = 0; bi < NBENCH; bi++) {
 		const struct bench_def *b = &suite[bi];
-		if (b->no_steps && strcmp(c->source, "clock"))
+		if (skip_bench(s, c, b))
 			continue;
 		s->step++;
 		static struct obs o;
@@ -404,6 +422,27 @@ static void bias_words(const struct bench_state *s, const struct config *c, cons
 	snprintf(buf, len, "%.0f/%.0f/%.0f/%.0f", v[0] * 100, v[1] * 100, v[2] * 100, v[3] * 100);
 }
 
+/* clock: the de-biasing setting the tools will take from these figures (the rule is
+ * verdict_choose's), 0 if none is within VERDICT_MAX_POINTS of unbiased. */
+static int steps_choice(const struct bench_state *s, const struct config *c)
+{
+	static struct verdict v;
+	memset(&v, 0, sizeof(v));
+	for (int i = 0; i < s->nrows; i++) {
+		const struct row *r = &s->rows[i];
+		char val[64];
+		if (strcmp(r->source, c->source) || strcmp(r->interval, c->name) || r->text[0])
+			continue;
+		snprintf(val, sizeof(val), "%.6f", r->value);
+		char *f[5] = { (char *)r->source, (char *)r->interval, (char *)r->bench, 
+			       (char *)r->measure, val };
+		verdict_add(&v, f);
+	}
+	verdict_finish(&v);
+	const struct verdict_setting *set = v.n ? verdict_choose(&v.e[0]) : NULL;
+	return set ? set->steps : 0;
+}
+
 static void verdict(struct bench_state *s, const struct config *c, char *buf, size_t len)
 {
 	if (c->skip[0]) {
@@ -422,12 +461,19 @@ static void verdict(struct bench_state *s, const struct config *c, char *buf, si
 	double t = bench_median(tv, 4), mem = bench_median(mv, 4);
 	double rmw = row_value(s, c, "locked-load", "accuracy");
 	double worst, worst0 = NAN;
-	char bias[64], bias0[64] = "", steps[64] = "", problems[256] = "";
+	char bias[64], bias0[64] = "", steps[200] = "", problems[256] = "";
 	bias_words(s, c, "bias", bias, sizeof(bias), &worst);
 	if (!strcmp(c->source, "clock")) {
 		bias_words(s, c, "bias-no-steps", bias0, sizeof(bias0), &worst0);
-		snprintf(steps, sizeof(steps), " with %s extra steps (without: %s)", s->extra_steps,
-			 bias0);
+		int choice = steps_choice(s, c);
+		char ch[64] = "none";
+		if (choice)
+			snprintf(ch, sizeof(ch), "%d extra steps", choice);
+		snprintf(steps, sizeof(steps), " with %s extra steps (without: %s; the tools' "
+			 "setting, cheapest within %.0f points of 25%%: %s)", s->extra_steps, bias0,
+			 VERDICT_MAX_POINTS, ch);
+		add_row(s, c, "*", "extra_steps_choice", choice ? choice : NAN,
+			choice ? NULL : "none within 10 points of unbiased");
 	}
 	if (isnan(acc)) {
 		snprintf(buf, len, "%s at %s: no figures (see the errors)", c->source, c->name);
@@ -464,20 +510,104 @@ static void fmt_value(const struct row *r, char *buf, size_t len)
 		snprintf(buf, len, "%.4f", r->value);
 }
 
+/* The header and the rows that say whose figures these are (cmd/verdict.h). */
+static void write_head(FILE *f)
+{
+	char cpu[128], kernel[128], host[128] = "";
+	verdict_machine(cpu, sizeof(cpu), kernel, sizeof(kernel));
+	gethostname(host, sizeof(host) - 1);
+	fprintf(f, "source,interval,benchmark,measure,value\n");
+	const char *rows[][2] = { { "cpu", cpu }, { "kernel", kernel }, { "host", host } };
+	for (int i = 0; i < 3; i++) {
+		const char *cells[] = { "*", "", "machine", rows[i][0], rows[i][1] };
+		csv_row(f, 5, cells);
+	}
+}
+
+static void write_row(FILE *f, const struct row *r)
+{
+	char v[300];
+	fmt_value(r, v, sizeof(v));
+	const char *cells[] = { r->source, r->interval, r->bench, r->measure, v };
+	csv_row(f, 5, cells);
+}
+
 static int write_csv(const struct bench_state *s, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "source,interval,benchmark,measure,value\n");
-	for (int i = 0; i < s->nrows; i++) {
-		const struct row *r = &s->rows[i];
-		char v[300];
-		fmt_value(r, v, sizeof(v));
-		const char *cells[] = { r->source, r->interval, r->bench, r->measure, v };
-		csv_row(f, 5, cells);
-	}
+	write_head(f);
+	for (int i = 0; i < s->nrows; i++)
+		write_row(f, &s->rows[i]);
 	return fclose(f) ? -errno : 0;
+}
+
+/* Was source measured now (some interval not skipped)? */
+static int measured(const struct config *cs, int nc, const char *source)
+{
+	for (int i = 0; i < nc; i++)
+		if (!strcmp(cs[i].source, source) && !cs[i].skip[0])
+			return 1;
+	return 0;
+}
+
+/* The source of a CSV line (its first field, never quoted here) into buf. */
+static const char *line_source(const char *line, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(line, ",\n"), line);
+	return buf;
+}
+
+/*
+ * This run's figures into the verdict file (cmd/verdict.h), replacing it whole (a temporary
+ * file renamed over it).  A source measured now replaces its old rows; a source skipped
+ * now keeps the old file's rows, when that file is this machine's.  0 or -errno.
+ */
+static int save_verdict(const struct bench_state *s, const struct config *cs, int nc,
+			const char *path)
+{
+	static struct verdict old;
+	char err[256], tmp[PATH_MAX + 32], dir[PATH_MAX], line[2048], src[32];
+	int keep = verdict_read(path, &old, err, sizeof(err)) == 0 && verdict_is_this_machine(&old);
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = 0;
+	int r = strchr(path, '/') ? mkdir_p(dir) : 0;
+	if (r < 0)
+		return r;
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	FILE *f = fopen(tmp, "we"), *in = keep ? fopen(path, "re") : NULL;
+	if (!f) {
+		r = -errno;
+		if (in)
+			fclose(in);
+		return r;
+	}
+	write_head(f);
+	for (int i = 0; i < s->nrows; i++) {
+		const struct row *rw = &s->rows[i];
+		int old_has = 0;
+		for (int k = 0; keep && k < old.n; k++)
+			old_has |= !strcmp(old.e[k].source, rw->source);
+		if (measured(cs, nc, rw->source) || !old_has)
+			write_row(f, rw);
+	}
+	while (in && fgets(line, sizeof(line), in)) {
+		line_source(line, src, sizeof(src));
+		if (strcmp(src, "source") && strcmp(src, "*") && !measured(cs, nc, src))
+			fputs(line, f);
+	}
+	if (in)
+		fclose(in);
+	r = ferror(f) ? -EIO : 0;
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
 }
 
 static void print_json(const struct bench_state *s, const struct config *cs, int nc, double secs,
@@ -811,8 +941,8 @@ static int cmd_bench(int argc, char **argv)
 	load[strcspn(load, " ")] = 0;
 	s.t0 = now_s();
 	for (int i = 0; i < nc; i++)
-		if (!cs[i].skip[0])
-			s.nsteps += NBENCH - (strcmp(cs[i].source, "clock") ? 1 : 0);
+		for (int b = 0; b < NBENCH && !cs[i].skip[0]; b++)
+			s.nsteps += !skip_bench(&s, &cs[i], &suite[b]);
 	for (int i = 0; i < nc; i++) {
 		if (cs[i].skip[0])
 			add_row(&s, &cs[i], "*", "skip", NAN, cs[i].skip);
@@ -823,8 +953,28 @@ static int cmd_bench(int argc, char **argv)
 	if (isatty(2))
 		fprintf(stderr, "\r%70s\r", "");
 	fprintf(stderr, "sonde bench: done in %.0f s\n", secs);
-	for (int i = 0; i < nc; i++)
+	char date[40] = "";
+	time_t now = time(NULL);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	for (int i = 0; i < nc; i++) {
 		verdict(&s, &cs[i], s.verdict[i], sizeof(s.verdict[i]));
+		const struct config *c = &cs[i];
+		add_row(&s, c, "*", "verdict", NAN, s.verdict[i]);
+		if (c->skip[0])
+			continue;
+		add_row(&s, c, "*", "period", (double)c->interval, NULL);
+		add_row(&s, c, "*", "runs", s.runs, NULL);
+		add_row(&s, c, "*", "date", NAN, date);
+	}
+	char vpath[PATH_MAX] = "";
+	if (verdict_path(vpath, sizeof(vpath)) < 0)
+		sonde_warn("the verdict is not saved: neither SONDE_VERDICT, XDG_CACHE_HOME nor "
+			   "HOME is set");
+	else if ((r = save_verdict(&s, cs, nc, vpath)) < 0)
+		sonde_warn("cannot save the verdict in '%s': %s", vpath, strerror(-r));
+	else
+		fprintf(stderr, "sonde bench: verdict saved in %s (sonde mem and comm take clock's "
+			"de-biasing setting from it; sonde info shows it)\n", vpath);
 
 	int status = 0;
 	if (out_dir) {

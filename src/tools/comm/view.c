@@ -273,6 +273,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
 		db_meta(db, "period_unit", b[2], sizeof(b[2])), meta_u64(db, "samples"),
 		meta_u64(db, "traps"));
+	report_debias_line(db, out, "  de-biasing: ");
 	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
 		db_meta(db, "unit", b[2], sizeof(b[2])));

@@ -198,6 +198,7 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 	if (*mt->why)
 		fprintf(out, " (fallback: %s)", mt->why);
 	fprintf(out, "\n  period    %s %s\n", mt->period, mt->unit);
+	report_debias_line(db, out, "  de-bias   ");
 	fprintf(out, "  scaling   %s\n", mt->scaling);
 	fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores)\n",
 		mt->samples, mt->loads, mt->stores);
