@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "cmd/verdict.h"
 #include "machine/machine.h"
 #include "rt/pmu.h"
 #include "rt/watch.h"
@@ -293,11 +294,80 @@ static void text_tools(const struct facts *f)
 	}
 }
 
-static void print_text(const struct facts *f)
+/* ---- the last `sonde bench` verdict (cmd/verdict.h) ---- */
+
+struct last_verdict {
+	char path[PATH_MAX];
+	int status;			/* 0 read, -ENOENT none, -EINVAL unreadable (why) */
+	int this_machine;
+	char why[PATH_MAX + 128];
+	struct verdict v;
+	struct verdict_debias debias;	/* what mem and comm do with the clock source */
+};
+
+static void last_verdict_read(struct last_verdict *l)
+{
+	l->status = verdict_path(l->path, sizeof(l->path));
+	if (!l->status)
+		l->status = verdict_read(l->path, &l->v, l->why, sizeof(l->why));
+	l->this_machine = !l->status && verdict_is_this_machine(&l->v);
+	verdict_debias("clock", 0, &l->debias);
+}
+
+static void text_verdict(const struct last_verdict *l)
+{
+	if (l->status == -ENOENT || (l->status && l->status != -EINVAL)) {
+		printf("\nsonde bench verdict: none yet%s%s (run sonde bench)\n",
+		       l->path[0] ? " in " : "", l->path);
+	} else if (l->status) {
+		printf("\nsonde bench verdict: %s\n", l->why);
+	} else {
+		printf("\nsonde bench verdict (%s)%s\n", l->path, l->this_machine ? "" :
+		       ": from another machine, not used");
+		if (!l->this_machine)
+			printf("  measured on %s, kernel %s\n", l->v.cpu, l->v.kernel);
+		for (int i = 0; i < l->v.n; i++)
+			if (l->v.e[i].words[0])
+				printf("  %s%s%s%s\n", l->v.e[i].words, l->v.e[i].date[0] ? " [" : "",
+				       l->v.e[i].date, l->v.e[i].date[0] ? "]" : "");
+	}
+	printf("  clock de-biasing for mem and comm: %s\n", l->debias.note);
+}
+
+static void json_verdict(struct json *j, const struct last_verdict *l)
+{
+	json_begin_object(j, "bench_verdict");
+	json_str(j, "path", l->path[0] ? l->path : NULL);
+	json_bool(j, "present", l->status == 0);
+	json_str(j, "error", l->status == -EINVAL ? l->why : NULL);
+	json_bool(j, "this_machine", l->this_machine);
+	json_str(j, "cpu", l->status ? NULL : l->v.cpu);
+	json_str(j, "kernel", l->status ? NULL : l->v.kernel);
+	json_begin_array(j, "verdicts");
+	for (int i = 0; !l->status && i < l->v.n; i++) {
+		const struct verdict_entry *e = &l->v.e[i];
+		if (!e->words[0])
+			continue;
+		json_begin_object(j, NULL);
+		json_str(j, "source", e->source);
+		json_str(j, "interval", e->interval[0] ? e->interval : NULL);
+		json_str(j, "date", e->date[0] ? e->date : NULL);
+		json_str(j, "verdict", e->words);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_int(j, "extra_steps", l->debias.steps);
+	json_str(j, "extra_steps_from", l->debias.from);
+	json_str(j, "extra_steps_note", l->debias.note);
+	json_end_object(j);
+}
+
+static void print_text(const struct facts *f, const struct last_verdict *l)
 {
 	text_cpu(f);
 	text_perf(f);
 	text_tools(f);
+	text_verdict(l);
 	if (!f->nfix) {
 		printf("\nnothing to fix\n");
 		return;
@@ -404,7 +474,7 @@ static void json_tools(struct json *j, const struct facts *f)
 	json_end_object(j);
 }
 
-static void print_json(const struct facts *f)
+static void print_json(const struct facts *f, const struct last_verdict *l)
 {
 	struct json j;
 
@@ -421,6 +491,7 @@ static void print_json(const struct facts *f)
 	for (int i = 0; i < f->nfix; i++)
 		json_str(&j, NULL, f->fix[i]);
 	json_end_array(&j);
+	json_verdict(&j, l);
 	json_end_object(&j);
 	json_finish(&j);
 }
@@ -458,8 +529,9 @@ static void print_help(void)
 	       "       sonde info --cache LEVEL\n\n"
 	       "What this machine offers for profiling, and what to fix: CPU, caches, kernel,\n"
 	       "perf_event_paranoid, the PMU and its precise events (PEBS, IBS, Arm SPE), debug\n"
-	       "registers (do they open, do their traps fire), and the sample source each tool\n"
-	       "will use.  Opens a few perf events on itself to find out.  Always exits 0 (it\n"
+	       "registers (do they open, do their traps fire), the sample source each tool\n"
+	       "will use, and the last 'sonde bench' verdict with the clock de-biasing setting\n"
+	       "mem and comm take from it.  Opens a few perf events on itself to find out.  Always exits 0 (it\n"
 	       "is a report).\n\n"
 	       "  --json         one JSON object with the same facts (keys: doc/sonde-info.md)\n"
 	       "  --cache LEVEL  print the size in bytes of the L1/L2/L3 data or unified cache\n"
@@ -490,11 +562,13 @@ int cmd_info(int argc, char **argv)
 		}
 	}
 	static struct facts f;
+	static struct last_verdict l;
 	gather(&f);
+	last_verdict_read(&l);
 	if (json)
-		print_json(&f);
+		print_json(&f, &l);
 	else
-		print_text(&f);
+		print_text(&f, &l);
 	fflush(stdout);
 	return 0;
 }

@@ -232,7 +232,7 @@ int verdict_is_this_machine(const struct verdict *v)
 const struct verdict_setting *verdict_choose(const struct verdict_entry *e)
 {
 	for (int i = 0; i < e->nset; i++)	/* ascending steps: the first that fits */
-		if (e->set[i].worst <= VERDICT_MAX_POINTS)
+		if (e->set[i].worst <= VERDICT_MAX_POINTS + 1e-9)	/* 10.0 is within */
 			return &e->set[i];
 	return NULL;
 }
