@@ -47,7 +47,9 @@ start=$(date +%s)
 "$SONDE" bench -s clock --runs 4 -o a >out.a 2>err.a
 check t701-clock-status [ $? -eq 0 ]
 echo "first clock suite: $(($(date +%s) - start)) s, load $(cut -d' ' -f1 /proc/loadavg)"
-check t701-progress grep -q '^sonde bench: \[1/6\] clock 0.9 ms load-ratio' err.a
+# 8 benchmarks: load-ratio, locked-load, bias, bias-no-steps, bias-steps-2, bias-steps-4,
+# multi-event, exec-user
+check t701-progress grep -q '^sonde bench: \[1/8\] clock 0.9 ms load-ratio' err.a
 "$SONDE" bench -s clock --runs 4 -o b --json >b.json 2>err.b
 check t701-clock-status-2 [ $? -eq 0 ]
 a=a/bench/results.csv b=b/bench/results.csv
@@ -62,6 +64,32 @@ for k in 1 2 3 4; do
 done
 check t701-clock-steps-setting [ "$(val $a clock bias extra_steps)" = 8.0000 ]
 check t701-clock-no-steps-setting [ "$(val $a clock bias-no-steps extra_steps)" = 1.0000 ]
+for n in 2 4; do
+	check "t701-clock-steps-$n-setting" [ "$(val $a clock bias-steps-$n extra_steps)" = $n.0000 ]
+done
+
+# The verdict file (lib.sh: $SONDE_VERDICT, this test's own) holds the second suite, says
+# which machine, and the tools take from it the fewest extra steps whose four shares are
+# all within 10 points of 25 % (computed here from the file's own rows).
+v=$SONDE_VERDICT
+check t701-verdict-saved grep -q "^sonde bench: verdict saved in $v " err.b
+check t701-verdict-machine grep -q "^\*,,machine,kernel,$(uname -r)\$" "$v"
+check t701-verdict-same-figures [ "$(val "$v" clock bias bias1)" = "$(val $b clock bias bias1)" ]
+want=$(awk -F, '$1 == "clock" && $3 ~ /^bias/ && $4 ~ /^bias[1-4]$/ {
+		d = $5 - 0.25; if (d < 0) d = -d; if (d > worst[$3]) worst[$3] = d }
+	$1 == "clock" && $4 == "extra_steps" { steps[$3] = $5 + 0 }
+	END { best = 0; for (b in steps) if (worst[b] <= 0.1 + 1e-9 && (!best || steps[b] < best))
+		best = steps[b]; print best }' "$v")
+echo "verdict: the tools' setting should be ${want:-none}"
+"$SONDE" mem -s clock -o rec -- /usr/bin/env >env.out 2>rep.out
+got=$(sed -n 's/^SONDE_EXTRA_STEPS=//p' env.out)
+if [ "${want:-0}" -gt 0 ]; then
+	check t701-verdict-mem-takes-it [ "$got" = "$want" ]
+	check t701-verdict-mem-says grep -q "^  de-bias   $want extra steps: the cheapest within 10 points of unbiased on this machine's Bias-Bench" rep.out
+else
+	check t701-verdict-mem-default [ -z "$got" ]
+	check t701-verdict-mem-says grep -q "^  de-bias   8 extra steps, the default: no setting" rep.out
+fi
 for bn in load-ratio bias; do
 	x=$(val $a clock $bn accuracy) y=$(val $b clock $bn accuracy)
 	in_range "t701-clock-accuracy-$bn" "$x" 0.75 1.25
