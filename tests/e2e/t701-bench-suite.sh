@@ -50,7 +50,7 @@ echo "first clock suite: $(($(date +%s) - start)) s, load $(cut -d' ' -f1 /proc/
 # 8 benchmarks: load-ratio, locked-load, bias, bias-no-steps, bias-steps-2, bias-steps-4,
 # multi-event, exec-user
 check t701-progress grep -q '^sonde bench: \[1/8\] clock 0.9 ms load-ratio' err.a
-"$SONDE" bench -s clock --runs 4 -o b --json >b.json 2>err.b
+"$SONDE" bench -s clock --runs 4 -o b --json --html b.html >b.json 2>err.b
 check t701-clock-status-2 [ $? -eq 0 ]
 a=a/bench/results.csv b=b/bench/results.csv
 grep -E '^clock,0.9 ms,(bias|bias-no-steps|load-ratio),' $a | sed 's/^/  a: /'
@@ -110,3 +110,22 @@ d = json.load(open("b.json"))
 c = [s for s in d["sources"] if s["source"] == "clock"][0]
 assert c["status"] == "ok" and "extra steps" in c["verdict"], c
 assert any(f["measure"] == "bias1" for f in c["figures"])'
+
+# The page: one Bias-Bench chart per setting whose bars are the CSV's shares, and the
+# accuracy plot for clock.
+check t701-html-bias-bars python3 - b.html $b <<'PY'
+import csv, re, sys
+page = open(sys.argv[1]).read()
+rows = list(csv.reader(open(sys.argv[2])))
+fig = {}
+for m in re.finditer(r'<figcaption>(\d+) extra steps?[^:]*: clock at 0.9 ms:[^<]*</figcaption>(.*?)</svg>', page, re.S):
+    fig[int(m.group(1))] = [float(v) for v in re.findall(r'data-v="([^"]+)"', m.group(2))]
+steps = {r[2]: int(float(r[4])) for r in rows if r[0] == "clock" and r[3] == "extra_steps"}
+assert sorted(fig) == sorted(steps.values()) == [1, 2, 4, 8], (sorted(fig), steps)
+for bench, n in steps.items():
+    want = [float(r[4]) * 100 for k in range(1, 5) for r in rows
+            if r[0] == "clock" and r[2] == bench and r[3] == "bias%d" % k]
+    # the CSV has 4 decimals of a share: 0.005 points
+    assert all(abs(a - b) < 0.006 for a, b in zip(fig[n], want)) and len(want) == 4, (bench, fig[n], want)
+assert 'id="accuracy-clock"' in page
+PY

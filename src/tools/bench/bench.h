@@ -81,4 +81,32 @@ int bench_parse_interval(const char *s, uint64_t *value, int *is_time);
 /* "0.9 ms", "100 us", "every access", "1 in 1000" into buf. */
 void bench_interval_name(char *buf, size_t len, uint64_t value, int time_unit);
 
+/* One figure of a suite: a row of results.csv (source,interval,benchmark,measure,value).
+ * Rows of benchmark "*" are about the source at that interval: skip, verdict, period,
+ * runs, date, extra_steps_choice. */
+struct bench_row {
+	const char *source;
+	char interval[32];
+	const char *bench;
+	char measure[24];
+	double value;
+	char text[256];		/* non-empty: a text value (skip reasons, errors) */
+};
+
+/* What the page says about the suite as a whole. */
+struct bench_facts {
+	const char *cpu, *kernel, *host, *date, *load, *verdict_file;
+	int runs;
+	double seconds;
+};
+
+/*
+ * The suite as one self-contained HTML page into path (ui/html.h): the verdicts, Bias-Bench's
+ * shares as bars per source, interval and setting (25 % each is unbiased), the accuracy of
+ * each benchmark against the interval per source, and every figure in a table.  0, or
+ * -errno with a one-line reason in err.
+ */
+int bench_html(const struct bench_row *rows, int n, const struct bench_facts *f,
+	       const char *path, char *err, size_t errlen);
+
 #endif

@@ -66,14 +66,6 @@ struct config {
 	char skip[256];		/* non-empty: not run, why */
 };
 
-struct row {
-	const char *source;
-	char interval[32];
-	const char *bench;
-	char measure[24];
-	double value;
-	char text[256];		/* non-empty: a text value (skip reasons, errors) */
-};
 
 struct bench_state {
 	char dir[PATH_MAX];	/* DIR/bench */
@@ -81,7 +73,7 @@ struct bench_state {
 	char sonde[PATH_MAX], bin_dir[PATH_MAX];
 	int runs, keep, json, tmp_dir;
 	const char *extra_steps;	/* SONDE_EXTRA_STEPS for the de-biased clock runs */
-	struct row *rows;
+	struct bench_row *rows;
 	int nrows;
 	int step, nsteps;
 	double t0;
@@ -109,6 +101,8 @@ static void usage(FILE *f)
 		"      --extra-steps N   clock's de-biasing setting to measure (default: the\n"
 		"                        runtime's, or $SONDE_EXTRA_STEPS)\n"
 		"      --json            the figures and verdicts as JSON on stdout\n"
+		"      --html FILE       also write the suite as one HTML page (verdicts, Bias-Bench\n"
+		"                        bars, accuracy against the interval, every figure)\n"
 		"  -h, --help            this text\n\n"
 		"The benchmarks are looked for beside this sonde (build/bench/), in PREFIX/lib/sonde/bench/\n"
 		"when installed, or in $SONDE_BENCH_DIR.\n"
@@ -124,12 +118,12 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static struct row *add_row(struct bench_state *s, const struct config *c, const char *bench,
+static struct bench_row *add_row(struct bench_state *s, const struct config *c, const char *bench,
 			   const char *measure, double value, const char *text)
 {
 	if (s->nrows == MAX_ROWS)
 		return NULL;
-	struct row *r = &s->rows[s->nrows++];
+	struct bench_row *r = &s->rows[s->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->source = c ? c->source : "*";
 	snprintf(r->interval, sizeof(r->interval), "%s", c ? c->name : "");
@@ -140,11 +134,11 @@ static struct row *add_row(struct bench_state *s, const struct config *c, const 
 	return r;
 }
 
-static const struct row *find_row(const struct bench_state *s, const struct config *c,
+static const struct bench_row *find_row(const struct bench_state *s, const struct config *c,
 				  const char *bench, const char *measure)
 {
 	for (int i = 0; i < s->nrows; i++) {
-		const struct row *r = &s->rows[i];
+		const struct bench_row *r = &s->rows[i];
 		if (!strcmp(r->source, c->source) && !strcmp(r->interval, c->name) &&
 		    !strcmp(r->bench, bench) && !strcmp(r->measure, measure) && !r->text[0])
 			return r;
@@ -155,7 +149,7 @@ static const struct row *find_row(const struct bench_state *s, const struct conf
 static double row_value(const struct bench_state *s, const struct config *c, const char *bench,
 			const char *measure)
 {
-	const struct row *r = find_row(s, c, bench, measure);
+	const struct bench_row *r = find_row(s, c, bench, measure);
 	return r ? r->value : NAN;
 }
 
@@ -429,7 +423,7 @@ static int steps_choice(const struct bench_state *s, const struct config *c)
 	static struct verdict v;
 	memset(&v, 0, sizeof(v));
 	for (int i = 0; i < s->nrows; i++) {
-		const struct row *r = &s->rows[i];
+		const struct bench_row *r = &s->rows[i];
 		char val[64];
 		if (strcmp(r->source, c->source) || strcmp(r->interval, c->name) || r->text[0])
 			continue;
@@ -500,7 +494,7 @@ static void verdict(struct bench_state *s, const struct config *c, char *buf, si
 		snprintf(buf + strlen(buf), len - strlen(buf), ")");
 }
 
-static void fmt_value(const struct row *r, char *buf, size_t len)
+static void fmt_value(const struct bench_row *r, char *buf, size_t len)
 {
 	if (r->text[0])
 		snprintf(buf, len, "%s", r->text);
@@ -524,7 +518,7 @@ static void write_head(FILE *f)
 	}
 }
 
-static void write_row(FILE *f, const struct row *r)
+static void write_row(FILE *f, const struct bench_row *r)
 {
 	char v[300];
 	fmt_value(r, v, sizeof(v));
@@ -586,7 +580,7 @@ static int save_verdict(const struct bench_state *s, const struct config *cs, in
 	}
 	write_head(f);
 	for (int i = 0; i < s->nrows; i++) {
-		const struct row *rw = &s->rows[i];
+		const struct bench_row *rw = &s->rows[i];
 		int old_has = 0;
 		for (int k = 0; keep && k < old.n; k++)
 			old_has |= !strcmp(old.e[k].source, rw->source);
@@ -632,7 +626,7 @@ static void print_json(const struct bench_state *s, const struct config *cs, int
 		json_str(&j, "verdict", s->verdict[i]);
 		json_begin_array(&j, "figures");
 		for (int k = 0; k < s->nrows; k++) {
-			const struct row *r = &s->rows[k];
+			const struct bench_row *r = &s->rows[k];
 			if (strcmp(r->source, c->source) || strcmp(r->interval, c->name))
 				continue;
 			json_begin_object(&j, NULL);
@@ -659,7 +653,7 @@ static void print_text(const struct bench_state *s, const struct config *cs, int
 					    "stderr", "bias (%)", "time", "memory" };
 	struct text_table *t = text_table_new(8, head, "lllrrlrr");
 	for (int i = 0; t && i < s->nrows; i++) {
-		const struct row *r = &s->rows[i];
+		const struct bench_row *r = &s->rows[i];
 		char a[32], e[32], b[64] = "", tm[32], m[32];
 		if (strcmp(r->measure, "accuracy"))
 			continue;
@@ -794,13 +788,14 @@ static int cmd_bench(int argc, char **argv)
 		{ "keep", no_argument, NULL, 1001 },
 		{ "extra-steps", required_argument, NULL, 1002 },
 		{ "json", no_argument, NULL, 1003 },
+		{ "html", required_argument, NULL, 1004 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static struct bench_state s;
 	static char src_arg[256] = "hw,clock,inst", int_arg[256] = "";
 	static char steps_buf[16];
-	const char *out_dir = NULL;
+	const char *out_dir = NULL, *html = NULL;
 	int opt;
 	memset(&s, 0, sizeof(s));
 	s.runs = 3;
@@ -841,6 +836,11 @@ static int cmd_bench(int argc, char **argv)
 			break;
 		case 1003:
 			s.json = 1;
+			break;
+		case 1004:
+			if (!*optarg)
+				return sonde_usage_error("bench", "--html wants a file name");
+			html = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -967,14 +967,16 @@ static int cmd_bench(int argc, char **argv)
 		add_row(&s, c, "*", "date", NAN, date);
 	}
 	char vpath[PATH_MAX] = "";
-	if (verdict_path(vpath, sizeof(vpath)) < 0)
+	if (verdict_path(vpath, sizeof(vpath)) < 0) {
 		sonde_warn("the verdict is not saved: neither SONDE_VERDICT, XDG_CACHE_HOME nor "
 			   "HOME is set");
-	else if ((r = save_verdict(&s, cs, nc, vpath)) < 0)
+	} else if ((r = save_verdict(&s, cs, nc, vpath)) < 0) {
 		sonde_warn("cannot save the verdict in '%s': %s", vpath, strerror(-r));
-	else
+		vpath[0] = 0;
+	} else {
 		fprintf(stderr, "sonde bench: verdict saved in %s (sonde mem and comm take clock's "
 			"de-biasing setting from it; sonde info shows it)\n", vpath);
+	}
 
 	int status = 0;
 	if (out_dir) {
@@ -988,6 +990,18 @@ static int cmd_bench(int argc, char **argv)
 			rmdir(s.runs_dir);
 	} else {
 		rm_tree(s.dir);
+	}
+	if (html) {
+		char cpu[128], kernel[128], host[128] = "", herr[512];
+		verdict_machine(cpu, sizeof(cpu), kernel, sizeof(kernel));
+		gethostname(host, sizeof(host) - 1);
+		struct bench_facts facts = { .cpu = cpu, .kernel = kernel, .host = host,
+					     .date = date, .load = load, .verdict_file = vpath,
+					     .runs = s.runs, .seconds = secs };
+		if ((r = bench_html(s.rows, s.nrows, &facts, html, herr, sizeof(herr))) < 0) {
+			sonde_error("%s", herr);
+			status = 1;
+		}
 	}
 	if (s.json)
 		print_json(&s, cs, nc, secs, load);
