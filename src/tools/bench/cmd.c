@@ -605,7 +605,7 @@ static int save_verdict(const struct bench_state *s, const struct config *cs, in
 }
 
 static void print_json(const struct bench_state *s, const struct config *cs, int nc, double secs,
-		       const char *load)
+		       const char *load, const char *vpath)
 {
 	struct json j;
 	json_init(&j, stdout);
@@ -614,6 +614,7 @@ static void print_json(const struct bench_state *s, const struct config *cs, int
 	json_str(&j, "extra_steps", s->extra_steps);
 	json_double(&j, "seconds", secs, 1);
 	json_str(&j, "loadavg", load);
+	json_str(&j, "verdict_file", vpath[0] ? vpath : NULL);
 	json_begin_array(&j, "sources");
 	for (int i = 0; i < nc; i++) {
 		const struct config *c = &cs[i];
@@ -662,7 +663,7 @@ static void print_text(const struct bench_state *s, const struct config *cs, int
 			if (!strcmp(cs[k].source, r->source) && !strcmp(cs[k].name, r->interval))
 				c = &cs[k];
 		double worst;
-		if (!strcmp(r->bench, "bias") || !strcmp(r->bench, "bias-no-steps"))
+		if (!strncmp(r->bench, "bias", 4))
 			bias_words(s, c, r->bench, b, sizeof(b), &worst);
 		snprintf(a, sizeof(a), "%.3f", r->value);
 		snprintf(e, sizeof(e), "%.3f", row_value(s, c, r->bench, "stderr"));
@@ -1004,7 +1005,7 @@ static int cmd_bench(int argc, char **argv)
 		}
 	}
 	if (s.json)
-		print_json(&s, cs, nc, secs, load);
+		print_json(&s, cs, nc, secs, load, vpath);
 	else
 		print_text(&s, cs, nc, secs, load);
 	for (int i = 0; i < s.nrows; i++)
