@@ -30,12 +30,15 @@
 #include "tools/reuse/reuse.h"
 
 #define TOP_PAIRS 50
+#define NAMED_PAIRS 4096	/* pairs named (and merged by name); the rest are dropped */
 
 struct rpair {
 	uint64_t use_ip, reuse_ip, addr;
 	double count, long_count;
 	double dist[REUSE_BINS];
 	uint32_t object;
+	char *name;		/* "use\0reuse\0object\0" after naming */
+	size_t namelen;
 };
 
 struct model {
@@ -53,6 +56,11 @@ struct model {
 	size_t npair, cap;
 	struct reuse_rec_seen *sv;	/* sampled outcomes */
 	size_t nsv, svcap;
+	/* the synthetic recording handed to the mem model; outlives it */
+	struct profile fake;
+	struct prof_process fproc;
+	struct prof_thread *ft;
+	struct sonde_rec_mem *recs;
 };
 
 static void add_stats(struct model *m, const struct reuse_rec_stats *s)
@@ -260,9 +268,9 @@ static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t 
 static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 {
 	const struct prof_process *pr = m->proc;
-	size_t n = m->npair < TOP_PAIRS ? m->npair : TOP_PAIRS;
-	struct prof_thread *ft = calloc(pr->nthread ? pr->nthread : 1, sizeof(*ft));
-	struct sonde_rec_mem *recs = calloc(n ? n : 1, sizeof(*recs));
+	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS;
+	struct prof_thread *ft = m->ft = calloc(pr->nthread ? pr->nthread : 1, sizeof(*ft));
+	struct sonde_rec_mem *recs = m->recs = calloc(n ? n : 1, sizeof(*recs));
 	struct memmodel *mm = NULL;
 	if (!ft || !recs || !pr->nthread)
 		goto out;
@@ -276,20 +284,16 @@ static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 		ft[i].mem = i ? NULL : recs;
 		ft[i].nmem = i ? 0 : n;
 	}
-	struct profile fake = *m->p;
-	struct prof_process fproc = *pr;
-	fproc.thread = ft;
-	fake.proc = &fproc;
-	fake.nproc = 1;
-	if (memmodel_build(&fake, &mm, err, errlen))
+	m->fake = *m->p;
+	m->fproc = *pr;
+	m->fproc.thread = ft;
+	m->fake.proc = &m->fproc;
+	m->fake.nproc = 1;
+	if (memmodel_build(&m->fake, &mm, err, errlen))
 		mm = NULL;
 	for (size_t i = 0; i < n; i++)
 		m->pair[i].object = mm && mm->nthread ? mm->thread[0].object[i] : MM_NONE;
-	/* the model keeps pointers into fake's threads only while building: symbolize
-	 * goes through its own symbol tables */
 out:
-	free(ft);
-	free(recs);
 	return mm;
 }
 
@@ -364,7 +368,57 @@ static int write_miss(sqlite3 *db, struct model *m)
 	return r;
 }
 
-static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
+static int name_cmp(const void *x, const void *y)
+{
+	const struct rpair *a = x, *b = y;
+	if (a->namelen != b->namelen)
+		return a->namelen < b->namelen ? -1 : 1;
+	return memcmp(a->name, b->name, a->namelen);
+}
+
+/* Name the first NAMED_PAIRS pairs (code on each side, object) and merge those whose names
+ * are the same (an unrolled loop has several instructions per source line). */
+static int name_pairs(struct model *m, const struct memmodel *mm)
+{
+	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rpair *p = &m->pair[i];
+		char a[512], b[512];
+		const char *obj = mm && p->object != MM_NONE && p->object < mm->nobject
+					  ? mm->object[p->object].name : "?";
+		code_name(mm, p->use_ip, a, sizeof(a));
+		code_name(mm, p->reuse_ip, b, sizeof(b));
+		size_t la = strlen(a) + 1, lb = strlen(b) + 1, lo = strlen(obj) + 1;
+		p->name = malloc(la + lb + lo);
+		if (!p->name)
+			return -ENOMEM;
+		memcpy(p->name, a, la);
+		memcpy(p->name + la, b, lb);
+		memcpy(p->name + la + lb, obj, lo);
+		p->namelen = la + lb + lo;
+	}
+	for (size_t i = n; i < m->npair; i++)
+		free(m->pair[i].name);
+	qsort(m->pair, n, sizeof(*m->pair), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct rpair *p = &m->pair[i];
+		if (k && !name_cmp(&m->pair[k - 1], p)) {
+			struct rpair *q = &m->pair[k - 1];
+			q->count += p->count;
+			q->long_count += p->long_count;
+			for (int b = 0; b < REUSE_BINS; b++)
+				q->dist[b] += p->dist[b];
+			free(p->name);
+			continue;
+		}
+		m->pair[k++] = *p;
+	}
+	m->npair = k;
+	qsort(m->pair, m->npair, sizeof(*m->pair), pair_cmp);
+	return 0;
+}
+
+static int write_pairs(sqlite3 *db, struct model *m)
 {
 	sqlite3_stmt *st;
 	int r = 0;
@@ -374,11 +428,7 @@ static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
 		return -EIO;
 	for (size_t i = 0; i < m->npair && i < TOP_PAIRS && !r; i++) {
 		const struct rpair *p = &m->pair[i];
-		char a[512], b[512];
-		const char *obj = mm && p->object != MM_NONE && p->object < mm->nobject
-					  ? mm->object[p->object].name : "?";
-		code_name(mm, p->use_ip, a, sizeof(a));
-		code_name(mm, p->reuse_ip, b, sizeof(b));
+		const char *a = p->name, *b = a + strlen(a) + 1, *obj = b + strlen(b) + 1;
 		double half = 0, acc = 0;
 		int med = 0;
 		for (int k = 0; k < REUSE_BINS; k++)
@@ -388,7 +438,7 @@ static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
 			if (acc >= half / 2 && acc > 0)
 				break;
 		}
-		r = db_row(st, "ittttddu", (int64_t)i + 1, a, b, obj, p->count, p->long_count,
+		r = db_row(st, "itttddu", (int64_t)i + 1, a, b, obj, p->count, p->long_count,
 			   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1));
 	}
 	sqlite3_finalize(st);
@@ -460,6 +510,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 }
 
 static const char schema_sql[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE reuse_hist(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
 	"CREATE TABLE reuse_miss(bytes INTEGER, miss_ratio REAL);"
 	"CREATE TABLE reuse_pairs(rank INTEGER, use_code TEXT, reuse_code TEXT, object TEXT,"
@@ -493,13 +544,21 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	qsort(m.pair, m.npair, sizeof(*m.pair), pair_cmp);
 	if (m.npair)
 		mm = objects(&m, err, errlen);
+	if ((r = name_pairs(&m, mm))) {
+		errmsg(err, errlen, r, "naming the reuse pairs");
+		goto out;
+	}
 	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_hist(db, &m) ||
-	    write_miss(db, &m) || write_pairs(db, &m, mm) || write_meta(db, &m))
+	    write_miss(db, &m) || write_pairs(db, &m) || write_meta(db, &m))
 		r = db_fail(db, err, errlen, "writing the reuse tables");
 out:
 	if (mm)
 		memmodel_free(mm);
+	for (size_t i = 0; i < m.npair && i < NAMED_PAIRS; i++)
+		free(m.pair[i].name);
 	free(m.pair);
 	free(m.sv);
+	free(m.ft);
+	free(m.recs);
 	return r;
 }

@@ -276,7 +276,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	db_meta(db, "granularity", b[3], sizeof(b[3]));
 	spatial = !strcmp(b[3], "spatial");
 	fprintf(out, "sonde reuse: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
-	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (%s elements)\n",
+	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (elements: %s)\n",
 		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
 		db_meta(db, "period_unit", b[2], sizeof(b[2])),
 		db_meta(db, "cache", b[3], sizeof(b[3])), spatial ? "spatial" : "temporal",
