@@ -37,6 +37,8 @@ struct reuse_rec_seen {
 	uint64_t dt;			/* ns between them */
 	uint64_t use_ip, reuse_ip;	/* reuse_ip: the trapping access (hw: the next instruction) */
 	uint64_t addr;
+	uint64_t n0, n1;		/* the slot's offers at arming and at the trap (sampler.h):
+					 * the outcome stands for n1/n0 uses */
 };
 
 /* --exact: `count` reuses from use_ip to reuse_ip, their reuse and time distances binned. */

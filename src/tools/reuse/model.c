@@ -51,6 +51,7 @@ struct model {
 	double inv, cold, reuses;	/* estimated accesses */
 	uint64_t seen, seen_inv, seen_trd;
 	double accesses, footprint;	/* elements */
+	double per;			/* accesses per unit of outcome weight (sampled) */
 	int64_t cache[4];		/* L1..L3 bytes, -1 unknown */
 	struct rpair *pair;
 	size_t npair, cap;
@@ -162,20 +163,70 @@ static void model_exact(struct model *m)
 	m->footprint = m->cold;
 }
 
+/* An outcome stands for n1/n0 uses: the inverse of its chance to survive replacement
+ * (sampler.h).  Records without the counts weigh 1. */
+static double outcome_weight(const struct reuse_rec_seen *s)
+{
+	return s->n0 && s->n1 >= s->n0 ? (double)s->n1 / (double)s->n0 : 1;
+}
+
+struct tpoint {
+	uint64_t t;
+	double w;
+};
+
+static int tpoint_cmp(const void *x, const void *y)
+{
+	const struct tpoint *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/* Shen on the outcomes' own time distances (reuse_shen_points); on the bins if memory is
+ * short. */
+static void convert_points(struct model *m)
+{
+	struct tpoint *p = malloc(m->seen_trd * sizeof(*p));
+	uint64_t *t = malloc(m->seen_trd * sizeof(*t));
+	double *w = malloc(m->seen_trd * sizeof(*w));
+	size_t n = 0;
+	if (!p || !t || !w) {
+		reuse_shen_convert(m->time, m->inv + m->cold, m->footprint, m->dist);
+		goto out;
+	}
+	for (size_t i = 0; i < m->nsv; i++) {
+		const struct reuse_rec_seen *s = &m->sv[i];
+		if (!(s->flags & REUSE_F_INVALIDATION) && (s->flags & REUSE_F_TRD) && n < m->seen_trd)
+			p[n++] = (struct tpoint){ s->trd, outcome_weight(s) * m->per };
+	}
+	qsort(p, n, sizeof(*p), tpoint_cmp);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = p[i].t;
+		w[i] = p[i].w;
+	}
+	reuse_shen_points(t, w, n, m->inv + m->cold, m->footprint, m->dist);
+out:
+	free(p);
+	free(t);
+	free(w);
+}
+
 /* Sampled mode: outcomes scaled to the accesses, Shen for the distances. */
 static void model_sampled(struct model *m)
 {
-	double obs_time[REUSE_BINS] = { 0 };
+	double obs_time[REUSE_BINS] = { 0 }, wall = 0, winv = 0;
 	for (size_t i = 0; i < m->nsv; i++) {
 		const struct reuse_rec_seen *s = &m->sv[i];
+		double w = outcome_weight(s);
 		m->seen++;
-		if (s->flags & REUSE_F_INVALIDATION)
+		wall += w;
+		if (s->flags & REUSE_F_INVALIDATION) {
 			m->seen_inv++;
-		else if (s->flags & REUSE_F_TRD) {
+			winv += w;
+		} else if (s->flags & REUSE_F_TRD) {
 			m->seen_trd++;
-			obs_time[reuse_bin(s->trd)]++;
+			obs_time[reuse_bin(s->trd)] += w;
 		} else {
-			m->ns[reuse_bin(s->dt)]++;
+			m->ns[reuse_bin(s->dt)] += w;
 		}
 	}
 	m->accesses = (double)m->st.accesses;
@@ -183,15 +234,16 @@ static void model_sampled(struct model *m)
 	if (m->footprint > m->accesses)
 		m->footprint = m->accesses;
 	m->cold = m->footprint;
-	double rest = m->accesses - m->cold, per = m->seen ? rest / (double)m->seen : 0;
-	m->inv = (double)m->seen_inv * per;
+	double rest = m->accesses - m->cold, per = wall > 0 ? rest / wall : 0;
+	m->inv = winv * per;
 	for (int b = 0; b < REUSE_BINS; b++) {
 		m->time[b] = obs_time[b] * per;
 		m->ns[b] *= per;
 	}
-	m->reuses = (double)(m->seen - m->seen_inv) * per;
+	m->reuses = (wall - winv) * per;
+	m->per = per;
 	if (m->seen_trd)
-		reuse_shen_convert(m->time, m->inv + m->cold, m->footprint, m->dist);
+		convert_points(m);
 }
 
 static double mean_dist(const double *dist)
@@ -213,21 +265,16 @@ static int sampled_pairs(struct model *m)
 		if (s->flags & REUSE_F_INVALIDATION)
 			continue;
 		struct rpair *r = pair_get(m, s->use_ip, s->reuse_ip);
+		double w = outcome_weight(s) * m->per;	/* accesses, as the histogram */
 		if (!r)
 			return -ENOMEM;
 		r->addr = s->addr;
-		r->count += 1;
+		r->count += w;
 		if (s->flags & REUSE_F_TRD) {
 			double d = reuse_shen_mean(m->time, m->inv + m->cold, (double)s->trd);
-			r->dist[reuse_bin((uint64_t)d)] += 1;
-			r->long_count += d >= l2;
+			r->dist[reuse_bin((uint64_t)d)] += w;
+			r->long_count += d >= l2 ? w : 0;
 		}
-	}
-	/* scale to accesses as the histogram is */
-	double per = m->seen ? (m->accesses - m->cold) / (double)m->seen : 0;
-	for (size_t i = 0; i < m->npair; i++) {
-		m->pair[i].count *= per;
-		m->pair[i].long_count *= per;
 	}
 	(void)mean_dist;
 	return 0;

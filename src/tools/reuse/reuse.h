@@ -37,6 +37,15 @@ double reuse_shen_mean(const double *time, double never, double w);
  */
 void reuse_shen_convert(const double *time, double never, double n, double *dist);
 
+/*
+ * The same from individual time distances rather than bins: t[0..n) ascending, each with
+ * weight wt[i] (uses it stands for).  The mean for w is then exact for the sample:
+ * [sum over t_i < w of wt_i (t_i + 1) + w (sum over t_i >= w of wt_i + never)] / all,
+ * and each sample converts at its own distance, not at points spread over its bin.
+ */
+void reuse_shen_points(const uint64_t *t, const double *wt, size_t n, double never, double nfoot,
+		       double *dist);
+
 /* The share of the reuses of `dist` at distance >= c elements (uniform inside bins). */
 double reuse_share_beyond(const double *dist, double c);
 

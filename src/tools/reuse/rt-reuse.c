@@ -315,6 +315,8 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 		.use_ip = seen.use_ip,
 		.reuse_ip = w->ip,
 		.addr = seen.addr,
+		.n0 = seen.n0,
+		.n1 = seen.n1,
 	};
 	rt_tool_record(t, &rec, sizeof(rec));
 	rt_leave(t);

@@ -35,6 +35,7 @@ SIGSAFE int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr,
 			s->p0 = p0;
 			s->t0 = t0;
 			s->ip = ip;
+			s->offers_armed = s->offers;
 			return i;
 		}
 	return -1;
@@ -56,6 +57,8 @@ SIGSAFE int reuse_gwp_trap(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t
 	out->dt = t > s->t0 ? t - s->t0 : 0;
 	out->use_ip = s->ip;
 	out->addr = s->addr;
+	out->n0 = s->offers_armed;
+	out->n1 = s->offers;
 	s->active = 0;
 	s->offers = 0;
 	return 1;

@@ -14,6 +14,10 @@
  *       a time distance P' - P - 1 (the owner's accesses strictly between), any other
  *       thread an invalidation (its watchpoint is write-only: a remote store).  The slot
  *       is freed either way: one outcome per use.
+ *   Bias: a use that waits long for its outcome is more often replaced first, so long
+ *       distances are observed less often than they happen.  The outcome carries the
+ *       slot's offer counts at arming and at the trap; weighting it by n1/n0 (the inverse
+ *       of its chance to survive) removes that bias (doc/sonde-reuse.md, "Sampling").
  */
 #ifndef SONDE_TOOLS_REUSE_SAMPLER_H
 #define SONDE_TOOLS_REUSE_SAMPLER_H
@@ -31,6 +35,7 @@ struct reuse_slot {
 	uint64_t t0;		/* the use's time, ns */
 	uint64_t ip;		/* the use's code address */
 	uint64_t offers;	/* samples offered since the slot was freed */
+	uint64_t offers_armed;	/* offers when this use took the slot */
 };
 
 struct reuse_gwp {
@@ -45,6 +50,10 @@ struct reuse_seen {
 	uint64_t trd;		/* the owner's accesses between (reuse; UINT64_MAX if unknown) */
 	uint64_t dt;		/* ns between use and trap */
 	uint64_t use_ip, addr;
+	/* The slot's offers when the use took it (n0) and when it trapped (n1): the use
+	 * survived offers n0+1..n1, each replacing it with probability 1/offers, so it was
+	 * observed with probability n0/n1 and stands for n1/n0 uses (the model's weight). */
+	uint64_t n0, n1;
 };
 
 void reuse_gwp_init(struct reuse_gwp *g, int nslots);

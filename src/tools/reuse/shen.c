@@ -7,6 +7,7 @@
  * piecewise linear and its partial sums have a closed form per bin.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/reuse/reuse.h"
@@ -91,6 +92,50 @@ void reuse_shen_convert(const double *time, double never, double n, double *dist
 			spread(dist, time[b] / pts, mu, n > 1 ? n * p * (1 - p) : 0);
 		}
 	}
+}
+
+/* Mean distance for window w from sorted points: prefix[i] = sum of wt_j (t_j + 1), j < i. */
+static double points_mean(const uint64_t *t, const double *prefix, const double *wprefix,
+			  size_t n, double never, double all, double w)
+{
+	size_t lo = 0, hi = n;	/* first i with t[i] >= w */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if ((double)t[mid] < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (prefix[lo] + w * (wprefix[n] - wprefix[lo] + never)) / all;
+}
+
+void reuse_shen_points(const uint64_t *t, const double *wt, size_t n, double never, double nfoot,
+		       double *dist)
+{
+	double *prefix = calloc(n + 1, sizeof(double)), *wprefix = calloc(n + 1, sizeof(double));
+	memset(dist, 0, REUSE_BINS * sizeof(*dist));
+	if (!prefix || !wprefix) {
+		free(prefix);
+		free(wprefix);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		prefix[i + 1] = prefix[i] + wt[i] * ((double)t[i] + 1);
+		wprefix[i + 1] = wprefix[i] + wt[i];
+	}
+	double all = wprefix[n] + never;
+	for (size_t i = 0; i < n && all > 0; i++) {
+		double w = (double)t[i];
+		double mu = w ? points_mean(t, prefix, wprefix, n, never, all, w) : 0;
+		if (w >= 1 && mu < 1)
+			mu = 1;
+		if (mu > w)
+			mu = w;
+		double p = nfoot > 1 ? fmin(1, mu / nfoot) : 1;
+		spread(dist, wt[i], mu, nfoot > 1 ? nfoot * p * (1 - p) : 0);
+	}
+	free(prefix);
+	free(wprefix);
 }
 
 double reuse_share_beyond(const double *dist, double c)

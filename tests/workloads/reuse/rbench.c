@@ -67,17 +67,23 @@ static void *ri_thread(void *arg)
 		if (!a[p])
 			abort();
 	}
-	for (uint64_t o = 0; o < outer; o++)
-		for (int p = 0; p < PHASES; p++)
-			for (uint64_t r = 0; r < rep[p]; r++) {
-				for (uint64_t i = 0; i < inv; i++)
-					shared[i] = sum + i;
-				volatile uint64_t *v = a[p];
-				for (uint64_t k = 0; k + 1 < x1[p]; k += 2) {
+	/* locals: the loops' only memory accesses are the array elements (a volatile store
+	 * could alias the globals, which would be reloaded on every iteration) */
+	const uint64_t no = outer, ni = inv;
+	volatile uint64_t *const sh = shared;
+	for (uint64_t o = 0; o < no; o++)
+		for (int p = 0; p < PHASES; p++) {
+			const uint64_t n = x1[p], nr = rep[p];
+			volatile uint64_t *const v = a[p];
+			for (uint64_t r = 0; r < nr; r++) {
+				for (uint64_t i = 0; i < ni; i++)
+					sh[i] = sum + i;
+				for (uint64_t k = 0; k + 1 < n; k += 2) {
 					sum += v[k];
 					v[k + 1] = sum;
 				}
 			}
+		}
 	for (int p = 0; p < PHASES; p++)
 		free((void *)a[p]);
 	return (void *)(uintptr_t)sum;
@@ -159,10 +165,11 @@ static int sweep(int argc, char **argv)
 		print_hist();
 		return 0;
 	}
-	volatile uint64_t *a = calloc(n, sizeof(uint64_t));
+	volatile uint64_t *const a = calloc(n, sizeof(uint64_t));
 	uint64_t s = 0;
-	for (uint64_t k = 0; k < r; k++)
-		for (uint64_t i = 0; i < n; i++)
+	const uint64_t nn = n, nr = r;
+	for (uint64_t k = 0; k < nr; k++)
+		for (uint64_t i = 0; i < nn; i++)
 			s += a[i];
 	printf("sweep: %llu\n", (unsigned long long)s);
 	return 0;
@@ -188,7 +195,8 @@ NOINST static void give_turn(int other)
 static void *pp_thread(void *arg)
 {
 	int me = (int)(uintptr_t)arg;
-	for (uint64_t i = 0; i < pp_n; i++) {
+	const uint64_t n = pp_n;
+	for (uint64_t i = 0; i < n; i++) {
 		wait_turn(me);
 		word = i;
 		give_turn(1 - me);
@@ -216,9 +224,11 @@ static uint64_t ro_n, ro_r;
 static void *ro_thread(void *arg)
 {
 	uint64_t s = (uintptr_t)arg;
-	for (uint64_t k = 0; k < ro_r; k++)
-		for (uint64_t i = 0; i < ro_n; i++)
-			s += ro[i];
+	volatile uint64_t *const a = ro;
+	const uint64_t n = ro_n, r = ro_r;
+	for (uint64_t k = 0; k < r; k++)
+		for (uint64_t i = 0; i < n; i++)
+			s += a[i];
 	return (void *)(uintptr_t)s;
 }
 
