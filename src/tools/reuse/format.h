@@ -39,6 +39,7 @@ struct reuse_rec_seen {
 	uint64_t addr;
 	uint64_t n0, n1;		/* the slot's offers at arming and at the trap (sampler.h):
 					 * the outcome stands for n1/n0 uses */
+	uint64_t p0;			/* the owner's access count at the use (REUSE_F_TRD) */
 };
 
 /* --exact: `count` reuses from use_ip to reuse_ip, their reuse and time distances binned. */

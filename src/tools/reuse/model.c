@@ -170,44 +170,86 @@ static double outcome_weight(const struct reuse_rec_seen *s)
 	return s->n0 && s->n1 >= s->n0 ? (double)s->n1 / (double)s->n0 : 1;
 }
 
-struct tpoint {
+static int obs_cmp(const void *x, const void *y)
+{
+	const struct reuse_rec_seen *a = x, *b = y;
+	if (a->owner != b->owner)
+		return a->owner < b->owner ? -1 : 1;
+	return a->p0 < b->p0 ? -1 : a->p0 > b->p0;
+}
+
+#define WINDOW_MIN_OBS 8	/* observed uses a window needs for its own estimate */
+#define LOCAL_MIN 4		/* neighbours of the local Shen mean, at least */
+
+struct tw {
 	uint64_t t;
 	double w;
 };
 
-static int tpoint_cmp(const void *x, const void *y)
+static int tw_cmp(const void *x, const void *y)
 {
-	const struct tpoint *a = x, *b = y;
+	const struct tw *a = x, *b = y;
 	return a->t < b->t ? -1 : a->t > b->t;
 }
 
-/* Shen on the outcomes' own time distances (reuse_shen_points); on the bins if memory is
- * short. */
-static void convert_points(struct model *m)
+/*
+ * Reuse distances of the observed reuses: the window estimate (reuse_window_rd) where the
+ * window holds enough observed uses of its thread, else the Shen mean over the whole
+ * program's time distances (reuse_points_mean).  0 or -ENOMEM.
+ */
+static int convert_points(struct model *m)
 {
-	struct tpoint *p = malloc(m->seen_trd * sizeof(*p));
-	uint64_t *t = malloc(m->seen_trd * sizeof(*t));
-	double *w = malloc(m->seen_trd * sizeof(*w));
-	size_t n = 0;
-	if (!p || !t || !w) {
-		reuse_shen_convert(m->time, m->inv + m->cold, m->footprint, m->dist);
+	size_t cap = m->nsv ? m->nsv : 1, n = 0;
+	struct reuse_obs *o = malloc(cap * sizeof(*o));
+	uint32_t *owner = malloc(cap * sizeof(*owner));
+	struct tw *tw = malloc(cap * sizeof(*tw));
+	uint64_t *t = malloc(cap * sizeof(*t));
+	double *w = malloc(cap * sizeof(*w));
+	struct reuse_points pts = { 0 };
+	int r = -ENOMEM;
+	if (!o || !owner || !tw || !t || !w)
 		goto out;
-	}
+	qsort(m->sv, m->nsv, sizeof(*m->sv), obs_cmp);
 	for (size_t i = 0; i < m->nsv; i++) {
 		const struct reuse_rec_seen *s = &m->sv[i];
-		if (!(s->flags & REUSE_F_INVALIDATION) && (s->flags & REUSE_F_TRD) && n < m->seen_trd)
-			p[n++] = (struct tpoint){ s->trd, outcome_weight(s) * m->per };
+		if ((s->flags & REUSE_F_INVALIDATION) || !(s->flags & REUSE_F_TRD))
+			continue;
+		owner[n] = s->owner;
+		o[n] = (struct reuse_obs){ s->p0, s->trd, outcome_weight(s) * m->per };
+		tw[n] = (struct tw){ s->trd, o[n].w };
+		n++;
 	}
-	qsort(p, n, sizeof(*p), tpoint_cmp);
+	qsort(tw, n, sizeof(*tw), tw_cmp);
 	for (size_t i = 0; i < n; i++) {
-		t[i] = p[i].t;
-		w[i] = p[i].w;
+		t[i] = tw[i].t;
+		w[i] = tw[i].w;
 	}
-	reuse_shen_points(t, w, n, m->inv + m->cold, m->footprint, m->dist);
+	if (reuse_points_init(&pts, t, w, n, m->inv + m->cold))
+		goto out;
+	memset(m->dist, 0, sizeof(m->dist));
+	double all = m->reuses + m->inv + m->cold;
+	double never_share = all > 0 ? (m->inv + m->cold) / all : 0;
+	for (size_t g = 0, e; g < n; g = e) {
+		for (e = g; e < n && owner[e] == owner[g]; e++)
+			;
+		for (size_t i = g; i < e; i++) {
+			double rd = reuse_window_rd(o + g, e - g, i - g, WINDOW_MIN_OBS);
+			if (rd < 0 && e - g >= LOCAL_MIN)
+				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share);
+			if (rd < 0)
+				rd = reuse_points_mean(&pts, (double)o[i].trd);
+			m->dist[reuse_bin((uint64_t)llround(rd))] += o[i].w;
+		}
+	}
+	r = 0;
 out:
-	free(p);
+	reuse_points_release(&pts);
+	free(o);
+	free(owner);
+	free(tw);
 	free(t);
 	free(w);
+	return r;
 }
 
 /* Sampled mode: outcomes scaled to the accesses, Shen for the distances. */
@@ -242,8 +284,8 @@ static void model_sampled(struct model *m)
 	}
 	m->reuses = (wall - winv) * per;
 	m->per = per;
-	if (m->seen_trd)
-		convert_points(m);
+	if (m->seen_trd && convert_points(m))
+		reuse_shen_convert(m->time, m->inv + m->cold, m->footprint, m->dist);
 }
 
 static double mean_dist(const double *dist)

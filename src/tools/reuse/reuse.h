@@ -38,13 +38,48 @@ double reuse_shen_mean(const double *time, double never, double w);
 void reuse_shen_convert(const double *time, double never, double n, double *dist);
 
 /*
- * The same from individual time distances rather than bins: t[0..n) ascending, each with
- * weight wt[i] (uses it stands for).  The mean for w is then exact for the sample:
+ * The same mean from individual time distances rather than bins, exact for the sample:
+ * t[0..n) ascending, each standing for wt[i] uses; the mean for w is
  * [sum over t_i < w of wt_i (t_i + 1) + w (sum over t_i >= w of wt_i + never)] / all,
- * and each sample converts at its own distance, not at points spread over its bin.
+ * kept within [1, w].  init: 0 or -ENOMEM; t and wt must outlive p.
  */
-void reuse_shen_points(const uint64_t *t, const double *wt, size_t n, double never, double nfoot,
-		       double *dist);
+struct reuse_points {
+	const uint64_t *t;
+	double *prefix, *wprefix;
+	size_t n;
+	double never, all;
+};
+int reuse_points_init(struct reuse_points *p, const uint64_t *t, const double *wt, size_t n,
+		      double never);
+double reuse_points_mean(const struct reuse_points *p, double w);
+void reuse_points_release(struct reuse_points *p);
+
+/*
+ * The window estimate: the distinct elements among the w accesses after a use are those
+ * accessed there whose next access falls after the window.  The observed uses of the same
+ * thread inside the window are a sample of its accesses, so
+ *     RD ~ w x (weight of the uses inside whose reuse lands beyond the window)
+ *            / (weight of the uses inside)
+ * o[0..n) are one thread's observed reuses sorted by p0 (position in the thread's
+ * accesses); the estimate is for o[i].  Returns -1 when fewer than min_obs uses lie
+ * inside (the window is too short for the sampling period: use Shen).
+ */
+struct reuse_obs {
+	uint64_t p0, trd;
+	double w;
+};
+double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs);
+
+/*
+ * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread
+ * whose position lies within w (= o[i].trd) of the centre of o[i]'s window, and at least
+ * k_min of the nearest ones.  A program's phases reuse at different distances; the whole
+ * program's distribution (reuse_points_mean) mixes them and underestimates the distances
+ * of the phases with long ones.  never_share: the share of uses never reused (cold,
+ * invalidated), as an infinite time distance.
+ */
+double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_min,
+			double never_share);
 
 /* The share of the reuses of `dist` at distance >= c elements (uniform inside bins). */
 double reuse_share_beyond(const double *dist, double c);

@@ -317,6 +317,7 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 		.addr = seen.addr,
 		.n0 = seen.n0,
 		.n1 = seen.n1,
+		.p0 = seen.p0,
 	};
 	rt_tool_record(t, &rec, sizeof(rec));
 	rt_leave(t);

@@ -59,6 +59,7 @@ SIGSAFE int reuse_gwp_trap(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t
 	out->addr = s->addr;
 	out->n0 = s->offers_armed;
 	out->n1 = s->offers;
+	out->p0 = s->p0;
 	s->active = 0;
 	s->offers = 0;
 	return 1;

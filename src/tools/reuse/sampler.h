@@ -54,6 +54,7 @@ struct reuse_seen {
 	 * survived offers n0+1..n1, each replacing it with probability 1/offers, so it was
 	 * observed with probability n0/n1 and stands for n1/n0 uses (the model's weight). */
 	uint64_t n0, n1;
+	uint64_t p0;		/* the owner's access count at the use */
 };
 
 void reuse_gwp_init(struct reuse_gwp *g, int nslots);

@@ -6,6 +6,7 @@
  * Within a bin [lo, hi) a count is spread uniformly over the integers, so P(TRD >= k) is
  * piecewise linear and its partial sums have a closed form per bin.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,48 +95,48 @@ void reuse_shen_convert(const double *time, double never, double n, double *dist
 	}
 }
 
-/* Mean distance for window w from sorted points: prefix[i] = sum of wt_j (t_j + 1), j < i. */
-static double points_mean(const uint64_t *t, const double *prefix, const double *wprefix,
-			  size_t n, double never, double all, double w)
+int reuse_points_init(struct reuse_points *p, const uint64_t *t, const double *wt, size_t n,
+		      double never)
 {
-	size_t lo = 0, hi = n;	/* first i with t[i] >= w */
+	memset(p, 0, sizeof(*p));
+	p->prefix = calloc(n + 1, sizeof(double));
+	p->wprefix = calloc(n + 1, sizeof(double));
+	if (!p->prefix || !p->wprefix) {
+		reuse_points_release(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		p->prefix[i + 1] = p->prefix[i] + wt[i] * ((double)t[i] + 1);
+		p->wprefix[i + 1] = p->wprefix[i] + wt[i];
+	}
+	p->t = t;
+	p->n = n;
+	p->never = never;
+	p->all = p->wprefix[n] + never;
+	return 0;
+}
+
+void reuse_points_release(struct reuse_points *p)
+{
+	free(p->prefix);
+	free(p->wprefix);
+	p->prefix = p->wprefix = NULL;
+}
+
+double reuse_points_mean(const struct reuse_points *p, double w)
+{
+	size_t lo = 0, hi = p->n;	/* first i with t[i] >= w */
+	if (p->all <= 0 || w <= 0)
+		return 0;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if ((double)t[mid] < w)
+		if ((double)p->t[mid] < w)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return (prefix[lo] + w * (wprefix[n] - wprefix[lo] + never)) / all;
-}
-
-void reuse_shen_points(const uint64_t *t, const double *wt, size_t n, double never, double nfoot,
-		       double *dist)
-{
-	double *prefix = calloc(n + 1, sizeof(double)), *wprefix = calloc(n + 1, sizeof(double));
-	memset(dist, 0, REUSE_BINS * sizeof(*dist));
-	if (!prefix || !wprefix) {
-		free(prefix);
-		free(wprefix);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		prefix[i + 1] = prefix[i] + wt[i] * ((double)t[i] + 1);
-		wprefix[i + 1] = wprefix[i] + wt[i];
-	}
-	double all = wprefix[n] + never;
-	for (size_t i = 0; i < n && all > 0; i++) {
-		double w = (double)t[i];
-		double mu = w ? points_mean(t, prefix, wprefix, n, never, all, w) : 0;
-		if (w >= 1 && mu < 1)
-			mu = 1;
-		if (mu > w)
-			mu = w;
-		double p = nfoot > 1 ? fmin(1, mu / nfoot) : 1;
-		spread(dist, wt[i], mu, nfoot > 1 ? nfoot * p * (1 - p) : 0);
-	}
-	free(prefix);
-	free(wprefix);
+	double mu = (p->prefix[lo] + w * (p->wprefix[p->n] - p->wprefix[lo] + p->never)) / p->all;
+	return mu < 1 ? 1 : mu > w ? w : mu;
 }
 
 double reuse_share_beyond(const double *dist, double c)
@@ -167,4 +168,51 @@ double reuse_accuracy(const double *a, const double *b, int n)
 	for (int i = 0; i < n; i++)
 		d += fabs(a[i] / sa - b[i] / sb);
 	return 1 - d / 2;
+}
+
+double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs)
+{
+	uint64_t start = o[i].p0, end = o[i].p0 + o[i].trd;	/* window: (start, end] */
+	double in = 0, beyond = 0;
+	size_t k = 0;
+	for (size_t j = i + 1; j < n && o[j].p0 <= end; j++) {
+		if (o[j].p0 <= start)
+			continue;
+		k++;
+		in += o[j].w;
+		if (o[j].p0 + o[j].trd >= end)
+			beyond += o[j].w;
+	}
+	if (k < min_obs || in <= 0)
+		return -1;
+	return (double)o[i].trd * beyond / in;
+}
+
+double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_min,
+			double never_share)
+{
+	double w = (double)o[i].trd, centre = (double)o[i].p0 + w / 2, sum = 0, wsum = 0;
+	size_t lo = i, hi = i + 1;	/* [lo, hi): the neighbours taken */
+	/* widen to every use within w of the window's centre, then to k_min uses at least */
+	while (lo > 0 && fabs((double)o[lo - 1].p0 - centre) <= w)
+		lo--;
+	while (hi < n && fabs((double)o[hi].p0 - centre) <= w)
+		hi++;
+	while (hi - lo < k_min && (lo > 0 || hi < n)) {
+		double dl = lo > 0 ? fabs((double)o[lo - 1].p0 - centre) : INFINITY;
+		double dh = hi < n ? fabs((double)o[hi].p0 - centre) : INFINITY;
+		if (dl <= dh)
+			lo--;
+		else
+			hi++;
+	}
+	for (size_t j = lo; j < hi; j++) {
+		double t1 = (double)o[j].trd + 1;
+		sum += o[j].w * (t1 < w ? t1 : w);
+		wsum += o[j].w;
+	}
+	if (wsum <= 0 || w <= 0)
+		return 0;
+	double mu = (1 - never_share) * sum / wsum + never_share * w;
+	return mu < 1 ? 1 : mu > w ? w : mu;
 }
