@@ -271,7 +271,8 @@ static void model_sampled(struct model *m)
 			m->ns[reuse_bin(s->dt)] += w;
 		}
 	}
-	m->accesses = (double)m->st.accesses;
+	/* with the clock source there is no access count: the unit is the sample */
+	m->accesses = m->counts ? (double)m->st.accesses : (double)m->st.samples;
 	m->footprint = (double)m->st.pages * 4096.0 / m->element;
 	if (m->footprint > m->accesses)
 		m->footprint = m->accesses;
@@ -436,7 +437,11 @@ static int write_miss(sqlite3 *db, struct model *m)
 {
 	uint64_t size[80];
 	int n = 0, r = 0;
-	double top = m->footprint * m->element * 2;
+	double top = m->footprint * m->element * 2, mass = 0;
+	for (int b = 0; b < REUSE_BINS; b++)
+		mass += m->dist[b];
+	if (mass <= 0 && m->inv <= 0)
+		return 0;	/* no distance measured (clock source): no curve */
 	for (uint64_t b = 4096; n < 64; b *= 2) {
 		size[n++] = b;
 		if ((double)b > top)
