@@ -398,11 +398,12 @@ static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access 
 		return;
 	t->stats.samples++;
 	rt->samples++;
+	if (exact_mode) {
+		exact_access(t, rt, a);	/* the engine counts the footprint itself */
+		return;
+	}
 	note_page(a->addr);
-	if (exact_mode)
-		exact_access(t, rt, a);
-	else
-		sampled_access(t, rt, a);
+	sampled_access(t, rt, a);
 }
 
 static SIGSAFE void reuse_thread_end(struct rt_thread *t)
