@@ -16,6 +16,11 @@ N=2000
 check t511-status [ $? -eq 0 ]
 h=rec/reuse/histogram.csv
 check t511-no-invalidation [ "$(csv_get $h kind invalidation count)" = 0 ]
-check t511-reuses-at-0 [ "$(awk -F, '$1 == "reuse" && $2 == 0 { print $4 }' $h)" = $((2 * N)) ]
+# each of the 2N stores but the first reuses the word; the threads' start-up loads of the
+# loop bound (pp_n) may fall between two stores: a few reuses at distance 1
+short=$(awk -F, '$1 == "reuse" && ($2 == 0 || $2 == 1) { s += $4 } END { print s + 0 }' $h)
+zero=$(awk -F, '$1 == "reuse" && $2 == 0 { print $4 }' $h)
+check t511-reuses-short [ "$short" -ge $((2 * N - 1)) ]
+check t511-reuses-at-0 [ "$zero" -ge $((2 * N - 10)) ]
 check t511-says-shared grep -q "shared cache" summary
 check t511-meta [ "$(reuse_meta rec cache)" = shared ]
