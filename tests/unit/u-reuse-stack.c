@@ -163,13 +163,14 @@ TEST(reuse_remote_read_is_neither)
 
 TEST(reuse_long_sweep_renumbers)
 {
-	/* a cyclic sweep of 20000 elements, 5 times: 100000 stamps force renumbering; every
-	 * reuse has RD = TRD = 19999 */
+	/* a cyclic sweep of 20000 elements, 20 times: 400000 stamps, more than the tree's
+	 * 262144 (8 x the live elements, rounded up to a power of two), force renumbering;
+	 * every reuse has RD = TRD = 19999 */
 	static struct reuse_stack s;
 	struct reuse_outcome o;
 	uint64_t hits = 0, wrong = 0;
 	reuse_stack_init(&s);
-	for (int r = 0; r < 5; r++)
+	for (int r = 0; r < 20; r++)
 		for (uint64_t e = 0; e < 20000; e++) {
 			reuse_stack_access(&s, 0, 1, e, 0, 0, &o);
 			if (o.kind == REUSE_HIT) {
@@ -177,7 +178,7 @@ TEST(reuse_long_sweep_renumbers)
 				wrong += o.rd != 19999 || o.trd != 19999;
 			}
 		}
-	CHECK_EQ_U64(hits, 80000);
+	CHECK_EQ_U64(hits, 380000);
 	CHECK_EQ_U64(wrong, 0);
 	CHECK_EQ_U64(s.lost, 0);
 	reuse_stack_release(&s);

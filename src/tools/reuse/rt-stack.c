@@ -93,12 +93,14 @@ static SIGSAFE int grow_table(struct reuse_unit *u)
 
 /*
  * The stamps ran out: renumber the live entries by rank (their order is kept), rebuild the
- * tree with stamps 1..live, and double it first when more than half of it stays in use.
+ * tree with stamps 1..live, and double it first while more than an eighth of it would stay
+ * in use (a renumbering, O(table + live log live), then comes every 7/8 of the tree's
+ * stamps at least: amortized O(1) per access for a stable footprint).
  */
 static SIGSAFE int compact(struct reuse_unit *u)
 {
 	uint64_t cap = u->fencap ? u->fencap : reuse_stack_fen_first;
-	while (u->live + 1 > cap / 2)
+	while (u->live + 1 > cap / 8)
 		cap *= 2;
 	for (uint64_t i = 0; i < u->tabsize; i++) {
 		struct reuse_entry *e = &u->tab[i];
