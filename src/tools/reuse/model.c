@@ -52,6 +52,7 @@ struct model {
 	uint64_t seen, seen_inv, seen_trd;
 	double accesses, footprint;	/* elements */
 	double per;			/* accesses per unit of outcome weight (sampled) */
+	double *rd;			/* per sv[i]: its estimated reuse distance, -1 none */
 	int64_t cache[4];		/* L1..L3 bytes, -1 unknown */
 	struct rpair *pair;
 	size_t npair, cap;
@@ -206,15 +207,20 @@ static int convert_points(struct model *m)
 	uint64_t *t = malloc(cap * sizeof(*t));
 	double *w = malloc(cap * sizeof(*w));
 	struct reuse_points pts = { 0 };
+	size_t *idx = malloc(cap * sizeof(*idx));
 	int r = -ENOMEM;
-	if (!o || !owner || !tw || !t || !w)
+	m->rd = malloc(cap * sizeof(*m->rd));
+	if (!o || !owner || !tw || !t || !w || !idx || !m->rd)
 		goto out;
+	for (size_t i = 0; i < m->nsv; i++)
+		m->rd[i] = -1;
 	qsort(m->sv, m->nsv, sizeof(*m->sv), obs_cmp);
 	for (size_t i = 0; i < m->nsv; i++) {
 		const struct reuse_rec_seen *s = &m->sv[i];
 		if ((s->flags & REUSE_F_INVALIDATION) || !(s->flags & REUSE_F_TRD))
 			continue;
 		owner[n] = s->owner;
+		idx[n] = i;
 		o[n] = (struct reuse_obs){ s->p0, s->trd, outcome_weight(s) * m->per };
 		tw[n] = (struct tw){ s->trd, o[n].w };
 		n++;
@@ -239,11 +245,13 @@ static int convert_points(struct model *m)
 			if (rd < 0)
 				rd = reuse_points_mean(&pts, (double)o[i].trd);
 			m->dist[reuse_bin((uint64_t)llround(rd))] += o[i].w;
+			m->rd[idx[i]] = rd;
 		}
 	}
 	r = 0;
 out:
 	reuse_points_release(&pts);
+	free(idx);
 	free(o);
 	free(owner);
 	free(tw);
@@ -276,7 +284,8 @@ static void model_sampled(struct model *m)
 	m->footprint = (double)m->st.pages * 4096.0 / m->element;
 	if (m->footprint > m->accesses)
 		m->footprint = m->accesses;
-	m->cold = m->footprint;
+	/* cold accesses are counted in accesses: unknown without an access count */
+	m->cold = m->counts ? m->footprint : 0;
 	double rest = m->accesses - m->cold, per = wall > 0 ? rest / wall : 0;
 	m->inv = winv * per;
 	for (int b = 0; b < REUSE_BINS; b++) {
@@ -313,8 +322,8 @@ static int sampled_pairs(struct model *m)
 			return -ENOMEM;
 		r->addr = s->addr;
 		r->count += w;
-		if (s->flags & REUSE_F_TRD) {
-			double d = reuse_shen_mean(m->time, m->inv + m->cold, (double)s->trd);
+		if ((s->flags & REUSE_F_TRD) && m->rd && m->rd[i] >= 0) {
+			double d = m->rd[i];
 			r->dist[reuse_bin((uint64_t)d)] += w;
 			r->long_count += d >= l2 ? w : 0;
 		}
@@ -654,5 +663,6 @@ out:
 	free(m.sv);
 	free(m.ft);
 	free(m.recs);
+	free(m.rd);
 	return r;
 }

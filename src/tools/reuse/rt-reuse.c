@@ -256,7 +256,7 @@ static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 				   const struct rt_access *a)
 {
-	if (!watch_ok || !lock_try(256)) {
+	if (!watch_ok || !lock_try(64)) {	/* busy: drop the sample, never yield here */
 		rt->lost++;
 		return;
 	}
