@@ -256,6 +256,12 @@ static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 				   const struct rt_access *a)
 {
+	/* an access of the runtime's own code (a clock sample in a sonde-cc callback): not
+	 * the program's, and never reused by instrumented code */
+	if (rt_owns_address(a->ip)) {
+		rt->lost++;
+		return;
+	}
 	if (!watch_ok || !lock_try(64)) {	/* busy: drop the sample, never yield here */
 		rt->lost++;
 		return;
