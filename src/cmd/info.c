@@ -50,7 +50,7 @@ static const struct {
 } tools[] = {
 	{ "mem", 0, NULL },
 	{ "comm", 0, "watchpoints" },
-	{ "reuse", 1, "watchpoints" },
+	{ "reuse", 0, "watchpoints" },
 	{ "variance", 1, "breakpoints" },
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))

@@ -144,6 +144,11 @@ struct rt_source {
 
 extern const struct rt_source rt_source_clock, rt_source_hw, rt_source_inst;
 
+/* source-inst.c: the thread's loads and stores so far, exact with the inst source (the
+ * access being delivered or trapped included) when t is the calling thread; else the
+ * count of the last window.  Handler-safe. */
+uint64_t rt_inst_accesses(struct rt_thread *t);
+
 /* The source in use (init.c). */
 extern const struct rt_source *rt_source;
 

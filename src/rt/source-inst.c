@@ -156,6 +156,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 	rt_deliver_access(t, &a, NULL, INST_SKIP);
 }
 
+/* rt.h: the thread's exact access count so far (the access being delivered or trapped
+ * included).  Exact only for the calling thread: another thread's count lags by at most
+ * one period (its countdown is thread-local). */
+SIGSAFE uint64_t rt_inst_accesses(struct rt_thread *t)
+{
+	if (t != rt_self() || !inst_active)
+		return t->stats.accesses;
+	return t->stats.accesses + inst_period - inst_countdown;
+}
+
 /* A slot of the thread is armed: does this access hit it?  The accessing instruction is
  * found only on a hit.  `frame` as for inst_sample. */
 static __attribute__((noinline, cold)) SIGSAFE void inst_watch_mine(struct rt_thread *t,

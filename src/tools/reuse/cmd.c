@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd.c - `sonde reuse`: how far apart a program reuses its data, and what that costs in
+ * each cache size (ReuseTracker). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "cmd/launch.h"
+#include "prof/report.h"
+#include "prof/tool.h"
+#include "tools/reuse/reuse.h"
+#include "tools/reuse/sampler.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sonde reuse [options] [--] program [args]\n\n"
+		"Runs the program with sampling on every thread and measures how many accesses\n"
+		"(time distance) and how many distinct data (reuse distance) lie between a use of\n"
+		"a word and its next use by the same thread, and how often another thread's store\n"
+		"ends it first (an invalidation): ReuseTracker's watchpoints on sampled uses.  From\n"
+		"that, the miss ratio of every cache size.  The summary goes to stderr; the exit\n"
+		"status is the program's.\n\n"
+		"Options:\n%s"
+		"      --exact           every access, exact distances (a program built with\n"
+		"                        sonde-cc; implies --source inst --period 1)\n"
+		"      --shared          the socket's shared cache: reuses by any thread of the\n"
+		"                        socket, invalidations by the other sockets (--exact only)\n"
+		"      --spatial         cache-line (64-byte) reuse instead of 8-byte words\n"
+		"                        (--exact only: a watchpoint covers 8 bytes)\n"
+		"      --slots N         watched uses at once, 1 to %d (default %d)\n"
+		"      --html FILE       also write the profile as one HTML page into FILE\n"
+		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
+		"      --top N           rows per table in the summary (default 10)\n"
+		"  -h, --help            this text\n\n"
+		"Distances need an exact count of each thread's accesses: the inst source (sonde-cc)\n"
+		"or a PMU (hw).  With the clock source only the reuse time (ns) is measured.\n\n"
+		"Output: DIR/profile.db, DIR/reuse/histogram.csv, missratio.csv, pairs.csv.\n"
+		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-reuse.md.\n",
+		launch_help, REUSE_SLOTS, REUSE_SLOTS);
+}
+
+int cmd_reuse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		LAUNCH_LONG_OPTIONS,
+		{ "exact", no_argument, NULL, 2001 },
+		{ "shared", no_argument, NULL, 2002 },
+		{ "spatial", no_argument, NULL, 2003 },
+		{ "slots", required_argument, NULL, 2004 },
+		{ "html", required_argument, NULL, 'H' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "top", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct launch_opts o;
+	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
+	int quiet = 0, exact = 0, shared = 0, spatial = 0, opt;
+	const char *html = NULL;
+	char *end;
+	launch_opts_init(&o, "reuse");
+	optind = 1;
+	opterr = 0;
+	unsetenv("SONDE_REUSE_SLOTS");
+	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
+		int r = launch_parse_option(&o, opt, optarg, "reuse");
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		switch (opt) {
+		case 2001:
+			exact = 1;
+			break;
+		case 2002:
+			shared = 1;
+			break;
+		case 2003:
+			spatial = 1;
+			break;
+		case 2004: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > REUSE_SLOTS)
+				return sonde_usage_error("reuse", "--slots wants 1 to %d, not '%s'",
+							 REUSE_SLOTS, optarg);
+			setenv("SONDE_REUSE_SLOTS", optarg, 1);
+			break;
+		}
+		case 'H':
+			if (!*optarg)
+				return sonde_usage_error("reuse", "--html wants a file name");
+			html = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 't':
+			ro.top = atoi(optarg);
+			if (ro.top <= 0)
+				return sonde_usage_error("reuse", "--top wants a positive number");
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad_option("reuse", argv);
+		}
+	}
+	if (optind >= argc)
+		return sonde_usage_error("reuse", "no program to run (sonde reuse [options] -- program [args])");
+	if ((shared || spatial) && !exact)
+		return sonde_usage_error("reuse", "%s needs --exact (%s)",
+					 shared ? "--shared" : "--spatial",
+					 shared ? "the sampled shared-cache mode needs a socket-wide access "
+						  "count, which only a PMU gives"
+						: "a watchpoint covers 8 bytes, not a 64-byte line");
+	if (exact) {
+		if (o.source && strcmp(o.source, "inst") && strcmp(o.source, "auto"))
+			return sonde_usage_error("reuse", "--exact needs the inst source (a program "
+							  "built with sonde-cc), not '%s'", o.source);
+		if (o.period > 1)
+			return sonde_usage_error("reuse", "--exact sees every access: no --period");
+		o.source = "inst";
+		o.period = 1;
+	}
+	setenv("SONDE_REUSE_EXACT", exact ? "1" : "0", 1);
+	setenv("SONDE_REUSE_SHARED", shared ? "1" : "0", 1);
+	setenv("SONDE_REUSE_SPATIAL", spatial ? "1" : "0", 1);
+	return record_and_report(&o, argv + optind, &ro, quiet, html);
+}
+
+const struct tool tool_reuse = {
+	.name = "reuse",
+	.summary = "reuse distances, invalidations and the miss ratio of every cache size",
+	.cmd = cmd_reuse,
+	.fill = reuse_fill,
+	.export = reuse_export,
+	.print = reuse_print,
+	.html = reuse_html,
+};

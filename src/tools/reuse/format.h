@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.h - the reuse tool's own records in a recording (types from SONDE_REC_TOOL),
+ * written by rt-reuse.c and read by model.c.  Integers in the writer's byte order; sizes
+ * are multiples of 8.  Bins are stack.h's log-2 bins.
+ */
+#ifndef SONDE_TOOLS_REUSE_FORMAT_H
+#define SONDE_TOOLS_REUSE_FORMAT_H
+
+#include <stdint.h>
+
+#include "sonde/format.h"
+#include "tools/reuse/stack.h"
+
+enum reuse_rec_type {
+	REUSE_REC_SEEN = SONDE_REC_TOOL + 0,	/* one observed outcome (sampled mode) */
+	REUSE_REC_PAIR = SONDE_REC_TOOL + 1,	/* reuses of one code pair (--exact) */
+	REUSE_REC_STATS = SONDE_REC_TOOL + 2,	/* a thread's counters and histograms, at its end */
+};
+
+#define REUSE_F_INVALIDATION 0x1	/* a remote store ended the use */
+#define REUSE_F_TRD 0x2			/* trd is known (an exact access count) */
+
+/* Mode flags of the stats record. */
+#define REUSE_M_EXACT 0x1
+#define REUSE_M_SHARED 0x2
+#define REUSE_M_SPATIAL 0x4
+#define REUSE_M_COUNTS 0x8		/* the source gives exact access counts (inst) */
+
+/* Sampled mode: the outcome of one watched use, in the stream of the thread that trapped. */
+struct reuse_rec_seen {
+	struct sonde_rec_hdr h;
+	uint32_t owner, thread;		/* thread indexes: the use's, the trap's */
+	uint32_t flags;			/* REUSE_F_* */
+	uint32_t pad;
+	uint64_t trd;			/* the owner's accesses between use and reuse */
+	uint64_t dt;			/* ns between them */
+	uint64_t use_ip, reuse_ip;	/* reuse_ip: the trapping access (hw: the next instruction) */
+	uint64_t addr;
+	uint64_t n0, n1;		/* the slot's offers at arming and at the trap (sampler.h):
+					 * the outcome stands for n1/n0 uses */
+	uint64_t p0;			/* the owner's access count at the use (REUSE_F_TRD) */
+};
+
+/* --exact: `count` reuses from use_ip to reuse_ip, their reuse and time distances binned. */
+struct reuse_rec_pair {
+	struct sonde_rec_hdr h;
+	uint64_t use_ip, reuse_ip, addr;	/* addr: one element's address */
+	uint64_t count;
+	uint64_t dist[REUSE_BINS];
+};
+
+struct reuse_rec_stats {
+	struct sonde_rec_hdr h;
+	uint32_t mode;			/* REUSE_M_* */
+	uint32_t element;		/* bytes per element: 8 (temporal) or 64 (spatial) */
+	uint64_t accesses;		/* the thread's loads and stores (inst), else samples x period */
+	uint64_t samples;		/* samples offered to the sampler / accesses modelled */
+	uint64_t armed;			/* uses armed (sampled mode) */
+	uint64_t arm_failures;		/* watch_arm errors */
+	uint64_t traps, stale;		/* outcomes recorded, traps ignored */
+	uint64_t lost;			/* accesses not modelled (busy, out of memory) */
+	int32_t watch_errno;		/* the last watch_arm error (positive errno), 0 if none */
+	uint32_t pad;
+	uint64_t pages;			/* distinct 4 KiB pages the samples touched (process-wide,
+					 * written by the main thread; 0 elsewhere) */
+	uint64_t cold, invalidations, reuses;	/* --exact */
+	uint64_t time[REUSE_BINS];	/* --exact: time distances */
+	uint64_t dist[REUSE_BINS];	/* --exact: reuse distances */
+};
+
+#endif

@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - the reuse tool's model: a recording's STATS, SEEN and PAIR records become the
+ * histograms, the miss-ratio curve and the ranked code pairs of the profile database
+ * (tables reuse_hist, reuse_miss, reuse_pairs and meta; doc/sonde-reuse.md, "Output").
+ *
+ * Exact mode: the histograms are the engine's own counts.  Sampled mode: each observed
+ * outcome stands for the same share of the program's accesses; time distances become
+ * reuse distances through the Shen model (shen.c), with the footprint estimated from the
+ * distinct 4 KiB pages the samples touched.  With the clock source there is no access
+ * count: the histogram holds reuse times in ns (kind time_ns) and no distances.
+ *
+ * Only the first process of a recording is modelled.  Code locations and data objects are
+ * named as `sonde mem` names them (tools/mem/model.h, used read-only).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "machine/machine.h"
+#include "prof/db.h"
+#include "prof/errmsg.h"
+#include "prof/profile.h"
+#include "prof/symbols.h"
+#include "tools/mem/model.h"
+#include "tools/reuse/format.h"
+#include "tools/reuse/reuse.h"
+
+#define TOP_PAIRS 50
+#define NAMED_PAIRS 4096	/* pairs named (and merged by name); the rest are dropped */
+
+struct rpair {
+	uint64_t use_ip, reuse_ip, addr;
+	double count, long_count;
+	double dist[REUSE_BINS];
+	uint32_t object;
+	char *name;		/* "use\0reuse\0object\0" after naming */
+	size_t namelen;
+};
+
+struct model {
+	const struct profile *p;
+	const struct prof_process *proc;
+	uint32_t mode, element;
+	int have_stats, counts;
+	struct reuse_rec_stats st;	/* summed (pages: the largest) */
+	double time[REUSE_BINS], dist[REUSE_BINS], ns[REUSE_BINS];
+	double inv, cold, reuses;	/* estimated accesses */
+	uint64_t seen, seen_inv, seen_trd;
+	double accesses, footprint;	/* elements */
+	double per;			/* accesses per unit of outcome weight (sampled) */
+	double *rd;			/* per sv[i]: its estimated reuse distance, -1 none */
+	int64_t cache[4];		/* L1..L3 bytes, -1 unknown */
+	struct rpair *pair;
+	size_t npair, cap;
+	struct reuse_rec_seen *sv;	/* sampled outcomes */
+	size_t nsv, svcap;
+	/* the synthetic recording handed to the mem model; outlives it */
+	struct profile fake;
+	struct prof_process fproc;
+	struct prof_thread *ft;
+	struct sonde_rec_mem *recs;
+};
+
+static void add_stats(struct model *m, const struct reuse_rec_stats *s)
+{
+	m->have_stats = 1;
+	m->mode |= s->mode;
+	m->counts |= (s->mode & REUSE_M_COUNTS) != 0;
+	m->element = s->element;
+	m->st.accesses += s->accesses;
+	m->st.samples += s->samples;
+	m->st.armed += s->armed;
+	m->st.arm_failures += s->arm_failures;
+	m->st.traps += s->traps;
+	m->st.stale += s->stale;
+	m->st.lost += s->lost;
+	if (s->watch_errno)
+		m->st.watch_errno = s->watch_errno;
+	if (s->pages > m->st.pages)
+		m->st.pages = s->pages;
+	m->st.cold += s->cold;
+	m->st.invalidations += s->invalidations;
+	m->st.reuses += s->reuses;
+	for (int b = 0; b < REUSE_BINS; b++) {
+		m->st.time[b] += s->time[b];
+		m->st.dist[b] += s->dist[b];
+	}
+}
+
+static struct rpair *pair_get(struct model *m, uint64_t use_ip, uint64_t reuse_ip)
+{
+	for (size_t i = 0; i < m->npair; i++)
+		if (m->pair[i].use_ip == use_ip && m->pair[i].reuse_ip == reuse_ip)
+			return &m->pair[i];
+	if (m->npair == m->cap) {
+		size_t n = m->cap ? 2 * m->cap : 64;
+		struct rpair *q = realloc(m->pair, n * sizeof(*q));
+		if (!q)
+			return NULL;
+		m->pair = q;
+		m->cap = n;
+	}
+	struct rpair *r = &m->pair[m->npair++];
+	memset(r, 0, sizeof(*r));
+	r->use_ip = use_ip;
+	r->reuse_ip = reuse_ip;
+	return r;
+}
+
+static int scan(struct model *m)
+{
+	const struct prof_process *pr = m->proc;
+	for (size_t i = 0; i < pr->nthread; i++) {
+		const struct prof_thread *t = &pr->thread[i];
+		const struct sonde_rec_hdr *h;
+		size_t off = 0;
+		if (t->swapped)
+			continue;
+		while ((h = prof_tool_next(t, &off))) {
+			if (h->type == REUSE_REC_STATS && h->size >= sizeof(struct reuse_rec_stats)) {
+				add_stats(m, (const void *)h);
+			} else if (h->type == REUSE_REC_PAIR && h->size >= sizeof(struct reuse_rec_pair)) {
+				const struct reuse_rec_pair *x = (const void *)h;
+				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip);
+				if (!r)
+					return -ENOMEM;
+				r->addr = x->addr;
+				r->count += (double)x->count;
+				for (int b = 0; b < REUSE_BINS; b++)
+					r->dist[b] += (double)x->dist[b];
+			} else if (h->type == REUSE_REC_SEEN && h->size >= sizeof(struct reuse_rec_seen)) {
+				if (m->nsv == m->svcap) {
+					size_t n = m->svcap ? 2 * m->svcap : 256;
+					struct reuse_rec_seen *q = realloc(m->sv, n * sizeof(*q));
+					if (!q)
+						return -ENOMEM;
+					m->sv = q;
+					m->svcap = n;
+				}
+				m->sv[m->nsv++] = *(const struct reuse_rec_seen *)h;
+			}
+		}
+	}
+	if (!m->element)
+		m->element = 8;
+	return 0;
+}
+
+/* Exact mode: the engine's counts as they are. */
+static void model_exact(struct model *m)
+{
+	for (int b = 0; b < REUSE_BINS; b++) {
+		m->time[b] = (double)m->st.time[b];
+		m->dist[b] = (double)m->st.dist[b];
+	}
+	m->inv = (double)m->st.invalidations;
+	m->cold = (double)m->st.cold;
+	m->reuses = (double)m->st.reuses;
+	m->accesses = m->reuses + m->inv + m->cold;
+	m->footprint = m->cold;
+}
+
+/* An outcome stands for n1/n0 uses: the inverse of its chance to survive replacement
+ * (sampler.h).  Records without the counts weigh 1. */
+static double outcome_weight(const struct reuse_rec_seen *s)
+{
+	return s->n0 && s->n1 >= s->n0 ? (double)s->n1 / (double)s->n0 : 1;
+}
+
+static int obs_cmp(const void *x, const void *y)
+{
+	const struct reuse_rec_seen *a = x, *b = y;
+	if (a->owner != b->owner)
+		return a->owner < b->owner ? -1 : 1;
+	return a->p0 < b->p0 ? -1 : a->p0 > b->p0;
+}
+
+#define WINDOW_MIN_OBS 8	/* observed uses a window needs for its own estimate */
+#define LOCAL_MIN 4		/* neighbours of the local Shen mean, at least */
+
+struct tw {
+	uint64_t t;
+	double w;
+};
+
+static int tw_cmp(const void *x, const void *y)
+{
+	const struct tw *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/*
+ * Reuse distances of the observed reuses: the window estimate (reuse_window_rd) where the
+ * window holds enough observed uses of its thread, else the Shen mean over the whole
+ * program's time distances (reuse_points_mean).  0 or -ENOMEM.
+ */
+static int convert_points(struct model *m)
+{
+	size_t cap = m->nsv ? m->nsv : 1, n = 0;
+	struct reuse_obs *o = malloc(cap * sizeof(*o));
+	uint32_t *owner = malloc(cap * sizeof(*owner));
+	struct tw *tw = malloc(cap * sizeof(*tw));
+	uint64_t *t = malloc(cap * sizeof(*t));
+	double *w = malloc(cap * sizeof(*w));
+	struct reuse_points pts = { 0 };
+	size_t *idx = malloc(cap * sizeof(*idx));
+	int r = -ENOMEM;
+	m->rd = malloc(cap * sizeof(*m->rd));
+	if (!o || !owner || !tw || !t || !w || !idx || !m->rd)
+		goto out;
+	for (size_t i = 0; i < m->nsv; i++)
+		m->rd[i] = -1;
+	qsort(m->sv, m->nsv, sizeof(*m->sv), obs_cmp);
+	for (size_t i = 0; i < m->nsv; i++) {
+		const struct reuse_rec_seen *s = &m->sv[i];
+		if ((s->flags & REUSE_F_INVALIDATION) || !(s->flags & REUSE_F_TRD))
+			continue;
+		owner[n] = s->owner;
+		idx[n] = i;
+		o[n] = (struct reuse_obs){ s->p0, s->trd, outcome_weight(s) * m->per };
+		tw[n] = (struct tw){ s->trd, o[n].w };
+		n++;
+	}
+	qsort(tw, n, sizeof(*tw), tw_cmp);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = tw[i].t;
+		w[i] = tw[i].w;
+	}
+	if (reuse_points_init(&pts, t, w, n, m->inv + m->cold))
+		goto out;
+	memset(m->dist, 0, sizeof(m->dist));
+	double all = m->reuses + m->inv + m->cold;
+	double never_share = all > 0 ? (m->inv + m->cold) / all : 0;
+	for (size_t g = 0, e; g < n; g = e) {
+		for (e = g; e < n && owner[e] == owner[g]; e++)
+			;
+		for (size_t i = g; i < e; i++) {
+			double rd = reuse_window_rd(o + g, e - g, i - g, WINDOW_MIN_OBS);
+			if (rd < 0 && e - g >= LOCAL_MIN)
+				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share);
+			if (rd < 0)
+				rd = reuse_points_mean(&pts, (double)o[i].trd);
+			m->dist[reuse_bin((uint64_t)llround(rd))] += o[i].w;
+			m->rd[idx[i]] = rd;
+		}
+	}
+	r = 0;
+out:
+	reuse_points_release(&pts);
+	free(idx);
+	free(o);
+	free(owner);
+	free(tw);
+	free(t);
+	free(w);
+	return r;
+}
+
+/* Sampled mode: outcomes scaled to the accesses, Shen for the distances. */
+static void model_sampled(struct model *m)
+{
+	double obs_time[REUSE_BINS] = { 0 }, wall = 0, winv = 0;
+	for (size_t i = 0; i < m->nsv; i++) {
+		const struct reuse_rec_seen *s = &m->sv[i];
+		double w = outcome_weight(s);
+		m->seen++;
+		wall += w;
+		if (s->flags & REUSE_F_INVALIDATION) {
+			m->seen_inv++;
+			winv += w;
+		} else if (s->flags & REUSE_F_TRD) {
+			m->seen_trd++;
+			obs_time[reuse_bin(s->trd)] += w;
+		} else {
+			m->ns[reuse_bin(s->dt)] += w;
+		}
+	}
+	/* with the clock source there is no access count: the unit is the sample */
+	m->accesses = m->counts ? (double)m->st.accesses : (double)m->st.samples;
+	m->footprint = (double)m->st.pages * 4096.0 / m->element;
+	if (m->footprint > m->accesses)
+		m->footprint = m->accesses;
+	/* cold accesses are counted in accesses: unknown without an access count */
+	m->cold = m->counts ? m->footprint : 0;
+	double rest = m->accesses - m->cold, per = wall > 0 ? rest / wall : 0;
+	m->inv = winv * per;
+	for (int b = 0; b < REUSE_BINS; b++) {
+		m->time[b] = obs_time[b] * per;
+		m->ns[b] *= per;
+	}
+	m->reuses = (wall - winv) * per;
+	m->per = per;
+	if (m->seen_trd && convert_points(m))
+		reuse_shen_convert(m->time, m->inv + m->cold, m->footprint, m->dist);
+}
+
+static double mean_dist(const double *dist)
+{
+	double s = 0, n = 0;
+	for (int b = 0; b < REUSE_BINS; b++) {
+		s += dist[b] * ((double)reuse_bin_lo(b) + (double)reuse_bin_hi(b) - 1) / 2;
+		n += dist[b];
+	}
+	return n ? s / n : 0;
+}
+
+/* Sampled pairs: each outcome's time distance, converted by its Shen mean. */
+static int sampled_pairs(struct model *m)
+{
+	double l2 = m->cache[2] > 0 ? (double)m->cache[2] / m->element : 65536;
+	for (size_t i = 0; i < m->nsv; i++) {
+		const struct reuse_rec_seen *s = &m->sv[i];
+		if (s->flags & REUSE_F_INVALIDATION)
+			continue;
+		struct rpair *r = pair_get(m, s->use_ip, s->reuse_ip);
+		double w = outcome_weight(s) * m->per;	/* accesses, as the histogram */
+		if (!r)
+			return -ENOMEM;
+		r->addr = s->addr;
+		r->count += w;
+		if ((s->flags & REUSE_F_TRD) && m->rd && m->rd[i] >= 0) {
+			double d = m->rd[i];
+			r->dist[reuse_bin((uint64_t)d)] += w;
+			r->long_count += d >= l2 ? w : 0;
+		}
+	}
+	(void)mean_dist;
+	return 0;
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+	const struct rpair *a = x, *b = y;
+	if (a->long_count != b->long_count)
+		return a->long_count < b->long_count ? 1 : -1;
+	return a->count < b->count ? 1 : a->count > b->count ? -1 : 0;
+}
+
+static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t len)
+{
+	struct sym_code sc;
+	if (!ip) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	int n = mm ? mm_symbolize(mm, 0, ip, 0, &sc) : 0;
+	int k = 0;
+	while (k + 1 < n && !sc.frames[k].line)
+		k++;
+	if (n > 0 && sc.frames[k].function) {
+		const char *f = sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
+		if (sc.frames[k].file)
+			snprintf(buf, len, "%s (%s:%d)", sc.frames[k].function,
+				 f ? f + 1 : sc.frames[k].file, sc.frames[k].line);
+		else
+			snprintf(buf, len, "%s", sc.frames[k].function);
+	} else {
+		snprintf(buf, len, "0x%" PRIx64, ip);
+	}
+}
+
+/* Name the pairs' data objects through the mem model: one synthetic sample per pair. */
+static struct memmodel *objects(struct model *m, char *err, size_t errlen)
+{
+	const struct prof_process *pr = m->proc;
+	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS;
+	struct prof_thread *ft = m->ft = calloc(pr->nthread ? pr->nthread : 1, sizeof(*ft));
+	struct sonde_rec_mem *recs = m->recs = calloc(n ? n : 1, sizeof(*recs));
+	struct memmodel *mm = NULL;
+	if (!ft || !recs || !pr->nthread)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		recs[i] = (struct sonde_rec_mem){ .h = { .type = SONDE_REC_MEM, .size = sizeof(recs[i]) },
+						  .len = 1, .ip = m->pair[i].reuse_ip,
+						  .addr = m->pair[i].addr, .weight = 1,
+						  .time = pr->start_ns };
+	for (size_t i = 0; i < pr->nthread; i++) {
+		ft[i] = pr->thread[i];
+		ft[i].mem = i ? NULL : recs;
+		ft[i].nmem = i ? 0 : n;
+	}
+	m->fake = *m->p;
+	m->fproc = *pr;
+	m->fproc.thread = ft;
+	m->fake.proc = &m->fproc;
+	m->fake.nproc = 1;
+	if (memmodel_build(&m->fake, &mm, err, errlen))
+		mm = NULL;
+	for (size_t i = 0; i < n; i++)
+		m->pair[i].object = mm && mm->nthread ? mm->thread[0].object[i] : MM_NONE;
+out:
+	return mm;
+}
+
+static int write_hist(sqlite3 *db, struct model *m)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_hist(kind, lo, hi, count, fraction) "
+				   "VALUES(?,?,?,?,?)", -1, &st, NULL))
+		return -EIO;
+	double all = m->reuses + m->inv + m->cold;
+	struct {
+		const char *kind;
+		const double *h;
+	} k[] = { { "time", m->time }, { "reuse", m->dist }, { "time_ns", m->ns } };
+	for (size_t i = 0; i < 3 && !r; i++) {
+		int any = 0;
+		for (int b = 0; b < REUSE_BINS; b++)
+			any |= k[i].h[b] > 0;
+		if (!any)
+			continue;
+		for (int b = 0; b < REUSE_BINS && !r; b++)
+			if (k[i].h[b] > 0)
+				r = db_row(st, "tuudd", k[i].kind, reuse_bin_lo(b), reuse_bin_hi(b),
+					   k[i].h[b], all > 0 ? k[i].h[b] / all : 0);
+	}
+	if (!r)
+		r = db_row(st, "tnndd", "invalidation", m->inv, all > 0 ? m->inv / all : 0);
+	if (!r)
+		r = db_row(st, "tnndd", "cold", m->cold, all > 0 ? m->cold / all : 0);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The miss ratio of a fully associative LRU cache of c elements. */
+static double miss_ratio(const struct model *m, double c)
+{
+	double all = m->reuses + m->inv + m->cold;
+	if (all <= 0)
+		return 0;
+	return (m->reuses * reuse_share_beyond(m->dist, c) + m->inv + m->cold) / all;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int write_miss(sqlite3 *db, struct model *m)
+{
+	uint64_t size[80];
+	int n = 0, r = 0;
+	double top = m->footprint * m->element * 2, mass = 0;
+	for (int b = 0; b < REUSE_BINS; b++)
+		mass += m->dist[b];
+	if (mass <= 0 && m->inv <= 0)
+		return 0;	/* no distance measured (clock source): no curve */
+	for (uint64_t b = 4096; n < 64; b *= 2) {
+		size[n++] = b;
+		if ((double)b > top)
+			break;
+	}
+	for (int l = 1; l <= 3; l++)
+		if (m->cache[l] > 0)
+			size[n++] = (uint64_t)m->cache[l];
+	qsort(size, (size_t)n, sizeof(*size), u64_cmp);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_miss(bytes, miss_ratio) VALUES(?,?)", -1,
+			       &st, NULL))
+		return -EIO;
+	for (int i = 0; i < n && !r; i++)
+		if (!i || size[i] != size[i - 1])
+			r = db_row(st, "ud", size[i], miss_ratio(m, (double)size[i] / m->element));
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+	const struct rpair *a = x, *b = y;
+	if (a->namelen != b->namelen)
+		return a->namelen < b->namelen ? -1 : 1;
+	return memcmp(a->name, b->name, a->namelen);
+}
+
+/* Name the first NAMED_PAIRS pairs (code on each side, object) and merge those whose names
+ * are the same (an unrolled loop has several instructions per source line). */
+static int name_pairs(struct model *m, const struct memmodel *mm)
+{
+	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rpair *p = &m->pair[i];
+		char a[512], b[512];
+		const char *obj = mm && p->object != MM_NONE && p->object < mm->nobject
+					  ? mm->object[p->object].name : "?";
+		code_name(mm, p->use_ip, a, sizeof(a));
+		code_name(mm, p->reuse_ip, b, sizeof(b));
+		size_t la = strlen(a) + 1, lb = strlen(b) + 1, lo = strlen(obj) + 1;
+		p->name = malloc(la + lb + lo);
+		if (!p->name)
+			return -ENOMEM;
+		memcpy(p->name, a, la);
+		memcpy(p->name + la, b, lb);
+		memcpy(p->name + la + lb, obj, lo);
+		p->namelen = la + lb + lo;
+	}
+	for (size_t i = n; i < m->npair; i++)
+		free(m->pair[i].name);
+	qsort(m->pair, n, sizeof(*m->pair), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct rpair *p = &m->pair[i];
+		if (k && !name_cmp(&m->pair[k - 1], p)) {
+			struct rpair *q = &m->pair[k - 1];
+			q->count += p->count;
+			q->long_count += p->long_count;
+			for (int b = 0; b < REUSE_BINS; b++)
+				q->dist[b] += p->dist[b];
+			free(p->name);
+			continue;
+		}
+		m->pair[k++] = *p;
+	}
+	m->npair = k;
+	qsort(m->pair, m->npair, sizeof(*m->pair), pair_cmp);
+	return 0;
+}
+
+static int write_pairs(sqlite3 *db, struct model *m)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_pairs(rank, use_code, reuse_code, object,"
+				   " reuses, long_reuses, median_distance) VALUES(?,?,?,?,?,?,?)",
+			       -1, &st, NULL))
+		return -EIO;
+	for (size_t i = 0; i < m->npair && i < TOP_PAIRS && !r; i++) {
+		const struct rpair *p = &m->pair[i];
+		const char *a = p->name, *b = a + strlen(a) + 1, *obj = b + strlen(b) + 1;
+		double half = 0, acc = 0;
+		int med = 0;
+		for (int k = 0; k < REUSE_BINS; k++)
+			half += p->dist[k];
+		for (med = 0; med < REUSE_BINS; med++) {
+			acc += p->dist[med];
+			if (acc >= half / 2 && acc > 0)
+				break;
+		}
+		r = db_row(st, "itttddu", (int64_t)i + 1, a, b, obj, p->count, p->long_count,
+			   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1));
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static const char *watch_status(const struct model *m, char *buf, size_t len)
+{
+	if (m->mode & REUSE_M_EXACT)
+		snprintf(buf, len, "exact mode: every access modelled, no watchpoints");
+	else if (!m->st.armed && m->st.arm_failures)
+		snprintf(buf, len, "watchpoints unavailable: watch_arm failed %" PRIu64
+			 " times (last: %s); nothing observed (build the program with sonde-cc "
+			 "for the software watchpoints)", m->st.arm_failures,
+			 strerror(m->st.watch_errno));
+	else if (!m->st.armed)
+		snprintf(buf, len, "no use watched (no sample, or no watchpoint backend)");
+	else
+		snprintf(buf, len, "%" PRIu64 " uses watched, %" PRIu64 " outcomes (%" PRIu64
+			 " reuses, %" PRIu64 " invalidations)", m->st.armed, m->seen,
+			 m->seen - m->seen_inv, m->seen_inv);
+	return buf;
+}
+
+static int write_meta(sqlite3 *db, struct model *m)
+{
+	sqlite3_stmt *st;
+	char watch[400], scaling[160];
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
+		return -EIO;
+	int exact = (m->mode & REUSE_M_EXACT) != 0;
+	const char *dists = exact ? "exact" : m->seen_trd ? "estimated (Shen model from exact time distances)"
+				    : m->counts ? "none observed"
+				    : "unknown: the clock source gives reuse times only; distances need "
+				      "the inst source (sonde-cc) or a PMU (hw)";
+	db_scaling(m->proc->source, m->proc->period, scaling, sizeof(scaling));
+	const char *kv[][2] = {
+		{ "schema", DB_SCHEMA }, { "tool", "reuse" }, { "source", m->proc->source },
+		{ "period_unit", m->proc->period_unit }, { "scaling", scaling },
+		{ "exe", m->proc->exe }, { "exact", exact ? "1" : "0" },
+		{ "cache", m->mode & REUSE_M_SHARED ? "shared" : "private" },
+		{ "granularity", m->mode & REUSE_M_SPATIAL ? "spatial" : "temporal" },
+		{ "distances", dists }, { "watch", watch_status(m, watch, sizeof(watch)) },
+	};
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !r; i++)
+		r = db_row(st, "tt", kv[i][0], kv[i][1]);
+	const struct {
+		const char *k;
+		double v;
+	} nums[] = {
+		{ "period", (double)m->proc->period }, { "threads", (double)m->proc->nthread },
+		{ "element", m->element }, { "accesses", m->accesses },
+		{ "footprint", m->footprint }, { "reuses", m->reuses },
+		{ "invalidations", m->inv }, { "cold", m->cold },
+		{ "samples", (double)m->st.samples }, { "armed", (double)m->st.armed },
+		{ "arm_failures", (double)m->st.arm_failures }, { "outcomes", (double)m->seen },
+		{ "outcomes_invalidation", (double)m->seen_inv }, { "stale", (double)m->st.stale },
+		{ "lost", (double)m->st.lost }, { "l1", (double)m->cache[1] },
+		{ "l2", (double)m->cache[2] }, { "l3", (double)m->cache[3] },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
+		char b[40];
+		snprintf(b, sizeof(b), "%.0f", nums[i].v);
+		r = db_row(st, "tt", nums[i].k, b);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static const char schema_sql[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE reuse_hist(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
+	"CREATE TABLE reuse_miss(bytes INTEGER, miss_ratio REAL);"
+	"CREATE TABLE reuse_pairs(rank INTEGER, use_code TEXT, reuse_code TEXT, object TEXT,"
+	" reuses REAL, long_reuses REAL, median_distance INTEGER);";
+
+int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	struct model m = { .p = p };
+	struct memmodel *mm = NULL;
+	int r;
+	if (!p->nproc)
+		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
+	m.proc = &p->proc[0];
+	for (int l = 1; l <= 3; l++)
+		m.cache[l] = machine_cache_size(l);
+	r = scan(&m);
+	if (r) {
+		errmsg(err, errlen, r, "modelling the reuse");
+		goto out;
+	}
+	if (m.mode & REUSE_M_EXACT)
+		model_exact(&m);
+	else
+		model_sampled(&m);
+	double l2 = m.cache[2] > 0 ? (double)m.cache[2] / m.element : 65536;
+	if (m.mode & REUSE_M_EXACT)
+		for (size_t i = 0; i < m.npair; i++)
+			m.pair[i].long_count = m.pair[i].count * reuse_share_beyond(m.pair[i].dist, l2);
+	else if ((r = sampled_pairs(&m)))
+		goto out;
+	qsort(m.pair, m.npair, sizeof(*m.pair), pair_cmp);
+	if (m.npair)
+		mm = objects(&m, err, errlen);
+	if ((r = name_pairs(&m, mm))) {
+		errmsg(err, errlen, r, "naming the reuse pairs");
+		goto out;
+	}
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_hist(db, &m) ||
+	    write_miss(db, &m) || write_pairs(db, &m) || write_meta(db, &m))
+		r = db_fail(db, err, errlen, "writing the reuse tables");
+out:
+	if (mm)
+		memmodel_free(mm);
+	for (size_t i = 0; i < m.npair && i < NAMED_PAIRS; i++)
+		free(m.pair[i].name);
+	free(m.pair);
+	free(m.sv);
+	free(m.ft);
+	free(m.recs);
+	free(m.rd);
+	return r;
+}

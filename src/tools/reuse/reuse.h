@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reuse.h - the reuse tool's offline parts: shen.c (time distance -> reuse distance, miss
+ * ratio of fully associative LRU caches, the accuracy S), model.c (a recording -> the
+ * profile database), view.c (DIR/reuse/ CSV files, the terminal report, the HTML page),
+ * cmd.c (`sonde reuse`).  Histograms are arrays of REUSE_BINS counts over stack.h's log-2
+ * bins.
+ */
+#ifndef SONDE_TOOLS_REUSE_H
+#define SONDE_TOOLS_REUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/reuse/stack.h"
+
+struct profile;
+struct report_opts;
+struct sqlite3;
+struct html;
+
+/*
+ * E[reuse distance | time distance w]: the expected number of distinct elements among the
+ * w accesses between a use and its reuse, sum over k < w of P(TRD >= k) (Shen et al.),
+ * from the time-distance histogram `time` (counts per bin, spread uniformly over the bin's
+ * integers) and `never`: uses that are not reused (cold, invalidated), whose TRD counts as
+ * infinite.  0 when the histogram is empty.
+ */
+double reuse_shen_mean(const double *time, double never, double w);
+
+/*
+ * The reuse-distance histogram `dist` (REUSE_BINS, overwritten) that time histogram `time`
+ * converts to, for a footprint of n elements: each time distance w gives a distance ~
+ * Binomial(n, mean/n) (normal approximation), mean = reuse_shen_mean.  Counts are kept
+ * (sum dist = sum time).
+ */
+void reuse_shen_convert(const double *time, double never, double n, double *dist);
+
+/*
+ * The same mean from individual time distances rather than bins, exact for the sample:
+ * t[0..n) ascending, each standing for wt[i] uses; the mean for w is
+ * [sum over t_i < w of wt_i (t_i + 1) + w (sum over t_i >= w of wt_i + never)] / all,
+ * kept within [1, w].  init: 0 or -ENOMEM; t and wt must outlive p.
+ */
+struct reuse_points {
+	const uint64_t *t;
+	double *prefix, *wprefix;
+	size_t n;
+	double never, all;
+};
+int reuse_points_init(struct reuse_points *p, const uint64_t *t, const double *wt, size_t n,
+		      double never);
+double reuse_points_mean(const struct reuse_points *p, double w);
+void reuse_points_release(struct reuse_points *p);
+
+/*
+ * The window estimate: the distinct elements among the w accesses after a use are those
+ * accessed there whose next access falls after the window.  The observed uses of the same
+ * thread inside the window are a sample of its accesses, so
+ *     RD ~ w x (weight of the uses inside whose reuse lands beyond the window)
+ *            / (weight of the uses inside)
+ * o[0..n) are one thread's observed reuses sorted by p0 (position in the thread's
+ * accesses); the estimate is for o[i].  Returns -1 when fewer than min_obs uses lie
+ * inside (the window is too short for the sampling period: use Shen).
+ */
+struct reuse_obs {
+	uint64_t p0, trd;
+	double w;
+};
+double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs);
+
+/*
+ * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread
+ * whose position lies within w (= o[i].trd) of the centre of o[i]'s window, and at least
+ * k_min of the nearest ones.  A program's phases reuse at different distances; the whole
+ * program's distribution (reuse_points_mean) mixes them and underestimates the distances
+ * of the phases with long ones.  never_share: the share of uses never reused (cold,
+ * invalidated), as an infinite time distance.
+ */
+double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_min,
+			double never_share);
+
+/* The share of the reuses of `dist` at distance >= c elements (uniform inside bins). */
+double reuse_share_beyond(const double *dist, double c);
+
+/* Accuracy S = 1 - sum |a_i - b_i| / 2 of two histograms, each normalised to fractions
+ * (1 when both are empty, 0 when one is). */
+double reuse_accuracy(const double *a, const double *b, int n);
+
+/* ---- the CLI side ---- */
+
+int reuse_fill(struct sqlite3 *db, const struct profile *p, char *err, size_t errlen);
+int reuse_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
+int reuse_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+int reuse_html(struct sqlite3 *db, struct html *page);
+int cmd_reuse(int argc, char **argv);
+
+#endif

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt-reuse.c - the `reuse` tool's runtime client (ReuseTracker).
+ *
+ * Sampled mode: every sampled access is offered to GlobalWP (sampler.h).  When a slot takes
+ * it, the accessed 8-byte word is watched in every profiled thread: read/write in the
+ * sampling thread (the owner), write-only in the others.  A trap in the owner is a reuse,
+ * whose time distance is the owner's accesses in between (exact with the inst source,
+ * unknown with clock: then only the time in ns is recorded); a trap elsewhere is an
+ * invalidation.  Each outcome is a SEEN record; the slot is then freed in every thread.
+ * The watch engine chooses the backend (debug registers, or the soft one of sonde-cc
+ * programs); where neither works every watch_arm error is counted and nothing is seen.
+ *
+ * --exact (SONDE_REUSE_EXACT=1, the inst source at period 1): every access goes through
+ * the exact engine (stack.h) under one process-wide lock; histograms and code pairs are
+ * kept per thread and written at its end.
+ *
+ * Units: a thread's private cache (default; exact for up to REUSE_UNITS threads, more
+ * share units modulo), or with SONDE_REUSE_SHARED=1 the socket's shared cache (read from
+ * sysfs at start).  Elements: 8-byte words, or 64-byte lines with SONDE_REUSE_SPATIAL=1.
+ * Handler-reachable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt/rt.h"
+#include "rt/thread.h"
+#include "rt/watch.h"
+#include "tools/reuse/format.h"
+#include "tools/reuse/sampler.h"
+#include "tools/reuse/stack.h"
+#include "rt/sigsafe.h"
+
+#define PAIRS 32		/* per-thread aggregation slots of code pairs (--exact) */
+#define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
+#define MAX_CPUS 1024
+#define PAGESET (1u << 16)	/* distinct pages remembered */
+
+struct pair {
+	uint64_t use_ip, reuse_ip, addr, count;
+	uint64_t dist[REUSE_BINS];
+};
+
+struct reuse_thread {
+	struct rt_thread *t;
+	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
+	uint64_t samples, armed, arm_failures, traps, stale, lost;
+	uint64_t cold, inv, reuses;
+	int watch_errno;
+	uint64_t time[REUSE_BINS], dist[REUSE_BINS];
+	struct pair pair[PAIRS];
+};
+
+static int exact_mode, shared_mode, spatial;
+static int elem_shift = 3;
+static int watch_ok;
+static uint32_t lock_word;
+static struct reuse_gwp gwp;
+static struct reuse_thread *list[MAX_LIST];
+static int nlist;
+static struct reuse_stack *stack;	/* --exact, mmap'd */
+static int16_t socket_of[MAX_CPUS];
+static uint32_t nsockets = 1;
+static uint64_t *pageset;		/* page + 1, 0 empty */
+static uint64_t npages;
+
+static uint64_t env_num(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 10) : def;
+}
+
+/* ---- the lock: test-and-test-and-set, yielding (2 threads per core is common) ---- */
+
+static SIGSAFE int lock_try(int spins)
+{
+	for (int i = 0; i < spins; i++) {
+		if (!__atomic_load_n(&lock_word, __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE))
+			return 1;
+		if (i > 64)
+			sched_yield();
+	}
+	return 0;
+}
+
+static SIGSAFE void unlock(void)
+{
+	__atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- sockets (shared mode) ---- */
+
+static int read_int(const char *path)
+{
+	char b[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), v = -1;
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n > 0) {
+		b[n] = 0;
+		v = atoi(b);
+	}
+	return v;
+}
+
+static void read_sockets(void)
+{
+	char path[96] = "/sys/devices/system/cpu/cpu";
+	for (int c = 0; c < MAX_CPUS; c++) {
+		char *p = rt_u64toa(path + 27, (uint64_t)c);
+		rt_stpcpy(p, "/topology/physical_package_id");
+		int s = read_int(path);
+		socket_of[c] = (int16_t)(s >= 0 && s < REUSE_UNITS ? s : 0);
+		if (s >= 0 && (uint32_t)s + 1 > nsockets && s < REUSE_UNITS)
+			nsockets = (uint32_t)s + 1;
+	}
+}
+
+static int reuse_start(void)
+{
+	exact_mode = env_num("SONDE_REUSE_EXACT", 0) != 0;
+	shared_mode = env_num("SONDE_REUSE_SHARED", 0) != 0;
+	spatial = env_num("SONDE_REUSE_SPATIAL", 0) != 0;
+	elem_shift = spatial ? 6 : 3;
+	if (shared_mode)
+		read_sockets();
+	void *m = mmap(NULL, PAGESET * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	pageset = m;
+	rt_add_owned_range((uint64_t)(uintptr_t)m, (uint64_t)(uintptr_t)m + PAGESET * 8);
+	if (exact_mode) {
+		m = mmap(NULL, sizeof(*stack), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (m == MAP_FAILED)
+			return -ENOMEM;
+		stack = m;
+		reuse_stack_init(stack);
+		return 0;
+	}
+	reuse_gwp_init(&gwp, (int)env_num("SONDE_REUSE_SLOTS", REUSE_SLOTS));
+	watch_ok = watch_start() == 0;
+	return 0;
+}
+
+static int reuse_thread_start(struct rt_thread *t)
+{
+	struct reuse_thread *rt = arena_alloc(&t->arena, sizeof(*rt));
+	if (!rt)
+		return -ENOMEM;
+	rt->t = t;
+	for (int i = 0; i < REUSE_SLOTS; i++)
+		rt->ws[i] = -1;
+	t->tool = rt;
+	if (!exact_mode && lock_try(1 << 20)) {
+		if (nlist < MAX_LIST)
+			list[nlist++] = rt;
+		unlock();
+	}
+	return 0;
+}
+
+static void reuse_thread_stop(struct rt_thread *t)
+{
+	struct reuse_thread *rt = t->tool;
+	if (!rt || exact_mode || !lock_try(1 << 20))
+		return;
+	for (int i = 0; i < nlist; i++)
+		if (list[i] == rt) {
+			list[i] = list[--nlist];
+			break;
+		}
+	unlock();
+}
+
+/* Remember the page of a sample (the footprint estimate: distinct pages x 4 KiB). */
+static SIGSAFE void note_page(uint64_t addr)
+{
+	uint64_t key = (addr >> 12) + 1, h = key * 0x9E3779B97F4A7C15ull;
+	for (uint32_t i = 0; i < 16; i++) {
+		uint64_t *e = &pageset[(h + i) & (PAGESET - 1)];
+		uint64_t k = __atomic_load_n(e, __ATOMIC_RELAXED);
+		if (k == key)
+			return;
+		if (!k) {
+			uint64_t zero = 0;
+			if (__atomic_compare_exchange_n(e, &zero, key, 0, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED)) {
+				__atomic_add_fetch(&npages, 1, __ATOMIC_RELAXED);
+				return;
+			}
+			if (zero == key)
+				return;
+		}
+	}
+}
+
+/* The calling thread's access count, UINT64_MAX when the source has none. */
+static SIGSAFE uint64_t count_now(struct rt_thread *t)
+{
+	return rt_source == &rt_source_inst ? rt_inst_accesses(t) : UINT64_MAX;
+}
+
+/* ---- sampled mode ---- */
+
+static SIGSAFE void *cookie(int slot, uint32_t gen)
+{
+	return (void *)(uintptr_t)(((uint64_t)gen << 8) | (uint64_t)(slot + 1));
+}
+
+/* Disarm GlobalWP slot i in every thread (lock held). */
+static SIGSAFE void disarm_everywhere(int i)
+{
+	for (int k = 0; k < nlist; k++)
+		if (list[k]->ws[i] >= 0) {
+			watch_disarm(list[k]->t, list[k]->ws[i]);
+			list[k]->ws[i] = -1;
+		}
+}
+
+/* Arm GlobalWP slot i on its word: RW in the owner, W in the others (lock held). */
+static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
+{
+	const struct reuse_slot *s = &gwp.s[i];
+	disarm_everywhere(i);
+	for (int k = 0; k < nlist; k++) {
+		struct reuse_thread *o = list[k];
+		struct watch_req r = {
+			.addr = s->addr,
+			.len = 8,
+			.type = o == me ? WATCH_RW : WATCH_W,
+			.flags = WATCH_PERSIST,
+			.policy = WATCH_REFUSE,
+			.cookie = cookie(i, s->gen),
+		};
+		int w = watch_arm(o->t, &r);
+		if (w < 0) {
+			me->arm_failures++;
+			me->watch_errno = -w;
+			continue;
+		}
+		o->ws[i] = w;
+	}
+	me->armed++;
+}
+
+static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
+				   const struct rt_access *a)
+{
+	/* an access of the runtime's own code (a clock sample in a sonde-cc callback): not
+	 * the program's, and never reused by instrumented code */
+	if (rt_owns_address(a->ip)) {
+		rt->lost++;
+		return;
+	}
+	if (!watch_ok || !lock_try(64)) {	/* busy: drop the sample, never yield here */
+		rt->lost++;
+		return;
+	}
+	uint64_t word = a->addr & ~7ull;
+	int i = reuse_gwp_sample(&gwp, t->index, word, count_now(t),
+				 a->time ? a->time : rt_now(), a->ip, rt_rand(t));
+	if (i >= 0)
+		arm_everywhere(rt, i);
+	unlock();
+}
+
+static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap *w,
+				    const ucontext_t *uc)
+{
+	struct reuse_thread *rt = t->tool;
+	uint64_t c = (uint64_t)(uintptr_t)w->cookie;
+	struct reuse_seen seen;
+	int slot = (int)(c & 0xff) - 1;
+	uint32_t gen = (uint32_t)(c >> 8);
+	uint64_t p = count_now(t), now = rt_now();
+
+	(void)uc;
+	if (!rt || slot < 0 || rt_enter(t))
+		return;
+	if (!lock_try(1 << 16)) {
+		rt->stale++;
+		rt_leave(t);
+		return;
+	}
+	/* the owner's sampled access itself (a soft trap comes before the access, right
+	 * after the sample armed it): not a reuse */
+	const struct reuse_slot *s = &gwp.s[slot < REUSE_SLOTS ? slot : 0];
+	if (s->active && s->gen == gen && s->owner == t->index && p != UINT64_MAX && p == s->p0) {
+		unlock();
+		rt_leave(t);
+		return;
+	}
+	int r = reuse_gwp_trap(&gwp, slot, gen, t->index, p, now, &seen);
+	if (r)
+		disarm_everywhere(slot);
+	unlock();
+	if (!r) {
+		rt->stale++;
+		rt_leave(t);
+		return;
+	}
+	rt->traps++;
+	struct reuse_rec_seen rec = {
+		.h = { .type = REUSE_REC_SEEN, .size = sizeof(rec) },
+		.owner = seen.owner,
+		.thread = t->index,
+		.flags = (seen.invalidation ? REUSE_F_INVALIDATION : 0) |
+			 (seen.trd != UINT64_MAX ? REUSE_F_TRD : 0),
+		.trd = seen.trd,
+		.dt = seen.dt,
+		.use_ip = seen.use_ip,
+		.reuse_ip = w->ip,
+		.addr = seen.addr,
+		.n0 = seen.n0,
+		.n1 = seen.n1,
+		.p0 = seen.p0,
+	};
+	rt_tool_record(t, &rec, sizeof(rec));
+	rt_leave(t);
+}
+
+/* ---- exact mode ---- */
+
+static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
+{
+	struct reuse_rec_pair r = {
+		.h = { .type = REUSE_REC_PAIR, .size = sizeof(r) },
+		.use_ip = p->use_ip, .reuse_ip = p->reuse_ip, .addr = p->addr, .count = p->count,
+	};
+	memcpy(r.dist, p->dist, sizeof(r.dist));
+	rt_tool_record(t, &r, sizeof(r));
+	memset(p, 0, sizeof(*p));
+}
+
+static SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip,
+			     uint64_t ip, uint64_t addr, int bin)
+{
+	uint64_t h = (use_ip * 31 + ip) * 0x9E3779B97F4A7C15ull;
+	struct pair *p = &rt->pair[(h >> 40) % PAIRS];
+	if (p->count && (p->use_ip != use_ip || p->reuse_ip != ip))
+		pair_flush(t, p);
+	if (!p->count) {
+		p->use_ip = use_ip;
+		p->reuse_ip = ip;
+		p->addr = addr;
+	}
+	p->count++;
+	p->dist[bin]++;
+}
+
+static SIGSAFE void exact_access(struct rt_thread *t, struct reuse_thread *rt,
+				 const struct rt_access *a)
+{
+	int store = (a->flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+	uint32_t unit, nunits;
+	struct reuse_outcome o;
+
+	if (shared_mode) {
+		int cpu = sched_getcpu();
+		unit = cpu >= 0 && cpu < MAX_CPUS ? (uint32_t)socket_of[cpu] : 0;
+		nunits = nsockets;
+	} else {
+		unit = t->index % REUSE_UNITS;
+		nunits = rt_thread_count() < REUSE_UNITS ? rt_thread_count() : REUSE_UNITS;
+	}
+	if (!lock_try(1 << 20)) {
+		rt->lost++;
+		return;
+	}
+	int r = reuse_stack_access(stack, unit, nunits, a->addr >> elem_shift, store, a->ip, &o);
+	unlock();
+	if (r) {
+		rt->lost++;
+		return;
+	}
+	rt->inv += o.invalidated;
+	if (o.kind == REUSE_COLD) {
+		rt->cold++;
+	} else if (o.kind == REUSE_HIT) {
+		rt->reuses++;
+		rt->time[reuse_bin(o.trd)]++;
+		rt->dist[reuse_bin(o.rd)]++;
+		pair_add(t, rt, o.prev_ip, a->ip, a->addr, reuse_bin(o.rd));
+	}
+}
+
+static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,
+				    const ucontext_t *uc, int skip)
+{
+	struct reuse_thread *rt = t->tool;
+	(void)uc;
+	(void)skip;
+	if (!rt)
+		return;
+	t->stats.samples++;
+	rt->samples++;
+	if (exact_mode) {
+		exact_access(t, rt, a);	/* the engine counts the footprint itself */
+		return;
+	}
+	note_page(a->addr);
+	sampled_access(t, rt, a);
+}
+
+static SIGSAFE void reuse_thread_end(struct rt_thread *t)
+{
+	struct reuse_thread *rt = t->tool;
+	if (!rt)
+		return;
+	for (int i = 0; i < PAIRS; i++)
+		if (rt->pair[i].count)
+			pair_flush(t, &rt->pair[i]);
+	struct reuse_rec_stats r = {
+		.h = { .type = REUSE_REC_STATS, .size = sizeof(r) },
+		.mode = (exact_mode ? REUSE_M_EXACT : 0) | (shared_mode ? REUSE_M_SHARED : 0) |
+			(spatial ? REUSE_M_SPATIAL : 0) |
+			(rt_source == &rt_source_inst ? REUSE_M_COUNTS : 0),
+		.element = 1u << elem_shift,
+		.samples = rt->samples,
+		.armed = rt->armed,
+		.arm_failures = rt->arm_failures,
+		.traps = rt->traps,
+		.stale = rt->stale,
+		.lost = rt->lost + (exact_mode && t->index == 0 ? stack->lost : 0),
+		.watch_errno = rt->watch_errno,
+		.pages = __atomic_load_n(&npages, __ATOMIC_RELAXED),
+		.cold = rt->cold,
+		.invalidations = rt->inv,
+		.reuses = rt->reuses,
+	};
+	uint64_t n = count_now(t);
+	r.accesses = n != UINT64_MAX ? n : t->stats.accesses;
+	memcpy(r.time, rt->time, sizeof(r.time));
+	memcpy(r.dist, rt->dist, sizeof(r.dist));
+	rt_tool_record(t, &r, sizeof(r));
+}
+
+/* In a fork child the parent's threads and tables are gone: start empty. */
+static void reuse_fork_child(struct rt_thread *t)
+{
+	nlist = 0;
+	lock_word = 0;
+	if (exact_mode) {
+		reuse_stack_release(stack);
+		reuse_stack_init(stack);
+	} else {
+		reuse_gwp_init(&gwp, gwp.nslots);
+	}
+	memset(pageset, 0, PAGESET * sizeof(uint64_t));
+	npages = 0;
+	reuse_thread_start(t);
+}
+
+const struct rt_tool rt_tool_reuse = {
+	.name = "reuse",
+	.flags = RT_TOOL_OBJECTS,
+	.start = reuse_start,
+	.thread_start = reuse_thread_start,
+	.thread_stop = reuse_thread_stop,
+	.access = reuse_on_access,
+	.trap = reuse_trap_hook,
+	.fork_child = reuse_fork_child,
+	.thread_end = reuse_thread_end,
+};

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* rt-sampler.c - GlobalWP's slot logic (sampler.h); handler-safe, no locks. */
+#include <string.h>
+
+#include "tools/reuse/sampler.h"
+#include "rt/sigsafe.h"
+
+SIGSAFE void reuse_gwp_init(struct reuse_gwp *g, int nslots)
+{
+	memset(g, 0, sizeof(*g));
+	g->nslots = nslots < 1 ? 1 : nslots > REUSE_SLOTS ? REUSE_SLOTS : nslots;
+}
+
+/* Take the slot with probability 1/offers (after counting this offer). */
+static SIGSAFE int take(struct reuse_slot *s, uint64_t *rnd)
+{
+	uint64_t n = ++s->offers;
+	uint64_t r = *rnd;
+	*rnd = r * 6364136223846793005ull + 1442695040888963407ull;	/* next draw */
+	return r % n == 0;
+}
+
+SIGSAFE int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_t p0,
+			     uint64_t t0, uint64_t ip, uint64_t rnd)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < g->nslots; i++) {
+			struct reuse_slot *s = &g->s[i];
+			if (s->active != pass || !take(s, &rnd))
+				continue;
+			s->active = 1;
+			s->owner = owner;
+			s->gen++;
+			s->addr = addr;
+			s->p0 = p0;
+			s->t0 = t0;
+			s->ip = ip;
+			s->offers_armed = s->offers;
+			return i;
+		}
+	return -1;
+}
+
+SIGSAFE int reuse_gwp_trap(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t thread, uint64_t p,
+			   uint64_t t, struct reuse_seen *out)
+{
+	if (slot < 0 || slot >= g->nslots)
+		return 0;
+	struct reuse_slot *s = &g->s[slot];
+	if (!s->active || s->gen != gen)
+		return 0;
+	out->invalidation = thread != s->owner;
+	out->owner = s->owner;
+	out->trd = UINT64_MAX;
+	if (!out->invalidation && p != UINT64_MAX && s->p0 != UINT64_MAX && p > s->p0)
+		out->trd = p - s->p0 - 1;
+	out->dt = t > s->t0 ? t - s->t0 : 0;
+	out->use_ip = s->ip;
+	out->addr = s->addr;
+	out->n0 = s->offers_armed;
+	out->n1 = s->offers;
+	out->p0 = s->p0;
+	s->active = 0;
+	s->offers = 0;
+	return 1;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampler.h - ReuseTracker's GlobalWP as pure functions (rt-sampler.c): process-wide slots,
+ * one per debug register, that hold one sampled use each.  rt-reuse.c feeds them real
+ * samples and traps and arms the watchpoints they ask for; tests/unit/u-reuse-sampler.c
+ * scripted ones.  No locking here: the caller holds the tool's lock around each call.
+ *
+ *   sample(T, addr, P):  visit the inactive slots first, then the active ones; each visit
+ *       counts one more offer to the slot, which is taken with probability 1/offers
+ *       (Vitter's reservoir: every use offered since the slot was freed is equally likely
+ *       to be the one watched).  The first slot taken ends the visit; none taken drops
+ *       the sample.  A freed slot's count is 0, so its first offer always takes it.
+ *   trap(T', slot, P'):  if the slot is active and the arming is current: T' == owner gives
+ *       a time distance P' - P - 1 (the owner's accesses strictly between), any other
+ *       thread an invalidation (its watchpoint is write-only: a remote store).  The slot
+ *       is freed either way: one outcome per use.
+ *   Bias: a use that waits long for its outcome is more often replaced first, so long
+ *       distances are observed less often than they happen.  The outcome carries the
+ *       slot's offer counts at arming and at the trap; weighting it by n1/n0 (the inverse
+ *       of its chance to survive) removes that bias (doc/sonde-reuse.md, "Sampling").
+ */
+#ifndef SONDE_TOOLS_REUSE_SAMPLER_H
+#define SONDE_TOOLS_REUSE_SAMPLER_H
+
+#include <stdint.h>
+
+#define REUSE_SLOTS 4
+
+struct reuse_slot {
+	int active;
+	uint32_t owner;		/* thread index of the use */
+	uint32_t gen;		/* arming generation: a trap of an older arming is stale */
+	uint64_t addr;		/* the watched word */
+	uint64_t p0;		/* the owner's access count at the use (its own access included) */
+	uint64_t t0;		/* the use's time, ns */
+	uint64_t ip;		/* the use's code address */
+	uint64_t offers;	/* samples offered since the slot was freed */
+	uint64_t offers_armed;	/* offers when this use took the slot */
+};
+
+struct reuse_gwp {
+	struct reuse_slot s[REUSE_SLOTS];
+	int nslots;		/* 1..REUSE_SLOTS */
+};
+
+/* An observed outcome (reuse_gwp_trap). */
+struct reuse_seen {
+	int invalidation;	/* 1: a remote store; else a reuse by the owner */
+	uint32_t owner;
+	uint64_t trd;		/* the owner's accesses between (reuse; UINT64_MAX if unknown) */
+	uint64_t dt;		/* ns between use and trap */
+	uint64_t use_ip, addr;
+	/* The slot's offers when the use took it (n0) and when it trapped (n1): the use
+	 * survived offers n0+1..n1, each replacing it with probability 1/offers, so it was
+	 * observed with probability n0/n1 and stands for n1/n0 uses (the model's weight). */
+	uint64_t n0, n1;
+	uint64_t p0;		/* the owner's access count at the use */
+};
+
+void reuse_gwp_init(struct reuse_gwp *g, int nslots);
+
+/* A sample: the slot to arm for it (>= 0; its fields are set, gen advanced; the caller
+ * arms RW in `owner`, W elsewhere), or -1 (dropped).  `rnd` is a uniform 64-bit random
+ * number per call; `p0` the owner's access count, UINT64_MAX if unknown. */
+int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_t p0,
+		     uint64_t t0, uint64_t ip, uint64_t rnd);
+
+/* A trap of arming (slot, gen) in thread `thread` whose access count is p (UINT64_MAX if
+ * unknown) at time t.  1 and *out when it is an outcome (the slot is freed: disarm it in
+ * every thread), 0 when stale (already resolved or re-armed since). */
+int reuse_gwp_trap(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t thread, uint64_t p,
+		   uint64_t t, struct reuse_seen *out);
+
+#endif

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shen.c - from time distances to reuse distances (Shen et al., as ReuseTracker and RDX
+ * use it), the miss ratio of fully associative LRU caches, and the accuracy S.
+ *
+ * Within a bin [lo, hi) a count is spread uniformly over the integers, so P(TRD >= k) is
+ * piecewise linear and its partial sums have a closed form per bin.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/reuse/reuse.h"
+
+static double total(const double *h)
+{
+	double s = 0;
+	for (int b = 0; b < REUSE_BINS; b++)
+		s += h[b];
+	return s;
+}
+
+double reuse_shen_mean(const double *time, double never, double w)
+{
+	double u = total(time) + never, sum = 0, above = never;
+	if (u <= 0 || w <= 0)
+		return 0;
+	/* above = mass of the bins after b (and the never-reused), walked from the top */
+	double after[REUSE_BINS];
+	for (int b = REUSE_BINS - 1; b >= 0; b--) {
+		after[b] = above;
+		above += time[b];
+	}
+	for (int b = 0; b < REUSE_BINS; b++) {
+		double lo = (double)reuse_bin_lo(b), hi = (double)reuse_bin_hi(b);
+		if (lo >= w)
+			break;
+		double m = hi < w ? hi : w, n = m - lo, width = hi - lo;
+		/* sum over k = lo .. m-1 of [after + time_b (hi - k) / width] / u */
+		double in_bin = time[b] / width * (n * hi - (lo + m - 1) * n / 2);
+		sum += (after[b] * n + in_bin) / u;
+	}
+	return sum;
+}
+
+static double phi(double x)
+{
+	return 0.5 * erfc(-x / sqrt(2.0));
+}
+
+/* Add `count` to dist at a distance ~ Normal(mu, var) over the integers. */
+static void spread(double *dist, double count, double mu, double var)
+{
+	if (var < 1e-6) {
+		dist[reuse_bin((uint64_t)llround(mu))] += count;
+		return;
+	}
+	double sd = sqrt(var), got = 0;
+	int first = reuse_bin((uint64_t)fmax(0, mu - 6 * sd)), last = reuse_bin((uint64_t)(mu + 6 * sd));
+	double share[REUSE_BINS] = { 0 };
+	for (int b = first; b <= last; b++) {
+		double lo = (double)reuse_bin_lo(b) - 0.5, hi = (double)reuse_bin_hi(b) - 0.5;
+		share[b] = phi((hi - mu) / sd) - (b ? phi((lo - mu) / sd) : 0);
+		got += share[b];
+	}
+	if (got <= 0) {
+		dist[reuse_bin((uint64_t)llround(mu))] += count;
+		return;
+	}
+	for (int b = first; b <= last; b++)
+		dist[b] += count * share[b] / got;
+}
+
+#define SUB 16	/* points per bin */
+
+void reuse_shen_convert(const double *time, double never, double n, double *dist)
+{
+	memset(dist, 0, REUSE_BINS * sizeof(*dist));
+	for (int b = 0; b < REUSE_BINS; b++) {
+		if (time[b] <= 0)
+			continue;
+		double lo = (double)reuse_bin_lo(b), width = (double)reuse_bin_hi(b) - lo;
+		int pts = width < SUB ? (int)width : SUB;
+		for (int j = 0; j < pts; j++) {
+			double w = width < SUB ? lo + j : floor(lo + (j + 0.5) * width / SUB);
+			double mu = w ? reuse_shen_mean(time, never, w) : 0;
+			if (w >= 1 && mu < 1)
+				mu = 1;	/* an access in between is one element at least */
+			if (mu > w)
+				mu = w;
+			double p = n > 1 ? fmin(1, mu / n) : 1;
+			spread(dist, time[b] / pts, mu, n > 1 ? n * p * (1 - p) : 0);
+		}
+	}
+}
+
+int reuse_points_init(struct reuse_points *p, const uint64_t *t, const double *wt, size_t n,
+		      double never)
+{
+	memset(p, 0, sizeof(*p));
+	p->prefix = calloc(n + 1, sizeof(double));
+	p->wprefix = calloc(n + 1, sizeof(double));
+	if (!p->prefix || !p->wprefix) {
+		reuse_points_release(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		p->prefix[i + 1] = p->prefix[i] + wt[i] * ((double)t[i] + 1);
+		p->wprefix[i + 1] = p->wprefix[i] + wt[i];
+	}
+	p->t = t;
+	p->n = n;
+	p->never = never;
+	p->all = p->wprefix[n] + never;
+	return 0;
+}
+
+void reuse_points_release(struct reuse_points *p)
+{
+	free(p->prefix);
+	free(p->wprefix);
+	p->prefix = p->wprefix = NULL;
+}
+
+double reuse_points_mean(const struct reuse_points *p, double w)
+{
+	size_t lo = 0, hi = p->n;	/* first i with t[i] >= w */
+	if (p->all <= 0 || w <= 0)
+		return 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if ((double)p->t[mid] < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	double mu = (p->prefix[lo] + w * (p->wprefix[p->n] - p->wprefix[lo] + p->never)) / p->all;
+	return mu < 1 ? 1 : mu > w ? w : mu;
+}
+
+double reuse_share_beyond(const double *dist, double c)
+{
+	double all = total(dist), s = 0;
+	if (all <= 0)
+		return 0;
+	for (int b = 0; b < REUSE_BINS; b++) {
+		double lo = (double)reuse_bin_lo(b), hi = (double)reuse_bin_hi(b);
+		if (c <= lo)
+			s += dist[b];
+		else if (c < hi)
+			s += dist[b] * (hi - ceil(c)) / (hi - lo);
+	}
+	return s / all;
+}
+
+double reuse_accuracy(const double *a, const double *b, int n)
+{
+	double sa = 0, sb = 0, d = 0;
+	for (int i = 0; i < n; i++) {
+		sa += a[i];
+		sb += b[i];
+	}
+	if (sa <= 0 && sb <= 0)
+		return 1;
+	if (sa <= 0 || sb <= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		d += fabs(a[i] / sa - b[i] / sb);
+	return 1 - d / 2;
+}
+
+double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs)
+{
+	uint64_t start = o[i].p0, end = o[i].p0 + o[i].trd;	/* window: (start, end] */
+	double in = 0, beyond = 0;
+	size_t k = 0;
+	for (size_t j = i + 1; j < n && o[j].p0 <= end; j++) {
+		if (o[j].p0 <= start)
+			continue;
+		k++;
+		in += o[j].w;
+		if (o[j].p0 + o[j].trd >= end)
+			beyond += o[j].w;
+	}
+	if (k < min_obs || in <= 0)
+		return -1;
+	return (double)o[i].trd * beyond / in;
+}
+
+double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_min,
+			double never_share)
+{
+	double w = (double)o[i].trd, centre = (double)o[i].p0 + w / 2, sum = 0, wsum = 0;
+	size_t lo = i, hi = i + 1;	/* [lo, hi): the neighbours taken */
+	/* widen to every use within w of the window's centre, then to k_min uses at least */
+	while (lo > 0 && fabs((double)o[lo - 1].p0 - centre) <= w)
+		lo--;
+	while (hi < n && fabs((double)o[hi].p0 - centre) <= w)
+		hi++;
+	while (hi - lo < k_min && (lo > 0 || hi < n)) {
+		double dl = lo > 0 ? fabs((double)o[lo - 1].p0 - centre) : INFINITY;
+		double dh = hi < n ? fabs((double)o[hi].p0 - centre) : INFINITY;
+		if (dl <= dh)
+			lo--;
+		else
+			hi++;
+	}
+	for (size_t j = lo; j < hi; j++) {
+		double t1 = (double)o[j].trd + 1;
+		sum += o[j].w * (t1 < w ? t1 : w);
+		wsum += o[j].w;
+	}
+	if (wsum <= 0 || w <= 0)
+		return 0;
+	double mu = (1 - never_share) * sum / wsum + never_share * w;
+	return mu < 1 ? 1 : mu > w ? w : mu;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack.h - the exact reuse engine (rt-stack.c): Olken's stack distance with a Fenwick
+ * tree over access stamps, one stack per cache ("unit": a thread's private cache, or a
+ * socket's shared cache), and the thesis's rules for reuse and invalidation
+ * (doc/sonde-reuse.md, "Exact mode").  Used by the runtime for --exact and by the unit
+ * tests, which check it against a naive O(n^2) engine.
+ *
+ * Per unit: a hash table element -> (access number of its last use, Fenwick stamp, code
+ * address of that use).  The stack distance of a reuse is the number of stamps marked after
+ * the element's last one (each live element marks only its latest stamp): O(log n).  When
+ * the stamps run out the live ones are renumbered by rank (O(n log n), amortized O(log n)).
+ *
+ * Rules, for an access of unit u to element e:
+ *   - e has a live entry in u: a reuse, time distance = u's accesses strictly between the
+ *     two, reuse distance = distinct elements u accessed between them;
+ *   - e's entry in u was invalidated: nothing (that use's outcome was the invalidation);
+ *   - no entry: a cold access;
+ *   - a store also invalidates e in every other unit holding it: one invalidation each.
+ * A remote load neither reuses nor invalidates.
+ *
+ * Memory comes from mmap (tables grow by doubling); no malloc, no locks: the caller
+ * serializes calls on one engine.  Handler-safe.
+ */
+#ifndef SONDE_TOOLS_REUSE_STACK_H
+#define SONDE_TOOLS_REUSE_STACK_H
+
+#include <stdint.h>
+
+#define REUSE_UNITS 64		/* caches modelled at once (threads or sockets) */
+
+struct reuse_entry {
+	uint64_t key;		/* element + 1; 0 = empty */
+	uint64_t count;		/* the unit's access number at the last use; 0 = invalidated */
+	uint64_t stamp;		/* Fenwick position of the last use (valid when count != 0) */
+	uint64_t ip;		/* code address of the last use */
+};
+
+struct reuse_unit {
+	struct reuse_entry *tab;
+	uint64_t tabsize, used;	/* slots (a power of two), keys stored */
+	uint32_t *fen;		/* Fenwick tree, 1-based, fencap + 1 words */
+	uint64_t fencap;
+	uint64_t stamp;		/* next stamp to give */
+	uint64_t live;		/* marked stamps (live entries) */
+	uint64_t now;		/* accesses of the unit so far */
+	int ok;
+};
+
+struct reuse_stack {
+	struct reuse_unit u[REUSE_UNITS];
+	uint64_t lost;		/* accesses not modelled (out of memory) */
+};
+
+enum reuse_kind { REUSE_NONE = 0, REUSE_HIT, REUSE_COLD };
+
+struct reuse_outcome {
+	int kind;		/* enum reuse_kind */
+	uint64_t trd;		/* time distance (REUSE_HIT) */
+	uint64_t rd;		/* reuse (stack) distance (REUSE_HIT) */
+	uint64_t prev_ip;	/* the use's code address (REUSE_HIT) */
+	uint32_t invalidated;	/* other units' uses this store invalidated */
+};
+
+/* The first stamp capacity of a unit (default 16384; tests lower it). */
+extern uint64_t reuse_stack_fen_first;
+
+/* Zero the engine (no memory is taken until the first access). */
+void reuse_stack_init(struct reuse_stack *s);
+/* Unmap every table. */
+void reuse_stack_release(struct reuse_stack *s);
+/* One access of unit u (< REUSE_UNITS) to element e by the code at ip.  0, or -ENOMEM
+ * (not modelled, counted in s->lost).  `nunits` bounds the units searched on a store. */
+int reuse_stack_access(struct reuse_stack *s, uint32_t u, uint32_t nunits, uint64_t e,
+		       int store, uint64_t ip, struct reuse_outcome *out);
+
+/* ---- log-2 bins shared by every histogram of the tool ---- */
+
+#define REUSE_BINS 48
+/* Bin 0 holds 0, bin b >= 1 holds [2^(b-1), 2^b). */
+static inline int reuse_bin(uint64_t d)
+{
+	int b = d ? 64 - __builtin_clzll(d) : 0;
+	return b < REUSE_BINS ? b : REUSE_BINS - 1;
+}
+static inline uint64_t reuse_bin_lo(int b)
+{
+	return b ? 1ull << (b - 1) : 0;
+}
+static inline uint64_t reuse_bin_hi(int b)
+{
+	return 1ull << b;
+}
+
+#endif

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view.c - the reuse tool's views, read back from the profile database: DIR/reuse/ CSV
+ * files, the terminal report (the histogram and the miss-ratio curve as bars, the top
+ * pairs, one paragraph saying what they mean) and the HTML page.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "prof/db.h"
+#include "prof/errmsg.h"
+#include "prof/report.h"
+#include "tools/reuse/reuse.h"
+#include "ui/csv.h"
+#include "ui/html.h"
+#include "ui/json.h"
+#include "ui/text.h"
+
+#define BAR 40
+
+static double meta_num(sqlite3 *db, const char *key)
+{
+	char b[64];
+	return strtod(db_meta(db, key, b, sizeof(b)), NULL);
+}
+
+/* ---- CSV ---- */
+
+static int query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads)
+{
+	sqlite3_stmt *st;
+	const char *cells[16];
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return -EIO;
+	csv_row(f, ncols, heads);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < ncols; i++) {
+			const char *t = (const char *)sqlite3_column_text(st, i);
+			cells[i] = t ? t : "";
+		}
+		csv_row(f, ncols, cells);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static const char hist_sql[] =
+	"SELECT kind, lo, hi, printf('%.0f', count), printf('%.6f', fraction) FROM reuse_hist"
+	" ORDER BY rowid";
+static const char *const hist_cols[] = { "kind", "lo", "hi", "count", "fraction" };
+static const char miss_sql[] =
+	"SELECT bytes, printf('%.6f', miss_ratio) FROM reuse_miss ORDER BY bytes";
+static const char *const miss_cols[] = { "bytes", "miss_ratio" };
+static const char pairs_sql[] =
+	"SELECT rank, use_code, reuse_code, object, printf('%.0f', reuses),"
+	" printf('%.0f', long_reuses), median_distance FROM reuse_pairs ORDER BY rank";
+static const char *const pairs_cols[] = { "rank", "use", "reuse", "object", "reuses",
+					  "long_reuses", "median_distance" };
+
+int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/reuse", dir);
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return errmsg(err, errlen, -errno, "cannot create '%s'", path);
+	struct {
+		const char *name, *sql;
+		int n;
+		const char *const *cols;
+	} t[] = {
+		{ "histogram.csv", hist_sql, 5, hist_cols },
+		{ "missratio.csv", miss_sql, 2, miss_cols },
+		{ "pairs.csv", pairs_sql, 7, pairs_cols },
+	};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/reuse/%s", dir, t[i].name);
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return errmsg(err, errlen, -errno, "cannot write '%s'", path);
+		int r = query_csv(db, f, t[i].sql, t[i].n, t[i].cols);
+		if (fclose(f) || r)
+			return r ? db_fail(db, err, errlen, t[i].name)
+				 : errmsg(err, errlen, -EIO, "cannot write '%s'", path);
+	}
+	return 0;
+}
+
+/* ---- reading back ---- */
+
+struct hist {
+	int n;
+	char label[REUSE_BINS + 2][32];
+	double frac[REUSE_BINS + 2], count[REUSE_BINS + 2];
+};
+
+static void size_str(double v, char *b, size_t len)
+{
+	if (v >= 1 << 30 && fmod(v, 1 << 30) == 0)
+		snprintf(b, len, "%.0f GiB", v / (1 << 30));
+	else if (v >= 1 << 20 && fmod(v, 1 << 20) == 0)
+		snprintf(b, len, "%.0f MiB", v / (1 << 20));
+	else if (v >= 1024 && fmod(v, 1024) == 0)
+		snprintf(b, len, "%.0f KiB", v / 1024);
+	else if (v >= 1 << 20)
+		snprintf(b, len, "%.1f MiB", v / (1 << 20));
+	else if (v >= 1024)
+		snprintf(b, len, "%.1f KiB", v / 1024);
+	else
+		snprintf(b, len, "%.0f B", v);
+}
+
+/* Rows of one kind ("reuse", "time" or "time_ns"), then invalidation and cold. */
+static int read_hist(sqlite3 *db, const char *kind, struct hist *h)
+{
+	sqlite3_stmt *st;
+	memset(h, 0, sizeof(*h));
+	if (sqlite3_prepare_v2(db, "SELECT kind, lo, hi, count, fraction FROM reuse_hist WHERE kind"
+				   " = ?1 OR lo IS NULL ORDER BY lo IS NULL, lo", -1, &st, NULL))
+		return -EIO;
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW && h->n < REUSE_BINS + 2) {
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+			snprintf(h->label[h->n], sizeof(h->label[0]), "%s",
+				 (const char *)sqlite3_column_text(st, 0));
+		else
+			snprintf(h->label[h->n], sizeof(h->label[0]), "[%lld, %lld)",
+				 sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+		h->count[h->n] = sqlite3_column_double(st, 3);
+		h->frac[h->n++] = sqlite3_column_double(st, 4);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+struct curve {
+	int n;
+	double bytes[80], miss[80];
+};
+
+static int read_curve(sqlite3 *db, struct curve *c)
+{
+	sqlite3_stmt *st;
+	c->n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT bytes, miss_ratio FROM reuse_miss ORDER BY bytes", -1,
+			       &st, NULL))
+		return -EIO;
+	while (sqlite3_step(st) == SQLITE_ROW && c->n < 80) {
+		c->bytes[c->n] = (double)sqlite3_column_int64(st, 0);
+		c->miss[c->n++] = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static double curve_at(const struct curve *c, double bytes)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->bytes[i] == bytes)
+			return c->miss[i];
+	return NAN;
+}
+
+static const char *level_of(sqlite3 *db, double bytes)
+{
+	static const char *const name[] = { NULL, "L1", "L2", "L3" };
+	const char *key[] = { NULL, "l1", "l2", "l3" };
+	for (int l = 1; l <= 3; l++)
+		if (meta_num(db, key[l]) == bytes)
+			return name[l];
+	return NULL;
+}
+
+/* ---- terminal ---- */
+
+static void bar(FILE *out, double f)
+{
+	int n = (int)lround(f * BAR);
+	for (int i = 0; i < BAR; i++)
+		fputc(i < n ? '#' : ' ', out);
+}
+
+static void print_hist(FILE *out, const char *title, const struct hist *h)
+{
+	fprintf(out, "\n%s\n", title);
+	for (int i = 0; i < h->n; i++) {
+		fprintf(out, "  %-22s ", h->label[i]);
+		bar(out, h->frac[i]);
+		fprintf(out, " %5.1f%%\n", 100 * h->frac[i]);
+	}
+}
+
+struct top {
+	char use[512], reuse[512], object[512];
+	double reuses, long_reuses;
+	int found;
+};
+
+static void read_top(sqlite3 *db, struct top *t)
+{
+	sqlite3_stmt *st;
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(db, "SELECT use_code, reuse_code, object, reuses, long_reuses FROM"
+				   " reuse_pairs ORDER BY rank LIMIT 1", -1, &st, NULL))
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(t->use, sizeof(t->use), "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(t->reuse, sizeof(t->reuse), "%s", (const char *)sqlite3_column_text(st, 1));
+		snprintf(t->object, sizeof(t->object), "%s", (const char *)sqlite3_column_text(st, 2));
+		t->reuses = sqlite3_column_double(st, 3);
+		t->long_reuses = sqlite3_column_double(st, 4);
+		t->found = 1;
+	}
+	sqlite3_finalize(st);
+}
+
+/* The paragraph: what the histogram and the curve mean for this program. */
+static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
+{
+	char fp[32], l2s[32];
+	double foot = meta_num(db, "footprint") * meta_num(db, "element");
+	double l1 = meta_num(db, "l1"), l2 = meta_num(db, "l2"), l3 = meta_num(db, "l3");
+	double acc = meta_num(db, "accesses"), inv = meta_num(db, "invalidations");
+	struct top t;
+
+	fprintf(out, "\nWhat it means:\n  ");
+	if (!dists) {
+		fprintf(out, "only reuse times were measured (the clock source has no count of a"
+			     " thread's accesses), so there is no reuse distance and no miss-ratio"
+			     " curve: run a program built with sonde-cc (--source inst) or on a"
+			     " machine with a PMU (--source hw) for distances.\n");
+		return;
+	}
+	size_str(foot, fp, sizeof(fp));
+	size_str(l2, l2s, sizeof(l2s));
+	if (l2 > 0) {
+		double m1 = curve_at(c, l1), m2 = curve_at(c, l2), m3 = curve_at(c, l3);
+		fprintf(out, "the data it touches (%s) %s the %s L2.  A fully associative LRU cache"
+			     " of L1's size would miss %.1f%% of the accesses, L2's %.1f%%",
+			fp, foot <= l2 ? "fits in" : "does not fit in", l2s,
+			100 * (isnan(m1) ? 0 : m1), 100 * (isnan(m2) ? 0 : m2));
+		if (l3 > 0)
+			fprintf(out, ", L3's %.1f%%", 100 * (isnan(m3) ? 0 : m3));
+		fprintf(out, ".");
+	} else {
+		fprintf(out, "the data it touches is %s (this machine's cache sizes are unknown).",
+			fp);
+	}
+	if (acc > 0 && inv / acc > 0.01)
+		fprintf(out, "  %.1f%% of the uses end in another thread's store (invalidations):"
+			     " those misses stay whatever the cache size; share less written data.",
+			100 * inv / acc);
+	read_top(db, &t);
+	if (t.found && t.long_reuses > 0)
+		fprintf(out, "  Fix first: the reuse from %s to %s (%s), %.0f reuses beyond L2's"
+			     " size; bring them closer (block or fuse the loops) or shrink the data.",
+			t.use, t.reuse, t.object, t.long_reuses);
+	else if (t.found)
+		fprintf(out, "  No code pair reuses data beyond L2's size: the cache holds what"
+			     " the program reuses.");
+	fprintf(out, "\n");
+}
+
+static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
+{
+	char b[4][512], s[32];
+	int top = o->top > 0 ? o->top : 10;
+	int exact = meta_num(db, "exact") != 0, spatial;
+	struct hist h;
+	struct curve c;
+
+	db_meta(db, "granularity", b[3], sizeof(b[3]));
+	spatial = !strcmp(b[3], "spatial");
+	fprintf(out, "sonde reuse: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
+	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (elements: %s)\n",
+		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
+		db_meta(db, "period_unit", b[2], sizeof(b[2])),
+		db_meta(db, "cache", b[3], sizeof(b[3])), spatial ? "spatial" : "temporal",
+		spatial ? "64-byte lines" : "8-byte words");
+	fprintf(out, "  %s\n", exact ? "exact: every access modelled"
+				     : db_meta(db, "watch", b[0], sizeof(b[0])));
+	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
+	fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n", meta_num(db, "accesses"), s,
+		db_meta(db, "distances", b[1], sizeof(b[1])));
+	int dists = 0;
+	if (read_hist(db, "reuse", &h) == 0 && h.n > 2) {
+		dists = 1;
+		print_hist(out, "Reuse distance (distinct elements between a use and its reuse;"
+				" share of accesses)", &h);
+	} else if (read_hist(db, "time_ns", &h) == 0 && h.n > 2) {
+		print_hist(out, "Reuse time in ns (no access counts with this source: no distances)",
+			   &h);
+	}
+	if (dists && read_curve(db, &c) == 0 && c.n) {
+		fprintf(out, "\nMiss ratio of a fully associative LRU cache, by size\n");
+		for (int i = 0; i < c.n; i++) {
+			const char *l = level_of(db, c.bytes[i]);
+			char lab[48];
+			size_str(c.bytes[i], s, sizeof(s));
+			snprintf(lab, sizeof(lab), "%s%s%s%s", s, l ? " (" : "", l ? l : "", l ? ")" : "");
+			fprintf(out, "  %-16s ", lab);
+			bar(out, c.miss[i]);
+			fprintf(out, " %5.1f%%\n", 100 * c.miss[i]);
+		}
+	}
+	sqlite3_stmt *st;
+	static const char *const ph[] = { "long", "reuses", "use", "reuse", "object" };
+	struct text_table *t = text_table_new(5, ph, "rrlll");
+	if (t && !sqlite3_prepare_v2(db, "SELECT printf('%.0f', long_reuses), printf('%.0f',"
+					 " reuses), use_code, reuse_code, object FROM reuse_pairs"
+					 " ORDER BY rank", -1, &st, NULL)) {
+		const char *cells[5];
+		while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
+			for (int i = 0; i < 5; i++)
+				cells[i] = (const char *)sqlite3_column_text(st, i);
+			text_table_add(t, cells);
+		}
+		sqlite3_finalize(st);
+		if (text_table_rows(t)) {
+			fprintf(out, "\nTop reuse pairs (long: reuses beyond L2's size)\n");
+			text_table_print(t, out, "  ");
+		}
+	}
+	text_table_free(t);
+	meaning(db, out, dists ? &c : NULL, dists);
+	return 0;
+}
+
+int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
+{
+	if (o->format == REPORT_TEXT)
+		return print_text(db, out, o);
+	if (o->format == REPORT_CSV)
+		return query_csv(db, out, hist_sql, 5, hist_cols);
+	struct json j;
+	char b[256];
+	struct hist h;
+	struct curve c;
+	json_init(&j, out);
+	json_begin_object(&j, NULL);
+	json_str(&j, "tool", "reuse");
+	json_str(&j, "source", db_meta(db, "source", b, sizeof(b)));
+	json_bool(&j, "exact", meta_num(db, "exact") != 0);
+	json_double(&j, "accesses", meta_num(db, "accesses"), 0);
+	json_double(&j, "footprint_elements", meta_num(db, "footprint"), 0);
+	json_begin_array(&j, "reuse");
+	if (!read_hist(db, "reuse", &h))
+		for (int i = 0; i < h.n; i++) {
+			json_begin_object(&j, NULL);
+			json_str(&j, "bin", h.label[i]);
+			json_double(&j, "fraction", h.frac[i], 6);
+			json_end_object(&j);
+		}
+	json_end_array(&j);
+	json_begin_array(&j, "miss_ratio");
+	if (!read_curve(db, &c))
+		for (int i = 0; i < c.n; i++) {
+			json_begin_object(&j, NULL);
+			json_double(&j, "bytes", c.bytes[i], 0);
+			json_double(&j, "miss_ratio", c.miss[i], 6);
+			json_end_object(&j);
+		}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+	fputc('\n', out);
+	return 0;
+}
+
+/* ---- HTML ---- */
+
+int reuse_html(sqlite3 *db, struct html *page)
+{
+	char b[512], s[32];
+	struct hist h;
+	struct curve c;
+	int dists;
+
+	html_section(page, "reuse", "Reuse distance");
+	html_kv_begin(page, "reuse-facts");
+	html_kv(page, "program", db_meta(db, "exe", b, sizeof(b)));
+	html_kv(page, "source", db_meta(db, "source", b, sizeof(b)));
+	html_kv(page, "mode", meta_num(db, "exact") ? "exact (every access)" : "sampled");
+	html_kv(page, "cache", db_meta(db, "cache", b, sizeof(b)));
+	html_kv(page, "granularity", db_meta(db, "granularity", b, sizeof(b)));
+	html_kv(page, "distances", db_meta(db, "distances", b, sizeof(b)));
+	html_kv(page, "watchpoints", db_meta(db, "watch", b, sizeof(b)));
+	snprintf(b, sizeof(b), "%.0f", meta_num(db, "accesses"));
+	html_kv(page, "accesses", b);
+	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
+	html_kv(page, "footprint", s);
+	html_kv_end(page);
+
+	dists = read_hist(db, "reuse", &h) == 0 && h.n > 2;
+	if (!dists && read_hist(db, "time_ns", &h))
+		return -EIO;
+	const char *labels[REUSE_BINS + 2];
+	double pct[REUSE_BINS + 2];
+	for (int i = 0; i < h.n; i++) {
+		labels[i] = h.label[i];
+		pct[i] = 100 * h.frac[i];
+	}
+	struct html_plot hp = {
+		.id = "reuse-histogram",
+		.title = dists ? "Reuse distance: share of accesses per bin" :
+				 "Reuse time (ns): share of accesses per bin",
+		.xlabel = dists ? "distinct elements between use and reuse" : "ns between use and reuse",
+		.ylabel = "% of accesses", .width = 760, .decimals = 2,
+	};
+	html_bar_chart(page, &hp, (size_t)h.n, labels, pct);
+
+	if (dists && !read_curve(db, &c) && c.n) {
+		double x[80], y[80];
+		for (int i = 0; i < c.n; i++) {
+			x[i] = log2(c.bytes[i]);
+			y[i] = 100 * c.miss[i];
+		}
+		struct html_series ser = { .name = "miss ratio", .n = (size_t)c.n, .x = x, .y = y };
+		struct html_plot mp = {
+			.id = "reuse-missratio",
+			.title = "Miss ratio of a fully associative LRU cache",
+			.xlabel = "cache size, log2 bytes (12 = 4 KiB, 20 = 1 MiB)",
+			.ylabel = "% of accesses missed", .width = 760, .decimals = 2,
+		};
+		html_line_plot(page, &mp, 1, &ser);
+		html_printf(page, "<p>This machine: L1 %.0f KiB, L2 %.0f KiB, L3 %.0f KiB.</p>\n",
+			    meta_num(db, "l1") / 1024, meta_num(db, "l2") / 1024,
+			    meta_num(db, "l3") / 1024);
+	}
+
+	static const char *const heads[] = { "rank", "use", "reuse", "object", "reuses",
+					     "long reuses", "median distance" };
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT rank, use_code, reuse_code, object, reuses, long_reuses,"
+				   " median_distance FROM reuse_pairs ORDER BY rank", -1, &st, NULL))
+		return -EIO;
+	html_section(page, "reuse-pairs", "Reuse pairs (long: beyond L2's size)");
+	html_table_begin(page, "reuse-pairs-table", 7, heads, "rllllrr", HTML_SORTABLE);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		html_row_begin(page);
+		html_td_int(page, sqlite3_column_int64(st, 0));
+		for (int i = 1; i <= 3; i++)
+			html_td(page, (const char *)sqlite3_column_text(st, i));
+		html_td_num(page, sqlite3_column_double(st, 4), 0);
+		html_td_num(page, sqlite3_column_double(st, 5), 0);
+		html_td_int(page, sqlite3_column_int64(st, 6));
+		html_row_end(page);
+	}
+	sqlite3_finalize(st);
+	html_table_end(page);
+	return 0;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# t500-reuse-cli: `sonde reuse` options: --help, usage errors (exit 2, one line naming the
+# problem), --spatial/--shared without --exact refused with the reason, --exact with
+# another source refused, and the tool listed in `sonde --help`.
+. "$(dirname "$0")/lib.sh"
+
+"$SONDE" reuse --help >help 2>&1
+check t500-help [ $? -eq 0 ]
+check t500-help-text grep -q "usage: sonde reuse" help
+check t500-help-distances grep -q "inst source" help
+"$SONDE" --help >top 2>&1
+check t500-listed grep -q "reuse" top
+
+"$SONDE" reuse >out 2>err
+check t500-no-program [ $? -eq 2 ]
+check t500-no-program-msg grep -q "no program to run" err
+"$SONDE" reuse --slots 9 -- true >out 2>err
+check t500-bad-slots [ $? -eq 2 ]
+check t500-bad-slots-msg grep -q "slots wants 1 to 4" err
+"$SONDE" reuse --spatial -- true >out 2>err
+check t500-spatial-needs-exact [ $? -eq 2 ]
+check t500-spatial-msg grep -q "a watchpoint covers 8 bytes" err
+"$SONDE" reuse --shared -- true >out 2>err
+check t500-shared-needs-exact [ $? -eq 2 ]
+"$SONDE" reuse --exact --source clock -- true >out 2>err
+check t500-exact-source [ $? -eq 2 ]
+check t500-exact-source-msg grep -q "needs the inst source" err
+"$SONDE" reuse --bogus -- true >out 2>err
+check t500-bad-option [ $? -eq 2 ]

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# t501-reuse-exact-sweep: --exact on a sweep of N = 1000 words, R = 10 times, built with
+# sonde-cc.  Every reuse is at distance N-1 (time and reuse rows: one bin, [512, 1024),
+# with (R-1) N reuses), the first pass is cold, nothing is invalidated; the miss ratio is 1
+# for a cache smaller than N words and the cold share for any larger one; pairs.csv names
+# the sweep's line; -q prints nothing; `sonde report` shows it again.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t50-reuse-lib.bash"
+reuse_build t501-build || exit 0
+N=1000 R=10
+
+"$SONDE" reuse -q --exact -o rec -- "$T/rb" sweep $N $R >out 2>summary
+check t501-status [ $? -eq 0 ]
+check t501-quiet [ ! -s summary ]
+h=rec/reuse/histogram.csv
+check t501-header [ "$(head -1 $h)" = "kind,lo,hi,count,fraction" ]
+check t501-files [ -s rec/reuse/missratio.csv -a -s rec/reuse/pairs.csv ]
+check t501-miss-header [ "$(head -1 rec/reuse/missratio.csv)" = "bytes,miss_ratio" ]
+want=$(( (R - 1) * N ))
+check t501-reuse-bin [ "$(csv_get $h kind reuse lo)" = 512 ]
+check t501-reuse-count [ "$(awk -F, '$1 == "reuse" && $2 == 512 { print $4 }' $h)" = "$want" ]
+check t501-time-count [ "$(awk -F, '$1 == "time" && $2 == 512 { print $4 }' $h)" = "$want" ]
+# main's start-up accesses in instrumented code other than the sweep: a few at most
+other=$(awk -F, '($1 == "reuse") && $2 != 512 { s += $4 } END { print s + 0 }' $h)
+check t501-one-bin [ "$other" -le 10 ]
+check t501-no-invalidation [ "$(csv_get $h kind invalidation count)" = 0 ]
+cold=$(csv_get $h kind cold count)
+check t501-cold float_between "$cold" $N $((N + 10))
+m4=$(csv_get rec/reuse/missratio.csv bytes 4096 miss_ratio)	# 512 words < N
+m8=$(csv_get rec/reuse/missratio.csv bytes 8192 miss_ratio)	# 1024 words > N
+check t501-miss-small float_between "$m4" 0.999 1
+share=$(awk -v c="$cold" -v r="$want" 'BEGIN { printf "%.6f", c / (c + r) }')
+check t501-miss-large float_between "$m8" "$(awk -v s=$share 'BEGIN{print s - 0.001}')" "$(awk -v s=$share 'BEGIN{print s + 0.001}')"
+check t501-pair-line grep -q "sweep (rbench.c:" rec/reuse/pairs.csv
+"$SONDE" report rec >again 2>&1
+check t501-report grep -q "Miss ratio of a fully associative LRU cache" again
+check t501-report-meaning grep -q "What it means" again

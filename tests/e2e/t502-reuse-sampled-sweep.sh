@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# t502-reuse-sampled-sweep: the sampled mode (inst source, soft watchpoints) on a sweep of
+# 1000 words: the uses it watches are reused at time distance 999, so at least 90% of the
+# reuse rows' mass lies in [512, 1024) (the rest: uses whose neighbours' estimates mix in
+# start-up accesses); nothing is invalidated; the summary says how many uses it watched.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t50-reuse-lib.bash"
+reuse_build t502-build || exit 0
+
+"$SONDE" reuse --source inst --period 1009 -o rec -- "$T/rb" sweep 1000 300 >out 2>summary
+check t502-status [ $? -eq 0 ]
+h=rec/reuse/histogram.csv
+check t502-time-bin [ "$(awk -F, '$1 == "time" { s += $4; if ($2 == 512) b += $4 } END { printf "%d\n", s ? 100 * b / s : 0 }' $h)" -ge 90 ]
+check t502-reuse-bin [ "$(awk -F, '$1 == "reuse" { s += $4; if ($2 == 512) b += $4 } END { printf "%d\n", s ? 100 * b / s : 0 }' $h)" -ge 90 ]
+check t502-no-invalidation [ "$(reuse_meta rec outcomes_invalidation)" = 0 ]
+check t502-outcomes [ "$(reuse_meta rec outcomes)" -gt 50 ]
+check t502-summary-watched grep -q "uses watched" summary
+check t502-summary-estimated grep -q "estimated (Shen model" summary

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# t504-reuse-ribench-inv: RIBench with invalidations (the thesis's case 2: INV = 1000 shared
+# stores per repetition, X1 lowered by INV/2), 2 threads.  Both modes see invalidations;
+# the sampled reuse-distance histogram matches --exact (the oracle) with S >= 0.85 (0.93 to
+# 0.98 seen; the margin below the thesis's 0.90 as in t503, for a busy machine).  The
+# analytic histogram is not the reference here: the other thread's stores remove shared
+# words from a thread's stack, by an amount that depends on the schedule.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t50-reuse-lib.bash"
+reuse_build t504-build || exit 0
+
+for shape in inc:20,20,20,20,20 dec:200,60,15,4,2; do
+	name=${shape%%:*}
+	args="ribench -t 2 -o 8 -r ${shape#*:} -x 500,1500,3500,7500,15500 -i 1000"
+	"$SONDE" reuse -q --exact -o ex-$name -- "$T/rb" $args >/dev/null 2>&1
+	"$SONDE" reuse -q --source inst --period 4001 -o sa-$name -- "$T/rb" $args >/dev/null 2>&1
+	reuse_rows ex-$name/reuse/histogram.csv reuse >ex.csv
+	reuse_rows sa-$name/reuse/histogram.csv reuse >sa.csv
+	s=$(reuse_s ex.csv sa.csv)
+	echo "ribench $name inv 1000: S(sampled, exact) = $s"
+	check t504-sampled-vs-exact-$name float_between "$s" 0.85 1
+	check t504-exact-inv-$name [ "$(csv_get ex-$name/reuse/histogram.csv kind invalidation count)" -gt 0 ]
+	check t504-sampled-inv-$name [ "$(reuse_meta sa-$name outcomes_invalidation)" -gt 0 ]
+done

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# t508-reuse-html: `sonde reuse --html FILE` on RIBench (--exact): one self-contained page,
+# the same as `sonde report DIR --html`; in headless Chromium it runs without console
+# errors, draws the histogram and the miss-ratio curve (one bar per histogram.csv row, one
+# point per missratio.csv row) and its pairs table holds pairs.csv's rows.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t50-reuse-lib.bash"
+reuse_build t508-build || exit 0
+
+"$SONDE" reuse -q --exact --html page.html -o rec -- "$T/rb" ribench -t 2 -o 2 >/dev/null 2>err
+check t508-status [ $? -eq 0 ]
+check t508-page [ -s page.html ]
+"$SONDE" report rec --html again.html >/dev/null 2>&1
+check t508-same-page cmp -s page.html again.html
+if grep -qiE '<(script|link|img)[^>]+(src|href)=' page.html; then
+	fail t508-self-contained "external resources in page.html"
+else
+	pass t508-self-contained
+fi
+
+chromium_find t508-chromium || exit 0
+chromium "file://$T/page.html" --dump-dom >dom.html
+if [ -n "$(chromium_console_errors)" ]; then
+	fail t508-no-console-error "$(chromium_console_errors)"
+elif [ ! -s dom.html ]; then
+	fail t508-no-console-error "chromium gave no DOM: $(tail -3 chrome.log | tr '\n' ' ')"
+else
+	pass t508-no-console-error
+fi
+cat >cmp.py <<'PY'
+import csv, re, sys
+dom = open("dom.html").read()
+def svg(i):
+    m = re.search(r'<svg[^>]*id="%s".*?</svg>' % i, dom, re.S)
+    return m.group(0) if m else ""
+hist = [r for r in csv.DictReader(open("rec/reuse/histogram.csv")) if r["kind"] in ("reuse", "invalidation", "cold")]
+miss = list(csv.DictReader(open("rec/reuse/missratio.csv")))
+pairs = list(csv.DictReader(open("rec/reuse/pairs.csv")))
+h, m = svg("reuse-histogram"), svg("reuse-missratio")
+bars = len(re.findall(r"<rect[^>]*class=\"bar", h)) or len(re.findall(r"<rect", h))
+ok = True
+if not h or bars < len(hist):
+    print("histogram: %d bars for %d rows" % (bars, len(hist))); ok = False
+if not m:
+    print("no miss-ratio plot"); ok = False
+t = re.search(r'<table id="reuse-pairs-table"[^>]*>.*?<tbody>(.*?)</tbody>', dom, re.S)
+rows = re.findall(r"<tr", t.group(1)) if t else []
+if len(rows) != len(pairs):
+    print("pairs table: %d rows, pairs.csv %d" % (len(rows), len(pairs))); ok = False
+for p in pairs:
+    if p["use"].split(" (")[0] not in (t.group(1) if t else ""):
+        print("pair missing:", p["use"]); ok = False
+sys.exit(0 if ok else 1)
+PY
+check t508-dom-matches-csv python3 cmp.py

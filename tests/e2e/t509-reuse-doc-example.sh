@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# t509-reuse-doc-example: doc/sonde-reuse.md's worked example, run as written (its "$ ..."
+# command lines), and its claims checked on the real output: the sampled histogram within
+# S >= 0.90 of --exact (the doc's run: 0.93; t503 says how much S varies), the exact
+# histogram's five phase bins holding RIBench's predicted counts, the program fitting in
+# L2, and the two pairs being the lines the doc names (their text checked in rbench.c).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t50-reuse-lib.bash"
+doc=$SONDE_TOP/doc/sonde-reuse.md
+command -v clang >/dev/null || { skip t509-doc "clang is not installed (sonde-cc needs it)"; exit 0; }
+
+awk '/^## Worked example/ { w = 1; next } w && /^## / { exit } w && /^    \$ / { sub(/^    \$ /, ""); print }' "$doc" >cmds
+check t509-three-commands [ "$(wc -l <cmds)" -eq 3 ]
+mkdir -p tests/workloads/reuse && cp "$SONDE_TOP/tests/workloads/reuse/rbench.c" tests/workloads/reuse/
+n=0
+while read -r cmd; do
+	n=$((n + 1))
+	set -- $cmd
+	tool=$1; shift
+	case $tool in
+	sonde-cc) "$SONDE_BUILD/sonde-cc" "$@" ;;
+	sonde) "$SONDE" "$@" >out$n 2>err$n ;;
+	*) fail t509-command-$n "unexpected command '$cmd'"; continue ;;
+	esac
+	check t509-command-$n-status [ $? -eq 0 ]
+done <cmds
+
+reuse_rows ri/reuse/histogram.csv reuse >sa.csv
+reuse_rows ri-exact/reuse/histogram.csv reuse >ex.csv
+s=$(reuse_s ex.csv sa.csv)
+echo "S(sampled, exact) = $s"
+check t509-sampled-vs-exact float_between "$s" 0.90 1
+# 2 threads x 8 outer x (REP - 1) x X1 reuses per phase within the outer iteration
+i=0
+for x in 1000 2000 4000 8000 16000; do
+	r=$(echo 50 40 40 10 3 | cut -d' ' -f$((i + 1)))
+	i=$((i + 1))
+	lo=$(awk -v d=$((x - 1)) 'BEGIN { b = 1; while (b * 2 <= d) b *= 2; print b }')
+	got=$(awk -F, -v lo=$lo '$1 == "reuse" && $2 == lo { print $4 }' ri-exact/reuse/histogram.csv)
+	# + a handful of start-up reuses (main, libc calls in instrumented code) in any bin
+	check t509-exact-phase-$x float_between "$got" $((2 * 8 * (r - 1) * x)) $((2 * 8 * (r - 1) * x + 10))
+done
+check t509-fits-l2 grep -q "fits in the" err2
+check t509-pairs [ "$(wc -l <ri/reuse/pairs.csv)" -ge 2 ]
+for l in $(awk -F, 'NR > 1 { match($2, /rbench.c:[0-9]+/); print substr($2, RSTART + 9, RLENGTH - 9) }' ri/reuse/pairs.csv | sort -u); do
+	code=$(sed -n "${l}p" tests/workloads/reuse/rbench.c | tr -d '\t;')
+	check t509-pair-line-$l grep -qF "line $l (\`$code\`)" <(tr '\n' ' ' <"$doc" | sed 's/  */ /g')
+done

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-reuse-sampler.c - GlobalWP's slot logic (src/tools/reuse/rt-sampler.c) on scripted
+ * samples and traps: inactive slots first, the reservoir's 1/offers replacement, the trap
+ * rules (owner: time distance; other thread: invalidation), stale armings, one outcome per
+ * use, and the survival counts that weight outcomes.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "tools/reuse/sampler.h"
+
+TEST(reuse_gwp_inactive_first)
+{
+	struct reuse_gwp g;
+	reuse_gwp_init(&g, 4);
+	/* four samples fill four slots whatever the random numbers */
+	for (int i = 0; i < 4; i++)
+		CHECK(reuse_gwp_sample(&g, 0, 0x1000 + 8 * (uint64_t)i, 10, 0, 0, 12345) == i);
+	for (int i = 0; i < 4; i++)
+		CHECK(g.s[i].active && g.s[i].offers == 1);
+}
+
+TEST(reuse_gwp_trap_rules)
+{
+	struct reuse_gwp g;
+	struct reuse_seen s;
+	reuse_gwp_init(&g, 2);
+	int a = reuse_gwp_sample(&g, 3, 0x1000, 100, 5, 0xaa, 7);
+	int b = reuse_gwp_sample(&g, 3, 0x2000, 120, 6, 0xbb, 7);
+	CHECK(a == 0 && b == 1);
+	/* the owner traps at its access 150: 49 accesses in between */
+	CHECK(reuse_gwp_trap(&g, a, g.s[a].gen, 3, 150, 50, &s) == 1);
+	CHECK(!s.invalidation && s.trd == 49 && s.owner == 3 && s.use_ip == 0xaa && s.dt == 45);
+	/* one outcome per use: the slot is free, a second trap is stale */
+	CHECK(reuse_gwp_trap(&g, a, g.s[a].gen, 3, 151, 51, &s) == 0);
+	/* another thread's trap is an invalidation */
+	CHECK(reuse_gwp_trap(&g, b, g.s[b].gen, 4, 7, 60, &s) == 1);
+	CHECK(s.invalidation && s.owner == 3);
+	/* unknown counts (clock source): no time distance */
+	int c = reuse_gwp_sample(&g, 1, 0x3000, UINT64_MAX, 10, 0, 7);
+	CHECK(reuse_gwp_trap(&g, c, g.s[c].gen, 1, UINT64_MAX, 20, &s) == 1);
+	CHECK(s.trd == UINT64_MAX && s.dt == 10);
+}
+
+TEST(reuse_gwp_stale_generation)
+{
+	struct reuse_gwp g;
+	struct reuse_seen s;
+	reuse_gwp_init(&g, 1);
+	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 1, 0, 0, 0) == 0);
+	uint32_t old = g.s[0].gen;
+	/* a replacement (offers = 2: taken when rnd % 2 == 0) re-arms the slot */
+	CHECK(reuse_gwp_sample(&g, 1, 0x2000, 1, 0, 0, 2) == 0);
+	CHECK(g.s[0].gen != old && g.s[0].owner == 1);
+	CHECK(reuse_gwp_trap(&g, 0, old, 0, 9, 0, &s) == 0);	/* the old arming's trap */
+}
+
+TEST(reuse_gwp_reservoir_uniform)
+{
+	/* one slot, never trapped: after n offers each of them is the one kept with chance
+	 * 1/n.  10000 trials of 10 offers: each offer kept ~1000 times; the binomial's
+	 * standard deviation is 30, so 850..1150 (5 sigma) */
+	uint64_t kept[10] = { 0 }, rng = 88172645463325252ull;
+	for (int trial = 0; trial < 10000; trial++) {
+		struct reuse_gwp g;
+		reuse_gwp_init(&g, 1);
+		for (uint64_t k = 0; k < 10; k++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			reuse_gwp_sample(&g, 0, k * 8 + 8, k, 0, 0, rng);
+		}
+		kept[g.s[0].addr / 8 - 1]++;
+	}
+	for (int k = 0; k < 10; k++)
+		CHECK(kept[k] >= 850 && kept[k] <= 1150);
+}
+
+TEST(reuse_gwp_survival_counts)
+{
+	/* armed at offer 1, then 3 more offers refused (rnd % offers != 0), then the trap:
+	 * n0 = 1, n1 = 4 (it survived with chance 1/4) */
+	struct reuse_gwp g;
+	struct reuse_seen s;
+	reuse_gwp_init(&g, 1);
+	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 1, 0, 0, 0) == 0);
+	for (int k = 2; k <= 4; k++)
+		CHECK(reuse_gwp_sample(&g, 0, 0x2000, 1, 0, 0, 1) == -1);	/* 1 % k != 0 */
+	CHECK(reuse_gwp_trap(&g, 0, g.s[0].gen, 0, 9, 0, &s) == 1);
+	CHECK(s.n0 == 1 && s.n1 == 4);
+	/* freed: the next sample takes it with certainty */
+	CHECK(reuse_gwp_sample(&g, 0, 0x3000, 1, 0, 0, 1) == 0);
+}
+
+int main(void)
+{
+	RUN(reuse_gwp_inactive_first);
+	RUN(reuse_gwp_trap_rules);
+	RUN(reuse_gwp_stale_generation);
+	RUN(reuse_gwp_reservoir_uniform);
+	RUN(reuse_gwp_survival_counts);
+	return CHECK_DONE();
+}

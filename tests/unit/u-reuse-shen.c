@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-reuse-shen.c - time distance -> reuse distance (src/tools/reuse/shen.c) on histograms
+ * computed by hand, the miss-ratio share, and the accuracy S.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "tools/reuse/reuse.h"
+
+static int near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol;
+}
+
+TEST(reuse_shen_mean_cyclic)
+{
+	/* every time distance is 1 (bin 1 holds exactly {1}): a b a b ...  P(TRD >= 0) =
+	 * P(TRD >= 1) = 1, so the mean for w = 1 is 1 element */
+	double t[REUSE_BINS] = { 0 };
+	t[1] = 100;
+	CHECK(near(reuse_shen_mean(t, 0, 1), 1, 1e-9));
+	/* by hand: half the uses have TRD 0 (bin 0), half TRD 1 (bin 1): G(0) = 1, G(1) = 0.5,
+	 * G(2) = 0: mean(1) = 1, mean(2) = 1.5, mean(3) = 1.5 */
+	memset(t, 0, sizeof(t));
+	t[0] = 50;
+	t[1] = 50;
+	CHECK(near(reuse_shen_mean(t, 0, 1), 1, 1e-9));
+	CHECK(near(reuse_shen_mean(t, 0, 2), 1.5, 1e-9));
+	CHECK(near(reuse_shen_mean(t, 0, 3), 1.5, 1e-9));
+	/* never-reused uses count as infinite: with 100 never, G(0) = 200/200, G(1) =
+	 * (50 + 100)/200, G(2) = 100/200 */
+	CHECK(near(reuse_shen_mean(t, 100, 3), (200 + 150 + 100) / 200.0, 1e-9));
+}
+
+TEST(reuse_shen_mean_uniform_bin)
+{
+	/* 4 uses in bin 3 = [4, 8): spread as one on each of 4, 5, 6, 7.  G(k) = 1 for k <= 4,
+	 * then 3/4, 2/4, 1/4, 0 for k = 5..8: mean(8) = 5 + 0.75 + 0.5 + 0.25 = 6.5 */
+	double t[REUSE_BINS] = { 0 };
+	t[3] = 4;
+	CHECK(near(reuse_shen_mean(t, 0, 8), 6.5, 1e-9));
+	CHECK(near(reuse_shen_mean(t, 0, 4), 4, 1e-9));
+}
+
+TEST(reuse_points_mean_by_hand)
+{
+	/* time distances 1, 3, 3, 9 (weights 1): mean(w) = [sum_{t<w} (t+1) + w #{t>=w}] / 4
+	 * w = 3: (2 + 3*3) / 4 = 2.75; w = 9: (2 + 4 + 4 + 9) / 4 = 4.75 */
+	const uint64_t t[] = { 1, 3, 3, 9 };
+	const double w[] = { 1, 1, 1, 1 };
+	struct reuse_points p;
+	CHECK(reuse_points_init(&p, t, w, 4, 0) == 0);
+	CHECK(near(reuse_points_mean(&p, 3), 2.75, 1e-9));
+	CHECK(near(reuse_points_mean(&p, 9), 4.75, 1e-9));
+	CHECK(near(reuse_points_mean(&p, 1), 1, 1e-9));
+	reuse_points_release(&p);
+}
+
+TEST(reuse_convert_keeps_counts)
+{
+	/* a cyclic sweep over 1000 elements: every time distance 999, a footprint of 1000;
+	 * the converted histogram keeps the 5000 reuses, all near 999: [512, 1024) */
+	double t[REUSE_BINS] = { 0 }, d[REUSE_BINS];
+	t[reuse_bin(999)] = 5000;
+	reuse_shen_convert(t, 1000, 1000, d);
+	double sum = 0;
+	for (int b = 0; b < REUSE_BINS; b++)
+		sum += d[b];
+	CHECK(near(sum, 5000, 1e-6));
+	CHECK(d[reuse_bin(999)] + d[reuse_bin(999) - 1] > 0.99 * 5000);
+}
+
+TEST(reuse_local_mean_phases)
+{
+	/* one thread: 10 uses at TRD 100 (positions 0..900), then 10 at TRD 10000 (positions
+	 * 100000..190000).  The local mean of a long use sees only long neighbours:
+	 * sum min(t+1, w)/n = 10000 for w = 10000; the global mean mixes in the short ones */
+	struct reuse_obs o[20];
+	for (int i = 0; i < 10; i++)
+		o[i] = (struct reuse_obs){ (uint64_t)i * 100, 100, 1 };
+	for (int i = 0; i < 10; i++)
+		o[10 + i] = (struct reuse_obs){ 100000 + (uint64_t)i * 10000, 10000, 1 };
+	CHECK(near(reuse_local_mean(o, 20, 15, 4, 0), 10000, 1e-9));
+	CHECK(near(reuse_local_mean(o, 20, 3, 4, 0), 100, 1e-9));
+	uint64_t t[20];
+	double w[20];
+	for (int i = 0; i < 20; i++) {
+		t[i] = o[i].trd;
+		w[i] = 1;
+	}
+	struct reuse_points p;
+	CHECK(reuse_points_init(&p, t, w, 20, 0) == 0);
+	/* global: (10 * 101 + 10 * 10000) / 20 = 5050.5 */
+	CHECK(near(reuse_points_mean(&p, 10000), 5050.5, 1e-9));
+	reuse_points_release(&p);
+}
+
+TEST(reuse_window_estimate)
+{
+	/* a use at 0 with TRD 100; inside its window 8 uses at 10, 20, .. 80: those at 10..40
+	 * are reused at 10 + 5 (inside), those at 50..80 beyond 100: RD = 100 * 4/8 = 50 */
+	struct reuse_obs o[9] = { { 0, 100, 1 } };
+	for (int i = 1; i <= 8; i++)
+		o[i] = (struct reuse_obs){ (uint64_t)i * 10, i <= 4 ? 5 : 60, 1 };
+	CHECK(near(reuse_window_rd(o, 9, 0, 8), 50, 1e-9));
+	CHECK(reuse_window_rd(o, 9, 0, 9) < 0);	/* too few inside */
+}
+
+TEST(reuse_share_and_accuracy)
+{
+	double d[REUSE_BINS] = { 0 };
+	d[reuse_bin(1000)] = 100;	/* [512, 1024): 512 integers */
+	CHECK(near(reuse_share_beyond(d, 512), 1, 1e-9));
+	CHECK(near(reuse_share_beyond(d, 1024), 0, 1e-9));
+	CHECK(near(reuse_share_beyond(d, 768), 0.5, 1e-9));
+	double a[3] = { 1, 1, 0 }, b[3] = { 0, 1, 1 };
+	CHECK(near(reuse_accuracy(a, a, 3), 1, 1e-12));
+	CHECK(near(reuse_accuracy(a, b, 3), 0.5, 1e-12));	/* half the mass moved */
+}
+
+int main(void)
+{
+	RUN(reuse_shen_mean_cyclic);
+	RUN(reuse_shen_mean_uniform_bin);
+	RUN(reuse_points_mean_by_hand);
+	RUN(reuse_convert_keeps_counts);
+	RUN(reuse_local_mean_phases);
+	RUN(reuse_window_estimate);
+	RUN(reuse_share_and_accuracy);
+	return CHECK_DONE();
+}
