@@ -16,7 +16,8 @@
  *      on shared cores; network trouble is shared);
  *   4. only runs of at least min_slices (default 2; one more for network) consecutive
  *      low slices of one rank count (an isolated slow slice is scheduling noise);
- *   5. network cells are not flagged in a slice where some rank's compute is flagged:
+ *   5. network cells are not flagged in a slice where some rank's compute is flagged,
+ *      or where the median compute cell is under 0.5 (the whole machine short of CPU):
  *      there, ranks wait in MPI for the slow rank (waiting is not a slow network).
  */
 #ifndef SONDE_VSENSOR_MODEL_H
