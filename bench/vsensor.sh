@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/vsensor.sh - sonde vsensor's numbers (issue 11); prints, never fails on numbers.
-#   1. overhead, measured: instrumented vs original, 4 ranks, fixed iterations,
+#   1. overhead, measured: instrumented vs original, 4 ranks, fixed iterations (~2 s),
 #      VS_BENCH_PAIRS (7) pairs run back to back with the order alternating; per workload
 #      the median of the pairs' wall-time ratios (the programs' own timers), the ratio of
 #      the best runs (the paper's best-of-N) and the median ratio of CPU time (user+sys
@@ -23,6 +23,7 @@ trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 skip() { echo "bench: vsensor skipped: $2"; exit 0; }
 fail() { echo "bench: vsensor: $1 $2"; exit 0; }
+. "$top/bench/lib.sh"
 . "$top/tests/workloads/vsensor/vs-test.sh"
 vs_setup bench-vsensor
 M="mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader -np 4"
@@ -38,7 +39,7 @@ run_timed() {
 if [ "${1:-}" != --detect-only ]; then
 echo "bench: vsensor overhead (4 ranks on $(nproc) cores, fixed iterations, $pairs pairs, order alternating; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "  workload  wall: median of pair ratios (range) | best-of-$pairs ratio | CPU: median ratio"
-for w in cg:1000 ft:200 stencil:1500; do
+for w in cg:8000 ft:1500 stencil:10000; do	# about 2 s each on an idle machine
 	n=${w%%:*} it=${w#*:}
 	mpicc -O2 -o "orig-$n" "$VSW/$n.c" -lm -pthread
 	vs_build "$n"
@@ -64,8 +65,8 @@ echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "bench: vsensor overhead computed (CPU cost of a timed sense x senses per second per rank)"
 if mpicc -O2 -I"$top/src" -o sense-cost "$VSW/sense-cost.c" "$SONDE_BUILD/libsonde-vsensor.a" -lm 2>sc.err &&
-	read -r cost body state < <(SONDE_DIR=$T/d-sc SONDE_VS_LIVE=0 mpirun --allow-run-as-root -np 1 ./sense-cost 2>/dev/null); then
-	echo "  one sense: ${cost} ns of CPU (median of 7 rounds, ${body}-us body, sensor $state)"
+	read -r cost state < <(SONDE_DIR=$T/d-sc SONDE_VS_LIVE=0 mpirun --allow-run-as-root -np 1 ./sense-cost 2>/dev/null); then
+	echo "  one sense: ${cost} ns of CPU (median of 7 rounds of 10^6, sensor $state at the end)"
 	for n in cg ft stencil; do
 		secs=$(awk '{ s += $3 } END { print s / NR }' pairs-$n)
 		rate=$(awk -F, -v p="$pairs" -v s="$secs" 'NR > 1 && $7 == "no" && $2 !~ /^\(/ { n += $6 } END { print n / 4 / p / s }' "$T"/d-$n-*/sensors.csv 2>/dev/null)

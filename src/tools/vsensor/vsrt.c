@@ -179,11 +179,12 @@ static void live_close(void)
 			L->low_sum[k] += v;
 			if (++L->low[k] == need && L->printed < VS_LIVE_MAX) {
 				int id = L->low_sensor[k];
-				fprintf(stderr, "sonde: vsensor: rank %d: %s at %.2fx of its best since %.1f s (%s)%s\n",
+				const char *why = id == vs.cpu_id ? "it gets a small share of its CPU" :
+						  id >= 0 && id < vs.nst ? vs.st[id].s->name : "?";
+				fprintf(stderr, "sonde: vsensor: rank %d: %s at %.2fx of its best since %.1f s: %s%s%s\n",
 					vs.rank, vs_model_kind(k), L->low_sum[k] / L->low[k],
-					(L->bin - need + 1) * (vs.slice_ns / 1e9),
-					id >= 0 && id < vs.nst ? vs.st[id].s->name : "?",
-					++L->printed == VS_LIVE_MAX ? "; further warnings of this rank suppressed" : "");
+					(L->bin - need + 1) * (vs.slice_ns / 1e9), id == vs.cpu_id ? "" : "slowest ", why,
+					++L->printed == VS_LIVE_MAX ? " (further warnings of this rank suppressed)" : "");
 			}
 		} else if (!isnan(v) || L->w[k] == 0) {
 			L->low[k] = 0;
