@@ -53,8 +53,9 @@ else
 	# the ranks waiting for the starved ones are not blamed on the network in the window
 	check t603-vsensor-busy-not-network awk -F, 'NR > 1 && $4 == "network" && $2 >= 2 && $2 < 4.6 { bad = 1 } END { exit bad }' busy/events.csv
 	# live: a warning line for rank 1's compute, dated inside the window
-	since=$(sed -n 's/^sonde: vsensor: rank 1: compute at [0-9.]*x of its best since \([0-9.]*\) s: .*/\1/p' busy.err | head -1)
-	check t603-vsensor-live-warning float_between "${since:-none}" 1.8 4.99
+	# (any of its lines: other users' load may have caused an earlier one)
+	sed -n 's/^sonde: vsensor: rank 1: compute at [0-9.]*x of its best since \([0-9.]*\) s: .*/\1/p' busy.err >since
+	check t603-vsensor-live-warning awk '$1 >= 1.8 && $1 < 5 { ok = 1 } END { exit !ok }' since
 fi
 
 SONDE_DIR=$T/clean SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE ./cg 8 >/dev/null 2>&1

@@ -18,7 +18,9 @@
  *      low slices of one rank count (an isolated slow slice is scheduling noise);
  *   5. network cells are not flagged in a slice where some rank's compute is flagged,
  *      or where the median compute cell is under 0.5 (the whole machine short of CPU):
- *      there, ranks wait in MPI for the slow rank (waiting is not a slow network).
+ *      there, ranks wait in MPI for the slow rank (waiting is not a slow network); and
+ *      a network cell is not low when its rank got under half its best CPU share in
+ *      that slice (matrix-cpu.csv): its collectives waited for a CPU, not the network.
  */
 #ifndef SONDE_VSENSOR_MODEL_H
 #define SONDE_VSENSOR_MODEL_H
@@ -26,11 +28,14 @@
 #include <stdio.h>
 
 #define VS_KINDS 3
+#define VS_CPU 3			/* v[VS_CPU]: the CPU share (matrix-cpu.csv), not a kind */
+#define VS_MATS 4
+#define VS_STARVED 0.5			/* see vs_detect, step 5 */
 
 struct vs_matrix {
 	int nranks, nslices;
 	double slice_s;			/* seconds per slice */
-	float *v[VS_KINDS];		/* nranks * nslices, NAN where no sensor ran */
+	float *v[VS_MATS];		/* nranks * nslices, NAN where no sensor ran */
 };
 
 struct vs_rule {

@@ -37,10 +37,11 @@
 #define VS_SHORT_NS 5000
 #define VS_SHORT_AFTER 1000
 #define VS_LIVE_MAX 10		/* live warnings per rank */
-/* The CPU share's standard is this many times its best: on a time-shared machine a
- * rank's share moves by 3x with other users' load (clean runs here: 2.0 to 6.0 ms of
- * wall time per ms of CPU), so only a share under 1/4 of the best (0.6 / 2.5) is low.
- * A hog on the rank's core or a 5% CPU quota gives 1/10 to 1/50. */
+/* The CPU share's standard is this many times its best (10th percentile over all ranks
+ * and slices): on a time-shared machine a rank's share moves by 3x with other users'
+ * load (clean runs here: 2 to 6 ms of wall time per ms of CPU), so only a share under
+ * 1/4 of the best (0.6 / 2.5) is low.  A hog on the rank's core or a 5% CPU quota
+ * gives 1/10 to 1/50 of it. */
 #define VS_CPU_SLACK 2.5f
 
 struct vs_state {
@@ -67,7 +68,7 @@ struct vs_desc {		/* one rank's sensor, as sent to rank 0 */
 struct vs_live {
 	int on, bin, printed;
 	double pw[VS_KINDS], w[VS_KINDS];	/* sum of performance x weight, of weight */
-	double cpu;				/* CPU-share performance, NAN if none */
+	double cpu, cpu_raw;			/* CPU-share performance (with, without the slack), NAN if none */
 	int low[VS_KINDS];			/* consecutive low slices */
 	double low_sum[VS_KINDS];
 	int low_sensor[VS_KINDS];		/* the slowest sensor of the first low slice */
@@ -175,6 +176,8 @@ static void live_close(void)
 		if (k == 0 && !isnan(L->cpu) && (isnan(v) || L->cpu < v))
 			v = L->cpu;
 		int need = rule.min_slices + (k == 1);
+		if (k == 1 && L->cpu < VS_STARVED)
+			v = NAN;	/* waited for a CPU, not the network (rule step 5) */
 		if (!isnan(v) && v < rule.threshold[k]) {
 			L->low_sum[k] += v;
 			if (++L->low[k] == need && L->printed < VS_LIVE_MAX) {
@@ -193,7 +196,7 @@ static void live_close(void)
 		L->pw[k] = L->w[k] = 0;
 		L->worst[k] = 2;
 	}
-	L->cpu = NAN;
+	L->cpu = L->cpu_raw = NAN;
 }
 
 static void live_record(int bin, int id, float mean_us, float weight_s)
@@ -218,6 +221,7 @@ static void live_record(int bin, int id, float mean_us, float weight_s)
 	int k = s->kind >= 0 && s->kind < VS_KINDS ? s->kind : 0;
 	if (s->flags & VS_F_CPU) {
 		L->cpu = p;
+		L->cpu_raw = vs.best_us[id] / mean_us;
 	} else {
 		L->pw[k] += p * weight_s;
 		L->w[k] += weight_s;
@@ -345,7 +349,7 @@ static void vs_start(void)
 	}
 	const char *live = getenv("SONDE_VS_LIVE");
 	vs.live.on = !(live && !strcmp(live, "0"));
-	vs.live.cpu = NAN;
+	vs.live.cpu = vs.live.cpu_raw = NAN;
 	for (int k = 0; k < VS_KINDS; k++)
 		vs.live.worst[k] = 2;
 	PMPI_Barrier(MPI_COMM_WORLD);
@@ -435,11 +439,25 @@ static void build_matrix(struct all *A, struct vs_matrix *m)
 		return;
 	size_t cells = (size_t)vs.size * (nbins ? nbins : 1);
 	double *w = calloc((size_t)VS_KINDS * cells, sizeof(double));
-	float *cpu = malloc(cells * sizeof(float));
-	if (!w || !cpu) {
+	float *cpu = malloc(cells * sizeof(float)), *cpu_raw = malloc(cells * sizeof(float));
+	if (!w || !cpu || !cpu_raw) {
 		free(w);
 		free(cpu);
+		free(cpu_raw);
 		return;
+	}
+	/* the typical CPU share of the job, for step 5 of the rule (a rank waiting for a
+	 * CPU): the median over all ranks and slices, not the best, which on shared cores
+	 * is a rank alone on its core for a moment (its partner asleep in MPI) */
+	float typ = 0;
+	size_t ncpu = 0;
+	for (int q = 0; q < vs.size; q++)
+		for (int i = 0; i < A->nr[q]; i++)
+			if ((A->d[A->doff[q] + A->r[A->roff[q] + i].sensor].flags & VS_F_CPU) && ncpu < cells)
+				cpu[ncpu++] = A->r[A->roff[q] + i].mean_us;
+	if (ncpu) {
+		qsort(cpu, ncpu, sizeof(float), cmp_float);
+		typ = cpu[ncpu / 2];
 	}
 	for (size_t c = 0; c < cells; c++)
 		cpu[c] = NAN;
@@ -456,6 +474,7 @@ static void build_matrix(struct all *A, struct vs_matrix *m)
 				p = 1;	/* faster than standard is not better than best */
 			if (A->d[di].flags & VS_F_CPU) {
 				cpu[c] = p;
+				cpu_raw[c] = typ / r->mean_us;
 				continue;
 			}
 			float *v = &m->v[k][c];
@@ -470,11 +489,15 @@ static void build_matrix(struct all *A, struct vs_matrix *m)
 	/* a compute cell is the slower of the compute sensors and the CPU share: a rank
 	 * that gets a fraction of its core computes at that fraction of its speed, even
 	 * when each of its senses runs whole */
-	for (size_t c = 0; c < cells; c++)
+	for (size_t c = 0; c < cells; c++) {
 		if (!isnan(cpu[c]) && (isnan(m->v[0][c]) || cpu[c] < m->v[0][c]))
 			m->v[0][c] = cpu[c];
+		/* the share itself, against its typical value, for step 5 */
+		m->v[VS_CPU][c] = isnan(cpu[c]) ? NAN : fminf(1, cpu_raw[c]);
+	}
 	free(w);
 	free(cpu);
+	free(cpu_raw);
 }
 
 /* The sensors that ran slow inside an event's cells, for its sensors column. */
