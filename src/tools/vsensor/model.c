@@ -201,10 +201,14 @@ static float slice_median(const struct vs_matrix *m, int k, int s, float *tmp)
 }
 
 /* Is cell (k, r, s) low by steps 2 and 3 of the rule (before the run length)? */
-/* Step 5: a rank that got under half its best CPU share waited for a CPU, not the network. */
-static int starved(const struct vs_matrix *m, int r, int s)
+/* Step 5: a network cell v of a rank that got under half its typical CPU share is
+ * explained by the wait for a CPU, unless it is more than twice as slow as the share
+ * (a collective of a rank with 1/5 of its CPU is not 50x slower: a 20-ms delay per call
+ * stays visible on a loaded machine). */
+static int starved(const struct vs_matrix *m, int r, int s, float v)
 {
-	return m->v[VS_CPU][(size_t)r * m->nslices + s] < VS_STARVED;	/* NaN: not measured */
+	float c = m->v[VS_CPU][(size_t)r * m->nslices + s];
+	return c < VS_STARVED && v >= 0.5f * c;		/* NaN: not measured */
 }
 
 static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r, int s,
@@ -213,7 +217,7 @@ static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k
 	float v = m->v[k][(size_t)r * m->nslices + s];
 	if (!(v < rule->threshold[k]))		/* NaN is not low */
 		return 0;
-	if (k == 1 && starved(m, r, s))
+	if (k == 1 && starved(m, r, s, v))
 		return 0;
 	if (k == 1)	/* share < 0 marks a slice where some rank's compute is low (step 5) */
 		return share[s] >= 0.75;
@@ -236,7 +240,7 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 			for (int r = 0; r < m->nranks; r++) {
 				float v = m->v[k][(size_t)r * ns + s];
 				have += !isnan(v);
-				low += v < rule->threshold[k] && !(k == 1 && starved(m, r, s));
+				low += v < rule->threshold[k] && !(k == 1 && starved(m, r, s, v));
 			}
 			share[s] = have ? (float)low / have : 0;
 			for (int r = 0; r < m->nranks && k == 1; r++)

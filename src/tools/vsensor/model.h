@@ -19,8 +19,9 @@
  *   5. network cells are not flagged in a slice where some rank's compute is flagged,
  *      or where the median compute cell is under 0.5 (the whole machine short of CPU):
  *      there, ranks wait in MPI for the slow rank (waiting is not a slow network); and
- *      a network cell is not low when its rank got under half its best CPU share in
- *      that slice (matrix-cpu.csv): its collectives waited for a CPU, not the network.
+ *      a network cell is not low when its rank got under half its typical CPU share
+ *      in that slice (matrix-cpu.csv) and the cell is no more than twice as slow as
+ *      that share: its collectives waited for a CPU, not the network.
  */
 #ifndef SONDE_VSENSOR_MODEL_H
 #define SONDE_VSENSOR_MODEL_H

@@ -176,7 +176,7 @@ static void live_close(void)
 		if (k == 0 && !isnan(L->cpu) && (isnan(v) || L->cpu < v))
 			v = L->cpu;
 		int need = rule.min_slices + (k == 1);
-		if (k == 1 && L->cpu < VS_STARVED)
+		if (k == 1 && L->cpu < VS_STARVED && v >= 0.5 * L->cpu)
 			v = NAN;	/* waited for a CPU, not the network (rule step 5) */
 		if (!isnan(v) && v < rule.threshold[k]) {
 			L->low_sum[k] += v;
