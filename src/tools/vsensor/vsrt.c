@@ -8,12 +8,16 @@
  * (200 ms by default) into one record {slice, sensor, mean time, time spent}; for
  * network sensors the record holds the fastest 1-ms average instead of the mean.  Records
  * are kept in memory and appended in batches of 256 to rank-<r>.rec in the job
- * directory.  At MPI_Finalize (interposed through PMPI) rank 0 gathers every rank's
- * sensor table and records with MPI, takes as standard time of each sensor the fastest
- * record over all ranks (over the own rank only for rank-dependent sensors),
- * normalizes, merges sensors per kind into the rank x slice matrices, applies the
- * detection rule (model.h) and writes matrix-*.csv, events.csv and sensors.csv.
- * Sensors whose mean sense is under 5 us after 1000 senses are switched off.
+ * directory.  At each slice boundary the rank's CPU share is sampled from
+ * /proc/thread-self/schedstat (a pseudo-sensor, "(cpu share)").  While the program runs,
+ * each rank judges its own closed slices against its own best and warns on stderr
+ * (SONDE_VS_LIVE=0: off), with no communication.  At MPI_Finalize (interposed through
+ * PMPI) rank 0 gathers every rank's sensor table and records with MPI, takes as
+ * standard time of each sensor the 10th percentile of its records over all ranks (over
+ * the own rank only for rank-dependent and network sensors), normalizes, merges sensors
+ * per kind into the rank x slice matrices, applies the detection rule (model.h) and
+ * writes matrix-*.csv, events.csv and sensors.csv.  Sensors whose mean sense is under
+ * 5 us after 1000 senses are switched off.
  */
 #include <errno.h>
 #include <fcntl.h>
