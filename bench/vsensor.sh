@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/vsensor.sh - sonde vsensor's numbers (issue 11); prints, never fails on numbers.
-#   1. overhead, measured: instrumented vs original, 4 ranks, fixed iterations (~2 s),
-#      VS_BENCH_PAIRS (7) pairs run back to back with the order alternating; per workload
+#   1. overhead, measured: instrumented vs original, 4 ranks, fixed iterations (~1 s),
+#      VS_BENCH_PAIRS (5) pairs run back to back with the order alternating; per workload
 #      the median of the pairs' wall-time ratios (the programs' own timers), the ratio of
 #      the best runs (the paper's best-of-N) and the median ratio of CPU time (user+sys
 #      of the whole job), with the load average around them (target <= 1.01x);
@@ -28,7 +28,7 @@ fail() { echo "bench: vsensor: $1 $2"; exit 0; }
 vs_setup bench-vsensor
 M="mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader -np 4"
 
-pairs=${VS_BENCH_PAIRS:-7}
+pairs=${VS_BENCH_PAIRS:-5}
 # run_timed OUT CMD...: the program's own seconds and the job's user+sys CPU seconds
 run_timed() {
 	local out=$1 t
@@ -39,7 +39,7 @@ run_timed() {
 if [ "${1:-}" != --detect-only ]; then
 echo "bench: vsensor overhead (4 ranks on $(nproc) cores, fixed iterations, $pairs pairs, order alternating; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "  workload  wall: median of pair ratios (range) | best-of-$pairs ratio | CPU: median ratio"
-for w in cg:8000 ft:1500 stencil:10000; do	# about 2 s each on an idle machine
+for w in cg:4000 ft:700 stencil:5000; do	# about 1 s each on an idle machine (10-30x that at load 10)
 	n=${w%%:*} it=${w#*:}
 	mpicc -O2 -o "orig-$n" "$VSW/$n.c" -lm -pthread
 	vs_build "$n"
