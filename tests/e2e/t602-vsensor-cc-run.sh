@@ -38,11 +38,22 @@ print(" ".join(sorted(r["site"] + " " + r["function"] for r in csv.DictReader(op
 for r in 0 1; do
 	got=$(python3 - "$D/sensors.csv" "$r" <<'PY'
 import csv, sys
-print(" ".join(sorted(x["sensor"] for x in csv.DictReader(open(sys.argv[1])) if x["rank"] == sys.argv[2])))
+print(" ".join(sorted(x["sensor"] for x in csv.DictReader(open(sys.argv[1]))
+                      if x["rank"] == sys.argv[2] and not x["sensor"].startswith("("))))
 PY
 )
 	check "t602-vsensor-sensors-rank$r" test "$got" = "$want"
 done
+# the runtime's CPU-share pseudo-sensor, on every rank, where the kernel has schedstat
+if [ -r /proc/thread-self/schedstat ]; then
+	check t602-vsensor-cpu-share test "$(grep -c '^[01],(cpu share),compute,' "$D/sensors.csv")" -eq 2
+else
+	skip t602-vsensor-cpu-share "no /proc/thread-self/schedstat"
+fi
+# live warnings are off with SONDE_VS_LIVE=0 (the run's only stderr is the summary)
+SONDE_VS_LIVE=0 SONDE_DIR=$T/d-quiet vs_run -np 2 -x SONDE_VS_LIVE ./fig4 >/dev/null 2>quiet.err
+check t602-vsensor-live-off test "$(grep -c 'sonde: vsensor: rank' quiet.err)" -eq 0
+check t602-vsensor-summary grep -q '^sonde: vsensor: 2 ranks' quiet.err
 # the matrix has one row per rank
 check t602-vsensor-matrix-rows test "$(tail -n +2 "$D/matrix-compute.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 "
 if "$SONDE" vsensor report "$D" >report.txt 2>report.err && grep -q "^2 ranks" report.txt; then

@@ -20,3 +20,13 @@ check t604-vsensor-report-empty-msg grep -q "^sonde: no matrix-\*.csv in 'empty'
 check t604-vsensor-score-usage test "$(status "$SONDE" vsensor score empty)" -eq 2
 printf 'int main(void) { for (int i = 0; i < 10; i++) ; return 0; }\n' >ok.c
 check t604-vsensor-cc-status test "$(status "$SONDE" vsensor cc sh -c 'exit 3' ok.c)" -eq 3
+# several directories (a glob over several jobs): one report after the other; --csv
+# and --html take one (hand-written one-rank matrices: no MPI needed)
+for d in job1 job2; do
+	mkdir "$d"
+	printf 'rank,0.000,0.200\n0,1.000,0.950\n' >"$d/matrix-compute.csv"
+done
+check t604-vsensor-report-dirs test "$(status "$SONDE" vsensor report job1 job2)" -eq 0
+check t604-vsensor-report-dirs-headers test "$(grep -c '^== job[12]$' out)" -eq 2
+check t604-vsensor-report-dirs-csv test "$(status "$SONDE" vsensor report --csv job1 job2)" -eq 2
+check t604-vsensor-report-dirs-csv-msg grep -q "^sonde: --csv takes one directory" err

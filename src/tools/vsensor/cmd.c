@@ -28,10 +28,21 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] FILE.c [-- COMPILER-ARGS]\n"
 		   "       sonde vsensor cc [--max-depth N] COMPILER ARGS...\n"
-		   "       sonde vsensor report [--csv] [--threshold T] DIR\n"
-		   "       sonde vsensor score --truth SPEC DIR\n\n"
+		   "       sonde vsensor report [--csv] [--html FILE] [--threshold T] [--min-slices N] DIR...\n"
+		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n\n"
 		   "Find fixed-work snippets (v-sensors) in C sources, instrument them, and show\n"
-		   "the rank x time performance of an MPI run built with 'sonde vsensor cc'.\n"
+		   "the rank x time performance of an MPI run built with 'sonde vsensor cc'.\n\n"
+		   "  list      the candidates: site, function, kind, status, scope, why rejected\n"
+		   "  cc        analyse, instrument and compile like COMPILER (e.g. mpicc); links\n"
+		   "            libsonde-vsensor.a when linking\n"
+		   "  report    events, heat maps (--html FILE: a page); several DIRs in turn\n"
+		   "  score     precision/recall of the flagged cells against a known slowdown\n\n"
+		   "The instrumented program (environment):\n"
+		   "  SONDE_DIR=DIR          output directory (default vsensor-<program>-<job>/)\n"
+		   "  SONDE_VS_LIVE=0        no live per-rank warnings on stderr\n"
+		   "  SONDE_VS_SLICE_MS=N    matrix slice (default 200)\n"
+		   "  SONDE_VS_THRESHOLD=T   threshold of every kind for the final analysis\n\n"
+		   "Exit: 0 ok, 1 failure, 2 usage; cc passes the compiler's status.\n"
 		   "More: doc/sonde-vsensor.md\n");
 }
 

@@ -9,7 +9,7 @@
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
 
-static const char *const kinds[VS_KINDS] = { "compute", "network", "io" };
+static const char *const kinds[VS_MATS] = { "compute", "network", "io", "cpu" };
 
 const char *vs_model_kind(int k)
 {
@@ -32,7 +32,7 @@ int vs_matrix_alloc(struct vs_matrix *m, int nranks, int nslices, double slice_s
 	m->nslices = nslices;
 	m->slice_s = slice_s;
 	size_t n = (size_t)nranks * (nslices ? nslices : 1);
-	for (int k = 0; k < VS_KINDS; k++) {
+	for (int k = 0; k < VS_MATS; k++) {
 		m->v[k] = malloc(n * sizeof(float));
 		if (!m->v[k]) {
 			vs_matrix_release(m);
@@ -46,15 +46,20 @@ int vs_matrix_alloc(struct vs_matrix *m, int nranks, int nslices, double slice_s
 
 void vs_matrix_release(struct vs_matrix *m)
 {
-	for (int k = 0; k < VS_KINDS; k++)
+	for (int k = 0; k < VS_MATS; k++)
 		free(m->v[k]);
 	memset(m, 0, sizeof(*m));
 }
 
 int vs_matrix_write(const struct vs_matrix *m, const char *dir)
 {
-	for (int k = 0; k < VS_KINDS; k++) {
+	for (int k = 0; k < VS_MATS; k++) {
 		char path[4096], cell[32];
+		int any = k < VS_KINDS;	/* matrix-cpu.csv only where the share was measured */
+		for (size_t i = 0; !any && i < (size_t)m->nranks * m->nslices; i++)
+			any = !isnan(m->v[k][i]);
+		if (!any)
+			continue;
 		snprintf(path, sizeof(path), "%s/matrix-%s.csv", dir, kinds[k]);
 		FILE *f = fopen(path, "w");
 		if (!f)
@@ -163,7 +168,7 @@ int vs_matrix_read(struct vs_matrix *m, const char *dir)
 	int err = vs_matrix_alloc(m, nr, ns, slice);
 	if (err)
 		return err;
-	for (int k = 0; k < VS_KINDS; k++) {
+	for (int k = 0; k < VS_MATS; k++) {
 		int a, b;
 		double c;
 		err = read_kind(m, dir, k, &a, &b, &c);
@@ -196,11 +201,23 @@ static float slice_median(const struct vs_matrix *m, int k, int s, float *tmp)
 }
 
 /* Is cell (k, r, s) low by steps 2 and 3 of the rule (before the run length)? */
+/* Step 5: a network cell v of a rank that got under half its typical CPU share is
+ * explained by the wait for a CPU, unless it is more than twice as slow as the share
+ * (a collective of a rank with 1/5 of its CPU is not 50x slower: a 20-ms delay per call
+ * stays visible on a loaded machine). */
+static int starved(const struct vs_matrix *m, int r, int s, float v)
+{
+	float c = m->v[VS_CPU][(size_t)r * m->nslices + s];
+	return c < VS_STARVED && v >= 0.5f * c;		/* NaN: not measured */
+}
+
 static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r, int s,
 		    const float *med, const float *share)
 {
 	float v = m->v[k][(size_t)r * m->nslices + s];
 	if (!(v < rule->threshold[k]))		/* NaN is not low */
+		return 0;
+	if (k == 1 && starved(m, r, s, v))
 		return 0;
 	if (k == 1)	/* share < 0 marks a slice where some rank's compute is low (step 5) */
 		return share[s] >= 0.75;
@@ -223,12 +240,18 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 			for (int r = 0; r < m->nranks; r++) {
 				float v = m->v[k][(size_t)r * ns + s];
 				have += !isnan(v);
-				low += v < rule->threshold[k];
+				low += v < rule->threshold[k] && !(k == 1 && starved(m, r, s, v));
 			}
 			share[s] = have ? (float)low / have : 0;
 			for (int r = 0; r < m->nranks && k == 1; r++)
 				if (flag[0][(size_t)r * ns + s])	/* compute is decided first */
 					share[s] = -1;
+			/* the whole machine short of CPU (the median rank computes at under half
+			 * speed): collectives wait for descheduled ranks.  Half, not the compute
+			 * threshold: ranks that sleep in a slow network resume with cold caches
+			 * (median compute 0.54-0.64 under a 3 ms PMPI delay, stencil) */
+			if (k == 1 && m->nranks >= 3 && slice_median(m, 0, s, tmp) < VS_STARVED)
+				share[s] = -1;
 		}
 		for (int r = 0; r < m->nranks; r++) {
 			for (int s = 0; s < ns;) {

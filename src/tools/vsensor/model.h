@@ -16,8 +16,12 @@
  *      on shared cores; network trouble is shared);
  *   4. only runs of at least min_slices (default 2; one more for network) consecutive
  *      low slices of one rank count (an isolated slow slice is scheduling noise);
- *   5. network cells are not flagged in a slice where some rank's compute is flagged:
- *      there, ranks wait in MPI for the slow rank (waiting is not a slow network).
+ *   5. network cells are not flagged in a slice where some rank's compute is flagged,
+ *      or where the median compute cell is under 0.5 (the whole machine short of CPU):
+ *      there, ranks wait in MPI for the slow rank (waiting is not a slow network); and
+ *      a network cell is not low when its rank got under half its typical CPU share
+ *      in that slice (matrix-cpu.csv) and the cell is no more than twice as slow as
+ *      that share: its collectives waited for a CPU, not the network.
  */
 #ifndef SONDE_VSENSOR_MODEL_H
 #define SONDE_VSENSOR_MODEL_H
@@ -25,11 +29,14 @@
 #include <stdio.h>
 
 #define VS_KINDS 3
+#define VS_CPU 3			/* v[VS_CPU]: the CPU share (matrix-cpu.csv), not a kind */
+#define VS_MATS 4
+#define VS_STARVED 0.5			/* see vs_detect, step 5 */
 
 struct vs_matrix {
 	int nranks, nslices;
 	double slice_s;			/* seconds per slice */
-	float *v[VS_KINDS];		/* nranks * nslices, NAN where no sensor ran */
+	float *v[VS_MATS];		/* nranks * nslices, NAN where no sensor ran */
 };
 
 struct vs_rule {

@@ -230,12 +230,19 @@ static int write_html(const struct loaded *l, const char *dir, const char *path)
 	return r;
 }
 
+static int report_one(const char *dir, const struct vs_rule *rule0, int csv, const char *html);
+
 int vs_cmd_report(int argc, char **argv)
 {
 	struct vs_rule rule;
 	vs_rule_default(&rule);
-	const char *dir = NULL, *html = NULL;
-	int csv = 0;
+	const char *html = NULL;
+	int csv = 0, ndirs = 0;
+	const char **dirs = calloc(argc ? argc : 1, sizeof(*dirs));
+	if (!dirs) {
+		sonde_error("out of memory");
+		return 1;
+	}
 	for (int i = 0; i < argc; i++) {
 		if (parse_rule(argc, argv, &i, &rule))
 			continue;
@@ -243,15 +250,32 @@ int vs_cmd_report(int argc, char **argv)
 			csv = 1;
 		else if (!strcmp(argv[i], "--html") && i + 1 < argc)
 			html = argv[++i];
-		else if (argv[i][0] == '-')
+		else if (argv[i][0] == '-') {
+			free(dirs);
 			return sonde_usage_error("vsensor", "unknown option '%s'", argv[i]);
-		else if (!dir)
-			dir = argv[i];
-		else
-			return sonde_usage_error("vsensor", "unexpected argument '%s'", argv[i]);
+		} else
+			dirs[ndirs++] = argv[i];
 	}
-	if (!dir)
-		return sonde_usage_error("vsensor", "report needs a vsensor-* directory");
+	int rc = 0;
+	if (!ndirs)
+		rc = sonde_usage_error("vsensor", "report needs a vsensor-* directory");
+	else if (ndirs > 1 && (html || csv))
+		rc = sonde_usage_error("vsensor", "%s takes one directory (%d given)", html ? "--html" : "--csv", ndirs);
+	/* several directories (a glob over several jobs): one report after the other */
+	for (int i = 0; i < ndirs && !rc; i++) {
+		if (ndirs > 1 && !csv)
+			printf("%s== %s\n", i ? "\n" : "", dirs[i]);
+		int r = report_one(dirs[i], &rule, csv, html);
+		if (r)
+			rc = r;
+	}
+	free(dirs);
+	return rc;
+}
+
+static int report_one(const char *dir, const struct vs_rule *rule0, int csv, const char *html)
+{
+	struct vs_rule rule = *rule0;
 	struct loaded *l = calloc(1, sizeof(*l));
 	if (!l || load(dir, &rule, l)) {
 		free(l);

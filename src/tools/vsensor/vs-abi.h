@@ -8,6 +8,7 @@
 #define SONDE_VSENSOR_ABI_H
 
 #define VS_F_RANK_DEP 1		/* work depends on the rank: compare only within the rank */
+#define VS_F_CPU 2		/* the runtime's CPU-share pseudo-sensor (vsrt.c), never in a program */
 
 struct vs_sensor {
 	const char *name;	/* "file:line function" */

@@ -8,12 +8,16 @@
  * (200 ms by default) into one record {slice, sensor, mean time, time spent}; for
  * network sensors the record holds the fastest 1-ms average instead of the mean.  Records
  * are kept in memory and appended in batches of 256 to rank-<r>.rec in the job
- * directory.  At MPI_Finalize (interposed through PMPI) rank 0 gathers every rank's
- * sensor table and records with MPI, takes as standard time of each sensor the fastest
- * record over all ranks (over the own rank only for rank-dependent sensors),
- * normalizes, merges sensors per kind into the rank x slice matrices, applies the
- * detection rule (model.h) and writes matrix-*.csv, events.csv and sensors.csv.
- * Sensors whose mean sense is under 5 us after 1000 senses are switched off.
+ * directory.  At each slice boundary the rank's CPU share is sampled from
+ * /proc/thread-self/schedstat (a pseudo-sensor, "(cpu share)").  While the program runs,
+ * each rank judges its own closed slices against its own best and warns on stderr
+ * (SONDE_VS_LIVE=0: off), with no communication.  At MPI_Finalize (interposed through
+ * PMPI) rank 0 gathers every rank's sensor table and records with MPI, takes as
+ * standard time of each sensor the 10th percentile of its records over all ranks (over
+ * the own rank only for rank-dependent and network sensors), normalizes, merges sensors
+ * per kind into the rank x slice matrices, applies the detection rule (model.h) and
+ * writes matrix-*.csv, events.csv and sensors.csv.  Sensors whose mean sense is under
+ * 5 us after 1000 senses are switched off.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +40,13 @@
 #define VS_BATCH 256
 #define VS_SHORT_NS 5000
 #define VS_SHORT_AFTER 1000
+#define VS_LIVE_MAX 10		/* live warnings per rank */
+/* The CPU share's standard is this many times its best (10th percentile over all ranks
+ * and slices): on a time-shared machine a rank's share moves by 3x with other users'
+ * load (clean runs here: 2 to 6 ms of wall time per ms of CPU), so only a share under
+ * 1/4 of the best (0.6 / 2.5) is low.  A hog on the rank's core or a 5% CPU quota
+ * gives 1/10 to 1/50 of it. */
+#define VS_CPU_SLACK 2.5f
 
 struct vs_state {
 	struct vs_sensor *s;
@@ -57,16 +68,38 @@ struct vs_desc {		/* one rank's sensor, as sent to rank 0 */
 	int64_t senses;
 };
 
+/* Live reporting (SONDE_VS_LIVE): the rank's own view of the slice being closed. */
+struct vs_live {
+	int on, bin, printed;
+	double pw[VS_KINDS], w[VS_KINDS];	/* sum of performance x weight, of weight */
+	double cpu, cpu_raw;			/* CPU-share performance (with, without the slack), NAN if none */
+	int low[VS_KINDS];			/* consecutive low slices */
+	double low_sum[VS_KINDS];
+	int low_sensor[VS_KINDS];		/* the slowest sensor of the first low slice */
+	double worst[VS_KINDS];
+};
+
 static struct {
 	int active, rank, size;
 	long long t0, slice_ns;
 	char dir[512];
 	int fd;
 	struct vs_state st[VS_MAX_SENSORS];
+	float best_us[VS_MAX_SENSORS];	/* this rank's fastest record so far (live baseline) */
 	int nst;
 	struct vs_rec *rec;
 	int nrec, caprec, flushed;
-} vs;
+	/* CPU share: /proc/thread-self/schedstat sampled at each slice boundary */
+	int sched_fd, cpu_id;
+	long long next_sample, last_sample, cpu_prev, rd_prev;
+	struct vs_live live;
+} vs = { .sched_fd = -1, .cpu_id = -1 };
+
+/* The pseudo-sensor of the CPU share (VS_F_CPU, kind compute): its "time" is the wall
+ * time the rank needed per millisecond of CPU it got while runnable, so a co-running
+ * hog or a CPU quota on its core shows even when its compute senses run unpreempted
+ * (ranks that wait in MPI lose the CPU in sched_yield, between senses). */
+static struct vs_sensor cpu_sensor = { "(cpu share)", 0, VS_F_CPU, 0, 0, 0 };
 
 static long long now_ns(void)
 {
@@ -99,11 +132,10 @@ static void flush_batch(void)
 	vs.flushed = vs.nrec;
 }
 
-static void emit(int id)
+static void live_record(int bin, int id, float mean_us, float weight_s);
+
+static void push_rec(int bin, int id, float mean_us, float weight_s)
 {
-	struct vs_state *st = &vs.st[id];
-	if (!st->nslices)
-		return;
 	if (vs.nrec == vs.caprec) {
 		int cap = vs.caprec ? 2 * vs.caprec : 1024;
 		struct vs_rec *r = realloc(vs.rec, cap * sizeof(*r));
@@ -113,16 +145,122 @@ static void emit(int id)
 		vs.caprec = cap;
 	}
 	struct vs_rec *r = &vs.rec[vs.nrec++];
-	r->bin = st->bin;
+	r->bin = bin;
 	r->sensor = id;
-	/* network: the fastest 1-ms slice of the matrix slice, i.e. the senses that did not
-	 * wait for a late partner (waiting is load imbalance, not network speed) */
-	r->mean_us = (st->s->kind == 1 ? st->min_avg : st->sum_avg / st->nslices) / 1000.0;
-	r->weight_s = st->weight_ns / 1e9;
-	st->sum_avg = st->weight_ns = 0;
-	st->nslices = 0;
+	r->mean_us = mean_us;
+	r->weight_s = weight_s;
+	if (vs.live.on)
+		live_record(bin, id, mean_us, weight_s);
 	if (vs.nrec - vs.flushed >= VS_BATCH)
 		flush_batch();
+}
+
+static void emit(int id)
+{
+	struct vs_state *st = &vs.st[id];
+	if (!st->nslices)
+		return;
+	/* network: the fastest 1-ms slice of the matrix slice, i.e. the senses that did not
+	 * wait for a late partner (waiting is load imbalance, not network speed) */
+	push_rec(st->bin, id, (st->s->kind == 1 ? st->min_avg : st->sum_avg / st->nslices) / 1000.0,
+		 st->weight_ns / 1e9);
+	st->sum_avg = st->weight_ns = 0;
+	st->nslices = 0;
+}
+
+/* ---- live reporting: each rank, from its own records, no communication ---- */
+
+static void live_close(void)
+{
+	struct vs_live *L = &vs.live;
+	struct vs_rule rule;
+	vs_rule_default(&rule);
+	for (int k = 0; k < VS_KINDS; k++) {
+		double v = L->w[k] > 0 ? L->pw[k] / L->w[k] : NAN;
+		if (k == 0 && !isnan(L->cpu) && (isnan(v) || L->cpu < v))
+			v = L->cpu;
+		int need = rule.min_slices + (k == 1);
+		if (k == 1 && L->cpu < VS_STARVED && v >= 0.5 * L->cpu)
+			v = NAN;	/* waited for a CPU, not the network (rule step 5) */
+		if (!isnan(v) && v < rule.threshold[k]) {
+			L->low_sum[k] += v;
+			if (++L->low[k] == need && L->printed < VS_LIVE_MAX) {
+				int id = L->low_sensor[k];
+				const char *why = id == vs.cpu_id ? "it gets a small share of its CPU" :
+						  id >= 0 && id < vs.nst ? vs.st[id].s->name : "?";
+				fprintf(stderr, "sonde: vsensor: rank %d: %s at %.2fx of its best since %.1f s: %s%s%s\n",
+					vs.rank, vs_model_kind(k), L->low_sum[k] / L->low[k],
+					(L->bin - need + 1) * (vs.slice_ns / 1e9), id == vs.cpu_id ? "" : "slowest ", why,
+					++L->printed == VS_LIVE_MAX ? " (further warnings of this rank suppressed)" : "");
+			}
+		} else if (!isnan(v) || L->w[k] == 0) {
+			L->low[k] = 0;
+			L->low_sum[k] = 0;
+		}
+		L->pw[k] = L->w[k] = 0;
+		L->worst[k] = 2;
+	}
+	L->cpu = L->cpu_raw = NAN;
+}
+
+static void live_record(int bin, int id, float mean_us, float weight_s)
+{
+	struct vs_live *L = &vs.live;
+	if (bin < L->bin)
+		return;			/* a late record of a slice already judged */
+	while (bin > L->bin) {
+		live_close();
+		L->bin++;
+		if (bin > L->bin + 1)	/* nothing ran for a while: skip the empty slices */
+			L->bin = bin;
+	}
+	if (mean_us <= 0 || id < 0 || id >= vs.nst)
+		return;
+	if (vs.best_us[id] == 0 || mean_us < vs.best_us[id])
+		vs.best_us[id] = mean_us;
+	struct vs_sensor *s = vs.st[id].s;
+	double p = vs.best_us[id] * (s->flags & VS_F_CPU ? VS_CPU_SLACK : 1) / mean_us;
+	if (p > 1)
+		p = 1;
+	int k = s->kind >= 0 && s->kind < VS_KINDS ? s->kind : 0;
+	if (s->flags & VS_F_CPU) {
+		L->cpu = p;
+		L->cpu_raw = vs.best_us[id] / mean_us;
+	} else {
+		L->pw[k] += p * weight_s;
+		L->w[k] += weight_s;
+	}
+	if (p < L->worst[k]) {
+		L->worst[k] = p;
+		if (L->low[k] == 0)
+			L->low_sensor[k] = id;
+	}
+}
+
+/* ---- CPU share ---- */
+
+static void cpu_sample(long long now)
+{
+	vs.next_sample = vs.t0 + ((now - vs.t0) / vs.slice_ns + 1) * vs.slice_ns;
+	char buf[128];
+	ssize_t n = pread(vs.sched_fd, buf, sizeof(buf) - 1, 0);
+	long long cpu, rd;
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	if (sscanf(buf, "%lld %lld", &cpu, &rd) != 2)
+		return;
+	long long dc = cpu - vs.cpu_prev, dr = rd - vs.rd_prev;
+	int b0 = (int)((vs.last_sample - vs.t0) / vs.slice_ns), b1 = (int)((now - vs.t0) / vs.slice_ns);
+	/* a period in which the rank was runnable for under 10 ms (asleep or blocked in
+	 * the kernel) says nothing about its CPU share */
+	if (vs.last_sample && dc > 0 && dc + dr >= 10000000LL)
+		for (int b = b0; b < b1 || b == b0; b++)
+			push_rec(b, vs.cpu_id, (float)(1000.0 * (dc + dr) / dc),
+				 (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
+	vs.cpu_prev = cpu;
+	vs.rd_prev = rd;
+	vs.last_sample = now;
 }
 
 static void close_slice(int id, long long now)
@@ -147,6 +285,8 @@ void vs_tock(struct vs_sensor *s)
 	if (!vs.active || s->off || !s->t0)
 		return;
 	long long now = now_ns(), dt = now - s->t0;
+	if (now >= vs.next_sample && vs.sched_fd >= 0)
+		cpu_sample(now);
 	if (!s->gid) {
 		if (vs.nst >= VS_MAX_SENSORS) {
 			s->off = 1;
@@ -205,8 +345,23 @@ static void vs_start(void)
 	char path[600];
 	snprintf(path, sizeof(path), "%s/rank-%d.rec", vs.dir, vs.rank);
 	vs.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	vs.sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (vs.sched_fd >= 0) {
+		vs.st[vs.nst].s = &cpu_sensor;
+		cpu_sensor.gid = ++vs.nst;
+		vs.cpu_id = cpu_sensor.gid - 1;
+	}
+	const char *live = getenv("SONDE_VS_LIVE");
+	vs.live.on = !(live && !strcmp(live, "0"));
+	vs.live.cpu = vs.live.cpu_raw = NAN;
+	for (int k = 0; k < VS_KINDS; k++)
+		vs.live.worst[k] = 2;
 	PMPI_Barrier(MPI_COMM_WORLD);
 	vs.t0 = now_ns();
+	if (vs.sched_fd >= 0) {
+		vs.last_sample = 0;
+		cpu_sample(vs.t0);
+	}
 	vs.active = 1;
 }
 
@@ -271,7 +426,7 @@ static void standards(struct all *A, int total)
 				}
 			}
 			qsort(v, n, sizeof(float), cmp_float);
-			A->std[A->doff[q] + i] = n ? v[n / 10] : 0;
+			A->std[A->doff[q] + i] = n ? v[n / 10] * (d->flags & VS_F_CPU ? VS_CPU_SLACK : 1) : 0;
 		}
 	free(v);
 	(void)total;
@@ -286,31 +441,67 @@ static void build_matrix(struct all *A, struct vs_matrix *m)
 				nbins = A->r[A->roff[q] + i].bin + 1;
 	if (vs_matrix_alloc(m, vs.size, nbins, vs.slice_ns / 1e9))
 		return;
-	double *w = calloc((size_t)VS_KINDS * vs.size * (nbins ? nbins : 1), sizeof(double));
-	if (!w)
+	size_t cells = (size_t)vs.size * (nbins ? nbins : 1);
+	double *w = calloc((size_t)VS_KINDS * cells, sizeof(double));
+	float *cpu = malloc(cells * sizeof(float)), *cpu_raw = malloc(cells * sizeof(float));
+	if (!w || !cpu || !cpu_raw) {
+		free(w);
+		free(cpu);
+		free(cpu_raw);
 		return;
+	}
+	/* the typical CPU share of the job, for step 5 of the rule (a rank waiting for a
+	 * CPU): the median over all ranks and slices, not the best, which on shared cores
+	 * is a rank alone on its core for a moment (its partner asleep in MPI) */
+	float typ = 0;
+	size_t ncpu = 0;
+	for (int q = 0; q < vs.size; q++)
+		for (int i = 0; i < A->nr[q]; i++)
+			if ((A->d[A->doff[q] + A->r[A->roff[q] + i].sensor].flags & VS_F_CPU) && ncpu < cells)
+				cpu[ncpu++] = A->r[A->roff[q] + i].mean_us;
+	if (ncpu) {
+		qsort(cpu, ncpu, sizeof(float), cmp_float);
+		typ = cpu[ncpu / 2];
+	}
+	for (size_t c = 0; c < cells; c++)
+		cpu[c] = NAN;
 	for (int q = 0; q < vs.size; q++)
 		for (int i = 0; i < A->nr[q]; i++) {
 			struct vs_rec *r = &A->r[A->roff[q] + i];
 			int di = A->doff[q] + r->sensor;
 			int k = A->d[di].kind;
-			if (k < 0 || k >= VS_KINDS || r->mean_us <= 0)
+			if (k < 0 || k >= VS_KINDS || r->mean_us <= 0 || r->bin < 0 || r->bin >= nbins)
 				continue;
 			size_t c = (size_t)q * nbins + r->bin;
-			float *v = &m->v[k][c];
-			double *ww = &w[(size_t)k * vs.size * nbins + c];
 			double p = A->std[di] / r->mean_us;
 			if (p > 1)
 				p = 1;	/* faster than standard is not better than best */
+			if (A->d[di].flags & VS_F_CPU) {
+				cpu[c] = p;
+				cpu_raw[c] = typ / r->mean_us;
+				continue;
+			}
+			float *v = &m->v[k][c];
+			double *ww = &w[(size_t)k * cells + c];
 			*v = isnan(*v) ? p * r->weight_s : *v + p * r->weight_s;
 			*ww += r->weight_s;
 		}
 	for (int k = 0; k < VS_KINDS; k++)
-		for (size_t c = 0; c < (size_t)vs.size * nbins; c++)
+		for (size_t c = 0; c < cells; c++)
 			if (!isnan(m->v[k][c]))
-				m->v[k][c] = w[(size_t)k * vs.size * nbins + c] > 0 ?
-					m->v[k][c] / w[(size_t)k * vs.size * nbins + c] : NAN;
+				m->v[k][c] = w[(size_t)k * cells + c] > 0 ? m->v[k][c] / w[(size_t)k * cells + c] : NAN;
+	/* a compute cell is the slower of the compute sensors and the CPU share: a rank
+	 * that gets a fraction of its core computes at that fraction of its speed, even
+	 * when each of its senses runs whole */
+	for (size_t c = 0; c < cells; c++) {
+		if (!isnan(cpu[c]) && (isnan(m->v[0][c]) || cpu[c] < m->v[0][c]))
+			m->v[0][c] = cpu[c];
+		/* the share itself, against its typical value, for step 5 */
+		m->v[VS_CPU][c] = isnan(cpu[c]) ? NAN : fminf(1, cpu_raw[c]);
+	}
 	free(w);
+	free(cpu);
+	free(cpu_raw);
 }
 
 /* The sensors that ran slow inside an event's cells, for its sensors column. */
@@ -386,8 +577,11 @@ static void analyse(struct all *A, int total)
 		vs_matrix_write(&m, vs.dir);
 		vs_events_write(&m, ev, n, vs.dir);
 		write_sensors(A, total);
+		int nsens = 0;
+		for (int i = 0; total && i < A->nd[0]; i++)
+			nsens += !(A->d[i].flags & VS_F_CPU);
 		fprintf(stderr, "sonde: vsensor: %d ranks, %d sensors, %d variance events; see %s\n",
-			vs.size, total ? A->nd[0] : 0, n, vs.dir);
+			vs.size, nsens, n, vs.dir);
 		free(ev);
 	}
 	for (int k = 0; k < VS_KINDS; k++)
@@ -469,10 +663,16 @@ static void gather(void)
 int MPI_Finalize(void)
 {
 	if (vs.active) {
+		long long now = now_ns();
+		if (vs.sched_fd >= 0) {
+			cpu_sample(now);
+			close(vs.sched_fd);
+			vs.sched_fd = -1;
+		}
 		vs.active = 0;
 		for (int i = 0; i < vs.nst; i++) {
 			if (vs.st[i].cnt)
-				close_slice(i, now_ns());
+				close_slice(i, now);
 			emit(i);
 		}
 		flush_batch();
