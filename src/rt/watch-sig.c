@@ -625,8 +625,8 @@ static int arm_begin(struct rt_thread *t, const struct watch_req *r, uint64_t *a
 	struct watch_set *s = set_of(t);
 	if (!s)
 		return -ESRCH;
-	if (s->soft && r->type == WATCH_X)
-		return -EOPNOTSUPP;	/* the inst callbacks see data accesses only */
+	/* Soft execute breakpoints fire in the call hooks of programs built with
+	 * `sonde-cc --sonde-calls` (watch_soft_exec); others never reach them. */
 	if (runtime_memory(t, s, *a, *len))
 		return -EPERM;
 	err = set_lock(s, my_tid(), SPIN_ARM);
@@ -860,7 +860,7 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 
 static int range_hit(uint64_t a, uint32_t len, int store, uint64_t wa, uint32_t wlen, int type)
 {
-	return (store || type == WATCH_RW) && a < wa + wlen && wa < a + len;
+	return type != WATCH_X && (store || type == WATCH_RW) && a < wa + wlen && wa < a + len;
 }
 
 SIGSAFE unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t len, int store)
@@ -919,6 +919,37 @@ SIGSAFE void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, 
 		watch_fn fn = slot_fire(t, s, i, &w);
 		set_unlock(s);
 		trap_call(t, s, fn, &w, NULL);
+	}
+}
+
+SIGSAFE void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot)
+{
+	struct watch_set *s = set_of(t);
+
+	if (!s || !s->soft)
+		return;
+	unsigned armed = __atomic_load_n(&s->h.armed, __ATOMIC_ACQUIRE);
+	for (; armed; armed &= armed - 1) {
+		int i = __builtin_ctz(armed);
+		struct watch_slot *sl = &s->slot[i];
+
+		if (__atomic_load_n(&sl->type, __ATOMIC_RELAXED) != WATCH_X ||
+		    __atomic_load_n(&sl->addr, __ATOMIC_RELAXED) != fn)
+			continue;
+		if (t->busy || set_lock_owner(s, t->tid)) {
+			STAT_ADD(s, dropped);
+			continue;
+		}
+		if (sl->state != SLOT_ARMED || sl->type != WATCH_X || sl->addr != fn) {
+			set_unlock(s);
+			STAT_ADD(s, stale);
+			continue;
+		}
+		struct watch_trap w = { .ip = fn, .access_addr = slot, .access_len = 8,
+					.stored = WATCH_TRAP_LOAD, .soft = 1 };
+		watch_fn f = slot_fire(t, s, i, &w);
+		set_unlock(s);
+		trap_call(t, s, f, &w, NULL);
 	}
 }
 

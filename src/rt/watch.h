@@ -42,7 +42,14 @@
  * memset, string functions), not the kernel's (hardware excludes the kernel too), not the
  * runtime's.  sonde-cc instruments `x++` as a load then a store: an RW soft watch traps
  * twice on it where the hardware traps once on `addl`; a W watch traps once in both.
- * Execute breakpoints (WATCH_X) are hardware only (-EOPNOTSUPP in soft).  With neither
+ * Soft execute breakpoints (WATCH_X) fire only in programs compiled with `sonde-cc
+ * --sonde-calls`, whose function-entry hook calls watch_soft_exec (before the function's
+ * body, as the fault-like hardware breakpoint; the trap's access_addr is the function's
+ * return-address slot, what RSP addresses at a hardware X trap).  Those hooks also report
+ * the call's write of the return slot (a store of 8 bytes, before the entry) and the
+ * return's read of it (a load of 8 bytes at the function's exit hook, before the return),
+ * so an RW soft watch on a return slot traps at the return, as the hardware's does after
+ * `ret`.  watch_soft_calls says whether such hooks ran.  With neither
  * (no trapping debug registers, program not built by sonde-cc), watch_arm fails with
  * -EOPNOTSUPP and watch_backend_why() says why.
  *
@@ -304,6 +311,13 @@ unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t len, int 
  * for an access at ip.  Drops (counts) when t is busy in the runtime.  Handler-safe. */
 void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, uint32_t len,
 		     int store, uint64_t ip);
+
+/* Dispatch the armed soft execute breakpoints of t on function entry `fn`, whose return
+ * address is at `slot` (the function-entry hook of `sonde-cc --sonde-calls`, source-inst.c).
+ * The trap's ip is fn, access_addr the slot.  Handler-safe. */
+void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot);
+/* 1 once a function-entry hook of `sonde-cc --sonde-calls` ran in the process. */
+extern int watch_soft_calls __attribute__((visibility("hidden")));
 
 /* ---- process-wide ---- */
 

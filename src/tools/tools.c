@@ -10,6 +10,7 @@
 /* one declaration and one entry per tool */
 extern const struct tool tool_mem;
 extern const struct tool tool_comm;
+extern const struct tool tool_variance;
 extern const struct tool tool_analyze;
 extern const struct tool tool_vsensor;
 extern const struct tool tool_bench;
@@ -17,6 +18,7 @@ extern const struct tool tool_bench;
 const struct tool *const tools[] = {
 	&tool_mem,
 	&tool_comm,
+	&tool_variance,
 	&tool_analyze,
 	&tool_vsensor,
 	&tool_bench,
