@@ -253,8 +253,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 	if (watch_soft_maybe(t, slot, 8)) {
 		unsigned hit = watch_soft_match(t, slot, 8, entry);
 		if (hit)
-			watch_soft_trap(t, hit, slot, 8, entry,
-					entry ? fn : *(const uint64_t *)(uintptr_t)slot);
+			watch_soft_trap(t, hit, slot, 8, entry, fn);
 	}
 	if (entry)
 		watch_soft_exec(t, fn, slot);

@@ -47,7 +47,8 @@
  * body, as the fault-like hardware breakpoint; the trap's access_addr is the function's
  * return-address slot, what RSP addresses at a hardware X trap).  Those hooks also report
  * the call's write of the return slot (a store of 8 bytes, before the entry) and the
- * return's read of it (a load of 8 bytes at the function's exit hook, before the return),
+ * return's read of it (a load of 8 bytes at the function's exit hook, before the return;
+ * both traps give the function's entry as ip),
  * so an RW soft watch on a return slot traps at the return, as the hardware's does after
  * `ret`.  watch_soft_calls says whether such hooks ran.  With neither
  * (no trapping debug registers, program not built by sonde-cc), watch_arm fails with

@@ -23,6 +23,9 @@
 #include "tools/variance/variance.h"
 
 #define PATH_FRAMES 128
+/* The metric of the verdict and the rank: thread CPU time, which waiting for the CPU (other
+ * processes, a loaded machine) does not inflate as it does wall time. */
+#define VAR_M_RANK VAR_M_CPU
 
 const char *const var_metric_name[VAR_NMETRIC] = { "time", "cpu-time", "page-faults",
 						   "context-switches" };
@@ -382,7 +385,7 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	const struct vkey *x = &k[*(const uint32_t *)a], *y = &k[*(const uint32_t *)b];
 	if (x->verdict != y->verdict)
 		return x->verdict - y->verdict;
-	double cx = welford_cv(&x->w[VAR_M_TIME]), cy = welford_cv(&y->w[VAR_M_TIME]);
+	double cx = welford_cv(&x->w[VAR_M_RANK]), cy = welford_cv(&y->w[VAR_M_RANK]);
 	double sx = x->share * (isnan(cx) ? 0 : cx), sy = y->share * (isnan(cy) ? 0 : cy);
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
@@ -402,8 +405,8 @@ static int finish(struct model *m)
 	}
 	for (size_t i = 0; i < m->nk; i++) {
 		struct vkey *k = &m->k[i];
-		double cv = welford_cv(&k->w[VAR_M_TIME]);
-		double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_TIME]) : NAN;
+		double cv = welford_cv(&k->w[VAR_M_RANK]);
+		double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) : NAN;
 		k->share = name_share(m, k->function);
 		if (k->w[VAR_M_TIME].n < 10)
 			k->verdict = V_FEW;
@@ -431,8 +434,8 @@ static int finish(struct model *m)
 
 static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 {
-	double cv = welford_cv(&k->w[VAR_M_TIME]) * 100;
-	double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_TIME]) * 100 : NAN;
+	double cv = welford_cv(&k->w[VAR_M_RANK]) * 100;
+	double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) * 100 : NAN;
 	double sh = k->share * 100;
 	switch (k->verdict) {
 	case V_INVESTIGATE:

@@ -2,7 +2,8 @@
 /*
  * rt-jump.c - longjmp and siglongjmp, interposed for the variance tool: a jump leaves
  * frames without returning, so the pending instances are dropped first (rt-variance.c,
- * variance_on_jump), as FVSampler does.  The real functions are found once, when
+ * variance_on_jump), as FVSampler does.  __cxa_begin_catch too (C++ programs): the frames
+ * below the catching one are gone, and the pending instances there are dropped.  The real functions are found once, when
  * libsonde.so is loaded; with any other tool the wrappers only forward.  Not handler-safe
  * at load (dlsym); the wrappers themselves are (a program may jump out of its handlers).
  */
@@ -12,7 +13,13 @@
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
+#include <stdint.h>
+
 void variance_on_jump(void);
+void variance_on_catch(uint64_t sp);
+
+typedef void *(*catch_fn)(void *);
+static catch_fn real_begin_catch;
 
 typedef void (*jump_fn)(void *, int) __attribute__((noreturn));
 
@@ -24,6 +31,16 @@ __attribute__((constructor(101))) static void jump_init(void)
 	real__longjmp = (jump_fn)dlsym(RTLD_NEXT, "_longjmp");
 	real_siglongjmp = (jump_fn)dlsym(RTLD_NEXT, "siglongjmp");
 	real_longjmp_chk = (jump_fn)dlsym(RTLD_NEXT, "__longjmp_chk");
+	real_begin_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+}
+
+/* Called by the catching frame: its stack pointer is our frame's top (return slot + 8). */
+RT_EXPORT __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
+{
+	variance_on_catch((uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);
+	if (!real_begin_catch)
+		abort();	/* only C++ runtimes call it, and they define it */
+	return real_begin_catch(exc);
 }
 
 static __attribute__((noreturn)) void jump(jump_fn f, void *env, int val)

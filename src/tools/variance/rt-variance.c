@@ -50,12 +50,16 @@ struct var_thread {
 	int depth;
 	int x_slot, r_slot;		/* watch slots: -1 before the first arm */
 	int x_armed;
+	int x_ticks;			/* samples seen since the X was armed */
 	uint64_t seq;
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	struct var_rec_stats s;
 };
 
 static unsigned var_events = VAR_EV_TIME | VAR_EV_CPU;
+/* Samples an armed entry waits for its function before another is picked: a function
+ * called less often than once per period still gets caught (SONDE_VARIANCE_PATIENCE). */
+static int var_patience = 4;
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -66,6 +70,9 @@ static uint64_t env_num(const char *name, uint64_t def)
 static int var_start(void)
 {
 	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
+	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 4);
+	if (var_patience < 1)
+		var_patience = 1;
 	return 0;
 }
 
@@ -121,9 +128,16 @@ static SIGSAFE void note_err(struct var_thread *vt, int err)
 	vt->s.watch_errno = -err;
 }
 
-/* Watch the innermost pending instance's slot, or nothing when none is pending. */
+/* Watch the innermost pending instance's slot, or nothing when none is pending.  A slot
+ * that no longer holds the instance's return address belongs to another frame now: the
+ * instance is dead (an exception or a jump left it), dropped. */
 static SIGSAFE void rearm_return(struct rt_thread *t, struct var_thread *vt)
 {
+	while (vt->depth && *(const uint64_t *)(uintptr_t)vt->st[vt->depth - 1].slot !=
+				    vt->st[vt->depth - 1].ret) {
+		vt->depth--;
+		vt->s.stale++;
+	}
 	if (!vt->depth) {
 		if (vt->r_slot >= 0)
 			watch_disarm(t, vt->r_slot);
@@ -226,6 +240,13 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			break;
 		fp = next;
 	}
+	if (vt->x_armed && ++vt->x_ticks < var_patience) {
+		struct watch_slot_info si;
+		if (!watch_slot_get(t, vt->x_slot, &si) && si.armed && si.type == WATCH_X) {
+			handler_end(vt, m0, NULL);
+			return;		/* still waiting for its function */
+		}
+	}
 	/* A random frame; if its call was indirect, the next ones (a few tries: each
 	 * costs a read of the code). */
 	uint64_t fn = 0;
@@ -252,6 +273,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 				vt->r_slot = -1;	/* it was idle: no instance pending */
 			vt->x_slot = err;
 			vt->x_armed = 1;
+			vt->x_ticks = 0;
 			vt->s.picks++;
 		} else {
 			note_err(vt, err);
@@ -305,8 +327,8 @@ static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 	}
 	struct var_pending *p = &vt->st[vt->depth - 1];
 	int is_ret;
-	if (w->soft)
-		is_ret = w->stored == WATCH_TRAP_LOAD;
+	if (w->soft)	/* the exit hook of the function itself reads the slot */
+		is_ret = w->stored == WATCH_TRAP_LOAD && w->ip == p->fn;
 	else
 		is_ret = uc && (uint64_t)uc->uc_mcontext.gregs[REG_RIP] == p->ret &&
 			 (uint64_t)uc->uc_mcontext.gregs[REG_RSP] == p->slot + 8;
@@ -362,6 +384,20 @@ SIGSAFE void variance_on_jump(void)
 	vt->s.jumps += (uint64_t)vt->depth;
 	vt->depth = 0;
 	rearm_return(t, vt);
+	rt_leave(t);
+}
+
+/* rt-jump.c: a C++ handler catches an exception in the frame whose stack pointer was `sp`:
+ * every pending frame below it is gone. */
+SIGSAFE void variance_on_catch(uint64_t sp)
+{
+	struct rt_thread *t = rt_tool && !strcmp(rt_tool->name, "variance") ? rt_self() : NULL;
+	struct var_thread *vt = t ? t->tool : NULL;
+
+	if (!vt || !vt->depth || rt_enter(t))
+		return;
+	if (drop_below(vt, sp))
+		rearm_return(t, vt);
 	rt_leave(t);
 }
 

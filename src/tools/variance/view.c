@@ -179,12 +179,15 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	static const char *const heads[] = { "#", "function", "context", "calls seen", "mean",
 					     "CV", "thread CV", "time share", "verdict" };
 	struct text_table *t = text_table_new(9, heads, "rllrrrrrl");
+	if (!o->quiet)
+		fprintf(out, "mean, CV and thread CV of thread CPU time per instance; share: of the "
+			     "samples (inclusive); wall time in functions.csv\n");
 	sqlite3_stmt *st;
 	if (!t)
 		return -ENOMEM;
 	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
 				   " thread_cv, share, verdict FROM var_functions"
-				   " WHERE metric = 'time' ORDER BY rank", -1, &st, NULL)) {
+				   " WHERE metric = 'cpu-time' ORDER BY rank", -1, &st, NULL)) {
 		text_table_free(t);
 		return -EIO;
 	}
@@ -193,7 +196,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		char r[16], n[32], mean[32], cv[16], tcv[16], sh[16];
 		snprintf(r, sizeof(r), "%d", sqlite3_column_int(st, 0));
 		snprintf(n, sizeof(n), "%lld", (long long)sqlite3_column_int64(st, 3));
-		fmt_value(mean, sizeof(mean), "time", sqlite3_column_double(st, 4));
+		fmt_value(mean, sizeof(mean), "cpu-time", sqlite3_column_double(st, 4));
 		fmt_pct(cv, sizeof(cv), st, 5);
 		fmt_pct(tcv, sizeof(tcv), st, 6);
 		text_percent(sh, sizeof(sh), sqlite3_column_double(st, 7));
@@ -210,7 +213,9 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "no instance was measured (see the counters above; doc/sonde-variance.md)\n");
 	text_table_free(t);
 	/* The other metrics, same order. */
-	for (int m = 2; m < VAR_NMETRIC; m++) {
+	for (int m = 0; m < VAR_NMETRIC; m++) {
+		if (m == VAR_M_CPU)
+			continue;
 		if (!strstr(ev, var_metric_name[m]))
 			continue;
 		static const char *const h2[] = { "#", "function", "context", "mean", "sd", "CV",
@@ -384,12 +389,12 @@ int var_html(sqlite3 *db, struct html *h)
 
 	html_section(h, "ranked", "Functions, ranked");
 	static const char *const heads[] = { "#", "function", "context", "calls seen",
-					     "mean (us)", "CV %", "thread CV %", "time share",
+					     "mean CPU (us)", "CV %", "thread CV %", "time share",
 					     "verdict" };
 	html_table_begin(h, "functions", 9, heads, "rllrrrrrl", HTML_SORTABLE);
 	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
 				   " thread_cv, share, verdict, investigate FROM var_functions"
-				   " WHERE metric = 'time' ORDER BY rank", -1, &st, NULL))
+				   " WHERE metric = 'cpu-time' ORDER BY rank", -1, &st, NULL))
 		return -EIO;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		html_row_begin(h);
@@ -419,10 +424,10 @@ int var_html(sqlite3 *db, struct html *h)
 	if (sqlite3_prepare_v2(db, "SELECT rank, function, context FROM var_functions WHERE"
 				   " metric = 'time' ORDER BY rank LIMIT ?", -1, &fs, NULL))
 		return -EIO;
-	if (sqlite3_prepare_v2(db, "SELECT time FROM var_instances WHERE rank = ? ORDER BY thread,"
+	if (sqlite3_prepare_v2(db, "SELECT cpu_time FROM var_instances WHERE rank = ? ORDER BY thread,"
 				   " seq", -1, &is, NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT thread, mean FROM var_threads WHERE rank = ? AND"
-				   " metric = 'time' ORDER BY thread", -1, &ts, NULL)) {
+				   " metric = 'cpu-time' ORDER BY thread", -1, &ts, NULL)) {
 		sqlite3_finalize(fs);
 		return -EIO;
 	}
@@ -458,14 +463,14 @@ int var_html(sqlite3 *db, struct html *h)
 			char hid[64], tid[64];
 			snprintf(hid, sizeof(hid), "hist-%d", rank);
 			snprintf(tid, sizeof(tid), "timeline-%d", rank);
-			struct html_plot hp = { .id = hid, .title = "instance time distribution",
+			struct html_plot hp = { .id = hid, .title = "instance CPU time distribution",
 						.xlabel = "us", .ylabel = "instances", .width = 420,
 						.height = 220, .decimals = 1 };
 			html_histogram(h, &hp, n, v, 30);
 			struct html_plot tp = { .id = tid, .title = "instances in order (timeline)",
 						.xlabel = "instance", .ylabel = "us", .width = 520,
 						.height = 220, .decimals = 1 };
-			struct html_series s = { .name = "time", .n = n, .x = x, .y = v };
+			struct html_series s = { .name = "cpu-time", .n = n, .x = x, .y = v };
 			html_line_plot(h, &tp, 1, &s);
 		}
 		free(v);
@@ -497,7 +502,7 @@ int var_html(sqlite3 *db, struct html *h)
 		if (nt) {
 			char bid[64];
 			snprintf(bid, sizeof(bid), "threads-%d", rank);
-			struct html_plot bp = { .id = bid, .title = "mean time per thread",
+			struct html_plot bp = { .id = bid, .title = "mean CPU time per thread",
 						.xlabel = "thread", .ylabel = "us", .width = 420,
 						.height = 220, .decimals = 1 };
 			html_bar_chart(h, &bp, nt, (const char *const *)lab, tm);
