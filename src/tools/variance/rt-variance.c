@@ -59,7 +59,7 @@ struct var_thread {
 static unsigned var_events = VAR_EV_TIME | VAR_EV_CPU;
 /* Samples an armed entry waits for its function before another is picked: a function
  * called less often than once per period still gets caught (SONDE_VARIANCE_PATIENCE). */
-static int var_patience = 4;
+static int var_patience = 8;
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -70,7 +70,7 @@ static uint64_t env_num(const char *name, uint64_t def)
 static int var_start(void)
 {
 	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
-	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 4);
+	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
 	if (var_patience < 1)
 		var_patience = 1;
 	return 0;
