@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# t803-variance-unwind: frames left without a return produce no instance.  vwork jump:
+# deep(3) is left by longjmp/siglongjmp from deep(0) (interposed: pending instances
+# dropped), so no instance of deep may be recorded, while spin (called by deep and
+# flat) and flat are.  vthrow: thrower(3) throws from thrower(0) and main catches it
+# (__cxa_begin_catch interposed, and slots reused by later calls are checked): no
+# instance of thrower.  Neither run may crash.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+
+var_build t803-build vwork.c vwork -pthread || exit 0
+"$SONDE" variance -q -o j -p 1000000 -- ./vwork jump 2 >out.txt 2>&1
+check t803-jump-run [ $? -eq 0 ]
+check t803-jump-output grep -q "vwork jump done" out.txt
+I=j/variance/instances.csv
+check "t803-no-deep-instance" [ "$(var_count $I 'f == "deep"')" -eq 0 ]
+check "t803-flat-measured" [ "$(var_count $I 'f == "flat"')" -ge 3 ]
+check "t803-spin-under-deep-measured" [ "$(var_count $I 'f == "spin" && c ~ /deep/')" -ge 3 ]
+jumps=$(sqlite3 j/profile.db "select value from meta where key = 'jumps'" 2>/dev/null || echo 0)
+check "t803-jumps-dropped-$jumps" [ "${jumps:-0}" -gt 0 ]
+# spin under deep is 1 unit, under flat 5: a spin instance that spanned a jump would be
+# longer than flat's (tolerance: 3x the flat mean, far above noise, far below a span of
+# the 4 levels + flat).
+mf=$(var_col j/variance/functions.csv spin "main > flat > spin" cpu-time mean)
+long=$(var_count $I "f == \"spin\" && c ~ /deep/ && cpu > 3 * ${mf:-1e18}")
+check "t803-no-spin-spanning-a-jump-$long" [ "$long" -eq 0 ]
+
+var_build t803-build-cxx vthrow.cc vthrow -lstdc++ || exit 0
+"$SONDE" variance -q -o x -p 1000000 -- ./vthrow 2 >out.txt 2>&1
+check t803-throw-run [ $? -eq 0 ]
+check t803-throw-output grep -q "vthrow caught" out.txt
+I=x/variance/instances.csv
+check "t803-no-thrower-instance" [ "$(var_count $I 'f ~ /^thrower/')" -eq 0 ]
+check "t803-steady-measured" [ "$(var_count $I 'f ~ /^steady/')" -ge 3 ]
