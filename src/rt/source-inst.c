@@ -236,8 +236,9 @@ INST_CALLBACK(__sanitizer_cov_store16, 16, SONDE_MEM_STORE)
  * breakpoints and return watches (watch.h): at entry, the call's write of the return slot
  * and then the entry itself; at exit, the return's read of the slot.  The instrumented code
  * keeps its frame pointer (sonde-cc adds -fno-omit-frame-pointer), so the hook's saved rbp
- * is the function's rbp and its return slot is the word above it.  Fast path: one load of
- * watch_soft_live; the first entry also notes that the hooks exist (watch_soft_calls).
+ * is the function's rbp and its return slot is the word above it.  Fast path: loads of
+ * watch_soft_calls_live and watch_soft_live; the first entry also notes that the hooks
+ * exist (watch_soft_calls).
  */
 int watch_soft_calls;
 
@@ -250,11 +251,10 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 	if (!t || t->stopped || !frame || !frame[0])
 		return;
 	uint64_t slot = frame[0] + 8;
-	if (watch_soft_maybe(t, slot, 8)) {
-		unsigned hit = watch_soft_match(t, slot, 8, entry);
-		if (hit)
-			watch_soft_trap(t, hit, slot, 8, entry, fn);
-	}
+	/* Not watch_soft_maybe: its bounds leave out the WATCH_CALLS slots checked here. */
+	unsigned hit = watch_soft_match(t, slot, 8, entry);
+	if (hit)
+		watch_soft_trap(t, hit, slot, 8, entry, fn);
 	if (entry)
 		watch_soft_exec(t, fn, slot);
 }
@@ -262,7 +262,8 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 RT_EXPORT SIGSAFE void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
-	if (__builtin_expect(__atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED) != 0, 0)) {
+	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
+			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
 		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 1);
 		asm volatile("");
 	} else if (__builtin_expect(!watch_soft_calls, 0)) {
@@ -273,7 +274,8 @@ RT_EXPORT SIGSAFE void __cyg_profile_func_enter(void *fn, void *site)
 RT_EXPORT SIGSAFE void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	if (__builtin_expect(__atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED) != 0, 0)) {
+	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
+			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
 		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 0);
 		asm volatile("");
 	}

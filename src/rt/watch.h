@@ -96,6 +96,10 @@ enum watch_policy {
 #define WATCH_PERSIST 0x1	/* stay armed after a trap (default: one-shot, disabled on trap) */
 #define WATCH_ALIGN 0x2		/* widen [addr, addr+len) to the smallest aligned 1/2/4/8-byte
 				 * block covering it, instead of failing with -EINVAL */
+#define WATCH_CALLS 0x4		/* soft: a return-slot watch that only the call hooks of
+				 * `sonde-cc --sonde-calls` check (the call's write, the
+				 * return's read), not every load and store of the program,
+				 * which then keeps its fast path; hw: ignored */
 
 struct rt_thread;
 
@@ -277,7 +281,8 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
 
 /* ---- the soft backend's entry points (source-inst.c) ---- */
 
-/* Soft slots armed in the process (all threads); the callbacks' fast path reads it
+/* Soft data slots armed in the process (all threads; execute breakpoints and WATCH_CALLS
+ * slots are counted in watch_soft_calls_live instead); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
 /* t->watch after watch_thread_release. */
@@ -317,6 +322,9 @@ void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, uint32_t
  * address is at `slot` (the function-entry hook of `sonde-cc --sonde-calls`, source-inst.c).
  * The trap's ip is fn, access_addr the slot.  Handler-safe. */
 void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot);
+/* Soft execute breakpoints and WATCH_CALLS watches armed in the process: the call hooks'
+ * fast path reads it (and watch_soft_live); the load/store callbacks do not. */
+extern int watch_soft_calls_live __attribute__((visibility("hidden")));
 /* 1 once a function-entry hook of `sonde-cc --sonde-calls` ran in the process. */
 extern int watch_soft_calls __attribute__((visibility("hidden")));
 

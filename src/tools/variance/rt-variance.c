@@ -144,7 +144,7 @@ static SIGSAFE void rearm_return(struct rt_thread *t, struct var_thread *vt)
 		return;
 	}
 	struct watch_req r = { .addr = vt->st[vt->depth - 1].slot, .len = 8, .type = WATCH_RW,
-			       .policy = WATCH_REFUSE };
+			       .flags = WATCH_CALLS, .policy = WATCH_REFUSE };
 	int err = vt->r_slot >= 0 ? watch_modify(t, vt->r_slot, &r) : watch_arm(t, &r);
 
 	if (err == -ENOENT)

@@ -16,6 +16,9 @@
  *                           means 1:1:1:3, their CV 1/1.5 = 0.667)
  *   vwork calls SECONDS     a call-heavy loop of small functions (the benchmark)
  *
+ * With VWORK_ITERS=N in the environment, mix, pages, recurse, jump and calls run N rounds
+ * instead of SECONDS (fixed work, for bench/variance.sh).
+ *
  * One unit is UNIT iterations of a volatile loop (about 0.1-0.3 ms with sonde-cc here).
  */
 #include <pthread.h>
@@ -107,6 +110,12 @@ NOINLINE void deep(int d)
 NOINLINE void tw(int units) { spin(units); }
 
 static double secs;
+static long iters;	/* VWORK_ITERS: rounds instead of seconds */
+
+static int more(long i, double end)
+{
+	return iters > 0 ? i < iters : now() < end;
+}
 
 static void *thread_main(void *arg)
 {
@@ -127,6 +136,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	secs = atof(argv[2]);
+	iters = getenv("VWORK_ITERS") ? atol(getenv("VWORK_ITERS")) : 0;
 	page = sysconf(_SC_PAGESIZE);
 	const char *m = argv[1];
 	double end = now() + secs;
@@ -134,25 +144,25 @@ int main(int argc, char **argv)
 	long i = 0;
 
 	if (!strcmp(m, "mix")) {
-		for (; now() < end; i++) {
+		for (; more(i, end); i++) {
 			saw(1 + (int)(i % 10));
 			flat();
 			bimodal(rand_r(&seed) % 2 ? 9 : 1);
 		}
 	} else if (!strcmp(m, "pages")) {
-		for (; now() < end; i++) {
+		for (; more(i, end); i++) {
 			pages3();
 			pages7();
 			multiret((int)i);
 			spin(1);
 		}
 	} else if (!strcmp(m, "recurse")) {
-		for (; now() < end; i++) {
+		for (; more(i, end); i++) {
 			rec(3);
 			spin(1);
 		}
 	} else if (!strcmp(m, "jump")) {
-		for (; now() < end; i++) {
+		for (; more(i, end); i++) {
 			use_sig = (int)(i & 1);
 			if (use_sig ? !sigsetjmp(sjb, 1) : !setjmp(jb))
 				deep(3);
@@ -165,7 +175,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 4; k++)
 			pthread_join(th[k], NULL);
 	} else if (!strcmp(m, "calls")) {
-		for (; now() < end;)
+		for (; more(i, end); i++)
 			for (int k = 0; k < 100000; k++)
 				sink += (uint64_t)mid(k);
 	} else {
