@@ -66,7 +66,7 @@ struct vthread {
 	uint32_t index;
 };
 
-struct vname {			/* function name -> samples whose path holds it */
+struct vname {			/* a sample path ("main > a > b") -> samples with it */
 	char *name;
 	uint64_t samples;
 };
@@ -246,14 +246,14 @@ static int do_sample(struct model *m, struct symtab *st, const struct prof_threa
 	int k = path_names(st, ips, n, 1, names, bufs);
 
 	m->samples++;
-	for (int i = 0; i < k; i++) {
-		int dup = 0;
-		for (int j = 0; j < i && !dup; j++)
-			dup = !strcmp(names[i], names[j]);
-		if (!dup && name_count(m, names[i]))
-			return -ENOMEM;
-	}
-	return 0;
+	if (!k)
+		return 0;
+	char *path = join(names, k, NULL);
+	if (!path)
+		return -ENOMEM;
+	int r = name_count(m, path);
+	free(path);
+	return r;
 }
 
 static int do_inst(struct model *m, struct symtab *st, const struct prof_thread *t,
@@ -371,12 +371,19 @@ static int cmp_inst(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static double name_share(const struct model *m, const char *name)
+/* The share of the samples whose path runs through this context (inclusive time): the
+ * path starts with the context's frames. */
+static double context_share(const struct model *m, const char *context)
 {
-	for (size_t i = 0; i < m->nnm; i++)
-		if (!strcmp(m->nm[i].name, name))
-			return m->samples ? (double)m->nm[i].samples / (double)m->samples : 0;
-	return 0;
+	size_t len = strlen(context);
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->nnm; i++) {
+		const char *p = m->nm[i].name;
+		if (!strncmp(p, context, len) && (!p[len] || !strncmp(p + len, " > ", 3)))
+			n += m->nm[i].samples;
+	}
+	return m->samples ? (double)n / (double)m->samples : 0;
 }
 
 static int cmp_rank(const void *a, const void *b, void *arg)
@@ -407,7 +414,7 @@ static int finish(struct model *m)
 		struct vkey *k = &m->k[i];
 		double cv = welford_cv(&k->w[VAR_M_RANK]);
 		double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) : NAN;
-		k->share = name_share(m, k->function);
+		k->share = context_share(m, k->context);
 		if (k->w[VAR_M_TIME].n < 10)
 			k->verdict = V_FEW;
 		else if (k->share > VAR_SHARE_MIN && ((!isnan(cv) && cv > VAR_CV_INTRA) ||

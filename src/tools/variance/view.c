@@ -181,7 +181,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	struct text_table *t = text_table_new(9, heads, "rllrrrrrl");
 	if (!o->quiet)
 		fprintf(out, "mean, CV and thread CV of thread CPU time per instance; share: of the "
-			     "samples (inclusive); wall time in functions.csv\n");
+			     "samples whose path runs through the context (inclusive)\n");
 	sqlite3_stmt *st;
 	if (!t)
 		return -ENOMEM;
@@ -328,7 +328,7 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 					break;
 				v = q;
 			}
-			v[n] = sqlite3_column_double(ins, 3);
+			v[n] = sqlite3_column_double(ins, 4);	/* CPU time, as ranked */
 			lo = v[n] < lo ? v[n] : lo;
 			hi = v[n] > hi ? v[n] : hi;
 			n++;
@@ -344,7 +344,7 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 		char a[32], b[32];
 		fmt_value(a, sizeof(a), "time", lo);
 		fmt_value(b, sizeof(b), "time", hi);
-		fprintf(out, "%s  (%zu instances in order, time %s .. %s)\n", ctx, n, a, b);
+		fprintf(out, "%s  (%zu instances in order, CPU time %s .. %s)\n", ctx, n, a, b);
 		if (n)
 			sparkline(out, v, n, 72);
 		free(v);
