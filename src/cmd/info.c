@@ -50,7 +50,7 @@ static const struct {
 	{ "mem", 0, NULL },
 	{ "comm", 0, "watchpoints" },
 	{ "reuse", 1, "watchpoints" },
-	{ "variance", 1, "breakpoints" },
+	{ "variance", 0, "breakpoints" },
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 
