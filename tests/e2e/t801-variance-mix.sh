@@ -3,9 +3,11 @@
 # saw() works 1..10 units in a sawtooth (CV sqrt(99/12)/5.5 = 0.522), flat() 5 units (CV 0),
 # bimodal() 1 or 9 (CV 0.8).  Measured on thread CPU time of each instance.
 # Tolerances: this VM is shared (steal time counts as CPU time, caches are shared), which
-# adds about 10-20% CV of noise to a constant 1 ms function here, and ~60-100 instances
-# per function give a CV within about +-15% of its value (CV / sqrt(2n)); so flat < 0.40,
-# saw in [0.30, 0.85], bimodal in [0.50, 1.25].  Ranking: saw and bimodal before flat.
+# adds 10-45% CV of noise to a constant 0.3-1 ms function here (0.11 to 0.42 seen across
+# runs, heavy-tailed: a few instances stretched by steal time), and 20-40 instances per
+# function give a CV within about +-20% of its value (CV / sqrt(2n)); so flat < 0.55 and
+# below both varying ones, saw in [0.30, 0.85], bimodal in [0.50, 1.25].  Ranking: saw
+# and bimodal before flat.
 # Sanity: no instance with a negative cost, or a cost longer than the run.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
@@ -18,12 +20,13 @@ for f in saw flat bimodal; do
 	n=$(var_col $F $f "main > $f" cpu-time instances)
 	check "t801-$f-instances-${n:-0}" [ "${n:-0}" -ge 10 ]
 done
-cv=$(var_col $F flat "main > flat" cpu-time cv)
-check "t801-flat-cv-$cv-below-0.40" float_between "${cv:-9}" 0 0.40
-cv=$(var_col $F saw "main > saw" cpu-time cv)
-check "t801-saw-cv-$cv-near-0.522" float_between "${cv:-9}" 0.30 0.85
-cv=$(var_col $F bimodal "main > bimodal" cpu-time cv)
-check "t801-bimodal-cv-$cv-near-0.8" float_between "${cv:-9}" 0.50 1.25
+cf=$(var_col $F flat "main > flat" cpu-time cv)
+check "t801-flat-cv-$cf-below-0.55" float_between "${cf:-9}" 0 0.55
+cs=$(var_col $F saw "main > saw" cpu-time cv)
+check "t801-saw-cv-$cs-near-0.522" float_between "${cs:-9}" 0.30 0.85
+cb=$(var_col $F bimodal "main > bimodal" cpu-time cv)
+check "t801-bimodal-cv-$cb-near-0.8" float_between "${cb:-9}" 0.50 1.25
+check "t801-flat-cv-below-saw-and-bimodal" awk -v f="${cf:-9}" -v s="${cs:-0}" -v b="${cb:-0}" 'BEGIN { exit !(f < s && f < b) }'
 # The mean follows the work: saw averages 5.5 units, flat 5, bimodal 5 (+-30%: noise and
 # handler time, as above).
 ms=$(var_col $F saw "main > saw" cpu-time mean) mf=$(var_col $F flat "main > flat" cpu-time mean)

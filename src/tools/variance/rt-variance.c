@@ -196,6 +196,35 @@ static SIGSAFE int readable_code(struct rt_thread *t, uint64_t ret)
 }
 
 /*
+ * The calling context from the frame-pointer chain (programs built by sonde-cc keep frame
+ * pointers; the chain stops at the first frame outside the thread's stack): ips[0] = leaf,
+ * then the return addresses from `ret0` (0: none) and from the chain starting at `fp`,
+ * runtime frames left out.  Cheaper than the runtime's general unwinder, which matters
+ * here: it runs at every sample and every entry.
+ */
+static SIGSAFE uint32_t fp_context(struct rt_thread *t, uint64_t leaf, uint64_t ret0,
+				   uint64_t fp, uint64_t sp)
+{
+	uint64_t ips[VAR_FRAMES + 2];
+	int n = 0, max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
+										 : VAR_FRAMES;
+	uint64_t lo = t->stack_lo ? t->stack_lo : sp, hi = t->stack_hi ? t->stack_hi : sp + (1u << 23);
+
+	ips[n++] = leaf;
+	if (ret0 && readable_code(t, ret0))
+		ips[n++] = ret0;
+	while (n < max && fp >= lo && fp + 16 <= hi && !(fp & 7) && fp >= sp) {
+		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
+		if (readable_code(t, f[1]))
+			ips[n++] = f[1];
+		if (f[0] <= fp)
+			break;
+		fp = f[0];
+	}
+	return ctx_intern(t, ips, n);
+}
+
+/*
  * The sample: clean dead pending frames, then pick one frame of the chain at random and
  * arm an execute breakpoint on its function's entry (replacing one that never fired).
  */
@@ -214,7 +243,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	read_metrics(m0);
 	/* The sample's calling context: the functions on the stack, for time shares. */
 	struct var_rec_sample rec = { .h = { .type = VAR_REC_SAMPLE, .size = sizeof(rec) },
-				      .ctx = ctx_here(t, uc, skip) };
+				      .ctx = uc ? fp_context(t, (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
+							     0, (uint64_t)uc->uc_mcontext.gregs[REG_RBP],
+							     (uint64_t)uc->uc_mcontext.gregs[REG_RSP])
+						: ctx_here(t, uc, skip) };
 	if (rec.ctx)
 		rt_tool_record(t, &rec, sizeof(rec));
 	t->stats.samples++;
@@ -306,7 +338,11 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 	p->slot = slot;
 	p->ret = *(const uint64_t *)(uintptr_t)slot;
 	p->fn = w->addr;
-	p->ctx = ctx_here(t, uc, 0);
+	/* Caller's frame pointer: soft, the one the function saved below its slot; hw (at
+	 * the first instruction), still in RBP. */
+	uint64_t cfp = w->soft ? *(const uint64_t *)(uintptr_t)(slot - 8) :
+		       (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	p->ctx = fp_context(t, p->fn, p->ret, cfp, slot);
 	rearm_return(t, vt);
 	if (!vt->depth || vt->st[vt->depth - 1].slot != slot)
 		return;		/* could not be watched */
