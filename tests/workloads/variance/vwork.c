@@ -68,8 +68,9 @@ static NOINLINE void touch(int n)
 	munmap(p, (size_t)n * (size_t)page);
 }
 
-NOINLINE void pages3(void) { touch(3); }
-NOINLINE void pages7(void) { touch(7); }
+/* spin: user time on the stack, so that clock samples select them; no page fault. */
+NOINLINE void pages3(void) { touch(3); spin(1); }
+NOINLINE void pages7(void) { touch(7); spin(1); }
 
 NOINLINE int multiret(int i)
 {
