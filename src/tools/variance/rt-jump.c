@@ -38,6 +38,9 @@ __attribute__((constructor(101))) static void jump_init(void)
 RT_EXPORT __attribute__((noinline)) void *__cxa_begin_catch(void *exc)
 {
 	variance_on_catch((uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);
+	/* A C++ runtime loaded after us (dlopen) is found on its first catch. */
+	if (!real_begin_catch)
+		real_begin_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	if (!real_begin_catch)
 		abort();	/* only C++ runtimes call it, and they define it */
 	return real_begin_catch(exc);
