@@ -23,6 +23,10 @@ check t800-timeline-missing-dir-fails [ $? -ne 0 ]
 "$SONDE" variance --top 0 -- true >/dev/null 2>err.txt
 check t800-bad-top-exit2 [ $? -eq 2 ]
 
+"$SONDE" variance -s hw -- true >/dev/null 2>err.txt
+check t800-hw-source-refused-exit2 [ $? -eq 2 ]
+check t800-hw-source-says-why grep -q "not implemented" err.txt
+
 shown=$("$SONDE_BUILD/sonde-cc" --sonde-calls --sonde-show -c x.c)
 case "$shown" in
 *-finstrument-functions-after-inlining*) pass t800-sonde-cc-calls-flag ;;

@@ -124,7 +124,10 @@ int cmd_variance(int argc, char **argv)
 		return sonde_usage_error("variance", "no program to run (sonde variance [options] "
 						     "-- program [args])");
 	if (o.source && !strcmp(o.source, "auto"))
-		o.source = "clock";	/* hw: call sampling is not written yet (doc) */
+		o.source = "clock";
+	if (o.source && !strcmp(o.source, "hw"))
+		return sonde_usage_error("variance", "--source hw (sampling calls with PEBS/IBS) is "
+						     "not implemented: use clock (the default) or inst");
 	if (!o.period && !strcmp(o.source, "clock"))
 		o.period = VAR_DEFAULT_PERIOD;
 	char ev[16];
