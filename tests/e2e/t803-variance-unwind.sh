@@ -4,7 +4,8 @@
 # dropped), so no instance of deep may be recorded, while spin (called by deep and
 # flat) and flat are.  vthrow: thrower(3) throws from thrower(0) and main catches it
 # (__cxa_begin_catch interposed, and slots reused by later calls are checked): no
-# instance of thrower.  Neither run may crash.
+# instance of thrower.  vwork texit: threads end by pthread_exit inside exiter(0): no
+# instance of exiter, the pending ones counted at the threads' exit.  No run may crash.
 # Fixed work (VWORK_ITERS rounds), not seconds: a loaded machine slows the run but
 # gives it the same CPU time, so the same number of clock samples.
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +27,15 @@ check "t803-jumps-dropped-$jumps" [ "${jumps:-0}" -gt 0 ]
 mf=$(var_col j/variance/functions.csv spin "main > flat > spin" cpu-time mean)
 long=$(var_count $I "f == \"spin\" && c ~ /deep/ && cpu > 3 * ${mf:-1e18}")
 check "t803-no-spin-spanning-a-jump-$long" [ "$long" -eq 0 ]
+
+VWORK_ITERS=300 "$SONDE" variance -q -o te -p 1000000 -- ./vwork texit 0 >out.txt 2>&1
+check t803-texit-run [ $? -eq 0 ]
+check t803-texit-output grep -q "vwork texit done" out.txt
+check "t803-no-exiter-instance" [ "$(var_count te/variance/instances.csv 'f == "exiter"')" -eq 0 ]
+ae=$(sqlite3 te/profile.db "select value from meta where key = 'at_exit'" 2>/dev/null || echo 0)
+# Pending at exit needs a selection of exiter (or its callers) in one of the 600 threads'
+# last milliseconds: 24 were in one run; > 0 is the claim.
+check "t803-texit-pending-dropped-$ae" [ "${ae:-0}" -gt 0 ]
 
 var_build t803-build-cxx vthrow.cc vthrow -lstdc++ || exit 0
 "$SONDE" variance -q -o x -p 1000000 -- ./vthrow 2 >out.txt 2>&1

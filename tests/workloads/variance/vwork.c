@@ -14,6 +14,8 @@
  *                           time): deep never returns; flat() runs between
  *   vwork threads SECONDS   4 threads run tw(): 4 units each, thread 3 12 units (per-thread
  *                           means 1:1:1:3, their CV 1/1.5 = 0.667)
+ *   vwork texit SECONDS     threads that end inside exiter(3) -> ... -> exiter(0), which
+ *                           calls pthread_exit: exiter never returns; 2 at a time
  *   vwork calls SECONDS     a call-heavy loop of small functions (the benchmark)
  *
  * With VWORK_ITERS=N in the environment, mix, pages, recurse, jump and calls run N rounds
@@ -110,6 +112,23 @@ NOINLINE void deep(int d)
 
 NOINLINE void tw(int units) { spin(units); }
 
+NOINLINE void exiter(int d)
+{
+	spin(2);
+	if (d == 0)
+		pthread_exit(NULL);
+	exiter(d - 1);
+	sink++;
+}
+
+static void *texit_main(void *arg)
+{
+	(void)arg;
+	flat();
+	exiter(3);
+	return NULL;
+}
+
 static double secs;
 static long iters;	/* VWORK_ITERS: rounds instead of seconds */
 
@@ -175,6 +194,14 @@ int main(int argc, char **argv)
 			pthread_create(&th[k], NULL, thread_main, (void *)(intptr_t)(k == 3));
 		for (int k = 0; k < 4; k++)
 			pthread_join(th[k], NULL);
+	} else if (!strcmp(m, "texit")) {
+		for (; more(i, end); i++) {
+			pthread_t a, b;
+			pthread_create(&a, NULL, texit_main, NULL);
+			pthread_create(&b, NULL, texit_main, NULL);
+			pthread_join(a, NULL);
+			pthread_join(b, NULL);
+		}
 	} else if (!strcmp(m, "calls")) {
 		for (; more(i, end); i++)
 			for (int k = 0; k < 100000; k++)
