@@ -47,11 +47,15 @@ static const struct {
 	const char *name;
 	int planned;		/* not a command yet */
 	const char *dregs;	/* what it needs of the debug registers, NULL if nothing */
+	const char *soft;	/* what it does where they do not trap */
 } tools[] = {
-	{ "mem", 0, NULL },
-	{ "comm", 0, "watchpoints" },
-	{ "reuse", 0, "watchpoints" },
-	{ "variance", 1, "breakpoints" },
+	{ "mem", 0, NULL, NULL },
+	{ "comm", 0, "watchpoints",
+	  "software ones only, in programs rebuilt with sonde-cc; else samples alone" },
+	{ "reuse", 0, "watchpoints",
+	  "software ones only, in programs rebuilt with sonde-cc (--source inst)" },
+	{ "variance", 0, "breakpoints",
+	  "software ones only, in programs rebuilt with sonde-cc --sonde-calls" },
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 
@@ -279,14 +283,15 @@ static void text_tools(const struct facts *f)
 		if (tools[i].planned || !tools[i].dregs)
 			continue;
 		printf("  %-9s %s; %s: %s\n", tools[i].name, src, tools[i].dregs,
-		       machine_ready(f, i) ? "in hardware"
-		       : "software ones only, in programs rebuilt with sonde-cc (the debug "
-			 "registers do not trap here); else samples alone");
+		       machine_ready(f, i) ? "in hardware" : tools[i].soft);
 	}
-	printf("\nplanned tools (not commands yet), and whether this machine could run them\n");
+	int planned = 0;
 	for (size_t i = 0; i < NTOOLS; i++) {
 		if (!tools[i].planned)
 			continue;
+		if (!planned++)
+			printf("\nplanned tools (not commands yet), and whether this machine could "
+			       "run them\n");
 		printf("  %-9s %s + %s: %s\n", tools[i].name, src, tools[i].dregs,
 		       machine_ready(f, i) ? "yes"
 		       : f->watch.regs > 0 ? "no, the debug registers do not fire here"

@@ -67,3 +67,17 @@ STUB void __sanitizer_cov_pcs_init(const uintptr_t *start, const uintptr_t *stop
 	(void)start;
 	(void)stop;
 }
+
+/* Function entry/exit hooks of `sonde-cc --sonde-calls` (-finstrument-functions-after-inlining):
+ * no-ops here, the soft backend's execute breakpoints and return watches in libsonde.so. */
+STUB void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)fn;
+	(void)site;
+}
+
+STUB void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)fn;
+	(void)site;
+}

@@ -239,6 +239,58 @@ INST_CALLBACK(__sanitizer_cov_store4, 4, SONDE_MEM_STORE)
 INST_CALLBACK(__sanitizer_cov_store8, 8, SONDE_MEM_STORE)
 INST_CALLBACK(__sanitizer_cov_store16, 16, SONDE_MEM_STORE)
 
+/*
+ * Function entry and exit hooks of `sonde-cc --sonde-calls` (clang
+ * -finstrument-functions-after-inlining: a call after the prologue and one before each
+ * return of every function left after inlining).  They serve the soft backend's execute
+ * breakpoints and return watches (watch.h): at entry, the call's write of the return slot
+ * and then the entry itself; at exit, the return's read of the slot.  The instrumented code
+ * keeps its frame pointer (sonde-cc adds -fno-omit-frame-pointer), so the hook's saved rbp
+ * is the function's rbp and its return slot is the word above it.  Fast path: loads of
+ * watch_soft_calls_live and watch_soft_live; the first entry also notes that the hooks
+ * exist (watch_soft_calls).
+ */
+int watch_soft_calls;
+
+static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
+								   const uint64_t *frame,
+								   int entry)
+{
+	struct rt_thread *t = rt_self();
+
+	if (!t || t->stopped || !frame || !frame[0])
+		return;
+	uint64_t slot = frame[0] + 8;
+	/* Not watch_soft_maybe: its bounds leave out the WATCH_CALLS slots checked here. */
+	unsigned hit = watch_soft_match(t, slot, 8, entry);
+	if (hit)
+		watch_soft_trap(t, hit, slot, 8, entry, fn);
+	if (entry)
+		watch_soft_exec(t, fn, slot);
+}
+
+RT_EXPORT SIGSAFE void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)site;
+	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
+			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
+		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 1);
+		asm volatile("");
+	} else if (__builtin_expect(!watch_soft_calls, 0)) {
+		watch_soft_calls = 1;
+	}
+}
+
+RT_EXPORT SIGSAFE void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)site;
+	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
+			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
+		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 0);
+		asm volatile("");
+	}
+}
+
 /* ---- the source interface (never called from a handler) ---- */
 
 static int find_stub(struct dl_phdr_info *info, size_t size, void *data)

@@ -12,11 +12,13 @@
 extern const struct rt_tool rt_tool_mem;
 extern const struct rt_tool rt_tool_comm;
 extern const struct rt_tool rt_tool_reuse;
+extern const struct rt_tool rt_tool_variance;
 
 const struct rt_tool *const rt_tools[] = {
 	&rt_tool_mem,
 	&rt_tool_comm,
 	&rt_tool_reuse,
+	&rt_tool_variance,
 	NULL,
 };
 

@@ -69,6 +69,13 @@ static int force_reopen;
 static int backend = WATCH_BACKEND_HW;
 static char backend_why[256];
 int watch_soft_live;
+int watch_soft_calls_live;
+
+/* Soft slots only the call hooks look at (watch.h): execute breakpoints, WATCH_CALLS. */
+static int calls_only(const struct watch_slot *sl)
+{
+	return sl->type == WATCH_X || (sl->flags & WATCH_CALLS);
+}
 
 void watch_backend_set(int id, const char *why)
 {
@@ -246,7 +253,7 @@ static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
 		const struct watch_slot *sl = &s->slot[i];
-		if (sl->state != SLOT_ARMED || sl->type == WATCH_X)
+		if (sl->state != SLOT_ARMED || calls_only(sl))
 			continue;
 		lo = sl->addr < lo ? sl->addr : lo;
 		hi = sl->addr + sl->len > hi ? sl->addr + sl->len : hi;
@@ -268,7 +275,7 @@ static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 	if (sl->state == state)
 		return;
 	if (state == SLOT_ARMED)
-		set_bounds(s, sl->addr, sl->type == WATCH_X ? 0 : sl->len);
+		set_bounds(s, sl->addr, calls_only(sl) ? 0 : sl->len);
 	__atomic_store_n(&sl->state, state, __ATOMIC_RELEASE);
 	if (state == SLOT_ARMED) {
 		__atomic_fetch_or(&s->h.armed, bit, __ATOMIC_RELEASE);
@@ -277,8 +284,8 @@ static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 		set_bounds(s, 0, 0);
 	}
 	if (s->soft)
-		__atomic_fetch_add(&watch_soft_live, state == SLOT_ARMED ? 1 : -1,
-				   __ATOMIC_RELEASE);
+		__atomic_fetch_add(calls_only(sl) ? &watch_soft_calls_live : &watch_soft_live,
+				   state == SLOT_ARMED ? 1 : -1, __ATOMIC_RELEASE);
 }
 
 /* Soft: the slot was armed before (as a hardware slot keeps its open event). */
@@ -310,14 +317,22 @@ static void slot_disarm(struct watch_set *s, struct watch_slot *sl)
 /* Forget the soft slots of s in watch_soft_live (the set is being reset, not unlocked). */
 static void set_forget_live(struct watch_set *s)
 {
-	int n = __builtin_popcount(s->h.armed);
+	int n = 0, nc = 0;
 
-	if (!s->soft || !n)
+	if (!s->soft)
 		return;
+	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
+		if (s->h.armed & (1u << i))
+			*(calls_only(&s->slot[i]) ? &nc : &n) += 1;
 	/* In a fork child another thread may have been half-way through an arm: never
 	 * let the count wrap. */
 	int cur = __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED);
-	__atomic_store_n(&watch_soft_live, cur > n ? cur - n : 0, __ATOMIC_RELEASE);
+	if (n)
+		__atomic_store_n(&watch_soft_live, cur > n ? cur - n : 0, __ATOMIC_RELEASE);
+	cur = __atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED);
+	if (nc)
+		__atomic_store_n(&watch_soft_calls_live, cur > nc ? cur - nc : 0,
+				 __ATOMIC_RELEASE);
 }
 
 void watch_thread_release(struct rt_thread *t)
@@ -625,8 +640,8 @@ static int arm_begin(struct rt_thread *t, const struct watch_req *r, uint64_t *a
 	struct watch_set *s = set_of(t);
 	if (!s)
 		return -ESRCH;
-	if (s->soft && r->type == WATCH_X)
-		return -EOPNOTSUPP;	/* the inst callbacks see data accesses only */
+	/* Soft execute breakpoints fire in the call hooks of programs built with
+	 * `sonde-cc --sonde-calls` (watch_soft_exec); others never reach them. */
 	if (runtime_memory(t, s, *a, *len))
 		return -EPERM;
 	err = set_lock(s, my_tid(), SPIN_ARM);
@@ -860,7 +875,7 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 
 static int range_hit(uint64_t a, uint32_t len, int store, uint64_t wa, uint32_t wlen, int type)
 {
-	return (store || type == WATCH_RW) && a < wa + wlen && wa < a + len;
+	return type != WATCH_X && (store || type == WATCH_RW) && a < wa + wlen && wa < a + len;
 }
 
 SIGSAFE unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t len, int store)
@@ -919,6 +934,37 @@ SIGSAFE void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, 
 		watch_fn fn = slot_fire(t, s, i, &w);
 		set_unlock(s);
 		trap_call(t, s, fn, &w, NULL);
+	}
+}
+
+SIGSAFE void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot)
+{
+	struct watch_set *s = set_of(t);
+
+	if (!s || !s->soft)
+		return;
+	unsigned armed = __atomic_load_n(&s->h.armed, __ATOMIC_ACQUIRE);
+	for (; armed; armed &= armed - 1) {
+		int i = __builtin_ctz(armed);
+		struct watch_slot *sl = &s->slot[i];
+
+		if (__atomic_load_n(&sl->type, __ATOMIC_RELAXED) != WATCH_X ||
+		    __atomic_load_n(&sl->addr, __ATOMIC_RELAXED) != fn)
+			continue;
+		if (t->busy || set_lock_owner(s, t->tid)) {
+			STAT_ADD(s, dropped);
+			continue;
+		}
+		if (sl->state != SLOT_ARMED || sl->type != WATCH_X || sl->addr != fn) {
+			set_unlock(s);
+			STAT_ADD(s, stale);
+			continue;
+		}
+		struct watch_trap w = { .ip = fn, .access_addr = slot, .access_len = 8,
+					.stored = WATCH_TRAP_LOAD, .soft = 1 };
+		watch_fn f = slot_fire(t, s, i, &w);
+		set_unlock(s);
+		trap_call(t, s, f, &w, NULL);
 	}
 }
 

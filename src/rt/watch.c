@@ -180,10 +180,10 @@ static void probe_why(struct watch_probe *p)
 	else if (p->regs == 0)
 		snprintf(p->why, sizeof(p->why), "no breakpoint event opens: %s (a kernel "
 			 "without hardware breakpoints, CONFIG_HAVE_HW_BREAKPOINT); the watchpoint "
-			 "tools cannot work on this machine", pmu_strerror(p->regs_err));
+			 "tools work only in programs rebuilt with sonde-cc", pmu_strerror(p->regs_err));
 	else if (p->fired == 0)
 		snprintf(p->why, sizeof(p->why), "they open, but no trap fires (%s): the "
-			 "watchpoint tools cannot work on this machine; %s",
+			 "watchpoint tools work only in programs rebuilt with sonde-cc; %s",
 			 p->hypervisor ? "the hypervisor does not pass them through"
 				       : "a write to a watched word is never counted",
 			 fix);

@@ -42,7 +42,15 @@
  * memset, string functions), not the kernel's (hardware excludes the kernel too), not the
  * runtime's.  sonde-cc instruments `x++` as a load then a store: an RW soft watch traps
  * twice on it where the hardware traps once on `addl`; a W watch traps once in both.
- * Execute breakpoints (WATCH_X) are hardware only (-EOPNOTSUPP in soft).  With neither
+ * Soft execute breakpoints (WATCH_X) fire only in programs compiled with `sonde-cc
+ * --sonde-calls`, whose function-entry hook calls watch_soft_exec (before the function's
+ * body, as the fault-like hardware breakpoint; the trap's access_addr is the function's
+ * return-address slot, what RSP addresses at a hardware X trap).  Those hooks also report
+ * the call's write of the return slot (a store of 8 bytes, before the entry) and the
+ * return's read of it (a load of 8 bytes at the function's exit hook, before the return;
+ * both traps give the function's entry as ip),
+ * so an RW soft watch on a return slot traps at the return, as the hardware's does after
+ * `ret`.  watch_soft_calls says whether such hooks ran.  With neither
  * (no trapping debug registers, program not built by sonde-cc), watch_arm fails with
  * -EOPNOTSUPP and watch_backend_why() says why.
  *
@@ -88,6 +96,10 @@ enum watch_policy {
 #define WATCH_PERSIST 0x1	/* stay armed after a trap (default: one-shot, disabled on trap) */
 #define WATCH_ALIGN 0x2		/* widen [addr, addr+len) to the smallest aligned 1/2/4/8-byte
 				 * block covering it, instead of failing with -EINVAL */
+#define WATCH_CALLS 0x4		/* soft: a return-slot watch that only the call hooks of
+				 * `sonde-cc --sonde-calls` check (the call's write, the
+				 * return's read), not every load and store of the program,
+				 * which then keeps its fast path; hw: ignored */
 
 struct rt_thread;
 
@@ -269,7 +281,8 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
 
 /* ---- the soft backend's entry points (source-inst.c) ---- */
 
-/* Soft slots armed in the process (all threads); the callbacks' fast path reads it
+/* Soft data slots armed in the process (all threads; execute breakpoints and WATCH_CALLS
+ * slots are counted in watch_soft_calls_live instead); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
 /* t->watch after watch_thread_release. */
@@ -304,6 +317,16 @@ unsigned watch_soft_match(struct rt_thread *t, uint64_t addr, uint32_t len, int 
  * for an access at ip.  Drops (counts) when t is busy in the runtime.  Handler-safe. */
 void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, uint32_t len,
 		     int store, uint64_t ip);
+
+/* Dispatch the armed soft execute breakpoints of t on function entry `fn`, whose return
+ * address is at `slot` (the function-entry hook of `sonde-cc --sonde-calls`, source-inst.c).
+ * The trap's ip is fn, access_addr the slot.  Handler-safe. */
+void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot);
+/* Soft execute breakpoints and WATCH_CALLS watches armed in the process: the call hooks'
+ * fast path reads it (and watch_soft_live); the load/store callbacks do not. */
+extern int watch_soft_calls_live __attribute__((visibility("hidden")));
+/* 1 once a function-entry hook of `sonde-cc --sonde-calls` ran in the process. */
+extern int watch_soft_calls __attribute__((visibility("hidden")));
 
 /* ---- process-wide ---- */
 

@@ -11,6 +11,7 @@
 extern const struct tool tool_mem;
 extern const struct tool tool_comm;
 extern const struct tool tool_reuse;
+extern const struct tool tool_variance;
 extern const struct tool tool_analyze;
 extern const struct tool tool_vsensor;
 extern const struct tool tool_bench;
@@ -19,6 +20,7 @@ const struct tool *const tools[] = {
 	&tool_mem,
 	&tool_comm,
 	&tool_reuse,
+	&tool_variance,
 	&tool_analyze,
 	&tool_vsensor,
 	&tool_bench,

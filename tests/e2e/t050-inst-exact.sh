@@ -28,6 +28,8 @@ struct rt_thread *rt_self(void) { return self; }
 /* The soft watchpoint backend's entry points (never armed here). */
 const struct rt_source *rt_source;
 __attribute__((visibility("hidden"))) int watch_soft_live;
+__attribute__((visibility("hidden"))) int watch_soft_calls_live;
+void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot) { (void)t; (void)fn; (void)slot; }
 unsigned watch_soft_match(struct rt_thread *t, uint64_t a, uint32_t l, int s) { return 0; }
 void watch_soft_trap(struct rt_thread *t, unsigned m, uint64_t a, uint32_t l, int s,
 		     uint64_t ip) { }

@@ -158,11 +158,33 @@ TEST(nothing_armed_no_cost)
 	CHECK_EQ_U64(st.traps, 0);
 }
 
-TEST(execute_unsupported)
+/* Soft execute breakpoints fire only in the call hooks of `sonde-cc --sonde-calls`
+ * (watch_soft_exec): arming one leaves the load/store callbacks' fast path alone, and a
+ * WATCH_CALLS return watch too. */
+TEST(execute_soft_calls_only)
 {
-	struct watch_req r = req((void *)(uintptr_t)&thread_setup, 8, WATCH_X, 0, NULL);
-	CHECK(watch_arm(&main_t, &r) == -EOPNOTSUPP);
+	struct hits h = { 0 };
+	uint64_t fn = (uint64_t)(uintptr_t)&thread_setup, slot = (uint64_t)(uintptr_t)&g.a;
+	struct watch_req r = req((void *)(uintptr_t)fn, 8, WATCH_X, 0, &h);
+	int i = watch_arm(&main_t, &r);
+	CHECK(i >= 0);
 	CHECK(live() == 0);
+	CHECK(__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) == 1);
+	watch_soft_exec(&main_t, fn + 1, slot);	/* another function: nothing */
+	CHECK(h.n == 0);
+	watch_soft_exec(&main_t, fn, slot);
+	CHECK(h.n == 1);
+	CHECK(h.last.ip == fn && h.last.access_addr == slot && h.last.type == WATCH_X);
+	CHECK(__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) == 0);	/* one-shot */
+	struct watch_req w = req(&g.a, 8, WATCH_RW, WATCH_CALLS, &h);
+	i = watch_arm(&main_t, &w);
+	CHECK(i >= 0);
+	CHECK(live() == 0);
+	__sanitizer_cov_store8(&g.a);	/* the program's own store: not checked */
+	CHECK(h.n == 1);
+	CHECK(watch_soft_match(&main_t, slot, 8, 0) == 1u << i);	/* what the hooks check */
+	watch_disarm(&main_t, i);
+	CHECK(__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) == 0);
 }
 
 TEST(one_shot)
@@ -531,7 +553,7 @@ int main(void)
 	watch_backend_set(WATCH_BACKEND_SOFT, "test");
 	RUN(backend_choice);
 	RUN(nothing_armed_no_cost);
-	RUN(execute_unsupported);
+	RUN(execute_soft_calls_only);
 	RUN(one_shot);
 	RUN(persistent_w_ignores_loads);
 	RUN(persistent_rw_both);

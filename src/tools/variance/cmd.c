@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd.c - `sonde variance`: how much the instances of each function vary (FVSampler). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "cmd/launch.h"
+#include "prof/report.h"
+#include "prof/tool.h"
+#include "tools/variance/variance.h"
+
+/* Default clock period: 4 ms of CPU time, ~250 selections per second per busy thread
+ * (FVSampler asks for at least 30). */
+#define VAR_DEFAULT_PERIOD 4000000
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sonde variance [options] [--] program [args]\n"
+		"       sonde variance --timeline FUNCTION DIR\n\n"
+		"Measures whole instances of the program's functions, from call to return, and\n"
+		"ranks (calling context, function) pairs by how much their instances vary (CV =\n"
+		"SD / mean, within threads and across threads) and how much of the time they take.\n"
+		"A clock sample picks a function on the thread's call stack; an execute breakpoint\n"
+		"catches its next call and a watch on its return-address slot its return.  Where\n"
+		"debug registers do not trap, build the program with 'sonde-cc --sonde-calls'.\n"
+		"The table goes to stderr; the exit status is the program's.\n\n"
+		"Options:\n%s"
+		"  -e, --events LIST     metrics per instance, comma-separated: time, cpu-time\n"
+		"                        (always), page-faults, context-switches\n"
+		"      --timeline FUNC   print every kept instance of FUNC in DIR, in order\n"
+		"                        (sparkline; DIR/variance/timeline.csv)\n"
+		"      --html FILE       also write the profile as one HTML page into FILE\n"
+		"  -q, --quiet           no table (the recording and profile.db are still written)\n"
+		"      --top N           rows in the table (default 10)\n"
+		"  -h, --help            this text\n\n"
+		"Default period here: %d ns of CPU time.\n"
+		"Output: DIR/profile.db, DIR/variance/functions.csv, threads.csv, instances.csv\n"
+		"(at most %d instances kept per function and context).  Show it again with\n"
+		"'sonde report DIR'.  Manual: doc/sonde-variance.md.\n",
+		launch_help, VAR_DEFAULT_PERIOD, VAR_RESERVOIR);
+}
+
+static int parse_events(const char *list, unsigned *bits)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", list);
+	*bits = VAR_EV_TIME | VAR_EV_CPU;
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int m = var_metric_find(tok);
+		if (m < 0)
+			return sonde_usage_error("variance", "unknown metric '%s' in -e (time, "
+							     "cpu-time, page-faults, "
+							     "context-switches)", tok);
+		*bits |= 1u << m;
+	}
+	return 0;
+}
+
+int cmd_variance(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		LAUNCH_LONG_OPTIONS,
+		{ "events", required_argument, NULL, 'e' },
+		{ "timeline", required_argument, NULL, 2001 },
+		{ "html", required_argument, NULL, 'H' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "top", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct launch_opts o;
+	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
+	const char *html = NULL, *timeline = NULL;
+	unsigned events = VAR_EV_TIME | VAR_EV_CPU;
+	int quiet = 0, opt;
+	launch_opts_init(&o, "variance");
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+o:s:p:fqhe:", longopts, NULL)) != -1) {
+		int r = launch_parse_option(&o, opt, optarg, "variance");
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		switch (opt) {
+		case 'e':
+			if (parse_events(optarg, &events))
+				return EXIT_USAGE;
+			break;
+		case 2001:
+			timeline = optarg;
+			break;
+		case 'H':
+			if (!*optarg)
+				return sonde_usage_error("variance", "--html wants a file name");
+			html = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 't':
+			ro.top = atoi(optarg);
+			if (ro.top <= 0)
+				return sonde_usage_error("variance", "--top wants a positive number");
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad_option("variance", argv);
+		}
+	}
+	if (timeline) {
+		if (optind != argc - 1)
+			return sonde_usage_error("variance", "--timeline wants FUNCTION and one "
+							     "recording directory");
+		return var_timeline(timeline, argv[optind], stdout);
+	}
+	if (optind >= argc)
+		return sonde_usage_error("variance", "no program to run (sonde variance [options] "
+						     "-- program [args])");
+	if (o.source && !strcmp(o.source, "auto"))
+		o.source = "clock";
+	if (o.source && !strcmp(o.source, "hw"))
+		return sonde_usage_error("variance", "--source hw (sampling calls with PEBS/IBS) is "
+						     "not implemented: use clock (the default) or inst");
+	if (!o.period && !strcmp(o.source, "clock"))
+		o.period = VAR_DEFAULT_PERIOD;
+	char ev[16];
+	snprintf(ev, sizeof(ev), "%u", events);
+	setenv("SONDE_VARIANCE_EVENTS", ev, 1);
+	return record_and_report(&o, argv + optind, &ro, quiet, html);
+}
+
+const struct tool tool_variance = {
+	.name = "variance",
+	.summary = "how much each function's instances vary, with calling contexts (FVSampler)",
+	.cmd = cmd_variance,
+	.fill = var_fill,
+	.export = var_export,
+	.print = var_print,
+	.html = var_html,
+};

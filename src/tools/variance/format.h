@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.h - the variance tool's own records in a recording (types from SONDE_REC_TOOL),
+ * written by rt-variance.c and read by model.c.  Integers in the writer's byte order; sizes
+ * are multiples of 8.  doc/sonde-variance.md explains the mechanism.
+ */
+#ifndef SONDE_TOOLS_VARIANCE_FORMAT_H
+#define SONDE_TOOLS_VARIANCE_FORMAT_H
+
+#include <stdint.h>
+
+#include "sonde/format.h"
+
+enum var_rec_type {
+	VAR_REC_INST = SONDE_REC_TOOL + 0,	/* one measured function instance */
+	VAR_REC_STATS = SONDE_REC_TOOL + 1,	/* a thread's counters, at its end */
+	VAR_REC_SAMPLE = SONDE_REC_TOOL + 2,	/* a clock sample's calling context */
+};
+
+/* Metrics of an instance, in this order (the -e names in model.c). */
+enum var_metric {
+	VAR_M_TIME,		/* wall-clock ns, the runtime's handler time subtracted */
+	VAR_M_CPU,		/* thread CPU ns, the same handler time subtracted */
+	VAR_M_PF,		/* page faults (minor + major) */
+	VAR_M_CSW,		/* context switches (voluntary + involuntary) */
+	VAR_NMETRIC,
+};
+
+/* Bits of SONDE_VARIANCE_EVENTS: which metrics are read (time and cpu-time always). */
+#define VAR_EV_TIME (1u << VAR_M_TIME)
+#define VAR_EV_CPU (1u << VAR_M_CPU)
+#define VAR_EV_PF (1u << VAR_M_PF)
+#define VAR_EV_CSW (1u << VAR_M_CSW)
+
+/* Flags of an instance. */
+#define VAR_F_SOFT 0x1		/* caught by the soft backend (sonde-cc --sonde-calls) */
+
+struct var_rec_inst {
+	struct sonde_rec_hdr h;
+	uint64_t fn;			/* the function's entry address */
+	uint32_t ctx;			/* calling context at entry (leaf: the function) */
+	uint32_t flags;			/* VAR_F_* */
+	uint64_t seq;			/* the thread's instance number, from 0 */
+	uint64_t start;			/* CLOCK_MONOTONIC ns at entry */
+	uint32_t events;		/* VAR_EV_* read for this instance */
+	uint32_t depth;			/* pending instances below it (outer ones) */
+	int64_t v[VAR_NMETRIC];		/* the instance's cost per metric (0 if not read) */
+};
+
+/* A sample: the functions on its path get a share of the thread's time. */
+struct var_rec_sample {
+	struct sonde_rec_hdr h;
+	uint32_t ctx;
+	uint32_t pad;
+};
+
+/* A thread's counters. */
+struct var_rec_stats {
+	struct sonde_rec_hdr h;
+	uint64_t samples;		/* clock samples seen */
+	uint64_t picks;			/* samples that chose a function (armed its entry) */
+	uint64_t no_frame;		/* samples with no usable frame (no direct call found) */
+	uint64_t arm_failures;		/* entry or return arms refused by the engine */
+	uint64_t missed;		/* armed entries replaced before they fired */
+	uint64_t entries;		/* entries caught */
+	uint64_t returns;		/* instances recorded */
+	uint64_t overwritten;		/* slot written or read by something other than the
+					 * return: instance dropped */
+	uint64_t stale;			/* pending instances found dead (frame gone) */
+	uint64_t jumps;			/* pending instances dropped by longjmp */
+	uint64_t at_exit;		/* pending when the thread ended */
+	uint64_t tail;			/* entries at the slot already watched (tail call) */
+	uint64_t overflow;		/* entries dropped: pending stack full */
+	uint64_t handler_ns;		/* time spent in the tool's handlers */
+	int32_t watch_errno;		/* last arm error (positive), 0 if none */
+	uint32_t backend;		/* enum watch_backend_id */
+	uint32_t calls_hooked;		/* sonde-cc --sonde-calls hooks ran */
+	uint32_t pad;
+};
+
+#endif

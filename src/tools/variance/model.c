@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - the variance tool's model: the instances of every thread of every process
+ * (rank) of a recording, grouped by (calling context, function).  Per thread, Welford's
+ * running statistics per metric; per (context, function), the threads' summaries merged
+ * with Chan's formula (stats.h), the CV of the per-thread means (inter-thread variance),
+ * the function's share of the samples (the fraction of clock samples whose path holds
+ * it: its inclusive share of the run time), a verdict from the paper's guidance and a
+ * rank.  Tables var_functions, var_threads, var_instances and meta (doc/sonde-variance.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/db.h"
+#include "prof/errmsg.h"
+#include "prof/profile.h"
+#include "prof/symbols.h"
+#include "tools/variance/stats.h"
+#include "tools/variance/variance.h"
+
+#define PATH_FRAMES 128
+/* The metric of the verdict and the rank: thread CPU time, which waiting for the CPU (other
+ * processes, a loaded machine) does not inflate as it does wall time. */
+#define VAR_M_RANK VAR_M_CPU
+
+const char *const var_metric_name[VAR_NMETRIC] = { "time", "cpu-time", "page-faults",
+						   "context-switches" };
+
+int var_metric_find(const char *name)
+{
+	for (int m = 0; m < VAR_NMETRIC; m++)
+		if (!strcmp(name, var_metric_name[m]))
+			return m;
+	return -1;
+}
+
+struct vinst {
+	uint32_t thread;
+	uint64_t seq, start;
+	int64_t v[VAR_NMETRIC];
+};
+
+struct vkey {
+	char *function, *context;
+	struct welford w[VAR_NMETRIC];		/* merged over threads */
+	struct welford tm[VAR_NMETRIC];		/* over the per-thread means */
+	uint32_t threads;
+	struct vinst *res;			/* reservoir */
+	size_t nres;
+	uint64_t seen;
+	double share;
+	int verdict, rank;
+};
+
+struct vkt {			/* one (key, thread) */
+	uint32_t key, thread;
+	struct welford w[VAR_NMETRIC];
+};
+
+struct vthread {
+	int rank, pid, tid;
+	uint32_t index;
+};
+
+struct vname {			/* a sample path ("main > a > b") -> samples with it */
+	char *name;
+	uint64_t samples;
+};
+
+struct model {
+	struct vkey *k;
+	size_t nk, capk;
+	struct vkt *kt;
+	size_t nkt, capkt;
+	struct vthread *th;
+	size_t nth, capth;
+	struct vname *nm;
+	size_t nnm, capnm;
+	uint64_t samples, events;
+	struct var_rec_stats st;
+	uint32_t backend, calls_hooked;
+	uint64_t rng;
+	const char *source;
+	uint64_t period;
+};
+
+enum { V_INVESTIGATE, V_INTER, V_VARIES, V_STEADY, V_FEW };
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 64;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Frames above the program's own (libc's start-up and thread start) are left out. */
+static int startup_frame(const char *n)
+{
+	static const char *const skip[] = { "_start", "__libc_start_main", "__libc_start_call_main",
+					    "__libc_start_main_impl", "start_thread", "clone",
+					    "clone3", "__clone3", "__clone" };
+	if (!n)
+		return 1;
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (!strcmp(n, skip[i]))
+			return 1;
+	return 0;
+}
+
+/* The real (outermost, not inlined) function at ip, or "0x..." into buf. */
+static const char *func_name(struct symtab *st, uint64_t ip, int is_return, char *buf,
+			     size_t len)
+{
+	struct sym_code sc;
+
+	memset(&sc, 0, sizeof(sc));
+	if (st && ip && symtab_code(st, is_return ? ip - 1 : ip, &sc) == 0 && sc.n > 0) {
+		int n = sc.n > SYM_MAX_INLINE ? SYM_MAX_INLINE : sc.n;
+		if (sc.frames[n - 1].function && !sc.frames[n - 1].nearest)
+			return sc.frames[n - 1].function;
+	}
+	snprintf(buf, len, "0x%" PRIx64, ip);
+	return buf;
+}
+
+/* Names of path ips[0..n) (leaf first), outermost first, start-up frames left out. */
+static int path_names(struct symtab *st, const uint64_t *ips, int n, int leaf_is_ip,
+		      const char **names, char (*bufs)[32])
+{
+	int k = 0, started = 0;
+
+	for (int i = n - 1; i >= 0; i--) {
+		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], 32);
+		if (!started && (startup_frame(nm) || !strncmp(nm, "0x", 2)))
+			continue;
+		started = 1;
+		names[k++] = nm;
+	}
+	return k;
+}
+
+static char *join(const char *const *names, int n, const char *last)
+{
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(names[i]) + 3;
+	if (last)
+		len += strlen(last) + 3;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return NULL;
+	*p = 0;
+	for (int i = 0; i <= n; i++) {
+		const char *x = i < n ? names[i] : last;
+		if (!x)
+			break;
+		if (p != s)
+			p = stpcpy(p, " > ");
+		p = stpcpy(p, x);
+	}
+	return s;
+}
+
+static int key_of(struct model *m, const char *function, const char *context, uint32_t *out)
+{
+	for (size_t i = m->nk; i-- > 0;)
+		if (!strcmp(m->k[i].function, function) && !strcmp(m->k[i].context, context)) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	if (grow((void **)&m->k, &m->capk, m->nk + 1, sizeof(*m->k)))
+		return -ENOMEM;
+	struct vkey *k = &m->k[m->nk];
+	memset(k, 0, sizeof(*k));
+	k->function = strdup(function);
+	k->context = strdup(context);
+	if (!k->function || !k->context)
+		return -ENOMEM;
+	*out = (uint32_t)m->nk++;
+	return 0;
+}
+
+static uint64_t rnd(struct model *m)
+{
+	m->rng ^= m->rng << 13;
+	m->rng ^= m->rng >> 7;
+	m->rng ^= m->rng << 17;
+	return m->rng;
+}
+
+/* Vitter's R: every instance is kept with the same probability VAR_RESERVOIR / seen. */
+static int reservoir_add(struct model *m, struct vkey *k, const struct vinst *in)
+{
+	k->seen++;
+	if (k->nres < VAR_RESERVOIR) {
+		if (!k->res && !(k->res = malloc(VAR_RESERVOIR * sizeof(*k->res))))
+			return -ENOMEM;
+		k->res[k->nres++] = *in;
+		return 0;
+	}
+	uint64_t j = rnd(m) % k->seen;
+	if (j < VAR_RESERVOIR)
+		k->res[j] = *in;
+	return 0;
+}
+
+static int name_count(struct model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nnm; i++)
+		if (!strcmp(m->nm[i].name, name)) {
+			m->nm[i].samples++;
+			return 0;
+		}
+	if (grow((void **)&m->nm, &m->capnm, m->nnm + 1, sizeof(*m->nm)))
+		return -ENOMEM;
+	m->nm[m->nnm].name = strdup(name);
+	m->nm[m->nnm].samples = 1;
+	return m->nm[m->nnm++].name ? 0 : -ENOMEM;
+}
+
+/* Per context id of one thread: the key, resolved once (-1 unknown, -2 not yet). */
+struct ctxcache {
+	int64_t *key;
+	uint32_t n;
+};
+
+static int do_sample(struct model *m, struct symtab *st, const struct prof_thread *t,
+		     uint32_t ctx)
+{
+	uint64_t ips[PATH_FRAMES];
+	const char *names[PATH_FRAMES];
+	char bufs[PATH_FRAMES][32];
+	int n = prof_ctx_path(t, ctx, ips, PATH_FRAMES);
+	int k = path_names(st, ips, n, 1, names, bufs);
+
+	m->samples++;
+	if (!k)
+		return 0;
+	char *path = join(names, k, NULL);
+	if (!path)
+		return -ENOMEM;
+	int r = name_count(m, path);
+	free(path);
+	return r;
+}
+
+static int do_inst(struct model *m, struct symtab *st, const struct prof_thread *t,
+		   const struct var_rec_inst *r, uint32_t thread, struct ctxcache *cc,
+		   int64_t *ktmap, uint32_t *out_key)
+{
+	int64_t key = r->ctx < cc->n ? cc->key[r->ctx] : -2;
+
+	if (key == -2 || r->ctx >= cc->n || key < 0) {
+		uint64_t ips[PATH_FRAMES];
+		const char *names[PATH_FRAMES];
+		char bufs[PATH_FRAMES][32], fb[32];
+		int n = r->ctx ? prof_ctx_path(t, r->ctx, ips, PATH_FRAMES) : 0;
+		/* ips[0] is the function itself (its entry or a point in it): the callers
+		 * are ips[1..]. */
+		int k = n > 1 ? path_names(st, ips + 1, n - 1, 0, names, bufs) : 0;
+		const char *fn = func_name(st, r->fn, 0, fb, sizeof(fb));
+		char *ctxs = join(names, k, fn);
+		uint32_t idx;
+		if (!ctxs)
+			return -ENOMEM;
+		int e = key_of(m, fn, ctxs, &idx);
+		free(ctxs);
+		if (e)
+			return e;
+		key = idx;
+		if (r->ctx && r->ctx < cc->n)
+			cc->key[r->ctx] = key;
+	}
+	*out_key = (uint32_t)key;
+	(void)ktmap;
+	(void)thread;
+	return 0;
+}
+
+static int scan_thread(struct model *m, struct symtab *st, const struct prof_thread *t,
+		       uint32_t thread)
+{
+	struct ctxcache cc = { 0 };
+	uint32_t maxid = 0;
+	for (size_t i = 0; i < t->nctx; i++)
+		maxid = t->ctx[i].id > maxid ? t->ctx[i].id : maxid;
+	cc.n = maxid + 1;
+	cc.key = malloc(cc.n * sizeof(*cc.key));
+	int64_t *ktmap = NULL;	/* key -> index in m->kt for this thread */
+	size_t nktmap = 0;
+	if (!cc.key)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cc.n; i++)
+		cc.key[i] = -2;
+	size_t off = 0;
+	const struct sonde_rec_hdr *h;
+	int r = 0;
+	while (!r && (h = prof_tool_next(t, &off))) {
+		if (h->type == VAR_REC_SAMPLE && h->size >= sizeof(struct var_rec_sample)) {
+			r = do_sample(m, st, t, ((const struct var_rec_sample *)h)->ctx);
+		} else if (h->type == VAR_REC_STATS && h->size >= sizeof(struct var_rec_stats)) {
+			const struct var_rec_stats *s = (const void *)h;
+			const uint64_t *a = &s->samples;
+			uint64_t *b = &m->st.samples;
+			for (int i = 0; i < 14; i++)
+				b[i] += a[i];
+			if (s->watch_errno)
+				m->st.watch_errno = s->watch_errno;
+			m->backend = s->backend;
+			m->calls_hooked |= s->calls_hooked;
+		} else if (h->type == VAR_REC_INST && h->size >= sizeof(struct var_rec_inst)) {
+			const struct var_rec_inst *in = (const void *)h;
+			uint32_t key;
+			r = do_inst(m, st, t, in, thread, &cc, ktmap, &key);
+			if (r)
+				break;
+			m->events |= in->events;
+			if (key >= nktmap) {
+				size_t nn = m->nk + 16;
+				int64_t *q = realloc(ktmap, nn * sizeof(*q));
+				if (!q) {
+					r = -ENOMEM;
+					break;
+				}
+				for (size_t i = nktmap; i < nn; i++)
+					q[i] = -1;
+				ktmap = q;
+				nktmap = nn;
+			}
+			if (ktmap[key] < 0) {
+				if (grow((void **)&m->kt, &m->capkt, m->nkt + 1, sizeof(*m->kt))) {
+					r = -ENOMEM;
+					break;
+				}
+				memset(&m->kt[m->nkt], 0, sizeof(m->kt[0]));
+				m->kt[m->nkt].key = key;
+				m->kt[m->nkt].thread = thread;
+				ktmap[key] = (int64_t)m->nkt++;
+			}
+			struct vkt *kt = &m->kt[ktmap[key]];
+			struct vinst vi = { .thread = thread, .seq = in->seq, .start = in->start };
+			for (int i = 0; i < VAR_NMETRIC; i++) {
+				vi.v[i] = in->v[i];
+				welford_add(&kt->w[i], (double)in->v[i]);
+			}
+			r = reservoir_add(m, &m->k[key], &vi);
+		}
+	}
+	free(cc.key);
+	free(ktmap);
+	return r;
+}
+
+static int cmp_inst(const void *a, const void *b)
+{
+	const struct vinst *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The share of the samples whose path runs through this context (inclusive time): the
+ * path starts with the context's frames. */
+static double context_share(const struct model *m, const char *context)
+{
+	size_t len = strlen(context);
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->nnm; i++) {
+		const char *p = m->nm[i].name;
+		if (!strncmp(p, context, len) && (!p[len] || !strncmp(p + len, " > ", 3)))
+			n += m->nm[i].samples;
+	}
+	return m->samples ? (double)n / (double)m->samples : 0;
+}
+
+static int cmp_rank(const void *a, const void *b, void *arg)
+{
+	const struct vkey *k = arg;
+	const struct vkey *x = &k[*(const uint32_t *)a], *y = &k[*(const uint32_t *)b];
+	if (x->verdict != y->verdict)
+		return x->verdict - y->verdict;
+	double cx = welford_cv(&x->w[VAR_M_RANK]), cy = welford_cv(&y->w[VAR_M_RANK]);
+	double sx = x->share * (isnan(cx) ? 0 : cx), sy = y->share * (isnan(cy) ? 0 : cy);
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return x->share > y->share ? -1 : x->share < y->share;
+}
+
+/* Merge (Chan), the per-thread means, share, verdict, rank. */
+static int finish(struct model *m)
+{
+	for (size_t i = 0; i < m->nkt; i++) {
+		struct vkey *k = &m->k[m->kt[i].key];
+		k->threads++;
+		for (int j = 0; j < VAR_NMETRIC; j++) {
+			welford_merge(&k->w[j], &m->kt[i].w[j]);
+			welford_add(&k->tm[j], m->kt[i].w[j].mean);
+		}
+	}
+	for (size_t i = 0; i < m->nk; i++) {
+		struct vkey *k = &m->k[i];
+		double cv = welford_cv(&k->w[VAR_M_RANK]);
+		double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) : NAN;
+		k->share = context_share(m, k->context);
+		if (k->w[VAR_M_TIME].n < 10)
+			k->verdict = V_FEW;
+		else if (k->share > VAR_SHARE_MIN && ((!isnan(cv) && cv > VAR_CV_INTRA) ||
+						     (!isnan(icv) && icv > VAR_CV_INTER)))
+			k->verdict = (!isnan(cv) && cv > VAR_CV_INTRA) ? V_INVESTIGATE : V_INTER;
+		else if ((!isnan(cv) && cv > VAR_CV_INTRA) || (!isnan(icv) && icv > VAR_CV_INTER))
+			k->verdict = V_VARIES;
+		else
+			k->verdict = V_STEADY;
+		if (k->nres)
+			qsort(k->res, k->nres, sizeof(*k->res), cmp_inst);
+	}
+	uint32_t *ord = malloc((m->nk + 1) * sizeof(*ord));
+	if (!ord)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nk; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, m->nk, sizeof(*ord), cmp_rank, m->k);
+	for (size_t i = 0; i < m->nk; i++)
+		m->k[ord[i]].rank = (int)i + 1;
+	free(ord);
+	return 0;
+}
+
+static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
+{
+	double cv = welford_cv(&k->w[VAR_M_RANK]) * 100;
+	double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) * 100 : NAN;
+	double sh = k->share * 100;
+	switch (k->verdict) {
+	case V_INVESTIGATE:
+		snprintf(buf, len, "investigate: %.0f%% of the time, instances vary (CV %.0f%% > 20%%)",
+			 sh, cv);
+		break;
+	case V_INTER:
+		snprintf(buf, len, "investigate: %.0f%% of the time, threads differ (CV of thread "
+				   "means %.0f%% > 10%%)", sh, icv);
+		break;
+	case V_VARIES:
+		snprintf(buf, len, "varies (CV %.0f%%%s) but %.1f%% of the time (<= 10%%)", cv,
+			 isnan(icv) ? "" : ", threads differ", sh);
+		break;
+	case V_STEADY:
+		snprintf(buf, len, "steady (CV %.0f%%)", isnan(cv) ? 0 : cv);
+		break;
+	default:
+		snprintf(buf, len, "too few instances (%" PRIu64 ")", k->w[VAR_M_TIME].n);
+	}
+	return buf;
+}
+
+static const char schema_sql[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE var_functions(rank INTEGER, function TEXT, context TEXT, metric TEXT,"
+	" instances INTEGER, mean REAL, sd REAL, cv REAL, min REAL, max REAL, share REAL,"
+	" threads INTEGER, thread_cv REAL, verdict TEXT, investigate INTEGER);"
+	"CREATE TABLE var_threads(rank INTEGER, function TEXT, context TEXT, metric TEXT,"
+	" thread INTEGER, process INTEGER, tid INTEGER, instances INTEGER, mean REAL, sd REAL,"
+	" cv REAL);"
+	"CREATE TABLE var_instances(rank INTEGER, function TEXT, context TEXT, thread INTEGER,"
+	" seq INTEGER, start INTEGER, time INTEGER, cpu_time INTEGER, page_faults INTEGER,"
+	" context_switches INTEGER);";
+
+static int write_tables(sqlite3 *db, struct model *m)
+{
+	sqlite3_stmt *f = NULL, *t = NULL, *in = NULL;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &f, NULL) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO var_threads VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &t,
+			       NULL) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO var_instances VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &in,
+			       NULL)) {
+		r = -EIO;
+		goto out;
+	}
+	for (size_t i = 0; i < m->nk && !r; i++) {
+		const struct vkey *k = &m->k[i];
+		char why[200];
+		verdict_text(k, why, sizeof(why));
+		for (int j = 0; j < VAR_NMETRIC && !r; j++) {
+			if (!(m->events & (1u << j)))
+				continue;
+			const struct welford *w = &k->w[j];
+			double cv = welford_cv(w), icv = k->threads > 1 ? welford_cv(&k->tm[j]) : NAN;
+			r = db_row(f, "itttiddddddidti", (int64_t)k->rank, k->function,
+				   k->context, var_metric_name[j], (int64_t)w->n, w->mean,
+				   welford_sd(w), cv, w->min, w->max, k->share, (int64_t)k->threads,
+				   icv, why, (int64_t)(k->verdict <= V_INTER));
+		}
+	}
+	for (size_t i = 0; i < m->nkt && !r; i++) {
+		const struct vkt *x = &m->kt[i];
+		const struct vkey *k = &m->k[x->key];
+		const struct vthread *th = &m->th[x->thread];
+		for (int j = 0; j < VAR_NMETRIC && !r; j++) {
+			if (!(m->events & (1u << j)))
+				continue;
+			r = db_row(t, "itttiiiiddd", (int64_t)k->rank, k->function, k->context,
+				   var_metric_name[j], (int64_t)th->index, (int64_t)th->pid,
+				   (int64_t)th->tid, (int64_t)x->w[j].n, x->w[j].mean,
+				   welford_sd(&x->w[j]), welford_cv(&x->w[j]));
+		}
+	}
+	for (size_t i = 0; i < m->nk && !r; i++) {
+		const struct vkey *k = &m->k[i];
+		for (size_t j = 0; j < k->nres && !r; j++) {
+			const struct vinst *v = &k->res[j];
+			r = db_row(in, "ittiuuiiii", (int64_t)k->rank, k->function, k->context,
+				   (int64_t)m->th[v->thread].index, v->seq, v->start, v->v[0], v->v[1],
+				   v->v[2], v->v[3]);
+		}
+	}
+out:
+	sqlite3_finalize(f);
+	sqlite3_finalize(t);
+	sqlite3_finalize(in);
+	return r;
+}
+
+static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
+{
+	sqlite3_stmt *st;
+	char ev[128] = "", b[64];
+	int r = 0;
+	for (int j = 0; j < VAR_NMETRIC; j++)
+		if (m->events & (1u << j))
+			snprintf(ev + strlen(ev), sizeof(ev) - strlen(ev), "%s%s", *ev ? "," : "",
+				 var_metric_name[j]);
+	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
+		return -EIO;
+	const struct prof_process *pr = &p->proc[0];
+	const char *be = m->backend == 1 ? "hw" : m->backend == 2 ? "soft" : "none";
+	const char *kv[][2] = {
+		{ "schema", DB_SCHEMA }, { "tool", "variance" }, { "source", pr->source },
+		{ "period_unit", pr->period_unit }, { "exe", pr->exe }, { "argv", pr->argv },
+		{ "events", *ev ? ev : "time,cpu-time" }, { "backend", be },
+		{ "calls_hooked", m->calls_hooked ? "1" : "0" },
+	};
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !r; i++)
+		r = db_row(st, "tt", kv[i][0], kv[i][1]);
+	const uint64_t *a = &m->st.samples;
+	static const char *const names[14] = { "samples", "picks", "no_frame", "arm_failures",
+					       "missed", "entries", "returns", "overwritten",
+					       "stale", "jumps", "at_exit", "tail", "overflow",
+					       "handler_ns" };
+	for (int i = 0; i < 14 && !r; i++) {
+		snprintf(b, sizeof(b), "%" PRIu64, a[i]);
+		r = db_row(st, "tt", names[i], b);
+	}
+	const struct { const char *k; uint64_t v; } nums[] = {
+		{ "period", pr->period }, { "threads", m->nth }, { "processes", p->nproc },
+		{ "functions", m->nk }, { "path_samples", m->samples },
+		{ "watch_errno", (uint64_t)m->st.watch_errno }, { "reservoir", VAR_RESERVOIR },
+		{ "wall_ns", pr->end_ns > pr->start_ns ? pr->end_ns - pr->start_ns : 0 },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
+		snprintf(b, sizeof(b), "%" PRIu64, nums[i].v);
+		r = db_row(st, "tt", nums[i].k, b);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->nk; i++) {
+		free(m->k[i].function);
+		free(m->k[i].context);
+		free(m->k[i].res);
+	}
+	for (size_t i = 0; i < m->nnm; i++)
+		free(m->nm[i].name);
+	free(m->k);
+	free(m->kt);
+	free(m->th);
+	free(m->nm);
+}
+
+int var_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	struct model m = { .rng = 0x9e3779b97f4a7c15ull };
+	int r = 0;
+	if (!p->nproc)
+		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
+	for (size_t pi = 0; pi < p->nproc && !r; pi++) {
+		const struct prof_process *pr = &p->proc[pi];
+		int e = 0;
+		struct symtab *st = pr->maps_path ? symtab_new(pr->maps_path, &e) : NULL;
+		for (size_t ti = 0; ti < pr->nthread && !r; ti++) {
+			if (grow((void **)&m.th, &m.capth, m.nth + 1, sizeof(*m.th))) {
+				r = -ENOMEM;
+				break;
+			}
+			m.th[m.nth] = (struct vthread){ .rank = pr->rank, .pid = pr->pid,
+							.tid = (int)pr->thread[ti].hdr.tid,
+							.index = (uint32_t)m.nth };
+			r = scan_thread(&m, st, &pr->thread[ti], (uint32_t)m.nth);
+			m.nth++;
+		}
+		if (st)
+			symtab_free(st);
+	}
+	if (!r)
+		r = finish(&m);
+	if (r) {
+		model_free(&m);
+		return errmsg(err, errlen, r, "modelling the instances");
+	}
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_tables(db, &m) ||
+	    write_meta(db, &m, p))
+		r = db_fail(db, err, errlen, "writing the variance tables");
+	model_free(&m);
+	return r;
+}

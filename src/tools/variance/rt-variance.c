@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt-variance.c - the variance tool's runtime client: FVSampler's function instances.
+ *
+ * A clock sample picks a function on the thread's call stack (a random frame of the
+ * frame-pointer chain: the callee of the direct call whose return address the frame
+ * holds) and arms an execute breakpoint on its entry.  The breakpoint catches the next
+ * instance: its return-address slot (RSP at a hardware breakpoint; the hook's frame in the
+ * soft backend) is pushed on the thread's stack of pending instances, the metrics are read
+ * (V_call), and one read/write watch on the slot of the innermost pending instance catches
+ * its return (V_ret); cost = V_ret - V_call, minus the time spent in our handlers
+ * meanwhile.  A return pops the stack and re-arms the watch on the next outer slot (paper,
+ * 5.1), so two watch slots serve any depth: one X, one RW.
+ *
+ * Dead frames: a pending frame left by longjmp (interposed, rt-jump.c: the whole stack is
+ * dropped), an exception or a thread's end never returns.  Its slot is dropped when (a) an
+ * entry is caught at a slot at or above it (hw: equal slot = a tail call, the outer one is
+ * kept), (b) a sample sees the stack pointer above it, or (c) its watch traps on something
+ * that is not its return (soft: a store, the next call writing the slot; hw: RIP or RSP not
+ * those of the return).  So no instance spans a frame that was not its own.
+ *
+ * Handler-safe throughout (the hooks run in the sample handler, the trap handler or the
+ * instrumented program's call hooks).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "rt/decode-x86.h"
+#include "rt/rt.h"
+#include "rt/thread.h"
+#include "rt/watch.h"
+#include "tools/variance/format.h"
+#include "rt/sigsafe.h"
+
+#define VAR_STACK 64		/* pending instances per thread */
+#define VAR_FRAMES 64		/* frames looked at per sample */
+
+struct var_pending {
+	uint64_t slot, ret, fn, start;
+	uint32_t ctx, pad;
+	int64_t v[VAR_NMETRIC];
+	int64_t ovh[VAR_NMETRIC];	/* vt->ovh when V_call was read */
+};
+
+struct var_thread {
+	struct var_pending st[VAR_STACK];
+	int depth;
+	int x_slot, r_slot;		/* watch slots: -1 before the first arm */
+	int x_armed;
+	int x_ticks;			/* samples seen since the X was armed */
+	uint64_t seq;
+	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
+	struct var_rec_stats s;
+};
+
+static unsigned var_events = VAR_EV_TIME | VAR_EV_CPU;
+/* Samples an armed entry waits for its function before another is picked: a function
+ * called less often than once per period still gets caught (SONDE_VARIANCE_PATIENCE). */
+static int var_patience = 8;
+
+static uint64_t env_num(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+static int var_start(void)
+{
+	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
+	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
+	if (var_patience < 1)
+		var_patience = 1;
+	return 0;
+}
+
+static int var_thread_start(struct rt_thread *t)
+{
+	struct var_thread *vt = arena_alloc(&t->arena, sizeof(*vt));
+
+	if (vt) {
+		vt->x_slot = vt->r_slot = -1;
+		/* Touch it now, so that no handler takes a page fault on it inside an
+		 * instance being measured. */
+		memset(vt, 0, sizeof(*vt));
+		vt->x_slot = vt->r_slot = -1;
+	}
+	t->tool = vt;
+	return 0;
+}
+
+static SIGSAFE void read_metrics(int64_t *v)
+{
+	struct timespec ts;
+
+	v[VAR_M_TIME] = (int64_t)rt_now();
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		v[VAR_M_CPU] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (var_events & (VAR_EV_PF | VAR_EV_CSW)) {
+		struct rusage ru;
+		if (!getrusage(RUSAGE_THREAD, &ru)) {
+			v[VAR_M_PF] = ru.ru_minflt + ru.ru_majflt;
+			v[VAR_M_CSW] = ru.ru_nvcsw + ru.ru_nivcsw;
+		}
+	}
+}
+
+/* A handler ends: add what it cost since `m0` (read at its start) to the thread's
+ * overhead, so that no instance is charged for it (counters "paused" in handlers). */
+static SIGSAFE void handler_end(struct var_thread *vt, const int64_t *m0, int64_t *m1)
+{
+	int64_t tmp[VAR_NMETRIC] = { 0 };
+
+	if (!m1) {
+		m1 = tmp;
+		read_metrics(m1);
+	}
+	for (int m = 0; m < VAR_NMETRIC; m++)
+		vt->ovh[m] += m1[m] - m0[m];
+	vt->s.handler_ns += (uint64_t)(m1[VAR_M_TIME] - m0[VAR_M_TIME]);
+}
+
+static SIGSAFE void note_err(struct var_thread *vt, int err)
+{
+	vt->s.arm_failures++;
+	vt->s.watch_errno = -err;
+}
+
+/* Watch the innermost pending instance's slot, or nothing when none is pending.  A slot
+ * that no longer holds the instance's return address belongs to another frame now: the
+ * instance is dead (an exception or a jump left it), dropped. */
+static SIGSAFE void rearm_return(struct rt_thread *t, struct var_thread *vt)
+{
+	while (vt->depth && *(const uint64_t *)(uintptr_t)vt->st[vt->depth - 1].slot !=
+				    vt->st[vt->depth - 1].ret) {
+		vt->depth--;
+		vt->s.stale++;
+	}
+	if (!vt->depth) {
+		if (vt->r_slot >= 0)
+			watch_disarm(t, vt->r_slot);
+		return;
+	}
+	struct watch_req r = { .addr = vt->st[vt->depth - 1].slot, .len = 8, .type = WATCH_RW,
+			       .flags = WATCH_CALLS, .policy = WATCH_REFUSE };
+	int err = vt->r_slot >= 0 ? watch_modify(t, vt->r_slot, &r) : watch_arm(t, &r);
+
+	if (err == -ENOENT)
+		err = watch_arm(t, &r);
+	if (err >= 0) {
+		/* An arm takes an empty slot: the X slot, if it had fired, is now ours. */
+		if (err != vt->r_slot && err == vt->x_slot)
+			vt->x_slot = -1;
+		vt->r_slot = err;
+		return;
+	}
+	/* The innermost pending instance cannot be watched: drop it, try the next. */
+	note_err(vt, err);
+	vt->depth--;
+	vt->s.stale++;
+	rearm_return(t, vt);
+}
+
+/* Drop pending instances whose slot is below `sp` (their frames are gone). */
+static SIGSAFE int drop_below(struct var_thread *vt, uint64_t sp)
+{
+	int n = 0;
+
+	while (vt->depth && vt->st[vt->depth - 1].slot < sp) {
+		vt->depth--;
+		n++;
+	}
+	vt->s.stale += (uint64_t)n;
+	return n;
+}
+
+/* The callee of the call instruction that returns to `ret`, 0 if not a direct call. */
+static SIGSAFE uint64_t call_target(uint64_t ret)
+{
+	uint8_t p[5];
+	int32_t rel;
+
+	if (ret < 4096 + 5 || decode_read_code(ret - 5, p, 5) != 5 || p[0] != 0xe8)
+		return 0;
+	memcpy(&rel, p + 1, 4);
+	return ret + (uint64_t)(int64_t)rel;
+}
+
+static SIGSAFE int readable_code(struct rt_thread *t, uint64_t ret)
+{
+	/* Return addresses inside the stack or the runtime are not program code. */
+	return ret >= 4096 + 5 && !(ret >= t->stack_lo && ret < t->stack_hi) &&
+	       !rt_owns_address(ret);
+}
+
+/*
+ * The calling context from the frame-pointer chain (programs built by sonde-cc keep frame
+ * pointers; the chain stops at the first frame outside the thread's stack): ips[0] = leaf,
+ * then the return addresses from `ret0` (0: none) and from the chain starting at `fp`,
+ * runtime frames left out.  Cheaper than the runtime's general unwinder, which matters
+ * here: it runs at every sample and every entry.
+ */
+static SIGSAFE uint32_t fp_context(struct rt_thread *t, uint64_t leaf, uint64_t ret0,
+				   uint64_t fp, uint64_t sp)
+{
+	uint64_t ips[VAR_FRAMES + 2];
+	int n = 0, max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
+										 : VAR_FRAMES;
+	uint64_t lo = t->stack_lo ? t->stack_lo : sp, hi = t->stack_hi ? t->stack_hi : sp + (1u << 23);
+
+	ips[n++] = leaf;
+	if (ret0 && readable_code(t, ret0))
+		ips[n++] = ret0;
+	while (n < max && fp >= lo && fp + 16 <= hi && !(fp & 7) && fp >= sp) {
+		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
+		if (readable_code(t, f[1]))
+			ips[n++] = f[1];
+		if (f[0] <= fp)
+			break;
+		fp = f[0];
+	}
+	return ctx_intern(t, ips, n);
+}
+
+/*
+ * The sample: clean dead pending frames, then pick one frame of the chain at random and
+ * arm an execute breakpoint on its function's entry (replacing one that never fired).
+ */
+static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a,
+				  const ucontext_t *uc, int skip)
+{
+	struct var_thread *vt = t->tool;
+	uint64_t fp, sp;
+	uint64_t cand[VAR_FRAMES];
+	int64_t m0[VAR_NMETRIC] = { 0 };
+	int n = 0;
+
+	(void)a;
+	if (!vt)
+		return;
+	read_metrics(m0);
+	/* The sample's calling context: the functions on the stack, for time shares. */
+	struct var_rec_sample rec = { .h = { .type = VAR_REC_SAMPLE, .size = sizeof(rec) },
+				      .ctx = uc ? fp_context(t, (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
+							     0, (uint64_t)uc->uc_mcontext.gregs[REG_RBP],
+							     (uint64_t)uc->uc_mcontext.gregs[REG_RSP])
+						: ctx_here(t, uc, skip) };
+	if (rec.ctx)
+		rt_tool_record(t, &rec, sizeof(rec));
+	t->stats.samples++;
+	vt->s.samples++;
+	if (uc) {
+		fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+		sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	} else {
+		fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+		sp = fp;
+	}
+	if (vt->depth && drop_below(vt, sp))
+		rearm_return(t, vt);
+	uint64_t lo = t->stack_lo ? t->stack_lo : sp, hi = t->stack_hi ? t->stack_hi : sp + (1u << 23);
+	for (int i = 0; i < VAR_FRAMES && n < VAR_FRAMES; i++) {
+		if (fp < lo || fp + 16 > hi || (fp & 7) || fp < sp)
+			break;
+		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
+		uint64_t ret = f[1], next = f[0];
+		if (readable_code(t, ret))
+			cand[n++] = ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	if (vt->x_armed && ++vt->x_ticks < var_patience) {
+		struct watch_slot_info si;
+		if (!watch_slot_get(t, vt->x_slot, &si) && si.armed && si.type == WATCH_X) {
+			handler_end(vt, m0, NULL);
+			return;		/* still waiting for its function */
+		}
+	}
+	/* A random frame; if its call was indirect, the next ones (a few tries: each
+	 * costs a read of the code). */
+	uint64_t fn = 0;
+	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < 4 && !fn; k++) {
+		fn = call_target(cand[(i0 + k) % n]);
+		if (fn && (rt_owns_address(fn) || !readable_code(t, fn)))
+			fn = 0;
+	}
+	if (!fn) {
+		vt->s.no_frame++;
+	} else {
+		struct watch_req r = { .addr = fn, .len = 8, .type = WATCH_X,
+				       .policy = WATCH_REFUSE };
+		if (vt->x_armed) {
+			struct watch_slot_info si;
+			if (!watch_slot_get(t, vt->x_slot, &si) && si.armed)
+				vt->s.missed++;
+		}
+		int err = vt->x_slot >= 0 ? watch_modify(t, vt->x_slot, &r) : watch_arm(t, &r);
+		if (err == -ENOENT)
+			err = watch_arm(t, &r);
+		if (err >= 0) {
+			if (err != vt->x_slot && err == vt->r_slot)
+				vt->r_slot = -1;	/* it was idle: no instance pending */
+			vt->x_slot = err;
+			vt->x_armed = 1;
+			vt->x_ticks = 0;
+			vt->s.picks++;
+		} else {
+			note_err(vt, err);
+		}
+	}
+	handler_end(vt, m0, NULL);
+}
+
+/* Entry of an armed function: push a pending instance, watch its slot, read V_call. */
+static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
+			     const struct watch_trap *w, const ucontext_t *uc, const int64_t *m0)
+{
+	uint64_t slot = w->soft ? w->access_addr :
+		       uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RSP] : 0;
+
+	vt->x_armed = 0;
+	if (!slot || (slot & 7))
+		return;
+	vt->s.entries++;
+	if (vt->depth && vt->st[vt->depth - 1].slot == slot && !w->soft) {
+		vt->s.tail++;	/* a tail call: the watched instance includes this one */
+		return;
+	}
+	drop_below(vt, slot + 1);
+	if (vt->depth == VAR_STACK) {
+		vt->s.overflow++;
+		return;
+	}
+	struct var_pending *p = &vt->st[vt->depth++];
+	p->slot = slot;
+	p->ret = *(const uint64_t *)(uintptr_t)slot;
+	p->fn = w->addr;
+	/* Caller's frame pointer: soft, the one the function saved below its slot; hw (at
+	 * the first instruction), still in RBP. */
+	uint64_t cfp = w->soft ? *(const uint64_t *)(uintptr_t)(slot - 8) :
+		       (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	p->ctx = fp_context(t, p->fn, p->ret, cfp, slot);
+	rearm_return(t, vt);
+	if (!vt->depth || vt->st[vt->depth - 1].slot != slot)
+		return;		/* could not be watched */
+	memset(p->v, 0, sizeof(p->v));
+	read_metrics(p->v);
+	handler_end(vt, m0, p->v);
+	memcpy(p->ovh, vt->ovh, sizeof(p->ovh));
+	p->start = (uint64_t)p->v[VAR_M_TIME];
+}
+
+/* The watch on the innermost slot trapped: its return, or something else. */
+static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
+			    const struct watch_trap *w, const ucontext_t *uc, const int64_t *v)
+{
+	if (!vt->depth || vt->st[vt->depth - 1].slot != w->addr) {
+		rearm_return(t, vt);
+		return;
+	}
+	struct var_pending *p = &vt->st[vt->depth - 1];
+	int is_ret;
+	if (w->soft)	/* the exit hook of the function itself reads the slot */
+		is_ret = w->stored == WATCH_TRAP_LOAD && w->ip == p->fn;
+	else
+		is_ret = uc && (uint64_t)uc->uc_mcontext.gregs[REG_RIP] == p->ret &&
+			 (uint64_t)uc->uc_mcontext.gregs[REG_RSP] == p->slot + 8;
+	if (is_ret) {
+		struct var_rec_inst r = {
+			.h = { .type = VAR_REC_INST, .size = sizeof(r) },
+			.fn = p->fn, .ctx = p->ctx, .flags = w->soft ? VAR_F_SOFT : 0,
+			.seq = vt->seq++, .start = p->start, .events = var_events,
+			.depth = (uint32_t)(vt->depth - 1),
+		};
+		for (int m = 0; m < VAR_NMETRIC; m++) {
+			if (!(var_events & (1u << m)))
+				continue;
+			r.v[m] = v[m] - p->v[m] - (vt->ovh[m] - p->ovh[m]);
+			if (r.v[m] < 0)
+				r.v[m] = 0;	/* clock granularity only: noted in the doc */
+		}
+		rt_tool_record(t, &r, sizeof(r));
+		vt->s.returns++;
+	} else {
+		vt->s.overwritten++;
+	}
+	vt->depth--;
+	rearm_return(t, vt);
+}
+
+static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
+			     const ucontext_t *uc)
+{
+	struct var_thread *vt = t->tool;
+	int64_t m0[VAR_NMETRIC] = { 0 };
+
+	if (!vt || rt_enter(t))
+		return;
+	read_metrics(m0);
+	if (w->type == WATCH_X) {
+		on_entry(t, vt, w, uc, m0);
+	} else {
+		on_slot(t, vt, w, uc, m0);
+		handler_end(vt, m0, NULL);
+	}
+	rt_leave(t);
+}
+
+/* rt-jump.c: the program longjmps; no pending frame survives (the target is unknown). */
+SIGSAFE void variance_on_jump(void)
+{
+	struct rt_thread *t = rt_tool && !strcmp(rt_tool->name, "variance") ? rt_self() : NULL;
+	struct var_thread *vt = t ? t->tool : NULL;
+
+	if (!vt || !vt->depth || rt_enter(t))
+		return;
+	vt->s.jumps += (uint64_t)vt->depth;
+	vt->depth = 0;
+	rearm_return(t, vt);
+	rt_leave(t);
+}
+
+/* rt-jump.c: a C++ handler catches an exception in the frame whose stack pointer was `sp`:
+ * every pending frame below it is gone. */
+SIGSAFE void variance_on_catch(uint64_t sp)
+{
+	struct rt_thread *t = rt_tool && !strcmp(rt_tool->name, "variance") ? rt_self() : NULL;
+	struct var_thread *vt = t ? t->tool : NULL;
+
+	if (!vt || !vt->depth || rt_enter(t))
+		return;
+	if (drop_below(vt, sp))
+		rearm_return(t, vt);
+	rt_leave(t);
+}
+
+static SIGSAFE void var_thread_end(struct rt_thread *t)
+{
+	struct var_thread *vt = t->tool;
+
+	if (!vt)
+		return;
+	vt->s.h.type = VAR_REC_STATS;
+	vt->s.h.size = sizeof(vt->s);
+	vt->s.at_exit += (uint64_t)vt->depth;
+	vt->depth = 0;
+	vt->s.backend = (uint32_t)watch_backend();
+	vt->s.calls_hooked = (uint32_t)watch_soft_calls;
+	rt_tool_record(t, &vt->s, sizeof(vt->s));
+}
+
+static void var_fork_child(struct rt_thread *t)
+{
+	var_thread_start(t);
+}
+
+const struct rt_tool rt_tool_variance = {
+	.name = "variance",
+	.start = var_start,
+	.thread_start = var_thread_start,
+	.access = var_on_access,
+	.trap = var_trap,
+	.fork_child = var_fork_child,
+	.thread_end = var_thread_end,
+};

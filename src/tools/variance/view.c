@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view.c - the variance tool's views, read back from the profile database: DIR/variance/
+ * CSV files, the ranked terminal table with the paper's guidance, the timeline of one
+ * function (terminal sparkline and CSV), and the HTML page (ranked table, each function's
+ * instance histogram and timeline, per-thread means side by side).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/cmds.h"
+#include "prof/db.h"
+#include "prof/errmsg.h"
+#include "prof/report.h"
+#include "tools/variance/variance.h"
+#include "ui/csv.h"
+#include "ui/html.h"
+#include "ui/json.h"
+#include "ui/text.h"
+
+#define HTML_FUNCS 8		/* functions with a histogram and timeline on the page */
+
+static uint64_t meta_u64(sqlite3 *db, const char *key)
+{
+	char b[64];
+	return strtoull(db_meta(db, key, b, sizeof(b)), NULL, 10);
+}
+
+static int query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads)
+{
+	sqlite3_stmt *st;
+	const char *cells[16];
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return -EIO;
+	csv_row(f, ncols, heads);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < ncols; i++) {
+			const char *t = (const char *)sqlite3_column_text(st, i);
+			cells[i] = t ? t : "";
+		}
+		csv_row(f, ncols, cells);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static const char fn_sql[] =
+	"SELECT function, context, metric, instances, mean, sd, cv, share, rank, min, max,"
+	" threads, thread_cv, investigate, verdict FROM var_functions ORDER BY rank, metric";
+static const char *const fn_cols[] = { "function", "context", "metric", "instances", "mean",
+				       "sd", "cv", "share", "rank", "min", "max", "threads",
+				       "thread_cv", "investigate", "verdict" };
+static const char th_sql[] =
+	"SELECT function, context, metric, thread, process, tid, instances, mean, sd, cv"
+	" FROM var_threads ORDER BY rank, metric, thread";
+static const char *const th_cols[] = { "function", "context", "metric", "thread", "process",
+				       "tid", "instances", "mean", "sd", "cv" };
+static const char in_sql[] =
+	"SELECT function, context, thread, seq, start, time, cpu_time, page_faults,"
+	" context_switches FROM var_instances ORDER BY rank, thread, seq";
+static const char *const in_cols[] = { "function", "context", "thread", "seq", "start", "time",
+				       "cpu_time", "page_faults", "context_switches" };
+
+int var_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/variance", dir);
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return errmsg(err, errlen, -errno, "cannot create '%s'", path);
+	struct { const char *name, *sql; int n; const char *const *cols; } t[] = {
+		{ "functions.csv", fn_sql, 15, fn_cols },
+		{ "threads.csv", th_sql, 10, th_cols },
+		{ "instances.csv", in_sql, 9, in_cols },
+	};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/variance/%s", dir, t[i].name);
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return errmsg(err, errlen, -errno, "cannot write '%s'", path);
+		int r = query_csv(db, f, t[i].sql, t[i].n, t[i].cols);
+		if (fclose(f) || r)
+			return r ? db_fail(db, err, errlen, t[i].name)
+				 : errmsg(err, errlen, -EIO, "cannot write '%s'", path);
+	}
+	return 0;
+}
+
+/* A value of metric m for people: ns as us/ms/s, counts as numbers. */
+static void fmt_value(char *b, size_t n, const char *metric, double v)
+{
+	if (isnan(v)) {
+		snprintf(b, n, "-");
+	} else if (!strcmp(metric, "time") || !strcmp(metric, "cpu-time")) {
+		if (v >= 1e9)
+			snprintf(b, n, "%.2f s", v / 1e9);
+		else if (v >= 1e6)
+			snprintf(b, n, "%.2f ms", v / 1e6);
+		else
+			snprintf(b, n, "%.1f us", v / 1e3);
+	} else {
+		snprintf(b, n, "%.1f", v);
+	}
+}
+
+static void fmt_pct(char *b, size_t n, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.1f%%", 100 * sqlite3_column_double(st, col));
+}
+
+int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
+{
+	char ev[128], src[64], be[16];
+	int top = o->top > 0 ? o->top : 10;
+
+	if (o->format == REPORT_CSV)
+		return query_csv(db, out, fn_sql, 15, fn_cols);
+	if (o->format == REPORT_JSON) {
+		/* One object per (function, context, metric) row. */
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, fn_sql, -1, &st, NULL))
+			return -EIO;
+		fprintf(out, "[");
+		for (int first = 1; sqlite3_step(st) == SQLITE_ROW; first = 0) {
+			fprintf(out, "%s{", first ? "" : ",");
+			for (int i = 0; i < 15; i++) {
+				fprintf(out, "%s\"%s\":", i ? "," : "", fn_cols[i]);
+				int ty = sqlite3_column_type(st, i);
+				if (ty == SQLITE_NULL) {
+					fprintf(out, "null");
+				} else if (ty == SQLITE_TEXT) {
+					fputc('"', out);
+					for (const char *c = (const char *)sqlite3_column_text(st, i);
+					     *c; c++) {
+						if (*c == '"' || *c == '\\')
+							fputc('\\', out);
+						if ((unsigned char)*c >= 0x20)
+							fputc(*c, out);
+					}
+					fputc('"', out);
+				} else {
+					fprintf(out, "%s", sqlite3_column_text(st, i));
+				}
+			}
+			fprintf(out, "}");
+		}
+		fprintf(out, "]\n");
+		sqlite3_finalize(st);
+		return 0;
+	}
+	db_meta(db, "events", ev, sizeof(ev));
+	db_meta(db, "source", src, sizeof(src));
+	db_meta(db, "backend", be, sizeof(be));
+	if (!o->quiet) {
+		fprintf(out, "sonde variance: %" PRIu64 " instances of %" PRIu64
+			     " (context, function) pairs in %" PRIu64 " thread(s); metrics %s\n",
+			meta_u64(db, "returns"), meta_u64(db, "functions"), meta_u64(db, "threads"),
+			ev);
+		fprintf(out, "  selection: %s samples %" PRIu64 ", entries armed %" PRIu64
+			     ", caught %" PRIu64 ", missed %" PRIu64 "; watch backend %s%s\n",
+			src, meta_u64(db, "samples"), meta_u64(db, "picks"), meta_u64(db, "entries"),
+			meta_u64(db, "missed"), be,
+			!strcmp(be, "soft") && !meta_u64(db, "calls_hooked") ?
+				" (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
+		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
+			     PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail\n",
+			meta_u64(db, "overwritten"), meta_u64(db, "stale"), meta_u64(db, "jumps"),
+			meta_u64(db, "at_exit"), meta_u64(db, "tail"));
+		fprintf(out, "  guidance (FVSampler): investigate iff > 10%% of the time and CV > 20%% "
+			     "within threads or > 10%% across threads\n\n");
+	}
+	static const char *const heads[] = { "#", "function", "context", "calls seen", "mean",
+					     "CV", "thread CV", "time share", "verdict" };
+	struct text_table *t = text_table_new(9, heads, "rllrrrrrl");
+	if (!o->quiet)
+		fprintf(out, "mean, CV and thread CV of thread CPU time per instance; share: of the "
+			     "samples whose path runs through the context (inclusive)\n");
+	sqlite3_stmt *st;
+	if (!t)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
+				   " thread_cv, share, verdict FROM var_functions"
+				   " WHERE metric = 'cpu-time' ORDER BY rank", -1, &st, NULL)) {
+		text_table_free(t);
+		return -EIO;
+	}
+	int rows = 0;
+	while (sqlite3_step(st) == SQLITE_ROW && rows < top) {
+		char r[16], n[32], mean[32], cv[16], tcv[16], sh[16];
+		snprintf(r, sizeof(r), "%d", sqlite3_column_int(st, 0));
+		snprintf(n, sizeof(n), "%lld", (long long)sqlite3_column_int64(st, 3));
+		fmt_value(mean, sizeof(mean), "cpu-time", sqlite3_column_double(st, 4));
+		fmt_pct(cv, sizeof(cv), st, 5);
+		fmt_pct(tcv, sizeof(tcv), st, 6);
+		text_percent(sh, sizeof(sh), sqlite3_column_double(st, 7));
+		const char *cells[9] = { r, (const char *)sqlite3_column_text(st, 1),
+					 (const char *)sqlite3_column_text(st, 2), n, mean, cv, tcv,
+					 sh, (const char *)sqlite3_column_text(st, 8) };
+		text_table_add(t, cells);
+		rows++;
+	}
+	sqlite3_finalize(st);
+	if (rows)
+		text_table_print(t, out, "");
+	else
+		fprintf(out, "no instance was measured (see the counters above; doc/sonde-variance.md)\n");
+	text_table_free(t);
+	/* The other metrics, same order. */
+	for (int m = 0; m < VAR_NMETRIC; m++) {
+		if (m == VAR_M_CPU)
+			continue;
+		if (!strstr(ev, var_metric_name[m]))
+			continue;
+		static const char *const h2[] = { "#", "function", "context", "mean", "sd", "CV",
+						  "min", "max" };
+		struct text_table *t2 = text_table_new(8, h2, "rllrrrrr");
+		if (!t2 || sqlite3_prepare_v2(db, "SELECT rank, function, context, mean, sd, cv, min,"
+						  " max FROM var_functions WHERE metric = ?"
+						  " ORDER BY rank", -1, &st, NULL)) {
+			text_table_free(t2);
+			return -EIO;
+		}
+		sqlite3_bind_text(st, 1, var_metric_name[m], -1, SQLITE_STATIC);
+		rows = 0;
+		while (sqlite3_step(st) == SQLITE_ROW && rows < top) {
+			char r[16], a[32], b[32], c[16], d[32], e[32];
+			snprintf(r, sizeof(r), "%d", sqlite3_column_int(st, 0));
+			fmt_value(a, sizeof(a), var_metric_name[m], sqlite3_column_double(st, 3));
+			fmt_value(b, sizeof(b), var_metric_name[m], sqlite3_column_double(st, 4));
+			fmt_pct(c, sizeof(c), st, 5);
+			fmt_value(d, sizeof(d), var_metric_name[m], sqlite3_column_double(st, 6));
+			fmt_value(e, sizeof(e), var_metric_name[m], sqlite3_column_double(st, 7));
+			const char *cells[8] = { r, (const char *)sqlite3_column_text(st, 1),
+						 (const char *)sqlite3_column_text(st, 2), a, b, c, d, e };
+			text_table_add(t2, cells);
+			rows++;
+		}
+		sqlite3_finalize(st);
+		fprintf(out, "\n%s per instance:\n", var_metric_name[m]);
+		text_table_print(t2, out, "");
+		text_table_free(t2);
+	}
+	return 0;
+}
+
+/* ---- timeline ---- */
+
+static void sparkline(FILE *out, const double *v, size_t n, size_t width)
+{
+	static const char *const bars[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					     "\u2585", "\u2586", "\u2587", "\u2588" };
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	size_t cols = n < width ? n : width;
+	for (size_t c = 0; c < cols; c++) {
+		/* Each column is the mean of its instances. */
+		size_t a = c * n / cols, b = (c + 1) * n / cols;
+		double s = 0;
+		for (size_t i = a; i < b; i++)
+			s += v[i];
+		s /= (double)(b - a);
+		int k = hi > lo ? (int)((s - lo) / (hi - lo) * 7.999) : 0;
+		fputs(bars[k < 0 ? 0 : k > 7 ? 7 : k], out);
+	}
+	fputc('\n', out);
+}
+
+int var_timeline(const char *func, const char *dir, FILE *out)
+{
+	char err[512], path[4096];
+	sqlite3 *db;
+	int r = report_build(dir, err, sizeof(err));
+	if (r) {
+		sonde_error("%s", err);
+		return r == -ENOENT || r == -EINVAL ? 1 : 1;
+	}
+	snprintf(path, sizeof(path), "%s/profile.db", dir);
+	if (db_open(path, &db, err, sizeof(err))) {
+		sonde_error("%s", err);
+		return 1;
+	}
+	char tool[32];
+	if (strcmp(db_meta(db, "tool", tool, sizeof(tool)), "variance")) {
+		sonde_error("%s: not a 'sonde variance' recording (tool '%s')", dir, tool);
+		sqlite3_close(db);
+		return 2;
+	}
+	sqlite3_stmt *st, *ins;
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT context, rank FROM var_instances WHERE"
+				   " function = ? ORDER BY rank", -1, &st, NULL) ||
+	    sqlite3_prepare_v2(db, "SELECT thread, seq, start, time, cpu_time, page_faults,"
+				   " context_switches FROM var_instances WHERE function = ? AND"
+				   " context = ? ORDER BY thread, seq", -1, &ins, NULL)) {
+		sonde_error("%s: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/variance/timeline.csv", dir);
+	FILE *csv = fopen(path, "w");
+	if (csv)
+		fprintf(csv, "function,context,thread,seq,start,time,cpu_time,page_faults,"
+			     "context_switches\n");
+	sqlite3_bind_text(st, 1, func, -1, SQLITE_STATIC);
+	int found = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *ctx = (const char *)sqlite3_column_text(st, 0);
+		double *v = NULL;
+		size_t n = 0, cap = 0;
+		double lo = INFINITY, hi = 0;
+		sqlite3_reset(ins);
+		sqlite3_bind_text(ins, 1, func, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 2, ctx, -1, SQLITE_TRANSIENT);
+		while (sqlite3_step(ins) == SQLITE_ROW) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				double *q = realloc(v, cap * sizeof(*v));
+				if (!q)
+					break;
+				v = q;
+			}
+			v[n] = sqlite3_column_double(ins, 4);	/* CPU time, as ranked */
+			lo = v[n] < lo ? v[n] : lo;
+			hi = v[n] > hi ? v[n] : hi;
+			n++;
+			if (csv) {
+				csv_field(csv, func);
+				fputc(',', csv);
+				csv_field(csv, ctx);
+				for (int c = 0; c < 7; c++)
+					fprintf(csv, ",%lld", (long long)sqlite3_column_int64(ins, c));
+				fputc('\n', csv);
+			}
+		}
+		char a[32], b[32];
+		fmt_value(a, sizeof(a), "time", lo);
+		fmt_value(b, sizeof(b), "time", hi);
+		fprintf(out, "%s  (%zu instances in order, CPU time %s .. %s)\n", ctx, n, a, b);
+		if (n)
+			sparkline(out, v, n, 72);
+		free(v);
+		found++;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+	if (csv) {
+		fclose(csv);
+		if (found)
+			fprintf(out, "CSV: %s\n", path);
+	}
+	if (!found) {
+		sonde_error("no instance of '%s' in %s (see %s/variance/functions.csv)", func, dir,
+			    dir);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- HTML ---- */
+
+int var_html(sqlite3 *db, struct html *h)
+{
+	char b[1024], ev[128];
+	sqlite3_stmt *st;
+
+	db_meta(db, "events", ev, sizeof(ev));
+	html_section(h, "summary", "Function variance (FVSampler)");
+	html_kv_begin(h, "header");
+	html_kv(h, "program", db_meta(db, "exe", b, sizeof(b)));
+	html_kv(h, "metrics", ev);
+	html_kv(h, "watch backend", db_meta(db, "backend", b, sizeof(b)));
+	snprintf(b, sizeof(b), "%" PRIu64 " samples, %" PRIu64 " entries caught, %" PRIu64
+			       " instances measured", meta_u64(db, "samples"),
+		 meta_u64(db, "entries"), meta_u64(db, "returns"));
+	html_kv(h, "instances", b);
+	html_kv(h, "guidance", "investigate iff > 10% of the time and CV > 20% within threads "
+			       "or > 10% across threads");
+	html_kv_end(h);
+
+	html_section(h, "ranked", "Functions, ranked");
+	static const char *const heads[] = { "#", "function", "context", "calls seen",
+					     "mean CPU (us)", "CV %", "thread CV %", "time share",
+					     "verdict" };
+	html_table_begin(h, "functions", 9, heads, "rllrrrrrl", HTML_SORTABLE);
+	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
+				   " thread_cv, share, verdict, investigate FROM var_functions"
+				   " WHERE metric = 'cpu-time' ORDER BY rank", -1, &st, NULL))
+		return -EIO;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		html_row_begin(h);
+		html_td_int(h, sqlite3_column_int64(st, 0));
+		html_td(h, (const char *)sqlite3_column_text(st, 1));
+		html_td(h, (const char *)sqlite3_column_text(st, 2));
+		html_td_int(h, sqlite3_column_int64(st, 3));
+		html_td_num(h, sqlite3_column_double(st, 4) / 1e3, 1);
+		if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+			html_td(h, "-");
+		else
+			html_td_num(h, 100 * sqlite3_column_double(st, 5), 1);
+		if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+			html_td(h, "-");
+		else
+			html_td_num(h, 100 * sqlite3_column_double(st, 6), 1);
+		html_td_share(h, sqlite3_column_double(st, 7), 1);
+		html_td(h, (const char *)sqlite3_column_text(st, 8));
+		html_row_end(h);
+	}
+	sqlite3_finalize(st);
+	html_table_end(h);
+
+	/* Each top function: its histogram and timeline of instance times, and the mean
+	 * of each thread side by side. */
+	sqlite3_stmt *fs, *is, *ts;
+	if (sqlite3_prepare_v2(db, "SELECT rank, function, context FROM var_functions WHERE"
+				   " metric = 'time' ORDER BY rank LIMIT ?", -1, &fs, NULL))
+		return -EIO;
+	if (sqlite3_prepare_v2(db, "SELECT cpu_time FROM var_instances WHERE rank = ? ORDER BY thread,"
+				   " seq", -1, &is, NULL) ||
+	    sqlite3_prepare_v2(db, "SELECT thread, mean FROM var_threads WHERE rank = ? AND"
+				   " metric = 'cpu-time' ORDER BY thread", -1, &ts, NULL)) {
+		sqlite3_finalize(fs);
+		return -EIO;
+	}
+	sqlite3_bind_int(fs, 1, HTML_FUNCS);
+	while (sqlite3_step(fs) == SQLITE_ROW) {
+		int rank = sqlite3_column_int(fs, 0);
+		char id[64], title[1200];
+		snprintf(id, sizeof(id), "f%d", rank);
+		snprintf(title, sizeof(title), "#%d %s", rank,
+			 (const char *)sqlite3_column_text(fs, 2));
+		html_section(h, id, title);
+		double *v = NULL, *x = NULL;
+		size_t n = 0, cap = 0;
+		sqlite3_reset(is);
+		sqlite3_bind_int(is, 1, rank);
+		while (sqlite3_step(is) == SQLITE_ROW) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				double *q = realloc(v, cap * sizeof(*v)), *p;
+				if (q)
+					v = q;
+				p = realloc(x, cap * sizeof(*x));
+				if (p)
+					x = p;
+				if (!q || !p)
+					break;
+			}
+			v[n] = sqlite3_column_double(is, 0) / 1e3;
+			x[n] = (double)n;
+			n++;
+		}
+		if (n) {
+			char hid[64], tid[64];
+			snprintf(hid, sizeof(hid), "hist-%d", rank);
+			snprintf(tid, sizeof(tid), "timeline-%d", rank);
+			struct html_plot hp = { .id = hid, .title = "instance CPU time distribution",
+						.xlabel = "us", .ylabel = "instances", .width = 420,
+						.height = 220, .decimals = 1 };
+			html_histogram(h, &hp, n, v, 30);
+			struct html_plot tp = { .id = tid, .title = "instances in order (timeline)",
+						.xlabel = "instance", .ylabel = "us", .width = 520,
+						.height = 220, .decimals = 1 };
+			struct html_series s = { .name = "cpu-time", .n = n, .x = x, .y = v };
+			html_line_plot(h, &tp, 1, &s);
+		}
+		free(v);
+		free(x);
+		/* Per-thread means. */
+		size_t nt = 0, ct = 0;
+		double *tm = NULL;
+		char **lab = NULL;
+		sqlite3_reset(ts);
+		sqlite3_bind_int(ts, 1, rank);
+		while (sqlite3_step(ts) == SQLITE_ROW) {
+			if (nt == ct) {
+				ct = ct ? ct * 2 : 16;
+				double *q = realloc(tm, ct * sizeof(*tm));
+				char **l = realloc(lab, ct * sizeof(*lab));
+				if (q)
+					tm = q;
+				if (l)
+					lab = l;
+				if (!q || !l)
+					break;
+			}
+			char t[32];
+			snprintf(t, sizeof(t), "thread %d", sqlite3_column_int(ts, 0));
+			lab[nt] = strdup(t);
+			tm[nt] = sqlite3_column_double(ts, 1) / 1e3;
+			nt++;
+		}
+		if (nt) {
+			char bid[64];
+			snprintf(bid, sizeof(bid), "threads-%d", rank);
+			struct html_plot bp = { .id = bid, .title = "mean CPU time per thread",
+						.xlabel = "thread", .ylabel = "us", .width = 420,
+						.height = 220, .decimals = 1 };
+			html_bar_chart(h, &bp, nt, (const char *const *)lab, tm);
+		}
+		for (size_t i = 0; i < nt; i++)
+			free(lab[i]);
+		free(lab);
+		free(tm);
+	}
+	sqlite3_finalize(fs);
+	sqlite3_finalize(is);
+	sqlite3_finalize(ts);
+	return 0;
+}

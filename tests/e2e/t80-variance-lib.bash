@@ -1,0 +1,26 @@
+# t80-variance-lib.bash - helpers for the variance tests (t800-t849), sourced after lib.sh.
+# Not a test itself (tests/run.sh runs t*.sh only).
+
+# var_build NAME SRC OUT [FLAGS...]: build a workload of tests/workloads/variance with
+# `sonde-cc --sonde-calls -O1`, or SKIP NAME and return 1 when clang is missing.
+var_build() {
+	local name=$1 src=$2 out=$3; shift 3
+	command -v clang >/dev/null || { skip "$name" "clang is not installed (sonde-cc needs it)"; return 1; }
+	[ -x "$SONDE_BUILD/sonde-cc" ] || { fail "$name" "$SONDE_BUILD/sonde-cc missing (make build-tests)"; return 1; }
+	"$SONDE_BUILD/sonde-cc" --sonde-calls -O1 "$SONDE_TOP/tests/workloads/variance/$src" \
+		-o "$out" "$@" || { fail "$name" "sonde-cc could not build $src"; return 1; }
+}
+
+# var_col FILE FUNCTION CONTEXT METRIC COLUMN: a column of functions.csv (or threads.csv's
+# first matching row).  Contexts hold no comma.
+var_col() {
+	awk -F, -v f="$2" -v c="$3" -v m="$4" -v col="$5" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$1 == f && $2 == c && $h["metric"] == m { print $h[col]; exit }' "$1"
+}
+
+# var_count FILE COND: rows of instances.csv where the awk condition COND holds (columns
+# by name: f function, c context, t time, cpu cpu_time, pf page_faults).
+var_count() {
+	awk -F, "NR > 1 { f = \$1; c = \$2; t = \$6; cpu = \$7; pf = \$8; if ($2) n++ } END { print n + 0 }" "$1"
+}

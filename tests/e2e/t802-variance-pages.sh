@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# t802-variance-pages: exact page faults per instance (tests/workloads/variance/vwork.c):
+# pages3() touches 3 fresh pages, pages7() 7, multiret() 1, 2 or 3 by its three return
+# paths, rec(d) d + 1 (an instance with j rec frames in its context was entered with
+# d = 4 - j, so 5 - j faults).  Exact: the runtime reads the thread's fault count at entry
+# and return and subtracts the faults of its own handlers in between; none may differ.
+# Fixed work (VWORK_ITERS rounds), not seconds: a loaded machine slows the run but
+# gives it the same CPU time, so the same number of clock samples.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+
+var_build t802-build vwork.c vwork -pthread || exit 0
+VWORK_ITERS=1500 "$SONDE" variance -q -o pg -p 1000000 -e page-faults -- ./vwork pages 0 >/dev/null 2>&1
+check t802-run-pages [ $? -eq 0 ]
+I=pg/variance/instances.csv
+for f in pages3:3 pages7:7; do
+	fn=${f%:*} want=${f#*:}
+	n=$(var_count $I "f == \"$fn\"")
+	bad=$(var_count $I "f == \"$fn\" && pf != $want")
+	check "t802-$fn-instances-$n" [ "$n" -ge 5 ]
+	check "t802-$fn-exactly-$want-faults-$bad-wrong" [ "$bad" -eq 0 ]
+done
+n=$(var_count $I 'f == "multiret"')
+bad=$(var_count $I 'f == "multiret" && (pf < 1 || pf > 3)')
+check "t802-multiret-1-to-3-faults-$bad-wrong-of-$n" [ "$bad" -eq 0 ]
+n=$(var_count $I 'f == "spin"')
+bad=$(var_count $I 'f == "spin" && pf != 0')
+check "t802-spin-no-faults-$bad-wrong-of-$n" [ "$bad" -eq 0 ]
+check "t802-spin-instances-$n" [ "$n" -ge 5 ]
+
+VWORK_ITERS=4000 "$SONDE" variance -q -o rc -p 1000000 -e page-faults -- ./vwork recurse 0 >/dev/null 2>&1
+check t802-run-recurse [ $? -eq 0 ]
+I=rc/variance/instances.csv
+read -r n bad levels < <(awk -F, 'NR > 1 && $1 == "rec" { j = gsub(/rec/, "rec", $2); n++; if ($8 != 5 - j) bad++; lv[j] = 1 }
+	END { printf "%d %d %d\n", n, bad, length(lv) }' "$I")
+check "t802-recursion-instances-$n" [ "$n" -ge 10 ]
+check "t802-recursion-exact-faults-$bad-wrong" [ "$bad" -eq 0 ]
+check "t802-recursion-levels-$levels" [ "$levels" -ge 3 ]

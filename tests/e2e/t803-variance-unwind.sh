@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# t803-variance-unwind: frames left without a return produce no instance.  vwork jump:
+# deep(3) is left by longjmp/siglongjmp from deep(0) (interposed: pending instances
+# dropped), so no instance of deep may be recorded, while spin (called by deep and
+# flat) and flat are.  vthrow: thrower(3) throws from thrower(0) and main catches it
+# (__cxa_begin_catch interposed, and slots reused by later calls are checked): no
+# instance of thrower.  vwork texit: threads end by pthread_exit inside exiter(0): no
+# instance of exiter, the pending ones counted at the threads' exit.  No run may crash.
+# Fixed work (VWORK_ITERS rounds), not seconds: a loaded machine slows the run but
+# gives it the same CPU time, so the same number of clock samples.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+
+var_build t803-build vwork.c vwork -pthread || exit 0
+VWORK_ITERS=1000 "$SONDE" variance -q -o j -p 1000000 -- ./vwork jump 0 >out.txt 2>&1
+check t803-jump-run [ $? -eq 0 ]
+check t803-jump-output grep -q "vwork jump done" out.txt
+I=j/variance/instances.csv
+check "t803-no-deep-instance" [ "$(var_count $I 'f == "deep"')" -eq 0 ]
+check "t803-flat-measured" [ "$(var_count $I 'f == "flat"')" -ge 3 ]
+check "t803-spin-under-deep-measured" [ "$(var_count $I 'f == "spin" && c ~ /deep/')" -ge 3 ]
+jumps=$(sqlite3 j/profile.db "select value from meta where key = 'jumps'" 2>/dev/null || echo 0)
+check "t803-jumps-dropped-$jumps" [ "${jumps:-0}" -gt 0 ]
+# spin under deep is 1 unit, under flat 5: a spin instance that spanned a jump would be
+# longer than flat's (tolerance: 3x the flat mean, far above noise, far below a span of
+# the 4 levels + flat).
+mf=$(var_col j/variance/functions.csv spin "main > flat > spin" cpu-time mean)
+long=$(var_count $I "f == \"spin\" && c ~ /deep/ && cpu > 3 * ${mf:-1e18}")
+check "t803-no-spin-spanning-a-jump-$long" [ "$long" -eq 0 ]
+
+VWORK_ITERS=300 "$SONDE" variance -q -o te -p 1000000 -- ./vwork texit 0 >out.txt 2>&1
+check t803-texit-run [ $? -eq 0 ]
+check t803-texit-output grep -q "vwork texit done" out.txt
+check "t803-no-exiter-instance" [ "$(var_count te/variance/instances.csv 'f == "exiter"')" -eq 0 ]
+ae=$(sqlite3 te/profile.db "select value from meta where key = 'at_exit'" 2>/dev/null || echo 0)
+# Pending at exit needs a selection of exiter (or its callers) in one of the 600 threads'
+# last milliseconds: 24 were in one run; > 0 is the claim.
+check "t803-texit-pending-dropped-$ae" [ "${ae:-0}" -gt 0 ]
+
+var_build t803-build-cxx vthrow.cc vthrow -lstdc++ || exit 0
+"$SONDE" variance -q -o x -p 1000000 -- ./vthrow 2 >out.txt 2>&1
+check t803-throw-run [ $? -eq 0 ]
+check t803-throw-output grep -q "vthrow caught" out.txt
+I=x/variance/instances.csv
+check "t803-no-thrower-instance" [ "$(var_count $I 'f ~ /^thrower/')" -eq 0 ]
+check "t803-steady-measured" [ "$(var_count $I 'f ~ /^steady/')" -ge 3 ]

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# t806-variance-backends: what each watch backend gives.  A program built by plain gcc
+# uses the debug registers: where they trap it is measured like the soft one (the mix's
+# functions get instances); where they do not (a Firecracker VM), this prints SKIP with
+# the reason, and the run still ends normally with a report saying nothing was measured.
+# A sonde-cc program without --sonde-calls has soft data watchpoints but no call hooks:
+# the report must say to rebuild with --sonde-calls.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+
+command -v gcc >/dev/null || { skip t806 "gcc is not installed"; exit 0; }
+gcc -O1 -g -fno-omit-frame-pointer -pthread "$SONDE_TOP/tests/workloads/variance/vwork.c" -o vgcc
+"$SONDE" variance -o hw -p 1000000 -- ./vgcc mix 1 >out.txt 2>err.txt
+check t806-gcc-run-ends-normally [ $? -eq 0 ]
+check t806-gcc-program-output grep -q "vwork mix done" out.txt
+if "$SONDE" info 2>/dev/null | grep -q "no trap fires"; then
+	check t806-no-backend-says-nothing-measured grep -q "no instance was measured" err.txt
+	skip t806-hw-instances "debug registers do not trap on this machine ($("$SONDE" info 2>/dev/null | grep -m1 -o 'they open, but no trap fires[^:]*'))"
+else
+	n=$(awk -F, 'NR > 1 && ($1 == "saw" || $1 == "flat" || $1 == "bimodal" || $1 == "spin")' hw/variance/instances.csv | wc -l)
+	check "t806-hw-instances-$n" [ "$n" -ge 5 ]
+fi
+
+command -v clang >/dev/null || { skip t806-soft-no-hooks "clang is not installed"; exit 0; }
+"$SONDE_BUILD/sonde-cc" -O1 -pthread "$SONDE_TOP/tests/workloads/variance/vwork.c" -o vnohooks
+"$SONDE" variance -o nh -p 1000000 -- ./vnohooks mix 1 >out.txt 2>err.txt
+check t806-no-hooks-run [ $? -eq 0 ]
+if "$SONDE" info 2>/dev/null | grep -q "no trap fires"; then
+	check t806-no-hooks-says-rebuild grep -q "sonde-cc --sonde-calls" err.txt
+else
+	pass t806-no-hooks-hw-serves-it
+fi

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# t807-variance-doc-example: doc/sonde-variance.md's worked example, run as written (its
+# "$ ..." lines, the workload copied to the same relative path), and its claims checked on
+# the real output: saw and bimodal rank before flat, their CVs in t801's ranges (t801
+# states the tolerances), flat called steady or at least ranked last of the three, the
+# guidance line, the timeline printed with a sparkline and its CSV.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+doc=$SONDE_TOP/doc/sonde-variance.md
+command -v clang >/dev/null || { skip t807-doc "clang is not installed (sonde-cc needs it)"; exit 0; }
+awk '/^## Worked example/ { w = 1; next } w && /^## / { exit } w && /^    \$ / { sub(/^    \$ /, ""); print }' "$doc" >cmds
+check t807-three-commands [ "$(wc -l <cmds)" -eq 3 ]
+mkdir -p tests/workloads/variance && cp "$SONDE_TOP/tests/workloads/variance/vwork.c" tests/workloads/variance/
+n=0
+while read -r cmd; do
+	n=$((n + 1))
+	set -- $cmd
+	tool=$1; shift
+	case $tool in
+	sonde-cc) "$SONDE_BUILD/sonde-cc" "$@" ;;
+	sonde) "$SONDE" "$@" >out$n 2>err$n ;;
+	*) fail t807-command-$n "unexpected command '$cmd'"; continue ;;
+	esac
+	check t807-command-$n-status [ $? -eq 0 ]
+done <cmds
+F=mix-out/variance/functions.csv
+rs=$(var_col $F saw "main > saw" cpu-time rank) rb=$(var_col $F bimodal "main > bimodal" cpu-time rank)
+rf=$(var_col $F flat "main > flat" cpu-time rank)
+check "t807-saw-$rs-before-flat-$rf" [ "${rs:-99}" -lt "${rf:-0}" ]
+check "t807-bimodal-$rb-before-flat-$rf" [ "${rb:-99}" -lt "${rf:-0}" ]
+cv=$(var_col $F saw "main > saw" cpu-time cv)
+check "t807-saw-cv-$cv" float_between "${cv:-9}" 0.30 0.85
+cv=$(var_col $F bimodal "main > bimodal" cpu-time cv)
+check "t807-bimodal-cv-$cv" float_between "${cv:-9}" 0.50 1.25
+check t807-guidance-line grep -q "guidance (FVSampler): investigate iff" err2
+check t807-table-has-flat grep -q "main > flat " err2
+check t807-timeline-header grep -q "^main > saw  (.* instances in order" out3
+check t807-timeline-sparkline grep -q "[▁▂▃▄▅▆▇█]" out3
+check t807-timeline-csv [ "$(wc -l <mix-out/variance/timeline.csv)" -ge 2 ]

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-variance-stats.c - the variance tool's statistics (src/tools/variance/stats.h):
+ * Welford against two-pass results, with a large offset (the case where the naive
+ * sum-of-squares formula loses every digit), and Chan's merge against all values at once,
+ * for every split; the CV of known distributions; the paper's printed recurrence (without
+ * its stray "/(i-1)") gives the same SD.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "tools/variance/stats.h"
+
+static void two_pass(const double *x, size_t n, double *mean, double *sd)
+{
+	double s = 0, q = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	*mean = s / (double)n;
+	for (size_t i = 0; i < n; i++)
+		q += (x[i] - *mean) * (x[i] - *mean);
+	*sd = n > 1 ? sqrt(q / (double)(n - 1)) : 0;
+}
+
+/* Relative closeness: both computations are exact to ~1e-15 on these values; 1e-9 leaves
+ * room for the offset's rounding and nothing more. */
+static int close_rel(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+TEST(welford_matches_two_pass_with_offset)
+{
+	double x[1000];
+	unsigned s = 7;
+	for (int i = 0; i < 1000; i++)
+		x[i] = 1e9 + (double)(rand_r(&s) % 1000);	/* ns-scale offset, small spread */
+	struct welford w = { 0 };
+	for (int i = 0; i < 1000; i++)
+		welford_add(&w, x[i]);
+	double mean, sd;
+	two_pass(x, 1000, &mean, &sd);
+	CHECK(w.n == 1000);
+	CHECK(close_rel(w.mean, mean, 1e-12));
+	CHECK(close_rel(welford_sd(&w), sd, 1e-9));
+}
+
+TEST(paper_recurrence_same_sd)
+{
+	/* FVSampler 5.3: mean_i = ((i-1) mean_{i-1} + V_i) / i and
+	 * SD_i^2 = ((V_i - mean_{i-1})(V_i - mean_i) + (i-2) SD_{i-1}^2) / (i-1). */
+	double x[] = { 3, 9, 4, 12, 7, 7, 1, 15, 8, 2 };
+	double mean = 0, var = 0;
+	struct welford w = { 0 };
+	for (int i = 1; i <= 10; i++) {
+		double prev = mean, v = x[i - 1];
+		mean = ((i - 1) * prev + v) / i;
+		var = i > 1 ? ((v - prev) * (v - mean) + (i - 2) * var) / (i - 1) : 0;
+		welford_add(&w, v);
+	}
+	CHECK(close_rel(w.mean, mean, 1e-12));
+	CHECK(close_rel(welford_sd(&w), sqrt(var), 1e-12));
+}
+
+TEST(chan_merge_equals_all_values_every_split)
+{
+	double x[200];
+	unsigned s = 11;
+	for (int i = 0; i < 200; i++)
+		x[i] = 5e8 + (double)(rand_r(&s) % 100000) * (i % 3 ? 1.0 : 7.0);
+	struct welford all = { 0 };
+	for (int i = 0; i < 200; i++)
+		welford_add(&all, x[i]);
+	int bad = 0;
+	for (int cut = 0; cut <= 200; cut++) {
+		struct welford a = { 0 }, b = { 0 };
+		for (int i = 0; i < cut; i++)
+			welford_add(&a, x[i]);
+		for (int i = cut; i < 200; i++)
+			welford_add(&b, x[i]);
+		welford_merge(&a, &b);
+		if (a.n != all.n || !close_rel(a.mean, all.mean, 1e-12) ||
+		    !close_rel(welford_sd(&a), welford_sd(&all), 1e-9) || a.min != all.min ||
+		    a.max != all.max)
+			bad++;
+	}
+	CHECK(bad == 0);
+}
+
+TEST(chan_merge_many_threads)
+{
+	/* 8 "threads" of different sizes merged in turn, as model.c merges them. */
+	struct welford all = { 0 }, merged = { 0 };
+	unsigned s = 3;
+	for (int t = 0; t < 8; t++) {
+		struct welford w = { 0 };
+		for (int i = 0; i < 10 + t * 37; i++) {
+			double v = 1000.0 * (t + 1) + rand_r(&s) % 500;
+			welford_add(&w, v);
+			welford_add(&all, v);
+		}
+		welford_merge(&merged, &w);
+	}
+	CHECK(merged.n == all.n);
+	CHECK(close_rel(merged.mean, all.mean, 1e-12));
+	CHECK(close_rel(welford_sd(&merged), welford_sd(&all), 1e-9));
+}
+
+TEST(cv_of_known_distributions)
+{
+	/* The sawtooth 1..10 of tests/workloads/variance/vwork.c, many periods: the sample SD
+	 * tends to the population's sqrt(99/12) (n/(n-1) = 1.0001 here). */
+	struct welford w = { 0 };
+	for (int i = 0; i < 10000; i++)
+		welford_add(&w, 1 + i % 10);
+	CHECK(close_rel(welford_cv(&w), sqrt(99.0 / 12) / 5.5, 1e-3));
+	struct welford c = { 0 };
+	for (int i = 0; i < 100; i++)
+		welford_add(&c, 42);
+	CHECK(welford_cv(&c) == 0);
+	struct welford z = { 0 };
+	welford_add(&z, 0);
+	welford_add(&z, 0);
+	CHECK(isnan(welford_cv(&z)));	/* mean 0: no CV */
+	struct welford one = { 0 };
+	welford_add(&one, 5);
+	CHECK(welford_sd(&one) == 0);
+	struct welford empty = { 0 };
+	welford_merge(&one, &empty);
+	CHECK(one.n == 1 && one.mean == 5);
+	welford_merge(&empty, &one);
+	CHECK(empty.n == 1 && empty.mean == 5);
+}
+
+int main(void)
+{
+	RUN(welford_matches_two_pass_with_offset);
+	RUN(paper_recurrence_same_sd);
+	RUN(chan_merge_equals_all_values_every_split);
+	RUN(chan_merge_many_threads);
+	RUN(cv_of_known_distributions);
+	return CHECK_DONE();
+}
