@@ -25,16 +25,16 @@ const struct rt_source *rt_source;
 const struct rt_tool *rt_tool;
 volatile int rt_stopping;
 
-static RT_TLS struct rt_thread *self;
+RT_TLS struct rt_thread *rt_self_tls;
 
 SIGSAFE struct rt_thread *rt_self(void)
 {
-	return self;
+	return rt_self_tls;
 }
 
 void rt_set_self(struct rt_thread *t)
 {
-	self = t;
+	rt_self_tls = t;
 }
 
 SIGSAFE uint64_t rt_rand(struct rt_thread *t)
@@ -99,7 +99,7 @@ SIGSAFE int rt_owns_address(uint64_t addr)
 {
 	if (rt_ranges_has(&owned, addr))
 		return 1;
-	struct rt_thread *t = self;
+	struct rt_thread *t = rt_self_tls;
 	if (t) {
 		uint64_t a = (uint64_t)(uintptr_t)t->arena.base;
 		if (addr >= a && addr < a + t->arena.size)

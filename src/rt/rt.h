@@ -95,6 +95,8 @@ struct rt_thread {
 
 /* The calling thread's state, NULL if the thread is not profiled.  Handler-safe. */
 struct rt_thread *rt_self(void);
+/* The same, for the inst callbacks' inline fast path (rt_self is a call). */
+extern RT_TLS struct rt_thread *rt_self_tls;
 
 /* Next pseudo-random number of the thread.  Handler-safe. */
 uint64_t rt_rand(struct rt_thread *t);

@@ -209,9 +209,21 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		inst_watch(addr, len, flags, frame);
 }
 
+/* With a soft watchpoint armed somewhere in the process, can this access hit one of the
+ * calling thread's?  Inline, so that while watchpoints are armed (comm and reuse keep some
+ * armed nearly all the time) an access outside the thread's filter (watch_soft_maybe: its
+ * armed bounds and words) costs a few instructions more, not a call into the slow path. */
+static inline SIGSAFE int inst_watch_filter(uint64_t addr, uint32_t len)
+{
+	const struct rt_thread *t = rt_self_tls;
+
+	return t && watch_soft_maybe(t, addr, len);
+}
+
 /*
  * One callback per width and direction.  The fast path is one load of watch_soft_live, the
- * countdown's decrement and one branch on both, with no frame; the slow path builds one
+ * countdown's decrement and one branch on both, with no frame (then, with a watchpoint
+ * armed somewhere, the inline filter); the slow path builds one
  * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
  * from becoming a tail call, so that the callback's frame is there for the unwinder too.
@@ -222,6 +234,8 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		int live = __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED);         \
 		int due = --inst_countdown == 0;                                         \
 		if (__builtin_expect(live | due, 0)) {                                   \
+			if (!due && !inst_watch_filter((uint64_t)(uintptr_t)addr, len))  \
+				return;                                                  \
 			inst_slow((uint64_t)(uintptr_t)addr, len, flags, due,            \
 				  __builtin_frame_address(0));                           \
 			asm volatile("");                                                \

@@ -250,6 +250,7 @@ int watch_thread_init(struct rt_thread *t)
 static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 {
 	uint64_t lo = len ? a : UINT64_MAX, hi = len ? a + len : 0;
+	uint64_t words = len ? watch_soft_words(a, len) : 0;
 
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
 		const struct watch_slot *sl = &s->slot[i];
@@ -257,9 +258,11 @@ static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 			continue;
 		lo = sl->addr < lo ? sl->addr : lo;
 		hi = sl->addr + sl->len > hi ? sl->addr + sl->len : hi;
+		words |= watch_soft_words(sl->addr, sl->len);
 	}
 	__atomic_store_n(&s->h.lo, lo, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->h.hi, hi, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->h.words, words, __ATOMIC_RELAXED);
 }
 
 /*

@@ -294,10 +294,33 @@ extern int watch_soft_live __attribute__((visibility("hidden")));
 struct watch_soft_head {
 	unsigned armed;		/* bit i: slot i is armed */
 	uint64_t lo, hi;	/* [lo, hi) covers the armed slots' ranges */
+	uint64_t words;		/* bit watch_soft_word(g): an armed range holds 8-byte word g */
 };
 
+/* A 64-bit filter of 8-byte words: a multiplicative hash, so that neither a sweep nor a
+ * power-of-two stride maps every access onto one armed slot's bit.  An access to a word
+ * that no slot holds passes with a chance of about (armed words)/64: 4 slots of 8 bytes,
+ * 1 in 16 at most, where the bounds alone let nearly all through once 4 slots are spread
+ * over one array (the reuse tool's process-wide slots). */
+static inline uint64_t watch_soft_word(uint64_t g)
+{
+	return 1ull << ((g * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+/* The filter bits of the words that [addr, addr+len) touches (len <= 64 words, else all). */
+static inline uint64_t watch_soft_words(uint64_t addr, uint64_t len)
+{
+	uint64_t g0 = addr >> 3, g1 = (addr + (len ? len : 1) - 1) >> 3, m = 0;
+
+	if (g1 - g0 >= 64)
+		return ~0ull;
+	for (uint64_t g = g0; g <= g1; g++)
+		m |= watch_soft_word(g);
+	return m;
+}
+
 /* Can an access of [addr, addr+len) hit one of t's slots?  0 when none is armed or the
- * access is outside their bounds.  Inline for the callbacks; a filter only (a racing arm
+ * access is outside their bounds or their words' filter bits.  Inline for the callbacks; a filter only (a racing arm
  * may be missed, as with hardware), watch_soft_match decides.  Handler-safe. */
 static inline int watch_soft_maybe(const struct rt_thread *t, uint64_t addr, uint32_t len)
 {
@@ -307,7 +330,8 @@ static inline int watch_soft_maybe(const struct rt_thread *t, uint64_t addr, uin
 	if ((uintptr_t)h <= WATCH_SET_DEAD || !__atomic_load_n(&h->armed, __ATOMIC_ACQUIRE))
 		return 0;
 	return addr < __atomic_load_n(&h->hi, __ATOMIC_RELAXED) &&
-	       __atomic_load_n(&h->lo, __ATOMIC_RELAXED) < addr + len;
+	       __atomic_load_n(&h->lo, __ATOMIC_RELAXED) < addr + len &&
+	       (watch_soft_words(addr, len) & __atomic_load_n(&h->words, __ATOMIC_RELAXED));
 }
 
 /* Slots of t (bit i = slot i) whose armed range [addr, addr+len) overlaps and whose type

@@ -19,12 +19,12 @@ cat >harness.c <<'EOC'
 
 struct rt_config rt_cfg;
 static struct rt_thread main_thread;
-static RT_TLS struct rt_thread *self;
+RT_TLS struct rt_thread *rt_self_tls;
 static uint64_t loads, stores, bytes, weight, first_load_ip, exe_base;
 static uint64_t store_ips[32];
 static int bad_len, n_store_ips;
 
-struct rt_thread *rt_self(void) { return self; }
+struct rt_thread *rt_self(void) { return rt_self_tls; }
 /* The soft watchpoint backend's entry points (never armed here). */
 const struct rt_source *rt_source;
 __attribute__((visibility("hidden"))) int watch_soft_live;
@@ -73,15 +73,15 @@ __attribute__((constructor)) static void harness_init(void)
 	dl_iterate_phdr(first_object, NULL);
 	rt_cfg.period = p ? strtoull(p, NULL, 10) : 0;
 	rt_source_inst.start();
-	self = &main_thread;
-	rt_source_inst.thread_start(self);
+	rt_self_tls = &main_thread;
+	rt_source_inst.thread_start(rt_self_tls);
 }
 
 __attribute__((destructor)) static void harness_fini(void)
 {
-	rt_source_inst.thread_stop(self);
-	rt_source_inst.thread_stop(self);	/* a second stop must add nothing */
-	self = NULL;
+	rt_source_inst.thread_stop(rt_self_tls);
+	rt_source_inst.thread_stop(rt_self_tls);	/* a second stop must add nothing */
+	rt_self_tls = NULL;
 	fprintf(stderr, "harness: accesses=%lu samples=%lu loads=%lu stores=%lu bytes=%lu "
 		"weight=%lu badlen=%d ip=0x%lx\n", (unsigned long)main_thread.stats.accesses,
 		(unsigned long)main_thread.stats.samples, (unsigned long)loads,
