@@ -32,6 +32,19 @@
 static ZydisDecoder decoder;
 static int decoder_ready;
 static int have_fsgsbase;
+static volatile pid_t self_pid;	/* for process_vm_readv; 0: ask getpid */
+
+void decode_after_fork(void)
+{
+	self_pid = getpid();
+}
+
+/* A vfork child sharing our memory reads it through the parent's pid: the same memory. */
+SIGSAFE static pid_t mem_pid(void)
+{
+	pid_t p = self_pid;
+	return p ? p : getpid();
+}
 
 void decode_init(void)
 {
@@ -39,6 +52,7 @@ void decode_init(void)
 		return;
 	ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	have_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);
+	decode_after_fork();
 	decoder_ready = 1;
 }
 
@@ -79,7 +93,8 @@ SIGSAFE void decode_regs_from_ucontext(const ucontext_t *uc, struct decode_regs 
 	r->rip = (uint64_t)g[REG_RIP];
 	r->rflags = (uint64_t)g[REG_EFL];
 	r->fs_base = read_fs_base();
-	r->gs_base = read_gs_base();
+	r->gs_base = 0;
+	r->gs_lazy = 1;		/* read on first use (mem_address) */
 	r->xmm = uc->uc_mcontext.fpregs ?
 			 (const uint8_t(*)[16])(const void *)uc->uc_mcontext.fpregs->_xmm :
 			 NULL;
@@ -94,7 +109,7 @@ SIGSAFE long decode_read_code(uint64_t addr, uint8_t *buf, size_t len)
 	struct iovec local = { buf, len };
 	struct iovec remote[2] = { { (void *)(uintptr_t)addr, first },
 				   { (void *)(uintptr_t)page_end, len - first } };
-	ssize_t n = process_vm_readv(getpid(), &local, 1, remote, len > first ? 2 : 1, 0);
+	ssize_t n = process_vm_readv(mem_pid(), &local, 1, remote, len > first ? 2 : 1, 0);
 	if (n >= 0)
 		return n;
 	if (errno != ENOSYS && errno != EPERM)
@@ -220,7 +235,7 @@ SIGSAFE static void mem_address(const ZydisDecodedInstruction *in, const ZydisDe
 	if (mo->segment == ZYDIS_REGISTER_FS)
 		a += r->fs_base;
 	else if (mo->segment == ZYDIS_REGISTER_GS)
-		a += r->gs_base;
+		a += r->gs_lazy ? read_gs_base() : r->gs_base;
 	m->addr = a;
 }
 
@@ -681,7 +696,7 @@ SIGSAFE long decode_read_data(uint64_t addr, uint8_t *buf, size_t len)
 		return -ENOSYS;
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	ssize_t n = process_vm_readv(mem_pid(), &local, 1, &remote, 1, 0);
 	if (n >= 0)
 		return n;
 	if (errno == ENOSYS || errno == EPERM)

@@ -61,6 +61,10 @@ struct decode_regs {
 	uint64_t rflags;
 	uint64_t fs_base, gs_base;
 	const uint8_t (*xmm)[16];	/* xmm0..15 (low lanes), or NULL; not owned */
+	/* gs_base is not read yet: the first gs-relative address reads the calling thread's
+	 * (decode_regs_from_ucontext sets it: without FSGSBASE the read is a system call and,
+	 * in a VM, a trapped MSR read, while user code almost never addresses through gs) */
+	int gs_lazy;
 };
 
 #define DECODE_MAX_MEM 2		/* movs, push [m], call [m]: two accesses */
@@ -218,6 +222,11 @@ void decode_shadow_store(struct decode_shadow *s, uint64_t addr, unsigned len, u
  */
 int decode_emulate_mem(const struct decode_insn *in, struct decode_regs *r, uint32_t *known,
 		       struct decode_shadow *mem);
+
+/* The process id the memory reads address (cached: getpid is a system call).  Call in a
+ * fork child before any handler can run there (the clock source's after-fork hook does).
+ * Not handler-safe the first time; decode_init calls it. */
+void decode_after_fork(void);
 
 /*
  * Copy len bytes of this process's memory at addr into buf with process_vm_readv, never

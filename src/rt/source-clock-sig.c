@@ -21,8 +21,10 @@
 
 struct sigaction clock_old_sigtrap;
 
-/* SCAN_NEED_VALUE: stopped for want of a value that memory may supply (SCAN_STEP else). */
-enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_NEED_VALUE, SCAN_GIVE_UP };
+/* SCAN_NEED_VALUE: stopped for want of a value that memory may supply (SCAN_STEP else);
+ * SCAN_FAR: CLOCK_MAX_SCAN instructions along a known path without the wanted access;
+ * SCAN_BUDGET: the sample's CLOCK_MAX_DECODED is spent. */
+enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_NEED_VALUE, SCAN_GIVE_UP, SCAN_FAR, SCAN_BUDGET };
 
 /* A window of code bytes, re-read when the look-ahead leaves it. */
 struct window {
@@ -102,9 +104,10 @@ SIGSAFE static uint32_t hopeless_after(const struct decode_insn *d, uint32_t bef
  * the way take their values from mem (NULL: loaded registers become unknown).  *first gets
  * the instruction at the PC (what a step would execute).
  */
-SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct window *w,
+SIGSAFE static int scan(struct clock_thread *ct, const struct decode_regs *r, struct window *w,
 			struct decode_shadow *mem, struct decode_insn *first, struct found *res)
 {
+	int remaining = ct->remaining;
 	struct decode_regs e = *r;
 	uint32_t known = DECODE_KNOWN_ALL;
 	struct decode_insn d;
@@ -113,6 +116,8 @@ SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct windo
 	w->reads = 0;
 	for (int i = 0; i < CLOCK_MAX_SCAN; i++) {
 		size_t avail = 0;
+		if (ct->decoded++ >= CLOCK_MAX_DECODED)
+			return SCAN_BUDGET;
 		const uint8_t *p = window_at(w, e.rip, &avail);
 		if (!p || decode_access(p, avail, &e, &d) < 0)
 			return i == 0 ? SCAN_GIVE_UP : SCAN_STEP;
@@ -139,7 +144,7 @@ SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct windo
 				       SCAN_NEED_VALUE : SCAN_STEP;
 		hopeless = hopeless_after(&d, before, known, hopeless);
 	}
-	return SCAN_STEP;
+	return SCAN_FAR;
 }
 
 SIGSAFE static int read_data(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
@@ -158,11 +163,11 @@ SIGSAFE static int look_ahead(struct clock_thread *ct, const struct decode_regs 
 	struct decode_shadow mem;
 
 	w.n = 0;
-	int s = scan(r, ct->remaining, &w, NULL, first, f);
+	int s = scan(ct, r, &w, NULL, first, f);
 	if (s != SCAN_NEED_VALUE)
 		return s;
 	decode_shadow_init(&mem, read_data, ct, CLOCK_MAX_READS);
-	s = scan(r, ct->remaining, &w, &mem, first, f);
+	s = scan(ct, r, &w, &mem, first, f);
 	if (s == SCAN_FOUND && mem.loads > 0)
 		ct->via_loads++;
 	return s == SCAN_NEED_VALUE ? SCAN_STEP : s;
@@ -251,7 +256,11 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 		give_up(t, ct, CLOCK_LOST_NO_ACCESS);
 		return;
 	}
-	if (ct->steps >= CLOCK_MAX_STEPS) {
+	if (s == SCAN_FAR) {
+		give_up(t, ct, CLOCK_LOST_FAR);
+		return;
+	}
+	if (s == SCAN_BUDGET || ct->steps >= CLOCK_MAX_STEPS) {
 		give_up(t, ct, CLOCK_LOST_BUDGET);
 		return;
 	}
@@ -314,6 +323,7 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	ct->remaining = rt_cfg.max_extra_steps > 1 ?
 				(int)(rt_rand(t) % (uint64_t)rt_cfg.max_extra_steps) : 0;
 	ct->steps = 0;
+	ct->decoded = 0;
 	advance(t, ct, uc);
 rearm:
 	/* One overflow per refresh: a thread that blocks this signal then holds one queued

@@ -156,6 +156,7 @@ const char *clock_drop_name(int why)
 		[CLOCK_LOST_OVERSHOT] = "overshot",
 		[CLOCK_LOST_STOPPED] = "stopped",
 		[CLOCK_DROP_REFUSED] = "refused",
+		[CLOCK_LOST_FAR] = "far",
 	};
 	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
 }
@@ -231,6 +232,7 @@ static void clock_after_fork_child(struct rt_thread *t)
 	if (ct->fd >= 0)
 		close(ct->fd);
 	ct->fd = -1;
+	decode_after_fork();	/* the memory reads' pid */
 	ct->stepping = 0;
 	ct->watchdog = 0;
 }

@@ -47,7 +47,14 @@
 
 #define CLOCK_DEFAULT_PERIOD 900000ull	/* ns of CPU time: ~1,100 samples/s per busy thread */
 #define CLOCK_MAX_STEPS 256		/* single-steps per sample before giving up */
-#define CLOCK_MAX_SCAN 64		/* instructions decoded ahead from one PC */
+/* Instructions decoded ahead from one PC.  Enough for the wanted access 8 accesses ahead
+ * in loops of up to ~60 instructions per access; a scan that runs out of it with nothing
+ * unknown in its way gives the sample up (CLOCK_LOST_FAR): a step would only advance one
+ * instruction of the same path. */
+#define CLOCK_MAX_SCAN 512
+/* Instructions decoded for one sample, all scans together (one per step): bounds the
+ * handlers' work on a sample that steps through code the scan cannot see past. */
+#define CLOCK_MAX_DECODED 4096
 #define CLOCK_MAX_READS 24		/* memory reads (64-byte lines) per look-ahead */
 #define CLOCK_EFLAGS_TF 0x100ull
 /* While a sample is stepped: the event's period, in ns of CPU time.  A step sequence takes
@@ -62,7 +69,7 @@ enum clock_drop {
 	CLOCK_DROP_BUSY,	/* the thread was busy in the runtime, stopping, or stopped */
 	CLOCK_DROP_IN_STEP,	/* came while a sample was stepped: only the watchdog can now */
 	CLOCK_LOST_NO_ACCESS,	/* the PC's instruction did not decode, or an address unknown */
-	CLOCK_LOST_BUDGET,	/* no access within CLOCK_MAX_STEPS steps */
+	CLOCK_LOST_BUDGET,	/* no access within CLOCK_MAX_STEPS steps or CLOCK_MAX_DECODED */
 	CLOCK_LOST_TRAP_BLOCKED,/* needed a step, but the thread blocks SIGTRAP */
 	CLOCK_LOST_FLAGS,	/* needed a step over iret or sigreturn, which rewrite the flags */
 	CLOCK_LOST_TRAP_FLAG,	/* a step never trapped (the trap flag vanished) */
@@ -70,7 +77,9 @@ enum clock_drop {
 	CLOCK_LOST_STOPPED,	/* the thread or the process stopped during the steps */
 	CLOCK_DROP_REFUSED,	/* found, but the runtime refused it (rt_deliver_access: the
 				 * runtime's own memory, thread busy, the tool could not store it) */
-	CLOCK_N_DROP
+	CLOCK_LOST_FAR,		/* no wanted access within CLOCK_MAX_SCAN instructions of a
+				 * fully known path (code that rarely touches memory) */
+	CLOCK_N_DROP		/* append only: the mem tool records the counts by index */
 };
 
 /* Per-thread state, in the thread's arena. */
@@ -80,6 +89,7 @@ struct clock_thread {
 	int remaining;			/* accesses still to pass before the one to deliver */
 	int pending;			/* accesses of the instruction being stepped over */
 	int steps;			/* steps taken for the current sample */
+	int decoded;			/* instructions decoded for the current sample */
 	int pushf;			/* stepping over pushf: clear TF in the pushed image */
 	uint64_t predicted;		/* samples resolved by look-ahead beyond the PC */
 	uint64_t stepped;		/* samples that needed at least one step */
