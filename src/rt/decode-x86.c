@@ -438,6 +438,35 @@ SIGSAFE static void describe_jmp_ind(const ZydisDecodedOperand *ops, struct deco
 	out->width = 8;
 }
 
+/* setcc r8 (0f 90+cc) and cmovcc r, r/m (0f 40+cc): branch-free selects in index code. */
+SIGSAFE static void describe_cond(const ZydisDecodedInstruction *in,
+				  const ZydisDecodedOperand *ops, struct decode_insn *out)
+{
+	int d = simple_gpr(&ops[0]);
+	if (d < 0 || in->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return;
+	out->cond = in->opcode & 0xf;
+	if ((in->opcode & 0xf0) == 0x90) {
+		if (ops[0].size != 8)
+			return;
+		out->op = DECODE_OP_SETCC;
+		out->width = 1;
+	} else {
+		int s = simple_gpr(&ops[1]);
+		if (ops[0].size < 32 || ops[1].size != ops[0].size)
+			return;
+		if (s >= 0)
+			out->src = (int8_t)s;
+		else if (sole_mem(&ops[1], out))
+			out->mem_arg = DECODE_ARG_SRC;
+		else
+			return;
+		out->op = DECODE_OP_CMOV;
+		out->width = (uint8_t)(ops[0].size / 8);
+	}
+	out->dst = (int8_t)d;
+}
+
 SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
 			     const struct decode_regs *r, struct decode_insn *out)
 {
@@ -522,6 +551,11 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		return;
 	default:
 		break;
+	}
+	if (in->opcode_map == ZYDIS_OPCODE_MAP_0F && ((in->opcode & 0xf0) == 0x90 ||
+						     (in->opcode & 0xf0) == 0x40)) {
+		describe_cond(in, ops, out);
+		return;
 	}
 	if (in->meta.category == ZYDIS_CATEGORY_COND_BR && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 	    ((in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && (in->opcode & 0xf0) == 0x70) ||
@@ -940,6 +974,22 @@ SIGSAFE static void emulate_scale(struct emu *e)
 	put_result(e, a, ok);
 }
 
+/* setcc, cmovcc: a value chosen by the flags (unknown flags: an unknown result). */
+SIGSAFE static void emulate_cond(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	uint64_t v = 0;
+	int ok = !!(e->before & DECODE_KNOWN_FLAGS);
+	int holds = ok && cond_holds(in->cond, e->r->rflags);
+
+	if (in->op == DECODE_OP_SETCC)
+		v = (uint64_t)holds;
+	else if (ok)
+		ok = (holds ? src_value(e, &v) : reg_value(e, in->dst, &v)) == 0;
+	e->k &= ~in->writes;
+	put_result(e, v, ok);
+}
+
 SIGSAFE static void emulate_push(struct emu *e)
 {
 	const struct decode_insn *in = e->in;
@@ -1058,6 +1108,9 @@ SIGSAFE int decode_emulate_mem(const struct decode_insn *in, struct decode_regs 
 		break;
 	case DECODE_OP_SHL: case DECODE_OP_SHR: case DECODE_OP_SAR: case DECODE_OP_IMUL:
 		emulate_scale(&e);
+		break;
+	case DECODE_OP_SETCC: case DECODE_OP_CMOV:
+		emulate_cond(&e);
 		break;
 	case DECODE_OP_NOP:
 		break;

@@ -100,6 +100,9 @@ enum decode_op {
 	DECODE_OP_JMP_IND,	/* jump to the value of src (register or memory) */
 	DECODE_OP_SHL, DECODE_OP_SHR, DECODE_OP_SAR,	/* dst by imm bits; flags unknown */
 	DECODE_OP_IMUL,		/* dst = src * imm, or dst *= src; flags unknown */
+	DECODE_OP_SETCC,	/* dst (a low byte register) = cond ? 1 : 0 */
+	DECODE_OP_CMOV,		/* if (cond) dst = src (register or memory); a 32-bit dst is
+				 * zero-extended either way */
 };
 
 /* decode_insn.syscall: how the instruction calls the kernel (the number is in rax). */
@@ -117,7 +120,7 @@ struct decode_insn {
 	uint8_t op;			/* enum decode_op */
 	uint8_t width;			/* operand width in bytes for op (1, 2, 4, 8) */
 	int8_t dst, src;		/* GPR operands of op, -1 if none */
-	uint8_t cond;			/* DECODE_OP_JCC: condition code 0..15 */
+	uint8_t cond;			/* DECODE_OP_JCC, SETCC, CMOV: condition code 0..15 */
 	uint8_t pushf;			/* pushf: the flags image written to the stack */
 	uint8_t sets_tf;		/* popf, iret: may rewrite the trap flag */
 	uint8_t pushf_image;		/* popf: the flags come from the 16 bits at [rsp] */

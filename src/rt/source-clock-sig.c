@@ -76,7 +76,8 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 		b |= d->mem[0].needs;
 	if (d->op == DECODE_OP_LEA)
 		b |= d->lea.needs;
-	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC)
+	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC ||
+	    d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
 		b |= DECODE_KNOWN_FLAGS;
 	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP)
 		b |= 1u << DECODE_RSP;

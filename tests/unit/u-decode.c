@@ -18,6 +18,7 @@ static struct decode_regs R;
 static uint8_t XMM[16][16];
 
 #define G(r) R.gpr[DECODE_##r]
+#define KNOWN(known, r) (!!((known) & (1u << DECODE_##r)))
 #define BYTES(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
 
 static void regs_init(void)
@@ -315,6 +316,47 @@ TEST(emulate_branches)
 	CHECK(!(known & DECODE_KNOWN_FLAGS));
 }
 
+/* setcc and cmovcc follow the flags; unknown flags make their results unknown. */
+TEST(emulate_selects)
+{
+	static const uint8_t code[] = {
+		0x31, 0xd2,			/* 0: xor edx, edx */
+		0x48, 0x39, 0xd9,		/* 2: cmp rcx, rbx */
+		0x0f, 0x94, 0xc2,		/* 5: sete dl */
+		0x0f, 0x92, 0xc6,		/* 8: setb dh (high byte: not modelled) */
+		0x48, 0x0f, 0x45, 0xc6,		/* b: cmovne rax, rsi */
+		0x0f, 0x44, 0xff,		/* f: cmove edi, edi (32 bits: zero-extends) */
+	};
+	struct decode_insn d;
+	regs_init();
+	uint64_t rsi = G(RSI), rax = G(RAX);
+	G(RDI) = 0xffffffff00000007ull;
+	uint32_t known = DECODE_KNOWN_ALL;
+	CHECK(run(code, sizeof(code), &known, R.rip + 0x12) == 0);
+	CHECK_EQ_U64(G(RDX) & 0xff, 0);			/* rcx != rbx */
+	CHECK(KNOWN(known, RAX) && G(RAX) == rsi);	/* ne holds: moved */
+	CHECK(!KNOWN(known, RDX));			/* setb dh */
+	CHECK(KNOWN(known, RDI) && G(RDI) == 7);	/* e fails: still zero-extended */
+	(void)rax;
+
+	regs_init();
+	G(RCX) = G(RBX);
+	rax = G(RAX);
+	known = DECODE_KNOWN_ALL;
+	CHECK(run(code, 8, &known, R.rip + 8) == 0);
+	CHECK(KNOWN(known, RDX) && G(RDX) == 1);	/* rcx == rbx */
+	CHECK(decode_access(code + 0xb, 4, &R, &d) == 4 && d.op == DECODE_OP_CMOV);
+	R.rip += 0xb - 8;
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK(KNOWN(known, RAX) && G(RAX) == rax);	/* ne fails: unchanged */
+
+	/* unknown flags */
+	known = DECODE_KNOWN_GPRS;
+	CHECK(decode_access(code + 5, 3, &R, &d) == 3 && d.op == DECODE_OP_SETCC);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK(!KNOWN(known, RDX));
+}
+
 TEST(alu_flags)
 {
 	/* Each jcc after cmp a, b must agree with C's comparison. */
@@ -405,7 +447,6 @@ static int run_mem(const uint8_t *code, size_t n, uint32_t *known, uint64_t stop
 	return R.rip == stop ? 0 : -1;
 }
 
-#define KNOWN(known, r) (!!((known) & (1u << DECODE_##r)))
 
 TEST(emulate_loads)
 {
@@ -683,6 +724,7 @@ int main(void)
 	RUN(branches_and_writes);
 	RUN(emulate);
 	RUN(emulate_branches);
+	RUN(emulate_selects);
 	RUN(alu_flags);
 	RUN(emulate_loads);
 	RUN(shadow_store_buffer);
