@@ -21,6 +21,35 @@
 
 struct sigaction clock_old_sigtrap;
 
+SIGSAFE const char *clock_drop_name(int why)
+{
+	static const char *const names[CLOCK_N_DROP] = {
+		[CLOCK_DROP_BUSY] = "busy",
+		[CLOCK_DROP_IN_STEP] = "in-step",
+		[CLOCK_LOST_NO_ACCESS] = "no-access",
+		[CLOCK_LOST_BUDGET] = "step-budget",
+		[CLOCK_LOST_TRAP_BLOCKED] = "sigtrap-blocked",
+		[CLOCK_LOST_FLAGS] = "flags-rewritten",
+		[CLOCK_LOST_TRAP_FLAG] = "trap-flag-lost",
+		[CLOCK_LOST_OVERSHOT] = "overshot",
+		[CLOCK_LOST_STOPPED] = "stopped",
+		[CLOCK_DROP_REFUSED] = "refused",
+		[CLOCK_LOST_FAR] = "far",
+	};
+	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
+}
+
+SIGSAFE int clock_drops(const struct rt_thread *t, const char **names, uint64_t *counts, int max)
+{
+	const struct clock_thread *ct = t->src;
+	int n = 0;
+	for (int i = 0; i < CLOCK_N_DROP && n < max; i++, n++) {
+		names[n] = clock_drop_name(i);
+		counts[n] = ct ? ct->why[i] : 0;
+	}
+	return n;
+}
+
 /* SCAN_NEED_VALUE: stopped for want of a value that memory may supply (SCAN_STEP else);
  * SCAN_FAR: CLOCK_MAX_SCAN instructions along a known path without the wanted access;
  * SCAN_BUDGET: the sample's CLOCK_MAX_DECODED is spent. */

@@ -103,8 +103,12 @@ struct clock_thread {
 /* The event's period (ns of CPU time), set by start(). */
 extern uint64_t clock_period;
 
-/* Name of a cause of enum clock_drop ("busy", "in-step", ...), for messages and tests. */
+/* Name of a cause of enum clock_drop ("busy", "in-step", ...), at most 15 characters.
+ * Handler-safe. */
 const char *clock_drop_name(int why);
+
+/* rt_source.drops: t's counts by cause of enum clock_drop.  Handler-safe. */
+int clock_drops(const struct rt_thread *t, const char **names, uint64_t *counts, int max);
 
 /* The program's SIGTRAP disposition when the source started (chained to). */
 extern struct sigaction clock_old_sigtrap;
