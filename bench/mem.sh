@@ -23,6 +23,7 @@ cost-chase|1|cost-chase
 cost-sweep|1|cost-sweep
 cost-omp|2|cost-omp
 cost-omp|4|cost-omp
+cost-compute|1|cost-compute
 membound|1|membound"
 only=${BENCH_MEM_ONLY:-}
 
