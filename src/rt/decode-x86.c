@@ -193,11 +193,21 @@ SIGSAFE static int vsib_index(const ZydisDecodedInstruction *in, ZydisRegister i
 	return 0;
 }
 
+SIGSAFE static uint64_t gs_base(const struct decode_regs *r)
+{
+	return r->gs_lazy ? read_gs_base() : r->gs_base;
+}
+
 SIGSAFE static void mem_address(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 				const struct decode_regs *r, struct decode_mem *m)
 {
 	const ZydisDecodedOperandMem *mo = &op->mem;
 	uint64_t a = (uint64_t)mo->disp.value;
+
+	m->base = m->index = -1;
+	m->scale = 1;
+	m->seg = 0;
+	m->linear = in->address_width != 32 && mo->type != ZYDIS_MEMOP_TYPE_VSIB;
 
 	if (mo->base == ZYDIS_REGISTER_RIP || mo->base == ZYDIS_REGISTER_EIP) {
 		a += r->rip + in->length;	/* relative to the next instruction */
@@ -209,6 +219,7 @@ SIGSAFE static void mem_address(const ZydisDecodedInstruction *in, const ZydisDe
 		}
 		a += r->gpr[g];
 		m->needs |= 1u << g;
+		m->base = (int8_t)g;
 	}
 	if (mo->index != ZYDIS_REGISTER_NONE) {
 		uint64_t v;
@@ -227,17 +238,61 @@ SIGSAFE static void mem_address(const ZydisDecodedInstruction *in, const ZydisDe
 			}
 			v = r->gpr[g];
 			m->needs |= 1u << g;
+			m->index = (int8_t)g;
+			m->scale = (uint8_t)(mo->scale ? mo->scale : 1);
 		}
 		a += v * (mo->scale ? mo->scale : 1);
 	}
 	if (in->address_width == 32)
 		a &= 0xffffffffu;
-	if (mo->segment == ZYDIS_REGISTER_FS)
+	if (mo->segment == ZYDIS_REGISTER_FS) {
 		a += r->fs_base;
-	else if (mo->segment == ZYDIS_REGISTER_GS)
-		a += r->gs_lazy ? read_gs_base() : r->gs_base;
+		m->seg = 1;
+	} else if (mo->segment == ZYDIS_REGISTER_GS) {
+		a += gs_base(r);
+		m->seg = 2;
+	}
 	m->addr = a;
 }
+
+/* The register part of m's address under r (see struct decode_mem). */
+SIGSAFE static uint64_t linear_part(const struct decode_mem *m, const struct decode_regs *r)
+{
+	uint64_t a = m->base >= 0 ? r->gpr[m->base] : 0;
+	if (m->index >= 0)
+		a += r->gpr[m->index] * m->scale;
+	if (m->seg == 1)
+		a += r->fs_base;
+	else if (m->seg == 2)
+		a += gs_base(r);
+	return a;
+}
+
+/* Once addr is final: its constant part. */
+SIGSAFE static void set_disp(struct decode_mem *m, const struct decode_regs *r)
+{
+	if (m->flags & DECODE_MEM_UNKNOWN)
+		m->linear = 0;
+	if (m->linear)
+		m->disp = (int64_t)(m->addr - linear_part(m, r));
+}
+
+SIGSAFE int decode_rebase(struct decode_insn *d, const struct decode_regs *r)
+{
+	if (d->rep)
+		return -1;	/* rcx = 0 changes the accesses */
+	for (int k = 0; k < d->n_mem; k++)
+		if (!d->mem[k].linear)
+			return -1;
+	if (d->op == DECODE_OP_LEA && !d->lea.linear)
+		return -1;
+	for (int k = 0; k < d->n_mem; k++)
+		d->mem[k].addr = (uint64_t)d->mem[k].disp + linear_part(&d->mem[k], r);
+	if (d->op == DECODE_OP_LEA)
+		d->lea.addr = (uint64_t)d->lea.disp + linear_part(&d->lea, r);
+	return 0;
+}
+
 
 SIGSAFE static int not_an_access(const ZydisDecodedInstruction *in)
 {
@@ -297,6 +352,7 @@ SIGSAFE static void add_access(const ZydisDecodedInstruction *in, const ZydisDec
 		/* Zydis reports [rbx]; the CPU reads [rbx + al] */
 		m->addr += r->gpr[DECODE_RAX] & 0xff;
 		m->needs |= 1u << DECODE_RAX;
+		m->linear = 0;
 	}
 
 	int stack_slot = op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN &&
@@ -308,6 +364,7 @@ SIGSAFE static void add_access(const ZydisDecodedInstruction *in, const ZydisDec
 		m->addr -= m->len;		/* the slot below the current top */
 	if (!stack_slot && c == ZYDIS_CATEGORY_POP && wr && op->mem.base == ZYDIS_REGISTER_RSP)
 		m->addr += in->operand_width / 8;	/* pop [rsp+d]: rsp after the pop */
+	set_disp(m, r);
 }
 
 /* ---- emulation descriptors ---- */
@@ -487,6 +544,7 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		if (d < 0 || ops[0].size < 32)
 			return;
 		mem_address(in, &ops[1], r, &out->lea);
+		set_disp(&out->lea, r);
 		out->op = DECODE_OP_LEA;
 		out->dst = (int8_t)d;
 		out->width = (uint8_t)(ops[0].size / 8);

@@ -78,6 +78,12 @@ struct decode_mem {
 	uint16_t len;			/* bytes */
 	uint16_t flags;
 	uint32_t needs;			/* "known" bits the address depends on */
+	/* How addr follows from the registers, for decode_rebase: addr = disp + gpr[base] +
+	 * gpr[index] * scale + the segment's base (fs 1, gs 2); base, index -1 if none.
+	 * linear is 0 when addr is not of that form (32-bit addresses, gathers, xlat). */
+	int64_t disp;
+	int8_t base, index;
+	uint8_t scale, seg, linear;
 };
 
 /* What decode_emulate can do with an instruction (decode_insn.op). */
@@ -154,6 +160,13 @@ void decode_regs_from_ucontext(const ucontext_t *uc, struct decode_regs *r);
  */
 int decode_access(const uint8_t *code, size_t avail, const struct decode_regs *r,
 		  struct decode_insn *out);
+
+/*
+ * Recompute the addresses of an instruction decoded at the same rip with other registers
+ * (mem[].addr, lea.addr), so that a decoded instruction can be kept and reused: 0, or -1
+ * if it cannot be (decode_access it again).  Handler-safe.
+ */
+int decode_rebase(struct decode_insn *d, const struct decode_regs *r);
 
 /*
  * Advance a register file over a decoded instruction, as far as it is understood: the

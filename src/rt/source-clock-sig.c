@@ -85,6 +85,36 @@ struct found {
 	int index;		/* instructions ahead of the PC */
 };
 
+/* decode_access through the thread's cache of decoded instructions. */
+SIGSAFE static int decode_cached(struct clock_thread *ct, const uint8_t *p, size_t avail,
+				 const struct decode_regs *r, struct decode_insn *d)
+{
+	struct clock_dcache_entry *c = NULL;
+	ct->decodes++;
+	if (ct->dcache) {
+		c = &ct->dcache[(r->rip ^ (r->rip >> 8)) % CLOCK_DCACHE];
+		if (c->len && c->rip == r->rip && avail >= c->len && !memcmp(p, c->bytes, c->len)) {
+			*d = c->d;
+			if (decode_rebase(d, r) == 0) {
+				ct->dcache_hits++;
+				return d->len;
+			}
+		}
+	}
+	int n = decode_access(p, avail, r, d);
+	if (c && n > 0 && (size_t)n <= sizeof(c->bytes)) {
+		struct decode_insn probe = *d;
+		c->len = 0;
+		if (decode_rebase(&probe, r) == 0) {	/* reusable */
+			c->rip = r->rip;
+			memcpy(c->bytes, p, (size_t)n);
+			c->d = *d;
+			c->len = (uint8_t)n;
+		}
+	}
+	return n;
+}
+
 /* A conditional or indirect jump the emulator could not follow for want of a value. */
 SIGSAFE static int value_branch(const struct decode_insn *d)
 {
@@ -149,7 +179,7 @@ SIGSAFE static int scan(struct clock_thread *ct, const struct decode_regs *r, st
 		if (ct->decoded++ >= CLOCK_MAX_DECODED)
 			return SCAN_BUDGET;
 		const uint8_t *p = window_at(w, e.rip, &avail);
-		if (!p || decode_access(p, avail, &e, &d) < 0)
+		if (!p || decode_cached(ct, p, avail, &e, &d) < 0)
 			return i == 0 ? SCAN_GIVE_UP : SCAN_STEP;
 		if (i == 0)
 			*first = d;

@@ -174,6 +174,8 @@ static int clock_thread_start(struct rt_thread *t)
 		if (!ct)
 			return -ENOMEM;
 		ct->fd = -1;
+		/* no cache (arena full): every look-ahead decodes afresh */
+		ct->dcache = arena_alloc(&t->arena, CLOCK_DCACHE * sizeof(*ct->dcache));
 		t->src = ct;
 	}
 	int tid = (int)syscall(SYS_gettid);
