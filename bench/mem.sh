@@ -54,7 +54,7 @@ echo "$workloads" | while IFS='|' read -r name thr cmd; do
 		smp=$(db_sum "$work/p" samples)
 		# CPU time (user + system) the profiling added, per sample signal (taken or dropped)
 		us=$(awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" -v n="$(db_sum "$work/p" signals)" \
-			'BEGIN { printf "%.1f", n > 0 ? (c + d - a - b) * 1e6 / n : 0 }')
+			'BEGIN { printf "%.1f", (n > 0 ? (c + d - a - b) * 1e6 / n : 0) }')
 		echo "$(bench_ratio "$work/n" "$work/s") $nm $sm $smp $(db_sum "$work/p" dropped) $(db_sum "$work/p" steps) $us" >>"$work/r"
 	done
 	col() { awk -v c="$1" '{print $c}' "$work/r" | median; }

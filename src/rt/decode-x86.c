@@ -599,6 +599,23 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		out->width = (uint8_t)(in->operand_width / 8);
 		out->dst = (int8_t)simple_gpr(&ops[0]);
 		return;
+	case ZYDIS_MNEMONIC_CALL:
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && in->operand_width == 64) {
+			out->op = DECODE_OP_CALL;
+			out->width = 8;
+			out->target = r->rip + in->length + (uint64_t)ops[0].imm.value.s;
+		}
+		return;
+	case ZYDIS_MNEMONIC_RET:
+		if (in->operand_width != 64)
+			return;
+		out->op = DECODE_OP_RET;
+		out->width = 8;
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			out->imm = (int64_t)ops[0].imm.value.u;
+			out->has_imm = 1;
+		}
+		return;
 	case ZYDIS_MNEMONIC_JMP:
 		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			out->op = DECODE_OP_JMP;
@@ -1129,6 +1146,21 @@ SIGSAFE static int emulate_branch(struct emu *e)
 	case DECODE_OP_JMP_IND:
 		if (src_value(e, &v))
 			return -1;
+		e->r->rip = v;
+		return 0;
+	case DECODE_OP_CALL:
+		if (!(e->before & (1u << DECODE_RSP)))
+			return -1;
+		e->r->gpr[DECODE_RSP] -= 8;
+		if (e->mem)
+			decode_shadow_store(e->mem, e->r->gpr[DECODE_RSP], 8, e->r->rip + in->len, 1);
+		e->r->rip = in->target;
+		return 0;
+	case DECODE_OP_RET:
+		if (!(e->before & (1u << DECODE_RSP)) || !e->mem ||
+		    decode_shadow_load(e->mem, e->r->gpr[DECODE_RSP], 8, &v))
+			return -1;
+		e->r->gpr[DECODE_RSP] += 8 + (uint64_t)(in->has_imm ? in->imm : 0);
 		e->r->rip = v;
 		return 0;
 	default:

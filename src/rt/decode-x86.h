@@ -106,6 +106,8 @@ enum decode_op {
 	DECODE_OP_JMP_IND,	/* jump to the value of src (register or memory) */
 	DECODE_OP_SHL, DECODE_OP_SHR, DECODE_OP_SAR,	/* dst by imm bits; flags unknown */
 	DECODE_OP_IMUL,		/* dst = src * imm, or dst *= src; flags unknown */
+	DECODE_OP_CALL,		/* direct call to target: push the return address */
+	DECODE_OP_RET,		/* return (near): pop the target, then rsp += imm */
 	DECODE_OP_SETCC,	/* dst (a low byte register) = cond ? 1 : 0 */
 	DECODE_OP_CMOV,		/* if (cond) dst = src (register or memory); a 32-bit dst is
 				 * zero-extended either way */
@@ -138,7 +140,7 @@ struct decode_insn {
 	uint8_t syscall;		/* enum decode_syscall: enters the kernel by a system call */
 	uint32_t writes;		/* "known" bits this instruction may change */
 	int64_t imm;			/* immediate operand of op */
-	uint64_t target;		/* DECODE_OP_JMP/JCC: destination */
+	uint64_t target;		/* DECODE_OP_JMP/JCC/CALL: destination */
 	struct decode_mem mem[DECODE_MAX_MEM];
 	struct decode_mem lea;		/* DECODE_OP_LEA: the address computed */
 };
@@ -172,8 +174,10 @@ int decode_rebase(struct decode_insn *d, const struct decode_regs *r);
  * Advance a register file over a decoded instruction, as far as it is understood: the
  * registers it writes get their new values when op says how, else their bits are cleared in
  * *known; r->rip becomes the next instruction's address.  Returns 0 when the next address is
- * known (fall-through or a resolved direct branch), -1 when it is not (indirect branch,
- * return, system call, a conditional branch on unknown flags).  Memory is never read: loaded
+ * known (fall-through, a resolved direct branch, a direct call), -1 when it is not (indirect
+ * branch, return, system call, a conditional branch on unknown flags).  With memory
+ * (decode_emulate_mem), a return is followed too: its address is the value the path's call
+ * pushed, or the one on the stack.  Memory is never read: loaded
  * registers become unknown (decode_emulate_mem reads them).
  * Handler-safe.
  */
@@ -185,7 +189,7 @@ int decode_emulate(const struct decode_insn *in, struct decode_regs *r, uint32_t
  * Must never fault.  Called from decode_emulate_mem, so handler-safe if that is. */
 typedef int (*decode_reader)(void *ctx, uint64_t addr, uint8_t *buf, size_t len);
 
-#define DECODE_SHADOW_STORES 16	/* stores remembered; one more poisons the shadow */
+#define DECODE_SHADOW_STORES 64	/* stores remembered; one more poisons the shadow */
 #define DECODE_SHADOW_LINES 4	/* 64-byte lines of memory cached per look-ahead */
 
 struct decode_store {

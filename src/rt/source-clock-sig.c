@@ -68,7 +68,7 @@ SIGSAFE static const uint8_t *window_at(struct window *w, uint64_t pc, size_t *a
 	int inside = w->n > 0 && pc >= w->base && pc < w->base + (uint64_t)w->n;
 	/* fewer than 15 bytes left in a full window: the instruction may continue past it */
 	if (!inside || (w->n == (long)sizeof(w->buf) && w->base + (uint64_t)w->n - pc < 15)) {
-		if (w->reads++ >= 4)
+		if (w->reads++ >= 8)	/* each a system call */
 			return NULL;
 		w->base = pc;
 		w->n = decode_read_code(pc, w->buf, sizeof(w->buf));
@@ -118,7 +118,7 @@ SIGSAFE static int decode_cached(struct clock_thread *ct, const uint8_t *p, size
 /* A conditional or indirect jump the emulator could not follow for want of a value. */
 SIGSAFE static int value_branch(const struct decode_insn *d)
 {
-	return d->op == DECODE_OP_JCC || d->op == DECODE_OP_JMP_IND;
+	return d->op == DECODE_OP_JCC || d->op == DECODE_OP_JMP_IND || d->op == DECODE_OP_RET;
 }
 
 /* The "known" bits an emulated instruction reads. */
@@ -138,7 +138,8 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC ||
 	    d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
 		b |= DECODE_KNOWN_FLAGS;
-	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP)
+	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP || d->op == DECODE_OP_CALL ||
+	    d->op == DECODE_OP_RET)
 		b |= 1u << DECODE_RSP;
 	return b;
 }
