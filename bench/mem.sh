@@ -8,7 +8,7 @@
 # points of 25 %.  Prints; never fails on numbers.
 #   bench/mem.sh [PAIRS]            (default 5)
 #   BENCH_MEM_ONLY="cost-random cost-chase" bench/mem.sh   (a subset of the workloads)
-#   BENCH_MEM_STEPS="1 4 8"          (the settings whose bias is measured; "" skips it)
+#   BENCH_MEM_STEPS="1 4 8 16"       (the settings whose bias is measured; "" skips it)
 #   BENCH_MEM_BASELINE=DIR           (another build's sonde, e.g. an older commit's: its
 #                                     profiled run joins each pair, its ratio a column)
 set -u
@@ -89,7 +89,7 @@ fi
 
 # Bias of each de-biasing setting.  Bias-Bench: four identical loads, 25 % each unbiased.
 # cost-random: by access count hot 80 %, warm 10 %, cold 10 % (its comment).
-steps_list=${BENCH_MEM_STEPS-1 4 8}
+steps_list=${BENCH_MEM_STEPS-1 4 8 16}
 [ -n "$steps_list" ] && echo "bias by SONDE_EXTRA_STEPS (1 = no extra access skipped; runtime default 8)"
 for s in $steps_list; do
 	rm -rf "$work/b"
