@@ -65,7 +65,8 @@ RT_PURE_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_PURE))
 CLI_OBJ := $(patsubst src/%.c,$(B)/cli/%.o,$(CLI_SRC))
 CLI_LIB_OBJ := $(filter-out $(B)/cli/sonde.o,$(CLI_OBJ))
 
-WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
+	$(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(wildcard tests/workloads/*.cc))
 UNIT := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/u-*.c))
 
 all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc $(EXTRA_TARGETS)
@@ -108,6 +109,11 @@ $(B)/sonde: $(CLI_OBJ) $(B)/librt-pure.a
 $(B)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -fopenmp $< -o $@ -lm
+
+# C++ workloads (std::vector, templates: what real codes allocate through)
+$(B)/workloads/%: tests/workloads/%.cc $(wildcard tests/workloads/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -O2 -g -fno-omit-frame-pointer -pthread -fopenmp $< -o $@ -lm
 
 $(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libcli.a $(B)/librt-pure.a
 	@mkdir -p $(dir $@)

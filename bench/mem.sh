@@ -1,63 +1,113 @@
 #!/usr/bin/env bash
-# bench/mem.sh - overhead of `sonde mem` (clock source, default rate) on a memory-bound
-# workload, measured side by side in one run: native and profiled runs alternate, and each
-# pair gives a ratio; the median ratio is printed.  Targets (issue 2): time <= 1.10x,
-# peak memory <= 1.10x, >= 1000 samples/s per busy thread.  Prints; never fails on numbers.
-#   bench/mem.sh [PAIRS]     (default 5)
+# bench/mem.sh - overhead of `sonde mem --source clock` at the default rate, measured side by
+# side: for each workload, native and profiled runs alternate, each pair gives a time and a
+# peak-memory ratio, and the medians are printed with the samples taken and dropped (by
+# cause).  Then the bias of each de-biasing setting (SONDE_EXTRA_STEPS) on Bias-Bench
+# (`sonde bench -s clock`) and on cost-random's known shares.  Targets (issue 7): time
+# <= 1.10x, peak memory <= 1.10x or + 8 MiB under 80 MiB, every Bias-Bench load within 10
+# points of 25 %.  Prints; never fails on numbers.
+#   bench/mem.sh [PAIRS]            (default 5)
+#   BENCH_MEM_ONLY="cost-random cost-chase" bench/mem.sh   (a subset of the workloads)
+#   BENCH_MEM_STEPS="1 4 8 16"       (the settings whose bias is measured; "" skips it)
+#   BENCH_MEM_BASELINE=DIR           (another build's sonde, e.g. an older commit's: its
+#                                     profiled run joins each pair, its ratio a column)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
 pairs=${1:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-prog=$B/workloads/membound
-[ -x "$prog" ] || { echo "bench: $prog not built (make bench builds it)" >&2; exit 1; }
-
-# measure OUT CMD...: append "elapsed user sys maxrss_kb" of CMD's program to OUT
-TIMEFMT='%e %U %S %M'
-
 . "$top/bench/lib.sh"
 
-echo "bench: membound, $pairs alternating pairs (native, sonde mem --source clock)"
-: >"$work/ratios"
-for i in $(seq 1 "$pairs"); do
-	/usr/bin/time -f "$TIMEFMT" -o "$work/n.$i" "$prog" >/dev/null
-	rm -rf "$work/p.$i"
-	"$B/sonde" mem -q --source clock -o "$work/p.$i" -- /usr/bin/time -f "$TIMEFMT" -o "$work/s.$i" "$prog" >/dev/null
-	read -r ne nu ns nm <"$work/n.$i"
-	read -r se su ss sm <"$work/s.$i"
-	samples=$(sqlite3 "$work/p.$i/profile.db" "select value from meta where key='samples'" 2>/dev/null || echo 0)
-	awk -v ne="$ne" -v se="$se" -v nm="$nm" -v sm="$sm" -v nu="$nu" -v ns="$ns" \
-		-v su="$su" -v ss="$ss" -v n="${samples:-0}" 'BEGIN { nc = nu + ns; sc = su + ss
-		printf "%s %s %s %s %s %s\n", se / ne, sm / nm, (n > 0 ? (sc - nc) * 1e6 / n : 0), (su > 0 ? n / su : 0), n, (sc > 0 ? n / sc : 0) }' >>"$work/ratios"
-	printf '  pair %d: native %ss %sKB, sonde %ss %sKB, %s samples\n' "$i" "$ne" "$nm" "$se" "$sm" "$samples"
-done
-t=$(awk '{print $1}' "$work/ratios" | median)
-m=$(awk '{print $2}' "$work/ratios" | median)
-c=$(awk '{print $3}' "$work/ratios" | median)
-r=$(awk '{print $4}' "$work/ratios" | median)
-r2=$(awk '{print $6}' "$work/ratios" | median)
-printf 'sonde mem (clock) time ratio       %s  (target <= 1.10)\n' "$t"
-printf 'sonde mem (clock) peak memory ratio %s  (target <= 1.10)\n' "$m"
-printf 'per-sample cost                    %s us of CPU\n' "$c"
-printf 'samples per user-CPU second        %s  (target >= 1000; cpu-clock samples user mode only)\n' "$r"
-printf 'samples per CPU second (user+sys)  %s\n' "$r2"
+# name|threads|command (relative to $B/workloads)
+workloads="cost-random|1|cost-random 2
+cost-chase|1|cost-chase
+cost-sweep|1|cost-sweep
+cost-omp|2|cost-omp
+cost-omp|4|cost-omp
+cost-compute|1|cost-compute
+membound|1|membound"
+only=${BENCH_MEM_ONLY:-}
 
-# The whole command, report building included, for the record.
-/usr/bin/time -f '%e %M' -o "$work/whole" "$B/sonde" mem -q --source clock -o "$work/whole.d" -- "$prog" >/dev/null
-printf 'whole sonde mem command (run + profile.db): %s s, %s KB peak\n' $(cat "$work/whole")
+# db_sum DIR COLUMN: the column of the threads table summed over the recording
+db_sum() { sqlite3 "$1/profile.db" "select coalesce(sum($2),0) from threads" 2>/dev/null || echo 0; }
+# drops DIR: "cause=N ..." from the drops table (causes with a count), or "" if none
+drops() {
+	sqlite3 -separator = "$1/profile.db" \
+		"select cause, sum(count) from drops group by cause having sum(count) > 0 order by 2 desc" \
+		2>/dev/null | tr '\n' ' '
+}
+
+echo "bench: sonde mem --source clock (default rate, SONDE_EXTRA_STEPS=${SONDE_EXTRA_STEPS:-default}), $pairs alternating pairs per workload; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-12s %3s %7s %7s %9s %9s %8s %7s %6s %6s %8s  %s\n' workload thr time memory native_KB sonde_KB samples dropped steps us/sig baseline "drops by cause (last pair)"
+echo "$workloads" | while IFS='|' read -r name thr cmd; do
+	[ -n "$only" ] && ! [[ " $only " == *" $name "* ]] && continue
+	set -- $cmd
+	prog=$B/workloads/$1; shift
+	[ -x "$prog" ] || { echo "bench: $prog not built (make bench builds it)" >&2; continue; }
+	: >"$work/r"
+	for i in $(seq 1 "$pairs"); do
+		OMP_NUM_THREADS=$thr bench_time "$work/n" "$prog" "$@"
+		rm -rf "$work/p"
+		OMP_NUM_THREADS=$thr "$B/sonde" mem -q --force --source clock -o "$work/p" -- \
+			/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s" "$prog" "$@" >/dev/null 2>&1
+		if [ -n "${BENCH_MEM_BASELINE:-}" ]; then
+			rm -rf "$work/o"
+			OMP_NUM_THREADS=$thr "$BENCH_MEM_BASELINE/sonde" mem -q --force --source clock -o "$work/o" -- \
+				/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/b" "$prog" "$@" >/dev/null 2>&1
+			base=$(bench_ratio "$work/n" "$work/b" | cut -d' ' -f1)
+		else
+			base=nan
+		fi
+		read -r _ nu ns nm <"$work/n"
+		read -r _ su ss sm <"$work/s"
+		smp=$(db_sum "$work/p" samples)
+		# CPU time (user + system) the profiling added, per sample signal (taken or dropped)
+		us=$(awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" -v n="$(db_sum "$work/p" signals)" \
+			'BEGIN { printf "%.1f", (n > 0 ? (c + d - a - b) * 1e6 / n : 0) }')
+		echo "$(bench_ratio "$work/n" "$work/s") $nm $sm $smp $(db_sum "$work/p" dropped) $(db_sum "$work/p" steps) $us $base" >>"$work/r"
+	done
+	col() { awk -v c="$1" '{print $c}' "$work/r" | median; }
+	printf '%-12s %3s %6.3fx %6.3fx %9.0f %9.0f %8.0f %7.0f %6.0f %6.0f %8s  %s\n' "$name" "$thr" \
+		"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)" \
+		"$(col 9)" "$(drops "$work/p")"
+done
 
 # An allocation-heavy program: 4 threads x 500k malloc/free pairs of tracked sizes (every
 # allocation is recorded with its call path, cached per call site).
 heap=$B/workloads/rt2-heap
-if [ -x "$heap" ]; then
+if [ -x "$heap" ] && [ -z "$only" ]; then
 	: >"$work/heap"
 	for i in 1 2 3; do
-		/usr/bin/time -f '%e' -o "$work/hn" "$heap" churn >/dev/null
+		bench_time "$work/hn" "$heap" churn
 		rm -rf "$work/hp"
-		"$B/sonde" mem -q -o "$work/hp" -- /usr/bin/time -f '%e' -o "$work/hs" "$heap" churn >/dev/null
-		awk -v n="$(cat "$work/hn")" -v s="$(cat "$work/hs")" 'BEGIN { if (n > 0) print s / n }' >>"$work/heap"
+		"$B/sonde" mem -q -o "$work/hp" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/hs" "$heap" churn >/dev/null 2>&1
+		bench_ratio "$work/hn" "$work/hs" >>"$work/heap"
 	done
-	printf 'sonde mem on malloc-heavy churn     %s x native time (2M tracked allocations)\n' "$(median <"$work/heap")"
+	printf 'malloc-heavy churn (rt2-heap, 2M tracked allocations): %sx time\n' "$(awk '{print $1}' "$work/heap" | median)"
 fi
+
+# Bias of each de-biasing setting.  Bias-Bench: four identical loads, 25 % each unbiased.
+# cost-random: by access count hot 80 %, warm 10 %, cold 10 % (its comment).
+steps_list=${BENCH_MEM_STEPS-1 4 8 16}
+[ -n "$steps_list" ] && echo "bias by SONDE_EXTRA_STEPS (1 = no extra access skipped; runtime default 8)"
+for s in $steps_list; do
+	rm -rf "$work/b"
+	bias=$("$B/sonde" bench -s clock --extra-steps "$s" --runs 3 -o "$work/b" 2>/dev/null >/dev/null;
+		awk -F, '$3 == "bias" && $4 ~ /^bias[1-4]$/ { printf "%s%.0f", (n++ ? "/" : ""), 100 * $5 }' \
+			"$work/b/bench/results.csv" 2>/dev/null)
+	: >"$work/sh"
+	for i in 1 2 3; do
+		rm -rf "$work/q"
+		SONDE_EXTRA_STEPS=$s "$B/sonde" mem -q --force --source clock -o "$work/q" -- \
+			/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/qs" "$B/workloads/cost-random" 2 >/dev/null 2>&1
+		bench_time "$work/qn" "$B/workloads/cost-random" 2
+		# the three 8 MiB arrays, hot allocated first; loads only (the set-up loop stores)
+		hot=$(sqlite3 "$work/q/profile.db" "with a as (select line, loads from objects where kind = 'heap' and size = 8388608 and file like '%cost-random.c') select printf('%.1f', 100.0 * (select loads from a order by line limit 1) / sum(loads)) from a" 2>/dev/null)
+		echo "${hot:-nan} $(bench_ratio "$work/qn" "$work/qs") $(db_sum "$work/q" steps) $(db_sum "$work/q" samples)" >>"$work/sh"
+	done
+	printf '  steps=%s  Bias-Bench %s %%  cost-random hot %s %% (80 by count)  time %sx  steps/sample %s\n' \
+		"$s" "${bias:-n/a}" "$(awk '{print $1}' "$work/sh" | median)" "$(awk '{print $2}' "$work/sh" | median)" \
+		"$(awk '{ if ($5 > 0) printf "%.2f\n", $4 / $5 }' "$work/sh" | median)"
+done
 exit 0

@@ -32,6 +32,19 @@
 static ZydisDecoder decoder;
 static int decoder_ready;
 static int have_fsgsbase;
+static volatile pid_t self_pid;	/* for process_vm_readv; 0: ask getpid */
+
+void decode_after_fork(void)
+{
+	self_pid = getpid();
+}
+
+/* A vfork child sharing our memory reads it through the parent's pid: the same memory. */
+SIGSAFE static pid_t mem_pid(void)
+{
+	pid_t p = self_pid;
+	return p ? p : getpid();
+}
 
 void decode_init(void)
 {
@@ -39,6 +52,7 @@ void decode_init(void)
 		return;
 	ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	have_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);
+	decode_after_fork();
 	decoder_ready = 1;
 }
 
@@ -79,7 +93,8 @@ SIGSAFE void decode_regs_from_ucontext(const ucontext_t *uc, struct decode_regs 
 	r->rip = (uint64_t)g[REG_RIP];
 	r->rflags = (uint64_t)g[REG_EFL];
 	r->fs_base = read_fs_base();
-	r->gs_base = read_gs_base();
+	r->gs_base = 0;
+	r->gs_lazy = 1;		/* read on first use (mem_address) */
 	r->xmm = uc->uc_mcontext.fpregs ?
 			 (const uint8_t(*)[16])(const void *)uc->uc_mcontext.fpregs->_xmm :
 			 NULL;
@@ -94,7 +109,7 @@ SIGSAFE long decode_read_code(uint64_t addr, uint8_t *buf, size_t len)
 	struct iovec local = { buf, len };
 	struct iovec remote[2] = { { (void *)(uintptr_t)addr, first },
 				   { (void *)(uintptr_t)page_end, len - first } };
-	ssize_t n = process_vm_readv(getpid(), &local, 1, remote, len > first ? 2 : 1, 0);
+	ssize_t n = process_vm_readv(mem_pid(), &local, 1, remote, len > first ? 2 : 1, 0);
 	if (n >= 0)
 		return n;
 	if (errno != ENOSYS && errno != EPERM)
@@ -178,11 +193,21 @@ SIGSAFE static int vsib_index(const ZydisDecodedInstruction *in, ZydisRegister i
 	return 0;
 }
 
+SIGSAFE static uint64_t gs_base(const struct decode_regs *r)
+{
+	return r->gs_lazy ? read_gs_base() : r->gs_base;
+}
+
 SIGSAFE static void mem_address(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *op,
 				const struct decode_regs *r, struct decode_mem *m)
 {
 	const ZydisDecodedOperandMem *mo = &op->mem;
 	uint64_t a = (uint64_t)mo->disp.value;
+
+	m->base = m->index = -1;
+	m->scale = 1;
+	m->seg = 0;
+	m->linear = in->address_width != 32 && mo->type != ZYDIS_MEMOP_TYPE_VSIB;
 
 	if (mo->base == ZYDIS_REGISTER_RIP || mo->base == ZYDIS_REGISTER_EIP) {
 		a += r->rip + in->length;	/* relative to the next instruction */
@@ -194,6 +219,7 @@ SIGSAFE static void mem_address(const ZydisDecodedInstruction *in, const ZydisDe
 		}
 		a += r->gpr[g];
 		m->needs |= 1u << g;
+		m->base = (int8_t)g;
 	}
 	if (mo->index != ZYDIS_REGISTER_NONE) {
 		uint64_t v;
@@ -212,17 +238,61 @@ SIGSAFE static void mem_address(const ZydisDecodedInstruction *in, const ZydisDe
 			}
 			v = r->gpr[g];
 			m->needs |= 1u << g;
+			m->index = (int8_t)g;
+			m->scale = (uint8_t)(mo->scale ? mo->scale : 1);
 		}
 		a += v * (mo->scale ? mo->scale : 1);
 	}
 	if (in->address_width == 32)
 		a &= 0xffffffffu;
-	if (mo->segment == ZYDIS_REGISTER_FS)
+	if (mo->segment == ZYDIS_REGISTER_FS) {
 		a += r->fs_base;
-	else if (mo->segment == ZYDIS_REGISTER_GS)
-		a += r->gs_base;
+		m->seg = 1;
+	} else if (mo->segment == ZYDIS_REGISTER_GS) {
+		a += gs_base(r);
+		m->seg = 2;
+	}
 	m->addr = a;
 }
+
+/* The register part of m's address under r (see struct decode_mem). */
+SIGSAFE static uint64_t linear_part(const struct decode_mem *m, const struct decode_regs *r)
+{
+	uint64_t a = m->base >= 0 ? r->gpr[m->base] : 0;
+	if (m->index >= 0)
+		a += r->gpr[m->index] * m->scale;
+	if (m->seg == 1)
+		a += r->fs_base;
+	else if (m->seg == 2)
+		a += gs_base(r);
+	return a;
+}
+
+/* Once addr is final: its constant part. */
+SIGSAFE static void set_disp(struct decode_mem *m, const struct decode_regs *r)
+{
+	if (m->flags & DECODE_MEM_UNKNOWN)
+		m->linear = 0;
+	if (m->linear)
+		m->disp = (int64_t)(m->addr - linear_part(m, r));
+}
+
+SIGSAFE int decode_rebase(struct decode_insn *d, const struct decode_regs *r)
+{
+	if (d->rep)
+		return -1;	/* rcx = 0 changes the accesses */
+	for (int k = 0; k < d->n_mem; k++)
+		if (!d->mem[k].linear)
+			return -1;
+	if (d->op == DECODE_OP_LEA && !d->lea.linear)
+		return -1;
+	for (int k = 0; k < d->n_mem; k++)
+		d->mem[k].addr = (uint64_t)d->mem[k].disp + linear_part(&d->mem[k], r);
+	if (d->op == DECODE_OP_LEA)
+		d->lea.addr = (uint64_t)d->lea.disp + linear_part(&d->lea, r);
+	return 0;
+}
+
 
 SIGSAFE static int not_an_access(const ZydisDecodedInstruction *in)
 {
@@ -282,6 +352,7 @@ SIGSAFE static void add_access(const ZydisDecodedInstruction *in, const ZydisDec
 		/* Zydis reports [rbx]; the CPU reads [rbx + al] */
 		m->addr += r->gpr[DECODE_RAX] & 0xff;
 		m->needs |= 1u << DECODE_RAX;
+		m->linear = 0;
 	}
 
 	int stack_slot = op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN &&
@@ -293,6 +364,7 @@ SIGSAFE static void add_access(const ZydisDecodedInstruction *in, const ZydisDec
 		m->addr -= m->len;		/* the slot below the current top */
 	if (!stack_slot && c == ZYDIS_CATEGORY_POP && wr && op->mem.base == ZYDIS_REGISTER_RSP)
 		m->addr += in->operand_width / 8;	/* pop [rsp+d]: rsp after the pop */
+	set_disp(m, r);
 }
 
 /* ---- emulation descriptors ---- */
@@ -423,6 +495,35 @@ SIGSAFE static void describe_jmp_ind(const ZydisDecodedOperand *ops, struct deco
 	out->width = 8;
 }
 
+/* setcc r8 (0f 90+cc) and cmovcc r, r/m (0f 40+cc): branch-free selects in index code. */
+SIGSAFE static void describe_cond(const ZydisDecodedInstruction *in,
+				  const ZydisDecodedOperand *ops, struct decode_insn *out)
+{
+	int d = simple_gpr(&ops[0]);
+	if (d < 0 || in->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return;
+	out->cond = in->opcode & 0xf;
+	if ((in->opcode & 0xf0) == 0x90) {
+		if (ops[0].size != 8)
+			return;
+		out->op = DECODE_OP_SETCC;
+		out->width = 1;
+	} else {
+		int s = simple_gpr(&ops[1]);
+		if (ops[0].size < 32 || ops[1].size != ops[0].size)
+			return;
+		if (s >= 0)
+			out->src = (int8_t)s;
+		else if (sole_mem(&ops[1], out))
+			out->mem_arg = DECODE_ARG_SRC;
+		else
+			return;
+		out->op = DECODE_OP_CMOV;
+		out->width = (uint8_t)(ops[0].size / 8);
+	}
+	out->dst = (int8_t)d;
+}
+
 SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
 			     const struct decode_regs *r, struct decode_insn *out)
 {
@@ -443,6 +544,7 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		if (d < 0 || ops[0].size < 32)
 			return;
 		mem_address(in, &ops[1], r, &out->lea);
+		set_disp(&out->lea, r);
 		out->op = DECODE_OP_LEA;
 		out->dst = (int8_t)d;
 		out->width = (uint8_t)(ops[0].size / 8);
@@ -497,6 +599,23 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		out->width = (uint8_t)(in->operand_width / 8);
 		out->dst = (int8_t)simple_gpr(&ops[0]);
 		return;
+	case ZYDIS_MNEMONIC_CALL:
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && in->operand_width == 64) {
+			out->op = DECODE_OP_CALL;
+			out->width = 8;
+			out->target = r->rip + in->length + (uint64_t)ops[0].imm.value.s;
+		}
+		return;
+	case ZYDIS_MNEMONIC_RET:
+		if (in->operand_width != 64)
+			return;
+		out->op = DECODE_OP_RET;
+		out->width = 8;
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			out->imm = (int64_t)ops[0].imm.value.u;
+			out->has_imm = 1;
+		}
+		return;
 	case ZYDIS_MNEMONIC_JMP:
 		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			out->op = DECODE_OP_JMP;
@@ -507,6 +626,11 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		return;
 	default:
 		break;
+	}
+	if (in->opcode_map == ZYDIS_OPCODE_MAP_0F && ((in->opcode & 0xf0) == 0x90 ||
+						     (in->opcode & 0xf0) == 0x40)) {
+		describe_cond(in, ops, out);
+		return;
 	}
 	if (in->meta.category == ZYDIS_CATEGORY_COND_BR && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 	    ((in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && (in->opcode & 0xf0) == 0x70) ||
@@ -681,7 +805,7 @@ SIGSAFE long decode_read_data(uint64_t addr, uint8_t *buf, size_t len)
 		return -ENOSYS;
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	ssize_t n = process_vm_readv(mem_pid(), &local, 1, &remote, 1, 0);
 	if (n >= 0)
 		return n;
 	if (errno == ENOSYS || errno == EPERM)
@@ -925,6 +1049,22 @@ SIGSAFE static void emulate_scale(struct emu *e)
 	put_result(e, a, ok);
 }
 
+/* setcc, cmovcc: a value chosen by the flags (unknown flags: an unknown result). */
+SIGSAFE static void emulate_cond(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	uint64_t v = 0;
+	int ok = !!(e->before & DECODE_KNOWN_FLAGS);
+	int holds = ok && cond_holds(in->cond, e->r->rflags);
+
+	if (in->op == DECODE_OP_SETCC)
+		v = (uint64_t)holds;
+	else if (ok)
+		ok = (holds ? src_value(e, &v) : reg_value(e, in->dst, &v)) == 0;
+	e->k &= ~in->writes;
+	put_result(e, v, ok);
+}
+
 SIGSAFE static void emulate_push(struct emu *e)
 {
 	const struct decode_insn *in = e->in;
@@ -1008,6 +1148,21 @@ SIGSAFE static int emulate_branch(struct emu *e)
 			return -1;
 		e->r->rip = v;
 		return 0;
+	case DECODE_OP_CALL:
+		if (!(e->before & (1u << DECODE_RSP)))
+			return -1;
+		e->r->gpr[DECODE_RSP] -= 8;
+		if (e->mem)
+			decode_shadow_store(e->mem, e->r->gpr[DECODE_RSP], 8, e->r->rip + in->len, 1);
+		e->r->rip = in->target;
+		return 0;
+	case DECODE_OP_RET:
+		if (!(e->before & (1u << DECODE_RSP)) || !e->mem ||
+		    decode_shadow_load(e->mem, e->r->gpr[DECODE_RSP], 8, &v))
+			return -1;
+		e->r->gpr[DECODE_RSP] += 8 + (uint64_t)(in->has_imm ? in->imm : 0);
+		e->r->rip = v;
+		return 0;
 	default:
 		return -1;
 	}
@@ -1043,6 +1198,9 @@ SIGSAFE int decode_emulate_mem(const struct decode_insn *in, struct decode_regs 
 		break;
 	case DECODE_OP_SHL: case DECODE_OP_SHR: case DECODE_OP_SAR: case DECODE_OP_IMUL:
 		emulate_scale(&e);
+		break;
+	case DECODE_OP_SETCC: case DECODE_OP_CMOV:
+		emulate_cond(&e);
 		break;
 	case DECODE_OP_NOP:
 		break;

@@ -61,6 +61,10 @@ struct decode_regs {
 	uint64_t rflags;
 	uint64_t fs_base, gs_base;
 	const uint8_t (*xmm)[16];	/* xmm0..15 (low lanes), or NULL; not owned */
+	/* gs_base is not read yet: the first gs-relative address reads the calling thread's
+	 * (decode_regs_from_ucontext sets it: without FSGSBASE the read is a system call and,
+	 * in a VM, a trapped MSR read, while user code almost never addresses through gs) */
+	int gs_lazy;
 };
 
 #define DECODE_MAX_MEM 2		/* movs, push [m], call [m]: two accesses */
@@ -74,6 +78,12 @@ struct decode_mem {
 	uint16_t len;			/* bytes */
 	uint16_t flags;
 	uint32_t needs;			/* "known" bits the address depends on */
+	/* How addr follows from the registers, for decode_rebase: addr = disp + gpr[base] +
+	 * gpr[index] * scale + the segment's base (fs 1, gs 2); base, index -1 if none.
+	 * linear is 0 when addr is not of that form (32-bit addresses, gathers, xlat). */
+	int64_t disp;
+	int8_t base, index;
+	uint8_t scale, seg, linear;
 };
 
 /* What decode_emulate can do with an instruction (decode_insn.op). */
@@ -96,6 +106,11 @@ enum decode_op {
 	DECODE_OP_JMP_IND,	/* jump to the value of src (register or memory) */
 	DECODE_OP_SHL, DECODE_OP_SHR, DECODE_OP_SAR,	/* dst by imm bits; flags unknown */
 	DECODE_OP_IMUL,		/* dst = src * imm, or dst *= src; flags unknown */
+	DECODE_OP_CALL,		/* direct call to target: push the return address */
+	DECODE_OP_RET,		/* return (near): pop the target, then rsp += imm */
+	DECODE_OP_SETCC,	/* dst (a low byte register) = cond ? 1 : 0 */
+	DECODE_OP_CMOV,		/* if (cond) dst = src (register or memory); a 32-bit dst is
+				 * zero-extended either way */
 };
 
 /* decode_insn.syscall: how the instruction calls the kernel (the number is in rax). */
@@ -113,7 +128,7 @@ struct decode_insn {
 	uint8_t op;			/* enum decode_op */
 	uint8_t width;			/* operand width in bytes for op (1, 2, 4, 8) */
 	int8_t dst, src;		/* GPR operands of op, -1 if none */
-	uint8_t cond;			/* DECODE_OP_JCC: condition code 0..15 */
+	uint8_t cond;			/* DECODE_OP_JCC, SETCC, CMOV: condition code 0..15 */
 	uint8_t pushf;			/* pushf: the flags image written to the stack */
 	uint8_t sets_tf;		/* popf, iret: may rewrite the trap flag */
 	uint8_t pushf_image;		/* popf: the flags come from the 16 bits at [rsp] */
@@ -125,7 +140,7 @@ struct decode_insn {
 	uint8_t syscall;		/* enum decode_syscall: enters the kernel by a system call */
 	uint32_t writes;		/* "known" bits this instruction may change */
 	int64_t imm;			/* immediate operand of op */
-	uint64_t target;		/* DECODE_OP_JMP/JCC: destination */
+	uint64_t target;		/* DECODE_OP_JMP/JCC/CALL: destination */
 	struct decode_mem mem[DECODE_MAX_MEM];
 	struct decode_mem lea;		/* DECODE_OP_LEA: the address computed */
 };
@@ -149,11 +164,20 @@ int decode_access(const uint8_t *code, size_t avail, const struct decode_regs *r
 		  struct decode_insn *out);
 
 /*
+ * Recompute the addresses of an instruction decoded at the same rip with other registers
+ * (mem[].addr, lea.addr), so that a decoded instruction can be kept and reused: 0, or -1
+ * if it cannot be (decode_access it again).  Handler-safe.
+ */
+int decode_rebase(struct decode_insn *d, const struct decode_regs *r);
+
+/*
  * Advance a register file over a decoded instruction, as far as it is understood: the
  * registers it writes get their new values when op says how, else their bits are cleared in
  * *known; r->rip becomes the next instruction's address.  Returns 0 when the next address is
- * known (fall-through or a resolved direct branch), -1 when it is not (indirect branch,
- * return, system call, a conditional branch on unknown flags).  Memory is never read: loaded
+ * known (fall-through, a resolved direct branch, a direct call), -1 when it is not (indirect
+ * branch, return, system call, a conditional branch on unknown flags).  With memory
+ * (decode_emulate_mem), a return is followed too: its address is the value the path's call
+ * pushed, or the one on the stack.  Memory is never read: loaded
  * registers become unknown (decode_emulate_mem reads them).
  * Handler-safe.
  */
@@ -165,7 +189,7 @@ int decode_emulate(const struct decode_insn *in, struct decode_regs *r, uint32_t
  * Must never fault.  Called from decode_emulate_mem, so handler-safe if that is. */
 typedef int (*decode_reader)(void *ctx, uint64_t addr, uint8_t *buf, size_t len);
 
-#define DECODE_SHADOW_STORES 16	/* stores remembered; one more poisons the shadow */
+#define DECODE_SHADOW_STORES 64	/* stores remembered; one more poisons the shadow */
 #define DECODE_SHADOW_LINES 4	/* 64-byte lines of memory cached per look-ahead */
 
 struct decode_store {
@@ -218,6 +242,11 @@ void decode_shadow_store(struct decode_shadow *s, uint64_t addr, unsigned len, u
  */
 int decode_emulate_mem(const struct decode_insn *in, struct decode_regs *r, uint32_t *known,
 		       struct decode_shadow *mem);
+
+/* The process id the memory reads address (cached: getpid is a system call).  Call in a
+ * fork child before any handler can run there (the clock source's after-fork hook does).
+ * Not handler-safe the first time; decode_init calls it. */
+void decode_after_fork(void);
 
 /*
  * Copy len bytes of this process's memory at addr into buf with process_vm_readv, never

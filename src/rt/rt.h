@@ -142,6 +142,9 @@ struct rt_source {
 	/* After fork, in the child: drop the parent's per-thread state of `t` without
 	 * touching the parent's resources beyond closing inherited fds. */
 	void (*after_fork_child)(struct rt_thread *t);
+	/* Optional: t's signals that gave no access, by cause: names[i] (static strings)
+	 * and counts[i] for i < the count returned (at most max).  Handler-safe. */
+	int (*drops)(const struct rt_thread *t, const char **names, uint64_t *counts, int max);
 };
 
 extern const struct rt_source rt_source_clock, rt_source_hw, rt_source_inst;

@@ -21,8 +21,39 @@
 
 struct sigaction clock_old_sigtrap;
 
-/* SCAN_NEED_VALUE: stopped for want of a value that memory may supply (SCAN_STEP else). */
-enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_NEED_VALUE, SCAN_GIVE_UP };
+SIGSAFE const char *clock_drop_name(int why)
+{
+	static const char *const names[CLOCK_N_DROP] = {
+		[CLOCK_DROP_BUSY] = "busy",
+		[CLOCK_DROP_IN_STEP] = "in-step",
+		[CLOCK_LOST_NO_ACCESS] = "no-access",
+		[CLOCK_LOST_BUDGET] = "step-budget",
+		[CLOCK_LOST_TRAP_BLOCKED] = "sigtrap-blocked",
+		[CLOCK_LOST_FLAGS] = "flags-rewritten",
+		[CLOCK_LOST_TRAP_FLAG] = "trap-flag-lost",
+		[CLOCK_LOST_OVERSHOT] = "overshot",
+		[CLOCK_LOST_STOPPED] = "stopped",
+		[CLOCK_DROP_REFUSED] = "refused",
+		[CLOCK_LOST_FAR] = "far",
+	};
+	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
+}
+
+SIGSAFE int clock_drops(const struct rt_thread *t, const char **names, uint64_t *counts, int max)
+{
+	const struct clock_thread *ct = t->src;
+	int n = 0;
+	for (int i = 0; i < CLOCK_N_DROP && n < max; i++, n++) {
+		names[n] = clock_drop_name(i);
+		counts[n] = ct ? ct->why[i] : 0;
+	}
+	return n;
+}
+
+/* SCAN_NEED_VALUE: stopped for want of a value that memory may supply (SCAN_STEP else);
+ * SCAN_FAR: CLOCK_MAX_SCAN instructions along a known path without the wanted access;
+ * SCAN_BUDGET: the sample's CLOCK_MAX_DECODED is spent. */
+enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_NEED_VALUE, SCAN_GIVE_UP, SCAN_FAR, SCAN_BUDGET };
 
 /* A window of code bytes, re-read when the look-ahead leaves it. */
 struct window {
@@ -37,7 +68,7 @@ SIGSAFE static const uint8_t *window_at(struct window *w, uint64_t pc, size_t *a
 	int inside = w->n > 0 && pc >= w->base && pc < w->base + (uint64_t)w->n;
 	/* fewer than 15 bytes left in a full window: the instruction may continue past it */
 	if (!inside || (w->n == (long)sizeof(w->buf) && w->base + (uint64_t)w->n - pc < 15)) {
-		if (w->reads++ >= 4)
+		if (w->reads++ >= 8)	/* each a system call */
 			return NULL;
 		w->base = pc;
 		w->n = decode_read_code(pc, w->buf, sizeof(w->buf));
@@ -54,10 +85,40 @@ struct found {
 	int index;		/* instructions ahead of the PC */
 };
 
+/* decode_access through the thread's cache of decoded instructions. */
+SIGSAFE static int decode_cached(struct clock_thread *ct, const uint8_t *p, size_t avail,
+				 const struct decode_regs *r, struct decode_insn *d)
+{
+	struct clock_dcache_entry *c = NULL;
+	ct->decodes++;
+	if (ct->dcache) {
+		c = &ct->dcache[(r->rip ^ (r->rip >> 8)) % CLOCK_DCACHE];
+		if (c->len && c->rip == r->rip && avail >= c->len && !memcmp(p, c->bytes, c->len)) {
+			*d = c->d;
+			if (decode_rebase(d, r) == 0) {
+				ct->dcache_hits++;
+				return d->len;
+			}
+		}
+	}
+	int n = decode_access(p, avail, r, d);
+	if (c && n > 0 && (size_t)n <= sizeof(c->bytes)) {
+		struct decode_insn probe = *d;
+		c->len = 0;
+		if (decode_rebase(&probe, r) == 0) {	/* reusable */
+			c->rip = r->rip;
+			memcpy(c->bytes, p, (size_t)n);
+			c->d = *d;
+			c->len = (uint8_t)n;
+		}
+	}
+	return n;
+}
+
 /* A conditional or indirect jump the emulator could not follow for want of a value. */
 SIGSAFE static int value_branch(const struct decode_insn *d)
 {
-	return d->op == DECODE_OP_JCC || d->op == DECODE_OP_JMP_IND;
+	return d->op == DECODE_OP_JCC || d->op == DECODE_OP_JMP_IND || d->op == DECODE_OP_RET;
 }
 
 /* The "known" bits an emulated instruction reads. */
@@ -74,9 +135,11 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 		b |= d->mem[0].needs;
 	if (d->op == DECODE_OP_LEA)
 		b |= d->lea.needs;
-	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC)
+	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC ||
+	    d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
 		b |= DECODE_KNOWN_FLAGS;
-	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP)
+	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP || d->op == DECODE_OP_CALL ||
+	    d->op == DECODE_OP_RET)
 		b |= 1u << DECODE_RSP;
 	return b;
 }
@@ -102,9 +165,10 @@ SIGSAFE static uint32_t hopeless_after(const struct decode_insn *d, uint32_t bef
  * the way take their values from mem (NULL: loaded registers become unknown).  *first gets
  * the instruction at the PC (what a step would execute).
  */
-SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct window *w,
+SIGSAFE static int scan(struct clock_thread *ct, const struct decode_regs *r, struct window *w,
 			struct decode_shadow *mem, struct decode_insn *first, struct found *res)
 {
+	int remaining = ct->remaining;
 	struct decode_regs e = *r;
 	uint32_t known = DECODE_KNOWN_ALL;
 	struct decode_insn d;
@@ -113,8 +177,10 @@ SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct windo
 	w->reads = 0;
 	for (int i = 0; i < CLOCK_MAX_SCAN; i++) {
 		size_t avail = 0;
+		if (ct->decoded++ >= CLOCK_MAX_DECODED)
+			return SCAN_BUDGET;
 		const uint8_t *p = window_at(w, e.rip, &avail);
-		if (!p || decode_access(p, avail, &e, &d) < 0)
+		if (!p || decode_cached(ct, p, avail, &e, &d) < 0)
 			return i == 0 ? SCAN_GIVE_UP : SCAN_STEP;
 		if (i == 0)
 			*first = d;
@@ -139,7 +205,7 @@ SIGSAFE static int scan(const struct decode_regs *r, int remaining, struct windo
 				       SCAN_NEED_VALUE : SCAN_STEP;
 		hopeless = hopeless_after(&d, before, known, hopeless);
 	}
-	return SCAN_STEP;
+	return SCAN_FAR;
 }
 
 SIGSAFE static int read_data(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
@@ -158,11 +224,11 @@ SIGSAFE static int look_ahead(struct clock_thread *ct, const struct decode_regs 
 	struct decode_shadow mem;
 
 	w.n = 0;
-	int s = scan(r, ct->remaining, &w, NULL, first, f);
+	int s = scan(ct, r, &w, NULL, first, f);
 	if (s != SCAN_NEED_VALUE)
 		return s;
 	decode_shadow_init(&mem, read_data, ct, CLOCK_MAX_READS);
-	s = scan(r, ct->remaining, &w, &mem, first, f);
+	s = scan(ct, r, &w, &mem, first, f);
 	if (s == SCAN_FOUND && mem.loads > 0)
 		ct->via_loads++;
 	return s == SCAN_NEED_VALUE ? SCAN_STEP : s;
@@ -251,7 +317,11 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 		give_up(t, ct, CLOCK_LOST_NO_ACCESS);
 		return;
 	}
-	if (ct->steps >= CLOCK_MAX_STEPS) {
+	if (s == SCAN_FAR) {
+		give_up(t, ct, CLOCK_LOST_FAR);
+		return;
+	}
+	if (s == SCAN_BUDGET || ct->steps >= CLOCK_MAX_STEPS) {
 		give_up(t, ct, CLOCK_LOST_BUDGET);
 		return;
 	}
@@ -314,6 +384,7 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	ct->remaining = rt_cfg.max_extra_steps > 1 ?
 				(int)(rt_rand(t) % (uint64_t)rt_cfg.max_extra_steps) : 0;
 	ct->steps = 0;
+	ct->decoded = 0;
 	advance(t, ct, uc);
 rearm:
 	/* One overflow per refresh: a thread that blocks this signal then holds one queued

@@ -143,23 +143,6 @@ static int clock_start(void)
 	return 0;
 }
 
-const char *clock_drop_name(int why)
-{
-	static const char *const names[CLOCK_N_DROP] = {
-		[CLOCK_DROP_BUSY] = "busy",
-		[CLOCK_DROP_IN_STEP] = "in-step",
-		[CLOCK_LOST_NO_ACCESS] = "no-access",
-		[CLOCK_LOST_BUDGET] = "step-budget",
-		[CLOCK_LOST_TRAP_BLOCKED] = "sigtrap-blocked",
-		[CLOCK_LOST_FLAGS] = "flags-rewritten",
-		[CLOCK_LOST_TRAP_FLAG] = "trap-flag-lost",
-		[CLOCK_LOST_OVERSHOT] = "overshot",
-		[CLOCK_LOST_STOPPED] = "stopped",
-		[CLOCK_DROP_REFUSED] = "refused",
-	};
-	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
-}
-
 int clock_sigtrap_divert(const struct sigaction *act, struct sigaction *old)
 {
 	if (!clock_owns_sigtrap)
@@ -191,6 +174,8 @@ static int clock_thread_start(struct rt_thread *t)
 		if (!ct)
 			return -ENOMEM;
 		ct->fd = -1;
+		/* no cache (arena full): every look-ahead decodes afresh */
+		ct->dcache = arena_alloc(&t->arena, CLOCK_DCACHE * sizeof(*ct->dcache));
 		t->src = ct;
 	}
 	int tid = (int)syscall(SYS_gettid);
@@ -231,6 +216,7 @@ static void clock_after_fork_child(struct rt_thread *t)
 	if (ct->fd >= 0)
 		close(ct->fd);
 	ct->fd = -1;
+	decode_after_fork();	/* the memory reads' pid */
 	ct->stepping = 0;
 	ct->watchdog = 0;
 }
@@ -244,4 +230,5 @@ const struct rt_source rt_source_clock = {
 	.thread_start = clock_thread_start,
 	.thread_stop = clock_thread_stop,
 	.after_fork_child = clock_after_fork_child,
+	.drops = clock_drops,
 };

@@ -18,6 +18,7 @@ static struct decode_regs R;
 static uint8_t XMM[16][16];
 
 #define G(r) R.gpr[DECODE_##r]
+#define KNOWN(known, r) (!!((known) & (1u << DECODE_##r)))
 #define BYTES(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
 
 static void regs_init(void)
@@ -315,6 +316,89 @@ TEST(emulate_branches)
 	CHECK(!(known & DECODE_KNOWN_FLAGS));
 }
 
+/* An instruction decoded under one register file, rebased to another, has the addresses a
+ * fresh decode under the other gives; the forms that are not linear refuse. */
+TEST(rebase)
+{
+	static const struct {
+		uint8_t b[10];
+		size_t n;
+		int ok;
+	} c[] = {
+		{ { 0x4b, 0x8b, 0x84, 0xec, 0x45, 0x23, 0x01, 0x00 }, 8, 1 },	/* mov rax, [r12+r13*8+..] */
+		{ { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x10, 0, 0, 0 }, 9, 1 },	/* mov rax, fs:[0x10] */
+		{ { 0x65, 0x48, 0x8b, 0x03 }, 4, 1 },				/* mov rax, gs:[rbx] */
+		{ { 0x50 }, 1, 1 },						/* push rax */
+		{ { 0x8f, 0x44, 0x24, 0x08 }, 4, 1 },				/* pop [rsp+8] */
+		{ { 0xff, 0x10 }, 2, 1 },					/* call [rax] */
+		{ { 0x48, 0x8d, 0x54, 0x4b, 0x04 }, 5, 1 },			/* lea rdx, [rbx+rcx*2+4] */
+		{ { 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00 }, 6, 1 },		/* mov eax, [rip+0x100] */
+		{ { 0xa4 }, 1, 1 },						/* movsb */
+		{ { 0x67, 0x8b, 0x03 }, 3, 0 },					/* mov eax, [ebx] */
+		{ { 0xd7 }, 1, 0 },						/* xlat */
+		{ { 0xf3, 0xa4 }, 2, 0 },					/* rep movsb */
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct decode_insn a, b;
+		regs_init();
+		CHECK(decode_access(c[i].b, c[i].n, &R, &a) == (int)c[i].n);
+		for (int g = 0; g < 16; g++)
+			R.gpr[g] = R.gpr[g] * 3 + 0x5000 + (uint64_t)g;
+		R.fs_base += 0x40;
+		R.gs_base += 0x80;
+		CHECK(decode_access(c[i].b, c[i].n, &R, &b) == (int)c[i].n);
+		CHECK(decode_rebase(&a, &R) == (c[i].ok ? 0 : -1));
+		if (!c[i].ok)
+			continue;
+		CHECK(a.n_mem == b.n_mem);
+		for (int k = 0; k < a.n_mem; k++)
+			CHECK_EQ_U64(a.mem[k].addr, b.mem[k].addr);
+		if (a.op == DECODE_OP_LEA)
+			CHECK_EQ_U64(a.lea.addr, b.lea.addr);
+	}
+}
+
+/* setcc and cmovcc follow the flags; unknown flags make their results unknown. */
+TEST(emulate_selects)
+{
+	static const uint8_t code[] = {
+		0x31, 0xd2,			/* 0: xor edx, edx */
+		0x48, 0x39, 0xd9,		/* 2: cmp rcx, rbx */
+		0x0f, 0x94, 0xc2,		/* 5: sete dl */
+		0x0f, 0x92, 0xc6,		/* 8: setb dh (high byte: not modelled) */
+		0x48, 0x0f, 0x45, 0xc6,		/* b: cmovne rax, rsi */
+		0x0f, 0x44, 0xff,		/* f: cmove edi, edi (32 bits: zero-extends) */
+	};
+	struct decode_insn d;
+	regs_init();
+	uint64_t rsi = G(RSI), rax = G(RAX);
+	G(RDI) = 0xffffffff00000007ull;
+	uint32_t known = DECODE_KNOWN_ALL;
+	CHECK(run(code, sizeof(code), &known, R.rip + 0x12) == 0);
+	CHECK_EQ_U64(G(RDX) & 0xff, 0);			/* rcx != rbx */
+	CHECK(KNOWN(known, RAX) && G(RAX) == rsi);	/* ne holds: moved */
+	CHECK(!KNOWN(known, RDX));			/* setb dh */
+	CHECK(KNOWN(known, RDI) && G(RDI) == 7);	/* e fails: still zero-extended */
+	(void)rax;
+
+	regs_init();
+	G(RCX) = G(RBX);
+	rax = G(RAX);
+	known = DECODE_KNOWN_ALL;
+	CHECK(run(code, 8, &known, R.rip + 8) == 0);
+	CHECK(KNOWN(known, RDX) && G(RDX) == 1);	/* rcx == rbx */
+	CHECK(decode_access(code + 0xb, 4, &R, &d) == 4 && d.op == DECODE_OP_CMOV);
+	R.rip += 0xb - 8;
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK(KNOWN(known, RAX) && G(RAX) == rax);	/* ne fails: unchanged */
+
+	/* unknown flags */
+	known = DECODE_KNOWN_GPRS;
+	CHECK(decode_access(code + 5, 3, &R, &d) == 3 && d.op == DECODE_OP_SETCC);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK(!KNOWN(known, RDX));
+}
+
 TEST(alu_flags)
 {
 	/* Each jcc after cmp a, b must agree with C's comparison. */
@@ -405,7 +489,6 @@ static int run_mem(const uint8_t *code, size_t n, uint32_t *known, uint64_t stop
 	return R.rip == stop ? 0 : -1;
 }
 
-#define KNOWN(known, r) (!!((known) & (1u << DECODE_##r)))
 
 TEST(emulate_loads)
 {
@@ -683,6 +766,8 @@ int main(void)
 	RUN(branches_and_writes);
 	RUN(emulate);
 	RUN(emulate_branches);
+	RUN(emulate_selects);
+	RUN(rebase);
 	RUN(alu_flags);
 	RUN(emulate_loads);
 	RUN(shadow_store_buffer);

@@ -14,6 +14,7 @@
 #include "prof/errmsg.h"
 #include "prof/db.h"
 #include "tools/mem/mem.h"
+#include "tools/mem/format.h"
 #include "tools/mem/model.h"
 #include "prof/symbols.h"
 
@@ -47,7 +48,8 @@ static const char schema_sql[] =
 	" free_time INTEGER, flags INTEGER);"
 	"CREATE TABLE mem_samples(thread INTEGER, context INTEGER, code INTEGER,"
 	" object INTEGER, addr INTEGER, time INTEGER, len INTEGER, flags INTEGER,"
-	" weight INTEGER);";
+	" weight INTEGER);"
+	"CREATE TABLE drops(thread INTEGER, cause TEXT, count INTEGER);";
 
 static const char index_sql[] =
 	"CREATE INDEX object_threads_object ON object_threads(object);"
@@ -423,6 +425,42 @@ static int write_samples(struct writer *w)
 	return r ? db_fail(w->db, w->err, w->errlen, "writing samples") : 0;
 }
 
+/* ---- dropped samples by cause ---- */
+
+/* One row per cause with a count, from each thread's MEM_REC_DROPS record; a thread's
+ * drops that no cause accounts for (a source without causes) are an "other" row. */
+static int write_drops(struct writer *w)
+{
+	const struct memmodel *m = w->m;
+	sqlite3_stmt *st;
+	int r = prepare(w, "INSERT INTO drops VALUES(?,?,?)", &st);
+	for (size_t i = 0; i < m->nthread && !r; i++) {
+		const struct prof_thread *t = m->thread[i].t;
+		const struct sonde_rec_hdr *h;
+		size_t off = 0;
+		uint64_t sum = 0;
+		while (!t->swapped && !r && (h = prof_tool_next(t, &off))) {
+			const struct mem_rec_drops *d = (const void *)h;
+			if (h->type != MEM_REC_DROPS || h->size < sizeof(*d) || d->n > MEM_DROP_MAX ||
+			    h->size < sizeof(*d) + d->n * sizeof(struct mem_drop))
+				continue;
+			const struct mem_drop *c = (const void *)(d + 1);
+			for (uint32_t k = 0; k < d->n && !r; k++) {
+				char name[MEM_DROP_NAME + 1];
+				memcpy(name, c[k].name, MEM_DROP_NAME);
+				name[MEM_DROP_NAME] = 0;
+				sum += c[k].count;
+				if (c[k].count)
+					r = db_row(st, "itu", (int64_t)i + 1, name, c[k].count);
+			}
+		}
+		if (!r && t->stats.dropped > sum)
+			r = db_row(st, "itu", (int64_t)i + 1, "other", t->stats.dropped - sum);
+	}
+	sqlite3_finalize(st);
+	return r ? db_fail(w->db, w->err, w->errlen, "writing drops") : 0;
+}
+
 /* ---- the database ---- */
 
 int mem_db_fill(sqlite3 *db, const struct memmodel *m, char *err, size_t errlen)
@@ -453,6 +491,8 @@ int mem_db_fill(sqlite3 *db, const struct memmodel *m, char *err, size_t errlen)
 		r = write_allocations(&w);
 	if (!r)
 		r = write_samples(&w);
+	if (!r)
+		r = write_drops(&w);
 	if (!r && sqlite3_exec(db, index_sql, NULL, NULL, NULL) != SQLITE_OK)
 		r = db_fail(db, err, errlen, "creating indexes");
 	if (!r && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)

@@ -6,6 +6,7 @@
  */
 #include "rt/rt.h"
 #include "rt/sigsafe.h"
+#include "tools/mem/format.h"
 
 static SIGSAFE void mem_on_access(struct rt_thread *t, const struct rt_access *a,
 				  const ucontext_t *uc, int skip)
@@ -37,8 +38,39 @@ static SIGSAFE void mem_on_access(struct rt_thread *t, const struct rt_access *a
 	t->stats.samples++;
 }
 
+/* The thread's dropped samples by cause (the source's causes, then the writer's losses),
+ * so that reports can say why samples are missing. */
+static SIGSAFE void mem_thread_end(struct rt_thread *t)
+{
+	struct {
+		struct mem_rec_drops r;
+		struct mem_drop d[MEM_DROP_MAX];
+	} rec;
+	const char *names[MEM_DROP_MAX];
+	uint64_t counts[MEM_DROP_MAX];
+	int n = rt_source && rt_source->drops ? rt_source->drops(t, names, counts, MEM_DROP_MAX - 1) :
+						  0;
+	names[n] = "unwritten";
+	counts[n++] = t->out.lost;
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+		for (; k < MEM_DROP_NAME - 1 && names[i][k]; k++)
+			rec.d[i].name[k] = names[i][k];
+		for (; k < MEM_DROP_NAME; k++)
+			rec.d[i].name[k] = 0;
+		rec.d[i].count = counts[i];
+	}
+	rec.r.h.type = MEM_REC_DROPS;
+	rec.r.h.size = (uint16_t)(sizeof(rec.r) + (size_t)n * sizeof(rec.d[0]));
+	rec.r.h.reserved = 0;
+	rec.r.n = (uint32_t)n;
+	rec.r.reserved = 0;
+	rt_tool_record(t, &rec, rec.r.h.size);
+}
+
 const struct rt_tool rt_tool_mem = {
 	.name = "mem",
 	.flags = RT_TOOL_OBJECTS,
 	.access = mem_on_access,
+	.thread_end = mem_thread_end,
 };
