@@ -29,9 +29,11 @@ static void usage(FILE *f)
 		"      --no-watch        no watchpoints: board hits only (where they never fire)\n"
 		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
 		"      --top N           rows per table in the summary (default 10)\n"
+		"      --html FILE       also write the report as one HTML page into FILE\n"
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db, DIR/comm/matrix-{all,true,false}-{thread,core}.csv,\n"
-		"objects.csv, pairs.csv.  Show it again with 'sonde report DIR'.\n"
+		"objects.csv, pairs.csv, threads.csv; under MPI (mpirun ... sonde comm) each rank's\n"
+		"in DIR/comm/rank-R/ as well.  Show it again with 'sonde report DIR'.\n"
 		"Manual: doc/sonde-comm.md.\n",
 		launch_help, COMM_BOARD_DEFAULT);
 }
@@ -53,11 +55,13 @@ int cmd_comm(int argc, char **argv)
 		{ "no-watch", no_argument, NULL, 2004 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
 	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
+	const char *html = NULL;
 	int quiet = 0, exact = 0, opt;
 	unsigned long v;
 	launch_opts_init(&o, "comm");
@@ -97,6 +101,11 @@ int cmd_comm(int argc, char **argv)
 			if (ro.top <= 0)
 				return sonde_usage_error("comm", "--top wants a positive number");
 			break;
+		case 'H':
+			if (!*optarg)
+				return sonde_usage_error("comm", "--html wants a file name");
+			html = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -119,7 +128,7 @@ int cmd_comm(int argc, char **argv)
 		unsetenv("SONDE_COMM_EXACT");
 	}
 
-	return record_and_report(&o, argv + optind, &ro, quiet, NULL);
+	return record_and_report(&o, argv + optind, &ro, quiet, html);
 }
 
 const struct tool tool_comm = {
@@ -129,4 +138,5 @@ const struct tool tool_comm = {
 	.fill = comm_fill,
 	.export = comm_export,
 	.print = comm_print,
+	.html = comm_html,
 };

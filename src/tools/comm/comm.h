@@ -44,6 +44,9 @@ int comm_part_name(struct sqlite3 *db, int part, char *buf, size_t len);
 int comm_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
 /* The report in o->format (view.c). */
 int comm_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+/* The tool's HTML page (html.c; struct tool's html). */
+struct html;
+int comm_html(struct sqlite3 *db, struct html *page);
 /* sonde comm (cmd.c). */
 int cmd_comm(int argc, char **argv);
 
