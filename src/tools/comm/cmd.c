@@ -24,6 +24,8 @@ static void usage(FILE *f)
 		"Options:\n%s"
 		"      --exact           every access, exact transfers (a program built with\n"
 		"                        sonde-cc; implies --source inst --period 1)\n"
+		"      --compare N       --exact, and the sampled detector on every Nth access of\n"
+		"                        the same run (DIR/comm/sampled/): the two compared\n"
 		"      --board N         bulletin board slots (default %d)\n"
 		"      --dregs N         watchpoints per arming: 1, 2 or 4 (default 4)\n"
 		"      --no-watch        no watchpoints: board hits only (where they never fire)\n"
@@ -53,6 +55,7 @@ int cmd_comm(int argc, char **argv)
 		{ "board", required_argument, NULL, 2002 },
 		{ "dregs", required_argument, NULL, 2003 },
 		{ "no-watch", no_argument, NULL, 2004 },
+		{ "compare", required_argument, NULL, 2005 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 't' },
 		{ "html", required_argument, NULL, 'H' },
@@ -66,6 +69,7 @@ int cmd_comm(int argc, char **argv)
 	unsigned long v;
 	launch_opts_init(&o, "comm");
 	unsetenv("SONDE_COMM_WATCH");
+	unsetenv("SONDE_COMM_COMPARE");
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
@@ -92,6 +96,13 @@ int cmd_comm(int argc, char **argv)
 			break;
 		case 2004:
 			setenv("SONDE_COMM_WATCH", "0", 1);
+			break;
+		case 2005:
+			if (!number(optarg, 2, 1ul << 30, &v))
+				return sonde_usage_error("comm", "--compare wants a period of 2 to %lu "
+								 "accesses, not '%s'", 1ul << 30, optarg);
+			setenv("SONDE_COMM_COMPARE", optarg, 1);
+			exact = 1;
 			break;
 		case 'q':
 			quiet = 1;

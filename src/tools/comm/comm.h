@@ -44,6 +44,8 @@ int comm_part_name(struct sqlite3 *db, int part, char *buf, size_t len);
 int comm_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
 /* The report in o->format (view.c). */
 int comm_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+/* --compare: the cosine similarity of the exact and sampled thread matrices of kind. */
+double comm_cosine(struct sqlite3 *db, int kind);
 /* The tool's HTML page (html.c; struct tool's html). */
 struct html;
 int comm_html(struct sqlite3 *db, struct html *page);

@@ -57,6 +57,8 @@ struct model {
 	const struct profile *p;
 	const struct prof_process *proc;
 	int exact, clock;
+	uint16_t take;			/* the record type modelled, 0: EVENT and EXACT */
+	int compare;			/* the recording has both (--compare) */
 	uint64_t period;
 	uint32_t n[COMM_NUNIT];
 	struct cell *cell;		/* unordered pairs, merged, sorted by unit, i, j */
@@ -114,10 +116,11 @@ static int scan(struct model *m)
 		while ((h = prof_tool_next(t, &off))) {
 			if (h->type == COMM_REC_STATS && h->size >= sizeof(struct comm_rec_stats)) {
 				add_stats(m, (const void *)h);
-			} else if ((h->type == COMM_REC_EVENT &&
-				    h->size >= sizeof(struct comm_rec_event)) ||
-				   (h->type == COMM_REC_EXACT &&
-				    h->size >= sizeof(struct comm_rec_exact))) {
+			} else if (((h->type == COMM_REC_EVENT &&
+				     h->size >= sizeof(struct comm_rec_event)) ||
+				    (h->type == COMM_REC_EXACT &&
+				     h->size >= sizeof(struct comm_rec_exact))) &&
+				   (!m->take || h->type == m->take)) {
 				const struct comm_rec_event *e = (const void *)h;
 				const struct comm_rec_exact *x = (const void *)h;
 				int ex = h->type == COMM_REC_EXACT;
@@ -209,7 +212,7 @@ static int build_matrices(struct model *m)
 		while ((h = prof_tool_next(t, &off))) {
 			int ex = h->type == COMM_REC_EXACT && h->size >= sizeof(struct comm_rec_exact);
 			int sm = h->type == COMM_REC_EVENT && h->size >= sizeof(struct comm_rec_event);
-			if (!ex && !sm)
+			if ((!ex && !sm) || (m->take && h->type != m->take))
 				continue;
 			const struct comm_rec_event *e = (const void *)h;
 			const struct comm_rec_exact *x = (const void *)h;
@@ -287,7 +290,7 @@ static int write_cells(sqlite3 *db, int part, const struct cell *cell, size_t nc
 
 static const char *watch_status(const struct model *m, char *buf, size_t len)
 {
-	if (m->exact)
+	if (m->exact && !m->compare)
 		snprintf(buf, len, "exact mode: no watchpoints");
 	else if (m->watch_off)
 		snprintf(buf, len, "off (--no-watch); detection from samples meeting on the board "
@@ -646,6 +649,92 @@ static int merge_into(struct model *g, const struct model *m, size_t *cap)
 	return 0;
 }
 
+/* Does process pr hold both EXACT and EVENT records (a --compare run)? */
+static int has_both(const struct prof_process *pr)
+{
+	int seen = 0;
+	for (size_t i = 0; i < pr->nthread && seen != 3; i++) {
+		const struct sonde_rec_hdr *h;
+		size_t off = 0;
+		if (pr->thread[i].swapped)
+			continue;
+		while (seen != 3 && (h = prof_tool_next(&pr->thread[i], &off)))
+			seen |= h->type == COMM_REC_EXACT ? 1 : h->type == COMM_REC_EVENT ? 2 : 0;
+	}
+	return seen == 3;
+}
+
+/* Sort and add up cells of the same pair. */
+static void cells_merge(struct model *g)
+{
+	if (!g->ncell)
+		return;
+	qsort(g->cell, g->ncell, sizeof(*g->cell), cell_cmp);
+	size_t w = 0;
+	for (size_t q = 1; q < g->ncell; q++) {
+		if (!cell_cmp(&g->cell[w], &g->cell[q])) {
+			for (int k = 0; k < COMM_NKIND; k++)
+				g->cell[w].v[k] += g->cell[q].v[k];
+		} else {
+			g->cell[++w] = g->cell[q];
+		}
+	}
+	g->ncell = w + 1;
+}
+
+/*
+ * A --compare run: the sampled detector's matrices of the same run (EVENT records), as part
+ * -2, threads numbered as in the merged report; and its totals and period in meta.
+ */
+static int fill_sampled(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	struct model g = { .p = p, .part = -2 };
+	size_t cap = 0;
+	uint64_t period = 0;
+	int r = 0;
+	for (size_t k = 0; k < p->nproc && !r; k++) {
+		struct model m = { .p = p, .proc = &p->proc[k], .base = g.n[COMM_BY_THREAD],
+				   .part = -2, .take = COMM_REC_EVENT, .period = 1 };
+		r = scan(&m);
+		if (!r)
+			r = build_matrices(&m);
+		for (size_t q = 0; !r && q < m.nev && !period; q++)
+			if (!(m.ev[q].flags & COMM_F_TRAP))
+				period = m.ev[q].amount;
+		if (!r)
+			r = merge_into(&g, &m, &cap);
+		/* every thread of the process, as in the merged numbering */
+		uint32_t nt = p->proc[k].threads > 0 ? (uint32_t)p->proc[k].threads : 0;
+		for (size_t i = 0; i < p->proc[k].nthread; i++)
+			if (p->proc[k].thread[i].hdr.thread_index + 1 > nt)
+				nt = p->proc[k].thread[i].hdr.thread_index + 1;
+		g.n[COMM_BY_THREAD] += nt > m.n[COMM_BY_THREAD] ? nt - m.n[COMM_BY_THREAD] : 0;
+		model_release(&m);
+	}
+	if (r)
+		return errmsg(err, errlen, r, "modelling the sampled detector");
+	cells_merge(&g);
+	sqlite3_stmt *st;
+	if (write_cells(db, -2, g.cell, g.ncell) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL)) {
+		free(g.cell);
+		return db_fail(db, err, errlen, "writing the sampled matrices");
+	}
+	const struct { const char *k; uint64_t v; } nums[] = {
+		{ "compare_period", period }, { "sampled_total_all", g.total[COMM_ALL] },
+		{ "sampled_total_true", g.total[COMM_TRUE] },
+		{ "sampled_total_false", g.total[COMM_FALSE] }, { "sampled_events", g.nev },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
+		char b[32];
+		snprintf(b, sizeof(b), "%" PRIu64, nums[i].v);
+		r = db_row(st, "tt", nums[i].k, b);
+	}
+	sqlite3_finalize(st);
+	free(g.cell);
+	return r ? db_fail(db, err, errlen, "writing the sampled matrices") : 0;
+}
+
 int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
 	struct model g = { .p = p, .part = -1 };
@@ -661,6 +750,10 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	for (size_t k = 0; k < p->nproc && !r; k++) {
 		struct model m = { .p = p, .proc = &p->proc[k], .base = g.n[COMM_BY_THREAD],
 				   .part = p->nproc > 1 ? (int)k : -1 };
+		if (has_both(m.proc)) {	/* --compare: the exact records are the report */
+			m.take = COMM_REC_EXACT;
+			g.compare = m.compare = 1;
+		}
 		m.clock = !strcmp(m.proc->source, "clock");
 		m.period = m.proc->period ? m.proc->period : 1;
 		r = model_process(db, &m, err, errlen);
@@ -670,19 +763,7 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	}
 	if (r)
 		goto out;
-	if (g.ncell) {
-		qsort(g.cell, g.ncell, sizeof(*g.cell), cell_cmp);
-		size_t w = 0;
-		for (size_t q = 1; q < g.ncell; q++) {
-			if (!cell_cmp(&g.cell[w], &g.cell[q])) {
-				for (int k = 0; k < COMM_NKIND; k++)
-					g.cell[w].v[k] += g.cell[q].v[k];
-			} else {
-				g.cell[++w] = g.cell[q];
-			}
-		}
-		g.ncell = w + 1;
-	}
+	cells_merge(&g);
 	if (write_cells(db, -1, g.cell, g.ncell) ||
 	    sqlite3_exec(db, "CREATE INDEX comm_cells_ij ON comm_cells(part, unit, kind, i, j)",
 			 NULL, NULL, NULL) || write_meta(db, &g)) {
@@ -697,6 +778,8 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			     " WHERE part >= 0 GROUP BY name, kind ORDER BY MIN(id)",
 			 NULL, NULL, NULL))
 		r = db_fail(db, err, errlen, "writing comm_objects");
+	if (!r && g.compare)
+		r = fill_sampled(db, p, err, errlen);
 out:
 	free(g.cell);
 	return r;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
@@ -188,7 +189,7 @@ static int export_part(sqlite3 *db, int part, const char *sub, char *err, size_t
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
 		{ "threads.csv", threads_sql, 5, threads_cols },
 	};
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 3 && part >= -1; i++) {
 		if (part >= 0 && i == 2)
 			break;	/* the merged threads.csv maps every process's threads */
 		FILE *f = open_out(sub, t[i].name, err, errlen);
@@ -228,6 +229,11 @@ int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	char sub[4096], name[64];
 	snprintf(sub, sizeof(sub), "%s/comm", dir);
 	int r = export_part(db, -1, sub, err, errlen);
+	/* --compare: the sampled detector's matrices of the same run */
+	if (!r && meta_u64(db, "compare_period")) {
+		snprintf(sub, sizeof(sub), "%s/comm/sampled", dir);
+		r = export_part(db, -2, sub, err, errlen);
+	}
 	/* several processes: each its own folder (a recording of one has no comm_parts row
 	 * with part >= 0) */
 	for (int part = 0; !r && !comm_part_name(db, part, name, sizeof(name)); part++) {
@@ -324,6 +330,47 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	text_table_free(t);
 }
 
+/* The cosine similarity of the thread matrices of kind, exact (part -1) and sampled (-2). */
+double comm_cosine(sqlite3 *db, int kind)
+{
+	static const char sql[] =
+		"SELECT (SELECT SUM(CAST(a.value AS REAL) * b.value) FROM comm_cells a JOIN comm_cells b"
+		"  ON a.unit = b.unit AND a.kind = b.kind AND a.i = b.i AND a.j = b.j"
+		"  WHERE a.part = -1 AND b.part = -2 AND a.unit = 'thread' AND a.kind = ?1),"
+		" (SELECT SUM(CAST(value AS REAL) * value) FROM comm_cells WHERE part = -1"
+		"  AND unit = 'thread' AND kind = ?1),"
+		" (SELECT SUM(CAST(value AS REAL) * value) FROM comm_cells WHERE part = -2"
+		"  AND unit = 'thread' AND kind = ?1)";
+	sqlite3_stmt *st;
+	double c = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, comm_kind_name[kind], -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		double d = sqlite3_column_double(st, 0), a = sqlite3_column_double(st, 1);
+		double b = sqlite3_column_double(st, 2);
+		c = a > 0 && b > 0 ? d / sqrt(a * b) : 0;
+	}
+	sqlite3_finalize(st);
+	return c;
+}
+
+static void print_compare(sqlite3 *db, FILE *out)
+{
+	uint64_t ea = meta_u64(db, "total_all"), ef = meta_u64(db, "total_false");
+	uint64_t sa = meta_u64(db, "sampled_total_all"), sf = meta_u64(db, "sampled_total_false");
+	fprintf(out, "\nSame run, both detectors (the sampled one on every %" PRIu64 "th access;"
+		     " its matrices in DIR/comm/sampled/)\n",
+		meta_u64(db, "compare_period"));
+	fprintf(out, "  exact:   %12" PRIu64 " transfers, false sharing %5.1f%%\n", ea,
+		ea ? 100.0 * (double)ef / (double)ea : 0.0);
+	fprintf(out, "  sampled: %12" PRIu64 " estimated,  false sharing %5.1f%% (%" PRIu64
+		     " events)\n", sa, sa ? 100.0 * (double)sf / (double)sa : 0.0,
+		meta_u64(db, "sampled_events"));
+	fprintf(out, "  cosine similarity of the thread matrices: all %.3f, true %.3f, false %.3f\n",
+		comm_cosine(db, COMM_ALL), comm_cosine(db, COMM_TRUE), comm_cosine(db, COMM_FALSE));
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][512];
@@ -338,6 +385,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
 		db_meta(db, "unit", b[2], sizeof(b[2])));
+	if (meta_u64(db, "compare_period"))
+		print_compare(db, out);
 	if (!all) {
 		fprintf(out, "\n  no communication detected: the matrix is empty (no thread was seen"
 			     " reading or writing a cache line another thread had written)\n");
