@@ -59,3 +59,19 @@ done
 check t411-period-1-usage [ $? -eq 2 ]
 "$SONDE" comm --compare 1009 --source clock -- true >/dev/null 2>err
 check t411-clock-usage [ $? -eq 2 ]
+
+# the HTML page shows the comparison: the sampled thread map's cells are sampled/'s CSV
+"$SONDE" report ring --html page.html >/dev/null 2>&1
+check t411-html-compare-table grep -q 'id="compare-table"' page.html
+check t411-html-sampled-map python3 - <<'PY'
+import csv, re
+page = open("page.html").read()
+rows = list(csv.reader(open("ring/comm/sampled/matrix-all-thread.csv")))
+cells = [r[1:] for r in rows[1:]]
+m = re.search(r'<svg[^>]*id="sampled-thread-all".*?</svg>', page, re.S)
+rects = re.findall(r'<rect class="cell"([^>]*)>', m.group(0)) if m else []
+assert len(rects) == len(cells) ** 2, (len(rects), len(cells))
+for a in rects:
+    r = int(re.search(r'data-row="(\d+)"', a).group(1)); c = int(re.search(r'data-col="(\d+)"', a).group(1))
+    assert float(re.search(r'data-v="([^"]*)"', a).group(1)) == float(cells[r][c]), (r, c, a)
+PY

@@ -134,10 +134,10 @@ static void labels_free(char **l, uint32_t nb)
 
 /* The three heat maps (all, true, false) of one unit, on one colour scale (the all
  * matrix's largest cell) so that the true and false maps compare with it. */
-static int heatmaps(struct html *h, sqlite3 *db, int unit)
+static int heatmaps(struct html *h, sqlite3 *db, int part, int unit)
 {
 	const char *what = comm_unit_name[unit];
-	uint32_t n = comm_db_side(db, -1, unit), g = (n + HEAT_MAX - 1) / HEAT_MAX;
+	uint32_t n = comm_db_side(db, part, unit), g = (n + HEAT_MAX - 1) / HEAT_MAX;
 	if (!g)
 		g = 1;
 	uint32_t nb = (n + g - 1) / g;
@@ -153,13 +153,14 @@ static int heatmaps(struct html *h, sqlite3 *db, int unit)
 			break;
 		}
 		/* streamed: 3,000 threads would make a dense matrix of 9 million cells */
-		if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE part = -1"
+		if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE part = ?"
 					   " AND unit = ? AND kind = ?", -1, &st, NULL)) {
 			r = -EIO;
 			break;
 		}
-		sqlite3_bind_text(st, 1, what, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, comm_kind_name[k], -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 1, part);
+		sqlite3_bind_text(st, 2, what, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, comm_kind_name[k], -1, SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int64_t i = sqlite3_column_int64(st, 0), j = sqlite3_column_int64(st, 1);
 			if (i >= 0 && j >= 0 && i < n && j < n)
@@ -172,11 +173,16 @@ static int heatmaps(struct html *h, sqlite3 *db, int unit)
 		if (v[COMM_ALL][q] > hi)
 			hi = v[COMM_ALL][q];
 	if (!r) {
-		char id[32], title[160], sec[64];
-		snprintf(id, sizeof(id), "%s-maps", what);
-		snprintf(sec, sizeof(sec), "%s matrices", unit == COMM_BY_THREAD ? "Thread" : "Core");
+		char id[48], title[160], sec[64];
+		const char *pre = part == -2 ? "sampled-" : "";
+		snprintf(id, sizeof(id), "%s%s-maps", pre, what);
+		snprintf(sec, sizeof(sec), "%s%s matrices", part == -2 ? "Sampled detector: " : "",
+			 unit == COMM_BY_THREAD ? "Thread" : "Core");
 		html_section(h, id, sec);
-		if (unit == COMM_BY_THREAD)
+		if (part == -2)
+			html_para(h, "The sampled detector's matrices of the same run "
+				     "(DIR/comm/sampled/), on their own colour scale.");
+		else if (unit == COMM_BY_THREAD)
 			html_para(h, "Cell (row, column): the communication between two threads "
 				     "(numbered in creation order, the main thread 0), both "
 				     "directions; symmetric, diagonal zero.  Hover a cell for its "
@@ -199,10 +205,10 @@ static int heatmaps(struct html *h, sqlite3 *db, int unit)
 					     : "No communication between different CPUs: the "
 					       "matrices are empty.");
 		for (int k = 0; k < COMM_NKIND; k++) {
-			snprintf(id, sizeof(id), "%s-%s", what, comm_kind_name[k]);
-			snprintf(title, sizeof(title), "%s sharing (matrix-%s-%s.csv)",
+			snprintf(id, sizeof(id), "%s%s-%s", pre, what, comm_kind_name[k]);
+			snprintf(title, sizeof(title), "%s sharing (%smatrix-%s-%s.csv)",
 				 k == COMM_ALL ? "All" : k == COMM_TRUE ? "True" : "False",
-				 comm_kind_name[k], what);
+				 part == -2 ? "sampled/" : "", comm_kind_name[k], what);
 			struct html_heatmap m = {
 				.id = id, .title = title, .xlabel = what, .ylabel = what,
 				.nrows = nb, .ncols = nb, .rows = (const char *const *)lab,
@@ -316,13 +322,52 @@ static int parts(struct html *h, sqlite3 *db)
 	return finish(st, rc);
 }
 
+/* --compare: the two detectors of the same run side by side. */
+static int compare(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "detector", "volume", "true", "false",
+					     "false share" };
+	static const char *const keys[2][3] = {
+		{ "total_all", "total_true", "total_false" },
+		{ "sampled_total_all", "sampled_total_true", "sampled_total_false" },
+	};
+	char b[160];
+	if (!meta_u64(db, "compare_period"))
+		return 0;
+	html_section(h, "compare", "Sampled vs exact (same run)");
+	snprintf(b, sizeof(b), "The exact detector saw every access (the matrices above); the "
+			       "sampled one every %" PRIu64 "th access of each thread, with its "
+			       "watchpoints, in the same run.",
+		 meta_u64(db, "compare_period"));
+	html_para(h, b);
+	html_table_begin(h, "compare-table", 5, heads, "lrrrr", 0);
+	for (int d = 0; d < 2; d++) {
+		uint64_t a = meta_u64(db, keys[d][0]), f = meta_u64(db, keys[d][2]);
+		html_row_begin(h);
+		html_td(h, d ? "sampled" : "exact");
+		html_td_int(h, (int64_t)a);
+		html_td_int(h, (int64_t)meta_u64(db, keys[d][1]));
+		html_td_int(h, (int64_t)f);
+		html_td_share(h, a ? (double)f / (double)a : 0, 1);
+		html_row_end(h);
+	}
+	html_table_end(h);
+	snprintf(b, sizeof(b), "Cosine similarity of the thread matrices: all %.3f, true %.3f, "
+			       "false %.3f.", comm_cosine(db, COMM_ALL), comm_cosine(db, COMM_TRUE),
+		 comm_cosine(db, COMM_FALSE));
+	html_para(h, b);
+	return heatmaps(h, db, -2, COMM_BY_THREAD);
+}
+
 int comm_html(sqlite3 *db, struct html *h)
 {
 	header(h, db);
 	split(h, db);
-	int r = heatmaps(h, db, COMM_BY_THREAD);
+	int r = heatmaps(h, db, -1, COMM_BY_THREAD);
 	if (!r)
-		r = heatmaps(h, db, COMM_BY_CORE);
+		r = heatmaps(h, db, -1, COMM_BY_CORE);
+	if (!r)
+		r = compare(h, db);
 	if (!r)
 		r = pairs(h, db);
 	if (!r)
