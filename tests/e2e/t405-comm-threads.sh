@@ -25,3 +25,17 @@ awk -F, 'NR > 1 { a = $1; b = $2; if (a == 0 || int((a - 1) / 50) != int((b - 1)
 check t405-many-pairs-same-batch [ $? -eq 0 ]
 check t405-many-aggregated grep -q 'threads aggregated by' many.txt
 check t405-many-80-columns sh -c "sed -n '/thread 0 bottom-left/,/^\$/p' many.txt | awk 'length(\$0) > 80 { exit 1 }'"
+# the HTML page aggregates too: at most 64 x 64 cells a map, and they add up to the matrix
+"$SONDE" report many --html many.html >/dev/null 2>&1
+check t405-many-html test -s many.html
+cells=$(python3 - <<'PY'
+import re
+page = open("many.html").read()
+m = re.search(r'<svg[^>]*id="thread-all".*?</svg>', page, re.S)
+v = [float(x) for x in re.findall(r'<rect class="cell"[^>]*data-v="([^"]*)"', m.group(0))] if m else []
+print(len(v), "%.0f" % sum(v))
+PY
+)
+n=${cells% *}
+check "t405-many-html-cells ($n)" [ "${n:-0}" -ge 1 -a "${n:-0}" -le 4096 ]
+check t405-many-html-sum [ "${cells#* }" = "$(mat_sum many/comm/matrix-all-thread.csv)" ]

@@ -24,14 +24,18 @@ static void usage(FILE *f)
 		"Options:\n%s"
 		"      --exact           every access, exact transfers (a program built with\n"
 		"                        sonde-cc; implies --source inst --period 1)\n"
+		"      --compare N       --exact, and the sampled detector on every Nth access of\n"
+		"                        the same run (DIR/comm/sampled/): the two compared\n"
 		"      --board N         bulletin board slots (default %d)\n"
 		"      --dregs N         watchpoints per arming: 1, 2 or 4 (default 4)\n"
 		"      --no-watch        no watchpoints: board hits only (where they never fire)\n"
 		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
 		"      --top N           rows per table in the summary (default 10)\n"
+		"      --html FILE       also write the report as one HTML page into FILE\n"
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db, DIR/comm/matrix-{all,true,false}-{thread,core}.csv,\n"
-		"objects.csv, pairs.csv.  Show it again with 'sonde report DIR'.\n"
+		"objects.csv, pairs.csv, threads.csv; under MPI (mpirun ... sonde comm) each rank's\n"
+		"in DIR/comm/rank-R/ as well.  Show it again with 'sonde report DIR'.\n"
 		"Manual: doc/sonde-comm.md.\n",
 		launch_help, COMM_BOARD_DEFAULT);
 }
@@ -51,17 +55,21 @@ int cmd_comm(int argc, char **argv)
 		{ "board", required_argument, NULL, 2002 },
 		{ "dregs", required_argument, NULL, 2003 },
 		{ "no-watch", no_argument, NULL, 2004 },
+		{ "compare", required_argument, NULL, 2005 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
 	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
+	const char *html = NULL;
 	int quiet = 0, exact = 0, opt;
 	unsigned long v;
 	launch_opts_init(&o, "comm");
 	unsetenv("SONDE_COMM_WATCH");
+	unsetenv("SONDE_COMM_COMPARE");
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
@@ -89,6 +97,13 @@ int cmd_comm(int argc, char **argv)
 		case 2004:
 			setenv("SONDE_COMM_WATCH", "0", 1);
 			break;
+		case 2005:
+			if (!number(optarg, 2, 1ul << 30, &v))
+				return sonde_usage_error("comm", "--compare wants a period of 2 to %lu "
+								 "accesses, not '%s'", 1ul << 30, optarg);
+			setenv("SONDE_COMM_COMPARE", optarg, 1);
+			exact = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -96,6 +111,11 @@ int cmd_comm(int argc, char **argv)
 			ro.top = atoi(optarg);
 			if (ro.top <= 0)
 				return sonde_usage_error("comm", "--top wants a positive number");
+			break;
+		case 'H':
+			if (!*optarg)
+				return sonde_usage_error("comm", "--html wants a file name");
+			html = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -119,7 +139,7 @@ int cmd_comm(int argc, char **argv)
 		unsetenv("SONDE_COMM_EXACT");
 	}
 
-	return record_and_report(&o, argv + optind, &ro, quiet, NULL);
+	return record_and_report(&o, argv + optind, &ro, quiet, html);
 }
 
 const struct tool tool_comm = {
@@ -129,4 +149,5 @@ const struct tool tool_comm = {
 	.fill = comm_fill,
 	.export = comm_export,
 	.print = comm_print,
+	.html = comm_html,
 };

@@ -31,13 +31,24 @@ struct comm_matrix {
 /* Fill db from the recording p (struct tool's fill, model.c). */
 int comm_fill(struct sqlite3 *db, const struct profile *p, char *err, size_t errlen);
 
-/* Read matrix unit x kind back from db (view.c); 0 or -EIO / -ENOMEM.  Free m->cell. */
-int comm_db_matrix(struct sqlite3 *db, int unit, int kind, struct comm_matrix *m);
+/* Read matrix unit x kind of part (-1: merged, else the process's index in the recording)
+ * back from db (view.c); 0 or -EIO / -ENOMEM.  Free m->cell. */
+int comm_db_matrix(struct sqlite3 *db, int part, int unit, int kind, struct comm_matrix *m);
+/* The side of part's matrices of unit (view.c). */
+uint32_t comm_db_side(struct sqlite3 *db, int part, int unit);
+/* The output folder name of part >= 0: "rank-R", or "proc-PID" without a rank; 0 or -EIO
+ * (no such part: a recording of one process has none). */
+int comm_part_name(struct sqlite3 *db, int part, char *buf, size_t len);
 
 /* DIR/comm/ CSV files (view.c). */
 int comm_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
 /* The report in o->format (view.c). */
 int comm_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+/* --compare: the cosine similarity of the exact and sampled thread matrices of kind. */
+double comm_cosine(struct sqlite3 *db, int kind);
+/* The tool's HTML page (html.c; struct tool's html). */
+struct html;
+int comm_html(struct sqlite3 *db, struct html *page);
 /* sonde comm (cmd.c). */
 int cmd_comm(int argc, char **argv);
 

@@ -12,7 +12,13 @@
  * Core matrices use the CPUs at publication and observation; same-CPU pairs are dropped
  * (threads time-sharing a CPU do not move lines between caches).
  *
- * Only the first process of a recording is modelled (the others are counted in meta).
+ * Processes (MPI ranks, or any processes of one recording) are modelled one by one: each
+ * gets its own matrices, objects and pairs (rows with part = its index in the recording),
+ * and the merged report (part = -1) numbers the threads of all of them one after the
+ * other, rank 0's first (table comm_threads maps them back); threads of different
+ * processes share no memory the tool sees, so the merged thread matrix is block-diagonal,
+ * and the merged core matrix adds the processes' core matrices.  A recording of one
+ * process has only the merged rows.
  * Objects are named as `sonde mem` names them: the observing accesses are handed to the
  * mem tool's model (tools/mem/model.h, used read-only) as synthetic samples.
  */
@@ -51,6 +57,8 @@ struct model {
 	const struct profile *p;
 	const struct prof_process *proc;
 	int exact, clock;
+	uint16_t take;			/* the record type modelled, 0: EVENT and EXACT */
+	int compare;			/* the recording has both (--compare) */
 	uint64_t period;
 	uint32_t n[COMM_NUNIT];
 	struct cell *cell;		/* unordered pairs, merged, sorted by unit, i, j */
@@ -58,6 +66,8 @@ struct model {
 	struct event *ev;
 	size_t nev;
 	struct comm_rec_stats st;	/* summed */
+	int part;			/* the rows' part: the process's index, -1 merged */
+	uint32_t base;			/* its first thread's number in the merged report */
 	uint32_t dregs, watch_off;
 	int32_t watch_errno;
 	uint64_t total[COMM_NKIND];
@@ -106,10 +116,11 @@ static int scan(struct model *m)
 		while ((h = prof_tool_next(t, &off))) {
 			if (h->type == COMM_REC_STATS && h->size >= sizeof(struct comm_rec_stats)) {
 				add_stats(m, (const void *)h);
-			} else if ((h->type == COMM_REC_EVENT &&
-				    h->size >= sizeof(struct comm_rec_event)) ||
-				   (h->type == COMM_REC_EXACT &&
-				    h->size >= sizeof(struct comm_rec_exact))) {
+			} else if (((h->type == COMM_REC_EVENT &&
+				     h->size >= sizeof(struct comm_rec_event)) ||
+				    (h->type == COMM_REC_EXACT &&
+				     h->size >= sizeof(struct comm_rec_exact))) &&
+				   (!m->take || h->type == m->take)) {
 				const struct comm_rec_event *e = (const void *)h;
 				const struct comm_rec_exact *x = (const void *)h;
 				int ex = h->type == COMM_REC_EXACT;
@@ -201,7 +212,7 @@ static int build_matrices(struct model *m)
 		while ((h = prof_tool_next(t, &off))) {
 			int ex = h->type == COMM_REC_EXACT && h->size >= sizeof(struct comm_rec_exact);
 			int sm = h->type == COMM_REC_EVENT && h->size >= sizeof(struct comm_rec_event);
-			if (!ex && !sm)
+			if ((!ex && !sm) || (m->take && h->type != m->take))
 				continue;
 			const struct comm_rec_event *e = (const void *)h;
 			const struct comm_rec_exact *x = (const void *)h;
@@ -243,40 +254,43 @@ static int build_matrices(struct model *m)
 
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-	"CREATE TABLE comm_cells(unit TEXT, kind TEXT, i INTEGER, j INTEGER, value INTEGER);"
-	"CREATE TABLE comm_objects(id INTEGER PRIMARY KEY, name TEXT, kind TEXT, total INTEGER,"
-	" true_sharing INTEGER, false_sharing INTEGER, events INTEGER);"
-	"CREATE TABLE comm_pairs(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, total INTEGER,"
-	" true_sharing INTEGER, false_sharing INTEGER, code_a TEXT, code_b TEXT);";
+	"CREATE TABLE comm_cells(part INTEGER, unit TEXT, kind TEXT, i INTEGER, j INTEGER,"
+	" value INTEGER);"
+	"CREATE TABLE comm_objects(id INTEGER PRIMARY KEY, part INTEGER, name TEXT, kind TEXT,"
+	" total INTEGER, true_sharing INTEGER, false_sharing INTEGER, events INTEGER);"
+	"CREATE TABLE comm_pairs(id INTEGER PRIMARY KEY, part INTEGER, a INTEGER, b INTEGER,"
+	" total INTEGER, true_sharing INTEGER, false_sharing INTEGER, code_a TEXT, code_b TEXT);"
+	"CREATE TABLE comm_threads(id INTEGER PRIMARY KEY, part INTEGER, rank INTEGER,"
+	" pid INTEGER, thread INTEGER, tid INTEGER);"
+	"CREATE TABLE comm_parts(part INTEGER PRIMARY KEY, rank INTEGER, pid INTEGER,"
+	" first_thread INTEGER, threads INTEGER, cores INTEGER, samples INTEGER, traps INTEGER,"
+	" total_all INTEGER, total_true INTEGER, total_false INTEGER);";
 
-static int write_cells(sqlite3 *db, struct model *m)
+static int write_cells(sqlite3 *db, int part, const struct cell *cell, size_t ncell)
 {
 	sqlite3_stmt *st;
 	int r = 0;
-	if (sqlite3_prepare_v2(db, "INSERT INTO comm_cells VALUES(?,?,?,?,?)", -1, &st, NULL))
+	if (sqlite3_prepare_v2(db, "INSERT INTO comm_cells VALUES(?,?,?,?,?,?)", -1, &st, NULL))
 		return -EIO;
-	for (size_t q = 0; q < m->ncell && !r; q++) {
-		const struct cell *c = &m->cell[q];
+	for (size_t q = 0; q < ncell && !r; q++) {
+		const struct cell *c = &cell[q];
 		for (int k = 0; k < COMM_NKIND && !r; k++)
 			if (c->v[k]) {
-				r = db_row(st, "ttiiu", comm_unit_name[c->unit], comm_kind_name[k],
-					   (int64_t)c->i, (int64_t)c->j, c->v[k]);
+				r = db_row(st, "ittiiu", (int64_t)part, comm_unit_name[c->unit],
+					   comm_kind_name[k], (int64_t)c->i, (int64_t)c->j, c->v[k]);
 				if (!r)
-					r = db_row(st, "ttiiu", comm_unit_name[c->unit],
-						   comm_kind_name[k], (int64_t)c->j, (int64_t)c->i,
-						   c->v[k]);
+					r = db_row(st, "ittiiu", (int64_t)part,
+						   comm_unit_name[c->unit], comm_kind_name[k],
+						   (int64_t)c->j, (int64_t)c->i, c->v[k]);
 			}
 	}
 	sqlite3_finalize(st);
-	if (!r)
-		r = sqlite3_exec(db, "CREATE INDEX comm_cells_ij ON comm_cells(unit, kind, i, j)",
-				 NULL, NULL, NULL) ? -EIO : 0;
 	return r;
 }
 
 static const char *watch_status(const struct model *m, char *buf, size_t len)
 {
-	if (m->exact)
+	if (m->exact && !m->compare)
 		snprintf(buf, len, "exact mode: no watchpoints");
 	else if (m->watch_off)
 		snprintf(buf, len, "off (--no-watch); detection from samples meeting on the board "
@@ -406,12 +420,13 @@ static int write_objects(sqlite3 *db, struct model *m, struct memmodel **mm_out,
 		}
 	sqlite3_stmt *st;
 	r = -EIO;
-	if (!sqlite3_prepare_v2(db, "INSERT INTO comm_objects(name, kind, total, true_sharing,"
-				    " false_sharing, events) VALUES(?,?,?,?,?,?)", -1, &st, NULL)) {
+	if (!sqlite3_prepare_v2(db, "INSERT INTO comm_objects(part, name, kind, total,"
+				    " true_sharing, false_sharing, events) VALUES(?,?,?,?,?,?,?)", -1,
+				&st, NULL)) {
 		r = 0;
 		for (size_t o = 0; o < mm->nobject && !r; o++)
 			if (sum[o].events)
-				r = db_row(st, "ttuuuu", mm->object[o].name,
+				r = db_row(st, "ittuuuu", (int64_t)m->part, mm->object[o].name,
 					   mm_kind_name(mm->object[o].kind), sum[o].v[COMM_ALL],
 					   sum[o].v[COMM_TRUE], sum[o].v[COMM_FALSE], sum[o].events);
 		sqlite3_finalize(st);
@@ -520,8 +535,8 @@ static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
 	}
 	qsort(ps, np, sizeof(*ps), pair_cmp);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "INSERT INTO comm_pairs(a, b, total, true_sharing,"
-				    " false_sharing, code_a, code_b) VALUES(?,?,?,?,?,?,?)", -1,
+	if (sqlite3_prepare_v2(db, "INSERT INTO comm_pairs(part, a, b, total, true_sharing,"
+				    " false_sharing, code_a, code_b) VALUES(?,?,?,?,?,?,?,?)", -1,
 			       &st, NULL)) {
 		free(ps);
 		return -EIO;
@@ -530,46 +545,242 @@ static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
 		char ca[512], cb[512];
 		code_name(mm, top_ip(m, ps[i].a, ps[i].b), ca, sizeof(ca));
 		code_name(mm, top_ip(m, ps[i].b, ps[i].a), cb, sizeof(cb));
-		r = db_row(st, "iiuuutt", (int64_t)ps[i].a, (int64_t)ps[i].b, ps[i].v[0],
-			   ps[i].v[1], ps[i].v[2], ca, cb);
+		r = db_row(st, "iiiuuutt", (int64_t)m->part, (int64_t)ps[i].a, (int64_t)ps[i].b,
+			   ps[i].v[0], ps[i].v[1], ps[i].v[2], ca, cb);
+		/* a process of several: its pairs also in the merged ranking, numbered there */
+		if (!r && m->part >= 0)
+			r = db_row(st, "iiiuuutt", (int64_t)-1, (int64_t)(ps[i].a + m->base),
+				   (int64_t)(ps[i].b + m->base), ps[i].v[0], ps[i].v[1], ps[i].v[2],
+				   ca, cb);
 	}
 	sqlite3_finalize(st);
 	free(ps);
 	return r;
 }
 
+static void model_release(struct model *m)
+{
+	free(m->ft);
+	free(m->recs);
+	free(m->cell);
+	free(m->ev);
+	m->ft = NULL;
+	m->recs = NULL;
+	m->cell = NULL;
+	m->ev = NULL;
+}
+
+/* One process: its model, its matrices (when the recording has several) and threads. */
+static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
+{
+	int r = scan(m);
+	if (!r)
+		r = build_matrices(m);
+	if (r)
+		return errmsg(err, errlen, r, "modelling the communication");
+	if (m->part >= 0 && write_cells(db, m->part, m->cell, m->ncell))
+		return db_fail(db, err, errlen, "writing comm_cells");
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "INSERT INTO comm_threads VALUES(?,?,?,?,?,?)", -1, &st, NULL))
+		return db_fail(db, err, errlen, "writing comm_threads");
+	/* every thread number of the matrix, with its tid where a stream says it */
+	for (uint32_t k = 0; k < m->n[COMM_BY_THREAD] && !r; k++) {
+		int64_t tid = -1;
+		for (size_t i = 0; i < m->proc->nthread; i++)
+			if (m->proc->thread[i].hdr.thread_index == k)
+				tid = m->proc->thread[i].hdr.tid;
+		r = db_row(st, "iiiiii", (int64_t)(m->base + k), (int64_t)m->part,
+			   (int64_t)m->proc->rank, (int64_t)m->proc->pid, (int64_t)k, tid);
+	}
+	sqlite3_finalize(st);
+	if (!r && sqlite3_prepare_v2(db, "INSERT INTO comm_parts VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+				     -1, &st, NULL) == SQLITE_OK) {
+		r = db_row(st, "iiiiiiuuuuu", (int64_t)m->part, (int64_t)m->proc->rank,
+			   (int64_t)m->proc->pid, (int64_t)m->base, (int64_t)m->n[COMM_BY_THREAD],
+			   (int64_t)m->n[COMM_BY_CORE], m->st.samples, m->st.traps,
+			   m->total[COMM_ALL], m->total[COMM_TRUE], m->total[COMM_FALSE]);
+		sqlite3_finalize(st);
+	} else if (!r) {
+		r = -EIO;
+	}
+	if (r)
+		return db_fail(db, err, errlen, "writing comm_threads");
+	struct memmodel *mm = NULL;
+	if (!m->exact && m->nev)
+		r = write_objects(db, m, &mm, err, errlen);
+	if (!r && write_pairs(db, m, mm))
+		r = db_fail(db, err, errlen, "writing comm_pairs");
+	if (mm)
+		memmodel_free(mm);
+	return r;
+}
+
+/* Add process m's totals, counters and cells (threads renumbered) to the merged g. */
+static int merge_into(struct model *g, const struct model *m, size_t *cap)
+{
+	add_stats(g, &m->st);
+	if (m->dregs > g->dregs)
+		g->dregs = m->dregs;
+	g->watch_off |= m->watch_off;
+	if (m->watch_errno)
+		g->watch_errno = m->watch_errno;
+	g->exact |= m->exact;
+	g->nev += m->nev;
+	for (int k = 0; k < COMM_NKIND; k++)
+		g->total[k] += m->total[k];
+	g->n[COMM_BY_THREAD] += m->n[COMM_BY_THREAD];
+	if (m->n[COMM_BY_CORE] > g->n[COMM_BY_CORE])
+		g->n[COMM_BY_CORE] = m->n[COMM_BY_CORE];
+	for (size_t q = 0; q < m->ncell; q++) {
+		if (g->ncell == *cap) {
+			*cap = *cap ? 2 * *cap : 1024;
+			struct cell *n = realloc(g->cell, *cap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			g->cell = n;
+		}
+		struct cell c = m->cell[q];
+		if (c.unit == COMM_BY_THREAD) {
+			c.i += m->base;
+			c.j += m->base;
+		}
+		g->cell[g->ncell++] = c;
+	}
+	return 0;
+}
+
+/* Does process pr hold both EXACT and EVENT records (a --compare run)? */
+static int has_both(const struct prof_process *pr)
+{
+	int seen = 0;
+	for (size_t i = 0; i < pr->nthread && seen != 3; i++) {
+		const struct sonde_rec_hdr *h;
+		size_t off = 0;
+		if (pr->thread[i].swapped)
+			continue;
+		while (seen != 3 && (h = prof_tool_next(&pr->thread[i], &off)))
+			seen |= h->type == COMM_REC_EXACT ? 1 : h->type == COMM_REC_EVENT ? 2 : 0;
+	}
+	return seen == 3;
+}
+
+/* Sort and add up cells of the same pair. */
+static void cells_merge(struct model *g)
+{
+	if (!g->ncell)
+		return;
+	qsort(g->cell, g->ncell, sizeof(*g->cell), cell_cmp);
+	size_t w = 0;
+	for (size_t q = 1; q < g->ncell; q++) {
+		if (!cell_cmp(&g->cell[w], &g->cell[q])) {
+			for (int k = 0; k < COMM_NKIND; k++)
+				g->cell[w].v[k] += g->cell[q].v[k];
+		} else {
+			g->cell[++w] = g->cell[q];
+		}
+	}
+	g->ncell = w + 1;
+}
+
+/*
+ * A --compare run: the sampled detector's matrices of the same run (EVENT records), as part
+ * -2, threads numbered as in the merged report; and its totals and period in meta.
+ */
+static int fill_sampled(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	struct model g = { .p = p, .part = -2 };
+	size_t cap = 0;
+	uint64_t period = 0;
+	int r = 0;
+	for (size_t k = 0; k < p->nproc && !r; k++) {
+		struct model m = { .p = p, .proc = &p->proc[k], .base = g.n[COMM_BY_THREAD],
+				   .part = -2, .take = COMM_REC_EVENT, .period = 1 };
+		r = scan(&m);
+		if (!r)
+			r = build_matrices(&m);
+		for (size_t q = 0; !r && q < m.nev && !period; q++)
+			if (!(m.ev[q].flags & COMM_F_TRAP))
+				period = m.ev[q].amount;
+		if (!r)
+			r = merge_into(&g, &m, &cap);
+		/* every thread of the process, as in the merged numbering */
+		uint32_t nt = p->proc[k].threads > 0 ? (uint32_t)p->proc[k].threads : 0;
+		for (size_t i = 0; i < p->proc[k].nthread; i++)
+			if (p->proc[k].thread[i].hdr.thread_index + 1 > nt)
+				nt = p->proc[k].thread[i].hdr.thread_index + 1;
+		g.n[COMM_BY_THREAD] += nt > m.n[COMM_BY_THREAD] ? nt - m.n[COMM_BY_THREAD] : 0;
+		model_release(&m);
+	}
+	if (r)
+		return errmsg(err, errlen, r, "modelling the sampled detector");
+	cells_merge(&g);
+	sqlite3_stmt *st;
+	if (write_cells(db, -2, g.cell, g.ncell) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL)) {
+		free(g.cell);
+		return db_fail(db, err, errlen, "writing the sampled matrices");
+	}
+	const struct { const char *k; uint64_t v; } nums[] = {
+		{ "compare_period", period }, { "sampled_total_all", g.total[COMM_ALL] },
+		{ "sampled_total_true", g.total[COMM_TRUE] },
+		{ "sampled_total_false", g.total[COMM_FALSE] }, { "sampled_events", g.nev },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
+		char b[32];
+		snprintf(b, sizeof(b), "%" PRIu64, nums[i].v);
+		r = db_row(st, "tt", nums[i].k, b);
+	}
+	sqlite3_finalize(st);
+	free(g.cell);
+	return r ? db_fail(db, err, errlen, "writing the sampled matrices") : 0;
+}
+
 int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
-	struct model m = { .p = p };
-	struct memmodel *mm = NULL;
-	int r;
+	struct model g = { .p = p, .part = -1 };
+	size_t cap = 0;
+	int r = 0;
 	if (!p->nproc)
 		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
-	m.proc = &p->proc[0];
-	m.clock = !strcmp(m.proc->source, "clock");
-	m.period = m.proc->period ? m.proc->period : 1;
-	r = scan(&m);
-	if (!r)
-		r = build_matrices(&m);
-	if (r) {
-		errmsg(err, errlen, r, "modelling the communication");
-		goto out;
+	g.proc = &p->proc[0];
+	g.clock = !strcmp(g.proc->source, "clock");
+	g.period = g.proc->period ? g.proc->period : 1;
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL))
+		return db_fail(db, err, errlen, "writing the comm tables");
+	for (size_t k = 0; k < p->nproc && !r; k++) {
+		struct model m = { .p = p, .proc = &p->proc[k], .base = g.n[COMM_BY_THREAD],
+				   .part = p->nproc > 1 ? (int)k : -1 };
+		if (has_both(m.proc)) {	/* --compare: the exact records are the report */
+			m.take = COMM_REC_EXACT;
+			g.compare = m.compare = 1;
+		}
+		m.clock = !strcmp(m.proc->source, "clock");
+		m.period = m.proc->period ? m.proc->period : 1;
+		r = model_process(db, &m, err, errlen);
+		if (!r && merge_into(&g, &m, &cap))
+			r = errmsg(err, errlen, -ENOMEM, "modelling the communication");
+		model_release(&m);
 	}
-	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_cells(db, &m) ||
-	    write_meta(db, &m)) {
+	if (r)
+		goto out;
+	cells_merge(&g);
+	if (write_cells(db, -1, g.cell, g.ncell) ||
+	    sqlite3_exec(db, "CREATE INDEX comm_cells_ij ON comm_cells(part, unit, kind, i, j)",
+			 NULL, NULL, NULL) || write_meta(db, &g)) {
 		r = db_fail(db, err, errlen, "writing the comm tables");
 		goto out;
 	}
-	if (!m.exact && m.nev)
-		r = write_objects(db, &m, &mm, err, errlen);
-	if (!r && write_pairs(db, &m, mm))
-		r = db_fail(db, err, errlen, "writing comm_pairs");
+	/* several processes: the merged objects add up each process's, by name */
+	if (p->nproc > 1 &&
+	    sqlite3_exec(db, "INSERT INTO comm_objects(part, name, kind, total, true_sharing,"
+			     " false_sharing, events) SELECT -1, name, kind, SUM(total),"
+			     " SUM(true_sharing), SUM(false_sharing), SUM(events) FROM comm_objects"
+			     " WHERE part >= 0 GROUP BY name, kind ORDER BY MIN(id)",
+			 NULL, NULL, NULL))
+		r = db_fail(db, err, errlen, "writing comm_objects");
+	if (!r && g.compare)
+		r = fill_sampled(db, p, err, errlen);
 out:
-	if (mm)
-		memmodel_free(mm);
-	free(m.ft);
-	free(m.recs);
-	free(m.cell);
-	free(m.ev);
+	free(g.cell);
 	return r;
 }

@@ -5,14 +5,16 @@
  * communication becomes an EVENT record in the observer's stream.  When the detector asks
  * for it, up to D 8-byte watchpoints are armed on random chunks of a line another thread
  * published; a trap is a communication too.  With SONDE_COMM_EXACT=1 (the inst source at
- * period 1) the exact detector models every access instead.
+ * period 1) the exact detector models every access instead; with SONDE_COMM_COMPARE=N as
+ * well, every Nth access of a thread also goes through the sampled detector (board and
+ * watchpoints, EVENT records of weight N): both detectors on the same run.
  *
  * Watchpoints may be unavailable (no debug registers, a VM whose breakpoints never fire,
  * the inst source before the software backend exists): every watch_arm error is counted
  * and the detector goes on with board hits alone.  After WATCH_GIVE_UP consecutive hard
  * errors of a thread it stops asking (the cost of a failing perf_event_open per sample).
  *
- * Configuration (read once in start): SONDE_COMM_EXACT, SONDE_COMM_BOARD (slots, default
+ * Configuration (read once in start): SONDE_COMM_EXACT, SONDE_COMM_COMPARE, SONDE_COMM_BOARD (slots, default
  * 127), SONDE_COMM_DREGS (1, 2 or 4; default 4), SONDE_COMM_WATCH=0 (no watchpoints).
  * Handler-reachable.
  */
@@ -43,6 +45,8 @@ struct exact_pair {
 struct comm_thread {
 	struct comm_observer o;
 	struct comm_counts c;
+	struct comm_counts cs;		/* the sampled detector's, in compare mode */
+	uint64_t cmp_left;		/* accesses to the next compare sample */
 	uint64_t arms, arm_failures, traps, traps_ignored, exact_lost;
 	int watch_errno, hard_failures;
 	struct exact_pair pair[EXACT_PAIRS];
@@ -51,6 +55,7 @@ struct comm_thread {
 static struct comm_board board;
 static struct comm_exact exact;
 static int exact_mode;
+static uint64_t cmp_period;	/* compare mode: the sampled detector's period, else 0 */
 static uint32_t dregs = COMM_MAX_DREGS;
 static int watch_ok;	/* the trap handler is installed */
 static int watch_off;	/* --no-watch */
@@ -70,18 +75,27 @@ static int comm_start(void)
 		dregs = COMM_MAX_DREGS;
 	if (n < 1 || n > (1u << 20))
 		n = COMM_BOARD_DEFAULT;
-	size_t bytes = exact_mode ? EXACT_SLOTS * sizeof(struct comm_xline)
+	cmp_period = exact_mode ? env_num("SONDE_COMM_COMPARE", 0) : 0;
+	if (cmp_period == 1)
+		cmp_period = 0;
+	for (int k = 0; k < 2; k++) {
+		int ex = k == 0;
+		if (ex != exact_mode && !(ex == 0 && cmp_period))
+			continue;
+		size_t bytes = ex ? EXACT_SLOTS * sizeof(struct comm_xline)
 				  : n * sizeof(struct comm_entry);
-	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (mem == MAP_FAILED)
-		return -ENOMEM;
-	rt_add_owned_range((uint64_t)(uintptr_t)mem, (uint64_t)(uintptr_t)mem + bytes);
-	if (exact_mode) {
-		comm_exact_init(&exact, mem, EXACT_SLOTS, COMM_LINE_DEFAULT);
-		return 0;
+		void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (mem == MAP_FAILED)
+			return -ENOMEM;
+		rt_add_owned_range((uint64_t)(uintptr_t)mem, (uint64_t)(uintptr_t)mem + bytes);
+		if (ex)
+			comm_exact_init(&exact, mem, EXACT_SLOTS, COMM_LINE_DEFAULT);
+		else
+			comm_board_init(&board, mem, (uint32_t)n, COMM_LINE_DEFAULT);
 	}
-	comm_board_init(&board, mem, (uint32_t)n, COMM_LINE_DEFAULT);
+	if (exact_mode && !cmp_period)
+		return 0;
 	watch_off = env_num("SONDE_COMM_WATCH", 1) == 0;
 	watch_ok = !watch_off && watch_start() == 0;
 	return 0;
@@ -93,8 +107,10 @@ static int comm_thread_start(struct rt_thread *t)
 	if (!ct)
 		return -ENOMEM;
 	comm_observer_init(&ct->o, t->index, rt_now());
+	/* a random phase: the threads' compare samples do not lock step */
+	ct->cmp_left = cmp_period ? 1 + rt_rand(t) % cmp_period : 0;
 	t->tool = ct;
-	if (!exact_mode)
+	if (!exact_mode || cmp_period)
 		comm_board_thread(&board, +1);
 	return 0;
 }
@@ -169,6 +185,26 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
 			      const struct comm_xfer *x, int32_t cpu);
 
+/* The sampled detector: one sample standing for `weight` accesses. */
+static SIGSAFE void sampled(struct rt_thread *t, struct comm_thread *ct, const struct rt_access *a,
+			    int32_t cpu, int store, uint64_t weight, struct comm_counts *c)
+{
+	struct comm_sample s = { .addr = a->addr, .ip = a->ip, .time = a->time ? a->time : rt_now(),
+				 .len = a->len ? a->len : 1, .store = store, .cpu = cpu };
+	struct comm_pub p;
+	int is_true = 0;
+	switch (comm_on_sample(&board, &ct->o, &s, rt_rand(t), &p, &is_true, c)) {
+	case COMM_COUNT:
+		record_event(t, &p, is_true, 0, 1, weight, a->addr, a->ip, cpu);
+		break;
+	case COMM_ARM:
+		arm(t, ct, &p, s.time);
+		break;
+	case COMM_NOTHING:
+		break;
+	}
+}
+
 static SIGSAFE void comm_on_access(struct rt_thread *t, const struct rt_access *a,
 				   const ucontext_t *uc, int skip)
 {
@@ -190,22 +226,13 @@ static SIGSAFE void comm_on_access(struct rt_thread *t, const struct rt_access *
 			exact_add(t, ct, &x, cpu);
 		else if (r < 0)
 			ct->exact_lost++;
+		if (cmp_period && --ct->cmp_left == 0) {
+			ct->cmp_left = cmp_period;
+			sampled(t, ct, a, cpu, store, cmp_period, &ct->cs);
+		}
 		return;
 	}
-	struct comm_sample s = { .addr = a->addr, .ip = a->ip, .time = a->time ? a->time : rt_now(),
-				 .len = a->len ? a->len : 1, .store = store, .cpu = cpu };
-	struct comm_pub p;
-	int is_true = 0;
-	switch (comm_on_sample(&board, &ct->o, &s, rt_rand(t), &p, &is_true, &ct->c)) {
-	case COMM_COUNT:
-		record_event(t, &p, is_true, 0, 1, a->weight, a->addr, a->ip, cpu);
-		break;
-	case COMM_ARM:
-		arm(t, ct, &p, s.time);
-		break;
-	case COMM_NOTHING:
-		break;
-	}
+	sampled(t, ct, a, cpu, store, a->weight, &ct->c);
 }
 
 static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap *w,
@@ -223,7 +250,8 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 	 * the watched block): classify with the watched 8-byte chunk. */
 	if (comm_on_trap(&ct->o, w->addr, w->len, board.line, &p, &is_true, &scale)) {
 		ct->traps++;
-		record_event(t, &p, is_true, COMM_F_TRAP, scale, 1, w->addr, 0, sched_getcpu());
+		record_event(t, &p, is_true, COMM_F_TRAP, scale, cmp_period ? cmp_period : 1,
+			     w->addr, 0, sched_getcpu());
 	} else {
 		ct->traps_ignored++;
 	}
@@ -270,8 +298,14 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 	struct comm_thread *ct = t->tool;
 	if (!ct)
 		return;
-	if (!exact_mode)
+	if (!exact_mode || cmp_period)
 		comm_board_thread(&board, -1);
+	if (cmp_period) {	/* the board's counters are the sampled detector's */
+		ct->c.published = ct->cs.published;
+		ct->c.publish_lost = ct->cs.publish_lost;
+		ct->c.hits = ct->cs.hits;
+		ct->c.arm_tries = ct->cs.arm_tries;
+	}
 	for (int i = 0; i < EXACT_PAIRS; i++)
 		if (ct->pair[i].used)
 			exact_flush(t, &ct->pair[i]);
@@ -289,7 +323,7 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 		.traps_ignored = ct->traps_ignored,
 		.exact_lost = ct->exact_lost,
 		.watch_errno = ct->watch_errno,
-		.dregs = exact_mode ? 0 : (watch_ok ? dregs : 0),
+		.dregs = exact_mode && !cmp_period ? 0 : (watch_ok ? dregs : 0),
 		.watch_off = (uint32_t)watch_off,
 	};
 	rt_tool_record(t, &r, sizeof(r));
@@ -300,7 +334,7 @@ static void comm_fork_child(struct rt_thread *t)
 {
 	if (exact_mode)
 		madvise(exact.x, EXACT_SLOTS * sizeof(struct comm_xline), MADV_DONTNEED);
-	else {
+	if (!exact_mode || cmp_period) {
 		memset(board.e, 0, board.size * sizeof(struct comm_entry));
 		comm_board_init(&board, board.e, board.size, board.line);
 	}

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
@@ -33,15 +34,34 @@ struct cells {
 	uint64_t i, j, v;
 };
 
-static int cells_open(sqlite3 *db, int unit, int kind, struct cells *c)
+static int cells_open(sqlite3 *db, int part, int unit, int kind, struct cells *c)
 {
 	memset(c, 0, sizeof(*c));
-	if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE unit = ? AND kind = ?"
-				   " ORDER BY i, j", -1, &c->st, NULL))
+	if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE part = ? AND unit = ?"
+				   " AND kind = ? ORDER BY i, j", -1, &c->st, NULL))
 		return -EIO;
-	sqlite3_bind_text(c->st, 1, comm_unit_name[unit], -1, SQLITE_STATIC);
-	sqlite3_bind_text(c->st, 2, comm_kind_name[kind], -1, SQLITE_STATIC);
+	sqlite3_bind_int(c->st, 1, part);
+	sqlite3_bind_text(c->st, 2, comm_unit_name[unit], -1, SQLITE_STATIC);
+	sqlite3_bind_text(c->st, 3, comm_kind_name[kind], -1, SQLITE_STATIC);
 	return 0;
+}
+
+/* The side of part's matrices of this unit: meta's for the merged part (-1), comm_parts'. */
+uint32_t comm_db_side(sqlite3 *db, int part, int unit)
+{
+	sqlite3_stmt *st;
+	uint32_t n = 0;
+	if (part < 0)
+		return (uint32_t)meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
+	if (sqlite3_prepare_v2(db, unit == COMM_BY_THREAD
+				   ? "SELECT threads FROM comm_parts WHERE part = ?"
+				   : "SELECT cores FROM comm_parts WHERE part = ?", -1, &st, NULL))
+		return 0;
+	sqlite3_bind_int(st, 1, part);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 static int cells_next(struct cells *c)
@@ -54,14 +74,14 @@ static int cells_next(struct cells *c)
 	return 1;
 }
 
-int comm_db_matrix(sqlite3 *db, int unit, int kind, struct comm_matrix *m)
+int comm_db_matrix(sqlite3 *db, int part, int unit, int kind, struct comm_matrix *m)
 {
 	struct cells c;
-	m->n = (uint32_t)meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
+	m->n = comm_db_side(db, part, unit);
 	m->cell = calloc(m->n ? (size_t)m->n * m->n : 1, sizeof(uint64_t));
 	if (!m->cell)
 		return -ENOMEM;
-	if (cells_open(db, unit, kind, &c))
+	if (cells_open(db, part, unit, kind, &c))
 		return -EIO;
 	while (cells_next(&c))
 		if (c.i < m->n && c.j < m->n)
@@ -71,11 +91,11 @@ int comm_db_matrix(sqlite3 *db, int unit, int kind, struct comm_matrix *m)
 }
 
 /* The matrix as CSV, streamed row by row (it may have thousands of rows). */
-static int matrix_csv(sqlite3 *db, FILE *f, int unit, int kind)
+static int matrix_csv(sqlite3 *db, FILE *f, int part, int unit, int kind)
 {
 	struct cells c;
-	uint64_t n = meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
-	if (cells_open(db, unit, kind, &c))
+	uint64_t n = comm_db_side(db, part, unit);
+	if (cells_open(db, part, unit, kind, &c))
 		return -EIO;
 	int more = cells_next(&c);
 	fprintf(f, "%s", comm_unit_name[unit]);
@@ -98,13 +118,15 @@ static int matrix_csv(sqlite3 *db, FILE *f, int unit, int kind)
 	return 0;
 }
 
-/* Rows of a query as CSV with these headings. */
-static int query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads)
+/* Rows of a query (of part, its one parameter) as CSV with these headings. */
+static int query_csv(sqlite3 *db, FILE *f, const char *sql, int part, int ncols,
+		     const char *const *heads)
 {
 	sqlite3_stmt *st;
 	const char *cells[16];
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return -EIO;
+	sqlite3_bind_int(st, 1, part);
 	csv_row(f, ncols, heads);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		for (int i = 0; i < ncols; i++) {
@@ -119,60 +141,106 @@ static int query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const cha
 
 static const char objects_sql[] =
 	"SELECT name, kind, total, true_sharing, false_sharing, events FROM comm_objects"
-	" ORDER BY total DESC, id";
+	" WHERE part = ? ORDER BY total DESC, id";
 static const char *const objects_cols[] = { "object", "kind", "total", "true_sharing",
 					    "false_sharing", "events" };
 static const char pairs_sql[] =
 	"SELECT a, b, total, true_sharing, false_sharing, code_a, code_b FROM comm_pairs"
-	" ORDER BY total DESC, id";
+	" WHERE part = ? ORDER BY total DESC, id";
+static const char threads_sql[] =
+	"SELECT id, rank, pid, thread, tid FROM comm_threads WHERE ? = -1 ORDER BY id";
+static const char *const threads_cols[] = { "thread", "rank", "pid", "thread_in_process",
+					    "tid" };
 static const char *const pairs_cols[] = { "thread_a", "thread_b", "total", "true_sharing",
 					  "false_sharing", "code_a", "code_b" };
 
-static FILE *open_out(const char *dir, const char *name, char *err, size_t errlen)
+static FILE *open_out(const char *sub, const char *name, char *err, size_t errlen)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/comm/%s", dir, name);
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", sub, name);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		errmsg(err, errlen, -errno, "cannot write '%s'", path);
 	return f;
 }
 
-int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
+/* The CSV files of one part into the folder sub. */
+static int export_part(sqlite3 *db, int part, const char *sub, char *err, size_t errlen)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/comm", dir);
-	if (mkdir(path, 0777) && errno != EEXIST)
-		return errmsg(err, errlen, -errno, "cannot create '%s'", path);
+	if (mkdir(sub, 0777) && errno != EEXIST)
+		return errmsg(err, errlen, -errno, "cannot create '%s'", sub);
 	for (int u = 0; u < COMM_NUNIT; u++)
 		for (int k = 0; k < COMM_NKIND; k++) {
 			char name[64];
 			snprintf(name, sizeof(name), "matrix-%s-%s.csv", comm_kind_name[k],
 				 comm_unit_name[u]);
-			FILE *f = open_out(dir, name, err, errlen);
+			FILE *f = open_out(sub, name, err, errlen);
 			if (!f)
 				return -EIO;
-			if (matrix_csv(db, f, u, k)) {
+			if (matrix_csv(db, f, part, u, k)) {
 				fclose(f);
 				return db_fail(db, err, errlen, "reading comm_cells");
 			}
 			if (fclose(f))
-				return errmsg(err, errlen, -EIO, "cannot write %s/comm/%s", dir, name);
+				return errmsg(err, errlen, -EIO, "cannot write %s/%s", sub, name);
 		}
 	struct { const char *name, *sql; int n; const char *const *cols; } t[] = {
 		{ "objects.csv", objects_sql, 6, objects_cols },
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
+		{ "threads.csv", threads_sql, 5, threads_cols },
 	};
-	for (int i = 0; i < 2; i++) {
-		FILE *f = open_out(dir, t[i].name, err, errlen);
+	for (int i = 0; i < 3 && part >= -1; i++) {
+		if (part >= 0 && i == 2)
+			break;	/* the merged threads.csv maps every process's threads */
+		FILE *f = open_out(sub, t[i].name, err, errlen);
 		if (!f)
 			return -EIO;
-		int r = query_csv(db, f, t[i].sql, t[i].n, t[i].cols);
+		int r = query_csv(db, f, t[i].sql, part, t[i].n, t[i].cols);
 		if (fclose(f) || r)
 			return r ? db_fail(db, err, errlen, t[i].name)
 				 : errmsg(err, errlen, -EIO, "cannot write %s", t[i].name);
 	}
 	return 0;
+}
+
+/* The folder name of part (rank-R, or proc-PID for a process with no rank); 0 or -EIO. */
+int comm_part_name(sqlite3 *db, int part, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	int r = -EIO;
+	if (sqlite3_prepare_v2(db, "SELECT rank, pid FROM comm_parts WHERE part = ?", -1, &st,
+			       NULL))
+		return -EIO;
+	sqlite3_bind_int(st, 1, part);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t rank = sqlite3_column_int64(st, 0), pid = sqlite3_column_int64(st, 1);
+		if (rank >= 0)
+			snprintf(buf, len, "rank-%" PRId64, rank);
+		else
+			snprintf(buf, len, "proc-%" PRId64, pid);
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
+{
+	char sub[4096], name[64];
+	snprintf(sub, sizeof(sub), "%s/comm", dir);
+	int r = export_part(db, -1, sub, err, errlen);
+	/* --compare: the sampled detector's matrices of the same run */
+	if (!r && meta_u64(db, "compare_period")) {
+		snprintf(sub, sizeof(sub), "%s/comm/sampled", dir);
+		r = export_part(db, -2, sub, err, errlen);
+	}
+	/* several processes: each its own folder (a recording of one has no comm_parts row
+	 * with part >= 0) */
+	for (int part = 0; !r && !comm_part_name(db, part, name, sizeof(name)); part++) {
+		snprintf(sub, sizeof(sub), "%s/comm/%s", dir, name);
+		r = export_part(db, part, sub, err, errlen);
+	}
+	return r;
 }
 
 /* ---- terminal ---- */
@@ -190,7 +258,7 @@ static void heat_map(sqlite3 *db, FILE *out, int colour)
 		g = 1;
 	nb = (n + g - 1) / g;
 	uint64_t *b = calloc(nb ? (size_t)nb * nb : 1, sizeof(*b)), max = 0;
-	if (!b || cells_open(db, COMM_BY_THREAD, COMM_ALL, &c)) {
+	if (!b || cells_open(db, -1, COMM_BY_THREAD, COMM_ALL, &c)) {
 		free(b);
 		return;
 	}
@@ -262,6 +330,47 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	text_table_free(t);
 }
 
+/* The cosine similarity of the thread matrices of kind, exact (part -1) and sampled (-2). */
+double comm_cosine(sqlite3 *db, int kind)
+{
+	static const char sql[] =
+		"SELECT (SELECT SUM(CAST(a.value AS REAL) * b.value) FROM comm_cells a JOIN comm_cells b"
+		"  ON a.unit = b.unit AND a.kind = b.kind AND a.i = b.i AND a.j = b.j"
+		"  WHERE a.part = -1 AND b.part = -2 AND a.unit = 'thread' AND a.kind = ?1),"
+		" (SELECT SUM(CAST(value AS REAL) * value) FROM comm_cells WHERE part = -1"
+		"  AND unit = 'thread' AND kind = ?1),"
+		" (SELECT SUM(CAST(value AS REAL) * value) FROM comm_cells WHERE part = -2"
+		"  AND unit = 'thread' AND kind = ?1)";
+	sqlite3_stmt *st;
+	double c = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return 0;
+	sqlite3_bind_text(st, 1, comm_kind_name[kind], -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		double d = sqlite3_column_double(st, 0), a = sqlite3_column_double(st, 1);
+		double b = sqlite3_column_double(st, 2);
+		c = a > 0 && b > 0 ? d / sqrt(a * b) : 0;
+	}
+	sqlite3_finalize(st);
+	return c;
+}
+
+static void print_compare(sqlite3 *db, FILE *out)
+{
+	uint64_t ea = meta_u64(db, "total_all"), ef = meta_u64(db, "total_false");
+	uint64_t sa = meta_u64(db, "sampled_total_all"), sf = meta_u64(db, "sampled_total_false");
+	fprintf(out, "\nSame run, both detectors (the sampled one on every %" PRIu64 "th access;"
+		     " its matrices in DIR/comm/sampled/)\n",
+		meta_u64(db, "compare_period"));
+	fprintf(out, "  exact:   %12" PRIu64 " transfers, false sharing %5.1f%%\n", ea,
+		ea ? 100.0 * (double)ef / (double)ea : 0.0);
+	fprintf(out, "  sampled: %12" PRIu64 " estimated,  false sharing %5.1f%% (%" PRIu64
+		     " events)\n", sa, sa ? 100.0 * (double)sf / (double)sa : 0.0,
+		meta_u64(db, "sampled_events"));
+	fprintf(out, "  cosine similarity of the thread matrices: all %.3f, true %.3f, false %.3f\n",
+		comm_cosine(db, COMM_ALL), comm_cosine(db, COMM_TRUE), comm_cosine(db, COMM_FALSE));
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][512];
@@ -277,6 +386,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
 		db_meta(db, "unit", b[2], sizeof(b[2])));
+	if (meta_u64(db, "compare_period"))
+		print_compare(db, out);
 	if (!all) {
 		fprintf(out, "\n  no communication detected: the matrix is empty (no thread was seen"
 			     " reading or writing a cache line another thread had written)\n");
@@ -291,11 +402,20 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 					  "code b" };
 	print_table(db, out, "Top thread pairs",
 		    "SELECT a || '-' || b, total, true_sharing, false_sharing, code_a, code_b"
-		    " FROM comm_pairs ORDER BY total DESC, id", 6, ph, "rrrrll", top);
+		    " FROM comm_pairs WHERE part = -1 ORDER BY total DESC, id", 6, ph, "rrrrll",
+		    top);
 	static const char *const oh[] = { "total", "true", "false", "object" };
 	print_table(db, out, "Top objects",
 		    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
-		    " ORDER BY total DESC, id", 4, oh, "rrrl", top);
+		    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrl", top);
+	if (meta_u64(db, "processes") > 1) {
+		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
+						  "true", "false", "thread numbers" };
+		print_table(db, out, "Processes (each in DIR/comm/rank-R/; merged above)",
+			    "SELECT rank, pid, threads, samples, total_all, total_true, total_false,"
+			    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"
+			    " WHERE part >= 0 ORDER BY part", 8, rh, "rrrrrrrl", 1 << 20);
+	}
 	return 0;
 }
 
@@ -304,7 +424,7 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (o->format == REPORT_TEXT)
 		return print_text(db, out, o);
 	if (o->format == REPORT_CSV)
-		return matrix_csv(db, out, COMM_BY_THREAD, COMM_ALL);
+		return matrix_csv(db, out, -1, COMM_BY_THREAD, COMM_ALL);
 	char b[2][256];
 	struct cells c;
 	fprintf(out, "{\"tool\":\"comm\",\"source\":\"%s\",\"period\":%s,\"samples\":%" PRIu64
@@ -314,7 +434,7 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		*db_meta(db, "period", b[1], sizeof(b[1])) ? b[1] : "0", meta_u64(db, "samples"),
 		meta_u64(db, "traps"), meta_u64(db, "total_all"), meta_u64(db, "total_true"),
 		meta_u64(db, "total_false"), meta_u64(db, "threads"));
-	if (cells_open(db, COMM_BY_THREAD, COMM_ALL, &c))
+	if (cells_open(db, -1, COMM_BY_THREAD, COMM_ALL, &c))
 		return -EIO;
 	for (int k = 0; cells_next(&c); k++)
 		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", k ? "," : "", c.i, c.j, c.v);

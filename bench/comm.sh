@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# bench/comm.sh - overhead of `sonde comm` at its default period, measured side by side in
+# one run: native and profiled runs alternate, each pair gives ratios, the medians are
+# printed.  Target (issue 8): time <= 1.15x and peak memory <= 1.15x of native.
+#   inst   the program built with sonde-cc, run alone   vs  sonde comm --source inst
+#          (default period 10007 accesses; soft watchpoints on), and with --no-watch
+#   clock  the program built with gcc, run alone        vs  sonde comm --source clock
+# Workloads: commbench fs (4 threads, true and false sharing; tests/workloads/comm/) and
+# omp-stencil (a real OpenMP program: a Jacobi stencil, tests/workloads/comm/omp-stencil.c).
+# Time and peak RSS are the program's own (GNU time runs inside sonde, as in bench/mem.sh),
+# not the report's.  Prints; never fails on numbers.
+#   bench/comm.sh [PAIRS]     (default 3)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${SONDE_BUILD:-$top/build}
+pairs=${1:-3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+. "$top/bench/lib.sh"
+[ -x "$B/sonde" ] || { echo "bench: $B/sonde not built" >&2; exit 1; }
+W=$top/tests/workloads/comm
+
+gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread "$W/commbench.c" -o "$work/cb-gcc" || exit 1
+gcc -O2 -g -fno-omit-frame-pointer -fopenmp "$W/omp-stencil.c" -o "$work/os-gcc" || exit 1
+inst=1
+if ! command -v clang >/dev/null ||
+	! "$B/sonde-cc" -O2 -pthread "$W/commbench.c" -o "$work/cb-inst" 2>/dev/null ||
+	! "$B/sonde-cc" -O2 -fopenmp "$W/omp-stencil.c" -o "$work/os-inst" 2>/dev/null; then
+	echo "bench: no clang or no libomp for sonde-cc: the inst rows are left out"
+	inst=0
+fi
+
+# row NAME NATIVE_PROG PROFILE_OPTS -- ARGS...: PAIRS alternating pairs, then one line of
+# medians: time, CPU (user + sys), memory ratios; samples and traps per second of the
+# profiled run; extra CPU per sample.
+row() {
+	local name=$1 prog=$2 opts=$3
+	shift 4
+	: >"$work/r"
+	for i in $(seq 1 "$pairs"); do
+		bench_time "$work/n" "$prog" "$@"
+		rm -rf "$work/p"
+		"$B/sonde" comm -q $opts -o "$work/p" -- /usr/bin/time -f "$BENCH_TIMEFMT" \
+			-o "$work/s" "$prog" "$@" >/dev/null 2>"$work/err"
+		local n t
+		n=$(sqlite3 "$work/p/profile.db" "SELECT value FROM meta WHERE key = 'samples'" 2>/dev/null)
+		t=$(sqlite3 "$work/p/profile.db" "SELECT value FROM meta WHERE key = 'traps'" 2>/dev/null)
+		read -r ne nu ns nm <"$work/n"
+		read -r se su ss sm <"$work/s"
+		awk -v ne="$ne" -v se="$se" -v nm="$nm" -v sm="$sm" -v nc="$(echo "$nu + $ns" | bc)" \
+			-v sc="$(echo "$su + $ss" | bc)" -v n="${n:-0}" -v t="${t:-0}" 'BEGIN {
+			printf "%.4f %.4f %.4f %.0f %.0f %.2f %d %d %d\n", se / ne, (nc > 0 ? sc / nc : 0),
+				sm / nm, (se > 0 ? n / se : 0), (se > 0 ? t / se : 0),
+				(n > 0 ? (sc - nc) * 1e6 / n : 0), nm, sm, n }' >>"$work/r"
+	done
+	col() { awk -v k="$1" '{ print $k }' "$work/r" | median; }
+	printf '%-34s %6s %6s %6s %8s %7s %8s  %s -> %s KB\n' "$name" "$(col 1)" "$(col 2)" "$(col 3)" \
+		"$(col 4)" "$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)"
+}
+
+echo "bench: sonde comm at the default period, $pairs alternating pairs per row (medians)"
+printf '%-34s %6s %6s %6s %8s %7s %8s  %s\n' "workload / source" "time" "cpu" "mem" "smp/s" "trap/s" \
+	"us/smp" "peak RSS native -> profiled"
+CB="fs 2000000 50"
+OS="2000000 20"
+if [ $inst = 1 ]; then
+	row "commbench fs / inst" "$work/cb-inst" "--source inst" -- $CB
+	row "commbench fs / inst --no-watch" "$work/cb-inst" "--source inst --no-watch" -- $CB
+	row "omp-stencil / inst" "$work/os-inst" "--source inst" -- $OS
+	row "omp-stencil / inst --no-watch" "$work/os-inst" "--source inst --no-watch" -- $OS
+fi
+row "commbench fs / clock" "$work/cb-gcc" "--source clock" -- $CB
+row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
+echo "(time: elapsed; cpu: user + sys; ratios profiled / native; target <= 1.15 for time and"
+echo " memory.  us/smp: extra CPU per sample.  inst rows compare with the sonde-cc program"
+echo " run alone, which already pays the callbacks; clock rows with the gcc program.)"
+exit 0

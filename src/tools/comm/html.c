@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * html.c - the comm tool's HTML page (`sonde report DIR --html FILE`, `sonde comm --html
+ * FILE`): the header, the true/false split, the thread and core heat maps (all, true,
+ * false; hover a cell for its value), the top pairs and objects, and the processes of an
+ * MPI run; every number from the database (the merged report, part -1).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/db.h"
+#include "tools/comm/comm.h"
+#include "ui/html.h"
+
+#define HEAT_MAX 64		/* cells across: more threads (cores) are aggregated */
+#define TABLE_MAX_ROWS 500	/* the CSV files hold the rest */
+
+static uint64_t meta_u64(sqlite3 *db, const char *key)
+{
+	char buf[64];
+	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
+}
+
+static const char *col_str(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	return s ? s : "";
+}
+
+static int finish(sqlite3_stmt *st, int rc)
+{
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -EIO;
+}
+
+static void header(struct html *h, sqlite3 *db)
+{
+	char v[1024], a[512], b[256];
+	uint64_t all = meta_u64(db, "total_all"), procs = meta_u64(db, "processes");
+
+	html_section(h, "summary", "Summary");
+	html_kv_begin(h, "header");
+	html_kv(h, "program", db_meta(db, "exe", v, sizeof(v)));
+	snprintf(v, sizeof(v), "%s, period %s %s", db_meta(db, "source", a, sizeof(a)),
+		 db_meta(db, "period", b, sizeof(b)), db_meta(db, "period_unit", a, sizeof(a)));
+	html_kv(h, "sample source", v);
+	snprintf(v, sizeof(v), "%" PRIu64, meta_u64(db, "samples"));
+	html_kv(h, "samples", v);
+	snprintf(v, sizeof(v), "%" PRIu64, meta_u64(db, "traps"));
+	html_kv(h, "traps", v);
+	html_kv(h, "watchpoints", db_meta(db, "watch", v, sizeof(v)));
+	html_kv(h, "scaling", db_meta(db, "scaling", v, sizeof(v)));
+	html_kv(h, "unit", db_meta(db, "unit", v, sizeof(v)));
+	snprintf(v, sizeof(v), "%" PRIu64 " in %" PRIu64 " process%s", meta_u64(db, "threads"),
+		 procs, procs == 1 ? "" : "es");
+	html_kv(h, "threads", v);
+	snprintf(v, sizeof(v), "%" PRIu64, all);
+	html_kv(h, "communication", v);
+	html_kv_end(h);
+}
+
+/* The true/false split: a table of the three totals with their shares, and their bars. */
+static void split(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "kind", "volume", "share" };
+	static const char *const labels[] = { "true sharing", "false sharing" };
+	double v[3] = { (double)meta_u64(db, "total_all"), (double)meta_u64(db, "total_true"),
+			(double)meta_u64(db, "total_false") };
+	html_section(h, "split", "True and false sharing");
+	html_para(h, "True sharing: two threads use the same bytes of a cache line (the data is "
+		     "shared: communicate less).  False sharing: they use different bytes of the "
+		     "same line (pad or align the data apart).  Share: of all communication.");
+	html_table_begin(h, "split-table", 3, heads, "lrr", 0);
+	for (int k = 0; k < COMM_NKIND; k++) {
+		html_row_begin(h);
+		html_td(h, comm_kind_name[k]);
+		html_td_int(h, (int64_t)v[k]);
+		html_td_share(h, v[0] > 0 ? v[k] / v[0] : 0, 1);
+		html_row_end(h);
+	}
+	html_table_end(h);
+	if (v[0] > 0) {
+		struct html_plot p = { .id = "split-chart", .title = "Communication by kind",
+				       .ylabel = "volume", .width = 420, .height = 220 };
+		html_bar_chart(h, &p, 2, labels, v + 1);
+	}
+}
+
+/* Labels of the matrix's rows for side n aggregated by g: "5", or "64-127". */
+static char **labels_new(sqlite3 *db, int unit, uint32_t n, uint32_t g, uint32_t nb)
+{
+	char **l = calloc(nb ? nb : 1, sizeof(*l));
+	int ranks = unit == COMM_BY_THREAD && meta_u64(db, "processes") > 1;
+	sqlite3_stmt *st = NULL;
+	if (!l)
+		return NULL;
+	if (ranks && sqlite3_prepare_v2(db, "SELECT rank, thread FROM comm_threads WHERE id = ?",
+					-1, &st, NULL))
+		st = NULL;
+	for (uint32_t k = 0; k < nb; k++) {
+		char b[64];
+		uint32_t lo = k * g, hi = lo + g - 1 < n ? lo + g - 1 : n - 1;
+		if (st && g == 1) {
+			/* the merged threads of an MPI run: rank r's thread t is "r<r>.t<t>" */
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, lo);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				snprintf(b, sizeof(b), "%u (r%lld.t%lld)", lo,
+					 (long long)sqlite3_column_int64(st, 0),
+					 (long long)sqlite3_column_int64(st, 1));
+			else
+				snprintf(b, sizeof(b), "%u", lo);
+		} else if (g == 1) {
+			snprintf(b, sizeof(b), "%u", lo);
+		} else {
+			snprintf(b, sizeof(b), "%u-%u", lo, hi);
+		}
+		if (!(l[k] = strdup(b)))
+			break;
+	}
+	sqlite3_finalize(st);
+	return l;
+}
+
+static void labels_free(char **l, uint32_t nb)
+{
+	for (uint32_t k = 0; l && k < nb; k++)
+		free(l[k]);
+	free(l);
+}
+
+/* The three heat maps (all, true, false) of one unit, on one colour scale (the all
+ * matrix's largest cell) so that the true and false maps compare with it. */
+static int heatmaps(struct html *h, sqlite3 *db, int part, int unit)
+{
+	const char *what = comm_unit_name[unit];
+	uint32_t n = comm_db_side(db, part, unit), g = (n + HEAT_MAX - 1) / HEAT_MAX;
+	if (!g)
+		g = 1;
+	uint32_t nb = (n + g - 1) / g;
+	double *v[COMM_NKIND] = { 0 };
+	char **lab = labels_new(db, unit, n, g, nb);
+	int r = lab ? 0 : -ENOMEM;
+	double hi = 0;
+	for (int k = 0; k < COMM_NKIND && !r; k++) {
+		sqlite3_stmt *st;
+		int rc;
+		if (!(v[k] = calloc(nb ? (size_t)nb * nb : 1, sizeof(double)))) {
+			r = -ENOMEM;
+			break;
+		}
+		/* streamed: 3,000 threads would make a dense matrix of 9 million cells */
+		if (sqlite3_prepare_v2(db, "SELECT i, j, value FROM comm_cells WHERE part = ?"
+					   " AND unit = ? AND kind = ?", -1, &st, NULL)) {
+			r = -EIO;
+			break;
+		}
+		sqlite3_bind_int(st, 1, part);
+		sqlite3_bind_text(st, 2, what, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, comm_kind_name[k], -1, SQLITE_STATIC);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t i = sqlite3_column_int64(st, 0), j = sqlite3_column_int64(st, 1);
+			if (i >= 0 && j >= 0 && i < n && j < n)
+				v[k][(size_t)(i / g) * nb + (size_t)(j / g)] +=
+					(double)sqlite3_column_int64(st, 2);
+		}
+		r = finish(st, rc);
+	}
+	for (size_t q = 0; !r && q < (size_t)nb * nb; q++)
+		if (v[COMM_ALL][q] > hi)
+			hi = v[COMM_ALL][q];
+	if (!r) {
+		char id[48], title[160], sec[64];
+		const char *pre = part == -2 ? "sampled-" : "";
+		snprintf(id, sizeof(id), "%s%s-maps", pre, what);
+		snprintf(sec, sizeof(sec), "%s%s matrices", part == -2 ? "Sampled detector: " : "",
+			 unit == COMM_BY_THREAD ? "Thread" : "Core");
+		html_section(h, id, sec);
+		if (part == -2)
+			html_para(h, "The sampled detector's matrices of the same run "
+				     "(DIR/comm/sampled/), on their own colour scale.");
+		else if (unit == COMM_BY_THREAD)
+			html_para(h, "Cell (row, column): the communication between two threads "
+				     "(numbered in creation order, the main thread 0), both "
+				     "directions; symmetric, diagonal zero.  Hover a cell for its "
+				     "value.  One colour scale for the three maps: the largest cell of "
+				     "all.");
+		else
+			html_para(h, "The same by CPU: the CPU the line was written on and the CPU "
+				     "that used it next (threads that time-share one CPU move no "
+				     "lines: the diagonal is zero).");
+		if (g > 1) {
+			char b[160];
+			snprintf(b, sizeof(b), "%u %ss: aggregated by %u (cell k covers %ss %u*k to "
+					       "%u*k+%u); the CSV files hold every %s.", n, what, g,
+				 what, g, g, g - 1, what);
+			html_para(h, b);
+		}
+		if (!hi)
+			html_para(h, unit == COMM_BY_THREAD
+					     ? "No communication: the matrices are empty."
+					     : "No communication between different CPUs: the "
+					       "matrices are empty.");
+		for (int k = 0; k < COMM_NKIND; k++) {
+			snprintf(id, sizeof(id), "%s%s-%s", pre, what, comm_kind_name[k]);
+			snprintf(title, sizeof(title), "%s sharing (%smatrix-%s-%s.csv)",
+				 k == COMM_ALL ? "All" : k == COMM_TRUE ? "True" : "False",
+				 part == -2 ? "sampled/" : "", comm_kind_name[k], what);
+			struct html_heatmap m = {
+				.id = id, .title = title, .xlabel = what, .ylabel = what,
+				.nrows = nb, .ncols = nb, .rows = (const char *const *)lab,
+				.cols = (const char *const *)lab, .v = v[k], .decimals = 0,
+				.lo = 0, .hi = hi > 0 ? hi : 1,
+			};
+			html_heatmap(h, &m);
+		}
+	}
+	for (int k = 0; k < COMM_NKIND; k++)
+		free(v[k]);
+	labels_free(lab, nb);
+	return r;
+}
+
+static int pairs(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "#", "thread a", "thread b", "total", "true",
+					     "false", "false share", "code a", "code b" };
+	sqlite3_stmt *st;
+	int rc, n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT a, b, total, true_sharing, false_sharing, code_a,"
+				   " code_b FROM comm_pairs WHERE part = -1 ORDER BY total DESC, id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "pairs", "Top thread pairs");
+	html_para(h, "The pairs that communicate most, with the code that did the most of it on "
+		     "each side (a: the first thread's accesses or stores, b: the second's).");
+	html_table_begin(h, "pairs-table", 9, heads, "rrrrrrrll", HTML_SORTABLE);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
+		int64_t total = sqlite3_column_int64(st, 2);
+		html_row_begin(h);
+		html_td_int(h, n);
+		for (int i = 0; i < 5; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		html_td_share(h, total ? (double)sqlite3_column_int64(st, 4) / (double)total : 0, 1);
+		html_td(h, col_str(st, 5));
+		html_td(h, col_str(st, 6));
+		html_row_end(h);
+	}
+	html_table_end(h);
+	if (!n)
+		html_para(h, "No communicating pair.");
+	return finish(st, rc);
+}
+
+static int objects(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "#", "object", "kind", "total", "share", "true",
+					     "false", "events" };
+	uint64_t all = meta_u64(db, "total_all");
+	sqlite3_stmt *st;
+	int rc, n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT name, kind, total, true_sharing, false_sharing, events"
+				   " FROM comm_objects WHERE part = -1 ORDER BY total DESC, id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "objects", "Top objects");
+	html_para(h, "The data objects the communication went through (named as sonde mem names "
+		     "them), with their true/false split; share: of all communication.");
+	html_table_begin(h, "objects-table", 8, heads, "rllrrrrr", HTML_SORTABLE);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
+		html_row_begin(h);
+		html_td_int(h, n);
+		html_td(h, col_str(st, 0));
+		html_td(h, col_str(st, 1));
+		html_td_int(h, sqlite3_column_int64(st, 2));
+		html_td_share(h, all ? (double)sqlite3_column_int64(st, 2) / (double)all : 0, 1);
+		for (int i = 3; i < 6; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		html_row_end(h);
+	}
+	html_table_end(h);
+	if (!n)
+		html_para(h, meta_u64(db, "exact") ? "The exact detector does not attribute objects."
+						   : "No object: no communication was seen.");
+	return finish(st, rc);
+}
+
+/* The processes of an MPI run (several processes only). */
+static int parts(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "rank", "pid", "threads", "thread numbers",
+					     "samples", "traps", "total", "true", "false" };
+	sqlite3_stmt *st;
+	int rc;
+	if (meta_u64(db, "processes") < 2)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT rank, pid, threads, first_thread, samples, traps,"
+				   " total_all, total_true, total_false FROM comm_parts"
+				   " WHERE part >= 0 ORDER BY part", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "processes", "Processes");
+	html_para(h, "Each process (MPI rank) separately; its own matrices are in "
+		     "DIR/comm/rank-R/.  The merged matrices above number the threads of every "
+		     "process one after the other.");
+	html_table_begin(h, "processes-table", 9, heads, "rrrlrrrrr", HTML_SORTABLE);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t first = sqlite3_column_int64(st, 3), nt = sqlite3_column_int64(st, 2);
+		char b[64];
+		snprintf(b, sizeof(b), "%" PRId64 "-%" PRId64, first, first + nt - 1);
+		html_row_begin(h);
+		for (int i = 0; i < 3; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		html_td(h, b);
+		for (int i = 4; i < 9; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		html_row_end(h);
+	}
+	html_table_end(h);
+	return finish(st, rc);
+}
+
+/* --compare: the two detectors of the same run side by side. */
+static int compare(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "detector", "volume", "true", "false",
+					     "false share" };
+	static const char *const keys[2][3] = {
+		{ "total_all", "total_true", "total_false" },
+		{ "sampled_total_all", "sampled_total_true", "sampled_total_false" },
+	};
+	char b[160];
+	if (!meta_u64(db, "compare_period"))
+		return 0;
+	html_section(h, "compare", "Sampled vs exact (same run)");
+	snprintf(b, sizeof(b), "The exact detector saw every access (the matrices above); the "
+			       "sampled one every %" PRIu64 "th access of each thread, with its "
+			       "watchpoints, in the same run.",
+		 meta_u64(db, "compare_period"));
+	html_para(h, b);
+	html_table_begin(h, "compare-table", 5, heads, "lrrrr", 0);
+	for (int d = 0; d < 2; d++) {
+		uint64_t a = meta_u64(db, keys[d][0]), f = meta_u64(db, keys[d][2]);
+		html_row_begin(h);
+		html_td(h, d ? "sampled" : "exact");
+		html_td_int(h, (int64_t)a);
+		html_td_int(h, (int64_t)meta_u64(db, keys[d][1]));
+		html_td_int(h, (int64_t)f);
+		html_td_share(h, a ? (double)f / (double)a : 0, 1);
+		html_row_end(h);
+	}
+	html_table_end(h);
+	snprintf(b, sizeof(b), "Cosine similarity of the thread matrices: all %.3f, true %.3f, "
+			       "false %.3f.", comm_cosine(db, COMM_ALL), comm_cosine(db, COMM_TRUE),
+		 comm_cosine(db, COMM_FALSE));
+	html_para(h, b);
+	return heatmaps(h, db, -2, COMM_BY_THREAD);
+}
+
+int comm_html(sqlite3 *db, struct html *h)
+{
+	header(h, db);
+	split(h, db);
+	int r = heatmaps(h, db, -1, COMM_BY_THREAD);
+	if (!r)
+		r = heatmaps(h, db, -1, COMM_BY_CORE);
+	if (!r)
+		r = compare(h, db);
+	if (!r)
+		r = pairs(h, db);
+	if (!r)
+		r = objects(h, db);
+	if (!r)
+		r = parts(h, db);
+	return r;
+}
