@@ -22,12 +22,11 @@ struct report_opts;
 /*
  * A recording tool's run once its options are read (record.c): run argv under the
  * runtime with o, then build the profile (its database and CSV files), print it to stderr
- * unless quiet, write the HTML page to html when not NULL.  Under MPI only rank 0 speaks
- * and nothing is built (`sonde report DIR` does it).  Returns the exit status to give:
- * the program's, or 126/127/1 when it could not run.
+ * (o->top rows per table) unless o->quiet, write the HTML page to o->html when set.  Under
+ * MPI only rank 0 speaks and nothing is built (`sonde report DIR` does it).  Returns the
+ * exit status to give: the program's, or 126/127/1 when it could not run.
  */
-int record_and_report(const struct launch_opts *o, char **argv, const struct report_opts *ro,
-		      int quiet, const char *html);
+int record_and_report(const struct launch_opts *o, char **argv);
 /* The usage error for the option getopt_long just refused (optopt, argv[optind - 1]). */
 int bad_option(const char *cmd, char **argv);
 

@@ -32,7 +32,10 @@ const char launch_help[] =
 	"  -f, --force           write into a non-empty output directory (replaces its recording)\n"
 	"      --seed N          seed of the random sample spreading: each thread makes the\n"
 	"                        same choices in every run (timer samples still vary)\n"
-	"      --debug           runtime messages on stderr\n";
+	"      --debug           runtime messages on stderr\n"
+	"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
+	"      --top N           rows per table in the summary (default 10)\n"
+	"      --html FILE       also write the profile as one HTML page into FILE\n";
 
 void launch_opts_init(struct launch_opts *o, const char *tool)
 {
@@ -41,6 +44,7 @@ void launch_opts_init(struct launch_opts *o, const char *tool)
 	o->source = "auto";
 	o->follow_exec = 1;
 	o->follow_fork = 1;
+	o->top = 10;
 }
 
 static int parse_u64(const char *arg, uint64_t *out)
@@ -110,6 +114,23 @@ int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const c
 		return 1;
 	case 1006:
 		o->debug = 1;
+		return 1;
+	case 'q':
+		o->quiet = 1;
+		return 1;
+	case 1007:
+		if (parse_u64(arg, &v) || v == 0 || v > 1000000) {
+			sonde_usage_error(cmd, "--top wants a positive number, not '%s'", arg);
+			return -1;
+		}
+		o->top = (int)v;
+		return 1;
+	case 1008:
+		if (!*arg) {
+			sonde_usage_error(cmd, "--html wants a file name");
+			return -1;
+		}
+		o->html = arg;
 		return 1;
 	}
 	return 0;

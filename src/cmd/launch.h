@@ -20,6 +20,10 @@ struct launch_opts {
 	int force;			/* reuse a non-empty output directory */
 	uint64_t seed;
 	int debug;
+	/* after the run (record_and_report): */
+	int quiet;			/* -q: no summary */
+	int top;			/* --top: rows per table in the summary (default 10) */
+	const char *html;		/* --html FILE: also write the HTML page */
 };
 
 struct launch_result {
@@ -29,7 +33,8 @@ struct launch_result {
 	int started;		/* the program was executed */
 };
 
-/* Common option table entries for recording tools: parse one option.  Returns 1 if it
+/* Common option table entries for recording tools (the run, and the summary after it:
+ * -q, --top, --html): parse one option.  Returns 1 if it
  * was consumed (optarg used), 0 if not ours, -1 on a bad value (message printed). */
 int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const char *cmd);
 
@@ -46,7 +51,10 @@ extern const char launch_help[];
 	{ "no-follow-fork", no_argument, NULL, 1004 },              \
 	{ "force", no_argument, NULL, 'f' },                        \
 	{ "seed", required_argument, NULL, 1005 },                  \
-	{ "debug", no_argument, NULL, 1006 }
+	{ "debug", no_argument, NULL, 1006 },                       \
+	{ "quiet", no_argument, NULL, 'q' },                        \
+	{ "top", required_argument, NULL, 1007 },                   \
+	{ "html", required_argument, NULL, 1008 }
 
 void launch_opts_init(struct launch_opts *o, const char *tool);
 

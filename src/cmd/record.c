@@ -36,9 +36,11 @@ static uint64_t raw_size(const char *dir)
 	return total;
 }
 
-int record_and_report(const struct launch_opts *o, char **argv, const struct report_opts *ro,
-		      int quiet, const char *html)
+int record_and_report(const struct launch_opts *o, char **argv)
 {
+	const struct report_opts ropts = { .format = REPORT_TEXT, .top = o->top }, *ro = &ropts;
+	int quiet = o->quiet;
+	const char *html = o->html;
 	struct launch_result res;
 	int r = launch_run(o, argv, &res);
 	if (!res.started)

@@ -5,14 +5,61 @@
 #include <stdio.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "prof/db.h"
 #include "prof/errmsg.h"
+#include "ui/csv.h"
 
 int db_fail(sqlite3 *db, char *err, size_t len, const char *what)
 {
 	return errmsg(err, len, -EIO, "%s: %s", what, sqlite3_errmsg(db));
+}
+
+int db_query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads,
+		 const int64_t *binds, int nbinds)
+{
+	sqlite3_stmt *st;
+	const char *cells[64];
+
+	if (ncols > 64 || sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return -EIO;
+	for (int i = 0; i < nbinds; i++)
+		sqlite3_bind_int64(st, i + 1, binds[i]);
+	csv_row(f, ncols, heads);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < ncols; i++) {
+			const char *t = (const char *)sqlite3_column_text(st, i);
+			cells[i] = t ? t : "";
+		}
+		csv_row(f, ncols, cells);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int db_export_csv(sqlite3 *db, const char *dir, const char *sub, const struct db_csv_file *files,
+		  int n, const int64_t *binds, int nbinds, char *err, size_t errlen)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return errmsg(err, errlen, -errno, "cannot create '%s'", path);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, files[i].name);
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return errmsg(err, errlen, -errno, "cannot write '%s'", path);
+		int r = db_query_csv(db, f, files[i].sql, files[i].ncols, files[i].cols, binds,
+				     nbinds);
+		if (fclose(f) || r)
+			return r ? db_fail(db, err, errlen, files[i].name)
+				 : errmsg(err, errlen, -EIO, "cannot write '%s'", path);
+	}
+	return 0;
 }
 
 int db_row(sqlite3_stmt *st, const char *fmt, ...)

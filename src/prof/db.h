@@ -11,6 +11,7 @@
 #define SONDE_PROF_DB_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define DB_SCHEMA "2"
@@ -53,5 +54,25 @@ int db_row(struct sqlite3_stmt *st, const char *fmt, ...);
 
 /* errmsg "WHAT: <sqlite's message>" into err; returns -EIO. */
 int db_fail(struct sqlite3 *db, char *err, size_t len, const char *what);
+
+/*
+ * A query as CSV into f: the header row `heads` (ncols names), then one row per result
+ * row (NULL as an empty field).  binds: integer parameters ?1..?nbinds (NULL if none).
+ * 0, or -EIO (sqlite's message: db_fail).
+ */
+int db_query_csv(struct sqlite3 *db, FILE *f, const char *sql, int ncols,
+		 const char *const *heads, const int64_t *binds, int nbinds);
+
+/* One CSV file of a tool's export: DIR/<sub>/<name>, the rows of sql. */
+struct db_csv_file {
+	const char *name, *sql;
+	int ncols;
+	const char *const *cols;
+};
+/* Write n files into dir/sub (created if missing), each the query's rows with `binds` as
+ * in db_query_csv.  0, or <0 with a message in err. */
+int db_export_csv(struct sqlite3 *db, const char *dir, const char *sub,
+		  const struct db_csv_file *files, int n, const int64_t *binds, int nbinds,
+		  char *err, size_t errlen);
 
 #endif

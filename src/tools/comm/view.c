@@ -119,26 +119,6 @@ static int matrix_csv(sqlite3 *db, FILE *f, int part, int unit, int kind)
 }
 
 /* Rows of a query (of part, its one parameter) as CSV with these headings. */
-static int query_csv(sqlite3 *db, FILE *f, const char *sql, int part, int ncols,
-		     const char *const *heads)
-{
-	sqlite3_stmt *st;
-	const char *cells[16];
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return -EIO;
-	sqlite3_bind_int(st, 1, part);
-	csv_row(f, ncols, heads);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < ncols; i++) {
-			const char *t = (const char *)sqlite3_column_text(st, i);
-			cells[i] = t ? t : "";
-		}
-		csv_row(f, ncols, cells);
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
 static const char objects_sql[] =
 	"SELECT name, kind, total, true_sharing, false_sharing, events FROM comm_objects"
 	" WHERE part = ? ORDER BY total DESC, id";
@@ -195,7 +175,8 @@ static int export_part(sqlite3 *db, int part, const char *sub, char *err, size_t
 		FILE *f = open_out(sub, t[i].name, err, errlen);
 		if (!f)
 			return -EIO;
-		int r = query_csv(db, f, t[i].sql, part, t[i].n, t[i].cols);
+		const int64_t bind = part;
+		int r = db_query_csv(db, f, t[i].sql, t[i].n, t[i].cols, &bind, 1);
 		if (fclose(f) || r)
 			return r ? db_fail(db, err, errlen, t[i].name)
 				 : errmsg(err, errlen, -EIO, "cannot write %s", t[i].name);

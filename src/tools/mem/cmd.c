@@ -25,9 +25,6 @@ static void usage(FILE *f)
 		"share.  The program's stdin, stdout and stderr are untouched; the summary goes to\n"
 		"stderr; the exit status is the program's.\n\n"
 		"Options:\n%s"
-		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
-		"      --top N           rows per table in the summary (default 10)\n"
-		"      --html FILE       also write the profile as one HTML page into FILE\n"
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv.\n"
 		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-mem.md.\n",
@@ -38,16 +35,11 @@ int cmd_mem(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		LAUNCH_LONG_OPTIONS,
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "top", required_argument, NULL, 't' },
-		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
-	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
-	const char *html = NULL;
-	int quiet = 0, opt;
+	int opt;
 	launch_opts_init(&o, "mem");
 	optind = 1;
 	opterr = 0;
@@ -58,19 +50,6 @@ int cmd_mem(int argc, char **argv)
 		if (r)
 			continue;
 		switch (opt) {
-		case 'q':
-			quiet = 1;
-			break;
-		case 't':
-			ro.top = atoi(optarg);
-			if (ro.top <= 0)
-				return sonde_usage_error("mem", "--top wants a positive number");
-			break;
-		case 'H':
-			if (!*optarg)
-				return sonde_usage_error("mem", "--html wants a file name");
-			html = optarg;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -81,7 +60,7 @@ int cmd_mem(int argc, char **argv)
 	if (optind >= argc)
 		return sonde_usage_error("mem", "no program to run (sonde mem [options] -- program [args])");
 
-	return record_and_report(&o, argv + optind, &ro, quiet, html);
+	return record_and_report(&o, argv + optind);
 }
 
 /* The recording's model, written into the database (struct tool's fill). */

@@ -31,9 +31,6 @@ static void usage(FILE *f)
 		"      --spatial         cache-line (64-byte) reuse instead of 8-byte words\n"
 		"                        (--exact only: a watchpoint covers 8 bytes)\n"
 		"      --slots N         watched uses at once, 1 to %d (default %d)\n"
-		"      --html FILE       also write the profile as one HTML page into FILE\n"
-		"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
-		"      --top N           rows per table in the summary (default 10)\n"
 		"  -h, --help            this text\n\n"
 		"Distances need an exact count of each thread's accesses: the inst source (sonde-cc)\n"
 		"or a PMU (hw).  With the clock source only the reuse time (ns) is measured.\n\n"
@@ -50,16 +47,11 @@ int cmd_reuse(int argc, char **argv)
 		{ "shared", no_argument, NULL, 2002 },
 		{ "spatial", no_argument, NULL, 2003 },
 		{ "slots", required_argument, NULL, 2004 },
-		{ "html", required_argument, NULL, 'H' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
-	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
-	int quiet = 0, exact = 0, shared = 0, spatial = 0, opt;
-	const char *html = NULL;
+	int exact = 0, shared = 0, spatial = 0, opt;
 	char *end;
 	launch_opts_init(&o, "reuse");
 	optind = 1;
@@ -89,19 +81,6 @@ int cmd_reuse(int argc, char **argv)
 			setenv("SONDE_REUSE_SLOTS", optarg, 1);
 			break;
 		}
-		case 'H':
-			if (!*optarg)
-				return sonde_usage_error("reuse", "--html wants a file name");
-			html = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 't':
-			ro.top = atoi(optarg);
-			if (ro.top <= 0)
-				return sonde_usage_error("reuse", "--top wants a positive number");
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -129,7 +108,7 @@ int cmd_reuse(int argc, char **argv)
 	setenv("SONDE_REUSE_EXACT", exact ? "1" : "0", 1);
 	setenv("SONDE_REUSE_SHARED", shared ? "1" : "0", 1);
 	setenv("SONDE_REUSE_SPATIAL", spatial ? "1" : "0", 1);
-	return record_and_report(&o, argv + optind, &ro, quiet, html);
+	return record_and_report(&o, argv + optind);
 }
 
 const struct tool tool_reuse = {

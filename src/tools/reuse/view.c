@@ -31,24 +31,6 @@ static double meta_num(sqlite3 *db, const char *key)
 
 /* ---- CSV ---- */
 
-static int query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads)
-{
-	sqlite3_stmt *st;
-	const char *cells[16];
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return -EIO;
-	csv_row(f, ncols, heads);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < ncols; i++) {
-			const char *t = (const char *)sqlite3_column_text(st, i);
-			cells[i] = t ? t : "";
-		}
-		csv_row(f, ncols, cells);
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
 static const char hist_sql[] =
 	"SELECT kind, lo, hi, printf('%.0f', count), printf('%.6f', fraction) FROM reuse_hist"
 	" ORDER BY rowid";
@@ -64,30 +46,12 @@ static const char *const pairs_cols[] = { "rank", "use", "reuse", "object", "reu
 
 int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/reuse", dir);
-	if (mkdir(path, 0777) && errno != EEXIST)
-		return errmsg(err, errlen, -errno, "cannot create '%s'", path);
-	struct {
-		const char *name, *sql;
-		int n;
-		const char *const *cols;
-	} t[] = {
+	static const struct db_csv_file files[] = {
 		{ "histogram.csv", hist_sql, 5, hist_cols },
 		{ "missratio.csv", miss_sql, 2, miss_cols },
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
 	};
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/reuse/%s", dir, t[i].name);
-		FILE *f = fopen(path, "w");
-		if (!f)
-			return errmsg(err, errlen, -errno, "cannot write '%s'", path);
-		int r = query_csv(db, f, t[i].sql, t[i].n, t[i].cols);
-		if (fclose(f) || r)
-			return r ? db_fail(db, err, errlen, t[i].name)
-				 : errmsg(err, errlen, -EIO, "cannot write '%s'", path);
-	}
-	return 0;
+	return db_export_csv(db, dir, "reuse", files, 3, NULL, 0, err, errlen);
 }
 
 /* ---- reading back ---- */
@@ -335,7 +299,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (o->format == REPORT_TEXT)
 		return print_text(db, out, o);
 	if (o->format == REPORT_CSV)
-		return query_csv(db, out, hist_sql, 5, hist_cols);
+		return db_query_csv(db, out, hist_sql, 5, hist_cols, NULL, 0);
 	struct json j;
 	char b[256];
 	struct hist h;

@@ -32,9 +32,6 @@ static void usage(FILE *f)
 		"                        (always), page-faults, context-switches\n"
 		"      --timeline FUNC   print every kept instance of FUNC in DIR, in order\n"
 		"                        (sparkline; DIR/variance/timeline.csv)\n"
-		"      --html FILE       also write the profile as one HTML page into FILE\n"
-		"  -q, --quiet           no table (the recording and profile.db are still written)\n"
-		"      --top N           rows in the table (default 10)\n"
 		"  -h, --help            this text\n\n"
 		"Default period here: %d ns of CPU time.\n"
 		"Output: DIR/profile.db, DIR/variance/functions.csv, threads.csv, instances.csv\n"
@@ -66,17 +63,13 @@ int cmd_variance(int argc, char **argv)
 		LAUNCH_LONG_OPTIONS,
 		{ "events", required_argument, NULL, 'e' },
 		{ "timeline", required_argument, NULL, 2001 },
-		{ "html", required_argument, NULL, 'H' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
-	struct report_opts ro = { .format = REPORT_TEXT, .top = 10 };
-	const char *html = NULL, *timeline = NULL;
+	const char *timeline = NULL;
 	unsigned events = VAR_EV_TIME | VAR_EV_CPU;
-	int quiet = 0, opt;
+	int opt;
 	launch_opts_init(&o, "variance");
 	optind = 1;
 	opterr = 0;
@@ -93,19 +86,6 @@ int cmd_variance(int argc, char **argv)
 			break;
 		case 2001:
 			timeline = optarg;
-			break;
-		case 'H':
-			if (!*optarg)
-				return sonde_usage_error("variance", "--html wants a file name");
-			html = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 't':
-			ro.top = atoi(optarg);
-			if (ro.top <= 0)
-				return sonde_usage_error("variance", "--top wants a positive number");
 			break;
 		case 'h':
 			usage(stdout);
@@ -133,7 +113,7 @@ int cmd_variance(int argc, char **argv)
 	char ev[16];
 	snprintf(ev, sizeof(ev), "%u", events);
 	setenv("SONDE_VARIANCE_EVENTS", ev, 1);
-	return record_and_report(&o, argv + optind, &ro, quiet, html);
+	return record_and_report(&o, argv + optind);
 }
 
 const struct tool tool_variance = {

@@ -31,24 +31,6 @@ static uint64_t meta_u64(sqlite3 *db, const char *key)
 	return strtoull(db_meta(db, key, b, sizeof(b)), NULL, 10);
 }
 
-static int query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads)
-{
-	sqlite3_stmt *st;
-	const char *cells[16];
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return -EIO;
-	csv_row(f, ncols, heads);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < ncols; i++) {
-			const char *t = (const char *)sqlite3_column_text(st, i);
-			cells[i] = t ? t : "";
-		}
-		csv_row(f, ncols, cells);
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
 static const char fn_sql[] =
 	"SELECT function, context, metric, instances, mean, sd, cv, share, rank, min, max,"
 	" threads, thread_cv, investigate, verdict FROM var_functions ORDER BY rank, metric";
@@ -68,26 +50,12 @@ static const char *const in_cols[] = { "function", "context", "thread", "seq", "
 
 int var_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/variance", dir);
-	if (mkdir(path, 0777) && errno != EEXIST)
-		return errmsg(err, errlen, -errno, "cannot create '%s'", path);
-	struct { const char *name, *sql; int n; const char *const *cols; } t[] = {
+	static const struct db_csv_file files[] = {
 		{ "functions.csv", fn_sql, 15, fn_cols },
 		{ "threads.csv", th_sql, 10, th_cols },
 		{ "instances.csv", in_sql, 9, in_cols },
 	};
-	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/variance/%s", dir, t[i].name);
-		FILE *f = fopen(path, "w");
-		if (!f)
-			return errmsg(err, errlen, -errno, "cannot write '%s'", path);
-		int r = query_csv(db, f, t[i].sql, t[i].n, t[i].cols);
-		if (fclose(f) || r)
-			return r ? db_fail(db, err, errlen, t[i].name)
-				 : errmsg(err, errlen, -EIO, "cannot write '%s'", path);
-	}
-	return 0;
+	return db_export_csv(db, dir, "variance", files, 3, NULL, 0, err, errlen);
 }
 
 /* A value of metric m for people: ns as us/ms/s, counts as numbers. */
@@ -121,7 +89,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	int top = o->top > 0 ? o->top : 10;
 
 	if (o->format == REPORT_CSV)
-		return query_csv(db, out, fn_sql, 15, fn_cols);
+		return db_query_csv(db, out, fn_sql, 15, fn_cols, NULL, 0);
 	if (o->format == REPORT_JSON) {
 		/* One object per (function, context, metric) row. */
 		sqlite3_stmt *st;
