@@ -6,7 +6,7 @@
 set -eu
 PKGS="gcc make pkg-config clang llvm libclang-rt-14-dev libclang-14-dev libzydis-dev libunwind-dev libdw-dev libelf-dev
 libpfm4-dev libzstd-dev libsqlite3-dev sqlite3 linux-perf libc6-dbg binutils time libomp-dev g++ python3 man-db procps
-openmpi-bin libopenmpi-dev chromium"
+openmpi-bin libopenmpi-dev chromium valgrind"
 
 missing() {
 	local m="" p
