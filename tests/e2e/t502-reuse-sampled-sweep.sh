@@ -16,3 +16,12 @@ check t502-no-invalidation [ "$(reuse_meta rec outcomes_invalidation)" = 0 ]
 check t502-outcomes [ "$(reuse_meta rec outcomes)" -gt 50 ]
 check t502-summary-watched grep -q "uses watched" summary
 check t502-summary-estimated grep -q "estimated (Shen model" summary
+# The pairs' data object: the sweep's array, named by its calloc line (the reuse records
+# have no time; an object is looked up as of its allocation, not of the process start,
+# when every heap address would be "untracked").
+line=$(grep -n 'volatile uint64_t \*const a = calloc' "$SONDE_TOP/tests/workloads/reuse/rbench.c" | cut -d: -f1)
+obj=$(awk -F, 'NR == 2 { print $4 }' rec/reuse/pairs.csv)
+case $obj in
+*"(rbench.c:$line)") [ -n "$line" ] && pass t502-pair-object ;;
+*) fail t502-pair-object "object '$obj', want the calloc at rbench.c:${line:-?}" ;;
+esac

@@ -363,7 +363,50 @@ static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t 
 	}
 }
 
-/* Name the pairs' data objects through the mem model: one synthetic sample per pair. */
+/* A tracked block's extent and allocation time, for heap_time(). */
+struct blk {
+	uint64_t lo, hi, time;
+};
+
+static int blk_cmp(const void *a, const void *b)
+{
+	const struct blk *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Blocks scanned below an address for one holding it: a block that starts further down and
+ * reaches past the address is missed when this many others start between (then the pair's
+ * object is named as of the process start, as a non-heap address is). */
+#define HEAP_SCAN 256
+
+/*
+ * The reuse records carry no time, and the mem model names an address by the objects alive
+ * at a sample's time: for a heap address, a time when a tracked block held it (the latest
+ * allocation of one), else the process start.  With the start for every pair, every heap
+ * address fell before its allocation: "untracked small blocks" for all of LULESH's arrays.
+ */
+static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t dflt)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {	/* first block starting above a */
+		size_t mid = (lo + hi) / 2;
+		if (b[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t t = 0;
+	int found = 0;
+	for (size_t k = lo, steps = 0; k > 0 && steps < HEAP_SCAN; k--, steps++)
+		if (b[k - 1].hi > a && (!found || b[k - 1].time > t)) {
+			t = b[k - 1].time;
+			found = 1;
+		}
+	return found ? t : dflt;
+}
+
+/* Name the pairs' data objects through the mem model: one synthetic sample per pair, at a
+ * time its address was in a tracked block (heap_time). */
 static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 {
 	const struct prof_process *pr = m->proc;
@@ -373,11 +416,26 @@ static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 	struct memmodel *mm = NULL;
 	if (!ft || !recs || !pr->nthread)
 		goto out;
+	size_t nb = 0;
+	for (size_t i = 0; i < pr->nthread; i++)
+		nb += pr->thread[i].nalloc;
+	struct blk *b = calloc(nb ? nb : 1, sizeof(*b));
+	if (!b)
+		goto out;
+	nb = 0;
+	for (size_t i = 0; i < pr->nthread; i++)
+		for (size_t k = 0; k < pr->thread[i].nalloc; k++) {
+			const struct sonde_rec_alloc *a = &pr->thread[i].alloc[k];
+			b[nb++] = (struct blk){ a->addr, a->addr + a->size, a->time };
+		}
+	qsort(b, nb, sizeof(*b), blk_cmp);
 	for (size_t i = 0; i < n; i++)
 		recs[i] = (struct sonde_rec_mem){ .h = { .type = SONDE_REC_MEM, .size = sizeof(recs[i]) },
 						  .len = 1, .ip = m->pair[i].reuse_ip,
 						  .addr = m->pair[i].addr, .weight = 1,
-						  .time = pr->start_ns };
+						  .time = heap_time(b, nb, m->pair[i].addr,
+								    pr->start_ns) };
+	free(b);
 	for (size_t i = 0; i < pr->nthread; i++) {
 		ft[i] = pr->thread[i];
 		ft[i].mem = i ? NULL : recs;
@@ -541,8 +599,14 @@ static int write_pairs(sqlite3 *db, struct model *m)
 			if (acc >= half / 2 && acc > 0)
 				break;
 		}
-		r = db_row(st, "itttddu", (int64_t)i + 1, a, b, obj, p->count, p->long_count,
-			   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1));
+		/* no distance known (the clock source: reuse times only): an empty field */
+		if (half > 0)
+			r = db_row(st, "itttddu", (int64_t)i + 1, a, b, obj, p->count,
+				   p->long_count,
+				   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1));
+		else
+			r = db_row(st, "itttddn", (int64_t)i + 1, a, b, obj, p->count,
+				   p->long_count);
 	}
 	sqlite3_finalize(st);
 	return r;
