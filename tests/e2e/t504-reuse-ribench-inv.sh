@@ -23,5 +23,9 @@ for shape in inc:20,20,20,20,20 dec:200,60,15,4,2; do
 	echo "ribench $name inv 1000: S(sampled, exact) = $s"
 	check t504-sampled-vs-exact-$name float_between "$s" 0.70 1
 	check t504-exact-inv-$name [ "$(csv_get ex-$name/reuse/histogram.csv kind invalidation count)" -gt 0 ]
-	check t504-sampled-inv-$name [ "$(reuse_meta sa-$name outcomes_invalidation)" -gt 0 ]
+	sinv=$((${sinv:-0} + $(reuse_meta sa-$name outcomes_invalidation)))
 done
+# The sampled runs see invalidations: about 2% of their outcomes on a quiet machine (41 of
+# 2103 for dec), fewer when the two threads seldom run at once (on 2 cores shared with
+# other suites, one of them saw none once), so the check is on both shapes together.
+check t504-sampled-inv [ "$sinv" -gt 0 ]

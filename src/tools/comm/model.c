@@ -496,25 +496,10 @@ static uint64_t top_ip(const struct model *m, uint32_t side, uint32_t other)
 
 static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t len)
 {
-	struct sym_code sc;
-	if (!ip) {
+	if (!ip)
 		buf[0] = 0;
-		return;
-	}
-	int n = mm ? mm_symbolize(mm, 0, ip, 0, &sc) : 0;
-	int k = 0;
-	while (k + 1 < n && !sc.frames[k].line)	/* the innermost frame with a line */
-		k++;
-	if (n > 0 && sc.frames[k].function) {
-		const char *f = sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
-		if (sc.frames[k].file)
-			snprintf(buf, len, "%s (%s:%d)", sc.frames[k].function,
-				 f ? f + 1 : sc.frames[k].file, sc.frames[k].line);
-		else
-			snprintf(buf, len, "%s", sc.frames[k].function);
-	} else {
-		snprintf(buf, len, "0x%" PRIx64, ip);
-	}
+	else
+		mm_code_name(mm, ip, buf, len);
 }
 
 static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)

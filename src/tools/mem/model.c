@@ -398,6 +398,25 @@ static uint32_t add_code(struct builder *b, const char *fn, const char *file, in
 	return (uint32_t)m->ncode++;
 }
 
+void mm_code_name(const struct memmodel *m, uint64_t ip, char *buf, size_t len)
+{
+	struct sym_code sc;
+	int n = m ? mm_symbolize(m, 0, ip, 0, &sc) : 0;
+	int k = 0;
+	while (k + 1 < n && !sc.frames[k].line)	/* the innermost frame with a line */
+		k++;
+	if (n > 0 && sc.frames[k].function) {
+		const char *f = sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
+		if (sc.frames[k].file)
+			snprintf(buf, len, "%s (%s:%d)", sc.frames[k].function,
+				 f ? f + 1 : sc.frames[k].file, sc.frames[k].line);
+		else
+			snprintf(buf, len, "%s", sc.frames[k].function);
+	} else {
+		snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+	}
+}
+
 int mm_symbolize(const struct memmodel *m, size_t proc, uint64_t ip, int is_return,
 		 struct sym_code *sc)
 {

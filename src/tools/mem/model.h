@@ -126,4 +126,9 @@ struct sym_code;
 int mm_symbolize(const struct memmodel *m, size_t proc, uint64_t ip, int is_return,
 		 struct sym_code *sc);
 
+/* A code location for people, "function (file:line)" at the innermost inline frame that
+ * has a line, "function" without one, else "0x<ip>"; ip of the first process.  m may be
+ * NULL (then the address). */
+void mm_code_name(const struct memmodel *m, uint64_t ip, char *buf, size_t len);
+
 #endif

@@ -342,25 +342,10 @@ static int pair_cmp(const void *x, const void *y)
 
 static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t len)
 {
-	struct sym_code sc;
-	if (!ip) {
+	if (!ip)
 		snprintf(buf, len, "?");
-		return;
-	}
-	int n = mm ? mm_symbolize(mm, 0, ip, 0, &sc) : 0;
-	int k = 0;
-	while (k + 1 < n && !sc.frames[k].line)
-		k++;
-	if (n > 0 && sc.frames[k].function) {
-		const char *f = sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
-		if (sc.frames[k].file)
-			snprintf(buf, len, "%s (%s:%d)", sc.frames[k].function,
-				 f ? f + 1 : sc.frames[k].file, sc.frames[k].line);
-		else
-			snprintf(buf, len, "%s", sc.frames[k].function);
-	} else {
-		snprintf(buf, len, "0x%" PRIx64, ip);
-	}
+	else
+		mm_code_name(mm, ip, buf, len);
 }
 
 /* A tracked block's extent and allocation time, for heap_time(). */
