@@ -24,9 +24,13 @@ check t401-invariants-thread mat_invariants rec thread
 check t401-invariants-core mat_invariants rec core
 all=$(mat_sum $d/matrix-all-thread.csv)
 check t401-volume [ "$all" -gt 0 ]
-share=$(mat_share $d/matrix-true-thread.csv "1-2 3-4")
-check t401-pairs-hold-true-sharing float_between "$share" 0.90 1
-echo "true-sharing share of pairs 1-2, 3-4: $share (all: $all)"
+# The pairs hold the communication (true + false).  How it splits between true and false
+# depends on which of the partner's two stores (data word, token) the board holds (see
+# below), and varies from run to run: 24-79% true in four runs, and none at all in one
+# (a clean-clone CI run, where the true-sharing matrix was empty: 0/0 in the pairs).
+share=$(mat_share $d/matrix-all-thread.csv "1-2 3-4")
+check t401-pairs-hold-communication float_between "$share" 0.90 1
+echo "share of pairs 1-2, 3-4 in all communication: $share (all: $all; true sharing: $(mat_sum $d/matrix-true-thread.csv))"
 # each pair's own cells are both there (neither ping-pong is missed)
 check t401-pair-12 [ "$(mat_cell $d/matrix-all-thread.csv 1 2)" -gt 0 ]
 check t401-pair-34 [ "$(mat_cell $d/matrix-all-thread.csv 3 4)" -gt 0 ]
