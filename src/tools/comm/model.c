@@ -71,11 +71,6 @@ struct model {
 	uint32_t dregs, watch_off;
 	int32_t watch_errno;
 	uint64_t total[COMM_NKIND];
-	/* the synthetic recording handed to the mem model; outlives it */
-	struct profile fake;
-	struct prof_process fproc;
-	struct prof_thread *ft;
-	struct sonde_rec_mem *recs;
 };
 
 static void add_stats(struct model *m, const struct comm_rec_stats *s)
@@ -369,12 +364,11 @@ static int write_objects(sqlite3 *db, struct model *m, struct memmodel **mm_out,
 			 size_t errlen)
 {
 	const struct prof_process *pr = m->proc;
-	struct prof_thread *ft = m->ft = calloc(pr->nthread ? pr->nthread : 1, sizeof(*ft));
-	struct sonde_rec_mem *recs = m->recs = calloc(m->nev ? m->nev : 1, sizeof(*recs));
+	struct sonde_rec_mem *recs = calloc(m->nev ? m->nev : 1, sizeof(*recs));
 	size_t *first = calloc(pr->nthread + 1, sizeof(*first));
 	int r = -ENOMEM;
 	*mm_out = NULL;
-	if (!ft || !recs || !first)
+	if (!recs || !first)
 		goto out;
 	/* events are in thread order: thread i's are ev[first[i] .. first[i+1]) */
 	for (size_t q = 0, i = 0; i <= pr->nthread; i++) {
@@ -382,25 +376,12 @@ static int write_objects(sqlite3 *db, struct model *m, struct memmodel **mm_out,
 		while (i < pr->nthread && q < m->nev && m->ev[q].thread == i)
 			q++;
 	}
-	for (size_t q = 0; q < m->nev; q++) {
+	for (size_t q = 0; q < m->nev; q++)
 		recs[q] = (struct sonde_rec_mem){ .h = { .type = SONDE_REC_MEM, .size = sizeof(recs[q]) },
 						  .len = 1, .ip = m->ev[q].ip, .addr = m->ev[q].addr,
-						  .weight = 1 };
-	}
-	for (size_t i = 0; i < pr->nthread; i++) {
-		ft[i] = pr->thread[i];
-		ft[i].mem = recs + first[i];
-		ft[i].nmem = first[i + 1] - first[i];
-		for (size_t q = first[i]; q < first[i + 1]; q++)
-			recs[q].time = m->ev[q].time;
-	}
-	m->fake = *m->p;
-	m->fproc = *pr;
-	m->fproc.thread = ft;
-	m->fake.proc = &m->fproc;
-	m->fake.nproc = 1;
+						  .weight = 1, .time = m->ev[q].time };
 	struct memmodel *mm;
-	r = memmodel_build(&m->fake, &mm, err, errlen);
+	r = memmodel_build_for(m->p, (size_t)(pr - m->p->proc), recs, first, &mm, err, errlen);
 	if (r)
 		goto out;
 	*mm_out = mm;
@@ -436,6 +417,7 @@ static int write_objects(sqlite3 *db, struct model *m, struct memmodel **mm_out,
 		r = db_fail(db, err, errlen, "writing comm_objects");
 out:
 	free(first);
+	free(recs);
 	if (r == -ENOMEM)
 		errmsg(err, errlen, -ENOMEM, "out of memory attributing objects");
 	return r;
@@ -545,12 +527,8 @@ static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
 
 static void model_release(struct model *m)
 {
-	free(m->ft);
-	free(m->recs);
 	free(m->cell);
 	free(m->ev);
-	m->ft = NULL;
-	m->recs = NULL;
 	m->cell = NULL;
 	m->ev = NULL;
 }

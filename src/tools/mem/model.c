@@ -1095,6 +1095,50 @@ nomem:
 	return -ENOMEM;
 }
 
+/* The recording memmodel_build_for hands to memmodel_build: the model points into it. */
+struct mm_view {
+	struct profile prof;
+	struct prof_process proc;
+	struct sonde_rec_mem *recs;	/* a copy of the caller's */
+	struct prof_thread thread[];
+};
+
+int memmodel_build_for(const struct profile *p, size_t proc, const struct sonde_rec_mem *recs,
+		       const size_t *first, struct memmodel **out, char *err, size_t errlen)
+{
+	const struct prof_process *pr = &p->proc[proc];
+	struct mm_view *v = calloc(1, sizeof(*v) + (pr->nthread + 1) * sizeof(v->thread[0]));
+	size_t n = first[pr->nthread];
+
+	*out = NULL;
+	if (v)
+		v->recs = malloc((n ? n : 1) * sizeof(*recs));
+	if (!v || !v->recs) {
+		free(v);
+		snprintf(err, errlen, "out of memory naming data objects");
+		return -ENOMEM;
+	}
+	memcpy(v->recs, recs, n * sizeof(*recs));
+	for (size_t i = 0; i < pr->nthread; i++) {
+		v->thread[i] = pr->thread[i];
+		v->thread[i].mem = v->recs + first[i];
+		v->thread[i].nmem = first[i + 1] - first[i];
+	}
+	v->prof = *p;
+	v->proc = *pr;
+	v->proc.thread = v->thread;
+	v->prof.proc = &v->proc;
+	v->prof.nproc = 1;
+	int r = memmodel_build(&v->prof, out, err, errlen);
+	if (r) {
+		free(v->recs);
+		free(v);
+		return r;
+	}
+	(*out)->view = v;
+	return 0;
+}
+
 void memmodel_free(struct memmodel *m)
 {
 	if (!m)
@@ -1126,5 +1170,8 @@ void memmodel_free(struct memmodel *m)
 	free(m->object);
 	free(m->code);
 	free(m->objthread);
+	if (m->view)
+		free(((struct mm_view *)m->view)->recs);
+	free(m->view);
 	free(m);
 }

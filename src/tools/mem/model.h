@@ -107,10 +107,21 @@ struct memmodel {
 	size_t nobjthread;
 	uint64_t samples, loads, stores;	/* weighted totals */
 	uint64_t records;		/* MEM records */
+	void *view;			/* memmodel_build_for's recording, freed with the model */
 };
 
 /* Build the model.  0, or -ENOMEM with a reason in err. */
 int memmodel_build(const struct profile *p, struct memmodel **out, char *err, size_t errlen);
+
+/*
+ * Name other tools' addresses as `sonde mem` names data objects: a model of process `proc`
+ * of p alone, in which thread i's samples are recs[first[i] .. first[i + 1]) instead of
+ * its own (SONDE_REC_MEM records the caller filled: ip, addr, time; the model keeps a copy).
+ * first has nthread + 1 entries.  recs[q]'s object is then out->thread[i].object[q - first[i]].
+ * 0, or -ENOMEM with a reason in err.
+ */
+int memmodel_build_for(const struct profile *p, size_t proc, const struct sonde_rec_mem *recs,
+		       const size_t *first, struct memmodel **out, char *err, size_t errlen);
 
 void memmodel_free(struct memmodel *m);
 

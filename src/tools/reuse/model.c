@@ -58,11 +58,6 @@ struct model {
 	size_t npair, cap;
 	struct reuse_rec_seen *sv;	/* sampled outcomes */
 	size_t nsv, svcap;
-	/* the synthetic recording handed to the mem model; outlives it */
-	struct profile fake;
-	struct prof_process fproc;
-	struct prof_thread *ft;
-	struct sonde_rec_mem *recs;
 };
 
 static void add_stats(struct model *m, const struct reuse_rec_stats *s)
@@ -395,17 +390,14 @@ static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t df
 static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 {
 	const struct prof_process *pr = m->proc;
-	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS;
-	struct prof_thread *ft = m->ft = calloc(pr->nthread ? pr->nthread : 1, sizeof(*ft));
-	struct sonde_rec_mem *recs = m->recs = calloc(n ? n : 1, sizeof(*recs));
-	struct memmodel *mm = NULL;
-	if (!ft || !recs || !pr->nthread)
-		goto out;
-	size_t nb = 0;
+	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS, nb = 0;
 	for (size_t i = 0; i < pr->nthread; i++)
 		nb += pr->thread[i].nalloc;
+	struct sonde_rec_mem *recs = calloc(n ? n : 1, sizeof(*recs));
+	size_t *first = calloc(pr->nthread + 1, sizeof(*first));
 	struct blk *b = calloc(nb ? nb : 1, sizeof(*b));
-	if (!b)
+	struct memmodel *mm = NULL;
+	if (!recs || !first || !b || !pr->nthread)
 		goto out;
 	nb = 0;
 	for (size_t i = 0; i < pr->nthread; i++)
@@ -420,22 +412,17 @@ static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 						  .addr = m->pair[i].addr, .weight = 1,
 						  .time = heap_time(b, nb, m->pair[i].addr,
 								    pr->start_ns) };
-	free(b);
-	for (size_t i = 0; i < pr->nthread; i++) {
-		ft[i] = pr->thread[i];
-		ft[i].mem = i ? NULL : recs;
-		ft[i].nmem = i ? 0 : n;
-	}
-	m->fake = *m->p;
-	m->fproc = *pr;
-	m->fproc.thread = ft;
-	m->fake.proc = &m->fproc;
-	m->fake.nproc = 1;
-	if (memmodel_build(&m->fake, &mm, err, errlen))
+	/* all of them as thread 0's samples */
+	for (size_t i = 1; i <= pr->nthread; i++)
+		first[i] = n;
+	if (memmodel_build_for(m->p, (size_t)(pr - m->p->proc), recs, first, &mm, err, errlen))
 		mm = NULL;
 	for (size_t i = 0; i < n; i++)
 		m->pair[i].object = mm && mm->nthread ? mm->thread[0].object[i] : MM_NONE;
 out:
+	free(b);
+	free(first);
+	free(recs);
 	return mm;
 }
 
@@ -710,8 +697,6 @@ out:
 		free(m.pair[i].name);
 	free(m.pair);
 	free(m.sv);
-	free(m.ft);
-	free(m.recs);
 	free(m.rd);
 	return r;
 }
