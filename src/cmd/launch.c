@@ -47,6 +47,18 @@ void launch_opts_init(struct launch_opts *o, const char *tool)
 	o->top = 10;
 }
 
+int launch_exact(struct launch_opts *o, const char *cmd)
+{
+	if (o->source && strcmp(o->source, "inst") && strcmp(o->source, "auto"))
+		return sonde_usage_error(cmd, "--exact needs the inst source (a program built "
+					      "with sonde-cc), not '%s'", o->source);
+	if (o->period > 1)
+		return sonde_usage_error(cmd, "--exact sees every access: no --period");
+	o->source = "inst";
+	o->period = 1;
+	return 0;
+}
+
 static int parse_u64(const char *arg, uint64_t *out)
 {
 	char *end;

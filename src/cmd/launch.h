@@ -58,6 +58,11 @@ extern const char launch_help[];
 
 void launch_opts_init(struct launch_opts *o, const char *tool);
 
+/* A tool's --exact: every access of a program built with sonde-cc (source inst, period 1).
+ * A usage error (printed; returns EXIT_USAGE) when -s or -p asked for something else;
+ * else 0. */
+int launch_exact(struct launch_opts *o, const char *cmd);
+
 /*
  * Prepare the output directory and run argv[0] with the runtime preloaded, waiting for it.
  * Returns 0 when the program ran (its wait status in res->status), or an exit status for

@@ -106,13 +106,8 @@ int cmd_comm(int argc, char **argv)
 	if (optind >= argc)
 		return sonde_usage_error("comm", "no program to run (sonde comm [options] -- program [args])");
 	if (exact) {
-		if (o.source && strcmp(o.source, "inst") && strcmp(o.source, "auto"))
-			return sonde_usage_error("comm", "--exact needs the inst source (a program "
-							 "built with sonde-cc), not '%s'", o.source);
-		if (o.period > 1)
-			return sonde_usage_error("comm", "--exact sees every access: no --period");
-		o.source = "inst";
-		o.period = 1;
+		if (launch_exact(&o, "comm"))
+			return EXIT_USAGE;
 		setenv("SONDE_COMM_EXACT", "1", 1);
 	} else {
 		unsetenv("SONDE_COMM_EXACT");

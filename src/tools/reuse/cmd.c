@@ -97,13 +97,8 @@ int cmd_reuse(int argc, char **argv)
 						  "count, which only a PMU gives"
 						: "a watchpoint covers 8 bytes, not a 64-byte line");
 	if (exact) {
-		if (o.source && strcmp(o.source, "inst") && strcmp(o.source, "auto"))
-			return sonde_usage_error("reuse", "--exact needs the inst source (a program "
-							  "built with sonde-cc), not '%s'", o.source);
-		if (o.period > 1)
-			return sonde_usage_error("reuse", "--exact sees every access: no --period");
-		o.source = "inst";
-		o.period = 1;
+		if (launch_exact(&o, "reuse"))
+			return EXIT_USAGE;
 	}
 	setenv("SONDE_REUSE_EXACT", exact ? "1" : "0", 1);
 	setenv("SONDE_REUSE_SHARED", shared ? "1" : "0", 1);
