@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -11,6 +12,24 @@
 #include "prof/db.h"
 #include "prof/errmsg.h"
 #include "ui/csv.h"
+
+uint64_t db_meta_u64(sqlite3 *db, const char *key)
+{
+	char buf[64];
+	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
+}
+
+const char *db_col_str(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	return s ? s : "";
+}
+
+int db_finish(sqlite3_stmt *st, int rc)
+{
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -EIO;
+}
 
 int db_fail(sqlite3 *db, char *err, size_t len, const char *what)
 {

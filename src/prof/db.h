@@ -52,6 +52,14 @@ const char *db_scaling(const char *source, uint64_t period, char *buf, size_t le
  */
 int db_row(struct sqlite3_stmt *st, const char *fmt, ...);
 
+/* A meta value as a number (0 when missing). */
+uint64_t db_meta_u64(struct sqlite3 *db, const char *key);
+/* Column i of the current row as text, "" for NULL. */
+const char *db_col_str(struct sqlite3_stmt *st, int i);
+/* Finalize st after stepping it to rc: 0 if the steps went well (done, or stopped on a
+ * row), else -EIO. */
+int db_finish(struct sqlite3_stmt *st, int rc);
+
 /* errmsg "WHAT: <sqlite's message>" into err; returns -EIO. */
 int db_fail(struct sqlite3 *db, char *err, size_t len, const char *what);
 

@@ -18,28 +18,10 @@
 #define HEAT_MAX 64		/* cells across: more threads (cores) are aggregated */
 #define TABLE_MAX_ROWS 500	/* the CSV files hold the rest */
 
-static uint64_t meta_u64(sqlite3 *db, const char *key)
-{
-	char buf[64];
-	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
-}
-
-static const char *col_str(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	return s ? s : "";
-}
-
-static int finish(sqlite3_stmt *st, int rc)
-{
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -EIO;
-}
-
 static void header(struct html *h, sqlite3 *db)
 {
 	char v[1024], a[512], b[256];
-	uint64_t all = meta_u64(db, "total_all"), procs = meta_u64(db, "processes");
+	uint64_t all = db_meta_u64(db, "total_all"), procs = db_meta_u64(db, "processes");
 
 	html_section(h, "summary", "Summary");
 	html_kv_begin(h, "header");
@@ -47,14 +29,14 @@ static void header(struct html *h, sqlite3 *db)
 	snprintf(v, sizeof(v), "%s, period %s %s", db_meta(db, "source", a, sizeof(a)),
 		 db_meta(db, "period", b, sizeof(b)), db_meta(db, "period_unit", a, sizeof(a)));
 	html_kv(h, "sample source", v);
-	snprintf(v, sizeof(v), "%" PRIu64, meta_u64(db, "samples"));
+	snprintf(v, sizeof(v), "%" PRIu64, db_meta_u64(db, "samples"));
 	html_kv(h, "samples", v);
-	snprintf(v, sizeof(v), "%" PRIu64, meta_u64(db, "traps"));
+	snprintf(v, sizeof(v), "%" PRIu64, db_meta_u64(db, "traps"));
 	html_kv(h, "traps", v);
 	html_kv(h, "watchpoints", db_meta(db, "watch", v, sizeof(v)));
 	html_kv(h, "scaling", db_meta(db, "scaling", v, sizeof(v)));
 	html_kv(h, "unit", db_meta(db, "unit", v, sizeof(v)));
-	snprintf(v, sizeof(v), "%" PRIu64 " in %" PRIu64 " process%s", meta_u64(db, "threads"),
+	snprintf(v, sizeof(v), "%" PRIu64 " in %" PRIu64 " process%s", db_meta_u64(db, "threads"),
 		 procs, procs == 1 ? "" : "es");
 	html_kv(h, "threads", v);
 	snprintf(v, sizeof(v), "%" PRIu64, all);
@@ -67,8 +49,8 @@ static void split(struct html *h, sqlite3 *db)
 {
 	static const char *const heads[] = { "kind", "volume", "share" };
 	static const char *const labels[] = { "true sharing", "false sharing" };
-	double v[3] = { (double)meta_u64(db, "total_all"), (double)meta_u64(db, "total_true"),
-			(double)meta_u64(db, "total_false") };
+	double v[3] = { (double)db_meta_u64(db, "total_all"), (double)db_meta_u64(db, "total_true"),
+			(double)db_meta_u64(db, "total_false") };
 	html_section(h, "split", "True and false sharing");
 	html_para(h, "True sharing: two threads use the same bytes of a cache line (the data is "
 		     "shared: communicate less).  False sharing: they use different bytes of the "
@@ -93,7 +75,7 @@ static void split(struct html *h, sqlite3 *db)
 static char **labels_new(sqlite3 *db, int unit, uint32_t n, uint32_t g, uint32_t nb)
 {
 	char **l = calloc(nb ? nb : 1, sizeof(*l));
-	int ranks = unit == COMM_BY_THREAD && meta_u64(db, "processes") > 1;
+	int ranks = unit == COMM_BY_THREAD && db_meta_u64(db, "processes") > 1;
 	sqlite3_stmt *st = NULL;
 	if (!l)
 		return NULL;
@@ -167,7 +149,7 @@ static int heatmaps(struct html *h, sqlite3 *db, int part, int unit)
 				v[k][(size_t)(i / g) * nb + (size_t)(j / g)] +=
 					(double)sqlite3_column_int64(st, 2);
 		}
-		r = finish(st, rc);
+		r = db_finish(st, rc);
 	}
 	for (size_t q = 0; !r && q < (size_t)nb * nb; q++)
 		if (v[COMM_ALL][q] > hi)
@@ -245,21 +227,21 @@ static int pairs(struct html *h, sqlite3 *db)
 		for (int i = 0; i < 5; i++)
 			html_td_int(h, sqlite3_column_int64(st, i));
 		html_td_share(h, total ? (double)sqlite3_column_int64(st, 4) / (double)total : 0, 1);
-		html_td(h, col_str(st, 5));
-		html_td(h, col_str(st, 6));
+		html_td(h, db_col_str(st, 5));
+		html_td(h, db_col_str(st, 6));
 		html_row_end(h);
 	}
 	html_table_end(h);
 	if (!n)
 		html_para(h, "No communicating pair.");
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 static int objects(struct html *h, sqlite3 *db)
 {
 	static const char *const heads[] = { "#", "object", "kind", "total", "share", "true",
 					     "false", "events" };
-	uint64_t all = meta_u64(db, "total_all");
+	uint64_t all = db_meta_u64(db, "total_all");
 	sqlite3_stmt *st;
 	int rc, n = 0;
 	if (sqlite3_prepare_v2(db, "SELECT name, kind, total, true_sharing, false_sharing, events"
@@ -273,8 +255,8 @@ static int objects(struct html *h, sqlite3 *db)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);
 		html_td_int(h, n);
-		html_td(h, col_str(st, 0));
-		html_td(h, col_str(st, 1));
+		html_td(h, db_col_str(st, 0));
+		html_td(h, db_col_str(st, 1));
 		html_td_int(h, sqlite3_column_int64(st, 2));
 		html_td_share(h, all ? (double)sqlite3_column_int64(st, 2) / (double)all : 0, 1);
 		for (int i = 3; i < 6; i++)
@@ -283,9 +265,9 @@ static int objects(struct html *h, sqlite3 *db)
 	}
 	html_table_end(h);
 	if (!n)
-		html_para(h, meta_u64(db, "exact") ? "The exact detector does not attribute objects."
+		html_para(h, db_meta_u64(db, "exact") ? "The exact detector does not attribute objects."
 						   : "No object: no communication was seen.");
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 /* The processes of an MPI run (several processes only). */
@@ -295,7 +277,7 @@ static int parts(struct html *h, sqlite3 *db)
 					     "samples", "traps", "total", "true", "false" };
 	sqlite3_stmt *st;
 	int rc;
-	if (meta_u64(db, "processes") < 2)
+	if (db_meta_u64(db, "processes") < 2)
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT rank, pid, threads, first_thread, samples, traps,"
 				   " total_all, total_true, total_false FROM comm_parts"
@@ -319,7 +301,7 @@ static int parts(struct html *h, sqlite3 *db)
 		html_row_end(h);
 	}
 	html_table_end(h);
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 /* --compare: the two detectors of the same run side by side. */
@@ -332,21 +314,21 @@ static int compare(struct html *h, sqlite3 *db)
 		{ "sampled_total_all", "sampled_total_true", "sampled_total_false" },
 	};
 	char b[160];
-	if (!meta_u64(db, "compare_period"))
+	if (!db_meta_u64(db, "compare_period"))
 		return 0;
 	html_section(h, "compare", "Sampled vs exact (same run)");
 	snprintf(b, sizeof(b), "The exact detector saw every access (the matrices above); the "
 			       "sampled one every %" PRIu64 "th access of each thread, with its "
 			       "watchpoints, in the same run.",
-		 meta_u64(db, "compare_period"));
+		 db_meta_u64(db, "compare_period"));
 	html_para(h, b);
 	html_table_begin(h, "compare-table", 5, heads, "lrrrr", 0);
 	for (int d = 0; d < 2; d++) {
-		uint64_t a = meta_u64(db, keys[d][0]), f = meta_u64(db, keys[d][2]);
+		uint64_t a = db_meta_u64(db, keys[d][0]), f = db_meta_u64(db, keys[d][2]);
 		html_row_begin(h);
 		html_td(h, d ? "sampled" : "exact");
 		html_td_int(h, (int64_t)a);
-		html_td_int(h, (int64_t)meta_u64(db, keys[d][1]));
+		html_td_int(h, (int64_t)db_meta_u64(db, keys[d][1]));
 		html_td_int(h, (int64_t)f);
 		html_td_share(h, a ? (double)f / (double)a : 0, 1);
 		html_row_end(h);

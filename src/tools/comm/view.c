@@ -21,12 +21,6 @@
 
 #define HEAT_MAX 64		/* cells across: more threads are aggregated */
 
-static uint64_t meta_u64(sqlite3 *db, const char *key)
-{
-	char b[64];
-	return strtoull(db_meta(db, key, b, sizeof(b)), NULL, 10);
-}
-
 /* The cells of one matrix, by row: call next() until it returns 0. */
 struct cells {
 	sqlite3_stmt *st;
@@ -52,7 +46,7 @@ uint32_t comm_db_side(sqlite3 *db, int part, int unit)
 	sqlite3_stmt *st;
 	uint32_t n = 0;
 	if (part < 0)
-		return (uint32_t)meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
+		return (uint32_t)db_meta_u64(db, unit == COMM_BY_THREAD ? "threads" : "cores");
 	if (sqlite3_prepare_v2(db, unit == COMM_BY_THREAD
 				   ? "SELECT threads FROM comm_parts WHERE part = ?"
 				   : "SELECT cores FROM comm_parts WHERE part = ?", -1, &st, NULL))
@@ -211,7 +205,7 @@ int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	snprintf(sub, sizeof(sub), "%s/comm", dir);
 	int r = export_part(db, -1, sub, err, errlen);
 	/* --compare: the sampled detector's matrices of the same run */
-	if (!r && meta_u64(db, "compare_period")) {
+	if (!r && db_meta_u64(db, "compare_period")) {
 		snprintf(sub, sizeof(sub), "%s/comm/sampled", dir);
 		r = export_part(db, -2, sub, err, errlen);
 	}
@@ -232,7 +226,7 @@ static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };
 
 static void heat_map(sqlite3 *db, FILE *out, int colour)
 {
-	uint32_t n = (uint32_t)meta_u64(db, "threads");
+	uint32_t n = (uint32_t)db_meta_u64(db, "threads");
 	uint32_t g = (n + HEAT_MAX - 1) / HEAT_MAX, nb;
 	struct cells c;
 	if (!g)
@@ -338,16 +332,16 @@ double comm_cosine(sqlite3 *db, int kind)
 
 static void print_compare(sqlite3 *db, FILE *out)
 {
-	uint64_t ea = meta_u64(db, "total_all"), ef = meta_u64(db, "total_false");
-	uint64_t sa = meta_u64(db, "sampled_total_all"), sf = meta_u64(db, "sampled_total_false");
+	uint64_t ea = db_meta_u64(db, "total_all"), ef = db_meta_u64(db, "total_false");
+	uint64_t sa = db_meta_u64(db, "sampled_total_all"), sf = db_meta_u64(db, "sampled_total_false");
 	fprintf(out, "\nSame run, both detectors (the sampled one on every %" PRIu64 "th access;"
 		     " its matrices in DIR/comm/sampled/)\n",
-		meta_u64(db, "compare_period"));
+		db_meta_u64(db, "compare_period"));
 	fprintf(out, "  exact:   %12" PRIu64 " transfers, false sharing %5.1f%%\n", ea,
 		ea ? 100.0 * (double)ef / (double)ea : 0.0);
 	fprintf(out, "  sampled: %12" PRIu64 " estimated,  false sharing %5.1f%% (%" PRIu64
 		     " events)\n", sa, sa ? 100.0 * (double)sf / (double)sa : 0.0,
-		meta_u64(db, "sampled_events"));
+		db_meta_u64(db, "sampled_events"));
 	fprintf(out, "  cosine similarity of the thread matrices: all %.3f, true %.3f, false %.3f\n",
 		comm_cosine(db, COMM_ALL), comm_cosine(db, COMM_TRUE), comm_cosine(db, COMM_FALSE));
 }
@@ -355,19 +349,19 @@ static void print_compare(sqlite3 *db, FILE *out)
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][512];
-	uint64_t all = meta_u64(db, "total_all"), tr = meta_u64(db, "total_true");
-	uint64_t fs = meta_u64(db, "total_false");
+	uint64_t all = db_meta_u64(db, "total_all"), tr = db_meta_u64(db, "total_true");
+	uint64_t fs = db_meta_u64(db, "total_false");
 	int top = o->top > 0 ? o->top : 10;
 	fprintf(out, "sonde comm: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
 	fprintf(out, "  source %s, period %s %s; %" PRIu64 " samples, %" PRIu64 " traps\n",
 		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
-		db_meta(db, "period_unit", b[2], sizeof(b[2])), meta_u64(db, "samples"),
-		meta_u64(db, "traps"));
+		db_meta(db, "period_unit", b[2], sizeof(b[2])), db_meta_u64(db, "samples"),
+		db_meta_u64(db, "traps"));
 	report_debias_line(db, out, "  de-biasing: ");
 	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
 		db_meta(db, "unit", b[2], sizeof(b[2])));
-	if (meta_u64(db, "compare_period"))
+	if (db_meta_u64(db, "compare_period"))
 		print_compare(db, out);
 	if (!all) {
 		fprintf(out, "\n  no communication detected: the matrix is empty (no thread was seen"
@@ -377,7 +371,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	fprintf(out, "  communication: %" PRIu64 " (true sharing %.1f%%, false sharing %.1f%%)"
 		     " between %" PRIu64 " threads\n\n",
 		all, 100.0 * (double)tr / (double)all, 100.0 * (double)fs / (double)all,
-		meta_u64(db, "threads"));
+		db_meta_u64(db, "threads"));
 	heat_map(db, out, isatty(fileno(out)) && !getenv("NO_COLOR"));
 	static const char *const ph[] = { "threads", "total", "true", "false", "code a",
 					  "code b" };
@@ -389,7 +383,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	print_table(db, out, "Top objects",
 		    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
 		    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrl", top);
-	if (meta_u64(db, "processes") > 1) {
+	if (db_meta_u64(db, "processes") > 1) {
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
 		print_table(db, out, "Processes (each in DIR/comm/rank-R/; merged above)",
@@ -412,9 +406,9 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		     ",\"traps\":%" PRIu64 ",\"total_all\":%" PRIu64 ",\"total_true\":%" PRIu64
 		     ",\"total_false\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"cells\":[",
 		db_meta(db, "source", b[0], sizeof(b[0])),
-		*db_meta(db, "period", b[1], sizeof(b[1])) ? b[1] : "0", meta_u64(db, "samples"),
-		meta_u64(db, "traps"), meta_u64(db, "total_all"), meta_u64(db, "total_true"),
-		meta_u64(db, "total_false"), meta_u64(db, "threads"));
+		*db_meta(db, "period", b[1], sizeof(b[1])) ? b[1] : "0", db_meta_u64(db, "samples"),
+		db_meta_u64(db, "traps"), db_meta_u64(db, "total_all"), db_meta_u64(db, "total_true"),
+		db_meta_u64(db, "total_false"), db_meta_u64(db, "threads"));
 	if (cells_open(db, -1, COMM_BY_THREAD, COMM_ALL, &c))
 		return -EIO;
 	for (int k = 0; cells_next(&c); k++)

@@ -19,12 +19,6 @@
 #define HEAT_MAX_THREADS 512
 #define TABLE_MAX_ROWS 2000	/* the CSV files hold the rest */
 
-static uint64_t meta_u64(sqlite3 *db, const char *key)
-{
-	char buf[64];
-	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
-}
-
 static void kv_meta(struct html *h, sqlite3 *db, const char *label, const char *key)
 {
 	char buf[1024];
@@ -34,8 +28,8 @@ static void kv_meta(struct html *h, sqlite3 *db, const char *label, const char *
 static void header(struct html *h, sqlite3 *db)
 {
 	char argv[4096], v[1024], why[512], unit[64];
-	uint64_t samples = meta_u64(db, "samples"), dropped = meta_u64(db, "dropped");
-	uint64_t all = samples + dropped, procs = meta_u64(db, "processes");
+	uint64_t samples = db_meta_u64(db, "samples"), dropped = db_meta_u64(db, "dropped");
+	uint64_t all = samples + dropped, procs = db_meta_u64(db, "processes");
 
 	html_section(h, "summary", "Summary");
 	html_kv_begin(h, "header");
@@ -54,27 +48,21 @@ static void header(struct html *h, sqlite3 *db)
 		 db_meta(db, "period_unit", unit, sizeof(unit)));
 	html_kv(h, "period", v);
 	snprintf(v, sizeof(v), "%" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores)", samples,
-		 meta_u64(db, "loads"), meta_u64(db, "stores"));
+		 db_meta_u64(db, "loads"), db_meta_u64(db, "stores"));
 	html_kv(h, "samples", v);
 	snprintf(v, sizeof(v), "%" PRIu64 " (%.1f%% of all samples)", dropped,
 		 all ? 100.0 * (double)dropped / (double)all : 0.0);
 	html_kv(h, "dropped", v);
 	kv_meta(h, db, "scaling", "scaling");
-	snprintf(v, sizeof(v), "%" PRIu64 " in %" PRIu64 " process%s", meta_u64(db, "threads"),
+	snprintf(v, sizeof(v), "%" PRIu64 " in %" PRIu64 " process%s", db_meta_u64(db, "threads"),
 		 procs, procs == 1 ? "" : "es");
 	html_kv(h, "threads", v);
-	if (meta_u64(db, "truncated_threads")) {
+	if (db_meta_u64(db, "truncated_threads")) {
 		snprintf(v, sizeof(v), "%" PRIu64 " thread stream(s) cut short (the process died): "
-			 "read up to the cut", meta_u64(db, "truncated_threads"));
+			 "read up to the cut", db_meta_u64(db, "truncated_threads"));
 		html_kv(h, "warning", v);
 	}
 	html_kv_end(h);
-}
-
-static const char *col_str(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	return s ? s : "";
 }
 
 /* "... N more rows in mem/NAME" when the table was cut. */
@@ -83,12 +71,6 @@ static void more(struct html *h, int64_t n, const char *csv)
 	if (n > TABLE_MAX_ROWS)
 		html_printf(h, "<p>... %" PRId64 " more rows in mem/%s</p>\n", n - TABLE_MAX_ROWS,
 			    csv);
-}
-
-static int finish(sqlite3_stmt *st, int rc)
-{
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -EIO;
 }
 
 static int objects(struct html *h, sqlite3 *db)
@@ -108,8 +90,8 @@ static int objects(struct html *h, sqlite3 *db)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);
 		html_td_int(h, n);
-		html_td(h, col_str(st, 0));
-		html_td(h, col_str(st, 1));
+		html_td(h, db_col_str(st, 0));
+		html_td(h, db_col_str(st, 1));
 		html_td_int(h, sqlite3_column_int64(st, 2));
 		html_td_share(h, sqlite3_column_double(st, 3), 2);
 		for (int i = 4; i < 8; i++)
@@ -120,7 +102,7 @@ static int objects(struct html *h, sqlite3 *db)
 		n++;
 	html_table_end(h);
 	more(h, n, "objects.csv");
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 static int code(struct html *h, sqlite3 *db)
@@ -138,8 +120,8 @@ static int code(struct html *h, sqlite3 *db)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);
 		html_td_int(h, n);
-		html_td(h, col_str(st, 0));
-		html_td(h, col_str(st, 1));
+		html_td(h, db_col_str(st, 0));
+		html_td(h, db_col_str(st, 1));
 		html_td_int(h, sqlite3_column_int64(st, 2));
 		html_td_int(h, sqlite3_column_int64(st, 3));
 		html_td_share(h, sqlite3_column_double(st, 4), 2);
@@ -151,7 +133,7 @@ static int code(struct html *h, sqlite3 *db)
 		n++;
 	html_table_end(h);
 	more(h, n, "code.csv");
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 /* The threads' labels and samples, in the table's order (for the chart and the heat map). */
@@ -179,13 +161,13 @@ static int threads_read(sqlite3 *db, struct threads *t)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->n < HEAT_MAX_THREADS) {
 		t->id[t->n] = sqlite3_column_int64(st, 0);
 		t->samples[t->n] = (double)sqlite3_column_int64(st, 2);
-		if (!(t->label[t->n] = strdup(col_str(st, 1)))) {
+		if (!(t->label[t->n] = strdup(db_col_str(st, 1)))) {
 			sqlite3_finalize(st);
 			return -ENOMEM;
 		}
 		t->n++;
 	}
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 static int threads(struct html *h, sqlite3 *db, const struct threads *t)
@@ -208,7 +190,7 @@ static int threads(struct html *h, sqlite3 *db, const struct threads *t)
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%" PRId64
 				 " dropped", *note ? ", " : "", dropped);
 		html_row_begin(h);
-		html_td(h, col_str(st, 0));
+		html_td(h, db_col_str(st, 0));
 		for (int i = 1; i < 5; i++)
 			html_td_int(h, sqlite3_column_int64(st, i));
 		html_td_share(h, sqlite3_column_double(st, 5), 2);
@@ -221,7 +203,7 @@ static int threads(struct html *h, sqlite3 *db, const struct threads *t)
 				       .xlabel = "thread", .ylabel = "samples" };
 		html_bar_chart(h, &p, t->n, (const char *const *)t->label, t->samples);
 	}
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 static int index_of(const int64_t *ids, size_t n, int64_t id)
@@ -244,13 +226,13 @@ static int heat_objects(sqlite3 *db, int64_t *ids, char **names)
 	sqlite3_bind_int(st, 1, HEAT_MAX_OBJECTS);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ids[n] = sqlite3_column_int64(st, 0);
-		if (!(names[n] = strdup(col_str(st, 1)))) {
+		if (!(names[n] = strdup(db_col_str(st, 1)))) {
 			sqlite3_finalize(st);
 			return -ENOMEM;
 		}
 		n++;
 	}
-	int r = finish(st, rc);
+	int r = db_finish(st, rc);
 	return r ? r : n;
 }
 
@@ -269,7 +251,7 @@ static int heat_values(sqlite3 *db, const int64_t *oids, int nobj, const struct 
 		if (o >= 0 && k >= 0)
 			v[(size_t)o * t->n + (size_t)k] = 100 * sqlite3_column_double(st, 2);
 	}
-	return finish(st, rc);
+	return db_finish(st, rc);
 }
 
 static int heatmap(struct html *h, sqlite3 *db, const struct threads *t)

@@ -137,12 +137,6 @@ struct meta {
 	uint64_t samples, loads, stores, dropped, truncated, processes, threads, period_n;
 };
 
-static uint64_t meta_u64(sqlite3 *db, const char *key)
-{
-	char buf[64];
-	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
-}
-
 static void read_meta(sqlite3 *db, struct meta *mt)
 {
 	db_meta(db, "tool", mt->tool, sizeof(mt->tool));
@@ -156,14 +150,14 @@ static void read_meta(sqlite3 *db, struct meta *mt)
 	for (char *c = mt->argv; *c; c++)
 		if (*c == '\x1f')
 			*c = ' ';
-	mt->samples = meta_u64(db, "samples");
-	mt->loads = meta_u64(db, "loads");
-	mt->stores = meta_u64(db, "stores");
-	mt->dropped = meta_u64(db, "dropped");
-	mt->truncated = meta_u64(db, "truncated_threads");
-	mt->processes = meta_u64(db, "processes");
-	mt->threads = meta_u64(db, "threads");
-	mt->period_n = meta_u64(db, "period");
+	mt->samples = db_meta_u64(db, "samples");
+	mt->loads = db_meta_u64(db, "loads");
+	mt->stores = db_meta_u64(db, "stores");
+	mt->dropped = db_meta_u64(db, "dropped");
+	mt->truncated = db_meta_u64(db, "truncated_threads");
+	mt->processes = db_meta_u64(db, "processes");
+	mt->threads = db_meta_u64(db, "threads");
+	mt->period_n = db_meta_u64(db, "period");
 }
 
 /* The estimate column's heading, NULL when samples are not counts of something. */

@@ -25,12 +25,6 @@
 
 #define HTML_FUNCS 8		/* functions with a histogram and timeline on the page */
 
-static uint64_t meta_u64(sqlite3 *db, const char *key)
-{
-	char b[64];
-	return strtoull(db_meta(db, key, b, sizeof(b)), NULL, 10);
-}
-
 static const char fn_sql[] =
 	"SELECT function, context, metric, instances, mean, sd, cv, share, rank, min, max,"
 	" threads, thread_cv, investigate, verdict FROM var_functions ORDER BY rank, metric";
@@ -129,18 +123,18 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!o->quiet) {
 		fprintf(out, "sonde variance: %" PRIu64 " instances of %" PRIu64
 			     " (context, function) pairs in %" PRIu64 " thread(s); metrics %s\n",
-			meta_u64(db, "returns"), meta_u64(db, "functions"), meta_u64(db, "threads"),
+			db_meta_u64(db, "returns"), db_meta_u64(db, "functions"), db_meta_u64(db, "threads"),
 			ev);
 		fprintf(out, "  selection: %s samples %" PRIu64 ", entries armed %" PRIu64
 			     ", caught %" PRIu64 ", missed %" PRIu64 "; watch backend %s%s\n",
-			src, meta_u64(db, "samples"), meta_u64(db, "picks"), meta_u64(db, "entries"),
-			meta_u64(db, "missed"), be,
-			!strcmp(be, "soft") && !meta_u64(db, "calls_hooked") ?
+			src, db_meta_u64(db, "samples"), db_meta_u64(db, "picks"), db_meta_u64(db, "entries"),
+			db_meta_u64(db, "missed"), be,
+			!strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
 				" (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
 		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
 			     PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail\n",
-			meta_u64(db, "overwritten"), meta_u64(db, "stale"), meta_u64(db, "jumps"),
-			meta_u64(db, "at_exit"), meta_u64(db, "tail"));
+			db_meta_u64(db, "overwritten"), db_meta_u64(db, "stale"), db_meta_u64(db, "jumps"),
+			db_meta_u64(db, "at_exit"), db_meta_u64(db, "tail"));
 		fprintf(out, "  guidance (FVSampler): investigate iff > 10%% of the time and CV > 20%% "
 			     "within threads or > 10%% across threads\n\n");
 	}
@@ -348,8 +342,8 @@ int var_html(sqlite3 *db, struct html *h)
 	html_kv(h, "metrics", ev);
 	html_kv(h, "watch backend", db_meta(db, "backend", b, sizeof(b)));
 	snprintf(b, sizeof(b), "%" PRIu64 " samples, %" PRIu64 " entries caught, %" PRIu64
-			       " instances measured", meta_u64(db, "samples"),
-		 meta_u64(db, "entries"), meta_u64(db, "returns"));
+			       " instances measured", db_meta_u64(db, "samples"),
+		 db_meta_u64(db, "entries"), db_meta_u64(db, "returns"));
 	html_kv(h, "instances", b);
 	html_kv(h, "guidance", "investigate iff > 10% of the time and CV > 20% within threads "
 			       "or > 10% across threads");
