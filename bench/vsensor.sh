@@ -8,9 +8,11 @@
 #   2. overhead, computed: the CPU cost of one timed sense (tests/workloads/vsensor/
 #      sense-cost.c, CPU time, barely moved by other users' load) x the senses per second
 #      each rank timed in the runs of 1;
-#   3. data written per rank per second (target <= 1 KB/s);
-#   4. analysis time of a generated 10,000-line C program (target <= 10 s);
-#   5. detection: precision/recall of (rank, slice, kind) cells for the injected
+#   3. overhead in instructions: valgrind callgrind counts of the original and the
+#      instrumented program, 1 rank, fixed iterations (deterministic: no load noise);
+#   4. data written per rank per second (target <= 1 KB/s);
+#   5. analysis time of a generated 10,000-line C program (target <= 10 s);
+#   6. detection: precision/recall of (rank, slice, kind) cells for the injected
 #      slowdowns, and the false-positive rate of clean runs, on cg, ft and stencil.
 #   bench/vsensor.sh [--no-detect | --detect-only]
 set -u
@@ -74,6 +76,25 @@ if mpicc -O2 -I"$top/src" -o sense-cost "$VSW/sense-cost.c" "$SONDE_BUILD/libson
 	done
 else
 	echo "  sense-cost did not build or run: $(head -c 200 sc.err)"
+fi
+
+echo "bench: vsensor overhead in instructions (valgrind callgrind, 1 rank, fixed iterations: no load noise)"
+if command -v valgrind >/dev/null; then
+	for w in cg:400 ft:100 stencil:500; do
+		n=${w%%:*} it=${w#*:}
+		for p in "orig-$n" "$n"; do
+			SONDE_DIR=$T/d-ir-$p SONDE_VS_LIVE=0 mpirun --allow-run-as-root -np 1 valgrind \
+				--tool=callgrind --callgrind-out-file=/dev/null "./$p" 100 "$it" \
+				>/dev/null 2>"ir-$p.err"
+		done
+		o=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "ir-orig-$n.err")
+		v=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "ir-$n.err")
+		awk -v n="$n" -v o="${o:-0}" -v v="${v:-0}" 'BEGIN { if (o > 0 && v > 0)
+			printf "  %-8s %d -> %d instructions: %.4fx (init and finish included)\n", n, o, v, v / o
+			else printf "  %-8s callgrind gave no count\n", n }'
+	done
+else
+	echo "  valgrind not installed (tools/deps.sh installs it)"
 fi
 
 echo "bench: vsensor data written (8 s runs, 4 ranks)"
