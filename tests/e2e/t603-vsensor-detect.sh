@@ -8,6 +8,7 @@
 #  - a busy co-runner: 4 threads spinning on rank 1's CPU at 5 nice levels above it.
 #    Truth: compute on the ranks of that CPU (1 and 3 with 2 CPUs); it must not show as
 #    network, and the runtime must warn about it on stderr while the job runs;
+#  - a CPU quota: rank 2 held to 5% of a CPU (cgroup v1 or v2; SKIP where none can be made);
 #  - a clean run: its false-positive rate.
 # The injected slowdowns are large (the network 20 ms per call against senses of tens of
 # us; the co-runner takes ~12/14 of the core) so that what is scored is the detector, not
@@ -27,7 +28,8 @@
 # bars still fail a detector that finds the wrong kind, ranks or window.  Cells at the
 # window's edges are not scored (score).  On a quiet machine (other processes under 10% of
 # the CPUs in the second before each run and after the last) the issue's own bars are
-# asserted too: precision and recall >= 0.9 for the delay and the co-runner, clean FP <= 1%.
+# asserted too: precision and recall >= 0.9 for the delay, the co-runner and the quota, clean
+# FP <= 1%.
 . "$(dirname "$0")/lib.sh"
 . "$SONDE_TOP/tests/workloads/vsensor/vs-test.sh"
 vs_setup t603-vsensor
@@ -106,6 +108,21 @@ else
 	check t603-vsensor-live-warning awk '$1 >= 1.8 && $1 < 5 { ok = 1 } END { exit !ok }' since
 fi
 
+# a CPU quota: rank 2 held to 5% of a CPU in the window (cgroups; SKIP where none can be
+# made).  Truth: compute on rank 2 only.  Same bars as the co-runner, for the same reasons.
+others
+SONDE_DIR=$T/thr SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE -x VS_INJECT=throttle:2:2:5:5 \
+	./cg 8 >thr.out 2>thr.err
+if grep -q 'throttle unavailable' thr.err; then
+	skip t603-vsensor-throttle "$(grep -m1 'throttle unavailable' thr.err)"
+else
+	score=$("$SONDE" vsensor score --truth compute:2:2:5 thr)
+	echo "    throttle (truth compute 2): $score"
+	check t603-vsensor-throttle-precision float_between "$(val precision "$score")" 0.5 1
+	check t603-vsensor-throttle-recall float_between "$(val recall "$score")" 0.5 1
+	thr_p=$(val precision "$score") thr_r=$(val recall "$score")
+fi
+
 others
 SONDE_DIR=$T/clean SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE ./cg 8 >/dev/null 2>&1
 score=$("$SONDE" vsensor score --truth none clean)
@@ -120,6 +137,10 @@ fi
 if [ -n "${busy_p:-}" ] && quiet_or_skip t603-vsensor-busy-spec; then
 	check t603-vsensor-busy-spec-precision float_between "$busy_p" 0.9 1
 	check t603-vsensor-busy-spec-recall float_between "$busy_r" 0.9 1
+fi
+if [ -n "${thr_p:-}" ] && quiet_or_skip t603-vsensor-throttle-spec; then
+	check t603-vsensor-throttle-spec-precision float_between "$thr_p" 0.9 1
+	check t603-vsensor-throttle-spec-recall float_between "$thr_r" 0.9 1
 fi
 quiet_or_skip t603-vsensor-clean-spec &&
 	check t603-vsensor-clean-spec-fp float_between "$(val fp_rate "$score")" 0 0.01

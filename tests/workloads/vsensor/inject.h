@@ -3,7 +3,9 @@
  *   VS_INJECT=busy:R:START:END:N    N threads spinning on rank R's CPU in [START, END) s,
  *                                   at 5 nice levels above the rank
  *   VS_INJECT=throttle:R:START:END:PCT   rank R limited to PCT% of a CPU (cgroup v1 cpu
- *                                   controller) in [START, END) s
+ *                                   controller, else a cgroup v2 child of the root group)
+ *                                   in [START, END) s; "inject: throttle unavailable" on
+ *                                   stderr when neither can be made
  * Times are seconds since the barrier after MPI_Init (the vsensor runtime starts its
  * clock at the same barrier).  The injector never touches MPI. */
 #ifndef VS_INJECT_H
@@ -66,33 +68,74 @@ static int inj_write(const char *path, const char *v)
 	return fclose(f) || bad ? -1 : 0;
 }
 
+/* cgroup v1 (the cpu controller mounted at /sys/fs/cgroup/cpu): a group of its own with
+ * a CFS quota of PCT% of a 20 ms period; the process is moved back to the root at END. */
+static int inj_throttle_v1(const char *dir, const char *quota, const char *pid)
+{
+	char path[192];
+	snprintf(path, sizeof(path), "mkdir -p %s", dir);
+	if (system(path) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", dir);
+	if (inj_write(path, "20000"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", dir);
+	if (inj_write(path, quota))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (inj_write(path, pid))
+		return -1;
+	inj_sleep_until(inj_t0 + inj_end);
+	inj_write("/sys/fs/cgroup/cpu/cgroup.procs", pid);
+	return 0;
+}
+
+/* cgroup v2 (unified hierarchy at /sys/fs/cgroup, as on Debian 12): a child of the root
+ * with cpu.max "QUOTA 20000"; only from the root group (elsewhere the parent holds
+ * processes and may not enable controllers for children).  Moved back to the root at END. */
+static int inj_throttle_v2(const char *dir, const char *quota, const char *pid)
+{
+	char path[192], v[64], line[256] = "";
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int root = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strcmp(line, "0::/\n"))
+			root = 1;
+	if (f)
+		fclose(f);
+	if (!root || access("/sys/fs/cgroup/cgroup.controllers", F_OK))
+		return -1;
+	inj_write("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+	snprintf(path, sizeof(path), "mkdir -p %s", dir);
+	if (system(path) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cpu.max", dir);
+	snprintf(v, sizeof(v), "%s 20000", quota);
+	if (inj_write(path, v))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (inj_write(path, pid))
+		return -1;
+	inj_sleep_until(inj_t0 + inj_end);
+	inj_write("/sys/fs/cgroup/cgroup.procs", pid);
+	return 0;
+}
+
 static void *inj_throttle(void *arg)
 {
 	(void)arg;
-	char dir[128], path[192], v[32];
-	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpu/sonde-vs-%d", (int)getpid());
+	char dir1[128], dir2[128], quota[32], pid[32];
+	snprintf(dir1, sizeof(dir1), "/sys/fs/cgroup/cpu/sonde-vs-%d", (int)getpid());
+	snprintf(dir2, sizeof(dir2), "/sys/fs/cgroup/sonde-vs-%d", (int)getpid());
+	snprintf(quota, sizeof(quota), "%d", inj_n * 200);	/* of a 20 ms period; 1000 us is the kernel minimum */
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	inj_sleep_until(inj_t0 + inj_start);
-	snprintf(v, sizeof(v), "%d", inj_n * 200);	/* of a 20 ms period; 1000 us is the kernel minimum */
-	snprintf(path, sizeof(path), "mkdir -p %s", dir);
-	if (system(path) != 0)
-		goto fail;
-	snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", dir);
-	if (inj_write(path, "20000"))
-		goto fail;
-	snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", dir);
-	if (inj_write(path, v))
-		goto fail;
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(v, sizeof(v), "%d", (int)getpid());
-	if (inj_write(path, v))
-		goto fail;
-	inj_sleep_until(inj_t0 + inj_end);
-	inj_write("/sys/fs/cgroup/cpu/cgroup.procs", v);
-	rmdir(dir);
-	return NULL;
-fail:
-	fprintf(stderr, "inject: throttle unavailable (%s)\n", dir);
-	rmdir(dir);
+	int ok = access("/sys/fs/cgroup/cpu/cgroup.procs", F_OK) == 0 ?
+		 inj_throttle_v1(dir1, quota, pid) == 0 : inj_throttle_v2(dir2, quota, pid) == 0;
+	rmdir(dir1);
+	rmdir(dir2);
+	if (!ok)
+		fprintf(stderr, "inject: throttle unavailable (no cgroup v1 cpu controller, nor a cgroup v2 root group to make a child of)\n");
 	return NULL;
 }
 
