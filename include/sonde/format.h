@@ -105,6 +105,11 @@ struct sonde_rec_mem {
 };
 
 #define SONDE_ALLOC_MMAP 0x1	/* from mmap rather than the malloc family */
+/* Not a block: `addr` allocations of `size` bytes in all, made at `ctx` by this thread up to
+ * `time`, each freed by it before any sample or trap of the process could see it (so no
+ * record can fall in one).  The runtime counts such short-lived blocks instead of writing
+ * an ALLOC and a FREE for each; readers add them to their site's counts and nothing else. */
+#define SONDE_ALLOC_SUMMARY 0x2
 
 struct sonde_rec_alloc {
 	struct sonde_rec_hdr h;

@@ -65,9 +65,12 @@ SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 		t->stats.dropped++;
 		return;
 	}
+	rt_obs_note();
 	rt_tool->access(t, a, uc, skip);
 	rt_leave(t);
 }
+
+uint64_t rt_obs_epoch;
 
 void rt_ranges_add(struct rt_ranges *s, uint64_t lo, uint64_t hi)
 {

@@ -85,6 +85,8 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 		.time = rt_now(),
 	};
 	t->out.failed = 0;	/* a last try even if an earlier write failed */
+	if (interpose_thread_flush)
+		interpose_thread_flush(t);
 	out_append(&t->out, &s, sizeof(s));
 	out_append(&t->out, &e, sizeof(e));
 	out_flush(&t->out);

@@ -258,6 +258,22 @@ int rt_ranges_has(const struct rt_ranges *s, uint64_t addr);
 int rt_owns_address(uint64_t addr);
 
 /*
+ * Observations so far in the process: a count that every sample delivered to the tool and
+ * every watchpoint trap advances (core.c, watch-sig.c).  interpose.c compares it at a
+ * block's allocation and free: unchanged, no record of the run can fall in the block, and
+ * it is counted instead of recorded (SONDE_ALLOC_SUMMARY).  Relaxed atomics, handler-safe.
+ */
+extern uint64_t rt_obs_epoch;
+static inline void rt_obs_note(void)
+{
+	__atomic_add_fetch(&rt_obs_epoch, 1, __ATOMIC_RELAXED);
+}
+/* interpose.c: write the thread's held allocation records and counts (finish.c, before its
+ * STATS record).  Handler-safe; t is claimed by the caller.  Weak: the runtime's pure
+ * library (unit tests, the CLI) has no interposers. */
+void interpose_thread_flush(struct rt_thread *t) __attribute__((weak));
+
+/*
  * Move a runtime fd out of the program's way: to the top quarter of RLIMIT_NOFILE,
  * close-on-exec; the original is closed.  The new fd, or -EMFILE if none is free there
  * (the caller then works without it).  Handler-safe.

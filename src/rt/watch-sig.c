@@ -798,6 +798,7 @@ static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struc
 	sl->traps++;
 	STAT_ADD(s, traps);
 	t->stats.traps++;
+	rt_obs_note();
 	return sl->fn;
 }
 

@@ -5,12 +5,13 @@
  *
  * usage: rt2-sdtcheck DIR
  * Prints one line:
- *   files=N empty=N corrupt=N alloc=N free=N free_unmatched=N alloc_live=N end=N
+ *   files=N empty=N corrupt=N alloc=N free=N free_unmatched=N alloc_live=N end=N counted=N
  * corrupt: a record whose size is 0, not a multiple of 8, or of a known type but the wrong
  * size (a trailing partial record, as a killed process leaves, is not counted).
  * free_unmatched: a FREE of an address no ALLOC of the same process made live;
  * alloc_live: an ALLOC of an address still live in that process (a FREE went missing).
- * end: streams that end with an END record.  Exit status 0, or 1 if DIR cannot be read.
+ * end: streams that end with an END record.  counted: blocks the runtime counted instead
+ * of recording (SONDE_ALLOC_SUMMARY records: allocated and freed unseen); not in alloc.  Exit status 0, or 1 if DIR cannot be read.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -28,7 +29,7 @@ struct ev {
 
 static struct ev *evs;
 static size_t n_evs, cap_evs;
-static long files, empty, corrupt, n_alloc, n_free, unmatched, alloc_live, ends;
+static long files, empty, corrupt, n_alloc, n_free, unmatched, alloc_live, ends, counted;
 
 static void add_ev(int pid, uint64_t time, uint64_t addr, int is_free)
 {
@@ -101,8 +102,12 @@ static void check_file(const char *path)
 		if (rh.type == SONDE_REC_ALLOC) {
 			struct sonde_rec_alloc r;
 			memcpy(&r, b + off, sizeof(r));
-			add_ev(h.pid, r.time, r.addr, 0);
-			n_alloc++;
+			if (r.flags & SONDE_ALLOC_SUMMARY) {
+				counted += (long)r.addr;
+			} else {
+				add_ev(h.pid, r.time, r.addr, 0);
+				n_alloc++;
+			}
 		} else if (rh.type == SONDE_REC_FREE) {
 			struct sonde_rec_free r;
 			memcpy(&r, b + off, sizeof(r));
@@ -180,7 +185,7 @@ int main(int argc, char **argv)
 	closedir(d);
 	replay();
 	printf("files=%ld empty=%ld corrupt=%ld alloc=%ld free=%ld free_unmatched=%ld "
-	       "alloc_live=%ld end=%ld\n",
-	       files, empty, corrupt, n_alloc, n_free, unmatched, alloc_live, ends);
+	       "alloc_live=%ld end=%ld counted=%ld\n",
+	       files, empty, corrupt, n_alloc, n_free, unmatched, alloc_live, ends, counted);
 	return 0;
 }

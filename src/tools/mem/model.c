@@ -699,14 +699,23 @@ static int gather_allocs(struct builder *b, struct pstate *ps, size_t *nfree)
 	int r = name_sites(b, ps);
 	if (r)
 		return r;
+	/* A SONDE_ALLOC_SUMMARY record is not a block: its site's count (addr) and bytes.  It
+	 * is named with the others, counted, and then dropped from the list of blocks. */
+	size_t keep = 0;
 	for (size_t k = 0; k < ps->mp->nalloc; k++) {
 		struct mm_alloc *a = &ps->mp->alloc[k];
 		a->object = u64map_get(&ps->site_cache, (uint64_t)a->thread << 32 | a->ctx);
 		if (a->object == MM_NONE)
 			return -ENOMEM;
-		b->m->object[a->object].allocs++;
+		int sum = (a->flags & SONDE_ALLOC_SUMMARY) != 0;
+		b->m->object[a->object].allocs += sum ? a->addr : 1;
 		b->m->object[a->object].size += a->size;
+		if (!sum)
+			ps->mp->alloc[keep++] = *a;
+		else
+			ps->mp->summarized += a->addr;
 	}
+	ps->mp->nalloc = keep;
 	return 0;
 }
 

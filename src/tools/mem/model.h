@@ -92,6 +92,7 @@ struct mm_process {
 	struct mm_alloc *alloc;	/* sorted by time */
 	size_t nalloc;
 	uint64_t unmatched_frees;	/* FREE records that matched no live allocation */
+	uint64_t summarized;	/* short-lived blocks counted by the runtime, not recorded */
 };
 
 struct memmodel {
