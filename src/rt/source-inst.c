@@ -58,8 +58,25 @@ struct inst_thread {
 
 static uint64_t inst_period = INST_DEFAULT_PERIOD;
 
-static RT_TLS uint64_t inst_countdown;
-static RT_TLS int inst_active;		/* between thread_start and thread_stop */
+/*
+ * The callbacks' per-thread state, in one TLS block (one GOT load reaches all of it): the
+ * sampling countdown, and the thread's own copy of its soft-watch filter (watch.h's
+ * struct watch_soft_head): [lo, lo + span) covers the thread's armed data slots (span 0:
+ * none), `words` their filter bits.  The copy is refreshed in the slow path whenever the
+ * process-wide watch_soft_gen differs from `gen` (a soft slot of some thread changed), so
+ * a thread with nothing armed, or an access outside its armed bounds, costs a subtraction
+ * and a compare, never a pointer chase into the set.
+ */
+struct inst_tls {
+	uint64_t countdown;
+	uint64_t lo, span, words;
+	unsigned gen;
+	int active;		/* between thread_start and thread_stop */
+};
+
+static RT_TLS struct inst_tls inst_tls;
+#define inst_countdown inst_tls.countdown
+#define inst_active inst_tls.active
 
 /*
  * The callback returns to the instruction after its call, which is usually the access.  But
@@ -185,45 +202,75 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_mine(struct rt_th
 	watch_soft_trap(t, hit, addr, len, store, ip);
 }
 
-/* A soft watchpoint is armed somewhere in the process: can this access hit one of this
- * thread's?  Kept small and inline, so that threads with none armed, and accesses outside
- * the bounds of the thread's armed ranges, return after a few instructions. */
-static inline SIGSAFE void inst_watch(uint64_t addr, uint16_t len, uint16_t flags,
-				      const uint64_t *frame)
+/* The filter bits of the words an access of len <= 16 bytes touches (watch_soft_words
+ * without its loop: len is a constant in every callback). */
+static inline SIGSAFE uint64_t inst_words(uint64_t addr, uint32_t len)
 {
-	struct rt_thread *t = rt_self();
+	uint64_t m = watch_soft_word(addr >> 3) | watch_soft_word((addr + len - 1) >> 3);
 
-	if (t && __builtin_expect(watch_soft_maybe(t, addr, len), 0))
-		inst_watch_mine(t, addr, len, flags, frame);
+	if (len > 8)
+		m |= watch_soft_word((addr >> 3) + 1);
+	return m;
 }
 
-/* Either slow path: the countdown reached 0 (`due`), and/or a soft watchpoint is armed
- * somewhere (then checked last, so that without a sample it is a tail call). */
+/* Can [addr, addr+len) touch the thread's armed bounds (its TLS copy)?  With span 0 and
+ * lo 0 never (the subtraction cannot reach below len - 1 for a user address). */
+static inline SIGSAFE int inst_near(const struct inst_tls *x, uint64_t addr, uint32_t len)
+{
+	return addr + (len - 1) - x->lo < x->span + (len - 1);
+}
+
+/* Refresh the thread's filter copy from its watch set: watch_soft_gen is read (acquire)
+ * before the set's head, so a copy is never older than the generation it is stamped with;
+ * a change after the read moves the generation again and the next access refreshes.  A
+ * program's signal handler running instrumented code in the middle of this refreshes too:
+ * either copy is stamped no newer than what it read. */
+static __attribute__((noinline, cold)) SIGSAFE void inst_watch_sync(struct inst_tls *x)
+{
+	unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_ACQUIRE);
+	const struct rt_thread *t = rt_self_tls;
+	const struct watch_soft_head *h =
+		t ? __atomic_load_n((void *const *)&t->watch, __ATOMIC_ACQUIRE) : NULL;
+	uint64_t lo = 0, hi = 0, words = 0;
+
+	if ((uintptr_t)h > WATCH_SET_DEAD && __atomic_load_n(&h->armed, __ATOMIC_ACQUIRE)) {
+		lo = __atomic_load_n(&h->lo, __ATOMIC_RELAXED);
+		hi = __atomic_load_n(&h->hi, __ATOMIC_RELAXED);
+		words = __atomic_load_n(&h->words, __ATOMIC_RELAXED);
+	}
+	if (hi <= lo)
+		lo = hi = 0;
+	x->lo = lo;
+	x->span = hi - lo;
+	x->words = words;
+	__atomic_store_n(&x->gen, gen, __ATOMIC_RELAXED);
+}
+
+/* Either slow path: the countdown reached 0 (`due`), and/or the access is near the
+ * thread's armed slots, and/or the filter copy is out of date (checked last, so that
+ * without a sample it is a tail call). */
 static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uint16_t len,
 							      uint16_t flags, int due,
 							      const uint64_t *frame)
 {
+	struct inst_tls *x = &inst_tls;
+
 	if (__builtin_expect(due, 0))
 		inst_sample(addr, len, flags, frame);
-	if (__atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED))
-		inst_watch(addr, len, flags, frame);
-}
-
-/* With a soft watchpoint armed somewhere in the process, can this access hit one of the
- * calling thread's?  Inline, so that while watchpoints are armed (comm and reuse keep some
- * armed nearly all the time) an access outside the thread's filter (watch_soft_maybe: its
- * armed bounds and words) costs a few instructions more, not a call into the slow path. */
-static inline SIGSAFE int inst_watch_filter(uint64_t addr, uint32_t len)
-{
-	const struct rt_thread *t = rt_self_tls;
-
-	return t && watch_soft_maybe(t, addr, len);
+	if (x->gen != __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED))
+		inst_watch_sync(x);
+	if (!inst_near(x, addr, len) || !(inst_words(addr, len) & x->words))
+		return;
+	struct rt_thread *t = rt_self();
+	if (t)
+		inst_watch_mine(t, addr, len, flags, frame);
 }
 
 /*
- * One callback per width and direction.  The fast path is one load of watch_soft_live, the
- * countdown's decrement and one branch on both, with no frame (then, with a watchpoint
- * armed somewhere, the inline filter); the slow path builds one
+ * One callback per width and direction.  The fast path is the countdown's decrement, the
+ * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
+ * branch on the three, with no frame; then, near an armed slot, the inline words filter.
+ * The slow path builds a frame
  * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
  * from becoming a tail call, so that the callback's frame is there for the unwinder too.
@@ -231,13 +278,15 @@ static inline SIGSAFE int inst_watch_filter(uint64_t addr, uint32_t len)
 #define INST_CALLBACK(name, len, flags)                                                  \
 	RT_EXPORT SIGSAFE void name(void *addr)                                          \
 	{                                                                                \
-		int live = __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED);         \
-		int due = --inst_countdown == 0;                                         \
-		if (__builtin_expect(live | due, 0)) {                                   \
-			if (!due && !inst_watch_filter((uint64_t)(uintptr_t)addr, len))  \
+		struct inst_tls *x = &inst_tls;                                          \
+		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
+		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
+		int due = --x->countdown == 0;                                           \
+		int stale = gen != x->gen;                                               \
+		if (__builtin_expect(due | stale | inst_near(x, a, len), 0)) {           \
+			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
-			inst_slow((uint64_t)(uintptr_t)addr, len, flags, due,            \
-				  __builtin_frame_address(0));                           \
+			inst_slow(a, len, flags, due, __builtin_frame_address(0));       \
 			asm volatile("");                                                \
 		}                                                                        \
 	}

@@ -70,6 +70,14 @@ static int backend = WATCH_BACKEND_HW;
 static char backend_why[256];
 int watch_soft_live;
 int watch_soft_calls_live;
+/* Read on every access of every thread, written on every soft arm: alone on its line. */
+unsigned watch_soft_gen __attribute__((aligned(64)));
+static char gen_pad[64 - sizeof(unsigned)] __attribute__((used, aligned(4)));
+
+static void soft_gen_bump(void)
+{
+	__atomic_fetch_add(&watch_soft_gen, 1, __ATOMIC_RELEASE);
+}
 
 /* Soft slots only the call hooks look at (watch.h): execute breakpoints, WATCH_CALLS. */
 static int calls_only(const struct watch_slot *sl)
@@ -286,9 +294,12 @@ static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 		__atomic_fetch_and(&s->h.armed, ~bit, __ATOMIC_RELEASE);
 		set_bounds(s, 0, 0);
 	}
-	if (s->soft)
+	if (s->soft) {
 		__atomic_fetch_add(calls_only(sl) ? &watch_soft_calls_live : &watch_soft_live,
 				   state == SLOT_ARMED ? 1 : -1, __ATOMIC_RELEASE);
+		if (!calls_only(sl))
+			soft_gen_bump();	/* after the bounds and the armed bit */
+	}
 }
 
 /* Soft: the slot was armed before (as a hardware slot keeps its open event). */
@@ -367,6 +378,7 @@ void watch_after_fork_child(struct rt_thread *t)
 	int no_modify = s->no_modify;
 	set_reset(s, t->tid);
 	s->no_modify = no_modify;
+	soft_gen_bump();	/* the callbacks' copies of the parent's bounds are stale */
 }
 
 int watch_limit(struct rt_thread *t, int n)

@@ -54,12 +54,15 @@
  * (no trapping debug registers, program not built by sonde-cc), watch_arm fails with
  * -EOPNOTSUPP and watch_backend_why() says why.
  *
- * Soft fast path: the inst callbacks read watch_soft_live (relaxed), the number of soft
- * slots armed in the process; only when it is non-zero do they look at the calling
- * thread's set: its armed-slot mask (acquire, published after the slot's fields), then
- * the armed slots' ranges.  A candidate is confirmed under the set's lock before dispatch,
- * so an access racing with another thread's arm may or may not trap but never dispatches
- * a slot it does not overlap.
+ * Soft fast path: the inst callbacks keep, per thread (TLS), a copy of the calling
+ * thread's filter (the bounds and words of its armed slots, struct watch_soft_head) stamped
+ * with watch_soft_gen, which every soft slot change moves.  An access compares its address
+ * with the copy's bounds and the stamp with watch_soft_gen: a thread with no slot armed,
+ * or an access away from its slots, goes no further, whatever other threads have armed.
+ * Near a slot, the words filter, then the armed slots' ranges (watch_soft_match: the
+ * armed-slot mask, acquire, published after the slot's fields).  A candidate is confirmed
+ * under the set's lock before dispatch, so an access racing with another thread's arm may
+ * or may not trap but never dispatches a slot it does not overlap.
  */
 #ifndef SONDE_RT_WATCH_H
 #define SONDE_RT_WATCH_H
@@ -285,6 +288,11 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
  * slots are counted in watch_soft_calls_live instead); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
+/* Moves (release) after every change of a soft data slot's state or of a set's bounds, in
+ * any thread: the load/store callbacks keep a per-thread copy of their own set's filter
+ * (lo, hi, words) and refresh it when this differs from the copy's stamp.  Read relaxed on
+ * every access; on a cache line of its own. */
+extern unsigned watch_soft_gen __attribute__((visibility("hidden")));
 /* t->watch after watch_thread_release. */
 #define WATCH_SET_DEAD 1
 
