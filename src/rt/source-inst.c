@@ -213,11 +213,15 @@ static inline SIGSAFE uint64_t inst_words(uint64_t addr, uint32_t len)
 	return m;
 }
 
-/* Can [addr, addr+len) touch the thread's armed bounds (its TLS copy)?  With span 0 and
- * lo 0 never (the subtraction cannot reach below len - 1 for a user address). */
-static inline SIGSAFE int inst_near(const struct inst_tls *x, uint64_t addr, uint32_t len)
+/* The longest access a callback reports (__sanitizer_cov_load16). */
+#define INST_MAX_LEN 16
+
+/* Can an access at addr (of at most INST_MAX_LEN bytes) touch the thread's armed bounds?
+ * The TLS copy starts INST_MAX_LEN - 1 bytes below the bounds, so one subtraction and one
+ * unsigned compare decide it; with span 0 never. */
+static inline SIGSAFE int inst_near(const struct inst_tls *x, uint64_t addr)
 {
-	return addr + (len - 1) - x->lo < x->span + (len - 1);
+	return addr - x->lo < x->span;
 }
 
 /* Refresh the thread's filter copy from its watch set: watch_soft_gen is read (acquire)
@@ -240,6 +244,8 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_sync(struct inst_
 	}
 	if (hi <= lo)
 		lo = hi = 0;
+	else
+		lo = lo > INST_MAX_LEN - 1 ? lo - (INST_MAX_LEN - 1) : 0;
 	x->lo = lo;
 	x->span = hi - lo;
 	x->words = words;
@@ -259,7 +265,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		inst_sample(addr, len, flags, frame);
 	if (x->gen != __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED))
 		inst_watch_sync(x);
-	if (!inst_near(x, addr, len) || !(inst_words(addr, len) & x->words))
+	if (!inst_near(x, addr) || !(inst_words(addr, len) & x->words))
 		return;
 	struct rt_thread *t = rt_self();
 	if (t)
@@ -283,7 +289,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
 		int due = --x->countdown == 0;                                           \
 		int stale = gen != x->gen;                                               \
-		if (__builtin_expect(due | stale | inst_near(x, a, len), 0)) {           \
+		if (__builtin_expect(due | stale | inst_near(x, a), 0)) {                \
 			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
 			inst_slow(a, len, flags, due, __builtin_frame_address(0));       \
