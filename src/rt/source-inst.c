@@ -72,6 +72,7 @@ struct inst_tls {
 	uint64_t lo, span, words;
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
+	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
 };
 
 static RT_TLS struct inst_tls inst_tls;
@@ -226,11 +227,14 @@ static inline SIGSAFE int inst_near(const struct inst_tls *x, uint64_t addr)
 
 /* Refresh the thread's filter copy from its watch set: watch_soft_gen is read (acquire)
  * before the set's head, so a copy is never older than the generation it is stamped with;
- * a change after the read moves the generation again and the next access refreshes.  A
- * program's signal handler running instrumented code in the middle of this refreshes too:
- * either copy is stamped no newer than what it read. */
+ * a change by another thread after the read moves the generation again and the next
+ * access refreshes.  A change of the thread's own set (watch_soft_changed_self) may come
+ * from a handler interrupting this very refresh: it sets `dirty`, which is checked after
+ * the stamp, so the copy is then stamped stale and refreshed again at the next access. */
 static __attribute__((noinline, cold)) SIGSAFE void inst_watch_sync(struct inst_tls *x)
 {
+	x->dirty = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_ACQUIRE);
 	const struct rt_thread *t = rt_self_tls;
 	const struct watch_soft_head *h =
@@ -249,7 +253,21 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_sync(struct inst_
 	x->lo = lo;
 	x->span = hi - lo;
 	x->words = words;
-	__atomic_store_n(&x->gen, gen, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	x->gen = gen;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (x->dirty)
+		x->gen = ~gen;
+}
+
+/* watch.h: the calling thread changed its own soft slots; only its own copy is stale. */
+SIGSAFE void watch_soft_changed_self(void)
+{
+	struct inst_tls *x = &inst_tls;
+
+	x->dirty = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	x->gen = ~__atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);
 }
 
 /* Either slow path: the countdown reached 0 (`due`), and/or the access is near the

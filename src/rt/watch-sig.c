@@ -54,6 +54,7 @@ struct watch_set {
 	int no_modify;		/* the ioctl failed once here: re-arm by close + open */
 	uint64_t seq;
 	uint64_t rng;		/* used when the arming thread has no rt_thread */
+	int tid;		/* the owner's */
 	int soft;		/* made under the soft backend: no events, traps from watch_soft_trap */
 	const struct watch_trap *cur;	/* the trap being dispatched (owner thread only) */
 	struct watch_slot slot[WATCH_MAX_SLOTS];
@@ -223,6 +224,7 @@ static void set_reset(struct watch_set *s, int tid)
 	s->limit = WATCH_MAX_SLOTS;
 	s->cap = WATCH_MAX_SLOTS;
 	s->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)tid;
+	s->tid = tid;
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
 		s->slot[i].fd = -1;
 }
@@ -297,8 +299,11 @@ static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 	if (s->soft) {
 		__atomic_fetch_add(calls_only(sl) ? &watch_soft_calls_live : &watch_soft_live,
 				   state == SLOT_ARMED ? 1 : -1, __ATOMIC_RELEASE);
-		if (!calls_only(sl))
-			soft_gen_bump();	/* after the bounds and the armed bit */
+		/* After the bounds and the armed bit: the owner's callbacks refresh their copy. */
+		if (!calls_only(sl) && s->tid == my_tid())
+			watch_soft_changed_self();
+		else if (!calls_only(sl))
+			soft_gen_bump();
 	}
 }
 

@@ -56,7 +56,8 @@
  *
  * Soft fast path: the inst callbacks keep, per thread (TLS), a copy of the calling
  * thread's filter (the bounds and words of its armed slots, struct watch_soft_head) stamped
- * with watch_soft_gen, which every soft slot change moves.  An access compares its address
+ * with watch_soft_gen, which every soft slot change by another thread moves (a thread's
+ * changes to its own set only mark its own copy stale).  An access compares its address
  * with the copy's bounds and the stamp with watch_soft_gen: a thread with no slot armed,
  * or an access away from its slots, goes no further, whatever other threads have armed.
  * Near a slot, the words filter, then the armed slots' ranges (watch_soft_match: the
@@ -293,6 +294,10 @@ extern int watch_soft_live __attribute__((visibility("hidden")));
  * (lo, hi, words) and refresh it when this differs from the copy's stamp.  Read relaxed on
  * every access; on a cache line of its own. */
 extern unsigned watch_soft_gen __attribute__((visibility("hidden")));
+/* The calling thread armed or disarmed one of its own soft data slots: its callbacks'
+ * copy is out of date, nobody else's (watch_soft_gen does not move, so other threads keep
+ * their fast path).  Called by the engine after the change is published.  Handler-safe. */
+void watch_soft_changed_self(void);
 /* t->watch after watch_thread_release. */
 #define WATCH_SET_DEAD 1
 
