@@ -399,6 +399,31 @@ TEST(runtime_memory_refused)
 	CHECK(live() == 0);
 }
 
+/* The callbacks keep a per-thread copy of the thread's filter (source-inst.c): changes to
+ * the caller's own slots refresh only its own copy, and leave watch_soft_gen (which every
+ * thread's fast path compares) alone; the copy still follows each arm and disarm at once. */
+TEST(own_changes_keep_generation)
+{
+	struct hits h = { 0 };
+	unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);
+
+	for (int round = 0; round < 3; round++) {
+		struct watch_req r = req(&g.c[round], 8, WATCH_W, WATCH_PERSIST, &h);
+		int slot = watch_arm(&main_t, &r);
+		CHECK(slot >= 0);
+		for (int i = 0; i < N; i++)
+			__sanitizer_cov_store8(&g.c[round]);
+		CHECK(h.n == (round + 1) * N);
+		CHECK(watch_disarm(&main_t, slot) == 0);
+		for (int i = 0; i < N; i++)
+			__sanitizer_cov_store8(&g.c[round]);
+		CHECK(h.n == (round + 1) * N);
+	}
+	CHECK(__atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED) == gen);
+	CHECK(!h.bad);
+	CHECK(live() == 0);
+}
+
 /* ---- another thread's set ---- */
 
 struct peer {
@@ -462,8 +487,11 @@ TEST(arm_another_thread)
 	while (!__atomic_load_n(&p.ready, __ATOMIC_ACQUIRE))
 		sched_yield();
 	struct watch_req r = req(&p.var, 8, WATCH_W, WATCH_PERSIST, &h);
+	unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);
 	int slot = watch_arm(&p.t, &r);
 	CHECK(slot >= 0);
+	/* Armed from another thread: the generation moves, so the peer refreshes its copy. */
+	CHECK(__atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED) != gen);
 	/* Our own accesses to it do not trap: the slot is the peer's. */
 	__sanitizer_cov_store8(&p.var);
 	CHECK(h.n == 0);
@@ -561,6 +589,7 @@ int main(void)
 	RUN(busy_drops);
 	RUN(slots_policies_modify);
 	RUN(runtime_memory_refused);
+	RUN(own_changes_keep_generation);
 	RUN(arm_another_thread);
 	RUN(race_arm_while_storing);
 	thread_teardown(&main_t);
