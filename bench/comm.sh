@@ -9,7 +9,8 @@
 # omp-stencil (a real OpenMP program: a Jacobi stencil, tests/workloads/comm/omp-stencil.c).
 # Time and peak RSS are the program's own (GNU time runs inside sonde, as in bench/mem.sh),
 # not the report's.  Prints; never fails on numbers.
-#   bench/comm.sh [PAIRS]     (default 3)
+# Last, where commbench's fixed memory goes (peak RSS with each part of the runtime loaded).
+#   bench/comm.sh [PAIRS]     (default 3; COMM_BENCH_CLOCK=0 leaves the clock rows out)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -69,8 +70,31 @@ if [ $inst = 1 ]; then
 	row "omp-stencil / inst" "$work/os-inst" "--source inst" -- $OS
 	row "omp-stencil / inst --no-watch" "$work/os-inst" "--source inst --no-watch" -- $OS
 fi
-row "commbench fs / clock" "$work/cb-gcc" "--source clock" -- $CB
-row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
+if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
+	row "commbench fs / clock" "$work/cb-gcc" "--source clock" -- $CB
+	row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
+fi
+# Where commbench's fixed memory goes: peak RSS (median of PAIRS runs) of the sonde-cc
+# program alone, with libpfm preloaded, with libsonde.so preloaded and the runtime off (no
+# SONDE_* variables), under `sonde mem` and under `sonde comm`.
+if [ $inst = 1 ]; then
+	pfm=$(ldd "$B/libsonde.so" | awk '/libpfm/ { print $3 }')
+	rss() {
+		for i in $(seq 1 "$pairs"); do
+			rm -rf "$work/p"
+			"$@" >/dev/null 2>&1
+			awk '{ print $4 }' "$work/s"
+		done | median
+	}
+	T=(/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s")
+	printf 'peak RSS of commbench fs (KB): alone %s, +libpfm %s, +libsonde.so (off) %s, ' \
+		"$(rss "${T[@]}" "$work/cb-inst" $CB)" \
+		"$(rss env ${pfm:+LD_PRELOAD=$pfm} "${T[@]}" "$work/cb-inst" $CB)" \
+		"$(rss env LD_PRELOAD="$B/libsonde.so" "${T[@]}" "$work/cb-inst" $CB)"
+	printf 'sonde mem %s, sonde comm %s\n' \
+		"$(rss "$B/sonde" mem -q --source inst -o "$work/p" -- "${T[@]}" "$work/cb-inst" $CB)" \
+		"$(rss "$B/sonde" comm -q --source inst -o "$work/p" -- "${T[@]}" "$work/cb-inst" $CB)"
+fi
 echo "(time: elapsed; cpu: user + sys; ratios profiled / native; target <= 1.15 for time and"
 echo " memory.  us/smp: extra CPU per sample.  inst rows compare with the sonde-cc program"
 echo " run alone, which already pays the callbacks; clock rows with the gcc program.)"

@@ -71,9 +71,8 @@ static int backend = WATCH_BACKEND_HW;
 static char backend_why[256];
 int watch_soft_live;
 int watch_soft_calls_live;
-/* Read on every access of every thread, written on every soft arm: alone on its line. */
-unsigned watch_soft_gen __attribute__((aligned(64)));
-static char gen_pad[64 - sizeof(unsigned)] __attribute__((used, aligned(4)));
+struct watch_soft_gen_line watch_soft_gen_line;
+_Static_assert(sizeof(struct watch_soft_gen_line) == 64, "a line of its own");
 
 static void soft_gen_bump(void)
 {

@@ -289,11 +289,16 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
  * slots are counted in watch_soft_calls_live instead); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
-/* Moves (release) after every change of a soft data slot's state or of a set's bounds, in
- * any thread: the load/store callbacks keep a per-thread copy of their own set's filter
- * (lo, hi, words) and refresh it when this differs from the copy's stamp.  Read relaxed on
- * every access; on a cache line of its own. */
-extern unsigned watch_soft_gen __attribute__((visibility("hidden")));
+/* watch_soft_gen moves (release) after every change of a soft data slot's state made by a
+ * thread other than the set's owner: the load/store callbacks keep a per-thread copy of
+ * their own set's filter (lo, hi, words) and refresh it when this differs from the copy's
+ * stamp.  Read relaxed on every access of every thread: on a cache line of its own, so
+ * that the counters every arm writes (watch_soft_live) do not evict it. */
+struct watch_soft_gen_line {
+	unsigned gen;
+} __attribute__((aligned(64)));
+extern struct watch_soft_gen_line watch_soft_gen_line __attribute__((visibility("hidden")));
+#define watch_soft_gen (watch_soft_gen_line.gen)
 /* The calling thread armed or disarmed one of its own soft data slots: its callbacks'
  * copy is out of date, nobody else's (watch_soft_gen does not move, so other threads keep
  * their fast path).  Called by the engine after the change is published.  Handler-safe. */
