@@ -19,11 +19,11 @@
  * everything here is handler-safe, and the decrement is a single read-modify-write
  * instruction so a handler interrupting it cannot lose or double a count.
  *
- * The callbacks also serve the watchpoint engine's soft backend (watch.h): while any soft
- * watchpoint is armed in the process (watch_soft_live, one relaxed load and a predictable
- * branch when none is), each access is compared with the calling thread's armed slots and
- * a hit is dispatched right here, before the access, as a hardware trap would be.  That
- * works whatever the sample source: only the program needs to be built by sonde-cc.
+ * The callbacks also serve the watchpoint engine's soft backend (watch.h): each access is
+ * compared with the bounds of the calling thread's armed slots, kept in the same TLS block
+ * as the countdown (struct inst_tls), and a hit is dispatched right here, before the
+ * access, as a hardware trap would be.  That works whatever the sample source: only the
+ * program needs to be built by sonde-cc.
  */
 #include <errno.h>
 #include <link.h>
