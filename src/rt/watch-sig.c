@@ -653,6 +653,9 @@ static int arm_begin(struct rt_thread *t, const struct watch_req *r, uint64_t *a
 		return err;
 	if ((be == WATCH_BACKEND_HW && rt_cfg.sig_watch <= 0) || t->tid <= 0)
 		return -EINVAL;
+	/* a trap whose signal has no handler would kill the program (watch_start not run) */
+	if (be == WATCH_BACKEND_HW && !watch_is_started())
+		return -ENOTCONN;
 	err = set_create(t, 0);
 	if (err)
 		return err;

@@ -221,7 +221,12 @@ const struct watch_probe *watch_probe_cached(void)
 }
 
 static struct sigaction watch_old_action;
-static int watch_started;
+static volatile int watch_started;
+
+int watch_is_started(void)
+{
+	return watch_started;
+}
 
 int watch_start(void)
 {

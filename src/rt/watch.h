@@ -378,6 +378,8 @@ extern int watch_soft_calls __attribute__((visibility("hidden")));
 int watch_start(void);
 /* Restore the handler that watch_start replaced.  Not in a handler. */
 void watch_stop(void);
+/* 1 between watch_start and watch_stop: the hw backend arms only then (-ENOTCONN). */
+int watch_is_started(void);
 /* Force the close + open re-arm path in every set (tests, and kernels whose ioctl is
  * broken); the ioctl path is also abandoned by a set after its first failure. */
 void watch_force_reopen(int on);

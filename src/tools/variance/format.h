@@ -64,18 +64,22 @@ struct var_rec_stats {
 	uint64_t missed;		/* armed entries replaced before they fired */
 	uint64_t entries;		/* entries caught */
 	uint64_t returns;		/* instances recorded */
-	uint64_t overwritten;		/* slot written or read by something other than the
-					 * return: instance dropped */
+	uint64_t overwritten;		/* slot written, or read other than by the return
+					 * while no longer holding it: instance dropped */
 	uint64_t stale;			/* pending instances found dead (frame gone) */
 	uint64_t jumps;			/* pending instances dropped by longjmp */
 	uint64_t at_exit;		/* pending when the thread ended */
 	uint64_t tail;			/* entries at the slot already watched (tail call) */
 	uint64_t overflow;		/* entries dropped: pending stack full */
 	uint64_t handler_ns;		/* time spent in the tool's handlers */
+	uint64_t slot_reads;		/* hw: the function read its own return address (the
+					 * instance goes on) */
 	int32_t watch_errno;		/* last arm error (positive), 0 if none */
 	uint32_t backend;		/* enum watch_backend_id */
 	uint32_t calls_hooked;		/* sonde-cc --sonde-calls hooks ran */
 	uint32_t pad;
 };
+/* the uint64_t counters of var_rec_stats, samples .. slot_reads */
+#define VAR_NSTATS 15
 
 #endif

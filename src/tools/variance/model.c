@@ -314,7 +314,7 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 			const struct var_rec_stats *s = (const void *)h;
 			const uint64_t *a = &s->samples;
 			uint64_t *b = &m->st.samples;
-			for (int i = 0; i < 14; i++)
+			for (int i = 0; i < VAR_NSTATS; i++)
 				b[i] += a[i];
 			if (s->watch_errno)
 				m->st.watch_errno = s->watch_errno;
@@ -557,11 +557,10 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !r; i++)
 		r = db_row(st, "tt", kv[i][0], kv[i][1]);
 	const uint64_t *a = &m->st.samples;
-	static const char *const names[14] = { "samples", "picks", "no_frame", "arm_failures",
-					       "missed", "entries", "returns", "overwritten",
-					       "stale", "jumps", "at_exit", "tail", "overflow",
-					       "handler_ns" };
-	for (int i = 0; i < 14 && !r; i++) {
+	static const char *const names[VAR_NSTATS] = { "samples", "picks", "no_frame",
+		"arm_failures", "missed", "entries", "returns", "overwritten", "stale", "jumps",
+		"at_exit", "tail", "overflow", "handler_ns", "slot_reads" };
+	for (int i = 0; i < VAR_NSTATS && !r; i++) {
 		snprintf(b, sizeof(b), "%" PRIu64, a[i]);
 		r = db_row(st, "tt", names[i], b);
 	}

@@ -73,6 +73,8 @@ static int var_start(void)
 	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
 	if (var_patience < 1)
 		var_patience = 1;
+	/* the trap handler; without it an arm is refused (instances then go unmeasured) */
+	watch_start();
 	return 0;
 }
 
@@ -368,6 +370,13 @@ static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 	else
 		is_ret = uc && (uint64_t)uc->uc_mcontext.gregs[REG_RIP] == p->ret &&
 			 (uint64_t)uc->uc_mcontext.gregs[REG_RSP] == p->slot + 8;
+	if (!is_ret && !w->soft && *(const uint64_t *)(uintptr_t)p->slot == p->ret) {
+		/* hw: the function read its own return address (__builtin_return_address, an
+		 * unwinder, sonde-cc's call hooks); the instance goes on */
+		vt->s.slot_reads++;
+		rearm_return(t, vt);
+		return;
+	}
 	if (is_ret) {
 		struct var_rec_inst r = {
 			.h = { .type = VAR_REC_INST, .size = sizeof(r) },

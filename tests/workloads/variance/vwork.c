@@ -8,8 +8,9 @@
  *                           bimodal(): 1 or 9 units at random (CV 4/5 = 0.8)
  *   vwork pages SECONDS     pages3() touches 3 fresh pages, pages7() 7 (exact page faults);
  *                           multiret(i) returns by one of 3 paths after 1, 2 or 3 pages
- *   vwork recurse SECONDS   rec(d) touches 1 page and recurses down to d = 0: an instance
- *                           entered with d has exactly d + 1 page faults (top call d = 3)
+ *   vwork recurse SECONDS   rec(d) touches 1 page, loops a quarter unit and recurses down to
+ *                           d = 0: an instance entered with d has exactly d + 1 page faults
+ *                           (top call d = 3)
  *   vwork jump SECONDS      deep(3) longjmps back from deep(0) (siglongjmp every other
  *                           time): deep never returns; flat() runs between
  *   vwork threads SECONDS   4 threads run tw(): 4 units each, thread 3 12 units (per-thread
@@ -89,6 +90,10 @@ NOINLINE int multiret(int i)
 NOINLINE void rec(int d)
 {
 	touch(1);
+	/* user time of its own (a quarter unit): the page faults are kernel time, which
+	 * clock samples do not see, so without it rec is seldom chosen */
+	for (int i = 0; i < UNIT / 4; i++)
+		sink++;
 	if (d > 0)
 		rec(d - 1);
 	sink++;
