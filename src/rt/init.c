@@ -159,8 +159,11 @@ static void source_pick(void)
 static void watch_pick(void)
 {
 	int instrumented = rt_source == &rt_source_inst || rt_source_inst.probe(NULL, 0) == 0;
+	/* execute breakpoints: soft only in --sonde-calls builds, which cannot be told apart
+	 * here, so such a tool keeps the debug registers where they trap */
+	int exec = rt_tool && (rt_tool->flags & RT_TOOL_EXEC_WATCH);
 
-	watch_backend_init(getenv("SONDE_WATCH"), instrumented);
+	watch_backend_init(getenv("SONDE_WATCH"), instrumented, !exec);
 }
 
 static const char *period_unit(void)

@@ -169,6 +169,7 @@ extern const struct rt_source *rt_source;
 struct watch_trap;
 
 #define RT_TOOL_OBJECTS 0x1	/* track heap allocations (ALLOC/FREE records) */
+#define RT_TOOL_EXEC_WATCH 0x2	/* arms execute breakpoints (watch backend choice) */
 
 struct rt_tool {
 	const char *name;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * watch-backend.c - which backend serves the watchpoint engine in this process (watch.h):
- * the debug registers when they really trap, else the inst callbacks of a program built by
- * sonde-cc, else none.  Runs once at start-up, never in a handler.
+ * for data watches, the inst callbacks of a program built by sonde-cc, else the debug
+ * registers when they really trap, else the callbacks, else none.  Runs once at start-up, never in a handler.
  *
  * The check is our own and small (one breakpoint on one variable, one write, one read of
  * the count): breakpoint events open on machines whose hypervisor does not pass the debug
@@ -50,7 +50,7 @@ static int hw_check(char *why, size_t len, int *opened)
 	return -EIO;
 }
 
-int watch_backend_init(const char *mode, int instrumented)
+int watch_backend_init(const char *mode, int instrumented, int prefer_soft)
 {
 	char hw_why[160] = "", why[256] = "";
 	int opened, id;
@@ -64,6 +64,15 @@ int watch_backend_init(const char *mode, int instrumented)
 		else
 			snprintf(why, sizeof(why), "SONDE_WATCH=soft needs a program built with "
 						   "sonde-cc");
+	} else if (instrumented && prefer_soft && !want_hw) {
+		/* The callbacks see every access of the program's code before it is made:
+		 * exact (the access's address, size and kind, and its count for the inst
+		 * source), ~0.1 us a trap against 4-7 us for a debug register's signal, and
+		 * never the arming access itself.  What soft cannot see: code not built by
+		 * sonde-cc (libc's memcpy); SONDE_WATCH=hw chooses the registers. */
+		id = WATCH_BACKEND_SOFT;
+		snprintf(why, sizeof(why), "software watchpoints: the program is built by sonde-cc "
+					   "(SONDE_WATCH=hw for debug registers)");
 	} else if (hw_check(hw_why, sizeof(hw_why), &opened) == 0) {
 		id = WATCH_BACKEND_HW;
 	} else if (want_hw) {

@@ -259,15 +259,17 @@ enum watch_backend_id {
  * `mode` is SONDE_WATCH: "hw", "soft", "auto" (NULL, empty or anything else: auto).
  * `instrumented`: the program was built by sonde-cc (libsonde-inst.so is loaded, so the
  * inst callbacks run whatever the sample source).  The rule:
- *   auto: hw if a W breakpoint on a variable counts the one write made to it; else soft
- *         if instrumented; else none.
+ *   auto: soft if instrumented and prefer_soft (a tool that watches data in a sonde-cc
+ *         program: the callbacks are exact and ~50x cheaper a trap); else hw if a W
+ *         breakpoint on a variable counts the one write made to it; else soft if
+ *         instrumented; else none.
  *   hw:   hw if breakpoint events open (the firing check is only reported); else none.
  *   soft: soft if instrumented; else none.
  * Returns the backend chosen; watch_backend_why() then holds a one-line reason when it is
  * not hw, or when the check found something worth reporting ("" otherwise).
  * Until it is called the engine uses the hardware (unit tests, the CLI).
  */
-int watch_backend_init(const char *mode, int instrumented);
+int watch_backend_init(const char *mode, int instrumented, int prefer_soft);
 /* Use backend `id` from now on without any check (tests); `why` may be NULL.  Only while
  * no slot is armed anywhere; sets created before keep the backend they were made with. */
 void watch_backend_set(int id, const char *why);

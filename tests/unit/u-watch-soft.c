@@ -122,18 +122,21 @@ static struct rt_thread main_t;
 
 TEST(backend_choice)
 {
-	CHECK(watch_backend_init("soft", 0) == WATCH_BACKEND_NONE);
+	CHECK(watch_backend_init("soft", 0, 1) == WATCH_BACKEND_NONE);
 	CHECK_STR(watch_backend_name(), "none");
 	CHECK(strstr(watch_backend_why(), "sonde-cc") != NULL);
 	struct watch_req r = req(&g.a, 8, WATCH_W, 0, NULL);
 	CHECK(watch_arm(&main_t, &r) == -EOPNOTSUPP);
 
-	CHECK(watch_backend_init("soft", 1) == WATCH_BACKEND_SOFT);
+	CHECK(watch_backend_init("soft", 1, 1) == WATCH_BACKEND_SOFT);
 	CHECK_STR(watch_backend_name(), "soft");
 
-	/* auto: hardware when it traps here, else soft for a sonde-cc program, else none;
-	 * a reason whenever it is not the hardware. */
-	int id = watch_backend_init(NULL, 1);
+	/* auto, data watches in a sonde-cc program: soft, whatever the hardware */
+	CHECK(watch_backend_init(NULL, 1, 1) == WATCH_BACKEND_SOFT);
+	CHECK(strstr(watch_backend_why(), "built by sonde-cc") != NULL);
+	/* auto for execute breakpoints: hardware when it traps here, else soft for a
+	 * sonde-cc program, else none; a reason whenever it is not the hardware. */
+	int id = watch_backend_init(NULL, 1, 0);
 	CHECK(id == WATCH_BACKEND_HW || id == WATCH_BACKEND_SOFT);
 	if (id == WATCH_BACKEND_HW)
 		CHECK_STR(watch_backend_why(), "");
@@ -141,7 +144,7 @@ TEST(backend_choice)
 		CHECK(strstr(watch_backend_why(), "debug registers do not trap") ||
 		      strstr(watch_backend_why(), "cannot be opened"));
 	printf("  auto here: %s (%s)\n", watch_backend_name(), watch_backend_why());
-	id = watch_backend_init("auto", 0);
+	id = watch_backend_init("auto", 0, 1);
 	CHECK(id == WATCH_BACKEND_HW || id == WATCH_BACKEND_NONE);
 	if (id == WATCH_BACKEND_NONE)
 		CHECK(strstr(watch_backend_why(), "rebuild with sonde-cc") != NULL);
