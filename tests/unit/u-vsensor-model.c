@@ -129,6 +129,50 @@ TEST(waiting_for_a_slow_rank_is_not_network)
 	teardown();
 }
 
+/* A slow network whose ranks sleep in it (a PMPI delay): they resume with cold caches,
+ * so every rank's compute falls too, but their CPU share says they were asleep (no share:
+ * runnable under 10 ms a period), not starved: the network is flagged, not compute. */
+TEST(sleeping_in_the_network_is_not_a_cpu_shortage)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	set(VS_CPU, 0, NR - 1, 5, 12, NAN);
+	set(0, 0, NR - 1, 5, 12, 0.4f);
+	set(1, 0, NR - 1, 5, 12, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == NR * 8);
+	CHECK(count(0) == 0);
+	teardown();
+}
+
+/* The same matrices with every rank getting a third of its CPU: the collectives waited
+ * for descheduled ranks, which is no network event (step 5). */
+TEST(whole_machine_short_of_cpu_is_not_network)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	set(VS_CPU, 0, NR - 1, 5, 12, 0.3f);
+	set(0, 0, NR - 1, 5, 12, 0.4f);
+	set(1, 0, NR - 1, 5, 12, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	teardown();
+}
+
+/* No CPU share anywhere (no schedstat): the median compute speed stands in for it. */
+TEST(without_cpu_share_compute_decides)
+{
+	setup();
+	set(0, 0, NR - 1, 5, 12, 0.4f);
+	set(1, 0, NR - 1, 5, 12, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	set(0, 0, NR - 1, 5, 12, 0.55f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == NR * 8);
+	teardown();
+}
+
 TEST(files_round_trip)
 {
 	setup();
@@ -177,6 +221,9 @@ int main(void)
 	RUN(shared_network_slowdown);
 	RUN(lone_slow_collective_is_noise);
 	RUN(waiting_for_a_slow_rank_is_not_network);
+	RUN(sleeping_in_the_network_is_not_a_cpu_shortage);
+	RUN(whole_machine_short_of_cpu_is_not_network);
+	RUN(without_cpu_share_compute_decides);
 	RUN(files_round_trip);
 	return CHECK_DONE();
 }

@@ -224,8 +224,37 @@ static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k
 	return m->nranks < 3 || isnan(med[s]) || v < rule->peer * med[s];
 }
 
+/* Is the whole machine short of CPU in slice s?  By the ranks' CPU share where the run
+ * measured it (have_cpu): a rank with no share in the slice was runnable for under 10 ms
+ * of each period, asleep (a slow network's wait), not starved: it counts as a full share.
+ * Without CPU shares (no schedstat), by the median compute speed: half, not the compute
+ * threshold.  Compute alone misleads when ranks sleep: they resume with cold caches, and
+ * under a 20-ms PMPI delay every rank's compute fell to 0.36-0.50 (0.54-0.64 under 3 ms,
+ * stencil), while the CPU share said they were asleep, not waiting for a CPU. */
+static int machine_starved(const struct vs_matrix *m, int s, int have_cpu, float *tmp)
+{
+	if (!have_cpu)
+		return slice_median(m, 0, s, tmp) < VS_STARVED;
+	int n = 0;
+	for (int r = 0; r < m->nranks; r++) {
+		float c = m->v[VS_CPU][(size_t)r * m->nslices + s];
+		tmp[n++] = isnan(c) ? 1.0f : c;
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && tmp[j] < tmp[j - 1]; j--) {
+			float t = tmp[j];
+			tmp[j] = tmp[j - 1];
+			tmp[j - 1] = t;
+		}
+	float med = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	return med < VS_STARVED;
+}
+
 void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned char *flag[VS_KINDS])
 {
+	int have_cpu = 0;
+	for (size_t c = 0; m->v[VS_CPU] && c < (size_t)m->nranks * m->nslices && !have_cpu; c++)
+		have_cpu = !isnan(m->v[VS_CPU][c]);
 	int ns = m->nslices;
 	float *med = calloc(ns ? ns : 1, sizeof(float));
 	float *share = calloc(ns ? ns : 1, sizeof(float));
@@ -246,11 +275,9 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 			for (int r = 0; r < m->nranks && k == 1; r++)
 				if (flag[0][(size_t)r * ns + s])	/* compute is decided first */
 					share[s] = -1;
-			/* the whole machine short of CPU (the median rank computes at under half
-			 * speed): collectives wait for descheduled ranks.  Half, not the compute
-			 * threshold: ranks that sleep in a slow network resume with cold caches
-			 * (median compute 0.54-0.64 under a 3 ms PMPI delay, stencil) */
-			if (k == 1 && m->nranks >= 3 && slice_median(m, 0, s, tmp) < VS_STARVED)
+			/* the whole machine short of CPU (the median rank gets under half its
+			 * CPU): collectives wait for descheduled ranks */
+			if (k == 1 && m->nranks >= 3 && machine_starved(m, s, have_cpu, tmp))
 				share[s] = -1;
 		}
 		for (int r = 0; r < m->nranks; r++) {
