@@ -38,8 +38,8 @@ CFLAGS_CLI := $(CFLAGS_COMMON) $(SAN) -DSONDE_SOURCE_DATADIR='"$(abspath data)"'
 CFLAGS_RT := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
 	-fno-stack-protector -ftls-model=initial-exec
 
-LIBS_RT := -lZydis -lunwind -lpfm -ldl -lpthread -lrt
-LIBS_CLI := -lsqlite3 -ldw -lelf -lzstd -lZydis -lpfm -lm -lpthread
+LIBS_RT := -lZydis -lunwind -ldl -lpthread -lrt
+LIBS_CLI := -lsqlite3 -ldw -lelf -lzstd -lZydis -ldl -lm -lpthread
 
 # Where code lives (doc/architecture.md):
 #   src/rt/                 libsonde.so's machinery, inside the profiled program

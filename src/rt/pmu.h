@@ -139,6 +139,8 @@ struct pmu_hw {
  * h->why tell the outcome.
  */
 void pmu_hw_probe(struct pmu_hw *h);
+/* libpfm4 loaded (dlopen of libpfm.so.4, once; it is not linked): 0, or -ENOENT. */
+int pmu_pfm_load(void);
 
 /*
  * The hw source's test mode (SONDE_HW_EVENT=page-faults): the software page-fault event,

@@ -93,6 +93,14 @@ TEST(ibs_fetch_plain)
 	CHECK(ibs_kernel_accepts(&a, 0));
 }
 
+/* libpfm4 is loaded on demand, not linked: here (tools/deps.sh installs it) it loads, and
+ * stays loaded for the next probe. */
+TEST(pfm_on_demand)
+{
+	CHECK(pmu_pfm_load() == 0);
+	CHECK(pmu_pfm_load() == 0);	/* once: the second call reuses the first */
+}
+
 TEST(pebs)
 {
 	struct perf_event_attr a;
@@ -155,6 +163,7 @@ int main(void)
 	RUN(ibs_without_swfilt);
 	RUN(ibs_with_swfilt);
 	RUN(ibs_fetch_plain);
+	RUN(pfm_on_demand);
 	RUN(pebs);
 	RUN(spe);
 	RUN(field_set);
