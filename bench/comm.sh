@@ -63,7 +63,8 @@ echo "bench: sonde comm at the default period, $pairs alternating pairs per row 
 printf '%-34s %6s %6s %6s %8s %7s %8s  %s\n' "workload / source" "time" "cpu" "mem" "smp/s" "trap/s" \
 	"us/smp" "peak RSS native -> profiled"
 CB="fs 12000000 50"
-OS="2000000 80"
+# omp-stencil sized for ~0.8 s native with gcc (80 steps ran 0.16 s: under what GNU time resolves)
+OS="2000000 600"
 if [ $inst = 1 ]; then
 	row "commbench fs / inst" "$work/cb-inst" "--source inst" -- $CB
 	row "commbench fs / inst --no-watch" "$work/cb-inst" "--source inst --no-watch" -- $CB
