@@ -258,6 +258,12 @@ int rt_ranges_has(const struct rt_ranges *s, uint64_t addr);
 /* Is addr inside the runtime's own memory or code (never watch or attribute it)? */
 int rt_owns_address(uint64_t addr);
 
+/* Function starts of the main executable (fnmap.c), from its ELF symbol table: load once,
+ * not in a handler (0 or -errno: no file, no symbols); then rt_fn_start(pc) is the start
+ * of the function that holds pc, 0 if none is known there.  Handler-safe, no lock. */
+int rt_fnmap_load(void);
+uint64_t rt_fn_start(uint64_t pc);
+
 /*
  * Observations so far in the process: a count that every sample delivered to the tool and
  * every watchpoint trap advances (core.c, watch-sig.c).  interpose.c compares it at a

@@ -75,6 +75,8 @@ static int var_start(void)
 		var_patience = 1;
 	/* the trap handler; without it an arm is refused (instances then go unmeasured) */
 	watch_start();
+	/* function starts, for frames whose call is indirect (none: such frames are skipped) */
+	rt_fnmap_load();
 	return 0;
 }
 
@@ -263,16 +265,27 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	if (vt->depth && drop_below(vt, sp))
 		rearm_return(t, vt);
 	uint64_t lo = t->stack_lo ? t->stack_lo : sp, hi = t->stack_hi ? t->stack_hi : sp + (1u << 23);
+	/* inner[i]: a PC inside the function that cand[i] returns from (the sample's PC for
+	 * the innermost frame), for calls the code does not name (indirect: an OpenMP
+	 * region's outlined function called by libgomp) */
+	uint64_t inner[VAR_FRAMES], prev = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
 	for (int i = 0; i < VAR_FRAMES && n < VAR_FRAMES; i++) {
 		if (fp < lo || fp + 16 > hi || (fp & 7) || fp < sp)
 			break;
 		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
 		uint64_t ret = f[1], next = f[0];
-		if (readable_code(t, ret))
+		if (readable_code(t, ret)) {
+			inner[n] = prev;
 			cand[n++] = ret;
+		}
+		prev = ret;
 		if (next <= fp)
 			break;
 		fp = next;
+	}
+	if (!n && prev) {	/* no frame chain: the function the sample is in */
+		inner[0] = prev;
+		cand[n++] = 0;
 	}
 	if (vt->x_armed && ++vt->x_ticks < var_patience) {
 		struct watch_slot_info si;
@@ -281,11 +294,15 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			return;		/* still waiting for its function */
 		}
 	}
-	/* A random frame; if its call was indirect, the next ones (a few tries: each
+	/* A random frame: the callee of its call, else the function its inner PC is in
+	 * (the executable's symbol table); if neither, the next ones (a few tries: each
 	 * costs a read of the code). */
 	uint64_t fn = 0;
 	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < 4 && !fn; k++) {
-		fn = call_target(cand[(i0 + k) % n]);
+		int i = (i0 + k) % n;
+		fn = call_target(cand[i]);
+		if (!fn && inner[i])
+			fn = rt_fn_start(inner[i]);
 		if (fn && (rt_owns_address(fn) || !readable_code(t, fn)))
 			fn = 0;
 	}
