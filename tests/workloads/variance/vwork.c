@@ -11,6 +11,8 @@
  *   vwork recurse SECONDS   rec(d) touches 1 page, loops a quarter unit and recurses down to
  *                           d = 0: an instance entered with d has exactly d + 1 page faults
  *                           (top call d = 3)
+ *   vwork indirect SECONDS  ind(), called through a pointer only: 4 or 12 units at random
+ *                           (mean 8, CV 0.5)
  *   vwork jump SECONDS      deep(3) longjmps back from deep(0) (siglongjmp every other
  *                           time): deep never returns; flat() runs between
  *   vwork threads SECONDS   4 threads run tw(): 4 units each, thread 3 12 units (per-thread
@@ -87,6 +89,16 @@ NOINLINE int multiret(int i)
 	return 3;
 }
 
+/* Called only through a function pointer (an indirect call, as libgomp calls an OpenMP
+ * region's outlined function): 4 or 12 units at random (mean 8, CV 0.5), with no call
+ * inside, so the samples land in it and its call site names no callee. */
+NOINLINE void ind(int u)
+{
+	for (int i = 0; i < u * UNIT; i++)
+		sink++;
+}
+static void (*volatile ind_ptr)(int) = ind;
+
 NOINLINE void rec(int d)
 {
 	touch(1);
@@ -157,7 +169,7 @@ NOINLINE int mid(int x) { return leaf(x) + leaf(x + 1); }
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: vwork mix|pages|recurse|jump|threads|calls SECONDS\n");
+		fprintf(stderr, "usage: vwork mix|pages|recurse|indirect|jump|threads|calls SECONDS\n");
 		return 2;
 	}
 	secs = atof(argv[2]);
@@ -174,6 +186,9 @@ int main(int argc, char **argv)
 			flat();
 			bimodal(rand_r(&seed) % 2 ? 9 : 1);
 		}
+	} else if (!strcmp(m, "indirect")) {
+		for (; more(i, end); i++)
+			ind_ptr(rand_r(&seed) % 2 ? 12 : 4);
 	} else if (!strcmp(m, "pages")) {
 		for (; more(i, end); i++) {
 			pages3();
