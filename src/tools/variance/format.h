@@ -78,6 +78,8 @@ struct var_rec_stats {
 	uint32_t backend;		/* enum watch_backend_id */
 	uint32_t calls_hooked;		/* sonde-cc --sonde-calls hooks ran */
 	uint32_t pad;
+	int64_t trap_ns, trap_cpu_ns;	/* hw: the two traps' time and CPU time subtracted
+					 * from each instance (calibrated; 0: none) */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

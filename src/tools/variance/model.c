@@ -318,6 +318,10 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 				b[i] += a[i];
 			if (s->watch_errno)
 				m->st.watch_errno = s->watch_errno;
+			if (s->trap_ns || s->trap_cpu_ns) {
+				m->st.trap_ns = s->trap_ns;
+				m->st.trap_cpu_ns = s->trap_cpu_ns;
+			}
 			m->backend = s->backend;
 			m->calls_hooked |= s->calls_hooked;
 		} else if (h->type == VAR_REC_INST && h->size >= sizeof(struct var_rec_inst)) {
@@ -568,6 +572,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		{ "period", pr->period }, { "threads", m->nth }, { "processes", p->nproc },
 		{ "functions", m->nk }, { "path_samples", m->samples },
 		{ "watch_errno", (uint64_t)m->st.watch_errno }, { "reservoir", VAR_RESERVOIR },
+		{ "trap_ns", (uint64_t)m->st.trap_ns }, { "trap_cpu_ns", (uint64_t)m->st.trap_cpu_ns },
 		{ "wall_ns", pr->end_ns > pr->start_ns ? pr->end_ns - pr->start_ns : 0 },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
