@@ -170,6 +170,8 @@ struct watch_trap;
 
 #define RT_TOOL_OBJECTS 0x1	/* track heap allocations (ALLOC/FREE records) */
 #define RT_TOOL_EXEC_WATCH 0x2	/* arms execute breakpoints (watch backend choice) */
+#define RT_TOOL_NO_ACCESS 0x4	/* samples need only the context, not an access: the clock
+				 * source delivers at the interrupted PC (addr 0, no steps) */
 
 struct rt_tool {
 	const char *name;

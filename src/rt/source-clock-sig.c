@@ -386,6 +386,14 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 		drop(t, ct, CLOCK_DROP_BUSY);
 		goto rearm;
 	}
+	if (rt_tool && (rt_tool->flags & RT_TOOL_NO_ACCESS)) {
+		/* the tool wants the context only (variance): no look-ahead, no step, whose
+		 * traps would also land inside the instances it measures */
+		struct rt_access a = { .ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
+				       .time = rt_now(), .weight = 1 };
+		rt_deliver_access(t, &a, uc, 0);
+		goto rearm;
+	}
 	ct->remaining = rt_cfg.max_extra_steps > 1 ?
 				(int)(rt_rand(t) % (uint64_t)rt_cfg.max_extra_steps) : 0;
 	ct->steps = 0;

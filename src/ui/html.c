@@ -231,6 +231,46 @@ int html_save(struct html *h, const char *path, char *err, size_t errlen)
 	return r;
 }
 
+int html_svg_save(struct html *h, const char *path, char *err, size_t errlen)
+{
+	if (fflush(h->body.f) || h->nomem || !h->body.buf) {
+		snprintf(err, errlen, "cannot write '%s': out of memory", path);
+		return -ENOMEM;
+	}
+	const char *a = strstr(h->body.buf, "<svg"), *open_end = a ? strchr(a, '>') : NULL;
+	const char *b = open_end ? strstr(open_end, "</svg>") : NULL;
+	if (!b) {
+		snprintf(err, errlen, "cannot write '%s': no plot", path);
+		return -EINVAL;
+	}
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		int e = errno;
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(e));
+		return -e;
+	}
+	/* the pages' plot rules, inside the SVG: it is read without the page's CSS */
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fwrite(a, 1, (size_t)(open_end + 1 - a), f);
+	fputs("\n<style>svg.plot{font-family:system-ui,sans-serif;background:#fff}\n", f);
+	for (const char *l = base_css; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l + 1) : strlen(l);
+		if (!strncmp(l, "svg.plot", 8))
+			fwrite(l, 1, n, f);
+		l += n;
+	}
+	fputs("</style>", f);
+	fwrite(open_end + 1, 1, (size_t)(b + 6 - (open_end + 1)), f);
+	fputc('\n', f);
+	int r = ferror(f) ? -EIO : 0;
+	if (fclose(f) && !r)
+		r = -EIO;
+	if (r)
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(-r));
+	return r;
+}
+
 /* ---- text ---- */
 
 FILE *html_body(struct html *h)

@@ -47,6 +47,9 @@ void html_nav_link(struct html *h, const char *href, const char *text);
 int html_write(struct html *h, FILE *out);
 /* html_write into a new file path; 0 or -errno with a one-line reason in err. */
 int html_save(struct html *h, const char *path, char *err, size_t errlen);
+/* The first plot written on h, as a standalone SVG file (the plot styles inside it; no
+ * caption): for a figure a user keeps or embeds.  0, or -errno with err filled. */
+int html_svg_save(struct html *h, const char *path, char *err, size_t errlen);
 
 /* ---- text ---- */
 

@@ -37,3 +37,13 @@ check t807-table-has-flat grep -q "main > flat " err2
 check t807-timeline-header grep -q "^main > saw  (.* instances in order" out3
 check t807-timeline-sparkline grep -q "[▁▂▃▄▅▆▇█]" out3
 check t807-timeline-csv [ "$(wc -l <mix-out/variance/timeline.csv)" -ge 2 ]
+# The same timeline as an SVG figure: well-formed XML, one series per context of saw, with
+# one point per instance of the CSV (each point a circle with its value on hover).
+svg=mix-out/variance/timeline.svg
+check t807-timeline-svg-says-where grep -q "^SVG: mix-out/variance/timeline.svg" out3
+check t807-timeline-svg-xml python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$svg"
+pts=$(python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+print(sum(len(p.get("points").split()) for p in r.iter("{http://www.w3.org/2000/svg}polyline")))' "$svg" 2>/dev/null)
+rows=$(awk -F, 'NR > 1' mix-out/variance/timeline.csv | wc -l)
+check "t807-timeline-svg-points-$pts-of-$rows" [ "${pts:-0}" -eq "$rows" ]

@@ -216,6 +216,14 @@ static void calibrate(struct rt_thread *t)
 	}
 }
 
+/* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost) to what the
+ * thread's handlers cost, so that the instances pending over it do not count it. */
+static SIGSAFE void kernel_cost(struct var_thread *vt, int halves)
+{
+	for (int m = 0; m < VAR_NMETRIC; m++)
+		vt->ovh[m] += var_trap_cost[m] * halves / 2;
+}
+
 static SIGSAFE void note_err(struct var_thread *vt, int err)
 {
 	vt->s.arm_failures++;
@@ -387,6 +395,8 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	if (!vt)
 		return;
 	read_metrics(m0);
+	if (uc)
+		kernel_cost(vt, 2);	/* the sample's signal, inside any pending instance */
 	/* The sample's calling context: the functions on the stack, for time shares. */
 	struct var_rec_sample rec = { .h = { .type = VAR_REC_SAMPLE, .size = sizeof(rec) },
 				      .ctx = uc ? fp_context(t, (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
@@ -546,8 +556,7 @@ static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 		for (int m = 0; m < VAR_NMETRIC; m++) {
 			if (!(var_events & (1u << m)))
 				continue;
-			r.v[m] = v[m] - p->v[m] - (vt->ovh[m] - p->ovh[m]) -
-				 (w->soft ? 0 : var_trap_cost[m]);
+			r.v[m] = v[m] - p->v[m] - (vt->ovh[m] - p->ovh[m]);
 			if (r.v[m] < 0)
 				r.v[m] = 0;	/* clock granularity only: noted in the doc */
 		}
@@ -569,12 +578,20 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 	if (!vt || rt_enter(t))
 		return;
 	read_metrics(m0);
+	/* A hw trap's kernel time, half before its handler and half after: an instance
+	 * holds the second half of its entry trap and the first half of its return trap,
+	 * and the whole of every other trap in between (nested instances, reads of the
+	 * slot), all subtracted through vt->ovh. */
+	if (!w->soft)
+		kernel_cost(vt, 1);
 	if (w->type == WATCH_X) {
 		on_entry(t, vt, w, uc, m0);
 	} else {
 		on_slot(t, vt, w, uc, m0);
 		handler_end(vt, m0, NULL);
 	}
+	if (!w->soft)
+		kernel_cost(vt, 1);
 	rt_leave(t);
 }
 
@@ -630,7 +647,7 @@ static void var_fork_child(struct rt_thread *t)
 
 const struct rt_tool rt_tool_variance = {
 	.name = "variance",
-	.flags = RT_TOOL_EXEC_WATCH,
+	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS,
 	.start = var_start,
 	.thread_start = var_thread_start,
 	.access = var_on_access,

@@ -241,6 +241,9 @@ static void sparkline(FILE *out, const double *v, size_t n, size_t width)
 	fputc('\n', out);
 }
 
+/* Contexts drawn in timeline.svg (the first, by rank); the terminal shows them all. */
+#define TIMELINE_SERIES 6
+
 int var_timeline(const char *func, const char *dir, FILE *out)
 {
 	char err[512], path[4096];
@@ -278,6 +281,9 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 			     "context_switches\n");
 	sqlite3_bind_text(st, 1, func, -1, SQLITE_STATIC);
 	int found = 0;
+	struct html_series ser[TIMELINE_SERIES];
+	char *ser_name[TIMELINE_SERIES];
+	size_t nser = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *ctx = (const char *)sqlite3_column_text(st, 0);
 		double *v = NULL;
@@ -313,8 +319,43 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 		fprintf(out, "%s  (%zu instances in order, CPU time %s .. %s)\n", ctx, n, a, b);
 		if (n)
 			sparkline(out, v, n, 72);
+		if (n && nser < TIMELINE_SERIES && (ser_name[nser] = strdup(ctx))) {
+			ser[nser] = (struct html_series){ .name = ser_name[nser], .n = n, .y = v };
+			double *x = malloc(n * sizeof(*x));
+			for (size_t i = 0; x && i < n; i++) {
+				x[i] = (double)(i + 1);
+				v[i] /= 1e3;	/* us */
+			}
+			ser[nser++].x = x;
+			v = NULL;
+		}
 		free(v);
 		found++;
+	}
+	if (nser) {	/* the same series as a figure: DIR/variance/timeline.svg */
+		struct html *h = html_new("timeline");
+		char title[256], err[512], svg[4096];
+		snprintf(title, sizeof(title), "%s: CPU time of each kept instance, in order", func);
+		struct html_plot p = { .title = title, .xlabel = "instance (in order, per thread)",
+				       .ylabel = "CPU time (us)", .width = 760, .height = 300,
+				       .decimals = 1 };
+		int ok = 1;
+		for (size_t i = 0; i < nser; i++)
+			ok &= ser[i].x != NULL;
+		snprintf(svg, sizeof(svg), "%s/variance/timeline.svg", dir);
+		if (h && ok) {
+			html_line_plot(h, &p, nser, ser);
+			if (html_svg_save(h, svg, err, sizeof(err)))
+				sonde_error("%s", err);
+			else
+				fprintf(out, "SVG: %s\n", svg);
+		}
+		html_free(h);
+		for (size_t i = 0; i < nser; i++) {
+			free((void *)ser[i].x);
+			free((void *)ser[i].y);
+			free(ser_name[i]);
+		}
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(ins);
