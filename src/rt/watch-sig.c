@@ -888,7 +888,10 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	uint64_t seq = sl->seq;
 	int fd = sl->fd;
 	watch_fn fn = slot_fire(t, s, i, &w);
-	uint64_t before = persist && fn ? event_count(fd) : 0;
+	/* the count before the callback or the tool's hook, whichever runs: with no count
+	 * taken, every trap so far looked like the hook's own and the slot went deaf (a
+	 * persistent reuse watch trapped once, on the sampled access itself) */
+	uint64_t before = persist ? event_count(fd) : 0;
 	set_unlock(s);
 	if (trap_call(t, s, fn, &w, uc) && persist)
 		note_self_traps(t, s, i, fd, seq, before);

@@ -382,6 +382,14 @@ int watch_start(void);
 void watch_stop(void);
 /* 1 between watch_start and watch_stop: the hw backend arms only then (-ENOTCONN). */
 int watch_is_started(void);
+/*
+ * What one hw trap costs the thread it hits outside any handler (debug exception, signal
+ * delivery, sigreturn), in wall and thread-CPU ns (watch-calib.c).  The first call
+ * measures it in thread t (a starting thread that does not sample yet; after
+ * watch_start) and later calls return the same; 0, 0 with another backend, where no trap
+ * fires, or with SONDE_TRAP_CALIBRATE=0.  Not in a handler for the first call; then any.
+ */
+void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns);
 /* Force the close + open re-arm path in every set (tests, and kernels whose ioctl is
  * broken); the ioctl path is also abandoned by a set after its first failure. */
 void watch_force_reopen(int on);

@@ -18,3 +18,26 @@ if [ "$(reuse_meta rec outcomes)" -gt 0 ]; then
 else
 	skip t507-time-ns "no outcome in this run (clock samples land mostly outside the sweep)"
 fi
+
+# Where debug registers trap, a plain gcc build: the clock source's reuse times against
+# the program's own time per sweep.  200000 words swept 2000 times: every reuse comes one
+# sweep later (the user CPU time of a native run / 2000, best of 3: other jobs only add to
+# it).  The weighted median of the time_ns rows must fall in a bin that reaches within 2x
+# of it (bins are powers of 2; the trap's calibrated kernel time, ~28 us, is subtracted,
+# and its spread, a few us, is small against a sweep of ~100 us).  Before the fixes it sat
+# at 0-8 us: the sampled access itself was taken for its reuse, and a persistent watch
+# went deaf after it.
+if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/dev/null; then
+	gcc -O2 -g -fno-omit-frame-pointer -pthread "$SONDE_TOP/tests/workloads/reuse/rbench.c" -o rbg 2>/dev/null
+	"$SONDE" reuse --source clock -o g -- ./rbg sweep 200000 2000 >/dev/null 2>&1
+	check t507-gcc-status [ $? -eq 0 ]
+	u=$(for i in 1 2 3; do /usr/bin/time -f %U ./rbg sweep 200000 2000 2>&1 >/dev/null | tail -1; done | sort -g | head -1)
+	read -r lo hi < <(awk -F, '$1 == "time_ns" { n++; lo[n] = $2; hi[n] = $3; c[n] = $4; s += $4 }
+		END { for (i = 1; i <= n; i++) { a += c[i]; if (a >= s / 2) { print lo[i], hi[i]; exit } } }' g/reuse/histogram.csv)
+	want=$(awk -v u="$u" 'BEGIN { printf "%.0f\n", u * 1e9 / 2000 }')
+	check "t507-gcc-median-bin-[${lo:-0},${hi:-0})-near-${want}ns" \
+		awk -v lo="${lo:-0}" -v hi="${hi:-0}" -v w="$want" 'BEGIN { exit !(hi > w / 2 && lo < w * 2) }'
+	check "t507-gcc-one-outcome-per-use" [ "$(reuse_meta g outcomes)" -ge "$(( $(reuse_meta g armed) * 9 / 10 ))" ]
+else
+	skip t507-gcc "debug registers do not trap here (or no gcc): the clock source has no watchpoints for a gcc build"
+fi

@@ -152,6 +152,9 @@ static int reuse_start(void)
 	return 0;
 }
 
+/* Measured in the first thread to start (watch_trap_cost wants a thread). */
+static int64_t trap_cost_ns;
+
 static int reuse_thread_start(struct rt_thread *t)
 {
 	struct reuse_thread *rt = arena_alloc(&t->arena, sizeof(*rt));
@@ -161,6 +164,8 @@ static int reuse_thread_start(struct rt_thread *t)
 	for (int i = 0; i < REUSE_SLOTS; i++)
 		rt->ws[i] = -1;
 	t->tool = rt;
+	if (!exact_mode && watch_ok)
+		watch_trap_cost(t, &trap_cost_ns, NULL);
 	if (!exact_mode && lock_try(1 << 20)) {
 		if (nlist < MAX_LIST)
 			list[nlist++] = rt;
@@ -269,8 +274,15 @@ static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 	uint64_t word = a->addr & ~7ull;
 	int i = reuse_gwp_sample(&gwp, t->index, word, count_now(t),
 				 a->time ? a->time : rt_now(), a->ip, rt_rand(t));
-	if (i >= 0)
+	if (i >= 0) {
 		arm_everywhere(rt, i);
+		/* the use's time: after the arming, which a clock sample spends with the
+		 * program stopped (~30 us a thread with debug registers), not before */
+		if (gwp.s[i].active) {
+			gwp.s[i].t0 = rt_now();
+			gwp.s[i].self_pending = watch_backend() == WATCH_BACKEND_HW;
+		}
+	}
 	unlock();
 }
 
@@ -283,8 +295,11 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 	int slot = (int)(c & 0xff) - 1;
 	uint32_t gen = (uint32_t)(c >> 8);
 	uint64_t p = count_now(t), now = rt_now();
+	/* hw: the kernel's part of the sample's return and of this trap's delivery is no
+	 * program time (watch_trap_cost; 0 for soft traps, which are calls) */
+	if (!w->soft && now > (uint64_t)trap_cost_ns)
+		now -= (uint64_t)trap_cost_ns;
 
-	(void)uc;
 	if (!rt || slot < 0 || rt_enter(t))
 		return;
 	if (!lock_try(1 << 16)) {
@@ -292,13 +307,25 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 		rt_leave(t);
 		return;
 	}
-	/* the owner's sampled access itself (a soft trap comes before the access, right
-	 * after the sample armed it): not a reuse */
-	const struct reuse_slot *s = &gwp.s[slot < REUSE_SLOTS ? slot : 0];
-	if (s->active && s->gen == gen && s->owner == t->index && p != UINT64_MAX && p == s->p0) {
+	/* the owner's sampled access itself, not a reuse: a soft trap comes before the
+	 * access, right after the sample armed it (same count); a hw trap after it, the
+	 * owner's first, at the sampled instruction (RIP just past it; a rep string
+	 * instruction traps with RIP on it) */
+	struct reuse_slot *s = &gwp.s[slot < REUSE_SLOTS ? slot : 0];
+	int mine = s->active && s->gen == gen && s->owner == t->index;
+	if (mine && p != UINT64_MAX && p == s->p0) {
 		unlock();
 		rt_leave(t);
 		return;
+	}
+	if (mine && s->self_pending && !w->soft) {
+		uint64_t rip = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+		s->self_pending = 0;
+		if (rip >= s->ip && rip <= s->ip + 15) {
+			unlock();
+			rt_leave(t);
+			return;
+		}
 	}
 	int r = reuse_gwp_trap(&gwp, slot, gen, t->index, p, now, &seen);
 	if (r)

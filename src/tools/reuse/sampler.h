@@ -36,6 +36,9 @@ struct reuse_slot {
 	uint64_t ip;		/* the use's code address */
 	uint64_t offers;	/* samples offered since the slot was freed */
 	uint64_t offers_armed;	/* offers when this use took the slot */
+	int self_pending;	/* hw: the use's own access is still to come (a sample names
+				 * the access its instruction is about to make): the owner's
+				 * first trap at that instruction is it, not a reuse */
 };
 
 struct reuse_gwp {

@@ -131,89 +131,15 @@ static SIGSAFE void handler_end(struct var_thread *vt, const int64_t *m0, int64_
 	vt->s.handler_ns += (uint64_t)(m1[VAR_M_TIME] - m0[VAR_M_TIME]);
 }
 
-/*
- * hw: what an instance's two traps add to its metrics, outside any handler's count: from
- * V_call's read, the end of the entry handler and the return to the function; from the
- * `ret`, the debug exception and the signal's delivery until V_ret's read.  Together one
- * trap's round trip less its handler, measured once per process (the first thread to
- * start) on a W watch of a stack word: the lower quartile of VAR_CALIB rounds of (time
- * around the store) - (time inside the callback), per metric (noise only adds to a
- * round, and subtracting too much zeroes short instances: medians at start-up ran from
- * 27 to 41 us on one program, the quartiles of 17 rounds 27.5 to 28.0 over 6 runs).  Subtracted from every hw
- * instance (soft traps are calls, no kernel: nothing to subtract).
- * SONDE_VARIANCE_CALIBRATE=0 turns it off.
- */
-#define VAR_CALIB 17
+/* hw: what one trap costs outside any handler (watch_trap_cost: the debug exception, the
+ * signal, the sigreturn), per metric; 0 with soft traps (calls, no kernel). */
 static int64_t var_trap_cost[VAR_NMETRIC];
-
-struct var_calib {
-	int64_t in[VAR_NMETRIC], out[VAR_NMETRIC];
-	int hit;
-};
-
-static SIGSAFE void calib_trap(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
-			       const siginfo_t *si)
-{
-	struct var_calib *c = cookie;
-
-	(void)t, (void)slot, (void)uc, (void)si;
-	read_metrics(c->in);
-	read_metrics(c->out);
-	c->hit = 1;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 static void calibrate(struct rt_thread *t)
 {
-	volatile uint64_t word = 0;
-	int64_t d[VAR_NMETRIC][VAR_CALIB];
-	int n = 0, slot = -1;
-
 	var_calibrated = 1;
-	if (watch_backend() != WATCH_BACKEND_HW || !env_num("SONDE_VARIANCE_CALIBRATE", 1))
-		return;
-	/* The thread is held busy while it starts (its traps would count as the runtime's
-	 * own accesses and be ignored); its source does not sample yet. */
-	int busy = t->busy;
-	t->busy = 0;
-	for (int i = 0; i < VAR_CALIB + 1; i++) {
-		struct var_calib c = { .hit = 0 };
-		struct watch_req r = { .addr = (uint64_t)(uintptr_t)&word, .len = 8,
-				       .type = WATCH_W, .policy = WATCH_REFUSE,
-				       .on_trap = calib_trap, .cookie = &c };
-		int err = slot >= 0 ? watch_modify(t, slot, &r) : watch_arm(t, &r);
-		if (err == -ENOENT)
-			err = watch_arm(t, &r);
-		if (err < 0)
-			break;
-		slot = err;
-		int64_t a[VAR_NMETRIC] = { 0 }, b[VAR_NMETRIC] = { 0 };
-		read_metrics(a);
-		word = (uint64_t)i;
-		read_metrics(b);
-		if (!c.hit)
-			break;
-		if (i == 0)
-			continue;	/* the first round pays for cold code and pages */
-		for (int m = 0; m < VAR_NMETRIC; m++)
-			d[m][n] = (b[m] - a[m]) - (c.out[m] - c.in[m]);
-		n++;
-	}
-	if (slot >= 0)
-		watch_disarm(t, slot);
-	t->busy = busy;
-	if (n < VAR_CALIB)
-		return;		/* no trap here: nothing to subtract */
-	for (int m = 0; m < VAR_NMETRIC; m++) {
-		qsort(d[m], (size_t)n, sizeof(int64_t), cmp_i64);
-		int64_t q = d[m][n / 4];
-		var_trap_cost[m] = q > 0 && (m == VAR_M_TIME || m == VAR_M_CPU) ? q : 0;
-	}
+	if (env_num("SONDE_VARIANCE_CALIBRATE", 1))
+		watch_trap_cost(t, &var_trap_cost[VAR_M_TIME], &var_trap_cost[VAR_M_CPU]);
 }
 
 /* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost) to what the
