@@ -54,6 +54,7 @@ struct vkey {
 	uint64_t seen;
 	double share;
 	int verdict, rank;
+	int hw;					/* an instance came from debug registers */
 };
 
 struct vkt {			/* one (key, thread) */
@@ -88,7 +89,12 @@ struct model {
 	uint64_t period;
 };
 
-enum { V_INVESTIGATE, V_INTER, V_VARIES, V_STEADY, V_FEW };
+/* V_SHORT: on debug registers, instances shorter on average than one trap's kernel time
+ * (the calibration subtracted): the spread of that time, a few us, is then most of what
+ * the CV measures. */
+enum { V_INVESTIGATE, V_INTER, V_VARIES, V_STEADY, V_SHORT, V_FEW };
+/* One trap's calibrated CPU time (us), for the V_SHORT verdict's text. */
+static double trap_us;
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -284,6 +290,8 @@ static int do_inst(struct model *m, struct symtab *st, const struct prof_thread 
 			cc->key[r->ctx] = key;
 	}
 	*out_key = (uint32_t)key;
+	if (!(r->flags & VAR_F_SOFT))
+		m->k[key].hw = 1;
 	(void)ktmap;
 	(void)thread;
 	return 0;
@@ -414,6 +422,7 @@ static int finish(struct model *m)
 			welford_add(&k->tm[j], m->kt[i].w[j].mean);
 		}
 	}
+	trap_us = (double)m->st.trap_cpu_ns / 1e3;
 	for (size_t i = 0; i < m->nk; i++) {
 		struct vkey *k = &m->k[i];
 		double cv = welford_cv(&k->w[VAR_M_RANK]);
@@ -421,6 +430,9 @@ static int finish(struct model *m)
 		k->share = context_share(m, k->context);
 		if (k->w[VAR_M_TIME].n < 10)
 			k->verdict = V_FEW;
+		else if (m->st.trap_cpu_ns > 0 && k->hw &&
+			 k->w[VAR_M_CPU].mean < (double)m->st.trap_cpu_ns)
+			k->verdict = V_SHORT;
 		else if (k->share > VAR_SHARE_MIN && ((!isnan(cv) && cv > VAR_CV_INTRA) ||
 						     (!isnan(icv) && icv > VAR_CV_INTER)))
 			k->verdict = (!isnan(cv) && cv > VAR_CV_INTRA) ? V_INVESTIGATE : V_INTER;
@@ -463,6 +475,11 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 		break;
 	case V_STEADY:
 		snprintf(buf, len, "steady (CV %.0f%%)", isnan(cv) ? 0 : cv);
+		break;
+	case V_SHORT:
+		snprintf(buf, len, "too short for the debug registers here (mean %.1f us < a trap's "
+				   "%.1f us): CV %.0f%% is mostly trap noise; sonde-cc --sonde-calls "
+				   "measures it", k->w[VAR_M_CPU].mean / 1e3, trap_us, cv);
 		break;
 	default:
 		snprintf(buf, len, "too few instances (%" PRIu64 ")", k->w[VAR_M_TIME].n);
