@@ -216,6 +216,38 @@ static SIGSAFE uint64_t call_target(uint64_t ret)
 	return ret + (uint64_t)(int64_t)rel;
 }
 
+/*
+ * A PLT stub's target: `jmp *GOT(%rip)` (after endbr64, with or without bnd), the GOT
+ * word read; 0 if fn is no such stub, or the word still leads to the lazy binder (a
+ * `push imm32` next).  A direct call into the PLT (qsort from the program) is then the
+ * library's function, not "_init" or whatever symbol precedes the stub.
+ */
+static SIGSAFE uint64_t plt_target(uint64_t fn)
+{
+	uint8_t c[11];
+	int o = 0;
+
+	if (decode_read_code(fn, c, sizeof(c)) != (long)sizeof(c))
+		return 0;
+	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		o = 4;				/* endbr64 */
+	if (c[o] == 0xf2)
+		o++;				/* bnd */
+	if (c[o] != 0xff || c[o + 1] != 0x25)
+		return 0;
+	int32_t disp;
+	memcpy(&disp, c + o + 2, 4);
+	uint64_t got = fn + (uint64_t)o + 6 + (uint64_t)(int64_t)disp, target = 0;
+	uint8_t b[5];
+	if (decode_read_code(got, (uint8_t *)&target, 8) != 8 || target < 4096 ||
+	    decode_read_code(target, b, sizeof(b)) != (long)sizeof(b))
+		return 0;
+	if (b[0] == 0x68 || (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa &&
+			     b[4] == 0x68))
+		return 0;			/* not bound yet */
+	return target;
+}
+
 static SIGSAFE int readable_code(struct rt_thread *t, uint64_t ret)
 {
 	/* Return addresses inside the stack or the runtime are not program code. */
@@ -379,6 +411,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < 4 && !fn; k++) {
 		int i = (i0 + k) % n;
 		fn = call_target(cand[i]);
+		if (fn) {
+			uint64_t via = plt_target(fn);
+			fn = via ? via : fn;
+		}
 		if (!fn && inner[i])
 			fn = rt_fn_start(inner[i]);
 		if (fn && (rt_owns_address(fn) || !readable_code(t, fn)))
