@@ -74,6 +74,27 @@ fi
 if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	row "commbench fs / clock" "$work/cb-gcc" "--source clock" -- $CB
 	row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
+	# Where the clock source's time goes on commbench: its single-steps (sonde mem keeps
+	# the counts; the same source and de-biasing as comm), and perf record's own
+	# sampling of the same program at the same period, for comparison.
+	rm -rf "$work/p"
+	"$B/sonde" mem -q --source clock -o "$work/p" -- "$work/cb-gcc" $CB >/dev/null 2>&1
+	q() { sqlite3 "$work/p/profile.db" "$1" 2>/dev/null; }
+	printf 'commbench fs / clock under sonde mem: %s samples, %s steps (%s a sample; %s extra steps from %s), dropped %s (%s)\n' \
+		"$(q "SELECT value FROM meta WHERE key = 'samples'")" "$(q "SELECT value FROM meta WHERE key = 'steps'")" \
+		"$(q "SELECT printf('%.1f', 1.0 * (SELECT value FROM meta WHERE key = 'steps') / (SELECT value FROM meta WHERE key = 'samples'))")" \
+		"$(q "SELECT value FROM meta WHERE key = 'extra_steps'")" "$(q "SELECT value FROM meta WHERE key = 'extra_steps_from'")" \
+		"$(q "SELECT value FROM meta WHERE key = 'dropped'")" \
+		"$(q "SELECT group_concat(cause || ' ' || n, ', ') FROM (SELECT cause, sum(count) AS n FROM drops GROUP BY cause)")"
+	if command -v perf >/dev/null && perf record -q -o "$work/perf.data" -e cpu-clock -c 900000 -- true >/dev/null 2>&1; then
+		for i in $(seq 1 "$pairs"); do
+			bench_time "$work/n" "$work/cb-gcc" $CB
+			perf record -q -o "$work/perf.data" -e cpu-clock -c 900000 -- \
+				/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s" "$work/cb-gcc" $CB >/dev/null 2>&1
+			awk -v a="$(awk '{ print $1 }' "$work/n")" -v b="$(awk '{ print $1 }' "$work/s")" \
+				'BEGIN { printf "%.4f\n", b / a }'
+		done | median | xargs printf 'commbench fs under perf record -e cpu-clock -c 900000: time %sx\n'
+	fi
 fi
 # Where commbench's fixed memory goes: peak RSS (median of PAIRS runs) of the sonde-cc
 # program alone, with libsonde.so preloaded and the runtime off (no SONDE_* variables),

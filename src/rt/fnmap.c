@@ -108,6 +108,47 @@ int rt_fnmap_load(void)
 	return err;
 }
 
+int rt_exe_imports(const char *name)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), found = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return 0;
+	}
+	size_t len = (size_t)st.st_size;
+	const uint8_t *f = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (f == MAP_FAILED)
+		return 0;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+	if (!memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh->e_shentsize == sizeof(Elf64_Shdr) && eh->e_shoff <= len &&
+	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= len - eh->e_shoff) {
+		const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+		for (int i = 0; i < eh->e_shnum && !found; i++) {
+			if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum ||
+			    sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_offset > len ||
+			    sh[i].sh_size > len - sh[i].sh_offset)
+				continue;
+			const Elf64_Shdr *str = &sh[sh[i].sh_link];
+			if (str->sh_offset > len || str->sh_size > len - str->sh_offset)
+				continue;
+			const Elf64_Sym *sym = (const Elf64_Sym *)(f + sh[i].sh_offset);
+			const char *names = (const char *)(f + str->sh_offset);
+			for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym) && !found; k++)
+				found = sym[k].st_shndx == SHN_UNDEF && sym[k].st_name < str->sh_size &&
+					!strncmp(names + sym[k].st_name, name,
+						 str->sh_size - sym[k].st_name);
+		}
+	}
+	munmap((void *)(uintptr_t)f, len);
+	return found;
+}
+
 SIGSAFE uint64_t rt_fn_start(uint64_t pc)
 {
 	const struct fn_range *t = __atomic_load_n(&fn_tab, __ATOMIC_ACQUIRE);

@@ -159,11 +159,14 @@ static void source_pick(void)
 static void watch_pick(void)
 {
 	int instrumented = rt_source == &rt_source_inst || rt_source_inst.probe(NULL, 0) == 0;
-	/* execute breakpoints: soft only in --sonde-calls builds, which cannot be told apart
-	 * here, so such a tool keeps the debug registers where they trap */
+	/* execute breakpoints: soft only in --sonde-calls builds (their entry and exit hooks,
+	 * imported from us); other sonde-cc builds keep the debug registers where they trap.
+	 * With the hooks, soft is also cheaper: on debug registers each hook's read of the
+	 * return slot is one more trap an instance. */
 	int exec = rt_tool && (rt_tool->flags & RT_TOOL_EXEC_WATCH);
+	int hooks = instrumented && exec && rt_exe_imports("__cyg_profile_func_enter");
 
-	watch_backend_init(getenv("SONDE_WATCH"), instrumented, !exec);
+	watch_backend_init(getenv("SONDE_WATCH"), instrumented, !exec || hooks);
 }
 
 static const char *period_unit(void)

@@ -265,6 +265,9 @@ int rt_owns_address(uint64_t addr);
  * of the function that holds pc, 0 if none is known there.  Handler-safe, no lock. */
 int rt_fnmap_load(void);
 uint64_t rt_fn_start(uint64_t pc);
+/* Does the main executable import `name` (an undefined dynamic symbol)?  Not in a
+ * handler. */
+int rt_exe_imports(const char *name);
 
 /*
  * Observations so far in the process: a count that every sample delivered to the tool and
