@@ -300,8 +300,9 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 	else if (!m->st.arms)
 		snprintf(buf, len, "no watchpoint armed (no candidate line was found)");
 	else if (!m->st.traps && !m->st.traps_ignored)
-		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (breakpoints that "
-				   "never fire, as in a Firecracker VM, give 0 traps)%s",
+		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (no thread touched "
+				   "a line while it was watched, or debug registers that never fire, "
+				   "as in some VMs: 'sonde info' says which)%s",
 			 m->st.arms, m->st.arm_failures ? "; some arms failed" : "");
 	else
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, %" PRIu64 " traps counted, %"
