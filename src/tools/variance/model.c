@@ -125,6 +125,16 @@ static int startup_frame(const char *n)
 	return 0;
 }
 
+/* A frame of the OpenMP runtime (libgomp, LLVM's libomp), which calls a parallel region's
+ * outlined function: in the master thread from GOMP_parallel under the program's own
+ * frames, in the workers from the runtime's thread start. */
+static int openmp_runtime_frame(const char *n)
+{
+	return n && (!strncmp(n, "GOMP_", 5) || !strncmp(n, "gomp_", 5) ||
+		     !strncmp(n, "__kmp", 5) || !strncmp(n, "__kmpc_", 7) ||
+		     strstr(n, "[libgomp.so") || strstr(n, "[libomp.so"));
+}
+
 /* The real (outermost, not inlined) function at ip, or "0x..." into buf. */
 static const char *func_name(struct symtab *st, uint64_t ip, int is_return, char *buf,
 			     size_t len)
@@ -151,6 +161,15 @@ static int path_names(struct symtab *st, const uint64_t *ips, int n, int leaf_is
 		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], 32);
 		if (!started && (startup_frame(nm) || !strncmp(nm, "0x", 2)))
 			continue;
+		/* A parallel region's context starts at its outlined function, in the master
+		 * as in the workers: what lies outside the OpenMP runtime's frame is dropped,
+		 * so that one region's instances in every thread are one (context, function)
+		 * and its thread CV exists (the load imbalance FVSampler looks for). */
+		if (openmp_runtime_frame(nm)) {
+			k = 0;
+			started = 0;
+			continue;
+		}
 		started = 1;
 		names[k++] = nm;
 	}
