@@ -368,6 +368,27 @@ static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 	return 0;
 }
 
+/* What a reader would miss in the tables: the OpenMP runtime's code taking a large share
+ * of the samples (threads spinning at barriers or locks, GOMP_SPINCOUNT), on its own data
+ * (blocks libgomp allocated, or small ones not tracked). */
+static void text_notes(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *st;
+	double omp = 0;
+	if (sqlite3_prepare_v2(db, "SELECT SUM(share) FROM code WHERE module LIKE '%/libgomp.so%'"
+				   " OR module LIKE '%/libomp.so%'", -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		omp = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	if (omp >= 0.2)
+		fprintf(out, "\nNote\n  %.0f%% of the samples are accesses made by the OpenMP "
+			     "runtime's code: threads spinning while they wait (barriers, locks, "
+			     "the end of a parallel region).  That time is load imbalance or serial work; to "
+			     "see the program's data instead, run with OMP_WAIT_POLICY=passive "
+			     "(waiting threads then sleep).\n", omp * 100);
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	struct meta mt;
@@ -380,6 +401,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		r = text_code(db, out, top);
 	if (!r)
 		r = text_threads(db, &mt, out, top);
+	if (!r)
+		text_notes(db, out);
 	return r;
 }
 
