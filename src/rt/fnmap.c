@@ -72,78 +72,78 @@ static int collect(const uint8_t *f, size_t len, const Elf64_Shdr *sh, uint64_t 
 	return 0;
 }
 
+/* /proc/self/exe mapped read-only, its ELF header and section table checked; NULL if
+ * it cannot be (then nothing is known).  *len: the mapping's size, for munmap. */
+static const uint8_t *map_exe(size_t *len)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return NULL;
+	}
+	*len = (size_t)st.st_size;
+	const uint8_t *f = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (f == MAP_FAILED)
+		return NULL;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > *len ||
+	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > *len - eh->e_shoff) {
+		munmap((void *)(uintptr_t)f, *len);
+		return NULL;
+	}
+	return f;
+}
+
 int rt_fnmap_load(void)
 {
 	if (__atomic_load_n(&fn_tab, __ATOMIC_ACQUIRE))
 		return 0;
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		close(fd);
-		return -EINVAL;
-	}
-	size_t len = (size_t)st.st_size;
-	const uint8_t *f = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (f == MAP_FAILED)
-		return -errno;
+	size_t len;
+	const uint8_t *f = map_exe(&len);
+	if (!f)
+		return -ENOENT;
 	int err = -ENOENT;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
-	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff) {
-		err = -EINVAL;
-	} else {
-		uint64_t bias = 0;
-		dl_iterate_phdr(main_bias_cb, &bias);
-		const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-		for (int want = SHT_SYMTAB; err && want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
-			for (int i = 0; i < eh->e_shnum && err; i++)
-				if (sh[i].sh_type == (uint32_t)want)
-					err = collect(f, len, &sh[i], bias);
-	}
+	uint64_t bias = 0;
+	dl_iterate_phdr(main_bias_cb, &bias);
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+	for (int want = SHT_SYMTAB; err && want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
+		for (int i = 0; i < eh->e_shnum && err; i++)
+			if (sh[i].sh_type == (uint32_t)want)
+				err = collect(f, len, &sh[i], bias);
 	munmap((void *)(uintptr_t)f, len);
 	return err;
 }
 
 int rt_exe_imports(const char *name)
 {
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), found = 0;
-	struct stat st;
+	size_t len;
+	const uint8_t *f = map_exe(&len);
+	int found = 0;
 
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		close(fd);
-		return 0;
-	}
-	size_t len = (size_t)st.st_size;
-	const uint8_t *f = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (f == MAP_FAILED)
+	if (!f)
 		return 0;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	if (!memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-	    eh->e_shentsize == sizeof(Elf64_Shdr) && eh->e_shoff <= len &&
-	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= len - eh->e_shoff) {
-		const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-		for (int i = 0; i < eh->e_shnum && !found; i++) {
-			if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum ||
-			    sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_offset > len ||
-			    sh[i].sh_size > len - sh[i].sh_offset)
-				continue;
-			const Elf64_Shdr *str = &sh[sh[i].sh_link];
-			if (str->sh_offset > len || str->sh_size > len - str->sh_offset)
-				continue;
-			const Elf64_Sym *sym = (const Elf64_Sym *)(f + sh[i].sh_offset);
-			const char *names = (const char *)(f + str->sh_offset);
-			for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym) && !found; k++)
-				found = sym[k].st_shndx == SHN_UNDEF && sym[k].st_name < str->sh_size &&
-					!strncmp(names + sym[k].st_name, name,
-						 str->sh_size - sym[k].st_name);
-		}
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum && !found; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum ||
+		    sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_offset > len ||
+		    sh[i].sh_size > len - sh[i].sh_offset)
+			continue;
+		const Elf64_Shdr *str = &sh[sh[i].sh_link];
+		if (str->sh_offset > len || str->sh_size > len - str->sh_offset)
+			continue;
+		const Elf64_Sym *sym = (const Elf64_Sym *)(f + sh[i].sh_offset);
+		const char *names = (const char *)(f + str->sh_offset);
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym) && !found; k++)
+			found = sym[k].st_shndx == SHN_UNDEF && sym[k].st_name < str->sh_size &&
+				!strncmp(names + sym[k].st_name, name, str->sh_size - sym[k].st_name);
 	}
 	munmap((void *)(uintptr_t)f, len);
 	return found;
