@@ -280,7 +280,10 @@ static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 		 * program stopped (~30 us a thread with debug registers), not before */
 		if (gwp.s[i].active) {
 			gwp.s[i].t0 = rt_now();
-			gwp.s[i].self_pending = watch_backend() == WATCH_BACKEND_HW;
+			/* the clock source and the inst callbacks name an access still to come;
+			 * a PMU sample (hw) one already made */
+			gwp.s[i].self_pending = watch_backend() == WATCH_BACKEND_HW &&
+						rt_source != &rt_source_hw;
 		}
 	}
 	unlock();
