@@ -147,18 +147,25 @@ static const char *func_name(struct symtab *st, uint64_t ip, int is_return, char
 		if (sc.frames[n - 1].function && !sc.frames[n - 1].nearest)
 			return sc.frames[n - 1].function;
 	}
+	/* a stripped library's internal function (libgomp's barrier wait): its module and
+	 * offset, which addr2line or the library's debug symbols resolve */
+	if (sc.module) {
+		const char *base = strrchr(sc.module, '/');
+		snprintf(buf, len, "[%s]+0x%" PRIx64, base ? base + 1 : sc.module, sc.module_offset);
+		return buf;
+	}
 	snprintf(buf, len, "0x%" PRIx64, ip);
 	return buf;
 }
 
 /* Names of path ips[0..n) (leaf first), outermost first, start-up frames left out. */
 static int path_names(struct symtab *st, const uint64_t *ips, int n, int leaf_is_ip,
-		      const char **names, char (*bufs)[32])
+		      const char **names, char (*bufs)[64])
 {
 	int k = 0, started = 0;
 
 	for (int i = n - 1; i >= 0; i--) {
-		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], 32);
+		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], 64);
 		if (!started && (startup_frame(nm) || !strncmp(nm, "0x", 2)))
 			continue;
 		/* A parallel region's context starts at its outlined function, in the master
@@ -266,7 +273,7 @@ static int do_sample(struct model *m, struct symtab *st, const struct prof_threa
 {
 	uint64_t ips[PATH_FRAMES];
 	const char *names[PATH_FRAMES];
-	char bufs[PATH_FRAMES][32];
+	char bufs[PATH_FRAMES][64];
 	int n = prof_ctx_path(t, ctx, ips, PATH_FRAMES);
 	int k = path_names(st, ips, n, 1, names, bufs);
 
@@ -290,7 +297,7 @@ static int do_inst(struct model *m, struct symtab *st, const struct prof_thread 
 	if (key == -2 || r->ctx >= cc->n || key < 0) {
 		uint64_t ips[PATH_FRAMES];
 		const char *names[PATH_FRAMES];
-		char bufs[PATH_FRAMES][32], fb[32];
+		char bufs[PATH_FRAMES][64], fb[64];
 		int n = r->ctx ? prof_ctx_path(t, r->ctx, ips, PATH_FRAMES) : 0;
 		/* ips[0] is the function itself (its entry or a point in it): the callers
 		 * are ips[1..]. */
