@@ -166,8 +166,9 @@ static int path_names(struct symtab *st, const uint64_t *ips, int n, int leaf_is
 
 	for (int i = n - 1; i >= 0; i--) {
 		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], 64);
-		if (!started && (startup_frame(nm) || !strncmp(nm, "0x", 2)))
-			continue;
+		if (!started && (startup_frame(nm) || !strncmp(nm, "0x", 2) ||
+				 (nm[0] == '[' && strstr(nm, "]+0x"))))
+			continue;	/* unnamed outer frames: a thread's start in libc */
 		/* A parallel region's context starts at its outlined function, in the master
 		 * as in the workers: what lies outside the OpenMP runtime's frame is dropped,
 		 * so that one region's instances in every thread are one (context, function)
