@@ -95,7 +95,7 @@ static int compare(uint32_t nunits, uint64_t elems, int store_pct, int n)
 	}
 	for (int i = 0; i < n && !bad; i++) {
 		struct reuse_outcome a, b;
-		if (reuse_stack_access(&s, tr[i].unit, nunits, tr[i].e, tr[i].store, (uint64_t)i, &a))
+		if (reuse_stack_access(&s, tr[i].unit, tr[i].e, tr[i].store, (uint64_t)i, &a))
 			bad = 1;
 		naive(i, nunits, &b);
 		if (a.kind != b.kind || a.invalidated != b.invalidated ||
@@ -121,7 +121,7 @@ TEST(reuse_thesis_example)
 	struct reuse_outcome o;
 	reuse_stack_init(&s);
 	for (int i = 0; i < 7; i++)
-		CHECK(reuse_stack_access(&s, 0, 1, t[i], 0, 0, &o) == 0);
+		CHECK(reuse_stack_access(&s, 0, t[i], 0, 0, &o) == 0);
 	CHECK(o.kind == REUSE_HIT);
 	CHECK_EQ_U64(o.trd, 5);
 	CHECK_EQ_U64(o.rd, 3);
@@ -149,14 +149,14 @@ TEST(reuse_remote_read_is_neither)
 	static struct reuse_stack s;
 	struct reuse_outcome o;
 	reuse_stack_init(&s);
-	reuse_stack_access(&s, 0, 2, 7, 1, 0, &o);	/* unit 0 writes */
-	reuse_stack_access(&s, 1, 2, 7, 0, 0, &o);	/* unit 1 reads: cold for it */
+	reuse_stack_access(&s, 0, 7, 1, 0, &o);	/* unit 0 writes */
+	reuse_stack_access(&s, 1, 7, 0, 0, &o);	/* unit 1 reads: cold for it */
 	CHECK(o.kind == REUSE_COLD && o.invalidated == 0);
-	reuse_stack_access(&s, 0, 2, 7, 0, 0, &o);	/* unit 0 reuses */
+	reuse_stack_access(&s, 0, 7, 0, 0, &o);	/* unit 0 reuses */
 	CHECK(o.kind == REUSE_HIT && o.trd == 0 && o.rd == 0);
-	reuse_stack_access(&s, 1, 2, 7, 1, 0, &o);	/* unit 1 writes: invalidates unit 0 */
+	reuse_stack_access(&s, 1, 7, 1, 0, &o);	/* unit 1 writes: invalidates unit 0 */
 	CHECK(o.kind == REUSE_HIT && o.invalidated == 1);
-	reuse_stack_access(&s, 0, 2, 7, 0, 0, &o);	/* unit 0: that use ended as invalidation */
+	reuse_stack_access(&s, 0, 7, 0, 0, &o);	/* unit 0: that use ended as invalidation */
 	CHECK(o.kind == REUSE_NONE);
 	reuse_stack_release(&s);
 }
@@ -172,7 +172,7 @@ TEST(reuse_long_sweep_renumbers)
 	reuse_stack_init(&s);
 	for (int r = 0; r < 20; r++)
 		for (uint64_t e = 0; e < 20000; e++) {
-			reuse_stack_access(&s, 0, 1, e, 0, 0, &o);
+			reuse_stack_access(&s, 0, e, 0, 0, &o);
 			if (o.kind == REUSE_HIT) {
 				hits++;
 				wrong += o.rd != 19999 || o.trd != 19999;
