@@ -370,7 +370,7 @@ static SIGSAFE void exact_access(struct rt_thread *t, struct reuse_thread *rt,
 		int cpu = sched_getcpu();
 		unit = cpu >= 0 && cpu < MAX_CPUS ? (uint32_t)socket_of[cpu] : 0;
 	} else {
-		unit = t->index % REUSE_UNITS;
+		unit = t->index;	/* the engine takes it modulo REUSE_UNITS */
 	}
 	/* no lock here: the engine's are per unit and per element (stack.h) */
 	if (reuse_stack_access(stack, unit, a->addr >> elem_shift, store, a->ip, &o)) {

@@ -6,10 +6,13 @@
  * (doc/sonde-reuse.md, "Exact mode").  Used by the runtime for --exact and by the unit
  * tests, which check it against a naive O(n^2) engine.
  *
- * Per unit: a hash table element -> (access number of its last use, Fenwick stamp, code
- * address of that use).  The stack distance of a reuse is the number of stamps marked after
- * the element's last one (each live element marks only its latest stamp): O(log n).  When
- * the stamps run out the live ones are renumbered by rank (O(n log n), amortized O(log n)).
+ * Per unit: element -> (access number of its last use, stamp, code address of that use), in
+ * leaves of 64 consecutive elements found by a hash of the leaf number.  The stack distance
+ * of a reuse is the number of stamps marked after the element's last one (each live element
+ * marks only its latest stamp), counted on a bitmap of stamps with counts of its marks per
+ * block and per group of 8 blocks, of 64, ... (rt-stack.c): O(log n) with a small
+ * constant.  When the stamps run out the live ones are renumbered by rank
+ * (O(n), amortized O(1)).
  *
  * Rules, for an access of unit u to element e:
  *   - e has a live entry in u: a reuse, time distance = u's accesses strictly between the
@@ -50,18 +53,34 @@
 #define REUSE_UNITS 63
 
 struct reuse_entry {
-	uint64_t key;		/* element + 1; 0 = empty */
-	uint64_t count;		/* the unit's access number at the last use; 0 = invalidated */
-	uint64_t stamp;		/* Fenwick position of the last use (valid when count != 0) */
+	uint64_t count;		/* the unit's access number at the last use; 0 = not live */
 	uint64_t ip;		/* code address of the last use */
+	uint32_t stamp;		/* the last use's stamp (valid when count != 0) */
+	uint32_t seen;		/* the unit accessed the element (else a use is cold) */
 };
+
+/* The entries of elements key * 64 - 64 .. key * 64 - 1 (consecutive elements share a leaf:
+ * a sweep stays in one, and its entries are neighbours in memory). */
+struct reuse_leaf {
+	uint64_t key;		/* element / 64 + 1 */
+	struct reuse_entry e[64];
+};
+
+#define REUSE_LEVELS 8		/* 512 x 8^7 = 2^30 stamps; 8 top counts for 2^32 */
 
 struct reuse_unit {
 	uint32_t lock;		/* test-and-test-and-set */
-	struct reuse_entry *tab;
-	uint64_t tabsize, used;	/* slots (a power of two), keys stored */
-	uint32_t *fen;		/* Fenwick tree, 1-based, fencap + 1 words */
-	uint64_t fencap;
+	struct reuse_leaf **ltab;	/* leaves by key, open addressing */
+	uint64_t ltabsize, nleaves;	/* slots (a power of two), leaves */
+	struct reuse_leaf *last;	/* the last leaf found */
+	char *abuf;		/* the leaves' bump allocator: current block */
+	uint64_t aleft;		/* bytes left in it */
+	uint64_t *bits;		/* stamps marked (the latest use of a live element) */
+	uint32_t *c[REUSE_LEVELS];	/* marks per block of 512 stamps, per 8 blocks, ...
+					 * (rt-stack.c), in the bitmap's mapping */
+	int nlev;		/* levels in use */
+	uint64_t mapbytes;	/* that mapping's size */
+	uint64_t cap;		/* stamps */
 	uint64_t stamp;		/* next stamp to give */
 	uint64_t live;		/* marked stamps (live entries) */
 	uint64_t now;		/* accesses of the unit so far */
