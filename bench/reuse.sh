@@ -18,7 +18,9 @@ trap 'rm -rf "$work"' EXIT
 command -v clang >/dev/null || { echo "bench: clang missing (sonde-cc needs it)" >&2; exit 1; }
 "$B/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o "$work/rb" ||
 	{ echo "bench: sonde-cc could not build rbench" >&2; exit 1; }
-args="ribench -t 2 -o 40"
+# -o 300: the program alone runs ~0.5-1 s on the 2-core VM (-o 40 ran 0.05-0.12 s, too
+# short to time against process start-up and the recording's own start and end)
+args="ribench -t 2 -o 300"
 
 # cpu_ratio A B: B's user + sys CPU time over A's (two bench_time files)
 cpu_ratio() {

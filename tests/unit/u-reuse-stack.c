@@ -3,8 +3,14 @@
  * u-reuse-stack.c - the exact reuse engine (src/tools/reuse/rt-stack.c) against a naive
  * O(n^2) one that rescans the trace for every access: random traces of 1 to 4 units over
  * small and large element sets, with loads and stores (invalidations), long enough to
- * force the stamp renumbering and the table growth; and the thesis's example.
+ * force the stamp renumbering and the table growth; and the thesis's example.  Then the
+ * engine under real threads (it has no caller lock since the holders table): private
+ * sweeps beside shared reads give their exact distances, a ping-pong handed over by an
+ * atomic turn gives one invalidation per store, and racing stores keep the books balanced.
  */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -95,7 +101,7 @@ static int compare(uint32_t nunits, uint64_t elems, int store_pct, int n)
 	}
 	for (int i = 0; i < n && !bad; i++) {
 		struct reuse_outcome a, b;
-		if (reuse_stack_access(&s, tr[i].unit, nunits, tr[i].e, tr[i].store, (uint64_t)i, &a))
+		if (reuse_stack_access(&s, tr[i].unit, tr[i].e, tr[i].store, (uint64_t)i, &a))
 			bad = 1;
 		naive(i, nunits, &b);
 		if (a.kind != b.kind || a.invalidated != b.invalidated ||
@@ -121,7 +127,7 @@ TEST(reuse_thesis_example)
 	struct reuse_outcome o;
 	reuse_stack_init(&s);
 	for (int i = 0; i < 7; i++)
-		CHECK(reuse_stack_access(&s, 0, 1, t[i], 0, 0, &o) == 0);
+		CHECK(reuse_stack_access(&s, 0, t[i], 0, 0, &o) == 0);
 	CHECK(o.kind == REUSE_HIT);
 	CHECK_EQ_U64(o.trd, 5);
 	CHECK_EQ_U64(o.rd, 3);
@@ -149,14 +155,14 @@ TEST(reuse_remote_read_is_neither)
 	static struct reuse_stack s;
 	struct reuse_outcome o;
 	reuse_stack_init(&s);
-	reuse_stack_access(&s, 0, 2, 7, 1, 0, &o);	/* unit 0 writes */
-	reuse_stack_access(&s, 1, 2, 7, 0, 0, &o);	/* unit 1 reads: cold for it */
+	reuse_stack_access(&s, 0, 7, 1, 0, &o);	/* unit 0 writes */
+	reuse_stack_access(&s, 1, 7, 0, 0, &o);	/* unit 1 reads: cold for it */
 	CHECK(o.kind == REUSE_COLD && o.invalidated == 0);
-	reuse_stack_access(&s, 0, 2, 7, 0, 0, &o);	/* unit 0 reuses */
+	reuse_stack_access(&s, 0, 7, 0, 0, &o);	/* unit 0 reuses */
 	CHECK(o.kind == REUSE_HIT && o.trd == 0 && o.rd == 0);
-	reuse_stack_access(&s, 1, 2, 7, 1, 0, &o);	/* unit 1 writes: invalidates unit 0 */
+	reuse_stack_access(&s, 1, 7, 1, 0, &o);	/* unit 1 writes: invalidates unit 0 */
 	CHECK(o.kind == REUSE_HIT && o.invalidated == 1);
-	reuse_stack_access(&s, 0, 2, 7, 0, 0, &o);	/* unit 0: that use ended as invalidation */
+	reuse_stack_access(&s, 0, 7, 0, 0, &o);	/* unit 0: that use ended as invalidation */
 	CHECK(o.kind == REUSE_NONE);
 	reuse_stack_release(&s);
 }
@@ -172,7 +178,7 @@ TEST(reuse_long_sweep_renumbers)
 	reuse_stack_init(&s);
 	for (int r = 0; r < 20; r++)
 		for (uint64_t e = 0; e < 20000; e++) {
-			reuse_stack_access(&s, 0, 1, e, 0, 0, &o);
+			reuse_stack_access(&s, 0, e, 0, 0, &o);
 			if (o.kind == REUSE_HIT) {
 				hits++;
 				wrong += o.rd != 19999 || o.trd != 19999;
@@ -182,6 +188,194 @@ TEST(reuse_long_sweep_renumbers)
 	CHECK_EQ_U64(wrong, 0);
 	CHECK_EQ_U64(s.lost, 0);
 	reuse_stack_release(&s);
+}
+
+
+TEST(reuse_huge_sweep_levels)
+{
+	/* 300000 live elements: 2^22 stamps, five levels of counts (the blocks, then groups
+	 * of 8, 64, 512, 4096 blocks), every level's sums taken from both sides of a group */
+	static struct reuse_stack s;
+	struct reuse_outcome o;
+	uint64_t hits = 0, wrong = 0;
+	reuse_stack_init(&s);
+	for (int r = 0; r < 3; r++)
+		for (uint64_t e = 0; e < 300000; e++) {
+			reuse_stack_access(&s, 0, e, r == 2, 0, &o);
+			if (o.kind == REUSE_HIT) {
+				hits++;
+				wrong += o.rd != 299999 || o.trd != 299999;
+			}
+		}
+	CHECK_EQ_U64(hits, 600000);
+	CHECK_EQ_U64(wrong, 0);
+	CHECK(s.u[0].nlev >= 5);
+	CHECK_EQ_U64(s.lost, 0);
+	reuse_stack_release(&s);
+}
+
+/* ---- under threads ---- */
+
+#define T_THREADS 4
+#define T_PRIV 3000		/* private elements per thread */
+#define T_SHARED 100		/* shared elements, read by all */
+#define T_ROUNDS 20
+
+static struct reuse_stack ts;
+static int t_turn;
+
+struct t_res {
+	uint64_t hits, wrong, cold, none, inv;
+};
+
+/* Thread k sweeps its own elements, reading a shared one after each: between two uses
+ * of a private element come its other T_PRIV - 1 and all T_SHARED shared ones; between
+ * two reads of a shared element, T_SHARED private and T_SHARED - 1 shared. */
+static void *t_sweeper(void *arg)
+{
+	uint32_t k = (uint32_t)(uintptr_t)arg;
+	struct t_res *res = calloc(1, sizeof(*res));
+	struct reuse_outcome o;
+	for (int r = 0; r < T_ROUNDS; r++)
+		for (uint64_t i = 0; i < T_PRIV; i++) {
+			reuse_stack_access(&ts, k, 1000000 * (k + 1) + i, 1, 0, &o);
+			if (o.kind == REUSE_HIT) {
+				res->hits++;
+				res->wrong += o.rd != T_PRIV + T_SHARED - 1 || o.trd != 2 * T_PRIV - 1;
+			}
+			res->inv += o.invalidated;
+			reuse_stack_access(&ts, k, i % T_SHARED, 0, 0, &o);
+			if (o.kind == REUSE_HIT && i >= T_SHARED) {
+				res->hits++;
+				res->wrong += o.rd != 2 * T_SHARED - 1 || o.trd != 2 * T_SHARED - 1;
+			}
+		}
+	return res;
+}
+
+TEST(reuse_threads_private_and_read_shared)
+{
+	pthread_t th[T_THREADS];
+	uint64_t hits = 0, wrong = 0, inv = 0;
+	reuse_stack_init(&ts);
+	for (uintptr_t k = 0; k < T_THREADS; k++)
+		pthread_create(&th[k], NULL, t_sweeper, (void *)k);
+	for (int k = 0; k < T_THREADS; k++) {
+		void *r;
+		pthread_join(th[k], &r);
+		struct t_res *res = r;
+		hits += res->hits;
+		wrong += res->wrong;
+		inv += res->inv;
+		free(res);
+	}
+	/* private: every round but the first; shared: every read after the first pass
+	 * through them, minus each round's first T_SHARED reads (their window spans the
+	 * round's turn, whose distance the check leaves out) */
+	CHECK_EQ_U64(hits, T_THREADS * ((uint64_t)(T_ROUNDS - 1) * T_PRIV +
+					(uint64_t)T_ROUNDS * (T_PRIV - T_SHARED)));
+	CHECK_EQ_U64(wrong, 0);
+	CHECK_EQ_U64(inv, 0);		/* stores to private data, reads of shared data */
+	reuse_stack_release(&ts);
+}
+
+/* Two threads store one element in turn: each store but the first two ends the other
+ * thread's use (one invalidation) and finds its own invalidated (neither reuse nor cold). */
+static void *t_pingpong(void *arg)
+{
+	uint32_t me = (uint32_t)(uintptr_t)arg;
+	struct t_res *res = calloc(1, sizeof(*res));
+	struct reuse_outcome o;
+	for (int i = 0; i < 2000; i++) {
+		while (__atomic_load_n(&t_turn, __ATOMIC_ACQUIRE) != (int)me)
+			sched_yield();
+		reuse_stack_access(&ts, me, 42, 1, 0, &o);
+		res->inv += o.invalidated;
+		res->cold += o.kind == REUSE_COLD;
+		res->none += o.kind == REUSE_NONE;
+		res->hits += o.kind == REUSE_HIT;
+		__atomic_store_n(&t_turn, (int)!me, __ATOMIC_RELEASE);
+	}
+	return res;
+}
+
+TEST(reuse_threads_pingpong)
+{
+	pthread_t th[2];
+	struct t_res sum = { 0 };
+	reuse_stack_init(&ts);
+	t_turn = 0;
+	for (uintptr_t k = 0; k < 2; k++)
+		pthread_create(&th[k], NULL, t_pingpong, (void *)k);
+	for (int k = 0; k < 2; k++) {
+		void *r;
+		pthread_join(th[k], &r);
+		struct t_res *res = r;
+		sum.inv += res->inv;
+		sum.cold += res->cold;
+		sum.none += res->none;
+		sum.hits += res->hits;
+		free(res);
+	}
+	CHECK_EQ_U64(sum.cold, 2);
+	CHECK_EQ_U64(sum.hits, 0);
+	CHECK_EQ_U64(sum.none, 3998);
+	CHECK_EQ_U64(sum.inv, 3999);	/* every store after the very first */
+	reuse_stack_release(&ts);
+}
+
+/* Racing loads and stores on 16 shared elements: whatever the interleaving, every
+ * invalidation counted by a store killed one live entry, which its unit either met
+ * again (an access that is neither reuse nor cold) or still holds dead at the end; and
+ * each unit's marks are its live entries. */
+static void *t_racer(void *arg)
+{
+	uint32_t k = (uint32_t)(uintptr_t)arg;
+	struct t_res *res = calloc(1, sizeof(*res));
+	struct reuse_outcome o;
+	uint64_t x = 0x9E3779B97F4A7C15ull * (k + 1);
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		reuse_stack_access(&ts, k, x % 16, (x >> 8) % 4 == 0, 0, &o);
+		res->inv += o.invalidated;
+		res->none += o.kind == REUSE_NONE;
+	}
+	return res;
+}
+
+TEST(reuse_threads_racing_stores_balance)
+{
+	pthread_t th[T_THREADS];
+	uint64_t inv = 0, none = 0, dead = 0;
+	reuse_stack_init(&ts);
+	for (uintptr_t k = 0; k < T_THREADS; k++)
+		pthread_create(&th[k], NULL, t_racer, (void *)k);
+	for (int k = 0; k < T_THREADS; k++) {
+		void *r;
+		pthread_join(th[k], &r);
+		struct t_res *res = r;
+		inv += res->inv;
+		none += res->none;
+		free(res);
+	}
+	for (int k = 0; k < T_THREADS; k++) {
+		struct reuse_unit *u = &ts.u[k];
+		uint64_t live = 0, marks = 0;
+		for (uint64_t i = 0; i < u->ltabsize; i++)
+			for (int j = 0; u->ltab[i] && j < 64; j++) {
+				dead += u->ltab[i]->e[j].seen && !u->ltab[i]->e[j].count;
+				live += u->ltab[i]->e[j].count != 0;
+			}
+		for (uint64_t w = 0; w < (u->cap + 63) / 64; w++)
+			marks += (uint64_t)__builtin_popcountll(u->bits[w]);
+		CHECK_EQ_U64(live, u->live);
+		CHECK_EQ_U64(marks, u->live);
+	}
+	CHECK(inv > 0);
+	CHECK_EQ_U64(inv, none + dead);
+	reuse_stack_release(&ts);
 }
 
 TEST(reuse_bins)
@@ -199,6 +393,10 @@ int main(void)
 	RUN(reuse_units_and_invalidations);
 	RUN(reuse_remote_read_is_neither);
 	RUN(reuse_long_sweep_renumbers);
+	RUN(reuse_huge_sweep_levels);
+	RUN(reuse_threads_private_and_read_shared);
+	RUN(reuse_threads_pingpong);
+	RUN(reuse_threads_racing_stores_balance);
 	RUN(reuse_bins);
 	return CHECK_DONE();
 }

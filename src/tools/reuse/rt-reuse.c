@@ -12,8 +12,9 @@
  * programs); where neither works every watch_arm error is counted and nothing is seen.
  *
  * --exact (SONDE_REUSE_EXACT=1, the inst source at period 1): every access goes through
- * the exact engine (stack.h) under one process-wide lock; histograms and code pairs are
- * kept per thread and written at its end.
+ * the exact engine (stack.h), which threads on different units enter at once (its locks
+ * are per unit and per element); histograms and code pairs are kept per thread and
+ * written at its end.
  *
  * Units: a thread's private cache (default; exact for up to REUSE_UNITS threads, more
  * share units modulo), or with SONDE_REUSE_SHARED=1 the socket's shared cache (read from
@@ -392,24 +393,17 @@ static SIGSAFE void exact_access(struct rt_thread *t, struct reuse_thread *rt,
 				 const struct rt_access *a)
 {
 	int store = (a->flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-	uint32_t unit, nunits;
+	uint32_t unit;
 	struct reuse_outcome o;
 
 	if (shared_mode) {
 		int cpu = sched_getcpu();
 		unit = cpu >= 0 && cpu < MAX_CPUS ? (uint32_t)socket_of[cpu] : 0;
-		nunits = nsockets;
 	} else {
-		unit = t->index % REUSE_UNITS;
-		nunits = rt_thread_count() < REUSE_UNITS ? rt_thread_count() : REUSE_UNITS;
+		unit = t->index;	/* the engine takes it modulo REUSE_UNITS */
 	}
-	if (!lock_try(1 << 20)) {
-		rt->lost++;
-		return;
-	}
-	int r = reuse_stack_access(stack, unit, nunits, a->addr >> elem_shift, store, a->ip, &o);
-	unlock();
-	if (r) {
+	/* no lock here: the engine's are per unit and per element (stack.h) */
+	if (reuse_stack_access(stack, unit, a->addr >> elem_shift, store, a->ip, &o)) {
 		rt->lost++;
 		return;
 	}

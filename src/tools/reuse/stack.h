@@ -6,10 +6,13 @@
  * (doc/sonde-reuse.md, "Exact mode").  Used by the runtime for --exact and by the unit
  * tests, which check it against a naive O(n^2) engine.
  *
- * Per unit: a hash table element -> (access number of its last use, Fenwick stamp, code
- * address of that use).  The stack distance of a reuse is the number of stamps marked after
- * the element's last one (each live element marks only its latest stamp): O(log n).  When
- * the stamps run out the live ones are renumbered by rank (O(n log n), amortized O(log n)).
+ * Per unit: element -> (access number of its last use, stamp, code address of that use), in
+ * leaves of 64 consecutive elements found by a hash of the leaf number.  The stack distance
+ * of a reuse is the number of stamps marked after the element's last one (each live element
+ * marks only its latest stamp), counted on a bitmap of stamps with counts of its marks per
+ * block and per group of 8 blocks, of 64, ... (rt-stack.c): O(log n) with a small
+ * constant.  When the stamps run out the live ones are renumbered by rank
+ * (O(n), amortized O(1)).
  *
  * Rules, for an access of unit u to element e:
  *   - e has a live entry in u: a reuse, time distance = u's accesses strictly between the
@@ -19,36 +22,86 @@
  *   - a store also invalidates e in every other unit holding it: one invalidation each.
  * A remote load neither reuses nor invalidates.
  *
- * Memory comes from mmap (tables grow by doubling); no malloc, no locks: the caller
- * serializes calls on one engine.  Handler-safe.
+ * Concurrency (the runtime calls it from every thread at once, with no lock of its own):
+ * each unit has a spin lock, taken by its own accesses (uncontended but for the stores
+ * that invalidate it), so that threads on different units never wait for each other.  The
+ * invalidation rule needs to know which units hold an element: the *holders* table, one
+ * 64-bit word per element (a bit per unit that accessed it since the last store of another
+ * unit, and a lock bit), in leaves of 512 elements found through a lock-free table.
+ *   - a load of u: under u's lock, the access; if it did not reuse a live entry (cold, or
+ *     invalidated), u's bit is set, still under u's lock;
+ *   - a store of u: the element's word is locked and, in the same atomic exchange, left
+ *     with u's bit alone; every unit whose bit was cleared is invalidated (under its
+ *     lock), then u's own access is made and the element unlocked.  A store that finds
+ *     u's bit alone (private data) still takes the element lock: one atomic operation on a
+ *     word that only u's stores write.
+ * So a live entry of u always has u's bit set or an invalidation on its way, and a store
+ * invalidates exactly the units that used the element before it (stores to one element
+ * are serialized by its lock; a load is ordered by u's lock against the invalidations of
+ * u).  Accesses of one unit are serialized by its lock, as the trees need.
+ *
+ * Memory comes from mmap (tables grow by doubling); no malloc.  Handler-safe (a thread's
+ * handler never re-enters the engine: the runtime's rt_enter refuses it).
  */
 #ifndef SONDE_TOOLS_REUSE_STACK_H
 #define SONDE_TOOLS_REUSE_STACK_H
 
 #include <stdint.h>
 
-#define REUSE_UNITS 64		/* caches modelled at once (threads or sockets) */
+/* caches modelled at once (threads or sockets): one bit each in a holders word, whose
+ * top bit is its lock */
+#define REUSE_UNITS 63
 
 struct reuse_entry {
-	uint64_t key;		/* element + 1; 0 = empty */
-	uint64_t count;		/* the unit's access number at the last use; 0 = invalidated */
-	uint64_t stamp;		/* Fenwick position of the last use (valid when count != 0) */
+	uint64_t count;		/* the unit's access number at the last use; 0 = not live */
 	uint64_t ip;		/* code address of the last use */
+	uint32_t stamp;		/* the last use's stamp (valid when count != 0) */
+	uint32_t seen;		/* the unit accessed the element (else a use is cold) */
 };
 
+/* The entries of elements key * 64 - 64 .. key * 64 - 1 (consecutive elements share a leaf:
+ * a sweep stays in one, and its entries are neighbours in memory). */
+struct reuse_leaf {
+	uint64_t key;		/* element / 64 + 1 */
+	struct reuse_entry e[64];
+};
+
+#define REUSE_LEVELS 8		/* 512 x 8^7 = 2^30 stamps; 8 top counts for 2^32 */
+
 struct reuse_unit {
-	struct reuse_entry *tab;
-	uint64_t tabsize, used;	/* slots (a power of two), keys stored */
-	uint32_t *fen;		/* Fenwick tree, 1-based, fencap + 1 words */
-	uint64_t fencap;
+	uint32_t lock;		/* test-and-test-and-set */
+	struct reuse_leaf **ltab;	/* leaves by key, open addressing */
+	uint64_t ltabsize, nleaves;	/* slots (a power of two), leaves */
+	struct reuse_leaf *last;	/* the last leaf found */
+	char *abuf;		/* the leaves' bump allocator: current block */
+	uint64_t aleft;		/* bytes left in it */
+	uint64_t *bits;		/* stamps marked (the latest use of a live element) */
+	uint32_t *c[REUSE_LEVELS];	/* marks per block of 512 stamps, per 8 blocks, ...
+					 * (rt-stack.c), in the bitmap's mapping */
+	int nlev;		/* levels in use */
+	uint64_t mapbytes;	/* that mapping's size */
+	uint64_t cap;		/* stamps */
 	uint64_t stamp;		/* next stamp to give */
 	uint64_t live;		/* marked stamps (live entries) */
 	uint64_t now;		/* accesses of the unit so far */
 	int ok;
+} __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
+
+/* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511. */
+struct reuse_hleaf {
+	uint64_t key;		/* element / 512 + 1 */
+	uint64_t w[512];	/* bit u: unit u holds the element; bit 63: locked */
 };
 
 struct reuse_stack {
 	struct reuse_unit u[REUSE_UNITS];
+	struct reuse_hleaf **htab;	/* leaves by key, open addressing, never resized */
+	uint64_t hcap;			/* slots (a power of two) */
+	uint64_t hleaves;		/* leaves inserted */
+	uint64_t gen;			/* this engine's generation (per-thread leaf caches) */
+	uint32_t alloc_lock;		/* the leaves' bump allocator */
+	char *abuf;			/* its current block */
+	uint64_t aleft;			/* bytes left in it */
 	uint64_t lost;		/* accesses not modelled (out of memory) */
 };
 
@@ -70,9 +123,9 @@ void reuse_stack_init(struct reuse_stack *s);
 /* Unmap every table. */
 void reuse_stack_release(struct reuse_stack *s);
 /* One access of unit u (< REUSE_UNITS) to element e by the code at ip.  0, or -ENOMEM
- * (not modelled, counted in s->lost).  `nunits` bounds the units searched on a store. */
-int reuse_stack_access(struct reuse_stack *s, uint32_t u, uint32_t nunits, uint64_t e,
-		       int store, uint64_t ip, struct reuse_outcome *out);
+ * (not modelled, counted in s->lost).  Any thread may call it at any time. */
+int reuse_stack_access(struct reuse_stack *s, uint32_t u, uint64_t e, int store, uint64_t ip,
+		       struct reuse_outcome *out);
 
 /* ---- log-2 bins shared by every histogram of the tool ---- */
 
