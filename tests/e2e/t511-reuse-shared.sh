@@ -24,3 +24,17 @@ check t511-reuses-short [ "$short" -ge $((2 * N - 1)) ]
 check t511-reuses-at-0 [ "$zero" -ge $((2 * N - 10)) ]
 check t511-says-shared grep -q "shared cache" summary
 check t511-meta [ "$(reuse_meta rec cache)" = shared ]
+
+# Sampled --shared (inst source, soft watchpoints): the same ping-pong's watched uses end
+# in reuses by the other thread of the socket, never in an invalidation, where the private
+# mode ends every one in an invalidation (t505).  Distances are not checked here: the
+# socket's access count reads the other threads' counts as of their last sample (a period
+# at a time), so short distances come out up to a period long (doc/sonde-reuse.md).
+"$SONDE" reuse --shared --source inst --period 101 -o sp -- "$T/rb" pingpong 20000 >/dev/null 2>ssum
+check t511-sampled-status [ $? -eq 0 ]
+check t511-sampled-says-shared grep -q "shared cache" ssum
+check t511-sampled-meta [ "$(reuse_meta sp cache)" = shared ]
+check "t511-sampled-outcomes-$(reuse_meta sp outcomes)" [ "$(reuse_meta sp outcomes)" -ge 20 ]
+check t511-sampled-no-invalidation [ "$(reuse_meta sp outcomes_invalidation)" = 0 ]
+"$SONDE" reuse --source inst --period 101 -o pp -- "$T/rb" pingpong 20000 >/dev/null 2>/dev/null
+check t511-private-all-invalidations [ "$(reuse_meta pp outcomes_invalidation)" = "$(reuse_meta pp outcomes)" ]

@@ -44,6 +44,23 @@ TEST(reuse_gwp_trap_rules)
 	CHECK(s.trd == UINT64_MAX && s.dt == 10);
 }
 
+/* Shared-cache mode: a thread of the owner's socket reuses (timed by the socket's count),
+ * another socket's store invalidates. */
+TEST(reuse_gwp_trap_group_rules)
+{
+	struct reuse_gwp g;
+	struct reuse_seen s;
+	reuse_gwp_init(&g, 2);
+	int a = reuse_gwp_sample(&g, 3, 0x1000, 1000, 5, 0xaa, 7);
+	int b = reuse_gwp_sample(&g, 3, 0x2000, 1000, 5, 0xbb, 7);
+	/* thread 4, same socket, at socket access 1300: a reuse, 299 accesses between */
+	CHECK(reuse_gwp_trap_group(&g, a, g.s[a].gen, 4, 1, 1300, 40, &s) == 1);
+	CHECK(!s.invalidation && s.trd == 299 && s.owner == 3 && s.dt == 35);
+	/* thread 5, another socket: an invalidation, even with a count */
+	CHECK(reuse_gwp_trap_group(&g, b, g.s[b].gen, 5, 0, 1400, 50, &s) == 1);
+	CHECK(s.invalidation && s.trd == UINT64_MAX);
+}
+
 TEST(reuse_gwp_stale_generation)
 {
 	struct reuse_gwp g;
@@ -98,6 +115,7 @@ int main(void)
 {
 	RUN(reuse_gwp_inactive_first);
 	RUN(reuse_gwp_trap_rules);
+	RUN(reuse_gwp_trap_group_rules);
 	RUN(reuse_gwp_stale_generation);
 	RUN(reuse_gwp_reservoir_uniform);
 	RUN(reuse_gwp_survival_counts);

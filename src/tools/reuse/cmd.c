@@ -27,7 +27,8 @@ static void usage(FILE *f)
 		"      --exact           every access, exact distances (a program built with\n"
 		"                        sonde-cc; implies --source inst --period 1)\n"
 		"      --shared          the socket's shared cache: reuses by any thread of the\n"
-		"                        socket, invalidations by the other sockets (--exact only)\n"
+		"                        socket, timed by the socket's accesses; invalidations by\n"
+		"                        the other sockets\n"
 		"      --spatial         cache-line (64-byte) reuse instead of 8-byte words\n"
 		"                        (--exact only: a watchpoint covers 8 bytes)\n"
 		"      --slots N         watched uses at once, 1 to %d (default %d)\n"
@@ -90,12 +91,9 @@ int cmd_reuse(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return sonde_usage_error("reuse", "no program to run (sonde reuse [options] -- program [args])");
-	if ((shared || spatial) && !exact)
-		return sonde_usage_error("reuse", "%s needs --exact (%s)",
-					 shared ? "--shared" : "--spatial",
-					 shared ? "the sampled shared-cache mode needs a socket-wide access "
-						  "count, which only a PMU gives"
-						: "a watchpoint covers 8 bytes, not a 64-byte line");
+	if (spatial && !exact)
+		return sonde_usage_error("reuse", "--spatial needs --exact (a watchpoint covers 8 "
+					 "bytes, not a 64-byte line)");
 	if (exact) {
 		if (launch_exact(&o, "reuse"))
 			return EXIT_USAGE;

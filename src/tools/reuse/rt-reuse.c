@@ -49,6 +49,7 @@ struct pair {
 
 struct reuse_thread {
 	struct rt_thread *t;
+	int socket;		/* shared mode: where it last took a sample (or started) */
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
 	uint64_t cold, inv, reuses;
@@ -68,6 +69,10 @@ static struct reuse_stack *stack;	/* --exact, mmap'd */
 static int16_t socket_of[MAX_CPUS];
 static uint32_t nsockets = 1;
 static uint64_t *pageset;		/* page + 1, 0 empty */
+/* sampled shared mode, per GlobalWP slot (under the lock): the owner's socket and its own
+ * access count at the use (the slot's p0 is the socket's) */
+static int slot_socket[REUSE_SLOTS];
+static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
 
 static uint64_t env_num(const char *name, uint64_t def)
@@ -125,6 +130,26 @@ static void read_sockets(void)
 	}
 }
 
+static SIGSAFE int socket_now(void)
+{
+	int cpu = sched_getcpu();
+	return cpu >= 0 && cpu < MAX_CPUS ? socket_of[cpu] : 0;
+}
+
+/* Shared mode's clock: the accesses of every listed thread last seen on `socket` (lock
+ * held; another thread's count moves a sampling period at a time), UINT64_MAX without
+ * counts (clock source). */
+static SIGSAFE uint64_t socket_count(int socket)
+{
+	if (rt_source != &rt_source_inst)
+		return UINT64_MAX;
+	uint64_t n = 0;
+	for (int k = 0; k < nlist; k++)
+		if (list[k]->socket == socket)
+			n += rt_inst_accesses(list[k]->t);
+	return n;
+}
+
 static int reuse_start(void)
 {
 	exact_mode = env_num("SONDE_REUSE_EXACT", 0) != 0;
@@ -164,6 +189,7 @@ static int reuse_thread_start(struct rt_thread *t)
 	rt->t = t;
 	for (int i = 0; i < REUSE_SLOTS; i++)
 		rt->ws[i] = -1;
+	rt->socket = shared_mode ? socket_now() : 0;
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -243,7 +269,10 @@ static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 		struct watch_req r = {
 			.addr = s->addr,
 			.len = 8,
-			.type = o == me ? WATCH_RW : WATCH_W,
+			/* shared mode: any thread of the owner's socket reuses the socket's
+			 * cache (read or write), one of another socket invalidates (a store) */
+			.type = o == me || (shared_mode && o->socket == me->socket) ? WATCH_RW :
+										       WATCH_W,
 			.flags = WATCH_PERSIST,
 			.policy = WATCH_REFUSE,
 			.cookie = cookie(i, s->gen),
@@ -273,8 +302,15 @@ static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 		return;
 	}
 	uint64_t word = a->addr & ~7ull;
-	int i = reuse_gwp_sample(&gwp, t->index, word, count_now(t),
+	if (shared_mode)
+		rt->socket = socket_now();
+	uint64_t own = count_now(t);
+	int i = reuse_gwp_sample(&gwp, t->index, word, shared_mode ? socket_count(rt->socket) : own,
 				 a->time ? a->time : rt_now(), a->ip, rt_rand(t));
+	if (i >= 0 && i < REUSE_SLOTS) {
+		slot_socket[i] = rt->socket;
+		slot_own0[i] = own;
+	}
 	if (i >= 0) {
 		arm_everywhere(rt, i);
 		/* the use's time: after the arming, which a clock sample spends with the
@@ -317,7 +353,7 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 	 * instruction traps with RIP on it) */
 	struct reuse_slot *s = &gwp.s[slot < REUSE_SLOTS ? slot : 0];
 	int mine = s->active && s->gen == gen && s->owner == t->index;
-	if (mine && p != UINT64_MAX && p == s->p0) {
+	if (mine && p != UINT64_MAX && p == (shared_mode ? slot_own0[slot] : s->p0)) {
 		unlock();
 		rt_leave(t);
 		return;
@@ -331,7 +367,17 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 			return;
 		}
 	}
-	int r = reuse_gwp_trap(&gwp, slot, gen, t->index, p, now, &seen);
+	int r;
+	if (shared_mode) {
+		rt->socket = socket_now();
+		/* a trap of the owner's socket (RW armed there) reuses, timed by the socket's
+		 * accesses; another socket's (W) invalidates */
+		int same = rt->socket == slot_socket[slot];
+		r = reuse_gwp_trap_group(&gwp, slot, gen, t->index, same,
+					 same ? socket_count(rt->socket) : p, now, &seen);
+	} else {
+		r = reuse_gwp_trap(&gwp, slot, gen, t->index, p, now, &seen);
+	}
 	if (r)
 		disarm_everywhere(slot);
 	unlock();
