@@ -4,10 +4,12 @@
 # it: the master calls the outlined function from GOMP_parallel, the worker from
 # libgomp's thread loop, and the context starts at the outlined function in both.  So its
 # row has 2 threads and a thread CV, and the per-thread instances keep the 1:3 work.
-# Ratio of the per-thread lower quartiles of CPU time: 3 by construction; bar 2-4.5 (a
-# quartile, not the mean or the median: on this shared VM steal time lands in short
-# instances and doubles them, in one run at load 6 most of thread 0's, median ratio 1.76;
-# noise only adds, and the lower quartiles' ratio ran 2.98-3.0 at load 2-6).  Built by gcc and measured on
+# Ratio of the per-thread lower quartiles of CPU time: 3 by construction, 2.98-3.0 in
+# runs at load 2-6; the bar is only its direction, 1.2-4.5: each thread runs on its own
+# vCPU of a shared host, and under load one vCPU's thread got its CPU time inflated
+# (steal, a busy sibling) and not the other's: median ratio 1.76 at load 6, the quartiles'
+# 1.27 in a CI-clone run beside another suite's benchmarks.  The row's merge, which this
+# test is for, is checked above.  Built by gcc and measured on
 # debug registers where they trap, else by sonde-cc --sonde-calls (clang's libomp: the
 # region is called from __kmp_invoke_microtask), else SKIP.
 . "$(dirname "$0")/lib.sh"
@@ -41,4 +43,4 @@ med() {	# med THREAD: lower quartile of the region's instances' CPU time in that
 		sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 3) / 4)] : 0 }'
 }
 r=$(awk -v a="$(med 0)" -v b="$(med 1)" 'BEGIN { printf "%.2f\n", (a > 0 ? b / a : 0) }')
-check "t808-thread-1-over-thread-0-quartile-$r-near-3" float_between "$r" 2 4.5
+check "t808-thread-1-over-thread-0-quartile-$r-above-1.2" float_between "$r" 1.2 4.5
