@@ -28,6 +28,7 @@ struct fn_range {
 
 static const struct fn_range *fn_tab;	/* published once; sorted by lo */
 static size_t fn_n;
+static uint64_t main_start;		/* `main`, 0 if not found */
 
 static int main_bias_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -42,8 +43,10 @@ static int cmp_range(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The symbols of section `sh` (SHT_SYMTAB or SHT_DYNSYM) of the file mapped at `f`. */
-static int collect(const uint8_t *f, size_t len, const Elf64_Shdr *sh, uint64_t bias)
+/* The symbols of section `sh` (SHT_SYMTAB or SHT_DYNSYM) of the file mapped at `f`, whose
+ * string table is `str` (NULL: names unknown). */
+static int collect(const uint8_t *f, size_t len, const Elf64_Shdr *sh, const Elf64_Shdr *str,
+		   uint64_t bias)
 {
 	if (sh->sh_offset > len || sh->sh_size > len - sh->sh_offset || sh->sh_entsize != sizeof(Elf64_Sym))
 		return -EINVAL;
@@ -60,6 +63,10 @@ static int collect(const uint8_t *f, size_t len, const Elf64_Shdr *sh, uint64_t 
 		    sym[i].st_shndx != SHN_UNDEF) {
 			t[k].lo = sym[i].st_value + bias;
 			t[k].hi = t[k].lo + sym[i].st_size;
+			if (str && str->sh_offset <= len && sym[i].st_name + 5 <= str->sh_size &&
+			    str->sh_size <= len - str->sh_offset &&
+			    !memcmp(f + str->sh_offset + sym[i].st_name, "main", 5))
+				main_start = t[k].lo;
 			k++;
 		}
 	if (!k) {
@@ -116,7 +123,9 @@ int rt_fnmap_load(void)
 	for (int want = SHT_SYMTAB; err && want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
 		for (int i = 0; i < eh->e_shnum && err; i++)
 			if (sh[i].sh_type == (uint32_t)want)
-				err = collect(f, len, &sh[i], bias);
+				err = collect(f, len, &sh[i],
+					      sh[i].sh_link < eh->e_shnum ? &sh[sh[i].sh_link] : NULL,
+					      bias);
 	munmap((void *)(uintptr_t)f, len);
 	return err;
 }
@@ -147,6 +156,11 @@ int rt_exe_imports(const char *name)
 	}
 	munmap((void *)(uintptr_t)f, len);
 	return found;
+}
+
+SIGSAFE uint64_t rt_fn_main(void)
+{
+	return __atomic_load_n(&fn_tab, __ATOMIC_ACQUIRE) ? main_start : 0;
 }
 
 SIGSAFE uint64_t rt_fn_start(uint64_t pc)

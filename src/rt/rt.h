@@ -265,6 +265,8 @@ int rt_owns_address(uint64_t addr);
  * of the function that holds pc, 0 if none is known there.  Handler-safe, no lock. */
 int rt_fnmap_load(void);
 uint64_t rt_fn_start(uint64_t pc);
+/* The start of the executable's `main` (rt_fnmap_load), 0 if unknown.  Handler-safe. */
+uint64_t rt_fn_main(void);
 /* Does the main executable import `name` (an undefined dynamic symbol)?  Not in a
  * handler. */
 int rt_exe_imports(const char *name);

@@ -6,6 +6,8 @@
 #include "check.h"
 #include "rt/rt.h"
 
+int main(void);
+
 __attribute__((noinline)) int fnmap_probe_a(int x)
 {
 	return x * 3 + 1;
@@ -28,6 +30,7 @@ TEST(starts_of_own_functions)
 	CHECK(rt_fn_start(b + 2) == b);
 	CHECK(rt_fn_start((uint64_t)(uintptr_t)&data_word) == 0);	/* data, not code */
 	CHECK(rt_fn_start(0) == 0);
+	CHECK(rt_fn_main() == (uint64_t)(uintptr_t)&main);
 	CHECK(fnmap_probe_b(data_word) == 20);
 }
 

@@ -415,8 +415,14 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			uint64_t via = plt_target(fn);
 			fn = via ? via : fn;
 		}
-		if (!fn && inner[i])
+		if (!fn && inner[i]) {
 			fn = rt_fn_start(inner[i]);
+			/* main, called once by libc's start (an indirect call): an execute
+			 * breakpoint on it never fires, and a soft one slows every call hook
+			 * while it waits (calls workload: 2x) */
+			if (fn && fn == rt_fn_main())
+				fn = 0;
+		}
 		if (fn && (rt_owns_address(fn) || !readable_code(t, fn)))
 			fn = 0;
 	}
