@@ -111,6 +111,10 @@ enum decode_op {
 	DECODE_OP_SETCC,	/* dst (a low byte register) = cond ? 1 : 0 */
 	DECODE_OP_CMOV,		/* if (cond) dst = src (register or memory); a 32-bit dst is
 				 * zero-extended either way */
+	DECODE_OP_DIV,		/* div src (32/64-bit register or memory): rax, rdx = the
+				 * quotient and remainder of rdx:rax by src; flags unknown */
+	DECODE_OP_IDIV,		/* idiv src: the same, signed (quotient rounded toward 0) */
+	DECODE_OP_CQO,		/* cqo, cdq: rdx (edx) = the sign of rax (eax), all ones or 0 */
 };
 
 /* decode_insn.syscall: how the instruction calls the kernel (the number is in rax). */

@@ -126,6 +126,7 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 {
 	uint32_t b = d->src >= 0 ? 1u << d->src : 0;
 	int reads_dst = d->dst >= 0 && d->op != DECODE_OP_LEA && d->op != DECODE_OP_POP &&
+			d->op != DECODE_OP_CQO &&
 			(d->width < 4 || (d->op != DECODE_OP_MOV_IMM && d->op != DECODE_OP_MOV_REG &&
 					  d->op != DECODE_OP_MOVX && !(d->op == DECODE_OP_IMUL &&
 									d->has_imm)));
@@ -135,6 +136,8 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 		b |= d->mem[0].needs;
 	if (d->op == DECODE_OP_LEA)
 		b |= d->lea.needs;
+	if (d->op == DECODE_OP_DIV || d->op == DECODE_OP_IDIV)
+		b |= 1u << DECODE_RAX | 1u << DECODE_RDX;
 	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC ||
 	    d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
 		b |= DECODE_KNOWN_FLAGS;

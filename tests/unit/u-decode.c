@@ -490,6 +490,110 @@ static int run_mem(const uint8_t *code, size_t n, uint32_t *known, uint64_t stop
 }
 
 
+/* One instruction emulated from R (all known): its return; *known gets the known bits. */
+static int emulate1(const uint8_t *code, size_t n, uint32_t *known, struct decode_shadow *mem)
+{
+	struct decode_insn d;
+	*known = DECODE_KNOWN_ALL;
+	if (decode_access(code, n, &R, &d) != (int)n)
+		return -2;
+	return decode_emulate_mem(&d, &R, known, mem);
+}
+
+/* div/idiv (and cqo/cdq before idiv): each expected quotient q and remainder r is checked
+ * against the definition n = q * d + r (|r| < |d|, r of n's sign) by the values chosen. */
+TEST(emulate_div)
+{
+	uint32_t known;
+	const uint32_t ax_dx = 1u << DECODE_RAX | 1u << DECODE_RDX;
+
+	/* div rcx: 1000 = 7 * 142 + 6 */
+	regs_init();
+	G(RDX) = 0, G(RAX) = 1000, G(RCX) = 7;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 142);
+	CHECK_EQ_U64(G(RDX), 6);
+	CHECK((known & ax_dx) == ax_dx);
+	CHECK(!(known & DECODE_KNOWN_FLAGS));		/* undefined after div */
+	/* a 128-bit dividend: 2^64 = 2 * 2^63 + 0 */
+	regs_init();
+	G(RDX) = 1, G(RAX) = 0, G(RCX) = 2;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 1ull << 63);
+	CHECK_EQ_U64(G(RDX), 0);
+	/* #DE: a quotient over 64 bits (5 * 2^64 / 3), and a zero divisor: unknown */
+	regs_init();
+	G(RDX) = 5, G(RAX) = 0, G(RCX) = 3;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+	regs_init();
+	G(RDX) = 0, G(RAX) = 9, G(RCX) = 0;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+	/* div ecx: edx:eax only, results zero-extended; 100 = 9 * 11 + 1 */
+	regs_init();
+	G(RAX) = 0xffffffff00000064ull, G(RDX) = 0xdeadbeef00000000ull;
+	G(RCX) = 0x1234567800000009ull;
+	CHECK(emulate1(BYTES(0xf7, 0xf1), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 11);
+	CHECK_EQ_U64(G(RDX), 1);
+	/* cqo; idiv rcx: -7 = 2 * -3 + -1 (C's truncation, as idiv) */
+	regs_init();
+	G(RAX) = (uint64_t)-7, G(RDX) = 12345, G(RCX) = 2;
+	CHECK(emulate1(BYTES(0x48, 0x99), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RDX), ~0ull);
+	CHECK(known & (1u << DECODE_RDX));
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf9), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), (uint64_t)-3);
+	CHECK_EQ_U64(G(RDX), (uint64_t)-1);
+	CHECK((known & ax_dx) == ax_dx);
+	/* cdq; idiv ecx: -100 = 7 * -14 + -2, in 32 bits, zero-extended */
+	regs_init();
+	G(RAX) = 0x55555555ffffff9cull, G(RDX) = 0x77777777ull << 32, G(RCX) = 7;
+	CHECK(emulate1(BYTES(0x99), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RDX), 0xffffffffull);
+	CHECK(emulate1(BYTES(0xf7, 0xf9), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 0xfffffff2ull);
+	CHECK_EQ_U64(G(RDX), 0xfffffffeull);
+	/* cqo of a positive rax: 0 */
+	regs_init();
+	G(RAX) = 5, G(RDX) = 77;
+	CHECK(emulate1(BYTES(0x48, 0x99), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RDX), 0);
+	/* idiv overflow: -2^63 / -1 = 2^63 does not fit in 64 bits: #DE, unknown */
+	regs_init();
+	G(RAX) = 1ull << 63, G(RDX) = ~0ull, G(RCX) = ~0ull;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf9), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+	/* an unknown divisor: unknown results */
+	regs_init();
+	G(RDX) = 0, G(RAX) = 1000, G(RCX) = 7;
+	struct decode_insn d;
+	known = DECODE_KNOWN_ALL & ~(1u << DECODE_RCX);
+	decode_access(BYTES(0x48, 0xf7, 0xf1), &R, &d);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK((known & ax_dx) == 0);
+	/* div qword [rbx], the divisor loaded: 95 = 10 * 9 + 5; its address is the access */
+	regs_init();
+	memset(fake, 0, sizeof(fake));
+	fake_put(8, 10, 8);
+	G(RBX) = FAKE_BASE + 8, G(RDX) = 0, G(RAX) = 95;
+	struct decode_shadow mem;
+	decode_shadow_init(&mem, fake_read, NULL, 4);
+	decode_access(BYTES(0x48, 0xf7, 0x33), &R, &d);
+	CHECK(d.n_mem == 1);
+	CHECK_EQ_U64(d.mem[0].addr, FAKE_BASE + 8);
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0x33), &known, &mem) == 0);
+	CHECK_EQ_U64(G(RAX), 9);
+	CHECK_EQ_U64(G(RDX), 5);
+	CHECK((known & ax_dx) == ax_dx);
+	/* without memory the loaded divisor is unknown */
+	regs_init();
+	G(RBX) = FAKE_BASE + 8, G(RDX) = 0, G(RAX) = 95;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0x33), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+}
+
 TEST(emulate_loads)
 {
 	static const uint8_t code[] = {
@@ -770,6 +874,7 @@ int main(void)
 	RUN(rebase);
 	RUN(alu_flags);
 	RUN(emulate_loads);
+	RUN(emulate_div);
 	RUN(shadow_store_buffer);
 	RUN(dependent_loads_real_memory);
 	RUN(read_code_page_end);
