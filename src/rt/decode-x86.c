@@ -144,7 +144,7 @@ SIGSAFE static uint32_t reg_bits(ZydisRegister reg)
 		return 1u << g;
 	switch (ZydisRegisterGetClass(reg)) {
 	case ZYDIS_REGCLASS_FLAGS:
-		return DECODE_KNOWN_FLAGS;
+		return DECODE_KNOWN_FLAGS | DECODE_KNOWN_FLAGS_NC;
 	case ZYDIS_REGCLASS_XMM:
 	case ZYDIS_REGCLASS_YMM:
 	case ZYDIS_REGCLASS_ZMM:
@@ -802,6 +802,12 @@ SIGSAFE static int cond_holds(int cc, uint64_t f)
 	return (cc & 1) ? !v : v;
 }
 
+SIGSAFE uint32_t decode_cond_needs(int cond)
+{
+	int test = (cond & 0xf) >> 1;	/* 1: b/ae (CF), 3: be/a (CF or ZF) */
+	return test == 1 || test == 3 ? DECODE_KNOWN_FLAGS : DECODE_KNOWN_FLAGS_NC;
+}
+
 /* Write a result into a GPR the way the CPU does: 32-bit writes zero-extend, 8- and 16-bit
  * writes merge. */
 SIGSAFE static void set_gpr(struct decode_regs *r, int g, uint64_t v, int w)
@@ -1045,6 +1051,8 @@ SIGSAFE static void emulate_alu(struct emu *e)
 	uint64_t fl = e->r->rflags;
 	uint64_t res = alu(in->op, a, b, in->width, &fl);
 	e->r->rflags = fl;
+	/* all but CF come from the result; inc/dec's CF is the old one, known or not */
+	e->k |= DECODE_KNOWN_FLAGS_NC;
 	if (flags_ok)
 		e->k |= DECODE_KNOWN_FLAGS;
 	else
@@ -1140,7 +1148,7 @@ SIGSAFE static void emulate_cond(struct emu *e)
 {
 	const struct decode_insn *in = e->in;
 	uint64_t v = 0;
-	int ok = !!(e->before & DECODE_KNOWN_FLAGS);
+	int ok = !!(e->before & decode_cond_needs(in->cond));
 	int holds = ok && cond_holds(in->cond, e->r->rflags);
 
 	if (in->op == DECODE_OP_SETCC)
@@ -1225,7 +1233,7 @@ SIGSAFE static int emulate_branch(struct emu *e)
 		e->r->rip = in->target;
 		return 0;
 	case DECODE_OP_JCC:
-		if (!(e->before & DECODE_KNOWN_FLAGS))
+		if (!(e->before & decode_cond_needs(in->cond)))
 			return -1;
 		e->r->rip = cond_holds(in->cond, e->r->rflags) ? in->target : e->r->rip + in->len;
 		return 0;

@@ -143,9 +143,10 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 		b |= d->lea.needs;
 	if (d->op == DECODE_OP_DIV || d->op == DECODE_OP_IDIV)
 		b |= 1u << DECODE_RAX | 1u << DECODE_RDX;
-	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC ||
-	    d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
-		b |= DECODE_KNOWN_FLAGS;
+	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC)
+		b |= DECODE_KNOWN_FLAGS;	/* CF passes through */
+	if (d->op == DECODE_OP_JCC || d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
+		b |= decode_cond_needs(d->cond);
 	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP || d->op == DECODE_OP_CALL ||
 	    d->op == DECODE_OP_RET)
 		b |= 1u << DECODE_RSP;

@@ -232,7 +232,7 @@ TEST(branches_and_writes)
 	CHECK(decode_access(BYTES(0x50), &R, &d) == 1);			/* push writes rsp */
 	CHECK(d.writes & (1u << DECODE_RSP));
 	CHECK(decode_access(BYTES(0x48, 0x39, 0xd1), &R, &d) == 3);	/* cmp writes flags only */
-	CHECK_EQ_U64(d.writes, DECODE_KNOWN_FLAGS);
+	CHECK_EQ_U64(d.writes, DECODE_KNOWN_FLAGS | DECODE_KNOWN_FLAGS_NC);
 }
 
 /* Emulate a byte sequence from R, with everything known at the start. */
@@ -450,6 +450,71 @@ TEST(alu_flags)
 				}
 			}
 	CHECK(bad == 0);
+}
+
+/* dec/inc then jcc with CF unknown: a condition that does not test CF follows from the
+ * result alone (ZF, SF, OF as defined for dec and inc); one that tests CF cannot. */
+TEST(inc_dec_flags_without_cf)
+{
+	const uint32_t no_flags = DECODE_KNOWN_ALL & ~(DECODE_KNOWN_FLAGS | DECODE_KNOWN_FLAGS_NC);
+	struct {
+		uint8_t op;		/* modrm of 48 ff /1 rcx (dec, c9) or /0 (inc, c1) */
+		uint64_t rcx;
+		uint8_t cc;		/* condition of the jcc (7x rel8) */
+		int want;		/* 1 taken, 0 not, -1 unresolved */
+	} cases[] = {
+		{ 0xc9, 1, 0x5, 0 },			/* dec 1 = 0: jne not taken */
+		{ 0xc9, 1, 0x4, 1 },			/* je taken */
+		{ 0xc9, 2, 0x5, 1 },			/* dec 2 = 1: jne taken */
+		{ 0xc9, 0, 0x8, 1 },			/* dec 0 = -1: js taken */
+		{ 0xc9, 0, 0x9, 0 },			/* jns not */
+		{ 0xc9, 1ull << 63, 0x0, 1 },		/* INT64_MIN - 1 overflows: jo */
+		{ 0xc9, 1ull << 63, 0xc, 1 },		/* jl: SF 0 != OF 1 */
+		{ 0xc1, ~0ull >> 1, 0x0, 1 },		/* inc INT64_MAX overflows: jo */
+		{ 0xc1, ~0ull >> 1, 0xf, 1 },		/* jg: ZF 0, SF 1 == OF 1: taken */
+		{ 0xc1, ~0ull >> 1, 0xc, 0 },		/* jl: not */
+		{ 0xc1, ~0ull, 0x4, 1 },		/* inc -1 = 0: je */
+		{ 0xc9, 1, 0x2, -1 },			/* jb tests CF, unknown: unresolved */
+		{ 0xc9, 1, 0x7, -1 },			/* ja tests CF too */
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t code[] = { 0x48, 0xff, cases[i].op, (uint8_t)(0x70 | cases[i].cc), 0x10 };
+		struct decode_insn d;
+		regs_init();
+		G(RCX) = cases[i].rcx;
+		uint64_t base = R.rip;
+		uint32_t known = no_flags;
+		CHECK(decode_access(code, 3, &R, &d) == 3);
+		CHECK(decode_emulate(&d, &R, &known) == 0);
+		CHECK(!(known & DECODE_KNOWN_FLAGS));	/* CF is still unknown */
+		CHECK(known & DECODE_KNOWN_FLAGS_NC);
+		CHECK(decode_access(code + 3, 2, &R, &d) == 2);
+		int r = decode_emulate(&d, &R, &known);
+		int got = r ? -1 : R.rip == base + 5 + 0x10;
+		if (got != cases[i].want)
+			printf("  case %u: got %d, want %d\n", i, got, cases[i].want);
+		CHECK(got == cases[i].want);
+	}
+	/* cmp then dec: CF from cmp survives dec, so jb is followed (1 < 2: CF set) */
+	regs_init();
+	G(RAX) = 1, G(RDX) = 2, G(RCX) = 5;
+	uint64_t base = R.rip;
+	uint32_t known = no_flags;
+	static const uint8_t seq[] = { 0x48, 0x39, 0xd0, 0x48, 0xff, 0xc9, 0x72, 0x10 };
+	CHECK(run(seq, sizeof(seq), &known, base + 6) == 0);
+	CHECK(known & DECODE_KNOWN_FLAGS);
+	struct decode_insn d;
+	CHECK(decode_access(seq + 6, 2, &R, &d) == 2);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK_EQ_U64(R.rip, base + 8 + 0x10);
+	/* setcc and cmov follow the same rule: setne after dec with CF unknown */
+	regs_init();
+	G(RCX) = 3;
+	known = no_flags;
+	static const uint8_t setne[] = { 0x48, 0xff, 0xc9, 0x0f, 0x95, 0xc0 };	/* setne al */
+	CHECK(run(setne, sizeof(setne), &known, R.rip + 6) == 0);
+	CHECK(known & (1u << DECODE_RAX));
+	CHECK_EQ_U64(G(RAX) & 0xff, 1);
 }
 
 /* ---- look-ahead through memory ---- */
@@ -873,6 +938,7 @@ int main(void)
 	RUN(emulate_selects);
 	RUN(rebase);
 	RUN(alu_flags);
+	RUN(inc_dec_flags_without_cf);
 	RUN(emulate_loads);
 	RUN(emulate_div);
 	RUN(shadow_store_buffer);
