@@ -33,10 +33,10 @@
  * The event runs on between samples: it is armed for clock_armed overflows ahead, and each
  * signal handled adds one back (PERF_EVENT_IOC_REFRESH on an event still enabled is a
  * counter update: letting the event disable itself at every overflow and enabling it again
- * cost an hrtimer cancel and start per sample, 6.3 us of a 15 us handler in a VM).  The
+ * cost an hrtimer cancel and start per sample, 2-6 us in a VM, u-clock handler_cost).  The
  * clock so counts the handlers' time too: the next overflow comes a period after the last,
  * not after the handler's end (1/(period - handler time) samples per second of the
- * program's own time, ~3% more at the default period).  No overflow lands in a handler
+ * program's own time, up to ~3% more at the default period).  No overflow lands in a handler
  * while handlers take less than a period (a step sequence runs on the watchdog period);
  * one that would, held until the handler returns, comes less than half a period after it
  * and is dropped (CLOCK_DROP_OWN_TIME, clock_on_sample).
