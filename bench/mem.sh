@@ -10,7 +10,8 @@
 #   BENCH_MEM_ONLY="cost-random cost-chase" bench/mem.sh   (a subset of the workloads)
 #   BENCH_MEM_STEPS="1 4 8 16"       (the settings whose bias is measured; "" skips it)
 #   BENCH_MEM_BASELINE=DIR           (another build's sonde, e.g. an older commit's: its
-#                                     profiled run joins each pair, its ratio a column)
+#                                     profiled run joins each pair; its time ratio and CPU
+#                                     us per signal are the columns baseline and base_us)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -18,6 +19,16 @@ pairs=${1:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$top/bench/lib.sh"
+
+# per_signal NATIVE PROFILED DIR: CPU time (user + system) the profiling added, in us per
+# sample signal (taken or dropped) of the recording in DIR
+per_signal() {
+	local nu ns su ss
+	read -r _ nu ns _ <"$1"
+	read -r _ su ss _ <"$2"
+	awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" -v n="$(db_sum "$3" signals)" \
+		'BEGIN { printf "%.1f", (n > 0 ? (c + d - a - b) * 1e6 / n : 0) }'
+}
 
 # name|threads|command (relative to $B/workloads)
 workloads="cost-random|1|cost-random 2
@@ -39,7 +50,7 @@ drops() {
 }
 
 echo "bench: sonde mem --source clock (default rate, SONDE_EXTRA_STEPS=${SONDE_EXTRA_STEPS:-default}), $pairs alternating pairs per workload; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-12s %3s %7s %7s %9s %9s %8s %7s %6s %6s %8s  %s\n' workload thr time memory native_KB sonde_KB samples dropped steps us/sig baseline "drops by cause (last pair)"
+printf '%-12s %3s %7s %7s %9s %9s %8s %7s %6s %6s %8s %7s  %s\n' workload thr time memory native_KB sonde_KB samples dropped steps us/sig baseline base_us "drops by cause (last pair)"
 echo "$workloads" | while IFS='|' read -r name thr cmd; do
 	[ -n "$only" ] && ! [[ " $only " == *" $name "* ]] && continue
 	set -- $cmd
@@ -56,21 +67,20 @@ echo "$workloads" | while IFS='|' read -r name thr cmd; do
 			OMP_NUM_THREADS=$thr "$BENCH_MEM_BASELINE/sonde" mem -q --force --source clock -o "$work/o" -- \
 				/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/b" "$prog" "$@" >/dev/null 2>&1
 			base=$(bench_ratio "$work/n" "$work/b" | cut -d' ' -f1)
+			bus=$(per_signal "$work/n" "$work/b" "$work/o")
 		else
 			base=nan
+			bus=nan
 		fi
 		read -r _ nu ns nm <"$work/n"
 		read -r _ su ss sm <"$work/s"
 		smp=$(db_sum "$work/p" samples)
-		# CPU time (user + system) the profiling added, per sample signal (taken or dropped)
-		us=$(awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" -v n="$(db_sum "$work/p" signals)" \
-			'BEGIN { printf "%.1f", (n > 0 ? (c + d - a - b) * 1e6 / n : 0) }')
-		echo "$(bench_ratio "$work/n" "$work/s") $nm $sm $smp $(db_sum "$work/p" dropped) $(db_sum "$work/p" steps) $us $base" >>"$work/r"
+		echo "$(bench_ratio "$work/n" "$work/s") $nm $sm $smp $(db_sum "$work/p" dropped) $(db_sum "$work/p" steps) $(per_signal "$work/n" "$work/s" "$work/p") $base $bus" >>"$work/r"
 	done
 	col() { awk -v c="$1" '{print $c}' "$work/r" | median; }
-	printf '%-12s %3s %6.3fx %6.3fx %9.0f %9.0f %8.0f %7.0f %6.0f %6.0f %8s  %s\n' "$name" "$thr" \
+	printf '%-12s %3s %6.3fx %6.3fx %9.0f %9.0f %8.0f %7.0f %6.0f %6.0f %8s %7s  %s\n' "$name" "$thr" \
 		"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)" \
-		"$(col 9)" "$(drops "$work/p")"
+		"$(col 9)" "$(col 10)" "$(drops "$work/p")"
 done
 
 # An allocation-heavy program: 4 threads x 500k malloc/free pairs of tracked sizes (every

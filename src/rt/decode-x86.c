@@ -144,7 +144,7 @@ SIGSAFE static uint32_t reg_bits(ZydisRegister reg)
 		return 1u << g;
 	switch (ZydisRegisterGetClass(reg)) {
 	case ZYDIS_REGCLASS_FLAGS:
-		return DECODE_KNOWN_FLAGS;
+		return DECODE_KNOWN_FLAGS | DECODE_KNOWN_FLAGS_NC;
 	case ZYDIS_REGCLASS_XMM:
 	case ZYDIS_REGCLASS_YMM:
 	case ZYDIS_REGCLASS_ZMM:
@@ -481,6 +481,25 @@ SIGSAFE static void describe_scale(const ZydisDecodedInstruction *in,
 	out->width = (uint8_t)(ops[0].size / 8);
 }
 
+/* div/idiv r/m32, r/m64 (an index modulo a count: `rand() % n`, hashing): rdx:rax by src.
+ * The 8- and 16-bit forms (ah, dx:ax) are not modelled. */
+SIGSAFE static void describe_div(const ZydisDecodedInstruction *in,
+				 const ZydisDecodedOperand *ops, struct decode_insn *out)
+{
+	int s = simple_gpr(&ops[0]);
+	if (in->operand_count_visible != 1 || (ops[0].size != 32 && ops[0].size != 64))
+		return;
+	if (s >= 0)
+		out->src = (int8_t)s;
+	else if (sole_mem(&ops[0], out))
+		out->mem_arg = DECODE_ARG_SRC;
+	else
+		return;
+	out->op = in->mnemonic == ZYDIS_MNEMONIC_DIV ? DECODE_OP_DIV : DECODE_OP_IDIV;
+	out->dst = DECODE_RAX;
+	out->width = (uint8_t)(ops[0].size / 8);
+}
+
 /* jmp reg / jmp [m] (jump tables, PLT stubs): the target is a value. */
 SIGSAFE static void describe_jmp_ind(const ZydisDecodedOperand *ops, struct decode_insn *out)
 {
@@ -593,6 +612,18 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 	case ZYDIS_MNEMONIC_SAR:
 	case ZYDIS_MNEMONIC_IMUL:
 		describe_scale(in, ops, out);
+		return;
+	case ZYDIS_MNEMONIC_DIV:
+	case ZYDIS_MNEMONIC_IDIV:
+		describe_div(in, ops, out);
+		return;
+	case ZYDIS_MNEMONIC_CQO:
+	case ZYDIS_MNEMONIC_CDQ:
+		/* the sign extension before an idiv */
+		out->op = DECODE_OP_CQO;
+		out->dst = DECODE_RDX;
+		out->src = DECODE_RAX;
+		out->width = in->mnemonic == ZYDIS_MNEMONIC_CQO ? 8 : 4;
 		return;
 	case ZYDIS_MNEMONIC_POP:
 		out->op = DECODE_OP_POP;
@@ -769,6 +800,12 @@ SIGSAFE static int cond_holds(int cc, uint64_t f)
 	default: v = zf || sf != of; break;
 	}
 	return (cc & 1) ? !v : v;
+}
+
+SIGSAFE uint32_t decode_cond_needs(int cond)
+{
+	int test = (cond & 0xf) >> 1;	/* 1: b/ae (CF), 3: be/a (CF or ZF) */
+	return test == 1 || test == 3 ? DECODE_KNOWN_FLAGS : DECODE_KNOWN_FLAGS_NC;
 }
 
 /* Write a result into a GPR the way the CPU does: 32-bit writes zero-extend, 8- and 16-bit
@@ -1014,6 +1051,8 @@ SIGSAFE static void emulate_alu(struct emu *e)
 	uint64_t fl = e->r->rflags;
 	uint64_t res = alu(in->op, a, b, in->width, &fl);
 	e->r->rflags = fl;
+	/* all but CF come from the result; inc/dec's CF is the old one, known or not */
+	e->k |= DECODE_KNOWN_FLAGS_NC;
 	if (flags_ok)
 		e->k |= DECODE_KNOWN_FLAGS;
 	else
@@ -1049,12 +1088,67 @@ SIGSAFE static void emulate_scale(struct emu *e)
 	put_result(e, a, ok);
 }
 
+/*
+ * The quotient and remainder of hi:lo by d as div (sign 0) or idiv (sign 1) of width w (4 or
+ * 8 bytes) computes them: 0, or -1 where the CPU raises #DE (d = 0, a quotient that does
+ * not fit in w bytes): the program faults there, and the look-ahead stops.
+ */
+SIGSAFE static int divide(int sign, int w, uint64_t lo, uint64_t hi, uint64_t d, uint64_t *q,
+			  uint64_t *rem)
+{
+	unsigned __int128 n;
+	if (w == 8)
+		n = (unsigned __int128)hi << 64 | lo;
+	else
+		n = (unsigned __int128)((hi & 0xffffffffull) << 32 | (lo & 0xffffffffull));
+	d &= width_mask(w);
+	if (d == 0)
+		return -1;
+	if (!sign) {
+		unsigned __int128 uq = n / d;
+		if (uq > width_mask(w))
+			return -1;
+		*q = (uint64_t)uq;
+		*rem = (uint64_t)(n % d);
+		return 0;
+	}
+	/* signed: the dividend is 2w bytes, the divisor w bytes, both two's complement */
+	__int128 sn = w == 8 ? (__int128)n : (__int128)(int64_t)(uint64_t)n;
+	int64_t sd = (int64_t)extend(d, w, 1);
+	__int128 lim = (__int128)1 << (8 * w - 1);
+	/* the quotient fits in __int128 except for -2^127 / -1 (w = 8), which fits no w */
+	if (sd == -1 && sn == (__int128)((unsigned __int128)1 << 127))
+		return -1;
+	__int128 sq = sn / sd;
+	if (sq < -lim || sq >= lim)
+		return -1;
+	*q = (uint64_t)sq & width_mask(w);
+	*rem = (uint64_t)(sn % sd) & width_mask(w);
+	return 0;
+}
+
+/* div, idiv: rax, rdx from rdx:rax and the source; flags (undefined) unknown. */
+SIGSAFE static void emulate_div(struct emu *e)
+{
+	const struct decode_insn *in = e->in;
+	uint64_t lo, hi, d, q, rem;
+	int ok = reg_value(e, DECODE_RAX, &lo) == 0 && reg_value(e, DECODE_RDX, &hi) == 0 &&
+		 src_value(e, &d) == 0 &&
+		 divide(in->op == DECODE_OP_IDIV, in->width, lo, hi, d, &q, &rem) == 0;
+	e->k &= ~in->writes;
+	if (!ok)
+		return;
+	set_gpr(e->r, DECODE_RAX, q, in->width);
+	set_gpr(e->r, DECODE_RDX, rem, in->width);
+	e->k |= 1u << DECODE_RAX | 1u << DECODE_RDX;
+}
+
 /* setcc, cmovcc: a value chosen by the flags (unknown flags: an unknown result). */
 SIGSAFE static void emulate_cond(struct emu *e)
 {
 	const struct decode_insn *in = e->in;
 	uint64_t v = 0;
-	int ok = !!(e->before & DECODE_KNOWN_FLAGS);
+	int ok = !!(e->before & decode_cond_needs(in->cond));
 	int holds = ok && cond_holds(in->cond, e->r->rflags);
 
 	if (in->op == DECODE_OP_SETCC)
@@ -1139,7 +1233,7 @@ SIGSAFE static int emulate_branch(struct emu *e)
 		e->r->rip = in->target;
 		return 0;
 	case DECODE_OP_JCC:
-		if (!(e->before & DECODE_KNOWN_FLAGS))
+		if (!(e->before & decode_cond_needs(in->cond)))
 			return -1;
 		e->r->rip = cond_holds(in->cond, e->r->rflags) ? in->target : e->r->rip + in->len;
 		return 0;
@@ -1202,6 +1296,19 @@ SIGSAFE int decode_emulate_mem(const struct decode_insn *in, struct decode_regs 
 	case DECODE_OP_SETCC: case DECODE_OP_CMOV:
 		emulate_cond(&e);
 		break;
+	case DECODE_OP_DIV: case DECODE_OP_IDIV:
+		emulate_div(&e);
+		break;
+	case DECODE_OP_CQO: {
+		uint64_t v;
+		int ok = reg_value(&e, DECODE_RAX, &v) == 0;
+		e.k &= ~in->writes;
+		if (ok) {
+			set_gpr(r, DECODE_RDX, extend(v, in->width, 1) >> 63 ? ~0ull : 0, in->width);
+			e.k |= 1u << DECODE_RDX;
+		}
+		break;
+	}
 	case DECODE_OP_NOP:
 		break;
 	default:

@@ -53,7 +53,12 @@ enum decode_gpr {
 #define DECODE_KNOWN_GPRS 0xffffu
 #define DECODE_KNOWN_FLAGS (1u << 16)	/* the arithmetic flags in rflags */
 #define DECODE_KNOWN_VEC (1u << 17)	/* the vector registers (regs->xmm) */
-#define DECODE_KNOWN_ALL (DECODE_KNOWN_GPRS | DECODE_KNOWN_FLAGS | DECODE_KNOWN_VEC)
+/* The arithmetic flags but CF (known whenever DECODE_KNOWN_FLAGS is): inc and dec set them
+ * from their result and keep CF as it was, so `dec r; jnz` after flags that came from an
+ * unknown value is still followed. */
+#define DECODE_KNOWN_FLAGS_NC (1u << 18)
+#define DECODE_KNOWN_ALL (DECODE_KNOWN_GPRS | DECODE_KNOWN_FLAGS | DECODE_KNOWN_VEC | \
+			  DECODE_KNOWN_FLAGS_NC)
 
 struct decode_regs {
 	uint64_t gpr[16];		/* enum decode_gpr order */
@@ -111,6 +116,10 @@ enum decode_op {
 	DECODE_OP_SETCC,	/* dst (a low byte register) = cond ? 1 : 0 */
 	DECODE_OP_CMOV,		/* if (cond) dst = src (register or memory); a 32-bit dst is
 				 * zero-extended either way */
+	DECODE_OP_DIV,		/* div src (32/64-bit register or memory): rax, rdx = the
+				 * quotient and remainder of rdx:rax by src; flags unknown */
+	DECODE_OP_IDIV,		/* idiv src: the same, signed (quotient rounded toward 0) */
+	DECODE_OP_CQO,		/* cqo, cdq: rdx (edx) = the sign of rax (eax), all ones or 0 */
 };
 
 /* decode_insn.syscall: how the instruction calls the kernel (the number is in rax). */
@@ -144,6 +153,10 @@ struct decode_insn {
 	struct decode_mem mem[DECODE_MAX_MEM];
 	struct decode_mem lea;		/* DECODE_OP_LEA: the address computed */
 };
+
+/* The "known" bit a condition code (0..15, jcc/setcc/cmovcc) reads: DECODE_KNOWN_FLAGS if
+ * it tests CF (b, ae, be, a), else DECODE_KNOWN_FLAGS_NC.  Handler-safe. */
+uint32_t decode_cond_needs(int cond);
 
 /* One-time setup (chooses how to read the fs/gs bases).  Call before any handler can run;
  * idempotent.  Not handler-safe the first time (getauxval is fine, but call it at start). */

@@ -35,6 +35,7 @@ SIGSAFE const char *clock_drop_name(int why)
 		[CLOCK_LOST_STOPPED] = "stopped",
 		[CLOCK_DROP_REFUSED] = "refused",
 		[CLOCK_LOST_FAR] = "far",
+		[CLOCK_DROP_OWN_TIME] = "own-time",
 	};
 	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
 }
@@ -55,12 +56,15 @@ SIGSAFE int clock_drops(const struct rt_thread *t, const char **names, uint64_t 
  * SCAN_BUDGET: the sample's CLOCK_MAX_DECODED is spent. */
 enum scan_result { SCAN_FOUND, SCAN_STEP, SCAN_NEED_VALUE, SCAN_GIVE_UP, SCAN_FAR, SCAN_BUDGET };
 
-/* A window of code bytes, re-read when the look-ahead leaves it. */
+/* A window of code bytes, re-read when the look-ahead leaves it.  It starts up to
+ * WINDOW_BACK bytes before the PC it is read for (within the PC's page, which is mapped):
+ * a loop's back-edge then usually stays inside (each read is a system call, ~3 us). */
+#define WINDOW_BACK 192
 struct window {
 	uint64_t base;
 	long n;
 	int reads;
-	uint8_t buf[256];
+	uint8_t buf[512];
 };
 
 SIGSAFE static const uint8_t *window_at(struct window *w, uint64_t pc, size_t *avail)
@@ -70,9 +74,10 @@ SIGSAFE static const uint8_t *window_at(struct window *w, uint64_t pc, size_t *a
 	if (!inside || (w->n == (long)sizeof(w->buf) && w->base + (uint64_t)w->n - pc < 15)) {
 		if (w->reads++ >= 8)	/* each a system call */
 			return NULL;
-		w->base = pc;
-		w->n = decode_read_code(pc, w->buf, sizeof(w->buf));
-		if (w->n <= 0)
+		uint64_t back = pc & 4095;
+		w->base = pc - (back < WINDOW_BACK ? back : WINDOW_BACK);
+		w->n = decode_read_code(w->base, w->buf, sizeof(w->buf));
+		if (w->n <= (long)(pc - w->base))
 			return NULL;
 	}
 	*avail = (size_t)(w->base + (uint64_t)w->n - pc);
@@ -126,6 +131,7 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 {
 	uint32_t b = d->src >= 0 ? 1u << d->src : 0;
 	int reads_dst = d->dst >= 0 && d->op != DECODE_OP_LEA && d->op != DECODE_OP_POP &&
+			d->op != DECODE_OP_CQO &&
 			(d->width < 4 || (d->op != DECODE_OP_MOV_IMM && d->op != DECODE_OP_MOV_REG &&
 					  d->op != DECODE_OP_MOVX && !(d->op == DECODE_OP_IMUL &&
 									d->has_imm)));
@@ -135,9 +141,12 @@ SIGSAFE static uint32_t input_bits(const struct decode_insn *d)
 		b |= d->mem[0].needs;
 	if (d->op == DECODE_OP_LEA)
 		b |= d->lea.needs;
-	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC || d->op == DECODE_OP_JCC ||
-	    d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
-		b |= DECODE_KNOWN_FLAGS;
+	if (d->op == DECODE_OP_DIV || d->op == DECODE_OP_IDIV)
+		b |= 1u << DECODE_RAX | 1u << DECODE_RDX;
+	if (d->op == DECODE_OP_INC || d->op == DECODE_OP_DEC)
+		b |= DECODE_KNOWN_FLAGS;	/* CF passes through */
+	if (d->op == DECODE_OP_JCC || d->op == DECODE_OP_SETCC || d->op == DECODE_OP_CMOV)
+		b |= decode_cond_needs(d->cond);
 	if (d->op == DECODE_OP_PUSH || d->op == DECODE_OP_POP || d->op == DECODE_OP_CALL ||
 	    d->op == DECODE_OP_RET)
 		b |= 1u << DECODE_RSP;
@@ -386,6 +395,15 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 		drop(t, ct, CLOCK_DROP_BUSY);
 		goto rearm;
 	}
+	/* The event kept counting in the last handler (source-clock.h): the program's own
+	 * overflow comes a period after the last one, so at least period - (that handler's
+	 * CPU time) of CPU time, and of wall time, after the handler returned: over half a
+	 * period.  Sooner, it landed in the handler and was held until its return: the
+	 * interrupted PC is the last sample's, not a point of the program's own time. */
+	if (clock_armed > 1 && rt_now() - ct->last_exit < clock_period / 2) {
+		drop(t, ct, CLOCK_DROP_OWN_TIME);
+		goto rearm;
+	}
 	if (rt_tool && (rt_tool->flags & RT_TOOL_NO_ACCESS)) {
 		/* the tool wants the context only (variance): no look-ahead, no step, whose
 		 * traps would also land inside the instances it measures */
@@ -400,13 +418,17 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	ct->decoded = 0;
 	advance(t, ct, uc);
 rearm:
-	/* One overflow per refresh: a thread that blocks this signal then holds one queued
-	 * signal, not one per period (a full real-time queue makes the kernel send SIGIO,
-	 * which kills).  Re-armed last, so the handler's own time is not sampled; on the
-	 * watchdog period if the sample goes on with steps (clock_on_trap restores it). */
+	/* One overflow added back per signal: a thread that blocks this signal then holds at
+	 * most clock_armed queued signals, not one per period (a full real-time queue makes
+	 * the kernel send SIGIO, which kills).  With clock_armed 2 the event is still enabled
+	 * and this only adds to its count; with 1 its overflow disabled it and this enables
+	 * it again, last, so the handler's own time is not counted.  On the watchdog period
+	 * if the sample goes on with steps (clock_on_trap restores it). */
 	set_period(ct, ct->stepping);
 	if (ct->fd >= 0)
 		ioctl(ct->fd, PERF_EVENT_IOC_REFRESH, 1);
+	if (!ct->stepping)
+		ct->last_exit = rt_now();
 out:
 	errno = saved;
 }
@@ -467,7 +489,9 @@ SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
 		advance(t, ct, uc);
 	/* the sample is done unless it takes one more step: the clock resumes, at the usual
 	 * period counted from here (the event was counting on the watchdog period) */
-	if (!ct->stepping)
+	if (!ct->stepping) {
 		set_period(ct, 0);
+		ct->last_exit = rt_now();
+	}
 	errno = saved;
 }

@@ -14,9 +14,9 @@
  * The overflow signal reaches the thread through O_ASYNC/F_SETSIG/F_SETOWN_EX(F_OWNER_TID)
  * with no ring buffer mapped: the kernel signals a fasync owner on every overflow whether or
  * not there is a buffer (tested by u-clock, which samples without one).  The event is armed
- * for one overflow at a time (PERF_EVENT_IOC_REFRESH, renewed by the handlers once the sample
- * is done, steps included: see source-clock.h), so a thread that blocks the signal cannot
- * fill the real-time signal queue.
+ * for clock_armed overflows ahead (PERF_EVENT_IOC_REFRESH, one added back by the handlers
+ * per signal: see source-clock.h), so a thread that blocks the signal cannot fill the
+ * real-time signal queue.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +34,7 @@
 #include "rt/source-clock.h"
 
 uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
+int clock_armed = 1;
 static volatile int clock_owns_sigtrap;	/* our handler is installed for SIGTRAP */
 
 static int clock_open(uint64_t period, int tid)
@@ -111,6 +112,7 @@ static int clock_start(void)
 
 	decode_init();
 	clock_period = rt_cfg.period ? rt_cfg.period : CLOCK_DEFAULT_PERIOD;
+	clock_armed = clock_period >= CLOCK_RUN_MIN_PERIOD ? CLOCK_ARMED : 1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = clock_on_trap;
@@ -160,8 +162,9 @@ static int clock_arm(int fd, int tid)
 	if (fcntl(fd, F_SETOWN_EX, &owner) || fcntl(fd, F_SETSIG, rt_cfg.sig_sample) ||
 	    fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK))
 		return -errno;
-	/* enabled for one overflow; the sample handler refreshes it (source-clock-sig.c) */
-	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1))
+	/* enabled for clock_armed overflows; the sample handler adds one back per signal
+	 * (source-clock-sig.c) */
+	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_REFRESH, clock_armed))
 		return -errno;
 	return 0;
 }
@@ -187,6 +190,7 @@ static int clock_thread_start(struct rt_thread *t)
 	ct->fd = fd;
 	ct->stepping = 0;
 	ct->watchdog = 0;
+	ct->last_exit = 0;
 	int r = clock_arm(fd, tid);
 	if (r) {
 		ct->fd = -1;

@@ -30,9 +30,19 @@
  * (racy programs) get a stale but plausible address; all look-ahead samples are marked
  * SONDE_MEM_PREDICTED.
  *
- * The clock stops while a sample is stepped.  The event is armed for one overflow at a time;
- * a sample resolved at once re-arms it on the way out of the handler, but one that needs
- * steps re-arms it, at the usual period, only when its last step is done.  A step costs a
+ * The event runs on between samples: it is armed for clock_armed overflows ahead, and each
+ * signal handled adds one back (PERF_EVENT_IOC_REFRESH on an event still enabled is a
+ * counter update: letting the event disable itself at every overflow and enabling it again
+ * cost an hrtimer cancel and start per sample, 2-6 us in a VM, u-clock handler_cost).  The
+ * clock so counts the handlers' time too: the next overflow comes a period after the last,
+ * not after the handler's end (1/(period - handler time) samples per second of the
+ * program's own time, up to ~3% more at the default period).  No overflow lands in a handler
+ * while handlers take less than a period (a step sequence runs on the watchdog period);
+ * one that would, held until the handler returns, comes less than half a period after it
+ * and is dropped (CLOCK_DROP_OWN_TIME, clock_on_sample).
+ *
+ * The clock stops while a sample is stepped: it is switched to the watchdog period, and
+ * back to the usual period, counted afresh, when the last step is done.  A step costs a
  * trap, a signal frame and a sigreturn (7 us on the machine the source was written on, 20-25
  * us on a KVM/Firecracker guest, where every #DB is a VM exit): with the clock running, a
  * sample needing 5 steps at a 100 us period met the next tick half the time, and that tick,
@@ -67,6 +77,14 @@
 #define CLOCK_MAX_DECODED 4096
 #define CLOCK_MAX_READS 24		/* memory reads (64-byte lines) per look-ahead */
 #define CLOCK_EFLAGS_TF 0x100ull
+/* Overflows the event is armed for ahead of the handlers (clock_armed): a thread that
+ * blocks the signal holds at most this many queued (a full real-time queue makes the kernel
+ * send SIGIO, which kills).  2 keeps the event enabled across a sample (see above); 1, the
+ * event disabled at each overflow until the handler is done, for periods under
+ * CLOCK_RUN_MIN_PERIOD, where a handler (tens of us, hundreds with a long look-ahead) could
+ * take half a period. */
+#define CLOCK_ARMED 2
+#define CLOCK_RUN_MIN_PERIOD 500000ull
 /* While a sample is stepped: the event's period, in ns of CPU time.  A step sequence takes
  * 0.1-0.4 ms (5-15 steps of 20-25 us on a KVM guest), at most CLOCK_MAX_STEPS steps, ~7 ms;
  * the watchdog fires for a sequence that lost its trap flag, and costs that sequence at most
@@ -89,6 +107,7 @@ enum clock_drop {
 				 * runtime's own memory, thread busy, the tool could not store it) */
 	CLOCK_LOST_FAR,		/* no wanted access within CLOCK_MAX_SCAN instructions of a
 				 * fully known path (code that rarely touches memory) */
+	CLOCK_DROP_OWN_TIME,	/* the overflow came in the sample handlers' own time */
 	CLOCK_N_DROP		/* append only: the mem tool records the counts by index */
 };
 
@@ -121,12 +140,15 @@ struct clock_thread {
 	uint64_t via_loads;		/* samples resolved by the look-ahead pass that loads */
 	uint64_t reads;			/* memory reads made by look-ahead (system calls) */
 	struct clock_dcache_entry *dcache;	/* CLOCK_DCACHE entries (arena), or NULL */
+	uint64_t last_exit;		/* rt_now() when the last sample was done */
 	uint64_t decodes, dcache_hits;	/* instructions looked at by look-ahead, and how many
 					 * came from dcache */
 };
 
-/* The event's period (ns of CPU time), set by start(). */
+/* The event's period (ns of CPU time), and the overflows it is armed for ahead (CLOCK_ARMED
+ * or 1), set by start(). */
 extern uint64_t clock_period;
+extern int clock_armed;
 
 /* Name of a cause of enum clock_drop ("busy", "in-step", ...), at most 15 characters.
  * Handler-safe. */

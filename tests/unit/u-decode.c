@@ -232,7 +232,7 @@ TEST(branches_and_writes)
 	CHECK(decode_access(BYTES(0x50), &R, &d) == 1);			/* push writes rsp */
 	CHECK(d.writes & (1u << DECODE_RSP));
 	CHECK(decode_access(BYTES(0x48, 0x39, 0xd1), &R, &d) == 3);	/* cmp writes flags only */
-	CHECK_EQ_U64(d.writes, DECODE_KNOWN_FLAGS);
+	CHECK_EQ_U64(d.writes, DECODE_KNOWN_FLAGS | DECODE_KNOWN_FLAGS_NC);
 }
 
 /* Emulate a byte sequence from R, with everything known at the start. */
@@ -452,6 +452,71 @@ TEST(alu_flags)
 	CHECK(bad == 0);
 }
 
+/* dec/inc then jcc with CF unknown: a condition that does not test CF follows from the
+ * result alone (ZF, SF, OF as defined for dec and inc); one that tests CF cannot. */
+TEST(inc_dec_flags_without_cf)
+{
+	const uint32_t no_flags = DECODE_KNOWN_ALL & ~(DECODE_KNOWN_FLAGS | DECODE_KNOWN_FLAGS_NC);
+	struct {
+		uint8_t op;		/* modrm of 48 ff /1 rcx (dec, c9) or /0 (inc, c1) */
+		uint64_t rcx;
+		uint8_t cc;		/* condition of the jcc (7x rel8) */
+		int want;		/* 1 taken, 0 not, -1 unresolved */
+	} cases[] = {
+		{ 0xc9, 1, 0x5, 0 },			/* dec 1 = 0: jne not taken */
+		{ 0xc9, 1, 0x4, 1 },			/* je taken */
+		{ 0xc9, 2, 0x5, 1 },			/* dec 2 = 1: jne taken */
+		{ 0xc9, 0, 0x8, 1 },			/* dec 0 = -1: js taken */
+		{ 0xc9, 0, 0x9, 0 },			/* jns not */
+		{ 0xc9, 1ull << 63, 0x0, 1 },		/* INT64_MIN - 1 overflows: jo */
+		{ 0xc9, 1ull << 63, 0xc, 1 },		/* jl: SF 0 != OF 1 */
+		{ 0xc1, ~0ull >> 1, 0x0, 1 },		/* inc INT64_MAX overflows: jo */
+		{ 0xc1, ~0ull >> 1, 0xf, 1 },		/* jg: ZF 0, SF 1 == OF 1: taken */
+		{ 0xc1, ~0ull >> 1, 0xc, 0 },		/* jl: not */
+		{ 0xc1, ~0ull, 0x4, 1 },		/* inc -1 = 0: je */
+		{ 0xc9, 1, 0x2, -1 },			/* jb tests CF, unknown: unresolved */
+		{ 0xc9, 1, 0x7, -1 },			/* ja tests CF too */
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t code[] = { 0x48, 0xff, cases[i].op, (uint8_t)(0x70 | cases[i].cc), 0x10 };
+		struct decode_insn d;
+		regs_init();
+		G(RCX) = cases[i].rcx;
+		uint64_t base = R.rip;
+		uint32_t known = no_flags;
+		CHECK(decode_access(code, 3, &R, &d) == 3);
+		CHECK(decode_emulate(&d, &R, &known) == 0);
+		CHECK(!(known & DECODE_KNOWN_FLAGS));	/* CF is still unknown */
+		CHECK(known & DECODE_KNOWN_FLAGS_NC);
+		CHECK(decode_access(code + 3, 2, &R, &d) == 2);
+		int r = decode_emulate(&d, &R, &known);
+		int got = r ? -1 : R.rip == base + 5 + 0x10;
+		if (got != cases[i].want)
+			printf("  case %u: got %d, want %d\n", i, got, cases[i].want);
+		CHECK(got == cases[i].want);
+	}
+	/* cmp then dec: CF from cmp survives dec, so jb is followed (1 < 2: CF set) */
+	regs_init();
+	G(RAX) = 1, G(RDX) = 2, G(RCX) = 5;
+	uint64_t base = R.rip;
+	uint32_t known = no_flags;
+	static const uint8_t seq[] = { 0x48, 0x39, 0xd0, 0x48, 0xff, 0xc9, 0x72, 0x10 };
+	CHECK(run(seq, sizeof(seq), &known, base + 6) == 0);
+	CHECK(known & DECODE_KNOWN_FLAGS);
+	struct decode_insn d;
+	CHECK(decode_access(seq + 6, 2, &R, &d) == 2);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK_EQ_U64(R.rip, base + 8 + 0x10);
+	/* setcc and cmov follow the same rule: setne after dec with CF unknown */
+	regs_init();
+	G(RCX) = 3;
+	known = no_flags;
+	static const uint8_t setne[] = { 0x48, 0xff, 0xc9, 0x0f, 0x95, 0xc0 };	/* setne al */
+	CHECK(run(setne, sizeof(setne), &known, R.rip + 6) == 0);
+	CHECK(known & (1u << DECODE_RAX));
+	CHECK_EQ_U64(G(RAX) & 0xff, 1);
+}
+
 /* ---- look-ahead through memory ---- */
 
 /* Fake program memory: two 64-byte lines at FAKE_BASE; everything else unreadable. */
@@ -489,6 +554,110 @@ static int run_mem(const uint8_t *code, size_t n, uint32_t *known, uint64_t stop
 	return R.rip == stop ? 0 : -1;
 }
 
+
+/* One instruction emulated from R (all known): its return; *known gets the known bits. */
+static int emulate1(const uint8_t *code, size_t n, uint32_t *known, struct decode_shadow *mem)
+{
+	struct decode_insn d;
+	*known = DECODE_KNOWN_ALL;
+	if (decode_access(code, n, &R, &d) != (int)n)
+		return -2;
+	return decode_emulate_mem(&d, &R, known, mem);
+}
+
+/* div/idiv (and cqo/cdq before idiv): each expected quotient q and remainder r is checked
+ * against the definition n = q * d + r (|r| < |d|, r of n's sign) by the values chosen. */
+TEST(emulate_div)
+{
+	uint32_t known;
+	const uint32_t ax_dx = 1u << DECODE_RAX | 1u << DECODE_RDX;
+
+	/* div rcx: 1000 = 7 * 142 + 6 */
+	regs_init();
+	G(RDX) = 0, G(RAX) = 1000, G(RCX) = 7;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 142);
+	CHECK_EQ_U64(G(RDX), 6);
+	CHECK((known & ax_dx) == ax_dx);
+	CHECK(!(known & DECODE_KNOWN_FLAGS));		/* undefined after div */
+	/* a 128-bit dividend: 2^64 = 2 * 2^63 + 0 */
+	regs_init();
+	G(RDX) = 1, G(RAX) = 0, G(RCX) = 2;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 1ull << 63);
+	CHECK_EQ_U64(G(RDX), 0);
+	/* #DE: a quotient over 64 bits (5 * 2^64 / 3), and a zero divisor: unknown */
+	regs_init();
+	G(RDX) = 5, G(RAX) = 0, G(RCX) = 3;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+	regs_init();
+	G(RDX) = 0, G(RAX) = 9, G(RCX) = 0;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf1), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+	/* div ecx: edx:eax only, results zero-extended; 100 = 9 * 11 + 1 */
+	regs_init();
+	G(RAX) = 0xffffffff00000064ull, G(RDX) = 0xdeadbeef00000000ull;
+	G(RCX) = 0x1234567800000009ull;
+	CHECK(emulate1(BYTES(0xf7, 0xf1), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 11);
+	CHECK_EQ_U64(G(RDX), 1);
+	/* cqo; idiv rcx: -7 = 2 * -3 + -1 (C's truncation, as idiv) */
+	regs_init();
+	G(RAX) = (uint64_t)-7, G(RDX) = 12345, G(RCX) = 2;
+	CHECK(emulate1(BYTES(0x48, 0x99), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RDX), ~0ull);
+	CHECK(known & (1u << DECODE_RDX));
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf9), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), (uint64_t)-3);
+	CHECK_EQ_U64(G(RDX), (uint64_t)-1);
+	CHECK((known & ax_dx) == ax_dx);
+	/* cdq; idiv ecx: -100 = 7 * -14 + -2, in 32 bits, zero-extended */
+	regs_init();
+	G(RAX) = 0x55555555ffffff9cull, G(RDX) = 0x77777777ull << 32, G(RCX) = 7;
+	CHECK(emulate1(BYTES(0x99), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RDX), 0xffffffffull);
+	CHECK(emulate1(BYTES(0xf7, 0xf9), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RAX), 0xfffffff2ull);
+	CHECK_EQ_U64(G(RDX), 0xfffffffeull);
+	/* cqo of a positive rax: 0 */
+	regs_init();
+	G(RAX) = 5, G(RDX) = 77;
+	CHECK(emulate1(BYTES(0x48, 0x99), &known, NULL) == 0);
+	CHECK_EQ_U64(G(RDX), 0);
+	/* idiv overflow: -2^63 / -1 = 2^63 does not fit in 64 bits: #DE, unknown */
+	regs_init();
+	G(RAX) = 1ull << 63, G(RDX) = ~0ull, G(RCX) = ~0ull;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0xf9), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+	/* an unknown divisor: unknown results */
+	regs_init();
+	G(RDX) = 0, G(RAX) = 1000, G(RCX) = 7;
+	struct decode_insn d;
+	known = DECODE_KNOWN_ALL & ~(1u << DECODE_RCX);
+	decode_access(BYTES(0x48, 0xf7, 0xf1), &R, &d);
+	CHECK(decode_emulate(&d, &R, &known) == 0);
+	CHECK((known & ax_dx) == 0);
+	/* div qword [rbx], the divisor loaded: 95 = 10 * 9 + 5; its address is the access */
+	regs_init();
+	memset(fake, 0, sizeof(fake));
+	fake_put(8, 10, 8);
+	G(RBX) = FAKE_BASE + 8, G(RDX) = 0, G(RAX) = 95;
+	struct decode_shadow mem;
+	decode_shadow_init(&mem, fake_read, NULL, 4);
+	decode_access(BYTES(0x48, 0xf7, 0x33), &R, &d);
+	CHECK(d.n_mem == 1);
+	CHECK_EQ_U64(d.mem[0].addr, FAKE_BASE + 8);
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0x33), &known, &mem) == 0);
+	CHECK_EQ_U64(G(RAX), 9);
+	CHECK_EQ_U64(G(RDX), 5);
+	CHECK((known & ax_dx) == ax_dx);
+	/* without memory the loaded divisor is unknown */
+	regs_init();
+	G(RBX) = FAKE_BASE + 8, G(RDX) = 0, G(RAX) = 95;
+	CHECK(emulate1(BYTES(0x48, 0xf7, 0x33), &known, NULL) == 0);
+	CHECK((known & ax_dx) == 0);
+}
 
 TEST(emulate_loads)
 {
@@ -769,7 +938,9 @@ int main(void)
 	RUN(emulate_selects);
 	RUN(rebase);
 	RUN(alu_flags);
+	RUN(inc_dec_flags_without_cf);
 	RUN(emulate_loads);
+	RUN(emulate_div);
 	RUN(shadow_store_buffer);
 	RUN(dependent_loads_real_memory);
 	RUN(read_code_page_end);
