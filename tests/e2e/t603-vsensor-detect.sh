@@ -30,6 +30,10 @@
 # the CPUs in the second before each run and after the last) the issue's own bars are
 # asserted too: precision and recall >= 0.9 for the delay, the co-runner and the quota, clean
 # FP <= 1%.
+# Where other processes took 90% or more of the CPUs in the second before the co-runner's
+# or the quota's run, those two cases are a SKIP (one more CPU shortage among theirs; seen
+# in a 'make check' beside another suite and a benchmark: others at 100%, the co-runner
+# flagged on 0 of its 26 cells, while the network delay still scored 1.0 recall).
 . "$(dirname "$0")/lib.sh"
 . "$SONDE_TOP/tests/workloads/vsensor/vs-test.sh"
 vs_setup t603-vsensor
@@ -62,6 +66,17 @@ others() {
 	b=$(busy_jiffies)
 	awk -v a="$a" -v b="$b" -v hz="$(getconf CLK_TCK)" -v n="$(grep -c '^cpu[0-9]' /proc/stat)" \
 		'BEGIN { printf "%.3f\n", (b - a) / hz / n }' >>others.txt
+}
+# not_saturated NAME: 0 unless other processes used 90% or more of the CPUs in the second
+# before the last run, where a co-runner or a quota on one rank is one more shortage among
+# others (their truth, "the only slowdown is the one injected here", no longer holds: the
+# injected co-runner was flagged on 0 cells of 26 with others at 100%); else a SKIP.
+not_saturated() {
+	local last
+	last=$(tail -1 others.txt)
+	awk -v w="$last" 'BEGIN { exit !(w < 0.90) }' && return 0
+	skip "$1" "other processes used $(awk -v w="$last" 'BEGIN { printf "%.0f", w * 100 }')% of the CPUs before this run: an injected CPU shortage cannot be told from theirs"
+	return 1
 }
 quiet_or_skip() {	# quiet_or_skip NAME: 0 on a quiet machine, else a SKIP saying how busy
 	local worst
@@ -97,8 +112,10 @@ else
 	truth=$(awk -v n="$ncpu" 'BEGIN { s = ""; for (r = 1; r < 4; r += n) s = s (s ? "," : "") r; print s }')
 	score=$("$SONDE" vsensor score --truth "compute:$truth:2:5" busy)
 	echo "    busy (truth compute $truth): $score"
-	check t603-vsensor-busy-precision float_between "$(val precision "$score")" 0.5 1
-	check t603-vsensor-busy-recall float_between "$(val recall "$score")" 0.5 1
+	if not_saturated t603-vsensor-busy; then
+		check t603-vsensor-busy-precision float_between "$(val precision "$score")" 0.5 1
+		check t603-vsensor-busy-recall float_between "$(val recall "$score")" 0.5 1
+	fi
 	busy_p=$(val precision "$score") busy_r=$(val recall "$score")
 	# the ranks waiting for the starved ones are not blamed on the network in the window
 	check t603-vsensor-busy-not-network awk -F, 'NR > 1 && $4 == "network" && $2 >= 2 && $2 < 4.6 { bad = 1 } END { exit bad }' busy/events.csv
@@ -118,8 +135,10 @@ if grep -q 'throttle unavailable' thr.err; then
 else
 	score=$("$SONDE" vsensor score --truth compute:2:2:5 thr)
 	echo "    throttle (truth compute 2): $score"
-	check t603-vsensor-throttle-precision float_between "$(val precision "$score")" 0.5 1
-	check t603-vsensor-throttle-recall float_between "$(val recall "$score")" 0.5 1
+	if not_saturated t603-vsensor-throttle; then
+		check t603-vsensor-throttle-precision float_between "$(val precision "$score")" 0.5 1
+		check t603-vsensor-throttle-recall float_between "$(val recall "$score")" 0.5 1
+	fi
 	thr_p=$(val precision "$score") thr_r=$(val recall "$score")
 fi
 
