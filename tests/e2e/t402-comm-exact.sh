@@ -61,11 +61,12 @@ for m in pingpong:1-2 pairs:"1-2 3-4" ring:"1-2 2-3 3-4 1-4" master:"0-1 0-2 0-3
 	"$SONDE" comm -q --source inst --period 1009 -o s-$mode -- "$T/cb-inst" $mode $N
 	c=$(mat_cosine s-$mode/comm/matrix-all-thread.csv x-$mode/comm/matrix-all-thread.csv)
 	echo "$mode: cosine sampled/exact $c; sampled $(mat_sum s-$mode/comm/matrix-all-thread.csv), exact $(mat_sum x-$mode/comm/matrix-all-thread.csv)"
-	# The ring's 4 edges are found from ~40 detected events in all (period 1009), ~10 an
-	# edge: their volumes spread by ~30%, and its cosine ran 0.88-0.996 over 14 runs at
-	# load 6-11 (other jobs' benchmarks beside it), never a wrong cell; 0.85 for it.
+	# The ring's and the master's 4 edges are found from ~40 detected events in all
+	# (period 1009), ~10 an edge: their volumes spread by ~30%, and the cosine ran
+	# 0.88-0.996 (ring, 14 runs) and 0.867-0.999 (master) at load 6-11 (another suite or
+	# benchmarks beside it), never a wrong cell (the pairs check below); 0.85 for them.
 	bar=0.9
-	[ "$mode" = ring ] && bar=0.85
+	case $mode in ring | master) bar=0.85 ;; esac
 	check t402-cosine-$mode float_between "$c" "$bar" 1
 	check t402-sampled-pairs-$mode float_between "$(mat_share s-$mode/comm/matrix-all-thread.csv "$pairs")" 0.9 1
 	check t402-exact-pairs-$mode float_between "$(mat_share x-$mode/comm/matrix-all-thread.csv "$pairs")" 0.9 1

@@ -36,15 +36,21 @@ else
 	# units), the mean is the program's own CPU time per call (run alone, best of 3:
 	# other jobs only add to it).  Bars: CV 0.3-1.2 (187 instances give +-0.05 by
 	# sampling; steal time on this shared VM lands in a few instances and raises it:
-	# 0.51-0.96 over 4 runs at load 5, 0.52-0.55 at load 2), mean 0.6-1.6x
-	# (a loaded machine slows both runs, not always alike); a share over 0.5: ind is
+	# 0.51-0.96 over 4 runs at load 5, 0.52-0.55 at load 2), the mean below; a share
+	# over 0.5: ind is
 	# a leaf without a frame pointer, seen through the word at RSP.
 	cv=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time cv)
 	check "t806-indirect-cv-$cv-near-0.5" float_between "${cv:-9}" 0.3 1.2
-	mean=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time mean)
+	# The mean: the lower of this run's and a second one's, against the best of 3 native
+	# runs (noise only adds on both sides; one profiled run beside another 'make check'
+	# read 1.73x).  Without the traps' calibrated cost subtracted it reads ~1.65x: the
+	# bar, 0.6-1.5, fails that.
+	VWORK_ITERS=4000 "$SONDE" variance -q -o ind2 -p 1000000 -- ./vgcc indirect 0 >/dev/null 2>&1
+	mean=$( (var_col ind/variance/functions.csv ind "main > ind" cpu-time mean
+		var_col ind2/variance/functions.csv ind "main > ind" cpu-time mean) | sort -g | head -1)
 	best=$(for i in 1 2 3; do VWORK_ITERS=4000 /usr/bin/time -f %U ./vgcc indirect 0 2>&1 >/dev/null; done | sort -g | head -1)
 	ratio=$(awk -v m="${mean:-0}" -v u="$best" 'BEGIN { printf "%.2f\n", (u > 0 ? m / (u * 1e9 / 4000) : 0) }')
-	check "t806-indirect-mean-over-native-$ratio" float_between "$ratio" 0.6 1.6
+	check "t806-indirect-mean-over-native-$ratio" float_between "$ratio" 0.6 1.5
 	sh=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time share)
 	check "t806-indirect-share-$sh" float_between "${sh:-0}" 0.5 1
 fi
