@@ -54,3 +54,27 @@ chromium() {
 
 # chromium_console_errors: the console errors chrome.log holds (empty if none).
 chromium_console_errors() { grep -E 'CONSOLE|Uncaught' chrome.log | grep -iE 'error|uncaught' | head -3 | tr '\n' ' '; }
+
+# run_doc_example NAME DOC WORKLOAD: run the "    $ ..." command lines of DOC's "## Worked
+# example" section as written (sonde-cc and sonde only), in the test's directory, with the
+# workload source (a path under tests/workloads/) copied to the same relative path first.
+# Checks NAME-three-commands and NAME-command-N-status; command N's stdout and stderr go
+# to outN and errN.
+run_doc_example() {
+	local name=$1 doc=$2 src=$3 n=0 cmd tool
+	awk '/^## Worked example/ { w = 1; next } w && /^## / { exit } w && /^    \$ / { sub(/^    \$ /, ""); print }' "$doc" >cmds
+	check "$name-three-commands" [ "$(wc -l <cmds)" -eq 3 ]
+	mkdir -p "$(dirname "$src")" && cp "$SONDE_TOP/$src" "$src"
+	while read -r cmd; do
+		n=$((n + 1))
+		set -- $cmd
+		tool=$1
+		shift
+		case $tool in
+		sonde-cc) "$SONDE_BUILD/sonde-cc" "$@" ;;
+		sonde) "$SONDE" "$@" >out$n 2>err$n ;;
+		*) fail "$name-command-$n" "unexpected command '$cmd'"; continue ;;
+		esac
+		check "$name-command-$n-status" [ $? -eq 0 ]
+	done <cmds
+}

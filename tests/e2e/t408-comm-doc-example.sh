@@ -10,21 +10,7 @@
 doc=$SONDE_TOP/doc/sonde-comm.md
 command -v clang >/dev/null || { skip t408-doc "clang is not installed (sonde-cc needs it)"; exit 0; }
 
-awk '/^## Worked example/ { w = 1; next } w && /^## / { exit } w && /^    \$ / { sub(/^    \$ /, ""); print }' "$doc" >cmds
-check t408-three-commands [ "$(wc -l <cmds)" -eq 3 ]
-mkdir -p tests/workloads/comm && cp "$SONDE_TOP/tests/workloads/comm/commbench.c" tests/workloads/comm/
-n=0
-while read -r cmd; do
-	n=$((n + 1))
-	set -- $cmd
-	tool=$1; shift
-	case $tool in
-	sonde-cc) "$SONDE_BUILD/sonde-cc" "$@" ;;
-	sonde) "$SONDE" "$@" >out$n 2>err$n ;;
-	*) fail t408-command-$n "unexpected command '$cmd'"; continue ;;
-	esac
-	check t408-command-$n-status [ $? -eq 0 ]
-done <cmds
+run_doc_example t408 "$doc" tests/workloads/comm/commbench.c
 
 fs=$(mat_sum fs-out/comm/matrix-false-thread.csv) all=$(mat_sum fs-out/comm/matrix-all-thread.csv)
 share=$(awk -v f="$fs" -v a="$all" 'BEGIN { printf "%.4f\n", a ? f / a : -1 }')

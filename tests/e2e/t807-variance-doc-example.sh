@@ -8,21 +8,7 @@
 . "$(dirname "$0")/t80-variance-lib.bash"
 doc=$SONDE_TOP/doc/sonde-variance.md
 command -v clang >/dev/null || { skip t807-doc "clang is not installed (sonde-cc needs it)"; exit 0; }
-awk '/^## Worked example/ { w = 1; next } w && /^## / { exit } w && /^    \$ / { sub(/^    \$ /, ""); print }' "$doc" >cmds
-check t807-three-commands [ "$(wc -l <cmds)" -eq 3 ]
-mkdir -p tests/workloads/variance && cp "$SONDE_TOP/tests/workloads/variance/vwork.c" tests/workloads/variance/
-n=0
-while read -r cmd; do
-	n=$((n + 1))
-	set -- $cmd
-	tool=$1; shift
-	case $tool in
-	sonde-cc) "$SONDE_BUILD/sonde-cc" "$@" ;;
-	sonde) "$SONDE" "$@" >out$n 2>err$n ;;
-	*) fail t807-command-$n "unexpected command '$cmd'"; continue ;;
-	esac
-	check t807-command-$n-status [ $? -eq 0 ]
-done <cmds
+run_doc_example t807 "$doc" tests/workloads/variance/vwork.c
 F=mix-out/variance/functions.csv
 rs=$(var_col $F saw "main > saw" cpu-time rank) rb=$(var_col $F bimodal "main > bimodal" cpu-time rank)
 rf=$(var_col $F flat "main > flat" cpu-time rank)
