@@ -411,8 +411,8 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < 4 && !fn; k++) {
 		int i = (i0 + k) % n;
 		fn = call_target(cand[i]);
-		if (fn) {
-			uint64_t via = plt_target(fn);
+		if (fn && rt_fn_start(fn) != fn) {	/* not a function of ours: a PLT stub? */
+			uint64_t via = plt_target(fn);	/* (a code read: a system call) */
 			fn = via ? via : fn;
 		}
 		if (!fn && inner[i]) {
