@@ -181,14 +181,9 @@ int vs_matrix_read(struct vs_matrix *m, const char *dir)
 }
 
 /* Median of slice s of kind k over the ranks that have data there; NAN if none. */
-static float slice_median(const struct vs_matrix *m, int k, int s, float *tmp)
+/* Median of tmp[0..n) (sorted in place); NAN if n is 0. */
+static float median(float *tmp, int n)
 {
-	int n = 0;
-	for (int r = 0; r < m->nranks; r++) {
-		float v = m->v[k][(size_t)r * m->nslices + s];
-		if (!isnan(v))
-			tmp[n++] = v;
-	}
 	if (!n)
 		return NAN;
 	for (int i = 1; i < n; i++)	/* insertion sort: rank counts are small here */
@@ -198,6 +193,17 @@ static float slice_median(const struct vs_matrix *m, int k, int s, float *tmp)
 			tmp[j - 1] = t;
 		}
 	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+static float slice_median(const struct vs_matrix *m, int k, int s, float *tmp)
+{
+	int n = 0;
+	for (int r = 0; r < m->nranks; r++) {
+		float v = m->v[k][(size_t)r * m->nslices + s];
+		if (!isnan(v))
+			tmp[n++] = v;
+	}
+	return median(tmp, n);
 }
 
 /* Is cell (k, r, s) low by steps 2 and 3 of the rule (before the run length)? */
@@ -240,14 +246,7 @@ static int machine_starved(const struct vs_matrix *m, int s, int have_cpu, float
 		float c = m->v[VS_CPU][(size_t)r * m->nslices + s];
 		tmp[n++] = isnan(c) ? 1.0f : c;
 	}
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && tmp[j] < tmp[j - 1]; j--) {
-			float t = tmp[j];
-			tmp[j] = tmp[j - 1];
-			tmp[j - 1] = t;
-		}
-	float med = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-	return med < VS_STARVED;
+	return median(tmp, n) < VS_STARVED;
 }
 
 void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned char *flag[VS_KINDS])
