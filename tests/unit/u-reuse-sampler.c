@@ -54,10 +54,10 @@ TEST(reuse_gwp_trap_group_rules)
 	int a = reuse_gwp_sample(&g, 3, 0x1000, 1000, 5, 0xaa, 7);
 	int b = reuse_gwp_sample(&g, 3, 0x2000, 1000, 5, 0xbb, 7);
 	/* thread 4, same socket, at socket access 1300: a reuse, 299 accesses between */
-	CHECK(reuse_gwp_trap_group(&g, a, g.s[a].gen, 4, 1, 1300, 40, &s) == 1);
+	CHECK(reuse_gwp_trap_group(&g, a, g.s[a].gen, 1, 1300, 40, &s) == 1);
 	CHECK(!s.invalidation && s.trd == 299 && s.owner == 3 && s.dt == 35);
 	/* thread 5, another socket: an invalidation, even with a count */
-	CHECK(reuse_gwp_trap_group(&g, b, g.s[b].gen, 5, 0, 1400, 50, &s) == 1);
+	CHECK(reuse_gwp_trap_group(&g, b, g.s[b].gen, 0, 1400, 50, &s) == 1);
 	CHECK(s.invalidation && s.trd == UINT64_MAX);
 }
 

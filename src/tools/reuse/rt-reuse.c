@@ -373,7 +373,7 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 		/* a trap of the owner's socket (RW armed there) reuses, timed by the socket's
 		 * accesses; another socket's (W) invalidates */
 		int same = rt->socket == slot_socket[slot];
-		r = reuse_gwp_trap_group(&gwp, slot, gen, t->index, same,
+		r = reuse_gwp_trap_group(&gwp, slot, gen, same,
 					 same ? socket_count(rt->socket) : p, now, &seen);
 	} else {
 		r = reuse_gwp_trap(&gwp, slot, gen, t->index, p, now, &seen);

@@ -46,16 +46,15 @@ SIGSAFE int reuse_gwp_trap(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t
 {
 	if (slot < 0 || slot >= g->nslots)
 		return 0;
-	return reuse_gwp_trap_group(g, slot, gen, thread, thread == g->s[slot].owner, p, t, out);
+	return reuse_gwp_trap_group(g, slot, gen, thread == g->s[slot].owner, p, t, out);
 }
 
-SIGSAFE int reuse_gwp_trap_group(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t thread,
-				 int same_group, uint64_t p, uint64_t t, struct reuse_seen *out)
+SIGSAFE int reuse_gwp_trap_group(struct reuse_gwp *g, int slot, uint32_t gen, int same_group,
+				 uint64_t p, uint64_t t, struct reuse_seen *out)
 {
 	if (slot < 0 || slot >= g->nslots)
 		return 0;
 	struct reuse_slot *s = &g->s[slot];
-	(void)thread;
 	if (!s->active || s->gen != gen)
 		return 0;
 	out->invalidation = !same_group;

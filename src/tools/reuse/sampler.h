@@ -75,8 +75,8 @@ int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_
 /* The same, where the trapping thread is of the owner's group or not (shared-cache mode:
  * a thread of the owner's socket reuses, another socket's store invalidates), and p is
  * the group's access count (that of every thread of the socket). */
-int reuse_gwp_trap_group(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t thread,
-			 int same_group, uint64_t p, uint64_t t, struct reuse_seen *out);
+int reuse_gwp_trap_group(struct reuse_gwp *g, int slot, uint32_t gen, int same_group,
+			 uint64_t p, uint64_t t, struct reuse_seen *out);
 int reuse_gwp_trap(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t thread, uint64_t p,
 		   uint64_t t, struct reuse_seen *out);
 

@@ -80,8 +80,9 @@ static int var_start(void)
 	return 0;
 }
 
-static int var_calibrated;	/* calibrate() ran (in the first thread to start) */
-static void calibrate(struct rt_thread *t);
+/* hw: what one trap costs outside any handler (watch_trap_cost: the debug exception, the
+ * signal, the sigreturn), per metric; 0 with soft traps (calls, no kernel). */
+static int64_t var_trap_cost[VAR_NMETRIC];
 
 static int var_thread_start(struct rt_thread *t)
 {
@@ -95,8 +96,9 @@ static int var_thread_start(struct rt_thread *t)
 		vt->x_slot = vt->r_slot = -1;
 	}
 	t->tool = vt;
-	if (vt && !var_calibrated)
-		calibrate(t);
+	/* measured in the first thread to start, the same value after */
+	if (vt && env_num("SONDE_VARIANCE_CALIBRATE", 1))
+		watch_trap_cost(t, &var_trap_cost[VAR_M_TIME], &var_trap_cost[VAR_M_CPU]);
 	return 0;
 }
 
@@ -129,17 +131,6 @@ static SIGSAFE void handler_end(struct var_thread *vt, const int64_t *m0, int64_
 	for (int m = 0; m < VAR_NMETRIC; m++)
 		vt->ovh[m] += m1[m] - m0[m];
 	vt->s.handler_ns += (uint64_t)(m1[VAR_M_TIME] - m0[VAR_M_TIME]);
-}
-
-/* hw: what one trap costs outside any handler (watch_trap_cost: the debug exception, the
- * signal, the sigreturn), per metric; 0 with soft traps (calls, no kernel). */
-static int64_t var_trap_cost[VAR_NMETRIC];
-
-static void calibrate(struct rt_thread *t)
-{
-	var_calibrated = 1;
-	if (env_num("SONDE_VARIANCE_CALIBRATE", 1))
-		watch_trap_cost(t, &var_trap_cost[VAR_M_TIME], &var_trap_cost[VAR_M_CPU]);
 }
 
 /* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost) to what the
