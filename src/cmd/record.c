@@ -58,7 +58,12 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		fprintf(stderr, "sonde: building the profile from %llu MiB of records...\n",
 			(unsigned long long)(raw >> 20));
 	int built = report_build(res.dir, err, sizeof(err)) >= 0;
-	if (!built) {
+	if (!built && strstr(err, "no .proc file")) {
+		sonde_error("nothing was recorded: the runtime did not start in the program (the "
+			    "reason, if it gave one, is above; a statically linked program cannot "
+			    "be profiled)");
+		sonde_error("the raw recording is kept in %s", res.dir);
+	} else if (!built) {
 		sonde_error("%s", err);
 		sonde_error("the raw recording is kept in %s", res.dir);
 	} else if (!quiet) {

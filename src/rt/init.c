@@ -96,12 +96,12 @@ static int rt_tool_start(void)
 	if (tool && tool->start)
 		r = tool->start();
 	if (r) {
-		char msg[160];
+		char msg[400];
 		snprintf(msg, sizeof(msg), tool ? "sonde: tool '%s' cannot start: %s; the program "
 						  "runs unprofiled\n"
 						: "sonde: unknown tool '%s' (SONDE_TOOL)%.0s; the program "
 						  "runs unprofiled\n",
-			 rt_cfg.tool, strerror(-r));
+			 rt_cfg.tool, rt_tool_why[0] ? rt_tool_why : strerror(-r));
 		rt_log(msg);
 		rt_cfg.enabled = 0;
 		return -1;
@@ -147,6 +147,16 @@ static void source_pick(void)
 	const struct rt_source *want = source_by_id(rt_cfg.source);
 	if (want && source_try(want) == 0)
 		return;
+	/* A period given with a source counts that source's unit (events, accesses): the
+	 * fallback takes its own default rather than read it as nanoseconds (--exact's
+	 * period 1 made a 1 ns clock). */
+	if (want && rt_cfg.period) {
+		size_t n = strlen(source_why);
+		snprintf(source_why + n, sizeof(source_why) - n,
+			 "; its period %llu does not apply to the fallback, which takes its default",
+			 (unsigned long long)rt_cfg.period);
+		rt_cfg.period = 0;
+	}
 	if (want != &rt_source_hw && rt_cfg.source == SONDE_SOURCE_NONE &&
 	    source_try(&rt_source_hw) == 0)
 		return;

@@ -215,6 +215,13 @@ extern const struct rt_tool *rt_tool;
  * folder) to t's stream.  0, or -ENOSPC when it is lost (counted).  Handler-safe; the
  * caller has claimed t (inside a hook, or between rt_enter and rt_leave). */
 int rt_tool_record(struct rt_thread *t, const void *rec, size_t size);
+/* For a tool's start hook that cannot work in this process: keep `why` (one line, what to
+ * do), which the runtime prints instead of an errno's text; returns -ENOTSUP to return. */
+int rt_tool_refuse(const char *why);
+extern char rt_tool_why[256];	/* the reason kept by rt_tool_refuse, "" if none */
+/* A tool's exact mode (--exact: every access) needs the inst source: 0 when it is the
+ * source, else rt_tool_refuse with the reason.  Not in a handler. */
+int rt_tool_need_inst(const char *tool);
 
 /* core.c: set the calling thread's state (thread start, never in a handler). */
 void rt_set_self(struct rt_thread *t);

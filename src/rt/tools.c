@@ -30,6 +30,35 @@ const struct rt_tool *rt_tool_find(const char *name)
 	return NULL;
 }
 
+char rt_tool_why[256];
+
+/* Append s to rt_tool_why, cut at its size (snprintf is not for this file: sigsafe.h). */
+static void why_cat(const char *s)
+{
+	size_t n = strlen(rt_tool_why), m = strlen(s);
+	if (n + m >= sizeof(rt_tool_why))
+		m = sizeof(rt_tool_why) - 1 - n;
+	memcpy(rt_tool_why + n, s, m);
+	rt_tool_why[n + m] = 0;
+}
+
+int rt_tool_refuse(const char *why)
+{
+	rt_tool_why[0] = 0;
+	why_cat(why);
+	return -ENOTSUP;
+}
+
+int rt_tool_need_inst(const char *tool)
+{
+	if (rt_source == &rt_source_inst)
+		return 0;
+	rt_tool_refuse(tool);
+	why_cat(" --exact sees every access through sonde-cc's callbacks, and this program was "
+		"not built by sonde-cc: rebuild it with sonde-cc, or drop --exact to sample it");
+	return -ENOTSUP;
+}
+
 SIGSAFE int rt_tool_record(struct rt_thread *t, const void *rec, size_t size)
 {
 	if (out_append(&t->out, rec, size) < 0) {

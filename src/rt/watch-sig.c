@@ -408,7 +408,8 @@ int watch_limit(struct rt_thread *t, int n)
 
 /* ---- requests ---- */
 
-/* The watched block for r: aligned, 1/2/4/8 bytes (1 for an execute breakpoint). */
+/* The watched block for r: aligned, 1/2/4/8 bytes (1 for an execute breakpoint); the soft
+ * backend also takes an aligned 16, 32 or 64 (a cache line). */
 static int req_range(const struct watch_req *r, uint64_t *addr, uint32_t *len)
 {
 	uint64_t a = r->addr;
@@ -418,6 +419,11 @@ static int req_range(const struct watch_req *r, uint64_t *addr, uint32_t *len)
 		if (l != 8)
 			return -EINVAL;
 		l = 1;
+	} else if ((r->type == WATCH_W || r->type == WATCH_RW) && l > 8) {
+		if (backend != WATCH_BACKEND_SOFT)
+			return -EOPNOTSUPP;
+		if (l > WATCH_SOFT_MAX_LEN || (l & (l - 1)) || (a & (l - 1)))
+			return -EINVAL;
 	} else if (r->type == WATCH_W || r->type == WATCH_RW) {
 		if (l < 1 || l > 8)
 			return -EINVAL;

@@ -154,9 +154,12 @@ struct watch_trap {
 typedef void (*watch_fn)(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
 			 const siginfo_t *si);
 
+#define WATCH_SOFT_MAX_LEN 64	/* the soft backend's widest block (a cache line) */
+
 struct watch_req {
 	uint64_t addr;
-	uint32_t len;		/* 1, 2, 4 or 8, addr aligned to it (see WATCH_ALIGN); X: 8 */
+	uint32_t len;		/* 1, 2, 4 or 8, addr aligned to it (see WATCH_ALIGN); X: 8;
+				 * soft backend only: also 16, 32 or 64, aligned (hw: -EOPNOTSUPP) */
 	int type;		/* enum watch_type */
 	int flags;		/* WATCH_PERSIST, WATCH_ALIGN */
 	int policy;		/* enum watch_policy, used only when no slot is empty */
@@ -425,7 +428,8 @@ int watch_limit(struct rt_thread *t, int n);
  *   -ENOSPC   every usable slot is armed and the policy kept them all
  *   -EAGAIN   t's set is busy (another thread is arming it): drop the sample
  *   -EDEADLK  called inside a handler that interrupted an arm of the same set
- *   -EOPNOTSUPP  no backend (watch_backend_why), or WATCH_X with the soft backend
+ *   -EOPNOTSUPP  no backend (watch_backend_why), WATCH_X with the soft backend, or a
+ *             block wider than 8 bytes with the hw one
  *   other     perf_event_open's error (EACCES, ESRCH if t's tid is gone, ...)
  * Nothing leaks on failure.  Handler-safe.
  */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t500-reuse-cli: `sonde reuse` options: --help, usage errors (exit 2, one line naming the
-# problem), --spatial without --exact refused with the reason (--shared runs sampled), --exact with
-# another source refused, and the tool listed in `sonde --help`.
+# problem), --shared runs sampled, --exact with another source refused, --exact on a program
+# not built by sonde-cc refused by the runtime with the reason (not run on a 1 ns clock),
+# and the tool listed in `sonde --help`.
 . "$(dirname "$0")/lib.sh"
 
 "$SONDE" reuse --help >help 2>&1
@@ -17,13 +18,14 @@ check t500-no-program-msg grep -q "no program to run" err
 "$SONDE" reuse --slots 9 -- true >out 2>err
 check t500-bad-slots [ $? -eq 2 ]
 check t500-bad-slots-msg grep -q "slots wants 1 to 4" err
-"$SONDE" reuse --spatial -- true >out 2>err
-check t500-spatial-needs-exact [ $? -eq 2 ]
-check t500-spatial-msg grep -q "a watchpoint covers 8 bytes" err
 "$SONDE" reuse --shared -o sh -- true >out 2>err
 check t500-shared-sampled-runs [ $? -eq 0 ]
 "$SONDE" reuse --exact --source clock -- true >out 2>err
 check t500-exact-source [ $? -eq 2 ]
 check t500-exact-source-msg grep -q "needs the inst source" err
+"$SONDE" reuse --exact -o plain -- true >out 2>err
+check t500-exact-plain-runs [ $? -eq 0 ]
+check t500-exact-plain-msg grep -q "this program was not built by sonde-cc" err
+check t500-exact-plain-nothing grep -q "nothing was recorded" err
 "$SONDE" reuse --bogus -- true >out 2>err
 check t500-bad-option [ $? -eq 2 ]

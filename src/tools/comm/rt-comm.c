@@ -75,6 +75,8 @@ static int comm_start(void)
 		dregs = COMM_MAX_DREGS;
 	if (n < 1 || n > (1u << 20))
 		n = COMM_BOARD_DEFAULT;
+	if (exact_mode && rt_tool_need_inst("comm"))
+		return -ENOTSUP;
 	cmp_period = exact_mode ? env_num("SONDE_COMM_COMPARE", 0) : 0;
 	if (cmp_period == 1)
 		cmp_period = 0;

@@ -30,7 +30,8 @@ static void usage(FILE *f)
 		"                        socket, timed by the socket's accesses; invalidations by\n"
 		"                        the other sockets\n"
 		"      --spatial         cache-line (64-byte) reuse instead of 8-byte words\n"
-		"                        (--exact only: a watchpoint covers 8 bytes)\n"
+		"                        (sampled: a program built with sonde-cc, whose software\n"
+		"                        watchpoints cover a line; a debug register covers 8 bytes)\n"
 		"      --slots N         watched uses at once, 1 to %d (default %d)\n"
 		"  -h, --help            this text\n\n"
 		"Distances need an exact count of each thread's accesses: the inst source (sonde-cc)\n"
@@ -91,9 +92,6 @@ int cmd_reuse(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return sonde_usage_error("reuse", "no program to run (sonde reuse [options] -- program [args])");
-	if (spatial && !exact)
-		return sonde_usage_error("reuse", "--spatial needs --exact (a watchpoint covers 8 "
-					 "bytes, not a 64-byte line)");
 	if (exact) {
 		if (launch_exact(&o, "reuse"))
 			return EXIT_USAGE;

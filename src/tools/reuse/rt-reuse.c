@@ -156,6 +156,14 @@ static int reuse_start(void)
 	shared_mode = env_num("SONDE_REUSE_SHARED", 0) != 0;
 	spatial = env_num("SONDE_REUSE_SPATIAL", 0) != 0;
 	elem_shift = spatial ? 6 : 3;
+	if (exact_mode && rt_tool_need_inst("reuse"))
+		return -ENOTSUP;
+	/* sampled lines: a watchpoint on the whole 64-byte line, which only the soft backend
+	 * has (a debug register covers at most 8 bytes) */
+	if (spatial && !exact_mode && watch_backend() != WATCH_BACKEND_SOFT)
+		return rt_tool_refuse("reuse --spatial without --exact watches whole 64-byte lines, "
+				      "which only software watchpoints can (a debug register covers 8 "
+				      "bytes): build the program with sonde-cc, or add --exact");
 	if (shared_mode)
 		read_sockets();
 	void *m = mmap(NULL, PAGESET * sizeof(uint64_t), PROT_READ | PROT_WRITE,
@@ -268,7 +276,7 @@ static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 		struct reuse_thread *o = list[k];
 		struct watch_req r = {
 			.addr = s->addr,
-			.len = 8,
+			.len = 1u << elem_shift,
 			/* shared mode: any thread of the owner's socket reuses the socket's
 			 * cache (read or write), one of another socket invalidates (a store) */
 			.type = o == me || (shared_mode && o->socket == me->socket) ? WATCH_RW :
@@ -301,7 +309,16 @@ static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 		rt->lost++;
 		return;
 	}
-	uint64_t word = a->addr & ~7ull;
+	uint64_t word = a->addr & ~((1ull << elem_shift) - 1);
+	/* An element a slot watches already: its pending reuse is this very access (the
+	 * owner's trap follows the sample) or a later one, and the engine refuses a second
+	 * watch over the same bytes; the slot stays with the older use (this sample, like one
+	 * the reservoir declines, arms nothing: samples - armed in the report). */
+	for (int k = 0; k < gwp.nslots; k++)
+		if (gwp.s[k].active && gwp.s[k].addr == word) {
+			unlock();
+			return;
+		}
 	if (shared_mode)
 		rt->socket = socket_now();
 	uint64_t own = count_now(t);

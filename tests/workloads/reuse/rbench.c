@@ -13,8 +13,11 @@
  *       across outer iterations at X1[p] - 1 + INV + the other phases' words.  Shared-word
  *       reuses are left out (other threads' stores make them invalidations).
  *   rbench sweep N R [-e]    one thread sweeps N words R times: every reuse at distance N-1
- *   rbench pingpong N        two threads take turns storing one word, N times each: every
- *                            use ends with the other thread's store (invalidations only)
+ *   rbench pingpong N [-f]   two threads take turns storing one word, N times each: every
+ *                            use ends with the other thread's store (invalidations only);
+ *                            -f: each its own word of one cache line (false sharing): by
+ *                            words every use is reused by the thread's next store, by
+ *                            lines (--spatial) every one is invalidated
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
  *                            no invalidation
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
@@ -179,6 +182,7 @@ static int sweep(int argc, char **argv)
 
 static uint64_t pp_n;
 static volatile uint64_t word;
+static volatile uint64_t pair[2] __attribute__((aligned(64)));
 static int turn;	/* touched only by the uninstrumented functions */
 
 NOINST static void wait_turn(int me)
@@ -194,11 +198,14 @@ NOINST static void give_turn(int other)
 
 static void *pp_thread(void *arg)
 {
-	int me = (int)(uintptr_t)arg;
+	int me = (int)(uintptr_t)arg & 1, f = (int)(uintptr_t)arg >> 1;	/* f: -f */
 	const uint64_t n = pp_n;
 	for (uint64_t i = 0; i < n; i++) {
 		wait_turn(me);
-		word = i;
+		if (f)
+			pair[me] = i;
+		else
+			word = i;
 		give_turn(1 - me);
 	}
 	return NULL;
@@ -208,11 +215,12 @@ static int pingpong(int argc, char **argv)
 {
 	pthread_t a, b;
 	pp_n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000;
-	pthread_create(&a, NULL, pp_thread, (void *)0);
-	pthread_create(&b, NULL, pp_thread, (void *)1);
+	uintptr_t f = argc > 3 && !strcmp(argv[3], "-f") ? 2 : 0;
+	pthread_create(&a, NULL, pp_thread, (void *)(f | 0));
+	pthread_create(&b, NULL, pp_thread, (void *)(f | 1));
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	printf("pingpong: %llu\n", (unsigned long long)word);
+	printf("pingpong: %llu\n", (unsigned long long)(f ? pair[0] + pair[1] : word));
 	return 0;
 }
 
