@@ -41,6 +41,9 @@ struct watch_slot {
 	uint64_t seq;		/* set's arming sequence when armed: OLDEST/NEWEST */
 	uint64_t traps;
 	uint64_t self_traps;	/* traps the callback caused itself: ignore that many signals */
+	uint64_t count0;	/* hw: the event's count just before this arming: a signal
+				 * while the count has not moved past it is an earlier
+				 * arming's, queued before the re-arm (same fd) */
 	int used;		/* soft: armed since the set was made (stands for "has an event") */
 };
 
@@ -420,9 +423,7 @@ static int req_range(const struct watch_req *r, uint64_t *addr, uint32_t *len)
 			return -EINVAL;
 		l = 1;
 	} else if ((r->type == WATCH_W || r->type == WATCH_RW) && l > 8) {
-		if (backend != WATCH_BACKEND_SOFT)
-			return -EOPNOTSUPP;
-		if (l > WATCH_SOFT_MAX_LEN || (l & (l - 1)) || (a & (l - 1)))
+		if (backend != WATCH_BACKEND_SOFT || l > WATCH_SOFT_MAX_LEN || (l & (l - 1)) || (a & (l - 1)))
 			return -EINVAL;
 	} else if (r->type == WATCH_W || r->type == WATCH_RW) {
 		if (l < 1 || l > 8)
@@ -537,6 +538,15 @@ static int pick_victim(struct watch_set *s, int policy)
 
 /* ---- events ---- */
 
+/* The event's count of traps; UINT64_MAX if it cannot be read. */
+static uint64_t event_count(int fd)
+{
+	uint64_t c = 0;
+	if (read(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
+		return UINT64_MAX;
+	return c;
+}
+
 /* Open a disabled breakpoint on t, route its signal to t, then enable it. */
 static int slot_open(struct rt_thread *t, struct watch_set *s, struct watch_slot *sl, int type)
 {
@@ -592,8 +602,13 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 		slot_state(s, sl, SLOT_ARMED);
 		return 0;
 	}
+	sl->count0 = 0;
 	if (sl->fd >= 0 && !s->no_modify && !__atomic_load_n(&force_reopen, __ATOMIC_RELAXED)) {
-		/* Same attr as at open but address, length, type and disabled = 0. */
+		/* Same attr as at open but address, length, type and disabled = 0.  The count
+		 * first: traps of the old arming are in it, this one's come after. */
+		sl->count0 = event_count(sl->fd);
+		if (sl->count0 == UINT64_MAX)
+			sl->count0 = 0;
 		watch_bp_attr(&at, a, len, r->type, 0);
 		tried = 1;
 		err = ioctl(sl->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &at) ? -errno : 0;
@@ -602,6 +617,7 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 	}
 	if (err) {
 		int reopen = sl->fd >= 0;
+		sl->count0 = 0;
 		slot_close(s, sl);
 		err = slot_open(t, s, sl, r->type);
 		if (!err && reopen)
@@ -779,14 +795,6 @@ static int slot_by_fd(const struct watch_set *s, int fd)
 	return -1;
 }
 
-static uint64_t event_count(int fd)
-{
-	uint64_t c = 0;
-	if (read(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
-		return 0;
-	return c;
-}
-
 /*
  * Traps the callback of a persistent slot causes (an unwinder reading a watched stack
  * slot) are queued while our signal is blocked and delivered after we return; count them
@@ -798,7 +806,8 @@ static void note_self_traps(struct rt_thread *t, struct watch_set *s, int i, int
 	struct watch_slot *sl = &s->slot[i];
 	uint64_t after = event_count(fd);
 
-	if (after <= before || set_lock_owner(s, t->tid))
+	if (after == UINT64_MAX || before == UINT64_MAX || after <= before ||
+	    set_lock_owner(s, t->tid))
 		return;
 	if (sl->seq == seq && sl->fd == fd && sl->state == SLOT_ARMED)
 		sl->self_traps += after - before;
@@ -885,6 +894,14 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 		STAT_ADD(s, stale);
 		return;
 	}
+	/* A signal queued for the slot's previous arming, delivered after a re-arm on the
+	 * same fd: no trap since this arming (the count has not moved). */
+	uint64_t count = event_count(sl->fd);
+	if (count != UINT64_MAX && count <= sl->count0) {
+		set_unlock(s);
+		STAT_ADD(s, stale);
+		return;
+	}
 	/* The hardware tells the slot, not the access: see struct watch_trap. */
 	struct watch_trap w = { .si = si, .ip = uc_ip(uc), .access_addr = sl->addr,
 				.stored = sl->type == WATCH_W ? WATCH_TRAP_STORE :
@@ -897,7 +914,7 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	/* the count before the callback or the tool's hook, whichever runs: with no count
 	 * taken, every trap so far looked like the hook's own and the slot went deaf (a
 	 * persistent reuse watch trapped once, on the sampled access itself) */
-	uint64_t before = persist ? event_count(fd) : 0;
+	uint64_t before = count;
 	set_unlock(s);
 	if (trap_call(t, s, fn, &w, uc) && persist)
 		note_self_traps(t, s, i, fd, seq, before);

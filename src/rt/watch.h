@@ -28,9 +28,12 @@
  * long: a contended arm returns -EAGAIN (drop the sample).  Everything here is
  * handler-safe (no malloc, stdio or blocking locks) except where marked "not in a handler".
  *
- * Known limit: if another thread re-arms a slot of T in the few instructions between T's
- * trap and T's handler (T is still in the kernel), that one trap is reported with the new
- * arming's cookie.
+ * Re-arms and queued signals: a trap's signal may still be queued when the slot is re-armed
+ * on the same fd (by another thread, or while T's handler was busy).  The slot keeps the
+ * event's count read just before each re-arm; a signal that finds the count not moved
+ * past it belongs to an earlier arming and is ignored (stale).  One read(2) per arm and per
+ * trap.  Known limit: a trap of the old arming that lands between that read and the
+ * re-arm's ioctl (a few instructions) is reported with the new arming's cookie.
  *
  * Backends.  The engine has two, chosen once at start-up (watch_backend_init) and invisible
  * to tools: "hw", the debug registers above, and "soft", for programs built by sonde-cc,
@@ -159,7 +162,7 @@ typedef void (*watch_fn)(struct rt_thread *t, int slot, void *cookie, const ucon
 struct watch_req {
 	uint64_t addr;
 	uint32_t len;		/* 1, 2, 4 or 8, addr aligned to it (see WATCH_ALIGN); X: 8;
-				 * soft backend only: also 16, 32 or 64, aligned (hw: -EOPNOTSUPP) */
+				 * soft backend only: also 16, 32 or 64, aligned (hw: -EINVAL) */
 	int type;		/* enum watch_type */
 	int flags;		/* WATCH_PERSIST, WATCH_ALIGN */
 	int policy;		/* enum watch_policy, used only when no slot is empty */
@@ -421,15 +424,14 @@ int watch_limit(struct rt_thread *t, int n);
  * process).  Takes an empty slot (never armed, disarmed, or one-shot already fired),
  * else asks r->policy for a victim.  Returns the slot index (>= 0) or:
  *   -EINVAL   bad len/type, addr not aligned to len (without WATCH_ALIGN), or no single
- *             aligned block of <= 8 bytes covers the range
+ *             aligned block of <= 8 bytes covers the range (soft: also 16/32/64 aligned)
  *   -EFAULT   page 0 or a non-user address
  *   -EPERM    the runtime's own memory (rt_owns_address, t's arena, altstack or set)
  *   -EEXIST   the range overlaps a slot of t that is armed now
  *   -ENOSPC   every usable slot is armed and the policy kept them all
  *   -EAGAIN   t's set is busy (another thread is arming it): drop the sample
  *   -EDEADLK  called inside a handler that interrupted an arm of the same set
- *   -EOPNOTSUPP  no backend (watch_backend_why), WATCH_X with the soft backend, or a
- *             block wider than 8 bytes with the hw one
+ *   -EOPNOTSUPP  no backend (watch_backend_why), or WATCH_X with the soft backend
  *   other     perf_event_open's error (EACCES, ESRCH if t's tid is gone, ...)
  * Nothing leaks on failure.  Handler-safe.
  */
