@@ -2,7 +2,7 @@
 # t062-mem-inst-exact: `sonde mem --source inst --period 1` counts every access of
 # tests/workloads/inst-loop.c built by sonde-cc: 10,000 loads in chase() and 1,024 stores
 # in fill(), all to the static `ring`, by construction.  And a program not built by
-# sonde-cc gets the clock source instead, with the reason.
+# sonde-cc gets the clock source instead, with the reason, at its own default period.
 . "$(dirname "$0")/lib.sh"
 
 command -v clang >/dev/null || { skip t062-inst "clang is not installed"; exit 0; }
@@ -33,3 +33,10 @@ check t062-fallback-status [ $? -eq 0 ]
 check t062-fallback-stdout cmp -s out3 out
 check t062-fallback-reason grep -q 'rebuild it with sonde-cc' prof3/*.proc
 check t062-fallback-source grep -q '^source=clock$' prof3/*.proc
+# With a period, that period counts accesses: the clock takes its own default instead of
+# reading it as nanoseconds (--period 1 made a 1 ns clock).
+"$SONDE" mem -q -o prof4 --source inst --period 1 -- "$W/inst-loop" >/dev/null 2>err4
+check t062-fallback-period-status [ $? -eq 0 ]
+check t062-fallback-period-source grep -q '^source=clock$' prof4/*.proc
+check t062-fallback-period-not-1 bash -c "! grep -q '^period=1$' prof4/*.proc"
+check t062-fallback-period-said grep -q 'does not apply to the fallback' prof4/*.proc

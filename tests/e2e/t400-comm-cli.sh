@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t400-comm-cli: sonde comm's command line: usage errors exit 2 with one line, --help
-# exits 0, `sonde --help` lists the tool, and the program's exit status passes through.
+# exits 0, `sonde --help` lists the tool, the program's exit status passes through, and
+# --exact on a program not built by sonde-cc is refused by the runtime with the reason.
 . "$(dirname "$0")/lib.sh"
 
 expect_usage() {
@@ -33,3 +34,11 @@ check t400-listed grep -q '^ *comm ' all.out
 check t400-exit-status [ $? -eq 7 ]
 check t400-empty-said grep -q 'no communication detected' summary
 check t400-report-dispatch sh -c "'$SONDE' report rec 2>&1 | grep -q '^sonde comm: '"
+
+# --exact on a program not built by sonde-cc: the runtime refuses with the reason (it used
+# to fall back to the clock source at --exact's period, 1 ns), the program runs, its status
+# passes through, and the command says nothing was recorded.
+"$SONDE" comm --exact -o plain -- sh -c 'exit 5' >/dev/null 2>err
+check t400-exact-plain-status [ $? -eq 5 ]
+check t400-exact-plain-why grep -q "this program was not built by sonde-cc" err
+check t400-exact-plain-nothing grep -q "nothing was recorded" err
