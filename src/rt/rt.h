@@ -154,6 +154,28 @@ extern const struct rt_source rt_source_clock, rt_source_hw, rt_source_inst;
  * count of the last window.  Handler-safe. */
 uint64_t rt_inst_accesses(struct rt_thread *t);
 
+/*
+ * source-inst.c: every access straight to a tool, for an exact mode (reuse --exact; comm
+ * could use it for one too).  A tool's start hook registers `fn` (inst source only: else
+ * -ENOTSUP); from then on the sanitizer callbacks of every profiled thread call
+ * fn(t, addr, len, flags, ip) for each access, in place of the sampling and of
+ * rt_deliver_access: no clock read, no owned-range check (instrumented code is the
+ * program's), no rt_obs_note per access, and t is not claimed by rt_enter's fence.  The
+ * source counts the access (stats.accesses, rt_inst_accesses stays exact) and guards
+ * re-entry: a thread that is busy in the runtime or stopped has the access dropped
+ * (stats.dropped), and busy is raised around the call, so a signal handler of the
+ * program interrupting fn drops its own accesses.  ip is the accessing instruction, as
+ * in struct rt_access (the return address resolved through a per-thread cache).  fn's
+ * state needs no lock against a finisher but the thread's stream does: before writing a
+ * record, fn calls rt_inst_every_may_record(t) (a fence, then stopped is read: 0 when the
+ * process is finishing t and the record must be dropped).  Not in a handler; fn is
+ * handler-safe (the program's handlers run instrumented code).
+ */
+typedef void (*rt_inst_every_fn)(struct rt_thread *t, uint64_t addr, uint32_t len,
+				 uint32_t flags, uint64_t ip);
+int rt_inst_every(rt_inst_every_fn fn);
+int rt_inst_every_may_record(struct rt_thread *t);
+
 /* The source in use (init.c). */
 extern const struct rt_source *rt_source;
 

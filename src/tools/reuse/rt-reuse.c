@@ -75,6 +75,9 @@ static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
 
+static void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags,
+			uint64_t ip);
+
 static uint64_t env_num(const char *name, uint64_t def)
 {
 	const char *v = getenv(name);
@@ -179,7 +182,7 @@ static int reuse_start(void)
 			return -ENOMEM;
 		stack = m;
 		reuse_stack_init(stack);
-		return 0;
+		return rt_inst_every(exact_every);
 	}
 	reuse_gwp_init(&gwp, (int)env_num("SONDE_REUSE_SLOTS", REUSE_SLOTS));
 	watch_ok = watch_start() == 0;
@@ -441,8 +444,13 @@ static SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint6
 {
 	uint64_t h = (use_ip * 31 + ip) * 0x9E3779B97F4A7C15ull;
 	struct pair *p = &rt->pair[(h >> 40) % PAIRS];
-	if (p->count && (p->use_ip != use_ip || p->reuse_ip != ip))
+	if (p->count && (p->use_ip != use_ip || p->reuse_ip != ip)) {
+		/* from the every-access hook, t is not claimed by a fence (rt_inst_every):
+		 * a thread being finished keeps its pairs for the finisher */
+		if (!rt_inst_every_may_record(t))
+			return;
 		pair_flush(t, p);
+	}
 	if (!p->count) {
 		p->use_ip = use_ip;
 		p->reuse_ip = ip;
@@ -479,6 +487,21 @@ static SIGSAFE void exact_access(struct rt_thread *t, struct reuse_thread *rt,
 		rt->dist[reuse_bin(o.rd)]++;
 		pair_add(t, rt, o.prev_ip, a->ip, a->addr, reuse_bin(o.rd));
 	}
+}
+
+/* rt_inst_every's hook: --exact's every access, straight from the inst callbacks. */
+static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
+				uint32_t flags, uint64_t ip)
+{
+	struct reuse_thread *rt = t->tool;
+	struct rt_access a = { .ip = ip, .addr = addr, .weight = 1, .len = (uint16_t)len,
+			       .flags = (uint16_t)flags };
+
+	if (!rt)
+		return;
+	t->stats.samples++;
+	rt->samples++;
+	exact_access(t, rt, &a);
 }
 
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,

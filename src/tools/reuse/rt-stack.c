@@ -238,10 +238,16 @@ static inline __attribute__((always_inline)) uint64_t rank_body(const struct reu
 		for (uint64_t j = 0; j < i; j++)	/* more than 2^32 stamps: not met */
 			r += u->c[top][j];
 	}
-	uint64_t m = x % 64 == 63 ? ~0ull : (2ull << (x % 64)) - 1;
-	for (uint64_t j = w & ~7ull; j < w; j++)
-		r += (uint64_t)__builtin_popcountll(u->bits[j]);
-	return r + (uint64_t)__builtin_popcountll(u->bits[w] & m);
+	/* the 8 words of x's block, each masked to its stamps up to x: no loop whose count
+	 * depends on x (its branch mispredicted about once a rank) */
+	const uint64_t *b = u->bits + (w & ~7ull);
+	uint64_t m = x % 64 == 63 ? ~0ull : (2ull << (x % 64)) - 1, j = w % 8;
+#pragma GCC unroll 8
+	for (uint64_t k = 0; k < 8; k++) {
+		uint64_t below = 0 - (uint64_t)(k < j), at = 0 - (uint64_t)(k == j);
+		r += (uint64_t)__builtin_popcountll(b[k] & (below | (at & m)));
+	}
+	return r;
 }
 
 /* The same with the POPCNT instruction (the build targets x86-64 without it, where
@@ -497,7 +503,8 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 	uint64_t *hw = holders(s, e);
 	int r;
 
-	memset(out, 0, sizeof(*out));
+	out->kind = REUSE_NONE;
+	out->invalidated = 0;
 	if (!hw) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return -ENOMEM;
@@ -511,6 +518,21 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 		spin_unlock(&u->lock);
 		return r;
 	}
+	/*
+	 * Private data: u's bit alone in the word (no other holder, no store of e under way),
+	 * read under u's lock, needs no element lock.  A store of another unit that locks the
+	 * word after this read finds u's bit and invalidates u's entry under u's lock, so
+	 * after this access: it is ordered after this store, as it should.  A load of another
+	 * unit that sets its bit after the read is ordered after it too, and its entry rightly
+	 * stays live.  So the store is made at the read: two atomic operations saved.
+	 */
+	spin_lock(&u->lock);
+	if (__atomic_load_n(hw, __ATOMIC_ACQUIRE) == bit) {
+		r = unit_access(s, u, e, ip, out);
+		spin_unlock(&u->lock);
+		return r;
+	}
+	spin_unlock(&u->lock);
 	/* lock the element, leaving u's bit alone in its word: the others are invalidated */
 	uint64_t old = __atomic_load_n(hw, __ATOMIC_RELAXED);
 	for (int i = 0;; i++) {
