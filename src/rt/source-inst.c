@@ -202,7 +202,7 @@ static inline SIGSAFE uint64_t inst_ip(struct rt_thread *t, uint64_t addr, int s
  * flag raised (no fence: only t's own handlers test it at once, and the hook fences
  * before a record, rt_inst_every_may_record).
  */
-static __attribute__((noinline)) SIGSAFE void inst_every(uint64_t addr, uint16_t len,
+static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t addr, uint16_t len,
 							 uint16_t flags, const uint64_t *frame)
 {
 	struct rt_thread *t = rt_self_tls;

@@ -238,15 +238,13 @@ static inline __attribute__((always_inline)) uint64_t rank_body(const struct reu
 		for (uint64_t j = 0; j < i; j++)	/* more than 2^32 stamps: not met */
 			r += u->c[top][j];
 	}
-	/* the 8 words of x's block, each masked to its stamps up to x: no loop whose count
-	 * depends on x (its branch mispredicted about once a rank) */
-	const uint64_t *b = u->bits + (w & ~7ull);
-	uint64_t m = x % 64 == 63 ? ~0ull : (2ull << (x % 64)) - 1, j = w % 8;
-#pragma GCC unroll 8
-	for (uint64_t k = 0; k < 8; k++) {
-		uint64_t below = 0 - (uint64_t)(k < j), at = 0 - (uint64_t)(k == j);
-		r += (uint64_t)__builtin_popcountll(b[k] & (below | (at & m)));
-	}
+	/* words of x's block before x's: a sweep (stamps in order) keeps this loop's count
+	 * for 64 ranks in a row, which the branch predictor follows (a loop over all 8 words
+	 * with masks instead took 40% more instructions and was no faster) */
+	uint64_t m = x % 64 == 63 ? ~0ull : (2ull << (x % 64)) - 1;
+	for (uint64_t j = w & ~7ull; j < w; j++)
+		r += (uint64_t)__builtin_popcountll(u->bits[j]);
+	r += (uint64_t)__builtin_popcountll(u->bits[w] & m);
 	return r;
 }
 
