@@ -31,7 +31,6 @@
 
 #include "rt/decode-x86.h"
 #include "rt/rt.h"
-#include "rt/thread.h"
 #include "rt/watch.h"
 #include "rt/sigsafe.h"
 
@@ -215,10 +214,6 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 		t->stats.dropped++;
 		return;
 	}
-	/* an observation for interpose.c's allocation summary, once per 64 accesses of the
-	 * thread rather than at each (an atomic add on one line that every thread writes) */
-	if (!(t->stats.accesses & 63))
-		rt_obs_note();
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	inst_every_fn(t, addr, len, flags,
@@ -234,12 +229,6 @@ int rt_inst_every(rt_inst_every_fn fn)
 	inst_period = 1;
 	inst_every_fn = fn;
 	return 0;
-}
-
-SIGSAFE int rt_inst_every_may_record(struct rt_thread *t)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return !t->stopped && !rt_stopping;
 }
 
 /* rt.h: the thread's exact access count so far (the access being delivered or trapped
@@ -362,6 +351,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		inst_watch_mine(t, addr, len, flags, frame);
 }
 
+/* An access for rt_inst_every's hook and nothing else (no soft watch near, the filter
+ * copy current): without inst_slow's frame, which saves the registers its other calls
+ * need. */
+static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uint16_t len,
+							      uint16_t flags,
+							      const uint64_t *frame)
+{
+	inst_every(addr, len, flags, frame);
+}
+
 /*
  * One callback per width and direction.  The fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
@@ -382,6 +381,11 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		if (__builtin_expect(due | stale | inst_near(x, a), 0)) {                \
 			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
+			if (due && !stale && inst_every_fn && !inst_near(x, a)) {        \
+				inst_every_only(a, len, flags, __builtin_frame_address(0)); \
+				asm volatile("");                                        \
+				return;                                                  \
+			}                                                                \
 			inst_slow(a, len, flags, due, __builtin_frame_address(0));       \
 			asm volatile("");                                                \
 		}                                                                        \

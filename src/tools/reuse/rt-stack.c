@@ -458,8 +458,8 @@ static SIGSAFE uint32_t invalidate(struct reuse_unit *v, uint64_t e)
 	return 1;
 }
 
-/* Unit u's own access (u's lock held). */
-static SIGSAFE int unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e,
+/* Unit u's own access (u's lock held).  Inline: one call an access less. */
+static inline __attribute__((always_inline)) SIGSAFE int unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e,
 			       uint64_t ip, struct reuse_outcome *out)
 {
 	struct reuse_entry *x;
