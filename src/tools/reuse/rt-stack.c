@@ -211,7 +211,8 @@ static inline __attribute__((always_inline)) uint32_t sum8(const uint32_t *c, ui
 }
 
 /* A live element's mark moves from x to y: the counts of the groups holding both stay. */
-static SIGSAFE void move(struct reuse_unit *u, uint64_t x, uint64_t y)
+static inline __attribute__((always_inline)) SIGSAFE void move(struct reuse_unit *u, uint64_t x,
+								     uint64_t y)
 {
 	u->bits[x / 64] &= ~(1ull << (x % 64));
 	u->bits[y / 64] |= 1ull << (y % 64);
@@ -401,12 +402,10 @@ static SIGSAFE struct reuse_hleaf *hleaf_new(struct reuse_stack *s, uint64_t key
 /* The holders word of element e, its leaf made if needed; NULL: out of memory.  Lock-free:
  * a slot goes from NULL to a leaf once (compare-and-swap); a thread that loses the race for
  * a slot with the same key takes the winner's leaf (its own stays unused in the block). */
-static SIGSAFE uint64_t *holders(struct reuse_stack *s, uint64_t e)
+static __attribute__((noinline)) SIGSAFE uint64_t *holders_slow(struct reuse_stack *s,
+								 uint64_t e)
 {
 	uint64_t key = (e >> 9) + 1;
-
-	if (hcache.gen == s->gen && hcache.key == key)
-		return &hcache.leaf->w[e & 511];
 	struct reuse_hleaf **tab = __atomic_load_n(&s->htab, __ATOMIC_ACQUIRE);
 	if (!tab) {
 		struct reuse_hleaf **t = map(HCAP * sizeof(*t)), **none = NULL;
@@ -445,6 +444,14 @@ static SIGSAFE uint64_t *holders(struct reuse_stack *s, uint64_t e)
 	return NULL;
 }
 
+/* The thread's last leaf inline (most accesses), else holders_slow. */
+static inline SIGSAFE uint64_t *holders(struct reuse_stack *s, uint64_t e)
+{
+	if (__builtin_expect(hcache.key == (e >> 9) + 1 && hcache.gen == s->gen, 1))
+		return &hcache.leaf->w[e & 511];
+	return holders_slow(s, e);
+}
+
 /* Invalidate unit v's live entry of e, if any (v's lock held): 1 if there was one. */
 static SIGSAFE uint32_t invalidate(struct reuse_unit *v, uint64_t e)
 {
@@ -458,16 +465,24 @@ static SIGSAFE uint32_t invalidate(struct reuse_unit *v, uint64_t e)
 	return 1;
 }
 
-/* Unit u's own access (u's lock held).  Inline: one call an access less. */
-static inline __attribute__((always_inline)) SIGSAFE int unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e,
-			       uint64_t ip, struct reuse_outcome *out)
+/* Element e's entry in u for an access, stamps and tables ready (u's lock held); NULL:
+ * no memory (counted lost). */
+static inline __attribute__((always_inline)) SIGSAFE struct reuse_entry *
+unit_entry(struct reuse_stack *s, struct reuse_unit *u, uint64_t e)
 {
 	struct reuse_entry *x;
 
 	if (unit_ready(u) || (u->stamp >= u->cap && compact(u)) || !(x = entry(u, e, 1))) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
-		return -ENOMEM;
+		return NULL;
 	}
+	return x;
+}
+
+/* Unit u's own access to its entry x (u's lock held). */
+static inline __attribute__((always_inline)) SIGSAFE void
+unit_use(struct reuse_unit *u, struct reuse_entry *x, uint64_t ip, struct reuse_outcome *out)
+{
 	u->now++;
 	if (!x->seen) {
 		x->seen = 1;
@@ -481,13 +496,25 @@ static inline __attribute__((always_inline)) SIGSAFE int unit_access(struct reus
 		x->count = u->now;
 		x->stamp = (uint32_t)u->stamp++;
 		x->ip = ip;
-		return 0;
+		return;
 	}
 	x->count = u->now;
 	x->stamp = (uint32_t)u->stamp++;
 	x->ip = ip;
 	mark(u, x->stamp);
 	u->live++;
+}
+
+/* unit_entry and unit_use: 0, or -ENOMEM. */
+static inline __attribute__((always_inline)) SIGSAFE int
+unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e, uint64_t ip,
+	    struct reuse_outcome *out)
+{
+	struct reuse_entry *x = unit_entry(s, u, e);
+
+	if (!x)
+		return -ENOMEM;
+	unit_use(u, x, ip, out);
 	return 0;
 }
 
@@ -497,24 +524,31 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 	if (un >= REUSE_UNITS)
 		un %= REUSE_UNITS;
 	struct reuse_unit *u = &s->u[un];
-	uint64_t bit = 1ull << un;
-	uint64_t *hw = holders(s, e);
+	uint64_t bit = 1ull << un, *hw = NULL;
 	int r;
 
 	out->kind = REUSE_NONE;
 	out->invalidated = 0;
-	if (!hw) {
-		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
-		return -ENOMEM;
-	}
 	if (!store) {
 		spin_lock(&u->lock);
-		r = unit_access(s, u, e, ip, out);
-		/* a new live entry: u holds e from now on (see stack.h) */
-		if (!r && out->kind != REUSE_HIT && !(__atomic_load_n(hw, __ATOMIC_RELAXED) & bit))
-			__atomic_fetch_or(hw, bit, __ATOMIC_SEQ_CST);
+		struct reuse_entry *x = unit_entry(s, u, e);
+		/* a load that reuses a live entry leaves the holders alone: their word is
+		 * looked up only for a new live entry, which u holds from now on (stack.h) */
+		if (x && !x->count && !(hw = holders(s, e))) {
+			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+			x = NULL;
+		}
+		if (x) {
+			unit_use(u, x, ip, out);
+			if (hw && !(__atomic_load_n(hw, __ATOMIC_RELAXED) & bit))
+				__atomic_fetch_or(hw, bit, __ATOMIC_SEQ_CST);
+		}
 		spin_unlock(&u->lock);
-		return r;
+		return x ? 0 : -ENOMEM;
+	}
+	if (!(hw = holders(s, e))) {
+		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+		return -ENOMEM;
 	}
 	/*
 	 * Private data: u's bit alone in the word (no other holder, no store of e under way),
