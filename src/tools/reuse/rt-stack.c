@@ -189,6 +189,7 @@ static SIGSAFE void mark(struct reuse_unit *u, uint64_t x)
 
 static SIGSAFE void unmark(struct reuse_unit *u, uint64_t x)
 {
+	u->cur_r -= x <= u->cur_x;	/* the rank cursor (rank_body) */
 	u->bits[x / 64] &= ~(1ull << (x % 64));
 	x /= BLOCK;
 	for (int k = 0; k < u->nlev; k++, x /= 8)
@@ -214,6 +215,7 @@ static inline __attribute__((always_inline)) uint32_t sum8(const uint32_t *c, ui
 static inline __attribute__((always_inline)) SIGSAFE void move(struct reuse_unit *u, uint64_t x,
 								     uint64_t y)
 {
+	u->cur_r -= x <= u->cur_x;	/* y is the newest stamp, beyond the cursor */
 	u->bits[x / 64] &= ~(1ull << (x % 64));
 	u->bits[y / 64] |= 1ull << (y % 64);
 	x /= BLOCK;
@@ -224,8 +226,51 @@ static inline __attribute__((always_inline)) SIGSAFE void move(struct reuse_unit
 	}
 }
 
-/* Marked stamps in [0, x]. */
-static inline __attribute__((always_inline)) uint64_t rank_body(const struct reuse_unit *u,
+/* Marked stamps in [a, b] (b - a < 64: at most two words). */
+static inline __attribute__((always_inline)) uint64_t marks_near(const uint64_t *bits,
+								  uint64_t a, uint64_t b)
+{
+	uint64_t hi = b % 64 == 63 ? ~0ull : (2ull << (b % 64)) - 1;
+	uint64_t lo = ~((1ull << (a % 64)) - 1);
+
+	if (a / 64 == b / 64)
+		return (uint64_t)__builtin_popcountll(bits[b / 64] & hi & lo);
+	return (uint64_t)__builtin_popcountll(bits[a / 64] & lo) +
+	       (uint64_t)__builtin_popcountll(bits[b / 64] & hi);
+}
+
+/* Marked stamps in [0, x], from scratch. */
+static inline __attribute__((always_inline)) uint64_t rank_full(const struct reuse_unit *u,
+								 uint64_t x);
+
+/*
+ * Marked stamps in [0, x].  The unit keeps the last rank it computed (the cursor, kept
+ * exact by every mark, unmark and move: a mark that leaves [0, cur_x] lowers it, a new
+ * mark is always beyond it); a rank within 64 stamps of it is the cursor's plus or minus
+ * the marks in between.  A program that sweeps its data reuses its elements in the order
+ * of their previous stamps, each a stamp or two after the last: on RIBench nearly every
+ * rank is that, 10 instructions instead of ~150 (the rank was 30% of --exact's time).
+ */
+static inline __attribute__((always_inline)) uint64_t rank_body(struct reuse_unit *u,
+								 uint64_t x)
+{
+	uint64_t r;
+
+	if (u->cur_ok && x - u->cur_x + 63 < 127) {	/* |x - cur_x| < 64 */
+		if (x >= u->cur_x)
+			r = u->cur_r + (x > u->cur_x ? marks_near(u->bits, u->cur_x + 1, x) : 0);
+		else
+			r = u->cur_r - marks_near(u->bits, x + 1, u->cur_x);
+	} else {
+		r = rank_full(u, x);
+	}
+	u->cur_x = x;
+	u->cur_r = r;
+	u->cur_ok = 1;
+	return r;
+}
+
+static inline __attribute__((always_inline)) uint64_t rank_full(const struct reuse_unit *u,
 								 uint64_t x)
 {
 	uint64_t r = 0, w = x / 64, i = x / BLOCK;
@@ -251,18 +296,18 @@ static inline __attribute__((always_inline)) uint64_t rank_body(const struct reu
 
 /* The same with the POPCNT instruction (the build targets x86-64 without it, where
  * __builtin_popcountll is a call to libgcc's table code: 12% of the instructions). */
-static __attribute__((target("popcnt"))) SIGSAFE uint64_t rank_popcnt(const struct reuse_unit *u,
+static __attribute__((target("popcnt"))) SIGSAFE uint64_t rank_popcnt(struct reuse_unit *u,
 								      uint64_t x)
 {
 	return rank_body(u, x);
 }
 
-static SIGSAFE uint64_t rank_plain(const struct reuse_unit *u, uint64_t x)
+static SIGSAFE uint64_t rank_plain(struct reuse_unit *u, uint64_t x)
 {
 	return rank_body(u, x);
 }
 
-static SIGSAFE uint64_t rank(const struct reuse_unit *u, uint64_t x)
+static SIGSAFE uint64_t rank(struct reuse_unit *u, uint64_t x)
 {
 	return have_popcnt ? rank_popcnt(u, x) : rank_plain(u, x);
 }
@@ -373,6 +418,7 @@ static SIGSAFE int compact(struct reuse_unit *u)
 		for (uint64_t i = 0; i * size < u->live; i++)
 			u->c[k][i] = (uint32_t)(u->live - i * size < size ? u->live - i * size : size);
 	u->stamp = u->live;
+	u->cur_ok = 0;		/* renumbered */
 	return 0;
 }
 
