@@ -179,8 +179,8 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 /* rt_inst_every's tool hook, NULL when the source samples. */
 static rt_inst_every_fn inst_every_fn;
 
-/* The access's instruction from the thread's cache, inline (the cache hits but for a call
- * site's first access); NULL it: access_ip_cached's full path. */
+/* The access's instruction from the thread's cache, inline (it hits but at a call site's
+ * first access); on a miss, or without the cache, access_ip_cached's full path. */
 static inline SIGSAFE uint64_t inst_ip(struct rt_thread *t, uint64_t addr, int store,
 				       const uint64_t *frame)
 {
@@ -226,7 +226,8 @@ int rt_inst_every(rt_inst_every_fn fn)
 {
 	if (rt_source != &rt_source_inst)
 		return -ENOTSUP;
-	inst_period = 1;
+	inst_period = 1;	/* after inst_start: the tool starts after its source */
+	rt_cfg.period = 1;
 	inst_every_fn = fn;
 	return 0;
 }
@@ -364,7 +365,8 @@ static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uin
 /*
  * One callback per width and direction.  The fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
- * branch on the three, with no frame; then, near an armed slot, the inline words filter.
+ * branch on the three, with no frame; then, near an armed slot, the inline words filter;
+ * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every_only.
  * The slow path builds a frame
  * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
@@ -382,7 +384,8 @@ static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uin
 			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
 			if (due && !stale && inst_every_fn && !inst_near(x, a)) {        \
-				inst_every_only(a, len, flags, __builtin_frame_address(0)); \
+				inst_every_only(a, len, flags,                           \
+						__builtin_frame_address(0));             \
 				asm volatile("");                                        \
 				return;                                                  \
 			}                                                                \

@@ -75,8 +75,8 @@ static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
 
-static void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags,
-			uint64_t ip);
+static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
+				uint32_t flags, uint64_t ip);
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -439,8 +439,8 @@ static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip,
-			     uint64_t ip, uint64_t addr, int bin)
+static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt,
+				    uint64_t use_ip, uint64_t ip, uint64_t addr, int bin)
 {
 	uint64_t h = (use_ip * 31 + ip) * 0x9E3779B97F4A7C15ull;
 	struct pair *p = &rt->pair[(h >> 40) % PAIRS];
