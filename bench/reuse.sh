@@ -8,6 +8,12 @@
 # process with more CPU to do waits longer for it), so the CPU-time (user + sys) ratios
 # are printed too.  Prints; never fails on numbers.
 #   bench/reuse.sh [PAIRS]     (default 5)
+#   bench/reuse.sh callgrind   instructions per access of --exact against the program's own
+#                              (valgrind's callgrind, one thread: the steady state, a run of
+#                              -o 6 minus one of -o 2), and the functions that execute them
+# REUSE_BENCH_BEFORE=DIR adds, in every round, --exact run by another build's sonde (DIR:
+# its build directory, e.g. a copy of build/ made before a change): before and after side
+# by side, under the same load.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -18,6 +24,33 @@ trap 'rm -rf "$work"' EXIT
 command -v clang >/dev/null || { echo "bench: clang missing (sonde-cc needs it)" >&2; exit 1; }
 "$B/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o "$work/rb" ||
 	{ echo "bench: sonde-cc could not build rbench" >&2; exit 1; }
+if [ "${1:-}" = callgrind ]; then
+	command -v valgrind >/dev/null || { echo "bench: valgrind missing" >&2; exit 1; }
+	cg() {	# cg OUT CMD...: the instructions callgrind counted
+		valgrind --tool=callgrind --callgrind-out-file="$1" "${@:2}" 2>&1 >/dev/null |
+			awk '/refs:/ { gsub(",", "", $NF); print $NF }'
+	}
+	acc() { sqlite3 "$1/profile.db" "select value from meta where key = 'accesses'"; }
+	cd "$work" || exit 1
+	n2=$(cg n2.cg ./rb ribench -t 1 -o 2)
+	n6=$(cg n6.cg ./rb ribench -t 1 -o 6)
+	quiet() { "$@" 2>&1 >/dev/null | grep -v "this program was not built by sonde-cc" >&2; }
+	for o in 2 6; do
+		quiet "$B/sonde" reuse -q --exact -o e$o -- valgrind --tool=callgrind --log-file=e$o.log \
+			--callgrind-out-file=e$o.cg ./rb ribench -t 1 -o $o
+	done
+	e2=$(callgrind_annotate e2.cg 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+	e6=$(callgrind_annotate e6.cg 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+	a2=$(acc e2) a6=$(acc e6)
+	awk -v n2="$n2" -v n6="$n6" -v e2="$e2" -v e6="$e6" -v a2="$a2" -v a6="$a6" 'BEGIN {
+		printf "instructions per access (rbench ribench -t 1, -o 6 minus -o 2: %d accesses): program %.1f, under --exact %.1f\n", a6 - a2, (n6 - n2) / (a6 - a2), (e6 - e2) / (a6 - a2) }'
+	echo "functions (self, -o 6; share of all instructions):"
+	callgrind_annotate e6.cg 2>/dev/null | awk '/file:function/ { on = 1; next } on == 1 && /^-/ { on = 2; next }
+		on == 2 && (/^-/ || /^$/) { exit } on == 2 && match($0, /\( *[0-9.]+%\) +[^ ]+/) { print "  " substr($0, RSTART, RLENGTH) }' |
+		sed "s|$top/||" | head -10
+	exit 0
+fi
+
 # -o 300: the program alone runs ~0.5-1 s on the 2-core VM (-o 40 ran 0.05-0.12 s, too
 # short to time against process start-up and the recording's own start and end)
 args="ribench -t 2 -o 300"
@@ -30,19 +63,30 @@ cpu_ratio() {
 	awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" 'BEGIN { n = a + b; printf "%s\n", (n > 0 ? (c + d) / n : "nan") }'
 }
 
-echo "bench: rbench $args, $pairs alternating rounds (native sonde-cc run, sampled p4001, sampled p10007, --exact)"
+before=${REUSE_BENCH_BEFORE:-}
+[ -z "$before" ] || [ -x "$before/sonde" ] || { echo "bench: $before/sonde missing" >&2; exit 1; }
+echo "bench: rbench $args, $pairs alternating rounds (native sonde-cc run, sampled p4001, sampled p10007, --exact${before:+, --exact of $before})"
+# The runtime is preloaded into /usr/bin/time too, where --exact refuses to start (not a
+# sonde-cc program) and says so before the exec: that line is filtered out.
+quiet() { "$@" 2>&1 >/dev/null | grep -v "this program was not built by sonde-cc" >&2; }
 : >"$work/r"
 for i in $(seq 1 "$pairs"); do
 	bench_time "$work/n" "$work/rb" $args
-	rm -rf "$work/a" "$work/b" "$work/c"
-	"$B/sonde" reuse -q --source inst --period 4001 -o "$work/a" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s1" "$work/rb" $args >/dev/null
-	"$B/sonde" reuse -q --source inst -o "$work/b" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s2" "$work/rb" $args >/dev/null
-	"$B/sonde" reuse -q --exact -o "$work/c" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s3" "$work/rb" $args >/dev/null
-	echo "$(bench_ratio "$work/n" "$work/s1") $(bench_ratio "$work/n" "$work/s2") $(bench_ratio "$work/n" "$work/s3") $(cpu_ratio "$work/n" "$work/s1") $(cpu_ratio "$work/n" "$work/s2") $(cpu_ratio "$work/n" "$work/s3")" >>"$work/r"
-	printf '  round %d: native %ss, p4001 %ss, p10007 %ss, exact %ss\n' "$i" "$(cut -d' ' -f1 "$work/n")" \
-		"$(cut -d' ' -f1 "$work/s1")" "$(cut -d' ' -f1 "$work/s2")" "$(cut -d' ' -f1 "$work/s3")"
+	rm -rf "$work/a" "$work/b" "$work/c" "$work/d"
+	quiet "$B/sonde" reuse -q --source inst --period 4001 -o "$work/a" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s1" "$work/rb" $args
+	quiet "$B/sonde" reuse -q --source inst -o "$work/b" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s2" "$work/rb" $args
+	quiet "$B/sonde" reuse -q --exact -o "$work/c" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s3" "$work/rb" $args
+	cp "$work/s3" "$work/s4"
+	[ -z "$before" ] ||
+		quiet "$before/sonde" reuse -q --exact -o "$work/d" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s4" "$work/rb" $args
+	echo "$(bench_ratio "$work/n" "$work/s1") $(bench_ratio "$work/n" "$work/s2") $(bench_ratio "$work/n" "$work/s3") $(cpu_ratio "$work/n" "$work/s1") $(cpu_ratio "$work/n" "$work/s2") $(cpu_ratio "$work/n" "$work/s3") $(bench_ratio "$work/n" "$work/s4") $(cpu_ratio "$work/n" "$work/s4")" >>"$work/r"
+	printf '  round %d: native %ss, p4001 %ss, p10007 %ss, exact %ss%s\n' "$i" "$(cut -d' ' -f1 "$work/n")" \
+		"$(cut -d' ' -f1 "$work/s1")" "$(cut -d' ' -f1 "$work/s2")" "$(cut -d' ' -f1 "$work/s3")" \
+		"${before:+, exact before $(cut -d' ' -f1 "$work/s4")s}"
 done
 col() { awk -v c="$1" '{ print $c }' "$work/r" | median; }
 printf 'sonde reuse sampled (inst, period 4001)  time %s  cpu %s  memory %s  (targets <= 1.5, <= 1.5)\n' "$(col 1)" "$(col 7)" "$(col 2)"
 printf 'sonde reuse sampled (inst, period 10007) time %s  cpu %s  memory %s\n' "$(col 3)" "$(col 8)" "$(col 4)"
 printf 'sonde reuse --exact                      time %s  cpu %s  memory %s  (target <= 5)\n' "$(col 5)" "$(col 9)" "$(col 6)"
+[ -z "$before" ] ||
+	printf 'sonde reuse --exact, before (%s) time %s  cpu %s  memory %s\n' "$before" "$(col 10)" "$(col 12)" "$(col 11)"

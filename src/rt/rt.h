@@ -154,6 +154,38 @@ extern const struct rt_source rt_source_clock, rt_source_hw, rt_source_inst;
  * count of the last window.  Handler-safe. */
 uint64_t rt_inst_accesses(struct rt_thread *t);
 
+/*
+ * source-inst.c: every access straight to a tool, for an exact mode (reuse --exact; comm
+ * could use it for one too).  A tool's start hook registers `fn` (inst source only: else
+ * -ENOTSUP); from then on the sanitizer callbacks of every profiled thread call
+ * fn(t, addr, len, flags, ip) for each access, in place of the sampling and of
+ * rt_deliver_access: no clock read, no owned-range check (instrumented code is the
+ * program's), no rt_obs_note per access, and t is not claimed by rt_enter's fence.  The
+ * source counts the access (stats.accesses, rt_inst_accesses stays exact) and guards
+ * re-entry: a thread that is busy in the runtime or stopped has the access dropped
+ * (stats.dropped), and busy is raised around the call, so a signal handler of the
+ * program interrupting fn drops its own accesses.  ip is the accessing instruction, as
+ * in struct rt_access (the return address resolved through a per-thread cache).  Left to
+ * fn: the observations (rt_obs_note, below) it makes, and, before writing a record,
+ * rt_inst_every_may_record(t): fn's own state needs no lock against a thread finishing
+ * the process, but t's stream does.  Not in a handler; fn is handler-safe (the program's
+ * handlers run instrumented code).
+ */
+typedef void (*rt_inst_every_fn)(struct rt_thread *t, uint64_t addr, uint32_t len,
+				 uint32_t flags, uint64_t ip);
+int rt_inst_every(rt_inst_every_fn fn);
+
+/* For rt_inst_every's fn, before it writes a record of t (which busy, raised without a
+ * fence, does not claim): the fence, then 0 if the process is finishing t (the record
+ * must be dropped; thread.h's rt_enter for why).  Handler-safe. */
+static inline int rt_inst_every_may_record(const struct rt_thread *t)
+{
+	extern volatile int rt_stopping;	/* thread.h */
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return !t->stopped && !rt_stopping;
+}
+
 /* The source in use (init.c). */
 extern const struct rt_source *rt_source;
 

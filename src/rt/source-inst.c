@@ -176,6 +176,62 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 	rt_deliver_access(t, &a, NULL, INST_SKIP);
 }
 
+/* rt_inst_every's tool hook, NULL when the source samples. */
+static rt_inst_every_fn inst_every_fn;
+
+/* The access's instruction from the thread's cache, inline (it hits but at a call site's
+ * first access); on a miss, or without the cache, access_ip_cached's full path. */
+static inline SIGSAFE uint64_t inst_ip(struct rt_thread *t, uint64_t addr, int store,
+				       const uint64_t *frame)
+{
+	struct inst_thread *it = t->src;
+	uint64_t ret = frame[1];
+
+	if (__builtin_expect(it != NULL, 1)) {
+		const struct inst_fix *e = &it->cache[(ret ^ (ret >> 9)) % INST_FIX_CACHE];
+		if (__builtin_expect(e->ret == ret, 1))
+			return e->ip;
+	}
+	return access_ip_cached(t, ret, addr, store, (uint64_t)(uintptr_t)(frame + 2), frame[0]);
+}
+
+/*
+ * The slow path when a tool takes every access (rt_inst_every, period 1): the countdown
+ * reached 0 at every access.  Count it, then hand it to the tool directly, with t's busy
+ * flag raised (no fence: only t's own handlers test it at once, and the hook fences
+ * before a record, rt_inst_every_may_record).
+ */
+static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t addr, uint16_t len,
+							 uint16_t flags, const uint64_t *frame)
+{
+	struct rt_thread *t = rt_self_tls;
+
+	inst_countdown += 1;
+	if (!t)
+		return;
+	t->stats.accesses++;
+	if (t->busy || t->stopped) {
+		t->stats.dropped++;
+		return;
+	}
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	inst_every_fn(t, addr, len, flags,
+		      inst_ip(t, addr, (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0, frame));
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+}
+
+int rt_inst_every(rt_inst_every_fn fn)
+{
+	if (rt_source != &rt_source_inst)
+		return -ENOTSUP;
+	inst_period = 1;	/* after inst_start: the tool starts after its source */
+	rt_cfg.period = 1;
+	inst_every_fn = fn;
+	return 0;
+}
+
 /* rt.h: the thread's exact access count so far (the access being delivered or trapped
  * included).  Exact only for the calling thread: another thread's count lags by at most
  * one period (its countdown is thread-local). */
@@ -281,8 +337,12 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 {
 	struct inst_tls *x = &inst_tls;
 
-	if (__builtin_expect(due, 0))
-		inst_sample(addr, len, flags, frame);
+	if (__builtin_expect(due, 0)) {
+		if (inst_every_fn)
+			inst_every(addr, len, flags, frame);
+		else
+			inst_sample(addr, len, flags, frame);
+	}
 	if (x->gen != __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED))
 		inst_watch_sync(x);
 	if (!inst_near(x, addr) || !(inst_words(addr, len) & x->words))
@@ -292,10 +352,21 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		inst_watch_mine(t, addr, len, flags, frame);
 }
 
+/* An access for rt_inst_every's hook and nothing else (no soft watch near, the filter
+ * copy current): without inst_slow's frame, which saves the registers its other calls
+ * need. */
+static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uint16_t len,
+							      uint16_t flags,
+							      const uint64_t *frame)
+{
+	inst_every(addr, len, flags, frame);
+}
+
 /*
  * One callback per width and direction.  The fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
- * branch on the three, with no frame; then, near an armed slot, the inline words filter.
+ * branch on the three, with no frame; then, near an armed slot, the inline words filter;
+ * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every_only.
  * The slow path builds a frame
  * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
@@ -312,6 +383,12 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		if (__builtin_expect(due | stale | inst_near(x, a), 0)) {                \
 			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
+			if (due && !stale && inst_every_fn && !inst_near(x, a)) {        \
+				inst_every_only(a, len, flags,                           \
+						__builtin_frame_address(0));             \
+				asm volatile("");                                        \
+				return;                                                  \
+			}                                                                \
 			inst_slow(a, len, flags, due, __builtin_frame_address(0));       \
 			asm volatile("");                                                \
 		}                                                                        \

@@ -88,14 +88,28 @@ static uint64_t rnd(void)
 	return rng;
 }
 
-static int compare(uint32_t nunits, uint64_t elems, int store_pct, int n)
+/* The element of access i: skewed random (half the accesses in a small hot set), or with
+ * `sweep` a sweep over elems elements that jumps up to 50 elements back or forth now and
+ * then (the engine's rank cursor serves ranks near the last one, in both directions). */
+static uint64_t pick(int i, uint64_t elems, int sweep)
+{
+	static uint64_t pos;
+
+	if (!sweep)
+		return rnd() % 2 ? rnd() % 8 : rnd() % elems;
+	if (!i)
+		pos = 0;
+	pos = rnd() % 8 ? pos + 1 : pos + elems + rnd() % 101 - 50;
+	return pos % elems;
+}
+
+static int compare_trace(uint32_t nunits, uint64_t elems, int store_pct, int n, int sweep)
 {
 	static struct reuse_stack s;
 	int bad = 0;
 	reuse_stack_init(&s);
 	for (int i = 0; i < n; i++) {
-		/* skewed: half the accesses in a small hot set */
-		uint64_t e = rnd() % 2 ? rnd() % 8 : rnd() % elems;
+		uint64_t e = pick(i, elems, sweep);
 		tr[i] = (struct acc){ (uint32_t)(rnd() % nunits), e * 3 + 1000,
 				      (int)(rnd() % 100) < store_pct };
 	}
@@ -117,6 +131,11 @@ static int compare(uint32_t nunits, uint64_t elems, int store_pct, int n)
 	}
 	reuse_stack_release(&s);
 	return !bad;
+}
+
+static int compare(uint32_t nunits, uint64_t elems, int store_pct, int n)
+{
+	return compare_trace(nunits, elems, store_pct, n, 0);
 }
 
 TEST(reuse_thesis_example)
@@ -147,6 +166,18 @@ TEST(reuse_units_and_invalidations)
 	CHECK(compare(4, 200, 50, N));
 	CHECK(compare(3, 5, 90, N));		/* ping-pong-like: mostly invalidations */
 	CHECK(compare(1, 3000, 30, N));
+	reuse_stack_fen_first = 1ull << 14;
+}
+
+TEST(reuse_near_sweeps)
+{
+	/* reuses whose previous stamps lie near the last rank's, before and after it, with
+	 * invalidations and renumberings between them */
+	CHECK(compare_trace(1, 300, 0, N, 1));
+	CHECK(compare_trace(2, 300, 20, N, 1));
+	reuse_stack_fen_first = 16;
+	CHECK(compare_trace(3, 200, 30, N, 1));
+	CHECK(compare_trace(1, 1000, 10, N, 1));
 	reuse_stack_fen_first = 1ull << 14;
 }
 
@@ -391,6 +422,7 @@ int main(void)
 	RUN(reuse_thesis_example);
 	RUN(reuse_one_unit_random);
 	RUN(reuse_units_and_invalidations);
+	RUN(reuse_near_sweeps);
 	RUN(reuse_remote_read_is_neither);
 	RUN(reuse_long_sweep_renumbers);
 	RUN(reuse_huge_sweep_levels);

@@ -75,6 +75,9 @@ static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
 
+static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
+				uint32_t flags, uint64_t ip);
+
 static uint64_t env_num(const char *name, uint64_t def)
 {
 	const char *v = getenv(name);
@@ -179,7 +182,7 @@ static int reuse_start(void)
 			return -ENOMEM;
 		stack = m;
 		reuse_stack_init(stack);
-		return 0;
+		return rt_inst_every(exact_every);
 	}
 	reuse_gwp_init(&gwp, (int)env_num("SONDE_REUSE_SLOTS", REUSE_SLOTS));
 	watch_ok = watch_start() == 0;
@@ -436,13 +439,18 @@ static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip,
-			     uint64_t ip, uint64_t addr, int bin)
+static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt,
+				    uint64_t use_ip, uint64_t ip, uint64_t addr, int bin)
 {
 	uint64_t h = (use_ip * 31 + ip) * 0x9E3779B97F4A7C15ull;
 	struct pair *p = &rt->pair[(h >> 40) % PAIRS];
-	if (p->count && (p->use_ip != use_ip || p->reuse_ip != ip))
+	if (p->count && (p->use_ip != use_ip || p->reuse_ip != ip)) {
+		/* from the every-access hook, t is not claimed by a fence (rt_inst_every):
+		 * a thread being finished keeps its pairs for the finisher */
+		if (!rt_inst_every_may_record(t))
+			return;
 		pair_flush(t, p);
+	}
 	if (!p->count) {
 		p->use_ip = use_ip;
 		p->reuse_ip = ip;
@@ -452,10 +460,11 @@ static SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint6
 	p->dist[bin]++;
 }
 
-static SIGSAFE void exact_access(struct rt_thread *t, struct reuse_thread *rt,
-				 const struct rt_access *a)
+static inline __attribute__((always_inline)) SIGSAFE void
+exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
+	     uint64_t ip)
 {
-	int store = (a->flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+	int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
 	uint32_t unit;
 	struct reuse_outcome o;
 
@@ -466,19 +475,38 @@ static SIGSAFE void exact_access(struct rt_thread *t, struct reuse_thread *rt,
 		unit = t->index;	/* the engine takes it modulo REUSE_UNITS */
 	}
 	/* no lock here: the engine's are per unit and per element (stack.h) */
-	if (reuse_stack_access(stack, unit, a->addr >> elem_shift, store, a->ip, &o)) {
+	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o)) {
 		rt->lost++;
 		return;
 	}
-	rt->inv += o.invalidated;
-	if (o.kind == REUSE_COLD) {
-		rt->cold++;
-	} else if (o.kind == REUSE_HIT) {
+	if (__builtin_expect(o.kind == REUSE_HIT, 1)) {
+		int b = reuse_bin(o.rd);
 		rt->reuses++;
 		rt->time[reuse_bin(o.trd)]++;
-		rt->dist[reuse_bin(o.rd)]++;
-		pair_add(t, rt, o.prev_ip, a->ip, a->addr, reuse_bin(o.rd));
+		rt->dist[b]++;
+		pair_add(t, rt, o.prev_ip, ip, addr, b);
+	} else if (o.kind == REUSE_COLD) {
+		rt->cold++;
 	}
+	rt->inv += o.invalidated;
+}
+
+/* rt_inst_every's hook: --exact's every access, straight from the inst callbacks. */
+static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
+				uint32_t flags, uint64_t ip)
+{
+	struct reuse_thread *rt = t->tool;
+
+	(void)len;
+	if (!rt)
+		return;
+	t->stats.samples++;
+	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
+	 * accesses of the thread rather than at each: an atomic add on one line that every
+	 * thread writes */
+	if (!(rt->samples++ & 63))
+		rt_obs_note();
+	exact_access(t, rt, addr, flags, ip);
 }
 
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,
@@ -492,7 +520,7 @@ static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access 
 	t->stats.samples++;
 	rt->samples++;
 	if (exact_mode) {
-		exact_access(t, rt, a);	/* the engine counts the footprint itself */
+		exact_access(t, rt, a->addr, a->flags, a->ip);	/* (not reached: rt_inst_every) */
 		return;
 	}
 	note_page(a->addr);

@@ -84,6 +84,10 @@ struct reuse_unit {
 	uint64_t stamp;		/* next stamp to give */
 	uint64_t live;		/* marked stamps (live entries) */
 	uint64_t now;		/* accesses of the unit so far */
+	uint64_t cur_x, cur_r;	/* the last rank computed: marks in [0, cur_x] (rt-stack.c) */
+	int cur_ok;		/* cur_x, cur_r valid (not since a renumbering) */
+	uint32_t mv_n;		/* moves from block mv_from to block mv_to not yet counted */
+	uint64_t mv_from, mv_to;
 	int ok;
 } __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
 
