@@ -74,6 +74,10 @@ fi
 if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	row "commbench fs / clock" "$work/cb-gcc" "--source clock" -- $CB
 	row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
+	# OpenMP's passive waits: the threads sleep in futex between regions (as LULESH's do),
+	# every wake a context switch to and from the idle task; with and without watchpoints
+	row "omp-stencil passive / clock" env "--source clock" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
+	row "omp-stencil passive / clock --no-watch" env "--source clock --no-watch" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
 	# Where the clock source's time goes on commbench: its single-steps (sonde mem keeps
 	# the counts; the same source and de-biasing as comm), and perf record's own
 	# sampling of the same program at the same period, for comparison.
