@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/mem.sh - overhead of `sonde mem --source clock` at the default rate, measured side by
-# side: for each workload, native and profiled runs alternate, each pair gives a time and a
+# side: for each workload, native and profiled runs alternate, each pair gives a time, a CPU
+# time (user + system: less sensitive to the machine's other load than elapsed time) and a
 # peak-memory ratio, and the medians are printed with the samples taken and dropped (by
 # cause).  Then the bias of each de-biasing setting (SONDE_EXTRA_STEPS) on Bias-Bench
 # (`sonde bench -s clock`) and on cost-random's known shares.  Targets (issue 7): time
@@ -12,6 +13,9 @@
 #   BENCH_MEM_BASELINE=DIR           (another build's sonde, e.g. an older commit's: its
 #                                     profiled run joins each pair; its time ratio and CPU
 #                                     us per signal are the columns baseline and base_us)
+#   BENCH_MEM_BASELINE_ENV="V=x ..."  (environment of the baseline's runs only: with
+#                                     BENCH_MEM_BASELINE=build and SONDE_CLOCK_INHERIT=0, the
+#                                     same build with per-thread clock events)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -50,7 +54,7 @@ drops() {
 }
 
 echo "bench: sonde mem --source clock (default rate, SONDE_EXTRA_STEPS=${SONDE_EXTRA_STEPS:-default}), $pairs alternating pairs per workload; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-12s %3s %7s %7s %9s %9s %8s %7s %6s %6s %8s %7s  %s\n' workload thr time memory native_KB sonde_KB samples dropped steps us/sig baseline base_us "drops by cause (last pair)"
+printf '%-12s %3s %7s %7s %7s %9s %9s %8s %7s %6s %6s %8s %7s  %s\n' workload thr time cpu memory native_KB sonde_KB samples dropped steps us/sig baseline base_us "drops by cause (last pair)"
 echo "$workloads" | while IFS='|' read -r name thr cmd; do
 	[ -n "$only" ] && ! [[ " $only " == *" $name "* ]] && continue
 	set -- $cmd
@@ -64,7 +68,7 @@ echo "$workloads" | while IFS='|' read -r name thr cmd; do
 			/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s" "$prog" "$@" >/dev/null 2>&1
 		if [ -n "${BENCH_MEM_BASELINE:-}" ]; then
 			rm -rf "$work/o"
-			OMP_NUM_THREADS=$thr "$BENCH_MEM_BASELINE/sonde" mem -q --force --source clock -o "$work/o" -- \
+			env ${BENCH_MEM_BASELINE_ENV:-} OMP_NUM_THREADS=$thr "$BENCH_MEM_BASELINE/sonde" mem -q --force --source clock -o "$work/o" -- \
 				/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/b" "$prog" "$@" >/dev/null 2>&1
 			base=$(bench_ratio "$work/n" "$work/b" | cut -d' ' -f1)
 			bus=$(per_signal "$work/n" "$work/b" "$work/o")
@@ -75,12 +79,13 @@ echo "$workloads" | while IFS='|' read -r name thr cmd; do
 		read -r _ nu ns nm <"$work/n"
 		read -r _ su ss sm <"$work/s"
 		smp=$(db_sum "$work/p" samples)
-		echo "$(bench_ratio "$work/n" "$work/s") $nm $sm $smp $(db_sum "$work/p" dropped) $(db_sum "$work/p" steps) $(per_signal "$work/n" "$work/s" "$work/p") $base $bus" >>"$work/r"
+		cpu=$(awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" 'BEGIN { printf "%s", (a + b > 0 ? (c + d) / (a + b) : "nan") }')
+		echo "$(bench_ratio "$work/n" "$work/s") $nm $sm $smp $(db_sum "$work/p" dropped) $(db_sum "$work/p" steps) $(per_signal "$work/n" "$work/s" "$work/p") $base $bus $cpu" >>"$work/r"
 	done
 	col() { awk -v c="$1" '{print $c}' "$work/r" | median; }
-	printf '%-12s %3s %6.3fx %6.3fx %9.0f %9.0f %8.0f %7.0f %6.0f %6.0f %8s %7s  %s\n' "$name" "$thr" \
-		"$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)" \
-		"$(col 9)" "$(col 10)" "$(drops "$work/p")"
+	printf '%-12s %3s %6.3fx %6.3fx %6.3fx %9.0f %9.0f %8.0f %7.0f %6.0f %6.0f %8s %7s  %s\n' \
+		"$name" "$thr" "$(col 1)" "$(col 11)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" \
+		"$(col 6)" "$(col 7)" "$(col 8)" "$(col 9)" "$(col 10)" "$(drops "$work/p")"
 done
 
 # An allocation-heavy program: 4 threads x 500k malloc/free pairs of tracked sizes (every

@@ -288,7 +288,7 @@ SIGSAFE static void give_up(struct rt_thread *t, struct clock_thread *ct, int wh
  */
 SIGSAFE static void set_period(struct clock_thread *ct, int watchdog)
 {
-	if (ct->watchdog == watchdog || ct->fd < 0)
+	if (ct->watchdog == watchdog || ct->fd < 0 || clock_inherit)
 		return;
 	uint64_t p = watchdog && clock_period < CLOCK_WATCHDOG_NS ? CLOCK_WATCHDOG_NS : clock_period;
 	ioctl(ct->fd, PERF_EVENT_IOC_PERIOD, &p);
@@ -366,6 +366,67 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 	uc->uc_mcontext.gregs[REG_EFL] |= (greg_t)CLOCK_EFLAGS_TF;
 }
 
+/*
+ * One signal of the event, from either path (source-clock.h): the sample taken, or dropped
+ * for its cause.  async: the tick came while SIGTRAP was blocked (the inherited event's
+ * TRAP_PERF_FLAG_ASYNC), so the context is where it was unblocked, not where it landed.
+ */
+SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, ucontext_t *uc,
+			    int async)
+{
+	t->stats.signals++;
+	/* blocked by our handlers (a step sequence, a sample, a watchpoint trap): the
+	 * handlers' own time; or by the program, and then late */
+	if (async) {
+		drop(t, ct, CLOCK_DROP_OWN_TIME);
+		return;
+	}
+	if (ct->stepping) {
+		/* With per-thread events the clock is stopped while a sample is stepped: only the
+		 * watchdog comes here (or a signal queued before the overflow stopped the
+		 * event); the inherited event runs on, and lands on a stepped instruction. */
+		if (uc->uc_mcontext.gregs[REG_EFL] & (greg_t)CLOCK_EFLAGS_TF) {
+			/* still stepping, slowly: the trap after the next instruction is ours */
+			drop(t, ct, CLOCK_DROP_IN_STEP);
+			return;
+		}
+		/* the trap flag vanished (the program left a signal handler that interrupted a
+		 * step by siglongjmp, a debugger cleared it): that sample is lost */
+		ct->stepping = 0;
+		ct->pushf = 0;
+		give_up(t, ct, CLOCK_LOST_TRAP_FLAG);
+	}
+	if (t->busy || t->stopped || rt_stopping) {
+		drop(t, ct, CLOCK_DROP_BUSY);
+		return;
+	}
+	/* The per-thread event kept counting in the last handler (source-clock.h): the
+	 * program's own overflow comes a period after the last one, so at least period - (that
+	 * handler's CPU time) of CPU time, and of wall time, after the handler returned: over
+	 * half a period.  Sooner, it landed in the handler and was held until its return: the
+	 * interrupted PC is the last sample's, not a point of the program's own time.  (The
+	 * inherited event says so itself: async above.  Its ticks may also come sooner after
+	 * a thread's last sample than a period: the copy it runs on may have counted another
+	 * thread's time before a context switch swapped them.) */
+	if (!clock_inherit && clock_armed > 1 && rt_now() - ct->last_exit < clock_period / 2) {
+		drop(t, ct, CLOCK_DROP_OWN_TIME);
+		return;
+	}
+	if (rt_tool && (rt_tool->flags & RT_TOOL_NO_ACCESS)) {
+		/* the tool wants the context only (variance): no look-ahead, no step, whose
+		 * traps would also land inside the instances it measures */
+		struct rt_access a = { .ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
+				       .time = rt_now(), .weight = 1 };
+		rt_deliver_access(t, &a, uc, 0);
+		return;
+	}
+	ct->remaining = rt_cfg.max_extra_steps > 1 ?
+				(int)(rt_rand(t) % (uint64_t)rt_cfg.max_extra_steps) : 0;
+	ct->steps = 0;
+	ct->decoded = 0;
+	advance(t, ct, uc);
+}
+
 SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
@@ -376,48 +437,7 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	/* not our event (the program sent this signal itself, or an unprofiled thread) */
 	if (!ct || si->si_code <= 0 || si->si_fd != ct->fd)
 		goto out;
-	t->stats.signals++;
-	if (ct->stepping) {
-		/* The clock is stopped while a sample is stepped: only the watchdog comes here
-		 * (or a signal queued before the overflow stopped the event). */
-		if (uc->uc_mcontext.gregs[REG_EFL] & (greg_t)CLOCK_EFLAGS_TF) {
-			/* still stepping, slowly: the trap after the next instruction is ours */
-			drop(t, ct, CLOCK_DROP_IN_STEP);
-			goto rearm;
-		}
-		/* the trap flag vanished (the program left a signal handler that interrupted a
-		 * step by siglongjmp, a debugger cleared it): that sample is lost */
-		ct->stepping = 0;
-		ct->pushf = 0;
-		give_up(t, ct, CLOCK_LOST_TRAP_FLAG);
-	}
-	if (t->busy || t->stopped || rt_stopping) {
-		drop(t, ct, CLOCK_DROP_BUSY);
-		goto rearm;
-	}
-	/* The event kept counting in the last handler (source-clock.h): the program's own
-	 * overflow comes a period after the last one, so at least period - (that handler's
-	 * CPU time) of CPU time, and of wall time, after the handler returned: over half a
-	 * period.  Sooner, it landed in the handler and was held until its return: the
-	 * interrupted PC is the last sample's, not a point of the program's own time. */
-	if (clock_armed > 1 && rt_now() - ct->last_exit < clock_period / 2) {
-		drop(t, ct, CLOCK_DROP_OWN_TIME);
-		goto rearm;
-	}
-	if (rt_tool && (rt_tool->flags & RT_TOOL_NO_ACCESS)) {
-		/* the tool wants the context only (variance): no look-ahead, no step, whose
-		 * traps would also land inside the instances it measures */
-		struct rt_access a = { .ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
-				       .time = rt_now(), .weight = 1 };
-		rt_deliver_access(t, &a, uc, 0);
-		goto rearm;
-	}
-	ct->remaining = rt_cfg.max_extra_steps > 1 ?
-				(int)(rt_rand(t) % (uint64_t)rt_cfg.max_extra_steps) : 0;
-	ct->steps = 0;
-	ct->decoded = 0;
-	advance(t, ct, uc);
-rearm:
+	on_tick(t, ct, uc, 0);
 	/* One overflow added back per signal: a thread that blocks this signal then holds at
 	 * most clock_armed queued signals, not one per period (a full real-time queue makes
 	 * the kernel send SIGIO, which kills).  With clock_armed 2 the event is still enabled
@@ -431,6 +451,28 @@ rearm:
 		ct->last_exit = rt_now();
 out:
 	errno = saved;
+}
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+#define CLOCK_TRAP_PERF_FLAG_ASYNC 1u	/* TRAP_PERF_FLAG_ASYNC (Linux 6.1 uapi) */
+
+/* si_perf_data, si_perf_type, si_perf_flags follow si_addr in the _sigfault member (glibc
+ * 2.36 names none of them; asm-generic/siginfo.h, which does, cannot be included with
+ * signal.h). */
+SIGSAFE static uint64_t perf_data(const siginfo_t *si)
+{
+	uint64_t v;
+	memcpy(&v, (const char *)&si->si_addr + sizeof(void *), sizeof(v));
+	return v;
+}
+
+SIGSAFE static uint32_t perf_flags(const siginfo_t *si)
+{
+	uint32_t v;
+	memcpy(&v, (const char *)&si->si_addr + sizeof(void *) + 8 + 4, sizeof(v));
+	return v;
 }
 
 /* A SIGTRAP that is not our step: what the program would have had without us. */
@@ -464,6 +506,14 @@ SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
 	struct rt_thread *t = rt_self();
 	struct clock_thread *ct = t ? t->src : NULL;
 
+	if (si->si_code == TRAP_PERF && perf_data(si) == CLOCK_SIG_DATA) {
+		/* the inherited event's tick; in a thread the runtime does not profile (not
+		 * started yet, made by a raw clone, or ended), nobody's */
+		if (ct && clock_inherit)
+			on_tick(t, ct, uc, (perf_flags(si) & CLOCK_TRAP_PERF_FLAG_ASYNC) != 0);
+		errno = saved;
+		return;
+	}
 	if (!ct || !ct->stepping || si->si_code != TRAP_TRACE) {
 		chain_sigtrap(sig, si, ucv);
 		errno = saved;

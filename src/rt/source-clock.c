@@ -11,9 +11,15 @@
  * (kernel, start-up before the runtime, the handlers themselves); each sample costs a few to a few tens of microseconds (decode, plus
  * ~15 us per single-step in a VM), so the default stays within a few percent of overhead.
  *
- * The overflow signal reaches the thread through O_ASYNC/F_SETSIG/F_SETOWN_EX(F_OWNER_TID)
- * with no ring buffer mapped: the kernel signals a fasync owner on every overflow whether or
- * not there is a buffer (tested by u-clock, which samples without one).  The event is armed
+ * By default one event serves the whole process: opened by its first thread, inherited by
+ * every thread created after it, each overflow a SIGTRAP (attr.sigtrap) in the thread it
+ * lands in; per-thread events cost ~9 us at every context switch on a KVM guest
+ * (source-clock.h).  Per-thread events are the fallback (kernels before 5.13, periods under
+ * CLOCK_RUN_MIN_PERIOD, SONDE_CLOCK_INHERIT=0).
+ *
+ * A per-thread event's overflow signal reaches the thread through O_ASYNC/F_SETSIG/
+ * F_SETOWN_EX(F_OWNER_TID) with no ring buffer mapped: the kernel signals a fasync owner on
+ * every overflow whether or not there is a buffer (tested by u-clock, which samples without one).  The event is armed
  * for clock_armed overflows ahead (PERF_EVENT_IOC_REFRESH, one added back by the handlers
  * per signal: see source-clock.h), so a thread that blocks the signal cannot fill the
  * real-time signal queue.
@@ -35,9 +41,15 @@
 
 uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
 int clock_armed = 1;
+int clock_inherit;
+/* The inherited event (clock_inherit): opened by the process's first profiled thread, its
+ * fd held by that thread (struct clock_thread.fd) and here; -1 while there is none. */
+static int clock_inherit_fd = -1;
 static volatile int clock_owns_sigtrap;	/* our handler is installed for SIGTRAP */
 
-static int clock_open(uint64_t period, int tid)
+/* inherit: one event for the thread and every thread it creates, signalling by SIGTRAP
+ * (source-clock.h); enabled at once.  Else disabled, for clock_arm. */
+static int clock_open(uint64_t period, int tid, int inherit)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -49,8 +61,31 @@ static int clock_open(uint64_t period, int tid)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
+	if (inherit) {
+		a.disabled = 0;
+		a.inherit = 1;
+		a.inherit_thread = 1;	/* threads only: a fork child opens its own */
+		a.sigtrap = 1;
+		a.remove_on_exec = 1;	/* the kernel requires it with sigtrap */
+		a.sig_data = CLOCK_SIG_DATA;
+	}
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+/* Whether the inherited event is to be used: asked for (SONDE_CLOCK_INHERIT, default 1), a
+ * period at which the per-thread events would run on too (CLOCK_RUN_MIN_PERIOD), and a kernel
+ * that takes attr.sigtrap (5.13 on). */
+static int clock_want_inherit(uint64_t period)
+{
+	const char *e = getenv("SONDE_CLOCK_INHERIT");
+	if ((e && e[0] == '0') || period < CLOCK_RUN_MIN_PERIOD)
+		return 0;
+	int fd = clock_open(period, 0, 1);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 static int read_paranoid(void)
@@ -91,7 +126,7 @@ static void explain(int err, char *why, size_t len)
 
 static int clock_probe(char *why, size_t len)
 {
-	int fd = clock_open(CLOCK_DEFAULT_PERIOD, 0);
+	int fd = clock_open(CLOCK_DEFAULT_PERIOD, 0, 0);
 	if (fd < 0) {
 		explain(fd, why, len);
 		return fd;
@@ -142,6 +177,8 @@ static int clock_start(void)
 		return e;
 	}
 	clock_owns_sigtrap = 1;
+	/* after the handlers: the trial event's first tick could come before close */
+	clock_inherit = clock_want_inherit(clock_period);
 	return 0;
 }
 
@@ -182,15 +219,27 @@ static int clock_thread_start(struct rt_thread *t)
 		t->src = ct;
 	}
 	int tid = (int)syscall(SYS_gettid);
-	int fd = clock_open(clock_period, tid);
+	ct->stepping = 0;
+	ct->watchdog = 0;
+	ct->last_exit = 0;
+	if (clock_inherit) {
+		/* The process's first profiled thread opens the event; every later one was
+		 * created by a thread that had it, and has its own copy since its clone. */
+		ct->fd = -1;
+		if (clock_inherit_fd >= 0)
+			return 0;
+		int fd = clock_open(clock_period, tid, 1);
+		if (fd < 0)
+			return fd;
+		clock_inherit_fd = ct->fd = rt_hide_fd(fd);
+		return 0;
+	}
+	int fd = clock_open(clock_period, tid, 0);
 	if (fd < 0)
 		return fd;
 	fd = rt_hide_fd(fd);
 	/* published before the first signal can come: the handler compares si_fd with it */
 	ct->fd = fd;
-	ct->stepping = 0;
-	ct->watchdog = 0;
-	ct->last_exit = 0;
 	int r = clock_arm(fd, tid);
 	if (r) {
 		ct->fd = -1;
@@ -205,20 +254,29 @@ static void clock_thread_stop(struct rt_thread *t)
 	if (!ct || ct->fd < 0)
 		return;
 	int fd = ct->fd;
+	/* the inherited event: disabled in every thread (the process ends or execs) */
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	/* a signal already queued finds fd -1 and is ignored */
 	ct->fd = -1;
+	if (fd == clock_inherit_fd)
+		clock_inherit_fd = -1;
 	close(fd);
 }
 
 static void clock_after_fork_child(struct rt_thread *t)
 {
 	struct clock_thread *ct = t->src;
+	/* The parent's events, inherited as fds: only ours to close, never to disable.  The
+	 * inherited event is not copied into a fork child (inherit_thread), but its fd is,
+	 * whichever thread opened it: the child's first thread_start opens its own. */
+	int ifd = clock_inherit_fd;
+	clock_inherit_fd = -1;
+	if (ct && ct->fd >= 0 && ct->fd != ifd)
+		close(ct->fd);
+	if (ifd >= 0)
+		close(ifd);
 	if (!ct)
 		return;
-	/* the parent's event, inherited as an fd: only ours to close, never to disable */
-	if (ct->fd >= 0)
-		close(ct->fd);
 	ct->fd = -1;
 	decode_after_fork();	/* the memory reads' pid */
 	ct->stepping = 0;

@@ -30,27 +30,51 @@
  * (racy programs) get a stale but plausible address; all look-ahead samples are marked
  * SONDE_MEM_PREDICTED.
  *
- * The event runs on between samples: it is armed for clock_armed overflows ahead, and each
- * signal handled adds one back (PERF_EVENT_IOC_REFRESH on an event still enabled is a
- * counter update: letting the event disable itself at every overflow and enabling it again
- * cost an hrtimer cancel and start per sample, 2-6 us in a VM, u-clock handler_cost).  The
- * clock so counts the handlers' time too: the next overflow comes a period after the last,
- * not after the handler's end (1/(period - handler time) samples per second of the
- * program's own time, up to ~3% more at the default period).  No overflow lands in a handler
- * while handlers take less than a period (a step sequence runs on the watchdog period);
- * one that would, held until the handler returns, comes less than half a period after it
- * and is dropped (CLOCK_DROP_OWN_TIME, clock_on_sample).
+ * One event for the whole process (clock_inherit, the default at periods from
+ * CLOCK_RUN_MIN_PERIOD on): the first thread opens it with inherit + inherit_thread, and
+ * every thread created afterwards gets its own copy at clone time; an overflow raises
+ * SIGTRAP with si_code TRAP_PERF in the thread that was running (attr.sigtrap, Linux 5.13),
+ * the sample.  Events opened one per thread (the fallback, and periods under
+ * CLOCK_RUN_MIN_PERIOD) are scheduled out and in at every context switch of their thread:
+ * an hrtimer cancelled and started again, and on a KVM guest each reprograms the local APIC
+ * timer, a VM exit.  u-clock switch_cost (a futex ping-pong of two threads on one CPU, two
+ * switches a round trip): 4.5 us a round trip without an event, 22.3 with one per thread,
+ * 4.9 with the inherited one.  OpenMP's barriers make ~15,000 switches a second with 4
+ * threads on 2 cores (cost-omp): 9 us each was most of what `sonde mem` cost there.
+ * Copies inherited from one parent are clones, and the kernel swaps such contexts between
+ * two threads of the process at a switch instead of scheduling their events out and in
+ * (the timer runs on: the sampling stays one tick per period of the CPU time of the
+ * process's threads, each tick taken by the thread it lands in).  The price: no per-thread
+ * control of the event (no REFRESH, no period of its own), so the clock is not stopped
+ * while a sample is stepped (below): a tick that lands in a step sequence mostly finds
+ * SIGTRAP blocked (our handler), arrives flagged TRAP_PERF_FLAG_ASYNC and is dropped as
+ * CLOCK_DROP_OWN_TIME; one that lands on the stepped instruction itself is
+ * CLOCK_DROP_IN_STEP.  A thread that blocks SIGTRAP gets no sample (as a thread blocking
+ * the sample signal does with per-thread events), and threads created after the first
+ * thread exited (pthread_exit in main) inherit a stopped event.  SONDE_CLOCK_INHERIT=0
+ * selects per-thread events (for comparison).
  *
- * The clock stops while a sample is stepped: it is switched to the watchdog period, and
- * back to the usual period, counted afresh, when the last step is done.  A step costs a
- * trap, a signal frame and a sigreturn (7 us on the machine the source was written on, 20-25
- * us on a KVM/Firecracker guest, where every #DB is a VM exit): with the clock running, a
- * sample needing 5 steps at a 100 us period met the next tick half the time, and that tick,
- * landing on time the profiler itself spent, had to be dropped.  Stopped, the clock samples
- * only the program's own time and no sample can land between two steps.  Against a step
- * sequence that never ends (the trap flag lost: the program siglongjmp'd out of a signal
- * handler that interrupted a step) the event runs meanwhile on a long watchdog period
- * (CLOCK_WATCHDOG_NS); when it fires the stuck sample is counted lost and sampling goes on.
+ * With per-thread events the event runs on between samples: it is armed for clock_armed overflows
+ * ahead, and each signal handled adds one back (PERF_EVENT_IOC_REFRESH on an event still enabled
+ * is a counter update: letting the event disable itself at every overflow and enabling it again
+ * cost an hrtimer cancel and start per sample, 2-6 us in a VM, u-clock handler_cost).  The clock
+ * so counts the handlers' time too: the next overflow comes a period after the last, not after the
+ * handler's end (1/(period - handler time) samples per second of the program's own time, up to ~3%
+ * more at the default period).  No overflow lands in a handler while handlers take less than a
+ * period (a step sequence runs on the watchdog period); one that would, held until the handler
+ * returns, comes less than half a period after it and is dropped (CLOCK_DROP_OWN_TIME,
+ * clock_on_sample).
+ *
+ * With per-thread events the clock stops while a sample is stepped: it is switched to the watchdog
+ * period, and back to the usual period, counted afresh, when the last step is done. A step costs a
+ * trap, a signal frame and a sigreturn (7 us on the machine the source was written on, 20-25 us on
+ * a KVM/Firecracker guest, where every #DB is a VM exit): with the clock running, a sample needing
+ * 5 steps at a 100 us period met the next tick half the time, and that tick, landing on time the
+ * profiler itself spent, had to be dropped.  Stopped, the clock samples only the program's own
+ * time and no sample can land between two steps.  Against a step sequence that never ends (the
+ * trap flag lost: the program siglongjmp'd out of a signal handler that interrupted a step) the
+ * event runs meanwhile on a long watchdog period (CLOCK_WATCHDOG_NS); when it fires the stuck
+ * sample is counted lost and sampling goes on.
  *
  * Every signal of the event ends in exactly one of: delivered to the tool, dropped by the
  * tool or the runtime (rt_deliver_access), or one of the causes of enum clock_drop below,
@@ -125,7 +149,8 @@ struct clock_dcache_entry {
 
 /* Per-thread state, in the thread's arena. */
 struct clock_thread {
-	int fd;				/* the cpu-clock event, -1 if none */
+	int fd;				/* the cpu-clock event opened by this thread, -1 if
+					 * none (or inherited: clock_inherit) */
 	volatile sig_atomic_t stepping;	/* we set TF; the next SIGTRAP TRAP_TRACE is ours */
 	int remaining;			/* accesses still to pass before the one to deliver */
 	int pending;			/* accesses of the instruction being stepped over */
@@ -149,6 +174,11 @@ struct clock_thread {
  * or 1), set by start(). */
 extern uint64_t clock_period;
 extern int clock_armed;
+/* 1: one inherited event for the process, samples by SIGTRAP/TRAP_PERF (see above); set by
+ * start(). */
+extern int clock_inherit;
+/* attr.sig_data of the inherited event: tells its TRAP_PERF from other perf SIGTRAPs */
+#define CLOCK_SIG_DATA 0x50de0c10c4ull
 
 /* Name of a cause of enum clock_drop ("busy", "in-step", ...), at most 15 characters.
  * Handler-safe. */
@@ -170,6 +200,7 @@ extern struct sigaction clock_old_sigtrap;
  */
 int clock_sigtrap_divert(const struct sigaction *act, struct sigaction *old);
 
+/* The signal handlers.  clock_on_trap also takes the samples of the inherited event. */
 void clock_on_sample(int sig, siginfo_t *si, void *uc);
 void clock_on_trap(int sig, siginfo_t *si, void *uc);
 

@@ -4,7 +4,9 @@
  * tool that records what it is given, and assembly workloads whose accesses are known by
  * construction (which array, load or store, in what proportion).
  */
+#include <linux/futex.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -782,31 +784,137 @@ TEST(pushf_popf_survives)
 
 TEST(sigtrap_blocked)
 {
-	/* a thread that blocks SIGTRAP must never be stepped: the forced trap would kill it */
+	/* A thread that blocks SIGTRAP must never be stepped: the forced trap would kill it.
+	 * With per-thread events (a period under CLOCK_RUN_MIN_PERIOD here) the sample signal
+	 * still comes and look-ahead alone serves it.  With the inherited event the samples are
+	 * SIGTRAPs themselves: none comes while it is blocked, and the one left pending arrives
+	 * at the unblock flagged async, and is dropped (its context is the unblock's). */
 	static void *ring[512];
 	if (!source_ok)
 		SKIP(source_why);
 	ring_init(ring, 1);
-	sigset_t set, old;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTRAP);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
-	CHECK(sample_on(1000000, 8) == 0);
-	double t0 = cpu_seconds();
-	while (cpu_seconds() - t0 < 0.2) {
-		swapped_chase_loop(ring, 100000);	/* needs steps: lost */
-		ldst_loop(A, B, 100000);		/* look-ahead alone: delivered */
+	for (int inherit = 0; inherit < 2; inherit++) {
+		sigset_t set, old;
+		sigemptyset(&set);
+		sigaddset(&set, SIGTRAP);
+		pthread_sigmask(SIG_BLOCK, &set, &old);
+		CHECK(sample_on(inherit ? 1000000 : 400000, 8) == 0);
+		int inherited = clock_inherit;
+		double t0 = cpu_seconds();
+		while (cpu_seconds() - t0 < 0.2) {
+			swapped_chase_loop(ring, 100000);	/* needs steps: lost */
+			ldst_loop(A, B, 100000);		/* look-ahead alone: delivered */
+		}
+		sample_off();
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		print_stats(inherited ? "swapped pointer chase and ldst, SIGTRAP blocked, inherited "
+					"event" : "swapped pointer chase and ldst, SIGTRAP blocked");
+		struct clock_thread *ct = th.src;
+		CHECK(th.stats.steps == 0);
+		CHECK(accounted());
+		if (!inherit) {
+			CHECK(!inherited);
+			CHECK(th.stats.signals > 50);
+			/* what look-ahead alone resolves still arrives */
+			CHECK(n_recs > 0 && ct->why[CLOCK_LOST_TRAP_BLOCKED] > 0);
+			CHECK(ct->lost == ct->why[CLOCK_LOST_TRAP_BLOCKED]);
+		} else if (inherited) {
+			CHECK(n_recs == 0 && th.stats.signals <= 1);
+			CHECK(th.stats.signals == ct->why[CLOCK_DROP_OWN_TIME]);
+		}
 	}
+}
+
+/* ---- the inherited event: threads created after it have their copy ---- */
+
+static volatile int inh_stop;
+
+struct inh_worker {
+	struct rt_thread t;
+	int started, fd;
+	double cpu;		/* CPU seconds of loop while sampled */
+	uint64_t at_stop;	/* signals when the event was closed */
+	volatile int stopped;	/* the main thread closed the event */
+};
+
+static void count_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
+			 int skip)
+{
+	t->stats.samples++;
+}
+
+static const struct rt_tool count_tool = { .name = "count", .access = count_access };
+
+static void *inh_thread(void *arg)
+{
+	struct inh_worker *w = arg;
+	w->t.tid = (int)syscall(SYS_gettid);
+	w->t.rng = 0x9876543212345678ull ^ (uint64_t)w->t.tid;
+	if (arena_init(&w->t.arena, 1 << 20))
+		return NULL;
+	rt_set_self(&w->t);
+	w->started = rt_source_clock.thread_start(&w->t) == 0;
+	const struct clock_thread *ct = w->t.src;
+	w->fd = ct ? ct->fd : -2;
+	double t0 = cpu_seconds();
+	while (!w->stopped)
+		ldst_loop(A, B, 10000);	/* the threads store to B at once: harmless */
+	w->cpu = cpu_seconds() - t0;
+	double t1 = cpu_seconds();
+	while (cpu_seconds() - t1 < 0.1)
+		ldst_loop(A, B, 10000);
+	rt_set_self(NULL);
+	return NULL;
+}
+
+TEST(inherited_threads)
+{
+	/* Threads made after the first thread opened the inherited event are sampled without
+	 * an event of their own, each in proportion to its CPU time; the first thread's
+	 * thread_stop (the process's end) stops them all. */
+	if (!source_ok)
+		SKIP(source_why);
+	CHECK(sample_on(1000000, 8) == 0);
+	if (!clock_inherit) {
+		sample_off();
+		SKIP("per-thread events (a kernel without attr.sigtrap, or SONDE_CLOCK_INHERIT=0)");
+	}
+	const struct rt_tool *saved = rt_tool;
+	rt_tool = &count_tool;
+	static struct inh_worker w[2];
+	pthread_t pt[2];
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&pt[i], NULL, inh_thread, &w[i]) == 0);
+	double t0 = cpu_seconds();
+	while (cpu_seconds() - t0 < 0.3)
+		ldst_loop(A, B, 10000);
 	sample_off();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	print_stats("swapped pointer chase and ldst, SIGTRAP blocked");
-	struct clock_thread *ct = th.src;
-	CHECK(th.stats.steps == 0);
-	CHECK(th.stats.signals > 50);
-	/* what look-ahead alone resolves still arrives */
-	CHECK(n_recs > 0 && ct->why[CLOCK_LOST_TRAP_BLOCKED] > 0);
-	CHECK(accounted());
-	CHECK(ct->lost == ct->why[CLOCK_LOST_TRAP_BLOCKED]);
+	for (int i = 0; i < 2; i++) {
+		w[i].at_stop = __atomic_load_n(&w[i].t.stats.signals, __ATOMIC_RELAXED);
+		w[i].stopped = 1;
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(pt[i], NULL);
+	rt_tool = saved;
+	for (int i = 0; i < 2; i++) {
+		const struct inh_worker *x = &w[i];
+		double expect = x->cpu / 1e-3;
+		printf("  thread %d: %.3f s of CPU sampled, %llu signals (%.0f expected at 1 ms), "
+		       "%llu samples; %llu more after the event was closed\n", i, x->cpu,
+		       (unsigned long long)x->at_stop, expect, (unsigned long long)x->t.stats.samples,
+		       (unsigned long long)(x->t.stats.signals - x->at_stop));
+		CHECK(x->started && x->fd == -1);
+		/* One tick per ms of the thread's CPU time, give or take: ticks that land in the
+		 * kernel are skipped (exclude_kernel; each CPU-time reading is a system call),
+		 * and a context switch between two threads of the process swaps their copies,
+		 * so a thread's first tick after it may come early or late by up to a period.
+		 * Half to 1.5 times leaves room for both on a loaded machine. */
+		CHECK(x->at_stop >= expect * 0.5 && x->at_stop <= expect * 1.5 + 2);
+		CHECK(x->t.stats.samples > 0);
+		/* closing the first thread's event ended the copies */
+		CHECK(x->t.stats.signals == x->at_stop);
+	}
 }
 
 /* ---- a program that siglongjmps out of a signal handler that interrupted a step ---- */
@@ -964,7 +1072,9 @@ TEST(handler_cost)
 	/* What keeping the event enabled across samples saves (source-clock.h): re-enabling
 	 * an event its overflow disabled (here: disable, then refresh) against adding to the
 	 * count of an enabled one, by ioctl on the event; the lower of 5 rounds of 200. */
+	setenv("SONDE_CLOCK_INHERIT", "0", 1);	/* the per-thread event's ioctls */
 	CHECK(sample_on(1000000, 8) == 0);
+	unsetenv("SONDE_CLOCK_INHERIT");
 	struct clock_thread *ct = th.src;
 	double best[2] = { 1e9, 1e9 };
 	for (int round = 0; round < 5; round++)
@@ -1001,6 +1111,112 @@ TEST(handler_cost)
 	       plain > 0 ? (sampled - plain) / plain * 100 : 0.0);
 }
 
+/* ---- what the event costs at a context switch ---- */
+
+static int pp_word;
+static volatile int pp_rounds;
+
+static void pp_wait(int v)
+{
+	while (__atomic_load_n(&pp_word, __ATOMIC_ACQUIRE) == v)
+		syscall(SYS_futex, &pp_word, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+static void pp_wake(int v)
+{
+	__atomic_store_n(&pp_word, v, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &pp_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *pp_thread(void *arg)
+{
+	struct inh_worker *w = arg;
+	w->t.tid = (int)syscall(SYS_gettid);
+	if (w->started && !arena_init(&w->t.arena, 1 << 20)) {
+		rt_set_self(&w->t);
+		rt_source_clock.thread_start(&w->t);
+	}
+	for (int i = 0; i < pp_rounds; i++) {
+		pp_wait(2 * i);
+		pp_wake(2 * i + 2);
+	}
+	if (w->started) {
+		rt_source_clock.thread_stop(&w->t);
+		rt_set_self(NULL);
+		arena_release(&w->t.arena);
+	}
+	return NULL;
+}
+
+/* us per round trip of a futex ping-pong between this thread and another on one CPU (two
+ * context switches); mode 0 no event, 1 an event per thread, 2 the inherited one */
+static double ping_pong(int mode)
+{
+	static struct inh_worker w;
+	memset(&w, 0, sizeof(w));
+	w.started = mode > 0;
+	if (mode) {
+		if (mode == 1)
+			setenv("SONDE_CLOCK_INHERIT", "0", 1);
+		int r = sample_on(CLOCK_DEFAULT_PERIOD, 8);
+		unsetenv("SONDE_CLOCK_INHERIT");
+		if (r || clock_inherit != (mode == 2)) {
+			sample_off();
+			return -1;
+		}
+	}
+	pp_rounds = 20000;
+	pp_word = 0;
+	pthread_t pt;
+	if (pthread_create(&pt, NULL, pp_thread, &w))
+		return -1;
+	uint64_t w0 = rt_now();
+	for (int i = 0; i < pp_rounds; i++) {
+		pp_wake(2 * i + 1);
+		pp_wait(2 * i + 1);
+	}
+	double us = (double)(rt_now() - w0) / pp_rounds / 1e3;
+	pthread_join(pt, NULL);
+	if (mode)
+		sample_off();
+	return us;
+}
+
+TEST(switch_cost)
+{
+	/* informational (source-clock.h): per-thread events are scheduled out and in at each
+	 * context switch, an hrtimer cancelled and started (a VM exit each on a KVM guest);
+	 * copies of the inherited event are swapped between the process's threads instead.
+	 * The best of 3 rounds, both threads on one CPU. */
+	if (!source_ok)
+		SKIP(source_why);
+	cpu_set_t one, all;
+	if (sched_getaffinity(0, sizeof(all), &all))
+		SKIP("no affinity");
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	sched_setaffinity(0, sizeof(one), &one);	/* inherited by the partner thread */
+	const struct rt_tool *saved = rt_tool;
+	rt_tool = &count_tool;
+	double best[3] = { 1e9, 1e9, 1e9 };
+	for (int round = 0; round < 3; round++)
+		for (int mode = 0; mode < 3; mode++) {
+			double us = ping_pong(mode);
+			if (us >= 0 && us < best[mode])
+				best[mode] = us;
+		}
+	rt_tool = saved;
+	sched_setaffinity(0, sizeof(all), &all);
+	printf("  futex ping-pong on one CPU, us a round trip (2 switches): %.1f without an "
+	       "event, %.1f with an event per thread, %.1f with the inherited event\n", best[0],
+	       best[1], best[2] < 1e9 ? best[2] : -1.0);
+	CHECK(best[0] < 1e9 && best[1] < 1e9);
+}
+
 int main(void)
 {
 	struct sigaction sa = { 0 };
@@ -1030,9 +1246,11 @@ int main(void)
 	RUN(spread_after_lock_add);
 	RUN(pushf_popf_survives);
 	RUN(sigtrap_blocked);
+	RUN(inherited_threads);
 	RUN(trap_flag_lost_recovers);
 	RUN(chains_program_sigtrap);
 	RUN(fork_child);
 	RUN(handler_cost);
+	RUN(switch_cost);
 	return CHECK_DONE();
 }
