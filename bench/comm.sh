@@ -23,6 +23,7 @@ W=$top/tests/workloads/comm
 
 gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread "$W/commbench.c" -o "$work/cb-gcc" || exit 1
 gcc -O2 -g -fno-omit-frame-pointer -fopenmp "$W/omp-stencil.c" -o "$work/os-gcc" || exit 1
+gcc -O2 -pthread "$W/switch-bp.c" -o "$work/switch-bp" || exit 1
 inst=1
 if ! command -v clang >/dev/null ||
 	! "$B/sonde-cc" -O2 -pthread "$W/commbench.c" -o "$work/cb-inst" 2>/dev/null ||
@@ -100,6 +101,17 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 		done | median | xargs printf 'commbench fs under perf record -e cpu-clock -c 900000: time %sx\n'
 	fi
 fi
+# What an armed debug register costs its thread at each context switch (a futex hand-over
+# between two threads, tests/workloads/comm/switch-bp.c): none, a disabled breakpoint
+# event per thread, an armed one that never traps; medians of PAIRS runs each, alternating.
+turns=50000
+for i in $(seq 1 "$pairs"); do
+	for m in none off on; do "$work/switch-bp" $m $turns; done
+done >"$work/sw"
+sw() { awk -v m="$1:" '$1 == m { print $2 }' "$work/sw" | median; }
+awk -v a="$(sw none)" -v b="$(sw off)" -v c="$(sw on)" -v n=$((2 * turns)) 'BEGIN {
+	printf "switch-bp, %d hand-overs: %.3f s, +%.1f us a hand-over with a disabled breakpoint per thread, +%.1f us with an armed one\n",
+		n, a, (b - a) * 1e6 / n, (c - a) * 1e6 / n }'
 # Where commbench's fixed memory goes: peak RSS (median of PAIRS runs) of the sonde-cc
 # program alone, with libsonde.so preloaded and the runtime off (no SONDE_* variables),
 # under `sonde mem` and under `sonde comm`.  (libpfm4, 2.1 MB of it when it was linked, is

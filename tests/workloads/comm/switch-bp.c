@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switch-bp.c - what an armed debug register costs its thread at each context switch.
+ *
+ *   switch-bp MODE [N]   two threads hand a turn back and forth N times (default 100000)
+ *                        through a futex, every hand-over a context switch in each (a
+ *                        wake on the other CPU, or a switch to and from the idle task);
+ *                        MODE: none, off (a breakpoint event per thread, disabled) or on
+ *                        (enabled, on a word nobody touches: it never traps).
+ * Prints "MODE: S s" (elapsed).  bench/comm.sh runs it: sonde comm keeps up to 4 such
+ * breakpoints armed in each sampling thread between its samples.
+ */
+#define _GNU_SOURCE
+#include <linux/hw_breakpoint.h>
+#include <linux/futex.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int mode;	/* 0 none, 1 off, 2 on */
+static long turns = 100000;
+static volatile int turn;
+static volatile long untouched[2][8];
+
+static void *player(void *p)
+{
+	int me = (int)(long)p;
+	if (mode) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.bp_type = HW_BREAKPOINT_RW;
+		a.bp_addr = (unsigned long)&untouched[me][0];
+		a.bp_len = 8;
+		a.sample_period = 1;
+		a.exclude_kernel = 1;
+		a.disabled = mode == 1;
+		if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+			perror("switch-bp: perf_event_open(breakpoint)");
+			exit(1);
+		}
+	}
+	for (long i = 0; i < turns; i++) {
+		while (turn != me)
+			syscall(SYS_futex, &turn, FUTEX_WAIT_PRIVATE, 1 - me, NULL, NULL, 0);
+		turn = 1 - me;
+		syscall(SYS_futex, &turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec t0, t1;
+	pthread_t a, b;
+
+	if (argc < 2 || (strcmp(argv[1], "none") && strcmp(argv[1], "off") && strcmp(argv[1], "on"))) {
+		fprintf(stderr, "usage: switch-bp none|off|on [N]\n");
+		return 2;
+	}
+	mode = !strcmp(argv[1], "off") ? 1 : !strcmp(argv[1], "on") ? 2 : 0;
+	if (argc > 2)
+		turns = atol(argv[2]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_create(&a, NULL, player, (void *)0L);
+	pthread_create(&b, NULL, player, (void *)1L);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("%s: %.3f s\n", argv[1],
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return 0;
+}
