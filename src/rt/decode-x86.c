@@ -398,6 +398,20 @@ SIGSAFE static int sole_mem(const ZydisDecodedOperand *op, const struct decode_i
 	       out->n_mem == 1 && !out->mem_dropped;
 }
 
+/* A source operand the emulation can read: a register, or the instruction's one memory
+ * operand.  Sets out->src or out->mem_arg; 0 if it is neither. */
+SIGSAFE static int src_operand(const ZydisDecodedOperand *op, struct decode_insn *out)
+{
+	int s = simple_gpr(op);
+	if (s >= 0)
+		out->src = (int8_t)s;
+	else if (sole_mem(op, out))
+		out->mem_arg = DECODE_ARG_SRC;
+	else
+		return 0;
+	return 1;
+}
+
 /* Two-operand forms: reg or mem destination; reg, mem or imm source (not mem and mem). */
 SIGSAFE static void describe_binary(const ZydisDecodedInstruction *in,
 				    const ZydisDecodedOperand *ops, struct decode_insn *out)
@@ -430,14 +444,9 @@ SIGSAFE static void describe_binary(const ZydisDecodedInstruction *in,
 SIGSAFE static void describe_extend(const ZydisDecodedInstruction *in,
 				    const ZydisDecodedOperand *ops, struct decode_insn *out)
 {
-	int d = simple_gpr(&ops[0]), s = simple_gpr(&ops[1]);
-	if (d < 0 || ops[0].size < 16 || ops[1].size < 8 || ops[1].size > ops[0].size)
-		return;
-	if (s >= 0)
-		out->src = (int8_t)s;
-	else if (sole_mem(&ops[1], out))
-		out->mem_arg = DECODE_ARG_SRC;
-	else
+	int d = simple_gpr(&ops[0]);
+	if (d < 0 || ops[0].size < 16 || ops[1].size < 8 || ops[1].size > ops[0].size ||
+	    !src_operand(&ops[1], out))
 		return;
 	out->op = DECODE_OP_MOVX;
 	out->dst = (int8_t)d;
@@ -456,12 +465,7 @@ SIGSAFE static void describe_scale(const ZydisDecodedInstruction *in,
 	if (in->mnemonic == ZYDIS_MNEMONIC_IMUL) {
 		if (in->operand_count_visible < 2)
 			return;		/* one-operand imul writes rdx:rax */
-		int s = simple_gpr(&ops[1]);
-		if (s >= 0)
-			out->src = (int8_t)s;
-		else if (sole_mem(&ops[1], out))
-			out->mem_arg = DECODE_ARG_SRC;
-		else
+		if (!src_operand(&ops[1], out))
 			return;
 		if (in->operand_count_visible == 3) {
 			if (ops[2].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
@@ -486,14 +490,8 @@ SIGSAFE static void describe_scale(const ZydisDecodedInstruction *in,
 SIGSAFE static void describe_div(const ZydisDecodedInstruction *in,
 				 const ZydisDecodedOperand *ops, struct decode_insn *out)
 {
-	int s = simple_gpr(&ops[0]);
-	if (in->operand_count_visible != 1 || (ops[0].size != 32 && ops[0].size != 64))
-		return;
-	if (s >= 0)
-		out->src = (int8_t)s;
-	else if (sole_mem(&ops[0], out))
-		out->mem_arg = DECODE_ARG_SRC;
-	else
+	if (in->operand_count_visible != 1 || (ops[0].size != 32 && ops[0].size != 64) ||
+	    !src_operand(&ops[0], out))
 		return;
 	out->op = in->mnemonic == ZYDIS_MNEMONIC_DIV ? DECODE_OP_DIV : DECODE_OP_IDIV;
 	out->dst = DECODE_RAX;
@@ -503,12 +501,7 @@ SIGSAFE static void describe_div(const ZydisDecodedInstruction *in,
 /* jmp reg / jmp [m] (jump tables, PLT stubs): the target is a value. */
 SIGSAFE static void describe_jmp_ind(const ZydisDecodedOperand *ops, struct decode_insn *out)
 {
-	int s = simple_gpr(&ops[0]);
-	if (s >= 0 && ops[0].size == 64)
-		out->src = (int8_t)s;
-	else if (sole_mem(&ops[0], out) && ops[0].size == 64)
-		out->mem_arg = DECODE_ARG_SRC;
-	else
+	if (ops[0].size != 64 || !src_operand(&ops[0], out))
 		return;
 	out->op = DECODE_OP_JMP_IND;
 	out->width = 8;
@@ -528,14 +521,7 @@ SIGSAFE static void describe_cond(const ZydisDecodedInstruction *in,
 		out->op = DECODE_OP_SETCC;
 		out->width = 1;
 	} else {
-		int s = simple_gpr(&ops[1]);
-		if (ops[0].size < 32 || ops[1].size != ops[0].size)
-			return;
-		if (s >= 0)
-			out->src = (int8_t)s;
-		else if (sole_mem(&ops[1], out))
-			out->mem_arg = DECODE_ARG_SRC;
-		else
+		if (ops[0].size < 32 || ops[1].size != ops[0].size || !src_operand(&ops[1], out))
 			return;
 		out->op = DECODE_OP_CMOV;
 		out->width = (uint8_t)(ops[0].size / 8);
