@@ -498,6 +498,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		{ "source_why", offsetof(struct prof_process, source_why) },
 		{ "period_unit", offsetof(struct prof_process, period_unit) },
 		{ "end", offsetof(struct prof_process, end) },
+		{ "watch_backend", offsetof(struct prof_process, watch_backend) },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (!strcmp(k, strs[i].key))
@@ -524,17 +525,20 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->signo = (int)to_ll(v, 0);
 	else if (!strcmp(k, "threads"))
 		p->threads = (int)to_ll(v, -1);
+	else if (!strcmp(k, "switches"))
+		p->switches = to_ll(v, -1);
 	return 0;
 }
 
 static int proc_defaults(struct prof_process *p)
 {
 	char **strs[] = { &p->host, &p->exe, &p->argv, &p->tool, &p->source, &p->source_why,
-			  &p->period_unit, &p->end };
+			  &p->period_unit, &p->end, &p->watch_backend };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
 	p->format = p->pid = p->ppid = p->rank = p->max_depth = p->threads = -1;
+	p->switches = -1;
 	return 0;
 }
 
@@ -605,6 +609,7 @@ static void process_release(struct prof_process *p)
 	free(p->source_why);
 	free(p->period_unit);
 	free(p->end);
+	free(p->watch_backend);
 	for (size_t i = 0; i < p->nthread; i++)
 		prof_thread_release(&p->thread[i]);
 	free(p->thread);

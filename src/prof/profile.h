@@ -71,6 +71,8 @@ struct prof_process {
 	int max_depth;
 	int signo;
 	int threads;			/* the "threads" key, -1 if absent */
+	int64_t switches;		/* context switches of the process, -1 if absent */
+	char *watch_backend;		/* "hw", "soft", "none"; "" if the tool armed nothing */
 	struct prof_thread *thread;	/* sorted by thread_index, then tid */
 	size_t nthread;
 };

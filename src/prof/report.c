@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,11 +73,64 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
 	return r ? db_fail(db, err, errlen, "writing meta") : 0;
 }
 
+/*
+ * The processes' context switches into meta, for every tool: `switches` (their sum) and
+ * `switches_per_s` (the sum of each process's rate over its run: ranks run side by side),
+ * and `watch_backend` ("hw" if any process armed debug registers, else the first one's).
+ * No rows when no process noted them (a recording made before the keys existed).
+ */
+static int fill_switch_meta(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	int64_t n = 0;
+	double rate = 0;
+	int seen = 0;
+	const char *be = "";
+	for (size_t i = 0; i < p->nproc; i++) {
+		const struct prof_process *pr = &p->proc[i];
+		if (!*be || !strcmp(pr->watch_backend, "hw"))
+			be = pr->watch_backend;
+		if (pr->switches < 0)
+			continue;
+		seen = 1;
+		n += pr->switches;
+		if (pr->end_ns > pr->start_ns)
+			rate += (double)pr->switches * 1e9 / (double)(pr->end_ns - pr->start_ns);
+	}
+	if (!seen)
+		return 0;
+	char v[2][32];
+	snprintf(v[0], sizeof(v[0]), "%lld", (long long)n);
+	snprintf(v[1], sizeof(v[1]), "%.0f", rate);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL))
+		return db_fail(db, err, errlen, "writing meta");
+	int r = db_row(st, "tt", "switches", v[0]) ?: db_row(st, "tt", "switches_per_s", v[1]);
+	if (!r && *be)
+		r = db_row(st, "tt", "watch_backend", be);
+	sqlite3_finalize(st);
+	return r ? db_fail(db, err, errlen, "writing meta") : 0;
+}
+
 static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
 {
 	const struct fill_arg *a = arg;
 	return a->tool->fill(db, a->p, err, errlen) ?: fill_launch_meta(db, a->p->dir, err,
-									  errlen);
+									  errlen) ?:
+	       fill_switch_meta(db, a->p, err, errlen);
+}
+
+void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, const char *hint)
+{
+	char v[32];
+	if (!*db_meta(db, "switches_per_s", v, sizeof(v)))
+		return;
+	uint64_t rate = db_meta_u64(db, "switches_per_s");
+	fprintf(out, "%s%" PRIu64 " a second (%" PRIu64 " in all)", prefix, rate,
+		db_meta_u64(db, "switches"));
+	if (held && rate >= 1000 && !strcmp(db_meta(db, "watch_backend", v, sizeof(v)), "hw"))
+		fprintf(out, "; each costs more while a thread holds debug-register events, on a "
+			     "VM most (doc/benchmarks.md)%s%s", hint ? "; " : "", hint ? hint : "");
+	fputc('\n', out);
 }
 
 void report_debias_line(sqlite3 *db, FILE *out, const char *prefix)

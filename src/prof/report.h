@@ -49,4 +49,13 @@ struct sqlite3;
  */
 void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
 
+/*
+ * The report line on the program's context switches: prefix, then meta.switches_per_s and
+ * meta.switches, and, from 1,000 a second when the tool held debug-register events (held,
+ * and meta.watch_backend "hw"), that a thread pays at each, then hint (NULL: none).
+ * Nothing for a recording without them.  For the tools that arm debug registers.
+ */
+void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int held,
+			const char *hint);
+
 #endif

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "rt/thread.h"
 #include "rt/sigsafe.h"
+#include "rt/watch.h"
 
 enum { T_LIVE = 0, T_FINISHING = 1, T_FINISHED = 2 };
 
@@ -178,5 +180,12 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 	rt_proc_append_u64("signo", (uint64_t)signo);
 	rt_proc_append_u64("threads", rt_thread_count());
 	rt_proc_append_u64("unprofiled_threads", rt_unprofiled_threads);
+	/* The process's context switches so far (its ended threads' included): a thread
+	 * holding perf events of its own pays at each one (doc/benchmarks.md). */
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		rt_proc_append_u64("switches", (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw));
+	if (watch_is_started())
+		rt_proc_append("watch_backend", watch_backend_name());
 	errno = saved;
 }

@@ -359,6 +359,9 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		db_meta_u64(db, "traps"));
 	report_debias_line(db, out, "  de-biasing: ");
 	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
+	if (!db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period"))
+		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "arms") > 0,
+				   "--no-watch to compare");
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
 		db_meta(db, "unit", b[2], sizeof(b[2])));
 	if (db_meta_u64(db, "compare_period"))

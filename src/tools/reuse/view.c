@@ -247,6 +247,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		spatial ? "64-byte lines" : "8-byte words");
 	fprintf(out, "  %s\n", exact ? "exact: every access modelled"
 				     : db_meta(db, "watch", b[0], sizeof(b[0])));
+	if (!exact)
+		report_switch_line(db, out, "  context switches: ", meta_num(db, "armed") > 0, NULL);
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
 	fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n", meta_num(db, "accesses"), s,
 		db_meta(db, "distances", b[1], sizeof(b[1])));

@@ -131,6 +131,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			db_meta_u64(db, "missed"), be,
 			!strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
 				" (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
+		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);
 		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
 			     PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail\n",
 			db_meta_u64(db, "overwritten"), db_meta_u64(db, "stale"), db_meta_u64(db, "jumps"),
