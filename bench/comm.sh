@@ -74,6 +74,9 @@ if [ $inst = 1 ]; then
 fi
 if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	row "commbench fs / clock" "$work/cb-gcc" "--source clock" -- $CB
+	# the same without watchpoints: commbench's sched_yield spin is a context switch per
+	# yield (4 threads, 2 cores), and a thread holding breakpoint events pays at each one
+	row "commbench fs / clock --no-watch" "$work/cb-gcc" "--source clock --no-watch" -- $CB
 	row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
 	# OpenMP's passive waits: the threads sleep in futex between regions (as LULESH's do),
 	# every wake a context switch to and from the idle task; with and without watchpoints
