@@ -10,7 +10,8 @@
 # Time and peak RSS are the program's own (GNU time runs inside sonde, as in bench/mem.sh),
 # not the report's.  Prints; never fails on numbers.
 # Last, where commbench's fixed memory goes (peak RSS with each part of the runtime loaded).
-#   bench/comm.sh [PAIRS]     (default 3; COMM_BENCH_CLOCK=0 leaves the clock rows out)
+#   bench/comm.sh [PAIRS]     (default 3; COMM_BENCH_CLOCK=0 leaves the clock rows out;
+#                              COMM_BENCH_ONLY=switch-bp runs the switch-bp line alone)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -25,7 +26,11 @@ gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread "$W/commbench.c" -o "$wor
 gcc -O2 -g -fno-omit-frame-pointer -fopenmp "$W/omp-stencil.c" -o "$work/os-gcc" || exit 1
 gcc -O2 -pthread "$W/switch-bp.c" -o "$work/switch-bp" || exit 1
 inst=1
-if ! command -v clang >/dev/null ||
+only=${COMM_BENCH_ONLY:-}
+if [ "$only" = switch-bp ]; then
+	inst=0
+	COMM_BENCH_CLOCK=0
+elif ! command -v clang >/dev/null ||
 	! "$B/sonde-cc" -O2 -pthread "$W/commbench.c" -o "$work/cb-inst" 2>/dev/null ||
 	! "$B/sonde-cc" -O2 -fopenmp "$W/omp-stencil.c" -o "$work/os-inst" 2>/dev/null; then
 	echo "bench: no clang or no libomp for sonde-cc: the inst rows are left out"
@@ -60,8 +65,8 @@ row() {
 		"$(col 4)" "$(col 5)" "$(col 6)" "$(col 7)" "$(col 8)"
 }
 
-echo "bench: sonde comm at the default period, $pairs alternating pairs per row (medians)"
-printf '%-34s %6s %6s %6s %8s %7s %8s  %s\n' "workload / source" "time" "cpu" "mem" "smp/s" "trap/s" \
+[ "$only" = switch-bp ] || echo "bench: sonde comm at the default period, $pairs alternating pairs per row (medians)"
+[ "$only" = switch-bp ] || printf '%-34s %6s %6s %6s %8s %7s %8s  %s\n' "workload / source" "time" "cpu" "mem" "smp/s" "trap/s" \
 	"us/smp" "peak RSS native -> profiled"
 CB="fs 12000000 50"
 # omp-stencil sized for ~0.8 s native with gcc (80 steps ran 0.16 s: under what GNU time resolves)
@@ -106,15 +111,17 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 fi
 # What an armed debug register costs its thread at each context switch (a futex hand-over
 # between two threads, tests/workloads/comm/switch-bp.c): none, a disabled breakpoint
-# event per thread, an armed one that never traps; medians of PAIRS runs each, alternating.
+# event per thread, an armed one that never traps, and one armed event that both threads
+# inherit from main (their contexts stay clones: doc/benchmarks.md); medians of PAIRS
+# runs each, alternating.
 turns=50000
 for i in $(seq 1 "$pairs"); do
-	for m in none off on; do "$work/switch-bp" $m $turns; done
+	for m in none off on inherit; do "$work/switch-bp" $m $turns; done
 done >"$work/sw"
 sw() { awk -v m="$1:" '$1 == m { print $2 }' "$work/sw" | median; }
-awk -v a="$(sw none)" -v b="$(sw off)" -v c="$(sw on)" -v n=$((2 * turns)) 'BEGIN {
-	printf "switch-bp, %d hand-overs: %.3f s, +%.1f us a hand-over with a disabled breakpoint per thread, +%.1f us with an armed one\n",
-		n, a, (b - a) * 1e6 / n, (c - a) * 1e6 / n }'
+awk -v a="$(sw none)" -v b="$(sw off)" -v c="$(sw on)" -v d="$(sw inherit)" -v n=$((2 * turns)) 'BEGIN {
+	printf "switch-bp, %d hand-overs: %.3f s, +%.1f us a hand-over with a disabled breakpoint per thread, +%.1f us with an armed one, +%.1f us with an armed one inherited\n",
+		n, a, (b - a) * 1e6 / n, (c - a) * 1e6 / n, (d - a) * 1e6 / n }'
 # Where commbench's fixed memory goes: peak RSS (median of PAIRS runs) of the sonde-cc
 # program alone, with libsonde.so preloaded and the runtime off (no SONDE_* variables),
 # under `sonde mem` and under `sonde comm`.  (libpfm4, 2.1 MB of it when it was linked, is
@@ -135,6 +142,7 @@ if [ $inst = 1 ]; then
 		"$(rss "$B/sonde" mem -q --source inst -o "$work/p" -- "${T[@]}" "$work/cb-inst" $CB)" \
 		"$(rss "$B/sonde" comm -q --source inst -o "$work/p" -- "${T[@]}" "$work/cb-inst" $CB)"
 fi
+[ "$only" = switch-bp ] && exit 0
 echo "(time: elapsed; cpu: user + sys; ratios profiled / native; target <= 1.15 for time and"
 echo " memory.  us/smp: extra CPU per sample.  inst rows compare with the sonde-cc program"
 echo " run alone, which already pays the callbacks; clock rows with the gcc program.)"

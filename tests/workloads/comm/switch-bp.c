@@ -5,8 +5,13 @@
  *   switch-bp MODE [N]   two threads hand a turn back and forth N times (default 100000)
  *                        through a futex, every hand-over a context switch in each (a
  *                        wake on the other CPU, or a switch to and from the idle task);
- *                        MODE: none, off (a breakpoint event per thread, disabled) or on
- *                        (enabled, on a word nobody touches: it never traps).
+ *                        MODE: none, off (a breakpoint event per thread, disabled), on
+ *                        (enabled, on a word nobody touches: it never traps) or inherit
+ *                        (one enabled event opened by main before the threads start, with
+ *                        `inherit`: each thread holds a copy, and the copies' contexts are
+ *                        clones, which the kernel swaps at a switch between the two).
+ *   SWITCH_BP_CPU=C      run both threads on CPU C: every hand-over is then a switch from
+ *                        one thread of the process straight to the other.
  * Prints "MODE: S s" (elapsed).  bench/comm.sh runs it: sonde comm keeps up to 4 such
  * breakpoints armed in each sampling thread between its samples.
  */
@@ -15,6 +20,7 @@
 #include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,25 +33,32 @@ static long turns = 100000;
 static volatile int turn;
 static volatile long untouched[2][8];
 
+/* An enabled (or, off, disabled) breakpoint on w for the calling thread; inherit: and
+ * for the threads it creates afterwards. */
+static void breakpoint(volatile long *w, int off, int inherit)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.bp_type = HW_BREAKPOINT_RW;
+	a.bp_addr = (unsigned long)w;
+	a.bp_len = 8;
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	a.disabled = off;
+	a.inherit = inherit;
+	if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+		perror("switch-bp: perf_event_open(breakpoint)");
+		exit(1);
+	}
+}
+
 static void *player(void *p)
 {
 	int me = (int)(long)p;
-	if (mode) {
-		struct perf_event_attr a;
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_BREAKPOINT;
-		a.bp_type = HW_BREAKPOINT_RW;
-		a.bp_addr = (unsigned long)&untouched[me][0];
-		a.bp_len = 8;
-		a.sample_period = 1;
-		a.exclude_kernel = 1;
-		a.disabled = mode == 1;
-		if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
-			perror("switch-bp: perf_event_open(breakpoint)");
-			exit(1);
-		}
-	}
+	if (mode == 1 || mode == 2)
+		breakpoint(&untouched[me][0], mode == 1, 0);
 	for (long i = 0; i < turns; i++) {
 		while (turn != me)
 			syscall(SYS_futex, &turn, FUTEX_WAIT_PRIVATE, 1 - me, NULL, NULL, 0);
@@ -60,13 +73,29 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	pthread_t a, b;
 
-	if (argc < 2 || (strcmp(argv[1], "none") && strcmp(argv[1], "off") && strcmp(argv[1], "on"))) {
-		fprintf(stderr, "usage: switch-bp none|off|on [N]\n");
+	static const char *const modes[] = { "none", "off", "on", "inherit" };
+	mode = -1;
+	for (int i = 0; argc >= 2 && i < 4; i++)
+		if (!strcmp(argv[1], modes[i]))
+			mode = i;
+	if (mode < 0) {
+		fprintf(stderr, "usage: switch-bp none|off|on|inherit [N]\n");
 		return 2;
 	}
-	mode = !strcmp(argv[1], "off") ? 1 : !strcmp(argv[1], "on") ? 2 : 0;
 	if (argc > 2)
 		turns = atol(argv[2]);
+	const char *cpu = getenv("SWITCH_BP_CPU");
+	if (cpu && *cpu) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(atoi(cpu), &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("switch-bp: sched_setaffinity");
+			return 1;
+		}
+	}
+	if (mode == 3)
+		breakpoint(&untouched[0][0], 0, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_create(&a, NULL, player, (void *)0L);
 	pthread_create(&b, NULL, player, (void *)1L);
