@@ -119,18 +119,27 @@ static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
 	       fill_switch_meta(db, a->p, err, errlen);
 }
 
-void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, const char *hint)
+const char *report_switch_text(sqlite3 *db, char *buf, size_t len, int held, const char *hint)
 {
 	char v[32];
 	if (!*db_meta(db, "switches_per_s", v, sizeof(v)))
-		return;
+		return NULL;
 	uint64_t rate = db_meta_u64(db, "switches_per_s");
-	fprintf(out, "%s%" PRIu64 " a second (%" PRIu64 " in all)", prefix, rate,
-		db_meta_u64(db, "switches"));
-	if (held && rate >= 1000 && !strcmp(db_meta(db, "watch_backend", v, sizeof(v)), "hw"))
-		fprintf(out, "; each costs more while a thread holds debug-register events, on a "
-			     "VM most (doc/benchmarks.md)%s%s", hint ? "; " : "", hint ? hint : "");
-	fputc('\n', out);
+	int warn = held && rate >= 1000 &&
+		   !strcmp(db_meta(db, "watch_backend", v, sizeof(v)), "hw");
+	snprintf(buf, len, "%" PRIu64 " a second (%" PRIu64 " in all)%s%s%s", rate,
+		 db_meta_u64(db, "switches"),
+		 warn ? "; each costs more while a thread holds debug-register events, on a VM "
+			"most (doc/benchmarks.md)" : "",
+		 warn && hint ? "; " : "", warn && hint ? hint : "");
+	return buf;
+}
+
+void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, const char *hint)
+{
+	char buf[512];
+	if (report_switch_text(db, buf, sizeof(buf), held, hint))
+		fprintf(out, "%s%s\n", prefix, buf);
 }
 
 void report_debias_line(sqlite3 *db, FILE *out, const char *prefix)

@@ -58,4 +58,9 @@ void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
 void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int held,
 			const char *hint);
 
+/* The same sentence (without prefix) in buf, for the HTML pages; NULL when the recording
+ * has no switch counts. */
+const char *report_switch_text(struct sqlite3 *db, char *buf, size_t len, int held,
+			       const char *hint);
+
 #endif

@@ -47,6 +47,10 @@ else
 	fail t412-pairs-build "gcc could not build commbench"
 fi
 
+# The HTML page's summary has the same sentence.
+"$SONDE" report rec --html page.html >/dev/null 2>&1
+check t412-html grep -q "context switches</th><td>[0-9]* a second ($(comm_meta rec switches) in all)" page.html
+
 # --no-watch starts no watchpoint engine: the rate is still there, the backend is not.
 "$SONDE" comm --source clock --no-watch -o rec2 -- "$T/sbp" none $N >/dev/null 2>summary2
 check t412-nowatch-status [ $? -eq 0 ]

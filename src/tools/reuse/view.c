@@ -355,6 +355,9 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_kv(page, "granularity", db_meta(db, "granularity", b, sizeof(b)));
 	html_kv(page, "distances", db_meta(db, "distances", b, sizeof(b)));
 	html_kv(page, "watchpoints", db_meta(db, "watch", b, sizeof(b)));
+	if (!meta_num(db, "exact") &&
+	    report_switch_text(db, b, sizeof(b), meta_num(db, "armed") > 0, NULL))
+		html_kv(page, "context switches", b);
 	snprintf(b, sizeof(b), "%.0f", meta_num(db, "accesses"));
 	html_kv(page, "accesses", b);
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));

@@ -387,6 +387,8 @@ int var_html(sqlite3 *db, struct html *h)
 	html_kv(h, "program", db_meta(db, "exe", b, sizeof(b)));
 	html_kv(h, "metrics", ev);
 	html_kv(h, "watch backend", db_meta(db, "backend", b, sizeof(b)));
+	if (report_switch_text(db, b, sizeof(b), db_meta_u64(db, "picks") > 0, NULL))
+		html_kv(h, "context switches", b);
 	snprintf(b, sizeof(b), "%" PRIu64 " samples, %" PRIu64 " entries caught, %" PRIu64
 			       " instances measured", db_meta_u64(db, "samples"),
 		 db_meta_u64(db, "entries"), db_meta_u64(db, "returns"));
