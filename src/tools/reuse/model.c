@@ -10,7 +10,9 @@
  * distinct 4 KiB pages the samples touched.  With the clock source there is no access
  * count: the histogram holds reuse times in ns (kind time_ns) and no distances.
  *
- * Only the first process of a recording is modelled.  Code locations and data objects are
+ * One process of a recording is modelled: the one with the most records
+ * (profile_main_process), not a wrapper such as /usr/bin/time or env that ran the program
+ * and took no sample.  Code locations and data objects are
  * named as `sonde mem` names them (tools/mem/model.h, used read-only).
  */
 #include <errno.h>
@@ -630,6 +632,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 		double v;
 	} nums[] = {
 		{ "period", (double)m->proc->period }, { "threads", (double)m->proc->nthread },
+		{ "pid", (double)m->proc->pid }, { "processes", (double)m->p->nproc },
 		{ "element", m->element }, { "accesses", m->accesses },
 		{ "footprint", m->footprint }, { "reuses", m->reuses },
 		{ "invalidations", m->inv }, { "cold", m->cold },
@@ -662,7 +665,7 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	int r;
 	if (!p->nproc)
 		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
-	m.proc = &p->proc[0];
+	m.proc = profile_main_process(p);
 	for (int l = 1; l <= 3; l++)
 		m.cache[l] = machine_cache_size(l);
 	r = scan(&m);

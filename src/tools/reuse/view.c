@@ -29,6 +29,20 @@ static double meta_num(sqlite3 *db, const char *key)
 	return strtod(db_meta(db, key, b, sizeof(b)), NULL);
 }
 
+/*
+ * Into b: which process was modelled, when the recording has several (a wrapper such as
+ * /usr/bin/time, forked children); "" when it has one.
+ */
+static const char *process_note(sqlite3 *db, char *b, size_t len)
+{
+	double n = meta_num(db, "processes");
+	*b = 0;
+	if (n > 1)
+		snprintf(b, len, "pid %.0f, the one with the most samples of the recording's %.0f"
+			 " processes (the others are not modelled)", meta_num(db, "pid"), n);
+	return b;
+}
+
 /* ---- CSV ---- */
 
 static const char hist_sql[] =
@@ -240,6 +254,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	db_meta(db, "granularity", b[3], sizeof(b[3]));
 	spatial = !strcmp(b[3], "spatial");
 	fprintf(out, "sonde reuse: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
+	if (*process_note(db, b[0], sizeof(b[0])))
+		fprintf(out, "  process %s\n", b[0]);
 	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (elements: %s)\n",
 		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
 		db_meta(db, "period_unit", b[2], sizeof(b[2])),
@@ -347,6 +363,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_section(page, "reuse", "Reuse distance");
 	html_kv_begin(page, "reuse-facts");
 	html_kv(page, "program", db_meta(db, "exe", b, sizeof(b)));
+	if (*process_note(db, b, sizeof(b)))
+		html_kv(page, "process", b);
 	html_kv(page, "source", db_meta(db, "source", b, sizeof(b)));
 	html_kv(page, "mode", meta_num(db, "exact") ? "exact (every access)" : "sampled");
 	html_kv(page, "cache", db_meta(db, "cache", b, sizeof(b)));
