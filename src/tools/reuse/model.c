@@ -279,7 +279,8 @@ static void model_sampled(struct model *m)
 	/* with the clock source there is no access count: the unit is the sample */
 	m->accesses = m->counts ? (double)m->st.accesses : (double)m->st.samples;
 	m->footprint = (double)m->st.pages * 4096.0 / m->element;
-	if (m->footprint > m->accesses)
+	/* (without an access count, "accesses" are samples: no bound on the footprint) */
+	if (m->counts && m->footprint > m->accesses)
 		m->footprint = m->accesses;
 	/* cold accesses are counted in accesses: unknown without an access count */
 	m->cold = m->counts ? m->footprint : 0;
@@ -621,6 +622,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 		{ "schema", DB_SCHEMA }, { "tool", "reuse" }, { "source", m->proc->source },
 		{ "period_unit", m->proc->period_unit }, { "scaling", scaling },
 		{ "exe", m->proc->exe }, { "exact", exact ? "1" : "0" },
+		{ "access_counts", exact || m->counts ? "1" : "0" },
 		{ "cache", m->mode & REUSE_M_SHARED ? "shared" : "private" },
 		{ "granularity", m->mode & REUSE_M_SPATIAL ? "spatial" : "temporal" },
 		{ "distances", dists }, { "watch", watch_status(m, watch, sizeof(watch)) },

@@ -30,6 +30,16 @@ static double meta_num(sqlite3 *db, const char *key)
 }
 
 /*
+ * The source counted no access (clock): the model's "accesses" are its samples, and the
+ * footprint only the pages they touched.  Databases before access_counts: counted.
+ */
+static int no_counts(sqlite3 *db)
+{
+	char b[8];
+	return !strcmp(db_meta(db, "access_counts", b, sizeof(b)), "0");
+}
+
+/*
  * Into b: which process was modelled, when the recording has several (a wrapper such as
  * /usr/bin/time, forked children); "" when it has one.
  */
@@ -264,8 +274,13 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	fprintf(out, "  %s\n", exact ? "exact: every access modelled"
 				     : db_meta(db, "watch", b[0], sizeof(b[0])));
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
-	fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n", meta_num(db, "accesses"), s,
-		db_meta(db, "distances", b[1], sizeof(b[1])));
+	if (no_counts(db))
+		fprintf(out, "  samples %.0f (no count of the program's accesses with this source),"
+			     " footprint at least %s (the 4 KiB pages sampled); distances: %s\n",
+			meta_num(db, "accesses"), s, db_meta(db, "distances", b[1], sizeof(b[1])));
+	else
+		fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n",
+			meta_num(db, "accesses"), s, db_meta(db, "distances", b[1], sizeof(b[1])));
 	int dists = 0;
 	if (read_hist(db, "reuse", &h) == 0 && h.n > 2) {
 		dists = 1;
@@ -372,9 +387,16 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_kv(page, "distances", db_meta(db, "distances", b, sizeof(b)));
 	html_kv(page, "watchpoints", db_meta(db, "watch", b, sizeof(b)));
 	snprintf(b, sizeof(b), "%.0f", meta_num(db, "accesses"));
-	html_kv(page, "accesses", b);
+	if (no_counts(db)) {
+		html_kv(page, "samples", b);
+		html_kv(page, "accesses", "not counted by this source");
+	} else {
+		html_kv(page, "accesses", b);
+	}
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
-	html_kv(page, "footprint", s);
+	if (no_counts(db))
+		snprintf(b, sizeof(b), "at least %s (the 4 KiB pages sampled)", s);
+	html_kv(page, "footprint", no_counts(db) ? b : s);
 	html_kv_end(page);
 
 	dists = read_hist(db, "reuse", &h) == 0 && h.n > 2;
