@@ -173,7 +173,8 @@ static void watch_pick(void)
 	 * imported from us); other sonde-cc builds keep the debug registers where they trap.
 	 * With the hooks, soft is also cheaper: on debug registers each hook's read of the
 	 * return slot is one more trap an instance. */
-	int exec = rt_tool && (rt_tool->flags & RT_TOOL_EXEC_WATCH);
+	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);	/* rt_tool: set later */
+	int exec = tool && (tool->flags & RT_TOOL_EXEC_WATCH);
 	int hooks = instrumented && exec && rt_exe_imports("__cyg_profile_func_enter");
 
 	watch_backend_init(getenv("SONDE_WATCH"), instrumented, !exec || hooks);
