@@ -286,6 +286,7 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	sqlite3_stmt *st;
 	struct text_table *t = text_table_new(ncols, heads, align);
 	const char *cells[16];
+	char buf[16][512];
 	if (!t || sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
 		text_table_free(t);
 		return;
@@ -293,6 +294,9 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
 		for (int i = 0; i < ncols; i++) {
 			const char *v = (const char *)sqlite3_column_text(st, i);
+			/* a C++ name shortened where later columns follow (CSV keeps it) */
+			if (v && i < ncols - 1)
+				v = text_short_name(v, 60, buf[i], sizeof(buf[i]));
 			cells[i] = v ? v : "";
 		}
 		text_table_add(t, cells);
