@@ -54,6 +54,11 @@ if [ -x /usr/bin/time ]; then
 		check t031-comm-exe [ "$(meta comm exe)" = "$T/cb-inst" ]
 		check t031-comm-source [ "$(meta comm source)" = inst ]
 		check t031-comm-unit grep -q "^estimated cache-line transfers" <(meta comm unit)
+		# the HTML matrices label threads of processes without a rank by pid, not
+		# as MPI rank -1 ("2 (r-1.t0)")
+		"$SONDE" report comm --html comm.html >/dev/null 2>&1
+		check t031-comm-html-no-rank-minus-1 [ -z "$(grep -o '(r-1\.t[0-9]*)' comm.html)" ]
+		check t031-comm-html-pid-labels grep -q '[0-9] ([0-9]*\.t0)' comm.html
 	fi
 else
 	skip t031-comm "/usr/bin/time is not installed"
