@@ -96,12 +96,17 @@ static int rt_tool_start(void)
 	if (tool && tool->start)
 		r = tool->start();
 	if (r) {
-		char msg[400];
-		snprintf(msg, sizeof(msg), tool ? "sonde: tool '%s' cannot start: %s; the program "
-						  "runs unprofiled\n"
-						: "sonde: unknown tool '%s' (SONDE_TOOL)%.0s; the program "
-						  "runs unprofiled\n",
-			 rt_cfg.tool, rt_tool_why[0] ? rt_tool_why : strerror(-r));
+		/* which program refuses: under a wrapper (/usr/bin/time, env, a shell) it
+		 * is the wrapper, and the program it starts may well be profiled */
+		char msg[480];
+		if (tool)
+			snprintf(msg, sizeof(msg), "sonde: tool '%s' cannot start in %s (pid %d): %s;"
+				 " %s runs unprofiled\n", rt_cfg.tool, program_invocation_short_name,
+				 (int)getpid(), rt_tool_why[0] ? rt_tool_why : strerror(-r),
+				 program_invocation_short_name);
+		else
+			snprintf(msg, sizeof(msg), "sonde: unknown tool '%s' (SONDE_TOOL); the program"
+				 " runs unprofiled\n", rt_cfg.tool);
 		rt_log(msg);
 		rt_cfg.enabled = 0;
 		return -1;

@@ -25,8 +25,10 @@ check t031-reuse-says-process \
 # --exact: env refuses for itself and runs unprofiled; rb's exact counts are the same as
 # without the wrapper
 "$SONDE" reuse -q --exact -o direct -- "$T/rb" sweep 1000 10 >/dev/null 2>&1
-"$SONDE" reuse -q --exact -o exact -- env T031=1 "$T/rb" sweep 1000 10 >/dev/null 2>&1
+"$SONDE" reuse -q --exact -o exact -- env T031=1 "$T/rb" sweep 1000 10 >/dev/null 2>exact.err
 check t031-reuse-exact-status [ $? -eq 0 ]
+# the refusal names the wrapper that refuses, not "the program"
+check t031-refusal-names-env grep -q "^sonde: tool 'reuse' cannot start in env (pid [0-9]*): .*; env runs unprofiled" exact.err
 check t031-reuse-exact-same cmp -s direct/reuse/histogram.csv exact/reuse/histogram.csv
 
 # mem with the inst source through env: the header is the program's, source inst
