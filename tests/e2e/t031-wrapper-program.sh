@@ -39,6 +39,8 @@ check t031-mem-exe [ "$(meta mem exe)" = "$T/rb" ]
 check t031-mem-header grep -q "^sonde mem: $T/rb sweep 1000 1000\$" summary
 # env's image before its exec and rb's after have one pid: their threads' labels differ
 # (the process prefix, "PID.e1.0" after the exec; both were "PID.0")
+# no MPI rank: "-", not -1
+check t031-mem-no-rank-minus-1 [ -z "$(sed -n '/^Threads/,$p' summary | awk '$2 == "-1"')" ]
 check t031-mem-thread-labels-unique [ -z "$(awk -F, 'NR > 1 { print $1 }' mem/mem/threads.csv | sort | uniq -d)" ]
 
 # variance through env names the program (0.5 s: enough clock samples to tell it apart)

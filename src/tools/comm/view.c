@@ -391,7 +391,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
 		print_table(db, out, "Processes (each in DIR/comm/rank-R/; merged above)",
-			    "SELECT rank, pid, threads, samples, total_all, total_true, total_false,"
+			    "SELECT CASE WHEN rank < 0 THEN '-' ELSE rank END, pid, threads, samples,"
+			    " total_all, total_true, total_false,"
 			    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"
 			    " WHERE part >= 0 ORDER BY part", 8, rh, "rrrrrrrl", 1 << 20);
 	}
