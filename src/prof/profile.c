@@ -797,3 +797,27 @@ const struct sonde_rec_hdr *prof_tool_next(const struct prof_thread *t, size_t *
 	*off += h->size;
 	return h;
 }
+
+uint64_t prof_process_samples(const struct prof_process *pr)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < pr->nthread; i++) {
+		const struct prof_thread *t = &pr->thread[i];
+		n += t->has_stats ? t->stats.samples : t->nmem;
+	}
+	return n;
+}
+
+const struct prof_process *profile_main_process(const struct profile *p)
+{
+	const struct prof_process *best = p->nproc ? &p->proc[0] : NULL;
+	uint64_t most = best ? prof_process_samples(best) : 0;
+	for (size_t i = 1; i < p->nproc; i++) {
+		uint64_t n = prof_process_samples(&p->proc[i]);
+		if (n > most) {
+			most = n;
+			best = &p->proc[i];
+		}
+	}
+	return best;
+}

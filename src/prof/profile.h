@@ -117,6 +117,23 @@ int prof_ctx_path(const struct prof_thread *t, uint32_t id, uint64_t *ips, int m
  */
 const struct sonde_rec_hdr *prof_tool_next(const struct prof_thread *t, size_t *off);
 
+/*
+ * How many samples a process took: its threads' STATS counts, or the memory samples read
+ * where a thread has no STATS (cut short).  Zero for a process that took none (a wrapper
+ * such as /usr/bin/time that only waits).  Traps are not counted: a process that samples
+ * nothing may still have calibrated the debug registers' cost with a few.
+ */
+uint64_t prof_process_samples(const struct prof_process *pr);
+
+/*
+ * The process a recording is about: the one with the most samples, the first of equals
+ * (processes are sorted by rank, pid, prefix).  A program started through a wrapper
+ * (`/usr/bin/time`, `env`, `taskset`, a shell script) leaves the wrapper's processes first,
+ * with no sample: a tool that names or models one process must not take proc[0] blindly.
+ * NULL if the recording has no process.
+ */
+const struct prof_process *profile_main_process(const struct profile *p);
+
 /* "clock", "hw", "inst", "none" or "unknown". */
 const char *prof_source_name(uint32_t source);
 

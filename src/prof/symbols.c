@@ -126,6 +126,7 @@ struct symtab {
 	struct sym_frame *frames;
 	size_t nframes, capframes;
 	struct u64map dem;	/* mangled string pointer -> index in strs */
+	struct u64map omp;	/* clang OpenMP region's DIE address -> index in strs */
 	char **strs;		/* demangled names, owned */
 	size_t nstrs, capstrs;
 	char *osrelease;	/* of the recording, for the kernel's symbols; may be NULL */
@@ -868,6 +869,84 @@ static bool chain_descend(struct chain *ch, Dwarf_Die *d, Dwarf_Addr pc)
 	return false;
 }
 
+/* DW_AT_decl_file's index in its CU's file table (libdw's dwarf_decl_file gives NULL for
+ * clang's DWARF 5 index 0, the CU's own file), or -1. */
+static int64_t decl_file_index(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word f;
+	return dwarf_formudata(dwarf_attr_integrate(d, DW_AT_decl_file, &a), &f) ? -1 : (int64_t)f;
+}
+
+/* The function in cu (or a namespace of it) declared last at or before `line` of `file`,
+ * other than an outlined region or a mere declaration: *best, whose line is *best_line. */
+static void enclosing_fn(Dwarf_Die *scope, int64_t file, int line, Dwarf_Die *best,
+			 int *best_line)
+{
+	Dwarf_Die c;
+	if (dwarf_child(scope, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c), l;
+		if (tag == DW_TAG_namespace) {
+			enclosing_fn(&c, file, line, best, best_line);
+			continue;
+		}
+		if (tag != DW_TAG_subprogram || dwarf_hasattr(&c, DW_AT_declaration) ||
+		    dwarf_decl_line(&c, &l) || l > line || l <= *best_line)
+			continue;
+		const char *n = dwarf_diename(&c);
+		if (!n || n[0] == '.' || decl_file_index(&c) != file)
+			continue;
+		*best = c;
+		*best_line = l;
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static const char *die_name(struct symtab *st, Dwarf_Die *d);
+
+/*
+ * clang names a parallel region's outlined function ".omp_outlined." (and its body,
+ * inlined there, ".omp_outlined._debug__"), numbered per file: nothing says whose region
+ * it is.  C has no nested functions, so it is the function of the same file declared
+ * last before the region's own line: "ljForce.omp_outlined._debug__.2", or for C++
+ * "f(int) [clone .omp_outlined..3]" as c++filt writes GCC's "[clone ._omp_fn.0]".
+ * NULL when d is no such region or its function is not found.
+ */
+static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *name)
+{
+	Dwarf_Die cu, parent;
+	uint32_t idx;
+	int line, parent_line = 0;
+	int64_t file;
+
+	if (strncmp(name, ".omp_outlined.", 14))
+		return NULL;
+	if (!u64map_get(&st->omp, (uintptr_t)d->addr, &idx))
+		return st->strs[idx];
+	if (dwarf_decl_line(d, &line) || (file = decl_file_index(d)) < 0 ||
+	    !dwarf_diecu(d, &cu, NULL, NULL))
+		return NULL;
+	enclosing_fn(&cu, file, line, &parent, &parent_line);
+	if (!parent_line)
+		return NULL;
+	const char *pn = die_name(st, &parent);
+	if (!pn)
+		return NULL;
+	size_t len = strlen(pn) + strlen(name) + 16;
+	char *out = malloc(len);
+	if (!out)
+		return NULL;
+	snprintf(out, len, strchr(pn, '(') ? "%s [clone %s]" : "%s%s", pn, name);
+	if (grow((void **)&st->strs, &st->capstrs, st->nstrs + 1, sizeof(char *)) ||
+	    u64map_put(&st->omp, (uintptr_t)d->addr, (uint32_t)st->nstrs)) {
+		free(out);
+		return NULL;
+	}
+	st->strs[st->nstrs++] = out;
+	return out;
+}
+
 /*
  * A DWARF function's name: its demangled linkage name (qualified, with parameters), else
  * its DW_AT_name.  GCC gives the functions it outlines (OpenMP regions, other clones) no
@@ -888,6 +967,9 @@ static const char *die_name(struct symtab *st, Dwarf_Die *d)
 			return dm;
 	}
 	const char *name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	const char *region = name ? omp_region_name(st, d, name) : NULL;
+	if (region)
+		return region;
 	return name ? demangle(st, name) : ln;
 }
 
@@ -1561,6 +1643,7 @@ void symtab_free(struct symtab *st)
 		free(st->strs[i]);
 	free(st->strs);
 	u64map_release(&st->dem);
+	u64map_release(&st->omp);
 	u64map_release(&st->cache);
 	free(st->ents);
 	free(st->frames);

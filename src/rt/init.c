@@ -96,12 +96,17 @@ static int rt_tool_start(void)
 	if (tool && tool->start)
 		r = tool->start();
 	if (r) {
-		char msg[400];
-		snprintf(msg, sizeof(msg), tool ? "sonde: tool '%s' cannot start: %s; the program "
-						  "runs unprofiled\n"
-						: "sonde: unknown tool '%s' (SONDE_TOOL)%.0s; the program "
-						  "runs unprofiled\n",
-			 rt_cfg.tool, rt_tool_why[0] ? rt_tool_why : strerror(-r));
+		/* which program refuses: under a wrapper (/usr/bin/time, env, a shell) it
+		 * is the wrapper, and the program it starts may well be profiled */
+		char msg[480];
+		if (tool)
+			snprintf(msg, sizeof(msg), "sonde: tool '%s' cannot start in %s (pid %d): %s;"
+				 " %s runs unprofiled\n", rt_cfg.tool, program_invocation_short_name,
+				 (int)getpid(), rt_tool_why[0] ? rt_tool_why : strerror(-r),
+				 program_invocation_short_name);
+		else
+			snprintf(msg, sizeof(msg), "sonde: unknown tool '%s' (SONDE_TOOL); the program"
+				 " runs unprofiled\n", rt_cfg.tool);
 		rt_log(msg);
 		rt_cfg.enabled = 0;
 		return -1;
@@ -173,7 +178,8 @@ static void watch_pick(void)
 	 * imported from us); other sonde-cc builds keep the debug registers where they trap.
 	 * With the hooks, soft is also cheaper: on debug registers each hook's read of the
 	 * return slot is one more trap an instance. */
-	int exec = rt_tool && (rt_tool->flags & RT_TOOL_EXEC_WATCH);
+	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);	/* rt_tool: set later */
+	int exec = tool && (tool->flags & RT_TOOL_EXEC_WATCH);
 	int hooks = instrumented && exec && rt_exe_imports("__cyg_profile_func_enter");
 
 	watch_backend_init(getenv("SONDE_WATCH"), instrumented, !exec || hooks);

@@ -122,3 +122,66 @@ void text_percent(char *buf, size_t len, double fraction)
 	else
 		snprintf(buf, len, "%.1f%%", p);
 }
+
+/* The end of the bracketed group that starts at s[0] ('<' or '('), or NULL if unclosed. */
+static const char *group_end(const char *s)
+{
+	int depth = 0;
+	for (; *s; s++) {
+		if (*s == '<' || *s == '(')
+			depth++;
+		else if ((*s == '>' || *s == ')') && --depth == 0)
+			return s;
+	}
+	return NULL;
+}
+
+/* (s, e] is "(file:line)", a code location the views append to a name: kept whole. */
+static int is_location(const char *s, const char *e)
+{
+	const char *d = e;
+	while (d > s + 1 && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (d == e || d[-1] != ':')
+		return 0;
+	for (const char *p = s + 1; p < d; p++)
+		if (*p == ' ' || *p == '<' || *p == '(')
+			return 0;
+	return 1;
+}
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
+{
+	size_t o = 0;
+	if (!name || strlen(name) <= max || !len)
+		return name;
+	for (const char *s = name; *s && o + 1 < len;) {
+		if (ends_with(buf, o, "operator")) {
+			/* the operator's own symbol: "()", "[]", or a run of punctuation */
+			size_t k = (s[0] == '(' && s[1] == ')') || (s[0] == '[' && s[1] == ']') ? 2 :
+				   strspn(s, "<>=!+-*/%&|^~,");
+			for (size_t i = 0; i < k && o + 1 < len; i++)
+				buf[o++] = *s++;
+			if (k)
+				continue;
+		}
+		const char *e = (*s == '<' || *s == '(') ? group_end(s) : NULL;
+		if (!e || e == s + 1 || !strncmp(s, "(anonymous namespace)", 21) ||
+		    (*s == '(' && is_location(s, e))) {
+			buf[o++] = *s++;
+			continue;
+		}
+		const char *g = *s == '<' ? "<...>" : "(...)";
+		for (int i = 0; g[i] && o + 1 < len; i++)
+			buf[o++] = g[i];
+		s = e + 1;
+	}
+	buf[o] = 0;
+	return buf;
+}

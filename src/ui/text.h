@@ -28,6 +28,17 @@ void text_table_print(const struct text_table *t, FILE *f, const char *indent);
 
 void text_table_free(struct text_table *t);
 
+/*
+ * name, for a table column that other columns follow, when longer than `max` characters:
+ * C++ template arguments and parameter lists become "<...>" and "(...)" ("void
+ * ns::f<ns::A<int>, long>(ns::A<int> const&) [clone ._omp_fn.0]" reads "void
+ * ns::f<...>(...) [clone ._omp_fn.0]"); operator names ("operator()", "operator<<"),
+ * "(anonymous namespace)", a code location "(file.c:12)" and the rest are kept.  A call path "a > b" keeps its
+ * separators.  Returns name itself when it is short enough or has nothing to shorten,
+ * else buf (cut to len - 1 if need be).  CSV, JSON and HTML keep the full names.
+ */
+const char *text_short_name(const char *name, size_t max, char *buf, size_t len);
+
 /* A share in percent with one decimal ("12.3%"), "<0.1%" for small non-zero values. */
 void text_percent(char *buf, size_t len, double fraction);
 

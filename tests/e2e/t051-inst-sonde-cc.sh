@@ -88,3 +88,24 @@ check t051-static-message grep -q '^sonde-cc: cannot link -static' st.err
 # SONDE_CC picks the compiler.
 SONDE_CC=clang-14 "$CCW" --sonde-show a.c >show.out
 check t051-sonde-cc-env grep -q '^clang-14 ' show.out
+
+# C++ sources: clang (the C driver) would link them without the C++ library (miniFE's
+# `sonde-cc ... main.cpp ...` failed with undefined std:: symbols), so the default driver
+# is clang++ for them; not for C sources with them (clang++ would compile those as C++),
+# and SONDE_CC still wins.
+if command -v clang++ >/dev/null; then
+	cat >c.cc <<'EOC'
+#include <iostream>
+#include <vector>
+int main() { std::vector<int> v(100); int s = 0; for (int i = 0; i < 100; i++) v[i] = i;
+	for (int x : v) s += x; std::cout << "sum=" << s << std::endl; return 0; }
+EOC
+	check t051-cxx-link env -u SONDE_CC "$CCW" -O2 c.cc -o prog4
+	check t051-cxx-instrumented instrumented prog4
+	check t051-cxx-runs [ "$(./prog4)" = "$want" ]
+	check t051-cxx-driver grep -q '^clang++ ' <(env -u SONDE_CC "$CCW" --sonde-show -c c.cc)
+	check t051-mixed-driver grep -q '^clang ' <(env -u SONDE_CC "$CCW" --sonde-show c.cc b.c)
+	check t051-cxx-sonde-cc-env grep -q '^clang-14 ' <(SONDE_CC=clang-14 "$CCW" --sonde-show c.cc)
+else
+	skip t051-cxx "clang++ is not installed"
+fi

@@ -3,8 +3,9 @@
 # uses the debug registers: where they trap it is measured like the soft one (the mix's
 # functions get instances); where they do not (a Firecracker VM), this prints SKIP with
 # the reason, and the run still ends normally with a report saying nothing was measured.
-# A sonde-cc program without --sonde-calls has soft data watchpoints but no call hooks:
-# the report must say to rebuild with --sonde-calls.
+# A sonde-cc program without --sonde-calls has no call hooks: where the debug registers
+# trap they measure it as they measure the gcc build; elsewhere the report must say to
+# rebuild with --sonde-calls.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
@@ -62,5 +63,10 @@ check t806-no-hooks-run [ $? -eq 0 ]
 if "$SONDE" info 2>/dev/null | grep -q "no trap fires"; then
 	check t806-no-hooks-says-rebuild grep -q "sonde-cc --sonde-calls" err.txt
 else
-	pass t806-no-hooks-hw-serves-it
+	# Where the registers trap they serve it (the soft backend would catch no entry: no
+	# hooks).  Before, the runtime chose the backend before it knew the tool, so every
+	# sonde-cc program got soft watchpoints: CoMD built with sonde-cc, 0 instances.
+	check t806-no-hooks-hw-backend [ "$(sqlite3 nh/profile.db "SELECT value FROM meta WHERE key = 'backend'")" = hw ]
+	n=$(awk -F, 'NR > 1 && ($1 == "saw" || $1 == "flat" || $1 == "bimodal" || $1 == "spin")' nh/variance/instances.csv | wc -l)
+	check "t806-no-hooks-hw-instances-$n" [ "$n" -ge 5 ]
 fi

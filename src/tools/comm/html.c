@@ -84,19 +84,25 @@ static char **labels_new(sqlite3 *db, int unit, uint32_t n, uint32_t g, uint32_t
 	sqlite3_stmt *st = NULL;
 	if (!l)
 		return NULL;
-	if (ranks && sqlite3_prepare_v2(db, "SELECT rank, thread FROM comm_threads WHERE id = ?",
+	if (ranks && sqlite3_prepare_v2(db, "SELECT rank, thread, pid FROM comm_threads WHERE id = ?",
 					-1, &st, NULL))
 		st = NULL;
 	for (uint32_t k = 0; k < nb; k++) {
 		char b[64];
 		uint32_t lo = k * g, hi = lo + g - 1 < n ? lo + g - 1 : n - 1;
 		if (st && g == 1) {
-			/* the merged threads of an MPI run: rank r's thread t is "r<r>.t<t>" */
+			/* the merged threads of an MPI run: rank r's thread t is "r<r>.t<t>";
+			 * of other processes (forked, or a wrapper's): "<pid>.t<t>" */
 			sqlite3_reset(st);
 			sqlite3_bind_int64(st, 1, lo);
-			if (sqlite3_step(st) == SQLITE_ROW)
+			int row = sqlite3_step(st) == SQLITE_ROW;
+			if (row && sqlite3_column_int64(st, 0) >= 0)
 				snprintf(b, sizeof(b), "%u (r%lld.t%lld)", lo,
 					 (long long)sqlite3_column_int64(st, 0),
+					 (long long)sqlite3_column_int64(st, 1));
+			else if (row)
+				snprintf(b, sizeof(b), "%u (%lld.t%lld)", lo,
+					 (long long)sqlite3_column_int64(st, 2),
 					 (long long)sqlite3_column_int64(st, 1));
 			else
 				snprintf(b, sizeof(b), "%u", lo);

@@ -706,7 +706,7 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	int r = 0;
 	if (!p->nproc)
 		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
-	g.proc = &p->proc[0];
+	g.proc = profile_main_process(p);	/* the header's program, source and period */
 	g.clock = !strcmp(g.proc->source, "clock");
 	g.period = g.proc->period ? g.proc->period : 1;
 	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL))

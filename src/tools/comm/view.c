@@ -286,6 +286,7 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	sqlite3_stmt *st;
 	struct text_table *t = text_table_new(ncols, heads, align);
 	const char *cells[16];
+	char buf[16][512];
 	if (!t || sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
 		text_table_free(t);
 		return;
@@ -293,6 +294,9 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
 		for (int i = 0; i < ncols; i++) {
 			const char *v = (const char *)sqlite3_column_text(st, i);
+			/* a C++ name shortened where later columns follow (CSV keeps it) */
+			if (v && i < ncols - 1)
+				v = text_short_name(v, 60, buf[i], sizeof(buf[i]));
 			cells[i] = v ? v : "";
 		}
 		text_table_add(t, cells);
@@ -390,7 +394,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
 		print_table(db, out, "Processes (each in DIR/comm/rank-R/; merged above)",
-			    "SELECT rank, pid, threads, samples, total_all, total_true, total_false,"
+			    "SELECT CASE WHEN rank < 0 THEN '-' ELSE rank END, pid, threads, samples,"
+			    " total_all, total_true, total_false,"
 			    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"
 			    " WHERE part >= 0 ORDER BY part", 8, rh, "rrrrrrrl", 1 << 20);
 	}

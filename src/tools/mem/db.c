@@ -78,14 +78,57 @@ static double share(uint64_t part, uint64_t whole)
 
 /* ---- meta ---- */
 
-/* The value of a .proc string key if all processes agree, else "mixed". */
-static const char *common_str(const struct profile *p, size_t off)
+/*
+ * The processes whose .proc keys describe the samples: those that took some, or all of
+ * them if none did (mark[i] set).  A wrapper that ran the program (/usr/bin/time, env)
+ * took no sample; its program name and its sample source (clock, where a sonde-cc
+ * program's is inst) would make the header "mixed".  NULL when out of memory.
+ */
+static char *describing(const struct profile *p)
 {
-	const char *v = p->nproc ? *(char *const *)((const char *)&p->proc[0] + off) : "";
-	for (size_t i = 1; i < p->nproc; i++)
-		if (strcmp(v, *(char *const *)((const char *)&p->proc[i] + off)))
+	char *mark = calloc(p->nproc + 1, 1);
+	int any = 0;
+	if (!mark)
+		return NULL;
+	for (size_t i = 0; i < p->nproc; i++)
+		any |= mark[i] = prof_process_samples(&p->proc[i]) > 0;
+	if (!any)
+		memset(mark, 1, p->nproc);
+	return mark;
+}
+
+/* The value of a .proc string key if the marked processes agree, else "mixed". */
+static const char *common_str(const struct profile *p, const char *mark, size_t off)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < p->nproc; i++) {
+		const char *s = *(char *const *)((const char *)&p->proc[i] + off);
+		if (!mark[i])
+			continue;
+		if (!v)
+			v = s;
+		else if (strcmp(v, s))
 			return "mixed";
-	return v;
+	}
+	return v ? v : "";
+}
+
+/* The period of the marked processes; *mixed set (and 0 returned) if they differ. */
+static uint64_t common_period(const struct profile *p, const char *mark, int *mixed)
+{
+	uint64_t v = 0;
+	int first = 1;
+	*mixed = 0;
+	for (size_t i = 0; i < p->nproc; i++) {
+		if (!mark[i])
+			continue;
+		if (first)
+			v = p->proc[i].period;
+		else if (p->proc[i].period != v)
+			*mixed = 1;
+		first = 0;
+	}
+	return *mixed ? 0 : v;
 }
 
 static void meta_counts(const struct memmodel *m, uint64_t *c)
@@ -109,17 +152,21 @@ static int write_meta(struct writer *w)
 	sqlite3_stmt *st;
 	uint64_t c[6];
 	char period[32] = "", scaling[160];
-	int r = prepare(w, "INSERT INTO meta VALUES(?,?)", &st);
-	if (r)
-		return r;
+	char *mark = describing(p);
+	int r = mark ? prepare(w, "INSERT INTO meta VALUES(?,?)", &st) : -ENOMEM;
+	if (r) {
+		free(mark);
+		return r == -ENOMEM ? errmsg(w->err, w->errlen, r, "writing meta") : r;
+	}
 	meta_counts(m, c);
-	db_scaling(common_str(p, offsetof(struct prof_process, source)),
-		   p->nproc ? p->proc[0].period : 0, scaling, sizeof(scaling));
-	if (p->nproc)
-		snprintf(period, sizeof(period), "%llu", (unsigned long long)p->proc[0].period);
-	for (size_t i = 1; i < p->nproc; i++)
-		if (p->proc[i].period != p->proc[0].period)
-			snprintf(period, sizeof(period), "mixed");
+	int mixed;
+	uint64_t per = common_period(p, mark, &mixed);
+	db_scaling(common_str(p, mark, offsetof(struct prof_process, source)), per, scaling,
+		   sizeof(scaling));
+	if (mixed)
+		snprintf(period, sizeof(period), "mixed");
+	else if (p->nproc)
+		snprintf(period, sizeof(period), "%llu", (unsigned long long)per);
 	/* string values; NULL: the next of nums[] */
 	struct {
 		const char *k;
@@ -127,14 +174,14 @@ static int write_meta(struct writer *w)
 	} kv[] = {
 		{ "schema", DB_SCHEMA },
 		{ "sonde_version", SONDE_VERSION },
-		{ "tool", common_str(p, offsetof(struct prof_process, tool)) },
-		{ "source", common_str(p, offsetof(struct prof_process, source)) },
-		{ "source_why", common_str(p, offsetof(struct prof_process, source_why)) },
+		{ "tool", common_str(p, mark, offsetof(struct prof_process, tool)) },
+		{ "source", common_str(p, mark, offsetof(struct prof_process, source)) },
+		{ "source_why", common_str(p, mark, offsetof(struct prof_process, source_why)) },
 		{ "period", period },
-		{ "period_unit", common_str(p, offsetof(struct prof_process, period_unit)) },
+		{ "period_unit", common_str(p, mark, offsetof(struct prof_process, period_unit)) },
 		{ "scaling", scaling },
-		{ "exe", common_str(p, offsetof(struct prof_process, exe)) },
-		{ "argv", common_str(p, offsetof(struct prof_process, argv)) },
+		{ "exe", common_str(p, mark, offsetof(struct prof_process, exe)) },
+		{ "argv", common_str(p, mark, offsetof(struct prof_process, argv)) },
 		{ "samples", NULL },
 		{ "records", NULL },
 		{ "loads", NULL },
@@ -163,6 +210,7 @@ static int write_meta(struct writer *w)
 		r = db_row(st, "tt", kv[i].k, v);
 	}
 	sqlite3_finalize(st);
+	free(mark);
 	return r ? db_fail(w->db, w->err, w->errlen, "writing meta") : 0;
 }
 

@@ -965,8 +965,9 @@ static int threads_setup(struct memmodel *m)
 				snprintf(th->label, sizeof(th->label), "%u", idx);
 			else if (pr->rank >= 0)
 				snprintf(th->label, sizeof(th->label), "r%d.%u", pr->rank, idx);
-			else
-				snprintf(th->label, sizeof(th->label), "%d.%u", pr->pid, idx);
+			else	/* the prefix: an exec'd image ("1573.e1") is not its pid's
+				 * image before the exec ("1573"), a wrapper's child */
+				snprintf(th->label, sizeof(th->label), "%s.%u", pr->prefix, idx);
 			th->object = malloc((th->t->nmem + 1) * sizeof(*th->object));
 			th->code = malloc((th->t->nmem + 1) * sizeof(*th->code));
 			if (!th->object || !th->code)

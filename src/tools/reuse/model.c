@@ -10,7 +10,9 @@
  * distinct 4 KiB pages the samples touched.  With the clock source there is no access
  * count: the histogram holds reuse times in ns (kind time_ns) and no distances.
  *
- * Only the first process of a recording is modelled.  Code locations and data objects are
+ * One process of a recording is modelled: the one with the most records
+ * (profile_main_process), not a wrapper such as /usr/bin/time or env that ran the program
+ * and took no sample.  Code locations and data objects are
  * named as `sonde mem` names them (tools/mem/model.h, used read-only).
  */
 #include <errno.h>
@@ -277,7 +279,8 @@ static void model_sampled(struct model *m)
 	/* with the clock source there is no access count: the unit is the sample */
 	m->accesses = m->counts ? (double)m->st.accesses : (double)m->st.samples;
 	m->footprint = (double)m->st.pages * 4096.0 / m->element;
-	if (m->footprint > m->accesses)
+	/* (without an access count, "accesses" are samples: no bound on the footprint) */
+	if (m->counts && m->footprint > m->accesses)
 		m->footprint = m->accesses;
 	/* cold accesses are counted in accesses: unknown without an access count */
 	m->cold = m->counts ? m->footprint : 0;
@@ -619,6 +622,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 		{ "schema", DB_SCHEMA }, { "tool", "reuse" }, { "source", m->proc->source },
 		{ "period_unit", m->proc->period_unit }, { "scaling", scaling },
 		{ "exe", m->proc->exe }, { "exact", exact ? "1" : "0" },
+		{ "access_counts", exact || m->counts ? "1" : "0" },
 		{ "cache", m->mode & REUSE_M_SHARED ? "shared" : "private" },
 		{ "granularity", m->mode & REUSE_M_SPATIAL ? "spatial" : "temporal" },
 		{ "distances", dists }, { "watch", watch_status(m, watch, sizeof(watch)) },
@@ -630,6 +634,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 		double v;
 	} nums[] = {
 		{ "period", (double)m->proc->period }, { "threads", (double)m->proc->nthread },
+		{ "pid", (double)m->proc->pid }, { "processes", (double)m->p->nproc },
 		{ "element", m->element }, { "accesses", m->accesses },
 		{ "footprint", m->footprint }, { "reuses", m->reuses },
 		{ "invalidations", m->inv }, { "cold", m->cold },
@@ -662,7 +667,7 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	int r;
 	if (!p->nproc)
 		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
-	m.proc = &p->proc[0];
+	m.proc = profile_main_process(p);
 	for (int l = 1; l <= 3; l++)
 		m.cache[l] = machine_cache_size(l);
 	r = scan(&m);

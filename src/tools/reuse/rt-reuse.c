@@ -37,13 +37,23 @@
 #include "tools/reuse/stack.h"
 #include "rt/sigsafe.h"
 
-#define PAIRS 32		/* per-thread aggregation slots of code pairs (--exact) */
+/* Per-thread aggregation slots of code pairs (--exact): PAIR_SETS sets of PAIR_WAYS, the
+ * least recently reused way of a full set flushed (a PAIR record) for a new pair.  32
+ * slots, direct-mapped, thrashed on CoMD's force loop (~1000 pairs a thread): a 424-byte
+ * record every ~5 accesses, 13 GB for a 0.5 s run.  Evicting the least counted way
+ * instead kept stale pairs and let two new ones evict each other at every reuse.  512
+ * slots are 216 KiB of the thread's arena, touched only as pairs arrive (sampled mode
+ * uses none). */
+#define PAIR_WAYS 8
+#define PAIR_SETS 64
+#define PAIRS (PAIR_WAYS * PAIR_SETS)
 #define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
 #define MAX_CPUS 1024
 #define PAGESET (1u << 16)	/* distinct pages remembered */
 
 struct pair {
 	uint64_t use_ip, reuse_ip, addr, count;
+	uint64_t last;		/* the thread's pair_clock at its latest reuse */
 	uint64_t dist[REUSE_BINS];
 };
 
@@ -53,6 +63,7 @@ struct reuse_thread {
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
 	uint64_t cold, inv, reuses;
+	uint64_t pair_clock;	/* reuses added to the pair slots (their LRU order) */
 	int watch_errno;
 	uint64_t time[REUSE_BINS], dist[REUSE_BINS];
 	struct pair pair[PAIRS];
@@ -443,19 +454,36 @@ static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt
 				    uint64_t use_ip, uint64_t ip, uint64_t addr, int bin)
 {
 	uint64_t h = (use_ip * 31 + ip) * 0x9E3779B97F4A7C15ull;
-	struct pair *p = &rt->pair[(h >> 40) % PAIRS];
-	if (p->count && (p->use_ip != use_ip || p->reuse_ip != ip)) {
-		/* from the every-access hook, t is not claimed by a fence (rt_inst_every):
-		 * a thread being finished keeps its pairs for the finisher */
-		if (!rt_inst_every_may_record(t))
-			return;
-		pair_flush(t, p);
+	struct pair *set = &rt->pair[((h >> 40) % PAIR_SETS) * PAIR_WAYS];
+	struct pair *p = NULL, *empty = NULL, *oldest = set;
+	for (int w = 0; w < PAIR_WAYS; w++) {
+		struct pair *q = &set[w];
+		if (!q->count) {
+			if (!empty)
+				empty = q;
+		} else if (q->use_ip == use_ip && q->reuse_ip == ip) {
+			p = q;
+			break;
+		} else if (q->last < oldest->last) {
+			oldest = q;	/* (set[0] empty: then `empty` is taken instead) */
+		}
 	}
-	if (!p->count) {
+	if (!p) {
+		p = empty;
+		if (!p) {
+			/* from the every-access hook, t is not claimed by a fence
+			 * (rt_inst_every): a thread being finished keeps its pairs for the
+			 * finisher */
+			if (!rt_inst_every_may_record(t))
+				return;
+			pair_flush(t, oldest);
+			p = oldest;
+		}
 		p->use_ip = use_ip;
 		p->reuse_ip = ip;
 		p->addr = addr;
 	}
+	p->last = ++rt->pair_clock;
 	p->count++;
 	p->dist[bin]++;
 }

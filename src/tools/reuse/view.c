@@ -29,6 +29,30 @@ static double meta_num(sqlite3 *db, const char *key)
 	return strtod(db_meta(db, key, b, sizeof(b)), NULL);
 }
 
+/*
+ * The source counted no access (clock): the model's "accesses" are its samples, and the
+ * footprint only the pages they touched.  Databases before access_counts: counted.
+ */
+static int no_counts(sqlite3 *db)
+{
+	char b[8];
+	return !strcmp(db_meta(db, "access_counts", b, sizeof(b)), "0");
+}
+
+/*
+ * Into b: which process was modelled, when the recording has several (a wrapper such as
+ * /usr/bin/time, forked children); "" when it has one.
+ */
+static const char *process_note(sqlite3 *db, char *b, size_t len)
+{
+	double n = meta_num(db, "processes");
+	*b = 0;
+	if (n > 1)
+		snprintf(b, len, "pid %.0f, the one with the most samples of the recording's %.0f"
+			 " processes (the others are not modelled)", meta_num(db, "pid"), n);
+	return b;
+}
+
 /* ---- CSV ---- */
 
 static const char hist_sql[] =
@@ -240,6 +264,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	db_meta(db, "granularity", b[3], sizeof(b[3]));
 	spatial = !strcmp(b[3], "spatial");
 	fprintf(out, "sonde reuse: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
+	if (*process_note(db, b[0], sizeof(b[0])))
+		fprintf(out, "  process %s\n", b[0]);
 	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (elements: %s)\n",
 		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
 		db_meta(db, "period_unit", b[2], sizeof(b[2])),
@@ -250,8 +276,13 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!exact)
 		report_switch_line(db, out, "  context switches: ", meta_num(db, "armed") > 0, NULL);
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
-	fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n", meta_num(db, "accesses"), s,
-		db_meta(db, "distances", b[1], sizeof(b[1])));
+	if (no_counts(db))
+		fprintf(out, "  samples %.0f (no count of the program's accesses with this source),"
+			     " footprint at least %s (the 4 KiB pages sampled); distances: %s\n",
+			meta_num(db, "accesses"), s, db_meta(db, "distances", b[1], sizeof(b[1])));
+	else
+		fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n",
+			meta_num(db, "accesses"), s, db_meta(db, "distances", b[1], sizeof(b[1])));
 	int dists = 0;
 	if (read_hist(db, "reuse", &h) == 0 && h.n > 2) {
 		dists = 1;
@@ -280,9 +311,14 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 					 " reuses), use_code, reuse_code, object FROM reuse_pairs"
 					 " ORDER BY rank", -1, &st, NULL)) {
 		const char *cells[5];
+		char buf[2][512];
 		while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
 			for (int i = 0; i < 5; i++)
 				cells[i] = (const char *)sqlite3_column_text(st, i);
+			/* C++ names of use and reuse shortened: the object follows (pairs.csv
+			 * keeps them whole) */
+			for (int i = 2; i < 4; i++)
+				cells[i] = text_short_name(cells[i], 60, buf[i - 2], sizeof(buf[i - 2]));
 			text_table_add(t, cells);
 		}
 		sqlite3_finalize(st);
@@ -349,6 +385,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_section(page, "reuse", "Reuse distance");
 	html_kv_begin(page, "reuse-facts");
 	html_kv(page, "program", db_meta(db, "exe", b, sizeof(b)));
+	if (*process_note(db, b, sizeof(b)))
+		html_kv(page, "process", b);
 	html_kv(page, "source", db_meta(db, "source", b, sizeof(b)));
 	html_kv(page, "mode", meta_num(db, "exact") ? "exact (every access)" : "sampled");
 	html_kv(page, "cache", db_meta(db, "cache", b, sizeof(b)));
@@ -359,9 +397,16 @@ int reuse_html(sqlite3 *db, struct html *page)
 	    report_switch_text(db, b, sizeof(b), meta_num(db, "armed") > 0, NULL))
 		html_kv(page, "context switches", b);
 	snprintf(b, sizeof(b), "%.0f", meta_num(db, "accesses"));
-	html_kv(page, "accesses", b);
+	if (no_counts(db)) {
+		html_kv(page, "samples", b);
+		html_kv(page, "accesses", "not counted by this source");
+	} else {
+		html_kv(page, "accesses", b);
+	}
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
-	html_kv(page, "footprint", s);
+	if (no_counts(db))
+		snprintf(b, sizeof(b), "at least %s (the 4 KiB pages sampled)", s);
+	html_kv(page, "footprint", no_counts(db) ? b : s);
 	html_kv_end(page);
 
 	dists = read_hist(db, "reuse", &h) == 0 && h.n > 2;

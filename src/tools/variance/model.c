@@ -594,7 +594,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 				 var_metric_name[j]);
 	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
 		return -EIO;
-	const struct prof_process *pr = &p->proc[0];
+	const struct prof_process *pr = profile_main_process(p);
 	const char *be = m->backend == 1 ? "hw" : m->backend == 2 ? "soft" : "none";
 	const char *kv[][2] = {
 		{ "schema", DB_SCHEMA }, { "tool", "variance" }, { "source", pr->source },

@@ -77,6 +77,16 @@ static void fmt_pct(char *b, size_t n, sqlite3_stmt *st, int col)
 		snprintf(b, n, "%.1f%%", 100 * sqlite3_column_double(st, col));
 }
 
+
+/* Column `col` of the row for a table whose later columns must stay in view: a long C++
+ * name or call path with its template arguments and parameters as "<...>" and "(...)"
+ * (functions.csv keeps them); buf is NAME_COL bytes. */
+#define NAME_COL 1024
+static const char *short_name(sqlite3_stmt *st, int col, char *buf)
+{
+	return text_short_name((const char *)sqlite3_column_text(st, col), 60, buf, NAME_COL);
+}
+
 int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char ev[128], src[64], be[16];
@@ -167,9 +177,9 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fmt_pct(cv, sizeof(cv), st, 5);
 		fmt_pct(tcv, sizeof(tcv), st, 6);
 		text_percent(sh, sizeof(sh), sqlite3_column_double(st, 7));
-		const char *cells[9] = { r, (const char *)sqlite3_column_text(st, 1),
-					 (const char *)sqlite3_column_text(st, 2), n, mean, cv, tcv,
-					 sh, (const char *)sqlite3_column_text(st, 8) };
+		char fb[NAME_COL], cb[NAME_COL];
+		const char *cells[9] = { r, short_name(st, 1, fb), short_name(st, 2, cb), n, mean,
+					 cv, tcv, sh, (const char *)sqlite3_column_text(st, 8) };
 		text_table_add(t, cells);
 		rows++;
 	}
@@ -204,8 +214,9 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			fmt_pct(c, sizeof(c), st, 5);
 			fmt_value(d, sizeof(d), var_metric_name[m], sqlite3_column_double(st, 6));
 			fmt_value(e, sizeof(e), var_metric_name[m], sqlite3_column_double(st, 7));
-			const char *cells[8] = { r, (const char *)sqlite3_column_text(st, 1),
-						 (const char *)sqlite3_column_text(st, 2), a, b, c, d, e };
+			char fb[NAME_COL], cb[NAME_COL];
+			const char *cells[8] = { r, short_name(st, 1, fb), short_name(st, 2, cb), a,
+						 b, c, d, e };
 			text_table_add(t2, cells);
 			rows++;
 		}

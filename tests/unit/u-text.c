@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-text.c - the terminal table helpers (ui/text.h): text_short_name, which keeps a C++
+ * name's table column readable (miniFE's variance table was 1,100 characters wide).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "ui/text.h"
+
+static const char *sn(const char *name, size_t max)
+{
+	static char buf[512];
+	return text_short_name(name, max, buf, sizeof(buf));
+}
+
+TEST(short_enough_or_plain)
+{
+	const char *c = "ljForce._omp_fn.1";
+	CHECK(sn(c, 60) == c);			/* short: the name itself */
+	const char *plain = "a_very_long_c_function_name_without_any_brackets_at_all_x";
+	CHECK(sn(plain, 10) != NULL);
+	CHECK_STR(sn(plain, 10), plain);	/* nothing to shorten */
+	CHECK(sn(NULL, 10) == NULL);
+}
+
+TEST(templates_and_parameters)
+{
+	CHECK_STR(sn("void miniFE::daxpby<miniFE::Vector<double, int, int> >(double, "
+		     "miniFE::Vector<double, int, int> const&, double, miniFE::Vector<double, "
+		     "int, int>&) [clone ._omp_fn.1]", 20),
+		  "void miniFE::daxpby<...>(...) [clone ._omp_fn.1]");
+	CHECK_STR(sn("miniFE::matvec_std<miniFE::CSRMatrix<double, int, int>, "
+		     "miniFE::Vector<double, int, int> >::operator()(miniFE::CSRMatrix<double, "
+		     "int, int>&) [clone .omp_outlined._debug__.7]", 20),
+		  "miniFE::matvec_std<...>::operator()(...) [clone .omp_outlined._debug__.7]");
+	/* empty lists stay as they are */
+	CHECK_STR(sn("std::vector<int, std::allocator<int> >::size() const", 10),
+		  "std::vector<...>::size() const");
+}
+
+TEST(operators_and_namespaces)
+{
+	CHECK_STR(sn("std::basic_ostream<char, std::char_traits<char> >& std::operator<< "
+		     "<std::char_traits<char> >(std::basic_ostream<char>&, char const*)", 10),
+		  "std::basic_ostream<...>& std::operator<< <...>(...)");
+	CHECK_STR(sn("(anonymous namespace)::helper<int>(int, long)", 10),
+		  "(anonymous namespace)::helper<...>(...)");
+	CHECK_STR(sn("bool __gnu_cxx::__ops::_Iter_less_val::operator()<int*, int const>(int*, "
+		     "int const&) const", 10),
+		  "bool __gnu_cxx::__ops::_Iter_less_val::operator()<...>(...) const");
+}
+
+TEST(call_paths_and_limits)
+{
+	/* a variance context: frames joined by " > " */
+	CHECK_STR(sn("main > int miniFE::driver<double, int, int>(Box const&, Box&) > "
+		     "void miniFE::cg_solve<A, B>(A&, B const&)", 20),
+		  "main > int miniFE::driver<...>(...) > void miniFE::cg_solve<...>(...)");
+	/* a location the views append is kept */
+	CHECK_STR(sn("void miniFE::daxpby<miniFE::Vector<double, int, int> >(double, double) "
+		     "[clone ._omp_fn.1] (Vector_functions.hpp:206)", 20),
+		  "void miniFE::daxpby<...>(...) [clone ._omp_fn.1] (Vector_functions.hpp:206)");
+	CHECK_STR(sn("f<std::map<int, int> >(int) (a b.c:3)", 5), "f<...>(...) (...)");
+	/* unbalanced: kept as written */
+	CHECK_STR(sn("f<int(long", 3), "f<int(long");
+	/* a small buffer cuts, NUL-terminated */
+	char small[8];
+	CHECK_STR(text_short_name("abcdefgh<x>(y)", 3, small, sizeof(small)), "abcdefg");
+}
+
+int main(void)
+{
+	RUN(short_enough_or_plain);
+	RUN(templates_and_parameters);
+	RUN(operators_and_namespaces);
+	RUN(call_paths_and_limits);
+	return CHECK_DONE();
+}
