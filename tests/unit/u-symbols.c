@@ -506,6 +506,80 @@ TEST(omp_clone_name)
 	tmp_dir_remove(dir);
 }
 
+/*
+ * Line 0, the compiler's "no source line" (clang gives it to spill code and to accesses it
+ * merged or moved): charged to the nearest earlier line of the function.  clang keeps a
+ * `#line 0` directive as line-table rows of line 0 (GCC drops them): p[1]'s load below is
+ * such code, after line 3's load and before line 6's.
+ */
+static const char line0_src[] =
+	"int line0(volatile int *p)\n"
+	"{\n"
+	"\tint a = p[0];\n"
+	"#line 0\n"
+	"\tint b = p[1];\n"
+	"#line 6\n"
+	"\tint c = p[2];\n"
+	"\treturn a + b + c;\n"
+	"}\n";
+
+/* The address of the first line-table row of line `line` in so (objdump's decoded line
+ * table, read independently of symbols.c), 0 if none. */
+static uint64_t row_of_line(const char *so, int line)
+{
+	char cmd[PATH_MAX + 64], buf[512];
+	uint64_t addr = 0;
+	snprintf(cmd, sizeof(cmd), "objdump --dwarf=decodedline '%s' 2>/dev/null", so);
+	FILE *f = popen(cmd, "r");
+	while (f && fgets(buf, sizeof(buf), f)) {
+		char file[256];
+		int l;
+		unsigned long long a;
+		if (!addr && sscanf(buf, "%255s %d 0x%llx", file, &l, &a) == 3 && l == line &&
+		    strstr(file, "line0.c"))
+			addr = a;
+	}
+	if (f)
+		pclose(f);
+	return addr;
+}
+
+TEST(line_zero)
+{
+	char dir[64], so[128], src[128];
+	struct sym_frame fr[SYM_MAX_INLINE];
+
+	tmp_dir(dir, sizeof(dir));
+	snprintf(so, sizeof(so), "%s/libline0.so", dir);
+	snprintf(src, sizeof(src), "%s/line0.c", dir);
+	if (!dir[0] || write_text(src, line0_src) ||
+	    run_quiet("clang -O0 -g -fPIC -shared %s/line0.c -o %s/libline0.so", dir)) {
+		tmp_dir_remove(dir);
+		SKIP("clang cannot build a shared library here");
+	}
+	uint64_t zero = row_of_line(so, 0), six = row_of_line(so, 6);
+	if (!zero || !six) {
+		tmp_dir_remove(dir);
+		SKIP("no line-0 row in clang's line table, or objdump cannot decode it");
+	}
+	struct symtab *st = symtab_new_files(NULL);
+	struct sym_module *m = st ? symtab_module(st, so) : NULL;
+	CHECK(m != NULL);
+	if (m) {
+		int n = sym_module_lines(m, zero, fr, SYM_MAX_INLINE);
+		CHECK(n >= 1);
+		if (n >= 1) {
+			CHECK_EQ_U64((uint64_t)fr[0].line, 3);	/* int a = p[0]; */
+			CHECK_STR(base_name(fr[0].file), "line0.c");
+			CHECK_STR(fr[n - 1].function, "line0");
+		}
+		n = sym_module_lines(m, six, fr, SYM_MAX_INLINE);	/* a line of its own */
+		CHECK(n >= 1 && fr[0].line == 6);
+	}
+	symtab_free(st);
+	tmp_dir_remove(dir);
+}
+
 /* Two exported functions around a static one that no stripped symbol table names. */
 static const char stripped_src[] =
 	"#define NOINLINE __attribute__((noinline, used))\n"
@@ -812,6 +886,7 @@ int main(void)
 	RUN(broken_maps);
 	RUN(empty_and_missing_maps);
 	RUN(throughput);
+	RUN(line_zero);
 	RUN(omp_clone_name);	/* last: leaves a deleted library mapped */
 	return CHECK_DONE();
 }
