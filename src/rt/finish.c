@@ -68,6 +68,14 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 		wait_not_busy(t);
 	if (rt_tool && rt_tool->thread_end)
 		rt_tool->thread_end(t);
+	/* A last try even if an earlier write failed; the records still buffered first: if
+	 * they are refused (out.c: the disk or SONDE_MAX_SIZE), they count as lost in the
+	 * STATS below, which go alone. */
+	t->out.failed = 0;
+	if (interpose_thread_flush)
+		interpose_thread_flush(t);
+	out_flush(&t->out);
+	t->out.failed = 0;
 	struct sonde_rec_stats s = {
 		.h = { .type = SONDE_REC_STATS, .size = sizeof(s) },
 		.samples = t->stats.samples,
@@ -86,9 +94,6 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 		.signo = signo,
 		.time = rt_now(),
 	};
-	t->out.failed = 0;	/* a last try even if an earlier write failed */
-	if (interpose_thread_flush)
-		interpose_thread_flush(t);
 	out_append(&t->out, &s, sizeof(s));
 	out_append(&t->out, &e, sizeof(e));
 	out_flush(&t->out);

@@ -71,6 +71,7 @@ static void config_read(void)
 	rt_cfg.follow_fork = (int)env_u64("SONDE_FOLLOW_FORK", 1);
 	rt_cfg.min_object = env_u64("SONDE_MIN_OBJECT", rt_cfg.min_object);
 	rt_cfg.max_depth = (int)env_u64("SONDE_MAX_DEPTH", (uint64_t)rt_cfg.max_depth);
+	rt_cfg.max_size = env_u64("SONDE_MAX_SIZE", 0);
 	rt_cfg.sig_sample = (int)env_u64("SONDE_SIGNAL", (uint64_t)(SIGRTMAX - 3));
 	rt_cfg.sig_watch = (int)env_u64("SONDE_WATCH_SIGNAL", (uint64_t)(SIGRTMAX - 4));
 	rt_cfg.max_extra_steps = (int)env_u64("SONDE_EXTRA_STEPS", (uint64_t)rt_cfg.max_extra_steps);

@@ -9,10 +9,12 @@
 #include <stdio.h>	/* rename */
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "rt/rt.h"
 #include "rt/sigsafe.h"
+#include "rt/thread.h"
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -76,6 +78,48 @@ int out_init(struct out *o, const char *path, const struct sonde_file_header *hd
 	o->used = 0;
 	o->failed = 0;
 	o->lost = 0;
+	o->nrec = 0;
+	return 0;
+}
+
+/*
+ * The records never fill the disk nor pass SONDE_MAX_SIZE.  A flush that would leave the
+ * output's file system with less than OUT_RESERVE_MIN or 1% of its size free, or take the
+ * process's records past the cap, is not written: the thread's stream stops there (its
+ * later records are counted lost, so reports say how many samples were dropped), and the
+ * process's .proc notes why, once, for the command to say (cmd/record.c).  A program that
+ * writes files of its own keeps the room it had.
+ */
+#define OUT_RESERVE_MIN (64ull << 20)
+
+static uint64_t out_written;	/* bytes of records this process flushed */
+static int out_stopped;
+
+static SIGSAFE int out_room(int fd, size_t n)
+{
+	struct statvfs v;
+	uint64_t cap = rt_cfg.max_size;
+	const char *why = NULL;
+
+	if (n <= 4096)		/* a thread's last records (STATS, END) always go */
+		return 1;
+	if (cap && __atomic_load_n(&out_written, __ATOMIC_RELAXED) + n > cap) {
+		why = "size";
+	} else if (fstatvfs(fd, &v) == 0 && v.f_frsize) {
+		uint64_t avail = (uint64_t)v.f_bavail * v.f_frsize;
+		uint64_t reserve = (uint64_t)v.f_blocks * v.f_frsize / 100;
+		if (reserve < OUT_RESERVE_MIN)
+			reserve = OUT_RESERVE_MIN;
+		if (avail < reserve + n)
+			why = "disk";
+	}
+	if (!why)
+		return 1;
+	if (__sync_bool_compare_and_swap(&out_stopped, 0, 1)) {
+		rt_proc_append("records_stopped", why);
+		rt_proc_append_u64("records_stopped_at", __atomic_load_n(&out_written,
+									__ATOMIC_RELAXED));
+	}
 	return 0;
 }
 
@@ -84,12 +128,17 @@ SIGSAFE int out_flush(struct out *o)
 	if (!o->buf || !o->used)
 		return 0;
 	int fd = open(o->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	int r = fd < 0 ? -errno : write_all(fd, o->buf, o->used);
+	int r = fd < 0 ? -errno : !out_room(fd, o->used) ? -ENOSPC : write_all(fd, o->buf, o->used);
 	if (fd >= 0)
 		close(fd);
-	if (r)
+	if (r) {
 		o->failed = 1;
+		o->lost += o->nrec;
+	} else {
+		__atomic_fetch_add(&out_written, o->used, __ATOMIC_RELAXED);
+	}
 	o->used = 0;
+	o->nrec = 0;
 	return r;
 }
 
@@ -105,6 +154,7 @@ SIGSAFE int out_append(struct out *o, const void *rec, size_t size)
 	}
 	memcpy(o->buf + o->used, rec, size);
 	o->used += size;
+	o->nrec++;
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct rt_config {
 	int max_extra_steps;		/* clock source: random extra accesses skipped, 0..N-1 */
 	int debug;			/* SONDE_DEBUG: messages on stderr at start/end (never in handlers) */
 	uint64_t seed;			/* SONDE_SEED: random seed, 0 = from time and pid */
+	uint64_t max_size;		/* SONDE_MAX_SIZE: bytes of records a process writes, 0 = no cap */
 };
 
 extern struct rt_config rt_cfg;
@@ -64,6 +65,7 @@ struct out {
 	char path[PATH_MAX];		/* <dir>/<pid>-<tid>.sdt */
 	int failed;			/* a write failed: records are being lost */
 	uint64_t lost;			/* records lost */
+	uint64_t nrec;			/* records in buf */
 };
 
 struct cct_node;
