@@ -9,7 +9,7 @@
 #include <stdio.h>	/* rename */
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "rt/rt.h"
@@ -97,7 +97,7 @@ static int out_stopped;
 
 static SIGSAFE int out_room(int fd, size_t n)
 {
-	struct statvfs v;
+	struct statfs v;	/* fstatfs: a plain system call (fstatvfs may read /proc/mounts) */
 	uint64_t cap = rt_cfg.max_size;
 	const char *why = NULL;
 
@@ -105,9 +105,9 @@ static SIGSAFE int out_room(int fd, size_t n)
 		return 1;
 	if (cap && __atomic_load_n(&out_written, __ATOMIC_RELAXED) + n > cap) {
 		why = "size";
-	} else if (fstatvfs(fd, &v) == 0 && v.f_frsize) {
-		uint64_t avail = (uint64_t)v.f_bavail * v.f_frsize;
-		uint64_t reserve = (uint64_t)v.f_blocks * v.f_frsize / 100;
+	} else if (fstatfs(fd, &v) == 0 && v.f_bsize > 0) {
+		uint64_t avail = (uint64_t)v.f_bavail * (uint64_t)v.f_bsize;
+		uint64_t reserve = (uint64_t)v.f_blocks * (uint64_t)v.f_bsize / 100;
 		if (reserve < OUT_RESERVE_MIN)
 			reserve = OUT_RESERVE_MIN;
 		if (avail < reserve + n)
