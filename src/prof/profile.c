@@ -499,6 +499,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		{ "period_unit", offsetof(struct prof_process, period_unit) },
 		{ "end", offsetof(struct prof_process, end) },
 		{ "watch_backend", offsetof(struct prof_process, watch_backend) },
+		{ "records_stopped", offsetof(struct prof_process, records_stopped) },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (!strcmp(k, strs[i].key))
@@ -525,6 +526,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->signo = (int)to_ll(v, 0);
 	else if (!strcmp(k, "threads"))
 		p->threads = (int)to_ll(v, -1);
+	else if (!strcmp(k, "records_stopped_at"))
+		p->records_stopped_at = to_u64(v);
 	else if (!strcmp(k, "switches"))
 		p->switches = to_ll(v, -1);
 	return 0;
@@ -533,7 +536,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 static int proc_defaults(struct prof_process *p)
 {
 	char **strs[] = { &p->host, &p->exe, &p->argv, &p->tool, &p->source, &p->source_why,
-			  &p->period_unit, &p->end, &p->watch_backend };
+			  &p->period_unit, &p->end, &p->watch_backend, &p->records_stopped };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
@@ -610,6 +613,7 @@ static void process_release(struct prof_process *p)
 	free(p->period_unit);
 	free(p->end);
 	free(p->watch_backend);
+	free(p->records_stopped);
 	for (size_t i = 0; i < p->nthread; i++)
 		prof_thread_release(&p->thread[i]);
 	free(p->thread);

@@ -73,6 +73,8 @@ struct prof_process {
 	int threads;			/* the "threads" key, -1 if absent */
 	int64_t switches;		/* context switches of the process, -1 if absent */
 	char *watch_backend;		/* "hw", "soft", "none"; "" if the tool armed nothing */
+	char *records_stopped;		/* "disk", "size" (rt/out.c); "" if the records all went */
+	uint64_t records_stopped_at;	/* bytes of records written when they stopped */
 	struct prof_thread *thread;	/* sorted by thread_index, then tid */
 	size_t nthread;
 };

@@ -74,21 +74,26 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
 }
 
 /*
- * The processes' context switches into meta, for every tool: `switches` (their sum) and
- * `switches_per_s` (the sum of each process's rate over its run: ranks run side by side),
- * and `watch_backend` ("hw" if any process armed debug registers, else the first one's).
- * No rows when no process noted them (a recording made before the keys existed).
+ * What the processes' .proc files say of the run, into meta, for every tool: `switches`
+ * (their sum) and `switches_per_s` (the sum of each process's rate over its run: ranks run
+ * side by side), `watch_backend` ("hw" if any process armed debug registers, else the
+ * first one's), `records_stopped` and `records_stopped_at` (the first process whose
+ * records stopped: rt/out.c).  No rows for keys no process noted (a recording made before
+ * they existed).
  */
-static int fill_switch_meta(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
 	int64_t n = 0;
 	double rate = 0;
 	int seen = 0;
 	const char *be = "";
+	const struct prof_process *stopped = NULL;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		if (!*be || !strcmp(pr->watch_backend, "hw"))
 			be = pr->watch_backend;
+		if (!stopped && *pr->records_stopped)
+			stopped = pr;
 		if (pr->switches < 0)
 			continue;
 		seen = 1;
@@ -96,17 +101,22 @@ static int fill_switch_meta(sqlite3 *db, const struct profile *p, char *err, siz
 		if (pr->end_ns > pr->start_ns)
 			rate += (double)pr->switches * 1e9 / (double)(pr->end_ns - pr->start_ns);
 	}
-	if (!seen)
-		return 0;
-	char v[2][32];
+	char v[3][32];
 	snprintf(v[0], sizeof(v[0]), "%lld", (long long)n);
 	snprintf(v[1], sizeof(v[1]), "%.0f", rate);
+	snprintf(v[2], sizeof(v[2]), "%llu",
+		 stopped ? (unsigned long long)stopped->records_stopped_at : 0ull);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL))
 		return db_fail(db, err, errlen, "writing meta");
-	int r = db_row(st, "tt", "switches", v[0]) ?: db_row(st, "tt", "switches_per_s", v[1]);
+	int r = 0;
+	if (seen)
+		r = db_row(st, "tt", "switches", v[0]) ?: db_row(st, "tt", "switches_per_s", v[1]);
 	if (!r && *be)
 		r = db_row(st, "tt", "watch_backend", be);
+	if (!r && stopped)
+		r = db_row(st, "tt", "records_stopped", stopped->records_stopped) ?:
+		    db_row(st, "tt", "records_stopped_at", v[2]);
 	sqlite3_finalize(st);
 	return r ? db_fail(db, err, errlen, "writing meta") : 0;
 }
@@ -116,7 +126,7 @@ static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
 	const struct fill_arg *a = arg;
 	return a->tool->fill(db, a->p, err, errlen) ?: fill_launch_meta(db, a->p->dir, err,
 									  errlen) ?:
-	       fill_switch_meta(db, a->p, err, errlen);
+	       fill_process_meta(db, a->p, err, errlen);
 }
 
 const char *report_switch_text(sqlite3 *db, char *buf, size_t len, int held, const char *hint)
@@ -275,6 +285,26 @@ static int open_with_tool(const char *dir, sqlite3 **db, const struct tool **too
 		errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which this sonde does "
 		       "not know", dir, name);
 	return 0;
+}
+
+int report_stopped_note(const char *dir, char *buf, size_t len)
+{
+	sqlite3 *db;
+	char err[256], why[16];
+	if (open_current(dir, &db, err, sizeof(err)))
+		return 0;
+	int stopped = *db_meta(db, "records_stopped", why, sizeof(why)) != 0;
+	uint64_t at = db_meta_u64(db, "records_stopped_at");
+	if (stopped)
+		snprintf(buf, len, "the recording stopped growing at %llu %s: %s; the records "
+			 "after that were dropped (the report counts them)",
+			 (unsigned long long)(at >= (1u << 20) ? at >> 20 : at >> 10),
+			 at >= (1u << 20) ? "MiB" : "KiB",
+			 !strcmp(why, "size") ? "SONDE_MAX_SIZE was reached"
+					      : "the disk it is on kept its last 1% (at least 64 MiB) "
+						"free for the program");
+	sqlite3_close(db);
+	return stopped;
 }
 
 int report_print(const char *dir, FILE *out, const struct report_opts *o, char *err,

@@ -58,6 +58,10 @@ void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
 void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int held,
 			const char *hint);
 
+/* 1 and the sentence in buf when the records of the recording in dir stopped growing
+ * (rt/out.c: the disk or SONDE_MAX_SIZE; meta.records_stopped), else 0. */
+int report_stopped_note(const char *dir, char *buf, size_t len);
+
 /* The same sentence (without prefix) in buf, for the HTML pages; NULL when the recording
  * has no switch counts. */
 const char *report_switch_text(struct sqlite3 *db, char *buf, size_t len, int held,
