@@ -75,8 +75,10 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
 
 /*
  * What the processes' .proc files say of the run, into meta, for every tool: `switches`
- * (their sum) and `switches_per_s` (the sum of each process's rate over its run: ranks run
- * side by side), `watch_backend` ("hw" if any process armed debug registers, else the
+ * (their sum; an image that ended in exec is left out, since the process's count goes on
+ * in the next image) and `switches_per_s` (that sum over the recording's span, from the
+ * first start to the last end: ranks side by side add up, a short-lived helper process
+ * does not make a rate of its own), `watch_backend` ("hw" if any process armed debug registers, else the
  * first one's), `records_stopped` and `records_stopped_at` (the first process whose
  * records stopped: rt/out.c).  No rows for keys no process noted (a recording made before
  * they existed).
@@ -84,7 +86,7 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
 static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
 	int64_t n = 0;
-	double rate = 0;
+	uint64_t first = UINT64_MAX, last = 0;
 	int seen = 0;
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
@@ -94,13 +96,16 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 			be = pr->watch_backend;
 		if (!stopped && *pr->records_stopped)
 			stopped = pr;
-		if (pr->switches < 0)
+		if (pr->start_ns && pr->start_ns < first)
+			first = pr->start_ns;
+		if (pr->end_ns > last)
+			last = pr->end_ns;
+		if (pr->switches < 0 || !strcmp(pr->end, "exec"))
 			continue;
 		seen = 1;
 		n += pr->switches;
-		if (pr->end_ns > pr->start_ns)
-			rate += (double)pr->switches * 1e9 / (double)(pr->end_ns - pr->start_ns);
 	}
+	double rate = last > first ? (double)n * 1e9 / (double)(last - first) : 0;
 	char v[3][32];
 	snprintf(v[0], sizeof(v[0]), "%lld", (long long)n);
 	snprintf(v[1], sizeof(v[1]), "%.0f", rate);
