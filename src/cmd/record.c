@@ -4,6 +4,7 @@
  * under the runtime, then build the profile and show it (cmds.h: record_and_report).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
@@ -57,11 +58,12 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	if (raw > (64ull << 20) && !quiet)
 		fprintf(stderr, "sonde: building the profile from %llu MiB of records...\n",
 			(unsigned long long)(raw >> 20));
-	int built = report_build(res.dir, err, sizeof(err)) >= 0;
+	/* -ENOENT: no .proc file (the launcher made the directory, so it is there) */
+	int rb = report_build(res.dir, err, sizeof(err)), built = rb >= 0;
 	char note[256];
 	if (built && report_stopped_note(res.dir, note, sizeof(note)))
 		sonde_error("warning: %s", note);
-	if (!built && strstr(err, "no .proc file")) {
+	if (rb == -ENOENT) {
 		sonde_error("nothing was recorded: the runtime did not start in the program (the "
 			    "reason, if it gave one, is above; a statically linked program cannot "
 			    "be profiled)");
