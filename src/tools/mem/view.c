@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include "sonde/openmp.h"
 #include "prof/errmsg.h"
 #include "prof/db.h"
 #include "tools/mem/model.h"
@@ -377,11 +378,11 @@ static void text_notes(sqlite3 *db, FILE *out)
 {
 	sqlite3_stmt *st;
 	double omp = 0;
-	if (sqlite3_prepare_v2(db, "SELECT SUM(share) FROM code WHERE module LIKE '%/libgomp.so%'"
-				   " OR module LIKE '%/libomp.so%'", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT module, share FROM code", -1, &st, NULL) != SQLITE_OK)
 		return;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		omp = sqlite3_column_double(st, 0);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (sonde_openmp_lib((const char *)sqlite3_column_text(st, 0)))
+			omp += sqlite3_column_double(st, 1);
 	sqlite3_finalize(st);
 	if (omp >= 0.2)
 		fprintf(out, "\nNote\n  %.0f%% of the samples are accesses made by the OpenMP "

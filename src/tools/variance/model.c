@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sonde/openmp.h"
 #include "prof/db.h"
 #include "prof/errmsg.h"
 #include "prof/profile.h"
@@ -132,7 +133,7 @@ static int openmp_runtime_frame(const char *n)
 {
 	return n && (!strncmp(n, "GOMP_", 5) || !strncmp(n, "gomp_", 5) ||
 		     !strncmp(n, "__kmp", 5) || !strncmp(n, "__kmpc_", 7) ||
-		     strstr(n, "[libgomp.so") || strstr(n, "[libomp.so"));
+		     sonde_openmp_lib(n));
 }
 
 /* The real (outermost, not inlined) function at ip, or "0x..." into buf. */

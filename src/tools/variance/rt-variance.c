@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "sonde/openmp.h"
 #include "rt/decode-x86.h"
 #include "rt/rt.h"
 #include "rt/thread.h"
@@ -81,11 +82,9 @@ static int n_omp;
 
 static int omp_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-	const char *name = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
 	(void)size;
 	(void)data;
-	if (!name || (strncmp(name, "/libgomp.so", 11) && strncmp(name, "/libomp.so", 10) &&
-		      strncmp(name, "/libiomp5.so", 12)))
+	if (!sonde_openmp_lib(info->dlpi_name))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum && n_omp < OMP_RANGES; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
