@@ -34,8 +34,8 @@ void text_table_free(struct text_table *t);
  * ns::f<ns::A<int>, long>(ns::A<int> const&) [clone ._omp_fn.0]" reads "void
  * ns::f<...>(...) [clone ._omp_fn.0]"); operator names ("operator()", "operator<<"),
  * "(anonymous namespace)", a code location "(file.c:12)" and the rest are kept.  A call path "a > b" keeps its
- * separators.  Returns name itself when it is short enough or has nothing to shorten,
- * else buf (cut to len - 1 if need be).  CSV, JSON and HTML keep the full names.
+ * separators.  Returns name itself when it is short enough, else buf (a copy when there
+ * was nothing to shorten; cut to len - 1 if need be).  CSV, JSON and HTML keep the full names.
  */
 const char *text_short_name(const char *name, size_t max, char *buf, size_t len);
 
