@@ -44,6 +44,9 @@ int comm_part_name(struct sqlite3 *db, int part, char *buf, size_t len);
 int comm_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
 /* The report in o->format (view.c). */
 int comm_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
+/* The context-switch sentence (prof/report.h) in buf for a run that sampled (not --exact
+ * alone), with the watchpoint warning when it armed some; NULL otherwise (view.c). */
+const char *comm_switch_text(struct sqlite3 *db, char *buf, size_t len);
 /* --compare: the cosine similarity of the exact and sampled thread matrices of kind. */
 double comm_cosine(struct sqlite3 *db, int kind);
 /* The tool's HTML page (html.c; struct tool's html). */

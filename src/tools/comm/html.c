@@ -35,9 +35,7 @@ static void header(struct html *h, sqlite3 *db)
 	snprintf(v, sizeof(v), "%" PRIu64, db_meta_u64(db, "traps"));
 	html_kv(h, "traps", v);
 	html_kv(h, "watchpoints", db_meta(db, "watch", v, sizeof(v)));
-	if ((!db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period")) &&
-	    report_switch_text(db, v, sizeof(v), db_meta_u64(db, "arms") > 0,
-			       "--no-watch to compare"))
+	if (comm_switch_text(db, v, sizeof(v)))
 		html_kv(h, "context switches", v);
 	html_kv(h, "scaling", db_meta(db, "scaling", v, sizeof(v)));
 	html_kv(h, "unit", db_meta(db, "unit", v, sizeof(v)));

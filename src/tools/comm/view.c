@@ -350,6 +350,14 @@ static void print_compare(sqlite3 *db, FILE *out)
 		comm_cosine(db, COMM_ALL), comm_cosine(db, COMM_TRUE), comm_cosine(db, COMM_FALSE));
 }
 
+const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
+{
+	if (db_meta_u64(db, "exact") && !db_meta_u64(db, "compare_period"))
+		return NULL;
+	return report_switch_text(db, buf, len, db_meta_u64(db, "arms") > 0,
+				  "--no-watch to compare");
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][512];
@@ -363,9 +371,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		db_meta_u64(db, "traps"));
 	report_debias_line(db, out, "  de-biasing: ");
 	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
-	if (!db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period"))
-		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "arms") > 0,
-				   "--no-watch to compare");
+	if (comm_switch_text(db, b[0], sizeof(b[0])))
+		fprintf(out, "  context switches: %s\n", b[0]);
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
 		db_meta(db, "unit", b[2], sizeof(b[2])));
 	if (db_meta_u64(db, "compare_period"))
