@@ -14,7 +14,7 @@
  * By default one event serves the whole process: opened by its first thread, inherited by
  * every thread created after it, each overflow a SIGTRAP (attr.sigtrap) in the thread it
  * lands in; per-thread events cost ~9 us at every context switch on a KVM guest
- * (source-clock.h).  Per-thread events are the fallback (kernels before 5.13, periods under
+ * (source-clock.h).  Per-thread events are the fallback (kernels before 6.1, periods under
  * CLOCK_RUN_MIN_PERIOD, SONDE_CLOCK_INHERIT=0).
  *
  * A per-thread event's overflow signal reaches the thread through O_ASYNC/F_SETSIG/
@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "rt/decode-x86.h"
@@ -73,13 +74,27 @@ static int clock_open(uint64_t period, int tid, int inherit)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Linux 6.1 or later: it delivers a sigtrap event's SIGTRAP to a thread that blocks it
+ * when it unblocks, flagged TRAP_PERF_FLAG_ASYNC.  5.13 to 6.0 take attr.sigtrap but force
+ * the signal, resetting a blocked SIGTRAP's handler: a tick during our own handlers (which
+ * block SIGTRAP) or pthread_create's signal mask would kill the program. */
+static int kernel_delivers_blocked_sigtrap(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 1);
+}
+
 /* Whether the inherited event is to be used: asked for (SONDE_CLOCK_INHERIT, default 1), a
  * period at which the per-thread events would run on too (CLOCK_RUN_MIN_PERIOD), and a kernel
- * that takes attr.sigtrap (5.13 on). */
+ * that takes attr.sigtrap and delivers it asynchronously when blocked (6.1 on). */
 static int clock_want_inherit(uint64_t period)
 {
 	const char *e = getenv("SONDE_CLOCK_INHERIT");
-	if ((e && e[0] == '0') || period < CLOCK_RUN_MIN_PERIOD)
+	if ((e && e[0] == '0') || period < CLOCK_RUN_MIN_PERIOD ||
+	    !kernel_delivers_blocked_sigtrap())
 		return 0;
 	int fd = clock_open(period, 0, 1);
 	if (fd < 0)
