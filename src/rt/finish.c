@@ -96,7 +96,7 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 	};
 	out_append(&t->out, &s, sizeof(s));
 	out_append(&t->out, &e, sizeof(e));
-	out_flush(&t->out);
+	out_flush_final(&t->out);
 	__atomic_store_n(&t->finish_state, T_FINISHED, __ATOMIC_RELEASE);
 }
 

@@ -346,6 +346,7 @@ static void atfork_child(void)
 		return;
 	}
 	exec_gen = 0;
+	out_after_fork_child();
 	stem_set();
 	proc_write_start();
 	rt_copy_maps(".maps.start");

@@ -101,8 +101,6 @@ static SIGSAFE int out_room(int fd, size_t n)
 	uint64_t cap = rt_cfg.max_size;
 	const char *why = NULL;
 
-	if (n <= 4096)		/* a thread's last records (STATS, END) always go */
-		return 1;
 	if (cap && __atomic_load_n(&out_written, __ATOMIC_RELAXED) + n > cap) {
 		why = "size";
 	} else if (fstatfs(fd, &v) == 0 && v.f_bsize > 0) {
@@ -123,12 +121,19 @@ static SIGSAFE int out_room(int fd, size_t n)
 	return 0;
 }
 
-SIGSAFE int out_flush(struct out *o)
+void out_after_fork_child(void)
+{
+	out_written = 0;
+	out_stopped = 0;
+}
+
+static SIGSAFE int flush(struct out *o, int final)
 {
 	if (!o->buf || !o->used)
 		return 0;
 	int fd = open(o->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	int r = fd < 0 ? -errno : !out_room(fd, o->used) ? -ENOSPC : write_all(fd, o->buf, o->used);
+	int r = fd < 0 ? -errno : !final && !out_room(fd, o->used) ? -ENOSPC :
+		write_all(fd, o->buf, o->used);
 	if (fd >= 0)
 		close(fd);
 	if (r) {
@@ -140,6 +145,16 @@ SIGSAFE int out_flush(struct out *o)
 	o->used = 0;
 	o->nrec = 0;
 	return r;
+}
+
+SIGSAFE int out_flush(struct out *o)
+{
+	return flush(o, 0);
+}
+
+SIGSAFE int out_flush_final(struct out *o)
+{
+	return flush(o, 1);
 }
 
 SIGSAFE int out_append(struct out *o, const void *rec, size_t size)

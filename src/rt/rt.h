@@ -273,7 +273,12 @@ void *arena_alloc(struct arena *a, size_t size);	/* 16-byte aligned, zeroed; NUL
 int out_init(struct out *o, const char *path, const struct sonde_file_header *hdr, size_t size);
 int out_append(struct out *o, const void *rec, size_t size);
 int out_flush(struct out *o);
+/* A thread's last records (STATS and END, a few hundred bytes): written past the cap and
+ * the disk's reserve too, so that the report can count what was dropped. */
+int out_flush_final(struct out *o);
 void out_release(struct out *o);
+/* A forked child starts its own count of bytes written (SONDE_MAX_SIZE is per process). */
+void out_after_fork_child(void);
 
 /*
  * ctx.c: calling contexts.  ctx_unwind fills ips[] (leaf first) from a signal context,

@@ -4,7 +4,7 @@
 # dropped, the program runs on unchanged, and the command warns once.
 #  - SONDE_MAX_SIZE=50000 on commbench under the inst source (about 170 KB of records
 #    uncapped): the streams stay under the cap plus what always goes (each stream's header
-#    and a last flush of at most 4 KiB: STATS and END) for each of its 5 threads.
+#    and its last records, STATS and END, well under 4 KiB) for each of its 5 threads.
 #  - a 72 MiB tmpfs (root only; SKIP otherwise): the runtime keeps 64 MiB of it free, so
 #    a recording of ~36 MB stops with about 8 MiB written.
 . "$(dirname "$0")/lib.sh"
