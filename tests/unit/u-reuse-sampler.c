@@ -22,6 +22,22 @@ TEST(reuse_gwp_inactive_first)
 		CHECK(g.s[i].active && g.s[i].offers == 1);
 }
 
+/* A sample on an element a slot watches: offered and counted on the slots it reaches, but
+ * it takes none (the slot keeps the older use). */
+TEST(reuse_gwp_watched_element)
+{
+	struct reuse_gwp g;
+	reuse_gwp_init(&g, 2);
+	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 10, 0, 0xaa, 7) == 0);
+	/* slot 1 is free: a new element takes it; the watched one is offered it and counted */
+	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 20, 1, 0xbb, 7) == -1);
+	CHECK(!g.s[1].active && g.s[1].offers == 1);
+	CHECK(g.s[0].addr == 0x1000 && g.s[0].ip == 0xaa && g.s[0].p0 == 10);
+	/* the next new element: slot 1's second offer, taken when the draw is even (1/2) */
+	CHECK(reuse_gwp_sample(&g, 0, 0x2000, 30, 2, 0xcc, 8) == 1);
+	CHECK(g.s[1].offers == 2 && g.s[1].addr == 0x2000);
+}
+
 TEST(reuse_gwp_trap_rules)
 {
 	struct reuse_gwp g;
@@ -114,6 +130,7 @@ TEST(reuse_gwp_survival_counts)
 int main(void)
 {
 	RUN(reuse_gwp_inactive_first);
+	RUN(reuse_gwp_watched_element);
 	RUN(reuse_gwp_trap_rules);
 	RUN(reuse_gwp_trap_group_rules);
 	RUN(reuse_gwp_stale_generation);

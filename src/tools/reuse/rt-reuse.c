@@ -324,15 +324,6 @@ static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 		return;
 	}
 	uint64_t word = a->addr & ~((1ull << elem_shift) - 1);
-	/* An element a slot watches already: its pending reuse is this very access (the
-	 * owner's trap follows the sample) or a later one, and the engine refuses a second
-	 * watch over the same bytes; the slot stays with the older use (this sample, like one
-	 * the reservoir declines, arms nothing: samples - armed in the report). */
-	for (int k = 0; k < gwp.nslots; k++)
-		if (gwp.s[k].active && gwp.s[k].addr == word) {
-			unlock();
-			return;
-		}
 	if (shared_mode)
 		rt->socket = socket_now();
 	uint64_t own = count_now(t);

@@ -64,7 +64,10 @@ struct reuse_seen {
 void reuse_gwp_init(struct reuse_gwp *g, int nslots);
 
 /* A sample: the slot to arm for it (>= 0; its fields are set, gen advanced; the caller
- * arms RW in `owner`, W elsewhere), or -1 (dropped).  `rnd` is a uniform 64-bit random
+ * arms RW in `owner`, W elsewhere), or -1 (dropped).  A sample on an element a slot
+ * watches already is offered and counted (the survival weights need every offer) but
+ * takes no slot: its pending reuse is this very access or a later one, the slot keeps
+ * the older use, and the watch engine refuses a second watch over the same bytes.  `rnd` is a uniform 64-bit random
  * number per call; `p0` the owner's access count, UINT64_MAX if unknown. */
 int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_t p0,
 		     uint64_t t0, uint64_t ip, uint64_t rnd);
