@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/view-int.h"
+#include "ui/text.h"
 
 static void text_cpus(FILE *out, const struct av_ctx *c);
 
@@ -225,6 +226,7 @@ static void text_rows(FILE *out, const struct av_ctx *c, const struct av_cols *c
 	if (!o)
 		return;
 	size_t top = c->top > 0 ? (size_t)c->top : 20;
+	char name[1024];
 	for (size_t k = 0; k < n && k < top; k++) {
 		const struct an_row *r = &rows[o[k]];
 		if (!r->samples[c->ev])
@@ -236,9 +238,10 @@ static void text_rows(FILE *out, const struct av_ctx *c, const struct av_cols *c
 		else if (kind == 1)	/* the full path is in modules.csv */
 			fprintf(out, "  %s  [%s]\n", av_basename(r->name),
 				c->an->procs[r->proc].name);
-		else
-			fprintf(out, "  %s  %s  [%s]\n", r->name, av_basename(c->an->mods[r->mod].name),
-				c->an->procs[r->proc].name);
+		else	/* a function: its module and process follow (functions.csv: whole) */
+			fprintf(out, "  %s  %s  [%s]\n",
+				text_short_name(r->name, TEXT_NAME_MAX, name, sizeof(name)),
+				av_basename(c->an->mods[r->mod].name), c->an->procs[r->proc].name);
 	}
 	free(o);
 }

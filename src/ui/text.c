@@ -17,6 +17,20 @@ static char *dup_cell(const char *s)
 	return strdup(s ? s : "");
 }
 
+/* A name cell: shortened when long (a group of 3 characters, "<a>", grows to "<...>": the
+ * copy gets room for 5/3 of the name). */
+static char *dup_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n <= TEXT_NAME_MAX)
+		return dup_cell(s);
+	char *buf = malloc(2 * n + 1);
+	if (!buf)
+		return NULL;
+	text_short_name(s, TEXT_NAME_MAX, buf, 2 * n + 1);	/* buf: s is long */
+	return buf;
+}
+
 struct text_table *text_table_new(int ncols, const char *const *headings, const char *align)
 {
 	struct text_table *t = calloc(1, sizeof(*t));
@@ -47,7 +61,9 @@ int text_table_add(struct text_table *t, const char *const *cells)
 	}
 	char **row = t->cells + (size_t)(t->nrows + 1) * t->ncols;
 	for (int i = 0; i < t->ncols; i++) {
-		row[i] = dup_cell(cells[i]);
+		/* the headings (row -1) as written */
+		row[i] = t->nrows >= 0 && t->align[i] == 'n' ? dup_name(cells[i]) :
+							       dup_cell(cells[i]);
 		if (!row[i]) {
 			while (i--)
 				free(row[i]);
@@ -136,20 +152,6 @@ static const char *group_end(const char *s)
 	return NULL;
 }
 
-/* (s, e] is "(file:line)", a code location the views append to a name: kept whole. */
-static int is_location(const char *s, const char *e)
-{
-	const char *d = e;
-	while (d > s + 1 && d[-1] >= '0' && d[-1] <= '9')
-		d--;
-	if (d == e || d[-1] != ':')
-		return 0;
-	for (const char *p = s + 1; p < d; p++)
-		if (*p == ' ' || *p == '<' || *p == '(')
-			return 0;
-	return 1;
-}
-
 static int ends_with(const char *s, size_t n, const char *suffix)
 {
 	size_t k = strlen(suffix);
@@ -172,8 +174,10 @@ const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
 				continue;
 		}
 		const char *e = (*s == '<' || *s == '(') ? group_end(s) : NULL;
+		/* a parameter list follows its name; "(" after a space opens a note the views
+		 * add, " (file.c:12)", " (nearest exported symbol)": kept */
 		if (!e || e == s + 1 || !strncmp(s, "(anonymous namespace)", 21) ||
-		    (*s == '(' && is_location(s, e))) {
+		    (*s == '(' && s > name && s[-1] == ' ')) {
 			buf[o++] = *s++;
 			continue;
 		}

@@ -11,13 +11,18 @@
 
 struct text_table;
 
+/* A name column's longest cell before text_short_name shortens it: what stays readable
+ * beside the other columns on a terminal (miniFE's variance table was 1,100 wide). */
+#define TEXT_NAME_MAX 60
+
 /*
- * A table of ncols columns with these headings and alignments (a string of ncols 'l'/'r').
- * NULL on allocation failure.
+ * A table of ncols columns with these headings and alignments (a string of ncols 'l', 'r'
+ * or 'n').  NULL on allocation failure.
  */
 struct text_table *text_table_new(int ncols, const char *const *headings, const char *align);
 
-/* Append a row of ncols cells (NULL is an empty cell).  0 or -ENOMEM. */
+/* Append a row of ncols cells (NULL is an empty cell); 'n' cells are stored shortened.
+ * 0 or -ENOMEM. */
 int text_table_add(struct text_table *t, const char *const *cells);
 
 /* Rows added so far. */
@@ -29,12 +34,13 @@ void text_table_print(const struct text_table *t, FILE *f, const char *indent);
 void text_table_free(struct text_table *t);
 
 /*
- * name, for a table column that other columns follow, when longer than `max` characters:
- * C++ template arguments and parameter lists become "<...>" and "(...)" ("void
- * ns::f<ns::A<int>, long>(ns::A<int> const&) [clone ._omp_fn.0]" reads "void
- * ns::f<...>(...) [clone ._omp_fn.0]"); operator names ("operator()", "operator<<"),
- * "(anonymous namespace)", a code location "(file.c:12)" and the rest are kept.  A call path "a > b" keeps its
- * separators.  Returns name itself when it is short enough, else buf (a copy when there
+ * name, for a table's name column ('n'), when longer than `max` characters: C++ template
+ * arguments and parameter lists become "<...>" and "(...)" ("void ns::f<ns::A<int>,
+ * long>(ns::A<int> const&) [clone ._omp_fn.0]" reads "void ns::f<...>(...) [clone
+ * ._omp_fn.0]"); operator names ("operator()", "operator<<"), "(anonymous namespace)", a
+ * note in parentheses after a space (a code location " (file.c:12)", " (nearest exported
+ * symbol)": a parameter list follows its function's name without one) and the rest are
+ * kept.  A call path "a > b" keeps its separators.  Returns name itself when it is short enough, else buf (a copy when there
  * was nothing to shorten; cut to len - 1 if need be).  CSV, JSON and HTML keep the full names.
  */
 const char *text_short_name(const char *name, size_t max, char *buf, size_t len);

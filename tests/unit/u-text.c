@@ -4,6 +4,7 @@
  * name's table column readable (miniFE's variance table was 1,100 characters wide).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -62,12 +63,46 @@ TEST(call_paths_and_limits)
 	CHECK_STR(sn("void miniFE::daxpby<miniFE::Vector<double, int, int> >(double, double) "
 		     "[clone ._omp_fn.1] (Vector_functions.hpp:206)", 20),
 		  "void miniFE::daxpby<...>(...) [clone ._omp_fn.1] (Vector_functions.hpp:206)");
-	CHECK_STR(sn("f<std::map<int, int> >(int) (a b.c:3)", 5), "f<...>(...) (...)");
+	CHECK_STR(sn("f<std::map<int, int> >(int) (a b.c:3)", 5), "f<...>(...) (a b.c:3)");
+	/* a stripped library's stand-in: the note after a space is no parameter list */
+	CHECK_STR(sn("[libgomp.so.1] GOMP_parallel_loop_nonmonotonic_runtime+0x40 (nearest "
+		     "exported symbol)", 20),
+		  "[libgomp.so.1] GOMP_parallel_loop_nonmonotonic_runtime+0x40 (nearest "
+		  "exported symbol)");
 	/* unbalanced: kept as written */
 	CHECK_STR(sn("f<int(long", 3), "f<int(long");
 	/* a small buffer cuts, NUL-terminated */
 	char small[8];
 	CHECK_STR(text_short_name("abcdefgh<x>(y)", 3, small, sizeof(small)), "abcdefg");
+}
+
+/* Every tool's tables shorten their name columns ('n') alike, and only those: sonde mem's
+ * code table printed LULESH's 300-character names whole where the other tools cut them. */
+TEST(name_columns)
+{
+	const char *longname = "double physics::accumulate_over_elements<double, long, "
+			       "physics::Lagrange>(physics::Mesh<double, long>&, long)";
+	const char *heads[] = { "samples", "function", "other function-name-heading" };
+	const char *row[] = { "12", longname, longname };
+	struct text_table *t = text_table_new(3, heads, "rnl");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(text_table_add(t, row) == 0);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	text_table_print(t, f, "");
+	fclose(f);
+	text_table_free(t);
+	/* the heading row, then the row: the name column shortened, the 'l' one whole */
+	const char *want = "samples  function                                            "
+			   "other function-name-heading\n"
+			   "     12  double physics::accumulate_over_elements<...>(...)  "
+			   "double physics::accumulate_over_elements<double, long, "
+			   "physics::Lagrange>(physics::Mesh<double, long>&, long)\n";
+	CHECK_STR(out, want);
+	free(out);
 }
 
 int main(void)
@@ -76,5 +111,6 @@ int main(void)
 	RUN(templates_and_parameters);
 	RUN(operators_and_namespaces);
 	RUN(call_paths_and_limits);
+	RUN(name_columns);
 	return CHECK_DONE();
 }

@@ -286,7 +286,6 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	sqlite3_stmt *st;
 	struct text_table *t = text_table_new(ncols, heads, align);
 	const char *cells[16];
-	char buf[16][512];
 	if (!t || sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
 		text_table_free(t);
 		return;
@@ -294,9 +293,6 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
 		for (int i = 0; i < ncols; i++) {
 			const char *v = (const char *)sqlite3_column_text(st, i);
-			/* a C++ name shortened where later columns follow (CSV keeps it) */
-			if (v && i < ncols - 1)
-				v = text_short_name(v, 60, buf[i], sizeof(buf[i]));
 			cells[i] = v ? v : "";
 		}
 		text_table_add(t, cells);
@@ -391,12 +387,12 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 					  "code b" };
 	print_table(db, out, "Top thread pairs",
 		    "SELECT a || '-' || b, total, true_sharing, false_sharing, code_a, code_b"
-		    " FROM comm_pairs WHERE part = -1 ORDER BY total DESC, id", 6, ph, "rrrrll",
+		    " FROM comm_pairs WHERE part = -1 ORDER BY total DESC, id", 6, ph, "rrrrnn",
 		    top);
 	static const char *const oh[] = { "total", "true", "false", "object" };
 	print_table(db, out, "Top objects",
 		    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
-		    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrl", top);
+		    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
 	if (db_meta_u64(db, "processes") > 1) {
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };

@@ -258,8 +258,8 @@ static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 				NULL };
 	const char *heads_est[] = { "#", "share", "samples", est, "loads", "stores", "kind",
 				    "object" };
-	struct text_table *t = est ? text_table_new(8, heads_est, "rrrrrrll")
-				   : text_table_new(7, heads, "rrrrrll");
+	struct text_table *t = est ? text_table_new(8, heads_est, "rrrrrrln")
+				   : text_table_new(7, heads, "rrrrrln");
 	sqlite3_stmt *st;
 	int n = 0;
 	if (!t || sqlite3_prepare_v2(db, mem_objects_sql, -1, &st, NULL) != SQLITE_OK) {
@@ -307,7 +307,7 @@ static int text_code(sqlite3 *db, FILE *out, int top)
 {
 	const char *heads[] = { "#", "share", "samples", "loads", "stores", "location",
 				"function" };
-	struct text_table *t = text_table_new(7, heads, "rrrrrll");
+	struct text_table *t = text_table_new(7, heads, "rrrrrln");
 	sqlite3_stmt *st;
 	int n = 0;
 	if (!t || sqlite3_prepare_v2(db, mem_code_sql, -1, &st, NULL) != SQLITE_OK) {

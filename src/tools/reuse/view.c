@@ -306,19 +306,14 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	}
 	sqlite3_stmt *st;
 	static const char *const ph[] = { "long", "reuses", "use", "reuse", "object" };
-	struct text_table *t = text_table_new(5, ph, "rrlll");
+	struct text_table *t = text_table_new(5, ph, "rrnnn");
 	if (t && !sqlite3_prepare_v2(db, "SELECT printf('%.0f', long_reuses), printf('%.0f',"
 					 " reuses), use_code, reuse_code, object FROM reuse_pairs"
 					 " ORDER BY rank", -1, &st, NULL)) {
 		const char *cells[5];
-		char buf[2][512];
 		while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
 			for (int i = 0; i < 5; i++)
 				cells[i] = (const char *)sqlite3_column_text(st, i);
-			/* C++ names of use and reuse shortened: the object follows (pairs.csv
-			 * keeps them whole) */
-			for (int i = 2; i < 4; i++)
-				cells[i] = text_short_name(cells[i], 60, buf[i - 2], sizeof(buf[i - 2]));
 			text_table_add(t, cells);
 		}
 		sqlite3_finalize(st);

@@ -77,14 +77,10 @@ static void fmt_pct(char *b, size_t n, sqlite3_stmt *st, int col)
 		snprintf(b, n, "%.1f%%", 100 * sqlite3_column_double(st, col));
 }
 
-
-/* Column `col` of the row for a table whose later columns must stay in view: a long C++
- * name or call path with its template arguments and parameters as "<...>" and "(...)"
- * (functions.csv keeps them); buf is NAME_COL bytes. */
-#define NAME_COL 1024
-static const char *short_name(sqlite3_stmt *st, int col, char *buf)
+/* Column `col` of the row as text. */
+static const char *col_text(sqlite3_stmt *st, int col)
 {
-	return text_short_name((const char *)sqlite3_column_text(st, col), 60, buf, NAME_COL);
+	return (const char *)sqlite3_column_text(st, col);
 }
 
 int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
@@ -155,7 +151,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	}
 	static const char *const heads[] = { "#", "function", "context", "calls seen", "mean",
 					     "CV", "thread CV", "time share", "verdict" };
-	struct text_table *t = text_table_new(9, heads, "rllrrrrrl");
+	struct text_table *t = text_table_new(9, heads, "rnnrrrrrl");
 	if (!o->quiet)
 		fprintf(out, "mean, CV and thread CV of thread CPU time per instance; share: of the "
 			     "samples whose path runs through the context (inclusive)\n");
@@ -177,9 +173,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fmt_pct(cv, sizeof(cv), st, 5);
 		fmt_pct(tcv, sizeof(tcv), st, 6);
 		text_percent(sh, sizeof(sh), sqlite3_column_double(st, 7));
-		char fb[NAME_COL], cb[NAME_COL];
-		const char *cells[9] = { r, short_name(st, 1, fb), short_name(st, 2, cb), n, mean,
-					 cv, tcv, sh, (const char *)sqlite3_column_text(st, 8) };
+		const char *cells[9] = { r, col_text(st, 1), col_text(st, 2), n, mean, cv, tcv, sh,
+					 col_text(st, 8) };
 		text_table_add(t, cells);
 		rows++;
 	}
@@ -197,7 +192,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			continue;
 		static const char *const h2[] = { "#", "function", "context", "mean", "sd", "CV",
 						  "min", "max" };
-		struct text_table *t2 = text_table_new(8, h2, "rllrrrrr");
+		struct text_table *t2 = text_table_new(8, h2, "rnnrrrrr");
 		if (!t2 || sqlite3_prepare_v2(db, "SELECT rank, function, context, mean, sd, cv, min,"
 						  " max FROM var_functions WHERE metric = ?"
 						  " ORDER BY rank", -1, &st, NULL)) {
@@ -214,9 +209,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			fmt_pct(c, sizeof(c), st, 5);
 			fmt_value(d, sizeof(d), var_metric_name[m], sqlite3_column_double(st, 6));
 			fmt_value(e, sizeof(e), var_metric_name[m], sqlite3_column_double(st, 7));
-			char fb[NAME_COL], cb[NAME_COL];
-			const char *cells[8] = { r, short_name(st, 1, fb), short_name(st, 2, cb), a,
-						 b, c, d, e };
+			const char *cells[8] = { r, col_text(st, 1), col_text(st, 2), a, b, c, d, e };
 			text_table_add(t2, cells);
 			rows++;
 		}

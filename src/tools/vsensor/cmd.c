@@ -121,7 +121,7 @@ static int cmd_list(int argc, char **argv)
 		return 1;
 	const char *base = strrchr(a.file, '/') ? strrchr(a.file, '/') + 1 : a.file;
 	static const char *const head[] = { "site", "function", "snippet", "kind", "status", "scope", "reason" };
-	struct text_table *t = csv ? NULL : text_table_new(7, head, "lllllll");
+	struct text_table *t = csv ? NULL : text_table_new(7, head, "lnlllll");
 	if (csv)
 		csv_row(stdout, 7, head);
 	int nsel = 0;
