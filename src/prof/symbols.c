@@ -1264,6 +1264,22 @@ static int code_lookup(struct symtab *st, uint64_t addr, struct sym_code *out, i
 	return code_resolve(st, m, addr, out);
 }
 
+const char *sym_code_name(const struct sym_code *sc, int k, char *buf, size_t len)
+{
+	const struct sym_frame *f = k >= 0 && k < sc->n ? &sc->frames[k] : NULL;
+	const char *base = sc->module ? strrchr(sc->module, '/') : NULL;
+	base = base ? base + 1 : sc->module;
+	if (f && f->function && !f->nearest)
+		return f->function;
+	if (!base)
+		snprintf(buf, len, "[unknown]");
+	else if (f && f->function && f->function[0] != '[')	/* not "[no symbols]" */
+		snprintf(buf, len, "[%s] %s", base, f->function);
+	else
+		snprintf(buf, len, "[%s]", base);
+	return buf;
+}
+
 static void cache_fill(struct symtab *st, const struct cache_ent *e, struct sym_code *out)
 {
 	memset(out, 0, sizeof(*out));

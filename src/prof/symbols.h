@@ -99,6 +99,17 @@ struct symtab *symtab_new(const char *maps_path, int *err);
 int symtab_code(struct symtab *st, uint64_t addr, struct sym_code *out);
 
 /*
+ * The name every report gives the code of frame k (0 <= k < sc->n) of a symtab_code()
+ * result: its function; a stripped library's stand-in (frame.nearest) after the library's
+ * file name, "[libgomp.so.1.0.0] omp_get_num_procs+0x7b (nearest exported symbol)", one
+ * name for the whole stretch of code (what a sample there is charged to, whatever tool
+ * took it); "[libgomp.so.1.0.0]" for code of a file with no symbol for it (or whose
+ * frames are unknown: sc->n == 0); "[unknown]" for code in no file.  Returns a string
+ * owned by the symtab, or buf (len bytes).
+ */
+const char *sym_code_name(const struct sym_code *sc, int k, char *buf, size_t len);
+
+/*
  * Resolve a data address to a static variable (.data, .bss, .rodata, TLS image):
  * 0, or -ENOENT if no variable contains it.  Addresses in a thread's TLS block (not the
  * image) are not variables here: the recording does not say where those blocks are.

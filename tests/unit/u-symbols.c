@@ -675,8 +675,21 @@ TEST(stripped_library)
 		CHECK(c.frames[0].nearest);
 		CHECK_EQ_U64(c.func_start, base + first + first_size);
 		CHECK(c.frames[0].file == NULL);
+		/* every report's name for it (sonde mem's code table, sonde variance's frames):
+		 * the library's file name before the stand-in */
+		char nb[256], want2[256];
+		snprintf(want2, sizeof(want2), "[libstripped.so] %s", want);
+		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), want2);
 		CHECK(symtab_code(st, base + last + 1, &c) == 0);
 		CHECK(c.n == 1 && !c.frames[0].nearest);
+		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "lib_last");
+		CHECK(symtab_code(st, base + first - 1, &c) == 0);
+		CHECK_STR(c.frames[0].function, "[no symbols]");
+		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "[libstripped.so]");
+		c.n = 0;	/* frames unknown, the file known */
+		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "[libstripped.so]");
+		c.module = NULL;
+		CHECK_STR(sym_code_name(&c, -1, nb, sizeof(nb)), "[unknown]");
 	}
 	symtab_free(st);
 	if (h)

@@ -401,20 +401,21 @@ static uint32_t add_code(struct builder *b, const char *fn, const char *file, in
 void mm_code_name(const struct memmodel *m, uint64_t ip, char *buf, size_t len)
 {
 	struct sym_code sc;
-	int n = m ? mm_symbolize(m, 0, ip, 0, &sc) : 0;
-	int k = 0;
+	char nb[512];
+	if (!m) {
+		snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+		return;
+	}
+	int n = mm_symbolize(m, 0, ip, 0, &sc), k = 0;
 	while (k + 1 < n && !sc.frames[k].line)	/* the innermost frame with a line */
 		k++;
-	if (n > 0 && sc.frames[k].function) {
-		const char *f = sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
-		if (sc.frames[k].file)
-			snprintf(buf, len, "%s (%s:%d)", sc.frames[k].function,
-				 f ? f + 1 : sc.frames[k].file, sc.frames[k].line);
-		else
-			snprintf(buf, len, "%s", sc.frames[k].function);
-	} else {
-		snprintf(buf, len, "0x%llx", (unsigned long long)ip);
-	}
+	const char *name = sym_code_name(&sc, k, nb, sizeof(nb));
+	const char *f = n > 0 && sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
+	if (n > 0 && sc.frames[k].file)
+		snprintf(buf, len, "%s (%s:%d)", name, f ? f + 1 : sc.frames[k].file,
+			 sc.frames[k].line);
+	else
+		snprintf(buf, len, "%s", name);
 }
 
 int mm_symbolize(const struct memmodel *m, size_t proc, uint64_t ip, int is_return,
@@ -632,13 +633,8 @@ static uint32_t code_object(struct builder *b, struct pstate *ps, uint64_t ip)
 	const struct sym_frame *f = named_frame(&sc);
 	const char *file = f && f->file ? f->file : "";
 	const char *module = sc.module ? sc.module : "";
-	if (f)
-		snprintf(fn, sizeof(fn), "%s", f->function);
-	else if (sc.module)
-		snprintf(fn, sizeof(fn), "[%s]", base_name(sc.module));
-	else
-		snprintf(fn, sizeof(fn), "[unknown]");
-	c = add_code(b, fn, file, f ? f->line : 0, module);
+	const char *name = sym_code_name(&sc, f ? (int)(f - sc.frames) : 0, fn, sizeof(fn));
+	c = add_code(b, name, file, f ? f->line : 0, module);
 	if (c != MM_NONE && u64map_put(&ps->code_cache, ip, c))
 		return MM_NONE;
 	return c;

@@ -139,8 +139,9 @@ int mm_symbolize(const struct memmodel *m, size_t proc, uint64_t ip, int is_retu
 		 struct sym_code *sc);
 
 /* A code location for people, "function (file:line)" at the innermost inline frame that
- * has a line, "function" without one, else "0x<ip>"; ip of the first process.  m may be
- * NULL (then the address). */
+ * has a line, "function" without one, the function named as in every report
+ * (sym_code_name: "[libgomp.so.1.0.0] ..." for a stripped library's code); ip of the first
+ * process.  m may be NULL (then "0x<ip>"). */
 void mm_code_name(const struct memmodel *m, uint64_t ip, char *buf, size_t len);
 
 #endif

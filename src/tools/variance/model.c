@@ -24,6 +24,7 @@
 #include "tools/variance/variance.h"
 
 #define PATH_FRAMES 128
+#define NAME_BUF 256	/* a frame's name when not the symtab's: "[lib.so] f+0x40 (...)" */
 /* The metric of the verdict and the rank: thread CPU time, which waiting for the CPU (other
  * processes, a loaded machine) does not inflate as it does wall time. */
 #define VAR_M_RANK VAR_M_CPU
@@ -126,55 +127,59 @@ static int startup_frame(const char *n)
 	return 0;
 }
 
-/* A frame of the OpenMP runtime (libgomp, LLVM's libomp), which calls a parallel region's
- * outlined function: in the master thread from GOMP_parallel under the program's own
- * frames, in the workers from the runtime's thread start. */
-static int openmp_runtime_frame(const char *n)
+/* Bits of what func_name() says about a frame besides its name. */
+enum { FRAME_OWN = 1, FRAME_OPENMP = 2 };
+
+/* The frame at ip, in the OpenMP runtime (libgomp, LLVM's libomp), which calls a parallel
+ * region's outlined function: in the master thread from GOMP_parallel under the program's
+ * own frames, in the workers from the runtime's thread start.  Known by its library's file
+ * (a stripped libgomp's internal functions have no name of their own), or for a runtime
+ * linked in, by its functions' names. */
+static int openmp_runtime_frame(const char *n, const char *module)
 {
-	return n && (!strncmp(n, "GOMP_", 5) || !strncmp(n, "gomp_", 5) ||
-		     !strncmp(n, "__kmp", 5) || !strncmp(n, "__kmpc_", 7) ||
-		     sonde_openmp_lib(n));
+	return sonde_openmp_lib(module) || !strncmp(n, "GOMP_", 5) || !strncmp(n, "gomp_", 5) ||
+	       !strncmp(n, "__kmp", 5);
 }
 
-/* The real (outermost, not inlined) function at ip, or "0x..." into buf. */
+/* The real (outermost, not inlined) function at ip, named as every report names it
+ * (sym_code_name: "[libgomp.so.1.0.0] omp_get_num_procs+0x7b (nearest exported symbol)"
+ * for a stripped library's internal function, as sonde mem's code table has it), in buf
+ * if need be; *flags: FRAME_OWN if it is a function with a symbol of its own,
+ * FRAME_OPENMP if it is the OpenMP runtime's. */
 static const char *func_name(struct symtab *st, uint64_t ip, int is_return, char *buf,
-			     size_t len)
+			     size_t len, int *flags)
 {
 	struct sym_code sc;
 
 	memset(&sc, 0, sizeof(sc));
-	if (st && ip && symtab_code(st, is_return ? ip - 1 : ip, &sc) == 0 && sc.n > 0) {
-		int n = sc.n > SYM_MAX_INLINE ? SYM_MAX_INLINE : sc.n;
-		if (sc.frames[n - 1].function && !sc.frames[n - 1].nearest)
-			return sc.frames[n - 1].function;
-	}
-	/* a stripped library's internal function (libgomp's barrier wait): its module and
-	 * offset, which addr2line or the library's debug symbols resolve */
-	if (sc.module) {
-		const char *base = strrchr(sc.module, '/');
-		snprintf(buf, len, "[%s]+0x%" PRIx64, base ? base + 1 : sc.module, sc.module_offset);
-		return buf;
-	}
-	snprintf(buf, len, "0x%" PRIx64, ip);
-	return buf;
+	if (st && ip && (symtab_code(st, is_return ? ip - 1 : ip, &sc) < 0 || sc.n < 1))
+		sc.n = 0;	/* sc.module may still be set: the file is known */
+	if (sc.n > SYM_MAX_INLINE)
+		sc.n = SYM_MAX_INLINE;
+	const char *nm = sym_code_name(&sc, sc.n - 1, buf, len);
+	*flags = (sc.n && sc.frames[sc.n - 1].function && !sc.frames[sc.n - 1].nearest ?
+			  FRAME_OWN : 0) |
+		 (openmp_runtime_frame(nm, sc.module) ? FRAME_OPENMP : 0);
+	return nm;
 }
 
 /* Names of path ips[0..n) (leaf first), outermost first, start-up frames left out. */
 static int path_names(struct symtab *st, const uint64_t *ips, int n, int leaf_is_ip,
-		      const char **names, char (*bufs)[64])
+		      const char **names, char (*bufs)[NAME_BUF])
 {
 	int k = 0, started = 0;
 
 	for (int i = n - 1; i >= 0; i--) {
-		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], 64);
-		if (!started && (startup_frame(nm) || !strncmp(nm, "0x", 2) ||
-				 (nm[0] == '[' && strstr(nm, "]+0x"))))
+		int fl;
+		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], NAME_BUF,
+					   &fl);
+		if (!started && (startup_frame(nm) || !(fl & FRAME_OWN)))
 			continue;	/* unnamed outer frames: a thread's start in libc */
 		/* A parallel region's context starts at its outlined function, in the master
 		 * as in the workers: what lies outside the OpenMP runtime's frame is dropped,
 		 * so that one region's instances in every thread are one (context, function)
 		 * and its thread CV exists (the load imbalance FVSampler looks for). */
-		if (openmp_runtime_frame(nm)) {
+		if (fl & FRAME_OPENMP) {
 			k = 0;
 			started = 0;
 			continue;
@@ -275,7 +280,7 @@ static int do_sample(struct model *m, struct symtab *st, const struct prof_threa
 {
 	uint64_t ips[PATH_FRAMES];
 	const char *names[PATH_FRAMES];
-	char bufs[PATH_FRAMES][64];
+	char bufs[PATH_FRAMES][NAME_BUF];
 	int n = prof_ctx_path(t, ctx, ips, PATH_FRAMES);
 	int k = path_names(st, ips, n, 1, names, bufs);
 
@@ -299,12 +304,13 @@ static int do_inst(struct model *m, struct symtab *st, const struct prof_thread 
 	if (key == -2 || r->ctx >= cc->n || key < 0) {
 		uint64_t ips[PATH_FRAMES];
 		const char *names[PATH_FRAMES];
-		char bufs[PATH_FRAMES][64], fb[64];
+		char bufs[PATH_FRAMES][NAME_BUF], fb[NAME_BUF];
 		int n = r->ctx ? prof_ctx_path(t, r->ctx, ips, PATH_FRAMES) : 0;
 		/* ips[0] is the function itself (its entry or a point in it): the callers
 		 * are ips[1..]. */
 		int k = n > 1 ? path_names(st, ips + 1, n - 1, 0, names, bufs) : 0;
-		const char *fn = func_name(st, r->fn, 0, fb, sizeof(fb));
+		int fl;
+		const char *fn = func_name(st, r->fn, 0, fb, sizeof(fb), &fl);
 		char *ctxs = join(names, k, fn);
 		uint32_t idx;
 		if (!ctxs)
