@@ -905,11 +905,82 @@ static void enclosing_fn(Dwarf_Die *scope, int64_t file, int line, Dwarf_Die *be
 
 static const char *die_name(struct symtab *st, Dwarf_Die *d);
 
+/* The innermost function at pc, an inlined instance or the concrete subprogram, among
+ * cu's subprograms (at the top, in namespaces): into *out, true if found. */
+static bool fn_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+	if (dwarf_child(scope, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_namespace && fn_at(&c, pc, out))
+			return true;
+		if (tag != DW_TAG_subprogram || dwarf_haspc(&c, pc) <= 0)
+			continue;
+		struct chain ch = { .n = 1 };
+		ch.die[0] = c;
+		chain_descend(&ch, &c, pc);
+		*out = ch.die[ch.n - 1];
+		return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/*
+ * The function whose code has the last line-table row of `file` at or before `line`
+ * (a region's first line), outside the compiler's outlined functions ("." names): the
+ * function that forks the region, whose call to the OpenMP runtime carries the pragma's
+ * line.  Unlike the last function declared before the line, this is not a lambda or a
+ * member of a local class written earlier in the same function (their code ends before
+ * the pragma), and it is found when that function was inlined.  True if found.
+ */
+static bool forking_fn(Dwarf_Die *cu, int64_t file, int line, Dwarf_Die *out)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	size_t n, nfiles;
+	if (dwarf_getsrclines(cu, &lines, &n) || dwarf_getsrcfiles(cu, &files, &nfiles) ||
+	    (size_t)file >= nfiles)
+		return false;
+	const char *want = dwarf_filesrc(files, (size_t)file, NULL, NULL);
+	int tried = -1;	/* lines are tried from `line` down, each once */
+	for (int k = 0; want && k < 64; k++) {
+		int best = 0;
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *src = dwarf_linesrc(l, NULL, NULL);
+			int ln;
+			if (!dwarf_lineno(l, &ln) && ln > best && ln <= line &&
+			    (tried < 0 || ln < tried) && src && !strcmp(src, want))
+				best = ln;
+		}
+		if (!best)
+			return false;
+		tried = best;
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *src = dwarf_linesrc(l, NULL, NULL), *name;
+			Dwarf_Addr pc;
+			Dwarf_Attribute a;
+			int ln;
+			if (dwarf_lineno(l, &ln) || ln != best || !src || strcmp(src, want) ||
+			    dwarf_lineaddr(l, &pc) || !fn_at(cu, pc, out))
+				continue;
+			name = dwarf_formstring(dwarf_attr_integrate(out, DW_AT_name, &a));
+			if (name && name[0] != '.')
+				return true;
+		}
+	}
+	return false;
+}
+
 /*
  * clang names a parallel region's outlined function ".omp_outlined." (and its body,
  * inlined there, ".omp_outlined._debug__"), numbered per file: nothing says whose region
- * it is.  C has no nested functions, so it is the function of the same file declared
- * last before the region's own line: "ljForce.omp_outlined._debug__.2", or for C++
+ * it is.  It is the function that forks it (forking_fn), else, without a line table, the
+ * function of the same file declared last before the region's own line (right in C,
+ * which has no nested functions): "ljForce.omp_outlined._debug__.2", or for C++
  * "f(int) [clone .omp_outlined..3]" as c++filt writes GCC's "[clone ._omp_fn.0]".
  * NULL when d is no such region or its function is not found.
  */
@@ -927,9 +998,11 @@ static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *
 	if (dwarf_decl_line(d, &line) || (file = decl_file_index(d)) < 0 ||
 	    !dwarf_diecu(d, &cu, NULL, NULL))
 		return NULL;
-	enclosing_fn(&cu, file, line, &parent, &parent_line);
-	if (!parent_line)
-		return NULL;
+	if (!forking_fn(&cu, file, line, &parent)) {
+		enclosing_fn(&cu, file, line, &parent, &parent_line);
+		if (!parent_line)
+			return NULL;
+	}
 	const char *pn = die_name(st, &parent);
 	if (!pn)
 		return NULL;
