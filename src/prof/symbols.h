@@ -30,7 +30,8 @@
  *   between its exported functions after the nearest exported function before it,
  *   "GOMP_parallel_end+0x40 (nearest exported symbol)" (one name for the whole stretch up
  *   to the next symbol, offset from that function's start), and code before its first
- *   exported function, or in a module without any symbol, "[no symbols]".
+ *   exported function, or in a module without any symbol, "[no symbols]".  Reports put
+ *   the library's file name in front: sym_code_name().
  * - Functions GCC outlines (OpenMP regions "._omp_fn.N", other clones) are demangled with
  *   their suffix, as c++filt prints them: "f(int*) [clone ._omp_fn.0]".
  * - C++ names are demangled with libstdc++'s __cxa_demangle when libstdc++.so.6 can be

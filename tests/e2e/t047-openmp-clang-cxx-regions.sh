@@ -38,6 +38,16 @@ for part in "member:the member function's loop" "lambda:the lambda's loop" "inma
 		fail "t047-mem-$name" "'$got' does not match /$re/"
 	fi
 done
+# GCC names the same regions itself ("[clone ._omp_fn.0]", "main::{lambda(long)#1}"): the
+# Makefile's g++ build, sampled by the clock, has the three among its code rows
+"$SONDE" mem -o gcc -- "$W/omp-names" 100 >/dev/null 2>gcc.txt
+check t047-gcc-run [ $? -eq 0 ]
+for re in '^physics::Solver::step\(long\) \[clone \._omp_fn\.[0-9]+\]$' \
+	'^main::\{lambda\(long\)#1\}::operator\(\)\(long\) const \[clone \._omp_fn\.[0-9]+\]$' \
+	'^main\._omp_fn\.[0-9]+$'; do
+	n=$(sqlite3 gcc/profile.db "SELECT DISTINCT function FROM code" | grep -cE "$re")
+	check "t047-gcc-$n-rows-/$re/" [ "$n" -eq 1 ]
+done
 # sonde variance: one row per region, named alike (the outlined function itself, where
 # mem names the body inlined into it)
 if "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
