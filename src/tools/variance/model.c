@@ -596,15 +596,19 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
 		return -EIO;
 	const struct prof_process *pr = profile_main_process(p);
-	const char *be = m->backend == 1 ? "hw" : m->backend == 2 ? "soft" : "none";
 	const char *kv[][2] = {
 		{ "schema", DB_SCHEMA }, { "tool", "variance" }, { "source", pr->source },
 		{ "period_unit", pr->period_unit }, { "exe", pr->exe }, { "argv", pr->argv },
-		{ "events", *ev ? ev : "time,cpu-time" }, { "backend", be },
+		{ "events", *ev ? ev : "time,cpu-time" },
 		{ "calls_hooked", m->calls_hooked ? "1" : "0" },
 	};
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !r; i++)
 		r = db_row(st, "tt", kv[i][0], kv[i][1]);
+	/* The backend is the recording-wide `watch_backend`, which report.c writes after this
+	 * from the .proc files (and replaces this row with); the threads' STATS give it only
+	 * for recordings made before the .proc noted it. */
+	if (!r && (m->backend == 1 || m->backend == 2))
+		r = db_row(st, "tt", "watch_backend", m->backend == 1 ? "hw" : "soft");
 	const uint64_t *a = &m->st.samples;
 	static const char *const names[VAR_NSTATS] = { "samples", "picks", "no_frame",
 		"arm_failures", "missed", "entries", "returns", "overwritten", "stale", "jumps",

@@ -129,7 +129,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	}
 	db_meta(db, "events", ev, sizeof(ev));
 	db_meta(db, "source", src, sizeof(src));
-	db_meta(db, "backend", be, sizeof(be));
+	if (!*db_meta(db, "watch_backend", be, sizeof(be)))
+		snprintf(be, sizeof(be), "none");
 	if (!o->quiet) {
 		fprintf(out, "sonde variance: %" PRIu64 " instances of %" PRIu64
 			     " (context, function) pairs in %" PRIu64 " thread(s); metrics %s\n",
@@ -397,7 +398,7 @@ int var_html(sqlite3 *db, struct html *h)
 	html_kv_begin(h, "header");
 	html_kv(h, "program", db_meta(db, "exe", b, sizeof(b)));
 	html_kv(h, "metrics", ev);
-	html_kv(h, "watch backend", db_meta(db, "backend", b, sizeof(b)));
+	html_kv(h, "watch backend", *db_meta(db, "watch_backend", b, sizeof(b)) ? b : "none");
 	if (report_switch_text(db, b, sizeof(b), db_meta_u64(db, "picks") > 0, NULL))
 		html_kv(h, "context switches", b);
 	snprintf(b, sizeof(b), "%" PRIu64 " samples, %" PRIu64 " entries caught, %" PRIu64
