@@ -250,9 +250,10 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 }
 
 /* The membarrier command rt_inst_every_barrier issues: the private expedited one if the
- * registration worked (Linux 4.14), else the global one (4.3: slower, a grace period), 0
- * when neither exists (then inst_every's window, between raising busy and reading
- * stopped, is unguarded: at most the one access in flight per thread). */
+ * registration worked (Linux 4.14; a fork child keeps it, an exec'd image registers
+ * again in its constructor), else the global one (4.3: slower, a grace period), 0 when
+ * neither exists (then inst_every's window, between raising busy and reading stopped, is
+ * unguarded: at most the one access in flight per thread). */
 static int inst_barrier_cmd;
 
 int rt_inst_every(rt_inst_every_fn fn)
