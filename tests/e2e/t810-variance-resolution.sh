@@ -27,6 +27,7 @@ check t810-columns grep -q "^function,context,metric,instances,mean,sd,cv,share,
 check t810-mid-below [ "$(var_col $F mid "main > mid" cpu-time below)" = 1 ]
 check t810-mid-resolution [ "$(var_col $F mid "main > mid" cpu-time resolution)" = "$cost.0" ]
 check t810-mid-no-cv [ -z "$(var_col $F mid "main > mid" cpu-time cv)" ]
+check t810-mid-no-thread-cv [ -z "$(var_col rec/variance/threads.csv mid "main > mid" cpu-time cv)" ]
 cl=$(var_col $F mid "main > mid" cpu-time clamped)
 check "t810-mid-clamped-$cl" float_between "${cl:-x}" 0 1
 # the text report: mid's mean is a bound (the cost, in us, as the traps: line prints it)

@@ -611,7 +611,8 @@ static int write_tables(sqlite3 *db, struct model *m)
 			r = db_row(t, "itttiiiiddd", (int64_t)k->rank, k->function, k->context,
 				   var_metric_name[j], (int64_t)th->index, (int64_t)th->pid,
 				   (int64_t)th->tid, (int64_t)x->w[j].n, x->w[j].mean,
-				   welford_sd(&x->w[j]), welford_cv(&x->w[j]));
+				   welford_sd(&x->w[j]),
+				   k->below[j] ? NAN : welford_cv(&x->w[j]));
 		}
 	}
 	for (size_t i = 0; i < m->nk && !r; i++) {
