@@ -62,7 +62,7 @@ for w in calls:60 mix:300; do
 		q() { sqlite3 "$db" "select value from meta where key = '$1'" 2>/dev/null || echo 0; }
 		echo "$ne $pe $(q samples) $(q entries) $(q returns) $(q handler_ns)" >>ev
 	done
-	backend=$(sqlite3 d1/profile.db "select value from meta where key = 'backend'" 2>/dev/null)
+	backend=$(sqlite3 d1/profile.db "select value from meta where key = 'watch_backend'" 2>/dev/null)
 	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?} ($it rounds, default period, $PAIRS alternating pairs)"
 	echo "  time ratio median $(median <rt)x, peak memory ratio median $(median <rm)x"
 	awk '{ s += $3; e += $4; r += $5; h += $6; d += ($2 - $1); w += $2 }

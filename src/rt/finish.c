@@ -64,8 +64,11 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 		return;
 	t->stopped = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (t->tid != (int)gettid())
+	if (t->tid != (int)gettid()) {
+		/* an every-access hook raises busy without a fence (source-inst.c) */
+		rt_inst_every_barrier();
 		wait_not_busy(t);
+	}
 	if (rt_tool && rt_tool->thread_end)
 		rt_tool->thread_end(t);
 	/* A last try even if an earlier write failed; the records still buffered first: if

@@ -310,8 +310,23 @@ static int own_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* Calls of thread_key_destructor so far in this thread. */
+static RT_TLS unsigned key_rounds;
+
+/*
+ * A thread's end, from its key's destructor: glibc runs the destructors of all keys in
+ * rounds, in key order, and starts another round (up to PTHREAD_DESTRUCTOR_ITERATIONS)
+ * while a destructor set a value.  The runtime's key is created first (the constructor),
+ * so in a round its destructor runs before the program's: ending the thread in the first
+ * round lost every access and allocation of the program's own key destructors (rbench
+ * churn: a third of its accesses, t515).  The key is set again until the last round, so
+ * the program's destructors of earlier rounds run while the thread is still profiled.
+ * (C++ thread_local destructors run before any key's.)
+ */
 static void thread_key_destructor(void *p)
 {
+	if (++key_rounds < PTHREAD_DESTRUCTOR_ITERATIONS && pthread_setspecific(thread_key, p) == 0)
+		return;
 	rt_thread_end(p);
 }
 

@@ -166,7 +166,8 @@ uint64_t rt_inst_accesses(struct rt_thread *t);
  * source counts the access (stats.accesses, rt_inst_accesses stays exact) and guards
  * re-entry: a thread that is busy in the runtime or stopped has the access dropped
  * (stats.dropped), and busy is raised around the call, so a signal handler of the
- * program interrupting fn drops its own accesses.  ip is the accessing instruction, as
+ * program interrupting fn drops its own accesses, and a thread finishing the process
+ * (rt_finish_all) waits for fn to return before the tool's thread_end reads t's tables.  ip is the accessing instruction, as
  * in struct rt_access (the return address resolved through a per-thread cache).  Left to
  * fn: the observations (rt_obs_note, below) it makes, and, before writing a record,
  * rt_inst_every_may_record(t): fn's own state needs no lock against a thread finishing
@@ -176,6 +177,12 @@ uint64_t rt_inst_accesses(struct rt_thread *t);
 typedef void (*rt_inst_every_fn)(struct rt_thread *t, uint64_t addr, uint32_t len,
 				 uint32_t flags, uint64_t ip);
 int rt_inst_every(rt_inst_every_fn fn);
+
+/* source-inst.c: for the process's end, which finishes other threads: after raising
+ * their stopped (and a fence), before waiting for their busy to fall.  With an
+ * every-access hook it runs a membarrier, the other half of inst_every's unfenced busy
+ * (source-inst.c); else nothing.  Handler-safe (a system call). */
+void rt_inst_every_barrier(void);
 
 /* For rt_inst_every's fn, before it writes a record of t (which busy, raised without a
  * fence, does not claim): the fence, then 0 if the process is finishing t (the record

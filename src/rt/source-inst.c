@@ -28,6 +28,9 @@
 #include <errno.h>
 #include <link.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 #include "rt/decode-x86.h"
 #include "rt/rt.h"
@@ -207,8 +210,17 @@ static inline SIGSAFE uint64_t inst_ip(struct rt_thread *t, uint64_t addr, int s
 /*
  * The slow path when a tool takes every access (rt_inst_every, period 1): the countdown
  * reached 0 at every access.  Count it, then hand it to the tool directly, with t's busy
- * flag raised (no fence: only t's own handlers test it at once, and the hook fences
- * before a record, rt_inst_every_may_record).
+ * flag raised.
+ *
+ * busy is raised before stopped is read, as in rt_enter, but with no fence: the
+ * process's end (rt_finish_all, in another thread) raises stopped and then issues
+ * rt_inst_every_barrier, a membarrier that runs a full barrier in every running thread.
+ * Either this thread read stopped after that barrier (and sees it: the access is
+ * dropped), or its busy store came before it and the finisher sees busy and waits for the
+ * hook to return before it reads the tool's tables (thread_end).  Reading stopped first,
+ * as this did before, let a finisher that read busy between the two flush and zero the
+ * tool's per-thread tables (reuse's pairs and histograms) while the hook was adding to
+ * them.  The tool's own record writes fence again (rt_inst_every_may_record).
  */
 static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t addr, uint16_t len,
 							 uint16_t flags, const uint64_t *frame)
@@ -219,17 +231,30 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 	if (!t)
 		return;
 	t->stats.accesses++;
-	if (t->busy || t->stopped) {
+	if (t->busy) {
 		t->stats.dropped++;
 		return;
 	}
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(t->stopped, 0)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy = 0;
+		t->stats.dropped++;
+		return;
+	}
 	inst_every_fn(t, addr, len, flags,
 		      inst_ip(t, addr, (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0, frame));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
+
+/* The membarrier command rt_inst_every_barrier issues: the private expedited one if the
+ * registration worked (Linux 4.14; a fork child keeps it, an exec'd image registers
+ * again in its constructor), else the global one (4.3: slower, a grace period), 0 when
+ * neither exists (then inst_every's window, between raising busy and reading stopped, is
+ * unguarded: at most the one access in flight per thread). */
+static int inst_barrier_cmd;
 
 int rt_inst_every(rt_inst_every_fn fn)
 {
@@ -237,8 +262,21 @@ int rt_inst_every(rt_inst_every_fn fn)
 		return -ENOTSUP;
 	inst_period = 1;	/* after inst_start: the tool starts after its source */
 	rt_cfg.period = 1;
+	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		inst_barrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+	else if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL))
+		inst_barrier_cmd = MEMBARRIER_CMD_GLOBAL;
 	inst_every_fn = fn;
 	return 0;
+}
+
+/* rt.h: after raising other threads' stopped, before waiting for their busy. */
+SIGSAFE void rt_inst_every_barrier(void)
+{
+	if (inst_every_fn && inst_barrier_cmd)
+		syscall(SYS_membarrier, inst_barrier_cmd, 0, 0);
 }
 
 /* rt.h: the thread's exact access count so far (the access being delivered or trapped

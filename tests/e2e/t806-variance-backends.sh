@@ -66,7 +66,11 @@ else
 	# Where the registers trap they serve it (the soft backend would catch no entry: no
 	# hooks).  Before, the runtime chose the backend before it knew the tool, so every
 	# sonde-cc program got soft watchpoints: CoMD built with sonde-cc, 0 instances.
-	check t806-no-hooks-hw-backend [ "$(sqlite3 nh/profile.db "SELECT value FROM meta WHERE key = 'backend'")" = hw ]
+	check t806-no-hooks-hw-backend [ "$(sqlite3 nh/profile.db "SELECT value FROM meta WHERE key = 'watch_backend'")" = hw ]
+	check t806-no-hooks-hw-summary grep -q "watch backend hw" err.txt
 	n=$(awk -F, 'NR > 1 && ($1 == "saw" || $1 == "flat" || $1 == "bimodal" || $1 == "spin")' nh/variance/instances.csv | wc -l)
 	check "t806-no-hooks-hw-instances-$n" [ "$n" -ge 5 ]
 fi
+# the backend is one meta key, the recording-wide watch_backend (doc/profile-db.md): before,
+# variance wrote the same value again as `backend`
+check t806-one-backend-key [ "$(sqlite3 nh/profile.db "SELECT count(*) FROM meta WHERE key LIKE '%backend%'")" = 1 ]

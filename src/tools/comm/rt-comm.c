@@ -295,6 +295,16 @@ static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
 	e->count++;
 }
 
+/*
+ * Run by t itself at its end, or by the thread finishing the process while t may still
+ * run.  No hook of t can be adding to ct meanwhile: comm's accesses (--exact's every one
+ * included) come through rt_deliver_access, whose rt_enter raises busy and fences before
+ * it reads stopped, and the finisher raises stopped before it waits for busy to fall.
+ * Other threads' hooks touch only their own comm_thread, the board and the exact table
+ * (whose entries name t by index, never by pointer), so they need not stop either.
+ * (reuse --exact uses rt_inst_every instead, which raises busy without a fence: there the
+ * finisher's membarrier closes the gap, source-inst.c.)
+ */
 static SIGSAFE void comm_thread_end(struct rt_thread *t)
 {
 	struct comm_thread *ct = t->tool;

@@ -546,6 +546,12 @@ static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access 
 	sampled_access(t, rt, a);
 }
 
+/*
+ * Run by t itself at its end, or by the thread finishing the process while t may still
+ * run: then t's --exact hook is not adding to rt's pairs and histograms meanwhile (the
+ * finisher waits for t's busy after a membarrier: rt_inst_every, source-inst.c); other
+ * threads' hooks touch only their own tables and the engine.
+ */
 static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 {
 	struct reuse_thread *rt = t->tool;

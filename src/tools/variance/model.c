@@ -57,6 +57,8 @@ struct vkey {
 	double share;
 	int verdict, rank;
 	int hw;					/* an instance came from debug registers */
+	uint64_t clamped[VAR_NMETRIC];		/* hw instances below 0 after the traps' cost */
+	int below[VAR_NMETRIC];			/* mean below the resolution (var_below) */
 };
 
 struct vkt {			/* one (key, thread) */
@@ -92,8 +94,8 @@ struct model {
 };
 
 /* V_SHORT: on debug registers, instances shorter on average than one trap's kernel time
- * (the calibration subtracted): the spread of that time, a few us, is then most of what
- * the CV measures. */
+ * (the calibration subtracted): below the resolution (var_below), no mean or CV to speak
+ * of. */
 enum { V_INVESTIGATE, V_INTER, V_VARIES, V_STEADY, V_SHORT, V_FEW };
 /* One trap's calibrated CPU time (us), for the V_SHORT verdict's text. */
 static double trap_us;
@@ -400,6 +402,12 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 			for (int i = 0; i < VAR_NMETRIC; i++) {
 				vi.v[i] = in->v[i];
 				welford_add(&kt->w[i], (double)in->v[i]);
+				/* the runtime clamps a cost below 0 to 0 (rt-variance.c): for a
+				 * time on debug registers, the traps' subtracted cost was more than
+				 * the whole interval */
+				if (in->v[i] == 0 && !(in->flags & VAR_F_SOFT) &&
+				    (in->events & (1u << i)) && (i == VAR_M_TIME || i == VAR_M_CPU))
+					m->k[key].clamped[i]++;
 			}
 			r = reservoir_add(m, &m->k[key], &vi);
 		}
@@ -445,6 +453,29 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	return x->share > y->share ? -1 : x->share < y->share;
 }
 
+/* What was subtracted from each hw instance of metric j for its two traps (ns; 0 for
+ * the other metrics, or without a calibration): the resolution of that metric. */
+static double var_resolution(const struct model *m, int j)
+{
+	return j == VAR_M_TIME ? (double)m->st.trap_ns :
+	       j == VAR_M_CPU  ? (double)m->st.trap_cpu_ns : 0;
+}
+
+/*
+ * Below the resolution: on debug registers, the mean of metric j is under the cost
+ * subtracted from each instance for its two traps.  That cost is calibrated once, at
+ * start, and a trap in the run costs a few us more or less: what such instances read is
+ * that error (or 0, where it took them below 0: clamped), not the function
+ * (doc/sonde-variance.md, "Below the resolution": `vwork tiny`'s mid, a dozen
+ * instructions, read means of 1.3-8.3 us and CVs of 132-721%).  The reports give
+ * "< cost" for the mean (a clamped instance took less) and no CV.
+ */
+static int var_below(const struct model *m, const struct vkey *k, int j)
+{
+	double res = var_resolution(m, j);
+	return res > 0 && k->hw && k->w[j].n && k->w[j].mean < res;
+}
+
 /* Merge (Chan), the per-thread means, share, verdict, rank. */
 static int finish(struct model *m)
 {
@@ -462,10 +493,11 @@ static int finish(struct model *m)
 		double cv = welford_cv(&k->w[VAR_M_RANK]);
 		double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) : NAN;
 		k->share = context_share(m, k->context);
+		for (int j = 0; j < VAR_NMETRIC; j++)
+			k->below[j] = var_below(m, k, j);
 		if (k->w[VAR_M_TIME].n < 10)
 			k->verdict = V_FEW;
-		else if (m->st.trap_cpu_ns > 0 && k->hw &&
-			 k->w[VAR_M_CPU].mean < (double)m->st.trap_cpu_ns)
+		else if (k->below[VAR_M_RANK])
 			k->verdict = V_SHORT;
 		else if (k->share > VAR_SHARE_MIN && ((!isnan(cv) && cv > VAR_CV_INTRA) ||
 						     (!isnan(icv) && icv > VAR_CV_INTER)))
@@ -510,11 +542,18 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 	case V_STEADY:
 		snprintf(buf, len, "steady (CV %.0f%%)", isnan(cv) ? 0 : cv);
 		break;
-	case V_SHORT:
-		snprintf(buf, len, "too short for the debug registers here (mean %.1f us < a trap's "
-				   "%.1f us): CV %.0f%% is mostly trap noise; sonde-cc --sonde-calls "
-				   "measures it", k->w[VAR_M_CPU].mean / 1e3, trap_us, cv);
+	case V_SHORT: {
+		double cl = k->w[VAR_M_RANK].n ? 100.0 * (double)k->clamped[VAR_M_RANK] /
+							 (double)k->w[VAR_M_RANK].n : 0;
+		char c[48] = "";
+		if (k->clamped[VAR_M_RANK])
+			snprintf(c, sizeof(c), " (%.0f%% below 0, read as 0)", cl);
+		snprintf(buf, len, "too short for the debug registers here: under the %.1f us "
+				   "subtracted for its two traps, its instances measure that "
+				   "calibration's error, not the function%s; sonde-cc --sonde-calls "
+				   "measures it", trap_us, c);
 		break;
+	}
 	default:
 		snprintf(buf, len, "too few instances (%" PRIu64 ")", k->w[VAR_M_TIME].n);
 	}
@@ -525,7 +564,8 @@ static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE var_functions(rank INTEGER, function TEXT, context TEXT, metric TEXT,"
 	" instances INTEGER, mean REAL, sd REAL, cv REAL, min REAL, max REAL, share REAL,"
-	" threads INTEGER, thread_cv REAL, verdict TEXT, investigate INTEGER);"
+	" threads INTEGER, thread_cv REAL, clamped REAL, resolution REAL, below INTEGER,"
+	" verdict TEXT, investigate INTEGER);"
 	"CREATE TABLE var_threads(rank INTEGER, function TEXT, context TEXT, metric TEXT,"
 	" thread INTEGER, process INTEGER, tid INTEGER, instances INTEGER, mean REAL, sd REAL,"
 	" cv REAL);"
@@ -537,7 +577,7 @@ static int write_tables(sqlite3 *db, struct model *m)
 {
 	sqlite3_stmt *f = NULL, *t = NULL, *in = NULL;
 	int r = 0;
-	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &f, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO var_threads VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &t,
 			       NULL) ||
@@ -548,17 +588,23 @@ static int write_tables(sqlite3 *db, struct model *m)
 	}
 	for (size_t i = 0; i < m->nk && !r; i++) {
 		const struct vkey *k = &m->k[i];
-		char why[200];
+		char why[320];
 		verdict_text(k, why, sizeof(why));
 		for (int j = 0; j < VAR_NMETRIC && !r; j++) {
 			if (!(m->events & (1u << j)))
 				continue;
 			const struct welford *w = &k->w[j];
 			double cv = welford_cv(w), icv = k->threads > 1 ? welford_cv(&k->tm[j]) : NAN;
-			r = db_row(f, "itttiddddddidti", (int64_t)k->rank, k->function,
+			/* resolution: NULL where nothing was subtracted; no CV below it */
+			double res = k->hw && var_resolution(m, j) > 0 ? var_resolution(m, j) : NAN;
+			double cl = w->n ? (double)k->clamped[j] / (double)w->n : 0;
+			if (k->below[j])
+				cv = icv = NAN;
+			r = db_row(f, "itttiddddddiddditi", (int64_t)k->rank, k->function,
 				   k->context, var_metric_name[j], (int64_t)w->n, w->mean,
 				   welford_sd(w), cv, w->min, w->max, k->share, (int64_t)k->threads,
-				   icv, why, (int64_t)(k->verdict <= V_INTER));
+				   icv, cl, res, (int64_t)k->below[j], why,
+				   (int64_t)(k->verdict <= V_INTER));
 		}
 	}
 	for (size_t i = 0; i < m->nkt && !r; i++) {
@@ -571,7 +617,8 @@ static int write_tables(sqlite3 *db, struct model *m)
 			r = db_row(t, "itttiiiiddd", (int64_t)k->rank, k->function, k->context,
 				   var_metric_name[j], (int64_t)th->index, (int64_t)th->pid,
 				   (int64_t)th->tid, (int64_t)x->w[j].n, x->w[j].mean,
-				   welford_sd(&x->w[j]), welford_cv(&x->w[j]));
+				   welford_sd(&x->w[j]),
+				   k->below[j] ? NAN : welford_cv(&x->w[j]));
 		}
 	}
 	for (size_t i = 0; i < m->nk && !r; i++) {
@@ -602,15 +649,19 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
 		return -EIO;
 	const struct prof_process *pr = profile_main_process(p);
-	const char *be = m->backend == 1 ? "hw" : m->backend == 2 ? "soft" : "none";
 	const char *kv[][2] = {
 		{ "schema", DB_SCHEMA }, { "tool", "variance" }, { "source", pr->source },
 		{ "period_unit", pr->period_unit }, { "exe", pr->exe }, { "argv", pr->argv },
-		{ "events", *ev ? ev : "time,cpu-time" }, { "backend", be },
+		{ "events", *ev ? ev : "time,cpu-time" },
 		{ "calls_hooked", m->calls_hooked ? "1" : "0" },
 	};
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !r; i++)
 		r = db_row(st, "tt", kv[i][0], kv[i][1]);
+	/* The backend is the recording-wide `watch_backend`, which report.c writes after this
+	 * from the .proc files (and replaces this row with); the threads' STATS give it only
+	 * for recordings made before the .proc noted it. */
+	if (!r && (m->backend == 1 || m->backend == 2))
+		r = db_row(st, "tt", "watch_backend", m->backend == 1 ? "hw" : "soft");
 	const uint64_t *a = &m->st.samples;
 	static const char *const names[VAR_NSTATS] = { "samples", "picks", "no_frame",
 		"arm_failures", "missed", "entries", "returns", "overwritten", "stale", "jumps",

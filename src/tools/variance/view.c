@@ -27,10 +27,13 @@
 
 static const char fn_sql[] =
 	"SELECT function, context, metric, instances, mean, sd, cv, share, rank, min, max,"
-	" threads, thread_cv, investigate, verdict FROM var_functions ORDER BY rank, metric";
+	" threads, thread_cv, clamped, resolution, below, investigate, verdict FROM var_functions"
+	" ORDER BY rank, metric";
 static const char *const fn_cols[] = { "function", "context", "metric", "instances", "mean",
 				       "sd", "cv", "share", "rank", "min", "max", "threads",
-				       "thread_cv", "investigate", "verdict" };
+				       "thread_cv", "clamped", "resolution", "below",
+				       "investigate", "verdict" };
+#define FN_COLS 18
 static const char th_sql[] =
 	"SELECT function, context, metric, thread, process, tid, instances, mean, sd, cv"
 	" FROM var_threads ORDER BY rank, metric, thread";
@@ -45,7 +48,7 @@ static const char *const in_cols[] = { "function", "context", "thread", "seq", "
 int var_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
 	static const struct db_csv_file files[] = {
-		{ "functions.csv", fn_sql, 15, fn_cols },
+		{ "functions.csv", fn_sql, FN_COLS, fn_cols },
 		{ "threads.csv", th_sql, 10, th_cols },
 		{ "instances.csv", in_sql, 9, in_cols },
 	};
@@ -69,6 +72,16 @@ static void fmt_value(char *b, size_t n, const char *metric, double v)
 	}
 }
 
+/* "< R" for a time that only has a bound: a row below the resolution (column `below`), or
+ * a minimum clamped to 0; R is the traps' cost subtracted from each instance (column
+ * `resolution`), which a clamped instance took less than (doc/sonde-variance.md). */
+static void fmt_bound(char *b, size_t n, const char *metric, double res)
+{
+	char v[24];
+	fmt_value(v, sizeof(v), metric, res);
+	snprintf(b, n, "< %s", v);
+}
+
 static void fmt_pct(char *b, size_t n, sqlite3_stmt *st, int col)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
@@ -89,7 +102,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	int top = o->top > 0 ? o->top : 10;
 
 	if (o->format == REPORT_CSV)
-		return db_query_csv(db, out, fn_sql, 15, fn_cols, NULL, 0);
+		return db_query_csv(db, out, fn_sql, FN_COLS, fn_cols, NULL, 0);
 	if (o->format == REPORT_JSON) {
 		/* One object per (function, context, metric) row. */
 		sqlite3_stmt *st;
@@ -98,7 +111,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "[");
 		for (int first = 1; sqlite3_step(st) == SQLITE_ROW; first = 0) {
 			fprintf(out, "%s{", first ? "" : ",");
-			for (int i = 0; i < 15; i++) {
+			for (int i = 0; i < FN_COLS; i++) {
 				fprintf(out, "%s\"%s\":", i ? "," : "", fn_cols[i]);
 				int ty = sqlite3_column_type(st, i);
 				if (ty == SQLITE_NULL) {
@@ -125,7 +138,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	}
 	db_meta(db, "events", ev, sizeof(ev));
 	db_meta(db, "source", src, sizeof(src));
-	db_meta(db, "backend", be, sizeof(be));
+	if (!*db_meta(db, "watch_backend", be, sizeof(be)))
+		snprintf(be, sizeof(be), "none");
 	if (!o->quiet) {
 		fprintf(out, "sonde variance: %" PRIu64 " instances of %" PRIu64
 			     " (context, function) pairs in %" PRIu64 " thread(s); metrics %s\n",
@@ -159,7 +173,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!t)
 		return -ENOMEM;
 	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
-				   " thread_cv, share, verdict FROM var_functions"
+				   " thread_cv, share, verdict, below, resolution FROM var_functions"
 				   " WHERE metric = 'cpu-time' ORDER BY rank", -1, &st, NULL)) {
 		text_table_free(t);
 		return -EIO;
@@ -169,7 +183,10 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		char r[16], n[32], mean[32], cv[16], tcv[16], sh[16];
 		snprintf(r, sizeof(r), "%d", sqlite3_column_int(st, 0));
 		snprintf(n, sizeof(n), "%lld", (long long)sqlite3_column_int64(st, 3));
-		fmt_value(mean, sizeof(mean), "cpu-time", sqlite3_column_double(st, 4));
+		if (sqlite3_column_int(st, 9))
+			fmt_bound(mean, sizeof(mean), "cpu-time", sqlite3_column_double(st, 10));
+		else
+			fmt_value(mean, sizeof(mean), "cpu-time", sqlite3_column_double(st, 4));
 		fmt_pct(cv, sizeof(cv), st, 5);
 		fmt_pct(tcv, sizeof(tcv), st, 6);
 		text_percent(sh, sizeof(sh), sqlite3_column_double(st, 7));
@@ -194,8 +211,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 						  "min", "max" };
 		struct text_table *t2 = text_table_new(8, h2, "rnnrrrrr");
 		if (!t2 || sqlite3_prepare_v2(db, "SELECT rank, function, context, mean, sd, cv, min,"
-						  " max FROM var_functions WHERE metric = ?"
-						  " ORDER BY rank", -1, &st, NULL)) {
+						  " max, below, resolution, clamped FROM var_functions"
+						  " WHERE metric = ? ORDER BY rank", -1, &st, NULL)) {
 			text_table_free(t2);
 			return -EIO;
 		}
@@ -204,10 +221,19 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		while (sqlite3_step(st) == SQLITE_ROW && rows < top) {
 			char r[16], a[32], b[32], c[16], d[32], e[32];
 			snprintf(r, sizeof(r), "%d", sqlite3_column_int(st, 0));
-			fmt_value(a, sizeof(a), var_metric_name[m], sqlite3_column_double(st, 3));
-			fmt_value(b, sizeof(b), var_metric_name[m], sqlite3_column_double(st, 4));
+			const char *mn = var_metric_name[m];
+			double res = sqlite3_column_double(st, 9);
+			int below = sqlite3_column_int(st, 8);
+			if (below)
+				fmt_bound(a, sizeof(a), mn, res);
+			else
+				fmt_value(a, sizeof(a), mn, sqlite3_column_double(st, 3));
+			fmt_value(b, sizeof(b), mn, below ? NAN : sqlite3_column_double(st, 4));
 			fmt_pct(c, sizeof(c), st, 5);
-			fmt_value(d, sizeof(d), var_metric_name[m], sqlite3_column_double(st, 6));
+			if (sqlite3_column_double(st, 10) > 0 && sqlite3_column_double(st, 6) == 0)
+				fmt_bound(d, sizeof(d), mn, res);
+			else
+				fmt_value(d, sizeof(d), mn, sqlite3_column_double(st, 6));
 			fmt_value(e, sizeof(e), var_metric_name[m], sqlite3_column_double(st, 7));
 			const char *cells[8] = { r, col_text(st, 1), col_text(st, 2), a, b, c, d, e };
 			text_table_add(t2, cells);
@@ -390,7 +416,7 @@ int var_html(sqlite3 *db, struct html *h)
 	html_kv_begin(h, "header");
 	html_kv(h, "program", db_meta(db, "exe", b, sizeof(b)));
 	html_kv(h, "metrics", ev);
-	html_kv(h, "watch backend", db_meta(db, "backend", b, sizeof(b)));
+	html_kv(h, "watch backend", *db_meta(db, "watch_backend", b, sizeof(b)) ? b : "none");
 	if (report_switch_text(db, b, sizeof(b), db_meta_u64(db, "picks") > 0, NULL))
 		html_kv(h, "context switches", b);
 	snprintf(b, sizeof(b), "%" PRIu64 " samples, %" PRIu64 " entries caught, %" PRIu64
@@ -407,8 +433,9 @@ int var_html(sqlite3 *db, struct html *h)
 					     "verdict" };
 	html_table_begin(h, "functions", 9, heads, "rllrrrrrl", HTML_SORTABLE);
 	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
-				   " thread_cv, share, verdict, investigate FROM var_functions"
-				   " WHERE metric = 'cpu-time' ORDER BY rank", -1, &st, NULL))
+				   " thread_cv, share, verdict, investigate, below, resolution"
+				   " FROM var_functions WHERE metric = 'cpu-time' ORDER BY rank", -1, &st,
+			       NULL))
 		return -EIO;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		html_row_begin(h);
@@ -416,7 +443,12 @@ int var_html(sqlite3 *db, struct html *h)
 		html_td(h, (const char *)sqlite3_column_text(st, 1));
 		html_td(h, (const char *)sqlite3_column_text(st, 2));
 		html_td_int(h, sqlite3_column_int64(st, 3));
-		html_td_num(h, sqlite3_column_double(st, 4) / 1e3, 1);
+		if (sqlite3_column_int(st, 10)) {	/* below the resolution: a bound */
+			snprintf(b, sizeof(b), "< %.1f", sqlite3_column_double(st, 11) / 1e3);
+			html_td(h, b);
+		} else {
+			html_td_num(h, sqlite3_column_double(st, 4) / 1e3, 1);
+		}
 		if (sqlite3_column_type(st, 5) == SQLITE_NULL)
 			html_td(h, "-");
 		else

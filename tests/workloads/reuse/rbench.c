@@ -19,7 +19,7 @@
  *                            words every use is reused by the thread's next store, by
  *                            lines (--spatial) every one is invalidated
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
- *                            no invalidation
+ *                            no invalidation (and rbench churn N T [C] [-x]: see churn)
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
  * the tool sees are the ones described.
  */
@@ -262,6 +262,92 @@ static int readshare(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * ---- churn: threads that start and exit while others run ----
+ * T short threads, at most C (default 4) at once, a new one started as soon as one is
+ * joined: each reads its own N words twice, then once more in the destructor of a
+ * pthread key it set (run at its exit): N cold accesses and 2N reuses at distance N-1 a
+ * thread (the arrays are never freed, so no address is reused by another thread).  -x:
+ * then C more threads read their own N words over and over, and main returns once each
+ * has made two passes (the process ends under them).
+ */
+
+static uint64_t ch_n;
+static pthread_key_t ch_key;
+
+NOINST static uint64_t ch_words(void)
+{
+	return ch_n;
+}
+
+static uint64_t ch_read(volatile uint64_t *a, uint64_t n)
+{
+	uint64_t s = 0;
+	for (uint64_t i = 0; i < n; i++)
+		s += a[i];
+	return s;
+}
+
+/* At the thread's exit, after its function returned: its accesses are the program's too. */
+static void ch_destructor(void *p)
+{
+	ch_read(p, ch_words());
+}
+
+static uint64_t ch_passes;
+
+NOINST static void ch_pass(void)
+{
+	__atomic_add_fetch(&ch_passes, 1, __ATOMIC_RELEASE);
+}
+
+static void *ch_forever(void *arg)
+{
+	volatile uint64_t *const a = arg;
+	const uint64_t n = ch_words();
+	uint64_t s = 0;
+	for (;;) {
+		s += ch_read(a, n);
+		ch_pass();
+	}
+	return (void *)(uintptr_t)s;
+}
+
+static void *ch_thread(void *arg)
+{
+	volatile uint64_t *const a = arg;
+	const uint64_t n = ch_words();
+	uint64_t s = ch_read(a, n) + ch_read(a, n);
+	pthread_setspecific(ch_key, arg);
+	return (void *)(uintptr_t)s;
+}
+
+NOINST static int churn(int argc, char **argv)
+{
+	uint64_t nt = argc > 3 ? strtoull(argv[3], NULL, 10) : 100;
+	uint64_t c = argc > 4 ? strtoull(argv[4], NULL, 10) : 4;
+	pthread_t t[64];
+	ch_n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000;
+	c = c < 1 ? 1 : c > 64 ? 64 : c;
+	int forever = argc > 5 && !strcmp(argv[5], "-x");
+	uint64_t *mem = calloc((nt + c) * ch_n + 1, sizeof(uint64_t));
+	if (!mem || pthread_key_create(&ch_key, ch_destructor))
+		return 1;
+	for (uint64_t i = 0; i < nt + c; i++) {
+		if (i >= c)
+			pthread_join(t[(i - c) % c], NULL);
+		if (i < nt && pthread_create(&t[i % c], NULL, ch_thread, mem + i * ch_n))
+			return 1;
+	}
+	for (uint64_t i = 0; forever && i < c; i++)
+		if (pthread_create(&t[i], NULL, ch_forever, mem + (nt + i) * ch_n))
+			return 1;
+	while (forever && __atomic_load_n(&ch_passes, __ATOMIC_ACQUIRE) < 2 * c)
+		sched_yield();
+	printf("churn: %llu threads\n", (unsigned long long)nt);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -274,7 +360,9 @@ int main(int argc, char **argv)
 		return pingpong(argc, argv);
 	if (!strcmp(argv[1], "readshare"))
 		return readshare(argc, argv);
+	if (!strcmp(argv[1], "churn"))
+		return churn(argc, argv);
 usage:
-	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare ...\n");
+	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn ...\n");
 	return 2;
 }

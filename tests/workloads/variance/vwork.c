@@ -20,6 +20,8 @@
  *   vwork texit SECONDS     threads that end inside exiter(3) -> ... -> exiter(0), which
  *                           calls pthread_exit: exiter never returns; 2 at a time
  *   vwork calls SECONDS     a call-heavy loop of small functions (the benchmark)
+ *   vwork tiny SECONDS      40000 calls of mid() (two calls of leaf(): a dozen
+ *                           instructions, well under 1 us), then big() (20 units), in turn
  *
  * With VWORK_ITERS=N in the environment, mix, pages, recurse, jump and calls run N rounds
  * instead of SECONDS (fixed work, for bench/variance.sh).
@@ -59,6 +61,7 @@ NOINLINE void spin(int units)
 NOINLINE void saw(int k) { spin(k); }
 NOINLINE void flat(void) { spin(5); }
 NOINLINE void bimodal(int k) { spin(k); }
+NOINLINE void big(void) { spin(20); }
 
 /* n fresh pages, each written once: n minor faults. */
 static NOINLINE void touch(int n)
@@ -169,7 +172,7 @@ NOINLINE int mid(int x) { return leaf(x) + leaf(x + 1); }
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: vwork mix|pages|recurse|indirect|jump|threads|calls SECONDS\n");
+		fprintf(stderr, "usage: vwork mix|pages|recurse|indirect|jump|threads|calls|tiny SECONDS\n");
 		return 2;
 	}
 	secs = atof(argv[2]);
@@ -221,6 +224,12 @@ int main(int argc, char **argv)
 			pthread_create(&b, NULL, texit_main, NULL);
 			pthread_join(a, NULL);
 			pthread_join(b, NULL);
+		}
+	} else if (!strcmp(m, "tiny")) {
+		for (; more(i, end); i++) {
+			for (int k = 0; k < 40000; k++)
+				sink += (uint64_t)mid(k);
+			big();
 		}
 	} else if (!strcmp(m, "calls")) {
 		for (; more(i, end); i++)
