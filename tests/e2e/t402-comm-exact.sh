@@ -40,6 +40,14 @@ check t402-exact-meta [ "$(comm_meta pp exact)" = 1 ]
 check t402-exact-samples [ "$(comm_meta pp samples)" -gt $((4 * N)) ]
 check t402-exact-lost [ "$(comm_meta pp exact_lost)" -eq 0 ]
 
+# A run with no transfer at all is still an exact run: the stats record says so (the
+# report took the mode from the EXACT records alone, and said "watchpoints unavailable:
+# the trap handler could not be installed").
+"$SONDE" comm --exact -o priv -- "$T/cb-inst" private 2000 >priv.out 2>&1
+check t402-private-exact-meta [ "$(comm_meta priv exact)" = 1 ]
+check t402-private-exact-status grep -q "watchpoints: exact mode" priv.out
+check t402-private-no-unavailable [ "$(grep -c unavailable priv.out)" -eq 0 ]
+
 "$SONDE" comm -q --exact -o ring -- "$T/cb-inst" ring $N
 for e in 1-2 2-3 3-4 4-1; do
 	v=$(mat_cell ring/comm/matrix-all-thread.csv ${e%-*} ${e#*-})

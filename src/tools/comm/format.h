@@ -66,7 +66,12 @@ struct comm_rec_stats {
 	int32_t watch_errno;		/* the last watch_arm error (positive errno), 0 if none */
 	uint32_t dregs;			/* registers asked per arming (0: no watchpoints) */
 	uint32_t watch_off;		/* watchpoints turned off (--no-watch) */
-	uint32_t pad;
+	uint32_t mode;			/* COMM_MODE_* of the run (0 in recordings before it) */
 };
+
+/* comm_rec_stats.mode: the detector's mode, so that a run with no transfer at all still
+ * says which it was (the records alone cannot). */
+#define COMM_MODE_EXACT		1u	/* --exact: every access modelled */
+#define COMM_MODE_COMPARE	2u	/* --compare: exact and sampled in one run */
 
 #endif

@@ -91,6 +91,9 @@ static void add_stats(struct model *m, const struct comm_rec_stats *s)
 	if (s->dregs > m->dregs)
 		m->dregs = s->dregs;
 	m->watch_off |= s->watch_off;
+	/* an exact run with no transfer has no EXACT record to say it was exact */
+	if ((s->mode & COMM_MODE_EXACT) && !(s->mode & COMM_MODE_COMPARE))
+		m->exact = 1;
 }
 
 /* First pass: dimensions, events and stats. */

@@ -337,6 +337,7 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 		.watch_errno = ct->watch_errno,
 		.dregs = exact_mode && !cmp_period ? 0 : (watch_ok ? dregs : 0),
 		.watch_off = (uint32_t)watch_off,
+		.mode = (exact_mode ? COMM_MODE_EXACT : 0) | (cmp_period ? COMM_MODE_COMPARE : 0),
 	};
 	rt_tool_record(t, &r, sizeof(r));
 }
