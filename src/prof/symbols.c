@@ -1353,6 +1353,17 @@ const char *sym_code_name(const struct sym_code *sc, int k, char *buf, size_t le
 	return buf;
 }
 
+const char *sym_code_addr_name(const struct sym_code *sc, uint64_t addr, char *buf, size_t len)
+{
+	const char *base = sc->module ? strrchr(sc->module, '/') : NULL;
+	base = base ? base + 1 : sc->module;
+	if (base)
+		snprintf(buf, len, "[%s]+0x%" PRIx64, base, sc->module_offset);
+	else
+		snprintf(buf, len, "[unknown] (0x%" PRIx64 ")", addr);
+	return buf;
+}
+
 static void cache_fill(struct symtab *st, const struct cache_ent *e, struct sym_code *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -111,6 +111,15 @@ int symtab_code(struct symtab *st, uint64_t addr, struct sym_code *out);
 const char *sym_code_name(const struct sym_code *sc, int k, char *buf, size_t len);
 
 /*
+ * The name of one address where sym_code_name() would name a whole file or stretch:
+ * "[libfoo.so]+0x1234" (its module offset, what addr2line takes) for code in a file,
+ * "[unknown] (0x7f0012345678)" for code in no file.  For the views that must keep apart
+ * two functions the symbols cannot name (variance's measured function, the code pairs of
+ * comm and reuse); the code table keeps one row per file (sym_code_name).  Returns buf.
+ */
+const char *sym_code_addr_name(const struct sym_code *sc, uint64_t addr, char *buf, size_t len);
+
+/*
  * Resolve a data address to a static variable (.data, .bss, .rodata, TLS image):
  * 0, or -ENOENT if no variable contains it.  Addresses in a thread's TLS block (not the
  * image) are not variables here: the recording does not say where those blocks are.

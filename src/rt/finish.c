@@ -58,7 +58,8 @@ static SIGSAFE void wait_not_busy(struct rt_thread *t)
 	}
 }
 
-SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
+/* barrier: 0 when the caller issued rt_inst_every_barrier after raising t's stopped */
+static SIGSAFE void finish_one(struct rt_thread *t, int signo, int barrier)
 {
 	if (!__sync_bool_compare_and_swap(&t->finish_state, T_LIVE, T_FINISHING))
 		return;
@@ -66,7 +67,8 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (t->tid != (int)gettid()) {
 		/* an every-access hook raises busy without a fence (source-inst.c) */
-		rt_inst_every_barrier();
+		if (barrier)
+			rt_inst_every_barrier();
 		wait_not_busy(t);
 	}
 	if (rt_tool && rt_tool->thread_end)
@@ -103,15 +105,30 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 	__atomic_store_n(&t->finish_state, T_FINISHED, __ATOMIC_RELEASE);
 }
 
+SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
+{
+	finish_one(t, signo, 1);
+}
+
 SIGSAFE void rt_finish_all(int signo)
 {
 	struct rt_thread *me = rt_self();
 	if (me)
 		rt_thread_finish(me, signo);
+	/* Every other thread's stopped first, then one barrier for all of them (a
+	 * membarrier's IPIs, or a grace period with the global fallback: ~10 ms, which once
+	 * per thread would add seconds at the exit of a program of a thousand threads). */
+	for (int i = 0; i < RT_MAX_THREADS; i++) {
+		struct rt_thread *t = rt_threads[i];
+		if (t && t != me && __atomic_load_n(&t->finish_state, __ATOMIC_ACQUIRE) == T_LIVE)
+			t->stopped = 1;
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	rt_inst_every_barrier();
 	for (int i = 0; i < RT_MAX_THREADS; i++) {
 		struct rt_thread *t = rt_threads[i];
 		if (t && t != me)
-			rt_thread_finish(t, 0);
+			finish_one(t, 0, 0);
 	}
 }
 

@@ -316,10 +316,12 @@ static RT_TLS unsigned key_rounds;
 /*
  * A thread's end, from its key's destructor: glibc runs the destructors of all keys in
  * rounds, in key order, and starts another round (up to PTHREAD_DESTRUCTOR_ITERATIONS)
- * while a destructor set a value.  The runtime's key is created first (the constructor),
- * so in a round its destructor runs before the program's: ending the thread in the first
- * round lost every access and allocation of the program's own key destructors (rbench
- * churn: a third of its accesses, t515).  The key is set again until the last round, so
+ * while a destructor set a value.  The runtime's key is created in its constructor, so
+ * usually before the program's keys (not always: a library whose constructor ran first,
+ * libgomp's, or a slot freed and reused, has a lower one), and in a round its destructor
+ * runs before theirs: ending the thread in the first round lost every access and
+ * allocation of the program's own key destructors (rbench churn: a third of its
+ * accesses, t515).  The key is set again until the last round, so
  * the program's destructors of earlier rounds run while the thread is still profiled.
  * (C++ thread_local destructors run before any key's.)
  */

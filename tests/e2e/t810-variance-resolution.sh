@@ -29,7 +29,9 @@ check t810-mid-resolution [ "$(var_col $F mid "main > mid" cpu-time resolution)"
 check t810-mid-no-cv [ -z "$(var_col $F mid "main > mid" cpu-time cv)" ]
 check t810-mid-no-thread-cv [ -z "$(var_col rec/variance/threads.csv mid "main > mid" cpu-time cv)" ]
 cl=$(var_col $F mid "main > mid" cpu-time clamped)
-check "t810-mid-clamped-$cl" float_between "${cl:-x}" 0 1
+# (the share of clamped instances is no number known in advance: 6-35% in eight runs,
+# 90% in one whose calibration read 39.8 us; checked as a fraction that is there)
+check "t810-mid-clamped-is-a-fraction-$cl" float_between "${cl:-x}" 0 1
 # the text report: mid's mean is a bound (the cost, in us, as the traps: line prints it)
 us=$(awk -v c="$cost" 'BEGIN { printf "%.1f", c / 1e3 }')
 row=$(grep -E "^[0-9]+ +mid +main > mid " err.txt | head -1)

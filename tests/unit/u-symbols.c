@@ -686,10 +686,15 @@ TEST(stripped_library)
 		CHECK(symtab_code(st, base + first - 1, &c) == 0);
 		CHECK_STR(c.frames[0].function, "[no symbols]");
 		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "[libstripped.so]");
+		/* one address of it: the file offset of the code, before the first export */
+		snprintf(want2, sizeof(want2), "[libstripped.so]+0x%" PRIx64, (uint64_t)(first - 1));
+		CHECK_STR(sym_code_addr_name(&c, base + first - 1, nb, sizeof(nb)), want2);
 		c.n = 0;	/* frames unknown, the file known */
 		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "[libstripped.so]");
 		c.module = NULL;
 		CHECK_STR(sym_code_name(&c, -1, nb, sizeof(nb)), "[unknown]");
+		CHECK_STR(sym_code_addr_name(&c, 0x7f0012345678, nb, sizeof(nb)),
+			  "[unknown] (0x7f0012345678)");
 	}
 	symtab_free(st);
 	if (h)

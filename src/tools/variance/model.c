@@ -147,9 +147,10 @@ static int openmp_runtime_frame(const char *n, const char *module)
  * (sym_code_name: "[libgomp.so.1.0.0] omp_get_num_procs+0x7b (nearest exported symbol)"
  * for a stripped library's internal function, as sonde mem's code table has it), in buf
  * if need be; *flags: FRAME_OWN if it is a function with a symbol of its own,
- * FRAME_OPENMP if it is the OpenMP runtime's. */
-static const char *func_name(struct symtab *st, uint64_t ip, int is_return, char *buf,
-			     size_t len, int *flags)
+ * FRAME_OPENMP if it is the OpenMP runtime's.  entry: ip is the entry of the measured
+ * function, which is named by its address when it has no symbol of its own. */
+static const char *func_name(struct symtab *st, uint64_t ip, int is_return, int entry,
+			     char *buf, size_t len, int *flags)
 {
 	struct sym_code sc;
 
@@ -158,10 +159,14 @@ static const char *func_name(struct symtab *st, uint64_t ip, int is_return, char
 		sc.n = 0;	/* sc.module may still be set: the file is known */
 	if (sc.n > SYM_MAX_INLINE)
 		sc.n = SYM_MAX_INLINE;
-	const char *nm = sym_code_name(&sc, sc.n - 1, buf, len);
-	*flags = (sc.n && sc.frames[sc.n - 1].function && !sc.frames[sc.n - 1].nearest ?
-			  FRAME_OWN : 0) |
-		 (openmp_runtime_frame(nm, sc.module) ? FRAME_OPENMP : 0);
+	int own = sc.n && sc.frames[sc.n - 1].function && !sc.frames[sc.n - 1].nearest;
+	/* A measured function with no symbol of its own is named by its entry's address:
+	 * the stretch sym_code_name names (a stripped library's code between two exports, a
+	 * whole stripped file) holds other functions, whose instances must not be merged
+	 * with its own.  A caller's frame takes the stretch's name. */
+	const char *nm = !own && entry ? sym_code_addr_name(&sc, ip, buf, len) :
+					 sym_code_name(&sc, sc.n - 1, buf, len);
+	*flags = (own ? FRAME_OWN : 0) | (openmp_runtime_frame(nm, sc.module) ? FRAME_OPENMP : 0);
 	return nm;
 }
 
@@ -173,7 +178,7 @@ static int path_names(struct symtab *st, const uint64_t *ips, int n, int leaf_is
 
 	for (int i = n - 1; i >= 0; i--) {
 		int fl;
-		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), bufs[i], NAME_BUF,
+		const char *nm = func_name(st, ips[i], !(i == 0 && leaf_is_ip), 0, bufs[i], NAME_BUF,
 					   &fl);
 		if (!started && (startup_frame(nm) || !(fl & FRAME_OWN)))
 			continue;	/* unnamed outer frames: a thread's start in libc */
@@ -312,7 +317,7 @@ static int do_inst(struct model *m, struct symtab *st, const struct prof_thread 
 		 * are ips[1..]. */
 		int k = n > 1 ? path_names(st, ips + 1, n - 1, 0, names, bufs) : 0;
 		int fl;
-		const char *fn = func_name(st, r->fn, 0, fb, sizeof(fb), &fl);
+		const char *fn = func_name(st, r->fn, 0, 1, fb, sizeof(fb), &fl);
 		char *ctxs = join(names, k, fn);
 		uint32_t idx;
 		if (!ctxs)

@@ -230,8 +230,13 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 				fmt_value(a, sizeof(a), mn, sqlite3_column_double(st, 3));
 			fmt_value(b, sizeof(b), mn, below ? NAN : sqlite3_column_double(st, 4));
 			fmt_pct(c, sizeof(c), st, 5);
-			if (sqlite3_column_double(st, 10) > 0 && sqlite3_column_double(st, 6) == 0)
+			/* a clamped minimum: under the subtracted cost when it was calibrated,
+			 * else (SONDE_VARIANCE_CALIBRATE=0, handler time only) just clamped */
+			if (sqlite3_column_double(st, 10) > 0 && sqlite3_column_double(st, 6) == 0 &&
+			    sqlite3_column_type(st, 9) != SQLITE_NULL && res > 0)
 				fmt_bound(d, sizeof(d), mn, res);
+			else if (sqlite3_column_double(st, 10) > 0 && sqlite3_column_double(st, 6) == 0)
+				snprintf(d, sizeof(d), "0 (clamped)");
 			else
 				fmt_value(d, sizeof(d), mn, sqlite3_column_double(st, 6));
 			fmt_value(e, sizeof(e), var_metric_name[m], sqlite3_column_double(st, 7));
