@@ -24,6 +24,12 @@
 #define HBLOCK (2ull << 20)
 #define HLOCK (1ull << 63)
 
+/* Groups a unit can have (rt-stack.c "groups"; two lists of them are mapped: 128 KB of
+ * address space a unit, one page of it touched unless a run spans many times 2^32
+ * accesses). */
+#define GROUPS 4096
+#define WMASK ((1ull << REUSE_WINDOW_SHIFT) - 1)
+
 /* Engines made so far: a per-thread cache of the last leaf names the engine's generation,
  * so that it never serves a leaf of an engine released since (fork child, tests). */
 static uint64_t generations;
@@ -37,6 +43,10 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 /* First stamp capacity of a unit (a variable so that the tests can make renumbering
  * happen on short traces). */
 uint64_t reuse_stack_fen_first = 1ull << 14;
+
+/* An entry's count is less than this (the tests lower it: groups then split and merge
+ * every few dozen accesses). */
+uint64_t reuse_stack_count_room = 1ull << 32;
 
 /* The CPU has POPCNT (rank): checked when the first engine is made. */
 static int have_popcnt = -1;
@@ -52,6 +62,8 @@ SIGSAFE void reuse_stack_init(struct reuse_stack *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->gen = __atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < REUSE_UNITS; i++)
+		s->u[i].cbase = 1ull << 63;	/* no code window yet: no user address is in it */
 	if (have_popcnt < 0) {
 		__builtin_cpu_init();
 		have_popcnt = __builtin_cpu_supports("popcnt") != 0;
@@ -86,10 +98,12 @@ static SIGSAFE void *bump(char **cur, uint64_t *left, uint64_t block, uint64_t b
 	return p;
 }
 
+static SIGSAFE uint64_t layout(struct reuse_unit *u, uint64_t cap, uint64_t *base);
+
 static SIGSAFE void bits_free(struct reuse_unit *u)
 {
 	if (u->bits)
-		munmap(u->bits, u->mapbytes);
+		munmap(u->bits, layout(u, u->cap, NULL));
 	u->bits = NULL;
 	u->nlev = 0;
 }
@@ -105,6 +119,8 @@ SIGSAFE void reuse_stack_release(struct reuse_stack *s)
 			munmap(u->ltab, u->ltabsize * sizeof(*u->ltab));
 		blocks_free(u->abuf, u->aleft, LBLOCK);
 		bits_free(u);
+		if (u->gmap)
+			munmap(u->gmap, 2 * GROUPS * sizeof(*u->gmap));
 	}
 	memset(s, 0, sizeof(*s));
 }
@@ -247,8 +263,8 @@ static inline __attribute__((always_inline)) SIGSAFE void move(struct reuse_unit
 		return;
 	}
 	moves_flush(u);
-	u->mv_from = x;
-	u->mv_to = y;
+	u->mv_from = (uint32_t)x;	/* block numbers: stamps are 32-bit */
+	u->mv_to = (uint32_t)y;
 	u->mv_n = 1;
 }
 
@@ -423,10 +439,56 @@ static inline SIGSAFE struct reuse_entry *entry(struct reuse_unit *u, uint64_t e
 }
 
 /*
- * The stamps ran out: renumber the live entries by rank (their order is kept), rebuild the
- * bitmap with stamps 0..live-1, and double it first while more than an eighth of it would
- * stay in use (a renumbering, O(elements + cap / 64), then comes every 7/8 of the stamps
- * at least: amortized O(1) per access for a stable footprint).
+ * ---- groups: the access numbers of the last uses in 32 bits ----
+ *
+ * An entry keeps its last use's access number (`count`) as an offset from the base of
+ * its group, a range of stamps.  Stamps follow the access numbers in order (each access
+ * takes the next stamp, and a renumbering keeps their order), so the live entries of one
+ * range of stamps have access numbers in one range too: a group is a first stamp and a
+ * base, the entries from that stamp up to the next group's count from the base, and the
+ * offsets stay below reuse_stack_count_room (2^32).  New uses go to the last group.  The
+ * renumbering (compact) rebuilds the list: it drops groups left with no live entry,
+ * merges neighbours whose access numbers all fit within the room of the first one's base,
+ * keeps the last group for the next uses if it has half its room left, else opens one
+ * based at the current access, and ends the next run of stamps before the last group's
+ * room runs out.  A program of fewer than 2^31 accesses a unit has one group, based at 0:
+ * the offset is the access number.  Only an entry older than that, still live, keeps a
+ * group of its own: at most one every 2^31 accesses of the unit, found by a binary search
+ * (the last group needs one compare, in the access).
+ */
+
+/* The group of stamp x among g[0 .. n-1] (n >= 1, g[0].stamp <= x). */
+static SIGSAFE const struct reuse_group *group_of(const struct reuse_group *g, uint32_t n,
+						  uint64_t x)
+{
+	uint32_t lo = 0, hi = n;	/* g[lo].stamp <= x, and x < g[hi].stamp if hi < n */
+
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (g[mid].stamp <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &g[lo];
+}
+
+/* The accesses of u since live entry x's last use, that use included. */
+static inline __attribute__((always_inline)) SIGSAFE uint64_t
+entry_age(const struct reuse_unit *u, const struct reuse_entry *x)
+{
+	if (__builtin_expect(x->stamp >= u->gstamp, 1))
+		return u->rel - x->count;
+	return u->gbase + u->rel - group_of(u->groups, u->ngroups, x->stamp)->base - x->count;
+}
+
+/*
+ * The stamps ran out (or the last group's room): renumber the live entries by rank (their
+ * order is kept), rebuild the bitmap with stamps 0..live-1 and the groups (above), and
+ * double the bitmap first while more than an eighth of it would stay in use (a
+ * renumbering, O(elements + cap / 64), then comes every 7/8 of the stamps at least:
+ * amortized O(1) per access for a stable footprint).  Nothing changes before the last
+ * point where it can fail (-ENOMEM) but the pending moves and the rank cursor.
  */
 static SIGSAFE int compact(struct reuse_unit *u)
 {
@@ -435,21 +497,67 @@ static SIGSAFE int compact(struct reuse_unit *u)
 		cap *= 2;
 	if (cap > UINT32_MAX)
 		return -ENOMEM;		/* stamps are 32-bit: 500M live elements */
-	uint64_t bytes = layout(u, cap, NULL);
+	uint64_t bytes = layout(u, cap, NULL), room = reuse_stack_count_room;
+	uint64_t now = u->gbase + u->rel;	/* accesses so far */
 	uint64_t *bits = u->bits;
 
+	if (!u->gmap && !(u->gmap = map(2 * GROUPS * sizeof(*u->gmap))))
+		return -ENOMEM;
 	moves_flush(u);		/* the ranks below read the counts (rank_full flushes too) */
+
+	/* the new groups, in the list not in use: first each old one's new first stamp (the
+	 * marks before its old one), then the empty ones dropped and neighbours merged */
+	struct reuse_group *old = u->groups, *ng = old == u->gmap ? u->gmap + GROUPS : u->gmap;
+	uint32_t m = u->ngroups, k = 0;
+
+	for (uint32_t i = 0; i < m; i++) {
+		ng[i].stamp = old[i].stamp ? rank(u, old[i].stamp - 1) : 0;
+		ng[i].base = old[i].base;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint64_t first = ng[i].stamp, base = ng[i].base;
+		uint64_t end = i + 1 < m ? ng[i + 1].stamp : u->live;
+		/* its access numbers are at most the next group's base (that group began
+		 * after them), or now */
+		uint64_t top = i + 1 < m ? ng[i + 1].base : now;
+
+		if (end == first)
+			continue;	/* no live entry left */
+		if (k && top - ng[k - 1].base < room)
+			continue;	/* fits in the previous group */
+		ng[k].stamp = k ? first : 0;
+		ng[k].base = base;
+		k++;
+	}
+	/* the next uses: in the last group while it has half its room, else a new one */
+	if (!k || now - ng[k - 1].base >= room / 2) {
+		if (k == GROUPS)
+			return -ENOMEM;	/* 2^43 accesses with live uses all along */
+		ng[k].stamp = u->live;
+		ng[k].base = now;
+		k++;
+	}
 	if (cap != u->cap && !(bits = map(bytes)))
 		return -ENOMEM;
+	/* one group before and after, the same base (a run of fewer than 2^31 accesses): the
+	 * offsets stay */
+	int same = m == 1 && k == 1 && old[0].base == ng[0].base;
 	for (uint64_t i = 0; i < u->ltabsize; i++) {
 		struct reuse_leaf *l = u->ltab[i];
-		for (int k = 0; l && k < 64; k++)
-			if (l->e[k].count)
-				l->e[k].stamp = (uint32_t)(rank(u, l->e[k].stamp) - 1);
+		for (int j = 0; l && j < 64; j++) {
+			struct reuse_entry *x = &l->e[j];
+			if (x->code < REUSE_CODE_LIVE)
+				continue;
+			uint64_t st = rank(u, x->stamp) - 1;
+			if (!same) {
+				uint64_t n = group_of(old, m, x->stamp)->base + x->count;
+				x->count = (uint32_t)(n - group_of(ng, k, st)->base);
+			}
+			x->stamp = (uint32_t)st;
+		}
 	}
 	if (cap != u->cap) {
 		bits_free(u);
-		u->mapbytes = bytes;
 		u->cap = cap;
 	} else {
 		memset(bits, 0, bytes);
@@ -459,10 +567,20 @@ static SIGSAFE int compact(struct reuse_unit *u)
 	for (uint64_t x = 0; x < u->live; x++)
 		u->bits[x / 64] |= 1ull << (x % 64);
 	uint64_t size = BLOCK;
-	for (int k = 0; k < u->nlev; k++, size *= 8)
+	for (int j = 0; j < u->nlev; j++, size *= 8)
 		for (uint64_t i = 0; i * size < u->live; i++)
-			u->c[k][i] = (uint32_t)(u->live - i * size < size ? u->live - i * size : size);
+			u->c[j][i] = (uint32_t)(u->live - i * size < size ? u->live - i * size : size);
 	u->stamp = u->live;
+	u->groups = ng;
+	u->ngroups = k;
+	u->gstamp = ng[k - 1].stamp;
+	u->gbase = ng[k - 1].base;
+	u->rel = now - u->gbase;
+	/* the last use before the next renumbering takes stamp_end - 1 and access number
+	 * now + stamp_end - live: its offset must stay below the room */
+	u->stamp_end = u->live + (room - 1 - (now - u->gbase));
+	if (u->stamp_end > cap)
+		u->stamp_end = cap;
 	u->cur_ok = 0;		/* renumbered */
 	u->mv_n = 0;		/* the counts are rebuilt whole */
 	return 0;
@@ -549,11 +667,11 @@ static SIGSAFE uint32_t invalidate(struct reuse_unit *v, uint64_t e)
 {
 	struct reuse_entry *x;
 
-	if (!v->ok || !(x = entry(v, e, 0)) || !x->count)
+	if (!v->ok || !(x = entry(v, e, 0)) || x->code < REUSE_CODE_LIVE)
 		return 0;
 	unmark(v, x->stamp);
 	v->live--;
-	x->count = 0;
+	x->code = REUSE_CODE_SEEN;
 	return 1;
 }
 
@@ -564,50 +682,96 @@ unit_entry(struct reuse_stack *s, struct reuse_unit *u, uint64_t e)
 {
 	struct reuse_entry *x;
 
-	if (unit_ready(u) || (u->stamp >= u->cap && compact(u)) || !(x = entry(u, e, 1))) {
+	if (unit_ready(u) || (u->stamp >= u->stamp_end && compact(u)) || !(x = entry(u, e, 1))) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	return x;
 }
 
-/* Unit u's own access to its entry x (u's lock held). */
+/* Unit u's own access to its entry x by the code `code` (u's lock held). */
 static inline __attribute__((always_inline)) SIGSAFE void
-unit_use(struct reuse_unit *u, struct reuse_entry *x, uint64_t ip, struct reuse_outcome *out)
+unit_use(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *x,
+	 uint32_t code, struct reuse_outcome *out)
 {
-	u->now++;
-	if (!x->seen) {
-		x->seen = 1;
-		out->kind = REUSE_COLD;
-	} else if (x->count) {
+	uint64_t rel = ++u->rel;
+
+	if (__builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
 		out->kind = REUSE_HIT;
-		out->trd = u->now - x->count - 1;
+		out->trd = entry_age(u, x) - 1;
 		out->rd = u->live - rank_next(u, x->stamp);
-		out->prev_ip = x->ip;
+		out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
 		move(u, x->stamp, u->stamp);
-		x->count = u->now;
+		x->count = (uint32_t)rel;
 		x->stamp = (uint32_t)u->stamp++;
-		x->ip = ip;
+		x->code = code;
 		return;
 	}
-	x->count = u->now;
+	if (!x->code)
+		out->kind = REUSE_COLD;
+	x->count = (uint32_t)rel;
 	x->stamp = (uint32_t)u->stamp++;
-	x->ip = ip;
+	x->code = code;
 	mark(u, x->stamp);
 	u->live++;
 }
 
 /* unit_entry and unit_use: 0, or -ENOMEM. */
 static inline __attribute__((always_inline)) SIGSAFE int
-unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e, uint64_t ip,
+unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e, uint32_t code,
 	    struct reuse_outcome *out)
 {
 	struct reuse_entry *x = unit_entry(s, u, e);
 
 	if (!x)
 		return -ENOMEM;
-	unit_use(u, x, ip, out);
+	unit_use(s, u, x, code, out);
 	return 0;
+}
+
+/* ---- code addresses: a window of 16 MB (its index in s->win) and the offset in it ---- */
+
+/* The code of ip, its window not u's last: the window's index, added to the table if new
+ * (under alloc_lock; read without it: a slot is written before nwin counts it).  0: the
+ * table is full. */
+static __attribute__((noinline)) SIGSAFE uint32_t code_slow(struct reuse_stack *s,
+							    struct reuse_unit *u, uint64_t ip)
+{
+	uint64_t base = ip & ~WMASK;
+	uint32_t n = __atomic_load_n(&s->nwin, __ATOMIC_ACQUIRE), w;
+
+	for (w = 1; w <= n && s->win[w] != base; w++)
+		;
+	if (w > n) {
+		spin_lock(&s->alloc_lock);
+		n = s->nwin;
+		for (w = 1; w <= n && s->win[w] != base; w++)
+			;
+		if (w > n && w < REUSE_WINDOWS) {
+			s->win[w] = base;
+			__atomic_store_n(&s->nwin, w, __ATOMIC_RELEASE);
+		}
+		spin_unlock(&s->alloc_lock);
+		if (w >= REUSE_WINDOWS)
+			return 0;
+	}
+	u->cbase = base;
+	u->cwin = w << REUSE_WINDOW_SHIFT;
+	return u->cwin + (uint32_t)(ip - base);
+}
+
+/* The code of ip in *code (u's lock held): u's last window inline (nearly every access),
+ * else code_slow.  0: not representable (the windows ran out). */
+static inline __attribute__((always_inline)) SIGSAFE int
+code_of(struct reuse_stack *s, struct reuse_unit *u, uint64_t ip, uint32_t *code)
+{
+	uint64_t d = ip - u->cbase;
+
+	if (__builtin_expect(d <= WMASK, 1)) {
+		*code = u->cwin + (uint32_t)d;
+		return 1;
+	}
+	return (*code = code_slow(s, u, ip)) != 0;
 }
 
 SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
@@ -617,6 +781,7 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 		un %= REUSE_UNITS;
 	struct reuse_unit *u = &s->u[un];
 	uint64_t bit = 1ull << un, *hw = NULL;
+	uint32_t code;
 	int r;
 
 	out->kind = REUSE_NONE;
@@ -624,14 +789,18 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 	if (!store) {
 		spin_lock(&u->lock);
 		struct reuse_entry *x = unit_entry(s, u, e);
+		if (x && __builtin_expect(!code_of(s, u, ip, &code), 0)) {
+			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+			x = NULL;
+		}
 		/* a load that reuses a live entry leaves the holders alone: their word is
 		 * looked up only for a new live entry, which u holds from now on (stack.h) */
-		if (x && !x->count && !(hw = holders(s, e))) {
+		if (x && x->code < REUSE_CODE_LIVE && !(hw = holders(s, e))) {
 			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 			x = NULL;
 		}
 		if (x) {
-			unit_use(u, x, ip, out);
+			unit_use(s, u, x, code, out);
 			if (hw && !(__atomic_load_n(hw, __ATOMIC_RELAXED) & bit))
 				__atomic_fetch_or(hw, bit, __ATOMIC_SEQ_CST);
 		}
@@ -651,8 +820,13 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 	 * stays live.  So the store is made at the read: two atomic operations saved.
 	 */
 	spin_lock(&u->lock);
+	if (__builtin_expect(!code_of(s, u, ip, &code), 0)) {
+		spin_unlock(&u->lock);
+		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+		return -ENOMEM;
+	}
 	if (__atomic_load_n(hw, __ATOMIC_ACQUIRE) == bit) {
-		r = unit_access(s, u, e, ip, out);
+		r = unit_access(s, u, e, code, out);
 		spin_unlock(&u->lock);
 		return r;
 	}
@@ -677,7 +851,7 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 		spin_unlock(&v->lock);
 	}
 	spin_lock(&u->lock);
-	r = unit_access(s, u, e, ip, out);
+	r = unit_access(s, u, e, code, out);
 	spin_unlock(&u->lock);
 	/* unlock: bits set meanwhile by loads stay */
 	__atomic_fetch_and(hw, ~HLOCK, __ATOMIC_RELEASE);
