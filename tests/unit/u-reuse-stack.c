@@ -29,6 +29,11 @@ struct acc {
 
 static struct acc tr[N];
 
+/* The engine's unit of the k-th unit of a trace (k < 4): 0 .. 3, or with other ids units
+ * from REUSE_NARROW on, whose holders bits are in the wide word. */
+static const uint32_t plain_ids[4] = { 0, 1, 2, 3 };
+static const uint32_t *ids = plain_ids;
+
 /* Is unit v's access at position p to element e still live at position now (no store
  * by another unit to e in between)? */
 static int live(int p, int now, uint32_t v, uint64_t e)
@@ -71,7 +76,8 @@ static void naive(int i, uint32_t nunits, struct reuse_outcome *o)
 		}
 	}
 	if (tr[i].store)
-		for (uint32_t v = 0; v < nunits; v++) {
+		for (uint32_t k = 0; k < nunits; k++) {
+			uint32_t v = ids[k];
 			if (v == u)
 				continue;
 			for (int q = i - 1; q >= 0; q--)
@@ -123,7 +129,7 @@ static uint32_t max_groups;
 static int counts_in_room(const struct reuse_stack *s, uint32_t nunits)
 {
 	for (uint32_t k = 0; k < nunits; k++) {
-		const struct reuse_unit *u = &s->u[k];
+		const struct reuse_unit *u = &s->u[ids[k]];
 		for (uint64_t i = 0; i < u->ltabsize; i++)
 			for (int j = 0; u->ltab[i] && j < 64; j++)
 				if (u->ltab[i]->e[j].code >= REUSE_CODE_LIVE &&
@@ -141,7 +147,7 @@ static int compare_trace(uint32_t nunits, uint64_t elems, int store_pct, int n, 
 	max_groups = 0;
 	for (int i = 0; i < n; i++) {
 		uint64_t e = pick(i, elems, sweep);
-		tr[i] = (struct acc){ (uint32_t)(rnd() % nunits), e * 3 + 1000,
+		tr[i] = (struct acc){ ids[rnd() % nunits], e * 3 + 1000,
 				      (int)(rnd() % 100) < store_pct, code_at(i) };
 	}
 	for (int i = 0; i < n && !bad; i++) {
@@ -162,8 +168,8 @@ static int compare_trace(uint32_t nunits, uint64_t elems, int store_pct, int n, 
 			bad = 1;
 		}
 		for (uint32_t k = 0; k < nunits; k++)
-			if (s.u[k].ngroups > max_groups)
-				max_groups = s.u[k].ngroups;
+			if (s.u[ids[k]].ngroups > max_groups)
+				max_groups = s.u[ids[k]].ngroups;
 		if (reuse_stack_count_room < (1ull << 32) && i % 16 == 0 && !counts_in_room(&s, nunits)) {
 			printf("  access %d: an entry's count is beyond the room\n", i);
 			bad = 1;
@@ -207,6 +213,26 @@ TEST(reuse_units_and_invalidations)
 	CHECK(compare(3, 5, 90, N));		/* ping-pong-like: mostly invalidations */
 	CHECK(compare(1, 3000, 30, N));
 	reuse_stack_fen_first = 1ull << 14;
+}
+
+TEST(reuse_wide_units)
+{
+	/* units from REUSE_NARROW on keep their holders bits in the leaves' second word:
+	 * alone, beside narrow units (stores of each invalidating the other's), and at the
+	 * words' edges (30 and 31, the last narrow and first wide; 62, the last) */
+	static const uint32_t mixed[4] = { 0, 31, 45, 62 }, edge[4] = { 30, 31, 62, 1 };
+	static const uint32_t wide_only[4] = { 31, 32, 50, 62 };
+	ids = mixed;
+	CHECK(compare(4, 200, 50, N));
+	CHECK(compare(2, 40, 30, N));
+	CHECK(compare_trace(4, 300, 20, N, 1));
+	ids = edge;
+	CHECK(compare(4, 100, 40, N));
+	CHECK(compare(2, 5, 90, N));
+	ids = wide_only;
+	CHECK(compare(4, 200, 30, N));
+	CHECK(compare(1, 3000, 30, N));
+	ids = plain_ids;
 }
 
 TEST(reuse_near_sweeps)
@@ -452,7 +478,7 @@ static void *t_racer(void *arg)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		reuse_stack_access(&ts, k, x % 16, (x >> 8) % 4 == 0, 0, &o);
+		reuse_stack_access(&ts, ids[k], x % 16, (x >> 8) % 4 == 0, 0, &o);
 		res->inv += o.invalidated;
 		res->none += o.kind == REUSE_NONE;
 	}
@@ -475,7 +501,7 @@ TEST(reuse_threads_racing_stores_balance)
 		free(res);
 	}
 	for (int k = 0; k < T_THREADS; k++) {
-		struct reuse_unit *u = &ts.u[k];
+		struct reuse_unit *u = &ts.u[ids[k]];
 		uint64_t live = 0, marks = 0;
 		for (uint64_t i = 0; i < u->ltabsize; i++)
 			for (int j = 0; u->ltab[i] && j < 64; j++) {
@@ -500,12 +526,22 @@ TEST(reuse_bins)
 	CHECK_EQ_U64(reuse_bin_hi(11), 2048);
 }
 
+TEST(reuse_threads_racing_wide_units)
+{
+	/* the same with two narrow and two wide units: stores of each kind invalidate both */
+	static const uint32_t mixed[4] = { 3, 31, 30, 62 };
+	ids = mixed;
+	test_reuse_threads_racing_stores_balance();
+	ids = plain_ids;
+}
+
 int main(void)
 {
 	RUN(reuse_thesis_example);
 	RUN(reuse_one_unit_random);
 	RUN(reuse_units_and_invalidations);
 	RUN(reuse_near_sweeps);
+	RUN(reuse_wide_units);
 	RUN(reuse_count_groups);
 	RUN(reuse_code_windows_run_out);
 	RUN(reuse_remote_read_is_neither);
@@ -514,6 +550,7 @@ int main(void)
 	RUN(reuse_threads_private_and_read_shared);
 	RUN(reuse_threads_pingpong);
 	RUN(reuse_threads_racing_stores_balance);
+	RUN(reuse_threads_racing_wide_units);
 	RUN(reuse_bins);
 	return CHECK_DONE();
 }

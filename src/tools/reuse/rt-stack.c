@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -22,7 +23,7 @@
 #define HCAP (1ull << 20)
 #define HLEAF_BYTES ((sizeof(struct reuse_hleaf) + 63) & ~63ull)
 #define HBLOCK (2ull << 20)
-#define HLOCK (1ull << 63)
+#define HLOCK (1u << 31)
 
 /* Groups a unit can have (rt-stack.c "groups"; two lists of them are mapped: 128 KB of
  * address space a unit, one page of it touched unless a run spans many times 2^32
@@ -609,10 +610,10 @@ static SIGSAFE struct reuse_hleaf *hleaf_new(struct reuse_stack *s, uint64_t key
 	return l;
 }
 
-/* The holders word of element e, its leaf made if needed; NULL: out of memory.  Lock-free:
+/* The (narrow) holders word of element e, its leaf made if needed; NULL: out of memory.  Lock-free:
  * a slot goes from NULL to a leaf once (compare-and-swap); a thread that loses the race for
  * a slot with the same key takes the winner's leaf (its own stays unused in the block). */
-static __attribute__((noinline)) SIGSAFE uint64_t *holders_slow(struct reuse_stack *s,
+static __attribute__((noinline)) SIGSAFE uint32_t *holders_slow(struct reuse_stack *s,
 								 uint64_t e)
 {
 	uint64_t key = (e >> 9) + 1;
@@ -655,11 +656,43 @@ static __attribute__((noinline)) SIGSAFE uint64_t *holders_slow(struct reuse_sta
 }
 
 /* The thread's last leaf inline (most accesses), else holders_slow. */
-static inline SIGSAFE uint64_t *holders(struct reuse_stack *s, uint64_t e)
+static inline SIGSAFE uint32_t *holders(struct reuse_stack *s, uint64_t e)
 {
 	if (__builtin_expect(hcache.key == (e >> 9) + 1 && hcache.gen == s->gen, 1))
 		return &hcache.leaf->w[e & 511];
 	return holders_slow(s, e);
+}
+
+/* The wide word of element e, whose narrow word is hw: its leaf's array made if `make`
+ * (under alloc_lock).  NULL: no array (not made), or no memory.  The array pointer is
+ * written and read sequentially consistent: a store that locks the narrow word and then
+ * finds no array has no wide holder to invalidate (a wide load's bit set after its array
+ * was published comes after that lock in the order of the three). */
+static SIGSAFE uint32_t *wide_word(struct reuse_stack *s, uint32_t *hw, uint64_t e, int make)
+{
+	struct reuse_hleaf *l = (struct reuse_hleaf *)(void *)((char *)(hw - (e & 511)) -
+							       offsetof(struct reuse_hleaf, w));
+	uint32_t *w = __atomic_load_n(&l->wide, __ATOMIC_SEQ_CST);
+
+	if (!w && make) {
+		spin_lock(&s->alloc_lock);
+		w = __atomic_load_n(&l->wide, __ATOMIC_RELAXED);
+		if (!w && (w = bump(&s->abuf, &s->aleft, HBLOCK, 512 * sizeof(*w)))) {
+			__atomic_store_n(&l->wide, w, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(&s->nwide, 1, __ATOMIC_SEQ_CST);
+		}
+		spin_unlock(&s->alloc_lock);
+	}
+	return w ? &w[e & 511] : NULL;
+}
+
+/* Element e (narrow word hw) has no wide holder. */
+static __attribute__((noinline)) SIGSAFE int wide_clear(struct reuse_stack *s, uint32_t *hw,
+							 uint64_t e)
+{
+	uint32_t *ww = wide_word(s, hw, e, 0);
+
+	return !ww || !__atomic_load_n(ww, __ATOMIC_ACQUIRE);
 }
 
 /* Invalidate unit v's live entry of e, if any (v's lock held): 1 if there was one. */
@@ -774,13 +807,87 @@ code_of(struct reuse_stack *s, struct reuse_unit *u, uint64_t ip, uint32_t *code
 	return (*code = code_slow(s, u, ip)) != 0;
 }
 
-SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
-			       uint64_t ip, struct reuse_outcome *out)
+/* A load of unit u that makes a new live entry x of e (cold, or after an invalidation),
+ * u's lock held: the access, then u's bit (`ubit`, in the wide word if `wide`) in e's
+ * holders word.  Out of line: a load that reuses is the inline path. */
+static __attribute__((noinline)) SIGSAFE int load_new(struct reuse_stack *s,
+						      struct reuse_unit *u, struct reuse_entry *x,
+						      uint64_t e, uint32_t code,
+						      struct reuse_outcome *out, uint32_t ubit,
+						      int wide)
 {
-	if (un >= REUSE_UNITS)
-		un %= REUSE_UNITS;
+	uint32_t bit = 1u << ubit, *hw = holders(s, e);
+
+	if (hw && wide)
+		hw = wide_word(s, hw, e, 1);
+	if (!hw) {
+		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+		return -ENOMEM;
+	}
+	unit_use(s, u, x, code, out);
+	if (!(__atomic_load_n(hw, __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(hw, bit, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* A store of unit u (its bit `bit` in the narrow word, or in the wide one if `wide`) to
+ * element e (holders words hw and, for a wide unit, ww) that is not private (other holders,
+ * or a store under way): out of line, the inline path is the private store's. */
+static __attribute__((noinline)) SIGSAFE int store_shared(struct reuse_stack *s,
+							  struct reuse_unit *u, uint64_t e,
+							  uint32_t *hw, uint32_t *ww, uint32_t code,
+							  struct reuse_outcome *out, uint32_t ubit,
+							  int wide)
+{
+	uint32_t bit = 1u << ubit;
+	int r;
+
+	/* lock the element, leaving u's bit alone in its words: the others are invalidated */
+	uint32_t old = __atomic_load_n(hw, __ATOMIC_RELAXED), oldw = 0, nbit = wide ? 0 : bit;
+	for (int i = 0;; i++) {
+		if (!(old & HLOCK) && __atomic_compare_exchange_n(hw, &old, HLOCK | nbit, 0,
+								  __ATOMIC_SEQ_CST,
+								  __ATOMIC_RELAXED))
+			break;
+		if (i > 64)
+			sched_yield();
+		else
+			__builtin_ia32_pause();
+		old = __atomic_load_n(hw, __ATOMIC_RELAXED);
+	}
+	if (!wide)
+		ww = wide_word(s, hw, e, 0);	/* after the lock (wide_word) */
+	if (ww)
+		oldw = __atomic_exchange_n(ww, wide ? bit : 0, __ATOMIC_SEQ_CST);
+	for (uint32_t victims = old & ~nbit; victims; victims &= victims - 1) {
+		struct reuse_unit *v = &s->u[__builtin_ctz(victims)];
+		spin_lock(&v->lock);
+		out->invalidated += invalidate(v, e);
+		spin_unlock(&v->lock);
+	}
+	for (uint32_t victims = oldw & ~(wide ? bit : 0); victims; victims &= victims - 1) {
+		struct reuse_unit *v = &s->u[REUSE_NARROW + __builtin_ctz(victims)];
+		spin_lock(&v->lock);
+		out->invalidated += invalidate(v, e);
+		spin_unlock(&v->lock);
+	}
+	spin_lock(&u->lock);
+	r = unit_access(s, u, e, code, out);
+	spin_unlock(&u->lock);
+	/* unlock: bits set meanwhile by loads stay */
+	__atomic_fetch_and(hw, ~HLOCK, __ATOMIC_RELEASE);
+	return r;
+}
+
+/* reuse_stack_access for unit un, with `wide` a constant: un >= REUSE_NARROW (its bit in
+ * the wide holders word), compiled once each way. */
+static inline __attribute__((always_inline)) SIGSAFE int
+access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t ip,
+	    struct reuse_outcome *out, const int wide)
+{
 	struct reuse_unit *u = &s->u[un];
-	uint64_t bit = 1ull << un, *hw = NULL;
+	uint32_t bit = 1u << (wide ? un - REUSE_NARROW : un);
+	uint32_t *hw = NULL, *ww = NULL;
 	uint32_t code;
 	int r;
 
@@ -795,19 +902,17 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 		}
 		/* a load that reuses a live entry leaves the holders alone: their word is
 		 * looked up only for a new live entry, which u holds from now on (stack.h) */
-		if (x && x->code < REUSE_CODE_LIVE && !(hw = holders(s, e))) {
-			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
-			x = NULL;
-		}
-		if (x) {
+		r = -ENOMEM;
+		if (x && __builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
 			unit_use(s, u, x, code, out);
-			if (hw && !(__atomic_load_n(hw, __ATOMIC_RELAXED) & bit))
-				__atomic_fetch_or(hw, bit, __ATOMIC_SEQ_CST);
+			r = 0;
+		} else if (x) {
+			r = load_new(s, u, x, e, code, out, wide ? un - REUSE_NARROW : un, wide);
 		}
 		spin_unlock(&u->lock);
-		return x ? 0 : -ENOMEM;
+		return r;
 	}
-	if (!(hw = holders(s, e))) {
+	if (!(hw = holders(s, e)) || (wide && !(ww = wide_word(s, hw, e, 1)))) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return -ENOMEM;
 	}
@@ -817,7 +922,10 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 	 * word after this read finds u's bit and invalidates u's entry under u's lock, so
 	 * after this access: it is ordered after this store, as it should.  A load of another
 	 * unit that sets its bit after the read is ordered after it too, and its entry rightly
-	 * stays live.  So the store is made at the read: two atomic operations saved.
+	 * stays live.  So the store is made at the read: two atomic operations saved.  With
+	 * two words, u's bit alone in its own and nothing in the other (the narrow word first:
+	 * a store under way holds its lock bit); a wide load that sets its bit after the read
+	 * of the wide word is ordered after this store like any other load.
 	 */
 	spin_lock(&u->lock);
 	if (__builtin_expect(!code_of(s, u, ip, &code), 0)) {
@@ -825,35 +933,31 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return -ENOMEM;
 	}
-	if (__atomic_load_n(hw, __ATOMIC_ACQUIRE) == bit) {
+	uint32_t n0 = __atomic_load_n(hw, __ATOMIC_ACQUIRE);
+	if (wide ? !n0 && __atomic_load_n(ww, __ATOMIC_ACQUIRE) == bit
+		 : n0 == bit && (__builtin_expect(!__atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 1) ||
+				 wide_clear(s, hw, e))) {
 		r = unit_access(s, u, e, code, out);
 		spin_unlock(&u->lock);
 		return r;
 	}
 	spin_unlock(&u->lock);
-	/* lock the element, leaving u's bit alone in its word: the others are invalidated */
-	uint64_t old = __atomic_load_n(hw, __ATOMIC_RELAXED);
-	for (int i = 0;; i++) {
-		if (!(old & HLOCK) && __atomic_compare_exchange_n(hw, &old, HLOCK | bit, 0,
-								  __ATOMIC_SEQ_CST,
-								  __ATOMIC_RELAXED))
-			break;
-		if (i > 64)
-			sched_yield();
-		else
-			__builtin_ia32_pause();
-		old = __atomic_load_n(hw, __ATOMIC_RELAXED);
-	}
-	for (uint64_t victims = old & ~bit; victims; victims &= victims - 1) {
-		struct reuse_unit *v = &s->u[__builtin_ctzll(victims)];
-		spin_lock(&v->lock);
-		out->invalidated += invalidate(v, e);
-		spin_unlock(&v->lock);
-	}
-	spin_lock(&u->lock);
-	r = unit_access(s, u, e, code, out);
-	spin_unlock(&u->lock);
-	/* unlock: bits set meanwhile by loads stay */
-	__atomic_fetch_and(hw, ~HLOCK, __ATOMIC_RELEASE);
-	return r;
+	return store_shared(s, u, e, hw, ww, code, out, wide ? un - REUSE_NARROW : un, wide);
+}
+
+static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, uint32_t un,
+							 uint64_t e, int store, uint64_t ip,
+							 struct reuse_outcome *out)
+{
+	return access_body(s, un, e, store, ip, out, 1);
+}
+
+SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
+			       uint64_t ip, struct reuse_outcome *out)
+{
+	if (un >= REUSE_UNITS)
+		un %= REUSE_UNITS;
+	if (__builtin_expect(un < REUSE_NARROW, 1))
+		return access_body(s, un, e, store, ip, out, 0);
+	return access_wide(s, un, e, store, ip, out);
 }

@@ -27,15 +27,17 @@
  * each unit has a spin lock, taken by its own accesses (uncontended but for the stores
  * that invalidate it), so that threads on different units never wait for each other.  The
  * invalidation rule needs to know which units hold an element: the *holders* table, one
- * 64-bit word per element (a bit per unit that accessed it since the last store of another
- * unit, and a lock bit), in leaves of 512 elements found through a lock-free table.
+ * 32-bit word per element (a bit per unit that accessed it since the last store of another
+ * unit, and a lock bit; units from REUSE_NARROW on have their bits in a second word, made
+ * for a leaf only when one of them uses it), in leaves of 512 elements found through a
+ * lock-free table.
  *   - a load of u: under u's lock, the access; if it did not reuse a live entry (cold, or
  *     invalidated), u's bit is set, still under u's lock;
  *   - a store of u: the element's word is locked and, in the same atomic exchange, left
- *     with u's bit alone; every unit whose bit was cleared is invalidated (under its
- *     lock), then u's own access is made and the element unlocked.  A store that finds
- *     u's bit alone (private data) still takes the element lock: one atomic operation on a
- *     word that only u's stores write.
+ *     with u's bit alone (the wide word, if the leaf has one, then exchanged under that
+ *     lock); every unit whose bit was cleared is invalidated (under its lock), then u's
+ *     own access is made and the element unlocked.  A store that finds u's bit alone
+ *     (private data), read under u's lock, takes no element lock (rt-stack.c).
  * So a live entry of u always has u's bit set or an invalidation on its way, and a store
  * invalidates exactly the units that used the element before it (stores to one element
  * are serialized by its lock; a load is ordered by u's lock against the invalidations of
@@ -49,8 +51,9 @@
 
 #include <stdint.h>
 
-/* caches modelled at once (threads or sockets): one bit each in a holders word, whose
- * top bit is its lock */
+/* caches modelled at once (threads or sockets): one bit each in the holders words (two:
+ * REUSE_NARROW units in the first, whose top bit is the element's lock, the others in the
+ * second) */
 #define REUSE_UNITS 63
 
 /*
@@ -120,10 +123,16 @@ struct reuse_unit {
 	uint32_t ngroups;
 } __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
 
-/* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511. */
+/* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511.  Units
+ * 0 .. REUSE_NARROW - 1 have a bit in a 32-bit word (4 bytes an element; 8 until
+ * 2026-11-26), the others in a second word, in an array made for the leaf when one of
+ * them first holds one of its elements (rt-stack.c). */
+#define REUSE_NARROW 31
 struct reuse_hleaf {
 	uint64_t key;		/* element / 512 + 1 */
-	uint64_t w[512];	/* bit u: unit u holds the element; bit 63: locked */
+	uint32_t *wide;		/* bit u - REUSE_NARROW: unit u >= REUSE_NARROW holds it */
+	uint32_t w[512];	/* bit u < REUSE_NARROW: unit u holds the element; bit 31:
+				 * locked (the lock covers the wide word too) */
 };
 
 struct reuse_stack {
@@ -131,6 +140,7 @@ struct reuse_stack {
 	struct reuse_hleaf **htab;	/* leaves by key, open addressing, never resized */
 	uint64_t hcap;			/* slots (a power of two) */
 	uint64_t hleaves;		/* leaves inserted */
+	uint32_t nwide;			/* wide arrays made (0: no unit >= REUSE_NARROW yet) */
 	uint64_t gen;			/* this engine's generation (per-thread leaf caches) */
 	uint32_t alloc_lock;		/* the leaves' bump allocator */
 	char *abuf;			/* its current block */
