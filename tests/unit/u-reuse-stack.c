@@ -8,6 +8,7 @@
  * sweeps beside shared reads give their exact distances, a ping-pong handed over by an
  * atomic turn gives one invalidation per store, and racing stores keep the books balanced.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -23,9 +24,15 @@ struct acc {
 	uint32_t unit;
 	uint64_t e;
 	int store;
+	uint64_t ip;
 };
 
 static struct acc tr[N];
+
+/* The engine's unit of the k-th unit of a trace (k < 4): 0 .. 3, or with other ids units
+ * from REUSE_NARROW on, whose holders bits are in the wide word. */
+static const uint32_t plain_ids[4] = { 0, 1, 2, 3 };
+static const uint32_t *ids = plain_ids;
 
 /* Is unit v's access at position p to element e still live at position now (no store
  * by another unit to e in between)? */
@@ -54,6 +61,7 @@ static void naive(int i, uint32_t nunits, struct reuse_outcome *o)
 		o->kind = REUSE_COLD;
 	else if (live(last, i, u, e)) {
 		o->kind = REUSE_HIT;
+		o->prev_ip = tr[last].ip;
 		for (int q = last + 1; q < i; q++) {
 			if (tr[q].unit != u)
 				continue;
@@ -68,7 +76,8 @@ static void naive(int i, uint32_t nunits, struct reuse_outcome *o)
 		}
 	}
 	if (tr[i].store)
-		for (uint32_t v = 0; v < nunits; v++) {
+		for (uint32_t k = 0; k < nunits; k++) {
+			uint32_t v = ids[k];
 			if (v == u)
 				continue;
 			for (int q = i - 1; q >= 0; q--)
@@ -103,29 +112,66 @@ static uint64_t pick(int i, uint64_t elems, int sweep)
 	return pos % elems;
 }
 
+/* Code addresses in a few 16 MB windows of the engine's code table (a non-PIE program, a
+ * PIE one, a library, both sides of a window's end), as a program's would be. */
+static uint64_t code_at(int i)
+{
+	static const uint64_t base[] = { 0x401000, 0x555555554000, 0x7f1234560000, 0xfffff8 };
+	return base[rnd() % 4] + (uint64_t)i % 4096;
+}
+
+/* The most groups the last compare_trace's units had at once (stack.h: the access numbers'
+ * bases). */
+static uint32_t max_groups;
+
+/* Every live entry's offset is below the room (an offset of 2^32 would wrap to 0 at the
+ * default room, where the traces cannot reach: so checked here, at the tests' room). */
+static int counts_in_room(const struct reuse_stack *s, uint32_t nunits)
+{
+	for (uint32_t k = 0; k < nunits; k++) {
+		const struct reuse_unit *u = &s->u[ids[k]];
+		for (uint64_t i = 0; i < u->ltabsize; i++)
+			for (int j = 0; u->ltab[i] && j < 64; j++)
+				if (u->ltab[i]->e[j].code >= REUSE_CODE_LIVE &&
+				    u->ltab[i]->e[j].count >= reuse_stack_count_room)
+					return 0;
+	}
+	return 1;
+}
+
 static int compare_trace(uint32_t nunits, uint64_t elems, int store_pct, int n, int sweep)
 {
 	static struct reuse_stack s;
 	int bad = 0;
 	reuse_stack_init(&s);
+	max_groups = 0;
 	for (int i = 0; i < n; i++) {
 		uint64_t e = pick(i, elems, sweep);
-		tr[i] = (struct acc){ (uint32_t)(rnd() % nunits), e * 3 + 1000,
-				      (int)(rnd() % 100) < store_pct };
+		tr[i] = (struct acc){ ids[rnd() % nunits], e * 3 + 1000,
+				      (int)(rnd() % 100) < store_pct, code_at(i) };
 	}
 	for (int i = 0; i < n && !bad; i++) {
 		struct reuse_outcome a, b;
-		if (reuse_stack_access(&s, tr[i].unit, tr[i].e, tr[i].store, (uint64_t)i, &a))
+		if (reuse_stack_access(&s, tr[i].unit, tr[i].e, tr[i].store, tr[i].ip, &a))
 			bad = 1;
 		naive(i, nunits, &b);
 		if (a.kind != b.kind || a.invalidated != b.invalidated ||
-		    (a.kind == REUSE_HIT && (a.rd != b.rd || a.trd != b.trd))) {
-			printf("  access %d (unit %u, e %llu, store %d): engine kind %d rd %llu trd %llu inv %u;"
-			       " naive kind %d rd %llu trd %llu inv %u\n", i, tr[i].unit,
-			       (unsigned long long)tr[i].e, tr[i].store, a.kind,
-			       (unsigned long long)a.rd, (unsigned long long)a.trd, a.invalidated,
-			       b.kind, (unsigned long long)b.rd, (unsigned long long)b.trd,
-			       b.invalidated);
+		    (a.kind == REUSE_HIT &&
+		     (a.rd != b.rd || a.trd != b.trd || a.prev_ip != b.prev_ip))) {
+			printf("  access %d (unit %u, e %llu, store %d): engine kind %d rd %llu trd %llu"
+			       " ip %#llx inv %u; naive kind %d rd %llu trd %llu ip %#llx inv %u\n",
+			       i, tr[i].unit, (unsigned long long)tr[i].e, tr[i].store, a.kind,
+			       (unsigned long long)a.rd, (unsigned long long)a.trd,
+			       (unsigned long long)a.prev_ip, a.invalidated, b.kind,
+			       (unsigned long long)b.rd, (unsigned long long)b.trd,
+			       (unsigned long long)b.prev_ip, b.invalidated);
+			bad = 1;
+		}
+		for (uint32_t k = 0; k < nunits; k++)
+			if (s.u[ids[k]].ngroups > max_groups)
+				max_groups = s.u[ids[k]].ngroups;
+		if (reuse_stack_count_room < (1ull << 32) && i % 16 == 0 && !counts_in_room(&s, nunits)) {
+			printf("  access %d: an entry's count is beyond the room\n", i);
 			bad = 1;
 		}
 	}
@@ -169,6 +215,26 @@ TEST(reuse_units_and_invalidations)
 	reuse_stack_fen_first = 1ull << 14;
 }
 
+TEST(reuse_wide_units)
+{
+	/* units from REUSE_NARROW on keep their holders bits in the leaves' second word:
+	 * alone, beside narrow units (stores of each invalidating the other's), and at the
+	 * words' edges (30 and 31, the last narrow and first wide; 62, the last) */
+	static const uint32_t mixed[4] = { 0, 31, 45, 62 }, edge[4] = { 30, 31, 62, 1 };
+	static const uint32_t wide_only[4] = { 31, 32, 50, 62 };
+	ids = mixed;
+	CHECK(compare(4, 200, 50, N));
+	CHECK(compare(2, 40, 30, N));
+	CHECK(compare_trace(4, 300, 20, N, 1));
+	ids = edge;
+	CHECK(compare(4, 100, 40, N));
+	CHECK(compare(2, 5, 90, N));
+	ids = wide_only;
+	CHECK(compare(4, 200, 30, N));
+	CHECK(compare(1, 3000, 30, N));
+	ids = plain_ids;
+}
+
 TEST(reuse_near_sweeps)
 {
 	/* reuses whose previous stamps lie near the last rank's, before and after it, with
@@ -179,6 +245,49 @@ TEST(reuse_near_sweeps)
 	CHECK(compare_trace(3, 200, 30, N, 1));
 	CHECK(compare_trace(1, 1000, 10, N, 1));
 	reuse_stack_fen_first = 1ull << 14;
+}
+
+TEST(reuse_count_groups)
+{
+	/* access numbers in a room of 32 instead of 2^32: the groups split every few dozen
+	 * accesses, entries older than a room keep groups of their own, and neighbours merge
+	 * when their live entries go; random traces (a hot set reused soon, cold elements
+	 * reused thousands of accesses later) and sweeps, with renumbering for the stamps too */
+	reuse_stack_count_room = 32;
+	CHECK(compare(1, 3000, 0, N));
+	CHECK(max_groups > 8);		/* else the old groups went untested */
+	CHECK(compare(2, 400, 30, N));
+	CHECK(compare(4, 200, 50, N));
+	CHECK(compare_trace(1, 1000, 10, N, 1));
+	reuse_stack_fen_first = 16;
+	CHECK(compare(3, 300, 20, N));
+	CHECK(compare_trace(2, 300, 20, N, 1));
+	reuse_stack_fen_first = 1ull << 14;
+	reuse_stack_count_room = 4;	/* the least: half of it left after a renumbering */
+	CHECK(compare(2, 100, 20, N));
+	reuse_stack_count_room = 1ull << 32;
+}
+
+TEST(reuse_code_windows_run_out)
+{
+	/* codes of 255 windows of 16 MB fit the table, with their addresses given back
+	 * exact; an access from a 256th is not modelled (lost), not given a wrong address */
+	static struct reuse_stack s;
+	struct reuse_outcome o;
+	uint64_t wrong = 0;
+	reuse_stack_init(&s);
+	for (uint64_t w = 0; w < 255; w++)
+		CHECK(reuse_stack_access(&s, 0, w, 0, (w << 24) + 77 * w, &o) == 0);
+	for (uint64_t w = 0; w < 255; w++) {
+		CHECK(reuse_stack_access(&s, 0, w, 0, 5, &o) == 0);
+		wrong += o.kind != REUSE_HIT || o.prev_ip != (w << 24) + 77 * w;
+	}
+	CHECK_EQ_U64(wrong, 0);
+	CHECK(reuse_stack_access(&s, 0, 1, 0, 255ull << 24, &o) == -ENOMEM);
+	CHECK_EQ_U64(s.lost, 1);
+	CHECK(reuse_stack_access(&s, 0, 1, 0, 7ull << 24, &o) == 0);	/* a known window */
+	CHECK(o.kind == REUSE_HIT && o.prev_ip == 5 && o.trd == 253);	/* 2 .. 254 */
+	reuse_stack_release(&s);
 }
 
 TEST(reuse_remote_read_is_neither)
@@ -369,7 +478,7 @@ static void *t_racer(void *arg)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		reuse_stack_access(&ts, k, x % 16, (x >> 8) % 4 == 0, 0, &o);
+		reuse_stack_access(&ts, ids[k], x % 16, (x >> 8) % 4 == 0, 0, &o);
 		res->inv += o.invalidated;
 		res->none += o.kind == REUSE_NONE;
 	}
@@ -392,12 +501,12 @@ TEST(reuse_threads_racing_stores_balance)
 		free(res);
 	}
 	for (int k = 0; k < T_THREADS; k++) {
-		struct reuse_unit *u = &ts.u[k];
+		struct reuse_unit *u = &ts.u[ids[k]];
 		uint64_t live = 0, marks = 0;
 		for (uint64_t i = 0; i < u->ltabsize; i++)
 			for (int j = 0; u->ltab[i] && j < 64; j++) {
-				dead += u->ltab[i]->e[j].seen && !u->ltab[i]->e[j].count;
-				live += u->ltab[i]->e[j].count != 0;
+				dead += u->ltab[i]->e[j].code == REUSE_CODE_SEEN;
+				live += u->ltab[i]->e[j].code >= REUSE_CODE_LIVE;
 			}
 		for (uint64_t w = 0; w < (u->cap + 63) / 64; w++)
 			marks += (uint64_t)__builtin_popcountll(u->bits[w]);
@@ -417,18 +526,31 @@ TEST(reuse_bins)
 	CHECK_EQ_U64(reuse_bin_hi(11), 2048);
 }
 
+TEST(reuse_threads_racing_wide_units)
+{
+	/* the same with two narrow and two wide units: stores of each kind invalidate both */
+	static const uint32_t mixed[4] = { 3, 31, 30, 62 };
+	ids = mixed;
+	test_reuse_threads_racing_stores_balance();
+	ids = plain_ids;
+}
+
 int main(void)
 {
 	RUN(reuse_thesis_example);
 	RUN(reuse_one_unit_random);
 	RUN(reuse_units_and_invalidations);
 	RUN(reuse_near_sweeps);
+	RUN(reuse_wide_units);
+	RUN(reuse_count_groups);
+	RUN(reuse_code_windows_run_out);
 	RUN(reuse_remote_read_is_neither);
 	RUN(reuse_long_sweep_renumbers);
 	RUN(reuse_huge_sweep_levels);
 	RUN(reuse_threads_private_and_read_shared);
 	RUN(reuse_threads_pingpong);
 	RUN(reuse_threads_racing_stores_balance);
+	RUN(reuse_threads_racing_wide_units);
 	RUN(reuse_bins);
 	return CHECK_DONE();
 }

@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -22,7 +23,13 @@
 #define HCAP (1ull << 20)
 #define HLEAF_BYTES ((sizeof(struct reuse_hleaf) + 63) & ~63ull)
 #define HBLOCK (2ull << 20)
-#define HLOCK (1ull << 63)
+#define HLOCK (1u << 31)
+
+/* Groups a unit can have (rt-stack.c "groups"; two lists of them are mapped: 128 KB of
+ * address space a unit, one page of it touched unless a run spans many times 2^32
+ * accesses). */
+#define GROUPS 4096
+#define WMASK ((1ull << REUSE_WINDOW_SHIFT) - 1)
 
 /* Engines made so far: a per-thread cache of the last leaf names the engine's generation,
  * so that it never serves a leaf of an engine released since (fork child, tests). */
@@ -38,6 +45,10 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
  * happen on short traces). */
 uint64_t reuse_stack_fen_first = 1ull << 14;
 
+/* An entry's count is less than this (the tests lower it: groups then split and merge
+ * every few dozen accesses). */
+uint64_t reuse_stack_count_room = 1ull << 32;
+
 /* The CPU has POPCNT (rank): checked when the first engine is made. */
 static int have_popcnt = -1;
 
@@ -52,6 +63,8 @@ SIGSAFE void reuse_stack_init(struct reuse_stack *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->gen = __atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < REUSE_UNITS; i++)
+		s->u[i].cbase = 1ull << 63;	/* no code window yet: no user address is in it */
 	if (have_popcnt < 0) {
 		__builtin_cpu_init();
 		have_popcnt = __builtin_cpu_supports("popcnt") != 0;
@@ -86,10 +99,12 @@ static SIGSAFE void *bump(char **cur, uint64_t *left, uint64_t block, uint64_t b
 	return p;
 }
 
+static SIGSAFE uint64_t layout(struct reuse_unit *u, uint64_t cap, uint64_t *base);
+
 static SIGSAFE void bits_free(struct reuse_unit *u)
 {
 	if (u->bits)
-		munmap(u->bits, u->mapbytes);
+		munmap(u->bits, layout(u, u->cap, NULL));
 	u->bits = NULL;
 	u->nlev = 0;
 }
@@ -105,6 +120,8 @@ SIGSAFE void reuse_stack_release(struct reuse_stack *s)
 			munmap(u->ltab, u->ltabsize * sizeof(*u->ltab));
 		blocks_free(u->abuf, u->aleft, LBLOCK);
 		bits_free(u);
+		if (u->gmap)
+			munmap(u->gmap, 2 * GROUPS * sizeof(*u->gmap));
 	}
 	memset(s, 0, sizeof(*s));
 }
@@ -247,8 +264,8 @@ static inline __attribute__((always_inline)) SIGSAFE void move(struct reuse_unit
 		return;
 	}
 	moves_flush(u);
-	u->mv_from = x;
-	u->mv_to = y;
+	u->mv_from = (uint32_t)x;	/* block numbers: stamps are 32-bit */
+	u->mv_to = (uint32_t)y;
 	u->mv_n = 1;
 }
 
@@ -423,10 +440,56 @@ static inline SIGSAFE struct reuse_entry *entry(struct reuse_unit *u, uint64_t e
 }
 
 /*
- * The stamps ran out: renumber the live entries by rank (their order is kept), rebuild the
- * bitmap with stamps 0..live-1, and double it first while more than an eighth of it would
- * stay in use (a renumbering, O(elements + cap / 64), then comes every 7/8 of the stamps
- * at least: amortized O(1) per access for a stable footprint).
+ * ---- groups: the access numbers of the last uses in 32 bits ----
+ *
+ * An entry keeps its last use's access number (`count`) as an offset from the base of
+ * its group, a range of stamps.  Stamps follow the access numbers in order (each access
+ * takes the next stamp, and a renumbering keeps their order), so the live entries of one
+ * range of stamps have access numbers in one range too: a group is a first stamp and a
+ * base, the entries from that stamp up to the next group's count from the base, and the
+ * offsets stay below reuse_stack_count_room (2^32).  New uses go to the last group.  The
+ * renumbering (compact) rebuilds the list: it drops groups left with no live entry,
+ * merges neighbours whose access numbers all fit within the room of the first one's base,
+ * keeps the last group for the next uses if it has half its room left, else opens one
+ * based at the current access, and ends the next run of stamps before the last group's
+ * room runs out.  A program of fewer than 2^31 accesses a unit has one group, based at 0:
+ * the offset is the access number.  Only an entry older than that, still live, keeps a
+ * group of its own: at most one every 2^31 accesses of the unit, found by a binary search
+ * (the last group needs one compare, in the access).
+ */
+
+/* The group of stamp x among g[0 .. n-1] (n >= 1, g[0].stamp <= x). */
+static SIGSAFE const struct reuse_group *group_of(const struct reuse_group *g, uint32_t n,
+						  uint64_t x)
+{
+	uint32_t lo = 0, hi = n;	/* g[lo].stamp <= x, and x < g[hi].stamp if hi < n */
+
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (g[mid].stamp <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &g[lo];
+}
+
+/* The accesses of u since live entry x's last use, that use included. */
+static inline __attribute__((always_inline)) SIGSAFE uint64_t
+entry_age(const struct reuse_unit *u, const struct reuse_entry *x)
+{
+	if (__builtin_expect(x->stamp >= u->gstamp, 1))
+		return u->rel - x->count;
+	return u->gbase + u->rel - group_of(u->groups, u->ngroups, x->stamp)->base - x->count;
+}
+
+/*
+ * The stamps ran out (or the last group's room): renumber the live entries by rank (their
+ * order is kept), rebuild the bitmap with stamps 0..live-1 and the groups (above), and
+ * double the bitmap first while more than an eighth of it would stay in use (a
+ * renumbering, O(elements + cap / 64), then comes every 7/8 of the stamps at least:
+ * amortized O(1) per access for a stable footprint).  Nothing changes before the last
+ * point where it can fail (-ENOMEM) but the pending moves and the rank cursor.
  */
 static SIGSAFE int compact(struct reuse_unit *u)
 {
@@ -435,21 +498,67 @@ static SIGSAFE int compact(struct reuse_unit *u)
 		cap *= 2;
 	if (cap > UINT32_MAX)
 		return -ENOMEM;		/* stamps are 32-bit: 500M live elements */
-	uint64_t bytes = layout(u, cap, NULL);
+	uint64_t bytes = layout(u, cap, NULL), room = reuse_stack_count_room;
+	uint64_t now = u->gbase + u->rel;	/* accesses so far */
 	uint64_t *bits = u->bits;
 
+	if (!u->gmap && !(u->gmap = map(2 * GROUPS * sizeof(*u->gmap))))
+		return -ENOMEM;
 	moves_flush(u);		/* the ranks below read the counts (rank_full flushes too) */
+
+	/* the new groups, in the list not in use: first each old one's new first stamp (the
+	 * marks before its old one), then the empty ones dropped and neighbours merged */
+	struct reuse_group *old = u->groups, *ng = old == u->gmap ? u->gmap + GROUPS : u->gmap;
+	uint32_t m = u->ngroups, k = 0;
+
+	for (uint32_t i = 0; i < m; i++) {
+		ng[i].stamp = old[i].stamp ? rank(u, old[i].stamp - 1) : 0;
+		ng[i].base = old[i].base;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint64_t first = ng[i].stamp, base = ng[i].base;
+		uint64_t end = i + 1 < m ? ng[i + 1].stamp : u->live;
+		/* its access numbers are at most the next group's base (that group began
+		 * after them), or now */
+		uint64_t top = i + 1 < m ? ng[i + 1].base : now;
+
+		if (end == first)
+			continue;	/* no live entry left */
+		if (k && top - ng[k - 1].base < room)
+			continue;	/* fits in the previous group */
+		ng[k].stamp = k ? first : 0;
+		ng[k].base = base;
+		k++;
+	}
+	/* the next uses: in the last group while it has half its room, else a new one */
+	if (!k || now - ng[k - 1].base >= room / 2) {
+		if (k == GROUPS)
+			return -ENOMEM;	/* 2^43 accesses with live uses all along */
+		ng[k].stamp = u->live;
+		ng[k].base = now;
+		k++;
+	}
 	if (cap != u->cap && !(bits = map(bytes)))
 		return -ENOMEM;
+	/* one group before and after, the same base (a run of fewer than 2^31 accesses): the
+	 * offsets stay */
+	int same = m == 1 && k == 1 && old[0].base == ng[0].base;
 	for (uint64_t i = 0; i < u->ltabsize; i++) {
 		struct reuse_leaf *l = u->ltab[i];
-		for (int k = 0; l && k < 64; k++)
-			if (l->e[k].count)
-				l->e[k].stamp = (uint32_t)(rank(u, l->e[k].stamp) - 1);
+		for (int j = 0; l && j < 64; j++) {
+			struct reuse_entry *x = &l->e[j];
+			if (x->code < REUSE_CODE_LIVE)
+				continue;
+			uint64_t st = rank(u, x->stamp) - 1;
+			if (!same) {
+				uint64_t n = group_of(old, m, x->stamp)->base + x->count;
+				x->count = (uint32_t)(n - group_of(ng, k, st)->base);
+			}
+			x->stamp = (uint32_t)st;
+		}
 	}
 	if (cap != u->cap) {
 		bits_free(u);
-		u->mapbytes = bytes;
 		u->cap = cap;
 	} else {
 		memset(bits, 0, bytes);
@@ -459,10 +568,20 @@ static SIGSAFE int compact(struct reuse_unit *u)
 	for (uint64_t x = 0; x < u->live; x++)
 		u->bits[x / 64] |= 1ull << (x % 64);
 	uint64_t size = BLOCK;
-	for (int k = 0; k < u->nlev; k++, size *= 8)
+	for (int j = 0; j < u->nlev; j++, size *= 8)
 		for (uint64_t i = 0; i * size < u->live; i++)
-			u->c[k][i] = (uint32_t)(u->live - i * size < size ? u->live - i * size : size);
+			u->c[j][i] = (uint32_t)(u->live - i * size < size ? u->live - i * size : size);
 	u->stamp = u->live;
+	u->groups = ng;
+	u->ngroups = k;
+	u->gstamp = ng[k - 1].stamp;
+	u->gbase = ng[k - 1].base;
+	u->rel = now - u->gbase;
+	/* the last use before the next renumbering takes stamp_end - 1 and access number
+	 * now + stamp_end - live: its offset must stay below the room */
+	u->stamp_end = u->live + (room - 1 - (now - u->gbase));
+	if (u->stamp_end > cap)
+		u->stamp_end = cap;
 	u->cur_ok = 0;		/* renumbered */
 	u->mv_n = 0;		/* the counts are rebuilt whole */
 	return 0;
@@ -491,10 +610,10 @@ static SIGSAFE struct reuse_hleaf *hleaf_new(struct reuse_stack *s, uint64_t key
 	return l;
 }
 
-/* The holders word of element e, its leaf made if needed; NULL: out of memory.  Lock-free:
+/* The (narrow) holders word of element e, its leaf made if needed; NULL: out of memory.  Lock-free:
  * a slot goes from NULL to a leaf once (compare-and-swap); a thread that loses the race for
  * a slot with the same key takes the winner's leaf (its own stays unused in the block). */
-static __attribute__((noinline)) SIGSAFE uint64_t *holders_slow(struct reuse_stack *s,
+static __attribute__((noinline)) SIGSAFE uint32_t *holders_slow(struct reuse_stack *s,
 								 uint64_t e)
 {
 	uint64_t key = (e >> 9) + 1;
@@ -537,11 +656,43 @@ static __attribute__((noinline)) SIGSAFE uint64_t *holders_slow(struct reuse_sta
 }
 
 /* The thread's last leaf inline (most accesses), else holders_slow. */
-static inline SIGSAFE uint64_t *holders(struct reuse_stack *s, uint64_t e)
+static inline SIGSAFE uint32_t *holders(struct reuse_stack *s, uint64_t e)
 {
 	if (__builtin_expect(hcache.key == (e >> 9) + 1 && hcache.gen == s->gen, 1))
 		return &hcache.leaf->w[e & 511];
 	return holders_slow(s, e);
+}
+
+/* The wide word of element e, whose narrow word is hw: its leaf's array made if `make`
+ * (under alloc_lock).  NULL: no array (not made), or no memory.  The array pointer is
+ * written and read sequentially consistent: a store that locks the narrow word and then
+ * finds no array has no wide holder to invalidate (a wide load's bit set after its array
+ * was published comes after that lock in the order of the three). */
+static SIGSAFE uint32_t *wide_word(struct reuse_stack *s, uint32_t *hw, uint64_t e, int make)
+{
+	struct reuse_hleaf *l = (struct reuse_hleaf *)(void *)((char *)(hw - (e & 511)) -
+							       offsetof(struct reuse_hleaf, w));
+	uint32_t *w = __atomic_load_n(&l->wide, __ATOMIC_SEQ_CST);
+
+	if (!w && make) {
+		spin_lock(&s->alloc_lock);
+		w = __atomic_load_n(&l->wide, __ATOMIC_RELAXED);
+		if (!w && (w = bump(&s->abuf, &s->aleft, HBLOCK, 512 * sizeof(*w)))) {
+			__atomic_store_n(&l->wide, w, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(&s->nwide, 1, __ATOMIC_SEQ_CST);
+		}
+		spin_unlock(&s->alloc_lock);
+	}
+	return w ? &w[e & 511] : NULL;
+}
+
+/* Element e (narrow word hw) has no wide holder. */
+static __attribute__((noinline)) SIGSAFE int wide_clear(struct reuse_stack *s, uint32_t *hw,
+							 uint64_t e)
+{
+	uint32_t *ww = wide_word(s, hw, e, 0);
+
+	return !ww || !__atomic_load_n(ww, __ATOMIC_ACQUIRE);
 }
 
 /* Invalidate unit v's live entry of e, if any (v's lock held): 1 if there was one. */
@@ -549,11 +700,11 @@ static SIGSAFE uint32_t invalidate(struct reuse_unit *v, uint64_t e)
 {
 	struct reuse_entry *x;
 
-	if (!v->ok || !(x = entry(v, e, 0)) || !x->count)
+	if (!v->ok || !(x = entry(v, e, 0)) || x->code < REUSE_CODE_LIVE)
 		return 0;
 	unmark(v, x->stamp);
 	v->live--;
-	x->count = 0;
+	x->code = REUSE_CODE_SEEN;
 	return 1;
 }
 
@@ -564,103 +715,137 @@ unit_entry(struct reuse_stack *s, struct reuse_unit *u, uint64_t e)
 {
 	struct reuse_entry *x;
 
-	if (unit_ready(u) || (u->stamp >= u->cap && compact(u)) || !(x = entry(u, e, 1))) {
+	if (unit_ready(u) || (u->stamp >= u->stamp_end && compact(u)) || !(x = entry(u, e, 1))) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	return x;
 }
 
-/* Unit u's own access to its entry x (u's lock held). */
+/* Unit u's own access to its entry x by the code `code` (u's lock held). */
 static inline __attribute__((always_inline)) SIGSAFE void
-unit_use(struct reuse_unit *u, struct reuse_entry *x, uint64_t ip, struct reuse_outcome *out)
+unit_use(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *x,
+	 uint32_t code, struct reuse_outcome *out)
 {
-	u->now++;
-	if (!x->seen) {
-		x->seen = 1;
-		out->kind = REUSE_COLD;
-	} else if (x->count) {
+	uint64_t rel = ++u->rel;
+
+	if (__builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
 		out->kind = REUSE_HIT;
-		out->trd = u->now - x->count - 1;
+		out->trd = entry_age(u, x) - 1;
 		out->rd = u->live - rank_next(u, x->stamp);
-		out->prev_ip = x->ip;
+		out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
 		move(u, x->stamp, u->stamp);
-		x->count = u->now;
+		x->count = (uint32_t)rel;
 		x->stamp = (uint32_t)u->stamp++;
-		x->ip = ip;
+		x->code = code;
 		return;
 	}
-	x->count = u->now;
+	if (!x->code)
+		out->kind = REUSE_COLD;
+	x->count = (uint32_t)rel;
 	x->stamp = (uint32_t)u->stamp++;
-	x->ip = ip;
+	x->code = code;
 	mark(u, x->stamp);
 	u->live++;
 }
 
 /* unit_entry and unit_use: 0, or -ENOMEM. */
 static inline __attribute__((always_inline)) SIGSAFE int
-unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e, uint64_t ip,
+unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e, uint32_t code,
 	    struct reuse_outcome *out)
 {
 	struct reuse_entry *x = unit_entry(s, u, e);
 
 	if (!x)
 		return -ENOMEM;
-	unit_use(u, x, ip, out);
+	unit_use(s, u, x, code, out);
 	return 0;
 }
 
-SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
-			       uint64_t ip, struct reuse_outcome *out)
-{
-	if (un >= REUSE_UNITS)
-		un %= REUSE_UNITS;
-	struct reuse_unit *u = &s->u[un];
-	uint64_t bit = 1ull << un, *hw = NULL;
-	int r;
+/* ---- code addresses: a window of 16 MB (its index in s->win) and the offset in it ---- */
 
-	out->kind = REUSE_NONE;
-	out->invalidated = 0;
-	if (!store) {
-		spin_lock(&u->lock);
-		struct reuse_entry *x = unit_entry(s, u, e);
-		/* a load that reuses a live entry leaves the holders alone: their word is
-		 * looked up only for a new live entry, which u holds from now on (stack.h) */
-		if (x && !x->count && !(hw = holders(s, e))) {
-			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
-			x = NULL;
+/* The code of ip, its window not u's last: the window's index, added to the table if new
+ * (under alloc_lock; read without it: a slot is written before nwin counts it).  0: the
+ * table is full. */
+static __attribute__((noinline)) SIGSAFE uint32_t code_slow(struct reuse_stack *s,
+							    struct reuse_unit *u, uint64_t ip)
+{
+	uint64_t base = ip & ~WMASK;
+	uint32_t n = __atomic_load_n(&s->nwin, __ATOMIC_ACQUIRE), w;
+
+	for (w = 1; w <= n && s->win[w] != base; w++)
+		;
+	if (w > n) {
+		spin_lock(&s->alloc_lock);
+		n = s->nwin;
+		for (w = 1; w <= n && s->win[w] != base; w++)
+			;
+		if (w > n && w < REUSE_WINDOWS) {
+			s->win[w] = base;
+			__atomic_store_n(&s->nwin, w, __ATOMIC_RELEASE);
 		}
-		if (x) {
-			unit_use(u, x, ip, out);
-			if (hw && !(__atomic_load_n(hw, __ATOMIC_RELAXED) & bit))
-				__atomic_fetch_or(hw, bit, __ATOMIC_SEQ_CST);
-		}
-		spin_unlock(&u->lock);
-		return x ? 0 : -ENOMEM;
+		spin_unlock(&s->alloc_lock);
+		if (w >= REUSE_WINDOWS)
+			return 0;
 	}
-	if (!(hw = holders(s, e))) {
+	u->cbase = base;
+	u->cwin = w << REUSE_WINDOW_SHIFT;
+	return u->cwin + (uint32_t)(ip - base);
+}
+
+/* The code of ip in *code (u's lock held): u's last window inline (nearly every access),
+ * else code_slow.  0: not representable (the windows ran out). */
+static inline __attribute__((always_inline)) SIGSAFE int
+code_of(struct reuse_stack *s, struct reuse_unit *u, uint64_t ip, uint32_t *code)
+{
+	uint64_t d = ip - u->cbase;
+
+	if (__builtin_expect(d <= WMASK, 1)) {
+		*code = u->cwin + (uint32_t)d;
+		return 1;
+	}
+	return (*code = code_slow(s, u, ip)) != 0;
+}
+
+/* A load of unit u that makes a new live entry x of e (cold, or after an invalidation),
+ * u's lock held: the access, then u's bit (`ubit`, in the wide word if `wide`) in e's
+ * holders word.  Out of line: a load that reuses is the inline path. */
+static __attribute__((noinline)) SIGSAFE int load_new(struct reuse_stack *s,
+						      struct reuse_unit *u, struct reuse_entry *x,
+						      uint64_t e, uint32_t code,
+						      struct reuse_outcome *out, uint32_t ubit,
+						      int wide)
+{
+	uint32_t bit = 1u << ubit, *hw = holders(s, e);
+
+	if (hw && wide)
+		hw = wide_word(s, hw, e, 1);
+	if (!hw) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return -ENOMEM;
 	}
-	/*
-	 * Private data: u's bit alone in the word (no other holder, no store of e under way),
-	 * read under u's lock, needs no element lock.  A store of another unit that locks the
-	 * word after this read finds u's bit and invalidates u's entry under u's lock, so
-	 * after this access: it is ordered after this store, as it should.  A load of another
-	 * unit that sets its bit after the read is ordered after it too, and its entry rightly
-	 * stays live.  So the store is made at the read: two atomic operations saved.
-	 */
-	spin_lock(&u->lock);
-	if (__atomic_load_n(hw, __ATOMIC_ACQUIRE) == bit) {
-		r = unit_access(s, u, e, ip, out);
-		spin_unlock(&u->lock);
-		return r;
-	}
-	spin_unlock(&u->lock);
-	/* lock the element, leaving u's bit alone in its word: the others are invalidated */
-	uint64_t old = __atomic_load_n(hw, __ATOMIC_RELAXED);
+	unit_use(s, u, x, code, out);
+	if (!(__atomic_load_n(hw, __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(hw, bit, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* A store of unit u (its bit `bit` in the narrow word, or in the wide one if `wide`) to
+ * element e (holders words hw and, for a wide unit, ww) that is not private (other holders,
+ * or a store under way): out of line, the inline path is the private store's. */
+static __attribute__((noinline)) SIGSAFE int store_shared(struct reuse_stack *s,
+							  struct reuse_unit *u, uint64_t e,
+							  uint32_t *hw, uint32_t *ww, uint32_t code,
+							  struct reuse_outcome *out, uint32_t ubit,
+							  int wide)
+{
+	uint32_t bit = 1u << ubit;
+	int r;
+
+	/* lock the element, leaving u's bit alone in its words: the others are invalidated */
+	uint32_t old = __atomic_load_n(hw, __ATOMIC_RELAXED), oldw = 0, nbit = wide ? 0 : bit;
 	for (int i = 0;; i++) {
-		if (!(old & HLOCK) && __atomic_compare_exchange_n(hw, &old, HLOCK | bit, 0,
+		if (!(old & HLOCK) && __atomic_compare_exchange_n(hw, &old, HLOCK | nbit, 0,
 								  __ATOMIC_SEQ_CST,
 								  __ATOMIC_RELAXED))
 			break;
@@ -670,16 +855,109 @@ SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, i
 			__builtin_ia32_pause();
 		old = __atomic_load_n(hw, __ATOMIC_RELAXED);
 	}
-	for (uint64_t victims = old & ~bit; victims; victims &= victims - 1) {
-		struct reuse_unit *v = &s->u[__builtin_ctzll(victims)];
+	if (!wide)
+		ww = wide_word(s, hw, e, 0);	/* after the lock (wide_word) */
+	if (ww)
+		oldw = __atomic_exchange_n(ww, wide ? bit : 0, __ATOMIC_SEQ_CST);
+	for (uint32_t victims = old & ~nbit; victims; victims &= victims - 1) {
+		struct reuse_unit *v = &s->u[__builtin_ctz(victims)];
+		spin_lock(&v->lock);
+		out->invalidated += invalidate(v, e);
+		spin_unlock(&v->lock);
+	}
+	for (uint32_t victims = oldw & ~(wide ? bit : 0); victims; victims &= victims - 1) {
+		struct reuse_unit *v = &s->u[REUSE_NARROW + __builtin_ctz(victims)];
 		spin_lock(&v->lock);
 		out->invalidated += invalidate(v, e);
 		spin_unlock(&v->lock);
 	}
 	spin_lock(&u->lock);
-	r = unit_access(s, u, e, ip, out);
+	r = unit_access(s, u, e, code, out);
 	spin_unlock(&u->lock);
 	/* unlock: bits set meanwhile by loads stay */
 	__atomic_fetch_and(hw, ~HLOCK, __ATOMIC_RELEASE);
 	return r;
+}
+
+/* reuse_stack_access for unit un, with `wide` a constant: un >= REUSE_NARROW (its bit in
+ * the wide holders word), compiled once each way. */
+static inline __attribute__((always_inline)) SIGSAFE int
+access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t ip,
+	    struct reuse_outcome *out, const int wide)
+{
+	struct reuse_unit *u = &s->u[un];
+	uint32_t bit = 1u << (wide ? un - REUSE_NARROW : un);
+	uint32_t *hw = NULL, *ww = NULL;
+	uint32_t code;
+	int r;
+
+	out->kind = REUSE_NONE;
+	out->invalidated = 0;
+	if (!store) {
+		spin_lock(&u->lock);
+		struct reuse_entry *x = unit_entry(s, u, e);
+		if (x && __builtin_expect(!code_of(s, u, ip, &code), 0)) {
+			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+			x = NULL;
+		}
+		/* a load that reuses a live entry leaves the holders alone: their word is
+		 * looked up only for a new live entry, which u holds from now on (stack.h) */
+		r = -ENOMEM;
+		if (x && __builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
+			unit_use(s, u, x, code, out);
+			r = 0;
+		} else if (x) {
+			r = load_new(s, u, x, e, code, out, wide ? un - REUSE_NARROW : un, wide);
+		}
+		spin_unlock(&u->lock);
+		return r;
+	}
+	if (!(hw = holders(s, e)) || (wide && !(ww = wide_word(s, hw, e, 1)))) {
+		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+		return -ENOMEM;
+	}
+	/*
+	 * Private data: u's bit alone in the word (no other holder, no store of e under way),
+	 * read under u's lock, needs no element lock.  A store of another unit that locks the
+	 * word after this read finds u's bit and invalidates u's entry under u's lock, so
+	 * after this access: it is ordered after this store, as it should.  A load of another
+	 * unit that sets its bit after the read is ordered after it too, and its entry rightly
+	 * stays live.  So the store is made at the read: two atomic operations saved.  With
+	 * two words, u's bit alone in its own and nothing in the other (the narrow word first:
+	 * a store under way holds its lock bit); a wide load that sets its bit after the read
+	 * of the wide word is ordered after this store like any other load.
+	 */
+	spin_lock(&u->lock);
+	if (__builtin_expect(!code_of(s, u, ip, &code), 0)) {
+		spin_unlock(&u->lock);
+		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+		return -ENOMEM;
+	}
+	uint32_t n0 = __atomic_load_n(hw, __ATOMIC_ACQUIRE);
+	if (wide ? !n0 && __atomic_load_n(ww, __ATOMIC_ACQUIRE) == bit
+		 : n0 == bit && (__builtin_expect(!__atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 1) ||
+				 wide_clear(s, hw, e))) {
+		r = unit_access(s, u, e, code, out);
+		spin_unlock(&u->lock);
+		return r;
+	}
+	spin_unlock(&u->lock);
+	return store_shared(s, u, e, hw, ww, code, out, wide ? un - REUSE_NARROW : un, wide);
+}
+
+static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, uint32_t un,
+							 uint64_t e, int store, uint64_t ip,
+							 struct reuse_outcome *out)
+{
+	return access_body(s, un, e, store, ip, out, 1);
+}
+
+SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
+			       uint64_t ip, struct reuse_outcome *out)
+{
+	if (un >= REUSE_UNITS)
+		un %= REUSE_UNITS;
+	if (__builtin_expect(un < REUSE_NARROW, 1))
+		return access_body(s, un, e, store, ip, out, 0);
+	return access_wide(s, un, e, store, ip, out);
 }

@@ -7,12 +7,13 @@
  * tests, which check it against a naive O(n^2) engine.
  *
  * Per unit: element -> (access number of its last use, stamp, code address of that use), in
- * leaves of 64 consecutive elements found by a hash of the leaf number.  The stack distance
+ * 12 bytes (struct reuse_entry), in leaves of 64 consecutive elements found by a hash of
+ * the leaf number, made at the unit's first access to one of them.  The stack distance
  * of a reuse is the number of stamps marked after the element's last one (each live element
  * marks only its latest stamp), counted on a bitmap of stamps with counts of its marks per
  * block and per group of 8 blocks, of 64, ... (rt-stack.c): O(log n) with a small
  * constant.  When the stamps run out the live ones are renumbered by rank
- * (O(n), amortized O(1)).
+ * (O(n), amortized O(1)), and so are the groups that keep access numbers in 32 bits.
  *
  * Rules, for an access of unit u to element e:
  *   - e has a live entry in u: a reuse, time distance = u's accesses strictly between the
@@ -26,15 +27,17 @@
  * each unit has a spin lock, taken by its own accesses (uncontended but for the stores
  * that invalidate it), so that threads on different units never wait for each other.  The
  * invalidation rule needs to know which units hold an element: the *holders* table, one
- * 64-bit word per element (a bit per unit that accessed it since the last store of another
- * unit, and a lock bit), in leaves of 512 elements found through a lock-free table.
+ * 32-bit word per element (a bit per unit that accessed it since the last store of another
+ * unit, and a lock bit; units from REUSE_NARROW on have their bits in a second word, made
+ * for a leaf only when one of them uses it), in leaves of 512 elements found through a
+ * lock-free table.
  *   - a load of u: under u's lock, the access; if it did not reuse a live entry (cold, or
  *     invalidated), u's bit is set, still under u's lock;
  *   - a store of u: the element's word is locked and, in the same atomic exchange, left
- *     with u's bit alone; every unit whose bit was cleared is invalidated (under its
- *     lock), then u's own access is made and the element unlocked.  A store that finds
- *     u's bit alone (private data) still takes the element lock: one atomic operation on a
- *     word that only u's stores write.
+ *     with u's bit alone (the wide word, if the leaf has one, then exchanged under that
+ *     lock); every unit whose bit was cleared is invalidated (under its lock), then u's
+ *     own access is made and the element unlocked.  A store that finds u's bit alone
+ *     (private data), read under u's lock, takes no element lock (rt-stack.c).
  * So a live entry of u always has u's bit set or an invalidation on its way, and a store
  * invalidates exactly the units that used the element before it (stores to one element
  * are serialized by its lock; a load is ordered by u's lock against the invalidations of
@@ -48,16 +51,30 @@
 
 #include <stdint.h>
 
-/* caches modelled at once (threads or sockets): one bit each in a holders word, whose
- * top bit is its lock */
+/* caches modelled at once (threads or sockets): one bit each in the holders words (two:
+ * REUSE_NARROW units in the first, whose top bit is the element's lock, the others in the
+ * second) */
 #define REUSE_UNITS 63
 
+/*
+ * An element's last use in a unit: 12 bytes (24 until 2026-11-26: a 64-bit access number
+ * and code address, and a `seen` word).  The access number is kept as an offset from the
+ * base of its *group*, a range of stamps whose uses lie within 2^32 accesses of the
+ * group's first (rt-stack.c, "groups"); the code address as a 16 MB window of code
+ * (an index into the engine's table of windows) and the offset in it.
+ */
 struct reuse_entry {
-	uint64_t count;		/* the unit's access number at the last use; 0 = not live */
-	uint64_t ip;		/* code address of the last use */
-	uint32_t stamp;		/* the last use's stamp (valid when count != 0) */
-	uint32_t seen;		/* the unit accessed the element (else a use is cold) */
+	uint32_t stamp;		/* the last use's stamp (valid when live) */
+	uint32_t count;		/* the last use's access number - its group's base (live) */
+	uint32_t code;		/* the last use's code: window << 24 | offset; 0: the unit
+				 * never accessed the element (a use is cold), 1: it did, the
+				 * entry is not live (invalidated); else live */
 };
+
+#define REUSE_CODE_SEEN 1u	/* code: accessed, not live */
+#define REUSE_CODE_LIVE 2u	/* code >= this: live */
+#define REUSE_WINDOW_SHIFT 24	/* code windows of 16 MB */
+#define REUSE_WINDOWS 256	/* window 0 unused (codes 0 and 1 are states) */
 
 /* The entries of elements key * 64 - 64 .. key * 64 - 1 (consecutive elements share a leaf:
  * a sweep stays in one, and its entries are neighbours in memory). */
@@ -66,35 +83,56 @@ struct reuse_leaf {
 	struct reuse_entry e[64];
 };
 
+/* A group of stamps (rt-stack.c): the live entries with stamps from `stamp` up to the next
+ * group's count their access numbers from `base`. */
+struct reuse_group {
+	uint64_t stamp, base;
+};
+
 #define REUSE_LEVELS 8		/* 512 x 8^7 = 2^30 stamps; 8 top counts for 2^32 */
 
 struct reuse_unit {
+	/* the fields of every access first (two lines), then the rest */
 	uint32_t lock;		/* test-and-test-and-set */
-	struct reuse_leaf **ltab;	/* leaves by key, open addressing */
-	uint64_t ltabsize, nleaves;	/* slots (a power of two), leaves */
+	int ok;
 	struct reuse_leaf *last;	/* the last leaf found */
-	char *abuf;		/* the leaves' bump allocator: current block */
-	uint64_t aleft;		/* bytes left in it */
-	uint64_t *bits;		/* stamps marked (the latest use of a live element) */
-	uint32_t *c[REUSE_LEVELS];	/* marks per block of 512 stamps, per 8 blocks, ...
-					 * (rt-stack.c), in the bitmap's mapping */
-	int nlev;		/* levels in use */
-	uint64_t mapbytes;	/* that mapping's size */
-	uint64_t cap;		/* stamps */
 	uint64_t stamp;		/* next stamp to give */
+	uint64_t stamp_end;	/* renumber when `stamp` reaches it (cap, or the last
+				 * group's room for access numbers) */
+	uint64_t rel;		/* accesses of the unit so far - gbase */
+	uint64_t gstamp;	/* the last group's first stamp */
 	uint64_t live;		/* marked stamps (live entries) */
-	uint64_t now;		/* accesses of the unit so far */
+	uint64_t *bits;		/* stamps marked (the latest use of a live element) */
 	uint64_t cur_x, cur_r;	/* the last rank computed: marks in [0, cur_x] (rt-stack.c) */
 	int cur_ok;		/* cur_x, cur_r valid (not since a renumbering) */
 	uint32_t mv_n;		/* moves from block mv_from to block mv_to not yet counted */
-	uint64_t mv_from, mv_to;
-	int ok;
+	uint32_t mv_from, mv_to;
+	uint64_t cbase;		/* the last code window: its first address, */
+	uint32_t cwin;		/* and its code's top bits */
+	int nlev;		/* levels in use */
+	uint64_t gbase;		/* the last group's base */
+	uint64_t cap;		/* stamps */
+	uint32_t *c[REUSE_LEVELS];	/* marks per block of 512 stamps, per 8 blocks, ...
+					 * (rt-stack.c), in the bitmap's mapping */
+	struct reuse_leaf **ltab;	/* leaves by key, open addressing */
+	uint64_t ltabsize, nleaves;	/* slots (a power of two), leaves */
+	char *abuf;		/* the leaves' bump allocator: current block */
+	uint64_t aleft;		/* bytes left in it */
+	struct reuse_group *groups;	/* ngroups groups, the last one included, by stamp */
+	struct reuse_group *gmap;	/* the mapping of two lists: groups is one of them */
+	uint32_t ngroups;
 } __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
 
-/* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511. */
+/* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511.  Units
+ * 0 .. REUSE_NARROW - 1 have a bit in a 32-bit word (4 bytes an element; 8 until
+ * 2026-11-26), the others in a second word, in an array made for the leaf when one of
+ * them first holds one of its elements (rt-stack.c). */
+#define REUSE_NARROW 31
 struct reuse_hleaf {
 	uint64_t key;		/* element / 512 + 1 */
-	uint64_t w[512];	/* bit u: unit u holds the element; bit 63: locked */
+	uint32_t *wide;		/* bit u - REUSE_NARROW: unit u >= REUSE_NARROW holds it */
+	uint32_t w[512];	/* bit u < REUSE_NARROW: unit u holds the element; bit 31:
+				 * locked (the lock covers the wide word too) */
 };
 
 struct reuse_stack {
@@ -102,11 +140,14 @@ struct reuse_stack {
 	struct reuse_hleaf **htab;	/* leaves by key, open addressing, never resized */
 	uint64_t hcap;			/* slots (a power of two) */
 	uint64_t hleaves;		/* leaves inserted */
+	uint32_t nwide;			/* wide arrays made (0: no unit >= REUSE_NARROW yet) */
 	uint64_t gen;			/* this engine's generation (per-thread leaf caches) */
 	uint32_t alloc_lock;		/* the leaves' bump allocator */
 	char *abuf;			/* its current block */
 	uint64_t aleft;			/* bytes left in it */
 	uint64_t lost;		/* accesses not modelled (out of memory) */
+	uint64_t win[REUSE_WINDOWS];	/* code windows: their first addresses */
+	uint32_t nwin;			/* windows 1 .. nwin in use (under alloc_lock) */
 };
 
 enum reuse_kind { REUSE_NONE = 0, REUSE_HIT, REUSE_COLD };
@@ -121,13 +162,17 @@ struct reuse_outcome {
 
 /* The first stamp capacity of a unit (default 16384; tests lower it). */
 extern uint64_t reuse_stack_fen_first;
+/* An entry's count is less than this (default 2^32: 32 bits; tests lower it so that groups
+ * split and merge on short traces). */
+extern uint64_t reuse_stack_count_room;
 
 /* Zero the engine (no memory is taken until the first access). */
 void reuse_stack_init(struct reuse_stack *s);
 /* Unmap every table. */
 void reuse_stack_release(struct reuse_stack *s);
 /* One access of unit u (< REUSE_UNITS) to element e by the code at ip.  0, or -ENOMEM
- * (not modelled, counted in s->lost).  Any thread may call it at any time. */
+ * (not modelled, counted in s->lost: out of memory, or code in more than
+ * REUSE_WINDOWS - 1 windows of 16 MB).  Any thread may call it at any time. */
 int reuse_stack_access(struct reuse_stack *s, uint32_t u, uint64_t e, int store, uint64_t ip,
 		       struct reuse_outcome *out);
 
