@@ -160,6 +160,7 @@ struct call {
 	struct iset *args;
 	int is_stmt, in_macro, func;
 	int loop_depth;
+	long long const_size;	/* memset/memcpy/memmove with a constant size, else -1 */
 };
 
 struct loop {
@@ -167,6 +168,8 @@ struct loop {
 	int line, col;
 	char what[8];
 	int exits;		/* return/goto inside */
+	int ops;		/* expression nodes in it, header included */
+	long trip;		/* iterations of a counted for loop with constant bounds, else -1 */
 	int in_macro;
 	int loop_depth;		/* loops around it in its function */
 	int memwrite;		/* computed: writes memory (itself or callees) */
@@ -189,6 +192,7 @@ struct func {
 	int *calls;		/* indices into the global call table */
 	int ncalls;
 	/* summary */
+	int ops;		/* expression nodes in its body */
 	int state;		/* 0 not yet, 1 in progress, 2 done */
 	struct iset deps;	/* parameter i as -(100 + i), globals by var id, TOK_* */
 	struct iset mod;	/* globals written */
@@ -212,6 +216,7 @@ struct an {
 	int loopstack[64];
 	int nloopstack;
 	int in_ctrl, in_init;
+	int nexpr;		/* expression nodes walked so far */
 	CXCursor stmt_call;
 	int have_stmt_call;
 	char vary_why[200];
@@ -332,23 +337,48 @@ static int func_id(struct an *a, const char *name)
 
 /* ---- pass 1 ---- */
 
+/*
+ * The children of a cursor, all of them: a block of real code has hundreds of
+ * statements, and a statement skipped here is an assignment the use-def chains miss (a
+ * bound changed there would look fixed).  Release with kids_release.
+ */
 struct kids {
-	CXCursor c[64];
-	int n;
+	CXCursor *c;
+	int n, cap;
+	CXCursor small[16];
 };
 
 static enum CXChildVisitResult kid_cb(CXCursor c, CXCursor parent, CXClientData d)
 {
 	struct kids *k = d;
-	if (k->n < 64)
-		k->c[k->n++] = c;
+	if (k->n == k->cap) {
+		CXCursor *v = malloc(2 * k->cap * sizeof(*v));
+		if (!v)
+			abort();
+		memcpy(v, k->c, k->n * sizeof(*v));
+		if (k->c != k->small)
+			free(k->c);
+		k->c = v;
+		k->cap *= 2;
+	}
+	k->c[k->n++] = c;
 	return CXChildVisit_Continue;
 }
 
 static void kids_of(CXCursor c, struct kids *k)
 {
+	k->c = k->small;
+	k->cap = sizeof(k->small) / sizeof(k->small[0]);
 	k->n = 0;
 	clang_visitChildren(c, kid_cb, k);
+}
+
+static void kids_release(struct kids *k)
+{
+	if (k->c != k->small)
+		free(k->c);
+	k->c = k->small;
+	k->n = 0;
 }
 
 static CXCursor strip(CXCursor c)
@@ -359,9 +389,12 @@ static CXCursor strip(CXCursor c)
 			return c;
 		struct kids ks;
 		kids_of(c, &ks);
-		if (ks.n != 1)
+		int one = ks.n == 1;
+		if (one)
+			c = ks.c[0];
+		kids_release(&ks);
+		if (!one)
 			return c;
-		c = ks.c[0];
 	}
 }
 
@@ -514,6 +547,19 @@ static int is_pointerish(CXCursor c)
 	       k == CXType_VariableArray;
 }
 
+/* The value of a constant integer expression (literal, macro, enum, sizeof), or 0. */
+static int const_int(CXCursor c, long long *v)
+{
+	CXEvalResult r = clang_Cursor_Evaluate(c);
+	if (!r)
+		return 0;
+	int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+	if (ok)
+		*v = clang_EvalResult_getAsLongLong(r);
+	clang_EvalResult_dispose(r);
+	return ok;
+}
+
 static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 {
 	a->calls = realloc(a->calls, (a->ncalls + 1) * sizeof(*a->calls));
@@ -542,6 +588,10 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	int n = clang_Cursor_getNumArguments(c);
 	if (n < 0)
 		n = 0;
+	k->const_size = -1;
+	if (k->ext && k->ext->cls == X_COMPUTE && n == 3 &&
+	    !const_int(clang_Cursor_getArgument(c, 2), &k->const_size))
+		k->const_size = -1;
 	struct iset *args = calloc(n ? n : 1, sizeof(*args));
 	if (!args)
 		abort();
@@ -560,6 +610,7 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 				unop_typed(a, s, ks.c[0], op, sizeof(op), &post);
 			if (ks.n == 1 && !strcmp(op, "&"))
 				target = plain_var(a, ks.c[0]);
+			kids_release(&ks);
 		} else if (is_pointerish(s)) {
 			target = plain_var(a, s);
 		}
@@ -605,6 +656,7 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 	int post, v;
 	unsigned off;
 	loc_of(c, &off, NULL, NULL, NULL);
+	a->nexpr++;
 	switch (clang_getCursorKind(c)) {
 	case CXCursor_DeclRefExpr: {
 		CXCursor r = clang_getCursorReferenced(c);
@@ -698,6 +750,7 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 			walk_expr(a, ks.c[i], uses);
 		break;
 	}
+	kids_release(&ks);
 	iset_free(&dummy);
 }
 
@@ -713,6 +766,7 @@ static int new_loop(struct an *a, CXCursor c, const char *what)
 	loc_of(c, NULL, &l->line, &l->col, &l->in_macro);
 	snprintf(l->what, sizeof(l->what), "%s", what);
 	l->loop_depth = a->nloopstack;
+	l->trip = -1;
 	if (a->nloopstack < 64)
 		a->loopstack[a->nloopstack++] = f->nloops;
 	return f->nloops++;
@@ -739,6 +793,62 @@ static unsigned for_first_semi(struct an *a, CXCursor c, CXCursor body)
 	return res;
 }
 
+/*
+ * Iterations of "for (i = A; i < B; i++)" (also <=, > and >= with --) when A and B
+ * are constants, else -1.  Only this shape: it is what makes a snippet's work small
+ * and known before it runs (see too_small).
+ */
+static long for_trip(struct an *a, const struct kids *ks)
+{
+	if (ks->n != 4)
+		return -1;
+	long long from = 0, to = 0;
+	int var = -1;
+	CXCursor init = ks->c[0], cond = ks->c[1], inc = ks->c[2];
+	struct kids k;
+	kids_of(init, &k);
+	if (clang_getCursorKind(init) == CXCursor_DeclStmt && k.n == 1 &&
+	    clang_getCursorKind(k.c[0]) == CXCursor_VarDecl) {
+		struct kids in;
+		kids_of(k.c[0], &in);
+		if (in.n >= 1 && clang_isExpression(clang_getCursorKind(in.c[in.n - 1])) &&
+		    const_int(in.c[in.n - 1], &from))
+			var = var_id(a, k.c[0]);
+		kids_release(&in);
+	} else if (clang_getCursorKind(init) == CXCursor_BinaryOperator && k.n == 2) {
+		char op[8];
+		binop(a, init, k.c[0], k.c[1], op, sizeof(op));
+		if (!strcmp(op, "=") && const_int(k.c[1], &from))
+			var = plain_var(a, k.c[0]);
+	}
+	kids_release(&k);
+	if (var < 0)
+		return -1;
+	char cop[8] = "", iop[8] = "";
+	int post;
+	kids_of(cond, &k);
+	if (clang_getCursorKind(cond) == CXCursor_BinaryOperator && k.n == 2 &&
+	    plain_var(a, k.c[0]) == var && const_int(k.c[1], &to))
+		binop(a, cond, k.c[0], k.c[1], cop, sizeof(cop));
+	kids_release(&k);
+	kids_of(inc, &k);
+	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator && k.n == 1 && plain_var(a, k.c[0]) == var)
+		unop(a, inc, iop, sizeof(iop), &post);
+	kids_release(&k);
+	long long n = -1;
+	if (!strcmp(iop, "++") && !strcmp(cop, "<"))
+		n = to - from;
+	else if (!strcmp(iop, "++") && !strcmp(cop, "<="))
+		n = to - from + 1;
+	else if (!strcmp(iop, "--") && !strcmp(cop, ">"))
+		n = from - to;
+	else if (!strcmp(iop, "--") && !strcmp(cop, ">="))
+		n = from - to + 1;
+	else
+		return -1;
+	return n < 0 ? 0 : n > 1000000000 ? 1000000000 : n;
+}
+
 static void walk_stmt(struct an *a, CXCursor c)
 {
 	struct kids ks;
@@ -747,7 +857,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 	switch (k) {
 	case CXCursor_ForStmt: {
 		unsigned semi = ks.n ? for_first_semi(a, c, ks.c[ks.n - 1]) : ~0u;
-		new_loop(a, c, "for");
+		int li = new_loop(a, c, "for"), e0 = a->nexpr;
 		for (int i = 0; i + 1 < ks.n; i++) {
 			unsigned b, e;
 			extent_of(ks.c[i], &b, &e);
@@ -758,6 +868,8 @@ static void walk_stmt(struct an *a, CXCursor c)
 		if (ks.n)
 			walk_stmt(a, ks.c[ks.n - 1]);
 		a->nloopstack--;
+		a->funcs[a->cur].loops[li].ops = a->nexpr - e0;
+		a->funcs[a->cur].loops[li].trip = for_trip(a, &ks);
 		break;
 	}
 	case CXCursor_WhileStmt:
@@ -802,6 +914,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 			for (int j = 0; j < in.n; j++)
 				if (clang_isExpression(clang_getCursorKind(in.c[j])))
 					walk_expr(a, in.c[j], &u);
+			kids_release(&in);
 			if (a->vars[v].func >= 0) {
 				unsigned off;
 				loc_of(ks.c[i], &off, NULL, NULL, NULL);
@@ -831,6 +944,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 		}
 		break;
 	}
+	kids_release(&ks);
 }
 
 static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData d)
@@ -854,9 +968,13 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 		var_id(a, clang_Cursor_getArgument(c, i));
 	struct kids ks;
 	kids_of(c, &ks);
+	int e0 = a->nexpr;
 	for (int i = 0; i < ks.n; i++)
 		if (clang_getCursorKind(ks.c[i]) == CXCursor_CompoundStmt)
 			walk_stmt(a, ks.c[i]);
+	f = &a->funcs[fi];
+	f->ops = a->nexpr - e0;
+	kids_release(&ks);
 	a->cur = -1;
 	return CXChildVisit_Continue;
 }
@@ -927,10 +1045,9 @@ static void call_work(struct an *a, const struct call *k, struct iset *out)
 /*
  * Follow seeds backwards through the defs of f inside [b, e).  A variable is a leaf
  * (its value comes from outside the range) when no def in the range kills it.
- * seen collects every variable met, for the taint test.
  */
 static void closure(struct an *a, int fi, unsigned b, unsigned e, const struct iset *seeds,
-		    struct iset *leaves, struct iset *seen)
+		    struct iset *leaves)
 {
 	struct func *f = &a->funcs[fi];
 	struct iset work = { 0 };
@@ -941,7 +1058,6 @@ static void closure(struct an *a, int fi, unsigned b, unsigned e, const struct i
 			iset_add(leaves, v);
 			continue;
 		}
-		iset_add(seen, v);
 		int killed = 0, any = 0;
 		for (int i = 0; i < f->ndefs; i++) {
 			struct def *d = &f->defs[i];
@@ -958,13 +1074,20 @@ static void closure(struct an *a, int fi, unsigned b, unsigned e, const struct i
 	iset_free(&work);
 }
 
-static int seen_tainted(struct an *a, const struct iset *leaves, const struct iset *seen)
+/*
+ * Does a range's work depend on the rank?  Only through its leaves: a variable killed
+ * inside the range (a loop index set by its for) gets its values there, from defs
+ * whose uses closure followed; that the same variable is set from the rank elsewhere
+ * in the function (the flow-insensitive flag) says nothing about this range.  NPB IS
+ * reuses i for a loop from a rank-dependent bound, which made its fixed loops "rank".
+ */
+static int leaves_tainted(struct an *a, const struct iset *leaves)
 {
-	if (iset_has(leaves, TOK_TAINT))
-		return 1;
-	for (int i = 0; i < seen->n; i++)
-		if (a->vars[seen->v[i]].tainted)
+	for (int i = 0; i < leaves->n; i++) {
+		int v = leaves->v[i];
+		if (v == TOK_TAINT || (v >= 0 && a->vars[v].tainted))
 			return 1;
+	}
 	return 0;
 }
 
@@ -1026,14 +1149,14 @@ static void summarize(struct an *a, int fi)
 	if (f->state)
 		return;
 	f->state = 1;
-	struct iset seeds = { 0 }, leaves = { 0 }, seen = { 0 };
+	struct iset seeds = { 0 }, leaves = { 0 };
 	char saved[sizeof(a->vary_why)];
 	memcpy(saved, a->vary_why, sizeof(saved));
 	a->vary_why[0] = 0;
 	range_seeds(a, fi, f->b, f->e, &seeds);
 	snprintf(f->why, sizeof(f->why), "%s", a->vary_why);
 	memcpy(a->vary_why, saved, sizeof(saved));
-	closure(a, fi, f->b, f->e, &seeds, &leaves, &seen);
+	closure(a, fi, f->b, f->e, &seeds, &leaves);
 	for (int i = 0; i < leaves.n; i++) {
 		int v = leaves.v[i];
 		if (v < 0)
@@ -1044,7 +1167,7 @@ static void summarize(struct an *a, int fi)
 			iset_add(&f->deps, PARAM_TOK(a->vars[v].param));
 		/* other locals: read before set; treated as fixed garbage */
 	}
-	f->tainted = seen_tainted(a, &leaves, &seen);
+	f->tainted = leaves_tainted(a, &leaves);
 	for (int i = 0; i < f->ndefs; i++)
 		if (f->defs[i].var >= 0 && a->vars[f->defs[i].var].func < 0)
 			iset_add(&f->mod, f->defs[i].var);
@@ -1065,7 +1188,6 @@ static void summarize(struct an *a, int fi)
 	range_content(a, fi, f->b, f->e, &f->has_work, &f->has_net, &f->has_io);
 	iset_free(&seeds);
 	iset_free(&leaves);
-	iset_free(&seen);
 	f->state = 2;
 }
 
@@ -1134,8 +1256,8 @@ static int changed_in(struct an *a, int fi, const struct loop *l, int v, char *w
 static void translate(struct an *a, int fi, const struct iset *leaves, const struct call *k, struct iset *out)
 {
 	struct func *f = &a->funcs[fi];
-	struct iset exp = { 0 }, seen = { 0 };
-	closure(a, fi, f->b, f->e, leaves, &exp, &seen);
+	struct iset exp = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp);
 	for (int i = 0; i < exp.n; i++) {
 		int v = exp.v[i];
 		if (v < 0 || a->vars[v].func < 0)
@@ -1143,10 +1265,9 @@ static void translate(struct an *a, int fi, const struct iset *leaves, const str
 		else if (a->vars[v].param >= 0 && a->vars[v].param < k->nargs)
 			iset_merge(out, &k->args[a->vars[v].param]);
 	}
-	if (seen_tainted(a, &exp, &seen))
+	if (leaves_tainted(a, &exp))
 		iset_add(out, TOK_TAINT);
 	iset_free(&exp);
-	iset_free(&seen);
 }
 
 struct walkres {
@@ -1308,23 +1429,19 @@ static void add_cand(struct vs_analysis *res, struct vs_cand *c)
 static void judge(struct an *a, int fi, unsigned b, unsigned e, unsigned pos, struct vs_cand *c,
 		  int exits, int in_macro)
 {
-	struct iset seeds = { 0 }, leaves = { 0 }, seen = { 0 };
+	struct iset seeds = { 0 }, leaves = { 0 };
 	a->vary_why[0] = 0;
 	range_seeds(a, fi, b, e, &seeds);
-	if (c->is_loop) {
-		closure(a, fi, b, e, &seeds, &leaves, &seen);
-	} else {
+	if (c->is_loop)
+		closure(a, fi, b, e, &seeds, &leaves);
+	else
 		iset_merge(&leaves, &seeds);
-		for (int i = 0; i < seeds.n; i++)
-			if (seeds.v[i] >= 0)
-				iset_add(&seen, seeds.v[i]);
-	}
 	int work = 0, net = 0, io = 0;
 	range_content(a, fi, b, e, &work, &net, &io);
 	c->kind = net ? (work || io ? VS_MIXED : VS_NETWORK) : io ? (work ? VS_MIXED : VS_IO) : VS_COMPUTE;
 	struct walkres r;
 	memset(&r, 0, sizeof(r));
-	r.tainted = seen_tainted(a, &leaves, &seen);
+	r.tainted = leaves_tainted(a, &leaves);
 	r.self = c->is_loop ? b : ~0u;
 	scope_walk(a, fi, pos, &leaves, 0, 0, 0, &r);
 	c->depth = r.depth;
@@ -1345,8 +1462,70 @@ static void judge(struct an *a, int fi, unsigned b, unsigned e, unsigned pos, st
 		snprintf(c->reason, sizeof(c->reason), "inside a macro or a header");
 	iset_free(&seeds);
 	iset_free(&leaves);
-	iset_free(&seen);
 }
+
+/*
+ * A snippet whose work is known to be tiny before it runs: a counted loop with
+ * constant bounds around straight-line code, or a call of a function without loops,
+ * calling only such functions.  Its senses would average far under the runtime's 5-us
+ * switch-off (a 1000-node budget is a few thousand instructions, about 1 us), so
+ * the runtime would switch it off after 1000 senses; but the Tick/Tock calls would
+ * stay in the loop around it, which then can no longer keep values in registers or
+ * be unrolled: CoMD's force loop ran 1.7-2x slower with its 3-iteration "for m < 3"
+ * loops wrapped.  -1 when not known to be small.
+ */
+#define VS_SMALL_OPS 1000
+
+static long func_small_ops(struct an *a, int gi, int hops);
+
+/* A call's work when known to be small: a small function, libm, a short memcpy. */
+static long call_small_ops(struct an *a, const struct call *k, int hops)
+{
+	if (k->callee >= 0)
+		return func_small_ops(a, k->callee, hops + 1);
+	if (k->ext && k->ext->cls == X_PURE)
+		return 20;
+	if (k->ext && k->ext->cls == X_COMPUTE && k->const_size >= 0)
+		return 4 + k->const_size / 8;
+	return -1;
+}
+
+static long func_small_ops(struct an *a, int gi, int hops)
+{
+	struct func *g = &a->funcs[gi];
+	if (!g->defined || g->nloops || hops > 8)
+		return -1;
+	long ops = g->ops;
+	for (int i = 0; i < g->ncalls && ops <= VS_SMALL_OPS; i++) {
+		long o = call_small_ops(a, &a->calls[g->calls[i]], hops);
+		if (o < 0)
+			return -1;
+		ops += o;
+	}
+	return ops;
+}
+
+static long loop_small_ops(struct an *a, int fi, const struct loop *lp)
+{
+	struct func *f = &a->funcs[fi];
+	if (lp->trip < 0)
+		return -1;
+	for (int l = 0; l < f->nloops; l++)
+		if (&f->loops[l] != lp && in(f->loops[l].b, lp->b, lp->e))
+			return -1;
+	long ops = lp->ops;
+	for (int i = 0; i < f->ncalls && ops <= VS_SMALL_OPS; i++) {
+		struct call *k = &a->calls[f->calls[i]];
+		if (!in(k->off, lp->b, lp->e))
+			continue;
+		long o = call_small_ops(a, k, 0);
+		if (o < 0)
+			return -1;
+		ops += o;
+	}
+	return lp->trip * ops;
+}
+
 
 static void candidates(struct an *a, struct vs_analysis *res, const struct vs_options *opt)
 {
@@ -1366,6 +1545,7 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			snprintf(c.func, sizeof(c.func), "%s", f->name);
 			snprintf(c.what, sizeof(c.what), "%s", lp->what);
 			judge(a, fi, lp->b, lp->e, lp->b, &c, lp->exits, lp->in_macro);
+			c.ops = loop_small_ops(a, fi, lp);
 			add_cand(res, &c);
 		}
 		for (int i = 0; i < f->ncalls; i++) {
@@ -1381,6 +1561,7 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			judge(a, fi, k->off, k->off + 1, k->off, &c, 0, k->in_macro);
 			if (!c.reason[0] && !k->is_stmt)
 				snprintf(c.reason, sizeof(c.reason), "call inside an expression (cannot be wrapped)");
+			c.ops = call_small_ops(a, k, 0);
 			add_cand(res, &c);
 		}
 	}
@@ -1398,8 +1579,8 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 		int fi = func_id(a, c->func);
 		for (int j = 0; j < res->n; j++) {
 			struct vs_cand *o = &res->c[j];
-			if (j == i || !o->selected)
-				continue;
+			if (j == i || !o->selected || (o->ops >= 0 && o->ops <= VS_SMALL_OPS))
+				continue;	/* a small one is not a sensor (below) */
 			int ofi = func_id(a, o->func);
 			int nested = ofi == fi && o->begin <= c->begin && c->end <= o->end &&
 				     !(o->begin == c->begin && o->end == c->end);
@@ -1417,8 +1598,13 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			}
 		}
 	}
-	for (int i = 0; i < res->n; i++)
-		res->c[i].selected = !res->c[i].reason[0];
+	/* after the outermost rule: a small snippet inside a sensor is reported as inside it */
+	for (int i = 0; i < res->n; i++) {
+		struct vs_cand *c = &res->c[i];
+		if (!c->reason[0] && c->ops >= 0 && c->ops <= VS_SMALL_OPS)
+			snprintf(c->reason, sizeof(c->reason), "too small to time (about %ld operations)", c->ops);
+		c->selected = !c->reason[0];
+	}
 }
 
 static int cmp_cand(const void *x, const void *y)

@@ -27,6 +27,7 @@ struct vs_cand {
 	int rank_dependent;	/* work reads MPI_Comm_rank/gethostname results */
 	int global;		/* fixed over every enclosing loop in every calling context */
 	int selected;		/* chosen for instrumentation */
+	long ops;		/* work known before it runs, in expression nodes; -1 unknown */
 	char scope[256];	/* loops (func:line) it is a v-sensor of */
 	char reason[256];	/* why it is not selected ("" when selected) */
 };
