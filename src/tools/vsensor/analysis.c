@@ -1668,6 +1668,12 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	for (unsigned i = 0; i < clang_getNumDiagnostics(a.tu); i++) {
 		CXDiagnostic d = clang_getDiagnostic(a.tu, i);
 		int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+		if (bad) {
+			CXString t = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
+							       CXDiagnostic_DisplayColumn);
+			snprintf(res->error, sizeof(res->error), "%s", clang_getCString(t));
+			clang_disposeString(t);
+		}
 		clang_disposeDiagnostic(d);
 		if (bad) {
 			clang_disposeTranslationUnit(a.tu);

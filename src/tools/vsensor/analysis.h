@@ -36,6 +36,7 @@ struct vs_analysis {
 	struct vs_cand *c;
 	int n;
 	char file[512];
+	char error[320];	/* after -EINVAL: clang's first error, "file:line:col: error: ..." */
 };
 
 struct vs_options {
@@ -44,7 +45,8 @@ struct vs_options {
 
 /*
  * Parse and analyse path with the compiler arguments args (-I, -D, -std...).
- * Fills a (free with vs_analysis_release).  0, -ENOENT, -EINVAL (parse failure), -ENOMEM.
+ * Fills a (free with vs_analysis_release).  0, -ENOENT, -EINVAL (parse failure, the
+ * first error in a->error), -ENOMEM.
  */
 int vs_analyze(const char *path, const char *const *args, int nargs,
 	       const struct vs_options *opt, struct vs_analysis *a);

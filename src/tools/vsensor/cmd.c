@@ -81,13 +81,14 @@ static int clang_args(int argc, char **argv, const char **out, int max)
 	return n;
 }
 
+/* hint: what the user can do about a parse failure, "" when nothing to add */
 static int analyze_or_say(const char *path, const char **cargs, int ncargs, int max_depth,
-			  struct vs_analysis *a)
+			  struct vs_analysis *a, const char *hint)
 {
 	struct vs_options o = { .max_depth = max_depth };
 	int err = vs_analyze(path, cargs, ncargs, &o, a);
 	if (err == -EINVAL)
-		sonde_error("cannot parse '%s' (compile errors; give -I/-D after --)", path);
+		sonde_error("cannot parse '%s'%s: %s", path, hint, a->error[0] ? a->error : "libclang failed");
 	else if (err)
 		sonde_error("cannot read '%s': %s", path, strerror(-err));
 	return err;
@@ -117,7 +118,7 @@ static int cmd_list(int argc, char **argv)
 	const char *cargs[64];
 	int nc = i < argc ? clang_args(argc - i - 1, argv + i + 1, cargs, 64) : clang_args(0, NULL, cargs, 64);
 	struct vs_analysis a;
-	if (analyze_or_say(file, cargs, nc, max_depth, &a))
+	if (analyze_or_say(file, cargs, nc, max_depth, &a, " (give its -I/-D after --)"))
 		return 1;
 	const char *base = strrchr(a.file, '/') ? strrchr(a.file, '/') + 1 : a.file;
 	static const char *const head[] = { "site", "function", "snippet", "kind", "status", "scope", "reason" };
@@ -204,7 +205,15 @@ static int cmd_cc(int argc, char **argv)
 			continue;
 		}
 		struct vs_analysis a;
-		if (analyze_or_say(cc[k], cargs, nc, max_depth, &a)) {
+		int aerr = analyze_or_say(cc[k], cargs, nc, max_depth, &a, "");
+		if (aerr == -EINVAL) {
+			/* the build goes on: libclang 14 rejects some code gcc takes, and a
+			 * file without sensors loses only its own sensors */
+			fprintf(stderr, "sonde: vsensor: compiling '%s' without sensors\n", cc[k]);
+			nargv[nn++] = cc[k];
+			continue;
+		}
+		if (aerr) {
 			rc = 1;
 			break;
 		}
