@@ -1290,6 +1290,45 @@ static void mark(struct walkres *r, int fail, int fi, int line)
 }
 
 /*
+ * fi has no caller that the analysis sees (it is called from another file, or through a
+ * pointer) and is not main: what its callers pass, or what the program changes between
+ * two calls, is unknown.  Work decided by its parameters, by memory, or by a global that
+ * other files may write (any non-static one) or that some function here writes, can
+ * differ from one call to the next, so it is fixed at most over fi's own loops: not
+ * global.  Without this, a loop "for (i = 0; i < n; i++)" in a function called from
+ * another file with a different n each time was selected.
+ */
+static void root_check(struct an *a, int fi, const struct iset *leaves, struct walkres *r)
+{
+	struct func *f = &a->funcs[fi];
+	struct iset exp = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp);
+	char why[200] = "";
+	for (int i = 0; i < exp.n && !why[0]; i++) {
+		int v = exp.v[i];
+		if (v == TOK_MEM) {
+			snprintf(why, sizeof(why), "reads memory, and %.40s's callers are not seen (other files, pointers)", f->name);
+		} else if (v >= 0 && a->vars[v].func == fi && a->vars[v].param >= 0) {
+			snprintf(why, sizeof(why), "depends on %.40s, a parameter of %.40s, whose callers are not seen (other files, pointers)",
+				 a->vars[v].name, f->name);
+		} else if (v >= 0 && a->vars[v].func < 0) {
+			int written = !a->vars[v].is_static;
+			for (int g = 0; g < a->nfuncs && !written; g++)
+				written = a->funcs[g].defined && iset_has(&a->funcs[g].mod, v);
+			if (written)
+				snprintf(why, sizeof(why), "depends on global %.40s, which may change between calls of %.40s from code not seen",
+					 a->vars[v].name, f->name);
+		}
+	}
+	iset_free(&exp);
+	if (why[0]) {
+		if (!r->fail)
+			snprintf(r->why, sizeof(r->why), "%s", why);
+		r->fail = 1;
+	}
+}
+
+/*
  * Check leaves (read at offset pos of fi) against every enclosing loop, innermost
  * first, then through every call site of fi.  Once a loop fails on a path, every loop
  * around it on that path fails too (what changes in a loop changes in its parents).
@@ -1321,10 +1360,12 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 		r->depth = depth;
 	if (hops > 16)
 		return;
+	int ncallers = 0;
 	for (int i = 0; i < a->ncalls; i++) {
 		struct call *k = &a->calls[i];
 		if (k->callee != fi || a->reach[fi][k->func])
 			continue;
+		ncallers++;
 		struct iset up = { 0 };
 		translate(a, fi, leaves, k, &up);
 		if (iset_has(&up, TOK_TAINT))
@@ -1332,6 +1373,8 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 		scope_walk(a, k->func, k->off, &up, depth, hops + 1, failed, r);
 		iset_free(&up);
 	}
+	if (!ncallers && !failed && strcmp(f->name, "main"))
+		root_check(a, fi, leaves, r);
 }
 
 /* Loops passed on every path, "func:line" separated by spaces. */
