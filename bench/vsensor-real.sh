@@ -35,14 +35,14 @@ done
 M="nice -n -10 mpirun --allow-run-as-root --oversubscribe --bind-to core:overload-allowed --mca btl self,vader -np 4"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# list_summary NAME FLAGS FILE...: statuses and the main reasons over the files
+# list_summary NAME LIST-OPTIONS FLAGS FILE...: statuses and the main reasons over the files
 list_summary() {
-	local name=$1 flags=$2
-	shift 2
+	local name=$1 opts=$2 flags=$3
+	shift 3
 	: >"list-$name.csv"
 	for f in "$@"; do
 		# shellcheck disable=SC2086
-		"$SONDE" vsensor list --csv "$f" -- $flags >>"list-$name.csv" 2>>"list-$name.err" ||
+		"$SONDE" vsensor list --csv $opts "$f" -- $flags >>"list-$name.csv" 2>>"list-$name.err" ||
 			echo "  $name: list failed on $(basename "$f"): $(tail -1 "list-$name.err")"
 	done
 	python3 - "list-$name.csv" "$name" <<'PY'
@@ -147,12 +147,22 @@ if [ -d "$COMD_SRC" ]; then
 		# its Makefile writes CoMD_info.h from 'which $(CC)': made with a one-word CC
 		(cd "comd-$v" && make CoMD_info.h >/dev/null 2>&1)
 	done
-	(cd comd-orig && make -j2 BIN_DIR=.. >build.log 2>&1) && mv CoMD-mpi CoMD-orig
 	s=$(date +%s.%N)
-	(cd comd-vs && make -j2 BIN_DIR=.. CC="$SONDE vsensor cc mpicc" >build.log 2>&1) && mv CoMD-mpi CoMD-vs
+	(cd comd-orig && make -j2 BIN_DIR=.. >build.log 2>&1) && mv CoMD-mpi CoMD-orig
 	e=$(date +%s.%N)
-	echo "  instrumented build: $(echo "$e - $s" | bc) s for $(ls comd-vs/*.c | wc -l) files"
-	list_summary CoMD "-std=c99 -DDOUBLE -DDO_MPI -Icomd-vs" comd-vs/*.c
+	echo "  build with mpicc: $(echo "$e - $s" | bc | cut -c1-5) s ($(ls comd-vs/*.c | wc -l) files, make -j2)"
+	s=$(date +%s.%N)
+	(cd comd-vs && make -j2 BIN_DIR=.. CC="$SONDE vsensor cc mpicc" >build.log 2>&1) && mv CoMD-mpi CoMD-vs1
+	e=$(date +%s.%N)
+	echo "  build with sonde vsensor cc, file by file: $(echo "$e - $s" | bc | cut -c1-5) s"
+	rm -f comd-vs/*.o
+	s=$(date +%s.%N)
+	# --with: the whole program analysed with each file (quoted: make passes the pattern on)
+	(cd comd-vs && make -j2 BIN_DIR=.. CC="$SONDE vsensor cc --with '*.c' mpicc" >build.log 2>&1) && mv CoMD-mpi CoMD-vs
+	e=$(date +%s.%N)
+	echo "  build with sonde vsensor cc --with '*.c': $(echo "$e - $s" | bc | cut -c1-5) s"
+	list_summary CoMD-file-by-file "" "-std=c99 -DDOUBLE -DDO_MPI" comd-vs/*.c
+	list_summary CoMD "--with comd-vs/*.c" "-std=c99 -DDOUBLE -DDO_MPI" comd-vs/*.c
 	if [ -x CoMD-orig ] && [ -x CoMD-vs ]; then
 		args="-x 20 -y 20 -z 20 -i 2 -j 2 -k 1"
 		for v in orig vs; do
@@ -184,7 +194,7 @@ if [ -d "$NPB_SRC" ]; then
 	for v in orig vs; do
 		(cd "npb-$v" && make IS CLASS=B >build.log 2>&1) && cp "npb-$v/bin/is.B.x" "IS-$v"
 	done
-	list_summary IS "-Inpb-vs/IS -Inpb-vs/common" npb-vs/IS/is.c npb-vs/common/c_timers.c npb-vs/common/c_print_results.c
+	list_summary IS "" "-Inpb-vs/IS -Inpb-vs/common" npb-vs/IS/is.c npb-vs/common/c_timers.c npb-vs/common/c_print_results.c
 	if [ -x IS-orig ] && [ -x IS-vs ]; then
 		for v in orig vs; do
 			SONDE_DIR=$T/cmp-is $M "./IS-$v" >"out-IS-$v" 2>/dev/null

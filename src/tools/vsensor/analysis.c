@@ -14,6 +14,7 @@
  * checks each enclosing loop, in its own function and through every call site upwards.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,9 @@ struct call {
 	int is_stmt, in_macro, func;
 	int loop_depth;
 	long long const_size;	/* memset/memcpy/memmove with a constant size, else -1 */
+	int tu;			/* translation unit of the call */
+	unsigned const_mask;	/* arguments that are integer constants (the first 32)... */
+	long long *const_val;	/* ...and their values */
 };
 
 struct loop {
@@ -179,6 +183,8 @@ struct loop {
 struct func {
 	char name[64];
 	int defined, in_main;
+	int own;		/* in its unit's .c file, not a header */
+	int tu, is_static;	/* translation unit (0: the analysed file); static: seen there only */
 	unsigned b, e;
 	int nparams;
 	struct loop *loops;
@@ -217,6 +223,8 @@ struct an {
 	int nloopstack;
 	int in_ctrl, in_init;
 	int nexpr;		/* expression nodes walked so far */
+	int curtu;		/* translation unit being walked (0: the analysed file) */
+	char files[256][64];	/* base names of the units (the first 256) */
 	CXCursor stmt_call;
 	int have_stmt_call;
 	char vary_why[200];
@@ -321,10 +329,16 @@ static int var_id(struct an *a, CXCursor decl)
 	return a->nvars - 1;
 }
 
-static int func_id(struct an *a, const char *name)
+/*
+ * The function defined as name in translation unit tu: one entry per external name
+ * for the whole program, one per unit for a static one (two files may each have their
+ * own static "init").
+ */
+static int func_id(struct an *a, const char *name, int tu, int is_static)
 {
 	for (int i = 0; i < a->nfuncs; i++)
-		if (!strcmp(a->funcs[i].name, name))
+		if (!strcmp(a->funcs[i].name, name) &&
+		    (a->funcs[i].tu == tu || (!is_static && !a->funcs[i].is_static)))
 			return i;
 	a->funcs = realloc(a->funcs, (a->nfuncs + 1) * sizeof(*a->funcs));
 	if (!a->funcs)
@@ -332,6 +346,8 @@ static int func_id(struct an *a, const char *name)
 	struct func *f = &a->funcs[a->nfuncs];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->tu = tu;
+	f->is_static = is_static;
 	return a->nfuncs++;
 }
 
@@ -570,6 +586,7 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	memset(k, 0, sizeof(*k));
 	k->func = a->cur;
 	k->callee = -1;
+	k->tu = a->curtu;
 	k->loop_depth = a->nloopstack;
 	loc_of(c, &k->off, &k->line, &k->col, &k->in_macro);
 	extent_of(c, &k->b, &k->e);
@@ -593,8 +610,13 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	    !const_int(clang_Cursor_getArgument(c, 2), &k->const_size))
 		k->const_size = -1;
 	struct iset *args = calloc(n ? n : 1, sizeof(*args));
-	if (!args)
+	long long *cval = calloc(n ? n : 1, sizeof(*cval));
+	unsigned cmask = 0;
+	if (!args || !cval)
 		abort();
+	for (int i = 0; i < n && i < 32; i++)
+		if (const_int(clang_Cursor_getArgument(c, i), &cval[i]))
+			cmask |= 1u << i;
 	for (int i = 0; i < n; i++) {
 		CXCursor arg = clang_Cursor_getArgument(c, i);
 		walk_expr(a, arg, &args[i]);
@@ -630,6 +652,8 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	k = &a->calls[ci];
 	k->args = args;
 	k->nargs = n;
+	k->const_val = cval;
+	k->const_mask = cmask;
 	struct func *f = &a->funcs[a->cur];
 	f->calls = realloc(f->calls, (f->ncalls + 1) * sizeof(int));
 	if (!f->calls)
@@ -953,13 +977,14 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 	if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c))
 		return CXChildVisit_Continue;
 	CXString s = clang_getCursorSpelling(c);
-	int fi = func_id(a, clang_getCString(s));
+	int fi = func_id(a, clang_getCString(s), a->curtu, clang_Cursor_getStorageClass(c) == CX_SC_Static);
 	clang_disposeString(s);
 	struct func *f = &a->funcs[fi];
 	if (f->defined)
 		return CXChildVisit_Continue;
 	f->defined = 1;
-	f->in_main = clang_Location_isFromMainFile(clang_getCursorLocation(c));
+	f->own = clang_Location_isFromMainFile(clang_getCursorLocation(c));
+	f->in_main = a->curtu == 0 && f->own;
 	extent_of(c, &f->b, &f->e);
 	f->nparams = clang_Cursor_getNumArguments(c);
 	a->cur = fi;
@@ -1329,6 +1354,46 @@ static void root_check(struct an *a, int fi, const struct iset *leaves, struct w
 }
 
 /*
+ * Work that depends on a parameter of fi is the same at every call only when every call
+ * site passes the same value: CoMD's addRealParallel(buf, sum, count) is called with
+ * count 2 and count 4, and NPB MG's kernels with each grid level's size from different
+ * sites.  The loops around each site cannot see that, so: a parameter that decides the
+ * work, and two call sites that do not both pass the same integer constant, make it
+ * not global.
+ */
+static void sites_check(struct an *a, int fi, const struct iset *leaves, struct walkres *r)
+{
+	struct func *f = &a->funcs[fi];
+	struct iset exp = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp);
+	for (int i = 0; i < exp.n && !r->fail; i++) {
+		int v = exp.v[i];
+		if (v < 0 || a->vars[v].func != fi || a->vars[v].param < 0)
+			continue;
+		int p = a->vars[v].param, nsites = 0, same = 1;
+		const struct call *first = NULL;
+		for (int j = 0; j < a->ncalls; j++) {
+			const struct call *k = &a->calls[j];
+			if (k->callee != fi || a->reach[fi][k->func])
+				continue;
+			nsites++;
+			if (p >= 32 || p >= k->nargs || !(k->const_mask & (1u << p)))
+				same = 0;
+			else if (!first)
+				first = k;
+			else if (first->const_val[p] != k->const_val[p])
+				same = 0;
+		}
+		if (nsites >= 2 && !same) {
+			snprintf(r->why, sizeof(r->why), "depends on %.40s, a parameter of %.40s that its %d call sites may set differently",
+				 a->vars[v].name, f->name, nsites);
+			r->fail = 1;
+		}
+	}
+	iset_free(&exp);
+}
+
+/*
  * Check leaves (read at offset pos of fi) against every enclosing loop, innermost
  * first, then through every call site of fi.  Once a loop fails on a path, every loop
  * around it on that path fails too (what changes in a loop changes in its parents).
@@ -1375,6 +1440,8 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 	}
 	if (!ncallers && !failed && strcmp(f->name, "main"))
 		root_check(a, fi, leaves, r);
+	if (!failed && !r->fail)	/* the loops' reasons first: they say more */
+		sites_check(a, fi, leaves, r);
 }
 
 /* Loops passed on every path, "func:line" separated by spaces. */
@@ -1570,11 +1637,16 @@ static long loop_small_ops(struct an *a, int fi, const struct loop *lp)
 }
 
 
+/*
+ * The candidates of every unit's own functions are judged (the outermost rule needs the
+ * sensors of the other files: CoMD's sumAtoms calls addIntParallel of parallel.c, both
+ * sensors otherwise); only the analysed file's are kept.
+ */
 static void candidates(struct an *a, struct vs_analysis *res, const struct vs_options *opt)
 {
 	for (int fi = 0; fi < a->nfuncs; fi++) {
 		struct func *f = &a->funcs[fi];
-		if (!f->defined || !f->in_main)
+		if (!f->defined || !f->own)
 			continue;	/* header code is analysed for summaries, not instrumented */
 		for (int l = 0; l < f->nloops; l++) {
 			struct loop *lp = &f->loops[l];
@@ -1587,6 +1659,7 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			c.end = lp->e;
 			snprintf(c.func, sizeof(c.func), "%s", f->name);
 			snprintf(c.what, sizeof(c.what), "%s", lp->what);
+			c.fi = fi;
 			judge(a, fi, lp->b, lp->e, lp->b, &c, lp->exits, lp->in_macro);
 			c.ops = loop_small_ops(a, fi, lp);
 			add_cand(res, &c);
@@ -1601,6 +1674,7 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			c.end = k->e;
 			snprintf(c.func, sizeof(c.func), "%s", f->name);
 			snprintf(c.what, sizeof(c.what), "%s", k->name);
+			c.fi = fi;
 			judge(a, fi, k->off, k->off + 1, k->off, &c, 0, k->in_macro);
 			if (!c.reason[0] && !k->is_stmt)
 				snprintf(c.reason, sizeof(c.reason), "call inside an expression (cannot be wrapped)");
@@ -1619,12 +1693,12 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 		struct vs_cand *c = &res->c[i];
 		if (!c->selected)
 			continue;
-		int fi = func_id(a, c->func);
+		int fi = c->fi;
 		for (int j = 0; j < res->n; j++) {
 			struct vs_cand *o = &res->c[j];
 			if (j == i || !o->selected || (o->ops >= 0 && o->ops <= VS_SMALL_OPS))
 				continue;	/* a small one is not a sensor (below) */
-			int ofi = func_id(a, o->func);
+			int ofi = o->fi;
 			int nested = ofi == fi && o->begin <= c->begin && c->end <= o->end &&
 				     !(o->begin == c->begin && o->end == c->end);
 			if (!nested) {
@@ -1636,7 +1710,9 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 				}
 			}
 			if (nested) {
-				snprintf(c->reason, sizeof(c->reason), "inside sensor %.40s:%d (outermost only)", o->func, o->line);
+				int otu = a->funcs[ofi].tu;
+				snprintf(c->reason, sizeof(c->reason), "inside sensor %.40s:%d%s%.64s (outermost only)", o->func,
+					 o->line, otu ? " of " : "", otu ? a->files[otu < 256 ? otu : 0] : "");
 				break;
 			}
 		}
@@ -1648,6 +1724,11 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			snprintf(c->reason, sizeof(c->reason), "too small to time (about %ld operations)", c->ops);
 		c->selected = !c->reason[0];
 	}
+	int n = 0;
+	for (int i = 0; i < res->n; i++)
+		if (a->funcs[res->c[i].fi].in_main)
+			res->c[n++] = res->c[i];
+	res->n = n;
 }
 
 static int cmp_cand(const void *x, const void *y)
@@ -1684,13 +1765,63 @@ static void an_free(struct an *a)
 		for (int j = 0; j < a->calls[i].nargs; j++)
 			iset_free(&a->calls[i].args[j]);
 		free(a->calls[i].args);
+		free(a->calls[i].const_val);
 	}
 	free(a->calls);
+}
+
+/* Parse path into *tu; on errors, clang's first one in err.  0 or -EINVAL. */
+static int parse_tu(CXIndex idx, const char *path, const char *const *args, int nargs,
+		    CXTranslationUnit *tu, char *err, size_t len)
+{
+	if (clang_parseTranslationUnit2(idx, path, args, nargs, NULL, 0,
+					CXTranslationUnit_DetailedPreprocessingRecord, tu) != CXError_Success)
+		return -EINVAL;
+	for (unsigned i = 0; i < clang_getNumDiagnostics(*tu); i++) {
+		CXDiagnostic d = clang_getDiagnostic(*tu, i);
+		int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+		if (bad) {
+			CXString t = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
+							       CXDiagnostic_DisplayColumn);
+			snprintf(err, len, "%s", clang_getCString(t));
+			clang_disposeString(t);
+		}
+		clang_disposeDiagnostic(d);
+		if (bad) {
+			clang_disposeTranslationUnit(*tu);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The definition a call names: its own unit's first (a static one), else an external one. */
+static void resolve_calls(struct an *a)
+{
+	for (int i = 0; i < a->ncalls; i++) {
+		struct call *k = &a->calls[i];
+		if (k->indirect)
+			continue;
+		for (int g = 0; g < a->nfuncs; g++) {
+			struct func *f = &a->funcs[g];
+			if (!f->defined || strcmp(f->name, k->name))
+				continue;
+			if (f->tu == k->tu) {
+				k->callee = g;
+				break;
+			}
+			if (!f->is_static)
+				k->callee = g;
+		}
+	}
 }
 
 int vs_analyze(const char *path, const char *const *args, int nargs,
 	       const struct vs_options *opt, struct vs_analysis *res)
 {
+	struct vs_options dflt = { .max_depth = 6 };
+	if (!opt)
+		opt = &dflt;
 	memset(res, 0, sizeof(*res));
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -1702,37 +1833,38 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	struct an a;
 	memset(&a, 0, sizeof(a));
 	a.cur = -1;
-	enum CXErrorCode err = clang_parseTranslationUnit2(idx, path, args, nargs, NULL, 0,
-		CXTranslationUnit_DetailedPreprocessingRecord, &a.tu);
-	if (err != CXError_Success) {
+	CXTranslationUnit *tus = calloc(opt->nwith + 1, sizeof(*tus));
+	if (!tus)
+		abort();
+	int ntu = 0;
+	if (parse_tu(idx, path, args, nargs, &tus[0], res->error, sizeof(res->error))) {
+		free(tus);
 		clang_disposeIndex(idx);
 		return -EINVAL;
 	}
-	for (unsigned i = 0; i < clang_getNumDiagnostics(a.tu); i++) {
-		CXDiagnostic d = clang_getDiagnostic(a.tu, i);
-		int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
-		if (bad) {
-			CXString t = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
-							       CXDiagnostic_DisplayColumn);
-			snprintf(res->error, sizeof(res->error), "%s", clang_getCString(t));
-			clang_disposeString(t);
-		}
-		clang_disposeDiagnostic(d);
-		if (bad) {
-			clang_disposeTranslationUnit(a.tu);
-			clang_disposeIndex(idx);
-			return -EINVAL;
-		}
-	}
+	a.tu = tus[ntu++];
 	clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
-	for (int i = 0; i < a.ncalls; i++) {
-		struct call *k = &a.calls[i];
-		if (!k->indirect) {
-			for (int g = 0; g < a.nfuncs; g++)
-				if (a.funcs[g].defined && !strcmp(a.funcs[g].name, k->name))
-					k->callee = g;
+	/* the rest of the program: summaries and callers, never candidates */
+	for (int w = 0; w < opt->nwith; w++) {
+		char real[PATH_MAX], err[sizeof(res->error)] = "";
+		if (realpath(opt->with[w], real) && !strcmp(real, res->file))
+			continue;
+		if (parse_tu(idx, opt->with[w], args, nargs, &tus[ntu], err, sizeof(err))) {
+			if (!res->skipped[0])
+				snprintf(res->skipped, sizeof(res->skipped), "%s: %s", opt->with[w],
+					 err[0] ? err : "libclang failed");
+			continue;
 		}
+		a.tu = tus[ntu];
+		a.curtu = ntu++;
+		if (a.curtu < 256) {
+			const char *b = strrchr(opt->with[w], '/');
+			snprintf(a.files[a.curtu], sizeof(a.files[0]), "%s", b ? b + 1 : opt->with[w]);
+		}
+		res->nwith++;
+		clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
 	}
+	resolve_calls(&a);
 	compute_reach(&a);
 	taint_fixpoint(&a);
 	for (int fi = 0; fi < a.nfuncs; fi++)
@@ -1741,11 +1873,12 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	for (int fi = 0; fi < a.nfuncs; fi++)
 		if (a.funcs[fi].defined)
 			loop_effects(&a, fi);
-	struct vs_options dflt = { .max_depth = 6 };
-	candidates(&a, res, opt ? opt : &dflt);
+	candidates(&a, res, opt);
 	qsort(res->c, res->n, sizeof(*res->c), cmp_cand);
 	an_free(&a);
-	clang_disposeTranslationUnit(a.tu);
+	for (int t = 0; t < ntu; t++)
+		clang_disposeTranslationUnit(tus[t]);
+	free(tus);
 	clang_disposeIndex(idx);
 	return 0;
 }
