@@ -54,6 +54,14 @@ static void rank_keys(int my_rank)
 	MPI_Allreduce(MPI_IN_PLACE, bucket, NB + 5, MPI_INT, MPI_SUM, MPI_COMM_WORLD);	/* SENSOR,NETWORK */
 }
 
+/* called with two sizes (CoMD's addRealParallel: count 2 and count 4) */
+static int scale(int n)
+{
+	for (int i = 0; i < n; i++)			/* NO(2 call sites) */
+		f[i][2] *= 0.5;
+	return n;
+}
+
 /* called from another file (CoMD's force kernels are called from timestep.c): no
  * caller here, so what n is from one call to the next is unknown */
 void kernel(int n)
@@ -77,6 +85,8 @@ int main(int argc, char **argv)
 		copy_one(it % NB, (it + 1) % NB);		/* NO(too small) a short memcpy and an assignment */
 		forces();
 		rank_keys(rank);
+		x += scale(100);				/* inside expressions: not wrapped */
+		x += scale(200);
 		for (int i = 0; i < n; i++)			/* NO(depends on n) n changes 70 statements below */
 			x += i;
 		x += 0;
