@@ -41,9 +41,12 @@ list_summary() {
 	shift 3
 	: >"list-$name.csv"
 	for f in "$@"; do
+		# split the options, but leave a --with pattern for sonde to expand
+		set -f
 		# shellcheck disable=SC2086
 		"$SONDE" vsensor list --csv $opts "$f" -- $flags >>"list-$name.csv" 2>>"list-$name.err" ||
 			echo "  $name: list failed on $(basename "$f"): $(tail -1 "list-$name.err")"
+		set +f
 	done
 	python3 - "list-$name.csv" "$name" <<'PY'
 import collections, csv, re, sys
@@ -121,13 +124,14 @@ hog_window() {
 
 # detect NAME START END ARGS...
 detect() {
-	local name=$1 start=$2 end=$3
+	local name=$1 start=$2 end=$3 job
 	shift 3
 	SONDE_DIR=$T/c-$name $M "./$name-vs" "$@" >/dev/null 2>&1
 	echo "  $name clean:             $("$SONDE" vsensor score --truth none "c-$name")"
 	SONDE_DIR=$T/b-$name $M "./$name-vs" "$@" >/dev/null 2>&1 &
+	job=$!
 	hog_window "$T/b-$name" "$start" "$end"
-	wait $!
+	wait "$job"
 	echo "  $name co-runner CPU 1:   $("$SONDE" vsensor score --truth "compute:1,3:$start:$end" "b-$name")  (truth: ranks 1 and 3)"
 	SONDE_DIR=$T/p-$name $M -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY="$start:$end:3000" "./$name-vs" "$@" >/dev/null 2>&1
 	echo "  $name PMPI delay 3 ms:   $("$SONDE" vsensor score --truth "network:0-3:$start:$end" "p-$name")"
@@ -178,7 +182,7 @@ if [ -d "$COMD_SRC" ]; then
 		echo "  CoMD thermodynamics table (all columns but the time per atom): $(cmp -s a.txt b.txt && echo identical || echo DIFFERS), $(wc -l <a.txt) rows"
 		# shellcheck disable=SC2086
 		overhead CoMD '/^loop / { print $4; exit }' $args -N 50
-		[ "${1:-}" = --no-detect ] || detect CoMD 2 5 $args -N 300
+		[ "${1:-}" = --no-detect ] || detect CoMD 2 5 $args -N 200
 	else
 		echo "  CoMD did not build: $(tail -3 comd-*/build.log | tr '\n' ' ')"
 	fi

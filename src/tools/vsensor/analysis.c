@@ -71,7 +71,13 @@ static void iset_free(struct iset *s)
 
 /* ---- external function descriptions (libc, libm, MPI) ---- */
 
-enum { X_PURE, X_COMPUTE, X_NET, X_IO, X_QUERY };
+/*
+ * X_LIBC: libc calls whose time is not fixed (printf's depends on what it prints) but
+ * that write no program variable except through their described pointer arguments:
+ * a loop that calls them does not change the program's globals.  Without them, one
+ * printf in NPB IS's iteration loop made every global a later sensor reads "changed".
+ */
+enum { X_PURE, X_COMPUTE, X_NET, X_IO, X_QUERY, X_LIBC };
 
 struct ext_desc {
 	const char *name;
@@ -81,6 +87,7 @@ struct ext_desc {
 	unsigned taint;		/* arguments that receive process-dependent values */
 	int value_fixed;	/* result depends only on the work arguments (pure math) */
 	unsigned peer;		/* partner or root: a rank-dependent one makes the work rank-dependent */
+	int vary;		/* work never fixed (counts in arrays), but no effect beyond out */
 };
 
 #define A(i) (1u << (i))
@@ -93,6 +100,11 @@ static const struct ext_desc ext_descs[] = {
 	{ "fmax", X_PURE, A(0) | A(1), 0, 0, 1 }, { "abs", X_PURE, A(0), 0, 0, 1 },
 	{ "memset", X_COMPUTE, A(2), A(0), 0, 0 }, { "memcpy", X_COMPUTE, A(2), A(0), 0, 0 },
 	{ "memmove", X_COMPUTE, A(2), A(0), 0, 0 },
+	{ "printf", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "fprintf", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "puts", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "putchar", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "fflush", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "snprintf", X_LIBC, 0, A(0), 0, 0, 0, 1 },
+	{ "sprintf", X_LIBC, 0, A(0), 0, 0, 0, 1 }, { "malloc", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "calloc", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "free", X_LIBC, 0, 0, 0, 0, 0, 1 },
 	{ "MPI_Send", X_NET, A(1) | A(2), 0, 0, 0, A(3) },
 	{ "MPI_Recv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
 	{ "MPI_Isend", X_NET, A(1) | A(2), A(6), 0, 0, A(3) },
@@ -108,6 +120,12 @@ static const struct ext_desc ext_descs[] = {
 	{ "MPI_Gather", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
 	{ "MPI_Scatter", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
 	{ "MPI_Barrier", X_NET, 0, 0, 0, 0 },
+	/* the v variants take their counts from arrays, whose contents the analysis does not
+	 * follow: their work is unknown, but they write only the receive buffer */
+	{ "MPI_Alltoallv", X_NET, 0, A(4), 0, 0, 0, 1 },
+	{ "MPI_Allgatherv", X_NET, 0, A(3), 0, 0, 0, 1 },
+	{ "MPI_Gatherv", X_NET, 0, A(3), 0, 0, 0, 1 },
+	{ "MPI_Scatterv", X_NET, 0, A(4), 0, 0, 0, 1 },
 	{ "MPI_Comm_rank", X_QUERY, 0, A(1), A(1), 0 },
 	{ "MPI_Comm_size", X_QUERY, 0, A(1), 0, 0 },
 	{ "MPI_Wtime", X_QUERY, 0, 0, 0, 0 },
@@ -1048,6 +1066,12 @@ static void call_work(struct an *a, const struct call *k, struct iset *out)
 			iset_add(out, TOK_TAINT);
 		return;
 	}
+	if (k->ext && k->ext->vary) {
+		iset_add(out, TOK_VARY);
+		if (!a->vary_why[0])
+			snprintf(a->vary_why, sizeof(a->vary_why), "calls %s, whose time is not fixed (line %d)", k->name, k->line);
+		return;
+	}
 	if (k->ext) {
 		for (int i = 0; i < k->nargs && i < 32; i++) {
 			if (k->ext->work & (1u << i))
@@ -1159,7 +1183,7 @@ static void range_content(struct an *a, int fi, unsigned b, unsigned e, int *wor
 			*net |= g->has_net;
 			*io |= g->has_io;
 		} else if (k->ext) {
-			*work |= k->ext->cls == X_PURE || k->ext->cls == X_COMPUTE;
+			*work |= k->ext->cls == X_PURE || k->ext->cls == X_COMPUTE || k->ext->cls == X_LIBC;
 			*net |= k->ext->cls == X_NET;
 			*io |= k->ext->cls == X_IO;
 		} else {
