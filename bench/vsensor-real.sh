@@ -194,11 +194,13 @@ if [ -d "$NPB_SRC" ]; then
 		cp -r "$NPB_SRC" "npb-$v" && mkdir -p "npb-$v/bin"
 		cp "npb-$v/config/make.def.template" "npb-$v/config/make.def"
 	done
-	sed -i "s|^MPICC = mpicc|MPICC = $SONDE vsensor cc mpicc|" npb-vs/config/make.def
+	# --with its timers: IS calls them in its iteration loop
+	sed -i "s|^MPICC = mpicc|MPICC = $SONDE vsensor cc --with '../common/c_*.c' mpicc|" npb-vs/config/make.def
 	for v in orig vs; do
 		(cd "npb-$v" && make IS CLASS=B >build.log 2>&1) && cp "npb-$v/bin/is.B.x" "IS-$v"
 	done
-	list_summary IS "" "-Inpb-vs/IS -Inpb-vs/common" npb-vs/IS/is.c npb-vs/common/c_timers.c npb-vs/common/c_print_results.c
+	list_summary IS-file-by-file "" "-Inpb-vs/IS -Inpb-vs/common" npb-vs/IS/is.c npb-vs/common/c_timers.c npb-vs/common/c_print_results.c
+	list_summary IS "--with npb-vs/common/c_*.c" "-Inpb-vs/IS -Inpb-vs/common" npb-vs/IS/is.c npb-vs/common/c_timers.c npb-vs/common/c_print_results.c
 	if [ -x IS-orig ] && [ -x IS-vs ]; then
 		for v in orig vs; do
 			SONDE_DIR=$T/cmp-is $M "./IS-$v" >"out-IS-$v" 2>/dev/null

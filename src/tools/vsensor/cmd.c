@@ -223,8 +223,8 @@ static int cmd_cc(int argc, char **argv)
 		sonde_error("cannot create a temporary directory: %s", strerror(errno));
 		return 1;
 	}
-	char **nargv = calloc(ncc + 16, sizeof(char *));
-	char **owned = calloc(ncc + 16, sizeof(char *));
+	char **nargv = calloc(2 * ncc + 16, sizeof(char *));	/* a source becomes -iquote DIR + copy */
+	char **owned = calloc(2 * ncc + 16, sizeof(char *));
 	int nn = 0, no = 0, rc = 0, nsrc = 0;
 	const char *first_src = NULL;
 	for (int k = 0; k < ncc && !rc; k++) {
@@ -297,6 +297,7 @@ static int cmd_cc(int argc, char **argv)
 			abort();
 		nargv[nn++] = lib;
 		nargv[nn++] = "-lm";
+		nargv[nn++] = "-lpthread";	/* the runtime's CPU-share sampler */
 	}
 	nargv[nn] = NULL;
 	if (!rc)
