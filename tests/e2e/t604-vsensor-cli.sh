@@ -33,6 +33,11 @@ check t604-vsensor-report-empty-msg grep -q "^sonde: no matrix-\*.csv in 'empty'
 check t604-vsensor-score-usage test "$(status "$SONDE" vsensor score empty)" -eq 2
 printf 'int main(void) { for (int i = 0; i < 10; i++) ; return 0; }\n' >ok.c
 check t604-vsensor-cc-status test "$(status "$SONDE" vsensor cc sh -c 'exit 3' ok.c)" -eq 3
+# many sources on one command line (a program linked from its .c files): each becomes two
+# arguments (-iquote DIR and its instrumented copy); 40 of them overran the vector
+mkdir many
+for i in $(seq 40); do printf 'int f%d(void) { return %d; }\n' "$i" "$i" >"many/s$i.c"; done
+check t604-vsensor-cc-many-sources test "$(status "$SONDE" vsensor cc true many/s*.c)" -eq 0
 # several directories (a glob over several jobs): one report after the other; --csv
 # and --html take one (hand-written one-rank matrices: no MPI needed)
 for d in job1 job2; do
