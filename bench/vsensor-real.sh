@@ -105,6 +105,23 @@ overhead() {
 	echo "  $name overhead: program timer median ratio ${r}x, best-of-$pairs ${b}x, wall median ${w}x (load after $(load))"
 }
 
+# instructions NAME ARGS...: callgrind's instruction counts of the original and the
+# instrumented program, 1 rank (deterministic: the load of the machine cannot move them)
+instructions() {
+	local name=$1 p o v
+	shift
+	command -v valgrind >/dev/null || { echo "  $name instructions: valgrind not installed"; return; }
+	for p in orig vs; do
+		SONDE_DIR=$T/ir-$name-$p SONDE_VS_LIVE=0 mpirun --allow-run-as-root -np 1 valgrind --tool=callgrind \
+			--callgrind-out-file=/dev/null "./$name-$p" "$@" >/dev/null 2>"ir-$name-$p.err"
+	done
+	o=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "ir-$name-orig.err")
+	v=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "ir-$name-vs.err")
+	awk -v n="$name" -v o="${o:-0}" -v v="${v:-0}" -v a="$*" 'BEGIN { if (o > 0 && v > 0)
+		printf "  %s instructions (callgrind, 1 rank, %s): %d -> %d: %.4fx\n", n, a, o, v, v / o
+		else printf "  %s: callgrind gave no count\n", n }'
+}
+
 # hog_window DIR START END: 4 spinning processes at nice -15 on CPU 1 from START to END s
 # after DIR appears (rank 0 makes it in MPI_Init, next to the job clock's start)
 hog_window() {
@@ -122,22 +139,46 @@ hog_window() {
 	hogs=""
 }
 
-# detect NAME START END ARGS...
+# first_net DIR: the start (s) of the first slice with a network cell
+first_net() {
+	awk -F, 'NR == 1 { for (i = 2; i <= NF; i++) s[i] = $i; next }
+		{ for (i = 2; i <= NF; i++) if ($i != "" && (f == "" || s[i] < f)) f = s[i] }
+		END { print (f == "" ? 0 : f) }' "$1/matrix-network.csv"
+}
+
+# detect NAME START END DELAY-START|first ARGS...: the delay's window is START-END, or
+# with "first" 0 to END-START s after the first intercepted MPI call (pmpi-delay.c's
+# clock), scored from the first network cell of the run on
 detect() {
-	local name=$1 start=$2 end=$3 job
-	shift 3
+	local name=$1 start=$2 end=$3 dstart=$4 job ds de
+	shift 4
 	SONDE_DIR=$T/c-$name $M "./$name-vs" "$@" >/dev/null 2>&1
 	echo "  $name clean:             $("$SONDE" vsensor score --truth none "c-$name")"
-	SONDE_DIR=$T/b-$name $M "./$name-vs" "$@" >/dev/null 2>&1 &
+	SONDE_DIR=$T/b-$name $M "./$name-vs" "$@" >/dev/null 2>"b-$name.err" &
 	job=$!
 	hog_window "$T/b-$name" "$start" "$end"
 	wait "$job"
 	echo "  $name co-runner CPU 1:   $("$SONDE" vsensor score --truth "compute:1,3:$start:$end" "b-$name")  (truth: ranks 1 and 3)"
-	SONDE_DIR=$T/p-$name $M -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY="$start:$end:3000" "./$name-vs" "$@" >/dev/null 2>&1
-	echo "  $name PMPI delay 3 ms:   $("$SONDE" vsensor score --truth "network:0-3:$start:$end" "p-$name")"
+	grep '^sonde: vsensor: rank' "b-$name.err" | head -4 | sed 's/^/    live: /'
+	if [ "$dstart" = first ]; then
+		SONDE_DIR=$T/p-$name $M -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY="0:$(echo "$end - $start" | bc):3000" \
+			"./$name-vs" "$@" >/dev/null 2>&1
+		ds=$(first_net "p-$name")
+		de=$(echo "$ds + $end - $start" | bc)
+	else
+		SONDE_DIR=$T/p-$name $M -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY="$start:$end:3000" "./$name-vs" "$@" >/dev/null 2>&1
+		ds=$start de=$end
+	fi
+	echo "  $name PMPI delay 3 ms, $ds-$de s:   $("$SONDE" vsensor score --truth "network:0-3:$ds:$de" "p-$name")"
 	for d in c b p; do
 		"$SONDE" vsensor report "$d-$name" | sed -n '/^ranks  start/,/^$/p' | sed "s/^/    $d: /"
 	done
+	"$SONDE" vsensor report "b-$name" | sed -n '/^compute/,/^$/p' | sed "s/^/    b: /"
+	if "$SONDE" vsensor report --html "$name.html" "b-$name" >/dev/null; then
+		echo "    report --html: $(wc -c <"$name.html") bytes, matrices: $(grep -o 'id="matrix-[a-z]*"' "$name.html" | sed 's/id="matrix-//; s/"//' | tr '\n' ' ')"
+	else
+		echo "    report --html failed"
+	fi
 }
 
 echo "bench: vsensor on real programs, $(date -u '+%Y-%m-%d %H:%M UTC'), 4 ranks on $(nproc) cores, load $(load)"
@@ -182,7 +223,8 @@ if [ -d "$COMD_SRC" ]; then
 		echo "  CoMD thermodynamics table (all columns but the time per atom): $(cmp -s a.txt b.txt && echo identical || echo DIFFERS), $(wc -l <a.txt) rows"
 		# shellcheck disable=SC2086
 		overhead CoMD '/^loop / { print $4; exit }' $args -N 50
-		[ "${1:-}" = --no-detect ] || detect CoMD 2 5 $args -N 200
+		instructions CoMD -x 8 -y 8 -z 8 -N 20
+		[ "${1:-}" = --no-detect ] || detect CoMD 2 5 2 $args -N 200
 	else
 		echo "  CoMD did not build: $(tail -3 comd-*/build.log | tr '\n' ' ')"
 	fi
@@ -208,7 +250,13 @@ if [ -d "$NPB_SRC" ]; then
 		done
 		compare IS 'Time in|Mop/s|MPICC|Compile date'
 		overhead IS '/Time in seconds/ { print $NF }'
-		[ "${1:-}" = --no-detect ] || detect IS 2 4
+		for v in orig vs; do
+			(cd "npb-$v" && make IS CLASS=S >build-s.log 2>&1) && cp "npb-$v/bin/is.S.x" "ISS-$v"
+		done
+		instructions ISS
+		# its MPI calls start with its iterations, after the keys are made: the delay
+		# from the first one on
+		[ "${1:-}" = --no-detect ] || detect IS 2 4 first
 	else
 		echo "  IS did not build: $(tail -3 npb-*/build.log | tr '\n' ' ')"
 	fi
