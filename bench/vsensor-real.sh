@@ -174,6 +174,9 @@ detect() {
 		"$SONDE" vsensor report "$d-$name" | sed -n '/^ranks  start/,/^$/p' | sed "s/^/    $d: /"
 	done
 	"$SONDE" vsensor report "b-$name" | sed -n '/^compute/,/^$/p' | sed "s/^/    b: /"
+	"$SONDE" vsensor report "p-$name" | sed -n '/^network/,/^$/p' | sed "s/^/    p: /"
+	# the program's sensors on rank 0 of the delayed run: how often each sensed
+	awk -F, '$1 == 0 && $2 !~ /^\(/ { printf "    p: rank 0 %s (%s): %s senses, standard %s us\n", $2, $3, $6, $5 }' "p-$name/sensors.csv"
 	if "$SONDE" vsensor report --html "$name.html" "b-$name" >/dev/null; then
 		echo "    report --html: $(wc -c <"$name.html") bytes, matrices: $(grep -o 'id="matrix-[a-z]*"' "$name.html" | sed 's/id="matrix-//; s/"//' | tr '\n' ' ')"
 	else
