@@ -4,29 +4,33 @@
 # doc/sonde-vsensor.md): positives (fixed bounds, a rank-dependent bound, a call whose
 # callee's work is fixed, fixed-size MPI) and negatives (outer index, data-dependent
 # branch, aliasing, recursion, function pointer, undescribed external, changing message
-# size, mixed snippet, return inside).
+# size, mixed snippet, return inside); then tests/workloads/vsensor/cases-real.c, the
+# same way.
 . "$(dirname "$0")/lib.sh"
-SRC=$SONDE_TOP/tests/workloads/vsensor/cases.c
 if ! command -v python3 >/dev/null; then
 	skip t601-vsensor "python3 not found"
 	exit 0
 fi
-if ! "$SONDE" vsensor list --csv "$SRC" >list.csv 2>err; then
-	fail t601-vsensor-list "$(head -c 300 err)"
-	exit 0
-fi
-python3 - "$SRC" <<'PY'
-import csv, re, sys
+# check FILE MIN-ANNOTATIONS
+check_cases() {
+	local src=$SONDE_TOP/tests/workloads/vsensor/$1 name=t601-vsensor-${1%.c}
+	if ! "$SONDE" vsensor list --csv "$src" >list.csv 2>err; then
+		fail "$name-list" "$(head -c 300 err)"
+		return
+	fi
+	python3 - "$src" "$name" "$2" <<'PY'
+import csv, os, re, sys
 rows = list(csv.DictReader(open("list.csv")))
+base, name, want = os.path.basename(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 n = 0
 for i, text in enumerate(open(sys.argv[1]), 1):
     m = re.search(r"/\* (SENSOR(,RANK)?(,NETWORK)?|NO\(([^)]*)\))", text)
     if not m or text.lstrip().startswith("*"):
         continue
-    here = [r for r in rows if r["site"] == "cases.c:%d" % i]
-    name = "t601-vsensor-line%d" % i
+    here = [r for r in rows if r["site"] == "%s:%d" % (base, i)]
+    tname = "%s-line%d" % (name, i)
     if not here:
-        print("FAIL %s: no candidate at line %d" % (name, i)); continue
+        print("FAIL %s: no candidate at line %d" % (tname, i)); continue
     r = here[0]
     if m.group(1).startswith("SENSOR"):
         ok = r["status"].startswith("sensor")
@@ -34,7 +38,12 @@ for i, text in enumerate(open(sys.argv[1]), 1):
         ok &= r["kind"] == ("network" if m.group(3) else "compute")
     else:
         ok = not any(x["status"].startswith("sensor") for x in here) and m.group(4) in r["reason"]
-    print("PASS %s" % name if ok else "FAIL %s: %s" % (name, r))
+    print("PASS %s" % tname if ok else "FAIL %s: %s" % (tname, r))
     n += 1
-print(("PASS" if n >= 16 else "FAIL") + " t601-vsensor-annotations-count (%d)" % n)
+print(("PASS" if n >= want else "FAIL") + " %s-annotations-count (%d)" % (name, n))
 PY
+}
+check_cases cases.c 16
+# patterns of CoMD and NPB IS (doc/sonde-vsensor.md, "Real programs"): a block of 70+
+# statements, 3-iteration loops and tiny helpers in a hot loop, a reused loop index
+check_cases cases-real.c 15

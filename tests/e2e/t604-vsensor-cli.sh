@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t604-vsensor-cli: sonde vsensor's usage errors (2) and failures (1), each a one-line
-# "sonde: ..." message; cc passes the compiler's status through.
+# "sonde: ..." message; cc passes the compiler's status through, and compiles a file
+# libclang cannot parse without sensors.
 . "$(dirname "$0")/lib.sh"
 status() { "$@" >out 2>err; echo $?; }
 check t604-vsensor-no-subcommand test "$(status "$SONDE" vsensor)" -eq 2
@@ -12,6 +13,18 @@ check t604-vsensor-list-one-line test "$(wc -l <err)" -eq 1
 printf 'int main(void) { return nope; }\n' >bad.c
 check t604-vsensor-list-parse test "$(status "$SONDE" vsensor list bad.c)" -eq 1
 check t604-vsensor-list-parse-msg grep -q "^sonde: cannot parse 'bad.c'" err
+# the message says where and what (clang's first error), not only that it failed
+check t604-vsensor-list-parse-where grep -q "bad.c:1:[0-9]*: error: .*nope" err
+# code gcc compiles and libclang 14 rejects (a GNU nested function): cc says so and
+# compiles that file without sensors instead of failing the build
+printf 'int main(void)\n{\n\tint twice(int x) { return 2 * x; }\n\treturn twice(0);\n}\n' >nested.c
+if gcc -c nested.c -o /dev/null 2>/dev/null; then
+	check t604-vsensor-cc-unparsable test "$(status "$SONDE" vsensor cc gcc -c nested.c)" -eq 0
+	check t604-vsensor-cc-unparsable-obj test -s nested.o
+	check t604-vsensor-cc-unparsable-msg grep -q "compiling 'nested.c' without sensors" err
+else
+	skip t604-vsensor-cc-unparsable "gcc does not take nested functions here"
+fi
 check t604-vsensor-list-no-file test "$(status "$SONDE" vsensor list)" -eq 2
 check t604-vsensor-report-no-dir test "$(status "$SONDE" vsensor report)" -eq 2
 mkdir empty
@@ -20,6 +33,11 @@ check t604-vsensor-report-empty-msg grep -q "^sonde: no matrix-\*.csv in 'empty'
 check t604-vsensor-score-usage test "$(status "$SONDE" vsensor score empty)" -eq 2
 printf 'int main(void) { for (int i = 0; i < 10; i++) ; return 0; }\n' >ok.c
 check t604-vsensor-cc-status test "$(status "$SONDE" vsensor cc sh -c 'exit 3' ok.c)" -eq 3
+# many sources on one command line (a program linked from its .c files): each becomes two
+# arguments (-iquote DIR and its instrumented copy); 40 of them overran the vector
+mkdir many
+for i in $(seq 40); do printf 'int f%d(void) { return %d; }\n' "$i" "$i" >"many/s$i.c"; done
+check t604-vsensor-cc-many-sources test "$(status "$SONDE" vsensor cc true many/s*.c)" -eq 0
 # several directories (a glob over several jobs): one report after the other; --csv
 # and --html take one (hand-written one-rank matrices: no MPI needed)
 for d in job1 job2; do

@@ -14,6 +14,7 @@
  * checks each enclosing loop, in its own function and through every call site upwards.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,13 @@ static void iset_free(struct iset *s)
 
 /* ---- external function descriptions (libc, libm, MPI) ---- */
 
-enum { X_PURE, X_COMPUTE, X_NET, X_IO, X_QUERY };
+/*
+ * X_LIBC: libc calls whose time is not fixed (printf's depends on what it prints) but
+ * that write no program variable except through their described pointer arguments:
+ * a loop that calls them does not change the program's globals.  Without them, one
+ * printf in NPB IS's iteration loop made every global a later sensor reads "changed".
+ */
+enum { X_PURE, X_COMPUTE, X_NET, X_IO, X_QUERY, X_LIBC };
 
 struct ext_desc {
 	const char *name;
@@ -80,6 +87,7 @@ struct ext_desc {
 	unsigned taint;		/* arguments that receive process-dependent values */
 	int value_fixed;	/* result depends only on the work arguments (pure math) */
 	unsigned peer;		/* partner or root: a rank-dependent one makes the work rank-dependent */
+	int vary;		/* work never fixed (counts in arrays), but no effect beyond out */
 };
 
 #define A(i) (1u << (i))
@@ -92,6 +100,11 @@ static const struct ext_desc ext_descs[] = {
 	{ "fmax", X_PURE, A(0) | A(1), 0, 0, 1 }, { "abs", X_PURE, A(0), 0, 0, 1 },
 	{ "memset", X_COMPUTE, A(2), A(0), 0, 0 }, { "memcpy", X_COMPUTE, A(2), A(0), 0, 0 },
 	{ "memmove", X_COMPUTE, A(2), A(0), 0, 0 },
+	{ "printf", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "fprintf", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "puts", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "putchar", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "fflush", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "snprintf", X_LIBC, 0, A(0), 0, 0, 0, 1 },
+	{ "sprintf", X_LIBC, 0, A(0), 0, 0, 0, 1 }, { "malloc", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "calloc", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "free", X_LIBC, 0, 0, 0, 0, 0, 1 },
 	{ "MPI_Send", X_NET, A(1) | A(2), 0, 0, 0, A(3) },
 	{ "MPI_Recv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
 	{ "MPI_Isend", X_NET, A(1) | A(2), A(6), 0, 0, A(3) },
@@ -107,6 +120,12 @@ static const struct ext_desc ext_descs[] = {
 	{ "MPI_Gather", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
 	{ "MPI_Scatter", X_NET, A(1) | A(2) | A(4) | A(5), A(3), 0, 0, A(6) },
 	{ "MPI_Barrier", X_NET, 0, 0, 0, 0 },
+	/* the v variants take their counts from arrays, whose contents the analysis does not
+	 * follow: their work is unknown, but they write only the receive buffer */
+	{ "MPI_Alltoallv", X_NET, 0, A(4), 0, 0, 0, 1 },
+	{ "MPI_Allgatherv", X_NET, 0, A(3), 0, 0, 0, 1 },
+	{ "MPI_Gatherv", X_NET, 0, A(3), 0, 0, 0, 1 },
+	{ "MPI_Scatterv", X_NET, 0, A(4), 0, 0, 0, 1 },
 	{ "MPI_Comm_rank", X_QUERY, 0, A(1), A(1), 0 },
 	{ "MPI_Comm_size", X_QUERY, 0, A(1), 0, 0 },
 	{ "MPI_Wtime", X_QUERY, 0, 0, 0, 0 },
@@ -160,6 +179,10 @@ struct call {
 	struct iset *args;
 	int is_stmt, in_macro, func;
 	int loop_depth;
+	long long const_size;	/* memset/memcpy/memmove with a constant size, else -1 */
+	int tu;			/* translation unit of the call */
+	unsigned const_mask;	/* arguments that are integer constants (the first 32)... */
+	long long *const_val;	/* ...and their values */
 };
 
 struct loop {
@@ -167,6 +190,8 @@ struct loop {
 	int line, col;
 	char what[8];
 	int exits;		/* return/goto inside */
+	int ops;		/* expression nodes in it, header included */
+	long trip;		/* iterations of a counted for loop with constant bounds, else -1 */
 	int in_macro;
 	int loop_depth;		/* loops around it in its function */
 	int memwrite;		/* computed: writes memory (itself or callees) */
@@ -176,6 +201,8 @@ struct loop {
 struct func {
 	char name[64];
 	int defined, in_main;
+	int own;		/* in its unit's .c file, not a header */
+	int tu, is_static;	/* translation unit (0: the analysed file); static: seen there only */
 	unsigned b, e;
 	int nparams;
 	struct loop *loops;
@@ -189,6 +216,7 @@ struct func {
 	int *calls;		/* indices into the global call table */
 	int ncalls;
 	/* summary */
+	int ops;		/* expression nodes in its body */
 	int state;		/* 0 not yet, 1 in progress, 2 done */
 	struct iset deps;	/* parameter i as -(100 + i), globals by var id, TOK_* */
 	struct iset mod;	/* globals written */
@@ -212,6 +240,9 @@ struct an {
 	int loopstack[64];
 	int nloopstack;
 	int in_ctrl, in_init;
+	int nexpr;		/* expression nodes walked so far */
+	int curtu;		/* translation unit being walked (0: the analysed file) */
+	char files[256][64];	/* base names of the units (the first 256) */
 	CXCursor stmt_call;
 	int have_stmt_call;
 	char vary_why[200];
@@ -316,10 +347,16 @@ static int var_id(struct an *a, CXCursor decl)
 	return a->nvars - 1;
 }
 
-static int func_id(struct an *a, const char *name)
+/*
+ * The function defined as name in translation unit tu: one entry per external name
+ * for the whole program, one per unit for a static one (two files may each have their
+ * own static "init").
+ */
+static int func_id(struct an *a, const char *name, int tu, int is_static)
 {
 	for (int i = 0; i < a->nfuncs; i++)
-		if (!strcmp(a->funcs[i].name, name))
+		if (!strcmp(a->funcs[i].name, name) &&
+		    (a->funcs[i].tu == tu || (!is_static && !a->funcs[i].is_static)))
 			return i;
 	a->funcs = realloc(a->funcs, (a->nfuncs + 1) * sizeof(*a->funcs));
 	if (!a->funcs)
@@ -327,28 +364,55 @@ static int func_id(struct an *a, const char *name)
 	struct func *f = &a->funcs[a->nfuncs];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->tu = tu;
+	f->is_static = is_static;
 	return a->nfuncs++;
 }
 
 /* ---- pass 1 ---- */
 
+/*
+ * The children of a cursor, all of them: a block of real code has hundreds of
+ * statements, and a statement skipped here is an assignment the use-def chains miss (a
+ * bound changed there would look fixed).  Release with kids_release.
+ */
 struct kids {
-	CXCursor c[64];
-	int n;
+	CXCursor *c;
+	int n, cap;
+	CXCursor small[16];
 };
 
 static enum CXChildVisitResult kid_cb(CXCursor c, CXCursor parent, CXClientData d)
 {
 	struct kids *k = d;
-	if (k->n < 64)
-		k->c[k->n++] = c;
+	if (k->n == k->cap) {
+		CXCursor *v = malloc(2 * k->cap * sizeof(*v));
+		if (!v)
+			abort();
+		memcpy(v, k->c, k->n * sizeof(*v));
+		if (k->c != k->small)
+			free(k->c);
+		k->c = v;
+		k->cap *= 2;
+	}
+	k->c[k->n++] = c;
 	return CXChildVisit_Continue;
 }
 
 static void kids_of(CXCursor c, struct kids *k)
 {
+	k->c = k->small;
+	k->cap = sizeof(k->small) / sizeof(k->small[0]);
 	k->n = 0;
 	clang_visitChildren(c, kid_cb, k);
+}
+
+static void kids_release(struct kids *k)
+{
+	if (k->c != k->small)
+		free(k->c);
+	k->c = k->small;
+	k->n = 0;
 }
 
 static CXCursor strip(CXCursor c)
@@ -359,9 +423,12 @@ static CXCursor strip(CXCursor c)
 			return c;
 		struct kids ks;
 		kids_of(c, &ks);
-		if (ks.n != 1)
+		int one = ks.n == 1;
+		if (one)
+			c = ks.c[0];
+		kids_release(&ks);
+		if (!one)
 			return c;
-		c = ks.c[0];
 	}
 }
 
@@ -514,6 +581,19 @@ static int is_pointerish(CXCursor c)
 	       k == CXType_VariableArray;
 }
 
+/* The value of a constant integer expression (literal, macro, enum, sizeof), or 0. */
+static int const_int(CXCursor c, long long *v)
+{
+	CXEvalResult r = clang_Cursor_Evaluate(c);
+	if (!r)
+		return 0;
+	int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+	if (ok)
+		*v = clang_EvalResult_getAsLongLong(r);
+	clang_EvalResult_dispose(r);
+	return ok;
+}
+
 static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 {
 	a->calls = realloc(a->calls, (a->ncalls + 1) * sizeof(*a->calls));
@@ -524,6 +604,7 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	memset(k, 0, sizeof(*k));
 	k->func = a->cur;
 	k->callee = -1;
+	k->tu = a->curtu;
 	k->loop_depth = a->nloopstack;
 	loc_of(c, &k->off, &k->line, &k->col, &k->in_macro);
 	extent_of(c, &k->b, &k->e);
@@ -542,9 +623,18 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	int n = clang_Cursor_getNumArguments(c);
 	if (n < 0)
 		n = 0;
+	k->const_size = -1;
+	if (k->ext && k->ext->cls == X_COMPUTE && n == 3 &&
+	    !const_int(clang_Cursor_getArgument(c, 2), &k->const_size))
+		k->const_size = -1;
 	struct iset *args = calloc(n ? n : 1, sizeof(*args));
-	if (!args)
+	long long *cval = calloc(n ? n : 1, sizeof(*cval));
+	unsigned cmask = 0;
+	if (!args || !cval)
 		abort();
+	for (int i = 0; i < n && i < 32; i++)
+		if (const_int(clang_Cursor_getArgument(c, i), &cval[i]))
+			cmask |= 1u << i;
 	for (int i = 0; i < n; i++) {
 		CXCursor arg = clang_Cursor_getArgument(c, i);
 		walk_expr(a, arg, &args[i]);
@@ -560,6 +650,7 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 				unop_typed(a, s, ks.c[0], op, sizeof(op), &post);
 			if (ks.n == 1 && !strcmp(op, "&"))
 				target = plain_var(a, ks.c[0]);
+			kids_release(&ks);
 		} else if (is_pointerish(s)) {
 			target = plain_var(a, s);
 		}
@@ -579,6 +670,8 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	k = &a->calls[ci];
 	k->args = args;
 	k->nargs = n;
+	k->const_val = cval;
+	k->const_mask = cmask;
 	struct func *f = &a->funcs[a->cur];
 	f->calls = realloc(f->calls, (f->ncalls + 1) * sizeof(int));
 	if (!f->calls)
@@ -605,6 +698,7 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 	int post, v;
 	unsigned off;
 	loc_of(c, &off, NULL, NULL, NULL);
+	a->nexpr++;
 	switch (clang_getCursorKind(c)) {
 	case CXCursor_DeclRefExpr: {
 		CXCursor r = clang_getCursorReferenced(c);
@@ -698,6 +792,7 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 			walk_expr(a, ks.c[i], uses);
 		break;
 	}
+	kids_release(&ks);
 	iset_free(&dummy);
 }
 
@@ -713,6 +808,7 @@ static int new_loop(struct an *a, CXCursor c, const char *what)
 	loc_of(c, NULL, &l->line, &l->col, &l->in_macro);
 	snprintf(l->what, sizeof(l->what), "%s", what);
 	l->loop_depth = a->nloopstack;
+	l->trip = -1;
 	if (a->nloopstack < 64)
 		a->loopstack[a->nloopstack++] = f->nloops;
 	return f->nloops++;
@@ -739,6 +835,62 @@ static unsigned for_first_semi(struct an *a, CXCursor c, CXCursor body)
 	return res;
 }
 
+/*
+ * Iterations of "for (i = A; i < B; i++)" (also <=, > and >= with --) when A and B
+ * are constants, else -1.  Only this shape: it is what makes a snippet's work small
+ * and known before it runs (see too_small).
+ */
+static long for_trip(struct an *a, const struct kids *ks)
+{
+	if (ks->n != 4)
+		return -1;
+	long long from = 0, to = 0;
+	int var = -1;
+	CXCursor init = ks->c[0], cond = ks->c[1], inc = ks->c[2];
+	struct kids k;
+	kids_of(init, &k);
+	if (clang_getCursorKind(init) == CXCursor_DeclStmt && k.n == 1 &&
+	    clang_getCursorKind(k.c[0]) == CXCursor_VarDecl) {
+		struct kids in;
+		kids_of(k.c[0], &in);
+		if (in.n >= 1 && clang_isExpression(clang_getCursorKind(in.c[in.n - 1])) &&
+		    const_int(in.c[in.n - 1], &from))
+			var = var_id(a, k.c[0]);
+		kids_release(&in);
+	} else if (clang_getCursorKind(init) == CXCursor_BinaryOperator && k.n == 2) {
+		char op[8];
+		binop(a, init, k.c[0], k.c[1], op, sizeof(op));
+		if (!strcmp(op, "=") && const_int(k.c[1], &from))
+			var = plain_var(a, k.c[0]);
+	}
+	kids_release(&k);
+	if (var < 0)
+		return -1;
+	char cop[8] = "", iop[8] = "";
+	int post;
+	kids_of(cond, &k);
+	if (clang_getCursorKind(cond) == CXCursor_BinaryOperator && k.n == 2 &&
+	    plain_var(a, k.c[0]) == var && const_int(k.c[1], &to))
+		binop(a, cond, k.c[0], k.c[1], cop, sizeof(cop));
+	kids_release(&k);
+	kids_of(inc, &k);
+	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator && k.n == 1 && plain_var(a, k.c[0]) == var)
+		unop(a, inc, iop, sizeof(iop), &post);
+	kids_release(&k);
+	long long n = -1;
+	if (!strcmp(iop, "++") && !strcmp(cop, "<"))
+		n = to - from;
+	else if (!strcmp(iop, "++") && !strcmp(cop, "<="))
+		n = to - from + 1;
+	else if (!strcmp(iop, "--") && !strcmp(cop, ">"))
+		n = from - to;
+	else if (!strcmp(iop, "--") && !strcmp(cop, ">="))
+		n = from - to + 1;
+	else
+		return -1;
+	return n < 0 ? 0 : n > 1000000000 ? 1000000000 : n;
+}
+
 static void walk_stmt(struct an *a, CXCursor c)
 {
 	struct kids ks;
@@ -747,7 +899,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 	switch (k) {
 	case CXCursor_ForStmt: {
 		unsigned semi = ks.n ? for_first_semi(a, c, ks.c[ks.n - 1]) : ~0u;
-		new_loop(a, c, "for");
+		int li = new_loop(a, c, "for"), e0 = a->nexpr;
 		for (int i = 0; i + 1 < ks.n; i++) {
 			unsigned b, e;
 			extent_of(ks.c[i], &b, &e);
@@ -758,6 +910,8 @@ static void walk_stmt(struct an *a, CXCursor c)
 		if (ks.n)
 			walk_stmt(a, ks.c[ks.n - 1]);
 		a->nloopstack--;
+		a->funcs[a->cur].loops[li].ops = a->nexpr - e0;
+		a->funcs[a->cur].loops[li].trip = for_trip(a, &ks);
 		break;
 	}
 	case CXCursor_WhileStmt:
@@ -802,6 +956,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 			for (int j = 0; j < in.n; j++)
 				if (clang_isExpression(clang_getCursorKind(in.c[j])))
 					walk_expr(a, in.c[j], &u);
+			kids_release(&in);
 			if (a->vars[v].func >= 0) {
 				unsigned off;
 				loc_of(ks.c[i], &off, NULL, NULL, NULL);
@@ -831,6 +986,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 		}
 		break;
 	}
+	kids_release(&ks);
 }
 
 static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData d)
@@ -839,13 +995,14 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 	if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c))
 		return CXChildVisit_Continue;
 	CXString s = clang_getCursorSpelling(c);
-	int fi = func_id(a, clang_getCString(s));
+	int fi = func_id(a, clang_getCString(s), a->curtu, clang_Cursor_getStorageClass(c) == CX_SC_Static);
 	clang_disposeString(s);
 	struct func *f = &a->funcs[fi];
 	if (f->defined)
 		return CXChildVisit_Continue;
 	f->defined = 1;
-	f->in_main = clang_Location_isFromMainFile(clang_getCursorLocation(c));
+	f->own = clang_Location_isFromMainFile(clang_getCursorLocation(c));
+	f->in_main = a->curtu == 0 && f->own;
 	extent_of(c, &f->b, &f->e);
 	f->nparams = clang_Cursor_getNumArguments(c);
 	a->cur = fi;
@@ -854,9 +1011,13 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 		var_id(a, clang_Cursor_getArgument(c, i));
 	struct kids ks;
 	kids_of(c, &ks);
+	int e0 = a->nexpr;
 	for (int i = 0; i < ks.n; i++)
 		if (clang_getCursorKind(ks.c[i]) == CXCursor_CompoundStmt)
 			walk_stmt(a, ks.c[i]);
+	f = &a->funcs[fi];
+	f->ops = a->nexpr - e0;
+	kids_release(&ks);
 	a->cur = -1;
 	return CXChildVisit_Continue;
 }
@@ -905,6 +1066,12 @@ static void call_work(struct an *a, const struct call *k, struct iset *out)
 			iset_add(out, TOK_TAINT);
 		return;
 	}
+	if (k->ext && k->ext->vary) {
+		iset_add(out, TOK_VARY);
+		if (!a->vary_why[0])
+			snprintf(a->vary_why, sizeof(a->vary_why), "calls %s, whose time is not fixed (line %d)", k->name, k->line);
+		return;
+	}
 	if (k->ext) {
 		for (int i = 0; i < k->nargs && i < 32; i++) {
 			if (k->ext->work & (1u << i))
@@ -927,10 +1094,9 @@ static void call_work(struct an *a, const struct call *k, struct iset *out)
 /*
  * Follow seeds backwards through the defs of f inside [b, e).  A variable is a leaf
  * (its value comes from outside the range) when no def in the range kills it.
- * seen collects every variable met, for the taint test.
  */
 static void closure(struct an *a, int fi, unsigned b, unsigned e, const struct iset *seeds,
-		    struct iset *leaves, struct iset *seen)
+		    struct iset *leaves)
 {
 	struct func *f = &a->funcs[fi];
 	struct iset work = { 0 };
@@ -941,7 +1107,6 @@ static void closure(struct an *a, int fi, unsigned b, unsigned e, const struct i
 			iset_add(leaves, v);
 			continue;
 		}
-		iset_add(seen, v);
 		int killed = 0, any = 0;
 		for (int i = 0; i < f->ndefs; i++) {
 			struct def *d = &f->defs[i];
@@ -958,13 +1123,20 @@ static void closure(struct an *a, int fi, unsigned b, unsigned e, const struct i
 	iset_free(&work);
 }
 
-static int seen_tainted(struct an *a, const struct iset *leaves, const struct iset *seen)
+/*
+ * Does a range's work depend on the rank?  Only through its leaves: a variable killed
+ * inside the range (a loop index set by its for) gets its values there, from defs
+ * whose uses closure followed; that the same variable is set from the rank elsewhere
+ * in the function (the flow-insensitive flag) says nothing about this range.  NPB IS
+ * reuses i for a loop from a rank-dependent bound, which made its fixed loops "rank".
+ */
+static int leaves_tainted(struct an *a, const struct iset *leaves)
 {
-	if (iset_has(leaves, TOK_TAINT))
-		return 1;
-	for (int i = 0; i < seen->n; i++)
-		if (a->vars[seen->v[i]].tainted)
+	for (int i = 0; i < leaves->n; i++) {
+		int v = leaves->v[i];
+		if (v == TOK_TAINT || (v >= 0 && a->vars[v].tainted))
 			return 1;
+	}
 	return 0;
 }
 
@@ -1011,7 +1183,7 @@ static void range_content(struct an *a, int fi, unsigned b, unsigned e, int *wor
 			*net |= g->has_net;
 			*io |= g->has_io;
 		} else if (k->ext) {
-			*work |= k->ext->cls == X_PURE || k->ext->cls == X_COMPUTE;
+			*work |= k->ext->cls == X_PURE || k->ext->cls == X_COMPUTE || k->ext->cls == X_LIBC;
 			*net |= k->ext->cls == X_NET;
 			*io |= k->ext->cls == X_IO;
 		} else {
@@ -1026,14 +1198,14 @@ static void summarize(struct an *a, int fi)
 	if (f->state)
 		return;
 	f->state = 1;
-	struct iset seeds = { 0 }, leaves = { 0 }, seen = { 0 };
+	struct iset seeds = { 0 }, leaves = { 0 };
 	char saved[sizeof(a->vary_why)];
 	memcpy(saved, a->vary_why, sizeof(saved));
 	a->vary_why[0] = 0;
 	range_seeds(a, fi, f->b, f->e, &seeds);
 	snprintf(f->why, sizeof(f->why), "%s", a->vary_why);
 	memcpy(a->vary_why, saved, sizeof(saved));
-	closure(a, fi, f->b, f->e, &seeds, &leaves, &seen);
+	closure(a, fi, f->b, f->e, &seeds, &leaves);
 	for (int i = 0; i < leaves.n; i++) {
 		int v = leaves.v[i];
 		if (v < 0)
@@ -1044,7 +1216,7 @@ static void summarize(struct an *a, int fi)
 			iset_add(&f->deps, PARAM_TOK(a->vars[v].param));
 		/* other locals: read before set; treated as fixed garbage */
 	}
-	f->tainted = seen_tainted(a, &leaves, &seen);
+	f->tainted = leaves_tainted(a, &leaves);
 	for (int i = 0; i < f->ndefs; i++)
 		if (f->defs[i].var >= 0 && a->vars[f->defs[i].var].func < 0)
 			iset_add(&f->mod, f->defs[i].var);
@@ -1065,7 +1237,6 @@ static void summarize(struct an *a, int fi)
 	range_content(a, fi, f->b, f->e, &f->has_work, &f->has_net, &f->has_io);
 	iset_free(&seeds);
 	iset_free(&leaves);
-	iset_free(&seen);
 	f->state = 2;
 }
 
@@ -1134,8 +1305,8 @@ static int changed_in(struct an *a, int fi, const struct loop *l, int v, char *w
 static void translate(struct an *a, int fi, const struct iset *leaves, const struct call *k, struct iset *out)
 {
 	struct func *f = &a->funcs[fi];
-	struct iset exp = { 0 }, seen = { 0 };
-	closure(a, fi, f->b, f->e, leaves, &exp, &seen);
+	struct iset exp = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp);
 	for (int i = 0; i < exp.n; i++) {
 		int v = exp.v[i];
 		if (v < 0 || a->vars[v].func < 0)
@@ -1143,10 +1314,9 @@ static void translate(struct an *a, int fi, const struct iset *leaves, const str
 		else if (a->vars[v].param >= 0 && a->vars[v].param < k->nargs)
 			iset_merge(out, &k->args[a->vars[v].param]);
 	}
-	if (seen_tainted(a, &exp, &seen))
+	if (leaves_tainted(a, &exp))
 		iset_add(out, TOK_TAINT);
 	iset_free(&exp);
-	iset_free(&seen);
 }
 
 struct walkres {
@@ -1166,6 +1336,85 @@ static void mark(struct walkres *r, int fail, int fi, int line)
 		r->pass[r->npass].func = fi;
 		r->pass[r->npass++].line = line;
 	}
+}
+
+/*
+ * fi has no caller that the analysis sees (it is called from another file, or through a
+ * pointer) and is not main: what its callers pass, or what the program changes between
+ * two calls, is unknown.  Work decided by its parameters, by memory, or by a global that
+ * other files may write (any non-static one) or that some function here writes, can
+ * differ from one call to the next, so it is fixed at most over fi's own loops: not
+ * global.  Without this, a loop "for (i = 0; i < n; i++)" in a function called from
+ * another file with a different n each time was selected.
+ */
+static void root_check(struct an *a, int fi, const struct iset *leaves, struct walkres *r)
+{
+	struct func *f = &a->funcs[fi];
+	struct iset exp = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp);
+	char why[200] = "";
+	for (int i = 0; i < exp.n && !why[0]; i++) {
+		int v = exp.v[i];
+		if (v == TOK_MEM) {
+			snprintf(why, sizeof(why), "reads memory, and %.40s's callers are not seen (other files, pointers)", f->name);
+		} else if (v >= 0 && a->vars[v].func == fi && a->vars[v].param >= 0) {
+			snprintf(why, sizeof(why), "depends on %.40s, a parameter of %.40s, whose callers are not seen (other files, pointers)",
+				 a->vars[v].name, f->name);
+		} else if (v >= 0 && a->vars[v].func < 0) {
+			int written = !a->vars[v].is_static;
+			for (int g = 0; g < a->nfuncs && !written; g++)
+				written = a->funcs[g].defined && iset_has(&a->funcs[g].mod, v);
+			if (written)
+				snprintf(why, sizeof(why), "depends on global %.40s, which may change between calls of %.40s from code not seen",
+					 a->vars[v].name, f->name);
+		}
+	}
+	iset_free(&exp);
+	if (why[0]) {
+		if (!r->fail)
+			snprintf(r->why, sizeof(r->why), "%s", why);
+		r->fail = 1;
+	}
+}
+
+/*
+ * Work that depends on a parameter of fi is the same at every call only when every call
+ * site passes the same value: CoMD's addRealParallel(buf, sum, count) is called with
+ * count 2 and count 4, and NPB MG's kernels with each grid level's size from different
+ * sites.  The loops around each site cannot see that, so: a parameter that decides the
+ * work, and two call sites that do not both pass the same integer constant, make it
+ * not global.
+ */
+static void sites_check(struct an *a, int fi, const struct iset *leaves, struct walkres *r)
+{
+	struct func *f = &a->funcs[fi];
+	struct iset exp = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp);
+	for (int i = 0; i < exp.n && !r->fail; i++) {
+		int v = exp.v[i];
+		if (v < 0 || a->vars[v].func != fi || a->vars[v].param < 0)
+			continue;
+		int p = a->vars[v].param, nsites = 0, same = 1;
+		const struct call *first = NULL;
+		for (int j = 0; j < a->ncalls; j++) {
+			const struct call *k = &a->calls[j];
+			if (k->callee != fi || a->reach[fi][k->func])
+				continue;
+			nsites++;
+			if (p >= 32 || p >= k->nargs || !(k->const_mask & (1u << p)))
+				same = 0;
+			else if (!first)
+				first = k;
+			else if (first->const_val[p] != k->const_val[p])
+				same = 0;
+		}
+		if (nsites >= 2 && !same) {
+			snprintf(r->why, sizeof(r->why), "depends on %.40s, a parameter of %.40s that its %d call sites may set differently",
+				 a->vars[v].name, f->name, nsites);
+			r->fail = 1;
+		}
+	}
+	iset_free(&exp);
 }
 
 /*
@@ -1200,10 +1449,12 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 		r->depth = depth;
 	if (hops > 16)
 		return;
+	int ncallers = 0;
 	for (int i = 0; i < a->ncalls; i++) {
 		struct call *k = &a->calls[i];
 		if (k->callee != fi || a->reach[fi][k->func])
 			continue;
+		ncallers++;
 		struct iset up = { 0 };
 		translate(a, fi, leaves, k, &up);
 		if (iset_has(&up, TOK_TAINT))
@@ -1211,6 +1462,10 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 		scope_walk(a, k->func, k->off, &up, depth, hops + 1, failed, r);
 		iset_free(&up);
 	}
+	if (!ncallers && !failed && strcmp(f->name, "main"))
+		root_check(a, fi, leaves, r);
+	if (!failed && !r->fail)	/* the loops' reasons first: they say more */
+		sites_check(a, fi, leaves, r);
 }
 
 /* Loops passed on every path, "func:line" separated by spaces. */
@@ -1308,23 +1563,19 @@ static void add_cand(struct vs_analysis *res, struct vs_cand *c)
 static void judge(struct an *a, int fi, unsigned b, unsigned e, unsigned pos, struct vs_cand *c,
 		  int exits, int in_macro)
 {
-	struct iset seeds = { 0 }, leaves = { 0 }, seen = { 0 };
+	struct iset seeds = { 0 }, leaves = { 0 };
 	a->vary_why[0] = 0;
 	range_seeds(a, fi, b, e, &seeds);
-	if (c->is_loop) {
-		closure(a, fi, b, e, &seeds, &leaves, &seen);
-	} else {
+	if (c->is_loop)
+		closure(a, fi, b, e, &seeds, &leaves);
+	else
 		iset_merge(&leaves, &seeds);
-		for (int i = 0; i < seeds.n; i++)
-			if (seeds.v[i] >= 0)
-				iset_add(&seen, seeds.v[i]);
-	}
 	int work = 0, net = 0, io = 0;
 	range_content(a, fi, b, e, &work, &net, &io);
 	c->kind = net ? (work || io ? VS_MIXED : VS_NETWORK) : io ? (work ? VS_MIXED : VS_IO) : VS_COMPUTE;
 	struct walkres r;
 	memset(&r, 0, sizeof(r));
-	r.tainted = seen_tainted(a, &leaves, &seen);
+	r.tainted = leaves_tainted(a, &leaves);
 	r.self = c->is_loop ? b : ~0u;
 	scope_walk(a, fi, pos, &leaves, 0, 0, 0, &r);
 	c->depth = r.depth;
@@ -1345,14 +1596,81 @@ static void judge(struct an *a, int fi, unsigned b, unsigned e, unsigned pos, st
 		snprintf(c->reason, sizeof(c->reason), "inside a macro or a header");
 	iset_free(&seeds);
 	iset_free(&leaves);
-	iset_free(&seen);
 }
 
+/*
+ * A snippet whose work is known to be tiny before it runs: a counted loop with
+ * constant bounds around straight-line code, or a call of a function without loops,
+ * calling only such functions.  Its senses would average far under the runtime's 5-us
+ * switch-off (a 1000-node budget is a few thousand instructions, about 1 us), so
+ * the runtime would switch it off after 1000 senses; but the Tick/Tock calls would
+ * stay in the loop around it, which then can no longer keep values in registers or
+ * be unrolled: CoMD's force loop ran 1.7-2x slower with its 3-iteration "for m < 3"
+ * loops wrapped.  -1 when not known to be small.
+ */
+#define VS_SMALL_OPS 1000
+
+static long func_small_ops(struct an *a, int gi, int hops);
+
+/* A call's work when known to be small: a small function, libm, a short memcpy. */
+static long call_small_ops(struct an *a, const struct call *k, int hops)
+{
+	if (k->callee >= 0)
+		return func_small_ops(a, k->callee, hops + 1);
+	if (k->ext && k->ext->cls == X_PURE)
+		return 20;
+	if (k->ext && k->ext->cls == X_COMPUTE && k->const_size >= 0)
+		return 4 + k->const_size / 8;
+	return -1;
+}
+
+static long func_small_ops(struct an *a, int gi, int hops)
+{
+	struct func *g = &a->funcs[gi];
+	if (!g->defined || g->nloops || hops > 8)
+		return -1;
+	long ops = g->ops;
+	for (int i = 0; i < g->ncalls && ops <= VS_SMALL_OPS; i++) {
+		long o = call_small_ops(a, &a->calls[g->calls[i]], hops);
+		if (o < 0)
+			return -1;
+		ops += o;
+	}
+	return ops;
+}
+
+static long loop_small_ops(struct an *a, int fi, const struct loop *lp)
+{
+	struct func *f = &a->funcs[fi];
+	if (lp->trip < 0)
+		return -1;
+	for (int l = 0; l < f->nloops; l++)
+		if (&f->loops[l] != lp && in(f->loops[l].b, lp->b, lp->e))
+			return -1;
+	long ops = lp->ops;
+	for (int i = 0; i < f->ncalls && ops <= VS_SMALL_OPS; i++) {
+		struct call *k = &a->calls[f->calls[i]];
+		if (!in(k->off, lp->b, lp->e))
+			continue;
+		long o = call_small_ops(a, k, 0);
+		if (o < 0)
+			return -1;
+		ops += o;
+	}
+	return lp->trip * ops;
+}
+
+
+/*
+ * The candidates of every unit's own functions are judged (the outermost rule needs the
+ * sensors of the other files: CoMD's sumAtoms calls addIntParallel of parallel.c, both
+ * sensors otherwise); only the analysed file's are kept.
+ */
 static void candidates(struct an *a, struct vs_analysis *res, const struct vs_options *opt)
 {
 	for (int fi = 0; fi < a->nfuncs; fi++) {
 		struct func *f = &a->funcs[fi];
-		if (!f->defined || !f->in_main)
+		if (!f->defined || !f->own)
 			continue;	/* header code is analysed for summaries, not instrumented */
 		for (int l = 0; l < f->nloops; l++) {
 			struct loop *lp = &f->loops[l];
@@ -1365,7 +1683,9 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			c.end = lp->e;
 			snprintf(c.func, sizeof(c.func), "%s", f->name);
 			snprintf(c.what, sizeof(c.what), "%s", lp->what);
+			c.fi = fi;
 			judge(a, fi, lp->b, lp->e, lp->b, &c, lp->exits, lp->in_macro);
+			c.ops = loop_small_ops(a, fi, lp);
 			add_cand(res, &c);
 		}
 		for (int i = 0; i < f->ncalls; i++) {
@@ -1378,9 +1698,11 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			c.end = k->e;
 			snprintf(c.func, sizeof(c.func), "%s", f->name);
 			snprintf(c.what, sizeof(c.what), "%s", k->name);
+			c.fi = fi;
 			judge(a, fi, k->off, k->off + 1, k->off, &c, 0, k->in_macro);
 			if (!c.reason[0] && !k->is_stmt)
 				snprintf(c.reason, sizeof(c.reason), "call inside an expression (cannot be wrapped)");
+			c.ops = call_small_ops(a, k, 0);
 			add_cand(res, &c);
 		}
 	}
@@ -1395,12 +1717,12 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 		struct vs_cand *c = &res->c[i];
 		if (!c->selected)
 			continue;
-		int fi = func_id(a, c->func);
+		int fi = c->fi;
 		for (int j = 0; j < res->n; j++) {
 			struct vs_cand *o = &res->c[j];
-			if (j == i || !o->selected)
-				continue;
-			int ofi = func_id(a, o->func);
+			if (j == i || !o->selected || (o->ops >= 0 && o->ops <= VS_SMALL_OPS))
+				continue;	/* a small one is not a sensor (below) */
+			int ofi = o->fi;
 			int nested = ofi == fi && o->begin <= c->begin && c->end <= o->end &&
 				     !(o->begin == c->begin && o->end == c->end);
 			if (!nested) {
@@ -1412,13 +1734,25 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 				}
 			}
 			if (nested) {
-				snprintf(c->reason, sizeof(c->reason), "inside sensor %.40s:%d (outermost only)", o->func, o->line);
+				int otu = a->funcs[ofi].tu;
+				snprintf(c->reason, sizeof(c->reason), "inside sensor %.40s:%d%s%.64s (outermost only)", o->func,
+					 o->line, otu ? " of " : "", otu ? a->files[otu < 256 ? otu : 0] : "");
 				break;
 			}
 		}
 	}
+	/* after the outermost rule: a small snippet inside a sensor is reported as inside it */
+	for (int i = 0; i < res->n; i++) {
+		struct vs_cand *c = &res->c[i];
+		if (!c->reason[0] && c->ops >= 0 && c->ops <= VS_SMALL_OPS)
+			snprintf(c->reason, sizeof(c->reason), "too small to time (about %ld operations)", c->ops);
+		c->selected = !c->reason[0];
+	}
+	int n = 0;
 	for (int i = 0; i < res->n; i++)
-		res->c[i].selected = !res->c[i].reason[0];
+		if (a->funcs[res->c[i].fi].in_main)
+			res->c[n++] = res->c[i];
+	res->n = n;
 }
 
 static int cmp_cand(const void *x, const void *y)
@@ -1455,13 +1789,63 @@ static void an_free(struct an *a)
 		for (int j = 0; j < a->calls[i].nargs; j++)
 			iset_free(&a->calls[i].args[j]);
 		free(a->calls[i].args);
+		free(a->calls[i].const_val);
 	}
 	free(a->calls);
+}
+
+/* Parse path into *tu; on errors, clang's first one in err.  0 or -EINVAL. */
+static int parse_tu(CXIndex idx, const char *path, const char *const *args, int nargs,
+		    CXTranslationUnit *tu, char *err, size_t len)
+{
+	if (clang_parseTranslationUnit2(idx, path, args, nargs, NULL, 0,
+					CXTranslationUnit_DetailedPreprocessingRecord, tu) != CXError_Success)
+		return -EINVAL;
+	for (unsigned i = 0; i < clang_getNumDiagnostics(*tu); i++) {
+		CXDiagnostic d = clang_getDiagnostic(*tu, i);
+		int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+		if (bad) {
+			CXString t = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
+							       CXDiagnostic_DisplayColumn);
+			snprintf(err, len, "%s", clang_getCString(t));
+			clang_disposeString(t);
+		}
+		clang_disposeDiagnostic(d);
+		if (bad) {
+			clang_disposeTranslationUnit(*tu);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The definition a call names: its own unit's first (a static one), else an external one. */
+static void resolve_calls(struct an *a)
+{
+	for (int i = 0; i < a->ncalls; i++) {
+		struct call *k = &a->calls[i];
+		if (k->indirect)
+			continue;
+		for (int g = 0; g < a->nfuncs; g++) {
+			struct func *f = &a->funcs[g];
+			if (!f->defined || strcmp(f->name, k->name))
+				continue;
+			if (f->tu == k->tu) {
+				k->callee = g;
+				break;
+			}
+			if (!f->is_static)
+				k->callee = g;
+		}
+	}
 }
 
 int vs_analyze(const char *path, const char *const *args, int nargs,
 	       const struct vs_options *opt, struct vs_analysis *res)
 {
+	struct vs_options dflt = { .max_depth = 6 };
+	if (!opt)
+		opt = &dflt;
 	memset(res, 0, sizeof(*res));
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -1473,31 +1857,38 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	struct an a;
 	memset(&a, 0, sizeof(a));
 	a.cur = -1;
-	enum CXErrorCode err = clang_parseTranslationUnit2(idx, path, args, nargs, NULL, 0,
-		CXTranslationUnit_DetailedPreprocessingRecord, &a.tu);
-	if (err != CXError_Success) {
+	CXTranslationUnit *tus = calloc(opt->nwith + 1, sizeof(*tus));
+	if (!tus)
+		abort();
+	int ntu = 0;
+	if (parse_tu(idx, path, args, nargs, &tus[0], res->error, sizeof(res->error))) {
+		free(tus);
 		clang_disposeIndex(idx);
 		return -EINVAL;
 	}
-	for (unsigned i = 0; i < clang_getNumDiagnostics(a.tu); i++) {
-		CXDiagnostic d = clang_getDiagnostic(a.tu, i);
-		int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
-		clang_disposeDiagnostic(d);
-		if (bad) {
-			clang_disposeTranslationUnit(a.tu);
-			clang_disposeIndex(idx);
-			return -EINVAL;
-		}
-	}
+	a.tu = tus[ntu++];
 	clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
-	for (int i = 0; i < a.ncalls; i++) {
-		struct call *k = &a.calls[i];
-		if (!k->indirect) {
-			for (int g = 0; g < a.nfuncs; g++)
-				if (a.funcs[g].defined && !strcmp(a.funcs[g].name, k->name))
-					k->callee = g;
+	/* the rest of the program: summaries and callers, never candidates */
+	for (int w = 0; w < opt->nwith; w++) {
+		char real[PATH_MAX], err[sizeof(res->error)] = "";
+		if (realpath(opt->with[w], real) && !strcmp(real, res->file))
+			continue;
+		if (parse_tu(idx, opt->with[w], args, nargs, &tus[ntu], err, sizeof(err))) {
+			if (!res->skipped[0])
+				snprintf(res->skipped, sizeof(res->skipped), "%s: %s", opt->with[w],
+					 err[0] ? err : "libclang failed");
+			continue;
 		}
+		a.tu = tus[ntu];
+		a.curtu = ntu++;
+		if (a.curtu < 256) {
+			const char *b = strrchr(opt->with[w], '/');
+			snprintf(a.files[a.curtu], sizeof(a.files[0]), "%s", b ? b + 1 : opt->with[w]);
+		}
+		res->nwith++;
+		clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
 	}
+	resolve_calls(&a);
 	compute_reach(&a);
 	taint_fixpoint(&a);
 	for (int fi = 0; fi < a.nfuncs; fi++)
@@ -1506,11 +1897,12 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	for (int fi = 0; fi < a.nfuncs; fi++)
 		if (a.funcs[fi].defined)
 			loop_effects(&a, fi);
-	struct vs_options dflt = { .max_depth = 6 };
-	candidates(&a, res, opt ? opt : &dflt);
+	candidates(&a, res, opt);
 	qsort(res->c, res->n, sizeof(*res->c), cmp_cand);
 	an_free(&a);
-	clang_disposeTranslationUnit(a.tu);
+	for (int t = 0; t < ntu; t++)
+		clang_disposeTranslationUnit(tus[t]);
+	free(tus);
 	clang_disposeIndex(idx);
 	return 0;
 }

@@ -27,6 +27,8 @@ struct vs_cand {
 	int rank_dependent;	/* work reads MPI_Comm_rank/gethostname results */
 	int global;		/* fixed over every enclosing loop in every calling context */
 	int selected;		/* chosen for instrumentation */
+	long ops;		/* work known before it runs, in expression nodes; -1 unknown */
+	int fi;			/* internal: the analysis' index of its function */
 	char scope[256];	/* loops (func:line) it is a v-sensor of */
 	char reason[256];	/* why it is not selected ("" when selected) */
 };
@@ -35,15 +37,21 @@ struct vs_analysis {
 	struct vs_cand *c;
 	int n;
 	char file[512];
+	char error[320];	/* after -EINVAL: clang's first error, "file:line:col: error: ..." */
+	int nwith;		/* files of opt->with analysed with it */
+	char skipped[400];	/* the first of opt->with that did not parse: "file: error" */
 };
 
 struct vs_options {
 	int max_depth;		/* candidates deeper than this are not selected */
+	const char *const *with;	/* the program's other .c files: their functions are */
+	int nwith;			/* summarised and their calls seen, never instrumented */
 };
 
 /*
  * Parse and analyse path with the compiler arguments args (-I, -D, -std...).
- * Fills a (free with vs_analysis_release).  0, -ENOENT, -EINVAL (parse failure), -ENOMEM.
+ * Fills a (free with vs_analysis_release).  0, -ENOENT, -EINVAL (parse failure, the
+ * first error in a->error), -ENOMEM.
  */
 int vs_analyze(const char *path, const char *const *args, int nargs,
 	       const struct vs_options *opt, struct vs_analysis *a);

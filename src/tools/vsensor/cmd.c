@@ -5,6 +5,7 @@
  * passed through for cc), 2 usage error.
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] FILE.c [-- COMPILER-ARGS]\n"
-		   "       sonde vsensor cc [--max-depth N] COMPILER ARGS...\n"
+	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] [--with FILES] FILE.c [-- COMPILER-ARGS]\n"
+		   "       sonde vsensor cc [--max-depth N] [--with FILES] COMPILER ARGS...\n"
 		   "       sonde vsensor report [--csv] [--html FILE] [--threshold T] [--min-slices N] DIR...\n"
 		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n\n"
 		   "Find fixed-work snippets (v-sensors) in C sources, instrument them, and show\n"
@@ -36,7 +37,9 @@ static void usage(FILE *f)
 		   "  cc        analyse, instrument and compile like COMPILER (e.g. mpicc); links\n"
 		   "            libsonde-vsensor.a when linking\n"
 		   "  report    events, heat maps (--html FILE: a page); several DIRs in turn\n"
-		   "  score     precision/recall of the flagged cells against a known slowdown\n\n"
+		   "  score     precision/recall of the flagged cells against a known slowdown\n"
+		   "  --with FILES  the program's other .c files (a pattern: --with 'src/*.c'; may\n"
+		   "            repeat): analysed with each file, as one program, not instrumented\n\n"
 		   "The instrumented program (environment):\n"
 		   "  SONDE_DIR=DIR          output directory (default vsensor-<program>-<job>/)\n"
 		   "  SONDE_VS_LIVE=0        no live per-rank warnings on stderr\n"
@@ -81,15 +84,29 @@ static int clang_args(int argc, char **argv, const char **out, int max)
 	return n;
 }
 
+/* --with PATTERN, appended to with (glob(3); a pattern matching nothing stays as given) */
+static void add_with(glob_t *with, const char *pattern)
+{
+	/* out of memory leaves the files so far: the analysis then sees less, no more */
+	glob(pattern, GLOB_NOCHECK | (with->gl_pathc ? GLOB_APPEND : 0), NULL, with);
+}
+
+/* hint: what the user can do about a parse failure, "" when nothing to add */
 static int analyze_or_say(const char *path, const char **cargs, int ncargs, int max_depth,
-			  struct vs_analysis *a)
+			  const glob_t *with, struct vs_analysis *a, const char *hint)
 {
 	struct vs_options o = { .max_depth = max_depth };
+	if (with && with->gl_pathc) {
+		o.with = (const char *const *)with->gl_pathv;
+		o.nwith = (int)with->gl_pathc;
+	}
 	int err = vs_analyze(path, cargs, ncargs, &o, a);
 	if (err == -EINVAL)
-		sonde_error("cannot parse '%s' (compile errors; give -I/-D after --)", path);
+		sonde_error("cannot parse '%s'%s: %s", path, hint, a->error[0] ? a->error : "libclang failed");
 	else if (err)
 		sonde_error("cannot read '%s': %s", path, strerror(-err));
+	else if (a->skipped[0])
+		fprintf(stderr, "sonde: vsensor: analysing '%s' without --with %s\n", path, a->skipped);
 	return err;
 }
 
@@ -97,12 +114,15 @@ static int cmd_list(int argc, char **argv)
 {
 	int csv = 0, max_depth = 6;
 	const char *file = NULL;
+	glob_t with = { 0 };
 	int i;
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--csv"))
 			csv = 1;
 		else if (!strcmp(argv[i], "--max-depth") && i + 1 < argc)
 			max_depth = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--with") && i + 1 < argc)
+			add_with(&with, argv[++i]);
 		else if (!strcmp(argv[i], "--"))
 			break;
 		else if (argv[i][0] == '-')
@@ -117,7 +137,9 @@ static int cmd_list(int argc, char **argv)
 	const char *cargs[64];
 	int nc = i < argc ? clang_args(argc - i - 1, argv + i + 1, cargs, 64) : clang_args(0, NULL, cargs, 64);
 	struct vs_analysis a;
-	if (analyze_or_say(file, cargs, nc, max_depth, &a))
+	int err = analyze_or_say(file, cargs, nc, max_depth, &with, &a, " (give its -I/-D after --)");
+	globfree(&with);
+	if (err)
 		return 1;
 	const char *base = strrchr(a.file, '/') ? strrchr(a.file, '/') + 1 : a.file;
 	static const char *const head[] = { "site", "function", "snippet", "kind", "status", "scope", "reason" };
@@ -174,12 +196,19 @@ static int is_c_source(const char *s)
 static int cmd_cc(int argc, char **argv)
 {
 	int max_depth = 6, i = 0;
-	if (argc >= 2 && !strcmp(argv[0], "--max-depth")) {
-		max_depth = atoi(argv[1]);
-		i = 2;
+	glob_t with = { 0 };
+	for (; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--max-depth"))
+			max_depth = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--with"))
+			add_with(&with, argv[i + 1]);
+		else
+			break;
 	}
-	if (i >= argc)
+	if (i >= argc) {
+		globfree(&with);
 		return sonde_usage_error("vsensor", "cc needs a compiler and its arguments");
+	}
 	char **cc = argv + i;
 	int ncc = argc - i;
 	int compile_only = 0, has_o = 0;
@@ -194,8 +223,8 @@ static int cmd_cc(int argc, char **argv)
 		sonde_error("cannot create a temporary directory: %s", strerror(errno));
 		return 1;
 	}
-	char **nargv = calloc(ncc + 16, sizeof(char *));
-	char **owned = calloc(ncc + 16, sizeof(char *));
+	char **nargv = calloc(2 * ncc + 16, sizeof(char *));	/* a source becomes -iquote DIR + copy */
+	char **owned = calloc(2 * ncc + 16, sizeof(char *));
 	int nn = 0, no = 0, rc = 0, nsrc = 0;
 	const char *first_src = NULL;
 	for (int k = 0; k < ncc && !rc; k++) {
@@ -204,7 +233,15 @@ static int cmd_cc(int argc, char **argv)
 			continue;
 		}
 		struct vs_analysis a;
-		if (analyze_or_say(cc[k], cargs, nc, max_depth, &a)) {
+		int aerr = analyze_or_say(cc[k], cargs, nc, max_depth, &with, &a, "");
+		if (aerr == -EINVAL) {
+			/* the build goes on: libclang 14 rejects some code gcc takes, and a
+			 * file without sensors loses only its own sensors */
+			fprintf(stderr, "sonde: vsensor: compiling '%s' without sensors\n", cc[k]);
+			nargv[nn++] = cc[k];
+			continue;
+		}
+		if (aerr) {
 			rc = 1;
 			break;
 		}
@@ -260,6 +297,7 @@ static int cmd_cc(int argc, char **argv)
 			abort();
 		nargv[nn++] = lib;
 		nargv[nn++] = "-lm";
+		nargv[nn++] = "-lpthread";	/* the runtime's CPU-share sampler */
 	}
 	nargv[nn] = NULL;
 	if (!rc)
@@ -274,6 +312,7 @@ static int cmd_cc(int argc, char **argv)
 	free(lib);
 	free(owned);
 	free(nargv);
+	globfree(&with);
 	return rc;
 }
 

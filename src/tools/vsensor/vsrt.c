@@ -8,8 +8,12 @@
  * (200 ms by default) into one record {slice, sensor, mean time, time spent}; for
  * network sensors the record holds the fastest 1-ms average instead of the mean.  Records
  * are kept in memory and appended in batches of 256 to rank-<r>.rec in the job
- * directory.  At each slice boundary the rank's CPU share is sampled from
- * /proc/thread-self/schedstat (a pseudo-sensor, "(cpu share)").  While the program runs,
+ * directory.  At each slice boundary the rank's CPU share is sampled from its main
+ * thread's /proc/.../schedstat by a sampler thread of ours (a pseudo-sensor, "(cpu
+ * share)"): sampled from vs_tock, as it was, a program that senses once a second
+ * (CoMD: two Allreduces per print step) got one share for seconds of slices, and a
+ * co-runner of 3 s went unseen.  The samples reach the records through a ring that the
+ * main thread drains in vs_tock and at MPI_Finalize.  While the program runs,
  * each rank judges its own closed slices against its own best and warns on stderr
  * (SONDE_VS_LIVE=0: off), with no communication.  At MPI_Finalize (interposed through
  * PMPI) rank 0 gathers every rank's sensor table and records with MPI, takes as
@@ -23,6 +27,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,11 +96,22 @@ static struct {
 	int nst;
 	struct vs_rec *rec;
 	int nrec, caprec, flushed;
-	/* CPU share: /proc/thread-self/schedstat sampled at each slice boundary */
+	/* CPU share: the main thread's schedstat, sampled at each slice boundary by the
+	 * sampler thread while it runs, then by the main thread at MPI_Finalize */
 	int sched_fd, cpu_id;
-	long long next_sample, last_sample, cpu_prev, rd_prev;
+	long long last_sample, cpu_prev, rd_prev;
+	pthread_t sampler;
+	int have_sampler;
 	struct vs_live live;
 } vs = { .sched_fd = -1, .cpu_id = -1 };
+
+/* Samples from the sampler thread to the main thread: one producer, one consumer. */
+#define VS_RING 65536		/* 3.6 h of 200-ms slices without a drain */
+static struct cpu_entry {
+	int bin;
+	float mean_us, weight_s;
+} cpu_ring[VS_RING];
+static atomic_uint cpu_prod, cpu_cons;
 
 /* The pseudo-sensor of the CPU share (VS_F_CPU, kind compute): its "time" is the wall
  * time the rank needed per millisecond of CPU it got while runnable, so a co-running
@@ -239,9 +257,15 @@ static void live_record(int bin, int id, float mean_us, float weight_s)
 
 /* ---- CPU share ---- */
 
-static void cpu_sample(long long now)
+static void push_rec(int bin, int id, float mean_us, float weight_s);
+
+/*
+ * Read the schedstat and turn the period since the last sample into per-slice records,
+ * given to out.  Called by one thread at a time: the sampler while it runs, the main
+ * thread at the start (before it exists) and at MPI_Finalize (after it is joined).
+ */
+static void cpu_sample(long long now, void (*out)(int bin, float mean_us, float weight_s))
 {
-	vs.next_sample = vs.t0 + ((now - vs.t0) / vs.slice_ns + 1) * vs.slice_ns;
 	char buf[128];
 	ssize_t n = pread(vs.sched_fd, buf, sizeof(buf) - 1, 0);
 	long long cpu, rd;
@@ -256,11 +280,60 @@ static void cpu_sample(long long now)
 	 * the kernel) says nothing about its CPU share */
 	if (vs.last_sample && dc > 0 && dc + dr >= 10000000LL)
 		for (int b = b0; b < b1 || b == b0; b++)
-			push_rec(b, vs.cpu_id, (float)(1000.0 * (dc + dr) / dc),
-				 (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
+			out(b, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
 	vs.cpu_prev = cpu;
 	vs.rd_prev = rd;
 	vs.last_sample = now;
+}
+
+static void cpu_to_ring(int bin, float mean_us, float weight_s)
+{
+	unsigned p = atomic_load_explicit(&cpu_prod, memory_order_relaxed);
+	if (p - atomic_load_explicit(&cpu_cons, memory_order_acquire) >= VS_RING)
+		return;		/* the main thread has not drained for hours: drop */
+	cpu_ring[p % VS_RING] = (struct cpu_entry){ bin, mean_us, weight_s };
+	atomic_store_explicit(&cpu_prod, p + 1, memory_order_release);
+}
+
+static void cpu_to_rec(int bin, float mean_us, float weight_s)
+{
+	push_rec(bin, vs.cpu_id, mean_us, weight_s);
+}
+
+/* Main thread: the sampler's records so far into the record stream. */
+static void cpu_drain(void)
+{
+	unsigned c = atomic_load_explicit(&cpu_cons, memory_order_relaxed);
+	unsigned p = atomic_load_explicit(&cpu_prod, memory_order_acquire);
+	for (; c != p; c++) {
+		struct cpu_entry *e = &cpu_ring[c % VS_RING];
+		push_rec(e->bin, vs.cpu_id, e->mean_us, e->weight_s);
+	}
+	atomic_store_explicit(&cpu_cons, c, memory_order_release);
+}
+
+static void *cpu_sampler(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		long long now = now_ns();
+		long long next = vs.t0 + ((now - vs.t0) / vs.slice_ns + 1) * vs.slice_ns;
+		struct timespec t = { next / 1000000000LL, next % 1000000000LL };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+			;
+		cpu_sample(now_ns(), cpu_to_ring);
+	}
+	return NULL;
+}
+
+/* Start the sampler with every signal blocked: the program's signals are not for it. */
+static void cpu_sampler_start(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	vs.have_sampler = pthread_create(&vs.sampler, NULL, cpu_sampler, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void close_slice(int id, long long now)
@@ -285,8 +358,9 @@ void vs_tock(struct vs_sensor *s)
 	if (!vs.active || s->off || !s->t0)
 		return;
 	long long now = now_ns(), dt = now - s->t0;
-	if (now >= vs.next_sample && vs.sched_fd >= 0)
-		cpu_sample(now);
+	if (atomic_load_explicit(&cpu_prod, memory_order_relaxed) !=
+	    atomic_load_explicit(&cpu_cons, memory_order_relaxed))
+		cpu_drain();
 	if (!s->gid) {
 		if (vs.nst >= VS_MAX_SENSORS) {
 			s->off = 1;
@@ -360,7 +434,8 @@ static void vs_start(void)
 	vs.t0 = now_ns();
 	if (vs.sched_fd >= 0) {
 		vs.last_sample = 0;
-		cpu_sample(vs.t0);
+		cpu_sample(vs.t0, cpu_to_rec);
+		cpu_sampler_start();
 	}
 	vs.active = 1;
 }
@@ -665,7 +740,15 @@ int MPI_Finalize(void)
 	if (vs.active) {
 		long long now = now_ns();
 		if (vs.sched_fd >= 0) {
-			cpu_sample(now);
+			if (vs.have_sampler) {
+				/* it only sleeps, reads and writes the ring: cancelled in its
+				 * sleep or its read, it leaves nothing half done */
+				pthread_cancel(vs.sampler);
+				pthread_join(vs.sampler, NULL);
+				vs.have_sampler = 0;
+			}
+			cpu_drain();
+			cpu_sample(now, cpu_to_rec);
 			close(vs.sched_fd);
 			vs.sched_fd = -1;
 		}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# t605-vsensor-program: a program in two files (tests/workloads/vsensor/prog-main.c,
+# prog-lib.c), like CoMD with its MPI calls in parallel.c.  File by file, the calls into
+# the other file are undescribed externals and the library's loops, whose callers are
+# not seen, are not sensors (their n could differ at every call).  With --with the
+# analysis sees the program: each call site with a fixed argument is a sensor, a
+# function called with two different sizes is not one inside, the one called from one
+# site is, and an Allreduce wrapped in a sensor of the other file is dropped
+# (outermost).  'cc --with' builds it; the run names the sensors 'list' selected and
+# prints what the uninstrumented program prints.
+. "$(dirname "$0")/lib.sh"
+W=$SONDE_TOP/tests/workloads/vsensor
+if ! command -v python3 >/dev/null; then
+	skip t605-vsensor "python3 not found"
+	exit 0
+fi
+cp "$W/prog-main.c" "$W/prog-lib.c" .
+line() { grep -n "/\* $1 " "$2" | cut -d: -f1; }
+# get FILE.csv FILE:LINE COLUMN
+get() { python3 - "$@" <<'PY'
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["site"] == sys.argv[2]:
+        print(row[sys.argv[3]]); break
+PY
+}
+for f in main lib; do
+	"$SONDE" vsensor list --csv "prog-$f.c" >"alone-$f.csv" 2>"alone-$f.err" ||
+		fail "t605-vsensor-list-$f" "$(head -c 300 "alone-$f.err")"
+	"$SONDE" vsensor list --csv --with 'prog-*.c' "prog-$f.c" >"with-$f.csv" 2>"with-$f.err" ||
+		fail "t605-vsensor-list-with-$f" "$(head -c 300 "with-$f.err")"
+done
+SUM=prog-main.c:$(line MAIN-SUM prog-main.c)
+SC1=prog-main.c:$(line MAIN-SCALE1 prog-main.c)
+SC2=prog-main.c:$(line MAIN-SCALE2 prog-main.c)
+LSUM=prog-lib.c:$(line LIB-SUM prog-lib.c)
+LKER=prog-lib.c:$(line LIB-KERNEL prog-lib.c)
+LSC=prog-lib.c:$(line LIB-SCALE prog-lib.c)
+# file by file: nothing
+check t605-vsensor-alone-main-sum grep -q "undescribed external" <<<"$(get alone-main.csv "$SUM" reason)"
+check t605-vsensor-alone-lib-kernel grep -q "callers are not seen" <<<"$(get alone-lib.csv "$LKER" reason)"
+check t605-vsensor-alone-no-sensor test "$(cat alone-main.csv alone-lib.csv | grep -c ',sensor')" -eq 0
+# as one program
+check t605-vsensor-with-sum test "$(get with-main.csv "$SUM" status)" = sensor
+check t605-vsensor-with-sum-network test "$(get with-main.csv "$SUM" kind)" = network
+check t605-vsensor-with-scale1 test "$(get with-main.csv "$SC1" status)" = sensor
+check t605-vsensor-with-scale2 test "$(get with-main.csv "$SC2" status)" = sensor
+check t605-vsensor-with-lib-kernel test "$(get with-lib.csv "$LKER" status)" = sensor
+check t605-vsensor-with-lib-scale-sites grep -q "2 call sites" <<<"$(get with-lib.csv "$LSC" reason)"
+check t605-vsensor-with-lib-sum-sites grep -q "2 call sites" <<<"$(get with-lib.csv "$LSUM" reason)"
+# a --with file that does not parse: a warning, the analysis goes on without it
+printf 'int broken(void) { return nope; }\n' >prog-broken.c
+"$SONDE" vsensor list --csv --with 'prog-*.c' prog-main.c >with-broken.csv 2>with-broken.err
+check t605-vsensor-with-broken-status test $? -eq 0
+check t605-vsensor-with-broken-msg grep -q "without --with prog-broken.c: .*nope" with-broken.err
+rm prog-broken.c
+
+. "$W/vs-test.sh"
+vs_setup t605-vsensor
+mpicc -O2 -o prog-orig prog-main.c prog-lib.c
+for f in main lib; do
+	"$SONDE" vsensor cc --with 'prog-*.c' mpicc -O2 -c "prog-$f.c" >>cc.log 2>&1
+done
+if "$SONDE" vsensor cc mpicc -o prog prog-main.o prog-lib.o >>cc.log 2>&1; then
+	pass t605-vsensor-cc-with
+else
+	fail t605-vsensor-cc-with "$(tr '\n' ' ' <cc.log | head -c 300)"
+	exit 0
+fi
+vs_run -np 2 ./prog-orig >orig.out 2>/dev/null
+SONDE_DIR=$T/d SONDE_VS_LIVE=0 vs_run -np 2 -x SONDE_VS_LIVE ./prog >vs.out 2>vs.err
+check t605-vsensor-run-status test $? -eq 0
+check t605-vsensor-same-output cmp -s orig.out vs.out
+want=$(cat with-main.csv with-lib.csv | python3 -c '
+import csv, sys
+print(" ".join(sorted(r["site"] + " " + r["function"] for r in csv.DictReader(sys.stdin) if r["status"].startswith("sensor"))))')
+got=$(python3 - "$T/d/sensors.csv" <<'PY'
+import csv, sys
+print(" ".join(sorted(x["sensor"] for x in csv.DictReader(open(sys.argv[1]))
+                      if x["rank"] == "0" and not x["sensor"].startswith("("))))
+PY
+)
+check t605-vsensor-run-sensors test "$got" = "$want"
