@@ -26,6 +26,15 @@ expect mem-not-found 127 "^sonde: cannot run 'no-such-program-xyz': No such file
 printf 'not a program\n' >notexec.txt
 expect mem-not-executable 126 "^sonde: cannot run '\./notexec.txt': Permission denied" \
 	"$SONDE" mem -- ./notexec.txt
+# the program exists, but what runs it does not (bash 5.2 also says 127): name the
+# interpreter, not the script, which is there
+printf '#!/no/such/interp\necho hi\n' >badinterp.sh && chmod +x badinterp.sh
+expect mem-bad-interpreter 127 "^sonde: cannot run '\./badinterp.sh': bad interpreter '/no/such/interp': No such file or directory" \
+	"$SONDE" mem -- ./badinterp.sh
+printf 'not a program\n' >noformat && chmod +x noformat
+expect mem-exec-format 126 "^sonde: cannot run '\./noformat': Exec format error" \
+	"$SONDE" mem -- ./noformat
+# execve fails after the directory is made: it must go too (it kept launch.txt before)
 [ -z "$(ls -d sonde-* 2>/dev/null)" ] && pass "no-dir-left-when-not-run" ||
 	fail "no-dir-left-when-not-run" "$(ls -d sonde-*)"
 expect mem-unwritable-dir 1 "^sonde: cannot create output directory '/proc/sonde-test/x'" \
