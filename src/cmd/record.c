@@ -84,7 +84,16 @@ int record_and_report(const struct launch_opts *o, char **argv)
 
 int bad_option(const char *cmd, char **argv)
 {
-	if (optopt)
+	const char *a = argv[optind - 1];
+	/* A long option getopt knows but refused: optopt is its value, which need not be a
+	 * printable character ('--top' of comm printed a raw byte), so name it as typed. */
+	if (optopt && !strncmp(a, "--", 2)) {
+		int n = (int)strcspn(a, "=");
+		if (a[n])
+			return sonde_usage_error(cmd, "option '%.*s' takes no value", n, a);
+		return sonde_usage_error(cmd, "option '%s' needs a value", a);
+	}
+	if (optopt > ' ' && optopt < 127)
 		return sonde_usage_error(cmd, "unknown or incomplete option '-%c'", optopt);
-	return sonde_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	return sonde_usage_error(cmd, "unknown option '%s'", a);
 }

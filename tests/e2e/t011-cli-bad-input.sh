@@ -18,6 +18,16 @@ expect() {
 expect unknown-command 2 "^sonde: unknown command 'frobnicate'" "$SONDE" frobnicate
 expect no-command 2 "usage: sonde" "$SONDE"
 expect mem-unknown-option 2 "^sonde: unknown option '--bogus'" "$SONDE" mem --bogus -- true
+# a long option without its value is named as typed (comm's --top printed a raw byte:
+# getopt's optopt is the option's value, 256+ for options without a short form)
+expect comm-top-no-value 2 "^sonde: option '--top' needs a value$" "$SONDE" comm --top
+expect mem-period-no-value 2 "^sonde: option '--period' needs a value$" "$SONDE" mem --period
+expect mem-help-value 2 "^sonde: option '--help' takes no value$" "$SONDE" mem --help=3
+# analyze and record-cycles: one line as the others, not getopt's own plus "bad option"
+expect analyze-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" analyze --bogus
+[ "$(wc -l <err.txt)" -eq 2 ] && pass analyze-unknown-one-line || fail analyze-unknown-one-line "$(cat err.txt)"
+expect analyze-function-no-value 2 "^sonde: option '--function' needs a value$" "$SONDE" analyze --function
+expect record-cycles-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" record-cycles --bogus -- true
 expect mem-no-program 2 "^sonde: no program to run" "$SONDE" mem
 expect mem-bad-source 2 "unknown sample source 'gpu'" "$SONDE" mem --source gpu -- true
 expect mem-bad-period 2 "period wants a positive number" "$SONDE" mem --period -5 -- true
