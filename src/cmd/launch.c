@@ -18,6 +18,7 @@
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
 #include "cmd/verdict.h"
+#include "prof/tool.h"
 
 const char launch_help[] =
 	"  -o, --output DIR      where the recording goes (default sonde-<program>-<pid>;\n"
@@ -271,6 +272,34 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
+/*
+ * The CSV files a tool exported into PATH/<tool>/, and that folder if nothing else is in
+ * it: after 'sonde comm -o d', 'sonde mem --force -o d' kept the CSV files of d/comm, a comm
+ * profile beside the new mem recording that nothing marked as stale.
+ */
+static void dir_clear_exports(const char *path)
+{
+	char sub[PATH_MAX + 64], p[2 * PATH_MAX];
+	for (int i = 0; tools[i]; i++) {
+		if (!tools[i]->export)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, tools[i]->name);
+		DIR *d = opendir(sub);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			size_t n = strlen(e->d_name);
+			if (n > 4 && !strcmp(e->d_name + n - 4, ".csv")) {
+				snprintf(p, sizeof(p), "%s/%s", sub, e->d_name);
+				unlink(p);
+			}
+		}
+		closedir(d);
+		rmdir(sub);	/* fails, as it should, if the user put files there */
+	}
+}
+
 /* Remove what a previous recording left (only sonde's own files). */
 static void dir_clear(const char *path)
 {
@@ -295,6 +324,7 @@ static void dir_clear(const char *path)
 		}
 	}
 	closedir(d);
+	dir_clear_exports(path);
 }
 
 /* Anything in PATH but MPI_JOB_FILE (a job whose program could not start leaves just it). */

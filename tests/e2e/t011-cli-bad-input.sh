@@ -55,6 +55,14 @@ expect mem-dir-is-file 1 "^sonde: output 'afile' exists and is not a directory" 
 mkdir full && echo keep >full/mine.txt
 expect mem-dir-not-empty 1 "is not empty \(use --force" "$SONDE" mem -o full -- true
 [ "$(cat full/mine.txt)" = keep ] && pass "user-file-kept" || fail "user-file-kept"
+# --force over another tool's recording: its CSV folder goes with its raw files (comm/
+# stayed, a stale profile beside the new one), the user's files stay
+mkdir -p other/comm && echo keep >other/mine.txt && echo 'a,b' >other/comm/pairs.csv && : >other/1.proc
+expect mem-force-other-tool 0 "" "$SONDE" mem -q --force -o other -- true
+[ ! -e other/comm ] && [ ! -e other/1.proc ] && pass "force-removes-other-tool" ||
+	fail "force-removes-other-tool" "$(ls other other/comm 2>&1 | tr '\n' ' ')"
+[ "$(cat other/mine.txt)" = keep ] && [ -d other/mem ] && pass "force-keeps-user-file" ||
+	fail "force-keeps-user-file" "$(ls other | tr '\n' ' ')"
 expect report-missing 1 "^sonde: " "$SONDE" report does-not-exist
 expect help-exit-0 0 "" "$SONDE" --help
 "$SONDE" mem --help | grep -q -- "--source" && pass "mem-help-lists-options" || fail "mem-help-lists-options"
