@@ -63,6 +63,11 @@ expect mem-force-other-tool 0 "" "$SONDE" mem -q --force -o other -- true
 	fail "force-removes-other-tool" "$(ls other other/comm 2>&1 | tr '\n' ' ')"
 [ "$(cat other/mine.txt)" = keep ] && [ -d other/mem ] && pass "force-keeps-user-file" ||
 	fail "force-keeps-user-file" "$(ls other | tr '\n' ' ')"
+# --html into a missing folder: said before the program runs, not after a long run
+# (before: the program ran, then "cannot write", status 0, no page)
+expect mem-html-missing-folder 1 "^sonde: cannot write 'nodir/p.html': No such file or directory$" \
+	"$SONDE" mem -q -o html-rec --html nodir/p.html -- sh -c ': >html-ran'
+[ ! -e html-ran ] && [ ! -e html-rec ] && pass "html-checked-before-run" || fail "html-checked-before-run"
 expect report-missing 1 "^sonde: " "$SONDE" report does-not-exist
 expect help-exit-0 0 "" "$SONDE" --help
 "$SONDE" mem --help | grep -q -- "--source" && pass "mem-help-lists-options" || fail "mem-help-lists-options"
