@@ -59,3 +59,17 @@ else
 	pass t014-term-launcher-program-ended
 fi
 check t014-term-launcher-db test -s p-term-launcher/profile.db
+
+# SONDE_SIGNAL set by hand to a signal the program uses (SIGINT): the runtime refuses it
+# (real-time signals only) and the program keeps its ^C.  Before, the runtime's handler
+# took SIGINT, and ^C never reached the program: it ran on for ever.
+SONDE_SIGNAL=2 setsid env --default-signal=INT timeout 30 "$SONDE" mem -q -o p-sig2 -- \
+	"$W/rt-life" sigint-catch >s-sig2.out 2>s-sig2.err &
+pid=$!
+for i in $(seq 100); do grep -q start s-sig2.out 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+kill -INT -- "-$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+check "t014-sonde-signal-int-status ($rc)" [ "$rc" -eq 0 ]
+check t014-sonde-signal-int-caught grep -q '^rt-life: caught$' s-sig2.out
