@@ -63,12 +63,15 @@ check t014-term-launcher-db test -s p-term-launcher/profile.db
 # SONDE_SIGNAL set by hand to a signal the program uses (SIGINT): the runtime refuses it
 # (real-time signals only) and the program keeps its ^C.  Before, the runtime's handler
 # took SIGINT, and ^C never reached the program: it ran on for ever.
-SONDE_SIGNAL=2 setsid env --default-signal=INT timeout 30 "$SONDE" mem -q -o p-sig2 -- \
+# (no `timeout` in the group: it would send the ^C a second time)
+SONDE_SIGNAL=2 setsid env --default-signal=INT "$SONDE" mem -q -o p-sig2 -- \
 	"$W/rt-life" sigint-catch >s-sig2.out 2>s-sig2.err &
 pid=$!
 for i in $(seq 100); do grep -q start s-sig2.out 2>/dev/null && break; sleep 0.1; done
 sleep 0.3
 kill -INT -- "-$pid" 2>/dev/null
+for i in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL -- "-$pid" 2>/dev/null	# still there after 30 s: the ^C was lost
 wait "$pid"
 rc=$?
 check "t014-sonde-signal-int-status ($rc)" [ "$rc" -eq 0 ]
