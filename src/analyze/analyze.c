@@ -772,8 +772,12 @@ static int cpus_finish(struct analysis *an, struct priv *pv)
 	hfree(&m);
 	hfree(&pv->cpumap);
 	memset(&pv->cpumap, 0, sizeof(pv->cpumap));
-	qsort(an->addr_cpus, an->naddr_cpus, sizeof(*an->addr_cpus), by_row_cpu);
-	qsort(an->func_cpus, an->nfunc_cpus, sizeof(*an->func_cpus), by_row_cpu);
+	/* no per-CPU count (no sample carried a CPU number): the arrays are NULL, which
+	 * qsort may not be given even with 0 elements (UBSan) */
+	if (an->naddr_cpus)
+		qsort(an->addr_cpus, an->naddr_cpus, sizeof(*an->addr_cpus), by_row_cpu);
+	if (an->nfunc_cpus)
+		qsort(an->func_cpus, an->nfunc_cpus, sizeof(*an->func_cpus), by_row_cpu);
 	return e;
 }
 

@@ -103,6 +103,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int c;
 	optind = 1;
+	opterr = 0;	/* bad_option says it in sonde's one line */
 	while ((c = getopt_long(argc, argv, "+ho:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S': o->stats = 1; break;
@@ -121,7 +122,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return sonde_usage_error("analyze", "bad --depth '%s'", optarg);
 			break;
 		case 'h': print_help(); return -1;
-		default: return sonde_usage_error("analyze", "bad option");
+		default: return bad_option("analyze", argv);
 		}
 	}
 	if (optind < argc)

@@ -101,13 +101,14 @@ int cmd_record_cycles(int argc, char **argv)
 	const char *out = "perf.data", *arch = NULL;
 	int dry = 0, c;
 	optind = 1;
+	opterr = 0;	/* bad_option says it in sonde's one line */
 	while ((c = getopt_long(argc, argv, "+ho:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'a': arch = optarg; break;
 		case 'n': dry = 1; break;
 		case 'h': print_help(); return 0;
-		default: return sonde_usage_error("record-cycles", "bad option");
+		default: return bad_option("record-cycles", argv);
 		}
 	}
 	if (optind >= argc)

@@ -18,6 +18,7 @@
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
 #include "cmd/verdict.h"
+#include "prof/tool.h"
 
 const char launch_help[] =
 	"  -o, --output DIR      where the recording goes (default sonde-<program>-<pid>;\n"
@@ -271,6 +272,34 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
+/*
+ * The CSV files a tool exported into PATH/<tool>/, and that folder if nothing else is in
+ * it: after 'sonde comm -o d', 'sonde mem --force -o d' kept the CSV files of d/comm, a comm
+ * profile beside the new mem recording that nothing marked as stale.
+ */
+static void dir_clear_exports(const char *path)
+{
+	char sub[PATH_MAX + 64], p[2 * PATH_MAX];
+	for (int i = 0; tools[i]; i++) {
+		if (!tools[i]->export)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, tools[i]->name);
+		DIR *d = opendir(sub);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			size_t n = strlen(e->d_name);
+			if (n > 4 && !strcmp(e->d_name + n - 4, ".csv")) {
+				snprintf(p, sizeof(p), "%s/%s", sub, e->d_name);
+				unlink(p);
+			}
+		}
+		closedir(d);
+		rmdir(sub);	/* fails, as it should, if the user put files there */
+	}
+}
+
 /* Remove what a previous recording left (only sonde's own files). */
 static void dir_clear(const char *path)
 {
@@ -295,6 +324,7 @@ static void dir_clear(const char *path)
 		}
 	}
 	closedir(d);
+	dir_clear_exports(path);
 }
 
 /* Anything in PATH but MPI_JOB_FILE (a job whose program could not start leaves just it). */
@@ -487,17 +517,67 @@ static void child_env(const struct launch_opts *o, const char *runtime, const ch
 static const int wait_sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
 #define N_WAIT_SIGS (sizeof(wait_sigs) / sizeof(wait_sigs[0]))
 
-static void wait_signals_ignore(int mpi, struct sigaction *old)
+/*
+ * Outside MPI, SIGTERM and SIGHUP sent to the launcher alone (`kill $!` in a job script, a
+ * closed terminal) are passed on to the program, as perf record and strace do: dying
+ * alone would leave the program running on, orphaned, and its profile never built.  Sent
+ * to the whole process group, the program gets such a signal twice.
+ */
+static volatile pid_t forward_pid;
+
+static void forward_signal(int sig)
+{
+	int saved = errno;
+	if (forward_pid > 0)
+		kill(forward_pid, sig);	/* async-signal-safe */
+	errno = saved;
+}
+
+static void wait_signals_ignore(int mpi, pid_t child, struct sigaction *old)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
-	for (size_t i = 0; i < (mpi ? N_WAIT_SIGS : 2); i++)
-		sigaction(wait_sigs[i], &ign, &old[i]);
+	struct sigaction fwd = { .sa_handler = forward_signal, .sa_flags = SA_RESTART };
+	forward_pid = child;
+	for (size_t i = 0; i < N_WAIT_SIGS; i++)
+		if (mpi || i < 2)
+			sigaction(wait_sigs[i], &ign, &old[i]);
+		else if (wait_sigs[i] == SIGTERM || wait_sigs[i] == SIGHUP)
+			sigaction(wait_sigs[i], &fwd, &old[i]);
 }
 
 static void wait_signals_restore(int mpi, const struct sigaction *old)
 {
-	for (size_t i = 0; i < (mpi ? N_WAIT_SIGS : 2); i++)
-		sigaction(wait_sigs[i], &old[i], NULL);
+	for (size_t i = 0; i < N_WAIT_SIGS; i++)
+		if (mpi || i < 2 || wait_sigs[i] == SIGTERM || wait_sigs[i] == SIGHUP)
+			sigaction(wait_sigs[i], &old[i], NULL);
+	forward_pid = 0;
+}
+
+/*
+ * execv failed with ERR.  ENOENT for a file that exists means that what it names to run it
+ * is missing: the "#!" line's interpreter of a script, or an ELF program's dynamic loader.
+ * Say which, as "No such file or directory" alone sends the user looking for the program.
+ */
+static void exec_error(const char *name, const char *prog, int err)
+{
+	char head[256] = "";
+	int fd = err == ENOENT ? open(prog, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		ssize_t n = read(fd, head, sizeof(head) - 1);
+		head[n > 0 ? n : 0] = 0;
+		close(fd);
+	}
+	if (head[0] == '#' && head[1] == '!') {
+		char *interp = head + 2 + strspn(head + 2, " \t");
+		interp[strcspn(interp, " \t\r\n")] = 0;
+		sonde_error("cannot run '%s': bad interpreter '%s': %s", name, interp,
+			    strerror(err));
+	} else if (!memcmp(head, "\x7f" "ELF", 4)) {
+		sonde_error("cannot run '%s': its dynamic loader (ELF interpreter) is missing: %s",
+			    name, strerror(err));
+	} else {
+		sonde_error("cannot run '%s': %s", name, strerror(err));
+	}
 }
 
 int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res)
@@ -552,17 +632,28 @@ int launch_run(const struct launch_opts *o, char **argv, struct launch_result *r
 	/* Like a shell running a foreground job: ^C goes to the program, and we live on to
 	 * write its profile. */
 	struct sigaction old_sigs[N_WAIT_SIGS];
-	wait_signals_ignore(res->rank >= 0, old_sigs);
+	wait_signals_ignore(res->rank >= 0, pid, old_sigs);
 	int err = 0;
 	ssize_t r;
 	while ((r = read(pipefd[0], &err, sizeof(err))) < 0 && errno == EINTR)
 		;
 	close(pipefd[0]);
-	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
+	/* wait without reaping: the pid stays the program's until the forwarding is off */
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
 		;
 	wait_signals_restore(res->rank >= 0, old_sigs);
+	while (waitpid(pid, &res->status, 0) < 0 && errno == EINTR)
+		;
 	if (r == (ssize_t)sizeof(err)) {
-		sonde_error("cannot run '%s': %s", argv[0], strerror(err));
+		exec_error(argv[0], prog, err);
+		/* leave the directory as we found it: launch.txt was written for the run that
+		 * did not start (under MPI other ranks may share it: keep theirs) */
+		if (res->rank < 0) {
+			char p[PATH_MAX + 32];
+			snprintf(p, sizeof(p), "%s/%s", res->dir, VERDICT_LAUNCH_FILE);
+			unlink(p);
+		}
 		if (created)
 			rmdir(res->dir);
 		return err == ENOENT ? 127 : 126;

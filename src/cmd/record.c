@@ -6,11 +6,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
@@ -37,12 +39,30 @@ static uint64_t raw_size(const char *dir)
 	return total;
 }
 
+/*
+ * The page is written after the run: a folder that is missing or cannot be written is
+ * said before the program runs (a run of hours, then "cannot write" and no page).
+ */
+static int html_target_ok(const char *html)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	snprintf(tmp, sizeof(tmp), "%s", html);
+	int e = stat(html, &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR :
+		access(dirname(tmp), W_OK) ? errno : 0;
+	if (e)
+		sonde_error("cannot write '%s': %s", html, strerror(e));
+	return !e;
+}
+
 int record_and_report(const struct launch_opts *o, char **argv)
 {
 	const struct report_opts ropts = { .format = REPORT_TEXT, .top = o->top }, *ro = &ropts;
 	int quiet = o->quiet;
 	const char *html = o->html;
 	struct launch_result res;
+	if (html && launch_mpi_rank() < 0 && !html_target_ok(html))
+		return 1;
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;
@@ -84,7 +104,16 @@ int record_and_report(const struct launch_opts *o, char **argv)
 
 int bad_option(const char *cmd, char **argv)
 {
-	if (optopt)
+	const char *a = argv[optind - 1];
+	/* A long option getopt knows but refused: optopt is its value, which need not be a
+	 * printable character ('--top' of comm printed a raw byte), so name it as typed. */
+	if (optopt && !strncmp(a, "--", 2)) {
+		int n = (int)strcspn(a, "=");
+		if (a[n])
+			return sonde_usage_error(cmd, "option '%.*s' takes no value", n, a);
+		return sonde_usage_error(cmd, "option '%s' needs a value", a);
+	}
+	if (optopt > ' ' && optopt < 127)
 		return sonde_usage_error(cmd, "unknown or incomplete option '-%c'", optopt);
-	return sonde_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	return sonde_usage_error(cmd, "unknown option '%s'", a);
 }

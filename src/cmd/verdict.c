@@ -2,10 +2,12 @@
 /* verdict.c - `sonde bench`'s verdict file and the de-biasing setting taken from it.  See
  * verdict.h; the file is described in doc/sonde-bench.md, "The verdict file". */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -186,12 +188,25 @@ void verdict_finish(struct verdict *v)
 
 int verdict_read(const char *path, struct verdict *v, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	/* O_NONBLOCK and a regular file only: SONDE_VERDICT naming a FIFO hung 'sonde info' */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	char line[2048];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->path, sizeof(v->path), "%s", path);
-	if (!f)
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s is not a sonde bench verdict (not a regular file)", path);
+		return -EINVAL;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
 	if (!fgets(line, sizeof(line), f) ||
 	    strncmp(line, "source,interval,benchmark,measure,value", 39)) {
 		fclose(f);

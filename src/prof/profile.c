@@ -352,7 +352,8 @@ static void index_ctx(struct prof_thread *t)
 static int map_file(const char *path, const unsigned char **data, size_t *size, char *err,
 		    size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named like a stream must not block the report for ever */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return errmsg(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	struct stat st;
@@ -360,6 +361,10 @@ static int map_file(const char *path, const unsigned char **data, size_t *size, 
 		int e = errno;
 		close(fd);
 		return errmsg(err, errlen, -e, "%s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return errmsg(err, errlen, -EINVAL, "%s: not a regular file", path);
 	}
 	*size = (size_t)st.st_size;
 	*data = NULL;

@@ -341,8 +341,8 @@ static int write_page(sqlite3 *db, const struct tool *tool, const char *path, ch
 	int r = tool->html(db, page);
 	if (r)
 		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
-	else
-		r = html_save(page, path, err, errlen);
+	else if ((r = html_save(page, path, err, errlen)) == -ENOENT)
+		r = -EIO;	/* -ENOENT says "no recording" to the callers: the page's folder is missing */
 	html_free(page);
 	return r;
 }

@@ -35,7 +35,9 @@ int report_print(const char *dir, FILE *out, const struct report_opts *o, char *
 /*
  * Write the profile of dir as one self-contained HTML page into the file path (the tool's
  * sections, ui/html.h), building the database first as report_print does.  Same errors as
- * report_build; -EINVAL also when the recording's tool has no page.
+ * report_build; -EINVAL also when the recording's tool has no page; a page that cannot be
+ * written gives its errno (reason in err), but -EIO for ENOENT (a missing folder), which
+ * means a missing recording here.
  */
 int report_html(const char *dir, const char *path, char *err, size_t errlen);
 

@@ -471,11 +471,18 @@ static int module_open_file(const struct sym_module *m, char *path, size_t len)
 		return -ENAMETOOLONG;
 	memcpy(path, m->name, n);
 	path[n] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Only regular files hold symbols.  A mapped device (an InfiniBand verbs or a GPU
+	 * driver's /dev file, where samples of data accesses land) is not opened: opening a
+	 * device may act on it, and a FIFO put in its place would block us for ever. */
+	struct stat sb;
+	if (stat(path, &sb) < 0)
+		return -errno;
+	if (!S_ISREG(sb.st_mode))
+		return -ENOEXEC;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	struct stat sb;
-	if (is_deleted && (fstat(fd, &sb) || sb.st_ino != m->inode)) {
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (is_deleted && sb.st_ino != m->inode)) {
 		close(fd);
 		return -ENOENT;
 	}

@@ -74,6 +74,14 @@ static void config_read(void)
 	rt_cfg.max_size = env_u64("SONDE_MAX_SIZE", 0);
 	rt_cfg.sig_sample = (int)env_u64("SONDE_SIGNAL", (uint64_t)(SIGRTMAX - 3));
 	rt_cfg.sig_watch = (int)env_u64("SONDE_WATCH_SIGNAL", (uint64_t)(SIGRTMAX - 4));
+	/* Only real-time signals: SONDE_SIGNAL=2 took SIGINT, and ^C, from the program.  0
+	 * says unusable: the clock source refuses to start (and says so), the hw watch
+	 * backend is off. */
+	if (rt_cfg.sig_sample < SIGRTMIN || rt_cfg.sig_sample > SIGRTMAX)
+		rt_cfg.sig_sample = 0;
+	if (rt_cfg.sig_watch < SIGRTMIN || rt_cfg.sig_watch > SIGRTMAX ||
+	    rt_cfg.sig_watch == rt_cfg.sig_sample)
+		rt_cfg.sig_watch = 0;
 	rt_cfg.max_extra_steps = (int)env_u64("SONDE_EXTRA_STEPS", (uint64_t)rt_cfg.max_extra_steps);
 	rt_cfg.debug = (int)env_u64("SONDE_DEBUG", 0);
 	rt_cfg.seed = env_u64("SONDE_SEED", 0);

@@ -149,8 +149,8 @@ static int clock_probe(char *why, size_t len)
 	close(fd);
 	if (rt_cfg.sig_sample <= 0 || rt_cfg.sig_sample == SIGTRAP || rt_cfg.sig_sample > SIGRTMAX) {
 		if (why && len)
-			snprintf(why, len, "sample signal %d unusable (set SONDE_SIGNAL to a "
-				 "real-time signal)", rt_cfg.sig_sample);
+			snprintf(why, len, "SONDE_SIGNAL does not name a real-time signal (%d "
+				 "to %d)", SIGRTMIN, SIGRTMAX);
 		return -EINVAL;
 	}
 	return 0;

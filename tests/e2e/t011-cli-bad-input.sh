@@ -18,6 +18,16 @@ expect() {
 expect unknown-command 2 "^sonde: unknown command 'frobnicate'" "$SONDE" frobnicate
 expect no-command 2 "usage: sonde" "$SONDE"
 expect mem-unknown-option 2 "^sonde: unknown option '--bogus'" "$SONDE" mem --bogus -- true
+# a long option without its value is named as typed (comm's --top printed a raw byte:
+# getopt's optopt is the option's value, 256+ for options without a short form)
+expect comm-top-no-value 2 "^sonde: option '--top' needs a value$" "$SONDE" comm --top
+expect mem-period-no-value 2 "^sonde: option '--period' needs a value$" "$SONDE" mem --period
+expect mem-help-value 2 "^sonde: option '--help' takes no value$" "$SONDE" mem --help=3
+# analyze and record-cycles: one line as the others, not getopt's own plus "bad option"
+expect analyze-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" analyze --bogus
+[ "$(wc -l <err.txt)" -eq 2 ] && pass analyze-unknown-one-line || fail analyze-unknown-one-line "$(cat err.txt)"
+expect analyze-function-no-value 2 "^sonde: option '--function' needs a value$" "$SONDE" analyze --function
+expect record-cycles-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" record-cycles --bogus -- true
 expect mem-no-program 2 "^sonde: no program to run" "$SONDE" mem
 expect mem-bad-source 2 "unknown sample source 'gpu'" "$SONDE" mem --source gpu -- true
 expect mem-bad-period 2 "period wants a positive number" "$SONDE" mem --period -5 -- true
@@ -26,6 +36,15 @@ expect mem-not-found 127 "^sonde: cannot run 'no-such-program-xyz': No such file
 printf 'not a program\n' >notexec.txt
 expect mem-not-executable 126 "^sonde: cannot run '\./notexec.txt': Permission denied" \
 	"$SONDE" mem -- ./notexec.txt
+# the program exists, but what runs it does not (bash 5.2 also says 127): name the
+# interpreter, not the script, which is there
+printf '#!/no/such/interp\necho hi\n' >badinterp.sh && chmod +x badinterp.sh
+expect mem-bad-interpreter 127 "^sonde: cannot run '\./badinterp.sh': bad interpreter '/no/such/interp': No such file or directory" \
+	"$SONDE" mem -- ./badinterp.sh
+printf 'not a program\n' >noformat && chmod +x noformat
+expect mem-exec-format 126 "^sonde: cannot run '\./noformat': Exec format error" \
+	"$SONDE" mem -- ./noformat
+# execve fails after the directory is made: it must go too (it kept launch.txt before)
 [ -z "$(ls -d sonde-* 2>/dev/null)" ] && pass "no-dir-left-when-not-run" ||
 	fail "no-dir-left-when-not-run" "$(ls -d sonde-*)"
 expect mem-unwritable-dir 1 "^sonde: cannot create output directory '/proc/sonde-test/x'" \
@@ -36,6 +55,19 @@ expect mem-dir-is-file 1 "^sonde: output 'afile' exists and is not a directory" 
 mkdir full && echo keep >full/mine.txt
 expect mem-dir-not-empty 1 "is not empty \(use --force" "$SONDE" mem -o full -- true
 [ "$(cat full/mine.txt)" = keep ] && pass "user-file-kept" || fail "user-file-kept"
+# --force over another tool's recording: its CSV folder goes with its raw files (comm/
+# stayed, a stale profile beside the new one), the user's files stay
+mkdir -p other/comm && echo keep >other/mine.txt && echo 'a,b' >other/comm/pairs.csv && : >other/1.proc
+expect mem-force-other-tool 0 "" "$SONDE" mem -q --force -o other -- true
+[ ! -e other/comm ] && [ ! -e other/1.proc ] && pass "force-removes-other-tool" ||
+	fail "force-removes-other-tool" "$(ls other other/comm 2>&1 | tr '\n' ' ')"
+[ "$(cat other/mine.txt)" = keep ] && [ -d other/mem ] && pass "force-keeps-user-file" ||
+	fail "force-keeps-user-file" "$(ls other | tr '\n' ' ')"
+# --html into a missing folder: said before the program runs, not after a long run
+# (before: the program ran, then "cannot write", status 0, no page)
+expect mem-html-missing-folder 1 "^sonde: cannot write 'nodir/p.html': No such file or directory$" \
+	"$SONDE" mem -q -o html-rec --html nodir/p.html -- sh -c ': >html-ran'
+[ ! -e html-ran ] && [ ! -e html-rec ] && pass "html-checked-before-run" || fail "html-checked-before-run"
 expect report-missing 1 "^sonde: " "$SONDE" report does-not-exist
 expect help-exit-0 0 "" "$SONDE" --help
 "$SONDE" mem --help | grep -q -- "--source" && pass "mem-help-lists-options" || fail "mem-help-lists-options"

@@ -40,3 +40,39 @@ for m in sigint-wait sigint-catch; do
 	check "t014-$m-report" report_ok "p-$m"
 done
 check t014-sigint-catch-stdout grep -q '^rt-life: caught$' s-sigint-catch.out
+
+# SIGTERM sent to the launcher alone (`kill $!` in a job script) is passed on to the
+# program: it dies of it as natively, and the profile is built.  Before, sonde died alone:
+# the program ran on, orphaned, and no profile.db was written.
+"$SONDE" mem -q -o p-term-launcher -- "$W/rt-life" sigint-wait >s-tl.out 2>s-tl.err &
+pid=$!
+for i in $(seq 100); do grep -q start s-tl.out 2>/dev/null && break; sleep 0.1; done
+child=$(pgrep -P "$pid" | head -1)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+check "t014-term-launcher-status ($rc)" [ "$rc" -eq 143 ]
+if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+	kill -KILL "$child"
+	fail t014-term-launcher-program-ended "the program ($child) still runs"
+else
+	pass t014-term-launcher-program-ended
+fi
+check t014-term-launcher-db test -s p-term-launcher/profile.db
+
+# SONDE_SIGNAL set by hand to a signal the program uses (SIGINT): the runtime refuses it
+# (real-time signals only) and the program keeps its ^C.  Before, the runtime's handler
+# took SIGINT, and ^C never reached the program: it ran on for ever.
+# (no `timeout` in the group: it would send the ^C a second time)
+SONDE_SIGNAL=2 setsid env --default-signal=INT "$SONDE" mem -q -o p-sig2 -- \
+	"$W/rt-life" sigint-catch >s-sig2.out 2>s-sig2.err &
+pid=$!
+for i in $(seq 100); do grep -q start s-sig2.out 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+kill -INT -- "-$pid" 2>/dev/null
+for i in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL -- "-$pid" 2>/dev/null	# still there after 30 s: the ^C was lost
+wait "$pid"
+rc=$?
+check "t014-sonde-signal-int-status ($rc)" [ "$rc" -eq 0 ]
+check t014-sonde-signal-int-caught grep -q '^rt-life: caught$' s-sig2.out

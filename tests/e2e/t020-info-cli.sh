@@ -41,3 +41,9 @@ check info-unknown-option-hint grep -q "sonde info --help" err.txt
 "$SONDE" info extra >out.txt 2>err.txt
 check info-extra-argument-exit-2 test $? -eq 2
 check info-extra-argument-message grep -q "^sonde: " err.txt
+
+# SONDE_VERDICT naming a FIFO: said, not waited on for ever (open blocked before)
+mkfifo verdict.fifo
+SONDE_VERDICT=$PWD/verdict.fifo timeout 20 "$SONDE" info >out.txt 2>err.txt
+check "info-verdict-fifo-exit-0 ($?)" test $? -eq 0
+check info-verdict-fifo-said grep -q "verdict.fifo is not a sonde bench verdict (not a regular file)" out.txt

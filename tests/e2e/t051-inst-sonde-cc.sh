@@ -109,3 +109,12 @@ EOC
 else
 	skip t051-cxx "clang++ is not installed"
 fi
+
+# a missing or unusable SONDE_CC: one "sonde-cc:" line and a shell's status (bash's own
+# "sonde-cc: line 157: /nonexistent/cc: No such file or directory" before)
+SONDE_CC=/nonexistent/cc "$CCW" -c b.c >out 2>err; rc=$?
+check "t051-cc-missing-status ($rc)" [ "$rc" -eq 127 ]
+check t051-cc-missing-msg grep -qx "sonde-cc: cannot run the compiler '/nonexistent/cc' (SONDE_CC): not found" err
+SONDE_CC=/etc/passwd "$CCW" -c b.c >out 2>err; rc=$?
+check "t051-cc-not-exec-status ($rc)" [ "$rc" -eq 126 ]
+check t051-cc-not-exec-one-line [ "$(wc -l <err)" -eq 1 ]

@@ -48,3 +48,15 @@ check t604-vsensor-report-dirs test "$(status "$SONDE" vsensor report job1 job2)
 check t604-vsensor-report-dirs-headers test "$(grep -c '^== job[12]$' out)" -eq 2
 check t604-vsensor-report-dirs-csv test "$(status "$SONDE" vsensor report --csv job1 job2)" -eq 2
 check t604-vsensor-report-dirs-csv-msg grep -q "^sonde: --csv takes one directory" err
+# numeric options: a bad value is a usage error (atof/atoi used to read 'abc' as 0: a
+# threshold of 0 flags nothing, and the report said nothing was wrong)
+for a in "--threshold abc" "--threshold 0" "--threshold 1.5" "--min-slices 0" "--min-slices 2x"; do
+	check "t604-vsensor-report-bad ($a)" test "$(status "$SONDE" vsensor report $a job1)" -eq 2
+	check "t604-vsensor-report-bad-msg ($a)" grep -q "^sonde: ${a%% *} wants a" err
+done
+check t604-vsensor-report-threshold-missing test "$(status "$SONDE" vsensor report job1 --threshold)" -eq 2
+check t604-vsensor-report-threshold-ok test "$(status "$SONDE" vsensor report --threshold 0.5 --min-slices 3 job1)" -eq 0
+check t604-vsensor-report-threshold-used grep -q "rule: compute < 0.50, network < 0.50, io < 0.50 for 3+ slices" out
+check t604-vsensor-list-bad-depth test "$(status "$SONDE" vsensor list --max-depth -3 ok.c)" -eq 2
+check t604-vsensor-list-bad-depth-msg grep -q "^sonde: --max-depth wants a number of loops, not '-3'" err
+check t604-vsensor-cc-bad-depth test "$(status "$SONDE" vsensor cc --max-depth x cc ok.c)" -eq 2

@@ -110,6 +110,20 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 	return err;
 }
 
+/* --max-depth N, N >= 0 loops; 0, or a usage error (atoi took "abc" for 0). */
+static int parse_depth(const char *v, int *depth)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 0 || n > 1000) {
+		sonde_usage_error("vsensor", "--max-depth wants a number of loops, not '%s'", v);
+		return -1;
+	}
+	*depth = (int)n;
+	return 0;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	int csv = 0, max_depth = 6;
@@ -119,10 +133,17 @@ static int cmd_list(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--csv"))
 			csv = 1;
-		else if (!strcmp(argv[i], "--max-depth") && i + 1 < argc)
-			max_depth = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--with") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--max-depth")) {
+			if (i + 1 >= argc)
+				return sonde_usage_error("vsensor", "--max-depth needs a value");
+			if (parse_depth(argv[++i], &max_depth))
+				return EXIT_USAGE;
+		}
+		else if (!strcmp(argv[i], "--with")) {
+			if (i + 1 >= argc)
+				return sonde_usage_error("vsensor", "--with needs a value");
 			add_with(&with, argv[++i]);
+		}
 		else if (!strcmp(argv[i], "--"))
 			break;
 		else if (argv[i][0] == '-')
@@ -197,13 +218,19 @@ static int cmd_cc(int argc, char **argv)
 {
 	int max_depth = 6, i = 0;
 	glob_t with = { 0 };
-	for (; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--max-depth"))
-			max_depth = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--with"))
+	for (; i < argc; i += 2) {
+		if (!strcmp(argv[i], "--max-depth")) {
+			if (i + 1 >= argc)
+				return sonde_usage_error("vsensor", "--max-depth needs a value");
+			if (parse_depth(argv[i + 1], &max_depth))
+				return EXIT_USAGE;
+		} else if (!strcmp(argv[i], "--with")) {
+			if (i + 1 >= argc)
+				return sonde_usage_error("vsensor", "--with needs a value");
 			add_with(&with, argv[i + 1]);
-		else
+		} else {
 			break;
+		}
 	}
 	if (i >= argc) {
 		globfree(&with);

@@ -55,19 +55,40 @@ static void unload(struct loaded *l)
 	vs_matrix_release(&l->m);
 }
 
+/*
+ * --threshold T (a cell's performance, 0 < T <= 1) and --min-slices N (>= 1): 1 when
+ * argv[*i] was one of them, 0 when not, -1 after a usage error for a missing or bad value
+ * (atof/atoi took "abc" for 0, which silently flagged nothing).
+ */
 static int parse_rule(int argc, char **argv, int *i, struct vs_rule *rule)
 {
-	if (!strcmp(argv[*i], "--threshold") && *i + 1 < argc) {
-		double t = atof(argv[++*i]);
+	const char *a = argv[*i];
+	if (strcmp(a, "--threshold") && strcmp(a, "--min-slices"))
+		return 0;
+	if (*i + 1 >= argc) {
+		sonde_usage_error("vsensor", "%s needs a value", a);
+		return -1;
+	}
+	const char *v = argv[++*i];
+	char *end;
+	errno = 0;
+	if (!strcmp(a, "--threshold")) {
+		double t = strtod(v, &end);
+		if (errno || end == v || *end || !(t > 0 && t <= 1)) {
+			sonde_usage_error("vsensor", "--threshold wants a number in (0, 1], not '%s'", v);
+			return -1;
+		}
 		for (int k = 0; k < VS_KINDS; k++)
 			rule->threshold[k] = t;
-		return 1;
+	} else {
+		long n = strtol(v, &end, 10);
+		if (errno || end == v || *end || n < 1 || n > 1000000) {
+			sonde_usage_error("vsensor", "--min-slices wants a positive number, not '%s'", v);
+			return -1;
+		}
+		rule->min_slices = (int)n;
 	}
-	if (!strcmp(argv[*i], "--min-slices") && *i + 1 < argc) {
-		rule->min_slices = atoi(argv[++*i]);
-		return 1;
-	}
-	return 0;
+	return 1;
 }
 
 /* The sensors column of the runtime's events.csv for the same ranks, kind and start. */
@@ -244,7 +265,12 @@ int vs_cmd_report(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i < argc; i++) {
-		if (parse_rule(argc, argv, &i, &rule))
+		int pr = parse_rule(argc, argv, &i, &rule);
+		if (pr < 0) {
+			free(dirs);
+			return EXIT_USAGE;
+		}
+		if (pr)
 			continue;
 		if (!strcmp(argv[i], "--csv"))
 			csv = 1;
@@ -358,7 +384,10 @@ int vs_cmd_score(int argc, char **argv)
 	vs_rule_default(&rule);
 	const char *dir = NULL, *spec = NULL;
 	for (int i = 0; i < argc; i++) {
-		if (parse_rule(argc, argv, &i, &rule))
+		int pr = parse_rule(argc, argv, &i, &rule);
+		if (pr < 0)
+			return EXIT_USAGE;
+		if (pr)
 			continue;
 		if (!strcmp(argv[i], "--truth") && i + 1 < argc)
 			spec = argv[++i];
