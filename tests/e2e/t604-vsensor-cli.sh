@@ -60,3 +60,7 @@ check t604-vsensor-report-threshold-used grep -q "rule: compute < 0.50, network 
 check t604-vsensor-list-bad-depth test "$(status "$SONDE" vsensor list --max-depth -3 ok.c)" -eq 2
 check t604-vsensor-list-bad-depth-msg grep -q "^sonde: --max-depth wants a number of loops, not '-3'" err
 check t604-vsensor-cc-bad-depth test "$(status "$SONDE" vsensor cc --max-depth x cc ok.c)" -eq 2
+# --with and --max-depth with no value after them (the compiler would have been taken for it)
+check t604-vsensor-cc-with-no-value test "$(status "$SONDE" vsensor cc --with)" -eq 2
+check t604-vsensor-cc-depth-no-value test "$(status "$SONDE" vsensor cc --max-depth)" -eq 2
+check t604-vsensor-list-with-no-value test "$(status "$SONDE" vsensor list --with)" -eq 2
