@@ -36,11 +36,15 @@ echo "bench: $*, $rounds alternating rounds (alone, --exact${before:+, --exact o
 : >"$work/r"
 for i in $(seq 1 "$rounds"); do
 	bench_time "$work/n" "$@"
-	rm -rf "$work/a" "$work/b"
+	rm -rf "$work/a" "$work/b" "$work/s" "$work/t"	# a failed run must not print the last round's
 	quiet "$B/sonde" reuse -q --exact -o "$work/a" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s" "$@"
 	cp "$work/s" "$work/t"
 	[ -z "$before" ] ||
 		quiet "$before/sonde" reuse -q --exact -o "$work/b" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/t" "$@"
+	if [ ! -s "$work/s" ] || [ ! -s "$work/t" ]; then
+		echo "bench: round $i: a sonde run failed (no time file): round left out" >&2
+		continue
+	fi
 	echo "$(fields "$work/n") $(fields "$work/s") $(fields "$work/t")" >>"$work/r"
 	printf '  round %d: alone %s, --exact %s%s  (elapsed s, cpu s, peak KiB)\n' "$i" \
 		"$(fields "$work/n")" "$(fields "$work/s")" "${before:+, before $(fields "$work/t")}"
