@@ -430,14 +430,24 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 
 /* ---- exact mode ---- */
 
+/* Write p's reuses as a REUSE_REC_PAIR_BINS record (its nonzero bins) and empty it. */
 static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
 {
-	struct reuse_rec_pair r = {
-		.h = { .type = REUSE_REC_PAIR, .size = sizeof(r) },
-		.use_ip = p->use_ip, .reuse_ip = p->reuse_ip, .addr = p->addr, .count = p->count,
-	};
-	memcpy(r.dist, p->dist, sizeof(r.dist));
-	rt_tool_record(t, &r, sizeof(r));
+	struct {
+		struct reuse_rec_pair_bins r;
+		uint64_t bin[REUSE_BINS];
+	} x;
+	uint32_t n = 0;
+
+	x.r.use_ip = p->use_ip;
+	x.r.reuse_ip = p->reuse_ip;
+	x.r.addr = p->addr;
+	for (int b = 0; b < REUSE_BINS; b++)
+		if (p->dist[b])
+			x.bin[n++] = REUSE_PB_WORD(b, p->dist[b]);
+	size_t size = sizeof(x.r) + n * sizeof(x.bin[0]);
+	x.r.h = (struct sonde_rec_hdr){ .type = REUSE_REC_PAIR_BINS, .size = (uint16_t)size };
+	rt_tool_record(t, &x, size);
 	memset(p, 0, sizeof(*p));
 }
 
