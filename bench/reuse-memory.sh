@@ -4,12 +4,13 @@
 # every round: the program, --exact with this build, and with REUSE_BENCH_BEFORE=DIR
 # --exact with the build in DIR (before and after a change under the same load).  Prints
 # each round and the medians of peak RSS (KiB), elapsed and CPU (user + sys) seconds and
-# the recording directory's bytes; with a before build, whether the last round's
-# histogram.csv and missratio.csv are identical, and the largest relative difference of a
-# code pair's reuses and long reuses in pairs.csv (rows matched by use, reuse and object:
-# a multithreaded program's own run-to-run variation shows there too; run the before
-# build against itself, REUSE_BENCH_BEFORE=$SONDE_BUILD, to see it).  Prints; never fails
-# on numbers.
+# the recording directory's bytes, and the whole sonde command's elapsed time and its
+# largest process's peak RSS (the analysis reads the recording); with a before build,
+# whether the last round's histogram.csv and missratio.csv are identical, and the largest
+# relative difference of a code pair's reuses and long reuses in pairs.csv (rows matched
+# by use, reuse and object: a multithreaded program's own run-to-run variation shows
+# there too; run the before build against itself, REUSE_BENCH_BEFORE=$SONDE_BUILD, to see
+# it).  Prints; never fails on numbers.
 #   bench/reuse-memory.sh [ROUNDS] [-- PROGRAM ARGS...]   (default 3 rounds of RIBench,
 #                                                           rbench ribench -t 2 -o 300)
 # A program that needs its sonde-cc runtime stub (libsonde-inst.so) alone finds it in
@@ -37,6 +38,8 @@ export LD_LIBRARY_PATH="$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 quiet() { "$@" 2>&1 >/dev/null | grep -v -e "this program was not built by sonde-cc" >&2; }
 # fields "elapsed cpu maxrss_kb" of a bench_time file
 fields() { awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$1"; }
+# fields "elapsed maxrss_kb" of a bench_time file
+whole() { awk '{ printf "%s %s\n", $1, $4 }' "$1"; }
 # bytes of a recording directory (0 when missing)
 bytes() { if [ -d "$1" ]; then du -sb "$1" | cut -f1; else echo 0; fi; }
 # pairs.csv as "use,reuse,object reuses long_reuses" lines (names may hold commas)
@@ -48,21 +51,26 @@ echo "bench: $*, $rounds alternating rounds (alone, --exact${before:+, --exact o
 for i in $(seq 1 "$rounds"); do
 	bench_time "$work/n" "$@"
 	rm -rf "$work/a" "$work/b"
-	quiet "$B/sonde" reuse -q --exact -o "$work/a" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s" "$@"
+	quiet /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/ws" "$B/sonde" reuse -q --exact -o "$work/a" -- \
+		/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s" "$@"
 	cp "$work/s" "$work/t"
+	cp "$work/ws" "$work/wt"
 	[ -z "$before" ] ||
-		quiet "$before/sonde" reuse -q --exact -o "$work/b" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/t" "$@"
-	echo "$(fields "$work/n") $(fields "$work/s") $(fields "$work/t") $(bytes "$work/a") $(bytes "$work/b")" >>"$work/r"
-	printf '  round %d: alone %s, --exact %s %s%s  (elapsed s, cpu s, peak KiB, recording bytes)\n' \
-		"$i" "$(fields "$work/n")" "$(fields "$work/s")" "$(bytes "$work/a")" \
-		"${before:+, before $(fields "$work/t") $(bytes "$work/b")}"
+		quiet /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/wt" "$before/sonde" reuse -q --exact -o "$work/b" -- \
+			/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/t" "$@"
+	echo "$(fields "$work/n") $(fields "$work/s") $(fields "$work/t") $(bytes "$work/a") $(bytes "$work/b")" \
+		"$(whole "$work/ws") $(whole "$work/wt")" >>"$work/r"
+	printf '  round %d: alone %s, --exact %s %s [%s]%s\n' \
+		"$i" "$(fields "$work/n")" "$(fields "$work/s")" "$(bytes "$work/a")" "$(whole "$work/ws")" \
+		"${before:+, before $(fields "$work/t") $(bytes "$work/b") [$(whole "$work/wt")]}"
 done
+echo "  (the program: elapsed s, cpu s, peak KiB; recording bytes; [the whole command: elapsed s, peak KiB])"
 col() { awk -v c="$1" '{ print $c }' "$work/r" | median; }
 echo "bench: done $(load)"
 printf 'alone          peak %s KiB  elapsed %s s  cpu %s s\n' "$(col 3)" "$(col 1)" "$(col 2)"
-printf -- '--exact        peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes\n' "$(col 6)" "$(col 4)" "$(col 5)" "$(col 10)"
+printf -- '--exact        peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes  command %s s %s KiB\n' "$(col 6)" "$(col 4)" "$(col 5)" "$(col 10)" "$(col 12)" "$(col 13)"
 [ -z "$before" ] && exit 0
-printf -- '--exact before peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes  (%s)\n' "$(col 9)" "$(col 7)" "$(col 8)" "$(col 11)" "$before"
+printf -- '--exact before peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes  command %s s %s KiB  (%s)\n' "$(col 9)" "$(col 7)" "$(col 8)" "$(col 11)" "$(col 14)" "$(col 15)" "$before"
 for f in histogram missratio; do
 	cmp -s "$work/a/reuse/$f.csv" "$work/b/reuse/$f.csv" && r=identical || r=differ
 	echo "last round, $f.csv: $r"
