@@ -481,8 +481,10 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 	struct pair *old = rt->pair;
 	void *m = mmap(NULL, sets * PAIR_WAYS * sizeof(struct pair), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
+	if (m == MAP_FAILED) {
+		rt->pair_evicted = 0;	/* try again after as many evictions, not at each */
 		return -ENOMEM;
+	}
 	rt->pair = m;
 	rt->pair_sets = sets;
 	rt->pair_evicted = 0;
