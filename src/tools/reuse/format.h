@@ -53,10 +53,11 @@ struct reuse_rec_pair {
 };
 
 /*
- * --exact since: the same, the bins that are not 0 only (a pair's reuses mostly fall in one
- * or two): size = sizeof(struct reuse_rec_pair_bins) + 8 x their number, each word
- * REUSE_PB_WORD(bin, count) in increasing bin order; the record's count is their sum.
- * 40 bytes for one bin, where the fixed record took 424.
+ * --exact since 2026-11-26: the same, with only the bins that are not 0 (a pair's reuses
+ * mostly fall in one or two): size = sizeof(struct reuse_rec_pair_bins) + 8 x their
+ * number, each word REUSE_PB_WORD(bin, count) in increasing bin order (a count below 2^56:
+ * 2^56 accesses would take years); the record's count is their sum.  40 bytes for one
+ * bin, where the fixed record took 424.
  */
 struct reuse_rec_pair_bins {
 	struct sonde_rec_hdr h;
