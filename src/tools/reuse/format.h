@@ -16,6 +16,7 @@ enum reuse_rec_type {
 	REUSE_REC_SEEN = SONDE_REC_TOOL + 0,	/* one observed outcome (sampled mode) */
 	REUSE_REC_PAIR = SONDE_REC_TOOL + 1,	/* reuses of one code pair (--exact) */
 	REUSE_REC_STATS = SONDE_REC_TOOL + 2,	/* a thread's counters and histograms, at its end */
+	REUSE_REC_PAIR_BINS = SONDE_REC_TOOL + 3,	/* REUSE_REC_PAIR with its nonzero bins only */
 };
 
 #define REUSE_F_INVALIDATION 0x1	/* a remote store ended the use */
@@ -42,13 +43,32 @@ struct reuse_rec_seen {
 	uint64_t p0;			/* the owner's access count at the use (REUSE_F_TRD) */
 };
 
-/* --exact: `count` reuses from use_ip to reuse_ip, their reuse and time distances binned. */
+/* --exact: `count` reuses from use_ip to reuse_ip, their reuse distances binned.  Written
+ * before REUSE_REC_PAIR_BINS; still read. */
 struct reuse_rec_pair {
 	struct sonde_rec_hdr h;
 	uint64_t use_ip, reuse_ip, addr;	/* addr: one element's address */
 	uint64_t count;
 	uint64_t dist[REUSE_BINS];
 };
+
+/*
+ * --exact since 2026-11-26: the same, with only the bins that are not 0 (a pair's reuses
+ * mostly fall in one or two): size = sizeof(struct reuse_rec_pair_bins) + 8 x their
+ * number, each word REUSE_PB_WORD(bin, count) in increasing bin order (a count below 2^56:
+ * 2^56 accesses would take years); the record's count is their sum.  40 bytes for one
+ * bin, where the fixed record took 424.
+ */
+struct reuse_rec_pair_bins {
+	struct sonde_rec_hdr h;
+	uint64_t use_ip, reuse_ip, addr;	/* addr: one element's address */
+	uint64_t bin[];
+};
+
+#define REUSE_PB_SHIFT 56
+#define REUSE_PB_WORD(bin, count) ((uint64_t)(bin) << REUSE_PB_SHIFT | (count))
+#define REUSE_PB_BIN(w) ((int)((w) >> REUSE_PB_SHIFT))
+#define REUSE_PB_COUNT(w) ((w) & ((1ull << REUSE_PB_SHIFT) - 1))
 
 struct reuse_rec_stats {
 	struct sonde_rec_hdr h;

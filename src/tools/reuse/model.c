@@ -129,6 +129,22 @@ static int scan(struct model *m)
 				r->count += (double)x->count;
 				for (int b = 0; b < REUSE_BINS; b++)
 					r->dist[b] += (double)x->dist[b];
+			} else if (h->type == REUSE_REC_PAIR_BINS &&
+				   h->size >= sizeof(struct reuse_rec_pair_bins)) {
+				const struct reuse_rec_pair_bins *x = (const void *)h;
+				size_t n = (h->size - sizeof(*x)) / sizeof(x->bin[0]);
+				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip);
+				if (!r)
+					return -ENOMEM;
+				r->addr = x->addr;
+				for (size_t k = 0; k < n; k++) {
+					int b = REUSE_PB_BIN(x->bin[k]);
+					double c = (double)REUSE_PB_COUNT(x->bin[k]);
+					if (b >= REUSE_BINS)
+						continue;	/* not written by this version */
+					r->count += c;
+					r->dist[b] += c;
+				}
 			} else if (h->type == REUSE_REC_SEEN && h->size >= sizeof(struct reuse_rec_seen)) {
 				if (m->nsv == m->svcap) {
 					size_t n = m->svcap ? 2 * m->svcap : 256;

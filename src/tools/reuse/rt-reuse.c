@@ -37,16 +37,21 @@
 #include "tools/reuse/stack.h"
 #include "rt/sigsafe.h"
 
-/* Per-thread aggregation slots of code pairs (--exact): PAIR_SETS sets of PAIR_WAYS, the
- * least recently reused way of a full set flushed (a PAIR record) for a new pair.  32
+/* Per-thread aggregation slots of code pairs (--exact): sets of PAIR_WAYS, the least
+ * recently reused way of a full set flushed (a PAIR_BINS record) for a new pair.  32
  * slots, direct-mapped, thrashed on CoMD's force loop (~1000 pairs a thread): a 424-byte
  * record every ~5 accesses, 13 GB for a 0.5 s run.  Evicting the least counted way
- * instead kept stale pairs and let two new ones evict each other at every reuse.  512
- * slots are 216 KiB of the thread's arena, touched only as pairs arrive (sampled mode
- * uses none). */
+ * instead kept stale pairs and let two new ones evict each other at every reuse.  A
+ * thread starts with PAIR_SETS0 sets (512 slots, 216 KiB of its arena, touched only as
+ * pairs arrive; sampled mode uses none); once it has evicted as many pairs as it has
+ * slots, the pairs thrash them (miniFE 30^3: ~4000 pairs in a thread, 600 000 evictions)
+ * and the table grows PAIR_GROW times in an mmap'd one (allowed in a signal handler,
+ * unlike malloc), up to PAIR_SETS_MAX sets (32768 slots, 13.3 MiB). */
 #define PAIR_WAYS 8
-#define PAIR_SETS 64
-#define PAIRS (PAIR_WAYS * PAIR_SETS)
+#define PAIR_SETS0 64
+#define PAIR_SETS_MAX 4096
+#define PAIR_GROW 4
+#define PAIRS0 (PAIR_WAYS * PAIR_SETS0)
 #define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
 #define MAX_CPUS 1024
 #define PAGESET (1u << 16)	/* distinct pages remembered */
@@ -64,9 +69,12 @@ struct reuse_thread {
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
 	uint64_t cold, inv, reuses;
 	uint64_t pair_clock;	/* reuses added to the pair slots (their LRU order) */
+	struct pair *pair;	/* pair0, or an mmap'd table of pair_sets x PAIR_WAYS */
+	uint64_t pair_sets;	/* a power of 2 */
+	uint64_t pair_evicted;	/* pairs flushed for others since the table was made */
 	int watch_errno;
 	uint64_t time[REUSE_BINS], dist[REUSE_BINS];
-	struct pair pair[PAIRS];
+	struct pair pair0[PAIRS0];
 };
 
 static int exact_mode, shared_mode, spatial;
@@ -209,6 +217,8 @@ static int reuse_thread_start(struct rt_thread *t)
 	if (!rt)
 		return -ENOMEM;
 	rt->t = t;
+	rt->pair = rt->pair0;
+	rt->pair_sets = PAIR_SETS0;
 	for (int i = 0; i < REUSE_SLOTS; i++)
 		rt->ws[i] = -1;
 	rt->socket = shared_mode ? socket_now() : 0;
@@ -430,53 +440,124 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 
 /* ---- exact mode ---- */
 
+/* Write p's reuses as a REUSE_REC_PAIR_BINS record (its nonzero bins) and empty it. */
 static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
 {
-	struct reuse_rec_pair r = {
-		.h = { .type = REUSE_REC_PAIR, .size = sizeof(r) },
-		.use_ip = p->use_ip, .reuse_ip = p->reuse_ip, .addr = p->addr, .count = p->count,
-	};
-	memcpy(r.dist, p->dist, sizeof(r.dist));
-	rt_tool_record(t, &r, sizeof(r));
+	struct {
+		struct reuse_rec_pair_bins r;
+		uint64_t bin[REUSE_BINS];
+	} x;
+	uint32_t n = 0;
+
+	x.r.use_ip = p->use_ip;
+	x.r.reuse_ip = p->reuse_ip;
+	x.r.addr = p->addr;
+	for (int b = 0; b < REUSE_BINS; b++)
+		if (p->dist[b])
+			x.bin[n++] = REUSE_PB_WORD(b, p->dist[b]);
+	size_t size = sizeof(x.r) + n * sizeof(x.bin[0]);
+	x.r.h = (struct sonde_rec_hdr){ .type = REUSE_REC_PAIR_BINS, .size = (uint16_t)size };
+	rt_tool_record(t, &x, size);
 	memset(p, 0, sizeof(*p));
+}
+
+/* The set of pair (use_ip, ip) in rt's table. */
+static inline SIGSAFE struct pair *pair_set(const struct reuse_thread *rt, uint64_t use_ip,
+					    uint64_t ip)
+{
+	uint64_t h = (use_ip * 31 + ip) * 0x9E3779B97F4A7C15ull;
+	return &rt->pair[((h >> 40) & (rt->pair_sets - 1)) * PAIR_WAYS];
+}
+
+/*
+ * Move rt's pairs to a table PAIR_GROW times larger (from the every-access hook: t's own
+ * table, which no one else touches meanwhile).  Every pair finds a free way: the pairs of
+ * a new set all come from one old set (the set count stays a power of 2), at most
+ * PAIR_WAYS of them.  0, or -ENOMEM (the table stays as it was).
+ */
+static SIGSAFE int pair_grow(struct reuse_thread *rt)
+{
+	uint64_t sets = rt->pair_sets * PAIR_GROW, n = rt->pair_sets * PAIR_WAYS;
+	struct pair *old = rt->pair;
+	void *m = mmap(NULL, sets * PAIR_WAYS * sizeof(struct pair), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		rt->pair_evicted = 0;	/* try again after as many evictions, not at each */
+		return -ENOMEM;
+	}
+	rt->pair = m;
+	rt->pair_sets = sets;
+	rt->pair_evicted = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (!old[i].count)
+			continue;
+		struct pair *set = pair_set(rt, old[i].use_ip, old[i].reuse_ip);
+		for (int w = 0; w < PAIR_WAYS; w++)
+			if (!set[w].count) {
+				set[w] = old[i];
+				break;
+			}
+	}
+	if (old != rt->pair0)
+		munmap(old, n * sizeof(struct pair));
+	return 0;
+}
+
+/* A reuse of a pair not in its set: take a free way, else grow the table if the pairs
+ * thrash it, else flush the set's least recently reused way.  Out of line: the hit path
+ * of pair_add stays small enough to inline in the every-access hook. */
+static __attribute__((noinline)) SIGSAFE void
+pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_t ip,
+	  uint64_t addr, int bin)
+{
+	struct pair *set = pair_set(rt, use_ip, ip), *p = NULL, *oldest = set;
+	for (int w = 0; w < PAIR_WAYS && !p; w++)
+		if (!set[w].count)
+			p = &set[w];
+	if (!p && rt->pair_evicted >= rt->pair_sets * PAIR_WAYS &&
+	    rt->pair_sets < PAIR_SETS_MAX && !pair_grow(rt)) {
+		set = pair_set(rt, use_ip, ip);
+		oldest = set;
+		for (int w = 0; w < PAIR_WAYS && !p; w++)
+			if (!set[w].count)
+				p = &set[w];
+		/* (else a full set again: its least recently reused way below) */
+	}
+	if (!p) {
+		for (int w = 1; w < PAIR_WAYS; w++)
+			if (set[w].last < oldest->last)
+				oldest = &set[w];
+		/* from the every-access hook, t is not claimed by a fence (rt_inst_every): a
+		 * thread being finished keeps its pairs for the finisher */
+		if (!rt_inst_every_may_record(t))
+			return;
+		pair_flush(t, oldest);
+		rt->pair_evicted++;
+		p = oldest;
+	}
+	p->use_ip = use_ip;
+	p->reuse_ip = ip;
+	p->addr = addr;
+	p->last = ++rt->pair_clock;
+	p->count++;
+	p->dist[bin]++;
 }
 
 static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt,
 				    uint64_t use_ip, uint64_t ip, uint64_t addr, int bin)
 {
-	uint64_t h = (use_ip * 31 + ip) * 0x9E3779B97F4A7C15ull;
-	struct pair *set = &rt->pair[((h >> 40) % PAIR_SETS) * PAIR_WAYS];
-	struct pair *p = NULL, *empty = NULL, *oldest = set;
+	struct pair *set = pair_set(rt, use_ip, ip);
+	/* (a free way's ips are 0, which no access has) */
 	for (int w = 0; w < PAIR_WAYS; w++) {
-		struct pair *q = &set[w];
-		if (!q->count) {
-			if (!empty)
-				empty = q;
-		} else if (q->use_ip == use_ip && q->reuse_ip == ip) {
-			p = q;
-			break;
-		} else if (q->last < oldest->last) {
-			oldest = q;	/* (set[0] empty: then `empty` is taken instead) */
+		struct pair *p = &set[w];
+		if (p->use_ip == use_ip && p->reuse_ip == ip) {
+			p->last = ++rt->pair_clock;
+			p->count++;
+			p->dist[bin]++;
+			return;
 		}
 	}
-	if (!p) {
-		p = empty;
-		if (!p) {
-			/* from the every-access hook, t is not claimed by a fence
-			 * (rt_inst_every): a thread being finished keeps its pairs for the
-			 * finisher */
-			if (!rt_inst_every_may_record(t))
-				return;
-			pair_flush(t, oldest);
-			p = oldest;
-		}
-		p->use_ip = use_ip;
-		p->reuse_ip = ip;
-		p->addr = addr;
-	}
-	p->last = ++rt->pair_clock;
-	p->count++;
-	p->dist[bin]++;
+	pair_miss(t, rt, use_ip, ip, addr, bin);
 }
 
 static inline __attribute__((always_inline)) SIGSAFE void
@@ -557,7 +638,7 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 	struct reuse_thread *rt = t->tool;
 	if (!rt)
 		return;
-	for (int i = 0; i < PAIRS; i++)
+	for (uint64_t i = 0; i < rt->pair_sets * PAIR_WAYS; i++)
 		if (rt->pair[i].count)
 			pair_flush(t, &rt->pair[i]);
 	struct reuse_rec_stats r = {
