@@ -575,10 +575,10 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 		unit = t->index;	/* the engine takes it modulo REUSE_UNITS */
 	}
 	/* no lock here: the engine's are per unit and per element (stack.h) */
-	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o)) {
-		rt->lost++;
+	/* a failure is counted in stack->lost by the engine (every -ENOMEM path), added to
+	 * thread 0's STATS once: counting it in rt->lost too made meta's lost twice the truth */
+	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
-	}
 	if (__builtin_expect(o.kind == REUSE_HIT, 1)) {
 		int b = reuse_bin(o.rd);
 		rt->reuses++;
