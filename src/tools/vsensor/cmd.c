@@ -248,10 +248,19 @@ static int cmd_cc(int argc, char **argv)
 	char tmpdir[] = "/tmp/sonde-vsensor.XXXXXX";
 	if (!mkdtemp(tmpdir)) {
 		sonde_error("cannot create a temporary directory: %s", strerror(errno));
+		globfree(&with);
 		return 1;
 	}
 	char **nargv = calloc(2 * ncc + 16, sizeof(char *));	/* a source becomes -iquote DIR + copy */
 	char **owned = calloc(2 * ncc + 16, sizeof(char *));
+	if (!nargv || !owned) {
+		sonde_error("out of memory");
+		free(nargv);
+		free(owned);
+		rmdir(tmpdir);
+		globfree(&with);
+		return 1;
+	}
 	int nn = 0, no = 0, rc = 0, nsrc = 0;
 	for (int k = 0; k < ncc && !rc; k++) {
 		if (k == 0 || !is_c_source(cc[k])) {
