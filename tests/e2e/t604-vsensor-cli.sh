@@ -33,6 +33,19 @@ check t604-vsensor-report-empty-msg grep -q "^sonde: no matrix-\*.csv in 'empty'
 check t604-vsensor-score-usage test "$(status "$SONDE" vsensor score empty)" -eq 2
 printf 'int main(void) { for (int i = 0; i < 10; i++) ; return 0; }\n' >ok.c
 check t604-vsensor-cc-status test "$(status "$SONDE" vsensor cc sh -c 'exit 3' ok.c)" -eq 3
+# -c with several sources: each object is named after its source (gcc takes no -o with
+# -c and several files), with one of them unparsable too (then cc appended '-o ok.o' and
+# gcc refused; with two parsable ones the objects were 0-ok.o and 1-ok2.o)
+printf 'double v[100];\nvoid g(void) { for (int r = 0; r < 10; r++) for (int i = 0; i < 100; i++) v[i] += 1; }\n' >ok2.c
+rm -f ok.o ok2.o nested.o
+check t604-vsensor-cc-c-two test "$(status "$SONDE" vsensor cc gcc -c ok.c ok2.c)" -eq 0
+check t604-vsensor-cc-c-two-objs test -s ok.o -a -s ok2.o
+check t604-vsensor-cc-c-two-instrumented grep -q vs_tick <<<"$(nm ok2.o)"
+if gcc -c nested.c -o /dev/null 2>/dev/null; then
+	rm -f ok2.o
+	check t604-vsensor-cc-c-unparsable-too test "$(status "$SONDE" vsensor cc gcc -c ok2.c nested.c)" -eq 0
+	check t604-vsensor-cc-c-unparsable-too-objs test -s ok2.o -a -s nested.o
+fi
 # many sources on one command line (a program linked from its .c files): each becomes two
 # arguments (-iquote DIR and its instrumented copy); 40 of them overran the vector
 mkdir many

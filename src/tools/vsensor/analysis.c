@@ -221,7 +221,14 @@ struct func {
 	struct iset deps;	/* parameter i as -(100 + i), globals by var id, TOK_* */
 	struct iset mod;	/* globals written */
 	int writes_mem, unknown, has_net, has_io, has_work, tainted;
+	int addr_taken;		/* named other than as a callee: called through pointers too */
 	char why[200];		/* why its work is not fixed, if it is not */
+};
+
+/* A function named other than as the callee of a call (fp = kern): seen in pass 1. */
+struct fref {
+	char name[64];
+	int tu, internal;	/* internal: a static function of unit tu */
 };
 
 struct an {
@@ -246,6 +253,11 @@ struct an {
 	CXCursor stmt_call;
 	int have_stmt_call;
 	char vary_why[200];
+	struct fref *frefs;	/* functions whose address is taken, all units */
+	int nfrefs, capfrefs;
+	struct fcount { char name[64]; int refs, calls, internal; } *fc;	/* this unit's */
+	int nfc, capfc;
+	int closed;		/* --with given and parsed: the files are the whole program */
 };
 
 #define PARAM_TOK(i) (-(100 + (i)))
@@ -1022,6 +1034,76 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 	return CXChildVisit_Continue;
 }
 
+/*
+ * Functions whose address is taken.  A function named anywhere but as the callee of a
+ * call (double (*fp)(int) = kern; a table of handlers; an argument) can be called
+ * through the pointer from sites the call table does not hold, with other arguments:
+ * its visible call sites are not all of its context.  libclang gives no parent of an
+ * expression, so count per unit the references to each function and the direct calls
+ * naming it: more references than calls means one is not a callee.
+ */
+static struct fcount *fcount_of(struct an *a, const char *name, int internal)
+{
+	for (int i = 0; i < a->nfc; i++)
+		if (!strcmp(a->fc[i].name, name))
+			return &a->fc[i];
+	a->fc = grow(a->fc, a->nfc, &a->capfc, sizeof(*a->fc));
+	struct fcount *c = &a->fc[a->nfc++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->internal = internal;
+	return c;
+}
+
+static enum CXChildVisitResult ref_cb(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct an *a = d;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	(void)parent;
+	if (k != CXCursor_DeclRefExpr && k != CXCursor_CallExpr)
+		return CXChildVisit_Recurse;
+	CXCursor r = clang_getCursorReferenced(c);
+	if (clang_getCursorKind(r) != CXCursor_FunctionDecl)
+		return CXChildVisit_Recurse;
+	CXString s = clang_getCursorSpelling(r);
+	struct fcount *fc = fcount_of(a, clang_getCString(s), clang_getCursorLinkage(r) == CXLinkage_Internal);
+	clang_disposeString(s);
+	if (k == CXCursor_CallExpr)
+		fc->calls++;
+	else
+		fc->refs++;
+	return CXChildVisit_Recurse;
+}
+
+static void find_frefs(struct an *a)
+{
+	a->nfc = 0;
+	clang_visitChildren(clang_getTranslationUnitCursor(a->tu), ref_cb, a);
+	for (int i = 0; i < a->nfc; i++) {
+		if (a->fc[i].refs <= a->fc[i].calls)
+			continue;
+		a->frefs = grow(a->frefs, a->nfrefs, &a->capfrefs, sizeof(*a->frefs));
+		struct fref *r = &a->frefs[a->nfrefs++];
+		snprintf(r->name, sizeof(r->name), "%s", a->fc[i].name);
+		r->tu = a->curtu;
+		r->internal = a->fc[i].internal;
+	}
+}
+
+/* After every unit is walked: the definitions the references name (as resolve_calls). */
+static void mark_frefs(struct an *a)
+{
+	for (int i = 0; i < a->nfrefs; i++) {
+		const struct fref *r = &a->frefs[i];
+		for (int g = 0; g < a->nfuncs; g++) {
+			struct func *f = &a->funcs[g];
+			if (f->defined && !strcmp(f->name, r->name) &&
+			    (r->internal ? f->tu == r->tu : !f->is_static))
+				f->addr_taken = 1;
+		}
+	}
+}
+
 /* ---- pass 2: summaries ---- */
 
 static int in(unsigned off, unsigned b, unsigned e)
@@ -1356,9 +1438,9 @@ static void root_check(struct an *a, int fi, const struct iset *leaves, struct w
 	for (int i = 0; i < exp.n && !why[0]; i++) {
 		int v = exp.v[i];
 		if (v == TOK_MEM) {
-			snprintf(why, sizeof(why), "reads memory, and %.40s's callers are not seen (other files, pointers)", f->name);
+			snprintf(why, sizeof(why), "reads memory, and %.40s's callers are not all seen (other files, pointers)", f->name);
 		} else if (v >= 0 && a->vars[v].func == fi && a->vars[v].param >= 0) {
-			snprintf(why, sizeof(why), "depends on %.40s, a parameter of %.40s, whose callers are not seen (other files, pointers)",
+			snprintf(why, sizeof(why), "depends on %.40s, a parameter of %.40s, whose callers are not all seen (other files, pointers)",
 				 a->vars[v].name, f->name);
 		} else if (v >= 0 && a->vars[v].func < 0) {
 			int written = !a->vars[v].is_static;
@@ -1462,7 +1544,14 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 		scope_walk(a, k->func, k->off, &up, depth, hops + 1, failed, r);
 		iset_free(&up);
 	}
-	if (!ncallers && !failed && strcmp(f->name, "main"))
+	/*
+	 * Callers not seen: none here, or fi is also called through a pointer, or it is
+	 * external and the files given are not known to be the whole program (no --with).
+	 * The visible sites alone would select kern's loop when kern(5000) is called here
+	 * and fp(it * 100) or kern(it * 1000) elsewhere.
+	 */
+	int unseen = !ncallers || f->addr_taken || (!a->closed && !f->is_static);
+	if (unseen && !failed && strcmp(f->name, "main"))
 		root_check(a, fi, leaves, r);
 	if (!failed && !r->fail)	/* the loops' reasons first: they say more */
 		sites_check(a, fi, leaves, r);
@@ -1767,6 +1856,8 @@ static void an_free(struct an *a)
 		free(a->vars[i].usr);
 	free(a->vars);
 	free(a->hash);
+	free(a->frefs);
+	free(a->fc);
 	for (int i = 0; i < a->nfuncs; i++) {
 		struct func *f = &a->funcs[i];
 		for (int j = 0; j < f->ndefs; j++)
@@ -1868,6 +1959,7 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	}
 	a.tu = tus[ntu++];
 	clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
+	find_frefs(&a);
 	/* the rest of the program: summaries and callers, never candidates */
 	for (int w = 0; w < opt->nwith; w++) {
 		char real[PATH_MAX], err[sizeof(res->error)] = "";
@@ -1887,8 +1979,16 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 		}
 		res->nwith++;
 		clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
+		find_frefs(&a);
 	}
+	/*
+	 * --with names the program's other files: then the units are the whole program and
+	 * a function called here only is called only here.  Without it (or with a file that
+	 * did not parse) any external function may be called from files not seen.
+	 */
+	a.closed = opt->nwith > 0 && !res->skipped[0];
 	resolve_calls(&a);
+	mark_frefs(&a);
 	compute_reach(&a);
 	taint_fixpoint(&a);
 	for (int fi = 0; fi < a.nfuncs; fi++)

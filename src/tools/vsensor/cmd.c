@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,7 +41,8 @@ static void usage(FILE *f)
 		   "  report    events, heat maps (--html FILE: a page); several DIRs in turn\n"
 		   "  score     precision/recall of the flagged cells against a known slowdown\n"
 		   "  --with FILES  the program's other .c files (a pattern: --with 'src/*.c'; may\n"
-		   "            repeat): analysed with each file, as one program, not instrumented\n\n"
+		   "            repeat): analysed with each file, as one program, not instrumented;\n"
+		   "            without it, other files may call any non-static function\n\n"
 		   "The instrumented program (environment):\n"
 		   "  SONDE_DIR=DIR          output directory (default vsensor-<program>-<job>/)\n"
 		   "  SONDE_VS_LIVE=0        no live per-rank warnings on stderr\n"
@@ -238,22 +241,28 @@ static int cmd_cc(int argc, char **argv)
 	}
 	char **cc = argv + i;
 	int ncc = argc - i;
-	int compile_only = 0, has_o = 0;
-	for (int k = 1; k < ncc; k++) {
+	int compile_only = 0;
+	for (int k = 1; k < ncc; k++)
 		compile_only |= !strcmp(cc[k], "-c") || !strcmp(cc[k], "-S") || !strcmp(cc[k], "-E");
-		has_o |= !strcmp(cc[k], "-o");
-	}
 	const char *cargs[64];
 	int nc = clang_args(ncc - 1, cc + 1, cargs, 62);
 	char tmpdir[] = "/tmp/sonde-vsensor.XXXXXX";
 	if (!mkdtemp(tmpdir)) {
 		sonde_error("cannot create a temporary directory: %s", strerror(errno));
+		globfree(&with);
 		return 1;
 	}
 	char **nargv = calloc(2 * ncc + 16, sizeof(char *));	/* a source becomes -iquote DIR + copy */
 	char **owned = calloc(2 * ncc + 16, sizeof(char *));
+	if (!nargv || !owned) {
+		sonde_error("out of memory");
+		free(nargv);
+		free(owned);
+		rmdir(tmpdir);
+		globfree(&with);
+		return 1;
+	}
 	int nn = 0, no = 0, rc = 0, nsrc = 0;
-	const char *first_src = NULL;
 	for (int k = 0; k < ncc && !rc; k++) {
 		if (k == 0 || !is_c_source(cc[k])) {
 			nargv[nn++] = cc[k];
@@ -272,10 +281,25 @@ static int cmd_cc(int argc, char **argv)
 			rc = 1;
 			break;
 		}
+		/*
+		 * The copy keeps the original's name, in a directory of its own: -c, -S
+		 * without -o then write x.o / x.s where the original's would go, for one
+		 * source or several ("-o" cannot be given with -c and several files).
+		 */
 		const char *base = strrchr(cc[k], '/') ? strrchr(cc[k], '/') + 1 : cc[k];
 		char *out = NULL;
-		if (asprintf(&out, "%s/%d-%s", tmpdir, nsrc, base) < 0)
+		if (asprintf(&out, "%s/%d", tmpdir, nsrc) < 0)
 			abort();
+		if (mkdir(out, 0700)) {
+			sonde_error("cannot create '%s': %s", out, strerror(errno));
+			free(out);
+			rc = 1;
+			break;
+		}
+		free(out);
+		if (asprintf(&out, "%s/%d/%s", tmpdir, nsrc, base) < 0)
+			abort();
+		nsrc++;
 		FILE *f = fopen(out, "w");
 		int err = f ? vs_rewrite(&a, f) : -errno;
 		if (f && fclose(f) && !err)
@@ -283,6 +307,9 @@ static int cmd_cc(int argc, char **argv)
 		vs_analysis_release(&a);
 		if (err) {
 			sonde_error("cannot write '%s': %s", out, strerror(-err));
+			unlink(out);
+			rmdir(dirname(out));
+			free(out);
 			rc = 1;
 			break;
 		}
@@ -301,18 +328,6 @@ static int cmd_cc(int argc, char **argv)
 		nargv[nn++] = iq;
 		owned[no++] = out;
 		nargv[nn++] = out;
-		if (!first_src)
-			first_src = cc[k];
-		nsrc++;
-	}
-	char *objname = NULL;
-	if (!rc && compile_only && !has_o && nsrc == 1) {
-		/* the object keeps the original's name, not the temporary's */
-		const char *base = strrchr(first_src, '/') ? strrchr(first_src, '/') + 1 : first_src;
-		if (asprintf(&objname, "%.*s.o", (int)(strlen(base) - 2), base) < 0)
-			abort();
-		nargv[nn++] = "-o";
-		nargv[nn++] = objname;
 	}
 	char *lib = NULL;
 	if (!rc && !compile_only) {
@@ -330,12 +345,13 @@ static int cmd_cc(int argc, char **argv)
 	if (!rc)
 		rc = run(nargv);
 	for (int k = 0; k < no; k++) {
-		if (k % 2)
+		if (k % 2) {
 			unlink(owned[k]);
+			rmdir(dirname(owned[k]));	/* its own directory */
+		}
 		free(owned[k]);
 	}
 	rmdir(tmpdir);
-	free(objname);
 	free(lib);
 	free(owned);
 	free(nargv);

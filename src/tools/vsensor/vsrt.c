@@ -34,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -312,28 +314,91 @@ static void cpu_drain(void)
 	atomic_store_explicit(&cpu_cons, c, memory_order_release);
 }
 
+/*
+ * Stopping the sampler: a flag it checks, and an eventfd that wakes it from its wait
+ * (not pthread_cancel: a cancellation point inside the C library's own locks, or a
+ * cancel handler the program installed, is not ours to interrupt).
+ */
+static atomic_int sampler_stop;
+static int sampler_wake = -1;
+
 static void *cpu_sampler(void *arg)
 {
 	(void)arg;
-	for (;;) {
+	struct pollfd pfd = { .fd = sampler_wake, .events = POLLIN };
+	long long next = 0;
+	while (!atomic_load_explicit(&sampler_stop, memory_order_acquire)) {
 		long long now = now_ns();
-		long long next = vs.t0 + ((now - vs.t0) / vs.slice_ns + 1) * vs.slice_ns;
-		struct timespec t = { next / 1000000000LL, next % 1000000000LL };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
-			;
-		cpu_sample(now_ns(), cpu_to_ring);
+		if (!next)
+			next = vs.t0 + ((now - vs.t0) / vs.slice_ns + 1) * vs.slice_ns;
+		if (now < next) {
+			/* woken by the eventfd, or early: check the flag, wait again */
+			long long d = next - now;
+			struct timespec t = { d / 1000000000LL, d % 1000000000LL };
+			ppoll(&pfd, 1, &t, NULL);
+			continue;
+		}
+		cpu_sample(now, cpu_to_ring);
+		next = 0;
 	}
 	return NULL;
+}
+
+/*
+ * A child of fork() has the main thread only: no sampler to stop at MPI_Finalize
+ * (joining the parent's would wait forever), and the schedstat file open is the
+ * parent thread's.  Registered once, before the first sampler starts.
+ */
+static void vs_atfork_child(void)
+{
+	/* nor is it the rank: its senses and its MPI_Finalize record nothing (the
+	 * parent's buffered records, copied, would be written twice) */
+	vs.active = 0;
+	if (vs.fd >= 0)
+		close(vs.fd);
+	vs.fd = -1;
+	vs.have_sampler = 0;
+	if (vs.sched_fd >= 0)
+		close(vs.sched_fd);
+	vs.sched_fd = -1;
+	if (sampler_wake >= 0)
+		close(sampler_wake);
+	sampler_wake = -1;
 }
 
 /* Start the sampler with every signal blocked: the program's signals are not for it. */
 static void cpu_sampler_start(void)
 {
+	static int registered;
+	if (!registered)
+		registered = pthread_atfork(NULL, NULL, vs_atfork_child) == 0;
+	sampler_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (sampler_wake < 0)
+		return;		/* no sampler: MPI_Finalize samples once, as before it */
+	atomic_store_explicit(&sampler_stop, 0, memory_order_release);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	vs.have_sampler = pthread_create(&vs.sampler, NULL, cpu_sampler, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!vs.have_sampler) {
+		close(sampler_wake);
+		sampler_wake = -1;
+	}
+}
+
+static void cpu_sampler_stop(void)
+{
+	if (!vs.have_sampler)
+		return;
+	atomic_store_explicit(&sampler_stop, 1, memory_order_release);
+	uint64_t one = 1;
+	while (write(sampler_wake, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+	pthread_join(vs.sampler, NULL);
+	vs.have_sampler = 0;
+	close(sampler_wake);
+	sampler_wake = -1;
 }
 
 static void close_slice(int id, long long now)
@@ -738,15 +803,11 @@ static void gather(void)
 int MPI_Finalize(void)
 {
 	if (vs.active) {
+		/* now after the join: a last sample taken after it would make the
+		 * period from it to now negative */
+		cpu_sampler_stop();
 		long long now = now_ns();
 		if (vs.sched_fd >= 0) {
-			if (vs.have_sampler) {
-				/* it only sleeps, reads and writes the ring: cancelled in its
-				 * sleep or its read, it leaves nothing half done */
-				pthread_cancel(vs.sampler);
-				pthread_join(vs.sampler, NULL);
-				vs.have_sampler = 0;
-			}
 			cpu_drain();
 			cpu_sample(now, cpu_to_rec);
 			close(vs.sched_fd);

@@ -25,6 +25,26 @@ static void axpy(int n, double s)
 
 static double twice(double x) { return 2 * x; }
 
+/* One direct call, with a constant; but its address is taken, and kp(it) calls it too. */
+static double ptr_kern(int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)			/* NO(callers are not all seen) also called through kp */
+		s += i * 0.5;
+	return s;
+}
+
+double (*kp)(int) = ptr_kern;
+
+/* External: called here once with a constant, but a file not analysed may call it too. */
+double ext_kern(int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)			/* NO(callers are not all seen) files not seen may call it */
+		s += i * 0.25;
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	int rank, it, m = 50;
@@ -58,6 +78,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 3; i++)		/* NO(undescribed external) */
 			usleep(1);
 		axpy(nglob, 2.0);			/* SENSOR work from a static global never written */
+		a[0] += ptr_kern(500) + kp(it);
+		a[1] += ext_kern(500);
 		for (int i = 0; i < nglob; i++)		/* SENSOR memset of a fixed size */
 			memset(host, 0, sizeof(host));
 		MPI_Allreduce(MPI_IN_PLACE, a, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);	/* SENSOR,NETWORK fixed count and type */
