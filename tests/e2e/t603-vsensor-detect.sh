@@ -93,7 +93,11 @@ SONDE_DIR=$T/delay SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE -x LD_PRELOAD="
 check t603-vsensor-delay-run test -f delay/matrix-network.csv
 score=$("$SONDE" vsensor score --truth network:0-3:2:5 delay)
 echo "    delay: $score"
-check t603-vsensor-delay-precision float_between "$(val precision "$score")" 0.5 1
+# (with others at 40% or more, their own load takes CPU from ranks whose collectives then
+# wait: false positives beside the window, precision 0.421 seen at 50%; a SKIP there)
+if not_saturated t603-vsensor-delay-precision; then
+	check t603-vsensor-delay-precision float_between "$(val precision "$score")" 0.5 1
+fi
 check t603-vsensor-delay-recall float_between "$(val recall "$score")" 0.2 1
 delay_p=$(val precision "$score") delay_r=$(val recall "$score")
 # an event "ranks 0-3, ..., network" that starts inside the window, and no compute
