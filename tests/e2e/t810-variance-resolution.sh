@@ -12,12 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
-command -v gcc >/dev/null || { skip t810 "gcc is not installed"; exit 0; }
-if ! "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
-	skip t810 "debug registers do not trap on this machine (nothing is subtracted)"
-	exit 0
-fi
-gcc -O1 -g -fno-omit-frame-pointer -pthread "$SONDE_TOP/tests/workloads/variance/vwork.c" -o vgcc
+var_gcc_build t810 vgcc || exit 0
 "$SONDE" variance -o rec -- ./vgcc tiny 2 >out.txt 2>err.txt
 check t810-run [ $? -eq 0 ]
 F=rec/variance/functions.csv

@@ -6,12 +6,8 @@
 # one row whose CV means nothing.  They are named "[vstrip]+0xOFFSET" (the entry's
 # offset in the file, for addr2line on the unstripped build), one row each.
 . "$(dirname "$0")/lib.sh"
-command -v gcc >/dev/null || { skip t811 "gcc is not installed"; exit 0; }
-if ! "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
-	skip t811 "the debug registers do not trap here (a plain build gets no instance)"
-	exit 0
-fi
-gcc -O1 -g -fno-omit-frame-pointer -pthread "$SONDE_TOP/tests/workloads/variance/vwork.c" -o vstrip
+. "$(dirname "$0")/t80-variance-lib.bash"
+var_gcc_build t811 vstrip || exit 0
 strip vstrip
 "$SONDE" variance -o st -p 1000000 -- ./vstrip mix 1 >out.txt 2>err.txt
 check t811-run [ $? -eq 0 ]
@@ -22,7 +18,7 @@ n=$(awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /^\[vstrip\]\+0x[0-9a-f]+$/ { pr
 check "t811-functions-apart-$n" [ "$n" -ge 2 ]
 check t811-no-merged-row [ "$(awk -F, 'NR > 1 && $1 == "[vstrip]"' "$F" | wc -l)" -eq 0 ]
 # each offset is a function's entry in the unstripped build
-gcc -O1 -g -fno-omit-frame-pointer -pthread "$SONDE_TOP/tests/workloads/variance/vwork.c" -o vfull
+var_gcc_build t811-unstripped vfull || exit 0
 for off in $(awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /^\[vstrip\]\+0x/ { sub(/^\[vstrip\]\+/, "", $1); print $1 }' "$F" | sort -u); do
 	name=$(nm vfull | awk -v a="$(printf '%016x' "$off")" '$1 == a && $2 ~ /[tT]/ { print $3; exit }')
 	check "t811-entry-$off-is-a-function-${name:-none}" [ -n "$name" ]
