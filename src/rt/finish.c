@@ -58,19 +58,17 @@ static SIGSAFE void wait_not_busy(struct rt_thread *t)
 	}
 }
 
-/* barrier: 0 when the caller issued rt_inst_every_barrier after raising t's stopped */
-static SIGSAFE void finish_one(struct rt_thread *t, int signo, int barrier)
+/* Another thread t is finished only by rt_finish_all, which raised its stopped and issued
+ * rt_inst_every_barrier (an every-access hook raises busy without a fence: source-inst.c)
+ * before this waits for its busy to fall. */
+SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 {
 	if (!__sync_bool_compare_and_swap(&t->finish_state, T_LIVE, T_FINISHING))
 		return;
 	t->stopped = 1;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (t->tid != (int)gettid()) {
-		/* an every-access hook raises busy without a fence (source-inst.c) */
-		if (barrier)
-			rt_inst_every_barrier();
+	if (t->tid != (int)gettid())
 		wait_not_busy(t);
-	}
 	if (rt_tool && rt_tool->thread_end)
 		rt_tool->thread_end(t);
 	/* A last try even if an earlier write failed; the records still buffered first: if
@@ -105,11 +103,6 @@ static SIGSAFE void finish_one(struct rt_thread *t, int signo, int barrier)
 	__atomic_store_n(&t->finish_state, T_FINISHED, __ATOMIC_RELEASE);
 }
 
-SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
-{
-	finish_one(t, signo, 1);
-}
-
 SIGSAFE void rt_finish_all(int signo)
 {
 	struct rt_thread *me = rt_self();
@@ -128,7 +121,7 @@ SIGSAFE void rt_finish_all(int signo)
 	for (int i = 0; i < RT_MAX_THREADS; i++) {
 		struct rt_thread *t = rt_threads[i];
 		if (t && t != me)
-			finish_one(t, 0, 0);
+			rt_thread_finish(t, 0);
 	}
 }
 
