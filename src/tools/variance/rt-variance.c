@@ -76,9 +76,7 @@ static uint64_t env_num(const char *name, uint64_t def)
  * of every thread, took 146 of 200 armed entries from vomp's region.  Read-only after
  * var_start.
  */
-#define OMP_RANGES 8
-static uint64_t omp_lo[OMP_RANGES], omp_hi[OMP_RANGES];
-static int n_omp;
+static struct rt_ranges omp_code;
 
 static int omp_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -86,22 +84,12 @@ static int omp_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 	(void)data;
 	if (!sonde_openmp_lib(info->dlpi_name))
 		return 0;
-	for (int i = 0; i < info->dlpi_phnum && n_omp < OMP_RANGES; i++) {
+	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		omp_lo[n_omp] = info->dlpi_addr + ph->p_vaddr;
-		omp_hi[n_omp] = omp_lo[n_omp] + ph->p_memsz;
-		n_omp++;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			rt_ranges_add(&omp_code, info->dlpi_addr + ph->p_vaddr,
+				      info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
 	}
-	return 0;
-}
-
-static SIGSAFE int omp_runtime_code(uint64_t a)
-{
-	for (int i = 0; i < n_omp; i++)
-		if (a >= omp_lo[i] && a < omp_hi[i])
-			return 1;
 	return 0;
 }
 
@@ -455,7 +443,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			if (fn && fn == rt_fn_main())
 				fn = 0;
 		}
-		if (fn && (rt_owns_address(fn) || omp_runtime_code(fn) || !readable_code(t, fn)))
+		if (fn && (rt_owns_address(fn) || rt_ranges_has(&omp_code, fn) || !readable_code(t, fn)))
 			fn = 0;
 	}
 	if (!fn) {
