@@ -232,10 +232,11 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			fmt_pct(c, sizeof(c), st, 5);
 			/* a clamped minimum: under the subtracted cost when it was calibrated,
 			 * else (SONDE_VARIANCE_CALIBRATE=0, handler time only) just clamped */
-			if (sqlite3_column_double(st, 10) > 0 && sqlite3_column_double(st, 6) == 0 &&
-			    sqlite3_column_type(st, 9) != SQLITE_NULL && res > 0)
+			int min_clamped = sqlite3_column_double(st, 10) > 0 &&
+					  sqlite3_column_double(st, 6) == 0;
+			if (min_clamped && res > 0)	/* a NULL resolution reads as 0 */
 				fmt_bound(d, sizeof(d), mn, res);
-			else if (sqlite3_column_double(st, 10) > 0 && sqlite3_column_double(st, 6) == 0)
+			else if (min_clamped)
 				snprintf(d, sizeof(d), "0 (clamped)");
 			else
 				fmt_value(d, sizeof(d), mn, sqlite3_column_double(st, 6));
