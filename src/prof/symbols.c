@@ -35,6 +35,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "prof/file.h"
 #include "prof/symbols.h"
 
 /* How far back from the last symbol starting at or below an address a lookup looks for
@@ -475,14 +476,10 @@ static int module_open_file(const struct sym_module *m, char *path, size_t len)
 	 * driver's /dev file, where samples of data accesses land) is not opened: opening a
 	 * device may act on it, and a FIFO put in its place would block us for ever. */
 	struct stat sb;
-	if (stat(path, &sb) < 0)
-		return -errno;
-	if (!S_ISREG(sb.st_mode))
+	int fd = file_open_regular(path, &sb);
+	if (fd == -EINVAL)
 		return -ENOEXEC;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (is_deleted && sb.st_ino != m->inode)) {
+	if (fd >= 0 && is_deleted && sb.st_ino != m->inode) {
 		close(fd);
 		return -ENOENT;
 	}
@@ -1732,12 +1729,11 @@ size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, 
 struct symtab *symtab_new(const char *maps_path, int *err)
 {
 	int e = 0;
-	FILE *f = fopen(maps_path, "re");
+	/* the recording's copy: a FIFO put in its place must not block the report */
+	FILE *f = file_fopen_regular(maps_path, &e);
 	struct symtab *st = NULL;
 
 	elf_version(EV_CURRENT);
-	if (!f)
-		e = -errno;
 	if (!e && !(st = calloc(1, sizeof(*st))))
 		e = -ENOMEM;
 	if (!e)

@@ -88,7 +88,10 @@ struct sym_data {
 	uint64_t size;
 };
 
-/* Build from a maps file.  NULL and *err = -errno when the file cannot be read. */
+/*
+ * Build from a maps file.  NULL and *err = -errno when the file cannot be read: -EINVAL
+ * when it is not a regular file (prof/file.h).
+ */
 struct symtab *symtab_new(const char *maps_path, int *err);
 
 /*
