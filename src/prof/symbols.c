@@ -1368,6 +1368,18 @@ const char *sym_code_addr_name(const struct sym_code *sc, uint64_t addr, char *b
 	return buf;
 }
 
+bool sym_code_has_own_name(const struct sym_code *sc, int k)
+{
+	return k >= 0 && k < sc->n && sc->frames[k].function && !sc->frames[k].nearest;
+}
+
+const char *sym_code_own_name(const struct sym_code *sc, int k, uint64_t addr, char *buf,
+			      size_t len)
+{
+	return sym_code_has_own_name(sc, k) ? sym_code_name(sc, k, buf, len) :
+					      sym_code_addr_name(sc, addr, buf, len);
+}
+
 static void cache_fill(struct symtab *st, const struct cache_ent *e, struct sym_code *out)
 {
 	memset(out, 0, sizeof(*out));
