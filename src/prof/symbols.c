@@ -907,28 +907,34 @@ static void enclosing_fn(Dwarf_Die *scope, int64_t file, int line, Dwarf_Die *be
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
-static const char *die_name(struct symtab *st, Dwarf_Die *d);
+static const char *die_name(struct symtab *st, struct sym_module *m, Dwarf_Die *d);
+
+/*
+ * The functions at pc in cu: the innermost subprogram that m's index of the CU has for
+ * it (ch->die[0]), then the inlined instances in it, inward.  False when no subprogram
+ * covers pc.
+ */
+static bool chain_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, struct chain *ch)
+{
+	struct cu_index *ci = cu_index_get(m, cu);
+	Dwarf_Die *sub = ci ? cu_index_find(ci, pc) : NULL;
+	if (!sub)
+		return false;
+	ch->die[0] = *sub;
+	ch->n = 1;
+	chain_descend(ch, &ch->die[0], pc);
+	return true;
+}
 
 /* The innermost function at pc, an inlined instance or the concrete subprogram, among
- * cu's subprograms (at the top, in namespaces): into *out, true if found. */
-static bool fn_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out)
+ * cu's subprograms: into *out, true if found. */
+static bool fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
 {
-	Dwarf_Die c;
-	if (dwarf_child(scope, &c) != 0)
+	struct chain ch;
+	if (!chain_at(m, cu, pc, &ch))
 		return false;
-	do {
-		int tag = dwarf_tag(&c);
-		if (tag == DW_TAG_namespace && fn_at(&c, pc, out))
-			return true;
-		if (tag != DW_TAG_subprogram || dwarf_haspc(&c, pc) <= 0)
-			continue;
-		struct chain ch = { .n = 1 };
-		ch.die[0] = c;
-		chain_descend(&ch, &c, pc);
-		*out = ch.die[ch.n - 1];
-		return true;
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
+	*out = ch.die[ch.n - 1];
+	return true;
 }
 
 /*
@@ -939,7 +945,8 @@ static bool fn_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out)
  * member of a local class written earlier in the same function (their code ends before
  * the pragma), and it is found when that function was inlined.  True if found.
  */
-static bool forking_fn(Dwarf_Die *cu, int64_t file, int line, Dwarf_Die *out)
+static bool forking_fn(struct sym_module *m, Dwarf_Die *cu, int64_t file, int line,
+		       Dwarf_Die *out)
 {
 	Dwarf_Lines *lines;
 	Dwarf_Files *files;
@@ -969,7 +976,7 @@ static bool forking_fn(Dwarf_Die *cu, int64_t file, int line, Dwarf_Die *out)
 			Dwarf_Attribute a;
 			int ln;
 			if (dwarf_lineno(l, &ln) || ln != best || !src || strcmp(src, want) ||
-			    dwarf_lineaddr(l, &pc) || !fn_at(cu, pc, out))
+			    dwarf_lineaddr(l, &pc) || !fn_at(m, cu, pc, out))
 				continue;
 			name = dwarf_formstring(dwarf_attr_integrate(out, DW_AT_name, &a));
 			if (name && name[0] != '.')
@@ -988,7 +995,8 @@ static bool forking_fn(Dwarf_Die *cu, int64_t file, int line, Dwarf_Die *out)
  * "f(int) [clone .omp_outlined..3]" as c++filt writes GCC's "[clone ._omp_fn.0]".
  * NULL when d is no such region or its function is not found.
  */
-static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *name)
+static const char *omp_region_name(struct symtab *st, struct sym_module *m, Dwarf_Die *d,
+				   const char *name)
 {
 	Dwarf_Die cu, parent;
 	uint32_t idx;
@@ -1002,12 +1010,12 @@ static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *
 	if (dwarf_decl_line(d, &line) || (file = decl_file_index(d)) < 0 ||
 	    !dwarf_diecu(d, &cu, NULL, NULL))
 		return NULL;
-	if (!forking_fn(&cu, file, line, &parent)) {
+	if (!forking_fn(m, &cu, file, line, &parent)) {
 		enclosing_fn(&cu, file, line, &parent, &parent_line);
 		if (!parent_line)
 			return NULL;
 	}
-	const char *pn = die_name(st, &parent);
+	const char *pn = die_name(st, m, &parent);
 	if (!pn)
 		return NULL;
 	size_t len = strlen(pn) + strlen(name) + 16;
@@ -1032,7 +1040,7 @@ static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *
  * c++filt does ("CalcPressureForElems(double*, double*, int, int*) [clone ._omp_fn.0]").
  * A linkage name that cannot be demangled (no libstdc++) is the last resort.
  */
-static const char *die_name(struct symtab *st, Dwarf_Die *d)
+static const char *die_name(struct symtab *st, struct sym_module *m, Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
 	const char *ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
@@ -1044,7 +1052,7 @@ static const char *die_name(struct symtab *st, Dwarf_Die *d)
 			return dm;
 	}
 	const char *name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
-	const char *region = name ? omp_region_name(st, d, name) : NULL;
+	const char *region = name ? omp_region_name(st, m, d, name) : NULL;
 	if (region)
 		return region;
 	return name ? demangle(st, name) : ln;
@@ -1072,14 +1080,14 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct sym_frame *f)
  * the inlined instance one step in.  A chain deeper than SYM_MAX_INLINE keeps its
  * innermost frames and the real function as the last frame.
  */
-static void chain_frames(struct symtab *st, Dwarf_Die *cu, struct chain *ch,
+static void chain_frames(struct symtab *st, struct sym_module *m, Dwarf_Die *cu, struct chain *ch,
 			 struct sym_code *out)
 {
 	int n = ch->n < SYM_MAX_INLINE ? ch->n : SYM_MAX_INLINE;
 	for (int j = 0; j < n; j++) {
 		int k = j == n - 1 ? 0 : ch->n - 1 - j;
 		struct sym_frame *f = &out->frames[j];
-		f->function = die_name(st, &ch->die[k]);
+		f->function = die_name(st, m, &ch->die[k]);
 		if (j > 0) {
 			f->file = NULL;
 			f->line = 0;
@@ -1143,20 +1151,17 @@ static int dwarf_frames(struct symtab *st, struct sym_module *m, Dwarf_Die *cu, 
 			struct sym_code *out, uint64_t *sub_start)
 {
 	Dwarf_Addr entry;
-	struct cu_index *ci = cu_index_get(m, cu);
-	Dwarf_Die *sub = ci ? cu_index_find(ci, pc) : NULL;
-	if (!sub)
-		return -ENOENT;
 	struct chain *ch = malloc(sizeof(*ch));
 	if (!ch)
 		return -ENOMEM;
-	ch->die[0] = *sub;
-	ch->n = 1;
-	chain_descend(ch, &ch->die[0], pc);
-	chain_frames(st, cu, ch, out);
-	free(ch);
-	if (!dwarf_entrypc(sub, &entry))
+	if (!chain_at(m, cu, pc, ch)) {
+		free(ch);
+		return -ENOENT;
+	}
+	chain_frames(st, m, cu, ch, out);
+	if (!dwarf_entrypc(&ch->die[0], &entry))
 		*sub_start = entry;
+	free(ch);
 	return 0;
 }
 
