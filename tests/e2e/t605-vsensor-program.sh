@@ -52,7 +52,9 @@ check t605-vsensor-with-lib-sum-sites grep -q "2 call sites" <<<"$(get with-lib.
 printf 'int broken(void) { return nope; }\n' >prog-broken.c
 "$SONDE" vsensor list --csv --with 'prog-*.c' prog-main.c >with-broken.csv 2>with-broken.err
 check t605-vsensor-with-broken-status test $? -eq 0
-check t605-vsensor-with-broken-msg grep -q "without --with prog-broken.c: .*nope" with-broken.err
+check t605-vsensor-with-broken-msg \
+	grep -q "^sonde: warning: vsensor: analysing 'prog-main.c' without --with prog-broken.c: .*nope" \
+	with-broken.err
 rm prog-broken.c
 
 . "$W/vs-test.sh"
