@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,6 +405,29 @@ static int modules_build(struct symtab *st)
 	return 0;
 }
 
+/*
+ * In the n elements of base (size bytes each), sorted by the uint64_t at byte off of
+ * each, the index of the first whose key is above key (n if none): the symbols, CU
+ * ranges and kernel symbols are searched by their start this way.  FIRST_AFTER(v, n,
+ * field, key) for an array v of structs.
+ */
+static size_t first_after(const void *base, size_t n, size_t size, size_t off, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, (const char *)base + mid * size + off, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+#define FIRST_AFTER(v, n, field, key) \
+	first_after((v), (n), sizeof(*(v)), offsetof(__typeof__(*(v)), field), (key))
+
 static struct mapping *mapping_find(struct symtab *st, uint64_t addr)
 {
 	size_t lo = 0, hi = st->nmaps;
@@ -595,14 +619,7 @@ static void symvec_sort(struct symvec *v)
  */
 static const struct fsym *symvec_find(const struct symvec *v, uint64_t addr)
 {
-	size_t lo = 0, hi = v->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = FIRST_AFTER(v->v, v->n, start, addr);
 	const struct fsym *sizeless = NULL;
 	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_SCAN_BACK; k++) {
 		const struct fsym *f = &v->v[i];
@@ -820,15 +837,8 @@ static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 /* The innermost (smallest) subprogram range containing pc. */
 static Dwarf_Die *cu_index_find(struct cu_index *ci, uint64_t pc)
 {
-	size_t lo = 0, hi = ci->n;
+	size_t lo = FIRST_AFTER(ci->r, ci->n, lo, pc);
 	struct cu_range *best = NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ci->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_SCAN_BACK; k++) {
 		struct cu_range *r = &ci->r[i];
 		if (pc < r->hi && (!best || r->hi - r->lo < best->hi - best->lo))
@@ -1170,15 +1180,7 @@ static int dwarf_frames(struct symtab *st, struct sym_module *m, Dwarf_Die *cu, 
 /* Index of the first symbol of v starting after addr. */
 static size_t symvec_after(const struct symvec *v, uint64_t addr)
 {
-	size_t lo = 0, hi = v->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return FIRST_AFTER(v->v, v->n, start, addr);
 }
 
 /* Keep g in m->gaps, sorted; the caller then finds it there.  -ENOMEM. */
@@ -1603,14 +1605,7 @@ static int kernel_func(struct symtab *st, uint64_t addr, const char **name, uint
 {
 	if (!st->ksyms_tried)
 		ksyms_load(st);
-	size_t lo = 0, hi = st->nksyms;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (st->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = FIRST_AFTER(st->ksyms, st->nksyms, addr, addr);
 	if (!lo)
 		return -ENOENT;
 	struct ksym *k = &st->ksyms[lo - 1];
