@@ -36,20 +36,21 @@ check device_module_exit_0 test $? -eq 0
 # what is not a regular file in place of the recording's maps copy: the process is reported
 # unsymbolized, exit 0, and the database says why.  A FIFO (size 0) reads as no copy; a
 # directory was read as an empty maps file before and the symbolizer called "ok"
-rm -f rec/profile.db rec/1234.maps
-mkfifo rec/1234.maps
-timeout 20 "$SONDE" report rec >out.txt 2>err.txt
-check fifo_maps_exit_0 test $? -eq 0
-check fifo_maps_symbols_state test "$(sqlite3 rec/profile.db 'SELECT symbols FROM processes')" \
-	= "none: no maps copy"
-rm -f rec/profile.db rec/1234.maps
-mkdir rec/1234.maps
-timeout 20 "$SONDE" report rec >out.txt 2>err.txt
-check dir_maps_exit_0 test $? -eq 0
-check dir_maps_symbols_state test "$(sqlite3 rec/profile.db 'SELECT symbols FROM processes')" \
-	= "none: the maps copy is not a regular file"
-rm -f rec/profile.db
-rmdir rec/1234.maps
+for kind in fifo dir; do
+	rm -rf rec/profile.db rec/1234.maps
+	if [ $kind = fifo ]; then
+		mkfifo rec/1234.maps
+		want="none: no maps copy"
+	else
+		mkdir rec/1234.maps
+		want="none: the maps copy is not a regular file"
+	fi
+	timeout 20 "$SONDE" report rec >out.txt 2>err.txt
+	check ${kind}_maps_exit_0 test $? -eq 0
+	check ${kind}_maps_symbols_state \
+		test "$(sqlite3 rec/profile.db 'SELECT symbols FROM processes')" = "$want"
+done
+rm -rf rec/profile.db rec/1234.maps
 cp "$SONDE_TOP/tests/fixtures/profile/valid/1234.maps" rec/
 
 # a FIFO in place of launch.txt (the launcher's notes, read into meta): refused in one line,
