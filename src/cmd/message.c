@@ -6,13 +6,19 @@
 
 #include "cmd/cmds.h"
 
+/* "sonde: <prefix><message>" and a newline: every message of the CLI */
+static void message(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "sonde: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void sonde_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("sonde: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	message("", fmt, ap);
 	va_end(ap);
 }
 
@@ -20,9 +26,7 @@ void sonde_warn(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("sonde: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	message("warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -30,9 +34,7 @@ int sonde_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("sonde: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	message("", fmt, ap);
 	va_end(ap);
 	if (cmd)
 		fprintf(stderr, "try 'sonde %s --help'\n", cmd);

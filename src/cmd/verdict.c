@@ -2,17 +2,16 @@
 /* verdict.c - `sonde bench`'s verdict file and the de-biasing setting taken from it.  See
  * verdict.h; the file is described in doc/sonde-bench.md, "The verdict file". */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cmd/verdict.h"
 #include "machine/machine.h"
+#include "prof/file.h"
 
 void verdict_machine(char *cpu, size_t cpulen, char *kernel, size_t kernlen)
 {
@@ -188,25 +187,16 @@ void verdict_finish(struct verdict *v)
 
 int verdict_read(const char *path, struct verdict *v, char *err, size_t errlen)
 {
-	/* O_NONBLOCK and a regular file only: SONDE_VERDICT naming a FIFO hung 'sonde info' */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
+	/* a regular file only: SONDE_VERDICT naming a FIFO hung 'sonde info' */
+	int e;
+	FILE *f = file_fopen_regular(path, &e);
 	char line[2048];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->path, sizeof(v->path), "%s", path);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (e == -EINVAL)
 		snprintf(err, errlen, "%s is not a sonde bench verdict (not a regular file)", path);
-		return -EINVAL;
-	}
-	FILE *f = fdopen(fd, "r");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
+	if (!f)
+		return e;
 	if (!fgets(line, sizeof(line), f) ||
 	    strncmp(line, "source,interval,benchmark,measure,value", 39)) {
 		fclose(f);

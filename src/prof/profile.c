@@ -9,7 +9,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "prof/errmsg.h"
+#include "prof/file.h"
 #include "prof/profile.h"
 
 /* A .proc file is a few hundred bytes; more than this is not one. */
@@ -352,20 +352,13 @@ static void index_ctx(struct prof_thread *t)
 static int map_file(const char *path, const unsigned char **data, size_t *size, char *err,
 		    size_t errlen)
 {
-	/* O_NONBLOCK: a FIFO named like a stream must not block the report for ever */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return errmsg(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	/* a FIFO named like a stream must not block the report for ever */
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-		close(fd);
-		return errmsg(err, errlen, -e, "%s: %s", path, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return errmsg(err, errlen, -EINVAL, "%s: not a regular file", path);
-	}
+	int fd = file_open_regular(path, &st);
+	if (fd == -EINVAL)
+		return errmsg(err, errlen, fd, "%s: not a regular file", path);
+	if (fd < 0)
+		return errmsg(err, errlen, fd, "%s: %s", path, strerror(-fd));
 	*size = (size_t)st.st_size;
 	*data = NULL;
 	if (*size) {

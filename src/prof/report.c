@@ -14,6 +14,7 @@
 
 #include "prof/db.h"
 #include "prof/errmsg.h"
+#include "prof/file.h"
 #include "prof/profile.h"
 #include "prof/report.h"
 #include "prof/tool.h"
@@ -45,17 +46,20 @@ struct fill_arg {
 /*
  * The launcher's notes on the run (DIR/launch.txt, key=value lines: clock's de-biasing
  * setting and where it came from, cmd/verdict.h) into meta, for every tool.  A recording
- * without the file (made by an older sonde, or not through the launcher) gets no rows.
+ * without the file (made by an older sonde, or not through the launcher) gets no rows; a
+ * FIFO, a directory or a device under its name is refused, in one line.
  */
 static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
 	char path[4096], line[2048];
 	sqlite3_stmt *st;
 	snprintf(path, sizeof(path), "%s/launch.txt", dir);
-	FILE *f = fopen(path, "re");
+	int r;
+	FILE *f = file_fopen_regular(path, &r);
+	if (r == -EINVAL)	/* a FIFO there blocked the report for ever */
+		return errmsg(err, errlen, r, "%s: not a regular file", path);
 	if (!f)
 		return 0;
-	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL)) {
 		fclose(f);
 		return db_fail(db, err, errlen, "writing meta");

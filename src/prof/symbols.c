@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "prof/file.h"
 #include "prof/symbols.h"
 
 /* How far back from the last symbol starting at or below an address a lookup looks for
@@ -403,6 +405,29 @@ static int modules_build(struct symtab *st)
 	return 0;
 }
 
+/*
+ * In the n elements of base (size bytes each), sorted by the uint64_t at byte off of
+ * each, the index of the first whose key is above key (n if none): the symbols, CU
+ * ranges and kernel symbols are searched by their start this way.  FIRST_AFTER(v, n,
+ * field, key) for an array v of structs.
+ */
+static size_t first_after(const void *base, size_t n, size_t size, size_t off, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, (const char *)base + mid * size + off, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+#define FIRST_AFTER(v, n, field, key) \
+	first_after((v), (n), sizeof(*(v)), offsetof(__typeof__(*(v)), field), (key))
+
 static struct mapping *mapping_find(struct symtab *st, uint64_t addr)
 {
 	size_t lo = 0, hi = st->nmaps;
@@ -475,14 +500,10 @@ static int module_open_file(const struct sym_module *m, char *path, size_t len)
 	 * driver's /dev file, where samples of data accesses land) is not opened: opening a
 	 * device may act on it, and a FIFO put in its place would block us for ever. */
 	struct stat sb;
-	if (stat(path, &sb) < 0)
-		return -errno;
-	if (!S_ISREG(sb.st_mode))
+	int fd = file_open_regular(path, &sb);
+	if (fd == -EINVAL)
 		return -ENOEXEC;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (is_deleted && sb.st_ino != m->inode)) {
+	if (fd >= 0 && is_deleted && sb.st_ino != m->inode) {
 		close(fd);
 		return -ENOENT;
 	}
@@ -598,14 +619,7 @@ static void symvec_sort(struct symvec *v)
  */
 static const struct fsym *symvec_find(const struct symvec *v, uint64_t addr)
 {
-	size_t lo = 0, hi = v->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = FIRST_AFTER(v->v, v->n, start, addr);
 	const struct fsym *sizeless = NULL;
 	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_SCAN_BACK; k++) {
 		const struct fsym *f = &v->v[i];
@@ -823,15 +837,8 @@ static struct cu_index *cu_index_get(struct sym_module *m, Dwarf_Die *cu)
 /* The innermost (smallest) subprogram range containing pc. */
 static Dwarf_Die *cu_index_find(struct cu_index *ci, uint64_t pc)
 {
-	size_t lo = 0, hi = ci->n;
+	size_t lo = FIRST_AFTER(ci->r, ci->n, lo, pc);
 	struct cu_range *best = NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ci->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo, k = 0; i-- > 0 && k < SYM_SCAN_BACK; k++) {
 		struct cu_range *r = &ci->r[i];
 		if (pc < r->hi && (!best || r->hi - r->lo < best->hi - best->lo))
@@ -910,28 +917,34 @@ static void enclosing_fn(Dwarf_Die *scope, int64_t file, int line, Dwarf_Die *be
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
-static const char *die_name(struct symtab *st, Dwarf_Die *d);
+static const char *die_name(struct symtab *st, struct sym_module *m, Dwarf_Die *d);
+
+/*
+ * The functions at pc in cu: the innermost subprogram that m's index of the CU has for
+ * it (ch->die[0]), then the inlined instances in it, inward.  False when no subprogram
+ * covers pc.
+ */
+static bool chain_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, struct chain *ch)
+{
+	struct cu_index *ci = cu_index_get(m, cu);
+	Dwarf_Die *sub = ci ? cu_index_find(ci, pc) : NULL;
+	if (!sub)
+		return false;
+	ch->die[0] = *sub;
+	ch->n = 1;
+	chain_descend(ch, &ch->die[0], pc);
+	return true;
+}
 
 /* The innermost function at pc, an inlined instance or the concrete subprogram, among
- * cu's subprograms (at the top, in namespaces): into *out, true if found. */
-static bool fn_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out)
+ * cu's subprograms: into *out, true if found. */
+static bool fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
 {
-	Dwarf_Die c;
-	if (dwarf_child(scope, &c) != 0)
+	struct chain ch;
+	if (!chain_at(m, cu, pc, &ch))
 		return false;
-	do {
-		int tag = dwarf_tag(&c);
-		if (tag == DW_TAG_namespace && fn_at(&c, pc, out))
-			return true;
-		if (tag != DW_TAG_subprogram || dwarf_haspc(&c, pc) <= 0)
-			continue;
-		struct chain ch = { .n = 1 };
-		ch.die[0] = c;
-		chain_descend(&ch, &c, pc);
-		*out = ch.die[ch.n - 1];
-		return true;
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
+	*out = ch.die[ch.n - 1];
+	return true;
 }
 
 /*
@@ -942,7 +955,8 @@ static bool fn_at(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *out)
  * member of a local class written earlier in the same function (their code ends before
  * the pragma), and it is found when that function was inlined.  True if found.
  */
-static bool forking_fn(Dwarf_Die *cu, int64_t file, int line, Dwarf_Die *out)
+static bool forking_fn(struct sym_module *m, Dwarf_Die *cu, int64_t file, int line,
+		       Dwarf_Die *out)
 {
 	Dwarf_Lines *lines;
 	Dwarf_Files *files;
@@ -972,7 +986,7 @@ static bool forking_fn(Dwarf_Die *cu, int64_t file, int line, Dwarf_Die *out)
 			Dwarf_Attribute a;
 			int ln;
 			if (dwarf_lineno(l, &ln) || ln != best || !src || strcmp(src, want) ||
-			    dwarf_lineaddr(l, &pc) || !fn_at(cu, pc, out))
+			    dwarf_lineaddr(l, &pc) || !fn_at(m, cu, pc, out))
 				continue;
 			name = dwarf_formstring(dwarf_attr_integrate(out, DW_AT_name, &a));
 			if (name && name[0] != '.')
@@ -991,7 +1005,8 @@ static bool forking_fn(Dwarf_Die *cu, int64_t file, int line, Dwarf_Die *out)
  * "f(int) [clone .omp_outlined..3]" as c++filt writes GCC's "[clone ._omp_fn.0]".
  * NULL when d is no such region or its function is not found.
  */
-static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *name)
+static const char *omp_region_name(struct symtab *st, struct sym_module *m, Dwarf_Die *d,
+				   const char *name)
 {
 	Dwarf_Die cu, parent;
 	uint32_t idx;
@@ -1005,12 +1020,12 @@ static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *
 	if (dwarf_decl_line(d, &line) || (file = decl_file_index(d)) < 0 ||
 	    !dwarf_diecu(d, &cu, NULL, NULL))
 		return NULL;
-	if (!forking_fn(&cu, file, line, &parent)) {
+	if (!forking_fn(m, &cu, file, line, &parent)) {
 		enclosing_fn(&cu, file, line, &parent, &parent_line);
 		if (!parent_line)
 			return NULL;
 	}
-	const char *pn = die_name(st, &parent);
+	const char *pn = die_name(st, m, &parent);
 	if (!pn)
 		return NULL;
 	size_t len = strlen(pn) + strlen(name) + 16;
@@ -1035,7 +1050,7 @@ static const char *omp_region_name(struct symtab *st, Dwarf_Die *d, const char *
  * c++filt does ("CalcPressureForElems(double*, double*, int, int*) [clone ._omp_fn.0]").
  * A linkage name that cannot be demangled (no libstdc++) is the last resort.
  */
-static const char *die_name(struct symtab *st, Dwarf_Die *d)
+static const char *die_name(struct symtab *st, struct sym_module *m, Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
 	const char *ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
@@ -1047,7 +1062,7 @@ static const char *die_name(struct symtab *st, Dwarf_Die *d)
 			return dm;
 	}
 	const char *name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
-	const char *region = name ? omp_region_name(st, d, name) : NULL;
+	const char *region = name ? omp_region_name(st, m, d, name) : NULL;
 	if (region)
 		return region;
 	return name ? demangle(st, name) : ln;
@@ -1075,14 +1090,14 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct sym_frame *f)
  * the inlined instance one step in.  A chain deeper than SYM_MAX_INLINE keeps its
  * innermost frames and the real function as the last frame.
  */
-static void chain_frames(struct symtab *st, Dwarf_Die *cu, struct chain *ch,
+static void chain_frames(struct symtab *st, struct sym_module *m, Dwarf_Die *cu, struct chain *ch,
 			 struct sym_code *out)
 {
 	int n = ch->n < SYM_MAX_INLINE ? ch->n : SYM_MAX_INLINE;
 	for (int j = 0; j < n; j++) {
 		int k = j == n - 1 ? 0 : ch->n - 1 - j;
 		struct sym_frame *f = &out->frames[j];
-		f->function = die_name(st, &ch->die[k]);
+		f->function = die_name(st, m, &ch->die[k]);
 		if (j > 0) {
 			f->file = NULL;
 			f->line = 0;
@@ -1146,20 +1161,17 @@ static int dwarf_frames(struct symtab *st, struct sym_module *m, Dwarf_Die *cu, 
 			struct sym_code *out, uint64_t *sub_start)
 {
 	Dwarf_Addr entry;
-	struct cu_index *ci = cu_index_get(m, cu);
-	Dwarf_Die *sub = ci ? cu_index_find(ci, pc) : NULL;
-	if (!sub)
-		return -ENOENT;
 	struct chain *ch = malloc(sizeof(*ch));
 	if (!ch)
 		return -ENOMEM;
-	ch->die[0] = *sub;
-	ch->n = 1;
-	chain_descend(ch, &ch->die[0], pc);
-	chain_frames(st, cu, ch, out);
-	free(ch);
-	if (!dwarf_entrypc(sub, &entry))
+	if (!chain_at(m, cu, pc, ch)) {
+		free(ch);
+		return -ENOENT;
+	}
+	chain_frames(st, m, cu, ch, out);
+	if (!dwarf_entrypc(&ch->die[0], &entry))
 		*sub_start = entry;
+	free(ch);
 	return 0;
 }
 
@@ -1168,15 +1180,7 @@ static int dwarf_frames(struct symtab *st, struct sym_module *m, Dwarf_Die *cu, 
 /* Index of the first symbol of v starting after addr. */
 static size_t symvec_after(const struct symvec *v, uint64_t addr)
 {
-	size_t lo = 0, hi = v->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return FIRST_AFTER(v->v, v->n, start, addr);
 }
 
 /* Keep g in m->gaps, sorted; the caller then finds it there.  -ENOMEM. */
@@ -1369,6 +1373,18 @@ const char *sym_code_addr_name(const struct sym_code *sc, uint64_t addr, char *b
 	else
 		snprintf(buf, len, "[unknown] (0x%" PRIx64 ")", addr);
 	return buf;
+}
+
+bool sym_code_has_own_name(const struct sym_code *sc, int k)
+{
+	return k >= 0 && k < sc->n && sc->frames[k].function && !sc->frames[k].nearest;
+}
+
+const char *sym_code_own_name(const struct sym_code *sc, int k, uint64_t addr, char *buf,
+			      size_t len)
+{
+	return sym_code_has_own_name(sc, k) ? sym_code_name(sc, k, buf, len) :
+					      sym_code_addr_name(sc, addr, buf, len);
 }
 
 static void cache_fill(struct symtab *st, const struct cache_ent *e, struct sym_code *out)
@@ -1589,14 +1605,7 @@ static int kernel_func(struct symtab *st, uint64_t addr, const char **name, uint
 {
 	if (!st->ksyms_tried)
 		ksyms_load(st);
-	size_t lo = 0, hi = st->nksyms;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (st->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = FIRST_AFTER(st->ksyms, st->nksyms, addr, addr);
 	if (!lo)
 		return -ENOENT;
 	struct ksym *k = &st->ksyms[lo - 1];
@@ -1732,12 +1741,11 @@ size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, 
 struct symtab *symtab_new(const char *maps_path, int *err)
 {
 	int e = 0;
-	FILE *f = fopen(maps_path, "re");
+	/* the recording's copy: a FIFO put in its place must not block the report */
+	FILE *f = file_fopen_regular(maps_path, &e);
 	struct symtab *st = NULL;
 
 	elf_version(EV_CURRENT);
-	if (!f)
-		e = -errno;
 	if (!e && !(st = calloc(1, sizeof(*st))))
 		e = -ENOMEM;
 	if (!e)

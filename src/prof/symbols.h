@@ -88,7 +88,10 @@ struct sym_data {
 	uint64_t size;
 };
 
-/* Build from a maps file.  NULL and *err = -errno when the file cannot be read. */
+/*
+ * Build from a maps file.  NULL and *err = -errno when the file cannot be read: -EINVAL
+ * when it is not a regular file (prof/file.h).
+ */
 struct symtab *symtab_new(const char *maps_path, int *err);
 
 /*
@@ -118,6 +121,22 @@ const char *sym_code_name(const struct sym_code *sc, int k, char *buf, size_t le
  * comm and reuse); the code table keeps one row per file (sym_code_name).  Returns buf.
  */
 const char *sym_code_addr_name(const struct sym_code *sc, uint64_t addr, char *buf, size_t len);
+
+/*
+ * Whether frame k (0 <= k < sc->n, else false) names its code by a symbol of its own: a
+ * function, not a stripped library's stand-in (frame.nearest: "EXPORT+0xOFF (nearest
+ * exported symbol)", "[no symbols]") nor a file or "[unknown]".  The one rule of when a
+ * view that keeps functions apart names code by its address (sym_code_own_name).
+ */
+bool sym_code_has_own_name(const struct sym_code *sc, int k);
+
+/*
+ * The name of the code at addr (frame k of sc) for the views that must keep apart two
+ * functions the symbols cannot name: sym_code_name() when sym_code_has_own_name(), else
+ * sym_code_addr_name().  Returns a string owned by the symtab, or buf.
+ */
+const char *sym_code_own_name(const struct sym_code *sc, int k, uint64_t addr, char *buf,
+			      size_t len);
 
 /*
  * Resolve a data address to a static variable (.data, .bss, .rodata, TLS image):

@@ -18,7 +18,7 @@ if ! gcc -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/var
 fi
 OMP_WAIT_POLICY=active "$SONDE" mem -o mem -- ./vomp 200 7 >/dev/null 2>mem.txt
 check t046-mem-run [ $? -eq 0 ]
-IFS='|' read -r fn module < <(sqlite3 mem/profile.db "SELECT function, module FROM code
+IFS='|' read -r cid fn module < <(sqlite3 mem/profile.db "SELECT id, function, module FROM code
 	WHERE module LIKE '%/libgomp.so%' ORDER BY samples DESC LIMIT 1")
 if [ -z "$module" ]; then
 	fail t046-mem-libgomp-row "no sample in libgomp's code (t043 checks that it spins)"
@@ -30,9 +30,38 @@ else
 	"[$lib] "*"+0x"*" (nearest exported symbol)") pass t046-mem-names-the-library ;;
 	*) fail t046-mem-names-the-library "'$fn' for code of $module" ;;
 	esac
-	# the text table and the CSV give the same name (it is short enough to stay whole)
-	check t046-mem-csv-same-name grep -qF "$fn" mem/mem/code.csv
-	check t046-mem-text-same-name grep -qF "$fn" mem.txt
+	# The name from outside sonde: the hottest sampled address of that row (a context's
+	# ip), made an ELF address with the process's maps copy and the library's program
+	# headers, and the exported functions `nm -D` lists: the last one starting at or
+	# before it, and its size (the stretch begins where that function ends).  The CSV
+	# and the text table must give it (it is short enough to stay whole).
+	ip=$(sqlite3 mem/profile.db "SELECT c.ip FROM mem_samples s JOIN contexts c ON
+		c.id = s.context WHERE s.code = $cid GROUP BY c.ip ORDER BY count(*) DESC LIMIT 1")
+	want=$(awk -v ip="$ip" -v mod="$module" '
+		function hex(h,   i, v) {
+			h = tolower(h); sub(/^0x/, "", h)
+			for (i = 1; i <= length(h); i++)
+				v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return v }
+		part == "maps" && $NF == mod { split($1, r, "-")
+			if (hex(r[1]) <= ip && ip < hex(r[2])) foff = ip - hex(r[1]) + hex($3) }
+		part == "phdrs" && $1 == "LOAD" && foff != "" && hex($2) <= foff &&
+			foff < hex($2) + hex($5) { va = foff - hex($2) + hex($3) }
+		part == "nm" && NF == 4 && $3 ~ /^[TtWwi]$/ && va != "" && hex($1) <= va {
+			sub(/@.*/, "", $4)
+			if (n && hex($1) > best) n = 0
+			if (!n || hex($1) == best) { best = hex($1); size = hex($2); names[++n] = $4 } }
+		END { if (va != "" && n && va >= best + size)
+			for (i = 1; i <= n; i++) printf "%s+0x%x (nearest exported symbol)\n", names[i], size }
+		' part=maps mem/*.maps part=phdrs <(readelf -lW "$module") \
+		part=nm <(nm -D -S --defined-only "$module"))
+	lib_fn=
+	while read -r w; do
+		[ "$fn" = "[$lib] $w" ] && lib_fn=$fn
+	done <<<"$want"
+	check t046-mem-name-from-nm test -n "$lib_fn"
+	check t046-mem-csv-same-name grep -qF "${lib_fn:-no name from nm}" mem/mem/code.csv
+	check t046-mem-text-same-name grep -qF "${lib_fn:-no name from nm}" mem.txt
 fi
 # sonde variance measures vomp's region where the debug registers trap (t808): the
 # runtime's frames, stripped or not, are cut from its contexts by their library

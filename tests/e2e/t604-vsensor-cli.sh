@@ -21,7 +21,8 @@ printf 'int main(void)\n{\n\tint twice(int x) { return 2 * x; }\n\treturn twice(
 if gcc -c nested.c -o /dev/null 2>/dev/null; then
 	check t604-vsensor-cc-unparsable test "$(status "$SONDE" vsensor cc gcc -c nested.c)" -eq 0
 	check t604-vsensor-cc-unparsable-obj test -s nested.o
-	check t604-vsensor-cc-unparsable-msg grep -q "compiling 'nested.c' without sensors" err
+	check t604-vsensor-cc-unparsable-msg \
+		grep -qx "sonde: warning: vsensor: compiling 'nested.c' without sensors" err
 else
 	skip t604-vsensor-cc-unparsable "gcc does not take nested functions here"
 fi
@@ -77,3 +78,12 @@ check t604-vsensor-cc-bad-depth test "$(status "$SONDE" vsensor cc --max-depth x
 check t604-vsensor-cc-with-no-value test "$(status "$SONDE" vsensor cc --with)" -eq 2
 check t604-vsensor-cc-depth-no-value test "$(status "$SONDE" vsensor cc --max-depth)" -eq 2
 check t604-vsensor-list-with-no-value test "$(status "$SONDE" vsensor list --with)" -eq 2
+check t604-vsensor-list-with-no-value-msg grep -qx "sonde: --with needs a value" err
+# list and cc read the two options with one parser: the same messages, in any order
+check t604-vsensor-list-depth-no-value test "$(status "$SONDE" vsensor list ok.c --max-depth)" -eq 2
+check t604-vsensor-list-depth-no-value-msg grep -qx "sonde: --max-depth needs a value" err
+check t604-vsensor-cc-with-after-depth test "$(status "$SONDE" vsensor cc --max-depth 2 --with)" -eq 2
+check t604-vsensor-cc-with-after-depth-msg grep -qx "sonde: --with needs a value" err
+check t604-vsensor-cc-bad-depth-after-with \
+	test "$(status "$SONDE" vsensor cc --with 'none*.c' --max-depth x cc ok.c)" -eq 2
+check t604-vsensor-cc-bad-depth-msg grep -q "^sonde: --max-depth wants a number of loops, not 'x'" err

@@ -52,8 +52,32 @@ check t605-vsensor-with-lib-sum-sites grep -q "2 call sites" <<<"$(get with-lib.
 printf 'int broken(void) { return nope; }\n' >prog-broken.c
 "$SONDE" vsensor list --csv --with 'prog-*.c' prog-main.c >with-broken.csv 2>with-broken.err
 check t605-vsensor-with-broken-status test $? -eq 0
-check t605-vsensor-with-broken-msg grep -q "without --with prog-broken.c: .*nope" with-broken.err
+check t605-vsensor-with-broken-msg \
+	grep -q "^sonde: warning: vsensor: analysing 'prog-main.c' without --with prog-broken.c: .*nope" \
+	with-broken.err
 rm prog-broken.c
+# two files with a static function of the same name: each call is its own file's (a call
+# of sb.c's scale taken for sa.c's would give sa.c's loop 3 call sites, not one)
+mkdir statics
+printf '%s\n' 'static double w[4096];' 'static void scale(int n)' '{' \
+	'	for (int i = 0; i < n; i++)	/* SA-SCALE */' '		w[i] *= 0.999;' '}' \
+	'void a_run(void)' '{' '	scale(1000);' '}' >statics/sa.c
+printf '%s\n' '#include <mpi.h>' 'void a_run(void);' 'static double u[4096];' \
+	'static void scale(int n)' '{' '	for (int i = 0; i < n; i++)	/* SB-SCALE */' \
+	'		u[i] *= 0.999;' '}' 'int main(int argc, char **argv)' '{' \
+	'	MPI_Init(&argc, &argv);' '	for (int it = 0; it < 200; it++) {' '		a_run();' \
+	'		scale(1000);' '		scale(2000);' '	}' '	MPI_Finalize();' '	return 0;' '}' \
+	>statics/sb.c
+for f in sa sb; do
+	"$SONDE" vsensor list --csv --with 'statics/s*.c' statics/$f.c >statics-$f.csv 2>statics-$f.err ||
+		fail "t605-vsensor-statics-list-$f" "$(head -c 300 statics-$f.err)"
+done
+SA=sa.c:$(line SA-SCALE statics/sa.c)
+SB=sb.c:$(line SB-SCALE statics/sb.c)
+check t605-vsensor-statics-sa-one-site test "$(get statics-sa.csv "$SA" status)" = global
+check t605-vsensor-statics-sa-reason grep -q "^inside sensor a_run:" <<<"$(get statics-sa.csv "$SA" reason)"
+check t605-vsensor-statics-sb-two-sites \
+	grep -q "a parameter of scale that its 2 call sites may set differently" <<<"$(get statics-sb.csv "$SB" reason)"
 
 . "$W/vs-test.sh"
 vs_setup t605-vsensor

@@ -23,10 +23,44 @@ check t810-mid-below [ "$(var_col $F mid "main > mid" cpu-time below)" = 1 ]
 check t810-mid-resolution [ "$(var_col $F mid "main > mid" cpu-time resolution)" = "$cost.0" ]
 check t810-mid-no-cv [ -z "$(var_col $F mid "main > mid" cpu-time cv)" ]
 check t810-mid-no-thread-cv [ -z "$(var_col rec/variance/threads.csv mid "main > mid" cpu-time cv)" ]
+# clamped: the fraction of the instances the subtraction took below 0, recorded as 0.
+# instances.csv keeps every instance of a row that has no more than the reservoir's 1000
+# (VAR_RESERVOIR): there, the zeros of that metric's column over `instances` must be the
+# fraction (to the 1e-6 the CSV's 15 digits easily hold); with more, clamped x instances
+# must still be a whole count.  A row with a clamped instance has a minimum of 0, one
+# without a minimum above it.
+I=rec/variance/instances.csv
+for fm in "mid cpu-time 7" "mid time 6" "big cpu-time 7" "big time 6"; do
+	set -- $fm
+	cl=$(var_col $F $1 "main > $1" $2 clamped)
+	n=$(var_col $F $1 "main > $1" $2 instances)
+	min=$(var_col $F $1 "main > $1" $2 min)
+	check "t810-$1-$2-clamped-is-a-fraction-$cl" float_between "${cl:-x}" 0 1
+	if [ "${n:-0}" -le 1000 ]; then
+		zeros=$(awk -F, -v f=$1 -v k=$3 'NR > 1 && $1 == f && $2 == "main > " f && $k == 0' $I | wc -l)
+		kept=$(awk -F, -v f=$1 'NR > 1 && $1 == f && $2 == "main > " f' $I | wc -l)
+		check "t810-$1-$2-all-instances-kept-$kept-of-$n" test "$kept" -eq "$n"
+		check "t810-$1-$2-clamped-is-$zeros-of-$n" \
+			awk -v c="${cl:-x}" -v z="$zeros" -v n="$n" 'BEGIN { d = c - z / n; exit !(d < 1e-6 && d > -1e-6) }'
+	else
+		check "t810-$1-$2-clamped-whole-count" \
+			awk -v c="${cl:-x}" -v n="$n" 'BEGIN { x = c * n; d = x - int(x + 0.5); exit !(d < 1e-6 && d > -1e-6) }'
+	fi
+	check "t810-$1-$2-min-0-iff-clamped" \
+		awk -v c="${cl:-x}" -v m="${min:-x}" 'BEGIN { exit !((c > 0) == (m == 0)) }'
+done
+# big (~0.2 ms, several times the cost) is never taken below 0
+check t810-big-none-clamped [ "$(var_col $F big "main > big" cpu-time clamped)" = 0.0 ]
+# mid (well under 1 us) reads the calibration's error, below 0 in 2-35% of its instances
+# in eleven runs: with 33-162 instances a run, one with none below 0 is improbable but
+# possible (at 3% of 33, a third of the runs), so it is reported, not failed; the checks
+# above hold either way
 cl=$(var_col $F mid "main > mid" cpu-time clamped)
-# (the share of clamped instances is no number known in advance: 6-35% in eight runs,
-# 90% in one whose calibration read 39.8 us; checked as a fraction that is there)
-check "t810-mid-clamped-is-a-fraction-$cl" float_between "${cl:-x}" 0 1
+if awk -v c="${cl:-0}" 'BEGIN { exit !(c > 0) }'; then
+	pass "t810-mid-some-clamped-$cl"
+else
+	skip t810-mid-some-clamped "no instance of mid came out below 0 in this run ($(var_col $F mid "main > mid" cpu-time instances) instances)"
+fi
 # the text report: mid's mean is a bound (the cost, in us, as the traps: line prints it)
 us=$(awk -v c="$cost" 'BEGIN { printf "%.1f", c / 1e3 }')
 row=$(grep -E "^[0-9]+ +mid +main > mid " err.txt | head -1)

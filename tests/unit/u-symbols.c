@@ -680,20 +680,33 @@ TEST(stripped_library)
 		char nb[256], want2[256];
 		snprintf(want2, sizeof(want2), "[libstripped.so] %s", want);
 		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), want2);
+		/* the views that keep functions apart (comm's and reuse's code pairs, the
+		 * function variance measures): the stretch holds other functions, so the
+		 * address, the offset in the file addr2line takes */
+		CHECK(!sym_code_has_own_name(&c, 0));
+		snprintf(want2, sizeof(want2), "[libstripped.so]+0x%" PRIx64, (uint64_t)(spin + 1));
+		CHECK_STR(sym_code_own_name(&c, 0, base + spin + 1, nb, sizeof(nb)), want2);
 		CHECK(symtab_code(st, base + last + 1, &c) == 0);
 		CHECK(c.n == 1 && !c.frames[0].nearest);
 		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "lib_last");
+		CHECK(sym_code_has_own_name(&c, 0));
+		CHECK_STR(sym_code_own_name(&c, 0, base + last + 1, nb, sizeof(nb)), "lib_last");
 		CHECK(symtab_code(st, base + first - 1, &c) == 0);
 		CHECK_STR(c.frames[0].function, "[no symbols]");
 		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "[libstripped.so]");
 		/* one address of it: the file offset of the code, before the first export */
 		snprintf(want2, sizeof(want2), "[libstripped.so]+0x%" PRIx64, (uint64_t)(first - 1));
 		CHECK_STR(sym_code_addr_name(&c, base + first - 1, nb, sizeof(nb)), want2);
+		CHECK(!sym_code_has_own_name(&c, 0));
+		CHECK_STR(sym_code_own_name(&c, 0, base + first - 1, nb, sizeof(nb)), want2);
 		c.n = 0;	/* frames unknown, the file known */
 		CHECK_STR(sym_code_name(&c, 0, nb, sizeof(nb)), "[libstripped.so]");
+		CHECK(!sym_code_has_own_name(&c, 0));
 		c.module = NULL;
 		CHECK_STR(sym_code_name(&c, -1, nb, sizeof(nb)), "[unknown]");
 		CHECK_STR(sym_code_addr_name(&c, 0x7f0012345678, nb, sizeof(nb)),
+			  "[unknown] (0x7f0012345678)");
+		CHECK_STR(sym_code_own_name(&c, -1, 0x7f0012345678, nb, sizeof(nb)),
 			  "[unknown] (0x7f0012345678)");
 	}
 	symtab_free(st);

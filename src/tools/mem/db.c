@@ -223,6 +223,8 @@ static const char *symtab_state(const struct prof_process *pr, const struct mm_p
 		return "ok";
 	if (!pr->maps_path)
 		return "none: no maps copy";
+	if (mp->symtab_err == -EINVAL)	/* symtab_new: a FIFO or a device in its place */
+		return "none: the maps copy is not a regular file";
 	snprintf(buf, len, "none: %s", strerror(-mp->symtab_err));
 	return buf;
 }

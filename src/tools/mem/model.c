@@ -409,11 +409,9 @@ void mm_code_name(const struct memmodel *m, uint64_t ip, char *buf, size_t len)
 	int n = mm_symbolize(m, 0, ip, 0, &sc), k = 0;
 	while (k + 1 < n && !sc.frames[k].line)	/* the innermost frame with a line */
 		k++;
-	/* code no symbol names: its address, so that two such places stay two (reuse's
-	 * and comm's code pairs are merged by name) */
-	const char *name = n > 0 && sc.frames[k].function && sc.frames[k].function[0] != '[' ?
-				   sym_code_name(&sc, k, nb, sizeof(nb)) :
-				   sym_code_addr_name(&sc, ip, nb, sizeof(nb));
+	/* code no symbol of its own names: its address, so that two such places stay two
+	 * (reuse's and comm's code pairs are merged by name) */
+	const char *name = sym_code_own_name(&sc, n > 0 ? k : -1, ip, nb, sizeof(nb));
 	const char *f = n > 0 && sc.frames[k].file ? strrchr(sc.frames[k].file, '/') : NULL;
 	if (n > 0 && sc.frames[k].file)
 		snprintf(buf, len, "%s (%s:%d)", name, f ? f + 1 : sc.frames[k].file,

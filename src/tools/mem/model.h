@@ -139,9 +139,10 @@ int mm_symbolize(const struct memmodel *m, size_t proc, uint64_t ip, int is_retu
 		 struct sym_code *sc);
 
 /* A code location for people, "function (file:line)" at the innermost inline frame that
- * has a line, "function" without one, the function named as in every report
- * (sym_code_name: "[libgomp.so.1.0.0] ..." for a stripped library's code); ip of the first
- * process.  m may be NULL (then "0x<ip>"). */
+ * has a line, "function" without one; code with no symbol of its own (a stripped
+ * library's, a file's, in no file) by its address, "[libgomp.so.1.0.0]+0x1cfd0"
+ * (sym_code_own_name), so that two such places stay two; ip of the first process.  m may
+ * be NULL (then "0x<ip>"). */
 void mm_code_name(const struct memmodel *m, uint64_t ip, char *buf, size_t len);
 
 #endif

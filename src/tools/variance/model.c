@@ -159,13 +159,13 @@ static const char *func_name(struct symtab *st, uint64_t ip, int is_return, int 
 		sc.n = 0;	/* sc.module may still be set: the file is known */
 	if (sc.n > SYM_MAX_INLINE)
 		sc.n = SYM_MAX_INLINE;
-	int own = sc.n && sc.frames[sc.n - 1].function && !sc.frames[sc.n - 1].nearest;
+	int own = sym_code_has_own_name(&sc, sc.n - 1);
 	/* A measured function with no symbol of its own is named by its entry's address:
 	 * the stretch sym_code_name names (a stripped library's code between two exports, a
 	 * whole stripped file) holds other functions, whose instances must not be merged
 	 * with its own.  A caller's frame takes the stretch's name. */
-	const char *nm = !own && entry ? sym_code_addr_name(&sc, ip, buf, len) :
-					 sym_code_name(&sc, sc.n - 1, buf, len);
+	const char *nm = entry ? sym_code_own_name(&sc, sc.n - 1, ip, buf, len) :
+				 sym_code_name(&sc, sc.n - 1, buf, len);
 	*flags = (own ? FRAME_OWN : 0) | (openmp_runtime_frame(nm, sc.module) ? FRAME_OPENMP : 0);
 	return nm;
 }

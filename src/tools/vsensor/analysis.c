@@ -360,16 +360,35 @@ static int var_id(struct an *a, CXCursor decl)
 }
 
 /*
+ * The function name means in translation unit tu: the unit's own entry (its static
+ * function), else, when ext, the external one; -1 if none.  Every lookup by name goes
+ * through here: a definition (func_id), a call (resolve_calls), a reference (mark_frefs).
+ */
+static int func_find(const struct an *a, const char *name, int tu, int ext)
+{
+	int found = -1;
+	for (int i = 0; i < a->nfuncs; i++) {
+		const struct func *f = &a->funcs[i];
+		if (strcmp(f->name, name))
+			continue;
+		if (f->tu == tu)
+			return i;
+		if (ext && !f->is_static && found < 0)
+			found = i;
+	}
+	return found;
+}
+
+/*
  * The function defined as name in translation unit tu: one entry per external name
  * for the whole program, one per unit for a static one (two files may each have their
  * own static "init").
  */
 static int func_id(struct an *a, const char *name, int tu, int is_static)
 {
-	for (int i = 0; i < a->nfuncs; i++)
-		if (!strcmp(a->funcs[i].name, name) &&
-		    (a->funcs[i].tu == tu || (!is_static && !a->funcs[i].is_static)))
-			return i;
+	int i = func_find(a, name, tu, !is_static);
+	if (i >= 0)
+		return i;
 	a->funcs = realloc(a->funcs, (a->nfuncs + 1) * sizeof(*a->funcs));
 	if (!a->funcs)
 		abort();
@@ -1095,12 +1114,9 @@ static void mark_frefs(struct an *a)
 {
 	for (int i = 0; i < a->nfrefs; i++) {
 		const struct fref *r = &a->frefs[i];
-		for (int g = 0; g < a->nfuncs; g++) {
-			struct func *f = &a->funcs[g];
-			if (f->defined && !strcmp(f->name, r->name) &&
-			    (r->internal ? f->tu == r->tu : !f->is_static))
-				f->addr_taken = 1;
-		}
+		int g = func_find(a, r->name, r->tu, !r->internal);
+		if (g >= 0 && a->funcs[g].defined)
+			a->funcs[g].addr_taken = 1;
 	}
 }
 
@@ -1915,19 +1931,9 @@ static void resolve_calls(struct an *a)
 {
 	for (int i = 0; i < a->ncalls; i++) {
 		struct call *k = &a->calls[i];
-		if (k->indirect)
-			continue;
-		for (int g = 0; g < a->nfuncs; g++) {
-			struct func *f = &a->funcs[g];
-			if (!f->defined || strcmp(f->name, k->name))
-				continue;
-			if (f->tu == k->tu) {
-				k->callee = g;
-				break;
-			}
-			if (!f->is_static)
-				k->callee = g;
-		}
+		int g = k->indirect ? -1 : func_find(a, k->name, k->tu, 1);
+		if (g >= 0 && a->funcs[g].defined)
+			k->callee = g;
 	}
 }
 

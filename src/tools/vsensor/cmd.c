@@ -109,7 +109,7 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 	else if (err)
 		sonde_error("cannot read '%s': %s", path, strerror(-err));
 	else if (a->skipped[0])
-		fprintf(stderr, "sonde: vsensor: analysing '%s' without --with %s\n", path, a->skipped);
+		sonde_warn("vsensor: analysing '%s' without --with %s", path, a->skipped);
 	return err;
 }
 
@@ -127,6 +127,28 @@ static int parse_depth(const char *v, int *depth)
 	return 0;
 }
 
+/*
+ * The options list and cc share, --max-depth N and --with FILES, at argv[*i]: 1 when it
+ * is one (*i then at its value), 0 when it is not, -1 after a usage error (printed).
+ */
+static int shared_option(int argc, char **argv, int *i, int *max_depth, glob_t *with)
+{
+	const char *o = argv[*i];
+	int depth = !strcmp(o, "--max-depth");
+	if (!depth && strcmp(o, "--with"))
+		return 0;
+	if (*i + 1 >= argc) {
+		sonde_usage_error("vsensor", "%s needs a value", o);
+		return -1;
+	}
+	const char *v = argv[++*i];
+	if (!depth) {
+		add_with(with, v);
+		return 1;
+	}
+	return parse_depth(v, max_depth) ? -1 : 1;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	int csv = 0, max_depth = 6;
@@ -134,19 +156,15 @@ static int cmd_list(int argc, char **argv)
 	glob_t with = { 0 };
 	int i;
 	for (i = 0; i < argc; i++) {
+		int r = shared_option(argc, argv, &i, &max_depth, &with);
+		if (r < 0) {
+			globfree(&with);
+			return EXIT_USAGE;
+		}
+		if (r)
+			continue;
 		if (!strcmp(argv[i], "--csv"))
 			csv = 1;
-		else if (!strcmp(argv[i], "--max-depth")) {
-			if (i + 1 >= argc)
-				return sonde_usage_error("vsensor", "--max-depth needs a value");
-			if (parse_depth(argv[++i], &max_depth))
-				return EXIT_USAGE;
-		}
-		else if (!strcmp(argv[i], "--with")) {
-			if (i + 1 >= argc)
-				return sonde_usage_error("vsensor", "--with needs a value");
-			add_with(&with, argv[++i]);
-		}
 		else if (!strcmp(argv[i], "--"))
 			break;
 		else if (argv[i][0] == '-')
@@ -221,19 +239,14 @@ static int cmd_cc(int argc, char **argv)
 {
 	int max_depth = 6, i = 0;
 	glob_t with = { 0 };
-	for (; i < argc; i += 2) {
-		if (!strcmp(argv[i], "--max-depth")) {
-			if (i + 1 >= argc)
-				return sonde_usage_error("vsensor", "--max-depth needs a value");
-			if (parse_depth(argv[i + 1], &max_depth))
-				return EXIT_USAGE;
-		} else if (!strcmp(argv[i], "--with")) {
-			if (i + 1 >= argc)
-				return sonde_usage_error("vsensor", "--with needs a value");
-			add_with(&with, argv[i + 1]);
-		} else {
-			break;
+	for (; i < argc; i++) {
+		int r = shared_option(argc, argv, &i, &max_depth, &with);
+		if (r < 0) {
+			globfree(&with);
+			return EXIT_USAGE;
 		}
+		if (!r)
+			break;
 	}
 	if (i >= argc) {
 		globfree(&with);
@@ -273,7 +286,7 @@ static int cmd_cc(int argc, char **argv)
 		if (aerr == -EINVAL) {
 			/* the build goes on: libclang 14 rejects some code gcc takes, and a
 			 * file without sensors loses only its own sensors */
-			fprintf(stderr, "sonde: vsensor: compiling '%s' without sensors\n", cc[k]);
+			sonde_warn("vsensor: compiling '%s' without sensors", cc[k]);
 			nargv[nn++] = cc[k];
 			continue;
 		}

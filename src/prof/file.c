@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "prof/file.h"
+
+int file_open_regular(const char *path, struct stat *sb)
+{
+	struct stat st;
+	int fd, e;
+
+	/* stat() first: a device is never opened, since opening it may act on it */
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	/* O_NONBLOCK: if a FIFO replaced the file since, open() must not wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		e = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		e = -EINVAL;
+		goto fail;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		e = -errno;
+		goto fail;
+	}
+	if (sb)
+		*sb = st;
+	return fd;
+fail:
+	close(fd);
+	return e;
+}
+
+FILE *file_fopen_regular(const char *path, int *err)
+{
+	int fd = file_open_regular(path, NULL);
+	FILE *f = NULL;
+
+	if (fd >= 0 && !(f = fdopen(fd, "re"))) {
+		int e = errno;
+		close(fd);
+		fd = -e;
+	}
+	if (err)
+		*err = f ? 0 : fd;
+	return f;
+}

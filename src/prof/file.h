@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * file.h - opening the files of a recording (and the files it names) for reading, offline.
+ *
+ * A recording directory may hold, under a name the readers know, what is not a regular
+ * file: a FIFO there blocks a plain open() or fopen() for ever, and opening a device (a GPU
+ * or InfiniBand /dev file named in a .maps copy) may act on it.  Every reader opens through
+ * here: only a regular file is opened, and a FIFO never blocks.
+ */
+#ifndef SONDE_PROF_FILE_H
+#define SONDE_PROF_FILE_H
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+/*
+ * Open path read-only (close-on-exec) if it is a regular file: a file descriptor in
+ * blocking mode, or -errno: -EINVAL when path is not a regular file (a FIFO, a directory,
+ * a device; nothing is opened that stat() already shows is not one), else what open() or
+ * fstat() said.  When sb is not NULL it receives the open file's fstat().
+ */
+int file_open_regular(const char *path, struct stat *sb);
+
+/*
+ * The same as a stdio stream ("re"), closed with fclose(); NULL and *err = -errno (the
+ * codes above, or -ENOMEM) otherwise.
+ */
+FILE *file_fopen_regular(const char *path, int *err);
+
+#endif
