@@ -4,8 +4,9 @@
  *
  * A recording directory may hold, under a name the readers know, what is not a regular
  * file: a FIFO there blocks a plain open() or fopen() for ever, and opening a device (a GPU
- * or InfiniBand /dev file named in a .maps copy) may act on it.  Every reader opens through
- * here: only a regular file is opened, and a FIFO never blocks.
+ * or InfiniBand /dev file named in a .maps copy) may act on it.  Every offline reader (the
+ * profile's and the tools' readers) opens through here: only a regular file is opened, and
+ * a FIFO never blocks.
  */
 #ifndef SONDE_PROF_FILE_H
 #define SONDE_PROF_FILE_H
