@@ -408,8 +408,8 @@ static int modules_build(struct symtab *st)
 /*
  * In the n elements of base (size bytes each), sorted by the uint64_t at byte off of
  * each, the index of the first whose key is above key (n if none): the symbols, CU
- * ranges and kernel symbols are searched by their start this way.  FIRST_AFTER(v, n,
- * field, key) for an array v of structs.
+ * ranges and kernel symbols are searched by their start this way, the mappings by their
+ * end.  FIRST_AFTER(v, n, field, key) for an array v of structs (field a uint64_t).
  */
 static size_t first_after(const void *base, size_t n, size_t size, size_t off, uint64_t key)
 {
@@ -426,18 +426,13 @@ static size_t first_after(const void *base, size_t n, size_t size, size_t off, u
 	return lo;
 }
 #define FIRST_AFTER(v, n, field, key) \
-	first_after((v), (n), sizeof(*(v)), offsetof(__typeof__(*(v)), field), (key))
+	(__extension__({ _Static_assert(sizeof((v)->field) == sizeof(uint64_t), \
+					"FIRST_AFTER: the key field is a uint64_t"); \
+		first_after((v), (n), sizeof(*(v)), offsetof(__typeof__(*(v)), field), (key)); }))
 
 static struct mapping *mapping_find(struct symtab *st, uint64_t addr)
 {
-	size_t lo = 0, hi = st->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->maps[mid].hi <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = FIRST_AFTER(st->maps, st->nmaps, hi, addr);	/* the first ending above */
 	if (lo < st->nmaps && st->maps[lo].lo <= addr)
 		return &st->maps[lo];
 	return NULL;

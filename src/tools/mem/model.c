@@ -913,7 +913,7 @@ static int process_setup(struct builder *b, struct pstate *ps)
 	if (pr->maps_path) {
 		int err = 0;
 		ps->mp->symtab = symtab_new(pr->maps_path, &err);
-		ps->mp->symtab_err = ps->mp->symtab ? 0 : (err ? err : -EINVAL);
+		ps->mp->symtab_err = ps->mp->symtab ? 0 : (err ? err : -EIO);
 	} else {
 		ps->mp->symtab_err = -ENOENT;
 	}
