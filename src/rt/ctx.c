@@ -123,6 +123,7 @@ static SIGSAFE long unw_syscall(long nr, ...)
 {
 	long a[6];
 	va_list ap;
+	/* six arguments whatever the call passed, as glibc's syscall itself takes them */
 	va_start(ap, nr);
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
