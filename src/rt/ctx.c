@@ -10,11 +10,16 @@
  */
 #define UNW_LOCAL_ONLY
 #include <unwind.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <sched.h>
 #include <libunwind.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rt/rt.h"
@@ -46,14 +51,214 @@ void ctx_set_unwinder_range(uint64_t lo, uint64_t hi)
 }
 
 /*
- * libunwind checks that an address is readable by write(2)-ing a byte of it into a pipe
- * of its own, made with pipe2 at its first use (and again, from a handler, when the pipe
- * reads as broken).  Made on the lowest free descriptors it takes the numbers the
- * program expects for its own files, and once the program closes them (close_range at
- * start) and reopens, libunwind reads from and writes into the PROGRAM's descriptors.
- * So its pipe goes where the runtime's descriptors go, or is refused (libunwind then
- * treats the memory as unreadable and the call path ends there).  Everyone else's
- * pipe2 is the plain system call.  Handler-safe.
+ * libunwind's memory check, without its pipe.
+ *
+ * libunwind 1.6 (Debian's build has its conservative checks on) checks every address it
+ * reads while unwinding by write(2)-ing a byte of it into a pipe of its own, and when
+ * read(2) on the pipe fails it reopens it: close both ends, pipe2, with no lock.  The
+ * pipe is the program's to break: a close_range or closefrom closes it, a dup2 puts the
+ * program's own files on its numbers (libunwind then read a byte of the program's pipe
+ * and wrote one into it: rt-fdstorm's dup mode, every run), and two threads sampled just
+ * after such a close both reopen it, one closing the ends the other just made and
+ * writing: EPIPE, and a SIGPIPE to the thread, which kills the program (strace on
+ * rt-fdstorm: write(702) = EPIPE after the two threads' pipe2; once in t017; upstream's
+ * issue 715, fixed after 1.8 with a pipe per thread, still the program's to close).
+ * Moving the pipe to the runtime's descriptors (700 up) made the clash rarer, not
+ * impossible.
+ *
+ * So libunwind gets no pipe.  At start its calls of pipe2, read, close, syscall (and
+ * mincore) are bound to the functions below (its PLT slots are rewritten): its "pipe" is
+ * UNW_NOFD, which is no descriptor and reads as healthy (EAGAIN), and its write of the
+ * byte becomes process_vm_readv of that byte from this process into a local buffer:
+ * readable memory gives 1, unreadable memory EFAULT, as the write did.  No descriptor
+ * the program can close, dup2 over or read; nothing shared between threads; no SIGPIPE;
+ * and a check costs getpid and process_vm_readv where it cost mincore, read and write
+ * (3.4 us against 4.4 us on the development VM).  A libunwind whose calls are not found
+ * keeps its pipe, moved out of the way by pipe2 below.  Handler-safe (system calls only).
+ */
+#define UNW_NOFD (-2) /* libunwind treats only -1 as "no descriptor" */
+
+static SIGSAFE int unw_pipe2(int fds[2], int flags)
+{
+	(void)flags;
+	fds[0] = fds[1] = UNW_NOFD;
+	return 0;
+}
+
+/* A descriptor that is not UNW_NOFD is one libunwind made before the slots were bound:
+ * its number may be the program's by now, so it is neither read nor closed. */
+static SIGSAFE ssize_t unw_read(int fd, void *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	errno = fd == UNW_NOFD ? EAGAIN : EBADF;
+	return -1;
+}
+
+static SIGSAFE int unw_close(int fd)
+{
+	if (fd == UNW_NOFD)
+		return 0;
+	errno = EBADF;
+	return -1;
+}
+
+/* Whether the bytes at A and at B are readable, without touching them: 0 or -1 (errno
+ * EFAULT).  process_vm_readv fails like the write(2) did: unmapped, PROT_NONE, or past
+ * the end of a mapped file.  getpid each time, not a cached pid: a child made by a raw
+ * clone (no fork handlers ran) unwinds too. */
+static SIGSAFE int readable(const void *a, const void *b)
+{
+	char buf[2];
+	struct iovec here = { buf, 2 };
+	struct iovec there[2] = { { (void *)a, 1 }, { (void *)b, 1 } };
+	if (process_vm_readv(getpid(), &here, 1, there, 2, 0) == 2)
+		return 0;
+	errno = EFAULT;
+	return -1;
+}
+
+/* The write of a byte at ADDR into the pipe: the check itself. */
+static SIGSAFE long unw_syscall(long nr, ...)
+{
+	long a[6];
+	va_list ap;
+	/* six arguments whatever the call passed, as glibc's syscall itself takes them */
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_write && (int)a[0] == UNW_NOFD)
+		return readable((const void *)a[1], (const void *)a[1]) ? -1 : a[2];
+	return syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* libunwind 1.6 asks mincore whether the one or two pages under a word are mapped before
+ * it writes the first page's first byte: that byte is checked by the write, the last page
+ * is checked here when there are two (a system call less than mincore's, which costs as
+ * much as process_vm_readv: ~2.2 us against ~3 us on the development VM). */
+static SIGSAFE int unw_mincore(void *addr, size_t len, unsigned char *vec)
+{
+	(void)vec;
+	if (len <= 4096)
+		return 0;
+	const char *last = (const char *)addr + len - 1;
+	return readable(last, last);
+}
+
+static const struct {
+	const char *name;
+	void *fn;
+	int required;
+} unw_binds[] = {
+	{ "pipe2", (void *)unw_pipe2, 1 },
+	{ "read", (void *)unw_read, 1 },
+	{ "close", (void *)unw_close, 1 },
+	{ "syscall", (void *)unw_syscall, 1 },
+	{ "mincore", (void *)unw_mincore, 0 }, /* 1.6; later versions check by the write only */
+};
+#define UNW_NBINDS (sizeof(unw_binds) / sizeof(unw_binds[0]))
+
+struct unw_slots {
+	void **slot[UNW_NBINDS];
+	uint64_t relro_lo, relro_hi;
+};
+
+/* A dynamic-section address: glibc relocates them in place on x86-64, others may not. */
+static uint64_t dyn_addr(const struct dl_phdr_info *info, uint64_t v)
+{
+	return v < info->dlpi_addr ? v + info->dlpi_addr : v;
+}
+
+static void find_slots(const struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t size,
+		       const ElfW(Sym) *sym, const char *str, struct unw_slots *us)
+{
+	for (size_t i = 0; rel && i < size / sizeof(*rel); i++) {
+		unsigned type = ELF64_R_TYPE(rel[i].r_info);
+		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			continue;
+		const char *name = str + sym[ELF64_R_SYM(rel[i].r_info)].st_name;
+		for (size_t k = 0; k < UNW_NBINDS; k++)
+			if (strcmp(name, unw_binds[k].name) == 0 && !us->slot[k])
+				us->slot[k] = (void **)(info->dlpi_addr + rel[i].r_offset);
+	}
+}
+
+static int unw_slots_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct unw_slots *us = data;
+	const ElfW(Dyn) *dyn = NULL;
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "/libunwind.so"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+		if (ph->p_type == PT_GNU_RELRO) {
+			us->relro_lo = info->dlpi_addr + ph->p_vaddr;
+			us->relro_hi = us->relro_lo + ph->p_memsz;
+		}
+	}
+	uint64_t symtab = 0, strtab = 0, jmprel = 0, jmpsz = 0, rela = 0, relasz = 0, pltrel = 0;
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_SYMTAB: symtab = dyn_addr(info, dyn->d_un.d_ptr); break;
+		case DT_STRTAB: strtab = dyn_addr(info, dyn->d_un.d_ptr); break;
+		case DT_JMPREL: jmprel = dyn_addr(info, dyn->d_un.d_ptr); break;
+		case DT_PLTRELSZ: jmpsz = dyn->d_un.d_val; break;
+		case DT_PLTREL: pltrel = dyn->d_un.d_val; break;
+		case DT_RELA: rela = dyn_addr(info, dyn->d_un.d_ptr); break;
+		case DT_RELASZ: relasz = dyn->d_un.d_val; break;
+		}
+	}
+	if (!symtab || !strtab || (jmprel && pltrel != DT_RELA))
+		return 1;
+	const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab;
+	find_slots(info, (const ElfW(Rela) *)jmprel, jmpsz, sym, (const char *)strtab, us);
+	find_slots(info, (const ElfW(Rela) *)rela, relasz, sym, (const char *)strtab, us);
+	return 1;
+}
+
+/* Bind libunwind's calls to the functions above: the four required ones, or none.  0, or
+ * -ENOENT (a libunwind built another way, or its slots not writable: it keeps its pipe),
+ * -ENOSYS (process_vm_readv refused, by a seccomp filter for example).  Process start,
+ * before libunwind's first use. */
+static int unw_bind_nopipe(void)
+{
+	struct unw_slots us = { 0 };
+	long probe = 1;
+	if (readable(&probe, &probe) || !readable(NULL, NULL))
+		return -ENOSYS;
+	dl_iterate_phdr(unw_slots_cb, &us);
+	for (size_t k = 0; k < UNW_NBINDS; k++)
+		if (unw_binds[k].required && !us.slot[k])
+			return -ENOENT;
+	/* slots made read-only after relocation (RELRO, with BIND_NOW) are opened first, so
+	 * that a refusal leaves none bound */
+	uint64_t lo = us.relro_lo & ~4095ull, hi = us.relro_hi & ~4095ull; /* as ld.so does */
+	int ro = 0;
+	for (size_t k = 0; k < UNW_NBINDS; k++) {
+		uint64_t a = (uint64_t)(uintptr_t)us.slot[k];
+		ro |= a && a >= lo && a < hi;
+	}
+	if (ro && mprotect((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_WRITE))
+		return -ENOENT;
+	for (size_t k = 0; k < UNW_NBINDS; k++)
+		if (us.slot[k])
+			__atomic_store_n(us.slot[k], unw_binds[k].fn, __ATOMIC_RELEASE);
+	if (ro)
+		mprotect((void *)(uintptr_t)lo, hi - lo, PROT_READ);
+	return 0;
+}
+
+/*
+ * The fallback, for a libunwind whose calls could not be bound: its pipe, made on the
+ * lowest free descriptors, took the numbers the program expects for its own files (and
+ * after a close_range at start libunwind read from and wrote into the program's).  So
+ * its pipe goes where the runtime's descriptors go, or is refused (libunwind then treats
+ * the memory as unreadable and the call path ends there).  Everyone else's pipe2 is the
+ * plain system call.  Handler-safe.
  */
 RT_EXPORT int pipe2(int fds[2], int flags)
 {
@@ -327,8 +532,10 @@ void ctx_thread_warmup(void)
 	unw_leave();
 }
 
-void ctx_process_init(void)
+int ctx_process_init(void)
 {
+	/* before libunwind's first use (the caching policy may already open its pipe) */
+	int r = unw_bind_nopipe();
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
-
+	return r;
 }

@@ -12,7 +12,8 @@ extern volatile int rt_loader_busy;
 
 /* The dynamic loader's code range: samples there are not unwound. */
 void ctx_set_loader_range(uint64_t lo, uint64_t hi);
-/* libunwind's code range: its pipe2 calls get descriptors out of the program's way. */
+/* libunwind's code range: its pipe2 calls get descriptors out of the program's way (the
+ * fallback when ctx_process_init could not take its pipe away). */
 void ctx_set_unwinder_range(uint64_t lo, uint64_t hi);
 /* Forget the tree (fork child): ids restart at 1 in the new stream. */
 void ctx_reset(struct rt_thread *t);
@@ -24,8 +25,11 @@ void ctx_fork_child(void);
 /* Unwind paths taken outside handlers with libgcc's _Unwind_Backtrace and _Unwind_GetIP
  * (as loaded from libgcc_s).  Process start only. */
 void ctx_use_gcc_unwinder(void *backtrace, void *get_ip);
-/* Process start: libunwind's caching policy.  Not handler-safe. */
-void ctx_process_init(void);
+/* Process start: libunwind's calls of pipe2, read, close and syscall bound to the
+ * runtime's memory check (no pipe: ctx.c says why), and its caching policy.  0, or
+ * -ENOENT / -ENOSYS when libunwind keeps its pipe (calls not found / process_vm_readv
+ * refused).  Not handler-safe. */
+int ctx_process_init(void);
 /* Thread start: let libunwind do its lazy set-up outside handlers.  Not handler-safe. */
 void ctx_thread_warmup(void);
 

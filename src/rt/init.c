@@ -216,6 +216,17 @@ static void stem_set(void)
 		snprintf(rt_stem + n, sizeof(rt_stem) - (size_t)n, ".e%d", exec_gen);
 }
 
+/* ctx_process_init's result: how libunwind checks the addresses it reads. */
+static int unwind_check;
+
+static const char *unwind_check_name(void)
+{
+	if (unwind_check == 0)
+		return "process_vm_readv";
+	return unwind_check == -ENOSYS ? "pipe (process_vm_readv refused)"
+				       : "pipe (libunwind's calls not found)";
+}
+
 static void proc_write_start(void)
 {
 	char path[PATH_MAX + 8];
@@ -243,11 +254,11 @@ static void proc_write_start(void)
 	}
 	fprintf(f, "\ntool=%s\nsource=%s\nsource_why=%s\nperiod=%llu\nperiod_unit=%s\n"
 		   "start_ns=%llu\nmin_object=%llu\nmax_depth=%d\nexec_gen=%d\nwatch=%s\n"
-		   "watch_why=%s\n",
+		   "watch_why=%s\nunwind_check=%s\n",
 		rt_cfg.tool, rt_source ? rt_source->name : "none", source_why,
 		(unsigned long long)rt_cfg.period, period_unit(), (unsigned long long)rt_now(),
 		(unsigned long long)rt_cfg.min_object, rt_cfg.max_depth, exec_gen,
-		watch_backend_name(), watch_backend_why());
+		watch_backend_name(), watch_backend_why(), unwind_check_name());
 	fclose(f);
 }
 
@@ -386,7 +397,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	rt_pid = (int)getpid();
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
-	ctx_process_init();
+	unwind_check = ctx_process_init();
 	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (gcc)
 		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
