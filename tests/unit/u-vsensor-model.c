@@ -162,9 +162,9 @@ TEST(whole_machine_short_of_cpu_is_not_network)
 /* 8 ranks on 4 cores (core = r % 4).  A hog on core 1 starves ranks 1 and 5 (share 0.1,
  * compute 0.2); every other rank waits for them and loses share and speed too (share
  * 0.4, compute 0.3).  The slice's median (0.3) puts the bar at 0.18: the median check
- * flags nothing.  The core check: ranks 1 and 5 are core 1's ranks, both under half the
- * typical share, their mean 0.1 under 0.8 x the other ranks' median share (0.4): both
- * flagged; core 0's ranks (mean 0.4) are not under 0.8 x 0.4. */
+ * flags nothing.  The core check: ranks 1 and 5 are core 1's ranks, both under 0.4 of
+ * the typical share, their mean 0.1 under 0.8 x the other ranks' median share (0.4): both
+ * flagged; core 0's ranks (0.4) are not starved. */
 TEST(a_taken_core_is_judged_with_its_ranks)
 {
 	setup();

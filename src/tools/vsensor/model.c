@@ -220,7 +220,7 @@ static int starved(const struct vs_matrix *m, int r, int s, float v)
 
 /*
  * Step 3's second way for a compute cell: was the core rank r ran on in slice s taken
- * from its ranks?  Every rank that ran there got under VS_STARVED of the typical CPU
+ * from its ranks?  Every rank that ran there got under VS_CORE_STARVED of the typical CPU
  * share, and their mean share is under core_peer x the median share of the ranks on the
  * other cores.  A hog on one core of an oversubscribed node starves both ranks of that
  * core, while the other core's ranks wait for them in MPI and lose speed too (and take
@@ -228,7 +228,10 @@ static int starved(const struct vs_matrix *m, int r, int s, float v)
  * between the two pairs and the median check misses the hogged pair.  A CPU quota on one
  * rank leaves the rank sharing its core well fed (it gets the CPU the other cannot use),
  * so the core is not "taken" and only the median check applies.  Where the cores or the
- * shares were not recorded (no matrix-core.csv, no schedstat) it never holds.
+ * shares were not recorded (no matrix-core.csv, no schedstat) it never holds.  0.4, not
+ * step 5's half: on the runs of 2026-11-26 at load 6-10 (doc/sonde-vsensor.md) 0.5 let
+ * other users' load on one core through more often (clean false positives 2.0% of
+ * CoMD/IS cells, 6.8% of the kernels', against 1.3% and 6.5%) for the same recall.
  */
 static int core_taken(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s, float *tmp)
 {
@@ -243,7 +246,7 @@ static int core_taken(const struct vs_matrix *m, const struct vs_rule *rule, int
 		if (isnan(c))
 			continue;
 		if (c == core) {
-			if (!(share < VS_STARVED))	/* NaN: asleep, not starved */
+			if (!(share < VS_CORE_STARVED))	/* NaN: asleep, not starved */
 				return 0;
 			mine += share;
 			nmine++;

@@ -12,8 +12,8 @@
  *   3. compute and io cells must also be under peer (0.6) x the median of that slice
  *      over all ranks (a slowdown every rank feels alike is the machine's load, not a
  *      rank's problem), or, compute only, their core was taken (matrix-core.csv): every
- *      rank that ran on the cell's core in that slice got under VS_STARVED of the typical
- *      CPU share, and their mean share is under core_peer (0.8) x the median share of
+ *      rank that ran on the cell's core in that slice got under VS_CORE_STARVED (0.4) of
+ *      the typical CPU share, and their mean share is under core_peer (0.8) x the median share of
  *      the ranks on other cores (with two of four ranks on a hogged core, the other
  *      core's ranks wait for them and drop too, and the median sits between the two
  *      pairs); network cells count only when at least 3/4 of the ranks are
@@ -41,7 +41,8 @@
 #define VS_CPU 3			/* v[VS_CPU]: the CPU share (matrix-cpu.csv), not a kind */
 #define VS_CORE 4			/* v[VS_CORE]: the CPU a rank ran on (matrix-core.csv) */
 #define VS_MATS 5
-#define VS_STARVED 0.5			/* see vs_detect, steps 3 and 5 */
+#define VS_STARVED 0.5			/* see vs_detect, step 5 */
+#define VS_CORE_STARVED 0.4		/* see vs_detect, step 3 (a core taken) */
 #define VS_NET_MIN_SLICES 20		/* see vs_detect, step 6 */
 
 struct vs_matrix {
