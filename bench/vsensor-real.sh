@@ -175,21 +175,21 @@ detect1() {
 	local name=$1 start=$2 end=$3 dstart=$4 job ds de
 	shift 4
 	# others: the share of the CPUs other processes took during each run (bench/lib.sh)
-	bench_others oth env SONDE_DIR="$T/c-$name" $M "./$name-vs" "$@" >/dev/null 2>&1
+	bench_others oth "$T/c-$name" env SONDE_DIR="$T/c-$name" $M "./$name-vs" "$@" >/dev/null 2>&1
 	echo "  $name clean:             $("$SONDE" vsensor score --truth none "c-$name")  others $(cat oth)"
-	bench_others oth env SONDE_DIR="$T/b-$name" $M "./$name-vs" "$@" >/dev/null 2>"b-$name.err" &
+	bench_others oth "$T/b-$name" env SONDE_DIR="$T/b-$name" $M "./$name-vs" "$@" >/dev/null 2>"b-$name.err" &
 	job=$!
 	hog_window "$T/b-$name" "$start" "$end"
 	wait "$job"
 	echo "  $name co-runner CPU 1:   $("$SONDE" vsensor score --truth "compute:1,3:$start:$end" "b-$name")  (truth: ranks 1 and 3)  others $(cat oth) (our 4 hogs included)"
 	grep '^sonde: vsensor: rank' "b-$name.err" | head -4 | sed 's/^/    live: /'
 	if [ "$dstart" = first ]; then
-		bench_others oth env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" \
+		bench_others oth "$T/p-$name" env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" \
 			-x VS_DELAY="0:$(echo "$end - $start" | bc):3000" "./$name-vs" "$@" >/dev/null 2>&1
 		ds=$(first_net "p-$name")
 		de=$(echo "$ds + $end - $start" | bc)
 	else
-		bench_others oth env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" -x VS_DELAY="$start:$end:3000" \
+		bench_others oth "$T/p-$name" env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" -x VS_DELAY="$start:$end:3000" \
 			"./$name-vs" "$@" >/dev/null 2>&1
 		ds=$start de=$end
 	fi

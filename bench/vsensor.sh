@@ -135,13 +135,13 @@ mpicc -O2 -shared -fPIC "$VSW/pmpi-delay.c" -o libpmpi-delay.so
 # "others": the share of the CPUs other processes took during each run (bench/lib.sh;
 # the injected busy threads are the job's own)
 for n in cg ft stencil; do
-	SONDE_DIR=$T/c-$n bench_others oth vs_run -np 4 "./$n" 8 >/dev/null 2>&1
+	SONDE_DIR=$T/c-$n bench_others oth "$T/c-$n" vs_run -np 4 "./$n" 8 >/dev/null 2>&1
 	echo "  $n clean:          $("$SONDE" vsensor score --truth none "c-$n")  others $(cat oth)"
-	SONDE_DIR=$T/b-$n bench_others oth vs_run -np 4 -x VS_INJECT=busy:1:2:5:4 "./$n" 8 >/dev/null 2>&1
+	SONDE_DIR=$T/b-$n bench_others oth "$T/b-$n" vs_run -np 4 -x VS_INJECT=busy:1:2:5:4 "./$n" 8 >/dev/null 2>&1
 	echo "  $n busy rank 1:    $("$SONDE" vsensor score --truth compute:1,3:2:5 "b-$n")  (truth: ranks 1 and 3 share its core)  others $(cat oth)"
-	SONDE_DIR=$T/t-$n bench_others oth vs_run -np 4 -x VS_INJECT=throttle:2:2:5:5 "./$n" 8 >/dev/null 2>&1
+	SONDE_DIR=$T/t-$n bench_others oth "$T/t-$n" vs_run -np 4 -x VS_INJECT=throttle:2:2:5:5 "./$n" 8 >/dev/null 2>&1
 	echo "  $n throttle rank 2: $("$SONDE" vsensor score --truth compute:2:2:5 "t-$n")  others $(cat oth)"
-	SONDE_DIR=$T/p-$n bench_others oth vs_run -np 4 -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY=2:5:3000 "./$n" 8 >/dev/null 2>&1
+	SONDE_DIR=$T/p-$n bench_others oth "$T/p-$n" vs_run -np 4 -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY=2:5:3000 "./$n" 8 >/dev/null 2>&1
 	echo "  $n PMPI delay:     $("$SONDE" vsensor score --truth network:0-3:2:5 "p-$n")  others $(cat oth)"
 	# VS_BENCH_KEEP=DIR: keep the runs, with their truth, to score a rule again on them
 	if [ -n "${VS_BENCH_KEEP:-}" ]; then
