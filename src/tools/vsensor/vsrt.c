@@ -268,11 +268,6 @@ static void live_record(int bin, int id, float mean_us, float weight_s)
 
 static void push_rec(int bin, int id, float mean_us, float weight_s);
 
-/*
- * Read the schedstat and turn the period since the last sample into per-slice records,
- * given to out.  Called by one thread at a time: the sampler while it runs, the main
- * thread at the start (before it exists) and at MPI_Finalize (after it is joined).
- */
 /* The CPU the main thread ran on last (field 39 of its stat), -1 if unknown. */
 static int main_cpu(void)
 {
@@ -291,6 +286,11 @@ static int main_cpu(void)
 	return cpu;
 }
 
+/*
+ * Read the schedstat and turn the period since the last sample into per-slice records,
+ * given to out, with the CPU the main thread is on (the (core) pseudo-sensor).  Called by one thread at a time: the sampler while it runs, the main
+ * thread at the start (before it exists) and at MPI_Finalize (after it is joined).
+ */
 static void cpu_sample(long long now, void (*out)(int id, int bin, float mean_us, float weight_s))
 {
 	char buf[128];
