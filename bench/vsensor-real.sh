@@ -3,7 +3,7 @@
 # (doc/sonde-vsensor.md, "Real programs"): CoMD's MPI version (ECP-copa/CoMD, src-mpi)
 # and NPB 3.4 IS (C + MPI).  Their sources are not in this repository: give their
 # directories (they are copied to a temporary directory and built there):
-#   COMD_SRC=/path/to/CoMD/src-mpi NPB_SRC=/path/to/NPB3.4-MPI bench/vsensor-real.sh [--no-detect]
+#   COMD_SRC=/path/to/CoMD/src-mpi NPB_SRC=/path/to/NPB3.4-MPI bench/vsensor-real.sh [--no-detect|--detect-only]
 # A program whose directory is missing is skipped.  Prints, per program:
 #   1. what 'list' finds: candidates per status, the most frequent reasons;
 #   2. the original and the instrumented program's output and exit status, compared with
@@ -13,6 +13,9 @@
 #   4. detection (unless --no-detect): a clean run, a co-runner (4 spinning processes at
 #      nice -15 pinned to CPU 1, ranks bound r -> CPU r % 2: truth ranks 1 and 3) and the
 #      PMPI delay of tests/workloads/vsensor/pmpi-delay.c, scored by 'sonde vsensor score'.
+# --detect-only: the build and step 4 only; VS_REAL_REPEAT (1) detection rounds;
+# VS_REAL_KEEP=DIR keeps each run's directory there (DIR/<case>-<program>-<round>), so
+# that a rule can be scored again on the same runs ('sonde vsensor score' re-reads them).
 # Never fails on numbers.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +25,9 @@ VSW=$top/tests/workloads/vsensor
 COMD_SRC=${COMD_SRC:-/work/ext/CoMD/src-mpi}
 NPB_SRC=${NPB_SRC:-/work/ext/npb/NPB3.4-MPI}
 pairs=${VS_REAL_PAIRS:-5}
+repeat=${VS_REAL_REPEAT:-1}
+keep=${VS_REAL_KEEP:-}
+mode=${1:-}
 T=$(mktemp -d)
 hogs=""
 trap 'for p in $hogs; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
@@ -150,26 +156,47 @@ first_net() {
 # with "first" 0 to END-START s after the first intercepted MPI call (pmpi-delay.c's
 # clock), scored from the first network cell of the run on
 detect() {
+	local round
+	for round in $(seq "$repeat"); do
+		[ "$repeat" = 1 ] || echo "  $1 detection, round $round of $repeat, $(date -u +%H:%M:%S) UTC, load $(load)"
+		detect1 "$@"
+		if [ -n "$keep" ]; then
+			mkdir -p "$keep"
+			for d in c b p; do
+				rm -rf "${keep:?}/$d-$1-$round"
+				cp -r "$T/$d-$1" "$keep/$d-$1-$round"
+			done
+		fi
+		rm -rf "$T/c-$1" "$T/b-$1" "$T/p-$1"
+	done
+}
+
+detect1() {
 	local name=$1 start=$2 end=$3 dstart=$4 job ds de
 	shift 4
-	SONDE_DIR=$T/c-$name $M "./$name-vs" "$@" >/dev/null 2>&1
-	echo "  $name clean:             $("$SONDE" vsensor score --truth none "c-$name")"
-	SONDE_DIR=$T/b-$name $M "./$name-vs" "$@" >/dev/null 2>"b-$name.err" &
+	# others: the share of the CPUs other processes took during each run (bench/lib.sh)
+	bench_others oth "$T/c-$name" env SONDE_DIR="$T/c-$name" $M "./$name-vs" "$@" >/dev/null 2>&1
+	echo "  $name clean:             $("$SONDE" vsensor score --truth none "c-$name")  others $(cat oth)"
+	bench_others oth "$T/b-$name" env SONDE_DIR="$T/b-$name" $M "./$name-vs" "$@" >/dev/null 2>"b-$name.err" &
 	job=$!
 	hog_window "$T/b-$name" "$start" "$end"
 	wait "$job"
-	echo "  $name co-runner CPU 1:   $("$SONDE" vsensor score --truth "compute:1,3:$start:$end" "b-$name")  (truth: ranks 1 and 3)"
+	echo "  $name co-runner CPU 1:   $("$SONDE" vsensor score --truth "compute:1,3:$start:$end" "b-$name")  (truth: ranks 1 and 3)  others $(cat oth) (our 4 hogs included)"
 	grep '^sonde: vsensor: rank' "b-$name.err" | head -4 | sed 's/^/    live: /'
 	if [ "$dstart" = first ]; then
-		SONDE_DIR=$T/p-$name $M -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY="0:$(echo "$end - $start" | bc):3000" \
-			"./$name-vs" "$@" >/dev/null 2>&1
+		bench_others oth "$T/p-$name" env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" \
+			-x VS_DELAY="0:$(echo "$end - $start" | bc):3000" "./$name-vs" "$@" >/dev/null 2>&1
 		ds=$(first_net "p-$name")
 		de=$(echo "$ds + $end - $start" | bc)
 	else
-		SONDE_DIR=$T/p-$name $M -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY="$start:$end:3000" "./$name-vs" "$@" >/dev/null 2>&1
+		bench_others oth "$T/p-$name" env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" -x VS_DELAY="$start:$end:3000" \
+			"./$name-vs" "$@" >/dev/null 2>&1
 		ds=$start de=$end
 	fi
-	echo "  $name PMPI delay 3 ms, $ds-$de s:   $("$SONDE" vsensor score --truth "network:0-3:$ds:$de" "p-$name")"
+	echo "  $name PMPI delay 3 ms, $ds-$de s:   $("$SONDE" vsensor score --truth "network:0-3:$ds:$de" "p-$name")  others $(cat oth)"
+	echo "network:0-3:$ds:$de" >"p-$name/truth"
+	echo "compute:1,3:$start:$end" >"b-$name/truth"
+	echo none >"c-$name/truth"
 	for d in c b p; do
 		"$SONDE" vsensor report "$d-$name" | sed -n '/^ranks  start/,/^$/p' | sed "s/^/    $d: /"
 	done
@@ -213,21 +240,24 @@ if [ -d "$COMD_SRC" ]; then
 	list_summary CoMD "--with comd-vs/*.c" "-std=c99 -DDOUBLE -DDO_MPI" comd-vs/*.c
 	if [ -x CoMD-orig ] && [ -x CoMD-vs ]; then
 		args="-x 20 -y 20 -z 20 -i 2 -j 2 -k 1"
-		for v in orig vs; do
+		[ "$mode" = --detect-only ] || for v in orig vs; do
 			# shellcheck disable=SC2086
 			SONDE_DIR=$T/cmp-comd $M "./CoMD-$v" $args -N 50 >"out-CoMD-$v" 2>/dev/null
 			echo $? >"rc-CoMD-$v"
 		done
 		# without dates, rates, the timers' tables and the thermodynamics rows (compared
 		# next, all columns but the time per atom)
-		compare CoMD '[0-9]{2}:[0-9]{2}:[0-9]{2}|us/atom|atoms/us|^ *(total|loop|timestep|position|velocity|redistribute|atomHalo|force|eamHalo|commHalo|commReduce) |^ +[0-9]+ +[0-9.]+ +-[0-9]'
-		awk '/^ *[0-9]+ +[0-9.]+ +-[0-9.]+/ { $7 = ""; print }' out-CoMD-orig >a.txt
-		awk '/^ *[0-9]+ +[0-9.]+ +-[0-9.]+/ { $7 = ""; print }' out-CoMD-vs >b.txt
-		echo "  CoMD thermodynamics table (all columns but the time per atom): $(cmp -s a.txt b.txt && echo identical || echo DIFFERS), $(wc -l <a.txt) rows"
+		if [ "$mode" != --detect-only ]; then
+			compare CoMD '[0-9]{2}:[0-9]{2}:[0-9]{2}|us/atom|atoms/us|^ *(total|loop|timestep|position|velocity|redistribute|atomHalo|force|eamHalo|commHalo|commReduce) |^ +[0-9]+ +[0-9.]+ +-[0-9]'
+			awk '/^ *[0-9]+ +[0-9.]+ +-[0-9.]+/ { $7 = ""; print }' out-CoMD-orig >a.txt
+			awk '/^ *[0-9]+ +[0-9.]+ +-[0-9.]+/ { $7 = ""; print }' out-CoMD-vs >b.txt
+			echo "  CoMD thermodynamics table (all columns but the time per atom): $(cmp -s a.txt b.txt && echo identical || echo DIFFERS), $(wc -l <a.txt) rows"
+			# shellcheck disable=SC2086
+			overhead CoMD '/^loop / { print $4; exit }' $args -N 50
+			instructions CoMD -x 8 -y 8 -z 8 -N 20
+		fi
 		# shellcheck disable=SC2086
-		overhead CoMD '/^loop / { print $4; exit }' $args -N 50
-		instructions CoMD -x 8 -y 8 -z 8 -N 20
-		[ "${1:-}" = --no-detect ] || detect CoMD 2 5 2 $args -N 200
+		[ "$mode" = --no-detect ] || detect CoMD 2 5 2 $args -N 200
 	else
 		echo "  CoMD did not build: $(tail -3 comd-*/build.log | tr '\n' ' ')"
 	fi
@@ -247,19 +277,21 @@ if [ -d "$NPB_SRC" ]; then
 	list_summary IS-file-by-file "" "-Inpb-vs/IS -Inpb-vs/common" npb-vs/IS/is.c npb-vs/common/c_timers.c npb-vs/common/c_print_results.c
 	list_summary IS "--with npb-vs/common/c_*.c" "-Inpb-vs/IS -Inpb-vs/common" npb-vs/IS/is.c npb-vs/common/c_timers.c npb-vs/common/c_print_results.c
 	if [ -x IS-orig ] && [ -x IS-vs ]; then
-		for v in orig vs; do
-			SONDE_DIR=$T/cmp-is $M "./IS-$v" >"out-IS-$v" 2>/dev/null
-			echo $? >"rc-IS-$v"
-		done
-		compare IS 'Time in|Mop/s|MPICC|Compile date'
-		overhead IS '/Time in seconds/ { print $NF }'
-		for v in orig vs; do
-			(cd "npb-$v" && make IS CLASS=S >build-s.log 2>&1) && cp "npb-$v/bin/is.S.x" "ISS-$v"
-		done
-		instructions ISS
+		if [ "$mode" != --detect-only ]; then
+			for v in orig vs; do
+				SONDE_DIR=$T/cmp-is $M "./IS-$v" >"out-IS-$v" 2>/dev/null
+				echo $? >"rc-IS-$v"
+			done
+			compare IS 'Time in|Mop/s|MPICC|Compile date'
+			overhead IS '/Time in seconds/ { print $NF }'
+			for v in orig vs; do
+				(cd "npb-$v" && make IS CLASS=S >build-s.log 2>&1) && cp "npb-$v/bin/is.S.x" "ISS-$v"
+			done
+			instructions ISS
+		fi
 		# its MPI calls start with its iterations, after the keys are made: the delay
 		# from the first one on
-		[ "${1:-}" = --no-detect ] || detect IS 2 4 first
+		[ "$mode" = --no-detect ] || detect IS 2 4 first
 	else
 		echo "  IS did not build: $(tail -3 npb-*/build.log | tr '\n' ' ')"
 	fi

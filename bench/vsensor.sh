@@ -14,7 +14,8 @@
 #   5. analysis time of a generated 10,000-line C program (target <= 10 s);
 #   6. detection: precision/recall of (rank, slice, kind) cells for the injected
 #      slowdowns, and the false-positive rate of clean runs, on cg, ft and stencil.
-#   bench/vsensor.sh [--no-detect | --detect-only]
+#   bench/vsensor.sh [--no-detect | --detect-only]; VS_BENCH_KEEP=DIR keeps the detection
+#   runs (DIR/<case>-<workload>-<n>, with a file "truth") to score them again
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_TOP=$top
@@ -131,14 +132,29 @@ for n in cg ft stencil; do [ -x "$n" ] || vs_build "$n"; done
 export SONDE_VS_LIVE=0
 echo "bench: vsensor detection (4 ranks on $(nproc) cores, window 2-5 s of 8 s, job at nice -10; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 mpicc -O2 -shared -fPIC "$VSW/pmpi-delay.c" -o libpmpi-delay.so
+# "others": the share of the CPUs other processes took during each run (bench/lib.sh;
+# the injected busy threads are the job's own)
 for n in cg ft stencil; do
-	SONDE_DIR=$T/c-$n vs_run -np 4 "./$n" 8 >/dev/null 2>&1
-	echo "  $n clean:          $("$SONDE" vsensor score --truth none "c-$n")"
-	SONDE_DIR=$T/b-$n vs_run -np 4 -x VS_INJECT=busy:1:2:5:4 "./$n" 8 >/dev/null 2>&1
-	echo "  $n busy rank 1:    $("$SONDE" vsensor score --truth compute:1,3:2:5 "b-$n")  (truth: ranks 1 and 3 share its core)"
-	SONDE_DIR=$T/t-$n vs_run -np 4 -x VS_INJECT=throttle:2:2:5:5 "./$n" 8 >/dev/null 2>&1
-	echo "  $n throttle rank 2: $("$SONDE" vsensor score --truth compute:2:2:5 "t-$n")"
-	SONDE_DIR=$T/p-$n vs_run -np 4 -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY=2:5:3000 "./$n" 8 >/dev/null 2>&1
-	echo "  $n PMPI delay:     $("$SONDE" vsensor score --truth network:0-3:2:5 "p-$n")"
+	SONDE_DIR=$T/c-$n bench_others oth "$T/c-$n" vs_run -np 4 "./$n" 8 >/dev/null 2>&1
+	echo "  $n clean:          $("$SONDE" vsensor score --truth none "c-$n")  others $(cat oth)"
+	SONDE_DIR=$T/b-$n bench_others oth "$T/b-$n" vs_run -np 4 -x VS_INJECT=busy:1:2:5:4 "./$n" 8 >/dev/null 2>&1
+	echo "  $n busy rank 1:    $("$SONDE" vsensor score --truth compute:1,3:2:5 "b-$n")  (truth: ranks 1 and 3 share its core)  others $(cat oth)"
+	SONDE_DIR=$T/t-$n bench_others oth "$T/t-$n" vs_run -np 4 -x VS_INJECT=throttle:2:2:5:5 "./$n" 8 >/dev/null 2>&1
+	echo "  $n throttle rank 2: $("$SONDE" vsensor score --truth compute:2:2:5 "t-$n")  others $(cat oth)"
+	SONDE_DIR=$T/p-$n bench_others oth "$T/p-$n" vs_run -np 4 -x LD_PRELOAD=$T/libpmpi-delay.so -x VS_DELAY=2:5:3000 "./$n" 8 >/dev/null 2>&1
+	echo "  $n PMPI delay:     $("$SONDE" vsensor score --truth network:0-3:2:5 "p-$n")  others $(cat oth)"
+	# VS_BENCH_KEEP=DIR: keep the runs, with their truth, to score a rule again on them
+	if [ -n "${VS_BENCH_KEEP:-}" ]; then
+		mkdir -p "$VS_BENCH_KEEP"
+		echo none >"c-$n/truth"
+		echo compute:1,3:2:5 >"b-$n/truth"
+		echo compute:2:2:5 >"t-$n/truth"
+		echo network:0-3:2:5 >"p-$n/truth"
+		for d in c b t p; do
+			i=1
+			while [ -e "$VS_BENCH_KEEP/$d-$n-$i" ]; do i=$((i + 1)); done
+			cp -r "$d-$n" "$VS_BENCH_KEEP/$d-$n-$i"
+		done
+	fi
 done
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -159,6 +159,68 @@ TEST(whole_machine_short_of_cpu_is_not_network)
 	teardown();
 }
 
+/* 8 ranks on 4 cores (core = r % 4).  A hog on core 1 starves ranks 1 and 5 (share 0.1,
+ * compute 0.2); every other rank waits for them and loses share and speed too (share
+ * 0.4, compute 0.3).  The slice's median (0.3) puts the bar at 0.18: the median check
+ * flags nothing.  The core check: ranks 1 and 5 are core 1's ranks, both under 0.4 of
+ * the typical share, their mean 0.1 under 0.8 x the other ranks' median share (0.4): both
+ * flagged; core 0's ranks (0.4) are not starved. */
+TEST(a_taken_core_is_judged_with_its_ranks)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	for (int r = 0; r < NR; r++)
+		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 4));
+	set(0, 0, NR - 1, 5, 12, 0.3f);
+	set(VS_CPU, 0, NR - 1, 5, 12, 0.4f);
+	set(0, 1, 1, 5, 12, 0.2f);
+	set(0, 5, 5, 5, 12, 0.2f);
+	set(VS_CPU, 1, 1, 5, 12, 0.1f);
+	set(VS_CPU, 5, 5, 5, 12, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 2 * 8);
+	for (int s = 5; s <= 12; s++)
+		CHECK(flag[0][1 * NS + s] && flag[0][5 * NS + s]);
+	/* without the cores (an old run, no /proc/thread-self/stat): the median alone */
+	set(VS_CORE, 0, NR - 1, 0, NS - 1, NAN);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 0);
+	teardown();
+}
+
+/* A CPU quota on rank 1 alone: rank 5, on the same core, gets the CPU rank 1 cannot use
+ * (its share stays full), so the core was not taken; rank 5's compute, slowed by waiting
+ * for rank 1's data like every other rank's, is not flagged. */
+TEST(a_quota_on_one_rank_does_not_flag_its_core_partner)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	for (int r = 0; r < NR; r++)
+		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 4));
+	set(0, 0, NR - 1, 5, 12, 0.5f);
+	set(0, 1, 1, 5, 12, 0.05f);
+	set(VS_CPU, 1, 1, 5, 12, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 8);
+	for (int s = 5; s <= 12; s++)
+		CHECK(flag[0][1 * NS + s] && !flag[0][5 * NS + s]);
+	teardown();
+}
+
+/* Step 6: a rank with network data in fewer than 20 slices has no baseline to trust
+ * (NPB IS: 11 senses per sensor): its network cells are not flagged, however low. */
+TEST(too_few_network_slices_are_not_judged)
+{
+	setup();
+	set(1, 0, NR - 1, 20, 27, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == NR * 8);
+	set(1, 0, NR - 1, 0, 11, NAN);	/* 18 slices with data left */
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	teardown();
+}
+
 /* No CPU share anywhere (no schedstat): the median compute speed stands in for it. */
 TEST(without_cpu_share_compute_decides)
 {
@@ -223,6 +285,9 @@ int main(void)
 	RUN(waiting_for_a_slow_rank_is_not_network);
 	RUN(sleeping_in_the_network_is_not_a_cpu_shortage);
 	RUN(whole_machine_short_of_cpu_is_not_network);
+	RUN(a_taken_core_is_judged_with_its_ranks);
+	RUN(a_quota_on_one_rank_does_not_flag_its_core_partner);
+	RUN(too_few_network_slices_are_not_judged);
 	RUN(without_cpu_share_compute_decides);
 	RUN(files_round_trip);
 	return CHECK_DONE();

@@ -11,7 +11,12 @@
  *      network 0.5: senses of collectives on shared cores include scheduling delays);
  *   3. compute and io cells must also be under peer (0.6) x the median of that slice
  *      over all ranks (a slowdown every rank feels alike is the machine's load, not a
- *      rank's problem); network cells count only when at least 3/4 of the ranks are
+ *      rank's problem), or, compute only, their core was taken (matrix-core.csv): every
+ *      rank that ran on the cell's core in that slice got under VS_CORE_STARVED (0.4) of
+ *      the typical CPU share, and their mean share is under core_peer (0.8) x the median share of
+ *      the ranks on other cores (with two of four ranks on a hogged core, the other
+ *      core's ranks wait for them and drop too, and the median sits between the two
+ *      pairs); network cells count only when at least 3/4 of the ranks are
  *      under the threshold in that slice (a lone slow collective is scheduling noise
  *      on shared cores; network trouble is shared);
  *   4. only runs of at least min_slices (default 2; one more for network) consecutive
@@ -22,6 +27,10 @@
  *      a network cell is not low when its rank got under half its typical CPU share
  *      in that slice (matrix-cpu.csv) and the cell is no more than twice as slow as
  *      that share: its collectives waited for a CPU, not the network.
+ *   6. a network cell is flagged only on a rank with network data in at least
+ *      VS_NET_MIN_SLICES slices of the run: with fewer, its baseline (the 10th percentile
+ *      of its own slices) is its fastest or second fastest slice, and one lucky slice
+ *      sets the bar for the others (NPB IS: 11 slices, 5-8% of clean cells flagged).
  */
 #ifndef SONDE_VSENSOR_MODEL_H
 #define SONDE_VSENSOR_MODEL_H
@@ -30,8 +39,11 @@
 
 #define VS_KINDS 3
 #define VS_CPU 3			/* v[VS_CPU]: the CPU share (matrix-cpu.csv), not a kind */
-#define VS_MATS 4
+#define VS_CORE 4			/* v[VS_CORE]: the CPU a rank ran on (matrix-core.csv) */
+#define VS_MATS 5
 #define VS_STARVED 0.5			/* see vs_detect, step 5 */
+#define VS_CORE_STARVED 0.4		/* see vs_detect, step 3 (a core taken) */
+#define VS_NET_MIN_SLICES 20		/* see vs_detect, step 6 */
 
 struct vs_matrix {
 	int nranks, nslices;
@@ -43,6 +55,7 @@ struct vs_rule {
 	double threshold[VS_KINDS];	/* per kind: compute 0.6, network 0.5, io 0.6 */
 	int min_slices;
 	double peer;			/* compute/io: also under peer x the slice's median over ranks */
+	double core_peer;		/* compute: or its core's share under core_peer x the others' */
 };
 
 struct vs_event {

@@ -9,6 +9,7 @@
 
 #define VS_F_RANK_DEP 1		/* work depends on the rank: compare only within the rank */
 #define VS_F_CPU 2		/* the runtime's CPU-share pseudo-sensor (vsrt.c), never in a program */
+#define VS_F_CORE 4		/* the runtime's pseudo-sensor of the CPU the rank ran on (vsrt.c) */
 
 struct vs_sensor {
 	const char *name;	/* "file:line function" */

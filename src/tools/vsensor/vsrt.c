@@ -101,16 +101,17 @@ static struct {
 	/* CPU share: the main thread's schedstat, sampled at each slice boundary by the
 	 * sampler thread while it runs, then by the main thread at MPI_Finalize */
 	int sched_fd, cpu_id;
+	int stat_fd, core_id;		/* the main thread's stat: the CPU it ran on last */
 	long long last_sample, cpu_prev, rd_prev;
 	pthread_t sampler;
 	int have_sampler;
 	struct vs_live live;
-} vs = { .sched_fd = -1, .cpu_id = -1 };
+} vs = { .sched_fd = -1, .cpu_id = -1, .stat_fd = -1, .core_id = -1 };
 
 /* Samples from the sampler thread to the main thread: one producer, one consumer. */
 #define VS_RING 65536		/* 3.6 h of 200-ms slices without a drain */
 static struct cpu_entry {
-	int bin;
+	int id, bin;
 	float mean_us, weight_s;
 } cpu_ring[VS_RING];
 static atomic_uint cpu_prod, cpu_cons;
@@ -120,6 +121,12 @@ static atomic_uint cpu_prod, cpu_cons;
  * hog or a CPU quota on its core shows even when its compute senses run unpreempted
  * (ranks that wait in MPI lose the CPU in sched_yield, between senses). */
 static struct vs_sensor cpu_sensor = { "(cpu share)", 0, VS_F_CPU, 0, 0, 0 };
+
+/* The pseudo-sensor of the CPU the rank's main thread ran on at each slice boundary
+ * (VS_F_CORE; its "time" is the CPU number + 1, so that 0 stays "no record"): the rule
+ * judges the ranks that share a core together (model.h, step 3).  Kind -1: no matrix of
+ * a kind, no live judgement, no event's sensor list. */
+static struct vs_sensor core_sensor = { "(core)", -1, VS_F_CORE, 0, 0, 0 };
 
 static long long now_ns(void)
 {
@@ -234,7 +241,7 @@ static void live_record(int bin, int id, float mean_us, float weight_s)
 		if (bin > L->bin + 1)	/* nothing ran for a while: skip the empty slices */
 			L->bin = bin;
 	}
-	if (mean_us <= 0 || id < 0 || id >= vs.nst)
+	if (mean_us <= 0 || id < 0 || id >= vs.nst || (vs.st[id].s->flags & VS_F_CORE))
 		return;
 	if (vs.best_us[id] == 0 || mean_us < vs.best_us[id])
 		vs.best_us[id] = mean_us;
@@ -261,12 +268,30 @@ static void live_record(int bin, int id, float mean_us, float weight_s)
 
 static void push_rec(int bin, int id, float mean_us, float weight_s);
 
+/* The CPU the main thread ran on last (field 39 of its stat), -1 if unknown. */
+static int main_cpu(void)
+{
+	char buf[1024];
+	ssize_t n = vs.stat_fd >= 0 ? pread(vs.stat_fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');	/* the command name may hold spaces and ')' */
+	int field = 2, cpu = -1;
+	for (; p && *p && field < 39; p++)
+		if (*p == ' ')
+			field++;
+	if (p && field == 39 && sscanf(p, "%d", &cpu) != 1)
+		cpu = -1;
+	return cpu;
+}
+
 /*
  * Read the schedstat and turn the period since the last sample into per-slice records,
- * given to out.  Called by one thread at a time: the sampler while it runs, the main
+ * given to out, with the CPU the main thread is on (the (core) pseudo-sensor).  Called by one thread at a time: the sampler while it runs, the main
  * thread at the start (before it exists) and at MPI_Finalize (after it is joined).
  */
-static void cpu_sample(long long now, void (*out)(int bin, float mean_us, float weight_s))
+static void cpu_sample(long long now, void (*out)(int id, int bin, float mean_us, float weight_s))
 {
 	char buf[128];
 	ssize_t n = pread(vs.sched_fd, buf, sizeof(buf) - 1, 0);
@@ -282,24 +307,29 @@ static void cpu_sample(long long now, void (*out)(int bin, float mean_us, float 
 	 * the kernel) says nothing about its CPU share */
 	if (vs.last_sample && dc > 0 && dc + dr >= 10000000LL)
 		for (int b = b0; b < b1 || b == b0; b++)
-			out(b, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
+			out(vs.cpu_id, b, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
+	/* the core: where the rank is now, for the slices since the last sample (a rank
+	 * that migrates within a slice is given the last CPU it ran on) */
+	int core = vs.core_id >= 0 && vs.last_sample ? main_cpu() : -1;
+	for (int b = b0; core >= 0 && (b < b1 || b == b0); b++)
+		out(vs.core_id, b, (float)(core + 1), 0);
 	vs.cpu_prev = cpu;
 	vs.rd_prev = rd;
 	vs.last_sample = now;
 }
 
-static void cpu_to_ring(int bin, float mean_us, float weight_s)
+static void cpu_to_ring(int id, int bin, float mean_us, float weight_s)
 {
 	unsigned p = atomic_load_explicit(&cpu_prod, memory_order_relaxed);
 	if (p - atomic_load_explicit(&cpu_cons, memory_order_acquire) >= VS_RING)
 		return;		/* the main thread has not drained for hours: drop */
-	cpu_ring[p % VS_RING] = (struct cpu_entry){ bin, mean_us, weight_s };
+	cpu_ring[p % VS_RING] = (struct cpu_entry){ id, bin, mean_us, weight_s };
 	atomic_store_explicit(&cpu_prod, p + 1, memory_order_release);
 }
 
-static void cpu_to_rec(int bin, float mean_us, float weight_s)
+static void cpu_to_rec(int id, int bin, float mean_us, float weight_s)
 {
-	push_rec(bin, vs.cpu_id, mean_us, weight_s);
+	push_rec(bin, id, mean_us, weight_s);
 }
 
 /* Main thread: the sampler's records so far into the record stream. */
@@ -309,7 +339,7 @@ static void cpu_drain(void)
 	unsigned p = atomic_load_explicit(&cpu_prod, memory_order_acquire);
 	for (; c != p; c++) {
 		struct cpu_entry *e = &cpu_ring[c % VS_RING];
-		push_rec(e->bin, vs.cpu_id, e->mean_us, e->weight_s);
+		push_rec(e->bin, e->id, e->mean_us, e->weight_s);
 	}
 	atomic_store_explicit(&cpu_cons, c, memory_order_release);
 }
@@ -361,6 +391,9 @@ static void vs_atfork_child(void)
 	if (vs.sched_fd >= 0)
 		close(vs.sched_fd);
 	vs.sched_fd = -1;
+	if (vs.stat_fd >= 0)
+		close(vs.stat_fd);
+	vs.stat_fd = -1;
 	if (sampler_wake >= 0)
 		close(sampler_wake);
 	sampler_wake = -1;
@@ -489,6 +522,12 @@ static void vs_start(void)
 		vs.st[vs.nst].s = &cpu_sensor;
 		cpu_sensor.gid = ++vs.nst;
 		vs.cpu_id = cpu_sensor.gid - 1;
+		vs.stat_fd = open("/proc/thread-self/stat", O_RDONLY | O_CLOEXEC);
+		if (vs.stat_fd >= 0) {
+			vs.st[vs.nst].s = &core_sensor;
+			core_sensor.gid = ++vs.nst;
+			vs.core_id = core_sensor.gid - 1;
+		}
 	}
 	const char *live = getenv("SONDE_VS_LIVE");
 	vs.live.on = !(live && !strcmp(live, "0"));
@@ -610,9 +649,15 @@ static void build_matrix(struct all *A, struct vs_matrix *m)
 			struct vs_rec *r = &A->r[A->roff[q] + i];
 			int di = A->doff[q] + r->sensor;
 			int k = A->d[di].kind;
-			if (k < 0 || k >= VS_KINDS || r->mean_us <= 0 || r->bin < 0 || r->bin >= nbins)
+			if (r->mean_us <= 0 || r->bin < 0 || r->bin >= nbins)
 				continue;
 			size_t c = (size_t)q * nbins + r->bin;
+			if (A->d[di].flags & VS_F_CORE) {
+				m->v[VS_CORE][c] = r->mean_us - 1;	/* stored as CPU + 1 */
+				continue;
+			}
+			if (k < 0 || k >= VS_KINDS || A->std[di] <= 0)
+				continue;
 			double p = A->std[di] / r->mean_us;
 			if (p > 1)
 				p = 1;	/* faster than standard is not better than best */
@@ -652,7 +697,7 @@ static void event_sensors(struct all *A, const struct vs_rule *rule, struct vs_e
 		for (int i = 0; i < A->nr[q]; i++) {
 			struct vs_rec *r = &A->r[A->roff[q] + i];
 			struct vs_desc *d = &A->d[A->doff[q] + r->sensor];
-			if (d->kind != e->kind || r->bin < e->s0 || r->bin > e->s1 ||
+			if (d->kind != e->kind || r->bin < e->s0 || r->bin > e->s1 || A->std[A->doff[q] + r->sensor] <= 0 ||
 			    A->std[A->doff[q] + r->sensor] / r->mean_us >= rule->threshold[e->kind])
 				continue;
 			if (strstr(e->sensors, d->name))
@@ -719,7 +764,7 @@ static void analyse(struct all *A, int total)
 		write_sensors(A, total);
 		int nsens = 0;
 		for (int i = 0; total && i < A->nd[0]; i++)
-			nsens += !(A->d[i].flags & VS_F_CPU);
+			nsens += !(A->d[i].flags & (VS_F_CPU | VS_F_CORE));
 		fprintf(stderr, "sonde: vsensor: %d ranks, %d sensors, %d variance events; see %s\n",
 			vs.size, nsens, n, vs.dir);
 		free(ev);
@@ -812,6 +857,9 @@ int MPI_Finalize(void)
 			cpu_sample(now, cpu_to_rec);
 			close(vs.sched_fd);
 			vs.sched_fd = -1;
+			if (vs.stat_fd >= 0)
+				close(vs.stat_fd);
+			vs.stat_fd = -1;
 		}
 		vs.active = 0;
 		for (int i = 0; i < vs.nst; i++) {
