@@ -106,6 +106,11 @@ $(B)/sonde: $(CLI_OBJ) $(B)/librt-pure.a
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(SAN) $(CLI_OBJ) $(B)/librt-pure.a -o $@ $(LIBS_CLI) $(LIBS_RT)
 
+# a program that calls libunwind itself (t017b)
+$(B)/workloads/rt-ownunwind: tests/workloads/rt-ownunwind.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O0 -g $< -o $@ -lunwind
+
 $(B)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -fopenmp $< -o $@ -lm

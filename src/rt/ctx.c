@@ -73,46 +73,62 @@ void ctx_set_unwinder_range(uint64_t lo, uint64_t hi)
  * readable memory gives 1, unreadable memory EFAULT, as the write did.  No descriptor
  * the program can close, dup2 over or read; nothing shared between threads; no SIGPIPE;
  * and a check costs getpid and process_vm_readv where it cost mincore, read and write
- * (3.4 us against 4.4 us on the development VM).  A libunwind whose calls are not found
+ * (less: bench/unwind-check.sh).  A libunwind whose calls are not found
  * keeps its pipe, moved out of the way by pipe2 below.  Handler-safe (system calls only).
  */
 #define UNW_NOFD (-2) /* libunwind treats only -1 as "no descriptor" */
 
+static RT_TLS int unw_reopening;
+
 static SIGSAFE int unw_pipe2(int fds[2], int flags)
 {
 	(void)flags;
+	unw_reopening = 0;
 	fds[0] = fds[1] = UNW_NOFD;
 	return 0;
 }
 
-/* A descriptor that is not UNW_NOFD is one libunwind made before the slots were bound:
- * its number may be the program's by now, so it is neither read nor closed. */
+/*
+ * read and close are libunwind's for its other files too (/proc/self/maps behind
+ * unw_get_proc_name, ELF images): those go to the system.  Its memory check alone reads
+ * one byte from its pipe; a pipe libunwind made before the slots were bound (a program
+ * that unwound before sonde started) reads as broken, so libunwind reopens it on UNW_NOFD,
+ * and the two closes of that reopen are skipped: the old pipe's numbers may be the
+ * program's by now.  The thread's flag (unw_reopening) spans the read, the two closes and
+ * the pipe2.
+ */
+
 static SIGSAFE ssize_t unw_read(int fd, void *buf, size_t n)
 {
-	(void)buf;
-	(void)n;
-	errno = fd == UNW_NOFD ? EAGAIN : EBADF;
-	return -1;
+	if (fd == UNW_NOFD) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (n == 1 && fd >= 0) {	/* the memory check, on a pipe made before binding */
+		unw_reopening = 1;
+		errno = EBADF;
+		return -1;
+	}
+	return syscall(SYS_read, fd, buf, n);
 }
 
 static SIGSAFE int unw_close(int fd)
 {
-	if (fd == UNW_NOFD)
+	if (fd == UNW_NOFD || unw_reopening)
 		return 0;
-	errno = EBADF;
-	return -1;
+	return (int)syscall(SYS_close, fd);
 }
 
-/* Whether the bytes at A and at B are readable, without touching them: 0 or -1 (errno
- * EFAULT).  process_vm_readv fails like the write(2) did: unmapped, PROT_NONE, or past
- * the end of a mapped file.  getpid each time, not a cached pid: a child made by a raw
- * clone (no fork handlers ran) unwinds too. */
-static SIGSAFE int readable(const void *a, const void *b)
+/* Whether the byte at A is readable, without touching it: 0 or -1 (errno EFAULT).
+ * process_vm_readv fails like the write(2) did: unmapped, PROT_NONE, or past the end of a
+ * mapped file.  getpid each time, not a cached pid: a child made by a raw clone (no fork
+ * handlers ran) unwinds too. */
+static SIGSAFE int readable(const void *a)
 {
-	char buf[2];
-	struct iovec here = { buf, 2 };
-	struct iovec there[2] = { { (void *)a, 1 }, { (void *)b, 1 } };
-	if (process_vm_readv(getpid(), &here, 1, there, 2, 0) == 2)
+	char buf;
+	struct iovec here = { &buf, 1 };
+	struct iovec there = { (void *)a, 1 };
+	if (process_vm_readv(getpid(), &here, 1, &there, 1, 0) == 1)
 		return 0;
 	errno = EFAULT;
 	return -1;
@@ -129,21 +145,20 @@ static SIGSAFE long unw_syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (nr == SYS_write && (int)a[0] == UNW_NOFD)
-		return readable((const void *)a[1], (const void *)a[1]) ? -1 : a[2];
+		return readable((const void *)a[1]) ? -1 : 1;	/* one byte written */
 	return syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* libunwind 1.6 asks mincore whether the one or two pages under a word are mapped before
  * it writes the first page's first byte: that byte is checked by the write, the last page
- * is checked here when there are two (a system call less than mincore's, which costs as
- * much as process_vm_readv: ~2.2 us against ~3 us on the development VM). */
+ * is checked here when there are two (one system call where mincore was one). */
 static SIGSAFE int unw_mincore(void *addr, size_t len, unsigned char *vec)
 {
 	(void)vec;
 	if (len <= 4096)
 		return 0;
 	const char *last = (const char *)addr + len - 1;
-	return readable(last, last);
+	return readable(last);
 }
 
 static const struct {
@@ -189,7 +204,16 @@ static int unw_slots_cb(struct dl_phdr_info *info, size_t size, void *data)
 	struct unw_slots *us = data;
 	const ElfW(Dyn) *dyn = NULL;
 	(void)size;
-	if (!info->dlpi_name || !strstr(info->dlpi_name, "/libunwind.so"))
+	/* the libunwind the runtime calls, found by its code: not the first file of that
+	 * name (a program linked to LLVM's libunwind.so.1 has it earlier in the list) */
+	uint64_t mine = (uint64_t)(uintptr_t)&unw_init_local;
+	int found = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+		found |= ph->p_type == PT_LOAD && mine >= lo && mine < lo + ph->p_memsz;
+	}
+	if (!found)
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -228,7 +252,7 @@ static int unw_bind_nopipe(void)
 {
 	struct unw_slots us = { 0 };
 	long probe = 1;
-	if (readable(&probe, &probe) || !readable(NULL, NULL))
+	if (readable(&probe) || !readable(NULL))
 		return -ENOSYS;
 	dl_iterate_phdr(unw_slots_cb, &us);
 	for (size_t k = 0; k < UNW_NBINDS; k++)
