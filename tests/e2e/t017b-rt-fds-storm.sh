@@ -65,3 +65,15 @@ storm variance 200000 6
 ( timeout 60 "$SONDE" mem -q -o own -- "$W/rt-ownunwind" >own.out 2>&1 )
 rc=$?
 check "t017b-own-libunwind-works ($rc: $(head -c 100 own.out))" [ "$rc" -eq 0 ]
+
+# A program linked to LLVM's libunwind (libunwind.so.1, earlier in the link map than the
+# runtime's libunwind.so.8): the runtime's own libunwind is still the one bound.  Before it
+# was found by its code, the first file named libunwind.so* was taken, and the check kept
+# its pipe.
+llvm=$(ls /usr/lib/x86_64-linux-gnu/libunwind.so.1 2>/dev/null | head -1)
+if [ -n "$llvm" ] && echo 'int main(void){return 0;}' >m.c && cc m.c "$llvm" -o llvmu 2>/dev/null; then
+	( timeout 60 "$SONDE" mem -q -o llvm -- ./llvmu >/dev/null 2>&1 )
+	check "t017b-llvm-libunwind-no-pipe" grep -q '^unwind_check=process_vm_readv$' llvm/*.proc
+else
+	skip "t017b-llvm-libunwind-no-pipe" "no LLVM libunwind.so.1 on this machine"
+fi
