@@ -71,7 +71,7 @@ check "t017b-own-libunwind-works ($rc: $(head -c 100 own.out))" [ "$rc" -eq 0 ]
 # was found by its code, the first file named libunwind.so* was taken, and the check kept
 # its pipe.
 llvm=$(ls /usr/lib/x86_64-linux-gnu/libunwind.so.1 2>/dev/null | head -1)
-if [ -n "$llvm" ] && echo 'int main(void){return 0;}' >m.c && cc m.c "$llvm" -o llvmu 2>/dev/null; then
+if [ -n "$llvm" ] && echo 'int main(void){return 0;}' >m.c && cc m.c -Wl,--no-as-needed "$llvm" -o llvmu 2>/dev/null; then
 	( timeout 60 "$SONDE" mem -q -o llvm -- ./llvmu >/dev/null 2>&1 )
 	check "t017b-llvm-libunwind-no-pipe" grep -q '^unwind_check=process_vm_readv$' llvm/*.proc
 else
