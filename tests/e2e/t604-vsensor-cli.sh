@@ -87,3 +87,9 @@ check t604-vsensor-cc-with-after-depth-msg grep -qx "sonde: --with needs a value
 check t604-vsensor-cc-bad-depth-after-with \
 	test "$(status "$SONDE" vsensor cc --with 'none*.c' --max-depth x cc ok.c)" -eq 2
 check t604-vsensor-cc-bad-depth-msg grep -q "^sonde: --max-depth wants a number of loops, not 'x'" err
+
+# a FIFO named like a matrix is not read (it blocked the report for ever): an error, at once
+mkdir -p fifo-dir && mkfifo fifo-dir/matrix-compute.csv
+( timeout 20 "$SONDE" vsensor report fifo-dir >/dev/null 2>err )
+rc=$?
+check "t604-vsensor-report-fifo-no-hang ($rc)" [ "$rc" -eq 1 ]

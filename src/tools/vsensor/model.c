@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/file.h"
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
 
@@ -112,9 +113,10 @@ static int read_kind(struct vs_matrix *m, const char *dir, int k, int *nr, int *
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/matrix-%s.csv", dir, kinds[k]);
-	FILE *f = fopen(path, "r");
+	int r;
+	FILE *f = file_fopen_regular(path, &r);	/* a FIFO there must not block the report */
 	if (!f)
-		return -errno;
+		return r;
 	size_t cap = 0;
 	char *line = NULL;
 	int maxf = 1 << 16;

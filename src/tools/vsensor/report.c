@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "prof/file.h"
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
 #include "ui/html.h"
@@ -98,7 +99,8 @@ static void sensors_of(const char *dir, const char *ranks, const char *kind, con
 	char path[4096], line[1024];
 	out[0] = 0;
 	snprintf(path, sizeof(path), "%s/events.csv", dir);
-	FILE *f = fopen(path, "r");
+	int r;
+	FILE *f = file_fopen_regular(path, &r);	/* not a FIFO: the report would wait for ever */
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
