@@ -21,6 +21,11 @@
  * sysfs at start).  Elements: 8-byte words, or 64-byte lines with SONDE_REUSE_SPATIAL=1.
  * Handler-reachable.
  */
+/* The exact engine, compiled into this file (first: its headers before sigsafe.h's
+ * poisoning): its access is inlined in exact_every (rt-stack.c, REUSE_STACK_INLINE). */
+#define REUSE_STACK_INLINE
+#include "tools/reuse/rt-stack.c"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -34,7 +39,6 @@
 #include "rt/watch.h"
 #include "tools/reuse/format.h"
 #include "tools/reuse/sampler.h"
-#include "tools/reuse/stack.h"
 #include "rt/sigsafe.h"
 
 /* Per-thread aggregation slots of code pairs (--exact): sets of PAIR_WAYS, the least

@@ -15,6 +15,22 @@
 #include "tools/reuse/stack.h"
 #include "rt/sigsafe.h"
 
+/*
+ * rt-reuse.c includes this file with REUSE_STACK_INLINE defined: the engine is then static
+ * in the tool's object and reuse_stack_access is inlined in its every-access hook, one
+ * function from the inst callback's call to its return, instead of two calls that saved
+ * and restored registers (bench/reuse.sh callgrind, doc/sonde-reuse.md).  Built on its
+ * own (rt-stack.o) it serves the unit tests, which check the same code against the naive
+ * engine.
+ */
+#ifdef REUSE_STACK_INLINE
+#define REUSE_API static
+#define REUSE_API_HOT static inline __attribute__((always_inline))
+#else
+#define REUSE_API
+#define REUSE_API_HOT
+#endif
+
 #define TAB_FIRST (1ull << 10)	/* a unit's first leaf slots */
 #define LBLOCK (1ull << 20)	/* a unit's leaves come from blocks of 1 MB */
 
@@ -43,11 +59,15 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 
 /* First stamp capacity of a unit (a variable so that the tests can make renumbering
  * happen on short traces). */
+#ifndef REUSE_STACK_INLINE
 uint64_t reuse_stack_fen_first = 1ull << 14;
+#endif
 
 /* An entry's count is less than this (the tests lower it: groups then split and merge
  * every few dozen accesses). */
+#ifndef REUSE_STACK_INLINE
 uint64_t reuse_stack_count_room = 1ull << 32;
+#endif
 
 /* The CPU has POPCNT (rank): checked when the first engine is made. */
 static int have_popcnt = -1;
@@ -59,7 +79,7 @@ static SIGSAFE void *map(uint64_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-SIGSAFE void reuse_stack_init(struct reuse_stack *s)
+REUSE_API SIGSAFE void reuse_stack_init(struct reuse_stack *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->gen = __atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED);
@@ -109,7 +129,7 @@ static SIGSAFE void bits_free(struct reuse_unit *u)
 	u->nlev = 0;
 }
 
-SIGSAFE void reuse_stack_release(struct reuse_stack *s)
+REUSE_API SIGSAFE void reuse_stack_release(struct reuse_stack *s)
 {
 	if (s->htab)
 		munmap(s->htab, HCAP * sizeof(*s->htab));
@@ -242,32 +262,14 @@ static SIGSAFE void moves_flush(struct reuse_unit *u)
 }
 
 /*
- * A live element's mark moves from x to y (the newest stamp): its bit at once, its counts
- * later.  The counts of the groups holding both stay; in the others the moves from one
- * block to another are added up (mv_n) and applied when a move between two other blocks
- * comes, or before the counts are read.  A sweep moves its marks from one block of old
- * stamps to the block of the newest ~500 times in a row: one addition instead of a count
- * update per level.  Marks and unmarks change the counts at once (sums commute).
+ * A live element's mark moves from its stamp to the newest (reuse_move, below): its bit at
+ * once, its counts later.  The counts of the groups holding both stay; in the others the
+ * moves from one block to another are added up (mv_n) and applied when a move between two
+ * other blocks comes, or before the counts are read.  A sweep moves its marks from one
+ * block of old stamps to the block of the newest ~500 times in a row: one addition
+ * instead of a count update per level.  Marks and unmarks change the counts at once (sums
+ * commute).
  */
-static inline __attribute__((always_inline)) SIGSAFE void move(struct reuse_unit *u, uint64_t x,
-								     uint64_t y)
-{
-	u->cur_r -= x <= u->cur_x;	/* y is the newest stamp, beyond the cursor */
-	u->bits[x / 64] &= ~(1ull << (x % 64));
-	u->bits[y / 64] |= 1ull << (y % 64);
-	x /= BLOCK;
-	y /= BLOCK;
-	if (x == y)
-		return;
-	if (__builtin_expect(u->mv_n && u->mv_from == x && u->mv_to == y, 1)) {
-		u->mv_n++;
-		return;
-	}
-	moves_flush(u);
-	u->mv_from = (uint32_t)x;	/* block numbers: stamps are 32-bit */
-	u->mv_to = (uint32_t)y;
-	u->mv_n = 1;
-}
 
 /* Marked stamps in [a, b] (b - a < 64: at most two words). */
 static inline __attribute__((always_inline)) uint64_t marks_near(const uint64_t *bits,
@@ -359,17 +361,40 @@ static SIGSAFE uint64_t rank(struct reuse_unit *u, uint64_t x)
 	return have_popcnt ? rank_popcnt(u, x) : rank_plain(u, x);
 }
 
-/* rank(), inline for the stamp right after the cursor's (a sweep's usual next rank: one
- * bit to add, no call). */
-static inline __attribute__((always_inline)) SIGSAFE uint64_t rank_next(struct reuse_unit *u,
-									 uint64_t x)
+/*
+ * A live element's reuse: its rank, then its mark moved to the newest stamp y (u's
+ * fields read once into locals: a store to the bitmap could be one to u for the compiler,
+ * which then reloaded them after each).  The mark at xs is set (the element is live),
+ * so the rank of xs is the cursor's plus one when xs follows the cursor's stamp (a
+ * sweep's usual next rank: no call), and the move then takes that mark out of [0, xs]
+ * again: the cursor moves to xs with its count unchanged.  Returns the marks after xs.
+ */
+static inline __attribute__((always_inline)) SIGSAFE uint64_t
+reuse_move(struct reuse_unit *u, uint64_t xs, uint64_t y)
 {
-	if (__builtin_expect(u->cur_ok && x == u->cur_x + 1, 1)) {
-		u->cur_r += (u->bits[x / 64] >> (x % 64)) & 1;
-		u->cur_x = x;
-		return u->cur_r;
+	uint64_t *bits = u->bits, after;
+
+	if (__builtin_expect(u->cur_ok && xs == u->cur_x + 1, 1)) {
+		after = u->live - u->cur_r - 1;
+		u->cur_x = xs;
+	} else {
+		after = u->live - rank(u, xs);
+		u->cur_r--;	/* rank set the cursor at xs; its mark leaves [0, xs] */
 	}
-	return rank(u, x);
+	bits[xs / 64] &= ~(1ull << (xs % 64));
+	bits[y / 64] |= 1ull << (y % 64);
+	uint32_t bx = (uint32_t)(xs / BLOCK), by = (uint32_t)(y / BLOCK);
+	if (bx == by)
+		return after;
+	if (__builtin_expect(u->mv_n && u->mv_from == bx && u->mv_to == by, 1)) {
+		u->mv_n++;
+		return after;
+	}
+	moves_flush(u);
+	u->mv_from = bx;	/* block numbers: stamps are 32-bit */
+	u->mv_to = by;
+	u->mv_n = 1;
+	return after;
 }
 
 /* ---- the elements: leaves of 64 consecutive elements, by a hash of leaf numbers ---- */
@@ -715,7 +740,9 @@ unit_entry(struct reuse_stack *s, struct reuse_unit *u, uint64_t e)
 {
 	struct reuse_entry *x;
 
-	if (unit_ready(u) || (u->stamp >= u->stamp_end && compact(u)) || !(x = entry(u, e, 1))) {
+	/* a unit not ready yet has stamp_end 0 */
+	if ((__builtin_expect(u->stamp >= u->stamp_end, 0) && (u->ok ? compact(u) : unit_ready(u))) ||
+	    !(x = entry(u, e, 1))) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
@@ -730,13 +757,14 @@ unit_use(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *
 	uint64_t rel = ++u->rel;
 
 	if (__builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
+		uint64_t y = u->stamp;
 		out->kind = REUSE_HIT;
 		out->trd = entry_age(u, x) - 1;
-		out->rd = u->live - rank_next(u, x->stamp);
 		out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
-		move(u, x->stamp, u->stamp);
+		out->rd = reuse_move(u, x->stamp, y);
+		u->stamp = y + 1;
 		x->count = (uint32_t)rel;
-		x->stamp = (uint32_t)u->stamp++;
+		x->stamp = (uint32_t)y;
 		x->code = code;
 		return;
 	}
@@ -952,7 +980,7 @@ static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, 
 	return access_body(s, un, e, store, ip, out, 1);
 }
 
-SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
+REUSE_API_HOT SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
 			       uint64_t ip, struct reuse_outcome *out)
 {
 	if (un >= REUSE_UNITS)

@@ -98,7 +98,8 @@ struct reuse_unit {
 	struct reuse_leaf *last;	/* the last leaf found */
 	uint64_t stamp;		/* next stamp to give */
 	uint64_t stamp_end;	/* renumber when `stamp` reaches it (cap, or the last
-				 * group's room for access numbers) */
+				 * group's room for access numbers); 0 until the unit
+				 * is ready (`ok`: one compare for both) */
 	uint64_t rel;		/* accesses of the unit so far - gbase */
 	uint64_t gstamp;	/* the last group's first stamp */
 	uint64_t live;		/* marked stamps (live entries) */
@@ -166,6 +167,10 @@ extern uint64_t reuse_stack_fen_first;
  * split and merge on short traces). */
 extern uint64_t reuse_stack_count_room;
 
+/* The three functions below: rt-reuse.c compiles the engine into its own file
+ * (REUSE_STACK_INLINE, then they are static there: rt-stack.c) so that its every-access
+ * hook and the engine are one function; the unit tests link rt-stack.o's. */
+#ifndef REUSE_STACK_INLINE
 /* Zero the engine (no memory is taken until the first access). */
 void reuse_stack_init(struct reuse_stack *s);
 /* Unmap every table. */
@@ -175,6 +180,7 @@ void reuse_stack_release(struct reuse_stack *s);
  * REUSE_WINDOWS - 1 windows of 16 MB).  Any thread may call it at any time. */
 int reuse_stack_access(struct reuse_stack *s, uint32_t u, uint64_t e, int store, uint64_t ip,
 		       struct reuse_outcome *out);
+#endif
 
 /* ---- log-2 bins shared by every histogram of the tool ---- */
 
