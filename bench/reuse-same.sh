@@ -11,7 +11,10 @@
 # the environment, whose strings sit on the program's stack before argv's, so a longer one
 # moves the argument strings, which the program reads byte by byte (ribench's -r), across
 # word boundaries (it changes a few short reuses: seen with /tmp/e-before-build against
-# /work/wt-e/build).  Prints one line a workload and file; exit status 1 when one differs.
+# /work/wt-e/build).  Both run without address randomization (setarch -R) where it can:
+# the sweep's lines under --spatial depend on where its array starts within a line, and
+# the same build gave two different results over 6 runs with it.  Prints one line a
+# workload and file; exit status 1 when one differs.
 #   REUSE_BENCH_BEFORE=DIR bench/reuse-same.sh
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +30,9 @@ W=$top/tests/workloads/reuse
 	"$B/sonde-cc" -O2 -g "$W/manypairs.c" -o "$work/mp" &&
 	"$B/sonde-cc" -O2 -g "$W/widepairs.c" -o "$work/wp" ||
 	{ echo "bench: sonde-cc could not build the workloads" >&2; exit 2; }
-echo "bench: $B against $before, $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+norand=()
+setarch -R true 2>/dev/null && norand=(setarch -R)
+echo "bench: $B against $before, $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)${norand:+, setarch -R}"
 bad=0
 n=0
 # one FLAGS -- PROGRAM ARGS: both builds, the three files compared
@@ -38,8 +43,8 @@ one() {
 	name="${flags[*]} $(basename "$1") ${*:2}"
 	n=$((n + 1))
 	rm -rf "$work/a" "$work/b"
-	"$B/sonde" reuse -q --exact "${flags[@]}" -o "$work/a" -- "$@" >/dev/null 2>&1
-	"$before/sonde" reuse -q --exact "${flags[@]}" -o "$work/b" -- "$@" >/dev/null 2>&1
+	"${norand[@]}" "$B/sonde" reuse -q --exact "${flags[@]}" -o "$work/a" -- "$@" >/dev/null 2>&1
+	"${norand[@]}" "$before/sonde" reuse -q --exact "${flags[@]}" -o "$work/b" -- "$@" >/dev/null 2>&1
 	for f in histogram missratio pairs; do
 		if [ ! -s "$work/a/reuse/$f.csv" ] || [ ! -s "$work/b/reuse/$f.csv" ]; then
 			r="missing"

@@ -52,6 +52,9 @@
 static uint64_t generations;
 
 /* The calling thread's last holders leaf (most accesses fall in the leaf of the last). */
+/* A unit's last leaf before it has one: key 0, which no element has (entry: no NULL test). */
+static struct reuse_leaf no_leaf;
+
 static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint64_t gen, key;
 	struct reuse_hleaf *leaf;
@@ -83,8 +86,10 @@ REUSE_API SIGSAFE void reuse_stack_init(struct reuse_stack *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->gen = __atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED);
-	for (int i = 0; i < REUSE_UNITS; i++)
+	for (int i = 0; i < REUSE_UNITS; i++) {
 		s->u[i].cbase = 1ull << 63;	/* no code window yet: no user address is in it */
+		s->u[i].last = &no_leaf;
+	}
 	if (have_popcnt < 0) {
 		__builtin_cpu_init();
 		have_popcnt = __builtin_cpu_supports("popcnt") != 0;
@@ -251,7 +256,7 @@ static inline __attribute__((always_inline)) uint32_t sum8(const uint32_t *c, ui
 /* Apply the pending moves to the counts (before they are read: rank_full, compact). */
 static SIGSAFE void moves_flush(struct reuse_unit *u)
 {
-	uint64_t x = u->mv_from, y = u->mv_to;
+	uint64_t x = (uint32_t)u->mv_key, y = u->mv_key >> 32;
 	uint32_t n = u->mv_n;
 
 	for (int k = 0; n && k < u->nlev && x != y; k++, x /= 8, y /= 8) {
@@ -374,7 +379,8 @@ reuse_move(struct reuse_unit *u, uint64_t xs, uint64_t y)
 {
 	uint64_t *bits = u->bits, after;
 
-	if (__builtin_expect(u->cur_ok && xs == u->cur_x + 1, 1)) {
+	/* (cur_x is ~1 while cur_ok is 0: no stamp follows it) */
+	if (__builtin_expect(xs == u->cur_x + 1, 1)) {
 		after = u->live - u->cur_r - 1;
 		u->cur_x = xs;
 	} else {
@@ -383,16 +389,16 @@ reuse_move(struct reuse_unit *u, uint64_t xs, uint64_t y)
 	}
 	bits[xs / 64] &= ~(1ull << (xs % 64));
 	bits[y / 64] |= 1ull << (y % 64);
-	uint32_t bx = (uint32_t)(xs / BLOCK), by = (uint32_t)(y / BLOCK);
+	uint64_t bx = xs / BLOCK, by = y / BLOCK, key = bx | by << 32;	/* stamps: 32-bit */
 	if (bx == by)
 		return after;
-	if (__builtin_expect(u->mv_n && u->mv_from == bx && u->mv_to == by, 1)) {
+	/* (with mv_n 0, the same key too: its count starts from 0 as a new one would) */
+	if (__builtin_expect(u->mv_key == key, 1)) {
 		u->mv_n++;
 		return after;
 	}
 	moves_flush(u);
-	u->mv_from = bx;	/* block numbers: stamps are 32-bit */
-	u->mv_to = by;
+	u->mv_key = key;
 	u->mv_n = 1;
 	return after;
 }
@@ -459,7 +465,7 @@ static inline SIGSAFE struct reuse_entry *entry(struct reuse_unit *u, uint64_t e
 {
 	struct reuse_leaf *l = u->last;
 
-	if (__builtin_expect(l && l->key == e / 64 + 1, 1))
+	if (__builtin_expect(l->key == e / 64 + 1, 1))	/* (no_leaf before the first) */
 		return &l->e[e % 64];
 	return entry_slow(u, e, make);
 }
@@ -608,6 +614,7 @@ static SIGSAFE int compact(struct reuse_unit *u)
 	if (u->stamp_end > cap)
 		u->stamp_end = cap;
 	u->cur_ok = 0;		/* renumbered */
+	u->cur_x = ~1ull;	/* (reuse_move reads cur_x alone) */
 	u->mv_n = 0;		/* the counts are rebuilt whole */
 	return 0;
 }

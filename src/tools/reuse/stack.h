@@ -95,7 +95,7 @@ struct reuse_unit {
 	/* the fields of every access first (two lines), then the rest */
 	uint32_t lock;		/* test-and-test-and-set */
 	int ok;
-	struct reuse_leaf *last;	/* the last leaf found */
+	struct reuse_leaf *last;	/* the last leaf found (a keyless one before it) */
 	uint64_t stamp;		/* next stamp to give */
 	uint64_t stamp_end;	/* renumber when `stamp` reaches it (cap, or the last
 				 * group's room for access numbers); 0 until the unit
@@ -106,8 +106,8 @@ struct reuse_unit {
 	uint64_t *bits;		/* stamps marked (the latest use of a live element) */
 	uint64_t cur_x, cur_r;	/* the last rank computed: marks in [0, cur_x] (rt-stack.c) */
 	int cur_ok;		/* cur_x, cur_r valid (not since a renumbering) */
-	uint32_t mv_n;		/* moves from block mv_from to block mv_to not yet counted */
-	uint32_t mv_from, mv_to;
+	uint32_t mv_n;		/* moves not yet counted from block mv_from to mv_to, */
+	uint64_t mv_key;	/* which are mv_from | mv_to << 32 */
 	uint64_t cbase;		/* the last code window: its first address, */
 	uint32_t cwin;		/* and its code's top bits */
 	int nlev;		/* levels in use */
