@@ -606,9 +606,9 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
 	if (__builtin_expect(o.kind == REUSE_HIT, 1)) {
-		int b = reuse_bin(o.rd);
+		int b = reuse_bin_small(o.rd);
 		rt->reuses++;
-		rt->time[reuse_bin(o.trd)]++;
+		rt->time[reuse_bin_small(o.trd)]++;
 		rt->dist[b]++;
 		pair_add(t, rt, o.prev_ip, ip, addr, b);
 	} else if (o.kind == REUSE_COLD) {

@@ -993,7 +993,11 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
 			unit_use(s, u, x, code, out);
 			r = 0;
 		} else if (x) {
-			r = load_new(s, u, x, e, code, out, wide ? un - REUSE_NARROW : un, wide);
+			/* (the out-of-line paths fill a copy: `out` whose address no call
+			 * takes stays in registers in the inlined hook) */
+			struct reuse_outcome o = *out;
+			r = load_new(s, u, x, e, code, &o, wide ? un - REUSE_NARROW : un, wide);
+			*out = o;
 		}
 		spin_unlock(&u->lock);
 		return r;
@@ -1028,7 +1032,10 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
 		return r;
 	}
 	spin_unlock(&u->lock);
-	return store_shared(s, u, e, hw, ww, code, out, wide ? un - REUSE_NARROW : un, wide);
+	struct reuse_outcome o = *out;
+	r = store_shared(s, u, e, hw, ww, code, &o, wide ? un - REUSE_NARROW : un, wide);
+	*out = o;
+	return r;
 }
 
 static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, uint32_t un,

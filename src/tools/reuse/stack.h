@@ -191,6 +191,13 @@ static inline int reuse_bin(uint64_t d)
 	int b = d ? 64 - __builtin_clzll(d) : 0;
 	return b < REUSE_BINS ? b : REUSE_BINS - 1;
 }
+/* reuse_bin for d < 2^63 (the engine's distances), without the branch on 0: the bin is
+ * the top bit's index of 2d + 1. */
+static inline int reuse_bin_small(uint64_t d)
+{
+	int b = 63 ^ __builtin_clzll(2 * d + 1);	/* (63 ^: one bsr, 63 -: three) */
+	return b < REUSE_BINS ? b : REUSE_BINS - 1;
+}
 static inline uint64_t reuse_bin_lo(int b)
 {
 	return b ? 1ull << (b - 1) : 0;
