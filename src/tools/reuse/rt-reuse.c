@@ -606,8 +606,7 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
 	if (__builtin_expect(o.kind == REUSE_HIT, 1)) {
-		int b = reuse_bin_small(o.rd);
-		rt->reuses++;
+		int b = reuse_bin_small(o.rd);	/* (the reuses: the sum of dist, at the end) */
 		rt->time[reuse_bin_small(o.trd)]++;
 		rt->dist[b]++;
 		pair_add(t, rt, o.prev_ip, ip, addr, b);
@@ -626,11 +625,10 @@ static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len
 	(void)len;
 	if (!rt)
 		return;
-	t->stats.samples++;
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
-	 * thread writes */
-	if (!(rt->samples++ & 63))
+	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
+	if (!(t->stats.samples++ & 63))
 		rt_obs_note();
 	exact_access(t, rt, addr, flags, ip);
 }
@@ -664,6 +662,12 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 	struct reuse_thread *rt = t->tool;
 	if (!rt)
 		return;
+	if (exact_mode) {	/* (counted once, not at every access: exact_every) */
+		rt->samples = t->stats.samples;
+		rt->reuses = 0;
+		for (int b = 0; b < REUSE_BINS; b++)
+			rt->reuses += rt->dist[b];
+	}
 	for (uint64_t i = 0; i < rt->pair_sets * PAIR_WAYS; i++)
 		if (rt->pair[i].count)
 			pair_flush(t, &rt->pair[i]);
