@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/reuse-same.sh - does a change to `sonde reuse --exact` keep its results?  Runs the
-# rbench workloads (and t514's manypairs, t516's widepairs) under --exact with this build
+# rbench workloads (and t514's manypairs, t516's widepairs, bench/reuse-window.sh's far
+# farcode: code in two 16 MB windows) under --exact with this build
 # and with the build in REUSE_BENCH_BEFORE, and compares histogram.csv, missratio.csv and
 # pairs.csv byte for byte.  Private caches (words and, for the sweep, lines).  Not
 # --shared: two threads in one stack interleave differently from run to run, and one
@@ -28,7 +29,9 @@ trap 'rm -rf "$work"' EXIT
 W=$top/tests/workloads/reuse
 "$B/sonde-cc" -O2 -g -pthread "$W/rbench.c" -o "$work/rb" &&
 	"$B/sonde-cc" -O2 -g "$W/manypairs.c" -o "$work/mp" &&
-	"$B/sonde-cc" -O2 -g "$W/widepairs.c" -o "$work/wp" ||
+	"$B/sonde-cc" -O2 -g "$W/widepairs.c" -o "$work/wp" &&
+	"$B/sonde-cc" -O2 -g -fPIC -shared -DFARCODE_LIB "$W/farcode.c" -o "$work/libfarcode.so" &&
+	"$B/sonde-cc" -O2 -g "$W/farcode.c" -L"$work" -lfarcode -Wl,-rpath,"$work" -o "$work/far" ||
 	{ echo "bench: sonde-cc could not build the workloads" >&2; exit 2; }
 norand=()
 setarch -R true 2>/dev/null && norand=(setarch -R)
@@ -68,5 +71,6 @@ one -- ./rb pingpong 20000
 one -- ./rb readshare 1000 20 2
 one -- ./mp 5000
 one -- ./wp 200
+one -- ./far 1000 20
 [ "$bad" = 0 ] && echo "bench: all $n workloads identical" || echo "bench: some differ (above)"
 exit "$bad"

@@ -59,7 +59,7 @@
 /* Hints: the slot of the last pair found for a few (use, reuse) hashes, checked before the
  * set (pair_add).  A pair is in one slot of the table at most, so a hint whose slot holds
  * the pair is right whatever happened since; a slot holding another pair is a miss. */
-#define PAIR_HINTS 16
+#define PAIR_HINTS 64
 #define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
 #define MAX_CPUS 1024
 #define PAGESET (1u << 16)	/* distinct pages remembered */
@@ -520,7 +520,9 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t use_ip,
 					      uint64_t ip)
 {
-	return &rt->hint[(ip ^ (use_ip >> 3)) & (PAIR_HINTS - 1)];
+	/* (ip ^ use_ip >> 3 over 16 hints put a pair and its reverse, load -> store and store
+	 * -> load, on one hint in bench/reuse-window.sh's far build: a miss at every access) */
+	return &rt->hint[((ip >> 1) ^ (use_ip >> 5)) & (PAIR_HINTS - 1)];
 }
 
 /* A reuse of a pair its hint did not find: in its set, else take a free way, else grow

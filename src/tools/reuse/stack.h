@@ -109,19 +109,23 @@ struct reuse_unit {
 	uint32_t mv_n;		/* moves not yet counted from block mv_from to mv_to, */
 	uint64_t mv_key;	/* which are mv_from | mv_to << 32 */
 	uint64_t cbase;		/* the last code window: its first address, */
-	uint32_t cwin;		/* and its code's top bits */
-	int nlev;		/* levels in use */
+	uint32_t cwin;		/* and its code's top bits; */
+	uint32_t cwin2;		/* the one before it: the same */
+	uint64_t cbase2;
 	uint64_t gbase;		/* the last group's base */
-	uint64_t cap;		/* stamps */
+	uint32_t cap;		/* stamps (at most UINT32_MAX: compact) */
+	int nlev;		/* levels in use */
 	uint32_t *c[REUSE_LEVELS];	/* marks per block of 512 stamps, per 8 blocks, ...
 					 * (rt-stack.c), in the bitmap's mapping */
 	struct reuse_leaf **ltab;	/* leaves by key, open addressing */
-	uint64_t ltabsize, nleaves;	/* slots (a power of two), leaves */
+	uint64_t ltabsize;	/* slots (a power of two) */
+	uint32_t nleaves;	/* leaves (a 32-bit count, and ngroups beside it: the
+				 * unit fits in 256 bytes, s->u[un] a shift) */
+	uint32_t ngroups;
 	char *abuf;		/* the leaves' bump allocator: current block */
 	uint64_t aleft;		/* bytes left in it */
 	struct reuse_group *groups;	/* ngroups groups, the last one included, by stamp */
 	struct reuse_group *gmap;	/* the mapping of two lists: groups is one of them */
-	uint32_t ngroups;
 } __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
 
 /* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511.  Units
