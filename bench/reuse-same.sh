@@ -21,7 +21,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
 before=${REUSE_BENCH_BEFORE:-}
-[ -n "$before" ] && [ -x "$before/sonde" ] || { echo "bench: REUSE_BENCH_BEFORE=DIR (a build directory) needed" >&2; exit 2; }
+# (`make bench` runs every script: without a build to compare with, this one says so)
+[ -n "$before" ] || { echo "bench: reuse-same compares two builds: REUSE_BENCH_BEFORE=DIR names the other; nothing to do"; exit 0; }
+[ -x "$before/sonde" ] || { echo "bench: $before/sonde missing" >&2; exit 2; }
 command -v clang >/dev/null || { echo "bench: clang missing (sonde-cc needs it)" >&2; exit 2; }
 [ "${#B}" = "${#before}" ] || { echo "bench: $B and $before: paths of different lengths (see above)" >&2; exit 2; }
 work=$(mktemp -d)
