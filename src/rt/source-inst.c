@@ -191,9 +191,9 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 static rt_inst_every_fn inst_every_fn;
 
 /* The access's instruction from the thread's cache, inline (it hits but at a call site's
- * first access); on a miss, or without the cache, access_ip_cached's full path. */
-static inline SIGSAFE uint64_t inst_ip(struct rt_thread *t, uint64_t addr, int store,
-				       const uint64_t *frame)
+ * first access); 0 on a miss, or without the cache (then access_ip_cached's full path:
+ * inst_every_miss). */
+static inline SIGSAFE uint64_t inst_ip_hit(struct rt_thread *t, const uint64_t *frame)
 {
 	struct inst_thread *it = t->src;
 	uint64_t ret = frame[1];
@@ -202,9 +202,23 @@ static inline SIGSAFE uint64_t inst_ip(struct rt_thread *t, uint64_t addr, int s
 		const struct inst_fix *set = it->cache[INST_FIX_SET(ret)];
 		for (int w = 0; w < INST_FIX_WAYS; w++)
 			if (__builtin_expect(set[w].ret == ret, 1))
-				return set[w].ip;
+				return set[w].ip;	/* (never 0: an entry's ret is not 0) */
 	}
-	return access_ip_cached(t, ret, addr, store, (uint64_t)(uintptr_t)(frame + 2), frame[0]);
+	return 0;
+}
+
+/* inst_every's hook call when the thread's cache does not know the call site: out of line,
+ * so that inst_every's own frame keeps only t across its call (registers saved and restored
+ * at every access otherwise: bench/reuse.sh callgrind). */
+static __attribute__((noinline)) SIGSAFE void inst_every_miss(struct rt_thread *t, uint64_t addr,
+							      uint16_t len, uint16_t flags,
+							      const uint64_t *frame)
+{
+	int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+
+	inst_every_fn(t, addr, len, flags,
+		      access_ip_cached(t, frame[1], addr, store, (uint64_t)(uintptr_t)(frame + 2),
+				       frame[0]));
 }
 
 /*
@@ -243,8 +257,11 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 		t->stats.dropped++;
 		return;
 	}
-	inst_every_fn(t, addr, len, flags,
-		      inst_ip(t, addr, (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0, frame));
+	uint64_t ip = inst_ip_hit(t, frame);
+	if (__builtin_expect(ip != 0, 1))
+		inst_every_fn(t, addr, len, flags, ip);
+	else
+		inst_every_miss(t, addr, len, flags, frame);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }

@@ -21,6 +21,11 @@
  * sysfs at start).  Elements: 8-byte words, or 64-byte lines with SONDE_REUSE_SPATIAL=1.
  * Handler-reachable.
  */
+/* The exact engine, compiled into this file (first: its headers before sigsafe.h's
+ * poisoning): its access is inlined in exact_every (rt-stack.c, REUSE_STACK_INLINE). */
+#define REUSE_STACK_INLINE
+#include "tools/reuse/rt-stack.c"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -34,7 +39,6 @@
 #include "rt/watch.h"
 #include "tools/reuse/format.h"
 #include "tools/reuse/sampler.h"
-#include "tools/reuse/stack.h"
 #include "rt/sigsafe.h"
 
 /* Per-thread aggregation slots of code pairs (--exact): sets of PAIR_WAYS, the least
@@ -52,6 +56,10 @@
 #define PAIR_SETS_MAX 4096
 #define PAIR_GROW 4
 #define PAIRS0 (PAIR_WAYS * PAIR_SETS0)
+/* Hints: the slot of the last pair found for a few (use, reuse) hashes, checked before the
+ * set (pair_add).  A pair is in one slot of the table at most, so a hint whose slot holds
+ * the pair is right whatever happened since; a slot holding another pair is a miss. */
+#define PAIR_HINTS 64
 #define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
 #define MAX_CPUS 1024
 #define PAGESET (1u << 16)	/* distinct pages remembered */
@@ -72,6 +80,7 @@ struct reuse_thread {
 	struct pair *pair;	/* pair0, or an mmap'd table of pair_sets x PAIR_WAYS */
 	uint64_t pair_sets;	/* a power of 2 */
 	uint64_t pair_evicted;	/* pairs flushed for others since the table was made */
+	struct pair *hint[PAIR_HINTS];	/* slots of this table (PAIR_HINTS above) */
 	int watch_errno;
 	uint64_t time[REUSE_BINS], dist[REUSE_BINS];
 	struct pair pair0[PAIRS0];
@@ -219,6 +228,8 @@ static int reuse_thread_start(struct rt_thread *t)
 	rt->t = t;
 	rt->pair = rt->pair0;
 	rt->pair_sets = PAIR_SETS0;
+	for (int i = 0; i < PAIR_HINTS; i++)
+		rt->hint[i] = rt->pair;
 	for (int i = 0; i < REUSE_SLOTS; i++)
 		rt->ws[i] = -1;
 	rt->socket = shared_mode ? socket_now() : 0;
@@ -488,6 +499,8 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 	rt->pair = m;
 	rt->pair_sets = sets;
 	rt->pair_evicted = 0;
+	for (int i = 0; i < PAIR_HINTS; i++)
+		rt->hint[i] = rt->pair;	/* the old table goes */
 	for (uint64_t i = 0; i < n; i++) {
 		if (!old[i].count)
 			continue;
@@ -503,14 +516,30 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 	return 0;
 }
 
-/* A reuse of a pair not in its set: take a free way, else grow the table if the pairs
- * thrash it, else flush the set's least recently reused way.  Out of line: the hit path
- * of pair_add stays small enough to inline in the every-access hook. */
+/* The hint of pair (use_ip, ip). */
+static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t use_ip,
+					      uint64_t ip)
+{
+	/* (ip ^ use_ip >> 3 over 16 hints put a pair and its reverse, load -> store and store
+	 * -> load, on one hint in bench/reuse-window.sh's far build: a miss at every access) */
+	return &rt->hint[((ip >> 1) ^ (use_ip >> 5)) & (PAIR_HINTS - 1)];
+}
+
+/* A reuse of a pair its hint did not find: in its set, else take a free way, else grow
+ * the table if the pairs thrash it, else flush the set's least recently reused way.  Out
+ * of line: the hint's path of pair_add stays small enough to inline in the every-access
+ * hook. */
 static __attribute__((noinline)) SIGSAFE void
 pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_t ip,
 	  uint64_t addr, int bin)
 {
 	struct pair *set = pair_set(rt, use_ip, ip), *p = NULL, *oldest = set;
+	for (int w = 0; w < PAIR_WAYS; w++)
+		if (set[w].use_ip == use_ip && set[w].reuse_ip == ip) {
+			/* (a free way's ips are 0, which no access has) */
+			p = &set[w];
+			goto add;
+		}
 	for (int w = 0; w < PAIR_WAYS && !p; w++)
 		if (!set[w].count)
 			p = &set[w];
@@ -538,6 +567,8 @@ pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_
 	p->use_ip = use_ip;
 	p->reuse_ip = ip;
 	p->addr = addr;
+add:
+	*pair_hint(rt, use_ip, ip) = p;
 	p->last = ++rt->pair_clock;
 	p->count++;
 	p->dist[bin]++;
@@ -546,16 +577,13 @@ pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_
 static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt,
 				    uint64_t use_ip, uint64_t ip, uint64_t addr, int bin)
 {
-	struct pair *set = pair_set(rt, use_ip, ip);
-	/* (a free way's ips are 0, which no access has) */
-	for (int w = 0; w < PAIR_WAYS; w++) {
-		struct pair *p = &set[w];
-		if (p->use_ip == use_ip && p->reuse_ip == ip) {
-			p->last = ++rt->pair_clock;
-			p->count++;
-			p->dist[bin]++;
-			return;
-		}
+	struct pair *p = *pair_hint(rt, use_ip, ip);
+
+	if (__builtin_expect(p->use_ip == use_ip && p->reuse_ip == ip, 1)) {
+		p->last = ++rt->pair_clock;
+		p->count++;
+		p->dist[bin]++;
+		return;
 	}
 	pair_miss(t, rt, use_ip, ip, addr, bin);
 }
@@ -580,9 +608,8 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
 	if (__builtin_expect(o.kind == REUSE_HIT, 1)) {
-		int b = reuse_bin(o.rd);
-		rt->reuses++;
-		rt->time[reuse_bin(o.trd)]++;
+		int b = reuse_bin_small(o.rd);	/* (the reuses: the sum of dist, at the end) */
+		rt->time[reuse_bin_small(o.trd)]++;
 		rt->dist[b]++;
 		pair_add(t, rt, o.prev_ip, ip, addr, b);
 	} else if (o.kind == REUSE_COLD) {
@@ -600,11 +627,10 @@ static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len
 	(void)len;
 	if (!rt)
 		return;
-	t->stats.samples++;
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
-	 * thread writes */
-	if (!(rt->samples++ & 63))
+	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
+	if (!(t->stats.samples++ & 63))
 		rt_obs_note();
 	exact_access(t, rt, addr, flags, ip);
 }
@@ -638,6 +664,12 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 	struct reuse_thread *rt = t->tool;
 	if (!rt)
 		return;
+	if (exact_mode) {	/* (counted once, not at every access: exact_every) */
+		rt->samples = t->stats.samples;
+		rt->reuses = 0;
+		for (int b = 0; b < REUSE_BINS; b++)
+			rt->reuses += rt->dist[b];
+	}
 	for (uint64_t i = 0; i < rt->pair_sets * PAIR_WAYS; i++)
 		if (rt->pair[i].count)
 			pair_flush(t, &rt->pair[i]);

@@ -15,6 +15,22 @@
 #include "tools/reuse/stack.h"
 #include "rt/sigsafe.h"
 
+/*
+ * rt-reuse.c includes this file with REUSE_STACK_INLINE defined: the engine is then static
+ * in the tool's object and reuse_stack_access is inlined in its every-access hook, one
+ * function from the inst callback's call to its return, instead of two calls that saved
+ * and restored registers (bench/reuse.sh callgrind, doc/sonde-reuse.md).  Built on its
+ * own (rt-stack.o) it serves the unit tests, which check the same code against the naive
+ * engine.
+ */
+#ifdef REUSE_STACK_INLINE
+#define REUSE_API static
+#define REUSE_API_HOT static inline __attribute__((always_inline))
+#else
+#define REUSE_API
+#define REUSE_API_HOT
+#endif
+
 #define TAB_FIRST (1ull << 10)	/* a unit's first leaf slots */
 #define LBLOCK (1ull << 20)	/* a unit's leaves come from blocks of 1 MB */
 
@@ -36,6 +52,9 @@
 static uint64_t generations;
 
 /* The calling thread's last holders leaf (most accesses fall in the leaf of the last). */
+/* A unit's last leaf before it has one: key 0, which no element has (entry: no NULL test). */
+static struct reuse_leaf no_leaf;
+
 static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint64_t gen, key;
 	struct reuse_hleaf *leaf;
@@ -43,11 +62,15 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 
 /* First stamp capacity of a unit (a variable so that the tests can make renumbering
  * happen on short traces). */
+#ifndef REUSE_STACK_INLINE
 uint64_t reuse_stack_fen_first = 1ull << 14;
+#endif
 
 /* An entry's count is less than this (the tests lower it: groups then split and merge
  * every few dozen accesses). */
+#ifndef REUSE_STACK_INLINE
 uint64_t reuse_stack_count_room = 1ull << 32;
+#endif
 
 /* The CPU has POPCNT (rank): checked when the first engine is made. */
 static int have_popcnt = -1;
@@ -59,12 +82,15 @@ static SIGSAFE void *map(uint64_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-SIGSAFE void reuse_stack_init(struct reuse_stack *s)
+REUSE_API SIGSAFE void reuse_stack_init(struct reuse_stack *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->gen = __atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED);
-	for (int i = 0; i < REUSE_UNITS; i++)
+	for (int i = 0; i < REUSE_UNITS; i++) {
 		s->u[i].cbase = 1ull << 63;	/* no code window yet: no user address is in it */
+		s->u[i].cbase2 = 1ull << 63;
+		s->u[i].last = &no_leaf;
+	}
 	if (have_popcnt < 0) {
 		__builtin_cpu_init();
 		have_popcnt = __builtin_cpu_supports("popcnt") != 0;
@@ -109,7 +135,7 @@ static SIGSAFE void bits_free(struct reuse_unit *u)
 	u->nlev = 0;
 }
 
-SIGSAFE void reuse_stack_release(struct reuse_stack *s)
+REUSE_API SIGSAFE void reuse_stack_release(struct reuse_stack *s)
 {
 	if (s->htab)
 		munmap(s->htab, HCAP * sizeof(*s->htab));
@@ -231,7 +257,7 @@ static inline __attribute__((always_inline)) uint32_t sum8(const uint32_t *c, ui
 /* Apply the pending moves to the counts (before they are read: rank_full, compact). */
 static SIGSAFE void moves_flush(struct reuse_unit *u)
 {
-	uint64_t x = u->mv_from, y = u->mv_to;
+	uint64_t x = (uint32_t)u->mv_key, y = u->mv_key >> 32;
 	uint32_t n = u->mv_n;
 
 	for (int k = 0; n && k < u->nlev && x != y; k++, x /= 8, y /= 8) {
@@ -242,32 +268,14 @@ static SIGSAFE void moves_flush(struct reuse_unit *u)
 }
 
 /*
- * A live element's mark moves from x to y (the newest stamp): its bit at once, its counts
- * later.  The counts of the groups holding both stay; in the others the moves from one
- * block to another are added up (mv_n) and applied when a move between two other blocks
- * comes, or before the counts are read.  A sweep moves its marks from one block of old
- * stamps to the block of the newest ~500 times in a row: one addition instead of a count
- * update per level.  Marks and unmarks change the counts at once (sums commute).
+ * A live element's mark moves from its stamp to the newest (reuse_move, below): its bit at
+ * once, its counts later.  The counts of the groups holding both stay; in the others the
+ * moves from one block to another are added up (mv_n) and applied when a move between two
+ * other blocks comes, or before the counts are read.  A sweep moves its marks from one
+ * block of old stamps to the block of the newest ~500 times in a row: one addition
+ * instead of a count update per level.  Marks and unmarks change the counts at once (sums
+ * commute).
  */
-static inline __attribute__((always_inline)) SIGSAFE void move(struct reuse_unit *u, uint64_t x,
-								     uint64_t y)
-{
-	u->cur_r -= x <= u->cur_x;	/* y is the newest stamp, beyond the cursor */
-	u->bits[x / 64] &= ~(1ull << (x % 64));
-	u->bits[y / 64] |= 1ull << (y % 64);
-	x /= BLOCK;
-	y /= BLOCK;
-	if (x == y)
-		return;
-	if (__builtin_expect(u->mv_n && u->mv_from == x && u->mv_to == y, 1)) {
-		u->mv_n++;
-		return;
-	}
-	moves_flush(u);
-	u->mv_from = (uint32_t)x;	/* block numbers: stamps are 32-bit */
-	u->mv_to = (uint32_t)y;
-	u->mv_n = 1;
-}
 
 /* Marked stamps in [a, b] (b - a < 64: at most two words). */
 static inline __attribute__((always_inline)) uint64_t marks_near(const uint64_t *bits,
@@ -359,17 +367,41 @@ static SIGSAFE uint64_t rank(struct reuse_unit *u, uint64_t x)
 	return have_popcnt ? rank_popcnt(u, x) : rank_plain(u, x);
 }
 
-/* rank(), inline for the stamp right after the cursor's (a sweep's usual next rank: one
- * bit to add, no call). */
-static inline __attribute__((always_inline)) SIGSAFE uint64_t rank_next(struct reuse_unit *u,
-									 uint64_t x)
+/*
+ * A live element's reuse: its rank, then its mark moved to the newest stamp y (u's
+ * fields read once into locals: a store to the bitmap could be one to u for the compiler,
+ * which then reloaded them after each).  The mark at xs is set (the element is live),
+ * so the rank of xs is the cursor's plus one when xs follows the cursor's stamp (a
+ * sweep's usual next rank: no call), and the move then takes that mark out of [0, xs]
+ * again: the cursor moves to xs with its count unchanged.  Returns the marks after xs.
+ */
+static inline __attribute__((always_inline)) SIGSAFE uint64_t
+reuse_move(struct reuse_unit *u, uint64_t xs, uint64_t y)
 {
-	if (__builtin_expect(u->cur_ok && x == u->cur_x + 1, 1)) {
-		u->cur_r += (u->bits[x / 64] >> (x % 64)) & 1;
-		u->cur_x = x;
-		return u->cur_r;
+	uint64_t *bits = u->bits, after;
+
+	/* (cur_x is ~1 while cur_ok is 0: no stamp follows it) */
+	if (__builtin_expect(xs == u->cur_x + 1, 1)) {
+		after = u->live - u->cur_r - 1;
+		u->cur_x = xs;
+	} else {
+		after = u->live - rank(u, xs);
+		u->cur_r--;	/* rank set the cursor at xs; its mark leaves [0, xs] */
 	}
-	return rank(u, x);
+	bits[xs / 64] &= ~(1ull << (xs % 64));
+	bits[y / 64] |= 1ull << (y % 64);
+	uint64_t bx = xs / BLOCK, by = y / BLOCK, key = bx | by << 32;	/* stamps: 32-bit */
+	if (bx == by)
+		return after;
+	/* (with mv_n 0, the same key too: its count starts from 0 as a new one would) */
+	if (__builtin_expect(u->mv_key == key, 1)) {
+		u->mv_n++;
+		return after;
+	}
+	moves_flush(u);
+	u->mv_key = key;
+	u->mv_n = 1;
+	return after;
 }
 
 /* ---- the elements: leaves of 64 consecutive elements, by a hash of leaf numbers ---- */
@@ -416,7 +448,7 @@ static __attribute__((noinline)) SIGSAFE struct reuse_entry *entry_slow(struct r
 		return NULL;
 	struct reuse_leaf **p = lslot(u->ltab, u->ltabsize, key);
 	if (!*p) {
-		if (!make || (4 * (u->nleaves + 1) > 3 * u->ltabsize && grow_table(u)))
+		if (!make || (4 * ((uint64_t)u->nleaves + 1) > 3 * u->ltabsize && grow_table(u)))
 			return NULL;
 		p = lslot(u->ltab, u->ltabsize, key);
 		struct reuse_leaf *l = bump(&u->abuf, &u->aleft, LBLOCK, sizeof(*l));
@@ -434,7 +466,7 @@ static inline SIGSAFE struct reuse_entry *entry(struct reuse_unit *u, uint64_t e
 {
 	struct reuse_leaf *l = u->last;
 
-	if (__builtin_expect(l && l->key == e / 64 + 1, 1))
+	if (__builtin_expect(l->key == e / 64 + 1, 1))	/* (no_leaf before the first) */
 		return &l->e[e % 64];
 	return entry_slow(u, e, make);
 }
@@ -481,6 +513,61 @@ entry_age(const struct reuse_unit *u, const struct reuse_entry *x)
 	if (__builtin_expect(x->stamp >= u->gstamp, 1))
 		return u->rel - x->count;
 	return u->gbase + u->rel - group_of(u->groups, u->ngroups, x->stamp)->base - x->count;
+}
+
+/*
+ * compact's renumbering of the live entries: each one's new stamp is its rank - 1 (and its
+ * count moves to its new group unless `same`).  The ranks come from pre[w], the marks in
+ * the bitmap's words before w (counted here, nw words), plus those of the entry's word up
+ * to its stamp: the leaves come in the table's hash order, where rank()'s cursor seldom
+ * helps (its full path: ~50 instructions an entry, 3% of --exact's on RIBench).
+ */
+static inline __attribute__((always_inline)) SIGSAFE void
+renumber_body(struct reuse_unit *u, uint32_t *pre, uint64_t nw, const struct reuse_group *old,
+	      uint32_t m, const struct reuse_group *ng, uint32_t k, int same)
+{
+	const uint64_t *bits = u->bits;
+
+	if (pre) {
+		uint32_t acc = 0;
+		for (uint64_t w = 0; w < nw; w++) {
+			pre[w] = acc;
+			acc += (uint32_t)__builtin_popcountll(bits[w]);
+		}
+	}
+	for (uint64_t i = 0; i < u->ltabsize; i++) {
+		struct reuse_leaf *l = u->ltab[i];
+		for (int j = 0; l && j < 64; j++) {
+			struct reuse_entry *x = &l->e[j];
+			if (x->code < REUSE_CODE_LIVE)
+				continue;
+			uint64_t xs = x->stamp, w = xs / 64, st;
+			if (pre)	/* (2 << 63 is 0: the mask is then all ones) */
+				st = pre[w] + (uint64_t)__builtin_popcountll(bits[w] &
+									     ((2ull << (xs % 64)) - 1)) - 1;
+			else
+				st = rank(u, xs) - 1;
+			if (!same) {
+				uint64_t n = group_of(old, m, xs)->base + x->count;
+				x->count = (uint32_t)(n - group_of(ng, k, st)->base);
+			}
+			x->stamp = (uint32_t)st;
+		}
+	}
+}
+
+static __attribute__((target("popcnt"))) SIGSAFE void
+renumber_popcnt(struct reuse_unit *u, uint32_t *pre, uint64_t nw, const struct reuse_group *old,
+		uint32_t m, const struct reuse_group *ng, uint32_t k, int same)
+{
+	renumber_body(u, pre, nw, old, m, ng, k, same);
+}
+
+static SIGSAFE void renumber_plain(struct reuse_unit *u, uint32_t *pre, uint64_t nw,
+				   const struct reuse_group *old, uint32_t m,
+				   const struct reuse_group *ng, uint32_t k, int same)
+{
+	renumber_body(u, pre, nw, old, m, ng, k, same);
 }
 
 /*
@@ -543,23 +630,19 @@ static SIGSAFE int compact(struct reuse_unit *u)
 	/* one group before and after, the same base (a run of fewer than 2^31 accesses): the
 	 * offsets stay */
 	int same = m == 1 && k == 1 && old[0].base == ng[0].base;
-	for (uint64_t i = 0; i < u->ltabsize; i++) {
-		struct reuse_leaf *l = u->ltab[i];
-		for (int j = 0; l && j < 64; j++) {
-			struct reuse_entry *x = &l->e[j];
-			if (x->code < REUSE_CODE_LIVE)
-				continue;
-			uint64_t st = rank(u, x->stamp) - 1;
-			if (!same) {
-				uint64_t n = group_of(old, m, x->stamp)->base + x->count;
-				x->count = (uint32_t)(n - group_of(ng, k, st)->base);
-			}
-			x->stamp = (uint32_t)st;
-		}
-	}
+	/* the marks before each word of the bitmap, for the entries' ranks (NULL: no memory
+	 * for them, rank() then) */
+	uint64_t nw = u->stamp / 64 + 1, pbytes = nw * sizeof(uint32_t);
+	uint32_t *pre = u->live ? map(pbytes) : NULL;
+	if (have_popcnt)
+		renumber_popcnt(u, pre, nw, old, m, ng, k, same);
+	else
+		renumber_plain(u, pre, nw, old, m, ng, k, same);
+	if (pre)
+		munmap(pre, pbytes);
 	if (cap != u->cap) {
 		bits_free(u);
-		u->cap = cap;
+		u->cap = (uint32_t)cap;	/* (at most UINT32_MAX, above) */
 	} else {
 		memset(bits, 0, bytes);
 	}
@@ -583,6 +666,7 @@ static SIGSAFE int compact(struct reuse_unit *u)
 	if (u->stamp_end > cap)
 		u->stamp_end = cap;
 	u->cur_ok = 0;		/* renumbered */
+	u->cur_x = ~1ull;	/* (reuse_move reads cur_x alone) */
 	u->mv_n = 0;		/* the counts are rebuilt whole */
 	return 0;
 }
@@ -715,7 +799,9 @@ unit_entry(struct reuse_stack *s, struct reuse_unit *u, uint64_t e)
 {
 	struct reuse_entry *x;
 
-	if (unit_ready(u) || (u->stamp >= u->stamp_end && compact(u)) || !(x = entry(u, e, 1))) {
+	/* a unit not ready yet has stamp_end 0 */
+	if ((__builtin_expect(u->stamp >= u->stamp_end, 0) && (u->ok ? compact(u) : unit_ready(u))) ||
+	    !(x = entry(u, e, 1))) {
 		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
@@ -730,13 +816,14 @@ unit_use(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *
 	uint64_t rel = ++u->rel;
 
 	if (__builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
+		uint64_t y = u->stamp;
 		out->kind = REUSE_HIT;
 		out->trd = entry_age(u, x) - 1;
-		out->rd = u->live - rank_next(u, x->stamp);
 		out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
-		move(u, x->stamp, u->stamp);
+		out->rd = reuse_move(u, x->stamp, y);
+		u->stamp = y + 1;
 		x->count = (uint32_t)rel;
-		x->stamp = (uint32_t)u->stamp++;
+		x->stamp = (uint32_t)y;
 		x->code = code;
 		return;
 	}
@@ -764,9 +851,9 @@ unit_access(struct reuse_stack *s, struct reuse_unit *u, uint64_t e, uint32_t co
 
 /* ---- code addresses: a window of 16 MB (its index in s->win) and the offset in it ---- */
 
-/* The code of ip, its window not u's last: the window's index, added to the table if new
- * (under alloc_lock; read without it: a slot is written before nwin counts it).  0: the
- * table is full. */
+/* The code of ip, its window not u's last two: the window's index, added to the table if
+ * new (under alloc_lock; read without it: a slot is written before nwin counts it), made
+ * u's last (the last one its second).  0: the table is full. */
 static __attribute__((noinline)) SIGSAFE uint32_t code_slow(struct reuse_stack *s,
 							    struct reuse_unit *u, uint64_t ip)
 {
@@ -788,13 +875,17 @@ static __attribute__((noinline)) SIGSAFE uint32_t code_slow(struct reuse_stack *
 		if (w >= REUSE_WINDOWS)
 			return 0;
 	}
+	u->cbase2 = u->cbase;
+	u->cwin2 = u->cwin;
 	u->cbase = base;
 	u->cwin = w << REUSE_WINDOW_SHIFT;
 	return u->cwin + (uint32_t)(ip - base);
 }
 
-/* The code of ip in *code (u's lock held): u's last window inline (nearly every access),
- * else code_slow.  0: not representable (the windows ran out). */
+/* The code of ip in *code (u's lock held): u's last two windows inline (nearly every
+ * access; the second for a program whose code alternates between two windows, a shared
+ * library's and the program's: with one, code_slow took 46 more instructions an access,
+ * bench/reuse-window.sh), else code_slow.  0: not representable (the windows ran out). */
 static inline __attribute__((always_inline)) SIGSAFE int
 code_of(struct reuse_stack *s, struct reuse_unit *u, uint64_t ip, uint32_t *code)
 {
@@ -802,6 +893,11 @@ code_of(struct reuse_stack *s, struct reuse_unit *u, uint64_t ip, uint32_t *code
 
 	if (__builtin_expect(d <= WMASK, 1)) {
 		*code = u->cwin + (uint32_t)d;
+		return 1;
+	}
+	d = ip - u->cbase2;
+	if (d <= WMASK) {
+		*code = u->cwin2 + (uint32_t)d;
 		return 1;
 	}
 	return (*code = code_slow(s, u, ip)) != 0;
@@ -907,7 +1003,11 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
 			unit_use(s, u, x, code, out);
 			r = 0;
 		} else if (x) {
-			r = load_new(s, u, x, e, code, out, wide ? un - REUSE_NARROW : un, wide);
+			/* (the out-of-line paths fill a copy: `out` whose address no call
+			 * takes stays in registers in the inlined hook) */
+			struct reuse_outcome o = *out;
+			r = load_new(s, u, x, e, code, &o, wide ? un - REUSE_NARROW : un, wide);
+			*out = o;
 		}
 		spin_unlock(&u->lock);
 		return r;
@@ -942,7 +1042,10 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
 		return r;
 	}
 	spin_unlock(&u->lock);
-	return store_shared(s, u, e, hw, ww, code, out, wide ? un - REUSE_NARROW : un, wide);
+	struct reuse_outcome o = *out;
+	r = store_shared(s, u, e, hw, ww, code, &o, wide ? un - REUSE_NARROW : un, wide);
+	*out = o;
+	return r;
 }
 
 static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, uint32_t un,
@@ -952,7 +1055,7 @@ static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, 
 	return access_body(s, un, e, store, ip, out, 1);
 }
 
-SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
+REUSE_API_HOT SIGSAFE int reuse_stack_access(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
 			       uint64_t ip, struct reuse_outcome *out)
 {
 	if (un >= REUSE_UNITS)

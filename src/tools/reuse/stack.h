@@ -95,32 +95,37 @@ struct reuse_unit {
 	/* the fields of every access first (two lines), then the rest */
 	uint32_t lock;		/* test-and-test-and-set */
 	int ok;
-	struct reuse_leaf *last;	/* the last leaf found */
+	struct reuse_leaf *last;	/* the last leaf found (a keyless one before it) */
 	uint64_t stamp;		/* next stamp to give */
 	uint64_t stamp_end;	/* renumber when `stamp` reaches it (cap, or the last
-				 * group's room for access numbers) */
+				 * group's room for access numbers); 0 until the unit
+				 * is ready (`ok`: one compare for both) */
 	uint64_t rel;		/* accesses of the unit so far - gbase */
 	uint64_t gstamp;	/* the last group's first stamp */
 	uint64_t live;		/* marked stamps (live entries) */
 	uint64_t *bits;		/* stamps marked (the latest use of a live element) */
 	uint64_t cur_x, cur_r;	/* the last rank computed: marks in [0, cur_x] (rt-stack.c) */
 	int cur_ok;		/* cur_x, cur_r valid (not since a renumbering) */
-	uint32_t mv_n;		/* moves from block mv_from to block mv_to not yet counted */
-	uint32_t mv_from, mv_to;
+	uint32_t mv_n;		/* moves not yet counted from block mv_from to mv_to, */
+	uint64_t mv_key;	/* which are mv_from | mv_to << 32 */
 	uint64_t cbase;		/* the last code window: its first address, */
-	uint32_t cwin;		/* and its code's top bits */
-	int nlev;		/* levels in use */
+	uint32_t cwin;		/* and its code's top bits; */
+	uint32_t cwin2;		/* the one before it: the same */
+	uint64_t cbase2;
 	uint64_t gbase;		/* the last group's base */
-	uint64_t cap;		/* stamps */
+	uint32_t cap;		/* stamps (at most UINT32_MAX: compact) */
+	int nlev;		/* levels in use */
 	uint32_t *c[REUSE_LEVELS];	/* marks per block of 512 stamps, per 8 blocks, ...
 					 * (rt-stack.c), in the bitmap's mapping */
 	struct reuse_leaf **ltab;	/* leaves by key, open addressing */
-	uint64_t ltabsize, nleaves;	/* slots (a power of two), leaves */
+	uint64_t ltabsize;	/* slots (a power of two) */
+	uint32_t nleaves;	/* leaves (a 32-bit count, and ngroups beside it: the
+				 * unit fits in 256 bytes, s->u[un] a shift) */
+	uint32_t ngroups;
 	char *abuf;		/* the leaves' bump allocator: current block */
 	uint64_t aleft;		/* bytes left in it */
 	struct reuse_group *groups;	/* ngroups groups, the last one included, by stamp */
 	struct reuse_group *gmap;	/* the mapping of two lists: groups is one of them */
-	uint32_t ngroups;
 } __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
 
 /* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511.  Units
@@ -166,6 +171,10 @@ extern uint64_t reuse_stack_fen_first;
  * split and merge on short traces). */
 extern uint64_t reuse_stack_count_room;
 
+/* The three functions below: rt-reuse.c compiles the engine into its own file
+ * (REUSE_STACK_INLINE, then they are static there: rt-stack.c) so that its every-access
+ * hook and the engine are one function; the unit tests link rt-stack.o's. */
+#ifndef REUSE_STACK_INLINE
 /* Zero the engine (no memory is taken until the first access). */
 void reuse_stack_init(struct reuse_stack *s);
 /* Unmap every table. */
@@ -175,6 +184,7 @@ void reuse_stack_release(struct reuse_stack *s);
  * REUSE_WINDOWS - 1 windows of 16 MB).  Any thread may call it at any time. */
 int reuse_stack_access(struct reuse_stack *s, uint32_t u, uint64_t e, int store, uint64_t ip,
 		       struct reuse_outcome *out);
+#endif
 
 /* ---- log-2 bins shared by every histogram of the tool ---- */
 
@@ -183,6 +193,13 @@ int reuse_stack_access(struct reuse_stack *s, uint32_t u, uint64_t e, int store,
 static inline int reuse_bin(uint64_t d)
 {
 	int b = d ? 64 - __builtin_clzll(d) : 0;
+	return b < REUSE_BINS ? b : REUSE_BINS - 1;
+}
+/* reuse_bin for d < 2^63 (the engine's distances), without the branch on 0: the bin is
+ * the top bit's index of 2d + 1. */
+static inline int reuse_bin_small(uint64_t d)
+{
+	int b = 63 ^ __builtin_clzll(2 * d + 1);	/* (63 ^: one bsr, 63 -: three) */
 	return b < REUSE_BINS ? b : REUSE_BINS - 1;
 }
 static inline uint64_t reuse_bin_lo(int b)
