@@ -202,7 +202,7 @@ static inline SIGSAFE uint64_t inst_ip_hit(struct rt_thread *t, const uint64_t *
 		const struct inst_fix *set = it->cache[INST_FIX_SET(ret)];
 		for (int w = 0; w < INST_FIX_WAYS; w++)
 			if (__builtin_expect(set[w].ret == ret, 1))
-				return set[w].ip;	/* (never 0: an entry's ret is not 0) */
+				return set[w].ip;	/* never 0: access_ip gives ret or a later rip */
 	}
 	return 0;
 }

@@ -50,7 +50,7 @@ if [ -r /proc/thread-self/schedstat ]; then
 	# the CPU each rank ran on, per slice (the rule's core check): a CPU of this machine
 	check t602-vsensor-core test "$(grep -c '^[01],(core),' "$D/sensors.csv")" -eq 2
 	check t602-vsensor-core-matrix test "$(tail -n +2 "$D/matrix-core.csv" | tr ',' '\n' | grep '\.' |
-		awk -v n="$(nproc)" '$1 < 0 || $1 >= n || $1 != int($1) { bad++ } END { print (NR > 0 && !bad) }')" = 1
+		awk -v n="$(getconf _NPROCESSORS_CONF)" '$1 < 0 || $1 >= n || $1 != int($1) { bad++ } END { print (NR > 0 && !bad) }')" = 1
 else
 	skip t602-vsensor-cpu-share "no /proc/thread-self/schedstat"
 fi

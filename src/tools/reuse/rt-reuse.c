@@ -21,8 +21,9 @@
  * sysfs at start).  Elements: 8-byte words, or 64-byte lines with SONDE_REUSE_SPATIAL=1.
  * Handler-reachable.
  */
-/* The exact engine, compiled into this file (first: its headers before sigsafe.h's
- * poisoning): its access is inlined in exact_every (rt-stack.c, REUSE_STACK_INLINE). */
+/* The exact engine, compiled into this file: its access is inlined in exact_every
+ * (rt-stack.c, REUSE_STACK_INLINE).  It includes rt/sigsafe.h itself, so the headers
+ * below come after the poisoning, which exempts system headers. */
 #define REUSE_STACK_INLINE
 #include "tools/reuse/rt-stack.c"
 

@@ -584,7 +584,7 @@ static SIGSAFE int compact(struct reuse_unit *u)
 	while (u->live + 1 > cap / 8)
 		cap *= 2;
 	if (cap > UINT32_MAX)
-		return -ENOMEM;		/* stamps are 32-bit: 500M live elements */
+		return -ENOMEM;		/* stamps are 32-bit: 2^28 (268M) live elements a cache */
 	uint64_t bytes = layout(u, cap, NULL), room = reuse_stack_count_room;
 	uint64_t now = u->gbase + u->rel;	/* accesses so far */
 	uint64_t *bits = u->bits;

@@ -252,8 +252,11 @@ static int core_taken(const struct vs_matrix *m, const struct vs_rule *rule, int
 				return 0;
 			mine += share;
 			nmine++;
-		} else if (!isnan(share)) {
-			tmp[n++] = share;
+		} else {
+			/* a rank with no share was asleep (runnable under 10 ms of the period):
+			 * a full one, as for machine_starved; ranks that sleep in MPI while the
+			 * hogged core's ranks catch up are the case this check is for */
+			tmp[n++] = isnan(share) ? 1.0f : share;
 		}
 	}
 	return nmine && n && mine / nmine < rule->core_peer * median(tmp, n);

@@ -102,6 +102,7 @@ static struct {
 	 * sampler thread while it runs, then by the main thread at MPI_Finalize */
 	int sched_fd, cpu_id;
 	int stat_fd, core_id;		/* the main thread's stat: the CPU it ran on last */
+	int node;			/* this rank's machine: 0.. in the order of its first rank */
 	long long last_sample, cpu_prev, rd_prev;
 	pthread_t sampler;
 	int have_sampler;
@@ -109,7 +110,7 @@ static struct {
 } vs = { .sched_fd = -1, .cpu_id = -1, .stat_fd = -1, .core_id = -1 };
 
 /* Samples from the sampler thread to the main thread: one producer, one consumer. */
-#define VS_RING 65536		/* 3.6 h of 200-ms slices without a drain */
+#define VS_RING 65536		/* 1.8 h of 200-ms slices (a share and a core each) without a drain */
 static struct cpu_entry {
 	int id, bin;
 	float mean_us, weight_s;
@@ -123,10 +124,34 @@ static atomic_uint cpu_prod, cpu_cons;
 static struct vs_sensor cpu_sensor = { "(cpu share)", 0, VS_F_CPU, 0, 0, 0 };
 
 /* The pseudo-sensor of the CPU the rank's main thread ran on at each slice boundary
- * (VS_F_CORE; its "time" is the CPU number + 1, so that 0 stays "no record"): the rule
+ * (VS_F_CORE; its "time" is node x VS_NODE_CPUS + the CPU number + 1, so that 0 stays
+ * "no record" and CPU 3 of two machines are two cores; exact in a float up to 4095
+ * machines, and not recorded beyond): the rule
  * judges the ranks that share a core together (model.h, step 3).  Kind -1: no matrix of
  * a kind, no live judgement, no event's sensor list. */
 static struct vs_sensor core_sensor = { "(core)", -1, VS_F_CORE, 0, 0, 0 };
+#define VS_NODE_CPUS 4096
+
+/* This rank's machine, numbered 0.. by the machines' first ranks: the ranks that share
+ * memory (MPI_COMM_TYPE_SHARED), their leader's number among the leaders.  Collective:
+ * every rank, at start.  -1 when MPI cannot say. */
+static int node_index(void)
+{
+	MPI_Comm node, leaders;
+	int nrank = 0, idx = -1;
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, vs.rank, MPI_INFO_NULL,
+				 &node) != MPI_SUCCESS)
+		return -1;
+	PMPI_Comm_rank(node, &nrank);
+	if (PMPI_Comm_split(MPI_COMM_WORLD, nrank == 0 ? 0 : MPI_UNDEFINED, vs.rank,
+			    &leaders) == MPI_SUCCESS && leaders != MPI_COMM_NULL) {
+		PMPI_Comm_rank(leaders, &idx);
+		PMPI_Comm_free(&leaders);
+	}
+	PMPI_Bcast(&idx, 1, MPI_INT, 0, node);
+	PMPI_Comm_free(&node);
+	return idx;
+}
 
 static long long now_ns(void)
 {
@@ -233,6 +258,10 @@ static void live_close(void)
 static void live_record(int bin, int id, float mean_us, float weight_s)
 {
 	struct vs_live *L = &vs.live;
+	/* the core is written every slice, asleep or not: it must not close slices that
+	 * hold no sensor's record (that reset the run of low slices across a long wait) */
+	if (id >= 0 && id < vs.nst && (vs.st[id].s->flags & VS_F_CORE))
+		return;
 	if (bin < L->bin)
 		return;			/* a late record of a slice already judged */
 	while (bin > L->bin) {
@@ -241,7 +270,7 @@ static void live_record(int bin, int id, float mean_us, float weight_s)
 		if (bin > L->bin + 1)	/* nothing ran for a while: skip the empty slices */
 			L->bin = bin;
 	}
-	if (mean_us <= 0 || id < 0 || id >= vs.nst || (vs.st[id].s->flags & VS_F_CORE))
+	if (mean_us <= 0 || id < 0 || id >= vs.nst)
 		return;
 	if (vs.best_us[id] == 0 || mean_us < vs.best_us[id])
 		vs.best_us[id] = mean_us;
@@ -312,7 +341,7 @@ static void cpu_sample(long long now, void (*out)(int id, int bin, float mean_us
 	 * that migrates within a slice is given the last CPU it ran on) */
 	int core = vs.core_id >= 0 && vs.last_sample ? main_cpu() : -1;
 	for (int b = b0; core >= 0 && (b < b1 || b == b0); b++)
-		out(vs.core_id, b, (float)(core + 1), 0);
+		out(vs.core_id, b, (float)(vs.node * VS_NODE_CPUS + core % VS_NODE_CPUS + 1), 0);
 	vs.cpu_prev = cpu;
 	vs.rd_prev = rd;
 	vs.last_sample = now;
@@ -522,7 +551,9 @@ static void vs_start(void)
 		vs.st[vs.nst].s = &cpu_sensor;
 		cpu_sensor.gid = ++vs.nst;
 		vs.cpu_id = cpu_sensor.gid - 1;
-		vs.stat_fd = open("/proc/thread-self/stat", O_RDONLY | O_CLOEXEC);
+		vs.node = node_index();
+		vs.stat_fd = vs.node >= 0 && vs.node < (1 << 24) / VS_NODE_CPUS - 1
+			? open("/proc/thread-self/stat", O_RDONLY | O_CLOEXEC) : -1;
 		if (vs.stat_fd >= 0) {
 			vs.st[vs.nst].s = &core_sensor;
 			core_sensor.gid = ++vs.nst;
@@ -605,7 +636,9 @@ static void standards(struct all *A, int total)
 				}
 			}
 			qsort(v, n, sizeof(float), cmp_float);
-			A->std[A->doff[q] + i] = n ? v[n / 10] * (d->flags & VS_F_CPU ? VS_CPU_SLACK : 1) : 0;
+			/* the core's "time" is a CPU number: it has no standard */
+			A->std[A->doff[q] + i] = n && !(d->flags & VS_F_CORE)
+				? v[n / 10] * (d->flags & VS_F_CPU ? VS_CPU_SLACK : 1) : 0;
 		}
 	free(v);
 	(void)total;
@@ -726,6 +759,8 @@ static void write_sensors(struct all *A, int total)
 			char rk[16], sd[32], se[32];
 			snprintf(rk, sizeof(rk), "%d", q);
 			snprintf(sd, sizeof(sd), "%.2f", A->std[A->doff[q] + i]);
+			if (d->flags & VS_F_CORE)
+				sd[0] = 0;	/* a CPU number has no standard time */
 			snprintf(se, sizeof(se), "%lld", (long long)d->senses);
 			const char *row[] = { rk, d->name, vs_model_kind(d->kind),
 					      d->flags & VS_F_RANK_DEP ? "yes" : "no", sd, se, d->off ? "yes" : "no" };
