@@ -13,6 +13,9 @@
  *                        offK, onK (K = 1..4): K events per thread, on K words; closedK:
  *                        K enabled events opened then closed before the hand-overs (what
  *                        a thread pays once it holds no event any more).
+ *   switch-bp open [N]   no hand-over: N times, open an enabled breakpoint event on the
+ *                        calling thread and close it; prints "open: U us" a pair (what
+ *                        a re-arm costs after the events were closed).
  *   SWITCH_BP_CPU=C      run both threads on CPU C: every hand-over is then a switch from
  *                        one thread of the process straight to the other.
  * Prints "MODE: S s" (elapsed).  bench/comm.sh runs it: sonde comm keeps up to 4 such
@@ -97,12 +100,21 @@ int main(int argc, char **argv)
 			nbp = argv[1][l] - '0';
 		}
 	}
-	if (mode < 0) {
-		fprintf(stderr, "usage: switch-bp none|off[K]|on[K]|closed[K]|inherit [N] (K 1-4)\n");
+	if (mode < 0 && !(argc >= 2 && !strcmp(argv[1], "open"))) {
+		fprintf(stderr, "usage: switch-bp none|off[K]|on[K]|closed[K]|inherit|open [N] (K 1-4)\n");
 		return 2;
 	}
 	if (argc > 2)
 		turns = atol(argv[2]);
+	if (!strcmp(argv[1], "open")) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < turns; i++)
+			close(breakpoint(&untouched[0][i & 3], 0, 0));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("open: %.2f us\n", ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+					   (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / (double)turns);
+		return 0;
+	}
 	const char *cpu = getenv("SWITCH_BP_CPU");
 	if (cpu && *cpu) {
 		cpu_set_t set;
