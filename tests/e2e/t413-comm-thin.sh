@@ -4,17 +4,17 @@
 # doc/sonde-comm.md "Thinning"); the estimate must stay where it was.
 #  - SONDE_COMM_THIN=4 thins every arming by 4 on any backend: on commbench's fs mix
 #    (sonde-cc, soft watchpoints, most of the sampled volume from traps) under --compare
-#    (the exact count of the same run beside), the trap volume per exact transfer is
-#    compared with the unthinned runs', the medians of 3 runs of each, alternating.
-#    Tolerance: a factor of 2.  Why that wide: the thinned runs count ~50-70 traps
-#    (Poisson: +-25% at two sigma), and fs's exact volume itself moves 2x from run to run
-#    with the scheduler (12,673 and 24,637 transfers seen in two runs at load 8); a
-#    weighting that was forgotten (1/4) or applied twice (4x) falls outside.
-#  - The thinned runs' sampled matrices against the exact ones of the same run: cosine
-#    similarity, median of the 3 runs >= 0.8.  Why not the issue's 0.9: fs is free
-#    running (what moves depends on the scheduler), and unthinned runs gave 0.93 and 0.996,
-#    thinned ones 0.96 and 0.86 (load 8): a quarter of the traps, each 4 times heavier, is
-#    a noisier estimate of the same thing; the check is that it is the same thing.
+#    (the exact count of the same run beside), the trap volume per exact transfer, the
+#    median of 5 runs of each, alternating, is compared with the unthinned runs'.
+#    Tolerance: 0.4 to 2.5.  Why that wide: single runs of either kind gave 4 to 32 trap
+#    transfers per exact one at load 8-10 (fs is free running: the scheduler decides
+#    what moves; the exact volume itself moved from 11,000 to 92,000, hence medians, not
+#    sums), and the thinned runs count ~50-80 traps each.  A weighting forgotten (0.25x)
+#    or applied twice (4x) falls outside.
+#  - The thinned runs' sampled matrices keep the invariants, and their cosine similarity
+#    with the exact ones of the same run is, in median, no more than 0.15 below the
+#    unthinned runs' (which themselves gave 0.71 to 0.93 at load 8-10, hence no absolute
+#    bar): a quarter of the traps, each 4 times heavier, estimates the same matrix.
 #  - The adaptive default, on the hw backend (clock source): commbench's pairs spin on
 #    sched_yield, a switch each, many a sample: armings are thinned there; SONDE_COMM_THIN=0
 #    thins none.  Skipped where the debug registers do not trap.
@@ -23,34 +23,35 @@
 comm_build t413-build || exit 0
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 
-: >ratios0
-: >ratios4
-: >cosines
-for i in 1 2 3; do
+: >vol0
+: >vol4
+: >cos0
+: >cos4
+for i in 1 2 3 4 5; do
 	for k in 0 4; do
 		rm -rf r$k
 		SONDE_COMM_THIN=$k "$SONDE" comm -q --compare 1009 -o r$k -- "$T/cb-inst" fs 200000 50 \
 			>/dev/null 2>err$k
 		check "t413-status-$k-$i" [ $? -eq 0 ]
 		e=$(comm_meta r$k total_all) tr=$(comm_meta r$k sampled_total_trap)
-		awk -v e="${e:-0}" -v t="${tr:-0}" 'BEGIN { if (e > 0) printf "%.4f\n", t / e }' >>ratios$k
+		awk -v e="${e:-0}" -v t="${tr:-0}" 'BEGIN { if (e > 0) printf "%.4f\n", t / e }' >>vol$k
+		c=$(mat_cosine r$k/comm/matrix-all-thread.csv r$k/comm/sampled/matrix-all-thread.csv)
+		echo "$c" >>cos$k
 		echo "    thin=$k run $i: exact $e, trap volume $tr, traps $(comm_meta r$k traps)," \
-			"thinned $(comm_meta r$k thinned)"
+			"thinned $(comm_meta r$k thinned), cosine(exact, sampled) $c"
 	done
 	check "t413-thinned-$i" [ "$(comm_meta r4 thinned)" -gt 0 ]
 	check "t413-not-thinned-$i" [ "$(comm_meta r0 thinned)" -eq 0 ]
 	mkdir -p s$i && ln -sfn "$PWD/r4/comm/sampled" s$i/comm
 	check "t413-invariants-$i" mat_invariants s$i thread
-	c=$(mat_cosine r4/comm/matrix-all-thread.csv r4/comm/sampled/matrix-all-thread.csv)
-	echo "    thin=4 run $i: cosine(exact, sampled) $c"
-	echo "$c" >>cosines
 done
-m0=$(median <ratios0) m4=$(median <ratios4)
-echo "    trap volume per exact transfer, medians: thin=0 $m0, thin=4 $m4"
-q=$(awk -v a="$m0" -v b="$m4" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
-check "t413-unbiased ($q)" float_between "$q" 0.5 2
-c=$(median <cosines)
-check "t413-cosine ($c)" float_between "$c" 0.8 1
+p0=$(median <vol0) p4=$(median <vol4)
+echo "    trap volume per exact transfer, medians: thin=0 $p0, thin=4 $p4"
+q=$(awk -v a="$p0" -v b="$p4" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
+check "t413-unbiased ($q)" float_between "$q" 0.4 2.5
+c0=$(median <cos0) c4=$(median <cos4)
+echo "    cosine(exact, sampled), medians: thin=0 $c0, thin=4 $c4"
+check "t413-cosine ($c4 against $c0)" float_between "$c4" "$(awk -v c="$c0" 'BEGIN { print c - 0.15 }')" 1
 # the report's watchpoint line says it
 check t413-watch-says grep -q 'armings left virtual' <<<"$(comm_meta r4 watch)"
 check t413-watch-not grep -vq 'virtual' <<<"$(comm_meta r0 watch)"

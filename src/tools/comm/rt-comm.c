@@ -25,8 +25,12 @@
  * k times as much.  The other k-1 in k are armed "virtually": the detector's state says
  * armed (so the next sample does not arm again, as it would not after a real arming) but
  * no register is written and no trap can come.  The real armings are then a uniform
- * 1-in-k draw of the armings ComDetective would make, each living as long as it would:
- * the trap estimate stays unbiased (Horvitz-Thompson), with k times its variance.  The
+ * 1-in-k draw of the armings ComDetective would make, each living as long as it would,
+ * and the weight k keeps the trap estimate's expectation (Horvitz-Thompson), with k
+ * times its variance, as far as the later decisions are the same: a trap moves t_prev
+ * (the publication is not armed on or counted again), so a virtual arming moves it as
+ * often as the thread's real armings trapped (left alone, the thinned thread re-armed on
+ * publications ComDetective had counted, and came out high).  The
  * soft backend (sonde-cc programs) pays nothing at a switch and is not thinned.
  * SONDE_COMM_THIN=0 turns it off; SONDE_COMM_THIN=K (2..THIN_MAX) thins every arming by
  * K on any backend, whatever the switches (the tests' check that the weighting holds).
@@ -70,6 +74,7 @@ struct comm_thread {
 	uint64_t cmp_left;		/* accesses to the next compare sample */
 	uint64_t arms, arm_failures, traps, traps_ignored, exact_lost;
 	uint64_t thinned;		/* armings made virtual by the thinning */
+	uint64_t real_arms;		/* armings that wrote registers (thinning's trap rate) */
 	uint64_t sw_last, sw_samples;	/* switches and samples at the last thinning decision */
 	uint32_t wp_k;			/* the current arming's thinning factor, 0: virtual */
 	int watch_errno, hard_failures;
@@ -214,6 +219,12 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 			ct->wp_k = 0;
 			ct->thinned++;
 			comm_armed(&ct->o, p, dregs, now);
+			/* A real arming that traps moves t_prev past p (p and older are not
+			 * picked or counted again); one that does not trap leaves it.  The
+			 * virtual one follows either way as often as this thread's real
+			 * armings trapped, so that the later samples see the state they would. */
+			if (rt_rand(t) % (ct->real_arms + 1) < ct->traps && p->time > ct->o.t_prev)
+				ct->o.t_prev = p->time;
 			return;
 		}
 		ct->wp_k = k;
@@ -241,6 +252,7 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 	while (n & (n - 1))		/* 3 -> 2 */
 		watch_disarm(t, slot[--n]);
 	ct->arms += n;
+	ct->real_arms += n > 0;
 	comm_armed(&ct->o, p, n, now);
 }
 
