@@ -88,6 +88,9 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	# yield (4 threads, 2 cores), and a thread holding breakpoint events pays at each one
 	[ "$only" = passive ] ||
 	row "commbench fs / clock --no-watch" "$work/cb-gcc" "--source clock --no-watch" -- $CB
+	# and before the thinning where threads switch often (rt-comm.c), side by side
+	[ "$only" = passive ] ||
+	row "commbench fs / clock, thin=0" env "--source clock" -- SONDE_COMM_THIN=0 "$work/cb-gcc" $CB
 	[ "$only" = passive ] ||
 	row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
 	# OpenMP's passive waits: the threads sleep in futex between regions (as LULESH's do),
