@@ -11,7 +11,9 @@
 # not the report's.  Prints; never fails on numbers.
 # Last, where commbench's fixed memory goes (peak RSS with each part of the runtime loaded).
 #   bench/comm.sh [PAIRS]     (default 3; COMM_BENCH_CLOCK=0 leaves the clock rows out;
-#                              COMM_BENCH_ONLY=switch-bp runs the switch-bp line alone)
+#                              COMM_BENCH_ONLY=switch-bp runs the switch-bp lines alone,
+#                              COMM_BENCH_ONLY=passive the passive-wait rows alone;
+#                              COMM_BENCH_LULESH=/path/lulesh2.0 adds LULESH's rows)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -30,6 +32,8 @@ only=${COMM_BENCH_ONLY:-}
 if [ "$only" = switch-bp ]; then
 	inst=0
 	COMM_BENCH_CLOCK=0
+elif [ "$only" = passive ]; then
+	inst=0
 elif ! command -v clang >/dev/null ||
 	! "$B/sonde-cc" -O2 -pthread "$W/commbench.c" -o "$work/cb-inst" 2>/dev/null ||
 	! "$B/sonde-cc" -O2 -fopenmp "$W/omp-stencil.c" -o "$work/os-inst" 2>/dev/null; then
@@ -78,18 +82,37 @@ if [ $inst = 1 ]; then
 	row "omp-stencil / inst --no-watch" "$work/os-inst" "--source inst --no-watch" -- $OS
 fi
 if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
+	[ "$only" = passive ] ||
 	row "commbench fs / clock" "$work/cb-gcc" "--source clock" -- $CB
 	# the same without watchpoints: commbench's sched_yield spin is a context switch per
 	# yield (4 threads, 2 cores), and a thread holding breakpoint events pays at each one
+	[ "$only" = passive ] ||
 	row "commbench fs / clock --no-watch" "$work/cb-gcc" "--source clock --no-watch" -- $CB
+	# and before the thinning where threads switch often (rt-comm.c), side by side
+	[ "$only" = passive ] ||
+	row "commbench fs / clock, thin=0" env "--source clock" -- SONDE_COMM_THIN=0 "$work/cb-gcc" $CB
+	[ "$only" = passive ] ||
 	row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
 	# OpenMP's passive waits: the threads sleep in futex between regions (as LULESH's do),
 	# every wake a context switch to and from the idle task; with and without watchpoints
 	row "omp-stencil passive / clock" env "--source clock" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
 	row "omp-stencil passive / clock --no-watch" env "--source clock --no-watch" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
+	# the same before the thinning where threads switch often (rt-comm.c), side by side
+	row "omp-stencil passive / clock, thin=0" env "--source clock" -- OMP_WAIT_POLICY=passive SONDE_COMM_THIN=0 "$work/os-gcc" $OS
+	# LULESH (not bundled: COMM_BENCH_LULESH=/path/lulesh2.0, built as doc/benchmarks.md
+	# says), 2 threads, passive waits: ~30,000 context switches a second; with, without
+	# the thinning, and without watchpoints
+	if [ -n "${COMM_BENCH_LULESH:-}" ] && [ -x "$COMM_BENCH_LULESH" ]; then
+		LU="$COMM_BENCH_LULESH -s 30 -i 100 -q"
+		LE="OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive"
+		row "LULESH passive / clock" env "--source clock" -- $LE $LU
+		row "LULESH passive / clock, thin=0" env "--source clock" -- $LE SONDE_COMM_THIN=0 $LU
+		row "LULESH passive / clock --no-watch" env "--source clock --no-watch" -- $LE $LU
+	fi
 	# Where the clock source's time goes on commbench: its single-steps (sonde mem keeps
 	# the counts; the same source and de-biasing as comm), and perf record's own
 	# sampling of the same program at the same period, for comparison.
+	[ "$only" = passive ] && exit 0
 	rm -rf "$work/p"
 	"$B/sonde" mem -q --source clock -o "$work/p" -- "$work/cb-gcc" $CB >/dev/null 2>&1
 	q() { sqlite3 "$work/p/profile.db" "$1" 2>/dev/null; }
@@ -110,18 +133,33 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	fi
 fi
 # What an armed debug register costs its thread at each context switch (a futex hand-over
-# between two threads, tests/workloads/comm/switch-bp.c): none, a disabled breakpoint
-# event per thread, an armed one that never traps, and one armed event that both threads
-# inherit from main (their contexts stay clones: doc/benchmarks.md); medians of PAIRS
-# runs each, alternating.
-turns=50000
-for i in $(seq 1 "$pairs"); do
-	for m in none off on inherit; do "$work/switch-bp" $m $turns; done
-done >"$work/sw"
-sw() { awk -v m="$1:" '$1 == m { print $2 }' "$work/sw" | median; }
-awk -v a="$(sw none)" -v b="$(sw off)" -v c="$(sw on)" -v d="$(sw inherit)" -v n=$((2 * turns)) 'BEGIN {
-	printf "switch-bp, %d hand-overs: %.3f s, +%.1f us a hand-over with a disabled breakpoint per thread, +%.1f us with an armed one, +%.1f us with an armed one inherited\n",
-		n, a, (b - a) * 1e6 / n, (c - a) * 1e6 / n, (d - a) * 1e6 / n }'
+# between two threads, tests/workloads/comm/switch-bp.c): none, K = 1..4 disabled
+# breakpoint events per thread (offK), K armed ones that never trap (onK), 4 opened and
+# closed before the hand-overs (closed4), and one armed event that both threads inherit
+# from main (their contexts stay clones: doc/benchmarks.md); medians of PAIRS runs each,
+# alternating.  Twice: threads free to use both CPUs (hand-overs go through the idle task,
+# as LULESH's passive waits do) and both on CPU 0 (SWITCH_BP_CPU=0: one thread straight
+# to the other).  SWITCH_BP_TURNS sets the hand-overs per thread (default 50000).
+turns=${SWITCH_BP_TURNS:-50000}
+swmodes="none off1 off4 closed4 on1 on2 on3 on4 inherit"
+for cpu in "" 0; do
+	for i in $(seq 1 "$pairs"); do
+		for m in $swmodes; do SWITCH_BP_CPU=$cpu "$work/switch-bp" $m $turns; done
+	done >"$work/sw"
+	sw() { awk -v m="$1:" '$1 == m { print $2 }' "$work/sw" | median; }
+	base=$(sw none)
+	printf 'switch-bp%s, %d hand-overs: %.3f s; us more a hand-over:' \
+		"${cpu:+ on CPU $cpu}" $((2 * turns)) "$base"
+	for m in $swmodes; do
+		[ $m = none ] && continue
+		awk -v m=$m -v a="$base" -v b="$(sw $m)" -v n=$((2 * turns)) \
+			'BEGIN { printf " %s %+.1f", m, (b - a) * 1e6 / n }'
+	done
+	echo
+done
+# what re-opening costs once a thread's events are closed: open + close of one breakpoint
+for i in $(seq 1 "$pairs"); do "$work/switch-bp" open 20000; done |
+	awk '{ print $2 }' | median | xargs printf 'switch-bp open: %s us to open and close a breakpoint event\n'
 # Where commbench's fixed memory goes: peak RSS (median of PAIRS runs) of the sonde-cc
 # program alone, with libsonde.so preloaded and the runtime off (no SONDE_* variables),
 # under `sonde mem` and under `sonde comm`.  (libpfm4, 2.1 MB of it when it was linked, is

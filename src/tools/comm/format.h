@@ -7,6 +7,7 @@
 #ifndef SONDE_TOOLS_COMM_FORMAT_H
 #define SONDE_TOOLS_COMM_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sonde/format.h"
@@ -67,7 +68,11 @@ struct comm_rec_stats {
 	uint32_t dregs;			/* registers asked per arming (0: no watchpoints) */
 	uint32_t watch_off;		/* watchpoints turned off (--no-watch) */
 	uint32_t mode;			/* COMM_MODE_* of the run (0 in recordings before it) */
+	/* armings made virtual by the thinning where the thread switches often (rt-comm.c);
+	 * absent (the record 8 bytes shorter) in recordings before it */
+	uint64_t thinned;
 };
+#define COMM_REC_STATS_V1 offsetof(struct comm_rec_stats, thinned)
 
 /* comm_rec_stats.mode: the detector's mode, so that a run with no transfer at all still
  * says which it was (the records alone cannot). */

@@ -71,6 +71,7 @@ struct model {
 	uint32_t dregs, watch_off;
 	int32_t watch_errno;
 	uint64_t total[COMM_NKIND];
+	uint64_t total_trap;		/* the part of total[COMM_ALL] found by traps */
 };
 
 static void add_stats(struct model *m, const struct comm_rec_stats *s)
@@ -86,6 +87,7 @@ static void add_stats(struct model *m, const struct comm_rec_stats *s)
 	m->st.traps += s->traps;
 	m->st.traps_ignored += s->traps_ignored;
 	m->st.exact_lost += s->exact_lost;
+	m->st.thinned += s->thinned;
 	if (s->watch_errno)
 		m->watch_errno = s->watch_errno;
 	if (s->dregs > m->dregs)
@@ -112,8 +114,10 @@ static int scan(struct model *m)
 		if (t->swapped)
 			continue;	/* written in the other byte order: not modelled */
 		while ((h = prof_tool_next(t, &off))) {
-			if (h->type == COMM_REC_STATS && h->size >= sizeof(struct comm_rec_stats)) {
-				add_stats(m, (const void *)h);
+			if (h->type == COMM_REC_STATS && h->size >= COMM_REC_STATS_V1) {
+				struct comm_rec_stats s = { 0 };
+				memcpy(&s, h, h->size < sizeof(s) ? h->size : sizeof(s));
+				add_stats(m, &s);
 			} else if (((h->type == COMM_REC_EVENT &&
 				     h->size >= sizeof(struct comm_rec_event)) ||
 				    (h->type == COMM_REC_EXACT &&
@@ -225,6 +229,8 @@ static int build_matrices(struct model *m)
 					return -ENOMEM;
 				m->total[COMM_ALL] += v->amount;
 				m->total[kind] += v->amount;
+				if (v->flags & COMM_F_TRAP)
+					m->total_trap += v->amount;
 			}
 			if (sc >= 0 && dc >= 0 && sc < 4096 && dc < 4096 && sc != dc &&
 			    push_cell(m, &cap, COMM_BY_CORE, (uint32_t)sc, (uint32_t)dc, kind,
@@ -310,13 +316,19 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, %" PRIu64 " traps counted, %"
 				   PRIu64 " ignored", m->st.arms, m->st.traps, m->st.traps_ignored);
+	if (m->st.thinned && !m->watch_off) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, len - n, "; %" PRIu64 " armings left virtual where threads "
+					   "switch often, the real ones' traps weighted to match",
+			 m->st.thinned);
+	}
 	return buf;
 }
 
 static int write_meta(sqlite3 *db, struct model *m)
 {
 	sqlite3_stmt *st;
-	char scaling[160], unit[200], watch[300];
+	char scaling[160], unit[200], watch[400];
 	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
 		return -EIO;
@@ -345,9 +357,10 @@ static int write_meta(sqlite3 *db, struct model *m)
 		{ "hits", m->st.hits }, { "arm_tries", m->st.arm_tries }, { "arms", m->st.arms },
 		{ "arm_failures", m->st.arm_failures }, { "traps", m->st.traps },
 		{ "traps_ignored", m->st.traps_ignored }, { "exact_lost", m->st.exact_lost },
+		{ "thinned", m->st.thinned },
 		{ "dregs", m->dregs }, { "events", m->nev },
 		{ "total_all", m->total[COMM_ALL] }, { "total_true", m->total[COMM_TRUE] },
-		{ "total_false", m->total[COMM_FALSE] },
+		{ "total_false", m->total[COMM_FALSE] }, { "total_trap", m->total_trap },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
 		char b[32];
@@ -595,6 +608,7 @@ static int merge_into(struct model *g, const struct model *m, size_t *cap)
 	g->nev += m->nev;
 	for (int k = 0; k < COMM_NKIND; k++)
 		g->total[k] += m->total[k];
+	g->total_trap += m->total_trap;
 	g->n[COMM_BY_THREAD] += m->n[COMM_BY_THREAD];
 	if (m->n[COMM_BY_CORE] > g->n[COMM_BY_CORE])
 		g->n[COMM_BY_CORE] = m->n[COMM_BY_CORE];
@@ -691,6 +705,7 @@ static int fill_sampled(sqlite3 *db, const struct profile *p, char *err, size_t 
 		{ "compare_period", period }, { "sampled_total_all", g.total[COMM_ALL] },
 		{ "sampled_total_true", g.total[COMM_TRUE] },
 		{ "sampled_total_false", g.total[COMM_FALSE] }, { "sampled_events", g.nev },
+		{ "sampled_total_trap", g.total_trap },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
 		char b[32];

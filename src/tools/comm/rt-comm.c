@@ -14,8 +14,30 @@
  * and the detector goes on with board hits alone.  After WATCH_GIVE_UP consecutive hard
  * errors of a thread it stops asking (the cost of a failing perf_event_open per sample).
  *
+ * Thinning where threads switch often (hw backend only).  An armed debug register costs
+ * its thread at every context switch (doc/sonde-comm.md, "Overhead": several us a switch
+ * on a KVM guest), and a ComDetective watch stays armed until a trap or the thread's next
+ * arming, so a thread that switches s times between two samples pays about s of those
+ * per arming.  At each arming decision the thread reads its context switches
+ * (getrusage RUSAGE_THREAD, a syscall per decision, not per sample) and takes
+ * k = ceil(s / THIN_SWITCHES) switches-per-sample since its previous decision, at most
+ * THIN_MAX; it then arms for real with probability 1/k and a trap of that arming weighs
+ * k times as much.  The other k-1 in k are armed "virtually": the detector's state says
+ * armed (so the next sample does not arm again, as it would not after a real arming) but
+ * no register is written and no trap can come.  The real armings are then a uniform
+ * 1-in-k draw of the armings ComDetective would make, each living as long as it would,
+ * and the weight k keeps the trap estimate's expectation (Horvitz-Thompson), with k
+ * times its variance, as far as the later decisions are the same: a trap moves t_prev
+ * (the publication is not armed on or counted again), so a virtual arming moves it as
+ * often as the thread's real armings trapped (left alone, the thinned thread re-armed on
+ * publications ComDetective had counted, and came out high).  The
+ * soft backend (sonde-cc programs) pays nothing at a switch and is not thinned.
+ * SONDE_COMM_THIN=0 turns it off; SONDE_COMM_THIN=K (2..THIN_MAX) thins every arming by
+ * K on any backend, whatever the switches (the tests' check that the weighting holds).
+ *
  * Configuration (read once in start): SONDE_COMM_EXACT, SONDE_COMM_COMPARE, SONDE_COMM_BOARD (slots, default
- * 127), SONDE_COMM_DREGS (1, 2 or 4; default 4), SONDE_COMM_WATCH=0 (no watchpoints).
+ * 127), SONDE_COMM_DREGS (1, 2 or 4; default 4), SONDE_COMM_WATCH=0 (no watchpoints),
+ * SONDE_COMM_THIN=0 (no thinning).
  * Handler-reachable.
  */
 #include <errno.h>
@@ -23,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "rt/rt.h"
 #include "rt/thread.h"
@@ -32,6 +55,8 @@
 #include "rt/sigsafe.h"
 
 #define WATCH_GIVE_UP 16
+#define THIN_SWITCHES 1		/* context switches per sample an arming may sit through */
+#define THIN_MAX 16		/* at most 1 arming in 16 made real */
 #define EXACT_SLOTS (1ull << 21)	/* 2 Mi lines: 80 MiB of address space, touched lazily */
 #define EXACT_PAIRS 64			/* per-thread aggregation slots */
 
@@ -48,6 +73,10 @@ struct comm_thread {
 	struct comm_counts cs;		/* the sampled detector's, in compare mode */
 	uint64_t cmp_left;		/* accesses to the next compare sample */
 	uint64_t arms, arm_failures, traps, traps_ignored, exact_lost;
+	uint64_t thinned;		/* armings made virtual by the thinning */
+	uint64_t real_arms;		/* armings that wrote registers (thinning's trap rate) */
+	uint64_t sw_last, sw_samples;	/* switches and samples at the last thinning decision */
+	uint32_t wp_k;			/* the current arming's thinning factor, 0: virtual */
 	int watch_errno, hard_failures;
 	struct exact_pair pair[EXACT_PAIRS];
 };
@@ -59,6 +88,8 @@ static uint64_t cmp_period;	/* compare mode: the sampled detector's period, else
 static uint32_t dregs = COMM_MAX_DREGS;
 static int watch_ok;	/* the trap handler is installed */
 static int watch_off;	/* --no-watch */
+static int thin_on;	/* thinning (hw backend, SONDE_COMM_THIN != 0) */
+static uint32_t thin_fixed;	/* SONDE_COMM_THIN=K >= 2: every arming thinned by K */
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -100,6 +131,9 @@ static int comm_start(void)
 		return 0;
 	watch_off = env_num("SONDE_COMM_WATCH", 1) == 0;
 	watch_ok = !watch_off && watch_start() == 0;
+	uint64_t thin = env_num("SONDE_COMM_THIN", 1);
+	thin_fixed = thin >= 2 ? (uint32_t)(thin > THIN_MAX ? THIN_MAX : thin) : 0;
+	thin_on = watch_ok && (thin_fixed || (thin == 1 && watch_backend() == WATCH_BACKEND_HW));
 	return 0;
 }
 
@@ -109,6 +143,7 @@ static int comm_thread_start(struct rt_thread *t)
 	if (!ct)
 		return -ENOMEM;
 	comm_observer_init(&ct->o, t->index, rt_now());
+	ct->wp_k = 1;
 	/* a random phase: the threads' compare samples do not lock step */
 	ct->cmp_left = cmp_period ? 1 + rt_rand(t) % cmp_period : 0;
 	t->tool = ct;
@@ -145,19 +180,55 @@ static SIGSAFE int hard_error(int err)
 	       err != -EFAULT && err != -EPERM;
 }
 
+/* The thinning factor k for an arming decision now (see the top of the file): the
+ * thread's context switches per sample since its previous decision, over THIN_SWITCHES. */
+static SIGSAFE uint32_t thin_factor(struct comm_thread *ct)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 1;
+	uint64_t sw = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+	uint64_t ds = sw - ct->sw_last, dn = ct->c.samples - ct->sw_samples;
+	ct->sw_last = sw;
+	ct->sw_samples = ct->c.samples;
+	if (!dn)
+		return 1;
+	uint64_t k = (ds + dn * THIN_SWITCHES - 1) / (dn * THIN_SWITCHES);
+	return k < 1 ? 1 : k > THIN_MAX ? THIN_MAX : (uint32_t)k;
+}
+
 /* TryArmWP: disarm the old watchpoints, arm up to D chunks of p's line (a power of two of
- * them, so that the trap scale L / (D x M) is a whole number). */
+ * them, so that the trap scale L / (D x M) is a whole number).  With thinning, only 1 in k
+ * armings writes the registers; the others are virtual (comm_armed, no register). */
 static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struct comm_pub *p,
 			uint64_t now)
 {
 	uint32_t chunk[COMM_MAX_DREGS], n = 0;
 	int slot[COMM_MAX_DREGS];
 
-	if (ct->o.wp_n)
+	if (ct->o.wp_n && ct->wp_k)
 		watch_disarm_all(t);
 	ct->o.wp_n = 0;
+	ct->wp_k = 1;
 	if (!watch_ok || ct->hard_failures >= WATCH_GIVE_UP)
 		return;
+	if (thin_on) {
+		uint32_t k = thin_fixed ? thin_fixed : thin_factor(ct);
+		if (k > 1 && rt_rand(t) % k) {
+			ct->wp_k = 0;
+			ct->thinned++;
+			comm_armed(&ct->o, p, dregs, now);
+			/* A real arming that traps moves t_prev past p (p and older are not
+			 * picked or counted again); one that does not trap leaves it.  The
+			 * virtual one follows either way as often as this thread's real
+			 * armings trapped, so that the later samples see the state they would. */
+			if (rt_rand(t) % (ct->real_arms + 1) < ct->traps && p->time > ct->o.t_prev)
+				ct->o.t_prev = p->time;
+			return;
+		}
+		ct->wp_k = k;
+	}
 	comm_pick_chunks(rt_rand(t), board.line, dregs, chunk);
 	uint64_t base = p->addr & ~(uint64_t)(board.line - 1);
 	for (uint32_t i = 0; i < dregs; i++) {
@@ -181,6 +252,7 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 	while (n & (n - 1))		/* 3 -> 2 */
 		watch_disarm(t, slot[--n]);
 	ct->arms += n;
+	ct->real_arms += n > 0;
 	comm_armed(&ct->o, p, n, now);
 }
 
@@ -250,10 +322,12 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 		return;
 	/* The trapping access's own address and length are not known (hardware traps report
 	 * the watched block): classify with the watched 8-byte chunk. */
-	if (comm_on_trap(&ct->o, w->addr, w->len, board.line, &p, &is_true, &scale)) {
+	/* a virtual arming has no register: a trap now is a late one of an earlier arming */
+	if (ct->wp_k && comm_on_trap(&ct->o, w->addr, w->len, board.line, &p, &is_true, &scale)) {
 		ct->traps++;
-		record_event(t, &p, is_true, COMM_F_TRAP, scale, cmp_period ? cmp_period : 1,
-			     w->addr, 0, sched_getcpu());
+		record_event(t, &p, is_true, COMM_F_TRAP, scale,
+			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, w->addr, 0,
+			     sched_getcpu());
 	} else {
 		ct->traps_ignored++;
 	}
@@ -338,6 +412,7 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 		.dregs = exact_mode && !cmp_period ? 0 : (watch_ok ? dregs : 0),
 		.watch_off = (uint32_t)watch_off,
 		.mode = (exact_mode ? COMM_MODE_EXACT : 0) | (cmp_period ? COMM_MODE_COMPARE : 0),
+		.thinned = ct->thinned,
 	};
 	rt_tool_record(t, &r, sizeof(r));
 }

@@ -10,6 +10,12 @@
  *                        (one enabled event opened by main before the threads start, with
  *                        `inherit`: each thread holds a copy, and the copies' contexts are
  *                        clones, which the kernel swaps at a switch between the two).
+ *                        offK, onK (K = 1..4): K events per thread, on K words; closedK:
+ *                        K enabled events opened then closed before the hand-overs (what
+ *                        a thread pays once it holds no event any more).
+ *   switch-bp open [N]   no hand-over: N times, open an enabled breakpoint event on the
+ *                        calling thread and close it; prints "open: U us" a pair (what
+ *                        a re-arm costs after the events were closed).
  *   SWITCH_BP_CPU=C      run both threads on CPU C: every hand-over is then a switch from
  *                        one thread of the process straight to the other.
  * Prints "MODE: S s" (elapsed).  bench/comm.sh runs it: sonde comm keeps up to 4 such
@@ -28,15 +34,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static int mode;	/* 0 none, 1 off, 2 on */
+static int mode;	/* 0 none, 1 off, 2 on, 3 inherit, 4 closed */
+static int nbp = 1;	/* events per thread (off, on, closed) */
 static long turns = 100000;
 static volatile int turn;
 static volatile long untouched[2][8];
+static int fds[2][4];
 
 /* An enabled (or, off, disabled) breakpoint on w for the calling thread; inherit: and
  * for the threads it creates afterwards. */
-static void breakpoint(volatile long *w, int off, int inherit)
+static int breakpoint(volatile long *w, int off, int inherit)
 {
+	int fd;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -48,17 +57,21 @@ static void breakpoint(volatile long *w, int off, int inherit)
 	a.exclude_kernel = 1;
 	a.disabled = off;
 	a.inherit = inherit;
-	if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) {
 		perror("switch-bp: perf_event_open(breakpoint)");
 		exit(1);
 	}
+	return fd;
 }
 
 static void *player(void *p)
 {
 	int me = (int)(long)p;
-	if (mode == 1 || mode == 2)
-		breakpoint(&untouched[me][0], mode == 1, 0);
+	for (int k = 0; k < nbp && (mode == 1 || mode == 2 || mode == 4); k++)
+		fds[me][k] = breakpoint(&untouched[me][k], mode == 1, 0);
+	for (int k = 0; k < nbp && mode == 4; k++)
+		close(fds[me][k]);
 	for (long i = 0; i < turns; i++) {
 		while (turn != me)
 			syscall(SYS_futex, &turn, FUTEX_WAIT_PRIVATE, 1 - me, NULL, NULL, 0);
@@ -73,17 +86,35 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	pthread_t a, b;
 
-	static const char *const modes[] = { "none", "off", "on", "inherit" };
+	static const char *const modes[] = { "none", "off", "on", "inherit", "closed" };
 	mode = -1;
-	for (int i = 0; argc >= 2 && i < 4; i++)
-		if (!strcmp(argv[1], modes[i]))
+	for (int i = 0; argc >= 2 && i < 5; i++) {
+		size_t l = strlen(modes[i]);
+		if (strncmp(argv[1], modes[i], l))
+			continue;
+		if (!argv[1][l])
 			mode = i;
-	if (mode < 0) {
-		fprintf(stderr, "usage: switch-bp none|off|on|inherit [N]\n");
+		else if ((i == 1 || i == 2 || i == 4) && argv[1][l] >= '1' && argv[1][l] <= '4' &&
+			 !argv[1][l + 1]) {
+			mode = i;
+			nbp = argv[1][l] - '0';
+		}
+	}
+	if (mode < 0 && !(argc >= 2 && !strcmp(argv[1], "open"))) {
+		fprintf(stderr, "usage: switch-bp none|off[K]|on[K]|closed[K]|inherit|open [N] (K 1-4)\n");
 		return 2;
 	}
 	if (argc > 2)
 		turns = atol(argv[2]);
+	if (!strcmp(argv[1], "open")) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < turns; i++)
+			close(breakpoint(&untouched[0][i & 3], 0, 0));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("open: %.2f us\n", ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+					   (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / (double)turns);
+		return 0;
+	}
 	const char *cpu = getenv("SWITCH_BP_CPU");
 	if (cpu && *cpu) {
 		cpu_set_t set;
