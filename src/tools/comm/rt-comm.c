@@ -22,9 +22,9 @@
  * (getrusage RUSAGE_THREAD, a syscall per decision, not per sample) and takes
  * k = ceil(s / THIN_SWITCHES) switches-per-sample since its previous decision, at most
  * THIN_MAX; it then arms for real with probability 1/k and a trap of that arming weighs
- * k times as much.  The other k-1 in k are armed "virtually": the detector's state says
- * armed (so the next sample does not arm again, as it would not after a real arming) but
- * no register is written and no trap can come.  The real armings are then a uniform
+ * k times as much.  The other k-1 in k are armed "virtually": no register is written and
+ * no trap can come, and the detector's state is left as a real arming's would be, trapped
+ * or not (below, in arm).  The real armings are then a uniform
  * 1-in-k draw of the armings ComDetective would make, each living as long as it would,
  * and the weight k keeps the trap estimate's expectation (Horvitz-Thompson), with k
  * times its variance, as far as the later decisions are the same: a trap moves t_prev
@@ -182,16 +182,16 @@ static SIGSAFE int hard_error(int err)
 
 /* The thinning factor k for an arming decision now (see the top of the file): the
  * thread's context switches per sample since its previous decision, over THIN_SWITCHES. */
-static SIGSAFE uint32_t thin_factor(struct comm_thread *ct)
+static SIGSAFE uint32_t thin_factor(struct comm_thread *ct, uint64_t samples)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_THREAD, &ru))
 		return 1;
 	uint64_t sw = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
-	uint64_t ds = sw - ct->sw_last, dn = ct->c.samples - ct->sw_samples;
+	uint64_t ds = sw - ct->sw_last, dn = samples - ct->sw_samples;
 	ct->sw_last = sw;
-	ct->sw_samples = ct->c.samples;
+	ct->sw_samples = samples;
 	if (!dn)
 		return 1;
 	uint64_t k = (ds + dn * THIN_SWITCHES - 1) / (dn * THIN_SWITCHES);
@@ -202,7 +202,7 @@ static SIGSAFE uint32_t thin_factor(struct comm_thread *ct)
  * them, so that the trap scale L / (D x M) is a whole number).  With thinning, only 1 in k
  * armings writes the registers; the others are virtual (comm_armed, no register). */
 static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struct comm_pub *p,
-			uint64_t now)
+			uint64_t now, uint64_t samples)
 {
 	uint32_t chunk[COMM_MAX_DREGS], n = 0;
 	int slot[COMM_MAX_DREGS];
@@ -214,17 +214,20 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 	if (!watch_ok || ct->hard_failures >= WATCH_GIVE_UP)
 		return;
 	if (thin_on) {
-		uint32_t k = thin_fixed ? thin_fixed : thin_factor(ct);
+		uint32_t k = thin_fixed ? thin_fixed : thin_factor(ct, samples);
 		if (k > 1 && rt_rand(t) % k) {
 			ct->wp_k = 0;
 			ct->thinned++;
-			comm_armed(&ct->o, p, dregs, now);
 			/* A real arming that traps moves t_prev past p (p and older are not
-			 * picked or counted again); one that does not trap leaves it.  The
-			 * virtual one follows either way as often as this thread's real
+			 * picked or counted again) and leaves the thread free to arm at its
+			 * next sample; one that does not trap leaves t_prev and holds the next
+			 * sample's arming back (comm_on_sample).  The virtual one takes one
+			 * outcome or the other, "trapped" as often as this thread's real
 			 * armings trapped, so that the later samples see the state they would. */
-			if (rt_rand(t) % (ct->real_arms + 1) < ct->traps && p->time > ct->o.t_prev)
+			int trapped = rt_rand(t) % (ct->real_arms + 1) < ct->traps;
+			if (trapped && p->time > ct->o.t_prev)
 				ct->o.t_prev = p->time;
+			comm_armed(&ct->o, p, trapped ? 0 : dregs, now);
 			return;
 		}
 		ct->wp_k = k;
@@ -272,7 +275,7 @@ static SIGSAFE void sampled(struct rt_thread *t, struct comm_thread *ct, const s
 		record_event(t, &p, is_true, 0, 1, weight, a->addr, a->ip, cpu);
 		break;
 	case COMM_ARM:
-		arm(t, ct, &p, s.time);
+		arm(t, ct, &p, s.time, c->samples);	/* this detector's samples */
 		break;
 	case COMM_NOTHING:
 		break;
