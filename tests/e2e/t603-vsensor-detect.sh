@@ -156,7 +156,12 @@ others
 SONDE_DIR=$T/clean SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE ./cg 8 >/dev/null 2>&1
 score=$("$SONDE" vsensor score --truth none clean)
 echo "    clean: $score"
-check t603-vsensor-clean-fp float_between "$(val fp_rate "$score")" 0 0.10
+# (with others at 40% or more, 0.8 of a CPU or more is a co-runner of ours on some rank's
+# CPU: the core check flags it, rightly, and the run is not clean; seen: 15.9% of cells
+# with others at 50%, 18.9% in another run; a SKIP there, as for the cases above)
+if not_saturated t603-vsensor-clean-fp; then
+	check t603-vsensor-clean-fp float_between "$(val fp_rate "$score")" 0 0.10
+fi
 others
 echo "    other processes' share of the CPUs around the runs: $(tr '\n' ' ' <others.txt)"
 if quiet_or_skip t603-vsensor-delay-spec; then
