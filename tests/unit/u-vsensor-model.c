@@ -188,6 +188,28 @@ TEST(a_taken_core_is_judged_with_its_ranks)
 	teardown();
 }
 
+/* The same hog, but the other cores' ranks sleep in MPI while ranks 1 and 5 catch up
+ * (blocking progress, not polling): they have no share in those slices (NaN: runnable
+ * under 10 ms).  They count as a full share, as in step 5; left out, the core check had
+ * no other rank to compare with and never fired. */
+TEST(a_taken_core_beside_sleeping_ranks)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	for (int r = 0; r < NR; r++)
+		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 4));
+	set(0, 0, NR - 1, 5, 12, 0.3f);
+	set(VS_CPU, 0, NR - 1, 5, 12, NAN);
+	set(0, 1, 1, 5, 12, 0.2f);
+	set(0, 5, 5, 5, 12, 0.2f);
+	set(VS_CPU, 1, 1, 5, 12, 0.1f);
+	set(VS_CPU, 5, 5, 5, 12, 0.1f);
+	vs_detect(&m, &rule, flag);
+	for (int s = 5; s <= 12; s++)
+		CHECK(flag[0][1 * NS + s] && flag[0][5 * NS + s]);
+	teardown();
+}
+
 /* A CPU quota on rank 1 alone: rank 5, on the same core, gets the CPU rank 1 cannot use
  * (its share stays full), so the core was not taken; rank 5's compute, slowed by waiting
  * for rank 1's data like every other rank's, is not flagged. */
@@ -286,6 +308,7 @@ int main(void)
 	RUN(sleeping_in_the_network_is_not_a_cpu_shortage);
 	RUN(whole_machine_short_of_cpu_is_not_network);
 	RUN(a_taken_core_is_judged_with_its_ranks);
+	RUN(a_taken_core_beside_sleeping_ranks);
 	RUN(a_quota_on_one_rank_does_not_flag_its_core_partner);
 	RUN(too_few_network_slices_are_not_judged);
 	RUN(without_cpu_share_compute_decides);
