@@ -53,7 +53,7 @@ c0=$(median <cos0) c4=$(median <cos4)
 echo "    cosine(exact, sampled), medians: thin=0 $c0, thin=4 $c4"
 check "t413-cosine ($c4 against $c0)" float_between "$c4" "$(awk -v c="$c0" 'BEGIN { print c - 0.15 }')" 1
 # the report's watchpoint line says it
-check t413-watch-says grep -q 'armings left virtual' <<<"$(comm_meta r4 watch)"
+check t413-watch-says grep -q 'arming decisions left virtual' <<<"$(comm_meta r4 watch)"
 check t413-watch-not bash -c '! grep -q virtual' <<<"$(comm_meta r0 watch)"
 
 # The adaptive default on debug registers.

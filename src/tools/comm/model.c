@@ -306,8 +306,10 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 		snprintf(buf, len, "watchpoints unavailable: watch_arm failed %" PRIu64
 				   " times (last: %s); detection from samples meeting on the board only",
 			 m->st.arm_failures, strerror(m->watch_errno));
-	else if (!m->st.arms)
+	else if (!m->st.arms && !m->st.thinned)
 		snprintf(buf, len, "no watchpoint armed (no candidate line was found)");
+	else if (!m->st.arms)
+		snprintf(buf, len, "no watchpoint armed for real");
 	else if (!m->st.traps && !m->st.traps_ignored)
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (no thread touched "
 				   "a line while it was watched, or debug registers that never fire, "
@@ -318,8 +320,9 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 				   PRIu64 " ignored", m->st.arms, m->st.traps, m->st.traps_ignored);
 	if (m->st.thinned && !m->watch_off) {
 		size_t n = strlen(buf);
-		snprintf(buf + n, len - n, "; %" PRIu64 " armings left virtual where threads "
-					   "switch often, the real ones' traps weighted to match",
+		snprintf(buf + n, len - n, "; %" PRIu64 " arming decisions left virtual (no "
+					   "register written: threads that switch often, or "
+					   "SONDE_COMM_THIN), the real ones' traps weighted to match",
 			 m->st.thinned);
 	}
 	return buf;
