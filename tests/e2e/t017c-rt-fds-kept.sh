@@ -5,9 +5,10 @@
 #    one from its limit down) is still sampled afterwards: rt-fdstorm's after-* modes close
 #    first, then run 4 threads for 0.5 s of wall time at the default period (the process's
 #    one inherited clock event).  Before the fix that close took the event with it: 0
-#    samples in the threads made after it (all 3 modes, old build, 2026-11-26 03:16 UTC,
-#    load average 6.3); 28 to 32 with it.  Asserted: the worker threads' samples (every
-#    thread but the first, so nothing taken before the close counts) are > 0;
+#    samples in the threads made after it (all 3 modes, old build, 2026-11-26 03:17 UTC,
+#    load average about 6); 43 to 47 with it (03:31 UTC, load about 4).  Asserted: the
+#    worker threads' samples (every thread but the first, so nothing taken before the
+#    close counts) are > 0;
 #  - close() of a runtime descriptor fails as if it were not open: after-down's count of
 #    successful closes above 2 is the native run's (the old build's was one more: 700);
 #  - dup2 of the program's pipe onto the runtime's numbers (rt-fdstorm dup, default period:
