@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,11 +116,72 @@ SIGSAFE int rt_owns_address(uint64_t addr)
 }
 
 /*
+ * The registry of the runtime's descriptors: a bit per descriptor number, set when the
+ * runtime makes one (rt_hide_fd), cleared when the runtime closes it (rt_close_fd) or
+ * when the program takes the number over (dup2/dup3 onto it, interpose.c).  The close,
+ * close_range and closefrom interposers leave descriptors with their bit set open: a
+ * program that closes "everything above 2" no longer ends its own sampling.  Atomic bit
+ * operations, no lock: handler-safe.  Numbers past RT_FD_MAX are never the runtime's
+ * (rt_hide_fd refuses them).
+ */
+#define RT_FD_WORDS (RT_FD_MAX / 64)
+static uint64_t rt_fd_bits[RT_FD_WORDS];
+uint64_t rt_fds_lost;
+
+SIGSAFE int rt_fd_mine(int fd)
+{
+	if (fd < 0 || fd >= RT_FD_MAX)
+		return 0;
+	return (__atomic_load_n(&rt_fd_bits[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1;
+}
+
+/* Clear fd's bit; 1 if it was set (the runtime's until now), else 0. */
+SIGSAFE int rt_fd_drop(int fd)
+{
+	if (fd < 0 || fd >= RT_FD_MAX)
+		return 0;
+	uint64_t m = 1ull << (fd % 64);
+	return (__atomic_fetch_and(&rt_fd_bits[fd / 64], ~m, __ATOMIC_RELAXED) & m) != 0;
+}
+
+/* The first number from lo up (below hi) that is the runtime's, or hi. */
+SIGSAFE int rt_fd_next_mine(int lo, int hi)
+{
+	if (lo < 0)
+		lo = 0;
+	if (hi > RT_FD_MAX)
+		hi = RT_FD_MAX;
+	for (int fd = lo; fd < hi;) {
+		uint64_t w = __atomic_load_n(&rt_fd_bits[fd / 64], __ATOMIC_RELAXED) >> (fd % 64);
+		if (w)
+			fd += __builtin_ctzll(w);
+		else
+			fd = (fd | 63) + 1;
+		if (fd < hi && w)
+			return fd;
+	}
+	return hi;
+}
+
+/*
+ * Close a descriptor of the runtime's.  Only if its bit was still set: a program that
+ * dup2'd onto the number has its own file there now, which the runtime must not close.
+ * The system call itself, not close(): the interposer would refuse it.
+ */
+SIGSAFE int rt_close_fd(int fd)
+{
+	if (!rt_fd_drop(fd))
+		return -EBADF;
+	return syscall(SYS_close, fd) < 0 ? -errno : 0;
+}
+
+/*
  * The runtime's descriptors live in the top quarter of the descriptor space (from 700 at
  * the usual limit of 1024), where programs seldom reach.  When none is free there the
  * descriptor is refused (-EMFILE: the thread goes unsampled) rather than left among the
  * program's own: 30 threads' events must not make a program with RLIMIT_NOFILE 64 run
- * out of descriptors it had.  Handler-safe (getrlimit, fcntl and close are system calls).
+ * out of descriptors it had.  The new descriptor is registered (rt_fd_mine).
+ * Handler-safe (getrlimit, fcntl and close are system calls).
  */
 SIGSAFE int rt_hide_fd(int fd)
 {
@@ -131,8 +193,15 @@ SIGSAFE int rt_hide_fd(int fd)
 	    rl.rlim_cur - rl.rlim_cur / 4 < (rlim_t)base)
 		base = (int)(rl.rlim_cur - rl.rlim_cur / 4);
 	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, base);
-	close(fd);
-	return nfd < 0 ? -EMFILE : nfd;
+	syscall(SYS_close, fd);
+	if (nfd >= RT_FD_MAX) {		/* out of the registry: the program could close it */
+		syscall(SYS_close, nfd);
+		nfd = -1;
+	}
+	if (nfd < 0)
+		return -EMFILE;
+	__atomic_fetch_or(&rt_fd_bits[nfd / 64], 1ull << (nfd % 64), __ATOMIC_RELAXED);
+	return nfd;
 }
 
 SIGSAFE void rt_log(const char *msg)

@@ -205,5 +205,9 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 		rt_proc_append_u64("switches", (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw));
 	if (watch_is_started())
 		rt_proc_append("watch_backend", watch_backend_name());
+	/* runtime descriptors the program dup2'd onto (interpose.c): their events ended */
+	uint64_t lost = __atomic_load_n(&rt_fds_lost, __ATOMIC_RELAXED);
+	if (lost)
+		rt_proc_append_u64("fds_lost", lost);
 	errno = saved;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * interpose.c - malloc family, mmap/mremap/munmap and dlopen interposers.
+ * interpose.c - malloc family, mmap/mremap/munmap, dlopen, and descriptor (close,
+ * close_range, closefrom, dup2, dup3) interposers.
  *
  * Tracking costs one TLS read and a size compare per allocation below min_object, and a
  * hash probe per free once anything is tracked.  Tracked blocks live in a lock-free
@@ -11,11 +12,16 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rt/ctx.h"
 #include "rt/interpose.h"
@@ -35,6 +41,10 @@ static int (*real_munmap)(void *, size_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
+static int (*real_close)(int);
+static int (*real_close_range)(unsigned int, unsigned int, int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
 
 static char boot_buf[64 << 10] __attribute__((aligned(64)));
 static size_t boot_used;
@@ -73,6 +83,10 @@ void interpose_init(void)
 	real_mremap = dlsym(RTLD_NEXT, "mremap");
 	real_dlopen = dlsym(RTLD_NEXT, "dlopen");
 	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
+	real_close = dlsym(RTLD_NEXT, "close");
+	real_close_range = dlsym(RTLD_NEXT, "close_range");
+	real_dup2 = dlsym(RTLD_NEXT, "dup2");
+	real_dup3 = dlsym(RTLD_NEXT, "dup3");
 	resolving = 0;
 }
 
@@ -541,4 +555,145 @@ RT_EXPORT int dlclose(void *h)
 	int r = real_dlclose(h);
 	__sync_fetch_and_sub(&rt_loader_busy, 1);
 	return r;
+}
+
+/* ---- descriptors ---- */
+
+/*
+ * The runtime's descriptors (its perf events, rt_fd_mine) are not the program's: to the
+ * program they are not open.  Its close() of one fails with EBADF, as for a number it
+ * never opened, and its close_range() and closefrom() close its own descriptors around
+ * them.  Before, a program that closed "everything above 2" closed the runtime's events
+ * with the rest, and its threads went unsampled from then on: rt-fdstorm at the default
+ * period got 0 samples in 225 threads after its close_range.  The cost for every close
+ * of the program's: a bit test (and nothing else unless the bit is set).  The runtime's
+ * own closes go through rt_close_fd (the system call); a close() of a registered
+ * descriptor from the runtime's code (ctx.c's fallback pipe) is one of those.
+ * Not covered: a program's raw syscall(SYS_close...), and glibc's internal closes.
+ */
+static int sys_close(int fd)
+{
+	if (!real_close)
+		interpose_init();
+	return real_close ? real_close(fd) : (int)syscall(SYS_close, fd);
+}
+
+RT_EXPORT int close(int fd)
+{
+	if (__builtin_expect(rt_fd_mine(fd), 0)) {
+		uint64_t caller = (uint64_t)(uintptr_t)__builtin_return_address(0);
+		if (!rt_owns_address(caller)) {
+			errno = EBADF;
+			return -1;
+		}
+		int r = rt_close_fd(fd);
+		if (r < 0) {
+			errno = -r;
+			return -1;
+		}
+		return 0;
+	}
+	return sys_close(fd);
+}
+
+static int sys_close_range(unsigned int lo, unsigned int hi, int flags)
+{
+	if (!real_close_range)
+		interpose_init();
+	if (real_close_range)
+		return real_close_range(lo, hi, flags);
+	return (int)syscall(SYS_close_range, lo, hi, flags);
+}
+
+/*
+ * close_range in sub-ranges between the runtime's descriptors: one call per gap, so a
+ * run of consecutive runtime descriptors (700, 701, ...) costs one call more than the
+ * program's.  CLOSE_RANGE_CLOEXEC, CLOSE_RANGE_UNSHARE go with every sub-range (the
+ * first unshares the table, the others find it unshared); when there is no sub-range,
+ * UNSHARE is done alone.  A runtime descriptor made by another thread during the call,
+ * in a sub-range already computed, is closed with the program's (a narrow window).
+ */
+RT_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	if (first > last || (flags & ~(CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE)))
+		return sys_close_range(first, last, flags);	/* its EINVAL */
+	uint64_t lo = first, end = (uint64_t)last + 1;
+	int calls = 0, err = 0;
+	while (lo < end) {
+		uint64_t m = lo >= RT_FD_MAX ? end :
+			(uint64_t)rt_fd_next_mine((int)lo, end > RT_FD_MAX ? RT_FD_MAX : (int)end);
+		if (m >= RT_FD_MAX)
+			m = end;
+		if (m > lo) {
+			if (sys_close_range((unsigned int)lo, (unsigned int)(m - 1), flags) && !err)
+				err = errno;
+			calls++;
+		}
+		lo = m + 1;
+	}
+	if (!calls && (flags & CLOSE_RANGE_UNSHARE) && unshare(CLONE_FILES) && !err)
+		err = errno;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* closefrom: glibc's calls its close_range inside libc, not through ours. */
+RT_EXPORT void closefrom(int lowfd)
+{
+	if (lowfd < 0)
+		lowfd = 0;
+	if (close_range((unsigned int)lowfd, ~0u, 0) == 0)
+		return;
+	/* no close_range (a kernel before 5.9): one by one to the limit, as close() */
+	struct rlimit rl;
+	int lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20) ?
+		(int)rl.rlim_cur : 1 << 20;
+	for (int fd = lowfd; fd < lim; fd++)
+		if (!rt_fd_mine(fd))
+			sys_close(fd);
+}
+
+/*
+ * dup2/dup3 onto a runtime descriptor's number: the program gets what it asked for, and
+ * the runtime loses that descriptor.  Its bit is cleared first, so the runtime's later
+ * uses of the number (rt_close_fd, its ioctls and reads, which test the bit) leave the
+ * program's file alone; the .proc's fds_lost counts such takeovers.  Moving the runtime's
+ * file to another number instead would keep its sampling, but the number is held by a
+ * thread's source or watch slot, possibly in a handler running now, and telling it
+ * without a lock is not cheap; a program that dup2's onto numbers it never opened is
+ * rare.  What is lost: that thread's events (a clock event without a ring ends with its
+ * last descriptor), or the process's inherited clock event at the default period.
+ * The runtime's descriptor as oldfd is not open, to the program: EBADF.
+ */
+static int take_over(int oldfd, int newfd)
+{
+	if (rt_fd_mine(oldfd)) {
+		errno = EBADF;
+		return -1;
+	}
+	if (rt_fd_mine(newfd) && oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0 &&
+	    rt_fd_drop(newfd))
+		__atomic_fetch_add(&rt_fds_lost, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+RT_EXPORT int dup2(int oldfd, int newfd)
+{
+	if (take_over(oldfd, newfd))
+		return -1;
+	if (!real_dup2)
+		interpose_init();
+	return real_dup2(oldfd, newfd);
+}
+
+RT_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (take_over(oldfd, newfd))
+		return -1;
+	if (!real_dup3)
+		interpose_init();
+	return real_dup3(oldfd, newfd, flags);
 }

@@ -3,6 +3,10 @@
  * out.c - the per-thread record writer.  Records go to a buffer; when it fills, the
  * buffer is appended to the thread's file with open/write/close, all async-signal-safe,
  * so a thread holds no file descriptor between flushes (1,000 live threads need none).
+ * For the length of a write the descriptor is one of the runtime's (rt_hide_fd: high up,
+ * registered): the program's close_range leaves it, and a dup2 of the program's onto its
+ * number is seen before each write, which then goes nowhere (the flush fails) rather than
+ * into the program's file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +20,39 @@
 #include "rt/sigsafe.h"
 #include "rt/thread.h"
 
-static int write_all(int fd, const char *p, size_t n)
+/*
+ * Open path as one of the runtime's descriptors (*hidden 1); without room up there (a
+ * program near its RLIMIT_NOFILE) on the lowest free number, as before (*hidden 0).
+ * fd, or -errno.
+ */
+static SIGSAFE int open_hidden(const char *path, int flags, mode_t mode, int *hidden)
+{
+	int fd = open(path, flags | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	int h = rt_hide_fd(fd);
+	*hidden = h >= 0;
+	if (h >= 0)
+		return h;
+	fd = open(path, flags | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+/* rt_close_fd leaves the number alone if the program dup2'd onto it (its file now). */
+static SIGSAFE void close_hidden(int fd, int hidden)
+{
+	if (hidden)
+		rt_close_fd(fd);
+	else
+		close(fd);
+}
+
+static SIGSAFE int write_all(int fd, int hidden, const char *p, size_t n)
 {
 	while (n) {
+		/* the program dup2'd onto the number: its file, not ours to write */
+		if (hidden && !rt_fd_mine(fd))
+			return -EBADF;
 		ssize_t w = write(fd, p, n);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -44,11 +78,12 @@ static int create_with_header(const char *path, const struct sonde_file_header *
 	size_t n = strlen(path);
 	memcpy(tmp, path, n);
 	memcpy(tmp + n, ".tmp", 5);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int hidden;
+	int fd = open_hidden(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644, &hidden);
 	if (fd < 0)
-		return -errno;
-	int r = write_all(fd, (const char *)hdr, sizeof(*hdr));
-	close(fd);
+		return fd;
+	int r = write_all(fd, hidden, (const char *)hdr, sizeof(*hdr));
+	close_hidden(fd, hidden);
 	if (r == 0 && link(tmp, path) < 0) {
 		r = -errno;
 		/* a file system without hard links: the name appears complete all the same */
@@ -131,11 +166,12 @@ static SIGSAFE int flush(struct out *o, int final)
 {
 	if (!o->buf || !o->used)
 		return 0;
-	int fd = open(o->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	int r = fd < 0 ? -errno : !final && !out_room(fd, o->used) ? -ENOSPC :
-		write_all(fd, o->buf, o->used);
+	int hidden = 0;
+	int fd = open_hidden(o->path, O_WRONLY | O_APPEND, 0, &hidden);
+	int r = fd < 0 ? fd : !final && !out_room(fd, o->used) ? -ENOSPC :
+		write_all(fd, hidden, o->buf, o->used);
 	if (fd >= 0)
-		close(fd);
+		close_hidden(fd, hidden);
 	if (r) {
 		o->failed = 1;
 		o->lost += o->nrec;

@@ -258,7 +258,7 @@ static int clock_thread_start(struct rt_thread *t)
 	int r = clock_arm(fd, tid);
 	if (r) {
 		ct->fd = -1;
-		close(fd);
+		rt_close_fd(fd);
 	}
 	return r;
 }
@@ -269,13 +269,15 @@ static void clock_thread_stop(struct rt_thread *t)
 	if (!ct || ct->fd < 0)
 		return;
 	int fd = ct->fd;
-	/* the inherited event: disabled in every thread (the process ends or execs) */
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	/* the inherited event: disabled in every thread (the process ends or execs); not
+	 * if the program dup2'd onto the number (its file now, left alone by rt_close_fd) */
+	if (rt_fd_mine(fd))
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	/* a signal already queued finds fd -1 and is ignored */
 	ct->fd = -1;
 	if (fd == clock_inherit_fd)
 		clock_inherit_fd = -1;
-	close(fd);
+	rt_close_fd(fd);
 }
 
 static void clock_after_fork_child(struct rt_thread *t)
@@ -287,9 +289,9 @@ static void clock_after_fork_child(struct rt_thread *t)
 	int ifd = clock_inherit_fd;
 	clock_inherit_fd = -1;
 	if (ct && ct->fd >= 0 && ct->fd != ifd)
-		close(ct->fd);
+		rt_close_fd(ct->fd);
 	if (ifd >= 0)
-		close(ifd);
+		rt_close_fd(ifd);
 	if (!ct)
 		return;
 	ct->fd = -1;

@@ -133,7 +133,8 @@ static SIGSAFE void hw_on_sample(void *arg, const struct perfring_sample *s)
 static SIGSAFE void hw_enable(struct hw_thread *h, int on)
 {
 	for (int i = 0; i < h->nfd; i++)
-		ioctl(h->fd[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		if (rt_fd_mine(h->fd[i]))	/* not a number the program dup2'd onto */
+			ioctl(h->fd[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
 static SIGSAFE void hw_handler(int sig, siginfo_t *si, void *uc)
@@ -271,7 +272,7 @@ static void hw_close(struct hw_thread *h, struct rt_thread *t)
 		t->stats.dropped += unread + h->st.lost + h->st.bad - before;
 	}
 	for (int i = 0; i < h->nfd; i++)
-		close(h->fd[i]);
+		rt_close_fd(h->fd[i]);
 	h->nfd = 0;
 	h->ring.page = NULL;
 	if (h->map)
@@ -328,7 +329,7 @@ static void hw_after_fork_child(struct rt_thread *t)
 	 * thread) nor the ring mapping (perf maps are not copied on fork). */
 	h->closing = 1;
 	for (int i = 0; i < h->nfd; i++)
-		close(h->fd[i]);
+		rt_close_fd(h->fd[i]);
 	h->nfd = 0;
 	h->map = NULL;
 	h->ring.page = NULL;

@@ -318,7 +318,7 @@ static int slot_has_event(const struct watch_set *s, const struct watch_slot *sl
 static void slot_close(struct watch_set *s, struct watch_slot *sl)
 {
 	if (sl->fd >= 0) {
-		close(sl->fd);
+		rt_close_fd(sl->fd);	/* unless the program dup2'd onto it (then its file) */
 		sl->fd = -1;
 		s->nopen--;
 	}
@@ -329,7 +329,7 @@ static void slot_close(struct watch_set *s, struct watch_slot *sl)
 static void slot_disarm(struct watch_set *s, struct watch_slot *sl)
 {
 	if (sl->state == SLOT_ARMED) {
-		if (!s->soft)
+		if (!s->soft && rt_fd_mine(sl->fd))
 			ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
 		slot_state(s, sl, SLOT_IDLE);
 	}
@@ -380,7 +380,7 @@ void watch_after_fork_child(struct rt_thread *t)
 	/* The lock may be held by a thread that does not exist in the child. */
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
 		if (s->slot[i].fd >= 0)
-			close(s->slot[i].fd);
+			rt_close_fd(s->slot[i].fd);
 	set_forget_live(s);
 	int no_modify = s->no_modify;
 	set_reset(s, t->tid);
@@ -538,11 +538,12 @@ static int pick_victim(struct watch_set *s, int policy)
 
 /* ---- events ---- */
 
-/* The event's count of traps; UINT64_MAX if it cannot be read. */
+/* The event's count of traps; UINT64_MAX if it cannot be read, or if the number is the
+ * program's now (a dup2 onto it: its file's bytes are not ours to read). */
 static uint64_t event_count(int fd)
 {
 	uint64_t c = 0;
-	if (read(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
+	if (!rt_fd_mine(fd) || read(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
 		return UINT64_MAX;
 	return c;
 }
@@ -562,8 +563,8 @@ static int slot_open(struct rt_thread *t, struct watch_set *s, struct watch_slot
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETOWN_EX, &own) || fcntl(fd, F_SETSIG, rt_cfg.sig_watch) ||
 	    fcntl(fd, F_SETFL, fl | O_ASYNC) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
-		int e = -errno;
-		close(fd);
+		int e = fd < 0 ? fd : -errno;
+		rt_close_fd(fd);
 		return e;
 	}
 	sl->fd = fd;
@@ -611,7 +612,9 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 			sl->count0 = 0;
 		watch_bp_attr(&at, a, len, r->type, 0);
 		tried = 1;
-		err = ioctl(sl->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &at) ? -errno : 0;
+		/* a number the program took over (dup2): reopened below, on a new one */
+		err = !rt_fd_mine(sl->fd) ? -EBADF :
+		      ioctl(sl->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &at) ? -errno : 0;
 		if (!err)
 			s->st.modifies++;
 	}

@@ -14,6 +14,11 @@
  *             write into them, or a read from them, by anyone but the program shows in
  *             the bytes read back
  *     mixed   the three in turn (default)
+ *   rt-fdstorm SECONDS after-range|after-from|after-down
+ *             once: close every descriptor above 2 (close_range, closefrom, or close one by
+ *             one from the limit down), then WORKERS threads that work for SECONDS of
+ *             wall time, long enough each for many samples at the default period (the
+ *             rounds' threads run about 0.3 ms of CPU each: less than one period)
  *
  * Mid-round a second close_range runs while the workers are sampled, and a second set of
  * workers starts after it.
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +73,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Work until the wall clock passes end. */
+static void *long_worker(void *arg)
+{
+	double end = *(const double *)arg;
+	uint64_t x = (uint64_t)(end * 1e6);
+	while (now() < end)
+		for (int i = 0; i < 8; i++, x++)
+			sink += deep(8 + (int)(x % 24), x);
+	return NULL;
+}
+
 static int fd_limit(void)
 {
 	struct rlimit rl;
@@ -75,14 +92,25 @@ static int fd_limit(void)
 	return (int)rl.rlim_cur;
 }
 
-static void close_all(const char *mode, int lim)
+/* The number of close() calls that succeeded ("down"; 0 for close_range). */
+static int close_all(const char *mode, int lim)
 {
+	int n = 0;
 	if (strcmp(mode, "down") == 0) {
 		for (int fd = lim - 1; fd > 2; fd--)
-			close(fd);
-		return;
+			n += close(fd) == 0;
+		return n;
 	}
 	close_range(3, ~0u, 0);
+	return 0;
+}
+
+/* Whether descriptors a and b are the same open file (same inode). */
+static int same_file(int a, int b)
+{
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 /* The descriptors above 4 open now (the program has none there: they are a runtime's). */
@@ -133,6 +161,11 @@ static int one_round(const char *mode, int lim, int r)
 			return 1;
 		for (int i = 0; i < WORKERS; i++)
 			pthread_join(th[i], NULL);
+		/* still the pipe, after the workers (and the runtime's thread ends) are gone */
+		for (int i = 0; i < ntaken; i++)
+			if (!same_file(taken[i], p[taken[i] & 1]))
+				return printf("rt-fdstorm: round %d: fd %d is not the pipe after dup2\n",
+					      r, taken[i]), 1;
 	}
 	ssize_t n = read(p[0], got, sizeof(got));
 	if (n != MSG || memcmp(got, msg, MSG)) {
@@ -152,6 +185,25 @@ int main(int argc, char **argv)
 	static const char *const modes[] = { "range", "down", "dup" };
 	int lim = fd_limit(), r = 0;
 	double end = now() + secs;
+
+	if (strncmp(mode, "after-", 6) == 0) {
+		pthread_t th[WORKERS];
+		int closed = 0;
+		if (strcmp(mode, "after-from") == 0)
+			closefrom(3);
+		else
+			closed = close_all(mode + 6, lim);
+		/* nothing above 2 is the program's now: a descriptor open there is a runtime's */
+		for (int i = 0; i < WORKERS; i++)
+			if (pthread_create(&th[i], NULL, long_worker, &end))
+				return printf("rt-fdstorm: pthread_create failed\n"), 1;
+		for (int i = 0; i < WORKERS; i++)
+			pthread_join(th[i], NULL);
+		/* natively nothing above 2 is open: 0 closed; a runtime's descriptors must
+		 * look the same (close gives EBADF) */
+		printf("rt-fdstorm: %s done (%d closed above 2)\n", mode, closed);
+		return 0;
+	}
 
 	do {
 		const char *m = strcmp(mode, "mixed") ? mode : modes[r % 3];

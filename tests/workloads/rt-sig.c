@@ -10,6 +10,9 @@
  *              work loop, 300 times; prints "rt-sig: longjmp 300"
  *   blockall   2 threads block every signal and work; prints "rt-sig: blockall sum=S"
  *              with S = 3 * 200 * 4096 * 4095 / 2 (main works too)
+ *   masktoggle block every signal, a little work, restore the mask, a little work: for 2 s
+ *              of wall time (as glibc's pthread_create does around its clone); prints
+ *              "rt-sig: masktoggle done"
  * Exit status 0 unless something went wrong.
  */
 #define _GNU_SOURCE
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt-work.h"
@@ -154,6 +158,34 @@ static int blockall(void)
 	return 0;
 }
 
+static double wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile uint64_t toggle_sink;
+
+static int masktoggle(void)
+{
+	sigset_t all, old;
+	double end = wall() + 2.0;
+	sigfillset(&all);
+	for (long n = 1;; n++) {
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		for (int i = 0; i < 50; i++)
+			toggle_sink += (uint64_t)i * toggle_sink;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		for (int i = 0; i < 50; i++)
+			toggle_sink += (uint64_t)i * toggle_sink;
+		if (n % 1024 == 0 && wall() > end)
+			break;
+	}
+	printf("rt-sig: masktoggle done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "altstack"))
@@ -162,6 +194,8 @@ int main(int argc, char **argv)
 		return longjmps();
 	if (argc == 2 && !strcmp(argv[1], "blockall"))
 		return blockall();
-	fprintf(stderr, "usage: rt-sig altstack|longjmp|blockall\n");
+	if (argc == 2 && !strcmp(argv[1], "masktoggle"))
+		return masktoggle();
+	fprintf(stderr, "usage: rt-sig altstack|longjmp|blockall|masktoggle\n");
 	return 2;
 }
