@@ -126,7 +126,39 @@ SIGSAFE int rt_owns_address(uint64_t addr)
  */
 #define RT_FD_WORDS (RT_FD_MAX / 64)
 static uint64_t rt_fd_bits[RT_FD_WORDS];
+/* Numbers the program took over (rt_fd_lose) whose old holder in the runtime (a thread's
+ * source, a watch slot) has not let go yet (rt_close_fd): never handed out again until
+ * then, or the old holder's bit test would pass on another descriptor of the runtime's
+ * given that number, and close or re-aim it. */
+static uint64_t rt_fd_lost_bits[RT_FD_WORDS];
 uint64_t rt_fds_lost;
+
+static SIGSAFE int fd_lost(int fd)
+{
+	return fd >= 0 && fd < RT_FD_MAX &&
+	       ((__atomic_load_n(&rt_fd_lost_bits[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1);
+}
+
+/* The program takes fd's number over (dup2/dup3 onto it): 1 if it was the runtime's,
+ * which then loses it (counted in rt_fds_lost), else 0. */
+SIGSAFE int rt_fd_lose(int fd)
+{
+	if (!rt_fd_drop(fd))
+		return 0;
+	__atomic_fetch_or(&rt_fd_lost_bits[fd / 64], 1ull << (fd % 64), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&rt_fds_lost, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* The take-over did not happen (the program's dup2 failed): the runtime's again. */
+SIGSAFE void rt_fd_unlose(int fd)
+{
+	if (fd < 0 || fd >= RT_FD_MAX)
+		return;
+	__atomic_fetch_and(&rt_fd_lost_bits[fd / 64], ~(1ull << (fd % 64)), __ATOMIC_RELAXED);
+	__atomic_fetch_or(&rt_fd_bits[fd / 64], 1ull << (fd % 64), __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&rt_fds_lost, 1, __ATOMIC_RELAXED);
+}
 
 SIGSAFE int rt_fd_mine(int fd)
 {
@@ -170,8 +202,14 @@ SIGSAFE int rt_fd_next_mine(int lo, int hi)
  */
 SIGSAFE int rt_close_fd(int fd)
 {
-	if (!rt_fd_drop(fd))
+	if (!rt_fd_drop(fd)) {
+		/* a number the program took over: its old holder lets go, and the number may
+		 * be handed out again */
+		if (fd_lost(fd))
+			__atomic_fetch_and(&rt_fd_lost_bits[fd / 64], ~(1ull << (fd % 64)),
+					   __ATOMIC_RELAXED);
 		return -EBADF;
+	}
 	return syscall(SYS_close, fd) < 0 ? -errno : 0;
 }
 
@@ -193,6 +231,11 @@ SIGSAFE int rt_hide_fd(int fd)
 	    rl.rlim_cur - rl.rlim_cur / 4 < (rlim_t)base)
 		base = (int)(rl.rlim_cur - rl.rlim_cur / 4);
 	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, base);
+	while (nfd >= 0 && fd_lost(nfd)) {	/* still held by its old holder: the next one */
+		int next = fcntl(fd, F_DUPFD_CLOEXEC, nfd + 1);
+		syscall(SYS_close, nfd);
+		nfd = next;
+	}
 	syscall(SYS_close, fd);
 	if (nfd >= RT_FD_MAX) {		/* out of the registry: the program could close it */
 		syscall(SYS_close, nfd);

@@ -50,6 +50,11 @@ void ctx_set_unwinder_range(uint64_t lo, uint64_t hi)
 	unwinder_hi = hi;
 }
 
+SIGSAFE int ctx_in_unwinder(uint64_t addr)
+{
+	return addr >= unwinder_lo && addr < unwinder_hi;
+}
+
 /*
  * libunwind's memory check, without its pipe.
  *

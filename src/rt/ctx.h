@@ -15,6 +15,8 @@ void ctx_set_loader_range(uint64_t lo, uint64_t hi);
 /* libunwind's code range: its pipe2 calls get descriptors out of the program's way (the
  * fallback when ctx_process_init could not take its pipe away). */
 void ctx_set_unwinder_range(uint64_t lo, uint64_t hi);
+/* Whether addr is in libunwind's code (its fallback pipe is the runtime's: interpose.c). */
+int ctx_in_unwinder(uint64_t addr);
 /* Forget the tree (fork child): ids restart at 1 in the new stream. */
 void ctx_reset(struct rt_thread *t);
 /* pthread_atfork handlers: no thread may be inside libunwind when the process forks

@@ -582,7 +582,9 @@ RT_EXPORT int close(int fd)
 {
 	if (__builtin_expect(rt_fd_mine(fd), 0)) {
 		uint64_t caller = (uint64_t)(uintptr_t)__builtin_return_address(0);
-		if (!rt_owns_address(caller)) {
+		/* libsonde's own code, or libunwind's reopening its fallback pipe (ctx.c),
+		 * which the runtime made */
+		if (!rt_owns_address(caller) && !ctx_in_unwinder(caller)) {
 			errno = EBADF;
 			return -1;
 		}
@@ -674,26 +676,43 @@ static int take_over(int oldfd, int newfd)
 		errno = EBADF;
 		return -1;
 	}
-	if (rt_fd_mine(newfd) && oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0 &&
-	    rt_fd_drop(newfd))
-		__atomic_fetch_add(&rt_fds_lost, 1, __ATOMIC_RELAXED);
-	return 0;
+	return rt_fd_mine(newfd) && oldfd != newfd && fcntl(oldfd, F_GETFD) >= 0 &&
+	       rt_fd_lose(newfd);
+}
+
+/* The call itself, then: a failed one (RLIMIT_NOFILE lowered, oldfd closed meanwhile by
+ * another thread) took nothing over, and the runtime keeps its descriptor. */
+static int dup_done(int r, int newfd, int taken)
+{
+	if (r < 0 && taken) {
+		int e = errno;
+		rt_fd_unlose(newfd);
+		errno = e;
+	}
+	return r;
 }
 
 RT_EXPORT int dup2(int oldfd, int newfd)
 {
-	if (take_over(oldfd, newfd))
+	int taken = take_over(oldfd, newfd);
+	if (taken < 0)
 		return -1;
 	if (!real_dup2)
 		interpose_init();
-	return real_dup2(oldfd, newfd);
+	/* not resolved yet (another thread resolving): the system call */
+	return dup_done(real_dup2 ? real_dup2(oldfd, newfd) : (int)syscall(SYS_dup2, oldfd, newfd),
+			newfd, taken);
 }
 
 RT_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	if (take_over(oldfd, newfd))
+	/* what dup3 refuses (EINVAL) takes nothing over */
+	int taken = (flags & ~O_CLOEXEC) || oldfd == newfd ? 0 : take_over(oldfd, newfd);
+	if (taken < 0)
 		return -1;
 	if (!real_dup3)
 		interpose_init();
-	return real_dup3(oldfd, newfd, flags);
+	return dup_done(real_dup3 ? real_dup3(oldfd, newfd, flags)
+				  : (int)syscall(SYS_dup3, oldfd, newfd, flags),
+			newfd, taken);
 }

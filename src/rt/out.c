@@ -5,8 +5,9 @@
  * so a thread holds no file descriptor between flushes (1,000 live threads need none).
  * For the length of a write the descriptor is one of the runtime's (rt_hide_fd: high up,
  * registered): the program's close_range leaves it, and a dup2 of the program's onto its
- * number is seen before each write, which then goes nowhere (the flush fails) rather than
- * into the program's file.
+ * number is seen before each write, which then does not happen rather than go into the
+ * program's file: the flush fails, and that thread's records stop there (a gap the
+ * report shows as a stream cut short).
  */
 #include <errno.h>
 #include <fcntl.h>

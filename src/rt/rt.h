@@ -356,6 +356,8 @@ int rt_hide_fd(int fd);
 #define RT_FD_MAX 65536
 int rt_fd_mine(int fd);
 int rt_fd_drop(int fd);
+int rt_fd_lose(int fd);
+void rt_fd_unlose(int fd);
 int rt_fd_next_mine(int lo, int hi);
 int rt_close_fd(int fd);
 extern uint64_t rt_fds_lost;
