@@ -83,6 +83,8 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	char note[256];
 	if (built && report_stopped_note(res.dir, note, sizeof(note)))
 		sonde_error("warning: %s", note);
+	if (built && report_fds_lost_note(res.dir, note, sizeof(note)))
+		sonde_error("warning: %s", note);
 	if (rb == -ENOENT) {
 		sonde_error("nothing was recorded: the runtime did not start in the program (the "
 			    "reason, if it gave one, is above; a statically linked program cannot "

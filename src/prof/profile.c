@@ -528,6 +528,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->records_stopped_at = to_u64(v);
 	else if (!strcmp(k, "switches"))
 		p->switches = to_ll(v, -1);
+	else if (!strcmp(k, "fds_lost"))
+		p->fds_lost = to_u64(v);
 	return 0;
 }
 

@@ -72,6 +72,7 @@ struct prof_process {
 	int signo;
 	int threads;			/* the "threads" key, -1 if absent */
 	int64_t switches;		/* context switches of the process, -1 if absent */
+	uint64_t fds_lost;		/* runtime descriptors the program dup2'd onto (rt/interpose.c) */
 	char *watch_backend;		/* "hw", "soft", "none"; "" if the tool armed nothing */
 	char *records_stopped;		/* "disk", "size" (rt/out.c); "" if the records all went */
 	uint64_t records_stopped_at;	/* bytes of records written when they stopped */

@@ -83,7 +83,7 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
  * in the next image) and `switches_per_s` (that sum over the recording's span, from the
  * first start to the last end: ranks side by side add up, a short-lived helper process
  * does not make a rate of its own), `watch_backend` ("hw" if any process armed debug registers, else the
- * first one's), `records_stopped` and `records_stopped_at` (the first process whose
+ * first one's), `fds_lost` (summed), `records_stopped` and `records_stopped_at` (the first process whose
  * records stopped: rt/out.c).  No rows for keys no process noted (a recording made before
  * they existed).
  */
@@ -94,8 +94,10 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	int seen = 0;
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
+	uint64_t lost = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
+		lost += pr->fds_lost;
 		if (!*be || !strcmp(pr->watch_backend, "hw"))
 			be = pr->watch_backend;
 		if (!stopped && *pr->records_stopped)
@@ -110,7 +112,8 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		n += pr->switches;
 	}
 	double rate = last > first ? (double)n * 1e9 / (double)(last - first) : 0;
-	char v[3][32];
+	char v[4][32];
+	snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)lost);
 	snprintf(v[0], sizeof(v[0]), "%lld", (long long)n);
 	snprintf(v[1], sizeof(v[1]), "%.0f", rate);
 	snprintf(v[2], sizeof(v[2]), "%llu",
@@ -126,6 +129,8 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	if (!r && stopped)
 		r = db_row(st, "tt", "records_stopped", stopped->records_stopped) ?:
 		    db_row(st, "tt", "records_stopped_at", v[2]);
+	if (!r && lost)
+		r = db_row(st, "tt", "fds_lost", v[3]);
 	sqlite3_finalize(st);
 	return r ? db_fail(db, err, errlen, "writing meta") : 0;
 }
@@ -314,6 +319,22 @@ int report_stopped_note(const char *dir, char *buf, size_t len)
 						"free for the program");
 	sqlite3_close(db);
 	return stopped;
+}
+
+int report_fds_lost_note(const char *dir, char *buf, size_t len)
+{
+	sqlite3 *db;
+	char err[256];
+	if (open_current(dir, &db, err, sizeof(err)))
+		return 0;
+	uint64_t lost = db_meta_u64(db, "fds_lost");
+	if (lost)
+		snprintf(buf, len, "the program dup2'd onto %llu of the runtime's descriptors: "
+			 "the samples or records they carried stopped there (their threads', or "
+			 "the whole process's at the default period; doc/architecture.md)",
+			 (unsigned long long)lost);
+	sqlite3_close(db);
+	return lost != 0;
 }
 
 int report_print(const char *dir, FILE *out, const struct report_opts *o, char *err,

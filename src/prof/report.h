@@ -63,6 +63,9 @@ void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int h
 /* 1 and the sentence in buf when the records of the recording in dir stopped growing
  * (rt/out.c: the disk or SONDE_MAX_SIZE; meta.records_stopped), else 0. */
 int report_stopped_note(const char *dir, char *buf, size_t len);
+/* 1 and the sentence in buf when the program took over runtime descriptors (dup2 onto
+ * them: rt/interpose.c; meta.fds_lost), else 0. */
+int report_fds_lost_note(const char *dir, char *buf, size_t len);
 
 /* The same sentence (without prefix) in buf, for the HTML pages; NULL when the recording
  * has no switch counts. */

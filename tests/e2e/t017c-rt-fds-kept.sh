@@ -44,3 +44,6 @@ check "t017c-dup-status ($rc: $(head -c 200 dup.out))" [ "$rc" -eq 0 ]
 check t017c-dup-pipe-intact grep -q "pipe intact" dup.out
 lost=$(sed -n 's/^fds_lost=//p' dup/*.proc 2>/dev/null | head -1)
 check "t017c-dup-fds-lost (${lost:-none})" [ "${lost:-0}" -ge 1 ]
+# and the user is told, with the profile (meta fds_lost, a warning on stderr)
+check t017c-dup-fds-lost-meta [ "$(sqlite3 dup/profile.db "select value from meta where key = 'fds_lost'")" = "$lost" ]
+check t017c-dup-fds-lost-warned grep -q "^sonde: warning: the program dup2'd onto $lost of the runtime's descriptors" dup.err
