@@ -12,9 +12,13 @@
 #    sums), and the thinned runs count ~50-80 traps each.  A weighting forgotten (0.25x)
 #    or applied twice (4x) falls outside.
 #  - The thinned runs' sampled matrices keep the invariants, and their cosine similarity
-#    with the exact ones of the same run is, in median, no more than 0.15 below the
-#    unthinned runs' (which themselves gave 0.71 to 0.93 at load 8-10, hence no absolute
-#    bar): a quarter of the traps, each 4 times heavier, estimates the same matrix.
+#    with the exact ones of the same run is, in median, no more than 0.25 below the
+#    unthinned runs' (which themselves gave 0.71 to 0.99 from run to run, hence no
+#    absolute bar): a quarter of the traps, each 4 times heavier, estimates the same
+#    matrix.  0.25, not 0.15: with two 'make check' side by side the thinned median came
+#    0.145 under the unthinned one (2026-11-26 04:10 UTC), 0.02 under in the run beside
+#    it, with a quarter of the traps (35-75 a run) the noisier; a shape thinning broke
+#    (traps put on the wrong cells) reads far lower.
 #  - The adaptive default, on the hw backend (clock source): commbench's pairs spin on
 #    sched_yield, a switch each, many a sample: armings are thinned there; SONDE_COMM_THIN=0
 #    thins none.  Skipped where the debug registers do not trap.
@@ -51,7 +55,7 @@ q=$(awk -v a="$p0" -v b="$p4" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
 check "t413-unbiased ($q)" float_between "$q" 0.4 2.5
 c0=$(median <cos0) c4=$(median <cos4)
 echo "    cosine(exact, sampled), medians: thin=0 $c0, thin=4 $c4"
-check "t413-cosine ($c4 against $c0)" float_between "$c4" "$(awk -v c="$c0" 'BEGIN { print c - 0.15 }')" 1
+check "t413-cosine ($c4 against $c0)" float_between "$c4" "$(awk -v c="$c0" 'BEGIN { print c - 0.25 }')" 1
 # the report's watchpoint line says it
 check t413-watch-says grep -q 'arming decisions left virtual' <<<"$(comm_meta r4 watch)"
 check t413-watch-not bash -c '! grep -q virtual' <<<"$(comm_meta r0 watch)"
