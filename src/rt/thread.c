@@ -165,6 +165,16 @@ uint32_t rt_thread_next_index(void)
 	return __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
 }
 
+/* The thread's random state: with --seed, thread N draws the same numbers in every run;
+ * else its tid and the time, so that a fork child does not repeat its parent's draws. */
+static void thread_seed(struct rt_thread *t)
+{
+	t->rng = rt_cfg.seed ? rt_cfg.seed ^ ((uint64_t)(t->index + 1) * 0x9e3779b97f4a7c15ull)
+			     : 0x2545f4914f6cdd1dull ^ ((uint64_t)t->tid * 0x9e3779b97f4a7c15ull) ^
+				       rt_now();
+}
+
+
 struct rt_thread *rt_thread_start(int64_t index)
 {
 	struct rt_thread *t = thread_alloc();
@@ -175,10 +185,7 @@ struct rt_thread *rt_thread_start(int64_t index)
 	t->busy = 1;
 	t->tid = (int)gettid();
 	t->index = index >= 0 ? (uint32_t)index : rt_thread_next_index();
-	/* with --seed, thread N draws the same numbers in every run */
-	t->rng = rt_cfg.seed ? rt_cfg.seed ^ ((uint64_t)(t->index + 1) * 0x9e3779b97f4a7c15ull)
-			     : 0x2545f4914f6cdd1dull ^ ((uint64_t)t->tid * 0x9e3779b97f4a7c15ull) ^
-				       rt_now();
+	thread_seed(t);
 	stack_range(t);
 	if (arena_init(&t->arena, ARENA_SIZE) || altstack_init(t) || stream_open(t) ||
 	    registry_add(t)) {
@@ -263,6 +270,8 @@ void rt_thread_after_fork_child(void)
 	me->stopped = 0;
 	me->tid = (int)gettid();
 	me->index = 0;
+	if (!rt_cfg.seed)	/* the parent's state: the same draws in both processes */
+		thread_seed(me);
 	if (stream_open(me)) {
 		me->stopped = 1;
 		return;
