@@ -55,6 +55,12 @@ static int html_target_ok(const char *html)
 	return !e;
 }
 
+static void warn_note(const char *note)
+{
+	sonde_warn("%s", note);
+}
+
+
 int record_and_report(const struct launch_opts *o, char **argv)
 {
 	const struct report_opts ropts = { .format = REPORT_TEXT, .top = o->top }, *ro = &ropts;
@@ -80,11 +86,8 @@ int record_and_report(const struct launch_opts *o, char **argv)
 			(unsigned long long)(raw >> 20));
 	/* -ENOENT: no .proc file (the launcher made the directory, so it is there) */
 	int rb = report_build(res.dir, err, sizeof(err)), built = rb >= 0;
-	char note[256];
-	if (built && report_stopped_note(res.dir, note, sizeof(note)))
-		sonde_error("warning: %s", note);
-	if (built && report_fds_lost_note(res.dir, note, sizeof(note)))
-		sonde_error("warning: %s", note);
+	if (built)
+		report_notes(res.dir, warn_note);
 	if (rb == -ENOENT) {
 		sonde_error("nothing was recorded: the runtime did not start in the program (the "
 			    "reason, if it gave one, is above; a statically linked program cannot "

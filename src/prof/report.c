@@ -301,40 +301,36 @@ static int open_with_tool(const char *dir, sqlite3 **db, const struct tool **too
 	return 0;
 }
 
-int report_stopped_note(const char *dir, char *buf, size_t len)
+int report_notes(const char *dir, void (*say)(const char *note))
 {
 	sqlite3 *db;
-	char err[256], why[16];
+	char err[256], why[16], note[512];
+	int n = 0;
 	if (open_current(dir, &db, err, sizeof(err)))
 		return 0;
-	int stopped = *db_meta(db, "records_stopped", why, sizeof(why)) != 0;
-	uint64_t at = db_meta_u64(db, "records_stopped_at");
-	if (stopped)
-		snprintf(buf, len, "the recording stopped growing at %llu %s: %s; the records "
-			 "after that were dropped (the report counts them)",
+	if (*db_meta(db, "records_stopped", why, sizeof(why))) {
+		uint64_t at = db_meta_u64(db, "records_stopped_at");
+		snprintf(note, sizeof(note), "the recording stopped growing at %llu %s: %s; the "
+			 "records after that were dropped (the report counts them)",
 			 (unsigned long long)(at >= (1u << 20) ? at >> 20 : at >> 10),
 			 at >= (1u << 20) ? "MiB" : "KiB",
 			 !strcmp(why, "size") ? "SONDE_MAX_SIZE was reached"
 					      : "the disk it is on kept its last 1% (at least 64 MiB) "
 						"free for the program");
-	sqlite3_close(db);
-	return stopped;
-}
-
-int report_fds_lost_note(const char *dir, char *buf, size_t len)
-{
-	sqlite3 *db;
-	char err[256];
-	if (open_current(dir, &db, err, sizeof(err)))
-		return 0;
+		say(note);
+		n++;
+	}
 	uint64_t lost = db_meta_u64(db, "fds_lost");
-	if (lost)
-		snprintf(buf, len, "the program dup2'd onto %llu of the runtime's descriptors: "
-			 "the samples or records they carried stopped there (their threads', or "
-			 "the whole process's at the default period; doc/architecture.md)",
-			 (unsigned long long)lost);
+	if (lost) {
+		snprintf(note, sizeof(note), "the program dup2'd onto %llu of the runtime's "
+			 "descriptors: the samples or records they carried stopped there (their "
+			 "threads', or the whole process's at the default period; "
+			 "doc/architecture.md)", (unsigned long long)lost);
+		say(note);
+		n++;
+	}
 	sqlite3_close(db);
-	return lost != 0;
+	return n;
 }
 
 int report_print(const char *dir, FILE *out, const struct report_opts *o, char *err,

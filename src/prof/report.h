@@ -60,12 +60,11 @@ void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
 void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int held,
 			const char *hint);
 
-/* 1 and the sentence in buf when the records of the recording in dir stopped growing
- * (rt/out.c: the disk or SONDE_MAX_SIZE; meta.records_stopped), else 0. */
-int report_stopped_note(const char *dir, char *buf, size_t len);
-/* 1 and the sentence in buf when the program took over runtime descriptors (dup2 onto
- * them: rt/interpose.c; meta.fds_lost), else 0. */
-int report_fds_lost_note(const char *dir, char *buf, size_t len);
+/* What the user must be told about the recording in dir, one sentence each through say:
+ * its records stopped growing (rt/out.c: the disk or SONDE_MAX_SIZE; meta.records_stopped),
+ * the program took over runtime descriptors (dup2 onto them: rt/interpose.c;
+ * meta.fds_lost).  How many were said. */
+int report_notes(const char *dir, void (*say)(const char *note));
 
 /* The same sentence (without prefix) in buf, for the HTML pages; NULL when the recording
  * has no switch counts. */
