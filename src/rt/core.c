@@ -133,19 +133,35 @@ static uint64_t rt_fd_bits[RT_FD_WORDS];
 static uint64_t rt_fd_lost_bits[RT_FD_WORDS];
 uint64_t rt_fds_lost;
 
-static SIGSAFE int fd_lost(int fd)
+/* One bit of a registry bitmap: read, set, or cleared (1 if it was set).  Numbers
+ * outside the registry read as clear and are never set. */
+static SIGSAFE int bit_test(const uint64_t *map, int fd)
 {
 	return fd >= 0 && fd < RT_FD_MAX &&
-	       ((__atomic_load_n(&rt_fd_lost_bits[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1);
+	       ((__atomic_load_n(&map[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1);
+}
+
+static SIGSAFE void bit_set(uint64_t *map, int fd)
+{
+	if (fd >= 0 && fd < RT_FD_MAX)
+		__atomic_fetch_or(&map[fd / 64], 1ull << (fd % 64), __ATOMIC_RELAXED);
+}
+
+static SIGSAFE int bit_clear(uint64_t *map, int fd)
+{
+	if (fd < 0 || fd >= RT_FD_MAX)
+		return 0;
+	uint64_t m = 1ull << (fd % 64);
+	return (__atomic_fetch_and(&map[fd / 64], ~m, __ATOMIC_RELAXED) & m) != 0;
 }
 
 /* The program takes fd's number over (dup2/dup3 onto it): 1 if it was the runtime's,
  * which then loses it (counted in rt_fds_lost), else 0. */
 SIGSAFE int rt_fd_lose(int fd)
 {
-	if (!rt_fd_drop(fd))
+	if (!bit_clear(rt_fd_bits, fd))
 		return 0;
-	__atomic_fetch_or(&rt_fd_lost_bits[fd / 64], 1ull << (fd % 64), __ATOMIC_RELAXED);
+	bit_set(rt_fd_lost_bits, fd);
 	__atomic_fetch_add(&rt_fds_lost, 1, __ATOMIC_RELAXED);
 	return 1;
 }
@@ -153,27 +169,15 @@ SIGSAFE int rt_fd_lose(int fd)
 /* The take-over did not happen (the program's dup2 failed): the runtime's again. */
 SIGSAFE void rt_fd_unlose(int fd)
 {
-	if (fd < 0 || fd >= RT_FD_MAX)
+	if (!bit_clear(rt_fd_lost_bits, fd))
 		return;
-	__atomic_fetch_and(&rt_fd_lost_bits[fd / 64], ~(1ull << (fd % 64)), __ATOMIC_RELAXED);
-	__atomic_fetch_or(&rt_fd_bits[fd / 64], 1ull << (fd % 64), __ATOMIC_RELAXED);
+	bit_set(rt_fd_bits, fd);
 	__atomic_fetch_sub(&rt_fds_lost, 1, __ATOMIC_RELAXED);
 }
 
 SIGSAFE int rt_fd_mine(int fd)
 {
-	if (fd < 0 || fd >= RT_FD_MAX)
-		return 0;
-	return (__atomic_load_n(&rt_fd_bits[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1;
-}
-
-/* Clear fd's bit; 1 if it was set (the runtime's until now), else 0. */
-SIGSAFE int rt_fd_drop(int fd)
-{
-	if (fd < 0 || fd >= RT_FD_MAX)
-		return 0;
-	uint64_t m = 1ull << (fd % 64);
-	return (__atomic_fetch_and(&rt_fd_bits[fd / 64], ~m, __ATOMIC_RELAXED) & m) != 0;
+	return bit_test(rt_fd_bits, fd);
 }
 
 /* The first number from lo up (below hi) that is the runtime's, or hi. */
@@ -202,12 +206,10 @@ SIGSAFE int rt_fd_next_mine(int lo, int hi)
  */
 SIGSAFE int rt_close_fd(int fd)
 {
-	if (!rt_fd_drop(fd)) {
+	if (!bit_clear(rt_fd_bits, fd)) {
 		/* a number the program took over: its old holder lets go, and the number may
 		 * be handed out again */
-		if (fd_lost(fd))
-			__atomic_fetch_and(&rt_fd_lost_bits[fd / 64], ~(1ull << (fd % 64)),
-					   __ATOMIC_RELAXED);
+		bit_clear(rt_fd_lost_bits, fd);
 		return -EBADF;
 	}
 	return syscall(SYS_close, fd) < 0 ? -errno : 0;
@@ -231,7 +233,7 @@ SIGSAFE int rt_hide_fd(int fd)
 	    rl.rlim_cur - rl.rlim_cur / 4 < (rlim_t)base)
 		base = (int)(rl.rlim_cur - rl.rlim_cur / 4);
 	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, base);
-	while (nfd >= 0 && fd_lost(nfd)) {	/* still held by its old holder: the next one */
+	while (nfd >= 0 && bit_test(rt_fd_lost_bits, nfd)) {	/* still held by its old holder: the next one */
 		int next = fcntl(fd, F_DUPFD_CLOEXEC, nfd + 1);
 		syscall(SYS_close, nfd);
 		nfd = next;
@@ -243,7 +245,7 @@ SIGSAFE int rt_hide_fd(int fd)
 	}
 	if (nfd < 0)
 		return -EMFILE;
-	__atomic_fetch_or(&rt_fd_bits[nfd / 64], 1ull << (nfd % 64), __ATOMIC_RELAXED);
+	bit_set(rt_fd_bits, nfd);
 	return nfd;
 }
 

@@ -349,13 +349,12 @@ int rt_hide_fd(int fd);
 
 /*
  * The registry of the runtime's descriptors (core.c): those rt_hide_fd made, until
- * rt_close_fd closes them or the program dup2's onto their number (rt_fd_drop, counted
+ * rt_close_fd closes them or the program dup2's onto their number (rt_fd_lose, counted
  * in rt_fds_lost: the .proc's fds_lost).  The program's close, close_range and closefrom
  * leave them open (interpose.c).  All handler-safe, lock-free.
  */
 #define RT_FD_MAX 65536
 int rt_fd_mine(int fd);
-int rt_fd_drop(int fd);
 int rt_fd_lose(int fd);
 void rt_fd_unlose(int fd);
 int rt_fd_next_mine(int lo, int hi);
