@@ -208,7 +208,7 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 		rt_proc_append("watch_backend", watch_backend_name());
 	/* the clock source's timer: one event inherited by every thread, or one per thread
 	 * (t017c: only the inherited one was lost to a program's close_range) */
-	if (rt_source && !strcmp(rt_source->name, "clock"))
+	if (rt_source == &rt_source_clock)
 		rt_proc_append("clock_event", clock_inherit ? "inherited" : "per-thread");
 	/* runtime descriptors the program dup2'd onto (interpose.c): their events ended */
 	uint64_t lost = __atomic_load_n(&rt_fds_lost, __ATOMIC_RELAXED);

@@ -147,7 +147,7 @@ static int clock_probe(char *why, size_t len)
 		return fd;
 	}
 	close(fd);
-	if (rt_cfg.sig_sample <= 0 || rt_cfg.sig_sample == SIGTRAP || rt_cfg.sig_sample > SIGRTMAX) {
+	if (!rt_cfg.sig_sample) {	/* config_read: 0 unless a real-time signal */
 		if (why && len)
 			snprintf(why, len, "SONDE_SIGNAL does not name a real-time signal (%d "
 				 "to %d)", SIGRTMIN, SIGRTMAX);
