@@ -491,9 +491,8 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 {
 	uint64_t sets = rt->pair_sets * PAIR_GROW, n = rt->pair_sets * PAIR_WAYS;
 	struct pair *old = rt->pair;
-	void *m = mmap(NULL, sets * PAIR_WAYS * sizeof(struct pair), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED) {
+	void *m = map(sets * PAIR_WAYS * sizeof(struct pair));	/* the engine's (rt-stack.c) */
+	if (!m) {
 		rt->pair_evicted = 0;	/* try again after as many evictions, not at each */
 		return -ENOMEM;
 	}
