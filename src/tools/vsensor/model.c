@@ -328,11 +328,13 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 		}
 		for (int r = 0; r < m->nranks; r++) {
 			/* step 6: too few network slices on this rank for a baseline */
-			int have = 0;
-			for (int s = 0; s < ns && k == 1; s++)
-				have += !isnan(m->v[k][(size_t)r * ns + s]);
-			if (k == 1 && have < VS_NET_MIN_SLICES)
-				continue;
+			if (k == 1) {
+				int have = 0;
+				for (int s = 0; s < ns; s++)
+					have += !isnan(m->v[k][(size_t)r * ns + s]);
+				if (have < VS_NET_MIN_SLICES)
+					continue;
+			}
 			for (int s = 0; s < ns;) {
 				if (!cell_low(m, rule, k, r, s, med, share, tmp)) {
 					s++;
