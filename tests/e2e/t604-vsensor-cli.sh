@@ -94,8 +94,8 @@ mkdir -p fifo-dir && mkfifo fifo-dir/matrix-compute.csv
 rc=$?
 check "t604-vsensor-report-fifo-no-hang ($rc)" [ "$rc" -eq 1 ]
 
-# the report states the whole rule: the median check, the core check and step 6
+# the report states the whole rule: the median check, the CPU-share check and step 6
 mkdir -p rule-dir && printf 'rank,0,1,2\n0,1,0.9,0.95\n1,1,0.3,0.2\n' >rule-dir/matrix-compute.csv
 "$SONDE" vsensor report rule-dir >rule.out 2>&1
-check t604-vsensor-report-rule-median grep -q "compute also under 0.60 x the slice's median rank, or on a taken core" rule.out
+check t604-vsensor-report-rule-median grep -q "compute also under 0.60 x the slice's median rank, or short of CPU" rule.out
 check t604-vsensor-report-rule-network grep -q "network only on ranks with 20+ slices of it" rule.out

@@ -48,16 +48,30 @@ else
 	below=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time below)
 	res=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time resolution)
 	check "t806-indirect-cv-$cv-near-0.5-below-$below-resolution-$res" float_between "${cv:-9}" 0.3 1.2
-	# The mean: the lower of this run's and a second one's, against the best of 3 native
-	# runs (noise only adds on both sides; one profiled run beside another 'make check'
-	# read 1.73x).  Without the traps' calibrated cost subtracted it reads ~1.65x: the
-	# bar, 0.6-1.5, fails that.
-	VWORK_ITERS=4000 "$SONDE" variance -q -o ind2 -p 1000000 -- ./vgcc indirect 0 >/dev/null 2>&1
-	mean=$( (var_col ind/variance/functions.csv ind "main > ind" cpu-time mean
-		var_col ind2/variance/functions.csv ind "main > ind" cpu-time mean) | sort -g | head -1)
-	best=$(for i in 1 2 3; do VWORK_ITERS=4000 /usr/bin/time -f %U ./vgcc indirect 0 2>&1 >/dev/null; done | sort -g | head -1)
-	ratio=$(awk -v m="${mean:-0}" -v u="$best" 'BEGIN { printf "%.2f\n", (u > 0 ? m / (u * 1e9 / 4000) : 0) }')
-	check "t806-indirect-mean-over-native-$ratio" float_between "$ratio" 0.6 1.5
+	# The mean against the program's own CPU time per call, in 3 rounds that alternate a
+	# native run and a profiled one (the first round's profiled run is the one above); the
+	# check takes the median of the 3 ratios.  Why rounds: on this shared VM a native run
+	# took 0.17 s or 0.29-0.31 s within a minute, so a mean and a native time taken apart
+	# can be 0.6x or 1.6x of each other by the machine alone (CI read 1.60 once with the
+	# lower of 2 means against the best of 3 natives); a median of 3 side-by-side ratios
+	# needs 2 rounds off the same way.  Without the traps' calibrated cost subtracted it
+	# reads ~1.65x: the bar, 0.6-1.5, fails that.  The subtracted cost, from the report,
+	# goes into the check's name for the log.
+	trap_us=$(sed -n 's/.*traps: [0-9.]* us of time and \([0-9.]*\) us of CPU time per instance subtracted.*/\1/p' err.txt)
+	ratios=""
+	for i in 1 2 3; do
+		u=$(VWORK_ITERS=4000 /usr/bin/time -f %U ./vgcc indirect 0 2>&1 >/dev/null)
+		if [ "$i" -gt 1 ]; then
+			VWORK_ITERS=4000 "$SONDE" variance -q -o ind$i -p 1000000 -- ./vgcc indirect 0 >/dev/null 2>&1
+			d=ind$i
+		else
+			d=ind
+		fi
+		mean=$(var_col $d/variance/functions.csv ind "main > ind" cpu-time mean)
+		ratios="$ratios $(awk -v m="${mean:-0}" -v u="$u" 'BEGIN { printf "%.2f\n", (u > 0 ? m / (u * 1e9 / 4000) : 0) }')"
+	done
+	ratio=$(printf '%s\n' $ratios | sort -g | sed -n 2p)
+	check "t806-indirect-mean-over-native-$ratio-of-$(echo $ratios | tr ' ' '/')-traps-${trap_us:-none}us" float_between "$ratio" 0.6 1.5
 	sh=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time share)
 	check "t806-indirect-share-$sh" float_between "${sh:-0}" 0.5 1
 fi

@@ -162,9 +162,9 @@ TEST(whole_machine_short_of_cpu_is_not_network)
 /* 8 ranks on 4 cores (core = r % 4).  A hog on core 1 starves ranks 1 and 5 (share 0.1,
  * compute 0.2); every other rank waits for them and loses share and speed too (share
  * 0.45, compute 0.3).  The slice's median (0.3) puts the bar at 0.18: the median check
- * flags nothing.  The core check: ranks 1 and 5 are core 1's ranks, both under 0.4 of
- * the typical share, their mean 0.1 under 0.8 x the other ranks' median share (0.45): both
- * flagged; core 0's ranks (0.45) are not starved. */
+ * flags nothing.  The share check: ranks 1 and 5 are each under 0.4 of the typical
+ * share and under 0.8 x the other cores' ranks' median share (0.45): both flagged; the
+ * other ranks (0.45) are not starved. */
 /* The hog on core 1 in slices 5-12, the other ranks at OTHERS of the typical share; the
  * rule applied. */
 static void hog_core1(float others)
@@ -219,6 +219,45 @@ TEST(a_quota_on_one_rank_does_not_flag_its_core_partner)
 	set(0, 0, NR - 1, 5, 12, 0.5f);
 	set(0, 1, 1, 5, 12, 0.05f);
 	set(VS_CPU, 1, 1, 5, 12, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 8);
+	for (int s = 5; s <= 12; s++)
+		CHECK(flag[0][1 * NS + s] && !flag[0][5 * NS + s]);
+	teardown();
+}
+
+/* The quota as t603 saw it on the Linux 6.18 VM: every rank waits for the throttled one
+ * and its compute falls as far (0.2-0.3; the throttled rank 0.23), so the median check
+ * (under 0.6 x 0.25) flags nothing.  Rank 1's CPU share (0.09, the others' 1.0) does:
+ * rank 1 flagged in every slice of the window, its core partner (rank 5, fed) and the
+ * rest not. */
+TEST(a_quota_that_slows_every_rank_alike_is_found_by_the_share)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	for (int r = 0; r < NR; r++)
+		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 4));
+	set(0, 0, NR - 1, 5, 12, 0.25f);
+	set(0, 1, 1, 5, 12, 0.23f);
+	set(VS_CPU, 1, 1, 5, 12, 0.09f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 8);
+	for (int s = 5; s <= 12; s++)
+		CHECK(flag[0][1 * NS + s] && !flag[0][5 * NS + s]);
+	/* a rank whose share held (0.45: over the 0.4 bar) is not short of CPU */
+	set(VS_CPU, 1, 1, 5, 12, 0.45f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 0);
+	teardown();
+}
+
+/* A hogged pair where one of the two kept its share (rank 5 at 0.63): the starved one
+ * (rank 1) is flagged alone; before, the check asked every rank of the core to starve
+ * and flagged neither. */
+TEST(a_hogged_pair_with_one_fed_rank_flags_the_starved_one)
+{
+	hog_core1(0.45f);
+	set(VS_CPU, 5, 5, 5, 12, 0.63f);
 	vs_detect(&m, &rule, flag);
 	CHECK(count(0) == 8);
 	for (int s = 5; s <= 12; s++)
@@ -307,6 +346,8 @@ int main(void)
 	RUN(a_taken_core_is_judged_with_its_ranks);
 	RUN(a_taken_core_beside_sleeping_ranks);
 	RUN(a_quota_on_one_rank_does_not_flag_its_core_partner);
+	RUN(a_quota_that_slows_every_rank_alike_is_found_by_the_share);
+	RUN(a_hogged_pair_with_one_fed_rank_flags_the_starved_one);
 	RUN(too_few_network_slices_are_not_judged);
 	RUN(without_cpu_share_compute_decides);
 	RUN(files_round_trip);

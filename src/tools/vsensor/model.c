@@ -221,45 +221,38 @@ static int starved(const struct vs_matrix *m, int r, int s, float v)
 }
 
 /*
- * Step 3's second way for a compute cell: was the core rank r ran on in slice s taken
- * from its ranks?  Every rank that ran there got under VS_CORE_STARVED of the typical CPU
- * share, and their mean share is under core_peer x the median share of the ranks on the
- * other cores.  A hog on one core of an oversubscribed node starves both ranks of that
- * core, while the other core's ranks wait for them in MPI and lose speed too (and take
- * other users' processes pushed off the hogged core): the slice's median then sits
- * between the two pairs and the median check misses the hogged pair.  A CPU quota on one
- * rank leaves the rank sharing its core well fed (it gets the CPU the other cannot use),
- * so the core is not "taken" and only the median check applies.  Where the cores or the
- * shares were not recorded (no matrix-core.csv, no schedstat) it never holds.  0.4, not
- * step 5's half: on the runs of 2026-11-26 at load 6-10 (doc/sonde-vsensor.md) 0.5 let
- * other users' load on one core through more often (clean false positives 2.0% of
- * CoMD/IS cells, 6.8% of the kernels', against 1.3% and 6.5%) for the same recall.
+ * Step 3's second way for a compute cell: was rank r short of CPU in slice s while the
+ * ranks on the other cores were not?  It got under VS_CORE_STARVED of its typical CPU
+ * share, and under core_peer x the median share of the ranks on the other cores.  A hog on
+ * one core of an oversubscribed node starves both ranks of that core, while the other
+ * core's ranks wait for them in MPI and lose speed too (and take other users' processes
+ * pushed off the hogged core): the slice's median then sits between the two pairs and the
+ * median check misses the hogged pair.  A CPU quota on one rank starves that rank alone:
+ * the rank sharing its core gets the CPU the other cannot use (its share stays full, so it
+ * is not flagged), and every rank, waiting for the starved one, loses compute speed too
+ * (on the Linux 6.18 VM all four of t603's ranks fell to 0.2-0.3 under a 5% quota on one,
+ * so the median check missed it: 2 of 13 cells).  Where the cores or the shares were not
+ * recorded (no matrix-core.csv, no schedstat) it never holds.  0.4, not step 5's half: on
+ * the runs of 2026-11-26 at load 6-10 (doc/sonde-vsensor.md) 0.5 let other users' load on
+ * one core through more often (clean false positives 2.0% of CoMD/IS cells, 6.8% of the
+ * kernels', against 1.3% and 6.5%) for the same recall.
  */
-static int core_taken(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s, float *tmp)
+static int rank_starved(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s, float *tmp)
 {
 	size_t ns = m->nslices;
-	float core = m->v[VS_CORE][(size_t)r * ns + s];
-	if (isnan(core))
+	float core = m->v[VS_CORE][(size_t)r * ns + s], mine = m->v[VS_CPU][(size_t)r * ns + s];
+	if (isnan(core) || !(mine < VS_CORE_STARVED))	/* NaN share: asleep, not starved */
 		return 0;
-	double mine = 0;
-	int nmine = 0, n = 0;
+	int n = 0;
 	for (int q = 0; q < m->nranks; q++) {
 		float c = m->v[VS_CORE][(size_t)q * ns + s], share = m->v[VS_CPU][(size_t)q * ns + s];
-		if (isnan(c))
-			continue;
-		if (c == core) {
-			if (!(share < VS_CORE_STARVED))	/* NaN: asleep, not starved */
-				return 0;
-			mine += share;
-			nmine++;
-		} else {
-			/* a rank with no share was asleep (runnable under 10 ms of the period):
-			 * a full one, as for machine_starved; ranks that sleep in MPI while the
-			 * hogged core's ranks catch up are the case this check is for */
+		/* a rank with no share was asleep (runnable under 10 ms of the period): a full
+		 * one, as for machine_starved; ranks that sleep in MPI while the hogged core's
+		 * ranks catch up are the case this check is for */
+		if (!isnan(c) && c != core)
 			tmp[n++] = isnan(share) ? 1.0f : share;
-		}
 	}
-	return nmine && n && mine / nmine < rule->core_peer * median(tmp, n);
+	return n && mine < rule->core_peer * median(tmp, n);
 }
 
 static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r, int s,
@@ -274,7 +267,7 @@ static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k
 		return share[s] >= 0.75;
 	if (m->nranks < 3 || isnan(med[s]) || v < rule->peer * med[s])
 		return 1;
-	return k == 0 && core_taken(m, rule, r, s, tmp);
+	return k == 0 && rank_starved(m, rule, r, s, tmp);
 }
 
 /* Is the whole machine short of CPU in slice s?  By the ranks' CPU share where the run

@@ -11,11 +11,11 @@
  *      network 0.5: senses of collectives on shared cores include scheduling delays);
  *   3. compute and io cells must also be under peer (0.6) x the median of that slice
  *      over all ranks (a slowdown every rank feels alike is the machine's load, not a
- *      rank's problem), or, compute only, their core was taken (matrix-core.csv): every
- *      rank that ran on the cell's core in that slice got under VS_CORE_STARVED (0.4) of
- *      the typical CPU share, and their mean share is under core_peer (0.8) x the median share of
- *      the ranks on other cores (with two of four ranks on a hogged core, the other
- *      core's ranks wait for them and drop too, and the median sits between the two
+ *      rank's problem), or, compute only, their rank was short of CPU: it got under
+ *      VS_CORE_STARVED (0.4) of its typical CPU share in that slice, and under core_peer
+ *      (0.8) x the median share of the ranks on other cores (matrix-core.csv: with two of
+ *      four ranks on a hogged core, the other core's ranks wait for them and drop too,
+ *      and the median sits between the two
  *      pairs); network cells count only when at least 3/4 of the ranks are
  *      under the threshold in that slice (a lone slow collective is scheduling noise
  *      on shared cores; network trouble is shared);
@@ -42,7 +42,7 @@
 #define VS_CORE 4			/* v[VS_CORE]: the CPU a rank ran on (matrix-core.csv) */
 #define VS_MATS 5
 #define VS_STARVED 0.5			/* see vs_detect, step 5 */
-#define VS_CORE_STARVED 0.4		/* see vs_detect, step 3 (a core taken) */
+#define VS_CORE_STARVED 0.4		/* see vs_detect, step 3 (a rank short of CPU) */
 #define VS_NET_MIN_SLICES 20		/* see vs_detect, step 6 */
 
 struct vs_matrix {
@@ -55,7 +55,7 @@ struct vs_rule {
 	double threshold[VS_KINDS];	/* per kind: compute 0.6, network 0.5, io 0.6 */
 	int min_slices;
 	double peer;			/* compute/io: also under peer x the slice's median over ranks */
-	double core_peer;		/* compute: or its core's share under core_peer x the others' */
+	double core_peer;		/* compute: or its share under core_peer x other cores' ranks' */
 };
 
 struct vs_event {

@@ -329,8 +329,8 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 		       l->m.nranks, l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
 		       rule.threshold[1], rule.threshold[2], rule.min_slices);
 		/* the rest of the rule, in one line (doc/sonde-vsensor.md, "Detection rule") */
-		printf("  compute also under %.2f x the slice's median rank, or on a taken core\n"
-		       "  (its ranks under %.1f of their CPU share and %.2f x the other cores');\n"
+		printf("  compute also under %.2f x the slice's median rank, or short of CPU\n"
+		       "  (under %.1f of its CPU share and %.2f x the other cores' ranks');\n"
 		       "  network only on ranks with %d+ slices of it\n\n",
 		       rule.peer, VS_CORE_STARVED, rule.core_peer, VS_NET_MIN_SLICES);
 		if (l->nev)
