@@ -272,59 +272,62 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
-/*
- * The CSV files a tool exported into PATH/<tool>/, and that folder if nothing else is in
- * it: after 'sonde comm -o d', 'sonde mem --force -o d' kept the CSV files of d/comm, a comm
- * profile beside the new mem recording that nothing marked as stale.
- */
-static void dir_clear_exports(const char *path)
+/* Unlink the files in PATH whose name is_ours accepts. */
+static void dir_unlink_if(const char *path, int (*is_ours)(const char *name))
 {
-	char sub[PATH_MAX + 64], p[2 * PATH_MAX];
-	for (int i = 0; tools[i]; i++) {
-		if (!tools[i]->export)
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, tools[i]->name);
-		DIR *d = opendir(sub);
-		if (!d)
-			continue;
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			size_t n = strlen(e->d_name);
-			if (n > 4 && !strcmp(e->d_name + n - 4, ".csv")) {
-				snprintf(p, sizeof(p), "%s/%s", sub, e->d_name);
-				unlink(p);
-			}
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	char p[2 * PATH_MAX];
+	while ((e = readdir(d)))
+		if (is_ours(e->d_name)) {
+			snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+			unlink(p);
 		}
-		closedir(d);
-		rmdir(sub);	/* fails, as it should, if the user put files there */
-	}
+	closedir(d);
 }
 
-/* Remove what a previous recording left (only sonde's own files). */
-static void dir_clear(const char *path)
+/* A file a previous recording left in its directory. */
+static int is_recording_file(const char *name)
 {
 	/* .sdt.tmp: a stream being created when its process was killed (out.c) */
 	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start",
 				      "profile.db", "run.txt", MPI_JOB_FILE,
 				      VERDICT_LAUNCH_FILE };
-	DIR *d = opendir(path);
-	if (!d)
-		return;
-	struct dirent *e;
-	char p[PATH_MAX + 300];
-	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
-			size_t k = strlen(ends[i]);
-			if (n >= k && !strcmp(e->d_name + n - k, ends[i])) {
-				snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-				unlink(p);
-				break;
-			}
-		}
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		size_t k = strlen(ends[i]);
+		if (n >= k && !strcmp(name + n - k, ends[i]))
+			return 1;
 	}
-	closedir(d);
-	dir_clear_exports(path);
+	return 0;
+}
+
+/* A CSV file a tool exported (x.csv, not a file named only ".csv"). */
+static int is_export_file(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 4 && !strcmp(name + n - 4, ".csv");
+}
+
+/*
+ * Remove what a previous recording left (only sonde's own files): its files in PATH, and
+ * the CSV files a tool exported into PATH/<tool>/, and that folder if nothing else is in
+ * it: after 'sonde comm -o d', 'sonde mem --force -o d' kept the CSV files of d/comm, a comm
+ * profile beside the new mem recording that nothing marked as stale.
+ */
+static void dir_clear(const char *path)
+{
+	char sub[PATH_MAX + 64];
+	dir_unlink_if(path, is_recording_file);
+	for (int i = 0; tools[i]; i++) {
+		if (!tools[i]->export)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, tools[i]->name);
+		dir_unlink_if(sub, is_export_file);
+		rmdir(sub);	/* fails, as it should, if the user put files there */
+	}
 }
 
 /* Anything in PATH but MPI_JOB_FILE (a job whose program could not start leaves just it). */

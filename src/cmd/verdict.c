@@ -193,8 +193,8 @@ int verdict_read(const char *path, struct verdict *v, char *err, size_t errlen)
 	char line[2048];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->path, sizeof(v->path), "%s", path);
-	if (e == -EINVAL)
-		snprintf(err, errlen, "%s is not a sonde bench verdict (not a regular file)", path);
+	if (e == FILE_NOT_REGULAR)
+		snprintf(err, errlen, "%s is not a sonde bench verdict (%s)", path, file_strerror(e));
 	if (!f)
 		return e;
 	if (!fgets(line, sizeof(line), f) ||

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "prof/file.h"
@@ -14,7 +15,7 @@ int file_open_regular(const char *path, struct stat *sb)
 	if (stat(path, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
+		return FILE_NOT_REGULAR;
 	/* O_NONBLOCK: if a FIFO replaced the file since, open() must not wait for a writer */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -24,7 +25,7 @@ int file_open_regular(const char *path, struct stat *sb)
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		e = -EINVAL;
+		e = FILE_NOT_REGULAR;
 		goto fail;
 	}
 	int fl = fcntl(fd, F_GETFL);
@@ -53,4 +54,9 @@ FILE *file_fopen_regular(const char *path, int *err)
 	if (err)
 		*err = f ? 0 : fd;
 	return f;
+}
+
+const char *file_strerror(int err)
+{
+	return err == FILE_NOT_REGULAR ? "not a regular file" : strerror(-err);
 }

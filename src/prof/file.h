@@ -11,12 +11,16 @@
 #ifndef SONDE_PROF_FILE_H
 #define SONDE_PROF_FILE_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
+/* The error the two below give for what is not a regular file. */
+#define FILE_NOT_REGULAR (-EINVAL)
+
 /*
  * Open path read-only (close-on-exec) if it is a regular file: a file descriptor in
- * blocking mode, or -errno: -EINVAL when path is not a regular file (a FIFO, a directory,
+ * blocking mode, or -errno: FILE_NOT_REGULAR when path is not a regular file (a FIFO, a directory,
  * a device; nothing is opened that stat() already shows is not one), else what open() or
  * fstat() said.  When sb is not NULL it receives the open file's fstat().
  */
@@ -27,5 +31,11 @@ int file_open_regular(const char *path, struct stat *sb);
  * codes above, or -ENOMEM) otherwise.
  */
 FILE *file_fopen_regular(const char *path, int *err);
+
+/*
+ * Their error err (-errno) in words, for a message: "not a regular file" for
+ * FILE_NOT_REGULAR, else strerror(-err).  The string is not the caller's to free.
+ */
+const char *file_strerror(int err);
 
 #endif

@@ -355,10 +355,8 @@ static int map_file(const char *path, const unsigned char **data, size_t *size, 
 	/* a FIFO named like a stream must not block the report for ever */
 	struct stat st;
 	int fd = file_open_regular(path, &st);
-	if (fd == -EINVAL)
-		return errmsg(err, errlen, fd, "%s: not a regular file", path);
 	if (fd < 0)
-		return errmsg(err, errlen, fd, "%s: %s", path, strerror(-fd));
+		return errmsg(err, errlen, fd, "%s: %s", path, file_strerror(fd));
 	*size = (size_t)st.st_size;
 	*data = NULL;
 	if (*size) {

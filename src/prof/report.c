@@ -56,8 +56,8 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
 	snprintf(path, sizeof(path), "%s/launch.txt", dir);
 	int r;
 	FILE *f = file_fopen_regular(path, &r);
-	if (r == -EINVAL)	/* a FIFO there blocked the report for ever */
-		return errmsg(err, errlen, r, "%s: not a regular file", path);
+	if (r == FILE_NOT_REGULAR)	/* a FIFO there blocked the report for ever */
+		return errmsg(err, errlen, r, "%s: %s", path, file_strerror(r));
 	if (!f)
 		return 0;
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL)) {

@@ -496,7 +496,7 @@ static int module_open_file(const struct sym_module *m, char *path, size_t len)
 	 * device may act on it, and a FIFO put in its place would block us for ever. */
 	struct stat sb;
 	int fd = file_open_regular(path, &sb);
-	if (fd == -EINVAL)
+	if (fd == FILE_NOT_REGULAR)
 		return -ENOEXEC;
 	if (fd >= 0 && is_deleted && sb.st_ino != m->inode) {
 		close(fd);

@@ -89,8 +89,8 @@ struct sym_data {
 };
 
 /*
- * Build from a maps file.  NULL and *err = -errno when the file cannot be read: -EINVAL
- * when it is not a regular file (prof/file.h).
+ * Build from a maps file.  NULL and *err = -errno when the file cannot be read:
+ * FILE_NOT_REGULAR (-EINVAL) when it is not a regular file (prof/file.h).
  */
 struct symtab *symtab_new(const char *maps_path, int *err);
 

@@ -51,14 +51,15 @@ static SIGSAFE void close_hidden(int fd, int hidden)
 static SIGSAFE int write_all(int fd, int hidden, const char *p, size_t n)
 {
 	while (n) {
-		/* the program dup2'd onto the number: its file, not ours to write */
-		if (hidden && !rt_fd_mine(fd))
-			return -EBADF;
-		ssize_t w = write(fd, p, n);
+		/* hidden: not if the program dup2'd onto the number (its file, not ours to
+		 * write; rt_fd_write refuses it) */
+		ssize_t w = hidden ? rt_fd_write(fd, p, n) : write(fd, p, n);
+		if (w < 0 && !hidden)
+			w = -errno;
 		if (w < 0) {
-			if (errno == EINTR)
+			if (w == -EINTR)
 				continue;
-			return -errno;
+			return (int)w;
 		}
 		p += w;
 		n -= (size_t)w;

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <ucontext.h>
 
 #include "sonde/format.h"
@@ -360,6 +361,11 @@ void rt_fd_unlose(int fd);
 int rt_fd_next_mine(int lo, int hi);
 int rt_close_fd(int fd);
 extern uint64_t rt_fds_lost;
+/* ioctl, read, write on a runtime descriptor: -EBADF without the call if the number is
+ * not the runtime's (the program dup2'd onto it); else the call's result, or -errno. */
+int rt_fd_ioctl(int fd, unsigned long req, unsigned long arg);
+ssize_t rt_fd_read(int fd, void *buf, size_t n);
+ssize_t rt_fd_write(int fd, const void *buf, size_t n);
 
 /* Write a short message to stderr without stdio (handler-safe). */
 void rt_log(const char *msg);

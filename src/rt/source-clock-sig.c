@@ -9,7 +9,6 @@
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -288,11 +287,12 @@ SIGSAFE static void give_up(struct rt_thread *t, struct clock_thread *ct, int wh
  */
 SIGSAFE static void set_period(struct clock_thread *ct, int watchdog)
 {
-	if (ct->watchdog == watchdog || ct->fd < 0 || clock_inherit || !rt_fd_mine(ct->fd))
+	if (ct->watchdog == watchdog || clock_inherit)
 		return;
 	uint64_t p = watchdog && clock_period < CLOCK_WATCHDOG_NS ? CLOCK_WATCHDOG_NS : clock_period;
-	ioctl(ct->fd, PERF_EVENT_IOC_PERIOD, &p);
-	ct->watchdog = watchdog;
+	/* no event, or a number the program took over: the period was not set */
+	if (rt_fd_ioctl(ct->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&p) != -EBADF)
+		ct->watchdog = watchdog;
 }
 
 /* A system call whose flags a step cannot own: one that returns through the flags saved in
@@ -462,10 +462,9 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	 * it again, last, so the handler's own time is not counted.  On the watchdog period
 	 * if the sample goes on with steps (clock_on_trap restores it). */
 	set_period(ct, ct->stepping);
-	/* rt_fd_mine: a signal queued before the program dup2'd onto the number (the event
-	 * is gone; the file there is the program's) */
-	if (ct->fd >= 0 && rt_fd_mine(ct->fd))
-		ioctl(ct->fd, PERF_EVENT_IOC_REFRESH, 1);
+	/* not for a signal queued before the program dup2'd onto the number (the event is
+	 * gone; the file there is the program's): rt_fd_ioctl refuses it */
+	rt_fd_ioctl(ct->fd, PERF_EVENT_IOC_REFRESH, 1);
 	if (!ct->stepping)
 		ct->last_exit = rt_now();
 out:

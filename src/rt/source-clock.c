@@ -271,8 +271,7 @@ static void clock_thread_stop(struct rt_thread *t)
 	int fd = ct->fd;
 	/* the inherited event: disabled in every thread (the process ends or execs); not
 	 * if the program dup2'd onto the number (its file now, left alone by rt_close_fd) */
-	if (rt_fd_mine(fd))
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	rt_fd_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	/* a signal already queued finds fd -1 and is ignored */
 	ct->fd = -1;
 	if (fd == clock_inherit_fd)

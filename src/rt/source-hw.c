@@ -132,9 +132,8 @@ static SIGSAFE void hw_on_sample(void *arg, const struct perfring_sample *s)
 
 static SIGSAFE void hw_enable(struct hw_thread *h, int on)
 {
-	for (int i = 0; i < h->nfd; i++)
-		if (rt_fd_mine(h->fd[i]))	/* not a number the program dup2'd onto */
-			ioctl(h->fd[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; i < h->nfd; i++)	/* not on a number the program dup2'd onto */
+		rt_fd_ioctl(h->fd[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
 static SIGSAFE void hw_handler(int sig, siginfo_t *si, void *uc)

@@ -329,8 +329,8 @@ static void slot_close(struct watch_set *s, struct watch_slot *sl)
 static void slot_disarm(struct watch_set *s, struct watch_slot *sl)
 {
 	if (sl->state == SLOT_ARMED) {
-		if (!s->soft && rt_fd_mine(sl->fd))
-			ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (!s->soft)	/* not on a number the program dup2'd onto (rt_fd_ioctl) */
+			rt_fd_ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
 		slot_state(s, sl, SLOT_IDLE);
 	}
 }
@@ -543,7 +543,7 @@ static int pick_victim(struct watch_set *s, int policy)
 static uint64_t event_count(int fd)
 {
 	uint64_t c = 0;
-	if (!rt_fd_mine(fd) || read(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
+	if (rt_fd_read(fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
 		return UINT64_MAX;
 	return c;
 }
@@ -613,8 +613,7 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 		watch_bp_attr(&at, a, len, r->type, 0);
 		tried = 1;
 		/* a number the program took over (dup2): reopened below, on a new one */
-		err = !rt_fd_mine(sl->fd) ? -EBADF :
-		      ioctl(sl->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &at) ? -errno : 0;
+		err = rt_fd_ioctl(sl->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, (unsigned long)&at);
 		if (!err)
 			s->st.modifies++;
 	}

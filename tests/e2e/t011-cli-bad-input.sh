@@ -63,6 +63,12 @@ expect mem-force-other-tool 0 "" "$SONDE" mem -q --force -o other -- true
 	fail "force-removes-other-tool" "$(ls other other/comm 2>&1 | tr '\n' ' ')"
 [ "$(cat other/mine.txt)" = keep ] && [ -d other/mem ] && pass "force-keeps-user-file" ||
 	fail "force-keeps-user-file" "$(ls other | tr '\n' ' ')"
+# a user's file inside the tool's CSV folder: the CSV files go, the folder and that file stay
+mkdir -p other2/comm && echo keep >other2/comm/notes.txt && echo 'a,b' >other2/comm/pairs.csv
+expect mem-force-user-file-in-export 0 "" "$SONDE" mem -q --force -o other2 -- true
+[ ! -e other2/comm/pairs.csv ] && [ "$(cat other2/comm/notes.txt)" = keep ] &&
+	pass "force-keeps-user-file-in-export" ||
+	fail "force-keeps-user-file-in-export" "$(ls other2 other2/comm 2>&1 | tr '\n' ' ')"
 # --html into a missing folder: said before the program runs, not after a long run
 # (before: the program ran, then "cannot write", status 0, no page)
 expect mem-html-missing-folder 1 "^sonde: cannot write 'nodir/p.html': No such file or directory$" \

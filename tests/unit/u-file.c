@@ -58,12 +58,21 @@ TEST(not_regular)
 	CHECK(!file_fopen_regular(at("missing"), &e) && e == -ENOENT);
 }
 
+/* The words every reader's message uses (t086, t020 quote them). */
+TEST(strerror)
+{
+	CHECK(FILE_NOT_REGULAR == -EINVAL);
+	CHECK_STR(file_strerror(FILE_NOT_REGULAR), "not a regular file");
+	CHECK_STR(file_strerror(-ENOENT), "No such file or directory");
+}
+
 int main(void)
 {
 	alarm(20);
 	check_mktmp("u-file");
 	RUN(regular);
 	RUN(not_regular);
+	RUN(strerror);
 	check_rmtmp();
 	return CHECK_DONE();
 }

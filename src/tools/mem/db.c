@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "prof/errmsg.h"
+#include "prof/file.h"
 #include "prof/db.h"
 #include "tools/mem/mem.h"
 #include "tools/mem/format.h"
@@ -223,9 +224,10 @@ static const char *symtab_state(const struct prof_process *pr, const struct mm_p
 		return "ok";
 	if (!pr->maps_path)
 		return "none: no maps copy";
-	if (mp->symtab_err == -EINVAL)	/* symtab_new: a FIFO or a device in its place */
-		return "none: the maps copy is not a regular file";
-	snprintf(buf, len, "none: %s", strerror(-mp->symtab_err));
+	/* symtab_new: a FIFO or a device in its place is not a regular file */
+	snprintf(buf, len, "none: %s%s",
+		 mp->symtab_err == FILE_NOT_REGULAR ? "the maps copy is " : "",
+		 file_strerror(mp->symtab_err));
 	return buf;
 }
 

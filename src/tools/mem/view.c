@@ -251,6 +251,27 @@ static void more_rows(FILE *out, sqlite3 *db, const char *table, int shown, cons
 	sqlite3_finalize(st);
 }
 
+/* The statement for a table's rows; NULL (t freed) when t or the statement is missing. */
+static sqlite3_stmt *table_rows(sqlite3 *db, const char *sql, struct text_table *t)
+{
+	sqlite3_stmt *st;
+	if (t && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+		return st;
+	text_table_free(t);
+	return NULL;
+}
+
+/* The table under its title, then how many more rows of table csv holds; st and t freed. */
+static void table_print(FILE *out, sqlite3 *db, sqlite3_stmt *st, struct text_table *t,
+			const char *title, const char *table, int shown, const char *csv)
+{
+	sqlite3_finalize(st);
+	fprintf(out, "\n%s\n", title);
+	text_table_print(t, out, "  ");
+	more_rows(out, db, table, shown, csv);
+	text_table_free(t);
+}
+
 static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 {
 	const char *est = estimate_heading(mt);
@@ -260,12 +281,10 @@ static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 				    "object" };
 	struct text_table *t = est ? text_table_new(8, heads_est, "rrrrrrln")
 				   : text_table_new(7, heads, "rrrrrln");
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = table_rows(db, mem_objects_sql, t);
 	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, mem_objects_sql, -1, &st, NULL) != SQLITE_OK) {
-		text_table_free(t);
+	if (!st)
 		return -EIO;
-	}
 	/* objects allocated but never sampled are in the CSV and the database only */
 	while (n < top && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 2) > 0) {
 		char b[6][32];
@@ -282,11 +301,7 @@ static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 		const char *row_est[] = { b[0], b[1], b[2], b[3], b[4], b[5], kind, name };
 		text_table_add(t, est ? row_est : row);
 	}
-	sqlite3_finalize(st);
-	fprintf(out, "\nData objects\n");
-	text_table_print(t, out, "  ");
-	more_rows(out, db, "objects WHERE samples > 0", n, "mem/objects.csv");
-	text_table_free(t);
+	table_print(out, db, st, t, "Data objects", "objects WHERE samples > 0", n, "mem/objects.csv");
 	return 0;
 }
 
@@ -308,12 +323,10 @@ static int text_code(sqlite3 *db, FILE *out, int top)
 	const char *heads[] = { "#", "share", "samples", "loads", "stores", "location",
 				"function" };
 	struct text_table *t = text_table_new(7, heads, "rrrrrln");
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = table_rows(db, mem_code_sql, t);
 	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, mem_code_sql, -1, &st, NULL) != SQLITE_OK) {
-		text_table_free(t);
+	if (!st)
 		return -EIO;
-	}
 	while (n < top && sqlite3_step(st) == SQLITE_ROW) {
 		char b[5][32], loc[512];
 		snprintf(b[0], 32, "%d", ++n);
@@ -326,11 +339,7 @@ static int text_code(sqlite3 *db, FILE *out, int top)
 				      (const char *)sqlite3_column_text(st, 0) };
 		text_table_add(t, row);
 	}
-	sqlite3_finalize(st);
-	fprintf(out, "\nCode\n");
-	text_table_print(t, out, "  ");
-	more_rows(out, db, "code", n, "mem/code.csv");
-	text_table_free(t);
+	table_print(out, db, st, t, "Code", "code", n, "mem/code.csv");
 	return 0;
 }
 
@@ -341,12 +350,10 @@ static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 	const char *h1[] = { "thread", "tid", "samples", "share", "note" };
 	struct text_table *t = multi ? text_table_new(7, heads, "lrrrrrl")
 				     : text_table_new(5, h1, "lrrrl");
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = table_rows(db, mem_threads_sql, t);
 	int n = 0;
-	if (!t || sqlite3_prepare_v2(db, mem_threads_sql, -1, &st, NULL) != SQLITE_OK) {
-		text_table_free(t);
+	if (!st)
 		return -EIO;
-	}
 	while (n < top && sqlite3_step(st) == SQLITE_ROW) {
 		char b[5][32];
 		fmt_u64(b[0], 32, st, 2);
@@ -363,11 +370,7 @@ static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 		text_table_add(t, multi ? row : r1);
 		n++;
 	}
-	sqlite3_finalize(st);
-	fprintf(out, "\nThreads\n");
-	text_table_print(t, out, "  ");
-	more_rows(out, db, "threads", n, "mem/threads.csv");
-	text_table_free(t);
+	table_print(out, db, st, t, "Threads", "threads", n, "mem/threads.csv");
 	return 0;
 }
 

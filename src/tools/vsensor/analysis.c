@@ -1399,22 +1399,21 @@ static int changed_in(struct an *a, int fi, const struct loop *l, int v, char *w
 	return 0;
 }
 
-/* Replace f's locals and parameters in leaves by what they are at call site k. */
-static void translate(struct an *a, int fi, const struct iset *leaves, const struct call *k, struct iset *out)
+/*
+ * Replace the callee's locals and parameters in exp (its leaves followed through its
+ * whole body, scope_walk) by what they are at call site k.
+ */
+static void translate(struct an *a, const struct iset *exp, const struct call *k, struct iset *out)
 {
-	struct func *f = &a->funcs[fi];
-	struct iset exp = { 0 };
-	closure(a, fi, f->b, f->e, leaves, &exp);
-	for (int i = 0; i < exp.n; i++) {
-		int v = exp.v[i];
+	for (int i = 0; i < exp->n; i++) {
+		int v = exp->v[i];
 		if (v < 0 || a->vars[v].func < 0)
 			iset_add(out, v);
 		else if (a->vars[v].param >= 0 && a->vars[v].param < k->nargs)
 			iset_merge(out, &k->args[a->vars[v].param]);
 	}
-	if (leaves_tainted(a, &exp))
+	if (leaves_tainted(a, exp))
 		iset_add(out, TOK_TAINT);
-	iset_free(&exp);
 }
 
 struct walkres {
@@ -1445,14 +1444,12 @@ static void mark(struct walkres *r, int fail, int fi, int line)
  * global.  Without this, a loop "for (i = 0; i < n; i++)" in a function called from
  * another file with a different n each time was selected.
  */
-static void root_check(struct an *a, int fi, const struct iset *leaves, struct walkres *r)
+static void root_check(struct an *a, int fi, const struct iset *exp, struct walkres *r)
 {
 	struct func *f = &a->funcs[fi];
-	struct iset exp = { 0 };
-	closure(a, fi, f->b, f->e, leaves, &exp);
 	char why[200] = "";
-	for (int i = 0; i < exp.n && !why[0]; i++) {
-		int v = exp.v[i];
+	for (int i = 0; i < exp->n && !why[0]; i++) {
+		int v = exp->v[i];
 		if (v == TOK_MEM) {
 			snprintf(why, sizeof(why), "reads memory, and %.40s's callers are not all seen (other files, pointers)", f->name);
 		} else if (v >= 0 && a->vars[v].func == fi && a->vars[v].param >= 0) {
@@ -1467,7 +1464,6 @@ static void root_check(struct an *a, int fi, const struct iset *leaves, struct w
 					 a->vars[v].name, f->name);
 		}
 	}
-	iset_free(&exp);
 	if (why[0]) {
 		if (!r->fail)
 			snprintf(r->why, sizeof(r->why), "%s", why);
@@ -1483,13 +1479,11 @@ static void root_check(struct an *a, int fi, const struct iset *leaves, struct w
  * work, and two call sites that do not both pass the same integer constant, make it
  * not global.
  */
-static void sites_check(struct an *a, int fi, const struct iset *leaves, struct walkres *r)
+static void sites_check(struct an *a, int fi, const struct iset *exp, struct walkres *r)
 {
 	struct func *f = &a->funcs[fi];
-	struct iset exp = { 0 };
-	closure(a, fi, f->b, f->e, leaves, &exp);
-	for (int i = 0; i < exp.n && !r->fail; i++) {
-		int v = exp.v[i];
+	for (int i = 0; i < exp->n && !r->fail; i++) {
+		int v = exp->v[i];
 		if (v < 0 || a->vars[v].func != fi || a->vars[v].param < 0)
 			continue;
 		int p = a->vars[v].param, nsites = 0, same = 1;
@@ -1512,7 +1506,6 @@ static void sites_check(struct an *a, int fi, const struct iset *leaves, struct 
 			r->fail = 1;
 		}
 	}
-	iset_free(&exp);
 }
 
 /*
@@ -1547,6 +1540,10 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 		r->depth = depth;
 	if (hops > 16)
 		return;
+	/* The leaves followed back through all of fi: what they are made of at its entry,
+	 * which every call site, root_check and sites_check look at (closure once, here). */
+	struct iset exp = { 0 };
+	closure(a, fi, f->b, f->e, leaves, &exp);
 	int ncallers = 0;
 	for (int i = 0; i < a->ncalls; i++) {
 		struct call *k = &a->calls[i];
@@ -1554,7 +1551,7 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 			continue;
 		ncallers++;
 		struct iset up = { 0 };
-		translate(a, fi, leaves, k, &up);
+		translate(a, &exp, k, &up);
 		if (iset_has(&up, TOK_TAINT))
 			r->tainted = 1;
 		scope_walk(a, k->func, k->off, &up, depth, hops + 1, failed, r);
@@ -1568,9 +1565,10 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 	 */
 	int unseen = !ncallers || f->addr_taken || (!a->closed && !f->is_static);
 	if (unseen && !failed && strcmp(f->name, "main"))
-		root_check(a, fi, leaves, r);
+		root_check(a, fi, &exp, r);
 	if (!failed && !r->fail)	/* the loops' reasons first: they say more */
-		sites_check(a, fi, leaves, r);
+		sites_check(a, fi, &exp, r);
+	iset_free(&exp);
 }
 
 /* Loops passed on every path, "func:line" separated by spaces. */
