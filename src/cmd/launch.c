@@ -272,35 +272,69 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
-/* Unlink the files in PATH whose name is_ours accepts. */
-static void dir_unlink_if(const char *path, int (*is_ours)(const char *name))
+/* Unlink the regular files in PATH whose name is_ours accepts (a symbolic link, a FIFO
+ * or a directory of that name is the user's: left).  -1 when PATH cannot be read. */
+static int dir_unlink_if(const char *path, int (*is_ours)(const char *name))
 {
 	DIR *d = opendir(path);
 	if (!d)
-		return;
+		return -1;
 	struct dirent *e;
-	char p[2 * PATH_MAX];
+	struct stat st;
 	while ((e = readdir(d)))
-		if (is_ours(e->d_name)) {
-			snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-			unlink(p);
-		}
+		if (is_ours(e->d_name) &&
+		    !fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
+			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
+	return 0;
 }
 
-/* A file a previous recording left in its directory. */
+/* Skip the decimal digits at *p: 1 if there was one at least. */
+static int skip_digits(const char **p)
+{
+	const char *q = *p;
+	while (**p >= '0' && **p <= '9')
+		(*p)++;
+	return *p > q;
+}
+
+/*
+ * A file a previous recording left in its directory: profile.db, run.txt, the MPI job's
+ * and the verdict's files by their names, and the runtime's per-process files, named
+ * PREFIX or PREFIX-<thread> and one of its endings, PREFIX being "<pid>" or, under MPI,
+ * "r<rank>.<pid>", with ".e<N>" after an exec (doc/sonde.md; rt/init.c stem_set,
+ * rt/thread.c).  Whole names, not endings: a user's "myprofile.db" or "notes.maps" in the
+ * directory is not ours.
+ */
 static int is_recording_file(const char *name)
 {
+	static const char *names[] = { "profile.db", "run.txt", MPI_JOB_FILE, VERDICT_LAUNCH_FILE };
 	/* .sdt.tmp: a stream being created when its process was killed (out.c) */
-	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start",
-				      "profile.db", "run.txt", MPI_JOB_FILE,
-				      VERDICT_LAUNCH_FILE };
-	size_t n = strlen(name);
-	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
-		size_t k = strlen(ends[i]);
-		if (n >= k && !strcmp(name + n - k, ends[i]))
+	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
 			return 1;
+	const char *p = name;
+	if (*p == 'r') {
+		p++;
+		if (!skip_digits(&p) || *p++ != '.')
+			return 0;
 	}
+	if (!skip_digits(&p))
+		return 0;
+	if (p[0] == '.' && p[1] == 'e') {
+		p += 2;
+		if (!skip_digits(&p))
+			return 0;
+	}
+	if (*p == '-') {
+		p++;
+		if (!skip_digits(&p))
+			return 0;
+	}
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (!strcmp(p, ends[i]))
+			return 1;
 	return 0;
 }
 
@@ -320,11 +354,16 @@ static int is_export_file(const char *name)
 static void dir_clear(const char *path)
 {
 	char sub[PATH_MAX + 64];
-	dir_unlink_if(path, is_recording_file);
+	struct stat st;
+	if (dir_unlink_if(path, is_recording_file))
+		return;
 	for (int i = 0; tools[i]; i++) {
 		if (!tools[i]->export)
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", path, tools[i]->name);
+		/* a symbolic link there leads to the user's folder: not ours to empty */
+		if (lstat(sub, &st) || !S_ISDIR(st.st_mode))
+			continue;
 		dir_unlink_if(sub, is_export_file);
 		rmdir(sub);	/* fails, as it should, if the user put files there */
 	}

@@ -69,6 +69,20 @@ expect mem-force-user-file-in-export 0 "" "$SONDE" mem -q --force -o other2 -- t
 [ ! -e other2/comm/pairs.csv ] && [ "$(cat other2/comm/notes.txt)" = keep ] &&
 	pass "force-keeps-user-file-in-export" ||
 	fail "force-keeps-user-file-in-export" "$(ls other2 other2/comm 2>&1 | tr '\n' ' ')"
+# names that only end like the recording's files are the user's: "myprofile.db", "notes.maps",
+# "x.proc" stay (before: matched by ending, deleted), as do a symbolic link named like a
+# stream and a tool folder that is a link to the user's own folder of CSV files
+mkdir -p other3 mycsv && echo keep >mycsv/data.csv && ln -s ../mycsv other3/comm
+for f in myprofile.db notes.maps x.proc 12a.sdt; do echo keep >"other3/$f"; done
+echo keep >target.sdt && ln -s ../target.sdt other3/7-7.sdt && : >other3/7-8.sdt && : >other3/7.maps.start &&
+	: >other3/r1.55.e2-56.sdt.tmp && : >other3/r0.55.proc && echo keep >other3/r.55.proc
+expect mem-force-lookalikes 0 "" "$SONDE" mem -q --force -o other3 -- true
+kept=1
+for f in myprofile.db notes.maps x.proc 12a.sdt; do [ "$(cat "other3/$f")" = keep ] || kept=0; done
+[ "$kept" = 1 ] && [ -L other3/7-7.sdt ] && [ "$(cat mycsv/data.csv)" = keep ] && [ -L other3/comm ] &&
+	[ ! -e other3/7-8.sdt ] && [ ! -e other3/7.maps.start ] && [ ! -e other3/r1.55.e2-56.sdt.tmp ] &&
+	[ ! -e other3/r0.55.proc ] && [ "$(cat other3/r.55.proc)" = keep ] && pass "force-keeps-lookalikes" ||
+	fail "force-keeps-lookalikes" "$(ls -l other3 mycsv 2>&1 | tr '\n' ' ')"
 # --html into a missing folder: said before the program runs, not after a long run
 # (before: the program ran, then "cannot write", status 0, no page)
 expect mem-html-missing-folder 1 "^sonde: cannot write 'nodir/p.html': No such file or directory$" \
