@@ -157,6 +157,32 @@ for cpu in "" 0; do
 	done
 	echo
 done
+# The same with the clock source's timer beside (SWITCH_BP_CLOCK, switch-bp.c): the
+# inherited cpu-clock event (the clock source's default; a breakpoint event opened in a
+# thread makes its perf context its own, for its life, closed or not), one cpu-clock event
+# per thread, and a POSIX CPU-time timer per thread (no perf event: what comm uses on debug
+# registers, SONDE_CLOCK_TIMER=auto).  Per clock, one line: its "none" against no clock at
+# all, then off1 (one disabled breakpoint event per thread), closed1 (opened and closed)
+# and on1 (one armed) against its own "none"; us a hand-over, medians of PAIRS
+# alternating runs, threads free on both CPUs.
+ckmodes="none off1 closed1 on1"
+for i in $(seq 1 "$pairs"); do
+	"$work/switch-bp" none $turns | sed 's/^/noclock-/'
+	for ck in inherit thread posix; do
+		for m in $ckmodes; do SWITCH_BP_CLOCK=$ck "$work/switch-bp" $m $turns | sed "s/^/$ck-/"; done
+	done
+done >"$work/swc"
+swc() { awk -v m="$1:" '$1 == m { print $2 }' "$work/swc" | median; }
+for ck in inherit thread posix; do
+	printf 'switch-bp, clock %s beside: us more a hand-over: none %+.1f (against no clock, %.3f s)' \
+		$ck "$(awk -v a="$(swc noclock-none)" -v b="$(swc $ck-none)" -v n=$((2 * turns)) \
+			'BEGIN { print (b - a) * 1e6 / n }')" "$(swc noclock-none)"
+	for m in off1 closed1 on1; do
+		awk -v m=$m -v a="$(swc $ck-none)" -v b="$(swc $ck-$m)" -v n=$((2 * turns)) \
+			'BEGIN { printf ", %s %+.1f", m, (b - a) * 1e6 / n }'
+	done
+	echo " (against its none)"
+done
 # what re-opening costs once a thread's events are closed: open + close of one breakpoint
 for i in $(seq 1 "$pairs"); do "$work/switch-bp" open 20000; done |
 	awk '{ print $2 }' | median | xargs printf 'switch-bp open: %s us to open and close a breakpoint event\n'
