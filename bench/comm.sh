@@ -101,11 +101,15 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	row "omp-stencil passive / clock, thin=0" env "--source clock" -- OMP_WAIT_POLICY=passive SONDE_COMM_THIN=0 "$work/os-gcc" $OS
 	# LULESH (not bundled: COMM_BENCH_LULESH=/path/lulesh2.0, built as doc/benchmarks.md
 	# says), 2 threads, passive waits: ~30,000 context switches a second; with, without
-	# the thinning, and without watchpoints
+	# the thinning, and without watchpoints; and with the perf clock event the clock
+	# source used before comm took POSIX timers (SONDE_CLOCK_TIMER=perf), at the default
+	# period and at 4 ms, the POSIX timers' tick (the same sample rate)
 	if [ -n "${COMM_BENCH_LULESH:-}" ] && [ -x "$COMM_BENCH_LULESH" ]; then
 		LU="$COMM_BENCH_LULESH -s 30 -i 100 -q"
 		LE="OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive"
 		row "LULESH passive / clock" env "--source clock" -- $LE $LU
+		row "LULESH passive / clock, perf timer" env "--source clock" -- $LE SONDE_CLOCK_TIMER=perf $LU
+		row "LULESH passive / clock, perf 4 ms" env "--source clock --period 4000000" -- $LE SONDE_CLOCK_TIMER=perf $LU
 		row "LULESH passive / clock, thin=0" env "--source clock" -- $LE SONDE_COMM_THIN=0 $LU
 		row "LULESH passive / clock --no-watch" env "--source clock --no-watch" -- $LE $LU
 	fi
