@@ -101,11 +101,15 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	row "omp-stencil passive / clock, thin=0" env "--source clock" -- OMP_WAIT_POLICY=passive SONDE_COMM_THIN=0 "$work/os-gcc" $OS
 	# LULESH (not bundled: COMM_BENCH_LULESH=/path/lulesh2.0, built as doc/benchmarks.md
 	# says), 2 threads, passive waits: ~30,000 context switches a second; with, without
-	# the thinning, and without watchpoints
+	# the thinning, and without watchpoints; and with the perf clock event the clock
+	# source used before comm took POSIX timers (SONDE_CLOCK_TIMER=perf), at the default
+	# period and at 4 ms, the POSIX timers' tick (the same sample rate)
 	if [ -n "${COMM_BENCH_LULESH:-}" ] && [ -x "$COMM_BENCH_LULESH" ]; then
 		LU="$COMM_BENCH_LULESH -s 30 -i 100 -q"
 		LE="OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive"
 		row "LULESH passive / clock" env "--source clock" -- $LE $LU
+		row "LULESH passive / clock, perf timer" env "--source clock" -- $LE SONDE_CLOCK_TIMER=perf $LU
+		row "LULESH passive / clock, perf 4 ms" env "--source clock --period 4000000" -- $LE SONDE_CLOCK_TIMER=perf $LU
 		row "LULESH passive / clock, thin=0" env "--source clock" -- $LE SONDE_COMM_THIN=0 $LU
 		row "LULESH passive / clock --no-watch" env "--source clock --no-watch" -- $LE $LU
 	fi
@@ -156,6 +160,32 @@ for cpu in "" 0; do
 			'BEGIN { printf " %s %+.1f", m, (b - a) * 1e6 / n }'
 	done
 	echo
+done
+# The same with the clock source's timer beside (SWITCH_BP_CLOCK, switch-bp.c): the
+# inherited cpu-clock event (the clock source's default; a breakpoint event opened in a
+# thread makes its perf context its own, for its life, closed or not), one cpu-clock event
+# per thread, and a POSIX CPU-time timer per thread (no perf event: what comm uses on debug
+# registers, SONDE_CLOCK_TIMER=auto).  Per clock, one line: its "none" against no clock at
+# all, then off1 (one disabled breakpoint event per thread), closed1 (opened and closed)
+# and on1 (one armed) against its own "none"; us a hand-over, medians of PAIRS
+# alternating runs, threads free on both CPUs.
+ckmodes="none off1 closed1 on1"
+for i in $(seq 1 "$pairs"); do
+	"$work/switch-bp" none $turns | sed 's/^/noclock-/'
+	for ck in inherit thread posix; do
+		for m in $ckmodes; do SWITCH_BP_CLOCK=$ck "$work/switch-bp" $m $turns | sed "s/^/$ck-/"; done
+	done
+done >"$work/swc"
+swc() { awk -v m="$1:" '$1 == m { print $2 }' "$work/swc" | median; }
+for ck in inherit thread posix; do
+	printf 'switch-bp, clock %s beside: us more a hand-over: none %+.1f (against no clock, %.3f s)' \
+		$ck "$(awk -v a="$(swc noclock-none)" -v b="$(swc $ck-none)" -v n=$((2 * turns)) \
+			'BEGIN { print (b - a) * 1e6 / n }')" "$(swc noclock-none)"
+	for m in off1 closed1 on1; do
+		awk -v m=$m -v a="$(swc $ck-none)" -v b="$(swc $ck-$m)" -v n=$((2 * turns)) \
+			'BEGIN { printf ", %s %+.1f", m, (b - a) * 1e6 / n }'
+	done
+	echo " (against its none)"
 done
 # what re-opening costs once a thread's events are closed: open + close of one breakpoint
 for i in $(seq 1 "$pairs"); do "$work/switch-bp" open 20000; done |

@@ -496,6 +496,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		{ "end", offsetof(struct prof_process, end) },
 		{ "watch_backend", offsetof(struct prof_process, watch_backend) },
 		{ "records_stopped", offsetof(struct prof_process, records_stopped) },
+		{ "clock_event", offsetof(struct prof_process, clock_event) },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (!strcmp(k, strs[i].key))
@@ -534,7 +535,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 static int proc_defaults(struct prof_process *p)
 {
 	char **strs[] = { &p->host, &p->exe, &p->argv, &p->tool, &p->source, &p->source_why,
-			  &p->period_unit, &p->end, &p->watch_backend, &p->records_stopped };
+			  &p->period_unit, &p->end, &p->watch_backend, &p->records_stopped,
+			  &p->clock_event };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
@@ -612,6 +614,7 @@ static void process_release(struct prof_process *p)
 	free(p->end);
 	free(p->watch_backend);
 	free(p->records_stopped);
+	free(p->clock_event);
 	for (size_t i = 0; i < p->nthread; i++)
 		prof_thread_release(&p->thread[i]);
 	free(p->thread);

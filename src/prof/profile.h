@@ -75,6 +75,8 @@ struct prof_process {
 	uint64_t fds_lost;		/* runtime descriptors the program dup2'd onto (rt/interpose.c) */
 	char *watch_backend;		/* "hw", "soft", "none"; "" if the tool armed nothing */
 	char *records_stopped;		/* "disk", "size" (rt/out.c); "" if the records all went */
+	char *clock_event;		/* the clock source's timer: "inherited", "per-thread",
+					 * "posix-timer" (rt/finish.c); "" for other sources */
 	uint64_t records_stopped_at;	/* bytes of records written when they stopped */
 	struct prof_thread *thread;	/* sorted by thread_index, then tid */
 	size_t nthread;

@@ -206,10 +206,12 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 		rt_proc_append_u64("switches", (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw));
 	if (watch_is_started())
 		rt_proc_append("watch_backend", watch_backend_name());
-	/* the clock source's timer: one event inherited by every thread, or one per thread
-	 * (t017c: only the inherited one was lost to a program's close_range) */
+	/* the clock source's timer: one event inherited by every thread, one per thread, or
+	 * a POSIX timer per thread (t017c: only the inherited one was lost to a program's
+	 * close_range) */
 	if (rt_source == &rt_source_clock)
-		rt_proc_append("clock_event", clock_inherit ? "inherited" : "per-thread");
+		rt_proc_append("clock_event", clock_posix ? "posix-timer" :
+					      clock_inherit ? "inherited" : "per-thread");
 	/* runtime descriptors the program dup2'd onto (interpose.c): their events ended */
 	uint64_t lost = __atomic_load_n(&rt_fds_lost, __ATOMIC_RELAXED);
 	if (lost)

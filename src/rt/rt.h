@@ -214,6 +214,9 @@ struct watch_trap;
 #define RT_TOOL_EXEC_WATCH 0x2	/* arms execute breakpoints (watch backend choice) */
 #define RT_TOOL_NO_ACCESS 0x4	/* samples need only the context, not an access: the clock
 				 * source delivers at the interrupted PC (addr 0, no steps) */
+#define RT_TOOL_THREAD_BREAKPOINTS 0x8	/* keeps debug-register events open in its sampling
+				 * threads: the clock source then samples with POSIX CPU-time
+				 * timers (source-clock.c, SONDE_CLOCK_TIMER=auto) */
 
 struct rt_tool {
 	const char *name;

@@ -425,7 +425,8 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 	 * inherited event says so itself: async above.  Its ticks may also come sooner after
 	 * a thread's last sample than a period: the copy it runs on may have counted another
 	 * thread's time before a context switch swapped them.) */
-	if (!clock_inherit && clock_armed > 1 && rt_now() - ct->last_exit < clock_period / 2) {
+	if (!clock_inherit && !clock_posix && clock_armed > 1 &&
+	    rt_now() - ct->last_exit < clock_period / 2) {
 		drop(t, ct, CLOCK_DROP_OWN_TIME);
 		return;
 	}
@@ -451,6 +452,16 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	struct rt_thread *t = rt_self();
 	struct clock_thread *ct = t ? t->src : NULL;
 
+	if (ct && clock_posix) {
+		/* the thread's CPU-time timer; it runs on by itself (no refresh, no period
+		 * to switch: a tick landing in a step sequence is dropped as the inherited
+		 * event's are) */
+		if (!ct->has_timer || si->si_code != SI_TIMER ||
+		    si->si_value.sival_int != CLOCK_TIMER_SIG_VALUE)
+			goto out;
+		on_tick(t, ct, uc, 0);
+		goto out;
+	}
 	/* not our event (the program sent this signal itself, or an unprofiled thread) */
 	if (!ct || si->si_code <= 0 || si->si_fd != ct->fd)
 		goto out;

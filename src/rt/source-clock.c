@@ -17,6 +17,26 @@
  * (source-clock.h).  Per-thread events are the fallback (kernels before 6.1, periods under
  * CLOCK_RUN_MIN_PERIOD, SONDE_CLOCK_INHERIT=0).
  *
+ * Where the tool keeps debug-register events open in its threads (RT_TOOL_THREAD_BREAKPOINTS:
+ * comm) and they are real (the hw watch backend), the default (SONDE_CLOCK_TIMER=auto) is a
+ * POSIX timer per thread on its own CPU time (timer_create(CLOCK_THREAD_CPUTIME_ID),
+ * SIGEV_THREAD_ID), no perf event at all.  Why: the first perf event a thread opens for
+ * itself (a breakpoint) makes its perf context its own, no longer a clone of the inherited
+ * clock event's, for the rest of its life, closed or not; from then on every context switch
+ * schedules its cpu-clock event out and in (an hrtimer cancelled and restarted: on a KVM guest
+ * a local-APIC write, a VM exit).  switch-bp (tests/workloads/comm/switch-bp.c) with
+ * SWITCH_BP_CLOCK=inherit: a futex hand-over took ~15 us more with one disabled breakpoint
+ * event per thread than without, the same once it was closed; with POSIX timers the
+ * breakpoint events cost what they cost without any clock (bench/comm.sh, doc/sonde-comm.md).
+ * The price: such timers expire only at the scheduler tick (4 ms at HZ=250, measured on
+ * the 6.18 development VM: 250 signals a CPU second whatever the period under 4 ms, the rest
+ * as timer overruns), so samples come at most one a tick; and the clock counts system time
+ * too (the perf event, exclude_kernel, samples user time only): a tick in a system call
+ * signals at the call's return, and the sample is the thread's next access after it.
+ * (Dropping those was tried: commbench's pairs, which spin on sched_yield, then got no
+ * sample at all in 100,000 hand-offs, where the perf event took ~25 in 20,000.)
+ * SONDE_CLOCK_TIMER=posix chooses the timers for any tool, =perf never.
+ *
  * A per-thread event's overflow signal reaches the thread through O_ASYNC/F_SETSIG/
  * F_SETOWN_EX(F_OWNER_TID) with no ring buffer mapped: the kernel signals a fasync owner on
  * every overflow whether or not there is a buffer (tested by u-clock, which samples without one).  The event is armed
@@ -34,15 +54,21 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt/decode-x86.h"
 #include "rt/rt.h"
 #include "rt/source-clock.h"
+#include "rt/watch.h"
 
 uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
 int clock_armed = 1;
 int clock_inherit;
+int clock_posix;
+/* SONDE_CLOCK_TIMER=auto: clock_posix decided by the first thread_start, once the watch
+ * backend and the tool are known (clock_choose_timer) */
+static int clock_timer_auto;
 /* The inherited event (clock_inherit): opened by the process's first profiled thread, its
  * fd held by that thread (struct clock_thread.fd) and here; -1 while there is none. */
 static int clock_inherit_fd = -1;
@@ -192,8 +218,53 @@ static int clock_start(void)
 		return e;
 	}
 	clock_owns_sigtrap = 1;
+	const char *timer = getenv("SONDE_CLOCK_TIMER");
+	clock_posix = timer && !strcmp(timer, "posix");
+	clock_timer_auto = !timer || !*timer || !strcmp(timer, "auto");
 	/* after the handlers: the trial event's first tick could come before close */
-	clock_inherit = clock_want_inherit(clock_period);
+	clock_inherit = clock_posix ? 0 : clock_want_inherit(clock_period);
+	return 0;
+}
+
+/* SONDE_CLOCK_TIMER=auto, at the first thread_start: POSIX timers where the tool holds
+ * debug-register events in its threads (clock_posix_wanted), the perf event otherwise. */
+static void clock_choose_timer(void)
+{
+	if (!clock_timer_auto)
+		return;
+	clock_timer_auto = 0;
+	if (rt_tool && (rt_tool->flags & RT_TOOL_THREAD_BREAKPOINTS) &&
+	    watch_backend() == WATCH_BACKEND_HW && watch_is_started()) {
+		clock_posix = 1;
+		clock_inherit = 0;
+	}
+}
+
+/* A CPU-time timer on the calling thread (tid), clock_period ns of it, its signal
+ * rt_cfg.sig_sample to that thread. */
+static int clock_timer_start(struct clock_thread *ct, int tid)
+{
+	struct sigevent ev;
+	struct itimerspec it;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = rt_cfg.sig_sample;
+	ev.sigev_value.sival_int = CLOCK_TIMER_SIG_VALUE;
+	ev._sigev_un._tid = tid;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &ct->timer))
+		return -errno;
+	it.it_interval.tv_sec = (time_t)(clock_period / 1000000000u);
+	it.it_interval.tv_nsec = (long)(clock_period % 1000000000u);
+	it.it_value = it.it_interval;
+	/* published before the first signal can come: the handler checks it */
+	ct->has_timer = 1;
+	if (timer_settime(ct->timer, 0, &it, NULL)) {
+		int e = -errno;
+		ct->has_timer = 0;
+		timer_delete(ct->timer);
+		return e;
+	}
 	return 0;
 }
 
@@ -237,6 +308,11 @@ static int clock_thread_start(struct rt_thread *t)
 	ct->stepping = 0;
 	ct->watchdog = 0;
 	ct->last_exit = 0;
+	clock_choose_timer();
+	if (clock_posix) {
+		ct->fd = -1;
+		return ct->has_timer ? 0 : clock_timer_start(ct, tid);
+	}
 	if (clock_inherit) {
 		/* The process's first profiled thread opens the event; every later one was
 		 * created by a thread that had it, and has its own copy since its clone. */
@@ -266,6 +342,11 @@ static int clock_thread_start(struct rt_thread *t)
 static void clock_thread_stop(struct rt_thread *t)
 {
 	struct clock_thread *ct = t->src;
+	if (ct && ct->has_timer) {
+		/* a signal already queued finds has_timer 0 and is ignored */
+		ct->has_timer = 0;
+		timer_delete(ct->timer);
+	}
 	if (!ct || ct->fd < 0)
 		return;
 	int fd = ct->fd;
@@ -294,6 +375,7 @@ static void clock_after_fork_child(struct rt_thread *t)
 	if (!ct)
 		return;
 	ct->fd = -1;
+	ct->has_timer = 0;	/* a fork child has no timers; thread_start makes its own */
 	decode_after_fork();	/* the memory reads' pid */
 	ct->stepping = 0;
 	ct->watchdog = 0;

@@ -85,6 +85,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "rt/decode-x86.h"
 #include "rt/rt.h"
@@ -150,7 +151,9 @@ struct clock_dcache_entry {
 /* Per-thread state, in the thread's arena. */
 struct clock_thread {
 	int fd;				/* the cpu-clock event opened by this thread, -1 if
-					 * none (or inherited: clock_inherit) */
+					 * none (or inherited: clock_inherit; or clock_posix) */
+	int has_timer;			/* clock_posix: timer is this thread's */
+	timer_t timer;			/* clock_posix: its CPU-time timer */
 	volatile sig_atomic_t stepping;	/* we set TF; the next SIGTRAP TRAP_TRACE is ours */
 	int remaining;			/* accesses still to pass before the one to deliver */
 	int pending;			/* accesses of the instruction being stepped over */
@@ -177,6 +180,11 @@ extern int clock_armed;
 /* 1: one inherited event for the process, samples by SIGTRAP/TRAP_PERF (see above); set by
  * start(). */
 extern int clock_inherit;
+/* 1: a POSIX CPU-time timer per thread (timer_create(CLOCK_THREAD_CPUTIME_ID)), no perf
+ * event: see source-clock.c; set by start() or, for "auto", by the first thread_start. */
+extern int clock_posix;
+/* sigev_value of those timers: tells their signals from others of the sample signal */
+#define CLOCK_TIMER_SIG_VALUE 0x50de
 /* attr.sig_data of the inherited event: tells its TRAP_PERF from other perf SIGTRAPs */
 #define CLOCK_SIG_DATA 0x50de0c10c4ull
 

@@ -442,7 +442,7 @@ static void comm_fork_child(struct rt_thread *t)
 
 const struct rt_tool rt_tool_comm = {
 	.name = "comm",
-	.flags = RT_TOOL_OBJECTS,
+	.flags = RT_TOOL_OBJECTS | RT_TOOL_THREAD_BREAKPOINTS,
 	.start = comm_start,
 	.thread_start = comm_thread_start,
 	.access = comm_on_access,

@@ -18,6 +18,15 @@
  *                        a re-arm costs after the events were closed).
  *   SWITCH_BP_CPU=C      run both threads on CPU C: every hand-over is then a switch from
  *                        one thread of the process straight to the other.
+ *   SWITCH_BP_CLOCK=K    a sampling clock beside, as the clock source has (0.9 ms of CPU
+ *                        time, a signal each that the handler only counts): inherit (one
+ *                        cpu-clock event opened by main with inherit and sigtrap, each
+ *                        thread's copy a clone: the clock source's default), thread (each
+ *                        thread opens its own cpu-clock event, sigtrap) or posix (each
+ *                        thread a timer_create(CLOCK_THREAD_CPUTIME_ID) timer, its signal
+ *                        to the thread: no perf event).  With inherit, the breakpoint
+ *                        events of the modes above make each thread's perf context its
+ *                        own (no longer a clone of main's).
  * Prints "MODE: S s" (elapsed).  bench/comm.sh runs it: sonde comm keeps up to 4 such
  * breakpoints armed in each sampling thread between its samples.
  */
@@ -30,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +50,52 @@ static long turns = 100000;
 static volatile int turn;
 static volatile long untouched[2][8];
 static int fds[2][4];
+static int clock_kind;	/* SWITCH_BP_CLOCK: 0 none, 1 inherit, 2 thread, 3 posix */
+static volatile long ticks;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	__atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
+}
+
+/* A 0.9 ms cpu-clock event on the calling thread, a SIGTRAP at each overflow; inherit: and
+ * on the threads it creates afterwards. */
+static void cpu_clock(int inherit)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 900000;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.inherit = inherit;
+	a.inherit_thread = inherit;
+	a.sigtrap = 1;
+	a.remove_on_exec = 1;
+	if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) {
+		perror("switch-bp: perf_event_open(cpu-clock)");
+		exit(1);
+	}
+}
+
+/* A 0.9 ms timer on the calling thread's CPU time, SIGRTMIN to the thread. */
+static void posix_clock(void)
+{
+	struct sigevent ev;
+	timer_t t;
+	struct itimerspec it = { { 0, 900000 }, { 0, 900000 } };
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGRTMIN;
+	ev._sigev_un._tid = (int)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &t) || timer_settime(t, 0, &it, NULL)) {
+		perror("switch-bp: timer_create");
+		exit(1);
+	}
+}
 
 /* An enabled (or, off, disabled) breakpoint on w for the calling thread; inherit: and
  * for the threads it creates afterwards. */
@@ -68,6 +124,10 @@ static int breakpoint(volatile long *w, int off, int inherit)
 static void *player(void *p)
 {
 	int me = (int)(long)p;
+	if (clock_kind == 2)
+		cpu_clock(0);
+	else if (clock_kind == 3)
+		posix_clock();
 	for (int k = 0; k < nbp && (mode == 1 || mode == 2 || mode == 4); k++)
 		fds[me][k] = breakpoint(&untouched[me][k], mode == 1, 0);
 	for (int k = 0; k < nbp && mode == 4; k++)
@@ -125,6 +185,22 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	const char *ck = getenv("SWITCH_BP_CLOCK");
+	if (ck && *ck) {
+		static const char *const kinds[] = { "none", "inherit", "thread", "posix" };
+		clock_kind = -1;
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(ck, kinds[i]))
+				clock_kind = i;
+		if (clock_kind < 0) {
+			fprintf(stderr, "switch-bp: SWITCH_BP_CLOCK is none, inherit, thread or posix\n");
+			return 2;
+		}
+		signal(SIGTRAP, on_tick);
+		signal(SIGRTMIN, on_tick);
+	}
+	if (clock_kind == 1)
+		cpu_clock(1);
 	if (mode == 3)
 		breakpoint(&untouched[0][0], 0, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
