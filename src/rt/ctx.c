@@ -321,9 +321,14 @@ RT_EXPORT int pipe2(int fds[2], int flags)
  */
 static volatile int unw_inside;
 static volatile int unw_closed;
+/* ctx_process_init ran: libunwind may be used (a tool with RT_TOOL_FP_CONTEXT leaves it
+ * alone: init.c) */
+static int unw_ready;
 
 static int unw_enter(void)
 {
+	if (!unw_ready)
+		return -1;
 	__atomic_fetch_add(&unw_inside, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&unw_closed, __ATOMIC_SEQ_CST)) {
 		__atomic_fetch_sub(&unw_inside, 1, __ATOMIC_SEQ_CST);
@@ -566,5 +571,6 @@ int ctx_process_init(void)
 	/* before libunwind's first use (the caching policy may already open its pipe) */
 	int r = unw_bind_nopipe();
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
+	unw_ready = 1;
 	return r;
 }

@@ -213,6 +213,10 @@ struct watch_trap;
 #define RT_TOOL_EXEC_WATCH 0x2	/* arms execute breakpoints (watch backend choice) */
 #define RT_TOOL_NO_ACCESS 0x4	/* samples need only the context, not an access: the clock
 				 * source delivers at the interrupted PC (addr 0, no steps) */
+#define RT_TOOL_FP_CONTEXT 0x8	/* builds its contexts from the frame-pointer chain where a
+				 * signal context exists: the runtime sets up its unwinders
+				 * (libunwind, libgcc_s) only for the inst source, where it
+				 * unwinds through ctx_here(t, NULL, ...) */
 
 struct rt_tool {
 	const char *name;

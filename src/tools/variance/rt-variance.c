@@ -635,7 +635,7 @@ static void var_fork_child(struct rt_thread *t)
 
 const struct rt_tool rt_tool_variance = {
 	.name = "variance",
-	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS,
+	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT,
 	.start = var_start,
 	.thread_start = var_thread_start,
 	.access = var_on_access,
