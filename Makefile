@@ -38,7 +38,9 @@ CFLAGS_CLI := $(CFLAGS_COMMON) $(SAN) -DSONDE_SOURCE_DATADIR='"$(abspath data)"'
 CFLAGS_RT := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
 	-fno-stack-protector -ftls-model=initial-exec
 
-LIBS_RT := -lZydis -lunwind -ldl -lpthread -lrt
+# (libZydis and libunwind are loaded on demand, src/rt/decode-load.c and init.c: a tool
+# that needs neither maps neither; the CLI links libZydis)
+LIBS_RT := -ldl -lpthread -lrt
 LIBS_CLI := -lsqlite3 -ldw -lelf -lzstd -lZydis -ldl -lm -lpthread
 
 # Where code lives (doc/architecture.md):

@@ -8,9 +8,18 @@
 #      each for the --sonde-calls build (call hooks, soft breakpoints) and, where debug
 #      registers trap, for a plain gcc build (hardware breakpoints and watchpoints);
 #   3. cost per sample and per trap: the tool's own handler time per event (from the
-#      recording's counters), and the whole run's extra time per measured instance;
-#      measured instances per second per busy thread.
-#   bench/variance.sh        (VWORK_ITERS=... changes the amount of work)
+#      recording's counters: wall time, which a loaded machine inflates, and thread CPU
+#      time, which it does not), and the whole run's extra time per measured instance;
+#      measured instances per second per busy thread;
+#   4. where the extra peak memory goes (load-independent): the program's peak RSS alone,
+#      with libsonde.so preloaded and the runtime off, and under `sonde variance`
+#      (medians of PAIRS), then its resident memory at exit by mapping (/proc/PID/smaps,
+#      copied by a preloaded destructor), profiled less native, per file or [anon].
+#   bench/variance.sh        (VARIANCE_BENCH_SCALE=N: N times the rounds, default 4: runs
+#                             of 0.5-1.7 s, where GNU time's 10 ms steps are 0.6-2% of a
+#                             ratio, not the 2-7% of runs 4 times shorter;
+#                             VARIANCE_BENCH_PERIOD=NS: parts 2-3 at that period, not
+#                             the default; VARIANCE_BENCH_ONLY=memory runs part 4 alone)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
@@ -24,50 +33,136 @@ src=$top/tests/workloads/variance/vwork.c
 "$SONDE_BUILD/sonde-cc" --sonde-calls -O2 -pthread "$src" -o vcalls || exit 0
 "$SONDE_BUILD/sonde-cc" -O2 -pthread "$src" -o vplain || exit 0
 PAIRS=${PAIRS:-5}
+plabel=${VARIANCE_BENCH_PERIOD:+period $VARIANCE_BENCH_PERIOD ns}
+plabel=${plabel:-default period}
 builds="vcalls"
 if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/dev/null &&
 	gcc -O2 -g -fno-omit-frame-pointer -pthread "$src" -o vgcc 2>/dev/null; then
 	builds="vcalls vgcc"
 fi
 
+only=${VARIANCE_BENCH_ONLY:-}
+[ "$only" = memory ] || {
 echo "bench: variance call hooks without sonde (sonde-cc with vs without --sonde-calls, calls workload)"
 : >r
 for i in $(seq "$PAIRS"); do
-	VWORK_ITERS=40 bench_time a ./vplain calls 0
-	VWORK_ITERS=40 bench_time b ./vcalls calls 0
+	VWORK_ITERS=$((40 * ${VARIANCE_BENCH_SCALE:-4})) bench_time a ./vplain calls 0
+	VWORK_ITERS=$((40 * ${VARIANCE_BENCH_SCALE:-4})) bench_time b ./vcalls calls 0
 	bench_ratio a b | cut -d' ' -f1 >>r
 done
 echo "  time ratio median $(median <r)x"
 
 for bin in $builds; do
 for w in calls:60 mix:300; do
-	mode=${w%%:*} it=${w#*:}
+	mode=${w%%:*} it=$((${w#*:} * ${VARIANCE_BENCH_SCALE:-4}))
 	[ "$bin" = vgcc ] && it=$((it * 12))	# gcc -O2 runs the rounds 10-18x faster (no hooks)
 	: >rt
 	: >rm
+	: >rc
 	: >ev
 	for i in $(seq "$PAIRS"); do
 		VWORK_ITERS=$it bench_time n ./$bin "$mode" 0
 		rm -rf "d$i"
 		# The program's own time and peak memory, under the runtime (not the CLI's
 		# analysis afterwards): /usr/bin/time runs inside the recording.
-		VWORK_ITERS=$it "$SONDE" variance -q -o "d$i" -- /usr/bin/time -f "$BENCH_TIMEFMT" \
+		VWORK_ITERS=$it "$SONDE" variance -q -o "d$i" ${VARIANCE_BENCH_PERIOD:+-p "$VARIANCE_BENCH_PERIOD"} \
+			-- /usr/bin/time -f "$BENCH_TIMEFMT" \
 			-o p ./$bin "$mode" 0 >/dev/null 2>&1
 		read -r t m < <(bench_ratio n p)
 		echo "$t" >>rt
 		echo "$m" >>rm
+		# CPU time (user + sys), which waiting for a busy machine's cores does not add to
+		awk 'NR == FNR { n = $2 + $3; next } { if (n > 0) print ($2 + $3) / n }' n p >>rc
 		read -r ne _ <n
 		read -r pe _ <p
 		db=d$i/profile.db
 		q() { sqlite3 "$db" "select value from meta where key = '$1'" 2>/dev/null || echo 0; }
-		echo "$ne $pe $(q samples) $(q entries) $(q returns) $(q handler_ns)" >>ev
+		echo "$ne $pe $(q samples) $(q entries) $(q returns) $(q handler_ns) $(q handler_cpu_ns)" >>ev
 	done
-	backend=$(sqlite3 d1/profile.db "select value from meta where key = 'watch_backend'" 2>/dev/null)
-	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?} ($it rounds, default period, $PAIRS alternating pairs)"
-	echo "  time ratio median $(median <rt)x, peak memory ratio median $(median <rm)x"
-	awk '{ s += $3; e += $4; r += $5; h += $6; d += ($2 - $1); w += $2 }
+	# the program's own backend (its .proc): the recording-wide meta row may be
+	# /usr/bin/time's, which runs under the runtime too (hw, no hooks)
+	backend=$(grep -l "^exe=.*/$bin\$" d1/*.proc 2>/dev/null | head -1 | xargs -r sed -n 's/^watch=//p')
+	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?} ($it rounds, $plabel, $PAIRS alternating pairs)"
+	echo "  time ratio median $(median <rt)x, CPU time ratio median $(median <rc)x, peak memory ratio median $(median <rm)x"
+	awk '{ s += $3; e += $4; r += $5; h += $6; c += $7; d += ($2 - $1); w += $2 }
 	     END { ev = s + e + r;
-		   printf "  per event (sample, entry trap or return trap): %.1f us in the tool'\''s handlers (%d samples, %d entries, %d returns)\n", ev ? h / ev / 1e3 : 0, s, e, r;
+		   printf "  per event (sample, entry trap or return trap): %.1f us in the tool'\''s handlers, %.1f us of their CPU time (%d samples, %d entries, %d returns)\n", ev ? h / ev / 1e3 : 0, ev ? c / ev / 1e3 : 0, s, e, r;
 		   printf "  extra run time per measured instance: %.1f us; %.0f instances per second (one busy thread)\n", r ? d * 1e6 / r : 0, w ? r / w : 0 }' ev
 done
 done
+}
+
+# 4. Where the extra peak memory goes.  The dumper copies /proc/self/status and smaps at
+# exit (a destructor: the runtime's own exit work is done by then or soon after; peak RSS
+# is VmHWM, the same in both); it skips the sonde CLI, which inherits LD_PRELOAD.  It adds
+# its own 20 KB to both runs alike.
+cat >dump.c <<'EOF_C'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static void cp(const char *src, int out)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd = open(src, O_RDONLY);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	close(fd);
+}
+__attribute__((destructor)) static void dump(void)
+{
+	const char *f = getenv("VBENCH_SMAPS");
+	if (!f || !strcmp(program_invocation_short_name, "sonde"))
+		return;
+	int out = open(f, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0)
+		return;
+	cp("/proc/self/status", out);
+	cp("/proc/self/smaps", out);
+	close(out);
+}
+EOF_C
+gcc -shared -fPIC -O2 dump.c -o dump.so || exit 0
+mbin=vcalls
+case " $builds " in *" vgcc "*) mbin=vgcc ;; esac
+hwm() { awk '/^VmHWM:/ { print $2 }' "$1"; }
+# by_file SMAPS: "name kb" per mapped file (basename) or [anon]/[heap]/[stack]..., summed
+by_file() {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { n = NF >= 6 ? $6 : "[anon]"; sub(/.*\//, "", n); next }
+	     /^Rss:/ { r[n] += $2 } END { for (k in r) print k, r[k] }' "$1" | sort
+}
+for w in calls:60 mix:300; do
+	mode=${w%%:*} it=${w#*:}
+	[ "$mbin" = vgcc ] && it=$((it * 12))
+	: >hn; : >ho; : >hp
+	for i in $(seq "$PAIRS"); do
+		VWORK_ITERS=$it VBENCH_SMAPS=$T/sn LD_PRELOAD=$T/dump.so ./$mbin "$mode" 0 >/dev/null
+		hwm sn >>hn
+		VWORK_ITERS=$it VBENCH_SMAPS=$T/so LD_PRELOAD=$SONDE_BUILD/libsonde.so:$T/dump.so \
+			./$mbin "$mode" 0 >/dev/null
+		hwm so >>ho
+		rm -rf "m$i"
+		VWORK_ITERS=$it VBENCH_SMAPS=$T/sp LD_PRELOAD=$T/dump.so "$SONDE" variance -q \
+			-o "m$i" -- ./$mbin "$mode" 0 >/dev/null 2>&1
+		hwm sp >>hp
+	done
+	n=$(median <hn) o=$(median <ho) p=$(median <hp)
+	echo "bench: variance memory on '$mode' built by $([ "$mbin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls") ($PAIRS runs each)"
+	awk -v n="$n" -v o="$o" -v p="$p" 'BEGIN { printf "  peak RSS (KB, median): alone %d, +libsonde.so (runtime off) %d, sonde variance %d: ratio %.2fx (off %.2fx)\n", n, o, p, p / n, o / n }'
+	# the last pair's smaps at exit, profiled less native, largest first
+	by_file sn >fn
+	by_file sp >fp
+	join -a1 -a2 -e0 -o 0,1.2,2.2 fn fp |
+		awk '{ d = $3 - $2; t += d; if (d) printf "%d %s %d\n", d, $1, $3 }
+		     END { printf "%d total\n", t }' | sort -k1,1nr |
+		awk '$2 == "total" { tot = $1; next } { l = l sprintf("%s %+d, ", $2, $1) }
+		     END { sub(/, $/, "", l); printf "  where it goes (resident KB at exit, profiled - native; total %+d): %s\n", tot, l }'
+	echo "  libraries mapped only under sonde: $(join -v2 fn fp | awk '$1 !~ /^\[/ { printf "%s%s", s, $1; s = " " }')"
+done
+exit 0

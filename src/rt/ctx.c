@@ -34,6 +34,22 @@ struct cct_node {
 	struct cct_node *sibling;
 };
 
+/*
+ * libunwind's entry points, looked up at start (ctx_process_init) in the library init.c
+ * loads for the processes that unwind: it is not linked, so a tool that walks frame
+ * pointers itself (RT_TOOL_FP_CONTEXT) maps neither it nor its liblzma (0.1 MB of
+ * resident memory: bench/variance.sh, part 4).  NULL until then.
+ */
+static struct {
+	int (*init_local)(unw_cursor_t *c, unw_context_t *uc);
+	int (*init_local2)(unw_cursor_t *c, unw_context_t *uc, int flag);
+	int (*step)(unw_cursor_t *c);
+	int (*get_reg)(unw_cursor_t *c, unw_regnum_t r, unw_word_t *v);
+	int (*getcontext)(unw_context_t *uc);
+	int (*set_caching_policy)(unw_addr_space_t as, unw_caching_policy_t p);
+	unw_addr_space_t *local_addr_space;
+} unw;
+
 volatile int rt_loader_busy;
 static uint64_t loader_lo, loader_hi;
 static uint64_t unwinder_lo, unwinder_hi;
@@ -204,21 +220,47 @@ static void find_slots(const struct dl_phdr_info *info, const ElfW(Rela) *rel, s
 	}
 }
 
+/* Whether `info` is the libunwind the runtime calls, found by its code: not the first file
+ * of that name (a program linked to LLVM's libunwind.so.1 has it earlier in the list). */
+static int holds_unwinder(const struct dl_phdr_info *info)
+{
+	uint64_t mine = (uint64_t)(uintptr_t)unw.init_local;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && mine >= lo && mine < lo + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+/* Its whole range: its pipe2 calls (the fallback below) are told apart by it. */
+static int unw_range_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	(void)size;
+	(void)data;
+	if (!holds_unwinder(info))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type != PT_LOAD)
+			continue;
+		lo = a < lo ? a : lo;
+		hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+	}
+	ctx_set_unwinder_range(lo, hi);
+	return 1;
+}
+
 static int unw_slots_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct unw_slots *us = data;
 	const ElfW(Dyn) *dyn = NULL;
 	(void)size;
-	/* the libunwind the runtime calls, found by its code: not the first file of that
-	 * name (a program linked to LLVM's libunwind.so.1 has it earlier in the list) */
-	uint64_t mine = (uint64_t)(uintptr_t)&unw_init_local;
-	int found = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
-		found |= ph->p_type == PT_LOAD && mine >= lo && mine < lo + ph->p_memsz;
-	}
-	if (!found)
+	if (!holds_unwinder(info))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -321,9 +363,14 @@ RT_EXPORT int pipe2(int fds[2], int flags)
  */
 static volatile int unw_inside;
 static volatile int unw_closed;
+/* ctx_process_init ran: libunwind may be used (a tool with RT_TOOL_FP_CONTEXT leaves it
+ * alone: init.c) */
+static int unw_ready;
 
 static int unw_enter(void)
 {
+	if (!unw_ready)
+		return -1;
 	__atomic_fetch_add(&unw_inside, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&unw_closed, __ATOMIC_SEQ_CST)) {
 		__atomic_fetch_sub(&unw_inside, 1, __ATOMIC_SEQ_CST);
@@ -442,7 +489,7 @@ static SIGSAFE int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, u
 			t->stats.unwind_fail++;
 			return n;
 		}
-		if (unw_init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
+		if (unw.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
 			t->stats.unwind_fail++;
 			return n;
 		}
@@ -453,8 +500,8 @@ static SIGSAFE int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, u
 		}
 		if (gcc_backtrace)
 			return gcc_unwind(skip, ips, max);
-		unw_getcontext(&here);
-		if (unw_init_local(&cur, &here) < 0) {
+		unw.getcontext(&here);
+		if (unw.init_local(&cur, &here) < 0) {
 			t->stats.unwind_fail++;
 			return 0;
 		}
@@ -463,14 +510,14 @@ static SIGSAFE int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, u
 	 * (and `skip` more) so the path starts in the program. */
 	int skipping = !from_signal;
 	while (n < max) {
-		int r = unw_step(&cur);
+		int r = unw.step(&cur);
 		if (r <= 0) {
 			if (r < 0)
 				t->stats.unwind_fail++;
 			break;
 		}
 		unw_word_t ip;
-		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+		if (unw.get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
 		if (skipping && in_runtime_code(ip))
 			continue;
@@ -554,17 +601,29 @@ void ctx_thread_warmup(void)
 	unw_cursor_t cur;
 	if (unw_enter())
 		return;
-	unw_getcontext(&uc);
-	if (unw_init_local(&cur, &uc) == 0)
-		while (unw_step(&cur) > 0)
+	unw.getcontext(&uc);
+	if (unw.init_local(&cur, &uc) == 0)
+		while (unw.step(&cur) > 0)
 			;
 	unw_leave();
 }
 
-int ctx_process_init(void)
+int ctx_process_init(void *(*lookup)(const char *name))
 {
+	*(void **)&unw.init_local = lookup("_ULx86_64_init_local");
+	*(void **)&unw.init_local2 = lookup("_ULx86_64_init_local2");
+	*(void **)&unw.step = lookup("_ULx86_64_step");
+	*(void **)&unw.get_reg = lookup("_ULx86_64_get_reg");
+	*(void **)&unw.getcontext = lookup("_Ux86_64_getcontext");
+	*(void **)&unw.set_caching_policy = lookup("_ULx86_64_set_caching_policy");
+	unw.local_addr_space = lookup("_ULx86_64_local_addr_space");
+	if (!unw.init_local || !unw.init_local2 || !unw.step || !unw.get_reg ||
+	    !unw.getcontext || !unw.set_caching_policy || !unw.local_addr_space)
+		return -ELIBBAD;
+	dl_iterate_phdr(unw_range_cb, NULL);
 	/* before libunwind's first use (the caching policy may already open its pipe) */
 	int r = unw_bind_nopipe();
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
+	unw.set_caching_policy(*unw.local_addr_space, UNW_CACHE_GLOBAL);
+	unw_ready = 1;
 	return r;
 }

@@ -27,11 +27,12 @@ void ctx_fork_child(void);
 /* Unwind paths taken outside handlers with libgcc's _Unwind_Backtrace and _Unwind_GetIP
  * (as loaded from libgcc_s).  Process start only. */
 void ctx_use_gcc_unwinder(void *backtrace, void *get_ip);
-/* Process start: libunwind's calls of pipe2, read, close and syscall bound to the
- * runtime's memory check (no pipe: ctx.c says why), and its caching policy.  0, or
- * -ENOENT / -ENOSYS when libunwind keeps its pipe (calls not found / process_vm_readv
- * refused).  Not handler-safe. */
-int ctx_process_init(void);
+/* Process start: libunwind's functions found by `lookup` (dlsym in the libunwind init.c
+ * loaded), its calls of pipe2, read, close and syscall bound to the runtime's memory check
+ * (no pipe: ctx.c says why), and its caching policy.  0, or -ENOENT / -ENOSYS when
+ * libunwind keeps its pipe (calls not found / process_vm_readv refused), -ELIBBAD when a
+ * function is missing (nothing is unwound then).  Not handler-safe. */
+int ctx_process_init(void *(*lookup)(const char *name));
 /* Thread start: let libunwind do its lazy set-up outside handlers.  Not handler-safe. */
 void ctx_thread_warmup(void);
 

@@ -15,6 +15,7 @@
 #include <Zydis/Zydis.h>
 
 #include "rt/decode-x86.h"
+#include "rt/decode-zydis.h"
 #include "rt/rt.h"
 #include "rt/sigsafe.h"
 
@@ -30,9 +31,13 @@
 #define EFL_ARITH (EFL_CF | EFL_PF | EFL_ZF | EFL_SF | EFL_OF | 0x10u)
 
 static ZydisDecoder decoder;
-static int decoder_ready;
+static int decoder_ready;	/* 1: decoder usable; -1: libZydis could not be loaded */
 static int have_fsgsbase;
 static volatile pid_t self_pid;	/* for process_vm_readv; 0: ask getpid */
+
+/* libZydis's entry points, set by decode_init (decode-load.c, which loads the library
+ * only there: a process whose source decodes nothing, sonde variance's, never maps it). */
+struct decode_zydis decode_zy;
 
 void decode_after_fork(void)
 {
@@ -46,14 +51,16 @@ SIGSAFE static pid_t mem_pid(void)
 	return p ? p : getpid();
 }
 
-void decode_init(void)
+/* decode-load.c: libZydis's entry points are in decode_zy (0: it could not be loaded). */
+void decode_ready(int loaded)
 {
 	if (decoder_ready)
 		return;
-	ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (loaded)
+		decode_zy.decoder_init(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	have_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);
 	decode_after_fork();
-	decoder_ready = 1;
+	decoder_ready = loaded ? 1 : -1;
 }
 
 SIGSAFE static uint64_t read_fs_base(void)
@@ -124,7 +131,7 @@ SIGSAFE long decode_read_code(uint64_t addr, uint8_t *buf, size_t len)
 
 SIGSAFE static int gpr_index(ZydisRegister reg)
 {
-	ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
+	ZydisRegister big = decode_zy.largest_enclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
 	if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15)
 		return (int)(big - ZYDIS_REGISTER_RAX);
 	return -1;
@@ -142,7 +149,7 @@ SIGSAFE static uint32_t reg_bits(ZydisRegister reg)
 	int g = gpr_index(reg);
 	if (g >= 0)
 		return 1u << g;
-	switch (ZydisRegisterGetClass(reg)) {
+	switch (decode_zy.reg_class(reg)) {
 	case ZYDIS_REGCLASS_FLAGS:
 		return DECODE_KNOWN_FLAGS | DECODE_KNOWN_FLAGS_NC;
 	case ZYDIS_REGCLASS_XMM:
@@ -159,7 +166,7 @@ SIGSAFE static uint32_t reg_bits(ZydisRegister reg)
 SIGSAFE static int index_is_dword(ZydisMnemonic m)
 {
 	/* v[p]gather{d,q}*, v[p]scatter{d,q}*: the letter after the verb sizes the indices */
-	const char *s = ZydisMnemonicGetString(m);
+	const char *s = decode_zy.mnemonic_string(m);
 	for (; s && *s; s++) {
 		if (!strncmp(s, "gather", 6))
 			return s[6] == 'd';
@@ -667,9 +674,10 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 
 	if (!decoder_ready)
-		decode_init();
+		decode_init();	/* the sources call it at start; the CLI's tests may not */
 	memset(out, 0, sizeof(*out));
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&decoder, code, avail, &in, ops)))
+	if (decoder_ready < 0 ||
+	    ZYAN_FAILED(decode_zy.decode_full(&decoder, code, avail, &in, ops)))
 		return -1;
 	out->len = in.length;
 	out->branch = (uint8_t)is_branch(&in, ops);

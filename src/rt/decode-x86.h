@@ -158,8 +158,10 @@ struct decode_insn {
  * it tests CF (b, ae, be, a), else DECODE_KNOWN_FLAGS_NC.  Handler-safe. */
 uint32_t decode_cond_needs(int cond);
 
-/* One-time setup (chooses how to read the fs/gs bases).  Call before any handler can run;
- * idempotent.  Not handler-safe the first time (getauxval is fine, but call it at start). */
+/* One-time setup: loads libZydis (dlopen: decode-load.c; where it cannot, decode_access
+ * fails) and chooses how to read the fs/gs bases.  Call before any handler can run;
+ * idempotent.  Not handler-safe the first time.  decode_read_code needs only
+ * decode_after_fork. */
 void decode_init(void);
 
 /*

@@ -217,6 +217,10 @@ struct watch_trap;
 #define RT_TOOL_THREAD_BREAKPOINTS 0x8	/* keeps debug-register events open in its sampling
 				 * threads: the clock source then samples with POSIX CPU-time
 				 * timers (source-clock.c, SONDE_CLOCK_TIMER=auto) */
+#define RT_TOOL_FP_CONTEXT 0x10	/* builds its contexts from the frame-pointer chain where a
+				 * signal context exists: the runtime sets up its unwinders
+				 * (libunwind, libgcc_s) only for the inst source, where it
+				 * unwinds through ctx_here(t, NULL, ...) */
 
 struct rt_tool {
 	const char *name;

@@ -186,7 +186,14 @@ static int clock_start(void)
 {
 	struct sigaction sa;
 
-	decode_init();
+	/* A tool that takes the interrupted PC alone (RT_TOOL_NO_ACCESS) decodes nothing:
+	 * no decoder, and libZydis stays unloaded; only the code reads' pid.  (rt_tool is
+	 * set after the source starts.) */
+	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);
+	if (tool && (tool->flags & RT_TOOL_NO_ACCESS))
+		decode_after_fork();
+	else
+		decode_init();
 	clock_period = rt_cfg.period ? rt_cfg.period : CLOCK_DEFAULT_PERIOD;
 	clock_armed = clock_period >= CLOCK_RUN_MIN_PERIOD ? CLOCK_ARMED : 1;
 

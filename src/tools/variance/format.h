@@ -80,6 +80,9 @@ struct var_rec_stats {
 	uint32_t pad;
 	int64_t trap_ns, trap_cpu_ns;	/* hw: the two traps' time and CPU time subtracted
 					 * from each instance (calibrated; 0: none) */
+	uint64_t handler_cpu_ns;	/* thread CPU time spent in the tool's handlers, which
+					 * a loaded machine does not inflate as it does
+					 * handler_ns (later field: older records end before it) */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -359,8 +360,11 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 	while (!r && (h = prof_tool_next(t, &off))) {
 		if (h->type == VAR_REC_SAMPLE && h->size >= sizeof(struct var_rec_sample)) {
 			r = do_sample(m, st, t, ((const struct var_rec_sample *)h)->ctx);
-		} else if (h->type == VAR_REC_STATS && h->size >= sizeof(struct var_rec_stats)) {
+		} else if (h->type == VAR_REC_STATS &&
+			   h->size >= offsetof(struct var_rec_stats, handler_cpu_ns)) {
 			const struct var_rec_stats *s = (const void *)h;
+			if (h->size >= sizeof(*s))
+				m->st.handler_cpu_ns += s->handler_cpu_ns;
 			const uint64_t *a = &s->samples;
 			uint64_t *b = &m->st.samples;
 			for (int i = 0; i < VAR_NSTATS; i++)
@@ -680,6 +684,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		{ "functions", m->nk }, { "path_samples", m->samples },
 		{ "watch_errno", (uint64_t)m->st.watch_errno }, { "reservoir", VAR_RESERVOIR },
 		{ "trap_ns", (uint64_t)m->st.trap_ns }, { "trap_cpu_ns", (uint64_t)m->st.trap_cpu_ns },
+		{ "handler_cpu_ns", m->st.handler_cpu_ns },
 		{ "wall_ns", pr->end_ns > pr->start_ns ? pr->end_ns - pr->start_ns : 0 },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
