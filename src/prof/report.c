@@ -88,8 +88,11 @@ static int posix_scaling(sqlite3 *db, sqlite3_stmt *st)
 	int r = db_row(st, "tt", "clock_event", "posix-timer");
 	if (r || !*db_meta(db, "scaling", s, sizeof(s)))
 		return r;
-	snprintf(t, sizeof(t), "%s (POSIX CPU-time timers, which expire at the scheduler tick: "
-		 "at most one sample a tick, 4 ms at HZ=250)", s);
+	/* the period asked for is in s ("one sample per N ns of CPU time...") but is not
+	 * what the timers give: say so first */
+	snprintf(t, sizeof(t), "POSIX CPU-time timers, which expire only at the scheduler tick: "
+		 "at most one sample a tick (4 ms at HZ=250) whatever the period, so one sample "
+		 "per the longer of the two, not the period alone; asked: %s", s);
 	return db_row(st, "tt", "scaling", t);
 }
 
@@ -101,7 +104,7 @@ static int posix_scaling(sqlite3 *db, sqlite3_stmt *st)
  * does not make a rate of its own), `watch_backend` ("hw" if any process armed debug registers, else the
  * first one's), `fds_lost` (summed), `records_stopped` and `records_stopped_at` (the first process whose
  * records stopped: rt/out.c), `clock_event` where a process's clock source used POSIX timers
- * (posix_scaling).  No rows for keys no process noted (a recording made before they
+ * (posix_scaling), `clock_timer_failed` (summed: threads left unsampled).  No rows for keys no process noted (a recording made before they
  * existed).
  */
 static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
@@ -111,11 +114,12 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	int seen = 0;
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
-	uint64_t lost = 0;
+	uint64_t lost = 0, tfail = 0;
 	int posix = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		lost += pr->fds_lost;
+		tfail += pr->clock_timer_failed;
 		posix |= pr->clock_event && !strcmp(pr->clock_event, "posix-timer");
 		if (!*be || !strcmp(pr->watch_backend, "hw"))
 			be = pr->watch_backend;
@@ -131,8 +135,9 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		n += pr->switches;
 	}
 	double rate = last > first ? (double)n * 1e9 / (double)(last - first) : 0;
-	char v[4][32];
+	char v[5][32];
 	snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)lost);
+	snprintf(v[4], sizeof(v[4]), "%llu", (unsigned long long)tfail);
 	snprintf(v[0], sizeof(v[0]), "%lld", (long long)n);
 	snprintf(v[1], sizeof(v[1]), "%.0f", rate);
 	snprintf(v[2], sizeof(v[2]), "%llu",
@@ -150,6 +155,8 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		    db_row(st, "tt", "records_stopped_at", v[2]);
 	if (!r && lost)
 		r = db_row(st, "tt", "fds_lost", v[3]);
+	if (!r && tfail)
+		r = db_row(st, "tt", "clock_timer_failed", v[4]);
 	if (!r && posix)
 		r = posix_scaling(db, st);
 	sqlite3_finalize(st);
@@ -338,6 +345,16 @@ int report_notes(const char *dir, void (*say)(const char *note))
 			 !strcmp(why, "size") ? "SONDE_MAX_SIZE was reached"
 					      : "the disk it is on kept its last 1% (at least 64 MiB) "
 						"free for the program");
+		say(note);
+		n++;
+	}
+	uint64_t tfail = db_meta_u64(db, "clock_timer_failed");
+	if (tfail) {
+		snprintf(note, sizeof(note), "%llu thread(s) went unsampled: they got no POSIX "
+			 "CPU-time timer (timer_create failed; the user's pending-signal limit, "
+			 "'ulimit -i', is the usual cause: raise it, or SONDE_CLOCK_TIMER=perf samples "
+			 "with perf events, at a higher cost per context switch; doc/sonde-comm.md)",
+			 (unsigned long long)tfail);
 		say(note);
 		n++;
 	}

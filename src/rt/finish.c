@@ -212,6 +212,9 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 	if (rt_source == &rt_source_clock)
 		rt_proc_append("clock_event", clock_posix ? "posix-timer" :
 					      clock_inherit ? "inherited" : "per-thread");
+	uint64_t tf = __atomic_load_n(&clock_timer_failed, __ATOMIC_RELAXED);
+	if (rt_source == &rt_source_clock && tf)
+		rt_proc_append_u64("clock_timer_failed", tf);
 	/* runtime descriptors the program dup2'd onto (interpose.c): their events ended */
 	uint64_t lost = __atomic_load_n(&rt_fds_lost, __ATOMIC_RELAXED);
 	if (lost)

@@ -183,6 +183,8 @@ extern int clock_inherit;
 /* 1: a POSIX CPU-time timer per thread (timer_create(CLOCK_THREAD_CPUTIME_ID)), no perf
  * event: see source-clock.c; set by start() or, for "auto", by the first thread_start. */
 extern int clock_posix;
+/* threads of this process whose timer_create failed (unsampled) */
+extern uint64_t clock_timer_failed;
 /* sigev_value of those timers: tells their signals from others of the sample signal */
 #define CLOCK_TIMER_SIG_VALUE 0x50de
 /* attr.sig_data of the inherited event: tells its TRAP_PERF from other perf SIGTRAPs */

@@ -51,3 +51,15 @@ SONDE_CLOCK_TIMER=posix "$SONDE" mem -q --source clock -o memp -- "$T/cb-gcc" $W
 check t414-mem-posix-status [ $? -eq 0 ]
 check t414-mem-posix-event [ "$(proc_event memp)" = posix-timer ]
 check t414-mem-posix-samples [ "$(comm_meta memp samples)" -gt 0 ]
+
+# No timer to be had (ulimit -i 1: the user's pending-signal limit, of which every POSIX
+# timer holds a slot, so at most one of commbench's 5 threads gets one): the program
+# runs to its end, the .proc counts the threads left unsampled, and the user is told
+# after the run what to do (before: 0 samples, no word of it)
+if [ "$(comm_meta auto watch_backend)" = hw ]; then
+	(ulimit -i 1 && "$SONDE" comm --source clock -o lim -- "$T/cb-gcc" $W >/dev/null 2>summary3)
+	check t414-limit-status [ $? -eq 0 ]
+	nf=$(sed -n 's/^clock_timer_failed=//p' lim/*.proc | head -1)
+	check "t414-limit-counted-${nf:-0}" [ "${nf:-0}" -ge 4 ]
+	check t414-limit-said grep -q "thread(s) went unsampled.*ulimit -i" summary3
+fi
