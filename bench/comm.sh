@@ -12,7 +12,8 @@
 # Last, where commbench's fixed memory goes (peak RSS with each part of the runtime loaded).
 #   bench/comm.sh [PAIRS]     (default 3; COMM_BENCH_CLOCK=0 leaves the clock rows out;
 #                              COMM_BENCH_ONLY=switch-bp runs the switch-bp lines alone,
-#                              COMM_BENCH_ONLY=passive the passive-wait rows alone;
+#                              COMM_BENCH_ONLY=passive the passive-wait rows alone,
+#                              COMM_BENCH_ONLY=timer the POSIX timers' first-expiry lines;
 #                              COMM_BENCH_LULESH=/path/lulesh2.0 adds LULESH's rows)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +30,15 @@ gcc -O2 -g -fno-omit-frame-pointer -fopenmp "$W/omp-stencil.c" -o "$work/os-gcc"
 gcc -O2 -pthread "$W/switch-bp.c" -o "$work/switch-bp" || exit 1
 inst=1
 only=${COMM_BENCH_ONLY:-}
+# the POSIX CPU-time timers' first expiry (rt/source-clock.c): signals a CPU second of
+# 600 threads of 1.5 ms against one long thread, with each choice of first expiry, 3 runs
+gcc -O2 -pthread "$W/timer-short.c" -o "$work/timer-short" || exit 1
+if [ -z "$only" ] || [ "$only" = timer ]; then
+	for m in full random tick; do
+		for i in 1 2 3; do "$work/timer-short" "$m"; done
+	done | sed 's/^/bench: timer-short: /'
+	[ "$only" = timer ] && exit 0
+fi
 if [ "$only" = switch-bp ]; then
 	inst=0
 	COMM_BENCH_CLOCK=0

@@ -254,7 +254,7 @@ static void clock_choose_timer(void)
 
 /* A CPU-time timer on the calling thread (tid), clock_period ns of it, its signal
  * rt_cfg.sig_sample to that thread. */
-static int clock_timer_start(struct rt_thread *t, struct clock_thread *ct, int tid)
+static int clock_timer_start(struct clock_thread *ct, int tid)
 {
 	struct sigevent ev;
 	struct itimerspec it;
@@ -268,13 +268,16 @@ static int clock_timer_start(struct rt_thread *t, struct clock_thread *ct, int t
 		return -errno;
 	it.it_interval.tv_sec = (time_t)(clock_period / 1000000000u);
 	it.it_interval.tv_nsec = (long)(clock_period % 1000000000u);
-	/* The first expiry at random in (0, period]: such a timer fires only at a tick on
-	 * which the thread runs with a whole it_value behind it, so with a full first period
-	 * a thread that lives about a tick of CPU time was rarely sampled (600 threads of
-	 * 1.5 ms: 99 signals a CPU second against 251 for a long one, at 0.9 ms) */
-	uint64_t first = 1 + rt_rand(t) % clock_period;
-	it.it_value.tv_sec = (time_t)(first / 1000000000u);
-	it.it_value.tv_nsec = (long)(first % 1000000000u);
+	/* The first expiry 1 ns: such a timer fires only at a tick on which its thread runs
+	 * with a whole it_value behind it, so with a full first period a thread that lives
+	 * about a tick of CPU time was rarely sampled; from 1 ns, the first tick that finds
+	 * the thread running fires, as every later one does for a long-lived thread.
+	 * tests/workloads/comm/timer-short.c (bench/comm.sh, COMM_BENCH_ONLY=timer): 600
+	 * threads of 1.5 ms of CPU, 0.9 ms period: 97-105 signals a CPU second with a full
+	 * first period, 156-180 with it at random in (0, period], 217-254 from 1 ns, against
+	 * 250-267 for one long thread (doc/sonde-comm.md). */
+	it.it_value.tv_sec = 0;
+	it.it_value.tv_nsec = 1;
 	/* published before the first signal can come: the handler checks it */
 	ct->has_timer = 1;
 	if (timer_settime(ct->timer, 0, &it, NULL)) {
@@ -331,7 +334,7 @@ static int clock_thread_start(struct rt_thread *t)
 		ct->fd = -1;
 		if (ct->has_timer)
 			return 0;
-		int r = clock_timer_start(t, ct, tid);
+		int r = clock_timer_start(ct, tid);
 		/* No timer for this thread (EAGAIN: the user's pending-signal limit, ulimit -i,
 		 * from which every timer of the user's processes holds a slot): the thread goes
 		 * unsampled, counted in the .proc (clock_timer_failed) and said after the run.
