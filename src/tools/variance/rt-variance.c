@@ -78,26 +78,17 @@ static uint64_t env_num(const char *name, uint64_t def)
  */
 static struct rt_ranges omp_code;
 
-/*
- * The code of the objects mapped at start (the executable and the libraries it was linked
- * with: never unloaded, dlclose leaves them), read in place by read_code.  Up to
- * RT_RANGES_MAX of them, in load order; code elsewhere is read by a system call.
- * Read-only after var_start.
- */
-static struct rt_ranges start_code;
-
-static int code_range_cb(struct dl_phdr_info *info, size_t size, void *data)
+static int omp_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	(void)data;
+	if (!sonde_openmp_lib(info->dlpi_name))
+		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || rt_owns_address(lo))
-			continue;
-		rt_ranges_add(&start_code, lo, hi);
-		if (sonde_openmp_lib(info->dlpi_name))
-			rt_ranges_add(&omp_code, lo, hi);
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			rt_ranges_add(&omp_code, info->dlpi_addr + ph->p_vaddr,
+				      info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
 	}
 	return 0;
 }
@@ -113,8 +104,8 @@ static int var_start(void)
 	/* function starts, for frames whose call is indirect (none: such frames are skipped) */
 	rt_fnmap_load();
 	/* the libraries the program was linked with are mapped by now (a runtime dlopen'd
-	 * later is not excluded, nor read in place) */
-	dl_iterate_phdr(code_range_cb, NULL);
+	 * later is not excluded) */
+	dl_iterate_phdr(omp_range_cb, NULL);
 	return 0;
 }
 
@@ -169,7 +160,6 @@ static SIGSAFE void handler_end(struct var_thread *vt, const int64_t *m0, int64_
 	for (int m = 0; m < VAR_NMETRIC; m++)
 		vt->ovh[m] += m1[m] - m0[m];
 	vt->s.handler_ns += (uint64_t)(m1[VAR_M_TIME] - m0[VAR_M_TIME]);
-	vt->s.handler_cpu_ns += (uint64_t)(m1[VAR_M_CPU] - m0[VAR_M_CPU]);
 }
 
 /* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost) to what the
@@ -234,29 +224,13 @@ static SIGSAFE int drop_below(struct var_thread *vt, uint64_t sp)
 	return n;
 }
 
-/*
- * `n` bytes of code at `a`: read in place when they lie in the code of an object mapped at
- * start (start_code: mapped for the life of the process), else through decode_read_code,
- * which cannot fault.  That system call (process_vm_readv) took 5-6 us on the development
- * VM, and a sample made one to three of them (the leaf's return address, the picked
- * frame's call, libc's call of main): 2 per sample on `vwork mix`, now none.
- */
-static SIGSAFE long read_code(uint64_t a, uint8_t *buf, size_t n)
-{
-	if (n && rt_ranges_has(&start_code, a) && rt_ranges_has(&start_code, a + n - 1)) {
-		memcpy(buf, (const void *)(uintptr_t)a, n);
-		return (long)n;
-	}
-	return decode_read_code(a, buf, n);
-}
-
 /* The callee of the call instruction that returns to `ret`, 0 if not a direct call. */
 static SIGSAFE uint64_t call_target(uint64_t ret)
 {
 	uint8_t p[5];
 	int32_t rel;
 
-	if (ret < 4096 + 5 || read_code(ret - 5, p, 5) != 5 || p[0] != 0xe8)
+	if (ret < 4096 + 5 || decode_read_code(ret - 5, p, 5) != 5 || p[0] != 0xe8)
 		return 0;
 	memcpy(&rel, p + 1, 4);
 	return ret + (uint64_t)(int64_t)rel;
@@ -273,7 +247,7 @@ static SIGSAFE uint64_t plt_target(uint64_t fn)
 	uint8_t c[11];
 	int o = 0;
 
-	if (read_code(fn, c, sizeof(c)) != (long)sizeof(c))
+	if (decode_read_code(fn, c, sizeof(c)) != (long)sizeof(c))
 		return 0;
 	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
 		o = 4;				/* endbr64 */
@@ -285,9 +259,8 @@ static SIGSAFE uint64_t plt_target(uint64_t fn)
 	memcpy(&disp, c + o + 2, 4);
 	uint64_t got = fn + (uint64_t)o + 6 + (uint64_t)(int64_t)disp, target = 0;
 	uint8_t b[5];
-	/* the GOT word is data, the program's to change: read as it is now */
 	if (decode_read_code(got, (uint8_t *)&target, 8) != 8 || target < 4096 ||
-	    read_code(target, b, sizeof(b)) != (long)sizeof(b))
+	    decode_read_code(target, b, sizeof(b)) != (long)sizeof(b))
 		return 0;
 	if (b[0] == 0x68 || (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa &&
 			     b[4] == 0x68))
@@ -308,7 +281,7 @@ static SIGSAFE int indirect_call_before(uint64_t ret)
 {
 	uint8_t p[8];
 
-	if (ret < 4096 + 8 || read_code(ret - 8, p, 8) != 8)
+	if (ret < 4096 + 8 || decode_read_code(ret - 8, p, 8) != 8)
 		return 0;
 	for (int len = 2; len <= 7; len++) {
 		const uint8_t *c = p + 8 - len;		/* c[0] = FF, c[1] = ModRM */
@@ -459,7 +432,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		int i = (i0 + k) % n;
 		fn = call_target(cand[i]);
 		if (fn && rt_fn_start(fn) != fn) {	/* not a function of ours: a PLT stub? */
-			uint64_t via = plt_target(fn);	/* (the GOT read: a system call) */
+			uint64_t via = plt_target(fn);	/* (a code read: a system call) */
 			fn = via ? via : fn;
 		}
 		if (!fn && inner[i]) {
