@@ -5,6 +5,7 @@
  * handler-reachable: dlopen.
  */
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "rt/decode-x86.h"
 #include "rt/decode-zydis.h"
@@ -34,5 +35,12 @@ void decode_init(void)
 		 z.mnemonic_string;
 	if (ok)
 		decode_zy = z;
+	else {	/* the samples would all be dropped as no-access, silently: say why, once */
+		static const char msg[] = "sonde: warning: cannot load " ZYDIS_SONAME " (Debian: "
+					  "libzydis4.0): the clock and inst sources cannot see "
+					  "their samples' accesses\n";
+		ssize_t r = write(2, msg, sizeof(msg) - 1);
+		(void)r;
+	}
 	decode_ready(ok);
 }

@@ -673,10 +673,10 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 
-	if (!decoder_ready)
-		decode_init();	/* the sources call it at start; the CLI's tests may not */
 	memset(out, 0, sizeof(*out));
-	if (decoder_ready < 0 ||
+	/* not loaded here: decode_init is dlopen, and this runs in handlers; the sources and
+	 * the unit tests call it at start */
+	if (decoder_ready <= 0 ||
 	    ZYAN_FAILED(decode_zy.decode_full(&decoder, code, avail, &in, ops)))
 		return -1;
 	out->len = in.length;
