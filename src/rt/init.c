@@ -260,6 +260,9 @@ static void unwinders_init(void)
 	}
 	unwind_h = dlopen(LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
 	unwind_check = unwind_h ? ctx_process_init(unwind_sym) : -ELIBACC;
+	if (!unwind_h)	/* every call path would be empty, with no word of it */
+		rt_log("sonde: warning: cannot load " LIBUNWIND_SONAME " (Debian: libunwind8): no "
+		       "call paths (sample sites, allocation sites) in this recording\n");
 	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (gcc)
 		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
