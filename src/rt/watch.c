@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "rt/pmu.h"
+#include "rt/decode-x86.h"
 #include "rt/rt.h"
 #include "rt/watch.h"
 
@@ -247,6 +248,11 @@ int watch_start(void)
 	sigaddset(&sa.sa_mask, SIGTRAP);
 	if (sigaction(rt_cfg.sig_watch, &sa, &watch_old_action))
 		return -errno;
+	/* a soft trap finds its accessing instruction by decoding after the hook's return
+	 * (source-inst.c, access_ip) whatever the sample source: the decoder is loaded here,
+	 * at start (dlopen), since no handler may load it */
+	if (watch_backend() == WATCH_BACKEND_SOFT)
+		decode_init();
 	watch_started = 1;
 	return 0;
 }

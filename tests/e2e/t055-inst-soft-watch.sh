@@ -19,6 +19,7 @@ cat >harness.c <<'EOC'
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "rt/decode-x86.h"
 #include "rt/rt.h"
 #include "rt/watch.h"
 
@@ -78,6 +79,9 @@ __attribute__((constructor)) static void harness_init(void)
 	fprintf(stderr, "harness: backend=%s id=%d why=%s\n", watch_backend_name(), id,
 		watch_backend_why());
 	rt_tool = &count_tool;
+	/* as the runtime's start does (watch_start, the sources): the decoder that finds a
+	 * soft trap's instruction is loaded at start, never from a hook or handler */
+	decode_init();
 	wt_thread_begin(0);
 }
 
