@@ -73,6 +73,8 @@ struct pair {
 
 struct reuse_thread {
 	struct rt_thread *t;
+	struct reuse_unit *unit;	/* --exact: t's unit for reuse_stack_fast, NULL: none */
+	uint32_t unit_bit;	/* its bit in the holders words */
 	int socket;		/* shared mode: where it last took a sample (or started) */
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
@@ -83,7 +85,9 @@ struct reuse_thread {
 	uint64_t pair_evicted;	/* pairs flushed for others since the table was made */
 	struct pair *hint[PAIR_HINTS];	/* slots of this table (PAIR_HINTS above) */
 	int watch_errno;
-	uint64_t time[REUSE_BINS], dist[REUSE_BINS];
+	/* time: 64 bins in exact mode, those from REUSE_BINS - 1 on added up at the end
+	 * (exact_bin) */
+	uint64_t time[64], dist[REUSE_BINS];
 	struct pair pair0[PAIRS0];
 };
 
@@ -234,6 +238,12 @@ static int reuse_thread_start(struct rt_thread *t)
 	for (int i = 0; i < REUSE_SLOTS; i++)
 		rt->ws[i] = -1;
 	rt->socket = shared_mode ? socket_now() : 0;
+	/* the fast path serves a private cache whose holders bit is in the narrow word (the
+	 * unit exact_access gives t: t->index, modulo REUSE_UNITS, when it is below) */
+	if (exact_mode && !shared_mode && t->index < REUSE_NARROW) {
+		rt->unit = &stack->u[t->index];
+		rt->unit_bit = 1u << t->index;
+	}
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -588,7 +598,28 @@ static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt
 	pair_miss(t, rt, use_ip, ip, addr, bin);
 }
 
+/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time), or a reuse
+ * distance's, below 33 (the engine's stamps are 32-bit: no more live elements). */
+static inline SIGSAFE int exact_bin(uint64_t d)
+{
+	return 63 ^ __builtin_clzll(2 * d + 1);
+}
+
+/* A reuse's bins and code pair (exact_access, exact_every). */
 static inline __attribute__((always_inline)) SIGSAFE void
+exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
+	  uint64_t addr, uint64_t ip)
+{
+	int b = exact_bin(o->rd);	/* (the reuses: the sum of dist, at the end) */
+	rt->time[exact_bin(o->trd)]++;
+	rt->dist[b]++;
+	pair_add(t, rt, o->prev_ip, ip, addr, b);
+}
+
+/* Any access, through the whole engine (exact_every when reuse_stack_fast did not make
+ * it): out of line, so that its paths' registers are not saved and restored around the
+ * fast one. */
+static __attribute__((noinline)) SIGSAFE void
 exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
 	     uint64_t ip)
 {
@@ -607,12 +638,9 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	 * thread 0's STATS once: counting it in rt->lost too made meta's lost twice the truth */
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
-	if (__builtin_expect(o.kind == REUSE_HIT, 1)) {
-		int b = reuse_bin_small(o.rd);	/* (the reuses: the sum of dist, at the end) */
-		rt->time[reuse_bin_small(o.trd)]++;
-		rt->dist[b]++;
-		pair_add(t, rt, o.prev_ip, ip, addr, b);
-	} else if (o.kind == REUSE_COLD) {
+	if (__builtin_expect(o.kind == REUSE_HIT, 1))
+		exact_hit(t, rt, &o, addr, ip);
+	else if (o.kind == REUSE_COLD) {
 		rt->cold++;
 	}
 	rt->inv += o.invalidated;
@@ -632,6 +660,16 @@ static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
 	if (!(t->stats.samples++ & 63))
 		rt_obs_note();
+	/* the common access (a private reuse: reuse_stack_fast), else the whole engine */
+	if (__builtin_expect(rt->unit != NULL, 1)) {
+		struct reuse_outcome o;
+		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+		if (__builtin_expect(reuse_stack_fast(stack, rt->unit, rt->unit_bit,
+						      addr >> elem_shift, store, ip, &o), 1)) {
+			exact_hit(t, rt, &o, addr, ip);
+			return;
+		}
+	}
 	exact_access(t, rt, addr, flags, ip);
 }
 
@@ -665,6 +703,10 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 	if (!rt)
 		return;
 	if (exact_mode) {	/* (counted once, not at every access: exact_every) */
+		for (int b = REUSE_BINS; b < 64; b++) {
+			rt->time[REUSE_BINS - 1] += rt->time[b];
+			rt->time[b] = 0;
+		}
 		rt->samples = t->stats.samples;
 		rt->reuses = 0;
 		for (int b = 0; b < REUSE_BINS; b++)

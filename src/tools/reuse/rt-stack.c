@@ -808,25 +808,33 @@ unit_entry(struct reuse_stack *s, struct reuse_unit *u, uint64_t e)
 	return x;
 }
 
+/* Unit u's reuse of its live entry x by the code `code` (u's lock held). */
+static inline __attribute__((always_inline)) SIGSAFE void
+unit_reuse(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *x,
+	   uint32_t code, struct reuse_outcome *out)
+{
+	uint64_t rel = ++u->rel, y = u->stamp;
+
+	out->kind = REUSE_HIT;
+	out->trd = entry_age(u, x) - 1;
+	out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
+	out->rd = reuse_move(u, x->stamp, y);
+	u->stamp = y + 1;
+	x->count = (uint32_t)rel;
+	x->stamp = (uint32_t)y;
+	x->code = code;
+}
+
 /* Unit u's own access to its entry x by the code `code` (u's lock held). */
 static inline __attribute__((always_inline)) SIGSAFE void
 unit_use(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *x,
 	 uint32_t code, struct reuse_outcome *out)
 {
-	uint64_t rel = ++u->rel;
-
 	if (__builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
-		uint64_t y = u->stamp;
-		out->kind = REUSE_HIT;
-		out->trd = entry_age(u, x) - 1;
-		out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
-		out->rd = reuse_move(u, x->stamp, y);
-		u->stamp = y + 1;
-		x->count = (uint32_t)rel;
-		x->stamp = (uint32_t)y;
-		x->code = code;
+		unit_reuse(s, u, x, code, out);
 		return;
 	}
+	uint64_t rel = ++u->rel;
 	if (!x->code)
 		out->kind = REUSE_COLD;
 	x->count = (uint32_t)rel;
@@ -1047,6 +1055,62 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
 	*out = o;
 	return r;
 }
+
+#ifdef REUSE_STACK_INLINE
+/*
+ * The common access alone, for the every-access hook: narrow unit u (its bit `bit` in the
+ * holders words) reuses a live entry of
+ * its last leaf from code in one of its last two windows, the unit needs no renumbering,
+ * and a store's element is private (its holders word in the thread's cached leaf, u's bit
+ * alone, no wide word anywhere).  The checks are those of access_body's paths, all made
+ * before anything changes: 1 when the access was made (out as reuse_stack_access fills
+ * it, a REUSE_HIT), 0 when nothing changed and the caller must call reuse_stack_access.
+ * Its own function (no store_shared, load_new, compact, ... beside it): the inlined
+ * access_body spilled a dozen values to its frame for those paths' calls, at every access
+ * (bench/reuse.sh callgrind, doc/sonde-reuse.md).
+ */
+static inline __attribute__((always_inline)) SIGSAFE int
+reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint64_t e, int store,
+		 uint64_t ip, struct reuse_outcome *out)
+{
+	const uint32_t *hw = NULL;
+	uint32_t code;
+
+	if (store) {
+		/* (holders' inline path: holders_slow may allocate, reuse_stack_access's job) */
+		if (__builtin_expect(hcache.key != (e >> 9) + 1 || hcache.gen != s->gen, 0))
+			return 0;
+		hw = &hcache.leaf->w[e & 511];
+	}
+	spin_lock(&u->lock);
+	struct reuse_entry *x = &u->last->e[e % 64];
+	uint64_t d = ip - u->cbase;
+	if (__builtin_expect(u->stamp >= u->stamp_end, 0))
+		goto no;
+	/* (a sweep enters the next leaf every 64 elements: found here, not by the whole path) */
+	if (__builtin_expect(u->last->key != e / 64 + 1, 0) && !(x = entry_slow(u, e, 0)))
+		goto no;
+	if (__builtin_expect(d <= WMASK, 1))
+		code = u->cwin + (uint32_t)d;
+	else if ((d = ip - u->cbase2) <= WMASK)
+		code = u->cwin2 + (uint32_t)d;
+	else
+		goto no;
+	if (__builtin_expect(x->code < REUSE_CODE_LIVE, 0))
+		goto no;
+	/* a store: private (access_body's comment), read under u's lock as there */
+	if (store && __builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != bit ||
+				      __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
+		goto no;
+	out->invalidated = 0;
+	unit_reuse(s, u, x, code, out);
+	spin_unlock(&u->lock);
+	return 1;
+no:
+	spin_unlock(&u->lock);
+	return 0;
+}
+#endif
 
 static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, uint32_t un,
 							 uint64_t e, int store, uint64_t ip,
