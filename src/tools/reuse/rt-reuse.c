@@ -646,6 +646,34 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	rt->inv += o.invalidated;
 }
 
+/* An access of exact_every: the common one (a private reuse: reuse_stack_fast), else the
+ * whole engine.  No call but in tail position: exact_every then needs no frame. */
+static inline __attribute__((always_inline)) SIGSAFE void
+exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
+	   uint64_t ip)
+{
+	if (__builtin_expect(rt->unit != NULL, 1)) {
+		struct reuse_outcome o;
+		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+		if (__builtin_expect(reuse_stack_fast(stack, rt->unit, rt->unit_bit,
+						      addr >> elem_shift, store, ip, &o), 1)) {
+			exact_hit(t, rt, &o, addr, ip);
+			return;
+		}
+	}
+	exact_access(t, rt, addr, flags, ip);
+}
+
+/* exact_every's access that notes an observation first (once in 64): out of line, its call
+ * would give exact_every a frame. */
+static __attribute__((noinline)) SIGSAFE void exact_note(struct rt_thread *t,
+							 struct reuse_thread *rt, uint64_t addr,
+							 uint32_t flags, uint64_t ip)
+{
+	rt_obs_note();
+	exact_body(t, rt, addr, flags, ip);
+}
+
 /* rt_inst_every's hook: --exact's every access, straight from the inst callbacks. */
 static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
 				uint32_t flags, uint64_t ip)
@@ -658,19 +686,11 @@ static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
-	if (!(t->stats.samples++ & 63))
-		rt_obs_note();
-	/* the common access (a private reuse: reuse_stack_fast), else the whole engine */
-	if (__builtin_expect(rt->unit != NULL, 1)) {
-		struct reuse_outcome o;
-		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-		if (__builtin_expect(reuse_stack_fast(stack, rt->unit, rt->unit_bit,
-						      addr >> elem_shift, store, ip, &o), 1)) {
-			exact_hit(t, rt, &o, addr, ip);
-			return;
-		}
+	if (__builtin_expect(!(t->stats.samples++ & 63), 0)) {
+		exact_note(t, rt, addr, flags, ip);
+		return;
 	}
-	exact_access(t, rt, addr, flags, ip);
+	exact_body(t, rt, addr, flags, ip);
 }
 
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,

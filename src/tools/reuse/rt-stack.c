@@ -1082,13 +1082,12 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 			return 0;
 		hw = &hcache.leaf->w[e & 511];
 	}
-	spin_lock(&u->lock);
+	/* held (a store of another unit invalidating u's entries): the whole path waits */
+	if (__builtin_expect(__atomic_exchange_n(&u->lock, 1, __ATOMIC_ACQUIRE) != 0, 0))
+		return 0;
 	struct reuse_entry *x = &u->last->e[e % 64];
 	uint64_t d = ip - u->cbase;
-	if (__builtin_expect(u->stamp >= u->stamp_end, 0))
-		goto no;
-	/* (a sweep enters the next leaf every 64 elements: found here, not by the whole path) */
-	if (__builtin_expect(u->last->key != e / 64 + 1, 0) && !(x = entry_slow(u, e, 0)))
+	if (__builtin_expect(u->stamp >= u->stamp_end || u->last->key != e / 64 + 1, 0))
 		goto no;
 	if (__builtin_expect(d <= WMASK, 1))
 		code = u->cwin + (uint32_t)d;
@@ -1096,14 +1095,35 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 		code = u->cwin2 + (uint32_t)d;
 	else
 		goto no;
-	if (__builtin_expect(x->code < REUSE_CODE_LIVE, 0))
+	uint32_t c = x->code;
+	uint64_t xs = x->stamp, y = u->stamp, bx = xs / BLOCK, by = y / BLOCK;
+	/* live, in the last group (entry_age), the stamp after the cursor's (reuse_move's
+	 * rank without rank()), its move between the blocks of the pending ones (or in one
+	 * block: no moves_flush) */
+	if (__builtin_expect(c < REUSE_CODE_LIVE || xs < u->gstamp || xs != u->cur_x + 1, 0))
+		goto no;
+	if (__builtin_expect(bx != by && u->mv_key != (bx | by << 32), 0))
 		goto no;
 	/* a store: private (access_body's comment), read under u's lock as there */
 	if (store && __builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != bit ||
 				      __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
 		goto no;
+	/* unit_reuse and reuse_move on that path, with no call left in it: without one, the
+	 * hook that inlines this needs no frame of its own */
+	uint64_t rel = ++u->rel, *bits = u->bits;
+	out->kind = REUSE_HIT;
 	out->invalidated = 0;
-	unit_reuse(s, u, x, code, out);
+	out->trd = rel - x->count - 1;
+	out->prev_ip = s->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
+	out->rd = u->live - u->cur_r - 1;
+	u->cur_x = xs;
+	bits[xs / 64] &= ~(1ull << (xs % 64));
+	bits[y / 64] |= 1ull << (y % 64);
+	u->mv_n += bx != by;
+	u->stamp = y + 1;
+	x->count = (uint32_t)rel;
+	x->stamp = (uint32_t)y;
+	x->code = code;
 	spin_unlock(&u->lock);
 	return 1;
 no:
