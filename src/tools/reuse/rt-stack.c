@@ -20,8 +20,8 @@
  * in the tool's object and reuse_stack_access is inlined in its every-access hook, one
  * function from the inst callback's call to its return, instead of two calls that saved
  * and restored registers (bench/reuse.sh callgrind, doc/sonde-reuse.md).  Built on its
- * own (rt-stack.o) it serves the unit tests, which check the same code against the naive
- * engine.
+ * own (rt-stack.o, in librt-pure.a, not in libsonde.so: src/tools/reuse/build.mk) it
+ * serves the unit tests, which check the same code against the naive engine.
  */
 #ifdef REUSE_STACK_INLINE
 #define REUSE_API static
@@ -61,16 +61,13 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 } hcache;
 
 /* First stamp capacity of a unit (a variable so that the tests can make renumbering
- * happen on short traces). */
-#ifndef REUSE_STACK_INLINE
-uint64_t reuse_stack_fen_first = 1ull << 14;
-#endif
+ * happen on short traces); static, as the engine's functions, in a file that includes the
+ * engine (rt-reuse.c, u-reuse-stack-inline). */
+REUSE_API uint64_t reuse_stack_fen_first = 1ull << 14;
 
 /* An entry's count is less than this (the tests lower it: groups then split and merge
  * every few dozen accesses). */
-#ifndef REUSE_STACK_INLINE
-uint64_t reuse_stack_count_room = 1ull << 32;
-#endif
+REUSE_API uint64_t reuse_stack_count_room = 1ull << 32;
 
 /* The CPU has POPCNT (rank): checked when the first engine is made. */
 static int have_popcnt = -1;
