@@ -931,6 +931,22 @@ static __attribute__((noinline)) SIGSAFE int load_new(struct reuse_stack *s,
 	return 0;
 }
 
+/* Invalidate e in units first + i for each bit i of `victims` (one holders word's bits),
+ * each under its lock: the live entries it ended. */
+static SIGSAFE uint32_t invalidate_units(struct reuse_stack *s, uint32_t first, uint32_t victims,
+					 uint64_t e)
+{
+	uint32_t n = 0;
+
+	for (; victims; victims &= victims - 1) {
+		struct reuse_unit *v = &s->u[first + __builtin_ctz(victims)];
+		spin_lock(&v->lock);
+		n += invalidate(v, e);
+		spin_unlock(&v->lock);
+	}
+	return n;
+}
+
 /* A store of unit u (its bit `bit` in the narrow word, or in the wide one if `wide`) to
  * element e (holders words hw and, for a wide unit, ww) that is not private (other holders,
  * or a store under way): out of line, the inline path is the private store's. */
@@ -960,18 +976,8 @@ static __attribute__((noinline)) SIGSAFE int store_shared(struct reuse_stack *s,
 		ww = wide_word(s, hw, e, 0);	/* after the lock (wide_word) */
 	if (ww)
 		oldw = __atomic_exchange_n(ww, wide ? bit : 0, __ATOMIC_SEQ_CST);
-	for (uint32_t victims = old & ~nbit; victims; victims &= victims - 1) {
-		struct reuse_unit *v = &s->u[__builtin_ctz(victims)];
-		spin_lock(&v->lock);
-		out->invalidated += invalidate(v, e);
-		spin_unlock(&v->lock);
-	}
-	for (uint32_t victims = oldw & ~(wide ? bit : 0); victims; victims &= victims - 1) {
-		struct reuse_unit *v = &s->u[REUSE_NARROW + __builtin_ctz(victims)];
-		spin_lock(&v->lock);
-		out->invalidated += invalidate(v, e);
-		spin_unlock(&v->lock);
-	}
+	out->invalidated += invalidate_units(s, 0, old & ~nbit, e);
+	out->invalidated += invalidate_units(s, REUSE_NARROW, oldw & ~(wide ? bit : 0), e);
 	spin_lock(&u->lock);
 	r = unit_access(s, u, e, code, out);
 	spin_unlock(&u->lock);
