@@ -73,8 +73,7 @@ struct pair {
 
 struct reuse_thread {
 	struct rt_thread *t;
-	struct reuse_unit *unit;	/* --exact: t's unit for reuse_stack_fast, NULL: none */
-	uint32_t unit_bit;	/* its bit in the holders words */
+	int fast;		/* --exact: t's unit (t->index) may take reuse_stack_fast */
 	int socket;		/* shared mode: where it last took a sample (or started) */
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
@@ -240,10 +239,7 @@ static int reuse_thread_start(struct rt_thread *t)
 	rt->socket = shared_mode ? socket_now() : 0;
 	/* the fast path serves a private cache whose holders bit is in the narrow word (the
 	 * unit exact_access gives t: t->index, modulo REUSE_UNITS, when it is below) */
-	if (exact_mode && !shared_mode && t->index < REUSE_NARROW) {
-		rt->unit = &stack->u[t->index];
-		rt->unit_bit = 1u << t->index;
-	}
+	rt->fast = exact_mode && !shared_mode && t->index < REUSE_NARROW;
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -652,10 +648,13 @@ static inline __attribute__((always_inline)) SIGSAFE void
 exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
 	   uint64_t ip)
 {
-	if (__builtin_expect(rt->unit != NULL, 1)) {
+	/* (the unit from t->index and the engine's address, two loads side by side: a
+	 * pointer to it in rt, loaded after rt, made a longer chain of dependent loads and
+	 * cost ~9% of --exact's CPU on one thread: bench/reuse-cpu.sh) */
+	if (__builtin_expect(rt->fast, 1)) {
 		struct reuse_outcome o;
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-		if (__builtin_expect(reuse_stack_fast(stack, rt->unit, rt->unit_bit,
+		if (__builtin_expect(reuse_stack_fast(stack, &stack->u[t->index], 1u << t->index,
 						      addr >> elem_shift, store, ip, &o), 1)) {
 			exact_hit(t, rt, &o, addr, ip);
 			return;

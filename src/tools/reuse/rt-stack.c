@@ -1098,13 +1098,17 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 		code = u->cwin2 + (uint32_t)d;
 	else
 		goto no;
-	uint32_t c = x->code;
-	uint64_t xs = x->stamp, y = u->stamp, bx = xs / BLOCK, by = y / BLOCK;
 	/* live, in the last group (entry_age), the stamp after the cursor's (reuse_move's
 	 * rank without rank()), its move between the blocks of the pending ones (or in one
-	 * block: no moves_flush) */
-	if (__builtin_expect(c < REUSE_CODE_LIVE || xs < u->gstamp || xs != u->cur_x + 1, 0))
+	 * block: no moves_flush).  The stamp is then the cursor's + 1, and the bitmap's words
+	 * and blocks are found from that: the addresses do not wait for the entry's load (a
+	 * chain of dependent loads is what an access costs: bench/reuse.sh, doc) */
+	uint32_t c = x->code;
+	uint64_t xs = u->cur_x + 1, y = u->stamp;
+	if (__builtin_expect(c < REUSE_CODE_LIVE || x->stamp < u->gstamp || x->stamp != xs, 0))
 		goto no;
+	__asm__("" : "+r"(xs));	/* (xs stays the cursor's, not the entry's, for the compiler) */
+	uint64_t bx = xs / BLOCK, by = y / BLOCK;
 	if (__builtin_expect(bx != by && u->mv_key != (bx | by << 32), 0))
 		goto no;
 	/* a store: private (access_body's comment), read under u's lock as there */
