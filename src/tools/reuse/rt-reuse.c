@@ -91,6 +91,9 @@ struct reuse_thread {
 };
 
 static int exact_mode, shared_mode, spatial;
+/* The calling thread's unit when it may take reuse_stack_fast (rt->fast), else NULL: a
+ * thread-local load, at a fixed offset, starts no chain of loads (exact_body) */
+static __thread __attribute__((tls_model("initial-exec"))) struct reuse_unit *fast_unit;
 static int elem_shift = 3;
 static int watch_ok;
 static uint32_t lock_word;
@@ -240,6 +243,7 @@ static int reuse_thread_start(struct rt_thread *t)
 	/* the fast path serves a private cache whose holders bit is in the narrow word (the
 	 * unit exact_access gives t: t->index, modulo REUSE_UNITS, when it is below) */
 	rt->fast = exact_mode && !shared_mode && t->index < REUSE_NARROW;
+	fast_unit = rt->fast ? &stack->u[t->index] : NULL;	/* (t's own thread runs this) */
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -651,10 +655,11 @@ exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t
 	/* (the unit from t->index and the engine's address, two loads side by side: a
 	 * pointer to it in rt, loaded after rt, made a longer chain of dependent loads and
 	 * cost ~9% of --exact's CPU on one thread: bench/reuse-cpu.sh) */
-	if (__builtin_expect(rt->fast, 1)) {
+	struct reuse_unit *u = fast_unit;
+	if (__builtin_expect(u != NULL, 1)) {
 		struct reuse_outcome o;
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-		if (__builtin_expect(reuse_stack_fast(stack, &stack->u[t->index], 1u << t->index,
+		if (__builtin_expect(reuse_stack_fast(stack, u, 1u << t->index,
 						      addr >> elem_shift, store, ip, &o), 1)) {
 			exact_hit(t, rt, &o, addr, ip);
 			return;
