@@ -73,7 +73,6 @@ struct pair {
 
 struct reuse_thread {
 	struct rt_thread *t;
-	int fast;		/* --exact: t's unit (t->index) may take reuse_stack_fast */
 	int socket;		/* shared mode: where it last took a sample (or started) */
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
@@ -91,8 +90,10 @@ struct reuse_thread {
 };
 
 static int exact_mode, shared_mode, spatial;
-/* The calling thread's unit when it may take reuse_stack_fast (rt->fast), else NULL: a
- * thread-local load, at a fixed offset, starts no chain of loads (exact_body) */
+/* The calling thread's unit when it may take reuse_stack_fast (--exact, a private cache
+ * whose holders bit is in the narrow word: t->index, the unit exact_access gives t, below
+ * REUSE_NARROW), else NULL: a thread-local load, at a fixed offset, starts no chain of
+ * loads (exact_body) */
 static __thread __attribute__((tls_model("initial-exec"))) struct reuse_unit *fast_unit;
 static int elem_shift = 3;
 static int watch_ok;
@@ -241,9 +242,10 @@ static int reuse_thread_start(struct rt_thread *t)
 		rt->ws[i] = -1;
 	rt->socket = shared_mode ? socket_now() : 0;
 	/* the fast path serves a private cache whose holders bit is in the narrow word (the
-	 * unit exact_access gives t: t->index, modulo REUSE_UNITS, when it is below) */
-	rt->fast = exact_mode && !shared_mode && t->index < REUSE_NARROW;
-	fast_unit = rt->fast ? &stack->u[t->index] : NULL;	/* (t's own thread runs this) */
+	 * unit exact_access gives t: t->index, modulo REUSE_UNITS, when it is below); t's own
+	 * thread runs this (rt_thread_start), a fork child's in the child (reuse_fork_child) */
+	fast_unit = exact_mode && !shared_mode && t->index < REUSE_NARROW ? &stack->u[t->index]
+									  : NULL;
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -652,9 +654,9 @@ static inline __attribute__((always_inline)) SIGSAFE void
 exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
 	   uint64_t ip)
 {
-	/* (the unit from t->index and the engine's address, two loads side by side: a
-	 * pointer to it in rt, loaded after rt, made a longer chain of dependent loads and
-	 * cost ~9% of --exact's CPU on one thread: bench/reuse-cpu.sh) */
+	/* (the unit from a thread-local: a pointer to it in rt, loaded after rt, made a longer
+	 * chain of dependent loads and cost ~9% of --exact's CPU on one thread, t->index
+	 * beside the engine's address ~4%: bench/reuse-cpu.sh, doc/sonde-reuse.md) */
 	struct reuse_unit *u = fast_unit;
 	if (__builtin_expect(u != NULL, 1)) {
 		struct reuse_outcome o;
