@@ -57,12 +57,15 @@ RT_PURE := $(filter-out src/rt/init.c src/rt/interpose.c src/rt/inst-stub.c,$(RT
 TOOL_CLI_SRC := $(foreach f,$(wildcard src/tools/*/*.c),$(if $(filter rt-%,$(notdir $(f))),,$(f)))
 # A tool's build.mk adds files that are not part of the CLI (a library of its own) here.
 CLI_EXCLUDE :=
+RT_SO_EXCLUDE :=
 EXTRA_TARGETS :=
 -include $(wildcard src/tools/*/build.mk)
 CLI_SRC := src/sonde.c $(filter-out $(CLI_EXCLUDE),$(wildcard src/cmd/*.c src/prof/*.c src/tools/*.c \
 	src/ui/*.c src/analyze/*.c src/machine/*.c ) $(TOOL_CLI_SRC))
 
-RT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out src/rt/inst-stub.c,$(RT_SRC)))
+# RT_SO_EXCLUDE (a tool's build.mk): runtime files that libsonde.so does not link, because
+# another runtime file includes them (librt-pure.a keeps them for the unit tests)
+RT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out src/rt/inst-stub.c $(RT_SO_EXCLUDE),$(RT_SRC)))
 RT_PURE_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_PURE))
 CLI_OBJ := $(patsubst src/%.c,$(B)/cli/%.o,$(CLI_SRC))
 CLI_LIB_OBJ := $(filter-out $(B)/cli/sonde.o,$(CLI_OBJ))

@@ -2,9 +2,46 @@
 /*
  * u-reuse-stack-inline - u-reuse-stack's checks (the engine against the naive one) on the
  * engine as libsonde.so ships it: compiled with REUSE_STACK_INLINE, static and inlined,
- * as rt-reuse.c includes it, not the stand-alone rt-stack.o u-reuse-stack links.
+ * as rt-reuse.c includes it, not the stand-alone rt-stack.o u-reuse-stack links.  Every
+ * access tries reuse_stack_fast first, as rt-reuse.c's hook does for a narrow private
+ * unit, and goes through reuse_stack_access when it was not made there: so the fast
+ * path's reuses are checked against the naive engine too, beside the whole path's.
  */
 #define SONDE_SIGSAFE_NO_POISON
 #define REUSE_STACK_INLINE
 #include "tools/reuse/rt-stack.c"
+
+static uint64_t fast_made, fast_not;	/* (threads: atomic adds) */
+
+static int access_fast_first(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
+			     uint64_t ip, struct reuse_outcome *o)
+{
+	uint32_t v = un % REUSE_UNITS;
+
+	if (v < REUSE_NARROW && reuse_stack_fast(s, &s->u[v], 1u << v, e, store, ip, o)) {
+		__atomic_add_fetch(&fast_made, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	__atomic_add_fetch(&fast_not, 1, __ATOMIC_RELAXED);
+	return reuse_stack_access(s, un, e, store, ip, o);
+}
+
+#define reuse_stack_access access_fast_first
+#define main main_checks
 #include "u-reuse-stack.c"
+#undef main
+
+/* The checks above had accesses made by the fast path (else they checked nothing of it). */
+TEST(reuse_fast_path_taken)
+{
+	printf("  reuse_stack_fast made %llu accesses, the whole path %llu\n",
+	       (unsigned long long)fast_made, (unsigned long long)fast_not);
+	CHECK(fast_made > 0);
+}
+
+int main(void)
+{
+	main_checks();
+	RUN(reuse_fast_path_taken);
+	return CHECK_DONE();
+}

@@ -83,11 +83,18 @@ struct reuse_thread {
 	uint64_t pair_evicted;	/* pairs flushed for others since the table was made */
 	struct pair *hint[PAIR_HINTS];	/* slots of this table (PAIR_HINTS above) */
 	int watch_errno;
-	uint64_t time[REUSE_BINS], dist[REUSE_BINS];
+	/* time: 64 bins in exact mode, those from REUSE_BINS - 1 on added up at the end
+	 * (exact_bin) */
+	uint64_t time[64], dist[REUSE_BINS];
 	struct pair pair0[PAIRS0];
 };
 
 static int exact_mode, shared_mode, spatial;
+/* The calling thread's unit when it may take reuse_stack_fast (--exact, a private cache
+ * whose holders bit is in the narrow word: t->index, the unit exact_access gives t, below
+ * REUSE_NARROW), else NULL: a thread-local load, at a fixed offset, starts no chain of
+ * loads (exact_body) */
+static __thread __attribute__((tls_model("initial-exec"))) struct reuse_unit *fast_unit;
 static int elem_shift = 3;
 static int watch_ok;
 static uint32_t lock_word;
@@ -234,6 +241,11 @@ static int reuse_thread_start(struct rt_thread *t)
 	for (int i = 0; i < REUSE_SLOTS; i++)
 		rt->ws[i] = -1;
 	rt->socket = shared_mode ? socket_now() : 0;
+	/* the fast path serves a private cache whose holders bit is in the narrow word (the
+	 * unit exact_access gives t: t->index, modulo REUSE_UNITS, when it is below); t's own
+	 * thread runs this (rt_thread_start), a fork child's in the child (reuse_fork_child) */
+	fast_unit = exact_mode && !shared_mode && t->index < REUSE_NARROW ? &stack->u[t->index]
+									  : NULL;
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -588,7 +600,28 @@ static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt
 	pair_miss(t, rt, use_ip, ip, addr, bin);
 }
 
+/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time), or a reuse
+ * distance's, below 33 (the engine's stamps are 32-bit: no more live elements). */
+static inline SIGSAFE int exact_bin(uint64_t d)
+{
+	return 63 ^ __builtin_clzll(2 * d + 1);
+}
+
+/* A reuse's bins and code pair (exact_access, exact_every). */
 static inline __attribute__((always_inline)) SIGSAFE void
+exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
+	  uint64_t addr, uint64_t ip)
+{
+	int b = exact_bin(o->rd);	/* (the reuses: the sum of dist, at the end) */
+	rt->time[exact_bin(o->trd)]++;
+	rt->dist[b]++;
+	pair_add(t, rt, o->prev_ip, ip, addr, b);
+}
+
+/* Any access, through the whole engine (exact_every when reuse_stack_fast did not make
+ * it): out of line, so that its paths' registers are not saved and restored around the
+ * fast one. */
+static __attribute__((noinline)) SIGSAFE void
 exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
 	     uint64_t ip)
 {
@@ -607,15 +640,44 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	 * thread 0's STATS once: counting it in rt->lost too made meta's lost twice the truth */
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
-	if (__builtin_expect(o.kind == REUSE_HIT, 1)) {
-		int b = reuse_bin_small(o.rd);	/* (the reuses: the sum of dist, at the end) */
-		rt->time[reuse_bin_small(o.trd)]++;
-		rt->dist[b]++;
-		pair_add(t, rt, o.prev_ip, ip, addr, b);
-	} else if (o.kind == REUSE_COLD) {
+	if (__builtin_expect(o.kind == REUSE_HIT, 1))
+		exact_hit(t, rt, &o, addr, ip);
+	else if (o.kind == REUSE_COLD) {
 		rt->cold++;
 	}
 	rt->inv += o.invalidated;
+}
+
+/* An access of exact_every: the common one (a private reuse: reuse_stack_fast), else the
+ * whole engine.  No call but in tail position: exact_every then needs no frame. */
+static inline __attribute__((always_inline)) SIGSAFE void
+exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
+	   uint64_t ip)
+{
+	/* (the unit from a thread-local: a pointer to it in rt, loaded after rt, made a longer
+	 * chain of dependent loads and cost ~9% of --exact's CPU on one thread, t->index
+	 * beside the engine's address ~4%: bench/reuse-cpu.sh, doc/sonde-reuse.md) */
+	struct reuse_unit *u = fast_unit;
+	if (__builtin_expect(u != NULL, 1)) {
+		struct reuse_outcome o;
+		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+		if (__builtin_expect(reuse_stack_fast(stack, u, 1u << t->index,
+						      addr >> elem_shift, store, ip, &o), 1)) {
+			exact_hit(t, rt, &o, addr, ip);
+			return;
+		}
+	}
+	exact_access(t, rt, addr, flags, ip);
+}
+
+/* exact_every's access that notes an observation first (once in 64): out of line, its call
+ * would give exact_every a frame. */
+static __attribute__((noinline)) SIGSAFE void exact_note(struct rt_thread *t,
+							 struct reuse_thread *rt, uint64_t addr,
+							 uint32_t flags, uint64_t ip)
+{
+	rt_obs_note();
+	exact_body(t, rt, addr, flags, ip);
 }
 
 /* rt_inst_every's hook: --exact's every access, straight from the inst callbacks. */
@@ -630,9 +692,11 @@ static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
-	if (!(t->stats.samples++ & 63))
-		rt_obs_note();
-	exact_access(t, rt, addr, flags, ip);
+	if (__builtin_expect(!(t->stats.samples++ & 63), 0)) {
+		exact_note(t, rt, addr, flags, ip);
+		return;
+	}
+	exact_body(t, rt, addr, flags, ip);
 }
 
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,
@@ -665,6 +729,10 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 	if (!rt)
 		return;
 	if (exact_mode) {	/* (counted once, not at every access: exact_every) */
+		for (int b = REUSE_BINS; b < 64; b++) {
+			rt->time[REUSE_BINS - 1] += rt->time[b];
+			rt->time[b] = 0;
+		}
 		rt->samples = t->stats.samples;
 		rt->reuses = 0;
 		for (int b = 0; b < REUSE_BINS; b++)

@@ -20,8 +20,8 @@
  * in the tool's object and reuse_stack_access is inlined in its every-access hook, one
  * function from the inst callback's call to its return, instead of two calls that saved
  * and restored registers (bench/reuse.sh callgrind, doc/sonde-reuse.md).  Built on its
- * own (rt-stack.o) it serves the unit tests, which check the same code against the naive
- * engine.
+ * own (rt-stack.o, in librt-pure.a, not in libsonde.so: src/tools/reuse/build.mk) it
+ * serves the unit tests, which check the same code against the naive engine.
  */
 #ifdef REUSE_STACK_INLINE
 #define REUSE_API static
@@ -61,16 +61,13 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 } hcache;
 
 /* First stamp capacity of a unit (a variable so that the tests can make renumbering
- * happen on short traces). */
-#ifndef REUSE_STACK_INLINE
-uint64_t reuse_stack_fen_first = 1ull << 14;
-#endif
+ * happen on short traces); static, as the engine's functions, in a file that includes the
+ * engine (rt-reuse.c, u-reuse-stack-inline). */
+REUSE_API uint64_t reuse_stack_fen_first = 1ull << 14;
 
 /* An entry's count is less than this (the tests lower it: groups then split and merge
  * every few dozen accesses). */
-#ifndef REUSE_STACK_INLINE
-uint64_t reuse_stack_count_room = 1ull << 32;
-#endif
+REUSE_API uint64_t reuse_stack_count_room = 1ull << 32;
 
 /* The CPU has POPCNT (rank): checked when the first engine is made. */
 static int have_popcnt = -1;
@@ -808,25 +805,33 @@ unit_entry(struct reuse_stack *s, struct reuse_unit *u, uint64_t e)
 	return x;
 }
 
+/* Unit u's reuse of its live entry x by the code `code` (u's lock held). */
+static inline __attribute__((always_inline)) SIGSAFE void
+unit_reuse(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *x,
+	   uint32_t code, struct reuse_outcome *out)
+{
+	uint64_t rel = ++u->rel, y = u->stamp;
+
+	out->kind = REUSE_HIT;
+	out->trd = entry_age(u, x) - 1;
+	out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
+	out->rd = reuse_move(u, x->stamp, y);
+	u->stamp = y + 1;
+	x->count = (uint32_t)rel;
+	x->stamp = (uint32_t)y;
+	x->code = code;
+}
+
 /* Unit u's own access to its entry x by the code `code` (u's lock held). */
 static inline __attribute__((always_inline)) SIGSAFE void
 unit_use(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry *x,
 	 uint32_t code, struct reuse_outcome *out)
 {
-	uint64_t rel = ++u->rel;
-
 	if (__builtin_expect(x->code >= REUSE_CODE_LIVE, 1)) {
-		uint64_t y = u->stamp;
-		out->kind = REUSE_HIT;
-		out->trd = entry_age(u, x) - 1;
-		out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
-		out->rd = reuse_move(u, x->stamp, y);
-		u->stamp = y + 1;
-		x->count = (uint32_t)rel;
-		x->stamp = (uint32_t)y;
-		x->code = code;
+		unit_reuse(s, u, x, code, out);
 		return;
 	}
+	uint64_t rel = ++u->rel;
 	if (!x->code)
 		out->kind = REUSE_COLD;
 	x->count = (uint32_t)rel;
@@ -926,6 +931,22 @@ static __attribute__((noinline)) SIGSAFE int load_new(struct reuse_stack *s,
 	return 0;
 }
 
+/* Invalidate e in units first + i for each bit i of `victims` (one holders word's bits),
+ * each under its lock: the live entries it ended. */
+static SIGSAFE uint32_t invalidate_units(struct reuse_stack *s, uint32_t first, uint32_t victims,
+					 uint64_t e)
+{
+	uint32_t n = 0;
+
+	for (; victims; victims &= victims - 1) {
+		struct reuse_unit *v = &s->u[first + __builtin_ctz(victims)];
+		spin_lock(&v->lock);
+		n += invalidate(v, e);
+		spin_unlock(&v->lock);
+	}
+	return n;
+}
+
 /* A store of unit u (its bit `bit` in the narrow word, or in the wide one if `wide`) to
  * element e (holders words hw and, for a wide unit, ww) that is not private (other holders,
  * or a store under way): out of line, the inline path is the private store's. */
@@ -955,18 +976,8 @@ static __attribute__((noinline)) SIGSAFE int store_shared(struct reuse_stack *s,
 		ww = wide_word(s, hw, e, 0);	/* after the lock (wide_word) */
 	if (ww)
 		oldw = __atomic_exchange_n(ww, wide ? bit : 0, __ATOMIC_SEQ_CST);
-	for (uint32_t victims = old & ~nbit; victims; victims &= victims - 1) {
-		struct reuse_unit *v = &s->u[__builtin_ctz(victims)];
-		spin_lock(&v->lock);
-		out->invalidated += invalidate(v, e);
-		spin_unlock(&v->lock);
-	}
-	for (uint32_t victims = oldw & ~(wide ? bit : 0); victims; victims &= victims - 1) {
-		struct reuse_unit *v = &s->u[REUSE_NARROW + __builtin_ctz(victims)];
-		spin_lock(&v->lock);
-		out->invalidated += invalidate(v, e);
-		spin_unlock(&v->lock);
-	}
+	out->invalidated += invalidate_units(s, 0, old & ~nbit, e);
+	out->invalidated += invalidate_units(s, REUSE_NARROW, oldw & ~(wide ? bit : 0), e);
 	spin_lock(&u->lock);
 	r = unit_access(s, u, e, code, out);
 	spin_unlock(&u->lock);
@@ -1047,6 +1058,86 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
 	*out = o;
 	return r;
 }
+
+#ifdef REUSE_STACK_INLINE
+/*
+ * The common access alone, for the every-access hook: narrow unit u (its bit `bit` in the
+ * holders words) reuses a live entry of
+ * its last leaf from code in one of its last two windows, the unit needs no renumbering,
+ * and a store's element is private (its holders word in the thread's cached leaf, u's bit
+ * alone, no wide word anywhere).  The checks are those of access_body's paths, all made
+ * before anything changes: 1 when the access was made (out as reuse_stack_access fills
+ * it, a REUSE_HIT), 0 when nothing changed and the caller must call reuse_stack_access.
+ * Its own function (no store_shared, load_new, compact, ... beside it): the inlined
+ * access_body spilled a dozen values to its frame for those paths' calls, at every access
+ * (bench/reuse.sh callgrind, doc/sonde-reuse.md).
+ */
+static inline __attribute__((always_inline)) SIGSAFE int
+reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint64_t e, int store,
+		 uint64_t ip, struct reuse_outcome *out)
+{
+	const uint32_t *hw = NULL;
+	uint32_t code;
+
+	if (store) {
+		/* (holders' inline path: holders_slow may allocate, reuse_stack_access's job) */
+		if (__builtin_expect(hcache.key != (e >> 9) + 1 || hcache.gen != s->gen, 0))
+			return 0;
+		hw = &hcache.leaf->w[e & 511];
+	}
+	/* held (a store of another unit invalidating u's entries): the whole path waits */
+	if (__builtin_expect(__atomic_exchange_n(&u->lock, 1, __ATOMIC_ACQUIRE) != 0, 0))
+		return 0;
+	struct reuse_entry *x = &u->last->e[e % 64];
+	uint64_t d = ip - u->cbase;
+	if (__builtin_expect(u->stamp >= u->stamp_end || u->last->key != e / 64 + 1, 0))
+		goto no;
+	if (__builtin_expect(d <= WMASK, 1))
+		code = u->cwin + (uint32_t)d;
+	else if ((d = ip - u->cbase2) <= WMASK)
+		code = u->cwin2 + (uint32_t)d;
+	else
+		goto no;
+	/* live, in the last group (entry_age), the stamp after the cursor's (reuse_move's
+	 * rank without rank()), its move between the blocks of the pending ones (or in one
+	 * block: no moves_flush).  The stamp is then the cursor's + 1, and the bitmap's words
+	 * and blocks are found from that: the addresses do not wait for the entry's load (a
+	 * chain of dependent loads is what an access costs: bench/reuse.sh, doc) */
+	uint32_t c = x->code;
+	uint64_t xs = u->cur_x + 1, y = u->stamp;
+	if (__builtin_expect(c < REUSE_CODE_LIVE || x->stamp < u->gstamp || x->stamp != xs, 0))
+		goto no;
+	__asm__("" : "+r"(xs));	/* (xs stays the cursor's, not the entry's, for the compiler) */
+	uint64_t bx = xs / BLOCK, by = y / BLOCK;
+	if (__builtin_expect(bx != by && u->mv_key != (bx | by << 32), 0))
+		goto no;
+	/* a store: private (access_body's comment), read under u's lock as there */
+	if (store && __builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != bit ||
+				      __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
+		goto no;
+	/* unit_reuse and reuse_move on that path, with no call left in it: without one, the
+	 * hook that inlines this needs no frame of its own */
+	uint64_t rel = ++u->rel, *bits = u->bits;
+	out->kind = REUSE_HIT;
+	out->invalidated = 0;
+	out->trd = rel - x->count - 1;
+	out->prev_ip = s->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
+	out->rd = u->live - u->cur_r - 1;
+	u->cur_x = xs;
+	bits[xs / 64] &= ~(1ull << (xs % 64));
+	bits[y / 64] |= 1ull << (y % 64);
+	u->mv_n += bx != by;
+	u->stamp = y + 1;
+	x->count = (uint32_t)rel;
+	x->stamp = (uint32_t)y;
+	x->code = code;
+	spin_unlock(&u->lock);
+	return 1;
+no:
+	spin_unlock(&u->lock);
+	return 0;
+}
+#endif
 
 static __attribute__((noinline)) SIGSAFE int access_wide(struct reuse_stack *s, uint32_t un,
 							 uint64_t e, int store, uint64_t ip,

@@ -165,16 +165,15 @@ struct reuse_outcome {
 	uint32_t invalidated;	/* other units' uses this store invalidated */
 };
 
+/* The two variables and three functions below: rt-reuse.c compiles the engine into its own
+ * file (REUSE_STACK_INLINE, then they are static there: rt-stack.c) so that its
+ * every-access hook and the engine are one function; the unit tests link rt-stack.o's. */
+#ifndef REUSE_STACK_INLINE
 /* The first stamp capacity of a unit (default 16384; tests lower it). */
 extern uint64_t reuse_stack_fen_first;
 /* An entry's count is less than this (default 2^32: 32 bits; tests lower it so that groups
  * split and merge on short traces). */
 extern uint64_t reuse_stack_count_room;
-
-/* The three functions below: rt-reuse.c compiles the engine into its own file
- * (REUSE_STACK_INLINE, then they are static there: rt-stack.c) so that its every-access
- * hook and the engine are one function; the unit tests link rt-stack.o's. */
-#ifndef REUSE_STACK_INLINE
 /* Zero the engine (no memory is taken until the first access). */
 void reuse_stack_init(struct reuse_stack *s);
 /* Unmap every table. */
