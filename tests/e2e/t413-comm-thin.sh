@@ -5,7 +5,8 @@
 #  - SONDE_COMM_THIN=4 thins every arming by 4 on any backend: on commbench's fs mix
 #    (sonde-cc, soft watchpoints, most of the sampled volume from traps) under --compare
 #    (the exact count of the same run beside), the trap volume per exact transfer, the
-#    median of 5 runs of each, alternating, is compared with the unthinned runs'.
+#    5 runs of each, alternating, is compared with the unthinned runs' (the median of
+#    the 5 pairs' ratios).
 #    Tolerance: 0.4 to 2.5.  Why that wide: single runs of either kind gave 4 to 32 trap
 #    transfers per exact one at load 8-10 (fs is free running: the scheduler decides
 #    what moves; the exact volume itself moved from 11,000 to 92,000, hence medians, not
@@ -51,8 +52,13 @@ for i in 1 2 3 4 5; do
 done
 p0=$(median <vol0) p4=$(median <vol4)
 echo "    trap volume per exact transfer, medians: thin=0 $p0, thin=4 $p4"
-q=$(awk -v a="$p0" -v b="$p4" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
-check "t413-unbiased ($q)" float_between "$q" 0.4 2.5
+# the ratio of each pair of runs (thinned over unthinned, run side by side), then their
+# median: a pair shares the machine's load, which moves fs's volumes by up to 8x from one
+# minute to the next (the ratio of the two medians read 5.08 once with 4 other jobs on
+# the 2 cores, 1.07-1.08 beside one)
+q=$(paste vol4 vol0 | awk '$2 > 0 { print $1 / $2 }' | median)
+q=$(awk -v q="${q:-0}" 'BEGIN { printf "%.3f", q }')
+check "t413-unbiased ($q; medians $p4 over $p0)" float_between "$q" 0.4 2.5
 c0=$(median <cos0) c4=$(median <cos4)
 echo "    cosine(exact, sampled), medians: thin=0 $c0, thin=4 $c4"
 check "t413-cosine ($c4 against $c0)" float_between "$c4" "$(awk -v c="$c0" 'BEGIN { print c - 0.25 }')" 1
