@@ -57,3 +57,11 @@ o = ((int(b) - int(a)) / int(hz) - own) / ((float(t1) - float(t0)) * int(n))
 print("%.0f%%" % (100 * max(o, 0)))
 PY
 }
+
+# rbench_build OUT: the reuse benchmarks' workload (tests/workloads/reuse/rbench.c) built
+# by this build's sonde-cc into OUT; exits the script with a message where it cannot be
+rbench_build() {
+	command -v clang >/dev/null || { echo "bench: clang missing (sonde-cc needs it)" >&2; exit 1; }
+	"$B/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o "$1" ||
+		{ echo "bench: sonde-cc could not build rbench" >&2; exit 1; }
+}

@@ -15,9 +15,7 @@ rounds=${1:-6}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$top/bench/lib.sh"
-command -v clang >/dev/null || { echo "bench: clang missing (sonde-cc needs it)" >&2; exit 1; }
-"$B/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o "$work/rb" ||
-	{ echo "bench: sonde-cc could not build rbench" >&2; exit 1; }
+rbench_build "$work/rb"
 before=${REUSE_BENCH_BEFORE:-}
 [ -z "$before" ] || [ -x "$before/sonde" ] || { echo "bench: $before/sonde missing" >&2; exit 1; }
 args="ribench -t 1 -o 100"

@@ -21,9 +21,7 @@ pairs=${1:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$top/bench/lib.sh"
-command -v clang >/dev/null || { echo "bench: clang missing (sonde-cc needs it)" >&2; exit 1; }
-"$B/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o "$work/rb" ||
-	{ echo "bench: sonde-cc could not build rbench" >&2; exit 1; }
+rbench_build "$work/rb"
 if [ "${1:-}" = callgrind ]; then
 	command -v valgrind >/dev/null || { echo "bench: valgrind missing" >&2; exit 1; }
 	cg() {	# cg OUT CMD...: the instructions callgrind counted
