@@ -91,10 +91,12 @@ struct reuse_thread {
 
 static int exact_mode, shared_mode, spatial;
 /* The calling thread's unit when it may take reuse_stack_fast (--exact, a private cache
- * whose holders bit is in the narrow word: t->index, the unit exact_access gives t, below
- * REUSE_NARROW), else NULL: a thread-local load, at a fixed offset, starts no chain of
+ * whose holders bit is in the narrow word: t->index modulo REUSE_UNITS, the unit
+ * exact_access gives t, below REUSE_NARROW), else NULL: a thread-local load, at a fixed offset, starts no chain of
  * loads (exact_body) */
 static __thread __attribute__((tls_model("initial-exec"))) struct reuse_unit *fast_unit;
+/* that unit's holders bit in the narrow word (1 << its number) */
+static __thread __attribute__((tls_model("initial-exec"))) uint32_t fast_bit;
 static int elem_shift = 3;
 static int watch_ok;
 static uint32_t lock_word;
@@ -242,10 +244,13 @@ static int reuse_thread_start(struct rt_thread *t)
 		rt->ws[i] = -1;
 	rt->socket = shared_mode ? socket_now() : 0;
 	/* the fast path serves a private cache whose holders bit is in the narrow word (the
-	 * unit exact_access gives t: t->index, modulo REUSE_UNITS, when it is below); t's own
-	 * thread runs this (rt_thread_start), a fork child's in the child (reuse_fork_child) */
-	fast_unit = exact_mode && !shared_mode && t->index < REUSE_NARROW ? &stack->u[t->index]
-									  : NULL;
+	 * unit exact_access gives t: t->index modulo REUSE_UNITS, when that is below
+	 * REUSE_NARROW: not t->index alone, or a program that starts new workers in each
+	 * phase lost the fast path for good after its first 31 threads); t's own thread runs
+	 * this (rt_thread_start), a fork child's in the child (reuse_fork_child) */
+	unsigned un = (unsigned)t->index % REUSE_UNITS;
+	fast_unit = exact_mode && !shared_mode && un < REUSE_NARROW ? &stack->u[un] : NULL;
+	fast_bit = 1u << (un < REUSE_NARROW ? un : 0);
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -613,6 +618,10 @@ exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outco
 	  uint64_t addr, uint64_t ip)
 {
 	int b = exact_bin(o->rd);	/* (the reuses: the sum of dist, at the end) */
+	/* under 33 while the engine's bookkeeping holds (rd < 2^29); a bin past dist[] would
+	 * write into the pairs: a compare, not the memory */
+	if (__builtin_expect(b >= REUSE_BINS, 0))
+		b = REUSE_BINS - 1;
 	rt->time[exact_bin(o->trd)]++;
 	rt->dist[b]++;
 	pair_add(t, rt, o->prev_ip, ip, addr, b);
@@ -661,7 +670,7 @@ exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t
 	if (__builtin_expect(u != NULL, 1)) {
 		struct reuse_outcome o;
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-		if (__builtin_expect(reuse_stack_fast(stack, u, 1u << t->index,
+		if (__builtin_expect(reuse_stack_fast(stack, u, fast_bit,
 						      addr >> elem_shift, store, ip, &o), 1)) {
 			exact_hit(t, rt, &o, addr, ip);
 			return;
