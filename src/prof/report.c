@@ -348,22 +348,25 @@ int report_notes(const char *dir, void (*say)(const char *note))
 		say(note);
 		n++;
 	}
-	uint64_t tfail = db_meta_u64(db, "clock_timer_failed");
-	if (tfail) {
-		snprintf(note, sizeof(note), "%llu thread(s) went unsampled: they got no POSIX "
-			 "CPU-time timer (timer_create failed; the user's pending-signal limit, "
-			 "'ulimit -i', is the usual cause: raise it, or SONDE_CLOCK_TIMER=perf samples "
-			 "with perf events, at a higher cost per context switch; doc/sonde-comm.md)",
-			 (unsigned long long)tfail);
-		say(note);
-		n++;
-	}
-	uint64_t lost = db_meta_u64(db, "fds_lost");
-	if (lost) {
-		snprintf(note, sizeof(note), "the program dup2'd onto %llu of the runtime's "
-			 "descriptors: the samples or records they carried stopped there (their "
-			 "threads', or the whole process's at the default period; "
-			 "doc/architecture.md)", (unsigned long long)lost);
+	/* counts the runtime noted in meta, each said with one figure */
+	static const struct {
+		const char *key, *fmt;
+	} counted[] = {
+		{ "clock_timer_failed",
+		  "%llu thread(s) went unsampled: they got no POSIX CPU-time timer (timer_create "
+		  "failed; the user's pending-signal limit, 'ulimit -i', is the usual cause: raise "
+		  "it, or SONDE_CLOCK_TIMER=perf samples with perf events, at a higher cost per "
+		  "context switch; doc/sonde-comm.md)" },
+		{ "fds_lost",
+		  "the program dup2'd onto %llu of the runtime's descriptors: the samples or "
+		  "records they carried stopped there (their threads', or the whole process's at "
+		  "the default period; doc/architecture.md)" },
+	};
+	for (size_t i = 0; i < sizeof(counted) / sizeof(counted[0]); i++) {
+		uint64_t v = db_meta_u64(db, counted[i].key);
+		if (!v)
+			continue;
+		snprintf(note, sizeof(note), counted[i].fmt, (unsigned long long)v);
 		say(note);
 		n++;
 	}
