@@ -1348,7 +1348,7 @@ const char *sym_code_name(const struct sym_code *sc, int k, char *buf, size_t le
 	const struct sym_frame *f = k >= 0 && k < sc->n ? &sc->frames[k] : NULL;
 	const char *base = sc->module ? strrchr(sc->module, '/') : NULL;
 	base = base ? base + 1 : sc->module;
-	if (f && f->function && !f->nearest)
+	if (sym_code_has_own_name(sc, k))
 		return f->function;
 	if (!base)
 		snprintf(buf, len, "[unknown]");
