@@ -18,6 +18,7 @@
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
 #include "cmd/verdict.h"
+#include "prof/file.h"
 #include "prof/tool.h"
 
 const char launch_help[] =
@@ -389,7 +390,8 @@ static int mpi_job_is(const char *path, const char *job)
 {
 	char p[PATH_MAX + 32], buf[160];
 	snprintf(p, sizeof(p), "%s/%s", path, MPI_JOB_FILE);
-	FILE *f = fopen(p, "re");
+	int err;
+	FILE *f = file_fopen_regular(p, &err);	/* not a FIFO: the launch would wait for ever */
 	if (!f)
 		return -1;
 	int same = fgets(buf, sizeof(buf), f) && !strcmp(strtok(buf, "\n") ?: "", job);
