@@ -309,7 +309,9 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 	else if (!m->st.arms && !m->st.thinned)
 		snprintf(buf, len, "no watchpoint armed (no candidate line was found)");
 	else if (!m->st.arms)
-		snprintf(buf, len, "no watchpoint armed for real");
+		snprintf(buf, len, "no watchpoint armed: all %" PRIu64 " arming decisions were "
+				   "thinned (threads that switch often; SONDE_COMM_THIN=1 arms every "
+				   "one)", m->st.thinned);
 	else if (!m->st.traps && !m->st.traps_ignored)
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (no thread touched "
 				   "a line while it was watched, or debug registers that never fire, "
@@ -318,7 +320,7 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, %" PRIu64 " traps counted, %"
 				   PRIu64 " ignored", m->st.arms, m->st.traps, m->st.traps_ignored);
-	if (m->st.thinned && !m->watch_off) {
+	if (m->st.thinned && m->st.arms && !m->watch_off) {
 		size_t n = strlen(buf);
 		snprintf(buf + n, len - n, "; %" PRIu64 " arming decisions left virtual (no "
 					   "register written: threads that switch often, or "
