@@ -605,8 +605,7 @@ static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt
 	pair_miss(t, rt, use_ip, ip, addr, bin);
 }
 
-/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time), or a reuse
- * distance's, below 33 (the engine's stamps are 32-bit: no more live elements). */
+/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time). */
 static inline SIGSAFE int exact_bin(uint64_t d)
 {
 	return 63 ^ __builtin_clzll(2 * d + 1);
@@ -617,11 +616,10 @@ static inline __attribute__((always_inline)) SIGSAFE void
 exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
 	  uint64_t addr, uint64_t ip)
 {
-	int b = exact_bin(o->rd);	/* (the reuses: the sum of dist, at the end) */
-	/* under 33 while the engine's bookkeeping holds (rd < 2^29); a bin past dist[] would
-	 * write into the pairs: a compare, not the memory */
-	if (__builtin_expect(b >= REUSE_BINS, 0))
-		b = REUSE_BINS - 1;
+	/* (the reuses: the sum of dist, at the end) under 33 while the engine's bookkeeping
+	 * holds (rd < 2^29); clamped all the same: a bin past dist[] would write into the
+	 * pairs */
+	int b = reuse_bin_small(o->rd);
 	rt->time[exact_bin(o->trd)]++;
 	rt->dist[b]++;
 	pair_add(t, rt, o->prev_ip, ip, addr, b);
