@@ -37,5 +37,11 @@ for i in 1 2 3 4; do
 done
 check "t016-masktoggle-survives ($mt of 4, last exit $rc)" [ "$mt" -eq 4 ]
 # the case was met (a sample at the mask change, dropped rather than stepped): else the
-# runs proved nothing; 2 such drops in a run of 2 s here
-check "t016-masktoggle-case-met ($blocked sigtrap-blocked drops)" [ "$blocked" -gt 0 ]
+# runs proved nothing, and that is said as a SKIP, not a failure: 2 such drops in a run
+# of 2 s here, a handful over the 4 runs with another suite beside them (the runs are
+# 2 s of wall time on a CPU-time clock), so none at all can happen with nothing wrong
+if [ "$blocked" -gt 0 ]; then
+	pass "t016-masktoggle-case-met ($blocked sigtrap-blocked drops)"
+else
+	skip t016-masktoggle-case-met "no sample landed at a mask change in 4 runs (a loaded machine): the survival above is unproven for that case"
+fi
