@@ -310,7 +310,7 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 		snprintf(buf, len, "no watchpoint armed (no candidate line was found)");
 	else if (!m->st.arms)
 		snprintf(buf, len, "no watchpoint armed: all %" PRIu64 " arming decisions were "
-				   "thinned (threads that switch often; SONDE_COMM_THIN=1 arms every "
+				   "thinned (threads that switch often; SONDE_COMM_THIN=0 arms every "
 				   "one)", m->st.thinned);
 	else if (!m->st.traps && !m->st.traps_ignored)
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (no thread touched "
