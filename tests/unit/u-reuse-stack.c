@@ -98,14 +98,26 @@ static uint64_t rnd(void)
 }
 
 /* The element of access i: skewed random (half the accesses in a small hot set), or with
- * `sweep` a sweep over elems elements that jumps up to 50 elements back or forth now and
- * then (the engine's rank cursor serves ranks near the last one, in both directions). */
+ * `sweep` 1 a sweep over elems elements that jumps up to 50 elements back or forth now and
+ * then (the engine's rank cursor serves ranks near the last one, in both directions), or
+ * with `sweep` 2 a sparse matrix-vector product's loop, a[k], col[k], x[col[k]] at each
+ * step: two sweeps, the 4-byte col's element reused at once by the next step, and a
+ * random gather between the steps (the engine's second cursor and its ranks near the
+ * newest stamp, as NPB CG makes them). */
 static uint64_t pick(int i, uint64_t elems, int sweep)
 {
 	static uint64_t pos;
 
 	if (!sweep)
 		return rnd() % 2 ? rnd() % 8 : rnd() % elems;
+	if (sweep == 2) {
+		uint64_t k = (uint64_t)i / 3;
+		if (i % 3 == 0)
+			return k % elems;
+		if (i % 3 == 1)
+			return elems + k / 2 % (elems / 2);
+		return 2 * elems + rnd() % (elems / 4);
+	}
 	if (!i)
 		pos = 0;
 	pos = rnd() % 8 ? pos + 1 : pos + elems + rnd() % 101 - 50;
@@ -245,6 +257,22 @@ TEST(reuse_near_sweeps)
 	CHECK(compare_trace(3, 200, 30, N, 1));
 	CHECK(compare_trace(1, 1000, 10, N, 1));
 	reuse_stack_fen_first = 1ull << 14;
+}
+
+TEST(reuse_gather_sweeps)
+{
+	/* sweeps with a random gather between their steps: ranks from the older cursor and
+	 * from the newest stamp, with invalidations (stores of other units) and renumberings */
+	CHECK(compare_trace(1, 300, 0, N, 2));
+	CHECK(compare_trace(2, 300, 20, N, 2));
+	reuse_stack_fen_first = 16;
+	CHECK(compare_trace(3, 200, 30, N, 2));
+	CHECK(compare_trace(1, 1000, 10, N, 2));
+	reuse_stack_fen_first = 1ull << 14;
+	/* sweeps shorter than 64 elements, which jump now and then: ranks near the newest
+	 * stamp, with the cursor among them */
+	CHECK(compare_trace(1, 40, 0, N, 1));
+	CHECK(compare_trace(2, 30, 20, N, 1));
 }
 
 TEST(reuse_count_groups)
@@ -541,6 +569,7 @@ int main(void)
 	RUN(reuse_one_unit_random);
 	RUN(reuse_units_and_invalidations);
 	RUN(reuse_near_sweeps);
+	RUN(reuse_gather_sweeps);
 	RUN(reuse_wide_units);
 	RUN(reuse_count_groups);
 	RUN(reuse_code_windows_run_out);

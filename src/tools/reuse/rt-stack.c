@@ -229,7 +229,8 @@ static SIGSAFE void mark(struct reuse_unit *u, uint64_t x)
 
 static SIGSAFE void unmark(struct reuse_unit *u, uint64_t x)
 {
-	u->cur_r -= x <= u->cur_x;	/* the rank cursor (rank_body) */
+	u->cur_r -= x <= u->cur_x;	/* the rank cursors (rank_body) */
+	u->cur_r2 -= x <= u->cur_x2;
 	u->bits[x / 64] &= ~(1ull << (x % 64));
 	x /= BLOCK;
 	for (int k = 0; k < u->nlev; k++, x /= 8)
@@ -291,14 +292,27 @@ static inline __attribute__((always_inline)) uint64_t marks_near(const uint64_t 
 static inline __attribute__((always_inline)) uint64_t rank_full(struct reuse_unit *u,
 								 uint64_t x);
 
+/* The rank of x from a cursor (cx, cr: cr marks in [0, cx]) within 64 stamps of it. */
+static inline __attribute__((always_inline)) uint64_t rank_near(const uint64_t *bits, uint64_t cx,
+								 uint64_t cr, uint64_t x)
+{
+	if (x >= cx)
+		return cr + (x > cx ? marks_near(bits, cx + 1, x) : 0);
+	return cr - marks_near(bits, x + 1, cx);
+}
+
 /*
- * Marked stamps in [0, x].  The unit keeps the last rank it computed (the cursor, kept
- * exact by every mark, unmark and move: a mark that leaves [0, cur_x] lowers it, a new
- * mark is always beyond it); a rank within 64 stamps of it is the cursor's plus or minus
- * the marks in between.  A program that sweeps its data reuses its elements in the order
- * of their previous stamps, each a stamp or two after the last: on RIBench nearly every
- * rank is that, ~10 instructions instead of ~150 (and the very next stamp is rank_next,
- * inline in the access).
+ * Marked stamps in [0, x].  The unit keeps the last two ranks it computed (the cursors,
+ * kept exact by every mark, unmark and move: a mark that leaves [0, cur_x] lowers it, a
+ * new mark is always beyond it); a rank within 64 stamps of one is the cursor's plus or
+ * minus the marks in between.  A program that sweeps its data reuses its elements in the
+ * order of their previous stamps, each a stamp or two after the last: on RIBench nearly
+ * every rank is that, ~10 instructions instead of ~150 (and the very next stamp is
+ * rank_next, inline in the access).  The second cursor is for a sweep with a scattered
+ * access between its steps (a sparse matrix-vector product's gather, x[col[k]], between
+ * a[k] and a[k + 1]): with one cursor the gather moved it away and both ranks took the
+ * full path.  cur_x is the newer cursor; one found near by the older one becomes the
+ * newer, and a full rank pushes the newer one back in place of the older.
  */
 static inline __attribute__((always_inline)) uint64_t rank_body(struct reuse_unit *u,
 								 uint64_t x)
@@ -306,12 +320,20 @@ static inline __attribute__((always_inline)) uint64_t rank_body(struct reuse_uni
 	uint64_t r;
 
 	if (u->cur_ok && x - u->cur_x + 63 < 127) {	/* |x - cur_x| < 64 */
-		if (x >= u->cur_x)
-			r = u->cur_r + (x > u->cur_x ? marks_near(u->bits, u->cur_x + 1, x) : 0);
-		else
-			r = u->cur_r - marks_near(u->bits, x + 1, u->cur_x);
+		r = rank_near(u->bits, u->cur_x, u->cur_r, x);
+	} else if (u->cur_ok && x - u->cur_x2 + 63 < 127) {
+		r = rank_near(u->bits, u->cur_x2, u->cur_r2, x);
+		u->cur_x2 = u->cur_x;
+		u->cur_r2 = u->cur_r;
 	} else {
 		r = rank_full(u, x);
+		if (u->cur_ok) {
+			u->cur_x2 = u->cur_x;
+			u->cur_r2 = u->cur_r;
+		} else {
+			u->cur_x2 = x;
+			u->cur_r2 = r;
+		}
 	}
 	u->cur_x = x;
 	u->cur_r = r;
@@ -364,6 +386,23 @@ static SIGSAFE uint64_t rank(struct reuse_unit *u, uint64_t x)
 	return have_popcnt ? rank_popcnt(u, x) : rank_plain(u, x);
 }
 
+/* marks_near with the POPCNT instruction where there is one (rank_popcnt) */
+static __attribute__((target("popcnt"))) SIGSAFE uint64_t marks_popcnt(const uint64_t *bits,
+									uint64_t a, uint64_t b)
+{
+	return marks_near(bits, a, b);
+}
+
+static SIGSAFE uint64_t marks_plain(const uint64_t *bits, uint64_t a, uint64_t b)
+{
+	return marks_near(bits, a, b);
+}
+
+static SIGSAFE uint64_t marks_top(const uint64_t *bits, uint64_t a, uint64_t b)
+{
+	return have_popcnt ? marks_popcnt(bits, a, b) : marks_plain(bits, a, b);
+}
+
 /*
  * A live element's reuse: its rank, then its mark moved to the newest stamp y (u's
  * fields read once into locals: a store to the bitmap could be one to u for the compiler,
@@ -381,10 +420,20 @@ reuse_move(struct reuse_unit *u, uint64_t xs, uint64_t y)
 	if (__builtin_expect(xs == u->cur_x + 1, 1)) {
 		after = u->live - u->cur_r - 1;
 		u->cur_x = xs;
+	} else if (y - xs <= 64) {
+		/* a recent stamp: the marks after it are the few up to the newest, y - 1
+		 * (every mark is below y), and the cursors stay where a sweep left them (NPB
+		 * CG: a 4-byte index's second half, its 8-byte element's reuse 3 accesses on,
+		 * between steps of the sweep; the full rank took 20% of --exact's CPU) */
+		after = xs + 1 < y ? marks_top(bits, xs + 1, y - 1) : 0;
+		/* (never true while the cursor is valid: rank sets it only more than 64
+		 * stamps behind y, and it moves a stamp an access at most, as y does) */
+		u->cur_r -= xs <= u->cur_x;
 	} else {
 		after = u->live - rank(u, xs);
 		u->cur_r--;	/* rank set the cursor at xs; its mark leaves [0, xs] */
 	}
+	u->cur_r2 -= xs <= u->cur_x2;	/* (and [0, cur_x2] if it was in it) */
 	bits[xs / 64] &= ~(1ull << (xs % 64));
 	bits[y / 64] |= 1ull << (y % 64);
 	uint64_t bx = xs / BLOCK, by = y / BLOCK, key = bx | by << 32;	/* stamps: 32-bit */
@@ -443,6 +492,14 @@ static __attribute__((noinline)) SIGSAFE struct reuse_entry *entry_slow(struct r
 
 	if (!u->ltab)
 		return NULL;
+	/* a few leaves found lately first: a sweep of two arrays, or one with a scattered
+	 * access between its steps, leaves the last leaf at nearly every access (NPB CG:
+	 * 15% of --exact's CPU in the table's lookups) */
+	struct reuse_leaf **c = &u->lcache[key % REUSE_LCACHE];
+	if (*c && (*c)->key == key) {
+		u->last = *c;
+		return &u->last->e[e % 64];
+	}
 	struct reuse_leaf **p = lslot(u->ltab, u->ltabsize, key);
 	if (!*p) {
 		if (!make || (4 * ((uint64_t)u->nleaves + 1) > 3 * u->ltabsize && grow_table(u)))
@@ -456,6 +513,7 @@ static __attribute__((noinline)) SIGSAFE struct reuse_entry *entry_slow(struct r
 		u->nleaves++;
 	}
 	u->last = *p;
+	*c = *p;
 	return &u->last->e[e % 64];
 }
 
@@ -664,6 +722,7 @@ static SIGSAFE int compact(struct reuse_unit *u)
 		u->stamp_end = cap;
 	u->cur_ok = 0;		/* renumbered */
 	u->cur_x = ~1ull;	/* (reuse_move reads cur_x alone) */
+	u->cur_x2 = ~1ull;
 	u->mv_n = 0;		/* the counts are rebuilt whole */
 	return 0;
 }
@@ -1124,6 +1183,7 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	out->prev_ip = s->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
 	out->rd = u->live - u->cur_r - 1;
 	u->cur_x = xs;
+	u->cur_r2 -= xs <= u->cur_x2;	/* (reuse_move) */
 	bits[xs / 64] &= ~(1ull << (xs % 64));
 	bits[y / 64] |= 1ull << (y % 64);
 	u->mv_n += bx != by;

@@ -89,6 +89,9 @@ struct reuse_group {
 	uint64_t stamp, base;
 };
 
+/* Leaves of a unit remembered beside the last one, before its table (rt-stack.c) */
+#define REUSE_LCACHE 8
+
 #define REUSE_LEVELS 8		/* 512 x 8^7 = 2^30 stamps; 8 top counts for 2^32 */
 
 struct reuse_unit {
@@ -119,13 +122,15 @@ struct reuse_unit {
 					 * (rt-stack.c), in the bitmap's mapping */
 	struct reuse_leaf **ltab;	/* leaves by key, open addressing */
 	uint64_t ltabsize;	/* slots (a power of two) */
-	uint32_t nleaves;	/* leaves (a 32-bit count, and ngroups beside it: the
-				 * unit fits in 256 bytes, s->u[un] a shift) */
+	uint32_t nleaves;	/* leaves (a 32-bit count, and ngroups beside it) */
 	uint32_t ngroups;
 	char *abuf;		/* the leaves' bump allocator: current block */
 	uint64_t aleft;		/* bytes left in it */
 	struct reuse_group *groups;	/* ngroups groups, the last one included, by stamp */
 	struct reuse_group *gmap;	/* the mapping of two lists: groups is one of them */
+	/* the rarer paths' fields (the whole engine's, rt-stack.c) */
+	uint64_t cur_x2, cur_r2;	/* the rank cursor before cur_x's (valid with cur_ok) */
+	struct reuse_leaf *lcache[REUSE_LCACHE];	/* leaves found lately, by key modulo */
 } __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
 
 /* A leaf of the holders table: the words of elements key * 512 .. key * 512 + 511.  Units
