@@ -93,6 +93,13 @@ mkdir -p fifo-dir && mkfifo fifo-dir/matrix-compute.csv
 ( timeout 20 "$SONDE" vsensor report fifo-dir >/dev/null 2>err )
 rc=$?
 check "t604-vsensor-report-fifo-no-hang ($rc)" [ "$rc" -eq 1 ]
+# and says what every other reader says for it (it said "Invalid argument")
+check t604-vsensor-report-fifo-message grep -qx "sonde: fifo-dir/matrix-compute.csv: not a regular file" err
+# a matrix file with no header is named, not "Invalid argument" either
+mkdir -p empty-dir && : >empty-dir/matrix-compute.csv
+"$SONDE" vsensor report empty-dir >/dev/null 2>err
+check t604-vsensor-report-not-matrix-message \
+	grep -qx "sonde: empty-dir/matrix-compute.csv: not a vsensor matrix (no 'rank,...' header)" err
 
 # the report states the whole rule: the median check, the CPU-share check and step 6
 mkdir -p rule-dir && printf 'rank,0,1,2\n0,1,0.9,0.95\n1,1,0.3,0.2\n' >rule-dir/matrix-compute.csv

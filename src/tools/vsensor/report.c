@@ -27,13 +27,18 @@ struct loaded {
 static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 {
 	memset(l, 0, sizeof(*l));
-	int err = vs_matrix_read(&l->m, dir);
+	char path[4096];
+	int err = vs_matrix_read(&l->m, dir, path, sizeof(path));
 	if (err == -ENOENT) {
 		sonde_error("no matrix-*.csv in '%s' (not a vsensor directory?)", dir);
 		return 1;
 	}
-	if (err) {
-		sonde_error("cannot read the matrices in '%s': %s", dir, strerror(-err));
+	if (err == VS_NOT_MATRIX) {
+		sonde_error("%s: not a vsensor matrix (no 'rank,...' header)", path);
+		return 1;
+	}
+	if (err) {	/* what every offline reader says, e.g. "not a regular file" for a FIFO */
+		sonde_error("%s: %s", path, file_strerror(err));
 		return 1;
 	}
 	size_t n = (size_t)l->m.nranks * (l->m.nslices ? l->m.nslices : 1);
