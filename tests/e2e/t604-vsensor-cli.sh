@@ -115,6 +115,9 @@ net_matrix net-few 10 1 1 1
 "$SONDE" vsensor report net-few >net.out 2>&1
 check t604-vsensor-report-net-few grep -qx \
 	"network not judged on ranks 0,1: 10 slices with network data, the rule wants 20+" net.out
+# the HTML page says it too, under its events
+"$SONDE" vsensor report --html net.html net-few >/dev/null 2>&1
+check t604-vsensor-report-net-few-html grep -q "network not judged on ranks 0,1: 10 slices" net.html
 net_matrix net-sparse 50 2 0.1 1
 "$SONDE" vsensor report net-sparse >net.out 2>&1
 check t604-vsensor-report-net-sparse grep -qx \

@@ -181,7 +181,10 @@ static void heat_map(const struct loaded *l, int k, FILE *f)
 
 /* The page: a header, the events, and each kind's rank x time matrix as a heat map (1.0
  * light, 0.5 and below dark; flagged cells outlined), on the shared report layer. */
-static int write_html(const struct loaded *l, const char *dir, const char *path)
+static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f);
+
+static int write_html(const struct loaded *l, const struct vs_rule *rule, const char *dir,
+		      const char *path)
 {
 	const struct vs_matrix *m = &l->m;
 	static const char *const heads[] = { "ranks", "start", "end", "kind", "severity",
@@ -214,6 +217,20 @@ static int write_html(const struct loaded *l, const char *dir, const char *path)
 		html_row_end(h);
 	}
 	html_table_end(h);
+	/* the terminal's notes on what the network rule could not judge, under the events */
+	char *notes = NULL;
+	size_t notes_len = 0;
+	FILE *nf = open_memstream(&notes, &notes_len);
+	if (nf) {
+		network_notes(l, rule, nf);
+		fclose(nf);
+	}
+	if (notes && notes[0]) {
+		html_raw(h, "<pre class=\"vs-notes\">");
+		html_text(h, notes);
+		html_raw(h, "</pre>\n");
+	}
+	free(notes);
 	size_t n = (size_t)m->nranks * m->nslices;
 	char **rows = calloc((size_t)m->nranks + 1, sizeof(*rows));
 	char **cols = calloc((size_t)m->nslices + 1, sizeof(*cols));
@@ -449,7 +466,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 			heat_map(l, k, stdout);
 	}
 	if (html) {
-		int err = write_html(l, dir, html);
+		int err = write_html(l, &rule, dir, html);
 		if (err) {
 			sonde_error("cannot write '%s': %s", html, strerror(-err));
 			rc = 1;
