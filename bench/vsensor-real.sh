@@ -152,8 +152,8 @@ first_net() {
 		END { print (f == "" ? 0 : f) }' "$1/matrix-network.csv"
 }
 
-# detect NAME START END DELAY-START|first ARGS...: the delay's window is START-END, or
-# with "first" 0 to END-START s after the first intercepted MPI call (pmpi-delay.c's
+# detect NAME START END DELAY-START|first:CALL ARGS...: the delay's window is START-END,
+# or with "first:CALL" 0 to END-START s after the rank's first call of CALL (pmpi-delay.c's
 # clock), scored from the first network cell of the run on
 detect() {
 	local round
@@ -183,9 +183,9 @@ detect1() {
 	wait "$job"
 	echo "  $name co-runner CPU 1:   $("$SONDE" vsensor score --truth "compute:1,3:$start:$end" "b-$name")  (truth: ranks 1 and 3)  others $(cat oth) (our 4 hogs included)"
 	grep '^sonde: vsensor: rank' "b-$name.err" | head -4 | sed 's/^/    live: /'
-	if [ "$dstart" = first ]; then
+	if [ "${dstart%%:*}" = first ]; then
 		bench_others oth "$T/p-$name" env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" \
-			-x VS_DELAY="0:$(echo "$end - $start" | bc):3000" "./$name-vs" "$@" >/dev/null 2>&1
+			-x VS_DELAY="0:$(echo "$end - $start" | bc):3000:${dstart#first:}" "./$name-vs" "$@" >/dev/null 2>&1
 		ds=$(first_net "p-$name")
 		de=$(echo "$ds + $end - $start" | bc)
 	else
@@ -289,9 +289,10 @@ if [ -d "$NPB_SRC" ]; then
 			done
 			instructions ISS
 		fi
-		# its MPI calls start with its iterations, after the keys are made: the delay
-		# from the first one on
-		[ "$mode" = --no-detect ] || detect IS 2 4 first
+		# its iterations start after the keys are made (3-5 s, more under load): the
+		# delay from its first MPI_Allreduce, the first call of its first iteration (from
+		# its first MPI call, an MPI_Bcast before the keys, the window ended before it)
+		[ "$mode" = --no-detect ] || detect IS 2 4 first:MPI_Allreduce
 	else
 		echo "  IS did not build: $(tail -3 npb-*/build.log | tr '\n' ' ')"
 	fi

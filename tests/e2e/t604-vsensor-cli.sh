@@ -93,6 +93,42 @@ mkdir -p fifo-dir && mkfifo fifo-dir/matrix-compute.csv
 ( timeout 20 "$SONDE" vsensor report fifo-dir >/dev/null 2>err )
 rc=$?
 check "t604-vsensor-report-fifo-no-hang ($rc)" [ "$rc" -eq 1 ]
+# and says what every other reader says for it (it said "Invalid argument")
+check t604-vsensor-report-fifo-message grep -qx "sonde: fifo-dir/matrix-compute.csv: not a regular file" err
+# a matrix file with no header is named, not "Invalid argument" either
+mkdir -p empty-dir && : >empty-dir/matrix-compute.csv
+"$SONDE" vsensor report empty-dir >/dev/null 2>err
+check t604-vsensor-report-not-matrix-message \
+	grep -qx "sonde: empty-dir/matrix-compute.csv: not a vsensor matrix (no 'rank,...' header)" err
+
+# where the network cannot be judged or flagged, the report says so instead of a bare "no
+# variance events" (NPB IS: 11-12 slices of network data a rank; CoMD: one slice in four)
+net_matrix() {	# DIR SLICES EVERY V0 V1: data in every EVERY-th slice, rank 0 at V0, rank 1 at V1
+	mkdir -p "$1"
+	awk -v n="$2" -v e="$3" -v a="$4" -v b="$5" 'BEGIN {
+		printf "rank"; for (s = 0; s < n; s++) printf ",%.3f", s * 0.2; print ""
+		for (r = 0; r < 2; r++) { printf "%d", r
+			for (s = 0; s < n; s++) printf ",%s", s % e ? "" : (r ? b : a); print "" } }' \
+		>"$1/matrix-network.csv"
+}
+net_matrix net-few 10 1 1 1
+"$SONDE" vsensor report net-few >net.out 2>&1
+check t604-vsensor-report-net-few grep -qx \
+	"network not judged on ranks 0,1: 10 slices with network data, the rule wants 20+" net.out
+# the HTML page says it too, under its events
+"$SONDE" vsensor report --html net.html net-few >/dev/null 2>&1
+check t604-vsensor-report-net-few-html grep -q "network not judged on ranks 0,1: 10 slices" net.html
+net_matrix net-sparse 50 2 0.1 1
+"$SONDE" vsensor report net-sparse >net.out 2>&1
+check t604-vsensor-report-net-sparse grep -qx \
+	"network cannot be flagged on ranks 0,1: at most 1 slice with network data" net.out
+check t604-vsensor-report-net-mostly-low grep -q \
+	"^network on ranks 0: under 0.50 in 100% of their slices with network data" net.out
+check t604-vsensor-report-net-sparse-nothing-flagged grep -qx "no variance events" net.out
+net_matrix net-dense 30 1 1 1
+"$SONDE" vsensor report net-dense >net.out 2>&1
+no_note() { ! grep -q "^network \(on\|not\|cannot\|: no\)" net.out; }
+check t604-vsensor-report-net-dense-no-note no_note
 
 # the report states the whole rule: the median check, the CPU-share check and step 6
 mkdir -p rule-dir && printf 'rank,0,1,2\n0,1,0.9,0.95\n1,1,0.3,0.2\n' >rule-dir/matrix-compute.csv

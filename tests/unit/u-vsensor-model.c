@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
 #include "check.h"
+#include "prof/file.h"
 #include "tools/vsensor/model.h"
 
 #define NR 8
@@ -302,7 +304,7 @@ TEST(files_round_trip)
 	CHECK(mkdtemp(dir) != NULL);
 	CHECK(vs_matrix_write(&m, dir) == 0);
 	struct vs_matrix b;
-	CHECK(vs_matrix_read(&b, dir) == 0);
+	CHECK(vs_matrix_read(&b, dir, NULL, 0) == 0);
 	CHECK(b.nranks == NR && b.nslices == NS && fabs(b.slice_s - 0.2) < 1e-9);
 	for (int k = 0; k < VS_KINDS; k++)
 		for (int i = 0; i < NR * NS; i++)
@@ -332,8 +334,32 @@ TEST(files_round_trip)
 	teardown();
 }
 
+/* What is not a matrix file is refused, named, with the code every offline reader gives:
+ * a FIFO must not block (it did), and an empty file is not "Invalid argument". */
+TEST(read_refuses_what_is_not_a_matrix)
+{
+	char dir[] = "/tmp/u-vsensor.XXXXXX", path[4096], want[4096];
+	struct vs_matrix b;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(want, sizeof(want), "%s/matrix-compute.csv", dir);
+	CHECK(mkfifo(want, 0600) == 0);
+	CHECK(vs_matrix_read(&b, dir, path, sizeof(path)) == FILE_NOT_REGULAR);
+	CHECK_STR(path, want);
+	unlink(want);
+	FILE *f = fopen(want, "w");	/* empty: no header */
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK(vs_matrix_read(&b, dir, path, sizeof(path)) == VS_NOT_MATRIX);
+	CHECK_STR(path, want);
+	unlink(want);
+	CHECK(vs_matrix_read(&b, dir, path, sizeof(path)) == -ENOENT);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	RUN(read_refuses_what_is_not_a_matrix);
 	RUN(block_is_one_event);
 	RUN(single_slice_is_noise);
 	RUN(every_rank_alike_is_not_a_rank_problem);

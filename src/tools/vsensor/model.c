@@ -109,10 +109,10 @@ static int split(char *line, char **f, int max)
 	return n;
 }
 
-static int read_kind(struct vs_matrix *m, const char *dir, int k, int *nr, int *ns, double *slice)
+static int read_kind(struct vs_matrix *m, const char *dir, int k, int *nr, int *ns, double *slice,
+		     char *path, size_t pathlen)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/matrix-%s.csv", dir, kinds[k]);
+	snprintf(path, pathlen, "%s/matrix-%s.csv", dir, kinds[k]);
 	int r;
 	FILE *f = file_fopen_regular(path, &r);	/* a FIFO there must not block the report */
 	if (!f)
@@ -123,12 +123,12 @@ static int read_kind(struct vs_matrix *m, const char *dir, int k, int *nr, int *
 	char **fl = malloc(maxf * sizeof(char *));
 	int err = 0, rows = 0;
 	if (!fl || getline(&line, &cap, f) < 0) {
-		err = fl ? -EINVAL : -ENOMEM;
+		err = fl ? VS_NOT_MATRIX : -ENOMEM;
 		goto out;
 	}
 	int n = split(line, fl, maxf);
 	if (n < 1 || strcmp(fl[0], "rank")) {
-		err = -EINVAL;
+		err = VS_NOT_MATRIX;
 		goto out;
 	}
 	*ns = n - 1;
@@ -155,12 +155,17 @@ out:
 	return err;
 }
 
-int vs_matrix_read(struct vs_matrix *m, const char *dir)
+int vs_matrix_read(struct vs_matrix *m, const char *dir, char *path, size_t pathlen)
 {
 	int nr = 0, ns = 0, found = -1;
 	double slice = 0.2;
+	char tmp[4096];
+	if (!path || !pathlen) {
+		path = tmp;
+		pathlen = sizeof(tmp);
+	}
 	for (int k = 0; k < VS_KINDS && found < 0; k++) {
-		int err = read_kind(NULL, dir, k, &nr, &ns, &slice);
+		int err = read_kind(NULL, dir, k, &nr, &ns, &slice, path, pathlen);
 		if (!err)
 			found = k;
 		else if (err != -ENOENT)
@@ -174,7 +179,7 @@ int vs_matrix_read(struct vs_matrix *m, const char *dir)
 	for (int k = 0; k < VS_MATS; k++) {
 		int a, b;
 		double c;
-		err = read_kind(m, dir, k, &a, &b, &c);
+		err = read_kind(m, dir, k, &a, &b, &c, path, pathlen);
 		if (err && err != -ENOENT) {
 			vs_matrix_release(m);
 			return err;

@@ -35,6 +35,7 @@
 #ifndef SONDE_VSENSOR_MODEL_H
 #define SONDE_VSENSOR_MODEL_H
 
+#include <errno.h>
 #include <stdio.h>
 
 #define VS_KINDS 3
@@ -71,8 +72,15 @@ void vs_matrix_release(struct vs_matrix *m);
 
 /* Write matrix-<kind>.csv files in dir.  0 or -errno. */
 int vs_matrix_write(const struct vs_matrix *m, const char *dir);
-/* Read them back (missing kinds stay empty).  0, -ENOENT, -EINVAL, -ENOMEM. */
-int vs_matrix_read(struct vs_matrix *m, const char *dir);
+/* A matrix file that does not start with the "rank,..." header (empty, or another file). */
+#define VS_NOT_MATRIX (-EBADMSG)
+
+/*
+ * Read them back (missing kinds stay empty).  0, -ENOENT (no matrix at all), or the error
+ * of the file named in path (when not NULL: pathlen bytes): FILE_NOT_REGULAR (a FIFO, a
+ * directory; prof/file.h), VS_NOT_MATRIX, -ENOMEM or what open() said.
+ */
+int vs_matrix_read(struct vs_matrix *m, const char *dir, char *path, size_t pathlen);
 
 /* flag[k][r * nslices + s] = 1 for the cells the rule flags.  flag[k] must hold nranks * nslices. */
 void vs_detect(const struct vs_matrix *m, const struct vs_rule *r, unsigned char *flag[VS_KINDS]);

@@ -27,13 +27,18 @@ struct loaded {
 static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 {
 	memset(l, 0, sizeof(*l));
-	int err = vs_matrix_read(&l->m, dir);
+	char path[4096];
+	int err = vs_matrix_read(&l->m, dir, path, sizeof(path));
 	if (err == -ENOENT) {
 		sonde_error("no matrix-*.csv in '%s' (not a vsensor directory?)", dir);
 		return 1;
 	}
-	if (err) {
-		sonde_error("cannot read the matrices in '%s': %s", dir, strerror(-err));
+	if (err == VS_NOT_MATRIX) {
+		sonde_error("%s: not a vsensor matrix (no 'rank,...' header)", path);
+		return 1;
+	}
+	if (err) {	/* what every offline reader says, e.g. "not a regular file" for a FIFO */
+		sonde_error("%s: %s", path, file_strerror(err));
 		return 1;
 	}
 	size_t n = (size_t)l->m.nranks * (l->m.nslices ? l->m.nslices : 1);
@@ -176,7 +181,10 @@ static void heat_map(const struct loaded *l, int k, FILE *f)
 
 /* The page: a header, the events, and each kind's rank x time matrix as a heat map (1.0
  * light, 0.5 and below dark; flagged cells outlined), on the shared report layer. */
-static int write_html(const struct loaded *l, const char *dir, const char *path)
+static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f);
+
+static int write_html(const struct loaded *l, const struct vs_rule *rule, const char *dir,
+		      const char *path)
 {
 	const struct vs_matrix *m = &l->m;
 	static const char *const heads[] = { "ranks", "start", "end", "kind", "severity",
@@ -209,6 +217,20 @@ static int write_html(const struct loaded *l, const char *dir, const char *path)
 		html_row_end(h);
 	}
 	html_table_end(h);
+	/* the terminal's notes on what the network rule could not judge, under the events */
+	char *notes = NULL;
+	size_t notes_len = 0;
+	FILE *nf = open_memstream(&notes, &notes_len);
+	if (nf) {
+		network_notes(l, rule, nf);
+		fclose(nf);
+	}
+	if (notes && notes[0]) {
+		html_raw(h, "<pre class=\"vs-notes\">");
+		html_text(h, notes);
+		html_raw(h, "</pre>\n");
+	}
+	free(notes);
 	size_t n = (size_t)m->nranks * m->nslices;
 	char **rows = calloc((size_t)m->nranks + 1, sizeof(*rows));
 	char **cols = calloc((size_t)m->nslices + 1, sizeof(*cols));
@@ -301,6 +323,107 @@ int vs_cmd_report(int argc, char **argv)
 	return rc;
 }
 
+/* Append rank r to the list "0-2,5,6" in buf (ranks come in increasing order). */
+static void rank_list_add(char *buf, size_t len, int *last, int *run, int r)
+{
+	size_t n = strlen(buf);
+	if (*last >= 0 && r == *last + 1) {
+		*last = r;
+		(*run)++;
+		return;
+	}
+	if (*run)
+		n += snprintf(buf + n, n < len ? len - n : 0, "%c%d", *run == 1 ? ',' : '-', *last);
+	snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", r);
+	*last = r;
+	*run = 0;
+}
+
+static void rank_list_end(char *buf, size_t len, int last, int run)
+{
+	size_t n = strlen(buf);
+	if (run)
+		snprintf(buf + n, n < len ? len - n : 0, "%c%d", run == 1 ? ',' : '-', last);
+}
+
+/*
+ * Where the network cannot be judged, or a slow network would not stand out, say so:
+ * without it "no variance events" read as "the network was fine" on programs whose
+ * network sensors sense once per iteration (NPB IS: 8-12 slices a rank, step 6 judges
+ * none), once every few slices (CoMD: once per print step, never the 3 slices in a row
+ * of step 4), or whose collectives mostly wait for other ranks (CoMD on shared cores: its
+ * Allreduces under 0.5 of their best in 70-100% of their slices, clean runs included;
+ * doc/sonde-vsensor.md, "Real programs").
+ */
+static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f)
+{
+	const struct vs_matrix *m = &l->m;
+	char few[256] = "", sparse[256] = "", waits[256] = "";
+	int any = 0, fl = -1, fr = 0, sl = -1, sr = 0, wl = -1, wr = 0;
+	int fmin = 1 << 30, fmax = 0, smax = 0, wmin = 100, wmax = 0;
+	int need = rule->min_slices + 1;	/* step 4, network */
+	for (int r = 0; r < m->nranks; r++) {
+		int have = 0, low = 0, run = 0, best = 0;
+		for (int s = 0; s < m->nslices; s++) {
+			float v = m->v[1][(size_t)r * m->nslices + s];
+			if (isnan(v)) {
+				run = 0;
+				continue;
+			}
+			have++;
+			low += v < rule->threshold[1];
+			best = ++run > best ? run : best;
+		}
+		if (!have)
+			continue;
+		any = 1;
+		if (have < VS_NET_MIN_SLICES) {
+			rank_list_add(few, sizeof(few), &fl, &fr, r);
+			fmin = have < fmin ? have : fmin;
+			fmax = have > fmax ? have : fmax;
+			continue;
+		}
+		/* sensed once every few slices (CoMD: once per print step): never the
+		 * consecutive slices step 4 asks for */
+		if (best < need) {
+			rank_list_add(sparse, sizeof(sparse), &sl, &sr, r);
+			smax = best > smax ? best : smax;
+		}
+		if (2 * low > have) {
+			int pc = (int)(100.0 * low / have + 0.5);
+			rank_list_add(waits, sizeof(waits), &wl, &wr, r);
+			wmin = pc < wmin ? pc : wmin;
+			wmax = pc > wmax ? pc : wmax;
+		}
+	}
+	rank_list_end(few, sizeof(few), fl, fr);
+	rank_list_end(sparse, sizeof(sparse), sl, sr);
+	rank_list_end(waits, sizeof(waits), wl, wr);
+	if (!any)
+		fprintf(f, "network: no network sensor ran: a slow network cannot be seen in this run\n");
+	if (few[0]) {
+		fprintf(f, "network not judged on ranks %s: ", few);
+		if (fmin == fmax)
+			fprintf(f, "%d slices", fmin);
+		else
+			fprintf(f, "%d-%d slices", fmin, fmax);
+		fprintf(f, " with network data, the rule wants %d+\n", VS_NET_MIN_SLICES);
+	}
+	if (sparse[0])
+		fprintf(f, "network cannot be flagged on ranks %s: at most %d slice%s with network data\n"
+			   "  in a row, the rule wants %d\n", sparse, smax, smax == 1 ? "" : "s", need);
+	if (waits[0]) {
+		fprintf(f, "network on ranks %s: under %.2f in ", waits, rule->threshold[1]);
+		if (wmin == wmax)
+			fprintf(f, "%d%%", wmin);
+		else
+			fprintf(f, "%d-%d%%", wmin, wmax);
+		fprintf(f, " of their slices with network data: its sensors\n"
+			   "  are usually far slower than their best (waiting for other ranks?), so a slower\n"
+			   "  network would not stand out\n");
+	}
+}
+
 static int report_one(const char *dir, const struct vs_rule *rule0, int csv, const char *html)
 {
 	struct vs_rule rule = *rule0;
@@ -337,12 +460,13 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 			text_table_print(t, stdout, "");
 		else
 			printf("no variance events\n");
+		network_notes(l, &rule, stdout);
 		text_table_free(t);
 		for (int k = 0; k < VS_KINDS; k++)
 			heat_map(l, k, stdout);
 	}
 	if (html) {
-		int err = write_html(l, dir, html);
+		int err = write_html(l, &rule, dir, html);
 		if (err) {
 			sonde_error("cannot write '%s': %s", html, strerror(-err));
 			rc = 1;
