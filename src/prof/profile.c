@@ -828,3 +828,11 @@ const struct prof_process *profile_main_process(const struct profile *p)
 	}
 	return best;
 }
+
+int profile_clock_posix(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nproc; i++)
+		if (!strcmp(p->proc[i].clock_event, "posix-timer"))
+			return 1;
+	return 0;
+}

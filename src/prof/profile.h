@@ -140,6 +140,14 @@ uint64_t prof_process_samples(const struct prof_process *pr);
  */
 const struct prof_process *profile_main_process(const struct profile *p);
 
+/*
+ * 1 if any process's clock source sampled with POSIX CPU-time timers (.proc `clock_event`
+ * "posix-timer": rt/source-clock.c, where the tool holds debug-register events in its
+ * threads), else 0.  Such timers expire only at a scheduler tick: the scaling a report
+ * states depends on it (db_scaling).
+ */
+int profile_clock_posix(const struct profile *p);
+
 /* "clock", "hw", "inst", "none" or "unknown". */
 const char *prof_source_name(uint32_t source);
 
