@@ -19,6 +19,7 @@
 #include "cmd/launch.h"
 #include "cmd/verdict.h"
 #include "prof/file.h"
+#include "prof/profile.h"
 #include "prof/tool.h"
 
 const char launch_help[] =
@@ -290,53 +291,18 @@ static int dir_unlink_if(const char *path, int (*is_ours)(const char *name))
 	return 0;
 }
 
-/* Skip the decimal digits at *p: 1 if there was one at least. */
-static int skip_digits(const char **p)
-{
-	const char *q = *p;
-	while (**p >= '0' && **p <= '9')
-		(*p)++;
-	return *p > q;
-}
-
 /*
  * A file a previous recording left in its directory: profile.db, run.txt, the MPI job's
- * and the verdict's files by their names, and the runtime's per-process files, named
- * PREFIX or PREFIX-<thread> and one of its endings, PREFIX being "<pid>" or, under MPI,
- * "r<rank>.<pid>", with ".e<N>" after an exec (doc/sonde.md; rt/init.c stem_set,
- * rt/thread.c).  Whole names, not endings: a user's "myprofile.db" or "notes.maps" in the
- * directory is not ours.
+ * and the verdict's files by their names, and the runtime's raw files (prof_is_raw_name).
+ * Whole names, not endings: a user's "myprofile.db" or "notes.maps" is not ours.
  */
 static int is_recording_file(const char *name)
 {
 	static const char *names[] = { "profile.db", "run.txt", MPI_JOB_FILE, VERDICT_LAUNCH_FILE };
-	/* .sdt.tmp: a stream being created when its process was killed (out.c) */
-	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return 1;
-	const char *p = name;
-	if (*p == 'r') {
-		p++;
-		if (!skip_digits(&p) || *p++ != '.')
-			return 0;
-	}
-	if (!skip_digits(&p))
-		return 0;
-	if (p[0] == '.' && p[1] == 'e') {
-		p += 2;
-		if (!skip_digits(&p))
-			return 0;
-	}
-	if (*p == '-') {
-		p++;
-		if (!skip_digits(&p))
-			return 0;
-	}
-	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
-		if (!strcmp(p, ends[i]))
-			return 1;
-	return 0;
+	return prof_is_raw_name(name);
 }
 
 /* A CSV file a tool exported (x.csv, not a file named only ".csv"). */

@@ -238,9 +238,7 @@ static int64_t newest_raw(const char *dir)
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		const char *dot = strchr(e->d_name, '.');
-		if (!dot || (strcmp(dot, ".proc") && !strstr(e->d_name, ".sdt") &&
-			     !strstr(e->d_name, ".maps")))
+		if (!prof_is_raw_name(e->d_name))
 			continue;
 		char path[4096];
 		struct stat st;
