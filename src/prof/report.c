@@ -173,6 +173,19 @@ void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, co
 		fprintf(out, "%s%s\n", prefix, buf);
 }
 
+int report_html_table_end(struct html *h, sqlite3_stmt *st, int rc, int64_t n, int64_t max,
+			  const char *csv, const char *empty)
+{
+	while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		n++;
+	html_table_end(h);
+	if (n > max)
+		html_printf(h, "<p>... %" PRId64 " more rows in %s</p>\n", n - max, csv);
+	else if (!n && empty)
+		html_para(h, empty);
+	return db_finish(st, rc);
+}
+
 void report_debias_line(sqlite3 *db, FILE *out, const char *prefix)
 {
 	char source[32], note[1024];
