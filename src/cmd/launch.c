@@ -50,6 +50,62 @@ void launch_opts_init(struct launch_opts *o, const char *tool)
 	o->top = 10;
 }
 
+int launch_args(const char *cmd, int argc, char **argv, struct launch_opts *o,
+		const struct option *own, const char *own_short,
+		int (*own_option)(int opt, const char *arg, void *ctx), void *ctx,
+		void (*usage)(FILE *f))
+{
+	static const struct option shared[] = { LAUNCH_LONG_OPTIONS, { 0 } };
+	static const struct option help = { "help", no_argument, NULL, 'h' };
+	/* the shared entries, the tool's, --help and the end: a tool has a handful */
+	struct option all[sizeof(shared) / sizeof(shared[0]) + 16];
+	size_t n = 0;
+	char shortopts[64];
+	int opt;
+	for (const struct option *p = shared; p->name; p++)
+		all[n++] = *p;
+	for (const struct option *p = own; p && p->name && n < sizeof(all) / sizeof(all[0]) - 2;
+	     p++)
+		all[n++] = *p;
+	all[n++] = help;
+	memset(&all[n], 0, sizeof(all[n]));
+	snprintf(shortopts, sizeof(shortopts), "+o:s:p:fqh%s", own_short ? own_short : "");
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, all, NULL)) != -1) {
+		int r = launch_parse_option(o, opt, optarg, cmd);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (opt == '?' || opt == ':' || !own_option)
+			return bad_option(cmd, argv);
+		if ((r = own_option(opt, optarg, ctx)))
+			return r;
+	}
+	return LAUNCH_ARGS_READ;
+}
+
+int launch_program(const char *cmd, int argc)
+{
+	if (optind < argc)
+		return 0;
+	return sonde_usage_error(cmd, "no program to run (sonde %s [options] -- program [args])",
+				 cmd);
+}
+
+int launch_number(const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return *s && !*end && !errno && *v >= lo && *v <= hi;
+}
+
 int launch_exact(struct launch_opts *o, const char *cmd)
 {
 	if (o->source && strcmp(o->source, "inst") && strcmp(o->source, "auto"))
