@@ -904,9 +904,27 @@ TEST(inherited_threads)
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 2; i++)
 		CHECK(pthread_create(&pt[i], NULL, inh_thread, &w[i]) == 0);
+	/* 0.3 s of this thread's CPU, and 0.2 s of each worker's: on a loaded machine a
+	 * worker may get little CPU while this thread gets its 0.3 s (0.057 s seen), and its
+	 * count would then rest on a few dozen ticks.  A minute of wall time at most. */
+	clockid_t cid[2];
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_getcpuclockid(pt[i], &cid[i]) == 0);
 	double t0 = cpu_seconds();
-	while (cpu_seconds() - t0 < 0.3)
+	struct timespec wall0, now;
+	clock_gettime(CLOCK_MONOTONIC, &wall0);
+	for (;;) {
 		ldst_loop(A, B, 10000);
+		int enough = cpu_seconds() - t0 >= 0.3;
+		for (int i = 0; i < 2; i++) {
+			struct timespec ts;
+			clock_gettime(cid[i], &ts);
+			enough &= (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 >= 0.2;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (enough || now.tv_sec - wall0.tv_sec > 60)
+			break;
+	}
 	for (int i = 0; i < 2; i++)
 		w[i].paused = 1;
 	for (int i = 0; i < 2; i++)
