@@ -67,6 +67,15 @@ CLI_SRC := src/sonde.c $(filter-out $(CLI_EXCLUDE),$(wildcard src/cmd/*.c src/pr
 # another runtime file includes them (librt-pure.a keeps them for the unit tests)
 RT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(filter-out src/rt/inst-stub.c $(RT_SO_EXCLUDE),$(RT_SRC)))
 RT_PURE_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_PURE))
+# Handler-reachable code as it runs in the program, for t010's nm check: each runtime
+# file that includes rt/sigsafe.h, and what holds its code, under $(B): its object in
+# libsonde.so, libsonde-inst.so for inst-stub.c, "included" for a file another runtime
+# file includes (RT_SO_EXCLUDE: its code is checked in that file's object).
+# $(B)/sigsafe.list, one "SOURCE HOLDER" a line.
+SIGSAFE_SRC := $(shell grep -l '^\#include "rt/sigsafe.h"' $(RT_SRC) /dev/null)
+sigsafe_holder = $(if $(filter src/rt/inst-stub.c,$(1)),libsonde-inst.so,$(if \
+	$(filter $(RT_SO_EXCLUDE),$(1)),included,$(patsubst src/%.c,obj/%.o,$(1))))
+SIGSAFE_LIST := $(foreach f,$(SIGSAFE_SRC),$(f) $(call sigsafe_holder,$(f)))
 CLI_OBJ := $(patsubst src/%.c,$(B)/cli/%.o,$(CLI_SRC))
 CLI_LIB_OBJ := $(filter-out $(B)/cli/sonde.o,$(CLI_OBJ))
 
@@ -74,7 +83,14 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 	$(patsubst tests/workloads/%.cc,$(B)/workloads/%,$(wildcard tests/workloads/*.cc))
 UNIT := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/u-*.c))
 
-all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc $(EXTRA_TARGETS)
+all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc $(B)/sigsafe.list \
+	$(EXTRA_TARGETS)
+
+# rewritten when the list changes (a file added, removed or excluded), else left alone
+$(B)/sigsafe.list: $(addprefix $(B)/,$(filter-out included,$(foreach f,$(SIGSAFE_SRC),$(call \
+	sigsafe_holder,$(f))))) FORCE
+	$(Q)printf '%s %s\n' $(SIGSAFE_LIST) >$@.tmp && \
+		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
 $(B)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -163,5 +179,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check demo bench install clean build-tests
+.PHONY: all check demo bench install clean build-tests FORCE
+FORCE:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

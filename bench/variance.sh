@@ -84,9 +84,11 @@ for w in calls:60 mix:300; do
 	backend=$(grep -l "^exe=.*/$bin\$" d1/*.proc 2>/dev/null | head -1 | xargs -r sed -n 's/^watch=//p')
 	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?} ($it rounds, $plabel, $PAIRS alternating pairs)"
 	echo "  time ratio median $(median <rt)x, CPU time ratio median $(median <rc)x, peak memory ratio median $(median <rm)x"
-	awk '{ s += $3; e += $4; r += $5; h += $6; c += $7; d += ($2 - $1); w += $2 }
+	# handler_cpu_ns is absent where the runtime did not measure it: not a 0
+	awk '{ s += $3; e += $4; r += $5; h += $6; c += $7; d += ($2 - $1); w += $2; if (NF < 7) nc = 1 }
 	     END { ev = s + e + r;
-		   printf "  per event (sample, entry trap or return trap): %.1f us in the tool'\''s handlers, %.1f us of their CPU time (%d samples, %d entries, %d returns)\n", ev ? h / ev / 1e3 : 0, ev ? c / ev / 1e3 : 0, s, e, r;
+		   cpu = nc ? "their CPU time not measured" : sprintf("%.1f us of their CPU time", ev ? c / ev / 1e3 : 0);
+		   printf "  per event (sample, entry trap or return trap): %.1f us in the tool'\''s handlers, %s (%d samples, %d entries, %d returns)\n", ev ? h / ev / 1e3 : 0, cpu, s, e, r;
 		   printf "  extra run time per measured instance: %.1f us; %.0f instances per second (one busy thread)\n", r ? d * 1e6 / r : 0, w ? r / w : 0 }' ev
 done
 done

@@ -19,6 +19,7 @@
 #include "cmd/launch.h"
 #include "cmd/verdict.h"
 #include "prof/file.h"
+#include "prof/profile.h"
 #include "prof/tool.h"
 
 const char launch_help[] =
@@ -47,6 +48,62 @@ void launch_opts_init(struct launch_opts *o, const char *tool)
 	o->follow_exec = 1;
 	o->follow_fork = 1;
 	o->top = 10;
+}
+
+int launch_args(const char *cmd, int argc, char **argv, struct launch_opts *o,
+		const struct option *own, const char *own_short,
+		int (*own_option)(int opt, const char *arg, void *ctx), void *ctx,
+		void (*usage)(FILE *f))
+{
+	static const struct option shared[] = { LAUNCH_LONG_OPTIONS, { 0 } };
+	static const struct option help = { "help", no_argument, NULL, 'h' };
+	/* the shared entries, the tool's, --help and the end: a tool has a handful */
+	struct option all[sizeof(shared) / sizeof(shared[0]) + 16];
+	size_t n = 0;
+	char shortopts[64];
+	int opt;
+	for (const struct option *p = shared; p->name; p++)
+		all[n++] = *p;
+	for (const struct option *p = own; p && p->name && n < sizeof(all) / sizeof(all[0]) - 2;
+	     p++)
+		all[n++] = *p;
+	all[n++] = help;
+	memset(&all[n], 0, sizeof(all[n]));
+	snprintf(shortopts, sizeof(shortopts), "+o:s:p:fqh%s", own_short ? own_short : "");
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, all, NULL)) != -1) {
+		int r = launch_parse_option(o, opt, optarg, cmd);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (opt == '?' || opt == ':' || !own_option)
+			return bad_option(cmd, argv);
+		if ((r = own_option(opt, optarg, ctx)))
+			return r;
+	}
+	return LAUNCH_ARGS_READ;
+}
+
+int launch_program(const char *cmd, int argc)
+{
+	if (optind < argc)
+		return 0;
+	return sonde_usage_error(cmd, "no program to run (sonde %s [options] -- program [args])",
+				 cmd);
+}
+
+int launch_number(const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return *s && !*end && !errno && *v >= lo && *v <= hi;
 }
 
 int launch_exact(struct launch_opts *o, const char *cmd)
@@ -290,53 +347,18 @@ static int dir_unlink_if(const char *path, int (*is_ours)(const char *name))
 	return 0;
 }
 
-/* Skip the decimal digits at *p: 1 if there was one at least. */
-static int skip_digits(const char **p)
-{
-	const char *q = *p;
-	while (**p >= '0' && **p <= '9')
-		(*p)++;
-	return *p > q;
-}
-
 /*
  * A file a previous recording left in its directory: profile.db, run.txt, the MPI job's
- * and the verdict's files by their names, and the runtime's per-process files, named
- * PREFIX or PREFIX-<thread> and one of its endings, PREFIX being "<pid>" or, under MPI,
- * "r<rank>.<pid>", with ".e<N>" after an exec (doc/sonde.md; rt/init.c stem_set,
- * rt/thread.c).  Whole names, not endings: a user's "myprofile.db" or "notes.maps" in the
- * directory is not ours.
+ * and the verdict's files by their names, and the runtime's raw files (prof_is_raw_name).
+ * Whole names, not endings: a user's "myprofile.db" or "notes.maps" is not ours.
  */
 static int is_recording_file(const char *name)
 {
 	static const char *names[] = { "profile.db", "run.txt", MPI_JOB_FILE, VERDICT_LAUNCH_FILE };
-	/* .sdt.tmp: a stream being created when its process was killed (out.c) */
-	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return 1;
-	const char *p = name;
-	if (*p == 'r') {
-		p++;
-		if (!skip_digits(&p) || *p++ != '.')
-			return 0;
-	}
-	if (!skip_digits(&p))
-		return 0;
-	if (p[0] == '.' && p[1] == 'e') {
-		p += 2;
-		if (!skip_digits(&p))
-			return 0;
-	}
-	if (*p == '-') {
-		p++;
-		if (!skip_digits(&p))
-			return 0;
-	}
-	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
-		if (!strcmp(p, ends[i]))
-			return 1;
-	return 0;
+	return prof_is_raw_name(name);
 }
 
 /* A CSV file a tool exported (x.csv, not a file named only ".csv"). */

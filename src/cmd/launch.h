@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct launch_opts {
 	const char *tool;		/* SONDE_TOOL */
@@ -57,6 +58,31 @@ extern const char launch_help[];
 	{ "html", required_argument, NULL, 1008 }
 
 void launch_opts_init(struct launch_opts *o, const char *tool);
+
+struct option;
+
+/*
+ * A recording tool's command line (sonde mem, comm, reuse, variance: all read alike),
+ * from argv[1]: the shared options into o (launch_parse_option), -h/--help (usage on
+ * stdout), and the tool's own: own (its getopt_long entries, zero-terminated; NULL: none)
+ * and own_short (its short options besides "o:s:p:fqh"; NULL: none), each handed to
+ * own_option(opt, optarg, ctx), which returns 0, or the exit status of a usage error it
+ * printed.  Stops at the first operand (the program) or "--".  Returns LAUNCH_ARGS_READ
+ * with optind at the program (argc if none: launch_program), else the exit status to
+ * give: 0 after --help, EXIT_USAGE after a usage error (printed).
+ */
+#define LAUNCH_ARGS_READ (-1)
+int launch_args(const char *cmd, int argc, char **argv, struct launch_opts *o,
+		const struct option *own, const char *own_short,
+		int (*own_option)(int opt, const char *arg, void *ctx), void *ctx,
+		void (*usage)(FILE *f));
+
+/* After launch_args: 0 when argv[optind] names a program, else the usage error
+ * "no program to run" (printed; returns EXIT_USAGE). */
+int launch_program(const char *cmd, int argc);
+
+/* s as a whole decimal number in [lo, hi] into *v: 1, else 0 (an option's value). */
+int launch_number(const char *s, unsigned long lo, unsigned long hi, unsigned long *v);
 
 /* A tool's --exact: every access of a program built with sonde-cc (source inst, period 1).
  * A usage error (printed; returns EXIT_USAGE) when -s or -p asked for something else;

@@ -112,10 +112,18 @@ int db_row(sqlite3_stmt *st, const char *fmt, ...)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-const char *db_scaling(const char *source, uint64_t period, char *buf, size_t len)
+const char *db_scaling(const char *source, uint64_t period, int posix_timer, char *buf,
+		       size_t len)
 {
 	unsigned long long p = (unsigned long long)period;
-	if (!strcmp(source, "clock"))
+	/* the period asked for is not what POSIX timers give: say so first */
+	if (!strcmp(source, "clock") && posix_timer)
+		snprintf(buf, len, "POSIX CPU-time timers, which expire only at the scheduler tick: "
+			 "at most one sample a tick (4 ms at HZ=250) whatever the period, so one "
+			 "sample per the longer of the two, not the period alone; asked: one sample "
+			 "per %llu ns of CPU time: shares are time-weighted, not counts of accesses",
+			 p);
+	else if (!strcmp(source, "clock"))
 		snprintf(buf, len, "one sample per %llu ns of CPU time: shares are time-weighted, "
 			 "not counts of accesses", p);
 	else if (!strcmp(source, "inst") && p <= 1)

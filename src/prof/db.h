@@ -38,12 +38,18 @@ int db_open(const char *path, struct sqlite3 **db, char *err, size_t errlen);
 /* meta.value of key into buf ("" if absent).  Returns buf. */
 const char *db_meta(struct sqlite3 *db, const char *key, char *buf, size_t len);
 
+/* Room for db_scaling's sentence, the longest (POSIX timers) included. */
+#define DB_SCALING_MAX 512
+
 /*
  * The scaling a source and period imply, as one sentence for reports (meta.scaling):
  * clock samples are time-weighted, inst and hw samples stand for `period` accesses or
- * events.  Returns buf.
+ * events.  posix_timer: the clock source sampled with POSIX CPU-time timers, not a perf
+ * event (profile_clock_posix); they expire only at a scheduler tick, which the sentence
+ * says first.  Returns buf (len: DB_SCALING_MAX holds every sentence).
  */
-const char *db_scaling(const char *source, uint64_t period, char *buf, size_t len);
+const char *db_scaling(const char *source, uint64_t period, int posix_timer, char *buf,
+		       size_t len);
 
 /*
  * Bind one row to st and run it.  fmt: 'i' int64, 'u' uint64 (stored as the int64 of the

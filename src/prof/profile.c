@@ -828,3 +828,47 @@ const struct prof_process *profile_main_process(const struct profile *p)
 	}
 	return best;
 }
+
+/* Skip the decimal digits at *p: 1 if there was one at least. */
+static int skip_digits(const char **p)
+{
+	const char *q = *p;
+	while (**p >= '0' && **p <= '9')
+		(*p)++;
+	return *p > q;
+}
+
+int prof_is_raw_name(const char *name)
+{
+	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start" };
+	const char *p = name;
+	if (*p == 'r') {
+		p++;
+		if (!skip_digits(&p) || *p++ != '.')
+			return 0;
+	}
+	if (!skip_digits(&p))
+		return 0;
+	if (p[0] == '.' && p[1] == 'e') {
+		p += 2;
+		if (!skip_digits(&p))
+			return 0;
+	}
+	if (*p == '-') {
+		p++;
+		if (!skip_digits(&p))
+			return 0;
+	}
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (!strcmp(p, ends[i]))
+			return 1;
+	return 0;
+}
+
+int profile_clock_posix(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nproc; i++)
+		if (!strcmp(p->proc[i].clock_event, "posix-timer"))
+			return 1;
+	return 0;
+}

@@ -100,6 +100,15 @@ int profile_read(const char *dir, struct profile **out, char *err, size_t errlen
 void profile_free(struct profile *p);
 
 /*
+ * 1 if name is one of the runtime's raw recording files, else 0: PREFIX or PREFIX-<thread>
+ * and one of .sdt, .sdt.tmp (a stream being created when its process was killed: rt/out.c),
+ * .proc, .maps, .maps.start, PREFIX being "<pid>" or, under MPI, "r<rank>.<pid>", with
+ * ".e<N>" after an exec (doc/sonde.md; rt/init.c stem_set, rt/thread.c).  Whole names, not
+ * endings: a user's "notes.maps" or "r.55.proc" is not one.
+ */
+int prof_is_raw_name(const char *name);
+
+/*
  * Read one .sdt stream into t (zeroed first; release with prof_thread_release).  Same
  * errors as profile_read.  Exposed for the tests and tools that read a single stream.
  */
@@ -139,6 +148,14 @@ uint64_t prof_process_samples(const struct prof_process *pr);
  * NULL if the recording has no process.
  */
 const struct prof_process *profile_main_process(const struct profile *p);
+
+/*
+ * 1 if any process's clock source sampled with POSIX CPU-time timers (.proc `clock_event`
+ * "posix-timer": rt/source-clock.c, where the tool holds debug-register events in its
+ * threads), else 0.  Such timers expire only at a scheduler tick: the scaling a report
+ * states depends on it (db_scaling).
+ */
+int profile_clock_posix(const struct profile *p);
 
 /* "clock", "hw", "inst", "none" or "unknown". */
 const char *prof_source_name(uint32_t source);

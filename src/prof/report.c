@@ -78,33 +78,14 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
 }
 
 /*
- * The clock source sampled with POSIX CPU-time timers (rt/source-clock.c: where the tool
- * holds debug-register events in its threads): meta `clock_event`, and the scaling line
- * says that such timers expire only at a scheduler tick, whatever the period.
- */
-static int posix_scaling(sqlite3 *db, sqlite3_stmt *st)
-{
-	char s[512], t[768];
-	int r = db_row(st, "tt", "clock_event", "posix-timer");
-	if (r || !*db_meta(db, "scaling", s, sizeof(s)))
-		return r;
-	/* the period asked for is in s ("one sample per N ns of CPU time...") but is not
-	 * what the timers give: say so first */
-	snprintf(t, sizeof(t), "POSIX CPU-time timers, which expire only at the scheduler tick: "
-		 "at most one sample a tick (4 ms at HZ=250) whatever the period, so one sample "
-		 "per the longer of the two, not the period alone; asked: %s", s);
-	return db_row(st, "tt", "scaling", t);
-}
-
-/*
  * What the processes' .proc files say of the run, into meta, for every tool: `switches`
  * (their sum; an image that ended in exec is left out, since the process's count goes on
  * in the next image) and `switches_per_s` (that sum over the recording's span, from the
  * first start to the last end: ranks side by side add up, a short-lived helper process
  * does not make a rate of its own), `watch_backend` ("hw" if any process armed debug registers, else the
  * first one's), `fds_lost` (summed), `records_stopped` and `records_stopped_at` (the first process whose
- * records stopped: rt/out.c), `clock_event` where a process's clock source used POSIX timers
- * (posix_scaling), `clock_timer_failed` (summed: threads left unsampled).  No rows for keys no process noted (a recording made before they
+ * records stopped: rt/out.c), `clock_event` "posix-timer" where a process's clock source used POSIX timers
+ * (the tools' scaling line says so: db_scaling), `clock_timer_failed` (summed: threads left unsampled).  No rows for keys no process noted (a recording made before they
  * existed).
  */
 static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
@@ -115,12 +96,10 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, tfail = 0;
-	int posix = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		lost += pr->fds_lost;
 		tfail += pr->clock_timer_failed;
-		posix |= pr->clock_event && !strcmp(pr->clock_event, "posix-timer");
 		if (!*be || !strcmp(pr->watch_backend, "hw"))
 			be = pr->watch_backend;
 		if (!stopped && *pr->records_stopped)
@@ -157,8 +136,8 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		r = db_row(st, "tt", "fds_lost", v[3]);
 	if (!r && tfail)
 		r = db_row(st, "tt", "clock_timer_failed", v[4]);
-	if (!r && posix)
-		r = posix_scaling(db, st);
+	if (!r && profile_clock_posix(p))
+		r = db_row(st, "tt", "clock_event", "posix-timer");
 	sqlite3_finalize(st);
 	return r ? db_fail(db, err, errlen, "writing meta") : 0;
 }
@@ -192,6 +171,19 @@ void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, co
 	char buf[512];
 	if (report_switch_text(db, buf, sizeof(buf), held, hint))
 		fprintf(out, "%s%s\n", prefix, buf);
+}
+
+int report_html_table_end(struct html *h, sqlite3_stmt *st, int rc, int64_t n, int64_t max,
+			  const char *csv, const char *empty)
+{
+	while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		n++;
+	html_table_end(h);
+	if (n > max)
+		html_printf(h, "<p>... %" PRId64 " more rows in %s</p>\n", n - max, csv);
+	else if (!n && empty)
+		html_para(h, empty);
+	return db_finish(st, rc);
 }
 
 void report_debias_line(sqlite3 *db, FILE *out, const char *prefix)
@@ -259,9 +251,7 @@ static int64_t newest_raw(const char *dir)
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		const char *dot = strchr(e->d_name, '.');
-		if (!dot || (strcmp(dot, ".proc") && !strstr(e->d_name, ".sdt") &&
-			     !strstr(e->d_name, ".maps")))
+		if (!prof_is_raw_name(e->d_name))
 			continue;
 		char path[4096];
 		struct stat st;

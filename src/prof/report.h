@@ -6,6 +6,7 @@
 #ifndef SONDE_LIB_REPORT_H
 #define SONDE_LIB_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_JSON };
@@ -70,5 +71,18 @@ int report_notes(const char *dir, void (*say)(const char *note));
  * has no switch counts. */
 const char *report_switch_text(struct sqlite3 *db, char *buf, size_t len, int held,
 			       const char *hint);
+
+struct html;
+struct sqlite3_stmt;
+
+/*
+ * End an HTML table of a query's rows, for the tools' pages: the caller stepped st,
+ * showing rows while ++n <= max; rc is its last sqlite3_step.  The rows past max are
+ * counted, "... N more rows in CSV" said after the table when it was cut (csv: the export
+ * that holds them all, "mem/objects.csv"), else the paragraph empty (NULL: none) when
+ * there was no row; st is finished.  Returns db_finish's result.
+ */
+int report_html_table_end(struct html *h, struct sqlite3_stmt *st, int rc, int64_t n,
+			  int64_t max, const char *csv, const char *empty);
 
 #endif

@@ -236,13 +236,9 @@ static int holds_unwinder(const struct dl_phdr_info *info)
 }
 
 /* Its whole range: its pipe2 calls (the fallback below) are told apart by it. */
-static int unw_range_cb(struct dl_phdr_info *info, size_t size, void *data)
+static void unw_range_set(const struct dl_phdr_info *info)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
-	(void)size;
-	(void)data;
-	if (!holds_unwinder(info))
-		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uint64_t a = info->dlpi_addr + ph->p_vaddr;
@@ -252,16 +248,12 @@ static int unw_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 		hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
 	}
 	ctx_set_unwinder_range(lo, hi);
-	return 1;
 }
 
-static int unw_slots_cb(struct dl_phdr_info *info, size_t size, void *data)
+/* Where its calls to the functions unw_binds names are looked up (its PLT and GOT slots). */
+static void unw_slots_find(const struct dl_phdr_info *info, struct unw_slots *us)
 {
-	struct unw_slots *us = data;
 	const ElfW(Dyn) *dyn = NULL;
-	(void)size;
-	if (!holds_unwinder(info))
-		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type == PT_DYNAMIC)
@@ -284,40 +276,48 @@ static int unw_slots_cb(struct dl_phdr_info *info, size_t size, void *data)
 		}
 	}
 	if (!symtab || !strtab || (jmprel && pltrel != DT_RELA))
-		return 1;
+		return;
 	const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab;
 	find_slots(info, (const ElfW(Rela) *)jmprel, jmpsz, sym, (const char *)strtab, us);
 	find_slots(info, (const ElfW(Rela) *)rela, relasz, sym, (const char *)strtab, us);
+}
+
+/* The loaded objects walked once for libunwind's file: its range and its slots. */
+static int unw_object_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (!holds_unwinder(info))
+		return 0;
+	unw_range_set(info);
+	unw_slots_find(info, data);
 	return 1;
 }
 
-/* Bind libunwind's calls to the functions above: the four required ones, or none.  0, or
- * -ENOENT (a libunwind built another way, or its slots not writable: it keeps its pipe),
- * -ENOSYS (process_vm_readv refused, by a seccomp filter for example).  Process start,
- * before libunwind's first use. */
-static int unw_bind_nopipe(void)
+/* Bind libunwind's calls (its slots us, unw_object_cb) to the functions above: the four
+ * required ones, or none.  0, or -ENOENT (a libunwind built another way, or its slots not
+ * writable: it keeps its pipe), -ENOSYS (process_vm_readv refused, by a seccomp filter for
+ * example).  Process start, before libunwind's first use. */
+static int unw_bind_nopipe(const struct unw_slots *us)
 {
-	struct unw_slots us = { 0 };
 	long probe = 1;
 	if (readable(&probe) || !readable(NULL))
 		return -ENOSYS;
-	dl_iterate_phdr(unw_slots_cb, &us);
 	for (size_t k = 0; k < UNW_NBINDS; k++)
-		if (unw_binds[k].required && !us.slot[k])
+		if (unw_binds[k].required && !us->slot[k])
 			return -ENOENT;
 	/* slots made read-only after relocation (RELRO, with BIND_NOW) are opened first, so
 	 * that a refusal leaves none bound */
-	uint64_t lo = us.relro_lo & ~4095ull, hi = us.relro_hi & ~4095ull; /* as ld.so does */
+	uint64_t lo = us->relro_lo & ~4095ull, hi = us->relro_hi & ~4095ull; /* as ld.so does */
 	int ro = 0;
 	for (size_t k = 0; k < UNW_NBINDS; k++) {
-		uint64_t a = (uint64_t)(uintptr_t)us.slot[k];
+		uint64_t a = (uint64_t)(uintptr_t)us->slot[k];
 		ro |= a && a >= lo && a < hi;
 	}
 	if (ro && mprotect((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_WRITE))
 		return -ENOENT;
 	for (size_t k = 0; k < UNW_NBINDS; k++)
-		if (us.slot[k])
-			__atomic_store_n(us.slot[k], unw_binds[k].fn, __ATOMIC_RELEASE);
+		if (us->slot[k])
+			__atomic_store_n(us->slot[k], unw_binds[k].fn, __ATOMIC_RELEASE);
 	if (ro)
 		mprotect((void *)(uintptr_t)lo, hi - lo, PROT_READ);
 	return 0;
@@ -620,9 +620,10 @@ int ctx_process_init(void *(*lookup)(const char *name))
 	if (!unw.init_local || !unw.init_local2 || !unw.step || !unw.get_reg ||
 	    !unw.getcontext || !unw.set_caching_policy || !unw.local_addr_space)
 		return -ELIBBAD;
-	dl_iterate_phdr(unw_range_cb, NULL);
+	struct unw_slots us = { 0 };
+	dl_iterate_phdr(unw_object_cb, &us);
 	/* before libunwind's first use (the caching policy may already open its pipe) */
-	int r = unw_bind_nopipe();
+	int r = unw_bind_nopipe(&us);
 	unw.set_caching_policy(*unw.local_addr_space, UNW_CACHE_GLOBAL);
 	unw_ready = 1;
 	return r;

@@ -51,11 +51,10 @@ SIGSAFE static pid_t mem_pid(void)
 	return p ? p : getpid();
 }
 
-/* decode-load.c: libZydis's entry points are in decode_zy (0: it could not be loaded). */
+/* decode-load.c: libZydis's entry points are in decode_zy (0: it could not be loaded).
+ * Called once: decode_init, its only caller, runs once. */
 void decode_ready(int loaded)
 {
-	if (decoder_ready)
-		return;
 	if (loaded)
 		decode_zy.decoder_init(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	have_fsgsbase = !!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE);

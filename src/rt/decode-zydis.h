@@ -24,8 +24,8 @@ struct decode_zydis {
 /* Filled by decode_init; all NULL until then, or when the library could not be loaded. */
 extern struct decode_zydis decode_zy;
 
-/* decode_init's end: `loaded` says whether decode_zy is filled.  Sets up the decoder (or
- * marks it missing: decode_access then fails) and the memory reads' pid. */
+/* decode_init's end, once: `loaded` says whether decode_zy is filled.  Sets up the decoder
+ * (or marks it missing: decode_access then fails) and the memory reads' pid. */
 void decode_ready(int loaded);
 
 #endif

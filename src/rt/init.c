@@ -95,33 +95,42 @@ static void config_read(void)
 }
 
 /*
- * The tool SONDE_TOOL names, started: 0, or -1 when it is unknown or refuses to start;
- * then the runtime stays off and the program runs as it would without it.
+ * The tool SONDE_TOOL names, into rt_tool before the sources start (they, the watchpoint
+ * backend and the unwinders ask its flags): 0, or -1 when there is none of that name; then
+ * the runtime stays off and the program runs as it would without it.
+ */
+static int rt_tool_pick(void)
+{
+	rt_tool = rt_tool_find(rt_cfg.tool);
+	if (rt_tool)
+		return 0;
+	char msg[480];
+	snprintf(msg, sizeof(msg), "sonde: unknown tool '%s' (SONDE_TOOL); the program runs "
+		 "unprofiled\n", rt_cfg.tool);
+	rt_log(msg);
+	rt_cfg.enabled = 0;
+	return -1;
+}
+
+/*
+ * rt_tool started: 0, or -1 when it refuses; then rt_tool is NULL again and the runtime
+ * stays off.  No hook can run before: no thread has started (rt_thread_start).
  */
 static int rt_tool_start(void)
 {
-	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);
-	int r = tool ? 0 : -EINVAL;
-	if (tool && tool->start)
-		r = tool->start();
-	if (r) {
-		/* which program refuses: under a wrapper (/usr/bin/time, env, a shell) it
-		 * is the wrapper, and the program it starts may well be profiled */
-		char msg[480];
-		if (tool)
-			snprintf(msg, sizeof(msg), "sonde: tool '%s' cannot start in %s (pid %d): %s;"
-				 " %s runs unprofiled\n", rt_cfg.tool, program_invocation_short_name,
-				 (int)getpid(), rt_tool_why[0] ? rt_tool_why : strerror(-r),
-				 program_invocation_short_name);
-		else
-			snprintf(msg, sizeof(msg), "sonde: unknown tool '%s' (SONDE_TOOL); the program"
-				 " runs unprofiled\n", rt_cfg.tool);
-		rt_log(msg);
-		rt_cfg.enabled = 0;
-		return -1;
-	}
-	rt_tool = tool;
-	return 0;
+	int r = rt_tool->start ? rt_tool->start() : 0;
+	if (!r)
+		return 0;
+	/* which program refuses: under a wrapper (/usr/bin/time, env, a shell) it is the
+	 * wrapper, and the program it starts may well be profiled */
+	char msg[480];
+	snprintf(msg, sizeof(msg), "sonde: tool '%s' cannot start in %s (pid %d): %s; %s runs "
+		 "unprofiled\n", rt_cfg.tool, program_invocation_short_name, (int)getpid(),
+		 rt_tool_why[0] ? rt_tool_why : strerror(-r), program_invocation_short_name);
+	rt_log(msg);
+	rt_cfg.enabled = 0;
+	rt_tool = NULL;
+	return -1;
 }
 
 static const struct rt_source *source_by_id(int id)
@@ -187,8 +196,7 @@ static void watch_pick(void)
 	 * imported from us); other sonde-cc builds keep the debug registers where they trap.
 	 * With the hooks, soft is also cheaper: on debug registers each hook's read of the
 	 * return slot is one more trap an instance. */
-	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);	/* rt_tool: set later */
-	int exec = tool && (tool->flags & RT_TOOL_EXEC_WATCH);
+	int exec = (rt_tool->flags & RT_TOOL_EXEC_WATCH) != 0;
 	int hooks = instrumented && exec && rt_exe_imports("__cyg_profile_func_enter");
 
 	watch_backend_init(getenv("SONDE_WATCH"), instrumented, !exec || hooks);
@@ -252,9 +260,7 @@ static void *unwind_sym(const char *name)
 
 static void unwinders_init(void)
 {
-	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);	/* rt_tool: set later */
-
-	if (tool && (tool->flags & RT_TOOL_FP_CONTEXT) && rt_source != &rt_source_inst) {
+	if ((rt_tool->flags & RT_TOOL_FP_CONTEXT) && rt_source != &rt_source_inst) {
 		unwind_check = 1;
 		return;
 	}
@@ -440,6 +446,8 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
 	stem_set();
+	if (rt_tool_pick())
+		return;
 	source_pick();
 	watch_pick();
 	unwinders_init();

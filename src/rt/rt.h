@@ -257,7 +257,8 @@ struct rt_tool {
 extern const struct rt_tool *const rt_tools[];
 /* The tool called name, NULL if there is none. */
 const struct rt_tool *rt_tool_find(const char *name);
-/* The tool in use (init.c); NULL before start or when the runtime is off. */
+/* The tool in use (init.c): set before the sources start, so that they may read its
+ * flags; NULL before, or when the runtime is off. */
 extern const struct rt_tool *rt_tool;
 
 /* Append one of the tool's own records (type >= SONDE_REC_TOOL, declared in the tool's

@@ -190,9 +190,8 @@ static int clock_start(void)
 
 	/* A tool that takes the interrupted PC alone (RT_TOOL_NO_ACCESS) decodes nothing:
 	 * no decoder, and libZydis stays unloaded; only the code reads' pid.  (rt_tool is
-	 * set after the source starts.) */
-	const struct rt_tool *tool = rt_tool_find(rt_cfg.tool);
-	if (tool && (tool->flags & RT_TOOL_NO_ACCESS))
+	 * set before the source starts; NULL in the unit tests that start it alone.) */
+	if (rt_tool && (rt_tool->flags & RT_TOOL_NO_ACCESS))
 		decode_after_fork();
 	else
 		decode_init();

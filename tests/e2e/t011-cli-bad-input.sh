@@ -29,6 +29,18 @@ expect analyze-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" ana
 expect analyze-function-no-value 2 "^sonde: option '--function' needs a value$" "$SONDE" analyze --function
 expect record-cycles-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" record-cycles --bogus -- true
 expect mem-no-program 2 "^sonde: no program to run" "$SONDE" mem
+# the recording tools read their command lines alike (launch_args): the same shared
+# options, the same errors, each its own name in them
+for t in mem comm reuse variance; do
+	expect $t-no-program-alike 2 "^sonde: no program to run \(sonde $t \[options\] -- program \[args\]\)$" \
+		"$SONDE" $t
+	expect $t-unknown-alike 2 "^try 'sonde $t --help'$" "$SONDE" $t --bogus -- true
+	expect $t-top-no-value-alike 2 "^sonde: option '--top' needs a value$" "$SONDE" $t --top
+	expect $t-bad-top-alike 2 "" "$SONDE" $t --top 0 -- true
+	expect $t-help-h-alike 0 "" "$SONDE" $t -h
+	grep -q -- "--no-follow-exec  stop profiling at exec" out.txt && pass $t-help-shared-options ||
+		fail $t-help-shared-options "$(head -c 300 out.txt)"
+done
 expect mem-bad-source 2 "unknown sample source 'gpu'" "$SONDE" mem --source gpu -- true
 expect mem-bad-period 2 "period wants a positive number" "$SONDE" mem --period -5 -- true
 expect mem-not-found 127 "^sonde: cannot run 'no-such-program-xyz': No such file or directory" \

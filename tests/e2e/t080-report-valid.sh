@@ -75,3 +75,15 @@ fi
 # a second report reads the stored database and prints the same text
 "$SONDE" report rec >again.txt
 check same_again cmp -s out.txt again.txt
+
+# The database is rebuilt when a raw file is newer than it (prof_is_raw_name), not when a
+# user's file that only looks like one is: the rebuild is seen as a new inode (db_write
+# renames a fresh file over it)
+ino() { stat -c %i rec/profile.db; }
+i0=$(ino)
+echo keep >rec/notes.maps && touch -d '+1 hour' rec/notes.maps
+"$SONDE" report rec >/dev/null 2>&1
+check kept_for_lookalike [ "$(ino)" = "$i0" ]
+touch -d '+1 hour' rec/1234.proc
+"$SONDE" report rec >/dev/null 2>&1
+check rebuilt_for_raw [ "$(ino)" != "$i0" ]

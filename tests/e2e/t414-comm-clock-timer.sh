@@ -51,6 +51,11 @@ SONDE_CLOCK_TIMER=posix "$SONDE" mem -q --source clock -o memp -- "$T/cb-gcc" $W
 check t414-mem-posix-status [ $? -eq 0 ]
 check t414-mem-posix-event [ "$(proc_event memp)" = posix-timer ]
 check t414-mem-posix-samples [ "$(comm_meta memp samples)" -gt 0 ]
+# mem writes the scaling line itself, from the processes' clock_event (db_scaling)
+check t414-mem-posix-scaling grep -q 'POSIX CPU-time timers.*at most one sample a tick' \
+	<<<"$(comm_meta memp scaling)"
+check t414-mem-perf-scaling grep -q '^one sample per [0-9]* ns of CPU time' \
+	<<<"$(comm_meta mem scaling)"
 
 # No timer to be had (ulimit -i 1: the user's pending-signal limit, of which every POSIX
 # timer holds a slot, so at most one of commbench's 5 threads gets one): the program

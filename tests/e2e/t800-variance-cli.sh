@@ -45,3 +45,45 @@ if var_build t800-native vwork.c vwork -pthread; then
 	"$SONDE" variance -q -o rec -- ./vwork nosuchmode 1 >/dev/null 2>&1
 	check t800-program-status-passed-through [ $? -eq 2 ]
 fi
+
+# The handlers' CPU time (meta handler_cpu_ns): a row only where the runtime measured it,
+# and then not 0 (the handlers ran, and took wall time); a recording of an older runtime,
+# whose STATS records end before the field, has no row (not a 0 that reads as a measured
+# cost).  The old recording is this one with its STATS records cut to their old size (the
+# field is their last 8 bytes: src/tools/variance/format.h).
+if var_build t800-cpu vwork.c vwork2 -pthread; then
+	"$SONDE" variance -q -o new -- ./vwork2 mix 0.2 >/dev/null 2>&1
+	v=$(sqlite3 new/profile.db "select value from meta where key = 'handler_cpu_ns'")
+	echo "    this runtime's handler_cpu_ns: '${v}' (none: not measured)"
+	check "t800-handler-cpu-not-0 ($v)" [ -z "$v" -o "${v:-1}" != 0 ]
+	cp -r new old && rm old/profile.db
+	check t800-old-stats-cut python3 - old <<'PY'
+import glob, struct, sys
+STATS = 64 + 1	# VAR_REC_STATS
+cut = 0
+for f in glob.glob(sys.argv[1] + "/*.sdt"):
+	b = bytearray(open(f, "rb").read())
+	off = struct.unpack_from("<I", b, 12)[0]	# header_size
+	out = b[:off]
+	while off + 8 <= len(b):
+		t, n = struct.unpack_from("<HH", b, off)
+		if n < 8:
+			break
+		r = b[off:off + n]
+		if t == STATS:
+			struct.pack_into("<H", r, 2, n - 8)
+			r = r[:n - 8]
+			cut += 1
+		out += r
+		off += n
+	open(f, "wb").write(out + b[off:])
+assert cut > 0, "no STATS record"
+PY
+	"$SONDE" report old >/dev/null 2>&1
+	check t800-old-report-status [ $? -eq 0 ]
+	check t800-handler-cpu-not-measured [ -z "$(sqlite3 old/profile.db \
+		"select value from meta where key = 'handler_cpu_ns'")" ]
+	check t800-old-still-counts [ "$(sqlite3 old/profile.db \
+		"select value from meta where key = 'samples'")" = "$(sqlite3 new/profile.db \
+		"select value from meta where key = 'samples'")" ]
+fi

@@ -715,6 +715,29 @@ TEST(fixtures_current)
 	rmtmp();
 }
 
+/* The runtime's raw file names (rt/init.c stem_set, rt/thread.c) and lookalikes a user may
+ * keep in the directory: `sonde report` rebuilds on the first, --force removes only them. */
+TEST(raw_names)
+{
+	static const char *const raw[] = { "1234.proc", "1234-1240.sdt", "1234-1240.sdt.tmp",
+					   "1234.maps", "1234.maps.start", "r3.77.proc",
+					   "r0.77-78.sdt", "1234.e2.proc", "1234.e2-1240.sdt",
+					   "r1.5.e1.maps" };
+	static const char *const other[] = { "profile.db", "run.txt", "notes.maps", "x1234.proc",
+					     "r.55.proc", "r5.proc", "1234.proc.bak", "1234-.sdt",
+					     "1234.e.proc", "1234-12a.sdt", ".proc", "1234", "" };
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		if (!prof_is_raw_name(raw[i])) {
+			printf("  %s: not taken for a raw file\n", raw[i]);
+			CHECK(0);
+		}
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (prof_is_raw_name(other[i])) {
+			printf("  %s: taken for a raw file\n", other[i]);
+			CHECK(0);
+		}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-fixtures"))
@@ -730,5 +753,6 @@ int main(int argc, char **argv)
 	RUN(missing_recordings);
 	RUN(ranks);
 	RUN(fixtures_current);
+	RUN(raw_names);
 	return CHECK_DONE();
 }

@@ -5,6 +5,7 @@
  * the three formats, MPI ranks merged, rebuild when the raw files change).
  */
 #include <errno.h>
+#include <sqlite3.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "prof/report.h"
 #include "sonde/format.h"
 #include "ui/csv.h"
+#include "ui/html.h"
 #include "ui/json.h"
 #include "ui/text.h"
 
@@ -333,6 +335,64 @@ TEST(errors)
 	rmtmp();
 }
 
+/* The tools' tables of query rows: n rows of 1..n shown up to max, then the tail
+ * (report_html_table_end) as the page shows it. */
+static char *table_of(int rows, int max, const char *empty)
+{
+	static const char *const heads[] = { "v" };
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char sql[128], *buf = NULL;
+	size_t len = 0;
+	if (sqlite3_open(":memory:", &db))
+		return NULL;
+	snprintf(sql, sizeof(sql), "WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v + 1 "
+		 "FROM c WHERE v < %d) SELECT v FROM c WHERE v <= %d", rows > 0 ? rows : 1, rows);
+	struct html *h = html_new("t");
+	int rc, n = 0;
+	if (!h || sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
+		html_free(h);
+		sqlite3_close(db);
+		return NULL;
+	}
+	html_table_begin(h, "t", 1, heads, "r", 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= max) {
+		html_row_begin(h);
+		html_td_int(h, sqlite3_column_int64(st, 0));
+		html_row_end(h);
+	}
+	int r = report_html_table_end(h, st, rc, n, max, "x/rows.csv", empty);
+	FILE *f = open_memstream(&buf, &len);
+	if (r || html_write(h, f))
+		len = 0;
+	fclose(f);
+	html_free(h);
+	sqlite3_close(db);
+	if (!len) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+TEST(html_table_end)
+{
+	char *p = table_of(7, 3, "no-row-text");
+	CHECK(p && strstr(p, "<td>3</td>") && !strstr(p, "<td>4</td>"));
+	CHECK(p && strstr(p, "<p>... 4 more rows in x/rows.csv</p>"));
+	CHECK(p && !strstr(p, "no-row-text"));
+	free(p);
+	p = table_of(3, 3, "no-row-text");	/* all shown: nothing more said */
+	CHECK(p && strstr(p, "<td>3</td>") && !strstr(p, "more rows") && !strstr(p, "no-row-text"));
+	free(p);
+	p = table_of(0, 3, "no row at all");
+	CHECK(p && strstr(p, "<p>no row at all</p>") && !strstr(p, "more rows"));
+	free(p);
+	p = table_of(0, 3, NULL);
+	CHECK(p && !strstr(p, "more rows") && !strstr(p, "<p>"));
+	free(p);
+}
+
 int main(void)
 {
 	RUN(csv_quoting);
@@ -341,5 +401,6 @@ int main(void)
 	RUN(ranks_csv_json);
 	RUN(rebuild_when_stale);
 	RUN(errors);
+	RUN(html_table_end);
 	return CHECK_DONE();
 }

@@ -37,74 +37,60 @@ static void usage(FILE *f)
 		launch_help, COMM_BOARD_DEFAULT);
 }
 
-static int number(const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
+/* comm's own options (launch_args) */
+static int comm_option(int opt, const char *arg, void *ctx)
 {
-	char *end;
-	*v = strtoul(s, &end, 10);
-	return *s && !*end && *v >= lo && *v <= hi;
+	int *exact = ctx;
+	unsigned long v;
+	switch (opt) {
+	case 2001:
+		*exact = 1;
+		break;
+	case 2002:
+		if (!launch_number(arg, 1, 1u << 20, &v))
+			return sonde_usage_error("comm", "--board wants 1 to %u slots, not '%s'",
+						 1u << 20, arg);
+		setenv("SONDE_COMM_BOARD", arg, 1);
+		break;
+	case 2003:
+		if (!launch_number(arg, 1, 4, &v) || v == 3)
+			return sonde_usage_error("comm", "--dregs wants 1, 2 or 4, not '%s'", arg);
+		setenv("SONDE_COMM_DREGS", arg, 1);
+		break;
+	case 2004:
+		setenv("SONDE_COMM_WATCH", "0", 1);
+		break;
+	case 2005:
+		if (!launch_number(arg, 2, 1ul << 30, &v))
+			return sonde_usage_error("comm", "--compare wants a period of 2 to %lu "
+							 "accesses, not '%s'", 1ul << 30, arg);
+		setenv("SONDE_COMM_COMPARE", arg, 1);
+		*exact = 1;
+		break;
+	}
+	return 0;
 }
 
 int cmd_comm(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		LAUNCH_LONG_OPTIONS,
+	static const struct option own[] = {
 		{ "exact", no_argument, NULL, 2001 },
 		{ "board", required_argument, NULL, 2002 },
 		{ "dregs", required_argument, NULL, 2003 },
 		{ "no-watch", no_argument, NULL, 2004 },
 		{ "compare", required_argument, NULL, 2005 },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
-	int exact = 0, opt;
-	unsigned long v;
+	int exact = 0;
 	launch_opts_init(&o, "comm");
 	unsetenv("SONDE_COMM_WATCH");
 	unsetenv("SONDE_COMM_COMPARE");
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
-		int r = launch_parse_option(&o, opt, optarg, "comm");
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		switch (opt) {
-		case 2001:
-			exact = 1;
-			break;
-		case 2002:
-			if (!number(optarg, 1, 1u << 20, &v))
-				return sonde_usage_error("comm", "--board wants 1 to %u slots, not '%s'",
-							 1u << 20, optarg);
-			setenv("SONDE_COMM_BOARD", optarg, 1);
-			break;
-		case 2003:
-			if (!number(optarg, 1, 4, &v) || v == 3)
-				return sonde_usage_error("comm", "--dregs wants 1, 2 or 4, not '%s'",
-							 optarg);
-			setenv("SONDE_COMM_DREGS", optarg, 1);
-			break;
-		case 2004:
-			setenv("SONDE_COMM_WATCH", "0", 1);
-			break;
-		case 2005:
-			if (!number(optarg, 2, 1ul << 30, &v))
-				return sonde_usage_error("comm", "--compare wants a period of 2 to %lu "
-								 "accesses, not '%s'", 1ul << 30, optarg);
-			setenv("SONDE_COMM_COMPARE", optarg, 1);
-			exact = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return bad_option("comm", argv);
-		}
-	}
-	if (optind >= argc)
-		return sonde_usage_error("comm", "no program to run (sonde comm [options] -- program [args])");
+	int r = launch_args("comm", argc, argv, &o, own, NULL, comm_option, &exact, usage);
+	if (r != LAUNCH_ARGS_READ)
+		return r;
+	if (launch_program("comm", argc))
+		return EXIT_USAGE;
 	if (exact) {
 		if (launch_exact(&o, "comm"))
 			return EXIT_USAGE;

@@ -240,10 +240,8 @@ static int pairs(struct html *h, sqlite3 *db)
 		html_td(h, db_col_str(st, 6));
 		html_row_end(h);
 	}
-	html_table_end(h);
-	if (!n)
-		html_para(h, "No communicating pair.");
-	return db_finish(st, rc);
+	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "comm/pairs.csv",
+				     "No communicating pair.");
 }
 
 static int objects(struct html *h, sqlite3 *db)
@@ -272,11 +270,10 @@ static int objects(struct html *h, sqlite3 *db)
 			html_td_int(h, sqlite3_column_int64(st, i));
 		html_row_end(h);
 	}
-	html_table_end(h);
-	if (!n)
-		html_para(h, db_meta_u64(db, "exact") ? "The exact detector does not attribute objects."
-						   : "No object: no communication was seen.");
-	return db_finish(st, rc);
+	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "comm/objects.csv",
+				     db_meta_u64(db, "exact") ?
+					     "The exact detector does not attribute objects." :
+					     "No object: no communication was seen.");
 }
 
 /* The processes of an MPI run (several processes only). */

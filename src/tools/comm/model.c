@@ -333,11 +333,12 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 static int write_meta(sqlite3 *db, struct model *m)
 {
 	sqlite3_stmt *st;
-	char scaling[160], unit[200], watch[400];
+	char scaling[DB_SCALING_MAX], unit[200], watch[400];
 	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
 		return -EIO;
-	db_scaling(m->proc->source, m->proc->period, scaling, sizeof(scaling));
+	db_scaling(m->proc->source, m->proc->period, profile_clock_posix(m->p), scaling,
+		   sizeof(scaling));
 	if (m->exact)
 		snprintf(unit, sizeof(unit), "cache-line transfers (exact: every access modelled)");
 	else if (m->clock)

@@ -33,33 +33,13 @@ static void usage(FILE *f)
 
 int cmd_mem(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		LAUNCH_LONG_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct launch_opts o;
-	int opt;
 	launch_opts_init(&o, "mem");
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
-		int r = launch_parse_option(&o, opt, optarg, "mem");
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		switch (opt) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return bad_option("mem", argv);
-		}
-	}
-	if (optind >= argc)
-		return sonde_usage_error("mem", "no program to run (sonde mem [options] -- program [args])");
-
+	int r = launch_args("mem", argc, argv, &o, NULL, NULL, NULL, NULL, usage);
+	if (r != LAUNCH_ARGS_READ)
+		return r;
+	if (launch_program("mem", argc))
+		return EXIT_USAGE;
 	return record_and_report(&o, argv + optind);
 }
 

@@ -152,7 +152,7 @@ static int write_meta(struct writer *w)
 	const struct profile *p = m->prof;
 	sqlite3_stmt *st;
 	uint64_t c[6];
-	char period[32] = "", scaling[160];
+	char period[32] = "", scaling[DB_SCALING_MAX];
 	char *mark = describing(p);
 	int r = mark ? prepare(w, "INSERT INTO meta VALUES(?,?)", &st) : -ENOMEM;
 	if (r) {
@@ -162,8 +162,8 @@ static int write_meta(struct writer *w)
 	meta_counts(m, c);
 	int mixed;
 	uint64_t per = common_period(p, mark, &mixed);
-	db_scaling(common_str(p, mark, offsetof(struct prof_process, source)), per, scaling,
-		   sizeof(scaling));
+	db_scaling(common_str(p, mark, offsetof(struct prof_process, source)), per,
+		   profile_clock_posix(p), scaling, sizeof(scaling));
 	if (mixed)
 		snprintf(period, sizeof(period), "mixed");
 	else if (p->nproc)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "prof/db.h"
+#include "prof/report.h"
 #include "tools/mem/mem.h"
 #include "ui/html.h"
 
@@ -65,22 +66,6 @@ static void header(struct html *h, sqlite3 *db)
 	html_kv_end(h);
 }
 
-/*
- * End a table of n rows so far, rc the last sqlite3_step of st: the rows past
- * TABLE_MAX_ROWS are counted, "... N more rows in mem/NAME" said when the table was cut,
- * and st is finished (db_finish's result).
- */
-static int table_end(struct html *h, sqlite3_stmt *st, int rc, int64_t n, const char *csv)
-{
-	while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		n++;
-	html_table_end(h);
-	if (n > TABLE_MAX_ROWS)
-		html_printf(h, "<p>... %" PRId64 " more rows in mem/%s</p>\n", n - TABLE_MAX_ROWS,
-			    csv);
-	return db_finish(st, rc);
-}
-
 static int objects(struct html *h, sqlite3 *db)
 {
 	static const char *const heads[] = { "#", "object", "kind", "samples", "share",
@@ -106,7 +91,7 @@ static int objects(struct html *h, sqlite3 *db)
 			html_td_int(h, sqlite3_column_int64(st, i));
 		html_row_end(h);
 	}
-	return table_end(h, st, rc, n, "objects.csv");
+	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "mem/objects.csv", NULL);
 }
 
 static int code(struct html *h, sqlite3 *db)
@@ -133,7 +118,7 @@ static int code(struct html *h, sqlite3 *db)
 		html_td_int(h, sqlite3_column_int64(st, 6));
 		html_row_end(h);
 	}
-	return table_end(h, st, rc, n, "code.csv");
+	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "mem/code.csv", NULL);
 }
 
 /* The threads' labels and samples, in the table's order (for the chart and the heat map). */

@@ -133,7 +133,7 @@ int mem_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 /* ---- text ---- */
 
 struct meta {
-	char tool[64], source[64], why[512], period[32], unit[32], scaling[256];
+	char tool[64], source[64], why[512], period[32], unit[32], scaling[DB_SCALING_MAX];
 	char exe[1024], argv[4096];
 	uint64_t samples, loads, stores, dropped, truncated, processes, threads, period_n;
 };

@@ -41,64 +41,50 @@ static void usage(FILE *f)
 		launch_help, REUSE_SLOTS, REUSE_SLOTS);
 }
 
+/* reuse's own options (launch_args): the modes' flags into ctx (exact, shared, spatial) */
+static int reuse_option(int opt, const char *arg, void *ctx)
+{
+	int *mode = ctx;
+	unsigned long v;
+	switch (opt) {
+	case 2001:
+	case 2002:
+	case 2003:
+		mode[opt - 2001] = 1;
+		break;
+	case 2004:
+		if (!launch_number(arg, 1, REUSE_SLOTS, &v))
+			return sonde_usage_error("reuse", "--slots wants 1 to %d, not '%s'",
+						 REUSE_SLOTS, arg);
+		setenv("SONDE_REUSE_SLOTS", arg, 1);
+		break;
+	}
+	return 0;
+}
+
 int cmd_reuse(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		LAUNCH_LONG_OPTIONS,
+	static const struct option own[] = {
 		{ "exact", no_argument, NULL, 2001 },
 		{ "shared", no_argument, NULL, 2002 },
 		{ "spatial", no_argument, NULL, 2003 },
 		{ "slots", required_argument, NULL, 2004 },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
-	int exact = 0, shared = 0, spatial = 0, opt;
-	char *end;
+	int mode[3] = { 0 };	/* exact, shared, spatial */
 	launch_opts_init(&o, "reuse");
-	optind = 1;
-	opterr = 0;
 	unsetenv("SONDE_REUSE_SLOTS");
-	while ((opt = getopt_long(argc, argv, "+o:s:p:fqh", longopts, NULL)) != -1) {
-		int r = launch_parse_option(&o, opt, optarg, "reuse");
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		switch (opt) {
-		case 2001:
-			exact = 1;
-			break;
-		case 2002:
-			shared = 1;
-			break;
-		case 2003:
-			spatial = 1;
-			break;
-		case 2004: {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || v < 1 || v > REUSE_SLOTS)
-				return sonde_usage_error("reuse", "--slots wants 1 to %d, not '%s'",
-							 REUSE_SLOTS, optarg);
-			setenv("SONDE_REUSE_SLOTS", optarg, 1);
-			break;
-		}
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return bad_option("reuse", argv);
-		}
-	}
-	if (optind >= argc)
-		return sonde_usage_error("reuse", "no program to run (sonde reuse [options] -- program [args])");
-	if (exact) {
-		if (launch_exact(&o, "reuse"))
-			return EXIT_USAGE;
-	}
-	setenv("SONDE_REUSE_EXACT", exact ? "1" : "0", 1);
-	setenv("SONDE_REUSE_SHARED", shared ? "1" : "0", 1);
-	setenv("SONDE_REUSE_SPATIAL", spatial ? "1" : "0", 1);
+	int r = launch_args("reuse", argc, argv, &o, own, NULL, reuse_option, mode, usage);
+	if (r != LAUNCH_ARGS_READ)
+		return r;
+	if (launch_program("reuse", argc))
+		return EXIT_USAGE;
+	if (mode[0] && launch_exact(&o, "reuse"))
+		return EXIT_USAGE;
+	setenv("SONDE_REUSE_EXACT", mode[0] ? "1" : "0", 1);
+	setenv("SONDE_REUSE_SHARED", mode[1] ? "1" : "0", 1);
+	setenv("SONDE_REUSE_SPATIAL", mode[2] ? "1" : "0", 1);
 	return record_and_report(&o, argv + optind);
 }
 

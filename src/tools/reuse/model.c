@@ -624,7 +624,7 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 static int write_meta(sqlite3 *db, struct model *m)
 {
 	sqlite3_stmt *st;
-	char watch[400], scaling[160];
+	char watch[400], scaling[DB_SCALING_MAX];
 	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT INTO meta VALUES(?,?)", -1, &st, NULL))
 		return -EIO;
@@ -633,7 +633,8 @@ static int write_meta(sqlite3 *db, struct model *m)
 				    : m->counts ? "none observed"
 				    : "unknown: the clock source gives reuse times only; distances need "
 				      "the inst source (sonde-cc) or a PMU (hw)";
-	db_scaling(m->proc->source, m->proc->period, scaling, sizeof(scaling));
+	db_scaling(m->proc->source, m->proc->period, profile_clock_posix(m->p), scaling,
+		   sizeof(scaling));
 	const char *kv[][2] = {
 		{ "schema", DB_SCHEMA }, { "tool", "reuse" }, { "source", m->proc->source },
 		{ "period_unit", m->proc->period_unit }, { "scaling", scaling },

@@ -57,52 +57,42 @@ static int parse_events(const char *list, unsigned *bits)
 	return 0;
 }
 
+struct var_args {
+	unsigned events;
+	const char *timeline;
+};
+
+/* variance's own options (launch_args) */
+static int var_option(int opt, const char *arg, void *ctx)
+{
+	struct var_args *a = ctx;
+	if (opt == 'e')
+		return parse_events(arg, &a->events) ? EXIT_USAGE : 0;
+	a->timeline = arg;	/* --timeline */
+	return 0;
+}
+
 int cmd_variance(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		LAUNCH_LONG_OPTIONS,
+	static const struct option own[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "timeline", required_argument, NULL, 2001 },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct launch_opts o;
-	const char *timeline = NULL;
-	unsigned events = VAR_EV_TIME | VAR_EV_CPU;
-	int opt;
+	struct var_args a = { .events = VAR_EV_TIME | VAR_EV_CPU };
 	launch_opts_init(&o, "variance");
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+o:s:p:fqhe:", longopts, NULL)) != -1) {
-		int r = launch_parse_option(&o, opt, optarg, "variance");
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		switch (opt) {
-		case 'e':
-			if (parse_events(optarg, &events))
-				return EXIT_USAGE;
-			break;
-		case 2001:
-			timeline = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return bad_option("variance", argv);
-		}
-	}
-	if (timeline) {
+	int r = launch_args("variance", argc, argv, &o, own, "e:", var_option, &a, usage);
+	if (r != LAUNCH_ARGS_READ)
+		return r;
+	if (a.timeline) {
 		if (optind != argc - 1)
 			return sonde_usage_error("variance", "--timeline wants FUNCTION and one "
 							     "recording directory");
-		return var_timeline(timeline, argv[optind], stdout);
+		return var_timeline(a.timeline, argv[optind], stdout);
 	}
-	if (optind >= argc)
-		return sonde_usage_error("variance", "no program to run (sonde variance [options] "
-						     "-- program [args])");
+	if (launch_program("variance", argc))
+		return EXIT_USAGE;
 	if (o.source && !strcmp(o.source, "auto"))
 		o.source = "clock";
 	if (o.source && !strcmp(o.source, "hw"))
@@ -111,7 +101,7 @@ int cmd_variance(int argc, char **argv)
 	if (!o.period && !strcmp(o.source, "clock"))
 		o.period = VAR_DEFAULT_PERIOD;
 	char ev[16];
-	snprintf(ev, sizeof(ev), "%u", events);
+	snprintf(ev, sizeof(ev), "%u", a.events);
 	setenv("SONDE_VARIANCE_EVENTS", ev, 1);
 	return record_and_report(&o, argv + optind);
 }

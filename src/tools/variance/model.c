@@ -88,6 +88,8 @@ struct model {
 	size_t nnm, capnm;
 	uint64_t samples, events;
 	struct var_rec_stats st;
+	/* STATS records with handler_cpu_ns and without (older runtimes ended before it) */
+	size_t cpu_measured, cpu_unmeasured;
 	uint32_t backend, calls_hooked;
 	uint64_t rng;
 	const char *source;
@@ -363,8 +365,12 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 		} else if (h->type == VAR_REC_STATS &&
 			   h->size >= offsetof(struct var_rec_stats, handler_cpu_ns)) {
 			const struct var_rec_stats *s = (const void *)h;
-			if (h->size >= sizeof(*s))
+			if (h->size >= sizeof(*s)) {
 				m->st.handler_cpu_ns += s->handler_cpu_ns;
+				m->cpu_measured++;
+			} else {
+				m->cpu_unmeasured++;
+			}
 			const uint64_t *a = &s->samples;
 			uint64_t *b = &m->st.samples;
 			for (int i = 0; i < VAR_NSTATS; i++)
@@ -684,12 +690,21 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		{ "functions", m->nk }, { "path_samples", m->samples },
 		{ "watch_errno", (uint64_t)m->st.watch_errno }, { "reservoir", VAR_RESERVOIR },
 		{ "trap_ns", (uint64_t)m->st.trap_ns }, { "trap_cpu_ns", (uint64_t)m->st.trap_cpu_ns },
-		{ "handler_cpu_ns", m->st.handler_cpu_ns },
 		{ "wall_ns", pr->end_ns > pr->start_ns ? pr->end_ns - pr->start_ns : 0 },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
 		snprintf(b, sizeof(b), "%" PRIu64, nums[i].v);
 		r = db_row(st, "tt", nums[i].k, b);
+	}
+	/* No row where the runtime did not measure it: a 0, or a sum over some threads, would
+	 * read as a measured cost (readers say "not measured").  Not measured: a record that
+	 * ends before the field (an older runtime), or 0 CPU time beside handlers that took
+	 * wall time (a runtime that has the field but never adds to it, as rt-variance.c
+	 * since 02c29a5) */
+	if (!r && m->cpu_measured && !m->cpu_unmeasured &&
+	    (m->st.handler_cpu_ns || !m->st.handler_ns)) {
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.handler_cpu_ns);
+		r = db_row(st, "tt", "handler_cpu_ns", b);
 	}
 	sqlite3_finalize(st);
 	return r;
