@@ -16,7 +16,8 @@
 #                                 a tool's name picks its cases; default all; PAIRS=5)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-B=${SONDE_BUILD:-$top/build}
+B=$(cd "${SONDE_BUILD:-$top/build}" && pwd) || exit 1
+export LC_ALL=C	# join and sort agree on the order
 PAIRS=${PAIRS:-5}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -130,8 +131,8 @@ for c in $cases; do
 	by_file sn >fn; by_file so >fo; by_file sp >fp
 	echo "  resident at exit by mapping, runtime off - native: $(diff_line fn fo)"
 	echo "  resident at exit by mapping, profiled - native: $(diff_line fn fp)"
-	by_anon_size sn | awk '{ print $1 "KB", $3 }' >an
-	by_anon_size sp | awk '{ print $1 "KB", $3 }' >ap
+	by_anon_size sn | awk '{ print $1 "KB", $3 }' | sort >an
+	by_anon_size sp | awk '{ print $1 "KB", $3 }' | sort >ap
 	echo "  anonymous mappings by size, profiled - native (resident KB): $(diff_line an ap)"
 	echo "  anonymous mappings of the profiled run (size KB x count: resident KB): $(by_anon_size sp |
 		awk '{ printf "%s%dx%d:%d", s, $1, $2, $3; s = ", " }')"
