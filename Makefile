@@ -81,7 +81,8 @@ all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc $(EXTRA_TAR
 # text) except where it runs at every access or every allocation: the inst source's
 # callbacks, the tools' hooks behind them, the soft watchpoints' filter, the malloc
 # wrappers.  Per sample or per trap, the kernel's signal delivery (~25 us) dwarfs what -Os
-# costs; once per run, nothing counts.  (bench/memory.sh; doc/architecture.md, "Memory".)
+# costs; once per run, nothing counts.  (bench/memory.sh; doc/architecture.md, "The
+# runtime's fixed memory".)
 RT_HOT := src/rt/source-inst.c src/rt/interpose.c src/rt/watch-sig.c src/rt/core.c \
 	src/rt/arena.c src/tools/reuse/rt-reuse.c src/tools/reuse/rt-sampler.c \
 	src/tools/comm/rt-comm.c src/tools/comm/rt-detect.c

@@ -13,7 +13,10 @@
 # (issue 8), reuse <= 1.5x (issue 10), variance <= 1.10x (issue 9).  Prints; never fails
 # on numbers.
 #   bench/memory.sh [CASE...]   (cases: mem comm reuse variance-calls variance-mix;
-#                                 a tool's name picks its cases; default all; PAIRS=5)
+#                                 a tool's name picks its cases; default all; PAIRS=5;
+#                                 MEMORY_BENCH_BEFORE=DIR: another build directory's
+#                                 profiled run joins every round, e.g. a copy of build/
+#                                 made before a change: before and after side by side)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${SONDE_BUILD:-$top/build}" && pwd) || exit 1
@@ -23,6 +26,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$top/bench/lib.sh"
 [ -x "$B/sonde" ] || { echo "bench: $B/sonde not built" >&2; exit 1; }
+before=${MEMORY_BENCH_BEFORE:+$(cd "$MEMORY_BENCH_BEFORE" && pwd)}
 cd "$T" || exit 1
 
 cat >dump.c <<'EOF_C'
@@ -113,7 +117,7 @@ cases=$(for c in $cases; do [ "$c" = variance ] && echo variance-calls variance-
 echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $PAIRS runs each"
 for c in $cases; do
 	case_setup "$c" || continue
-	: >hn; : >ho; : >hp
+	: >hn; : >ho; : >hp; : >hb
 	for i in $(seq "$PAIRS"); do
 		VBENCH_SMAPS=$T/sn LD_PRELOAD=$T/dump.so $prog >/dev/null 2>&1
 		hwm sn >>hn
@@ -123,21 +127,30 @@ for c in $cases; do
 		# shellcheck disable=SC2086
 		VBENCH_SMAPS=$T/sp LD_PRELOAD=$T/dump.so "$B/sonde" $tool -q -o p -- $prog >/dev/null 2>&1
 		hwm sp >>hp
+		[ -n "$before" ] || continue
+		rm -rf p
+		# shellcheck disable=SC2086
+		VBENCH_SMAPS=$T/sb LD_PRELOAD=$T/dump.so "$before/sonde" $tool -q -o p -- $prog >/dev/null 2>&1
+		hwm sb >>hb
 	done
 	n=$(median <hn) o=$(median <ho) p=$(median <hp)
 	echo "$c: sonde $tool -- $prog"
 	awk -v n="$n" -v o="$o" -v p="$p" 'BEGIN { printf "  peak RSS (KB, median): alone %d, +libsonde.so (runtime off) %d, profiled %d: %.2fx (+%d KB; off %.2fx, +%d KB)\n", n, o, p, p / n, p - n, o / n, o - n }'
+	[ -n "$before" ] && awk -v n="$n" -v b="$(median <hb)" 'BEGIN { printf "  before (%s): profiled %d: %.2fx (+%d KB)\n", ENVIRON["MEMORY_BENCH_BEFORE"], b, b / n, b - n }'
 	# the last run's smaps at exit, profiled (and runtime off) less native
 	by_file sn >fn; by_file so >fo; by_file sp >fp
 	echo "  resident at exit by mapping, runtime off - native: $(diff_line fn fo)"
 	echo "  resident at exit by mapping, profiled - native: $(diff_line fn fp)"
+	[ -n "$before" ] && by_file sb >fb && echo "  resident at exit by mapping, before - native: $(diff_line fn fb)"
 	by_anon_size sn | awk '{ print $1 "KB", $3 }' | sort >an
 	by_anon_size sp | awk '{ print $1 "KB", $3 }' | sort >ap
 	echo "  anonymous mappings by size, profiled - native (resident KB): $(diff_line an ap)"
 	echo "  anonymous mappings of the profiled run (size KB x count: resident KB): $(by_anon_size sp |
 		awk '{ printf "%s%dx%d:%d", s, $1, $2, $3; s = ", " }')"
 done
-echo "(legend of the runtime's anonymous mappings, src/rt/thread.c and the tools' rt-*.c: see"
-echo " doc/architecture.md, \"Memory\"; [heap] is the program's malloc, the runtime's boot"
-echo " allocations included)"
+echo "(the runtime's anonymous mappings: per thread a 64 MB arena (reserved, touched as used),"
+echo " a 256 KB stream buffer and alternate signal stack, an 8 KB thread record; libsonde.so's"
+echo " .bss and .lbss follow its file mapping; adjacent mappings of one kind merge, and"
+echo " threads that ended before exit have unmapped theirs.  doc/architecture.md, \"The"
+echo " runtime's fixed memory\")"
 exit 0

@@ -26,8 +26,9 @@
 /*
  * For a large zero-initialized array that a run touches a page or two of: the linker puts
  * .lbss after all of .bss, so the small variables every run writes share a few pages
- * instead of one page each between the arrays' untouched ends (bench/memory.sh: 40 KB of
- * libsonde.so's .bss resident under sonde variance before, ... after).
+ * instead of one page each between the arrays' untouched ends (libsonde.so's .bss pages
+ * resident under sonde variance: 10 before, 7 after; doc/architecture.md, "The runtime's
+ * fixed memory").
  */
 #define RT_LARGE __attribute__((section(".lbss")))
 
