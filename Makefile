@@ -92,10 +92,22 @@ $(B)/sigsafe.list: $(addprefix $(B)/,$(filter-out included,$(foreach f,$(SIGSAFE
 	$(Q)printf '%s %s\n' $(SIGSAFE_LIST) >$@.tmp && \
 		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
+# The runtime's code is resident whole whatever a run uses of it (the kernel maps a file's
+# cached pages 64 KB around each fault), so it is built for size (-Os: 134 -> 96 KB of
+# text) except where it runs at every access or every allocation: the inst source's
+# callbacks, the tools' hooks behind them, the soft watchpoints' filter, the malloc
+# wrappers.  Per sample or per trap, the kernel's signal delivery (~25 us) dwarfs what -Os
+# costs; once per run, nothing counts.  (bench/memory.sh; doc/architecture.md, "The
+# runtime's fixed memory".)
+RT_HOT := src/rt/source-inst.c src/rt/interpose.c src/rt/watch-sig.c src/rt/core.c \
+	src/rt/arena.c src/tools/reuse/rt-reuse.c src/tools/reuse/rt-sampler.c \
+	src/tools/comm/rt-comm.c src/tools/comm/rt-detect.c
+RT_OPT = $(if $(filter -O2,$(OPT)),$(if $(filter $(RT_HOT),$<),-O2,-Os),$(OPT))
+
 $(B)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_RT) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_RT) $(RT_OPT) -c $< -o $@
 
 $(B)/cli/%.o: src/%.c
 	@mkdir -p $(dir $@)

@@ -11,10 +11,9 @@
 #      recording's counters: wall time, which a loaded machine inflates, and thread CPU
 #      time, which it does not), and the whole run's extra time per measured instance;
 #      measured instances per second per busy thread;
-#   4. where the extra peak memory goes (load-independent): the program's peak RSS alone,
-#      with libsonde.so preloaded and the runtime off, and under `sonde variance`
-#      (medians of PAIRS), then its resident memory at exit by mapping (/proc/PID/smaps,
-#      copied by a preloaded destructor), profiled less native, per file or [anon].
+#   4. where the extra peak memory goes (load-independent): bench/memory.sh's variance
+#      cases (peak RSS alone, with libsonde.so preloaded and the runtime off, and under
+#      `sonde variance`, medians of PAIRS; then the resident memory at exit by mapping).
 #   bench/variance.sh        (VARIANCE_BENCH_SCALE=N: N times the rounds, default 4: runs
 #                             of 0.5-1.7 s, where GNU time's 10 ms steps are 0.6-2% of a
 #                             ratio, not the 2-7% of runs 4 times shorter;
@@ -94,77 +93,8 @@ done
 done
 }
 
-# 4. Where the extra peak memory goes.  The dumper copies /proc/self/status and smaps at
-# exit (a destructor: the runtime's own exit work is done by then or soon after; peak RSS
-# is VmHWM, the same in both); it skips the sonde CLI, which inherits LD_PRELOAD.  It adds
-# its own 20 KB to both runs alike.
-cat >dump.c <<'EOF_C'
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-static void cp(const char *src, int out)
-{
-	char buf[65536];
-	ssize_t n;
-	int fd = open(src, O_RDONLY);
-	if (fd < 0)
-		return;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			break;
-	close(fd);
-}
-__attribute__((destructor)) static void dump(void)
-{
-	const char *f = getenv("VBENCH_SMAPS");
-	if (!f || !strcmp(program_invocation_short_name, "sonde"))
-		return;
-	int out = open(f, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0)
-		return;
-	cp("/proc/self/status", out);
-	cp("/proc/self/smaps", out);
-	close(out);
-}
-EOF_C
-gcc -shared -fPIC -O2 dump.c -o dump.so || exit 0
-mbin=vcalls
-case " $builds " in *" vgcc "*) mbin=vgcc ;; esac
-hwm() { awk '/^VmHWM:/ { print $2 }' "$1"; }
-# by_file SMAPS: "name kb" per mapped file (basename) or [anon]/[heap]/[stack]..., summed
-by_file() {
-	awk '/^[0-9a-f]+-[0-9a-f]+ / { n = NF >= 6 ? $6 : "[anon]"; sub(/.*\//, "", n); next }
-	     /^Rss:/ { r[n] += $2 } END { for (k in r) print k, r[k] }' "$1" | sort
-}
-for w in calls:60 mix:300; do
-	mode=${w%%:*} it=${w#*:}
-	[ "$mbin" = vgcc ] && it=$((it * 12))
-	: >hn; : >ho; : >hp
-	for i in $(seq "$PAIRS"); do
-		VWORK_ITERS=$it VBENCH_SMAPS=$T/sn LD_PRELOAD=$T/dump.so ./$mbin "$mode" 0 >/dev/null
-		hwm sn >>hn
-		VWORK_ITERS=$it VBENCH_SMAPS=$T/so LD_PRELOAD=$SONDE_BUILD/libsonde.so:$T/dump.so \
-			./$mbin "$mode" 0 >/dev/null
-		hwm so >>ho
-		rm -rf "m$i"
-		VWORK_ITERS=$it VBENCH_SMAPS=$T/sp LD_PRELOAD=$T/dump.so "$SONDE" variance -q \
-			-o "m$i" -- ./$mbin "$mode" 0 >/dev/null 2>&1
-		hwm sp >>hp
-	done
-	n=$(median <hn) o=$(median <ho) p=$(median <hp)
-	echo "bench: variance memory on '$mode' built by $([ "$mbin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls") ($PAIRS runs each)"
-	awk -v n="$n" -v o="$o" -v p="$p" 'BEGIN { printf "  peak RSS (KB, median): alone %d, +libsonde.so (runtime off) %d, sonde variance %d: ratio %.2fx (off %.2fx)\n", n, o, p, p / n, o / n }'
-	# the last pair's smaps at exit, profiled less native, largest first
-	by_file sn >fn
-	by_file sp >fp
-	join -a1 -a2 -e0 -o 0,1.2,2.2 fn fp |
-		awk '{ d = $3 - $2; t += d; if (d) printf "%d %s %d\n", d, $1, $3 }
-		     END { printf "%d total\n", t }' | sort -k1,1nr |
-		awk '$2 == "total" { tot = $1; next } { l = l sprintf("%s %+d, ", $2, $1) }
-		     END { sub(/, $/, "", l); printf "  where it goes (resident KB at exit, profiled - native; total %+d): %s\n", tot, l }'
-	echo "  libraries mapped only under sonde: $(join -v2 fn fp | awk '$1 !~ /^\[/ { printf "%s%s", s, $1; s = " " }')"
-done
+# 4. Where the extra peak memory goes: bench/memory.sh, the same breakdown for every tool
+# (PAIRS runs each; its variance cases are this script's workloads, the gcc build where
+# debug registers trap).
+PAIRS=$PAIRS SONDE_BUILD=$SONDE_BUILD "$top/bench/memory.sh" variance
 exit 0

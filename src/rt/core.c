@@ -126,12 +126,12 @@ SIGSAFE int rt_owns_address(uint64_t addr)
  * (rt_hide_fd refuses them).
  */
 #define RT_FD_WORDS (RT_FD_MAX / 64)
-static uint64_t rt_fd_bits[RT_FD_WORDS];
+static uint64_t rt_fd_bits[RT_FD_WORDS] RT_LARGE;
 /* Numbers the program took over (rt_fd_lose) whose old holder in the runtime (a thread's
  * source, a watch slot) has not let go yet (rt_close_fd): never handed out again until
  * then, or the old holder's bit test would pass on another descriptor of the runtime's
  * given that number, and close or re-aim it. */
-static uint64_t rt_fd_lost_bits[RT_FD_WORDS];
+static uint64_t rt_fd_lost_bits[RT_FD_WORDS] RT_LARGE;
 uint64_t rt_fds_lost;
 
 /* One bit of a registry bitmap: read, set, or cleared (1 if it was set).  Numbers

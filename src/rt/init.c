@@ -525,7 +525,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 
 static char gen_var[32];
 
-static char preload_var[2 * PATH_MAX];
+static char preload_var[2 * PATH_MAX] RT_LARGE;
 
 /* "LD_PRELOAD=..." without the runtime's own entry; NULL if nothing else is left. */
 static char *preload_without_us(const char *var)

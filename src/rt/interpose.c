@@ -46,7 +46,7 @@ static int (*real_close_range)(unsigned int, unsigned int, int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 
-static char boot_buf[64 << 10] __attribute__((aligned(64)));
+static char boot_buf[64 << 10] __attribute__((aligned(64))) RT_LARGE;
 static size_t boot_used;
 static int resolving;
 

@@ -23,6 +23,14 @@
 
 #define RT_EXPORT __attribute__((visibility("default")))
 #define RT_TLS __thread __attribute__((tls_model("initial-exec")))
+/*
+ * For a large zero-initialized array that a run touches a page or two of: the linker puts
+ * .lbss after all of .bss, so the small variables every run writes share a few pages
+ * instead of one page each between the arrays' untouched ends (libsonde.so's .bss pages
+ * resident under sonde variance: 10 before, 7 after; doc/architecture.md, "The runtime's
+ * fixed memory").
+ */
+#define RT_LARGE __attribute__((section(".lbss")))
 
 /* ---- configuration, read once from SONDE_* in the constructor (init.c) ---- */
 

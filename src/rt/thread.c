@@ -22,10 +22,10 @@
 #define OUT_SIZE (256u << 10)
 #define ALTSTACK_SIZE (256u << 10)
 
-char rt_stem[PATH_MAX];
+char rt_stem[PATH_MAX] RT_LARGE;
 int rt_pid;
 volatile uint64_t rt_unprofiled_threads;
-struct rt_thread *volatile rt_threads[RT_MAX_THREADS];
+struct rt_thread *volatile rt_threads[RT_MAX_THREADS] RT_LARGE;
 
 static uint32_t next_index;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;

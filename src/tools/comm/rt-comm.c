@@ -82,7 +82,7 @@ struct comm_thread {
 	struct exact_pair pair[EXACT_PAIRS];
 };
 
-static struct comm_board board;
+static struct comm_board board RT_LARGE;
 static struct comm_exact exact;
 static int exact_mode;
 static uint64_t cmp_period;	/* compare mode: the sampled detector's period, else 0 */
