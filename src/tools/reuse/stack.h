@@ -128,7 +128,10 @@ struct reuse_unit {
 	uint64_t aleft;		/* bytes left in it */
 	struct reuse_group *groups;	/* ngroups groups, the last one included, by stamp */
 	struct reuse_group *gmap;	/* the mapping of two lists: groups is one of them */
-	/* the rarer paths' fields (the whole engine's, rt-stack.c) */
+	/* the third line: cur_r2 is kept up to date on every reuse (reuse_stack_fast,
+	 * reuse_move), the rest only by the whole engine; the first two lines have no room
+	 * left, and the third line cost nothing measurable on RIBench (bench/reuse-cpu.sh,
+	 * 2026-11-26 08:18 UTC).  The unit is 384 bytes: s->u[un] is a multiply, not a shift. */
 	uint64_t cur_x2, cur_r2;	/* the rank cursor before cur_x's (valid with cur_ok) */
 	struct reuse_leaf *lcache[REUSE_LCACHE];	/* leaves found lately, by key modulo */
 } __attribute__((aligned(64)));	/* one unit's lock and counters never share a line */
