@@ -45,6 +45,9 @@ struct watch_slot {
 				 * while the count has not moved past it is an earlier
 				 * arming's, queued before the re-arm (same fd) */
 	int used;		/* soft: armed since the set was made (stands for "has an event") */
+	int live;		/* hw: idle here, but the event is still enabled: a one-shot
+				 * slot that fired, left enabled while its callback runs so that
+				 * a re-arm from the callback replaces the disable (dispatch) */
 };
 
 struct watch_set {
@@ -317,6 +320,7 @@ static int slot_has_event(const struct watch_set *s, const struct watch_slot *sl
 
 static void slot_close(struct watch_set *s, struct watch_slot *sl)
 {
+	sl->live = 0;
 	if (sl->fd >= 0) {
 		rt_close_fd(sl->fd);	/* unless the program dup2'd onto it (then its file) */
 		sl->fd = -1;
@@ -328,9 +332,10 @@ static void slot_close(struct watch_set *s, struct watch_slot *sl)
 
 static void slot_disarm(struct watch_set *s, struct watch_slot *sl)
 {
-	if (sl->state == SLOT_ARMED) {
+	if (sl->state == SLOT_ARMED || sl->live) {
 		if (!s->soft)	/* not on a number the program dup2'd onto (rt_fd_ioctl) */
 			rt_fd_ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
+		sl->live = 0;
 		slot_state(s, sl, SLOT_IDLE);
 	}
 }
@@ -598,6 +603,9 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 	sl->seq = ++s->seq;
 	sl->traps = 0;
 	sl->self_traps = 0;
+	/* a fired one-shot event still enabled (live) is moved by the modify below, or
+	 * closed by the reopen: no disable is owed for it any more */
+	sl->live = 0;
 	if (s->soft) {
 		sl->used = 1;
 		slot_state(s, sl, SLOT_ARMED);
@@ -817,10 +825,33 @@ static void note_self_traps(struct rt_thread *t, struct watch_set *s, int i, int
 }
 
 /*
+ * After a one-shot slot's callback (dispatch): if nobody re-armed it, disable the event
+ * that slot_fire left enabled.  A trap it took meanwhile (the handler ran the breakpointed
+ * code) was queued behind our blocked signal and finds the slot idle, or re-armed with a
+ * count read after it: stale either way.  Unlocked (we could not wait): the disable is
+ * done by whoever next takes the slot (slot_arm moves the event, slot_disarm disables it).
+ */
+static void slot_settle(struct rt_thread *t, struct watch_set *s, int i, int fd)
+{
+	struct watch_slot *sl = &s->slot[i];
+
+	if (set_lock_owner(s, t->tid))
+		return;
+	if (sl->live && sl->fd == fd && sl->state != SLOT_ARMED)
+		slot_disarm(s, sl);
+	set_unlock(s);
+}
+
+/*
  * Slot i of s trapped; the set is locked and the slot checked.  Fill in the trap's slot
  * fields, disable a one-shot slot, count.  Returns the slot's callback (NULL: the tool's).
+ * `defer` (hw): a one-shot slot becomes idle but its event stays enabled (live) until the
+ * callback has run: a callback that re-arms the slot (variance's entry breakpoint becoming
+ * its return watch) then pays one MODIFY_ATTRIBUTES, not a DISABLE before it too;
+ * dispatch disables it after the callback otherwise (slot_settle).
  */
-static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struct watch_trap *w)
+static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struct watch_trap *w,
+			  int defer)
 {
 	struct watch_slot *sl = &s->slot[i];
 
@@ -829,8 +860,12 @@ static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struc
 	w->addr = sl->addr;
 	w->len = sl->len;
 	w->type = sl->type;
-	if (!(sl->flags & WATCH_PERSIST))
+	if (!(sl->flags & WATCH_PERSIST) && defer && !s->soft) {
+		slot_state(s, sl, SLOT_IDLE);
+		sl->live = 1;
+	} else if (!(sl->flags & WATCH_PERSIST)) {
 		slot_disarm(s, sl);
+	}
 	sl->traps++;
 	STAT_ADD(s, traps);
 	t->stats.traps++;
@@ -892,6 +927,9 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	if (sl->fd != si->si_fd || sl->state != SLOT_ARMED || sl->self_traps) {
 		if (sl->self_traps)
 			sl->self_traps--;
+		/* a fired slot whose settle could not lock: not trap on and on */
+		if (sl->fd == si->si_fd && sl->live && sl->state != SLOT_ARMED)
+			slot_disarm(s, sl);
 		set_unlock(s);
 		STAT_ADD(s, stale);
 		return;
@@ -912,7 +950,7 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	int persist = sl->flags & WATCH_PERSIST;
 	uint64_t seq = sl->seq;
 	int fd = sl->fd;
-	watch_fn fn = slot_fire(t, s, i, &w);
+	watch_fn fn = slot_fire(t, s, i, &w, 1);
 	/* the count before the callback or the tool's hook, whichever runs: with no count
 	 * taken, every trap so far looked like the hook's own and the slot went deaf (a
 	 * persistent reuse watch trapped once, on the sampled access itself) */
@@ -920,6 +958,8 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	set_unlock(s);
 	if (trap_call(t, s, fn, &w, uc) && persist)
 		note_self_traps(t, s, i, fd, seq, before);
+	if (!persist)
+		slot_settle(t, s, i, fd);
 }
 
 /* ---- the soft backend's traps (called by the inst callbacks, source-inst.c) ---- */
@@ -982,7 +1022,7 @@ SIGSAFE void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, 
 		struct watch_trap w = { .ip = ip, .access_addr = addr, .access_len = len,
 					.stored = store ? WATCH_TRAP_STORE : WATCH_TRAP_LOAD,
 					.soft = 1 };
-		watch_fn fn = slot_fire(t, s, i, &w);
+		watch_fn fn = slot_fire(t, s, i, &w, 0);
 		set_unlock(s);
 		trap_call(t, s, fn, &w, NULL);
 	}
@@ -1013,7 +1053,7 @@ SIGSAFE void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot)
 		}
 		struct watch_trap w = { .ip = fn, .access_addr = slot, .access_len = 8,
 					.stored = WATCH_TRAP_LOAD, .soft = 1 };
-		watch_fn f = slot_fire(t, s, i, &w);
+		watch_fn f = slot_fire(t, s, i, &w, 0);
 		set_unlock(s);
 		trap_call(t, s, f, &w, NULL);
 	}

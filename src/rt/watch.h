@@ -144,7 +144,9 @@ struct watch_trap {
 };
 
 /*
- * Called in the target thread after a one-shot slot was disabled, never while t is busy in
+ * Called in the target thread after a one-shot slot was disarmed (hw: its event is disabled
+ * after the callback returns, unless the callback re-armed the slot, which then costs one
+ * MODIFY_ATTRIBUTES and no DISABLE), never while t is busy in
  * the runtime (such traps are dropped and counted).  t is not claimed: a callback that
  * records claims it (rt_enter/rt_leave, rt/thread.h), which also keeps t's sample handler
  * out - necessary for soft traps, which no blocked signal protects.  It may arm, modify or
