@@ -81,8 +81,11 @@ for w in calls:60 mix:300; do
 	done
 	# the program's own backend (its .proc): the recording-wide meta row may be
 	# /usr/bin/time's, which runs under the runtime too (hw, no hooks)
-	backend=$(grep -l "^exe=.*/$bin\$" d1/*.proc 2>/dev/null | head -1 | xargs -r sed -n 's/^watch=//p')
-	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?} ($it rounds, $plabel, $PAIRS alternating pairs)"
+	proc=$(grep -l "^exe=.*/$bin\$" d1/*.proc 2>/dev/null | head -1)
+	backend=$([ -n "$proc" ] && sed -n 's/^watch=//p' "$proc")
+	# hw traps: attr.sigtrap or the engine's own signal (not noted before the sigtrap delivery)
+	delivery=$([ -n "$proc" ] && sed -n 's/^watch_delivery=//p' "$proc")
+	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?}${delivery:+ ($delivery)} ($it rounds, $plabel, $PAIRS alternating pairs)"
 	echo "  time ratio median $(median <rt)x, CPU time ratio median $(median <rc)x, peak memory ratio median $(median <rm)x"
 	awk '{ s += $3; e += $4; r += $5; h += $6; c += $7; d += ($2 - $1); w += $2 }
 	     END { ev = s + e + r;

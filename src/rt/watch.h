@@ -453,6 +453,41 @@ int watch_slot_get(struct rt_thread *t, int slot, struct watch_slot_info *out);
 /* Snapshot of t's counters (zeros if t has no set).  Handler-safe. */
 void watch_stats_get(struct rt_thread *t, struct watch_stats *out);
 
+/*
+ * Trap delivery by attr.sigtrap.  The engine's own real-time signal (O_ASYNC, F_SETSIG)
+ * goes through the kernel's irq_work, a self-IPI: on the Linux 6.18 VM a W trap costs
+ * 22-25 us with it and 12 us with attr.sigtrap, whose SIGTRAP is raised by task_work on
+ * the way back to user space; one variance instance's cycle (two traps and the engine's
+ * system calls) 66 us against 33 us (bench/watch-ioctl.sh).  SIGTRAP is not ours, so
+ * sigtrap events are opened only when both hold:
+ *   - the sample source owns SIGTRAP's handler and hands our traps to watch_sigtrap
+ *     (watch_sigtrap_route(1): the clock source, on a kernel that delivers a blocked
+ *     sigtrap when it is unblocked, Linux 6.1 on, instead of killing the program);
+ *   - the tool asked for it (watch_prefer_sigtrap(1); SONDE_WATCH_SIGTRAP=0 refuses).
+ * A slot's event keeps the delivery it was opened with.  SIGTRAP is a standard signal:
+ * a watch trap taken in the same debug exception as the clock source's single-step has
+ * its signal merged into the step's; the step's handler calls watch_sigtrap_poll, which
+ * finds such a trap by its count and dispatches it there (the step's context is the
+ * trap's: after the access).  Persistent slots are not polled.
+ */
+void watch_sigtrap_route(int on);
+/* Not in a handler (reads the environment). */
+void watch_prefer_sigtrap(int on);
+/* Internal (watch.c -> watch-sig.c). */
+void watch_sigtrap_want(int on);
+/* 1 once an event delivering by sigtrap was opened in this process (for the report). */
+extern int watch_sigtrap_used;
+/* Traps watch_sigtrap_poll found merged into a step's signal (for the report). */
+extern uint64_t watch_sigtrap_merged;
+/*
+ * From the SIGTRAP handler, for a TRAP_PERF signal whose si_perf_data is `data`: 1 if it
+ * is a watch trap (dispatched, or counted stale), 0 if not ours.  Handler-safe.
+ */
+int watch_sigtrap(uint64_t data, siginfo_t *si, void *uc);
+/* From the SIGTRAP handler at a single-step trap, before anything else: dispatch the
+ * one-shot sigtrap slots whose trap's signal was merged into the step's.  Handler-safe. */
+void watch_sigtrap_poll(siginfo_t *si, void *uc);
+
 /* The signal handler itself (installed by watch_start; exported for runtimes that chain). */
 void watch_signal(int sig, siginfo_t *si, void *uc);
 

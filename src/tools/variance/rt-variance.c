@@ -99,6 +99,9 @@ static int var_start(void)
 	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
 	if (var_patience < 1)
 		var_patience = 1;
+	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
+	 * half the kernel time of the engine's own signal (watch.h) */
+	watch_prefer_sigtrap(1);
 	/* the trap handler; without it an arm is refused (instances then go unmeasured) */
 	watch_start();
 	/* function starts, for frames whose call is indirect (none: such frames are skipped) */
