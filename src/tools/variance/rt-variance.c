@@ -163,6 +163,7 @@ static SIGSAFE void handler_end(struct var_thread *vt, const int64_t *m0, int64_
 	for (int m = 0; m < VAR_NMETRIC; m++)
 		vt->ovh[m] += m1[m] - m0[m];
 	vt->s.handler_ns += (uint64_t)(m1[VAR_M_TIME] - m0[VAR_M_TIME]);
+	vt->s.handler_cpu_ns += (uint64_t)(m1[VAR_M_CPU] - m0[VAR_M_CPU]);
 }
 
 /* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost) to what the
