@@ -11,12 +11,13 @@
  *
  * Delivery: each event fd has O_ASYNC, F_SETSIG rt_cfg.sig_watch and F_SETOWN_EX
  * F_OWNER_TID (the target).  The handler finds the slot by si_fd.  attr.sigtrap (Linux
- * >= 5.13) is cheaper per trap (measured on the 2-core dev VM, a persistent watch in a
- * store loop: 4.0 us per trap with sigtrap, 7.1 us with O_ASYNC, our dispatch included),
- * but it raises SIGTRAP, which the clock source's single-stepping and any debugger already
- * own, and it would make every trap go through their handler.  At the trap rates the tools
- * use (a trap per sample at most) the 3 us do not matter, so we keep a signal of our own.
- * watch_probe_run() still tells `sonde info` whether the machine has it.
+ * >= 5.13) is cheaper per trap: 4.0 against 7.1 us on an earlier kernel of the dev VM,
+ * 12 against 22-25 us on Linux 6.18, where the O_ASYNC signal's irq_work (a self-IPI in
+ * the guest) is most of a trap (bench/watch-ioctl.sh).  But it raises SIGTRAP, which the
+ * clock source's single-stepping and any debugger already own: an event delivers by
+ * sigtrap only where the clock source routes SIGTRAP to us and the tool asked for it
+ * (variance, two traps per sample; see watch_sigtrap below); comm and reuse keep the
+ * signal of our own.  watch_probe_run() tells `sonde info` whether the machine has it.
  *
  * Trap IP: x86 data watchpoints are trap-like.  The context handed to the callback is the
  * state AFTER the access: its RIP is the instruction that follows the accessing one (the
