@@ -18,7 +18,8 @@
 #                             of 0.5-1.7 s, where GNU time's 10 ms steps are 0.6-2% of a
 #                             ratio, not the 2-7% of runs 4 times shorter;
 #                             VARIANCE_BENCH_PERIOD=NS: parts 2-3 at that period, not
-#                             the default; VARIANCE_BENCH_ONLY=memory runs part 4 alone)
+#                             the default; VARIANCE_BENCH_ONLY=memory runs part 4 alone,
+#                             VARIANCE_BENCH_ONLY=delivery part 5 alone)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
@@ -41,6 +42,42 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 fi
 
 only=${VARIANCE_BENCH_ONLY:-}
+# 5. VARIANCE_BENCH_ONLY=delivery: the debug registers' trap delivery, attr.sigtrap against
+# the watch engine's own signal (SONDE_WATCH_SIGTRAP=0), on the gcc build of 'mix': native,
+# sigtrap, signal in turn, PAIRS rounds; the medians of each round's ratios to its native
+# run, and of the signal run's extra CPU time over the sigtrap run's per measured instance.
+if [ "$only" = delivery ]; then
+	case " $builds " in *" vgcc "*) ;; *) echo "bench: variance delivery skipped: debug registers do not trap here"; exit 0 ;; esac
+	it=$((300 * ${VARIANCE_BENCH_SCALE:-4} * 12))
+	: >dl
+	for i in $(seq "$PAIRS"); do
+		VWORK_ITERS=$it bench_time n ./vgcc mix 0
+		for d in 1 0; do
+			rm -rf "e$d"
+			SONDE_WATCH_SIGTRAP=$d VWORK_ITERS=$it "$SONDE" variance -q -o "e$d" \
+				${VARIANCE_BENCH_PERIOD:+-p "$VARIANCE_BENCH_PERIOD"} -- \
+				/usr/bin/time -f "$BENCH_TIMEFMT" -o "p$d" ./vgcc mix 0 >/dev/null 2>&1
+		done
+		r=$(sqlite3 e1/profile.db "select value from meta where key = 'returns'" 2>/dev/null)
+		r0=$(sqlite3 e0/profile.db "select value from meta where key = 'returns'" 2>/dev/null)
+		# the runtime's own calibration of one trap (lower quartile of 17, at start)
+		c1=$(sqlite3 e1/profile.db "select value from meta where key = 'trap_cpu_ns'" 2>/dev/null)
+		c0=$(sqlite3 e0/profile.db "select value from meta where key = 'trap_cpu_ns'" 2>/dev/null)
+		read -r ne nu ns _ <n
+		read -r se su ss _ <p1
+		read -r oe ou os _ <p0
+		echo "$ne 0 $se $oe $nu $ns $su $ss $ou $os ${r:-0} ${r0:-0} ${c1:-0} ${c0:-0}" |
+			awk '{ n = $5 + $6; print $3 / $1, $4 / $1, ($7 + $8) / n, ($9 + $10) / n,
+			       ($11 && $12) ? (($9 + $10) / $12 - ($7 + $8) / $11) * 1e6 : 0, $11, $12,
+			       $13 / 1e3, $14 / 1e3 }' >>dl
+	done
+	echo "bench: variance trap delivery on 'mix' built by gcc -O2 ($it rounds, $plabel, $PAIRS rounds of native, sigtrap, signal; $(date -u +%H:%M) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
+	echo "  time ratio median: sigtrap $(cut -d' ' -f1 dl | median)x, signal $(cut -d' ' -f2 dl | median)x"
+	echo "  CPU time ratio median: sigtrap $(cut -d' ' -f3 dl | median)x, signal $(cut -d' ' -f4 dl | median)x"
+	echo "  signal less sigtrap, CPU time per measured instance: median $(cut -d' ' -f5 dl | median) us ($(cut -d' ' -f6 dl | median) and $(cut -d' ' -f7 dl | median) instances a run, medians)"
+	echo "  one trap's CPU time as the runtime calibrates it at start (report's traps: line), median: sigtrap $(cut -d' ' -f8 dl | median) us, signal $(cut -d' ' -f9 dl | median) us"
+	exit 0
+fi
 [ "$only" = memory ] || {
 echo "bench: variance call hooks without sonde (sonde-cc with vs without --sonde-calls, calls workload)"
 : >r
@@ -80,8 +117,11 @@ for w in calls:60 mix:300; do
 	done
 	# the program's own backend (its .proc): the recording-wide meta row may be
 	# /usr/bin/time's, which runs under the runtime too (hw, no hooks)
-	backend=$(grep -l "^exe=.*/$bin\$" d1/*.proc 2>/dev/null | head -1 | xargs -r sed -n 's/^watch=//p')
-	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?} ($it rounds, $plabel, $PAIRS alternating pairs)"
+	proc=$(grep -l "^exe=.*/$bin\$" d1/*.proc 2>/dev/null | head -1)
+	backend=$([ -n "$proc" ] && sed -n 's/^watch=//p' "$proc")
+	# hw traps: attr.sigtrap or the engine's own signal (not noted before the sigtrap delivery)
+	delivery=$([ -n "$proc" ] && sed -n 's/^watch_delivery=//p' "$proc")
+	echo "bench: variance on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls"), backend ${backend:-?}${delivery:+ ($delivery)} ($it rounds, $plabel, $PAIRS alternating pairs)"
 	echo "  time ratio median $(median <rt)x, CPU time ratio median $(median <rc)x, peak memory ratio median $(median <rm)x"
 	# handler_cpu_ns is absent where the runtime did not measure it: not a 0
 	awk '{ s += $3; e += $4; r += $5; h += $6; c += $7; d += ($2 - $1); w += $2; if (NF < 7) nc = 1 }

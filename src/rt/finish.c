@@ -206,6 +206,12 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 		rt_proc_append_u64("switches", (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw));
 	if (watch_is_started())
 		rt_proc_append("watch_backend", watch_backend_name());
+	/* how the debug registers' traps came: attr.sigtrap or the engine's own signal */
+	if (watch_is_started() && watch_backend() == WATCH_BACKEND_HW)
+		rt_proc_append("watch_delivery", watch_sigtrap_used ? "sigtrap" : "signal");
+	if (watch_sigtrap_used)
+		rt_proc_append_u64("watch_merged", __atomic_load_n(&watch_sigtrap_merged,
+								   __ATOMIC_RELAXED));
 	/* the clock source's timer: one event inherited by every thread, one per thread, or
 	 * a POSIX timer per thread (t017c: only the inherited one was lost to a program's
 	 * close_range) */

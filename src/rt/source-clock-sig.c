@@ -16,6 +16,7 @@
 #include "rt/rt.h"
 #include "rt/source-clock.h"
 #include "rt/thread.h"
+#include "rt/watch.h"
 #include "rt/sigsafe.h"
 
 struct sigaction clock_old_sigtrap;
@@ -543,11 +544,20 @@ SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
 		errno = saved;
 		return;
 	}
+	/* a debug-register trap delivered by attr.sigtrap (watch.h, watch_sigtrap) */
+	if (si->si_code == TRAP_PERF && watch_sigtrap(perf_data(si), si, ucv)) {
+		errno = saved;
+		return;
+	}
 	if (!ct || !ct->stepping || si->si_code != TRAP_TRACE) {
 		chain_sigtrap(sig, si, ucv);
 		errno = saved;
 		return;
 	}
+	/* first: a watch trap in the stepped instruction had its SIGTRAP merged into this
+	 * one (a standard signal); its context is this one, and our step's work below may
+	 * re-arm the slot */
+	watch_sigtrap_poll(si, ucv);
 	uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)CLOCK_EFLAGS_TF;
 	ct->stepping = 0;
 	ct->steps++;

@@ -226,6 +226,9 @@ static int clock_start(void)
 		return e;
 	}
 	clock_owns_sigtrap = 1;
+	/* our handler passes the watch engine its sigtrap traps; a kernel before 6.1 would
+	 * kill the program at one taken while SIGTRAP is blocked (in our handlers) */
+	watch_sigtrap_route(kernel_delivers_blocked_sigtrap());
 	const char *timer = getenv("SONDE_CLOCK_TIMER");
 	clock_posix = timer && !strcmp(timer, "posix");
 	clock_timer_auto = !timer || !*timer || !strcmp(timer, "auto");

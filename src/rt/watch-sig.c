@@ -45,6 +45,10 @@ struct watch_slot {
 				 * while the count has not moved past it is an earlier
 				 * arming's, queued before the re-arm (same fd) */
 	int used;		/* soft: armed since the set was made (stands for "has an event") */
+	int sigtrap;		/* hw: the event delivers by attr.sigtrap (watch_sigtrap) */
+	int live;		/* hw: idle here, but the event is still enabled: a one-shot
+				 * slot that fired, left enabled while its callback runs so that
+				 * a re-arm from the callback replaces the disable (dispatch) */
 };
 
 struct watch_set {
@@ -68,6 +72,38 @@ struct watch_set {
 #define STAT_ADD(s, f) __atomic_fetch_add(&(s)->st.f, 1, __ATOMIC_RELAXED)
 
 static int force_reopen;
+
+/* Delivery by attr.sigtrap (watch.h, watch_sigtrap): the sample source routes SIGTRAP to
+ * us, and the tool asked for it.  An event's sig_data says it is ours and which slot. */
+#define WATCH_SIG_DATA 0x50de5a7c00000000ull
+static int sigtrap_routed, sigtrap_wanted;
+int watch_sigtrap_used;
+uint64_t watch_sigtrap_merged;
+
+void watch_sigtrap_route(int on)
+{
+	__atomic_store_n(&sigtrap_routed, on ? 1 : 0, __ATOMIC_RELEASE);
+}
+
+void watch_sigtrap_want(int on)
+{
+	__atomic_store_n(&sigtrap_wanted, on ? 1 : 0, __ATOMIC_RELEASE);
+}
+
+static int sigtrap_on(void)
+{
+	return __atomic_load_n(&sigtrap_routed, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&sigtrap_wanted, __ATOMIC_ACQUIRE);
+}
+
+/* The fields a sigtrap event has at open, and must have again at each modify (the
+ * kernel refuses a MODIFY_ATTRIBUTES that changes more than the breakpoint's own). */
+static void sigtrap_attr(struct perf_event_attr *a, int slot)
+{
+	a->sigtrap = 1;
+	a->remove_on_exec = 1;	/* the kernel requires it with sigtrap */
+	a->sig_data = WATCH_SIG_DATA | (uint64_t)slot;
+}
 
 /* The backend (watch_backend_init in watch-backend.c, or tests); hw until chosen. */
 static int backend = WATCH_BACKEND_HW;
@@ -317,6 +353,7 @@ static int slot_has_event(const struct watch_set *s, const struct watch_slot *sl
 
 static void slot_close(struct watch_set *s, struct watch_slot *sl)
 {
+	sl->live = 0;
 	if (sl->fd >= 0) {
 		rt_close_fd(sl->fd);	/* unless the program dup2'd onto it (then its file) */
 		sl->fd = -1;
@@ -328,9 +365,10 @@ static void slot_close(struct watch_set *s, struct watch_slot *sl)
 
 static void slot_disarm(struct watch_set *s, struct watch_slot *sl)
 {
-	if (sl->state == SLOT_ARMED) {
+	if (sl->state == SLOT_ARMED || sl->live) {
 		if (!s->soft)	/* not on a number the program dup2'd onto (rt_fd_ioctl) */
 			rt_fd_ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
+		sl->live = 0;
 		slot_state(s, sl, SLOT_IDLE);
 	}
 }
@@ -554,19 +592,28 @@ static int slot_open(struct rt_thread *t, struct watch_set *s, struct watch_slot
 	struct perf_event_attr at;
 	struct f_owner_ex own = { .type = F_OWNER_TID, .pid = t->tid };
 
+	int st = sigtrap_on();
+
 	watch_bp_attr(&at, sl->addr, sl->len, type, 1);
+	if (st)
+		sigtrap_attr(&at, (int)(sl - s->slot));
 	int fd = (int)syscall(SYS_perf_event_open, &at, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/* Move it first: O_ASYNC records the fd number that si_fd will carry. */
 	fd = rt_hide_fd(fd);
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETOWN_EX, &own) || fcntl(fd, F_SETSIG, rt_cfg.sig_watch) ||
-	    fcntl(fd, F_SETFL, fl | O_ASYNC) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+	int fl = st ? 0 : fcntl(fd, F_GETFL);
+	if (fl < 0 ||
+	    (!st && (fcntl(fd, F_SETOWN_EX, &own) || fcntl(fd, F_SETSIG, rt_cfg.sig_watch) ||
+		     fcntl(fd, F_SETFL, fl | O_ASYNC))) ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		int e = fd < 0 ? fd : -errno;
 		rt_close_fd(fd);
 		return e;
 	}
+	if (st)
+		__atomic_store_n(&watch_sigtrap_used, 1, __ATOMIC_RELAXED);
+	sl->sigtrap = st;
 	sl->fd = fd;
 	s->nopen++;
 	s->st.opens++;
@@ -598,6 +645,9 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 	sl->seq = ++s->seq;
 	sl->traps = 0;
 	sl->self_traps = 0;
+	/* a fired one-shot event still enabled (live) is moved by the modify below, or
+	 * closed by the reopen: no disable is owed for it any more */
+	sl->live = 0;
 	if (s->soft) {
 		sl->used = 1;
 		slot_state(s, sl, SLOT_ARMED);
@@ -611,6 +661,8 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 		if (sl->count0 == UINT64_MAX)
 			sl->count0 = 0;
 		watch_bp_attr(&at, a, len, r->type, 0);
+		if (sl->sigtrap)
+			sigtrap_attr(&at, (int)(sl - s->slot));
 		tried = 1;
 		/* a number the program took over (dup2): reopened below, on a new one */
 		err = rt_fd_ioctl(sl->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, (unsigned long)&at);
@@ -817,10 +869,33 @@ static void note_self_traps(struct rt_thread *t, struct watch_set *s, int i, int
 }
 
 /*
+ * After a one-shot slot's callback (dispatch): if nobody re-armed it, disable the event
+ * that slot_fire left enabled.  A trap it took meanwhile (the handler ran the breakpointed
+ * code) was queued behind our blocked signal and finds the slot idle, or re-armed with a
+ * count read after it: stale either way.  Unlocked (we could not wait): the disable is
+ * done by whoever next takes the slot (slot_arm moves the event, slot_disarm disables it).
+ */
+static void slot_settle(struct rt_thread *t, struct watch_set *s, int i, int fd)
+{
+	struct watch_slot *sl = &s->slot[i];
+
+	if (set_lock_owner(s, t->tid))
+		return;
+	if (sl->live && sl->fd == fd && sl->state != SLOT_ARMED)
+		slot_disarm(s, sl);
+	set_unlock(s);
+}
+
+/*
  * Slot i of s trapped; the set is locked and the slot checked.  Fill in the trap's slot
  * fields, disable a one-shot slot, count.  Returns the slot's callback (NULL: the tool's).
+ * `defer` (hw): a one-shot slot becomes idle but its event stays enabled (live) until the
+ * callback has run: a callback that re-arms the slot (variance's entry breakpoint becoming
+ * its return watch) then pays one MODIFY_ATTRIBUTES, not a DISABLE before it too;
+ * dispatch disables it after the callback otherwise (slot_settle).
  */
-static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struct watch_trap *w)
+static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struct watch_trap *w,
+			  int defer)
 {
 	struct watch_slot *sl = &s->slot[i];
 
@@ -829,8 +904,12 @@ static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struc
 	w->addr = sl->addr;
 	w->len = sl->len;
 	w->type = sl->type;
-	if (!(sl->flags & WATCH_PERSIST))
+	if (!(sl->flags & WATCH_PERSIST) && defer && !s->soft) {
+		slot_state(s, sl, SLOT_IDLE);
+		sl->live = 1;
+	} else if (!(sl->flags & WATCH_PERSIST)) {
 		slot_disarm(s, sl);
+	}
 	sl->traps++;
 	STAT_ADD(s, traps);
 	t->stats.traps++;
@@ -874,11 +953,10 @@ static uint64_t uc_ip(const ucontext_t *uc)
 #endif
 }
 
-static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
+/* Slot i's event, whose number is `sigfd`, trapped (the signal says so). */
+static void dispatch(struct rt_thread *t, struct watch_set *s, int i, int sigfd, siginfo_t *si,
 		     const ucontext_t *uc)
 {
-	int i = slot_by_fd(s, si->si_fd);
-
 	if (i < 0 || t->busy) {
 		/* An old event, or an access made by the runtime itself. */
 		STAT_ADD(s, stale);
@@ -889,9 +967,12 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 		return;
 	}
 	struct watch_slot *sl = &s->slot[i];
-	if (sl->fd != si->si_fd || sl->state != SLOT_ARMED || sl->self_traps) {
+	if (sl->fd != sigfd || sl->state != SLOT_ARMED || sl->self_traps) {
 		if (sl->self_traps)
 			sl->self_traps--;
+		/* a fired slot whose settle could not lock: not trap on and on */
+		if (sl->fd == sigfd && sl->live && sl->state != SLOT_ARMED)
+			slot_disarm(s, sl);
 		set_unlock(s);
 		STAT_ADD(s, stale);
 		return;
@@ -912,7 +993,7 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	int persist = sl->flags & WATCH_PERSIST;
 	uint64_t seq = sl->seq;
 	int fd = sl->fd;
-	watch_fn fn = slot_fire(t, s, i, &w);
+	watch_fn fn = slot_fire(t, s, i, &w, 1);
 	/* the count before the callback or the tool's hook, whichever runs: with no count
 	 * taken, every trap so far looked like the hook's own and the slot went deaf (a
 	 * persistent reuse watch trapped once, on the sampled access itself) */
@@ -920,6 +1001,8 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, siginfo_t *si,
 	set_unlock(s);
 	if (trap_call(t, s, fn, &w, uc) && persist)
 		note_self_traps(t, s, i, fd, seq, before);
+	if (!persist)
+		slot_settle(t, s, i, fd);
 }
 
 /* ---- the soft backend's traps (called by the inst callbacks, source-inst.c) ---- */
@@ -982,7 +1065,7 @@ SIGSAFE void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, 
 		struct watch_trap w = { .ip = ip, .access_addr = addr, .access_len = len,
 					.stored = store ? WATCH_TRAP_STORE : WATCH_TRAP_LOAD,
 					.soft = 1 };
-		watch_fn fn = slot_fire(t, s, i, &w);
+		watch_fn fn = slot_fire(t, s, i, &w, 0);
 		set_unlock(s);
 		trap_call(t, s, fn, &w, NULL);
 	}
@@ -1013,7 +1096,7 @@ SIGSAFE void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot)
 		}
 		struct watch_trap w = { .ip = fn, .access_addr = slot, .access_len = 8,
 					.stored = WATCH_TRAP_LOAD, .soft = 1 };
-		watch_fn f = slot_fire(t, s, i, &w);
+		watch_fn f = slot_fire(t, s, i, &w, 0);
 		set_unlock(s);
 		trap_call(t, s, f, &w, NULL);
 	}
@@ -1027,6 +1110,50 @@ SIGSAFE void watch_signal(int sig, siginfo_t *si, void *uc)
 
 	/* si_code > 0: sent by the kernel (POLL_IN from the event), not kill/sigqueue. */
 	if (s && si && si->si_code > 0)
-		dispatch(t, s, si, uc);
+		dispatch(t, s, slot_by_fd(s, si->si_fd), si->si_fd, si, uc);
+	errno = saved;
+}
+
+SIGSAFE int watch_sigtrap(uint64_t data, siginfo_t *si, void *uc)
+{
+	if ((data & ~(uint64_t)(WATCH_MAX_SLOTS - 1)) != WATCH_SIG_DATA)
+		return 0;
+	int saved = errno;
+	struct rt_thread *t = rt_self();
+	struct watch_set *s = t ? set_of(t) : NULL;
+
+	if (s && !s->soft) {
+		int i = (int)(data & (WATCH_MAX_SLOTS - 1));
+		int fd = __atomic_load_n(&s->slot[i].fd, __ATOMIC_RELAXED);
+		/* an event of the slot's that delivers by sigtrap: the fd number is then the
+		 * slot's own (dispatch checks it under the lock again) */
+		dispatch(t, s, s->slot[i].sigtrap ? i : -1, fd, si, uc);
+	}
+	errno = saved;
+	return 1;
+}
+
+SIGSAFE void watch_sigtrap_poll(siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	struct rt_thread *t = rt_self();
+	struct watch_set *s = t ? set_of(t) : NULL;
+
+	if (!s || s->soft || !__atomic_load_n(&watch_sigtrap_used, __ATOMIC_RELAXED))
+		return;
+	unsigned armed = __atomic_load_n(&s->h.armed, __ATOMIC_ACQUIRE);
+	for (; armed; armed &= armed - 1) {
+		int i = __builtin_ctz(armed);
+		struct watch_slot *sl = &s->slot[i];
+		if (!sl->sigtrap || (sl->flags & WATCH_PERSIST))
+			continue;
+		/* one-shot: a count past the arming's is a trap not dispatched yet (its
+		 * signal merged into the step's); dispatch checks it under the lock */
+		uint64_t c = event_count(sl->fd);
+		if (c != UINT64_MAX && c > sl->count0) {
+			__atomic_fetch_add(&watch_sigtrap_merged, 1, __ATOMIC_RELAXED);
+			dispatch(t, s, i, sl->fd, si, uc);
+		}
+	}
 	errno = saved;
 }

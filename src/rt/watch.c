@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -219,6 +220,13 @@ const struct watch_probe *watch_probe_cached(void)
 {
 	pthread_once(&probe_once, probe_run_once);
 	return &probe_result;
+}
+
+void watch_prefer_sigtrap(int on)
+{
+	const char *e = getenv("SONDE_WATCH_SIGTRAP");
+
+	watch_sigtrap_want(on && !(e && e[0] == '0'));
 }
 
 static struct sigaction watch_old_action;

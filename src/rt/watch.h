@@ -11,12 +11,13 @@
  *
  * Delivery: each event fd has O_ASYNC, F_SETSIG rt_cfg.sig_watch and F_SETOWN_EX
  * F_OWNER_TID (the target).  The handler finds the slot by si_fd.  attr.sigtrap (Linux
- * >= 5.13) is cheaper per trap (measured on the 2-core dev VM, a persistent watch in a
- * store loop: 4.0 us per trap with sigtrap, 7.1 us with O_ASYNC, our dispatch included),
- * but it raises SIGTRAP, which the clock source's single-stepping and any debugger already
- * own, and it would make every trap go through their handler.  At the trap rates the tools
- * use (a trap per sample at most) the 3 us do not matter, so we keep a signal of our own.
- * watch_probe_run() still tells `sonde info` whether the machine has it.
+ * >= 5.13) is cheaper per trap: 4.0 against 7.1 us on an earlier kernel of the dev VM,
+ * 12 against 22-25 us on Linux 6.18, where the O_ASYNC signal's irq_work (a self-IPI in
+ * the guest) is most of a trap (bench/watch-ioctl.sh).  But it raises SIGTRAP, which the
+ * clock source's single-stepping and any debugger already own: an event delivers by
+ * sigtrap only where the clock source routes SIGTRAP to us and the tool asked for it
+ * (variance, two traps per sample; see watch_sigtrap below); comm and reuse keep the
+ * signal of our own.  watch_probe_run() tells `sonde info` whether the machine has it.
  *
  * Trap IP: x86 data watchpoints are trap-like.  The context handed to the callback is the
  * state AFTER the access: its RIP is the instruction that follows the accessing one (the
@@ -144,7 +145,9 @@ struct watch_trap {
 };
 
 /*
- * Called in the target thread after a one-shot slot was disabled, never while t is busy in
+ * Called in the target thread after a one-shot slot was disarmed (hw: its event is disabled
+ * after the callback returns, unless the callback re-armed the slot, which then costs one
+ * MODIFY_ATTRIBUTES and no DISABLE), never while t is busy in
  * the runtime (such traps are dropped and counted).  t is not claimed: a callback that
  * records claims it (rt_enter/rt_leave, rt/thread.h), which also keeps t's sample handler
  * out - necessary for soft traps, which no blocked signal protects.  It may arm, modify or
@@ -450,6 +453,41 @@ void watch_disarm_all(struct rt_thread *t);
 int watch_slot_get(struct rt_thread *t, int slot, struct watch_slot_info *out);
 /* Snapshot of t's counters (zeros if t has no set).  Handler-safe. */
 void watch_stats_get(struct rt_thread *t, struct watch_stats *out);
+
+/*
+ * Trap delivery by attr.sigtrap.  The engine's own real-time signal (O_ASYNC, F_SETSIG)
+ * goes through the kernel's irq_work, a self-IPI: on the Linux 6.18 VM a W trap costs
+ * 22-25 us with it and 12 us with attr.sigtrap, whose SIGTRAP is raised by task_work on
+ * the way back to user space; one variance instance's cycle (two traps and the engine's
+ * system calls) 66 us against 33 us (bench/watch-ioctl.sh).  SIGTRAP is not ours, so
+ * sigtrap events are opened only when both hold:
+ *   - the sample source owns SIGTRAP's handler and hands our traps to watch_sigtrap
+ *     (watch_sigtrap_route(1): the clock source, on a kernel that delivers a blocked
+ *     sigtrap when it is unblocked, Linux 6.1 on, instead of killing the program);
+ *   - the tool asked for it (watch_prefer_sigtrap(1); SONDE_WATCH_SIGTRAP=0 refuses).
+ * A slot's event keeps the delivery it was opened with.  SIGTRAP is a standard signal:
+ * a watch trap taken in the same debug exception as the clock source's single-step has
+ * its signal merged into the step's; the step's handler calls watch_sigtrap_poll, which
+ * finds such a trap by its count and dispatches it there (the step's context is the
+ * trap's: after the access).  Persistent slots are not polled.
+ */
+void watch_sigtrap_route(int on);
+/* Not in a handler (reads the environment). */
+void watch_prefer_sigtrap(int on);
+/* Internal (watch.c -> watch-sig.c). */
+void watch_sigtrap_want(int on);
+/* 1 once an event delivering by sigtrap was opened in this process (for the report). */
+extern int watch_sigtrap_used;
+/* Traps watch_sigtrap_poll found merged into a step's signal (for the report). */
+extern uint64_t watch_sigtrap_merged;
+/*
+ * From the SIGTRAP handler, for a TRAP_PERF signal whose si_perf_data is `data`: 1 if it
+ * is a watch trap (dispatched, or counted stale), 0 if not ours.  Handler-safe.
+ */
+int watch_sigtrap(uint64_t data, siginfo_t *si, void *uc);
+/* From the SIGTRAP handler at a single-step trap, before anything else: dispatch the
+ * one-shot sigtrap slots whose trap's signal was merged into the step's.  Handler-safe. */
+void watch_sigtrap_poll(siginfo_t *si, void *uc);
 
 /* The signal handler itself (installed by watch_start; exported for runtimes that chain). */
 void watch_signal(int sig, siginfo_t *si, void *uc);

@@ -99,6 +99,9 @@ static int var_start(void)
 	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
 	if (var_patience < 1)
 		var_patience = 1;
+	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
+	 * half the kernel time of the engine's own signal (watch.h) */
+	watch_prefer_sigtrap(1);
 	/* the trap handler; without it an arm is refused (instances then go unmeasured) */
 	watch_start();
 	/* function starts, for frames whose call is indirect (none: such frames are skipped) */
@@ -160,6 +163,7 @@ static SIGSAFE void handler_end(struct var_thread *vt, const int64_t *m0, int64_
 	for (int m = 0; m < VAR_NMETRIC; m++)
 		vt->ovh[m] += m1[m] - m0[m];
 	vt->s.handler_ns += (uint64_t)(m1[VAR_M_TIME] - m0[VAR_M_TIME]);
+	vt->s.handler_cpu_ns += (uint64_t)(m1[VAR_M_CPU] - m0[VAR_M_CPU]);
 }
 
 /* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost) to what the
