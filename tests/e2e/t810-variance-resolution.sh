@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t810-variance-resolution: on debug registers, each instance has its two traps'
-# calibrated kernel time (~28 us here) subtracted; an instance shorter than the error of
+# calibrated kernel time (~15 us here with attr.sigtrap delivery, ~28 us with the real-time signal) subtracted; an instance shorter than the error of
 # that calibration reads the error, or 0 where it came out below 0 (clamped).  vwork tiny
 # alternates 40000 calls of mid() (two calls of leaf(): a dozen instructions, well under
 # 1 us by construction) and big() (20 units, ~0.2 ms at gcc -O1).  mid must read as
