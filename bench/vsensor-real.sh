@@ -296,7 +296,8 @@ if [ -d "$NPB_SRC" ]; then
 			done
 			instructions ISS
 		fi
-		# its iterations start after the keys are made (3-5 s, more under load): the
+		# its iterations start after the keys are made (1.6-10.8 s into the run in the kept
+		# rounds, 1.6 s on a quiet machine: bench/vsensor-sensor-times.sh): the
 		# delay from its first MPI_Allreduce, the first call of its first iteration (from
 		# its first MPI call, an MPI_Bcast before the keys, the window ended before it)
 		[ "$mode" = --no-detect ] || detect IS 2 4 first:MPI_Allreduce
