@@ -152,9 +152,10 @@ first_net() {
 		END { print (f == "" ? 0 : f) }' "$1/matrix-network.csv"
 }
 
-# detect NAME START END DELAY-START|first:CALL ARGS...: the delay's window is START-END,
+# detect NAME START END DELAY-START|first|first:CALL ARGS...: the delay's window is START-END,
 # or with "first:CALL" 0 to END-START s after the rank's first call of CALL (pmpi-delay.c's
-# clock), scored from the first network cell of the run on
+# clock; "first": after its first intercepted call), scored from the first network cell of
+# the run on
 detect() {
 	local round
 	for round in $(seq "$repeat"); do
@@ -184,8 +185,14 @@ detect1() {
 	echo "  $name co-runner CPU 1:   $("$SONDE" vsensor score --truth "compute:1,3:$start:$end" "b-$name")  (truth: ranks 1 and 3)  others $(cat oth) (our 4 hogs included)"
 	grep '^sonde: vsensor: rank' "b-$name.err" | head -4 | sed 's/^/    live: /'
 	if [ "${dstart%%:*}" = first ]; then
+		# bare "first": the clock starts at the first intercepted call (no 4th field;
+		# "first" itself was passed as the call's name, never made: no delay at all)
+		local call=${dstart#first}
+		call=${call#:}
 		bench_others oth "$T/p-$name" env SONDE_DIR="$T/p-$name" $M -x LD_PRELOAD="$T/libpmpi-delay.so" \
-			-x VS_DELAY="0:$(echo "$end - $start" | bc):3000:${dstart#first:}" "./$name-vs" "$@" >/dev/null 2>&1
+			-x VS_DELAY="0:$(echo "$end - $start" | bc):3000${call:+:$call}" "./$name-vs" "$@" >/dev/null 2>"p-$name.err"
+		# the injector says when it cannot delay (a call it does not intercept)
+		grep '^pmpi-delay:' "p-$name.err" | sort -u | sed 's/^/    /'
 		ds=$(first_net "p-$name")
 		de=$(echo "$ds + $end - $start" | bc)
 	else
@@ -289,7 +296,8 @@ if [ -d "$NPB_SRC" ]; then
 			done
 			instructions ISS
 		fi
-		# its iterations start after the keys are made (3-5 s, more under load): the
+		# its iterations start after the keys are made (1.6-10.8 s into the run in the kept
+		# rounds, 1.6 s on a quiet machine: bench/vsensor-sensor-times.sh): the
 		# delay from its first MPI_Allreduce, the first call of its first iteration (from
 		# its first MPI call, an MPI_Bcast before the keys, the window ended before it)
 		[ "$mode" = --no-detect ] || detect IS 2 4 first:MPI_Allreduce

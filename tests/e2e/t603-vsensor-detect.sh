@@ -179,3 +179,24 @@ fi
 if quiet_or_skip t603-vsensor-clean-spec; then
 	check t603-vsensor-clean-spec-fp float_between "$(val fp_rate "$score")" 0 0.01
 fi
+
+# VS_DELAY's 4th field, the call that starts the injector's clock: one it does not intercept
+# (MPI_Barrier) would never start it, and the delay was silently off (a bench round then
+# scored a clean run as a delayed one); the injector says so once per process and runs
+# without delay.  A call it intercepts is taken without a word, and so is no 4th field.
+# (2 ranks, 0.3 s: what is checked is the message, not the detector.)
+delay_msg() {	# VS_DELAY [ITERATIONS]: the injector's stderr lines from a short 2-rank run
+	rm -rf d4
+	SONDE_DIR=$T/d4 SONDE_VS_LIVE=0 vs_run -np 2 -x SONDE_VS_LIVE -x LD_PRELOAD="$T/libpmpi-delay.so" \
+		-x VS_DELAY="$1" ./cg 0.3 ${2:-} >d4.out 2>d4.err
+	grep '^pmpi-delay:' d4.err
+}
+check t603-vsensor-delay-call-unknown test "$(delay_msg 0:1:1000:MPI_Barrier | \
+	grep -c '^pmpi-delay: VS_DELAY names MPI_Barrier, which is not intercepted .*: no delay$')" -eq 2
+# and it delays from that call on: 5 iterations of cg, each 2 MPI_Allreduce and an
+# MPI_Bcast, 20 ms before each: at least 0.3 s (cg prints its iterations' time, rank 0's)
+check t603-vsensor-delay-call-known test -z "$(delay_msg 0:100:20000:MPI_Allreduce 5)"
+check t603-vsensor-delay-call-delays awk '$2 == "s" && $1 >= 0.3 { ok = 1 } END { exit !ok }' d4.out
+check t603-vsensor-delay-no-call test -z "$(delay_msg 0:1:1000)"
+check t603-vsensor-delay-malformed test "$(delay_msg 0:1 | \
+	grep -c "^pmpi-delay: VS_DELAY='0:1' is not START:END:US\[:CALL\]: no delay$")" -eq 2

@@ -123,12 +123,104 @@ net_matrix net-sparse 50 2 0.1 1
 check t604-vsensor-report-net-sparse grep -qx \
 	"network cannot be flagged on ranks 0,1: at most 1 slice with network data" net.out
 check t604-vsensor-report-net-mostly-low grep -q \
-	"^network on ranks 0: under 0.50 in 100% of their slices with network data" net.out
+	"^network on rank 0: under 0.50 in 100% of their slices with network data" net.out
 check t604-vsensor-report-net-sparse-nothing-flagged grep -qx "no variance events" net.out
 net_matrix net-dense 30 1 1 1
 "$SONDE" vsensor report net-dense >net.out 2>&1
 no_note() { ! grep -q "^network \(on\|not\|cannot\|: no\)" net.out; }
 check t604-vsensor-report-net-dense-no-note no_note
+
+# the notes at their boundaries (each mutation of network_notes a reviewer tried passed
+# the cases above: 19 against 20 slices, a longest run of 2 against 3, exactly half low, a
+# cell exactly at the threshold, a rank the "few" note took falling through to the others)
+mat() {	# FILE SLICES EXPR...: one row a rank, its cell in slice s the awk EXPR's value ("" none)
+	local f=$1 n=$2 prog="" r=0
+	shift 2
+	for e in "$@"; do prog="$prog if (r == $r) v = ($e);"; r=$((r + 1)); done
+	mkdir -p "$(dirname "$f")"
+	awk -v n="$n" -v nr=$# "BEGIN {
+		printf \"rank\"; for (s = 0; s < n; s++) printf \",%.3f\", s * 0.2; print \"\"
+		for (r = 0; r < nr; r++) { printf \"%d\", r
+			for (s = 0; s < n; s++) { $prog printf \",%s\", v }; print \"\" } }" >"$f"
+}
+notes() {	# DIR: its report in net.out, the notes alone (between the events and the heat maps) in net.notes
+	"$SONDE" vsensor report "$1" >net.out 2>&1
+	awk '/^network \(rank x time/ { exit } /^network/ { on = 1 } on && NF' net.out >net.notes
+}
+# 19 slices of data (not judged) against 20 (judged), and "rank", not "ranks", for one
+mat b-20/matrix-network.csv 30 's < 19 ? 1 : ""' 's < 20 ? 1 : ""'
+notes b-20
+check t604-vsensor-net-19-20 test "$(cat net.notes)" = \
+	"network not judged on rank 0: 19 slices with network data, the rule wants 20+"
+# runs of 2 (cannot be flagged: the rule wants min_slices + 1 = 3) against runs of 3
+mat b-run/matrix-network.csv 30 's % 3 == 2 ? "" : 1' 's % 4 == 3 ? "" : 1'
+notes b-run
+check t604-vsensor-net-run-2-3 test "$(cat net.notes)" = \
+	"network cannot be flagged on rank 0: at most 2 slices with network data
+  in a row, the rule wants 3"
+# with --min-slices 3 the rule wants 4: runs of 3 cannot be flagged either
+"$SONDE" vsensor report --min-slices 3 b-run >net.out 2>&1
+check t604-vsensor-net-run-min-slices grep -qx "  in a row, the rule wants 4" net.out
+check t604-vsensor-net-run-min-slices-ranks grep -q "^network cannot be flagged on ranks 0,1: at most 3 slices" net.out
+# a rank the "few" note names is not also in the others (10 slices, one in two, all low)
+mat b-few/matrix-network.csv 20 's % 2 ? "" : 0.1' 's % 2 ? "" : 0.1'
+notes b-few
+check t604-vsensor-net-few-only test "$(cat net.notes)" = \
+	"network not judged on ranks 0,1: 10 slices with network data, the rule wants 20+"
+# exactly half low (11 of 22: no note) against 12 of 22 (55%); runs of 2 at most: nothing flagged
+mat b-half/matrix-network.csv 22 's % 2 ? 0.2 : 1' 's % 2 || s == 0 ? 0.2 : 1'
+notes b-half
+check t604-vsensor-net-half test "$(head -1 net.notes)" = \
+	"network on rank 1: under 0.50 in 55% of their slices with network data: its sensors"
+# a cell exactly at the threshold is not low (by the rule and by the note), one under it is
+mat b-thr/matrix-network.csv 30 0.5 0.49
+notes b-thr
+check t604-vsensor-net-threshold test "$(head -1 net.notes)" = \
+	"network on rank 1: under 0.50 in 100% of their slices with network data: its sensors"
+mat b-thr4/matrix-network.csv 30 0.5 0.5 0.5 0.5
+"$SONDE" vsensor report b-thr4 >net.out 2>&1
+check t604-vsensor-net-threshold-not-flagged grep -qx "no variance events" net.out
+# a rank the rule flagged network on is not said to hide a slow network (the event 0-3
+# 1.0-5.0 network 0.20 came with "network on ranks 0-3: under 0.50 in 67%")
+mat b-flag/matrix-network.csv 30 's >= 5 && s < 25 ? 0.2 : 1' 's >= 5 && s < 25 ? 0.2 : 1' \
+	's >= 5 && s < 25 ? 0.2 : 1' 's >= 5 && s < 25 ? 0.2 : 1'
+notes b-flag
+check t604-vsensor-net-flagged-event grep -qE '^ +0-3 +1\.0 +5\.0 +network +0\.20' net.out
+check t604-vsensor-net-flagged-no-note test ! -s net.notes
+"$SONDE" vsensor report --html b-flag.html b-flag >/dev/null 2>&1
+check t604-vsensor-net-flagged-no-note-html eval '! grep -q "network on rank" b-flag.html'
+# cells that waited for a CPU (share 0.3, cell 0.2 >= half of it: step 5) are not low for
+# the rule, nor for the note; with the shares left out they are
+mat b-cpu/matrix-network.csv 30 0.2 1
+mat b-cpu/matrix-cpu.csv 30 0.3 1
+notes b-cpu
+check t604-vsensor-net-starved-not-low test ! -s net.notes
+rm b-cpu/matrix-cpu.csv
+notes b-cpu
+check t604-vsensor-net-unstarved-low grep -q "^network on rank 0: under 0.50 in 100%" net.notes
+# a rank with no network data at all, beside ranks with some, is named
+mat b-none/matrix-network.csv 30 1 '""' 1
+notes b-none
+check t604-vsensor-net-none-rank test "$(cat net.notes)" = \
+	"network: no network sensor ran on rank 1: a slow network cannot be seen there"
+# a long list ends after a whole rank and says how many more ("...,150,152,15" before)
+# (300 ranks: the even ones 10 slices, not judged; the odd ones 30)
+mkdir -p b-long && awk 'BEGIN { printf "rank"; for (s = 0; s < 30; s++) printf ",%.3f", s * 0.2; print ""
+	for (r = 0; r < 300; r++) { printf "%d", r
+		for (s = 0; s < 30; s++) printf ",%s", r % 2 || s < 10 ? 1 : ""; print "" } }' \
+	>b-long/matrix-network.csv
+notes b-long
+long=$(sed -n 's/^network not judged on ranks \(.*\): 10 slices with network data, the rule wants 20+$/\1/p' net.notes)
+listed=$(sed 's/ and [0-9]* more$//' <<<"$long" | tr ',' '\n' | grep -c .)
+more=$(sed -n 's/.* and \([0-9]*\) more$/\1/p' <<<"$long")
+check "t604-vsensor-net-long-list ($listed + ${more:-none})" test "$((listed + ${more:-0}))" -eq 150 -a -n "$more"
+check t604-vsensor-net-long-list-whole eval "sed 's/ and [0-9]* more\$//' <<<'$long' | grep -qE '^0,2,4(,[0-9]+)*,[0-9]*[02468]\$'"
+# a file where the run's directory belongs is a usage error that says so (it said
+# ".../matrix-compute.csv/matrix-compute.csv: Not a directory")
+check t604-vsensor-report-file test "$(status "$SONDE" vsensor report b-20/matrix-network.csv)" -eq 2
+check t604-vsensor-report-file-msg grep -qx \
+	"sonde: report wants the run's directory (vsensor-\*), not the file 'b-20/matrix-network.csv'" err
+check t604-vsensor-score-file test "$(status "$SONDE" vsensor score --truth none b-20/matrix-network.csv)" -eq 2
 
 # the report states the whole rule: the median check, the CPU-share check and step 6
 mkdir -p rule-dir && printf 'rank,0,1,2\n0,1,0.9,0.95\n1,1,0.3,0.2\n' >rule-dir/matrix-compute.csv

@@ -225,6 +225,12 @@ static int starved(const struct vs_matrix *m, int r, int s, float v)
 	return c < VS_STARVED && v >= 0.5f * c;		/* NaN: not measured */
 }
 
+int vs_net_low(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s)
+{
+	float v = m->v[1][(size_t)r * m->nslices + s];
+	return v < rule->threshold[1] && !starved(m, r, s, v);	/* NaN is not low */
+}
+
 /*
  * Step 3's second way for a compute cell: was rank r short of CPU in slice s while the
  * ranks on the other cores were not?  It got under VS_CORE_STARVED of its typical CPU

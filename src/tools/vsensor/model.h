@@ -67,6 +67,9 @@ struct vs_event {
 };
 
 void vs_rule_default(struct vs_rule *r);
+/* Is rank r's network cell in slice s under the threshold, and not one that waited for a
+ * CPU (step 5's exemption)?  Step 2 and 5 alone: not the 3/4 of ranks, not the runs. */
+int vs_net_low(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s);
 int vs_matrix_alloc(struct vs_matrix *m, int nranks, int nslices, double slice_s);
 void vs_matrix_release(struct vs_matrix *m);
 

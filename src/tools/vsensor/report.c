@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cmds.h"
 #include "prof/file.h"
@@ -277,6 +278,18 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 
 static int report_one(const char *dir, const struct vs_rule *rule0, int csv, const char *html);
 
+/* A file given where the run's directory belongs (report d2/matrix-compute.csv said
+ * ".../matrix-compute.csv/matrix-compute.csv: Not a directory"): a usage error.  One that
+ * does not exist is left to the reader ("no matrix-*.csv in ..."). */
+static int not_a_run_dir(const char *cmd, const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) || S_ISDIR(st.st_mode))
+		return 0;
+	return sonde_usage_error("vsensor", "%s wants the run's directory (vsensor-*), not the file '%s'",
+				 cmd, dir);
+}
+
 int vs_cmd_report(int argc, char **argv)
 {
 	struct vs_rule rule;
@@ -311,6 +324,8 @@ int vs_cmd_report(int argc, char **argv)
 		rc = sonde_usage_error("vsensor", "report needs a vsensor-* directory");
 	else if (ndirs > 1 && (html || csv))
 		rc = sonde_usage_error("vsensor", "%s takes one directory (%d given)", html ? "--html" : "--csv", ndirs);
+	for (int i = 0; i < ndirs && !rc; i++)
+		rc = not_a_run_dir("report", dirs[i]);
 	/* several directories (a glob over several jobs): one report after the other */
 	for (int i = 0; i < ndirs && !rc; i++) {
 		if (ndirs > 1 && !csv)
@@ -323,27 +338,43 @@ int vs_cmd_report(int argc, char **argv)
 	return rc;
 }
 
-/* Append rank r to the list "0-2,5,6" in buf (ranks come in increasing order). */
-static void rank_list_add(char *buf, size_t len, int *last, int *run, int r)
+/*
+ * The n ranks r[] (increasing) as "0-2,5,6" in buf.  A list that does not fit ends after a
+ * whole rank and says how many more (a 256-byte buffer cut "...,150,152,15" mid-number).
+ */
+static void rank_list(char *buf, size_t len, const int *r, int n)
 {
-	size_t n = strlen(buf);
-	if (*last >= 0 && r == *last + 1) {
-		*last = r;
-		(*run)++;
-		return;
+	const size_t tail = 24;		/* " and 2147483647 more" and the NUL */
+	size_t used = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n;) {
+		int j = i;
+		while (j + 1 < n && r[j + 1] == r[j] + 1)
+			j++;
+		char piece[32];
+		if (j == i)
+			snprintf(piece, sizeof(piece), "%s%d", used ? "," : "", r[i]);
+		else
+			snprintf(piece, sizeof(piece), "%s%d%c%d", used ? "," : "", r[i],
+				 j == i + 1 ? ',' : '-', r[j]);
+		size_t pl = strlen(piece);
+		/* the last piece may use the tail's room; the others leave it for "and N more" */
+		if (used + pl + (j + 1 < n ? tail : 1) > len) {
+			snprintf(buf + used, len - used, " and %d more", n - i);
+			return;
+		}
+		memcpy(buf + used, piece, pl + 1);
+		used += pl;
+		i = j + 1;
 	}
-	if (*run)
-		n += snprintf(buf + n, n < len ? len - n : 0, "%c%d", *run == 1 ? ',' : '-', *last);
-	snprintf(buf + n, n < len ? len - n : 0, "%s%d", n ? "," : "", r);
-	*last = r;
-	*run = 0;
 }
 
-static void rank_list_end(char *buf, size_t len, int last, int run)
+/* "ranks 0-2,5" or "rank 4", into buf */
+static const char *ranks_named(char *buf, size_t len, const int *r, int n)
 {
-	size_t n = strlen(buf);
-	if (run)
-		snprintf(buf + n, n < len ? len - n : 0, "%c%d", run == 1 ? ',' : '-', last);
+	int k = snprintf(buf, len, "rank%s ", n == 1 ? "" : "s");
+	rank_list(buf + k, len - k, r, n);
+	return buf;
 }
 
 /*
@@ -353,32 +384,42 @@ static void rank_list_end(char *buf, size_t len, int last, int run)
  * none), once every few slices (CoMD: once per print step, never the 3 slices in a row
  * of step 4), or whose collectives mostly wait for other ranks (CoMD on shared cores: its
  * Allreduces under 0.5 of their best in 70-100% of their slices, clean runs included;
- * doc/sonde-vsensor.md, "Real programs").
+ * doc/sonde-vsensor.md, "Real programs").  A rank the rule flagged network on is not said
+ * to hide a slow network.
  */
 static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f)
 {
 	const struct vs_matrix *m = &l->m;
-	char few[256] = "", sparse[256] = "", waits[256] = "";
-	int any = 0, fl = -1, fr = 0, sl = -1, sr = 0, wl = -1, wr = 0;
+	int nr = m->nranks;
+	int *none = calloc(nr ? nr : 1, sizeof(int)), *few = calloc(nr ? nr : 1, sizeof(int));
+	int *sparse = calloc(nr ? nr : 1, sizeof(int)), *waits = calloc(nr ? nr : 1, sizeof(int));
+	char list[300];
+	if (!none || !few || !sparse || !waits)
+		goto out;
+	int nnone = 0, nfew = 0, nsparse = 0, nwaits = 0, any = 0;
 	int fmin = 1 << 30, fmax = 0, smax = 0, wmin = 100, wmax = 0;
 	int need = rule->min_slices + 1;	/* step 4, network */
-	for (int r = 0; r < m->nranks; r++) {
-		int have = 0, low = 0, run = 0, best = 0;
+	for (int r = 0; r < nr; r++) {
+		int have = 0, low = 0, run = 0, best = 0, flagged = 0;
 		for (int s = 0; s < m->nslices; s++) {
-			float v = m->v[1][(size_t)r * m->nslices + s];
-			if (isnan(v)) {
+			size_t i = (size_t)r * m->nslices + s;
+			if (isnan(m->v[1][i])) {
 				run = 0;
 				continue;
 			}
 			have++;
-			low += v < rule->threshold[1];
+			/* low as the rule sees it: a cell that waited for a CPU is not (step 5) */
+			low += vs_net_low(m, rule, r, s);
+			flagged |= l->flag[1][i];
 			best = ++run > best ? run : best;
 		}
-		if (!have)
+		if (!have) {
+			none[nnone++] = r;
 			continue;
+		}
 		any = 1;
 		if (have < VS_NET_MIN_SLICES) {
-			rank_list_add(few, sizeof(few), &fl, &fr, r);
+			few[nfew++] = r;
 			fmin = have < fmin ? have : fmin;
 			fmax = have > fmax ? have : fmax;
 			continue;
@@ -386,34 +427,38 @@ static void network_notes(const struct loaded *l, const struct vs_rule *rule, FI
 		/* sensed once every few slices (CoMD: once per print step): never the
 		 * consecutive slices step 4 asks for */
 		if (best < need) {
-			rank_list_add(sparse, sizeof(sparse), &sl, &sr, r);
+			sparse[nsparse++] = r;
 			smax = best > smax ? best : smax;
 		}
-		if (2 * low > have) {
+		if (2 * low > have && !flagged) {
 			int pc = (int)(100.0 * low / have + 0.5);
-			rank_list_add(waits, sizeof(waits), &wl, &wr, r);
+			waits[nwaits++] = r;
 			wmin = pc < wmin ? pc : wmin;
 			wmax = pc > wmax ? pc : wmax;
 		}
 	}
-	rank_list_end(few, sizeof(few), fl, fr);
-	rank_list_end(sparse, sizeof(sparse), sl, sr);
-	rank_list_end(waits, sizeof(waits), wl, wr);
-	if (!any)
+	if (!any) {
 		fprintf(f, "network: no network sensor ran: a slow network cannot be seen in this run\n");
-	if (few[0]) {
-		fprintf(f, "network not judged on ranks %s: ", few);
+		goto out;
+	}
+	if (nnone)
+		fprintf(f, "network: no network sensor ran on %s: a slow network cannot be seen there\n",
+			ranks_named(list, sizeof(list), none, nnone));
+	if (nfew) {
+		fprintf(f, "network not judged on %s: ", ranks_named(list, sizeof(list), few, nfew));
 		if (fmin == fmax)
 			fprintf(f, "%d slices", fmin);
 		else
 			fprintf(f, "%d-%d slices", fmin, fmax);
 		fprintf(f, " with network data, the rule wants %d+\n", VS_NET_MIN_SLICES);
 	}
-	if (sparse[0])
-		fprintf(f, "network cannot be flagged on ranks %s: at most %d slice%s with network data\n"
-			   "  in a row, the rule wants %d\n", sparse, smax, smax == 1 ? "" : "s", need);
-	if (waits[0]) {
-		fprintf(f, "network on ranks %s: under %.2f in ", waits, rule->threshold[1]);
+	if (nsparse)
+		fprintf(f, "network cannot be flagged on %s: at most %d slice%s with network data\n"
+			   "  in a row, the rule wants %d\n", ranks_named(list, sizeof(list), sparse, nsparse),
+			smax, smax == 1 ? "" : "s", need);
+	if (nwaits) {
+		fprintf(f, "network on %s: under %.2f in ", ranks_named(list, sizeof(list), waits, nwaits),
+			rule->threshold[1]);
 		if (wmin == wmax)
 			fprintf(f, "%d%%", wmin);
 		else
@@ -422,6 +467,11 @@ static void network_notes(const struct loaded *l, const struct vs_rule *rule, FI
 			   "  are usually far slower than their best (waiting for other ranks?), so a slower\n"
 			   "  network would not stand out\n");
 	}
+out:
+	free(none);
+	free(few);
+	free(sparse);
+	free(waits);
 }
 
 static int report_one(const char *dir, const struct vs_rule *rule0, int csv, const char *html)
@@ -530,6 +580,8 @@ int vs_cmd_score(int argc, char **argv)
 	struct truth t;
 	if (!dir || !spec || parse_truth(spec, &t))
 		return sonde_usage_error("vsensor", "score needs --truth KIND:RANKS:START:END|none and a directory");
+	if (not_a_run_dir("score", dir))
+		return EXIT_USAGE;
 	struct loaded *l = calloc(1, sizeof(*l));
 	if (!l || load(dir, &rule, l)) {
 		free(l);

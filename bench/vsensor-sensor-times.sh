@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# bench/vsensor-sensor-times.sh - the per-sense times of a kept vsensor run's sensors
+# (doc/sonde-vsensor.md, "Why the network delay is not found"), from its records:
+#   bench/vsensor-sensor-times.sh DIR [KIND [START END]]
+# DIR is one run's directory (kept by bench/vsensor-real.sh with VS_REAL_KEEP, e.g.
+# DIR/p-IS-1); KIND (network) the sensors' kind.  Each record of rank-<r>.rec is one
+# sensor in one slice: its mean sense in us (for network sensors the fastest 1-ms average,
+# vsrt.c).  Prints per rank and sensor the records' count and min / median / max in us,
+# inside the window of DIR/truth (START-END of "kind:ranks:START:END", as the bench wrote it
+# for the scored run; or START END, in s, e.g. the delayed run's window for the clean run)
+# and outside it; with neither, or truth "none", one line for the whole run.  Then the
+# network cells under 0.50 in and out of the window (matrix-network.csv), and the start of
+# the first slice with network data (NPB IS: its first iteration, after its key generation).
+# Reads only: never fails on numbers.
+set -u
+dir=${1:?usage: bench/vsensor-sensor-times.sh DIR [KIND [START END]]}
+kind=${2:-network}
+[ -f "$dir/sensors.csv" ] || { echo "no sensors.csv in $dir" >&2; exit 1; }
+slice=$(head -1 "$dir/matrix-compute.csv" | awk -F, '{ print $3 - $2 }')
+ws=-1 we=-1
+if [ -f "$dir/truth" ] && [ "$(cat "$dir/truth")" != none ]; then
+	ws=$(awk -F: '{ print $3 }' "$dir/truth")
+	we=$(awk -F: '{ print $4 }' "$dir/truth")
+fi
+[ $# -ge 4 ] && ws=$3 we=$4
+echo "$dir: slices of $slice s; window ${ws}-${we} s (-1: none); $kind sensors, us per sense"
+echo "(rank 'all': the ranks' records pooled; in/out: the slice starts in the window or not)"
+for rec in "$dir"/rank-*.rec; do
+	r=${rec##*/rank-}
+	r=${r%.rec}
+	# struct vs_rec { int32 bin, sensor; float mean_us, weight_s; }: 16 bytes, host order
+	paste <(od -An -v -w16 -t d4 "$rec") <(od -An -v -w16 -t f4 "$rec") |
+	awk -v r="$r" -v kind="$kind" -v sl="$slice" -v ws="$ws" -v we="$we" -v sensors="$dir/sensors.csv" '
+		BEGIN {	# the rank'\''s sensors, in the order of their index (vsrt.c, write_sensors)
+			while ((getline line < sensors) > 0) {
+				split(line, c, ",")
+				if (c[1] != r)
+					continue
+				name[i] = c[2]; k[i] = c[3]; i++
+			}
+		}
+		{	# bin sensor (int) int int, then the same 16 bytes as floats: mean_us is the 7th
+			s = $2
+			if (k[s] != kind)
+				next
+			t = $1 * sl
+			printf "%s\t%s\t%s\t%s\n", r, name[s], ws < 0 ? "all" : (t >= ws && t < we ? "in" : "out"), $7
+		}'
+done | awk -F'\t' '
+	{ for (i = 0; i < 2; i++) { key = (i ? "all" : $1) "\t" $2 "\t" $3; n[key]++; v[key, n[key]] = $4 + 0 } }
+	END {
+		for (key in n) {
+			m = n[key]
+			for (j = 1; j <= m; j++) a[j] = v[key, j]
+			for (x = 2; x <= m; x++) { t = a[x]; for (y = x - 1; y >= 1 && a[y] > t; y--) a[y + 1] = a[y]; a[y + 1] = t }
+			split(key, f, "\t")
+			printf "  rank %-3s %-30s %-3s %4d records  min %10.1f  median %10.1f  max %10.1f\n",
+				f[1], f[2], f[3], m, a[1], (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2), a[m]
+		}
+	}' | sort -k2,2 -k3,3 -k4,4
+# the network cells under 0.5 (the rule's threshold) of those with data, in and out of the window
+[ "$kind" = network ] && awk -F, -v ws="$ws" -v we="$we" '
+	NR == 1 { for (i = 2; i <= NF; i++) t[i] = $i; next }
+	{ for (i = 2; i <= NF; i++) if ($i != "") { w = ws >= 0 && t[i] >= ws && t[i] < we ? "in" : "out"
+		have[w]++; low[w] += $i < 0.5 } }
+	END { for (w in have) printf "  network cells under 0.50, %s: %d of %d\n", w == "out" && ws < 0 ? "all" : w, low[w], have[w] }' \
+	"$dir/matrix-network.csv" | sort
+[ -f "$dir/matrix-network.csv" ] && awk -F, 'NR == 1 { for (i = 2; i <= NF; i++) s[i] = $i; next }
+	{ for (i = 2; i <= NF; i++) if ($i != "" && (f == "" || s[i] + 0 < f + 0)) f = s[i] }
+	END { print "  first slice with network data: " (f == "" ? "none" : f " s") }' "$dir/matrix-network.csv"
+exit 0
