@@ -93,7 +93,7 @@ $(B)/sigsafe.list: $(addprefix $(B)/,$(filter-out included,$(foreach f,$(SIGSAFE
 		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
 # The runtime's code is resident whole whatever a run uses of it (the kernel maps a file's
-# cached pages 64 KB around each fault), so it is built for size (-Os: 134 -> 96 KB of
+# cached pages 64 KB around each fault), so it is built for size (-Os: 134 -> 108 KB of
 # text) except where it runs at every access or every allocation: the inst source's
 # callbacks, the tools' hooks behind them, the soft watchpoints' filter, the malloc
 # wrappers.  Per sample or per trap, the kernel's signal delivery (~25 us) dwarfs what -Os

@@ -26,7 +26,11 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$top/bench/lib.sh"
 [ -x "$B/sonde" ] || { echo "bench: $B/sonde not built" >&2; exit 1; }
-before=${MEMORY_BENCH_BEFORE:+$(cd "$MEMORY_BENCH_BEFORE" && pwd)}
+before=
+if [ -n "${MEMORY_BENCH_BEFORE:-}" ]; then
+	before=$(cd "$MEMORY_BENCH_BEFORE" 2>/dev/null && pwd)
+	[ -x "$before/sonde" ] || { echo "bench-memory: MEMORY_BENCH_BEFORE=$MEMORY_BENCH_BEFORE: no sonde build there" >&2; exit 2; }
+fi
 cd "$T" || exit 1
 
 cat >dump.c <<'EOF_C'
@@ -92,6 +96,19 @@ case_setup() {
 }
 
 hwm() { awk '/^VmHWM:/ { print $2 }' "$1"; }
+# run1 SMAPS LIST CMD...: one run, its dump written to SMAPS; its peak RSS appended to LIST
+# only if it exited 0 and wrote the dump (a failed run must not count a round before's)
+failed=0
+run1() {
+	local f=$1 l=$2
+	shift 2
+	rm -f "$f"
+	if VBENCH_SMAPS=$T/$f "$@" >/dev/null 2>&1 && [ -s "$f" ]; then
+		hwm "$f" >>"$l"
+	else
+		failed=$((failed + 1))
+	fi
+}
 # by_file SMAPS: "name kb" per mapped file (basename) or [anon]/[heap]/[stack]..., summed
 by_file() {
 	awk '/^[0-9a-f]+-[0-9a-f]+ / { n = NF >= 6 ? $6 : "[anon]"; sub(/.*\//, "", n); next }
@@ -119,20 +136,24 @@ for c in $cases; do
 	case_setup "$c" || continue
 	: >hn; : >ho; : >hp; : >hb
 	for i in $(seq "$PAIRS"); do
-		VBENCH_SMAPS=$T/sn LD_PRELOAD=$T/dump.so $prog >/dev/null 2>&1
-		hwm sn >>hn
-		VBENCH_SMAPS=$T/so LD_PRELOAD=$B/libsonde.so:$T/dump.so $prog >/dev/null 2>&1
-		hwm so >>ho
+		# shellcheck disable=SC2086
+		run1 sn hn env LD_PRELOAD=$T/dump.so $prog
+		# shellcheck disable=SC2086
+		run1 so ho env LD_PRELOAD=$B/libsonde.so:$T/dump.so $prog
 		rm -rf p
 		# shellcheck disable=SC2086
-		VBENCH_SMAPS=$T/sp LD_PRELOAD=$T/dump.so "$B/sonde" $tool -q -o p -- $prog >/dev/null 2>&1
-		hwm sp >>hp
+		run1 sp hp env LD_PRELOAD=$T/dump.so "$B/sonde" $tool -q -o p -- $prog
 		[ -n "$before" ] || continue
 		rm -rf p
 		# shellcheck disable=SC2086
-		VBENCH_SMAPS=$T/sb LD_PRELOAD=$T/dump.so "$before/sonde" $tool -q -o p -- $prog >/dev/null 2>&1
-		hwm sb >>hb
+		run1 sb hb env LD_PRELOAD=$T/dump.so "$before/sonde" $tool -q -o p -- $prog
 	done
+	[ "$failed" -eq 0 ] || echo "  $failed run(s) failed or wrote no dump: left out of the medians"
+	failed=0
+	if [ ! -s hn ] || [ ! -s hp ]; then
+		echo "$c: every native or profiled run failed: no figure"
+		continue
+	fi
 	n=$(median <hn) o=$(median <ho) p=$(median <hp)
 	echo "$c: sonde $tool -- $prog"
 	awk -v n="$n" -v o="$o" -v p="$p" 'BEGIN { printf "  peak RSS (KB, median): alone %d, +libsonde.so (runtime off) %d, profiled %d: %.2fx (+%d KB; off %.2fx, +%d KB)\n", n, o, p, p / n, p - n, o / n, o - n }'

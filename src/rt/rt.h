@@ -30,7 +30,13 @@
  * resident under sonde variance: 10 before, 7 after; doc/architecture.md, "The runtime's
  * fixed memory").
  */
+#if defined(__GNUC__) && !defined(__clang__)
 #define RT_LARGE __attribute__((section(".lbss")))
+#else
+/* clang 14 makes a named .lbss PROGBITS (the arrays then take file space) and accepts an
+ * initializer there: plain .bss instead. */
+#define RT_LARGE
+#endif
 
 /* ---- configuration, read once from SONDE_* in the constructor (init.c) ---- */
 
