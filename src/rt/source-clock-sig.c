@@ -545,7 +545,9 @@ SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	/* a debug-register trap delivered by attr.sigtrap (watch.h, watch_sigtrap) */
-	if (si->si_code == TRAP_PERF && watch_sigtrap(perf_data(si), si, ucv)) {
+	if (si->si_code == TRAP_PERF &&
+	    watch_sigtrap(perf_data(si), (perf_flags(si) & CLOCK_TRAP_PERF_FLAG_ASYNC) != 0, si,
+			  ucv)) {
 		errno = saved;
 		return;
 	}

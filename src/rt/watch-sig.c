@@ -892,7 +892,10 @@ static void slot_settle(struct rt_thread *t, struct watch_set *s, int i, int fd)
  * `defer` (hw): a one-shot slot becomes idle but its event stays enabled (live) until the
  * callback has run: a callback that re-arms the slot (variance's entry breakpoint becoming
  * its return watch) then pays one MODIFY_ATTRIBUTES, not a DISABLE before it too;
- * dispatch disables it after the callback otherwise (slot_settle).
+ * dispatch disables it after the callback otherwise (slot_settle).  Execute slots only: a
+ * data slot's callback may read the watched bytes (variance's return slot, which it reads
+ * to re-arm the pending one below), and with the event still enabled that read traps once
+ * more, inside the instance (a stale trap, but its delivery is time nobody subtracts).
  */
 static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struct watch_trap *w,
 			  int defer)
@@ -904,7 +907,7 @@ static watch_fn slot_fire(struct rt_thread *t, struct watch_set *s, int i, struc
 	w->addr = sl->addr;
 	w->len = sl->len;
 	w->type = sl->type;
-	if (!(sl->flags & WATCH_PERSIST) && defer && !s->soft) {
+	if (!(sl->flags & WATCH_PERSIST) && defer && !s->soft && sl->type == WATCH_X) {
 		slot_state(s, sl, SLOT_IDLE);
 		sl->live = 1;
 	} else if (!(sl->flags & WATCH_PERSIST)) {
@@ -1114,7 +1117,7 @@ SIGSAFE void watch_signal(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-SIGSAFE int watch_sigtrap(uint64_t data, siginfo_t *si, void *uc)
+SIGSAFE int watch_sigtrap(uint64_t data, int late, siginfo_t *si, void *uc)
 {
 	if ((data & ~(uint64_t)(WATCH_MAX_SLOTS - 1)) != WATCH_SIG_DATA)
 		return 0;
@@ -1122,7 +1125,13 @@ SIGSAFE int watch_sigtrap(uint64_t data, siginfo_t *si, void *uc)
 	struct rt_thread *t = rt_self();
 	struct watch_set *s = t ? set_of(t) : NULL;
 
-	if (s && !s->soft) {
+	if (s && late) {
+		/* taken while the program had SIGTRAP blocked, delivered at the unblock: the
+		 * context is the unblock's, not the access's (variance would take the
+		 * unblock's stack pointer for a return slot and measure a call that never
+		 * was).  Left armed: the event's count moved, so its next trap is not stale. */
+		STAT_ADD(s, stale);
+	} else if (s && !s->soft) {
 		int i = (int)(data & (WATCH_MAX_SLOTS - 1));
 		int fd = __atomic_load_n(&s->slot[i].fd, __ATOMIC_RELAXED);
 		/* an event of the slot's that delivers by sigtrap: the fd number is then the

@@ -482,9 +482,11 @@ extern int watch_sigtrap_used;
 extern uint64_t watch_sigtrap_merged;
 /*
  * From the SIGTRAP handler, for a TRAP_PERF signal whose si_perf_data is `data`: 1 if it
- * is a watch trap (dispatched, or counted stale), 0 if not ours.  Handler-safe.
+ * is a watch trap (dispatched, or counted stale), 0 if not ours.  `late`: si_perf_flags
+ * has TRAP_PERF_FLAG_ASYNC (the trap was taken while SIGTRAP was blocked and comes at the
+ * unblock, in the wrong context): counted stale, never dispatched.  Handler-safe.
  */
-int watch_sigtrap(uint64_t data, siginfo_t *si, void *uc);
+int watch_sigtrap(uint64_t data, int late, siginfo_t *si, void *uc);
 /* From the SIGTRAP handler at a single-step trap, before anything else: dispatch the
  * one-shot sigtrap slots whose trap's signal was merged into the step's.  Handler-safe. */
 void watch_sigtrap_poll(siginfo_t *si, void *uc);

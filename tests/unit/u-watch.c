@@ -639,20 +639,26 @@ static uint64_t slot_count(int s)
 	return c;
 }
 
-/* The engine leaves a fired one-shot event enabled while its callback runs (a re-arm there
- * is one MODIFY_ATTRIBUTES); a callback that does not re-arm must still leave it disabled:
- * the event counts the first write only, not the N - 1 after it. */
-static void oneshot_rearm_case(void)
+/* The engine leaves a fired one-shot execute event enabled while its callback runs (a
+ * re-arm there is one MODIFY_ATTRIBUTES; data slots are disabled first); a callback that
+ * does not re-arm must still leave it disabled: the event counts the first trap only, not
+ * the N - 1 after it.  Both kinds: the first slot an execute breakpoint (the deferred
+ * path, variance's entry breakpoint) or a write watch. */
+static void oneshot_rearm_one(int exec)
 {
 	fresh_set();
 	struct chain c = { .next = &g.b };
-	struct watch_req r = req(&g.a, 8, WATCH_W, 0, &c.h);
+	void (*volatile fn)(void) = target_fn;
+	struct watch_req r = exec ? req((void *)(uintptr_t)fn, 8, WATCH_X, 0, &c.h) :
+				    req(&g.a, 8, WATCH_W, 0, &c.h);
 	r.on_trap = on_trap_rearm;
 	r.cookie = &c;
 	int s = watch_arm(&main_t, &r);
 	CHECK(s >= 0);
 	uint64_t c0 = slot_count(s);
-	write_loop(&g.a, &g.b, N);	/* g.a traps; the callback moves the slot to g.b */
+	if (exec)
+		fn();		/* fn traps; the callback moves the slot to g.b */
+	write_loop(&g.a, &g.b, N);	/* (or g.a traps and the callback moves it) */
 	CHECK_EQ_U64(c.h.n, 2);		/* then g.b traps once; that callback keeps it idle */
 	CHECK_EQ_U64(slot_count(s) - c0, 2);
 	struct watch_slot_info si;
@@ -663,6 +669,12 @@ static void oneshot_rearm_case(void)
 	struct watch_stats st;
 	watch_stats_get(&main_t, &st);
 	CHECK_EQ_U64(st.stale + st.dropped, 0);
+}
+
+static void oneshot_rearm_case(void)
+{
+	oneshot_rearm_one(1);
+	oneshot_rearm_one(0);
 }
 
 TEST(oneshot_rearmed_from_callback)
@@ -679,6 +691,14 @@ static uint64_t si_perf_data(const siginfo_t *si)
 	return v;
 }
 
+/* si_perf_flags: after si_perf_data and the 32-bit si_perf_type */
+static uint32_t si_perf_flags(const siginfo_t *si)
+{
+	uint32_t v;
+	memcpy(&v, (const char *)&si->si_addr + sizeof(void *) + 12, sizeof(v));
+	return v;
+}
+
 static volatile int foreign_sigtraps, steps;
 
 /* What the clock source's SIGTRAP handler does for the engine (source-clock-sig.c). */
@@ -686,7 +706,8 @@ static void sigtrap_router(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	(void)sig;
-	if (si->si_code == 6 /* TRAP_PERF */ && watch_sigtrap(si_perf_data(si), si, ucv))
+	if (si->si_code == 6 /* TRAP_PERF */ &&
+	    watch_sigtrap(si_perf_data(si), si_perf_flags(si) & 1, si, ucv))
 		return;
 	if (si->si_code != 2 /* TRAP_TRACE */) {
 		foreign_sigtraps++;
@@ -729,6 +750,28 @@ TEST(sigtrap_delivery)
 	CHECK_EQ_U64(hp.n, N);
 	watch_disarm_all(&main_t);
 	oneshot_rearm_case();
+
+	/* a trap taken while SIGTRAP is blocked comes at the unblock (TRAP_PERF_FLAG_ASYNC),
+	 * in the unblock's context: counted stale, no callback; the slot stays armed and
+	 * its next trap is dispatched */
+	fresh_set();
+	struct hits hl = { 0 };
+	r = req(&g.a, 8, WATCH_W, 0, &hl);
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	struct watch_stats st0, st1;
+	watch_stats_get(&main_t, &st0);
+	sigset_t trap, prev;
+	sigemptyset(&trap);
+	sigaddset(&trap, SIGTRAP);
+	CHECK(sigprocmask(SIG_BLOCK, &trap, &prev) == 0);
+	write_loop(&g.a, &g.b, 1);
+	CHECK(sigprocmask(SIG_SETMASK, &prev, NULL) == 0);
+	watch_stats_get(&main_t, &st1);
+	CHECK_EQ_U64(hl.n, 0);
+	CHECK_EQ_U64(st1.stale - st0.stale, 1);
+	write_loop(&g.a, &g.b, 1);
+	CHECK_EQ_U64(hl.n, 1);
+	watch_disarm_all(&main_t);
 
 	/* a store single-stepped (TF): the kernel merges the watch's SIGTRAP into the
 	 * step's; the step handler's poll dispatches it, once */
