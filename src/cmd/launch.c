@@ -98,12 +98,17 @@ int launch_program(const char *cmd, int argc)
 				 cmd);
 }
 
+/* Decimal digits only: strtoul alone takes a leading space or '+', and a '-' that wraps
+ * (-18446744073709551615 is 1). */
 int launch_number(const char *s, unsigned long lo, unsigned long hi, unsigned long *v)
 {
 	char *end;
+
+	if (*s < '0' || *s > '9')
+		return 0;
 	errno = 0;
 	*v = strtoul(s, &end, 10);
-	return *s && !*end && !errno && *v >= lo && *v <= hi;
+	return !*end && !errno && *v >= lo && *v <= hi;
 }
 
 int launch_exact(struct launch_opts *o, const char *cmd)

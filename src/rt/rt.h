@@ -193,6 +193,13 @@ typedef void (*rt_inst_every_fn)(struct rt_thread *t, uint64_t addr, uint32_t le
 				 uint32_t flags, uint64_t ip);
 int rt_inst_every(rt_inst_every_fn fn);
 
+/* source-inst.c: the sampling windows' lengths drawn uniformly in [P - P/2, P + P/2] around
+ * the period P instead of P each, so that a loop whose accesses per iteration divide P (or
+ * P mod them) evenly is not sampled at the same access, in the same phase in every
+ * thread, for the whole run.  A tool's start hook calls it (inst source only: else
+ * -ENOTSUP); a sample still stands for P accesses (the mean).  Not in a handler. */
+int rt_inst_jitter(void);
+
 /* source-inst.c: for the process's end, which finishes other threads: after raising
  * their stopped (and a fence), before waiting for their busy to fall.  With an
  * every-access hook it runs a membarrier, the other half of inst_every's unfenced busy

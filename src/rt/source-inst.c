@@ -66,6 +66,8 @@ struct inst_thread {
 };
 
 static uint64_t inst_period = INST_DEFAULT_PERIOD;
+/* rt_inst_jitter: each window's length is drawn around the period, not the period */
+static int inst_jitter;
 
 /*
  * The callbacks' per-thread state, in one TLS block (one GOT load reaches all of it): the
@@ -154,6 +156,23 @@ static SIGSAFE uint64_t access_ip_cached(struct rt_thread *t, uint64_t ret, uint
 }
 
 /*
+ * The next window's length: the period, or with rt_inst_jitter one drawn uniformly in
+ * [period - period/2, period + period/2] (mean the period, so a sample still stands for
+ * `period` accesses).  A fixed window locks onto a loop whose accesses per iteration divide
+ * it (or period mod it) evenly: every thread then samples the same access of the loop
+ * body, in the same relation to the others, for the whole run (the comm ring: 4 accesses
+ * a round, 1009 = 1 mod 4).
+ */
+static SIGSAFE uint64_t inst_window(struct rt_thread *t)
+{
+	uint64_t half = inst_period / 2;
+
+	if (!inst_jitter || !half)
+		return inst_period;
+	return inst_period - half + rt_rand(t) % (2 * half + 1);
+}
+
+/*
  * The slow path: the countdown reached 0.  Start the next window first (a handler running
  * instrumented code from here on counts against it), then deliver the access.  `frame` is
  * the callback's frame: the instrumented code's rbp, then the return address, and its rsp
@@ -167,8 +186,11 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 
 	if (!t || t->stopped)
 		return;
-	inst_countdown += inst_period;
-	t->stats.accesses += inst_period;
+	/* The count stays the accesses so far + period - countdown (rt_inst_accesses): a
+	 * window of w accesses adds w to both. */
+	uint64_t w = inst_window(t);
+	inst_countdown += w;
+	t->stats.accesses += w;
 
 	/* .time 0: a tool that wants the time reads the clock itself (every tool does when it
 	 * is 0); reuse --exact delivers every access and never reads it (a vDSO clock read,
@@ -286,6 +308,14 @@ int rt_inst_every(rt_inst_every_fn fn)
 	else if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL))
 		inst_barrier_cmd = MEMBARRIER_CMD_GLOBAL;
 	inst_every_fn = fn;
+	return 0;
+}
+
+int rt_inst_jitter(void)
+{
+	if (rt_source != &rt_source_inst)
+		return -ENOTSUP;
+	inst_jitter = 1;
 	return 0;
 }
 
@@ -560,7 +590,10 @@ static int inst_start(void)
 static int inst_thread_start(struct rt_thread *t)
 {
 	t->src = arena_alloc(&t->arena, sizeof(struct inst_thread));
-	inst_countdown = inst_period;
+	inst_countdown = inst_window(t);
+	/* accesses + period - countdown stays the count (modulo 2^64: below 0 while the
+	 * first window is shorter than the period) */
+	t->stats.accesses -= inst_period - inst_countdown;
 	inst_active = 1;
 	return 0;
 }

@@ -35,6 +35,15 @@ unsigned watch_soft_match(struct rt_thread *t, uint64_t a, uint32_t l, int s) { 
 void watch_soft_trap(struct rt_thread *t, unsigned m, uint64_t a, uint32_t l, int s,
 		     uint64_t ip) { }
 uint64_t rt_now(void) { return 0; }
+/* the windows' draw under rt_inst_jitter (HARNESS_JITTER=1): a xorshift */
+uint64_t rt_rand(struct rt_thread *t)
+{
+	static uint64_t x = 88172645463325252ull;
+
+	(void)t;
+	x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+	return x;
+}
 void *arena_alloc(struct arena *a, size_t size) { return calloc(1, size); }
 
 void rt_deliver_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
@@ -74,6 +83,10 @@ __attribute__((constructor)) static void harness_init(void)
 	dl_iterate_phdr(first_object, NULL);
 	rt_cfg.period = p ? strtoull(p, NULL, 10) : 0;
 	rt_source_inst.start();
+	if (getenv("HARNESS_JITTER")) {
+		rt_source = &rt_source_inst;
+		fprintf(stderr, "harness: jitter=%d\n", rt_inst_jitter());
+	}
 	rt_self_tls = &main_thread;
 	rt_source_inst.thread_start(rt_self_tls);
 }
@@ -146,6 +159,15 @@ LD_PRELOAD=$PWD/harness.so HARNESS_PERIOD=1000 ./inst-loop >/dev/null 2>h.err
 check t050-sampled-accesses [ "$(field accesses)" = 11024 ]
 check t050-sampled-samples [ "$(field samples)" = $((11024 / 1000)) ]
 check t050-sampled-weight [ "$(field weight)" = $((11024 / 1000)) ]
+
+# Windows drawn around the period (rt_inst_jitter, comm's): in [500, 1500], so 7 to 22
+# samples of the 11,024 accesses, and the count still exact (a window of w adds w).
+LD_PRELOAD=$PWD/harness.so HARNESS_PERIOD=1000 HARNESS_JITTER=1 ./inst-loop >/dev/null 2>h.err
+check t050-jitter-on grep -q '^harness: jitter=0$' h.err
+check t050-jitter-accesses [ "$(field accesses)" = 11024 ]
+n=$(field samples)
+check "t050-jitter-samples ($n)" test "$n" -ge 7 -a "$n" -le 22
+check t050-jitter-weight [ "$(field weight)" = "$n" ]
 
 # Vectorised stores: clang reloads the value from a spill slot between the callback and the
 # store; the sample's ip must still be the store (memory destination), not the reload.

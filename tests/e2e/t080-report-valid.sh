@@ -78,12 +78,19 @@ check same_again cmp -s out.txt again.txt
 
 # The database is rebuilt when a raw file is newer than it (prof_is_raw_name), not when a
 # user's file that only looks like one is: the rebuild is seen as a new inode (db_write
-# renames a fresh file over it)
+# renames a fresh file over it).  The raw file made newer is the fixture's own, valid
+# 1234.proc (an empty one would make the rebuild fail), so the rebuilt report succeeds
+# and prints what the first one did.
 ino() { stat -c %i rec/profile.db; }
 i0=$(ino)
 echo keep >rec/notes.maps && touch -d '+1 hour' rec/notes.maps
-"$SONDE" report rec >/dev/null 2>&1
+"$SONDE" report rec >kept.txt 2>&1
+check kept_for_lookalike_exit_0 test $? -eq 0
 check kept_for_lookalike [ "$(ino)" = "$i0" ]
+check raw_proc_not_empty test -s rec/1234.proc
 touch -d '+1 hour' rec/1234.proc
-"$SONDE" report rec >/dev/null 2>&1
+"$SONDE" report rec >rebuilt.txt 2>rebuilt.err
+check rebuilt_for_raw_exit_0 test $? -eq 0
+check rebuilt_for_raw_no_stderr test ! -s rebuilt.err
 check rebuilt_for_raw [ "$(ino)" != "$i0" ]
+check rebuilt_same_report cmp -s out.txt rebuilt.txt

@@ -64,3 +64,14 @@ mat_cosine() {
 
 # meta DIR KEY: a value of the profile database's meta table.
 comm_meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
+
+# ring_edges FILE: the ring's four edge cells 1-2 2-3 3-4 4-1, space-separated.
+ring_edges() { echo $(mat_cell "$1" 1 2) $(mat_cell "$1" 2 3) $(mat_cell "$1" 3 4) $(mat_cell "$1" 4 1); }
+
+# ring_even FILE LO HI: each ring edge of the matrix within [LO, HI] x the four edges'
+# mean (the exact edges are 2N each: the ring is symmetric).
+ring_even() {
+	ring_edges "$1" | awk -v lo="$2" -v hi="$3" '
+		{ m = ($1 + $2 + $3 + $4) / 4; if (m <= 0) exit 1
+		  for (k = 1; k <= 4; k++) if ($k < lo * m || $k > hi * m) exit 1 }'
+}

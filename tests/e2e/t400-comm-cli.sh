@@ -17,6 +17,14 @@ expect_usage t400-period-zero --period 0 -- true
 expect_usage t400-no-program
 expect_usage t400-dregs-3 --dregs 3 -- true
 expect_usage t400-board-0 --board 0 -- true
+# decimal digits only: strtoul alone took these (the first wrapped to 1 slot)
+expect_usage t400-board-negative-wraps --board -18446744073709551615 -- true
+expect_usage t400-board-minus-1 --board -1 -- true
+expect_usage t400-board-plus --board +8 -- true
+expect_usage t400-board-space --board " 8" -- true
+expect_usage t400-board-hex --board 0x10 -- true
+expect_usage t400-dregs-plus --dregs +2 -- true
+expect_usage t400-compare-negative --compare -1009 -- true
 expect_usage t400-exact-clock --exact --source clock -- true
 expect_usage t400-exact-period --exact --period 10 -- true
 check t400-period-zero-says grep -q -- '--period' <(

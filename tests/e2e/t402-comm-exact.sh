@@ -80,3 +80,16 @@ for m in pingpong:1-2 pairs:"1-2 3-4" ring:"1-2 2-3 3-4 1-4" master:"0-1 0-2 0-3
 	check t402-exact-pairs-$mode float_between "$(mat_share x-$mode/comm/matrix-all-thread.csv "$pairs")" 0.9 1
 	check t402-sampled-invariants-$mode mat_invariants s-$mode thread
 done
+
+# The sampled ring's four edges are equal in truth (2N each), and the sampled ones must be
+# too: a detector or sampler that favours a place in the ring is not seen by the cosine at
+# ~10 events an edge (thread 1's two edges at 2x the others' still gave 0.94-0.97).  At
+# 200,000 rounds, ~240 events an edge, the edges came within 0.90-1.06 of their mean in
+# 5 runs (load 3); the 2x bias gave 0.66-0.68 and 1.32-1.37 in every run.  Tolerance
+# +-25%: the events' own spread (sd ~7% here, more when thinning weights traps at load).
+NR=200000
+"$SONDE" comm -q --source inst --period 1009 -o s-ring-long -- "$T/cb-inst" ring $NR
+e=$(ring_edges s-ring-long/comm/matrix-all-thread.csv)
+echo "ring $NR rounds, sampled edges 1-2 2-3 3-4 4-1: $e (x1009)"
+check "t402-sampled-ring-even ($e)" ring_even s-ring-long/comm/matrix-all-thread.csv 0.75 1.25
+check t402-sampled-ring-long-no-chord [ "$(mat_share s-ring-long/comm/matrix-all-thread.csv "1-2 2-3 3-4 1-4")" = 1.0000 ]

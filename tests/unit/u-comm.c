@@ -195,6 +195,56 @@ TEST(arm_on_unexpired_foreign_line)
 	CHECK(sample(3, 0x5000, 8, 0, 301) == COMM_NOTHING);
 }
 
+/* TryArmWP draws its line uniformly among the candidates.  Threads 0, 1 and 3 publish one
+ * line each, on consecutive addresses (consecutive board slots); thread 2's arming
+ * decisions (6000, each with its own random number) must take each about 2000 times.
+ * Picking the first candidate from a random slot on took the lowest line whenever the
+ * start fell in the 124 empty slots: ~5900 of 6000.  Tolerance: the count is
+ * binomial(6000, 1/3), sd 36.5; 1800..2200 is 5.5 sd either way. */
+TEST(arm_pick_uniform_among_candidates)
+{
+	static const uint32_t pub[3] = { 0, 1, 3 };
+	uint64_t n[3] = { 0 }, r = 0x9e3779b97f4a7c15ull;
+
+	reset(COMM_BOARD_DEFAULT);
+	for (int i = 0; i < 3; i++)
+		sample(pub[i], 0x1000 + 64 * (uint64_t)i, 8, 1, 100 + (uint64_t)i);
+	for (int k = 0; k < 6000; k++) {
+		struct comm_sample s = { .addr = 0x9000, .time = 200, .len = 8 };
+		struct comm_pub p;
+		int tr;
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		CHECK(comm_on_sample(&b, &o[2], &s, r, &p, &tr, &cnt) == COMM_ARM);
+		uint64_t i = (p.addr - 0x1000) / 64;
+		CHECK(i < 3 && p.thread == pub[i < 3 ? i : 0]);
+		n[i < 3 ? i : 0]++;
+	}
+	for (int i = 0; i < 3; i++)
+		CHECK(n[i] >= 1800 && n[i] <= 2200);
+}
+
+/* The sampling window: within [p - p/2, p + p/2], both ends reached, mean p (the weight a
+ * sample stands for).  Mean of 200000 uniform draws over 1009 values: sd 0.65; 1009 +- 5
+ * is 7.7 sd.  Period 1 stays 1 (exact mode). */
+TEST(window_around_period)
+{
+	uint64_t r = 1, lo = ~0ull, hi = 0, sum = 0;
+
+	for (int k = 0; k < 200000; k++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		uint64_t w = comm_window(1009, r);
+		lo = w < lo ? w : lo;
+		hi = w > hi ? w : hi;
+		sum += w;
+	}
+	CHECK_EQ_U64(lo, 1009 - 504);
+	CHECK_EQ_U64(hi, 1009 + 504);
+	CHECK(sum >= 200000ull * 1004 && sum <= 200000ull * 1014);
+	CHECK_EQ_U64(comm_window(1, r), 1);
+	CHECK_EQ_U64(comm_window(2, 0), 1);
+	CHECK_EQ_U64(comm_window(2, 2), 3);
+}
+
 TEST(trap_scale_and_disarm)
 {
 	struct comm_pub p;
@@ -338,6 +388,8 @@ int main(void)
 	RUN(expiry_board_wide_when_publisher_is_silent);
 	RUN(loads_never_publish);
 	RUN(arm_on_unexpired_foreign_line);
+	RUN(arm_pick_uniform_among_candidates);
+	RUN(window_around_period);
 	RUN(trap_scale_and_disarm);
 	RUN(chunks_distinct_random);
 	RUN(eviction_small_board);

@@ -123,6 +123,12 @@ enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_observer *o,
 				 const struct comm_sample *s, uint64_t rnd, struct comm_pub *pub,
 				 int *is_true, struct comm_counts *c);
 
+/* The next sampling window for period p: uniform in [p - p/2, p + p/2] (mean p) from rnd.
+ * A fixed window locks onto a loop whose accesses per iteration divide p (or p mod them)
+ * evenly: each thread samples the same access of the body, in the same relation to the
+ * other threads, all run long (source-inst.c's rt_inst_jitter, the same rule). */
+uint64_t comm_window(uint64_t p, uint64_t rnd);
+
 /* Pick n distinct chunks (0 .. line/M - 1) at random into chunk[] (partial Fisher-Yates). */
 void comm_pick_chunks(uint64_t rnd, uint32_t line, uint32_t n, uint32_t *chunk);
 

@@ -92,10 +92,18 @@ static int watch_off;	/* --no-watch */
 static int thin_on;	/* thinning (hw backend, SONDE_COMM_THIN != 0) */
 static uint32_t thin_fixed;	/* SONDE_COMM_THIN=K >= 2: every arming thinned by K */
 
+/* Decimal digits only, as the CLI's launch_number takes them; anything else (a sign, a
+ * space, a suffix, an overflow) is not set: def. */
 static uint64_t env_num(const char *name, uint64_t def)
 {
 	const char *v = getenv(name);
-	return v && *v ? strtoull(v, NULL, 10) : def;
+	char *end;
+
+	if (!v || *v < '0' || *v > '9')
+		return def;
+	errno = 0;
+	uint64_t n = strtoull(v, &end, 10);
+	return *end || errno ? def : n;
 }
 
 static int comm_start(void)
@@ -130,6 +138,8 @@ static int comm_start(void)
 	}
 	if (exact_mode && !cmp_period)
 		return 0;
+	/* the inst source's windows drawn around the period, as compare's (comm_window) */
+	rt_inst_jitter();
 	watch_off = env_num("SONDE_COMM_WATCH", 1) == 0;
 	watch_ok = !watch_off && watch_start() == 0;
 	uint64_t thin = env_num("SONDE_COMM_THIN", 1);
@@ -145,8 +155,8 @@ static int comm_thread_start(struct rt_thread *t)
 		return -ENOMEM;
 	comm_observer_init(&ct->o, t->index, rt_now());
 	ct->wp_k = 1;
-	/* a random phase: the threads' compare samples do not lock step */
-	ct->cmp_left = cmp_period ? 1 + rt_rand(t) % cmp_period : 0;
+	/* random windows (comm_window): the threads' compare samples do not lock step */
+	ct->cmp_left = cmp_period ? comm_window(cmp_period, rt_rand(t)) : 0;
 	t->tool = ct;
 	if (!exact_mode || cmp_period)
 		comm_board_thread(&board, +1);
@@ -308,7 +318,7 @@ static SIGSAFE void comm_on_access(struct rt_thread *t, const struct rt_access *
 		else if (r < 0)
 			ct->exact_lost++;
 		if (cmp_period && --ct->cmp_left == 0) {
-			ct->cmp_left = cmp_period;
+			ct->cmp_left = comm_window(cmp_period, rt_rand(t));
 			sampled(t, ct, a, cpu, store, cmp_period, &ct->cs);
 		}
 		return;

@@ -118,19 +118,31 @@ SIGSAFE int comm_board_publish(struct comm_board *b, const struct comm_pub *p)
 	return 1;
 }
 
-/* TryArmWP's candidate: an unexpired entry of another thread, not counted yet, from a
- * random slot on. */
+/* TryArmWP's candidate: an unexpired entry of another thread, not counted yet, drawn
+ * uniformly among all such entries (reservoir sampling over the whole board: the n-th one
+ * met replaces the pick with probability 1/n).  Taking the first one from a random slot
+ * on, as this did, is not uniform: a line's slot is its address's, so the board holds runs
+ * of neighbouring lines, and the entry after the widest gap of empty slots is picked
+ * almost always.  In the comm ring (signal[1..4] on consecutive lines, 127 slots) thread
+ * 1 then armed on its own predecessor's line nearly every time, thread 4 behind three
+ * useless picks: the trap events weighted 4-1 and 1-2 above 2-3 and 3-4. */
 static SIGSAFE int pick(const struct comm_board *b, const struct comm_observer *o,
 			uint64_t rnd, struct comm_pub *out)
 {
-	uint64_t l;
+	struct comm_pub cand;
+	uint64_t l, n = 0;
+
 	for (uint32_t i = 0; i < b->size; i++) {
-		const struct comm_entry *e = &b->e[(rnd + i) % b->size];
-		if (snapshot(e, &l, out) && out->thread != o->thread && out->time > o->t_prev &&
-		    !comm_expired(b, out))
-			return 1;
+		const struct comm_entry *e = &b->e[i];
+		if (!snapshot(e, &l, &cand) || cand.thread == o->thread ||
+		    cand.time <= o->t_prev || comm_expired(b, &cand))
+			continue;
+		n++;
+		rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+		if ((rnd >> 33) % n == 0)
+			*out = cand;
 	}
-	return 0;
+	return n > 0;
 }
 
 SIGSAFE enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_observer *o,
@@ -169,6 +181,12 @@ SIGSAFE enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_obser
 	}
 	o->last_sample = s->time;
 	return v;
+}
+
+SIGSAFE uint64_t comm_window(uint64_t p, uint64_t rnd)
+{
+	uint64_t half = p / 2;
+	return half ? p - half + rnd % (2 * half + 1) : p;
 }
 
 SIGSAFE void comm_pick_chunks(uint64_t rnd, uint32_t line, uint32_t n, uint32_t *chunk)
