@@ -327,8 +327,11 @@ SIGSAFE void rt_inst_every_barrier(void)
 }
 
 /* rt.h: the thread's exact access count so far (the access being delivered or trapped
- * included).  Exact only for the calling thread: another thread's count lags by at most
- * one period (its countdown is thread-local). */
+ * included).  Exact only for the calling thread: another thread's count is off by up to
+ * a window (its countdown is thread-local): it lags by at most one period without
+ * jitter; with jitter it may also lead by half a period, and before the thread's first
+ * sample it is below 0 modulo 2^64 (so is the STATS record's `accesses` of a thread the
+ * process's end finished; only comm turns jitter on, and no report reads comm's). */
 SIGSAFE uint64_t rt_inst_accesses(struct rt_thread *t)
 {
 	if (t != rt_self() || !inst_active)
@@ -590,7 +593,11 @@ static int inst_start(void)
 static int inst_thread_start(struct rt_thread *t)
 {
 	t->src = arena_alloc(&t->arena, sizeof(struct inst_thread));
-	inst_countdown = inst_window(t);
+	/* With jitter the first window is a random phase in [1, period], not a window: a
+	 * window of at least period/2 would leave every thread's first period/2 accesses
+	 * unsampled (about half a sample a thread missing; a thread of period accesses got
+	 * half a sample where it should get one).  Without jitter it stays the period. */
+	inst_countdown = inst_jitter ? 1 + rt_rand(t) % inst_period : inst_period;
 	/* accesses + period - countdown stays the count (modulo 2^64: below 0 while the
 	 * first window is shorter than the period) */
 	t->stats.accesses -= inst_period - inst_countdown;

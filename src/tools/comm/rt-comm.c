@@ -155,8 +155,10 @@ static int comm_thread_start(struct rt_thread *t)
 		return -ENOMEM;
 	comm_observer_init(&ct->o, t->index, rt_now());
 	ct->wp_k = 1;
-	/* random windows (comm_window): the threads' compare samples do not lock step */
-	ct->cmp_left = cmp_period ? comm_window(cmp_period, rt_rand(t)) : 0;
+	/* random windows (comm_window): the threads' compare samples do not lock step; the
+	 * first is a random phase in [1, period] (a window would leave each thread's first
+	 * period/2 accesses unsampled) */
+	ct->cmp_left = cmp_period ? 1 + rt_rand(t) % cmp_period : 0;
 	t->tool = ct;
 	if (!exact_mode || cmp_period)
 		comm_board_thread(&board, +1);
