@@ -14,10 +14,13 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 command -v gcc >/dev/null || { echo "bench: watch-ioctl skipped: gcc is not installed"; exit 0; }
-cat >wi.c <<'EOF_C'
+cat >wcommon.h <<'EOF_C'
+/* what both programs below share */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +28,14 @@ cat >wi.c <<'EOF_C'
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define ROUNDS 9
-static volatile uint64_t word[2];
-static void target(void) { __asm__ volatile(""); }
 
-static void attr(struct perf_event_attr *a, uint64_t addr, int type)
+/* the engine's attr (watch_bp_attr); sigtrap: delivery by attr.sigtrap */
+static void bp_attr(struct perf_event_attr *a, uint64_t addr, int type, int sigtrap)
 {
-	/* the engine's attr (watch_bp_attr) */
 	memset(a, 0, sizeof(*a));
 	a->type = PERF_TYPE_BREAKPOINT;
 	a->size = sizeof(*a);
@@ -43,6 +45,8 @@ static void attr(struct perf_event_attr *a, uint64_t addr, int type)
 	a->sample_period = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
+	a->sigtrap = sigtrap;
+	a->remove_on_exec = sigtrap;
 }
 
 static int64_t ns(clockid_t c)
@@ -57,6 +61,12 @@ static int cmp(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
 }
+EOF_C
+cat >wi.c <<'EOF_C'
+#include "wcommon.h"
+
+static volatile uint64_t word[2];
+static void target(void) { __asm__ volatile(""); }
 
 static int fd, n;
 static struct perf_event_attr ax, arw;
@@ -92,8 +102,8 @@ int main(void)
 	};
 	const char *e = getenv("WATCH_IOCTL_N");
 	n = e && *e ? atoi(e) : 2000;
-	attr(&ax, (uint64_t)(uintptr_t)target, HW_BREAKPOINT_X);
-	attr(&arw, (uint64_t)(uintptr_t)&word[1], HW_BREAKPOINT_RW);
+	bp_attr(&ax, (uint64_t)(uintptr_t)target, HW_BREAKPOINT_X, 0);
+	bp_attr(&arw, (uint64_t)(uintptr_t)&word[1], HW_BREAKPOINT_RW, 0);
 	fd = (int)syscall(SYS_perf_event_open, &arw, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		perror("bench: watch-ioctl skipped: perf_event_open");
@@ -126,22 +136,8 @@ EOF_C
 # signal (O_ASYNC, F_SETSIG: the kernel's irq_work, a self-IPI) or by attr.sigtrap (SIGTRAP
 # through task_work on the way back to user space).
 cat >wt.c <<'EOF_C'
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
+#include "wcommon.h"
 
-#define ROUNDS 9
 static volatile uint64_t word, sink;
 static int fd, sigtrap, extra_disable, deliver = 1;
 static volatile int phase;
@@ -151,17 +147,7 @@ __attribute__((noinline)) void fn(void) { sink++; }
 
 static void attr(struct perf_event_attr *a, uint64_t addr, int type)
 {
-	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_BREAKPOINT;
-	a->size = sizeof(*a);
-	a->bp_type = (uint32_t)type;
-	a->bp_addr = addr;
-	a->bp_len = 8;
-	a->sample_period = 1;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
-	a->sigtrap = sigtrap;
-	a->remove_on_exec = sigtrap;
+	bp_attr(a, addr, type, sigtrap);
 }
 
 static uint64_t count(void)
@@ -194,19 +180,6 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	}
 }
 
-static int64_t ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int open_bp(uint64_t addr, int type)
 {
 	struct perf_event_attr a;
@@ -232,10 +205,10 @@ static double one_trap(int n)
 	if (fd < 0)
 		return -1;
 	phase = 3;
-	int64_t t0 = ns();
+	int64_t t0 = ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < n; i++)
 		word++;
-	double us = (double)(ns() - t0) / n / 1e3;
+	double us = (double)(ns(CLOCK_MONOTONIC) - t0) / n / 1e3;
 	if (count() != (uint64_t)n)
 		us = -1;
 	close(fd);
@@ -250,7 +223,7 @@ static double cycle(int n)
 		return -1;
 	attr(&ax, (uint64_t)(uintptr_t)fn, HW_BREAKPOINT_X);
 	int bad = 0;
-	int64_t t0 = ns();
+	int64_t t0 = ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < n; i++) {
 		count();
 		ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &ax);
@@ -258,7 +231,7 @@ static double cycle(int n)
 		fn();
 		bad += phase != 2;
 	}
-	double us = (double)(ns() - t0) / n / 1e3;
+	double us = (double)(ns(CLOCK_MONOTONIC) - t0) / n / 1e3;
 	close(fd);
 	return bad ? -1 : us;
 }
