@@ -19,7 +19,8 @@
 #                             ratio, not the 2-7% of runs 4 times shorter;
 #                             VARIANCE_BENCH_PERIOD=NS: parts 2-3 at that period, not
 #                             the default; VARIANCE_BENCH_ONLY=memory runs part 4 alone,
-#                             VARIANCE_BENCH_ONLY=delivery part 5 alone)
+#                             VARIANCE_BENCH_ONLY=delivery part 5 alone,
+#                             VARIANCE_BENCH_ONLY=syscalls part 6 alone)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
@@ -42,6 +43,26 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 fi
 
 only=${VARIANCE_BENCH_ONLY:-}
+# 6. VARIANCE_BENCH_ONLY=syscalls: the system calls and signals of the program (not the
+# launcher) under `sonde variance` on the gcc build of 'mix', per measured instance
+# (strace -ff; the calibration's traps at start included), doc/sonde-variance.md
+# "Kernel work per measured instance".
+if [ "$only" = syscalls ]; then
+	case " $builds " in *" vgcc "*) ;; *) echo "bench: variance syscalls skipped: debug registers do not trap here"; exit 0 ;; esac
+	command -v strace >/dev/null || { echo "bench: variance syscalls skipped: strace is not installed"; exit 0; }
+	rm -rf st st.* s
+	VWORK_ITERS=7200 strace -ff -o st "$SONDE" variance -q -o s -- ./vgcc mix 0 >/dev/null 2>&1
+	f=$(grep -l 'execve("./vgcc"' st.* | head -1)
+	r=$(sqlite3 s/profile.db "select value from meta where key = 'returns'" 2>/dev/null)
+	[ -n "$f" ] && [ "${r:-0}" -gt 0 ] || { echo "bench: variance syscalls: no program trace or no instance"; exit 0; }
+	echo "bench: variance system calls per measured instance, 'mix' built by gcc -O2 (7200 rounds, $r instances; $(date -u +%H:%M) UTC)"
+	for k in PERF_EVENT_IOC_MODIFY_ATTRIBUTES PERF_EVENT_IOC_DISABLE PERF_EVENT_IOC_ENABLE \
+		'^read(' 'clock_gettime(CLOCK_THREAD_CPUTIME_ID' process_vm_readv '--- SIGTRAP' '--- SIGRT'; do
+		n=$(grep -c -- "$k" "$f")
+		awk -v k="$k" -v n="$n" -v r="$r" 'BEGIN { printf "  %-42s %.2f\n", k, n / r }'
+	done
+	exit 0
+fi
 # 5. VARIANCE_BENCH_ONLY=delivery: the debug registers' trap delivery, attr.sigtrap against
 # the watch engine's own signal (SONDE_WATCH_SIGTRAP=0), on the gcc build of 'mix': native,
 # sigtrap, signal in turn, PAIRS rounds; the medians of each round's ratios to its native
