@@ -54,6 +54,15 @@ static enum comm_verdict sample(uint32_t t, uint64_t addr, uint32_t len, int sto
 	return v;
 }
 
+/* Thread t publishes a store at addr without the sample's other effects on t's state
+ * (its last_sample stays). */
+static void thread_publishes(uint32_t t, uint64_t addr, uint64_t time)
+{
+	uint64_t last = o[t].last_sample;
+	sample(t, addr, 8, 1, time);
+	o[t].last_sample = last;
+}
+
 static uint64_t sym(int kind, int i, int j)
 {
 	return cell[kind][i][j] + cell[kind][j][i];
@@ -184,15 +193,113 @@ TEST(arm_on_unexpired_foreign_line)
 	CHECK(sample(2, 0x5000, 8, 0, 150) == COMM_ARM);
 	CHECK_EQ_U64(armed_on.thread, 1);
 	CHECK_EQ_U64(armed_on.addr, 0x1000);
-	comm_armed(&o[2], &armed_on, 4, 150);
+	comm_armed(&o[2], &armed_on, 4, 8, 150);
 	/* the next sample: the watchpoints are not old yet (armed at the previous sample) */
+	thread_publishes(1, 0x2000, 155);
 	CHECK(sample(2, 0x5000, 8, 0, 160) == COMM_NOTHING);
-	/* the one after: old (armed before the previous sample): re-arm */
+	/* the one after: old (armed before the previous sample): re-arm, on the newer line
+	 * (the one armed on is no candidate any more: arm_once_per_publication) */
 	CHECK(sample(2, 0x5000, 8, 0, 170) == COMM_ARM);
+	CHECK_EQ_U64(armed_on.addr, 0x2000);
 	/* thread 1 took two more store samples (on lines of its own): expired, nothing to arm
 	 * on for thread 3 */
 	b.tstores[1] += 2;
 	CHECK(sample(3, 0x5000, 8, 0, 301) == COMM_NOTHING);
+}
+
+/* A publication is armed on once per observer: thread 0 publishes one line and never
+ * stores again (commbench readonly's fill: the entry never expires), thread 2 samples
+ * elsewhere and its watchpoints never trap.  Its first sample arms; when the watchpoints
+ * are old (two samples on), the same publication is no candidate (re-arming on it at every
+ * other sample made a trap all but certain); a newer publication is. */
+TEST(arm_once_per_publication)
+{
+	reset(COMM_BOARD_DEFAULT);
+	sample(0, 0x1000, 8, 1, 100);
+	CHECK(sample(2, 0x9000, 8, 0, 200) == COMM_ARM);
+	CHECK_EQ_U64(armed_on.addr, 0x1000);
+	comm_armed(&o[2], &armed_on, 4, 8, 200);
+	for (uint64_t t = 210; t < 400; t += 10)
+		CHECK(sample(2, 0x9000, 8, 0, t) == COMM_NOTHING);
+	CHECK_EQ_U64(arms, 1);
+	/* other observers still arm on it, once each */
+	CHECK(sample(3, 0x9000, 8, 0, 400) == COMM_ARM);
+	comm_armed(&o[3], &armed_on, 4, 8, 400);
+	CHECK(sample(3, 0x9000, 8, 0, 410) == COMM_NOTHING);
+	CHECK(sample(3, 0x9000, 8, 0, 420) == COMM_NOTHING);
+	/* an arming that armed nothing (no register to be had) consumes nothing */
+	CHECK(sample(1, 0x9000, 8, 0, 400) == COMM_ARM);
+	comm_armed(&o[1], &armed_on, 0, 8, 400);
+	CHECK(sample(1, 0x9000, 8, 0, 410) == COMM_ARM);
+	/* a newer publication of the same line (the old one expired) is armed on */
+	b.tstores[0] += 2;
+	thread_publishes(0, 0x1008, 500);
+	CHECK(sample(2, 0x9000, 8, 0, 510) == COMM_ARM);
+	CHECK_EQ_U64(armed_on.time, 500);
+}
+
+/* The trap estimate's expectation, scripted: thread 0 publishes one line once; each of
+ * threads 1-3 then takes 20 samples elsewhere, and after each arming touches one word of
+ * the line (its own random word, one 8-byte chunk): the arming's 4 random chunks catch it
+ * with probability 1/2 and a trap counts L / (D x M) = 2 periods, so a reader's expected
+ * count is 1 period, the transfer it makes (the paper's estimate).  Re-arming on the same
+ * publication until a trap came (before) counted ~2 periods a reader.  4000 rounds x 3
+ * readers of 0 or 2P each: the mean's sd is P / sqrt(12000) = 0.009 P; +-5% is 5.5 sd. */
+TEST(trap_estimate_one_arming_per_publication)
+{
+	uint64_t total = 0, r = 0x2545f4914f6cdd1dull;
+	struct comm_pub p;
+	int tr;
+	uint32_t scale;
+
+	for (int round = 0; round < 4000; round++) {
+		reset(COMM_BOARD_DEFAULT);
+		sample(0, 0x1000, 8, 1, 100);
+		for (uint32_t t = 1; t < NT; t++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			uint32_t word = (uint32_t)(r % 8), c[4];
+			for (uint64_t k = 0; k < 20; k++) {
+				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+				if (sample(t, 0x9000, 8, 0, 200 + 10 * k) != COMM_ARM)
+					continue;
+				comm_pick_chunks(r, 64, 4, c);
+				comm_armed(&o[t], &armed_on, 4, 8, 200 + 10 * k);
+				int hit = c[0] == word || c[1] == word || c[2] == word || c[3] == word;
+				if (hit && comm_on_trap(&o[t], 0x1000 + 8 * word, 8, 64, &p, &tr, &scale))
+					total += (uint64_t)P * scale;
+			}
+		}
+	}
+	CHECK(total >= 12000ull * P * 95 / 100 && total <= 12000ull * P * 105 / 100);
+}
+
+/* A watch of the whole line (the soft backend's) catches the observer's first access to
+ * the line: scale 1, and the trapping access's own bytes classify it. */
+TEST(trap_whole_line_scale_1)
+{
+	struct comm_pub p;
+	int tr = -1;
+	uint32_t scale = 0;
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	CHECK(sample(2, 0x5000, 8, 0, 150) == COMM_ARM);
+	comm_armed(&o[2], &armed_on, 1, 64, 150);
+	CHECK(comm_on_trap(&o[2], 0x1038, 8, 64, &p, &tr, &scale) == 1);
+	CHECK_EQ_U64(scale, 1);
+	CHECK_EQ_U64(tr, 0);		/* bytes 0x38..0x3f against the published 0..7 */
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	sample(2, 0x5000, 8, 0, 150);
+	comm_armed(&o[2], &armed_on, 1, 64, 150);
+	CHECK(comm_on_trap(&o[2], 0x1004, 2, 64, &p, &tr, &scale) == 1);
+	CHECK_EQ_U64(tr, 1);
+	/* two chunks of 8: L / 16 = 4 */
+	reset(COMM_BOARD_DEFAULT);
+	sample(1, 0x1000, 8, 1, 100);
+	sample(2, 0x5000, 8, 0, 150);
+	comm_armed(&o[2], &armed_on, 2, 8, 150);
+	CHECK(comm_on_trap(&o[2], 0x1000, 8, 64, &p, &tr, &scale) == 1);
+	CHECK_EQ_U64(scale, 4);
 }
 
 /* TryArmWP draws its line uniformly among the candidates.  Threads 0, 1 and 3 publish one
@@ -214,6 +321,7 @@ TEST(arm_pick_uniform_among_candidates)
 		struct comm_pub p;
 		int tr;
 		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		comm_observer_init(&o[2], 2, 0);	/* a first arming decision each time */
 		CHECK(comm_on_sample(&b, &o[2], &s, r, &p, &tr, &cnt) == COMM_ARM);
 		uint64_t i = (p.addr - 0x1000) / 64;
 		CHECK(i < 3 && p.thread == pub[i < 3 ? i : 0]);
@@ -253,7 +361,7 @@ TEST(trap_scale_and_disarm)
 	reset(COMM_BOARD_DEFAULT);
 	sample(1, 0x1000, 8, 1, 100);
 	CHECK(sample(2, 0x5000, 8, 0, 150) == COMM_ARM);
-	comm_armed(&o[2], &armed_on, 4, 150);
+	comm_armed(&o[2], &armed_on, 4, 8, 150);
 	CHECK(comm_on_trap(&o[2], 0x1000, 8, 64, &p, &tr, &scale) == 1);
 	CHECK_EQ_U64(p.thread, 1);
 	CHECK_EQ_U64(tr, 1);
@@ -266,14 +374,14 @@ TEST(trap_scale_and_disarm)
 	reset(COMM_BOARD_DEFAULT);
 	sample(1, 0x1000, 8, 1, 100);
 	sample(2, 0x5000, 8, 0, 150);
-	comm_armed(&o[2], &armed_on, 1, 150);
+	comm_armed(&o[2], &armed_on, 1, 8, 150);
 	CHECK(sample(2, 0x1000, 8, 0, 160) == COMM_COUNT);
 	CHECK(comm_on_trap(&o[2], 0x1008, 8, 64, &p, &tr, &scale) == 0);
 	/* one register: scale 8 = 8P; a disjoint trapping chunk is false sharing */
 	reset(COMM_BOARD_DEFAULT);
 	sample(1, 0x1000, 8, 1, 100);
 	sample(2, 0x5000, 8, 0, 150);
-	comm_armed(&o[2], &armed_on, 1, 150);
+	comm_armed(&o[2], &armed_on, 1, 8, 150);
 	CHECK(comm_on_trap(&o[2], 0x1030, 8, 64, &p, &tr, &scale) == 1);
 	CHECK_EQ_U64(scale, 8);
 	CHECK_EQ_U64(tr, 0);
@@ -388,6 +496,9 @@ int main(void)
 	RUN(expiry_board_wide_when_publisher_is_silent);
 	RUN(loads_never_publish);
 	RUN(arm_on_unexpired_foreign_line);
+	RUN(arm_once_per_publication);
+	RUN(trap_estimate_one_arming_per_publication);
+	RUN(trap_whole_line_scale_1);
 	RUN(arm_pick_uniform_among_candidates);
 	RUN(window_around_period);
 	RUN(trap_scale_and_disarm);

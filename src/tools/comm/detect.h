@@ -65,8 +65,12 @@ struct comm_observer {
 	uint64_t start;			/* time the thread started */
 	uint64_t t_prev;		/* publication time of the last communication counted */
 	uint64_t last_sample;
-	/* watchpoints: how many are armed, when, on which publication */
+	/* publication time of the newest publication armed on: an arming consumes it (and
+	 * older ones) as a count does, so that no publication is armed on twice (below) */
+	uint64_t t_armed;
+	/* watchpoints: how many are armed, the bytes they cover, when, on which publication */
 	uint32_t wp_n;
+	uint32_t wp_bytes;
 	uint64_t wp_time;
 	struct comm_pub wp_pub;
 };
@@ -132,14 +136,25 @@ uint64_t comm_window(uint64_t p, uint64_t rnd);
 /* Pick n distinct chunks (0 .. line/M - 1) at random into chunk[] (partial Fisher-Yates). */
 void comm_pick_chunks(uint64_t rnd, uint32_t line, uint32_t n, uint32_t *chunk);
 
-/* n watchpoints were armed on pub at time now (n = 0: none could be). */
-void comm_armed(struct comm_observer *o, const struct comm_pub *pub, uint32_t n, uint64_t now);
+/*
+ * n watchpoints of len bytes each were armed on pub at time now (n = 0: none could be).
+ * From then on pub, and every publication not newer, is no candidate of o's armings:
+ * a trap's scale L / (D x M) is the inverse of the chance that one arming catches an
+ * access, so each publication gets one arming per observer (the paper's armings are on
+ * publications "recent" to the observer, made since its previous sample).  Re-arming on
+ * the same publication at every sample until a trap made the trap all but certain and
+ * still scaled it by L / (D x M): a reader of one word of a line published once counted
+ * 2 periods where one arming's expectation is 1 (commbench readonly, doc/sonde-comm.md).
+ */
+void comm_armed(struct comm_observer *o, const struct comm_pub *pub, uint32_t n, uint32_t len,
+		uint64_t now);
 
 /*
  * A trap on the observer's watchpoints: the trapping access [addr, addr+len).  Returns 1
- * and *pub, *is_true, *scale (L / (D x M), D = the registers armed) when it counts, 0 when
- * the armed publication was already counted (t_prev rule) or nothing was armed.  Either
- * way every watchpoint of the thread is to be disarmed (o->wp_n becomes 0).
+ * and *pub, *is_true, *scale (L / (D x M): the line over the bytes armed, 1 for a watch of
+ * the whole line) when it counts, 0 when the armed publication was already counted (t_prev
+ * rule) or nothing was armed.  Either way every watchpoint of the thread is to be
+ * disarmed (o->wp_n becomes 0).
  */
 int comm_on_trap(struct comm_observer *o, uint64_t addr, uint32_t len, uint32_t line,
 		 struct comm_pub *pub, int *is_true, uint32_t *scale);

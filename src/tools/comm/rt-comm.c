@@ -212,13 +212,21 @@ static SIGSAFE uint32_t thin_factor(struct comm_thread *ct, uint64_t samples)
 }
 
 /* TryArmWP: disarm the old watchpoints, arm up to D chunks of p's line (a power of two of
- * them, so that the trap scale L / (D x M) is a whole number).  With thinning, only 1 in k
+ * them, so that the trap scale L / (D x M) is a whole number), or with soft watchpoints one
+ * watch of the whole line (the paper arms "all or as many as possible" of the line's bytes:
+ * 32 of 64 is the debug registers' limit; the soft backend has none).  A whole-line watch
+ * traps at the observer's first access to the line, which is the transfer, and counts 1 x
+ * the period; chunks count L / (D x M) periods, the inverse of the chance that they catch
+ * one access, and too much for an observer that reads the whole line (it always traps):
+ * 2x on commbench bcast with 4 chunks (doc/sonde-comm.md).  With thinning, only 1 in k
  * armings writes the registers; the others are virtual (comm_armed, no register). */
 static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struct comm_pub *p,
 			uint64_t now, uint64_t samples)
 {
 	uint32_t chunk[COMM_MAX_DREGS], n = 0;
 	int slot[COMM_MAX_DREGS];
+	int line_watch = watch_backend() == WATCH_BACKEND_SOFT && board.line <= WATCH_SOFT_MAX_LEN;
+	uint32_t d = line_watch ? 1 : dregs, len = line_watch ? board.line : COMM_CHUNK;
 
 	if (ct->o.wp_n && ct->wp_k)
 		watch_disarm_all(t);
@@ -243,17 +251,20 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 			uint64_t u = rt_rand(t) % (ct->real_arms + 1);
 			if (u < ct->traps && p->time > ct->o.t_prev)
 				ct->o.t_prev = p->time;
-			comm_armed(&ct->o, p, u < ct->traps_early ? 0 : dregs, now);
+			comm_armed(&ct->o, p, u < ct->traps_early ? 0 : dregs, len, now);
 			return;
 		}
 		ct->wp_k = k;
 	}
-	comm_pick_chunks(rt_rand(t), board.line, dregs, chunk);
+	if (line_watch)
+		chunk[0] = 0;
+	else
+		comm_pick_chunks(rt_rand(t), board.line, d, chunk);
 	uint64_t base = p->addr & ~(uint64_t)(board.line - 1);
-	for (uint32_t i = 0; i < dregs; i++) {
+	for (uint32_t i = 0; i < d; i++) {
 		struct watch_req r = {
-			.addr = base + chunk[i] * COMM_CHUNK,
-			.len = COMM_CHUNK,
+			.addr = base + chunk[i] * len,
+			.len = len,
 			.type = WATCH_RW,
 			.policy = WATCH_OLDEST,
 		};
@@ -272,7 +283,7 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 		watch_disarm(t, slot[--n]);
 	ct->arms += n;
 	ct->real_arms += n > 0;
-	comm_armed(&ct->o, p, n, now);
+	comm_armed(&ct->o, p, n, len, now);
 }
 
 static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
@@ -339,17 +350,19 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 	(void)uc;
 	if (!ct || rt_enter(t))
 		return;
-	/* The trapping access's own address and length are not known (hardware traps report
-	 * the watched block): classify with the watched 8-byte chunk. */
+	/* Hardware traps do not report the trapping access (the watched block): classify with
+	 * the watched 8-byte chunk.  Soft traps do (and their block is the whole line). */
+	uint64_t addr = w->soft && w->access_len ? w->access_addr : w->addr;
+	uint32_t len = w->soft && w->access_len ? w->access_len : w->len;
 	/* a virtual arming has no register: a trap now is a late one of an earlier arming */
 	/* before the thread's next sample (none since the arming): the arming did not hold
 	 * that sample's arming back (thinning's state, in arm) */
 	int early = ct->o.last_sample <= ct->o.wp_time;
-	if (ct->wp_k && comm_on_trap(&ct->o, w->addr, w->len, board.line, &p, &is_true, &scale)) {
+	if (ct->wp_k && comm_on_trap(&ct->o, addr, len, board.line, &p, &is_true, &scale)) {
 		ct->traps++;
 		ct->traps_early += early;
 		record_event(t, &p, is_true, COMM_F_TRAP, scale,
-			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, w->addr, 0,
+			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, addr, 0,
 			     sched_getcpu());
 	} else {
 		ct->traps_ignored++;

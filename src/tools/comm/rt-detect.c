@@ -135,7 +135,7 @@ static SIGSAFE int pick(const struct comm_board *b, const struct comm_observer *
 	for (uint32_t i = 0; i < b->size; i++) {
 		const struct comm_entry *e = &b->e[i];
 		if (!snapshot(e, &l, &cand) || cand.thread == o->thread ||
-		    cand.time <= o->t_prev || comm_expired(b, &cand))
+		    cand.time <= o->t_prev || cand.time <= o->t_armed || comm_expired(b, &cand))
 			continue;
 		n++;
 		rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
@@ -210,23 +210,26 @@ SIGSAFE void comm_pick_chunks(uint64_t rnd, uint32_t line, uint32_t n, uint32_t 
 }
 
 SIGSAFE void comm_armed(struct comm_observer *o, const struct comm_pub *pub, uint32_t n,
-			uint64_t now)
+			uint32_t len, uint64_t now)
 {
 	o->wp_n = n;
+	o->wp_bytes = n * len;
 	o->wp_time = now;
 	o->wp_pub = *pub;
+	if (n && pub->time > o->t_armed)
+		o->t_armed = pub->time;
 }
 
 SIGSAFE int comm_on_trap(struct comm_observer *o, uint64_t addr, uint32_t len, uint32_t line,
 			 struct comm_pub *pub, int *is_true, uint32_t *scale)
 {
-	uint32_t d = o->wp_n;
+	uint32_t d = o->wp_n, bytes = o->wp_bytes;
 	o->wp_n = 0;
 	if (!d || o->wp_pub.time <= o->t_prev)
 		return 0;
 	*pub = o->wp_pub;
 	*is_true = comm_overlap(addr, len, pub->addr, pub->len);
-	*scale = line / (d * COMM_CHUNK);
+	*scale = bytes && bytes < line ? line / bytes : 1;
 	o->t_prev = pub->time;
 	return 1;
 }
