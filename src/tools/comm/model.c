@@ -44,6 +44,7 @@ const char *const comm_unit_name[COMM_NUNIT] = { "thread", "core" };
 struct event {
 	uint32_t src, dst, flags, thread;	/* thread: index in proc->thread (observer) */
 	uint64_t amount, addr, ip, src_ip, time;
+	uint64_t weight;			/* the record's (EVENT), 1 for EXACT */
 };
 
 /* The volume between an unordered pair i < j of threads or cores: the matrices are sparse
@@ -153,6 +154,7 @@ static int scan(struct model *m)
 				v->thread = (uint32_t)i;
 				v->flags = ex ? x->flags : e->flags;
 				v->amount = ex ? x->count : p * e->weight * e->scale;
+				v->weight = ex ? 1 : e->weight;
 				v->addr = ex ? 0 : e->addr;
 				v->ip = ex ? 0 : e->ip;
 				v->src_ip = ex ? 0 : e->src_ip;
@@ -685,9 +687,18 @@ static int fill_sampled(sqlite3 *db, const struct profile *p, char *err, size_t 
 		r = scan(&m);
 		if (!r)
 			r = build_matrices(&m);
+		/* a board hit's weight is the compare period; a trap's is it times a thinning
+		 * factor (SONDE_COMM_THIN), so it says the period only where no hit does (a
+		 * run whose sampled detector found traps alone, as commbench readonly's fill:
+		 * the sampled matrices were then left unwritten, compare_period 0) */
+		uint64_t trap_w = 0;
 		for (size_t q = 0; !r && q < m.nev && !period; q++)
 			if (!(m.ev[q].flags & COMM_F_TRAP))
 				period = m.ev[q].amount;
+			else if (!trap_w || m.ev[q].weight < trap_w)
+				trap_w = m.ev[q].weight;
+		if (!period)
+			period = trap_w;
 		if (!r)
 			r = merge_into(&g, &m, &cap);
 		/* every thread of the process, as in the merged numbering */
