@@ -29,6 +29,11 @@
  *   master    main writes each worker's task line and waits for its result line
  *   private   4 workers write and read only their own padded lines
  *   readonly  4 workers read a table main filled before starting them
+ *   bcast     producer then consumers, ITERS rounds: worker 1 writes the first ARG words
+ *             (1 to 8, default 1) of each of 64 lines, then workers 2-4 read all 8 words
+ *             of every line (barriers between the phases): each round moves 64 lines to
+ *             each of the 3 readers, 192 true-sharing transfers, written by ARG stores a
+ *             line
  *   early     a constructor starts a thread before main that shares a word with main
  *             (set COMMBENCH_EARLY=ITERS: the thread's own iterations)
  *   many      ARG short-lived threads, at most 50 alive at a time, each doing ITERS
@@ -238,6 +243,28 @@ static void *readonly(void *p)
 	return NULL;
 }
 
+static pthread_barrier_t phase;
+
+static void *bcast(void *p)
+{
+	long me = (long)p, words = arg < 1 ? 1 : arg > 8 ? 8 : arg;
+	uint64_t sum = 0;
+	for (long i = 1; i <= iters; i++) {
+		if (me == 1)
+			for (int l = 0; l < 64; l++)
+				for (long k = 0; k < words; k++)
+					table[l].w[k] = (uint64_t)i;
+		pthread_barrier_wait(&phase);
+		if (me != 1)
+			for (int l = 0; l < 64; l++)
+				for (int k = 0; k < 8; k++)
+					sum += table[l].w[k];
+		pthread_barrier_wait(&phase);
+	}
+	priv[me][1].w[0] = sum;
+	return NULL;
+}
+
 static void *short_lived(void *p)
 {
 	uint64_t sum = 0;
@@ -306,6 +333,7 @@ int main(int argc, char **argv)
 	}
 	const char *mode = argv[1];
 	pthread_barrier_init(&start, NULL, NW);
+	pthread_barrier_init(&phase, NULL, NW);
 	iters = atol(argv[2]);
 	arg = argc > 3 ? atol(argv[3]) : 50;
 	if (!strcmp(mode, "pingpong")) {
@@ -347,6 +375,8 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 8; k++)
 				table[i].w[k] = (uint64_t)(i * 8 + k);
 		run(readonly, NW);
+	} else if (!strcmp(mode, "bcast")) {
+		run(bcast, NW);
 	} else if (!strcmp(mode, "early")) {
 		if (!early_started && !early_thread) {
 			fprintf(stderr, "commbench: set COMMBENCH_EARLY=ITERS for this mode\n");
