@@ -593,16 +593,14 @@ static int inst_start(void)
 static int inst_thread_start(struct rt_thread *t)
 {
 	t->src = arena_alloc(&t->arena, sizeof(struct inst_thread));
-	/* The first window is a window like the others, at least period/2 accesses: a
-	 * thread's first period/2 accesses go unsampled (about half a sample a thread;
-	 * without jitter the first period, as before).  A random phase in [1, period] was
-	 * tried (2026-11-26) and withdrawn: it samples a thread's start-up, and there a
-	 * one-time fill that workers then read (commbench readonly: main's 512 stores) is a
-	 * transfer per line and worker that the estimator scales by the period, and that
-	 * the workers' armings on the never-expiring published lines count again at each
-	 * trap: `commbench readonly 400000` then read 16,144 in 3 runs of 8 (0 in 8 without),
-	 * over t404's bar of 1% of the sharing run (11,361). */
-	inst_countdown = inst_window(t);
+	/* With jitter the first window is a random phase in [1, period], not a window: a
+	 * window of at least period/2 would leave every thread's first period/2 accesses
+	 * unsampled (about half a sample a thread missing; a thread of period accesses got
+	 * half a sample where it should get one).  Without jitter it stays the period.  (The
+	 * phase was withdrawn once, 9e8d7ed: it sampled main's one-time fill in commbench
+	 * readonly, which comm's detector then counted 16,144 where t404 allows 11,361; the
+	 * detector's over-count of that fill is mended, doc/sonde-comm.md.) */
+	inst_countdown = inst_jitter ? 1 + rt_rand(t) % inst_period : inst_period;
 	/* accesses + period - countdown stays the count (modulo 2^64: below 0 while the
 	 * first window is shorter than the period) */
 	t->stats.accesses -= inst_period - inst_countdown;
