@@ -123,13 +123,15 @@ int launch_exact(struct launch_opts *o, const char *cmd)
 	return 0;
 }
 
+/* Decimal digits only, as launch_number: strtoull in base 0 took '+5', ' 5', hex (0x10)
+ * and octal (010 was 8), so a --period could mean what the user did not write. */
 static int parse_u64(const char *arg, uint64_t *out)
 {
 	char *end;
 	errno = 0;
-	if (!arg || !*arg || *arg == '-')
+	if (!arg || *arg < '0' || *arg > '9')
 		return -1;
-	unsigned long long v = strtoull(arg, &end, 0);
+	unsigned long long v = strtoull(arg, &end, 10);
 	if (errno || *end)
 		return -1;
 	*out = v;

@@ -27,6 +27,18 @@ expect_usage t400-dregs-plus --dregs +2 -- true
 expect_usage t400-compare-negative --compare -1009 -- true
 expect_usage t400-exact-clock --exact --source clock -- true
 expect_usage t400-exact-period --exact --period 10 -- true
+# --period (launch.c's parse_u64, shared by every recording tool): decimal digits only;
+# strtoull's base 0 took '+5', ' 5', hex and octal (010 was a period of 8)
+for tool in comm mem reuse variance; do
+	for p in +5 " 5" 0x10 010x -5 5k ""; do
+		"$SONDE" $tool --period "$p" -- true >out 2>err
+		check "t400-period-$tool-'$p'-status" [ $? -eq 2 ]
+		check "t400-period-$tool-'$p'-says" grep -q -- "^sonde: .*--period" err
+	done
+done
+# leading zeros are decimal (010 is 10, not octal 8): the recording says which period
+"$SONDE" comm -q -o p010 --source clock --period 010 -- true >/dev/null 2>&1
+check t400-period-010-decimal grep -q '^period=10$' p010/*.proc
 check t400-period-zero-says grep -q -- '--period' <(
 	"$SONDE" comm --period 0 -- true 2>&1)
 
