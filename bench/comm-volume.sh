@@ -41,13 +41,16 @@ one() {	# one BUILD LABEL ROW RUN
 	local b=$1 label=$2 row=$3 r=$4 d="$work/$2-$3-$4"
 	"$b/sonde" comm -q --compare 1009 -o "$d" -- "$work/cb" ${args[$row]} >/dev/null 2>&1 ||
 		{ echo "bench: comm-volume: $label $row run $r failed"; return; }
-	local x s st xf sf
+	local x s st xf sf c=- m="$d/comm/sampled/matrix-all-thread.csv"
 	x=$(meta "$d" total_all) s=$(meta "$d" sampled_total_all) st=$(meta "$d" sampled_total_trap)
 	xf=$(meta "$d" total_false) sf=$(meta "$d" sampled_total_false)
-	awk -v l="$label" -v row="$row" -v r="$r" -v x="$x" -v s="$s" -v st="${st:-0}" -v xf="$xf" \
-		-v sf="$sf" -v c="$([ -f "$d/comm/sampled/matrix-all-thread.csv" ] && cosine "$d/comm/matrix-all-thread.csv" "$d/comm/sampled/matrix-all-thread.csv" || echo -)" \
-		'BEGIN { printf "bench: comm-volume: %-6s %-8s run %d: exact %8d sampled %9d ratio %6.2f traps %3.0f%% cosine %s false exact %.2f sampled %.2f\n",
-			l, row, r, x, s, x ? s / x : 0, s ? 100 * st / s : 0, c, x ? xf / x : 0, s ? sf / s : 0 }'
+	[ -f "$m" ] && c=$(cosine "$d/comm/matrix-all-thread.csv" "$m")
+	awk -v l="$label" -v row="$row" -v r="$r" -v x="$x" -v s="$s" -v st="${st:-0}" \
+		-v xf="$xf" -v sf="$sf" -v c="$c" 'BEGIN {
+		printf "bench: comm-volume: %-6s %-8s run %d: exact %8d sampled %9d ratio %6.2f", l, row, r,
+			x, s, x ? s / x : 0
+		printf " traps %3.0f%% cosine %s false exact %.2f sampled %.2f\n", s ? 100 * st / s : 0, c,
+			x ? xf / x : 0, s ? sf / s : 0 }'
 }
 
 echo "bench: comm-volume: $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"

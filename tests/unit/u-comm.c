@@ -264,8 +264,10 @@ TEST(trap_estimate_one_arming_per_publication)
 					continue;
 				comm_pick_chunks(r, 64, 4, c);
 				comm_armed(&o[t], &armed_on, 4, 8, 200 + 10 * k);
-				int hit = c[0] == word || c[1] == word || c[2] == word || c[3] == word;
-				if (hit && comm_on_trap(&o[t], 0x1000 + 8 * word, 8, 64, &p, &tr, &scale))
+				int hit = c[0] == word || c[1] == word || c[2] == word ||
+					  c[3] == word;
+				if (hit && comm_on_trap(&o[t], 0x1000 + 8 * word, 8, 64, &p, &tr,
+							&scale))
 					total += (uint64_t)P * scale;
 			}
 		}
