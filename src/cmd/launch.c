@@ -155,21 +155,21 @@ int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const c
 		return 1;
 	case 'p':
 		if (parse_u64(arg, &v) || v == 0) {
-			sonde_usage_error(cmd, "--period wants a positive number, not '%s'", arg);
+			sonde_usage_error(cmd, "--period wants a positive number (decimal digits), not '%s'", arg);
 			return -1;
 		}
 		o->period = v;
 		return 1;
 	case 1001:
 		if (parse_u64(arg, &v)) {
-			sonde_usage_error(cmd, "--min-object wants a size in bytes, not '%s'", arg);
+			sonde_usage_error(cmd, "--min-object wants a size in bytes (decimal digits), not '%s'", arg);
 			return -1;
 		}
 		o->min_object = v ? v : 1;
 		return 1;
 	case 1002:
 		if (parse_u64(arg, &v) || v == 0 || v > 255) {
-			sonde_usage_error(cmd, "--max-depth wants 1 to 255, not '%s'", arg);
+			sonde_usage_error(cmd, "--max-depth wants 1 to 255 (decimal digits), not '%s'", arg);
 			return -1;
 		}
 		o->max_depth = (int)v;
@@ -185,7 +185,7 @@ int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const c
 		return 1;
 	case 1005:
 		if (parse_u64(arg, &v)) {
-			sonde_usage_error(cmd, "--seed wants a number, not '%s'", arg);
+			sonde_usage_error(cmd, "--seed wants a number (decimal digits), not '%s'", arg);
 			return -1;
 		}
 		o->seed = v;
@@ -198,7 +198,7 @@ int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const c
 		return 1;
 	case 1007:
 		if (parse_u64(arg, &v) || v == 0 || v > 1000000) {
-			sonde_usage_error(cmd, "--top wants a positive number, not '%s'", arg);
+			sonde_usage_error(cmd, "--top wants a positive number (decimal digits), not '%s'", arg);
 			return -1;
 		}
 		o->top = (int)v;

@@ -40,9 +40,15 @@ static uint64_t env_u64(const char *name, uint64_t def)
 	const char *v = getenv(name);
 	if (!v || !*v)
 		return def;
-	char *end;
-	unsigned long long x = strtoull(v, &end, 0);
-	return *end ? def : (uint64_t)x;
+	/* decimal digits only, as the command line takes them (launch.c parse_u64): strtoull
+	 * with base 0 read SONDE_PERIOD=010 as 8 and took "+5" and hex */
+	uint64_t x = 0;
+	for (const char *c = v; *c; c++) {
+		if (*c < '0' || *c > '9' || x > (UINT64_MAX - (uint64_t)(*c - '0')) / 10)
+			return def;
+		x = x * 10 + (uint64_t)(*c - '0');
+	}
+	return x;
 }
 
 static void config_read(void)

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t40-comm-lib.bash"
 comm_build t404-build || exit 0
-N=400000
+N=800000	# wv ~1.6-2.8M at 1009 (0.8-1.4M at 400000, once 807,200: too near readonly's 8072, 2 x 4 workers x the fill once each)
 
 "$SONDE" comm -q --source inst --period 1009 -o wv -- "$T/cb-inst" wv $N 100
 ref=$(mat_sum wv/comm/matrix-all-thread.csv)

@@ -445,7 +445,11 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 		.traps_ignored = ct->traps_ignored,
 		.exact_lost = ct->exact_lost,
 		.watch_errno = ct->watch_errno,
-		.dregs = exact_mode && !cmp_period ? 0 : (watch_ok ? dregs : 0),
+		/* a soft watch is one per arming, over the whole line (arm) */
+		.dregs = exact_mode && !cmp_period ? 0 :
+			 !watch_ok ? 0 :
+			 watch_backend() == WATCH_BACKEND_SOFT && board.line <= WATCH_SOFT_MAX_LEN ?
+			 1 : dregs,
 		.watch_off = (uint32_t)watch_off,
 		.mode = (exact_mode ? COMM_MODE_EXACT : 0) | (cmp_period ? COMM_MODE_COMPARE : 0),
 		.thinned = ct->thinned,
