@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # bench/vsensor-real.sh - sonde vsensor on MPI programs it was not written with
-# (doc/sonde-vsensor.md, "Real programs"): CoMD's MPI version (ECP-copa/CoMD, src-mpi)
-# and NPB 3.4 IS (C + MPI).  Their sources are not in this repository: give their
-# directories (they are copied to a temporary directory and built there):
-#   COMD_SRC=/path/to/CoMD/src-mpi NPB_SRC=/path/to/NPB3.4-MPI bench/vsensor-real.sh [--no-detect|--detect-only]
+# (doc/sonde-vsensor.md, "Real programs"): CoMD's MPI version (ECP-copa/CoMD, src-mpi),
+# NPB 3.4 IS (C + MPI) and the Parallel Research Kernels' MPI1 kernels Stencil,
+# Transpose, Reduce and Synch_p2p (ParRes/Kernels: fixed-size exchanges every iteration).
+# Their sources are not in this repository: give their directories (they are copied to a
+# temporary directory and built there):
+#   COMD_SRC=/path/to/CoMD/src-mpi NPB_SRC=/path/to/NPB3.4-MPI PRK_SRC=/path/to/Kernels \
+#       bench/vsensor-real.sh [--no-detect|--detect-only]
+# VS_REAL_ONLY (e.g. "PRK") runs only the programs named (CoMD, IS, PRK).
 # A program whose directory is missing is skipped.  Prints, per program:
 #   1. what 'list' finds: candidates per status, the most frequent reasons;
 #   2. the original and the instrumented program's output and exit status, compared with
@@ -24,6 +28,9 @@ SONDE=$SONDE_BUILD/sonde
 VSW=$top/tests/workloads/vsensor
 COMD_SRC=${COMD_SRC:-/work/ext/CoMD/src-mpi}
 NPB_SRC=${NPB_SRC:-/work/ext/npb/NPB3.4-MPI}
+PRK_SRC=${PRK_SRC:-/work/ext/prk/Kernels}
+only=${VS_REAL_ONLY:-CoMD IS PRK}
+want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
 pairs=${VS_REAL_PAIRS:-5}
 repeat=${VS_REAL_REPEAT:-1}
 keep=${VS_REAL_KEEP:-}
@@ -145,6 +152,15 @@ hog_window() {
 	hogs=""
 }
 
+# data_rate DIR: what the runtime wrote per rank and second of the job (its slices)
+data_rate() {
+	local b n
+	b=$(cat "$1"/* 2>/dev/null | wc -c)
+	n=$(head -1 "$1/matrix-compute.csv" | awk -F, '{ printf "%.3f", (NF - 1) * ($3 - $2) }')
+	awk -v b="$b" -v n="$n" -v r="$(($(wc -l <"$1/matrix-compute.csv") - 1))" 'BEGIN {
+		if (n > 0 && r > 0) printf "    data written: %d bytes, %d ranks, %.1f s: %.0f B/s per rank\n", b, r, n, b / r / n }'
+}
+
 # first_net DIR: the start (s) of the first slice with a network cell
 first_net() {
 	awk -F, 'NR == 1 { for (i = 2; i <= NF; i++) s[i] = $i; next }
@@ -178,6 +194,7 @@ detect1() {
 	# others: the share of the CPUs other processes took during each run (bench/lib.sh)
 	bench_others oth "$T/c-$name" env SONDE_DIR="$T/c-$name" $M "./$name-vs" "$@" >/dev/null 2>&1
 	echo "  $name clean:             $("$SONDE" vsensor score --truth none "c-$name")  others $(cat oth)"
+	data_rate "c-$name"
 	bench_others oth "$T/b-$name" env SONDE_DIR="$T/b-$name" $M "./$name-vs" "$@" >/dev/null 2>"b-$name.err" &
 	job=$!
 	hog_window "$T/b-$name" "$start" "$end"
@@ -221,7 +238,7 @@ detect1() {
 echo "bench: vsensor on real programs, $(date -u '+%Y-%m-%d %H:%M UTC'), 4 ranks on $(nproc) cores, load $(load)"
 mpicc -O2 -shared -fPIC "$VSW/pmpi-delay.c" -o libpmpi-delay.so
 
-if [ -d "$COMD_SRC" ]; then
+if want CoMD && [ -d "$COMD_SRC" ]; then
 	echo "CoMD ($COMD_SRC): 20x20x20 unit cells (32000 atoms), LJ, 2x2x1 ranks"
 	for v in orig vs; do
 		cp -r "$COMD_SRC" "comd-$v" && cp "comd-$v/Makefile.vanilla" "comd-$v/Makefile"
@@ -270,7 +287,7 @@ if [ -d "$COMD_SRC" ]; then
 	fi
 fi
 
-if [ -d "$NPB_SRC" ]; then
+if want IS && [ -d "$NPB_SRC" ]; then
 	echo "NPB IS class B ($NPB_SRC)"
 	for v in orig vs; do
 		cp -r "$NPB_SRC" "npb-$v" && mkdir -p "npb-$v/bin"
@@ -304,5 +321,49 @@ if [ -d "$NPB_SRC" ]; then
 	else
 		echo "  IS did not build: $(tail -3 npb-*/build.log | tr '\n' ' ')"
 	fi
+fi
+if want PRK && [ -d "$PRK_SRC/MPI1" ]; then
+	echo "PRK MPI1 ($PRK_SRC): Stencil, Transpose, Reduce, Synch_p2p"
+	for v in orig vs; do
+		cp -r "$PRK_SRC" "prk-$v"
+		# objects built in the source tree would be linked as they are, uninstrumented
+		find "prk-$v" -name '*.o' -delete
+		printf 'MPICC=mpicc\nDEFAULT_OPT_FLAGS=-O2\n' >"prk-$v/common/make.defs"
+	done
+	# name:directory:program:overhead arguments (about 1-2 s at load 2):detection
+	# arguments (about 8-10 s at load 2, window 2-5 s; longer when loaded):callgrind's
+	# arguments (1 rank, small)
+	for k in Stencil:Stencil:stencil:"100 2000":"400 2000":"10 1000" \
+		Transpose:Transpose:transpose:"50 2000":"250 2000":"10 1000" \
+		Reduce:Reduce:reduce:"1000 20000":"5000 20000":"200 20000" \
+		P2p:Synch_p2p:p2p:"100 2000 2000":"500 2000 2000":"10 1000 1000"; do
+		IFS=: read -r name dir prog oargs dargs iargs <<<"$k"
+		(cd "prk-orig/MPI1/$dir" && make "$prog" >build.log 2>&1) && cp "prk-orig/MPI1/$dir/$prog" "$name-orig"
+		s=$(date +%s.%N)
+		(cd "prk-vs/MPI1/$dir" && make "$prog" MPICC="$SONDE vsensor cc mpicc" >build.log 2>&1) && cp "prk-vs/MPI1/$dir/$prog" "$name-vs"
+		e=$(date +%s.%N)
+		if ! [ -x "$name-orig" ] || ! [ -x "$name-vs" ]; then
+			echo "  $name did not build: $(tail -3 prk-*/MPI1/"$dir"/build.log | tr '\n' ' ')"
+			continue
+		fi
+		echo "  $name: built with sonde vsensor cc in $(echo "$e - $s" | bc | cut -c1-5) s"
+		list_summary "$name" "" "-DMPI -DRESTRICT_KEYWORD=0 -DVERBOSE=0 -DLOOPGEN=0 -DDOUBLE=1 -DRADIUS=2 -DSTAR=1 -Iprk-vs/include" \
+			"prk-vs/MPI1/$dir/$prog.c"
+		if [ "$mode" != --detect-only ]; then
+			for v in orig vs; do
+				# shellcheck disable=SC2086
+				SONDE_DIR=$T/cmp-$name $M "./$name-$v" $oargs >"out-$name-$v" 2>/dev/null
+				echo $? >"rc-$name-$v"
+				rm -rf "$T/cmp-$name"
+			done
+			compare "$name" 'Rate|time|Time'
+			# shellcheck disable=SC2086
+			overhead "$name" '/Avg time/ { print $NF; exit }' $oargs
+			# shellcheck disable=SC2086
+			instructions "$name" $iargs
+		fi
+		# shellcheck disable=SC2086
+		[ "$mode" = --no-detect ] || detect "$name" 2 5 2 $dargs
+	done
 fi
 echo "  load average after: $(load)"

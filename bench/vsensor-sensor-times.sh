@@ -10,7 +10,8 @@
 # for the scored run; or START END, in s, e.g. the delayed run's window for the clean run)
 # and outside it; with neither, or truth "none", one line for the whole run.  Then the
 # network cells under 0.50 in and out of the window (matrix-network.csv), and the start of
-# the first slice with network data (NPB IS: its first iteration, after its key generation).
+# the first slice with network data (NPB IS: its first iteration, after its key generation);
+# and the network cells recomputed from the records, time-weighted and by the median.
 # Reads only: never fails on numbers.
 set -u
 dir=${1:?usage: bench/vsensor-sensor-times.sh DIR [KIND [START END]]}
@@ -65,6 +66,48 @@ done | awk -F'\t' '
 		have[w]++; low[w] += $i < 0.5 } }
 	END { for (w in have) printf "  network cells under 0.50, %s: %d of %d\n", w == "out" && ws < 0 ? "all" : w, low[w], have[w] }' \
 	"$dir/matrix-network.csv" | sort
+# the same network cells recomputed from the records, per rank and slice, two ways: the
+# runtime's (the mean of the sensors' performance, standard / time capped at 1, weighted
+# by the time spent in each) and the median of the sensors' performance: where a few
+# sensors wait for a partner (PRK Stencil's first MPI_Wait of each pair) and dominate the
+# time, the others (posting MPI_Irecv/MPI_Isend) still say how fast the network is.
+# Standard: the 10th percentile of the sensor's records on its rank (vsrt.c, standards).
+# Step 5's CPU exemption and steps 3-6 are not applied: cells under 0.50, not flags.
+[ "$kind" = network ] && python3 - "$dir" "$ws" "$we" "$slice" <<'PY'
+import csv, glob, os, struct, sys
+d, ws, we, sl = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+kinds = {}
+for r in csv.DictReader(open(os.path.join(d, "sensors.csv"))):
+    kinds.setdefault(r["rank"], []).append(r["kind"])
+cnt = {}
+for f in glob.glob(os.path.join(d, "rank-*.rec")):
+    rk = f.rsplit("-", 1)[1][:-4]
+    k = kinds.get(rk, [])
+    recs = []
+    data = open(f, "rb").read()
+    for i in range(0, len(data) - 15, 16):
+        b, s, t, w = struct.unpack("<iiff", data[i:i + 16])
+        if 0 <= s < len(k) and k[s] == "network" and t > 0:
+            recs.append((b, s, t, w))
+    std = {}
+    for s in set(x[1] for x in recs):
+        v = sorted(x[2] for x in recs if x[1] == s)
+        std[s] = v[len(v) // 10]
+    cells = {}
+    for b, s, t, w in recs:
+        cells.setdefault(b, []).append((min(1.0, std[s] / t), w))
+    for b, ps in cells.items():
+        where = "all" if ws < 0 else ("in" if ws <= b * sl < we else "out")
+        sw = sum(w for _, w in ps)
+        mean = sum(p * w for p, w in ps) / sw if sw > 0 else min(p for p, _ in ps)
+        v = sorted(p for p, _ in ps)
+        med = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+        c = cnt.setdefault(where, [0, 0, 0])
+        c[0] += 1; c[1] += mean < 0.5; c[2] += med < 0.5
+for where in sorted(cnt):
+    n, lm, lmed = cnt[where]
+    print("  from the records, %s: %d cells, under 0.50: %d time-weighted, %d by the median of the sensors" % (where, n, lm, lmed))
+PY
 [ -f "$dir/matrix-network.csv" ] && awk -F, 'NR == 1 { for (i = 2; i <= NF; i++) s[i] = $i; next }
 	{ for (i = 2; i <= NF; i++) if ($i != "" && (f == "" || s[i] + 0 < f + 0)) f = s[i] }
 	END { print "  first slice with network data: " (f == "" ? "none" : f " s") }' "$dir/matrix-network.csv"

@@ -5,7 +5,7 @@
 # callee's work is fixed, fixed-size MPI) and negatives (outer index, data-dependent
 # branch, aliasing, recursion, function pointer, undescribed external, changing message
 # size, mixed snippet, return inside); then tests/workloads/vsensor/cases-real.c, the
-# same way.
+# same way, and tests/workloads/vsensor/cases-prk.c.
 . "$(dirname "$0")/lib.sh"
 if ! command -v python3 >/dev/null; then
 	skip t601-vsensor "python3 not found"
@@ -47,3 +47,6 @@ check_cases cases.c 18
 # patterns of CoMD and NPB IS (doc/sonde-vsensor.md, "Real programs"): a block of 70+
 # statements, 3-iteration loops and tiny helpers in a hot loop, a reused loop index
 check_cases cases-real.c 15
+# patterns of the Parallel Research Kernels (doc/sonde-vsensor.md, "Real programs"): an
+# index macro that reads a size, sizes given to MPI_Bcast by address
+check_cases cases-prk.c 7

@@ -88,6 +88,7 @@ struct ext_desc {
 	int value_fixed;	/* result depends only on the work arguments (pure math) */
 	unsigned peer;		/* partner or root: a rank-dependent one makes the work rank-dependent */
 	int vary;		/* work never fixed (counts in arrays), but no effect beyond out */
+	unsigned keep;		/* pointer arguments the call keeps, to write through later */
 };
 
 #define A(i) (1u << (i))
@@ -108,7 +109,7 @@ static const struct ext_desc ext_descs[] = {
 	{ "MPI_Send", X_NET, A(1) | A(2), 0, 0, 0, A(3) },
 	{ "MPI_Recv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
 	{ "MPI_Isend", X_NET, A(1) | A(2), A(6), 0, 0, A(3) },
-	{ "MPI_Irecv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
+	{ "MPI_Irecv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3), 0, A(0) },
 	{ "MPI_Wait", X_NET, 0, A(0) | A(1), 0, 0 },
 	{ "MPI_Waitall", X_NET, A(0), A(1) | A(2), 0, 0 },
 	{ "MPI_Sendrecv", X_NET, A(1) | A(2) | A(6) | A(7), A(5) | A(11), 0, 0, A(3) | A(8) },
@@ -495,8 +496,45 @@ static void punct_between(struct an *a, CXCursor c, CXSourceLocation b, CXSource
 	clang_disposeTokens(a->tu, t, n);
 }
 
+/*
+ * The operator of a binary operator spelled inside a macro expansion, from the tree, not
+ * the tokens: there both operands' extents map to the macro invocation (the left one's
+ * end after the right one's start), and the tokens between them are not the operator
+ * ("width + 2" in "#define IN(i, j) in[(i) + (j) * (width + 2)]" read as "=": width, i
+ * and j looked assigned in every loop that used IN(), PRK's stencil).  In C the left
+ * operand of every binary operator but '=' and ',' is converted to a value (an implicit
+ * cast, an unexposed cursor to libclang) or is one already (a literal, a call, a cast);
+ * an lvalue left operand as such is an assignment.  '=' when it is one, else "?" (an
+ * operator that assigns nothing: callers test for '=' and comparisons).
+ */
+static void binop_in_macro(CXCursor lhs, char *op, size_t len)
+{
+	enum CXCursorKind k = clang_getCursorKind(lhs);
+	if (k == CXCursor_ParenExpr) {
+		struct kids ks;
+		kids_of(lhs, &ks);
+		if (ks.n == 1)
+			binop_in_macro(ks.c[0], op, len);
+		else
+			snprintf(op, len, "?");
+		kids_release(&ks);
+		return;
+	}
+	int lvalue = k == CXCursor_DeclRefExpr || k == CXCursor_ArraySubscriptExpr ||
+		     k == CXCursor_MemberRefExpr || k == CXCursor_UnaryOperator;
+	snprintf(op, len, "%s", lvalue ? "=" : "?");
+}
+
 static void binop(struct an *a, CXCursor c, CXCursor lhs, CXCursor rhs, char *op, size_t len)
 {
+	/* operands not in order in the file: both are in one macro expansion */
+	unsigned le, rb;
+	clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(lhs)), NULL, NULL, NULL, &le);
+	clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(rhs)), NULL, NULL, NULL, &rb);
+	if (le >= rb && clang_getCursorKind(c) == CXCursor_BinaryOperator) {
+		binop_in_macro(lhs, op, len);
+		return;
+	}
 	punct_between(a, c, clang_getRangeEnd(clang_getCursorExtent(lhs)),
 		      clang_getRangeStart(clang_getCursorExtent(rhs)), op, len);
 	/* ')' of a parenthesised left side may come first: take the operator after it */
@@ -668,10 +706,9 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 			cmask |= 1u << i;
 	for (int i = 0; i < n; i++) {
 		CXCursor arg = clang_Cursor_getArgument(c, i);
-		walk_expr(a, arg, &args[i]);
 		/* what the callee may write through this argument */
 		CXCursor s = strip(arg);
-		int target = -1;
+		int target = -1, addr = 0;
 		if (clang_getCursorKind(s) == CXCursor_UnaryOperator) {
 			char op[8];
 			int post;
@@ -682,10 +719,23 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 			if (ks.n == 1 && !strcmp(op, "&"))
 				target = plain_var(a, ks.c[0]);
 			kids_release(&ks);
+			addr = target >= 0;
 		} else if (is_pointerish(s)) {
 			target = plain_var(a, s);
 		}
 		unsigned bit = 1u << i;
+		/*
+		 * &x given to a described call that does not keep the pointer (MPI_Bcast(&n, ..),
+		 * MPI_Comm_size(.., &np)) leaves no pointer to x behind: a write through a pointer
+		 * cannot change x later, so x is not "address taken" for it (the call's own write
+		 * is a definition, below).  PRK's kernels broadcast every size so, and every loop
+		 * writing an array made them look changed.  MPI_Irecv keeps its buffer.
+		 */
+		int kept = addr ? a->vars[target].addr_taken : 0;
+		walk_expr(a, arg, &args[i]);
+		k = &a->calls[ci];	/* the argument's calls may have moved the table */
+		if (addr && k->ext && !(k->ext->keep & bit))
+			a->vars[target].addr_taken = kept;
 		int writes = k->ext ? !!(k->ext->out & bit) : is_pointerish(s);
 		if (!writes)
 			continue;
