@@ -21,6 +21,7 @@
 
 #include "rt/ctx.h"
 #include "rt/interpose.h"
+#include "rt/libtrim.h"
 #include "rt/source-clock.h"
 #include "rt/thread.h"
 #include "rt/watch.h"
@@ -226,7 +227,7 @@ static void stem_set(void)
 
 #define LIBUNWIND_SONAME "libunwind.so.8"	/* the one the build's headers describe */
 
-/* ctx_process_init's result: how libunwind checks the addresses it reads (1: it is not
+/* ctx_process_init's result: how libunwind checks the addresses it reads (1, 2: it is not
  * set up, unwinders_init). */
 static int unwind_check;
 
@@ -236,6 +237,8 @@ static const char *unwind_check_name(void)
 		return "process_vm_readv";
 	if (unwind_check == 1)
 		return "none (not used: the tool walks frame pointers)";
+	if (unwind_check == 2)
+		return "none (not used: the tool takes no call path in a signal handler)";
 	if (unwind_check == -ELIBACC)
 		return "none (" LIBUNWIND_SONAME " could not be loaded)";
 	if (unwind_check == -ELIBBAD)
@@ -249,7 +252,12 @@ static const char *unwind_check_name(void)
  * policy, libgcc_s for paths taken outside handlers.  Not for a tool that walks frame
  * pointers itself (RT_TOOL_FP_CONTEXT) unless the inst source calls it without a signal
  * context: loading libgcc_s and warming libunwind up in every thread cost sonde variance
- * 0.2 MB of resident memory on a 1.6 MB program (bench/variance.sh, part 4).
+ * 0.2 MB of resident memory on a 1.6 MB program (bench/variance.sh, part 4).  libunwind
+ * (with its liblzma) only for a tool that unwinds from a signal context
+ * (RT_TOOL_SIGNAL_CONTEXT, sonde mem): comm and reuse take call paths at allocations
+ * alone, which libgcc_s serves; loading libunwind and warming it up in each thread cost
+ * them 150-230 KB resident (bench/memory.sh), libc's unwind tables read for start_thread
+ * and clone included.
  */
 static void *unwind_h;
 
@@ -264,14 +272,19 @@ static void unwinders_init(void)
 		unwind_check = 1;
 		return;
 	}
-	unwind_h = dlopen(LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *gcc = rt_dlopen_trimmed("libgcc_s.so.1");
+	if (gcc)
+		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
+	/* libunwind also serves paths outside handlers where libgcc_s is missing */
+	if (!(rt_tool->flags & RT_TOOL_SIGNAL_CONTEXT) && gcc) {
+		unwind_check = 2;
+		return;
+	}
+	unwind_h = rt_dlopen_trimmed(LIBUNWIND_SONAME);
 	unwind_check = unwind_h ? ctx_process_init(unwind_sym) : -ELIBACC;
 	if (!unwind_h)	/* every call path would be empty, with no word of it */
 		rt_log("sonde: warning: cannot load " LIBUNWIND_SONAME " (Debian: libunwind8): no "
 		       "call paths (sample sites, allocation sites) in this recording\n");
-	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (gcc)
-		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
 }
 
 static void proc_write_start(void)
@@ -442,6 +455,9 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	config_read();
 	if (!rt_cfg.enabled)
 		return;
+	/* first: libsonde.so's start-up code and what it pulled in around it unmapped, the
+	 * rest resident by the page (libtrim.c) */
+	rt_trim_object_at((const void *)&sonde_init);
 	rt_pid = (int)getpid();
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
@@ -459,6 +475,8 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	fatal_install();
 	struct rt_thread *t = rt_thread_start(-1);
+	/* again: the pages only start-up used (probes, configuration, the .proc) unmapped */
+	rt_trim_object_at((const void *)&sonde_init);
 	if (rt_cfg.debug)
 		fprintf(stderr, "sonde: runtime started in %d: source %s, period %llu %s%s%s\n"
 				"sonde: watchpoints %s%s%s\n",

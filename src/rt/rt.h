@@ -242,6 +242,11 @@ struct watch_trap;
 				 * signal context exists: the runtime sets up its unwinders
 				 * (libunwind, libgcc_s) only for the inst source, where it
 				 * unwinds through ctx_here(t, NULL, ...) */
+#define RT_TOOL_SIGNAL_CONTEXT 0x20	/* unwinds in handlers, from a signal context
+				 * (ctx_unwind/ctx_here with uc): the runtime loads libunwind.
+				 * Without it only libgcc_s is loaded, for the paths taken in
+				 * ordinary code (allocation sites, the inst source's callbacks),
+				 * and a path from a signal context keeps its leaf alone */
 
 struct rt_tool {
 	const char *name;
