@@ -75,9 +75,11 @@ struct arena {
 
 /* Per-thread record writer (out.c). */
 struct out {
-	char *buf;
+	char *buf;			/* the records' room in the mapping */
 	size_t size, used;
-	char path[PATH_MAX];		/* <dir>/<pid>-<tid>.sdt */
+	char *path;			/* <dir>/<pid>-<tid>.sdt, at the mapping's start */
+	void *map;			/* the buffer's mapping: path, then buf */
+	size_t map_size;
 	int failed;			/* a write failed: records are being lost */
 	uint64_t lost;			/* records lost */
 	uint64_t nrec;			/* records in buf */
@@ -311,8 +313,11 @@ int arena_init(struct arena *a, size_t size);
 void arena_release(struct arena *a);
 void *arena_alloc(struct arena *a, size_t size);	/* 16-byte aligned, zeroed; NULL if full */
 
-/* out.c: out_append is handler-safe; it flushes with open/write/close when full. */
-int out_init(struct out *o, const char *path, const struct sonde_file_header *hdr, size_t size);
+/* out.c: out_append is handler-safe; it flushes with open/write/close when full.
+ * out_init: the stream stem + suffix, created with hdr in it (-EEXIST if it exists);
+ * a buffer of `size` bytes, the name included; 0 or -errno. */
+int out_init(struct out *o, const char *stem, const char *suffix,
+	     const struct sonde_file_header *hdr, size_t size);
 int out_append(struct out *o, const void *rec, size_t size);
 int out_flush(struct out *o);
 /* A thread's last records (STATS and END, a few hundred bytes): written past the cap and
