@@ -483,6 +483,9 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	stem_set();
 	if (rt_tool_pick())
 		return;
+	/* variance's page-fault counts must not see the runtime's first touches (t802) */
+	if (rt_tool->flags & RT_TOOL_COUNTS_FAULTS)
+		rt_trim_set_prefault();
 	source_pick();
 	watch_pick();
 	unwinders_init();

@@ -36,6 +36,14 @@
 
 #define TRIM_PAGE 4096ul
 
+/* rt_trim_set_prefault: every page of what is trimmed is read once, after the drop */
+static int trim_prefault;
+
+void rt_trim_set_prefault(void)
+{
+	trim_prefault = 1;
+}
+
 /* Unmap the pages of [lo, hi) that are present and still the file's (pagemap: bit 63
  * present, bit 61 file page; a private copy has 61 clear), a run of them per call. */
 static void drop_file_pages(int pm, uintptr_t lo, uintptr_t hi)
@@ -92,6 +100,8 @@ static void trim_object(const struct dl_phdr_info *info, int pm)
 			madvise((void *)a, TRIM_PAGE, MADV_RANDOM);
 		if (pm >= 0)
 			drop_file_pages(pm, lo, hi);
+		for (uintptr_t a = lo; trim_prefault && a < hi; a += TRIM_PAGE)
+			(void)*(volatile const char *)a;
 	}
 }
 

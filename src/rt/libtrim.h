@@ -19,4 +19,9 @@ void *rt_dlopen_trimmed(const char *name);
  * debugger's breakpoints) are left alone.  0, or -errno when the object is not found. */
 int rt_trim_object_at(const void *addr);
 
+/* From now on every object trimmed is then made resident whole, a page at a time (a
+ * tool that counts page faults: RT_TOOL_COUNTS_FAULTS), so that no handler takes a fault
+ * on the runtime's code or constants while a measurement is open. */
+void rt_trim_set_prefault(void);
+
 #endif

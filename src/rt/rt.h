@@ -249,6 +249,9 @@ struct watch_trap;
 				 * Without it only libgcc_s is loaded, for the paths taken in
 				 * ordinary code (allocation sites, the inst source's callbacks),
 				 * and a path from a signal context keeps its leaf alone */
+#define RT_TOOL_COUNTS_FAULTS 0x40	/* counts the program's page faults in its
+				 * measurements: the runtime's own libraries are made resident
+				 * at start (libtrim.c), so that no handler faults on them */
 
 struct rt_tool {
 	const char *name;
