@@ -6,7 +6,9 @@
 # (/proc/PID/smaps, copied by a small preloaded destructor), profiled less native: per
 # file, [heap], [stack] and [anon] (the runtime's own mmaps are anonymous), and the
 # anonymous mappings grouped by their size (each size is one kind of runtime memory:
-# see the legend printed at the end).  The dumper adds its own ~20 KB to every run alike;
+# see the legend printed at the end), and the runs' minor page faults (the runtime's own
+# libraries are mapped a page a mapping, src/rt/libtrim.c: each page they use is a fault
+# of its own).  The dumper adds its own ~20 KB to every run alike;
 # it skips the sonde CLI, which inherits LD_PRELOAD.  Peak memory does not depend on the
 # machine's load, but which of libc's pages are resident does (+-100 KB from run to run).
 # Targets of peak memory: mem <= 1.10x or + 8 MiB under 80 MiB (issue 7), comm <= 1.15x
@@ -37,7 +39,9 @@ cat >dump.c <<'EOF_C'
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 static void cp(const char *src, int out)
@@ -61,6 +65,13 @@ __attribute__((destructor)) static void dump(void)
 	if (out < 0)
 		return;
 	cp("/proc/self/status", out);
+	struct rusage ru;
+	char line[64];
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		int n = snprintf(line, sizeof(line), "MinFlt:\t%ld\n", ru.ru_minflt);
+		if (write(out, line, (size_t)n) != n)
+			n = 0;
+	}
 	cp("/proc/self/smaps", out);
 	close(out);
 }
@@ -96,6 +107,7 @@ case_setup() {
 }
 
 hwm() { awk '/^VmHWM:/ { print $2 }' "$1"; }
+minflt() { awk '/^MinFlt:/ { print $2 }' "$1"; }
 # run1 SMAPS LIST CMD...: one run, its dump written to SMAPS; its peak RSS appended to LIST
 # only if it exited 0 and wrote the dump (a failed run must not count a round before's)
 failed=0
@@ -105,6 +117,7 @@ run1() {
 	rm -f "$f"
 	if VBENCH_SMAPS=$T/$f "$@" >/dev/null 2>&1 && [ -s "$f" ]; then
 		hwm "$f" >>"$l"
+		minflt "$f" >>"$l.flt"
 	else
 		failed=$((failed + 1))
 	fi
@@ -134,7 +147,7 @@ cases=$(for c in $cases; do [ "$c" = variance ] && echo variance-calls variance-
 echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $PAIRS runs each"
 for c in $cases; do
 	case_setup "$c" || continue
-	: >hn; : >ho; : >hp; : >hb
+	: >hn; : >ho; : >hp; : >hb; : >hn.flt; : >ho.flt; : >hp.flt; : >hb.flt
 	for i in $(seq "$PAIRS"); do
 		# shellcheck disable=SC2086
 		run1 sn hn env LD_PRELOAD=$T/dump.so $prog
@@ -158,6 +171,8 @@ for c in $cases; do
 	echo "$c: sonde $tool -- $prog"
 	awk -v n="$n" -v o="$o" -v p="$p" 'BEGIN { printf "  peak RSS (KB, median): alone %d, +libsonde.so (runtime off) %d, profiled %d: %.2fx (+%d KB; off %.2fx, +%d KB)\n", n, o, p, p / n, p - n, o / n, o - n }'
 	[ -n "$before" ] && awk -v n="$n" -v b="$(median <hb)" 'BEGIN { printf "  before (%s): profiled %d: %.2fx (+%d KB)\n", ENVIRON["MEMORY_BENCH_BEFORE"], b, b / n, b - n }'
+	# each page the runtime's trimmed libraries use is a fault of its own (src/rt/libtrim.c)
+	echo "  minor page faults (median): alone $(median <hn.flt), runtime off $(median <ho.flt), profiled $(median <hp.flt)${before:+, before $(median <hb.flt)}"
 	# the last run's smaps at exit, profiled (and runtime off) less native
 	by_file sn >fn; by_file so >fo; by_file sp >fp
 	echo "  resident at exit by mapping, runtime off - native: $(diff_line fn fo)"
@@ -170,8 +185,10 @@ for c in $cases; do
 		awk '{ printf "%s%dx%d:%d", s, $1, $2, $3; s = ", " }')"
 done
 echo "(the runtime's anonymous mappings: per thread a 64 MB arena (reserved, touched as used),"
-echo " a 256 KB stream buffer and alternate signal stack, an 8 KB thread record; libsonde.so's"
-echo " .bss and .lbss follow its file mapping; adjacent mappings of one kind merge, and"
-echo " threads that ended before exit have unmapped theirs.  doc/architecture.md, \"The"
-echo " runtime's fixed memory\")"
+echo " a 16 KB stream buffer (its file's name first), a 256 KB alternate signal stack, a 4 KB"
+echo " thread record; libsonde.so's .bss and .lbss follow its file mapping; adjacent mappings"
+echo " of one kind merge, and threads that ended before exit have unmapped theirs.  The"
+echo " runtime's own libraries (libsonde.so, libZydis, libgcc_s, libunwind) are mapped a page"
+echo " a mapping (src/rt/libtrim.c): by file their pages add up as before.  doc/architecture.md,"
+echo " \"The runtime's fixed memory\")"
 exit 0

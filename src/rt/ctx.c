@@ -363,8 +363,9 @@ RT_EXPORT int pipe2(int fds[2], int flags)
  */
 static volatile int unw_inside;
 static volatile int unw_closed;
-/* ctx_process_init ran: libunwind may be used (a tool with RT_TOOL_FP_CONTEXT leaves it
- * alone: init.c) */
+/* An unwinder is set up: libunwind (ctx_process_init) and/or libgcc's
+ * (ctx_use_gcc_unwinder); init.c loads libunwind only for a tool with
+ * RT_TOOL_SIGNAL_CONTEXT, and neither for one that walks frame pointers itself */
 static int unw_ready;
 
 static int unw_enter(void)
@@ -448,6 +449,8 @@ void ctx_use_gcc_unwinder(void *backtrace, void *get_ip)
 {
 	*(void **)&gcc_get_ip = get_ip;
 	*(void **)&gcc_backtrace = get_ip ? backtrace : NULL;
+	if (gcc_backtrace)
+		unw_ready = 1;
 }
 
 static int gcc_unwind(int skip, uint64_t *ips, int max)
@@ -489,7 +492,8 @@ static SIGSAFE int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, u
 			t->stats.unwind_fail++;
 			return n;
 		}
-		if (unw.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
+		if (!unw.init_local2 ||
+		    unw.init_local2(&cur, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
 			t->stats.unwind_fail++;
 			return n;
 		}
@@ -500,6 +504,10 @@ static SIGSAFE int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, u
 		}
 		if (gcc_backtrace)
 			return gcc_unwind(skip, ips, max);
+		if (!unw.getcontext) {
+			t->stats.unwind_fail++;
+			return 0;
+		}
 		unw.getcontext(&here);
 		if (unw.init_local(&cur, &here) < 0) {
 			t->stats.unwind_fail++;
@@ -599,7 +607,7 @@ void ctx_thread_warmup(void)
 	 * do it here, outside any handler. */
 	unw_context_t uc;
 	unw_cursor_t cur;
-	if (unw_enter())
+	if (!unw.getcontext || unw_enter())	/* libunwind not loaded: nothing to warm */
 		return;
 	unw.getcontext(&uc);
 	if (unw.init_local(&cur, &uc) == 0)

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt/ctx.h"
 #include "rt/interpose.h"
+#include "rt/libtrim.h"
 #include "rt/source-clock.h"
 #include "rt/thread.h"
 #include "rt/watch.h"
@@ -232,7 +234,7 @@ static void stem_set(void)
 
 #define LIBUNWIND_SONAME "libunwind.so.8"	/* the one the build's headers describe */
 
-/* ctx_process_init's result: how libunwind checks the addresses it reads (1: it is not
+/* ctx_process_init's result: how libunwind checks the addresses it reads (1, 2: it is not
  * set up, unwinders_init). */
 static int unwind_check;
 
@@ -242,6 +244,8 @@ static const char *unwind_check_name(void)
 		return "process_vm_readv";
 	if (unwind_check == 1)
 		return "none (not used: the tool walks frame pointers)";
+	if (unwind_check == 2)
+		return "none (not used: the tool takes no call path in a signal handler)";
 	if (unwind_check == -ELIBACC)
 		return "none (" LIBUNWIND_SONAME " could not be loaded)";
 	if (unwind_check == -ELIBBAD)
@@ -255,7 +259,12 @@ static const char *unwind_check_name(void)
  * policy, libgcc_s for paths taken outside handlers.  Not for a tool that walks frame
  * pointers itself (RT_TOOL_FP_CONTEXT) unless the inst source calls it without a signal
  * context: loading libgcc_s and warming libunwind up in every thread cost sonde variance
- * 0.2 MB of resident memory on a 1.6 MB program (bench/variance.sh, part 4).
+ * 0.2 MB of resident memory on a 1.6 MB program (bench/variance.sh, part 4).  libunwind
+ * (with its liblzma) only for a tool that unwinds from a signal context
+ * (RT_TOOL_SIGNAL_CONTEXT, sonde mem): comm and reuse take call paths at allocations
+ * alone, which libgcc_s serves; loading libunwind and warming it up in each thread cost
+ * them 150-230 KB resident (bench/memory.sh), libc's unwind tables read for start_thread
+ * and clone included.
  */
 static void *unwind_h;
 
@@ -270,39 +279,50 @@ static void unwinders_init(void)
 		unwind_check = 1;
 		return;
 	}
-	unwind_h = dlopen(LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *gcc = rt_dlopen_trimmed("libgcc_s.so.1");
+	if (gcc)
+		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
+	/* libunwind also serves paths outside handlers where libgcc_s is missing */
+	if (!(rt_tool->flags & RT_TOOL_SIGNAL_CONTEXT) && gcc) {
+		unwind_check = 2;
+		return;
+	}
+	unwind_h = rt_dlopen_trimmed(LIBUNWIND_SONAME);
 	unwind_check = unwind_h ? ctx_process_init(unwind_sym) : -ELIBACC;
 	if (!unwind_h)	/* every call path would be empty, with no word of it */
 		rt_log("sonde: warning: cannot load " LIBUNWIND_SONAME " (Debian: libunwind8): no "
 		       "call paths (sample sites, allocation sites) in this recording\n");
-	void *gcc = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (gcc)
-		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
 }
 
-static void proc_write_start(void)
-{
+/* proc_write_start's names and the command line: in a mapping of their own, unmapped
+ * after, not on the stack, where their 12 KB stayed resident in the main thread's stack for
+ * the whole run (bench/memory.sh: [stack] +12 KB) */
+struct proc_scratch {
 	char path[PATH_MAX + 8];
-	snprintf(path, sizeof(path), "%s.proc", rt_stem);
-	FILE *f = fopen(path, "we");
+	char exe[PATH_MAX];
+	char buf[4096];
+};
+
+static void proc_write(struct proc_scratch *s)
+{
+	snprintf(s->path, sizeof(s->path), "%s.proc", rt_stem);
+	FILE *f = fopen(s->path, "we");
 	if (!f)
 		return;
-	char exe[PATH_MAX] = "";
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
+	ssize_t n = readlink("/proc/self/exe", s->exe, sizeof(s->exe) - 1);
+	s->exe[n > 0 ? n : 0] = 0;
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	fprintf(f, "format=%d\nprefix=%s\npid=%d\nppid=%d\nrank=%d\nhost=%s\nexe=%s\nargv=",
 		SONDE_FORMAT_VERSION, strrchr(rt_stem, '/') + 1, rt_pid, (int)getppid(),
-		rt_cfg.rank, host, exe);
+		rt_cfg.rank, host, s->exe);
 	FILE *cl = fopen("/proc/self/cmdline", "re");
 	if (cl) {
-		char buf[4096];
-		size_t n = fread(buf, 1, sizeof(buf), cl);
-		while (n && buf[n - 1] == 0)
+		size_t n = fread(s->buf, 1, sizeof(s->buf), cl);
+		while (n && s->buf[n - 1] == 0)
 			n--;
 		for (size_t i = 0; i < n; i++)
-			fputc(buf[i] == 0 ? 0x1f : buf[i] == '\n' ? ' ' : buf[i], f);
+			fputc(s->buf[i] == 0 ? 0x1f : s->buf[i] == '\n' ? ' ' : s->buf[i], f);
 		fclose(cl);
 	}
 	fprintf(f, "\ntool=%s\nsource=%s\nsource_why=%s\nperiod=%llu\nperiod_unit=%s\n"
@@ -313,6 +333,18 @@ static void proc_write_start(void)
 		(unsigned long long)rt_cfg.min_object, rt_cfg.max_depth, exec_gen,
 		watch_backend_name(), watch_backend_why(), unwind_check_name());
 	fclose(f);
+}
+
+static void proc_write_start(void)
+{
+	/* the system call itself: the interposed mmap is the program's, to track */
+	long p = syscall(SYS_mmap, NULL, sizeof(struct proc_scratch), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p < 0 && p > -4096)
+		return;
+	proc_write((struct proc_scratch *)p);
+	syscall(SYS_munmap, p, sizeof(struct proc_scratch));
 }
 
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
@@ -448,12 +480,18 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	config_read();
 	if (!rt_cfg.enabled)
 		return;
+	/* first: libsonde.so's start-up code and what it pulled in around it unmapped, the
+	 * rest resident by the page (libtrim.c) */
+	rt_trim_object_at((const void *)&sonde_init);
 	rt_pid = (int)getpid();
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
 	stem_set();
 	if (rt_tool_pick())
 		return;
+	/* variance's page-fault counts must not see the runtime's first touches (t802) */
+	if (rt_tool->flags & RT_TOOL_COUNTS_FAULTS)
+		rt_trim_set_prefault();
 	source_pick();
 	watch_pick();
 	unwinders_init();
@@ -465,6 +503,8 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	fatal_install();
 	struct rt_thread *t = rt_thread_start(-1);
+	/* again: the pages only start-up used (probes, configuration, the .proc) unmapped */
+	rt_trim_object_at((const void *)&sonde_init);
 	if (rt_cfg.debug)
 		fprintf(stderr, "sonde: runtime started in %d: source %s, period %llu %s%s%s\n"
 				"sonde: watchpoints %s%s%s\n",

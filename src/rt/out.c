@@ -74,9 +74,8 @@ static SIGSAFE int write_all(int fd, int hidden, const char *p, size_t n)
  * a thread id the kernel gives again later in the same process (ids wrap at pid_max, 32768
  * here) would erase the earlier thread's stream.  -EEXIST then; the caller picks a name.
  */
-static int create_with_header(const char *path, const struct sonde_file_header *hdr)
+static int create_with_header(const char *path, const struct sonde_file_header *hdr, char *tmp)
 {
-	char tmp[PATH_MAX + 8];
 	size_t n = strlen(path);
 	memcpy(tmp, path, n);
 	memcpy(tmp + n, ".tmp", 5);
@@ -96,22 +95,36 @@ static int create_with_header(const char *path, const struct sonde_file_header *
 	return r;
 }
 
-int out_init(struct out *o, const char *path, const struct sonde_file_header *hdr, size_t size)
+/*
+ * The name is kept at the start of the buffer's mapping, whose first page the records use
+ * anyway, and the temporary name is made right after it: the thread's record was 8 KB
+ * with a PATH_MAX array in it, and two more names of PATH_MAX on the thread's stack took
+ * pages that the program's own frames may never reach (4 + 8 KB a thread: bench/memory.sh).
+ */
+int out_init(struct out *o, const char *stem, const char *suffix,
+	     const struct sonde_file_header *hdr, size_t size)
 {
-	size_t n = strlen(path);
-	if (n >= sizeof(o->path))
+	size_t a = strlen(stem), b = strlen(suffix);
+	size_t room = (a + b + 1 + 63) & ~(size_t)63;	/* the name, records 64-byte aligned */
+	if (a + b >= PATH_MAX)
 		return -ENAMETOOLONG;
-	memcpy(o->path, path, n + 1);
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (size < room + a + b + 8 || size - room < 1024)
+		return -EINVAL;
+	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	int r = create_with_header(path, hdr);
+	memcpy(p, stem, a);
+	memcpy(p + a, suffix, b + 1);
+	int r = create_with_header(p, hdr, p + room);
 	if (r < 0) {
 		munmap(p, size);
 		return r;
 	}
-	o->buf = p;
-	o->size = size;
+	o->map = p;
+	o->map_size = size;
+	o->path = p;
+	o->buf = p + room;
+	o->size = size - room;
 	o->used = 0;
 	o->failed = 0;
 	o->lost = 0;
@@ -197,7 +210,7 @@ SIGSAFE int out_flush_final(struct out *o)
 
 SIGSAFE int out_append(struct out *o, const void *rec, size_t size)
 {
-	if (!o->buf || o->failed) {
+	if (!o->buf || o->failed || size > o->size) {
 		o->lost++;
 		return -EIO;
 	}
@@ -213,7 +226,7 @@ SIGSAFE int out_append(struct out *o, const void *rec, size_t size)
 
 void out_release(struct out *o)
 {
-	if (o->buf)
-		munmap(o->buf, o->size);
-	o->buf = NULL;
+	if (o->map)
+		munmap(o->map, o->map_size);
+	o->map = o->buf = o->path = NULL;
 }

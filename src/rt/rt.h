@@ -75,9 +75,11 @@ struct arena {
 
 /* Per-thread record writer (out.c). */
 struct out {
-	char *buf;
+	char *buf;			/* the records' room in the mapping */
 	size_t size, used;
-	char path[PATH_MAX];		/* <dir>/<pid>-<tid>.sdt */
+	char *path;			/* <dir>/<pid>-<tid>.sdt, at the mapping's start */
+	void *map;			/* the buffer's mapping: path, then buf */
+	size_t map_size;
 	int failed;			/* a write failed: records are being lost */
 	uint64_t lost;			/* records lost */
 	uint64_t nrec;			/* records in buf */
@@ -242,6 +244,14 @@ struct watch_trap;
 				 * signal context exists: the runtime sets up its unwinders
 				 * (libunwind, libgcc_s) only for the inst source, where it
 				 * unwinds through ctx_here(t, NULL, ...) */
+#define RT_TOOL_SIGNAL_CONTEXT 0x20	/* unwinds in handlers, from a signal context
+				 * (ctx_unwind/ctx_here with uc): the runtime loads libunwind.
+				 * Without it only libgcc_s is loaded, for the paths taken in
+				 * ordinary code (allocation sites, the inst source's callbacks),
+				 * and a path from a signal context keeps its leaf alone */
+#define RT_TOOL_COUNTS_FAULTS 0x40	/* counts the program's page faults in its
+				 * measurements: the runtime's own libraries are made resident
+				 * at start (libtrim.c), so that no handler faults on them */
 
 struct rt_tool {
 	const char *name;
@@ -306,8 +316,11 @@ int arena_init(struct arena *a, size_t size);
 void arena_release(struct arena *a);
 void *arena_alloc(struct arena *a, size_t size);	/* 16-byte aligned, zeroed; NULL if full */
 
-/* out.c: out_append is handler-safe; it flushes with open/write/close when full. */
-int out_init(struct out *o, const char *path, const struct sonde_file_header *hdr, size_t size);
+/* out.c: out_append is handler-safe; it flushes with open/write/close when full.
+ * out_init: the stream stem + suffix, created with hdr in it (-EEXIST if it exists);
+ * a buffer of `size` bytes, the name included; 0 or -errno. */
+int out_init(struct out *o, const char *stem, const char *suffix,
+	     const struct sonde_file_header *hdr, size_t size);
 int out_append(struct out *o, const void *rec, size_t size);
 int out_flush(struct out *o);
 /* A thread's last records (STATS and END, a few hundred bytes): written past the cap and

@@ -639,7 +639,7 @@ static void var_fork_child(struct rt_thread *t)
 
 const struct rt_tool rt_tool_variance = {
 	.name = "variance",
-	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT,
+	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT | RT_TOOL_COUNTS_FAULTS,
 	.start = var_start,
 	.thread_start = var_thread_start,
 	.access = var_on_access,

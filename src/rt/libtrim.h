@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libtrim.h - the runtime's own libraries made resident by the page they use (libtrim.c).
+ * Process start only, never in a handler.
+ */
+#ifndef SONDE_RT_LIBTRIM_H
+#define SONDE_RT_LIBTRIM_H
+
+/* dlopen(name, RTLD_NOW | RTLD_LOCAL) for the runtime's own use; the objects it adds to
+ * the process (name and its dependencies) are trimmed as rt_trim_object_at does.  A
+ * library the program had already loaded is returned as it is, untouched.  The handle,
+ * or NULL as dlopen gives it. */
+void *rt_dlopen_trimmed(const char *name);
+
+/* The loaded object holding addr: its read-only segments (code, constants, ELF headers)
+ * are split into one-page mappings, so that the kernel's fault-around maps only the pages
+ * touched, not the 64 KB around each, and their pages mapped so far are unmapped (they
+ * come back from the page cache at their next use).  Pages the process wrote (a
+ * debugger's breakpoints) are left alone.  0, or -errno when the object is not found. */
+int rt_trim_object_at(const void *addr);
+
+/* From now on every object trimmed is then made resident whole, a page at a time (a
+ * tool that counts page faults: RT_TOOL_COUNTS_FAULTS), so that no handler takes a fault
+ * on the runtime's code or constants while a measurement is open. */
+void rt_trim_set_prefault(void);
+
+#endif
