@@ -20,7 +20,8 @@
 #                             VARIANCE_BENCH_PERIOD=NS: parts 2-3 at that period, not
 #                             the default; VARIANCE_BENCH_ONLY=memory runs part 4 alone,
 #                             VARIANCE_BENCH_ONLY=delivery part 5 alone,
-#                             VARIANCE_BENCH_ONLY=syscalls part 6 alone)
+#                             VARIANCE_BENCH_ONLY=syscalls part 6 alone,
+#                             VARIANCE_BENCH_ONLY=xline part 7 alone)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
@@ -43,6 +44,80 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 fi
 
 only=${VARIANCE_BENCH_ONLY:-}
+# 7. VARIANCE_BENCH_ONLY=xline: what an armed execute breakpoint costs the code near it
+# (doc/sonde-variance.md "Costs"; rt-variance.c gate_slot): a loop at the start of a
+# 64-byte aligned function (a load, an add and a store a round, as vwork's spin), timed by
+# the thread's CPU clock with no breakpoint, then with an X breakpoint armed (never
+# reached) at an offset from the function: in the loop's line, at its last byte, in the
+# next line, in the line before.  Median of 5 rounds of the ratio armed / not armed.
+if [ "$only" = xline ]; then
+	command -v gcc >/dev/null || { echo "bench: variance xline skipped: gcc is not installed"; exit 0; }
+	cat >xline.c <<'EOF_C'
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile uint64_t sink;
+
+static double cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* the loop ends before byte 0x30; the line's rest is padding, never executed */
+__attribute__((noinline, aligned(128))) void loop(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += (uint64_t)i;
+}
+
+int main(int argc, char **argv)
+{
+	long off = strtol(argv[1], NULL, 0), n = 20000000;
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = (uintptr_t)loop + off;
+	a.bp_len = sizeof(long);
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	double t0 = cpu();
+	loop(n);
+	double t1 = cpu();
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return 1;
+	double t2 = cpu();
+	loop(n);
+	double t3 = cpu();
+	uint64_t c = 1;
+	if (read(fd, &c, sizeof(c)) != sizeof(c) || c)
+		return 1;	/* the breakpoint was reached: not what is measured */
+	printf("%.3f\n", (t3 - t2) / (t1 - t0));
+	return 0;
+}
+EOF_C
+	gcc -O2 xline.c -o xline || exit 0
+	./xline 0x3f >/dev/null || { echo "bench: variance xline skipped: no execute breakpoint here"; exit 0; }
+	echo "bench: variance, an armed execute breakpoint near a loop (the loop in bytes 0x00-0x2f of a 128-byte aligned function; $(date -u +%H:%M) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
+	for o in 0x3f 0x40 0x7f -0x40; do
+		for i in 1 2 3 4 5; do ./xline "$o"; done >xr
+		echo "  breakpoint at loop $o: time of the loop armed / not armed, median $(median <xr)x"
+	done
+	exit 0
+fi
 # 6. VARIANCE_BENCH_ONLY=syscalls: the system calls and signals of the program (not the
 # launcher) under `sonde variance` on the gcc build of 'mix', per measured instance
 # (strace -ff; the calibration's traps at start included), doc/sonde-variance.md
