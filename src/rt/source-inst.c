@@ -87,6 +87,9 @@ struct inst_tls {
 };
 
 static RT_TLS struct inst_tls inst_tls;
+
+struct inst_callbacks_line inst_callbacks_line;		/* watch.h */
+_Static_assert(sizeof(struct inst_callbacks_line) == 64, "a line of its own");
 #define inst_countdown inst_tls.countdown
 #define inst_active inst_tls.active
 
@@ -460,7 +463,9 @@ static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uin
 }
 
 /*
- * One callback per width and direction.  The fast path is the countdown's decrement, the
+ * One callback per width and direction.  While nothing in the process needs them
+ * (inst_callbacks_line.on, watch.h: no inst source, no soft data slot ever armed) they
+ * return after one load of a line nobody writes.  Else the fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
  * branch on the three, with no frame; then, near an armed slot, the inline words filter;
  * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every_only.
@@ -472,6 +477,9 @@ static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uin
 #define INST_CALLBACK(name, len, flags)                                                  \
 	RT_EXPORT SIGSAFE void name(void *addr)                                          \
 	{                                                                                \
+		if (__builtin_expect(!__atomic_load_n(&inst_callbacks_line.on,          \
+						      __ATOMIC_RELAXED), 1))             \
+			return;                                                          \
 		struct inst_tls *x = &inst_tls;                                          \
 		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
@@ -586,6 +594,7 @@ static int inst_start(void)
 {
 	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
 	decode_init();
+	__atomic_store_n(&inst_callbacks_line.on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -602,6 +611,7 @@ static int inst_thread_start(struct rt_thread *t)
 	 * the workers' armings on the never-expiring published lines count again at each
 	 * trap: `commbench readonly 400000` then read 16,144 in 3 runs of 8 (0 in 8 without),
 	 * over t404's bar of 1% of the sharing run (11,361). */
+	__atomic_store_n(&inst_callbacks_line.on, 1, __ATOMIC_RELEASE);
 	inst_countdown = inst_window(t);
 	/* accesses + period - countdown stays the count (modulo 2^64: below 0 while the
 	 * first window is shorter than the period) */

@@ -300,6 +300,17 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
  * slots are counted in watch_soft_calls_live instead); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
+/* Has the load and store callbacks anything to do in this process: the inst source
+ * samples (set at its start), or a soft data slot was armed once (set by the engine before
+ * the slot is published; never cleared).  0: every callback returns at once, as
+ * libsonde-inst.so's no-ops do.  sonde-cc's call hooks (variance) arm only execute and
+ * WATCH_CALLS slots, which no load or store checks: `mix` built with --sonde-calls, whose
+ * spin loop calls two of them a round, ran 1.13x of native, XX without them.  On a line
+ * of its own: read by every access of every thread, written once. */
+struct inst_callbacks_line {
+	int on;
+} __attribute__((aligned(64)));
+extern struct inst_callbacks_line inst_callbacks_line __attribute__((visibility("hidden")));
 /* watch_soft_gen moves (release) after every change of a soft data slot's state made by a
  * thread other than the set's owner: the load/store callbacks keep a per-thread copy of
  * their own set's filter (lo, hi, words) and refresh it when this differs from the copy's

@@ -63,6 +63,9 @@ static unsigned var_events = VAR_EV_TIME | VAR_EV_CPU;
 /* Samples an armed entry waits for its function before another is picked: a function
  * called less often than once per period still gets caught (SONDE_VARIANCE_PATIENCE). */
 static int var_patience = 8;
+/* hw: arm an entry in the sampled PC's line behind a gate (gate_slot); SONDE_VARIANCE_GATE=0
+ * arms it at once, as before (bench/variance.sh part 8 compares the two) */
+static int var_gate = 1;
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -98,6 +101,7 @@ static int var_start(void)
 {
 	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
 	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
+	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -499,7 +503,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		struct watch_req r = { .addr = fn, .len = 8, .type = WATCH_X,
 				       .policy = WATCH_REFUSE };
 		uint64_t pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0, gate = 0;
-		if (uc && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
+		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
 			gate = gate_slot(t, vt, sp, (uint64_t)uc->uc_mcontext.gregs[REG_RBP]);
 		if (gate) {
 			r.addr = gate;
