@@ -305,8 +305,9 @@ extern int watch_soft_live __attribute__((visibility("hidden")));
  * the slot is published; never cleared).  0: every callback returns at once, as
  * libsonde-inst.so's no-ops do.  sonde-cc's call hooks (variance) arm only execute and
  * WATCH_CALLS slots, which no load or store checks: `mix` built with --sonde-calls, whose
- * spin loop calls two of them a round, ran 1.13x of native, XX without them.  On a line
- * of its own: read by every access of every thread, written once. */
+ * spin loop calls two of them a round, took 1.16x the CPU time of native with their whole
+ * fast path, 1.00x with this flag first (doc/sonde-variance.md, "Costs").  On a line of
+ * its own: read by every access of every thread, written once. */
 struct inst_callbacks_line {
 	int on;
 } __attribute__((aligned(64)));
