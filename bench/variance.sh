@@ -70,8 +70,10 @@ if [ "$only" = parts ]; then
 		shift 3
 		for c in "$@"; do : >"pr.${c%%:*}"; done
 		: >pi
+		: >pn
 		for i in $(seq "$PAIRS"); do
 			VWORK_ITERS=$it bench_time n ./$bin "$mode" 0
+			awk '{ print $2 + $3 }' n >>pn
 			for c in "$@"; do
 				name=${c%%:*} e=${c#*:}
 				local opt=() envs=()
@@ -83,7 +85,7 @@ if [ "$only" = parts ]; then
 				echo "$name $(sqlite3 "pd.$name/profile.db" "select value from meta where key = 'returns'" 2>/dev/null || echo 0)" >>pi
 			done
 		done
-		echo "bench: variance, where the time goes on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls") ($it rounds, $PAIRS rounds; $(date -u +%H:%M) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
+		echo "bench: variance, where the time goes on '$mode' built by $([ "$bin" = vgcc ] && echo "gcc -O2" || echo "sonde-cc --sonde-calls") ($it rounds, $PAIRS rounds; native CPU time median $(median <pn) s; $(date -u +%H:%M) UTC, load $(cut -d' ' -f1 /proc/loadavg))"
 		for c in "$@"; do
 			name=${c%%:*}
 			echo "  $name: CPU time ratio median $(median <"pr.$name")x, instances a run median $(awk -v k="$name" '$1 == k { print $2 }' pi | median)"

@@ -87,9 +87,6 @@ struct inst_tls {
 };
 
 static RT_TLS struct inst_tls inst_tls;
-
-struct inst_callbacks_line inst_callbacks_line;		/* watch.h */
-_Static_assert(sizeof(struct inst_callbacks_line) == 64, "a line of its own");
 #define inst_countdown inst_tls.countdown
 #define inst_active inst_tls.active
 
@@ -463,9 +460,7 @@ static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uin
 }
 
 /*
- * One callback per width and direction.  While nothing in the process needs them
- * (inst_callbacks_line.on, watch.h: no inst source, no soft data slot ever armed) they
- * return after one load of a line nobody writes.  Else the fast path is the countdown's decrement, the
+ * One callback per width and direction.  The fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
  * branch on the three, with no frame; then, near an armed slot, the inline words filter;
  * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every_only.
@@ -477,9 +472,6 @@ static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uin
 #define INST_CALLBACK(name, len, flags)                                                  \
 	RT_EXPORT SIGSAFE void name(void *addr)                                          \
 	{                                                                                \
-		if (__builtin_expect(!__atomic_load_n(&inst_callbacks_line.on,          \
-						      __ATOMIC_RELAXED), 1))             \
-			return;                                                          \
 		struct inst_tls *x = &inst_tls;                                          \
 		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
@@ -517,9 +509,9 @@ INST_CALLBACK(__sanitizer_cov_store16, 16, SONDE_MEM_STORE)
  * breakpoints and return watches (watch.h): at entry, the call's write of the return slot
  * and then the entry itself; at exit, the return's read of the slot.  The instrumented code
  * keeps its frame pointer (sonde-cc adds -fno-omit-frame-pointer), so the hook's saved rbp
- * is the function's rbp and its return slot is the word above it.  Fast path: loads of
- * watch_soft_calls_live and watch_soft_live; the first entry also notes that the hooks
- * exist (watch_soft_calls).
+ * is the function's rbp and its return slot is the word above it.  Fast path: one load
+ * of watch_soft_hooks (watch.h); the first entry also notes that the hooks exist
+ * (watch_soft_calls), in the slow path.
  */
 int watch_soft_calls;
 
@@ -527,6 +519,14 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 								   const uint64_t *frame,
 								   int entry)
 {
+	/* The first entry hook: the hooks exist (variance's report), and the 1 it held in
+	 * the hooks' word goes (once, whichever thread comes first). */
+	if (entry && __builtin_expect(!__atomic_load_n(&watch_soft_calls, __ATOMIC_RELAXED), 0) &&
+	    !__atomic_exchange_n(&watch_soft_calls, 1, __ATOMIC_RELAXED))
+		__atomic_fetch_sub(&watch_soft_hooks, 1, __ATOMIC_RELEASE);
+	if (!(__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
+	      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)))
+		return;
 	struct rt_thread *t = rt_self();
 
 	if (!t || t->stopped || !frame || !frame[0])
@@ -543,20 +543,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 RT_EXPORT SIGSAFE void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
-	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
-			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
+	if (__builtin_expect(__atomic_load_n(&watch_soft_hooks, __ATOMIC_RELAXED) != 0, 0)) {
 		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 1);
 		asm volatile("");
-	} else if (__builtin_expect(!watch_soft_calls, 0)) {
-		watch_soft_calls = 1;
 	}
 }
 
 RT_EXPORT SIGSAFE void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
-			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
+	if (__builtin_expect(__atomic_load_n(&watch_soft_hooks, __ATOMIC_RELAXED) != 0, 0)) {
 		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 0);
 		asm volatile("");
 	}
@@ -594,7 +590,6 @@ static int inst_start(void)
 {
 	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
 	decode_init();
-	__atomic_store_n(&inst_callbacks_line.on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -611,7 +606,6 @@ static int inst_thread_start(struct rt_thread *t)
 	 * the workers' armings on the never-expiring published lines count again at each
 	 * trap: `commbench readonly 400000` then read 16,144 in 3 runs of 8 (0 in 8 without),
 	 * over t404's bar of 1% of the sharing run (11,361). */
-	__atomic_store_n(&inst_callbacks_line.on, 1, __ATOMIC_RELEASE);
 	inst_countdown = inst_window(t);
 	/* accesses + period - countdown stays the count (modulo 2^64: below 0 while the
 	 * first window is shorter than the period) */

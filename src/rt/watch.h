@@ -300,18 +300,6 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
  * slots are counted in watch_soft_calls_live instead); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
-/* Has the load and store callbacks anything to do in this process: the inst source
- * samples (set at its start), or a soft data slot was armed once (set by the engine before
- * the slot is published; never cleared).  0: every callback returns at once, as
- * libsonde-inst.so's no-ops do.  sonde-cc's call hooks (variance) arm only execute and
- * WATCH_CALLS slots, which no load or store checks: `mix` built with --sonde-calls, whose
- * spin loop calls two of them a round, took 1.16x the CPU time of native with their whole
- * fast path, 1.00x with this flag first (doc/sonde-variance.md, "Costs").  On a line of
- * its own: read by every access of every thread, written once. */
-struct inst_callbacks_line {
-	int on;
-} __attribute__((aligned(64)));
-extern struct inst_callbacks_line inst_callbacks_line __attribute__((visibility("hidden")));
 /* watch_soft_gen moves (release) after every change of a soft data slot's state made by a
  * thread other than the set's owner: the load/store callbacks keep a per-thread copy of
  * their own set's filter (lo, hi, words) and refresh it when this differs from the copy's
@@ -388,10 +376,16 @@ void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, uint32_t
  * The trap's ip is fn, access_addr the slot.  Handler-safe. */
 void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot);
 /* Soft execute breakpoints and WATCH_CALLS watches armed in the process: the call hooks'
- * fast path reads it (and watch_soft_live); the load/store callbacks do not. */
+ * slow path reads it (and watch_soft_live); the load/store callbacks do not. */
 extern int watch_soft_calls_live __attribute__((visibility("hidden")));
 /* 1 once a function-entry hook of `sonde-cc --sonde-calls` ran in the process. */
 extern int watch_soft_calls __attribute__((visibility("hidden")));
+/* The call hooks' one word: watch_soft_calls_live + watch_soft_live, plus 1 until the
+ * first entry hook noted watch_soft_calls; the hooks do nothing more while it is 0.  One
+ * load where they made three (both counts, and watch_soft_calls at every entry): `calls`
+ * built with --sonde-calls, six hook calls a round, took 1.04x of native's CPU time with
+ * no sample at all, 1.00x with this word (doc/sonde-variance.md, "Costs"). */
+extern int watch_soft_hooks __attribute__((visibility("hidden")));
 
 /* ---- process-wide ---- */
 
