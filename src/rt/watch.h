@@ -382,9 +382,11 @@ extern int watch_soft_calls_live __attribute__((visibility("hidden")));
 extern int watch_soft_calls __attribute__((visibility("hidden")));
 /* The call hooks' one word: watch_soft_calls_live + watch_soft_live, plus 1 until the
  * first entry hook noted watch_soft_calls; the hooks do nothing more while it is 0.  One
- * load where they made three (both counts, and watch_soft_calls at every entry): `calls`
- * built with --sonde-calls, six hook calls a round, took 1.04x of native's CPU time with
- * no sample at all, 1.00x with this word (doc/sonde-variance.md, "Costs"). */
+ * load where they made three (both counts, and watch_soft_calls at every entry).  What it
+ * gains shows only where the load/store callbacks cost nothing: `calls` built with
+ * --sonde-calls, with no sample, 1.038x of native's CPU time without it and 1.000x with
+ * it while the (since withdrawn) callbacks' flag was in; 1.038x with it alone
+ * (doc/sonde-variance.md, "Costs", part 8). */
 extern int watch_soft_hooks __attribute__((visibility("hidden")));
 
 /* ---- process-wide ---- */
