@@ -509,9 +509,9 @@ INST_CALLBACK(__sanitizer_cov_store16, 16, SONDE_MEM_STORE)
  * breakpoints and return watches (watch.h): at entry, the call's write of the return slot
  * and then the entry itself; at exit, the return's read of the slot.  The instrumented code
  * keeps its frame pointer (sonde-cc adds -fno-omit-frame-pointer), so the hook's saved rbp
- * is the function's rbp and its return slot is the word above it.  Fast path: loads of
- * watch_soft_calls_live and watch_soft_live; the first entry also notes that the hooks
- * exist (watch_soft_calls).
+ * is the function's rbp and its return slot is the word above it.  Fast path: one load
+ * of watch_soft_hooks (watch.h); the first entry also notes that the hooks exist
+ * (watch_soft_calls), in the slow path.
  */
 int watch_soft_calls;
 
@@ -519,6 +519,14 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 								   const uint64_t *frame,
 								   int entry)
 {
+	/* The first entry hook: the hooks exist (variance's report), and the 1 it held in
+	 * the hooks' word goes (once, whichever thread comes first). */
+	if (entry && __builtin_expect(!__atomic_load_n(&watch_soft_calls, __ATOMIC_RELAXED), 0) &&
+	    !__atomic_exchange_n(&watch_soft_calls, 1, __ATOMIC_RELAXED))
+		__atomic_fetch_sub(&watch_soft_hooks, 1, __ATOMIC_RELEASE);
+	if (!(__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
+	      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)))
+		return;
 	struct rt_thread *t = rt_self();
 
 	if (!t || t->stopped || !frame || !frame[0])
@@ -535,20 +543,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 RT_EXPORT SIGSAFE void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
-	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
-			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
+	if (__builtin_expect(__atomic_load_n(&watch_soft_hooks, __ATOMIC_RELAXED) != 0, 0)) {
 		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 1);
 		asm volatile("");
-	} else if (__builtin_expect(!watch_soft_calls, 0)) {
-		watch_soft_calls = 1;
 	}
 }
 
 RT_EXPORT SIGSAFE void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	if (__builtin_expect((__atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) |
-			      __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED)) != 0, 0)) {
+	if (__builtin_expect(__atomic_load_n(&watch_soft_hooks, __ATOMIC_RELAXED) != 0, 0)) {
 		inst_call_slow((uint64_t)(uintptr_t)fn, __builtin_frame_address(0), 0);
 		asm volatile("");
 	}

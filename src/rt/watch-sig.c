@@ -110,6 +110,7 @@ static int backend = WATCH_BACKEND_HW;
 static char backend_why[256];
 int watch_soft_live;
 int watch_soft_calls_live;
+int watch_soft_hooks = 1;	/* watch.h: the 1 until the first entry hook ran */
 struct watch_soft_gen_line watch_soft_gen_line;
 _Static_assert(sizeof(struct watch_soft_gen_line) == 64, "a line of its own");
 
@@ -337,6 +338,8 @@ static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 	if (s->soft) {
 		__atomic_fetch_add(calls_only(sl) ? &watch_soft_calls_live : &watch_soft_live,
 				   state == SLOT_ARMED ? 1 : -1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&watch_soft_hooks, state == SLOT_ARMED ? 1 : -1,
+				   __ATOMIC_RELEASE);
 		/* After the bounds and the armed bit: the owner's callbacks refresh their copy. */
 		if (!calls_only(sl) && s->tid == my_tid())
 			watch_soft_changed_self();
@@ -391,6 +394,14 @@ static void set_forget_live(struct watch_set *s)
 	cur = __atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED);
 	if (nc)
 		__atomic_store_n(&watch_soft_calls_live, cur > nc ? cur - nc : 0,
+				 __ATOMIC_RELEASE);
+	/* the hooks' word: never below the counts it sums, nor below the first-entry 1 */
+	int floor = __atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED) +
+		    __atomic_load_n(&watch_soft_calls_live, __ATOMIC_RELAXED) +
+		    !__atomic_load_n(&watch_soft_calls, __ATOMIC_RELAXED);
+	cur = __atomic_load_n(&watch_soft_hooks, __ATOMIC_RELAXED);
+	if (n + nc)
+		__atomic_store_n(&watch_soft_hooks, cur - (n + nc) > floor ? cur - (n + nc) : floor,
 				 __ATOMIC_RELEASE);
 }
 

@@ -376,10 +376,18 @@ void watch_soft_trap(struct rt_thread *t, unsigned mask, uint64_t addr, uint32_t
  * The trap's ip is fn, access_addr the slot.  Handler-safe. */
 void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot);
 /* Soft execute breakpoints and WATCH_CALLS watches armed in the process: the call hooks'
- * fast path reads it (and watch_soft_live); the load/store callbacks do not. */
+ * slow path reads it (and watch_soft_live); the load/store callbacks do not. */
 extern int watch_soft_calls_live __attribute__((visibility("hidden")));
 /* 1 once a function-entry hook of `sonde-cc --sonde-calls` ran in the process. */
 extern int watch_soft_calls __attribute__((visibility("hidden")));
+/* The call hooks' one word: watch_soft_calls_live + watch_soft_live, plus 1 until the
+ * first entry hook noted watch_soft_calls; the hooks do nothing more while it is 0.  One
+ * load where they made three (both counts, and watch_soft_calls at every entry).  What it
+ * gains shows only where the load/store callbacks cost nothing: `calls` built with
+ * --sonde-calls, with no sample, 1.038x of native's CPU time without it and 1.000x with
+ * it while the (since withdrawn) callbacks' flag was in; 1.038x with it alone
+ * (doc/sonde-variance.md, "Costs", part 8). */
+extern int watch_soft_hooks __attribute__((visibility("hidden")));
 
 /* ---- process-wide ---- */
 

@@ -29,6 +29,7 @@ struct rt_thread *rt_self(void) { return rt_self_tls; }
 const struct rt_source *rt_source;
 __attribute__((visibility("hidden"))) int watch_soft_live;
 __attribute__((visibility("hidden"))) int watch_soft_calls_live;
+__attribute__((visibility("hidden"))) int watch_soft_hooks = 1;
 __attribute__((visibility("hidden"))) struct { unsigned gen; } __attribute__((aligned(64))) watch_soft_gen_line;
 void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot) { (void)t; (void)fn; (void)slot; }
 unsigned watch_soft_match(struct rt_thread *t, uint64_t a, uint32_t l, int s) { return 0; }

@@ -53,6 +53,7 @@ struct var_thread {
 	int x_slot, r_slot;		/* watch slots: -1 before the first arm */
 	int x_armed;
 	int x_ticks;			/* samples seen since the X was armed */
+	uint64_t gate_fn;		/* hw: the X slot is a gate (gate_slot) for this entry */
 	uint64_t seq;
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	struct var_rec_stats s;
@@ -62,6 +63,9 @@ static unsigned var_events = VAR_EV_TIME | VAR_EV_CPU;
 /* Samples an armed entry waits for its function before another is picked: a function
  * called less often than once per period still gets caught (SONDE_VARIANCE_PATIENCE). */
 static int var_patience = 8;
+/* hw: arm an entry in the sampled PC's line behind a gate (gate_slot); SONDE_VARIANCE_GATE=0
+ * arms it at once, as before (bench/variance.sh part 8 compares the two) */
+static int var_gate = 1;
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -97,6 +101,7 @@ static int var_start(void)
 {
 	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
 	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
+	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -360,6 +365,47 @@ static SIGSAFE uint32_t fp_context(struct rt_thread *t, uint64_t leaf, uint64_t 
 	return ctx_intern(t, ips, n);
 }
 
+/* Does `v` look like a return address: code of the program that follows a call? */
+static SIGSAFE int ret_like(struct rt_thread *t, uint64_t v)
+{
+	return readable_code(t, v) && (call_target(v) || indirect_call_before(v));
+}
+
+/*
+ * hw: an execute breakpoint slows down every instruction fetched from its 64-byte line,
+ * not only the one it is on: 13x for a loop in that line on this machine (AMD EPYC, the
+ * Linux 6.18 VM; a breakpoint 64 bytes away, none), bench/variance.sh part 7.  Armed on
+ * the entry of the function a sample interrupted, whose loop is so often in the same line
+ * (a small leaf), it slowed the rest of that instance: `mix` built by gcc spent ~290 us of
+ * CPU time per measured instance there, most of its 7% (the traps and handlers ~40 us).
+ * So when the sample's PC is in the line of the entry to arm, the X slot first holds a
+ * gate: a read/write watch, which costs nothing until it traps, on the return slot of the
+ * interrupted function, and the entry is armed when that slot is read (the return, or
+ * the pop before it).  Which instance is caught does not change (the next one to start,
+ * which cannot start before this one ends) save with recursion, where the gate waits for
+ * the interrupted level's return.  The slot: the word at RSP if it holds a return
+ * address (a leaf that pushed nothing: gcc's frameless leaves), else the frame's at RBP +
+ * 8.  0 if neither holds one, or it is at or above the innermost pending instance's
+ * (whose watch is on it or on the way to it: two events would trap on one access): the
+ * entry is then armed at once, as before.
+ */
+static SIGSAFE uint64_t gate_slot(struct rt_thread *t, struct var_thread *vt, uint64_t sp,
+				  uint64_t fp)
+{
+	uint64_t hi = t->stack_hi, a = 0;
+
+	if (!t->stack_lo || sp < t->stack_lo || sp + 8 > hi || (sp & 7))
+		return 0;
+	if (ret_like(t, *(const uint64_t *)(uintptr_t)sp))
+		a = sp;
+	else if (fp >= sp && fp + 16 <= hi && !(fp & 7) &&
+		 ret_like(t, ((const uint64_t *)(uintptr_t)fp)[1]))
+		a = fp + 8;
+	if (a && vt->depth && a >= vt->st[vt->depth - 1].slot)
+		return 0;
+	return a;
+}
+
 /*
  * The sample: clean dead pending frames, then pick one frame of the chain at random and
  * arm an execute breakpoint on its function's entry (replacing one that never fired).
@@ -423,7 +469,8 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	}
 	if (vt->x_armed && ++vt->x_ticks < var_patience) {
 		struct watch_slot_info si;
-		if (!watch_slot_get(t, vt->x_slot, &si) && si.armed && si.type == WATCH_X) {
+		if (!watch_slot_get(t, vt->x_slot, &si) && si.armed &&
+		    (si.type == WATCH_X || vt->gate_fn)) {
 			handler_end(vt, m0, NULL);
 			return;		/* still waiting for its function */
 		}
@@ -455,6 +502,13 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	} else {
 		struct watch_req r = { .addr = fn, .len = 8, .type = WATCH_X,
 				       .policy = WATCH_REFUSE };
+		uint64_t pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0, gate = 0;
+		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
+			gate = gate_slot(t, vt, sp, (uint64_t)uc->uc_mcontext.gregs[REG_RBP]);
+		if (gate) {
+			r.addr = gate;
+			r.type = WATCH_RW;
+		}
 		if (vt->x_armed) {
 			struct watch_slot_info si;
 			if (!watch_slot_get(t, vt->x_slot, &si) && si.armed)
@@ -469,6 +523,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			vt->x_slot = err;
 			vt->x_armed = 1;
 			vt->x_ticks = 0;
+			vt->gate_fn = gate ? fn : 0;
 			vt->s.picks++;
 		} else {
 			note_err(vt, err);
@@ -485,6 +540,7 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 		       uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RSP] : 0;
 
 	vt->x_armed = 0;
+	vt->gate_fn = 0;
 	if (!slot || (slot & 7))
 		return;
 	vt->s.entries++;
@@ -514,6 +570,24 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 	handler_end(vt, m0, p->v);
 	memcpy(p->ovh, vt->ovh, sizeof(p->ovh));
 	p->start = (uint64_t)p->v[VAR_M_TIME];
+}
+
+/* The gate (gate_slot) trapped: the interrupted function is leaving its line; arm the
+ * entry it stood for, in the same slot (a re-arm inside the callback: one MODIFY). */
+static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt)
+{
+	struct watch_req r = { .addr = vt->gate_fn, .len = 8, .type = WATCH_X,
+			       .policy = WATCH_REFUSE };
+	int err = watch_modify(t, vt->x_slot, &r);
+
+	vt->gate_fn = 0;
+	if (err < 0) {
+		note_err(vt, err);
+		vt->x_armed = 0;
+		return;
+	}
+	vt->x_slot = err;
+	vt->x_ticks = 0;
 }
 
 /* The watch on the innermost slot trapped: its return, or something else. */
@@ -578,6 +652,9 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 		kernel_cost(vt, 1);
 	if (w->type == WATCH_X) {
 		on_entry(t, vt, w, uc, m0);
+	} else if (vt->gate_fn && !w->soft && w->slot == vt->x_slot) {
+		on_gate(t, vt);
+		handler_end(vt, m0, NULL);
 	} else {
 		on_slot(t, vt, w, uc, m0);
 		handler_end(vt, m0, NULL);
