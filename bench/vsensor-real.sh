@@ -8,7 +8,8 @@
 #   COMD_SRC=/path/to/CoMD/src-mpi NPB_SRC=/path/to/NPB3.4-MPI PRK_SRC=/path/to/Kernels \
 #       bench/vsensor-real.sh [--no-detect|--detect-only]
 # VS_REAL_ONLY (e.g. "PRK") runs only the programs named (CoMD, IS, PRK).
-# A program whose directory is missing is skipped.  Prints, per program:
+# A program whose directory is missing is skipped, and says so; VS_REAL_ONLY naming
+# anything else is an error (exit 2).  Prints, per program:
 #   1. what 'list' finds: candidates per status, the most frequent reasons;
 #   2. the original and the instrumented program's output and exit status, compared with
 #      the lines that hold times and dates taken out;
@@ -31,6 +32,16 @@ NPB_SRC=${NPB_SRC:-/work/ext/npb/NPB3.4-MPI}
 PRK_SRC=${PRK_SRC:-/work/ext/prk/Kernels}
 only=${VS_REAL_ONLY:-CoMD IS PRK}
 want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
+for p in $only; do
+	case $p in
+	CoMD | IS | PRK) ;;
+	*)
+		echo "bench: vsensor-real: VS_REAL_ONLY names '$p': not one of CoMD, IS, PRK" >&2
+		exit 2
+		;;
+	esac
+done
+[ -n "${only//[[:space:]]/}" ] || { echo "bench: vsensor-real: VS_REAL_ONLY names no program (CoMD, IS, PRK)" >&2; exit 2; }
 pairs=${VS_REAL_PAIRS:-5}
 repeat=${VS_REAL_REPEAT:-1}
 keep=${VS_REAL_KEEP:-}
@@ -152,13 +163,14 @@ hog_window() {
 	hogs=""
 }
 
-# data_rate DIR: what the runtime wrote per rank and second of the job (its slices)
+# data_rate DIR: what the runtime wrote per rank and second of the job: every file of the
+# run directory (the slices, and what the job's end adds): an upper bound
 data_rate() {
 	local b n
 	b=$(cat "$1"/* 2>/dev/null | wc -c)
 	n=$(head -1 "$1/matrix-compute.csv" | awk -F, '{ printf "%.3f", (NF - 1) * ($3 - $2) }')
 	awk -v b="$b" -v n="$n" -v r="$(($(wc -l <"$1/matrix-compute.csv") - 1))" 'BEGIN {
-		if (n > 0 && r > 0) printf "    data written: %d bytes, %d ranks, %.1f s: %.0f B/s per rank\n", b, r, n, b / r / n }'
+		if (n > 0 && r > 0) printf "    data written (every file of the run directory): %d bytes, %d ranks, %.1f s: %.0f B/s per rank\n", b, r, n, b / r / n }'
 }
 
 # first_net DIR: the start (s) of the first slice with a network cell
@@ -238,7 +250,9 @@ detect1() {
 echo "bench: vsensor on real programs, $(date -u '+%Y-%m-%d %H:%M UTC'), 4 ranks on $(nproc) cores, load $(load)"
 mpicc -O2 -shared -fPIC "$VSW/pmpi-delay.c" -o libpmpi-delay.so
 
-if want CoMD && [ -d "$COMD_SRC" ]; then
+if want CoMD && ! [ -d "$COMD_SRC" ]; then
+	echo "CoMD: skipped ($COMD_SRC not found)"
+elif want CoMD; then
 	echo "CoMD ($COMD_SRC): 20x20x20 unit cells (32000 atoms), LJ, 2x2x1 ranks"
 	for v in orig vs; do
 		cp -r "$COMD_SRC" "comd-$v" && cp "comd-$v/Makefile.vanilla" "comd-$v/Makefile"
@@ -287,7 +301,9 @@ if want CoMD && [ -d "$COMD_SRC" ]; then
 	fi
 fi
 
-if want IS && [ -d "$NPB_SRC" ]; then
+if want IS && ! [ -d "$NPB_SRC" ]; then
+	echo "IS: skipped ($NPB_SRC not found)"
+elif want IS; then
 	echo "NPB IS class B ($NPB_SRC)"
 	for v in orig vs; do
 		cp -r "$NPB_SRC" "npb-$v" && mkdir -p "npb-$v/bin"
@@ -322,7 +338,9 @@ if want IS && [ -d "$NPB_SRC" ]; then
 		echo "  IS did not build: $(tail -3 npb-*/build.log | tr '\n' ' ')"
 	fi
 fi
-if want PRK && [ -d "$PRK_SRC/MPI1" ]; then
+if want PRK && ! [ -d "$PRK_SRC/MPI1" ]; then
+	echo "PRK: skipped ($PRK_SRC/MPI1 not found)"
+elif want PRK; then
 	echo "PRK MPI1 ($PRK_SRC): Stencil, Transpose, Reduce, Synch_p2p"
 	for v in orig vs; do
 		cp -r "$PRK_SRC" "prk-$v"

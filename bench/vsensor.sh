@@ -98,7 +98,7 @@ else
 	echo "  valgrind not installed (tools/deps.sh installs it)"
 fi
 
-echo "bench: vsensor data written (8 s runs, 4 ranks)"
+echo "bench: vsensor data written (8 s runs, 4 ranks; every file of the run directory: an upper bound)"
 for n in cg ft stencil; do
 	rm -rf "d-rate-$n"
 	SONDE_DIR=$T/d-rate-$n vs_run -np 4 "./$n" 8 >/dev/null 2>&1

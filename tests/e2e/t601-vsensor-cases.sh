@@ -5,7 +5,8 @@
 # callee's work is fixed, fixed-size MPI) and negatives (outer index, data-dependent
 # branch, aliasing, recursion, function pointer, undescribed external, changing message
 # size, mixed snippet, return inside); then tests/workloads/vsensor/cases-real.c, the
-# same way, and tests/workloads/vsensor/cases-prk.c.
+# same way, tests/workloads/vsensor/cases-prk.c and cases-writes.c; a sensor at a line
+# with no annotation fails too.
 . "$(dirname "$0")/lib.sh"
 if ! command -v python3 >/dev/null; then
 	skip t601-vsensor "python3 not found"
@@ -23,10 +24,12 @@ import csv, os, re, sys
 rows = list(csv.DictReader(open("list.csv")))
 base, name, want = os.path.basename(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 n = 0
+annotated = []
 for i, text in enumerate(open(sys.argv[1]), 1):
     m = re.search(r"/\* (SENSOR(,RANK)?(,NETWORK)?|NO\(([^)]*)\))", text)
     if not m or text.lstrip().startswith("*"):
         continue
+    annotated.append(i)
     here = [r for r in rows if r["site"] == "%s:%d" % (base, i)]
     tname = "%s-line%d" % (name, i)
     if not here:
@@ -41,12 +44,20 @@ for i, text in enumerate(open(sys.argv[1]), 1):
     print("PASS %s" % tname if ok else "FAIL %s: %s" % (tname, r))
     n += 1
 print(("PASS" if n >= want else "FAIL") + " %s-annotations-count (%d)" % (name, n))
+# a sensor where the source expects nothing is as wrong as a missing one
+stray = sorted(set(r["site"] for r in rows if r["status"].startswith("sensor")) -
+               set("%s:%d" % (base, i) for i in annotated))
+print(("FAIL %s-unannotated-sensors: %s" % (name, " ".join(stray))) if stray else
+      "PASS %s-unannotated-sensors" % name)
 PY
 }
-check_cases cases.c 18
+check_cases cases.c 20
 # patterns of CoMD and NPB IS (doc/sonde-vsensor.md, "Real programs"): a block of 70+
 # statements, 3-iteration loops and tiny helpers in a hot loop, a reused loop index
 check_cases cases-real.c 15
 # patterns of the Parallel Research Kernels (doc/sonde-vsensor.md, "Real programs"): an
 # index macro that reads a size, sizes given to MPI_Bcast by address
-check_cases cases-prk.c 7
+check_cases cases-prk.c 11
+# what writes a variable: operators inside macros, members of structs held by value,
+# MPI_Wait after MPI_Irecv, printf's %n, memcpy's result
+check_cases cases-writes.c 19

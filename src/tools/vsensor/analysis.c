@@ -89,6 +89,11 @@ struct ext_desc {
 	unsigned peer;		/* partner or root: a rank-dependent one makes the work rank-dependent */
 	int vary;		/* work never fixed (counts in arrays), but no effect beyond out */
 	unsigned keep;		/* pointer arguments the call keeps, to write through later */
+	int ret0;		/* returns its first argument: kept unless the result is dropped */
+	int fmt;		/* printf family: 1 + the format's index; a "%n" in it (or a
+				 * format not a literal) writes the pointer arguments after it */
+	int completes;		/* MPI_Wait/Test*: completes requests whose buffers were kept
+				 * (MPI_Irecv): a write through memory */
 };
 
 #define A(i) (1u << (i))
@@ -99,19 +104,28 @@ static const struct ext_desc ext_descs[] = {
 	{ "pow", X_PURE, A(0) | A(1), 0, 0, 1 }, { "floor", X_PURE, A(0), 0, 0, 1 },
 	{ "ceil", X_PURE, A(0), 0, 0, 1 }, { "fmin", X_PURE, A(0) | A(1), 0, 0, 1 },
 	{ "fmax", X_PURE, A(0) | A(1), 0, 0, 1 }, { "abs", X_PURE, A(0), 0, 0, 1 },
-	{ "memset", X_COMPUTE, A(2), A(0), 0, 0 }, { "memcpy", X_COMPUTE, A(2), A(0), 0, 0 },
-	{ "memmove", X_COMPUTE, A(2), A(0), 0, 0 },
-	{ "printf", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "fprintf", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "memset", X_COMPUTE, A(2), A(0), 0, 0, .ret0 = 1 },
+	{ "memcpy", X_COMPUTE, A(2), A(0), 0, 0, .ret0 = 1 },
+	{ "memmove", X_COMPUTE, A(2), A(0), 0, 0, .ret0 = 1 },
+	{ "printf", X_LIBC, 0, 0, 0, 0, 0, 1, .fmt = 1 },
+	{ "fprintf", X_LIBC, 0, 0, 0, 0, 0, 1, .fmt = 2 },
 	{ "puts", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "putchar", X_LIBC, 0, 0, 0, 0, 0, 1 },
-	{ "fflush", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "snprintf", X_LIBC, 0, A(0), 0, 0, 0, 1 },
-	{ "sprintf", X_LIBC, 0, A(0), 0, 0, 0, 1 }, { "malloc", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "fflush", X_LIBC, 0, 0, 0, 0, 0, 1 },
+	{ "snprintf", X_LIBC, 0, A(0), 0, 0, 0, 1, .fmt = 3 },
+	{ "sprintf", X_LIBC, 0, A(0), 0, 0, 0, 1, .fmt = 2 }, { "malloc", X_LIBC, 0, 0, 0, 0, 0, 1 },
 	{ "calloc", X_LIBC, 0, 0, 0, 0, 0, 1 }, { "free", X_LIBC, 0, 0, 0, 0, 0, 1 },
 	{ "MPI_Send", X_NET, A(1) | A(2), 0, 0, 0, A(3) },
 	{ "MPI_Recv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3) },
 	{ "MPI_Isend", X_NET, A(1) | A(2), A(6), 0, 0, A(3) },
 	{ "MPI_Irecv", X_NET, A(1) | A(2), A(0) | A(6), 0, 0, A(3), 0, A(0) },
-	{ "MPI_Wait", X_NET, 0, A(0) | A(1), 0, 0 },
-	{ "MPI_Waitall", X_NET, A(0), A(1) | A(2), 0, 0 },
+	{ "MPI_Wait", X_NET, 0, A(0) | A(1), 0, 0, .completes = 1 },
+	{ "MPI_Waitall", X_NET, A(0), A(1) | A(2), 0, 0, .completes = 1 },
+	{ "MPI_Waitany", X_NET, A(0), A(1) | A(2) | A(3), 0, 0, .completes = 1 },
+	{ "MPI_Waitsome", X_NET, A(0), A(1) | A(2) | A(3) | A(4), 0, 0, .completes = 1 },
+	{ "MPI_Test", X_NET, 0, A(0) | A(1) | A(2), 0, 0, .completes = 1 },
+	{ "MPI_Testall", X_NET, A(0), A(1) | A(2) | A(3), 0, 0, .completes = 1 },
+	{ "MPI_Testany", X_NET, A(0), A(1) | A(2) | A(3) | A(4), 0, 0, .completes = 1 },
+	{ "MPI_Testsome", X_NET, A(0), A(1) | A(2) | A(3) | A(4), 0, 0, .completes = 1 },
 	{ "MPI_Sendrecv", X_NET, A(1) | A(2) | A(6) | A(7), A(5) | A(11), 0, 0, A(3) | A(8) },
 	{ "MPI_Allreduce", X_NET, A(2) | A(3) | A(4), A(1), 0, 0 },
 	{ "MPI_Reduce", X_NET, A(2) | A(3) | A(4), A(1), 0, 0, A(5) },
@@ -477,6 +491,28 @@ static int plain_var(struct an *a, CXCursor c)
 	return var_id(a, r);
 }
 
+/*
+ * The variable whose storage an lvalue is: a plain "x", or a '.' member chain on it
+ * ("p.n", "s.a.b": a struct held by value), or -1 (a pointer step, an element).
+ */
+static int field_var(struct an *a, CXCursor c)
+{
+	for (;;) {
+		c = strip(c);
+		if (clang_getCursorKind(c) != CXCursor_MemberRefExpr)
+			return plain_var(a, c);
+		struct kids ks;
+		kids_of(c, &ks);
+		int dot = ks.n == 1 &&
+			  clang_getCanonicalType(clang_getCursorType(ks.c[0])).kind == CXType_Record;
+		if (dot)
+			c = ks.c[0];
+		kids_release(&ks);
+		if (!dot)
+			return -1;
+	}
+}
+
 /* Spelling of the first punctuation token in [b, e) of the cursor's file. */
 static void punct_between(struct an *a, CXCursor c, CXSourceLocation b, CXSourceLocation e,
 			  char *op, size_t len)
@@ -497,14 +533,37 @@ static void punct_between(struct an *a, CXCursor c, CXSourceLocation b, CXSource
 }
 
 /*
+ * Whether unary operator c is '*': its type is what its operand points to (the operand of
+ * "*(p)" is p's value, an implicit cast, so an array operand has decayed to a pointer).
+ * Other unary operators give a value of their operand's type (-, ~, ++), an int (!) or a
+ * pointer to the operand (&): none of them the operand's pointee.
+ */
+static int is_deref(CXCursor c)
+{
+	struct kids ks;
+	kids_of(c, &ks);
+	int deref = 0;
+	if (ks.n == 1) {
+		CXType at = clang_getCanonicalType(clang_getCursorType(ks.c[0]));
+		CXType rt = clang_getCanonicalType(clang_getCursorType(c));
+		deref = at.kind == CXType_Pointer &&
+			clang_equalTypes(clang_getCanonicalType(clang_getPointeeType(at)), rt);
+	}
+	kids_release(&ks);
+	return deref;
+}
+
+/*
  * The operator of a binary operator spelled inside a macro expansion, from the tree, not
  * the tokens: there both operands' extents map to the macro invocation (the left one's
  * end after the right one's start), and the tokens between them are not the operator
  * ("width + 2" in "#define IN(i, j) in[(i) + (j) * (width + 2)]" read as "=": width, i
  * and j looked assigned in every loop that used IN(), PRK's stencil).  In C the left
  * operand of every binary operator but '=' and ',' is converted to a value (an implicit
- * cast, an unexposed cursor to libclang) or is one already (a literal, a call, a cast);
- * an lvalue left operand as such is an assignment.  '=' when it is one, else "?" (an
+ * cast, an unexposed cursor to libclang) or is one already (a literal, a call, a cast,
+ * an enum constant, "-x", "!x").  A left operand that is an lvalue as it stands, with
+ * no conversion around it, makes an assignment: a variable (not an enum constant), an
+ * element, a member, or a '*' dereference; in C no other unary operator gives an lvalue.  '=' when it is one, else "?" (an
  * operator that assigns nothing: callers test for '=' and comparisons).
  */
 static void binop_in_macro(CXCursor lhs, char *op, size_t len)
@@ -520,8 +579,15 @@ static void binop_in_macro(CXCursor lhs, char *op, size_t len)
 		kids_release(&ks);
 		return;
 	}
-	int lvalue = k == CXCursor_DeclRefExpr || k == CXCursor_ArraySubscriptExpr ||
-		     k == CXCursor_MemberRefExpr || k == CXCursor_UnaryOperator;
+	int lvalue = k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr;
+	if (k == CXCursor_DeclRefExpr) {
+		/* an enum constant is a value as it stands ("NC * (i)", enum { NC = 4 }) */
+		enum CXCursorKind rk = clang_getCursorKind(clang_getCursorReferenced(lhs));
+		lvalue = rk == CXCursor_VarDecl || rk == CXCursor_ParmDecl;
+	} else if (k == CXCursor_UnaryOperator) {
+		/* of the unary operators only '*' gives an lvalue in C: "-(a) + (b)" is not "=" */
+		lvalue = is_deref(lhs);
+	}
 	snprintf(op, len, "%s", lvalue ? "=" : "?");
 }
 
@@ -663,6 +729,66 @@ static int const_int(CXCursor c, long long *v)
 	return ok;
 }
 
+/*
+ * Whether described call k keeps its argument i: memcpy/memset/memmove return their first
+ * argument ("int *p = memcpy(&m, ..)" leaves p pointing to m), unless the call is a
+ * statement of its own and the result is dropped.
+ */
+static int ext_keeps(const struct call *k, int i)
+{
+	if (k->ext->keep & (1u << i))
+		return 1;
+	return i == 0 && k->ext->ret0 && !k->is_stmt;
+}
+
+/* Whether the text of a string literal token holds a %n conversion. */
+static int pct_n(const char *p)
+{
+	for (; *p; p++) {
+		if (*p != '%')
+			continue;
+		p++;
+		/* flags, width, precision and length modifiers, then the conversion */
+		p += strspn(p, "-+ #0'123456789.*$hlLqjzt");
+		if (*p == 'n')
+			return 1;
+		if (!*p)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Whether a printf format may hold a %n conversion: one not a literal may; a literal
+ * (libclang 14 does not evaluate one: its tokens are read) when one of its pieces holds
+ * %n, or when a macro is among them ("%" PRId64: not looked into).
+ */
+static int fmt_has_n(struct an *a, CXCursor f)
+{
+	f = strip(f);
+	if (clang_getCursorKind(f) != CXCursor_StringLiteral)
+		return 1;
+	CXToken *t;
+	unsigned n;
+	clang_tokenize(a->tu, clang_getCursorExtent(f), &t, &n);
+	int has = n == 0;
+	for (unsigned i = 0; i < n && !has; i++) {
+		CXString sp = clang_getTokenSpelling(a->tu, t[i]);
+		has = clang_getTokenKind(t[i]) != CXToken_Literal || pct_n(clang_getCString(sp));
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(a->tu, t, n);
+	return has;
+}
+
+/* Whether printf-family call c writes its argument i, a pointer after the format (%n). */
+static int fmt_writes(struct an *a, const struct ext_desc *x, CXCursor c, int i, CXCursor arg)
+{
+	if (!x->fmt || i < x->fmt || !is_pointerish(arg))
+		return 0;
+	return fmt_has_n(a, clang_Cursor_getArgument(c, x->fmt - 1));
+}
+
 static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 {
 	a->calls = realloc(a->calls, (a->ncalls + 1) * sizeof(*a->calls));
@@ -708,7 +834,7 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 		CXCursor arg = clang_Cursor_getArgument(c, i);
 		/* what the callee may write through this argument */
 		CXCursor s = strip(arg);
-		int target = -1, addr = 0;
+		int target = -1, addr = 0, field = 0;
 		if (clang_getCursorKind(s) == CXCursor_UnaryOperator) {
 			char op[8];
 			int post;
@@ -716,8 +842,11 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 			kids_of(s, &ks);
 			if (ks.n == 1)
 				unop_typed(a, s, ks.c[0], op, sizeof(op), &post);
-			if (ks.n == 1 && !strcmp(op, "&"))
-				target = plain_var(a, ks.c[0]);
+			/* &s.f is &s: the call writes into s */
+			if (ks.n == 1 && !strcmp(op, "&")) {
+				target = field_var(a, ks.c[0]);
+				field = target >= 0 && target != plain_var(a, ks.c[0]);
+			}
 			kids_release(&ks);
 			addr = target >= 0;
 		} else if (is_pointerish(s)) {
@@ -734,13 +863,16 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 		int kept = addr ? a->vars[target].addr_taken : 0;
 		walk_expr(a, arg, &args[i]);
 		k = &a->calls[ci];	/* the argument's calls may have moved the table */
-		if (addr && k->ext && !(k->ext->keep & bit))
+		if (addr && k->ext && !ext_keeps(k, i))
 			a->vars[target].addr_taken = kept;
-		int writes = k->ext ? !!(k->ext->out & bit) : is_pointerish(s);
+		int writes = k->ext ? (k->ext->out & bit) || fmt_writes(a, k->ext, c, i, s)
+				    : is_pointerish(s);
 		if (!writes)
 			continue;
 		struct iset w = { 0 };
 		iset_add(&w, k->ext && (k->ext->taint & bit) ? TOK_TAINT : TOK_VARY);
+		if (field)
+			iset_add(&w, target);	/* the other members keep their values */
 		if (target >= 0 && !is_pointerish(clang_getCursorReferenced(strip(s))))
 			add_def(a, k->off, target, &w, 0);
 		else
@@ -749,6 +881,8 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	}
 	/* cursor args may have added calls: re-find ours */
 	k = &a->calls[ci];
+	if (k->ext && k->ext->completes)
+		add_memw(a, k->off);
 	k->args = args;
 	k->nargs = n;
 	k->const_val = cval;
@@ -807,13 +941,14 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 			iset_add(uses, TOK_MEM);
 			walk_expr(a, ks.c[0], uses);
 		} else if (!strcmp(op, "&")) {
-			v = plain_var(a, ks.c[0]);
+			/* &p.n takes p's address: p.n's neighbours are reachable from it */
+			v = field_var(a, ks.c[0]);
 			if (v >= 0)
 				a->vars[v].addr_taken = 1;
 			else
 				walk_expr(a, ks.c[0], uses);
 		} else if (!strcmp(op, "++") || !strcmp(op, "--")) {
-			v = plain_var(a, ks.c[0]);
+			v = field_var(a, ks.c[0]);
 			if (v >= 0) {
 				struct iset u = { 0 };
 				iset_add(&u, v);
@@ -837,9 +972,13 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 			struct iset r = { 0 };
 			int compound = strcmp(op, "=") != 0;
 			walk_expr(a, ks.c[1], &r);
-			v = plain_var(a, ks.c[0]);
+			/*
+			 * "p.n = it" on a struct held by value changes p: a definition of p,
+			 * its other members kept (p's old value is a use)
+			 */
+			v = field_var(a, ks.c[0]);
 			if (v >= 0) {
-				if (compound)
+				if (compound || v != plain_var(a, ks.c[0]))
 					iset_add(&r, v);
 				add_def(a, off, v, &r, 0);
 			} else {
@@ -868,6 +1007,19 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 			walk_stmt(a, ks.c[i]);
 		iset_add(uses, TOK_VARY);
 		break;
+	case CXCursor_UnaryExpr: {
+		/*
+		 * sizeof(buf) does not read buf: with "buf.cutoff = pot->cutoff" a definition of
+		 * buf, CoMD's bcastParallel(&buf, sizeof(buf), 0) read memory.  A variable
+		 * length array's sizeof is not a constant: its operand's size is walked.
+		 */
+		long long cv;
+		if (const_int(c, &cv))
+			break;
+		for (int i = 0; i < ks.n; i++)
+			walk_expr(a, ks.c[i], uses);
+		break;
+	}
 	default:
 		for (int i = 0; i < ks.n; i++)
 			walk_expr(a, ks.c[i], uses);

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	for (iter = 0; iter < iters; iter++) {
 		MPI_Allreduce(buf, buf + 2 * 64, R * width, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);	/* SENSOR,NETWORK */
 		for (int kk = 0, j = 0; j < R; j++)				/* SENSOR the loop writes through IN() */
-			for (int i = 0; i < width; i++)
+			for (int i = 0; i < width; i++)			/* NO(inside sensor) */
 				IN(i, j) = buf[kk++];
 		for (int j = 0; j < n; j++)					/* SENSOR n was only broadcast */
 			a[j] += 1.0;
@@ -48,14 +48,14 @@ int main(int argc, char **argv)
 			a[j] -= 1.0;
 		*alias = iter % 8;
 		if (iter == iters - 1) {
-			MPI_Send(&iter, 1, MPI_INT, me, 7, MPI_COMM_WORLD);
-			MPI_Wait(&rq, MPI_STATUS_IGNORE);
+			MPI_Send(&iter, 1, MPI_INT, me, 7, MPI_COMM_WORLD);	/* SENSOR,RANK,NETWORK partner me */
+			MPI_Wait(&rq, MPI_STATUS_IGNORE);				/* SENSOR,NETWORK */
 		}
 	}
 	for (iter = 0; iter < iters; iter++) {
 		for (int j = 0; j < n; j++)					/* NO(changed in loop) MPI_Bcast writes n, inside this loop */
 			a[j] += 2.0;
-		MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);			/* SENSOR,NETWORK count and type fixed (it writes n) */
 	}
 	MPI_Finalize();
 	free(in);

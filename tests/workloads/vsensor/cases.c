@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 		MPI_Allreduce(MPI_IN_PLACE, a, it, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);	/* NO(depends on it) message size changes */
 		for (int i = 0; i < 4; i++) {		/* NO(mixes) computation and MPI */
 			a[i] = i;
-			MPI_Barrier(MPI_COMM_WORLD);
+			MPI_Barrier(MPI_COMM_WORLD);		/* SENSOR,NETWORK a call alone: the loop mixes, the call does not */
 		}
 		for (int i = 0; i < 4; i++) {		/* NO(return) */
 			if (nglob < 0)
