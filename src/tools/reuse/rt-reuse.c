@@ -65,9 +65,17 @@
 #define MAX_CPUS 1024
 #define PAGESET (1u << 16)	/* distinct pages remembered */
 
+/* A code pair's reuses: found by `key`, the engine's two codes in one word (struct
+ * reuse_outcome's `codes`: a code is its address, window and offset, one to one), so that
+ * a reuse compares one word and needs no code address; the addresses are kept for the
+ * set's hash and the record.  No count: the sum of dist. */
 struct pair {
-	uint64_t use_ip, reuse_ip, addr, count;
-	uint64_t last;		/* the thread's pair_clock at its latest reuse */
+	uint64_t key;		/* codes (REUSE_CODE_LIVE or more each); 0: a free slot */
+	uint64_t use_ip, reuse_ip, addr;
+	uint64_t last;		/* the thread's access count (stats.samples) at its latest
+				 * reuse: the least recently reused way of a set is evicted
+				 * (a count of reuses alone, until 2026-11-26, kept the same
+				 * order one more add an access) */
 	uint64_t dist[REUSE_BINS];
 };
 
@@ -77,14 +85,14 @@ struct reuse_thread {
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
 	uint64_t cold, inv, reuses;
-	uint64_t pair_clock;	/* reuses added to the pair slots (their LRU order) */
 	struct pair *pair;	/* pair0, or an mmap'd table of pair_sets x PAIR_WAYS */
 	uint64_t pair_sets;	/* a power of 2 */
 	uint64_t pair_evicted;	/* pairs flushed for others since the table was made */
 	struct pair *hint[PAIR_HINTS];	/* slots of this table (PAIR_HINTS above) */
 	int watch_errno;
 	/* time: 64 bins in exact mode, those from REUSE_BINS - 1 on added up at the end
-	 * (exact_bin) */
+	 * (exact_bin); dist in exact mode: the pairs' dist added up as they are flushed (each
+	 * reuse is in one pair) */
 	uint64_t time[64], dist[REUSE_BINS];
 	struct pair pair0[PAIRS0];
 };
@@ -469,8 +477,9 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 
 /* ---- exact mode ---- */
 
-/* Write p's reuses as a REUSE_REC_PAIR_BINS record (its nonzero bins) and empty it. */
-static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
+/* Write p's reuses as a REUSE_REC_PAIR_BINS record (its nonzero bins), add them to rt's
+ * histogram, and empty it. */
+static SIGSAFE void pair_flush(struct rt_thread *t, struct reuse_thread *rt, struct pair *p)
 {
 	struct {
 		struct reuse_rec_pair_bins r;
@@ -481,9 +490,11 @@ static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
 	x.r.use_ip = p->use_ip;
 	x.r.reuse_ip = p->reuse_ip;
 	x.r.addr = p->addr;
-	for (int b = 0; b < REUSE_BINS; b++)
+	for (int b = 0; b < REUSE_BINS; b++) {
+		rt->dist[b] += p->dist[b];
 		if (p->dist[b])
 			x.bin[n++] = REUSE_PB_WORD(b, p->dist[b]);
+	}
 	size_t size = sizeof(x.r) + n * sizeof(x.bin[0]);
 	x.r.h = (struct sonde_rec_hdr){ .type = REUSE_REC_PAIR_BINS, .size = (uint16_t)size };
 	rt_tool_record(t, &x, size);
@@ -519,11 +530,11 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 	for (int i = 0; i < PAIR_HINTS; i++)
 		rt->hint[i] = rt->pair;	/* the old table goes */
 	for (uint64_t i = 0; i < n; i++) {
-		if (!old[i].count)
+		if (!old[i].key)
 			continue;
 		struct pair *set = pair_set(rt, old[i].use_ip, old[i].reuse_ip);
 		for (int w = 0; w < PAIR_WAYS; w++)
-			if (!set[w].count) {
+			if (!set[w].key) {
 				set[w] = old[i];
 				break;
 			}
@@ -533,13 +544,13 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 	return 0;
 }
 
-/* The hint of pair (use_ip, ip). */
-static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t use_ip,
-					      uint64_t ip)
+/* The hint of the pair of codes `key` (the use's code | the reuse's << 32). */
+static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t key)
 {
-	/* (ip ^ use_ip >> 3 over 16 hints put a pair and its reverse, load -> store and store
+	/* (the reuse's code >> 1 ^ the use's >> 5, as the addresses were until 2026-11-26:
+	 * ip ^ use_ip >> 3 over 16 hints put a pair and its reverse, load -> store and store
 	 * -> load, on one hint in bench/reuse-window.sh's far build: a miss at every access) */
-	return &rt->hint[((ip >> 1) ^ (use_ip >> 5)) & (PAIR_HINTS - 1)];
+	return &rt->hint[((key >> 33) ^ (key >> 5)) & (PAIR_HINTS - 1)];
 }
 
 /* A reuse of a pair its hint did not find: in its set, else take a free way, else grow
@@ -547,25 +558,24 @@ static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t 
  * of line: the hint's path of pair_add stays small enough to inline in the every-access
  * hook. */
 static __attribute__((noinline)) SIGSAFE void
-pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_t ip,
-	  uint64_t addr, int bin)
+pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t key, uint64_t addr, int bin)
 {
+	uint64_t use_ip = REUSE_CODE_IP(stack, key), ip = REUSE_CODE_IP(stack, key >> 32);
 	struct pair *set = pair_set(rt, use_ip, ip), *p = NULL, *oldest = set;
 	for (int w = 0; w < PAIR_WAYS; w++)
-		if (set[w].use_ip == use_ip && set[w].reuse_ip == ip) {
-			/* (a free way's ips are 0, which no access has) */
+		if (set[w].key == key) {	/* (a free way's is 0, which no pair has) */
 			p = &set[w];
 			goto add;
 		}
 	for (int w = 0; w < PAIR_WAYS && !p; w++)
-		if (!set[w].count)
+		if (!set[w].key)
 			p = &set[w];
 	if (!p && rt->pair_evicted >= rt->pair_sets * PAIR_WAYS &&
 	    rt->pair_sets < PAIR_SETS_MAX && !pair_grow(rt)) {
 		set = pair_set(rt, use_ip, ip);
 		oldest = set;
 		for (int w = 0; w < PAIR_WAYS && !p; w++)
-			if (!set[w].count)
+			if (!set[w].key)
 				p = &set[w];
 		/* (else a full set again: its least recently reused way below) */
 	}
@@ -574,35 +584,39 @@ pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_
 			if (set[w].last < oldest->last)
 				oldest = &set[w];
 		/* from the every-access hook, t is not claimed by a fence (rt_inst_every): a
-		 * thread being finished keeps its pairs for the finisher */
-		if (!rt_inst_every_may_record(t))
+		 * thread being finished keeps its pairs for the finisher (the reuse is still
+		 * in the histogram) */
+		if (!rt_inst_every_may_record(t)) {
+			rt->dist[bin]++;
 			return;
-		pair_flush(t, oldest);
+		}
+		pair_flush(t, rt, oldest);
 		rt->pair_evicted++;
 		p = oldest;
 	}
+	p->key = key;
 	p->use_ip = use_ip;
 	p->reuse_ip = ip;
 	p->addr = addr;
 add:
-	*pair_hint(rt, use_ip, ip) = p;
-	p->last = ++rt->pair_clock;
-	p->count++;
+	*pair_hint(rt, key) = p;
+	p->last = t->stats.samples;
 	p->dist[bin]++;
 }
 
-static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt,
-				    uint64_t use_ip, uint64_t ip, uint64_t addr, int bin)
+/* A reuse of the code pair `key` (struct reuse_outcome's codes) in reuse distance bin
+ * `bin`.  The hint's path: one compare, one store, one add. */
+static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint64_t key,
+				    uint64_t addr, int bin)
 {
-	struct pair *p = *pair_hint(rt, use_ip, ip);
+	struct pair *p = *pair_hint(rt, key);
 
-	if (__builtin_expect(p->use_ip == use_ip && p->reuse_ip == ip, 1)) {
-		p->last = ++rt->pair_clock;
-		p->count++;
+	if (__builtin_expect(p->key == key, 1)) {
+		p->last = t->stats.samples;
 		p->dist[bin]++;
 		return;
 	}
-	pair_miss(t, rt, use_ip, ip, addr, bin);
+	pair_miss(t, rt, key, addr, bin);
 }
 
 /* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time). */
@@ -620,9 +634,9 @@ exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outco
 	 * holds (rd < 2^29); clamped all the same: a bin past dist[] would write into the
 	 * pairs */
 	int b = reuse_bin_small(o->rd);
+	(void)ip;
 	rt->time[exact_bin(o->trd)]++;
-	rt->dist[b]++;
-	pair_add(t, rt, o->prev_ip, ip, addr, b);
+	pair_add(t, rt, o->codes, addr, b);	/* (rt->dist: the pairs', pair_flush) */
 }
 
 /* Any access, through the whole engine (exact_every when reuse_stack_fast did not make
@@ -741,13 +755,15 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 			rt->time[b] = 0;
 		}
 		rt->samples = t->stats.samples;
+	}
+	for (uint64_t i = 0; i < rt->pair_sets * PAIR_WAYS; i++)
+		if (rt->pair[i].key)
+			pair_flush(t, rt, &rt->pair[i]);	/* (their dist into rt's) */
+	if (exact_mode) {
 		rt->reuses = 0;
 		for (int b = 0; b < REUSE_BINS; b++)
 			rt->reuses += rt->dist[b];
 	}
-	for (uint64_t i = 0; i < rt->pair_sets * PAIR_WAYS; i++)
-		if (rt->pair[i].count)
-			pair_flush(t, &rt->pair[i]);
 	struct reuse_rec_stats r = {
 		.h = { .type = REUSE_REC_STATS, .size = sizeof(r) },
 		.mode = (exact_mode ? REUSE_M_EXACT : 0) | (shared_mode ? REUSE_M_SHARED : 0) |
