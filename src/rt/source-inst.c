@@ -232,15 +232,15 @@ static inline SIGSAFE uint64_t inst_ip_hit(struct rt_thread *t, const uint64_t *
 /* inst_every's hook call when the thread's cache does not know the call site: out of line,
  * so that inst_every's own frame keeps only t across its call (registers saved and restored
  * at every access otherwise: bench/reuse.sh callgrind). */
-static __attribute__((noinline)) SIGSAFE void inst_every_miss(struct rt_thread *t, uint64_t addr,
-							      uint16_t len, uint16_t flags,
-							      const uint64_t *frame)
+static __attribute__((noinline)) SIGSAFE struct rt_thread *
+inst_every_miss(struct rt_thread *t, uint64_t addr, uint16_t len, uint16_t flags,
+		const uint64_t *frame)
 {
 	int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
 
-	inst_every_fn(t, addr, len, flags,
-		      access_ip_cached(t, frame[1], addr, store, (uint64_t)(uintptr_t)(frame + 2),
-				       frame[0]));
+	return inst_every_fn(t, addr, len, flags,
+			     access_ip_cached(t, frame[1], addr, store,
+					      (uint64_t)(uintptr_t)(frame + 2), frame[0]));
 }
 
 /*
@@ -281,9 +281,9 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 	}
 	uint64_t ip = inst_ip_hit(t, frame);
 	if (__builtin_expect(ip != 0, 1))
-		inst_every_fn(t, addr, len, flags, ip);
+		t = inst_every_fn(t, addr, len, flags, ip);
 	else
-		inst_every_miss(t, addr, len, flags, frame);
+		t = inst_every_miss(t, addr, len, flags, frame);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
@@ -449,21 +449,15 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		inst_watch_mine(t, addr, len, flags, frame);
 }
 
-/* An access for rt_inst_every's hook and nothing else (no soft watch near, the filter
- * copy current): without inst_slow's frame, which saves the registers its other calls
- * need. */
-static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uint16_t len,
-							      uint16_t flags,
-							      const uint64_t *frame)
-{
-	inst_every(addr, len, flags, frame);
-}
-
 /*
  * One callback per width and direction.  The fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
  * branch on the three, with no frame; then, near an armed slot, the inline words filter;
- * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every_only.
+ * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every, inline
+ * (until 2026-11-26 a function of its own, called: its frame, the call and the argument
+ * moves were 15 of --exact's ~256 instructions an access on RIBench, bench/reuse.sh
+ * callgrind; the hook returns t so that the callback keeps no register across its call,
+ * which would be pushed and popped at every access of the sampled modes too).
  * The slow path builds a frame
  * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
@@ -481,8 +475,8 @@ static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uin
 			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
 			if (due && !stale && inst_every_fn && !inst_near(x, a)) {        \
-				inst_every_only(a, len, flags,                           \
-						__builtin_frame_address(0));             \
+				inst_every(a, len, flags,                                \
+					   __builtin_frame_address(0));                  \
 				asm volatile("");                                        \
 				return;                                                  \
 			}                                                                \

@@ -121,8 +121,8 @@ static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
 
-static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
-				uint32_t flags, uint64_t ip);
+static SIGSAFE struct rt_thread *exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
+					     uint32_t flags, uint64_t ip);
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -628,13 +628,12 @@ static inline SIGSAFE int exact_bin(uint64_t d)
 /* A reuse's bins and code pair (exact_access, exact_every). */
 static inline __attribute__((always_inline)) SIGSAFE void
 exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
-	  uint64_t addr, uint64_t ip)
+	  uint64_t addr)
 {
 	/* (the reuses: the sum of dist, at the end) under 33 while the engine's bookkeeping
 	 * holds (rd < 2^29); clamped all the same: a bin past dist[] would write into the
 	 * pairs */
 	int b = reuse_bin_small(o->rd);
-	(void)ip;
 	rt->time[exact_bin(o->trd)]++;
 	pair_add(t, rt, o->codes, addr, b);	/* (rt->dist: the pairs', pair_flush) */
 }
@@ -662,7 +661,7 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
 	if (__builtin_expect(o.kind == REUSE_HIT, 1))
-		exact_hit(t, rt, &o, addr, ip);
+		exact_hit(t, rt, &o, addr);
 	else if (o.kind == REUSE_COLD) {
 		rt->cold++;
 	}
@@ -684,7 +683,7 @@ exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
 		if (__builtin_expect(reuse_stack_fast(stack, u, fast_bit,
 						      addr >> elem_shift, store, ip, &o), 1)) {
-			exact_hit(t, rt, &o, addr, ip);
+			exact_hit(t, rt, &o, addr);
 			return;
 		}
 	}
@@ -702,22 +701,23 @@ static __attribute__((noinline)) SIGSAFE void exact_note(struct rt_thread *t,
 }
 
 /* rt_inst_every's hook: --exact's every access, straight from the inst callbacks. */
-static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
-				uint32_t flags, uint64_t ip)
+static SIGSAFE struct rt_thread *exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
+					     uint32_t flags, uint64_t ip)
 {
 	struct reuse_thread *rt = t->tool;
 
 	(void)len;
 	if (!rt)
-		return;
+		return t;
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
 	if (__builtin_expect(!(t->stats.samples++ & 63), 0)) {
 		exact_note(t, rt, addr, flags, ip);
-		return;
+		return t;
 	}
 	exact_body(t, rt, addr, flags, ip);
+	return t;
 }
 
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,
