@@ -60,6 +60,14 @@ struct inst_fix {
 	uint64_t ret, ip;
 };
 
+/* The callbacks' slots in struct inst_tls's `last`: one per width and direction. */
+#define INST_FIX_SLOTS 10
+static inline int inst_fix_slot(uint16_t len, uint16_t flags)
+{
+	int w = len >= 16 ? 4 : len >= 8 ? 3 : len >= 4 ? 2 : len >= 2 ? 1 : 0;
+	return (flags & SONDE_MEM_STORE ? 5 : 0) + w;
+}
+
 /* The source's per-thread state (t->src, from the thread's arena). */
 struct inst_thread {
 	struct inst_fix cache[INST_FIX_SETS][INST_FIX_WAYS];
@@ -84,6 +92,9 @@ struct inst_tls {
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
 	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
+	/* the every-access path's last call site and its instruction, one per callback
+	 * (inst_fix_slot): checked before the thread's cache (inst_every) */
+	struct inst_fix last[INST_FIX_SLOTS];
 };
 
 static RT_TLS struct inst_tls inst_tls;
@@ -279,11 +290,24 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 		t->stats.dropped++;
 		return;
 	}
-	uint64_t ip = inst_ip_hit(t, frame);
-	if (__builtin_expect(ip != 0, 1))
+	/* the instruction: the callback's last call site's (one compare; RIBench's loop, a
+	 * load and a store from one site each, always hits it), else the thread's cache's,
+	 * which then becomes the last (written while busy: no handler's access reads it
+	 * half written), else inst_every_miss decodes it */
+	struct inst_fix *last = &inst_tls.last[inst_fix_slot(len, flags)];
+	uint64_t ret = frame[1], ip;
+	if (__builtin_expect(last->ret == ret, 1)) {
+		t = inst_every_fn(t, addr, len, flags, last->ip);
+	} else if ((ip = inst_ip_hit(t, frame)) != 0) {
+		last->ret = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		last->ip = ip;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		last->ret = ret;
 		t = inst_every_fn(t, addr, len, flags, ip);
-	else
+	} else {
 		t = inst_every_miss(t, addr, len, flags, frame);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
@@ -471,10 +495,11 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
 		int due = --x->countdown == 0;                                           \
 		int stale = gen != x->gen;                                               \
-		if (__builtin_expect(due | stale | inst_near(x, a), 0)) {                \
+		int near = inst_near(x, a);                                              \
+		if (__builtin_expect(due | stale | near, 0)) {                           \
 			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
-			if (due && !stale && inst_every_fn && !inst_near(x, a)) {        \
+			if ((due & ~(stale | near)) && inst_every_fn) { /* one branch */ \
 				inst_every(a, len, flags,                                \
 					   __builtin_frame_address(0));                  \
 				asm volatile("");                                        \

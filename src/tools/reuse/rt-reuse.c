@@ -101,10 +101,12 @@ static int exact_mode, shared_mode, spatial;
 /* The calling thread's unit when it may take reuse_stack_fast (--exact, a private cache
  * whose holders bit is in the narrow word: t->index modulo REUSE_UNITS, the unit
  * exact_access gives t, below REUSE_NARROW), else NULL: a thread-local load, at a fixed offset, starts no chain of
- * loads (exact_body) */
-static __thread __attribute__((tls_model("initial-exec"))) struct reuse_unit *fast_unit;
-/* that unit's holders bit in the narrow word (1 << its number) */
-static __thread __attribute__((tls_model("initial-exec"))) uint32_t fast_bit;
+ * loads (exact_body); and that unit's holders bit in the narrow word (1 << its number).
+ * One thread-local block: one GOT load reaches both. */
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	struct reuse_unit *unit;
+	uint32_t bit;
+} fast;
 static int elem_shift = 3;
 static int watch_ok;
 static uint32_t lock_word;
@@ -121,8 +123,10 @@ static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
 
-static SIGSAFE struct rt_thread *exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
-					     uint32_t flags, uint64_t ip);
+static SIGSAFE struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip);
+static SIGSAFE struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip);
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -228,7 +232,7 @@ static int reuse_start(void)
 			return -ENOMEM;
 		stack = m;
 		reuse_stack_init(stack);
-		return rt_inst_every(exact_every);
+		return rt_inst_every(spatial ? exact_every_line : exact_every_word);
 	}
 	reuse_gwp_init(&gwp, (int)env_num("SONDE_REUSE_SLOTS", REUSE_SLOTS));
 	watch_ok = watch_start() == 0;
@@ -257,8 +261,8 @@ static int reuse_thread_start(struct rt_thread *t)
 	 * phase lost the fast path for good after its first 31 threads); t's own thread runs
 	 * this (rt_thread_start), a fork child's in the child (reuse_fork_child) */
 	unsigned un = (unsigned)t->index % REUSE_UNITS;
-	fast_unit = exact_mode && !shared_mode && un < REUSE_NARROW ? &stack->u[un] : NULL;
-	fast_bit = 1u << (un < REUSE_NARROW ? un : 0);
+	fast.unit = exact_mode && !shared_mode && un < REUSE_NARROW ? &stack->u[un] : NULL;
+	fast.bit = 1u << (un < REUSE_NARROW ? un : 0);
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -672,17 +676,17 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
  * whole engine.  No call but in tail position: exact_every then needs no frame. */
 static inline __attribute__((always_inline)) SIGSAFE void
 exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
-	   uint64_t ip)
+	   uint64_t ip, const int shift)
 {
 	/* (the unit from a thread-local: a pointer to it in rt, loaded after rt, made a longer
 	 * chain of dependent loads and cost ~9% of --exact's CPU on one thread, t->index
 	 * beside the engine's address ~4%: bench/reuse-cpu.sh, doc/sonde-reuse.md) */
-	struct reuse_unit *u = fast_unit;
+	struct reuse_unit *u = fast.unit;
 	if (__builtin_expect(u != NULL, 1)) {
 		struct reuse_outcome o;
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-		if (__builtin_expect(reuse_stack_fast(stack, u, fast_bit,
-						      addr >> elem_shift, store, ip, &o), 1)) {
+		if (__builtin_expect(reuse_stack_fast(stack, u, fast.bit, addr >> shift, store,
+						      ip, &o), 1)) {
 			exact_hit(t, rt, &o, addr);
 			return;
 		}
@@ -697,12 +701,15 @@ static __attribute__((noinline)) SIGSAFE void exact_note(struct rt_thread *t,
 							 uint32_t flags, uint64_t ip)
 {
 	rt_obs_note();
-	exact_body(t, rt, addr, flags, ip);
+	exact_body(t, rt, addr, flags, ip, elem_shift);
 }
 
-/* rt_inst_every's hook: --exact's every access, straight from the inst callbacks. */
-static SIGSAFE struct rt_thread *exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
-					     uint32_t flags, uint64_t ip)
+/* rt_inst_every's hook: --exact's every access, straight from the inst callbacks; shift:
+ * elem_shift, a constant (exact_every_word, exact_every_line: the variable's load and shift
+ * by cl took 3 instructions an access, and rcx) */
+static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
+exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, uint64_t ip,
+	    const int shift)
 {
 	struct reuse_thread *rt = t->tool;
 
@@ -716,8 +723,20 @@ static SIGSAFE struct rt_thread *exact_every(struct rt_thread *t, uint64_t addr,
 		exact_note(t, rt, addr, flags, ip);
 		return t;
 	}
-	exact_body(t, rt, addr, flags, ip);
+	exact_body(t, rt, addr, flags, ip, shift);
 	return t;
+}
+
+static SIGSAFE struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip)
+{
+	return exact_every(t, addr, len, flags, ip, 3);
+}
+
+static SIGSAFE struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip)
+{
+	return exact_every(t, addr, len, flags, ip, 6);
 }
 
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,
