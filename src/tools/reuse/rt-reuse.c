@@ -562,7 +562,7 @@ static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t 
  * of line: the hint's path of pair_add stays small enough to inline in the every-access
  * hook. */
 static __attribute__((noinline)) SIGSAFE void
-pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t key, uint64_t addr, int bin)
+pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t key, uint64_t addr, uint64_t bin)
 {
 	uint64_t use_ip = REUSE_CODE_IP(stack, key), ip = REUSE_CODE_IP(stack, key >> 32);
 	struct pair *set = pair_set(rt, use_ip, ip), *p = NULL, *oldest = set;
@@ -611,7 +611,7 @@ add:
 /* A reuse of the code pair `key` (struct reuse_outcome's codes) in reuse distance bin
  * `bin`.  The hint's path: one compare, one store, one add. */
 static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint64_t key,
-				    uint64_t addr, int bin)
+				    uint64_t addr, uint64_t bin)
 {
 	struct pair *p = *pair_hint(rt, key);
 
@@ -623,10 +623,15 @@ static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt
 	pair_miss(t, rt, key, addr, bin);
 }
 
-/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time). */
-static inline SIGSAFE int exact_bin(uint64_t d)
+/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time); a 64-bit
+ * result straight from bsr (an int from __builtin_clzll took a sign extension more before
+ * each use as an index) */
+static inline SIGSAFE uint64_t exact_bin(uint64_t d)
 {
-	return 63 ^ __builtin_clzll(2 * d + 1);
+	uint64_t b;
+
+	__asm__("bsrq %1, %0" : "=r"(b) : "r"(2 * d + 1) : "cc");	/* (2d + 1 > 0) */
+	return b;
 }
 
 /* A reuse's bins and code pair (exact_access, exact_every). */
@@ -634,10 +639,11 @@ static inline __attribute__((always_inline)) SIGSAFE void
 exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
 	  uint64_t addr)
 {
-	/* (the reuses: the sum of dist, at the end) under 33 while the engine's bookkeeping
-	 * holds (rd < 2^29); clamped all the same: a bin past dist[] would write into the
-	 * pairs */
-	int b = reuse_bin_small(o->rd);
+	/* (the reuses: the sum of dist, at the end) a reuse distance is less than the marked
+	 * stamps, which are 32-bit: its low 32 bits are all of it, and their bin is at most
+	 * 32, within dist[] whatever the engine's bookkeeping (a bin past it would write into
+	 * the pairs; this took a clamp, three instructions, until 2026-11-26) */
+	uint64_t b = exact_bin((uint32_t)o->rd);
 	rt->time[exact_bin(o->trd)]++;
 	pair_add(t, rt, o->codes, addr, b);	/* (rt->dist: the pairs', pair_flush) */
 }

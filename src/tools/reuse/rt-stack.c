@@ -1190,10 +1190,11 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	if (store && __builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != bit ||
 				      __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
 		goto no;
-	/* the last check, and the first change: a move between two blocks is counted at once
-	 * (a flag kept for after the checks took 4 more instructions an access) */
+	/* the last check, and the first change: a move between two blocks (a sweep's usual
+	 * case: its marks move from a block of old stamps to the newest's) is counted at
+	 * once (a flag kept for after the checks took 4 more instructions an access) */
 	uint64_t bx = xs / BLOCK, by = y / BLOCK;
-	if (__builtin_expect(bx != by, 0)) {
+	if (bx != by) {
 		if (u->mv_key != (bx | by << 32))
 			goto no;
 		u->mv_n++;
