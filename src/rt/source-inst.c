@@ -473,6 +473,13 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		inst_watch_mine(t, addr, len, flags, frame);
 }
 
+/* The callbacks set up their frame first, on the fast path too: a sample or trap that
+ * lands in one unwinds through it by frame pointer (without it, the instrumented function
+ * that called it was skipped: t809 counted 1 OpenMP region instance of 200).  gcc's
+ * shrink-wrapping would move the frame into the slow paths once the fast path is small
+ * enough (it did, 2026-11-26, when the every-access test became one branch). */
+#define INST_FRAMED __attribute__((optimize("no-shrink-wrap")))
+
 /*
  * One callback per width and direction.  The fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
@@ -481,14 +488,15 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
  * (until 2026-11-26 a function of its own, called: its frame, the call and the argument
  * moves were 15 of --exact's ~256 instructions an access on RIBench, bench/reuse.sh
  * callgrind; the hook returns t so that the callback keeps no register across its call,
- * which would be pushed and popped at every access of the sampled modes too).
+ * which would be pushed and popped at every access of the sampled modes too).  The frame
+ * is set up first (INST_FRAMED).
  * The slow path builds a frame
  * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
  * from becoming a tail call, so that the callback's frame is there for the unwinder too.
  */
 #define INST_CALLBACK(name, len, flags)                                                  \
-	RT_EXPORT SIGSAFE void name(void *addr)                                          \
+	RT_EXPORT SIGSAFE INST_FRAMED void name(void *addr)                              \
 	{                                                                                \
 		struct inst_tls *x = &inst_tls;                                          \
 		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
