@@ -188,11 +188,12 @@ uint64_t rt_inst_accesses(struct rt_thread *t);
  * in struct rt_access (the return address resolved through a per-thread cache).  Left to
  * fn: the observations (rt_obs_note, below) it makes, and, before writing a record,
  * rt_inst_every_may_record(t): fn's own state needs no lock against a thread finishing
- * the process, but t's stream does.  Not in a handler; fn is handler-safe (the program's
- * handlers run instrumented code).
+ * the process, but t's stream does.  fn returns t (so that the callbacks, which lower
+ * busy after the call, keep no register across it: source-inst.c).  Not in a handler; fn
+ * is handler-safe (the program's handlers run instrumented code).
  */
-typedef void (*rt_inst_every_fn)(struct rt_thread *t, uint64_t addr, uint32_t len,
-				 uint32_t flags, uint64_t ip);
+typedef struct rt_thread *(*rt_inst_every_fn)(struct rt_thread *t, uint64_t addr, uint32_t len,
+					      uint32_t flags, uint64_t ip);
 int rt_inst_every(rt_inst_every_fn fn);
 
 /* source-inst.c: the sampling windows' lengths drawn uniformly in [P - P/2, P + P/2] around

@@ -60,6 +60,14 @@ struct inst_fix {
 	uint64_t ret, ip;
 };
 
+/* The callbacks' slots in struct inst_tls's `last`: one per width and direction. */
+#define INST_FIX_SLOTS 10
+static inline int inst_fix_slot(uint16_t len, uint16_t flags)
+{
+	int w = len >= 16 ? 4 : len >= 8 ? 3 : len >= 4 ? 2 : len >= 2 ? 1 : 0;
+	return (flags & SONDE_MEM_STORE ? 5 : 0) + w;
+}
+
 /* The source's per-thread state (t->src, from the thread's arena). */
 struct inst_thread {
 	struct inst_fix cache[INST_FIX_SETS][INST_FIX_WAYS];
@@ -84,6 +92,9 @@ struct inst_tls {
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
 	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
+	/* the every-access path's last call site and its instruction, one per callback
+	 * (inst_fix_slot): checked before the thread's cache (inst_every) */
+	struct inst_fix last[INST_FIX_SLOTS];
 };
 
 static RT_TLS struct inst_tls inst_tls;
@@ -232,15 +243,15 @@ static inline SIGSAFE uint64_t inst_ip_hit(struct rt_thread *t, const uint64_t *
 /* inst_every's hook call when the thread's cache does not know the call site: out of line,
  * so that inst_every's own frame keeps only t across its call (registers saved and restored
  * at every access otherwise: bench/reuse.sh callgrind). */
-static __attribute__((noinline)) SIGSAFE void inst_every_miss(struct rt_thread *t, uint64_t addr,
-							      uint16_t len, uint16_t flags,
-							      const uint64_t *frame)
+static __attribute__((noinline)) SIGSAFE struct rt_thread *
+inst_every_miss(struct rt_thread *t, uint64_t addr, uint16_t len, uint16_t flags,
+		const uint64_t *frame)
 {
 	int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
 
-	inst_every_fn(t, addr, len, flags,
-		      access_ip_cached(t, frame[1], addr, store, (uint64_t)(uintptr_t)(frame + 2),
-				       frame[0]));
+	return inst_every_fn(t, addr, len, flags,
+			     access_ip_cached(t, frame[1], addr, store,
+					      (uint64_t)(uintptr_t)(frame + 2), frame[0]));
 }
 
 /*
@@ -279,11 +290,24 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 		t->stats.dropped++;
 		return;
 	}
-	uint64_t ip = inst_ip_hit(t, frame);
-	if (__builtin_expect(ip != 0, 1))
-		inst_every_fn(t, addr, len, flags, ip);
-	else
-		inst_every_miss(t, addr, len, flags, frame);
+	/* the instruction: the callback's last call site's (one compare; RIBench's loop, a
+	 * load and a store from one site each, always hits it), else the thread's cache's,
+	 * which then becomes the last (written while busy: no handler's access reads it
+	 * half written), else inst_every_miss decodes it */
+	struct inst_fix *last = &inst_tls.last[inst_fix_slot(len, flags)];
+	uint64_t ret = frame[1], ip;
+	if (__builtin_expect(last->ret == ret, 1)) {
+		t = inst_every_fn(t, addr, len, flags, last->ip);
+	} else if ((ip = inst_ip_hit(t, frame)) != 0) {
+		last->ret = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		last->ip = ip;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		last->ret = ret;
+		t = inst_every_fn(t, addr, len, flags, ip);
+	} else {
+		t = inst_every_miss(t, addr, len, flags, frame);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
@@ -449,40 +473,43 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		inst_watch_mine(t, addr, len, flags, frame);
 }
 
-/* An access for rt_inst_every's hook and nothing else (no soft watch near, the filter
- * copy current): without inst_slow's frame, which saves the registers its other calls
- * need. */
-static __attribute__((noinline)) SIGSAFE void inst_every_only(uint64_t addr, uint16_t len,
-							      uint16_t flags,
-							      const uint64_t *frame)
-{
-	inst_every(addr, len, flags, frame);
-}
+/* The callbacks set up their frame first, on the fast path too: a sample or trap that
+ * lands in one unwinds through it by frame pointer (without it, the instrumented function
+ * that called it was skipped: t809 counted 1 OpenMP region instance of 200).  gcc's
+ * shrink-wrapping would move the frame into the slow paths once the fast path is small
+ * enough (it did, 2026-11-26, when the every-access test became one branch). */
+#define INST_FRAMED __attribute__((optimize("no-shrink-wrap")))
 
 /*
  * One callback per width and direction.  The fast path is the countdown's decrement, the
  * thread's bounds check (inst_near on its TLS copy), one load of watch_soft_gen and one
  * branch on the three, with no frame; then, near an armed slot, the inline words filter;
- * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every_only.
+ * with rt_inst_every's hook (due at every access) and no soft watch near, inst_every, inline
+ * (until 2026-11-26 a function of its own, called: its frame, the call and the argument
+ * moves were 15 of --exact's ~256 instructions an access on RIBench, bench/reuse.sh
+ * callgrind; the hook returns t so that the callback keeps no register across its call,
+ * which would be pushed and popped at every access of the sampled modes too).  The frame
+ * is set up first (INST_FRAMED).
  * The slow path builds a frame
  * (asked for by __builtin_frame_address), which gives inst_sample and inst_watch the
  * instrumented code's rbp, rsp and return address.  The empty asm after the call keeps it
  * from becoming a tail call, so that the callback's frame is there for the unwinder too.
  */
 #define INST_CALLBACK(name, len, flags)                                                  \
-	RT_EXPORT SIGSAFE void name(void *addr)                                          \
+	RT_EXPORT SIGSAFE INST_FRAMED void name(void *addr)                              \
 	{                                                                                \
 		struct inst_tls *x = &inst_tls;                                          \
 		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
 		int due = --x->countdown == 0;                                           \
 		int stale = gen != x->gen;                                               \
-		if (__builtin_expect(due | stale | inst_near(x, a), 0)) {                \
+		int near = inst_near(x, a);                                              \
+		if (__builtin_expect(due | stale | near, 0)) {                           \
 			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
 				return;                                                  \
-			if (due && !stale && inst_every_fn && !inst_near(x, a)) {        \
-				inst_every_only(a, len, flags,                           \
-						__builtin_frame_address(0));             \
+			if ((due & ~(stale | near)) && inst_every_fn) { /* one branch */ \
+				inst_every(a, len, flags,                                \
+					   __builtin_frame_address(0));                  \
 				asm volatile("");                                        \
 				return;                                                  \
 			}                                                                \

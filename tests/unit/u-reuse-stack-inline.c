@@ -12,18 +12,35 @@
 #include "tools/reuse/rt-stack.c"
 
 static uint64_t fast_made, fast_not;	/* (threads: atomic adds) */
+static uint64_t hits, codes_wrong;	/* reuses; those whose codes are not their addresses */
+
+/* A reuse's `codes` (the code pair rt-reuse.c counts by) stand for its two addresses. */
+static void check_codes(const struct reuse_stack *s, uint64_t ip, const struct reuse_outcome *o)
+{
+	if (o->kind != REUSE_HIT)
+		return;
+	__atomic_add_fetch(&hits, 1, __ATOMIC_RELAXED);
+	if ((uint32_t)o->codes < REUSE_CODE_LIVE || REUSE_CODE_IP(s, o->codes) != o->prev_ip ||
+	    REUSE_CODE_IP(s, o->codes >> 32) != ip)
+		__atomic_add_fetch(&codes_wrong, 1, __ATOMIC_RELAXED);
+}
 
 static int access_fast_first(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
 			     uint64_t ip, struct reuse_outcome *o)
 {
 	uint32_t v = un % REUSE_UNITS;
+	int r;
 
 	if (v < REUSE_NARROW && reuse_stack_fast(s, &s->u[v], 1u << v, e, store, ip, o)) {
 		__atomic_add_fetch(&fast_made, 1, __ATOMIC_RELAXED);
+		check_codes(s, ip, o);
 		return 0;
 	}
 	__atomic_add_fetch(&fast_not, 1, __ATOMIC_RELAXED);
-	return reuse_stack_access(s, un, e, store, ip, o);
+	r = reuse_stack_access(s, un, e, store, ip, o);
+	if (!r)
+		check_codes(s, ip, o);
+	return r;
 }
 
 #define reuse_stack_access access_fast_first
@@ -39,9 +56,19 @@ TEST(reuse_fast_path_taken)
 	CHECK(fast_made > 0);
 }
 
+/* Every reuse of the checks above gave codes that decode to its two addresses. */
+TEST(reuse_codes_are_addresses)
+{
+	printf("  %llu reuses, %llu with codes not their addresses\n", (unsigned long long)hits,
+	       (unsigned long long)codes_wrong);
+	CHECK(hits > 0);
+	CHECK(codes_wrong == 0);
+}
+
 int main(void)
 {
 	main_checks();
 	RUN(reuse_fast_path_taken);
+	RUN(reuse_codes_are_addresses);
 	return CHECK_DONE();
 }

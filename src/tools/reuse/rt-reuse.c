@@ -65,9 +65,17 @@
 #define MAX_CPUS 1024
 #define PAGESET (1u << 16)	/* distinct pages remembered */
 
+/* A code pair's reuses: found by `key`, the engine's two codes in one word (struct
+ * reuse_outcome's `codes`: a code is its address, window and offset, one to one), so that
+ * a reuse compares one word and needs no code address; the addresses are kept for the
+ * set's hash and the record.  No count: the sum of dist. */
 struct pair {
-	uint64_t use_ip, reuse_ip, addr, count;
-	uint64_t last;		/* the thread's pair_clock at its latest reuse */
+	uint64_t key;		/* codes (REUSE_CODE_LIVE or more each); 0: a free slot */
+	uint64_t use_ip, reuse_ip, addr;
+	uint64_t last;		/* the thread's access count (stats.samples) at its latest
+				 * reuse: the least recently reused way of a set is evicted
+				 * (a count of reuses alone, until 2026-11-26, kept the same
+				 * order one more add an access) */
 	uint64_t dist[REUSE_BINS];
 };
 
@@ -77,14 +85,14 @@ struct reuse_thread {
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
 	uint64_t cold, inv, reuses;
-	uint64_t pair_clock;	/* reuses added to the pair slots (their LRU order) */
 	struct pair *pair;	/* pair0, or an mmap'd table of pair_sets x PAIR_WAYS */
 	uint64_t pair_sets;	/* a power of 2 */
 	uint64_t pair_evicted;	/* pairs flushed for others since the table was made */
 	struct pair *hint[PAIR_HINTS];	/* slots of this table (PAIR_HINTS above) */
 	int watch_errno;
 	/* time: 64 bins in exact mode, those from REUSE_BINS - 1 on added up at the end
-	 * (exact_bin) */
+	 * (exact_bin); dist in exact mode: the pairs' dist added up as they are flushed (each
+	 * reuse is in one pair) */
 	uint64_t time[64], dist[REUSE_BINS];
 	struct pair pair0[PAIRS0];
 };
@@ -93,10 +101,12 @@ static int exact_mode, shared_mode, spatial;
 /* The calling thread's unit when it may take reuse_stack_fast (--exact, a private cache
  * whose holders bit is in the narrow word: t->index modulo REUSE_UNITS, the unit
  * exact_access gives t, below REUSE_NARROW), else NULL: a thread-local load, at a fixed offset, starts no chain of
- * loads (exact_body) */
-static __thread __attribute__((tls_model("initial-exec"))) struct reuse_unit *fast_unit;
-/* that unit's holders bit in the narrow word (1 << its number) */
-static __thread __attribute__((tls_model("initial-exec"))) uint32_t fast_bit;
+ * loads (exact_body); and that unit's holders bit in the narrow word (1 << its number).
+ * One thread-local block: one GOT load reaches both. */
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	struct reuse_unit *unit;
+	uint32_t bit;
+} fast;
 static int elem_shift = 3;
 static int watch_ok;
 static uint32_t lock_word;
@@ -113,8 +123,10 @@ static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
 
-static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
-				uint32_t flags, uint64_t ip);
+static SIGSAFE struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip);
+static SIGSAFE struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip);
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -220,7 +232,7 @@ static int reuse_start(void)
 			return -ENOMEM;
 		stack = m;
 		reuse_stack_init(stack);
-		return rt_inst_every(exact_every);
+		return rt_inst_every(spatial ? exact_every_line : exact_every_word);
 	}
 	reuse_gwp_init(&gwp, (int)env_num("SONDE_REUSE_SLOTS", REUSE_SLOTS));
 	watch_ok = watch_start() == 0;
@@ -249,8 +261,8 @@ static int reuse_thread_start(struct rt_thread *t)
 	 * phase lost the fast path for good after its first 31 threads); t's own thread runs
 	 * this (rt_thread_start), a fork child's in the child (reuse_fork_child) */
 	unsigned un = (unsigned)t->index % REUSE_UNITS;
-	fast_unit = exact_mode && !shared_mode && un < REUSE_NARROW ? &stack->u[un] : NULL;
-	fast_bit = 1u << (un < REUSE_NARROW ? un : 0);
+	fast.unit = exact_mode && !shared_mode && un < REUSE_NARROW ? &stack->u[un] : NULL;
+	fast.bit = 1u << (un < REUSE_NARROW ? un : 0);
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
@@ -469,8 +481,9 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 
 /* ---- exact mode ---- */
 
-/* Write p's reuses as a REUSE_REC_PAIR_BINS record (its nonzero bins) and empty it. */
-static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
+/* Write p's reuses as a REUSE_REC_PAIR_BINS record (its nonzero bins), add them to rt's
+ * histogram, and empty it. */
+static SIGSAFE void pair_flush(struct rt_thread *t, struct reuse_thread *rt, struct pair *p)
 {
 	struct {
 		struct reuse_rec_pair_bins r;
@@ -481,9 +494,11 @@ static SIGSAFE void pair_flush(struct rt_thread *t, struct pair *p)
 	x.r.use_ip = p->use_ip;
 	x.r.reuse_ip = p->reuse_ip;
 	x.r.addr = p->addr;
-	for (int b = 0; b < REUSE_BINS; b++)
+	for (int b = 0; b < REUSE_BINS; b++) {
+		rt->dist[b] += p->dist[b];
 		if (p->dist[b])
 			x.bin[n++] = REUSE_PB_WORD(b, p->dist[b]);
+	}
 	size_t size = sizeof(x.r) + n * sizeof(x.bin[0]);
 	x.r.h = (struct sonde_rec_hdr){ .type = REUSE_REC_PAIR_BINS, .size = (uint16_t)size };
 	rt_tool_record(t, &x, size);
@@ -519,11 +534,11 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 	for (int i = 0; i < PAIR_HINTS; i++)
 		rt->hint[i] = rt->pair;	/* the old table goes */
 	for (uint64_t i = 0; i < n; i++) {
-		if (!old[i].count)
+		if (!old[i].key)
 			continue;
 		struct pair *set = pair_set(rt, old[i].use_ip, old[i].reuse_ip);
 		for (int w = 0; w < PAIR_WAYS; w++)
-			if (!set[w].count) {
+			if (!set[w].key) {
 				set[w] = old[i];
 				break;
 			}
@@ -533,13 +548,13 @@ static SIGSAFE int pair_grow(struct reuse_thread *rt)
 	return 0;
 }
 
-/* The hint of pair (use_ip, ip). */
-static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t use_ip,
-					      uint64_t ip)
+/* The hint of the pair of codes `key` (the use's code | the reuse's << 32). */
+static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t key)
 {
-	/* (ip ^ use_ip >> 3 over 16 hints put a pair and its reverse, load -> store and store
+	/* (the reuse's code >> 1 ^ the use's >> 5, as the addresses were until 2026-11-26:
+	 * ip ^ use_ip >> 3 over 16 hints put a pair and its reverse, load -> store and store
 	 * -> load, on one hint in bench/reuse-window.sh's far build: a miss at every access) */
-	return &rt->hint[((ip >> 1) ^ (use_ip >> 5)) & (PAIR_HINTS - 1)];
+	return &rt->hint[((key >> 33) ^ (key >> 5)) & (PAIR_HINTS - 1)];
 }
 
 /* A reuse of a pair its hint did not find: in its set, else take a free way, else grow
@@ -547,25 +562,24 @@ static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t 
  * of line: the hint's path of pair_add stays small enough to inline in the every-access
  * hook. */
 static __attribute__((noinline)) SIGSAFE void
-pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_t ip,
-	  uint64_t addr, int bin)
+pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t key, uint64_t addr, uint64_t bin)
 {
+	uint64_t use_ip = REUSE_CODE_IP(stack, key), ip = REUSE_CODE_IP(stack, key >> 32);
 	struct pair *set = pair_set(rt, use_ip, ip), *p = NULL, *oldest = set;
 	for (int w = 0; w < PAIR_WAYS; w++)
-		if (set[w].use_ip == use_ip && set[w].reuse_ip == ip) {
-			/* (a free way's ips are 0, which no access has) */
+		if (set[w].key == key) {	/* (a free way's is 0, which no pair has) */
 			p = &set[w];
 			goto add;
 		}
 	for (int w = 0; w < PAIR_WAYS && !p; w++)
-		if (!set[w].count)
+		if (!set[w].key)
 			p = &set[w];
 	if (!p && rt->pair_evicted >= rt->pair_sets * PAIR_WAYS &&
 	    rt->pair_sets < PAIR_SETS_MAX && !pair_grow(rt)) {
 		set = pair_set(rt, use_ip, ip);
 		oldest = set;
 		for (int w = 0; w < PAIR_WAYS && !p; w++)
-			if (!set[w].count)
+			if (!set[w].key)
 				p = &set[w];
 		/* (else a full set again: its least recently reused way below) */
 	}
@@ -574,55 +588,64 @@ pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t use_ip, uint64_
 			if (set[w].last < oldest->last)
 				oldest = &set[w];
 		/* from the every-access hook, t is not claimed by a fence (rt_inst_every): a
-		 * thread being finished keeps its pairs for the finisher */
-		if (!rt_inst_every_may_record(t))
+		 * thread being finished keeps its pairs for the finisher (the reuse is still
+		 * in the histogram) */
+		if (!rt_inst_every_may_record(t)) {
+			rt->dist[bin]++;
 			return;
-		pair_flush(t, oldest);
+		}
+		pair_flush(t, rt, oldest);
 		rt->pair_evicted++;
 		p = oldest;
 	}
+	p->key = key;
 	p->use_ip = use_ip;
 	p->reuse_ip = ip;
 	p->addr = addr;
 add:
-	*pair_hint(rt, use_ip, ip) = p;
-	p->last = ++rt->pair_clock;
-	p->count++;
+	*pair_hint(rt, key) = p;
+	p->last = t->stats.samples;
 	p->dist[bin]++;
 }
 
-static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt,
-				    uint64_t use_ip, uint64_t ip, uint64_t addr, int bin)
+/* A reuse of the code pair `key` (struct reuse_outcome's codes) in reuse distance bin
+ * `bin`.  The hint's path: one compare, one store, one add. */
+static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint64_t key,
+				    uint64_t addr, uint64_t bin)
 {
-	struct pair *p = *pair_hint(rt, use_ip, ip);
+	struct pair *p = *pair_hint(rt, key);
 
-	if (__builtin_expect(p->use_ip == use_ip && p->reuse_ip == ip, 1)) {
-		p->last = ++rt->pair_clock;
-		p->count++;
+	if (__builtin_expect(p->key == key, 1)) {
+		p->last = t->stats.samples;
 		p->dist[bin]++;
 		return;
 	}
-	pair_miss(t, rt, use_ip, ip, addr, bin);
+	pair_miss(t, rt, key, addr, bin);
 }
 
-/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time). */
-static inline SIGSAFE int exact_bin(uint64_t d)
+/* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time); a 64-bit
+ * result straight from bsr (an int from __builtin_clzll took a sign extension more before
+ * each use as an index) */
+static inline SIGSAFE uint64_t exact_bin(uint64_t d)
 {
-	return 63 ^ __builtin_clzll(2 * d + 1);
+	uint64_t b;
+
+	__asm__("bsrq %1, %0" : "=r"(b) : "r"(2 * d + 1) : "cc");	/* (2d + 1 > 0) */
+	return b;
 }
 
 /* A reuse's bins and code pair (exact_access, exact_every). */
 static inline __attribute__((always_inline)) SIGSAFE void
 exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
-	  uint64_t addr, uint64_t ip)
+	  uint64_t addr)
 {
-	/* (the reuses: the sum of dist, at the end) under 33 while the engine's bookkeeping
-	 * holds (rd < 2^29); clamped all the same: a bin past dist[] would write into the
-	 * pairs */
-	int b = reuse_bin_small(o->rd);
+	/* (the reuses: the sum of dist, at the end) a reuse distance is less than the marked
+	 * stamps, which are 32-bit: its low 32 bits are all of it, and their bin is at most
+	 * 32, within dist[] whatever the engine's bookkeeping (a bin past it would write into
+	 * the pairs; this took a clamp, three instructions, until 2026-11-26) */
+	uint64_t b = exact_bin((uint32_t)o->rd);
 	rt->time[exact_bin(o->trd)]++;
-	rt->dist[b]++;
-	pair_add(t, rt, o->prev_ip, ip, addr, b);
+	pair_add(t, rt, o->codes, addr, b);	/* (rt->dist: the pairs', pair_flush) */
 }
 
 /* Any access, through the whole engine (exact_every when reuse_stack_fast did not make
@@ -648,7 +671,7 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
 		return;
 	if (__builtin_expect(o.kind == REUSE_HIT, 1))
-		exact_hit(t, rt, &o, addr, ip);
+		exact_hit(t, rt, &o, addr);
 	else if (o.kind == REUSE_COLD) {
 		rt->cold++;
 	}
@@ -659,18 +682,18 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
  * whole engine.  No call but in tail position: exact_every then needs no frame. */
 static inline __attribute__((always_inline)) SIGSAFE void
 exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
-	   uint64_t ip)
+	   uint64_t ip, const int shift)
 {
 	/* (the unit from a thread-local: a pointer to it in rt, loaded after rt, made a longer
 	 * chain of dependent loads and cost ~9% of --exact's CPU on one thread, t->index
 	 * beside the engine's address ~4%: bench/reuse-cpu.sh, doc/sonde-reuse.md) */
-	struct reuse_unit *u = fast_unit;
+	struct reuse_unit *u = fast.unit;
 	if (__builtin_expect(u != NULL, 1)) {
 		struct reuse_outcome o;
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-		if (__builtin_expect(reuse_stack_fast(stack, u, fast_bit,
-						      addr >> elem_shift, store, ip, &o), 1)) {
-			exact_hit(t, rt, &o, addr, ip);
+		if (__builtin_expect(reuse_stack_fast(stack, u, fast.bit, addr >> shift, store,
+						      ip, &o), 1)) {
+			exact_hit(t, rt, &o, addr);
 			return;
 		}
 	}
@@ -684,26 +707,42 @@ static __attribute__((noinline)) SIGSAFE void exact_note(struct rt_thread *t,
 							 uint32_t flags, uint64_t ip)
 {
 	rt_obs_note();
-	exact_body(t, rt, addr, flags, ip);
+	exact_body(t, rt, addr, flags, ip, elem_shift);
 }
 
-/* rt_inst_every's hook: --exact's every access, straight from the inst callbacks. */
-static SIGSAFE void exact_every(struct rt_thread *t, uint64_t addr, uint32_t len,
-				uint32_t flags, uint64_t ip)
+/* rt_inst_every's hook: --exact's every access, straight from the inst callbacks; shift:
+ * elem_shift, a constant (exact_every_word, exact_every_line: the variable's load and shift
+ * by cl took 3 instructions an access, and rcx) */
+static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
+exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, uint64_t ip,
+	    const int shift)
 {
 	struct reuse_thread *rt = t->tool;
 
 	(void)len;
 	if (!rt)
-		return;
+		return t;
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
 	if (__builtin_expect(!(t->stats.samples++ & 63), 0)) {
 		exact_note(t, rt, addr, flags, ip);
-		return;
+		return t;
 	}
-	exact_body(t, rt, addr, flags, ip);
+	exact_body(t, rt, addr, flags, ip, shift);
+	return t;
+}
+
+static SIGSAFE struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip)
+{
+	return exact_every(t, addr, len, flags, ip, 3);
+}
+
+static SIGSAFE struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip)
+{
+	return exact_every(t, addr, len, flags, ip, 6);
 }
 
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,
@@ -741,13 +780,15 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 			rt->time[b] = 0;
 		}
 		rt->samples = t->stats.samples;
+	}
+	for (uint64_t i = 0; i < rt->pair_sets * PAIR_WAYS; i++)
+		if (rt->pair[i].key)
+			pair_flush(t, rt, &rt->pair[i]);	/* (their dist into rt's) */
+	if (exact_mode) {
 		rt->reuses = 0;
 		for (int b = 0; b < REUSE_BINS; b++)
 			rt->reuses += rt->dist[b];
 	}
-	for (uint64_t i = 0; i < rt->pair_sets * PAIR_WAYS; i++)
-		if (rt->pair[i].count)
-			pair_flush(t, &rt->pair[i]);
 	struct reuse_rec_stats r = {
 		.h = { .type = REUSE_REC_STATS, .size = sizeof(r) },
 		.mode = (exact_mode ? REUSE_M_EXACT : 0) | (shared_mode ? REUSE_M_SHARED : 0) |

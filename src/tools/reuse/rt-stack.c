@@ -237,6 +237,21 @@ static SIGSAFE void unmark(struct reuse_unit *u, uint64_t x)
 		u->c[k][x]--;
 }
 
+/* w with bit n % 64 cleared, set: one instruction each (the shifts, not and and or that
+ * the compiler makes of the same in C without BMI2 took 4 more instructions an access on
+ * reuse_stack_fast's path) */
+static inline __attribute__((always_inline)) uint64_t bit_clear(uint64_t w, uint64_t n)
+{
+	__asm__("btrq %1, %0" : "+r"(w) : "r"(n) : "cc");
+	return w;
+}
+
+static inline __attribute__((always_inline)) uint64_t bit_set(uint64_t w, uint64_t n)
+{
+	__asm__("btsq %1, %0" : "+r"(w) : "r"(n) : "cc");
+	return w;
+}
+
 /* c[0] + ... + c[n - 1] for n < 8, c 16-byte aligned with 8 readable counts:
  * branchless (which side of a group x falls is random, a branch on it mispredicts). */
 static inline __attribute__((always_inline)) uint32_t sum8(const uint32_t *c, uint64_t n)
@@ -874,6 +889,7 @@ unit_reuse(const struct reuse_stack *s, struct reuse_unit *u, struct reuse_entry
 	out->kind = REUSE_HIT;
 	out->trd = entry_age(u, x) - 1;
 	out->prev_ip = s->win[x->code >> REUSE_WINDOW_SHIFT] + (x->code & WMASK);
+	out->codes = x->code | (uint64_t)code << 32;
 	out->rd = reuse_move(u, x->stamp, y);
 	u->stamp = y + 1;
 	x->count = (uint32_t)rel;
@@ -1136,7 +1152,10 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 		 uint64_t ip, struct reuse_outcome *out)
 {
 	const uint32_t *hw = NULL;
-	uint32_t code;
+	/* (64 bits, a 32-bit value: spilled as 32 bits and reloaded as 64 for the code pair,
+	 * the reload could not take the store's value and waited for it, 30% of --exact's
+	 * CPU: bench/reuse-cpu.sh) */
+	uint64_t code;
 
 	if (store) {
 		/* (holders' inline path: holders_slow may allocate, reuse_stack_access's job) */
@@ -1152,9 +1171,9 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	if (__builtin_expect(u->stamp >= u->stamp_end || u->last->key != e / 64 + 1, 0))
 		goto no;
 	if (__builtin_expect(d <= WMASK, 1))
-		code = u->cwin + (uint32_t)d;
+		code = (uint32_t)(u->cwin + (uint32_t)d);
 	else if ((d = ip - u->cbase2) <= WMASK)
-		code = u->cwin2 + (uint32_t)d;
+		code = (uint32_t)(u->cwin2 + (uint32_t)d);
 	else
 		goto no;
 	/* live, in the last group (entry_age), the stamp after the cursor's (reuse_move's
@@ -1167,13 +1186,19 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	if (__builtin_expect(c < REUSE_CODE_LIVE || x->stamp < u->gstamp || x->stamp != xs, 0))
 		goto no;
 	__asm__("" : "+r"(xs));	/* (xs stays the cursor's, not the entry's, for the compiler) */
-	uint64_t bx = xs / BLOCK, by = y / BLOCK;
-	if (__builtin_expect(bx != by && u->mv_key != (bx | by << 32), 0))
-		goto no;
 	/* a store: private (access_body's comment), read under u's lock as there */
 	if (store && __builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != bit ||
 				      __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
 		goto no;
+	/* the last check, and the first change: a move between two blocks (a sweep's usual
+	 * case: its marks move from a block of old stamps to the newest's) is counted at
+	 * once (a flag kept for after the checks took 4 more instructions an access) */
+	uint64_t bx = xs / BLOCK, by = y / BLOCK;
+	if (bx != by) {
+		if (u->mv_key != (bx | by << 32))
+			goto no;
+		u->mv_n++;
+	}
 	/* unit_reuse and reuse_move on that path, with no call left in it: without one, the
 	 * hook that inlines this needs no frame of its own */
 	uint64_t rel = ++u->rel, *bits = u->bits;
@@ -1181,16 +1206,16 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	out->invalidated = 0;
 	out->trd = rel - x->count - 1;
 	out->prev_ip = s->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
+	out->codes = c | code << 32;
 	out->rd = u->live - u->cur_r - 1;
 	u->cur_x = xs;
 	u->cur_r2 -= xs <= u->cur_x2;	/* (reuse_move) */
-	bits[xs / 64] &= ~(1ull << (xs % 64));
-	bits[y / 64] |= 1ull << (y % 64);
-	u->mv_n += bx != by;
+	bits[xs / 64] = bit_clear(bits[xs / 64], xs);
+	bits[y / 64] = bit_set(bits[y / 64], y);
 	u->stamp = y + 1;
 	x->count = (uint32_t)rel;
 	x->stamp = (uint32_t)y;
-	x->code = code;
+	x->code = (uint32_t)code;
 	spin_unlock(&u->lock);
 	return 1;
 no:

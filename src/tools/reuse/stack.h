@@ -170,8 +170,15 @@ struct reuse_outcome {
 	uint64_t trd;		/* time distance (REUSE_HIT) */
 	uint64_t rd;		/* reuse (stack) distance (REUSE_HIT) */
 	uint64_t prev_ip;	/* the use's code address (REUSE_HIT) */
+	uint64_t codes;		/* the use's code (struct reuse_entry's) | the reuse's << 32
+				 * (REUSE_HIT): the code pair in one word, known without the
+				 * window table's load that prev_ip needs (rt-reuse.c) */
 	uint32_t invalidated;	/* other units' uses this store invalidated */
 };
+
+/* The code address of a code (struct reuse_entry's, >= REUSE_CODE_LIVE) of engine s. */
+#define REUSE_CODE_IP(s, c) ((s)->win[(uint32_t)(c) >> REUSE_WINDOW_SHIFT] + \
+			     ((uint32_t)(c) & ((1u << REUSE_WINDOW_SHIFT) - 1)))
 
 /* The two variables and three functions below: rt-reuse.c compiles the engine into its own
  * file (REUSE_STACK_INLINE, then they are static there: rt-stack.c) so that its
