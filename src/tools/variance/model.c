@@ -473,11 +473,14 @@ static int cmp_rank(const void *a, const void *b, void *arg)
  * The resolution of metric j on debug registers (ns; 0 for the other metrics, or without
  * a calibration): a quarter of the cost subtracted from each instance for its two traps.
  * That cost is calibrated once, at start (watch_trap_cost); a trap in the run costs a
- * little more or less, and the error that leaves in a mean is a fraction of the cost, not
- * all of it: bench/variance-short.sh (leaves of 2-50 us of CPU time against their native
- * time, alone and beside 2 CPU-bound loops) measured errors of the mean of +0.0 to +2.7
- * us with the 14.7-14.9 us of attr.sigtrap delivery (loads 4-15) and up to +4.4 us with
- * the 28 us of the real-time signal: at most 18% of the cost, 25% with a margin.  Before, the resolution was the whole cost, and a 10 us leaf measured to
+ * little more or less, and the error that leaves in an instance is a fraction of the cost,
+ * not all of it: bench/variance-short.sh (leaves of 2-50 us of CPU time against their
+ * native time, alone and beside 2 CPU-bound loops, loads 10-16) measured medians of the
+ * instances' errors of -0.4 to +1.3 us, with the 14.7-16.4 us of attr.sigtrap delivery
+ * and with the 28-30 us of the real-time signal: under 9% of the cost; a quarter of it is
+ * about 3 times that.  Means hold more (+0.7 to +6.3 us): outliers such as steal time,
+ * which land in the traps' window around each instance as they land in the function.
+ * Before, the resolution was the whole cost, and a 10 us leaf measured to
  * within 1-2 us was reported "too short" (doc/sonde-variance.md, "Below the resolution").
  */
 #define VAR_RES_FRACTION 0.25
