@@ -19,6 +19,9 @@
 # Prints, never fails.
 #   bench/variance-short.sh     (RUNS=N, default 3; SECS per run, default 3; BUSY=N;
 #                                BEFORE=DIR; CASES="gcc gcc-rtsig hooks" to choose)
+# VARIANCE_SHORT_ONLY=calib: the calibration alone, CALIB_RUNS (default 20) short runs of
+# each build (this one and BEFORE's, in turn), alone and beside BUSY loops: the spread of
+# the cost each run subtracted (thread CPU time, attr.sigtrap delivery).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
@@ -45,6 +48,41 @@ esac
 printf 'int main(void) { volatile unsigned long x = 0; for (;;) x++; }\n' >spin.c
 gcc -O1 spin.c -o spin || exit 0
 PER_US=$(./vshort 0.2 | awk '$2 == "loop" { print $3 }')
+if [ "${VARIANCE_SHORT_ONLY:-}" = calib ]; then
+	builds="now"
+	[ -n "${BEFORE:-}" ] && builds="before now"
+	echo "bench: variance-short calibration: the cost subtracted, ${CALIB_RUNS:-20} runs of each build ($(date -u '+%Y-%m-%d %H:%M') UTC, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	for load in alone busy; do
+		if [ $load = busy ]; then
+			for i in $(seq "$BUSY"); do ./spin & busy_pids="$busy_pids $!"; done
+			sleep 0.5
+		fi
+		for b in $builds; do : >"cal.$b"; done
+		for r in $(seq "${CALIB_RUNS:-20}"); do
+			for b in $builds; do
+				s=$SONDE
+				[ $b = before ] && s=$BEFORE/sonde
+				rm -rf c
+				VSHORT_PER_US=$PER_US "$s" variance -q -o c -- ./vshort 0.02 >/dev/null 2>&1
+				sqlite3 c/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'" >>"cal.$b" 2>/dev/null
+			done
+		done
+		if [ -n "$busy_pids" ]; then
+			kill $busy_pids 2>/dev/null
+			wait $busy_pids 2>/dev/null
+			busy_pids=""
+		fi
+		for b in $builds; do
+			sort -g "cal.$b" | awk -v b=$b -v l=$load '{ a[NR] = $1 / 1e3 } END {
+				printf "  %-6s %-5s %2d runs: min %.2f, p10 %.2f, median %.2f, p90 %.2f, max %.2f us; over min + 1 us: %d\n",
+					b, l, NR, a[1], a[int(NR * 0.1) + 1], a[int((NR + 1) / 2)], a[NR - int(NR * 0.1)], a[NR],
+					0 }' >line
+			over=$(sort -g "cal.$b" | awk 'NR == 1 { m = $1 } $1 > m + 1000 { n++ } END { print n + 0 }')
+			sed "s/over min + 1 us: 0/over min + 1 us: $over/" line
+		done
+	done
+	exit 0
+fi
 export VSHORT_PER_US=$PER_US
 
 # one_run DIR CASE: the native truth, then a recording; appends to CASE.LOAD one line per
