@@ -8,19 +8,22 @@
  *
  * Measured once per process, in the first thread that asks, before it samples: a W watch
  * on a word of its stack, rounds of (time around the store) - (time inside the callback),
- * the lower quartile of a batch of ROUNDS (noise only adds to a round, and subtracting too
- * much zeroes short intervals: medians at start-up ran from 27 to 41 us on one program on
- * the Linux 6.18 VM, the quartiles of 17 rounds 27.5 to 28.0 over 6 runs).  BATCHES
- * batches, 2, 4 and 8 ms apart, the least of their quartiles: one batch lasts half a
- * millisecond, and on a loaded VM a whole batch could fall in a busy spell (17.4 us of CPU
- * time against 14.7-14.9 in other runs: subtracted from every instance, it took 2.4 us
- * off a 20 us function's median, t812).  VARIANCE_SHORT_ONLY=calib
- * bench/variance-short.sh, 20 runs each at load 11-12: 5 of 40 calibrations more than 1
- * us over the least with one batch, 1 of 40 with these 4 (14 ms more at start).  Wall time and the thread's CPU time (the kernel's work
- * counts as the thread's).  Not handler code.
+ * in BATCHES batches of ROUNDS, 2, 4 and 8 ms apart; the third lowest of all the rounds.
+ * Noise only adds to a round, and subtracting too much zeroes short intervals (medians at
+ * start-up ran from 27 to 41 us on one program on the Linux 6.18 VM).  On the loaded VM
+ * the rounds come in spells: a batch of half a millisecond, even 4 batches over 14 ms,
+ * can read 19-21 us a round where others read 14.5-15 (a run's rounds printed, beside 2
+ * CPU-bound loops at load 17), with a few normal rounds among them; the run's traps
+ * after that cost the usual: a lower quartile per batch (the least of the 4, or of one
+ * batch before) calibrated 17.4 and 19.1 us in two runs of t812, and took 2.4 and 3.4 us
+ * off the medians of 20 and 5 us functions.  The third lowest of 68 rounds is 0.2-0.3 us
+ * under a quiet batch's quartile (what an instance then keeps of the traps).  14 ms more
+ * at a process's start.  Wall time and the thread's CPU time (the kernel's work counts as
+ * the thread's).  Not handler code.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "rt/rt.h"
@@ -31,6 +34,7 @@
 #define ROUNDS 17
 #define BATCHES 4
 #define BATCH_GAP_NS 2000000	/* before the second batch, doubling after */
+#define LOW_RANK 2		/* the third lowest of all rounds */
 
 static int measured;
 static int64_t cost_ns, cost_cpu_ns;
@@ -104,8 +108,8 @@ static int batch(struct rt_thread *t, int64_t d[2][ROUNDS], int *slot)
 
 static void measure(struct rt_thread *t)
 {
-	int64_t d[2][ROUNDS], best[2] = { INT64_MAX, INT64_MAX };
-	int slot = -1;
+	int64_t d[2][ROUNDS], all[2][BATCHES * ROUNDS];
+	int slot = -1, n = 0;
 	const char *e = getenv("SONDE_TRAP_CALIBRATE");
 
 	if (watch_backend() != WATCH_BACKEND_HW || (e && *e == '0'))
@@ -119,22 +123,22 @@ static void measure(struct rt_thread *t)
 			struct timespec gap = { 0, (long)BATCH_GAP_NS << (k - 1) };
 			nanosleep(&gap, NULL);
 		}
-		int n = batch(t, d, &slot);
-		if (n < ROUNDS) {
-			best[0] = best[1] = INT64_MAX;
+		int got = batch(t, d, &slot);
+		if (got < ROUNDS) {
+			n = 0;
 			break;		/* no trap here: nothing to subtract */
 		}
-		for (int m = 0; m < 2; m++) {
-			qsort(d[m], (size_t)n, sizeof(int64_t), cmp_i64);
-			if (d[m][n / 4] < best[m])
-				best[m] = d[m][n / 4];
-		}
+		for (int m = 0; m < 2; m++)
+			memcpy(&all[m][n], d[m], sizeof(d[m]));
+		n += got;
 	}
 	t->busy = busy;
-	if (best[0] == INT64_MAX)
+	if (!n)
 		return;
-	cost_ns = best[0] > 0 ? best[0] : 0;
-	cost_cpu_ns = best[1] > 0 ? best[1] : 0;
+	for (int m = 0; m < 2; m++)
+		qsort(all[m], (size_t)n, sizeof(int64_t), cmp_i64);
+	cost_ns = all[0][LOW_RANK] > 0 ? all[0][LOW_RANK] : 0;
+	cost_cpu_ns = all[1][LOW_RANK] > 0 ? all[1][LOW_RANK] : 0;
 }
 
 void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns)
