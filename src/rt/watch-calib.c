@@ -12,9 +12,9 @@
  * Noise only adds to a round, and subtracting too much zeroes short intervals (medians at
  * start-up ran from 27 to 41 us on one program on the Linux 6.18 VM).  On the loaded VM
  * the rounds come in spells: a batch of half a millisecond, even 4 batches over 14 ms,
- * can read 19-21 us a round where others read 14.5-15 (a run's rounds printed, beside 2
- * CPU-bound loops at load 17), with a few normal rounds among them; the run's traps
- * after that cost the usual: a lower quartile per batch (the least of the 4, or of one
+ * can read 19-21 us a round where others read 14.5-15 (the rounds of a few runs printed
+ * by a debug build beside 2 CPU-bound loops at load 17, not kept), with a few normal
+ * rounds among them; the run's traps after that cost the usual: a lower quartile per batch (the least of the 4, or of one
  * batch before) calibrated 17.4 and 19.1 us in two runs of t812, and took 2.4 and 3.4 us
  * off the medians of 20 and 5 us functions.  The third lowest of 68 rounds is 0.2-0.3 us
  * under a quiet batch's quartile (what an instance then keeps of the traps).  14 ms more

@@ -475,10 +475,10 @@ static int cmp_rank(const void *a, const void *b, void *arg)
  * That cost is calibrated once, at start (watch_trap_cost); a trap in the run costs a
  * little more or less, and the error that leaves in an instance is a fraction of the cost,
  * not all of it: bench/variance-short.sh (leaves of 2-50 us of CPU time against their
- * native time, alone and beside 2 CPU-bound loops, load 10-14) measured medians of the
- * instances' errors of 0 to +1.2 us with the 14.7-14.9 us of attr.sigtrap delivery and
- * +0.4 to +1.8 us with the 28 us of the real-time signal: under 8% of the cost; a quarter
- * of it is three times that.  Means hold more (+1.2 to +3.4 us, +2.4 to +4.1 us): outliers
+ * native time, alone and beside 2 CPU-bound loops, load 9-13) measured medians of the
+ * instances' errors of +0.4 to +1.2 us with the 14.5-14.8 us of attr.sigtrap delivery and
+ * +0.9 to +1.9 us with the 28 us of the real-time signal: at most 8% of the cost; a quarter
+ * of it is three times that.  Means hold more (+0.7 to +2.7 us, +1.6 to +4.8 us): outliers
  * such as steal time, which land in the traps' window around each instance as they land
  * in the function.
  * Before, the resolution was the whole cost, and a 10 us leaf measured to
