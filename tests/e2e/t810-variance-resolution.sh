@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # t810-variance-resolution: on debug registers, each instance has its two traps'
-# calibrated kernel time (~15 us here with attr.sigtrap delivery, ~28 us with the real-time signal) subtracted; an instance shorter than the error of
-# that calibration reads the error, or 0 where it came out below 0 (clamped).  vwork tiny
+# calibrated kernel time (~15 us here with attr.sigtrap delivery, ~28 us with the real-time
+# signal) subtracted; an instance shorter than the error of that calibration reads the
+# error, or 0 where it came out below 0 (clamped).  The resolution is a quarter of the cost
+# (model.c, var_resolution: the largest error of a mean bench/variance-short.sh measured
+# was 18% of it).  vwork tiny
 # alternates 40000 calls of mid() (two calls of leaf(): a dozen instructions, well under
 # 1 us by construction) and big() (20 units, ~0.2 ms at gcc -O1).  mid must read as
-# below the resolution everywhere: "< COST" for its mean in the text report, no CV, the
-# verdict saying so, functions.csv with below=1, resolution = the meta's trap cost and an
-# empty cv, the HTML page the same bound; big must be measured as usual (a number, a
+# below the resolution everywhere: "< RESOLUTION" for its mean in the text report, no CV, the
+# verdict saying so, functions.csv with below=1, resolution = a quarter of the meta's trap
+# cost and an empty cv, the HTML page the same bound; big must be measured as usual (a number, a
 # CV).  Before, mid read a mean of 0.0-2.8 us with a CV of 200-400% (or none at all when
 # every instance was clamped).
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +23,8 @@ cost=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'"
 check "t810-calibrated-$cost" [ "${cost:-0}" -gt 1000 ]
 check t810-columns grep -q "^function,context,metric,instances,mean,sd,cv,share,rank,min,max,threads,thread_cv,clamped,resolution,below,investigate,verdict$" $F
 check t810-mid-below [ "$(var_col $F mid "main > mid" cpu-time below)" = 1 ]
-check t810-mid-resolution [ "$(var_col $F mid "main > mid" cpu-time resolution)" = "$cost.0" ]
+res=$(var_col $F mid "main > mid" cpu-time resolution)
+check "t810-mid-resolution-$res-quarter-of-$cost" awk -v r="${res:-x}" -v c="$cost" 'BEGIN { d = r - c / 4; exit !(d < 0.01 && d > -0.01) }'
 check t810-mid-no-cv [ -z "$(var_col $F mid "main > mid" cpu-time cv)" ]
 check t810-mid-no-thread-cv [ -z "$(var_col rec/variance/threads.csv mid "main > mid" cpu-time cv)" ]
 # clamped: the fraction of the instances the subtraction took below 0, recorded as 0.
@@ -53,20 +57,22 @@ done
 check t810-big-none-clamped [ "$(var_col $F big "main > big" cpu-time clamped)" = 0.0 ]
 # mid (well under 1 us) reads the calibration's error, below 0 in 2-35% of its instances
 # in eleven runs: with 33-162 instances a run, one with none below 0 is improbable but
-# possible (at 3% of 33, a third of the runs), so it is reported, not failed; the checks
-# above hold either way
+# possible (at 3% of 33, a third of the runs; at load 8-10, 1-11% in three runs), so it is
+# reported, not failed; the checks above hold either way
 cl=$(var_col $F mid "main > mid" cpu-time clamped)
 if awk -v c="${cl:-0}" 'BEGIN { exit !(c > 0) }'; then
 	pass "t810-mid-some-clamped-$cl"
 else
 	skip t810-mid-some-clamped "no instance of mid came out below 0 in this run ($(var_col $F mid "main > mid" cpu-time instances) instances)"
 fi
-# the text report: mid's mean is a bound (the cost, in us, as the traps: line prints it)
-us=$(awk -v c="$cost" 'BEGIN { printf "%.1f", c / 1e3 }')
+# the text report: mid's mean is a bound (the resolution, in us; the cost as the traps:
+# line prints it)
+us=$(awk -v c="$cost" 'BEGIN { printf "%.1f", c / 4e3 }')
+cus=$(awk -v c="$cost" 'BEGIN { printf "%.1f", c / 1e3 }')
 row=$(grep -E "^[0-9]+ +mid +main > mid " err.txt | head -1)
 check "t810-text-bound" grep -qE "^[0-9]+ +mid +main > mid +[0-9]+ +< $us us +- +- " <<<"$row"
-check t810-text-verdict grep -q "too short for the debug registers here: under the $us us" <<<"$row"
-# big: ~0.2 ms of work, several times the cost: measured
+check t810-text-verdict grep -q "too short for the debug registers here: under the $us us resolution (a quarter of the $cus us subtracted" <<<"$row"
+# big: ~0.2 ms of work, many times the resolution: measured
 check t810-big-measured [ "$(var_col $F big "main > big" cpu-time below)" = 0 ]
 check t810-big-cv [ -n "$(var_col $F big "main > big" cpu-time cv)" ]
 # the page: the same bound in the ranked table

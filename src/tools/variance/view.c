@@ -158,8 +158,11 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			db_meta_u64(db, "at_exit"), db_meta_u64(db, "tail"));
 		if (db_meta_u64(db, "trap_ns") || db_meta_u64(db, "trap_cpu_ns"))
 			fprintf(out, "  traps: %.1f us of time and %.1f us of CPU time per instance "
-				     "subtracted (the debug registers' two traps, calibrated at start)\n",
-				db_meta_u64(db, "trap_ns") / 1e3, db_meta_u64(db, "trap_cpu_ns") / 1e3);
+				     "subtracted (the debug registers' two traps, calibrated at start); "
+				     "resolution %.1f us of CPU time (a quarter of it: a mean under it "
+				     "is the calibration's error)\n",
+				db_meta_u64(db, "trap_ns") / 1e3, db_meta_u64(db, "trap_cpu_ns") / 1e3,
+				db_meta_u64(db, "trap_cpu_ns") / 4e3);
 		fprintf(out, "  guidance (FVSampler): investigate iff > 10%% of the time and CV > 20%% "
 			     "within threads or > 10%% across threads\n\n");
 	}
