@@ -6,18 +6,23 @@
 # instance being measured: 25 ms functions measured and run 12x slower, ~1 ms ones hit at
 # times.  Each function is called alternately with a twin whose loop starts 72 bytes
 # further; the workload measures each call's thread CPU time itself.
-# Bounds: the measured mean of the function within 1.5x of its own clock's in a native run
-# (and, ~1 ms ones, of the twin's measured mean in the same run), and the program's CPU
-# time within 1.5x of its native run.  What the fix costs is a few traps per instance
-# (~2-6% of a 1 ms one); the rest is this shared VM: steal time counts as CPU time and the
-# native and measured runs are not side by side (up to ~20% apart seen at load 9); the bug
-# gives 3-12x on the slowed function.  For the ~1 ms leaves, whose old mean was only
-# 1.2-1.4x off (hit now and then), also: at most 5% of its instances above 3x the twin's
-# mean (a hit instance costs ~13x; load stretches an instance's CPU time 3x rarely).
+# Bounds: the measured mean of the function within 1.5x of its own clock's in a native run,
+# and the program's CPU time within 1.5x of its native run.  What the fix costs is a few
+# traps per instance (~2-6% of a 1 ms one); the rest is this shared VM: steal time counts
+# as CPU time and the native and measured runs are not side by side (up to ~20% apart
+# seen at load 9); the bug gives 11-12x on the 25 ms function (3.3x-3.8x the program).
+# The ~1 ms leaf is hit only when the next sample falls in the instance just caught (a
+# random phase: fill() between calls), old code 1.66x-1.79x its native mean, so for it
+# also: its measured mean within 0.8-1.25x of its twin's, measured alternately in the
+# same run (load slows both alike; ~50 instances of a CV up to 0.4 here give each mean
+# within ~6%, 1.25x is 3 standard deviations of the ratio; 0.96x-1.02x seen fixed,
+# 1.48x-1.78x old), and at most 1 of its instances above 3x the twin's mean (a hit
+# instance costs up to ~13x; 0 seen fixed in 5 runs at load 6-9, 6-8 in 3 runs old, at
+# 500 calls; with 300: 7, 2 and 1 in three runs).
 # The 25 ms twin is not compared: after an entry the next sample falls in that same
 # instance and picks it again, and the pick's patience (8 samples) outlasts the twin's
-# call between two of its instances, so one of them takes every pick (by design, not
-# this bug: its twin, out of the line, is measured alike when it is the one picked).
+# call between two of its instances, so the function took every pick (0 of its twin's
+# instances measured: doc, Limits).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
@@ -56,7 +61,7 @@ for mode in short long; do
 	if [ $mode = short ]; then
 		mp=$(var_col $F pad_$mode "main > pad_$mode" cpu-time mean)
 		r=$(awk -v a="${mi:-0}" -v b="${mp:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')
-		check "t812-$mode-mean-over-twin-$r" float_between "$r" 0.667 1.5
+		check "t812-$mode-mean-over-twin-$r" float_between "$r" 0.8 1.25
 	fi
 	cn=$(awk '/^cpu / { print $2 }' nat-$mode.txt)
 	cs=$(awk '/^cpu / { print $2 }' err-$mode.txt)
@@ -65,7 +70,7 @@ for mode in short long; do
 	if [ $mode = short ]; then
 		hit=$(awk -F, -v m="${mp:-0}" 'NR > 1 && $1 == "in_short" && $7 > 3 * m { n++ } END { print n + 0 }' \
 			rec-$mode/variance/instances.csv)
-		check "t812-short-slowed-$hit-of-${ni:-0}" [ $((hit * 20)) -le "${ni:-0}" ]
+		check "t812-short-slowed-$hit-of-${ni:-0}" [ "$hit" -le 1 ]
 	fi
 done
 # the picks that waited for the measured instance's return (doc: the gate), which the

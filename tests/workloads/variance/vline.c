@@ -3,7 +3,7 @@
  * loop starts 72 bytes further (an execute breakpoint on the entry slows the first ones'
  * loop, ~13x here, and not the twins': doc/sonde-variance.md, Costs), for t812.
  *
- *   vline short [K]   in_short/pad_short: ~1 ms leaves (no frame), K calls each (300),
+ *   vline short [K]   in_short/pad_short: ~1 ms leaves (no frame), K calls each (500),
  *                     then fill() for 0-4 ms (pseudo-random: the next call of in_short
  *                     starts at any phase of the 4 ms sampling period)
  *   vline long [K]    in_long/pad_long: ~25 ms with a frame (they call ext), K each (20)
@@ -71,7 +71,7 @@ static double cpu_ms(void)
 int main(int argc, char **argv)
 {
 	int lng = argc > 1 && !strcmp(argv[1], "long");
-	long k = argc > 2 ? atol(argv[2]) : lng ? 20 : 300;
+	long k = argc > 2 ? atol(argv[2]) : lng ? 20 : 500;
 	long n = lng ? 90000000 : 3600000;
 	struct timespec ts;
 	double in = 0, pad = 0, t;
