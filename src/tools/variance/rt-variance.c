@@ -54,6 +54,9 @@ struct var_thread {
 	int x_armed;
 	int x_ticks;			/* samples seen since the X was armed */
 	uint64_t gate_fn;		/* hw: the X slot is a gate (gate_slot) for this entry */
+	/* hw: a pick deferred (var_pick): armed when the pending instance at defer_slot
+	 * returns, the return's trap serving as its gate */
+	uint64_t defer_fn, defer_slot;
 	uint64_t seq;
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	struct var_rec_stats s;
@@ -66,6 +69,27 @@ static int var_patience = 8;
 /* hw: arm an entry in the sampled PC's line behind a gate (gate_slot); SONDE_VARIANCE_GATE=0
  * arms it at once, as before (bench/variance.sh part 8 compares the two) */
 static int var_gate = 1;
+
+/*
+ * The gate's counters for the whole process, written to the .proc at its end
+ * (var_process_end), so that "missed" in the STATS keeps its meaning (armed entries
+ * replaced before they fired): a gate or a deferred pick that patience replaced is not one.
+ */
+enum {
+	GATE_GATED,		/* picks armed behind a gate */
+	GATE_FIRED,		/* gates that trapped and armed their entry */
+	GATE_EXPIRED,		/* gates replaced by patience before they trapped */
+	GATE_DEFERRED,		/* picks deferred: the sampled function's instance was pending */
+	GATE_DEFER_ARMED,	/* deferred picks armed at that instance's return */
+	GATE_DEFER_EXPIRED,	/* deferred picks replaced by patience (or dropped) first */
+	GATE_N,
+};
+static uint64_t var_gate_n[GATE_N];
+
+static SIGSAFE void gate_count(int which)
+{
+	__atomic_add_fetch(&var_gate_n[which], 1, __ATOMIC_RELAXED);
+}
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -384,26 +408,88 @@ static SIGSAFE int ret_like(struct rt_thread *t, uint64_t v)
  * the pop before it).  Which instance is caught does not change (the next one to start,
  * which cannot start before this one ends) save with recursion, where the gate waits for
  * the interrupted level's return.  The slot: the word at RSP if it holds a return
- * address (a leaf that pushed nothing: gcc's frameless leaves), else the frame's at RBP +
- * 8.  0 if neither holds one, or it is at or above the innermost pending instance's
- * (whose watch is on it or on the way to it: two events would trap on one access): the
- * entry is then armed at once, as before.
+ * address (a leaf that pushed nothing: gcc's frameless leaves), the word above it in a
+ * prologue that pushed RBP and did not move RSP into it yet, else the frame's at RBP + 8.
+ * 0 if none holds one: the entry is then armed at once, as before.  A slot at or above the
+ * innermost pending instance's is no gate (defer_slot).
  */
-static SIGSAFE uint64_t gate_slot(struct rt_thread *t, struct var_thread *vt, uint64_t sp,
-				  uint64_t fp)
+static SIGSAFE uint64_t gate_slot(struct rt_thread *t, uint64_t sp, uint64_t fp)
 {
-	uint64_t hi = t->stack_hi, a = 0;
+	uint64_t lo = t->stack_lo, hi = t->stack_hi;
 
-	if (!t->stack_lo || sp < t->stack_lo || sp + 8 > hi || (sp & 7))
+	if (!lo || sp < lo || sp + 16 > hi || (sp & 7))
 		return 0;
-	if (ret_like(t, *(const uint64_t *)(uintptr_t)sp))
-		a = sp;
-	else if (fp >= sp && fp + 16 <= hi && !(fp & 7) &&
-		 ret_like(t, ((const uint64_t *)(uintptr_t)fp)[1]))
-		a = fp + 8;
-	if (a && vt->depth && a >= vt->st[vt->depth - 1].slot)
+	const uint64_t *s = (const uint64_t *)(uintptr_t)sp;
+	if (ret_like(t, s[0]))
+		return sp;
+	/* the prologue, between push %rbp and mov %rsp,%rbp: RBP is still the caller's (the
+	 * word just pushed), RBP + 8 the caller's slot, the function's is above the push */
+	if (s[0] == fp)
+		return ret_like(t, s[1]) ? sp + 8 : 0;
+	/* a frame of its own: RBP at or above RSP, and the caller's RBP saved at [RBP] is a
+	 * stack address above it (else RBP is not this function's frame: arm at once) */
+	if (fp >= sp && fp + 16 <= hi && !(fp & 7)) {
+		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
+		if (f[0] > fp && f[0] < hi && ret_like(t, f[1]))
+			return fp + 8;
+	}
+	return 0;
+}
+
+/*
+ * The gate's slot `gate` is at or above the innermost pending instance's: the sampled
+ * function's own instance is being measured (its slot pending), or RBP + 8 was its
+ * caller's (a leaf that pushed registers and no frame).  A gate there would trap with the
+ * return watch on the same access, and an entry armed at once (as before) sat in the line
+ * of the loop being measured until the instance ended: 12x for a 25 ms function whose loop
+ * shares its entry's line, measured and run (the pick, after an entry, renewed at every
+ * sample).  So the pick waits for the return of the pending instance at `gate` (the
+ * innermost if none is there), whose trap arms it (on_slot): no trap more.
+ */
+static SIGSAFE uint64_t defer_slot(const struct var_thread *vt, uint64_t gate)
+{
+	if (!vt->depth || gate < vt->st[vt->depth - 1].slot)
 		return 0;
-	return a;
+	for (int i = vt->depth - 1; i >= 0; i--)
+		if (vt->st[i].slot == gate)
+			return gate;
+	return vt->st[vt->depth - 1].slot;
+}
+
+/* Put `r` in the X slot (an X or a gate). */
+static SIGSAFE int arm_x(struct rt_thread *t, struct var_thread *vt, const struct watch_req *r)
+{
+	int err = vt->x_slot >= 0 ? watch_modify(t, vt->x_slot, r) : watch_arm(t, r);
+
+	if (err == -ENOENT)
+		err = watch_arm(t, r);
+	if (err < 0) {
+		note_err(vt, err);
+		return err;
+	}
+	if (err != vt->x_slot && err == vt->r_slot)
+		vt->r_slot = -1;	/* it was idle: no instance pending */
+	vt->x_slot = err;
+	vt->x_armed = 1;
+	vt->x_ticks = 0;
+	return 0;
+}
+
+/* The X slot's pick is replaced: count what it was. */
+static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
+{
+	struct watch_slot_info si;
+
+	if (vt->defer_fn) {
+		gate_count(GATE_DEFER_EXPIRED);
+		vt->defer_fn = 0;
+	}
+	if (!vt->x_armed || watch_slot_get(t, vt->x_slot, &si) || !si.armed)
+		return;
+	if (vt->gate_fn)
+		gate_count(GATE_EXPIRED);
+	else
+		vt->s.missed++;
 }
 
 /*
@@ -467,6 +553,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		inner[0] = prev;
 		cand[n++] = 0;
 	}
+	if (vt->defer_fn && ++vt->x_ticks < var_patience) {
+		handler_end(vt, m0, NULL);
+		return;		/* still waiting for the pending instance's return */
+	}
 	if (vt->x_armed && ++vt->x_ticks < var_patience) {
 		struct watch_slot_info si;
 		if (!watch_slot_get(t, vt->x_slot, &si) && si.armed &&
@@ -502,31 +592,35 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	} else {
 		struct watch_req r = { .addr = fn, .len = 8, .type = WATCH_X,
 				       .policy = WATCH_REFUSE };
-		uint64_t pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0, gate = 0;
-		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
-			gate = gate_slot(t, vt, sp, (uint64_t)uc->uc_mcontext.gregs[REG_RBP]);
-		if (gate) {
-			r.addr = gate;
-			r.type = WATCH_RW;
+		uint64_t pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0, gate = 0, ds = 0;
+		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6) {
+			gate = gate_slot(t, sp, (uint64_t)uc->uc_mcontext.gregs[REG_RBP]);
+			ds = gate ? defer_slot(vt, gate) : 0;
 		}
-		if (vt->x_armed) {
-			struct watch_slot_info si;
-			if (!watch_slot_get(t, vt->x_slot, &si) && si.armed)
-				vt->s.missed++;
-		}
-		int err = vt->x_slot >= 0 ? watch_modify(t, vt->x_slot, &r) : watch_arm(t, &r);
-		if (err == -ENOENT)
-			err = watch_arm(t, &r);
-		if (err >= 0) {
-			if (err != vt->x_slot && err == vt->r_slot)
-				vt->r_slot = -1;	/* it was idle: no instance pending */
-			vt->x_slot = err;
-			vt->x_armed = 1;
+		count_replaced(t, vt);
+		if (ds) {
+			/* nothing armed in the X slot meanwhile: an old pick there would be
+			 * renewed from it, and it is not the one wanted */
+			if (vt->x_armed && vt->x_slot >= 0)
+				watch_disarm(t, vt->x_slot);
+			vt->x_armed = 0;
 			vt->x_ticks = 0;
-			vt->gate_fn = gate ? fn : 0;
+			vt->gate_fn = 0;
+			vt->defer_fn = fn;
+			vt->defer_slot = ds;
 			vt->s.picks++;
+			gate_count(GATE_DEFERRED);
 		} else {
-			note_err(vt, err);
+			if (gate) {
+				r.addr = gate;
+				r.type = WATCH_RW;
+			}
+			if (!arm_x(t, vt, &r)) {
+				vt->gate_fn = gate ? fn : 0;
+				vt->s.picks++;
+				if (gate)
+					gate_count(GATE_GATED);
+			}
 		}
 	}
 	handler_end(vt, m0, NULL);
@@ -541,6 +635,7 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 
 	vt->x_armed = 0;
 	vt->gate_fn = 0;
+	vt->defer_fn = 0;	/* (none while an X is armed: var_on_access) */
 	if (!slot || (slot & 7))
 		return;
 	vt->s.entries++;
@@ -588,6 +683,26 @@ static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt)
 	}
 	vt->x_slot = err;
 	vt->x_ticks = 0;
+	gate_count(GATE_FIRED);
+}
+
+/* The instance a pick was deferred for (defer_slot) returned: arm its entry now, out of
+ * the line (the return's trap, with its handler, is this one).  The samples it waited for
+ * the return count toward its patience: reset, a function whose instances outlast the
+ * patience took every pick (the samples in the functions called between two of its
+ * instances only renewed the wait, t812: 0 instances of its twin). */
+static SIGSAFE void arm_deferred(struct rt_thread *t, struct var_thread *vt)
+{
+	struct watch_req r = { .addr = vt->defer_fn, .len = 8, .type = WATCH_X,
+			       .policy = WATCH_REFUSE };
+	int ticks = vt->x_ticks;
+
+	vt->defer_fn = 0;
+	vt->gate_fn = 0;
+	if (!arm_x(t, vt, &r)) {
+		vt->x_ticks = ticks;
+		gate_count(GATE_DEFER_ARMED);
+	}
 }
 
 /* The watch on the innermost slot trapped: its return, or something else. */
@@ -633,6 +748,8 @@ static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 	}
 	vt->depth--;
 	rearm_return(t, vt);
+	if (is_ret && vt->defer_fn && p->slot == vt->defer_slot)
+		arm_deferred(t, vt);
 }
 
 static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
@@ -709,8 +826,22 @@ static SIGSAFE void var_thread_end(struct rt_thread *t)
 	rt_tool_record(t, &vt->s, sizeof(vt->s));
 }
 
+/* The gate's counters, in the .proc (GATE_*). */
+static SIGSAFE void var_process_end(int signo)
+{
+	static const char *const names[GATE_N] = {
+		"variance_gated", "variance_gates_fired", "variance_gates_expired",
+		"variance_deferred", "variance_deferred_armed", "variance_deferred_expired",
+	};
+
+	(void)signo;
+	for (int i = 0; i < GATE_N; i++)
+		rt_proc_append_u64(names[i], __atomic_load_n(&var_gate_n[i], __ATOMIC_RELAXED));
+}
+
 static void var_fork_child(struct rt_thread *t)
 {
+	memset(var_gate_n, 0, sizeof(var_gate_n));	/* the child's .proc counts its own */
 	var_thread_start(t);
 }
 
@@ -722,5 +853,6 @@ const struct rt_tool rt_tool_variance = {
 	.access = var_on_access,
 	.trap = var_trap,
 	.fork_child = var_fork_child,
+	.process_end = var_process_end,
 	.thread_end = var_thread_end,
 };
