@@ -690,7 +690,7 @@ static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt)
  * the line (the return's trap, with its handler, is this one).  The samples it waited for
  * the return count toward its patience: reset, a function whose instances outlast the
  * patience took every pick (the samples in the functions called between two of its
- * instances only renewed the wait, t812: 0 instances of its twin). */
+ * instances only renewed the wait, t813: 0 instances of its twin). */
 static SIGSAFE void arm_deferred(struct rt_thread *t, struct var_thread *vt)
 {
 	struct watch_req r = { .addr = vt->defer_fn, .len = 8, .type = WATCH_X,

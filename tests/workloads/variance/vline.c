@@ -1,7 +1,7 @@
 /*
  * vline.c - functions whose loop shares the 64-byte line of their entry, beside twins whose
  * loop starts 72 bytes further (an execute breakpoint on the entry slows the first ones'
- * loop, ~13x here, and not the twins': doc/sonde-variance.md, Costs), for t812.
+ * loop, ~13x here, and not the twins': doc/sonde-variance.md, Costs), for t813.
  *
  *   vline short [K]   in_short/pad_short: ~1 ms leaves (no frame), K calls each (500),
  *                     then fill() for 0-4 ms (pseudo-random: the next call of in_short

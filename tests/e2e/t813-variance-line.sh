@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t812-variance-line: a function whose loop shares its entry's 64-byte line, measured while
+# t813-variance-line: a function whose loop shares its entry's 64-byte line, measured while
 # its own instance is pending (tests/workloads/variance/vline.c, plain gcc, debug
 # registers).  An execute breakpoint slows every instruction of its line (~13x here,
 # doc/sonde-variance.md, Costs); re-armed on the entry during the instance, it slowed the
@@ -26,12 +26,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
-command -v gcc >/dev/null || { skip t812 "gcc is not installed"; exit 0; }
-command -v objdump >/dev/null || { skip t812 "objdump is not installed (the layout is checked with it)"; exit 0; }
+command -v gcc >/dev/null || { skip t813 "gcc is not installed"; exit 0; }
+command -v objdump >/dev/null || { skip t813 "objdump is not installed (the layout is checked with it)"; exit 0; }
 "$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
-	{ skip t812 "the debug registers do not trap here (a plain build gets no instance)"; exit 0; }
+	{ skip t813 "the debug registers do not trap here (a plain build gets no instance)"; exit 0; }
 gcc -O2 -g -fno-omit-frame-pointer "$SONDE_TOP/tests/workloads/variance/vline.c" -o vline ||
-	{ fail t812-build "gcc could not build vline.c"; exit 0; }
+	{ fail t813-build "gcc could not build vline.c"; exit 0; }
 
 # The layout the test is about: each loop's backward branch goes into its entry's line for
 # in_*, past it for pad_* (else the compiler moved it and the test proves nothing).
@@ -41,39 +41,39 @@ for f in in_short in_long pad_short pad_long; do
 		on && $2 ~ /^j/ && (i = index($4, "+0x")) { t = substr($4, i + 3); sub(/>.*/, "", t) } END { print t }' dis.txt)
 	o=$((16#${off:-0}))
 	case $f in
-	in_*) check "t812-layout-$f-loop-at-$o-in-line" [ "$o" -gt 0 -a "$o" -lt 64 ] ;;
-	*) check "t812-layout-$f-loop-at-$o-past-line" [ "$o" -ge 64 ] ;;
+	in_*) check "t813-layout-$f-loop-at-$o-in-line" [ "$o" -gt 0 -a "$o" -lt 64 ] ;;
+	*) check "t813-layout-$f-loop-at-$o-past-line" [ "$o" -ge 64 ] ;;
 	esac
 done
 
 for mode in short long; do
 	./vline $mode 2>nat-$mode.txt
 	"$SONDE" variance -q -o rec-$mode -- ./vline $mode >out-$mode.txt 2>err-$mode.txt
-	check "t812-$mode-run" [ $? -eq 0 ]
+	check "t813-$mode-run" [ $? -eq 0 ]
 	F=rec-$mode/variance/functions.csv
 	ni=$(var_col $F in_$mode "main > in_$mode" cpu-time instances)
 	min=$([ $mode = short ] && echo 20 || echo 3)
-	check "t812-$mode-instances-${ni:-0}" [ "${ni:-0}" -ge $min ]
+	check "t813-$mode-instances-${ni:-0}" [ "${ni:-0}" -ge $min ]
 	mi=$(var_col $F in_$mode "main > in_$mode" cpu-time mean)
 	mn=$(awk -v f=in_$mode '$1 == "mean" && $2 == f { print $3 * 1e6 }' nat-$mode.txt)
 	r=$(awk -v a="${mi:-0}" -v b="${mn:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')
-	check "t812-$mode-mean-over-native-$r" float_between "$r" 0.667 1.5
+	check "t813-$mode-mean-over-native-$r" float_between "$r" 0.667 1.5
 	if [ $mode = short ]; then
 		mp=$(var_col $F pad_$mode "main > pad_$mode" cpu-time mean)
 		r=$(awk -v a="${mi:-0}" -v b="${mp:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')
-		check "t812-$mode-mean-over-twin-$r" float_between "$r" 0.8 1.25
+		check "t813-$mode-mean-over-twin-$r" float_between "$r" 0.8 1.25
 	fi
 	cn=$(awk '/^cpu / { print $2 }' nat-$mode.txt)
 	cs=$(awk '/^cpu / { print $2 }' err-$mode.txt)
 	r=$(awk -v a="${cs:-0}" -v b="${cn:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')
-	check "t812-$mode-cpu-$cs-over-native-$cn-$r" float_between "$r" 0 1.5
+	check "t813-$mode-cpu-$cs-over-native-$cn-$r" float_between "$r" 0 1.5
 	if [ $mode = short ]; then
 		hit=$(awk -F, -v m="${mp:-0}" 'NR > 1 && $1 == "in_short" && $7 > 3 * m { n++ } END { print n + 0 }' \
 			rec-$mode/variance/instances.csv)
-		check "t812-short-slowed-$hit-of-${ni:-0}" [ "$hit" -le 1 ]
+		check "t813-short-slowed-$hit-of-${ni:-0}" [ "$hit" -le 1 ]
 	fi
 done
 # the picks that waited for the measured instance's return (doc: the gate), which the
 # 25 ms one gets at nearly every instance
 d=$(sed -n 's/^variance_deferred=//p' rec-long/*.proc | head -1)
-check "t812-long-deferred-${d:-none}" [ "${d:-0}" -ge 1 ]
+check "t813-long-deferred-${d:-none}" [ "${d:-0}" -ge 1 ]
