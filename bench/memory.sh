@@ -195,7 +195,8 @@ for c in $cases; do
 		awk '{ printf "%s%dx%d:%d", s, $1, $2, $3; s = ", " }')"
 done
 echo "(the runtime's anonymous mappings: per thread a 64 MB arena (reserved, touched as used),"
-echo " a 16 KB stream buffer (its file's name first), a 256 KB alternate signal stack, a 4 KB"
+echo " a 256 KB stream buffer (its file's name first; 16 KB used, doubling at each flush),"
+echo " a 256 KB alternate signal stack, a 4 KB"
 echo " thread record; libsonde.so's .bss and .lbss follow its file mapping; adjacent mappings"
 echo " of one kind merge, and threads that ended before exit have unmapped theirs.  The"
 echo " runtime's own libraries (libsonde.so, libZydis, libgcc_s, libunwind) are mapped 16 KB"
