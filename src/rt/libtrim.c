@@ -12,9 +12,10 @@
  * page-cache miss: harmless, the file is cached), which the kernel keeps as a mapping of
  * its own, and each granule becomes a mapping that a fault fills at most whole.  Not one
  * page: a mapping a page made every fork copy and every exit free ~200 more mappings,
- * and a forked child, which keeps no file page of its parent's, refault every page the
- * runtime uses one by one (the review's fork loop: +10-23% task-clock, 87 -> 105 faults a
- * child); 4 pages keep most of the saving at a quarter of the mappings (doc/architecture.md
+ * and a forked child, which keeps no file page of its parent's, refaulted every page the
+ * runtime used one by one (the review's fork loop: +10-23% task-clock, 87 -> 105 faults a
+ * child); 4 pages keep two thirds of the saving with a sixth of the extra mappings (92
+ * against 256 under comm, 57 untrimmed: doc/architecture.md
  * "The runtime's fixed memory").  The pages mapped before that (ld.so's
  * relocation pass over the ELF headers, start-up code) are unmapped by MADV_DONTNEED,
  * which on a page of a private file mapping that nobody wrote just drops the mapping:
