@@ -15,8 +15,8 @@
  * and a forked child, which keeps no file page of its parent's, refaulted every page the
  * runtime used one by one (the review's fork loop: +10-23% task-clock, 87 -> 105 faults a
  * child); 4 pages keep two thirds of the saving with a sixth of the extra mappings (92
- * against 256 under comm, 57 untrimmed: doc/architecture.md
- * "The runtime's fixed memory").  The pages mapped before that (ld.so's
+ * against 256 under comm, 57 untrimmed: doc/architecture.md, "The runtime's own
+ * libraries, resident by the page").  The pages mapped before that (ld.so's
  * relocation pass over the ELF headers, start-up code) are unmapped by MADV_DONTNEED,
  * which on a page of a private file mapping that nobody wrote just drops the mapping:
  * the next use maps the page cache's page again (one minor fault a page).  Pages written
