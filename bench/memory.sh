@@ -7,8 +7,10 @@
 # file, [heap], [stack] and [anon] (the runtime's own mmaps are anonymous), and the
 # anonymous mappings grouped by their size (each size is one kind of runtime memory:
 # see the legend printed at the end), and the runs' minor page faults (the runtime's own
-# libraries are mapped a page a mapping, src/rt/libtrim.c: each page they use is a fault
-# of its own).  The dumper adds its own ~20 KB to every run alike;
+# libraries are mapped 16 KB a mapping, src/rt/libtrim.c: each granule they use is a fault
+# of its own).  Beside the peak RSS, the private part of the resident memory at exit
+# (RssAnon): the trimming lowers the peak RSS by file pages not mapped, which stay in the
+# page cache, so a peak RSS fall is not all memory the machine gets back.  The dumper adds its own ~20 KB to every run alike;
 # it skips the sonde CLI, which inherits LD_PRELOAD.  Peak memory does not depend on the
 # machine's load, but which of libc's pages are resident does (+-100 KB from run to run).
 # Targets of peak memory: mem <= 1.10x or + 8 MiB under 80 MiB (issue 7), comm <= 1.15x
@@ -108,6 +110,9 @@ case_setup() {
 
 hwm() { awk '/^VmHWM:/ { print $2 }' "$1"; }
 minflt() { awk '/^MinFlt:/ { print $2 }' "$1"; }
+# private memory at exit (anonymous: heap, stacks, arenas, written pages of files); the
+# rest of the peak RSS is file pages, shared with the page cache (and other processes)
+rssanon() { awk '/^RssAnon:/ { print $2 }' "$1"; }
 # run1 SMAPS LIST CMD...: one run, its dump written to SMAPS; its peak RSS appended to LIST
 # only if it exited 0 and wrote the dump (a failed run must not count a round before's)
 failed=0
@@ -118,6 +123,7 @@ run1() {
 	if VBENCH_SMAPS=$T/$f "$@" >/dev/null 2>&1 && [ -s "$f" ]; then
 		hwm "$f" >>"$l"
 		minflt "$f" >>"$l.flt"
+		rssanon "$f" >>"$l.anon"
 	else
 		failed=$((failed + 1))
 	fi
@@ -148,6 +154,7 @@ echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /p
 for c in $cases; do
 	case_setup "$c" || continue
 	: >hn; : >ho; : >hp; : >hb; : >hn.flt; : >ho.flt; : >hp.flt; : >hb.flt
+	: >hn.anon; : >ho.anon; : >hp.anon; : >hb.anon
 	for i in $(seq "$PAIRS"); do
 		# shellcheck disable=SC2086
 		run1 sn hn env LD_PRELOAD=$T/dump.so $prog
@@ -171,7 +178,10 @@ for c in $cases; do
 	echo "$c: sonde $tool -- $prog"
 	awk -v n="$n" -v o="$o" -v p="$p" 'BEGIN { printf "  peak RSS (KB, median): alone %d, +libsonde.so (runtime off) %d, profiled %d: %.2fx (+%d KB; off %.2fx, +%d KB)\n", n, o, p, p / n, p - n, o / n, o - n }'
 	[ -n "$before" ] && awk -v n="$n" -v b="$(median <hb)" 'BEGIN { printf "  before (%s): profiled %d: %.2fx (+%d KB)\n", ENVIRON["MEMORY_BENCH_BEFORE"], b, b / n, b - n }'
-	# each page the runtime's trimmed libraries use is a fault of its own (src/rt/libtrim.c)
+	# peak RSS counts file pages that stay in the page cache when unmapped: the private
+	# part is what the machine's memory (and a cgroup's charge, beside the page cache) pays
+	echo "  private memory at exit (RssAnon KB, median): alone $(median <hn.anon), runtime off $(median <ho.anon), profiled $(median <hp.anon)${before:+, before $(median <hb.anon)}"
+	# each granule the runtime's trimmed libraries use is a fault of its own (src/rt/libtrim.c)
 	echo "  minor page faults (median): alone $(median <hn.flt), runtime off $(median <ho.flt), profiled $(median <hp.flt)${before:+, before $(median <hb.flt)}"
 	# the last run's smaps at exit, profiled (and runtime off) less native
 	by_file sn >fn; by_file so >fo; by_file sp >fp
@@ -185,10 +195,11 @@ for c in $cases; do
 		awk '{ printf "%s%dx%d:%d", s, $1, $2, $3; s = ", " }')"
 done
 echo "(the runtime's anonymous mappings: per thread a 64 MB arena (reserved, touched as used),"
-echo " a 16 KB stream buffer (its file's name first), a 256 KB alternate signal stack, a 4 KB"
+echo " a 256 KB stream buffer (its file's name first; 16 KB used, doubling at each flush),"
+echo " a 256 KB alternate signal stack, a 4 KB"
 echo " thread record; libsonde.so's .bss and .lbss follow its file mapping; adjacent mappings"
 echo " of one kind merge, and threads that ended before exit have unmapped theirs.  The"
-echo " runtime's own libraries (libsonde.so, libZydis, libgcc_s, libunwind) are mapped a page"
-echo " a mapping (src/rt/libtrim.c): by file their pages add up as before.  doc/architecture.md,"
+echo " runtime's own libraries (libsonde.so, libZydis, libgcc_s, libunwind) are mapped 16 KB"
+echo " a mapping (src/rt/libtrim.c), except under variance: by file their pages add up as before.  doc/architecture.md,"
 echo " \"The runtime's fixed memory\")"
 exit 0

@@ -480,18 +480,19 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	config_read();
 	if (!rt_cfg.enabled)
 		return;
-	/* first: libsonde.so's start-up code and what it pulled in around it unmapped, the
-	 * rest resident by the page (libtrim.c) */
-	rt_trim_object_at((const void *)&sonde_init);
 	rt_pid = (int)getpid();
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
 	stem_set();
 	if (rt_tool_pick())
 		return;
-	/* variance's page-fault counts must not see the runtime's first touches (t802) */
+	/* variance's page-fault counts must not see the runtime's first touches (t802), in a
+	 * forked child either: its libraries stay mapped whole, as fault-around maps them */
 	if (rt_tool->flags & RT_TOOL_COUNTS_FAULTS)
-		rt_trim_set_prefault();
+		rt_trim_set_off();
+	/* first: libsonde.so's start-up code and what it pulled in around it unmapped, the
+	 * rest resident by the granule (libtrim.c) */
+	rt_trim_object_at((const void *)&sonde_init);
 	source_pick();
 	watch_pick();
 	unwinders_init();

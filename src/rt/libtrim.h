@@ -13,15 +13,17 @@
 void *rt_dlopen_trimmed(const char *name);
 
 /* The loaded object holding addr: its read-only segments (code, constants, ELF headers)
- * are split into one-page mappings, so that the kernel's fault-around maps only the pages
- * touched, not the 64 KB around each, and their pages mapped so far are unmapped (they
+ * are split into 16 KB mappings, so that the kernel's fault-around maps only the 16 KB
+ * around the pages touched, not the 64 KB around each, and their pages mapped so far are unmapped (they
  * come back from the page cache at their next use).  Pages the process wrote (a
  * debugger's breakpoints) are left alone.  0, or -errno when the object is not found. */
 int rt_trim_object_at(const void *addr);
 
-/* From now on every object trimmed is then made resident whole, a page at a time (a
- * tool that counts page faults: RT_TOOL_COUNTS_FAULTS), so that no handler takes a fault
- * on the runtime's code or constants while a measurement is open. */
-void rt_trim_set_prefault(void);
+/* From now on nothing is trimmed: rt_dlopen_trimmed is dlopen, rt_trim_object_at does
+ * nothing.  For a tool that counts page faults (RT_TOOL_COUNTS_FAULTS): the runtime's
+ * libraries keep the kernel's fault-around, and a forked child its parent's mappings of
+ * them, so that no handler takes a fault on the runtime's code or constants while a
+ * measurement is open (t802). */
+void rt_trim_set_off(void);
 
 #endif

@@ -251,8 +251,8 @@ struct watch_trap;
 				 * ordinary code (allocation sites, the inst source's callbacks),
 				 * and a path from a signal context keeps its leaf alone */
 #define RT_TOOL_COUNTS_FAULTS 0x40	/* counts the program's page faults in its
-				 * measurements: the runtime's own libraries are made resident
-				 * at start (libtrim.c), so that no handler faults on them */
+				 * measurements: the runtime's own libraries are not trimmed
+				 * (libtrim.c), so that no handler faults on them */
 
 struct rt_tool {
 	const char *name;
