@@ -29,6 +29,14 @@ SONDE=$SONDE_BUILD/sonde
 T=$(mktemp -d)
 busy_pids=""
 cleanup() { [ -n "$busy_pids" ] && kill $busy_pids 2>/dev/null; rm -rf "$T"; }
+# the co-runners of a loaded round: start BUSY of them, or stop them
+busy_start() { for i in $(seq "$BUSY"); do ./spin & busy_pids="$busy_pids $!"; done; }
+busy_stop() {
+	[ -n "$busy_pids" ] || return 0
+	kill $busy_pids 2>/dev/null
+	wait $busy_pids 2>/dev/null
+	busy_pids=""
+}
 trap cleanup EXIT
 cd "$T" || exit 1
 RUNS=${RUNS:-3}
@@ -54,7 +62,7 @@ if [ "${VARIANCE_SHORT_ONLY:-}" = calib ]; then
 	echo "bench: variance-short calibration: the cost subtracted, ${CALIB_RUNS:-20} runs of each build ($(date -u '+%Y-%m-%d %H:%M') UTC, load $(cut -d' ' -f1-3 /proc/loadavg))"
 	for load in alone busy; do
 		if [ $load = busy ]; then
-			for i in $(seq "$BUSY"); do ./spin & busy_pids="$busy_pids $!"; done
+			busy_start
 			sleep 0.5
 		fi
 		for b in $builds; do : >"cal.$b"; done
@@ -67,11 +75,7 @@ if [ "${VARIANCE_SHORT_ONLY:-}" = calib ]; then
 				sqlite3 c/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'" >>"cal.$b" 2>/dev/null
 			done
 		done
-		if [ -n "$busy_pids" ]; then
-			kill $busy_pids 2>/dev/null
-			wait $busy_pids 2>/dev/null
-			busy_pids=""
-		fi
+		busy_stop
 		for b in $builds; do
 			sort -g "cal.$b" | awk -v b=$b -v l=$load '{ a[NR] = $1 / 1e3 } END {
 				printf "  %-6s %-5s %2d runs: min %.2f, p10 %.2f, median %.2f, p90 %.2f, max %.2f us; over min + 1 us: %d\n",
@@ -133,18 +137,14 @@ report() {
 echo "bench: variance-short: leaves of 2-50 us of CPU time under sonde variance (-p 1 ms, $SECS s a run, $RUNS runs a case, $PER_US loop iterations/us; $(date -u '+%Y-%m-%d %H:%M') UTC, load $(cut -d' ' -f1-3 /proc/loadavg))"
 for load in alone busy; do
 	if [ $load = busy ]; then
-		for i in $(seq "$BUSY"); do ./spin & busy_pids="$busy_pids $!"; done
+		busy_start
 		sleep 0.5
 	fi
 	for c in $cases; do : >"$c.$load"; : >"$c.$load.inst"; : >"$c.$load.cost"; done
 	for r in $(seq "$RUNS"); do
 		for c in $cases; do one_run "r-$c-$load-$r" "$c"; done
 	done
-	if [ -n "$busy_pids" ]; then
-		kill $busy_pids 2>/dev/null
-		wait $busy_pids 2>/dev/null
-		busy_pids=""
-	fi
+	busy_stop
 	for c in $cases; do
 		echo
 		echo "  $c, $load$([ $load = busy ] && echo " (beside $BUSY CPU-bound loops)"), load now $(cut -d' ' -f1 /proc/loadavg); in us, errors = measured - the native run's CPU time per call"
