@@ -71,10 +71,11 @@ others() {
 # the truth of the co-runner and quota cases ("the only CPU shortage is the one injected
 # here") no longer holds (others at 100%: the co-runner flagged on 0 of its 26 cells; at
 # 50%, another 'make check' beside it: recall 0.385, the quota's cells 0 of 13); a SKIP.
+# not_saturated NAME LIMIT: the same at another share (the delay's recall, below).
 not_saturated() {
 	local last
 	last=$(tail -1 others.txt)
-	awk -v w="$last" 'BEGIN { exit !(w < 0.40) }' && return 0
+	awk -v w="$last" -v l="${2:-0.40}" 'BEGIN { exit !(w < l) }' && return 0
 	skip "$1" "other processes used $(awk -v w="$last" 'BEGIN { printf "%.0f", w * 100 }')% of the CPUs before this run: an injected CPU shortage cannot be told from theirs"
 	return 1
 }
@@ -98,7 +99,14 @@ echo "    delay: $score"
 if not_saturated t603-vsensor-delay-precision; then
 	check t603-vsensor-delay-precision float_between "$(val precision "$score")" 0.5 1
 fi
-check t603-vsensor-delay-recall float_between "$(val recall "$score")" 0.2 1
+# The recall, the event and the report's line hold with others up to 50% (past pair runs);
+# at 84% (2026-11-26 12:35 UTC, a clean clone's make check beside this one) recall was 0:
+# every rank short of CPU had its compute flagged, and the rule drops network cells in a
+# slice where some rank's compute is flagged (doc/sonde-vsensor.md, step 5).  A SKIP from
+# 70% of the CPUs taken by others.
+delay_ok=0
+not_saturated "t603-vsensor-delay-recall, -event, -report-network" 0.70 && delay_ok=1
+[ $delay_ok = 1 ] && check t603-vsensor-delay-recall float_between "$(val recall "$score")" 0.2 1
 delay_p=$(val precision "$score") delay_r=$(val recall "$score")
 # an event "ranks 0-3, ..., network" that starts inside the window, and no compute
 # event over the window on every rank (the delay is the network's)
@@ -108,10 +116,10 @@ delay_p=$(val precision "$score") delay_r=$(val recall "$score")
 # the precision bar above says how much it overflows.
 ev_lo=1.8
 awk -v w="$(tail -1 others.txt)" 'BEGIN { exit !(w >= 0.10) }' && ev_lo=0
-check t603-vsensor-delay-event awk -F, -v lo="$ev_lo" 'NR > 1 && $1 == "0-3" && $4 == "network" && $2 >= lo && $2 < 5 && $3 > 2 { ok = 1 } END { exit !ok }' delay/events.csv
+[ $delay_ok = 1 ] && check t603-vsensor-delay-event awk -F, -v lo="$ev_lo" 'NR > 1 && $1 == "0-3" && $4 == "network" && $2 >= lo && $2 < 5 && $3 > 2 { ok = 1 } END { exit !ok }' delay/events.csv
 check t603-vsensor-delay-not-compute awk -F, 'NR > 1 && $1 == "0-3" && $4 == "compute" { bad = 1 } END { exit bad }' delay/events.csv
 "$SONDE" vsensor report delay >report.txt
-check t603-vsensor-report-network grep -qE '^ +0-3 +[0-9.]+ +[0-9.]+ +network' report.txt
+[ $delay_ok = 1 ] && check t603-vsensor-report-network grep -qE '^ +0-3 +[0-9.]+ +[0-9.]+ +network' report.txt
 
 if [ ! -r /proc/thread-self/schedstat ]; then
 	skip t603-vsensor-busy "no /proc/thread-self/schedstat (the CPU share is what shows a co-runner)"
