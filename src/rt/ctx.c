@@ -24,6 +24,7 @@
 
 #include "rt/rt.h"
 #include "rt/ctx.h"
+#include "rt/libtrim.h"
 #include "rt/sigsafe.h"
 
 struct cct_node {
@@ -224,15 +225,7 @@ static void find_slots(const struct dl_phdr_info *info, const ElfW(Rela) *rel, s
  * of that name (a program linked to LLVM's libunwind.so.1 has it earlier in the list). */
 static int holds_unwinder(const struct dl_phdr_info *info)
 {
-	uint64_t mine = (uint64_t)(uintptr_t)unw.init_local;
-
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && mine >= lo && mine < lo + ph->p_memsz)
-			return 1;
-	}
-	return 0;
+	return rt_dl_holds(info, (uintptr_t)unw.init_local);
 }
 
 /* Its whole range: its pipe2 calls (the fallback below) are told apart by it. */

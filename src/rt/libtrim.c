@@ -130,7 +130,7 @@ struct trim_at {
 	int pm, found;
 };
 
-static int holds(const struct dl_phdr_info *info, uintptr_t addr)
+int rt_dl_holds(const struct dl_phdr_info *info, uintptr_t addr)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -146,7 +146,7 @@ static int trim_at_cb(struct dl_phdr_info *info, size_t size, void *data)
 	struct trim_at *t = data;
 
 	(void)size;
-	if (!holds(info, t->addr))
+	if (!rt_dl_holds(info, t->addr))
 		return 0;
 	trim_object(info, t->pm);
 	t->found = 1;

@@ -6,11 +6,18 @@
 #ifndef SONDE_RT_LIBTRIM_H
 #define SONDE_RT_LIBTRIM_H
 
+#include <stdint.h>
+
 /* dlopen(name, RTLD_NOW | RTLD_LOCAL) for the runtime's own use; the objects it adds to
  * the process (name and its dependencies) are trimmed as rt_trim_object_at does.  A
  * library the program had already loaded is returned as it is, untouched.  The handle,
  * or NULL as dlopen gives it. */
 void *rt_dlopen_trimmed(const char *name);
+
+/* Whether one of the loaded object's PT_LOAD segments holds addr (for dl_iterate_phdr's
+ * callbacks: libtrim.c's, ctx.c's). */
+struct dl_phdr_info;
+int rt_dl_holds(const struct dl_phdr_info *info, uintptr_t addr);
 
 /* The loaded object holding addr: its read-only segments (code, constants, ELF headers)
  * are split into 16 KB mappings, so that the kernel's fault-around maps only the 16 KB
