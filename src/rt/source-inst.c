@@ -79,22 +79,24 @@ static int inst_jitter;
 
 /*
  * The callbacks' per-thread state, in one TLS block (one GOT load reaches all of it): the
- * sampling countdown, and the thread's own copy of its soft-watch filter (watch.h's
- * struct watch_soft_head): [lo, lo + span) covers the thread's armed data slots (span 0:
- * none), `words` their filter bits.  The copy is refreshed in the slow path whenever the
- * process-wide watch_soft_gen differs from `gen` (a soft slot of some thread changed), so
- * a thread with nothing armed, or an access outside its armed bounds, costs a subtraction
- * and a compare, never a pointer chase into the set.
+ * sampling countdown, and the thread's own copy of its soft-watch filters (watch.h's
+ * struct watch_soft_head): `pages`, the pages where an access may overlap one of the
+ * thread's armed data slots (0: none), and `words`, the words filter (watch_soft_bit;
+ * after the rest, which every access reads).  The copy is refreshed in the slow path
+ * whenever the process-wide watch_soft_gen differs from `gen` (a soft slot of some thread
+ * changed), so a thread with nothing armed, or an access in a page away from its slots,
+ * costs a shift and a bit test, never a pointer chase into the set.
  */
 struct inst_tls {
 	uint64_t countdown;
-	uint64_t lo, span, words;
+	uint64_t pages;
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
 	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
 	/* the every-access path's last call site and its instruction, one per callback
 	 * (inst_fix_slot): checked before the thread's cache (inst_every) */
 	struct inst_fix last[INST_FIX_SLOTS];
+	uint64_t words[WATCH_SOFT_FILTER_WORDS];
 };
 
 static RT_TLS struct inst_tls inst_tls;
@@ -388,26 +390,38 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_mine(struct rt_th
 	watch_soft_trap(t, hit, addr, len, store, ip);
 }
 
-/* The filter bits of the words an access of len <= 16 bytes touches (watch_soft_words
- * without its loop: len is a constant in every callback). */
-static inline SIGSAFE uint64_t inst_words(uint64_t addr, uint32_t len)
+/* Does the thread's filter copy have a bit of the words an access of len <= 16 bytes
+ * touches (watch_soft_maybe's test without its loop: len is a constant in every
+ * callback)?  Only the thread itself writes the copy: plain loads.  An access of up to 8
+ * bytes within one word (the aligned ones) hashes that word alone: the second word's hash
+ * and load were taken at every access near an armed slot, which is nearly every access of
+ * sampled `sonde reuse` (its slots spread over the arrays). */
+static inline SIGSAFE int inst_words(const struct inst_tls *x, uint64_t addr, uint32_t len)
 {
-	uint64_t m = watch_soft_word(addr >> 3) | watch_soft_word((addr + len - 1) >> 3);
+	uint64_t b = watch_soft_bit(addr >> 3);
+	uint64_t m = x->words[b / 64] >> (b % 64);
 
-	if (len > 8)
-		m |= watch_soft_word((addr >> 3) + 1);
-	return m;
+	if (len > 8 || __builtin_expect((addr & 7) + len > 8, 0)) {
+		b = watch_soft_bit((addr + len - 1) >> 3);
+		m |= x->words[b / 64] >> (b % 64);
+		if (len > 8) {
+			b = watch_soft_bit((addr >> 3) + 1);
+			m |= x->words[b / 64] >> (b % 64);
+		}
+	}
+	return (int)(m & 1);
 }
 
-/* The longest access a callback reports (__sanitizer_cov_load16). */
-#define INST_MAX_LEN 16
-
-/* Can an access at addr (of at most INST_MAX_LEN bytes) touch the thread's armed bounds?
- * The TLS copy starts INST_MAX_LEN - 1 bytes below the bounds, so one subtraction and one
- * unsigned compare decide it; with span 0 never. */
+/* Can an access at addr (of at most WATCH_SOFT_MAX_ACCESS bytes) touch the thread's armed
+ * slots?  Its page's bit in the pages filter (watch_soft_pages), with nothing armed never.
+ * Until 2026-11-26 this compared addr with the bounds of all the armed slots, which let
+ * nearly every access through to the words filter once slots were spread over the
+ * program's arrays (sampled `sonde reuse`: 4 slots in each thread, its own and the
+ * other threads'): that filter's hash and load at every access were most of its cost on
+ * RIBench (bench/reuse.sh, doc/sonde-reuse.md). */
 static inline SIGSAFE int inst_near(const struct inst_tls *x, uint64_t addr)
 {
-	return addr - x->lo < x->span;
+	return (int)((x->pages >> ((addr >> 12) % 64)) & 1);
 }
 
 /* Refresh the thread's filter copy from its watch set: watch_soft_gen is read (acquire)
@@ -424,20 +438,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_sync(struct inst_
 	const struct rt_thread *t = rt_self_tls;
 	const struct watch_soft_head *h =
 		t ? __atomic_load_n((void *const *)&t->watch, __ATOMIC_ACQUIRE) : NULL;
-	uint64_t lo = 0, hi = 0, words = 0;
+	uint64_t pages = 0, words[WATCH_SOFT_FILTER_WORDS] = { 0 };
 
 	if ((uintptr_t)h > WATCH_SET_DEAD && __atomic_load_n(&h->armed, __ATOMIC_ACQUIRE)) {
-		lo = __atomic_load_n(&h->lo, __ATOMIC_RELAXED);
-		hi = __atomic_load_n(&h->hi, __ATOMIC_RELAXED);
-		words = __atomic_load_n(&h->words, __ATOMIC_RELAXED);
+		pages = __atomic_load_n(&h->pages, __ATOMIC_RELAXED);
+		for (int i = 0; i < WATCH_SOFT_FILTER_WORDS; i++)
+			words[i] = __atomic_load_n(&h->words[i], __ATOMIC_RELAXED);
 	}
-	if (hi <= lo)
-		lo = hi = 0;
-	else
-		lo = lo > INST_MAX_LEN - 1 ? lo - (INST_MAX_LEN - 1) : 0;
-	x->lo = lo;
-	x->span = hi - lo;
-	x->words = words;
+	x->pages = pages;
+	for (int i = 0; i < WATCH_SOFT_FILTER_WORDS; i++)
+		x->words[i] = words[i];
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	x->gen = gen;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -472,7 +482,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 	}
 	if (x->gen != __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED))
 		inst_watch_sync(x);
-	if (!inst_near(x, addr) || !(inst_words(addr, len) & x->words))
+	if (!inst_near(x, addr) || !inst_words(x, addr, len))
 		return;
 	struct rt_thread *t = rt_self();
 	if (t)
@@ -511,7 +521,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		int stale = gen != x->gen;                                               \
 		int near = inst_near(x, a);                                              \
 		if (__builtin_expect(due | stale | near, 0)) {                           \
-			if (!(due | stale) && !(inst_words(a, len) & x->words))          \
+			if (!(due | stale) && !inst_words(x, a, len))                    \
 				return;                                                  \
 			if ((due & ~(stale | near)) && inst_every_fn) { /* one branch */ \
 				inst_every(a, len, flags,                                \

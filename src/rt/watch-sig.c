@@ -299,19 +299,27 @@ int watch_thread_init(struct rt_thread *t)
 static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 {
 	uint64_t lo = len ? a : UINT64_MAX, hi = len ? a + len : 0;
-	uint64_t words = len ? watch_soft_words(a, len) : 0;
+	uint64_t words[WATCH_SOFT_FILTER_WORDS] = { 0 };
+	uint64_t pages = len ? watch_soft_pages(a, len) : 0;
 
+	if (len)
+		watch_soft_words(words, a, len);
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
 		const struct watch_slot *sl = &s->slot[i];
 		if (sl->state != SLOT_ARMED || calls_only(sl))
 			continue;
 		lo = sl->addr < lo ? sl->addr : lo;
 		hi = sl->addr + sl->len > hi ? sl->addr + sl->len : hi;
-		words |= watch_soft_words(sl->addr, sl->len);
+		watch_soft_words(words, sl->addr, sl->len);
+		pages |= watch_soft_pages(sl->addr, sl->len);
 	}
 	__atomic_store_n(&s->h.lo, lo, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->h.hi, hi, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->h.words, words, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->h.pages, pages, __ATOMIC_RELAXED);
+	/* word by word: a copy read between two stores is stamped with a generation that
+	 * the change then moves (source-inst.c, inst_watch_sync), as with one word */
+	for (int i = 0; i < WATCH_SOFT_FILTER_WORDS; i++)
+		__atomic_store_n(&s->h.words[i], words[i], __ATOMIC_RELAXED);
 }
 
 /*

@@ -317,34 +317,79 @@ void watch_soft_changed_self(void);
 /* t->watch after watch_thread_release. */
 #define WATCH_SET_DEAD 1
 
+/* The words filter: WATCH_SOFT_FILTER_WORDS 64-bit words, a bit for each hash of an
+ * 8-byte word.  A multiplicative hash, so that neither a sweep nor a power-of-two stride
+ * maps every access onto one armed slot's bit.  An access to a word that no slot holds
+ * passes with a chance of about (armed words)/512: 4 slots of 8 bytes, 1 in 128.  With one
+ * 64-bit word (until 2026-11-26) it was 1 in 16, where the bounds alone let nearly all
+ * through once 4 slots are spread over one array (the reuse tool's process-wide slots),
+ * and the accesses that passed were most of sampled `sonde reuse`'s cost on RIBench: a
+ * mispredicted branch and the callbacks' slow path (watch_soft_match), ~6% of its accesses
+ * (bench/reuse.sh, doc/sonde-reuse.md). */
+#define WATCH_SOFT_FILTER_WORDS 8
+#define WATCH_SOFT_FILTER_SHIFT 55	/* 64 - log2(64 * WATCH_SOFT_FILTER_WORDS) */
+/* The longest access a load/store callback reports (__sanitizer_cov_load16): the pages
+ * filter covers the accesses of up to this many bytes that start before a range and end
+ * in it. */
+#define WATCH_SOFT_MAX_ACCESS 16
+
 /* The beginning of every watch set: what the callbacks' inline check reads.  Written
  * under the set's lock; the bounds cover every armed slot (widened before a slot is
  * published in `armed`, narrowed after it left). */
 struct watch_soft_head {
 	unsigned armed;		/* bit i: slot i is armed */
 	uint64_t lo, hi;	/* [lo, hi) covers the armed slots' ranges */
-	uint64_t words;		/* bit watch_soft_word(g): an armed range holds 8-byte word g */
+	/* bit p % 64: an access of up to WATCH_SOFT_MAX_ACCESS bytes starting in page p
+	 * (4 KiB) may overlap an armed range (watch_soft_pages) */
+	uint64_t pages;
+	/* bit watch_soft_bit(g) of this bitmap: an armed range may hold 8-byte word g */
+	uint64_t words[WATCH_SOFT_FILTER_WORDS];
 };
 
-/* A 64-bit filter of 8-byte words: a multiplicative hash, so that neither a sweep nor a
- * power-of-two stride maps every access onto one armed slot's bit.  An access to a word
- * that no slot holds passes with a chance of about (armed words)/64: 4 slots of 8 bytes,
- * 1 in 16 at most, where the bounds alone let nearly all through once 4 slots are spread
- * over one array (the reuse tool's process-wide slots). */
-static inline uint64_t watch_soft_word(uint64_t g)
+/* Word g's bit in the filter. */
+static inline uint64_t watch_soft_bit(uint64_t g)
 {
-	return 1ull << ((g * 0x9e3779b97f4a7c15ull) >> 58);
+	return (g * 0x9e3779b97f4a7c15ull) >> WATCH_SOFT_FILTER_SHIFT;
 }
 
-/* The filter bits of the words that [addr, addr+len) touches (len <= 64 words, else all). */
-static inline uint64_t watch_soft_words(uint64_t addr, uint64_t len)
+/* Is word g's bit set in filter f? */
+static inline int watch_soft_has(const uint64_t *f, uint64_t g)
 {
-	uint64_t g0 = addr >> 3, g1 = (addr + (len ? len : 1) - 1) >> 3, m = 0;
+	uint64_t b = watch_soft_bit(g);
 
-	if (g1 - g0 >= 64)
+	return (int)((__atomic_load_n(&f[b / 64], __ATOMIC_RELAXED) >> (b % 64)) & 1);
+}
+
+/* Set in f the bits of the words that [addr, addr+len) touches (all of them when it
+ * touches more words than the filter has bits). */
+static inline void watch_soft_words(uint64_t *f, uint64_t addr, uint64_t len)
+{
+	uint64_t g0 = addr >> 3, g1 = (addr + (len ? len : 1) - 1) >> 3;
+
+	if (g1 - g0 >= 64 * WATCH_SOFT_FILTER_WORDS) {
+		for (int i = 0; i < WATCH_SOFT_FILTER_WORDS; i++)
+			f[i] = ~0ull;
+		return;
+	}
+	for (uint64_t g = g0; g <= g1; g++) {
+		uint64_t b = watch_soft_bit(g);
+		f[b / 64] |= 1ull << (b % 64);
+	}
+}
+
+/* The pages filter's bits of range [addr, addr+len): the pages in which an access of up to
+ * WATCH_SOFT_MAX_ACCESS bytes that overlaps it can start, by their low 6 bits (a sweep
+ * meets an armed range's bit for one page in 64, in a run that a branch predicts; a
+ * stride of 64 pages falls on one bit, and then the words filter sorts it out). */
+static inline uint64_t watch_soft_pages(uint64_t addr, uint64_t len)
+{
+	uint64_t lo = addr > WATCH_SOFT_MAX_ACCESS - 1 ? addr - (WATCH_SOFT_MAX_ACCESS - 1) : 0;
+	uint64_t p0 = lo >> 12, p1 = (addr + (len ? len : 1) - 1) >> 12, m = 0;
+
+	if (p1 - p0 >= 63)
 		return ~0ull;
-	for (uint64_t g = g0; g <= g1; g++)
-		m |= watch_soft_word(g);
+	for (uint64_t p = p0; p <= p1; p++)
+		m |= 1ull << (p % 64);
 	return m;
 }
 
@@ -358,9 +403,16 @@ static inline int watch_soft_maybe(const struct rt_thread *t, uint64_t addr, uin
 
 	if ((uintptr_t)h <= WATCH_SET_DEAD || !__atomic_load_n(&h->armed, __ATOMIC_ACQUIRE))
 		return 0;
-	return addr < __atomic_load_n(&h->hi, __ATOMIC_RELAXED) &&
-	       __atomic_load_n(&h->lo, __ATOMIC_RELAXED) < addr + len &&
-	       (watch_soft_words(addr, len) & __atomic_load_n(&h->words, __ATOMIC_RELAXED));
+	if (!(addr < __atomic_load_n(&h->hi, __ATOMIC_RELAXED) &&
+	      __atomic_load_n(&h->lo, __ATOMIC_RELAXED) < addr + len))
+		return 0;
+	uint64_t g0 = addr >> 3, g1 = (addr + (len ? len : 1) - 1) >> 3;
+	if (g1 - g0 >= 64 * WATCH_SOFT_FILTER_WORDS)
+		return 1;
+	for (uint64_t g = g0; g <= g1; g++)
+		if (watch_soft_has(h->words, g))
+			return 1;
+	return 0;
 }
 
 /* Slots of t (bit i = slot i) whose armed range [addr, addr+len) overlaps and whose type

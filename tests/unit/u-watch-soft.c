@@ -402,6 +402,56 @@ TEST(runtime_memory_refused)
 	CHECK(live() == 0);
 }
 
+/* The callbacks' filters (source-inst.c: the pages filter, then the words filter) must
+ * let through every access that overlaps an armed slot: accesses of 1 to 16 bytes at
+ * every start from 20 bytes before a slot to past its end, the slot at a page's start
+ * (an access starting in the page before overlaps it), at a page's end, and with a second
+ * slot 64 pages on, whose page has the same bit in the pages filter.  A trap is expected
+ * where the access overlaps a slot, computed from the offsets. */
+static void load_any(uint64_t a, int len)
+{
+	void *p = (void *)(uintptr_t)a;
+
+	switch (len) {
+	case 1: __sanitizer_cov_load1(p); break;
+	case 4: __sanitizer_cov_load4(p); break;
+	case 8: __sanitizer_cov_load8(p); break;
+	default: __sanitizer_cov_load16(p); break;
+	}
+}
+
+TEST(filters_page_edges)
+{
+	const size_t size = 80 * 4096;
+	char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static const int lens[] = { 1, 4, 8, 16 };
+	static const size_t at[] = { 4096, 2 * 4096 - 8, 3 * 4096 + 1024 };
+
+	CHECK(m != MAP_FAILED);
+	for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		struct hits h = { 0 };
+		uint64_t s0 = (uint64_t)(uintptr_t)(m + at[k]), s1 = s0 + 64 * 4096;
+		struct watch_req r0 = req((void *)(uintptr_t)s0, 8, WATCH_RW, WATCH_PERSIST, &h);
+		struct watch_req r1 = req((void *)(uintptr_t)s1, 8, WATCH_RW, WATCH_PERSIST, &h);
+		int w0 = watch_arm(&main_t, &r0), w1 = watch_arm(&main_t, &r1);
+		int want = 0;
+
+		CHECK(w0 >= 0 && w1 >= 0);
+		for (uint64_t base = s0; base <= s1; base += s1 - s0)
+			for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+				for (uint64_t a = base - 20; a < base + 12; a++) {
+					load_any(a, lens[l]);
+					want += a < base + 8 && base < a + (uint64_t)lens[l];
+				}
+		CHECK(want > 0);
+		CHECK(h.n == want);
+		CHECK(!h.bad);
+		watch_disarm(&main_t, w0);
+		watch_disarm(&main_t, w1);
+	}
+	munmap(m, size);
+}
+
 /* The callbacks keep a per-thread copy of the thread's filter (source-inst.c): changes to
  * the caller's own slots refresh only its own copy, and leave watch_soft_gen (which every
  * thread's fast path compares) alone; the copy still follows each arm and disarm at once. */
@@ -592,6 +642,7 @@ int main(void)
 	RUN(busy_drops);
 	RUN(slots_policies_modify);
 	RUN(runtime_memory_refused);
+	RUN(filters_page_edges);
 	RUN(own_changes_keep_generation);
 	RUN(arm_another_thread);
 	RUN(race_arm_while_storing);
