@@ -11,9 +11,9 @@
 #   bench/reuse.sh callgrind   instructions per access of --exact against the program's own
 #                              (valgrind's callgrind, one thread: the steady state, a run of
 #                              -o 6 minus one of -o 2), and the functions that execute them
-# REUSE_BENCH_BEFORE=DIR adds, in every round, --exact run by another build's sonde (DIR:
-# its build directory, e.g. a copy of build/ made before a change): before and after side
-# by side, under the same load.
+# REUSE_BENCH_BEFORE=DIR adds, in every round, --exact and sampled (period 10007) run by
+# another build's sonde (DIR: its build directory, e.g. a copy of build/ made before a
+# change): before and after side by side, under the same load.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -63,30 +63,36 @@ cpu_ratio() {
 
 before=${REUSE_BENCH_BEFORE:-}
 [ -z "$before" ] || [ -x "$before/sonde" ] || { echo "bench: $before/sonde missing" >&2; exit 1; }
-echo "bench: rbench $args, $pairs alternating rounds (native sonde-cc run, sampled p4001, sampled p10007, sampled --spatial, --exact${before:+, --exact of $before})"
+echo "bench: rbench $args, $pairs alternating rounds (native sonde-cc run, sampled p4001, sampled p10007, sampled --spatial, --exact${before:+, --exact and sampled p10007 of $before}); $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 # The runtime is preloaded into /usr/bin/time too, where --exact and --spatial refuse to start (not a
 # sonde-cc program) and says so before the exec: that line is filtered out.
 quiet() { "$@" 2>&1 >/dev/null | grep -v -e "this program was not built by sonde-cc" -e "only software watchpoints can" >&2; }
 : >"$work/r"
 for i in $(seq 1 "$pairs"); do
 	bench_time "$work/n" "$work/rb" $args
-	rm -rf "$work/a" "$work/b" "$work/c" "$work/d" "$work/e"
+	rm -rf "$work/a" "$work/b" "$work/c" "$work/d" "$work/e" "$work/f"
 	quiet "$B/sonde" reuse -q --source inst --period 4001 -o "$work/a" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s1" "$work/rb" $args
 	quiet "$B/sonde" reuse -q --source inst -o "$work/b" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s2" "$work/rb" $args
 	quiet "$B/sonde" reuse -q --exact -o "$work/c" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s3" "$work/rb" $args
 	quiet "$B/sonde" reuse -q --spatial --source inst -o "$work/e" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s5" "$work/rb" $args
 	cp "$work/s3" "$work/s4"
-	[ -z "$before" ] ||
+	cp "$work/s2" "$work/s6"
+	if [ -n "$before" ]; then
 		quiet "$before/sonde" reuse -q --exact -o "$work/d" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s4" "$work/rb" $args
-	echo "$(bench_ratio "$work/n" "$work/s1") $(bench_ratio "$work/n" "$work/s2") $(bench_ratio "$work/n" "$work/s3") $(cpu_ratio "$work/n" "$work/s1") $(cpu_ratio "$work/n" "$work/s2") $(cpu_ratio "$work/n" "$work/s3") $(bench_ratio "$work/n" "$work/s4") $(cpu_ratio "$work/n" "$work/s4") $(bench_ratio "$work/n" "$work/s5") $(cpu_ratio "$work/n" "$work/s5")" >>"$work/r"
+		quiet "$before/sonde" reuse -q --source inst -o "$work/f" -- /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s6" "$work/rb" $args
+	fi
+	echo "$(bench_ratio "$work/n" "$work/s1") $(bench_ratio "$work/n" "$work/s2") $(bench_ratio "$work/n" "$work/s3") $(cpu_ratio "$work/n" "$work/s1") $(cpu_ratio "$work/n" "$work/s2") $(cpu_ratio "$work/n" "$work/s3") $(bench_ratio "$work/n" "$work/s4") $(cpu_ratio "$work/n" "$work/s4") $(bench_ratio "$work/n" "$work/s5") $(cpu_ratio "$work/n" "$work/s5") $(bench_ratio "$work/n" "$work/s6") $(cpu_ratio "$work/n" "$work/s6")" >>"$work/r"
 	printf '  round %d: native %ss, p4001 %ss, p10007 %ss, exact %ss%s\n' "$i" "$(cut -d' ' -f1 "$work/n")" \
 		"$(cut -d' ' -f1 "$work/s1")" "$(cut -d' ' -f1 "$work/s2")" "$(cut -d' ' -f1 "$work/s3")" \
-		"${before:+, exact before $(cut -d' ' -f1 "$work/s4")s}"
+		"${before:+, exact before $(cut -d' ' -f1 "$work/s4")s, p10007 before $(cut -d' ' -f1 "$work/s6")s}"
 done
 col() { awk -v c="$1" '{ print $c }' "$work/r" | median; }
 printf 'sonde reuse sampled (inst, period 4001)  time %s  cpu %s  memory %s  (targets <= 1.5, <= 1.5)\n' "$(col 1)" "$(col 7)" "$(col 2)"
 printf 'sonde reuse sampled (inst, period 10007) time %s  cpu %s  memory %s\n' "$(col 3)" "$(col 8)" "$(col 4)"
 printf 'sonde reuse sampled --spatial (p10007)   time %s  cpu %s  memory %s\n' "$(col 13)" "$(col 15)" "$(col 14)"
 printf 'sonde reuse --exact                      time %s  cpu %s  memory %s  (target <= 5)\n' "$(col 5)" "$(col 9)" "$(col 6)"
-[ -z "$before" ] ||
+[ -z "$before" ] || {
 	printf 'sonde reuse --exact, before (%s) time %s  cpu %s  memory %s\n' "$before" "$(col 10)" "$(col 12)" "$(col 11)"
+	printf 'sonde reuse sampled p10007, before (%s) time %s  cpu %s  memory %s\n' "$before" "$(col 16)" "$(col 18)" "$(col 17)"
+}
+echo "bench: done $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
