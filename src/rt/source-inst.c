@@ -519,14 +519,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
 		int due = --x->countdown == 0;                                           \
 		int stale = gen != x->gen;                                               \
-		int near = inst_near(x, a);                                              \
-		if (__builtin_expect(due | stale | near, 0)) {                           \
-			if (!(due | stale) && !inst_words(x, a, len))                    \
-				return;                                                  \
-			if ((due & ~(stale | near)) && inst_every_fn) { /* one branch */ \
-				inst_every(a, len, flags,                                \
-					   __builtin_frame_address(0));                  \
-				asm volatile("");                                        \
+		int watch = stale | inst_near(x, a);                                     \
+		if (__builtin_expect(due | watch, 0)) {                                  \
+			if (!watch) { /* due alone: every access (one branch), a sample */ \
+				if (inst_every_fn) {                                     \
+					inst_every(a, len, flags,                        \
+						   __builtin_frame_address(0));          \
+					asm volatile("");                                \
+					return;                                          \
+				}                                                        \
+			} else if (!(due | stale) && !inst_words(x, a, len)) {           \
 				return;                                                  \
 			}                                                                \
 			inst_slow(a, len, flags, due, __builtin_frame_address(0));       \
