@@ -59,12 +59,12 @@
  * -EOPNOTSUPP and watch_backend_why() says why.
  *
  * Soft fast path: the inst callbacks keep, per thread (TLS), a copy of the calling
- * thread's filter (the bounds and words of its armed slots, struct watch_soft_head) stamped
+ * thread's filters (the pages and words of its armed slots, struct watch_soft_head) stamped
  * with watch_soft_gen, which every soft slot change by another thread moves (a thread's
- * changes to its own set only mark its own copy stale).  An access compares its address
- * with the copy's bounds and the stamp with watch_soft_gen: a thread with no slot armed,
- * or an access away from its slots, goes no further, whatever other threads have armed.
- * Near a slot, the words filter, then the armed slots' ranges (watch_soft_match: the
+ * changes to its own set only mark its own copy stale).  An access tests its page's bit
+ * in the copy and compares the stamp with watch_soft_gen: a thread with no slot armed, or
+ * an access in a page away from its slots, goes no further, whatever other threads have
+ * armed.  Past the page, the words filter, then the armed slots' ranges (watch_soft_match: the
  * armed-slot mask, acquire, published after the slot's fields).  A candidate is confirmed
  * under the set's lock before dispatch, so an access racing with another thread's arm may
  * or may not trap but never dispatches a slot it does not overlap.
@@ -320,12 +320,10 @@ void watch_soft_changed_self(void);
 /* The words filter: WATCH_SOFT_FILTER_WORDS 64-bit words, a bit for each hash of an
  * 8-byte word.  A multiplicative hash, so that neither a sweep nor a power-of-two stride
  * maps every access onto one armed slot's bit.  An access to a word that no slot holds
- * passes with a chance of about (armed words)/512: 4 slots of 8 bytes, 1 in 128.  With one
- * 64-bit word (until 2026-11-26) it was 1 in 16, where the bounds alone let nearly all
- * through once 4 slots are spread over one array (the reuse tool's process-wide slots),
- * and the accesses that passed were most of sampled `sonde reuse`'s cost on RIBench: a
- * mispredicted branch and the callbacks' slow path (watch_soft_match), ~6% of its accesses
- * (bench/reuse.sh, doc/sonde-reuse.md). */
+ * passes with a chance of about (armed words)/512: 4 slots of 8 bytes, 1 in 128 (1 in 16
+ * with one 64-bit word, until 2026-11-26: each pass a mispredicted branch and the
+ * callbacks' slow path, for sampled `sonde reuse`'s slots spread over the arrays;
+ * doc/sonde-reuse.md, "Cost"). */
 #define WATCH_SOFT_FILTER_WORDS 8
 #define WATCH_SOFT_FILTER_SHIFT 55	/* 64 - log2(64 * WATCH_SOFT_FILTER_WORDS) */
 /* The longest access a load/store callback reports (__sanitizer_cov_load16): the pages
@@ -334,8 +332,8 @@ void watch_soft_changed_self(void);
 #define WATCH_SOFT_MAX_ACCESS 16
 
 /* The beginning of every watch set: what the callbacks' inline check reads.  Written
- * under the set's lock; the bounds cover every armed slot (widened before a slot is
- * published in `armed`, narrowed after it left). */
+ * under the set's lock; the bounds and filters cover every armed slot (widened before a
+ * slot is published in `armed`, narrowed after it left). */
 struct watch_soft_head {
 	unsigned armed;		/* bit i: slot i is armed */
 	uint64_t lo, hi;	/* [lo, hi) covers the armed slots' ranges */
