@@ -45,8 +45,6 @@
  * starts in the instrumented function, at the access. */
 #define INST_SKIP 0
 
-/* Instructions looked at after the callback's call, to find the access itself. */
-#define INST_FIX_WINDOW 8
 /* Per-thread cache of return address -> accessing instruction: INST_FIX_SETS sets of
  * INST_FIX_WAYS, the oldest entry of a full set replaced (64 KiB of the thread's arena,
  * touched as call sites arrive).  A miss decodes the code after the call site, read with
@@ -102,47 +100,21 @@ static RT_TLS struct inst_tls inst_tls;
 #define inst_active inst_tls.active
 
 /*
- * The callback returns to the instruction after its call, which is usually the access.  But
- * vector registers do not survive a call, so before a vector store clang reloads the value
- * from a spill slot first, and the reload has no source line.  Look at the next few
- * instructions for the first one that accesses memory in the callback's direction and
- * whose address is not a stack slot other than `addr`.  Only rsp and rbp are known at the
- * return point (from the callback's frame); an address that needs any other register is
- * taken to be the access, since spills and reloads address the frame through rsp or rbp.
+ * Which instruction after the call site made the access (decode_call_access): the
+ * instruction after the call, or a later one when clang put a spill reload first.
+ * Decoded by decode_access_lite, not by Zydis: this is the source's one use of a decoder,
+ * and libZydis's pages were 272 KB of `sonde comm`'s resident memory on commbench
+ * (bench/memory.sh, 2026-11-26 13:13 UTC).  An instruction the lite decoder does not
+ * cover ends the search (the access is then the call's return address, as it was when
+ * Zydis could not decode one): u-decode-lite counts how often that changes the answer.
  */
 static SIGSAFE uint64_t access_ip(uint64_t ret, uint64_t addr, int store, uint64_t rsp,
 				  uint64_t rbp)
 {
-	const uint32_t known = (1u << DECODE_RSP) | (1u << DECODE_RBP);
-	uint8_t code[INST_FIX_WINDOW * 15];
+	uint8_t code[DECODE_CALL_WINDOW * 15];
 	long n = decode_read_code(ret, code, sizeof(code));
-	struct decode_regs r = { .rip = ret };
-	struct decode_insn in;
 
-	r.gpr[DECODE_RSP] = rsp;
-	r.gpr[DECODE_RBP] = rbp;
-	for (long off = 0, i = 0; i < INST_FIX_WINDOW && off < n; i++) {
-		int len = decode_access(code + off, (size_t)(n - off), &r, &in);
-
-		if (len <= 0)
-			break;
-		for (int m = 0; m < in.n_mem; m++) {
-			uint16_t f = in.mem[m].flags;
-			int writes = f & (SONDE_MEM_STORE | SONDE_MEM_RMW);
-			int reads = !(f & SONDE_MEM_STORE) || (f & SONDE_MEM_RMW);
-
-			if (store ? !writes : !reads)
-				continue;
-			if ((f & DECODE_MEM_UNKNOWN) || (in.mem[m].needs & ~known) ||
-			    in.mem[m].addr == addr)
-				return r.rip;
-		}
-		if (in.branch)
-			break;
-		off += len;
-		r.rip += (uint64_t)len;
-	}
-	return ret;
+	return decode_call_access(decode_access_lite, code, n, ret, addr, store, rsp, rbp);
 }
 
 /* access_ip through the thread's cache: a call site always resolves the same way.  The cache
@@ -622,8 +594,7 @@ static int inst_probe(char *why, size_t len)
 static int inst_start(void)
 {
 	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
-	decode_init();
-	return 0;
+	return 0;	/* no decode_init: access_ip decodes without libZydis */
 }
 
 /* Without its cache (arena full) the thread still samples, decoding at every sample. */
