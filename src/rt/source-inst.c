@@ -49,10 +49,17 @@
  * INST_FIX_WAYS, the oldest entry of a full set replaced (64 KiB of the thread's arena,
  * touched as call sites arrive).  A miss decodes the code after the call site, read with
  * process_vm_readv: 512 direct-mapped entries missed on 3% of miniFE's accesses under
- * --exact (2.0 million system calls at -nx 20, 3 s of its 9). */
+ * --exact (2.0 million system calls at -nx 20, 3 s of its 9).  That is when every access
+ * or nearly is taken (rt_inst_every, comm --exact's period 1).  At a period of
+ * INST_FIX_SPARSE or more a miss costs one decode (~2 us) per INST_FIX_SPARSE accesses at
+ * most, and the sites, hashed all over 64 KiB, touched a page each: 96 KB of `sonde
+ * comm`'s peak on commbench's 5 threads at the default period (perf record -e
+ * minor-faults, 2026-11-26); INST_FIX_SETS_SPARSE sets (4 KiB) then. */
 #define INST_FIX_WAYS 4
 #define INST_FIX_SETS 1024
-#define INST_FIX_SET(ret) ((((ret) * 0x9E3779B97F4A7C15ull) >> 40) % INST_FIX_SETS)
+#define INST_FIX_SETS_SPARSE 64
+#define INST_FIX_SPARSE 1000
+#define INST_FIX_SET(ret, mask) ((((ret) * 0x9E3779B97F4A7C15ull) >> 40) & (mask))
 
 struct inst_fix {
 	uint64_t ret, ip;
@@ -66,10 +73,9 @@ static inline int inst_fix_slot(uint16_t len, uint16_t flags)
 	return (flags & SONDE_MEM_STORE ? 5 : 0) + w;
 }
 
-/* The source's per-thread state (t->src, from the thread's arena). */
-struct inst_thread {
-	struct inst_fix cache[INST_FIX_SETS][INST_FIX_WAYS];
-};
+/* The source's per-thread state (t->src, from the thread's arena): the cache, an array
+ * of inst_tls.fix_mask + 1 sets. */
+typedef struct inst_fix inst_fix_set[INST_FIX_WAYS];
 
 static uint64_t inst_period = INST_DEFAULT_PERIOD;
 /* rt_inst_jitter: each window's length is drawn around the period, not the period */
@@ -90,6 +96,7 @@ struct inst_tls {
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
 	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
+	uint32_t fix_mask;	/* its cache's sets - 1 (inst_thread_start) */
 	/* the every-access path's last call site and its instruction, one per callback
 	 * (inst_fix_slot): checked before the thread's cache (inst_every) */
 	struct inst_fix last[INST_FIX_SLOTS];
@@ -122,8 +129,8 @@ static SIGSAFE uint64_t access_ip(uint64_t ret, uint64_t addr, int store, uint64
 static SIGSAFE uint64_t access_ip_cached(struct rt_thread *t, uint64_t ret, uint64_t addr,
 					 int store, uint64_t rsp, uint64_t rbp)
 {
-	struct inst_thread *it = rt_source == &rt_source_inst ? t->src : NULL;
-	struct inst_fix *set = it ? it->cache[INST_FIX_SET(ret)] : NULL;
+	inst_fix_set *c = rt_source == &rt_source_inst ? t->src : NULL;
+	struct inst_fix *set = c ? c[INST_FIX_SET(ret, inst_tls.fix_mask)] : NULL;
 
 	for (int w = 0; set && w < INST_FIX_WAYS; w++)
 		if (set[w].ret == ret)
@@ -200,11 +207,11 @@ static rt_inst_every_fn inst_every_fn;
  * inst_every_miss). */
 static inline SIGSAFE uint64_t inst_ip_hit(struct rt_thread *t, const uint64_t *frame)
 {
-	struct inst_thread *it = t->src;
+	const inst_fix_set *c = t->src;
 	uint64_t ret = frame[1];
 
-	if (__builtin_expect(it != NULL, 1)) {
-		const struct inst_fix *set = it->cache[INST_FIX_SET(ret)];
+	if (__builtin_expect(c != NULL, 1)) {
+		const struct inst_fix *set = c[INST_FIX_SET(ret, inst_tls.fix_mask)];
 		for (int w = 0; w < INST_FIX_WAYS; w++)
 			if (__builtin_expect(set[w].ret == ret, 1))
 				return set[w].ip;	/* never 0: access_ip gives ret or a later rip */
@@ -600,7 +607,11 @@ static int inst_start(void)
 /* Without its cache (arena full) the thread still samples, decoding at every sample. */
 static int inst_thread_start(struct rt_thread *t)
 {
-	t->src = arena_alloc(&t->arena, sizeof(struct inst_thread));
+	uint32_t sets = inst_every_fn || inst_period < INST_FIX_SPARSE ? INST_FIX_SETS :
+								      INST_FIX_SETS_SPARSE;
+
+	t->src = arena_alloc(&t->arena, sets * sizeof(inst_fix_set));
+	inst_tls.fix_mask = sets - 1;
 	/* With jitter the first window is a random phase in [1, period], not a window: a
 	 * window of at least period/2 would leave every thread's first period/2 accesses
 	 * unsampled (about half a sample a thread missing; a thread of period accesses got
