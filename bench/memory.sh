@@ -20,7 +20,13 @@
 #                                 a tool's name picks its cases; default all; PAIRS=5;
 #                                 MEMORY_BENCH_BEFORE=DIR: another build directory's
 #                                 profiled run joins every round, e.g. a copy of build/
-#                                 made before a change: before and after side by side)
+#                                 made before a change: before and after side by side;
+#                                 MEMORY_BENCH_SETARCH=1: every run under `setarch -R`,
+#                                 without address randomization, so that libc's place, and
+#                                 which of its pages fault-around maps, is the same in each
+#                                 run of a row: the rows' libc noise goes;
+#                                 case "real": MEMORY_BENCH_REAL="/path/prog args" under
+#                                 MEMORY_BENCH_TOOL, default "comm")
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${SONDE_BUILD:-$top/build}" && pwd) || exit 1
@@ -104,6 +110,10 @@ case_setup() {
 			prog="env VWORK_ITERS=$it ./vcalls $mode 0"
 		fi
 		tool="variance" ;;
+	real)	# a program of your own (NPB CG: doc/sonde-comm.md)
+		[ -n "${MEMORY_BENCH_REAL:-}" ] ||
+			{ echo "bench: memory: case 'real' needs MEMORY_BENCH_REAL" >&2; return 1; }
+		prog=$MEMORY_BENCH_REAL tool=${MEMORY_BENCH_TOOL:-comm} ;;
 	*)	echo "bench: memory: no case '$1'" >&2; return 1 ;;
 	esac
 }
@@ -116,11 +126,14 @@ rssanon() { awk '/^RssAnon:/ { print $2 }' "$1"; }
 # run1 SMAPS LIST CMD...: one run, its dump written to SMAPS; its peak RSS appended to LIST
 # only if it exited 0 and wrote the dump (a failed run must not count a round before's)
 failed=0
+norand=
+[ "${MEMORY_BENCH_SETARCH:-0}" = 1 ] && norand="setarch -R"
 run1() {
 	local f=$1 l=$2
 	shift 2
 	rm -f "$f"
-	if VBENCH_SMAPS=$T/$f "$@" >/dev/null 2>&1 && [ -s "$f" ]; then
+	# shellcheck disable=SC2086
+	if VBENCH_SMAPS=$T/$f $norand "$@" >/dev/null 2>&1 && [ -s "$f" ]; then
 		hwm "$f" >>"$l"
 		minflt "$f" >>"$l.flt"
 		rssanon "$f" >>"$l.anon"
@@ -150,7 +163,7 @@ diff_line() {
 
 cases=${*:-mem comm reuse variance}
 cases=$(for c in $cases; do [ "$c" = variance ] && echo variance-calls variance-mix || echo "$c"; done)
-echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $PAIRS runs each"
+echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $PAIRS runs each${norand:+, under $norand}"
 for c in $cases; do
 	case_setup "$c" || continue
 	: >hn; : >ho; : >hp; : >hb; : >hn.flt; : >ho.flt; : >hp.flt; : >hb.flt

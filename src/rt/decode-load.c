@@ -39,8 +39,8 @@ void decode_init(void)
 		decode_zy = z;
 	else {	/* the samples would all be dropped as no-access, silently: say why, once */
 		static const char msg[] = "sonde: warning: cannot load " ZYDIS_SONAME " (Debian: "
-					  "libzydis4.0): the clock and inst sources cannot see "
-					  "their samples' accesses\n";
+					  "libzydis4.0): the clock source cannot see "
+					  "its samples' accesses\n";
 		ssize_t r = write(2, msg, sizeof(msg) - 1);
 		(void)r;
 	}

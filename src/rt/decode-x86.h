@@ -158,6 +158,32 @@ struct decode_insn {
  * it tests CF (b, ae, be, a), else DECODE_KNOWN_FLAGS_NC.  Handler-safe. */
 uint32_t decode_cond_needs(int cond);
 
+/*
+ * decode_access without Zydis, for the common instructions only (decode-lite.c): the
+ * length, `branch` and the accesses (mem[], n_mem) as decode_access gives them, nothing
+ * else of struct decode_insn (op, writes, ... stay 0).  -1 for an instruction it does not
+ * cover (x87, EVEX, string instructions, most of 0F38/0F3A...) or cannot read.  Needs no
+ * decode_init.  Handler-safe.
+ */
+int decode_access_lite(const uint8_t *code, size_t avail, const struct decode_regs *r,
+		       struct decode_insn *out);
+
+/* decode_access or decode_access_lite. */
+typedef int (*decode_access_fn)(const uint8_t *code, size_t avail, const struct decode_regs *r,
+				struct decode_insn *out);
+
+/* Instructions decode_call_access looks at after the call. */
+#define DECODE_CALL_WINDOW 8
+
+/*
+ * The address of the instruction that made the access an `inst` callback reported: `code`
+ * holds n bytes read at `ret`, the callback's return address; `addr` and `store` are the
+ * access's, rsp and rbp the instrumented code's at the return point.  `ret` when no later
+ * instruction of the window is it.  Handler-safe.
+ */
+uint64_t decode_call_access(decode_access_fn decode, const uint8_t *code, long n, uint64_t ret,
+			    uint64_t addr, int store, uint64_t rsp, uint64_t rbp);
+
 /* One-time setup: loads libZydis (dlopen: decode-load.c; where it cannot, decode_access
  * fails) and chooses how to read the fs/gs bases.  Call before any handler can run;
  * idempotent.  Not handler-safe the first time.  decode_read_code needs only

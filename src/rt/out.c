@@ -96,14 +96,19 @@ static int create_with_header(const char *path, const struct sonde_file_header *
 }
 
 /*
- * The buffer starts at the size asked for and doubles at each flush up to OUT_GROW_MAX:
- * a thread that writes little keeps a small buffer (16 KB: its pages are what a thread
- * costs), one that writes much opens its file once per 256 KB, not once per 16 KB (the
- * review: 360 MB of records took 22156 openat against 1487 with 256 KB).  The whole
- * 256 KB is mapped at start, so that growing in a flush (in a signal handler) is a
- * store, not an mmap; pages not yet used cost address space only.
+ * The buffer starts at the size asked for and, from its OUT_GROW_AFTER-th flush on,
+ * doubles at each flush up to OUT_GROW_MAX: a thread that writes little keeps a small
+ * buffer (16 KB: its pages are what a thread costs), one that writes much opens its file
+ * once per 256 KB, not once per 16 KB (the review: 360 MB of records took 22156 openat
+ * against 1487 with 256 KB).  The whole 256 KB is mapped at start, so that growing in a
+ * flush (in a signal handler) is a store, not an mmap; pages not yet used cost address
+ * space only.  Doubling from the first flush on, commbench's workers under `sonde comm`
+ * (34-59 KB of records each) touched 32 KB of buffer each, all resident at once at the
+ * end of the run, the process's peak: 28 pages of the 5 threads' buffers (perf record -e
+ * minor-faults, 2026-11-26); now 16 KB each, for one or two more opens a thread.
  */
 #define OUT_GROW_MAX (256u << 10)
+#define OUT_GROW_AFTER 4
 
 /*
  * The name is kept at the start of the buffer's mapping, whose first page the records use
@@ -142,6 +147,7 @@ int out_init(struct out *o, const char *stem, const char *suffix,
 	o->failed = 0;
 	o->lost = 0;
 	o->nrec = 0;
+	o->flushes = 0;
 	return 0;
 }
 
@@ -208,9 +214,11 @@ static SIGSAFE int flush(struct out *o, int final)
 	}
 	o->used = 0;
 	o->nrec = 0;
-	/* the next fill twice as long, up to the mapping's end (OUT_GROW_MAX) */
+	/* the next fill twice as long, up to the mapping's end (OUT_GROW_MAX), once the
+	 * thread has shown that it writes much */
 	size_t max = o->map_size - (size_t)(o->buf - (char *)o->map);
-	o->size = o->size * 2 < max ? o->size * 2 : max;
+	if (++o->flushes >= OUT_GROW_AFTER)
+		o->size = o->size * 2 < max ? o->size * 2 : max;
 	return r;
 }
 

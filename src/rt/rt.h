@@ -83,6 +83,7 @@ struct out {
 	int failed;			/* a write failed: records are being lost */
 	uint64_t lost;			/* records lost */
 	uint64_t nrec;			/* records in buf */
+	uint32_t flushes;		/* buffers written so far (out.c: when to grow) */
 };
 
 struct cct_node;

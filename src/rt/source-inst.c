@@ -45,16 +45,21 @@
  * starts in the instrumented function, at the access. */
 #define INST_SKIP 0
 
-/* Instructions looked at after the callback's call, to find the access itself. */
-#define INST_FIX_WINDOW 8
 /* Per-thread cache of return address -> accessing instruction: INST_FIX_SETS sets of
  * INST_FIX_WAYS, the oldest entry of a full set replaced (64 KiB of the thread's arena,
  * touched as call sites arrive).  A miss decodes the code after the call site, read with
  * process_vm_readv: 512 direct-mapped entries missed on 3% of miniFE's accesses under
- * --exact (2.0 million system calls at -nx 20, 3 s of its 9). */
+ * --exact (2.0 million system calls at -nx 20, 3 s of its 9).  That is when every access
+ * or nearly is taken (rt_inst_every, comm --exact's period 1).  At a period of
+ * INST_FIX_SPARSE or more a miss costs one decode (~2 us) per INST_FIX_SPARSE accesses at
+ * most, and the sites, hashed all over 64 KiB, touched a page each: 96 KB of `sonde
+ * comm`'s peak on commbench's 5 threads at the default period (perf record -e
+ * minor-faults, 2026-11-26); INST_FIX_SETS_SPARSE sets (4 KiB) then. */
 #define INST_FIX_WAYS 4
 #define INST_FIX_SETS 1024
-#define INST_FIX_SET(ret) ((((ret) * 0x9E3779B97F4A7C15ull) >> 40) % INST_FIX_SETS)
+#define INST_FIX_SETS_SPARSE 64
+#define INST_FIX_SPARSE 1000
+#define INST_FIX_SET(ret, mask) ((((ret) * 0x9E3779B97F4A7C15ull) >> 40) & (mask))
 
 struct inst_fix {
 	uint64_t ret, ip;
@@ -68,10 +73,9 @@ static inline int inst_fix_slot(uint16_t len, uint16_t flags)
 	return (flags & SONDE_MEM_STORE ? 5 : 0) + w;
 }
 
-/* The source's per-thread state (t->src, from the thread's arena). */
-struct inst_thread {
-	struct inst_fix cache[INST_FIX_SETS][INST_FIX_WAYS];
-};
+/* The source's per-thread state (t->src, from the thread's arena): the cache, an array
+ * of inst_tls.fix_mask + 1 sets. */
+typedef struct inst_fix inst_fix_set[INST_FIX_WAYS];
 
 static uint64_t inst_period = INST_DEFAULT_PERIOD;
 /* rt_inst_jitter: each window's length is drawn around the period, not the period */
@@ -93,6 +97,7 @@ struct inst_tls {
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
 	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
+	uint32_t fix_mask;	/* its cache's sets - 1 (inst_thread_start) */
 	/* the every-access path's last call site and its instruction, one per callback
 	 * (inst_fix_slot): checked before the thread's cache (inst_every) */
 	struct inst_fix last[INST_FIX_SLOTS];
@@ -104,47 +109,21 @@ static RT_TLS struct inst_tls inst_tls;
 #define inst_active inst_tls.active
 
 /*
- * The callback returns to the instruction after its call, which is usually the access.  But
- * vector registers do not survive a call, so before a vector store clang reloads the value
- * from a spill slot first, and the reload has no source line.  Look at the next few
- * instructions for the first one that accesses memory in the callback's direction and
- * whose address is not a stack slot other than `addr`.  Only rsp and rbp are known at the
- * return point (from the callback's frame); an address that needs any other register is
- * taken to be the access, since spills and reloads address the frame through rsp or rbp.
+ * Which instruction after the call site made the access (decode_call_access): the
+ * instruction after the call, or a later one when clang put a spill reload first.
+ * Decoded by decode_access_lite, not by Zydis: this is the source's one use of a decoder,
+ * and libZydis's pages were 272 KB of `sonde comm`'s resident memory on commbench
+ * (bench/memory.sh, 2026-11-26 13:13 UTC).  An instruction the lite decoder does not
+ * cover ends the search (the access is then the call's return address, as it was when
+ * Zydis could not decode one): u-decode-lite counts how often that changes the answer.
  */
 static SIGSAFE uint64_t access_ip(uint64_t ret, uint64_t addr, int store, uint64_t rsp,
 				  uint64_t rbp)
 {
-	const uint32_t known = (1u << DECODE_RSP) | (1u << DECODE_RBP);
-	uint8_t code[INST_FIX_WINDOW * 15];
+	uint8_t code[DECODE_CALL_WINDOW * 15];
 	long n = decode_read_code(ret, code, sizeof(code));
-	struct decode_regs r = { .rip = ret };
-	struct decode_insn in;
 
-	r.gpr[DECODE_RSP] = rsp;
-	r.gpr[DECODE_RBP] = rbp;
-	for (long off = 0, i = 0; i < INST_FIX_WINDOW && off < n; i++) {
-		int len = decode_access(code + off, (size_t)(n - off), &r, &in);
-
-		if (len <= 0)
-			break;
-		for (int m = 0; m < in.n_mem; m++) {
-			uint16_t f = in.mem[m].flags;
-			int writes = f & (SONDE_MEM_STORE | SONDE_MEM_RMW);
-			int reads = !(f & SONDE_MEM_STORE) || (f & SONDE_MEM_RMW);
-
-			if (store ? !writes : !reads)
-				continue;
-			if ((f & DECODE_MEM_UNKNOWN) || (in.mem[m].needs & ~known) ||
-			    in.mem[m].addr == addr)
-				return r.rip;
-		}
-		if (in.branch)
-			break;
-		off += len;
-		r.rip += (uint64_t)len;
-	}
-	return ret;
+	return decode_call_access(decode_access_lite, code, n, ret, addr, store, rsp, rbp);
 }
 
 /* access_ip through the thread's cache: a call site always resolves the same way.  The cache
@@ -152,8 +131,8 @@ static SIGSAFE uint64_t access_ip(uint64_t ret, uint64_t addr, int store, uint64
 static SIGSAFE uint64_t access_ip_cached(struct rt_thread *t, uint64_t ret, uint64_t addr,
 					 int store, uint64_t rsp, uint64_t rbp)
 {
-	struct inst_thread *it = rt_source == &rt_source_inst ? t->src : NULL;
-	struct inst_fix *set = it ? it->cache[INST_FIX_SET(ret)] : NULL;
+	inst_fix_set *c = rt_source == &rt_source_inst ? t->src : NULL;
+	struct inst_fix *set = c ? c[INST_FIX_SET(ret, inst_tls.fix_mask)] : NULL;
 
 	for (int w = 0; set && w < INST_FIX_WAYS; w++)
 		if (set[w].ret == ret)
@@ -230,11 +209,11 @@ static rt_inst_every_fn inst_every_fn;
  * inst_every_miss). */
 static inline SIGSAFE uint64_t inst_ip_hit(struct rt_thread *t, const uint64_t *frame)
 {
-	struct inst_thread *it = t->src;
+	const inst_fix_set *c = t->src;
 	uint64_t ret = frame[1];
 
-	if (__builtin_expect(it != NULL, 1)) {
-		const struct inst_fix *set = it->cache[INST_FIX_SET(ret)];
+	if (__builtin_expect(c != NULL, 1)) {
+		const struct inst_fix *set = c[INST_FIX_SET(ret, inst_tls.fix_mask)];
 		for (int w = 0; w < INST_FIX_WAYS; w++)
 			if (__builtin_expect(set[w].ret == ret, 1))
 				return set[w].ip;	/* never 0: access_ip gives ret or a later rip */
@@ -635,14 +614,17 @@ static int inst_probe(char *why, size_t len)
 static int inst_start(void)
 {
 	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
-	decode_init();
-	return 0;
+	return 0;	/* no decode_init: access_ip decodes without libZydis */
 }
 
 /* Without its cache (arena full) the thread still samples, decoding at every sample. */
 static int inst_thread_start(struct rt_thread *t)
 {
-	t->src = arena_alloc(&t->arena, sizeof(struct inst_thread));
+	uint32_t sets = inst_every_fn || inst_period < INST_FIX_SPARSE ? INST_FIX_SETS :
+								      INST_FIX_SETS_SPARSE;
+
+	t->src = arena_alloc(&t->arena, sets * sizeof(inst_fix_set));
+	inst_tls.fix_mask = sets - 1;
 	/* With jitter the first window is a random phase in [1, period], not a window: a
 	 * window of at least period/2 would leave every thread's first period/2 accesses
 	 * unsampled (about half a sample a thread missing; a thread of period accesses got

@@ -36,19 +36,43 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *pool[64];
 static int pool_n;
 
+/*
+ * New thread records are cut from pages of RT_THREAD_SLOT bytes each: a record (272 bytes)
+ * took a page of its own, 20 KB for commbench's 5 threads, all resident at the process's
+ * end (bench/memory.sh comm).  A slot is a multiple of 64 bytes so that no two threads'
+ * records share a cache line (each thread writes its busy flag and counters at every
+ * access under --exact).  Records are never unmapped (the pool keeps them; see
+ * thread_pool_put).
+ */
+#define RT_THREAD_SLOT ((sizeof(struct rt_thread) + 63) & ~(size_t)63)
+static char *slab;
+static size_t slab_left;
+
 static struct rt_thread *thread_alloc(void)
 {
 	struct rt_thread *t = NULL;
 	pthread_mutex_lock(&pool_lock);
-	if (pool_n)
+	if (pool_n) {
 		t = pool[--pool_n];
-	pthread_mutex_unlock(&pool_lock);
-	if (!t) {
-		t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-		if (t == MAP_FAILED)
-			return NULL;
+	} else {
+		if (slab_left < RT_THREAD_SLOT) {
+			size_t page = (size_t)sysconf(_SC_PAGESIZE);
+			void *p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p != MAP_FAILED) {
+				slab = p;
+				slab_left = page;
+			}
+		}
+		if (slab_left >= RT_THREAD_SLOT) {
+			t = (struct rt_thread *)(void *)slab;
+			slab += RT_THREAD_SLOT;
+			slab_left -= RT_THREAD_SLOT;
+		}
 	}
+	pthread_mutex_unlock(&pool_lock);
+	if (!t)
+		return NULL;
 	memset(t, 0, sizeof(*t));
 	return t;
 }

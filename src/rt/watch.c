@@ -257,10 +257,8 @@ int watch_start(void)
 	if (sigaction(rt_cfg.sig_watch, &sa, &watch_old_action))
 		return -errno;
 	/* a soft trap finds its accessing instruction by decoding after the hook's return
-	 * (source-inst.c, access_ip) whatever the sample source: the decoder is loaded here,
-	 * at start (dlopen), since no handler may load it */
-	if (watch_backend() == WATCH_BACKEND_SOFT)
-		decode_init();
+	 * (source-inst.c, access_ip) whatever the sample source, with decode_access_lite,
+	 * which needs no libZydis (no decode_init) */
 	watch_started = 1;
 	return 0;
 }
