@@ -54,7 +54,7 @@ struct var_thread {
 	int x_armed;
 	int x_ticks;			/* samples seen since the X was armed */
 	uint64_t gate_fn;		/* hw: the X slot is a gate (gate_slot) for this entry */
-	/* hw: a pick deferred (pick_defer): armed when the pending instance at defer_slot
+	/* a pick deferred (pick_defer): armed when the pending instance at defer_slot
 	 * returns, the return's trap serving as its gate */
 	uint64_t defer_fn, defer_slot;
 	/* an entry armed at once: the return slot of the frame it was picked from and the

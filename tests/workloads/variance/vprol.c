@@ -12,13 +12,15 @@
  *   vprol [K]   drive() calls pro_loop(n) and pad_loop(n) alternately, K times each (300),
  *               ~1.5 ms each, and fill() for 0-1.5 ms between rounds (pseudo-random: the
  *               next call starts at any phase of the 4 ms sampling period)
+ *   vprol K T   the same in T threads (worker() calls drive), main waiting: t815
  *
  * main calls drive through a pointer, so the frame a sample in the prologue sees first
  * (drive's) returns from an indirect call and the function picked is the one that holds
  * the PC, pro_loop.  Prints on stderr the mean thread CPU time of each function's calls by
  * its own clock ("mean FUNCTION MS") and the process's CPU time ("cpu SECONDS").  Build:
- * gcc -O2 -g -fno-omit-frame-pointer.
+ * gcc -O2 -g -fno-omit-frame-pointer -pthread.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +92,7 @@ static double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static double mean_pro, mean_pad;
+static __thread double mean_pro, mean_pad;
 
 __attribute__((noinline)) void drive(long k, long n)
 {
@@ -109,12 +111,37 @@ __attribute__((noinline)) void drive(long k, long n)
 	mean_pad = pad / (double)k;
 }
 
+static long rounds;
+
+/* drive called through a pointer here too: its frame returns from an indirect call */
+static void *worker(void *arg)
+{
+	void (*volatile d)(long, long) = drive;
+
+	(void)arg;
+	d(rounds, 1500000);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	long k = argc > 1 ? atol(argv[1]) : 300;
+	int nt = argc > 2 ? atoi(argv[2]) : 0;
 	void (*volatile d)(long, long) = drive;
 	struct timespec ts;
 
+	if (nt > 0) {
+		pthread_t th[16];
+		rounds = k;
+		nt = nt > 16 ? 16 : nt;
+		for (int i = 0; i < nt; i++)
+			if (pthread_create(&th[i], NULL, worker, NULL))
+				return 1;
+		for (int i = 0; i < nt; i++)
+			pthread_join(th[i], NULL);
+		fprintf(stderr, "vprol: %d threads done\n", nt);
+		return 0;
+	}
 	d(k, 1500000);
 	fprintf(stderr, "mean pro_loop %.4f\nmean pad_loop %.4f\n", mean_pro, mean_pad);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
