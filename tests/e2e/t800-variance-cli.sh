@@ -49,18 +49,15 @@ fi
 # The handlers' CPU time (meta handler_cpu_ns): a row only where the runtime measured it,
 # and then not 0 (the handlers ran, and took wall time); a recording of an older runtime,
 # whose STATS records end before the field, has no row (not a 0 that reads as a measured
-# cost).  The old recording is this one with its STATS records cut to their old size (the
-# field is their last 8 bytes: src/tools/variance/format.h).
-if var_build t800-cpu vwork.c vwork2 -pthread; then
-	"$SONDE" variance -q -o new -- ./vwork2 mix 0.2 >/dev/null 2>&1
-	v=$(sqlite3 new/profile.db "select value from meta where key = 'handler_cpu_ns'")
-	echo "    this runtime's handler_cpu_ns: '${v}' (none: not measured)"
-	# measured again since e8b2fb8 (02c29a5 had dropped it: no row, which passed here)
-	check "t800-handler-cpu-measured ($v)" [ "${v:-0}" -gt 0 ]
-	cp -r new old && rm old/profile.db
-	check t800-old-stats-cut python3 - old <<'PY'
+# cost).  The same for the gate's counters (gated .. yielded, after it; in the .proc
+# before).  The old recordings are this one with its STATS records cut to their old sizes
+# (src/tools/variance/format.h: the gate's 7 counters are their last 56 bytes, and
+# handler_cpu_ns the 8 before).
+cut_stats() {	# DIR BYTES: cut every STATS record of DIR's streams by BYTES
+	python3 - "$1" "$2" <<'PY'
 import glob, struct, sys
 STATS = 64 + 1	# VAR_REC_STATS
+by = int(sys.argv[2])
 cut = 0
 for f in glob.glob(sys.argv[1] + "/*.sdt"):
 	b = bytearray(open(f, "rb").read())
@@ -72,19 +69,40 @@ for f in glob.glob(sys.argv[1] + "/*.sdt"):
 			break
 		r = b[off:off + n]
 		if t == STATS:
-			struct.pack_into("<H", r, 2, n - 8)
-			r = r[:n - 8]
+			struct.pack_into("<H", r, 2, n - by)
+			r = r[:n - by]
 			cut += 1
 		out += r
 		off += n
 	open(f, "wb").write(out + b[off:])
 assert cut > 0, "no STATS record"
 PY
+}
+metav() { sqlite3 "$1/profile.db" "select value from meta where key = '$2'"; }
+if var_build t800-cpu vwork.c vwork2 -pthread; then
+	"$SONDE" variance -q -o new -- ./vwork2 mix 0.2 >/dev/null 2>&1
+	v=$(metav new handler_cpu_ns)
+	echo "    this runtime's handler_cpu_ns: '${v}' (none: not measured)"
+	# measured again since e8b2fb8 (02c29a5 had dropped it: no row, which passed here)
+	check "t800-handler-cpu-measured ($v)" [ "${v:-0}" -gt 0 ]
+	# the gate's counters are read: a row each, and their parts within their wholes
+	g=$(metav new gated) gf=$(metav new gates_fired) ge=$(metav new gates_expired)
+	d=$(metav new deferred) da=$(metav new deferred_armed) de=$(metav new deferred_expired)
+	y=$(metav new yielded)
+	check "t800-gate-rows-$g-$gf-$ge-$d-$da-$de-$y" [ -n "$g" -a -n "$gf" -a -n "$ge" -a -n "$d" \
+		-a -n "$da" -a -n "$de" -a -n "$y" ]
+	check "t800-gate-parts" [ $((gf + ge)) -le "${g:-0}" -a $((da + de)) -le "${d:-0}" \
+		-a "${y:-0}" -le "${da:-0}" ]
+	cp -r new mid && rm mid/profile.db
+	check t800-mid-stats-cut cut_stats mid 56
+	"$SONDE" report mid >/dev/null 2>&1
+	check t800-mid-report-status [ $? -eq 0 ]
+	check t800-mid-handler-cpu-measured [ "$(metav mid handler_cpu_ns)" = "$v" ]
+	check t800-mid-gate-not-counted [ -z "$(metav mid gated)$(metav mid deferred)" ]
+	cp -r new old && rm old/profile.db
+	check t800-old-stats-cut cut_stats old 64
 	"$SONDE" report old >/dev/null 2>&1
 	check t800-old-report-status [ $? -eq 0 ]
-	check t800-handler-cpu-not-measured [ -z "$(sqlite3 old/profile.db \
-		"select value from meta where key = 'handler_cpu_ns'")" ]
-	check t800-old-still-counts [ "$(sqlite3 old/profile.db \
-		"select value from meta where key = 'samples'")" = "$(sqlite3 new/profile.db \
-		"select value from meta where key = 'samples'")" ]
+	check t800-handler-cpu-not-measured [ -z "$(metav old handler_cpu_ns)" ]
+	check t800-old-still-counts [ "$(metav old samples)" = "$(metav new samples)" ]
 fi

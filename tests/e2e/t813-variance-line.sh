@@ -19,10 +19,14 @@
 # 1.48x-1.78x old), and at most 1 of its instances above 3x the twin's mean (a hit
 # instance costs up to ~13x; 0 seen fixed in 5 runs at load 6-9, 6-8 in 3 runs old, at
 # 500 calls; with 300: 7, 2 and 1 in three runs).
-# The 25 ms twin is not compared: after an entry the next sample falls in that same
-# instance and picks it again, and the pick's patience (8 samples) outlasts the twin's
-# call between two of its instances, so the function took every pick (0 of its twin's
-# instances measured: doc, Limits).
+# Long instances keep no pick: after an entry the next sample falls in that same instance
+# and picks its function again; that pick now waits for the instance's return and yields to
+# the next sample's pick of another function, and an entry armed at once waits its
+# patience from its frame's return.  Before, the 25 ms function took nearly every pick
+# (9-10 instances, its twin 0-1 of 20 calls each); now each gets 6-7 (one of the two
+# functions is caught every 1.5 rounds by construction: the pick is made in the other's
+# instance, or behind the gate in its own, and waits for the next call).  Bar: 4 instances
+# of each (8 a second of its run time), and neither more than 3x the other.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
@@ -73,7 +77,17 @@ for mode in short long; do
 		check "t813-short-slowed-$hit-of-${ni:-0}" [ "$hit" -le 1 ]
 	fi
 done
-# the picks that waited for the measured instance's return (doc: the gate), which the
-# 25 ms one gets at nearly every instance
-d=$(sed -n 's/^variance_deferred=//p' rec-long/*.proc | head -1)
+# the long twins: both measured, neither taking the other's picks
+nl=$(var_col rec-long/variance/functions.csv in_long "main > in_long" cpu-time instances)
+np=$(var_col rec-long/variance/functions.csv pad_long "main > pad_long" cpu-time instances)
+check "t813-long-twin-instances-${np:-0}" [ "${np:-0}" -ge 4 ]
+check "t813-long-instances-${nl:-0}-within-3x-of-twin-${np:-0}" \
+	[ "${nl:-0}" -le $((3 * ${np:-0})) -a "${np:-0}" -le $((3 * ${nl:-0})) ]
+# the picks made in the measured instance (self-picks), deferred to its return, and replaced
+# by the twin's picks once armed (profile.db's meta, doc: the gate)
+meta() { sqlite3 rec-long/profile.db "SELECT value FROM meta WHERE key = '$1'"; }
+d=$(meta deferred) y=$(meta yielded)
+echo "    meta: $(sqlite3 rec-long/profile.db "SELECT group_concat(key || '=' || value, ' ') FROM meta
+	WHERE key IN ('samples', 'picks', 'entries', 'missed', 'gated', 'gates_fired', 'gates_expired', 'deferred', 'deferred_armed', 'deferred_expired', 'yielded')" 2>&1)"
 check "t813-long-deferred-${d:-none}" [ "${d:-0}" -ge 1 ]
+check "t813-long-yielded-${y:-none}" [ "${y:-0}" -ge 1 ]

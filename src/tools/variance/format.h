@@ -83,8 +83,21 @@ struct var_rec_stats {
 	uint64_t handler_cpu_ns;	/* thread CPU time spent in the tool's handlers, which
 					 * a loaded machine does not inflate as it does
 					 * handler_ns (later field: older records end before it) */
+	/* the gate (hw: rt-variance.c, gate_slot) and the deferred picks (pick_defer); later
+	 * fields, which replace the .proc's variance_* keys: older records end before them */
+	uint64_t gated;			/* picks armed behind a gate */
+	uint64_t gates_fired;		/* gates that trapped and armed their entry */
+	uint64_t gates_expired;		/* gates replaced before they trapped */
+	uint64_t deferred;		/* picks deferred to a pending instance's return */
+	uint64_t deferred_armed;	/* deferred picks armed at that return */
+	uint64_t deferred_expired;	/* deferred picks replaced before it */
+	uint64_t yielded;		/* self-picks (deferred to their own instance's
+					 * return) replaced once armed: a later sample
+					 * picked another function, or patience ran out */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15
+/* the gate's counters, gated .. yielded */
+#define VAR_NGATE 7
 
 #endif

@@ -90,6 +90,8 @@ struct model {
 	struct var_rec_stats st;
 	/* STATS records with handler_cpu_ns and without (older runtimes ended before it) */
 	size_t cpu_measured, cpu_unmeasured;
+	/* STATS records with the gate's counters and without (older runtimes) */
+	size_t gate_measured, gate_unmeasured;
 	uint32_t backend, calls_hooked;
 	uint64_t rng;
 	const char *source;
@@ -366,11 +368,20 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 		} else if (h->type == VAR_REC_STATS &&
 			   h->size >= offsetof(struct var_rec_stats, handler_cpu_ns)) {
 			const struct var_rec_stats *s = (const void *)h;
-			if (h->size >= sizeof(*s)) {
+			if (h->size >= offsetof(struct var_rec_stats, gated)) {
 				m->st.handler_cpu_ns += s->handler_cpu_ns;
 				m->cpu_measured++;
 			} else {
 				m->cpu_unmeasured++;
+			}
+			if (h->size >= sizeof(*s)) {
+				const uint64_t *ga = &s->gated;
+				uint64_t *gb = &m->st.gated;
+				for (int i = 0; i < VAR_NGATE; i++)
+					gb[i] += ga[i];
+				m->gate_measured++;
+			} else {
+				m->gate_unmeasured++;
 			}
 			const uint64_t *a = &s->samples;
 			uint64_t *b = &m->st.samples;
@@ -747,6 +758,15 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	    (m->st.handler_cpu_ns || !m->st.handler_ns)) {
 		snprintf(b, sizeof(b), "%" PRIu64, m->st.handler_cpu_ns);
 		r = db_row(st, "tt", "handler_cpu_ns", b);
+	}
+	/* The gate's counters, where every thread's runtime counted them (a sum over some
+	 * would read low); they were in the .proc before (variance_gated, ...) */
+	static const char *const gnames[VAR_NGATE] = { "gated", "gates_fired", "gates_expired",
+		"deferred", "deferred_armed", "deferred_expired", "yielded" };
+	const uint64_t *g = &m->st.gated;
+	for (int i = 0; i < VAR_NGATE && !r && m->gate_measured && !m->gate_unmeasured; i++) {
+		snprintf(b, sizeof(b), "%" PRIu64, g[i]);
+		r = db_row(st, "tt", gnames[i], b);
 	}
 	sqlite3_finalize(st);
 	return r;

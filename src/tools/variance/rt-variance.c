@@ -54,9 +54,16 @@ struct var_thread {
 	int x_armed;
 	int x_ticks;			/* samples seen since the X was armed */
 	uint64_t gate_fn;		/* hw: the X slot is a gate (gate_slot) for this entry */
-	/* hw: a pick deferred (var_pick): armed when the pending instance at defer_slot
+	/* a pick deferred (pick_defer): armed when the pending instance at defer_slot
 	 * returns, the return's trap serving as its gate */
 	uint64_t defer_fn, defer_slot;
+	/* an entry armed at once: the return slot of the frame it was picked from and the
+	 * address it held, until a sample sees that frame gone (the pick's patience then
+	 * starts again: its function's next call could not come before) */
+	uint64_t pick_slot, pick_ret;
+	/* the pick (deferred, or armed at that return) was made in its function's own
+	 * instance, being measured: any other function's pick replaces it (var_on_access) */
+	int weak;
 	uint64_t seq;
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	struct var_rec_stats s;
@@ -69,27 +76,6 @@ static int var_patience = 8;
 /* hw: arm an entry in the sampled PC's line behind a gate (gate_slot); SONDE_VARIANCE_GATE=0
  * arms it at once, as before (bench/variance.sh part 8 compares the two) */
 static int var_gate = 1;
-
-/*
- * The gate's counters for the whole process, written to the .proc at its end
- * (var_process_end), so that "missed" in the STATS keeps its meaning (armed entries
- * replaced before they fired): a gate or a deferred pick that patience replaced is not one.
- */
-enum {
-	GATE_GATED,		/* picks armed behind a gate */
-	GATE_FIRED,		/* gates that trapped and armed their entry */
-	GATE_EXPIRED,		/* gates replaced by patience before they trapped */
-	GATE_DEFERRED,		/* picks deferred: the sampled function's instance was pending */
-	GATE_DEFER_ARMED,	/* deferred picks armed at that instance's return */
-	GATE_DEFER_EXPIRED,	/* deferred picks replaced by patience (or dropped) first */
-	GATE_N,
-};
-static uint64_t var_gate_n[GATE_N];
-
-static SIGSAFE void gate_count(int which)
-{
-	__atomic_add_fetch(&var_gate_n[which], 1, __ATOMIC_RELAXED);
-}
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -339,15 +325,19 @@ static SIGSAFE int indirect_call_before(uint64_t ret)
  * The return address of a leaf that keeps no frame pointer (gcc's default for leaves,
  * even with -fno-omit-frame-pointer), 0 if there is none to see: the word at RSP, taken
  * only when it returns from a call to the leaf's function (direct, by the symbol table)
- * or from an indirect call, and is not what the frame-pointer chain gives first.
+ * or from an indirect call, and is not what the frame-pointer chain gives first.  In a
+ * prologue that pushed RBP and did not move RSP into it yet, the word above (the word at
+ * RSP is then RBP: gate_slot), else the function's caller was missing from its path.
  */
 static SIGSAFE uint64_t leaf_ret(struct rt_thread *t, uint64_t leaf, uint64_t sp, uint64_t fp)
 {
 	uint64_t lo = t->stack_lo, hi = t->stack_hi;
 
-	if (!lo || sp < lo || sp + 8 > hi || (sp & 7))
+	if (!lo || sp < lo || sp + 16 > hi || (sp & 7))
 		return 0;
 	uint64_t v = *(const uint64_t *)(uintptr_t)sp;
+	if (v == fp && fp)
+		v = ((const uint64_t *)(uintptr_t)sp)[1];
 	if (!readable_code(t, v))
 		return 0;
 	if (fp >= sp && fp + 16 <= hi && !(fp & 7) && ((const uint64_t *)(uintptr_t)fp)[1] == v)
@@ -437,14 +427,15 @@ static SIGSAFE uint64_t gate_slot(struct rt_thread *t, uint64_t sp, uint64_t fp)
 }
 
 /*
- * The gate's slot `gate` is at or above the innermost pending instance's: the sampled
- * function's own instance is being measured (its slot pending), or RBP + 8 was its
- * caller's (a leaf that pushed registers and no frame).  A gate there would trap with the
- * return watch on the same access, and an entry armed at once (as before) sat in the line
- * of the loop being measured until the instance ended: 12x for a 25 ms function whose loop
- * shares its entry's line, measured and run (the pick, after an entry, renewed at every
- * sample).  So the pick waits for the return of the pending instance at `gate` (the
- * innermost if none is there), whose trap arms it (on_slot): no trap more.
+ * The gate's slot `gate` is at or above the innermost pending instance's: RBP + 8 was
+ * the sampled function's caller's (a leaf that pushed registers and no frame), or the PC is
+ * in a leaf being measured that shares the entry's line (the sampled function's own
+ * instance being measured is a self-pick, which var_on_access defers before this).  A
+ * gate there would trap with the return watch on the same access, and an entry armed at
+ * once sat in the line of the loop being measured until the instance ended: 12x for a
+ * 25 ms function whose loop shares its entry's line, measured and run.  So the pick waits
+ * for the return of the pending instance at `gate` (the innermost if none is there), whose
+ * trap arms it (on_slot): no trap more.
  */
 static SIGSAFE uint64_t defer_slot(const struct var_thread *vt, uint64_t gate)
 {
@@ -481,27 +472,131 @@ static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
 	struct watch_slot_info si;
 
 	if (vt->defer_fn) {
-		gate_count(GATE_DEFER_EXPIRED);
+		vt->s.deferred_expired++;
 		vt->defer_fn = 0;
 	}
 	if (!vt->x_armed || watch_slot_get(t, vt->x_slot, &si) || !si.armed)
 		return;
 	if (vt->gate_fn)
-		gate_count(GATE_EXPIRED);
+		vt->s.gates_expired++;
+	else if (vt->weak)
+		vt->s.yielded++;
 	else
 		vt->s.missed++;
+}
+
+/* Is an instance pending (being measured) at return slot `slot`? */
+static SIGSAFE int pending_at(const struct var_thread *vt, uint64_t slot)
+{
+	for (int i = vt->depth - 1; i >= 0; i--)
+		if (vt->st[i].slot == slot)
+			return 1;
+	return 0;
+}
+
+/* The function that candidate `i` of a sample stands for (var_on_access), 0 if none of
+ * ours: the callee of the call that cand[i] returns from, else the function that holds
+ * inner[i] (the executable's symbol table), *by_pc set when that was the sample's PC. */
+static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inner, int *by_pc)
+{
+	uint64_t fn = call_target(cand);
+
+	*by_pc = 0;
+	if (fn && rt_fn_start(fn) != fn) {	/* not a function of ours: a PLT stub? */
+		uint64_t via = plt_target(fn);	/* (a code read: a system call) */
+		fn = via ? via : fn;
+	}
+	if (!fn && inner) {
+		fn = rt_fn_start(inner);
+		*by_pc = 1;
+		/* main, called once by libc's start (an indirect call): an execute breakpoint
+		 * on it never fires, and a soft one slows every call hook while it waits
+		 * (calls workload: 2x) */
+		if (fn && fn == rt_fn_main())
+			fn = 0;
+	}
+	if (fn && (rt_owns_address(fn) || rt_ranges_has(&omp_code, fn) || !readable_code(t, fn)))
+		fn = 0;
+	return fn;
+}
+
+/* The pick waits for the return of the pending instance at `slot` (in the X slot
+ * meanwhile: nothing, an old pick there would be renewed from it), which arms it
+ * (arm_deferred).  weak: a self-pick (var_on_access). */
+static SIGSAFE void pick_defer(struct rt_thread *t, struct var_thread *vt, uint64_t fn,
+			       uint64_t slot, int weak)
+{
+	if (vt->x_armed && vt->x_slot >= 0)
+		watch_disarm(t, vt->x_slot);
+	vt->x_armed = 0;
+	vt->x_ticks = 0;
+	vt->gate_fn = 0;
+	vt->pick_slot = 0;
+	vt->defer_fn = fn;
+	vt->defer_slot = slot;
+	vt->weak = weak;
+	vt->s.picks++;
+	vt->s.deferred++;
+}
+
+/* Pick `fn`, from a frame whose return slot is `own` (0: unknown): arm its entry, or a gate
+ * when `gate` (the sample's PC is in the entry's line: gate_slot's slot, 0 if none) */
+static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_t fn,
+			     uint64_t own, uint64_t gate)
+{
+	struct watch_req r = { .addr = fn, .len = 8, .type = WATCH_X, .policy = WATCH_REFUSE };
+	uint64_t ds = gate ? defer_slot(vt, gate) : 0;
+	/* read before the arm: with a gate, own is its slot (no pick_slot: the gate's trap is
+	 * that frame's return), and a read of it after the arm is a trap more (one an instance
+	 * in `mix`, 13 -> 20 us of handler CPU time an event) */
+	uint64_t ret = own && !gate ? *(const uint64_t *)(uintptr_t)own : 0;
+
+	count_replaced(t, vt);
+	if (ds) {
+		pick_defer(t, vt, fn, ds, 0);
+		return;
+	}
+	if (gate) {
+		r.addr = gate;
+		r.type = WATCH_RW;
+	}
+	if (arm_x(t, vt, &r))
+		return;
+	vt->gate_fn = gate ? fn : 0;
+	vt->weak = 0;
+	vt->pick_slot = gate ? 0 : own;
+	vt->pick_ret = ret;
+	vt->s.picks++;
+	if (gate)
+		vt->s.gated++;
 }
 
 /*
  * The sample: clean dead pending frames, then pick one frame of the chain at random and
  * arm an execute breakpoint on its function's entry (replacing one that never fired).
+ *
+ * Long instances.  The sample after an entry falls in the instance just caught whenever
+ * it is longer than a period, and picked its function again: such a function took every
+ * pick and the functions called between its instances none (t813: a 25 ms function 9-10
+ * instances, its 25 ms twin 0-1, of 20 calls each).  So a frame whose own instance is
+ * being measured (its return slot pending) is picked only when no other frame of the
+ * sample is (a self-pick), and that pick is weak: it waits for the instance's return
+ * (pick_defer: nothing is armed before, the function cannot be called again meanwhile,
+ * save by recursion, which a deeper frame shows) and, armed there, yields to the next
+ * sample that picks another function (counted as `yielded`).  A function alone on its
+ * thread's stack (an OpenMP region between the runtime's frames, t809) still gets every
+ * pick.  And an entry armed at once waits its patience from its frame's return, not from
+ * the pick: the rest of the instance the sample fell in counts toward it only until the
+ * sample that sees that frame gone (pick_slot), else a function whose instances are a few
+ * periods long was given up before its next call; one that never returns still lets go
+ * after `var_patience` samples.
  */
 static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a,
 				  const ucontext_t *uc, int skip)
 {
 	struct var_thread *vt = t->tool;
 	uint64_t fp, sp;
-	uint64_t cand[VAR_FRAMES];
+	uint64_t cand[VAR_FRAMES], cslot[VAR_FRAMES];
 	int64_t m0[VAR_NMETRIC] = { 0 };
 	int n = 0;
 
@@ -542,6 +637,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		uint64_t ret = f[1], next = f[0];
 		if (readable_code(t, ret)) {
 			inner[n] = prev;
+			cslot[n] = fp + 8;
 			cand[n++] = ret;
 		}
 		prev = ret;
@@ -551,77 +647,68 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	}
 	if (!n && prev) {	/* no frame chain: the function the sample is in */
 		inner[0] = prev;
+		cslot[0] = 0;
 		cand[n++] = 0;
 	}
-	if (vt->defer_fn && ++vt->x_ticks < var_patience) {
-		handler_end(vt, m0, NULL);
-		return;		/* still waiting for the pending instance's return */
+	if (vt->x_armed && vt->pick_slot &&
+	    (vt->pick_slot < sp || *(const uint64_t *)(uintptr_t)vt->pick_slot != vt->pick_ret)) {
+		vt->pick_slot = 0;	/* the frame picked from returned: its next call can come */
+		vt->x_ticks = 0;
 	}
-	if (vt->x_armed && ++vt->x_ticks < var_patience) {
+	/* A pick waiting for its function: a self-pick (weak) lets a later sample pick another
+	 * function, and waits for its instance's return as long as that instance is pending;
+	 * others wait up to var_patience samples. */
+	int waiting = 0;
+	if (vt->defer_fn) {
+		waiting = (vt->weak && pending_at(vt, vt->defer_slot)) ||
+			  ++vt->x_ticks < var_patience;
+	} else if (vt->x_armed && ++vt->x_ticks < var_patience) {
 		struct watch_slot_info si;
-		if (!watch_slot_get(t, vt->x_slot, &si) && si.armed &&
-		    (si.type == WATCH_X || vt->gate_fn)) {
-			handler_end(vt, m0, NULL);
-			return;		/* still waiting for its function */
-		}
+		waiting = !watch_slot_get(t, vt->x_slot, &si) && si.armed &&
+			  (si.type == WATCH_X || vt->gate_fn);
 	}
-	/* A random frame: the callee of its call, else the function its inner PC is in
-	 * (the executable's symbol table); if neither, the next ones (a few tries: each
-	 * costs a read of the code). */
-	uint64_t fn = 0;
+	if (waiting && !vt->weak) {
+		handler_end(vt, m0, NULL);
+		return;		/* still waiting for its function */
+	}
+	/* A random frame (cand_fn); if none, the next ones (a few tries: each costs a read of
+	 * the code).  own: the return slot of the instance the sample is in, of the function
+	 * picked: its frame's; for the function that holds the PC, the one gate_slot finds
+	 * (it may have no frame, or not yet: its caller's frame is the first one).  A frame
+	 * whose instance is being measured (own pending) is taken only if no other is. */
+	uint64_t fn = 0, own = 0, pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+	uint64_t rbp = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RBP] : 0, gs = 0;
+	uint64_t self_fn = 0, self_own = 0;
+	int gs_done = 0;
 	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < 4 && !fn; k++) {
-		int i = (i0 + k) % n;
-		fn = call_target(cand[i]);
-		if (fn && rt_fn_start(fn) != fn) {	/* not a function of ours: a PLT stub? */
-			uint64_t via = plt_target(fn);	/* (a code read: a system call) */
-			fn = via ? via : fn;
+		int i = (i0 + k) % n, by_pc;
+		fn = cand_fn(t, cand[i], inner[i], &by_pc);
+		if (!fn)
+			continue;
+		own = cslot[i];
+		if (by_pc && i == 0 && uc) {
+			gs = gate_slot(t, sp, rbp);
+			gs_done = 1;
+			own = gs ? gs : own;
 		}
-		if (!fn && inner[i]) {
-			fn = rt_fn_start(inner[i]);
-			/* main, called once by libc's start (an indirect call): an execute
-			 * breakpoint on it never fires, and a soft one slows every call hook
-			 * while it waits (calls workload: 2x) */
-			if (fn && fn == rt_fn_main())
-				fn = 0;
-		}
-		if (fn && (rt_owns_address(fn) || rt_ranges_has(&omp_code, fn) || !readable_code(t, fn)))
+		if (own && pending_at(vt, own)) {
+			if (!self_fn) {
+				self_fn = fn;
+				self_own = own;
+			}
 			fn = 0;
+		}
 	}
-	if (!fn) {
-		vt->s.no_frame++;
-	} else {
-		struct watch_req r = { .addr = fn, .len = 8, .type = WATCH_X,
-				       .policy = WATCH_REFUSE };
-		uint64_t pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0, gate = 0, ds = 0;
-		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6) {
-			gate = gate_slot(t, sp, (uint64_t)uc->uc_mcontext.gregs[REG_RBP]);
-			ds = gate ? defer_slot(vt, gate) : 0;
-		}
+	if (fn) {
+		uint64_t gate = 0;
+		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
+			gate = gs_done ? gs : gate_slot(t, sp, rbp);
+		pick_arm(t, vt, fn, own, gate);
+	} else if (self_fn && !waiting) {
 		count_replaced(t, vt);
-		if (ds) {
-			/* nothing armed in the X slot meanwhile: an old pick there would be
-			 * renewed from it, and it is not the one wanted */
-			if (vt->x_armed && vt->x_slot >= 0)
-				watch_disarm(t, vt->x_slot);
-			vt->x_armed = 0;
-			vt->x_ticks = 0;
-			vt->gate_fn = 0;
-			vt->defer_fn = fn;
-			vt->defer_slot = ds;
-			vt->s.picks++;
-			gate_count(GATE_DEFERRED);
-		} else {
-			if (gate) {
-				r.addr = gate;
-				r.type = WATCH_RW;
-			}
-			if (!arm_x(t, vt, &r)) {
-				vt->gate_fn = gate ? fn : 0;
-				vt->s.picks++;
-				if (gate)
-					gate_count(GATE_GATED);
-			}
-		}
+		pick_defer(t, vt, self_fn, self_own, 1);
+	} else if (!self_fn && !waiting) {
+		vt->s.no_frame++;
 	}
 	handler_end(vt, m0, NULL);
 }
@@ -635,6 +722,8 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 
 	vt->x_armed = 0;
 	vt->gate_fn = 0;
+	vt->pick_slot = 0;
+	vt->weak = 0;
 	vt->defer_fn = 0;	/* (none while an X is armed: var_on_access) */
 	if (!slot || (slot & 7))
 		return;
@@ -683,26 +772,23 @@ static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt)
 	}
 	vt->x_slot = err;
 	vt->x_ticks = 0;
-	gate_count(GATE_FIRED);
+	vt->s.gates_fired++;
 }
 
 /* The instance a pick was deferred for (defer_slot) returned: arm its entry now, out of
- * the line (the return's trap, with its handler, is this one).  The samples it waited for
- * the return count toward its patience: reset, a function whose instances outlast the
- * patience took every pick (the samples in the functions called between two of its
- * instances only renewed the wait, t813: 0 instances of its twin). */
+ * the line (the return's trap, with its handler, is this one).  Its patience starts here,
+ * as an entry armed at once waits from its frame's return (var_on_access): the samples
+ * before could not see its next call. */
 static SIGSAFE void arm_deferred(struct rt_thread *t, struct var_thread *vt)
 {
 	struct watch_req r = { .addr = vt->defer_fn, .len = 8, .type = WATCH_X,
 			       .policy = WATCH_REFUSE };
-	int ticks = vt->x_ticks;
 
 	vt->defer_fn = 0;
 	vt->gate_fn = 0;
-	if (!arm_x(t, vt, &r)) {
-		vt->x_ticks = ticks;
-		gate_count(GATE_DEFER_ARMED);
-	}
+	vt->pick_slot = 0;
+	if (!arm_x(t, vt, &r))
+		vt->s.deferred_armed++;
 }
 
 /* The watch on the innermost slot trapped: its return, or something else. */
@@ -826,22 +912,8 @@ static SIGSAFE void var_thread_end(struct rt_thread *t)
 	rt_tool_record(t, &vt->s, sizeof(vt->s));
 }
 
-/* The gate's counters, in the .proc (GATE_*). */
-static SIGSAFE void var_process_end(int signo)
-{
-	static const char *const names[GATE_N] = {
-		"variance_gated", "variance_gates_fired", "variance_gates_expired",
-		"variance_deferred", "variance_deferred_armed", "variance_deferred_expired",
-	};
-
-	(void)signo;
-	for (int i = 0; i < GATE_N; i++)
-		rt_proc_append_u64(names[i], __atomic_load_n(&var_gate_n[i], __ATOMIC_RELAXED));
-}
-
 static void var_fork_child(struct rt_thread *t)
 {
-	memset(var_gate_n, 0, sizeof(var_gate_n));	/* the child's .proc counts its own */
 	var_thread_start(t);
 }
 
@@ -853,6 +925,5 @@ const struct rt_tool rt_tool_variance = {
 	.access = var_on_access,
 	.trap = var_trap,
 	.fork_child = var_fork_child,
-	.process_end = var_process_end,
 	.thread_end = var_thread_end,
 };

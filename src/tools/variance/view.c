@@ -96,6 +96,30 @@ static const char *col_text(sqlite3_stmt *st, int col)
 	return (const char *)sqlite3_column_text(st, col);
 }
 
+/*
+ * What became of the picks that "entries armed" counts and "caught" and "missed" do not
+ * explain, with debug registers: those behind the gate (an entry in the sampled code's own
+ * line, armed at its return, where it slows no loop) and those deferred to a measured
+ * instance's return (mostly picks made inside the function's own instance), with how many
+ * of each another pick replaced.  Nothing for a recording whose runtime did not count them
+ * (no `gated` row in meta), nor when there were none.
+ */
+static void gate_line(sqlite3 *db, FILE *out)
+{
+	char v[32];
+	uint64_t g = db_meta_u64(db, "gated"), d = db_meta_u64(db, "deferred");
+
+	if (!*db_meta(db, "gated", v, sizeof(v)) || (!g && !d))
+		return;
+	fprintf(out, "  of the entries armed: %" PRIu64 " behind the gate (armed at the return of "
+		     "the code in their line: %" PRIu64 " fired, %" PRIu64 " replaced), %" PRIu64
+		     " deferred to a measured instance's return (%" PRIu64 " armed there; replaced: %"
+		     PRIu64 " before it, %" PRIu64 " after)\n",
+		g, db_meta_u64(db, "gates_fired"), db_meta_u64(db, "gates_expired"), d,
+		db_meta_u64(db, "deferred_armed"), db_meta_u64(db, "deferred_expired"),
+		db_meta_u64(db, "yielded"));
+}
+
 int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char ev[128], src[64], be[16];
@@ -151,6 +175,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			db_meta_u64(db, "missed"), be,
 			!strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
 				" (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
+		gate_line(db, out);
 		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);
 		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
 			     PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail\n",
