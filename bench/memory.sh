@@ -20,7 +20,11 @@
 #                                 a tool's name picks its cases; default all; PAIRS=5;
 #                                 MEMORY_BENCH_BEFORE=DIR: another build directory's
 #                                 profiled run joins every round, e.g. a copy of build/
-#                                 made before a change: before and after side by side)
+#                                 made before a change: before and after side by side;
+#                                 MEMORY_BENCH_NOASLR=1: every run under setarch -R, the
+#                                 same addresses in every run, so libc's pages no longer
+#                                 move by 100-200 KB from run to run with where it lands:
+#                                 a change's effect, not the usual figure)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${SONDE_BUILD:-$top/build}" && pwd) || exit 1
@@ -116,11 +120,14 @@ rssanon() { awk '/^RssAnon:/ { print $2 }' "$1"; }
 # run1 SMAPS LIST CMD...: one run, its dump written to SMAPS; its peak RSS appended to LIST
 # only if it exited 0 and wrote the dump (a failed run must not count a round before's)
 failed=0
+norand=
+[ "${MEMORY_BENCH_NOASLR:-0}" = 1 ] && norand="setarch $(uname -m) -R"
 run1() {
 	local f=$1 l=$2
 	shift 2
 	rm -f "$f"
-	if VBENCH_SMAPS=$T/$f "$@" >/dev/null 2>&1 && [ -s "$f" ]; then
+	# shellcheck disable=SC2086
+	if VBENCH_SMAPS=$T/$f $norand "$@" >/dev/null 2>&1 && [ -s "$f" ]; then
 		hwm "$f" >>"$l"
 		minflt "$f" >>"$l.flt"
 		rssanon "$f" >>"$l.anon"
@@ -150,7 +157,7 @@ diff_line() {
 
 cases=${*:-mem comm reuse variance}
 cases=$(for c in $cases; do [ "$c" = variance ] && echo variance-calls variance-mix || echo "$c"; done)
-echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $PAIRS runs each"
+echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $PAIRS runs each${norand:+, ASLR off}"
 for c in $cases; do
 	case_setup "$c" || continue
 	: >hn; : >ho; : >hp; : >hb; : >hn.flt; : >ho.flt; : >hp.flt; : >hb.flt
