@@ -19,8 +19,11 @@ B=$(cd "${SONDE_BUILD:-$top/build}" && pwd) || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 [ -x "$B/sonde" ] || { echo "bench: $B/sonde not built" >&2; exit 1; }
-command -v perf >/dev/null && perf list 2>/dev/null | grep -q 'exceptions:page_fault_user' ||
-	{ echo "bench: variance-resident: SKIP: no perf, or no exceptions:page_fault_user"; exit 0; }
+if ! command -v perf >/dev/null ||
+	! perf list 2>/dev/null | grep -q 'exceptions:page_fault_user'; then
+	echo "bench: variance-resident: SKIP: no perf, or no exceptions:page_fault_user"
+	exit 0
+fi
 cd "$T" || exit 1
 W=$top/tests/workloads/variance
 if [ "${VARIANCE_RESIDENT_BUILD:-}" != calls ] &&
@@ -86,7 +89,8 @@ for pid in sorted(pids):
 PY
 echo "bench: variance-resident, $(date -u '+%Y-%m-%d %H:%M UTC'), load" \
 	"$(cut -d' ' -f1-3 /proc/loadavg), vwork built by $build"
-for mode in ${*:-mix pages pagesfork jump threads}; do
+[ $# -gt 0 ] || set -- mix pages pagesfork jump threads
+for mode in "$@"; do
 	rm -rf p
 	if ! perf record -q -e exceptions:page_fault_user -o pf.data -- \
 		env VWORK_ITERS=$it "$B/sonde" variance -q -o p -- ./vw "$mode" 0 >/dev/null 2>&1; then
