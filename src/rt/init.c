@@ -503,7 +503,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	 * maps them, and of libsonde.so the part its handlers and interposers run
 	 * (libtrim.c; the child maps it again in atfork_child) */
 	if (rt_tool->flags & RT_TOOL_COUNTS_FAULTS)
-		rt_trim_keep_resident();
+		rt_trim_keep_resident((const void *)&rt_resident_end);
 	/* first: libsonde.so's start-up code and what it pulled in around it unmapped, the
 	 * rest resident by the granule (libtrim.c) */
 	rt_trim_object_at((const void *)&sonde_init);

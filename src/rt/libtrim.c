@@ -63,9 +63,9 @@ static int trim_off, keep_resident;
  * libsonde.so's resident part (Makefile, RT_RESIDENT): its first segment (the ELF and
  * program headers, which dl_iterate_phdr reads, and the dynamic symbol tables: libsonde.so
  * is preloaded, so the loader's lazy binding of any of the program's calls looks it up
- * first), its code from the text segment's start (PLT,
- * constructors, cold partitions, then the RT_RESIDENT objects, linked first) up to
- * rt_resident_end, the marker linked right after them, and its constants (.rodata, from
+ * first), its code from the text segment's start (PLT, constructors, cold partitions,
+ * then the RT_RESIDENT objects, linked first) up to rt_resident_end, the marker linked
+ * right after them (rt_trim_keep_resident's code_end), and its constants (.rodata, from
  * the constant segment's start up to .eh_frame_hdr: the unwind tables after it are read
  * by no handler of a tool that counts faults, which walks frame pointers).  Page ranges,
  * found in trim_object when it trims libsonde.so; [0] the headers, [1] code, [2] constants.
@@ -74,9 +74,11 @@ struct trim_range {
 	uintptr_t lo, hi;
 };
 static struct trim_range resident[3];
+static uintptr_t resident_code_end;
 
-void rt_trim_keep_resident(void)
+void rt_trim_keep_resident(const void *code_end)
 {
+	resident_code_end = (uintptr_t)code_end;
 	trim_off = keep_resident = 1;
 }
 
@@ -133,7 +135,7 @@ static int overlaps_writable(const struct dl_phdr_info *info, uintptr_t lo, uint
 /* libsonde.so's resident ranges (above), when info is libsonde.so: 1, else 0 */
 static int resident_find(const struct dl_phdr_info *info)
 {
-	uintptr_t end = (uintptr_t)&rt_resident_end, eh = 0;
+	uintptr_t end = resident_code_end, eh = 0;
 	const ElfW(Phdr) *text = NULL, *ro = NULL;
 
 	if (!rt_dl_holds(info, end))
