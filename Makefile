@@ -114,9 +114,36 @@ $(B)/cli/%.o: src/%.c
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_CLI) -c $< -o $@
 
-$(B)/libsonde.so: $(RT_OBJ)
+# The code that a handler or an interposed call can run while `sonde variance` measures an
+# instance (its page faults are a metric: a fault on the runtime's code in one would count):
+# the handlers' machinery, the interposers (malloc, mmap, pthread_create, longjmp...),
+# the call hooks, the decoder variance reads call sites with, variance's client, and the
+# trimming, the clock source's thread stop and the process's end, which run after start-up
+# whatever the tool (a granule of cold code each, in every process's peak RSS).  Linked
+# first, then the marker rt_resident_end (src/rt/resident-end.c), then the rest (start-up,
+# the other tools): the text segment's start up to the marker is all variance keeps mapped
+# of libsonde.so's code (src/rt/libtrim.c).  A file whose code such a path reaches goes
+# here (t802 counts every fault of an instance: one on the runtime shows there).
+RT_RESIDENT := src/rt/core.c src/rt/arena.c src/rt/thread.c src/rt/ctx.c src/rt/out.c \
+	src/rt/tools.c src/rt/fnmap.c src/rt/watch.c src/rt/watch-sig.c src/rt/watch-calib.c \
+	src/rt/source-clock-sig.c src/rt/source-inst.c src/rt/decode-x86.c src/rt/interpose.c \
+	src/rt/init.c src/rt/finish.c src/rt/libtrim.c src/rt/source-clock.c \
+	src/tools/variance/rt-variance.c \
+	src/tools/variance/rt-jump.c
+RT_RESIDENT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_RESIDENT))
+RT_SO_OBJ := $(filter $(RT_RESIDENT_OBJ),$(RT_OBJ)) $(B)/obj/rt/resident-end.o \
+	$(filter-out $(RT_RESIDENT_OBJ) $(B)/obj/rt/resident-end.o,$(RT_OBJ))
+
+# -z now: every PLT slot bound at load, so that no handler runs the loader's lazy binding
+# (which reads libsonde.so's symbol tables and libc's hash tables: pages a handler would
+# fault on, and that variance no longer keeps mapped).  -fini: the loader calls the
+# (empty) marker at exit, not crti's _fini, which is empty too but linked at the text's
+# end: its call mapped a granule of cold code in every process's last moments, where its
+# peak RSS is.
+$(B)/libsonde.so: $(RT_SO_OBJ)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) -shared -fPIC -Wl,-z,defs -Wl,-soname,libsonde.so $^ -o $@ $(LIBS_RT)
+	$(Q)$(CC) -shared -fPIC -Wl,-z,defs -Wl,-z,now -Wl,-fini=rt_resident_end \
+		-Wl,-soname,libsonde.so $^ -o $@ $(LIBS_RT)
 
 # No-op access callbacks that programs built by sonde-cc link against, so they run
 # without the runtime; the preloaded libsonde.so's definitions win when profiling.

@@ -452,6 +452,9 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
+	/* a child maps none of its parent's file pages: libsonde.so's resident part, if
+	 * kept, mapped again before the child measures anything (t802's fork run) */
+	rt_trim_prefault();
 	ctx_fork_child();
 	rt_pid = (int)getpid();
 	if (!rt_cfg.follow_fork) {
@@ -477,9 +480,18 @@ static void atfork_child(void)
 
 __attribute__((constructor(101))) static void sonde_init(void)
 {
+	/* libgcc's CPU model (rt-stack.c's popcnt test) read now, not by its constructor
+	 * after this one, whose code is linked last: it would map a granule of cold code
+	 * again after the trimming (its constructor returns at once when this ran) */
+	__builtin_cpu_init();
 	config_read();
-	if (!rt_cfg.enabled)
+	/* the runtime off (no SONDE_*: a program that only inherited LD_PRELOAD), its code
+	 * still mapped by the loader's work and fault-around: all of it but the pages the
+	 * interposers use is unmapped (bench/memory.sh, "runtime off") */
+	if (!rt_cfg.enabled) {
+		rt_trim_object_at((const void *)&sonde_init);
 		return;
+	}
 	rt_pid = (int)getpid();
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
@@ -487,9 +499,11 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	if (rt_tool_pick())
 		return;
 	/* variance's page-fault counts must not see the runtime's first touches (t802), in a
-	 * forked child either: its libraries stay mapped whole, as fault-around maps them */
+	 * forked child either: the libraries it dlopens stay mapped whole, as fault-around
+	 * maps them, and of libsonde.so the part its handlers and interposers run
+	 * (libtrim.c; the child maps it again in atfork_child) */
 	if (rt_tool->flags & RT_TOOL_COUNTS_FAULTS)
-		rt_trim_set_off();
+		rt_trim_keep_resident((const void *)&rt_resident_end);
 	/* first: libsonde.so's start-up code and what it pulled in around it unmapped, the
 	 * rest resident by the granule (libtrim.c) */
 	rt_trim_object_at((const void *)&sonde_init);

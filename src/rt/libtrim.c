@@ -26,7 +26,18 @@
  *
  * Only the runtime's own libraries: the program's (libc) keep their fault-around, so its
  * own resident memory is as without sonde.  At process start only (sonde_init, and the
- * dlopen of a library the runtime loads for itself): not handler-safe.
+ * dlopen of a library the runtime loads for itself; rt_trim_prefault also in a forked
+ * child): not handler-safe.  libsonde.so is trimmed with the runtime off too (no SONDE_*:
+ * 172 KB of it were resident in a program that merely inherited LD_PRELOAD).
+ *
+ * A tool that counts page faults (variance) must not see a handler's or an interposer's
+ * first touch of a runtime page inside a measured instance, in a forked child either
+ * (which maps none of its parent's file pages).  It keeps libsonde.so's resident part:
+ * the code those paths run is linked first (Makefile, RT_RESIDENT), so that part is one
+ * range per segment, each made a mapping of its own and mapped whole again after each
+ * trimming and in a forked child; the rest (start-up, the other tools, the unwind tables)
+ * is trimmed as for any tool.  Keeping all of libsonde.so mapped, as before, cost 172-184
+ * KB; the resident part is 104 KB (bench/memory.sh, bench/variance-resident.sh).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -44,12 +55,31 @@
 #define TRIM_GRANULE (4 * TRIM_PAGE)	/* the mappings' size: see above */
 #define TRIM_PM_BATCH 512		/* pagemap entries a pread: 2 MB, 4 KB of stack */
 
-/* rt_trim_set_off: the trimming is not done at all (a tool that counts page faults) */
-static int trim_off;
+/* rt_trim_keep_resident: the libraries the runtime dlopens are not trimmed (trim_off),
+ * and libsonde.so's resident part is kept mapped */
+static int trim_off, keep_resident;
 
-void rt_trim_set_off(void)
+/*
+ * libsonde.so's resident part (Makefile, RT_RESIDENT): its first segment (the ELF and
+ * program headers, which dl_iterate_phdr reads, and the dynamic symbol tables: libsonde.so
+ * is preloaded, so the loader's lazy binding of any of the program's calls looks it up
+ * first), its code from the text segment's start (PLT, constructors, cold partitions,
+ * then the RT_RESIDENT objects, linked first) up to rt_resident_end, the marker linked
+ * right after them (rt_trim_keep_resident's code_end), and its constants (.rodata, from
+ * the constant segment's start up to .eh_frame_hdr: the unwind tables after it are read
+ * by no handler of a tool that counts faults, which walks frame pointers).  Page ranges,
+ * found in trim_object when it trims libsonde.so; [0] the headers, [1] code, [2] constants.
+ */
+struct trim_range {
+	uintptr_t lo, hi;
+};
+static struct trim_range resident[3];
+static uintptr_t resident_code_end;
+
+void rt_trim_keep_resident(const void *code_end)
 {
-	trim_off = 1;
+	resident_code_end = (uintptr_t)code_end;
+	trim_off = keep_resident = 1;
 }
 
 /* Unmap the pages of [lo, hi) that are present and still the file's (pagemap: bit 63
@@ -99,10 +129,56 @@ static int overlaps_writable(const struct dl_phdr_info *info, uintptr_t lo, uint
 	return 0;
 }
 
+#define PAGE_DOWN(a) ((uintptr_t)(a) & ~(TRIM_PAGE - 1))
+#define PAGE_UP(a) (((uintptr_t)(a) + TRIM_PAGE - 1) & ~(TRIM_PAGE - 1))
+
+/* libsonde.so's resident ranges (above), when info is libsonde.so: 1, else 0 */
+static int resident_find(const struct dl_phdr_info *info)
+{
+	uintptr_t end = resident_code_end, eh = 0;
+	const ElfW(Phdr) *text = NULL, *ro = NULL;
+
+	if (!rt_dl_holds(info, end))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			eh = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (!resident[0].lo && !(ph->p_flags & (PF_X | PF_W)))
+			resident[0] = (struct trim_range){ PAGE_DOWN(info->dlpi_addr + ph->p_vaddr),
+							   PAGE_UP(info->dlpi_addr + ph->p_vaddr +
+								   ph->p_memsz) };
+		if (ph->p_flags & PF_X)
+			text = ph;
+		else if (text && !ro && !(ph->p_flags & PF_W))
+			ro = ph;
+	}
+	if (text)
+		resident[1] = (struct trim_range){ PAGE_DOWN(info->dlpi_addr + text->p_vaddr),
+						   PAGE_UP(end + 1) };
+	if (ro)
+		resident[2] = (struct trim_range){ PAGE_DOWN(info->dlpi_addr + ro->p_vaddr),
+						   PAGE_UP(eh ? eh : info->dlpi_addr + ro->p_vaddr +
+									   ro->p_memsz) };
+	return 1;
+}
+
+void rt_trim_prefault(void)
+{
+	for (int r = 0; r < 3; r++)
+		for (uintptr_t a = resident[r].lo; a < resident[r].hi; a += TRIM_PAGE)
+			(void)*(volatile const char *)a;
+}
+
 /* Split and drop every read-only PT_LOAD of info; a segment whose pages another, writable
- * one shares is left whole.  pm: /proc/self/pagemap, or -1 (then nothing is dropped). */
+ * one shares is left whole.  pm: /proc/self/pagemap, or -1 (then nothing is dropped).
+ * libsonde.so's resident part, when kept, is mapped again after (rt_trim_prefault). */
 static void trim_object(const struct dl_phdr_info *info, int pm)
 {
+	int own = keep_resident && resident_find(info);
+
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || !ph->p_memsz)
@@ -112,12 +188,22 @@ static void trim_object(const struct dl_phdr_info *info, int pm)
 			       ~(TRIM_PAGE - 1);
 		if (overlaps_writable(info, lo, hi))
 			continue;
-		for (uintptr_t a = lo + TRIM_GRANULE; a < hi; a += 2 * TRIM_GRANULE)
+		/* a resident range (at a segment's start) is a mapping of its own: a fault in
+		 * it maps none of the granules after it, the granules start after it */
+		uintptr_t from = lo;
+		for (int r = 0; own && r < 3; r++)
+			if (resident[r].lo == lo && resident[r].hi > lo) {
+				from = resident[r].hi < hi ? resident[r].hi : hi;
+				madvise((void *)lo, from - lo, MADV_RANDOM);
+			}
+		for (uintptr_t a = from + TRIM_GRANULE; a < hi; a += 2 * TRIM_GRANULE)
 			madvise((void *)a, hi - a < TRIM_GRANULE ? hi - a : TRIM_GRANULE,
 				MADV_RANDOM);
 		if (pm >= 0)
 			drop_file_pages(pm, lo, hi);
 	}
+	if (own)
+		rt_trim_prefault();
 }
 
 static int pagemap_open(void)
@@ -156,9 +242,6 @@ static int trim_at_cb(struct dl_phdr_info *info, size_t size, void *data)
 int rt_trim_object_at(const void *addr)
 {
 	struct trim_at t = { (uintptr_t)addr, -1, 0 };
-
-	if (trim_off)
-		return 0;
 	t.pm = pagemap_open();
 	dl_iterate_phdr(trim_at_cb, &t);
 	if (t.pm >= 0)

@@ -26,11 +26,22 @@ int rt_dl_holds(const struct dl_phdr_info *info, uintptr_t addr);
  * debugger's breakpoints) are left alone.  0, or -errno when the object is not found. */
 int rt_trim_object_at(const void *addr);
 
-/* From now on nothing is trimmed: rt_dlopen_trimmed is dlopen, rt_trim_object_at does
- * nothing.  For a tool that counts page faults (RT_TOOL_COUNTS_FAULTS): the runtime's
- * libraries keep the kernel's fault-around, and a forked child its parent's mappings of
- * them, so that no handler takes a fault on the runtime's code or constants while a
- * measurement is open (t802). */
-void rt_trim_set_off(void);
+/* For a tool that counts page faults (RT_TOOL_COUNTS_FAULTS), from now on: rt_dlopen_trimmed
+ * is dlopen (those libraries keep the kernel's fault-around), and rt_trim_object_at trims
+ * libsonde.so all but its resident part (the code a handler or an interposed call can run
+ * while an instance is measured, from its text segment's start up to code_end, which is
+ * rt_resident_end; its constants and its headers: libtrim.c), which it maps again whole,
+ * so that no handler takes a fault on the runtime while a measurement is open (t802,
+ * bench/variance-resident.sh). */
+void rt_trim_keep_resident(const void *code_end);
+
+/* Map libsonde.so's resident part again, page by page (a forked child, which keeps none
+ * of its parent's file pages, before anything of it runs); nothing before
+ * rt_trim_keep_resident and a first rt_trim_object_at on libsonde.so. */
+void rt_trim_prefault(void);
+
+/* Right after libsonde.so's resident code (resident-end.c, linked after RT_RESIDENT; not
+ * in libtrim.c, which tests build on its own). */
+void rt_resident_end(void);
 
 #endif

@@ -28,6 +28,19 @@ bad=$(var_count $I 'f == "spin" && pf != 0')
 check "t802-spin-no-faults-$bad-wrong-of-$n" [ "$bad" -eq 0 ]
 check "t802-spin-instances-$n" [ "$n" -ge 5 ]
 
+# pages3 and pages7 exact in a forked child too: the child maps none of its parent's file
+# pages, so the runtime maps its resident part again there (libtrim.c, rt_trim_prefault)
+VWORK_ITERS=1500 "$SONDE" variance -q -o pf -p 1000000 -e page-faults -- ./vwork pagesfork 0 >/dev/null 2>&1
+check t802-run-pagesfork [ $? -eq 0 ]
+I=pf/variance/instances.csv
+for f in pages3:3 pages7:7; do
+	fn=${f%:*} want=${f#*:}
+	n=$(var_count $I "f == \"$fn\"")
+	bad=$(var_count $I "f == \"$fn\" && pf != $want")
+	check "t802-fork-$fn-instances-$n" [ "$n" -ge 5 ]
+	check "t802-fork-$fn-exactly-$want-faults-$bad-wrong" [ "$bad" -eq 0 ]
+done
+
 VWORK_ITERS=4000 "$SONDE" variance -q -o rc -p 1000000 -e page-faults -- ./vwork recurse 0 >/dev/null 2>&1
 check t802-run-recurse [ $? -eq 0 ]
 I=rc/variance/instances.csv
