@@ -24,7 +24,8 @@ bench_ratio() {
 # writing to DIR, then write to OUT the share of the machine's CPUs that other processes
 # used while it ran: /proc/stat's busy jiffies (steal included) less the job's own CPU
 # time, over its wall time x the CPUs.  The job's CPU time is what its ranks' main
-# threads recorded in DIR/rank-*.rec (the CPU-share pseudo-sensor's seconds: mpirun's
+# threads recorded in DIR/rank-*.rec (read with $SONDE vsensor records; the CPU-share
+# pseudo-sensor's seconds: mpirun's
 # ranks are not its waited-for children, so CMD's rusage misses them) plus CMD's own
 # user+sys time (CMD may be a shell function).  Other threads of the ranks (an injected
 # busy thread, MPI's progress thread) count as others.
@@ -36,9 +37,10 @@ bench_others() {
 	{ time "$@" 2>&4; } 4>&2 2>"$out.cpu"
 	t1=$(date +%s.%N)
 	b=$(awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat)
-	python3 - "$dir" "$out.cpu" "$a" "$b" "$t0" "$t1" "$(getconf CLK_TCK)" "$(nproc)" >"$out" <<'PY'
-import csv, glob, os, struct, sys
-d, cpuf, a, b, t0, t1, hz, n = sys.argv[1:]
+	"${SONDE:-sonde}" vsensor records "$dir" >"$out.rec" 2>/dev/null
+	python3 - "$dir" "$out.cpu" "$a" "$b" "$t0" "$t1" "$(getconf CLK_TCK)" "$(nproc)" "$out.rec" >"$out" <<'PY'
+import csv, os, sys
+d, cpuf, a, b, t0, t1, hz, n, recf = sys.argv[1:]
 own = sum(float(x) for x in open(cpuf).read().split()[-2:])
 ids = {}
 try:
@@ -46,13 +48,10 @@ try:
         ids.setdefault(r["rank"], []).append(r["sensor"])
 except OSError:
     pass
-for f in glob.glob(os.path.join(d, "rank-*.rec")):
-    names = ids.get(f.rsplit("-", 1)[1][:-4], [])
-    data = open(f, "rb").read()
-    for i in range(0, len(data) - 15, 16):
-        _, s, _, w = struct.unpack("<iiff", data[i:i + 16])
-        if 0 <= s < len(names) and names[s] == "(cpu share)":
-            own += w
+for r in csv.DictReader(open(recf)):
+    names, s = ids.get(r["rank"], []), int(r["sensor"])
+    if 0 <= s < len(names) and names[s] == "(cpu share)":
+        own += float(r["seconds"])
 o = ((int(b) - int(a)) / int(hz) - own) / ((float(t1) - float(t0)) * int(n))
 print("%.0f%%" % (100 * max(o, 0)))
 PY

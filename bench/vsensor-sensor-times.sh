@@ -3,7 +3,8 @@
 # (doc/sonde-vsensor.md, "Why the network delay is not found"), from its records:
 #   bench/vsensor-sensor-times.sh DIR [KIND [START END]]
 # DIR is one run's directory (kept by bench/vsensor-real.sh with VS_REAL_KEEP, e.g.
-# DIR/p-IS-1); KIND (network) the sensors' kind.  Each record of rank-<r>.rec is one
+# DIR/p-IS-1); KIND (network) the sensors' kind.  SONDE: the sonde that reads the records
+# (default build/sonde).  Each record of rank-<r>.rec is one
 # sensor in one slice: its mean sense in us (for network sensors the fastest 1-ms average,
 # vsrt.c).  Prints per rank and sensor the records' count and min / median / max in us,
 # inside the window of DIR/truth (START-END of "kind:ranks:START:END", as the bench wrote it
@@ -17,6 +18,9 @@ set -u
 dir=${1:?usage: bench/vsensor-sensor-times.sh DIR [KIND [START END]]}
 kind=${2:-network}
 [ -f "$dir/sensors.csv" ] || { echo "no sensors.csv in $dir" >&2; exit 1; }
+SONDE=${SONDE:-$(cd "$(dirname "$0")/.." && pwd)/build/sonde}
+recs=$(mktemp)
+trap 'rm -f "$recs"' EXIT
 slice=$(head -1 "$dir/matrix-compute.csv" | awk -F, '{ print $3 - $2 }')
 ws=-1 we=-1
 if [ -f "$dir/truth" ] && [ "$(cat "$dir/truth")" != none ]; then
@@ -26,28 +30,26 @@ fi
 [ $# -ge 4 ] && ws=$3 we=$4
 echo "$dir: slices of $slice s; window ${ws}-${we} s (-1: none); $kind sensors, us per sense"
 echo "(rank 'all': the ranks' records pooled; in/out: the slice starts in the window or not)"
-for rec in "$dir"/rank-*.rec; do
-	r=${rec##*/rank-}
-	r=${r%.rec}
-	# struct vs_rec { int32 bin, sensor; float mean_us, weight_s; }: 16 bytes, host order
-	paste <(od -An -v -w16 -t d4 "$rec") <(od -An -v -w16 -t f4 "$rec") |
-	awk -v r="$r" -v kind="$kind" -v sl="$slice" -v ws="$ws" -v we="$we" -v sensors="$dir/sensors.csv" '
-		BEGIN {	# the rank'\''s sensors, in the order of their index (vsrt.c, write_sensors)
-			while ((getline line < sensors) > 0) {
-				split(line, c, ",")
-				if (c[1] != r)
-					continue
-				name[i] = c[2]; k[i] = c[3]; i++
-			}
+# the records of every rank (sonde vsensor records: rank,slice,sensor,time_us,seconds;
+# both file formats, rec.h)
+"$SONDE" vsensor records "$dir" >"$recs" || exit 1
+awk -F, -v kind="$kind" -v sl="$slice" -v ws="$ws" -v we="$we" -v sensors="$dir/sensors.csv" '
+	BEGIN {	# each rank'\''s sensors, in the order of their index (vsrt.c, write_sensors)
+		while ((getline line < sensors) > 0) {
+			split(line, c, ",")
+			if (c[1] == "rank")
+				continue
+			i = idx[c[1]]++
+			name[c[1], i] = c[2]; k[c[1], i] = c[3]
 		}
-		{	# bin sensor (int) int int, then the same 16 bytes as floats: mean_us is the 7th
-			s = $2
-			if (k[s] != kind)
-				next
-			t = $1 * sl
-			printf "%s\t%s\t%s\t%s\n", r, name[s], ws < 0 ? "all" : (t >= ws && t < we ? "in" : "out"), $7
-		}'
-done | awk -F'\t' '
+	}
+	NR > 1 {
+		r = $1; s = $3
+		if (k[r, s] != kind)
+			next
+		t = $2 * sl
+		printf "%s\t%s\t%s\t%s\n", r, name[r, s], ws < 0 ? "all" : (t >= ws && t < we ? "in" : "out"), $4
+	}' "$recs" | awk -F'\t' '
 	{ for (i = 0; i < 2; i++) { key = (i ? "all" : $1) "\t" $2 "\t" $3; n[key]++; v[key, n[key]] = $4 + 0 } }
 	END {
 		for (key in n) {
@@ -73,20 +75,21 @@ done | awk -F'\t' '
 # time, the others (posting MPI_Irecv/MPI_Isend) still say how fast the network is.
 # Standard: the 10th percentile of the sensor's records on its rank (vsrt.c, standards).
 # Step 5's CPU exemption and steps 3-6 are not applied: cells under 0.50, not flags.
-[ "$kind" = network ] && python3 - "$dir" "$ws" "$we" "$slice" <<'PY'
-import csv, glob, os, struct, sys
+[ "$kind" = network ] && python3 - "$dir" "$ws" "$we" "$slice" "$recs" <<'PY'
+import csv, os, sys
 d, ws, we, sl = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 kinds = {}
 for r in csv.DictReader(open(os.path.join(d, "sensors.csv"))):
     kinds.setdefault(r["rank"], []).append(r["kind"])
 cnt = {}
-for f in glob.glob(os.path.join(d, "rank-*.rec")):
-    rk = f.rsplit("-", 1)[1][:-4]
+byrank = {}
+for row in csv.DictReader(open(sys.argv[5])):
+    byrank.setdefault(row["rank"], []).append(row)
+for rk, rows in byrank.items():
     k = kinds.get(rk, [])
     recs = []
-    data = open(f, "rb").read()
-    for i in range(0, len(data) - 15, 16):
-        b, s, t, w = struct.unpack("<iiff", data[i:i + 16])
+    for row in rows:
+        b, s, t, w = int(row["slice"]), int(row["sensor"]), float(row["time_us"]), float(row["seconds"])
         if 0 <= s < len(k) and k[s] == "network" and t > 0:
             recs.append((b, s, t, w))
     std = {}

@@ -30,6 +30,48 @@ D=$(echo "$dirs" | head -1)
 for f in matrix-compute.csv matrix-network.csv matrix-io.csv events.csv sensors.csv rank-0.rec rank-1.rec; do
 	check "t602-vsensor-file-$f" test -f "$D/$f"
 done
+# the records (rec.h, format 2): read back by 'records', each naming a sensor of its
+# rank's sensors.csv and a slice of the matrices, with a time > 0 but for the (core)
+# (its "time" is a CPU number, 0 included: vsrt.c); at most 9 bytes a record on average
+# here (slice differences under 64, sensor ids under 128, weights under 2.1 s: 1+1+4+3)
+check t602-vsensor-rec-magic test "$(head -c 4 "$D/rank-0.rec")" = VSR2
+if "$SONDE" vsensor records "$D" >recs.csv 2>recs.err; then
+	pass t602-vsensor-records
+else
+	fail t602-vsensor-records "$(head -c 300 recs.err)"
+fi
+check t602-vsensor-records-sensors python3 - "$D" recs.csv <<'PY'
+import csv, os, sys
+names = {}
+for r in csv.DictReader(open(os.path.join(sys.argv[1], "sensors.csv"))):
+    names.setdefault(r["rank"], []).append(r["sensor"])
+slices = len(open(os.path.join(sys.argv[1], "matrix-network.csv")).readline().split(",")) - 1
+rows = list(csv.DictReader(open(sys.argv[2])))
+for r in rows:
+    s = int(r["sensor"])
+    assert 0 <= s < len(names[r["rank"]]), r
+    assert 0 <= int(r["slice"]) < slices, (r, slices)
+    assert float(r["time_us"]) > 0 or names[r["rank"]][s] == "(core)", r
+size = sum(os.path.getsize(os.path.join(sys.argv[1], "rank-%d.rec" % q)) - 4 for q in (0, 1))
+assert rows and size <= 9 * len(rows), (size, len(rows))
+PY
+# the format before it (16 bytes a record, no header) still reads, to the same records
+mkdir -p old
+cp "$D/sensors.csv" old/
+python3 - recs.csv old <<'PY'
+import csv, struct, sys
+out = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    out.setdefault(r["rank"], b"")
+    out[r["rank"]] += struct.pack("<iiff", int(r["slice"]), int(r["sensor"]), float(r["time_us"]), float(r["seconds"]))
+for rank, b in out.items():
+    open("%s/rank-%s.rec" % (sys.argv[2], rank), "wb").write(b)
+PY
+"$SONDE" vsensor records old >old.csv 2>&1
+check t602-vsensor-records-format1 cmp -s recs.csv old.csv
+printf 'VSR9xxxx' >old/rank-0.rec
+check t602-vsensor-records-version sh -c "'$SONDE' vsensor records old >/dev/null 2>err; test \$? -eq 1 && grep -q 'version' err"
+check t602-vsensor-records-usage sh -c "'$SONDE' vsensor records '$D/sensors.csv' >/dev/null 2>&1; test \$? -eq 2"
 check t602-vsensor-events-header test "$(head -1 "$D/events.csv")" = "ranks,start,end,kind,severity,sensors"
 "$SONDE" vsensor list --csv fig4.c >list.csv
 want=$(python3 -c '

@@ -120,14 +120,42 @@ TEST(lone_slow_collective_is_noise)
 	teardown();
 }
 
+/* Ranks waiting in MPI for a rank slow in compute: their network cells are low, the slow
+ * rank's own are not (it arrives last: its senses do not wait); and where its network is
+ * low too but less so than its compute (0.3 against 0.2: a slow rank stalls a little in
+ * its exchanges as well), still the wait (step 5). */
 TEST(waiting_for_a_slow_rank_is_not_network)
 {
 	setup();
 	set(1, 0, NR - 1, 5, 12, 0.1f);
+	set(1, 3, 3, 5, 12, 0.9f);
 	set(0, 3, 3, 5, 12, 0.2f);
 	vs_detect(&m, &rule, flag);
 	CHECK(count(1) == 0);
 	CHECK(count(0) == 8);
+	set(1, 3, 3, 5, 12, 0.3f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	teardown();
+}
+
+/* A network slowdown on every rank while one rank is slow in compute for another reason
+ * (PRK Reduce under a PMPI delay, its ranks on CPU 1 compute-flagged by others' load for
+ * the whole run): that rank's own network is slower than its compute, so the others' low
+ * cells are not their wait for it: the network is flagged (step 5's exception).  The same
+ * rank starved of CPU (a quota) is descheduled inside its collectives: the wait is its. */
+TEST(a_slow_network_beside_a_compute_flagged_rank)
+{
+	setup();
+	set(0, 3, 3, 0, NS - 1, 0.2f);
+	set(1, 0, NR - 1, 5, 12, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == NR * 8);
+	CHECK(count(0) == NS);
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	set(VS_CPU, 3, 3, 0, NS - 1, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
 	teardown();
 }
 
@@ -367,6 +395,7 @@ int main(void)
 	RUN(shared_network_slowdown);
 	RUN(lone_slow_collective_is_noise);
 	RUN(waiting_for_a_slow_rank_is_not_network);
+	RUN(a_slow_network_beside_a_compute_flagged_rank);
 	RUN(sleeping_in_the_network_is_not_a_cpu_shortage);
 	RUN(whole_machine_short_of_cpu_is_not_network);
 	RUN(a_taken_core_is_judged_with_its_ranks);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-vsensor.c - sonde vsensor: list, cc, report, score.
+ * cmd-vsensor.c - sonde vsensor: list, cc, report, score, records.
  * Exit statuses: 0 success, 1 failure (cannot parse, compiler failed: its status is
  * passed through for cc), 2 usage error.
  */
@@ -20,6 +20,8 @@
 #include "prof/tool.h"
 #include "tools/vsensor/analysis.h"
 #include "tools/vsensor/model.h"
+#include "tools/vsensor/rec.h"
+#include "prof/file.h"
 #include "ui/csv.h"
 #include "ui/text.h"
 
@@ -32,7 +34,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] [--with FILES] FILE.c [-- COMPILER-ARGS]\n"
 		   "       sonde vsensor cc [--max-depth N] [--with FILES] COMPILER ARGS...\n"
 		   "       sonde vsensor report [--csv] [--html FILE] [--threshold T] [--min-slices N] DIR...\n"
-		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n\n"
+		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n"
+		   "       sonde vsensor records DIR\n\n"
 		   "Find fixed-work snippets (v-sensors) in C sources, instrument them, and show\n"
 		   "the rank x time performance of an MPI run built with 'sonde vsensor cc'.\n\n"
 		   "  list      the candidates: site, function, kind, status, scope, why rejected\n"
@@ -40,6 +43,7 @@ static void usage(FILE *f)
 		   "            libsonde-vsensor.a when linking\n"
 		   "  report    events, heat maps (--html FILE: a page); several DIRs in turn\n"
 		   "  score     precision/recall of the flagged cells against a known slowdown\n"
+		   "  records   the raw slice records of rank-*.rec as CSV (both file formats)\n"
 		   "  --with FILES  the program's other .c files (a pattern: --with 'src/*.c'; may\n"
 		   "            repeat): analysed with each file, as one program, not instrumented;\n"
 		   "            without it, other files may call any non-static function\n\n"
@@ -372,6 +376,81 @@ static int cmd_cc(int argc, char **argv)
 	return rc;
 }
 
+/* One rank's file into CSV rows; 0, or 1 after a message. */
+static int records_file(const char *path, int rank)
+{
+	int err;
+	FILE *f = file_fopen_regular(path, &err);
+	if (!f) {
+		fprintf(stderr, "sonde: cannot read '%s': %s\n", path, file_strerror(err));
+		return 1;
+	}
+	size_t cap = 1 << 16, len = 0, got;
+	unsigned char *buf = malloc(cap);
+	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += got;
+		if (len == cap) {
+			unsigned char *b = realloc(buf, cap *= 2);
+			if (!b) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = b;
+		}
+	}
+	int rd = ferror(f);
+	fclose(f);
+	struct vs_rec *r = NULL;
+	size_t n = 0;
+	err = !buf ? -ENOMEM : rd ? -EIO : vs_rec_decode(buf, len, &r, &n);
+	free(buf);
+	if (err) {
+		fprintf(stderr, "sonde: cannot read '%s': %s\n", path,
+			err == VS_REC_BAD ? "not a record file of a version this sonde knows" : strerror(-err));
+		return 1;
+	}
+	/* %.9g: a float32 printed so that it reads back to the same float */
+	for (size_t i = 0; i < n; i++)
+		printf("%d,%d,%d,%.9g,%.9g\n", rank, r[i].bin, r[i].sensor, r[i].mean_us, r[i].weight_s);
+	free(r);
+	return 0;
+}
+
+/* records DIR: every rank-<r>.rec of a run, in rank order, as one CSV. */
+static int cmd_records(int argc, char **argv)
+{
+	if (argc != 1)
+		return sonde_usage_error("vsensor", "records wants one run's directory");
+	char pat[PATH_MAX];
+	snprintf(pat, sizeof(pat), "%s/rank-*.rec", argv[0]);
+	glob_t g;
+	memset(&g, 0, sizeof(g));
+	int gr = glob(pat, 0, NULL, &g);
+	if (gr == GLOB_NOMATCH) {
+		struct stat st;
+		if (stat(argv[0], &st) || !S_ISDIR(st.st_mode))
+			return sonde_usage_error("vsensor", "records wants the run's directory (vsensor-*), not '%s'",
+						 argv[0]);
+	}
+	/* rank order, not the glob's (rank-10 before rank-2) */
+	int maxr = -1;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		int r = atoi(strrchr(g.gl_pathv[i], '-') + 1);
+		if (r > maxr)
+			maxr = r;
+	}
+	printf("rank,slice,sensor,time_us,seconds\n");
+	int rc = 0;
+	for (int r = 0; r <= maxr; r++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/rank-%d.rec", argv[0], r);
+		if (access(path, F_OK) == 0)
+			rc |= records_file(path, r);
+	}
+	globfree(&g);
+	return rc;
+}
+
 int cmd_vsensor(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -386,6 +465,8 @@ int cmd_vsensor(int argc, char **argv)
 		return vs_cmd_report(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "score"))
 		return vs_cmd_score(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "records"))
+		return cmd_records(argc - 2, argv + 2);
 	return sonde_usage_error("vsensor", "unknown subcommand '%s'", argv[1]);
 }
 

@@ -266,6 +266,18 @@ static int rank_starved(const struct vs_matrix *m, const struct vs_rule *rule, i
 	return n && mine < rule->core_peer * median(tmp, n);
 }
 
+/* Step 5's exception: is rank r, compute-flagged in slice s, slow in the network on its
+ * own, so that the others' low network cells are not (only) their wait for it?  Its
+ * network cell is low (step 2, not a CPU wait), it got at least half its typical CPU
+ * share (not starved: a throttled rank is descheduled inside its collectives too), and
+ * its network is slower than its compute: a rank the others wait for arrives last, and
+ * its own network senses do not wait. */
+static int net_own(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s)
+{
+	size_t c = (size_t)r * m->nslices + s;
+	return vs_net_low(m, rule, r, s) && !(m->v[VS_CPU][c] < VS_STARVED) && m->v[1][c] < m->v[0][c];
+}
+
 static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r, int s,
 		    const float *med, const float *share, float *tmp)
 {
@@ -322,8 +334,15 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 				low += v < rule->threshold[k] && !(k == 1 && starved(m, r, s, v));
 			}
 			share[s] = have ? (float)low / have : 0;
+			/* compute is decided first.  A rank slow in compute is the one the others
+			 * wait for: it arrives last, its own network senses do not wait, and
+			 * only its network cell not being low says that the others' low cells are
+			 * that wait.  Where every compute-flagged rank is low in the network too,
+			 * the network itself was slow (a PMPI delay on PRK Reduce flagged ranks
+			 * 1 and 3 compute, others' load on their CPU, and step 5 dropped the
+			 * whole delay) */
 			for (int r = 0; r < m->nranks && k == 1; r++)
-				if (flag[0][(size_t)r * ns + s])	/* compute is decided first */
+				if (flag[0][(size_t)r * ns + s] && !net_own(m, rule, r, s))
 					share[s] = -1;
 			/* the whole machine short of CPU (the median rank gets under half its
 			 * CPU): collectives wait for descheduled ranks */

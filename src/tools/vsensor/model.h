@@ -21,7 +21,10 @@
  *      on shared cores; network trouble is shared);
  *   4. only runs of at least min_slices (default 2; one more for network) consecutive
  *      low slices of one rank count (an isolated slow slice is scheduling noise);
- *   5. network cells are not flagged in a slice where some rank's compute is flagged,
+ *   5. network cells are not flagged in a slice where some rank's compute is flagged
+ *      (unless that rank's own network cell is low too, it got at least half its typical
+ *      CPU share, and its network is slower than its compute: it is not the rank the
+ *      others wait for, which arrives last and does not wait itself),
  *      or where the median compute cell is under 0.5 (the whole machine short of CPU):
  *      there, ranks wait in MPI for the slow rank (waiting is not a slow network); and
  *      a network cell is not low when its rank got under half its typical CPU share

@@ -7,7 +7,7 @@
  * least 1 ms (OS noise filter); the 1-ms averages are averaged again per matrix slice
  * (200 ms by default) into one record {slice, sensor, mean time, time spent}; for
  * network sensors the record holds the fastest 1-ms average instead of the mean.  Records
- * are kept in memory and appended in batches of 256 to rank-<r>.rec in the job
+ * are kept in memory and appended in batches of 256 to rank-<r>.rec (rec.h) in the job
  * directory.  At each slice boundary the rank's CPU share is sampled from its main
  * thread's /proc/.../schedstat by a sampler thread of ours (a pseudo-sensor, "(cpu
  * share)"): sampled from vs_tock, as it was, a program that senses once a second
@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "tools/vsensor/model.h"
+#include "tools/vsensor/rec.h"
 #include "tools/vsensor/vs-abi.h"
 #include "ui/csv.h"
 
@@ -63,11 +64,6 @@ struct vs_state {
 	long cnt, total_cnt;
 	int bin, nslices;
 	double sum_avg, min_avg, weight_ns;
-};
-
-struct vs_rec {
-	int32_t bin, sensor;
-	float mean_us, weight_s;
 };
 
 struct vs_desc {		/* one rank's sensor, as sent to rank 0 */
@@ -98,6 +94,7 @@ static struct {
 	int nst;
 	struct vs_rec *rec;
 	int nrec, caprec, flushed;
+	int32_t file_bin;		/* the slice of the last record written (rec.h, format 2) */
 	/* CPU share: the main thread's schedstat, sampled at each slice boundary by the
 	 * sampler thread while it runs, then by the main thread at MPI_Finalize */
 	int sched_fd, cpu_id;
@@ -166,12 +163,8 @@ void vs_tick(struct vs_sensor *s)
 		s->t0 = now_ns();
 }
 
-static void flush_batch(void)
+static void write_all(const unsigned char *p, size_t len)
 {
-	if (vs.fd < 0 || vs.flushed >= vs.nrec)
-		return;
-	size_t len = (size_t)(vs.nrec - vs.flushed) * sizeof(struct vs_rec);
-	const char *p = (const char *)(vs.rec + vs.flushed);
 	while (len) {
 		ssize_t w = write(vs.fd, p, len);
 		if (w < 0 && errno == EINTR)
@@ -181,7 +174,21 @@ static void flush_batch(void)
 		p += w;
 		len -= w;
 	}
-	vs.flushed = vs.nrec;
+}
+
+/* The records since the last flush, in format 2 (rec.h): a batch of VS_BATCH takes at
+ * most VS_BATCH x VS_REC_MAX bytes, and one write. */
+static void flush_batch(void)
+{
+	if (vs.fd < 0 || vs.flushed >= vs.nrec)
+		return;
+	unsigned char buf[VS_BATCH * VS_REC_MAX];
+	while (vs.flushed < vs.nrec) {
+		size_t len = 0;
+		for (int i = 0; i < VS_BATCH && vs.flushed < vs.nrec; i++)
+			len += vs_rec_encode(&vs.rec[vs.flushed++], &vs.file_bin, buf + len);
+		write_all(buf, len);
+	}
 }
 
 static void live_record(int bin, int id, float mean_us, float weight_s);
@@ -546,6 +553,8 @@ static void vs_start(void)
 	char path[600];
 	snprintf(path, sizeof(path), "%s/rank-%d.rec", vs.dir, vs.rank);
 	vs.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (vs.fd >= 0)
+		write_all((const unsigned char *)VS_REC_MAGIC, VS_REC_MAGIC_LEN);
 	vs.sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	if (vs.sched_fd >= 0) {
 		vs.st[vs.nst].s = &cpu_sensor;

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 			s += j;
 		if (it == 0) {
 			MPI_Send(&it, 1, MPI_INT, me, 7, MPI_COMM_WORLD);	/* SENSOR,RANK,NETWORK */
-			MPI_Wait(&rq, &st);					/* SENSOR,NETWORK */
+			MPI_Wait(&rq, &st);					/* NO(waits for a peer) */
 		}
 	}
 

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec.h - the slice records of sonde vsensor and their file, rank-<r>.rec.
+ * The runtime (vsrt.c) encodes them, `sonde vsensor records` (cmd.c) decodes them.
+ *
+ * Format 2 (since 2026-11-26): the 4 bytes "VSR2", then per record
+ *   varint  zigzag(slice - the previous record's slice)   (the first: against 0)
+ *   varint  sensor                                        (the rank's registration order)
+ *   4 bytes time_us, IEEE float32, little-endian          (exact: the analysis' value)
+ *   varint  seconds spent in the sensor, in microseconds  (the matrix cell's weight)
+ * varints are LEB128 (7 bits a byte, low first).  7-9 bytes a record where format 1
+ * took 16: PRK Stencil's 29 sensors wrote 1.4-1.5 KB/s per rank in format 1.
+ * Format 1 (no header): little-endian int32 slice, int32 sensor, float32 time_us,
+ * float32 seconds, 16 bytes a record; still read.
+ * Library code: returns 0/-errno, never prints.
+ */
+#ifndef SONDE_VSENSOR_REC_H
+#define SONDE_VSENSOR_REC_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vs_rec {
+	int32_t bin, sensor;
+	float mean_us, weight_s;
+};
+
+#define VS_REC_MAGIC "VSR2"
+#define VS_REC_MAGIC_LEN 4
+#define VS_REC_MAX 19		/* bytes one record takes at most in format 2 */
+
+/* Encode r after a record of slice *prev_bin (0 before the first) into out (at least
+ * VS_REC_MAX bytes); *prev_bin becomes r's slice.  Returns the bytes written.
+ * Async-signal-safe, no allocation. */
+size_t vs_rec_encode(const struct vs_rec *r, int32_t *prev_bin, unsigned char *out);
+
+/* Decode a whole rank-<r>.rec held in buf[0..len), format 1 or 2, into *out (malloc'd,
+ * *n records; the caller frees).  A record cut short at the end (a rank that died in a
+ * write) is left out.  0, -ENOMEM, or VS_REC_BAD: a "VSR" header of another version, or
+ * a format-1 file whose length is no multiple of 16. */
+int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, size_t *n);
+#define VS_REC_BAD (-EPROTO)
+
+#endif
