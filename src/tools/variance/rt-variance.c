@@ -39,6 +39,22 @@
 
 #define VAR_STACK 64		/* pending instances per thread */
 #define VAR_FRAMES 64		/* frames looked at per sample */
+#define VAR_TRIES 4		/* frames tried, from a random one on, for a function to pick */
+/*
+ * A pick draws one of the last VAR_SEEN samples' frames, not the current sample's.  A
+ * thread picks at the first sample after its armed entry fired, a fraction of a period
+ * after that entry: in the instance just caught whenever it outlasts the period, which
+ * the pick then chose again, and so on at every call.  In a loop of three OpenMP regions
+ * (tests/workloads/omp-names.cc built by sonde-cc, -p 1 ms, t047) one or two regions took
+ * every pick, once the load/store callbacks' flag (inst_callbacks_line) and a callback's
+ * caller taken for the leaf (runtime_leaf_caller) left no sample without a frame to pick:
+ * such samples had broken the chain by chance.  A sample drawn from the last 8 (8 periods,
+ * over a round of such a loop) stands for any time, not the entry's: selection stays by
+ * inclusive time, at one pick a sample as before.  t047's variance step (200 rounds), 4
+ * runs: 150-190 instances of each region, where the current sample's frames gave 0, 85
+ * and 306 (13:38-13:44 UTC).
+ */
+#define VAR_SEEN 8
 
 struct var_pending {
 	uint64_t slot, ret, fn, start;
@@ -58,6 +74,12 @@ struct var_thread {
 	 * returns, the return's trap serving as its gate */
 	uint64_t defer_fn, defer_slot;
 	uint64_t seq;
+	/* the frames the last VAR_SEEN samples offered (var_on_access), one drawn at a pick */
+	struct var_seen {
+		uint64_t cand[VAR_TRIES], inner[VAR_TRIES];
+		int n;
+	} seen[VAR_SEEN];
+	unsigned seen_n;
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	struct var_rec_stats s;
 };
@@ -475,6 +497,29 @@ static SIGSAFE int arm_x(struct rt_thread *t, struct var_thread *vt, const struc
 	return 0;
 }
 
+/*
+ * A sample in the runtime's own code (a load/store callback of sonde-cc, called by the
+ * program at every access): the program's function that called it is the one the sample
+ * stands for.  Its return address is the word at RSP (the callback's first instruction,
+ * its `ret`) or above it (after its push of RBP); 0 if neither is one.  Without it, in the
+ * instructions where the callback's RBP is still its caller's, the caller's own frame was
+ * taken for the leaf's and the caller never picked: with the callbacks' fast path cut to
+ * one load (inst_callbacks_line), vomp's region took 73 picks of 885 samples, 649 of them
+ * with no frame to pick (t809: 74 of 200 instances, where it had 170).
+ */
+static SIGSAFE uint64_t runtime_leaf_caller(struct rt_thread *t, uint64_t pc, uint64_t sp)
+{
+	uint64_t lo = t->stack_lo, hi = t->stack_hi;
+
+	if (!rt_owns_address(pc) || !lo || sp < lo || sp + 16 > hi || (sp & 7))
+		return 0;
+	const uint64_t *s = (const uint64_t *)(uintptr_t)sp;
+	for (int i = 0; i < 2; i++)
+		if (ret_like(t, s[i]))
+			return s[i];
+	return 0;
+}
+
 /* The X slot's pick is replaced: count what it was. */
 static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
 {
@@ -535,12 +580,18 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	 * the innermost frame), for calls the code does not name (indirect: an OpenMP
 	 * region's outlined function called by libgomp) */
 	uint64_t inner[VAR_FRAMES], prev = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+	/* in a callback: its caller's PC is the leaf's; the callback's frame, if it has one
+	 * yet, is no candidate (its call is the callback's) */
+	uint64_t cb = uc ? runtime_leaf_caller(t, prev, sp) : 0;
+	prev = cb ? cb : prev;
 	for (int i = 0; i < VAR_FRAMES && n < VAR_FRAMES; i++) {
 		if (fp < lo || fp + 16 > hi || (fp & 7) || fp < sp)
 			break;
 		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
 		uint64_t ret = f[1], next = f[0];
-		if (readable_code(t, ret)) {
+		if (cb && ret == cb) {
+			cb = 0;
+		} else if (readable_code(t, ret)) {
 			inner[n] = prev;
 			cand[n++] = ret;
 		}
@@ -552,6 +603,13 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	if (!n && prev) {	/* no frame chain: the function the sample is in */
 		inner[0] = prev;
 		cand[n++] = 0;
+	}
+	/* what this sample offers a pick (VAR_SEEN): VAR_TRIES frames from a random one on */
+	struct var_seen *sv = &vt->seen[vt->seen_n++ % VAR_SEEN];
+	sv->n = n < VAR_TRIES ? n : VAR_TRIES;
+	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < sv->n; k++) {
+		sv->cand[k] = cand[(i0 + k) % n];
+		sv->inner[k] = inner[(i0 + k) % n];
 	}
 	if (vt->defer_fn && ++vt->x_ticks < var_patience) {
 		handler_end(vt, m0, NULL);
@@ -565,19 +623,20 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			return;		/* still waiting for its function */
 		}
 	}
-	/* A random frame: the callee of its call, else the function its inner PC is in
-	 * (the executable's symbol table); if neither, the next ones (a few tries: each
-	 * costs a read of the code). */
+	/* One of the last VAR_SEEN samples, and its random frame: the callee of its call, else
+	 * the function its inner PC is in (the executable's symbol table); if neither, the
+	 * next ones (a few tries: each costs a read of the code). */
 	uint64_t fn = 0;
-	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < 4 && !fn; k++) {
-		int i = (i0 + k) % n;
-		fn = call_target(cand[i]);
+	unsigned have = vt->seen_n < VAR_SEEN ? vt->seen_n : VAR_SEEN;
+	sv = &vt->seen[(vt->seen_n - 1 - (unsigned)(rt_rand(t) % have)) % VAR_SEEN];
+	for (int k = 0; k < sv->n && !fn; k++) {
+		fn = call_target(sv->cand[k]);
 		if (fn && rt_fn_start(fn) != fn) {	/* not a function of ours: a PLT stub? */
 			uint64_t via = plt_target(fn);	/* (a code read: a system call) */
 			fn = via ? via : fn;
 		}
-		if (!fn && inner[i]) {
-			fn = rt_fn_start(inner[i]);
+		if (!fn && sv->inner[k]) {
+			fn = rt_fn_start(sv->inner[k]);
 			/* main, called once by libc's start (an indirect call): an execute
 			 * breakpoint on it never fires, and a soft one slows every call hook
 			 * while it waits (calls workload: 2x) */
@@ -845,9 +904,20 @@ static void var_fork_child(struct rt_thread *t)
 	var_thread_start(t);
 }
 
+/*
+ * RT_TOOL_TICK_TIMERS: with debug registers, a thread's slots are perf events of its own,
+ * and the clock source then samples by POSIX CPU-time timers, not the inherited cpu-clock
+ * event, which such a thread's every context switch schedules out and in (source-clock.c).
+ * LULESH (OpenMP, OMP_WAIT_POLICY=passive: ~100,000 switches in a run of 1.5 s of CPU
+ * time) took 1.07 s of system time under variance against 0.61-0.84 s native, 0.74-0.87 s
+ * with the timers (13:30 UTC, load 9-12).  The timers expire at the scheduler tick (4 ms
+ * here), variance's default period; at shorter periods (the tests' 1 ms) the event stays,
+ * which samples 4 times as often there (t809: 21 of 200 region instances with timers).
+ */
 const struct rt_tool rt_tool_variance = {
 	.name = "variance",
-	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT | RT_TOOL_COUNTS_FAULTS,
+	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT | RT_TOOL_COUNTS_FAULTS |
+		 RT_TOOL_TICK_TIMERS,
 	.start = var_start,
 	.thread_start = var_thread_start,
 	.access = var_on_access,
