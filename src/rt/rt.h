@@ -254,6 +254,10 @@ struct watch_trap;
 #define RT_TOOL_COUNTS_FAULTS 0x40	/* counts the program's page faults in its
 				 * measurements: the runtime's own libraries are not trimmed
 				 * (libtrim.c), so that no handler faults on them */
+#define RT_TOOL_TICK_TIMERS 0x80	/* keeps debug-register events open in its sampling
+				 * threads, as RT_TOOL_THREAD_BREAKPOINTS, but takes the POSIX
+				 * timers only at periods of at least CLOCK_TICK_PERIOD, where
+				 * they sample as often as the perf event (source-clock.c) */
 
 struct rt_tool {
 	const char *name;

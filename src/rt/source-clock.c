@@ -247,8 +247,10 @@ static void clock_choose_timer(void)
 	if (!clock_timer_auto)
 		return;
 	clock_timer_auto = 0;
-	if (rt_tool && (rt_tool->flags & RT_TOOL_THREAD_BREAKPOINTS) &&
-	    watch_backend() == WATCH_BACKEND_HW && watch_is_started()) {
+	unsigned f = rt_tool ? rt_tool->flags : 0;
+	int wants = (f & RT_TOOL_THREAD_BREAKPOINTS) ||
+		    ((f & RT_TOOL_TICK_TIMERS) && clock_period >= CLOCK_TICK_PERIOD);
+	if (wants && watch_backend() == WATCH_BACKEND_HW && watch_is_started()) {
 		clock_posix = 1;
 		clock_inherit = 0;
 	}

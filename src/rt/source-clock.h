@@ -110,6 +110,10 @@
  * take half a period. */
 #define CLOCK_ARMED 2
 #define CLOCK_RUN_MIN_PERIOD 500000ull
+/* The scheduler tick, at which POSIX CPU-time timers expire (HZ=250 on the development VM:
+ * 250 signals a CPU second whatever the period under it, source-clock.c): a tool with
+ * RT_TOOL_TICK_TIMERS samples by them at periods of at least this, by the perf event below. */
+#define CLOCK_TICK_PERIOD 4000000ull
 /* While a sample is stepped: the event's period, in ns of CPU time.  A step sequence takes
  * 0.1-0.4 ms (5-15 steps of 20-25 us on a KVM guest), at most CLOCK_MAX_STEPS steps, ~7 ms;
  * the watchdog fires for a sequence that lost its trap flag, and costs that sequence at most

@@ -105,6 +105,9 @@ struct inst_tls {
 };
 
 static RT_TLS struct inst_tls inst_tls;
+
+struct inst_callbacks_line inst_callbacks_line;		/* watch.h */
+_Static_assert(sizeof(struct inst_callbacks_line) == 64, "a line of its own");
 #define inst_countdown inst_tls.countdown
 #define inst_active inst_tls.active
 
@@ -472,11 +475,25 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
  * lands in one unwinds through it by frame pointer (without it, the instrumented function
  * that called it was skipped: t809 counted 1 OpenMP region instance of 200).  gcc's
  * shrink-wrapping would move the frame into the slow paths once the fast path is small
- * enough (it did, 2026-11-26, when the every-access test became one branch). */
+ * enough (it did, 2026-11-26, when the every-access test became one branch).  The return of
+ * the "nothing to do" flag (inst_callbacks_line) comes after the frame too: returning before
+ * it (6e7bc5d), a clock sample in a callback saw the leaf PC in libsonde.so and the chain
+ * from the caller's caller, so the instrumented function was never picked from there, and
+ * sonde variance measured main's OpenMP region of omp-names.cc (t047) in 0 of 6 runs, 1 of 5
+ * with the flag and no frame on this tree; 20 of 20 with the frame (13:15-13:19 UTC). */
 #define INST_FRAMED __attribute__((optimize("no-shrink-wrap")))
+/* Each callback and call hook starts a 64-byte line (aligned(64) below): with the flag's
+ * path 8 instructions, where they fell in their lines set the cost.  `mix` built with
+ * --sonde-calls, the runtime with no sample (sonde variance -p 1e12), CPU time over native,
+ * 4 alternating rounds at 13:56-13:58 UTC, load 11-12: 1.06-1.07x as linked (load8 at
+ * 0x...ad0, the entry hook at 0x...5a0), 1.00-1.03x aligned; 1.00-1.01x for the build
+ * before the flag (its full fast path, at other addresses). */
 
 /*
- * One callback per width and direction.  The fast path is the countdown's decrement, the
+ * One callback per width and direction.  While nothing in the process needs them
+ * (inst_callbacks_line.on, watch.h: no inst source, no soft data slot ever armed: sonde
+ * variance, whose clock samples and call-hook slots are not theirs) they return after one
+ * load of a line nobody writes.  Else the fast path is the countdown's decrement, the
  * thread's pages filter (inst_near on its TLS copy), one load of watch_soft_gen and one
  * branch on the three, with no frame; then, in a page near an armed slot, the inline words
  * filter; with rt_inst_every's hook (due at every access) and no soft watch near (tested
@@ -492,8 +509,11 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
  * from becoming a tail call, so that the callback's frame is there for the unwinder too.
  */
 #define INST_CALLBACK(name, len, flags)                                                  \
-	RT_EXPORT SIGSAFE INST_FRAMED void name(void *addr)                              \
+	RT_EXPORT SIGSAFE INST_FRAMED __attribute__((aligned(64))) void name(void *addr)                           \
 	{                                                                                \
+		if (__builtin_expect(!__atomic_load_n(&inst_callbacks_line.on,          \
+						      __ATOMIC_RELAXED), 1))             \
+			return;                                                          \
 		struct inst_tls *x = &inst_tls;                                          \
 		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
@@ -565,7 +585,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 		watch_soft_exec(t, fn, slot);
 }
 
-RT_EXPORT SIGSAFE void __cyg_profile_func_enter(void *fn, void *site)
+RT_EXPORT SIGSAFE __attribute__((aligned(64))) void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	if (__builtin_expect(__atomic_load_n(&watch_soft_hooks, __ATOMIC_RELAXED) != 0, 0)) {
@@ -574,7 +594,7 @@ RT_EXPORT SIGSAFE void __cyg_profile_func_enter(void *fn, void *site)
 	}
 }
 
-RT_EXPORT SIGSAFE void __cyg_profile_func_exit(void *fn, void *site)
+RT_EXPORT SIGSAFE __attribute__((aligned(64))) void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	if (__builtin_expect(__atomic_load_n(&watch_soft_hooks, __ATOMIC_RELAXED) != 0, 0)) {
@@ -614,6 +634,7 @@ static int inst_probe(char *why, size_t len)
 static int inst_start(void)
 {
 	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
+	__atomic_store_n(&inst_callbacks_line.on, 1, __ATOMIC_RELEASE);
 	return 0;	/* no decode_init: access_ip decodes without libZydis */
 }
 

@@ -300,6 +300,19 @@ const struct watch_trap *watch_current_trap(struct rt_thread *t);
  * slots are counted in watch_soft_calls_live instead); the callbacks' fast path reads it
  * relaxed and does nothing more while it is 0. */
 extern int watch_soft_live __attribute__((visibility("hidden")));
+/* Have the load and store callbacks anything to do in this process: the inst source
+ * samples (set at its start), or a soft data slot was armed once (set by the engine before
+ * the slot is published; never cleared).  0: every callback returns after this one load,
+ * as libsonde-inst.so's no-ops return at once.  Under a clock source (sonde variance) the
+ * callbacks draw no sample (their countdown is never started) and the call hooks' slots
+ * (execute and WATCH_CALLS) are not theirs to check: `mix` built with --sonde-calls, whose
+ * loop makes two callbacks a round, took 1.13x of native's CPU time with their whole fast
+ * path and no sample at all (doc/sonde-variance.md, "Costs").  On a line of its own: read
+ * by every access of every thread, written once. */
+struct inst_callbacks_line {
+	int on;
+} __attribute__((aligned(64)));
+extern struct inst_callbacks_line inst_callbacks_line __attribute__((visibility("hidden")));
 /* watch_soft_gen moves (release) after every change of a soft data slot's state made by a
  * thread other than the set's owner: the load/store callbacks keep a per-thread copy of
  * their own set's filter (lo, hi, words) and refresh it when this differs from the copy's

@@ -39,6 +39,7 @@
 
 #define VAR_STACK 64		/* pending instances per thread */
 #define VAR_FRAMES 64		/* frames looked at per sample */
+#define VAR_TRIES 4		/* frames tried, from a random one on, for a function to pick */
 
 struct var_pending {
 	uint64_t slot, ret, fn, start;
@@ -466,6 +467,29 @@ static SIGSAFE int arm_x(struct rt_thread *t, struct var_thread *vt, const struc
 	return 0;
 }
 
+/*
+ * A sample in the runtime's own code (a load/store callback of sonde-cc, called by the
+ * program at every access): the program's function that called it is the one the sample
+ * stands for.  Its return address is the word at RSP (the callback's first instruction,
+ * its `ret`) or above it (after its push of RBP); 0 if neither is one.  Without it, in the
+ * instructions where the callback's RBP is still its caller's, the caller's own frame was
+ * taken for the leaf's and the caller never picked: with the callbacks' fast path cut to
+ * one load (inst_callbacks_line), vomp's region took 73 picks of 885 samples, 649 of them
+ * with no frame to pick (t809: 74 of 200 instances, where it had 170).
+ */
+static SIGSAFE uint64_t runtime_leaf_caller(struct rt_thread *t, uint64_t pc, uint64_t sp)
+{
+	uint64_t lo = t->stack_lo, hi = t->stack_hi;
+
+	if (!rt_owns_address(pc) || !lo || sp < lo || sp + 16 > hi || (sp & 7))
+		return 0;
+	const uint64_t *s = (const uint64_t *)(uintptr_t)sp;
+	for (int i = 0; i < 2; i++)
+		if (ret_like(t, s[i]))
+			return s[i];
+	return 0;
+}
+
 /* The X slot's pick is replaced: count what it was. */
 static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
 {
@@ -630,12 +654,18 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	 * the innermost frame), for calls the code does not name (indirect: an OpenMP
 	 * region's outlined function called by libgomp) */
 	uint64_t inner[VAR_FRAMES], prev = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+	/* in a callback: its caller's PC is the leaf's; the callback's frame, if it has one
+	 * yet, is no candidate (its call is the callback's) */
+	uint64_t cb = uc ? runtime_leaf_caller(t, prev, sp) : 0;
+	prev = cb ? cb : prev;
 	for (int i = 0; i < VAR_FRAMES && n < VAR_FRAMES; i++) {
 		if (fp < lo || fp + 16 > hi || (fp & 7) || fp < sp)
 			break;
 		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
 		uint64_t ret = f[1], next = f[0];
-		if (readable_code(t, ret)) {
+		if (cb && ret == cb) {
+			cb = 0;
+		} else if (readable_code(t, ret)) {
 			inner[n] = prev;
 			cslot[n] = fp + 8;
 			cand[n++] = ret;
@@ -680,7 +710,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	uint64_t rbp = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RBP] : 0, gs = 0;
 	uint64_t self_fn = 0, self_own = 0;
 	int gs_done = 0;
-	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < 4 && !fn; k++) {
+	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < VAR_TRIES && !fn; k++) {
 		int i = (i0 + k) % n, by_pc;
 		fn = cand_fn(t, cand[i], inner[i], &by_pc);
 		if (!fn)
@@ -917,9 +947,20 @@ static void var_fork_child(struct rt_thread *t)
 	var_thread_start(t);
 }
 
+/*
+ * RT_TOOL_TICK_TIMERS: with debug registers, a thread's slots are perf events of its own,
+ * and the clock source then samples by POSIX CPU-time timers, not the inherited cpu-clock
+ * event, which such a thread's every context switch schedules out and in (source-clock.c).
+ * LULESH (OpenMP, OMP_WAIT_POLICY=passive: ~100,000 switches in a run of 1.5 s of CPU
+ * time) took 1.07 s of system time under variance against 0.61-0.84 s native, 0.74-0.87 s
+ * with the timers (13:30 UTC, load 9-12).  The timers expire at the scheduler tick (4 ms
+ * here), variance's default period; at shorter periods (the tests' 1 ms) the event stays,
+ * which samples 4 times as often there (t809: 21 of 200 region instances with timers).
+ */
 const struct rt_tool rt_tool_variance = {
 	.name = "variance",
-	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT | RT_TOOL_COUNTS_FAULTS,
+	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT | RT_TOOL_COUNTS_FAULTS |
+		 RT_TOOL_TICK_TIMERS,
 	.start = var_start,
 	.thread_start = var_thread_start,
 	.access = var_on_access,

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench/variance-real.sh - sonde variance at its default period on OpenMP programs it was
+# not written with (issue 9, "Performance": a real program; doc/sonde-variance.md "Costs"):
+# LULESH 2.0 (LLNL, C++ + OpenMP) and NPB 3.4's OpenMP kernels, built by gcc with frame
+# pointers (-O2 -g -fno-omit-frame-pointer -fopenmp: variance walks frame pointers), run
+# with debug registers (the hw watch backend).  Their binaries are not in this repository:
+#   LULESH_BIN=/path/to/lulesh2.0 NPB_OMP_BIN=/path/to/NPB3.4-OMP/bin bench/variance-real.sh
+# (defaults: /work/ext/lulesh/lulesh2.0 and /work/ext/npbomp/bin).  LULESH_ARGS (-s 30 -i 50),
+# VARIANCE_REAL_NPB (is.A: the kernels run, by their bin/ names), VARIANCE_REAL_PAIRS (5),
+# OMP_NUM_THREADS (2), OMP_WAIT_POLICY (passive, below).  A program that is missing is skipped, and says so.
+# Per program: VARIANCE_REAL_PAIRS alternating pairs (native first in odd pairs, profiled
+# first in even ones), the program's own run timed by GNU time inside the recording (not
+# sonde's analysis afterwards); medians of the time (elapsed) and CPU time (user + sys)
+# ratios, and the load; then, from the last profiled run: samples, picks, instances per
+# second per thread, context switches, the handlers' CPU time, and the table's first rows.
+# Never fails on numbers.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+SONDE_BUILD=${SONDE_BUILD:-$top/build}
+SONDE=$SONDE_BUILD/sonde
+LULESH_BIN=${LULESH_BIN:-/work/ext/lulesh/lulesh2.0}
+LULESH_ARGS=${LULESH_ARGS:--s 30 -i 50}
+NPB_OMP_BIN=${NPB_OMP_BIN:-/work/ext/npbomp/bin}
+npb=${VARIANCE_REAL_NPB:-is.A}
+pairs=${VARIANCE_REAL_PAIRS:-5}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+# passive unless asked otherwise: libgomp's default spins at its barriers, and on a shared
+# 2-core machine a spinning thread burns CPU time waiting for a descheduled partner
+# (LULESH native: 2.7 to 16.5 s of CPU time in 5 runs at load 10-15, 13:27 UTC); the
+# ratios then measure the co-runners, not sonde
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+. "$top/bench/lib.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+command -v sqlite3 >/dev/null || { echo "bench: variance-real skipped: sqlite3 not found"; exit 0; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+meta() { sqlite3 "$1/profile.db" "select value from meta where key = '$2'" 2>/dev/null; }
+
+# one NAME CMD...: the pairs and the summary of one program
+one() {
+	local name=$1 i
+	shift
+	: >rt
+	: >rc
+	local l0 t0
+	l0=$(load) t0=$(date -u +%H:%M)
+	for i in $(seq "$pairs"); do
+		if [ $((i % 2)) -eq 1 ]; then
+			bench_time n "$@"
+		fi
+		rm -rf prof
+		"$SONDE" variance -q -o prof -- /usr/bin/time -f "$BENCH_TIMEFMT" -o p "$@" \
+			>/dev/null 2>prof.err || { echo "  $name: sonde variance failed: $(tail -1 prof.err)"; return; }
+		if [ $((i % 2)) -eq 0 ]; then
+			bench_time n "$@"
+		fi
+		awk 'NR == FNR { ne = $1; nc = $2 + $3; next }
+		     { print (ne > 0 ? $1 / ne : "nan") }' n p >>rt
+		awk 'NR == FNR { ne = $1; nc = $2 + $3; next }
+		     { print (nc > 0 ? ($2 + $3) / nc : "nan") }' n p >>rc
+		echo "  pair $i: native $(awk '{ printf "%.2f s, CPU %.2f s", $1, $2 + $3 }' n)," \
+			"profiled $(awk '{ printf "%.2f s, CPU %.2f s", $1, $2 + $3 }' p)"
+	done
+	echo "bench: variance on $name ($pairs pairs, OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_WAIT_POLICY=$OMP_WAIT_POLICY," \
+		"$t0-$(date -u +%H:%M) UTC, load $l0 -> $(load)):"
+	echo "  time ratio median $(median <rt)x, CPU time (user + sys) ratio median $(median <rc)x"
+	local w samples picks ret thr sw hcpu
+	w=$(meta prof wall_ns) samples=$(meta prof samples) picks=$(meta prof picks)
+	ret=$(meta prof returns) thr=$(meta prof threads) sw=$(meta prof switches)
+	hcpu=$(meta prof handler_cpu_ns)
+	awk -v w="$w" -v s="$samples" -v p="$picks" -v r="$ret" -v t="$thr" -v sw="$sw" \
+		-v h="$hcpu" -v cpu="$(awk '{ print $2 + $3 }' p)" 'BEGIN {
+		printf "  last run: %d samples, %d picks, %d instances (%.1f a second per thread of %d, %.1f per CPU second), %d context switches, handlers %.1f%% of CPU time (%.1f us per sample + instance)\n",
+			s, p, r, (w > 0 && t > 0 ? r / (w / 1e9) / t : 0), t, (cpu > 0 ? r / cpu : 0),
+			sw, (cpu > 0 ? 100 * h / 1e9 / cpu : 0), (s + r > 0 ? h / 1e3 / (s + r) : 0) }'
+	"$SONDE" report prof 2>/dev/null | awk '/^ *#  function/ { on = 1 } on && !NF { exit } on' |
+		head -9 | cut -c1-200 | sed 's/^/    /'
+}
+
+if [ -x "$LULESH_BIN" ]; then
+	# shellcheck disable=SC2086
+	one "LULESH 2.0 $LULESH_ARGS" "$LULESH_BIN" $LULESH_ARGS
+else
+	echo "bench: variance-real: LULESH skipped: no $LULESH_BIN (LULESH_BIN=)"
+fi
+for k in $npb; do
+	if [ -x "$NPB_OMP_BIN/$k" ]; then
+		one "NPB-OMP $k" "$NPB_OMP_BIN/$k"
+	else
+		echo "bench: variance-real: NPB $k skipped: no $NPB_OMP_BIN/$k (NPB_OMP_BIN=)"
+	fi
+done
