@@ -8,6 +8,12 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 B := build
+# One spelling of the build directory: relative under the source tree, else absolute.  The
+# compiler's dependency files (-MMD) name each object as B spelled it, so objects built
+# once with `make B=$PWD/build` (t012's and t700's install) kept their header dependencies
+# under another name than `make`'s build/obj/...: a header changed after that did not
+# rebuild them (a stale ctx.o with an older struct crashed variance, 2026-11-26).
+override B := $(patsubst $(CURDIR)/%,%,$(abspath $(B)))
 
 ifeq ($(V),1)
 Q :=

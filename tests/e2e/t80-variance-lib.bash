@@ -11,14 +11,21 @@ var_build() {
 		-o "$out" "$@" || { fail "$name" "sonde-cc could not build $src"; return 1; }
 }
 
-# var_gcc_build NAME OUT: vwork.c built by plain gcc (-O1 -g, frame pointers), measured on
-# the debug registers; SKIP NAME and return 1 when gcc is missing or their traps do not fire.
-var_gcc_build() {
-	command -v gcc >/dev/null || { skip "$1" "gcc is not installed"; return 1; }
+# var_gcc_src NAME SRC OUT FLAGS...: a workload of tests/workloads/variance built by plain
+# gcc with FLAGS, measured on the debug registers; SKIP NAME and return 1 when gcc is
+# missing or their traps do not fire.
+var_gcc_src() {
+	local name=$1 src=$2 out=$3; shift 3
+	command -v gcc >/dev/null || { skip "$name" "gcc is not installed"; return 1; }
 	"$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
-		{ skip "$1" "the debug registers do not trap here (a plain build gets no instance)"; return 1; }
-	gcc -O1 -g -fno-omit-frame-pointer -pthread "$SONDE_TOP/tests/workloads/variance/vwork.c" -o "$2" ||
-		{ fail "$1" "gcc could not build vwork.c"; return 1; }
+		{ skip "$name" "the debug registers do not trap here (a plain build gets no instance)"; return 1; }
+	gcc "$@" "$SONDE_TOP/tests/workloads/variance/$src" -o "$out" ||
+		{ fail "$name" "gcc could not build $src"; return 1; }
+}
+
+# var_gcc_build NAME OUT: vwork.c built by plain gcc (-O1 -g, frame pointers), as above.
+var_gcc_build() {
+	var_gcc_src "$1" vwork.c "$2" -O1 -g -fno-omit-frame-pointer -pthread
 }
 
 # var_col FILE FUNCTION CONTEXT METRIC COLUMN: a column of functions.csv (or threads.csv's

@@ -9,17 +9,24 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
+# pages_exact PREFIX FILE: pages3 and pages7 caught at least 5 times each in FILE
+# (instances.csv), every instance with exactly 3 and 7 faults
+pages_exact() {
+	local f fn want n bad
+	for f in pages3:3 pages7:7; do
+		fn=${f%:*} want=${f#*:}
+		n=$(var_count "$2" "f == \"$fn\"")
+		bad=$(var_count "$2" "f == \"$fn\" && pf != $want")
+		check "$1$fn-instances-$n" [ "$n" -ge 5 ]
+		check "$1$fn-exactly-$want-faults-$bad-wrong" [ "$bad" -eq 0 ]
+	done
+}
+
 var_build t802-build vwork.c vwork -pthread || exit 0
 VWORK_ITERS=1500 "$SONDE" variance -q -o pg -p 1000000 -e page-faults -- ./vwork pages 0 >/dev/null 2>&1
 check t802-run-pages [ $? -eq 0 ]
 I=pg/variance/instances.csv
-for f in pages3:3 pages7:7; do
-	fn=${f%:*} want=${f#*:}
-	n=$(var_count $I "f == \"$fn\"")
-	bad=$(var_count $I "f == \"$fn\" && pf != $want")
-	check "t802-$fn-instances-$n" [ "$n" -ge 5 ]
-	check "t802-$fn-exactly-$want-faults-$bad-wrong" [ "$bad" -eq 0 ]
-done
+pages_exact t802- $I
 n=$(var_count $I 'f == "multiret"')
 bad=$(var_count $I 'f == "multiret" && (pf < 1 || pf > 3)')
 check "t802-multiret-1-to-3-faults-$bad-wrong-of-$n" [ "$bad" -eq 0 ]
@@ -32,14 +39,7 @@ check "t802-spin-instances-$n" [ "$n" -ge 5 ]
 # pages, so the runtime maps its resident part again there (libtrim.c, rt_trim_prefault)
 VWORK_ITERS=1500 "$SONDE" variance -q -o pf -p 1000000 -e page-faults -- ./vwork pagesfork 0 >/dev/null 2>&1
 check t802-run-pagesfork [ $? -eq 0 ]
-I=pf/variance/instances.csv
-for f in pages3:3 pages7:7; do
-	fn=${f%:*} want=${f#*:}
-	n=$(var_count $I "f == \"$fn\"")
-	bad=$(var_count $I "f == \"$fn\" && pf != $want")
-	check "t802-fork-$fn-instances-$n" [ "$n" -ge 5 ]
-	check "t802-fork-$fn-exactly-$want-faults-$bad-wrong" [ "$bad" -eq 0 ]
-done
+pages_exact t802-fork- pf/variance/instances.csv
 
 VWORK_ITERS=4000 "$SONDE" variance -q -o rc -p 1000000 -e page-faults -- ./vwork recurse 0 >/dev/null 2>&1
 check t802-run-recurse [ $? -eq 0 ]

@@ -26,11 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
-command -v gcc >/dev/null || { skip t812 "gcc is not installed"; exit 0; }
-"$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
-	{ skip t812 "the debug registers do not trap here (a plain build gets no instance)"; exit 0; }
-gcc -O1 -g -fno-omit-frame-pointer "$SONDE_TOP/tests/workloads/variance/vshort.c" -o vshort ||
-	{ fail t812 "gcc could not build vshort.c"; exit 0; }
+var_gcc_src t812 vshort.c vshort -O1 -g -fno-omit-frame-pointer || exit 0
 ./vshort 1 >n1.txt
 per=$(awk '$2 == "loop" { print $3 }' n1.txt)
 check "t812-loop-speed-$per" [ "${per:-0}" -gt 0 ]

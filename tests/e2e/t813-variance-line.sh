@@ -30,12 +30,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
-command -v gcc >/dev/null || { skip t813 "gcc is not installed"; exit 0; }
 command -v objdump >/dev/null || { skip t813 "objdump is not installed (the layout is checked with it)"; exit 0; }
-"$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
-	{ skip t813 "the debug registers do not trap here (a plain build gets no instance)"; exit 0; }
-gcc -O2 -g -fno-omit-frame-pointer "$SONDE_TOP/tests/workloads/variance/vline.c" -o vline ||
-	{ fail t813-build "gcc could not build vline.c"; exit 0; }
+var_gcc_src t813 vline.c vline -O2 -g -fno-omit-frame-pointer || exit 0
 
 # The layout the test is about: each loop's backward branch goes into its entry's line for
 # in_*, past it for pad_* (else the compiler moved it and the test proves nothing).

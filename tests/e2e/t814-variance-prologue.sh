@@ -18,12 +18,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
-command -v gcc >/dev/null || { skip t814 "gcc is not installed"; exit 0; }
 command -v objdump >/dev/null || { skip t814 "objdump is not installed (the layout is checked with it)"; exit 0; }
-"$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
-	{ skip t814 "the debug registers do not trap here (a plain build gets no instance)"; exit 0; }
-gcc -O2 -g -fno-omit-frame-pointer -pthread "$SONDE_TOP/tests/workloads/variance/vprol.c" -o vprol ||
-	{ fail t814-build "gcc could not build vprol.c"; exit 0; }
+var_gcc_src t814 vprol.c vprol -O2 -g -fno-omit-frame-pointer -pthread || exit 0
 
 # The layout the test is about: pro_loop's loop (its backward branch's target) in its
 # entry's line and before its `mov %rsp,%rbp`; pad_loop's past its line.
