@@ -48,7 +48,7 @@ check t051-compile-only-is-instrumented instrumented b1.o
 check t051-compile-adds-g has_debug b1.o
 rm -f a.o b.o
 check t051-compile-two-sources "$CCW" -O2 -c a.c b.c
-check t051-both-objects-made [ -f a.o ] && [ -f b.o ]
+check t051-both-objects-made [ -f a.o -a -f b.o ]
 check t051-second-object-instrumented instrumented b.o
 
 # Link only: the stubs and their rpath, no coverage flag, no sanitizer runtime.

@@ -50,7 +50,7 @@ ni=$(var_col $F pro_loop "main > drive > pro_loop" cpu-time instances)
 check "t814-pro-loop-instances-${ni:-0}" [ "${ni:-0}" -ge 20 ]
 g=$(meta gated) gf=$(meta gates_fired) ge=$(meta gates_expired)
 check "t814-gates-fired-${gf:-none}-of-${g:-none}" [ "${gf:-0}" -ge 10 ]
-check "t814-gates-replaced-${ge:-none}-of-${g:-none}" [ -n "$ge" ] && [ $((4 * ${ge:-0})) -le "${g:-0}" ]
+check "t814-gates-replaced-${ge:-none}-of-${g:-none}" [ -n "$ge" -a $((4 * ${ge:-0})) -le "${g:-0}" ]
 # the right function's instances: every row of instances.csv is one of the three leaves
 # under drive, each in its context
 bad=$(awk -F, 'NR > 1 && !($1 ~ /^(pro_loop|pad_loop|fill)$/ && $2 == "main > drive > " $1) { n++ }
