@@ -631,11 +631,19 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	if (uc)
 		kernel_cost(vt, 2);	/* the sample's signal, inside any pending instance */
 	/* The sample's calling context: the functions on the stack, for time shares. */
-	struct var_rec_sample rec = { .h = { .type = VAR_REC_SAMPLE, .size = sizeof(rec) },
-				      .ctx = uc ? fp_context(t, (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
-							     0, (uint64_t)uc->uc_mcontext.gregs[REG_RBP],
-							     (uint64_t)uc->uc_mcontext.gregs[REG_RSP])
-						: ctx_here(t, uc, skip) };
+	struct var_rec_sample rec = { .h = { .type = VAR_REC_SAMPLE, .size = sizeof(rec) } };
+	if (uc) {
+		uint64_t r0 = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+		uint64_t s0 = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+		uint64_t f0 = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+		uint64_t c0 = runtime_leaf_caller(t, r0, s0);
+		if (c0 && f0 >= s0 && f0 + 16 <= t->stack_hi && !(f0 & 7) &&
+		    ((const uint64_t *)(uintptr_t)f0)[1] == c0)
+			f0 = ((const uint64_t *)(uintptr_t)f0)[0];
+		rec.ctx = fp_context(t, c0 ? c0 : r0, 0, f0, s0);
+	} else {
+		rec.ctx = ctx_here(t, uc, skip);
+	}
 	if (rec.ctx)
 		rt_tool_record(t, &rec, sizeof(rec));
 	t->stats.samples++;
@@ -657,6 +665,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	/* in a callback: its caller's PC is the leaf's; the callback's frame, if it has one
 	 * yet, is no candidate (its call is the callback's) */
 	uint64_t cb = uc ? runtime_leaf_caller(t, prev, sp) : 0;
+	const int in_cb = cb != 0;
 	prev = cb ? cb : prev;
 	for (int i = 0; i < VAR_FRAMES && n < VAR_FRAMES; i++) {
 		if (fp < lo || fp + 16 > hi || (fp & 7) || fp < sp)
@@ -716,7 +725,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		if (!fn)
 			continue;
 		own = cslot[i];
-		if (by_pc && i == 0 && uc) {
+		if (by_pc && i == 0 && uc && !in_cb) {
 			gs = gate_slot(t, sp, rbp);
 			gs_done = 1;
 			own = gs ? gs : own;
