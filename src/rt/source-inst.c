@@ -389,8 +389,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_mine(struct rt_th
 }
 
 /* Does the thread's filter copy have a bit of the words an access of len <= 16 bytes
- * touches (watch_soft_maybe's test without its loop: len is a constant in every
- * callback)?  Only the thread itself writes the copy: plain loads.  An access of up to 8
+ * touches (len is a constant in every callback)?  Only the thread itself writes the copy: plain loads.  An access of up to 8
  * bytes within one word (the aligned ones) hashes that word alone: the second word's hash
  * and load were taken at every access near an armed slot, which is nearly every access of
  * sampled `sonde reuse` (its slots spread over the arrays). */
@@ -593,7 +592,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 	if (!t || t->stopped || !frame || !frame[0])
 		return;
 	uint64_t slot = frame[0] + 8;
-	/* Not watch_soft_maybe: its bounds leave out the WATCH_CALLS slots checked here. */
+	/* Not the data filters: they leave out the WATCH_CALLS slots checked here. */
 	unsigned hit = watch_soft_match(t, slot, 8, entry);
 	if (hit)
 		watch_soft_trap(t, hit, slot, 8, entry, fn);
