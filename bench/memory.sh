@@ -208,9 +208,9 @@ for c in $cases; do
 		awk '{ printf "%s%dx%d:%d", s, $1, $2, $3; s = ", " }')"
 done
 echo "(the runtime's anonymous mappings: per thread a 64 MB arena (reserved, touched as used),"
-echo " a 256 KB stream buffer (its file's name first; 16 KB used, doubling at each flush),"
-echo " a 256 KB alternate signal stack, a 4 KB"
-echo " thread record; libsonde.so's .bss and .lbss follow its file mapping; adjacent mappings"
+echo " a 256 KB stream buffer (its file's name first; 16 KB used, doubling at each flush from"
+echo " the 4th on), a 256 KB alternate signal stack, thread records in slots of a few hundred"
+echo " bytes cut from shared pages (src/rt/thread.c); libsonde.so's .bss and .lbss follow its file mapping; adjacent mappings"
 echo " of one kind merge, and threads that ended before exit have unmapped theirs.  The"
 echo " runtime's own libraries (libsonde.so, libZydis, libgcc_s, libunwind) are mapped 16 KB"
 echo " a mapping (src/rt/libtrim.c), except under variance: by file their pages add up as before.  doc/architecture.md,"

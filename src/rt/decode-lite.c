@@ -24,6 +24,10 @@
 /* Memory operand kinds of an instruction (what its r/m operand does when it is memory). */
 enum { M_NONE, M_LOAD, M_STORE, M_RMW };
 
+/* VEX forms with no vvvv operand, where it must be 1111 (#UD else; Zydis rejects them):
+ * in every form, or in the memory form only (vmovss/vmovsd: their register form merges) */
+enum { NOV_NO, NOV_ALWAYS, NOV_MEM };
+
 struct lite {
 	const uint8_t *p, *end;
 	int opsize;		/* 2, 4 or 8: integer operand size */
@@ -31,6 +35,9 @@ struct lite {
 	int seg;		/* 0, 1 fs, 2 gs */
 	int lock;
 	int pfx;		/* 0, 0x66, 0xf3, 0xf2: the mandatory prefix (SSE) or VEX.pp */
+	int vvvv;		/* VEX.vvvv's register (0: none, the encoding 1111) */
+	int nov;		/* a VEX form whose vvvv must be 1111: NOV_ALWAYS, NOV_MEM */
+	int mem_only;		/* no register form (#UD with ModRM.mod 3) */
 	uint8_t modrm;
 	int has_mem;
 	int rip_rel;
@@ -300,7 +307,7 @@ SIGSAFE static int group1(struct lite *l, uint8_t op, int group, int *len, int *
 	case -3:				/* lea */
 		return l->has_mem ? M_NONE : -1;
 	case -4:				/* shifts; /6 is not documented */
-		return reg == 6 ? -1 : M_RMW;
+		return reg == 6 || l->lock ? -1 : M_RMW;	/* no lock on a shift */
 	case -5:				/* C6 C7 /0: mov r/m, imm */
 		return reg == 0 ? M_STORE : -1;
 	case -6:				/* F6 F7 */
@@ -374,13 +381,27 @@ SIGSAFE static int map2(struct lite *l, uint8_t op, int vex, int *len, int *imm,
 	if (op >= 0x51 && op <= 0x5f && op != 0x5a && op != 0x5b && (op < 0x52 || op > 0x53 || p == 0 || p == 0xf3)) {
 		if ((op >= 0x54 && op <= 0x57) && (p == 0xf3 || p == 0xf2))
 			return -1;	/* and andn or xor: packed only */
+		if (op <= 0x53 && p != 0xf3 && p != 0xf2)
+			l->nov = NOV_ALWAYS;	/* sqrtps/pd rsqrtps rcpps: one source */
 		*len = sse_arith_len(l);
 		return M_LOAD;
 	}
 	switch (op) {
 	case 0x10: case 0x11:		/* movups movupd movss movsd */
+		l->nov = p == 0xf3 || p == 0xf2 ? NOV_MEM : NOV_ALWAYS;
 		*len = sse_arith_len(l);
 		return op == 0x10 ? M_LOAD : M_STORE;
+	case 0x12: case 0x16:		/* movlps movhps xmm, m64 (movhlps movlhps without
+					 * memory); movlpd movhpd xmm, m64 */
+	case 0x13: case 0x17:		/* movlps movhps movlpd movhpd m64, xmm */
+		if ((p != 0 && p != 0x66) || (vex && l->vex_l))
+			return -1;
+		if (p == 0x66 || (op & 1))
+			l->mem_only = 1;
+		if (op & 1)
+			l->nov = NOV_ALWAYS;
+		*len = 8;
+		return op & 1 ? M_STORE : M_LOAD;
 	case 0x14: case 0x15:		/* unpcklps/pd, unpckhps/pd */
 		if (p != 0 && p != 0x66)
 			return -1;
@@ -395,6 +416,7 @@ SIGSAFE static int map2(struct lite *l, uint8_t op, int vex, int *len, int *imm,
 	case 0x77:			/* vzeroupper, emms */
 		if (p)
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*no_modrm = 1;
 		return M_NONE;
 	case 0x1f:			/* nop r/m: no access */
@@ -404,6 +426,7 @@ SIGSAFE static int map2(struct lite *l, uint8_t op, int vex, int *len, int *imm,
 	case 0x28: case 0x29:		/* movaps movapd */
 		if (p != 0 && p != 0x66)
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*len = VL(l);
 		return op == 0x28 ? M_LOAD : M_STORE;
 	case 0x2a:			/* cvtsi2ss/sd x, r/m32/64 */
@@ -414,27 +437,36 @@ SIGSAFE static int map2(struct lite *l, uint8_t op, int vex, int *len, int *imm,
 	case 0x2c: case 0x2d:		/* cvt(t)ss2si cvt(t)sd2si */
 		if (p != 0xf3 && p != 0xf2)
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*len = p == 0xf3 ? 4 : 8;
 		return M_LOAD;
 	case 0x2e: case 0x2f:		/* (u)comiss (u)comisd */
 		if (p != 0 && p != 0x66)
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*len = p ? 8 : 4;
 		return M_LOAD;
 	case 0x5a:			/* cvtps2pd cvtpd2ps cvtss2sd cvtsd2ss */
+		if (p != 0xf3 && p != 0xf2)
+			l->nov = NOV_ALWAYS;	/* packed: one source */
 		*len = p == 0xf3 ? 4 : p == 0xf2 ? 8 : p == 0x66 ? VL(l) : l->vex_l ? 16 : 8;
 		return M_LOAD;
 	case 0x5b:			/* cvtdq2ps cvtps2dq cvttps2dq */
 		if (p == 0xf2)
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*len = VL(l);
 		return M_LOAD;
 	case 0x6e:			/* movd/movq x, r/m */
-		if (p != 0x66)
+		if (p != 0x66 || (vex && l->vex_l))
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*len = (vex ? l->vex_w : l->rex & 8) ? 8 : 4;
 		return M_LOAD;
 	case 0x7e:
+		if (vex && l->vex_l)
+			return -1;
+		l->nov = NOV_ALWAYS;
 		if (p == 0x66) {	/* movd/movq r/m, x */
 			*len = (vex ? l->vex_w : l->rex & 8) ? 8 : 4;
 			return M_STORE;
@@ -447,16 +479,20 @@ SIGSAFE static int map2(struct lite *l, uint8_t op, int vex, int *len, int *imm,
 	case 0x6f: case 0x7f:		/* movdqa movdqu */
 		if (p != 0x66 && p != 0xf3)
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*len = VL(l);
 		return op == 0x6f ? M_LOAD : M_STORE;
 	case 0xd6:			/* movq m64, x */
-		if (p != 0x66)
+		if (p != 0x66 || (vex && l->vex_l))
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*len = 8;
 		return M_STORE;
 	case 0xe7:			/* movntdq */
 		if (p != 0x66)
 			return -1;
+		l->nov = NOV_ALWAYS;
+		l->mem_only = 1;
 		*len = VL(l);
 		return M_STORE;
 	case 0xd4: case 0xdb: case 0xdf: case 0xeb: case 0xef: case 0xfa: case 0xfb: case 0xfe:
@@ -469,6 +505,7 @@ SIGSAFE static int map2(struct lite *l, uint8_t op, int vex, int *len, int *imm,
 	case 0x70:			/* pshufd */
 		if (p != 0x66)
 			return -1;
+		l->nov = NOV_ALWAYS;
 		*imm = 1;
 		*len = VL(l);
 		return M_LOAD;
@@ -505,6 +542,13 @@ SIGSAFE static int map_0f38(struct lite *l, uint8_t op, int *len)
 {
 	if (l->pfx != 0x66)
 		return -1;
+	switch (op) {
+	case 0x18: case 0x19: case 0x58: case 0x59:
+		if (l->vex_w)
+			return -1;	/* W0 forms only */
+		l->nov = NOV_ALWAYS;	/* the broadcasts: one source */
+		break;
+	}
 	switch (op) {
 	case 0x18:			/* vbroadcastss */
 	case 0x58:			/* vpbroadcastd */
@@ -585,6 +629,7 @@ SIGSAFE int decode_access_lite(const uint8_t *code, size_t avail, const struct d
 			return -1;
 		static const int pp[4] = { 0, 0x66, 0xf3, 0xf2 };
 		l.pfx = pp[v2 & 3];
+		l.vvvv = (~v2 >> 3) & 0xf;
 		l.vex_l = (v2 >> 2) & 1;
 		vex = 1;
 		if (get(&l, &b))
@@ -611,6 +656,8 @@ SIGSAFE int decode_access_lite(const uint8_t *code, size_t avail, const struct d
 	}
 	if (kind == -1)
 		return -1;
+	if (vex && l.vvvv && l.nov == NOV_ALWAYS)
+		return -1;
 	if (!no_modrm) {
 		if (modrm(&l))
 			return -1;
@@ -619,6 +666,8 @@ SIGSAFE int decode_access_lite(const uint8_t *code, size_t avail, const struct d
 		else if (kind == -3)
 			kind = l.has_mem || map == 2 ? M_NONE : -1;	/* nop r/m */
 		if (kind < 0)
+			return -1;
+		if ((vex && l.vvvv && l.nov == NOV_MEM && l.has_mem) || (l.mem_only && !l.has_mem))
 			return -1;
 	}
 	if (l.lock && (no_modrm || !l.has_mem || kind != M_RMW))
@@ -630,10 +679,12 @@ SIGSAFE int decode_access_lite(const uint8_t *code, size_t avail, const struct d
 	/* the explicit operand first, then the stack slot (as decode_access orders them) */
 	if (!no_modrm && l.has_mem && kind != M_NONE)
 		add_rm(&l, code, r, out, len, kind);
-	if (extra == X_PUSH || extra == X_CALL)	/* push imm16, push r16 under 0x66 */
-		add_stack(r, out, extra == X_PUSH && no_modrm && p66 ? 2 : 8, 1);
+	/* push imm16, push r16 and pop r16 under 0x66, unless REX.W (it wins: 8) */
+	int slot16 = p66 && !(l.rex & 8);
+	if (extra == X_PUSH || extra == X_CALL)
+		add_stack(r, out, extra == X_PUSH && no_modrm && slot16 ? 2 : 8, 1);
 	else if (extra == X_POP || extra == X_RET)
-		add_stack(r, out, extra == X_POP && p66 ? 2 : 8, 0);
+		add_stack(r, out, extra == X_POP && slot16 ? 2 : 8, 0);
 	return out->len;
 }
 
@@ -646,8 +697,12 @@ SIGSAFE int decode_access_lite(const uint8_t *code, size_t avail, const struct d
  * callback's direction and whose address is not a stack slot other than `addr`.  Only rsp
  * and rbp are known at the return point (from the callback's frame); an address that needs
  * any other register is taken to be the access, since spills and reloads address the
- * frame through rsp or rbp.  An instruction `decode` cannot decode ends the search: the
- * access is then taken to be at `ret`.
+ * frame through rsp or rbp.  An instruction `decode` cannot decode ends the search, and is
+ * taken to be the access: the ones before it were decoded and are not (a spill reload
+ * before an access the lite decoder does not know, e.g. an x87 or EVEX store), and the
+ * first is `ret` itself, as it always was.  (Taking `ret` after skipping a reload named
+ * an instruction known not to be the access: review of 2026-11-26, `call store8; movaps
+ * reload; movlps %xmm0,(%rbx)`.)  A branch ends it too: then `ret`.
  */
 SIGSAFE uint64_t decode_call_access(decode_access_fn decode, const uint8_t *code, long n,
 				    uint64_t ret, uint64_t addr, int store, uint64_t rsp,
@@ -663,7 +718,7 @@ SIGSAFE uint64_t decode_call_access(decode_access_fn decode, const uint8_t *code
 		int len = decode(code + off, (size_t)(n - off), &r, &in);
 
 		if (len <= 0)
-			break;
+			return r.rip;
 		for (int m = 0; m < in.n_mem; m++) {
 			uint16_t f = in.mem[m].flags;
 			int writes = f & (SONDE_MEM_STORE | SONDE_MEM_RMW);

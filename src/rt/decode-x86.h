@@ -179,7 +179,8 @@ typedef int (*decode_access_fn)(const uint8_t *code, size_t avail, const struct 
  * The address of the instruction that made the access an `inst` callback reported: `code`
  * holds n bytes read at `ret`, the callback's return address; `addr` and `store` are the
  * access's, rsp and rbp the instrumented code's at the return point.  `ret` when no later
- * instruction of the window is it.  Handler-safe.
+ * instruction of the window is it; the first instruction `decode` cannot decode when the
+ * ones before it are not.  Handler-safe.
  */
 uint64_t decode_call_access(decode_access_fn decode, const uint8_t *code, long n, uint64_t ret,
 			    uint64_t addr, int store, uint64_t rsp, uint64_t rbp);

@@ -50,15 +50,21 @@
  * touched as call sites arrive).  A miss decodes the code after the call site, read with
  * process_vm_readv: 512 direct-mapped entries missed on 3% of miniFE's accesses under
  * --exact (2.0 million system calls at -nx 20, 3 s of its 9).  That is when every access
- * or nearly is taken (rt_inst_every, comm --exact's period 1).  At a period of
- * INST_FIX_SPARSE or more a miss costs one decode (~2 us) per INST_FIX_SPARSE accesses at
- * most, and the sites, hashed all over 64 KiB, touched a page each: 96 KB of `sonde
- * comm`'s peak on commbench's 5 threads at the default period (perf record -e
- * minor-faults, 2026-11-26); INST_FIX_SETS_SPARSE sets (4 KiB) then. */
+ * or nearly is taken (rt_inst_every, comm --exact's period 1): the cache is whole from the
+ * start.  At a period of INST_FIX_SPARSE or more the sites, hashed all over 64 KiB, touched
+ * a page each: 96 KB of `sonde comm`'s peak on commbench's 5 threads at the default period
+ * (perf record -e minor-faults, 2026-11-26).  There the thread starts with the first
+ * INST_FIX_SETS_SPARSE sets (4 KiB, one page; the rest is reserved in the arena, which is
+ * MAP_NORESERVE: not touched, not resident) and grows to all INST_FIX_SETS after
+ * INST_FIX_GROW misses: a program of many sites (5,122 sampled at period 1000, review of
+ * 2026-11-26) missed on 80% of its samples with 64 sets, 97,318 code reads, 1.82x its CPU
+ * time where period 999 (the whole cache) took 1.51x.  A small program's sites fit in the
+ * 256 entries and it stays at one page (commbench: t056). */
 #define INST_FIX_WAYS 4
 #define INST_FIX_SETS 1024
 #define INST_FIX_SETS_SPARSE 64
 #define INST_FIX_SPARSE 1000
+#define INST_FIX_GROW 256
 #define INST_FIX_SET(ret, mask) ((((ret) * 0x9E3779B97F4A7C15ull) >> 40) & (mask))
 
 struct inst_fix {
@@ -97,7 +103,8 @@ struct inst_tls {
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
 	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
-	uint32_t fix_mask;	/* its cache's sets - 1 (inst_thread_start) */
+	uint32_t fix_mask;	/* its cache's sets in use - 1 (inst_thread_start, inst_fix_grow) */
+	uint32_t fix_misses;	/* the cache's misses while it is not whole (inst_fix_grow) */
 	/* the every-access path's last call site and its instruction, one per callback
 	 * (inst_fix_slot): checked before the thread's cache (inst_every) */
 	struct inst_fix last[INST_FIX_SLOTS];
@@ -117,8 +124,8 @@ _Static_assert(sizeof(struct inst_callbacks_line) == 64, "a line of its own");
  * Decoded by decode_access_lite, not by Zydis: this is the source's one use of a decoder,
  * and libZydis's pages were 272 KB of `sonde comm`'s resident memory on commbench
  * (bench/memory.sh, 2026-11-26 13:13 UTC).  An instruction the lite decoder does not
- * cover ends the search (the access is then the call's return address, as it was when
- * Zydis could not decode one): u-decode-lite counts how often that changes the answer.
+ * cover ends the search and is taken to be the access (decode_call_access): u-decode-lite
+ * counts how often the answer differs from Zydis's.
  */
 static SIGSAFE uint64_t access_ip(uint64_t ret, uint64_t addr, int store, uint64_t rsp,
 				  uint64_t rbp)
@@ -142,6 +149,15 @@ static SIGSAFE uint64_t access_ip_cached(struct rt_thread *t, uint64_t ret, uint
 			return set[w].ip;
 	uint64_t ip = access_ip(ret, addr, store, rsp, rbp);
 
+	if (set && inst_tls.fix_mask != INST_FIX_SETS - 1 &&
+	    ++inst_tls.fix_misses >= INST_FIX_GROW) {
+		/* all the sets from now on (reserved at thread start: no allocation here).  A
+		 * handler's lookup between the two masks indexes within the array either way,
+		 * and every entry, wherever it sits, is a true ret -> ip: the entries of the
+		 * first sets stay valid, found again if their site hashes there. */
+		inst_tls.fix_mask = INST_FIX_SETS - 1;
+		set = c[INST_FIX_SET(ret, inst_tls.fix_mask)];
+	}
 	if (set) {	/* the newest first: the oldest drops off the end */
 		for (int w = INST_FIX_WAYS - 1; w > 0; w--)
 			set[w] = set[w - 1];
@@ -373,8 +389,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_mine(struct rt_th
 }
 
 /* Does the thread's filter copy have a bit of the words an access of len <= 16 bytes
- * touches (watch_soft_maybe's test without its loop: len is a constant in every
- * callback)?  Only the thread itself writes the copy: plain loads.  An access of up to 8
+ * touches (len is a constant in every callback)?  Only the thread itself writes the copy: plain loads.  An access of up to 8
  * bytes within one word (the aligned ones) hashes that word alone: the second word's hash
  * and load were taken at every access near an armed slot, which is nearly every access of
  * sampled `sonde reuse` (its slots spread over the arrays). */
@@ -577,7 +592,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_call_slow(uint64_t fn,
 	if (!t || t->stopped || !frame || !frame[0])
 		return;
 	uint64_t slot = frame[0] + 8;
-	/* Not watch_soft_maybe: its bounds leave out the WATCH_CALLS slots checked here. */
+	/* Not the data filters: they leave out the WATCH_CALLS slots checked here. */
 	unsigned hit = watch_soft_match(t, slot, 8, entry);
 	if (hit)
 		watch_soft_trap(t, hit, slot, 8, entry, fn);
@@ -634,8 +649,11 @@ static int inst_probe(char *why, size_t len)
 static int inst_start(void)
 {
 	inst_period = rt_cfg.period ? rt_cfg.period : INST_DEFAULT_PERIOD;
+	/* no decode_init (access_ip decodes without libZydis), but the code reads' pid,
+	 * which decode_init set: without it every read asked getpid */
+	decode_after_fork();
 	__atomic_store_n(&inst_callbacks_line.on, 1, __ATOMIC_RELEASE);
-	return 0;	/* no decode_init: access_ip decodes without libZydis */
+	return 0;
 }
 
 /* Without its cache (arena full) the thread still samples, decoding at every sample. */
@@ -644,8 +662,10 @@ static int inst_thread_start(struct rt_thread *t)
 	uint32_t sets = inst_every_fn || inst_period < INST_FIX_SPARSE ? INST_FIX_SETS :
 								      INST_FIX_SETS_SPARSE;
 
-	t->src = arena_alloc(&t->arena, sets * sizeof(inst_fix_set));
+	/* room for the whole cache; only the sets in use are touched */
+	t->src = arena_alloc(&t->arena, INST_FIX_SETS * sizeof(inst_fix_set));
 	inst_tls.fix_mask = sets - 1;
+	inst_tls.fix_misses = 0;
 	/* With jitter the first window is a random phase in [1, period], not a window: a
 	 * window of at least period/2 would leave every thread's first period/2 accesses
 	 * unsampled (about half a sample a thread missing; a thread of period accesses got
@@ -659,6 +679,32 @@ static int inst_thread_start(struct rt_thread *t)
 	t->stats.accesses -= inst_period - inst_countdown;
 	inst_active = 1;
 	return 0;
+}
+
+/* SONDE_DEBUG: the thread's cache size at its end (t056 checks that it grows only for a
+ * program of many sites).  write(2) alone: the process's end may stop a thread from a
+ * handler. */
+static SIGSAFE void inst_debug_cache(const struct rt_thread *t)
+{
+	char line[96], num[3][12];
+	uint32_t v[3] = { (uint32_t)t->tid, inst_tls.fix_mask + 1, inst_tls.fix_misses };
+	const char *part[] = { "sonde: inst: thread ", " cache ", " sets, ", " misses while small\n" };
+	size_t n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		int k = 0;
+		do
+			num[i][k++] = (char)('0' + v[i] % 10);
+		while ((v[i] /= 10) != 0 && k < 11);
+		for (size_t j = 0; part[i][j]; j++)
+			line[n++] = part[i][j];
+		while (k)
+			line[n++] = num[i][--k];
+	}
+	for (size_t j = 0; part[3][j]; j++)
+		line[n++] = part[3][j];
+	if (write(2, line, n) < 0)
+		return;
 }
 
 /*
@@ -675,6 +721,8 @@ static void inst_thread_stop(struct rt_thread *t)
 	uint64_t left = __atomic_exchange_n(&inst_countdown, 0, __ATOMIC_RELAXED);
 
 	t->stats.accesses += inst_period - left;
+	if (rt_cfg.debug && t->src)
+		inst_debug_cache(t);
 }
 
 /*
@@ -684,6 +732,7 @@ static void inst_thread_stop(struct rt_thread *t)
 static void inst_after_fork_child(struct rt_thread *t)
 {
 	t->src = NULL;		/* in the arena, which the runtime renews */
+	decode_after_fork();	/* the child's code reads name the child */
 	inst_active = 0;
 	inst_countdown = 0;
 }

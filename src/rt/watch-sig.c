@@ -21,7 +21,7 @@
 #include "rt/sigsafe.h"
 
 #define WATCH_DEAD ((void *)1)			/* t->watch after watch_thread_release */
-_Static_assert(WATCH_DEAD == (void *)WATCH_SET_DEAD, "watch_soft_maybe knows it");
+_Static_assert(WATCH_DEAD == (void *)WATCH_SET_DEAD, "the callbacks' check knows it");
 #define USER_TOP 0x00007ffffffff000ull		/* x86-64 TASK_SIZE_MAX (4-level paging) */
 #define SPIN_ARM 64		/* tries before an arm gives up with -EAGAIN */
 #define SPIN_TRAP 100000	/* the trap handler waits longer: losing a trap costs more */
@@ -295,10 +295,9 @@ int watch_thread_init(struct rt_thread *t)
 	return set_create(t, 1);
 }
 
-/* The bounds of the armed slots, plus [a, a+len) when len > 0 (a slot about to be armed). */
+/* The filters of the armed slots, plus [a, a+len) when len > 0 (a slot about to be armed). */
 static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 {
-	uint64_t lo = len ? a : UINT64_MAX, hi = len ? a + len : 0;
 	uint64_t words[WATCH_SOFT_FILTER_WORDS] = { 0 };
 	uint64_t pages = len ? watch_soft_pages(a, len) : 0;
 
@@ -308,13 +307,9 @@ static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 		const struct watch_slot *sl = &s->slot[i];
 		if (sl->state != SLOT_ARMED || calls_only(sl))
 			continue;
-		lo = sl->addr < lo ? sl->addr : lo;
-		hi = sl->addr + sl->len > hi ? sl->addr + sl->len : hi;
 		watch_soft_words(words, sl->addr, sl->len);
 		pages |= watch_soft_pages(sl->addr, sl->len);
 	}
-	__atomic_store_n(&s->h.lo, lo, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->h.hi, hi, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->h.pages, pages, __ATOMIC_RELAXED);
 	/* word by word: a copy read between two stores is stamped with a generation that
 	 * the change then moves (source-inst.c, inst_watch_sync), as with one word */

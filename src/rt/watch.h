@@ -315,7 +315,7 @@ struct inst_callbacks_line {
 extern struct inst_callbacks_line inst_callbacks_line __attribute__((visibility("hidden")));
 /* watch_soft_gen moves (release) after every change of a soft data slot's state made by a
  * thread other than the set's owner: the load/store callbacks keep a per-thread copy of
- * their own set's filter (lo, hi, words) and refresh it when this differs from the copy's
+ * their own set's filters (pages, words) and refresh it when this differs from the copy's
  * stamp.  Read relaxed on every access of every thread: on a cache line of its own, so
  * that the counters every arm writes (watch_soft_live) do not evict it. */
 struct watch_soft_gen_line {
@@ -344,12 +344,11 @@ void watch_soft_changed_self(void);
  * in it. */
 #define WATCH_SOFT_MAX_ACCESS 16
 
-/* The beginning of every watch set: what the callbacks' inline check reads.  Written
- * under the set's lock; the bounds and filters cover every armed slot (widened before a
- * slot is published in `armed`, narrowed after it left). */
+/* The beginning of every watch set: what the callbacks' check reads (each thread's copy
+ * of its own: source-inst.c).  Written under the set's lock; the filters cover every
+ * armed slot (widened before a slot is published in `armed`, narrowed after it left). */
 struct watch_soft_head {
 	unsigned armed;		/* bit i: slot i is armed */
-	uint64_t lo, hi;	/* [lo, hi) covers the armed slots' ranges */
 	/* bit p % 64: an access of up to WATCH_SOFT_MAX_ACCESS bytes starting in page p
 	 * (4 KiB) may overlap an armed range (watch_soft_pages) */
 	uint64_t pages;
@@ -402,28 +401,6 @@ static inline uint64_t watch_soft_pages(uint64_t addr, uint64_t len)
 	for (uint64_t p = p0; p <= p1; p++)
 		m |= 1ull << (p % 64);
 	return m;
-}
-
-/* Can an access of [addr, addr+len) hit one of t's slots?  0 when none is armed or the
- * access is outside their bounds or their words' filter bits.  Inline for the callbacks; a filter only (a racing arm
- * may be missed, as with hardware), watch_soft_match decides.  Handler-safe. */
-static inline int watch_soft_maybe(const struct rt_thread *t, uint64_t addr, uint32_t len)
-{
-	const struct watch_soft_head *h = __atomic_load_n((void *const *)&t->watch,
-							  __ATOMIC_ACQUIRE);
-
-	if ((uintptr_t)h <= WATCH_SET_DEAD || !__atomic_load_n(&h->armed, __ATOMIC_ACQUIRE))
-		return 0;
-	if (!(addr < __atomic_load_n(&h->hi, __ATOMIC_RELAXED) &&
-	      __atomic_load_n(&h->lo, __ATOMIC_RELAXED) < addr + len))
-		return 0;
-	uint64_t g0 = addr >> 3, g1 = (addr + (len ? len : 1) - 1) >> 3;
-	if (g1 - g0 >= 64 * WATCH_SOFT_FILTER_WORDS)
-		return 1;
-	for (uint64_t g = g0; g <= g1; g++)
-		if (watch_soft_has(h->words, g))
-			return 1;
-	return 0;
 }
 
 /* Slots of t (bit i = slot i) whose armed range [addr, addr+len) overlaps and whose type
