@@ -93,6 +93,51 @@ if [ -r /proc/thread-self/schedstat ]; then
 	check t602-vsensor-core test "$(grep -c '^[01],(core),' "$D/sensors.csv")" -eq 2
 	check t602-vsensor-core-matrix test "$(tail -n +2 "$D/matrix-core.csv" | tr ',' '\n' | grep '\.' |
 		awk -v n="$(getconf _NPROCESSORS_CONF)" '$1 < 0 || $1 >= n || $1 != int($1) { bad++ } END { print (NR > 0 && !bad) }')" = 1
+	# the CPU-share records, what bench_others reads (bench/lib.sh): fig4 is too short
+	# for them (a rank runnable under 10 ms a period has none: vsrt.c), so a program
+	# whose ranks each spin for 0.4 s of their own CPU time (CPU time, not wall: the
+	# same work at any load).  Each rank has some, none with seconds < 0, and each
+	# rank's add up to more than 0 (90df3d4 had dropped this check with the one of fig4)
+	cat >busy.c <<'C'
+#include <mpi.h>
+#include <time.h>
+static double cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+int main(int argc, char **argv)
+{
+	volatile double x = 0;
+	MPI_Init(&argc, &argv);
+	while (cpu_s() < 0.4)
+		for (int i = 0; i < 100000; i++)
+			x += i;
+	MPI_Finalize();
+	return 0;
+}
+C
+	"$SONDE" vsensor cc mpicc -O2 -o busy busy.c >>cc.log 2>&1
+	SONDE_DIR=$T/d-busy vs_run -np 2 ./busy >/dev/null 2>&1
+	DB=$T/d-busy
+	"$SONDE" vsensor records "$DB" >busy.csv 2>busy.err
+	check t602-vsensor-cpu-share-records python3 - "$DB" busy.csv <<'PY'
+import csv, os, sys
+ids = {}
+per = {}
+for r in csv.DictReader(open(os.path.join(sys.argv[1], "sensors.csv"))):
+    per[r["rank"]] = per.get(r["rank"], -1) + 1
+    if r["sensor"] == "(cpu share)":
+        ids[r["rank"]] = str(per[r["rank"]])
+sec = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    if ids.get(r["rank"]) == r["sensor"]:
+        assert float(r["seconds"]) >= 0 and float(r["time_us"]) > 0, r
+        sec.setdefault(r["rank"], []).append(float(r["seconds"]))
+assert sorted(sec) == ["0", "1"], sec
+assert all(sum(v) > 0 for v in sec.values()), sec
+PY
 else
 	skip t602-vsensor-cpu-share "no /proc/thread-self/schedstat"
 fi

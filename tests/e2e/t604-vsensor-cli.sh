@@ -227,3 +227,30 @@ mkdir -p rule-dir && printf 'rank,0,1,2\n0,1,0.9,0.95\n1,1,0.3,0.2\n' >rule-dir/
 "$SONDE" vsensor report rule-dir >rule.out 2>&1
 check t604-vsensor-report-rule-median grep -q "compute also under 0.60 x the slice's median rank, or short of CPU" rule.out
 check t604-vsensor-report-rule-network grep -q "network only on ranks with 20+ slices of it" rule.out
+
+# records: statuses as report's (a file 2; no directory, no rank-*.rec 1), and what cannot
+# be read is said on stderr in one line, the whole records before it printed, status 0
+check t604-vsensor-records-missing test "$(status "$SONDE" vsensor records /nonexistent)" -eq 1
+check t604-vsensor-records-missing-msg grep -qx "sonde: no rank-\*.rec in '/nonexistent' (not a vsensor directory?)" err
+check t604-vsensor-records-empty test "$(status "$SONDE" vsensor records empty)" -eq 1
+check t604-vsensor-records-file test "$(status "$SONDE" vsensor records ok.c)" -eq 2
+mkdir rec-cut rec-bad
+# format 1, two records (slice 1 and 2, sensor 3, 1.0 us, 0.5 s) and 5 bytes of a third:
+# refused whole before ("not a record file of a version this sonde knows", status 1)
+r1='\001\0\0\0\003\0\0\0\0\0\200\077\0\0\0\077'
+r2='\002\0\0\0\003\0\0\0\0\0\200\077\0\0\0\077'
+printf "$r1$r2\003\0\0\0\003" >rec-cut/rank-0.rec
+check t604-vsensor-records-cut test "$(status "$SONDE" vsensor records rec-cut)" -eq 0
+check t604-vsensor-records-cut-rows test "$(sed 1d out | tr '\n' ' ')" = "0,1,3,1,0.5 0,2,3,1,0.5 "
+check t604-vsensor-records-cut-msg grep -qx \
+	"sonde: warning: 'rec-cut/rank-0.rec': the last 5 of 37 bytes not read (a record cut short or damaged after record 2)" err
+check t604-vsensor-records-cut-one-line test "$(wc -l <err)" -eq 1
+# format 2: a record (slice 1, sensor 3, 1.0 us, 500,000 us), then one whose sensor is past
+# int32 (a damaged byte), then a good one: the first prints, the other 20 bytes are counted
+# (before, the rest was dropped with status 0 and no word)
+rec='\002\003\0\0\200\077\240\302\036'
+printf "VSR2$rec\002\377\377\377\377\017\0\0\200\077\001$rec" >rec-bad/rank-1.rec
+check t604-vsensor-records-bad test "$(status "$SONDE" vsensor records rec-bad)" -eq 0
+check t604-vsensor-records-bad-rows test "$(sed 1d out)" = "1,1,3,1,0.5"
+check t604-vsensor-records-bad-msg grep -qx \
+	"sonde: warning: 'rec-bad/rank-1.rec': the last 20 of 33 bytes not read (a record cut short or damaged after record 1)" err

@@ -156,6 +156,14 @@ TEST(a_slow_network_beside_a_compute_flagged_rank)
 	set(VS_CPU, 3, 3, 0, NS - 1, 0.1f);
 	vs_detect(&m, &rule, flag);
 	CHECK(count(1) == 0);
+	/* and its network more than twice as slow as its share (0.02 against 0.1: not
+	 * explained by the CPU, step 5, so it is low and slower than its compute, 0.2): still
+	 * the starved rank's own wait, not the network's (net_own's CPU-share condition; the
+	 * case above never reached it, its 0.05 being the share's half exactly) */
+	set(1, 3, 3, 5, 12, 0.02f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	CHECK(count(0) == NS);
 	teardown();
 }
 

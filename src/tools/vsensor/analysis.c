@@ -237,6 +237,7 @@ struct func {
 	struct iset mod;	/* globals written */
 	int writes_mem, unknown, has_net, has_io, has_work, tainted;
 	int addr_taken;		/* named other than as a callee: called through pointers too */
+	const char *waits;	/* the first waiting call it makes, itself or in a callee */
 	char why[200];		/* why its work is not fixed, if it is not */
 };
 
@@ -1336,7 +1337,8 @@ static int in(unsigned off, unsigned b, unsigned e)
  * partner's arrival, i.e. the other rank's compute, skew and load.  In PRK Stencil the
  * first MPI_Wait of each pair took 40 us to 1.9 s in a clean run and decided the network
  * cells (88% of them under 0.5).  Not a sensor, nor a snippet that makes one in its own
- * body (doc/sonde-vsensor.md, "Waiting calls").  Collectives and MPI_Sendrecv wait too,
+ * body or through the functions it calls (func.waits; doc/sonde-vsensor.md, "Waiting
+ * calls").  Collectives and MPI_Sendrecv wait too,
  * but move data themselves: kept, judged by their fastest 1-ms average (vsrt.c).
  */
 static const char *const wait_calls[] = { "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
@@ -1350,17 +1352,33 @@ static const char *waiting_call(const char *name)
 	return NULL;
 }
 
-/* The waiting call c is, or the first one in c's own body; NULL if none. */
-static const char *cand_waits(const struct an *a, const struct vs_cand *c)
+/* The waiting call call k is or makes (in its callee, summarized); NULL if none. */
+static const char *call_waits(const struct an *a, const struct call *k)
 {
-	if (!c->is_loop)
-		return waiting_call(c->what);
+	const char *w = waiting_call(k->name);
+	if (!w && k->callee >= 0 && a->funcs[k->callee].state == 2)
+		w = a->funcs[k->callee].waits;
+	return w;
+}
+
+/* The waiting call c is or makes, or the first one in c's own body, directly or through
+ * the functions it calls (a wrapper around MPI_Recv waits as long), into buf as
+ * "MPI_Recv" or "MPI_Recv through recv_only"; NULL if none. */
+static const char *cand_waits(const struct an *a, const struct vs_cand *c, char *buf, size_t size)
+{
 	for (int q = 0; q < a->ncalls; q++) {
 		const struct call *k = &a->calls[q];
-		if (k->func == c->fi && in(k->off, c->begin, c->end) && waiting_call(k->name))
-			return waiting_call(k->name);
+		const char *w;
+		if (k->func != c->fi || !(c->is_loop ? in(k->off, c->begin, c->end) : k->off == c->begin) ||
+		    !(w = call_waits(a, k)))
+			continue;
+		if (!strcmp(w, k->name))
+			snprintf(buf, size, "%s", w);
+		else
+			snprintf(buf, size, "%s through %s", w, k->name);
+		return buf;
 	}
-	return NULL;
+	return !c->is_loop ? waiting_call(c->what) : NULL;
 }
 
 static void summarize(struct an *a, int fi);
@@ -1569,6 +1587,9 @@ static void summarize(struct an *a, int fi)
 		}
 	}
 	range_content(a, fi, f->b, f->e, &f->has_work, &f->has_net, &f->has_io);
+	/* a recursive call's callee is not summarized yet: its own waits are seen there */
+	for (int i = 0; i < f->ncalls && !f->waits; i++)
+		f->waits = call_waits(a, &a->calls[f->calls[i]]);
 	iset_free(&seeds);
 	iset_free(&leaves);
 	f->state = 2;
@@ -2050,7 +2071,8 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 		struct vs_cand *c = &res->c[i];
 		if (!c->reason[0] && c->depth > opt->max_depth)
 			snprintf(c->reason, sizeof(c->reason), "depth %d is over max-depth %d", c->depth, opt->max_depth);
-		const char *w = c->reason[0] ? NULL : cand_waits(a, c);
+		char wbuf[140];
+		const char *w = c->reason[0] ? NULL : cand_waits(a, c, wbuf, sizeof(wbuf));
 		if (w)
 			snprintf(c->reason, sizeof(c->reason), "waits for a peer (%s): its time is the partner's arrival, not its work", w);
 		c->selected = !c->reason[0];

@@ -376,7 +376,9 @@ static int cmd_cc(int argc, char **argv)
 	return rc;
 }
 
-/* One rank's file into CSV rows; 0, or 1 after a message. */
+/* One rank's file into CSV rows; 0, or 1 after a message.  The records after a cut or a
+ * damaged byte are lost, and said so in a warning: the whole ones before still print and
+ * the status stays 0 (bench/lib.sh reads a rank that died in a write, as it always did). */
 static int records_file(const char *path, int rank)
 {
 	int err;
@@ -401,8 +403,8 @@ static int records_file(const char *path, int rank)
 	int rd = ferror(f);
 	fclose(f);
 	struct vs_rec *r = NULL;
-	size_t n = 0;
-	err = !buf ? -ENOMEM : rd ? -EIO : vs_rec_decode(buf, len, &r, &n);
+	size_t n = 0, rest = 0;
+	err = !buf ? -ENOMEM : rd ? -EIO : vs_rec_decode(buf, len, &r, &n, &rest);
 	free(buf);
 	if (err) {
 		fprintf(stderr, "sonde: cannot read '%s': %s\n", path,
@@ -413,6 +415,9 @@ static int records_file(const char *path, int rank)
 	for (size_t i = 0; i < n; i++)
 		printf("%d,%d,%d,%.9g,%.9g\n", rank, r[i].bin, r[i].sensor, r[i].mean_us, r[i].weight_s);
 	free(r);
+	if (rest)
+		fprintf(stderr, "sonde: warning: '%s': the last %zu of %zu bytes not read (a record cut "
+			"short or damaged after record %zu)\n", path, rest, len, n);
 	return 0;
 }
 
@@ -426,11 +431,17 @@ static int cmd_records(int argc, char **argv)
 	glob_t g;
 	memset(&g, 0, sizeof(g));
 	int gr = glob(pat, 0, NULL, &g);
-	if (gr == GLOB_NOMATCH) {
+	if (gr) {	/* as report: a file is a usage error, no directory or no records 1 */
 		struct stat st;
-		if (stat(argv[0], &st) || !S_ISDIR(st.st_mode))
-			return sonde_usage_error("vsensor", "records wants the run's directory (vsensor-*), not '%s'",
-						 argv[0]);
+		globfree(&g);
+		if (!stat(argv[0], &st) && !S_ISDIR(st.st_mode))
+			return sonde_usage_error("vsensor", "records wants the run's directory (vsensor-*), "
+						 "not the file '%s'", argv[0]);
+		if (gr == GLOB_NOMATCH)
+			sonde_error("no rank-*.rec in '%s' (not a vsensor directory?)", argv[0]);
+		else
+			sonde_error("cannot read '%s'", argv[0]);
+		return 1;
 	}
 	/* rank order, not the glob's (rank-10 before rank-2) */
 	int maxr = -1;

@@ -59,22 +59,24 @@ size_t vs_rec_encode(const struct vs_rec *r, int32_t *prev_bin, unsigned char *o
 	put_f32(out + n, r->mean_us);
 	n += 4;
 	/* microseconds: a weight only (cells are weighted means); negative or NaN never
-	 * happen (time spent), and are written as 0 */
+	 * happen (time spent), and are written as 0; past VS_REC_MAX_US (9.5 hours, where a
+	 * slice is 200 ms) clamped, so that a record fits VS_REC_MAX */
 	double us = r->weight_s * 1e6;
-	n += put_varint(out + n, us > 0 && us < 1.8e19 ? (uint64_t)llround(us) : 0);
+	uint64_t w = !(us > 0) ? 0 : us < VS_REC_MAX_US ? (uint64_t)llround(us) : VS_REC_MAX_US;
+	n += put_varint(out + n, w);
 	*prev_bin = r->bin;
 	return n;
 }
 
-int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, size_t *n)
+int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, size_t *n,
+		  size_t *rest)
 {
 	*out = NULL;
 	*n = 0;
+	*rest = 0;
 	int v2 = len >= VS_REC_MAGIC_LEN && !memcmp(buf, VS_REC_MAGIC, VS_REC_MAGIC_LEN);
 	if (!v2 && len >= 3 && !memcmp(buf, "VSR", 3))
 		return VS_REC_BAD;	/* a later version */
-	if (!v2 && len % 16)
-		return VS_REC_BAD;
 	/* format 2 takes at least 7 bytes a record */
 	size_t cap = v2 ? (len - VS_REC_MAGIC_LEN) / 7 + 1 : len / 16 + 1;
 	struct vs_rec *r = malloc(cap * sizeof(*r));
@@ -82,6 +84,7 @@ int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, siz
 		return -ENOMEM;
 	size_t k = 0;
 	if (!v2) {
+		*rest = len % 16;
 		for (size_t i = 0; i + 16 <= len; i += 16, k++) {
 			const unsigned char *p = buf + i;
 			r[k].bin = (int32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
@@ -93,20 +96,32 @@ int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, siz
 		const unsigned char *p = buf + VS_REC_MAGIC_LEN, *end = buf + len;
 		int64_t bin = 0;
 		while (p < end && k < cap) {
+			const unsigned char *start = p;
 			uint64_t zz, s, w;
-			if (get_varint(&p, end, &zz) || get_varint(&p, end, &s) || end - p < 4)
+			if (get_varint(&p, end, &zz) || get_varint(&p, end, &s) || end - p < 4) {
+				p = start;
 				break;
+			}
 			float t = get_f32(p);
 			p += 4;
-			if (get_varint(&p, end, &w))
+			/* the encoder writes int32 slices and sensors, weights up to VS_REC_MAX_US:
+			 * anything else is damage (a cut varint is the file's end) */
+			int64_t b = bin;
+			if (!(zz >> 33))
+				b += zz & 1 ? -(int64_t)(zz >> 1) - 1 : (int64_t)(zz >> 1);
+			if (get_varint(&p, end, &w) || zz >> 33 || s > INT32_MAX || b < INT32_MIN ||
+			    b > INT32_MAX || w > VS_REC_MAX_US) {
+				p = start;
 				break;
-			bin += zz & 1 ? -(int64_t)(zz >> 1) - 1 : (int64_t)(zz >> 1);
+			}
+			bin = b;
 			r[k].bin = (int32_t)bin;
 			r[k].sensor = (int32_t)s;
 			r[k].mean_us = t;
 			r[k].weight_s = (float)(w / 1e6);
 			k++;
 		}
+		*rest = (size_t)(end - p);
 	}
 	*out = r;
 	*n = k;

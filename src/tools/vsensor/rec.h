@@ -7,7 +7,8 @@
  *   varint  zigzag(slice - the previous record's slice)   (the first: against 0)
  *   varint  sensor                                        (the rank's registration order)
  *   4 bytes time_us, IEEE float32, little-endian          (exact: the analysis' value)
- *   varint  seconds spent in the sensor, in microseconds  (the matrix cell's weight)
+ *   varint  seconds spent in the sensor, in microseconds  (the matrix cell's weight,
+ *           at most VS_REC_MAX_US)
  * varints are LEB128 (7 bits a byte, low first).  7-9 bytes a record where format 1
  * took 16: PRK Stencil's 29 sensors wrote 1.4-1.5 KB/s per rank in format 1.
  * Format 1 (no header): little-endian int32 slice, int32 sensor, float32 time_us,
@@ -28,7 +29,12 @@ struct vs_rec {
 
 #define VS_REC_MAGIC "VSR2"
 #define VS_REC_MAGIC_LEN 4
-#define VS_REC_MAX 19		/* bytes one record takes at most in format 2 */
+/* The largest weight written, in us (2^35 - 1, 9.5 hours): larger ones are clamped, so
+ * that every varint of a record takes at most 5 bytes.  The bytes one record takes at
+ * most in format 2: the slice's zigzag difference of two int32 (33 bits) 5, the sensor
+ * (int32 >= 0) 5, the time 4, the weight 5. */
+#define VS_REC_MAX_US ((UINT64_C(1) << 35) - 1)
+#define VS_REC_MAX 19
 
 /* Encode r after a record of slice *prev_bin (0 before the first) into out (at least
  * VS_REC_MAX bytes); *prev_bin becomes r's slice.  Returns the bytes written.
@@ -36,10 +42,14 @@ struct vs_rec {
 size_t vs_rec_encode(const struct vs_rec *r, int32_t *prev_bin, unsigned char *out);
 
 /* Decode a whole rank-<r>.rec held in buf[0..len), format 1 or 2, into *out (malloc'd,
- * *n records; the caller frees).  A record cut short at the end (a rank that died in a
- * write) is left out.  0, -ENOMEM, or VS_REC_BAD: a "VSR" header of another version, or
- * a format-1 file whose length is no multiple of 16. */
-int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, size_t *n);
+ * *n records; the caller frees).  Decoding stops at the first record that is cut short
+ * (a rank that died in a write: the file's end) or cannot be one (a varint over 64 bits,
+ * a sensor or slice past int32: a corrupted byte, after which no record boundary can be
+ * found again); *rest is then the bytes left unread from there, else 0.  A format-1 file
+ * of a length no multiple of 16 gives its whole records and the rest likewise.
+ * 0, -ENOMEM, or VS_REC_BAD: a "VSR" header of another version. */
+int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, size_t *n,
+		  size_t *rest);
 #define VS_REC_BAD (-EPROTO)
 
 #endif

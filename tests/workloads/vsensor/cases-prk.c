@@ -13,6 +13,19 @@
 #define IN(i, j) in[(i) + R + (long)((j) + R) * (long)(width + 2 * R)]
 #define SET(v, x) v = (x)
 
+/* a receive behind a function (a wrapper): waits as much as MPI_Recv itself */
+static void recv_only(double *b, int p)
+{
+	MPI_Recv(b, 64, MPI_DOUBLE, p, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* and behind two */
+static void recv_twice(double *b, int p)
+{
+	recv_only(b, p);						/* NO(MPI_Recv through recv_only) */
+	recv_only(b + 64, p);
+}
+
 int main(int argc, char **argv)
 {
 	int n, width, iter, iters = 100, me, np, moved = 1, kept = 4, *alias, seen = 8;
@@ -53,6 +66,14 @@ int main(int argc, char **argv)
 			MPI_Send(buf + 64, 64, MPI_DOUBLE, me, 9, MPI_COMM_WORLD);	/* SENSOR,RANK,NETWORK the wait beside it is none */
 			MPI_Recv(buf, 64, MPI_DOUBLE, me, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);	/* NO(waits for a peer) */
 		}
+		/* the same exchange with the receive in a function: the call site waits, and so
+		 * does the loop that makes it (these were both sensors) */
+		for (int j = 0; j < 2; j++) {					/* NO(waits for a peer) */
+			MPI_Send(buf + 64, 64, MPI_DOUBLE, me, 11, MPI_COMM_WORLD);	/* SENSOR,RANK,NETWORK */
+			recv_only(buf, me);						/* NO(waits for a peer) */
+		}
+		for (int j = 0; j < 2; j++)					/* NO(waits for a peer) */
+			recv_twice(buf, me);
 		if (iter == iters - 1) {
 			MPI_Send(&iter, 1, MPI_INT, me, 7, MPI_COMM_WORLD);	/* SENSOR,RANK,NETWORK partner me */
 			MPI_Wait(&rq, MPI_STATUS_IGNORE);				/* NO(waits for a peer) its time is MPI_Send's */
