@@ -90,7 +90,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 UNIT := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/u-*.c))
 
 all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc $(B)/sigsafe.list \
-	$(EXTRA_TARGETS)
+	$(B)/resident.list $(EXTRA_TARGETS)
 
 # rewritten when the list changes (a file added, removed or excluded), else left alone
 $(B)/sigsafe.list: $(addprefix $(B)/,$(filter-out included,$(foreach f,$(SIGSAFE_SRC),$(call \
@@ -139,6 +139,13 @@ RT_RESIDENT := src/rt/core.c src/rt/arena.c src/rt/thread.c src/rt/ctx.c src/rt/
 RT_RESIDENT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_RESIDENT))
 RT_SO_OBJ := $(filter $(RT_RESIDENT_OBJ),$(RT_OBJ)) $(B)/obj/rt/resident-end.o \
 	$(filter-out $(RT_RESIDENT_OBJ) $(B)/obj/rt/resident-end.o,$(RT_OBJ))
+
+# The list for t009 (which checks that the objects' code lies below the marker and that
+# none of it calls code above it), one object a line; rewritten only when it changes.
+$(B)/resident.list: FORCE
+	@mkdir -p $(B)
+	$(Q)printf '%s\n' $(RT_RESIDENT_OBJ) >$@.tmp && \
+		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
 # -z now: every PLT slot bound at load, so that no handler runs the loader's lazy binding
 # (which reads libsonde.so's symbol tables and libc's hash tables: pages a handler would
