@@ -279,6 +279,9 @@ static void unwinders_init(void)
 		unwind_check = 1;
 		return;
 	}
+	/* the unwinders read libsonde.so's unwind tables at every path, in an instance too
+	 * under variance's inst source (libtrim.c: 20 KB more kept resident) */
+	rt_trim_keep_unwind();
 	void *gcc = rt_dlopen_trimmed("libgcc_s.so.1");
 	if (gcc)
 		ctx_use_gcc_unwinder(dlsym(gcc, "_Unwind_Backtrace"), dlsym(gcc, "_Unwind_GetIP"));
