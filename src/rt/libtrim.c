@@ -39,8 +39,9 @@
  * unless an unwinder serves the paths: rt_trim_keep_unwind) is trimmed as for any tool.
  * Keeping all of libsonde.so mapped, as before, cost 172-184 KB; the resident part is
  * 108 KB (12 of headers, 84 of code, 12 of constants), 128 KB with the unwind tables
- * under the inst source (bench/variance-resident.sh, 2026-11-26 14:4x UTC).  That no
- * handler faults outside it rests on RT_RESIDENT listing every file such a path reaches:
+ * under the inst source (bench/variance-resident.sh, 2026-11-26 14:42 and 14:44 UTC).
+ * That no handler faults outside it rests on RT_RESIDENT listing every file such a path
+ * reaches:
  * t009 checks the built library's resident code for calls, jumps and pointers to code
  * above the marker (but an allow-list of start-up and other tools' paths), and
  * bench/variance-resident.sh traces the faults of the runs it makes; neither proves it
