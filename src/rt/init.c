@@ -456,7 +456,8 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	/* a child maps none of its parent's file pages: libsonde.so's resident part, if
-	 * kept, mapped again before the child measures anything (t802's fork run) */
+	 * kept, mapped again before the child measures anything (untested: t802's fork run
+	 * passes without it) */
 	rt_trim_prefault();
 	ctx_fork_child();
 	rt_pid = (int)getpid();
