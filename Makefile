@@ -90,7 +90,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 UNIT := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/u-*.c))
 
 all: $(B)/sonde $(B)/libsonde.so $(B)/libsonde-inst.so $(B)/sonde-cc $(B)/sigsafe.list \
-	$(EXTRA_TARGETS)
+	$(B)/resident.list $(EXTRA_TARGETS)
 
 # rewritten when the list changes (a file added, removed or excluded), else left alone
 $(B)/sigsafe.list: $(addprefix $(B)/,$(filter-out included,$(foreach f,$(SIGSAFE_SRC),$(call \
@@ -123,22 +123,33 @@ $(B)/cli/%.o: src/%.c
 # The code that a handler or an interposed call can run while `sonde variance` measures an
 # instance (its page faults are a metric: a fault on the runtime's code in one would count):
 # the handlers' machinery, the interposers (malloc, mmap, pthread_create, longjmp...),
-# the call hooks, the decoder variance reads call sites with, variance's client, and the
+# the call hooks, the decoders (variance reads call sites with decode-x86.c, the inst
+# source's accesses go through decode-lite.c's cache and decoder), variance's client, and the
 # trimming, the clock source's thread stop and the process's end, which run after start-up
 # whatever the tool (a granule of cold code each, in every process's peak RSS).  Linked
 # first, then the marker rt_resident_end (src/rt/resident-end.c), then the rest (start-up,
 # the other tools): the text segment's start up to the marker is all variance keeps mapped
 # of libsonde.so's code (src/rt/libtrim.c).  A file whose code such a path reaches goes
-# here (t802 counts every fault of an instance: one on the runtime shows there).
+# here (t802 counts every fault of an instance: one on the runtime shows there; t009
+# fails on resident code that calls, jumps to or takes the address of code above the
+# marker, but an allow-list of start-up and other tools' paths).
 RT_RESIDENT := src/rt/core.c src/rt/arena.c src/rt/thread.c src/rt/ctx.c src/rt/out.c \
 	src/rt/tools.c src/rt/fnmap.c src/rt/watch.c src/rt/watch-sig.c src/rt/watch-calib.c \
-	src/rt/source-clock-sig.c src/rt/source-inst.c src/rt/decode-x86.c src/rt/interpose.c \
+	src/rt/source-clock-sig.c src/rt/source-inst.c src/rt/decode-x86.c src/rt/decode-lite.c \
+	src/rt/interpose.c \
 	src/rt/init.c src/rt/finish.c src/rt/libtrim.c src/rt/source-clock.c \
 	src/tools/variance/rt-variance.c \
 	src/tools/variance/rt-jump.c
 RT_RESIDENT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_RESIDENT))
 RT_SO_OBJ := $(filter $(RT_RESIDENT_OBJ),$(RT_OBJ)) $(B)/obj/rt/resident-end.o \
 	$(filter-out $(RT_RESIDENT_OBJ) $(B)/obj/rt/resident-end.o,$(RT_OBJ))
+
+# The list for t009 (which checks that the objects' code lies below the marker and that
+# none of it calls code above it), one object a line; rewritten only when it changes.
+$(B)/resident.list: FORCE
+	@mkdir -p $(B)
+	$(Q)printf '%s\n' $(RT_RESIDENT_OBJ) >$@.tmp && \
+		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
 # -z now: every PLT slot bound at load, so that no handler runs the loader's lazy binding
 # (which reads libsonde.so's symbol tables and libc's hash tables: pages a handler would

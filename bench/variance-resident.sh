@@ -12,7 +12,10 @@
 #   bench/variance-resident.sh [MODE...]   (vwork modes; default mix pages pagesfork
 #       jump threads; vwork built by gcc, measured on the debug registers, where their
 #       traps fire, else or with VARIANCE_RESIDENT_BUILD=calls by sonde-cc --sonde-calls:
-#       the call hooks)
+#       the call hooks).  VARIANCE_RESIDENT_OPTS: more options for `sonde variance`, e.g.
+#       "-s inst -p 1000" (the inst source's accesses, on a sonde-cc build: with
+#       VARIANCE_RESIDENT_BUILD=calls; VARIANCE_RESIDENT_UNWIND=0 for a build older than
+#       rt_trim_keep_unwind, which kept no unwind tables)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${SONDE_BUILD:-$top/build}" && pwd) || exit 1
@@ -38,7 +41,7 @@ fi
 cat >resident.py <<'PY'
 import re, subprocess, sys
 
-so, mode = sys.argv[1], sys.argv[2]
+so, mode, unwind = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 page = 4096
 up = lambda a: (a + page - 1) & ~(page - 1)
 # the resident ranges, as libtrim.c's resident_find computes them (offsets in the file)
@@ -51,7 +54,8 @@ end = int(subprocess.run(["nm", so], capture_output=True, text=True).stdout.spli
 ro = [(v, up(v + s)) for v, s, f in loads if "W" not in f]
 text = [r for (r, l) in zip(ro, loads) if "E" in l[2]][0]
 rodata = [r for r in ro if r[0] > text[0]][0]
-resident = [ro[0], (text[0], up(end + 1)), (rodata[0], up(eh))]
+# an unwinder serving the paths (the inst source) keeps the unwind tables after .rodata too
+resident = [ro[0], (text[0], up(end + 1)), (rodata[0], rodata[1] if unwind else up(eh))]
 
 def sym(off):
 	out = subprocess.run(["addr2line", "-f", "-e", so, hex(off)], capture_output=True,
@@ -88,16 +92,25 @@ for pid in sorted(pids):
 		      sym(ip) if 0 <= ip < text[1] else "outside libsonde.so"))
 PY
 echo "bench: variance-resident, $(date -u '+%Y-%m-%d %H:%M UTC'), load" \
-	"$(cut -d' ' -f1-3 /proc/loadavg), vwork built by $build"
+	"$(cut -d' ' -f1-3 /proc/loadavg), vwork built by $build" \
+	"${VARIANCE_RESIDENT_OPTS:+, options $VARIANCE_RESIDENT_OPTS}"
 [ $# -gt 0 ] || set -- mix pages pagesfork jump threads
+# the inst source's paths are unwound by libgcc_s (src/rt/init.c, unwinders_init): the
+# runtime then keeps libsonde.so's unwind tables resident too (rt_trim_keep_unwind)
+case " ${VARIANCE_RESIDENT_OPTS:-} " in
+*" -s inst "* | *" --source inst "* | *" --source=inst "*) unwind=1 ;;
+*) unwind=0 ;;
+esac
+unwind=${VARIANCE_RESIDENT_UNWIND:-$unwind}	# 0 for a build from before 2026-11-26 14:50
 for mode in "$@"; do
 	rm -rf p
 	if ! perf record -q -e exceptions:page_fault_user -o pf.data -- \
-		env VWORK_ITERS=$it "$B/sonde" variance -q -o p -- ./vw "$mode" 0 >/dev/null 2>&1; then
+		env VWORK_ITERS=$it "$B/sonde" variance -q ${VARIANCE_RESIDENT_OPTS:-} -o p -- \
+		./vw "$mode" 0 >/dev/null 2>&1; then
 		echo "$mode: the run or perf record failed"
 		continue
 	fi
 	perf script -i pf.data --show-mmap-events -F pid,comm,trace 2>/dev/null >pf.txt
-	python3 resident.py "$B/libsonde.so" "$mode" <pf.txt
+	python3 resident.py "$B/libsonde.so" "$mode" "$unwind" <pf.txt
 done
 exit 0

@@ -35,9 +35,17 @@
  * (which maps none of its parent's file pages).  It keeps libsonde.so's resident part:
  * the code those paths run is linked first (Makefile, RT_RESIDENT), so that part is one
  * range per segment, each made a mapping of its own and mapped whole again after each
- * trimming and in a forked child; the rest (start-up, the other tools, the unwind tables)
- * is trimmed as for any tool.  Keeping all of libsonde.so mapped, as before, cost 172-184
- * KB; the resident part is 104 KB (bench/memory.sh, bench/variance-resident.sh).
+ * trimming and in a forked child; the rest (start-up, the other tools, the unwind tables
+ * unless an unwinder serves the paths: rt_trim_keep_unwind) is trimmed as for any tool.
+ * Keeping all of libsonde.so mapped, as before, cost 172-184 KB; the resident part is
+ * 108 KB (12 of headers, 84 of code, 12 of constants), 128 KB with the unwind tables
+ * under the inst source (bench/variance-resident.sh, 2026-11-26 14:42 and 14:44 UTC).
+ * That no handler faults outside it rests on RT_RESIDENT listing every file such a path
+ * reaches:
+ * t009 checks the built library's resident code for calls, jumps and pointers to code
+ * above the marker (but an allow-list of start-up and other tools' paths), and
+ * bench/variance-resident.sh traces the faults of the runs it makes; neither proves it
+ * for every path (an indirect call through a pointer set at run time escapes t009).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -57,7 +65,7 @@
 
 /* rt_trim_keep_resident: the libraries the runtime dlopens are not trimmed (trim_off),
  * and libsonde.so's resident part is kept mapped */
-static int trim_off, keep_resident;
+static int trim_off, keep_resident, keep_unwind;
 
 /*
  * libsonde.so's resident part (Makefile, RT_RESIDENT): its first segment (the ELF and
@@ -67,8 +75,10 @@ static int trim_off, keep_resident;
  * then the RT_RESIDENT objects, linked first) up to rt_resident_end, the marker linked
  * right after them (rt_trim_keep_resident's code_end), and its constants (.rodata, from
  * the constant segment's start up to .eh_frame_hdr: the unwind tables after it are read
- * by no handler of a tool that counts faults, which walks frame pointers).  Page ranges,
- * found in trim_object when it trims libsonde.so; [0] the headers, [1] code, [2] constants.
+ * by no handler of a tool that counts faults, which walks frame pointers, unless an
+ * unwinder serves its paths: rt_trim_keep_unwind, then up to the segment's end, 20 KB
+ * more on 2026-11-26's build).  Page ranges, found in trim_object when it trims
+ * libsonde.so; [0] the headers, [1] code, [2] constants.
  */
 struct trim_range {
 	uintptr_t lo, hi;
@@ -80,6 +90,11 @@ void rt_trim_keep_resident(const void *code_end)
 {
 	resident_code_end = (uintptr_t)code_end;
 	trim_off = keep_resident = 1;
+}
+
+void rt_trim_keep_unwind(void)
+{
+	keep_unwind = 1;
 }
 
 /* Unmap the pages of [lo, hi) that are present and still the file's (pagemap: bit 63
@@ -160,8 +175,9 @@ static int resident_find(const struct dl_phdr_info *info)
 						   PAGE_UP(end + 1) };
 	if (ro)
 		resident[2] = (struct trim_range){ PAGE_DOWN(info->dlpi_addr + ro->p_vaddr),
-						   PAGE_UP(eh ? eh : info->dlpi_addr + ro->p_vaddr +
-									   ro->p_memsz) };
+						   PAGE_UP(eh && !keep_unwind ? eh :
+							   info->dlpi_addr + ro->p_vaddr +
+							   ro->p_memsz) };
 	return 1;
 }
 

@@ -35,6 +35,12 @@ int rt_trim_object_at(const void *addr);
  * bench/variance-resident.sh). */
 void rt_trim_keep_resident(const void *code_end);
 
+/* Keep libsonde.so's unwind tables (.eh_frame_hdr, .eh_frame) in its resident part too:
+ * an unwinder (libgcc_s's, libunwind) walks the call paths, which read them at every path
+ * (the inst source's accesses under variance).  Before the trimming that follows start-up;
+ * nothing without rt_trim_keep_resident. */
+void rt_trim_keep_unwind(void);
+
 /* Map libsonde.so's resident part again, page by page (a forked child, which keeps none
  * of its parent's file pages, before anything of it runs); nothing before
  * rt_trim_keep_resident and a first rt_trim_object_at on libsonde.so. */
