@@ -705,24 +705,21 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	 * the code).  own: the return slot of the instance the sample is in, of the function
 	 * picked: its frame's; for the function that holds the PC, the one gate_slot finds
 	 * (it may have no frame, or not yet: its caller's frame is the first one).
-	 * Only frames inside (younger than) the innermost pending instance are drawn: one
-	 * outside it, or that instance's own, cannot be called again before it returns, and its
-	 * pick burnt its patience there and counted as missed (a driver loop over a 60 ms
-	 * function and 5 ms ones: 44 of 58 picks lost, 13-17 instances of 120 calls).  The
-	 * frames are innermost first, their slots rising: those inside are the first `m`.  If
-	 * none is, the pending instance's own function is the (weak) self-pick. */
+	 * A frame drawn while an instance is measured that is that instance's own or outside
+	 * (older than) it cannot be called again before it returns: its pick is weak and
+	 * deferred to that return (pick_defer), as a self-pick, so that it waits no patience
+	 * meanwhile and yields to the next sample that picks another function.  Before, a
+	 * self-pick took the next frame outward, armed at once: in a driver loop (main ->
+	 * drive -> {once_long 60 ms, mid 5 ms x4, rec}) that was drive, called once, whose
+	 * pick waited its 8 samples and counted as missed (t816).  Only frames inside it were
+	 * drawn in a first try: their callee then took every pick made in a long instance
+	 * (t804's slow thread: 1-8 instances of tw against 15-51). */
 	uint64_t fn = 0, own = 0, pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
 	uint64_t rbp = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RBP] : 0, gs = 0;
-	uint64_t self_fn = 0, self_own = 0, lim = vt->depth ? vt->st[vt->depth - 1].slot : 0;
-	int gs_done = 0, m = n;
-	if (lim) {
-		for (m = 0; m < n && cslot[m] < lim; m++)
-			;
-		self_fn = vt->st[vt->depth - 1].fn;
-		self_own = lim;
-	}
-	for (int k = 0, i0 = m ? (int)(rt_rand(t) % (uint64_t)m) : 0; k < m && k < VAR_TRIES && !fn; k++) {
-		int i = (i0 + k) % m, by_pc;
+	uint64_t lim = vt->depth ? vt->st[vt->depth - 1].slot : 0;
+	int gs_done = 0;
+	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < VAR_TRIES && !fn; k++) {
+		int i = (i0 + k) % n, by_pc;
 		fn = cand_fn(t, cand[i], inner[i], &by_pc);
 		if (!fn)
 			continue;
@@ -732,18 +729,20 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			gs_done = 1;
 			own = gs ? gs : own;
 		}
-		if (lim && own >= lim)	/* gate_slot's: the pending instance's, or outside it */
-			fn = 0;
 	}
-	if (fn) {
+	if (fn && lim && own >= lim) {
+		/* the innermost pending instance's own frame, or one outside it: weak, at
+		 * that instance's return */
+		if (!waiting) {
+			count_replaced(t, vt);
+			pick_defer(t, vt, fn, lim, 1);
+		}
+	} else if (fn) {
 		uint64_t gate = 0;
 		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
 			gate = gs_done ? gs : gate_slot(t, sp, rbp);
 		pick_arm(t, vt, fn, own, gate);
-	} else if (self_fn && !waiting) {
-		count_replaced(t, vt);
-		pick_defer(t, vt, self_fn, self_own, 1);
-	} else if (!self_fn && !waiting) {
+	} else if (!waiting) {
 		vt->s.no_frame++;
 	}
 	handler_end(vt, m0, NULL);
