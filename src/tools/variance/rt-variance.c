@@ -713,7 +713,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	 * drive -> {once_long 60 ms, mid 5 ms x4, rec}) that was drive, called once, whose
 	 * pick waited its 8 samples and counted as missed (t816).  Only frames inside it were
 	 * drawn in a first try: their callee then took every pick made in a long instance
-	 * (t804's slow thread: 1-8 instances of tw against 15-51). */
+	 * (t804's slow thread: 1-5 instances of tw against 15-51). */
 	uint64_t fn = 0, own = 0, pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
 	uint64_t rbp = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RBP] : 0, gs = 0;
 	uint64_t lim = vt->depth ? vt->st[vt->depth - 1].slot : 0;
