@@ -570,10 +570,6 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
 {
 	struct watch_req r = { .addr = fn, .len = 8, .type = WATCH_X, .policy = WATCH_REFUSE };
 	uint64_t ds = gate ? defer_slot(vt, gate) : 0;
-	/* read before the arm: with a gate, own is its slot (no pick_slot: the gate's trap is
-	 * that frame's return), and a read of it after the arm is a trap more (one an instance
-	 * in `mix`, 13 -> 20 us of handler CPU time an event) */
-	uint64_t ret = own && !gate ? *(const uint64_t *)(uintptr_t)own : 0;
 
 	count_replaced(t, vt);
 	if (ds) {
@@ -589,7 +585,11 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
 	vt->gate_fn = gate ? fn : 0;
 	vt->weak = 0;
 	vt->pick_slot = gate ? 0 : own;
-	vt->pick_ret = ret;
+	/* read after the arm, and only with no gate: a gate (a RW watch) is on its own slot
+	 * (no pick_slot: its trap is that frame's return), and the X slot replaced may have
+	 * held a gate on this same slot: a read while either is armed traps once more inside
+	 * the handler (one an instance in `mix`, 13 -> 20 us of handler CPU time an event) */
+	vt->pick_ret = vt->pick_slot ? *(const uint64_t *)(uintptr_t)own : 0;
 	vt->s.picks++;
 	if (gate)
 		vt->s.gated++;
@@ -713,11 +713,19 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	/* A random frame (cand_fn); if none, the next ones (a few tries: each costs a read of
 	 * the code).  own: the return slot of the instance the sample is in, of the function
 	 * picked: its frame's; for the function that holds the PC, the one gate_slot finds
-	 * (it may have no frame, or not yet: its caller's frame is the first one).  A frame
-	 * whose instance is being measured (own pending) is taken only if no other is. */
+	 * (it may have no frame, or not yet: its caller's frame is the first one).
+	 * A frame drawn while an instance is measured that is that instance's own or outside
+	 * (older than) it cannot be called again before it returns: its pick is weak and
+	 * deferred to that return (pick_defer), as a self-pick, so that it waits no patience
+	 * meanwhile and yields to the next sample that picks another function.  Before, a
+	 * self-pick took the next frame outward, armed at once: in a driver loop (main ->
+	 * drive -> {once_long 60 ms, mid 5 ms x4, rec}) that was drive, called once, whose
+	 * pick waited its 8 samples and counted as missed (t816).  Only frames inside it were
+	 * drawn in a first try: their callee then took every pick made in a long instance
+	 * (t804's slow thread: 1-5 instances of tw against 15-51). */
 	uint64_t fn = 0, own = 0, pc = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
 	uint64_t rbp = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RBP] : 0, gs = 0;
-	uint64_t self_fn = 0, self_own = 0;
+	uint64_t lim = vt->depth ? vt->st[vt->depth - 1].slot : 0;
 	int gs_done = 0;
 	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < VAR_TRIES && !fn; k++) {
 		int i = (i0 + k) % n, by_pc;
@@ -730,23 +738,20 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 			gs_done = 1;
 			own = gs ? gs : own;
 		}
-		if (own && pending_at(vt, own)) {
-			if (!self_fn) {
-				self_fn = fn;
-				self_own = own;
-			}
-			fn = 0;
-		}
 	}
-	if (fn) {
+	if (fn && lim && own >= lim) {
+		/* the innermost pending instance's own frame, or one outside it: weak, at
+		 * that instance's return */
+		if (!waiting) {
+			count_replaced(t, vt);
+			pick_defer(t, vt, fn, lim, 1);
+		}
+	} else if (fn) {
 		uint64_t gate = 0;
 		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
 			gate = gs_done ? gs : gate_slot(t, sp, rbp);
 		pick_arm(t, vt, fn, own, gate);
-	} else if (self_fn && !waiting) {
-		count_replaced(t, vt);
-		pick_defer(t, vt, self_fn, self_own, 1);
-	} else if (!self_fn && !waiting) {
+	} else if (!waiting) {
 		vt->s.no_frame++;
 	}
 	handler_end(vt, m0, NULL);

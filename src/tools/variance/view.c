@@ -101,8 +101,10 @@ static const char *col_text(sqlite3_stmt *st, int col)
  * explain, with debug registers: those behind the gate (an entry in the sampled code's own
  * line, armed at its return, where it slows no loop) and those deferred to a measured
  * instance's return (mostly picks made inside the function's own instance), with how many
- * of each another pick replaced.  Nothing for a recording whose runtime did not count them
- * (no `gated` row in meta), nor when there were none.
+ * of each another pick replaced.  Nothing where meta has no `gated` row, nor when there
+ * were none: a runtime that did not count them, or one of 5c26f2c-a7c6c1b, which wrote
+ * them (without `yielded`) to the .proc as variance_gated, variance_gates_fired, ...,
+ * where model.c does not read them (they are still in the recording's .proc files).
  */
 static void gate_line(sqlite3 *db, FILE *out)
 {
