@@ -29,7 +29,14 @@
 # window's edges are not scored (score).  On a quiet machine (other processes under 10% of
 # the CPUs in the second before each run and after the last) the issue's own bars are
 # asserted too: precision and recall >= 0.9 for the delay, the co-runner and the quota, clean
-# FP <= 1%.
+# FP <= 1%.  Since the rule of 2026-11-26 16:30 UTC (a network cell judged against its
+# rank's own noise level, runs of 3 slices, 4 for network: doc/sonde-vsensor.md) the delay's
+# and the clean run's issue bars are asserted up to 40% of the CPUs taken by others: on the
+# bundled cg's kept runs with others at 45-75% (bench/vsensor.sh --detect-only, rescored
+# with bench/vsensor-rescore.sh) that rule flagged 0 of the clean runs' cells and scored
+# the 3-ms delay 1.00/1.00 in every run, where the rule before it flagged 5.1% (up to 8.2%)
+# of the clean cells.  The co-runner's and the quota's stay at 10%: at that load other
+# processes are co-runners of their own (precision 0.62-0.74 on the busy runs).
 # Where other processes took 40% or more of the CPUs in the second before the co-runner's
 # or the quota's run, those two cases are a SKIP (not_saturated, below: another process
 # using that much is a co-runner too; the network delay is asserted whatever the load).
@@ -79,11 +86,11 @@ not_saturated() {
 	skip "$1" "other processes used $(awk -v w="$last" 'BEGIN { printf "%.0f", w * 100 }')% of the CPUs before this run: an injected CPU shortage cannot be told from theirs"
 	return 1
 }
-quiet_or_skip() {	# quiet_or_skip NAME: 0 on a quiet machine, else a SKIP saying how busy
-	local worst
+quiet_or_skip() {	# quiet_or_skip NAME [LIMIT]: 0 when others stayed under LIMIT (10%), else a SKIP saying how busy
+	local worst lim=${2:-0.10}
 	worst=$(sort -g others.txt | tail -1)
-	awk -v w="$worst" 'BEGIN { exit !(w < 0.10) }' && return 0
-	skip "$1" "other processes used up to $(awk -v w="$worst" 'BEGIN { printf "%.0f", w * 100 }')% of the CPUs around the runs; the issue's bars are asserted under 10%"
+	awk -v w="$worst" -v l="$lim" 'BEGIN { exit !(w < l) }' && return 0
+	skip "$1" "other processes used up to $(awk -v w="$worst" 'BEGIN { printf "%.0f", w * 100 }')% of the CPUs around the runs; the issue's bars are asserted under $(awk -v l="$lim" 'BEGIN { printf "%.0f", l * 100 }')%"
 	return 1
 }
 : >others.txt
@@ -165,14 +172,16 @@ SONDE_DIR=$T/clean SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE ./cg 8 >/dev/nu
 score=$("$SONDE" vsensor score --truth none clean)
 echo "    clean: $score"
 # (with others at 40% or more, 0.8 of a CPU or more is a co-runner of ours on some rank's
-# CPU: the core check flags it, rightly, and the run is not clean; seen: 15.9% of cells
-# with others at 50%, 18.9% in another run; a SKIP there, as for the cases above)
-if not_saturated t603-vsensor-clean-fp; then
+# CPU: the core check flags it, rightly, and the run is not clean; seen with the rule
+# before 2026-11-26 16:30 UTC: 15.9% of cells with others at 50%, 18.9% in another run;
+# with the rule since, 0 on the bench's cg runs at 45-75%, and PRK Stencil's 7.2% at 75%
+# was a core that other processes took for seconds: a SKIP from 70%, as for the delay)
+if not_saturated t603-vsensor-clean-fp 0.70; then
 	check t603-vsensor-clean-fp float_between "$(val fp_rate "$score")" 0 0.10
 fi
 others
 echo "    other processes' share of the CPUs around the runs: $(tr '\n' ' ' <others.txt)"
-if quiet_or_skip t603-vsensor-delay-spec; then
+if quiet_or_skip t603-vsensor-delay-spec 0.40; then
 	check t603-vsensor-delay-spec-precision float_between "$delay_p" 0.9 1
 	check t603-vsensor-delay-spec-recall float_between "$delay_r" 0.9 1
 fi
@@ -184,7 +193,7 @@ if [ -n "${thr_p:-}" ] && quiet_or_skip t603-vsensor-throttle-spec; then
 	check t603-vsensor-throttle-spec-precision float_between "$thr_p" 0.9 1
 	check t603-vsensor-throttle-spec-recall float_between "$thr_r" 0.9 1
 fi
-if quiet_or_skip t603-vsensor-clean-spec; then
+if quiet_or_skip t603-vsensor-clean-spec 0.40; then
 	check t603-vsensor-clean-spec-fp float_between "$(val fp_rate "$score")" 0 0.01
 fi
 

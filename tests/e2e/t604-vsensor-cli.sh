@@ -152,16 +152,16 @@ mat b-20/matrix-network.csv 30 's < 19 ? 1 : ""' 's < 20 ? 1 : ""'
 notes b-20
 check t604-vsensor-net-19-20 test "$(cat net.notes)" = \
 	"network not judged on rank 0: 19 slices with network data, the rule wants 20+"
-# runs of 2 (cannot be flagged: the rule wants min_slices + 1 = 3) against runs of 3
-mat b-run/matrix-network.csv 30 's % 3 == 2 ? "" : 1' 's % 4 == 3 ? "" : 1'
+# runs of 3 (cannot be flagged: the rule wants min_slices + 1 = 4) against runs of 4
+mat b-run/matrix-network.csv 30 's % 4 == 3 ? "" : 1' 's % 5 == 4 ? "" : 1'
 notes b-run
-check t604-vsensor-net-run-2-3 test "$(cat net.notes)" = \
-	"network cannot be flagged on rank 0: at most 2 slices with network data
-  in a row, the rule wants 3"
-# with --min-slices 3 the rule wants 4: runs of 3 cannot be flagged either
-"$SONDE" vsensor report --min-slices 3 b-run >net.out 2>&1
-check t604-vsensor-net-run-min-slices grep -qx "  in a row, the rule wants 4" net.out
-check t604-vsensor-net-run-min-slices-ranks grep -q "^network cannot be flagged on ranks 0,1: at most 3 slices" net.out
+check t604-vsensor-net-run-3-4 test "$(cat net.notes)" = \
+	"network cannot be flagged on rank 0: at most 3 slices with network data
+  in a row, the rule wants 4"
+# with --min-slices 4 the rule wants 5: runs of 4 cannot be flagged either
+"$SONDE" vsensor report --min-slices 4 b-run >net.out 2>&1
+check t604-vsensor-net-run-min-slices grep -qx "  in a row, the rule wants 5" net.out
+check t604-vsensor-net-run-min-slices-ranks grep -q "^network cannot be flagged on ranks 0,1: at most 4 slices" net.out
 # a rank the "few" note names is not also in the others (10 slices, one in two, all low)
 mat b-few/matrix-network.csv 20 's % 2 ? "" : 0.1' 's % 2 ? "" : 0.1'
 notes b-few

@@ -393,6 +393,98 @@ TEST(read_refuses_what_is_not_a_matrix)
 	rmdir(dir);
 }
 
+/* A loaded machine: every rank's network sensors run at 0.3-0.45 of their best for the
+ * whole run (under the threshold, on every rank: PRK Stencil's clean runs at load 11-14),
+ * and a PMPI delay puts them at 0.005 in slices 10-17.  Only the delay stands out from the
+ * ranks' own level (step 2's second bar for network); the noise alone flags nothing. */
+TEST(a_network_under_its_noise_level)
+{
+	setup();
+	for (int i = 0; i < NR * NS; i++)
+		m.v[1][i] = 0.30f + (float)((i * 7919) % 16) / 100.0f;
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	set(1, 0, NR - 1, 10, 17, 0.005f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == NR * 8);
+	for (int r = 0; r < NR; r++)
+		CHECK(flag[1][r * NS + 10] && flag[1][r * NS + 17] && !flag[1][r * NS + 9] &&
+		      !flag[1][r * NS + 18]);
+	teardown();
+}
+
+/* Step 4: a dip of 2 slices on one rank is scheduling noise on a loaded machine; 3 make
+ * an event (compute; network wants one more). */
+TEST(two_slices_are_noise_three_an_event)
+{
+	setup();
+	set(0, 5, 5, 3, 4, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 0);
+	set(0, 5, 5, 3, 5, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 3);
+	set(1, 0, NR - 1, 10, 12, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	set(1, 0, NR - 1, 10, 13, 0.05f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == NR * 4);
+	teardown();
+}
+
+/* Step 4's bridge: an event goes on over one slice that came back part way (0.8, under 1.5
+ * x the threshold) when low slices follow, even fewer than a run; not over one that came
+ * back (0.95), nor over two. */
+TEST(an_event_bridges_one_slice_that_came_back_part_way)
+{
+	setup();
+	set(0, 5, 5, 3, 7, 0.1f);
+	set(0, 5, 5, 8, 8, 0.8f);
+	set(0, 5, 5, 9, 9, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 7);
+	CHECK(flag[0][5 * NS + 8] && flag[0][5 * NS + 9] && !flag[0][5 * NS + 10]);
+	set(0, 5, 5, 8, 8, 0.95f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 5);
+	set(0, 5, 5, 8, 9, 0.8f);
+	set(0, 5, 5, 10, 10, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 5);
+	/* nor does a run too short to flag start an event across a bridge */
+	set(0, 5, 5, 0, NS - 1, 0.9f);
+	set(0, 5, 5, 3, 4, 0.1f);
+	set(0, 5, 5, 5, 5, 0.8f);
+	set(0, 5, 5, 6, 6, 0.1f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 0);
+	teardown();
+}
+
+/* PRK Synch_p2p under a 3-ms PMPI delay: two ranks, one on each core, get 0.2 of their
+ * CPU share (waking from the delay's sleeps on loaded cores) and are compute-flagged by it;
+ * every rank's network is at 0.0005, far slower than any wait for a CPU explains (under
+ * VS_NET_FAR x the share): the network is flagged (step 5's exception), where before the
+ * compute flags dropped it.  At 0.02 against the same share it stays their CPU wait. */
+TEST(a_network_far_slower_than_the_cpu_wait)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	for (int r = 0; r < NR; r++)
+		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 2));
+	set(VS_CPU, 1, 2, 5, 12, 0.2f);
+	set(0, 1, 2, 5, 12, 0.2f);
+	set(1, 0, NR - 1, 5, 12, 0.0005f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 2 * 8);
+	CHECK(count(1) == NR * 8);
+	set(1, 0, NR - 1, 5, 12, 0.02f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(1) == 0);
+	teardown();
+}
+
 int main(void)
 {
 	RUN(read_refuses_what_is_not_a_matrix);
@@ -413,6 +505,10 @@ int main(void)
 	RUN(a_hogged_pair_with_one_fed_rank_flags_the_starved_one);
 	RUN(too_few_network_slices_are_not_judged);
 	RUN(without_cpu_share_compute_decides);
+	RUN(a_network_under_its_noise_level);
+	RUN(two_slices_are_noise_three_an_event);
+	RUN(an_event_bridges_one_slice_that_came_back_part_way);
+	RUN(a_network_far_slower_than_the_cpu_wait);
 	RUN(files_round_trip);
 	return CHECK_DONE();
 }

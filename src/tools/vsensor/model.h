@@ -16,15 +16,21 @@
  *      (0.8) x the median share of the ranks on other cores (matrix-core.csv: with two of
  *      four ranks on a hogged core, the other core's ranks wait for them and drop too,
  *      and the median sits between the two
- *      pairs); network cells count only when at least 3/4 of the ranks are
- *      under the threshold in that slice (a lone slow collective is scheduling noise
- *      on shared cores; network trouble is shared);
- *   4. only runs of at least min_slices (default 2; one more for network) consecutive
- *      low slices of one rank count (an isolated slow slice is scheduling noise);
+ *      pairs); network cells must also be under net_rel (0.5) x their rank's typical
+ *      network level (the 75th percentile of its network cells over the run: on a
+ *      loaded machine every network sensor runs at a fraction of its best, and only a
+ *      cell well under that noise counts), and count only when at least 3/4 of the ranks
+ *      are low so in that slice (a lone slow collective is scheduling noise on shared
+ *      cores; network trouble is shared);
+ *   4. only runs of at least min_slices (default 3; one more for network) consecutive
+ *      low slices of one rank count (runs of 1-2 slices are scheduling noise on a loaded
+ *      machine), and a flagged run goes on over one slice under 1.5 x the threshold
+ *      when low slices follow (hysteresis);
  *   5. network cells are not flagged in a slice where some rank's compute is flagged
  *      (unless that rank's own network cell is low too, it got at least half its typical
- *      CPU share, and its network is slower than its compute: it is not the rank the
- *      others wait for, which arrives last and does not wait itself),
+ *      CPU share or its network cell is under VS_NET_FAR x that share (far slower than a
+ *      CPU wait explains), and its network is slower than its compute: it is not the rank
+ *      the others wait for, which arrives last and does not wait itself),
  *      or where the median compute cell is under 0.5 (the whole machine short of CPU):
  *      there, ranks wait in MPI for the slow rank (waiting is not a slow network); and
  *      a network cell is not low when its rank got under half its typical CPU share
@@ -48,6 +54,9 @@
 #define VS_STARVED 0.5			/* see vs_detect, step 5 */
 #define VS_CORE_STARVED 0.4		/* see vs_detect, step 3 (a rank short of CPU) */
 #define VS_NET_MIN_SLICES 20		/* see vs_detect, step 6 */
+#define VS_NET_LEVEL_Q 0.75		/* see vs_detect, step 2: a rank's typical network level */
+#define VS_NET_FAR 0.03			/* see vs_detect, step 5's exception */
+#define VS_HYST 1.5			/* see vs_detect, step 4: the bridge */
 
 struct vs_matrix {
 	int nranks, nslices;
@@ -57,7 +66,8 @@ struct vs_matrix {
 
 struct vs_rule {
 	double threshold[VS_KINDS];	/* per kind: compute 0.6, network 0.5, io 0.6 */
-	int min_slices;
+	int min_slices;			/* 3 (network: one more) */
+	double net_rel;			/* network: also under net_rel x the rank's typical level */
 	double peer;			/* compute/io: also under peer x the slice's median over ranks */
 	double core_peer;		/* compute: or its share under core_peer x other cores' ranks' */
 };
