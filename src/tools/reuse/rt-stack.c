@@ -1148,21 +1148,14 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
  * (bench/reuse.sh callgrind, doc/sonde-reuse.md).
  */
 static inline __attribute__((always_inline)) SIGSAFE int
-reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint64_t e, int store,
-		 uint64_t ip, struct reuse_outcome *out)
+reuse_stack_fast(struct reuse_stack *const *sp, struct reuse_unit *u, const uint32_t *bitp,
+		 uint64_t e, int store, uint64_t ip, struct reuse_outcome *out)
 {
-	const uint32_t *hw = NULL;
 	/* (64 bits, a 32-bit value: spilled as 32 bits and reloaded as 64 for the code pair,
 	 * the reload could not take the store's value and waited for it, 30% of --exact's
 	 * CPU: bench/reuse-cpu.sh) */
 	uint64_t code;
 
-	if (store) {
-		/* (holders' inline path: holders_slow may allocate, reuse_stack_access's job) */
-		if (__builtin_expect(hcache.key != (e >> 9) + 1 || hcache.gen != s->gen, 0))
-			return 0;
-		hw = &hcache.leaf->w[e & 511];
-	}
 	/* held (a store of another unit invalidating u's entries): the whole path waits */
 	if (__builtin_expect(__atomic_exchange_n(&u->lock, 1, __ATOMIC_ACQUIRE) != 0, 0))
 		return 0;
@@ -1186,10 +1179,23 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	if (__builtin_expect(c < REUSE_CODE_LIVE || x->stamp < u->gstamp || x->stamp != xs, 0))
 		goto no;
 	__asm__("" : "+r"(xs));	/* (xs stays the cursor's, not the entry's, for the compiler) */
-	/* a store: private (access_body's comment), read under u's lock as there */
-	if (store && __builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != bit ||
-				      __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
-		goto no;
+	/* a store: private (access_body's comment), read under u's lock as there; its holders
+	 * word from the thread's cached leaf (holders' inline path: holders_slow may allocate,
+	 * reuse_stack_access's job).  Looked up here, after the entry's checks, not before
+	 * the lock: the word's address, the unit's bit and the engine's address then take no
+	 * register across them (until 2026-11-26 they did, with the hook's frame: bench/reuse.sh
+	 * callgrind) */
+	if (store) {
+		/* (the engine and the bit through pointers, read here: loaded before the lock,
+		 * as values, they took two registers across it) */
+		struct reuse_stack *s = *sp;
+		if (__builtin_expect(hcache.key != (e >> 9) + 1 || hcache.gen != s->gen, 0))
+			goto no;
+		const uint32_t *hw = &hcache.leaf->w[e & 511];
+		if (__builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != *bitp ||
+				     __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
+			goto no;
+	}
 	/* the last check, and the first change: a move between two blocks (a sweep's usual
 	 * case: its marks move from a block of old stamps to the newest's) is counted at
 	 * once (a flag kept for after the checks took 4 more instructions an access) */
@@ -1205,7 +1211,7 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	out->kind = REUSE_HIT;
 	out->invalidated = 0;
 	out->trd = rel - x->count - 1;
-	out->prev_ip = s->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
+	out->prev_ip = (*sp)->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
 	out->codes = c | code << 32;
 	out->rd = u->live - u->cur_r - 1;
 	u->cur_x = xs;
