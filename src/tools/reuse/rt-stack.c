@@ -1207,21 +1207,27 @@ reuse_stack_fast(struct reuse_stack *const *sp, struct reuse_unit *u, const uint
 	}
 	/* unit_reuse and reuse_move on that path, with no call left in it: without one, the
 	 * hook that inlines this needs no frame of its own */
-	uint64_t rel = ++u->rel, *bits = u->bits;
+	/* (in this order: the entry written, and the values it needs done with, first; the
+	 * order of the source is the order the registers are given in, and the values alive
+	 * at once beyond the caller-saved registers are pushed, popped or spilled at every
+	 * access, where the memory operations bound its time: callgrind --cache-sim counted
+	 * ~60 loads and ~36 stores an access, 2026-11-26) */
+	uint64_t rel = ++u->rel;
+	out->trd = rel - x->count - 1;
+	out->codes = c | code << 32;
+	x->count = (uint32_t)rel;
+	x->stamp = (uint32_t)y;
+	x->code = (uint32_t)code;
 	out->kind = REUSE_HIT;
 	out->invalidated = 0;
-	out->trd = rel - x->count - 1;
 	out->prev_ip = (*sp)->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
-	out->codes = c | code << 32;
 	out->rd = u->live - u->cur_r - 1;
+	uint64_t *bits = u->bits;
 	u->cur_x = xs;
 	u->cur_r2 -= xs <= u->cur_x2;	/* (reuse_move) */
 	bits[xs / 64] = bit_clear(bits[xs / 64], xs);
 	bits[y / 64] = bit_set(bits[y / 64], y);
 	u->stamp = y + 1;
-	x->count = (uint32_t)rel;
-	x->stamp = (uint32_t)y;
-	x->code = (uint32_t)code;
 	spin_unlock(&u->lock);
 	return 1;
 no:
