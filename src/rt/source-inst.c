@@ -540,7 +540,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 			return;                                                          \
 		struct inst_tls *x = &inst_tls;                                          \
 		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
-		if (on == INST_ON_EVERY && __builtin_expect(x->countdown == 1, 1)) {     \
+		if (__builtin_expect(on == INST_ON_EVERY, 0) && x->countdown == 1) {    \
 			inst_every(a, len, flags, __builtin_frame_address(0), 0);        \
 			asm volatile("");                                                \
 			return;                                                          \
