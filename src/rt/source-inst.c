@@ -270,7 +270,8 @@ inst_every_miss(struct rt_thread *t, uint64_t addr, uint16_t len, uint16_t flags
  * them.  The tool's own record writes fence again (rt_inst_every_may_record).
  */
 static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t addr, uint16_t len,
-							 uint16_t flags, const uint64_t *frame)
+							 uint16_t flags, const uint64_t *frame,
+							 const int decremented)
 {
 	struct rt_thread *t = rt_self_tls;
 
@@ -279,8 +280,11 @@ static inline __attribute__((always_inline)) SIGSAFE void inst_every(uint64_t ad
 	 * (not due), and an add then left it wrapped, the thread's every later access
 	 * silently not taken (a SIGALRM every 200 us whose handler loads: 57-124k accesses
 	 * of 400k recorded, review of 2026-11-26; t517).  The handler's own accesses in that
-	 * window are still not counted. */
-	__atomic_store_n(&inst_countdown, 1, __ATOMIC_RELAXED);
+	 * window are still not counted.  (The every-only path, INST_ON_EVERY, found the
+	 * countdown at 1 and left it there: nothing to restore; a handler's callback that
+	 * decrements it, the mode having changed meanwhile, restores it itself.) */
+	if (decremented)
+		__atomic_store_n(&inst_countdown, 1, __ATOMIC_RELAXED);
 	if (!t)
 		return;
 	t->stats.accesses++;
@@ -329,6 +333,11 @@ int rt_inst_every(rt_inst_every_fn fn)
 {
 	if (rt_source != &rt_source_inst)
 		return -ENOTSUP;
+	/* the callbacks' every-only path (watch.h) while no soft data slot is armed: the tool
+	 * starts before the program's code runs, so nothing is armed yet; the first arm
+	 * (watch-sig.c, slot_state) takes the mode back to INST_ON for good */
+	if (!__atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED))
+		__atomic_store_n(&inst_callbacks_line.on, INST_ON_EVERY, __ATOMIC_RELEASE);
 	inst_period = 1;	/* after inst_start: the tool starts after its source */
 	rt_cfg.period = 1;
 	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -473,7 +482,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 
 	if (__builtin_expect(due, 0)) {
 		if (inst_every_fn)
-			inst_every(addr, len, flags, frame);
+			inst_every(addr, len, flags, frame, 1);
 		else
 			inst_sample(addr, len, flags, frame);
 	}
@@ -526,11 +535,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 #define INST_CALLBACK(name, len, flags)                                                  \
 	RT_EXPORT SIGSAFE INST_FRAMED __attribute__((aligned(64))) void name(void *addr)                           \
 	{                                                                                \
-		if (__builtin_expect(!__atomic_load_n(&inst_callbacks_line.on,          \
-						      __ATOMIC_RELAXED), 1))             \
+		int on = __atomic_load_n(&inst_callbacks_line.on, __ATOMIC_RELAXED);    \
+		if (__builtin_expect(!on, 1))                                            \
 			return;                                                          \
 		struct inst_tls *x = &inst_tls;                                          \
 		uint64_t a = (uint64_t)(uintptr_t)addr;                                  \
+		if (__builtin_expect(on == INST_ON_EVERY, 0) && x->countdown == 1) {    \
+			inst_every(a, len, flags, __builtin_frame_address(0), 0);        \
+			asm volatile("");                                                \
+			return;                                                          \
+		}                                                                        \
 		unsigned gen = __atomic_load_n(&watch_soft_gen, __ATOMIC_RELAXED);       \
 		int due = --x->countdown == 0;                                           \
 		int stale = gen != x->gen;                                               \
@@ -539,7 +553,7 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_slow(uint64_t addr, uin
 			if (!watch) { /* due alone: every access (one branch), a sample */ \
 				if (inst_every_fn) {                                     \
 					inst_every(a, len, flags,                        \
-						   __builtin_frame_address(0));          \
+						   __builtin_frame_address(0), 1);       \
 					asm volatile("");                                \
 					return;                                          \
 				}                                                        \
@@ -652,7 +666,7 @@ static int inst_start(void)
 	/* no decode_init (access_ip decodes without libZydis), but the code reads' pid,
 	 * which decode_init set: without it every read asked getpid */
 	decode_after_fork();
-	__atomic_store_n(&inst_callbacks_line.on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&inst_callbacks_line.on, INST_ON, __ATOMIC_RELEASE);
 	return 0;
 }
 

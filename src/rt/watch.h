@@ -310,8 +310,18 @@ extern int watch_soft_live __attribute__((visibility("hidden")));
  * path and no sample at all (doc/sonde-variance.md, "Costs").  On a line of its own: read
  * by every access of every thread, written once. */
 struct inst_callbacks_line {
-	int on;
+	int on;		/* 0, INST_ON or INST_ON_EVERY */
 } __attribute__((aligned(64)));
+/* on: the callbacks' full fast path (the countdown, the soft-watch filters) */
+#define INST_ON 1
+/* on: a tool takes every access (rt_inst_every) and no soft data slot was ever armed in
+ * the process: a profiled thread's countdown stays at 1 (period 1) and its filters empty,
+ * so the callbacks test the countdown for 1 and go straight to the tool's hook, with no
+ * decrement, no filter and no store of the countdown (17 instructions an access fewer than
+ * the full path, `sonde reuse --exact`: bench/reuse.sh callgrind, doc/sonde-reuse.md).
+ * A countdown not at 1 (a thread not profiled: 0) takes the full path.  The first arm of a
+ * soft data slot sets INST_ON before the slot is published, as it sets INST_ON from 0. */
+#define INST_ON_EVERY 3
 extern struct inst_callbacks_line inst_callbacks_line __attribute__((visibility("hidden")));
 /* watch_soft_gen moves (release) after every change of a soft data slot's state made by a
  * thread other than the set's owner: the load/store callbacks keep a per-thread copy of

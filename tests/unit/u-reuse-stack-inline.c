@@ -28,10 +28,11 @@ static void check_codes(const struct reuse_stack *s, uint64_t ip, const struct r
 static int access_fast_first(struct reuse_stack *s, uint32_t un, uint64_t e, int store,
 			     uint64_t ip, struct reuse_outcome *o)
 {
-	uint32_t v = un % REUSE_UNITS;
+	uint32_t v = un % REUSE_UNITS, bit = 1u << v;
 	int r;
 
-	if (v < REUSE_NARROW && reuse_stack_fast(s, &s->u[v], 1u << v, e, store, ip, o)) {
+	/* (the engine and the bit by address, as rt-reuse.c passes its globals) */
+	if (v < REUSE_NARROW && reuse_stack_fast(&s, &s->u[v], &bit, e, store, ip, o)) {
 		__atomic_add_fetch(&fast_made, 1, __ATOMIC_RELAXED);
 		check_codes(s, ip, o);
 		return 0;

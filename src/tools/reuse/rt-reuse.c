@@ -561,7 +561,7 @@ static inline SIGSAFE struct pair **pair_hint(struct reuse_thread *rt, uint64_t 
  * the table if the pairs thrash it, else flush the set's least recently reused way.  Out
  * of line: the hint's path of pair_add stays small enough to inline in the every-access
  * hook. */
-static __attribute__((noinline)) SIGSAFE void
+static __attribute__((noinline)) SIGSAFE struct rt_thread *
 pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t key, uint64_t addr, uint64_t bin)
 {
 	uint64_t use_ip = REUSE_CODE_IP(stack, key), ip = REUSE_CODE_IP(stack, key >> 32);
@@ -592,7 +592,7 @@ pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t key, uint64_t a
 		 * in the histogram) */
 		if (!rt_inst_every_may_record(t)) {
 			rt->dist[bin]++;
-			return;
+			return t;
 		}
 		pair_flush(t, rt, oldest);
 		rt->pair_evicted++;
@@ -606,21 +606,22 @@ add:
 	*pair_hint(rt, key) = p;
 	p->last = t->stats.samples;
 	p->dist[bin]++;
+	return t;
 }
 
 /* A reuse of the code pair `key` (struct reuse_outcome's codes) in reuse distance bin
  * `bin`.  The hint's path: one compare, one store, one add. */
-static inline SIGSAFE void pair_add(struct rt_thread *t, struct reuse_thread *rt, uint64_t key,
-				    uint64_t addr, uint64_t bin)
+static inline SIGSAFE struct rt_thread *pair_add(struct rt_thread *t, struct reuse_thread *rt,
+						 uint64_t key, uint64_t addr, uint64_t bin)
 {
 	struct pair *p = *pair_hint(rt, key);
 
 	if (__builtin_expect(p->key == key, 1)) {
 		p->last = t->stats.samples;
 		p->dist[bin]++;
-		return;
+		return t;
 	}
-	pair_miss(t, rt, key, addr, bin);
+	return pair_miss(t, rt, key, addr, bin);
 }
 
 /* reuse_bin_small without the clamp: a time distance's bin, in 64 (rt->time); a 64-bit
@@ -635,7 +636,7 @@ static inline SIGSAFE uint64_t exact_bin(uint64_t d)
 }
 
 /* A reuse's bins and code pair (exact_access, exact_every). */
-static inline __attribute__((always_inline)) SIGSAFE void
+static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
 exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
 	  uint64_t addr)
 {
@@ -645,13 +646,13 @@ exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outco
 	 * the pairs; this took a clamp, three instructions, until 2026-11-26) */
 	uint64_t b = exact_bin((uint32_t)o->rd);
 	rt->time[exact_bin(o->trd)]++;
-	pair_add(t, rt, o->codes, addr, b);	/* (rt->dist: the pairs', pair_flush) */
+	return pair_add(t, rt, o->codes, addr, b);	/* (rt->dist: the pairs', pair_flush) */
 }
 
 /* Any access, through the whole engine (exact_every when reuse_stack_fast did not make
  * it): out of line, so that its paths' registers are not saved and restored around the
  * fast one. */
-static __attribute__((noinline)) SIGSAFE void
+static __attribute__((noinline)) SIGSAFE struct rt_thread *
 exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
 	     uint64_t ip)
 {
@@ -669,18 +670,21 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 	/* a failure is counted in stack->lost by the engine (every -ENOMEM path), added to
 	 * thread 0's STATS once: counting it in rt->lost too made meta's lost twice the truth */
 	if (reuse_stack_access(stack, unit, addr >> elem_shift, store, ip, &o))
-		return;
-	if (__builtin_expect(o.kind == REUSE_HIT, 1))
-		exact_hit(t, rt, &o, addr);
-	else if (o.kind == REUSE_COLD) {
-		rt->cold++;
-	}
+		return t;
 	rt->inv += o.invalidated;
+	if (__builtin_expect(o.kind == REUSE_HIT, 1))
+		return exact_hit(t, rt, &o, addr);
+	if (o.kind == REUSE_COLD)
+		rt->cold++;
+	return t;
 }
 
 /* An access of exact_every: the common one (a private reuse: reuse_stack_fast), else the
- * whole engine.  No call but in tail position: exact_every then needs no frame. */
-static inline __attribute__((always_inline)) SIGSAFE void
+ * whole engine.  No call but in tail position, each returning t, the hook's own return
+ * value (until 2026-11-26 they returned nothing, and t was kept in a callee-saved
+ * register across them: exact_every then had a frame, 6 registers pushed and popped and 3
+ * values spilled at every access). */
+static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
 exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
 	   uint64_t ip, const int shift)
 {
@@ -691,23 +695,21 @@ exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t
 	if (__builtin_expect(u != NULL, 1)) {
 		struct reuse_outcome o;
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
-		if (__builtin_expect(reuse_stack_fast(stack, u, fast.bit, addr >> shift, store,
-						      ip, &o), 1)) {
-			exact_hit(t, rt, &o, addr);
-			return;
-		}
+		if (__builtin_expect(reuse_stack_fast(&stack, u, &fast.bit, addr >> shift, store,
+						      ip, &o), 1))
+			return exact_hit(t, rt, &o, addr);
 	}
-	exact_access(t, rt, addr, flags, ip);
+	return exact_access(t, rt, addr, flags, ip);
 }
 
 /* exact_every's access that notes an observation first (once in 64): out of line, its call
  * would give exact_every a frame. */
-static __attribute__((noinline)) SIGSAFE void exact_note(struct rt_thread *t,
-							 struct reuse_thread *rt, uint64_t addr,
-							 uint32_t flags, uint64_t ip)
+static __attribute__((noinline)) SIGSAFE struct rt_thread *
+exact_note(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
+	   uint64_t ip)
 {
 	rt_obs_note();
-	exact_body(t, rt, addr, flags, ip, elem_shift);
+	return exact_body(t, rt, addr, flags, ip, elem_shift);
 }
 
 /* rt_inst_every's hook: --exact's every access, straight from the inst callbacks; shift:
@@ -725,22 +727,26 @@ exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, ui
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
-	if (__builtin_expect(!(t->stats.samples++ & 63), 0)) {
-		exact_note(t, rt, addr, flags, ip);
-		return t;
-	}
-	exact_body(t, rt, addr, flags, ip, shift);
-	return t;
+	if (__builtin_expect(!(t->stats.samples++ & 63), 0))
+		return exact_note(t, rt, addr, flags, ip);
+	return exact_body(t, rt, addr, flags, ip, shift);
 }
 
-static SIGSAFE struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
-						  uint32_t len, uint32_t flags, uint64_t ip)
+/* Without a frame of their own (EXACT_NO_FRAME): the engine then has rbp to spare, and
+ * an access pushes and pops one register fewer.  Nothing unwinds from here: --exact takes
+ * no sample and arms no trap. */
+#define EXACT_NO_FRAME __attribute__((optimize("omit-frame-pointer")))
+
+static SIGSAFE EXACT_NO_FRAME struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
+								 uint32_t len, uint32_t flags,
+								 uint64_t ip)
 {
 	return exact_every(t, addr, len, flags, ip, 3);
 }
 
-static SIGSAFE struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
-						  uint32_t len, uint32_t flags, uint64_t ip)
+static SIGSAFE EXACT_NO_FRAME struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
+								 uint32_t len, uint32_t flags,
+								 uint64_t ip)
 {
 	return exact_every(t, addr, len, flags, ip, 6);
 }
@@ -756,7 +762,7 @@ static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access 
 	t->stats.samples++;
 	rt->samples++;
 	if (exact_mode) {
-		exact_access(t, rt, a->addr, a->flags, a->ip);	/* (not reached: rt_inst_every) */
+		(void)exact_access(t, rt, a->addr, a->flags, a->ip);	/* (not reached: rt_inst_every) */
 		return;
 	}
 	note_page(a->addr);

@@ -1148,21 +1148,14 @@ access_body(struct reuse_stack *s, uint32_t un, uint64_t e, int store, uint64_t 
  * (bench/reuse.sh callgrind, doc/sonde-reuse.md).
  */
 static inline __attribute__((always_inline)) SIGSAFE int
-reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint64_t e, int store,
-		 uint64_t ip, struct reuse_outcome *out)
+reuse_stack_fast(struct reuse_stack *const *sp, struct reuse_unit *u, const uint32_t *bitp,
+		 uint64_t e, int store, uint64_t ip, struct reuse_outcome *out)
 {
-	const uint32_t *hw = NULL;
 	/* (64 bits, a 32-bit value: spilled as 32 bits and reloaded as 64 for the code pair,
 	 * the reload could not take the store's value and waited for it, 30% of --exact's
 	 * CPU: bench/reuse-cpu.sh) */
 	uint64_t code;
 
-	if (store) {
-		/* (holders' inline path: holders_slow may allocate, reuse_stack_access's job) */
-		if (__builtin_expect(hcache.key != (e >> 9) + 1 || hcache.gen != s->gen, 0))
-			return 0;
-		hw = &hcache.leaf->w[e & 511];
-	}
 	/* held (a store of another unit invalidating u's entries): the whole path waits */
 	if (__builtin_expect(__atomic_exchange_n(&u->lock, 1, __ATOMIC_ACQUIRE) != 0, 0))
 		return 0;
@@ -1186,10 +1179,23 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	if (__builtin_expect(c < REUSE_CODE_LIVE || x->stamp < u->gstamp || x->stamp != xs, 0))
 		goto no;
 	__asm__("" : "+r"(xs));	/* (xs stays the cursor's, not the entry's, for the compiler) */
-	/* a store: private (access_body's comment), read under u's lock as there */
-	if (store && __builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != bit ||
-				      __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
-		goto no;
+	/* a store: private (access_body's comment), read under u's lock as there; its holders
+	 * word from the thread's cached leaf (holders' inline path: holders_slow may allocate,
+	 * reuse_stack_access's job).  Looked up here, after the entry's checks, not before
+	 * the lock: the word's address, the unit's bit and the engine's address then take no
+	 * register across them (until 2026-11-26 they did, with the hook's frame: bench/reuse.sh
+	 * callgrind) */
+	if (store) {
+		/* (the engine and the bit through pointers, read here: loaded before the lock,
+		 * as values, they took two registers across it) */
+		struct reuse_stack *s = *sp;
+		if (__builtin_expect(hcache.key != (e >> 9) + 1 || hcache.gen != s->gen, 0))
+			goto no;
+		const uint32_t *hw = &hcache.leaf->w[e & 511];
+		if (__builtin_expect(__atomic_load_n(hw, __ATOMIC_ACQUIRE) != *bitp ||
+				     __atomic_load_n(&s->nwide, __ATOMIC_RELAXED), 0))
+			goto no;
+	}
 	/* the last check, and the first change: a move between two blocks (a sweep's usual
 	 * case: its marks move from a block of old stamps to the newest's) is counted at
 	 * once (a flag kept for after the checks took 4 more instructions an access) */
@@ -1201,21 +1207,27 @@ reuse_stack_fast(struct reuse_stack *s, struct reuse_unit *u, uint32_t bit, uint
 	}
 	/* unit_reuse and reuse_move on that path, with no call left in it: without one, the
 	 * hook that inlines this needs no frame of its own */
-	uint64_t rel = ++u->rel, *bits = u->bits;
+	/* (in this order: the entry written, and the values it needs done with, first; the
+	 * order of the source is the order the registers are given in, and the values alive
+	 * at once beyond the caller-saved registers are pushed, popped or spilled at every
+	 * access, where the memory operations bound its time: callgrind --cache-sim counted
+	 * ~60 loads and ~36 stores an access, 2026-11-26) */
+	uint64_t rel = ++u->rel;
+	out->trd = rel - x->count - 1;
+	out->codes = c | code << 32;
+	x->count = (uint32_t)rel;
+	x->stamp = (uint32_t)y;
+	x->code = (uint32_t)code;
 	out->kind = REUSE_HIT;
 	out->invalidated = 0;
-	out->trd = rel - x->count - 1;
-	out->prev_ip = s->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
-	out->codes = c | code << 32;
+	out->prev_ip = (*sp)->win[c >> REUSE_WINDOW_SHIFT] + (c & WMASK);
 	out->rd = u->live - u->cur_r - 1;
+	uint64_t *bits = u->bits;
 	u->cur_x = xs;
 	u->cur_r2 -= xs <= u->cur_x2;	/* (reuse_move) */
 	bits[xs / 64] = bit_clear(bits[xs / 64], xs);
 	bits[y / 64] = bit_set(bits[y / 64], y);
 	u->stamp = y + 1;
-	x->count = (uint32_t)rel;
-	x->stamp = (uint32_t)y;
-	x->code = (uint32_t)code;
 	spin_unlock(&u->lock);
 	return 1;
 no:
