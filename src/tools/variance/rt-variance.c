@@ -77,6 +77,10 @@ static int var_patience = 8;
 /* hw: arm an entry in the sampled PC's line behind a gate (gate_slot); SONDE_VARIANCE_GATE=0
  * arms it at once, as before (bench/variance.sh part 8 compares the two) */
 static int var_gate = 1;
+/* hw: close a slot's event when it has nothing to watch (watch_release), not only disable
+ * it: a disabled breakpoint event still costs at each of the thread's context switches
+ * (SONDE_VARIANCE_CLOSE=0 keeps them open, as before; bench/variance-real.sh compares) */
+static int var_close = 1;
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -113,6 +117,7 @@ static int var_start(void)
 	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
 	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
 	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
+	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 1);
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -196,6 +201,27 @@ static SIGSAFE void note_err(struct var_thread *vt, int err)
 	vt->s.watch_errno = -err;
 }
 
+/*
+ * A slot of ours has nothing to watch: disable its event, or close it (var_close).  With
+ * OMP_WAIT_POLICY=passive, LULESH's two threads switch ~40,000 times a second (at every
+ * region's barrier), and each switch schedules the thread's breakpoint events out and in:
+ * on this VM ~0.5 us a switch for two disabled events, nothing once closed, ~1.5 us for
+ * two enabled (bench/watch-switch.sh).  A third of LULESH's samples found both slots idle
+ * (the instance returned, no pick yet) and over half the X waiting with the R idle.  The
+ * next arm then opens an event (perf_event_open, a few us, a few hundred times a second).
+ */
+static SIGSAFE void slot_idle(struct rt_thread *t, int *slot)
+{
+	if (*slot < 0)
+		return;
+	if (!var_close) {
+		watch_disarm(t, *slot);
+		return;
+	}
+	watch_release(t, *slot);
+	*slot = -1;
+}
+
 /* Watch the innermost pending instance's slot, or nothing when none is pending.  A slot
  * that no longer holds the instance's return address belongs to another frame now: the
  * instance is dead (an exception or a jump left it), dropped. */
@@ -207,8 +233,7 @@ static SIGSAFE void rearm_return(struct rt_thread *t, struct var_thread *vt)
 		vt->s.stale++;
 	}
 	if (!vt->depth) {
-		if (vt->r_slot >= 0)
-			watch_disarm(t, vt->r_slot);
+		slot_idle(t, &vt->r_slot);
 		return;
 	}
 	struct watch_req r = { .addr = vt->st[vt->depth - 1].slot, .len = 8, .type = WATCH_RW,
@@ -550,8 +575,8 @@ static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inn
 static SIGSAFE void pick_defer(struct rt_thread *t, struct var_thread *vt, uint64_t fn,
 			       uint64_t slot, int weak)
 {
-	if (vt->x_armed && vt->x_slot >= 0)
-		watch_disarm(t, vt->x_slot);
+	if (vt->x_armed)
+		slot_idle(t, &vt->x_slot);
 	vt->x_armed = 0;
 	vt->x_ticks = 0;
 	vt->gate_fn = 0;
@@ -877,9 +902,12 @@ static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 		vt->s.overwritten++;
 	}
 	vt->depth--;
-	rearm_return(t, vt);
+	/* the deferred pick first: it takes the return's slot, idle now, with one MODIFY,
+	 * where a release of it (rearm_return, nothing else pending) and then an open would
+	 * cost two system calls more */
 	if (is_ret && vt->defer_fn && p->slot == vt->defer_slot)
 		arm_deferred(t, vt);
+	rearm_return(t, vt);
 }
 
 static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
