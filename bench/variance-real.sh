@@ -98,6 +98,11 @@ one() {
 		printf "  last run: %d samples, %d picks, %d instances (%.1f a second per thread of %d, %.1f per CPU second), %d context switches, handlers %.1f%% of CPU time (%.1f us per sample + instance)\n",
 			s, p, r, (w > 0 && t > 0 ? r / (w / 1e9) / t : 0), t, (cpu > 0 ? r / cpu : 0),
 			sw, (cpu > 0 ? 100 * h / 1e9 / cpu : 0), (s + r > 0 ? h / 1e3 / (s + r) : 0) }'
+	local si se sc
+	si=$(meta prof samples_idle) se=$(meta prof samples_entry) sc=$(meta prof slot_closes)
+	[ -n "$si" ] && awk -v s="$samples" -v i="$si" -v e="$se" -v c="$sc" 'BEGIN {
+		printf "  the samples found both slots idle at %.0f%%, an entry waiting (nothing pending) at %.0f%%; %d idle slots closed\n",
+			(s > 0 ? 100 * i / s : 0), (s > 0 ? 100 * e / s : 0), c }'
 	"$SONDE" report prof 2>/dev/null | awk '/^ *#  function/ { on = 1 } on && !NF { exit } on' |
 		head -9 | cut -c1-200 | sed 's/^/    /'
 }
