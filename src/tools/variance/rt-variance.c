@@ -697,10 +697,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		rt_tool_record(t, &rec, sizeof(rec));
 	t->stats.samples++;
 	vt->s.samples++;
-	if (!vt->depth && !vt->defer_fn)
+	if (!vt->depth && !vt->defer_fn) {	/* (the slots as this sample finds them) */
 		vt->s.samples_idle += !vt->x_armed;
-	if (!vt->depth && !vt->defer_fn)
 		vt->s.samples_entry += vt->x_armed;
+	}
 	if (uc) {
 		fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 		sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
