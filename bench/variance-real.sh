@@ -13,6 +13,10 @@
 # sonde's analysis afterwards); medians of the time (elapsed) and CPU time (user + sys)
 # ratios, and the load; then, from the last profiled run: samples, picks, instances per
 # second per thread, context switches, the handlers' CPU time, and the table's first rows.
+# VARIANCE_REAL_B='VAR=value ...': a third run in each pair, profiled with that environment
+# as well (a variant, for example SONDE_VARIANCE_CLOSE=0 for the slots' events kept open),
+# its ratios to the same native run printed beside the default's, and the system time
+# (the context switches' cost) of native, default and variant.
 # Never fails on numbers.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +47,9 @@ one() {
 	shift
 	: >rt
 	: >rc
+	: >rtb
+	: >rcb
+	: >sys
 	local l0 t0
 	l0=$(load) t0=$(date -u +%H:%M)
 	for i in $(seq "$pairs"); do
@@ -52,8 +59,20 @@ one() {
 		rm -rf prof
 		"$SONDE" variance -q -o prof -- /usr/bin/time -f "$BENCH_TIMEFMT" -o p "$@" \
 			>/dev/null 2>prof.err || { echo "  $name: sonde variance failed: $(tail -1 prof.err)"; return; }
+		if [ -n "${VARIANCE_REAL_B:-}" ]; then
+			rm -rf profb
+			# shellcheck disable=SC2086
+			env $VARIANCE_REAL_B "$SONDE" variance -q -o profb -- \
+				/usr/bin/time -f "$BENCH_TIMEFMT" -o pb "$@" >/dev/null 2>profb.err ||
+				{ echo "  $name: sonde variance ($VARIANCE_REAL_B) failed: $(tail -1 profb.err)"; return; }
+		fi
 		if [ $((i % 2)) -eq 0 ]; then
 			bench_time n "$@"
+		fi
+		if [ -n "${VARIANCE_REAL_B:-}" ]; then
+			awk 'NR == FNR { ne = $1; next } { print (ne > 0 ? $1 / ne : "nan") }' n pb >>rtb
+			awk 'NR == FNR { nc = $2 + $3; next } { print (nc > 0 ? ($2 + $3) / nc : "nan") }' n pb >>rcb
+			echo "$(cut -d' ' -f3 n) $(cut -d' ' -f3 p) $(cut -d' ' -f3 pb)" >>sys
 		fi
 		awk 'NR == FNR { ne = $1; nc = $2 + $3; next }
 		     { print (ne > 0 ? $1 / ne : "nan") }' n p >>rt
@@ -65,6 +84,11 @@ one() {
 	echo "bench: variance on $name ($pairs pairs, OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_WAIT_POLICY=$OMP_WAIT_POLICY," \
 		"$t0-$(date -u +%H:%M) UTC, load $l0 -> $(load)):"
 	echo "  time ratio median $(median <rt)x, CPU time (user + sys) ratio median $(median <rc)x"
+	if [ -n "${VARIANCE_REAL_B:-}" ]; then
+		echo "  with $VARIANCE_REAL_B: time ratio median $(median <rtb)x, CPU time ratio median $(median <rcb)x"
+		echo "  system time medians: native $(cut -d' ' -f1 sys | median) s," \
+			"default $(cut -d' ' -f2 sys | median) s, $VARIANCE_REAL_B $(cut -d' ' -f3 sys | median) s"
+	fi
 	local w samples picks ret thr sw hcpu
 	w=$(meta prof wall_ns) samples=$(meta prof samples) picks=$(meta prof picks)
 	ret=$(meta prof returns) thr=$(meta prof threads) sw=$(meta prof switches)
@@ -74,6 +98,11 @@ one() {
 		printf "  last run: %d samples, %d picks, %d instances (%.1f a second per thread of %d, %.1f per CPU second), %d context switches, handlers %.1f%% of CPU time (%.1f us per sample + instance)\n",
 			s, p, r, (w > 0 && t > 0 ? r / (w / 1e9) / t : 0), t, (cpu > 0 ? r / cpu : 0),
 			sw, (cpu > 0 ? 100 * h / 1e9 / cpu : 0), (s + r > 0 ? h / 1e3 / (s + r) : 0) }'
+	local si se sc
+	si=$(meta prof samples_idle) se=$(meta prof samples_entry) sc=$(meta prof slot_closes)
+	[ -n "$si" ] && awk -v s="$samples" -v i="$si" -v e="$se" -v c="$sc" 'BEGIN {
+		printf "  the samples found both slots idle at %.0f%%, an entry waiting (nothing pending) at %.0f%%; %d idle slots closed\n",
+			(s > 0 ? 100 * i / s : 0), (s > 0 ? 100 * e / s : 0), c }'
 	"$SONDE" report prof 2>/dev/null | awk '/^ *#  function/ { on = 1 } on && !NF { exit } on' |
 		head -9 | cut -c1-200 | sed 's/^/    /'
 }

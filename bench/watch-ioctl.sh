@@ -3,7 +3,8 @@
 # on this kernel (issue 9: the kernel work of a measured instance).  A micro loop on the
 # calling thread's own event, as the engine makes them inside a trap handler: the count's
 # read(2), PERF_EVENT_IOC_MODIFY_ATTRIBUTES (enabled, to a new address and type),
-# DISABLE, ENABLE, REFRESH, and the sequences the engine used per re-arm; then what a trap
+# DISABLE, ENABLE, REFRESH, the sequences the engine used per re-arm, an open and close
+# (watch_release, then the next arm); then what a trap
 # and one measured instance's cycle cost (part 2, below).  Prints the
 # median over ROUNDS rounds of N calls each, in microseconds per call (wall time; the
 # thread's CPU time beside it, which other work on the machine does not add to).
@@ -85,6 +86,17 @@ static void op(int what, int i)
 	case 5: ioctl(fd, PERF_EVENT_IOC_REFRESH, 1 << 30); break;
 	case 6: ioctl(fd, PERF_EVENT_IOC_DISABLE, 0); break;	/* already disabled */
 	case 7: { struct timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); } break;
+	case 8: {	/* a slot closed when idle and opened at its next arm (watch_release) */
+		int f = (int)syscall(SYS_perf_event_open, &arw, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		int g = f >= 0 ? fcntl(f, F_DUPFD_CLOEXEC, 700) : -1;	/* rt_hide_fd */
+		if (f >= 0)
+			close(f);
+		if (g >= 0) {
+			ioctl(g, PERF_EVENT_IOC_ENABLE, 0);
+			close(g);
+		}
+		break;
+	}
 	}
 }
 
@@ -99,6 +111,7 @@ int main(void)
 		"REFRESH",
 		"DISABLE of a disabled event",
 		"clock_gettime(CLOCK_THREAD_CPUTIME_ID)",
+		"open + move + ENABLE + close",
 	};
 	const char *e = getenv("WATCH_IOCTL_N");
 	n = e && *e ? atoi(e) : 2000;
@@ -109,7 +122,7 @@ int main(void)
 		perror("bench: watch-ioctl skipped: perf_event_open");
 		return 0;
 	}
-	for (int what = 0; what < 8; what++) {
+	for (int what = 0; what < 9; what++) {
 		double w[ROUNDS], c[ROUNDS];
 		if (what == 6)
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);

@@ -822,6 +822,25 @@ int watch_disarm(struct rt_thread *t, int slot)
 	return 0;
 }
 
+int watch_release(struct rt_thread *t, int slot)
+{
+	struct watch_set *s = set_of(t);
+
+	if (!s || slot < 0 || slot >= WATCH_MAX_SLOTS)
+		return -EINVAL;
+	int err = set_lock(s, my_tid(), SPIN_ARM);
+	if (err)
+		return err;
+	struct watch_slot *sl = &s->slot[slot];
+	/* soft: nothing is scheduled at a switch; the slot stays usable by watch_modify */
+	if (s->soft)
+		slot_disarm(s, sl);
+	else
+		slot_close(s, sl);
+	set_unlock(s);
+	return 0;
+}
+
 void watch_disarm_all(struct rt_thread *t)
 {
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++)

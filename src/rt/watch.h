@@ -504,6 +504,13 @@ int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r);
 /* Stop slot `slot` trapping; its event stays open for the next arm.  0, -EINVAL, -EAGAIN.
  * Handler-safe. */
 int watch_disarm(struct rt_thread *t, int slot);
+/* Stop slot `slot` trapping and close its event (hw): the next arm opens a new one (an
+ * open and a close cost ~8 us, a MODIFY 2-3).  A disabled breakpoint event still costs at
+ * each of its thread's context switches (bench/watch-switch.sh, this VM: ~0.6 us a switch
+ * with its events disabled, ~0.15 once closed, 1.2-1.7 with one or two enabled); a tool
+ * whose slots sit idle across many switches (variance on OpenMP programs) closes them.
+ * Soft: as watch_disarm.  0, -EINVAL, -EAGAIN.  Handler-safe (close(2)). */
+int watch_release(struct rt_thread *t, int slot);
 /* Disarm every slot of t.  Handler-safe. */
 void watch_disarm_all(struct rt_thread *t);
 

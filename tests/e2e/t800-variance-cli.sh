@@ -93,14 +93,26 @@ if var_build t800-cpu vwork.c vwork2 -pthread; then
 		-a -n "$da" -a -n "$de" -a -n "$y" ]
 	check "t800-gate-parts" [ $((gf + ge)) -le "${g:-0}" -a $((da + de)) -le "${d:-0}" \
 		-a "${y:-0}" -le "${da:-0}" ]
+	# the slots' counters (samples_idle, samples_entry, slot_closes): rows, the samples'
+	# parts within the samples; a record without them (cut by their 24 bytes) keeps the
+	# gate's rows and has none of theirs
+	si=$(metav new samples_idle) se=$(metav new samples_entry) sc=$(metav new slot_closes)
+	check "t800-slot-rows-$si-$se-$sc" [ -n "$si" -a -n "$se" -a -n "$sc" ]
+	check "t800-slot-parts" [ $((si + se)) -le "$(metav new samples)" ]
+	cp -r new sl && rm sl/profile.db
+	check t800-slots-stats-cut cut_stats sl 24
+	"$SONDE" report sl >/dev/null 2>&1
+	check t800-slots-report-status [ $? -eq 0 ]
+	check t800-slots-not-counted [ -z "$(metav sl samples_idle)$(metav sl slot_closes)" ]
+	check t800-slots-gate-counted [ "$(metav sl gated)" = "$g" -a "$(metav sl yielded)" = "$y" ]
 	cp -r new mid && rm mid/profile.db
-	check t800-mid-stats-cut cut_stats mid 56
+	check t800-mid-stats-cut cut_stats mid $((56 + 24))
 	"$SONDE" report mid >/dev/null 2>&1
 	check t800-mid-report-status [ $? -eq 0 ]
 	check t800-mid-handler-cpu-measured [ "$(metav mid handler_cpu_ns)" = "$v" ]
 	check t800-mid-gate-not-counted [ -z "$(metav mid gated)$(metav mid deferred)" ]
 	cp -r new old && rm old/profile.db
-	check t800-old-stats-cut cut_stats old 64
+	check t800-old-stats-cut cut_stats old $((64 + 24))
 	"$SONDE" report old >/dev/null 2>&1
 	check t800-old-report-status [ $? -eq 0 ]
 	check t800-handler-cpu-not-measured [ -z "$(metav old handler_cpu_ns)" ]

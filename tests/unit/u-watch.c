@@ -564,6 +564,36 @@ TEST(disarm_stops_traps)
 	watch_disarm_all(&main_t);
 }
 
+/* watch_release closes the event: no trap after it, the fd gone, the next arm a new open
+ * that traps (variance closes its idle slots: a disabled event costs at context switches). */
+TEST(release_closes_the_event)
+{
+	NEED_TRAPS();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+	int fds = count_fds();
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	CHECK(count_fds() == fds + 1);
+	write_loop(&g.a, &g.b, 3);
+	CHECK(watch_release(&main_t, s) == 0);
+	CHECK(count_fds() == fds);
+	struct watch_slot_info si;
+	CHECK(watch_slot_get(&main_t, s, &si) == 0 && !si.armed && si.fd < 0);
+	write_loop(&g.a, &g.b, 3);
+	CHECK_EQ_U64(h.n, 3);
+	CHECK(watch_modify(&main_t, s, &r) == -ENOENT);	/* no event to move */
+	CHECK(watch_arm(&main_t, &r) >= 0);
+	write_loop(&g.a, &g.b, 3);
+	CHECK_EQ_U64(h.n, 6);
+	struct watch_stats st;
+	watch_stats_get(&main_t, &st);
+	CHECK_EQ_U64(st.opens, 2);
+	CHECK(watch_release(&main_t, 7) == -EINVAL);
+	watch_disarm_all(&main_t);
+}
+
 /* A persistent watch whose callback reads the watched word: those self-made traps are
  * queued while the handler runs and must be ignored afterwards, not counted. */
 TEST(callback_own_accesses_ignored)
@@ -1144,6 +1174,7 @@ int main(void)
 	RUN(rearm_with_modify_attributes);
 	RUN(rearm_with_close_open_fallback);
 	RUN(disarm_stops_traps);
+	RUN(release_closes_the_event);
 	RUN(callback_own_accesses_ignored);
 	RUN(execute_breakpoint);
 	RUN(oneshot_rearmed_from_callback);

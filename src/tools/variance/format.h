@@ -94,10 +94,17 @@ struct var_rec_stats {
 	uint64_t yielded;		/* self-picks (deferred to their own instance's
 					 * return) replaced once armed: a later sample
 					 * picked another function, or patience ran out */
+	/* what the samples found in the thread's slots, and the slots' events closed (hw:
+	 * rt-variance.c, slot_idle); later fields: older records end before them */
+	uint64_t samples_idle;		/* nothing armed, pending or deferred */
+	uint64_t samples_entry;		/* an entry (or its gate) armed, nothing pending */
+	uint64_t closes;		/* idle slots' events closed, not only disabled */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15
 /* the gate's counters, gated .. yielded */
 #define VAR_NGATE 7
+/* the slots' counters, samples_idle .. closes */
+#define VAR_NSLOTS 3
 
 #endif

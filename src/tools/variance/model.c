@@ -92,6 +92,8 @@ struct model {
 	size_t cpu_measured, cpu_unmeasured;
 	/* STATS records with the gate's counters and without (older runtimes) */
 	size_t gate_measured, gate_unmeasured;
+	/* and with the slots' counters (samples_idle ..) and without */
+	size_t slots_measured, slots_unmeasured;
 	uint32_t backend, calls_hooked;
 	uint64_t rng;
 	const char *source;
@@ -374,7 +376,7 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 			} else {
 				m->cpu_unmeasured++;
 			}
-			if (h->size >= sizeof(*s)) {
+			if (h->size >= offsetof(struct var_rec_stats, samples_idle)) {
 				const uint64_t *ga = &s->gated;
 				uint64_t *gb = &m->st.gated;
 				for (int i = 0; i < VAR_NGATE; i++)
@@ -382,6 +384,15 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 				m->gate_measured++;
 			} else {
 				m->gate_unmeasured++;
+			}
+			if (h->size >= sizeof(*s)) {
+				const uint64_t *sa = &s->samples_idle;
+				uint64_t *sb = &m->st.samples_idle;
+				for (int i = 0; i < VAR_NSLOTS; i++)
+					sb[i] += sa[i];
+				m->slots_measured++;
+			} else {
+				m->slots_unmeasured++;
 			}
 			const uint64_t *a = &s->samples;
 			uint64_t *b = &m->st.samples;
@@ -767,6 +778,15 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	for (int i = 0; i < VAR_NGATE && !r && m->gate_measured && !m->gate_unmeasured; i++) {
 		snprintf(b, sizeof(b), "%" PRIu64, g[i]);
 		r = db_row(st, "tt", gnames[i], b);
+	}
+	/* what the samples found in the slots, and the events closed (rt-variance.c,
+	 * slot_idle), where every thread counted them */
+	static const char *const snames[VAR_NSLOTS] = { "samples_idle", "samples_entry",
+		"slot_closes" };
+	const uint64_t *sl = &m->st.samples_idle;
+	for (int i = 0; i < VAR_NSLOTS && !r && m->slots_measured && !m->slots_unmeasured; i++) {
+		snprintf(b, sizeof(b), "%" PRIu64, sl[i]);
+		r = db_row(st, "tt", snames[i], b);
 	}
 	sqlite3_finalize(st);
 	return r;

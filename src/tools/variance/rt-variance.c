@@ -65,6 +65,10 @@ struct var_thread {
 	/* the pick (deferred, or armed at that return) was made in its function's own
 	 * instance, being measured: any other function's pick replaces it (var_on_access) */
 	int weak;
+	/* the thread's context switches at its previous sample, and whether it switched
+	 * var_close times or more since the one before (slot_idle closes idle slots then) */
+	uint64_t csw;
+	int switchy;
 	uint64_t seq;
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	struct var_rec_stats s;
@@ -77,6 +81,11 @@ static int var_patience = 8;
 /* hw: arm an entry in the sampled PC's line behind a gate (gate_slot); SONDE_VARIANCE_GATE=0
  * arms it at once, as before (bench/variance.sh part 8 compares the two) */
 static int var_gate = 1;
+/* hw: close a slot's event when it has nothing to watch (watch_release), not only disable
+ * it, in a thread that switched at least this many times since its previous sample
+ * (slot_idle); SONDE_VARIANCE_CLOSE=0 keeps them open, as before (bench/variance-real.sh
+ * compares with VARIANCE_REAL_B) */
+static int var_close = 16;
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -113,6 +122,7 @@ static int var_start(void)
 	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
 	var_patience = (int)env_num("SONDE_VARIANCE_PATIENCE", 8);
 	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
+	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -196,6 +206,44 @@ static SIGSAFE void note_err(struct var_thread *vt, int err)
 	vt->s.watch_errno = -err;
 }
 
+/*
+ * A slot of ours has nothing to watch: disable its event, or close it.  With
+ * OMP_WAIT_POLICY=passive, LULESH's two threads switch ~40,000 times a second (at every
+ * region's barrier), and each switch of a thread with breakpoint events costs it: on this
+ * VM ~0.6 us a switch with its events disabled, ~0.15 us once they are closed, 1.2-1.7 us
+ * with one or two enabled (bench/watch-switch.sh).  A third of LULESH's samples found both
+ * slots idle (the instance returned, no pick yet) and over half the X waiting with the R
+ * idle.  But the next arm then opens an event, ~8 us with its close where a MODIFY is 2-3
+ * (a program that hardly switches, `calls` built by gcc: 17 -> 30 us of handler CPU time
+ * an event, 1.03x -> 1.08x of CPU time, 16:26 UTC, load 23): so only in a thread that
+ * switched var_close times or more since its previous sample (switchy), ~10 us of
+ * disabled events a sample period, more than an open and a close.
+ */
+static SIGSAFE void slot_idle(struct rt_thread *t, struct var_thread *vt, int *slot)
+{
+	if (*slot < 0)
+		return;
+	if (!vt->switchy) {
+		watch_disarm(t, *slot);
+		return;
+	}
+	watch_release(t, *slot);
+	*slot = -1;
+	vt->s.closes++;
+}
+
+/* The sample: has the thread switched var_close times or more since its previous one? */
+static SIGSAFE void note_switches(struct var_thread *vt)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return;
+	uint64_t csw = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw);
+	vt->switchy = csw - vt->csw >= (uint64_t)var_close;
+	vt->csw = csw;
+}
+
 /* Watch the innermost pending instance's slot, or nothing when none is pending.  A slot
  * that no longer holds the instance's return address belongs to another frame now: the
  * instance is dead (an exception or a jump left it), dropped. */
@@ -207,8 +255,7 @@ static SIGSAFE void rearm_return(struct rt_thread *t, struct var_thread *vt)
 		vt->s.stale++;
 	}
 	if (!vt->depth) {
-		if (vt->r_slot >= 0)
-			watch_disarm(t, vt->r_slot);
+		slot_idle(t, vt, &vt->r_slot);
 		return;
 	}
 	struct watch_req r = { .addr = vt->st[vt->depth - 1].slot, .len = 8, .type = WATCH_RW,
@@ -550,8 +597,8 @@ static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inn
 static SIGSAFE void pick_defer(struct rt_thread *t, struct var_thread *vt, uint64_t fn,
 			       uint64_t slot, int weak)
 {
-	if (vt->x_armed && vt->x_slot >= 0)
-		watch_disarm(t, vt->x_slot);
+	if (vt->x_armed)
+		slot_idle(t, vt, &vt->x_slot);
 	vt->x_armed = 0;
 	vt->x_ticks = 0;
 	vt->gate_fn = 0;
@@ -630,6 +677,8 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	read_metrics(m0);
 	if (uc)
 		kernel_cost(vt, 2);	/* the sample's signal, inside any pending instance */
+	if (var_close && watch_backend() == WATCH_BACKEND_HW)
+		note_switches(vt);
 	/* The sample's calling context: the functions on the stack, for time shares. */
 	struct var_rec_sample rec = { .h = { .type = VAR_REC_SAMPLE, .size = sizeof(rec) } };
 	if (uc) {
@@ -648,6 +697,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		rt_tool_record(t, &rec, sizeof(rec));
 	t->stats.samples++;
 	vt->s.samples++;
+	if (!vt->depth && !vt->defer_fn) {	/* (the slots as this sample finds them) */
+		vt->s.samples_idle += !vt->x_armed;
+		vt->s.samples_entry += vt->x_armed;
+	}
 	if (uc) {
 		fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 		sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
@@ -877,9 +930,12 @@ static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 		vt->s.overwritten++;
 	}
 	vt->depth--;
-	rearm_return(t, vt);
+	/* the deferred pick first: it takes the return's slot, idle now, with one MODIFY,
+	 * where a release of it (rearm_return, nothing else pending) and then an open would
+	 * cost two system calls more */
 	if (is_ret && vt->defer_fn && p->slot == vt->defer_slot)
 		arm_deferred(t, vt);
+	rearm_return(t, vt);
 }
 
 static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
