@@ -482,8 +482,31 @@ static void atfork_child(void)
 	rt_thread_after_fork_child();
 }
 
+/* The vDSO's clock_gettime, for rt_clock_gettime (rt.h: why not glibc's).  The loader
+ * lists the vDSO among the loaded objects; without it, or its symbol, glibc's stays. */
+static void vdso_clock_init(void)
+{
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	if (h)
+		rt_vdso_clock_gettime = (int (*)(clockid_t, struct timespec *))dlsym(
+			h, "__vdso_clock_gettime");
+}
+
+/* The end of start-up, whatever its outcome: the program's libraries' pages that only
+ * start-up mapped (stdio, printf and scanf: libtrim.c) unmapped again.  Not for a tool
+ * that counts page faults: its instances would count the program's own first use of them
+ * again, which the runtime's start-up had taken before (t802). */
+static void start_done(void)
+{
+	rt_trim_foreign_drop(!rt_tool || !(rt_tool->flags & RT_TOOL_COUNTS_FAULTS));
+}
+
 __attribute__((constructor(101))) static void sonde_init(void)
 {
+	/* before the runtime's first call into libc: what is mapped of it now is the
+	 * program's (the loader's work), what start-up maps after is the runtime's */
+	rt_trim_foreign_mark();
 	/* libgcc's CPU model (rt-stack.c's popcnt test) read now, not by its constructor
 	 * after this one, whose code is linked last: it would map a granule of cold code
 	 * again after the trimming (its constructor returns at once when this ran) */
@@ -494,14 +517,18 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	 * interposers use is unmapped (bench/memory.sh, "runtime off") */
 	if (!rt_cfg.enabled) {
 		rt_trim_object_at((const void *)&sonde_init);
+		start_done();
 		return;
 	}
 	rt_pid = (int)getpid();
+	vdso_clock_init();
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
 	stem_set();
-	if (rt_tool_pick())
+	if (rt_tool_pick()) {
+		start_done();
 		return;
+	}
 	/* variance's page-fault counts must not see the runtime's first touches (t802), in a
 	 * forked child either: the libraries it dlopens stay mapped whole, as fault-around
 	 * maps them, and of libsonde.so the part its handlers and interposers run
@@ -514,8 +541,10 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	source_pick();
 	watch_pick();
 	unwinders_init();
-	if (rt_tool_start())
+	if (rt_tool_start()) {
+		start_done();
 		return;
+	}
 	proc_write_start();
 	rt_copy_maps(".maps.start");
 	pthread_key_create(&thread_key, thread_key_destructor);
@@ -531,6 +560,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 			(unsigned long long)rt_cfg.period, period_unit(),
 			source_why[0] ? "; " : "", source_why, watch_backend_name(),
 			watch_backend_why()[0] ? ": " : "", watch_backend_why());
+	start_done();
 	(void)t;
 }
 

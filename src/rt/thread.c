@@ -152,6 +152,13 @@ static void altstack_release(struct rt_thread *t)
 	t->altstack = NULL;
 }
 
+/* "-ID.sdt" into buf (40 bytes), which it returns */
+static char *stream_suffix(char *buf, uint64_t id)
+{
+	rt_stpcpy(rt_u64toa(rt_stpcpy(buf, "-"), id), ".sdt");
+	return buf;
+}
+
 static int stream_open(struct rt_thread *t)
 {
 	struct sonde_file_header h = {
@@ -169,18 +176,19 @@ static int stream_open(struct rt_thread *t)
 		.stack_hi = t->stack_hi,
 	};
 	memcpy(h.magic, SONDE_MAGIC, SONDE_MAGIC_LEN);
-	/* the name goes into the buffer's mapping (out.c), not on the thread's stack */
+	/* the name goes into the buffer's mapping (out.c), not on the thread's stack; made
+	 * without snprintf, whose first call in a thread mapped 64-192 KB of libc's printf
+	 * code that the program may never use (libtrim.c, rt_trim_foreign_drop) */
 	char suffix[40];
-	snprintf(suffix, sizeof(suffix), "-%d.sdt", t->tid);
-	int r = out_init(&t->out, rt_stem, suffix, &h, OUT_SIZE);
+	int r = out_init(&t->out, rt_stem, stream_suffix(suffix, (uint64_t)t->tid), &h,
+			 OUT_SIZE);
 	/* The id was used before in this process (ids wrap at pid_max): another name, still
 	 * PREFIX-<digits>.sdt, that no thread id can have (pid_max is at most 2^22); the
 	 * header holds the real id. */
-	for (uint64_t k = 1; r == -EEXIST && k < 1000; k++) {
-		snprintf(suffix, sizeof(suffix), "-%llu.sdt",
-			 (unsigned long long)(k * 100000000ull + (uint64_t)t->tid));
-		r = out_init(&t->out, rt_stem, suffix, &h, OUT_SIZE);
-	}
+	for (uint64_t k = 1; r == -EEXIST && k < 1000; k++)
+		r = out_init(&t->out, rt_stem,
+			     stream_suffix(suffix, k * 100000000ull + (uint64_t)t->tid), &h,
+			     OUT_SIZE);
 	return r;
 }
 
