@@ -453,8 +453,50 @@ static void atfork_parent(void)
 		t->busy = 0;
 }
 
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t index;
+	int busy;	/* start_slots: taken */
+};
+
+/*
+ * The start records of threads being created, taken by pthread_create and given back by
+ * the new thread once it has copied its own.  Not from malloc: the new thread's free was
+ * its first call into glibc's allocator, which made glibc create a malloc arena (4 KB
+ * resident, 64 MB reserved) in every thread, the program's allocating or not (commbench's
+ * four workers: bench/memory.sh comm, the 132KB mappings).  malloc's only when all 16
+ * are taken (as many threads starting at once); 64 made .bss a page larger.
+ */
+#define START_SLOTS 16
+static struct start start_slots[START_SLOTS];
+
+static struct start *start_take(void)
+{
+	for (int i = 0; i < START_SLOTS; i++) {
+		int free_slot = 0;
+
+		if (!__atomic_load_n(&start_slots[i].busy, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&start_slots[i].busy, &free_slot, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &start_slots[i];
+	}
+	return interpose_real_malloc(sizeof(struct start));
+}
+
+static void start_give(struct start *s)
+{
+	if (s >= start_slots && s < start_slots + START_SLOTS)
+		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+	else
+		interpose_real_free(s);
+}
+
 static void atfork_child(void)
 {
+	/* the records of threads the parent was starting: no such thread here */
+	for (int i = 0; i < START_SLOTS; i++)
+		start_slots[i].busy = 0;
 	/* a child maps none of its parent's file pages: libsonde.so's resident part, if
 	 * kept, mapped again before the child measures anything (untested: t802's fork run
 	 * passes without it) */
@@ -580,16 +622,10 @@ __attribute__((destructor)) static void sonde_fini(void)
 
 /* ---- threads ---- */
 
-struct start {
-	void *(*fn)(void *);
-	void *arg;
-	uint32_t index;
-};
-
 static void *thread_trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
-	interpose_real_free(p);
+	start_give(p);
 	struct rt_thread *t = rt_thread_start(s.index);
 	if (t)
 		pthread_setspecific(thread_key, t);
@@ -604,7 +640,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		real = dlsym(RTLD_NEXT, "pthread_create");
 	if (!rt_cfg.enabled || rt_stopping)
 		return real(th, attr, fn, arg);
-	struct start *s = interpose_real_malloc(sizeof(*s));
+	struct start *s = start_take();
 	if (!s)
 		return real(th, attr, fn, arg);
 	s->fn = fn;
@@ -612,7 +648,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	s->index = rt_thread_next_index();
 	int r = real(th, attr, thread_trampoline, s);
 	if (r)
-		interpose_real_free(s);
+		start_give(s);
 	return r;
 }
 
