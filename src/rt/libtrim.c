@@ -25,7 +25,8 @@
  * never touched.
  *
  * Only the runtime's own libraries: the program's (libc) keep their fault-around, so its
- * own resident memory is as without sonde.  At process start only (sonde_init, and the
+ * own resident memory is as without sonde (but for the pages the runtime's start-up alone
+ * mapped in them, which are unmapped again: rt_trim_foreign_drop, at the end).  At process start only (sonde_init, and the
  * dlopen of a library the runtime loads for itself; rt_trim_prefault also in a forked
  * child): not handler-safe.  libsonde.so is trimmed with the runtime off too (no SONDE_*:
  * 172 KB of it were resident in a program that merely inherited LD_PRELOAD).
