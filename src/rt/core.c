@@ -49,10 +49,19 @@ SIGSAFE uint64_t rt_rand(struct rt_thread *t)
 	return x;
 }
 
+int (*rt_vdso_clock_gettime)(clockid_t clk, struct timespec *ts);
+
+SIGSAFE int rt_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	int (*f)(clockid_t, struct timespec *) = rt_vdso_clock_gettime;
+
+	return f ? f(clk, ts) : clock_gettime(clk, ts);
+}
+
 SIGSAFE uint64_t rt_now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rt_clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 

@@ -91,7 +91,7 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 		.unwind_fail = t->stats.unwind_fail,
 	};
 	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 && t->tid == (int)gettid())
+	if (rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 && t->tid == (int)gettid())
 		s.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	struct sonde_rec_end e = {
 		.h = { .type = SONDE_REC_END, .size = sizeof(e) },

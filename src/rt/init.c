@@ -453,8 +453,50 @@ static void atfork_parent(void)
 		t->busy = 0;
 }
 
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t index;
+	int busy;	/* start_slots: taken */
+};
+
+/*
+ * The start records of threads being created, taken by pthread_create and given back by
+ * the new thread once it has copied its own.  Not from malloc: the new thread's free was
+ * its first call into glibc's allocator, which made glibc create a malloc arena (4 KB
+ * resident, 64 MB reserved) in every thread, the program's allocating or not (commbench's
+ * four workers: bench/memory.sh comm, the 132KB mappings).  malloc's only when all 16
+ * are taken (as many threads starting at once); 64 made .bss a page larger.
+ */
+#define START_SLOTS 16
+static struct start start_slots[START_SLOTS];
+
+static struct start *start_take(void)
+{
+	for (int i = 0; i < START_SLOTS; i++) {
+		int free_slot = 0;
+
+		if (!__atomic_load_n(&start_slots[i].busy, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&start_slots[i].busy, &free_slot, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &start_slots[i];
+	}
+	return interpose_real_malloc(sizeof(struct start));
+}
+
+static void start_give(struct start *s)
+{
+	if (s >= start_slots && s < start_slots + START_SLOTS)
+		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+	else
+		interpose_real_free(s);
+}
+
 static void atfork_child(void)
 {
+	/* the records of threads the parent was starting: no such thread here */
+	for (int i = 0; i < START_SLOTS; i++)
+		start_slots[i].busy = 0;
 	/* a child maps none of its parent's file pages: libsonde.so's resident part, if
 	 * kept, mapped again before the child measures anything (untested: t802's fork run
 	 * passes without it) */
@@ -482,8 +524,31 @@ static void atfork_child(void)
 	rt_thread_after_fork_child();
 }
 
+/* The vDSO's clock_gettime, for rt_clock_gettime (rt.h: why not glibc's).  The loader
+ * lists the vDSO among the loaded objects; without it, or its symbol, glibc's stays. */
+static void vdso_clock_init(void)
+{
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	if (h)
+		rt_vdso_clock_gettime = (int (*)(clockid_t, struct timespec *))dlsym(
+			h, "__vdso_clock_gettime");
+}
+
+/* The end of start-up, whatever its outcome: the program's libraries' pages that only
+ * start-up mapped (stdio, printf and scanf: libtrim.c) unmapped again.  Not for a tool
+ * that counts page faults: its instances would count the program's own first use of them
+ * again, which the runtime's start-up had taken before (t802). */
+static void start_done(void)
+{
+	rt_trim_foreign_drop(!rt_tool || !(rt_tool->flags & RT_TOOL_COUNTS_FAULTS));
+}
+
 __attribute__((constructor(101))) static void sonde_init(void)
 {
+	/* before the runtime's first call into libc: what is mapped of it now is the
+	 * program's (the loader's work), what start-up maps after is the runtime's */
+	rt_trim_foreign_mark();
 	/* libgcc's CPU model (rt-stack.c's popcnt test) read now, not by its constructor
 	 * after this one, whose code is linked last: it would map a granule of cold code
 	 * again after the trimming (its constructor returns at once when this ran) */
@@ -494,14 +559,18 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	 * interposers use is unmapped (bench/memory.sh, "runtime off") */
 	if (!rt_cfg.enabled) {
 		rt_trim_object_at((const void *)&sonde_init);
+		start_done();
 		return;
 	}
 	rt_pid = (int)getpid();
+	vdso_clock_init();
 	interpose_init();
 	dl_iterate_phdr(own_range_cb, (void *)(uintptr_t)&sonde_init);
 	stem_set();
-	if (rt_tool_pick())
+	if (rt_tool_pick()) {
+		start_done();
 		return;
+	}
 	/* variance's page-fault counts must not see the runtime's first touches (t802), in a
 	 * forked child either: the libraries it dlopens stay mapped whole, as fault-around
 	 * maps them, and of libsonde.so the part its handlers and interposers run
@@ -514,8 +583,10 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	source_pick();
 	watch_pick();
 	unwinders_init();
-	if (rt_tool_start())
+	if (rt_tool_start()) {
+		start_done();
 		return;
+	}
 	proc_write_start();
 	rt_copy_maps(".maps.start");
 	pthread_key_create(&thread_key, thread_key_destructor);
@@ -531,6 +602,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 			(unsigned long long)rt_cfg.period, period_unit(),
 			source_why[0] ? "; " : "", source_why, watch_backend_name(),
 			watch_backend_why()[0] ? ": " : "", watch_backend_why());
+	start_done();
 	(void)t;
 }
 
@@ -550,16 +622,10 @@ __attribute__((destructor)) static void sonde_fini(void)
 
 /* ---- threads ---- */
 
-struct start {
-	void *(*fn)(void *);
-	void *arg;
-	uint32_t index;
-};
-
 static void *thread_trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
-	interpose_real_free(p);
+	start_give(p);
 	struct rt_thread *t = rt_thread_start(s.index);
 	if (t)
 		pthread_setspecific(thread_key, t);
@@ -574,7 +640,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		real = dlsym(RTLD_NEXT, "pthread_create");
 	if (!rt_cfg.enabled || rt_stopping)
 		return real(th, attr, fn, arg);
-	struct start *s = interpose_real_malloc(sizeof(*s));
+	struct start *s = start_take();
 	if (!s)
 		return real(th, attr, fn, arg);
 	s->fn = fn;
@@ -582,7 +648,7 @@ RT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	s->index = rt_thread_next_index();
 	int r = real(th, attr, thread_trampoline, s);
 	if (r)
-		interpose_real_free(s);
+		start_give(s);
 	return r;
 }
 

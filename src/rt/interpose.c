@@ -388,6 +388,35 @@ static int track_free(void *p)
 	return 1;
 }
 
+/* interpose_scratch's buffer, per thread */
+struct scratch {
+	char *buf;
+	size_t size, used;
+};
+static RT_TLS struct scratch scratch;
+
+void interpose_scratch(void *buf, size_t size)
+{
+	scratch = (struct scratch){ buf, size, 0 };
+}
+
+/* n bytes from the thread's scratch buffer, or NULL (none, or no room) */
+static void *scratch_alloc(size_t n)
+{
+	size_t k = (n + 15) & ~(size_t)15;
+
+	if (!scratch.buf || k < n || k > scratch.size - scratch.used)
+		return NULL;
+	scratch.used += k;
+	return scratch.buf + scratch.used - k;
+}
+
+static int in_scratch(const void *p)
+{
+	return scratch.buf && (const char *)p >= scratch.buf &&
+	       (const char *)p < scratch.buf + scratch.size;
+}
+
 static inline int worth(size_t n)
 {
 	return n >= rt_cfg.min_object && rt_cfg.enabled;
@@ -400,7 +429,10 @@ RT_EXPORT void *malloc(size_t n)
 		if (!real_malloc)
 			return boot_alloc(n);
 	}
-	void *p = real_malloc(n);
+	void *p = scratch.buf ? scratch_alloc(n) : NULL;
+	if (p)
+		return p;
+	p = real_malloc(n);
 	if (worth(n))
 		track_alloc(p, n, 0, SITE);
 	return p;
@@ -415,8 +447,12 @@ RT_EXPORT void *calloc(size_t k, size_t n)
 		if (!real_calloc)
 			return boot_alloc(k * n);
 	}
-	void *p = real_calloc(k, n);
 	size_t total;
+	void *p = scratch.buf && !__builtin_mul_overflow(k, n, &total) ? scratch_alloc(total) :
+									   NULL;
+	if (p)
+		return memset(p, 0, total);
+	p = real_calloc(k, n);
 	if (!__builtin_mul_overflow(k, n, &total) && worth(total))
 		track_alloc(p, total, 0, SITE);
 	return p;
@@ -428,6 +464,16 @@ RT_EXPORT void *realloc(void *old, size_t n)
 		void *p = malloc(n);
 		if (p)
 			memcpy(p, old, n);	/* boot blocks are small and never moved again */
+		return p;
+	}
+	if (scratch.buf && (!old || in_scratch(old))) {
+		/* a scratch block is followed by the ones cut after it, or by free room */
+		size_t have = old ? (size_t)(scratch.buf + scratch.used - (char *)old) : 0;
+		void *p = scratch_alloc(n);
+		if (!p)
+			p = malloc(n);
+		if (p && old)
+			memcpy(p, old, have < n ? have : n);
 		return p;
 	}
 	if (!real_realloc)
@@ -444,7 +490,7 @@ RT_EXPORT void *realloc(void *old, size_t n)
 
 RT_EXPORT void free(void *p)
 {
-	if (!p || is_boot(p))
+	if (!p || is_boot(p) || in_scratch(p))
 		return;
 	track_free(p);
 	if (!real_free)

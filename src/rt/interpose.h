@@ -17,5 +17,13 @@ void interpose_init(void);
 /* The program's allocator, bypassing tracking (for the runtime's own small needs). */
 void *interpose_real_malloc(size_t n);
 void interpose_real_free(void *p);
+/* From now on, until interpose_scratch(NULL, 0), the calling thread's malloc, calloc and
+ * realloc are served from buf (size bytes, cut in order) while it has room, and free of a
+ * block in it does nothing: for a libc call the runtime makes whose allocations end before
+ * it returns (pthread_getattr_np's cpuset copy, thread.c), so that a thread's first
+ * allocation, which makes glibc create the thread's malloc arena (4 KB resident, 64 MB
+ * reserved), is the program's and not the runtime's.  Weak: the CLI and unit tests link
+ * thread.c without this file. */
+void interpose_scratch(void *buf, size_t size) __attribute__((weak));
 
 #endif

@@ -25,7 +25,8 @@
  * never touched.
  *
  * Only the runtime's own libraries: the program's (libc) keep their fault-around, so its
- * own resident memory is as without sonde.  At process start only (sonde_init, and the
+ * own resident memory is as without sonde (but for the pages the runtime's start-up alone
+ * mapped in them, which are unmapped again: rt_trim_foreign_drop, at the end).  At process start only (sonde_init, and the
  * dlopen of a library the runtime loads for itself; rt_trim_prefault also in a forked
  * child): not handler-safe.  libsonde.so is trimmed with the runtime off too (no SONDE_*:
  * 172 KB of it were resident in a program that merely inherited LD_PRELOAD).
@@ -54,6 +55,7 @@
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -313,4 +315,174 @@ void *rt_dlopen_trimmed(const char *name)
 	if (trim.pm >= 0)
 		close(trim.pm);
 	return h;
+}
+
+/*
+ * The program's libraries' pages that the runtime's start-up alone faults in.  Start-up
+ * writes the .proc with stdio (fopen, fprintf), formats names with snprintf and reads
+ * /proc files with sscanf (pmu.c, pthread_getattr_np for the main thread): glibc's printf,
+ * scanf and stdio code lie together, and fault-around mapped 256 KB of libc (192 KB of
+ * that code, 64 KB of its constants) that commbench alone never maps, in every process
+ * the runtime starts in (bench/memory.sh comm, libc.so.6's row).  Those pages are the
+ * program's libraries' and stay untrimmed as such, but the ones that were not mapped
+ * before the runtime started are the runtime's doing: they are unmapped again once it has
+ * started (a page the program uses later comes back from the page cache, with
+ * fault-around, as without sonde).  Read-only segments only, pages still the file's
+ * (pagemap bit 61) only, objects loaded before start-up only (libgcc_s, which the runtime
+ * loads itself, is trimmed by rt_dlopen_trimmed); libsonde.so and the vDSO are left out.
+ */
+#define FOREIGN_SEGS 64
+
+struct foreign_seg {
+	uintptr_t lo, hi;
+	uint64_t *had;	/* a bit per page: mapped at rt_trim_foreign_mark */
+};
+static struct {
+	struct foreign_seg seg[FOREIGN_SEGS];
+	int n;
+	void *mem;
+	size_t len;
+} foreign;
+
+/* Calls fn(seg range) for each read-only PT_LOAD of the objects other than libsonde.so
+ * and the vDSO that shares its pages with no writable segment. */
+struct foreign_walk {
+	void (*fn)(uintptr_t lo, uintptr_t hi, void *arg);
+	void *arg;
+};
+
+static int foreign_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct foreign_walk *w = data;
+
+	(void)size;
+	if (rt_dl_holds(info, (uintptr_t)&rt_trim_foreign_mark) ||
+	    info->dlpi_addr == (uintptr_t)getauxval(AT_SYSINFO_EHDR))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) || !ph->p_memsz)
+			continue;
+		uintptr_t lo = PAGE_DOWN(info->dlpi_addr + ph->p_vaddr);
+		uintptr_t hi = PAGE_UP(info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
+		if (!overlaps_writable(info, lo, hi))
+			w->fn(lo, hi, w->arg);
+	}
+	return 0;
+}
+
+static void foreign_add(uintptr_t lo, uintptr_t hi, void *arg)
+{
+	(void)arg;
+	if (foreign.n < FOREIGN_SEGS)
+		foreign.seg[foreign.n++] = (struct foreign_seg){ lo, hi, NULL };
+}
+
+/* pagemap's entries for [lo, hi), a batch at a time: fn(page address, entry) each */
+static void pagemap_each(int pm, uintptr_t lo, uintptr_t hi,
+			 void (*fn)(struct foreign_seg *s, uintptr_t a, uint64_t e),
+			 struct foreign_seg *s)
+{
+	uint64_t e[TRIM_PM_BATCH];
+
+	for (uintptr_t b = lo; b < hi; b += TRIM_PM_BATCH * TRIM_PAGE) {
+		size_t n = (hi - b) / TRIM_PAGE;
+		ssize_t got;
+
+		n = n < TRIM_PM_BATCH ? n : TRIM_PM_BATCH;
+		got = pread(pm, e, n * sizeof(e[0]), (off_t)(b / TRIM_PAGE * sizeof(e[0])));
+		for (size_t i = 0; i < n && (ssize_t)((i + 1) * sizeof(e[0])) <= got; i++)
+			fn(s, b + i * TRIM_PAGE, e[i]);
+	}
+}
+
+static void had_set(struct foreign_seg *s, uintptr_t a, uint64_t e)
+{
+	size_t i = (a - s->lo) / TRIM_PAGE;
+
+	if (e >> 63 & 1)
+		s->had[i / 64] |= 1ull << (i % 64);
+}
+
+void rt_trim_foreign_mark(void)
+{
+	struct foreign_walk w = { foreign_add, NULL };
+	size_t words = 0;
+	uint64_t *p;
+	int pm;
+
+	if (foreign.mem)
+		return;
+	foreign.n = 0;
+	dl_iterate_phdr(foreign_cb, &w);
+	for (int i = 0; i < foreign.n; i++)
+		words += ((foreign.seg[i].hi - foreign.seg[i].lo) / TRIM_PAGE + 63) / 64;
+	foreign.len = PAGE_UP(words * sizeof(uint64_t));
+	if (!foreign.len || (pm = pagemap_open()) < 0)
+		return;
+	p = mmap(NULL, foreign.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		close(pm);
+		return;
+	}
+	foreign.mem = p;
+	for (int i = 0; i < foreign.n; i++) {
+		struct foreign_seg *s = &foreign.seg[i];
+		s->had = p;
+		p += ((s->hi - s->lo) / TRIM_PAGE + 63) / 64;
+		pagemap_each(pm, s->lo, s->hi, had_set, s);
+	}
+	close(pm);
+}
+
+/* a run of pages to unmap, carried across pagemap_each's calls */
+static uintptr_t drop_run, drop_end;
+
+static void drop_flush(void)
+{
+	if (drop_run)
+		madvise((void *)drop_run, drop_end - drop_run, MADV_DONTNEED);
+	drop_run = 0;
+}
+
+static void drop_new(struct foreign_seg *s, uintptr_t a, uint64_t e)
+{
+	size_t i = (a - s->lo) / TRIM_PAGE;
+	int had = s->had[i / 64] >> (i % 64) & 1;
+
+	if (!had && (e >> 63 & 1) && (e >> 61 & 1)) {
+		if (!drop_run || drop_end != a)
+			drop_flush();
+		if (!drop_run)
+			drop_run = a;
+		drop_end = a + TRIM_PAGE;
+	}
+}
+
+/* a segment of an object still loaded: if rt_trim_foreign_mark saw it, its new pages go */
+static void foreign_drop_seg(uintptr_t lo, uintptr_t hi, void *arg)
+{
+	int pm = *(int *)arg;
+
+	for (int i = 0; i < foreign.n; i++)
+		if (foreign.seg[i].lo == lo && foreign.seg[i].hi == hi) {
+			pagemap_each(pm, lo, hi, drop_new, &foreign.seg[i]);
+			drop_flush();
+		}
+}
+
+void rt_trim_foreign_drop(int drop)
+{
+	int pm;
+	struct foreign_walk w = { foreign_drop_seg, &pm };
+
+	if (!foreign.mem)
+		return;
+	if (drop && (pm = pagemap_open()) >= 0) {
+		dl_iterate_phdr(foreign_cb, &w);
+		close(pm);
+	}
+	munmap(foreign.mem, foreign.len);
+	foreign.mem = NULL;
+	foreign.n = 0;
 }

@@ -46,6 +46,15 @@ void rt_trim_keep_unwind(void);
  * rt_trim_keep_resident and a first rt_trim_object_at on libsonde.so. */
 void rt_trim_prefault(void);
 
+/* The pages of the other loaded objects' read-only segments (libc, ld.so, the program)
+ * that are mapped now, noted (rt_trim_foreign_mark), and with drop nonzero those mapped
+ * since then but not before unmapped (rt_trim_foreign_drop), which also frees the note:
+ * the runtime's start-up between the two calls maps libc's stdio, printf and scanf code,
+ * which the program may never use (libtrim.c).  A page still the file's only; one mark at
+ * a time.  Start-up only. */
+void rt_trim_foreign_mark(void);
+void rt_trim_foreign_drop(int drop);
+
 /* Right after libsonde.so's resident code (resident-end.c, linked after RT_RESIDENT; not
  * in libtrim.c, which tests build on its own). */
 void rt_resident_end(void);

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 #include <ucontext.h>
 
@@ -123,6 +124,14 @@ uint64_t rt_rand(struct rt_thread *t);
 
 /* CLOCK_MONOTONIC in ns (vDSO).  Handler-safe. */
 uint64_t rt_now(void);
+
+/* clock_gettime through the vDSO's own entry when rt_vdso_clock_gettime is set (init.c,
+ * at start-up), else glibc's: glibc's wrapper lies in a 64 KB fault-around window of
+ * libc's time code (mktime, strftime...) that a program that never reads a clock does
+ * not map, and every thread's first rt_now mapped it (bench/memory.sh comm).  0, or
+ * nonzero on an error (the vDSO's -errno, or glibc's -1).  Handler-safe. */
+extern int (*rt_vdso_clock_gettime)(clockid_t clk, struct timespec *ts);
+int rt_clock_gettime(clockid_t clk, struct timespec *ts);
 
 /* ---- samples ---- */
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "rt/ctx.h"
+#include "rt/interpose.h"
 #include "rt/thread.h"
 #include "rt/watch.h"
 
@@ -111,13 +112,23 @@ static void stack_range(struct rt_thread *t)
 	pthread_attr_t attr;
 	void *lo;
 	size_t size;
-	if (pthread_getattr_np(pthread_self(), &attr))
-		return;
-	if (!pthread_attr_getstack(&attr, &lo, &size)) {
-		t->stack_lo = (uint64_t)(uintptr_t)lo;
-		t->stack_hi = t->stack_lo + size;
+	/* pthread_getattr_np's cpuset copy (32 bytes up to 256 CPUs, freed by
+	 * pthread_attr_destroy) from here: as the thread's first allocation it made glibc
+	 * create a malloc arena in every thread the program never allocates in (4 KB
+	 * resident each: commbench's workers, bench/memory.sh) */
+	char buf[512] __attribute__((aligned(16)));
+
+	if (interpose_scratch)
+		interpose_scratch(buf, sizeof(buf));
+	if (!pthread_getattr_np(pthread_self(), &attr)) {
+		if (!pthread_attr_getstack(&attr, &lo, &size)) {
+			t->stack_lo = (uint64_t)(uintptr_t)lo;
+			t->stack_hi = t->stack_lo + size;
+		}
+		pthread_attr_destroy(&attr);
 	}
-	pthread_attr_destroy(&attr);
+	if (interpose_scratch)
+		interpose_scratch(NULL, 0);
 }
 
 static int altstack_init(struct rt_thread *t)
@@ -152,6 +163,13 @@ static void altstack_release(struct rt_thread *t)
 	t->altstack = NULL;
 }
 
+/* "-ID.sdt" into buf (40 bytes), which it returns */
+static char *stream_suffix(char *buf, uint64_t id)
+{
+	rt_stpcpy(rt_u64toa(rt_stpcpy(buf, "-"), id), ".sdt");
+	return buf;
+}
+
 static int stream_open(struct rt_thread *t)
 {
 	struct sonde_file_header h = {
@@ -169,18 +187,19 @@ static int stream_open(struct rt_thread *t)
 		.stack_hi = t->stack_hi,
 	};
 	memcpy(h.magic, SONDE_MAGIC, SONDE_MAGIC_LEN);
-	/* the name goes into the buffer's mapping (out.c), not on the thread's stack */
+	/* the name goes into the buffer's mapping (out.c), not on the thread's stack; made
+	 * without snprintf, whose first call in a thread mapped 64-192 KB of libc's printf
+	 * code that the program may never use (libtrim.c, rt_trim_foreign_drop) */
 	char suffix[40];
-	snprintf(suffix, sizeof(suffix), "-%d.sdt", t->tid);
-	int r = out_init(&t->out, rt_stem, suffix, &h, OUT_SIZE);
+	int r = out_init(&t->out, rt_stem, stream_suffix(suffix, (uint64_t)t->tid), &h,
+			 OUT_SIZE);
 	/* The id was used before in this process (ids wrap at pid_max): another name, still
 	 * PREFIX-<digits>.sdt, that no thread id can have (pid_max is at most 2^22); the
 	 * header holds the real id. */
-	for (uint64_t k = 1; r == -EEXIST && k < 1000; k++) {
-		snprintf(suffix, sizeof(suffix), "-%llu.sdt",
-			 (unsigned long long)(k * 100000000ull + (uint64_t)t->tid));
-		r = out_init(&t->out, rt_stem, suffix, &h, OUT_SIZE);
-	}
+	for (uint64_t k = 1; r == -EEXIST && k < 1000; k++)
+		r = out_init(&t->out, rt_stem,
+			     stream_suffix(suffix, k * 100000000ull + (uint64_t)t->tid), &h,
+			     OUT_SIZE);
 	return r;
 }
 

@@ -49,7 +49,7 @@ static SIGSAFE void now2(int64_t *v)
 	struct timespec ts;
 
 	v[0] = (int64_t)rt_now();
-	v[1] = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 :
+	v[1] = rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 :
 	       (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 

@@ -165,7 +165,7 @@ static SIGSAFE void read_metrics(int64_t *v)
 	struct timespec ts;
 
 	v[VAR_M_TIME] = (int64_t)rt_now();
-	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+	if (!rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		v[VAR_M_CPU] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	if (var_events & (VAR_EV_PF | VAR_EV_CSW)) {
 		struct rusage ru;
