@@ -136,7 +136,7 @@ $(B)/cli/%.o: src/%.c
 RT_RESIDENT := src/rt/core.c src/rt/arena.c src/rt/thread.c src/rt/ctx.c src/rt/out.c \
 	src/rt/tools.c src/rt/fnmap.c src/rt/watch.c src/rt/watch-sig.c src/rt/watch-calib.c \
 	src/rt/source-clock-sig.c src/rt/source-inst.c src/rt/decode-x86.c src/rt/decode-lite.c \
-	src/rt/interpose.c \
+	src/rt/interpose.c src/rt/sigsafe.c \
 	src/rt/init.c src/rt/finish.c src/rt/libtrim.c src/rt/source-clock.c \
 	src/tools/variance/rt-variance.c \
 	src/tools/variance/rt-jump.c
