@@ -195,7 +195,7 @@ static inline long peek(const volatile uint64_t *w)
  * stores, the sampled detector counted each worker's next read of that line as a transfer
  * of a whole period from main.  With period 1009 that is 3 or 4 phases of 1009 for each
  * lock-step mode, and then 2-4 events of main's against pairs 5000's 10-14: the
- * constructed pairs' share of the volume read 0.71-0.82 in every such run (t402 wants
+ * constructed pairs' share of the volume read 0.71-0.85 in every such run (t402 wants
  * 0.9; once 0.69 in a CI suite).  The exact detector counted them too, once each.
  */
 #define POKE(lv, v) __asm__ volatile("movq %1, %0" : "=m"(lv) : "r"((uint64_t)(v)))
