@@ -37,7 +37,10 @@ run_one() {
 	grep -E '^(FAIL|SKIP) ' "$log" | sed 's/^/    /'
 	if [ "$f" -ne 0 ]; then
 		failed_names+=("$name")
-		sed -n '1,60p' "$log" | grep -v -E '^(PASS|SKIP) ' | sed 's/^/    | /'
+		# the first 100 lines other than PASS and SKIP: a check's own evidence (the
+		# comm tests print the matrices of a failed check) comes after its test's
+		# earlier PASS lines
+		grep -v -E '^(PASS|SKIP) ' "$log" | sed -n '1,100p' | sed 's/^/    | /'
 	fi
 }
 

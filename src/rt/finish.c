@@ -18,27 +18,6 @@
 
 enum { T_LIVE = 0, T_FINISHING = 1, T_FINISHED = 2 };
 
-SIGSAFE char *rt_stpcpy(char *dst, const char *src)
-{
-	while ((*dst = *src++))
-		dst++;
-	return dst;
-}
-
-SIGSAFE char *rt_u64toa(char *dst, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*dst++ = tmp[--n];
-	*dst = 0;
-	return dst;
-}
-
 /*
  * Another thread's stream is finished (exit, _exit or a fatal signal in some thread) while
  * that thread may be writing a record into it: wait until it leaves the runtime (see

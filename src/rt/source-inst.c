@@ -700,24 +700,15 @@ static int inst_thread_start(struct rt_thread *t)
  * handler. */
 static SIGSAFE void inst_debug_cache(const struct rt_thread *t)
 {
-	char line[96], num[3][12];
-	uint32_t v[3] = { (uint32_t)t->tid, inst_tls.fix_mask + 1, inst_tls.fix_misses };
-	const char *part[] = { "sonde: inst: thread ", " cache ", " sets, ", " misses while small\n" };
-	size_t n = 0;
+	char line[96], *e = rt_stpcpy(line, "sonde: inst: thread ");
 
-	for (int i = 0; i < 3; i++) {
-		int k = 0;
-		do
-			num[i][k++] = (char)('0' + v[i] % 10);
-		while ((v[i] /= 10) != 0 && k < 11);
-		for (size_t j = 0; part[i][j]; j++)
-			line[n++] = part[i][j];
-		while (k)
-			line[n++] = num[i][--k];
-	}
-	for (size_t j = 0; part[3][j]; j++)
-		line[n++] = part[3][j];
-	if (write(2, line, n) < 0)
+	e = rt_u64toa(e, (uint32_t)t->tid);
+	e = rt_stpcpy(e, " cache ");
+	e = rt_u64toa(e, inst_tls.fix_mask + 1);
+	e = rt_stpcpy(e, " sets, ");
+	e = rt_u64toa(e, inst_tls.fix_misses);
+	e = rt_stpcpy(e, " misses while small\n");
+	if (write(2, line, (size_t)(e - line)) < 0)
 		return;
 }
 

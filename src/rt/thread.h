@@ -75,8 +75,4 @@ void rt_process_end(const char *how, int signo);
 /* Registry access for finish.c. */
 extern struct rt_thread *volatile rt_threads[RT_MAX_THREADS];
 
-/* Handler-safe string helpers (no stdio). */
-char *rt_stpcpy(char *dst, const char *src);
-char *rt_u64toa(char *dst, uint64_t v);
-
 #endif

@@ -110,7 +110,8 @@ EOC
 if ! gcc -std=gnu11 -O2 -D_GNU_SOURCE -shared -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	-fno-omit-frame-pointer -I"$SONDE_TOP/include" -I"$SONDE_TOP/src" -Wl,-z,defs harness.c \
 	"$SONDE_TOP/src/rt/source-inst.c" "$SONDE_TOP/src/rt/decode-x86.c" "$SONDE_TOP/src/rt/decode-lite.c" \
-	"$SONDE_TOP/src/rt/decode-load.c" "$SONDE_TOP/src/rt/libtrim.c" -o harness.so \
+	"$SONDE_TOP/src/rt/decode-load.c" "$SONDE_TOP/src/rt/libtrim.c" "$SONDE_TOP/src/rt/sigsafe.c" \
+	-o harness.so \
 	-lZydis 2>build.err; then
 	fail t050-harness "cannot build the harness: $(head -3 build.err)"
 	exit 0

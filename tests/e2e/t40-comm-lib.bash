@@ -75,3 +75,34 @@ ring_even() {
 		{ m = ($1 + $2 + $3 + $4) / 4; if (m <= 0) exit 1
 		  for (k = 1; k <= 4; k++) if ($k < lo * m || $k > hi * m) exit 1 }'
 }
+
+# comm_dump DIR [MATRIX]: a failed check's evidence, so that a failure seen once explains
+# itself: the recording's thread matrix (DIR/comm/matrix-all-thread.csv, or MATRIX, a path
+# under DIR), its pairs.csv beside that matrix, and the detector's counters.
+comm_dump() {
+	local d=$1 m=${2:-comm/matrix-all-thread.csv}
+	echo "--- $d/$m"
+	cat "$d/$m"
+	echo "--- $d/$(dirname "$m")/pairs.csv"
+	cat "$d/$(dirname "$m")/pairs.csv"
+	echo "--- $d: $(sqlite3 "$d/profile.db" "SELECT group_concat(key || '=' || value, ' ') FROM meta
+		WHERE key IN ('source', 'period', 'samples', 'stores', 'published', 'hits',
+			      'arm_tries', 'arms', 'traps', 'traps_ignored', 'thinned', 'events',
+			      'total_all', 'total_trap', 'sampled_total_all', 'sampled_total_trap',
+			      'switches_per_s', 'watch_backend')")"
+}
+
+# comm_check "DIR..." NAME COMMAND...: check, and on failure comm_dump each DIR (a DIR
+# given as DIR:MATRIX dumps that matrix).
+comm_check() {
+	local dirs=$1 name=$2 d
+	shift 2
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "$*"
+		for d in $dirs; do
+			case $d in *:*) comm_dump "${d%%:*}" "${d#*:}" ;; *) comm_dump "$d" ;; esac
+		done
+	fi
+}

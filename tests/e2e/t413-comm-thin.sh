@@ -4,14 +4,21 @@
 # doc/sonde-comm.md "Thinning"); the estimate must stay where it was.
 #  - SONDE_COMM_THIN=4 thins every arming by 4 on any backend: on commbench's fs mix
 #    (sonde-cc, soft watchpoints, most of the sampled volume from traps) under --compare
-#    (the exact count of the same run beside), the trap volume per exact transfer, the
-#    5 runs of each, alternating, is compared with the unthinned runs' (the median of
-#    the 5 pairs' ratios).
-#    Tolerance: 0.4 to 2.5.  Why that wide: single runs of either kind gave 4 to 32 trap
-#    transfers per exact one at load 8-10 (fs is free running: the scheduler decides
-#    what moves; the exact volume itself moved from 11,000 to 92,000, hence medians, not
-#    sums), and the thinned runs count ~50-80 traps each.  A weighting forgotten (0.25x)
-#    or applied twice (4x) falls outside.
+#    (the exact count of the same run beside), the trap volume, the 5 runs of each,
+#    alternating, is compared with the unthinned runs' (the median of the 5 pairs'
+#    ratios).  The trap volume itself, not per exact transfer as until 2026-11-26: fs is
+#    free running, the scheduler decides what moves, and the exact volume of a run is
+#    ~25,000 when the workers switch at their yields only and 50,000-95,000 when they
+#    are preempted too, while the trap volume stays 150,000-540,000 either way (the
+#    sampled detector counts stores, doc/sonde-comm.md): divided by the exact one, a pair
+#    of runs of different kinds read 0.14x-4.3x, and the median of 5 fell outside the
+#    tolerance in 1 of 6 t413 runs at load 4-9 (2.762) and in ~1% of draws from 70 pairs of
+#    runs at load 8-20; the trap volumes' pair ratios were 0.45x-3.1x, their median of 5
+#    within 0.65-1.60 in 99.8% of draws (this test's per-run lines, repeated: 40 pairs at
+#    load ~8, 30 beside 3 busy loops at load ~20, 2026-11-26 16:19-16:30 UTC; 20 pairs
+#    under taskset -c 0, 0.76x-1.18x either way).
+#    Tolerance: 0.4 to 2.5, for the thinned runs' ~50-130 traps a run against ~150-480.
+#    A weighting forgotten (0.25x) or applied twice (4x) falls outside.
 #  - The thinned runs' sampled matrices keep the invariants, and their cosine similarity
 #    with the exact ones of the same run is, in median, no more than 0.25 below the
 #    unthinned runs' (which themselves gave 0.71 to 0.99 from run to run, hence no
@@ -32,14 +39,15 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)
 : >vol4
 : >cos0
 : >cos4
+# each run kept (r0-1 ... r4-5) for the dump of a failed check (runs_dump)
 for i in 1 2 3 4 5; do
 	for k in 0 4; do
-		rm -rf r$k
-		SONDE_COMM_THIN=$k "$SONDE" comm -q --compare 1009 -o r$k -- "$T/cb-inst" fs 200000 50 \
+		SONDE_COMM_THIN=$k "$SONDE" comm -q --compare 1009 -o r$k-$i -- "$T/cb-inst" fs 200000 50 \
 			>/dev/null 2>err$k
 		check "t413-status-$k-$i" [ $? -eq 0 ]
+		ln -sfn r$k-$i r$k
 		e=$(comm_meta r$k total_all) tr=$(comm_meta r$k sampled_total_trap)
-		awk -v e="${e:-0}" -v t="${tr:-0}" 'BEGIN { if (e > 0) printf "%.4f\n", t / e }' >>vol$k
+		echo "${tr:-0}" >>vol$k
 		c=$(mat_cosine r$k/comm/matrix-all-thread.csv r$k/comm/sampled/matrix-all-thread.csv)
 		echo "$c" >>cos$k
 		echo "    thin=$k run $i: exact $e, trap volume $tr, traps $(comm_meta r$k traps)," \
@@ -47,21 +55,36 @@ for i in 1 2 3 4 5; do
 	done
 	check "t413-thinned-$i" [ "$(comm_meta r4 thinned)" -gt 0 ]
 	check "t413-not-thinned-$i" [ "$(comm_meta r0 thinned)" -eq 0 ]
-	mkdir -p s$i && ln -sfn "$PWD/r4/comm/sampled" s$i/comm
+	mkdir -p s$i && ln -sfn "$PWD/r4-$i/comm/sampled" s$i/comm
 	check "t413-invariants-$i" mat_invariants s$i thread
 done
+# runs_dump: every run's exact and sampled thread matrices side by side (a failed check's
+# evidence: which cells the traps went to, run by run)
+runs_dump() {
+	local i k
+	for i in 1 2 3 4 5; do
+		for k in 0 4; do
+			echo "--- thin=$k run $i: exact matrix | sampled matrix; $(comm_meta r$k-$i switches_per_s) switches/s"
+			paste -d'|' r$k-$i/comm/matrix-all-thread.csv r$k-$i/comm/sampled/matrix-all-thread.csv
+		done
+	done
+}
 p0=$(median <vol0) p4=$(median <vol4)
-echo "    trap volume per exact transfer, medians: thin=0 $p0, thin=4 $p4"
+echo "    trap volume, medians: thin=0 $p0, thin=4 $p4"
 # the ratio of each pair of runs (thinned over unthinned, run side by side), then their
-# median: a pair shares the machine's load, which moves fs's volumes by up to 8x from one
-# minute to the next (the ratio of the two medians read 5.08 once with 4 other jobs on
-# the 2 cores, 1.07-1.08 beside one)
+# median: a pair shares the machine's load, which moves fs's volumes from one minute to
+# the next
 q=$(paste vol4 vol0 | awk '$2 > 0 { print $1 / $2 }' | median)
 q=$(awk -v q="${q:-0}" 'BEGIN { printf "%.3f", q }')
+ok=1
 check "t413-unbiased ($q; medians $p4 over $p0)" float_between "$q" 0.4 2.5
+float_between "$q" 0.4 2.5 || ok=0
 c0=$(median <cos0) c4=$(median <cos4)
 echo "    cosine(exact, sampled), medians: thin=0 $c0, thin=4 $c4"
-check "t413-cosine ($c4 against $c0)" float_between "$c4" "$(awk -v c="$c0" 'BEGIN { print c - 0.25 }')" 1
+lo=$(awk -v c="$c0" 'BEGIN { print c - 0.25 }')
+check "t413-cosine ($c4 against $c0)" float_between "$c4" "$lo" 1
+float_between "$c4" "$lo" 1 || ok=0
+[ $ok = 1 ] || runs_dump
 # the report's watchpoint line says it
 check t413-watch-says grep -q 'arming decisions left virtual' <<<"$(comm_meta r4 watch)"
 check t413-watch-not bash -c '! grep -q virtual' <<<"$(comm_meta r0 watch)"

@@ -186,6 +186,20 @@ static inline long peek(const volatile uint64_t *w)
 	return (long)v;
 }
 
+/*
+ * Main's set-up, stored where sonde-cc does not see it (peek's counterpart; `lv` is an
+ * 8-byte lvalue): the iteration count and the tokens' first holders are no transfer of
+ * the pattern under test.  Seen, they were one: the workers read `iters` at every round
+ * (and a ping-pong's first holder reads the token main set), so when main's first
+ * sampling window (a random phase in [1, period], source-inst.c) ended on one of these
+ * stores, the sampled detector counted each worker's next read of that line as a transfer
+ * of a whole period from main.  With period 1009 that is 3 or 4 phases of 1009 for each
+ * lock-step mode, and then 2-4 events of main's against pairs 5000's 10-14: the
+ * constructed pairs' share of the volume read 0.71-0.85 in every such run (t402 wants
+ * 0.9; once 0.69 in a CI suite).  The exact detector counted them too, once each.
+ */
+#define POKE(lv, v) __asm__ volatile("movq %1, %0" : "=m"(lv) : "r"((uint64_t)(v)))
+
 static void *ring(void *p)
 {
 	long me = (long)p, prev = me == 1 ? NW : me - 1, nxt = me == NW ? 1 : me + 1;
@@ -311,7 +325,7 @@ static void *early(void *p)
 __attribute__((constructor)) static void before_main(void)
 {
 	const char *m = getenv("COMMBENCH_EARLY");
-	iters = m ? atol(m) : 0;
+	POKE(iters, m ? atol(m) : 0);
 	if (iters > 0)
 		pthread_create(&early_thread, NULL, early, NULL);
 }
@@ -334,14 +348,14 @@ int main(int argc, char **argv)
 	const char *mode = argv[1];
 	pthread_barrier_init(&start, NULL, NW);
 	pthread_barrier_init(&phase, NULL, NW);
-	iters = atol(argv[2]);
-	arg = argc > 3 ? atol(argv[3]) : 50;
+	POKE(iters, atol(argv[2]));
+	POKE(arg, argc > 3 ? atol(argv[3]) : 50);
 	if (!strcmp(mode, "pingpong")) {
-		shared[0].w[0] = 1;
+		POKE(shared[0].w[0], 1);
 		run(pingpong, 2);
 	} else if (!strcmp(mode, "pairs")) {
-		shared[0].w[0] = 1;
-		shared[1].w[0] = 3;
+		POKE(shared[0].w[0], 1);
+		POKE(shared[1].w[0], 3);
 		run(pairs, 4);
 	} else if (!strcmp(mode, "mix")) {
 		run(mix, 4);
