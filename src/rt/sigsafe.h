@@ -22,13 +22,6 @@
 /* Marks a function reachable from a handler (documentation for the reader). */
 #define SIGSAFE
 
-#include <stdint.h>
-
-/* String helpers for handlers (sigsafe.c), to build a path or a write(2) message without
- * stdio.  rt_stpcpy copies src with its terminating 0 to dst; rt_u64toa writes v in
- * decimal and a 0 (at most 21 bytes).  Both return the end of what they wrote (its 0),
- * where the next part goes.  Handler-safe. */
-char *rt_stpcpy(char *dst, const char *src);
-char *rt_u64toa(char *dst, uint64_t v);
+#include "rt/sigsafe-str.h"
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "rt/ctx.h"
 #include "rt/interpose.h"
+#include "rt/sigsafe-str.h"
 #include "rt/thread.h"
 #include "rt/watch.h"
 
