@@ -8,18 +8,26 @@
  *
  * Measured once per process, in the first thread that asks, before it samples: a W watch
  * on a word of its stack, rounds of (time around the store) - (time inside the callback),
- * in BATCHES batches of ROUNDS, 2, 4 and 8 ms apart; the third lowest of all the rounds.
- * Noise only adds to a round, and subtracting too much zeroes short intervals (medians at
- * start-up ran from 27 to 41 us on one program on the Linux 6.18 VM).  On the loaded VM
- * the rounds come in spells: a batch of half a millisecond, even 4 batches over 14 ms,
- * can read 19-21 us a round where others read 14.5-15 (the rounds of a few runs printed
- * by a debug build beside 2 CPU-bound loops at load 17, not kept), with a few normal
- * rounds among them; the run's traps after that cost the usual: a lower quartile per batch (the least of the 4, or of one
- * batch before) calibrated 17.4 and 19.1 us in two runs of t812, and took 2.4 and 3.4 us
- * off the medians of 20 and 5 us functions.  The third lowest of 68 rounds is 0.2-0.3 us
- * under a quiet batch's quartile (what an instance then keeps of the traps).  14 ms more
- * at a process's start.  Wall time and the thread's CPU time (the kernel's work counts as
- * the thread's).  Not handler code.
+ * in batches of ROUNDS, 2, 4, 8 and 16 ms apart (BATCHES of them, 30 ms), then more
+ * batches 16 ms apart, up to MAX_BATCHES, until watch_calib_pick finds the cost:
+ *   - only the clean rounds count, those whose wall time is their CPU time within 0.5 us.
+ *     A round in which the thread lost its CPU (another task ran, the host took the
+ *     vCPU: 20-130 us of wall time a round beside 3 busy loops) read 11.5-13.4 us of CPU
+ *     time where the undisturbed ones read 14.6-15: the thread's CPU clock then loses
+ *     some of the trap's own time too.  The third lowest of all rounds read 10.45 and
+ *     12.4 us in 2 of 25 runs of t812 beside 3 busy loops (16:13 UTC, load 2-9), and both
+ *     runs failed: every instance kept 2-5 us of its traps;
+ *   - clean rounds still come in spells that read 17-21 us for 5-15 ms (a batch's third
+ *     lowest, batches 5 ms apart for 200 ms, 12 runs at load 18, 16:31 UTC), while the
+ *     run's traps after that cost the usual; a calibration inside one took 3-4 us too
+ *     much off every instance (t812 failed).  So the cost is the third lowest round of
+ *     the lowest dense window, CALIB_DENSE clean rounds within 0.5 us, over 30 ms: a few
+ *     rounds under the window do not set it, and a spell must span all the batches to.
+ *     With no such window after MAX_BATCHES (~110 ms), the third lowest clean round.
+ * On a quiet machine the window starts at the lowest round: the cost is the third lowest
+ * of the 85 rounds, 0.2-0.3 us under a quiet batch's quartile (what an instance then
+ * keeps of the traps); 30 ms more at a process's start.  Wall time and the thread's CPU
+ * time (the kernel's work counts as the thread's).  Not handler code.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,9 +40,10 @@
 #include "rt/watch.h"
 
 #define ROUNDS 17
-#define BATCHES 4
-#define BATCH_GAP_NS 2000000	/* before the second batch, doubling after */
-#define LOW_RANK 2		/* the third lowest of all rounds */
+#define BATCHES 5		/* always measured */
+#define MAX_BATCHES 10		/* while no dense low window is found */
+#define BATCH_GAP_NS 2000000	/* before the second batch, doubling up to 8x after */
+#define LOW_RANK 2		/* the third lowest of the window's rounds */
 
 static int measured;
 static int64_t cost_ns, cost_cpu_ns;
@@ -106,9 +115,52 @@ static int batch(struct rt_thread *t, int64_t d[2][ROUNDS], int *slot)
 	return n;
 }
 
+/*
+ * Pick the cost (wall, cpu) from n rounds (wall and CPU time of each), sorting them in
+ * place.  A round is clean when its wall time is within CALIB_CLEAN_NS of its CPU time:
+ * nothing else ran on the thread's CPU or took it from the thread (another task, an
+ * interrupt, the host).  Of the clean rounds, sorted by CPU time, the lowest window of
+ * CALIB_DENSE of them within CALIB_WINDOW_NS; the cost is the LOW_RANK-th of that
+ * window, for CPU time, and for wall time of the same clean rounds.  0 when such a window
+ * was found; -EAGAIN when not (the third lowest clean round is picked, or the third lowest
+ * round when fewer than 3 are clean); -EINVAL when n is under 3.
+ */
+int watch_calib_pick(int64_t *wall, int64_t *cpu, int n, int64_t *cost_wall, int64_t *cost_cpu)
+{
+	int m = 0, lo = -1;
+
+	if (n < LOW_RANK + 1)
+		return -EINVAL;
+	/* the clean rounds first */
+	for (int i = 0; i < n; i++) {
+		int64_t d = wall[i] - cpu[i];
+
+		if (d <= CALIB_CLEAN_NS && d >= -CALIB_CLEAN_NS) {
+			int64_t w = wall[i], c = cpu[i];
+
+			wall[i] = wall[m], cpu[i] = cpu[m];
+			wall[m] = w, cpu[m] = c;
+			m++;
+		}
+	}
+	if (m < LOW_RANK + 1)
+		m = n;	/* too few clean: all of them, as a last resort */
+	qsort(wall, (size_t)m, sizeof(int64_t), cmp_i64);
+	qsort(cpu, (size_t)m, sizeof(int64_t), cmp_i64);
+	for (int i = 0; i + CALIB_DENSE <= m && lo < 0; i++)
+		if (cpu[i + CALIB_DENSE - 1] - cpu[i] <= CALIB_WINDOW_NS)
+			lo = i;
+	int k = (lo < 0 ? 0 : lo) + LOW_RANK;
+	*cost_cpu = cpu[k] > 0 ? cpu[k] : 0;
+	/* the wall times sorted on their own: a clean round's wall time is its CPU time
+	 * within CALIB_CLEAN_NS, so rank k of one is rank k of the other within that */
+	*cost_wall = wall[k] > 0 ? wall[k] : 0;
+	return lo < 0 ? -EAGAIN : 0;
+}
+
 static void measure(struct rt_thread *t)
 {
-	int64_t d[2][ROUNDS], all[2][BATCHES * ROUNDS];
+	int64_t d[2][ROUNDS], all[2][MAX_BATCHES * ROUNDS];
 	int slot = -1, n = 0;
 	const char *e = getenv("SONDE_TRAP_CALIBRATE");
 
@@ -118,9 +170,9 @@ static void measure(struct rt_thread *t)
 	 * accesses and be ignored); it does not sample yet. */
 	int busy = t->busy;
 	t->busy = 0;
-	for (int k = 0; k < BATCHES; k++) {
+	for (int k = 0; k < MAX_BATCHES; k++) {
 		if (k) {
-			struct timespec gap = { 0, (long)BATCH_GAP_NS << (k - 1) };
+			struct timespec gap = { 0, (long)BATCH_GAP_NS << (k < 4 ? k - 1 : 3) };
 			nanosleep(&gap, NULL);
 		}
 		int got = batch(t, d, &slot);
@@ -131,14 +183,19 @@ static void measure(struct rt_thread *t)
 		for (int m = 0; m < 2; m++)
 			memcpy(&all[m][n], d[m], sizeof(d[m]));
 		n += got;
+		if (k + 1 >= BATCHES) {
+			/* a copy: the pick sorts */
+			int64_t w[MAX_BATCHES * ROUNDS], c[MAX_BATCHES * ROUNDS];
+
+			memcpy(w, all[0], sizeof(int64_t) * (size_t)n);
+			memcpy(c, all[1], sizeof(int64_t) * (size_t)n);
+			if (!watch_calib_pick(w, c, n, &cost_ns, &cost_cpu_ns))
+				break;
+		}
 	}
 	t->busy = busy;
 	if (!n)
-		return;
-	for (int m = 0; m < 2; m++)
-		qsort(all[m], (size_t)n, sizeof(int64_t), cmp_i64);
-	cost_ns = all[0][LOW_RANK] > 0 ? all[0][LOW_RANK] : 0;
-	cost_cpu_ns = all[1][LOW_RANK] > 0 ? all[1][LOW_RANK] : 0;
+		cost_ns = cost_cpu_ns = 0;
 }
 
 void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns)

@@ -457,6 +457,18 @@ int watch_is_started(void);
  * fires, or with SONDE_TRAP_CALIBRATE=0.  Not in a handler for the first call; then any.
  */
 void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns);
+/*
+ * The calibration's pick from n rounds' wall and CPU times (ns; both arrays are
+ * reordered): of the clean rounds (wall within CALIB_CLEAN_NS of CPU time: nothing else
+ * ran on the thread's CPU nor took it), the lowest window of CALIB_DENSE rounds within
+ * CALIB_WINDOW_NS of CPU time, and its third lowest.  0; -EAGAIN when no such window
+ * exists (the third lowest clean round is given, or the third lowest round when fewer
+ * than 3 are clean); -EINVAL if n < 3.  Pure; any context.
+ */
+#define CALIB_CLEAN_NS 500
+#define CALIB_DENSE 8
+#define CALIB_WINDOW_NS 500
+int watch_calib_pick(int64_t *wall, int64_t *cpu, int n, int64_t *cost_wall, int64_t *cost_cpu);
 /* Force the close + open re-arm path in every set (tests, and kernels whose ioctl is
  * broken); the ioctl path is also abandoned by a set after its first failure. */
 void watch_force_reopen(int on);

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * u-watch-calib.c - the trap calibration's pick (src/rt/watch-calib.c, watch_calib_pick)
+ * on hand-made rounds shaped like those a debug build of it recorded on the 2-core VM
+ * (quiet rounds 14.6-15 us; rounds the thread lost the CPU in, with 20-130 us more wall
+ * than CPU time and 11.5-13.4 us of CPU time; spells of clean rounds at 17-21 us).  Each
+ * expected cost follows from how the rounds are built.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "rt/watch.h"
+
+#define MAXN 170
+
+static int64_t wall[MAXN], cpu[MAXN];
+static int n;
+
+/* add a round: CPU time c, and w more wall time than that */
+static void round_add(int64_t c, int64_t w)
+{
+	cpu[n] = c;
+	wall[n] = c + w;
+	n++;
+}
+
+/* k quiet rounds: 14600, 14610, ... (clean) */
+static void quiet(int k)
+{
+	for (int i = 0; i < k; i++)
+		round_add(14600 + 10 * i, i % 3 - 1);	/* wall within 1 ns of CPU */
+}
+
+TEST(quiet_rounds_third_lowest)
+{
+	int64_t w, c;
+
+	n = 0;
+	quiet(68);
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
+	CHECK(c == 14620);	/* the third lowest: 14600, 14610, 14620 */
+	CHECK(w >= 14619 && w <= 14621);
+}
+
+TEST(preempted_rounds_left_out)
+{
+	int64_t w, c;
+
+	n = 0;
+	/* 10 rounds the thread lost the CPU in: low CPU time, much more wall time */
+	for (int i = 0; i < 10; i++)
+		round_add(11500 + 200 * i, 20000 + 10000 * i);
+	quiet(58);
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
+	CHECK(c == 14620);
+	CHECK(w >= 14619 && w <= 14621);
+}
+
+TEST(isolated_low_rounds_not_the_cost)
+{
+	int64_t w, c;
+
+	n = 0;
+	/* 5 clean rounds far under the rest (fewer than CALIB_DENSE together) */
+	for (int i = 0; i < 5; i++)
+		round_add(12000 + 300 * i, 0);
+	quiet(63);
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
+	CHECK(c == 14620);
+}
+
+TEST(spell_then_one_quiet_batch)
+{
+	int64_t w, c;
+
+	n = 0;
+	/* 51 clean rounds of a spell, 17000-21000 spread 80 ns apart, then one quiet batch */
+	for (int i = 0; i < 51; i++)
+		round_add(17000 + 80 * i, 0);
+	quiet(17);
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
+	CHECK(c == 14620);
+}
+
+TEST(spell_everywhere_asks_for_more)
+{
+	int64_t w, c;
+
+	n = 0;
+	/* clean rounds 100 ns apart: any CALIB_DENSE of them span 700 ns, over the window */
+	for (int i = 0; i < 68; i++)
+		round_add(17000 + 100 * i, 0);
+	CHECK(CALIB_WINDOW_NS < 100 * (CALIB_DENSE - 1));
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == -EAGAIN);
+	CHECK(c == 17200);	/* the third lowest clean round */
+}
+
+TEST(too_few_clean_rounds_all_count)
+{
+	int64_t w, c;
+
+	n = 0;
+	for (int i = 0; i < 10; i++)
+		round_add(13000 + 100 * i, 50000);
+	round_add(14000, 0);
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == -EAGAIN);
+	CHECK(c == 13200);	/* of all 11: 13000, 13100, 13200 */
+	n = 2;
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == -EINVAL);
+}
+
+int main(void)
+{
+	RUN(quiet_rounds_third_lowest);
+	RUN(preempted_rounds_left_out);
+	RUN(isolated_low_rounds_not_the_cost);
+	RUN(spell_then_one_quiet_batch);
+	RUN(spell_everywhere_asks_for_more);
+	RUN(too_few_clean_rounds_all_count);
+	return CHECK_DONE();
+}
