@@ -333,11 +333,6 @@ int rt_inst_every(rt_inst_every_fn fn)
 {
 	if (rt_source != &rt_source_inst)
 		return -ENOTSUP;
-	/* the callbacks' every-only path (watch.h) while no soft data slot is armed: the tool
-	 * starts before the program's code runs, so nothing is armed yet; the first arm
-	 * (watch-sig.c, slot_state) takes the mode back to INST_ON for good */
-	if (!__atomic_load_n(&watch_soft_live, __ATOMIC_RELAXED))
-		__atomic_store_n(&inst_callbacks_line.on, INST_ON_EVERY, __ATOMIC_RELEASE);
 	inst_period = 1;	/* after inst_start: the tool starts after its source */
 	rt_cfg.period = 1;
 	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -347,6 +342,14 @@ int rt_inst_every(rt_inst_every_fn fn)
 	else if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL))
 		inst_barrier_cmd = MEMBARRIER_CMD_GLOBAL;
 	inst_every_fn = fn;
+	/* The callbacks' every-only path (watch.h), last: it calls inst_every_fn at once.
+	 * From INST_ON only: once a soft data slot was armed the mode is INST_ON_WATCHED for
+	 * good (watch-sig.c, slot_state), and a compare-and-swap, unlike a test of
+	 * watch_soft_live followed by a store, cannot undo an arm made in between. */
+	int on = INST_ON;
+
+	__atomic_compare_exchange_n(&inst_callbacks_line.on, &on, INST_ON_EVERY, 0,
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -666,7 +669,11 @@ static int inst_start(void)
 	/* no decode_init (access_ip decodes without libZydis), but the code reads' pid,
 	 * which decode_init set: without it every read asked getpid */
 	decode_after_fork();
-	__atomic_store_n(&inst_callbacks_line.on, INST_ON, __ATOMIC_RELEASE);
+	/* from 0 only: never over an INST_ON_WATCHED */
+	int off = 0;
+
+	__atomic_compare_exchange_n(&inst_callbacks_line.on, &off, INST_ON, 0, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
 	return 0;
 }
 

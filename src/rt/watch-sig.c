@@ -329,10 +329,11 @@ static void slot_state(struct watch_set *s, struct watch_slot *sl, int state)
 
 	if (sl->state == state)
 		return;
-	/* the load/store callbacks check data slots: on before the slot is published */
+	/* the load/store callbacks check data slots: their full path for good, before the
+	 * slot is published (a value rt_inst_every's compare-and-swap does not take back) */
 	if (state == SLOT_ARMED && s->soft && !calls_only(sl) &&
-	    __atomic_load_n(&inst_callbacks_line.on, __ATOMIC_RELAXED) != INST_ON)
-		__atomic_store_n(&inst_callbacks_line.on, INST_ON, __ATOMIC_SEQ_CST);
+	    __atomic_load_n(&inst_callbacks_line.on, __ATOMIC_RELAXED) != INST_ON_WATCHED)
+		__atomic_store_n(&inst_callbacks_line.on, INST_ON_WATCHED, __ATOMIC_SEQ_CST);
 	if (state == SLOT_ARMED)
 		set_bounds(s, sl->addr, calls_only(sl) ? 0 : sl->len);
 	__atomic_store_n(&sl->state, state, __ATOMIC_RELEASE);

@@ -310,18 +310,23 @@ extern int watch_soft_live __attribute__((visibility("hidden")));
  * path and no sample at all (doc/sonde-variance.md, "Costs").  On a line of its own: read
  * by every access of every thread, written once. */
 struct inst_callbacks_line {
-	int on;		/* 0, INST_ON or INST_ON_EVERY */
+	int on;		/* 0, INST_ON, INST_ON_EVERY or INST_ON_WATCHED */
 } __attribute__((aligned(64)));
 /* on: the callbacks' full fast path (the countdown, the soft-watch filters) */
 #define INST_ON 1
 /* on: a tool takes every access (rt_inst_every) and no soft data slot was ever armed in
  * the process: a profiled thread's countdown stays at 1 (period 1) and its filters empty,
  * so the callbacks test the countdown for 1 and go straight to the tool's hook, with no
- * decrement, no filter and no store of the countdown (17 instructions an access fewer than
- * the full path, `sonde reuse --exact`: bench/reuse.sh callgrind, doc/sonde-reuse.md).
- * A countdown not at 1 (a thread not profiled: 0) takes the full path.  The first arm of a
- * soft data slot sets INST_ON before the slot is published, as it sets INST_ON from 0. */
+ * decrement, no filter and no store of the countdown (16 instructions an access fewer than
+ * the full path, `sonde reuse --exact`: bench/reuse.sh callgrind, 197.2 against 213.2 at
+ * 59434c1, doc/sonde-reuse.md).  A countdown not at 1 (a thread not profiled: 0) takes the
+ * full path.  Set by rt_inst_every with a compare-and-swap from INST_ON only. */
 #define INST_ON_EVERY 3
+/* on: the full path as INST_ON, for good: a soft data slot was armed (the first arm sets it
+ * before the slot is published, from 0, INST_ON or INST_ON_EVERY).  Not INST_ON, so that an
+ * rt_inst_every running beside the arm cannot turn the every-only path on again
+ * (tests/unit/u-watch-every.c). */
+#define INST_ON_WATCHED 5
 extern struct inst_callbacks_line inst_callbacks_line __attribute__((visibility("hidden")));
 /* watch_soft_gen moves (release) after every change of a soft data slot's state made by a
  * thread other than the set's owner: the load/store callbacks keep a per-thread copy of
