@@ -8,10 +8,13 @@
 # process with more CPU to do waits longer for it), so the CPU-time (user + sys) ratios
 # are printed too.  Prints; never fails on numbers.
 #   bench/reuse.sh [PAIRS]     (default 5)
-#   bench/reuse.sh callgrind   instructions per access of --exact against the program's own
-#                              (valgrind's callgrind, one thread: the steady state, a run of
-#                              -o 6 minus one of -o 2), and the functions that execute them
-# REUSE_BENCH_BEFORE=DIR adds, in every round, --exact and sampled (period 10007) run by
+#   bench/reuse.sh callgrind   instructions per access of --exact and of sampled mode
+#                              (period 10007) against the program's own (valgrind's callgrind,
+#                              one thread: the steady state, a run of -o 6 minus one of -o 2),
+#                              the whole -o 6 runs' totals, and the functions --exact runs
+#   bench/reuse.sh cachesim    the same runs under --cache-sim=yes: instructions, loads and
+#                              stores per access
+# REUSE_BENCH_BEFORE=DIR adds, in every round (in callgrind and cachesim: once), --exact and sampled (period 10007) run by
 # another build's sonde (DIR: its build directory, e.g. a copy of build/ made before a
 # change): before and after side by side, under the same load.
 set -u
@@ -22,30 +25,58 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$top/bench/lib.sh"
 rbench_build "$work/rb"
-if [ "${1:-}" = callgrind ]; then
+if [ "${1:-}" = callgrind ] || [ "${1:-}" = cachesim ]; then
 	command -v valgrind >/dev/null || { echo "bench: valgrind missing" >&2; exit 1; }
-	cg() {	# cg OUT CMD...: the instructions callgrind counted
-		valgrind --tool=callgrind --callgrind-out-file="$1" "${@:2}" 2>&1 >/dev/null |
-			awk '/refs:/ { gsub(",", "", $NF); print $NF }'
-	}
+	before=${REUSE_BENCH_BEFORE:-}
+	[ -z "$before" ] || [ -x "$before/sonde" ] || { echo "bench: $before/sonde missing" >&2; exit 1; }
+	cgopt=()
+	[ "$1" = callgrind ] || cgopt=(--cache-sim=yes)
+	echo "bench: reuse.sh $1; $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	# tot EVENT FILE: an event's count over the whole run (Ir; with --cache-sim also Dr, Dw)
+	tot() { callgrind_annotate --show="$1" "$2" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'; }
 	acc() { sqlite3 "$1/profile.db" "select value from meta where key = 'accesses'"; }
-	cd "$work" || exit 1
-	n2=$(cg n2.cg ./rb ribench -t 1 -o 2)
-	n6=$(cg n6.cg ./rb ribench -t 1 -o 6)
 	quiet() { "$@" 2>&1 >/dev/null | grep -v -e "this program was not built by sonde-cc" -e "only software watchpoints can" >&2; }
+	cd "$work" || exit 1
 	for o in 2 6; do
-		quiet "$B/sonde" reuse -q --exact -o e$o -- valgrind --tool=callgrind --log-file=e$o.log \
-			--callgrind-out-file=e$o.cg ./rb ribench -t 1 -o $o
+		valgrind --tool=callgrind "${cgopt[@]}" --log-file=n$o.log --callgrind-out-file=n$o.cg \
+			./rb ribench -t 1 -o $o >/dev/null
 	done
-	e2=$(callgrind_annotate e2.cg 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-	e6=$(callgrind_annotate e6.cg 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-	a2=$(acc e2) a6=$(acc e6)
-	awk -v n2="$n2" -v n6="$n6" -v e2="$e2" -v e6="$e6" -v a2="$a2" -v a6="$a6" 'BEGIN {
-		printf "instructions per access (rbench ribench -t 1, -o 6 minus -o 2: %d accesses): program %.1f, under --exact %.1f\n", a6 - a2, (n6 - n2) / (a6 - a2), (e6 - e2) / (a6 - a2) }'
-	echo "functions (self, -o 6; share of all instructions):"
-	callgrind_annotate e6.cg 2>/dev/null | awk '/file:function/ { on = 1; next } on == 1 && /^-/ { on = 2; next }
-		on == 2 && (/^-/ || /^$/) { exit } on == 2 && match($0, /\( *[0-9.]+%\) +[^ ]+/) { print "  " substr($0, RSTART, RLENGTH) }' |
-		sed "s|$top/||" | head -10
+	# run SONDE TAG ARGS...: `sonde reuse ARGS` on -o 2 and -o 6 under callgrind (TAG2.cg, TAG6.cg)
+	run() {
+		local s=$1 tag=$2 o
+		shift 2
+		for o in 2 6; do
+			quiet "$s" reuse -q "$@" -o $tag$o -- valgrind --tool=callgrind "${cgopt[@]}" \
+				--log-file=$tag$o.log --callgrind-out-file=$tag$o.cg ./rb ribench -t 1 -o $o
+		done
+	}
+	run "$B/sonde" e --exact
+	run "$B/sonde" s --source inst
+	[ -z "$before" ] || { run "$before/sonde" be --exact; run "$before/sonde" bs --source inst; }
+	# every figure an access: -o 6 minus -o 2 over the accesses --exact counted between them
+	# (the steady state: start-up and the recording's end cancel out; the program is the same
+	# in every run, so are its accesses)
+	da=$(( $(acc e6) - $(acc e2) ))
+	per() { awk -v x="$(tot "$1" "${2}6.cg")" -v y="$(tot "$1" "${2}2.cg")" -v n="$da" 'BEGIN { printf "%.1f", (x - y) / n }'; }
+	mil() { awk -v x="$(tot Ir "${1}6.cg")" 'BEGIN { printf "%.1fM", x / 1e6 }'; }
+	if [ "$1" = callgrind ]; then
+		echo "instructions per access (rbench ribench -t 1, -o 6 minus -o 2: $da accesses): program $(per Ir n), under --exact $(per Ir e)"
+		echo "  sampled (inst, period 10007) $(per Ir s); whole -o 6 runs: program $(mil n), --exact $(mil e), sampled $(mil s)"
+		[ -z "$before" ] ||
+			echo "  before ($before): --exact $(per Ir be), sampled $(per Ir bs); whole -o 6 runs: --exact $(mil be), sampled $(mil bs)"
+		echo "functions (self, -o 6; share of all instructions):"
+		callgrind_annotate e6.cg 2>/dev/null | awk '/file:function/ { on = 1; next } on == 1 && /^-/ { on = 2; next }
+			on == 2 && (/^-/ || /^$/) { exit } on == 2 && match($0, /\( *[0-9.]+%\) +[^ ]+/) { print "  " substr($0, RSTART, RLENGTH) }' |
+			sed "s|$top/||" | head -10
+	else
+		line() { printf '  %-30s instructions %s, loads %s, stores %s\n' "$2" "$(per Ir "$1")" "$(per Dr "$1")" "$(per Dw "$1")"; }
+		echo "per access (callgrind --cache-sim=yes, rbench ribench -t 1, -o 6 minus -o 2: $da accesses):"
+		line n program
+		line e --exact
+		line s "sampled (inst, period 10007)"
+		[ -z "$before" ] || { line be "--exact, before"; line bs "sampled, before"; echo "  (before: $before)"; }
+	fi
+	echo "bench: done $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	exit 0
 fi
 
