@@ -280,7 +280,8 @@ static int rank_starved(const struct vs_matrix *m, const struct vs_rule *rule, i
 static int net_own(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s)
 {
 	size_t c = (size_t)r * m->nslices + s;
-	return vs_net_low(m, rule, r, s) && !(m->v[VS_CPU][c] < VS_STARVED) && m->v[1][c] < m->v[0][c];
+	return vs_net_low(m, rule, r, s) && !(m->v[VS_CPU][c] < VS_STARVED) &&
+	       m->v[1][c] < m->v[0][c];
 }
 
 /*
@@ -378,8 +379,8 @@ static int machine_starved(const struct vs_matrix *m, int s, int have_cpu, float
  * 2-slice runs made most of the clean false positives; the bridge gives back most of the
  * co-runner's cells that the longer runs lose (doc/sonde-vsensor.md, "Detection rule").
  */
-static void flag_runs(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r, float bar,
-		      const float *dropped, const unsigned char *low, unsigned char *f)
+static void flag_runs(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r,
+		      float bar, const float *dropped, const unsigned char *low, unsigned char *f)
 {
 	int ns = m->nslices, need = rule->min_slices + (k == 1);
 	const float *v = m->v[k] + (size_t)r * ns;
@@ -393,8 +394,8 @@ static void flag_runs(const struct vs_matrix *m, const struct vs_rule *rule, int
 			e++;
 		if (e - s >= need) {
 			/* the bridge: one cell that came back part way, then low cells */
-			for (int b = 0; b < VS_BRIDGES && e + 1 < ns && low[e + 1] && v[e] < VS_HYST * bar &&
-					!(dropped && dropped[e] < 0); b++) {
+			for (int b = 0; b < VS_BRIDGES && e + 1 < ns && low[e + 1] &&
+					v[e] < VS_HYST * bar && !(dropped && dropped[e] < 0); b++) {
 				e += 1;
 				while (e < ns && low[e])
 					e++;
@@ -460,7 +461,8 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 			float bar = rule->threshold[k];
 			if (k == 1 && rule->net_rel * lvl[r] < bar)	/* NaN level: no bar */
 				bar = rule->net_rel * lvl[r];
-			flag_runs(m, rule, k, r, bar, k == 1 ? share : NULL, low, flag[k] + (size_t)r * ns);
+			flag_runs(m, rule, k, r, bar, k == 1 ? share : NULL, low,
+				  flag[k] + (size_t)r * ns);
 		}
 	}
 	free(med);

@@ -482,8 +482,8 @@ static void network_notes(const struct loaded *l, const struct vs_rule *rule, FI
 			   "  network would not stand out\n");
 	}
 	if (nlowlvl) {
-		fprintf(f, "network on %s: usually under %.2f (level %.3f", ranks_named(list, sizeof(list),
-			lowlvl, nlowlvl), VS_LEVEL_HIDES, lmin);
+		fprintf(f, "network on %s: usually under %.2f (level %.3f",
+			ranks_named(list, sizeof(list), lowlvl, nlowlvl), VS_LEVEL_HIDES, lmin);
 		if (lmax > lmin)
 			fprintf(f, "-%.3f", lmax);
 		fprintf(f, ", the %.0fth percentile of %s\n"
