@@ -21,13 +21,12 @@
  *      loaded machine every network sensor runs at a fraction of its best, and only a
  *      cell well under that noise counts), and count only when at least 3/4 of the ranks
  *      are low so in that slice (a lone slow collective is scheduling noise on shared
- *      cores; network trouble is shared);
- *      Limits of the level: a network event over more than about 3/4 of a rank's network slices
- *      is the level itself and is not flagged (the old rule's bar, the threshold
- *      alone, held to about 9/10); and a network slow for the whole run is never
- *      flagged, by any rule here: a sensor's standard time is the 10th percentile of
- *      its own records, so a run slow throughout is its own standard (report.c says
- *      so when a rank's level is low).
+ *      cores; network trouble is shared).  Limits of the level: a network event over
+ *      more than about 3/4 of a rank's network slices is the level itself and is not
+ *      flagged (the rule up to 9dcc77d, the threshold alone, held to about 9/10); and a
+ *      network slow for the whole run is flagged by no rule here: a sensor's standard
+ *      time is the 10th percentile of its own records, so a run slow throughout is its
+ *      own standard.  vsensor report names ranks whose level is under 0.1 (report.c);
  *   4. only runs of at least min_slices (default 3; one more for network) consecutive
  *      low slices of one rank count (runs of 1-2 slices are scheduling noise on a loaded
  *      machine), and a flagged run goes on over one slice under VS_HYST x its bar (the
