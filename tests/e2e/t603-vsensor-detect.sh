@@ -29,13 +29,15 @@
 # window's edges are not scored (score).  On a quiet machine (other processes under 10% of
 # the CPUs in the second before each run and after the last) the issue's own bars are
 # asserted too: precision and recall >= 0.9 for the delay, the co-runner and the quota, clean
-# FP <= 1%.  Since the rule of 2026-11-26 16:30 UTC (a network cell judged against its
-# rank's own noise level, runs of 3 slices, 4 for network: doc/sonde-vsensor.md) the delay's
-# and the clean run's issue bars are asserted up to 40% of the CPUs taken by others: on the
-# bundled cg's kept runs with others at 45-75% (bench/vsensor.sh --detect-only, rescored
-# with bench/vsensor-rescore.sh) that rule flagged 0 of the clean runs' cells and scored
-# the 3-ms delay 1.00/1.00 in every run, where the rule before it flagged 5.1% (up to 8.2%)
-# of the clean cells.  The co-runner's and the quota's stay at 10%: at that load other
+# FP <= 1%.  The delay's issue bars are asserted up to 40% of the CPUs taken by others, a
+# hypothesis with thin evidence: of the kept bench runs scored by the rule since 2026-11-26
+# 16:30 UTC, 4 delay runs had others between 10% and 40% (the reviewer's rounds of
+# 17:12-17:24 UTC, /tmp/rv-s2-keep: ft 21%, stencil 35%, PRK Stencil 23%, PRK Reduce 37%),
+# all 1.00/1.00; above 40%, helper S's cg runs at 45-75% scored 1.00/1.00 too
+# (doc/sonde-vsensor.md, "Review of the rule of 16:30 UTC").  The clean run's issue bar
+# (<= 1%) stays at 10%: one kept clean run had others between 10% and 40% (ft at 39%: 0),
+# too few; and of the 45 kept clean runs in helper S's section of the doc, the 6 over 1%
+# had others at 54-75%.  The co-runner's and the quota's stay at 10%: at that load other
 # processes are co-runners of their own (precision 0.62-0.74 on the busy runs).
 # Where other processes took 40% or more of the CPUs in the second before the co-runner's
 # or the quota's run, those two cases are a SKIP (not_saturated, below: another process
@@ -193,7 +195,7 @@ if [ -n "${thr_p:-}" ] && quiet_or_skip t603-vsensor-throttle-spec; then
 	check t603-vsensor-throttle-spec-precision float_between "$thr_p" 0.9 1
 	check t603-vsensor-throttle-spec-recall float_between "$thr_r" 0.9 1
 fi
-if quiet_or_skip t603-vsensor-clean-spec 0.40; then
+if quiet_or_skip t603-vsensor-clean-spec; then
 	check t603-vsensor-clean-spec-fp float_between "$(val fp_rate "$score")" 0 0.01
 fi
 

@@ -270,20 +270,18 @@ static int rank_starved(const struct vs_matrix *m, const struct vs_rule *rule, i
 /* Step 5's exception: is rank r, compute-flagged in slice s, slow in the network on its
  * own, so that the others' low network cells are not (only) their wait for it?  Its
  * network cell is low (step 2, not a CPU wait), it got at least half its typical CPU
- * share (not starved: a throttled rank is descheduled inside its collectives too) or its
- * network cell is under VS_NET_FAR x its share (far slower than any wait for a CPU: PRK
- * Synch_p2p under a 3-ms PMPI delay, ranks 1 and 2 at 0.04-0.3 of their share, waking from
- * the delay's sleeps on loaded cores, their network cells under 0.001; in the bundled
- * kernels' quota runs every rank's network falls to 0.001-0.1 waiting for the throttled
- * one, and 0.1 x the share let those waits through, 0.03 did not: doc/sonde-vsensor.md,
- * step 5), and its network is slower than its compute: a rank the others wait for
- * arrives last, and its own network senses do not wait. */
+ * share (a throttled rank is descheduled inside its collectives too), and its network is
+ * slower than its compute: a rank the others wait for arrives last, and its own network
+ * senses do not wait.  No way out for a starved rank with a very slow network: a bar at
+ * 0.03 x its share (0bba6e7) gave PRK Synch_p2p's PMPI delay back in helper S's runs, but
+ * a CPU quota on one rank of ft on a quiet machine put that rank at share 0.10, network
+ * 0.001-0.002, under the bar, and flagged every rank's wait for it (FP 17.6%, 1 of 3 more
+ * runs); doc/sonde-vsensor.md, step 5. */
 static int net_own(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s)
 {
 	size_t c = (size_t)r * m->nslices + s;
-	float share = m->v[VS_CPU][c], v = m->v[1][c];
-	return vs_net_low(m, rule, r, s) && (!(share < VS_STARVED) || v < VS_NET_FAR * share) &&
-	       v < m->v[0][c];
+	return vs_net_low(m, rule, r, s) && !(m->v[VS_CPU][c] < VS_STARVED) &&
+	       m->v[1][c] < m->v[0][c];
 }
 
 /*
@@ -315,6 +313,14 @@ static float net_level(const struct vs_matrix *m, int r, float *tmp)
 		return NAN;
 	qsort(tmp, n, sizeof(float), float_cmp);	/* a run's slices: thousands in an hour */
 	return tmp[(int)(VS_NET_LEVEL_Q * (n - 1) + 0.5)];
+}
+
+double vs_net_level(const struct vs_matrix *m, int r)
+{
+	float *tmp = malloc((m->nslices ? m->nslices : 1) * sizeof(float));
+	double l = tmp ? net_level(m, r, tmp) : NAN;
+	free(tmp);
+	return l;
 }
 
 /* Steps 1 and 2 for network cell (r, s): low, not a CPU wait, and under the rank's noise. */
@@ -359,17 +365,22 @@ static int machine_starved(const struct vs_matrix *m, int s, int have_cpu, float
 /*
  * Step 4 for rank r's cells of kind k (low[s]: steps 1-3 and 5): runs of at least
  * min_slices low cells (one more for network) are flagged, and a flagged run goes on over
- * one cell under VS_HYST x the threshold when low cells follow it (hysteresis: an event
- * is not cut in two by one slice that came back part way; the cells after the gap need
- * not make a run of their own).  Why the longer runs (3 and 4 slices, 0.6 and 0.8 s,
- * where 2 and 3 were): on a loaded machine a rank's cells drop under the thresholds for a
- * slice or two at a time, in clean runs (compute at 0.1-0.4 beside 0.7-1.0 from one slice
- * to the next in PRK Stencil's clean run at load 11-14), and 2-slice runs made most of
- * the clean false positives; the bridge gives back most of the co-runner's cells that
- * the longer runs lose (doc/sonde-vsensor.md, "Detection rule").
+ * one cell under VS_HYST x bar (the cell's effective bar: the threshold, for network the
+ * lower of it and net_rel x the rank's level) when low cells follow it (hysteresis: an
+ * event is not cut in two by one slice that came back part way; the cells after the gap
+ * need not make a run of their own).  At most VS_BRIDGES times per run: unbounded, a chain
+ * of bridges made a run of 3 flag 57 cells where cells at 0.85 and 0.1 alternated (half of
+ * them never low); one bridge lost co-runner cells that two keep (doc/sonde-vsensor.md).  Not
+ * over a slice step 5 dropped (dropped[s] < 0): its cell was a wait for a slow rank, and
+ * flagging it through the bridge undoes step 5.  Why the longer runs (3 and 4 slices, 0.6
+ * and 0.8 s, where 2 and 3 were): on a loaded machine a rank's cells drop under the
+ * thresholds for a slice or two at a time, in clean runs (compute at 0.1-0.4 beside
+ * 0.7-1.0 from one slice to the next in PRK Stencil's clean run at load 11-14), and
+ * 2-slice runs made most of the clean false positives; the bridge gives back most of the
+ * co-runner's cells that the longer runs lose (doc/sonde-vsensor.md, "Detection rule").
  */
 static void flag_runs(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r,
-		      const unsigned char *low, unsigned char *f)
+		      float bar, const float *dropped, const unsigned char *low, unsigned char *f)
 {
 	int ns = m->nslices, need = rule->min_slices + (k == 1);
 	const float *v = m->v[k] + (size_t)r * ns;
@@ -383,7 +394,8 @@ static void flag_runs(const struct vs_matrix *m, const struct vs_rule *rule, int
 			e++;
 		if (e - s >= need) {
 			/* the bridge: one cell that came back part way, then low cells */
-			while (e + 1 < ns && !low[e] && v[e] < VS_HYST * rule->threshold[k] && low[e + 1]) {
+			for (int b = 0; b < VS_BRIDGES && e + 1 < ns && low[e + 1] &&
+					v[e] < VS_HYST * bar && !(dropped && dropped[e] < 0); b++) {
 				e += 1;
 				while (e < ns && low[e])
 					e++;
@@ -446,7 +458,11 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 			}
 			for (int s = 0; s < ns; s++)
 				low[s] = cell_low(m, rule, k, r, s, med, share, lvl, tmp);
-			flag_runs(m, rule, k, r, low, flag[k] + (size_t)r * ns);
+			float bar = rule->threshold[k];
+			if (k == 1 && rule->net_rel * lvl[r] < bar)	/* NaN level: no bar */
+				bar = rule->net_rel * lvl[r];
+			flag_runs(m, rule, k, r, bar, k == 1 ? share : NULL, low,
+				  flag[k] + (size_t)r * ns);
 		}
 	}
 	free(med);

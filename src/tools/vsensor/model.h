@@ -21,15 +21,20 @@
  *      loaded machine every network sensor runs at a fraction of its best, and only a
  *      cell well under that noise counts), and count only when at least 3/4 of the ranks
  *      are low so in that slice (a lone slow collective is scheduling noise on shared
- *      cores; network trouble is shared);
+ *      cores; network trouble is shared).  Limits of the level: a network event over
+ *      more than about 3/4 of a rank's network slices is the level itself and is not
+ *      flagged (the rule up to 9dcc77d, the threshold alone, held to about 9/10); and a
+ *      network slow for the whole run is flagged by no rule here: a sensor's standard
+ *      time is the 10th percentile of its own records, so a run slow throughout is its
+ *      own standard.  vsensor report names ranks whose level is under 0.1 (report.c);
  *   4. only runs of at least min_slices (default 3; one more for network) consecutive
  *      low slices of one rank count (runs of 1-2 slices are scheduling noise on a loaded
- *      machine), and a flagged run goes on over one slice under 1.5 x the threshold
- *      when low slices follow (hysteresis);
+ *      machine), and a flagged run goes on over one slice under VS_HYST x its bar (the
+ *      threshold, for network the lower of it and net_rel x the level) when low slices
+ *      follow (hysteresis), at most VS_BRIDGES times, never over a slice step 5 dropped;
  *   5. network cells are not flagged in a slice where some rank's compute is flagged
  *      (unless that rank's own network cell is low too, it got at least half its typical
- *      CPU share or its network cell is under VS_NET_FAR x that share (far slower than a
- *      CPU wait explains), and its network is slower than its compute: it is not the rank
+ *      CPU share, and its network is slower than its compute: it is not the rank
  *      the others wait for, which arrives last and does not wait itself),
  *      or where the median compute cell is under 0.5 (the whole machine short of CPU):
  *      there, ranks wait in MPI for the slow rank (waiting is not a slow network); and
@@ -55,8 +60,8 @@
 #define VS_CORE_STARVED 0.4		/* see vs_detect, step 3 (a rank short of CPU) */
 #define VS_NET_MIN_SLICES 20		/* see vs_detect, step 6 */
 #define VS_NET_LEVEL_Q 0.75		/* see vs_detect, step 2: a rank's typical network level */
-#define VS_NET_FAR 0.03			/* see vs_detect, step 5's exception */
 #define VS_HYST 1.5			/* see vs_detect, step 4: the bridge */
+#define VS_BRIDGES 2			/* see vs_detect, step 4: bridges per run at most */
 
 struct vs_matrix {
 	int nranks, nslices;
@@ -83,6 +88,9 @@ void vs_rule_default(struct vs_rule *r);
 /* Is rank r's network cell in slice s under the threshold, and not one that waited for a
  * CPU (step 5's exemption)?  Step 2 and 5 alone: not the 3/4 of ranks, not the runs. */
 int vs_net_low(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s);
+/* Rank r's typical network level (step 2: the VS_NET_LEVEL_Q quantile of its network
+ * cells); NAN without network data or memory. */
+double vs_net_level(const struct vs_matrix *m, int r);
 int vs_matrix_alloc(struct vs_matrix *m, int nranks, int nslices, double slice_s);
 void vs_matrix_release(struct vs_matrix *m);
 
