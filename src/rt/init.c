@@ -541,7 +541,14 @@ static void vdso_clock_init(void)
  * again, which the runtime's start-up had taken before (t802). */
 static void start_done(void)
 {
-	rt_trim_foreign_drop(!rt_tool || !(rt_tool->flags & RT_TOOL_COUNTS_FAULTS));
+	long n = rt_trim_foreign_drop(!rt_tool || !(rt_tool->flags & RT_TOOL_COUNTS_FAULTS));
+
+	/* after the drop: this fprintf maps stdio again, with SONDE_DEBUG only (t034 reads it) */
+	if (rt_cfg.debug && n >= 0)
+		fprintf(stderr, "sonde: start-up's pages of other objects: %ld dropped\n", n);
+	else if (rt_cfg.debug)
+		fprintf(stderr, "sonde: start-up's pages of other objects: kept%s\n",
+			n == RT_TRIM_DROP_THREADS ? " (other threads)" : "");
 }
 
 __attribute__((constructor(101))) static void sonde_init(void)
