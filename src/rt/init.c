@@ -466,7 +466,7 @@ struct start {
  * its first call into glibc's allocator, which made glibc create a malloc arena (4 KB
  * resident, 64 MB reserved) in every thread, the program's allocating or not (commbench's
  * four workers: bench/memory.sh comm, the 132KB mappings).  16 in .bss (64 made it a page
- * larger); when all are taken (as many threads starting at once), a page of 170 more is
+ * larger); when all are taken (as many threads starting at once), a page of 169 more is
  * mmap'd and chained after them, never unmapped: a slot is taken by a compare-and-swap on
  * its flag and given back by a store, a block is chained by a compare-and-swap on the
  * last one's next, so no lock (a program's thread may be stopped anywhere, a forked child
@@ -475,14 +475,12 @@ struct start {
  */
 struct start_block {
 	struct start_block *next;
+	struct start *slot;
 	int n;
-	struct start slot[];
 };
 #define START_SLOTS 16
-static struct {
-	struct start_block b;
-	struct start slot[START_SLOTS];
-} start_first = { .b.n = START_SLOTS };
+static struct start start_static[START_SLOTS];
+static struct start_block start_first = { NULL, start_static, START_SLOTS };
 
 static struct start *start_block_take(struct start_block *b)
 {
@@ -499,7 +497,7 @@ static struct start *start_block_take(struct start_block *b)
 
 static struct start *start_take(void)
 {
-	struct start_block *b = &start_first.b, *next, *nb = NULL;
+	struct start_block *b = &start_first, *next, *nb = NULL;
 	struct start *s;
 
 	for (;;) {
@@ -515,7 +513,8 @@ static struct start *start_take(void)
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (nb == MAP_FAILED)
 				return NULL;	/* pthread_create: the thread unprofiled */
-			nb->n = (int)((4096 - sizeof(*nb)) / sizeof(nb->slot[0]));
+			nb->slot = (struct start *)(nb + 1);	/* after the header */
+			nb->n = (int)((4096 - sizeof(*nb)) / sizeof(struct start));
 		}
 		if (__atomic_compare_exchange_n(&b->next, &next, nb, 0, __ATOMIC_RELEASE,
 						__ATOMIC_ACQUIRE))
@@ -535,7 +534,7 @@ static void start_give(struct start *s)
 static void atfork_child(void)
 {
 	/* the records of threads the parent was starting: no such thread here */
-	for (struct start_block *b = &start_first.b; b; b = b->next)
+	for (struct start_block *b = &start_first; b; b = b->next)
 		for (int i = 0; i < b->n; i++)
 			b->slot[i].busy = 0;
 	/* a child maps none of its parent's file pages: libsonde.so's resident part, if
