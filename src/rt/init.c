@@ -465,38 +465,78 @@ struct start {
  * the new thread once it has copied its own.  Not from malloc: the new thread's free was
  * its first call into glibc's allocator, which made glibc create a malloc arena (4 KB
  * resident, 64 MB reserved) in every thread, the program's allocating or not (commbench's
- * four workers: bench/memory.sh comm, the 132KB mappings).  malloc's only when all 16
- * are taken (as many threads starting at once); 64 made .bss a page larger.
+ * four workers: bench/memory.sh comm, the 132KB mappings).  16 in .bss (64 made it a page
+ * larger); when all are taken (as many threads starting at once), a page of 169 more is
+ * mmap'd and chained after them, never unmapped: a slot is taken by a compare-and-swap on
+ * its flag and given back by a store, a block is chained by a compare-and-swap on the
+ * last one's next, so no lock (a program's thread may be stopped anywhere, a forked child
+ * inherits the flags: atfork_child clears them).  Before, the 17th took malloc's record
+ * and the arena came back (the review's 40 threads at once: 15 arenas).
  */
+struct start_block {
+	struct start_block *next;
+	struct start *slot;
+	int n;
+};
 #define START_SLOTS 16
-static struct start start_slots[START_SLOTS];
+static struct start start_static[START_SLOTS];
+static struct start_block start_first = { NULL, start_static, START_SLOTS };
+
+static struct start *start_block_take(struct start_block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		int free_slot = 0;
+
+		if (!__atomic_load_n(&b->slot[i].busy, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&b->slot[i].busy, &free_slot, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &b->slot[i];
+	}
+	return NULL;
+}
 
 static struct start *start_take(void)
 {
-	for (int i = 0; i < START_SLOTS; i++) {
-		int free_slot = 0;
+	struct start_block *b = &start_first, *next, *nb = NULL;
+	struct start *s;
 
-		if (!__atomic_load_n(&start_slots[i].busy, __ATOMIC_RELAXED) &&
-		    __atomic_compare_exchange_n(&start_slots[i].busy, &free_slot, 1, 0,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return &start_slots[i];
+	for (;;) {
+		if ((s = start_block_take(b)))
+			break;
+		next = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE);
+		if (next) {
+			b = next;
+			continue;
+		}
+		if (!nb) {
+			nb = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (nb == MAP_FAILED)
+				return NULL;	/* pthread_create: the thread unprofiled */
+			nb->slot = (struct start *)(nb + 1);	/* after the header */
+			nb->n = (int)((4096 - sizeof(*nb)) / sizeof(struct start));
+		}
+		if (__atomic_compare_exchange_n(&b->next, &next, nb, 0, __ATOMIC_RELEASE,
+						__ATOMIC_ACQUIRE))
+			nb = NULL;	/* chained: taken from it next round */
+		b = next ? next : b->next;
 	}
-	return interpose_real_malloc(sizeof(struct start));
+	if (nb)	/* another thread chained its block first */
+		munmap(nb, 4096);
+	return s;
 }
 
 static void start_give(struct start *s)
 {
-	if (s >= start_slots && s < start_slots + START_SLOTS)
-		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
-	else
-		interpose_real_free(s);
+	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
 }
 
 static void atfork_child(void)
 {
 	/* the records of threads the parent was starting: no such thread here */
-	for (int i = 0; i < START_SLOTS; i++)
-		start_slots[i].busy = 0;
+	for (struct start_block *b = &start_first; b; b = b->next)
+		for (int i = 0; i < b->n; i++)
+			b->slot[i].busy = 0;
 	/* a child maps none of its parent's file pages: libsonde.so's resident part, if
 	 * kept, mapped again before the child measures anything (untested: t802's fork run
 	 * passes without it) */
@@ -541,7 +581,14 @@ static void vdso_clock_init(void)
  * again, which the runtime's start-up had taken before (t802). */
 static void start_done(void)
 {
-	rt_trim_foreign_drop(!rt_tool || !(rt_tool->flags & RT_TOOL_COUNTS_FAULTS));
+	long n = rt_trim_foreign_drop(!rt_tool || !(rt_tool->flags & RT_TOOL_COUNTS_FAULTS));
+
+	/* after the drop: this fprintf maps stdio again, with SONDE_DEBUG only (t034 reads it) */
+	if (rt_cfg.debug && n >= 0)
+		fprintf(stderr, "sonde: start-up's pages of other objects: %ld dropped\n", n);
+	else if (rt_cfg.debug)
+		fprintf(stderr, "sonde: start-up's pages of other objects: kept%s\n",
+			n == RT_TRIM_DROP_THREADS ? " (other threads)" : "");
 }
 
 __attribute__((constructor(101))) static void sonde_init(void)
@@ -625,10 +672,19 @@ __attribute__((destructor)) static void sonde_fini(void)
 static void *thread_trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
+	int cancel;
+
 	start_give(p);
+	/* rt_thread_start's open of the stream is a cancellation point: a thread cancelled
+	 * right after pthread_create ended there, its routine never run, even one that
+	 * disables cancellation first (the review's thr.c: 8,110 routines ran under sonde,
+	 * 8,310 natively).  A cancel that comes meanwhile stays pending, for the routine's
+	 * first cancellation point, as without sonde. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	struct rt_thread *t = rt_thread_start(s.index);
 	if (t)
 		pthread_setspecific(thread_key, t);
+	pthread_setcancelstate(cancel, &cancel);
 	return s.fn(s.arg);
 }
 

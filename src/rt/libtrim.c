@@ -55,8 +55,10 @@
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt/libtrim.h"
@@ -330,12 +332,25 @@ void *rt_dlopen_trimmed(const char *name)
  * fault-around, as without sonde).  Read-only segments only, pages still the file's
  * (pagemap bit 61) only, objects loaded before start-up only (libgcc_s, which the runtime
  * loads itself, is trimmed by rt_dlopen_trimmed); libsonde.so and the vDSO are left out.
+ *
+ * pagemap is read before the run is dropped: a page written in between (a private copy
+ * now) would lose its write.  Nothing of the process writes there while it has one thread
+ * (this one, in start-up), so the drop is skipped when it has more (a library's
+ * constructor, run before sonde_init, started one: it may mprotect a read-only segment
+ * writable and write it), and a segment whose mapping is writable NOW (/proc/self/maps,
+ * not the ELF header's flags) is left whole.  What remains is another process writing
+ * into this one between the read and the drop: a debugger's PTRACE_POKETEXT or
+ * process_vm_writev into a segment it made writable, or a uprobe installed then (its
+ * breakpoint page is an anonymous copy; dropped, the uprobe's breakpoint is gone until
+ * the page is mapped again by an mmap): a window of the drop's duration (some 100 us),
+ * once, at start-up.
  */
 #define FOREIGN_SEGS 64
 
 struct foreign_seg {
 	uintptr_t lo, hi;
 	uint64_t *had;	/* a bit per page: mapped at rt_trim_foreign_mark */
+	int writable;	/* rt_trim_foreign_drop: a mapping of it is writable now */
 };
 static struct {
 	struct foreign_seg seg[FOREIGN_SEGS];
@@ -375,7 +390,7 @@ static void foreign_add(uintptr_t lo, uintptr_t hi, void *arg)
 {
 	(void)arg;
 	if (foreign.n < FOREIGN_SEGS)
-		foreign.seg[foreign.n++] = (struct foreign_seg){ lo, hi, NULL };
+		foreign.seg[foreign.n++] = (struct foreign_seg){ lo, hi, NULL, 0 };
 }
 
 /* pagemap's entries for [lo, hi), a batch at a time: fn(page address, entry) each */
@@ -435,13 +450,14 @@ void rt_trim_foreign_mark(void)
 	close(pm);
 }
 
-/* a run of pages to unmap, carried across pagemap_each's calls */
+/* a run of pages to unmap, carried across pagemap_each's calls; the pages unmapped */
 static uintptr_t drop_run, drop_end;
+static long drop_pages;
 
 static void drop_flush(void)
 {
-	if (drop_run)
-		madvise((void *)drop_run, drop_end - drop_run, MADV_DONTNEED);
+	if (drop_run && !madvise((void *)drop_run, drop_end - drop_run, MADV_DONTNEED))
+		drop_pages += (long)((drop_end - drop_run) / TRIM_PAGE);
 	drop_run = 0;
 }
 
@@ -465,24 +481,115 @@ static void foreign_drop_seg(uintptr_t lo, uintptr_t hi, void *arg)
 	int pm = *(int *)arg;
 
 	for (int i = 0; i < foreign.n; i++)
-		if (foreign.seg[i].lo == lo && foreign.seg[i].hi == hi) {
+		if (foreign.seg[i].lo == lo && foreign.seg[i].hi == hi &&
+		    !foreign.seg[i].writable) {
 			pagemap_each(pm, lo, hi, drop_new, &foreign.seg[i]);
 			drop_flush();
 		}
 }
 
-void rt_trim_foreign_drop(int drop)
+/* The process's threads (/proc/self/task's entries), or -1: read with getdents64, not
+ * opendir, which mallocs. */
+static int threads_count(void)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	long got;
+
+	if (fd < 0)
+		return -1;
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < got;) {
+			struct trim_dirent {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (struct trim_dirent *)(buf + off);
+
+			n += d->name[0] != '.';
+			off += d->reclen;
+		}
+	close(fd);
+	return got < 0 ? -1 : n;
+}
+
+static uintptr_t hex_read(const char **p, const char *end)
+{
+	uintptr_t v = 0;
+
+	for (; *p < end; (*p)++) {
+		char c = **p;
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			break;
+		v = v << 4 | (uintptr_t)d;
+	}
+	return v;
+}
+
+/* one line of /proc/self/maps ("lo-hi rwxp ..."): the noted segments it overlaps marked
+ * writable if it is */
+static void maps_line(const char *p, const char *end)
+{
+	uintptr_t lo = hex_read(&p, end), hi;
+
+	if (p >= end || *p++ != '-')
+		return;
+	hi = hex_read(&p, end);
+	if (end - p < 3 || p[0] != ' ' || p[2] != 'w')
+		return;
+	for (int i = 0; i < foreign.n; i++)
+		if (lo < foreign.seg[i].hi && hi > foreign.seg[i].lo)
+			foreign.seg[i].writable = 1;
+}
+
+/* The segments mapped writable now, from /proc/self/maps (with read: no stdio's FILE);
+ * -1 if it cannot be read (then nothing may be dropped). */
+static int maps_writable(void)
+{
+	char buf[4096];
+	size_t have = 0;
+	ssize_t got;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((got = read(fd, buf + have, sizeof(buf) - have)) > 0) {
+		char *p = buf, *end = buf + have + got, *nl;
+
+		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			maps_line(p, nl);
+			p = nl + 1;
+		}
+		have = (size_t)(end - p);
+		if (have == sizeof(buf))	/* no line is that long: a reader's bug */
+			break;
+		memmove(buf, p, have);
+	}
+	close(fd);
+	return got < 0 || have == sizeof(buf) ? -1 : 0;
+}
+
+long rt_trim_foreign_drop(int drop)
 {
 	int pm;
 	struct foreign_walk w = { foreign_drop_seg, &pm };
+	long r = RT_TRIM_DROP_OFF;
 
 	if (!foreign.mem)
-		return;
-	if (drop && (pm = pagemap_open()) >= 0) {
+		return RT_TRIM_DROP_OFF;
+	if (drop && threads_count() != 1)
+		r = RT_TRIM_DROP_THREADS;
+	else if (drop && maps_writable() == 0 && (pm = pagemap_open()) >= 0) {
+		drop_pages = 0;
 		dl_iterate_phdr(foreign_cb, &w);
 		close(pm);
+		r = drop_pages;
 	}
 	munmap(foreign.mem, foreign.len);
 	foreign.mem = NULL;
 	foreign.n = 0;
+	return r;
 }

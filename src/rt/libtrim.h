@@ -50,10 +50,15 @@ void rt_trim_prefault(void);
  * that are mapped now, noted (rt_trim_foreign_mark), and with drop nonzero those mapped
  * since then but not before unmapped (rt_trim_foreign_drop), which also frees the note:
  * the runtime's start-up between the two calls maps libc's stdio, printf and scanf code,
- * which the program may never use (libtrim.c).  A page still the file's only; one mark at
- * a time.  Start-up only. */
+ * which the program may never use (libtrim.c).  A page still the file's only, of a
+ * segment not mapped writable now, and nothing while the process has more than one thread
+ * (libtrim.c: why); one mark at a time.  Start-up only.  rt_trim_foreign_drop returns the
+ * pages unmapped, or RT_TRIM_DROP_OFF (drop zero, no mark, or /proc unreadable) or
+ * RT_TRIM_DROP_THREADS (skipped: other threads). */
+#define RT_TRIM_DROP_OFF (-1)
+#define RT_TRIM_DROP_THREADS (-2)
 void rt_trim_foreign_mark(void);
-void rt_trim_foreign_drop(int drop);
+long rt_trim_foreign_drop(int drop);
 
 /* Right after libsonde.so's resident code (resident-end.c, linked after RT_RESIDENT; not
  * in libtrim.c, which tests build on its own). */

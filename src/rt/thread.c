@@ -116,8 +116,13 @@ static void stack_range(struct rt_thread *t)
 	/* pthread_getattr_np's cpuset copy (32 bytes up to 256 CPUs, freed by
 	 * pthread_attr_destroy) from here: as the thread's first allocation it made glibc
 	 * create a malloc arena in every thread the program never allocates in (4 KB
-	 * resident each: commbench's workers, bench/memory.sh) */
-	char buf[512] __attribute__((aligned(16)));
+	 * resident each: commbench's workers, bench/memory.sh).  glibc doubles the copy
+	 * from 32 bytes until the kernel takes it, each size cut anew from this buffer: 1 KB
+	 * holds them up to a kernel of 2,048 CPU ids, 512 bytes held them up to 1,024 (a
+	 * seccomp filter failing sched_getaffinity below 256 bytes, 8 threads: 8 arenas with
+	 * 512 bytes, 0 with 1 KB; 2026-11-26 17:56 UTC, load 1.6).  Beyond, the larger copies
+	 * come from malloc: an arena, as before, nothing worse. */
+	char buf[1024] __attribute__((aligned(16)));
 
 	if (interpose_scratch)
 		interpose_scratch(buf, sizeof(buf));
