@@ -710,11 +710,13 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
  * go, and after watch_release t may hold none, so a cap kept for good stopped that
  * thread's measuring for the rest of the run (a program holding its 4 registers for a
  * moment, /tmp/rv3x/bp.c of the review: 5 runs of 10).  The kernel is asked again after
- * cap_wait offers, 16 doubling to 1024 while it keeps refusing: one failed open (a few
- * us) in that many offers at worst.
+ * cap_wait offers, 2 doubling to 256 while it keeps refusing: a thread is back at most
+ * about as many offers after the holder let go as the holder held them (bp.c's held for
+ * ~10 samples and the run has ~40 after), and a holder that keeps them costs one failed
+ * open (a few us) in 256 offers.
  */
-#define CAP_WAIT_MIN 16
-#define CAP_WAIT_MAX 1024
+#define CAP_WAIT_MIN 2
+#define CAP_WAIT_MAX 256
 
 static void cap_lower(struct watch_set *s)
 {

@@ -630,8 +630,9 @@ TEST(refusal_after_release_recovers)
 		CHECK(watch_arm(&main_t, &r) == -ENOSPC);
 	while (n)
 		close(fds[--n]);
-	/* The wait after a first refusal is 16 offers (CAP_WAIT_MIN in watch-sig.c): a few
-	 * more than that, not 1000, must bring the thread back. */
+	/* The wait after a refusal is 2 offers doubling while refused (CAP_WAIT_MIN in
+	 * watch-sig.c): the 8 refusals above asked the kernel at offers 1, 3 and 7 of them,
+	 * the next ask is 8 offers after the 7th: back within 16, not 1000. */
 	int got = -1, tries = 0;
 	while (got < 0 && tries < 1000) {
 		got = watch_arm(&main_t, &r);
