@@ -57,6 +57,8 @@ struct watch_set {
 	int trap_waiting;	/* the owner's handler wants the lock: armers back off */
 	int limit;		/* slots the tool lets us use */
 	int cap;		/* events the kernel let us open (refusal lowers it) */
+	int cap_wait;		/* offers a lowered cap waits before the kernel is asked again */
+	uint64_t cap_retry;	/* st.offers at which it is asked again */
 	int nopen;		/* events open now */
 	int no_modify;		/* the ioctl failed once here: re-arm by close + open */
 	uint64_t seq;
@@ -703,11 +705,36 @@ static int slot_arm(struct rt_thread *t, struct watch_set *s, struct watch_slot 
 	return err;
 }
 
+/*
+ * A refused open lowers the cap to the events t holds now, and only for a while: the
+ * holder of the other registers (a debugger, the program's own breakpoints) may let them
+ * go, and after watch_release t may hold none, so a cap kept for good stopped that
+ * thread's measuring for the rest of the run (a program holding its 4 registers for a
+ * moment, /tmp/rv3x/bp.c of the review: 5 runs of 10).  The kernel is asked again after
+ * cap_wait offers, 2 doubling to 256 while it keeps refusing: a thread is back at most
+ * about as many offers after the holder let go as the holder held them (bp.c's held for
+ * ~10 samples and the run has ~40 after), and a holder that keeps them costs one failed
+ * open (a few us) in 256 offers.
+ */
+#define CAP_WAIT_MIN 2
+#define CAP_WAIT_MAX 256
+
+static void cap_lower(struct watch_set *s)
+{
+	s->cap = s->nopen;
+	s->cap_wait = s->cap_wait ? s->cap_wait * 2 : CAP_WAIT_MIN;
+	if (s->cap_wait > CAP_WAIT_MAX)
+		s->cap_wait = CAP_WAIT_MAX;
+	s->cap_retry = s->st.offers + (uint64_t)s->cap_wait;
+}
+
 static int arm_locked(struct rt_thread *t, struct watch_set *s, const struct watch_req *r,
 		      uint64_t a, uint32_t len)
 {
 	if (overlaps(s, -1, a, len, r->type))
 		return -EEXIST;
+	if (s->cap < WATCH_MAX_SLOTS && s->st.offers >= s->cap_retry)
+		s->cap = WATCH_MAX_SLOTS;
 	for (;;) {
 		int i = pick_empty(s), victim = 0;
 		if (i < 0) {
@@ -723,11 +750,13 @@ static int arm_locked(struct rt_thread *t, struct watch_set *s, const struct wat
 		if (!err) {
 			s->st.arms++;
 			s->st.replaced += victim;
+			if (fresh)
+				s->cap_wait = 0;	/* registers were there: next wait short */
 			return i;
 		}
 		/* Someone else holds a debug register of t: we have fewer than we thought. */
 		if (err == -ENOSPC && fresh && s->nopen < s->cap) {
-			s->cap = s->nopen;
+			cap_lower(s);
 			continue;
 		}
 		s->st.refused++;

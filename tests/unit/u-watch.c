@@ -594,6 +594,66 @@ TEST(release_closes_the_event)
 	watch_disarm_all(&main_t);
 }
 
+/* Breakpoint events of the program's own on the calling thread (as a debugger's would
+ * be), outside the engine; returns how many of n opened. */
+static int foreign_bps(int *fds, int n)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		struct perf_event_attr at;
+		watch_bp_attr(&at, (uint64_t)(uintptr_t)&cand[i], 8, WATCH_RW, 0);
+		int fd = (int)syscall(SYS_perf_event_open, &at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			fds[k++] = fd;
+	}
+	return k;
+}
+
+/* A refusal after watch_release is not for good: the engine held no event when the
+ * program took all 4 registers, so the refused open lowered its cap to 0; once the
+ * program lets them go the thread arms again (before, every later arm was -ENOSPC: the
+ * review's bp.c lost its thread's measuring for the rest of the run). */
+TEST(refusal_after_release_recovers)
+{
+	NEED_OPEN();
+	fresh_set();
+	struct hits h = { 0 };
+	struct watch_req r = req(&g.a, 8, WATCH_W, WATCH_PERSIST, &h);
+	int s = watch_arm(&main_t, &r);
+	CHECK(s >= 0);
+	CHECK(watch_release(&main_t, s) == 0);
+	int fds[4];
+	int n = foreign_bps(fds, 4);
+	CHECK(n == 4);
+	/* held: refused, and by the engine's count, not an open each time, until its wait */
+	for (int i = 0; i < 8; i++)
+		CHECK(watch_arm(&main_t, &r) == -ENOSPC);
+	while (n)
+		close(fds[--n]);
+	/* The wait after a refusal is 2 offers doubling while refused (CAP_WAIT_MIN in
+	 * watch-sig.c): the 8 refusals above asked the kernel at offers 1, 3 and 7 of them,
+	 * the next ask is 8 offers after the 7th: back within 16, not 1000. */
+	int got = -1, tries = 0;
+	while (got < 0 && tries < 1000) {
+		got = watch_arm(&main_t, &r);
+		tries++;
+		CHECK(got >= 0 || got == -ENOSPC);
+	}
+	CHECK(got >= 0);
+	CHECK(tries <= 16);
+	struct watch_slot_info si;
+	CHECK(watch_slot_get(&main_t, got, &si) == 0 && si.armed && si.fd >= 0);
+	/* and all 4 registers again, not only the one */
+	struct hits h2 = { 0 };
+	int more = 0;
+	for (int i = 0; i < 3; i++) {
+		struct watch_req q = req(&cand[i], 8, WATCH_W, WATCH_PERSIST, &h2);
+		more += watch_arm(&main_t, &q) >= 0;
+	}
+	CHECK(more == 3);
+	watch_disarm_all(&main_t);
+}
+
 /* A persistent watch whose callback reads the watched word: those self-made traps are
  * queued while the handler runs and must be ignored afterwards, not counted. */
 TEST(callback_own_accesses_ignored)
@@ -1175,6 +1235,7 @@ int main(void)
 	RUN(rearm_with_close_open_fallback);
 	RUN(disarm_stops_traps);
 	RUN(release_closes_the_event);
+	RUN(refusal_after_release_recovers);
 	RUN(callback_own_accesses_ignored);
 	RUN(execute_breakpoint);
 	RUN(oneshot_rearmed_from_callback);

@@ -69,6 +69,8 @@ struct var_thread {
 	 * var_close times or more since the one before (slot_idle closes idle slots then) */
 	uint64_t csw;
 	int switchy;
+	/* an arm was refused an event after slot_idle closed one here: keep them open now */
+	int keep_open;
 	uint64_t seq;
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	struct var_rec_stats s;
@@ -204,6 +206,14 @@ static SIGSAFE void note_err(struct var_thread *vt, int err)
 {
 	vt->s.arm_failures++;
 	vt->s.watch_errno = -err;
+	/* An event closed by slot_idle must be opened again, and the kernel may refuse: the
+	 * program or a debugger holds the thread's debug registers (ENOSPC, the review's
+	 * bp.c), or its descriptors run out under a low RLIMIT_NOFILE (EMFILE, fdp.c).  An
+	 * event kept open is never refused: after one such refusal this thread stops
+	 * closing (the engine asks the kernel again for the one it lost, watch-sig.c
+	 * cap_lower). */
+	if (vt->s.closes && (err == -ENOSPC || err == -EMFILE || err == -ENFILE || err == -ENOMEM))
+		vt->keep_open = 1;
 }
 
 /*
@@ -223,11 +233,13 @@ static SIGSAFE void slot_idle(struct rt_thread *t, struct var_thread *vt, int *s
 {
 	if (*slot < 0)
 		return;
-	if (!vt->switchy) {
+	if (!vt->switchy || vt->keep_open) {
 		watch_disarm(t, *slot);
 		return;
 	}
-	watch_release(t, *slot);
+	/* -EAGAIN/-EDEADLK: the set is busy, the event still open: the slot stays ours */
+	if (watch_release(t, *slot))
+		return;
 	*slot = -1;
 	vt->s.closes++;
 }
