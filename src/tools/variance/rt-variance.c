@@ -54,6 +54,10 @@ struct var_thread {
 	int x_slot, r_slot;		/* watch slots: -1 before the first arm */
 	int x_armed;
 	int x_ticks;			/* samples seen since the X was armed */
+	/* samples an entry armed at once waits here (thread_patience): var_patience, doubled
+	 * at each missed pick up to VAR_PATIENCE_MAX times it, back towards it as entries
+	 * come; 0 before the first sample */
+	int patience;
 	uint64_t gate_fn;		/* hw: the X slot is a gate (gate_slot) for this entry */
 	/* a pick deferred (pick_defer): armed when the pending instance at defer_slot
 	 * returns, the return's trap serving as its gate */
@@ -80,6 +84,8 @@ static unsigned var_events = VAR_EV_TIME | VAR_EV_CPU;
 /* Samples an armed entry waits for its function before another is picked: a function
  * called less often than once per period still gets caught (SONDE_VARIANCE_PATIENCE). */
 static int var_patience = 8;
+/* A thread's patience grows to at most this many times var_patience (thread_patience). */
+#define VAR_PATIENCE_MAX 16
 /* hw: arm an entry in the sampled PC's line behind a gate (gate_slot); SONDE_VARIANCE_GATE=0
  * arms it at once, as before (bench/variance.sh part 8 compares the two) */
 static int var_gate = 1;
@@ -549,6 +555,43 @@ static SIGSAFE uint64_t runtime_leaf_caller(struct rt_thread *t, uint64_t pc, ui
 	return 0;
 }
 
+/*
+ * Patience.  A fixed one gave up every function whose calls come further apart than it
+ * (8 samples, 32 ms at the default period): t813's two 25 ms functions, called in turn,
+ * were each caught by picks made in the other's instance and, on a machine 1.8x slower
+ * (the CI's: 45 ms instances), never, since a pick made in an instance waits past the
+ * next call of the other function only (0 entries of 41 picks; SONDE_VARIANCE_PATIENCE=4
+ * gives the same here).  And with no instance measured no self-pick is deferred, so
+ * nothing ever started.  Now each missed pick doubles the thread's patience, up to
+ * VAR_PATIENCE_MAX times var_patience, and each entry brings it back towards twice the
+ * wait that entry took (never under var_patience): a thread whose functions come often
+ * keeps the short one, which frees the X slot soon after a pick of a function called
+ * once (a driver).
+ */
+static SIGSAFE int thread_patience(struct var_thread *vt)
+{
+	if (vt->patience < var_patience)
+		vt->patience = var_patience;
+	return vt->patience;
+}
+
+static SIGSAFE void patience_missed(struct var_thread *vt)
+{
+	int p = thread_patience(vt);
+
+	vt->s.missed++;
+	vt->patience = p < var_patience * (VAR_PATIENCE_MAX / 2) ? 2 * p : var_patience * VAR_PATIENCE_MAX;
+}
+
+static SIGSAFE void patience_entry(struct var_thread *vt)
+{
+	int p = thread_patience(vt) * 3 / 4, w = 2 * vt->x_ticks;
+
+	vt->patience = p > w ? p : w;
+	if (vt->patience < var_patience)
+		vt->patience = var_patience;
+}
+
 /* The X slot's pick is replaced: count what it was. */
 static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
 {
@@ -565,7 +608,7 @@ static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
 	else if (vt->weak)
 		vt->s.yielded++;
 	else
-		vt->s.missed++;
+		patience_missed(vt);
 }
 
 /* Is an instance pending (being measured) at return slot `slot`? */
@@ -672,7 +715,7 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
  * the pick: the rest of the instance the sample fell in counts toward it only until the
  * sample that sees that frame gone (pick_slot), else a function whose instances are a few
  * periods long was given up before its next call; one that never returns still lets go
- * after `var_patience` samples.
+ * after the thread's patience (thread_patience).
  */
 static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a,
 				  const ucontext_t *uc, int skip)
@@ -761,12 +804,12 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	}
 	/* A pick waiting for its function: a self-pick (weak) lets a later sample pick another
 	 * function, and waits for its instance's return as long as that instance is pending;
-	 * others wait up to var_patience samples. */
+	 * others wait up to the thread's patience (thread_patience), in samples. */
 	int waiting = 0;
 	if (vt->defer_fn) {
 		waiting = (vt->weak && pending_at(vt, vt->defer_slot)) ||
-			  ++vt->x_ticks < var_patience;
-	} else if (vt->x_armed && ++vt->x_ticks < var_patience) {
+			  ++vt->x_ticks < thread_patience(vt);
+	} else if (vt->x_armed && ++vt->x_ticks < thread_patience(vt)) {
 		struct watch_slot_info si;
 		waiting = !watch_slot_get(t, vt->x_slot, &si) && si.armed &&
 			  (si.type == WATCH_X || vt->gate_fn);
@@ -829,6 +872,8 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 	uint64_t slot = w->soft ? w->access_addr :
 		       uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RSP] : 0;
 
+	if (vt->x_armed && !vt->gate_fn)
+		patience_entry(vt);
 	vt->x_armed = 0;
 	vt->gate_fn = 0;
 	vt->pick_slot = 0;
