@@ -35,3 +35,9 @@ for l in $(awk -F, 'NR > 1 { match($2, /rbench.c:[0-9]+/); print substr($2, RSTA
 	code=$(sed -n "${l}p" tests/workloads/reuse/rbench.c | tr -d '\t;')
 	check t509-pair-line-$l grep -qF "line $l (\`$code\`)" <(tr '\n' ' ' <"$doc" | sed 's/  */ /g')
 done
+# the pairs' object named by its allocation in the program, not by sonde's thread start
+# (libsonde.so's thread_trampoline named it until the mend of src/tools/mem/sites.c)
+obj=$(awk -F, 'NR == 2 { print $4 }' ri/reuse/pairs.csv)
+ol=$(echo "$obj" | sed -n 's/.*(rbench\.c:\([0-9]*\))$/\1/p')
+check "t509-object-in-program-${obj// /_}" [ -n "$ol" ]
+check "t509-object-line-allocates-${ol:-none}" grep -q "alloc" <(sed -n "${ol:-0}p" tests/workloads/reuse/rbench.c)

@@ -88,6 +88,31 @@ TEST(wrapper_found_from_paths)
 	site_names_free(s);
 }
 
+/* A thread routine that allocates, run by main and as a thread, whose start is sonde's own
+ * (libsonde.so's thread_trampoline, under start_thread): no second caller, the routine
+ * names its objects (RIBench's ri_thread was named "thread_trampoline (init.c:688)"). */
+TEST(thread_start_through_sonde)
+{
+	struct site_names *s = site_names_new();
+	const struct site_frame worker[] = {
+		F("malloc", NULL, 0, 0, LIBC, 0x100),
+		F("ri_thread", "/home/u/rbench.c", 69, 0, EXE, 0x600),
+		F("thread_trampoline", "/opt/sonde/src/rt/init.c", 688, 0, "/opt/sonde/lib/libsonde.so", 0x700),
+		F("start_thread", NULL, 0, 0, LIBC, 0x800),
+	};
+	const struct site_frame in_main[] = {
+		F("malloc", NULL, 0, 0, LIBC, 0x100),
+		F("ri_thread", "/home/u/rbench.c", 69, 0, EXE, 0x600),
+		F("main", "/home/u/rbench.c", 120, 0, EXE, 0x900),
+	};
+	int a = site_names_add(s, worker, 4), b = site_names_add(s, in_main, 3);
+	CHECK(a >= 0 && b >= 0);
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, a), "ri_thread (rbench.c:69)");
+	CHECK_STR(site_names_label(s, b), "ri_thread (rbench.c:69)");
+	site_names_free(s);
+}
+
 /* xmalloc wraps new_node and other; new_node is itself called from two lines of insert. */
 TEST(wrapper_of_wrapper)
 {
@@ -177,6 +202,7 @@ int main(void)
 	RUN(vector_fields_by_line);
 	RUN(wrapper_found_from_paths);
 	RUN(wrapper_of_wrapper);
+	RUN(thread_start_through_sonde);
 	RUN(two_calls_one_line);
 	RUN(library_own_allocations);
 	RUN(no_symbols);

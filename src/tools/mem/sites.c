@@ -40,10 +40,24 @@ int site_is_system_path(const char *path)
 	return 0;
 }
 
-/* The program's own code: a named function, in neither a system module nor a header. */
+/* sonde's own runtime (libsonde.so, libsonde-inst.so), wherever it is installed: its frames
+ * (the thread start that runs every thread's routine) are no caller of the program's.  Taken
+ * for one, a thread routine that allocates, called from main and as a thread (RIBench's
+ * ri_thread), looked called from two sites, a wrapper, and its objects were named after
+ * sonde's thread_trampoline (init.c). */
+static int sonde_module(const char *path)
+{
+	const char *b = base_name(path);
+
+	return b && !strncmp(b, "libsonde", 8) && strstr(b, ".so");
+}
+
+/* The program's own code: a named function, in neither a system module nor a header, nor
+ * sonde's runtime. */
 static int own(const struct site_frame *f)
 {
-	return f->function && !site_is_system_path(f->module) && !site_is_system_path(f->file);
+	return f->function && !site_is_system_path(f->module) && !site_is_system_path(f->file) &&
+	       !sonde_module(f->module);
 }
 
 /* Interfaces that allocate for their caller: the memory is the caller's data. */
