@@ -11,10 +11,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-command -v gcc >/dev/null || { echo "bench: variance-holder skipped: gcc is not installed"; exit 0; }
+. "$top/bench/lib.sh"
+bench_scratch variance-holder
 command -v python3 >/dev/null || { echo "bench: variance-holder skipped: no python3"; exit 0; }
 "$SONDE_BUILD/sonde" info 2>/dev/null | grep -q "their traps fire" ||
 	{ echo "bench: variance-holder skipped: the debug registers do not trap here"; exit 0; }
