@@ -1,8 +1,18 @@
 # bench/lib.sh - sourced by bench/*.sh: shared helpers for side-by-side measurements.
 #   median            reads numbers on stdin, prints their median ("nan" for none)
 #   bench_pair OUT NATIVE_CMD -- PROFILED_PREFIX   (see below)
+#   bench_scratch NAME  a temporary working directory, and gcc or a skip (see below)
 # Every bench script prints its figures and never fails on numbers.
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# bench_scratch NAME: a fresh temporary directory, $T, removed at exit and made the working
+# directory; where gcc is not installed, says that NAME is skipped and exits the script (0).
+bench_scratch() {
+	T=$(mktemp -d)
+	trap 'rm -rf "$T"' EXIT
+	cd "$T" || exit 1
+	command -v gcc >/dev/null || { echo "bench: $1 skipped: gcc is not installed"; exit 0; }
+}
 
 # GNU time's format for "elapsed user sys maxrss_kb"
 BENCH_TIMEFMT='%e %U %S %M'

@@ -11,35 +11,19 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-command -v gcc >/dev/null || { echo "bench: variance-holder skipped: gcc is not installed"; exit 0; }
+. "$top/bench/lib.sh"
+bench_scratch variance-holder
 command -v python3 >/dev/null || { echo "bench: variance-holder skipped: no python3"; exit 0; }
 "$SONDE_BUILD/sonde" info 2>/dev/null | grep -q "their traps fire" ||
 	{ echo "bench: variance-holder skipped: the debug registers do not trap here"; exit 0; }
 cat >bp.c <<'EOF_C'
 #define _GNU_SOURCE
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
-static volatile double sink;
-static volatile uint64_t spare[8];
-__attribute__((noinline)) void work(int n)
-{
-	double s = 0;
-	for (int i = 0; i < n; i++)
-		s += i * 0.5;
-	sink = s;
-}
+#include "vbp.h"	/* work(), vbp_open() */
 
 static int from = 15000, hold = 2000, got_total;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -50,16 +34,7 @@ static int open_bps(int *fds)
 {
 	int n = 0;
 	for (int i = 0; i < 4; i++) {
-		struct perf_event_attr a;
-		memset(&a, 0, sizeof(a));
-		a.type = PERF_TYPE_BREAKPOINT;
-		a.size = sizeof(a);
-		a.bp_type = HW_BREAKPOINT_RW;
-		a.bp_addr = (uint64_t)(uintptr_t)&spare[i * 2];
-		a.bp_len = 8;
-		a.exclude_kernel = 1;
-		a.exclude_hv = 1;
-		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		int fd = vbp_open(i);
 		if (fd >= 0)
 			fds[n++] = fd;
 	}
@@ -105,7 +80,7 @@ int main(void)
 	return 0;
 }
 EOF_C
-gcc -O1 -g -fno-omit-frame-pointer -pthread bp.c -o bp || exit 1
+gcc -O1 -g -fno-omit-frame-pointer -pthread -I"$top/tests/workloads/variance" bp.c -o bp || exit 1
 date -u "+bench: variance-holder %F %H:%M UTC, load $(cut -d' ' -f1 /proc/loadavg)"
 builds="$SONDE_BUILD/sonde"
 [ -n "${BEFORE:-}" ] && builds="$BEFORE/sonde $builds"

@@ -11,10 +11,9 @@
 # Never fails on numbers.
 #   bench/watch-ioctl.sh      (WATCH_IOCTL_N=calls per round, default 2000)
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-command -v gcc >/dev/null || { echo "bench: watch-ioctl skipped: gcc is not installed"; exit 0; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
+bench_scratch watch-ioctl
 cat >wcommon.h <<'EOF_C'
 /* what both programs below share */
 #define _GNU_SOURCE

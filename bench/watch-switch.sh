@@ -11,10 +11,9 @@
 # with both threads free to move (two CPUs, the idle task between) and once pinned to one CPU
 # (thread to thread).  Never fails on numbers.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-command -v gcc >/dev/null || { echo "bench: watch-switch skipped: gcc is not installed"; exit 0; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
+bench_scratch watch-switch
 cat >sw.c <<'EOF_C'
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -98,7 +97,6 @@ gcc -O2 -pthread -o sw sw.c || { echo "bench: watch-switch skipped: cannot build
 ./sw 10 1 0 >/dev/null 2>&1 || { echo "bench: watch-switch skipped: no breakpoint events here"; exit 0; }
 n=${WATCH_SWITCH_N:-50000}
 rounds=${WATCH_SWITCH_ROUNDS:-5}
-median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 cases="0:0 1:0 2:0 1:1 2:1 2:2"
 name() {
 	case $1 in

@@ -838,21 +838,10 @@ int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r)
 	return err;
 }
 
-int watch_disarm(struct rt_thread *t, int slot)
-{
-	struct watch_set *s = set_of(t);
-
-	if (!s || slot < 0 || slot >= WATCH_MAX_SLOTS)
-		return -EINVAL;
-	int err = set_lock(s, my_tid(), SPIN_ARM);
-	if (err)
-		return err;
-	slot_disarm(s, &s->slot[slot]);
-	set_unlock(s);
-	return 0;
-}
-
-int watch_release(struct rt_thread *t, int slot)
+/* watch_disarm (release 0: the slot's event disabled) and watch_release (release 1: closed;
+ * soft: disabled too, nothing is scheduled at a switch; the slot stays usable by
+ * watch_modify). */
+static int slot_stop(struct rt_thread *t, int slot, int release)
 {
 	struct watch_set *s = set_of(t);
 
@@ -862,13 +851,22 @@ int watch_release(struct rt_thread *t, int slot)
 	if (err)
 		return err;
 	struct watch_slot *sl = &s->slot[slot];
-	/* soft: nothing is scheduled at a switch; the slot stays usable by watch_modify */
-	if (s->soft)
-		slot_disarm(s, sl);
-	else
+	if (release && !s->soft)
 		slot_close(s, sl);
+	else
+		slot_disarm(s, sl);
 	set_unlock(s);
 	return 0;
+}
+
+int watch_disarm(struct rt_thread *t, int slot)
+{
+	return slot_stop(t, slot, 0);
+}
+
+int watch_release(struct rt_thread *t, int slot)
+{
+	return slot_stop(t, slot, 1);
 }
 
 void watch_disarm_all(struct rt_thread *t)

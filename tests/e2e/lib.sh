@@ -55,6 +55,27 @@ chromium() {
 # chromium_console_errors: the console errors chrome.log holds (empty if none).
 chromium_console_errors() { grep -E 'CONSOLE|Uncaught' chrome.log | grep -iE 'error|uncaught' | head -3 | tr '\n' ' '; }
 
+# run_native_and_tools NAME PROG CHECK TOOL...: PROG.c (in the test's directory) built by
+# gcc -O2 -pthread into ./PROG (FAIL NAME-build and return 1 where it cannot be), run
+# natively (check NAME-native) and under each TOOL (sonde TOOL -q -o rec-TOOL; check
+# NAME-TOOL-CHECK): each must exit 0.  Each run's stdout is printed, and kept in
+# out-native, out-TOOL (stderr in err-TOOL).
+run_native_and_tools() {
+	local name=$1 prog=$2 what=$3 tool st
+	shift 3
+	gcc -O2 -pthread "$prog.c" -o "$prog" ||
+		{ fail "$name-build" "cannot build the workload"; return 1; }
+	"./$prog" >out-native
+	check "$name-native" [ $? -eq 0 ]
+	cat out-native
+	for tool in "$@"; do
+		"$SONDE" "$tool" -q -o "rec-$tool" -- "./$prog" >"out-$tool" 2>"err-$tool"
+		st=$?
+		cat "out-$tool"
+		check "$name-$tool-$what" [ "$st" -eq 0 ]
+	done
+}
+
 # run_doc_example NAME DOC WORKLOAD: run the "    $ ..." command lines of DOC's "## Worked
 # example" section as written (sonde-cc and sonde only), in the test's directory, with the
 # workload source (a path under tests/workloads/) copied to the same relative path first.

@@ -40,14 +40,4 @@ int main(void)
 	return atomic_load(&ran) != n;
 }
 EOF_C
-gcc -O2 -pthread cancel.c -o cancel || { fail t035-build "cannot build the workload"; exit 0; }
-
-./cancel >out-native
-check t035-native [ $? -eq 0 ]
-cat out-native
-for tool in comm variance; do
-	"$SONDE" $tool -q -o rec-$tool -- ./cancel >out-$tool 2>err-$tool
-	st=$?
-	cat out-$tool
-	check t035-$tool-all-ran [ $st -eq 0 ]
-done
+run_native_and_tools t035 cancel all-ran comm variance || exit 0

@@ -75,14 +75,4 @@ int main(void)
 	return atomic_load(&sum) != expect ? 1 : a ? 3 : 0;
 }
 EOF_C
-gcc -O2 -pthread many.c -o many || { fail t036-build "cannot build the workload"; exit 0; }
-
-./many >out-native
-check t036-native [ $? -eq 0 ]
-cat out-native
-for tool in variance comm; do
-	"$SONDE" $tool -q -o rec-$tool -- ./many >out-$tool 2>err-$tool
-	st=$?
-	cat out-$tool
-	check t036-$tool-all-ran-no-arena [ $st -eq 0 ]
-done
+run_native_and_tools t036 many all-ran-no-arena variance comm || exit 0

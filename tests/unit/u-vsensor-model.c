@@ -44,6 +44,24 @@ static void set(int k, int r0, int r1, int s0, int s1, float v)
 			m.v[k][r * NS + s] = v;
 }
 
+/* setup(), every rank at its full CPU share in every slice and, for NCORES > 0, rank r on
+ * core r % NCORES */
+static void setup_shares(int ncores)
+{
+	setup();
+	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	for (int r = 0; ncores > 0 && r < NR; r++)
+		set(VS_CORE, r, r, 0, NS - 1, (float)(r % ncores));
+}
+
+/* A loaded machine's network: every cell of every rank at 0.30-0.45 of its best, a fixed
+ * pseudo-random pattern. */
+static void network_noise(void)
+{
+	for (int i = 0; i < NR * NS; i++)
+		m.v[1][i] = 0.30f + (float)((i * 7919) % 16) / 100.0f;
+}
+
 static int count(int k)
 {
 	int n = 0;
@@ -172,8 +190,7 @@ TEST(a_slow_network_beside_a_compute_flagged_rank)
  * runnable under 10 ms a period), not starved: the network is flagged, not compute. */
 TEST(sleeping_in_the_network_is_not_a_cpu_shortage)
 {
-	setup();
-	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	setup_shares(0);
 	set(VS_CPU, 0, NR - 1, 5, 12, NAN);
 	set(0, 0, NR - 1, 5, 12, 0.4f);
 	set(1, 0, NR - 1, 5, 12, 0.05f);
@@ -187,8 +204,7 @@ TEST(sleeping_in_the_network_is_not_a_cpu_shortage)
  * for descheduled ranks, which is no network event (step 5). */
 TEST(whole_machine_short_of_cpu_is_not_network)
 {
-	setup();
-	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
+	setup_shares(0);
 	set(VS_CPU, 0, NR - 1, 5, 12, 0.3f);
 	set(0, 0, NR - 1, 5, 12, 0.4f);
 	set(1, 0, NR - 1, 5, 12, 0.05f);
@@ -207,10 +223,7 @@ TEST(whole_machine_short_of_cpu_is_not_network)
  * rule applied. */
 static void hog_core1(float others)
 {
-	setup();
-	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
-	for (int r = 0; r < NR; r++)
-		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 4));
+	setup_shares(4);
 	set(0, 0, NR - 1, 5, 12, 0.3f);
 	set(VS_CPU, 0, NR - 1, 5, 12, others);
 	set(0, 1, 1, 5, 12, 0.2f);
@@ -245,19 +258,23 @@ TEST(a_taken_core_beside_sleeping_ranks)
 	teardown();
 }
 
+/* A CPU quota on rank 1 in slices 5-12, 8 ranks on 4 cores as above: every rank's compute
+ * at ALL, rank 1's at RANK1, its CPU share SHARE (the others' full); the rule applied. */
+static void quota_rank1(float all, float rank1, float share)
+{
+	setup_shares(4);
+	set(0, 0, NR - 1, 5, 12, all);
+	set(0, 1, 1, 5, 12, rank1);
+	set(VS_CPU, 1, 1, 5, 12, share);
+	vs_detect(&m, &rule, flag);
+}
+
 /* A CPU quota on rank 1 alone: rank 5, on the same core, gets the CPU rank 1 cannot use
  * (its share stays full), so the core was not taken; rank 5's compute, slowed by waiting
  * for rank 1's data like every other rank's, is not flagged. */
 TEST(a_quota_on_one_rank_does_not_flag_its_core_partner)
 {
-	setup();
-	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
-	for (int r = 0; r < NR; r++)
-		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 4));
-	set(0, 0, NR - 1, 5, 12, 0.5f);
-	set(0, 1, 1, 5, 12, 0.05f);
-	set(VS_CPU, 1, 1, 5, 12, 0.05f);
-	vs_detect(&m, &rule, flag);
+	quota_rank1(0.5f, 0.05f, 0.05f);
 	CHECK(count(0) == 8);
 	for (int s = 5; s <= 12; s++)
 		CHECK(flag[0][1 * NS + s] && !flag[0][5 * NS + s]);
@@ -271,14 +288,7 @@ TEST(a_quota_on_one_rank_does_not_flag_its_core_partner)
  * rest not. */
 TEST(a_quota_that_slows_every_rank_alike_is_found_by_the_share)
 {
-	setup();
-	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
-	for (int r = 0; r < NR; r++)
-		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 4));
-	set(0, 0, NR - 1, 5, 12, 0.25f);
-	set(0, 1, 1, 5, 12, 0.23f);
-	set(VS_CPU, 1, 1, 5, 12, 0.09f);
-	vs_detect(&m, &rule, flag);
+	quota_rank1(0.25f, 0.23f, 0.09f);
 	CHECK(count(0) == 8);
 	for (int s = 5; s <= 12; s++)
 		CHECK(flag[0][1 * NS + s] && !flag[0][5 * NS + s]);
@@ -400,8 +410,7 @@ TEST(read_refuses_what_is_not_a_matrix)
 TEST(a_network_under_its_noise_level)
 {
 	setup();
-	for (int i = 0; i < NR * NS; i++)
-		m.v[1][i] = 0.30f + (float)((i * 7919) % 16) / 100.0f;
+	network_noise();
 	vs_detect(&m, &rule, flag);
 	CHECK(count(1) == 0);
 	set(1, 0, NR - 1, 10, 17, 0.005f);
@@ -471,10 +480,7 @@ TEST(an_event_bridges_one_slice_that_came_back_part_way)
  * shape and is not flagged either (doc/sonde-vsensor.md, step 5). */
 TEST(a_cpu_quota_on_one_rank_is_not_network)
 {
-	setup();
-	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
-	for (int r = 0; r < NR; r++)
-		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 2));
+	setup_shares(2);
 	set(VS_CPU, 2, 2, 10, 24, 0.097f);
 	set(0, 2, 2, 10, 24, 0.24f);
 	set(0, 0, 0, 10, 24, 0.54f);	/* its core partner, waiting too */
@@ -487,10 +493,7 @@ TEST(a_cpu_quota_on_one_rank_is_not_network)
 	CHECK(count(1) == 0);
 	teardown();
 	/* Synch_p2p's shape: two ranks at 0.2 of their share, every network at 0.0005 */
-	setup();
-	set(VS_CPU, 0, NR - 1, 0, NS - 1, 1.0f);
-	for (int r = 0; r < NR; r++)
-		set(VS_CORE, r, r, 0, NS - 1, (float)(r % 2));
+	setup_shares(2);
 	set(VS_CPU, 1, 2, 5, 12, 0.2f);
 	set(0, 1, 2, 5, 12, 0.2f);
 	set(1, 0, NR - 1, 5, 12, 0.0005f);
@@ -541,8 +544,7 @@ TEST(the_bridge_does_not_chain)
 TEST(the_bridge_uses_the_effective_bar)
 {
 	setup();
-	for (int i = 0; i < NR * NS; i++)
-		m.v[1][i] = 0.30f + (float)((i * 7919) % 16) / 100.0f;
+	network_noise();
 	set(1, 0, NR - 1, 10, 13, 0.005f);
 	set(1, 0, NR - 1, 14, 14, 0.40f);
 	set(1, 0, NR - 1, 15, 15, 0.005f);

@@ -19,6 +19,7 @@
 #include "rt/rt.h"
 #include "rt/thread.h"
 #include "rt/watch.h"
+#include "test-thread.h"
 
 void __sanitizer_cov_load8(void *);
 void __sanitizer_cov_store8(void *);
@@ -58,13 +59,10 @@ static void on_trap(struct rt_thread *t, int slot, void *cookie, const ucontext_
 	traps++;
 }
 
-static void thread_setup(struct rt_thread *t, uint64_t seed)
+/* thread_setup, and the inst source's start of the thread */
+static void thread_start(struct rt_thread *t, uint64_t seed)
 {
-	memset(t, 0, sizeof(*t));
-	t->tid = (int)syscall(SYS_gettid);
-	t->rng = seed;
-	arena_init(&t->arena, 1 << 20);
-	rt_set_self(t);
+	thread_setup(t, seed);
 	CHECK(rt_source_inst.thread_start(t) == 0);
 }
 
@@ -86,7 +84,7 @@ static void wait_for(volatile int *v, int x)
 static void *peer(void *arg)
 {
 	(void)arg;
-	thread_setup(&peer_t, 2);
+	thread_start(&peer_t, 2);
 	done = 1;
 	wait_for(&phase, 1);
 	for (int i = 0; i < N; i++)
@@ -109,7 +107,7 @@ TEST(arm_ends_every_only)
 	CHECK(mode() == INST_ON);
 	CHECK(rt_inst_every(hook) == 0);
 	CHECK(mode() == INST_ON_EVERY);	/* else this test tests nothing */
-	thread_setup(&main_t, 1);
+	thread_start(&main_t, 1);
 	for (int i = 0; i < N; i++)
 		__sanitizer_cov_store8(&g.a);
 	CHECK(hook_n[0] == N);

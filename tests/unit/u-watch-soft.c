@@ -18,6 +18,7 @@
 #include "rt/rt.h"
 #include "rt/thread.h"
 #include "rt/watch.h"
+#include "test-thread.h"
 
 void __sanitizer_cov_load1(void *);
 void __sanitizer_cov_load4(void *);
@@ -89,15 +90,6 @@ static void tool_trap(struct rt_thread *t, const struct watch_trap *w, const uco
 }
 
 static const struct rt_tool test_tool = { .name = "test", .trap = tool_trap };
-
-static void thread_setup(struct rt_thread *t, uint64_t seed)
-{
-	memset(t, 0, sizeof(*t));
-	t->tid = (int)syscall(SYS_gettid);
-	t->rng = seed;
-	arena_init(&t->arena, 1 << 20);
-	rt_set_self(t);
-}
 
 static void thread_teardown(struct rt_thread *t)
 {
