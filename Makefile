@@ -208,7 +208,7 @@ $(B)/workloads/%: tests/workloads/%.cc $(wildcard tests/workloads/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) -O2 -g -fno-omit-frame-pointer -pthread -fopenmp $< -o $@ -lm
 
-$(B)/tests/%: tests/unit/%.c tests/unit/check.h $(B)/libcli.a $(B)/librt-pure.a
+$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libcli.a $(B)/librt-pure.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_CLI) -Itests/unit $< $(B)/libcli.a $(B)/librt-pure.a -o $@ $(LIBS_CLI) $(LIBS_RT)
 

@@ -565,8 +565,11 @@ static SIGSAFE uint64_t runtime_leaf_caller(struct rt_thread *t, uint64_t pc, ui
  * nothing ever started.  Now each missed pick doubles the thread's patience, up to
  * VAR_PATIENCE_MAX times var_patience, and each entry brings it back towards twice the
  * wait that entry took (never under var_patience): a thread whose functions come often
- * keeps the short one, which frees the X slot soon after a pick of a function called
- * once (a driver).
+ * keeps the short one.  Only a pick whose wait counted from its frame's return (or that
+ * came from no known frame, or behind a gate) counts: a pick of a driver, whose frame is
+ * live all along, tells nothing of how far apart calls are, and grew the patience of a
+ * thread that picked its driver now and then until it spent most of its samples waiting
+ * (t819's vleaf: a thread with 0 instances in 1 run of 5).
  */
 static SIGSAFE int thread_patience(struct var_thread *vt)
 {
@@ -607,6 +610,8 @@ static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
 		vt->s.gates_expired++;
 	else if (vt->weak)
 		vt->s.yielded++;
+	else if (vt->pick_slot)
+		vt->s.missed++;	/* its frame never returned meanwhile: a driver, no evidence */
 	else
 		patience_missed(vt);
 }
@@ -791,6 +796,26 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		if (next <= fp)
 			break;
 		fp = next;
+	}
+	/* The function the sample is in, when no frame of the chain is its own: a function
+	 * that needs no frame gets none from gcc even with -fno-omit-frame-pointer (a leaf
+	 * loop at -O1 and -O2), and the chain's first frame is then its caller's, whose
+	 * callee is that caller.  Such a leaf was never picked: bench/variance-holder.sh's
+	 * work(), called 40,000 times a thread from a thread routine, had 0 instances on
+	 * either build of 2026-11-26 (17 picks of the routine itself, 16 missed; t819).
+	 * An extra candidate for it, first (by_pc, the gate's and the own slot's rules). */
+	if (uc && !in_cb && n > 0 && n < VAR_FRAMES) {
+		uint64_t pc0 = (uint64_t)uc->uc_mcontext.gregs[REG_RIP], f0 = rt_fn_start(pc0);
+		int bp0;
+		if (f0 && f0 != rt_fn_main() && cand_fn(t, cand[0], inner[0], &bp0) != f0) {
+			memmove(cand + 1, cand, (size_t)n * sizeof(cand[0]));
+			memmove(inner + 1, inner, (size_t)n * sizeof(inner[0]));
+			memmove(cslot + 1, cslot, (size_t)n * sizeof(cslot[0]));
+			cand[0] = 0;
+			inner[0] = pc0;
+			cslot[0] = 0;
+			n++;
+		}
 	}
 	if (!n && prev) {	/* no frame chain: the function the sample is in */
 		inner[0] = prev;
