@@ -150,6 +150,12 @@ static void report(struct fn *f)
 	int64_t *kept = malloc(sizeof(int64_t) * (size_t)(f->timed + 1)), w[WIN], v[50];
 	double all = 0, sum = 0;
 
+	if (!rmed || !kept) {
+		printf("vshort %s calls %ld: out of memory for the report\n", f->name, f->calls);
+		free(rmed);
+		free(kept);
+		return;
+	}
 	for (long r = 0; r < nr; r++) {
 		memcpy(v, &f->ns[r * p], sizeof(v[0]) * (size_t)p);
 		rmed[r] = median(v, p);
@@ -196,11 +202,12 @@ int main(int argc, char **argv)
 			    { "w10", w10, 10, 0, 0, 0, NULL }, { "w20", w20, 5, 0, 0, 0, NULL },
 			    { "w50", w50, 2, 0, 0, 0, NULL } };
 	int nf = (int)(sizeof(fns) / sizeof(fns[0]));
-	/* room for every call of a run at up to 4000 rounds/s (a round is 500 us of work) */
-	double rounds = secs * 4000 / (scale < 1 ? scale : 1) + 2;
+	/* room for every call of a run at up to 4000 rounds/s (a round is 500 us of work),
+	 * and 50000 rounds at most (20 MB for w2): calls past that run untimed */
+	double rounds = secs * 4000 / (scale > 0 && scale < 1 ? scale : 1) + 2;
 
 	for (int k = 0; k < nf; k++) {
-		fns[k].cap = (long)(rounds < 1e7 ? rounds : 1e7) * fns[k].per_round;
+		fns[k].cap = (long)(rounds < 50000 ? rounds : 50000) * fns[k].per_round;
 		fns[k].ns = malloc(sizeof(int64_t) * (size_t)fns[k].cap);
 		if (!fns[k].ns) {
 			fprintf(stderr, "vshort: out of memory\n");
