@@ -23,7 +23,8 @@
  *     much off every instance (t812 failed).  So the cost is the third lowest round of
  *     the lowest dense window, CALIB_DENSE clean rounds within 0.5 us, over 30 ms: a few
  *     rounds under the window do not set it, and a spell must span all the batches to.
- *     With no such window after MAX_BATCHES (~110 ms), the third lowest clean round.
+ *     With no such window after MAX_BATCHES (~110 ms), the third lowest clean round (of
+ *     all rounds, never a window among them, when fewer than 3 are clean).
  * On a quiet machine the window starts at the lowest round: the cost is the third lowest
  * of the 85 rounds, 0.2-0.3 us under a quiet batch's quartile (what an instance then
  * keeps of the traps); 30 ms more at a process's start.  Wall time and the thread's CPU
@@ -122,8 +123,9 @@ static int batch(struct rt_thread *t, int64_t d[2][ROUNDS], int *slot)
  * interrupt, the host).  Of the clean rounds, sorted by CPU time, the lowest window of
  * CALIB_DENSE of them within CALIB_WINDOW_NS; the cost is the LOW_RANK-th of that
  * window, for CPU time, and for wall time of the same clean rounds.  0 when such a window
- * was found; -EAGAIN when not (the third lowest clean round is picked, or the third lowest
- * round when fewer than 3 are clean); -EINVAL when n is under 3.
+ * was found; -EAGAIN when not (the third lowest clean round is picked), and when fewer
+ * than 3 rounds are clean (the third lowest of all rounds is picked: a window among rounds
+ * that lost the CPU is no cost); -EINVAL when n is under 3.
  */
 int watch_calib_pick(int64_t *wall, int64_t *cpu, int n, int64_t *cost_wall, int64_t *cost_cpu)
 {
@@ -143,11 +145,15 @@ int watch_calib_pick(int64_t *wall, int64_t *cpu, int n, int64_t *cost_wall, int
 			m++;
 		}
 	}
-	if (m < LOW_RANK + 1)
-		m = n;	/* too few clean: all of them, as a last resort */
+	/* too few clean: the third lowest of all, as a last resort, and never a window:
+	 * rounds that lost the CPU read low however densely they gather */
+	int dirty = m < LOW_RANK + 1;
+
+	if (dirty)
+		m = n;
 	qsort(wall, (size_t)m, sizeof(int64_t), cmp_i64);
 	qsort(cpu, (size_t)m, sizeof(int64_t), cmp_i64);
-	for (int i = 0; i + CALIB_DENSE <= m && lo < 0; i++)
+	for (int i = 0; !dirty && i + CALIB_DENSE <= m && lo < 0; i++)
 		if (cpu[i + CALIB_DENSE - 1] - cpu[i] <= CALIB_WINDOW_NS)
 			lo = i;
 	int k = (lo < 0 ? 0 : lo) + LOW_RANK;

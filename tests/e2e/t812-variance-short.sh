@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
 # t812-variance-short: short functions on the debug registers.  vshort runs leaves of 2,
-# 5, 10, 20 and 50 us of CPU work (tests/workloads/variance/vshort.c); its native CPU time
-# per call, the better of a run before and one after the recording (other work only adds
-# to it), is the truth.  Each instance has its two traps' calibrated cost (~14.5 us with
-# attr.sigtrap, ~28 us with the real-time signal) subtracted, and a mean under the
-# resolution (a quarter of that cost: model.c, var_resolution) is reported as a bound.
+# 5, 10, 20 and 50 us of CPU work (tests/workloads/variance/vshort.c).  Each instance has
+# its two traps' calibrated cost (~14.5 us with attr.sigtrap, ~28 us with the real-time
+# signal) subtracted, and a median under the resolution R (a quarter of that cost:
+# model.c, var_resolution) is reported as below it.
+# The truth is taken in the recorded run itself: vshort times each of its calls by the
+# thread's CPU clock in the caller and prints the median and mean of the calls sonde did
+# not touch.  Before, it came from separate native runs, and this VM's vCPUs each run at
+# their own speed for seconds: w50's native time moved 44.6-53.7 us from one run to the
+# next, as much as the errors checked, and 5-7 of 8 runs failed at load 5-9 (issue 9).
+# What is compared: sonde's instance is the call less the traps' calibrated cost; in the caller's
+# clock a measured call holds the traps' real cost and their handlers (+30-50 us), a
+# sampled call the sample's handler, and the calls run while an entry breakpoint waits
+# in their loop's 64-byte line ~2.4 times their time.  vshort leaves out every call more
+# than 25% + 1 us over the median call of its moment (the 9 rounds around it), so the
+# truth is the function undisturbed, with the measured calls out, and the error is the
+# calibration's (the run's traps against the number subtracted) and the instances' own.
+# The cut also leaves out the function's own upper tail (steal time, interrupts), which
+# the instances hold: natively beside 2 busy loops it is 0.3-3.4 us of the mean (all
+# calls' mean less the kept calls', 5 runs of `vshort 3`, 19:52 UTC, load 6.3-6.7), so
+# the mean's upper bound adds the tail of a native run (the one that gives VSHORT_PER_US,
+# the same sizes) at the same load.
 # Asserted:
 #   - w10, w20 and w50 (10 us and more, above the resolution on either delivery) are
 #     measured: not below, a CV;
+#   - each truth rests on most of the function's calls (kept over half of them);
 #   - every function that is measured (not below) has a median instance within the
-#     resolution R of its truth (at most +R over it, R/2 under it) and a mean within
-#     +2R / -R/2.  R is what the model states as the calibration's error bound;
-#     bench/variance-short.sh (2026-11-26 11:09-11:12 UTC, load 9-13, alone and beside 2
-#     CPU-bound loops) measured medians of the instances' errors of +0.4 to +1.9 us with
-#     either delivery (R 3.6 us with attr.sigtrap, 7 us with the real-time signal), and
-#     means of +0.7 to +4.8 us over the truth (0.75 R at most); a mean also holds the
-#     outliers (steal time, interrupts) that land in the traps' window around each
-#     instance: an earlier run (10:33 UTC, load 13) read 1.7 R for w10 alone.  Under: a
-#     calibration taken in a busy spell (17.4 and 19.1 us against 14.8, in runs of this
-#     test before the calibration took the third lowest of 4 batches) put w20's and w5's
-#     medians 2.4 and 3.4 us under their truth.  Over: a calibration that read 10.45
-#     and 12.37 us (its rounds in which the thread lost its CPU, read low: 2 of 25 runs
-#     beside 3 busy loops at load 2-9, 16:13 UTC, before 622e1ee kept clean rounds only)
-#     put every median 2.4-5.6 us over its truth;
+#     resolution R of its truth (at most +R over it, R/2 under it), R being what the
+#     model states as the calibration's error bound; and a mean at most 2R + 3 standard
+#     errors (sd / sqrt(instances)) over its truth and native tail, R/2 under its truth:
+#     a mean holds the outliers (steal time, interrupts) that land in the traps' window
+#     around each instance, and one of 1 ms among 100 instances moves it 10 us, which the
+#     standard error of that run states.  32 runs beside 2 CPU-bound loops (2026-11-26
+#     20:05-20:13 UTC, load 2.6-6.5; doc/sonde-variance.md, "Below the resolution"): of
+#     the 29 whose calibration read under 16 us, medians +0.2 to +1.5 us over this truth
+#     for w2-w20 (+4.6 once, w10: a failure) and +0.7 to +3.1 for w50, means less the
+#     native tail +0.3 to +11 us; 2 failed (that one, and a calibration of 18.7 us in a
+#     busy spell, every median 2.3-3.4 us under: the calibration's own limit, not the
+#     truth's).  The same rounds with the native truth: 4 failed;
 #   - each row below the resolution has a median instance under it (the model's rule).
-# Before: the resolution was the whole cost (14.5-15 us), and w2, w5 and w10 were all
-# reported "too short", w10's mean within 0.5-2.4 us of its truth.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
@@ -36,29 +49,37 @@ check "t812-loop-speed-$per" [ "${per:-0}" -gt 0 ]
 export VSHORT_PER_US=$per
 "$SONDE" variance -p 1000000 -o rec -- ./vshort 3 >out.txt 2>err.txt
 check t812-run [ $? -eq 0 ]
-./vshort 1 >n2.txt
 F=rec/variance/functions.csv
 cost=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'")
 check "t812-calibrated-$cost" [ "${cost:-0}" -gt 1000 ]
 R=$(awk -v c="${cost:-0}" 'BEGIN { print c / 4 }')
 for f in w2 w5 w10 w20 w50; do
-	truth=$(awk -v f=$f '$1 == "vshort" && $2 == f { print $6 }' n1.txt n2.txt | sort -g | head -1)
+	# "vshort w10 calls N cpu_ns_per_call X timed T kept K median_ns M mean_ns A"
+	read -r timed kept truth tmean <<<"$(awk -v f=$f \
+		'$1 == "vshort" && $2 == f { print $8, $10, $12, $14 }' out.txt)"
+	# the native run's tail: its calls' mean over its kept calls' mean
+	tail=$(awk -v f=$f '$1 == "vshort" && $2 == f { t = $6 - $14; print (t > 0 ? t : 0) }' n1.txt)
+	check "t812-$f-truth-kept-$kept-of-$timed" awk -v k="${kept:-0}" -v t="${timed:-0}" \
+		'BEGIN { exit !(t > 0 && 2 * k > t) }'
 	below=$(var_col $F $f "main > $f" cpu-time below)
 	mean=$(var_col $F $f "main > $f" cpu-time mean)
+	sd=$(var_col $F $f "main > $f" cpu-time sd)
 	res=$(var_col $F $f "main > $f" cpu-time resolution)
 	n=$(var_col $F $f "main > $f" cpu-time instances)
 	check "t812-$f-resolution-$res-is-quarter-of-cost" \
 		awk -v r="${res:-x}" -v c="${cost:-0}" 'BEGIN { d = r - c / 4; exit !(d < 0.01 && d > -0.01) }'
 	med=$(awk -F, -v f=$f 'NR > 1 && $1 == f && $2 == "main > " f { print $7 }' \
 		rec/variance/instances.csv | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
-	name="t812-$f-mean-${mean%.*}-median-${med:-none}-truth-$truth-R-${R%.*}-n-$n"
+	name="t812-$f-mean-${mean%.*}-truth-${tmean:-none}-tail-${tail:-none}"
+	name="$name-median-${med:-none}-truth-${truth:-none}-R-${R%.*}-n-$n-sd-${sd%.*}"
 	if [ "$below" = 1 ]; then
 		check "$name-below-median-under-R" float_between "${med:-x}" 0 "$R"
 	else
-		check "$name-median-within-R" awk -v m="${med:-x}" -v t="${truth:-0}" -v r="$R" \
-			'BEGIN { exit !(m != "x" && m - t <= r && t - m <= r / 2) }'
-		check "$name-mean-within-2R" awk -v m="${mean:-x}" -v t="${truth:-0}" -v r="$R" \
-			'BEGIN { exit !(m != "x" && m - t <= 2 * r && t - m <= r / 2) }'
+		check "$name-median-within-R" awk -v m="${med:-x}" -v t="${truth:-x}" -v r="$R" \
+			'BEGIN { exit !(m != "x" && t != "x" && m - t <= r && t - m <= r / 2) }'
+		check "$name-mean-within-2R-3se" awk -v m="${mean:-x}" -v t="${tmean:-x}" -v l="${tail:-x}" \
+			-v r="$R" -v s="${sd:-x}" -v n="${n:-0}" 'BEGIN { exit !(m != "x" && t != "x" && l != "x" &&
+				s != "x" && n > 0 && m - t - l <= 2 * r + 3 * s / sqrt(n) && t - m <= r / 2) }'
 	fi
 	case $f in w10 | w20 | w50)
 		check "t812-$f-measured-not-below-$below" [ "$below" = 0 ]

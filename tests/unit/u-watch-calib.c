@@ -32,55 +32,56 @@ static void quiet(int k)
 		round_add(14600 + 10 * i, i % 3 - 1);	/* wall within 1 ns of CPU */
 }
 
-TEST(quiet_rounds_third_lowest)
+/* k clean rounds: from, from + step, ... (wall = CPU time) */
+static void clean(int k, int64_t from, int64_t step)
+{
+	for (int i = 0; i < k; i++)
+		round_add(from + step * i, 0);
+}
+
+/* the rounds so far hold quiet(k) with k >= CALIB_DENSE: their third lowest is the cost */
+static void expect_quiet_cost(void)
 {
 	int64_t w, c;
 
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
+	CHECK(c == 14620);	/* the third lowest quiet round: 14600, 14610, 14620 */
+	CHECK(w >= 14619 && w <= 14621);
+}
+
+TEST(quiet_rounds_third_lowest)
+{
 	n = 0;
 	quiet(68);
-	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
-	CHECK(c == 14620);	/* the third lowest: 14600, 14610, 14620 */
-	CHECK(w >= 14619 && w <= 14621);
+	expect_quiet_cost();
 }
 
 TEST(preempted_rounds_left_out)
 {
-	int64_t w, c;
-
 	n = 0;
 	/* 10 rounds the thread lost the CPU in: low CPU time, much more wall time */
 	for (int i = 0; i < 10; i++)
 		round_add(11500 + 200 * i, 20000 + 10000 * i);
 	quiet(58);
-	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
-	CHECK(c == 14620);
-	CHECK(w >= 14619 && w <= 14621);
+	expect_quiet_cost();
 }
 
 TEST(isolated_low_rounds_not_the_cost)
 {
-	int64_t w, c;
-
 	n = 0;
 	/* 5 clean rounds far under the rest (fewer than CALIB_DENSE together) */
-	for (int i = 0; i < 5; i++)
-		round_add(12000 + 300 * i, 0);
+	clean(5, 12000, 300);
 	quiet(63);
-	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
-	CHECK(c == 14620);
+	expect_quiet_cost();
 }
 
 TEST(spell_then_one_quiet_batch)
 {
-	int64_t w, c;
-
 	n = 0;
 	/* 51 clean rounds of a spell, 17000-21000 spread 80 ns apart, then one quiet batch */
-	for (int i = 0; i < 51; i++)
-		round_add(17000 + 80 * i, 0);
+	clean(51, 17000, 80);
 	quiet(17);
-	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == 0);
-	CHECK(c == 14620);
+	expect_quiet_cost();
 }
 
 TEST(spell_everywhere_asks_for_more)
@@ -89,8 +90,7 @@ TEST(spell_everywhere_asks_for_more)
 
 	n = 0;
 	/* clean rounds 100 ns apart: any CALIB_DENSE of them span 700 ns, over the window */
-	for (int i = 0; i < 68; i++)
-		round_add(17000 + 100 * i, 0);
+	clean(68, 17000, 100);
 	CHECK(CALIB_WINDOW_NS < 100 * (CALIB_DENSE - 1));
 	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == -EAGAIN);
 	CHECK(c == 17200);	/* the third lowest clean round */
@@ -110,6 +110,21 @@ TEST(too_few_clean_rounds_all_count)
 	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == -EINVAL);
 }
 
+/* All 5 batches' rounds lost the CPU (beside busy loops: 20-130 us more wall than CPU
+ * time, 11.5-13.4 us of CPU time): none is clean, so none may set the cost, even where
+ * their CPU times hold a dense window.  The pick says so (-EAGAIN: more batches), and
+ * gives the third lowest round meanwhile. */
+TEST(no_clean_round_is_no_cost)
+{
+	int64_t w, c;
+
+	n = 0;
+	for (int i = 0; i < 85; i++)
+		round_add(11500 + 1900 * i / 84, 20000 + 110000 * i / 84);
+	CHECK(watch_calib_pick(wall, cpu, n, &w, &c) == -EAGAIN);
+	CHECK(c == 11500 + 1900 * 2 / 84);	/* 11500, 11522, 11545 */
+}
+
 int main(void)
 {
 	RUN(quiet_rounds_third_lowest);
@@ -118,5 +133,6 @@ int main(void)
 	RUN(spell_then_one_quiet_batch);
 	RUN(spell_everywhere_asks_for_more);
 	RUN(too_few_clean_rounds_all_count);
+	RUN(no_clean_round_is_no_cost);
 	return CHECK_DONE();
 }
