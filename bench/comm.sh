@@ -13,7 +13,9 @@
 #   bench/comm.sh [PAIRS]     (default 3; COMM_BENCH_CLOCK=0 leaves the clock rows out;
 #                              COMM_BENCH_ONLY=switch-bp runs the switch-bp lines alone,
 #                              COMM_BENCH_ONLY=passive the passive-wait rows alone,
-#                              COMM_BENCH_ONLY=timer the POSIX timers' first-expiry lines;
+#                              COMM_BENCH_ONLY=timer the POSIX timers' first-expiry lines,
+#                              COMM_BENCH_ONLY=commbench the commbench fs rows alone (inst
+#                              and clock, the clock's steps and perf record's line);
 #                              COMM_BENCH_LULESH=/path/lulesh2.0 adds LULESH's rows)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,7 +90,9 @@ OS="2000000 600"
 if [ $inst = 1 ]; then
 	row "commbench fs / inst" "$work/cb-inst" "--source inst" -- $CB
 	row "commbench fs / inst --no-watch" "$work/cb-inst" "--source inst --no-watch" -- $CB
+	[ "$only" = commbench ] ||
 	row "omp-stencil / inst" "$work/os-inst" "--source inst" -- $OS
+	[ "$only" = commbench ] ||
 	row "omp-stencil / inst --no-watch" "$work/os-inst" "--source inst --no-watch" -- $OS
 fi
 if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
@@ -101,27 +105,33 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 	# and before the thinning where threads switch often (rt-comm.c), side by side
 	[ "$only" = passive ] ||
 	row "commbench fs / clock, thin=0" env "--source clock" -- SONDE_COMM_THIN=0 "$work/cb-gcc" $CB
+	# and with the perf clock event that comm's clock source used before it took POSIX
+	# timers where it holds breakpoint events ("The clock's timer" in doc/sonde-comm.md)
 	[ "$only" = passive ] ||
+	row "commbench fs / clock, perf timer" env "--source clock" -- SONDE_CLOCK_TIMER=perf "$work/cb-gcc" $CB
+	[ "$only" = passive ] || [ "$only" = commbench ] ||
 	row "omp-stencil / clock" "$work/os-gcc" "--source clock" -- $OS
 	# OpenMP's passive waits: the threads sleep in futex between regions (as LULESH's do),
 	# every wake a context switch to and from the idle task; with and without watchpoints
-	row "omp-stencil passive / clock" env "--source clock" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
-	row "omp-stencil passive / clock --no-watch" env "--source clock --no-watch" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
-	# the same before the thinning where threads switch often (rt-comm.c), side by side
-	row "omp-stencil passive / clock, thin=0" env "--source clock" -- OMP_WAIT_POLICY=passive SONDE_COMM_THIN=0 "$work/os-gcc" $OS
-	# LULESH (not bundled: COMM_BENCH_LULESH=/path/lulesh2.0, built as doc/benchmarks.md
-	# says), 2 threads, passive waits: ~30,000 context switches a second; with, without
-	# the thinning, and without watchpoints; and with the perf clock event the clock
-	# source used before comm took POSIX timers (SONDE_CLOCK_TIMER=perf), at the default
-	# period and at 4 ms, the POSIX timers' tick (the same sample rate)
-	if [ -n "${COMM_BENCH_LULESH:-}" ] && [ -x "$COMM_BENCH_LULESH" ]; then
-		LU="$COMM_BENCH_LULESH -s 30 -i 100 -q"
-		LE="OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive"
-		row "LULESH passive / clock" env "--source clock" -- $LE $LU
-		row "LULESH passive / clock, perf timer" env "--source clock" -- $LE SONDE_CLOCK_TIMER=perf $LU
-		row "LULESH passive / clock, perf 4 ms" env "--source clock --period 4000000" -- $LE SONDE_CLOCK_TIMER=perf $LU
-		row "LULESH passive / clock, thin=0" env "--source clock" -- $LE SONDE_COMM_THIN=0 $LU
-		row "LULESH passive / clock --no-watch" env "--source clock --no-watch" -- $LE $LU
+	if [ "$only" != commbench ]; then
+		row "omp-stencil passive / clock" env "--source clock" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
+		row "omp-stencil passive / clock --no-watch" env "--source clock --no-watch" -- OMP_WAIT_POLICY=passive "$work/os-gcc" $OS
+		# the same before the thinning where threads switch often (rt-comm.c), side by side
+		row "omp-stencil passive / clock, thin=0" env "--source clock" -- OMP_WAIT_POLICY=passive SONDE_COMM_THIN=0 "$work/os-gcc" $OS
+		# LULESH (not bundled: COMM_BENCH_LULESH=/path/lulesh2.0, built as doc/benchmarks.md
+		# says), 2 threads, passive waits: ~30,000 context switches a second; with, without
+		# the thinning, and without watchpoints; and with the perf clock event the clock
+		# source used before comm took POSIX timers (SONDE_CLOCK_TIMER=perf), at the default
+		# period and at 4 ms, the POSIX timers' tick (the same sample rate)
+		if [ -n "${COMM_BENCH_LULESH:-}" ] && [ -x "$COMM_BENCH_LULESH" ]; then
+			LU="$COMM_BENCH_LULESH -s 30 -i 100 -q"
+			LE="OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive"
+			row "LULESH passive / clock" env "--source clock" -- $LE $LU
+			row "LULESH passive / clock, perf timer" env "--source clock" -- $LE SONDE_CLOCK_TIMER=perf $LU
+			row "LULESH passive / clock, perf 4 ms" env "--source clock --period 4000000" -- $LE SONDE_CLOCK_TIMER=perf $LU
+			row "LULESH passive / clock, thin=0" env "--source clock" -- $LE SONDE_COMM_THIN=0 $LU
+			row "LULESH passive / clock --no-watch" env "--source clock --no-watch" -- $LE $LU
+		fi
 	fi
 	# Where the clock source's time goes on commbench: its single-steps (sonde mem keeps
 	# the counts; the same source and de-biasing as comm), and perf record's own
@@ -146,6 +156,12 @@ if [ "${COMM_BENCH_CLOCK:-1}" = 1 ]; then
 		done | median | xargs printf 'commbench fs under perf record -e cpu-clock -c 900000: time %sx\n'
 	fi
 fi
+legend() {
+	echo "(time: elapsed; cpu: user + sys; ratios profiled / native; target <= 1.15 for time and"
+	echo " memory.  us/smp: extra CPU per sample.  inst rows compare with the sonde-cc program"
+	echo " run alone, which already pays the callbacks; clock rows with the gcc program.)"
+}
+[ "$only" = commbench ] && { legend; exit 0; }
 # What an armed debug register costs its thread at each context switch (a futex hand-over
 # between two threads, tests/workloads/comm/switch-bp.c): none, K = 1..4 disabled
 # breakpoint events per thread (offK), K armed ones that never trap (onK), 4 opened and
@@ -221,7 +237,5 @@ if [ $inst = 1 ]; then
 		"$(rss "$B/sonde" comm -q --source inst -o "$work/p" -- "${T[@]}" "$work/cb-inst" $CB)"
 fi
 [ "$only" = switch-bp ] && exit 0
-echo "(time: elapsed; cpu: user + sys; ratios profiled / native; target <= 1.15 for time and"
-echo " memory.  us/smp: extra CPU per sample.  inst rows compare with the sonde-cc program"
-echo " run alone, which already pays the callbacks; clock rows with the gcc program.)"
+legend
 exit 0

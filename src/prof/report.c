@@ -173,6 +173,20 @@ void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, co
 		fprintf(out, "%s%s\n", prefix, buf);
 }
 
+void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix)
+{
+	uint64_t n = db_meta_u64(db, "arm_failures");
+	int e = (int)db_meta_u64(db, "watch_errno");
+	const char *name = e > 0 ? strerrorname_np(e) : NULL;
+
+	if (!n)
+		return;
+	fprintf(out, "%s%" PRIu64, prefix, n);
+	if (e > 0)
+		fprintf(out, ", the last %s (%s)", name ? name : "errno", strerror(e));
+	fprintf(out, "\n");
+}
+
 int report_html_table_end(struct html *h, sqlite3_stmt *st, int rc, int64_t n, int64_t max,
 			  const char *csv, const char *empty)
 {

@@ -61,6 +61,15 @@ void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
 void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int held,
 			const char *hint);
 
+/*
+ * The report line on the arms the watch engine refused (a debugger or the program holding
+ * the thread's debug registers, no descriptor left): prefix, then meta.arm_failures and,
+ * when meta.watch_errno is set, the last one's errno by name and message ("12, the last
+ * ENOSPC (No space left on device)").  Nothing when there were none.  For the tools that
+ * arm watchpoints (comm, reuse, variance).
+ */
+void report_arm_fail_line(struct sqlite3 *db, FILE *out, const char *prefix);
+
 /* What the user must be told about the recording in dir, one sentence each through say:
  * its records stopped growing (rt/out.c: the disk or SONDE_MAX_SIZE; meta.records_stopped),
  * the program took over runtime descriptors (dup2 onto them: rt/interpose.c;

@@ -367,6 +367,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		db_meta_u64(db, "traps"));
 	report_debias_line(db, out, "  de-biasing: ");
 	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
+	report_arm_fail_line(db, out, "  arm failures: ");
 	if (comm_switch_text(db, b[0], sizeof(b[0])))
 		fprintf(out, "  context switches: %s\n", b[0]);
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),

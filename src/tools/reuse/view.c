@@ -273,8 +273,10 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		spatial ? "64-byte lines" : "8-byte words");
 	fprintf(out, "  %s\n", exact ? "exact: every access modelled"
 				     : db_meta(db, "watch", b[0], sizeof(b[0])));
-	if (!exact)
+	if (!exact) {
+		report_arm_fail_line(db, out, "  arm failures: ");
 		report_switch_line(db, out, "  context switches: ", meta_num(db, "armed") > 0, NULL);
+	}
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
 	if (no_counts(db))
 		fprintf(out, "  samples %.0f (no count of the program's accesses with this source),"

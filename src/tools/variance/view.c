@@ -96,22 +96,6 @@ static const char *col_text(sqlite3_stmt *st, int col)
 	return (const char *)sqlite3_column_text(st, col);
 }
 
-/* Arms the engine refused (a debugger or the program holding the debug registers, no
- * descriptor left): instances those threads did not measure.  Said only when some were. */
-static void arm_fail_line(sqlite3 *db, FILE *out)
-{
-	uint64_t n = db_meta_u64(db, "arm_failures");
-	int e = (int)db_meta_u64(db, "watch_errno");
-	const char *name = e > 0 ? strerrorname_np(e) : NULL;
-
-	if (!n)
-		return;
-	fprintf(out, "  arm failures: %" PRIu64, n);
-	if (e > 0)
-		fprintf(out, ", the last %s (%s)", name ? name : "errno", strerror(e));
-	fprintf(out, "\n");
-}
-
 /*
  * What became of the picks that "entries armed" counts and "caught" and "missed" do not
  * explain, with debug registers: those behind the gate (an entry in the sampled code's own
@@ -193,7 +177,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			db_meta_u64(db, "missed"), be,
 			!strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
 				" (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
-		arm_fail_line(db, out);
+		/* arms refused: instances those threads did not measure */
+		report_arm_fail_line(db, out, "  arm failures: ");
 		gate_line(db, out);
 		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);
 		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"

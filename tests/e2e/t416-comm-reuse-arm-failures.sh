@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# t416-comm-reuse-arm-failures: arms the watch engine refused are said in the summaries of
+# comm and reuse and in `sonde report` (meta arm_failures and watch_errno), with the
+# errno's name, as variance says them (t818; one function of prof/report.c prints it for
+# the three); a run with none says nothing of them.  The workload (below) holds all 4
+# debug registers of each of its two threads with breakpoint events of its own, as a
+# debugger or a watchpoint library would, then both threads store to and load from the
+# same lines: every arm in those threads is refused with ENOSPC.  With 0 held, the same
+# runs arm.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t40-comm-lib.bash"
+
+command -v gcc >/dev/null || { skip t416 "gcc is not installed"; exit 0; }
+"$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
+	{ skip t416 "the debug registers do not trap here (comm and reuse arm none on a plain build)"; exit 0; }
+
+# cbp N SECONDS: two threads, each holding N breakpoint events on itself (taken before the
+# two start sharing, behind a barrier), share 64 lines for SECONDS of CPU time each.
+cat >cbp.c <<'EOF'
+#define _GNU_SOURCE
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile uint64_t shared[64 * 8], spare[2][8];
+static int want = 4, got[2];
+static double secs = 0.5;
+static pthread_barrier_t bar;
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *thr(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	for (int i = 0; i < want && i < 4; i++) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.size = sizeof(a);
+		a.bp_type = HW_BREAKPOINT_RW;
+		a.bp_addr = (uint64_t)(uintptr_t)&spare[me][i * 2];
+		a.bp_len = 8;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		got[me] += syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC) >= 0;
+	}
+	pthread_barrier_wait(&bar);
+	double end = cpu_now() + secs;
+	uint64_t s = 0;
+	while (cpu_now() < end)
+		for (int i = 0; i < 4096; i++) {
+			shared[(i % 64) * 8 + me] += (uint64_t)i;
+			s += shared[((i + 17) % 64) * 8 + 1 - me];
+		}
+	return (void *)(uintptr_t)s;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[2];
+
+	if (argc > 1)
+		want = atoi(argv[1]);
+	if (argc > 2)
+		secs = atof(argv[2]);
+	pthread_barrier_init(&bar, NULL, 2);
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, thr, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("cbp: %d of its own breakpoints held\n", got[0] + got[1]);
+	return 0;
+}
+EOF
+gcc -O1 -g -fno-omit-frame-pointer -pthread cbp.c -o cbp || { fail t416-build "gcc could not build cbp.c"; exit 0; }
+
+"$SONDE" comm --source clock -o held -- ./cbp 4 0.5 >out.txt 2>err.txt
+check t416-comm-held-status [ $? -eq 0 ]
+check t416-comm-held-runs grep -q "cbp: 8 of its own breakpoints held" out.txt
+n=$(comm_meta held arm_failures)
+e=$(comm_meta held watch_errno)
+comm_check held "t416-comm-held-failures-$n" [ "${n:-0}" -gt 0 ]
+check "t416-comm-held-errno-$e" [ "$e" = 28 ]	# ENOSPC on Linux x86-64
+# comm arms in the sampling thread only: none of its arms can succeed there
+check "t416-comm-held-no-arms-$(comm_meta held arms)" [ "$(comm_meta held arms)" -eq 0 ]
+check t416-comm-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device)$" err.txt
+"$SONDE" report held >rep.txt 2>&1
+check t416-comm-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
+
+"$SONDE" comm --source clock -o free -- ./cbp 0 0.5 >out.txt 2>err.txt
+check t416-comm-free-runs grep -q "cbp: 0 of its own breakpoints held" out.txt
+n=$(comm_meta free arm_failures)
+check "t416-comm-free-no-failures-$n" [ "${n:-0}" -eq 0 ]
+# the control: the same run arms where the registers are free
+comm_check free "t416-comm-free-arms-$(comm_meta free arms)" [ "$(comm_meta free arms)" -gt 0 ]
+check t416-comm-free-summary-silent bash -c '! grep -q "arm failures" err.txt'
+
+# reuse arms each watch in every thread of the process: main's registers are free (it
+# waits in pthread_join), the two workers' are held, so some of its arms are refused
+"$SONDE" reuse --source clock -o rheld -- ./cbp 4 0.5 >out.txt 2>err.txt
+check t416-reuse-held-status [ $? -eq 0 ]
+check t416-reuse-held-runs grep -q "cbp: 8 of its own breakpoints held" out.txt
+n=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
+e=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")
+check "t416-reuse-held-failures-$n" [ "${n:-0}" -gt 0 ]
+check "t416-reuse-held-errno-$e" [ "$e" = 28 ]
+# each use is armed in the 3 threads (main, free, and the two workers, which refuse)
+a=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'armed'")
+check "t416-reuse-held-two-refusals-per-use-$n-$a" [ "${n:-0}" -eq $((2 * ${a:-0})) ]
+check t416-reuse-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device)$" err.txt
+"$SONDE" report rheld >rep.txt 2>&1
+check t416-reuse-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
+
+"$SONDE" reuse --source clock -o rfree -- ./cbp 0 0.5 >out.txt 2>err.txt
+check t416-reuse-free-runs grep -q "cbp: 0 of its own breakpoints held" out.txt
+m=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
+e=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")
+a=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'armed'")
+check "t416-reuse-free-arms-$a" [ "${a:-0}" -gt 0 ]
+# reuse also counts the arms its engine refuses where the word is watched in that thread
+# already (EEXIST, WATCH_REFUSE: 0-14 of ~800 in three runs), so a free run may have some:
+# none of them ENOSPC, and far fewer than where 2 of the 3 threads refuse every arm
+check "t416-reuse-free-fewer-$m-than-$n" [ "${m:-0}" -lt "$n" ]
+if [ "${m:-0}" -eq 0 ]; then
+	check t416-reuse-free-summary-silent bash -c '! grep -q "arm failures" err.txt'
+else
+	check "t416-reuse-free-errno-$e" [ "$e" != 28 ]
+	check t416-reuse-free-summary-says grep -Eq "^  arm failures: $m, the last E[A-Z]+ \(" err.txt
+fi
