@@ -16,7 +16,10 @@
 # VARIANCE_REAL_B='VAR=value ...': a third run in each pair, profiled with that environment
 # as well (a variant, for example SONDE_VARIANCE_CLOSE=0 for the slots' events kept open),
 # its ratios to the same native run printed beside the default's, and the system time
-# (the context switches' cost) of native, default and variant.
+# (the context switches' cost) of native, default and variant.  With the variant
+# SONDE_LIBDIR=<another build> it is that build's runtime (a before/after in the same pairs).
+# Each profiled run's picks, entries armed that fired, missed picks and instances, medians
+# over the pairs, for the default and the variant.
 # Never fails on numbers.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +44,26 @@ command -v sqlite3 >/dev/null || { echo "bench: variance-real skipped: sqlite3 n
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 meta() { sqlite3 "$1/profile.db" "select value from meta where key = '$2'" 2>/dev/null; }
 
+# picks DIR: one profiled run's "picks entries missed instances instances/s/thread long",
+# long: the instances longer than 8 sample periods (the patience before 858ac62; a pick
+# made inside one gave it up before its frame returned)
+picks() {
+	local w t
+	w=$(meta "$1" wall_ns) t=$(meta "$1" threads)
+	echo "$(meta "$1" picks) $(meta "$1" entries) $(meta "$1" missed) $(meta "$1" returns)" \
+		"$(awk -v w="$w" -v t="$t" -v r="$(meta "$1" returns)" 'BEGIN { print (w > 0 && t > 0 ? r / (w / 1e9) / t : 0) }')" \
+		"$(sqlite3 "$1/profile.db" "select count(*) from var_instances where time > 8 * $(meta "$1" period)" 2>/dev/null)"
+}
+# pickline LABEL FILE: medians of picks' lines
+pickline() {
+	echo "  $1, medians of $(wc -l <"$2") runs: $(cut -d' ' -f1 "$2" | median) picks," \
+		"$(cut -d' ' -f2 "$2" | median) entries, $(cut -d' ' -f3 "$2" | median) missed" \
+		"($(awk '$1 > 0 { print 100 * $3 / $1 }' "$2" | median)% of the picks)," \
+		"$(cut -d' ' -f4 "$2" | median) instances ($(cut -d' ' -f5 "$2" | median) a second per thread;" \
+		"runs: $(cut -d' ' -f4 "$2" | tr '\n' ' ' | sed 's/ $//')), of which longer than 8 periods" \
+		"$(cut -d' ' -f6 "$2" | median) (runs: $(cut -d' ' -f6 "$2" | tr '\n' ' ' | sed 's/ $//'))"
+}
+
 # one NAME CMD...: the pairs and the summary of one program
 one() {
 	local name=$1 i
@@ -50,6 +73,8 @@ one() {
 	: >rtb
 	: >rcb
 	: >sys
+	: >mt
+	: >mtb
 	local l0 t0
 	l0=$(load) t0=$(date -u +%H:%M)
 	for i in $(seq "$pairs"); do
@@ -69,6 +94,8 @@ one() {
 		if [ $((i % 2)) -eq 0 ]; then
 			bench_time n "$@"
 		fi
+		picks prof >>mt
+		[ -n "${VARIANCE_REAL_B:-}" ] && picks profb >>mtb
 		if [ -n "${VARIANCE_REAL_B:-}" ]; then
 			awk 'NR == FNR { ne = $1; next } { print (ne > 0 ? $1 / ne : "nan") }' n pb >>rtb
 			awk 'NR == FNR { nc = $2 + $3; next } { print (nc > 0 ? ($2 + $3) / nc : "nan") }' n pb >>rcb
@@ -79,7 +106,7 @@ one() {
 		awk 'NR == FNR { ne = $1; nc = $2 + $3; next }
 		     { print (nc > 0 ? ($2 + $3) / nc : "nan") }' n p >>rc
 		echo "  pair $i: native $(awk '{ printf "%.2f s, CPU %.2f s", $1, $2 + $3 }' n)," \
-			"profiled $(awk '{ printf "%.2f s, CPU %.2f s", $1, $2 + $3 }' p)"
+			"profiled $(awk '{ printf "%.2f s, CPU %.2f s", $1, $2 + $3 }' p)${VARIANCE_REAL_B:+, variant $(awk '{ printf "%.2f s, CPU %.2f s", $1, $2 + $3 }' pb)}"
 	done
 	echo "bench: variance on $name ($pairs pairs, OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_WAIT_POLICY=$OMP_WAIT_POLICY," \
 		"$t0-$(date -u +%H:%M) UTC, load $l0 -> $(load)):"
@@ -89,6 +116,8 @@ one() {
 		echo "  system time medians: native $(cut -d' ' -f1 sys | median) s," \
 			"default $(cut -d' ' -f2 sys | median) s, $VARIANCE_REAL_B $(cut -d' ' -f3 sys | median) s"
 	fi
+	pickline "default" mt
+	[ -n "${VARIANCE_REAL_B:-}" ] && pickline "$VARIANCE_REAL_B" mtb
 	local w samples picks ret thr sw hcpu
 	w=$(meta prof wall_ns) samples=$(meta prof samples) picks=$(meta prof picks)
 	ret=$(meta prof returns) thr=$(meta prof threads) sw=$(meta prof switches)
