@@ -3,12 +3,18 @@
 # `sonde report` (meta arm_failures and watch_errno), with the errno's name; a run with
 # none says nothing of them.  vbp holds all 4 debug registers of its thread, so every arm
 # of variance is refused with ENOSPC.
+# The held run samples at 1 ms (the perf cpu-clock event) for 1 s of CPU time: at the
+# default 4 ms variance samples by POSIX CPU-time timers, which gave this thread 0 samples
+# in 0.5 s of CPU time (so no arm, no failure) when it shared its CPU with a busy loop
+# (taskset -c 0 beside `while :; do :; done`, 2026-11-26 20:36 UTC, load 2: 2 runs of 2;
+# 116-125 samples with the perf event or alone); at 1 ms, 479-481 samples a 0.5 s and
+# 948-960 a 1 s run there, and 0-2 refused arms in 0.5 s, 6 in 1 s.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
 var_gcc_src t818 vbp.c vbp -O1 -g -fno-omit-frame-pointer -pthread || exit 0
 
-"$SONDE" variance -o held -- ./vbp 4 0.5 >out.txt 2>err.txt
+"$SONDE" variance -p 1000000 -o held -- ./vbp 4 1 >out.txt 2>err.txt
 check t818-held-runs grep -q "vbp: 4 of its own breakpoints held" out.txt
 n=$(sqlite3 held/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
 e=$(sqlite3 held/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")
