@@ -563,9 +563,11 @@ static SIGSAFE uint64_t runtime_leaf_caller(struct rt_thread *t, uint64_t pc, ui
  * next call of the other function only (0 entries of 41 picks; SONDE_VARIANCE_PATIENCE=4
  * gives the same here).  And with no instance measured no self-pick is deferred, so
  * nothing ever started.  Now each missed pick doubles the thread's patience, up to
- * VAR_PATIENCE_MAX times var_patience, and each entry brings it back towards twice the
- * wait that entry took (never under var_patience): a thread whose functions come often
- * keeps the short one.  Only a pick whose wait counted from its frame's return (or that
+ * VAR_PATIENCE_MAX times var_patience, and each entry brings it back to var_patience:
+ * a thread whose functions come often keeps the short one.  (An entry first brought it
+ * back only to the larger of 3/4 of it and twice that entry's wait: on LULESH -s 70 it
+ * stayed high, fewer picks, 68 instances against 78 and 1.046x CPU against 1.024x,
+ * bench/variance-real.sh, doc/sonde-variance.md.)  Only a pick whose wait counted from its frame's return (or that
  * came from no known frame, or behind a gate) counts: a pick of a driver, whose frame is
  * live all along, tells nothing of how far apart calls are, and grew the patience of a
  * thread that picked its driver now and then until it spent most of its samples waiting
@@ -588,11 +590,7 @@ static SIGSAFE void patience_missed(struct var_thread *vt)
 
 static SIGSAFE void patience_entry(struct var_thread *vt)
 {
-	int p = thread_patience(vt) * 3 / 4, w = 2 * vt->x_ticks;
-
-	vt->patience = p > w ? p : w;
-	if (vt->patience < var_patience)
-		vt->patience = var_patience;
+	vt->patience = var_patience;
 }
 
 /* The X slot's pick is replaced: count what it was. */
