@@ -467,8 +467,9 @@ void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns);
  * reordered): of the clean rounds (wall within CALIB_CLEAN_NS of CPU time: nothing else
  * ran on the thread's CPU nor took it), the lowest window of CALIB_DENSE rounds within
  * CALIB_WINDOW_NS of CPU time, and its third lowest.  0; -EAGAIN when no such window
- * exists (the third lowest clean round is given, or the third lowest round when fewer
- * than 3 are clean); -EINVAL if n < 3.  Pure; any context.
+ * exists among 3 or more clean rounds (the third lowest clean round is given), and always
+ * when fewer than 3 are clean (the third lowest of all rounds is given, no window sought);
+ * -EINVAL if n < 3.  Pure; any context.
  */
 #define CALIB_CLEAN_NS 500
 #define CALIB_DENSE 8

@@ -305,9 +305,8 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 		snprintf(buf, len, "watchpoints unavailable: the trap handler could not be "
 				   "installed; detection from samples meeting on the board only");
 	else if (!m->st.arms && m->st.arm_failures)
-		snprintf(buf, len, "watchpoints unavailable: watch_arm failed %" PRIu64
-				   " times (last: %s); detection from samples meeting on the board only",
-			 m->st.arm_failures, strerror(m->watch_errno));
+		snprintf(buf, len, "watchpoints unavailable: every arm was refused (the arm "
+				   "failures below); detection from samples meeting on the board only");
 	else if (!m->st.arms && !m->st.thinned)
 		snprintf(buf, len, "no watchpoint armed (no candidate line was found)");
 	else if (!m->st.arms)

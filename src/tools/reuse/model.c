@@ -608,10 +608,9 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 	if (m->mode & REUSE_M_EXACT)
 		snprintf(buf, len, "exact mode: every access modelled, no watchpoints");
 	else if (!m->st.armed && m->st.arm_failures)
-		snprintf(buf, len, "watchpoints unavailable: watch_arm failed %" PRIu64
-			 " times (last: %s); nothing observed (build the program with sonde-cc "
-			 "for the software watchpoints)", m->st.arm_failures,
-			 strerror(m->st.watch_errno));
+		snprintf(buf, len, "watchpoints unavailable: every arm was refused (the arm "
+			 "failures below); nothing observed (build the program with sonde-cc "
+			 "for the software watchpoints)");
 	else if (!m->st.armed)
 		snprintf(buf, len, "no use watched (no sample, or no watchpoint backend)");
 	else
