@@ -563,11 +563,13 @@ static SIGSAFE uint64_t runtime_leaf_caller(struct rt_thread *t, uint64_t pc, ui
  * next call of the other function only (0 entries of 41 picks; SONDE_VARIANCE_PATIENCE=4
  * gives the same here).  And with no instance measured no self-pick is deferred, so
  * nothing ever started.  Now each missed pick doubles the thread's patience, up to
- * VAR_PATIENCE_MAX times var_patience, and each entry brings it back to var_patience:
- * a thread whose functions come often keeps the short one.  (An entry first brought it
- * back only to the larger of 3/4 of it and twice that entry's wait: on LULESH -s 70 it
- * stayed high, fewer picks, 68 instances against 78 and 1.046x CPU against 1.024x,
- * bench/variance-real.sh, doc/sonde-variance.md.)  Only a pick whose wait counted from its frame's return (or that
+ * VAR_PATIENCE_MAX times var_patience, and each entry sets it to twice the wait that entry
+ * took (never under var_patience): a thread whose functions come often keeps the short
+ * one.  (An entry first brought it back only to the larger of 3/4 of it and twice that
+ * wait: on LULESH -s 70 it stayed high, fewer picks, 68 instances against 78 and 1.046x
+ * CPU against 1.024x, bench/variance-real.sh, doc/sonde-variance.md; back to the base
+ * at once, t813's alternating 25 ms functions missed again under load: 9 and 2 instances
+ * in a make check beside another.)  Only a pick whose wait counted from its frame's return (or that
  * came from no known frame, or behind a gate) counts: a pick of a driver, whose frame is
  * live all along, tells nothing of how far apart calls are, and grew the patience of a
  * thread that picked its driver now and then until it spent most of its samples waiting
@@ -590,7 +592,9 @@ static SIGSAFE void patience_missed(struct var_thread *vt)
 
 static SIGSAFE void patience_entry(struct var_thread *vt)
 {
-	vt->patience = var_patience;
+	int w = 2 * vt->x_ticks;
+
+	vt->patience = w > var_patience ? w : var_patience;
 }
 
 /* The X slot's pick is replaced: count what it was. */
