@@ -124,7 +124,16 @@ check t416-reuse-summary-says-failures grep -q "^  arm failures: $n, the last EN
 "$SONDE" report rheld >rep.txt 2>&1
 check t416-reuse-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
 
-"$SONDE" reuse --source clock -o rfree -- ./cbp 0 0.5 >out.txt 2>err.txt
+# Up to 3 tries: in one of 8 runs of make check beside another, the free run's arms were
+# refused ENOSPC (199 against the held run's 68), probably while the other suite's programs held
+# debug registers (t416's and t818's own holders: not proven); a holder lives ~1 s, so a retry meets
+# free registers.  One ENOSPC-free run is what the control needs.
+for try in 1 2 3; do
+	rm -rf rfree
+	"$SONDE" reuse --source clock -o rfree -- ./cbp 0 0.5 >out.txt 2>err.txt
+	[ "$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")" != 28 ] && break
+	echo "    t416: free reuse run $try met refused registers (ENOSPC): again"
+done
 check t416-reuse-free-runs grep -q "cbp: 0 of its own breakpoints held" out.txt
 m=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
 e=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")
