@@ -124,7 +124,7 @@ check t416-reuse-summary-says-failures grep -q "^  arm failures: $n, the last EN
 "$SONDE" report rheld >rep.txt 2>&1
 check t416-reuse-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
 
-# Up to 3 tries: in one of 8 runs of make check beside another, the free run's arms were
+# Up to 3 tries: in one of 6 runs of make check beside another, the free run's arms were
 # refused ENOSPC (199 against the held run's 68), probably while the other suite's programs held
 # debug registers (t416's and t818's own holders: not proven); a holder lives ~1 s, so a retry meets
 # free registers.  One ENOSPC-free run is what the control needs.
