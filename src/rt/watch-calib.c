@@ -4,7 +4,13 @@
  * handler (watch.h: watch_trap_cost): the debug exception, the signal's delivery and the
  * sigreturn.  A tool that times something between two traps (variance: an instance from
  * its entry to its return; reuse: a use to its reuse) holds that much kernel time in its
- * figure and subtracts it.
+ * figure and subtracts it.  Two shapes: a store's trap (watch_trap_cost, reuse), and a
+ * call's two traps as variance takes them (watch_call_cost: an execute trap at the entry
+ * of a one-`ret` leaf whose callback re-arms the slot on the return address, then that
+ * watch's trap; from the first callback's end to the second's start).  With each round a
+ * probe of the kernel's speed (watch_probe_ns, the fastest of 3 getppid calls), whose
+ * median over the rounds the cost was picked from is kept: the cost moves with that speed
+ * during the run (watch.h), and a tool scales it by a probe taken at each trap.
  *
  * Measured once per process, in the first thread that asks, before it samples: a W watch
  * on a word of its stack, rounds of (time around the store) - (time inside the callback),
@@ -33,7 +39,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rt/rt.h"
 #include "rt/sigsafe.h"
@@ -45,9 +53,12 @@
 #define MAX_BATCHES 10		/* while no dense low window is found */
 #define BATCH_GAP_NS 2000000	/* before the second batch, doubling up to 8x after */
 #define LOW_RANK 2		/* the third lowest of the window's rounds */
+#define PROBE_TRIES 3		/* watch_probe_ns: the fastest of that many system calls */
 
-static int measured;
-static int64_t cost_ns, cost_cpu_ns;
+/* what is measured: a store's trap (watch_trap_cost), a call's two traps (watch_call_cost) */
+enum { CALIB_STORE, CALIB_CALL, CALIB_KINDS };
+static int measured[CALIB_KINDS];
+static int64_t cost_ns[CALIB_KINDS], cost_cpu_ns[CALIB_KINDS], cost_probe_ns[CALIB_KINDS];
 
 struct stamp {
 	int64_t in[2], out[2];
@@ -61,6 +72,21 @@ static SIGSAFE void now2(int64_t *v)
 	v[0] = (int64_t)rt_now();
 	v[1] = rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 :
 	       (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+SIGSAFE int64_t watch_probe_ns(void)
+{
+	int64_t best = 0;
+
+	for (int i = 0; i < PROBE_TRIES; i++) {
+		int64_t a = (int64_t)rt_now();
+		(void)getppid();
+		int64_t d = (int64_t)rt_now() - a;
+
+		if (d > 0 && (!best || d < best))
+			best = d;
+	}
+	return best;
 }
 
 static SIGSAFE void on_trap(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
@@ -80,9 +106,106 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The leaf a call round calls: its first instruction traps (X) and its return reads the
+ * return address (RW), as in a function variance measures.  One `ret` on a page of its
+ * own: the runtime's code is never watched (watch_arm: -EPERM). */
+static void (*leaf)(void);
+
+static int leaf_map(void)
+{
+#if defined(__x86_64__)
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	*(volatile unsigned char *)p = 0xc3;	/* ret */
+	if (mprotect(p, 4096, PROT_READ | PROT_EXEC)) {
+		munmap(p, 4096);
+		return -1;
+	}
+	leaf = (void (*)(void))p;
+	return 0;
+#else
+	return -1;
+#endif
+}
+
+struct call_stamp {
+	int64_t x_out[2], r_in[2];
+	int phase;		/* 1 after the entry's callback, 2 after the return's */
+};
+
+static SIGSAFE void on_return(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
+			      const siginfo_t *si)
+{
+	struct call_stamp *c = cookie;
+
+	(void)t, (void)slot, (void)uc, (void)si;
+	now2(c->r_in);
+	if (c->phase == 1)
+		c->phase = 2;
+}
+
+/* The entry: its slot re-armed on the return address, as variance's entry breakpoint
+ * becomes its return watch (one MODIFY, inside the callback, before the time is read),
+ * then the time the callback leaves at. */
+static SIGSAFE void on_entry(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
+			     const siginfo_t *si)
+{
+	struct call_stamp *c = cookie;
+
+	(void)si;
+#if defined(__x86_64__)
+	uint64_t ra = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RSP] : 0;
+#else
+	uint64_t ra = 0;
+#endif
+	struct watch_req r = { .addr = ra, .len = 8, .type = WATCH_RW, .policy = WATCH_REFUSE,
+			       .on_trap = on_return, .cookie = c };
+
+	if (!ra || watch_modify(t, slot, &r) < 0)
+		return;
+	c->phase = 1;
+	now2(c->x_out);
+}
+
+/* One batch of call rounds: what a call keeps of its entry trap (after its callback) and
+ * of its return trap (before its callback); the leaf is one instruction. */
+static int batch_call(struct rt_thread *t, int64_t d[3][ROUNDS], int *slot)
+{
+	struct call_stamp c;
+	int n = 0;
+
+	for (int i = 0; i < ROUNDS + 1; i++) {
+		struct watch_req x = { .addr = (uint64_t)(uintptr_t)leaf, .len = 8,
+				       .type = WATCH_X, .policy = WATCH_REFUSE,
+				       .on_trap = on_entry, .cookie = &c };
+		int err = *slot >= 0 ? watch_modify(t, *slot, &x) : watch_arm(t, &x);
+
+		if (err == -ENOENT)
+			err = watch_arm(t, &x);
+		if (err < 0)
+			break;
+		*slot = err;
+		c.phase = 0;
+		leaf();
+		if (c.phase != 2)
+			break;
+		if (i == 0)
+			continue;
+		for (int m = 0; m < 2; m++)
+			d[m][n] = c.r_in[m] - c.x_out[m];
+		d[2][n] = watch_probe_ns();
+		n++;
+	}
+	if (*slot >= 0)
+		watch_disarm(t, *slot);
+	return n;
+}
+
 /* One batch: ROUNDS rounds (after one that pays for cold code and pages) into d; the
  * number measured, less than ROUNDS where a trap did not come. */
-static int batch(struct rt_thread *t, int64_t d[2][ROUNDS], int *slot)
+static int batch(struct rt_thread *t, int64_t d[3][ROUNDS], int *slot)
 {
 	volatile uint64_t word = 0;
 	int n = 0;
@@ -108,6 +231,7 @@ static int batch(struct rt_thread *t, int64_t d[2][ROUNDS], int *slot)
 			continue;
 		for (int m = 0; m < 2; m++)
 			d[m][n] = (b[m] - a[m]) - (c.out[m] - c.in[m]);
+		d[2][n] = watch_probe_ns();
 		n++;
 	}
 	/* disarmed, so that the pause before the next batch takes no trap */
@@ -164,9 +288,29 @@ int watch_calib_pick(int64_t *wall, int64_t *cpu, int n, int64_t *cost_wall, int
 	return lo < 0 ? -EAGAIN : 0;
 }
 
-static void measure(struct rt_thread *t)
+int64_t watch_calib_probe(const int64_t *wall, const int64_t *cpu, const int64_t *probe, int n,
+			  int64_t cost_cpu)
 {
-	int64_t d[2][ROUNDS], all[2][MAX_BATCHES * ROUNDS];
+	int64_t p[MAX_BATCHES * ROUNDS];
+	int m = 0;
+
+	for (int pass = 0; pass < 2 && !m; pass++)
+		for (int i = 0; i < n && m < MAX_BATCHES * ROUNDS; i++) {
+			int64_t d = wall[i] - cpu[i], e = cpu[i] - cost_cpu;
+
+			if (probe[i] > 0 && (pass || (d <= CALIB_CLEAN_NS && d >= -CALIB_CLEAN_NS &&
+					 e <= CALIB_WINDOW_NS && e >= -CALIB_WINDOW_NS)))
+				p[m++] = probe[i];
+		}
+	if (!m)
+		return 0;
+	qsort(p, (size_t)m, sizeof(int64_t), cmp_i64);
+	return p[(m - 1) / 2];
+}
+
+static void measure(struct rt_thread *t, int kind)
+{
+	int64_t d[3][ROUNDS], all[3][MAX_BATCHES * ROUNDS];
 	int slot = -1, n = 0;
 	const char *e = getenv("SONDE_TRAP_CALIBRATE");
 
@@ -174,6 +318,8 @@ static void measure(struct rt_thread *t)
 		return;
 	/* A starting thread is held busy (its traps would count as the runtime's own
 	 * accesses and be ignored); it does not sample yet. */
+	if (kind == CALIB_CALL && leaf_map())
+		return;
 	int busy = t->busy;
 	t->busy = 0;
 	for (int k = 0; k < MAX_BATCHES; k++) {
@@ -181,12 +327,12 @@ static void measure(struct rt_thread *t)
 			struct timespec gap = { 0, (long)BATCH_GAP_NS << (k < 4 ? k - 1 : 3) };
 			nanosleep(&gap, NULL);
 		}
-		int got = batch(t, d, &slot);
+		int got = kind == CALIB_CALL ? batch_call(t, d, &slot) : batch(t, d, &slot);
 		if (got < ROUNDS) {
 			n = 0;
 			break;		/* no trap here: nothing to subtract */
 		}
-		for (int m = 0; m < 2; m++)
+		for (int m = 0; m < 3; m++)
 			memcpy(&all[m][n], d[m], sizeof(d[m]));
 		n += got;
 		if (k + 1 >= BATCHES) {
@@ -195,24 +341,43 @@ static void measure(struct rt_thread *t)
 
 			memcpy(w, all[0], sizeof(int64_t) * (size_t)n);
 			memcpy(c, all[1], sizeof(int64_t) * (size_t)n);
-			if (!watch_calib_pick(w, c, n, &cost_ns, &cost_cpu_ns))
+			if (!watch_calib_pick(w, c, n, &cost_ns[kind], &cost_cpu_ns[kind]))
 				break;
 		}
 	}
 	t->busy = busy;
+	if (n)
+		cost_probe_ns[kind] = watch_calib_probe(all[0], all[1], all[2], n, cost_cpu_ns[kind]);
+	if (leaf) {
+		munmap((void *)leaf, 4096);
+		leaf = NULL;
+	}
 	if (!n)
-		cost_ns = cost_cpu_ns = 0;
+		cost_ns[kind] = cost_cpu_ns[kind] = cost_probe_ns[kind] = 0;
+}
+
+static void cost(struct rt_thread *t, int kind, int64_t *time_ns, int64_t *cpu_ns,
+		 int64_t *probe_ns)
+{
+	if (!measured[kind]) {
+		measured[kind] = 1;
+		if (t)
+			measure(t, kind);
+	}
+	if (time_ns)
+		*time_ns = cost_ns[kind];
+	if (cpu_ns)
+		*cpu_ns = cost_cpu_ns[kind];
+	if (probe_ns)
+		*probe_ns = cost_probe_ns[kind];
 }
 
 void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns)
 {
-	if (!measured) {
-		measured = 1;
-		if (t)
-			measure(t);
-	}
-	if (time_ns)
-		*time_ns = cost_ns;
-	if (cpu_ns)
-		*cpu_ns = cost_cpu_ns;
+	cost(t, CALIB_STORE, time_ns, cpu_ns, NULL);
+}
+
+void watch_call_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns, int64_t *probe_ns)
+{
+	cost(t, CALIB_CALL, time_ns, cpu_ns, probe_ns);
 }

@@ -463,6 +463,31 @@ int watch_is_started(void);
  */
 void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns);
 /*
+ * What a call keeps of the two traps that time it as variance times a function: an
+ * execute trap at its first instruction, whose callback re-arms that slot on the return
+ * address (one MODIFY), then that watch's trap at the return; from the first callback's
+ * end to the second's start (the leaf is one `ret`).  Measured as watch_trap_cost is, on
+ * its own first call (30 ms more); 0 where that gives 0.  *probe_ns (may be NULL): what
+ * watch_probe_ns read in the rounds the cost was picked from (their median), 0 if none.
+ */
+void watch_call_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns, int64_t *probe_ns);
+/*
+ * The trap's cost moves with the kernel's speed, which moves on its own: on this project's
+ * KVM guests a bare debug trap costs 11.6-12 us for 10-100 ms at a time, then 14.2-16.7
+ * (per vCPU, independently), and a getppid(2) 0.20 us then 0.26-0.28, while user code
+ * keeps its speed (a multiply chain: 0.35 us in both; doc/sonde-variance.md, "The traps'
+ * cost moves").  A calibration at start sees one level; the instances of a run in the
+ * other keep or lose 3-4 us each.  watch_probe_ns times the fastest of 3 getppid calls
+ * (~0.7 us with the clock reads): a caller scales the calibrated cost by it over the
+ * calibration's probe (watch_call_cost).  Handler-safe.
+ */
+int64_t watch_probe_ns(void);
+/* The calibration's probe from n rounds (wall, cpu, probe; not reordered): the median
+ * probe of the clean rounds whose CPU time is within CALIB_WINDOW_NS of cost_cpu, else of
+ * all rounds with a probe; 0 if none.  Pure; any context. */
+int64_t watch_calib_probe(const int64_t *wall, const int64_t *cpu, const int64_t *probe, int n,
+			  int64_t cost_cpu);
+/*
  * The calibration's pick from n rounds' wall and CPU times (ns; both arrays are
  * reordered): of the clean rounds (wall within CALIB_CLEAN_NS of CPU time: nothing else
  * ran on the thread's CPU nor took it), the lowest window of CALIB_DENSE rounds within

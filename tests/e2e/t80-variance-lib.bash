@@ -41,3 +41,31 @@ var_col() {
 var_count() {
 	awk -F, "NR > 1 { f = \$1; c = \$2; t = \$6; cpu = \$7; pf = \$8; if ($2) n++ } END { print n + 0 }" "$1"
 }
+
+# cut_stats DIR BYTES: cut every STATS record of DIR's streams by BYTES (a recording of
+# an older runtime, whose STATS records ended before the fields cut: t800, t812)
+cut_stats() {	# DIR BYTES: cut every STATS record of DIR's streams by BYTES
+	python3 - "$1" "$2" <<'PY'
+import glob, struct, sys
+STATS = 64 + 1	# VAR_REC_STATS
+by = int(sys.argv[2])
+cut = 0
+for f in glob.glob(sys.argv[1] + "/*.sdt"):
+	b = bytearray(open(f, "rb").read())
+	off = struct.unpack_from("<I", b, 12)[0]	# header_size
+	out = b[:off]
+	while off + 8 <= len(b):
+		t, n = struct.unpack_from("<HH", b, off)
+		if n < 8:
+			break
+		r = b[off:off + n]
+		if t == STATS:
+			struct.pack_into("<H", r, 2, n - by)
+			r = r[:n - by]
+			cut += 1
+		out += r
+		off += n
+	open(f, "wb").write(out + b[off:])
+assert cut > 0, "no STATS record"
+PY
+}

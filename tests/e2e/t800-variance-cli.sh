@@ -53,31 +53,6 @@ fi
 # before).  The old recordings are this one with its STATS records cut to their old sizes
 # (src/tools/variance/format.h: the gate's 7 counters are their last 56 bytes, and
 # handler_cpu_ns the 8 before).
-cut_stats() {	# DIR BYTES: cut every STATS record of DIR's streams by BYTES
-	python3 - "$1" "$2" <<'PY'
-import glob, struct, sys
-STATS = 64 + 1	# VAR_REC_STATS
-by = int(sys.argv[2])
-cut = 0
-for f in glob.glob(sys.argv[1] + "/*.sdt"):
-	b = bytearray(open(f, "rb").read())
-	off = struct.unpack_from("<I", b, 12)[0]	# header_size
-	out = b[:off]
-	while off + 8 <= len(b):
-		t, n = struct.unpack_from("<HH", b, off)
-		if n < 8:
-			break
-		r = b[off:off + n]
-		if t == STATS:
-			struct.pack_into("<H", r, 2, n - by)
-			r = r[:n - by]
-			cut += 1
-		out += r
-		off += n
-	open(f, "wb").write(out + b[off:])
-assert cut > 0, "no STATS record"
-PY
-}
 metav() { sqlite3 "$1/profile.db" "select value from meta where key = '$2'"; }
 if var_build t800-cpu vwork.c vwork2 -pthread; then
 	"$SONDE" variance -q -o new -- ./vwork2 mix 0.2 >/dev/null 2>&1
@@ -99,20 +74,27 @@ if var_build t800-cpu vwork.c vwork2 -pthread; then
 	si=$(metav new samples_idle) se=$(metav new samples_entry) sc=$(metav new slot_closes)
 	check "t800-slot-rows-$si-$se-$sc" [ -n "$si" -a -n "$se" -a -n "$sc" ]
 	check "t800-slot-parts" [ $((si + se)) -le "$(metav new samples)" ]
+	# a record without the kernel speed's probes (cut by their 24 bytes: an older runtime)
+	# keeps the slots' rows (the probes' rows are checked where traps fire: t812)
+	cp -r new pr && rm pr/profile.db
+	check t800-probe-stats-cut cut_stats pr 24
+	"$SONDE" report pr >/dev/null 2>&1
+	check t800-probe-report-status [ $? -eq 0 ]
+	check t800-probe-slots-counted [ "$(metav pr samples_idle)" = "$si" -a "$(metav pr slot_closes)" = "$sc" ]
 	cp -r new sl && rm sl/profile.db
-	check t800-slots-stats-cut cut_stats sl 24
+	check t800-slots-stats-cut cut_stats sl $((24 + 24))
 	"$SONDE" report sl >/dev/null 2>&1
 	check t800-slots-report-status [ $? -eq 0 ]
 	check t800-slots-not-counted [ -z "$(metav sl samples_idle)$(metav sl slot_closes)" ]
 	check t800-slots-gate-counted [ "$(metav sl gated)" = "$g" -a "$(metav sl yielded)" = "$y" ]
 	cp -r new mid && rm mid/profile.db
-	check t800-mid-stats-cut cut_stats mid $((56 + 24))
+	check t800-mid-stats-cut cut_stats mid $((56 + 24 + 24))
 	"$SONDE" report mid >/dev/null 2>&1
 	check t800-mid-report-status [ $? -eq 0 ]
 	check t800-mid-handler-cpu-measured [ "$(metav mid handler_cpu_ns)" = "$v" ]
 	check t800-mid-gate-not-counted [ -z "$(metav mid gated)$(metav mid deferred)" ]
 	cp -r new old && rm old/profile.db
-	check t800-old-stats-cut cut_stats old $((64 + 24))
+	check t800-old-stats-cut cut_stats old $((64 + 24 + 24))
 	"$SONDE" report old >/dev/null 2>&1
 	check t800-old-report-status [ $? -eq 0 ]
 	check t800-handler-cpu-not-measured [ -z "$(metav old handler_cpu_ns)" ]

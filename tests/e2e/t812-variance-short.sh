@@ -53,6 +53,19 @@ F=rec/variance/functions.csv
 cost=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'")
 check "t812-calibrated-$cost" [ "${cost:-0}" -gt 1000 ]
 R=$(awk -v c="${cost:-0}" 'BEGIN { print c / 4 }')
+# the kernel's speed, probed at every trap (rt-variance.c, kernel_speed): the calibration's
+# probe, the probes' mean (each clamped within 3/4 and 2x of it) and their count
+metav() { sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = '$1'"; }
+pc=$(metav trap_probe_ns) pm=$(metav trap_probe_mean_ns) pn=$(metav trap_probes)
+check "t812-probes-$pc-$pm-$pn" [ "${pc:-0}" -gt 0 -a "${pm:-0}" -gt 0 -a "${pn:-0}" -gt 0 ]
+check "t812-probe-mean-clamped" [ $((4 * ${pm:-0})) -ge $((3 * ${pc:-0})) -a "${pm:-0}" -le $((2 * ${pc:-0})) ]
+# a recording of a runtime without them (its STATS records cut by their 24 bytes) has no
+# such rows, and its report runs
+cp -r rec old && rm old/profile.db
+check t812-old-stats-cut cut_stats old 24
+"$SONDE" report old >/dev/null 2>&1
+check t812-old-report-status [ $? -eq 0 ]
+check t812-old-no-probe-rows [ -z "$(sqlite3 old/profile.db "SELECT value FROM meta WHERE key LIKE 'trap_probe%'")" ]
 for f in w2 w5 w10 w20 w50; do
 	# "vshort w10 calls N cpu_ns_per_call X timed T kept K median_ns M mean_ns A"
 	read -r timed kept truth tmean <<<"$(awk -v f=$f \

@@ -125,6 +125,38 @@ TEST(no_clean_round_is_no_cost)
 	CHECK(c == 11500 + 1900 * 2 / 84);	/* 11500, 11522, 11545 */
 }
 
+/* The probe of the rounds the cost came from (watch_calib_probe): quiet rounds probed at
+ * 170 ns, a spell's clean rounds (17.5 us) at 230, rounds that lost the CPU at 400 (all
+ * three as a debug build recorded them, rounded).  Picked at the quiet cost, the quiet
+ * rounds' median; at the spell's, the spell's; no round near the cost: all rounds'. */
+TEST(probe_of_the_cost_rounds)
+{
+	int64_t probe[MAXN];
+
+	n = 0;
+	for (int i = 0; i < 20; i++) {
+		probe[n] = 168 + i % 5;		/* 168 .. 172: median 170 */
+		round_add(14600 + 10 * (i % 4), 0);
+	}
+	for (int i = 0; i < 10; i++) {
+		probe[n] = 230;
+		round_add(17500 + 20 * i, 0);
+	}
+	for (int i = 0; i < 10; i++) {
+		probe[n] = 400;
+		round_add(14610, 30000);	/* CPU time at the cost, but not clean */
+	}
+	CHECK(watch_calib_probe(wall, cpu, probe, n, 14620) == 170);
+	CHECK(watch_calib_probe(wall, cpu, probe, n, 17550) == 230);
+	/* nothing within CALIB_WINDOW_NS of 30 us: the median of every probe (20 of 170ish,
+	 * 10 of 230, 10 of 400: the 20th of 40 sorted is the last of the quiet ones) */
+	CHECK(watch_calib_probe(wall, cpu, probe, n, 30000) == 172);
+	/* no probe at all */
+	for (int i = 0; i < n; i++)
+		probe[i] = 0;
+	CHECK(watch_calib_probe(wall, cpu, probe, n, 14620) == 0);
+}
+
 int main(void)
 {
 	RUN(quiet_rounds_third_lowest);
@@ -134,5 +166,6 @@ int main(void)
 	RUN(spell_everywhere_asks_for_more);
 	RUN(too_few_clean_rounds_all_count);
 	RUN(no_clean_round_is_no_cost);
+	RUN(probe_of_the_cost_rounds);
 	return CHECK_DONE();
 }

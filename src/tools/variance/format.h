@@ -99,6 +99,11 @@ struct var_rec_stats {
 	uint64_t samples_idle;		/* nothing armed, pending or deferred */
 	uint64_t samples_entry;		/* an entry (or its gate) armed, nothing pending */
 	uint64_t closes;		/* idle slots' events closed, not only disabled */
+	/* the kernel's speed (rt-variance.c, kernel_speed); later fields: older records end
+	 * before them */
+	int64_t probe_cal_ns;		/* watch_probe_ns at the calibration (0: none) */
+	uint64_t probes;		/* probes taken (hw traps, samples inside instances) */
+	uint64_t probe_sum_ns;		/* their sum, as clamped */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

@@ -385,7 +385,7 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 			} else {
 				m->gate_unmeasured++;
 			}
-			if (h->size >= sizeof(*s)) {
+			if (h->size >= offsetof(struct var_rec_stats, probe_cal_ns)) {
 				const uint64_t *sa = &s->samples_idle;
 				uint64_t *sb = &m->st.samples_idle;
 				for (int i = 0; i < VAR_NSLOTS; i++)
@@ -398,6 +398,12 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 			uint64_t *b = &m->st.samples;
 			for (int i = 0; i < VAR_NSTATS; i++)
 				b[i] += a[i];
+			if (h->size >= sizeof(*s)) {
+				if (s->probe_cal_ns)
+					m->st.probe_cal_ns = s->probe_cal_ns;
+				m->st.probes += s->probes;
+				m->st.probe_sum_ns += s->probe_sum_ns;
+			}
 			if (s->watch_errno)
 				m->st.watch_errno = s->watch_errno;
 			if (s->trap_ns || s->trap_cpu_ns) {
@@ -787,6 +793,18 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	for (int i = 0; i < VAR_NSLOTS && !r && m->slots_measured && !m->slots_unmeasured; i++) {
 		snprintf(b, sizeof(b), "%" PRIu64, sl[i]);
 		r = db_row(st, "tt", snames[i], b);
+	}
+	/* the kernel's speed at the traps (rt-variance.c, kernel_speed): the probe at the
+	 * calibration and the probes' mean, which scaled the cost subtracted */
+	if (!r && m->st.probe_cal_ns && m->st.probes) {
+		snprintf(b, sizeof(b), "%" PRId64, m->st.probe_cal_ns);
+		r = db_row(st, "tt", "trap_probe_ns", b);
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.probe_sum_ns / m->st.probes);
+		if (!r)
+			r = db_row(st, "tt", "trap_probe_mean_ns", b);
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.probes);
+		if (!r)
+			r = db_row(st, "tt", "trap_probes", b);
 	}
 	sqlite3_finalize(st);
 	return r;

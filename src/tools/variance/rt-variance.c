@@ -149,6 +149,8 @@ static int var_start(void)
 /* hw: what one trap costs outside any handler (watch_trap_cost: the debug exception, the
  * signal, the sigreturn), per metric; 0 with soft traps (calls, no kernel). */
 static int64_t var_trap_cost[VAR_NMETRIC];
+/* what watch_probe_ns read when that cost was calibrated (0: no scaling) */
+static int64_t var_probe_cal;
 
 static int var_thread_start(struct rt_thread *t)
 {
@@ -164,7 +166,8 @@ static int var_thread_start(struct rt_thread *t)
 	t->tool = vt;
 	/* measured in the first thread to start, the same value after */
 	if (vt && env_num("SONDE_VARIANCE_CALIBRATE", 1))
-		watch_trap_cost(t, &var_trap_cost[VAR_M_TIME], &var_trap_cost[VAR_M_CPU]);
+		watch_call_cost(t, &var_trap_cost[VAR_M_TIME], &var_trap_cost[VAR_M_CPU],
+				&var_probe_cal);
 	return 0;
 }
 
@@ -200,12 +203,39 @@ static SIGSAFE void handler_end(struct var_thread *vt, const int64_t *m0, int64_
 	vt->s.handler_cpu_ns += (uint64_t)(m1[VAR_M_CPU] - m0[VAR_M_CPU]);
 }
 
-/* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost) to what the
- * thread's handlers cost, so that the instances pending over it do not count it. */
-static SIGSAFE void kernel_cost(struct var_thread *vt, int halves)
+/* The kernel's speed now, for kernel_cost: watch_probe_ns, within 3/4 and twice the
+ * calibration's probe (a probe an interrupt stretched does not double a cost); 0 with no
+ * calibrated probe (the cost as calibrated). */
+static SIGSAFE int64_t kernel_speed(struct var_thread *vt)
 {
-	for (int m = 0; m < VAR_NMETRIC; m++)
-		vt->ovh[m] += var_trap_cost[m] * halves / 2;
+	if (!var_probe_cal)
+		return 0;
+	int64_t p = watch_probe_ns();
+
+	if (p < var_probe_cal * 3 / 4)
+		p = var_probe_cal * 3 / 4;
+	if (p > var_probe_cal * 2)
+		p = var_probe_cal * 2;
+	vt->s.probes++;
+	vt->s.probe_sum_ns += (uint64_t)p;
+	return p;
+}
+
+/* Add `halves` halves of a signal's calibrated kernel time (var_trap_cost), scaled by the
+ * kernel's speed `probe` (kernel_speed; 0: as calibrated), to what the thread's handlers
+ * cost, so that the instances pending over it do not count it.  The cost moves with the
+ * kernel's speed, which on KVM guests changes for 10-100 ms at a time (watch.h,
+ * watch_probe_ns): calibrated at 14.7 us in a CI run whose traps cost ~19, every instance
+ * kept 4-5 us of them. */
+static SIGSAFE void kernel_cost(struct var_thread *vt, int halves, int64_t probe)
+{
+	for (int m = 0; m < VAR_NMETRIC; m++) {
+		int64_t c = var_trap_cost[m];
+
+		if (probe)
+			c = c * probe / var_probe_cal;
+		vt->ovh[m] += c * halves / 2;
+	}
 }
 
 static SIGSAFE void note_err(struct var_thread *vt, int err)
@@ -737,8 +767,8 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	if (!vt)
 		return;
 	read_metrics(m0);
-	if (uc)
-		kernel_cost(vt, 2);	/* the sample's signal, inside any pending instance */
+	if (uc && vt->depth)	/* the sample's signal, inside the pending instances */
+		kernel_cost(vt, 2, kernel_speed(vt));
 	if (var_close && watch_backend() == WATCH_BACKEND_HW)
 		note_switches(vt);
 	/* The sample's calling context: the functions on the stack, for time shares. */
@@ -1035,8 +1065,10 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 	 * holds the second half of its entry trap and the first half of its return trap,
 	 * and the whole of every other trap in between (nested instances, reads of the
 	 * slot), all subtracted through vt->ovh. */
+	int64_t speed = w->soft ? 0 : kernel_speed(vt);
+
 	if (!w->soft)
-		kernel_cost(vt, 1);
+		kernel_cost(vt, 1, speed);
 	if (w->type == WATCH_X) {
 		on_entry(t, vt, w, uc, m0);
 	} else if (vt->gate_fn && !w->soft && w->slot == vt->x_slot) {
@@ -1047,7 +1079,7 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 		handler_end(vt, m0, NULL);
 	}
 	if (!w->soft)
-		kernel_cost(vt, 1);
+		kernel_cost(vt, 1, speed);
 	rt_leave(t);
 }
 
@@ -1092,6 +1124,7 @@ static SIGSAFE void var_thread_end(struct rt_thread *t)
 	vt->s.backend = (uint32_t)watch_backend();
 	vt->s.trap_ns = var_trap_cost[VAR_M_TIME];
 	vt->s.trap_cpu_ns = var_trap_cost[VAR_M_CPU];
+	vt->s.probe_cal_ns = var_probe_cal;
 	vt->s.calls_hooked = (uint32_t)watch_soft_calls;
 	rt_tool_record(t, &vt->s, sizeof(vt->s));
 }
