@@ -473,10 +473,10 @@ void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns);
 void watch_call_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns, int64_t *probe_ns);
 /*
  * The trap's cost moves with the kernel's speed, which moves on its own: on this project's
- * KVM guests a bare debug trap costs 11.6-12 us for 10-100 ms at a time, then 14.2-16.7
- * (per vCPU, independently), and a getppid(2) 0.20 us then 0.26-0.28, while user code
- * keeps its speed (a multiply chain: 0.35 us in both; doc/sonde-variance.md, "The traps'
- * cost moves").  A calibration at start sees one level; the instances of a run in the
+ * KVM guests a bare debug trap costs ~12.2 us for 10-100 ms at a time, then ~15.7 (per
+ * vCPU, independently), a getppid(2) 0.20 us then 0.26-0.27, while user code keeps its
+ * speed (bench/watch-levels.sh; doc/sonde-variance.md, "The traps' cost moves with the
+ * kernel's speed").  A calibration at start sees one level; the instances of a run in the
  * other keep or lose 3-4 us each.  watch_probe_ns times the fastest of 3 getppid calls
  * (~0.7 us with the clock reads): a caller scales the calibrated cost by it over the
  * calibration's probe (watch_call_cost).  Handler-safe.
