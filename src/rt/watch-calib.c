@@ -130,6 +130,18 @@ static int leaf_map(void)
 #endif
 }
 
+/* Arm r in *slot (a MODIFY), or in a new one where there is none yet: the slot, or -errno. */
+static int rearm(struct rt_thread *t, int *slot, const struct watch_req *r)
+{
+	int err = *slot >= 0 ? watch_modify(t, *slot, r) : watch_arm(t, r);
+
+	if (err == -ENOENT)
+		err = watch_arm(t, r);
+	if (err >= 0)
+		*slot = err;
+	return err;
+}
+
 struct call_stamp {
 	int64_t x_out[2], r_in[2];
 	int phase;		/* 1 after the entry's callback, 2 after the return's */
@@ -180,13 +192,8 @@ static int batch_call(struct rt_thread *t, int64_t d[3][ROUNDS], int *slot)
 		struct watch_req x = { .addr = (uint64_t)(uintptr_t)leaf, .len = 8,
 				       .type = WATCH_X, .policy = WATCH_REFUSE,
 				       .on_trap = on_entry, .cookie = &c };
-		int err = *slot >= 0 ? watch_modify(t, *slot, &x) : watch_arm(t, &x);
-
-		if (err == -ENOENT)
-			err = watch_arm(t, &x);
-		if (err < 0)
+		if (rearm(t, slot, &x) < 0)
 			break;
-		*slot = err;
 		c.phase = 0;
 		leaf();
 		if (c.phase != 2)
@@ -215,12 +222,8 @@ static int batch(struct rt_thread *t, int64_t d[3][ROUNDS], int *slot)
 		struct watch_req r = { .addr = (uint64_t)(uintptr_t)&word, .len = 8,
 				       .type = WATCH_W, .policy = WATCH_REFUSE,
 				       .on_trap = on_trap, .cookie = &c };
-		int err = *slot >= 0 ? watch_modify(t, *slot, &r) : watch_arm(t, &r);
-		if (err == -ENOENT)
-			err = watch_arm(t, &r);
-		if (err < 0)
+		if (rearm(t, slot, &r) < 0)
 			break;
-		*slot = err;
 		int64_t a[2], b[2];
 		now2(a);
 		word = (uint64_t)i;

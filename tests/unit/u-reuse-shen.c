@@ -107,6 +107,11 @@ TEST(reuse_window_estimate)
 		o[i] = (struct reuse_obs){ (uint64_t)i * 10, i <= 4 ? 5 : 60, 1 };
 	CHECK(near(reuse_window_rd(o, 9, 0, 8), 50, 1e-9));
 	CHECK(reuse_window_rd(o, 9, 0, 9) < 0);	/* too few inside */
+	/* every use inside reused inside (TRD 5): none beyond, no estimate (not 0: the
+	 * element's own reuse makes RD >= 1) */
+	for (int i = 1; i <= 8; i++)
+		o[i].trd = 5;
+	CHECK(reuse_window_rd(o, 9, 0, 8) < 0);
 }
 
 TEST(reuse_share_and_accuracy)

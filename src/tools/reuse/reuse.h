@@ -62,7 +62,8 @@ void reuse_points_release(struct reuse_points *p);
  *            / (weight of the uses inside)
  * o[0..n) are one thread's observed reuses sorted by p0 (position in the thread's
  * accesses); the estimate is for o[i].  Returns -1 when fewer than min_obs uses lie
- * inside (the window is too short for the sampling period: use Shen).
+ * inside (the window is too short for the sampling period: use Shen), or when none of
+ * them reaches beyond (a 0, where the element's own reuse makes RD >= 1).
  */
 struct reuse_obs {
 	uint64_t p0, trd;

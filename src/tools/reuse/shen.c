@@ -183,7 +183,14 @@ double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min
 		if (o[j].p0 + o[j].trd >= end)
 			beyond += o[j].w;
 	}
-	if (k < min_obs || in <= 0)
+	/* none of them beyond: the estimate would be 0, where the element itself was used at
+	 * both ends (RD >= 1).  A long window's few uses miss a small share that way (RIBench
+	 * inc with invalidations: 27 uses in a 356,514-access window, where ~31,000 distinct
+	 * elements make the share beyond ~9%, and 0.91^27 = 8%), and such a reuse carries
+	 * the weight of many (its outcome's reservoir weight: up to 3.5% of a run's reuses,
+	 * all put at distance 0: t504).  Not an estimate: the caller's next one (the local
+	 * Shen mean) takes it. */
+	if (k < min_obs || in <= 0 || beyond <= 0)
 		return -1;
 	return (double)o[i].trd * beyond / in;
 }
