@@ -7,10 +7,10 @@
 # stores remove words from this thread's stack, and X1 + INV/2 sits on a bin edge (1000,
 # 2000, .. against 1024, 2048, ..): the exact mode counts the removals, the sampled
 # estimate (window and Shen, from time distances) cannot see them and puts the distance
-# near X1 + INV, the thesis's analytic truth, one bin up.  2026-11-26 23:20 UTC, load 1.2,
-# inc shape, 3 runs of each mode: S(exact, exact) 0.976-0.983, S(sampled, sampled)
-# 0.92-0.96, S(sampled, exact) 0.78-0.85; the same code read 0.935-0.955 at 13:39 UTC at
-# load ~10, and 0.69 once beside another make check.  Checked on the first of up to 2
+# near X1 + INV, the thesis's analytic truth, one bin up.  bench/reuse-modes.sh, 2026-11-26
+# 23:21 UTC, load 0.7-2.0, inc shape, 3 runs of each mode: S(exact, exact) 0.949-0.990,
+# S(sampled, sampled) 0.942-0.972, S(sampled, exact) 0.757-0.820; the same code read
+# 0.935-0.955 at 13:39 UTC at load ~10, and 0.69 once beside another make check.  Checked on the first of up to 2
 # pairs of runs (exact, sampled) that reaches 0.70: each pair's overlap is its own.
 # The analytic histogram is not the reference either, for the same reason.
 . "$(dirname "$0")/lib.sh"

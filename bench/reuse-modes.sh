@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bench/reuse-modes.sh - how far apart `sonde reuse`'s two modes are on RIBench with
+# invalidations (t504's case: 2 threads, INV = 1000 shared stores a repetition, X1 lowered
+# by INV/2), against how far apart two runs of the same mode are (doc/sonde-reuse.md,
+# "Accuracy").  REUSE_MODES_RUNS runs (default 3) of `--exact` and of the sampled mode
+# (`--source inst --period 4001`), in turn; prints S (1 - half the L1 distance of the
+# reuse-distance histograms' bin fractions) for every pair of exact runs, of sampled runs,
+# and each sampled run against each exact one, min / median / max.  Shapes: inc (20 x 5
+# repetitions) or REUSE_MODES_SHAPE=dec (200,60,15,4,2).  Never fails on numbers.
+#   bench/reuse-modes.sh
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
+SONDE_BUILD=${SONDE_BUILD:-$top/build}
+SONDE=$SONDE_BUILD/sonde
+bench_scratch reuse-modes
+command -v clang >/dev/null || { echo "bench: reuse-modes skipped: clang is not installed (sonde-cc needs it)"; exit 0; }
+"$SONDE_BUILD/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o rb ||
+	{ echo "bench: reuse-modes skipped: sonde-cc could not build rbench"; exit 0; }
+. "$top/tests/e2e/t50-reuse-lib.bash"
+RUNS=${REUSE_MODES_RUNS:-3}
+case ${REUSE_MODES_SHAPE:-inc} in
+dec) reps=200,60,15,4,2 ;;
+*) reps=20,20,20,20,20 ;;
+esac
+args="ribench -t 2 -o 8 -r $reps -x 500,1500,3500,7500,15500 -i 1000"
+echo "bench: reuse-modes: RIBench ${REUSE_MODES_SHAPE:-inc} with invalidations ($args), $RUNS runs a mode, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for k in $(seq "$RUNS"); do
+	"$SONDE" reuse -q --exact -o ex$k -- ./rb $args >/dev/null 2>&1
+	"$SONDE" reuse -q --source inst --period 4001 -o sa$k -- ./rb $args >/dev/null 2>&1
+	reuse_rows ex$k/reuse/histogram.csv reuse >ex$k.csv
+	reuse_rows sa$k/reuse/histogram.csv reuse >sa$k.csv
+done
+# S over a list of file pairs "a:b ..."; min / median / max
+s_of() {
+	for p in "$@"; do reuse_s "${p%%:*}" "${p#*:}"; done | sort -g |
+		awk '{ a[NR] = $1 } END { if (!NR) { print "-"; exit }
+			m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			printf "%.3f / %.3f / %.3f (%d pairs)\n", a[1], m, a[NR], NR }'
+}
+ee="" ss="" se=""
+for i in $(seq "$RUNS"); do
+	for j in $(seq "$RUNS"); do
+		[ "$i" -lt "$j" ] && ee="$ee ex$i.csv:ex$j.csv" && ss="$ss sa$i.csv:sa$j.csv"
+		se="$se sa$i.csv:ex$j.csv"
+	done
+done
+echo "  S, min / median / max:"
+# shellcheck disable=SC2086
+echo "    exact against exact:     $(s_of $ee)"
+# shellcheck disable=SC2086
+echo "    sampled against sampled: $(s_of $ss)"
+# shellcheck disable=SC2086
+echo "    sampled against exact:   $(s_of $se)"
+echo "  bin fractions of the first run of each mode (lo-hi: exact / sampled):"
+join -t, -a1 -a2 -e 0 -o 0,1.2,2.2 \
+	<(awk -F, '{ print $1 "-" $2 "," $3 }' ex1.csv | sort) \
+	<(awk -F, '{ print $1 "-" $2 "," $3 }' sa1.csv | sort) |
+	awk -F, -v se="$(awk -F, '{ s += $3 } END { print s }' ex1.csv)" \
+		-v ss="$(awk -F, '{ s += $3 } END { print s }' sa1.csv)" \
+		'{ printf "    %-14s %.3f / %.3f\n", $1, $2 / se, $3 / ss }' | sort -t- -k1,1n
