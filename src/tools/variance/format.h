@@ -104,6 +104,9 @@ struct var_rec_stats {
 	int64_t probe_cal_ns;		/* watch_probe_ns at the calibration (0: none) */
 	uint64_t probes;		/* probes taken (hw traps, samples inside instances) */
 	uint64_t probe_sum_ns;		/* their sum, as clamped */
+	/* bursts (rt-variance.c, arm_burst); later fields */
+	uint64_t burst_armed;		/* entries armed again at their instance's return */
+	uint64_t burst_entries;		/* of those, entries caught */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

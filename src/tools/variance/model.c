@@ -94,6 +94,8 @@ struct model {
 	size_t gate_measured, gate_unmeasured;
 	/* and with the slots' counters (samples_idle ..) and without */
 	size_t slots_measured, slots_unmeasured;
+	/* and with the bursts' counters */
+	size_t burst_measured, burst_unmeasured;
 	uint32_t backend, calls_hooked;
 	uint64_t rng;
 	const char *source;
@@ -398,11 +400,18 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 			uint64_t *b = &m->st.samples;
 			for (int i = 0; i < VAR_NSTATS; i++)
 				b[i] += a[i];
-			if (h->size >= sizeof(*s)) {
+			if (h->size >= offsetof(struct var_rec_stats, burst_armed)) {
 				if (s->probe_cal_ns)
 					m->st.probe_cal_ns = s->probe_cal_ns;
 				m->st.probes += s->probes;
 				m->st.probe_sum_ns += s->probe_sum_ns;
+			}
+			if (h->size >= sizeof(*s)) {
+				m->st.burst_armed += s->burst_armed;
+				m->st.burst_entries += s->burst_entries;
+				m->burst_measured++;
+			} else {
+				m->burst_unmeasured++;
 			}
 			if (s->watch_errno)
 				m->st.watch_errno = s->watch_errno;
@@ -793,6 +802,14 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	for (int i = 0; i < VAR_NSLOTS && !r && m->slots_measured && !m->slots_unmeasured; i++) {
 		snprintf(b, sizeof(b), "%" PRIu64, sl[i]);
 		r = db_row(st, "tt", snames[i], b);
+	}
+	/* the bursts (rt-variance.c, arm_burst), where every thread counted them */
+	if (!r && m->burst_measured && !m->burst_unmeasured) {
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.burst_armed);
+		r = db_row(st, "tt", "burst_armed", b);
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.burst_entries);
+		if (!r)
+			r = db_row(st, "tt", "burst_entries", b);
 	}
 	/* the kernel's speed at the traps (rt-variance.c, kernel_speed): the probe at the
 	 * calibration and the probes' mean, which scaled the cost subtracted */
