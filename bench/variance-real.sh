@@ -44,15 +44,17 @@ command -v sqlite3 >/dev/null || { echo "bench: variance-real skipped: sqlite3 n
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 meta() { sqlite3 "$1/profile.db" "select value from meta where key = '$2'" 2>/dev/null; }
 
-# picks DIR: one profiled run's "picks entries missed instances instances/s/thread long",
-# long: the instances longer than 8 sample periods (the patience before 858ac62; a pick
-# made inside one gave it up before its frame returned)
+# picks DIR: one profiled run's "picks entries missed instances instances/s/thread long
+# bursts", long: the instances longer than 8 sample periods (the patience before 858ac62; a
+# pick made inside one gave it up before its frame returned); bursts: the entries caught by
+# bursts (rt-variance.c, arm_burst; 0 where the runtime has none)
 picks() {
 	local w t
 	w=$(meta "$1" wall_ns) t=$(meta "$1" threads)
 	echo "$(meta "$1" picks) $(meta "$1" entries) $(meta "$1" missed) $(meta "$1" returns)" \
 		"$(awk -v w="$w" -v t="$t" -v r="$(meta "$1" returns)" 'BEGIN { print (w > 0 && t > 0 ? r / (w / 1e9) / t : 0) }')" \
-		"$(sqlite3 "$1/profile.db" "select count(*) from var_instances where time > 8 * $(meta "$1" period)" 2>/dev/null)"
+		"$(sqlite3 "$1/profile.db" "select count(*) from var_instances where time > 8 * $(meta "$1" period)" 2>/dev/null)" \
+		"$(b=$(meta "$1" burst_entries); echo "${b:-0}")"
 }
 # pickline LABEL FILE: medians of picks' lines
 pickline() {
@@ -61,7 +63,8 @@ pickline() {
 		"($(awk '$1 > 0 { print 100 * $3 / $1 }' "$2" | median)% of the picks)," \
 		"$(cut -d' ' -f4 "$2" | median) instances ($(cut -d' ' -f5 "$2" | median) a second per thread;" \
 		"runs: $(cut -d' ' -f4 "$2" | tr '\n' ' ' | sed 's/ $//')), of which longer than 8 periods" \
-		"$(cut -d' ' -f6 "$2" | median) (runs: $(cut -d' ' -f6 "$2" | tr '\n' ' ' | sed 's/ $//'))"
+		"$(cut -d' ' -f6 "$2" | median) (runs: $(cut -d' ' -f6 "$2" | tr '\n' ' ' | sed 's/ $//')), by bursts" \
+		"$(cut -d' ' -f7 "$2" | median)"
 }
 
 # one NAME CMD...: the pairs and the summary of one program

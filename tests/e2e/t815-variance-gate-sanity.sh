@@ -29,7 +29,7 @@ var_gcc_src t815 vprol.c vprol -O2 -g -fno-omit-frame-pointer -pthread || exit 0
 # Without bursts (SONDE_VARIANCE_BURST=0): the instances checked are the picks', most
 # through the gate; bursts (rt-variance.c, arm_burst) re-arm pro_loop's entry directly
 # and gave ~260 instances a run where the picks give ~30, so the rare CPU-over-time
-# reading above came 9 times as often (1 of 261 once, 2026-11-26 23:48 UTC).
+# reading above came 9 times as often (1 of 261 once, 2026-11-26 23:30 UTC).
 SONDE_VARIANCE_BURST=0 "$SONDE" variance -q -o rec -p 1000000 -- ./vprol 150 3 >out.txt 2>err.txt
 check t815-run [ $? -eq 0 ]
 F=rec/variance/functions.csv I=rec/variance/instances.csv TH=rec/variance/threads.csv

@@ -6,7 +6,7 @@
 # vburst (tests/workloads/variance/vburst.c, plain gcc, debug registers): each round 200
 # ms in gap, then leaf called 16 times in a row (~0.1 ms each).  Most samples land in gap,
 # whose picks wait a round and are missed; the few in leaf's calls give one instance each.
-# 10 rounds at -p 1 ms, bursts off (SONDE_VARIANCE_BURST=0) and on.  A run at 23:58 UTC:
+# 10 rounds at -p 1 ms, bursts off (SONDE_VARIANCE_BURST=0) and on.  A run at 23:33 UTC:
 # off 10 instances, on 56 (42 of them bursts).
 #   - on: burst entries caught (at least 5: ~4 a round where a leaf was measured), at most
 #     the bursts armed; off: none armed;
@@ -14,7 +14,7 @@
 #   - the burst instances are real calls: in the on run, per round, the median of leaf's
 #     burst instances (all but the round's first) over its picked one (the first), and
 #     the median of those ratios within 15% of 1, over 3 rounds at least.  Per round: this
-#     VM's vCPU speed moved leaf's median 47 -> 78 us within one run (23:38 UTC), so
+#     VM's vCPU speed moved leaf's median 47 -> 78 us within one run (23:36 UTC), so
 #     medians over the whole run differed by 1.6x; paired by round, 6 runs read medians of
 #     0.94-1.00 (single rounds 0.67-1.20).
 #   - the budget holds: burst entries at most 40 a second of the run's wall time (one
