@@ -37,6 +37,11 @@ done
 ba=$(meta on burst_armed) be=$(meta on burst_entries)
 check "t820-burst-entries-$be-of-$ba" [ "${be:-0}" -ge 5 -a "${be:-0}" -le "${ba:-0}" ]
 check "t820-no-bursts-off-$(meta off burst_armed)" [ "$(meta off burst_armed)" = 0 ]
+# the report says how many of the entries caught were bursts' (and nothing without them)
+"$SONDE" report on >rep-on.txt 2>&1
+check t820-report-bursts-line grep -q "bursts: $be of the entries caught" rep-on.txt
+"$SONDE" report off >rep-off.txt 2>&1
+check t820-report-no-bursts-line-off sh -c '! grep -q "bursts:" rep-off.txt'
 n_off=$(awk -F, '$1 == "leaf"' off/variance/instances.csv | wc -l)
 n_on=$(awk -F, '$1 == "leaf"' on/variance/instances.csv | wc -l)
 check "t820-leaf-instances-$n_on-at-least-twice-$n_off" [ "$n_off" -ge 1 -a "$n_on" -ge $((2 * n_off)) ]

@@ -180,6 +180,12 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		/* arms refused: instances those threads did not measure */
 		report_arm_fail_line(db, out, "  arm failures: ");
 		gate_line(db, out);
+		/* bursts (rt-variance.c, arm_burst): a row only where the runtime counted them */
+		if (db_meta_u64(db, "burst_armed"))
+			fprintf(out, "  bursts: %" PRIu64 " of the entries caught came from a function's "
+				     "entry armed again at its instance's return (%" PRIu64 " armed; "
+				     "SONDE_VARIANCE_BURST)\n",
+				db_meta_u64(db, "burst_entries"), db_meta_u64(db, "burst_armed"));
 		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);
 		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
 			     PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail\n",
