@@ -59,6 +59,8 @@ metav() { sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = '$1'"; }
 pc=$(metav trap_probe_ns) pm=$(metav trap_probe_mean_ns) pn=$(metav trap_probes)
 check "t812-probes-$pc-$pm-$pn" [ "${pc:-0}" -gt 0 -a "${pm:-0}" -gt 0 -a "${pn:-0}" -gt 0 ]
 check "t812-probe-mean-clamped" [ $((4 * ${pm:-0})) -ge $((3 * ${pc:-0})) -a "${pm:-0}" -le $((2 * ${pc:-0})) ]
+# and the report says so, with their mean ratio
+check t812-report-scaled grep -qE "calibrated at start, scaled at each trap by the kernel's speed: x[0-9.]+ on average" err.txt
 # a recording of a runtime without them (its STATS records cut by their 24 bytes and the
 # bursts' 16 after them) has no such rows, and its report runs
 cp -r rec old && rm old/profile.db

@@ -509,7 +509,8 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 /*
  * The resolution of metric j on debug registers (ns; 0 for the other metrics, or without
  * a calibration): a quarter of the cost subtracted from each instance for its two traps.
- * That cost is calibrated once, at start (watch_trap_cost); a trap in the run costs a
+ * That cost is calibrated once, at start (watch_call_cost), and scaled at each trap by
+ * the kernel's speed (rt-variance.c, kernel_speed); a trap in the run costs a
  * little more or less, and the error that leaves in an instance is a fraction of the cost,
  * not all of it: bench/variance-short.sh (leaves of 2-50 us of CPU time against their
  * native time, alone and beside 2 CPU-bound loops, load 9-13) measured medians of the

@@ -191,13 +191,20 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			     PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail\n",
 			db_meta_u64(db, "overwritten"), db_meta_u64(db, "stale"), db_meta_u64(db, "jumps"),
 			db_meta_u64(db, "at_exit"), db_meta_u64(db, "tail"));
-		if (db_meta_u64(db, "trap_ns") || db_meta_u64(db, "trap_cpu_ns"))
+		if (db_meta_u64(db, "trap_ns") || db_meta_u64(db, "trap_cpu_ns")) {
+			/* the kernel's speed at the traps (rt-variance.c, kernel_speed) */
+			uint64_t pc = db_meta_u64(db, "trap_probe_ns"), pm = db_meta_u64(db, "trap_probe_mean_ns");
+			char scaled[96] = "";
+			if (pc && pm)
+				snprintf(scaled, sizeof(scaled), ", scaled at each trap by the kernel's speed: "
+					 "x%.2f on average", (double)pm / (double)pc);
 			fprintf(out, "  traps: %.1f us of time and %.1f us of CPU time per instance "
-				     "subtracted (the debug registers' two traps, calibrated at start); "
+				     "subtracted (the debug registers' two traps, calibrated at start%s); "
 				     "resolution %.1f us of CPU time (a quarter of it: a mean under it "
 				     "is the calibration's error)\n",
 				db_meta_u64(db, "trap_ns") / 1e3, db_meta_u64(db, "trap_cpu_ns") / 1e3,
-				db_meta_u64(db, "trap_cpu_ns") / 4e3);
+				scaled, db_meta_u64(db, "trap_cpu_ns") / 4e3);
+		}
 		fprintf(out, "  guidance (FVSampler): investigate iff > 10%% of the time and CV > 20%% "
 			     "within threads or > 10%% across threads\n\n");
 	}
