@@ -467,7 +467,9 @@ void watch_trap_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns);
  * execute trap at its first instruction, whose callback re-arms that slot on the return
  * address (one MODIFY), then that watch's trap at the return; from the first callback's
  * end to the second's start (the leaf is one `ret`).  Measured as watch_trap_cost is, on
- * its own first call (30 ms more); 0 where that gives 0.  *probe_ns (may be NULL): what
+ * its own first call (30 ms more); where that gives 0 (no executable page for the leaf,
+ * no trap from it) or with SONDE_TRAP_CALIBRATE=store, watch_trap_cost's measure, 0 where
+ * that gives 0.  *probe_ns (may be NULL): what
  * watch_probe_ns read in the rounds the cost was picked from (their median), 0 if none.
  */
 void watch_call_cost(struct rt_thread *t, int64_t *time_ns, int64_t *cpu_ns, int64_t *probe_ns);
