@@ -130,13 +130,11 @@ static int leaf_map(void)
 #endif
 }
 
-/* Arm r in *slot (a MODIFY), or in a new one where there is none yet: the slot, or -errno. */
+/* Arm r in *slot (watch_rearm), which becomes the slot armed: the slot, or -errno. */
 static int rearm(struct rt_thread *t, int *slot, const struct watch_req *r)
 {
-	int err = *slot >= 0 ? watch_modify(t, *slot, r) : watch_arm(t, r);
+	int err = watch_rearm(t, *slot, r);
 
-	if (err == -ENOENT)
-		err = watch_arm(t, r);
 	if (err >= 0)
 		*slot = err;
 	return err;

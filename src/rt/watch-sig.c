@@ -859,6 +859,13 @@ static int slot_stop(struct rt_thread *t, int slot, int release)
 	return 0;
 }
 
+int watch_rearm(struct rt_thread *t, int slot, const struct watch_req *r)
+{
+	int err = slot >= 0 ? watch_modify(t, slot, r) : watch_arm(t, r);
+
+	return err == -ENOENT ? watch_arm(t, r) : err;
+}
+
 int watch_disarm(struct rt_thread *t, int slot)
 {
 	return slot_stop(t, slot, 0);

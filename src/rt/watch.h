@@ -546,6 +546,10 @@ int watch_arm(struct rt_thread *t, const struct watch_req *r);
  * ignored).  Same errors as watch_arm; -ENOENT if the slot has no event (soft: was never
  * armed since the set was made or the slot closed by watch_limit).  Handler-safe. */
 int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r);
+/* A tool's slot re-armed on r: watch_modify of `slot`, or watch_arm where it is -1 or has
+ * no event (-ENOENT: closed, or never armed); the slot armed (maybe another) or -errno.
+ * Handler-safe. */
+int watch_rearm(struct rt_thread *t, int slot, const struct watch_req *r);
 /* Stop slot `slot` trapping; its event stays open for the next arm.  0, -EINVAL, -EAGAIN.
  * Handler-safe. */
 int watch_disarm(struct rt_thread *t, int slot);

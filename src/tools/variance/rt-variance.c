@@ -316,10 +316,8 @@ static SIGSAFE void rearm_return(struct rt_thread *t, struct var_thread *vt)
 	}
 	struct watch_req r = { .addr = vt->st[vt->depth - 1].slot, .len = 8, .type = WATCH_RW,
 			       .flags = WATCH_CALLS, .policy = WATCH_REFUSE };
-	int err = vt->r_slot >= 0 ? watch_modify(t, vt->r_slot, &r) : watch_arm(t, &r);
+	int err = watch_rearm(t, vt->r_slot, &r);
 
-	if (err == -ENOENT)
-		err = watch_arm(t, &r);
 	if (err >= 0) {
 		/* An arm takes an empty slot: the X slot, if it had fired, is now ours. */
 		if (err != vt->r_slot && err == vt->x_slot)
@@ -554,10 +552,8 @@ static SIGSAFE uint64_t defer_slot(const struct var_thread *vt, uint64_t gate)
 /* Put `r` in the X slot (an X or a gate). */
 static SIGSAFE int arm_x(struct rt_thread *t, struct var_thread *vt, const struct watch_req *r)
 {
-	int err = vt->x_slot >= 0 ? watch_modify(t, vt->x_slot, r) : watch_arm(t, r);
+	int err = watch_rearm(t, vt->x_slot, r);
 
-	if (err == -ENOENT)
-		err = watch_arm(t, r);
 	if (err < 0) {
 		note_err(vt, err);
 		return err;
