@@ -26,10 +26,14 @@
 
 var_gcc_src t815 vprol.c vprol -O2 -g -fno-omit-frame-pointer -pthread || exit 0
 
-# Without bursts (SONDE_VARIANCE_BURST=0): the instances checked are the picks', most
-# through the gate; bursts (rt-variance.c, arm_burst) re-arm pro_loop's entry directly
-# and gave ~260 instances a run where the picks give ~30, so the rare CPU-over-time
-# reading above came 9 times as often (1 of 261 once, 2026-11-26 23:30 UTC).
+# Without bursts (SONDE_VARIANCE_BURST=0): the instances checked are the picks'.  (None
+# fires here anyway: the picks give ~250 instances a run, over the bursts' budget;
+# burst_armed=0 with or without it.)  The CPU-over-time bound fails now and then on this
+# VM, on the build before bursts and the kernel probe too: the largest CPU-over-time
+# excess of a run, 6 runs of each build in turn (2026-11-27 00:41 UTC, load ~1), read up
+# to 13.9 us on 2789756 and up to 2.5 us on this one; 1 of 239 and 1 of 261 instances
+# over the bar in 2 of ~40 runs of this test that day, 20-77 us on ~1.3 ms instances in
+# a loop of 10 runs.  Not understood: see the issue's note.
 SONDE_VARIANCE_BURST=0 "$SONDE" variance -q -o rec -p 1000000 -- ./vprol 150 3 >out.txt 2>err.txt
 check t815-run [ $? -eq 0 ]
 F=rec/variance/functions.csv I=rec/variance/instances.csv TH=rec/variance/threads.csv
