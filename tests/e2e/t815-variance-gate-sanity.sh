@@ -14,8 +14,8 @@
 #   function's row of functions.csv (count, mean, SD of CPU time) against the two-pass
 #   statistics of its rows in instances.csv (all kept: under the reservoir's 1000) and
 #   against its threads.csv rows combined, to 1e-6 relative (floating point only).
-# About 30 instances in 3 threads here (10 a thread: fewer than one thread alone gets in
-# as many rounds, the same on the build before the gate's changes, not understood yet);
+# About 30 instances in 3 threads here once (10 a thread: fewer than one thread alone
+# gets in as many rounds, not understood), ~250 since the selection's later changes;
 # pro_loop over at least 2 threads, so its row is a merge.  At 1 ms (-p 1000000), as the
 # other variance tests: at the default 4 ms the samples come from POSIX CPU-time timers
 # (RT_TOOL_TICK_TIMERS), which fire at most once a scheduler tick, and 3 threads on 2
