@@ -55,18 +55,34 @@ for mode in short long; do
 	min=$([ $mode = short ] && echo 20 || echo 3)
 	check "t813-$mode-instances-${ni:-0}" [ "${ni:-0}" -ge $min ]
 	mi=$(var_col $F in_$mode "main > in_$mode" cpu-time mean)
-	mn=$(awk -v f=in_$mode '$1 == "mean" && $2 == f { print $3 * 1e6 }' nat-$mode.txt)
-	r=$(awk -v a="${mi:-0}" -v b="${mn:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')
-	check "t813-$mode-mean-over-native-$r" float_between "$r" 0.667 1.5
 	if [ $mode = short ]; then
 		mp=$(var_col $F pad_$mode "main > pad_$mode" cpu-time mean)
 		r=$(awk -v a="${mi:-0}" -v b="${mp:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')
 		check "t813-$mode-mean-over-twin-$r" float_between "$r" 0.8 1.25
 	fi
-	cn=$(awk '/^cpu / { print $2 }' nat-$mode.txt)
-	cs=$(awk '/^cpu / { print $2 }' err-$mode.txt)
-	r=$(awk -v a="${cs:-0}" -v b="${cn:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')
-	check "t813-$mode-cpu-$cs-over-native-$cn-$r" float_between "$r" 0 1.5
+	# Against native runs: the first pair of runs, and where either ratio is out of its
+	# bar, 2 more pairs (native, then profiled) and the median of the 3.  This VM's vCPUs
+	# change speed for seconds at a time (user code 1.6x slower, 2026-11-27): a CI clone
+	# beside a make check read 1.54x (mean) and 1.59x (program CPU) in one pair, both
+	# ratios the same, the program's speed, not sonde's.
+	rm_all="" rc_all=""
+	for round in 1 2 3; do
+		if [ $round -gt 1 ]; then
+			./vline $mode 2>nat-$mode.txt
+			"$SONDE" variance -q -o rec-$mode-$round -- ./vline $mode >/dev/null 2>err-$mode.txt
+			mi=$(var_col rec-$mode-$round/variance/functions.csv in_$mode "main > in_$mode" cpu-time mean)
+		fi
+		mn=$(awk -v f=in_$mode '$1 == "mean" && $2 == f { print $3 * 1e6 }' nat-$mode.txt)
+		cn=$(awk '/^cpu / { print $2 }' nat-$mode.txt)
+		cs=$(awk '/^cpu / { print $2 }' err-$mode.txt)
+		rm_all="$rm_all $(awk -v a="${mi:-0}" -v b="${mn:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')"
+		rc_all="$rc_all $(awk -v a="${cs:-0}" -v b="${cn:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 99) }')"
+		[ $round = 1 ] && float_between "${rm_all# }" 0.667 1.5 && float_between "${rc_all# }" 0 1.5 && break
+	done
+	r=$(printf '%s\n' $rm_all | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	check "t813-$mode-mean-over-native-$r-of$(echo $rm_all | tr ' ' '/' | sed 's/^/-/')" float_between "$r" 0.667 1.5
+	r=$(printf '%s\n' $rc_all | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	check "t813-$mode-cpu-over-native-$r-of$(echo $rc_all | tr ' ' '/' | sed 's/^/-/')" float_between "$r" 0 1.5
 	if [ $mode = short ]; then
 		hit=$(awk -F, -v m="${mp:-0}" 'NR > 1 && $1 == "in_short" && $7 > 3 * m { n++ } END { print n + 0 }' \
 			rec-$mode/variance/instances.csv)
