@@ -34,6 +34,8 @@ enum var_metric {
 
 /* Flags of an instance. */
 #define VAR_F_SOFT 0x1		/* caught by the soft backend (sonde-cc --sonde-calls) */
+#define VAR_F_REGION 0x2	/* an OpenMP region's outlined function, timed at the
+				 * runtime's call (rt-variance.c, variance_region): no trap */
 
 struct var_rec_inst {
 	struct sonde_rec_hdr h;
@@ -107,6 +109,8 @@ struct var_rec_stats {
 	/* bursts (rt-variance.c, arm_burst); later fields */
 	uint64_t burst_armed;		/* entries armed again at their instance's return */
 	uint64_t burst_entries;		/* of those, entries caught */
+	/* OpenMP regions (rt-variance.c, variance_region); a later field */
+	uint64_t regions;		/* instances timed at the OpenMP runtime's call */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

@@ -96,6 +96,7 @@ struct model {
 	size_t slots_measured, slots_unmeasured;
 	/* and with the bursts' counters */
 	size_t burst_measured, burst_unmeasured;
+	size_t regions_measured;	/* threads whose record counts regions */
 	uint32_t backend, calls_hooked;
 	uint64_t rng;
 	const char *source;
@@ -341,7 +342,7 @@ static int do_inst(struct model *m, struct symtab *st, const struct prof_thread 
 			cc->key[r->ctx] = key;
 	}
 	*out_key = (uint32_t)key;
-	if (!(r->flags & VAR_F_SOFT))
+	if (!(r->flags & (VAR_F_SOFT | VAR_F_REGION)))
 		m->k[key].hw = 1;
 	(void)ktmap;
 	(void)thread;
@@ -407,6 +408,10 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 				m->st.probe_sum_ns += s->probe_sum_ns;
 			}
 			if (h->size >= sizeof(*s)) {
+				m->st.regions += s->regions;
+				m->regions_measured++;
+			}
+			if (h->size >= offsetof(struct var_rec_stats, regions)) {
 				m->st.burst_armed += s->burst_armed;
 				m->st.burst_entries += s->burst_entries;
 				m->burst_measured++;
@@ -458,7 +463,7 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 				/* the runtime clamps a cost below 0 to 0 (rt-variance.c): for a
 				 * time on debug registers, the traps' subtracted cost was more than
 				 * the whole interval */
-				if (in->v[i] == 0 && !(in->flags & VAR_F_SOFT) &&
+				if (in->v[i] == 0 && !(in->flags & (VAR_F_SOFT | VAR_F_REGION)) &&
 				    (in->events & (1u << i)) && (i == VAR_M_TIME || i == VAR_M_CPU))
 					m->k[key].clamped[i]++;
 			}
@@ -811,6 +816,11 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		snprintf(b, sizeof(b), "%" PRIu64, m->st.burst_entries);
 		if (!r)
 			r = db_row(st, "tt", "burst_entries", b);
+	}
+	/* OpenMP regions timed at the runtime's call (rt-variance.c, variance_region) */
+	if (!r && m->regions_measured) {
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.regions);
+		r = db_row(st, "tt", "omp_regions", b);
 	}
 	/* the kernel's speed at the traps (rt-variance.c, kernel_speed): the probe at the
 	 * calibration and the probes' mean, which scaled the cost subtracted */

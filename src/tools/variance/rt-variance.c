@@ -79,6 +79,10 @@ struct var_thread {
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	int64_t budget_ns, budget_at;	/* bursts: burst_ok */
 	int in_burst;			/* the X armed is a burst's (arm_burst) */
+	/* regions (variance_region): those seen since reg_at, and the share timed (of
+	 * 2^32), set from their rate at the end of each VAR_REGION_WINDOW */
+	uint64_t reg_n, reg_at, reg_p, reg_win, reg_tok_at;
+	int64_t reg_tok;
 	struct var_rec_stats s;
 };
 
@@ -101,6 +105,13 @@ static int var_burst = 40;
  * (slot_idle); SONDE_VARIANCE_CLOSE=0 keeps them open, as before (bench/variance-real.sh
  * compares with VARIANCE_REAL_B) */
 static int var_close = 16;
+/* OpenMP regions (rt-omp.c, variance_region): each thread's calls of a region's outlined
+ * function are timed at the runtime's call, no trap, at most SONDE_VARIANCE_REGIONS a
+ * second a thread (a random share of them where they come faster); 0: not timed.  Set
+ * by var_start, so 0 with any other tool. */
+static int var_regions;
+#define VAR_REGION_WINDOW0 10000000		/* ns: a thread's first window (region_timed) */
+#define VAR_REGION_WINDOW_MAX 1000000000	/* ns: its longest */
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -139,6 +150,7 @@ static int var_start(void)
 	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
 	var_burst = (int)env_num("SONDE_VARIANCE_BURST", 40);
 	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
+	var_regions = (int)env_num("SONDE_VARIANCE_REGIONS", 200);
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -720,6 +732,33 @@ static SIGSAFE int pending_at(const struct var_thread *vt, uint64_t slot)
 /* The function that candidate `i` of a sample stands for (var_on_access), 0 if none of
  * ours: the callee of the call that cand[i] returns from, else the function that holds
  * inner[i] (the executable's symbol table), *by_pc set when that was the sample's PC. */
+/* Outlined functions of the OpenMP regions timed by variance_region (rt-omp.c), never
+ * picked: every call of theirs is offered there, and a picked one was timed twice (vomp:
+ * 288 picks of its region beside 395 regions).  Open addressing, added to by the region's
+ * master before its team runs it; once full, a region's function is not added (and may
+ * then be picked too: counted, VAR_REGION_FNS functions). */
+#define VAR_REGION_FNS 1024
+static uint64_t var_region_fns[VAR_REGION_FNS];
+
+static SIGSAFE int region_fn_slot(uint64_t fn, int add)
+{
+	for (unsigned i = 0, h = (unsigned)((fn >> 4) * 2654435761u); i < VAR_REGION_FNS; i++) {
+		uint64_t *e = &var_region_fns[(h + i) % VAR_REGION_FNS];
+		uint64_t v = __atomic_load_n(e, __ATOMIC_ACQUIRE);
+		if (v == fn)
+			return 1;
+		if (v)
+			continue;
+		if (!add)
+			return 0;
+		uint64_t zero = 0;
+		if (__atomic_compare_exchange_n(e, &zero, fn, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+		    zero == fn)
+			return 1;
+	}
+	return 0;
+}
+
 static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inner, int *by_pc)
 {
 	uint64_t fn = call_target(cand);
@@ -738,7 +777,8 @@ static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inn
 		if (fn && fn == rt_fn_main())
 			fn = 0;
 	}
-	if (fn && (rt_owns_address(fn) || rt_ranges_has(&omp_code, fn) || !readable_code(t, fn)))
+	if (fn && (rt_owns_address(fn) || rt_ranges_has(&omp_code, fn) || !readable_code(t, fn) ||
+		   (var_regions && region_fn_slot(fn, 0))))
 		fn = 0;
 	return fn;
 }
@@ -1152,6 +1192,132 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 	if (!w->soft)
 		kernel_cost(vt, 1, speed);
 	rt_leave(t);
+}
+
+/*
+ * rt-omp.c: GOMP_parallel(fn, data, ...).  Each thread of the team, the master included,
+ * calls fn(data) through var_region_call, which times the call as an instance of fn:
+ * the thread's share of the region (libgomp's barrier comes after fn returns, in its
+ * caller).  No trap, so no trap cost and no resolution: ~2 us a timed call here (four
+ * clock reads), none where the share says not to time it.  A sampled pick never takes
+ * fn (the frame that returns into var_region_call is the runtime's), so its instances
+ * come from here only, and a LULESH thread, which runs ~1,000 regions a CPU second most
+ * of them once an iteration, is no longer left to picks that wait for the next
+ * iteration.  The context is fn's from the runtime's frame out, as for a picked region
+ * (the model starts a region's context at its outlined function).
+ */
+struct var_region {
+	void (*fn)(void *);
+	void *data;
+};
+
+/* Does this thread time this region: all while they come at most var_regions a second,
+ * else a random share that keeps to that rate.  The share is taken from the count of the
+ * thread's regions over its last window, of 10 ms at first, doubled up to 1 s: one
+ * window no shorter than a program's cycle (LULESH: ~500 regions in 50 ms of each
+ * 200 ms iteration; over 100 ms windows the share lagged the bursts and 73% were timed).
+ * And a budget that grows at twice the rate, one second's worth kept at most, bounds
+ * what a wrong share costs.  Claimed. */
+static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt)
+{
+	uint64_t now = rt_now(), per = 500000000u / (uint64_t)var_regions;
+
+	if (!vt->reg_at) {
+		vt->reg_at = vt->reg_tok_at = now;
+		vt->reg_p = 1ull << 32;
+		vt->reg_win = VAR_REGION_WINDOW0;
+		vt->reg_tok = (int64_t)(per * 2);
+	}
+	vt->reg_n++;
+	if (now - vt->reg_at >= vt->reg_win) {
+		/* share = var_regions * window / regions seen in it, at most all */
+		uint64_t want = (uint64_t)var_regions * (now - vt->reg_at) / 1000000000u;
+		vt->reg_p = want >= vt->reg_n ? 1ull << 32 : (want << 32) / vt->reg_n;
+		vt->reg_n = 0;
+		vt->reg_at = now;
+		if (vt->reg_win < VAR_REGION_WINDOW_MAX)
+			vt->reg_win *= 2;
+	}
+	vt->reg_tok += (int64_t)(now - vt->reg_tok_at);
+	vt->reg_tok_at = now;
+	if (vt->reg_tok > (int64_t)(per * 2 * (uint64_t)var_regions))
+		vt->reg_tok = (int64_t)(per * 2 * (uint64_t)var_regions);
+	if (vt->reg_tok < (int64_t)per ||
+	    (vt->reg_p < (1ull << 32) && (rt_rand(t) & 0xffffffffu) >= vt->reg_p))
+		return 0;
+	vt->reg_tok -= (int64_t)per;
+	return 1;
+}
+
+static void var_region_call(void *arg)
+{
+	const struct var_region *r = arg;
+	struct rt_thread *t = var_regions ? rt_self() : NULL;
+	struct var_thread *vt = t ? t->tool : NULL;
+	int64_t m0[VAR_NMETRIC] = { 0 }, v0[VAR_NMETRIC] = { 0 }, o0[VAR_NMETRIC];
+	uint32_t ctx;
+
+	if (!vt || rt_enter(t)) {
+		r->fn(r->data);
+		return;
+	}
+	if (!region_timed(t, vt)) {
+		rt_leave(t);
+		r->fn(r->data);
+		return;
+	}
+	read_metrics(m0, 1);
+	/* fn's context: its caller the runtime's frame (our return address), then the chain
+	 * from the frame our caller keeps */
+	uint64_t fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	ctx = fp_context(t, (uint64_t)(uintptr_t)r->fn,
+			 (uint64_t)(uintptr_t)__builtin_return_address(0),
+			 *(const uint64_t *)(uintptr_t)fp, fp + 16);
+	uint32_t depth = (uint32_t)vt->depth;
+	read_metrics(v0, 0);
+	handler_end(vt, m0, v0);
+	memcpy(o0, vt->ovh, sizeof(o0));
+	rt_leave(t);
+
+	r->fn(r->data);
+
+	int64_t v1[VAR_NMETRIC] = { 0 };
+	if (rt_enter(t))
+		return;		/* the thread stopped meanwhile (the process ends) */
+	read_metrics(v1, 1);
+	struct var_rec_inst rec = {
+		.h = { .type = VAR_REC_INST, .size = sizeof(rec) },
+		.fn = (uint64_t)(uintptr_t)r->fn, .ctx = ctx, .flags = VAR_F_REGION,
+		.seq = vt->seq++, .start = (uint64_t)v0[VAR_M_TIME], .events = var_events,
+		.depth = depth,
+	};
+	for (int m = 0; m < VAR_NMETRIC; m++) {
+		if (!(var_events & (1u << m)))
+			continue;
+		rec.v[m] = v1[m] - v0[m] - (vt->ovh[m] - o0[m]);
+		if (rec.v[m] < 0)
+			rec.v[m] = 0;
+	}
+	rt_tool_record(t, &rec, sizeof(rec));
+	vt->s.returns++;
+	vt->s.regions++;
+	handler_end(vt, v1, NULL);
+	rt_leave(t);
+}
+
+void variance_region(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags,
+		     void (*real)(void (*)(void *), void *, unsigned, unsigned));
+void variance_region(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags,
+		     void (*real)(void (*)(void *), void *, unsigned, unsigned))
+{
+	if (!var_regions) {
+		real(fn, data, nthreads, flags);
+		return;
+	}
+	region_fn_slot((uint64_t)(uintptr_t)fn, 1);
+	/* on this stack until the team ends: GOMP_parallel returns after its barrier */
+	struct var_region r = { .fn = fn, .data = data };
+	real(var_region_call, &r, nthreads, flags);
 }
 
 /* rt-jump.c: the program longjmps; no pending frame survives (the target is unknown). */
