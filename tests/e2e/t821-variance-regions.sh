@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# t821-variance-regions: OpenMP regions timed at the runtime's call (rt-variance.c,
+# variance_region; GOMP_parallel interposed by rt-omp.c), no trap.  vregion
+# (tests/workloads/variance/vregion.c, built by gcc -fopenmp) runs 400 rounds of two
+# regions in 2 threads, `saw` (1-4 units a round) and `flat` (2 units), and prints each
+# region's truth over every instance of the same run (mean and CV of the CPU time each
+# thread measured around its share's work).
+# - Every call timed (SONDE_VARIANCE_REGIONS=1000000): exactly 2 threads x 2 regions x
+#   400 rounds, each region's row holds its 800 and no more (a region's function is never
+#   picked as well: before, vomp's region was timed by 288 picks beside 395 regions), in
+#   2 threads.  Its mean within 10% of the truth (sonde's instance is the whole outlined
+#   function, the workload's clock reads in it, less sonde's own handlers, which the truth
+#   holds: -0.6% and +0.4% at 2026-11-27 02:30 UTC) and its CV within 20% + 0.02 of it
+#   (0.491 against 0.500, 0.208 against 0.213 then).
+# - The default (200 a second a thread): the regions come ~2,400 a second a thread here, so
+#   a random share is timed: at least the issue's 30 instances a second a busy thread,
+#   at most what the budget allows (2 a thread at start, then twice the rate of the
+#   thread's wall time: at most 2 + 400 x the run's wall seconds a thread), and the
+#   sawtooth's CV within 30% of the truth (~60 instances: the CV's standard error ~0.045
+#   for 0.5, the bar 3 of them).
+# - SONDE_VARIANCE_REGIONS=0: none timed there (omp_regions 0); where the debug registers
+#   trap, the regions are then measured by picks, as before (at least one instance).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+
+command -v gcc >/dev/null || { skip t821 "gcc is not installed"; exit 0; }
+if ! gcc -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vregion.c" \
+	-o vregion -lm 2>build.err; then
+	skip t821 "gcc -fopenmp could not build vregion.c: $(head -c 200 build.err)"
+	exit 0
+fi
+meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
+truth() { awk -v r="$2" -v k="$3" '$1 == "vregion" && $2 == r { for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$1"; }
+row() { awk -F, -v f="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$1 == f && $h["metric"] == "cpu-time" { print $h[col]; exit }' "$1/variance/functions.csv"; }
+run() {	# run DIR REGIONS
+	SONDE_VARIANCE_REGIONS=$2 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
+		"$SONDE" variance -q -o "$1" -p 1000000 -- ./vregion 400 200000 >"$1.out" 2>"$1.err"
+}
+
+# every call timed
+run all 1000000
+check t821-all-run [ $? -eq 0 -a -n "$(truth all.out saw cv)" ]
+n=$(meta all omp_regions)
+check "t821-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 1600 ]
+for r in saw flat; do
+	fn=main._omp_fn.0
+	[ $r = flat ] && fn=main._omp_fn.1
+	ni=$(row all $fn instances) th=$(row all $fn threads) m=$(row all $fn mean) cv=$(row all $fn cv)
+	tm=$(truth all.out $r mean_ns) tcv=$(truth all.out $r cv)
+	echo "    $r ($fn): $ni instances in $th threads, mean $m ns CV $cv; truth mean $tm ns CV $tcv"
+	check "t821-all-$r-instances-${ni:-0}" [ "${ni:-0}" -eq 800 -a "${th:-0}" -eq 2 ]
+	check "t821-all-$r-mean-within-10pct" float_between "${m:-0}" "$(awk -v t="$tm" 'BEGIN { print t * 0.9 }')" \
+		"$(awk -v t="$tm" 'BEGIN { print t * 1.1 }')"
+	check "t821-all-$r-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
+		'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.2 * t + 0.02) }'
+done
+
+# the default: a random share, within the budget
+run def ""
+check t821-default-run [ $? -eq 0 ]
+n=$(meta def omp_regions) wall=$(meta def wall_ns)
+rate=$(awk -v n="${n:-0}" -v w="${wall:-1}" 'BEGIN { printf "%.0f", n / 2 / (w / 1e9) }')
+max=$(awk -v w="${wall:-0}" 'BEGIN { printf "%d", 2 * (2 + 400 * w / 1e9) }')
+echo "    default: ${n:-0} regions timed in $(awk -v w="${wall:-0}" 'BEGIN { printf "%.2f", w / 1e9 }') s: $rate a second a thread (at most $max in all)"
+check "t821-default-rate-$rate-at-least-30" [ "${rate:-0}" -ge 30 ]
+check "t821-default-within-budget-${n:-0}-of-$max" [ "${n:-0}" -le "$max" ]
+cv=$(row def main._omp_fn.0 cv) tcv=$(truth def.out saw cv)
+check "t821-default-saw-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
+	'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.3 * t) }'
+"$SONDE" report def >report.txt 2>&1
+check t821-report-line grep -q "OpenMP regions: $n instances" report.txt
+
+# off
+run off 0
+check t821-off-run [ $? -eq 0 ]
+check "t821-off-none-timed-$(meta off omp_regions)" [ "$(meta off omp_regions)" = 0 ]
+if "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
+	ni=$(row off main._omp_fn.0 instances)
+	check "t821-off-picks-measure-the-region-${ni:-0}" [ "${ni:-0}" -ge 1 ]
+fi
