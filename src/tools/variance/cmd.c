@@ -26,6 +26,8 @@ static void usage(FILE *f)
 		"A clock sample picks a function on the thread's call stack; an execute breakpoint\n"
 		"catches its next call and a watch on its return-address slot its return.  Where\n"
 		"debug registers do not trap, build the program with 'sonde-cc --sonde-calls'.\n"
+		"OpenMP regions of gcc builds are timed at libgomp's call instead, no trap (at\n"
+		"most SONDE_VARIANCE_REGIONS=200 a second a thread).\n"
 		"The table goes to stderr; the exit status is the program's.\n\n"
 		"Options:\n%s"
 		"  -e, --events LIST     metrics per instance, comma-separated: time, cpu-time\n"
