@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # t821-variance-regions: OpenMP regions timed at the runtime's call (rt-variance.c,
 # variance_region; GOMP_parallel interposed by rt-omp.c), no trap.  vregion
-# (tests/workloads/variance/vregion.c, built by gcc -fopenmp) runs 400 rounds of two
+# (tests/workloads/variance/vregion.c, built by gcc -fopenmp) runs 400 rounds of three
 # regions in 2 threads, `saw` (1-4 units a round) and `flat` (2 units), and prints each
-# region's truth over every instance of the same run (mean and CV of the CPU time each
-# thread measured around its share's work).
-# - Every call timed (SONDE_VARIANCE_REGIONS=1000000): exactly 2 threads x 2 regions x
+# one's truth over every instance of the same run (mean and CV of the CPU time each
+# thread measured around its share's work); and `dyn`, a `parallel for` with a dynamic
+# schedule (GOMP_parallel_loop_dynamic), whose count only is known.
+# - Every call timed (SONDE_VARIANCE_REGIONS=1000000): exactly 2 threads x 3 regions x
 #   400 rounds, each region's row holds its 800 and no more (a region's function is never
 #   picked as well: before, vomp's region was timed by 288 picks beside 395 regions), in
 #   2 threads.  Its mean within 10% of the truth (sonde's instance is the whole outlined
 #   function, the workload's clock reads in it, less sonde's own handlers, which the truth
-#   holds: -0.6% and +0.4% at 2026-11-27 02:30 UTC) and its CV within 20% + 0.02 of it
+#   holds: -0.6% and +0.4% at 2026-11-27 01:25 UTC) and its CV within 20% + 0.02 of it
 #   (0.491 against 0.500, 0.208 against 0.213 then).
-# - The default (200 a second a thread): the regions come ~2,400 a second a thread here, so
+# - The default (200 a second a thread): the regions come ~3,000 a second a thread here, so
 #   a random share is timed: at least the 30 instances a second a busy thread,
 #   at most what the budget allows (2 a thread at start, then twice the rate of the
 #   thread's wall time: at most 2 + 400 x the run's wall seconds a thread), and the
@@ -42,7 +43,9 @@ run() {	# run DIR REGIONS
 run all 1000000
 check t821-all-run [ $? -eq 0 -a -n "$(truth all.out saw cv)" ]
 n=$(meta all omp_regions)
-check "t821-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 1600 ]
+check "t821-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 2400 ]
+ni=$(row all main._omp_fn.2 instances) th=$(row all main._omp_fn.2 threads)
+check "t821-all-dyn-instances-${ni:-0}-threads-${th:-0}" [ "${ni:-0}" -eq "$(truth all.out dyn instances)" -a "${th:-0}" -eq 2 ]
 for r in saw flat; do
 	fn=main._omp_fn.0
 	[ $r = flat ] && fn=main._omp_fn.1

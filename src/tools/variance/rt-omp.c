@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rt-omp.c - GOMP_parallel (GCC's OpenMP runtime, libgomp) interposed for the variance
- * tool: every thread of a parallel region calls the region's outlined function, and the
- * runtime's own function in between (rt-variance.c, variance_region) times that call as
- * an instance, with no trap.  With any other tool, or SONDE_VARIANCE_REGIONS=0, the
- * wrapper only forwards.  The real function is found once, when libsonde.so is loaded
- * (or at the first region, for a libgomp dlopen'd later).  Not in a handler.
+ * rt-omp.c - the entry points of GCC's OpenMP runtime (libgomp) that start a parallel
+ * region, interposed for the variance tool: every thread of the team calls the region's
+ * outlined function, and the runtime's own function in between (rt-variance.c,
+ * variance_region) times that call as an instance, with no trap.  GOMP_parallel (a
+ * `parallel`, or a `parallel for` with a static schedule), GOMP_parallel_loop_* (a
+ * `parallel for` with another schedule) and GOMP_parallel_sections; the outlined
+ * function is the first argument of each, its data the second.
+ *
+ * With any other tool, or SONDE_VARIANCE_REGIONS=0, a wrapper only jumps to the real
+ * function (a tail call: no frame of ours stays under the region, so other tools' call
+ * paths do not see one); where regions are timed, the arguments after the first two are
+ * kept in a struct for the call (the invoke_* functions).  The real functions are found
+ * at the first call of each (dlsym: not in a handler, and a libgomp dlopen'd later is
+ * found too).
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -13,23 +21,165 @@
 #define RT_EXPORT __attribute__((visibility("default")))
 
 typedef void (*omp_fn)(void *);
-typedef void (*gomp_parallel_fn)(omp_fn, void *, unsigned, unsigned);
+typedef void (*invoke_fn)(omp_fn, void *, const void *);
 
-void variance_region(omp_fn fn, void *data, unsigned nthreads, unsigned flags,
-		     gomp_parallel_fn real);
+/* rt-variance.c */
+extern int variance_regions_on;
+void variance_region(omp_fn fn, void *data, invoke_fn invoke, const void *args);
 
-static gomp_parallel_fn real_gomp_parallel;
-
-__attribute__((constructor(101))) static void omp_init(void)
+static void *real_of(void **slot, const char *name)
 {
-	real_gomp_parallel = (gomp_parallel_fn)dlsym(RTLD_NEXT, "GOMP_parallel");
+	void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = dlsym(RTLD_NEXT, name);
+		if (!f)
+			abort();	/* only code built against libgomp calls it */
+		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+	}
+	return f;
 }
+
+/* ---- GOMP_parallel (fn, data, num_threads, flags) ---- */
+typedef void (*par_fn)(omp_fn, void *, unsigned, unsigned);
+struct par_args {
+	par_fn real;
+	unsigned nthreads, flags;
+};
+
+static void invoke_par(omp_fn fn, void *data, const void *p)
+{
+	const struct par_args *a = p;
+	a->real(fn, data, a->nthreads, a->flags);
+}
+
+static __attribute__((noinline)) void timed_par(par_fn real, omp_fn fn, void *data,
+						unsigned nthreads, unsigned flags)
+{
+	struct par_args a = { real, nthreads, flags };
+	variance_region(fn, data, invoke_par, &a);
+}
+
+static void *real_par;
 
 RT_EXPORT void GOMP_parallel(omp_fn fn, void *data, unsigned nthreads, unsigned flags)
 {
-	if (!real_gomp_parallel)
-		real_gomp_parallel = (gomp_parallel_fn)dlsym(RTLD_NEXT, "GOMP_parallel");
-	if (!real_gomp_parallel)
-		abort();	/* only code built against libgomp calls it, and it defines it */
-	variance_region(fn, data, nthreads, flags, real_gomp_parallel);
+	par_fn real = (par_fn)real_of(&real_par, "GOMP_parallel");
+
+	if (!variance_regions_on)
+		real(fn, data, nthreads, flags);
+	else
+		timed_par(real, fn, data, nthreads, flags);
 }
+
+/* ---- GOMP_parallel_sections (fn, data, num_threads, count, flags) ---- */
+typedef void (*sec_fn)(omp_fn, void *, unsigned, unsigned, unsigned);
+struct sec_args {
+	sec_fn real;
+	unsigned nthreads, count, flags;
+};
+
+static void invoke_sec(omp_fn fn, void *data, const void *p)
+{
+	const struct sec_args *a = p;
+	a->real(fn, data, a->nthreads, a->count, a->flags);
+}
+
+static __attribute__((noinline)) void timed_sec(sec_fn real, omp_fn fn, void *data,
+						unsigned nthreads, unsigned count, unsigned flags)
+{
+	struct sec_args a = { real, nthreads, count, flags };
+	variance_region(fn, data, invoke_sec, &a);
+}
+
+static void *real_sec;
+
+RT_EXPORT void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads, unsigned count,
+				      unsigned flags)
+{
+	sec_fn real = (sec_fn)real_of(&real_sec, "GOMP_parallel_sections");
+
+	if (!variance_regions_on)
+		real(fn, data, nthreads, count, flags);
+	else
+		timed_sec(real, fn, data, nthreads, count, flags);
+}
+
+/* ---- GOMP_parallel_loop_{static,dynamic,guided,...} (fn, data, num_threads, start, end,
+ * incr, chunk_size, flags) ---- */
+typedef void (*loop_fn)(omp_fn, void *, unsigned, long, long, long, long, unsigned);
+struct loop_args {
+	loop_fn real;
+	unsigned nthreads, flags;
+	long start, end, incr, chunk;
+};
+
+static void invoke_loop(omp_fn fn, void *data, const void *p)
+{
+	const struct loop_args *a = p;
+	a->real(fn, data, a->nthreads, a->start, a->end, a->incr, a->chunk, a->flags);
+}
+
+static __attribute__((noinline)) void timed_loop(loop_fn real, omp_fn fn, void *data,
+						 unsigned nthreads, long start, long end,
+						 long incr, long chunk, unsigned flags)
+{
+	struct loop_args a = { real, nthreads, flags, start, end, incr, chunk };
+	variance_region(fn, data, invoke_loop, &a);
+}
+
+#define LOOP_WRAPPER(name)                                                                   \
+	static void *real_##name;                                                            \
+	RT_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,  \
+			    long incr, long chunk, unsigned flags)                           \
+	{                                                                                    \
+		loop_fn real = (loop_fn)real_of(&real_##name, #name);                        \
+		if (!variance_regions_on)                                                    \
+			real(fn, data, nthreads, start, end, incr, chunk, flags);            \
+		else                                                                         \
+			timed_loop(real, fn, data, nthreads, start, end, incr, chunk, flags); \
+	}
+
+LOOP_WRAPPER(GOMP_parallel_loop_static)
+LOOP_WRAPPER(GOMP_parallel_loop_dynamic)
+LOOP_WRAPPER(GOMP_parallel_loop_guided)
+LOOP_WRAPPER(GOMP_parallel_loop_nonmonotonic_dynamic)
+LOOP_WRAPPER(GOMP_parallel_loop_nonmonotonic_guided)
+
+/* ---- GOMP_parallel_loop_*runtime (fn, data, num_threads, start, end, incr, flags) ---- */
+typedef void (*rloop_fn)(omp_fn, void *, unsigned, long, long, long, unsigned);
+struct rloop_args {
+	rloop_fn real;
+	unsigned nthreads, flags;
+	long start, end, incr;
+};
+
+static void invoke_rloop(omp_fn fn, void *data, const void *p)
+{
+	const struct rloop_args *a = p;
+	a->real(fn, data, a->nthreads, a->start, a->end, a->incr, a->flags);
+}
+
+static __attribute__((noinline)) void timed_rloop(rloop_fn real, omp_fn fn, void *data,
+						  unsigned nthreads, long start, long end,
+						  long incr, unsigned flags)
+{
+	struct rloop_args a = { real, nthreads, flags, start, end, incr };
+	variance_region(fn, data, invoke_rloop, &a);
+}
+
+#define RLOOP_WRAPPER(name)                                                                  \
+	static void *real_##name;                                                            \
+	RT_EXPORT void name(omp_fn fn, void *data, unsigned nthreads, long start, long end,  \
+			    long incr, unsigned flags)                                       \
+	{                                                                                    \
+		rloop_fn real = (rloop_fn)real_of(&real_##name, #name);                      \
+		if (!variance_regions_on)                                                    \
+			real(fn, data, nthreads, start, end, incr, flags);                   \
+		else                                                                         \
+			timed_rloop(real, fn, data, nthreads, start, end, incr, flags);      \
+	}
+
+RLOOP_WRAPPER(GOMP_parallel_loop_runtime)
+RLOOP_WRAPPER(GOMP_parallel_loop_nonmonotonic_runtime)
+RLOOP_WRAPPER(GOMP_parallel_loop_maybe_nonmonotonic_runtime)

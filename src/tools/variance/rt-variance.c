@@ -110,6 +110,7 @@ static int var_close = 16;
  * second a thread (a random share of them where they come faster); 0: not timed.  Set
  * by var_start, so 0 with any other tool. */
 static int var_regions;
+int variance_regions_on;	/* var_regions > 0: rt-omp.c's wrappers time regions */
 #define VAR_REGION_WINDOW0 10000000		/* ns: a thread's first window (region_timed) */
 #define VAR_REGION_WINDOW_MAX 1000000000	/* ns: its longest */
 
@@ -151,6 +152,7 @@ static int var_start(void)
 	var_burst = (int)env_num("SONDE_VARIANCE_BURST", 40);
 	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
 	var_regions = (int)env_num("SONDE_VARIANCE_REGIONS", 200);
+	variance_regions_on = var_regions > 0;
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -1305,19 +1307,17 @@ static void var_region_call(void *arg)
 	rt_leave(t);
 }
 
-void variance_region(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags,
-		     void (*real)(void (*)(void *), void *, unsigned, unsigned));
-void variance_region(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags,
-		     void (*real)(void (*)(void *), void *, unsigned, unsigned))
+/* rt-omp.c: a region starts (variance_regions_on): `invoke` calls the real libgomp entry
+ * with `args` and the function and data it is given, here var_region_call and r. */
+void variance_region(void (*fn)(void *), void *data,
+		     void (*invoke)(void (*)(void *), void *, const void *), const void *args);
+void variance_region(void (*fn)(void *), void *data,
+		     void (*invoke)(void (*)(void *), void *, const void *), const void *args)
 {
-	if (!var_regions) {
-		real(fn, data, nthreads, flags);
-		return;
-	}
 	region_fn_slot((uint64_t)(uintptr_t)fn, 1);
-	/* on this stack until the team ends: GOMP_parallel returns after its barrier */
+	/* on this stack until the team ends: libgomp returns after its barrier */
 	struct var_region r = { .fn = fn, .data = data };
-	real(var_region_call, &r, nthreads, flags);
+	invoke(var_region_call, &r, args);
 }
 
 /* rt-jump.c: the program longjmps; no pending frame survives (the target is unknown). */

@@ -3,10 +3,13 @@
  * vregion.c - OpenMP parallel regions with known per-instance work, for sonde variance's
  * regions timed at the OpenMP runtime's call (rt-variance.c, variance_region).
  *
- *   vregion ROUNDS [UNIT]   ROUNDS times, two parallel regions of 2 threads: in `saw`
+ *   vregion ROUNDS [UNIT]   ROUNDS times, three parallel regions of 2 threads: in `saw`
  *                           each thread loops 1 + round % 4 units (a sawtooth: CV of
  *                           the instances sqrt(5/4) / 2.5 = 0.447 with equal counts), in
- *                           `flat` 2 units (CV about 0); UNIT iterations a unit (20000)
+ *                           `flat` 2 units (CV about 0); UNIT iterations a unit (20000);
+ *                           then `dyn`, a `parallel for` of 4 units with a dynamic
+ *                           schedule (GOMP_parallel_loop_dynamic; no truth printed but
+ *                           its count: each thread calls its function once a round)
  *
  * Each thread times its own share of each region by its CPU clock, around the work, and
  * at exit the program prints, per region, the truth of that same run over every
@@ -14,8 +17,9 @@
  *
  *   vregion saw instances 800 mean_ns 123456 cv 0.4471
  *
- * Each region's body is its outlined function (gcc: main._omp_fn.0 and .1), called by
- * GOMP_parallel in the master and by libgomp's thread loop in the worker.
+ * Each region's body is its outlined function (gcc: main._omp_fn.0, .1 and .2), called
+ * by GOMP_parallel (GOMP_parallel_loop_dynamic for `dyn`) in the master and by libgomp's
+ * thread loop in the worker.
  */
 #include <math.h>
 #include <omp.h>
@@ -62,6 +66,10 @@ int main(int argc, char **argv)
 		work(0, 1 + r % 4, unit);
 #pragma omp parallel num_threads(2)
 		work(1, 2, unit);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(2)
+		for (int i = 0; i < 4; i++)
+			for (long j = 0; j < unit; j++)
+				sink[omp_get_thread_num() & 1][0]++;
 	}
 	for (int g = 0; g < 2; g++) {
 		double n = acc[g][0].n + acc[g][1].n, s = acc[g][0].s + acc[g][1].s,
@@ -70,5 +78,6 @@ int main(int argc, char **argv)
 		printf("vregion %s instances %.0f mean_ns %.0f cv %.4f\n", name[g], n, m,
 		       m > 0 ? sd / m : 0);
 	}
+	printf("vregion dyn instances %d\n", 2 * rounds);
 	return 0;
 }
