@@ -142,7 +142,7 @@ $(B)/cli/%.o: src/%.c
 # together first of those: the runtime off runs them after start-up too (the trimming's
 # end, malloc and close, rt_fd_mine and rt_self), 16 code pages of libsonde.so in vwork's
 # run with the runtime off instead of 22 when they lay apart (12 before this order).
-RT_RESIDENT := src/tools/variance/rt-variance.c src/tools/variance/rt-jump.c \
+RT_RESIDENT := src/tools/variance/rt-variance.c src/tools/variance/rt-jump.c src/tools/variance/rt-omp.c \
 	src/rt/source-clock-sig.c src/rt/source-clock.c src/rt/watch-calib.c \
 	src/rt/fnmap.c src/rt/decode-x86.c src/rt/ctx.c src/rt/init.c \
 	src/rt/libtrim.c src/rt/interpose.c src/rt/core.c \
