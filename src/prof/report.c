@@ -95,11 +95,28 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	int seen = 0;
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
-	uint64_t lost = 0, tfail = 0;
+	uint64_t lost = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		lost += pr->fds_lost;
 		tfail += pr->clock_timer_failed;
+		/* threads the POSIX timers hardly saw (report_notes): 50 ms of CPU time or
+		 * more, and under a quarter of a signal a 10 ms tick (HZ=100, the lowest) or
+		 * a period, whichever is longer */
+		if (!strcmp(pr->clock_event, "posix-timer")) {
+			uint64_t per = pr->period > 10000000 ? pr->period : 10000000;
+			for (size_t j = 0; j < pr->nthread; j++) {
+				const struct sonde_rec_stats *ts = &pr->thread[j].stats;
+				if (!pr->thread[j].has_stats)
+					continue;
+				tn++;
+				if (ts->cpu_ns < 50000000 || ts->signals * 4 >= ts->cpu_ns / per)
+					continue;
+				tstarved++;
+				tcpu += ts->cpu_ns;
+				tsig += ts->signals;
+			}
+		}
 		if (!*be || !strcmp(pr->watch_backend, "hw"))
 			be = pr->watch_backend;
 		if (!stopped && *pr->records_stopped)
@@ -138,6 +155,17 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		r = db_row(st, "tt", "clock_timer_failed", v[4]);
 	if (!r && profile_clock_posix(p))
 		r = db_row(st, "tt", "clock_event", "posix-timer");
+	if (!r && tstarved) {
+		char c[4][32];
+		snprintf(c[0], sizeof(c[0]), "%llu", (unsigned long long)tstarved);
+		snprintf(c[1], sizeof(c[1]), "%llu", (unsigned long long)tn);
+		snprintf(c[2], sizeof(c[2]), "%llu", (unsigned long long)tcpu);
+		snprintf(c[3], sizeof(c[3]), "%llu", (unsigned long long)tsig);
+		r = db_row(st, "tt", "clock_timer_starved", c[0]) ?:
+		    db_row(st, "tt", "clock_timer_threads", c[1]) ?:
+		    db_row(st, "tt", "clock_timer_starved_cpu_ns", c[2]) ?:
+		    db_row(st, "tt", "clock_timer_starved_signals", c[3]);
+	}
 	sqlite3_finalize(st);
 	return r ? db_fail(db, err, errlen, "writing meta") : 0;
 }
@@ -371,6 +399,30 @@ int report_notes(const char *dir, void (*say)(const char *note))
 		if (!v)
 			continue;
 		snprintf(note, sizeof(note), counted[i].fmt, (unsigned long long)v);
+		say(note);
+		n++;
+	}
+	/* POSIX CPU-time timers fire only at a scheduler tick that finds their thread running
+	 * (src/rt/source-clock.c): a thread that runs between ticks (woken just after one,
+	 * asleep again before the next, beside other work on its CPU) gets few signals for
+	 * its CPU time, and one that blocks the runtime's signal none.  A thread alone gets
+	 * one a tick, 250 a CPU second at HZ=250 (fill_process_meta: the threads with under a
+	 * quarter of one a 10 ms tick).  commbench pairs 20000 pinned to one CPU beside a busy
+	 * loop: 5 signals for 0.36 s of CPU (doc/sonde-comm.md). */
+	uint64_t sv = db_meta_u64(db, "clock_timer_starved");
+	if (sv) {
+		uint64_t sc = db_meta_u64(db, "clock_timer_starved_cpu_ns");
+		snprintf(note, sizeof(note), "%llu of the %llu threads sampled by POSIX CPU-time "
+			 "timers got %llu signal(s) for %.2f s of CPU time, where one a scheduler "
+			 "tick gives %llu or more: such a timer fires only at a tick that finds its "
+			 "thread running, and these threads ran between ticks (beside other work on "
+			 "their CPUs) or blocked the runtime's signal; the samples lean away from "
+			 "them.  SONDE_CLOCK_TIMER=perf samples by a perf event's own timer, at a "
+			 "cost at each context switch (doc/sonde-comm.md)",
+			 (unsigned long long)sv,
+			 (unsigned long long)db_meta_u64(db, "clock_timer_threads"),
+			 (unsigned long long)db_meta_u64(db, "clock_timer_starved_signals"),
+			 (double)sc / 1e9, (unsigned long long)(sc / 10000000));
 		say(note);
 		n++;
 	}
