@@ -44,3 +44,17 @@ check t803-throw-output grep -q "vthrow caught" out.txt
 I=x/variance/instances.csv
 check "t803-no-thrower-instance" [ "$(var_count $I 'f ~ /^thrower/')" -eq 0 ]
 check "t803-steady-measured" [ "$(var_count $I 'f ~ /^steady/')" -ge 3 ]
+# --timeline takes a C++ function by its full name, as the table shows it shortened
+# ("spin(...)": text_short_name), or by its name before the parameter list ("spin"); all
+# three give the same instances (view.c, timeline_function)
+k=0
+for name in "spin(int)" "spin(...)" spin; do
+	k=$((k + 1))
+	"$SONDE" variance --timeline "$name" x >tl.txt 2>tl.err
+	check "t803-timeline-by-'$name'" [ $? -eq 0 ]
+	grep 'instances in order' tl.txt >tl-$k.txt
+done
+check t803-timeline-same-instances sh -c 'test -s tl-1.txt && cmp -s tl-1.txt tl-2.txt && cmp -s tl-1.txt tl-3.txt' 
+"$SONDE" variance --timeline "spin(long)" x >/dev/null 2>tl.err
+check t803-timeline-wrong-params-exit1 [ $? -eq 1 ]
+check t803-timeline-wrong-params-said grep -q "no instance of 'spin(long)'" tl.err

@@ -332,6 +332,61 @@ static void sparkline(FILE *out, const double *v, size_t n, size_t width)
 /* Contexts drawn in timeline.svg (the first, by rank); the terminal shows them all. */
 #define TIMELINE_SERIES 6
 
+/*
+ * The function FUNC names in db: its full name as functions.csv has it; else the one
+ * whose name as the terminal's table shows it (text_short_name: "f(...) [clone
+ * ._omp_fn.1]" for a long C++ name) or whose name before its parameter list ("f") is
+ * FUNC.  Several functions that match so (a function's several OpenMP regions, its
+ * overloads) are listed, and none is taken.  Returns a strdup'd name, or NULL (said).
+ */
+static char *timeline_function(sqlite3 *db, const char *func, const char *dir)
+{
+	sqlite3_stmt *st;
+	char *exact = NULL, *one = NULL, buf[1024];
+	size_t nmatch = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT function FROM var_instances ORDER BY function",
+			       -1, &st, NULL)) {
+		sonde_error("%s: %s", dir, sqlite3_errmsg(db));
+		return NULL;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *f = (const char *)sqlite3_column_text(st, 0);
+		if (!f)
+			continue;
+		if (!strcmp(f, func)) {
+			exact = strdup(f);
+			break;
+		}
+		size_t base = strcspn(f, "(<");
+		if (strcmp(text_short_name(f, 0, buf, sizeof(buf)), func) &&
+		    (strlen(func) != base || strncmp(f, func, base)))
+			continue;
+		if (!nmatch++)
+			one = strdup(f);
+		else {
+			if (nmatch == 2)
+				sonde_error("'%s' names several functions in %s; give one as "
+					    "functions.csv has it, or as the table shows it:", func, dir);
+			if (nmatch == 2 && one)
+				fprintf(stderr, "  %s\n", text_short_name(one, 0, buf, sizeof(buf)));
+			fprintf(stderr, "  %s\n", text_short_name(f, 0, buf, sizeof(buf)));
+		}
+	}
+	sqlite3_finalize(st);
+	if (exact) {
+		free(one);
+		return exact;
+	}
+	if (nmatch == 1)
+		return one;
+	free(one);
+	if (!nmatch)
+		sonde_error("no instance of '%s' in %s (see %s/variance/functions.csv)", func, dir,
+			    dir);
+	return NULL;
+}
+
 int var_timeline(const char *func, const char *dir, FILE *out)
 {
 	char err[512], path[4096];
@@ -352,6 +407,12 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 		sqlite3_close(db);
 		return 2;
 	}
+	char *fname = timeline_function(db, func, dir);
+	if (!fname) {
+		sqlite3_close(db);
+		return 1;
+	}
+	func = fname;
 	sqlite3_stmt *st, *ins;
 	if (sqlite3_prepare_v2(db, "SELECT DISTINCT context, rank FROM var_instances WHERE"
 				   " function = ? ORDER BY rank", -1, &st, NULL) ||
@@ -360,6 +421,7 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 				   " context = ? ORDER BY thread, seq", -1, &ins, NULL)) {
 		sonde_error("%s: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
+		free(fname);
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/variance/timeline.csv", dir);
@@ -453,11 +515,12 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 		if (found)
 			fprintf(out, "CSV: %s\n", path);
 	}
-	if (!found) {
+	if (!found)
 		sonde_error("no instance of '%s' in %s (see %s/variance/functions.csv)", func, dir,
 			    dir);
+	free(fname);
+	if (!found)
 		return 1;
-	}
 	return 0;
 }
 
