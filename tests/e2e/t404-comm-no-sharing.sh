@@ -5,7 +5,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t40-comm-lib.bash"
 comm_build t404-build || exit 0
-N=800000	# wv ~1.6-2.8M at 1009 (0.8-1.4M at 400000, once 807,200: too near readonly's 8072, 2 x 4 workers x the fill once each)
+# N: the sharing run's volume depends on how the workers interleave (1.6-2.8M at 1009 for
+# 800,000, 0.8-1.4M at 400,000), and at 800,000 one run beside another suite and benchmarks
+# read 805,182 (2026-11-27 02:03 UTC) against readonly's 8,072 (the fill: 64 lines read by
+# 4 workers, whatever N) x 100.  At 3,200,000 it read 8.3M (the test, 02:07 UTC, load ~4).
+N=3200000
 
 "$SONDE" comm -q --source inst --period 1009 -o wv -- "$T/cb-inst" wv $N 100
 ref=$(mat_sum wv/comm/matrix-all-thread.csv)

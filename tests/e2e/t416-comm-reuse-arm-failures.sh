@@ -144,8 +144,13 @@ a=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'armed'")
 check "t416-reuse-free-arms-$a" [ "${a:-0}" -gt 0 ]
 # reuse also counts the arms its engine refuses where the word is watched in that thread
 # already (EEXIST, WATCH_REFUSE: 0-14 of ~800 in three runs), so a free run may have some:
-# none of them ENOSPC, and far fewer than where 2 of the 3 threads refuse every arm
-check "t416-reuse-free-fewer-$m-than-$n" [ "${m:-0}" -lt "$n" ]
+# none of them ENOSPC, and far fewer a use than where 2 of the 3 threads refuse every arm
+# (the held run's failures a use; under a quarter of them).  Per use, not in all: beside
+# another suite and benchmarks (2026-11-27 02:03 UTC) the held run armed only 25 uses (50
+# failures) and the free run had 58 failures, more than 50 in all.
+ah=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'armed'")
+check "t416-reuse-free-fewer-a-use-$m-of-$a-than-$n-of-$ah" \
+	[ $((4 * ${m:-0} * ${ah:-0})) -lt $((${n:-0} * ${a:-0})) ]
 if [ "${m:-0}" -eq 0 ]; then
 	check t416-reuse-free-summary-silent bash -c '! grep -q "arm failures" err.txt'
 else

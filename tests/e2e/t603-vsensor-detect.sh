@@ -148,8 +148,16 @@ else
 	check t603-vsensor-busy-not-network awk -F, 'NR > 1 && $4 == "network" && $2 >= 2 && $2 < 4.6 { bad = 1 } END { exit bad }' busy/events.csv
 	# live: a warning line for rank 1's compute, dated inside the window
 	# (any of its lines: other users' load may have caused an earlier one)
+	# On a loaded machine (others at 10% or more before the run, as for the delay's event
+	# above) rank 1's run of slow slices can start before the window, from the others'
+	# load, and its one warning then carries that earlier start (a rank warns once a run):
+	# seen beside another suite and benchmarks (others 26% before the run, 2026-11-27 02:02
+	# UTC: busy's precision and recall 1.0, no warning dated in the window).  There any line
+	# dated before the window's end counts.
+	live_lo=1.8
+	awk -v w="$(tail -1 others.txt)" 'BEGIN { exit !(w >= 0.10) }' && live_lo=0
 	sed -n 's/^sonde: vsensor: rank 1: compute at [0-9.]*x of its best since \([0-9.]*\) s: .*/\1/p' busy.err >since
-	check t603-vsensor-live-warning awk '$1 >= 1.8 && $1 < 5 { ok = 1 } END { exit !ok }' since
+	check t603-vsensor-live-warning awk -v lo="$live_lo" '$1 >= lo && $1 < 5 { ok = 1 } END { exit !ok }' since
 fi
 
 # a CPU quota: rank 2 held to 5% of a CPU in the window (cgroups; SKIP where none can be
