@@ -13,12 +13,14 @@
 #   function, the workload's clock reads in it, less sonde's own handlers, which the truth
 #   holds: -0.6% and +0.4% at 2026-11-27 01:25 UTC) and its CV within 20% + 0.02 of it
 #   (0.491 against 0.500, 0.208 against 0.213 then).
-# - The default (200 a second a thread): the regions come ~3,000 a second a thread here, so
-#   a random share is timed: at least the issue's 30 instances a second a busy thread,
-#   at most what the budget allows (2 a thread at start, then twice the rate of the
-#   thread's wall time: at most 2 + 400 x the run's wall seconds a thread), and the
-#   sawtooth's CV within 30% of the truth (~60 instances: the CV's standard error ~0.045
-#   for 0.5, the bar 3 of them).
+# - The default (each region function at most 20 timed calls a second a thread, a
+#   thread's together at most 400), over 2000 rounds (~1.6 s): the regions come ~1,200 a
+#   second a thread each here, so a random share of each is timed: at least the issue's 30
+#   instances a second a busy thread in all, each region at least 10 (20 a second a
+#   thread, less what a loaded machine takes), at most what the budget allows (2 a thread
+#   at start, then 400 a second of the thread's wall time: at most 2 + 400 x the run's
+#   wall seconds a thread), and the sawtooth's CV within 30% of the truth (~70 instances:
+#   the CV's standard error ~0.04 for 0.5, the bar ~3.5 of them).
 # - SONDE_VARIANCE_REGIONS=0: none timed there (omp_regions 0); where the debug registers
 #   trap, the regions are then measured by picks, as before (at least one instance).
 . "$(dirname "$0")/lib.sh"
@@ -34,9 +36,9 @@ meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
 truth() { awk -v r="$2" -v k="$3" '$1 == "vregion" && $2 == r { for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$1"; }
 row() { awk -F, -v f="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	$1 == f && $h["metric"] == "cpu-time" { print $h[col]; exit }' "$1/variance/functions.csv"; }
-run() {	# run DIR REGIONS
+run() {	# run DIR REGIONS [ROUNDS]
 	SONDE_VARIANCE_REGIONS=$2 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
-		"$SONDE" variance -q -o "$1" -p 1000000 -- ./vregion 400 200000 >"$1.out" 2>"$1.err"
+		"$SONDE" variance -q -o "$1" -p 1000000 -- ./vregion "${3:-400}" 200000 >"$1.out" 2>"$1.err"
 }
 
 # every call timed
@@ -59,8 +61,8 @@ for r in saw flat; do
 		'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.2 * t + 0.02) }'
 done
 
-# the default: a random share, within the budget
-run def ""
+# the default: a random share of each region, within the budget
+run def "" 2000
 check t821-default-run [ $? -eq 0 ]
 n=$(meta def omp_regions) wall=$(meta def wall_ns)
 rate=$(awk -v n="${n:-0}" -v w="${wall:-1}" 'BEGIN { printf "%.0f", n / 2 / (w / 1e9) }')
@@ -68,6 +70,10 @@ max=$(awk -v w="${wall:-0}" 'BEGIN { printf "%d", 2 * (2 + 400 * w / 1e9) }')
 echo "    default: ${n:-0} regions timed in $(awk -v w="${wall:-0}" 'BEGIN { printf "%.2f", w / 1e9 }') s: $rate a second a thread (at most $max in all)"
 check "t821-default-rate-$rate-at-least-30" [ "${rate:-0}" -ge 30 ]
 check "t821-default-within-budget-${n:-0}-of-$max" [ "${n:-0}" -le "$max" ]
+for fn in main._omp_fn.0 main._omp_fn.1 main._omp_fn.2; do
+	ni=$(row def $fn instances)
+	check "t821-default-$fn-timed-${ni:-0}" [ "${ni:-0}" -ge 10 ]
+done
 cv=$(row def main._omp_fn.0 cv) tcv=$(truth def.out saw cv)
 check "t821-default-saw-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
 	'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.3 * t) }'

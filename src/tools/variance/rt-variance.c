@@ -79,10 +79,11 @@ struct var_thread {
 	int64_t ovh[VAR_NMETRIC];	/* metrics spent in our handlers so far */
 	int64_t budget_ns, budget_at;	/* bursts: burst_ok */
 	int in_burst;			/* the X armed is a burst's (arm_burst) */
-	/* regions (variance_region): those seen since reg_at, and the share timed (of
-	 * 2^32), set from their rate at the end of each VAR_REGION_WINDOW */
-	uint64_t reg_n, reg_at, reg_p, reg_win, reg_tok_at;
+	/* regions (region_timed): the thread's budget, and whether it counted itself in
+	 * var_reg_threads */
+	uint64_t reg_tok_at;
 	int64_t reg_tok;
+	int reg_counted;
 	struct var_rec_stats s;
 };
 
@@ -105,14 +106,16 @@ static int var_burst = 40;
  * (slot_idle); SONDE_VARIANCE_CLOSE=0 keeps them open, as before (bench/variance-real.sh
  * compares with VARIANCE_REAL_B) */
 static int var_close = 16;
-/* OpenMP regions (rt-omp.c, variance_region): each thread's calls of a region's outlined
- * function are timed at the runtime's call, no trap, at most SONDE_VARIANCE_REGIONS a
- * second a thread (a random share of them where they come faster); 0: not timed.  Set
- * by var_start, so 0 with any other tool. */
+/* OpenMP regions (rt-omp.c, variance_region): calls of a region's outlined function are
+ * timed at the runtime's call, no trap, at most SONDE_VARIANCE_REGIONS a second a thread
+ * for each function (a random share of them where they come faster), a thread's together
+ * at most VAR_REGION_THREAD times that (region_timed); 0: not timed.  Set by var_start,
+ * so 0 with any other tool. */
 static int var_regions;
 int variance_regions_on;	/* var_regions > 0: rt-omp.c's wrappers time regions */
-#define VAR_REGION_WINDOW0 10000000		/* ns: a thread's first window (region_timed) */
-#define VAR_REGION_WINDOW_MAX 1000000000	/* ns: its longest */
+#define VAR_REGION_WINDOW0 10000000		/* ns: the first window (region_timed) */
+#define VAR_REGION_WINDOW_MAX 1000000000	/* ns: the longest */
+#define VAR_REGION_THREAD 20	/* a thread's regions: at most this x var_regions a second */
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -151,7 +154,7 @@ static int var_start(void)
 	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
 	var_burst = (int)env_num("SONDE_VARIANCE_BURST", 40);
 	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
-	var_regions = (int)env_num("SONDE_VARIANCE_REGIONS", 200);
+	var_regions = (int)env_num("SONDE_VARIANCE_REGIONS", 20);
 	variance_regions_on = var_regions > 0;
 	if (var_patience < 1)
 		var_patience = 1;
@@ -742,13 +745,15 @@ static SIGSAFE int pending_at(const struct var_thread *vt, uint64_t slot)
 #define VAR_REGION_FNS 1024
 static uint64_t var_region_fns[VAR_REGION_FNS];
 
+/* fn's entry in var_region_fns, added if `add`: its index + 1, 0 if it has none. */
 static SIGSAFE int region_fn_slot(uint64_t fn, int add)
 {
 	for (unsigned i = 0, h = (unsigned)((fn >> 4) * 2654435761u); i < VAR_REGION_FNS; i++) {
-		uint64_t *e = &var_region_fns[(h + i) % VAR_REGION_FNS];
+		unsigned k = (h + i) % VAR_REGION_FNS;
+		uint64_t *e = &var_region_fns[k];
 		uint64_t v = __atomic_load_n(e, __ATOMIC_ACQUIRE);
 		if (v == fn)
-			return 1;
+			return (int)k + 1;
 		if (v)
 			continue;
 		if (!add)
@@ -756,7 +761,7 @@ static SIGSAFE int region_fn_slot(uint64_t fn, int add)
 		uint64_t zero = 0;
 		if (__atomic_compare_exchange_n(e, &zero, fn, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
 		    zero == fn)
-			return 1;
+			return (int)k + 1;
 	}
 	return 0;
 }
@@ -1211,41 +1216,82 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 struct var_region {
 	void (*fn)(void *);
 	void *data;
+	int idx;		/* fn's entry in var_region_fns (region_fn_slot), 0: none */
 };
 
-/* Does this thread time this region: all while they come at most var_regions a second,
- * else a random share that keeps to that rate.  The share is taken from the count of the
- * thread's regions over its last window, of 10 ms at first, doubled up to 1 s: one
- * window no shorter than a program's cycle (LULESH: ~500 regions in 50 ms of each
- * 200 ms iteration; over 100 ms windows the share lagged the bursts and 73% were timed).
- * And a budget that grows at twice the rate, one second's worth kept at most, bounds
- * what a wrong share costs.  Claimed. */
-static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt)
-{
-	uint64_t now = rt_now(), per = 500000000u / (uint64_t)var_regions;
+/*
+ * Does this thread time this call of the region function at `idx` (region_fn_slot)?
+ * Each region function has its share: all its calls while they come at most var_regions
+ * a second a thread, else a random share that keeps to that rate.  A share per function,
+ * not one for the thread: LULESH calls most of its ~40 region functions once an
+ * iteration and a few ~10 times, and one share of 200 a second for all of a thread's
+ * timed ~8% of each, leaving the once-an-iteration ones (its largest) 3 instances of
+ * 40 in a run.  The shares come from the functions' calls, counted by all threads, over
+ * a window of 10 ms at first, doubled up to 1 s (LULESH: ~500 regions in 50 ms of each
+ * 200 ms iteration; 100 ms windows lagged those bursts).  The calls in a window are
+ * timed at random (not every Nth: a program's cycle cannot alias with it).  And each
+ * thread's budget, which grows at VAR_REGION_THREAD x var_regions a second (one second's
+ * worth kept at most), bounds what the shares cost together.  Claimed.
+ */
+#define VAR_SHARE_ALL 0xffffffffu
+static uint32_t var_reg_calls[VAR_REGION_FNS];	/* calls in the window, all threads */
+static uint32_t var_reg_share[VAR_REGION_FNS];	/* of 2^32; 0: none yet (all) */
+static uint64_t var_reg_at, var_reg_win;		/* the window: start, length */
+static uint32_t var_reg_threads;		/* threads that have run a region */
 
-	if (!vt->reg_at) {
-		vt->reg_at = vt->reg_tok_at = now;
-		vt->reg_p = 1ull << 32;
-		vt->reg_win = VAR_REGION_WINDOW0;
+static SIGSAFE void region_window(uint64_t now)
+{
+	uint64_t at = __atomic_load_n(&var_reg_at, __ATOMIC_ACQUIRE);
+	uint64_t win = __atomic_load_n(&var_reg_win, __ATOMIC_RELAXED);
+
+	if (!at) {
+		if (__atomic_compare_exchange_n(&var_reg_at, &at, now, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			__atomic_store_n(&var_reg_win, VAR_REGION_WINDOW0, __ATOMIC_RELEASE);
+		return;
+	}
+	if (!win || now - at < win || now < at ||
+	    !__atomic_compare_exchange_n(&var_reg_at, &at, now, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	/* this thread ends the window: each function's share for the next */
+	uint64_t nth = __atomic_load_n(&var_reg_threads, __ATOMIC_RELAXED);
+	uint64_t want = (uint64_t)var_regions * (nth ? nth : 1) * (now - at) / 1000000000u;
+	for (int i = 0; i < VAR_REGION_FNS; i++) {
+		uint64_t c = __atomic_exchange_n(&var_reg_calls[i], 0, __ATOMIC_RELAXED);
+		if (!c)
+			continue;
+		uint32_t sh = want >= c ? VAR_SHARE_ALL : (uint32_t)((want << 32) / c);
+		__atomic_store_n(&var_reg_share[i], sh ? sh : 1, __ATOMIC_RELAXED);
+	}
+	if (win < VAR_REGION_WINDOW_MAX)
+		__atomic_store_n(&var_reg_win, win * 2, __ATOMIC_RELAXED);
+}
+
+static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int idx)
+{
+	/* the budget in ns: a timed call spends `per`, a second adds 1e9 */
+	uint64_t now = rt_now(), per = 1000000000u / ((uint64_t)var_regions * VAR_REGION_THREAD);
+
+	if (!vt->reg_counted) {
+		vt->reg_counted = 1;
+		__atomic_add_fetch(&var_reg_threads, 1, __ATOMIC_RELAXED);
+		vt->reg_tok_at = now;
 		vt->reg_tok = (int64_t)(per * 2);
 	}
-	vt->reg_n++;
-	if (now - vt->reg_at >= vt->reg_win) {
-		/* share = var_regions * window / regions seen in it, at most all */
-		uint64_t want = (uint64_t)var_regions * (now - vt->reg_at) / 1000000000u;
-		vt->reg_p = want >= vt->reg_n ? 1ull << 32 : (want << 32) / vt->reg_n;
-		vt->reg_n = 0;
-		vt->reg_at = now;
-		if (vt->reg_win < VAR_REGION_WINDOW_MAX)
-			vt->reg_win *= 2;
+	region_window(now);
+	uint32_t sh = VAR_SHARE_ALL;
+	if (idx > 0) {
+		__atomic_add_fetch(&var_reg_calls[idx - 1], 1, __ATOMIC_RELAXED);
+		sh = __atomic_load_n(&var_reg_share[idx - 1], __ATOMIC_RELAXED);
+		sh = sh ? sh : VAR_SHARE_ALL;
 	}
 	vt->reg_tok += (int64_t)(now - vt->reg_tok_at);
 	vt->reg_tok_at = now;
-	if (vt->reg_tok > (int64_t)(per * 2 * (uint64_t)var_regions))
-		vt->reg_tok = (int64_t)(per * 2 * (uint64_t)var_regions);
+	if (vt->reg_tok > 1000000000)
+		vt->reg_tok = 1000000000;
 	if (vt->reg_tok < (int64_t)per ||
-	    (vt->reg_p < (1ull << 32) && (rt_rand(t) & 0xffffffffu) >= vt->reg_p))
+	    (sh != VAR_SHARE_ALL && (uint32_t)rt_rand(t) >= sh))
 		return 0;
 	vt->reg_tok -= (int64_t)per;
 	return 1;
@@ -1263,7 +1309,7 @@ static void var_region_call(void *arg)
 		r->fn(r->data);
 		return;
 	}
-	if (!region_timed(t, vt)) {
+	if (!region_timed(t, vt, r->idx)) {
 		rt_leave(t);
 		r->fn(r->data);
 		return;
@@ -1314,9 +1360,9 @@ void variance_region(void (*fn)(void *), void *data,
 void variance_region(void (*fn)(void *), void *data,
 		     void (*invoke)(void (*)(void *), void *, const void *), const void *args)
 {
-	region_fn_slot((uint64_t)(uintptr_t)fn, 1);
+	int idx = region_fn_slot((uint64_t)(uintptr_t)fn, 1);
 	/* on this stack until the team ends: libgomp returns after its barrier */
-	struct var_region r = { .fn = fn, .data = data };
+	struct var_region r = { .fn = fn, .data = data, .idx = idx };
 	invoke(var_region_call, &r, args);
 }
 

@@ -189,8 +189,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		/* OpenMP regions (rt-variance.c, variance_region): a row only where some were */
 		if (db_meta_u64(db, "omp_regions"))
 			fprintf(out, "  OpenMP regions: %" PRIu64 " instances of outlined functions timed "
-				     "at the runtime's call (GOMP_parallel), no trap; at most "
-				     "SONDE_VARIANCE_REGIONS a second a thread\n",
+				     "at the runtime's call (GOMP_parallel), no trap; each region at "
+				     "most SONDE_VARIANCE_REGIONS a second a thread\n",
 				db_meta_u64(db, "omp_regions"));
 		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);
 		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
