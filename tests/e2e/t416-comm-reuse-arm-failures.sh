@@ -131,12 +131,22 @@ check t416-reuse-report-says-failures grep -q "^  arm failures: $n, the last ENO
 # refused ENOSPC (199 against the held run's 68), probably while the other suite's programs held
 # debug registers (t416's and t818's own holders: not proven); a holder lives ~1 s, so a retry meets
 # free registers.  One ENOSPC-free run is what the control needs.
-for try in 1 2 3; do
+# Beside another suite all 3 tries met ENOSPC once (2026-11-27 02:23 UTC): now up to 5,
+# a second apart, and where every one meets it the free run's checks are skipped, saying
+# so (the control needs free registers; the held run above is checked either way).
+free_ok=0
+for try in 1 2 3 4 5; do
 	rm -rf rfree
 	"$SONDE" reuse --source clock -o rfree -- ./cbp 0 0.5 >out.txt 2>err.txt
-	[ "$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")" != 28 ] && break
+	[ "$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")" != 28 ] &&
+		{ free_ok=1; break; }
 	echo "    t416: free reuse run $try met refused registers (ENOSPC): again"
+	sleep 1
 done
+if [ $free_ok = 0 ]; then
+	skip t416-reuse-free "5 runs a second apart met refused debug registers (ENOSPC): other programs on this machine held them"
+	exit 0
+fi
 check t416-reuse-free-runs grep -q "cbp: 0 of its own breakpoints held" out.txt
 m=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
 e=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")

@@ -11,12 +11,28 @@
  * With any other tool, or SONDE_VARIANCE_REGIONS=0, a wrapper only jumps to the real
  * function (a tail call: no frame of ours stays under the region, so other tools' call
  * paths do not see one); where regions are timed, the arguments after the first two are
- * kept in a struct for the call (the invoke_* functions).  The real functions are found
- * at the first call of each (dlsym: not in a handler, and a libgomp dlopen'd later is
- * found too).
+ * kept in a struct for the call (the invoke_* functions).
+ *
+ * The real function: the next definition after ours in the global scope (dlsym
+ * RTLD_NEXT), kept once found; a program's libgomp, or one loaded RTLD_GLOBAL later, is
+ * found so.  A libgomp loaded RTLD_LOCAL (Python extension modules, wheels that ship
+ * their own) is not in that scope, but its users' references bind to our wrappers first
+ * (the preloaded library comes first): there the real function is looked up in the
+ * calling object's own scope (dladdr of the return address, that object dlopen'd
+ * RTLD_NOLOAD, dlsym in it: its dependencies, the libgomp it loaded), per caller, kept in
+ * a small table (two copies of libgomp in one process each serve their own callers).
+ * Where none is found the program stops with a message (exit 127), as the loader would
+ * have stopped it.  Not in a handler (dlsym, dladdr, dlopen take the loader's lock).
+ * The review's case (2026-11-27): a preloaded library, a plugin dlopen'd RTLD_LOCAL with
+ * its own libgomp: abort() at its first region before; t822 runs it.
  */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
@@ -27,18 +43,75 @@ typedef void (*invoke_fn)(omp_fn, void *, const void *);
 extern int variance_regions_on;
 void variance_region(omp_fn fn, void *data, invoke_fn invoke, const void *args);
 
-static void *real_of(void **slot, const char *name)
-{
-	void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+/* the real functions of callers outside the global scope: (caller's object, name) */
+#define OMP_LOCAL_MAX 32
+static struct {
+	void *base;
+	const char *name;
+	void *fn;
+} omp_local[OMP_LOCAL_MAX];
+static int omp_nlocal;
+static pthread_mutex_t omp_local_lock = PTHREAD_MUTEX_INITIALIZER;
 
-	if (!f) {
-		f = dlsym(RTLD_NEXT, name);
-		if (!f)
-			abort();	/* only code built against libgomp calls it */
-		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+static void *real_in_caller(const char *name, void *caller)
+{
+	Dl_info di, self, got;
+	void *f = NULL;
+
+	if (!caller || !dladdr(caller, &di) || !di.dli_fbase)
+		return NULL;
+	pthread_mutex_lock(&omp_local_lock);
+	for (int i = 0; i < omp_nlocal && !f; i++)
+		if (omp_local[i].base == di.dli_fbase && !strcmp(omp_local[i].name, name))
+			f = omp_local[i].fn;
+	pthread_mutex_unlock(&omp_local_lock);
+	if (f)
+		return f;
+	void *h = di.dli_fname ? dlopen(di.dli_fname, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+	if (h) {
+		f = dlsym(h, name);
+		dlclose(h);
+	}
+	/* our own wrapper (a scope that holds libsonde.so): not the real one */
+	if (f && dladdr(f, &got) && dladdr((void *)(uintptr_t)real_in_caller, &self) &&
+	    got.dli_fbase == self.dli_fbase)
+		f = NULL;
+	if (f) {
+		pthread_mutex_lock(&omp_local_lock);
+		if (omp_nlocal < OMP_LOCAL_MAX) {
+			omp_local[omp_nlocal].base = di.dli_fbase;
+			omp_local[omp_nlocal].name = name;
+			omp_local[omp_nlocal].fn = f;
+			omp_nlocal++;
+		}
+		pthread_mutex_unlock(&omp_local_lock);
 	}
 	return f;
 }
+
+static __attribute__((noinline)) void *real_slow(void **slot, const char *name, void *caller)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	if (f) {
+		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+		return f;
+	}
+	f = real_in_caller(name, caller);
+	if (!f) {
+		char msg[160];
+		int n = snprintf(msg, sizeof(msg), "sonde: %s: no OpenMP runtime (libgomp) in "
+				 "this process defines it\n", name);
+		if (n > 0 && n < (int)sizeof(msg) && write(2, msg, (size_t)n) < 0)
+			n = 0;
+		_exit(127);	/* where the loader would have stopped the program */
+	}
+	return f;
+}
+
+/* The real `name` for a call from `caller` (see above). */
+#define real_of(slot, name) \
+	(__atomic_load_n(slot, __ATOMIC_ACQUIRE) ?: real_slow(slot, name, __builtin_return_address(0)))
 
 /* ---- GOMP_parallel (fn, data, num_threads, flags) ---- */
 typedef void (*par_fn)(omp_fn, void *, unsigned, unsigned);
