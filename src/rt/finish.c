@@ -69,8 +69,13 @@ SIGSAFE void rt_thread_finish(struct rt_thread *t, int signo)
 		.accesses = t->stats.accesses,
 		.unwind_fail = t->stats.unwind_fail,
 	};
+	/* the thread's CPU time: its own clock, or, finished from another thread at process
+	 * end (a pool worker still alive then), the clock of its tid (the kernel's per-thread
+	 * CPU clock id: ~tid << 3 | CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED); 0 if it is gone */
 	struct timespec ts;
-	if (rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 && t->tid == (int)gettid())
+	clockid_t ck = t->tid == (int)gettid() ? CLOCK_THREAD_CPUTIME_ID
+					       : (clockid_t)((~(unsigned)t->tid << 3) | 6);
+	if (t->tid > 0 && rt_clock_gettime(ck, &ts) == 0)
 		s.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	struct sonde_rec_end e = {
 		.h = { .type = SONDE_REC_END, .size = sizeof(e) },

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # t821-variance-regions: OpenMP regions timed at the runtime's call (rt-variance.c,
 # variance_region; GOMP_parallel interposed by rt-omp.c), no trap.  vregion
-# (tests/workloads/variance/vregion.c, built by gcc -fopenmp) runs 400 rounds of three
-# regions in 2 threads, `saw` (1-4 units a round) and `flat` (2 units), and prints each
-# one's truth over every instance of the same run (mean and CV of the CPU time each
-# thread measured around its share's work); and `dyn`, a `parallel for` with a dynamic
-# schedule (GOMP_parallel_loop_dynamic), whose count only is known.
-# - Every call timed (SONDE_VARIANCE_REGIONS=1000000): exactly 2 threads x 3 regions x
+# (tests/workloads/variance/vregion.c, built by gcc -fopenmp) runs 400 rounds of six
+# regions in 2 threads: `saw` (1-4 units a round) and `flat` (2 units), whose truth it
+# prints over every instance of the same run (mean and CV of the CPU time each thread
+# measured around its share's work), and four whose count only is known, each started by
+# another of libgomp's entries: `parallel for` with a dynamic, a guided and a runtime
+# schedule (gcc 12: GOMP_parallel_loop_nonmonotonic_dynamic, _nonmonotonic_guided,
+# _maybe_nonmonotonic_runtime) and `parallel sections` (GOMP_parallel_sections).
+# - Every call timed (SONDE_VARIANCE_REGIONS=1000000): exactly 2 threads x 6 regions x
 #   400 rounds, each region's row holds its 800 and no more (a region's function is never
 #   picked as well: before, vomp's region was timed by 288 picks beside 395 regions), in
 #   2 threads.  Its mean within 10% of the truth (sonde's instance is the whole outlined
@@ -14,13 +16,14 @@
 #   holds: -0.6% and +0.4% at 2026-11-27 01:25 UTC) and its CV within 20% + 0.02 of it
 #   (0.491 against 0.500, 0.208 against 0.213 then).
 # - The default (each region function at most 20 timed calls a second a thread, a
-#   thread's together at most 400), over 2000 rounds (~1.6 s): the regions come ~1,200 a
+#   thread's together at most 400), over 1000 rounds (~2-5 s): the regions come ~400-800 a
 #   second a thread each here, so a random share of each is timed: at least the issue's 30
 #   instances a second a busy thread in all, each region at least 10 (20 a second a
 #   thread, less what a loaded machine takes), at most what the budget allows (2 a thread
 #   at start, then 400 a second of the thread's wall time: at most 2 + 400 x the run's
-#   wall seconds a thread), and the sawtooth's CV within 30% of the truth (~70 instances:
-#   the CV's standard error ~0.04 for 0.5, the bar ~3.5 of them).
+#   wall seconds a thread), and the sawtooth's CV within 30% of the truth (~200-400
+#   instances at 02:40 UTC, load ~4: the CV's standard error ~0.03 for 0.5, the bar 5 of
+#   them).
 # - SONDE_VARIANCE_REGIONS=0: none timed there (omp_regions 0); where the debug registers
 #   trap, the regions are then measured by picks, as before (at least one instance).
 . "$(dirname "$0")/lib.sh"
@@ -45,9 +48,13 @@ run() {	# run DIR REGIONS [ROUNDS]
 run all 1000000
 check t821-all-run [ $? -eq 0 -a -n "$(truth all.out saw cv)" ]
 n=$(meta all omp_regions)
-check "t821-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 2400 ]
-ni=$(row all main._omp_fn.2 instances) th=$(row all main._omp_fn.2 threads)
-check "t821-all-dyn-instances-${ni:-0}-threads-${th:-0}" [ "${ni:-0}" -eq "$(truth all.out dyn instances)" -a "${th:-0}" -eq 2 ]
+check "t821-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 4800 ]
+k=2
+for r in dyn gui rtm sec; do
+	ni=$(row all main._omp_fn.$k instances) th=$(row all main._omp_fn.$k threads)
+	check "t821-all-$r-instances-${ni:-0}-threads-${th:-0}" [ "${ni:-0}" -eq "$(truth all.out $r instances)" -a "${th:-0}" -eq 2 ]
+	k=$((k + 1))
+done
 for r in saw flat; do
 	fn=main._omp_fn.0
 	[ $r = flat ] && fn=main._omp_fn.1
@@ -62,7 +69,7 @@ for r in saw flat; do
 done
 
 # the default: a random share of each region, within the budget
-run def "" 2000
+run def "" 1000
 check t821-default-run [ $? -eq 0 ]
 n=$(meta def omp_regions) wall=$(meta def wall_ns)
 rate=$(awk -v n="${n:-0}" -v w="${wall:-1}" 'BEGIN { printf "%.0f", n / 2 / (w / 1e9) }')
@@ -70,7 +77,7 @@ max=$(awk -v w="${wall:-0}" 'BEGIN { printf "%d", 2 * (2 + 400 * w / 1e9) }')
 echo "    default: ${n:-0} regions timed in $(awk -v w="${wall:-0}" 'BEGIN { printf "%.2f", w / 1e9 }') s: $rate a second a thread (at most $max in all)"
 check "t821-default-rate-$rate-at-least-30" [ "${rate:-0}" -ge 30 ]
 check "t821-default-within-budget-${n:-0}-of-$max" [ "${n:-0}" -le "$max" ]
-for fn in main._omp_fn.0 main._omp_fn.1 main._omp_fn.2; do
+for fn in main._omp_fn.0 main._omp_fn.1 main._omp_fn.2 main._omp_fn.3 main._omp_fn.4 main._omp_fn.5; do
 	ni=$(row def $fn instances)
 	check "t821-default-$fn-timed-${ni:-0}" [ "${ni:-0}" -ge 10 ]
 done

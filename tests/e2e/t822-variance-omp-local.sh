@@ -3,8 +3,8 @@
 # modules, some with their own libgomp; tests/workloads/variance/vplug.c): its libgomp is
 # not in the global scope, where the wrappers of rt-omp.c looked for the real functions,
 # and found none: the program aborted at its first region, under every tool (found in
-# review, 2026-11-27; this test failed so on the build before the fix: exit 134 under mem and variance, 02:29 UTC).  Now
-# the real function is looked up in the caller's own scope.
+# review, 2026-11-27; this test failed so on the build before the fix: exit 134 under mem
+# and variance, 02:26 UTC).  Now the real function is looked up in the caller's own scope.
 #  - native, `sonde mem` and `sonde variance`: exit 0 and the same output;
 #  - variance times the plugin's region: every call with SONDE_VARIANCE_REGIONS=1000000,
 #    exactly 2 threads x 40 rounds.

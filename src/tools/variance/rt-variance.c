@@ -84,6 +84,7 @@ struct var_thread {
 	uint64_t reg_tok_at;
 	int64_t reg_tok;
 	int reg_counted;
+	int in_region;			/* timed region calls open (var_region_call) */
 	struct var_rec_stats s;
 };
 
@@ -154,7 +155,9 @@ static int var_start(void)
 	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
 	var_burst = (int)env_num("SONDE_VARIANCE_BURST", 40);
 	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
-	var_regions = (int)env_num("SONDE_VARIANCE_REGIONS", 20);
+	/* 0 (off) .. 10 million a second: beyond, every call is timed anyway */
+	uint64_t regions = env_num("SONDE_VARIANCE_REGIONS", 20);
+	var_regions = regions > 10000000 ? 10000000 : (int)regions;
 	variance_regions_on = var_regions > 0;
 	if (var_patience < 1)
 		var_patience = 1;
@@ -740,8 +743,10 @@ static SIGSAFE int pending_at(const struct var_thread *vt, uint64_t slot)
 /* Outlined functions of the OpenMP regions timed by variance_region (rt-omp.c), never
  * picked: every call of theirs is offered there, and a picked one was timed twice (vomp:
  * 288 picks of its region beside 395 regions).  Open addressing, added to by the region's
- * master before its team runs it; once full, a region's function is not added (and may
- * then be picked too: counted, VAR_REGION_FNS functions). */
+ * master before its team runs it; once full (VAR_REGION_FNS functions), a region's
+ * function is not added: its calls are timed under one share with no function's
+ * (region_timed, idx 0: all, within the thread's budget), and it may be picked too (not
+ * counted). */
 #define VAR_REGION_FNS 1024
 static uint64_t var_region_fns[VAR_REGION_FNS];
 
@@ -874,7 +879,8 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	if (!vt)
 		return;
 	read_metrics(m0, 1);
-	if (uc && vt->depth)	/* the sample's signal, inside the pending instances */
+	/* the sample's signal, inside the pending instances or a timed region */
+	if (uc && (vt->depth || vt->in_region))
 		kernel_cost(vt, 2, kernel_speed(vt));
 	if (var_close && watch_backend() == WATCH_BACKEND_HW)
 		note_switches(vt);
@@ -1254,18 +1260,25 @@ static SIGSAFE void region_window(uint64_t now)
 	    !__atomic_compare_exchange_n(&var_reg_at, &at, now, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_RELAXED))
 		return;
-	/* this thread ends the window: each function's share for the next */
+	/* this thread ends the window: each function's share for the next, from the calls
+	 * it wanted (var_regions x threads x the window) over those that came, unrounded (a
+	 * whole number of calls wanted was 0 in 10-40 ms windows: a share of 2^-32 kept);
+	 * a function not called in it is timed in full again until a window counts it */
 	uint64_t nth = __atomic_load_n(&var_reg_threads, __ATOMIC_RELAXED);
-	uint64_t want = (uint64_t)var_regions * (nth ? nth : 1) * (now - at) / 1000000000u;
+	uint64_t dt = now - at > 2 * win ? 2 * win : now - at;
+	unsigned __int128 want = (unsigned __int128)var_regions * (nth ? nth : 1) * dt;
 	for (int i = 0; i < VAR_REGION_FNS; i++) {
 		uint64_t c = __atomic_exchange_n(&var_reg_calls[i], 0, __ATOMIC_RELAXED);
-		if (!c)
-			continue;
-		uint32_t sh = want >= c ? VAR_SHARE_ALL : (uint32_t)((want << 32) / c);
-		__atomic_store_n(&var_reg_share[i], sh ? sh : 1, __ATOMIC_RELAXED);
+		uint32_t sh = 0;	/* none: all */
+		if (c) {
+			unsigned __int128 q = (want << 32) / ((unsigned __int128)c * 1000000000u);
+			sh = q >= VAR_SHARE_ALL ? VAR_SHARE_ALL : q ? (uint32_t)q : 1;
+		}
+		__atomic_store_n(&var_reg_share[i], sh, __ATOMIC_RELAXED);
 	}
 	if (win < VAR_REGION_WINDOW_MAX)
-		__atomic_store_n(&var_reg_win, win * 2, __ATOMIC_RELAXED);
+		__atomic_store_n(&var_reg_win, win * 2 > VAR_REGION_WINDOW_MAX ? VAR_REGION_WINDOW_MAX
+										 : win * 2, __ATOMIC_RELAXED);
 }
 
 static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int idx)
@@ -1322,6 +1335,7 @@ static void var_region_call(void *arg)
 			 (uint64_t)(uintptr_t)__builtin_return_address(0),
 			 *(const uint64_t *)(uintptr_t)fp, fp + 16);
 	uint32_t depth = (uint32_t)vt->depth;
+	vt->in_region++;
 	read_metrics(v0, 0);
 	handler_end(vt, m0, v0);
 	memcpy(o0, vt->ovh, sizeof(o0));
@@ -1332,6 +1346,13 @@ static void var_region_call(void *arg)
 	int64_t v1[VAR_NMETRIC] = { 0 };
 	if (rt_enter(t))
 		return;		/* the thread stopped meanwhile (the process ends) */
+	vt->in_region--;
+	if (t->tool != vt) {
+		/* a fork child (var_fork_child gave the thread a new state): its CPU clock
+		 * restarted, so no instance of this call */
+		rt_leave(t);
+		return;
+	}
 	read_metrics(v1, 1);
 	struct var_rec_inst rec = {
 		.h = { .type = VAR_REC_INST, .size = sizeof(rec) },

@@ -189,7 +189,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		/* OpenMP regions (rt-variance.c, variance_region): a row only where some were */
 		if (db_meta_u64(db, "omp_regions"))
 			fprintf(out, "  OpenMP regions: %" PRIu64 " instances of outlined functions timed "
-				     "at the runtime's call (GOMP_parallel), no trap; each region at "
+				     "at libgomp's call (GOMP_parallel and its kin), no trap; each at "
 				     "most SONDE_VARIANCE_REGIONS a second a thread\n",
 				db_meta_u64(db, "omp_regions"));
 		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);

@@ -8,8 +8,12 @@
  *                           the instances sqrt(5/4) / 2.5 = 0.447 with equal counts), in
  *                           `flat` 2 units (CV about 0); UNIT iterations a unit (20000);
  *                           then `dyn`, a `parallel for` of 4 units with a dynamic
- *                           schedule (GOMP_parallel_loop_dynamic; no truth printed but
- *                           its count: each thread calls its function once a round)
+ *                           schedule (gcc 12: GOMP_parallel_loop_nonmonotonic_dynamic),
+ *                           `gui` with a guided one (..._nonmonotonic_guided), `rtm` with
+ *                           schedule(runtime) (..._maybe_nonmonotonic_runtime) and `sec`, two
+ *                           `sections` (GOMP_parallel_sections): no truth printed for
+ *                           those but their count (each thread calls each one's function
+ *                           once a round)
  *
  * Each thread times its own share of each region by its CPU clock, around the work, and
  * at exit the program prints, per region, the truth of that same run over every
@@ -17,9 +21,9 @@
  *
  *   vregion saw instances 800 mean_ns 123456 cv 0.4471
  *
- * Each region's body is its outlined function (gcc: main._omp_fn.0, .1 and .2), called
- * by GOMP_parallel (GOMP_parallel_loop_dynamic for `dyn`) in the master and by libgomp's
- * thread loop in the worker.
+ * Each region's body is its outlined function (gcc: main._omp_fn.0 to .5, in that order),
+ * called by the entry named above (GOMP_parallel for `saw` and `flat`) in the master and
+ * by libgomp's thread loop in the worker.
  */
 #include <math.h>
 #include <omp.h>
@@ -70,6 +74,23 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 4; i++)
 			for (long j = 0; j < unit; j++)
 				sink[omp_get_thread_num() & 1][0]++;
+#pragma omp parallel for schedule(guided) num_threads(2)
+		for (int i = 0; i < 4; i++)
+			for (long j = 0; j < unit; j++)
+				sink[omp_get_thread_num() & 1][0]++;
+#pragma omp parallel for schedule(runtime) num_threads(2)
+		for (int i = 0; i < 4; i++)
+			for (long j = 0; j < unit; j++)
+				sink[omp_get_thread_num() & 1][0]++;
+#pragma omp parallel sections num_threads(2)
+		{
+#pragma omp section
+			for (long j = 0; j < unit; j++)
+				sink[omp_get_thread_num() & 1][0]++;
+#pragma omp section
+			for (long j = 0; j < unit; j++)
+				sink[omp_get_thread_num() & 1][0]++;
+		}
 	}
 	for (int g = 0; g < 2; g++) {
 		double n = acc[g][0].n + acc[g][1].n, s = acc[g][0].s + acc[g][1].s,
@@ -79,5 +100,8 @@ int main(int argc, char **argv)
 		       m > 0 ? sd / m : 0);
 	}
 	printf("vregion dyn instances %d\n", 2 * rounds);
+	printf("vregion gui instances %d\n", 2 * rounds);
+	printf("vregion rtm instances %d\n", 2 * rounds);
+	printf("vregion sec instances %d\n", 2 * rounds);
 	return 0;
 }
