@@ -1266,13 +1266,15 @@ static SIGSAFE void region_window(uint64_t now)
 	 * a function not called in it is timed in full again until a window counts it */
 	uint64_t nth = __atomic_load_n(&var_reg_threads, __ATOMIC_RELAXED);
 	uint64_t dt = now - at > 2 * win ? 2 * win : now - at;
-	unsigned __int128 want = (unsigned __int128)var_regions * (nth ? nth : 1) * dt;
+	/* in doubles: 128-bit integers call libgcc's __udivti3, outside the resident code
+	 * (t009); a share needs no more than a double's precision */
+	double want = (double)var_regions * (double)(nth ? nth : 1) * (double)dt / 1e9;
 	for (int i = 0; i < VAR_REGION_FNS; i++) {
 		uint64_t c = __atomic_exchange_n(&var_reg_calls[i], 0, __ATOMIC_RELAXED);
 		uint32_t sh = 0;	/* none: all */
 		if (c) {
-			unsigned __int128 q = (want << 32) / ((unsigned __int128)c * 1000000000u);
-			sh = q >= VAR_SHARE_ALL ? VAR_SHARE_ALL : q ? (uint32_t)q : 1;
+			double q = want / (double)c * 4294967296.0;
+			sh = q >= (double)VAR_SHARE_ALL ? VAR_SHARE_ALL : q >= 1 ? (uint32_t)q : 1;
 		}
 		__atomic_store_n(&var_reg_share[i], sh, __ATOMIC_RELAXED);
 	}
