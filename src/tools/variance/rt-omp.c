@@ -40,7 +40,7 @@ typedef void (*omp_fn)(void *);
 typedef void (*invoke_fn)(omp_fn, void *, const void *);
 
 /* rt-variance.c */
-extern int variance_regions_on;
+extern int variance_regions;	/* > 0: regions timed */
 void variance_region(omp_fn fn, void *data, invoke_fn invoke, const void *args);
 
 /* the real functions of callers outside the global scope: (caller's object, name) */
@@ -139,7 +139,7 @@ RT_EXPORT void GOMP_parallel(omp_fn fn, void *data, unsigned nthreads, unsigned 
 {
 	par_fn real = (par_fn)real_of(&real_par, "GOMP_parallel");
 
-	if (!variance_regions_on)
+	if (variance_regions <= 0)
 		real(fn, data, nthreads, flags);
 	else
 		timed_par(real, fn, data, nthreads, flags);
@@ -172,7 +172,7 @@ RT_EXPORT void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads, 
 {
 	sec_fn real = (sec_fn)real_of(&real_sec, "GOMP_parallel_sections");
 
-	if (!variance_regions_on)
+	if (variance_regions <= 0)
 		real(fn, data, nthreads, count, flags);
 	else
 		timed_sec(real, fn, data, nthreads, count, flags);
@@ -207,7 +207,7 @@ static __attribute__((noinline)) void timed_loop(loop_fn real, omp_fn fn, void *
 			    long incr, long chunk, unsigned flags)                           \
 	{                                                                                    \
 		loop_fn real = (loop_fn)real_of(&real_##name, #name);                        \
-		if (!variance_regions_on)                                                    \
+		if (variance_regions <= 0)                                                    \
 			real(fn, data, nthreads, start, end, incr, chunk, flags);            \
 		else                                                                         \
 			timed_loop(real, fn, data, nthreads, start, end, incr, chunk, flags); \
@@ -247,7 +247,7 @@ static __attribute__((noinline)) void timed_rloop(rloop_fn real, omp_fn fn, void
 			    long incr, unsigned flags)                                       \
 	{                                                                                    \
 		rloop_fn real = (rloop_fn)real_of(&real_##name, #name);                      \
-		if (!variance_regions_on)                                                    \
+		if (variance_regions <= 0)                                                    \
 			real(fn, data, nthreads, start, end, incr, flags);                   \
 		else                                                                         \
 			timed_rloop(real, fn, data, nthreads, start, end, incr, flags);      \

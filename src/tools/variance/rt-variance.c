@@ -112,11 +112,10 @@ static int var_close = 16;
  * for each function (a random share of them where they come faster), a thread's together
  * at most VAR_REGION_THREAD times that (region_timed); 0: not timed.  Set by var_start,
  * so 0 with any other tool. */
-static int var_regions;
-int variance_regions_on;	/* var_regions > 0: rt-omp.c's wrappers time regions */
+int variance_regions;		/* rt-omp.c's wrappers time regions where > 0 */
 #define VAR_REGION_WINDOW0 10000000		/* ns: the first window (region_timed) */
 #define VAR_REGION_WINDOW_MAX 1000000000	/* ns: the longest */
-#define VAR_REGION_THREAD 20	/* a thread's regions: at most this x var_regions a second */
+#define VAR_REGION_THREAD 20	/* a thread's regions: at most this x variance_regions a second */
 
 static uint64_t env_num(const char *name, uint64_t def)
 {
@@ -157,8 +156,7 @@ static int var_start(void)
 	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
 	/* 0 (off) .. 10 million a second: beyond, every call is timed anyway */
 	uint64_t regions = env_num("SONDE_VARIANCE_REGIONS", 20);
-	var_regions = regions > 10000000 ? 10000000 : (int)regions;
-	variance_regions_on = var_regions > 0;
+	variance_regions = regions > 10000000 ? 10000000 : (int)regions;
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -737,9 +735,6 @@ static SIGSAFE int pending_at(const struct var_thread *vt, uint64_t slot)
 	return 0;
 }
 
-/* The function that candidate `i` of a sample stands for (var_on_access), 0 if none of
- * ours: the callee of the call that cand[i] returns from, else the function that holds
- * inner[i] (the executable's symbol table), *by_pc set when that was the sample's PC. */
 /* Outlined functions of the OpenMP regions timed by variance_region (rt-omp.c), never
  * picked: every call of theirs is offered there, and a picked one was timed twice (vomp:
  * 288 picks of its region beside 395 regions).  Open addressing, added to by the region's
@@ -771,6 +766,9 @@ static SIGSAFE int region_fn_slot(uint64_t fn, int add)
 	return 0;
 }
 
+/* The function that candidate `i` of a sample stands for (var_on_access), 0 if none of
+ * ours: the callee of the call that cand[i] returns from, else the function that holds
+ * inner[i] (the executable's symbol table), *by_pc set when that was the sample's PC. */
 static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inner, int *by_pc)
 {
 	uint64_t fn = call_target(cand);
@@ -790,7 +788,7 @@ static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inn
 			fn = 0;
 	}
 	if (fn && (rt_owns_address(fn) || rt_ranges_has(&omp_code, fn) || !readable_code(t, fn) ||
-		   (var_regions && region_fn_slot(fn, 0))))
+		   (variance_regions && region_fn_slot(fn, 0))))
 		fn = 0;
 	return fn;
 }
@@ -1119,6 +1117,28 @@ static SIGSAFE void arm_deferred(struct rt_thread *t, struct var_thread *vt)
 		vt->s.deferred_armed++;
 }
 
+/* The instance `p` (V_call read, `depth` pending below it) ends at the metrics `v`: its
+ * record, each metric less what our handlers took meanwhile. */
+static SIGSAFE void emit_instance(struct rt_thread *t, struct var_thread *vt,
+				  const struct var_pending *p, uint32_t flags, uint32_t depth,
+				  const int64_t *v)
+{
+	struct var_rec_inst r = {
+		.h = { .type = VAR_REC_INST, .size = sizeof(r) },
+		.fn = p->fn, .ctx = p->ctx, .flags = flags, .seq = vt->seq++, .start = p->start,
+		.events = var_events, .depth = depth,
+	};
+	for (int m = 0; m < VAR_NMETRIC; m++) {
+		if (!(var_events & (1u << m)))
+			continue;
+		r.v[m] = v[m] - p->v[m] - (vt->ovh[m] - p->ovh[m]);
+		if (r.v[m] < 0)
+			r.v[m] = 0;	/* clock granularity only: noted in the doc */
+	}
+	rt_tool_record(t, &r, sizeof(r));
+	vt->s.returns++;
+}
+
 /* The watch on the innermost slot trapped: its return, or something else. */
 static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 			    const struct watch_trap *w, const ucontext_t *uc, const int64_t *v)
@@ -1144,21 +1164,7 @@ static SIGSAFE void on_slot(struct rt_thread *t, struct var_thread *vt,
 	int burst = is_ret && burst_ok(vt, v[VAR_M_CPU]);
 
 	if (is_ret) {
-		struct var_rec_inst r = {
-			.h = { .type = VAR_REC_INST, .size = sizeof(r) },
-			.fn = p->fn, .ctx = p->ctx, .flags = w->soft ? VAR_F_SOFT : 0,
-			.seq = vt->seq++, .start = p->start, .events = var_events,
-			.depth = (uint32_t)(vt->depth - 1),
-		};
-		for (int m = 0; m < VAR_NMETRIC; m++) {
-			if (!(var_events & (1u << m)))
-				continue;
-			r.v[m] = v[m] - p->v[m] - (vt->ovh[m] - p->ovh[m]);
-			if (r.v[m] < 0)
-				r.v[m] = 0;	/* clock granularity only: noted in the doc */
-		}
-		rt_tool_record(t, &r, sizeof(r));
-		vt->s.returns++;
+		emit_instance(t, vt, p, w->soft ? VAR_F_SOFT : 0, (uint32_t)(vt->depth - 1), v);
 	} else {
 		vt->s.overwritten++;
 	}
@@ -1211,13 +1217,13 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
  * rt-omp.c: GOMP_parallel(fn, data, ...).  Each thread of the team, the master included,
  * calls fn(data) through var_region_call, which times the call as an instance of fn:
  * the thread's share of the region (libgomp's barrier comes after fn returns, in its
- * caller).  No trap, so no trap cost and no resolution: ~2 us a timed call here (four
- * clock reads), none where the share says not to time it.  A sampled pick never takes
- * fn (the frame that returns into var_region_call is the runtime's), so its instances
- * come from here only, and a LULESH thread, which runs ~1,000 regions a CPU second most
- * of them once an iteration, is no longer left to picks that wait for the next
- * iteration.  The context is fn's from the runtime's frame out, as for a picked region
- * (the model starts a region's context at its outlined function).
+ * caller).  No trap, so no trap cost and no resolution: ~2 us a timed call here (eight
+ * clock reads, four of them system calls), ~0.1 us one the share says not to time.  A
+ * sampled pick never takes fn (region_fn_slot), so its instances come from here only,
+ * and a LULESH thread, whose region functions run most of them once an iteration, is no
+ * longer left to picks that wait for the next iteration.  The context is fn's from the
+ * runtime's frame out, as for a picked region (the model starts a region's context at
+ * its outlined function).
  */
 struct var_region {
 	void (*fn)(void *);
@@ -1227,7 +1233,7 @@ struct var_region {
 
 /*
  * Does this thread time this call of the region function at `idx` (region_fn_slot)?
- * Each region function has its share: all its calls while they come at most var_regions
+ * Each region function has its share: all its calls while they come at most variance_regions
  * a second a thread, else a random share that keeps to that rate.  A share per function,
  * not one for the thread: LULESH calls most of its ~40 region functions once an
  * iteration and a few ~10 times, and one share of 200 a second for all of a thread's
@@ -1236,7 +1242,7 @@ struct var_region {
  * a window of 10 ms at first, doubled up to 1 s (LULESH: ~500 regions in 50 ms of each
  * 200 ms iteration; 100 ms windows lagged those bursts).  The calls in a window are
  * timed at random (not every Nth: a program's cycle cannot alias with it).  And each
- * thread's budget, which grows at VAR_REGION_THREAD x var_regions a second (one second's
+ * thread's budget, which grows at VAR_REGION_THREAD x variance_regions a second (one second's
  * worth kept at most), bounds what the shares cost together.  Claimed.
  */
 #define VAR_SHARE_ALL 0xffffffffu
@@ -1261,14 +1267,14 @@ static SIGSAFE void region_window(uint64_t now)
 					 __ATOMIC_RELAXED))
 		return;
 	/* this thread ends the window: each function's share for the next, from the calls
-	 * it wanted (var_regions x threads x the window) over those that came, unrounded (a
+	 * it wanted (variance_regions x threads x the window) over those that came, unrounded (a
 	 * whole number of calls wanted was 0 in 10-40 ms windows: a share of 2^-32 kept);
 	 * a function not called in it is timed in full again until a window counts it */
 	uint64_t nth = __atomic_load_n(&var_reg_threads, __ATOMIC_RELAXED);
 	uint64_t dt = now - at > 2 * win ? 2 * win : now - at;
 	/* in doubles: 128-bit integers call libgcc's __udivti3, outside the resident code
 	 * (t009); a share needs no more than a double's precision */
-	double want = (double)var_regions * (double)(nth ? nth : 1) * (double)dt / 1e9;
+	double want = (double)variance_regions * (double)(nth ? nth : 1) * (double)dt / 1e9;
 	for (int i = 0; i < VAR_REGION_FNS; i++) {
 		uint64_t c = __atomic_exchange_n(&var_reg_calls[i], 0, __ATOMIC_RELAXED);
 		uint32_t sh = 0;	/* none: all */
@@ -1286,7 +1292,7 @@ static SIGSAFE void region_window(uint64_t now)
 static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int idx)
 {
 	/* the budget in ns: a timed call spends `per`, a second adds 1e9 */
-	uint64_t now = rt_now(), per = 1000000000u / ((uint64_t)var_regions * VAR_REGION_THREAD);
+	uint64_t now = rt_now(), per = 1000000000u / ((uint64_t)variance_regions * VAR_REGION_THREAD);
 
 	if (!vt->reg_counted) {
 		vt->reg_counted = 1;
@@ -1315,10 +1321,10 @@ static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int 
 static void var_region_call(void *arg)
 {
 	const struct var_region *r = arg;
-	struct rt_thread *t = var_regions ? rt_self() : NULL;
+	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
-	int64_t m0[VAR_NMETRIC] = { 0 }, v0[VAR_NMETRIC] = { 0 }, o0[VAR_NMETRIC];
-	uint32_t ctx;
+	int64_t m0[VAR_NMETRIC] = { 0 }, v1[VAR_NMETRIC] = { 0 };
+	struct var_pending p = { .fn = (uint64_t)(uintptr_t)r->fn };
 
 	if (!vt || rt_enter(t)) {
 		r->fn(r->data);
@@ -1333,19 +1339,18 @@ static void var_region_call(void *arg)
 	/* fn's context: its caller the runtime's frame (our return address), then the chain
 	 * from the frame our caller keeps */
 	uint64_t fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
-	ctx = fp_context(t, (uint64_t)(uintptr_t)r->fn,
-			 (uint64_t)(uintptr_t)__builtin_return_address(0),
-			 *(const uint64_t *)(uintptr_t)fp, fp + 16);
+	p.ctx = fp_context(t, p.fn, (uint64_t)(uintptr_t)__builtin_return_address(0),
+			   *(const uint64_t *)(uintptr_t)fp, fp + 16);
 	uint32_t depth = (uint32_t)vt->depth;
 	vt->in_region++;
-	read_metrics(v0, 0);
-	handler_end(vt, m0, v0);
-	memcpy(o0, vt->ovh, sizeof(o0));
+	read_metrics(p.v, 0);
+	handler_end(vt, m0, p.v);
+	memcpy(p.ovh, vt->ovh, sizeof(p.ovh));
+	p.start = (uint64_t)p.v[VAR_M_TIME];
 	rt_leave(t);
 
 	r->fn(r->data);
 
-	int64_t v1[VAR_NMETRIC] = { 0 };
 	if (rt_enter(t))
 		return;		/* the thread stopped meanwhile (the process ends) */
 	vt->in_region--;
@@ -1356,27 +1361,13 @@ static void var_region_call(void *arg)
 		return;
 	}
 	read_metrics(v1, 1);
-	struct var_rec_inst rec = {
-		.h = { .type = VAR_REC_INST, .size = sizeof(rec) },
-		.fn = (uint64_t)(uintptr_t)r->fn, .ctx = ctx, .flags = VAR_F_REGION,
-		.seq = vt->seq++, .start = (uint64_t)v0[VAR_M_TIME], .events = var_events,
-		.depth = depth,
-	};
-	for (int m = 0; m < VAR_NMETRIC; m++) {
-		if (!(var_events & (1u << m)))
-			continue;
-		rec.v[m] = v1[m] - v0[m] - (vt->ovh[m] - o0[m]);
-		if (rec.v[m] < 0)
-			rec.v[m] = 0;
-	}
-	rt_tool_record(t, &rec, sizeof(rec));
-	vt->s.returns++;
+	emit_instance(t, vt, &p, VAR_F_REGION, depth, v1);
 	vt->s.regions++;
 	handler_end(vt, v1, NULL);
 	rt_leave(t);
 }
 
-/* rt-omp.c: a region starts (variance_regions_on): `invoke` calls the real libgomp entry
+/* rt-omp.c: a region starts (variance_regions > 0): `invoke` calls the real libgomp entry
  * with `args` and the function and data it is given, here var_region_call and r. */
 void variance_region(void (*fn)(void *), void *data,
 		     void (*invoke)(void (*)(void *), void *, const void *), const void *args);

@@ -519,9 +519,7 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 		sonde_error("no instance of '%s' in %s (see %s/variance/functions.csv)", func, dir,
 			    dir);
 	free(fname);
-	if (!found)
-		return 1;
-	return 0;
+	return !found;
 }
 
 /* ---- HTML ---- */
