@@ -29,11 +29,12 @@ var_gcc_src t815 vprol.c vprol -O2 -g -fno-omit-frame-pointer -pthread || exit 0
 # Without bursts (SONDE_VARIANCE_BURST=0): the instances checked are the picks'.  (None
 # fires here anyway: the picks give ~250 instances a run, over the bursts' budget;
 # burst_armed=0 with or without it.)  The CPU-over-time bound failed now and then (20-77
-# us over, 2 of ~40 runs; 6 of 25 beside two busy loops) while the runtime read time then
+# us over, 2 of ~40 runs; 3 of 10 beside two busy loops) while the runtime read time then
 # CPU time at both ends of an instance: a gap between the two reads (the host took the
 # vCPU, or an interrupt) counts as the thread's CPU time (bench/clock-pairs.sh).  CPU time
-# is now read inside time (rt-variance.c read_metrics): 25 runs beside two busy loops, no
-# instance with more CPU time than time (2026-11-27 01:20 UTC).
+# is now read inside time (rt-variance.c read_metrics): 10 runs beside two busy loops, no
+# instance with more CPU time than time (bench/variance-cpu-over-time.sh, 2026-11-27 03:30
+# UTC).
 SONDE_VARIANCE_BURST=0 "$SONDE" variance -q -o rec -p 1000000 -- ./vprol 150 3 >out.txt 2>err.txt
 check t815-run [ $? -eq 0 ]
 F=rec/variance/functions.csv I=rec/variance/instances.csv TH=rec/variance/threads.csv
