@@ -416,7 +416,7 @@ int report_notes(const char *dir, void (*say)(const char *note))
 	 * one a tick, 250 a CPU second at HZ=250 (fill_process_meta: the threads with under a
 	 * quarter of one a 10 ms tick or a period, whichever is longer; "gives N or more" is
 	 * their CPU time over that).  commbench pairs 20000 pinned to one CPU beside a busy
-	 * loop: 3 of its 5 threads 2 signals for 0.16 s of CPU (doc/sonde-comm.md). */
+	 * loop (bench/clock-starved.sh): 4 of its 5 threads 0 signals for 0.29 s of CPU. */
 	uint64_t sv = db_meta_u64(db, "clock_timer_starved");
 	if (sv) {
 		uint64_t sc = db_meta_u64(db, "clock_timer_starved_cpu_ns");

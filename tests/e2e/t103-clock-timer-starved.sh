@@ -3,9 +3,9 @@
 # saw some threads (src/prof/report.c, report_notes; SONDE_CLOCK_TIMER=posix gives the
 # timers to `sonde mem` too).  Such a timer fires only at a scheduler tick that finds its
 # thread running: a thread that runs between ticks beside other work on its CPU gets few
-# signals (commbench pairs 20000 pinned to one CPU beside a busy loop, by hand: 3 of its 5
-# threads 2 signals for 0.16 s of CPU, 2026-11-27 02:01 UTC; ~37 s a run, too long for a
-# test), and one that blocks the runtime's signal none.  The test takes the second case,
+# signals (commbench pairs 20000 pinned to one CPU beside a busy loop, bench/clock-starved.sh:
+# 4 of its 5 threads 0 signals for 0.29 s of CPU, 2026-11-27 03:31 UTC; ~30 s a run, too
+# long for a test), and one that blocks the runtime's signal none.  The test takes the second case,
 # which does not depend on the scheduler: clock-hostile blocked, two threads that block
 # every signal and the main thread that does not, 0.4 s each.
 #  - the note names 2 of the 3 threads and 0 signals, and meta holds the same;
