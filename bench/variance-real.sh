@@ -5,7 +5,9 @@
 # pointers (-O2 -g -fno-omit-frame-pointer -fopenmp: variance walks frame pointers), run
 # with debug registers (the hw watch backend).  Their binaries are not in this repository:
 #   LULESH_BIN=/path/to/lulesh2.0 NPB_OMP_BIN=/path/to/NPB3.4-OMP/bin bench/variance-real.sh
-# (defaults: /work/ext/lulesh/lulesh2.0 and /work/ext/npbomp/bin).  LULESH_ARGS (-s 30 -i 50),
+# (defaults: /work/ext/lulesh/lulesh2.0 and /work/ext/npbomp/bin).  LLVM's runtime (libomp,
+# whose regions are timed through OMPT): LULESH's five .cc files built by
+# `clang++ -O2 -g -fno-omit-frame-pointer -fopenmp -DUSE_MPI=0`, LULESH_BIN=that binary.  LULESH_ARGS (-s 30 -i 50),
 # VARIANCE_REAL_NPB (is.A: the kernels run, by their bin/ names), VARIANCE_REAL_PAIRS (5),
 # OMP_NUM_THREADS (2), OMP_WAIT_POLICY (passive, below).  A program that is missing is skipped, and says so.
 # Per program: VARIANCE_REAL_PAIRS alternating pairs (native first in odd pairs, profiled

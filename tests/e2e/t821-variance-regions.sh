@@ -35,68 +35,32 @@ if ! gcc -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/var
 	skip t821 "gcc -fopenmp could not build vregion.c: $(head -c 200 build.err)"
 	exit 0
 fi
-meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
-truth() { awk -v r="$2" -v k="$3" '$1 == "vregion" && $2 == r { for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$1"; }
-row() { awk -F, -v f="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-	$1 == f && $h["metric"] == "cpu-time" { print $h[col]; exit }' "$1/variance/functions.csv"; }
-# run DIR REGIONS [ROUNDS [PERIOD]]: at a 20 ms period unless said: the regions are timed
-# whatever the samples, and a sample's handler inside a call is in the workload's truth
-# (its clock) but not in sonde's instance (subtracted): at 1 ms, ~30% of the calls held
-# one, and a CI clone beside make check read flat's CV 0.275 against a truth of 0.423
-# (2026-11-27 03:15 UTC; 0.21-0.34 for both alone).
-run() {
-	SONDE_VARIANCE_REGIONS=$2 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
-		"$SONDE" variance -q -o "$1" -p "${4:-20000000}" -- ./vregion "${3:-400}" 200000 >"$1.out" 2>"$1.err"
-}
-
-# every call timed
-run all 1000000
-check t821-all-run [ $? -eq 0 -a -n "$(truth all.out saw cv)" ]
-n=$(meta all omp_regions)
+vr_run all 1000000
+check t821-all-run [ $? -eq 0 -a -n "$(vr_truth all.out saw cv)" ]
+n=$(vr_meta all omp_regions)
 check "t821-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 4800 ]
 k=2
 for r in dyn gui rtm sec; do
-	ni=$(row all main._omp_fn.$k instances) th=$(row all main._omp_fn.$k threads)
-	check "t821-all-$r-instances-${ni:-0}-threads-${th:-0}" [ "${ni:-0}" -eq "$(truth all.out $r instances)" -a "${th:-0}" -eq 2 ]
+	ni=$(vr_row all main._omp_fn.$k instances) th=$(vr_row all main._omp_fn.$k threads)
+	check "t821-all-$r-instances-${ni:-0}-threads-${th:-0}" [ "${ni:-0}" -eq "$(vr_truth all.out $r instances)" -a "${th:-0}" -eq 2 ]
 	k=$((k + 1))
 done
-for r in saw flat; do
-	fn=main._omp_fn.0
-	[ $r = flat ] && fn=main._omp_fn.1
-	ni=$(row all $fn instances) th=$(row all $fn threads) m=$(row all $fn mean) cv=$(row all $fn cv)
-	tm=$(truth all.out $r mean_ns) tcv=$(truth all.out $r cv)
-	echo "    $r ($fn): $ni instances in $th threads, mean $m ns CV $cv; truth mean $tm ns CV $tcv"
-	check "t821-all-$r-instances-${ni:-0}" [ "${ni:-0}" -eq 800 -a "${th:-0}" -eq 2 ]
-	check "t821-all-$r-mean-within-10pct" float_between "${m:-0}" "$(awk -v t="$tm" 'BEGIN { print t * 0.9 }')" \
-		"$(awk -v t="$tm" 'BEGIN { print t * 1.1 }')"
-	check "t821-all-$r-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
-		'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.2 * t + 0.02) }'
-done
+vr_truth_bars t821-all all saw main._omp_fn.0
+vr_truth_bars t821-all all flat main._omp_fn.1
 
 # the default: a random share of each region, within the budget
-run def "" 1000
+vr_run def "" 1000
 check t821-default-run [ $? -eq 0 ]
-n=$(meta def omp_regions) wall=$(meta def wall_ns)
-rate=$(awk -v n="${n:-0}" -v w="${wall:-1}" 'BEGIN { printf "%.0f", n / 2 / (w / 1e9) }')
-max=$(awk -v w="${wall:-0}" 'BEGIN { printf "%d", 2 * (2 + 400 * w / 1e9) }')
-echo "    default: ${n:-0} regions timed in $(awk -v w="${wall:-0}" 'BEGIN { printf "%.2f", w / 1e9 }') s: $rate a second a thread (at most $max in all)"
-check "t821-default-rate-$rate-at-least-30" [ "${rate:-0}" -ge 30 ]
-check "t821-default-within-budget-${n:-0}-of-$max" [ "${n:-0}" -le "$max" ]
-for fn in main._omp_fn.0 main._omp_fn.1 main._omp_fn.2 main._omp_fn.3 main._omp_fn.4 main._omp_fn.5; do
-	ni=$(row def $fn instances)
-	check "t821-default-$fn-timed-${ni:-0}" [ "${ni:-0}" -ge 10 ]
-done
-cv=$(row def main._omp_fn.0 cv) tcv=$(truth def.out saw cv)
+vr_default t821 def main._omp_fn.0 main._omp_fn.1 main._omp_fn.2 main._omp_fn.3 main._omp_fn.4 main._omp_fn.5
+cv=$(vr_row def main._omp_fn.0 cv) tcv=$(vr_truth def.out saw cv)
 check "t821-default-saw-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
 	'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.3 * t) }'
-"$SONDE" report def >report.txt 2>&1
-check t821-report-line grep -q "OpenMP regions: $n instances" report.txt
 
 # off
-run off 0 400 1000000
+vr_run off 0 400 1000000
 check t821-off-run [ $? -eq 0 ]
-check "t821-off-none-timed-$(meta off omp_regions)" [ "$(meta off omp_regions)" = 0 ]
+check "t821-off-none-timed-$(vr_meta off omp_regions)" [ "$(vr_meta off omp_regions)" = 0 ]
 if "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
-	ni=$(row off main._omp_fn.0 instances)
+	ni=$(vr_row off main._omp_fn.0 instances)
 	check "t821-off-picks-measure-the-region-${ni:-0}" [ "${ni:-0}" -ge 1 ]
 fi

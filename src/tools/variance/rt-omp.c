@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rt-omp.c - the entry points of GCC's OpenMP runtime (libgomp) that start a parallel
- * region, interposed for the variance tool: every thread of the team calls the region's
- * outlined function, and the runtime's own function in between (rt-variance.c,
- * variance_region) times that call as an instance, with no trap.  GOMP_parallel (a
+ * rt-omp.c - the OpenMP runtimes' parallel regions, for the variance tool, timed as
+ * instances of their outlined functions with no trap.
+ *
+ * GCC's runtime (libgomp): the entry points that start a region are interposed: every
+ * thread of the team calls the region's outlined function, and the runtime's own
+ * function in between (rt-variance.c, variance_region) times that call.  GOMP_parallel (a
  * `parallel`, or a `parallel for` with a static schedule), GOMP_parallel_loop_* (a
  * `parallel for` with another schedule) and GOMP_parallel_sections; the outlined
  * function is the first argument of each, its data the second.
@@ -25,6 +27,16 @@
  * have stopped it.  Not in a handler (dlsym, dladdr, dlopen take the loader's lock).
  * The review's case (2026-11-27): a preloaded library, a plugin dlopen'd RTLD_LOCAL with
  * its own libgomp: abort() at its first region before; t822 runs it.
+ *
+ * LLVM's runtime (libomp, and the builds of it Intel's and AMD's compilers ship): its
+ * __kmpc_fork_call is variadic (the outlined function gets the captured variables as
+ * its own arguments, as many as the compiler chose), so no function of ours can stand
+ * between it and the outlined one.  Instead libsonde.so is an OMPT tool (the OpenMP
+ * standard's tool interface: ompt_start_tool, below) whose callbacks say where each
+ * thread's share of a region begins and ends (rt-variance.c, variance_ompt_begin), and
+ * __kmpc_fork_call is interposed by a few instructions that only note the outlined
+ * function (its third argument) and jump on, so that the region's callbacks know whose
+ * instance it is.  See ompt_start_tool for when sonde claims the interface.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -33,6 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "rt/rt.h"
+#include "sonde/openmp.h"
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
@@ -100,8 +115,8 @@ static __attribute__((noinline)) void *real_slow(void **slot, const char *name, 
 	f = real_in_caller(name, caller);
 	if (!f) {
 		char msg[160];
-		int n = snprintf(msg, sizeof(msg), "sonde: %s: no OpenMP runtime (libgomp) in "
-				 "this process defines it\n", name);
+		int n = snprintf(msg, sizeof(msg), "sonde: %s: no OpenMP runtime in this process "
+				 "defines it\n", name);
 		if (n > 0 && n < (int)sizeof(msg) && write(2, msg, (size_t)n) < 0)
 			n = 0;
 		_exit(127);	/* where the loader would have stopped the program */
@@ -256,3 +271,234 @@ static __attribute__((noinline)) void timed_rloop(rloop_fn real, omp_fn fn, void
 RLOOP_WRAPPER(GOMP_parallel_loop_runtime)
 RLOOP_WRAPPER(GOMP_parallel_loop_nonmonotonic_runtime)
 RLOOP_WRAPPER(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* ---- LLVM's runtime: __kmpc_fork_call and OMPT ---- */
+
+/*
+ * The OMPT interface, as much of it as is used here, from the OpenMP 5.0 standard's
+ * omp-tools.h (a stable ABI; the header comes with clang, not with gcc).
+ */
+typedef union {
+	uint64_t value;
+	void *ptr;
+} ompt_data;
+typedef struct {
+	ompt_data exit_frame, enter_frame;
+	int exit_frame_flags, enter_frame_flags;
+} ompt_frame;
+typedef void (*ompt_fn)(void);
+typedef ompt_fn (*ompt_lookup)(const char *);
+typedef int (*ompt_set_callback_fn)(int event, ompt_fn callback);
+typedef int (*ompt_get_task_info_fn)(int level, int *flags, ompt_data **task, ompt_frame **frame,
+				     ompt_data **parallel, int *thread_num);
+typedef struct {
+	int (*initialize)(ompt_lookup lookup, int initial_device, ompt_data *tool_data);
+	void (*finalize)(ompt_data *tool_data);
+	ompt_data tool_data;
+} ompt_start_result;
+typedef ompt_start_result *(*ompt_start_fn)(unsigned omp_version, const char *runtime);
+
+enum {
+	OMPT_CB_PARALLEL_BEGIN = 3, OMPT_CB_IMPLICIT_TASK = 7, OMPT_CB_SYNC_REGION = 23,
+	OMPT_SET_NEVER = 1,
+	OMPT_SCOPE_BEGIN = 1,
+	OMPT_TASK_IMPLICIT = 0x2,
+	/* the closing barrier of a region: "implicit" up to OpenMP 5.0 (libomp 14 gives it
+	 * to worksharing constructs' barriers too), "implicit_parallel" from 5.1 */
+	OMPT_SYNC_BARRIER_IMPLICIT = 2, OMPT_SYNC_BARRIER_IMPLICIT_PARALLEL = 9,
+};
+
+/* rt-variance.c */
+void variance_ompt_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp);
+int variance_ompt_open(const void *task);
+void variance_ompt_end(const void *task);
+void variance_region_fn(uint64_t fn);
+
+static int ompt_on;				/* our callbacks are registered */
+static ompt_get_task_info_fn ompt_task_info;
+/* the outlined function of the region this thread is starting (kmp_fork_hook), until
+ * the region's parallel-begin callback takes it */
+static RT_TLS uint64_t kmp_microtask;
+
+/* A region begins on its master: its outlined function, noted by our __kmpc_fork_call,
+ * goes into the region's OMPT data, which the team's threads get.  0 for a region that
+ * did not come through __kmpc_fork_call (a serialized one the compiler runs itself, a
+ * `teams`): not timed. */
+static void on_parallel_begin(ompt_data *task, const ompt_frame *frame, ompt_data *parallel,
+			      unsigned requested, int flags, const void *ra)
+{
+	uint64_t fn = kmp_microtask;
+
+	(void)task, (void)frame, (void)requested, (void)flags, (void)ra;
+	kmp_microtask = 0;
+	if (parallel)
+		parallel->value = fn;
+	if (fn)
+		variance_region_fn(fn);
+}
+
+static void on_implicit_task(int endpoint, ompt_data *parallel, ompt_data *task,
+			     unsigned actual, unsigned index, int flags)
+{
+	(void)actual, (void)index;
+	if (!(flags & OMPT_TASK_IMPLICIT))
+		return;	/* the initial task: the program's own run */
+	if (endpoint == OMPT_SCOPE_BEGIN) {
+		if (parallel && parallel->value)
+			variance_ompt_begin(parallel->value, task,
+					    (uint64_t)(uintptr_t)__builtin_return_address(0),
+					    (uint64_t)(uintptr_t)__builtin_frame_address(0));
+	} else {
+		/* a team of one ends here, with no barrier; a team's other threads end their
+		 * task only when the next region comes (their instance closed at the barrier) */
+		variance_ompt_end(task);
+	}
+}
+
+/* A barrier begins.  The region's closing one: after the outlined function returned,
+ * when the runtime has cleared the task's exit frame (a worksharing construct's barrier,
+ * which libomp 14 gives the same kind, is inside it: the frame is set). */
+static void on_sync_region(int kind, int endpoint, ompt_data *parallel, ompt_data *task,
+			   const void *ra)
+{
+	(void)parallel, (void)ra;
+	if (endpoint != OMPT_SCOPE_BEGIN || !variance_ompt_open(task))
+		return;
+	if (kind == OMPT_SYNC_BARRIER_IMPLICIT) {
+		int flags = 0, thread = 0;
+		ompt_data *t = NULL, *p = NULL;
+		ompt_frame *f = NULL;
+		if (!ompt_task_info(0, &flags, &t, &f, &p, &thread) || !f || f->exit_frame.ptr)
+			return;
+	} else if (kind != OMPT_SYNC_BARRIER_IMPLICIT_PARALLEL) {
+		return;
+	}
+	variance_ompt_end(task);
+}
+
+static int ompt_init(ompt_lookup lookup, int device, ompt_data *data)
+{
+	(void)device, (void)data;
+	if (variance_regions <= 0)
+		return 0;	/* the runtime then calls nothing of ours */
+	ompt_set_callback_fn set = (ompt_set_callback_fn)lookup("ompt_set_callback");
+	ompt_task_info = (ompt_get_task_info_fn)lookup("ompt_get_task_info");
+	if (!set || !ompt_task_info)
+		return 0;
+	static const struct {
+		int event;
+		ompt_fn fn;
+	} cb[] = {
+		{ OMPT_CB_PARALLEL_BEGIN, (ompt_fn)on_parallel_begin },
+		{ OMPT_CB_IMPLICIT_TASK, (ompt_fn)on_implicit_task },
+		{ OMPT_CB_SYNC_REGION, (ompt_fn)on_sync_region },
+	};
+	for (size_t i = 0; i < sizeof(cb) / sizeof(cb[0]); i++)
+		if (set(cb[i].event, cb[i].fn) <= OMPT_SET_NEVER) {
+			for (size_t j = 0; j < i; j++)
+				set(cb[j].event, NULL);
+			return 0;
+		}
+	__atomic_store_n(&ompt_on, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void ompt_fini(ompt_data *data)
+{
+	(void)data;
+	__atomic_store_n(&ompt_on, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * The OpenMP runtime asks for a tool when it starts (libomp calls ompt_start_tool; libgomp
+ * has no OMPT and does not).  sonde claims the interface only under `sonde variance` with
+ * regions timed, and only where the program brings no tool of its own: one in a library
+ * the program loads (a next ompt_start_tool that is not the runtime's own empty default)
+ * or named by OMP_TOOL_LIBRARIES; that tool keeps the interface (the standard allows one)
+ * and regions are picked as before.  The runtime reads OMP_TOOL=disabled before asking.
+ */
+RT_EXPORT ompt_start_result *ompt_start_tool(unsigned omp_version, const char *runtime)
+{
+	static ompt_start_result ours = { ompt_init, ompt_fini, { 0 } };
+	ompt_start_fn next = (ompt_start_fn)dlsym(RTLD_NEXT, "ompt_start_tool");
+	const char *tool = getenv("SONDE_TOOL"), *libs = getenv("OMP_TOOL_LIBRARIES");
+	const char *regions = getenv("SONDE_VARIANCE_REGIONS");
+	Dl_info di;
+	int theirs = (next && dladdr((void *)(uintptr_t)next, &di) && !sonde_openmp_lib(di.dli_fname)) ||
+		     (libs && *libs);
+
+	if (!tool || strcmp(tool, "variance") || (regions && *regions && !strtoull(regions, NULL, 0)))
+		return next ? next(omp_version, runtime) : NULL;
+	if (theirs) {
+		static const char msg[] = "sonde: variance: the program brings its own OpenMP tool "
+					  "(OMPT); LLVM's OpenMP regions are picked, not timed\n";
+		ssize_t w = write(2, msg, sizeof(msg) - 1);
+		(void)w;
+		return next ? next(omp_version, runtime) : NULL;
+	}
+	return &ours;
+}
+
+/*
+ * __kmpc_fork_call(loc, argc, microtask, ...): the outlined function is noted for the
+ * region's parallel-begin callback, then the real one is jumped to with every argument
+ * register as it came (rdi, rsi, rdx, rcx, r8, r9, rax: the count of vector registers a
+ * variadic call passes, xmm0-7) and our frame gone, so nothing of ours is under the
+ * region.  kmp_fork_hook(microtask, caller) returns the real function.
+ */
+static void *real_fork;
+
+__attribute__((used, visibility("hidden"))) void *kmp_fork_hook(uint64_t microtask, void *caller);
+__attribute__((used, visibility("hidden"))) void *kmp_fork_hook(uint64_t microtask, void *caller)
+{
+	if (__atomic_load_n(&ompt_on, __ATOMIC_ACQUIRE))
+		kmp_microtask = microtask;
+	return __atomic_load_n(&real_fork, __ATOMIC_ACQUIRE)
+		       ?: real_slow(&real_fork, "__kmpc_fork_call", caller);
+}
+
+__asm__(".text\n"
+	".globl __kmpc_fork_call\n"
+	".type __kmpc_fork_call, @function\n"
+	"__kmpc_fork_call:\n"
+	"	.cfi_startproc\n"
+	"	pushq %rdi\n	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rsi\n	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rdx\n	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rcx\n	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %r8\n	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %r9\n	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rax\n	.cfi_adjust_cfa_offset 8\n"
+	/* seven pushes: the stack is 16-byte aligned again for the call */
+	"	subq $128, %rsp\n	.cfi_adjust_cfa_offset 128\n"
+	"	movdqu %xmm0, 0(%rsp)\n"
+	"	movdqu %xmm1, 16(%rsp)\n"
+	"	movdqu %xmm2, 32(%rsp)\n"
+	"	movdqu %xmm3, 48(%rsp)\n"
+	"	movdqu %xmm4, 64(%rsp)\n"
+	"	movdqu %xmm5, 80(%rsp)\n"
+	"	movdqu %xmm6, 96(%rsp)\n"
+	"	movdqu %xmm7, 112(%rsp)\n"
+	"	movq %rdx, %rdi\n"
+	"	movq 184(%rsp), %rsi\n"	/* the return address: the caller */
+	"	call kmp_fork_hook\n"
+	"	movq %rax, %r11\n"
+	"	movdqu 0(%rsp), %xmm0\n"
+	"	movdqu 16(%rsp), %xmm1\n"
+	"	movdqu 32(%rsp), %xmm2\n"
+	"	movdqu 48(%rsp), %xmm3\n"
+	"	movdqu 64(%rsp), %xmm4\n"
+	"	movdqu 80(%rsp), %xmm5\n"
+	"	movdqu 96(%rsp), %xmm6\n"
+	"	movdqu 112(%rsp), %xmm7\n"
+	"	addq $128, %rsp\n	.cfi_adjust_cfa_offset -128\n"
+	"	popq %rax\n	.cfi_adjust_cfa_offset -8\n"
+	"	popq %r9\n	.cfi_adjust_cfa_offset -8\n"
+	"	popq %r8\n	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rcx\n	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rdx\n	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rsi\n	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rdi\n	.cfi_adjust_cfa_offset -8\n"
+	"	jmp *%r11\n"
+	"	.cfi_endproc\n"
+	".size __kmpc_fork_call, .-__kmpc_fork_call\n");

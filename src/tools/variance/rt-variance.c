@@ -84,7 +84,12 @@ struct var_thread {
 	uint64_t reg_tok_at;
 	int64_t reg_tok;
 	int reg_counted;
-	int in_region;			/* timed region calls open (var_region_call) */
+	int in_region;			/* timed region calls open (region_open) */
+	/* a region of LLVM's runtime timed from OMPT's callbacks (variance_ompt_begin): its
+	 * implicit task's data, NULL when none is open here, and the instance */
+	const void *omp_task;
+	uint32_t omp_depth;
+	struct var_pending omp_p;
 	struct var_rec_stats s;
 };
 
@@ -1318,13 +1323,46 @@ static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int 
 	return 1;
 }
 
+/* A timed region call starts here: `p` (fn set) gets its context, from the return
+ * address `ret` and the frame `fp` of our function the runtime called, and its start;
+ * `depth` the pending instances below it.  Between rt_enter and rt_leave. */
+static SIGSAFE void region_open(struct rt_thread *t, struct var_thread *vt, struct var_pending *p,
+				uint32_t *depth, uint64_t ret, uint64_t fp)
+{
+	int64_t m0[VAR_NMETRIC] = { 0 };
+
+	read_metrics(m0, 1);
+	/* fn's context: its caller the runtime's frame (`ret`), then the chain from the frame
+	 * our function's caller keeps */
+	p->ctx = fp_context(t, p->fn, ret, *(const uint64_t *)(uintptr_t)fp, fp + 16);
+	*depth = (uint32_t)vt->depth;
+	vt->in_region++;
+	read_metrics(p->v, 0);
+	handler_end(vt, m0, p->v);
+	memcpy(p->ovh, vt->ovh, sizeof(p->ovh));
+	p->start = (uint64_t)p->v[VAR_M_TIME];
+}
+
+/* The region call `p` opened by region_open ends: its instance.  Between rt_enter and
+ * rt_leave, in_region already counted down. */
+static SIGSAFE void region_close(struct rt_thread *t, struct var_thread *vt,
+				 const struct var_pending *p, uint32_t depth)
+{
+	int64_t v1[VAR_NMETRIC] = { 0 };
+
+	read_metrics(v1, 1);
+	emit_instance(t, vt, p, VAR_F_REGION, depth, v1);
+	vt->s.regions++;
+	handler_end(vt, v1, NULL);
+}
+
 static void var_region_call(void *arg)
 {
 	const struct var_region *r = arg;
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
-	int64_t m0[VAR_NMETRIC] = { 0 }, v1[VAR_NMETRIC] = { 0 };
 	struct var_pending p = { .fn = (uint64_t)(uintptr_t)r->fn };
+	uint32_t depth;
 
 	if (!vt || rt_enter(t)) {
 		r->fn(r->data);
@@ -1335,18 +1373,8 @@ static void var_region_call(void *arg)
 		r->fn(r->data);
 		return;
 	}
-	read_metrics(m0, 1);
-	/* fn's context: its caller the runtime's frame (our return address), then the chain
-	 * from the frame our caller keeps */
-	uint64_t fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
-	p.ctx = fp_context(t, p.fn, (uint64_t)(uintptr_t)__builtin_return_address(0),
-			   *(const uint64_t *)(uintptr_t)fp, fp + 16);
-	uint32_t depth = (uint32_t)vt->depth;
-	vt->in_region++;
-	read_metrics(p.v, 0);
-	handler_end(vt, m0, p.v);
-	memcpy(p.ovh, vt->ovh, sizeof(p.ovh));
-	p.start = (uint64_t)p.v[VAR_M_TIME];
+	region_open(t, vt, &p, &depth, (uint64_t)(uintptr_t)__builtin_return_address(0),
+		    (uint64_t)(uintptr_t)__builtin_frame_address(0));
 	rt_leave(t);
 
 	r->fn(r->data);
@@ -1360,10 +1388,7 @@ static void var_region_call(void *arg)
 		rt_leave(t);
 		return;
 	}
-	read_metrics(v1, 1);
-	emit_instance(t, vt, &p, VAR_F_REGION, depth, v1);
-	vt->s.regions++;
-	handler_end(vt, v1, NULL);
+	region_close(t, vt, &p, depth);
 	rt_leave(t);
 }
 
@@ -1378,6 +1403,62 @@ void variance_region(void (*fn)(void *), void *data,
 	/* on this stack until the team ends: libgomp returns after its barrier */
 	struct var_region r = { .fn = fn, .data = data, .idx = idx };
 	invoke(var_region_call, &r, args);
+}
+
+/*
+ * rt-omp.c: LLVM's OpenMP runtime (libomp; Intel's and AMD's compilers ship builds of it)
+ * reports a region through OMPT, the standard tool interface, not through a call of
+ * ours: each thread's implicit task begins (variance_ompt_begin, with the outlined
+ * function the region's master handed __kmpc_fork_call) and later reaches the region's
+ * closing barrier, or ends with none (a team of one): variance_ompt_end.  The instance
+ * spans what a libgomp region's does: the outlined function's run, not the barrier
+ * after.  `task` is the implicit task's OMPT data: it tells this region's end from a
+ * nested region's.  One region open a thread: a region nested in a timed one is not
+ * timed.  `ret`, `fp`: the return address and frame of the OMPT callback (its caller is
+ * the runtime's frame that runs the outlined function).
+ */
+SIGSAFE void variance_ompt_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp)
+{
+	struct rt_thread *t = rt_self();
+	struct var_thread *vt = t ? t->tool : NULL;
+
+	if (!vt || vt->omp_task || !task || rt_enter(t))
+		return;
+	if (region_timed(t, vt, region_fn_slot(fn, 0))) {
+		vt->omp_p = (struct var_pending){ .fn = fn };
+		region_open(t, vt, &vt->omp_p, &vt->omp_depth, ret, fp);
+		vt->omp_task = task;
+	}
+	rt_leave(t);
+}
+
+/* Is an instance open on this thread for the implicit task `task`? */
+SIGSAFE int variance_ompt_open(const void *task)
+{
+	struct rt_thread *t = rt_self();
+	struct var_thread *vt = t ? t->tool : NULL;
+
+	return vt && task && vt->omp_task == task;
+}
+
+SIGSAFE void variance_ompt_end(const void *task)
+{
+	struct rt_thread *t = rt_self();
+	struct var_thread *vt = t ? t->tool : NULL;
+
+	if (!vt || !task || vt->omp_task != task || rt_enter(t))
+		return;
+	vt->omp_task = NULL;
+	vt->in_region--;
+	region_close(t, vt, &vt->omp_p, vt->omp_depth);
+	rt_leave(t);
+}
+
+/* rt-omp.c: `fn` is a region's outlined function (its master, before the team runs it):
+ * never picked, timed under its own share. */
+SIGSAFE void variance_region_fn(uint64_t fn)
+{
+	region_fn_slot(fn, 1);
 }
 
 /* rt-jump.c: the program longjmps; no pending frame survives (the target is unknown). */

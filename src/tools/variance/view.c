@@ -186,11 +186,13 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 				     "entry armed again at its instance's return (%" PRIu64 " armed; "
 				     "SONDE_VARIANCE_BURST)\n",
 				db_meta_u64(db, "burst_entries"), db_meta_u64(db, "burst_armed"));
-		/* OpenMP regions (rt-variance.c, variance_region): a row only where some were */
+		/* OpenMP regions (rt-variance.c, variance_region and variance_ompt_begin): a row only
+		 * where some were */
 		if (db_meta_u64(db, "omp_regions"))
 			fprintf(out, "  OpenMP regions: %" PRIu64 " instances of outlined functions timed "
-				     "at libgomp's call (GOMP_parallel and its kin), no trap; each at "
-				     "most SONDE_VARIANCE_REGIONS a second a thread\n",
+				     "at the runtime's call (libgomp's GOMP_parallel and its kin, or "
+				     "libomp's OMPT callbacks), no trap; each at most "
+				     "SONDE_VARIANCE_REGIONS a second a thread\n",
 				db_meta_u64(db, "omp_regions"));
 		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);
 		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"

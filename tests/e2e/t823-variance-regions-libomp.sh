@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# t823-variance-regions-libomp: OpenMP regions of LLVM's runtime (libomp, clang -fopenmp)
+# timed through OMPT, no trap (src/tools/variance/rt-omp.c: libsonde.so answers libomp's
+# ompt_start_tool; __kmpc_fork_call, variadic, is interposed only to note the outlined
+# function; rt-variance.c, variance_ompt_begin/end).  The workload is t821's vregion
+# (tests/workloads/variance/vregion.c), built by clang: 400 rounds of six regions in 2
+# threads, all six started by __kmpc_fork_call (clang names the outlined functions
+# main.omp_outlined., main.omp_outlined..N in source order: saw, flat, dyn, gui, rtm, sec).
+# - Every call timed (SONDE_VARIANCE_REGIONS=1000000): exactly 2 x 6 x 400 instances,
+#   800 in each region's row, in 2 threads; saw's and flat's mean within 10% of the
+#   workload's own truth and CV within 20% + 0.02 of it, t821's bars (the instance ends at
+#   the region's closing barrier, which OMPT reports after the outlined function returned:
+#   a worker's implicit task itself ends only when the next region starts, and an instance
+#   to there would hold the wait).  2026-11-27 04:25 UTC: saw +1.6%, CV 0.464 against
+#   0.473; flat +1.4%, CV 0.166 against 0.170.
+# - The default: at least 30 timed a second a thread and 10 of each region, within the
+#   thread's budget (t821's bars and reasons).
+# - SONDE_VARIANCE_REGIONS=0: none timed.
+# - The program's own OMPT tool (tests/workloads/variance/vtool.c, named by
+#   OMP_TOOL_LIBRARIES) keeps the interface: it counts every region under sonde as without
+#   it, sonde says it does not time them, and none is timed.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+
+command -v clang >/dev/null || { skip t823 "clang is not installed"; exit 0; }
+if ! clang -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vregion.c" \
+	-o vregion -lm 2>build.err; then
+	skip t823 "clang -fopenmp could not build vregion.c (libomp-dev?): $(head -c 200 build.err)"
+	exit 0
+fi
+# the outlined functions' rows in source order (clang numbers them so)
+regions() { awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /^main\.omp_outlined\.(\.[0-9]+)?$/ { print $1 }' \
+	"$1/variance/functions.csv" | sort -u | awk '{ n = $0; sub(/^main\.omp_outlined\.\.?/, "", n); print (n == "" ? 0 : n), $0 }' |
+	sort -n | awk '{ print $2 }'; }
+
+vr_run all 1000000
+check t823-all-run [ $? -eq 0 -a -n "$(vr_truth all.out saw cv)" ]
+n=$(vr_meta all omp_regions)
+check "t823-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 4800 ]
+fns=$(regions all)
+check "t823-all-six-region-rows-$(echo $fns | wc -w)" [ "$(echo $fns | wc -w)" -eq 6 ]
+set -- $fns
+vr_truth_bars t823-all all saw "${1:-none}"
+vr_truth_bars t823-all all flat "${2:-none}"
+shift 2
+for r in dyn gui rtm sec; do
+	fn=${1:-none}
+	shift
+	ni=$(vr_row all "$fn" instances) th=$(vr_row all "$fn" threads)
+	check "t823-all-$r-$fn-instances-${ni:-0}-threads-${th:-0}" [ "${ni:-0}" -eq "$(vr_truth all.out $r instances)" -a "${th:-0}" -eq 2 ]
+done
+
+vr_run def "" 1000
+check t823-default-run [ $? -eq 0 ]
+vr_default t823 def $fns
+
+vr_run off 0 100
+check t823-off-run [ $? -eq 0 ]
+check "t823-off-none-timed-$(vr_meta off omp_regions)" [ "$(vr_meta off omp_regions)" = 0 ]
+
+# the program's own tool
+if clang -O1 -fPIC -shared "$SONDE_TOP/tests/workloads/variance/vtool.c" -o vtool.so 2>tool.err; then
+	OMP_TOOL_LIBRARIES=$PWD/vtool.so OMP_NUM_THREADS=2 ./vregion 50 2000 >native.out 2>&1
+	OMP_TOOL_LIBRARIES=$PWD/vtool.so OMP_NUM_THREADS=2 "$SONDE" variance -q -o theirs -- \
+		./vregion 50 2000 >theirs.out 2>theirs.err
+	check t823-tool-run [ $? -eq 0 ]
+	a=$(awk '$1 == "vtool" { print $3 }' native.out) b=$(awk '$1 == "vtool" { print $3 }' theirs.out)
+	check "t823-tool-sees-${b:-none}-regions-as-native-${a:-none}" [ -n "$a" -a "$a" = "$b" -a "${a:-0}" -eq 300 ]
+	check t823-tool-said grep -q "brings its own OpenMP tool" theirs.err
+	check "t823-tool-none-timed-$(vr_meta theirs omp_regions)" [ "$(vr_meta theirs omp_regions)" = 0 ]
+else
+	skip t823-tool "clang could not build vtool.c: $(head -c 200 tool.err)"
+fi
