@@ -74,8 +74,8 @@ PY
 # ./vregion is built.
 # vr_meta DIR KEY: a meta value of DIR's profile.db
 vr_meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
-# vr_truth OUT REGION KEY: the workload's own figure for REGION (its last line per region)
-vr_truth() { awk -v r="$2" -v k="$3" '$1 == "vregion" && $2 == r { for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$1"; }
+# vr_truth OUT REGION KEY: the workload's own figure for REGION (vregion's, vnest's)
+vr_truth() { awk -v r="$2" -v k="$3" '($1 == "vregion" || $1 == "vnest") && $2 == r { for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$1"; }
 # vr_row DIR FUNCTION COLUMN: a column of FUNCTION's cpu-time row in DIR's functions.csv
 vr_row() { awk -F, -v f="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	$1 == f && $h["metric"] == "cpu-time" { print $h[col]; exit }' "$1/variance/functions.csv"; }
@@ -89,16 +89,16 @@ vr_run() {
 	SONDE_VARIANCE_REGIONS=$2 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
 		"$SONDE" variance -q -o "$1" -p "${4:-20000000}" -- ./vregion "${3:-400}" 200000 >"$1.out" 2>"$1.err"
 }
-# vr_truth_bars TAG DIR REGION FUNCTION: FUNCTION's row holds REGION's every instance in 2
-# threads, its mean within 10% of the truth (sonde's instance is the whole outlined
+# vr_truth_bars TAG DIR REGION FUNCTION [THREADS]: FUNCTION's row holds REGION's every
+# instance in THREADS (2) threads, its mean within 10% of the truth (sonde's instance is the whole outlined
 # function, the workload's clock reads in it, less sonde's own handlers, which the truth
 # holds) and its CV within 20% + 0.02 of it
 vr_truth_bars() {
-	local tag=$1 d=$2 r=$3 fn=$4 ni th m cv tm tcv
+	local tag=$1 d=$2 r=$3 fn=$4 nth=${5:-2} ni th m cv tm tcv
 	ni=$(vr_row "$d" "$fn" instances) th=$(vr_row "$d" "$fn" threads) m=$(vr_row "$d" "$fn" mean)
 	cv=$(vr_row "$d" "$fn" cv) tm=$(vr_truth "$d.out" "$r" mean_ns) tcv=$(vr_truth "$d.out" "$r" cv)
 	echo "    $r ($fn): $ni instances in $th threads, mean $m ns CV $cv; truth mean $tm ns CV $tcv"
-	check "$tag-$r-instances-${ni:-0}" [ "${ni:-0}" -eq "$(vr_truth "$d.out" "$r" instances)" -a "${th:-0}" -eq 2 ]
+	check "$tag-$r-instances-${ni:-0}" [ "${ni:-0}" -eq "$(vr_truth "$d.out" "$r" instances)" -a "${th:-0}" -eq "$nth" ]
 	check "$tag-$r-mean-within-10pct" float_between "${m:-0}" "$(awk -v t="$tm" 'BEGIN { print t * 0.9 }')" \
 		"$(awk -v t="$tm" 'BEGIN { print t * 1.1 }')"
 	check "$tag-$r-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \

@@ -311,10 +311,10 @@ enum {
 /* rt-variance.c */
 void variance_ompt_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp);
 int variance_ompt_open(const void *task);
-void variance_ompt_end(const void *task);
+void variance_ompt_end(const void *task, int barrier);
 void variance_region_fn(uint64_t fn);
+int variance_regions_env(void);
 
-static int ompt_on;				/* our callbacks are registered */
 static ompt_get_task_info_fn ompt_task_info;
 /* the outlined function of the region this thread is starting (kmp_fork_hook), until
  * the region's parallel-begin callback takes it */
@@ -344,14 +344,15 @@ static void on_implicit_task(int endpoint, ompt_data *parallel, ompt_data *task,
 	if (!(flags & OMPT_TASK_IMPLICIT))
 		return;	/* the initial task: the program's own run */
 	if (endpoint == OMPT_SCOPE_BEGIN) {
-		if (parallel && parallel->value)
-			variance_ompt_begin(parallel->value, task,
-					    (uint64_t)(uintptr_t)__builtin_return_address(0),
-					    (uint64_t)(uintptr_t)__builtin_frame_address(0));
+		/* every one, a region's with no function known too: it counts as nested in
+		 * an open instance */
+		variance_ompt_begin(parallel ? parallel->value : 0, task,
+				    (uint64_t)(uintptr_t)__builtin_return_address(0),
+				    (uint64_t)(uintptr_t)__builtin_frame_address(0));
 	} else {
 		/* a team of one ends here, with no barrier; a team's other threads end their
 		 * task only when the next region comes (their instance closed at the barrier) */
-		variance_ompt_end(task);
+		variance_ompt_end(task, 0);
 	}
 }
 
@@ -373,14 +374,19 @@ static void on_sync_region(int kind, int endpoint, ompt_data *parallel, ompt_dat
 	} else if (kind != OMPT_SYNC_BARRIER_IMPLICIT_PARALLEL) {
 		return;
 	}
-	variance_ompt_end(task);
+	variance_ompt_end(task, 1);
 }
 
 static int ompt_init(ompt_lookup lookup, int device, ompt_data *data)
 {
 	(void)device, (void)data;
-	if (variance_regions <= 0)
+	/* a library's constructor that calls OpenMP runs this before libsonde.so's own
+	 * (var_start): the setting read here then (review, 2026-11-27: such a program had
+	 * no region timed) */
+	int regions = variance_regions > 0 ? variance_regions : variance_regions_env();
+	if (regions <= 0)
 		return 0;	/* the runtime then calls nothing of ours */
+	variance_regions = regions;
 	ompt_set_callback_fn set = (ompt_set_callback_fn)lookup("ompt_set_callback");
 	ompt_task_info = (ompt_get_task_info_fn)lookup("ompt_get_task_info");
 	if (!set || !ompt_task_info)
@@ -399,42 +405,50 @@ static int ompt_init(ompt_lookup lookup, int device, ompt_data *data)
 				set(cb[j].event, NULL);
 			return 0;
 		}
-	__atomic_store_n(&ompt_on, 1, __ATOMIC_RELEASE);
 	return 1;
 }
 
 static void ompt_fini(ompt_data *data)
 {
 	(void)data;
-	__atomic_store_n(&ompt_on, 0, __ATOMIC_RELEASE);
 }
 
 /*
  * The OpenMP runtime asks for a tool when it starts (libomp calls ompt_start_tool; libgomp
  * has no OMPT and does not).  sonde claims the interface only under `sonde variance` with
- * regions timed, and only where the program brings no tool of its own: one in a library
- * the program loads (a next ompt_start_tool that is not the runtime's own empty default)
- * or named by OMP_TOOL_LIBRARIES; that tool keeps the interface (the standard allows one)
- * and regions are picked as before.  The runtime reads OMP_TOOL=disabled before asking.
+ * regions timed, and only where the program brings no tool of its own (the standard
+ * allows one): the next ompt_start_tool in the process is asked first (libomp's own
+ * default asks the libraries after it in turn: a tool linked after libomp is found so,
+ * review 2026-11-27), and where it gives a tool, that tool keeps the interface; where
+ * OMP_TOOL_LIBRARIES is set, the runtime is left to load those.  A tool defined in the
+ * executable itself comes before libsonde.so: the runtime never asks us.  The runtime reads
+ * OMP_TOOL=disabled before asking anyone.
  */
+static void ompt_yield(const char *why)
+{
+	char msg[200];
+	int n = snprintf(msg, sizeof(msg), "sonde: variance: %s; LLVM's OpenMP regions are "
+			 "picked, not timed\n", why);
+	if (n > 0 && n < (int)sizeof(msg) && write(2, msg, (size_t)n) < 0)
+		n = 0;
+}
+
 RT_EXPORT ompt_start_result *ompt_start_tool(unsigned omp_version, const char *runtime)
 {
 	static ompt_start_result ours = { ompt_init, ompt_fini, { 0 } };
 	ompt_start_fn next = (ompt_start_fn)dlsym(RTLD_NEXT, "ompt_start_tool");
 	const char *tool = getenv("SONDE_TOOL"), *libs = getenv("OMP_TOOL_LIBRARIES");
-	const char *regions = getenv("SONDE_VARIANCE_REGIONS");
-	Dl_info di;
-	int theirs = (next && dladdr((void *)(uintptr_t)next, &di) && !sonde_openmp_lib(di.dli_fname)) ||
-		     (libs && *libs);
+	ompt_start_result *theirs = next ? next(omp_version, runtime) : NULL;
 
-	if (!tool || strcmp(tool, "variance") || (regions && *regions && !strtoull(regions, NULL, 0)))
-		return next ? next(omp_version, runtime) : NULL;
+	if (!tool || strcmp(tool, "variance") || variance_regions_env() <= 0)
+		return theirs;
 	if (theirs) {
-		static const char msg[] = "sonde: variance: the program brings its own OpenMP tool "
-					  "(OMPT); LLVM's OpenMP regions are picked, not timed\n";
-		ssize_t w = write(2, msg, sizeof(msg) - 1);
-		(void)w;
-		return next ? next(omp_version, runtime) : NULL;
+		ompt_yield("the program brings its own OpenMP tool (OMPT)");
+		return theirs;
+	}
+	if (libs && *libs) {
+		ompt_yield("OMP_TOOL_LIBRARIES is set, the OpenMP tool interface is left to it");
+		return NULL;
 	}
 	return &ours;
 }
@@ -451,8 +465,10 @@ static void *real_fork;
 __attribute__((used, visibility("hidden"))) void *kmp_fork_hook(uint64_t microtask, void *caller);
 __attribute__((used, visibility("hidden"))) void *kmp_fork_hook(uint64_t microtask, void *caller)
 {
-	if (__atomic_load_n(&ompt_on, __ATOMIC_ACQUIRE))
-		kmp_microtask = microtask;
+	/* always: the first region's call may be what starts the runtime and its tool
+	 * (review, 2026-11-27: a program whose first OpenMP call was a region's lost it);
+	 * with no tool of ours nothing reads it */
+	kmp_microtask = microtask;
 	return __atomic_load_n(&real_fork, __ATOMIC_ACQUIRE)
 		       ?: real_slow(&real_fork, "__kmpc_fork_call", caller);
 }

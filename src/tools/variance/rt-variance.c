@@ -89,6 +89,9 @@ struct var_thread {
 	 * implicit task's data, NULL when none is open here, and the instance */
 	const void *omp_task;
 	uint32_t omp_depth;
+	/* implicit tasks begun on this thread inside the open one and not yet ended (nested
+	 * regions: a serialized one reports the same task data as the region around it) */
+	uint32_t omp_nest;
 	struct var_pending omp_p;
 	struct var_rec_stats s;
 };
@@ -152,6 +155,15 @@ static int omp_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* SONDE_VARIANCE_REGIONS: 0 (off) .. 10 million a second: beyond, every call is timed
+ * anyway.  Read by var_start, and by rt-omp.c when libomp starts its tool before us (a
+ * library's constructor that calls OpenMP runs before libsonde.so's). */
+int variance_regions_env(void)
+{
+	uint64_t regions = env_num("SONDE_VARIANCE_REGIONS", 20);
+	return regions > 10000000 ? 10000000 : (int)regions;
+}
+
 static int var_start(void)
 {
 	var_events = (unsigned)env_num("SONDE_VARIANCE_EVENTS", 0) | VAR_EV_TIME | VAR_EV_CPU;
@@ -159,9 +171,7 @@ static int var_start(void)
 	var_gate = (int)env_num("SONDE_VARIANCE_GATE", 1);
 	var_burst = (int)env_num("SONDE_VARIANCE_BURST", 40);
 	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
-	/* 0 (off) .. 10 million a second: beyond, every call is timed anyway */
-	uint64_t regions = env_num("SONDE_VARIANCE_REGIONS", 20);
-	variance_regions = regions > 10000000 ? 10000000 : (int)regions;
+	variance_regions = variance_regions_env();
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -1413,8 +1423,10 @@ void variance_region(void (*fn)(void *), void *data,
  * closing barrier, or ends with none (a team of one): variance_ompt_end.  The instance
  * spans what a libgomp region's does: the outlined function's run, not the barrier
  * after.  `task` is the implicit task's OMPT data: it tells this region's end from a
- * nested region's.  One region open a thread: a region nested in a timed one is not
- * timed.  `ret`, `fp`: the return address and frame of the OMPT callback (its caller is
+ * nested region's, with the count of implicit tasks begun inside the open one (a
+ * serialized region nested in a serialized one reports the same task data as it: libomp
+ * 14, found in review).  One region open a thread: a region nested in a timed one is
+ * not timed.  `fn` 0: a region whose outlined function is unknown (counted, not timed).  `ret`, `fp`: the return address and frame of the OMPT callback (its caller is
  * the runtime's frame that runs the outlined function).
  */
 SIGSAFE void variance_ompt_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp)
@@ -1422,31 +1434,47 @@ SIGSAFE void variance_ompt_begin(uint64_t fn, const void *task, uint64_t ret, ui
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
 
-	if (!vt || vt->omp_task || !task || rt_enter(t))
+	if (!vt || !task || variance_regions <= 0)
+		return;
+	if (vt->omp_task) {
+		vt->omp_nest++;		/* a region inside the open one */
+		return;
+	}
+	if (!fn || rt_enter(t))
 		return;
 	if (region_timed(t, vt, region_fn_slot(fn, 0))) {
 		vt->omp_p = (struct var_pending){ .fn = fn };
 		region_open(t, vt, &vt->omp_p, &vt->omp_depth, ret, fp);
 		vt->omp_task = task;
+		vt->omp_nest = 0;
 	}
 	rt_leave(t);
 }
 
-/* Is an instance open on this thread for the implicit task `task`? */
+/* Could the barrier starting now, in the implicit task `task`, close this thread's open
+ * instance: one is open for `task`, with no region inside it still running? */
 SIGSAFE int variance_ompt_open(const void *task)
 {
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
 
-	return vt && task && vt->omp_task == task;
+	return vt && task && vt->omp_task == task && !vt->omp_nest;
 }
 
-SIGSAFE void variance_ompt_end(const void *task)
+/* An implicit task ends (`barrier` 0), or the region's closing barrier starts (1). */
+SIGSAFE void variance_ompt_end(const void *task, int barrier)
 {
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
 
-	if (!vt || !task || vt->omp_task != task || rt_enter(t))
+	if (!vt || !task || !vt->omp_task)
+		return;
+	if (vt->omp_nest) {
+		if (!barrier)
+			vt->omp_nest--;	/* a region inside the open one ended */
+		return;
+	}
+	if (vt->omp_task != task || rt_enter(t))
 		return;
 	vt->omp_task = NULL;
 	vt->in_region--;
