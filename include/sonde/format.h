@@ -65,6 +65,7 @@ enum sonde_rec_type {
 	SONDE_REC_STATS = 5,	/* the thread's counters, written at thread end */
 	SONDE_REC_END = 6,	/* the stream ends here (normal end or fatal signal) */
 	SONDE_REC_TRAP = 7,	/* a watchpoint trap (tools built on watch.c) */
+	SONDE_REC_OMP = 8,	/* the thread's OpenMP thread number, once known */
 	/* Types from here on belong to the recording's tool (`tool` in PREFIX.proc): each
 	 * tool declares its own in its folder (src/tools/<tool>/format.h); readers hand
 	 * them to that tool and skip them otherwise. */
@@ -124,6 +125,18 @@ struct sonde_rec_free {
 	struct sonde_rec_hdr h;
 	uint64_t addr;
 	uint64_t time;
+};
+
+/* The thread's number in its top-level (level 1) OpenMP team, as the OpenMP runtime said it
+ * at a sample (src/rt/omp.c): written when first known, and once more with
+ * SONDE_OMP_VARIED when a later sample saw another number (a reader keeps the first). */
+#define SONDE_OMP_VARIED 0x1
+
+struct sonde_rec_omp {
+	struct sonde_rec_hdr h;
+	int32_t thread;		/* omp_get_thread_num() at level 1 */
+	uint32_t flags;		/* SONDE_OMP_* */
+	uint64_t time;		/* CLOCK_MONOTONIC ns */
 };
 
 struct sonde_rec_stats {

@@ -120,6 +120,7 @@ static const struct rec_kind kinds[] = {
 	[SONDE_REC_STATS] = { sizeof(struct sonde_rec_stats), "88888888", "STATS" },
 	[SONDE_REC_END] = { sizeof(struct sonde_rec_end), "448", "END" },
 	[SONDE_REC_TRAP] = { sizeof(struct sonde_rec_trap), "422888", "TRAP" },
+	[SONDE_REC_OMP] = { sizeof(struct sonde_rec_omp), "448", "OMP" },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -313,6 +314,15 @@ static void load(struct stream *s, const struct counts *c, struct prof_thread *t
 		case SONDE_REC_END:
 			take_end(s, off, t);
 			break;
+		case SONDE_REC_OMP: {
+			struct sonde_rec_omp r;
+			take(s, off, &r, h.type);
+			if (t->omp_thread < 0 && !(r.flags & SONDE_OMP_VARIED))
+				t->omp_thread = r.thread;
+			else if (r.flags & SONDE_OMP_VARIED)
+				t->omp_varied = 1;
+			break;
+		}
 		default:
 			if (h.type >= SONDE_REC_TOOL)
 				take_tool(s, off, &h, t);
@@ -379,6 +389,7 @@ int prof_thread_read(const char *path, struct prof_thread *t, char *err, size_t 
 	int r;
 
 	memset(t, 0, sizeof(*t));
+	t->omp_thread = -1;
 	t->path = strdup(path);
 	if (!t->path)
 		return -ENOMEM;

@@ -47,6 +47,8 @@ struct prof_thread {
 	 * headers in host order: walk them with prof_tool_next. */
 	unsigned char *tool_recs;
 	size_t tool_len, ntool;
+	int32_t omp_thread;		/* from the first OMP record: -1 when none */
+	int omp_varied;			/* an OMP record said another number later */
 	struct sonde_rec_stats stats;	/* the last STATS record, zero if none */
 	int has_stats;
 	int has_end;			/* an END record was read */

@@ -77,6 +77,7 @@ SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 		return;
 	}
 	rt_obs_note();
+	rt_omp_note(t);
 	rt_tool->access(t, a, uc, skip);
 	rt_leave(t);
 }

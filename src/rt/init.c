@@ -630,6 +630,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 	source_pick();
 	watch_pick();
 	unwinders_init();
+	rt_omp_init();
 	if (rt_tool_start()) {
 		start_done();
 		return;

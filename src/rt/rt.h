@@ -112,6 +112,11 @@ struct rt_thread {
 	void *tool;			/* the tool's per-thread state */
 	void *watch;			/* watch.c's per-thread state, NULL until used */
 	void *alloc_sites;		/* interpose.c's call-site cache (from the arena) */
+	/* omp.c: the thread's OpenMP thread number + 1 (0: not known yet), and whether a
+	 * later sample saw another one; deliveries since the last look */
+	int32_t omp_thread1;
+	int omp_varied;
+	uint32_t omp_looks;
 };
 
 /* The calling thread's state, NULL if the thread is not profiled.  Handler-safe. */
@@ -153,6 +158,11 @@ struct rt_access {
  */
 void rt_deliver_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
 		       int skip);
+
+/* omp.c: find the OpenMP runtime's thread-number functions (at start), and note the
+ * calling thread's number at a sample (handler-safe). */
+void rt_omp_init(void);
+void rt_omp_note(struct rt_thread *t);
 
 /* ---- sample sources ---- */
 

@@ -318,6 +318,7 @@ void rt_thread_after_fork_child(void)
 	}
 	/* per-thread states of the source, tool and watchpoints lived in the old arena */
 	me->src = me->tool = me->alloc_sites = NULL;
+	me->omp_thread1 = me->omp_varied = 0;	/* said again in the child's stream */
 	ctx_reset(me);
 	memset(&me->stats, 0, sizeof(me->stats));
 	me->finish_state = 0;

@@ -267,7 +267,7 @@ static const char schema_sql[] =
 	"CREATE TABLE comm_pairs(id INTEGER PRIMARY KEY, part INTEGER, a INTEGER, b INTEGER,"
 	" total INTEGER, true_sharing INTEGER, false_sharing INTEGER, code_a TEXT, code_b TEXT);"
 	"CREATE TABLE comm_threads(id INTEGER PRIMARY KEY, part INTEGER, rank INTEGER,"
-	" pid INTEGER, thread INTEGER, tid INTEGER);"
+	" pid INTEGER, thread INTEGER, tid INTEGER, omp_thread INTEGER, omp_varied INTEGER);"
 	"CREATE TABLE comm_parts(part INTEGER PRIMARY KEY, rank INTEGER, pid INTEGER,"
 	" first_thread INTEGER, threads INTEGER, cores INTEGER, samples INTEGER, traps INTEGER,"
 	" total_all INTEGER, total_true INTEGER, total_false INTEGER);";
@@ -570,16 +570,27 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 	if (m->part >= 0 && write_cells(db, m->part, m->cell, m->ncell))
 		return db_fail(db, err, errlen, "writing comm_cells");
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "INSERT INTO comm_threads VALUES(?,?,?,?,?,?)", -1, &st, NULL))
+	if (sqlite3_prepare_v2(db, "INSERT INTO comm_threads VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL))
 		return db_fail(db, err, errlen, "writing comm_threads");
-	/* every thread number of the matrix, with its tid where a stream says it */
+	/* every thread number of the matrix, with its tid where a stream says it, and its
+	 * OpenMP thread number where the runtime told it (src/rt/omp.c): NULL when unknown */
 	for (uint32_t k = 0; k < m->n[COMM_BY_THREAD] && !r; k++) {
 		int64_t tid = -1;
+		const struct prof_thread *pt = NULL;
 		for (size_t i = 0; i < m->proc->nthread; i++)
-			if (m->proc->thread[i].hdr.thread_index == k)
-				tid = m->proc->thread[i].hdr.tid;
-		r = db_row(st, "iiiiii", (int64_t)(m->base + k), (int64_t)m->part,
-			   (int64_t)m->proc->rank, (int64_t)m->proc->pid, (int64_t)k, tid);
+			if (m->proc->thread[i].hdr.thread_index == k) {
+				pt = &m->proc->thread[i];
+				tid = pt->hdr.tid;
+			}
+		int64_t varied = pt && pt->omp_varied;
+		if (pt && pt->omp_thread >= 0 && !varied)
+			r = db_row(st, "iiiiiiii", (int64_t)(m->base + k), (int64_t)m->part,
+				   (int64_t)m->proc->rank, (int64_t)m->proc->pid, (int64_t)k, tid,
+				   (int64_t)pt->omp_thread, varied);
+		else	/* '-': NULL, no argument taken */
+			r = db_row(st, "iiiiii-i", (int64_t)(m->base + k), (int64_t)m->part,
+				   (int64_t)m->proc->rank, (int64_t)m->proc->pid, (int64_t)k, tid,
+				   varied);
 	}
 	sqlite3_finalize(st);
 	if (!r && sqlite3_prepare_v2(db, "INSERT INTO comm_parts VALUES(?,?,?,?,?,?,?,?,?,?,?)",

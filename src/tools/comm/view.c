@@ -122,9 +122,9 @@ static const char pairs_sql[] =
 	"SELECT a, b, total, true_sharing, false_sharing, code_a, code_b FROM comm_pairs"
 	" WHERE part = ? ORDER BY total DESC, id";
 static const char threads_sql[] =
-	"SELECT id, rank, pid, thread, tid FROM comm_threads WHERE ? = -1 ORDER BY id";
+	"SELECT id, rank, pid, thread, tid, omp_thread FROM comm_threads WHERE ? = -1 ORDER BY id";
 static const char *const threads_cols[] = { "thread", "rank", "pid", "thread_in_process",
-					    "tid" };
+					    "tid", "omp_thread" };
 static const char *const pairs_cols[] = { "thread_a", "thread_b", "total", "true_sharing",
 					  "false_sharing", "code_a", "code_b" };
 
@@ -161,7 +161,7 @@ static int export_part(sqlite3 *db, int part, const char *sub, char *err, size_t
 	struct { const char *name, *sql; int n; const char *const *cols; } t[] = {
 		{ "objects.csv", objects_sql, 6, objects_cols },
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
-		{ "threads.csv", threads_sql, 5, threads_cols },
+		{ "threads.csv", threads_sql, 6, threads_cols },
 	};
 	for (int i = 0; i < 3 && part >= -1; i++) {
 		if (part >= 0 && i == 2)
@@ -222,6 +222,49 @@ int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 
 static const char ramp[] = " .:-=+*#%@";
 /* xterm-256 backgrounds from cold to hot, one per ramp level after 0 */
+/* The threads' numbers as the matrices use them, with the OS tid and the OpenMP thread
+ * number where the runtime told it (src/rt/omp.c): a few a line, the first 64. */
+#define THREADS_SHOWN 64
+static void threads_line(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT id, tid, omp_thread, omp_varied FROM comm_threads"
+			       " ORDER BY id", -1, &st, NULL))
+		return;
+	int n = 0, col = 0, omp = 0;
+	char item[96];
+	fprintf(out, "  threads (number: tid, OpenMP thread where known):");
+	col = 52;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (n++ >= THREADS_SHOWN)
+			continue;
+		int64_t id = (int64_t)sqlite3_column_int64(st, 0), tid = (int64_t)sqlite3_column_int64(st, 1);
+		int len;
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			omp++;
+			len = snprintf(item, sizeof(item), "%s %" PRId64 ": %" PRId64 " omp %" PRId64,
+				       n > 1 ? "," : "", id, tid, (int64_t)sqlite3_column_int64(st, 2));
+		} else {
+			len = snprintf(item, sizeof(item), "%s %" PRId64 ": %" PRId64 "%s",
+				       n > 1 ? "," : "", id, tid,
+				       sqlite3_column_int64(st, 3) ? " omp varies" : "");
+		}
+		if (col + len > 96) {
+			fprintf(out, "\n   ");
+			col = 3;
+		}
+		fputs(item, out);
+		col += len;
+	}
+	sqlite3_finalize(st);
+	if (n > THREADS_SHOWN)
+		fprintf(out, ", ... %d more (threads.csv)", n - THREADS_SHOWN);
+	fprintf(out, "\n");
+	if (!omp)
+		fprintf(out, "  (no OpenMP thread number known: they are read from GCC's libgomp at "
+			     "samples taken inside a top-level region)\n");
+}
+
 static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };
 
 static void heat_map(sqlite3 *db, FILE *out, int colour)
@@ -372,6 +415,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "  context switches: %s\n", b[0]);
 	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
 		db_meta(db, "unit", b[2], sizeof(b[2])));
+	threads_line(db, out);
 	if (db_meta_u64(db, "compare_period"))
 		print_compare(db, out);
 	if (!all) {
