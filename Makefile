@@ -148,7 +148,7 @@ RT_RESIDENT := src/tools/variance/rt-variance.c src/tools/variance/rt-jump.c src
 	src/rt/libtrim.c src/rt/interpose.c src/rt/core.c \
 	src/rt/watch.c src/rt/watch-sig.c src/rt/arena.c \
 	src/rt/thread.c src/rt/out.c src/rt/tools.c src/rt/finish.c src/rt/sigsafe.c src/rt/decode-lite.c \
-	src/rt/source-inst.c src/rt/omp.c src/rt/omp-sig.c
+	src/rt/source-inst.c src/rt/omp.c src/rt/omp-sig.c src/rt/ompt.c
 RT_RESIDENT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_RESIDENT))
 RT_NEXT := src/tools/comm/rt-comm.c src/tools/comm/rt-detect.c
 RT_NEXT_OBJ := $(patsubst src/%.c,$(B)/obj/%.o,$(RT_NEXT))

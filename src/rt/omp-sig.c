@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * omp-sig.c - the handler's part of omp.c: a sample notes its thread's OpenMP thread
- * number (SONDE_REC_OMP) when the runtime's functions were found.
+ * number (SONDE_REC_OMP) when libgomp's functions were found; rt_omp_number records a
+ * number, from here or from LLVM's runtime (ompt.c: OMPT's implicit task).
  */
 #include <stdint.h>
 
@@ -15,15 +16,9 @@ extern int (*rt_omp_level)(void), (*rt_omp_num)(void);
  * every access of a sonde-cc program at period 1). */
 #define OMP_LOOK_EVERY 64
 
-SIGSAFE void rt_omp_note(struct rt_thread *t)
+SIGSAFE void rt_omp_number(struct rt_thread *t, int n)
 {
-	if (!rt_omp_level || t->omp_varied ||
-	    (t->omp_thread1 && ++t->omp_looks % OMP_LOOK_EVERY))
-		return;
-	if (rt_omp_level() != 1)
-		return;
-	int n = rt_omp_num();
-	if (n < 0 || (t->omp_thread1 && n + 1 == t->omp_thread1))
+	if (n < 0 || t->omp_varied || (t->omp_thread1 && n + 1 == t->omp_thread1))
 		return;
 	struct sonde_rec_omp r = {
 		.h = { .type = SONDE_REC_OMP, .size = sizeof(r) },
@@ -34,4 +29,13 @@ SIGSAFE void rt_omp_note(struct rt_thread *t)
 	else
 		t->omp_thread1 = n + 1;
 	rt_tool_record(t, &r, sizeof(r));
+}
+
+SIGSAFE void rt_omp_note(struct rt_thread *t)
+{
+	if (!rt_omp_level || t->omp_varied ||
+	    (t->omp_thread1 && ++t->omp_looks % OMP_LOOK_EVERY))
+		return;
+	if (rt_omp_level() == 1)
+		rt_omp_number(t, rt_omp_num());
 }

@@ -10,9 +10,9 @@
  * Where known: GCC's runtime (libgomp), whose omp_get_level and omp_get_thread_num each
  * read one field of the calling thread's own state through initial-exec TLS (two
  * instructions, checked in its code below), so a handler may call them: a thread not in
- * a region reads level 0 and is skipped.  Not LLVM's libomp, whose omp_get_thread_num
- * registers a thread it has not seen as a new root (locks, allocation): not in a
- * handler.  The functions are looked up once at start in the libgomp the program was
+ * a region reads level 0 and is skipped.  LLVM's libomp says it through OMPT instead, at
+ * each thread's implicit task (ompt.c): its omp_get_thread_num registers a thread it has
+ * not seen as a new root (locks, allocation), not a handler's call.  The functions are looked up once at start in the libgomp the program was
  * linked with; one dlopen'd later is not seen.  The handler's part is omp-sig.c.
  */
 #include <dlfcn.h>

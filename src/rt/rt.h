@@ -159,10 +159,14 @@ struct rt_access {
 void rt_deliver_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
 		       int skip);
 
-/* omp.c: find the OpenMP runtime's thread-number functions (at start), and note the
- * calling thread's number at a sample (handler-safe). */
+/* omp.c: find libgomp's thread-number functions (at start); omp-sig.c: note the calling
+ * thread's number at a sample, or record `n` as its number (handler-safe). */
 void rt_omp_init(void);
 void rt_omp_note(struct rt_thread *t);
+void rt_omp_number(struct rt_thread *t, int n);
+/* ompt.c: the real `name` (an OpenMP runtime's entry interposed by libsonde.so) for a call
+ * from `caller`, kept in *slot; exits 127 where no runtime defines it.  Not in a handler. */
+void *rt_omp_real(void **slot, const char *name, void *caller);
 
 /* ---- sample sources ---- */
 
@@ -307,6 +311,19 @@ struct rt_tool {
 	/* The process ends (exit, exec, fatal signal `signo`), before the streams are
 	 * finished.  Handler-safe. */
 	void (*process_end)(int signo);
+	/* LLVM's OpenMP regions, through OMPT (ompt.c), for a tool that times them: asked
+	 * omp_regions() when the OpenMP runtime starts its tool, which may be before `start`
+	 * (a library's constructor that calls OpenMP): > 0, the callbacks below come.  A
+	 * region's outlined function `fn` is known (its master, before the team runs it); a
+	 * thread's implicit task begins in a region of `fn` (0: not known; `ret`, `fp`: the
+	 * runtime's call of the callback); it ends (`barrier` 0) or reaches the region's
+	 * closing barrier (1); omp_task_open: could a barrier starting in `task` close an
+	 * instance?  Not in a handler. */
+	int (*omp_regions)(void);
+	void (*omp_region_fn)(uint64_t fn);
+	void (*omp_task_begin)(uint64_t fn, const void *task, uint64_t ret, uint64_t fp);
+	int (*omp_task_open)(const void *task);
+	void (*omp_task_end)(const void *task, int barrier);
 };
 
 /* Every tool with a runtime client (tools.c), NULL-terminated. */

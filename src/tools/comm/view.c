@@ -261,8 +261,8 @@ static void threads_line(sqlite3 *db, FILE *out)
 		fprintf(out, ", ... %d more (threads.csv)", n - THREADS_SHOWN);
 	fprintf(out, "\n");
 	if (!omp)
-		fprintf(out, "  (no OpenMP thread number known: they are read from GCC's libgomp at "
-			     "samples taken inside a top-level region)\n");
+		fprintf(out, "  (no OpenMP thread number known: libgomp's are read at samples inside "
+			     "a top-level region, LLVM's libomp's from its tool interface, OMPT)\n");
 }
 
 static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };

@@ -85,7 +85,7 @@ struct var_thread {
 	int64_t reg_tok;
 	int reg_counted;
 	int in_region;			/* timed region calls open (region_open) */
-	/* a region of LLVM's runtime timed from OMPT's callbacks (variance_ompt_begin): its
+	/* a region of LLVM's runtime timed from OMPT's callbacks (var_omp_begin): its
 	 * implicit task's data, NULL when none is open here, and the instance */
 	const void *omp_task;
 	uint32_t omp_depth;
@@ -156,9 +156,9 @@ static int omp_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* SONDE_VARIANCE_REGIONS: 0 (off) .. 10 million a second: beyond, every call is timed
- * anyway.  Read by var_start, and by rt-omp.c when libomp starts its tool before us (a
- * library's constructor that calls OpenMP runs before libsonde.so's). */
-int variance_regions_env(void)
+ * anyway.  Read by var_start, and by var_omp_regions when libomp starts its tool before
+ * us (a library's constructor that calls OpenMP runs before libsonde.so's). */
+static int variance_regions_env(void)
 {
 	uint64_t regions = env_num("SONDE_VARIANCE_REGIONS", 20);
 	return regions > 10000000 ? 10000000 : (int)regions;
@@ -1416,11 +1416,11 @@ void variance_region(void (*fn)(void *), void *data,
 }
 
 /*
- * rt-omp.c: LLVM's OpenMP runtime (libomp; Intel's and AMD's compilers ship builds of it)
- * reports a region through OMPT, the standard tool interface, not through a call of
- * ours: each thread's implicit task begins (variance_ompt_begin, with the outlined
- * function the region's master handed __kmpc_fork_call) and later reaches the region's
- * closing barrier, or ends with none (a team of one): variance_ompt_end.  The instance
+ * src/rt/ompt.c: LLVM's OpenMP runtime (libomp; Intel's and AMD's compilers ship builds of
+ * it) reports a region through OMPT, the standard tool interface, not through a call of
+ * ours: each thread's implicit task begins (var_omp_begin, with the outlined function the
+ * region's master handed __kmpc_fork_call) and later reaches the region's closing
+ * barrier, or ends with none (a team of one): var_omp_end.  The instance
  * spans what a libgomp region's does: the outlined function's run, not the barrier
  * after.  `task` is the implicit task's OMPT data: it tells this region's end from a
  * nested region's, with the count of implicit tasks begun inside the open one (a
@@ -1429,7 +1429,7 @@ void variance_region(void (*fn)(void *), void *data,
  * not timed.  `fn` 0: a region whose outlined function is unknown (counted, not timed).  `ret`, `fp`: the return address and frame of the OMPT callback (its caller is
  * the runtime's frame that runs the outlined function).
  */
-SIGSAFE void variance_ompt_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp)
+static void var_omp_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp)
 {
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
@@ -1453,7 +1453,7 @@ SIGSAFE void variance_ompt_begin(uint64_t fn, const void *task, uint64_t ret, ui
 
 /* Could the barrier starting now, in the implicit task `task`, close this thread's open
  * instance: one is open for `task`, with no region inside it still running? */
-SIGSAFE int variance_ompt_open(const void *task)
+static int var_omp_open(const void *task)
 {
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
@@ -1462,7 +1462,7 @@ SIGSAFE int variance_ompt_open(const void *task)
 }
 
 /* An implicit task ends (`barrier` 0), or the region's closing barrier starts (1). */
-SIGSAFE void variance_ompt_end(const void *task, int barrier)
+static void var_omp_end(const void *task, int barrier)
 {
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
@@ -1482,11 +1482,20 @@ SIGSAFE void variance_ompt_end(const void *task, int barrier)
 	rt_leave(t);
 }
 
-/* rt-omp.c: `fn` is a region's outlined function (its master, before the team runs it):
- * never picked, timed under its own share. */
-SIGSAFE void variance_region_fn(uint64_t fn)
+/* `fn` is a region's outlined function (its master, before the team runs it): never
+ * picked, timed under its own share. */
+static void var_omp_region_fn(uint64_t fn)
 {
 	region_fn_slot(fn, 1);
+}
+
+/* Regions timed?  Asked when libomp starts its tool, which may be before var_start: the
+ * setting read then, so that region_timed has its rate. */
+static int var_omp_regions(void)
+{
+	if (variance_regions <= 0)
+		variance_regions = variance_regions_env();
+	return variance_regions;
 }
 
 /* rt-jump.c: the program longjmps; no pending frame survives (the target is unknown). */
@@ -1560,4 +1569,9 @@ const struct rt_tool rt_tool_variance = {
 	.trap = var_trap,
 	.fork_child = var_fork_child,
 	.thread_end = var_thread_end,
+	.omp_regions = var_omp_regions,
+	.omp_region_fn = var_omp_region_fn,
+	.omp_task_begin = var_omp_begin,
+	.omp_task_open = var_omp_open,
+	.omp_task_end = var_omp_end,
 };
