@@ -50,6 +50,10 @@ check "t823-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 4800 ]
 fns=$(regions all)
 check "t823-all-six-region-rows-$(echo $fns | wc -w)" [ "$(echo $fns | wc -w)" -eq 6 ]
 set -- $fns
+# the OpenMP thread numbers (src/rt/ompt.c: libomp's implicit tasks) in threads.csv
+omp=$(awk -F, -v f="${1:-none}" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$1 == f && $h["metric"] == "cpu-time" { print $h["omp_thread"] }' all/variance/threads.csv | sort | tr '\n' ' ')
+check "t823-all-omp-thread-numbers-$(echo $omp | tr ' ' ,)" [ "$omp" = "0 1 " ]
 vr_truth_bars t823-all all saw "${1:-none}"
 vr_truth_bars t823-all all flat "${2:-none}"
 shift 2

@@ -69,6 +69,7 @@ struct vkt {			/* one (key, thread) */
 
 struct vthread {
 	int rank, pid, tid;
+	int omp;		/* OpenMP thread number (src/rt/omp.c), -1: not known or varied */
 	uint32_t index;
 };
 
@@ -668,7 +669,7 @@ static const char schema_sql[] =
 	" verdict TEXT, investigate INTEGER);"
 	"CREATE TABLE var_threads(rank INTEGER, function TEXT, context TEXT, metric TEXT,"
 	" thread INTEGER, process INTEGER, tid INTEGER, instances INTEGER, mean REAL, sd REAL,"
-	" cv REAL);"
+	" cv REAL, omp_thread INTEGER);"
 	"CREATE TABLE var_instances(rank INTEGER, function TEXT, context TEXT, thread INTEGER,"
 	" seq INTEGER, start INTEGER, time INTEGER, cpu_time INTEGER, page_faults INTEGER,"
 	" context_switches INTEGER);";
@@ -679,7 +680,7 @@ static int write_tables(sqlite3 *db, struct model *m)
 	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &f, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO var_threads VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &t,
+	    sqlite3_prepare_v2(db, "INSERT INTO var_threads VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &t,
 			       NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO var_instances VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &in,
 			       NULL)) {
@@ -714,11 +715,12 @@ static int write_tables(sqlite3 *db, struct model *m)
 		for (int j = 0; j < VAR_NMETRIC && !r; j++) {
 			if (!(m->events & (1u << j)))
 				continue;
-			r = db_row(t, "itttiiiiddd", (int64_t)k->rank, k->function, k->context,
-				   var_metric_name[j], (int64_t)th->index, (int64_t)th->pid,
-				   (int64_t)th->tid, (int64_t)x->w[j].n, x->w[j].mean,
-				   welford_sd(&x->w[j]),
-				   k->below[j] ? NAN : welford_cv(&x->w[j]));
+			/* the OpenMP number last: 'i', or '-' (NULL, no argument) when unknown */
+			r = db_row(t, th->omp >= 0 ? "itttiiiidddi" : "itttiiiiddd-", (int64_t)k->rank,
+				   k->function, k->context, var_metric_name[j], (int64_t)th->index,
+				   (int64_t)th->pid, (int64_t)th->tid, (int64_t)x->w[j].n,
+				   x->w[j].mean, welford_sd(&x->w[j]),
+				   k->below[j] ? NAN : welford_cv(&x->w[j]), (int64_t)th->omp);
 		}
 	}
 	for (size_t i = 0; i < m->nk && !r; i++) {
@@ -870,6 +872,8 @@ int var_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			}
 			m.th[m.nth] = (struct vthread){ .rank = pr->rank, .pid = pr->pid,
 							.tid = (int)pr->thread[ti].hdr.tid,
+							.omp = pr->thread[ti].omp_varied ? -1
+								: pr->thread[ti].omp_thread,
 							.index = (uint32_t)m.nth };
 			r = scan_thread(&m, st, &pr->thread[ti], (uint32_t)m.nth);
 			m.nth++;

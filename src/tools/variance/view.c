@@ -35,10 +35,10 @@ static const char *const fn_cols[] = { "function", "context", "metric", "instanc
 				       "investigate", "verdict" };
 #define FN_COLS 18
 static const char th_sql[] =
-	"SELECT function, context, metric, thread, process, tid, instances, mean, sd, cv"
-	" FROM var_threads ORDER BY rank, metric, thread";
+	"SELECT function, context, metric, thread, process, tid, instances, mean, sd, cv,"
+	" omp_thread FROM var_threads ORDER BY rank, metric, thread";
 static const char *const th_cols[] = { "function", "context", "metric", "thread", "process",
-				       "tid", "instances", "mean", "sd", "cv" };
+				       "tid", "instances", "mean", "sd", "cv", "omp_thread" };
 static const char in_sql[] =
 	"SELECT function, context, thread, seq, start, time, cpu_time, page_faults,"
 	" context_switches FROM var_instances ORDER BY rank, thread, seq";
@@ -49,7 +49,7 @@ int var_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
 	static const struct db_csv_file files[] = {
 		{ "functions.csv", fn_sql, FN_COLS, fn_cols },
-		{ "threads.csv", th_sql, 10, th_cols },
+		{ "threads.csv", th_sql, 11, th_cols },
 		{ "instances.csv", in_sql, 9, in_cols },
 	};
 	return db_export_csv(db, dir, "variance", files, 3, NULL, 0, err, errlen);
