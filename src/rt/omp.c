@@ -28,13 +28,22 @@
 int (*rt_omp_level)(void), (*rt_omp_num)(void);
 typedef int (*omp_int_fn)(void);
 
-/* Is f libgomp's TLS read: [endbr64;] mov disp(%rip),%rax; mov %fs:disp8(%rax),%eax; ret */
+/* Is f libgomp's TLS read: [endbr64;] [push %rbp; mov %rsp,%rbp;] mov disp(%rip),%rax;
+ * mov %fs:disp8(%rax),%eax; [pop %rbp;] ret (the frame-pointer form: distributions that
+ * build with -mno-omit-leaf-frame-pointer) */
 static int tls_read(const unsigned char *f)
 {
+	int fp = 0;
 	if (!memcmp(f, "\xf3\x0f\x1e\xfa", 4))
 		f += 4;
-	return f[0] == 0x48 && f[1] == 0x8b && f[2] == 0x05 &&			/* mov rip, rax */
-	       f[7] == 0x64 && f[8] == 0x8b && f[9] == 0x40 && f[11] == 0xc3;	/* fs: eax; ret */
+	if (!memcmp(f, "\x55\x48\x89\xe5", 4)) {
+		f += 4;
+		fp = 1;
+	}
+	if (!(f[0] == 0x48 && f[1] == 0x8b && f[2] == 0x05 &&		/* mov rip, rax */
+	      f[7] == 0x64 && f[8] == 0x8b && f[9] == 0x40))		/* mov fs:d8(rax), eax */
+		return 0;
+	return fp ? f[11] == 0x5d && f[12] == 0xc3 : f[11] == 0xc3;	/* [pop rbp;] ret */
 }
 
 static int find_gomp(struct dl_phdr_info *info, size_t size, void *data)
@@ -43,12 +52,13 @@ static int find_gomp(struct dl_phdr_info *info, size_t size, void *data)
 	const char *n = info->dlpi_name;
 	if (!n || !sonde_openmp_lib(n) || !strstr(n, "libgomp"))
 		return 0;
-	void *h = dlopen(n, RTLD_NOLOAD | RTLD_LAZY);
+	/* kept loaded: a handler calls into it (a library that dlopen'd it may close it) */
+	void *h = dlopen(n, RTLD_NOLOAD | RTLD_NODELETE | RTLD_LAZY);
 	if (!h)
 		return 0;
 	omp_int_fn lv = (omp_int_fn)dlsym(h, "omp_get_level");
 	omp_int_fn nm = (omp_int_fn)dlsym(h, "omp_get_thread_num");
-	dlclose(h);	/* still loaded: the program's */
+	dlclose(h);	/* still loaded (RTLD_NODELETE) */
 	if (lv && nm && tls_read((const unsigned char *)(uintptr_t)lv) &&
 	    tls_read((const unsigned char *)(uintptr_t)nm)) {
 		rt_omp_level = lv;

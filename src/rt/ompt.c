@@ -139,7 +139,7 @@ enum {
 	OMPT_CB_PARALLEL_BEGIN = 3, OMPT_CB_IMPLICIT_TASK = 7, OMPT_CB_SYNC_REGION = 23,
 	OMPT_SET_NEVER = 1,
 	OMPT_SCOPE_BEGIN = 1,
-	OMPT_TASK_IMPLICIT = 0x2,
+	OMPT_TASK_INITIAL = 0x1, OMPT_TASK_IMPLICIT = 0x2,
 	/* the closing barrier of a region: "implicit" up to OpenMP 5.0 (libomp 14 gives it
 	 * to worksharing constructs' barriers too), "implicit_parallel" from 5.1 */
 	OMPT_SYNC_BARRIER_IMPLICIT = 2, OMPT_SYNC_BARRIER_IMPLICIT_PARALLEL = 9,
@@ -151,9 +151,6 @@ static const struct rt_tool *ompt_tool(void)
 {
 	return rt_tool ? rt_tool : rt_tool_find(getenv("SONDE_TOOL"));
 }
-
-/* implicit tasks begun on this thread and not ended: 1 in a top-level region */
-static RT_TLS int ompt_depth;
 
 static ompt_get_task_info_fn ompt_task_info;
 /* the outlined function of the region this thread is starting (kmp_fork_hook), until
@@ -188,8 +185,15 @@ static void on_implicit_task(int endpoint, ompt_data *parallel, ompt_data *task,
 		return;	/* the initial task: the program's own run */
 	if (endpoint == OMPT_SCOPE_BEGIN) {
 		struct rt_thread *t;
-		/* a top-level region's: the thread's OpenMP number */
-		if (++ompt_depth == 1 && (t = rt_self()) && !rt_enter(t)) {
+		int pflags = 0, thread = 0;
+		ompt_data *pt = NULL, *pp = NULL;
+		ompt_frame *pf = NULL;
+		/* a top-level region's (the task it came from is the initial one): the
+		 * thread's OpenMP number.  Asked of the runtime, not counted here: a thread
+		 * that only ever serves a nested team has no top-level task of its own (review,
+		 * 2026-11-27: such a thread read its nested number) */
+		if (ompt_task_info && ompt_task_info(1, &pflags, &pt, &pf, &pp, &thread) &&
+		    (pflags & OMPT_TASK_INITIAL) && (t = rt_self()) && !rt_enter(t)) {
 			rt_omp_number(t, (int)index);
 			rt_leave(t);
 		}
@@ -200,8 +204,6 @@ static void on_implicit_task(int endpoint, ompt_data *parallel, ompt_data *task,
 					     (uint64_t)(uintptr_t)__builtin_return_address(0),
 					     (uint64_t)(uintptr_t)__builtin_frame_address(0));
 	} else {
-		if (ompt_depth > 0)
-			ompt_depth--;
 		/* a team of one ends here, with no barrier; a team's other threads end their
 		 * task only when the next region comes (their instance closed at the barrier) */
 		if (tool && tool->omp_task_end)
@@ -281,10 +283,12 @@ static void ompt_fini(ompt_data *data)
 static void ompt_yield(const struct rt_tool *tool, const char *why)
 {
 	char msg[240];
-	int regions = tool->omp_regions && tool->omp_regions() > 0;
-	int n = snprintf(msg, sizeof(msg), "sonde: %s: %s; %s\n", tool->name, why,
-			 regions ? "LLVM's OpenMP regions are picked, not timed"
-				 : "no OpenMP thread numbers from LLVM's runtime");
+	/* said where it changes what is measured (a tool that times regions); elsewhere the
+	 * reports only lack libomp's thread numbers, and a tool's run stays quiet */
+	if (!tool->omp_regions || tool->omp_regions() <= 0)
+		return;
+	int n = snprintf(msg, sizeof(msg), "sonde: %s: %s; LLVM's OpenMP regions are picked, "
+			 "not timed\n", tool->name, why);
 	if (n > 0 && n < (int)sizeof(msg) && write(2, msg, (size_t)n) < 0)
 		n = 0;
 }

@@ -7,7 +7,7 @@
 # numbers read at samples inside a top-level region, src/rt/omp.c) and by clang (LLVM's
 # libomp: said by OMPT at each thread's implicit task, src/rt/ompt.c).  Checked in
 # threads.csv: each OpenMP thread's row (by tid) holds its number, the helper's none; the
-# terminal report's threads line says it.  gcc: 2000 rounds (~0.5 s of each thread's CPU
+# terminal report's threads line says it; mem's threads.csv has the worker's.  gcc: 2000 rounds (~0.5 s of each thread's CPU
 # time: ~100 samples a thread at the 4 ms tick, where one inside the region is enough).
 . "$(dirname "$0")/lib.sh"
 
@@ -29,13 +29,22 @@ numbers() {
 	check "$tag-helper-thread-${hnum:-none}-has-no-omp-number-'$hgot'" [ -n "$hnum" -a -z "$hgot" ]
 	w=$(awk '$1 == "omp-helper" && $2 == "omp" && $3 == 1 { print $5 }' "$o")
 	wnum=$(col "$d" "${w:-none}" thread)
-	check "$tag-report-line-$wnum-omp-1" grep -q "threads (number: tid, OpenMP thread where known):.* $wnum: $w omp 1" "$e"
+	# the line may wrap (long tids): its lines joined
+	sed -n '/threads (number: tid, OpenMP thread where known):/,/^  [a-z]/p' "$e" | tr -s ' \n' ' ' >line.txt
+	check "$tag-report-line-$wnum-omp-1" grep -q "threads (number: tid, OpenMP thread where known):.* $wnum: $w omp 1" line.txt
 }
 
 if gcc -O1 -g -fopenmp "$src" -o oh-gcc 2>build.err; then
 	OMP_WAIT_POLICY=passive "$SONDE" comm --source clock -o rec -- ./oh-gcc 2000 >out.txt 2>err.txt
 	check t417-gcc-run [ $? -eq 0 ]
 	numbers t417-gcc rec out.txt err.txt
+	# the same numbers in mem's threads.csv (and variance's: t823)
+	OMP_WAIT_POLICY=passive "$SONDE" mem -q -o mrec -- ./oh-gcc 1000 >mout.txt 2>merr.txt
+	check t417-mem-run [ $? -eq 0 ]
+	w=$(awk '$1 == "omp-helper" && $2 == "omp" && $3 == 1 { print $5 }' mout.txt)
+	got=$(awk -F, -v tid="${w:-none}" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["tid"] == tid { print $h["omp_thread"]; exit }' mrec/mem/threads.csv)
+	check "t417-mem-worker-${w:-none}-omp-${got:-none}" [ -n "$w" -a "$got" = 1 ]
 else
 	skip t417-gcc "gcc -fopenmp could not build omp-helper.c: $(head -c 200 build.err)"
 fi
@@ -43,6 +52,20 @@ if command -v clang >/dev/null && clang -O1 -g -fopenmp "$src" -o oh-clang 2>bui
 	OMP_WAIT_POLICY=passive "$SONDE" comm --source clock -o rec2 -- ./oh-clang 500 >out2.txt 2>err2.txt
 	check t417-libomp-run [ $? -eq 0 ]
 	numbers t417-libomp rec2 out2.txt err2.txt
+	# nested teams of threads of their own: no number for those, the top-level ones
+	# right (review, 2026-11-27: a thread serving only a nested team read its nested
+	# number under libomp)
+	OMP_MAX_ACTIVE_LEVELS=2 OMP_WAIT_POLICY=passive "$SONDE" comm --source clock -o rec3 -- \
+		./oh-clang 200 nest >out3.txt 2>err3.txt
+	check t417-libomp-nest-run [ $? -eq 0 ]
+	numbers t417-libomp-nest rec3 out3.txt err3.txt
+	n=0
+	for tid in $(awk '$1 == "omp-helper" && $2 == "nested" { print $4 }' out3.txt); do
+		n=$((n + 1))
+		got=$(col rec3 "$tid" omp_thread)
+		check "t417-libomp-nested-thread-$tid-no-number-'$got'" [ -z "$got" ]
+	done
+	check "t417-libomp-nested-threads-$n" [ "$n" -ge 1 ]
 else
 	skip t417-libomp "clang -fopenmp could not build omp-helper.c"
 fi

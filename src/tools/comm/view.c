@@ -231,38 +231,34 @@ static void threads_line(sqlite3 *db, FILE *out)
 	if (sqlite3_prepare_v2(db, "SELECT id, tid, omp_thread, omp_varied FROM comm_threads"
 			       " ORDER BY id", -1, &st, NULL))
 		return;
-	int n = 0, col = 0, omp = 0;
+	int n = 0, col;
 	char item[96];
 	fprintf(out, "  threads (number: tid, OpenMP thread where known):");
-	col = 52;
+	col = 51;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (n++ >= THREADS_SHOWN)
 			continue;
 		int64_t id = (int64_t)sqlite3_column_int64(st, 0), tid = (int64_t)sqlite3_column_int64(st, 1);
 		int len;
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
-			omp++;
-			len = snprintf(item, sizeof(item), "%s %" PRId64 ": %" PRId64 " omp %" PRId64,
-				       n > 1 ? "," : "", id, tid, (int64_t)sqlite3_column_int64(st, 2));
-		} else {
-			len = snprintf(item, sizeof(item), "%s %" PRId64 ": %" PRId64 "%s",
-				       n > 1 ? "," : "", id, tid,
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 " omp %" PRId64,
+				       id, tid, (int64_t)sqlite3_column_int64(st, 2));
+		else
+			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 "%s", id, tid,
 				       sqlite3_column_int64(st, 3) ? " omp varies" : "");
-		}
+		if (n > 1)
+			fputc(',', out);	/* before a line break, not after */
 		if (col + len > 96) {
 			fprintf(out, "\n   ");
 			col = 3;
 		}
 		fputs(item, out);
-		col += len;
+		col += len + 1;
 	}
 	sqlite3_finalize(st);
 	if (n > THREADS_SHOWN)
 		fprintf(out, ", ... %d more (threads.csv)", n - THREADS_SHOWN);
 	fprintf(out, "\n");
-	if (!omp)
-		fprintf(out, "  (no OpenMP thread number known: libgomp's are read at samples inside "
-			     "a top-level region, LLVM's libomp's from its tool interface, OMPT)\n");
 }
 
 static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };

@@ -40,6 +40,11 @@ const char mem_threads_sql[] =
 	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
 	" t.truncated, t.dropped FROM threads t JOIN processes p ON p.id = t.process"
 	" ORDER BY t.id";
+/* the CSV's and JSON's: the first six, then the OpenMP thread number (src/rt/omp.c) */
+static const char threads_out_sql[] =
+	"SELECT t.label, t.tid, p.rank, p.pid, t.samples,"
+	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
+	" t.omp_thread FROM threads t JOIN processes p ON p.id = t.process ORDER BY t.id";
 const char mem_objthreads_sql[] =
 	"SELECT o.name, t.label, x.samples, x.share FROM object_threads x"
 	" JOIN objects o ON o.id = x.object JOIN threads t ON t.id = x.thread"
@@ -50,7 +55,7 @@ static const char *const objects_cols[] = { "object", "kind", "samples", "share"
 static const char *const code_cols[] = { "function", "file", "line", "samples",
 					 "share", "loads", "stores" };
 static const char *const threads_cols[] = { "thread", "tid", "rank", "pid", "samples",
-					    "share" };
+					    "share", "omp_thread" };
 static const char *const objthreads_cols[] = { "object", "thread", "samples", "share" };
 
 #define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -122,7 +127,7 @@ int mem_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 		r = export_one(db, dir, "code.csv", mem_code_sql, NCOLS(code_cols), code_cols, err,
 			       errlen);
 	if (!r)
-		r = export_one(db, dir, "threads.csv", mem_threads_sql, NCOLS(threads_cols),
+		r = export_one(db, dir, "threads.csv", threads_out_sql, NCOLS(threads_cols),
 			       threads_cols, err, errlen);
 	if (!r)
 		r = export_one(db, dir, "object_threads.csv", mem_objthreads_sql,
@@ -513,7 +518,7 @@ static int print_json(sqlite3 *db, FILE *out)
 	if (!r)
 		r = json_rows(db, &j, "code", mem_code_sql, NCOLS(code_cols), code_cols);
 	if (!r)
-		r = json_rows(db, &j, "threads", mem_threads_sql, NCOLS(threads_cols), threads_cols);
+		r = json_rows(db, &j, "threads", threads_out_sql, NCOLS(threads_cols), threads_cols);
 	if (!r && has_drops(db)) {
 		static const char *const cols[] = { "cause", "count" };
 		r = json_rows(db, &j, "drops", "SELECT cause, sum(count) FROM drops GROUP BY cause"
