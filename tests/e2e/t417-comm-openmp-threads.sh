@@ -7,7 +7,8 @@
 # numbers read at samples inside a top-level region, src/rt/omp.c) and by clang (LLVM's
 # libomp: said by OMPT at each thread's implicit task, src/rt/ompt.c).  Checked in
 # threads.csv: each OpenMP thread's row (by tid) holds its number, the helper's none; the
-# terminal report's threads line says it; mem's threads.csv has the worker's.  gcc: 2000 rounds (~0.5 s of each thread's CPU
+# terminal report's threads line and the HTML page's Threads table say it; mem's
+# threads.csv has the worker's.  gcc: 2000 rounds (~0.5 s of each thread's CPU
 # time: ~100 samples a thread at the 4 ms tick, where one inside the region is enough).
 . "$(dirname "$0")/lib.sh"
 
@@ -32,6 +33,8 @@ numbers() {
 	# the line may wrap (long tids): its lines joined
 	sed -n '/threads (number: tid, OpenMP thread where known):/,/^  [a-z]/p' "$e" | tr -s ' \n' ' ' >line.txt
 	check "$tag-report-line-$wnum-omp-1" grep -q "threads (number: tid, OpenMP thread where known):.* $wnum: $w omp 1" line.txt
+	"$SONDE" report "$d" --html "$d.html" >/dev/null 2>&1
+	check "$tag-html-threads-row-$w-omp-1" grep -q "<td>$w</td><td>1</td></tr>" "$d.html"
 }
 
 if gcc -O1 -g -fopenmp "$src" -o oh-gcc 2>build.err; then

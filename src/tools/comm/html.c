@@ -276,6 +276,32 @@ static int objects(struct html *h, sqlite3 *db)
 					     "No object: no communication was seen.");
 }
 
+/* What each thread number stands for: its process, OS tid and OpenMP thread number where
+ * known (doc/sonde-comm.md, "OpenMP thread numbers"). */
+static int threads(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "thread", "rank", "pid", "tid", "OpenMP thread" };
+	sqlite3_stmt *st;
+	int rc, n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT id, rank, pid, tid, omp_thread, omp_varied"
+				   " FROM comm_threads ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "threads", "Threads");
+	html_table_begin(h, "threads-table", 5, heads, "rrrrr", HTML_SORTABLE);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
+		html_row_begin(h);
+		for (int i = 0; i < 4; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			html_td_int(h, sqlite3_column_int64(st, 4));
+		else
+			html_td(h, sqlite3_column_int64(st, 5) ? "varies" : "");
+		html_row_end(h);
+	}
+	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "comm/threads.csv",
+				     "No thread.");
+}
+
 /* The processes of an MPI run (several processes only). */
 static int parts(struct html *h, sqlite3 *db)
 {
@@ -360,6 +386,8 @@ int comm_html(sqlite3 *db, struct html *h)
 		r = pairs(h, db);
 	if (!r)
 		r = objects(h, db);
+	if (!r)
+		r = threads(h, db);
 	if (!r)
 		r = parts(h, db);
 	return r;
