@@ -248,7 +248,7 @@ static void threads_line(sqlite3 *db, FILE *out)
 				       sqlite3_column_int64(st, 3) ? " omp varies" : "");
 		if (n > 1)
 			fputc(',', out);	/* before a line break, not after */
-		if (col + len > 96) {
+		if (col + len > 79) {	/* the report fits 80 columns (issue 8) */
 			fprintf(out, "\n   ");
 			col = 3;
 		}
