@@ -54,6 +54,9 @@ set -- $fns
 omp=$(awk -F, -v f="${1:-none}" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	$1 == f && $h["metric"] == "cpu-time" { print $h["omp_thread"] }' all/variance/threads.csv | sort | tr '\n' ' ')
 check "t823-all-omp-thread-numbers-$(echo $omp | tr ' ' ,)" [ "$omp" = "0 1 " ]
+# and on the HTML page's per-thread means
+"$SONDE" report all --html all.html >/dev/null 2>&1
+check t823-html-thread-labels grep -q "thread 1 (omp 1)" all.html
 vr_truth_bars t823-all all saw "${1:-none}"
 vr_truth_bars t823-all all flat "${2:-none}"
 shift 2

@@ -592,8 +592,8 @@ int var_html(sqlite3 *db, struct html *h)
 		return -EIO;
 	if (sqlite3_prepare_v2(db, "SELECT cpu_time FROM var_instances WHERE rank = ? ORDER BY thread,"
 				   " seq", -1, &is, NULL) ||
-	    sqlite3_prepare_v2(db, "SELECT thread, mean FROM var_threads WHERE rank = ? AND"
-				   " metric = 'cpu-time' ORDER BY thread", -1, &ts, NULL)) {
+	    sqlite3_prepare_v2(db, "SELECT thread, mean, omp_thread FROM var_threads WHERE rank = ?"
+				   " AND metric = 'cpu-time' ORDER BY thread", -1, &ts, NULL)) {
 		sqlite3_finalize(fs);
 		return -EIO;
 	}
@@ -659,8 +659,13 @@ int var_html(sqlite3 *db, struct html *h)
 				if (!q || !l)
 					break;
 			}
-			char t[32];
-			snprintf(t, sizeof(t), "thread %d", sqlite3_column_int(ts, 0));
+			char t[48];
+			/* with its OpenMP thread number where known (src/rt/omp.c) */
+			if (sqlite3_column_type(ts, 2) != SQLITE_NULL)
+				snprintf(t, sizeof(t), "thread %d (omp %d)", sqlite3_column_int(ts, 0),
+					 sqlite3_column_int(ts, 2));
+			else
+				snprintf(t, sizeof(t), "thread %d", sqlite3_column_int(ts, 0));
 			lab[nt] = strdup(t);
 			tm[nt] = sqlite3_column_double(ts, 1) / 1e3;
 			nt++;
