@@ -109,10 +109,19 @@ comm_check free "t416-comm-free-arms-$(comm_meta free arms)" [ "$(comm_meta free
 check t416-comm-free-summary-silent bash -c '! grep -q "arm failures" err.txt'
 
 # reuse arms each watch in every thread of the process: main's registers are free (it
-# waits in pthread_join), the two workers' are held, so some of its arms are refused
-"$SONDE" reuse --source clock -o rheld -- ./cbp 4 0.5 >out.txt 2>err.txt
-check t416-reuse-held-status [ $? -eq 0 ]
-check t416-reuse-held-runs grep -q "cbp: 8 of its own breakpoints held" out.txt
+# waits in pthread_join), the two workers' are held, so some of its arms are refused.
+# A watch of reuse's already armed when a worker starts takes one of its registers first,
+# and the worker then holds 3 of its own, not 4 (once in a make check beside a CI clone,
+# 2026-11-27 05:55 UTC: 7 held, 125 refusals for 95 uses): the run is made again, up to 3
+# times, until the workload holds its 8, the case this part is about.
+for k in 1 2 3; do
+	rm -rf rheld
+	"$SONDE" reuse --source clock -o rheld -- ./cbp 4 0.5 >out.txt 2>err.txt
+	st=$?
+	grep -q "cbp: 8 of its own breakpoints held" out.txt && break
+done
+check t416-reuse-held-status [ $st -eq 0 ]
+check "t416-reuse-held-runs-in-$k" grep -q "cbp: 8 of its own breakpoints held" out.txt
 n=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
 e=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")
 check "t416-reuse-held-failures-$n" [ "${n:-0}" -gt 0 ]
