@@ -288,6 +288,8 @@ void rt_thread_end(struct rt_thread *t)
 	thread_pool_put(t);
 }
 
+unsigned rt_forks;
+
 void rt_thread_after_fork_child(void)
 {
 	struct rt_thread *me = rt_self();
@@ -304,6 +306,7 @@ void rt_thread_after_fork_child(void)
 			rt_threads[i] = NULL;
 	}
 	next_index = 1;
+	rt_forks++;
 	if (!me)
 		return;
 	me->busy = 1;

@@ -18,6 +18,10 @@ extern char rt_stem[PATH_MAX];
 extern int rt_pid;
 /* Set when the process is ending: handlers record nothing more. */
 extern volatile int rt_stopping;
+/* Forks this process descends by (thread.c, counted in each fork child): state kept across
+ * a call the program may fork in (a tool's pointer into the old arena, unmapped and maybe
+ * mapped again at the same address in the child) is told stale by it, not by its address. */
+extern unsigned rt_forks;
 /* Threads that could not be profiled (registry full, out of memory, fd limit). */
 extern volatile uint64_t rt_unprofiled_threads;
 

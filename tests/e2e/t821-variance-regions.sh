@@ -26,6 +26,11 @@
 #   them).
 # - SONDE_VARIANCE_REGIONS=0: none timed there (omp_regions 0); where the debug registers
 #   trap, the regions are then measured by picks, as before (at least one instance).
+# - A process that forks inside a region (tests/workloads/variance/vfork.c, a team of
+#   one, every call timed): each process has one instance per region that started in it,
+#   the forking one the parent's only; before, the child recorded it too, with its CPU
+#   clock restarted (0 ns of CPU time: the state's address, the old check, was the same
+#   in the child's new arena).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
@@ -63,4 +68,19 @@ check "t821-off-none-timed-$(vr_meta off omp_regions)" [ "$(vr_meta off omp_regi
 if "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
 	ni=$(vr_row off main._omp_fn.0 instances)
 	check "t821-off-picks-measure-the-region-${ni:-0}" [ "${ni:-0}" -ge 1 ]
+fi
+
+# a fork inside a region
+if gcc -O1 -g -fopenmp "$SONDE_TOP/tests/workloads/variance/vfork.c" -o vfork 2>build2.err; then
+	SONDE_VARIANCE_REGIONS=1000000 "$SONDE" variance -q -o fk -- ./vfork >fk.out 2>fk.err
+	check t821-fork-run [ $? -eq 0 ]
+	for who in parent child; do
+		read -r pid want <<<"$(awk -v w=$who '$1 == "vfork" && $2 == w { print $4, $6 }' fk.out)"
+		got=$(awk -F, -v p="${pid:-none}" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+			$1 == "main._omp_fn.0" && $h["metric"] == "cpu-time" && $h["process"] == p { print $h["instances"] }' \
+			fk/variance/threads.csv)
+		check "t821-fork-$who-${pid:-none}-instances-${got:-0}-of-${want:-none}" [ -n "$want" -a "${got:-0}" = "$want" ]
+	done
+else
+	skip t821-fork "gcc -fopenmp could not build vfork.c: $(head -c 200 build2.err)"
 fi

@@ -1373,6 +1373,7 @@ static void var_region_call(void *arg)
 	struct var_thread *vt = t ? t->tool : NULL;
 	struct var_pending p = { .fn = (uint64_t)(uintptr_t)r->fn };
 	uint32_t depth;
+	unsigned forks = rt_forks;
 
 	if (!vt || rt_enter(t)) {
 		r->fn(r->data);
@@ -1391,13 +1392,14 @@ static void var_region_call(void *arg)
 
 	if (rt_enter(t))
 		return;		/* the thread stopped meanwhile (the process ends) */
-	vt->in_region--;
-	if (t->tool != vt) {
-		/* a fork child (var_fork_child gave the thread a new state): its CPU clock
-		 * restarted, so no instance of this call */
+	if (rt_forks != forks) {
+		/* a fork child: vt lay in the parent's arena (gone; a new one may lie at the
+		 * same address: the pointer told nothing, and the child recorded the call with
+		 * its restarted CPU clock), the thread has a new state, no instance of it */
 		rt_leave(t);
 		return;
 	}
+	vt->in_region--;
 	region_close(t, vt, &p, depth);
 	rt_leave(t);
 }
