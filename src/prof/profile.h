@@ -60,6 +60,12 @@ struct prof_thread {
 	uint64_t bad_ctx;		/* CTX records with id 0 or a duplicate id */
 };
 
+/* t's OpenMP thread number for the reports: -1 where unknown, or where it had two. */
+static inline int prof_omp_thread(const struct prof_thread *t)
+{
+	return t->omp_varied ? -1 : t->omp_thread;
+}
+
 struct prof_process {
 	char *prefix;			/* "<pid>" or "r<rank>.<pid>" */
 	char *proc_path;

@@ -10,8 +10,6 @@
 #include "rt/rt.h"
 #include "rt/sigsafe.h"
 
-extern int (*rt_omp_level)(void), (*rt_omp_num)(void);
-
 /* A delivery's look in this many, once the number is known (the inst source delivers
  * every access of a sonde-cc program at period 1). */
 #define OMP_LOOK_EVERY 64

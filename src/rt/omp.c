@@ -12,19 +12,18 @@
  * instructions, checked in its code below), so a handler may call them: a thread not in
  * a region reads level 0 and is skipped.  LLVM's libomp says it through OMPT instead, at
  * each thread's implicit task (ompt.c): its omp_get_thread_num registers a thread it has
- * not seen as a new root (locks, allocation), not a handler's call.  The functions are looked up once at start in the libgomp the program was
- * linked with; one dlopen'd later is not seen.  The handler's part is omp-sig.c.
+ * not seen as a new root (locks, allocation), not a handler's call.  The functions are
+ * looked up once at start in the libgomp the program was linked with; one dlopen'd later
+ * is not seen.  The handler's part is omp-sig.c.
  */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "sonde/format.h"
 #include "sonde/openmp.h"
 #include "rt/rt.h"
 
-/* the runtime's functions, for omp-sig.c */
 int (*rt_omp_level)(void), (*rt_omp_num)(void);
 typedef int (*omp_int_fn)(void);
 

@@ -163,6 +163,9 @@ void rt_deliver_access(struct rt_thread *t, const struct rt_access *a, const uco
  * thread's number at a sample, or record `n` as its number (handler-safe). */
 void rt_omp_init(void);
 void rt_omp_note(struct rt_thread *t);
+/* omp.c: libgomp's omp_get_level and omp_get_thread_num, NULL where it has none or they
+ * are not the TLS reads a handler may call */
+extern int (*rt_omp_level)(void), (*rt_omp_num)(void);
 void rt_omp_number(struct rt_thread *t, int n);
 /* ompt.c: the real `name` (an OpenMP runtime's entry interposed by libsonde.so) for a call
  * from `caller`, kept in *slot; exits 127 where no runtime defines it.  Not in a handler. */

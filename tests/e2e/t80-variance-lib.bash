@@ -72,6 +72,14 @@ PY
 
 # The regions' tests (t821: vregion built by gcc, t823: by clang), in their folder, where
 # ./vregion is built.
+# vr_build TAG CC: ./vregion built by CC (gcc: libgomp; clang: LLVM's libomp) with frame
+# pointers; SKIP TAG and return 1 where CC is missing or cannot build it.
+vr_build() {
+	command -v "$2" >/dev/null || { skip "$1" "$2 is not installed"; return 1; }
+	"$2" -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vregion.c" \
+		-o vregion -lm 2>build.err ||
+		{ skip "$1" "$2 -fopenmp could not build vregion.c: $(head -c 200 build.err)"; return 1; }
+}
 # vr_meta DIR KEY: a meta value of DIR's profile.db
 vr_meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
 # vr_truth OUT REGION KEY: the workload's own figure for REGION (vregion's, vnest's)

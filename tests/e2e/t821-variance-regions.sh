@@ -34,12 +34,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
-command -v gcc >/dev/null || { skip t821 "gcc is not installed"; exit 0; }
-if ! gcc -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vregion.c" \
-	-o vregion -lm 2>build.err; then
-	skip t821 "gcc -fopenmp could not build vregion.c: $(head -c 200 build.err)"
-	exit 0
-fi
+vr_build t821 gcc || exit 0
 vr_run all 1000000
 check t821-all-run [ $? -eq 0 -a -n "$(vr_truth all.out saw cv)" ]
 n=$(vr_meta all omp_regions)

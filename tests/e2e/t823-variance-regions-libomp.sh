@@ -32,12 +32,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
-command -v clang >/dev/null || { skip t823 "clang is not installed"; exit 0; }
-if ! clang -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vregion.c" \
-	-o vregion -lm 2>build.err; then
-	skip t823 "clang -fopenmp could not build vregion.c (libomp-dev?): $(head -c 200 build.err)"
-	exit 0
-fi
+vr_build t823 clang || exit 0
 # the outlined functions' rows in source order (clang numbers them so)
 regions() { awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /^main\.omp_outlined\.(\.[0-9]+)?$/ { print $1 }' \
 	"$1/variance/functions.csv" | sort -u | awk '{ n = $0; sub(/^main\.omp_outlined\.\.?/, "", n); print (n == "" ? 0 : n), $0 }' |

@@ -582,11 +582,11 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 				pt = &m->proc->thread[i];
 				tid = pt->hdr.tid;
 			}
-		int64_t varied = pt && pt->omp_varied;
-		if (pt && pt->omp_thread >= 0 && !varied)
+		int64_t omp = pt ? prof_omp_thread(pt) : -1, varied = pt && pt->omp_varied;
+		if (omp >= 0)
 			r = db_row(st, "iiiiiiii", (int64_t)(m->base + k), (int64_t)m->part,
 				   (int64_t)m->proc->rank, (int64_t)m->proc->pid, (int64_t)k, tid,
-				   (int64_t)pt->omp_thread, varied);
+				   omp, varied);
 		else	/* '-': NULL, no argument taken */
 			r = db_row(st, "iiiiii-i", (int64_t)(m->base + k), (int64_t)m->part,
 				   (int64_t)m->proc->rank, (int64_t)m->proc->pid, (int64_t)k, tid,

@@ -220,8 +220,6 @@ int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 
 /* ---- terminal ---- */
 
-static const char ramp[] = " .:-=+*#%@";
-/* xterm-256 backgrounds from cold to hot, one per ramp level after 0 */
 /* The threads' numbers as the matrices use them, with the OS tid and the OpenMP thread
  * number where the runtime told it (src/rt/omp.c): a few a line, the first 64. */
 #define THREADS_SHOWN 64
@@ -238,7 +236,8 @@ static void threads_line(sqlite3 *db, FILE *out)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (n++ >= THREADS_SHOWN)
 			continue;
-		int64_t id = (int64_t)sqlite3_column_int64(st, 0), tid = (int64_t)sqlite3_column_int64(st, 1);
+		int64_t id = (int64_t)sqlite3_column_int64(st, 0);
+		int64_t tid = (int64_t)sqlite3_column_int64(st, 1);
 		int len;
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 " omp %" PRId64,
@@ -261,6 +260,8 @@ static void threads_line(sqlite3 *db, FILE *out)
 	fprintf(out, "\n");
 }
 
+static const char ramp[] = " .:-=+*#%@";
+/* xterm-256 backgrounds from cold to hot, one per ramp level after 0 */
 static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };
 
 static void heat_map(sqlite3 *db, FILE *out, int colour)

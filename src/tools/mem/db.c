@@ -262,7 +262,7 @@ static int write_threads(struct writer *w)
 		const struct mm_thread *th = &m->thread[i];
 		const struct prof_thread *t = th->t;
 		/* the OpenMP number last: '-' (NULL, no argument) when unknown or varied */
-		int omp = t->omp_varied ? -1 : t->omp_thread;
+		int omp = prof_omp_thread(t);
 		r = db_row(st, omp >= 0 ? "iiiituuuuuuuuuuuiiuuuti" : "iiiituuuuuuuuuuuiiuuut-",
 			(int64_t)i + 1, (int64_t)th->proc_index + 1,
 			(int64_t)t->hdr.thread_index, (int64_t)t->hdr.tid, th->label, th->samples,

@@ -872,8 +872,7 @@ int var_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			}
 			m.th[m.nth] = (struct vthread){ .rank = pr->rank, .pid = pr->pid,
 							.tid = (int)pr->thread[ti].hdr.tid,
-							.omp = pr->thread[ti].omp_varied ? -1
-								: pr->thread[ti].omp_thread,
+							.omp = prof_omp_thread(&pr->thread[ti]),
 							.index = (uint32_t)m.nth };
 			r = scan_thread(&m, st, &pr->thread[ti], (uint32_t)m.nth);
 			m.nth++;

@@ -1428,8 +1428,9 @@ void variance_region(void (*fn)(void *), void *data,
  * nested region's, with the count of implicit tasks begun inside the open one (a
  * serialized region nested in a serialized one reports the same task data as it: libomp
  * 14, found in review).  One region open a thread: a region nested in a timed one is
- * not timed.  `fn` 0: a region whose outlined function is unknown (counted, not timed).  `ret`, `fp`: the return address and frame of the OMPT callback (its caller is
- * the runtime's frame that runs the outlined function).
+ * not timed.  `fn` 0: a region whose outlined function is unknown (counted, not timed).
+ * `ret`, `fp`: the return address and frame of the OMPT callback (its caller is the
+ * runtime's frame that runs the outlined function).
  */
 static void var_omp_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp)
 {

@@ -186,7 +186,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 				     "entry armed again at its instance's return (%" PRIu64 " armed; "
 				     "SONDE_VARIANCE_BURST)\n",
 				db_meta_u64(db, "burst_entries"), db_meta_u64(db, "burst_armed"));
-		/* OpenMP regions (rt-variance.c, variance_region and variance_ompt_begin): a row only
+		/* OpenMP regions (rt-variance.c, variance_region and var_omp_begin): a row only
 		 * where some were */
 		if (db_meta_u64(db, "omp_regions"))
 			fprintf(out, "  OpenMP regions: %" PRIu64 " instances of outlined functions timed "
