@@ -120,8 +120,8 @@ $(B)/cli/%.o: src/%.c
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_CLI) -c $< -o $@
 
-# The code that a handler or an interposed call can run while `sonde variance` measures an
-# instance (its page faults are a metric: a fault on the runtime's code in one would count):
+# The code that a handler or an interposed call can run while `sonde variance -e
+# page-faults` measures an instance (a fault on the runtime's code in one would count):
 # the handlers' machinery, the interposers (malloc, mmap, pthread_create, longjmp...),
 # the call hooks, the decoders (variance reads call sites with decode-x86.c, the inst
 # source's accesses go through decode-lite.c's cache and decoder), variance's client, and the

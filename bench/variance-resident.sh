@@ -7,8 +7,9 @@
 # (perf's exceptions:page_fault_user tracepoint: root or perf_event_paranoid <= -1);
 # those on libsonde.so's read-only segments outside the resident ranges are listed with
 # the function that faulted, and counted before and after the last start-up trimming
-# (the constructor's second pass).  Expected after it: none.  Prints; never fails on
-# numbers.
+# (the constructor's second pass).  Expected after it: none.  The runs count page faults
+# (-e page-faults): without, nothing is kept resident (src/rt/init.c).  Prints; never
+# fails on numbers.
 #   bench/variance-resident.sh [MODE...]   (vwork modes; default mix pages pagesfork
 #       jump threads; vwork built by gcc, measured on the debug registers, where their
 #       traps fire, else or with VARIANCE_RESIDENT_BUILD=calls by sonde-cc --sonde-calls:
@@ -105,7 +106,7 @@ unwind=${VARIANCE_RESIDENT_UNWIND:-$unwind}	# 0 for a build from before 2026-11-
 for mode in "$@"; do
 	rm -rf p
 	if ! perf record -q -e exceptions:page_fault_user -o pf.data -- \
-		env VWORK_ITERS=$it "$B/sonde" variance -q ${VARIANCE_RESIDENT_OPTS:-} -o p -- \
+		env VWORK_ITERS=$it "$B/sonde" variance -q -e page-faults ${VARIANCE_RESIDENT_OPTS:-} -o p -- \
 		./vw "$mode" 0 >/dev/null 2>&1; then
 		echo "$mode: the run or perf record failed"
 		continue

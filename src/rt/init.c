@@ -579,9 +579,11 @@ static void vdso_clock_init(void)
  * start-up mapped (stdio, printf and scanf: libtrim.c) unmapped again.  Not for a tool
  * that counts page faults: its instances would count the program's own first use of them
  * again, which the runtime's start-up had taken before (t802). */
+static int counts_faults;	/* rt_tool counts page faults in this run (sonde_init) */
+
 static void start_done(void)
 {
-	long n = rt_trim_foreign_drop(!rt_tool || !(rt_tool->flags & RT_TOOL_COUNTS_FAULTS));
+	long n = rt_trim_foreign_drop(!rt_tool || !counts_faults);
 
 	/* after the drop: this fprintf maps stdio again, with SONDE_DEBUG only (t034 reads it) */
 	if (rt_cfg.debug && n >= 0)
@@ -618,11 +620,14 @@ __attribute__((constructor(101))) static void sonde_init(void)
 		start_done();
 		return;
 	}
-	/* variance's page-fault counts must not see the runtime's first touches (t802), in a
-	 * forked child either: the libraries it dlopens stay mapped whole, as fault-around
-	 * maps them, and of libsonde.so the part its handlers and interposers run
-	 * (libtrim.c; the child maps it again in atfork_child) */
-	if (rt_tool->flags & RT_TOOL_COUNTS_FAULTS)
+	/* variance's page-fault counts (-e page-faults) must not see the runtime's first
+	 * touches (t802), in a forked child either: the libraries it dlopens stay mapped
+	 * whole, as fault-around maps them, and of libsonde.so the part its handlers and
+	 * interposers run (libtrim.c; the child maps it again in atfork_child).  A run that
+	 * counts no faults is trimmed as under any tool (bench/memory.sh variance) */
+	counts_faults = (rt_tool->flags & RT_TOOL_COUNTS_FAULTS) &&
+			(!rt_tool->counts_faults || rt_tool->counts_faults());
+	if (counts_faults)
 		rt_trim_keep_resident((const void *)&rt_resident_end);
 	/* first: libsonde.so's start-up code and what it pulled in around it unmapped, the
 	 * rest resident by the granule (libtrim.c) */

@@ -31,7 +31,7 @@
  * child): not handler-safe.  libsonde.so is trimmed with the runtime off too (no SONDE_*:
  * 172 KB of it were resident in a program that merely inherited LD_PRELOAD).
  *
- * A tool that counts page faults (variance) must not see a handler's or an interposer's
+ * A tool that counts page faults (variance with -e page-faults) must not see a handler's or an interposer's
  * first touch of a runtime page inside a measured instance, in a forked child either
  * (which maps none of its parent's file pages).  It keeps libsonde.so's resident part:
  * the code those paths run is linked first (Makefile, RT_RESIDENT), so that part is one

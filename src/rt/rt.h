@@ -277,9 +277,10 @@ struct watch_trap;
 				 * Without it only libgcc_s is loaded, for the paths taken in
 				 * ordinary code (allocation sites, the inst source's callbacks),
 				 * and a path from a signal context keeps its leaf alone */
-#define RT_TOOL_COUNTS_FAULTS 0x40	/* counts the program's page faults in its
-				 * measurements: the runtime's own libraries are not trimmed
-				 * (libtrim.c), so that no handler faults on them */
+#define RT_TOOL_COUNTS_FAULTS 0x40	/* may count the program's page faults in its
+				 * measurements (when its counts_faults hook, if any, says so
+				 * for this run): the runtime's own libraries are then not
+				 * trimmed (libtrim.c), so that no handler faults on them */
 #define RT_TOOL_TICK_TIMERS 0x80	/* keeps debug-register events open in its sampling
 				 * threads, as RT_TOOL_THREAD_BREAKPOINTS, but takes the POSIX
 				 * timers only at periods of at least CLOCK_TICK_PERIOD, where
@@ -292,6 +293,11 @@ struct rt_tool {
 	 * 0, or -errno to record nothing (the program then runs unprofiled).  Not in a
 	 * handler. */
 	int (*start)(void);
+	/* With RT_TOOL_COUNTS_FAULTS: does this run count page faults (the tool's settings,
+	 * read from the environment)?  Asked once, right after the tool is picked, before
+	 * `start` (the trimming of the runtime's libraries depends on it).  NULL: always.
+	 * Not in a handler. */
+	int (*counts_faults)(void);
 	/* A thread starts (before its source starts sampling) / stops being sampled (after
 	 * its source stopped).  Not in a handler. */
 	int (*thread_start)(struct rt_thread *t);
