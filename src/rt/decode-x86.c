@@ -126,6 +126,67 @@ SIGSAFE long decode_read_code(uint64_t addr, uint8_t *buf, size_t len)
 	return (long)first;
 }
 
+SIGSAFE uint64_t decode_call_target(uint64_t ret)
+{
+	uint8_t p[5];
+	int32_t rel;
+
+	if (ret < 4096 + 5 || decode_read_code(ret - 5, p, 5) != 5 || p[0] != 0xe8)
+		return 0;
+	memcpy(&rel, p + 1, 4);
+	return ret + (uint64_t)(int64_t)rel;
+}
+
+SIGSAFE uint64_t decode_plt_target(uint64_t fn)
+{
+	uint8_t c[11];
+	int o = 0;
+
+	if (decode_read_code(fn, c, sizeof(c)) != (long)sizeof(c))
+		return 0;
+	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		o = 4;				/* endbr64 */
+	if (c[o] == 0xf2)
+		o++;				/* bnd */
+	if (c[o] != 0xff || c[o + 1] != 0x25)
+		return 0;
+	int32_t disp;
+	memcpy(&disp, c + o + 2, 4);
+	uint64_t got = fn + (uint64_t)o + 6 + (uint64_t)(int64_t)disp, target = 0;
+	uint8_t b[5];
+	if (decode_read_code(got, (uint8_t *)&target, 8) != 8 || target < 4096 ||
+	    decode_read_code(target, b, sizeof(b)) != (long)sizeof(b))
+		return 0;
+	if (b[0] == 0x68 || (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa &&
+			     b[4] == 0x68))
+		return 0;			/* not bound yet */
+	return target;
+}
+
+SIGSAFE uint64_t decode_next_call(uint64_t at, int max)
+{
+	uint8_t code[16 * 15];
+	long n = decode_read_code(at, code, sizeof(code));
+	struct decode_regs r;
+	struct decode_insn in;
+	long o = 0;
+
+	memset(&r, 0, sizeof(r));
+	for (int k = 0; k < max && n - o >= 5; k++) {
+		int32_t rel;
+		if (code[o] == 0xe8) {
+			memcpy(&rel, code + o + 1, 4);
+			return at + (uint64_t)o + 5 + (uint64_t)(int64_t)rel;
+		}
+		r.rip = at + (uint64_t)o;
+		int len = decode_access_lite(code + o, (size_t)(n - o), &r, &in);
+		if (len <= 0 || in.branch)
+			return 0;
+		o += len;
+	}
+	return 0;
+}
+
 /* ---- registers ---- */
 
 SIGSAFE static int gpr_index(ZydisRegister reg)

@@ -304,4 +304,21 @@ long decode_read_data(uint64_t addr, uint8_t *buf, size_t len);
  */
 long decode_read_code(uint64_t addr, uint8_t *buf, size_t len);
 
+/* The callee of the direct call (E8 rel32) that returns to `ret`, 0 if the instruction
+ * before `ret` is no such call.  Handler-safe (code reads). */
+uint64_t decode_call_target(uint64_t ret);
+
+/*
+ * A PLT stub's target: `jmp *GOT(%rip)` (after endbr64, with or without bnd), the GOT
+ * word read; 0 if fn is no such stub, or the word still leads to the lazy binder (a
+ * `push imm32` next).  A direct call into the PLT (qsort from the program) is then the
+ * library's function, not "_init" or whatever symbol precedes the stub.  Handler-safe.
+ */
+uint64_t decode_plt_target(uint64_t fn);
+
+/* The callee of the first direct call (E8 rel32) among the `max` instructions from `at`
+ * on, straight-line: 0 when a branch, an instruction decode_access_lite does not cover or
+ * unreadable code comes first.  Handler-safe. */
+uint64_t decode_next_call(uint64_t at, int max);
+
 #endif /* SONDE_RT_DECODE_X86_H */

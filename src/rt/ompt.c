@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "sonde/openmp.h"
+#include "rt/decode-x86.h"
 #include "rt/rt.h"
 #include "rt/thread.h"
 
@@ -157,18 +158,52 @@ static ompt_get_task_info_fn ompt_task_info;
  * the region's parallel-begin callback takes it */
 static RT_TLS uint64_t kmp_microtask;
 
-/* A region begins on its master: its outlined function, noted by our __kmpc_fork_call,
- * goes into the region's OMPT data, which the team's threads get.  0 for a region that
- * did not come through __kmpc_fork_call (a serialized one the compiler runs itself, a
- * `teams`): not timed. */
+/*
+ * A region the compiler serialized itself (`parallel if(c)` with c false, by clang up to
+ * 16 at least): the program calls __kmpc_serialized_parallel, then the outlined function
+ * directly, then __kmpc_end_serialized_parallel; the first one's callback comes with `ra`,
+ * its return address.  The outlined function: the first direct call after it, taken when
+ * the call that returns to `ra` is one of __kmpc_serialized_parallel (by its symbol,
+ * direct or through its PLT stub: clang calls the runtime's entries so with -fno-plt
+ * too), so that no other region kind's `ra`
+ * is read so (libomp's GOMP entries give their caller's return address too).  0 when not
+ * found.
+ */
+static uint64_t serialized_fn(uint64_t ra)
+{
+	static uint64_t known;	/* the __kmpc_serialized_parallel last seen */
+	uint64_t callee = decode_call_target(ra), via;
+	Dl_info di;
+
+	if (!callee)
+		return 0;
+	if ((via = decode_plt_target(callee)))
+		callee = via;
+	if (callee != __atomic_load_n(&known, __ATOMIC_RELAXED)) {
+		if (!dladdr((void *)(uintptr_t)callee, &di) || !di.dli_sname ||
+		    strcmp(di.dli_sname, "__kmpc_serialized_parallel") ||
+		    (uint64_t)(uintptr_t)di.dli_saddr != callee)
+			return 0;
+		__atomic_store_n(&known, callee, __ATOMIC_RELAXED);
+	}
+	/* the arguments' set-up only between the two calls: a few moves and leas */
+	return decode_next_call(ra, 16);
+}
+
+/* A region begins on its master: its outlined function, noted by our __kmpc_fork_call
+ * (or after a serialized region's call: serialized_fn), goes into the region's OMPT
+ * data, which the team's threads get.  0 for a region of another kind (a `teams`): not
+ * timed. */
 static void on_parallel_begin(ompt_data *task, const ompt_frame *frame, ompt_data *parallel,
 			      unsigned requested, int flags, const void *ra)
 {
 	uint64_t fn = kmp_microtask;
 	const struct rt_tool *tool = rt_tool;
 
-	(void)task, (void)frame, (void)requested, (void)flags, (void)ra;
+	(void)task, (void)frame, (void)requested, (void)flags;
 	kmp_microtask = 0;
+	if (!fn && ra)
+		fn = serialized_fn((uint64_t)(uintptr_t)ra);
 	if (parallel)
 		parallel->value = fn;
 	if (fn && tool && tool->omp_region_fn)

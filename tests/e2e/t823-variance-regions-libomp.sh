@@ -29,6 +29,7 @@
 #   starts the runtime and its tool, is timed too.  And vnest linked with a library whose
 #   constructor calls OpenMP (tests/workloads/variance/vctor.c, before libsonde.so's
 #   constructor has read the settings): its regions timed all the same.
+# - vnest's outer region serialized by the compiler (`if` false): timed (below).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t80-variance-lib.bash"
 
@@ -114,6 +115,22 @@ for nt in 2 1; do
 	check "t823-nest-$nt-one-region-row-$(echo $rows | wc -w)" [ "$(echo $rows | wc -w)" -eq 1 ]
 	vr_truth_bars "t823-nest-$nt" nest$nt outer "${rows:-none}" $nt
 done
+# the outer region serialized by the compiler itself (its if clause false): clang calls
+# __kmpc_serialized_parallel, then the outlined function directly (src/rt/ompt.c,
+# serialized_fn); no __kmpc_fork_call.  In 1 thread its row is the only one; in 2 the
+# region nested in it gets a team of 2 (the first active level), whose worker's share
+# is a row of its own, and the outer row keeps its every instance, in the master alone.
+# The build of 236250c timed none (0 of 200 instances).
+for nt in 1 2; do
+	SONDE_VARIANCE_REGIONS=1000000 OMP_NUM_THREADS=$nt OMP_WAIT_POLICY=passive \
+		"$SONDE" variance -q -o ser$nt -p 20000000 -- ./vnest 200 200000 serial >ser$nt.out 2>ser$nt.err
+	check "t823-serial-$nt-run" [ $? -eq 0 -a -n "$(vr_truth ser$nt.out outer cv)" ]
+done
+rows=$(awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /omp_outlined/ { print $1 }' ser1/variance/functions.csv | sort -u)
+check "t823-serial-1-one-region-row-$(echo $rows | wc -w)" [ "$(echo $rows | wc -w)" -eq 1 ]
+vr_truth_bars t823-serial-1 ser1 outer "${rows:-none}" 1
+vr_truth_bars t823-serial-2 ser2 outer "${rows:-none}" 1
+
 SONDE_VARIANCE_REGIONS=1000000 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
 	"$SONDE" variance -q -o ctor -p 20000000 -- ./vnest-ctor 50 20000 >ctor.out 2>ctor.err
 check t823-ctor-run [ $? -eq 0 ]

@@ -401,50 +401,6 @@ static SIGSAFE int drop_below(struct var_thread *vt, uint64_t sp)
 	return n;
 }
 
-/* The callee of the call instruction that returns to `ret`, 0 if not a direct call. */
-static SIGSAFE uint64_t call_target(uint64_t ret)
-{
-	uint8_t p[5];
-	int32_t rel;
-
-	if (ret < 4096 + 5 || decode_read_code(ret - 5, p, 5) != 5 || p[0] != 0xe8)
-		return 0;
-	memcpy(&rel, p + 1, 4);
-	return ret + (uint64_t)(int64_t)rel;
-}
-
-/*
- * A PLT stub's target: `jmp *GOT(%rip)` (after endbr64, with or without bnd), the GOT
- * word read; 0 if fn is no such stub, or the word still leads to the lazy binder (a
- * `push imm32` next).  A direct call into the PLT (qsort from the program) is then the
- * library's function, not "_init" or whatever symbol precedes the stub.
- */
-static SIGSAFE uint64_t plt_target(uint64_t fn)
-{
-	uint8_t c[11];
-	int o = 0;
-
-	if (decode_read_code(fn, c, sizeof(c)) != (long)sizeof(c))
-		return 0;
-	if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
-		o = 4;				/* endbr64 */
-	if (c[o] == 0xf2)
-		o++;				/* bnd */
-	if (c[o] != 0xff || c[o + 1] != 0x25)
-		return 0;
-	int32_t disp;
-	memcpy(&disp, c + o + 2, 4);
-	uint64_t got = fn + (uint64_t)o + 6 + (uint64_t)(int64_t)disp, target = 0;
-	uint8_t b[5];
-	if (decode_read_code(got, (uint8_t *)&target, 8) != 8 || target < 4096 ||
-	    decode_read_code(target, b, sizeof(b)) != (long)sizeof(b))
-		return 0;
-	if (b[0] == 0x68 || (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa &&
-			     b[4] == 0x68))
-		return 0;			/* not bound yet */
-	return target;
-}
-
 static SIGSAFE int readable_code(struct rt_thread *t, uint64_t ret)
 {
 	/* Return addresses inside the stack or the runtime are not program code. */
@@ -500,7 +456,7 @@ static SIGSAFE uint64_t leaf_ret(struct rt_thread *t, uint64_t leaf, uint64_t sp
 		return 0;
 	if (fp >= sp && fp + 16 <= hi && !(fp & 7) && ((const uint64_t *)(uintptr_t)fp)[1] == v)
 		return 0;		/* the chain has it */
-	uint64_t fn = rt_fn_start(leaf), callee = call_target(v);
+	uint64_t fn = rt_fn_start(leaf), callee = decode_call_target(v);
 	if (fn && callee == fn)
 		return v;
 	return !callee && fn && indirect_call_before(v) ? v : 0;
@@ -540,7 +496,7 @@ static SIGSAFE uint32_t fp_context(struct rt_thread *t, uint64_t leaf, uint64_t 
 /* Does `v` look like a return address: code of the program that follows a call? */
 static SIGSAFE int ret_like(struct rt_thread *t, uint64_t v)
 {
-	return readable_code(t, v) && (call_target(v) || indirect_call_before(v));
+	return readable_code(t, v) && (decode_call_target(v) || indirect_call_before(v));
 }
 
 /*
@@ -795,11 +751,11 @@ static SIGSAFE int region_fn_slot(uint64_t fn, int add)
  * inner[i] (the executable's symbol table), *by_pc set when that was the sample's PC. */
 static SIGSAFE uint64_t cand_fn(struct rt_thread *t, uint64_t cand, uint64_t inner, int *by_pc)
 {
-	uint64_t fn = call_target(cand);
+	uint64_t fn = decode_call_target(cand);
 
 	*by_pc = 0;
 	if (fn && rt_fn_start(fn) != fn) {	/* not a function of ours: a PLT stub? */
-		uint64_t via = plt_target(fn);	/* (a code read: a system call) */
+		uint64_t via = decode_plt_target(fn);	/* (a code read: a system call) */
 		fn = via ? via : fn;
 	}
 	if (!fn && inner) {

@@ -3,13 +3,17 @@
  * vnest.c - OpenMP regions nested in a region, for sonde variance's regions timed
  * through OMPT (LLVM's libomp; t823).
  *
- *   vnest ROUNDS [UNIT]   ROUNDS times, a parallel region (as many threads as
+ *   vnest ROUNDS [UNIT [serial]]
+ *                         ROUNDS times, a parallel region (as many threads as
  *                         OMP_NUM_THREADS says: no num_threads clause, so the program's
  *                         first call into libomp is the region's __kmpc_fork_call) in
  *                         which each thread loops 1 + round % 3 units, then runs a region
  *                         nested in it (serialized: one active level), itself holding
  *                         another, one unit each, then loops 1 unit more; UNIT iterations
- *                         a unit (20000)
+ *                         a unit (20000); with `serial`, the outer region's if clause
+ *                         is false: the compiler's own serialized path (clang:
+ *                         __kmpc_serialized_parallel, then a direct call of the outlined
+ *                         function), one thread
  *
  * Each thread times its share of the outer region by its CPU clock, around all of that
  * work, and at exit the program prints the truth over every instance of all threads:
@@ -45,10 +49,11 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 400;
 	long unit = argc > 2 ? atol(argv[2]) : 20000;
+	int par = !(argc > 3 && argv[3][0] == 's');	/* known at run time only */
 	double n = 0, s = 0, q = 0;
 
 	for (int r = 0; r < rounds; r++) {
-#pragma omp parallel reduction(+ : n, s, q)
+#pragma omp parallel reduction(+ : n, s, q) if (par)
 		{
 			double c0 = cpu_ns();
 			spin((1 + r % 3) * unit);
