@@ -6,7 +6,12 @@
 # (`--source inst --period 4001`), in turn; prints S (1 - half the L1 distance of the
 # reuse-distance histograms' bin fractions) for every pair of exact runs, of sampled runs,
 # and each sampled run against each exact one, min / median / max.  Shapes: inc (20 x 5
-# repetitions) or REUSE_MODES_SHAPE=dec (200,60,15,4,2).  Never fails on numbers.
+# repetitions) or REUSE_MODES_SHAPE=dec (200,60,15,4,2); REUSE_MODES_INV (default 1000).
+# REUSE_MODES_BEFORE=DIR: each sampled recording is analysed again by that build's
+# `sonde report` (its derived files removed first), and S against the same exact runs is
+# printed for both analyses: a change of the model measured on the same recordings, free
+# of the runs' overlap (a recording whose invalidations carry no time is analysed alike
+# by both).  Never fails on numbers.
 #   bench/reuse-modes.sh
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,13 +28,23 @@ case ${REUSE_MODES_SHAPE:-inc} in
 dec) reps=200,60,15,4,2 ;;
 *) reps=20,20,20,20,20 ;;
 esac
-args="ribench -t 2 -o 8 -r $reps -x 500,1500,3500,7500,15500 -i 1000"
+args="ribench -t 2 -o 8 -r $reps -x 500,1500,3500,7500,15500 -i ${REUSE_MODES_INV:-1000}"
+before=
+if [ -n "${REUSE_MODES_BEFORE:-}" ]; then
+	before=$(cd "$REUSE_MODES_BEFORE" 2>/dev/null && pwd)
+	[ -x "$before/sonde" ] || { echo "bench: reuse-modes: REUSE_MODES_BEFORE=$REUSE_MODES_BEFORE: no sonde build there" >&2; exit 2; }
+fi
 echo "bench: reuse-modes: RIBench ${REUSE_MODES_SHAPE:-inc} with invalidations ($args), $RUNS runs a mode, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in $(seq "$RUNS"); do
 	"$SONDE" reuse -q --exact -o ex$k -- ./rb $args >/dev/null 2>&1
 	"$SONDE" reuse -q --source inst --period 4001 -o sa$k -- ./rb $args >/dev/null 2>&1
 	reuse_rows ex$k/reuse/histogram.csv reuse >ex$k.csv
 	reuse_rows sa$k/reuse/histogram.csv reuse >sa$k.csv
+	if [ -n "$before" ]; then
+		rm -rf sb$k && cp -r sa$k sb$k && rm -f sb$k/profile.db sb$k/reuse/*.csv
+		"$before/sonde" report sb$k >/dev/null 2>&1
+		reuse_rows sb$k/reuse/histogram.csv reuse >sb$k.csv
+	fi
 done
 # S over a list of file pairs "a:b ..."; min / median / max
 s_of() {
@@ -52,6 +67,14 @@ echo "    exact against exact:     $(s_of $ee)"
 echo "    sampled against sampled: $(s_of $ss)"
 # shellcheck disable=SC2086
 echo "    sampled against exact:   $(s_of $se)"
+if [ -n "$before" ]; then
+	# shellcheck disable=SC2086
+	echo "    the same sampled runs by $before's model, against exact: $(s_of $(echo $se | sed 's/sa\([0-9]*\)\.csv:/sb\1.csv:/g'))"
+	echo "    each sampled run against the exact run made before it, this model / $before's:"
+	for k in $(seq "$RUNS"); do
+		echo "      run $k: $(reuse_s sa$k.csv ex$k.csv) / $(reuse_s sb$k.csv ex$k.csv)"
+	done
+fi
 echo "  bin fractions of the first run of each mode (lo-hi: exact / sampled):"
 join -t, -a1 -a2 -e 0 -o 0,1.2,2.2 \
 	<(awk -F, '{ print $1 "-" $2 "," $3 }' ex1.csv | sort) \

@@ -117,6 +117,9 @@ struct rt_thread {
 	int32_t omp_thread1;
 	int omp_varied;
 	uint32_t omp_looks;
+	/* source-inst.c: the thread's countdown (in its TLS) while it samples, else NULL:
+	 * another thread's read of its access count to the access (rt_inst_accesses) */
+	const uint64_t *inst_left;
 };
 
 /* The calling thread's state, NULL if the thread is not profiled.  Handler-safe. */
@@ -196,8 +199,9 @@ struct rt_source {
 extern const struct rt_source rt_source_clock, rt_source_hw, rt_source_inst;
 
 /* source-inst.c: the thread's loads and stores so far, exact with the inst source (the
- * access being delivered or trapped included) when t is the calling thread; else the
- * count of the last window.  Handler-safe. */
+ * access being delivered or trapped included) when t is the calling thread; another
+ * thread's to its last access while it samples (a window off at the rare moment its
+ * window turns), else the count of its last window.  Handler-safe. */
 uint64_t rt_inst_accesses(struct rt_thread *t);
 
 /*

@@ -376,9 +376,18 @@ SIGSAFE void rt_inst_every_barrier(void)
  * process's end finished; only comm turns jitter on, and no report reads comm's). */
 SIGSAFE uint64_t rt_inst_accesses(struct rt_thread *t)
 {
-	if (t != rt_self() || !inst_active)
-		return t->stats.accesses;
-	return t->stats.accesses + inst_period - inst_countdown;
+	if (t == rt_self())
+		return inst_active ? t->stats.accesses + inst_period - inst_countdown :
+				     t->stats.accesses;
+	/* another thread's, from its countdown, which it moves at every access: to the
+	 * access, but at the moment its window turns (inst_sample moves the countdown, then
+	 * the count: a few instructions in a window of `period` accesses), when the two
+	 * reads can straddle the turn and be a window off */
+	const uint64_t *cd = __atomic_load_n(&t->inst_left, __ATOMIC_ACQUIRE);
+	uint64_t a = __atomic_load_n(&t->stats.accesses, __ATOMIC_RELAXED);
+	if (!cd)
+		return a;
+	return a + inst_period - __atomic_load_n(cd, __ATOMIC_RELAXED);
 }
 
 /* A slot of the thread is armed: does this access hit it?  The accessing instruction is
@@ -699,6 +708,7 @@ static int inst_thread_start(struct rt_thread *t)
 	 * first window is shorter than the period) */
 	t->stats.accesses -= inst_period - inst_countdown;
 	inst_active = 1;
+	__atomic_store_n(&t->inst_left, &inst_countdown, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -730,6 +740,8 @@ static void inst_thread_stop(struct rt_thread *t)
 	if (!inst_active)
 		return;
 	inst_active = 0;
+	/* before the count moves: another thread reads the count alone from now on */
+	__atomic_store_n(&t->inst_left, NULL, __ATOMIC_RELEASE);
 	uint64_t left = __atomic_exchange_n(&inst_countdown, 0, __ATOMIC_RELAXED);
 
 	t->stats.accesses += inst_period - left;
@@ -747,6 +759,7 @@ static void inst_after_fork_child(struct rt_thread *t)
 	decode_after_fork();	/* the child's code reads name the child */
 	inst_active = 0;
 	inst_countdown = 0;
+	t->inst_left = NULL;
 }
 
 const struct rt_source rt_source_inst = {

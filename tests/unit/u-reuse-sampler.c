@@ -51,9 +51,14 @@ TEST(reuse_gwp_trap_rules)
 	CHECK(!s.invalidation && s.trd == 49 && s.owner == 3 && s.use_ip == 0xaa && s.dt == 45);
 	/* one outcome per use: the slot is free, a second trap is stale */
 	CHECK(reuse_gwp_trap(&g, a, g.s[a].gen, 3, 151, 51, &s) == 0);
-	/* another thread's trap is an invalidation */
-	CHECK(reuse_gwp_trap(&g, b, g.s[b].gen, 4, 7, 60, &s) == 1);
-	CHECK(s.invalidation && s.owner == 3);
+	/* another thread's trap is an invalidation, timed by the owner's count at the
+	 * store (170: 49 of the owner's accesses since the use at 120) */
+	CHECK(reuse_gwp_trap(&g, b, g.s[b].gen, 4, 170, 60, &s) == 1);
+	CHECK(s.invalidation && s.owner == 3 && s.trd == 49 && s.p0 == 120);
+	/* the owner's count unknown (it ended): an invalidation with no time */
+	int d = reuse_gwp_sample(&g, 3, 0x4000, 200, 70, 0xcc, 7);
+	CHECK(reuse_gwp_trap(&g, d, g.s[d].gen, 4, UINT64_MAX, 80, &s) == 1);
+	CHECK(s.invalidation && s.trd == UINT64_MAX);
 	/* unknown counts (clock source): no time distance */
 	int c = reuse_gwp_sample(&g, 1, 0x3000, UINT64_MAX, 10, 0, 7);
 	CHECK(reuse_gwp_trap(&g, c, g.s[c].gen, 1, UINT64_MAX, 20, &s) == 1);
@@ -72,9 +77,9 @@ TEST(reuse_gwp_trap_group_rules)
 	/* thread 4, same socket, at socket access 1300: a reuse, 299 accesses between */
 	CHECK(reuse_gwp_trap_group(&g, a, g.s[a].gen, 1, 1300, 40, &s) == 1);
 	CHECK(!s.invalidation && s.trd == 299 && s.owner == 3 && s.dt == 35);
-	/* thread 5, another socket: an invalidation, even with a count */
+	/* thread 5, another socket: an invalidation, timed by the owner socket's count */
 	CHECK(reuse_gwp_trap_group(&g, b, g.s[b].gen, 0, 1400, 50, &s) == 1);
-	CHECK(s.invalidation && s.trd == UINT64_MAX);
+	CHECK(s.invalidation && s.trd == 399);
 }
 
 TEST(reuse_gwp_stale_generation)

@@ -126,6 +126,31 @@ TEST(reuse_share_and_accuracy)
 	CHECK(near(reuse_accuracy(a, b, 3), 0.5, 1e-12));	/* half the mass moved */
 }
 
+TEST(reuse_window_rd_invalidated_neighbours)
+{
+	/* A RIBench phase of one thread: every repetition uses X1 = 30 private elements and
+	 * INV = 10 shared ones (40 accesses, one each), and reuses each at the next
+	 * repetition (TRD 39).  Another thread's stores take 5 of the 10 shared ones out of
+	 * this thread's stack within each repetition.  Between a use and its reuse there are
+	 * then 34 distinct elements in the stack (X1 + INV/2 - 1), as --exact counts them.  The model (model.c) passes the
+	 * invalidated uses as neighbours with their store's time (TRD = accesses from the use
+	 * to the store): inside the window, not beyond it.  Left out, as before 2026-11-27,
+	 * the window counted only the uses that were reused: 39 (X1 + INV - 1). */
+	struct reuse_obs o[400], r[400];
+	size_t n = 0, nr = 0;
+	for (uint64_t rep = 0; rep < 10; rep++)
+		for (uint64_t k = 0; k < 40; k++) {
+			uint64_t p0 = rep * 40 + k;
+			/* shared elements 30..34 invalidated 2 accesses after their use */
+			int inv = k >= 30 && k < 35;
+			o[n++] = (struct reuse_obs){ p0, inv ? 2 : 39, 1 };
+			if (!inv)
+				r[nr++] = (struct reuse_obs){ p0, 39, 1 };
+		}
+	CHECK(near(reuse_window_rd(o, n, 0, 8), 34, 1e-9));
+	CHECK(near(reuse_window_rd(r, nr, 0, 8), 39, 1e-9));
+}
+
 int main(void)
 {
 	RUN(reuse_shen_mean_cyclic);
@@ -135,5 +160,6 @@ int main(void)
 	RUN(reuse_local_mean_phases);
 	RUN(reuse_window_estimate);
 	RUN(reuse_share_and_accuracy);
+	RUN(reuse_window_rd_invalidated_neighbours);
 	return CHECK_DONE();
 }

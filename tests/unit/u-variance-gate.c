@@ -50,8 +50,8 @@ TEST(return_addresses)
 	uint64_t d = callee(), ind = via_ptr();
 
 	setup();
-	CHECK(call_target(d) == (uint64_t)(uintptr_t)here_ret);
-	CHECK(!call_target(ind) && indirect_call_before(ind));
+	CHECK(decode_call_target(d) == (uint64_t)(uintptr_t)here_ret);
+	CHECK(!decode_call_target(ind) && indirect_call_before(ind));
 	CHECK(ret_like(&th, d) && ret_like(&th, ind));
 	CHECK(!ret_like(&th, (uint64_t)(uintptr_t)(not_code + 32)));
 	CHECK(!ret_like(&th, A(20)));	/* a stack address is never code */

@@ -34,7 +34,9 @@ struct reuse_rec_seen {
 	uint32_t owner, thread;		/* thread indexes: the use's, the trap's */
 	uint32_t flags;			/* REUSE_F_* */
 	uint32_t pad;
-	uint64_t trd;			/* the owner's accesses between use and reuse */
+	uint64_t trd;			/* the owner's accesses between use and reuse; for an
+					 * invalidation (since 2026-11-27), between the use and
+					 * the remote store */
 	uint64_t dt;			/* ns between them */
 	uint64_t use_ip, reuse_ip;	/* reuse_ip: the trapping access (hw: the next instruction) */
 	uint64_t addr;

@@ -51,6 +51,8 @@ struct model {
 	struct reuse_rec_stats st;	/* summed (pages: the largest) */
 	double time[REUSE_BINS], dist[REUSE_BINS], ns[REUSE_BINS];
 	double inv, cold, reuses;	/* estimated accesses */
+	double inv_timed;		/* of inv: those whose owner's count was read at the
+					 * store (their use leaves the stack there) */
 	uint64_t seen, seen_inv, seen_trd;
 	double accesses, footprint;	/* elements */
 	double per;			/* accesses per unit of outcome weight (sampled) */
@@ -209,7 +211,11 @@ static int tw_cmp(const void *x, const void *y)
 /*
  * Reuse distances of the observed reuses: the window estimate (reuse_window_rd) where the
  * window holds enough observed uses of its thread, else the Shen mean over the whole
- * program's time distances (reuse_points_mean).  0 or -ENOMEM.
+ * program's time distances (reuse_points_mean).  An invalidated use whose owner's count
+ * was read at the store is one of those uses too, its next event at that count: it takes
+ * a place in the owner's stack up to there, not to the end (as --exact counts it; a
+ * reuse window's uses invalidated inside it are not beyond it).  Only the reuses get a
+ * distance.  0 or -ENOMEM.
  */
 static int convert_points(struct model *m)
 {
@@ -230,7 +236,7 @@ static int convert_points(struct model *m)
 	qsort(m->sv, m->nsv, sizeof(*m->sv), obs_cmp);
 	for (size_t i = 0; i < m->nsv; i++) {
 		const struct reuse_rec_seen *s = &m->sv[i];
-		if ((s->flags & REUSE_F_INVALIDATION) || !(s->flags & REUSE_F_TRD))
+		if (!(s->flags & REUSE_F_TRD))
 			continue;
 		owner[n] = s->owner;
 		idx[n] = i;
@@ -243,15 +249,20 @@ static int convert_points(struct model *m)
 		t[i] = tw[i].t;
 		w[i] = tw[i].w;
 	}
-	if (reuse_points_init(&pts, t, w, n, m->inv + m->cold))
+	/* never reused nor taken out: the cold accesses, and the invalidated uses whose
+	 * store's time is not known (recordings before 2026-11-27, an owner that ended) */
+	double never = m->inv - m->inv_timed + m->cold;
+	if (reuse_points_init(&pts, t, w, n, never))
 		goto out;
 	memset(m->dist, 0, sizeof(m->dist));
 	double all = m->reuses + m->inv + m->cold;
-	double never_share = all > 0 ? (m->inv + m->cold) / all : 0;
+	double never_share = all > 0 ? never / all : 0;
 	for (size_t g = 0, e; g < n; g = e) {
 		for (e = g; e < n && owner[e] == owner[g]; e++)
 			;
 		for (size_t i = g; i < e; i++) {
+			if (m->sv[idx[i]].flags & REUSE_F_INVALIDATION)
+				continue;	/* a neighbour, no distance of its own */
 			double rd = reuse_window_rd(o + g, e - g, i - g, WINDOW_MIN_OBS);
 			if (rd < 0 && e - g >= LOCAL_MIN)
 				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share);
@@ -276,7 +287,7 @@ out:
 /* Sampled mode: outcomes scaled to the accesses, Shen for the distances. */
 static void model_sampled(struct model *m)
 {
-	double obs_time[REUSE_BINS] = { 0 }, wall = 0, winv = 0;
+	double obs_time[REUSE_BINS] = { 0 }, wall = 0, winv = 0, winv_timed = 0;
 	for (size_t i = 0; i < m->nsv; i++) {
 		const struct reuse_rec_seen *s = &m->sv[i];
 		double w = outcome_weight(s);
@@ -285,6 +296,7 @@ static void model_sampled(struct model *m)
 		if (s->flags & REUSE_F_INVALIDATION) {
 			m->seen_inv++;
 			winv += w;
+			winv_timed += s->flags & REUSE_F_TRD ? w : 0;
 		} else if (s->flags & REUSE_F_TRD) {
 			m->seen_trd++;
 			obs_time[reuse_bin(s->trd)] += w;
@@ -302,6 +314,7 @@ static void model_sampled(struct model *m)
 	m->cold = m->counts ? m->footprint : 0;
 	double rest = m->accesses - m->cold, per = wall > 0 ? rest / wall : 0;
 	m->inv = winv * per;
+	m->inv_timed = winv_timed * per;
 	for (int b = 0; b < REUSE_BINS; b++) {
 		m->time[b] = obs_time[b] * per;
 		m->ns[b] *= per;

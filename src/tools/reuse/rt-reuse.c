@@ -315,6 +315,18 @@ static SIGSAFE uint64_t count_now(struct rt_thread *t)
 	return rt_source == &rt_source_inst ? rt_inst_accesses(t) : UINT64_MAX;
 }
 
+/* The access count of the listed thread of index `owner` (lock held), UINT64_MAX if it
+ * is not listed (ended) or the source has no counts. */
+static SIGSAFE uint64_t owner_count(uint32_t owner)
+{
+	if (rt_source != &rt_source_inst)
+		return UINT64_MAX;
+	for (int k = 0; k < nlist; k++)
+		if (list[k]->t->index == owner)
+			return rt_inst_accesses(list[k]->t);
+	return UINT64_MAX;
+}
+
 /* ---- sampled mode ---- */
 
 static SIGSAFE void *cookie(int slot, uint32_t gen)
@@ -443,13 +455,16 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 	int r;
 	if (shared_mode) {
 		rt->socket = socket_now();
-		/* a trap of the owner's socket (RW armed there) reuses, timed by the socket's
-		 * accesses; another socket's (W) invalidates */
+		/* a trap of the owner's socket (RW armed there) reuses, another socket's (W)
+		 * invalidates; either timed by the owner socket's accesses */
 		int same = rt->socket == slot_socket[slot];
-		r = reuse_gwp_trap_group(&gwp, slot, gen, same,
-					 same ? socket_count(rt->socket) : p, now, &seen);
+		r = reuse_gwp_trap_group(&gwp, slot, gen, same, socket_count(slot_socket[slot]),
+					 now, &seen);
 	} else {
-		r = reuse_gwp_trap(&gwp, slot, gen, t->index, p, now, &seen);
+		/* another thread's store invalidates: timed by the owner's accesses (the
+		 * model takes the use out of the owner's stack there) */
+		r = reuse_gwp_trap(&gwp, slot, gen, t->index,
+				   s->owner == t->index ? p : owner_count(s->owner), now, &seen);
 	}
 	if (r)
 		disarm_everywhere(slot);

@@ -65,7 +65,9 @@ SIGSAFE int reuse_gwp_trap_group(struct reuse_gwp *g, int slot, uint32_t gen, in
 	out->invalidation = !same_group;
 	out->owner = s->owner;
 	out->trd = UINT64_MAX;
-	if (!out->invalidation && p != UINT64_MAX && s->p0 != UINT64_MAX && p > s->p0)
+	/* an invalidation's: the owner's accesses from the use to the remote store (p is
+	 * then the owner's count) */
+	if (p != UINT64_MAX && s->p0 != UINT64_MAX && p > s->p0)
 		out->trd = p - s->p0 - 1;
 	out->dt = t > s->t0 ? t - s->t0 : 0;
 	out->use_ip = s->ip;

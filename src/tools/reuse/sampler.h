@@ -51,7 +51,8 @@ struct reuse_seen {
 	int invalidation;	/* 1: a remote store; else a reuse by the owner (or, shared
 				 * mode, by a thread of its socket) */
 	uint32_t owner;
-	uint64_t trd;		/* the owner's accesses between (reuse; UINT64_MAX if unknown) */
+	uint64_t trd;		/* the owner's accesses between use and reuse, or use and
+				 * invalidating store (UINT64_MAX if unknown) */
 	uint64_t dt;		/* ns between use and trap */
 	uint64_t use_ip, addr;
 	/* The slot's offers when the use took it (n0) and when it trapped (n1): the use
@@ -72,12 +73,12 @@ void reuse_gwp_init(struct reuse_gwp *g, int nslots);
 int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_t p0,
 		     uint64_t t0, uint64_t ip, uint64_t rnd);
 
-/* A trap of arming (slot, gen) in thread `thread` whose access count is p (UINT64_MAX if
- * unknown) at time t.  1 and *out when it is an outcome (the slot is freed: disarm it in
+/* A trap of arming (slot, gen) in thread `thread` at time t; p is the owner's access
+ * count (UINT64_MAX if unknown): the trapping thread's when it is the owner.  1 and *out when it is an outcome (the slot is freed: disarm it in
  * every thread), 0 when stale (already resolved or re-armed since). */
 /* The same, where the trapping thread is of the owner's group or not (shared-cache mode:
  * a thread of the owner's socket reuses, another socket's store invalidates), and p is
- * the group's access count (that of every thread of the socket). */
+ * the owner group's access count (that of every thread of the socket). */
 int reuse_gwp_trap_group(struct reuse_gwp *g, int slot, uint32_t gen, int same_group,
 			 uint64_t p, uint64_t t, struct reuse_seen *out);
 int reuse_gwp_trap(struct reuse_gwp *g, int slot, uint32_t gen, uint32_t thread, uint64_t p,
