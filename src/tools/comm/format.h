@@ -36,7 +36,9 @@ struct comm_rec_event {
 	uint32_t scale;
 	uint64_t weight;		/* samples the observing access stands for */
 	uint64_t addr;			/* the observer's access */
-	uint64_t ip;			/* the observer's instruction (0 for a trap: unknown) */
+	uint64_t ip;			/* the observer's instruction; a hardware trap's: the
+					 * one after the access (0 for a trap in recordings
+					 * before 2026-11-27) */
 	uint64_t src_addr;		/* the publisher's access */
 	uint64_t src_ip;		/* the publisher's instruction */
 	uint64_t time;

@@ -361,8 +361,11 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 	if (ct->wp_k && comm_on_trap(&ct->o, addr, len, board.line, &p, &is_true, &scale)) {
 		ct->traps++;
 		ct->traps_early += early;
+		/* the observer's code: a soft trap's access, a hardware one's next instruction
+		 * (the debug exception comes after the access); before 2026-11-27 none, and a
+		 * thread seen only by its traps had no code in pairs.csv */
 		record_event(t, &p, is_true, COMM_F_TRAP, scale,
-			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, addr, 0,
+			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, addr, w->ip,
 			     sched_getcpu());
 	} else {
 		ct->traps_ignored++;
