@@ -1106,12 +1106,18 @@ uint64_t analysis_total(const struct analysis *an, size_t ev)
 }
 
 /* name is the function's: exactly, or without its C++ parameters, or mangled. */
+/* fn, a symbol as the report shows it, is the function `name`: the same, its C++
+ * demangling, `name(...)`, or a Fortran procedure's symbol as gfortran makes it (`name_`,
+ * a module's `__mod_MOD_name`), which the other tools name as the source does (`sonde
+ * mem`'s `vranlc` is NPB's `vranlc_`). */
 static int name_matches(const char *fn, const char *name, const char *demangled)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(name), f = strlen(fn);
 	if (!strcmp(fn, name) || (demangled && !strcmp(fn, demangled)))
 		return 1;
-	return !strncmp(fn, name, n) && fn[n] == '(';
+	if (!strncmp(fn, name, n) && (fn[n] == '(' || (fn[n] == '_' && !fn[n + 1])))
+		return 1;
+	return f > n + 5 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 5, "_MOD_", 5);
 }
 
 int analysis_find_function(const struct analysis *an, const char *name)

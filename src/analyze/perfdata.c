@@ -634,7 +634,10 @@ struct perfdata *perfdata_open(const char *path, int *err, char *errbuf, size_t 
 		close(fd);
 	if (r) {
 		*err = r;
-		snprintf(errbuf, errlen, "cannot read '%s': %s", path, strerror(-r));
+		/* a sonde recording is a directory: 'sonde report' shows it */
+		snprintf(errbuf, errlen, "cannot read '%s': %s%s", path, strerror(-r),
+			 r == -EISDIR ? " (a perf.data file is wanted; a directory that sonde "
+					"recorded is shown by 'sonde report DIR')" : "");
 		perfdata_free(pd);
 		return NULL;
 	}

@@ -27,6 +27,9 @@ expect mem-help-value 2 "^sonde: option '--help' takes no value$" "$SONDE" mem -
 expect analyze-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" analyze --bogus
 [ "$(wc -l <err.txt)" -eq 2 ] && pass analyze-unknown-one-line || fail analyze-unknown-one-line "$(cat err.txt)"
 expect analyze-function-no-value 2 "^sonde: option '--function' needs a value$" "$SONDE" analyze --function
+# a sonde recording (a directory) given to analyze: the error names the command that shows it
+mkdir -p recdir
+expect analyze-directory 1 "Is a directory.*'sonde report DIR'" "$SONDE" analyze recdir
 expect record-cycles-unknown-option 2 "^sonde: unknown option '--bogus'$" "$SONDE" record-cycles --bogus -- true
 expect mem-no-program 2 "^sonde: no program to run" "$SONDE" mem
 # the recording tools read their command lines alike (launch_args): the same shared
