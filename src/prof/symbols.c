@@ -1733,6 +1733,67 @@ size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, 
 	return 0;
 }
 
+/* Does the code at c (n bytes: a function's first) set up a frame pointer: `push %rbp`,
+ * then `mov %rsp,%rbp`?  Not only at its start, nor always side by side: gcc schedules
+ * other instructions between the two, and its shrink-wrapping puts the prologue after
+ * an early return's test.  Code that only saves %rbp as a register pushes it but never
+ * moves %rsp into it.  (A byte scan, not a decode: a false match inside another
+ * instruction is possible and rare.) */
+static bool fp_prologue(const uint8_t *c, size_t n)
+{
+	bool pushed = false;
+	for (size_t o = 0; o + 3 <= n; o++) {
+		if (pushed && c[o] == 0x48 &&
+		    ((c[o + 1] == 0x89 && c[o + 2] == 0xe5) || (c[o + 1] == 0x8b && c[o + 2] == 0xec)))
+			return true;
+		pushed = pushed || c[o] == 0x55;
+	}
+	return false;
+}
+
+int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
+{
+	int fd = file_open_regular(path, NULL);
+	*with_fp = *funcs = 0;
+	if (fd < 0)
+		return fd;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr sh;
+	int err = -ENOEXEC;
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB ||
+					       (sh.sh_type == SHT_DYNSYM && !symscn)))
+			symscn = scn;
+	Elf_Data *d = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!d || !gelf_getshdr(symscn, &sh) || !sh.sh_entsize)
+		goto out;
+	err = 0;
+	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_size < 16)
+			continue;
+		Elf_Scn *ts = elf_getscn(elf, sym.st_shndx);
+		GElf_Shdr th;
+		Elf_Data *td = ts ? elf_getdata(ts, NULL) : NULL;
+		if (!td || !td->d_buf || !gelf_getshdr(ts, &th) || th.sh_type != SHT_PROGBITS ||
+		    sym.st_value < th.sh_addr || sym.st_value - th.sh_addr >= td->d_size)
+			continue;
+		uint64_t o = sym.st_value - th.sh_addr, n = sym.st_size < 64 ? sym.st_size : 64;
+		(*funcs)++;
+		*with_fp += fp_prologue((const uint8_t *)td->d_buf + o,
+					(size_t)(n < td->d_size - o ? n : td->d_size - o));
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
 struct symtab *symtab_new(const char *maps_path, int *err)
 {
 	int e = 0;

@@ -205,4 +205,13 @@ int sym_module_lines(struct sym_module *m, uint64_t addr, struct sym_frame *fram
 /* Copy up to len code bytes at addr into buf: the number copied (0 if not in the file). */
 size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, size_t len);
 
+/*
+ * How many of the functions of the ELF file at path (its .symtab, else .dynsym: sized
+ * functions of 16 bytes or more) start with a frame-pointer prologue (`push %rbp; mov
+ * %rsp,%rbp`, after an endbr64): *with_fp of *funcs.  A build with
+ * -fno-omit-frame-pointer has it in nearly all, gcc's and clang's -O2 default in few.
+ * 0, or -errno (the file cannot be read, is not ELF, has no symbols).
+ */
+int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs);
+
 #endif

@@ -819,6 +819,17 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		if (!r)
 			r = db_row(st, "tt", "burst_entries", b);
 	}
+	/* the executable's frame pointers (symbols.c, sym_frame_pointers): the runtime walks
+	 * them for the samples' contexts and the picks' frames; a build without them gives
+	 * short contexts and callers' shares that read low (view.c says so) */
+	unsigned fp = 0, nfn = 0;
+	if (!r && pr->exe && *pr->exe && !sym_frame_pointers(pr->exe, &fp, &nfn) && nfn) {
+		snprintf(b, sizeof(b), "%u", fp);
+		r = db_row(st, "tt", "exe_fp_functions", b);
+		snprintf(b, sizeof(b), "%u", nfn);
+		if (!r)
+			r = db_row(st, "tt", "exe_functions", b);
+	}
 	/* OpenMP regions timed at the runtime's call (rt-variance.c, variance_region) */
 	if (!r && m->regions_measured) {
 		snprintf(b, sizeof(b), "%" PRIu64, m->st.regions);

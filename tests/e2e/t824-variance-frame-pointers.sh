@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# t824-variance-frame-pointers: a program built without frame pointers (gcc's -O2 default)
+# is said in the report's header and on the HTML page, since variance's contexts and
+# picks walk the frame-pointer chain (callers' time shares read low there: the helper's
+# trial of 2026-11-27, NPB MG and miniFE); a -fno-omit-frame-pointer build is not.  The
+# share of the executable's functions that set up a frame pointer (meta exe_fp_functions
+# of exe_functions, src/prof/symbols.c): gcc -O2 gives vwork none, the flag nearly all.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t80-variance-lib.bash"
+
+var_gcc_src t824-nofp vwork.c nofp -O2 -pthread || exit 0
+var_gcc_src t824-fp vwork.c fp -O2 -fno-omit-frame-pointer -pthread || exit 0
+for b in nofp fp; do
+	VWORK_ITERS=200 "$SONDE" variance -o $b.d -p 1000000 -- ./$b mix 0 >/dev/null 2>$b.err
+	check "t824-$b-run" [ $? -eq 0 ]
+	"$SONDE" report $b.d --html $b.html >/dev/null 2>&1
+done
+n=$(vr_meta nofp.d exe_functions) f=$(vr_meta nofp.d exe_fp_functions)
+check "t824-nofp-functions-${f:-none}-of-${n:-none}" [ "${n:-0}" -ge 5 -a "$(( ${f:-99} * 4 ))" -lt "${n:-0}" ]
+check t824-nofp-said grep -q "call paths: .*nofp sets up a frame pointer in ${f:-x} of its ${n:-x} functions.*-fno-omit-frame-pointer" nofp.err
+check t824-nofp-html grep -q "call paths</th><td>.*-fno-omit-frame-pointer" nofp.html
+n=$(vr_meta fp.d exe_functions) f=$(vr_meta fp.d exe_fp_functions)
+check "t824-fp-functions-${f:-none}-of-${n:-none}" [ "${n:-0}" -ge 5 -a "$(( ${f:-0} * 2 ))" -ge "${n:-1}" ]
+check t824-fp-not-said [ "$(grep -c "call paths:" fp.err)" -eq 0 ]
+check t824-fp-html-not-said [ "$(grep -c "call paths</th>" fp.html)" -eq 0 ]
