@@ -35,6 +35,8 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 	# pages the samples touched (the sweep's 1.6 MB: hundreds of pages, each 512 words),
 	# no longer capped at one word per sample (CoMD: "accesses 2854, footprint 22.3 KiB")
 	check t507-gcc-says-samples grep -q "samples [0-9]* (no count of the program's accesses" gsummary
+	# the debug registers' floor is said (doc/sonde-reuse.md, bench/reuse-clock-floor.sh)
+	check t507-gcc-says-floor grep -q "Times under about 50 us are not resolved" gsummary
 	check t507-gcc-footprint-pages [ "$(reuse_meta g footprint)" -gt "$(reuse_meta g accesses)" ]
 	u=$(for i in 1 2 3; do /usr/bin/time -f %U ./rbg sweep 200000 2000 2>&1 >/dev/null | tail -1; done | sort -g | head -1)
 	read -r lo hi < <(awk -F, '$1 == "time_ns" { n++; lo[n] = $2; hi[n] = $3; c[n] = $4; s += $4 }

@@ -217,10 +217,17 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 
 	fprintf(out, "\nWhat it means:\n  ");
 	if (!dists) {
+		char be[16];
 		fprintf(out, "only reuse times were measured (the clock source has no count of a"
 			     " thread's accesses), so there is no reuse distance and no miss-ratio"
 			     " curve: run a program built with sonde-cc (--source inst) or on a"
 			     " machine with a PMU (--source hw) for distances.\n");
+		/* debug registers: the floor of bench/reuse-clock-floor.sh (doc/sonde-reuse.md) */
+		if (!strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "hw"))
+			fprintf(out, "  Times under about 50 us are not resolved: the debug register is"
+				     " armed in the sample's handler and its trap takes tens of"
+				     " microseconds to deliver, so a word reused every few ns reads"
+				     " 8-65 us here (doc/sonde-reuse.md).\n");
 		return;
 	}
 	size_str(foot, fp, sizeof(fp));
