@@ -37,6 +37,10 @@ echo "pingpong: cell 1-2 = $v, true $t (2N = $((2 * N)))"
 check "t402-pingpong-true-2n ($t)" between "$t" $((2 * N - 2 * N / 100)) $((2 * N + 2 * N / 100))
 check t402-pingpong-all-4n between "$v" "$t" $((4 * N))
 check t402-exact-meta [ "$(comm_meta pp exact)" = 1 ]
+# the report says why code and objects are missing (the helper's trial on CoMD: none shown,
+# no word of it)
+"$SONDE" report pp >pp.report 2>&1
+check t402-exact-says-no-code grep -q "exact keeps no addresses or instructions" pp.report
 check t402-exact-samples [ "$(comm_meta pp samples)" -gt $((4 * N)) ]
 check t402-exact-lost [ "$(comm_meta pp exact_lost)" -eq 0 ]
 

@@ -431,10 +431,15 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		    "SELECT a || '-' || b, total, true_sharing, false_sharing, code_a, code_b"
 		    " FROM comm_pairs WHERE part = -1 ORDER BY total DESC, id", 6, ph, "rrrrnn",
 		    top);
+	/* --exact counts transfers per pair of threads and CPUs, nothing more */
 	static const char *const oh[] = { "total", "true", "false", "object" };
-	print_table(db, out, "Top objects",
-		    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
-		    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
+	if (db_meta_u64(db, "exact") && !db_meta_u64(db, "compare_period"))
+		fprintf(out, "\n  (--exact keeps no addresses or instructions: no code above and no"
+			     " objects; --compare N adds a sampled run that names them)\n");
+	else
+		print_table(db, out, "Top objects",
+			    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
+			    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
 	if (db_meta_u64(db, "processes") > 1) {
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
