@@ -1105,37 +1105,39 @@ uint64_t analysis_total(const struct analysis *an, size_t ev)
 	return ev < an->nev ? an->ev[ev].samples : 0;
 }
 
-/* name is the function's: exactly, or without its C++ parameters, or mangled. */
 /* fn, a symbol as the report shows it, is the function `name`: the same, its C++
- * demangling, `name(...)`, or a Fortran procedure's symbol as gfortran makes it (`name_`,
- * a module's `__mod_MOD_name`), which the other tools name as the source does (`sonde
- * mem`'s `vranlc` is NPB's `vranlc_`). */
-static int name_matches(const char *fn, const char *name, const char *demangled)
+ * demangling, or `name(...)` (fortran 0); or (fortran 1) a Fortran procedure's symbol as
+ * gfortran makes it, `name_` or a module's `__mod_MOD_name`, which the other tools name
+ * as the source does (`sonde mem`'s `vranlc` is NPB's `vranlc_`). */
+static int name_matches(const char *fn, const char *name, const char *demangled, int fortran)
 {
 	size_t n = strlen(name), f = strlen(fn);
-	if (!strcmp(fn, name) || (demangled && !strcmp(fn, demangled)))
-		return 1;
-	if (!strncmp(fn, name, n) && (fn[n] == '(' || (fn[n] == '_' && !fn[n + 1])))
-		return 1;
-	return f > n + 5 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 5, "_MOD_", 5);
+	if (!fortran)
+		return !strcmp(fn, name) || (demangled && !strcmp(fn, demangled)) ||
+		       (!strncmp(fn, name, n) && fn[n] == '(');
+	return (!strncmp(fn, name, n) && fn[n] == '_' && !fn[n + 1]) ||
+	       (f > n + 5 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 5, "_MOD_", 5));
 }
 
+/* The function of that name with the most samples; the Fortran forms only where no
+ * function has the name itself (review, 2026-11-27: `init` found `init_` before `init`). */
 int analysis_find_function(const struct analysis *an, const char *name)
 {
 	int best = -1;
 	uint64_t bs = 0;
 	char *dm = sym_demangle_new(name);
-	for (size_t i = 0; i < an->nfuncs; i++) {
-		if (!name_matches(an->funcs[i].name, name, dm))
-			continue;
-		uint64_t s = 0;
-		for (size_t e = 0; e < an->nev; e++)
-			s += an->funcs[i].samples[e];
-		if (best < 0 || s > bs) {
-			best = (int)i;
-			bs = s;
+	for (int fortran = 0; fortran < 2 && best < 0; fortran++)
+		for (size_t i = 0; i < an->nfuncs; i++) {
+			if (!name_matches(an->funcs[i].name, name, dm, fortran))
+				continue;
+			uint64_t s = 0;
+			for (size_t e = 0; e < an->nev; e++)
+				s += an->funcs[i].samples[e];
+			if (best < 0 || s > bs) {
+				best = (int)i;
+				bs = s;
+			}
 		}
-	}
 	free(dm);
 	return best;
 }

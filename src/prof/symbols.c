@@ -1762,7 +1762,10 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 	Elf_Scn *scn = NULL, *symscn = NULL;
 	GElf_Shdr sh;
 	int err = -ENOEXEC;
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
+	GElf_Ehdr eh;
+	/* the prologue's bytes are x86-64's */
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_machine != EM_X86_64)
 		goto out;
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB ||

@@ -210,7 +210,7 @@ size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, 
  * functions of 16 bytes or more) start with a frame-pointer prologue (`push %rbp; mov
  * %rsp,%rbp`, after an endbr64): *with_fp of *funcs.  A build with
  * -fno-omit-frame-pointer has it in nearly all, gcc's and clang's -O2 default in few.
- * 0, or -errno (the file cannot be read, is not ELF, has no symbols).
+ * 0, or -errno (the file cannot be read, is not x86-64 ELF, has no symbols).
  */
 int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs);
 

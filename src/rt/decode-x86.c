@@ -163,7 +163,7 @@ SIGSAFE uint64_t decode_plt_target(uint64_t fn)
 	return target;
 }
 
-SIGSAFE uint64_t decode_next_call(uint64_t at, int max)
+SIGSAFE uint64_t decode_next_call(uint64_t at, int max, uint64_t *after)
 {
 	uint8_t code[16 * 15];
 	long n = decode_read_code(at, code, sizeof(code));
@@ -176,7 +176,8 @@ SIGSAFE uint64_t decode_next_call(uint64_t at, int max)
 		int32_t rel;
 		if (code[o] == 0xe8) {
 			memcpy(&rel, code + o + 1, 4);
-			return at + (uint64_t)o + 5 + (uint64_t)(int64_t)rel;
+			*after = at + (uint64_t)o + 5;
+			return *after + (uint64_t)(int64_t)rel;
 		}
 		r.rip = at + (uint64_t)o;
 		int len = decode_access_lite(code + o, (size_t)(n - o), &r, &in);

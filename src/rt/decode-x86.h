@@ -317,8 +317,9 @@ uint64_t decode_call_target(uint64_t ret);
 uint64_t decode_plt_target(uint64_t fn);
 
 /* The callee of the first direct call (E8 rel32) among the `max` instructions from `at`
- * on, straight-line: 0 when a branch, an instruction decode_access_lite does not cover or
- * unreadable code comes first.  Handler-safe. */
-uint64_t decode_next_call(uint64_t at, int max);
+ * on, straight-line, and *after the address after that call: 0 when a branch, an
+ * instruction decode_access_lite does not cover or unreadable code comes first.
+ * Handler-safe. */
+uint64_t decode_next_call(uint64_t at, int max, uint64_t *after);
 
 #endif /* SONDE_RT_DECODE_X86_H */

@@ -2,7 +2,9 @@
 # t314: --function finds a Fortran procedure by its source name, as the other tools name it
 # (sonde mem's `vranlc` is NPB's `vranlc_` in the symbol table): gfortran's external
 # `name_` and a module procedure's `__module_MOD_name`.  The symbols are made by a C
-# program (asm labels: no Fortran compiler needed), whose two functions take the time.
+# program (asm labels: no Fortran compiler needed), whose functions take the time.  A
+# function of the name itself comes first: `init` is the C function init, not the busier
+# init_ (review, 2026-11-27: the first form took init_).
 . "$(dirname "$0")/lib.sh"
 if ! command -v perf >/dev/null || ! command -v gcc >/dev/null; then
 	skip t314-analyze-fortran "needs perf and gcc"
@@ -12,6 +14,8 @@ cat >f.c <<'C'
 #include <stdio.h>
 __attribute__((noinline)) double spin(long n) __asm__("spin_");
 __attribute__((noinline)) double twist(long n) __asm__("__hot_MOD_twist");
+__attribute__((noinline)) double init_(long n);
+__attribute__((noinline)) double init(long n);
 double spin(long n)
 {
 	double s = 0;
@@ -26,9 +30,24 @@ double twist(long n)
 		s = s * 0.9999999 + 0.5;
 	return s;
 }
+/* a C function `init` and a Fortran-like `init_` with more samples: `init` is init */
+double init_(long n)
+{
+	double s = 2;
+	for (long i = 0; i < n; i++)
+		s = s * 0.9999998 + 0.25;
+	return s;
+}
+double init(long n)
+{
+	double s = 3;
+	for (long i = 0; i < n; i++)
+		s = s * 0.9999997 + 0.125;
+	return s;
+}
 int main(void)
 {
-	printf("%f %f\n", spin(60000000), twist(60000000));
+	printf("%f %f %f %f\n", spin(60000000), twist(60000000), init_(60000000), init(20000000));
 	return 0;
 }
 C
@@ -37,7 +56,7 @@ if ! perf record -q -e cpu-clock -o perf.data ./f >/dev/null 2>perf.err || [ ! -
 	skip t314-analyze-fortran "perf record failed: $(head -1 perf.err)"
 	exit 0
 fi
-for q in spin:spin_ twist:__hot_MOD_twist spin_:spin_; do
+for q in spin:spin_ twist:__hot_MOD_twist spin_:spin_ init:init init_:init_; do
 	"$SONDE" analyze --function "${q%%:*}" perf.data >fn.txt 2>err.txt
 	rc=$?
 	if [ "$rc" -eq 0 ] && grep -q "^Function ${q#*:} " fn.txt; then

@@ -130,6 +130,21 @@ rows=$(awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /omp_outlined/ { print $1 }' 
 check "t823-serial-1-one-region-row-$(echo $rows | wc -w)" [ "$(echo $rows | wc -w)" -eq 1 ]
 vr_truth_bars t823-serial-1 ser1 outer "${rows:-none}" 1
 vr_truth_bars t823-serial-2 ser2 outer "${rows:-none}" 1
+# the same by sonde-cc, whose instrumentation calls its callbacks (through the PLT) between
+# __kmpc_serialized_parallel and the outlined function: the first form took the first of
+# them for the region and named every instance "_init" (review, 2026-11-27)
+if "$SONDE_BUILD/sonde-cc" -O1 -g -fno-omit-frame-pointer -fopenmp \
+	"$SONDE_TOP/tests/workloads/variance/vnest.c" -o vnest-cc -lm 2>build-cc.err; then
+	SONDE_VARIANCE_REGIONS=1000000 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive \
+		"$SONDE" variance -q -o sercc -p 20000000 -- ./vnest-cc 100 100000 serial >sercc.out 2>sercc.err
+	check "t823-serial-cc-run" [ $? -eq 0 -a -n "$(vr_truth sercc.out outer cv)" ]
+	rows=$(awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /omp_outlined/ { print $1 }' sercc/variance/functions.csv | sort -u)
+	check "t823-serial-cc-one-region-row-$(echo $rows | tr ' ' ,)" [ "$(echo $rows | wc -w)" -eq 1 ]
+	check t823-serial-cc-no-init-row [ "$(awk -F, '$1 == "_init"' sercc/variance/functions.csv | wc -l)" -eq 0 ]
+	vr_truth_bars t823-serial-cc sercc outer "${rows:-none}" 1
+else
+	fail t823-serial-cc-build "sonde-cc could not build vnest.c: $(head -c 200 build-cc.err)"
+fi
 
 SONDE_VARIANCE_REGIONS=1000000 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
 	"$SONDE" variance -q -o ctor -p 20000000 -- ./vnest-ctor 50 20000 >ctor.out 2>ctor.err

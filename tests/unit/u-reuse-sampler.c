@@ -52,9 +52,14 @@ TEST(reuse_gwp_trap_rules)
 	/* one outcome per use: the slot is free, a second trap is stale */
 	CHECK(reuse_gwp_trap(&g, a, g.s[a].gen, 3, 151, 51, &s) == 0);
 	/* another thread's trap is an invalidation, timed by the owner's count at the
-	 * store (170: 49 of the owner's accesses since the use at 120) */
+	 * store (170: the owner's accesses since the use at 120, counted as a reuse's, the
+	 * store in place of the owner's access 171: 49) */
 	CHECK(reuse_gwp_trap(&g, b, g.s[b].gen, 4, 170, 60, &s) == 1);
 	CHECK(s.invalidation && s.owner == 3 && s.trd == 49 && s.p0 == 120);
+	/* a store before the owner's next access: 0 */
+	int e = reuse_gwp_sample(&g, 3, 0x5000, 300, 90, 0xdd, 7);
+	CHECK(reuse_gwp_trap(&g, e, g.s[e].gen, 4, 300, 95, &s) == 1);
+	CHECK(s.invalidation && s.trd == 0);
 	/* the owner's count unknown (it ended): an invalidation with no time */
 	int d = reuse_gwp_sample(&g, 3, 0x4000, 200, 70, 0xcc, 7);
 	CHECK(reuse_gwp_trap(&g, d, g.s[d].gen, 4, UINT64_MAX, 80, &s) == 1);

@@ -37,6 +37,7 @@
 struct rpair {
 	uint64_t use_ip, reuse_ip, addr;
 	double count, long_count;
+	double long_seen;	/* sampled: the observed outcomes of long_count (--exact: all) */
 	double dist[REUSE_BINS];
 	uint32_t object;
 	char *name;		/* "use\0reuse\0object\0" after naming */
@@ -353,6 +354,7 @@ static int sampled_pairs(struct model *m)
 			double d = m->rd[i];
 			r->dist[reuse_bin((uint64_t)d)] += w;
 			r->long_count += d >= l2 ? w : 0;
+			r->long_seen += d >= l2;
 		}
 	}
 	(void)mean_dist;
@@ -571,6 +573,7 @@ static int name_pairs(struct model *m, const struct memmodel *mm)
 			struct rpair *q = &m->pair[k - 1];
 			q->count += p->count;
 			q->long_count += p->long_count;
+			q->long_seen += p->long_seen;
 			for (int b = 0; b < REUSE_BINS; b++)
 				q->dist[b] += p->dist[b];
 			free(p->name);
@@ -588,7 +591,8 @@ static int write_pairs(sqlite3 *db, struct model *m)
 	sqlite3_stmt *st;
 	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_pairs(rank, use_code, reuse_code, object,"
-				   " reuses, long_reuses, median_distance) VALUES(?,?,?,?,?,?,?)",
+				   " reuses, long_reuses, median_distance, long_observed)"
+				   " VALUES(?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL))
 		return -EIO;
 	for (size_t i = 0; i < m->npair && i < TOP_PAIRS && !r; i++) {
@@ -605,12 +609,12 @@ static int write_pairs(sqlite3 *db, struct model *m)
 		}
 		/* no distance known (the clock source: reuse times only): an empty field */
 		if (half > 0)
-			r = db_row(st, "itttddu", (int64_t)i + 1, a, b, obj, p->count,
+			r = db_row(st, "itttddud", (int64_t)i + 1, a, b, obj, p->count,
 				   p->long_count,
-				   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1));
+				   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1), p->long_seen);
 		else
-			r = db_row(st, "itttddn", (int64_t)i + 1, a, b, obj, p->count,
-				   p->long_count);
+			r = db_row(st, "itttddnd", (int64_t)i + 1, a, b, obj, p->count,
+				   p->long_count, p->long_seen);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -689,7 +693,7 @@ static const char schema_sql[] =
 	"CREATE TABLE reuse_hist(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
 	"CREATE TABLE reuse_miss(bytes INTEGER, miss_ratio REAL);"
 	"CREATE TABLE reuse_pairs(rank INTEGER, use_code TEXT, reuse_code TEXT, object TEXT,"
-	" reuses REAL, long_reuses REAL, median_distance INTEGER);";
+	" reuses REAL, long_reuses REAL, median_distance INTEGER, long_observed REAL);";
 
 int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
@@ -713,7 +717,8 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	double l2 = m.cache[2] > 0 ? (double)m.cache[2] / m.element : 65536;
 	if (m.mode & REUSE_M_EXACT)
 		for (size_t i = 0; i < m.npair; i++)
-			m.pair[i].long_count = m.pair[i].count * reuse_share_beyond(m.pair[i].dist, l2);
+			m.pair[i].long_seen = m.pair[i].long_count =
+				m.pair[i].count * reuse_share_beyond(m.pair[i].dist, l2);
 	else if ((r = sampled_pairs(&m)))
 		goto out;
 	qsort(m.pair, m.npair, sizeof(*m.pair), pair_cmp);

@@ -66,9 +66,13 @@ SIGSAFE int reuse_gwp_trap_group(struct reuse_gwp *g, int slot, uint32_t gen, in
 	out->owner = s->owner;
 	out->trd = UINT64_MAX;
 	/* an invalidation's: the owner's accesses from the use to the remote store (p is
-	 * then the owner's count) */
+	 * then the owner's count), counted as a reuse's are, the store taking the place of
+	 * the owner's next access (its element is gone before that access, whose window end
+	 * the model compares with); a store before the owner's next access: 0 */
 	if (p != UINT64_MAX && s->p0 != UINT64_MAX && p > s->p0)
 		out->trd = p - s->p0 - 1;
+	else if (out->invalidation && p != UINT64_MAX && s->p0 != UINT64_MAX && p == s->p0)
+		out->trd = 0;
 	out->dt = t > s->t0 ? t - s->t0 : 0;
 	out->use_ip = s->ip;
 	out->addr = s->addr;

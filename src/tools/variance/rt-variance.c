@@ -165,9 +165,9 @@ static int variance_regions_env(void)
 }
 
 /* Page faults are counted with -e page-faults only: then the runtime keeps the code its
- * handlers run resident (RT_TOOL_COUNTS_FAULTS), which costs ~150 KB of peak memory;
- * without, a handler's first touch of a trimmed page (once a 16 KB granule, a minor fault
- * of about a microsecond) may fall in an instance's time. */
+ * handlers run resident (RT_TOOL_COUNTS_FAULTS), ~60 KB more peak memory (bench/memory.sh
+ * variance); without, a handler's first touch of a trimmed page (once a 16 KB granule, a
+ * minor fault of about a microsecond) may fall in an instance's time. */
 static int var_counts_faults(void)
 {
 	return (env_num("SONDE_VARIANCE_EVENTS", 0) & VAR_EV_PF) != 0;
