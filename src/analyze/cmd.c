@@ -104,7 +104,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 	optind = 1;
 	opterr = 0;	/* bad_option says it in sonde's one line */
-	while ((c = getopt_long(argc, argv, "+ho:", lo, NULL)) != -1) {
+	/* options before or after the file (`sonde analyze perf.data --function f`, as perf
+	 * takes them): no program follows, so getopt may permute */
+	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S': o->stats = 1; break;
 		case 'f': o->function = optarg; break;

@@ -70,3 +70,7 @@ done
 check t314-no-prefix-match [ $? -eq 1 ]
 "$SONDE" analyze --function wist perf.data >/dev/null 2>err.txt
 check t314-no-suffix-match [ $? -eq 1 ]
+# options after the file, as perf takes them (the helper's trial: "unexpected argument
+# '--function'" before 2026-11-27)
+"$SONDE" analyze perf.data --function twist >fn.txt 2>err.txt
+check t314-option-after-file grep -q "^Function __hot_MOD_twist " fn.txt
