@@ -5,7 +5,9 @@
 # 2 of 4, enabled), and bound to CPUs (pid -1: 1 a CPU, then 4 a CPU, every slot).  Prints
 # each run's uses watched and arm failures (doc/sonde-comm.md, "Arm failures").  Needs
 # debug registers that trap, and root or perf_event_paranoid <= 0 for the CPU-bound
-# events; prints, never fails on numbers.
+# events.  Its last run holds every debug register of every CPU for a few seconds: other
+# programs' watchpoints (a test suite's) fail meanwhile; do not run it beside them.
+# Prints, never fails on numbers.
 #   bench/watch-holders.sh
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -219,6 +219,16 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix)
 	fprintf(out, "%s%" PRIu64, prefix, n);
 	if (e > 0)
 		fprintf(out, ", the last %s (%s)", name ? name : "errno", strerror(e));
+	/* what each usually means (doc/sonde-comm.md, "Arm failures") */
+	if (e == EOPNOTSUPP)
+		fprintf(out, ": no debug register could be opened when the program started (taken"
+			     " by breakpoint events bound to CPUs, as `perf record -e mem:ADDR -a`"
+			     " makes, or not offered here: 'sonde info')");
+	else if (e == ENOSPC)
+		fprintf(out, ": the thread's debug registers were taken (a debugger, the program's"
+			     " own breakpoints, or events bound to CPUs)");
+	else if (e == EMFILE)
+		fprintf(out, ": no file descriptor left for the event ('ulimit -n')");
 	fprintf(out, "\n");
 }
 

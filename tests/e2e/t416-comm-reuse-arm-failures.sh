@@ -96,7 +96,7 @@ comm_check held "t416-comm-held-failures-$n" [ "${n:-0}" -gt 0 ]
 check "t416-comm-held-errno-$e" [ "$e" = 28 ]	# ENOSPC on Linux x86-64
 # comm arms in the sampling thread only: none of its arms can succeed there
 check "t416-comm-held-no-arms-$(comm_meta held arms)" [ "$(comm_meta held arms)" -eq 0 ]
-check t416-comm-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device)$" err.txt
+check t416-comm-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device): the thread's debug registers were taken" err.txt
 "$SONDE" report held >rep.txt 2>&1
 check t416-comm-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
 
@@ -134,7 +134,7 @@ a=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'armed'")
 # uses near the end of a loaded run; the claim is that the held workers refuse)
 check "t416-reuse-held-two-refusals-per-use-$n-$a" \
 	[ "${n:-0}" -le $((2 * ${a:-0})) -a $((2 * ${n:-0})) -ge $((3 * ${a:-0})) ]
-check t416-reuse-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device)$" err.txt
+check t416-reuse-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device): the thread's debug registers were taken" err.txt
 "$SONDE" report rheld >rep.txt 2>&1
 check t416-reuse-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
 
