@@ -26,13 +26,13 @@ cat >hold.c <<'C'
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-static volatile long w[64][8];
+static volatile long w[1024][8];
 /* hold N breakpoint events for S seconds: on this thread, or (cpu) bound to CPU i % ncpu */
 int main(int argc, char **argv)
 {
 	int n = atoi(argv[1]), s = atoi(argv[2]), cpu = argc > 3 && argv[3][0] == 'c';
 	int on = argc > 3 && argv[3][0] == 'e', ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), got = 0;
-	for (int i = 0; i < n && i < 64; i++) {
+	for (int i = 0; i < n && i < 1024; i++) {
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof(a));
 		a.type = PERF_TYPE_BREAKPOINT;

@@ -221,9 +221,10 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix)
 		fprintf(out, ", the last %s (%s)", name ? name : "errno", strerror(e));
 	/* what each usually means (doc/sonde-comm.md, "Arm failures") */
 	if (e == EOPNOTSUPP)
-		fprintf(out, ": no debug register could be opened when the program started (taken"
-			     " by breakpoint events bound to CPUs, as `perf record -e mem:ADDR -a`"
-			     " makes, or not offered here: 'sonde info')");
+		fprintf(out, ": no watchpoint backend in this program (debug registers that could"
+			     " not be opened at start, taken by breakpoint events bound to CPUs as"
+			     " `perf record -e mem:ADDR -a` makes, or not offered; or soft"
+			     " watchpoints asked of a program not built with sonde-cc: 'sonde info')");
 	else if (e == ENOSPC)
 		fprintf(out, ": the thread's debug registers were taken (a debugger, the program's"
 			     " own breakpoints, or events bound to CPUs)");

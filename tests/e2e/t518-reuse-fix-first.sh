@@ -7,7 +7,10 @@
 # - A sweep over 400,000 words (3.2 MB, beyond any L2 this runs on) reused every sweep:
 #   the top pair's long reuses rest on many outcomes, and the report names it.
 # - The same database with that count set to 2 (as a pair of two outcomes would have it):
-#   the report says too few and names no pair to fix.
+#   the report says too few and names no pair to fix; with a pair ranked below it that
+#   rests on 5, that one is named (review, 2026-11-27: only the top pair was looked at).
+# - --exact: its counts are exact, no threshold (review: an exact run whose top pair had
+#   one long reuse was told to sample more).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t50-reuse-lib.bash"
 reuse_build t518-build || exit 0
@@ -22,3 +25,14 @@ sqlite3 sw/profile.db "UPDATE reuse_pairs SET long_observed = 2 WHERE rank = 1"
 "$SONDE" report sw >few.txt 2>&1
 check t518-too-few-said grep -q "too few to name a pair.*rest on 2 sampled reuse" few.txt
 check t518-too-few-no-fix [ "$(grep -c "Fix first" few.txt)" -eq 0 ]
+# a pair ranked below, resting on enough outcomes, is the one to fix
+sqlite3 sw/profile.db "INSERT INTO reuse_pairs VALUES(2, 'lower_use (x.c:1)', 'lower_reuse (x.c:2)', 'obj', 100, 50, 1024, 5)"
+"$SONDE" report sw >lower.txt 2>&1
+check t518-names-the-lower-pair grep -q "Fix first: the reuse from lower_use (x.c:1) to lower_reuse (x.c:2)" lower.txt
+# --exact: no threshold
+"$SONDE" reuse -q --exact -o ex -- "$T/rb" sweep 400000 2 >/dev/null 2>&1
+check t518-exact-run [ $? -eq 0 ]
+sqlite3 ex/profile.db "UPDATE reuse_pairs SET long_observed = 1 WHERE rank = 1"
+"$SONDE" report ex >ex.txt 2>&1
+check t518-exact-names-the-pair grep -q "Fix first: the reuse from sweep" ex.txt
+check t518-exact-not-too-few [ "$(grep -c "too few" ex.txt)" -eq 0 ]

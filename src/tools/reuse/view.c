@@ -191,14 +191,21 @@ struct top {
 /* Sampled: the observed reuses beyond L2 a pair needs to be named "Fix first". */
 #define REUSE_FIX_MIN_OBS 3
 
-static void read_top(sqlite3 *db, struct top *t)
+/* The pair to fix first: the best-ranked one whose long reuses a sampled run observed at
+ * least REUSE_FIX_MIN_OBS times (any with --exact, whose counts are exact: min_obs 0);
+ * with `any`, the best-ranked one whatever its observations. */
+static void read_top(sqlite3 *db, struct top *t, double min_obs, int any)
 {
 	sqlite3_stmt *st;
 	memset(t, 0, sizeof(*t));
-	if (sqlite3_prepare_v2(db, "SELECT use_code, reuse_code, object, reuses, long_reuses,"
-				   " long_observed FROM reuse_pairs ORDER BY rank LIMIT 1", -1, &st,
-			       NULL))
+	if (sqlite3_prepare_v2(db, any ? "SELECT use_code, reuse_code, object, reuses, long_reuses,"
+					 " long_observed FROM reuse_pairs ORDER BY rank LIMIT 1" :
+					 "SELECT use_code, reuse_code, object, reuses, long_reuses,"
+					 " long_observed FROM reuse_pairs WHERE long_reuses > 0 AND"
+					 " long_observed >= ? ORDER BY rank LIMIT 1", -1, &st, NULL))
 		return;
+	if (!any)
+		sqlite3_bind_double(st, 1, min_obs);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(t->use, sizeof(t->use), "%s", (const char *)sqlite3_column_text(st, 0));
 		snprintf(t->reuse, sizeof(t->reuse), "%s", (const char *)sqlite3_column_text(st, 1));
@@ -254,15 +261,26 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		fprintf(out, "  %.1f%% of the uses end in another thread's store (invalidations):"
 			     " those misses stay whatever the cache size; share less written data.",
 			100 * inv / acc);
-	read_top(db, &t);
 	/* a sampled pair's long reuses resting on one or two observed reuses, each standing
 	 * for a period's worth of uses: not enough to name it (the helper's trial, CoMD: the
-	 * sampled run named a pair of 1-2 outcomes where --exact found none beyond L2) */
-	if (t.found && t.long_reuses > 0 && t.long_observed < REUSE_FIX_MIN_OBS)
-		fprintf(out, "  The reuses beyond L2's size are too few to name a pair: the most, from"
-			     " %s to %s, rest on %.0f sampled reuse(s) (a shorter period, -p, or"
-			     " --exact sees more).", t.use, t.reuse, t.long_observed);
-	else if (t.found && t.long_reuses > 0)
+	 * sampled run named a pair of 1-2 outcomes where --exact found none beyond L2); the
+	 * best-ranked pair with enough is named instead, if any (review, 2026-11-27) */
+	int exact = meta_num(db, "exact") != 0;
+	read_top(db, &t, exact ? 0 : REUSE_FIX_MIN_OBS, 0);
+	struct top t0;
+	if (!t.found) {
+		read_top(db, &t0, 0, 1);
+		if (t0.found && t0.long_reuses > 0) {
+			fprintf(out, "  The reuses beyond L2's size are too few to name a pair: the"
+				     " most, from %s to %s, rest on %.0f sampled reuse(s) (a shorter"
+				     " period, -p, or --exact sees more).", t0.use, t0.reuse,
+				t0.long_observed);
+			fprintf(out, "\n");
+			return;
+		}
+		t = t0;
+	}
+	if (t.found && t.long_reuses > 0)
 		fprintf(out, "  Fix first: the reuse from %s to %s (%s), %.0f reuses beyond L2's"
 			     " size; bring them closer (block or fuse the loops) or shrink the data.",
 			t.use, t.reuse, t.object, t.long_reuses);
