@@ -169,9 +169,9 @@ static RT_TLS uint64_t kmp_microtask;
  * symbol, direct or through its PLT stub: clang calls the runtime's entries so with
  * -fno-plt too), so that no other region kind's `ra` is read so (libomp's GOMP entries
  * give their caller's return address too).  0 when not found.  Each `ra`'s answer is kept
- * in a small per-thread table: the code reads and dladdr cost ~2 us, at every region that
- * did not come through __kmpc_fork_call before (gcc code on libomp: 3.5 -> 5.5 us a
- * region, review).
+ * in a small per-thread table: the code reads (system calls) and dladdr would otherwise
+ * run at every region that does not come through __kmpc_fork_call (gcc code on libomp:
+ * review, 2026-11-27).
  */
 #define SER_CACHE 16
 static RT_TLS struct {

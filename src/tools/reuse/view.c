@@ -263,7 +263,7 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 			100 * inv / acc);
 	/* a sampled pair's long reuses resting on one or two observed reuses, each standing
 	 * for a period's worth of uses: not enough to name it (the helper's trial, CoMD: the
-	 * sampled run named a pair of 1-2 outcomes where --exact found none beyond L2); the
+	 * sampled run named a pair that --exact did not confirm); the
 	 * best-ranked pair with enough is named instead, if any (review, 2026-11-27) */
 	int exact = meta_num(db, "exact") != 0;
 	read_top(db, &t, exact ? 0 : REUSE_FIX_MIN_OBS, 0);

@@ -111,10 +111,9 @@ static const char *col_text(sqlite3_stmt *st, int col)
  * the runtime walks the frame-pointer chain for a sample's context and a pick's frame,
  * so the chain stops at the first function without one.  The contexts are short, the
  * callers' time shares read low (a caller's samples land in its callees' paths without
- * it: NPB MG's zero3 0.0% with 59 instances of 3.6 ms, miniFE's diffusionMatrix_symm
- * 0.0% against 7.6% in a -fno-omit-frame-pointer build), and callers are seldom picked.
- * Said when under a quarter of the executable's functions set up a frame pointer (builds
- * with the flag: 67-98% of them; without: 0-3%; symbols.c, sym_frame_pointers).
+ * it), and callers are seldom picked.  Said when under a quarter of the executable's
+ * functions set up a frame pointer (symbols.c, sym_frame_pointers; t824: vwork by gcc
+ * -O2 1 of 16, with -fno-omit-frame-pointer 13 of 16).
  */
 static int fp_text(sqlite3 *db, char *buf, size_t len)
 {
