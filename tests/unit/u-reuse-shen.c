@@ -83,8 +83,8 @@ TEST(reuse_local_mean_phases)
 		o[i] = (struct reuse_obs){ (uint64_t)i * 100, 100, 1 };
 	for (int i = 0; i < 10; i++)
 		o[10 + i] = (struct reuse_obs){ 100000 + (uint64_t)i * 10000, 10000, 1 };
-	CHECK(near(reuse_local_mean(o, 20, 15, 4, 0), 10000, 1e-9));
-	CHECK(near(reuse_local_mean(o, 20, 3, 4, 0), 100, 1e-9));
+	CHECK(near(reuse_local_mean(o, 20, 15, 4, 0, 0), 10000, 1e-9));
+	CHECK(near(reuse_local_mean(o, 20, 3, 4, 0, 0), 100, 1e-9));
 	uint64_t t[20];
 	double w[20];
 	for (int i = 0; i < 20; i++) {

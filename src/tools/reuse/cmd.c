@@ -33,6 +33,11 @@ static void usage(FILE *f)
 		"                        (sampled: a program built with sonde-cc, whose software\n"
 		"                        watchpoints cover a line; a debug register covers 8 bytes)\n"
 		"      --slots N         watched uses at once, 1 to %d (default %d)\n"
+		"      --check-sampling  --exact, and the sampled mode inside it on the same run\n"
+		"                        (a sample every --period accesses of a thread, default\n"
+		"                        the inst source's): reports how close the sampled\n"
+		"                        estimate comes to the exact histogram (S, 1 = equal) and\n"
+		"                        writes it to DIR/reuse/sampled.csv"
 		"  -h, --help            this text\n\n"
 		"Distances need an exact count of each thread's accesses: the inst source (sonde-cc)\n"
 		"or a PMU (hw).  With the clock source only the reuse time (ns) is measured.\n\n"
@@ -52,6 +57,9 @@ static int reuse_option(int opt, const char *arg, void *ctx)
 	case 2003:
 		mode[opt - 2001] = 1;
 		break;
+	case 2005:
+		mode[0] = mode[3] = 1;
+		break;
 	case 2004:
 		if (!launch_number(arg, 1, REUSE_SLOTS, &v))
 			return sonde_usage_error("reuse", "--slots wants 1 to %d, not '%s'",
@@ -69,10 +77,12 @@ int cmd_reuse(int argc, char **argv)
 		{ "shared", no_argument, NULL, 2002 },
 		{ "spatial", no_argument, NULL, 2003 },
 		{ "slots", required_argument, NULL, 2004 },
+		{ "check-sampling", no_argument, NULL, 2005 },
 		{ 0 },
 	};
 	struct launch_opts o;
-	int mode[3] = { 0 };	/* exact, shared, spatial */
+	int mode[4] = { 0 };	/* exact, shared, spatial, check-sampling */
+	char period[24];
 	launch_opts_init(&o, "reuse");
 	unsetenv("SONDE_REUSE_SLOTS");
 	int r = launch_args("reuse", argc, argv, &o, own, NULL, reuse_option, mode, usage);
@@ -80,8 +90,17 @@ int cmd_reuse(int argc, char **argv)
 		return r;
 	if (launch_program("reuse", argc))
 		return EXIT_USAGE;
+	/* --check-sampling: --period is the sampled mode's, the exact one sees every access */
+	snprintf(period, sizeof(period), "%llu", mode[3] ? (unsigned long long)o.period : 0ull);
+	if (mode[3] && mode[1])
+		return sonde_usage_error("reuse", "--check-sampling compares private-cache "
+					 "estimates only: not with --shared");
+	if (mode[3])
+		o.period = 0;
 	if (mode[0] && launch_exact(&o, "reuse"))
 		return EXIT_USAGE;
+	setenv("SONDE_REUSE_CHECK", mode[3] ? "1" : "0", 1);
+	setenv("SONDE_REUSE_CHECK_PERIOD", period, 1);
 	setenv("SONDE_REUSE_EXACT", mode[0] ? "1" : "0", 1);
 	setenv("SONDE_REUSE_SHARED", mode[1] ? "1" : "0", 1);
 	setenv("SONDE_REUSE_SPATIAL", mode[2] ? "1" : "0", 1);

@@ -27,13 +27,16 @@ enum reuse_rec_type {
 #define REUSE_M_SHARED 0x2
 #define REUSE_M_SPATIAL 0x4
 #define REUSE_M_COUNTS 0x8		/* the source gives exact access counts (inst) */
+#define REUSE_M_CHECK 0x10		/* --exact --check-sampling: SEEN records of the sampled
+					 * mode run inside the exact one (check_period) */
 
 /* Sampled mode: the outcome of one watched use, in the stream of the thread that trapped. */
 struct reuse_rec_seen {
 	struct sonde_rec_hdr h;
 	uint32_t owner, thread;		/* thread indexes: the use's, the trap's */
 	uint32_t flags;			/* REUSE_F_* */
-	uint32_t pad;
+	uint32_t exact_rd;		/* --check-sampling: the exact engine's reuse distance of
+					 * this reuse + 1 (0: not known) */
 	uint64_t trd;			/* the owner's accesses between use and reuse; for an
 					 * invalidation (since 2026-11-27), between the use and
 					 * the remote store */
@@ -83,7 +86,7 @@ struct reuse_rec_stats {
 	uint64_t traps, stale;		/* outcomes recorded, traps ignored */
 	uint64_t lost;			/* accesses not modelled (busy, out of memory) */
 	int32_t watch_errno;		/* the last watch_arm error (positive errno), 0 if none */
-	uint32_t pad;
+	uint32_t check_period;		/* REUSE_M_CHECK: the sampled mode's period (else 0) */
 	uint64_t pages;			/* distinct 4 KiB pages the samples touched (process-wide,
 					 * written by the main thread; 0 elsewhere) */
 	uint64_t cold, invalidations, reuses;	/* --exact */

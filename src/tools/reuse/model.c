@@ -63,6 +63,10 @@ struct model {
 	size_t npair, cap;
 	struct reuse_rec_seen *sv;	/* sampled outcomes */
 	size_t nsv, svcap;
+	uint32_t check_period;		/* REUSE_M_CHECK: the sampled mode's period */
+	double check_s;			/* its estimate's S against the exact histogram */
+	double check_s_drawn;		/* S of its reuses at their exact distances (the
+					 * sample's own error, without the model's) */
 };
 
 static void add_stats(struct model *m, const struct reuse_rec_stats *s)
@@ -80,6 +84,8 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s)
 	m->st.lost += s->lost;
 	if (s->watch_errno)
 		m->st.watch_errno = s->watch_errno;
+	if (s->check_period > m->check_period)
+		m->check_period = s->check_period;
 	if (s->pages > m->st.pages)
 		m->st.pages = s->pages;
 	m->st.cold += s->cold;
@@ -197,6 +203,8 @@ static int obs_cmp(const void *x, const void *y)
 
 #define WINDOW_MIN_OBS 8	/* observed uses a window needs for its own estimate */
 #define LOCAL_MIN 4		/* neighbours of the local Shen mean, at least */
+#define LOCAL_ALONE 0.0		/* windows shorter than this share of the sampling period
+				 * with too few neighbours: the whole program's mean */
 
 struct tw {
 	uint64_t t;
@@ -258,6 +266,9 @@ static int convert_points(struct model *m)
 	memset(m->dist, 0, sizeof(m->dist));
 	double all = m->reuses + m->inv + m->cold;
 	double never_share = all > 0 ? never / all : 0;
+	/* the sampling period in accesses (--check-sampling's, else the recording's) */
+	double period = m->check_period ? (double)m->check_period : (double)m->proc->period;
+	double w_alone = period * LOCAL_ALONE;
 	for (size_t g = 0, e; g < n; g = e) {
 		for (e = g; e < n && owner[e] == owner[g]; e++)
 			;
@@ -266,7 +277,8 @@ static int convert_points(struct model *m)
 				continue;	/* a neighbour, no distance of its own */
 			double rd = reuse_window_rd(o + g, e - g, i - g, WINDOW_MIN_OBS);
 			if (rd < 0 && e - g >= LOCAL_MIN)
-				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share);
+				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share,
+						      w_alone);
 			if (rd < 0)
 				rd = reuse_points_mean(&pts, (double)o[i].trd);
 			m->dist[reuse_bin((uint64_t)llround(rd))] += o[i].w;
@@ -324,6 +336,47 @@ static void model_sampled(struct model *m)
 	m->per = per;
 	if (m->seen_trd && convert_points(m))
 		reuse_shen_convert(m->time, m->inv + m->cold, m->footprint, m->dist);
+}
+
+/* S = 1 - half the L1 distance of two reuse-distance histograms, each taken as fractions
+ * of its own total (the tests' reuse_s, doc/sonde-reuse.md "Accuracy"); 0 if either is
+ * empty. */
+static double hist_s(const double *a, const double *b)
+{
+	double sa = 0, sb = 0, d = 0;
+	for (int i = 0; i < REUSE_BINS; i++) {
+		sa += a[i];
+		sb += b[i];
+	}
+	if (sa <= 0 || sb <= 0)
+		return 0;
+	for (int i = 0; i < REUSE_BINS; i++)
+		d += fabs(a[i] / sa - b[i] / sb);
+	return 1 - d / 2;
+}
+
+/*
+ * --check-sampling: the sampled mode's outcomes of the same run, modelled as a sampled
+ * recording's (into c, which takes m's outcomes over), and S of their histogram against
+ * the exact one in m.  The footprint is the sampled mode's own estimate (the pages its
+ * samples touched), not the exact cold count.
+ */
+static void model_check(struct model *m, struct model *c)
+{
+	*c = (struct model){ .p = m->p, .proc = m->proc, .mode = m->mode & ~REUSE_M_EXACT,
+			     .element = m->element, .have_stats = 1, .counts = 1, .st = m->st,
+			     .sv = m->sv, .nsv = m->nsv, .svcap = m->svcap,
+			     .check_period = m->check_period };
+	memcpy(c->cache, m->cache, sizeof(c->cache));
+	m->sv = NULL;
+	m->nsv = m->svcap = 0;
+	model_sampled(c);
+	m->check_s = hist_s(c->dist, m->dist);
+	double drawn[REUSE_BINS] = { 0 };
+	for (size_t i = 0; i < c->nsv; i++)
+		if (c->sv[i].exact_rd && !(c->sv[i].flags & REUSE_F_INVALIDATION))
+			drawn[reuse_bin(c->sv[i].exact_rd - 1)] += outcome_weight(&c->sv[i]);
+	m->check_s_drawn = hist_s(drawn, m->dist);
 }
 
 static double mean_dist(const double *dist)
@@ -460,12 +513,15 @@ out:
 	return mm;
 }
 
-static int write_hist(sqlite3 *db, struct model *m)
+/* m's histograms into `table` (reuse_hist, or reuse_check for --check-sampling's estimate). */
+static int write_hist(sqlite3 *db, struct model *m, const char *table)
 {
 	sqlite3_stmt *st;
+	char sql[96];
 	int r = 0;
-	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_hist(kind, lo, hi, count, fraction) "
-				   "VALUES(?,?,?,?,?)", -1, &st, NULL))
+	snprintf(sql, sizeof(sql), "INSERT INTO %s(kind, lo, hi, count, fraction) VALUES(?,?,?,?,?)",
+		 table);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return -EIO;
 	double all = m->reuses + m->inv + m->cold;
 	struct {
@@ -637,7 +693,8 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 	return buf;
 }
 
-static int write_meta(sqlite3 *db, struct model *m)
+/* chk: --check-sampling's model, or NULL */
+static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 {
 	sqlite3_stmt *st;
 	char watch[400], scaling[DB_SCALING_MAX];
@@ -684,6 +741,18 @@ static int write_meta(sqlite3 *db, struct model *m)
 		snprintf(b, sizeof(b), "%.0f", nums[i].v);
 		r = db_row(st, "tt", nums[i].k, b);
 	}
+	if (chk && !r) {	/* --check-sampling */
+		char b[5][40];
+		snprintf(b[0], sizeof(b[0]), "%u", m->check_period);
+		snprintf(b[1], sizeof(b[1]), "%.4f", m->check_s);
+		snprintf(b[2], sizeof(b[2]), "%" PRIu64, chk->seen);
+		snprintf(b[3], sizeof(b[3]), "%" PRIu64, chk->seen_inv);
+		snprintf(b[4], sizeof(b[4]), "%.4f", m->check_s_drawn);
+		const char *ck[] = { "check_period", "check_s", "check_outcomes",
+				     "check_outcomes_invalidation", "check_s_drawn" };
+		for (int i = 0; i < 5 && !r; i++)
+			r = db_row(st, "tt", ck[i], b[i]);
+	}
 	sqlite3_finalize(st);
 	return r;
 }
@@ -691,14 +760,16 @@ static int write_meta(sqlite3 *db, struct model *m)
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE reuse_hist(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
+	"CREATE TABLE reuse_check(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
 	"CREATE TABLE reuse_miss(bytes INTEGER, miss_ratio REAL);"
 	"CREATE TABLE reuse_pairs(rank INTEGER, use_code TEXT, reuse_code TEXT, object TEXT,"
 	" reuses REAL, long_reuses REAL, median_distance INTEGER, long_observed REAL);";
 
 int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
-	struct model m = { .p = p };
+	struct model m = { .p = p }, chk = { .p = p };
 	struct memmodel *mm = NULL;
+	int checked = 0;
 	int r;
 	if (!p->nproc)
 		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
@@ -714,6 +785,10 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 		model_exact(&m);
 	else
 		model_sampled(&m);
+	if ((m.mode & REUSE_M_EXACT) && (m.mode & REUSE_M_CHECK)) {
+		model_check(&m, &chk);
+		checked = 1;
+	}
 	double l2 = m.cache[2] > 0 ? (double)m.cache[2] / m.element : 65536;
 	if (m.mode & REUSE_M_EXACT)
 		for (size_t i = 0; i < m.npair; i++)
@@ -728,8 +803,9 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 		errmsg(err, errlen, r, "naming the reuse pairs");
 		goto out;
 	}
-	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_hist(db, &m) ||
-	    write_miss(db, &m) || write_pairs(db, &m) || write_meta(db, &m))
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_hist(db, &m, "reuse_hist") ||
+	    (checked && write_hist(db, &chk, "reuse_check")) || write_miss(db, &m) ||
+	    write_pairs(db, &m) || write_meta(db, &m, checked ? &chk : NULL))
 		r = db_fail(db, err, errlen, "writing the reuse tables");
 out:
 	if (mm)
@@ -739,5 +815,7 @@ out:
 	free(m.pair);
 	free(m.sv);
 	free(m.rd);
+	free(chk.sv);
+	free(chk.rd);
 	return r;
 }

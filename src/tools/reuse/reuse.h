@@ -73,14 +73,17 @@ double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min
 
 /*
  * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread
- * whose position lies within w (= o[i].trd) of the centre of o[i]'s window, and at least
- * k_min of the nearest ones.  A program's phases reuse at different distances; the whole
- * program's distribution (reuse_points_mean) mixes them and underestimates the distances
- * of the phases with long ones.  never_share: the share of uses never reused (cold,
- * invalidated), as an infinite time distance.
+ * whose position lies within 2w (w = o[i].trd) of the centre of o[i]'s window, and at
+ * least k_min of the nearest ones.  A program's phases reuse at different distances; the
+ * whole program's distribution (reuse_points_mean) mixes them and underestimates the
+ * distances of the phases with long ones.  But a window shorter than w_alone (a tenth of
+ * the sampling period: the model) whose span holds fewer than k_min uses gets -1: its
+ * nearest neighbours describe other code, and the caller takes the whole program's mean.
+ * never_share: the share of uses never reused (cold, invalidated), as an infinite time
+ * distance.
  */
 double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_min,
-			double never_share);
+			double never_share, double w_alone);
 
 /* The share of the reuses of `dist` at distance >= c elements (uniform inside bins). */
 double reuse_share_beyond(const double *dist, double c);

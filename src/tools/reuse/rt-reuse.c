@@ -16,6 +16,14 @@
  * are per unit and per element); histograms and code pairs are kept per thread and
  * written at its end.
  *
+ * --exact --check-sampling (SONDE_REUSE_CHECK=1): the sampled mode runs inside the exact one,
+ * on the same accesses: a sample every SONDE_REUSE_CHECK_PERIOD accesses of a thread offered
+ * to GlobalWP, its word watched in software here (check_every: the owner's next access to
+ * it, another thread's store), each outcome a SEEN record as the watch engine's would be.
+ * The model then estimates the histogram from those outcomes and compares it with the
+ * exact one of the same run (model.c, reuse_check): the estimate's own error, free of two
+ * runs' different thread interleavings.  Private cache only.
+ *
  * Units: a thread's private cache (default; exact for up to REUSE_UNITS threads, more
  * share units modulo), or with SONDE_REUSE_SHARED=1 the socket's shared cache (read from
  * sysfs at start).  Elements: 8-byte words, or 64-byte lines with SONDE_REUSE_SPATIAL=1.
@@ -84,6 +92,9 @@ struct reuse_thread {
 	int socket;		/* shared mode: where it last took a sample (or started) */
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
+	uint64_t chk_left;	/* --check-sampling: accesses to the next sample */
+	uint32_t chk_rd;	/* --check-sampling: the engine's reuse distance + 1 of the
+				 * access just modelled, 0 if it was no reuse */
 	uint64_t cold, inv, reuses;
 	struct pair *pair;	/* pair0, or an mmap'd table of pair_sets x PAIR_WAYS */
 	uint64_t pair_sets;	/* a power of 2 */
@@ -122,10 +133,18 @@ static uint64_t *pageset;		/* page + 1, 0 empty */
 static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
 static uint64_t npages;
+/* --check-sampling: the sampling period (0: off), and per GlobalWP slot the watched element
+ * + 1 (0: none), written under the lock, read at every access without it */
+static uint64_t chk_period;
+static uint64_t chk_elem[REUSE_SLOTS];
 
 static SIGSAFE struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
 						  uint32_t len, uint32_t flags, uint64_t ip);
 static SIGSAFE struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip);
+static SIGSAFE struct rt_thread *check_every_word(struct rt_thread *t, uint64_t addr,
+						  uint32_t len, uint32_t flags, uint64_t ip);
+static SIGSAFE struct rt_thread *check_every_line(struct rt_thread *t, uint64_t addr,
 						  uint32_t len, uint32_t flags, uint64_t ip);
 
 static uint64_t env_num(const char *name, uint64_t def)
@@ -232,6 +251,13 @@ static int reuse_start(void)
 			return -ENOMEM;
 		stack = m;
 		reuse_stack_init(stack);
+		if (env_num("SONDE_REUSE_CHECK", 0) && !shared_mode) {
+			chk_period = env_num("SONDE_REUSE_CHECK_PERIOD", 0);
+			if (!chk_period)
+				chk_period = rt_source_inst.default_period;
+			reuse_gwp_init(&gwp, (int)env_num("SONDE_REUSE_SLOTS", REUSE_SLOTS));
+			return rt_inst_every(spatial ? check_every_line : check_every_word);
+		}
 		return rt_inst_every(spatial ? exact_every_line : exact_every_word);
 	}
 	reuse_gwp_init(&gwp, (int)env_num("SONDE_REUSE_SLOTS", REUSE_SLOTS));
@@ -263,10 +289,13 @@ static int reuse_thread_start(struct rt_thread *t)
 	unsigned un = (unsigned)t->index % REUSE_UNITS;
 	fast.unit = exact_mode && !shared_mode && un < REUSE_NARROW ? &stack->u[un] : NULL;
 	fast.bit = 1u << (un < REUSE_NARROW ? un : 0);
+	/* the first sample at a random phase of the period: threads that run the same loop
+	 * do not all sample its same access */
+	rt->chk_left = chk_period ? 1 + rt_rand(t) % chk_period : 0;
 	t->tool = rt;
 	if (!exact_mode && watch_ok)
 		watch_trap_cost(t, &trap_cost_ns, NULL);
-	if (!exact_mode && lock_try(1 << 20)) {
+	if ((!exact_mode || chk_period) && lock_try(1 << 20)) {
 		if (nlist < MAX_LIST)
 			list[nlist++] = rt;
 		unlock();
@@ -277,7 +306,7 @@ static int reuse_thread_start(struct rt_thread *t)
 static void reuse_thread_stop(struct rt_thread *t)
 {
 	struct reuse_thread *rt = t->tool;
-	if (!rt || exact_mode || !lock_try(1 << 20))
+	if (!rt || (exact_mode && !chk_period) || !lock_try(1 << 20))
 		return;
 	for (int i = 0; i < nlist; i++)
 		if (list[i] == rt) {
@@ -411,6 +440,30 @@ static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
 	unlock();
 }
 
+/* An observed outcome, in t's stream (t: the thread that trapped; reuse_ip its access). */
+static SIGSAFE void record_seen(struct rt_thread *t, struct reuse_thread *rt,
+				const struct reuse_seen *seen, uint64_t reuse_ip, uint32_t exact_rd)
+{
+	rt->traps++;
+	struct reuse_rec_seen rec = {
+		.h = { .type = REUSE_REC_SEEN, .size = sizeof(rec) },
+		.owner = seen->owner,
+		.thread = t->index,
+		.flags = (seen->invalidation ? REUSE_F_INVALIDATION : 0) |
+			 (seen->trd != UINT64_MAX ? REUSE_F_TRD : 0),
+		.trd = seen->trd,
+		.dt = seen->dt,
+		.use_ip = seen->use_ip,
+		.reuse_ip = reuse_ip,
+		.addr = seen->addr,
+		.n0 = seen->n0,
+		.n1 = seen->n1,
+		.p0 = seen->p0,
+		.exact_rd = exact_rd,
+	};
+	rt_tool_record(t, &rec, sizeof(rec));
+}
+
 static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap *w,
 				    const ucontext_t *uc)
 {
@@ -474,23 +527,7 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 		rt_leave(t);
 		return;
 	}
-	rt->traps++;
-	struct reuse_rec_seen rec = {
-		.h = { .type = REUSE_REC_SEEN, .size = sizeof(rec) },
-		.owner = seen.owner,
-		.thread = t->index,
-		.flags = (seen.invalidation ? REUSE_F_INVALIDATION : 0) |
-			 (seen.trd != UINT64_MAX ? REUSE_F_TRD : 0),
-		.trd = seen.trd,
-		.dt = seen.dt,
-		.use_ip = seen.use_ip,
-		.reuse_ip = w->ip,
-		.addr = seen.addr,
-		.n0 = seen.n0,
-		.n1 = seen.n1,
-		.p0 = seen.p0,
-	};
-	rt_tool_record(t, &rec, sizeof(rec));
+	record_seen(t, rt, &seen, w->ip, 0);
 	rt_leave(t);
 }
 
@@ -653,8 +690,10 @@ static inline SIGSAFE uint64_t exact_bin(uint64_t d)
 /* A reuse's bins and code pair (exact_access, exact_every). */
 static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
 exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outcome *o,
-	  uint64_t addr)
+	  uint64_t addr, const int keep)
 {
+	if (keep)	/* --check-sampling: the distance for check_every */
+		rt->chk_rd = (uint32_t)o->rd + 1;
 	/* (the reuses: the sum of dist, at the end) a reuse distance is less than the marked
 	 * stamps, which are 32-bit: its low 32 bits are all of it, and their bin is at most
 	 * 32, within dist[] whatever the engine's bookkeeping (a bin past it would write into
@@ -669,7 +708,7 @@ exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outco
  * fast one. */
 static __attribute__((noinline)) SIGSAFE struct rt_thread *
 exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
-	     uint64_t ip)
+	     uint64_t ip, int keep)
 {
 	int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
 	uint32_t unit;
@@ -688,7 +727,7 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
 		return t;
 	rt->inv += o.invalidated;
 	if (__builtin_expect(o.kind == REUSE_HIT, 1))
-		return exact_hit(t, rt, &o, addr);
+		return keep ? exact_hit(t, rt, &o, addr, 1) : exact_hit(t, rt, &o, addr, 0);
 	if (o.kind == REUSE_COLD)
 		rt->cold++;
 	return t;
@@ -701,7 +740,7 @@ exact_access(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32
  * values spilled at every access). */
 static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
 exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
-	   uint64_t ip, const int shift)
+	   uint64_t ip, const int shift, const int keep)
 {
 	/* (the unit from a thread-local: a pointer to it in rt, loaded after rt, made a longer
 	 * chain of dependent loads and cost ~9% of --exact's CPU on one thread, t->index
@@ -712,9 +751,9 @@ exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t
 		int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
 		if (__builtin_expect(reuse_stack_fast(&stack, u, &fast.bit, addr >> shift, store,
 						      ip, &o), 1))
-			return exact_hit(t, rt, &o, addr);
+			return exact_hit(t, rt, &o, addr, keep);
 	}
-	return exact_access(t, rt, addr, flags, ip);
+	return exact_access(t, rt, addr, flags, ip, keep);
 }
 
 /* exact_every's access that notes an observation first (once in 64): out of line, its call
@@ -724,7 +763,7 @@ exact_note(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t
 	   uint64_t ip)
 {
 	rt_obs_note();
-	return exact_body(t, rt, addr, flags, ip, elem_shift);
+	return exact_body(t, rt, addr, flags, ip, elem_shift, 0);
 }
 
 /* rt_inst_every's hook: --exact's every access, straight from the inst callbacks; shift:
@@ -744,7 +783,7 @@ exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, ui
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
 	if (__builtin_expect(!(t->stats.samples++ & 63), 0))
 		return exact_note(t, rt, addr, flags, ip);
-	return exact_body(t, rt, addr, flags, ip, shift);
+	return exact_body(t, rt, addr, flags, ip, shift, 0);
 }
 
 /* Without a frame of their own (EXACT_NO_FRAME): an access no longer pushes, sets up and
@@ -767,6 +806,100 @@ static SIGSAFE EXACT_NO_FRAME struct rt_thread *exact_every_line(struct rt_threa
 	return exact_every(t, addr, len, flags, ip, 6);
 }
 
+/* ---- --check-sampling: the sampled mode inside the exact one ---- */
+
+/* An access of t to element e - 1, which GlobalWP slot i watches (seen without the lock):
+ * the outcome the soft backend's trap would give.  The owner's access (load or store) is a
+ * reuse, another thread's store an invalidation, another's load nothing (armed RW in the
+ * owner, W elsewhere, as arm_everywhere arms). */
+static __attribute__((noinline)) SIGSAFE void check_match(struct rt_thread *t,
+							 struct reuse_thread *rt, int i,
+							 uint64_t e, uint32_t flags, uint64_t ip)
+{
+	struct reuse_slot *s = &gwp.s[i];
+	struct reuse_seen seen;
+	int store = (flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)) != 0;
+
+	if (!lock_try(1 << 16)) {
+		rt->stale++;
+		return;
+	}
+	int mine = s->owner == t->index;
+	if (!s->active || chk_elem[i] != e || (!mine && !store)) {
+		unlock();
+		return;
+	}
+	uint64_t p = mine ? count_now(t) : owner_count(s->owner);
+	if (mine && p == s->p0) {	/* (the use itself: not reached, check_every looks first) */
+		unlock();
+		return;
+	}
+	int r = reuse_gwp_trap(&gwp, i, s->gen, t->index, p, rt_now(), &seen);
+	if (r)
+		__atomic_store_n(&chk_elem[i], 0, __ATOMIC_RELAXED);
+	unlock();
+	/* a thread being finished (its hook not fenced) keeps its stream for the finisher */
+	if (r && rt_inst_every_may_record(t))
+		record_seen(t, rt, &seen, ip, mine && !seen.invalidation ? rt->chk_rd : 0);
+}
+
+/* t's sample: offered to GlobalWP; the slot that takes it watches element e - 1. */
+static __attribute__((noinline)) SIGSAFE void check_sample(struct rt_thread *t,
+							  struct reuse_thread *rt, uint64_t addr,
+							  uint64_t e, uint64_t ip)
+{
+	rt->chk_left = chk_period;
+	note_page(addr);
+	if (!lock_try(64)) {	/* busy: the sample is dropped, as sampled_access drops it */
+		rt->stale++;
+		return;
+	}
+	uint64_t word = addr & ~((1ull << elem_shift) - 1), now = rt_now();
+	int i = reuse_gwp_sample(&gwp, t->index, word, count_now(t), now, ip, rt_rand(t));
+	if (i >= 0 && i < REUSE_SLOTS) {
+		__atomic_store_n(&chk_elem[i], e, __ATOMIC_RELAXED);
+		rt->armed++;
+	}
+	unlock();
+}
+
+/* rt_inst_every's hook with --check-sampling: the exact engine (keeping the access's
+ * distance), then the watched slots, then the sampling countdown.  The slots are looked at
+ * before the sample, so that the sampled access is not its own reuse. */
+static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
+check_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, uint64_t ip,
+	    const int shift)
+{
+	struct reuse_thread *rt = t->tool;
+
+	(void)len;
+	if (!rt)
+		return t;
+	rt->chk_rd = 0;
+	if (__builtin_expect(!(t->stats.samples++ & 63), 0))
+		rt_obs_note();
+	t = exact_body(t, rt, addr, flags, ip, shift, 1);
+	uint64_t e = (addr >> shift) + 1;
+	for (int i = 0; i < REUSE_SLOTS; i++)
+		if (__builtin_expect(__atomic_load_n(&chk_elem[i], __ATOMIC_RELAXED) == e, 0))
+			check_match(t, rt, i, e, flags, ip);
+	if (__builtin_expect(!--rt->chk_left, 0))
+		check_sample(t, rt, addr, e, ip);
+	return t;
+}
+
+static SIGSAFE struct rt_thread *check_every_word(struct rt_thread *t, uint64_t addr, uint32_t len,
+						  uint32_t flags, uint64_t ip)
+{
+	return check_every(t, addr, len, flags, ip, 3);
+}
+
+static SIGSAFE struct rt_thread *check_every_line(struct rt_thread *t, uint64_t addr, uint32_t len,
+						  uint32_t flags, uint64_t ip)
+{
+	return check_every(t, addr, len, flags, ip, 6);
+}
+
 static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access *a,
 				    const ucontext_t *uc, int skip)
 {
@@ -778,7 +911,7 @@ static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access 
 	t->stats.samples++;
 	rt->samples++;
 	if (exact_mode) {
-		(void)exact_access(t, rt, a->addr, a->flags, a->ip);	/* (not reached: rt_inst_every) */
+		(void)exact_access(t, rt, a->addr, a->flags, a->ip, 0);	/* (not reached: rt_inst_every) */
 		return;
 	}
 	note_page(a->addr);
@@ -815,7 +948,9 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 		.h = { .type = REUSE_REC_STATS, .size = sizeof(r) },
 		.mode = (exact_mode ? REUSE_M_EXACT : 0) | (shared_mode ? REUSE_M_SHARED : 0) |
 			(spatial ? REUSE_M_SPATIAL : 0) |
-			(rt_source == &rt_source_inst ? REUSE_M_COUNTS : 0),
+			(rt_source == &rt_source_inst ? REUSE_M_COUNTS : 0) |
+			(chk_period ? REUSE_M_CHECK : 0),
+		.check_period = (uint32_t)(chk_period < UINT32_MAX ? chk_period : UINT32_MAX),
 		.element = 1u << elem_shift,
 		.samples = rt->samples,
 		.armed = rt->armed,
@@ -844,8 +979,10 @@ static void reuse_fork_child(struct rt_thread *t)
 	if (exact_mode) {
 		reuse_stack_release(stack);
 		reuse_stack_init(stack);
-	} else {
+	}
+	if (!exact_mode || chk_period) {
 		reuse_gwp_init(&gwp, gwp.nslots);
+		memset(chk_elem, 0, sizeof(chk_elem));
 	}
 	memset(pageset, 0, PAGESET * sizeof(uint64_t));
 	npages = 0;

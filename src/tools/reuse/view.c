@@ -68,14 +68,37 @@ static const char pairs_sql[] =
 static const char *const pairs_cols[] = { "rank", "use", "reuse", "object", "reuses",
 					  "long_reuses", "median_distance" };
 
+static const char check_sql[] =
+	"SELECT kind, lo, hi, printf('%.0f', count), printf('%.6f', fraction) FROM reuse_check"
+	" ORDER BY rowid";
+
+/* sampled.csv: --check-sampling's estimate, in histogram.csv's columns (when there is one) */
 int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
 	static const struct db_csv_file files[] = {
 		{ "histogram.csv", hist_sql, 5, hist_cols },
 		{ "missratio.csv", miss_sql, 2, miss_cols },
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
+		{ "sampled.csv", check_sql, 5, hist_cols },
 	};
-	return db_export_csv(db, dir, "reuse", files, 3, NULL, 0, err, errlen);
+	char b[32];
+	return db_export_csv(db, dir, "reuse", files, *db_meta(db, "check_s", b, sizeof(b)) ? 4 : 3,
+			     NULL, 0, err, errlen);
+}
+
+/* --check-sampling's sentence (text report and HTML page), or "" */
+static const char *check_text(sqlite3 *db, char *b, size_t len)
+{
+	char s[32];
+	b[0] = 0;
+	if (!*db_meta(db, "check_s", s, sizeof(s)))
+		return b;
+	snprintf(b, len, "the sampled mode, run inside this one at period %.0f, observed %.0f "
+		 "outcomes (%.0f invalidations); its estimated reuse-distance histogram matches "
+		 "the exact one to S = %s (1: the same shares in every bin; reuse/sampled.csv)",
+		 meta_num(db, "check_period"), meta_num(db, "check_outcomes"),
+		 meta_num(db, "check_outcomes_invalidation"), s);
+	return b;
 }
 
 /* ---- reading back ---- */
@@ -310,6 +333,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		spatial ? "64-byte lines" : "8-byte words");
 	fprintf(out, "  %s\n", exact ? "exact: every access modelled"
 				     : db_meta(db, "watch", b[0], sizeof(b[0])));
+	if (*check_text(db, b[0], sizeof(b[0])))
+		fprintf(out, "  sampling check: %s\n", b[0]);
 	if (!exact) {
 		report_arm_fail_line(db, out, "  arm failures: ");
 		report_switch_line(db, out, "  context switches: ", meta_num(db, "armed") > 0, NULL);
@@ -427,6 +452,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_kv(page, "granularity", db_meta(db, "granularity", b, sizeof(b)));
 	html_kv(page, "distances", db_meta(db, "distances", b, sizeof(b)));
 	html_kv(page, "watchpoints", db_meta(db, "watch", b, sizeof(b)));
+	if (*check_text(db, b, sizeof(b)))
+		html_kv(page, "sampling check", b);
 	if (!meta_num(db, "exact") &&
 	    report_switch_text(db, b, sizeof(b), meta_num(db, "armed") > 0, NULL))
 		html_kv(page, "context switches", b);
