@@ -73,6 +73,24 @@ TEST(reuse_convert_keeps_counts)
 	CHECK(d[reuse_bin(999)] + d[reuse_bin(999) - 1] > 0.99 * 5000);
 }
 
+TEST(reuse_local_mean_alone)
+{
+	/* uses 4000 accesses apart (a period of 4000); o[5]'s window is 10 accesses long:
+	 * within 2 x 10 of its centre there is no other use.  With w_alone 400 (a tenth of
+	 * the period) that is -1, the caller's whole-program mean; with 0 the 4 nearest give
+	 * their mean of min(t + 1, w): (10 + 10 + 3 + 10) / 4 */
+	struct reuse_obs o[10];
+	for (int i = 0; i < 10; i++)
+		o[i] = (struct reuse_obs){ (uint64_t)i * 4000, 50, 1 };
+	o[5].trd = 10;
+	o[4].trd = 2;
+	CHECK(reuse_local_mean(o, 10, 5, 4, 0, 400) == -1);
+	CHECK(near(reuse_local_mean(o, 10, 5, 4, 0, 0), 33.0 / 4, 1e-9));
+	/* a window as long as the period finds its neighbours as before */
+	o[5].trd = 8000;
+	CHECK(reuse_local_mean(o, 10, 5, 4, 0, 400) > 0);
+}
+
 TEST(reuse_local_mean_phases)
 {
 	/* one thread: 10 uses at TRD 100 (positions 0..900), then 10 at TRD 10000 (positions
@@ -158,6 +176,7 @@ int main(void)
 	RUN(reuse_points_mean_by_hand);
 	RUN(reuse_convert_keeps_counts);
 	RUN(reuse_local_mean_phases);
+	RUN(reuse_local_mean_alone);
 	RUN(reuse_window_estimate);
 	RUN(reuse_share_and_accuracy);
 	RUN(reuse_window_rd_invalidated_neighbours);

@@ -95,6 +95,10 @@ int cmd_reuse(int argc, char **argv)
 	if (mode[3] && mode[1])
 		return sonde_usage_error("reuse", "--check-sampling compares private-cache "
 					 "estimates only: not with --shared");
+	if (mode[3] && o.source && strcmp(o.source, "inst") && strcmp(o.source, "auto"))
+		return sonde_usage_error("reuse", "--check-sampling runs --exact, which needs the "
+					 "inst source (a program built with sonde-cc), not '%s'",
+					 o.source);
 	if (mode[3])
 		o.period = 0;
 	if (mode[0] && launch_exact(&o, "reuse"))

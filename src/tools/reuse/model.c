@@ -203,8 +203,9 @@ static int obs_cmp(const void *x, const void *y)
 
 #define WINDOW_MIN_OBS 8	/* observed uses a window needs for its own estimate */
 #define LOCAL_MIN 4		/* neighbours of the local Shen mean, at least */
-#define LOCAL_ALONE 0.0		/* windows shorter than this share of the sampling period
-				 * with too few neighbours: the whole program's mean */
+#define LOCAL_ALONE 0.1		/* windows shorter than this share of the sampling period
+				 * with too few neighbours: the whole program's mean
+				 * (reuse_local_mean; 0 until 2026-11-27) */
 
 struct tw {
 	uint64_t t;

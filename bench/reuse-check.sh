@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/reuse-check.sh - how close `sonde reuse`'s sampled estimate comes to the exact
+# histogram of the same run (`sonde reuse --check-sampling`: the sampled mode runs inside
+# --exact, on the same accesses, so the two runs' different thread interleavings are out of
+# the comparison; doc/sonde-reuse.md, "Accuracy").  REUSE_CHECK_RUNS runs (default 3) of
+# each RIBench shape on 2 threads, with invalidations (INV 1000 shared stores a repetition)
+# and the increasing shape without; the sampling period is REUSE_CHECK_PERIOD (default
+# 4001).  Prints for each shape S of the estimate (model) and S of the sampled reuses at
+# their exact distances (sample), min / median / max.  REUSE_CHECK_BEFORE=DIR: the same
+# recordings are modelled again by that build (a build with --check-sampling) and its S
+# printed beside: a change of the model measured on the same outcomes.
+# REUSE_CHECK_CMD="cmd args": a program built with sonde-cc is run as well (from
+# REUSE_CHECK_DIR, default the current directory), with OMP_NUM_THREADS=2.  Never fails on
+# numbers.
+#   bench/reuse-check.sh
+#   REUSE_CHECK_BEFORE=/tmp/old/build REUSE_CHECK_CMD="bin/CoMD-openmp -x 12 -y 12 -z 12 \
+#     -N 20 -n 5" REUSE_CHECK_DIR=/path/to/CoMD bench/reuse-check.sh
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+from=$(pwd)
+. "$top/bench/lib.sh"
+SONDE_BUILD=${SONDE_BUILD:-$top/build}
+SONDE=$SONDE_BUILD/sonde
+bench_scratch reuse-check
+command -v clang >/dev/null || { echo "bench: reuse-check skipped: clang is not installed (sonde-cc needs it)"; exit 0; }
+command -v sqlite3 >/dev/null || { echo "bench: reuse-check skipped: sqlite3 is not installed"; exit 0; }
+"$SONDE_BUILD/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o rb ||
+	{ echo "bench: reuse-check skipped: sonde-cc could not build rbench"; exit 0; }
+RUNS=${REUSE_CHECK_RUNS:-3}
+PERIOD=${REUSE_CHECK_PERIOD:-4001}
+before=
+if [ -n "${REUSE_CHECK_BEFORE:-}" ]; then
+	before=$(cd "$REUSE_CHECK_BEFORE" 2>/dev/null && pwd)
+	[ -x "$before/sonde" ] || { echo "bench: reuse-check: REUSE_CHECK_BEFORE=$REUSE_CHECK_BEFORE: no sonde build there" >&2; exit 2; }
+fi
+echo "bench: reuse-check: RIBench on 2 threads, $RUNS runs a shape, period $PERIOD, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
+# min / median / max of the numbers on stdin
+mmm() {
+	sort -g | awk '{ a[NR] = $1 } END { if (!NR) { print "-"; exit }
+		m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+		printf "%.3f / %.3f / %.3f", a[1], m, a[NR] }'
+}
+# one shape: NAME then the command; RUNS recordings, then the figures
+shape() {
+	local name=$1 k now='' old='' drawn=''
+	shift
+	for k in $(seq "$RUNS"); do
+		rm -rf "${T:?}/$name$k"
+		"$SONDE" reuse -q --check-sampling --period "$PERIOD" -o "$T/$name$k" -- "$@" >/dev/null 2>&1
+		[ -f "$T/$name$k/profile.db" ] || { echo "  $name: run $k recorded nothing"; continue; }
+		now="$now $(meta "$T/$name$k" check_s)"
+		drawn="$drawn $(meta "$T/$name$k" check_s_drawn)"
+		if [ -n "$before" ]; then
+			rm -rf "$T/b$name$k" && cp -r "$T/$name$k" "$T/b$name$k" &&
+				rm -f "$T/b$name$k/profile.db" "$T/b$name$k"/reuse/*.csv
+			"$before/sonde" report "$T/b$name$k" >/dev/null 2>&1
+			old="$old $(meta "$T/b$name$k" check_s)"
+		fi
+	done
+	# shellcheck disable=SC2086
+	printf '  %-10s model %s   sample %s' "$name" "$(printf '%s\n' $now | mmm)" \
+		"$(printf '%s\n' $drawn | mmm)"
+	# shellcheck disable=SC2086
+	[ -n "$before" ] && printf '   model by %s: %s' "$before" "$(printf '%s\n' $old | mmm)"
+	echo
+}
+echo "  S against --exact of the same run, min / median / max (model: the estimate; sample: the sampled reuses at their exact distances)"
+x=(-x "500,1500,3500,7500,15500")
+shape inc ./rb ribench -t 2 -o 8 "${x[@]}" -r 20,20,20,20,20 -i 1000
+shape dec ./rb ribench -t 2 -o 8 "${x[@]}" -r 200,60,15,4,2 -i 1000
+shape bell ./rb ribench -t 2 -o 8 "${x[@]}" -r 50,40,40,10,3 -i 1000
+shape multi ./rb ribench -t 2 -o 8 "${x[@]}" -r 100,30,24,8,7 -i 1000
+shape inc-noinv ./rb ribench -t 2 -o 8 "${x[@]}" -r 20,20,20,20,20 -i 0
+if [ -n "${REUSE_CHECK_CMD:-}" ]; then
+	cd "${REUSE_CHECK_DIR:-$from}" || exit 1
+	# shellcheck disable=SC2086
+	OMP_NUM_THREADS=2 shape program $REUSE_CHECK_CMD
+fi
