@@ -138,6 +138,18 @@ check t416-reuse-summary-says-failures grep -q "^  arm failures: $n, the last EN
 "$SONDE" report rheld >rep.txt 2>&1
 check t416-reuse-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
 
+# Every arm refused: software watchpoints forced on a program not built with sonde-cc
+# (EOPNOTSUPP).  No use is watched then (meta armed 0), and the summary says the
+# watchpoints were unavailable; until 2026-11-27 a use counted as watched whatever its arms
+# gave ("27 uses watched, 0 outcomes").
+SONDE_WATCH=soft "$SONDE" reuse --source clock -o rsoft -- ./cbp 0 0.3 >out.txt 2>err.txt
+check t416-reuse-soft-status [ $? -eq 0 ]
+sn=$(sqlite3 rsoft/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
+sa=$(sqlite3 rsoft/profile.db "SELECT value FROM meta WHERE key = 'armed'")
+check "t416-reuse-soft-failures-$sn" [ "${sn:-0}" -gt 0 ]
+check "t416-reuse-soft-none-watched-$sa" [ "${sa:-1}" -eq 0 ]
+check t416-reuse-soft-says-unavailable grep -q "watchpoints unavailable: every arm was refused" err.txt
+
 # Up to 3 tries: in one of 6 runs of make check beside another, the free run's arms were
 # refused ENOSPC (199 against the held run's 68), probably while the other suite's programs held
 # debug registers (t416's and t818's own holders: not proven); a holder lives ~1 s, so a retry meets

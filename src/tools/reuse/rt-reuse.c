@@ -373,10 +373,14 @@ static SIGSAFE void disarm_everywhere(int i)
 		}
 }
 
-/* Arm GlobalWP slot i on its word: RW in the owner, W in the others (lock held). */
+/* Arm GlobalWP slot i on its word: RW in the owner, W in the others (lock held).  Where
+ * every arm is refused nothing can be seen of the use: the slot is freed for the next
+ * sample, and the use is not counted as watched (until 2026-11-27 it was: a run whose
+ * arms all failed said "N uses watched, 0 outcomes"). */
 static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 {
-	const struct reuse_slot *s = &gwp.s[i];
+	struct reuse_slot *s = &gwp.s[i];
+	int armed = 0;
 	disarm_everywhere(i);
 	for (int k = 0; k < nlist; k++) {
 		struct reuse_thread *o = list[k];
@@ -398,8 +402,14 @@ static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 			continue;
 		}
 		o->ws[i] = w;
+		armed++;
 	}
-	me->armed++;
+	if (armed) {
+		me->armed++;
+	} else {
+		s->active = 0;
+		s->offers = 0;
+	}
 }
 
 static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
