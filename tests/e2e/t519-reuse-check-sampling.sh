@@ -44,6 +44,12 @@ check t519-sweep-s-recomputed float_between "$(reuse_s a.csv b.csv)" \
 "$SONDE" report ck >rep 2>&1
 check t519-report-line grep -q "sampling check: .*period 997.*S = $(reuse_meta ck check_s)" rep
 check t519-no-sampled-csv-plain [ ! -e ex/reuse/sampled.csv ]
+# the HTML page's facts name the check too (the page itself is t508's)
+"$SONDE" report ck --html ck.html >/dev/null 2>&1
+check t519-html-line grep -q "sampling check.*S = $(reuse_meta ck check_s)" ck.html
+# JSON: the check's figures for a script
+"$SONDE" report ck --format json >ck.json 2>/dev/null
+check t519-json python3 -c 'import json, sys; j = json.load(open("ck.json")); c = j["sampling_check"]; sys.exit(not (c["period"] == 997 and 0.95 <= c["s"] <= 1 and c["s_sample"] == 1 and c["outcomes"] > 20))'
 
 for shape in inc:20,20,20,20,20 dec:200,60,15,4,2; do
 	name=${shape%%:*}

@@ -93,11 +93,14 @@ static const char *check_text(sqlite3 *db, char *b, size_t len)
 	b[0] = 0;
 	if (!*db_meta(db, "check_s", s, sizeof(s)))
 		return b;
+	char d[32];
+	db_meta(db, "check_s_drawn", d, sizeof(d));
 	snprintf(b, len, "the sampled mode, run inside this one at period %.0f, observed %.0f "
 		 "outcomes (%.0f invalidations); its estimated reuse-distance histogram matches "
-		 "the exact one to S = %s (1: the same shares in every bin; reuse/sampled.csv)",
-		 meta_num(db, "check_period"), meta_num(db, "check_outcomes"),
-		 meta_num(db, "check_outcomes_invalidation"), s);
+		 "the exact one to S = %s (1: the same shares in every bin; reuse/sampled.csv), "
+		 "its sampled reuses at their exact distances to S = %s (the rest is the "
+		 "model's)", meta_num(db, "check_period"), meta_num(db, "check_outcomes"),
+		 meta_num(db, "check_outcomes_invalidation"), s, *d ? d : "?");
 	return b;
 }
 
@@ -426,6 +429,15 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			json_end_object(&j);
 		}
 	json_end_array(&j);
+	if (*db_meta(db, "check_s", b, sizeof(b))) {	/* --check-sampling */
+		json_begin_object(&j, "sampling_check");
+		json_double(&j, "period", meta_num(db, "check_period"), 0);
+		json_double(&j, "outcomes", meta_num(db, "check_outcomes"), 0);
+		json_double(&j, "outcomes_invalidation", meta_num(db, "check_outcomes_invalidation"), 0);
+		json_double(&j, "s", meta_num(db, "check_s"), 4);
+		json_double(&j, "s_sample", meta_num(db, "check_s_drawn"), 4);
+		json_end_object(&j);
+	}
 	json_end_object(&j);
 	json_finish(&j);
 	fputc('\n', out);
