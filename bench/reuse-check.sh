@@ -6,7 +6,8 @@
 # each RIBench shape on 2 threads, with invalidations (INV 1000 shared stores a repetition)
 # and the increasing shape without; the sampling period is REUSE_CHECK_PERIOD (default
 # 4001).  Prints for each shape S of the estimate (model) and S of the sampled reuses at
-# their exact distances (sample), min / median / max.  REUSE_CHECK_BEFORE=DIR: the same
+# their exact distances (sample), min / median / max, and the check's CPU time (user +
+# sys) against a plain --exact run made right after each.  REUSE_CHECK_BEFORE=DIR: the same
 # recordings are modelled again by that build (a build with --check-sampling) and its S
 # printed beside: a change of the model measured on the same outcomes.
 # REUSE_CHECK_CMD="cmd args": a program built with sonde-cc is run as well (from
@@ -43,11 +44,17 @@ mmm() {
 }
 # one shape: NAME then the command; RUNS recordings, then the figures
 shape() {
-	local name=$1 k now='' old='' drawn=''
+	local name=$1 k now='' old='' drawn='' cpu=''
 	shift
 	for k in $(seq "$RUNS"); do
 		rm -rf "${T:?}/$name$k"
-		"$SONDE" reuse -q --check-sampling --period "$PERIOD" -o "$T/$name$k" -- "$@" >/dev/null 2>&1
+		bench_time "$T/ct" "$SONDE" reuse -q --check-sampling --period "$PERIOD" \
+			-o "$T/$name$k" -- "$@" 2>/dev/null
+		# its CPU time against a plain --exact run's, made next (the same work but the check)
+		rm -rf "${T:?}/ex$name$k"
+		bench_time "$T/et" "$SONDE" reuse -q --exact -o "$T/ex$name$k" -- "$@" 2>/dev/null
+		cpu="$cpu $(awk 'NR == FNR { c = $2 + $3; next } { e = $2 + $3 } END { if (e > 0) printf "%.3f", c / e }' "$T/ct" "$T/et")"
+		rm -rf "${T:?}/ex$name$k"
 		[ -f "$T/$name$k/profile.db" ] || { echo "  $name: run $k recorded nothing"; continue; }
 		now="$now $(meta "$T/$name$k" check_s)"
 		drawn="$drawn $(meta "$T/$name$k" check_s_drawn)"
@@ -61,6 +68,8 @@ shape() {
 	# shellcheck disable=SC2086
 	printf '  %-10s model %s   sample %s' "$name" "$(printf '%s\n' $now | mmm)" \
 		"$(printf '%s\n' $drawn | mmm)"
+	# shellcheck disable=SC2086
+	printf '   CPU against --exact %s' "$(printf '%s\n' $cpu | mmm)"
 	# shellcheck disable=SC2086
 	[ -n "$before" ] && printf '   model by %s: %s' "$before" "$(printf '%s\n' $old | mmm)"
 	echo
