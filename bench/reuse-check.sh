@@ -4,7 +4,8 @@
 # --exact, on the same accesses, so the two runs' different thread interleavings are out of
 # the comparison; doc/sonde-reuse.md, "Accuracy").  REUSE_CHECK_RUNS runs (default 3) of
 # each RIBench shape on 2 threads, with invalidations (INV 1000 shared stores a repetition)
-# and the increasing shape without; the sampling period is REUSE_CHECK_PERIOD (default
+# and the increasing shape without, and rbench's random loads of 64 words (reuses far
+# shorter than the period); the sampling period is REUSE_CHECK_PERIOD (default
 # 4001).  Prints for each shape S of the estimate (model) and S of the sampled reuses at
 # their exact distances (sample), min / median / max, and the check's CPU time (user +
 # sys) against a plain --exact run made right after each.  REUSE_CHECK_BEFORE=DIR: the same
@@ -36,15 +37,15 @@ if [ -n "${REUSE_CHECK_BEFORE:-}" ]; then
 fi
 echo "bench: reuse-check: RIBench on 2 threads, $RUNS runs a shape, period $PERIOD, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
-# min / median / max of the numbers on stdin
+# min / median / max of the numbers on stdin (blank lines and "-" left out), or "-"
 mmm() {
-	sort -g | awk '{ a[NR] = $1 } END { if (!NR) { print "-"; exit }
-		m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-		printf "%.3f / %.3f / %.3f", a[1], m, a[NR] }'
+	sort -g | awk 'NF && $1 != "-" { a[++n] = $1 } END { if (!n) { print "-"; exit }
+		m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		printf "%.3f / %.3f / %.3f", a[1], m, a[n] }'
 }
 # one shape: NAME then the command; RUNS recordings, then the figures
 shape() {
-	local name=$1 k now='' old='' drawn='' cpu=''
+	local name=$1 k now='' old='' drawn='' cpu='' pair=''
 	shift
 	for k in $(seq "$RUNS"); do
 		rm -rf "${T:?}/$name$k"
@@ -63,6 +64,7 @@ shape() {
 				rm -f "$T/b$name$k/profile.db" "$T/b$name$k"/reuse/*.csv
 			"$before/sonde" report "$T/b$name$k" >/dev/null 2>&1
 			old="$old $(meta "$T/b$name$k" check_s)"
+			pair="$pair $(meta "$T/$name$k" check_s):$(meta "$T/b$name$k" check_s)"
 		fi
 	done
 	# shellcheck disable=SC2086
@@ -72,6 +74,11 @@ shape() {
 	printf '   CPU against --exact %s' "$(printf '%s\n' $cpu | mmm)"
 	# shellcheck disable=SC2086
 	[ -n "$before" ] && printf '   model by %s: %s' "$before" "$(printf '%s\n' $old | mmm)"
+	# paired, run by run: this model's S less the other's, mean, and how many runs gained
+	# shellcheck disable=SC2086
+	[ -n "$before" ] && printf '   paired: %s' "$(printf '%s\n' $pair | awk -F: '
+		$1 != "" && $1 != "-" && $2 != "" && $2 != "-" { d += $1 - $2; n++; up += $1 > $2 }
+		END { if (n) printf "%+.4f, %d of %d higher", d / n, up, n; else print "-" }')"
 	echo
 }
 echo "  S against --exact of the same run, min / median / max (model: the estimate; sample: the sampled reuses at their exact distances)"
@@ -81,6 +88,7 @@ shape dec ./rb ribench -t 2 -o 8 "${x[@]}" -r 200,60,15,4,2 -i 1000
 shape bell ./rb ribench -t 2 -o 8 "${x[@]}" -r 50,40,40,10,3 -i 1000
 shape multi ./rb ribench -t 2 -o 8 "${x[@]}" -r 100,30,24,8,7 -i 1000
 shape inc-noinv ./rb ribench -t 2 -o 8 "${x[@]}" -r 20,20,20,20,20 -i 0
+shape random ./rb random 64 2000000
 if [ -n "${REUSE_CHECK_CMD:-}" ]; then
 	cd "${REUSE_CHECK_DIR:-$from}" || exit 1
 	# shellcheck disable=SC2086

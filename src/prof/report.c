@@ -344,6 +344,26 @@ static int db_current(const char *dir)
 	return 1;
 }
 
+/* A rebuild of dir failed with r (reason in err): when path is a database of another
+ * schema, say so instead (its raw files gone, a newer sonde cannot read it); r. */
+static int old_schema(const char *path, int r, char *err, size_t errlen)
+{
+	sqlite3 *db;
+	char v[32];
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return r;
+	}
+	db_meta(db, "schema", v, sizeof(v));
+	sqlite3_close(db);
+	if (*v && strcmp(v, DB_SCHEMA))
+		errmsg(err, errlen, r, "%s is a profile database of schema %s, and this sonde reads "
+		       "schema %s; the raw recording to rebuild it from is gone (a profile.db "
+		       "alone is read by the sonde that made it: doc/profile-db.md)", path, v,
+		       DB_SCHEMA);
+	return r;
+}
+
 /*
  * An up-to-date database of dir, open: built (and exported) when missing or stale; built
  * in memory when the directory cannot be written (a read-only recording can be shown).
@@ -358,7 +378,7 @@ static int open_current(const char *dir, sqlite3 **db, char *err, size_t errlen)
 		if (r == -EACCES || r == -EROFS || r == -EPERM)
 			return build(dir, db, &tool, err, errlen);
 		if (r)
-			return r;
+			return old_schema(path, r, err, errlen);
 	}
 	return db_open(path, db, err, errlen);
 }

@@ -76,7 +76,7 @@ TEST(reuse_convert_keeps_counts)
 TEST(reuse_local_mean_alone)
 {
 	/* uses 4000 accesses apart (a period of 4000); o[5]'s window is 10 accesses long:
-	 * within 2 x 10 of its centre there is no other use.  With w_alone 400 (a tenth of
+	 * within 10 of its centre there is no other use.  With w_alone 400 (a tenth of
 	 * the period) that is -1, the caller's whole-program mean; with 0 the 4 nearest give
 	 * their mean of min(t + 1, w): (10 + 10 + 3 + 10) / 4 */
 	struct reuse_obs o[10];

@@ -37,11 +37,12 @@ static void usage(FILE *f)
 		"                        (a sample every --period accesses of a thread, default\n"
 		"                        the inst source's): reports how close the sampled\n"
 		"                        estimate comes to the exact histogram (S, 1 = equal) and\n"
-		"                        writes it to DIR/reuse/sampled.csv"
+		"                        writes it to DIR/reuse/sampled.csv\n"
 		"  -h, --help            this text\n\n"
 		"Distances need an exact count of each thread's accesses: the inst source (sonde-cc)\n"
 		"or a PMU (hw).  With the clock source only the reuse time (ns) is measured.\n\n"
-		"Output: DIR/profile.db, DIR/reuse/histogram.csv, missratio.csv, pairs.csv.\n"
+		"Output: DIR/profile.db, DIR/reuse/histogram.csv, missratio.csv, pairs.csv\n"
+		"(and sampled.csv with --check-sampling).\n"
 		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-reuse.md.\n",
 		launch_help, REUSE_SLOTS, REUSE_SLOTS);
 }

@@ -340,8 +340,8 @@ static void model_sampled(struct model *m)
 }
 
 /* S = 1 - half the L1 distance of two reuse-distance histograms, each taken as fractions
- * of its own total (the tests' reuse_s, doc/sonde-reuse.md "Accuracy"); 0 if either is
- * empty. */
+ * of its own total (the tests' reuse_s, doc/sonde-reuse.md "Accuracy"); -1 if either has
+ * no reuse (nothing to compare: all invalidations, or no outcome). */
 static double hist_s(const double *a, const double *b)
 {
 	double sa = 0, sb = 0, d = 0;
@@ -350,7 +350,7 @@ static double hist_s(const double *a, const double *b)
 		sb += b[i];
 	}
 	if (sa <= 0 || sb <= 0)
-		return 0;
+		return -1;
 	for (int i = 0; i < REUSE_BINS; i++)
 		d += fabs(a[i] / sa - b[i] / sb);
 	return 1 - d / 2;
@@ -743,15 +743,22 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		r = db_row(st, "tt", nums[i].k, b);
 	}
 	if (chk && !r) {	/* --check-sampling */
-		char b[5][40];
+		char b[7][40];
+		double all = m->reuses + m->inv + m->cold;
+		double call = chk->reuses + chk->inv + chk->cold;
 		snprintf(b[0], sizeof(b[0]), "%u", m->check_period);
-		snprintf(b[1], sizeof(b[1]), "%.4f", m->check_s);
+		/* "-": no reuse on a side, nothing to compare */
+		snprintf(b[1], sizeof(b[1]), m->check_s < 0 ? "-" : "%.4f", m->check_s);
 		snprintf(b[2], sizeof(b[2]), "%" PRIu64, chk->seen);
 		snprintf(b[3], sizeof(b[3]), "%" PRIu64, chk->seen_inv);
-		snprintf(b[4], sizeof(b[4]), "%.4f", m->check_s_drawn);
+		snprintf(b[4], sizeof(b[4]), m->check_s_drawn < 0 ? "-" : "%.4f", m->check_s_drawn);
+		/* the invalidations' share of the accesses, which S leaves out */
+		snprintf(b[5], sizeof(b[5]), "%.4f", all > 0 ? m->inv / all : 0);
+		snprintf(b[6], sizeof(b[6]), "%.4f", call > 0 ? chk->inv / call : 0);
 		const char *ck[] = { "check_period", "check_s", "check_outcomes",
-				     "check_outcomes_invalidation", "check_s_drawn" };
-		for (int i = 0; i < 5 && !r; i++)
+				     "check_outcomes_invalidation", "check_s_drawn",
+				     "check_inv_exact", "check_inv_sampled" };
+		for (int i = 0; i < 7 && !r; i++)
 			r = db_row(st, "tt", ck[i], b[i]);
 	}
 	sqlite3_finalize(st);

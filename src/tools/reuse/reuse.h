@@ -73,7 +73,7 @@ double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min
 
 /*
  * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread
- * whose position lies within 2w (w = o[i].trd) of the centre of o[i]'s window, and at
+ * whose position lies within w (= o[i].trd) of the centre of o[i]'s window, and at
  * least k_min of the nearest ones.  A program's phases reuse at different distances; the
  * whole program's distribution (reuse_points_mean) mixes them and underestimates the
  * distances of the phases with long ones.  But a window shorter than w_alone (a tenth of

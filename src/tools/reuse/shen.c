@@ -74,9 +74,9 @@ static void spread(double *dist, double count, double mu, double var)
 
 #define SUB 16	/* points per bin */
 /* reuse_local_mean: the neighbours within LOCAL_SPAN window lengths of the window's centre
- * (1 until 2026-11-27: RIBench's long windows at a period of 4001 held 0-4 uses of their
- * own phase, and took the nearest of others; bench/reuse-check.sh measures it) */
-#define LOCAL_SPAN 2.0
+ * (2 was tried on 2026-11-27: on the same RIBench recordings, paired, bell and multi lost
+ * 0.02-0.03 of S in every one of 12, inc gained nothing) */
+#define LOCAL_SPAN 1.0
 
 void reuse_shen_convert(const double *time, double never, double n, double *dist)
 {

@@ -89,18 +89,29 @@ int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 /* --check-sampling's sentence (text report and HTML page), or "" */
 static const char *check_text(sqlite3 *db, char *b, size_t len)
 {
-	char s[32];
+	char s[32], d[32];
+	int n;
 	b[0] = 0;
 	if (!*db_meta(db, "check_s", s, sizeof(s)))
 		return b;
-	char d[32];
 	db_meta(db, "check_s_drawn", d, sizeof(d));
-	snprintf(b, len, "the sampled mode, run inside this one at period %.0f, observed %.0f "
-		 "outcomes (%.0f invalidations); its estimated reuse-distance histogram matches "
-		 "the exact one to S = %s (1: the same shares in every bin; reuse/sampled.csv), "
-		 "its sampled reuses at their exact distances to S = %s (the rest is the "
-		 "model's)", meta_num(db, "check_period"), meta_num(db, "check_outcomes"),
-		 meta_num(db, "check_outcomes_invalidation"), s, *d ? d : "?");
+	n = snprintf(b, len, "the sampled mode, run inside this one at period %.0f, observed %.0f "
+		     "outcomes (%.0f invalidations); ", meta_num(db, "check_period"),
+		     meta_num(db, "check_outcomes"), meta_num(db, "check_outcomes_invalidation"));
+	if (n < 0 || (size_t)n >= len)
+		return b;
+	if (!strcmp(s, "-"))
+		n += snprintf(b + n, len - (size_t)n, "no reuses on one side or both, so no "
+			      "histograms to compare");
+	else
+		n += snprintf(b + n, len - (size_t)n, "its estimated reuse-distance histogram "
+			      "matches the exact one to S = %s (1: the same shares in every bin; "
+			      "reuse/sampled.csv), its sampled reuses at their exact distances to "
+			      "S = %s (the rest is the model's)", s, *d ? d : "?");
+	if (n > 0 && (size_t)n < len)
+		snprintf(b + n, len - (size_t)n, "; invalidations %.1f%% of the accesses estimated, "
+			 "%.1f%% exact", 100 * meta_num(db, "check_inv_sampled"),
+			 100 * meta_num(db, "check_inv_exact"));
 	return b;
 }
 
@@ -434,8 +445,17 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		json_double(&j, "period", meta_num(db, "check_period"), 0);
 		json_double(&j, "outcomes", meta_num(db, "check_outcomes"), 0);
 		json_double(&j, "outcomes_invalidation", meta_num(db, "check_outcomes_invalidation"), 0);
-		json_double(&j, "s", meta_num(db, "check_s"), 4);
-		json_double(&j, "s_sample", meta_num(db, "check_s_drawn"), 4);
+		/* null: no reuses to compare */
+		if (!strcmp(b, "-"))
+			json_str(&j, "s", NULL);
+		else
+			json_double(&j, "s", meta_num(db, "check_s"), 4);
+		if (!strcmp(db_meta(db, "check_s_drawn", b, sizeof(b)), "-"))
+			json_str(&j, "s_sample", NULL);
+		else
+			json_double(&j, "s_sample", meta_num(db, "check_s_drawn"), 4);
+		json_double(&j, "invalidation_share", meta_num(db, "check_inv_sampled"), 4);
+		json_double(&j, "invalidation_share_exact", meta_num(db, "check_inv_exact"), 4);
 		json_end_object(&j);
 	}
 	json_end_object(&j);

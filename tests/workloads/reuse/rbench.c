@@ -19,7 +19,7 @@
  *                            words every use is reused by the thread's next store, by
  *                            lines (--spatial) every one is invalidated
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
- *                            no invalidation (and rbench churn N T [C] [-x]: see churn)
+ *                            no invalidation (rbench churn N T [C] [-x], random K N [T]: below)
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
  * the tool sees are the ones described.
  */
@@ -175,6 +175,46 @@ static int sweep(int argc, char **argv)
 		for (uint64_t i = 0; i < nn; i++)
 			s += a[i];
 	printf("sweep: %llu\n", (unsigned long long)s);
+	return 0;
+}
+
+/* ---- random ---- */
+
+static uint64_t rnd_k, rnd_n;
+
+static void *rnd_thread(void *arg)
+{
+	const uint64_t k = rnd_k, n = rnd_n;
+	volatile uint64_t *const w = calloc(k, sizeof(uint64_t));
+	uint64_t x = 0x9E3779B97F4A7C15ull * ((uintptr_t)arg + 1), s = 0;
+	if (!w)
+		abort();
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		s += w[(x >> 33) % k];
+	}
+	free((void *)w);
+	return (void *)(uintptr_t)s;
+}
+
+/* rbench random K N [T]: T threads (default 2), each N loads of its own K words at uniform
+ * random (independent draws): reuse distances spread from 0 to K - 1, each reuse short
+ * against a sampling period of thousands (the case of a sampled window holding no other
+ * sampled use; the truth is --exact's, not printed here) */
+static int random_loads(int argc, char **argv)
+{
+	rnd_k = argc > 2 ? strtoull(argv[2], NULL, 10) : 64;
+	rnd_n = argc > 3 ? strtoull(argv[3], NULL, 10) : 1000000;
+	uint64_t nt = argc > 4 ? strtoull(argv[4], NULL, 10) : 2;
+	pthread_t t[64];
+	if (!rnd_k || nt < 1 || nt > 64)
+		return 2;
+	for (uint64_t i = 0; i < nt; i++)
+		if (pthread_create(&t[i], NULL, rnd_thread, (void *)(uintptr_t)i))
+			return 1;
+	for (uint64_t i = 0; i < nt; i++)
+		pthread_join(t[i], NULL);
+	printf("random: %llu loads\n", (unsigned long long)(rnd_n * nt));
 	return 0;
 }
 
@@ -362,7 +402,9 @@ int main(int argc, char **argv)
 		return readshare(argc, argv);
 	if (!strcmp(argv[1], "churn"))
 		return churn(argc, argv);
+	if (!strcmp(argv[1], "random"))
+		return random_loads(argc, argv);
 usage:
-	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn ...\n");
+	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random ...\n");
 	return 2;
 }
