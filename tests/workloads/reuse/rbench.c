@@ -180,6 +180,22 @@ static int sweep(int argc, char **argv)
 
 /* ---- random ---- */
 
+/* Run fn on nt threads (at most 64), the i-th given i; the sum of their return values. */
+static uint64_t run_threads(uint64_t nt, void *(*fn)(void *))
+{
+	pthread_t t[64];
+	uint64_t s = 0;
+	for (uint64_t i = 0; i < nt && i < 64; i++)
+		if (pthread_create(&t[i], NULL, fn, (void *)(uintptr_t)i))
+			abort();
+	for (uint64_t i = 0; i < nt && i < 64; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		s += (uintptr_t)r;
+	}
+	return s;
+}
+
 static uint64_t rnd_k, rnd_n;
 
 static void *rnd_thread(void *arg)
@@ -206,14 +222,9 @@ static int random_loads(int argc, char **argv)
 	rnd_k = argc > 2 ? strtoull(argv[2], NULL, 10) : 64;
 	rnd_n = argc > 3 ? strtoull(argv[3], NULL, 10) : 1000000;
 	uint64_t nt = argc > 4 ? strtoull(argv[4], NULL, 10) : 2;
-	pthread_t t[64];
 	if (!rnd_k || nt < 1 || nt > 64)
 		return 2;
-	for (uint64_t i = 0; i < nt; i++)
-		if (pthread_create(&t[i], NULL, rnd_thread, (void *)(uintptr_t)i))
-			return 1;
-	for (uint64_t i = 0; i < nt; i++)
-		pthread_join(t[i], NULL);
+	run_threads(nt, rnd_thread);
 	printf("random: %llu loads\n", (unsigned long long)(rnd_n * nt));
 	return 0;
 }
@@ -271,7 +282,8 @@ static uint64_t ro_n, ro_r;
 
 static void *ro_thread(void *arg)
 {
-	uint64_t s = (uintptr_t)arg;
+	uint64_t s = 0;
+	(void)arg;
 	volatile uint64_t *const a = ro;
 	const uint64_t n = ro_n, r = ro_r;
 	for (uint64_t k = 0; k < r; k++)
@@ -285,19 +297,11 @@ static int readshare(int argc, char **argv)
 	ro_n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000;
 	ro_r = argc > 3 ? strtoull(argv[3], NULL, 10) : 10;
 	uint64_t nt = argc > 4 ? strtoull(argv[4], NULL, 10) : 2;
-	pthread_t t[16];
 	nt = nt < 1 ? 1 : nt > 16 ? 16 : nt;
 	ro = calloc(ro_n, sizeof(uint64_t));
 	for (uint64_t i = 0; i < ro_n; i++)
 		ro[i] = i;
-	for (uint64_t i = 0; i < nt; i++)
-		pthread_create(&t[i], NULL, ro_thread, NULL);
-	uint64_t s = 0;
-	for (uint64_t i = 0; i < nt; i++) {
-		void *r;
-		pthread_join(t[i], &r);
-		s += (uintptr_t)r;
-	}
+	uint64_t s = run_threads(nt, ro_thread);
 	printf("readshare: %llu\n", (unsigned long long)(s & 0xff));
 	return 0;
 }
