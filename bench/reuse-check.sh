@@ -12,7 +12,8 @@
 # recordings are modelled again by that build (a build with --check-sampling) and its S
 # printed beside: a change of the model measured on the same outcomes.
 # REUSE_CHECK_CMD="cmd args": a program built with sonde-cc is run as well (from
-# REUSE_CHECK_DIR, default the current directory), with OMP_NUM_THREADS=2.  Never fails on
+# REUSE_CHECK_DIR, default the current directory), with OMP_NUM_THREADS=2;
+# REUSE_CHECK_RIBENCH=0 runs it alone.  Never fails on
 # numbers.
 #   bench/reuse-check.sh
 #   REUSE_CHECK_BEFORE=/tmp/old/build REUSE_CHECK_CMD="bin/CoMD-openmp -x 12 -y 12 -z 12 \
@@ -58,7 +59,7 @@ shape() {
 		rm -rf "${T:?}/ex$name$k"
 		[ -f "$T/$name$k/profile.db" ] || { echo "  $name: run $k recorded nothing"; continue; }
 		now="$now $(meta "$T/$name$k" check_s)"
-		drawn="$drawn $(meta "$T/$name$k" check_s_drawn)"
+		drawn="$drawn $(meta "$T/$name$k" check_s_sample)"
 		if [ -n "$before" ]; then
 			rm -rf "$T/b$name$k" && cp -r "$T/$name$k" "$T/b$name$k" &&
 				rm -f "$T/b$name$k/profile.db" "$T/b$name$k"/reuse/*.csv
@@ -83,12 +84,14 @@ shape() {
 }
 echo "  S against --exact of the same run, min / median / max (model: the estimate; sample: the sampled reuses at their exact distances)"
 x=(-x "500,1500,3500,7500,15500")
-shape inc ./rb ribench -t 2 -o 8 "${x[@]}" -r 20,20,20,20,20 -i 1000
-shape dec ./rb ribench -t 2 -o 8 "${x[@]}" -r 200,60,15,4,2 -i 1000
-shape bell ./rb ribench -t 2 -o 8 "${x[@]}" -r 50,40,40,10,3 -i 1000
-shape multi ./rb ribench -t 2 -o 8 "${x[@]}" -r 100,30,24,8,7 -i 1000
-shape inc-noinv ./rb ribench -t 2 -o 8 "${x[@]}" -r 20,20,20,20,20 -i 0
-shape random ./rb random 64 2000000
+if [ "${REUSE_CHECK_RIBENCH:-1}" != 0 ]; then
+	shape inc ./rb ribench -t 2 -o 8 "${x[@]}" -r 20,20,20,20,20 -i 1000
+	shape dec ./rb ribench -t 2 -o 8 "${x[@]}" -r 200,60,15,4,2 -i 1000
+	shape bell ./rb ribench -t 2 -o 8 "${x[@]}" -r 50,40,40,10,3 -i 1000
+	shape multi ./rb ribench -t 2 -o 8 "${x[@]}" -r 100,30,24,8,7 -i 1000
+	shape inc-noinv ./rb ribench -t 2 -o 8 "${x[@]}" -r 20,20,20,20,20 -i 0
+	shape random ./rb random 64 2000000
+fi
 if [ -n "${REUSE_CHECK_CMD:-}" ]; then
 	cd "${REUSE_CHECK_DIR:-$from}" || exit 1
 	# shellcheck disable=SC2086

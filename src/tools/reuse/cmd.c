@@ -2,6 +2,7 @@
 /* cmd.c - `sonde reuse`: how far apart a program reuses its data, and what that costs in
  * each cache size (ReuseTracker). */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,10 @@ int cmd_reuse(int argc, char **argv)
 	if (mode[3] && mode[1])
 		return sonde_usage_error("reuse", "--check-sampling compares private-cache "
 					 "estimates only: not with --shared");
+	if (mode[3] && o.period > UINT32_MAX)	/* (the stats record keeps it in 32 bits) */
+		return sonde_usage_error("reuse", "--check-sampling samples at most every %u "
+					 "accesses, not %llu", UINT32_MAX,
+					 (unsigned long long)o.period);
 	if (mode[3] && o.source && strcmp(o.source, "inst") && strcmp(o.source, "auto"))
 		return sonde_usage_error("reuse", "--check-sampling runs --exact, which needs the "
 					 "inst source (a program built with sonde-cc), not '%s'",

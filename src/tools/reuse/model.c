@@ -65,7 +65,7 @@ struct model {
 	size_t nsv, svcap;
 	uint32_t check_period;		/* REUSE_M_CHECK: the sampled mode's period */
 	double check_s;			/* its estimate's S against the exact histogram */
-	double check_s_drawn;		/* S of its reuses at their exact distances (the
+	double check_s_sample;		/* S of its reuses at their exact distances (the
 					 * sample's own error, without the model's) */
 };
 
@@ -182,7 +182,10 @@ static void model_exact(struct model *m)
 	m->inv = (double)m->st.invalidations;
 	m->cold = (double)m->st.cold;
 	m->reuses = (double)m->st.reuses;
-	m->accesses = m->reuses + m->inv + m->cold;
+	/* the threads' own counts: the outcomes add up to more where another thread's
+	 * store ended a use whose thread never came back to the word (an invalidation, and
+	 * no access after it); before 2026-11-27 "accesses" was that sum */
+	m->accesses = m->st.accesses ? (double)m->st.accesses : m->reuses + m->inv + m->cold;
 	m->footprint = m->cold;
 }
 
@@ -377,7 +380,7 @@ static void model_check(struct model *m, struct model *c)
 	for (size_t i = 0; i < c->nsv; i++)
 		if (c->sv[i].exact_rd && !(c->sv[i].flags & REUSE_F_INVALIDATION))
 			drawn[reuse_bin(c->sv[i].exact_rd - 1)] += outcome_weight(&c->sv[i]);
-	m->check_s_drawn = hist_s(drawn, m->dist);
+	m->check_s_sample = hist_s(drawn, m->dist);
 }
 
 static double mean_dist(const double *dist)
@@ -751,12 +754,12 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		snprintf(b[1], sizeof(b[1]), m->check_s < 0 ? "-" : "%.4f", m->check_s);
 		snprintf(b[2], sizeof(b[2]), "%" PRIu64, chk->seen);
 		snprintf(b[3], sizeof(b[3]), "%" PRIu64, chk->seen_inv);
-		snprintf(b[4], sizeof(b[4]), m->check_s_drawn < 0 ? "-" : "%.4f", m->check_s_drawn);
+		snprintf(b[4], sizeof(b[4]), m->check_s_sample < 0 ? "-" : "%.4f", m->check_s_sample);
 		/* the invalidations' share of the accesses, which S leaves out */
 		snprintf(b[5], sizeof(b[5]), "%.4f", all > 0 ? m->inv / all : 0);
 		snprintf(b[6], sizeof(b[6]), "%.4f", call > 0 ? chk->inv / call : 0);
 		const char *ck[] = { "check_period", "check_s", "check_outcomes",
-				     "check_outcomes_invalidation", "check_s_drawn",
+				     "check_outcomes_invalidation", "check_s_sample",
 				     "check_inv_exact", "check_inv_sampled" };
 		for (int i = 0; i < 7 && !r; i++)
 			r = db_row(st, "tt", ck[i], b[i]);

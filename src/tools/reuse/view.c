@@ -94,20 +94,22 @@ static const char *check_text(sqlite3 *db, char *b, size_t len)
 	b[0] = 0;
 	if (!*db_meta(db, "check_s", s, sizeof(s)))
 		return b;
-	db_meta(db, "check_s_drawn", d, sizeof(d));
-	n = snprintf(b, len, "the sampled mode, run inside this one at period %.0f, observed %.0f "
-		     "outcomes (%.0f invalidations); ", meta_num(db, "check_period"),
-		     meta_num(db, "check_outcomes"), meta_num(db, "check_outcomes_invalidation"));
+	db_meta(db, "check_s_sample", d, sizeof(d));
+	n = snprintf(b, len, "a sampled run at period %.0f (accesses of a thread), made inside "
+		     "this one on the same accesses, observed %.0f outcomes (%.0f invalidations); ",
+		     meta_num(db, "check_period"), meta_num(db, "check_outcomes"),
+		     meta_num(db, "check_outcomes_invalidation"));
 	if (n < 0 || (size_t)n >= len)
 		return b;
 	if (!strcmp(s, "-"))
 		n += snprintf(b + n, len - (size_t)n, "no reuses on one side or both, so no "
 			      "histograms to compare");
 	else
-		n += snprintf(b + n, len - (size_t)n, "its estimated reuse-distance histogram "
-			      "matches the exact one to S = %s (1: the same shares in every bin; "
-			      "reuse/sampled.csv), its sampled reuses at their exact distances to "
-			      "S = %s (the rest is the model's)", s, *d ? d : "?");
+		n += snprintf(b + n, len - (size_t)n, "against this exact histogram its estimate "
+			      "scores S = %s and the sample alone (its reuses at their exact "
+			      "distances) %s, where 1 is the same share in every bin "
+			      "(reuse/sampled.csv; one random draw, --seed repeats it)", s,
+			      *d ? d : "?");
 	if (n > 0 && (size_t)n < len)
 		snprintf(b + n, len - (size_t)n, "; invalidations %.1f%% of the accesses estimated, "
 			 "%.1f%% exact", 100 * meta_num(db, "check_inv_sampled"),
@@ -265,6 +267,15 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	struct top t;
 
 	fprintf(out, "\nWhat it means:\n  ");
+	if (!dists && !no_counts(db)) {
+		/* counts, but nothing reused was observed (a period longer than the run, every
+		 * use invalidated or replaced) */
+		fprintf(out, "no reuse was observed (%.0f sampled uses watched, %.0f outcomes), so"
+			     " there is no reuse-distance histogram and no miss-ratio curve: a"
+			     " shorter --period takes more samples.\n",
+			meta_num(db, "armed"), meta_num(db, "outcomes"));
+		return;
+	}
 	if (!dists) {
 		char be[16];
 		fprintf(out, "only reuse times were measured (the clock source has no count of a"
@@ -450,10 +461,10 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			json_str(&j, "s", NULL);
 		else
 			json_double(&j, "s", meta_num(db, "check_s"), 4);
-		if (!strcmp(db_meta(db, "check_s_drawn", b, sizeof(b)), "-"))
+		if (!strcmp(db_meta(db, "check_s_sample", b, sizeof(b)), "-"))
 			json_str(&j, "s_sample", NULL);
 		else
-			json_double(&j, "s_sample", meta_num(db, "check_s_drawn"), 4);
+			json_double(&j, "s_sample", meta_num(db, "check_s_sample"), 4);
 		json_double(&j, "invalidation_share", meta_num(db, "check_inv_sampled"), 4);
 		json_double(&j, "invalidation_share_exact", meta_num(db, "check_inv_exact"), 4);
 		json_end_object(&j);
