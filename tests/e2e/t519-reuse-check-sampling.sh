@@ -24,7 +24,12 @@
 #    0.91-0.95 over RIBench's shapes in one round and 0.86-0.92 in another, single runs
 #    down to 0.85, while the sampled reuses at their exact distances read 0.93-0.99: the
 #    model's error, stated in the doc;
-#  - a profile.db of another schema whose raw recording is gone: the error says so.
+#  - a profile.db of another schema whose raw recording is gone: the error says so; a run
+#    that saw no reuse says so; a period over 32 bits is refused;
+#  - (--exact's accounting, met on the way) the report's accesses are the threads' own:
+#    RIBench once through, 2 threads, is 2 x (5 x 1000 + 28,500) = 67,000 accesses plus
+#    main's start-up (126 here; 500 allowed), where the sum of the outcomes counts too
+#    the ~1000 shared words of the thread whose last stores the other overwrote.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t50-reuse-lib.bash"
 reuse_build t519-build || exit 0
@@ -106,3 +111,17 @@ sqlite3 old/profile.db "UPDATE meta SET value = '5' WHERE key = 'schema'"
 "$SONDE" report old >out 2>err
 check t519-old-schema-status [ $? -ne 0 ]
 check t519-old-schema-says grep -q "profile database of schema 5, and this sonde reads schema" err
+
+"$SONDE" reuse -q --exact -o acc -- "$T/rb" ribench -t 2 -o 1 -r 1,1,1,1,1 \
+	-x 500,1500,3500,7500,15500 -i 1000 >/dev/null 2>&1
+a=$(reuse_meta acc accesses)
+check "t519-exact-accesses-$a" [ "${a:-0}" -ge 67000 -a "${a:-0}" -le 67500 ]
+
+# A sampled run of the inst source that saw no reuse (a period longer than the run) says
+# that, not that the source has no access count (the clock source's sentence until
+# 2026-11-27); --check-sampling's period is kept in 32 bits: a longer one is refused.
+"$SONDE" reuse --source inst --period 99999999 -o nore -- "$T/rb" sweep 1000 3 >out 2>err
+check t519-no-reuse-says grep -q "no reuse was observed (0 sampled uses watched" err
+check t519-no-reuse-not-clock bash -c '! grep -q "clock source has no count" err'
+"$SONDE" reuse --check-sampling --period 99999999999 -o big -- "$T/rb" sweep 10 1 >out 2>err3
+check t519-period-refused refused $? err3 big "at most every 4294967295"
