@@ -775,18 +775,20 @@ exact_body(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t
  * would give exact_every a frame. */
 static __attribute__((noinline)) SIGSAFE struct rt_thread *
 exact_note(struct rt_thread *t, struct reuse_thread *rt, uint64_t addr, uint32_t flags,
-	   uint64_t ip)
+	   uint64_t ip, int keep)
 {
 	rt_obs_note();
-	return exact_body(t, rt, addr, flags, ip, elem_shift, 0);
+	return keep ? exact_body(t, rt, addr, flags, ip, elem_shift, 1) :
+		      exact_body(t, rt, addr, flags, ip, elem_shift, 0);
 }
 
 /* rt_inst_every's hook: --exact's every access, straight from the inst callbacks; shift:
  * elem_shift, a constant (exact_every_word, exact_every_line: the variable's load and shift
- * by cl took 3 instructions an access, and rcx) */
+ * by cl took 3 instructions an access, and rcx); keep: a constant, 1 for check_every (the
+ * access's distance kept in rt->chk_rd) */
 static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
 exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, uint64_t ip,
-	    const int shift)
+	    const int shift, const int keep)
 {
 	struct reuse_thread *rt = t->tool;
 
@@ -796,9 +798,11 @@ exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, ui
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
+	if (keep)
+		rt->chk_rd = 0;
 	if (__builtin_expect(!(t->stats.samples++ & 63), 0))
-		return exact_note(t, rt, addr, flags, ip);
-	return exact_body(t, rt, addr, flags, ip, shift, 0);
+		return exact_note(t, rt, addr, flags, ip, keep);
+	return exact_body(t, rt, addr, flags, ip, shift, keep);
 }
 
 /* Without a frame of their own (EXACT_NO_FRAME): an access no longer pushes, sets up and
@@ -811,14 +815,14 @@ static SIGSAFE EXACT_NO_FRAME struct rt_thread *exact_every_word(struct rt_threa
 								 uint32_t len, uint32_t flags,
 								 uint64_t ip)
 {
-	return exact_every(t, addr, len, flags, ip, 3);
+	return exact_every(t, addr, len, flags, ip, 3, 0);
 }
 
 static SIGSAFE EXACT_NO_FRAME struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
 								 uint32_t len, uint32_t flags,
 								 uint64_t ip)
 {
-	return exact_every(t, addr, len, flags, ip, 6);
+	return exact_every(t, addr, len, flags, ip, 6, 0);
 }
 
 /* ---- --check-sampling: the sampled mode inside the exact one ---- */
@@ -892,15 +896,10 @@ static inline __attribute__((always_inline)) SIGSAFE struct rt_thread *
 check_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, uint64_t ip,
 	    const int shift)
 {
+	t = exact_every(t, addr, len, flags, ip, shift, 1);
 	struct reuse_thread *rt = t->tool;
-
-	(void)len;
 	if (!rt)
 		return t;
-	rt->chk_rd = 0;
-	if (__builtin_expect(!(t->stats.samples++ & 63), 0))
-		rt_obs_note();
-	t = exact_body(t, rt, addr, flags, ip, shift, 1);
 	uint64_t e = (addr >> shift) + 1;
 	for (int i = 0; i < REUSE_SLOTS; i++)
 		if (__builtin_expect(__atomic_load_n(&chk_elem[i], __ATOMIC_RELAXED) == e, 0))
