@@ -344,12 +344,15 @@ static int db_current(const char *dir)
 	return 1;
 }
 
-/* A rebuild of dir failed with r (reason in err): when path is a database of another
- * schema, say so instead (its raw files gone, a newer sonde cannot read it); r. */
-static int old_schema(const char *path, int r, char *err, size_t errlen)
+/* A rebuild of dir failed with r (reason in err): when dir holds no raw file and path is
+ * a database of another schema, say so instead (a newer sonde cannot read it); r.  With
+ * raw files the rebuild's own error stands (a damaged file, a newer format). */
+static int old_schema(const char *dir, const char *path, int r, char *err, size_t errlen)
 {
 	sqlite3 *db;
 	char v[32];
+	if (newest_raw(dir) > 0)
+		return r;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		sqlite3_close(db);
 		return r;
@@ -378,7 +381,7 @@ static int open_current(const char *dir, sqlite3 **db, char *err, size_t errlen)
 		if (r == -EACCES || r == -EROFS || r == -EPERM)
 			return build(dir, db, &tool, err, errlen);
 		if (r)
-			return old_schema(path, r, err, errlen);
+			return old_schema(dir, path, r, err, errlen);
 	}
 	return db_open(path, db, err, errlen);
 }

@@ -13,7 +13,8 @@
 #  - S recomputed here from histogram.csv and sampled.csv is the report's; the text, the
 #    HTML page and --format json give it;
 #  - ping-pong (every use ended by the other thread's store): every outcome an
-#    invalidation, no S ("no reuses ... to compare"), the invalidations' share given;
+#    invalidation, no S ("no reuses ... to compare"), the invalidations' share given, and
+#    the paragraph says no use was reused;
 #  - random loads of 64 words on 2 threads (reuses of ~64 accesses, a sixtieth of the
 #    period): S of the estimate 0.90 or more, best of 2 runs.  The model before
 #    2026-11-27 took such a window's distance from the 4 nearest sampled uses, thousands
@@ -77,6 +78,10 @@ check t519-pingpong-all-invalidations [ "$pi" = "$(reuse_meta pp check_outcomes)
 check t519-pingpong-no-s [ "$(reuse_meta pp check_s)" = - ]
 "$SONDE" report pp >rep 2>&1
 check t519-pingpong-says grep -q "sampling check: .*no reuses on one side or both.*invalidations [0-9.]*% of the accesses estimated, 100.0% exact" rep
+# and its paragraph says why there is no histogram (not "a shorter --period", the advice
+# for a sampled run that saw nothing, which it gave on the build before)
+check t519-pingpong-meaning grep -q "no use was reused: each was a first touch (cold) or ended by another thread's store (invalidations, 100.0% of them)" rep
+check t519-pingpong-no-period-advice bash -c '! grep -q "shorter --period" rep'
 
 for try in 1 2; do
 	rm -rf rnd
@@ -125,3 +130,14 @@ check t519-no-reuse-says grep -q "no reuse was observed (0 sampled uses watched"
 check t519-no-reuse-not-clock bash -c '! grep -q "clock source has no count" err'
 "$SONDE" reuse --check-sampling --period 99999999999 -o big -- "$T/rb" sweep 10 1 >out 2>err3
 check t519-period-refused refused $? err3 big "at most every 4294967295"
+
+# A profile.db of another schema whose raw files are there, one of them damaged: the
+# rebuild's own error stands, not the schema sentence (which hid it in review)
+cp -r ck dmg
+sqlite3 dmg/profile.db "UPDATE meta SET value = '5' WHERE key = 'schema'"
+f=$(ls dmg/*.sdt | head -1)
+printf 'junk' >"$f"
+"$SONDE" report dmg >out 2>err
+check t519-damaged-status [ $? -ne 0 ]
+check t519-damaged-names-file grep -qF "$(basename "$f")" err
+check t519-damaged-not-schema bash -c '! grep -q "profile database of schema" err'

@@ -379,12 +379,14 @@ static SIGSAFE void disarm_everywhere(int i)
 }
 
 /* Arm GlobalWP slot i on its word: RW in the owner, W in the others (lock held).  Where
- * every arm is refused nothing can be seen of the use: the slot is freed for the next
- * sample, and the use is not counted as watched (until 2026-11-27 it was: a run whose
- * arms all failed said "N uses watched, 0 outcomes"). */
+ * every arm is refused nothing can be seen of the use, and it is not counted as watched
+ * (until 2026-11-27 it was: a run whose arms all failed said "N uses watched, 0
+ * outcomes").  The slot stays taken all the same, to be replaced as the reservoir
+ * replaces any: freed, it took every next sample first, and where a thread had fewer free
+ * registers than slots the slots that did arm were never offered one again (review). */
 static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 {
-	struct reuse_slot *s = &gwp.s[i];
+	const struct reuse_slot *s = &gwp.s[i];
 	int armed = 0;
 	disarm_everywhere(i);
 	for (int k = 0; k < nlist; k++) {
@@ -409,12 +411,8 @@ static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 		o->ws[i] = w;
 		armed++;
 	}
-	if (armed) {
+	if (armed)
 		me->armed++;
-	} else {
-		s->active = 0;
-		s->offers = 0;
-	}
 }
 
 static SIGSAFE void sampled_access(struct rt_thread *t, struct reuse_thread *rt,
@@ -873,9 +871,9 @@ static __attribute__((noinline)) SIGSAFE void check_sample(struct rt_thread *t,
 {
 	rt->chk_left = chk_period;
 	note_page(addr);
-	/* not a signal handler: it may wait (sampled_access drops a sample at once, and a
-	 * check that dropped them would skew the reservoir's weights: 10% of the samples of 4
-	 * threads at period 97 in review) */
+	/* not a signal handler: it may wait (sampled_access drops a sample at once; a check
+	 * that dropped them would skew the reservoir's weights, as review found with 4
+	 * threads at a short period) */
 	if (!lock_try(1 << 16)) {
 		rt->stale++;
 		return;

@@ -110,7 +110,7 @@ static const char *check_text(sqlite3 *db, char *b, size_t len)
 			      "distances) %s, where 1 is the same share in every bin "
 			      "(reuse/sampled.csv; one random draw, --seed repeats it)", s,
 			      *d ? d : "?");
-	if (n > 0 && (size_t)n < len)
+	if (n > 0 && (size_t)n < len && *db_meta(db, "check_inv_exact", d, sizeof(d)))
 		snprintf(b + n, len - (size_t)n, "; invalidations %.1f%% of the accesses estimated, "
 			 "%.1f%% exact", 100 * meta_num(db, "check_inv_sampled"),
 			 100 * meta_num(db, "check_inv_exact"));
@@ -263,17 +263,27 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	char fp[32], l2s[32];
 	double foot = meta_num(db, "footprint") * meta_num(db, "element");
 	double l1 = meta_num(db, "l1"), l2 = meta_num(db, "l2"), l3 = meta_num(db, "l3");
-	double acc = meta_num(db, "accesses"), inv = meta_num(db, "invalidations");
+	double inv = meta_num(db, "invalidations");
+	/* the histogram's denominator: the uses' outcomes (with --exact a little more than the
+	 * accesses where invalidated uses are never revisited: doc/sonde-reuse.md, Output) */
+	double acc = meta_num(db, "reuses") + inv + meta_num(db, "cold");
+	int exact = meta_num(db, "exact") != 0;
 	struct top t;
 
 	fprintf(out, "\nWhat it means:\n  ");
 	if (!dists && !no_counts(db)) {
-		/* counts, but nothing reused was observed (a period longer than the run, every
-		 * use invalidated or replaced) */
-		fprintf(out, "no reuse was observed (%.0f sampled uses watched, %.0f outcomes), so"
-			     " there is no reuse-distance histogram and no miss-ratio curve: a"
-			     " shorter --period takes more samples.\n",
-			meta_num(db, "armed"), meta_num(db, "outcomes"));
+		/* counts, but no reuse: a sampled run that observed none (a period longer than
+		 * the run), or every use a first touch or ended by another thread's store */
+		if (!exact && meta_num(db, "outcomes") <= 0)
+			fprintf(out, "no reuse was observed (%.0f sampled uses watched, no outcome),"
+				     " so there is no reuse-distance histogram: a shorter --period"
+				     " takes more samples.\n", meta_num(db, "armed"));
+		else
+			fprintf(out, "no use was reused: each was a first touch (cold) or ended by"
+				     " another thread's store (invalidations, %.1f%% of them), so"
+				     " there is no reuse-distance histogram and every cache size"
+				     " misses them all; share less written data.\n",
+				acc > 0 ? 100 * inv / acc : 0);
 		return;
 	}
 	if (!dists) {
@@ -313,7 +323,6 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	 * for a period's worth of uses: not enough to name it (the helper's trial, CoMD: the
 	 * sampled run named a pair that --exact did not confirm); the
 	 * best-ranked pair with enough is named instead, if any (review, 2026-11-27) */
-	int exact = meta_num(db, "exact") != 0;
 	read_top(db, &t, exact ? 0 : REUSE_FIX_MIN_OBS, 0);
 	struct top t0;
 	if (!t.found) {
@@ -461,12 +470,18 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			json_str(&j, "s", NULL);
 		else
 			json_double(&j, "s", meta_num(db, "check_s"), 4);
-		if (!strcmp(db_meta(db, "check_s_sample", b, sizeof(b)), "-"))
-			json_str(&j, "s_sample", NULL);
-		else
-			json_double(&j, "s_sample", meta_num(db, "check_s_sample"), 4);
-		json_double(&j, "invalidation_share", meta_num(db, "check_inv_sampled"), 4);
-		json_double(&j, "invalidation_share_exact", meta_num(db, "check_inv_exact"), 4);
+		/* null: not in the database ("-": no reuses to compare; absent: made by a
+		 * build of 2026-11-27 before the key) */
+		static const char *const opt[][2] = { { "s_sample", "check_s_sample" },
+						      { "invalidation_share", "check_inv_sampled" },
+						      { "invalidation_share_exact", "check_inv_exact" } };
+		for (size_t k = 0; k < sizeof(opt) / sizeof(opt[0]); k++) {
+			db_meta(db, opt[k][1], b, sizeof(b));
+			if (!*b || !strcmp(b, "-"))
+				json_str(&j, opt[k][0], NULL);
+			else
+				json_double(&j, opt[k][0], meta_num(db, opt[k][1]), 4);
+		}
 		json_end_object(&j);
 	}
 	json_end_object(&j);
