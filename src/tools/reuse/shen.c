@@ -74,8 +74,9 @@ static void spread(double *dist, double count, double mu, double var)
 
 #define SUB 16	/* points per bin */
 /* reuse_local_mean: the neighbours within LOCAL_SPAN window lengths of the window's centre
- * (2 was tried on 2026-11-27: on the same RIBench recordings, paired, bell and multi lost
- * 0.02-0.03 of S in every one of 12, inc gained nothing) */
+ * (2 was tried on 2026-11-27: paired on the same RIBench recordings, 1 read S higher by
+ * 0.013 on bell, 5 of 5, and by 0.003-0.005 on dec and multi, 0.003 lower on inc:
+ * REUSE_CHECK_BEFORE=<a build with 2> bench/reuse-check.sh, doc/sonde-reuse.md) */
 #define LOCAL_SPAN 1.0
 
 void reuse_shen_convert(const double *time, double never, double n, double *dist)
