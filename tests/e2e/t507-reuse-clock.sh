@@ -39,10 +39,22 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 	check t507-gcc-says-floor grep -q "Times under about 50 us are not resolved" gsummary
 	check t507-gcc-footprint-pages [ "$(reuse_meta g footprint)" -gt "$(reuse_meta g accesses)" ]
 	u=$(for i in 1 2 3; do /usr/bin/time -f %U ./rbg sweep 200000 2000 2>&1 >/dev/null | tail -1; done | sort -g | head -1)
-	read -r lo hi < <(awk -F, '$1 == "time_ns" { n++; lo[n] = $2; hi[n] = $3; c[n] = $4; s += $4 }
-		END { for (i = 1; i <= n; i++) { a += c[i]; if (a >= s / 2) { print lo[i], hi[i]; exit } } }' g/reuse/histogram.csv)
 	want=$(awk -v u="$u" 'BEGIN { printf "%.0f\n", u * 1e9 / 2000 }')
-	check "t507-gcc-median-bin-[${lo:-0},${hi:-0})-near-${want}ns" \
+	# The times are wall-clock, the native figure CPU time: where other jobs take the core
+	# the sweep's reuses stretch (two suites side by side on 2 cores: [131072, 262144)
+	# against 60 us, twice on 2026-11-27), so up to 2 more profiled runs are made until
+	# one's median is within 2x (the claim is that the times are a sweep's, not 0-8 us).
+	for try in 1 2 3; do
+		if [ "$try" -gt 1 ]; then
+			rm -rf g
+			"$SONDE" reuse --source clock -o g -- ./rbg sweep 200000 2000 >/dev/null 2>/dev/null
+		fi
+		read -r lo hi < <(awk -F, '$1 == "time_ns" { n++; lo[n] = $2; hi[n] = $3; c[n] = $4; s += $4 }
+			END { for (i = 1; i <= n; i++) { a += c[i]; if (a >= s / 2) { print lo[i], hi[i]; exit } } }' g/reuse/histogram.csv)
+		awk -v lo="${lo:-0}" -v hi="${hi:-0}" -v w="$want" 'BEGIN { exit !(hi > w / 2 && lo < w * 2) }' && break
+		echo "run $try: median bin [${lo:-0},${hi:-0}) against ${want} ns"
+	done
+	check "t507-gcc-median-bin-[${lo:-0},${hi:-0})-near-${want}ns-run-$try" \
 		awk -v lo="${lo:-0}" -v hi="${hi:-0}" -v w="$want" 'BEGIN { exit !(hi > w / 2 && lo < w * 2) }'
 	check "t507-gcc-one-outcome-per-use" [ "$(reuse_meta g outcomes)" -ge "$(( $(reuse_meta g armed) * 9 / 10 ))" ]
 else
