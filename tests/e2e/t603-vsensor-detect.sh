@@ -29,12 +29,11 @@
 # window's edges are not scored (score).  On a quiet machine (other processes under 10% of
 # the CPUs in the second before each run and after the last) the issue's own bars are
 # asserted too: precision and recall >= 0.9 for the delay, the co-runner and the quota, clean
-# FP <= 1%.  The delay's issue bars are asserted up to 40% of the CPUs taken by others, a
-# hypothesis with thin evidence: of the kept bench runs scored by the rule since 2026-11-26
-# 16:30 UTC, 4 delay runs had others between 10% and 40% (the reviewer's rounds of
-# 17:12-17:24 UTC, /tmp/rv-s2-keep: ft 21%, stencil 35%, PRK Stencil 23%, PRK Reduce 37%),
-# all 1.00/1.00; above 40%, helper S's cg runs at 45-75% scored 1.00/1.00 too
-# (doc/sonde-vsensor.md, "Review of the rule of 16:30 UTC").  The clean run's issue bar
+# FP <= 1%.  The delay's issue bars were asserted up to 40% of the CPUs taken by others
+# from 2026-11-26, a hypothesis with thin evidence (4 kept bench runs with others at
+# 21-37%, all 1.00/1.00: doc/sonde-vsensor.md, "Review of the rule of 16:30 UTC"); a CI
+# clone beside a make check on 2026-11-27 10:35 UTC had others at 39.5% before the delay's
+# run and recall 0.769 (precision 1.0): under 10% now, as for the other cases.  The clean run's issue bar
 # (<= 1%) stays at 10%: one kept clean run had others between 10% and 40% (ft at 39%: 0),
 # too few; and of the 45 kept clean runs in helper S's section of the doc, the 6 over 1%
 # had others at 54-75%.  The co-runner's and the quota's stay at 10%: at that load other
@@ -191,7 +190,7 @@ if not_saturated t603-vsensor-clean-fp 0.70; then
 fi
 others
 echo "    other processes' share of the CPUs around the runs: $(tr '\n' ' ' <others.txt)"
-if quiet_or_skip t603-vsensor-delay-spec 0.40; then
+if quiet_or_skip t603-vsensor-delay-spec; then
 	check t603-vsensor-delay-spec-precision float_between "$delay_p" 0.9 1
 	check t603-vsensor-delay-spec-recall float_between "$delay_r" 0.9 1
 fi
