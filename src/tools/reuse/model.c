@@ -342,21 +342,16 @@ static void model_sampled(struct model *m)
 		reuse_shen_convert(m->time, m->inv + m->cold, m->footprint, m->dist);
 }
 
-/* S = 1 - half the L1 distance of two reuse-distance histograms, each taken as fractions
- * of its own total (the tests' reuse_s, doc/sonde-reuse.md "Accuracy"); -1 if either has
- * no reuse (nothing to compare: all invalidations, or no outcome). */
+/* S of two reuse-distance histograms (reuse_accuracy, shen.c), or -1 if either has no
+ * reuse (nothing to compare: all invalidations, or no outcome). */
 static double hist_s(const double *a, const double *b)
 {
-	double sa = 0, sb = 0, d = 0;
+	double sa = 0, sb = 0;
 	for (int i = 0; i < REUSE_BINS; i++) {
 		sa += a[i];
 		sb += b[i];
 	}
-	if (sa <= 0 || sb <= 0)
-		return -1;
-	for (int i = 0; i < REUSE_BINS; i++)
-		d += fabs(a[i] / sa - b[i] / sb);
-	return 1 - d / 2;
+	return sa > 0 && sb > 0 ? reuse_accuracy(a, b, REUSE_BINS) : -1;
 }
 
 /*

@@ -74,8 +74,9 @@ int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_
 		     uint64_t t0, uint64_t ip, uint64_t rnd);
 
 /* A trap of arming (slot, gen) in thread `thread` at time t; p is the owner's access
- * count (UINT64_MAX if unknown): the trapping thread's when it is the owner.  1 and *out when it is an outcome (the slot is freed: disarm it in
- * every thread), 0 when stale (already resolved or re-armed since). */
+ * count (UINT64_MAX if unknown): the trapping thread's when it is the owner.  1 and *out
+ * when it is an outcome (the slot is freed: disarm it in every thread), 0 when stale
+ * (already resolved or re-armed since). */
 /* The same, where the trapping thread is of the owner's group or not (shared-cache mode:
  * a thread of the owner's socket reuses, another socket's store invalidates), and p is
  * the owner group's access count (that of every thread of the socket). */

@@ -73,11 +73,6 @@ static void spread(double *dist, double count, double mu, double var)
 }
 
 #define SUB 16	/* points per bin */
-/* reuse_local_mean: the neighbours within LOCAL_SPAN window lengths of the window's centre
- * (2 was tried on 2026-11-27: paired on the same RIBench recordings, 1 read S higher by
- * 0.013 on bell, 5 of 5, and by 0.003-0.005 on dec and multi, 0.003 lower on inc:
- * REUSE_CHECK_BEFORE=<a build with 2> bench/reuse-check.sh, doc/sonde-reuse.md) */
-#define LOCAL_SPAN 1.0
 
 void reuse_shen_convert(const double *time, double never, double n, double *dist)
 {
@@ -205,10 +200,13 @@ double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_
 {
 	double w = (double)o[i].trd, centre = (double)o[i].p0 + w / 2, sum = 0, wsum = 0;
 	size_t lo = i, hi = i + 1;	/* [lo, hi): the neighbours taken */
-	/* every use within LOCAL_SPAN x w of the window's centre */
-	while (lo > 0 && fabs((double)o[lo - 1].p0 - centre) <= LOCAL_SPAN * w)
+	/* every use within w of the window's centre (2w was tried on 2026-11-27: paired on
+	 * the same RIBench recordings, w read S higher by 0.013 on bell, 5 of 5, and by
+	 * 0.003-0.005 on dec and multi, 0.003 lower on inc: REUSE_CHECK_BEFORE=<a build with
+	 * 2w> bench/reuse-check.sh, doc/sonde-reuse.md) */
+	while (lo > 0 && fabs((double)o[lo - 1].p0 - centre) <= w)
 		lo--;
-	while (hi < n && fabs((double)o[hi].p0 - centre) <= LOCAL_SPAN * w)
+	while (hi < n && fabs((double)o[hi].p0 - centre) <= w)
 		hi++;
 	/* too few for a window shorter than w_alone: the nearest others lie many window
 	 * lengths away, in other code, and are too few to average (CoMD's force loop, ~50

@@ -97,16 +97,6 @@ static const char *col_text(sqlite3_stmt *st, int col)
 }
 
 /*
- * What became of the picks that "entries armed" counts and "caught" and "missed" do not
- * explain, with debug registers: those behind the gate (an entry in the sampled code's own
- * line, armed at its return, where it slows no loop) and those deferred to a measured
- * instance's return (mostly picks made inside the function's own instance), with how many
- * of each another pick replaced.  Nothing where meta has no `gated` row, nor when there
- * were none: a runtime that did not count them, or one of 5c26f2c-a7c6c1b, which wrote
- * them (without `yielded`) to the .proc as variance_gated, variance_gates_fired, ...,
- * where model.c does not read them (they are still in the recording's .proc files).
- */
-/*
  * A program built without frame pointers (gcc's and clang's default at -O1 and above):
  * the runtime walks the frame-pointer chain for a sample's context and a pick's frame,
  * so the chain stops at the first function without one.  The contexts are short, the
@@ -137,6 +127,16 @@ static void fp_line(sqlite3 *db, FILE *out)
 		fprintf(out, "  call paths: %s\n", b);
 }
 
+/*
+ * What became of the picks that "entries armed" counts and "caught" and "missed" do not
+ * explain, with debug registers: those behind the gate (an entry in the sampled code's own
+ * line, armed at its return, where it slows no loop) and those deferred to a measured
+ * instance's return (mostly picks made inside the function's own instance), with how many
+ * of each another pick replaced.  Nothing where meta has no `gated` row, nor when there
+ * were none: a runtime that did not count them, or one of 5c26f2c-a7c6c1b, which wrote
+ * them (without `yielded`) to the .proc as variance_gated, variance_gates_fired, ...,
+ * where model.c does not read them (they are still in the recording's .proc files).
+ */
 static void gate_line(sqlite3 *db, FILE *out)
 {
 	char v[32];
