@@ -4,6 +4,13 @@
 #   bench_scratch NAME  a temporary working directory, and gcc or a skip (see below)
 # Every bench script prints its figures and never fails on numbers.
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+# min_med_max: "min / median / max" (3 decimals) of the numbers on stdin, blank lines and
+# "-" left out; "-" when none
+min_med_max() {
+	sort -g | awk 'NF && $1 != "-" { a[++n] = $1 } END { if (!n) { print "-"; exit }
+		m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		printf "%.3f / %.3f / %.3f\n", a[1], m, a[n] }'
+}
 
 # bench_scratch NAME: a fresh temporary directory, $T, removed at exit and made the working
 # directory; where gcc is not installed, says that NAME is skipped and exits the script (0).
@@ -65,6 +72,16 @@ for r in csv.DictReader(open(recf)):
 o = ((int(b) - int(a)) / int(hz) - own) / ((float(t1) - float(t0)) * int(n))
 print("%.0f%%" % (100 * max(o, 0)))
 PY
+}
+
+# rbench_or_skip NAME OUT: rbench (tests/workloads/reuse/rbench.c) built by
+# $SONDE_BUILD's sonde-cc into OUT; where it cannot be (no clang), says that NAME is
+# skipped and exits the script (0)
+rbench_or_skip() {
+	command -v clang >/dev/null ||
+		{ echo "bench: $1 skipped: clang is not installed (sonde-cc needs it)"; exit 0; }
+	"$SONDE_BUILD/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o "$2" ||
+		{ echo "bench: $1 skipped: sonde-cc could not build rbench"; exit 0; }
 }
 
 # rbench_build OUT: the reuse benchmarks' workload (tests/workloads/reuse/rbench.c) built

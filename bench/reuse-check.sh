@@ -25,10 +25,9 @@ from=$(pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
 SONDE=$SONDE_BUILD/sonde
 bench_scratch reuse-check
-command -v clang >/dev/null || { echo "bench: reuse-check skipped: clang is not installed (sonde-cc needs it)"; exit 0; }
 command -v sqlite3 >/dev/null || { echo "bench: reuse-check skipped: sqlite3 is not installed"; exit 0; }
-"$SONDE_BUILD/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o rb ||
-	{ echo "bench: reuse-check skipped: sonde-cc could not build rbench"; exit 0; }
+rbench_or_skip reuse-check rb
+. "$top/tests/e2e/t50-reuse-lib.bash"	# reuse_meta
 RUNS=${REUSE_CHECK_RUNS:-3}
 PERIOD=${REUSE_CHECK_PERIOD:-4001}
 before=
@@ -37,13 +36,6 @@ if [ -n "${REUSE_CHECK_BEFORE:-}" ]; then
 	[ -x "$before/sonde" ] || { echo "bench: reuse-check: REUSE_CHECK_BEFORE=$REUSE_CHECK_BEFORE: no sonde build there" >&2; exit 2; }
 fi
 echo "bench: reuse-check: RIBench on 2 threads, $RUNS runs a shape, period $PERIOD, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-meta() { sqlite3 "$1/profile.db" "SELECT value FROM meta WHERE key = '$2'"; }
-# min / median / max of the numbers on stdin (blank lines and "-" left out), or "-"
-mmm() {
-	sort -g | awk 'NF && $1 != "-" { a[++n] = $1 } END { if (!n) { print "-"; exit }
-		m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		printf "%.3f / %.3f / %.3f", a[1], m, a[n] }'
-}
 # one shape: NAME then the command; RUNS recordings, then the figures
 shape() {
 	local name=$1 k now='' old='' drawn='' cpu='' pair=''
@@ -58,23 +50,23 @@ shape() {
 		cpu="$cpu $(awk 'NR == FNR { c = $2 + $3; next } { e = $2 + $3 } END { if (e > 0) printf "%.3f", c / e }' "$T/ct" "$T/et")"
 		rm -rf "${T:?}/ex$name$k"
 		[ -f "$T/$name$k/profile.db" ] || { echo "  $name: run $k recorded nothing"; continue; }
-		now="$now $(meta "$T/$name$k" check_s)"
-		drawn="$drawn $(meta "$T/$name$k" check_s_sample)"
+		now="$now $(reuse_meta "$T/$name$k" check_s)"
+		drawn="$drawn $(reuse_meta "$T/$name$k" check_s_sample)"
 		if [ -n "$before" ]; then
 			rm -rf "$T/b$name$k" && cp -r "$T/$name$k" "$T/b$name$k" &&
 				rm -f "$T/b$name$k/profile.db" "$T/b$name$k"/reuse/*.csv
 			"$before/sonde" report "$T/b$name$k" >/dev/null 2>&1
-			old="$old $(meta "$T/b$name$k" check_s)"
-			pair="$pair $(meta "$T/$name$k" check_s):$(meta "$T/b$name$k" check_s)"
+			old="$old $(reuse_meta "$T/b$name$k" check_s)"
+			pair="$pair $(reuse_meta "$T/$name$k" check_s):$(reuse_meta "$T/b$name$k" check_s)"
 		fi
 	done
 	# shellcheck disable=SC2086
-	printf '  %-10s model %s   sample %s' "$name" "$(printf '%s\n' $now | mmm)" \
-		"$(printf '%s\n' $drawn | mmm)"
+	printf '  %-10s model %s   sample %s' "$name" "$(printf '%s\n' $now | min_med_max)" \
+		"$(printf '%s\n' $drawn | min_med_max)"
 	# shellcheck disable=SC2086
-	printf '   CPU against --exact %s' "$(printf '%s\n' $cpu | mmm)"
+	printf '   CPU against --exact %s' "$(printf '%s\n' $cpu | min_med_max)"
 	# shellcheck disable=SC2086
-	[ -n "$before" ] && printf '   model by %s: %s' "$before" "$(printf '%s\n' $old | mmm)"
+	[ -n "$before" ] && printf '   model by %s: %s' "$before" "$(printf '%s\n' $old | min_med_max)"
 	# paired, run by run: this model's S less the other's, mean, and how many runs gained
 	# shellcheck disable=SC2086
 	[ -n "$before" ] && printf '   paired: %s' "$(printf '%s\n' $pair | awk -F: '

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/reuse-clock-floor.sh - how short a reuse time `sonde reuse` can tell with the
-# clock source and debug registers.  A plain gcc program sweeps an array of N doubles
-# over and over (each word reused after N-1 others: a sweep's time, the native run's user
+# clock source and debug registers.  rbench's sweep, built by gcc, sweeps an array of N
+# words over and over (each word reused after N-1 others: a sweep's time, the native run's user
 # CPU time over its sweeps), for N from 10 words (a few ns) to 100,000 (~100 us); for
 # each, the truth per reuse and the weighted quartiles of the time_ns rows (bins are
 # powers of 2: a quartile is given as its bin).  A reuse sooner than the watchpoint's arming and trap
@@ -16,33 +16,18 @@ SONDE=$SONDE_BUILD/sonde
 bench_scratch reuse-clock-floor
 "$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
 	{ echo "bench: reuse-clock-floor skipped: debug registers do not trap here"; exit 0; }
-cat >sweep.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv)
-{
-	long n = atol(argv[1]), r = atol(argv[2]);
-	volatile double *a = malloc(n * sizeof(double));
-	double s = 0;
-	for (long i = 0; i < n; i++)
-		a[i] = i;
-	for (long k = 0; k < r; k++)
-		for (long i = 0; i < n; i++)
-			s += a[i];
-	printf("%g\n", s);
-	return 0;
-}
-C
-gcc -O2 -g sweep.c -o sweep || { echo "bench: reuse-clock-floor skipped: gcc failed"; exit 0; }
+# rbench's sweep (a load of each word in turn), a plain gcc build: the registers' case
+gcc -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o rbg ||
+	{ echo "bench: reuse-clock-floor skipped: gcc failed"; exit 0; }
 [ $# -gt 0 ] || set -- 10 1000 10000 100000
 echo "bench: reuse-clock-floor, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  %-8s %-14s %s\n' words "truth (ns)" "measured reuse time, weighted quartiles (bins, ns)"
 for n in "$@"; do
 	r=$((1000000000 / n))
-	u=$( { /usr/bin/time -f %U ./sweep "$n" "$r" >/dev/null; } 2>&1 | tail -1)
+	u=$( { /usr/bin/time -f %U ./rbg sweep "$n" "$r" >/dev/null; } 2>&1 | tail -1)
 	truth=$(awk -v u="$u" -v n="$n" -v r="$r" 'BEGIN { printf "%.0f", u * 1e9 / r }')
 	rm -rf rec
-	"$SONDE" reuse -q -o rec -- ./sweep "$n" "$r" >/dev/null 2>&1
+	"$SONDE" reuse -q -o rec -- ./rbg sweep "$n" "$r" >/dev/null 2>&1
 	q=$(awk -F, 'NR > 1 && $1 == "time_ns" { lo[++k] = $2; hi[k] = $3; c[k] = $4; t += $4 }
 		END { if (!t) { print "no outcome"; exit }
 		      split("0.25 0.5 0.75", qs, " "); j = 1; s = 0

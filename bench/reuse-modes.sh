@@ -19,9 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
 SONDE=$SONDE_BUILD/sonde
 bench_scratch reuse-modes
-command -v clang >/dev/null || { echo "bench: reuse-modes skipped: clang is not installed (sonde-cc needs it)"; exit 0; }
-"$SONDE_BUILD/sonde-cc" -O2 -g -pthread "$top/tests/workloads/reuse/rbench.c" -o rb ||
-	{ echo "bench: reuse-modes skipped: sonde-cc could not build rbench"; exit 0; }
+rbench_or_skip reuse-modes rb
 . "$top/tests/e2e/t50-reuse-lib.bash"
 RUNS=${REUSE_MODES_RUNS:-3}
 case ${REUSE_MODES_SHAPE:-inc} in
@@ -48,10 +46,9 @@ for k in $(seq "$RUNS"); do
 done
 # S over a list of file pairs "a:b ..."; min / median / max
 s_of() {
-	for p in "$@"; do reuse_s "${p%%:*}" "${p#*:}"; done | sort -g |
-		awk '{ a[NR] = $1 } END { if (!NR) { print "-"; exit }
-			m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-			printf "%.3f / %.3f / %.3f (%d pairs)\n", a[1], m, a[NR], NR }'
+	local p
+	for p in "$@"; do reuse_s "${p%%:*}" "${p#*:}"; done | min_med_max | tr -d '\n'
+	echo " ($# pairs)"
 }
 ee="" ss="" se=""
 for i in $(seq "$RUNS"); do

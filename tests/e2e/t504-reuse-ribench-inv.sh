@@ -4,7 +4,8 @@
 # the sampled reuse-distance histogram matches --exact (the oracle) with S >= 0.70.
 # Why so low a bar: the gap is between two runs, and moves with how much the two threads
 # overlap in each; and part of it is the model's own (t519 measures that in one run with
-# --check-sampling: medians 0.89-0.94 for these shapes over two rounds).  Each phase's distance runs from X1 to X1 + INV as the other thread's
+# --check-sampling: medians 0.89-0.94 for these shapes in bench/reuse-check.sh rounds of
+# 2026-11-27 09:29-10:18 UTC).  Each phase's distance runs from X1 to X1 + INV as the other thread's
 # shared stores remove words from this thread's stack, and X1 + INV/2 sits on a bin edge
 # (1000, 2000, .. against 1024, 2048, ..).  The exact mode counts the removals; since
 # 2026-11-27 the sampled estimate does too, from the owner's count at each invalidating
