@@ -18,9 +18,18 @@ comm_build t403-build || exit 0
 
 fs_share() { awk -v f="$(mat_sum $1/comm/matrix-false-thread.csv)" -v a="$(mat_sum $1/comm/matrix-all-thread.csv)" 'BEGIN { printf "%.4f\n", a ? f / a : -1 }'; }
 
+# The sampled run is made again once when it saw one kind only: a CI clone beside a make
+# check (2026-11-27 11:20 UTC) read a share of 1.0000 at F=80% (exact 0.8144), its few
+# events under that load all false sharing.
 for F in 20 80; do
-	"$SONDE" comm -q --source inst --period 1009 -o s$F -- "$T/cb-inst" fs 400000 $F
-	check t403-status-$F [ $? -eq 0 ]
+	for try in 1 2; do
+		rm -rf s$F
+		"$SONDE" comm -q --source inst --period 1009 -o s$F -- "$T/cb-inst" fs 400000 $F
+		st=$?
+		float_between "$(fs_share s$F)" 0.02 0.98 && break
+		echo "F=$F%: run $try saw a sampled share of $(fs_share s$F)"
+	done
+	check t403-status-$F [ $st -eq 0 ]
 	"$SONDE" comm -q --exact -o x$F -- "$T/cb-inst" fs 400000 $F
 	s=$(fs_share s$F) x=$(fs_share x$F)
 	echo "F=$F%: sampled false-sharing share $s, exact $x"
