@@ -13,7 +13,8 @@
 # printed beside: a change of the model measured on the same outcomes.
 # REUSE_CHECK_CMD="cmd args": a program built with sonde-cc is run as well (from
 # REUSE_CHECK_DIR, default the current directory), with OMP_NUM_THREADS=2;
-# REUSE_CHECK_RIBENCH=0 runs it alone.  Never fails on
+# REUSE_CHECK_RIBENCH=0 runs it alone.  REUSE_CHECK_SLOTS=N: --slots N (default the
+# tool's).  Never fails on
 # numbers.
 #   bench/reuse-check.sh
 #   REUSE_CHECK_BEFORE=/tmp/old/build REUSE_CHECK_CMD="bin/CoMD-openmp -x 12 -y 12 -z 12 \
@@ -30,19 +31,21 @@ rbench_or_skip reuse-check rb
 . "$top/tests/e2e/t50-reuse-lib.bash"	# reuse_meta
 RUNS=${REUSE_CHECK_RUNS:-3}
 PERIOD=${REUSE_CHECK_PERIOD:-4001}
+slots=()
+[ -n "${REUSE_CHECK_SLOTS:-}" ] && slots=(--slots "$REUSE_CHECK_SLOTS")
 before=
 if [ -n "${REUSE_CHECK_BEFORE:-}" ]; then
 	before=$(cd "$REUSE_CHECK_BEFORE" 2>/dev/null && pwd)
 	[ -x "$before/sonde" ] || { echo "bench: reuse-check: REUSE_CHECK_BEFORE=$REUSE_CHECK_BEFORE: no sonde build there" >&2; exit 2; }
 fi
-echo "bench: reuse-check: RIBench on 2 threads, $RUNS runs a shape, period $PERIOD, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench: reuse-check: RIBench on 2 threads, $RUNS runs a shape, period $PERIOD${REUSE_CHECK_SLOTS:+, --slots $REUSE_CHECK_SLOTS}, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 # one shape: NAME then the command; RUNS recordings, then the figures
 shape() {
 	local name=$1 k now='' old='' drawn='' cpu='' pair=''
 	shift
 	for k in $(seq "$RUNS"); do
 		rm -rf "${T:?}/$name$k"
-		bench_time "$T/ct" "$SONDE" reuse -q --check-sampling --period "$PERIOD" \
+		bench_time "$T/ct" "$SONDE" reuse -q --check-sampling --period "$PERIOD" "${slots[@]}" \
 			-o "$T/$name$k" -- "$@" 2>/dev/null
 		# its CPU time against a plain --exact run's, made next (the same work but the check)
 		rm -rf "${T:?}/ex$name$k"

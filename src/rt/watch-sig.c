@@ -71,6 +71,8 @@ struct watch_set {
 };
 
 #define SET_SIZE ((sizeof(struct watch_set) + 4095) & ~(size_t)4095)
+/* one page a thread, as with 4 slots: memset at creation touches all of it */
+_Static_assert(sizeof(struct watch_set) <= 4096, "a watch set in one page");
 #define STAT_ADD(s, f) __atomic_fetch_add(&(s)->st.f, 1, __ATOMIC_RELAXED)
 
 static int force_reopen;
@@ -262,12 +264,18 @@ static void set_reset(struct watch_set *s, int tid)
 {
 	memset(s, 0, sizeof(*s));
 	s->soft = watch_backend() == WATCH_BACKEND_SOFT;
-	s->limit = WATCH_MAX_SLOTS;
-	s->cap = WATCH_MAX_SLOTS;
+	s->limit = WATCH_HW_SLOTS;	/* (watch_limit raises it, soft only) */
+	s->cap = WATCH_HW_SLOTS;
 	s->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)tid;
 	s->tid = tid;
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
 		s->slot[i].fd = -1;
+}
+
+/* The slots s can have: a soft set's all, a hardware one's as many as the registers. */
+static int set_slots(const struct watch_set *s)
+{
+	return s->soft ? WATCH_MAX_SLOTS : WATCH_HW_SLOTS;
 }
 
 static int set_create(struct rt_thread *t, int revive)
@@ -447,6 +455,11 @@ void watch_after_fork_child(struct rt_thread *t)
 	soft_gen_bump();	/* the callbacks' copies of the parent's bounds are stale */
 }
 
+int watch_slots_max(void)
+{
+	return watch_backend() == WATCH_BACKEND_SOFT ? WATCH_MAX_SLOTS : WATCH_HW_SLOTS;
+}
+
 int watch_limit(struct rt_thread *t, int n)
 {
 	if (n < 1 || n > WATCH_MAX_SLOTS)
@@ -457,6 +470,8 @@ int watch_limit(struct rt_thread *t, int n)
 	struct watch_set *s = set_of(t);
 	if (!s)
 		return -ESRCH;
+	if (n > set_slots(s))
+		return -EINVAL;
 	err = set_lock(s, my_tid(), SPIN_ARM);
 	if (err)
 		return err;
@@ -733,8 +748,8 @@ static int arm_locked(struct rt_thread *t, struct watch_set *s, const struct wat
 {
 	if (overlaps(s, -1, a, len, r->type))
 		return -EEXIST;
-	if (s->cap < WATCH_MAX_SLOTS && s->st.offers >= s->cap_retry)
-		s->cap = WATCH_MAX_SLOTS;
+	if (s->cap < WATCH_HW_SLOTS && s->st.offers >= s->cap_retry)
+		s->cap = WATCH_HW_SLOTS;
 	for (;;) {
 		int i = pick_empty(s), victim = 0;
 		if (i < 0) {
@@ -845,7 +860,7 @@ static int slot_stop(struct rt_thread *t, int slot, int release)
 {
 	struct watch_set *s = set_of(t);
 
-	if (!s || slot < 0 || slot >= WATCH_MAX_SLOTS)
+	if (!s || slot < 0 || slot >= set_slots(s))
 		return -EINVAL;
 	int err = set_lock(s, my_tid(), SPIN_ARM);
 	if (err)
@@ -878,7 +893,11 @@ int watch_release(struct rt_thread *t, int slot)
 
 void watch_disarm_all(struct rt_thread *t)
 {
-	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
+	const struct watch_set *s = set_of(t);
+	/* the slots from the limit on are closed (watch_limit) */
+	int n = s ? __atomic_load_n(&s->limit, __ATOMIC_RELAXED) : 0;
+
+	for (int i = 0; i < n; i++)
 		watch_disarm(t, i);
 }
 
@@ -886,7 +905,7 @@ int watch_slot_get(struct rt_thread *t, int slot, struct watch_slot_info *out)
 {
 	struct watch_set *s = set_of(t);
 
-	if (!s || slot < 0 || slot >= WATCH_MAX_SLOTS)
+	if (!s || slot < 0 || slot >= set_slots(s))
 		return -EINVAL;
 	const struct watch_slot *sl = &s->slot[slot];
 	out->armed = sl->state == SLOT_ARMED;
@@ -1191,7 +1210,7 @@ SIGSAFE void watch_signal(int sig, siginfo_t *si, void *uc)
 
 SIGSAFE int watch_sigtrap(uint64_t data, int late, siginfo_t *si, void *uc)
 {
-	if ((data & ~(uint64_t)(WATCH_MAX_SLOTS - 1)) != WATCH_SIG_DATA)
+	if ((data & ~(uint64_t)(WATCH_HW_SLOTS - 1)) != WATCH_SIG_DATA)
 		return 0;
 	int saved = errno;
 	struct rt_thread *t = rt_self();
@@ -1204,7 +1223,7 @@ SIGSAFE int watch_sigtrap(uint64_t data, int late, siginfo_t *si, void *uc)
 		 * was).  Left armed: the event's count moved, so its next trap is not stale. */
 		STAT_ADD(s, stale);
 	} else if (s && !s->soft) {
-		int i = (int)(data & (WATCH_MAX_SLOTS - 1));
+		int i = (int)(data & (WATCH_HW_SLOTS - 1));
 		int fd = __atomic_load_n(&s->slot[i].fd, __ATOMIC_RELAXED);
 		/* an event of the slot's that delivers by sigtrap: the fd number is then the
 		 * slot's own (dispatch checks it under the lock again) */

@@ -3,8 +3,10 @@
  * watch.h - the debug-register manager: hardware watchpoints (and breakpoints) on a thread,
  * through perf_event_open(PERF_TYPE_BREAKPOINT).
  *
- * A thread has a watch set of up to WATCH_MAX_SLOTS slots (x86: 4 debug registers); each
- * slot is one breakpoint event (one fd) armed on one address.  Any thread may arm a slot of
+ * A thread has a watch set of up to WATCH_HW_SLOTS slots (x86: 4 debug registers); each
+ * slot is one breakpoint event (one fd) armed on one address.  Under the soft backend a
+ * set has WATCH_MAX_SLOTS, of which a tool uses WATCH_HW_SLOTS unless it asks for more
+ * (watch_limit).  Any thread may arm a slot of
  * any profiled thread of the process: the event is opened on the target's tid and its
  * signal goes to the target, so a trap always runs its callback in the thread that made
  * the access.
@@ -78,7 +80,12 @@
 
 #include "rt/rt.h"
 
-#define WATCH_MAX_SLOTS 4	/* x86-64: DR0-DR3 */
+#define WATCH_HW_SLOTS 4	/* x86-64: DR0-DR3 */
+/* The slots of a set: the soft backend's limit (its `armed` mask is 32 bits; one page a
+ * set either way); the hw backend uses WATCH_HW_SLOTS of them.  4 for both until
+ * 2026-11-27, when sampled `sonde reuse` on sonde-cc programs wanted more watched uses at
+ * once than a thread has debug registers (doc/sonde-reuse.md, "Slots"). */
+#define WATCH_MAX_SLOTS 32
 
 /* Access types (values of linux/hw_breakpoint.h).  x86 has no read-only watchpoint. */
 enum watch_type {
@@ -522,8 +529,12 @@ void watch_thread_release(struct rt_thread *t);
  * parent's threads), closing the inherited fds.  The memory is the child's copy; it is
  * reset, not unmapped. */
 void watch_after_fork_child(struct rt_thread *t);
-/* Use at most n (1..WATCH_MAX_SLOTS) slots of t; armed slots beyond n are disarmed. */
+/* Use at most n slots of t (1..watch_slots_max(); WATCH_HW_SLOTS until called); armed
+ * slots beyond n are disarmed.  0, -EINVAL (n out of range), or the set's errors. */
 int watch_limit(struct rt_thread *t, int n);
+/* The slots a thread's set can have under the backend chosen: WATCH_MAX_SLOTS for soft,
+ * WATCH_HW_SLOTS else. */
+int watch_slots_max(void);
 
 /*
  * Arm a watchpoint in thread t (the caller's own or another profiled thread of the

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # t500-reuse-cli: `sonde reuse` options: --help, usage errors (exit 2, one line naming the
-# problem), --shared runs sampled, --exact with another source refused, --exact on a program
-# not built by sonde-cc refused by the runtime with the reason (not run on a 1 ns clock),
-# and the tool listed in `sonde --help`.
+# problem), --slots beyond the debug registers refused on a plain program, --shared runs
+# sampled, --exact with another source refused, --exact on a program not built by sonde-cc
+# refused by the runtime with the reason (not run on a 1 ns clock), and the tool listed in
+# `sonde --help`.
 . "$(dirname "$0")/lib.sh"
 
 "$SONDE" reuse --help >help 2>&1
@@ -15,9 +16,15 @@ check t500-listed grep -q "reuse" top
 "$SONDE" reuse >out 2>err
 check t500-no-program [ $? -eq 2 ]
 check t500-no-program-msg grep -q "no program to run" err
-"$SONDE" reuse --slots 9 -- true >out 2>err
+"$SONDE" reuse --slots 33 -- true >out 2>err
 check t500-bad-slots [ $? -eq 2 ]
-check t500-bad-slots-msg grep -q "slots wants 1 to 4" err
+check t500-bad-slots-msg grep -q "slots wants 1 to 32" err
+# more slots than debug registers: only software watchpoints (a sonde-cc program) have them;
+# the program runs unprofiled, its status its own
+"$SONDE" reuse --slots 5 -o s5 -- true >out 2>err
+check t500-hw-slots-runs [ $? -eq 0 ]
+check t500-hw-slots-msg grep -q "reuse --slots 5: debug registers watch 4 words" err
+check t500-hw-slots-nothing grep -q "nothing was recorded" err
 "$SONDE" reuse --shared -o sh -- true >out 2>err
 check t500-shared-sampled-runs [ $? -eq 0 ]
 "$SONDE" reuse --exact --source clock -- true >out 2>err

@@ -3,6 +3,9 @@
 # 1000 words: the uses it watches are reused at time distance 999, so at least 90% of the
 # reuse rows' mass lies in [512, 1024) (the rest: uses whose neighbours' estimates mix in
 # start-up accesses); nothing is invalidated; the summary says how many uses it watched.
+# Software watchpoints watch 32 uses at once by default (debug registers: 4): on a sweep of
+# 100,000 words each use waits 99,999 accesses for its reuse while ~99 samples arrive, so
+# the outcomes grow with the slots (16x from 2 to 32 by construction).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t50-reuse-lib.bash"
 reuse_build t502-build || exit 0
@@ -16,6 +19,16 @@ check t502-no-invalidation [ "$(reuse_meta rec outcomes_invalidation)" = 0 ]
 check t502-outcomes [ "$(reuse_meta rec outcomes)" -gt 50 ]
 check t502-summary-watched grep -q "uses watched" summary
 check t502-summary-estimated grep -q "estimated (Shen model" summary
+check t502-slots-default [ "$(reuse_meta rec slots)" = 32 ]
+check t502-summary-slots grep -q "uses watched, up to 32 at once" summary
+"$SONDE" reuse -q --source inst --period 1009 --slots 2 -o two -- "$T/rb" sweep 100000 20 >out 2>&1
+"$SONDE" reuse -q --source inst --period 1009 -o all -- "$T/rb" sweep 100000 20 >out 2>&1
+two=$(reuse_meta two outcomes) all=$(reuse_meta all outcomes)
+echo "outcomes on the long sweep: $two with --slots 2, $all with the default 32"
+# (6x, not 16x: the reservoir's random replacements and the first window's free slots)
+more_outcomes() { [ "${two:-0}" -gt 0 ] && [ "${all:-0}" -ge $((6 * two)) ]; }
+check t502-slots-two [ "$(reuse_meta two slots)" = 2 ]
+check t502-slots-more-outcomes more_outcomes
 # The pairs' data object: the sweep's array, named by its calloc line (the reuse records
 # have no time; an object is looked up as of its allocation, not of the process start,
 # when every heap address would be "untracked").

@@ -371,10 +371,55 @@ TEST(slots_policies_modify)
 	CHECK(watch_limit(&main_t, 2) == 0);
 	CHECK(live() == 2);	/* all four were armed; two are left */
 	CHECK(watch_modify(&main_t, 3, &m) == -ENOENT);
-	CHECK(watch_limit(&main_t, WATCH_MAX_SLOTS) == 0);
+	CHECK(watch_limit(&main_t, WATCH_HW_SLOTS) == 0);
 	watch_disarm_all(&main_t);
 	CHECK(live() == 0);
 	for (int i = 0; i < 5; i++)
+		CHECK(!h[i].bad);
+}
+
+/* A soft set has WATCH_MAX_SLOTS slots, of which WATCH_HW_SLOTS are used until the tool
+ * asks for more (sampled `sonde reuse`); each of them traps its own word, and a slot
+ * beyond the limit is refused. */
+static uint64_t many[WATCH_MAX_SLOTS + 1] __attribute__((aligned(64)));
+
+TEST(soft_slots_beyond_registers)
+{
+	static struct hits h[WATCH_MAX_SLOTS + 1];
+	int s[WATCH_MAX_SLOTS];
+
+	memset(h, 0, sizeof(h));
+	watch_disarm_all(&main_t);
+	CHECK_EQ_U64((uint64_t)(watch_slots_max()), (uint64_t)(WATCH_MAX_SLOTS));
+	/* the default: the registers' number, as before */
+	for (int i = 0; i <= WATCH_HW_SLOTS; i++) {
+		struct watch_req r = req(&many[i], 8, WATCH_W, WATCH_PERSIST, &h[i]);
+		int got = watch_arm(&main_t, &r);
+		CHECK(i < WATCH_HW_SLOTS ? got >= 0 : got == -ENOSPC);
+	}
+	watch_disarm_all(&main_t);
+	CHECK(watch_limit(&main_t, WATCH_MAX_SLOTS + 1) == -EINVAL);
+	CHECK(watch_limit(&main_t, WATCH_MAX_SLOTS) == 0);
+	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
+		struct watch_req r = req(&many[i], 8, WATCH_W, WATCH_PERSIST, &h[i]);
+		s[i] = watch_arm(&main_t, &r);
+		CHECK(s[i] >= 0);
+	}
+	CHECK_EQ_U64((uint64_t)(live()), (uint64_t)(WATCH_MAX_SLOTS));
+	struct watch_req r = req(&many[WATCH_MAX_SLOTS], 8, WATCH_W, WATCH_PERSIST,
+				 &h[WATCH_MAX_SLOTS]);
+	CHECK(watch_arm(&main_t, &r) == -ENOSPC);
+	/* every word traps in its own slot once, the one beyond in none */
+	for (int i = 0; i <= WATCH_MAX_SLOTS; i++)
+		__sanitizer_cov_store8(&many[i]);
+	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
+		CHECK_EQ_U64((uint64_t)(h[i].n), (uint64_t)(1));
+	CHECK_EQ_U64((uint64_t)(h[WATCH_MAX_SLOTS].n), (uint64_t)(0));
+	/* disarm_all reaches the slots past the registers' number */
+	watch_disarm_all(&main_t);
+	CHECK_EQ_U64((uint64_t)(live()), (uint64_t)(0));
+	CHECK(watch_limit(&main_t, WATCH_HW_SLOTS) == 0);
+	for (int i = 0; i <= WATCH_MAX_SLOTS; i++)
 		CHECK(!h[i].bad);
 }
 
@@ -640,6 +685,7 @@ int main(void)
 	RUN(tool_hook);
 	RUN(busy_drops);
 	RUN(slots_policies_modify);
+	RUN(soft_slots_beyond_registers);
 	RUN(runtime_memory_refused);
 	RUN(filters_page_edges);
 	RUN(own_changes_keep_generation);

@@ -142,7 +142,7 @@ static struct watch_req req(volatile void *p, uint32_t len, int type, int flags,
 
 static struct watch_probe wp;
 static char skip_why[WATCH_WHY + 64];
-static int have_open;	/* WATCH_MAX_SLOTS breakpoints open on a thread */
+static int have_open;	/* WATCH_HW_SLOTS breakpoints open on a thread */
 static int have_traps;	/* and their traps fire */
 
 TEST(probe)
@@ -151,13 +151,13 @@ TEST(probe)
 	int r = watch_probe_run(&wp);
 	CHECK(count_fds() == fds);	/* the probe leaves nothing open */
 	CHECK((r == 0) == watch_probe_fires(&wp));
-	have_open = wp.regs >= WATCH_MAX_SLOTS;
+	have_open = wp.regs >= WATCH_HW_SLOTS;
 	have_traps = have_open && r == 0;
 	if (wp.regs == 0) {
 		snprintf(skip_why, sizeof(skip_why), "no breakpoint events: %s", wp.why);
 		SKIP(skip_why);
 	}
-	if (wp.regs < WATCH_MAX_SLOTS) {
+	if (wp.regs < WATCH_HW_SLOTS) {
 		snprintf(skip_why, sizeof(skip_why), "this machine offers %d debug registers",
 			 wp.regs);
 		SKIP(skip_why);
@@ -980,7 +980,10 @@ TEST(reservoir_keeps_each_with_equal_probability)
 	struct watch_stats st;
 	watch_stats_get(&main_t, &st);
 	CHECK_EQ_U64(st.opens, 1);
-	CHECK(watch_limit(&main_t, 4) == 0);
+	/* debug registers: no more slots than the thread has (a soft set has more) */
+	CHECK(watch_limit(&main_t, WATCH_HW_SLOTS + 1) == -EINVAL);
+	CHECK_EQ_U64((uint64_t)watch_slots_max(), WATCH_HW_SLOTS);
+	CHECK(watch_limit(&main_t, WATCH_HW_SLOTS) == 0);
 }
 
 /* The same seed gives the same choices. */

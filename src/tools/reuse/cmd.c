@@ -11,6 +11,7 @@
 #include "cmd/launch.h"
 #include "prof/report.h"
 #include "prof/tool.h"
+#include "rt/watch.h"
 #include "tools/reuse/reuse.h"
 #include "tools/reuse/sampler.h"
 
@@ -33,7 +34,8 @@ static void usage(FILE *f)
 		"      --spatial         cache-line (64-byte) reuse instead of 8-byte words\n"
 		"                        (sampled: a program built with sonde-cc, whose software\n"
 		"                        watchpoints cover a line; a debug register covers 8 bytes)\n"
-		"      --slots N         watched uses at once, 1 to %d (default %d)\n"
+		"      --slots N         watched uses at once, 1 to %d (default: %d with software\n"
+		"                        watchpoints, a sonde-cc program; %d with debug registers)\n"
 		"      --check-sampling  --exact, and the sampled mode inside it on the same run\n"
 		"                        (a sample every --period accesses of a thread, default\n"
 		"                        the inst source's): reports how close the sampled\n"
@@ -45,7 +47,7 @@ static void usage(FILE *f)
 		"Output: DIR/profile.db, DIR/reuse/histogram.csv, missratio.csv, pairs.csv\n"
 		"(and sampled.csv with --check-sampling).\n"
 		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-reuse.md.\n",
-		launch_help, REUSE_SLOTS, REUSE_SLOTS);
+		launch_help, REUSE_SLOTS, REUSE_SLOTS, WATCH_HW_SLOTS);
 }
 
 /* reuse's own options (launch_args): the modes' flags into ctx (exact, shared, spatial) */

@@ -7,6 +7,7 @@
 #ifndef SONDE_TOOLS_REUSE_FORMAT_H
 #define SONDE_TOOLS_REUSE_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sonde/format.h"
@@ -92,6 +93,11 @@ struct reuse_rec_stats {
 	uint64_t cold, invalidations, reuses;	/* --exact */
 	uint64_t time[REUSE_BINS];	/* --exact: time distances */
 	uint64_t dist[REUSE_BINS];	/* --exact: reuse distances */
+	uint32_t slots;			/* GlobalWP's slots (sampled, --check-sampling); not in
+					 * recordings before 2026-11-27 (4 then), read as 0 */
+	uint32_t pad;
 };
+/* the record as written before `slots` (still read) */
+#define REUSE_REC_STATS_V1 offsetof(struct reuse_rec_stats, slots)
 
 #endif

@@ -64,6 +64,7 @@ struct model {
 	struct reuse_rec_seen *sv;	/* sampled outcomes */
 	size_t nsv, svcap;
 	uint32_t check_period;		/* REUSE_M_CHECK: the sampled mode's period */
+	uint32_t slots;			/* GlobalWP slots (0: a recording before 2026-11-27) */
 	double check_s;			/* its estimate's S against the exact histogram */
 	double check_s_sample;		/* S of its reuses at their exact distances (the
 					 * sample's own error, without the model's) */
@@ -86,6 +87,8 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s)
 		m->st.watch_errno = s->watch_errno;
 	if (s->check_period > m->check_period)
 		m->check_period = s->check_period;
+	if (s->slots > m->slots)
+		m->slots = s->slots;
 	if (s->pages > m->st.pages)
 		m->st.pages = s->pages;
 	m->st.cold += s->cold;
@@ -127,8 +130,10 @@ static int scan(struct model *m)
 		if (t->swapped)
 			continue;
 		while ((h = prof_tool_next(t, &off))) {
-			if (h->type == REUSE_REC_STATS && h->size >= sizeof(struct reuse_rec_stats)) {
-				add_stats(m, (const void *)h);
+			if (h->type == REUSE_REC_STATS && h->size >= REUSE_REC_STATS_V1) {
+				struct reuse_rec_stats x = { 0 };
+				memcpy(&x, h, h->size < sizeof(x) ? h->size : sizeof(x));
+				add_stats(m, &x);
 			} else if (h->type == REUSE_REC_PAIR && h->size >= sizeof(struct reuse_rec_pair)) {
 				const struct reuse_rec_pair *x = (const void *)h;
 				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip);
@@ -685,6 +690,10 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 			 "for the software watchpoints)");
 	else if (!m->st.armed)
 		snprintf(buf, len, "no use watched (no sample, or no watchpoint backend)");
+	else if (m->slots)
+		snprintf(buf, len, "%" PRIu64 " uses watched, up to %u at once, %" PRIu64
+			 " outcomes (%" PRIu64 " reuses, %" PRIu64 " invalidations)", m->st.armed,
+			 m->slots, m->seen, m->seen - m->seen_inv, m->seen_inv);
 	else
 		snprintf(buf, len, "%" PRIu64 " uses watched, %" PRIu64 " outcomes (%" PRIu64
 			 " reuses, %" PRIu64 " invalidations)", m->st.armed, m->seen,
@@ -734,6 +743,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		{ "outcomes_invalidation", (double)m->seen_inv }, { "stale", (double)m->st.stale },
 		{ "lost", (double)m->st.lost }, { "l1", (double)m->cache[1] },
 		{ "l2", (double)m->cache[2] }, { "l3", (double)m->cache[3] },
+		{ "slots", (double)m->slots },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
 		char b[40];

@@ -24,7 +24,9 @@
 
 #include <stdint.h>
 
-#define REUSE_SLOTS 4
+/* GlobalWP's slots at most: the soft backend's watch set (WATCH_MAX_SLOTS); debug
+ * registers give WATCH_HW_SLOTS (rt-reuse.c, slots_init).  4 until 2026-11-27. */
+#define REUSE_SLOTS 32
 
 struct reuse_slot {
 	int active;
