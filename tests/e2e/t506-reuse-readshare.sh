@@ -2,6 +2,10 @@
 # t506-reuse-readshare: two threads read the same 1000 words 20 times after main wrote them:
 # reads never invalidate.  --exact: 0 invalidations, each reader reuses every word at
 # distance 999 (19 x 1000 reuses per reader in [512, 1024)); sampled: reuses, no invalidation.
+# Private caches: the footprint of all threads counts the 1000 words in each of the three
+# threads (main's writes, two readers: 3000 and a few of main's own), the largest thread's
+# own is 1000 and those few (under 1100: rbench's main touches a handful of words besides
+# the array), and the summary's "fits in L2" speaks of that one.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t50-reuse-lib.bash"
 reuse_build t506-build || exit 0
@@ -10,6 +14,15 @@ reuse_build t506-build || exit 0
 h=ex/reuse/histogram.csv
 check t506-exact-no-invalidation [ "$(csv_get $h kind invalidation count)" = 0 ]
 check t506-exact-reuses [ "$(awk -F, '$1 == "reuse" && $2 == 512 { print $4 }' $h)" = 38000 ]
+"$SONDE" report ex >summary 2>&1
+foot=$(reuse_meta ex footprint) own=$(reuse_meta ex footprint_thread)
+check t506-footprint-all [ "${foot:-0}" -ge 3000 ]
+own_words() { [ "${own:-0}" -ge 1000 ] && [ "${own:-0}" -lt 1100 ]; }
+check t506-footprint-thread own_words
+check t506-footprint-says grep -q "the largest thread's own" summary
+check t506-fits-per-thread grep -q "the data its largest thread touches" summary
+"$SONDE" reuse -q --exact --shared -o exs -- "$T/rb" readshare 1000 20 2 >/dev/null 2>&1
+check t506-shared-no-thread-footprint [ "$(reuse_meta exs footprint_thread)" = 0 ]
 "$SONDE" reuse -q --source inst --period 1009 -o sa -- "$T/rb" readshare 1000 50 2 >/dev/null 2>&1
 check t506-sampled-reuses [ "$(reuse_meta sa outcomes)" -gt 0 ]
 check t506-sampled-no-invalidation [ "$(reuse_meta sa outcomes_invalidation)" = 0 ]

@@ -56,6 +56,8 @@ struct model {
 					 * store (their use leaves the stack there) */
 	uint64_t seen, seen_inv, seen_trd;
 	double accesses, footprint;	/* elements */
+	double footprint_thread;	/* --exact, private cache: the largest thread's distinct
+					 * elements (its own cache's footprint), else 0 */
 	double per;			/* accesses per unit of outcome weight (sampled) */
 	double *rd;			/* per sv[i]: its estimated reuse distance, -1 none */
 	int64_t cache[4];		/* L1..L3 bytes, -1 unknown */
@@ -92,6 +94,8 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s)
 	if (s->pages > m->st.pages)
 		m->st.pages = s->pages;
 	m->st.cold += s->cold;
+	if ((double)s->cold > m->footprint_thread)
+		m->footprint_thread = (double)s->cold;
 	m->st.invalidations += s->invalidations;
 	m->st.reuses += s->reuses;
 	for (int b = 0; b < REUSE_BINS; b++) {
@@ -192,6 +196,11 @@ static void model_exact(struct model *m)
 	 * no access after it); before 2026-11-27 "accesses" was that sum */
 	m->accesses = m->st.accesses ? (double)m->st.accesses : m->reuses + m->inv + m->cold;
 	m->footprint = m->cold;
+	/* a private cache per thread: the cold accesses are each thread's first touches, summed
+	 * over the threads above; the largest one is what a cache of its own holds (shared
+	 * mode: the socket's, which the sum is) */
+	if (m->mode & REUSE_M_SHARED)
+		m->footprint_thread = 0;
 }
 
 /* An outcome stands for n1/n0 uses: the inverse of its chance to survive replacement
@@ -735,6 +744,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		{ "pid", (double)m->proc->pid }, { "processes", (double)m->p->nproc },
 		{ "element", m->element }, { "accesses", m->accesses },
 		{ "footprint", m->footprint }, { "reuses", m->reuses },
+		{ "footprint_thread", (m->mode & REUSE_M_EXACT) ? m->footprint_thread : 0 },
 		{ "invalidations", m->inv }, { "cold", m->cold },
 		{ "samples", (double)m->st.samples }, { "armed", (double)m->st.armed },
 		{ "arm_failures", (double)m->st.arm_failures },

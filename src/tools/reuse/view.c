@@ -257,6 +257,28 @@ static void read_top(sqlite3 *db, struct top *t, double min_obs, int any)
 	sqlite3_finalize(st);
 }
 
+/* --exact with private caches and several threads: the largest thread's own footprint
+ * in bytes (what its cache holds; meta footprint_thread), else 0. */
+static double thread_foot(sqlite3 *db)
+{
+	double ft = meta_num(db, "footprint_thread"), f = meta_num(db, "footprint");
+	return ft > 0 && ft < f ? ft * meta_num(db, "element") : 0;
+}
+
+/* The footprint's words: "X", or "X (all threads; the largest thread's own Y)". */
+static void foot_str(sqlite3 *db, char *buf, size_t len)
+{
+	char a[32], b[32];
+	double ft = thread_foot(db);
+	size_str(meta_num(db, "footprint") * meta_num(db, "element"), a, sizeof(a));
+	if (ft > 0) {
+		size_str(ft, b, sizeof(b));
+		snprintf(buf, len, "%s (all threads; the largest thread's own %s)", a, b);
+	} else {
+		snprintf(buf, len, "%s", a);
+	}
+}
+
 /* The paragraph: what the histogram and the curve mean for this program. */
 static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 {
@@ -302,11 +324,23 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	}
 	size_str(foot, fp, sizeof(fp));
 	size_str(l2, l2s, sizeof(l2s));
+	/* private caches: a thread's own data against its own L2, not all threads' summed
+	 * (a word every thread reads counts once in each) */
+	double ft = thread_foot(db);
 	if (l2 > 0) {
 		double m1 = curve_at(c, l1), m2 = curve_at(c, l2), m3 = curve_at(c, l3);
-		fprintf(out, "the data it touches (%s) %s the %s L2.  A fully associative LRU cache"
-			     " of L1's size would miss %.1f%% of the accesses, L2's %.1f%%",
-			fp, foot <= l2 ? "fits in" : "does not fit in", l2s,
+		if (ft > 0) {
+			char fts[32];
+			size_str(ft, fts, sizeof(fts));
+			fprintf(out, "the data its largest thread touches (%s; %s for all threads"
+				     " together) %s the %s L2 of its core.",
+				fts, fp, ft <= l2 ? "fits in" : "does not fit in", l2s);
+		} else {
+			fprintf(out, "the data it touches (%s) %s the %s L2.", fp,
+				foot <= l2 ? "fits in" : "does not fit in", l2s);
+		}
+		fprintf(out, "  A fully associative LRU cache of L1's size would miss %.1f%% of"
+			     " the accesses, L2's %.1f%%",
 			100 * (isnan(m1) ? 0 : m1), 100 * (isnan(m2) ? 0 : m2));
 		if (l3 > 0)
 			fprintf(out, ", L3's %.1f%%", 100 * (isnan(m3) ? 0 : m3));
@@ -378,9 +412,11 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "  samples %.0f (no count of the program's accesses with this source),"
 			     " footprint at least %s (the 4 KiB pages sampled); distances: %s\n",
 			meta_num(db, "accesses"), s, db_meta(db, "distances", b[1], sizeof(b[1])));
-	else
+	else {
+		foot_str(db, b[2], sizeof(b[2]));
 		fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n",
-			meta_num(db, "accesses"), s, db_meta(db, "distances", b[1], sizeof(b[1])));
+			meta_num(db, "accesses"), b[2], db_meta(db, "distances", b[1], sizeof(b[1])));
+	}
 	int dists = 0;
 	if (read_hist(db, "reuse", &h) == 0 && h.n > 2) {
 		dists = 1;
@@ -442,6 +478,8 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_bool(&j, "exact", meta_num(db, "exact") != 0);
 	json_double(&j, "accesses", meta_num(db, "accesses"), 0);
 	json_double(&j, "footprint_elements", meta_num(db, "footprint"), 0);
+	/* --exact, private caches: the largest thread's own (0: not known or not apart) */
+	json_double(&j, "footprint_thread_elements", thread_foot(db) / meta_num(db, "element"), 0);
 	json_begin_array(&j, "reuse");
 	if (!read_hist(db, "reuse", &h))
 		for (int i = 0; i < h.n; i++) {
@@ -525,7 +563,9 @@ int reuse_html(sqlite3 *db, struct html *page)
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
 	if (no_counts(db))
 		snprintf(b, sizeof(b), "at least %s (the 4 KiB pages sampled)", s);
-	html_kv(page, "footprint", no_counts(db) ? b : s);
+	else
+		foot_str(db, b, sizeof(b));
+	html_kv(page, "footprint", b);
 	html_kv_end(page);
 
 	dists = read_hist(db, "reuse", &h) == 0 && h.n > 2;
