@@ -108,12 +108,15 @@ check "t416-comm-free-no-failures-$n" [ "${n:-0}" -eq 0 ]
 comm_check free "t416-comm-free-arms-$(comm_meta free arms)" [ "$(comm_meta free arms)" -gt 0 ]
 check t416-comm-free-summary-silent bash -c '! grep -q "arm failures" err.txt'
 
-# reuse arms each watch in every thread of the process: main's registers are free (it
-# waits in pthread_join), the two workers' are held, so some of its arms are refused.
-# A watch of reuse's already armed when a worker starts takes one of its registers first,
-# and the worker then holds 3 of its own, not 4 (once in a make check beside a CI clone,
-# 2026-11-27 05:55 UTC: 7 held, 125 refusals for 95 uses): the run is made again, up to 3
-# times, until the workload holds its 8, the case this part is about.
+# reuse arms a use's watch in its owner (the sampling thread) first, then in every other
+# thread of the process; where the owner's arm is refused, in none (a use its owner cannot
+# watch has no reuse to give).  The samples land in the two workers, whose registers are
+# held: every use is refused once, by its owner, and none is watched.  (Until 2026-11-27
+# each was armed in main, whose registers are free, and counted as watched: "32 uses
+# watched, 0 outcomes" and two refusals a use.)  A watch of reuse's already armed when a
+# worker starts takes one of its registers first, and the worker then holds 3 of its own,
+# not 4 (once in a make check beside a CI clone, 2026-11-27 05:55 UTC: 7 held): the run is
+# made again, up to 3 times, until the workload holds its 8, the case this part is about.
 for k in 1 2 3; do
 	rm -rf rheld
 	"$SONDE" reuse --source clock -o rheld -- ./cbp 4 0.5 >out.txt 2>err.txt
@@ -126,14 +129,11 @@ n=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'"
 e=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'watch_errno'")
 check "t416-reuse-held-failures-$n" [ "${n:-0}" -gt 0 ]
 check "t416-reuse-held-errno-$e" [ "$e" = 28 ]
-# each use is armed in the 3 threads (main, free, and the two workers, which refuse)
 a=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'armed'")
-# (at most 2 a use; at least 1.5 a use: a use armed while a worker is ending is refused
-# by one worker or none, 53 for 27 uses once in a make check (2026-11-26 22:16 UTC), 61
-# for 32 in a CI clone beside a suite, a build and benchmarks (2026-11-27 05:05 UTC): the
-# uses near the end of a loaded run; the claim is that the held workers refuse)
-check "t416-reuse-held-two-refusals-per-use-$n-$a" \
-	[ "${n:-0}" -le $((2 * ${a:-0})) -a $((2 * ${n:-0})) -ge $((3 * ${a:-0})) ]
+# (main may take a sample before it starts the workers, or while it joins them: such a
+# use is watched in main and refused by the two workers; at most a few of them)
+check "t416-reuse-held-owner-refused-$n-$a" [ $((10 * ${a:-1})) -le "${n:-0}" ]
+check t416-reuse-held-says-unavailable grep -q "every arm was refused" err.txt
 check t416-reuse-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device): the thread's debug registers were taken" err.txt
 "$SONDE" report rheld >rep.txt 2>&1
 check t416-reuse-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
@@ -177,13 +177,8 @@ a=$(sqlite3 rfree/profile.db "SELECT value FROM meta WHERE key = 'armed'")
 check "t416-reuse-free-arms-$a" [ "${a:-0}" -gt 0 ]
 # reuse also counts the arms its engine refuses where the word is watched in that thread
 # already (EEXIST, WATCH_REFUSE: 0-14 of ~800 in three runs), so a free run may have some:
-# none of them ENOSPC, and far fewer a use than where 2 of the 3 threads refuse every arm
-# (the held run's failures a use; under a quarter of them).  Per use, not in all: beside
-# another suite and benchmarks (2026-11-27 02:03 UTC) the held run armed only 25 uses (50
-# failures) and the free run had 58 failures, more than 50 in all.
-ah=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'armed'")
-check "t416-reuse-free-fewer-a-use-$m-of-$a-than-$n-of-$ah" \
-	[ $((4 * ${m:-0} * ${ah:-0})) -lt $((${n:-0} * ${a:-0})) ]
+# none of them ENOSPC, and far fewer than one a use (the held run: every use refused).
+check "t416-reuse-free-few-failures-$m-for-$a" [ $((4 * ${m:-0})) -lt "${a:-0}" ]
 if [ "${m:-0}" -eq 0 ]; then
 	check t416-reuse-free-summary-silent bash -c '! grep -q "arm failures" err.txt'
 else

@@ -442,39 +442,57 @@ static SIGSAFE void disarm_everywhere(int i)
 		}
 }
 
-/* Arm GlobalWP slot i on its word: RW in the owner, W in the others (lock held).  Where
- * every arm is refused nothing can be seen of the use, and it is not counted as watched
- * (until 2026-11-27 it was: a run whose arms all failed said "N uses watched, 0
- * outcomes").  The slot stays taken all the same, to be replaced as the reservoir
- * replaces any: freed, it took every next sample first, and where a thread had fewer free
- * registers than slots the slots that did arm were never offered one again (review). */
-static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
+/* Arm GlobalWP slot i in thread o for the use of `me` (lock held): RW in the owner (and,
+ * shared mode, in the threads of its socket), W in the others.  1 if armed, else 0 with the
+ * error counted. */
+static SIGSAFE int arm_one(struct reuse_thread *me, struct reuse_thread *o, int i)
 {
 	const struct reuse_slot *s = &gwp.s[i];
-	int armed = 0;
-	disarm_everywhere(i);
-	for (int k = 0; k < nlist; k++) {
-		struct reuse_thread *o = list[k];
-		struct watch_req r = {
-			.addr = s->addr,
-			.len = 1u << elem_shift,
-			/* shared mode: any thread of the owner's socket reuses the socket's
-			 * cache (read or write), one of another socket invalidates (a store) */
-			.type = o == me || (shared_mode && o->socket == me->socket) ? WATCH_RW :
-										       WATCH_W,
-			.flags = WATCH_PERSIST,
-			.policy = WATCH_REFUSE,
-			.cookie = cookie(i, s->gen),
-		};
-		int w = watch_arm(o->t, &r);
-		if (w < 0) {
-			me->arm_failures++;
-			me->watch_errno = -w;
-			continue;
-		}
-		o->ws[i] = w;
-		armed++;
+	struct watch_req r = {
+		.addr = s->addr,
+		.len = 1u << elem_shift,
+		/* shared mode: any thread of the owner's socket reuses the socket's cache (read
+		 * or write), one of another socket invalidates (a store) */
+		.type = o == me || (shared_mode && o->socket == me->socket) ? WATCH_RW : WATCH_W,
+		.flags = WATCH_PERSIST,
+		.policy = WATCH_REFUSE,
+		.cookie = cookie(i, s->gen),
+	};
+	int w = watch_arm(o->t, &r);
+	if (w < 0) {
+		me->arm_failures++;
+		me->watch_errno = -w;
+		return 0;
 	}
+	o->ws[i] = w;
+	return 1;
+}
+
+/* Arm GlobalWP slot i on its word in every thread (lock held).  Where every arm is refused
+ * nothing can be seen of the use, and it is not counted as watched (until 2026-11-27 it
+ * was: a run whose arms all failed said "N uses watched, 0 outcomes").  Private caches:
+ * the owner first, and where its arm is refused none other (the use has no reuse to
+ * give, only the others' stores: watched there alone, it counted as watched and could
+ * end only as an invalidation, until 2026-11-27).  The slot stays taken all the same, to
+ * be replaced as the reservoir replaces any: freed, it took every next sample first, and
+ * where a thread had fewer free registers than slots the slots that did arm were never
+ * offered one again (review). */
+static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
+{
+	int armed = 0, mine = -1;
+	disarm_everywhere(i);
+	if (!shared_mode) {
+		for (int k = 0; k < nlist; k++)
+			if (list[k] == me)
+				mine = k;
+		/* (an owner not listed could not be disarmed again: not armed) */
+		if (mine < 0 || !arm_one(me, me, i))
+			return;
+		armed = 1;
+	}
+	for (int k = 0; k < nlist; k++)
+		if (k != mine)
+			armed += arm_one(me, list[k], i);
 	if (armed)
 		me->armed++;
 }
