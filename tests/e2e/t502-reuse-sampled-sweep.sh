@@ -25,7 +25,8 @@ check t502-summary-slots grep -q "uses watched, up to 32 at once" summary
 "$SONDE" reuse -q --source inst --period 1009 -o all -- "$T/rb" sweep 100000 20 >out 2>&1
 two=$(reuse_meta two outcomes) all=$(reuse_meta all outcomes)
 echo "outcomes on the long sweep: $two with --slots 2, $all with the default 32"
-# (6x, not 16x: the reservoir's random replacements and the first window's free slots)
+# (the bar at 6x, not the 16x of the construction, for the reservoir's random replacements
+# and the first window's free slots; 18x read in a review)
 more_outcomes() { [ "${two:-0}" -gt 0 ] && [ "${all:-0}" -ge $((6 * two)) ]; }
 check t502-slots-two [ "$(reuse_meta two slots)" = 2 ]
 check t502-slots-more-outcomes more_outcomes

@@ -65,6 +65,15 @@ check t519-sweep-s-recomputed same_s a.csv b.csv "$(reuse_meta ck check_s)"
 "$SONDE" report ck >rep 2>&1
 check t519-report-line grep -q "sampling check: .*period 997.*S = $(reuse_meta ck check_s)" rep
 check t519-no-sampled-csv-plain [ ! -e ex/reuse/sampled.csv ]
+# the slots: what a sampled run of this program would have (software watchpoints: 32),
+# said in the line; the check watches in software itself, so debug registers chosen for
+# the program (SONDE_WATCH=hw) do not limit --slots there, where a sampled run refuses
+check t519-slots-default [ "$(reuse_meta ck slots)" = 32 ]
+check t519-report-slots grep -q "sampling check: .*watching 32 uses at once" rep
+SONDE_WATCH=hw "$SONDE" reuse -q --check-sampling --slots 8 --period 997 -o ck8 -- "$T/rb" sweep 100 4 >/dev/null 2>&1
+check t519-slots-hw-check [ "$(reuse_meta ck8 slots)" = 8 ]
+SONDE_WATCH=hw "$SONDE" reuse --source inst --slots 8 -o hw8 -- "$T/rb" sweep 100 4 >/dev/null 2>hw8.err
+check t519-slots-hw-sampled-refused grep -q "reuse --slots 8: debug registers watch 4 words in a thread, and SONDE_WATCH=hw chose them" hw8.err
 "$SONDE" reuse -q --exact -o rs1 -- "$T/rb" readshare 3000 20 2 >/dev/null 2>&1
 "$SONDE" reuse -q --check-sampling --period 997 -o rs2 -- "$T/rb" readshare 3000 20 2 >/dev/null 2>&1
 check t519-readshare-exact-unchanged cmp rs1/reuse/histogram.csv rs2/reuse/histogram.csv

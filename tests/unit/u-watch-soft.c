@@ -649,7 +649,7 @@ TEST(race_arm_while_storing)
 		else
 			errs[-s < 64 ? -s : 0]++;
 		if (i % 7 == 0)
-			watch_disarm(&p.t, (i / 7) % WATCH_MAX_SLOTS);
+			watch_disarm(&p.t, (i / 7) % WATCH_HW_SLOTS);	/* the set's limit: its slots in use */
 	}
 	struct watch_stats pst;
 	watch_stats_get(&p.t, &pst);

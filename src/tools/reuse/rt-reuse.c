@@ -256,23 +256,30 @@ static SIGSAFE uint64_t socket_count(int socket)
 /*
  * GlobalWP's slots: --slots (SONDE_REUSE_SLOTS), else as many as a thread's watch set has
  * under the backend: 4 debug registers, or REUSE_SLOTS software watchpoints in a sonde-cc
- * program (--check-sampling models that one).  More watched uses at once is more of the
- * long reuses seen, with lighter reservoir weights: NPB CG.S's estimate against --exact read
- * 0.59-0.62 with 4, 0.78-0.83 with 32 (doc/sonde-reuse.md, "Slots").  0 or a refusal.
+ * program.  More watched uses at once is more of the long reuses seen, with lighter
+ * reservoir weights: NPB CG.S's estimate against --exact read 0.59-0.62 with 4, 0.78-0.83
+ * with 32 (doc/sonde-reuse.md, "Slots").  --check-sampling (`check`) watches in software
+ * itself: any number up to REUSE_SLOTS, by default what a sampled run would have.  0 or a
+ * refusal.
  */
-static int slots_init(void)
+static int slots_init(int check)
 {
-	static char why[200];
-	int max = watch_slots_max() < REUSE_SLOTS ? watch_slots_max() : REUSE_SLOTS;
-	int n = (int)env_num("SONDE_REUSE_SLOTS", (uint64_t)max);
+	static char why[240];
+	int have = watch_slots_max() < REUSE_SLOTS ? watch_slots_max() : REUSE_SLOTS;
+	int max = check ? REUSE_SLOTS : have;
+	int n = (int)env_num("SONDE_REUSE_SLOTS", (uint64_t)have);
 
 	if (n > max) {
+		/* a sonde-cc program whose debug registers SONDE_WATCH=hw chose */
+		int forced = rt_source_inst.probe(NULL, 0) == 0;
 		char *p = rt_stpcpy(why, "reuse --slots ");
 		p = rt_u64toa(p, (uint64_t)n);
 		p = rt_stpcpy(p, ": debug registers watch ");
 		p = rt_u64toa(p, (uint64_t)max);
-		rt_stpcpy(p, " words in a thread; more need software watchpoints, in a program "
-			     "built with sonde-cc");
+		rt_stpcpy(p, forced ? " words in a thread, and SONDE_WATCH=hw chose them: unset it "
+				      "for the software watchpoints of this sonde-cc program" :
+				      " words in a thread; more need software watchpoints, in a "
+				      "program built with sonde-cc");
 		return rt_tool_refuse(why);
 	}
 	reuse_gwp_init(&gwp, n);
@@ -317,14 +324,14 @@ static int reuse_start(void)
 			chk_period = env_num("SONDE_REUSE_CHECK_PERIOD", 0);
 			if (!chk_period)
 				chk_period = rt_source_inst.default_period;
-			int r = slots_init();
+			int r = slots_init(1);
 			if (r)
 				return r;
 			return rt_inst_every(spatial ? check_every_line : check_every_word);
 		}
 		return rt_inst_every(spatial ? exact_every_line : exact_every_word);
 	}
-	int r = slots_init();
+	int r = slots_init(0);
 	if (r)
 		return r;
 	watch_ok = watch_start() == 0;

@@ -95,9 +95,12 @@ static const char *check_text(sqlite3 *db, char *b, size_t len)
 	if (!*db_meta(db, "check_s", s, sizeof(s)))
 		return b;
 	db_meta(db, "check_s_sample", d, sizeof(d));
-	n = snprintf(b, len, "a sampled run at period %.0f (accesses of a thread), made inside "
+	char w[40] = "";
+	if (meta_num(db, "slots") > 0)	/* (recordings before 2026-11-27: 4, not recorded) */
+		snprintf(w, sizeof(w), " watching %.0f uses at once", meta_num(db, "slots"));
+	n = snprintf(b, len, "a sampled run at period %.0f (accesses of a thread)%s, made inside "
 		     "this one on the same accesses, observed %.0f outcomes (%.0f invalidations); ",
-		     meta_num(db, "check_period"), meta_num(db, "check_outcomes"),
+		     meta_num(db, "check_period"), w, meta_num(db, "check_outcomes"),
 		     meta_num(db, "check_outcomes_invalidation"));
 	if (n < 0 || (size_t)n >= len)
 		return b;
