@@ -5,7 +5,8 @@
 # Private caches: the footprint of all threads counts the 1000 words in each of the three
 # threads (main's writes, two readers: 3000 and a few of main's own), the largest thread's
 # own is 1000 and those few (under 1100: rbench's main touches a handful of words besides
-# the array), and the summary's "fits in L2" speaks of that one.
+# the array), and the summary's "fits in L2" speaks of that one (with N words a thread at
+# half of L2, it fits).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t50-reuse-lib.bash"
 reuse_build t506-build || exit 0
@@ -21,6 +22,16 @@ own_words() { [ "${own:-0}" -ge 1000 ] && [ "${own:-0}" -lt 1100 ]; }
 check t506-footprint-thread own_words
 check t506-footprint-says grep -q "the largest thread's own" summary
 check t506-fits-per-thread grep -q "the data its largest thread touches" summary
+# The comparison itself: N words, half this machine's L2 a thread, 1.5 times it for the
+# three threads together: the largest thread's fits, which the sum would deny.
+l2=$(reuse_meta ex l2)
+if [ "${l2:-0}" -ge 65536 ]; then
+	n=$((l2 / 16))
+	"$SONDE" reuse --exact -o big -- "$T/rb" readshare $n 2 2 >/dev/null 2>big.txt
+	check t506-half-l2-fits grep -q "the data its largest thread touches .* fits in the" big.txt
+else
+	skip t506-half-l2-fits "this machine's L2 size is unknown or under 64 KiB (meta l2 '$l2')"
+fi
 "$SONDE" reuse -q --exact --shared -o exs -- "$T/rb" readshare 1000 20 2 >/dev/null 2>&1
 check t506-shared-no-thread-footprint [ "$(reuse_meta exs footprint_thread)" = 0 ]
 "$SONDE" reuse -q --source inst --period 1009 -o sa -- "$T/rb" readshare 1000 50 2 >/dev/null 2>&1

@@ -56,8 +56,10 @@ struct model {
 					 * store (their use leaves the stack there) */
 	uint64_t seen, seen_inv, seen_trd;
 	double accesses, footprint;	/* elements */
-	double footprint_thread;	/* --exact, private cache: the largest thread's distinct
-					 * elements (its own cache's footprint), else 0 */
+	double footprint_thread;	/* --exact, private cache: the largest cache's distinct
+					 * elements (a thread's own; threads beyond REUSE_UNITS
+					 * share units, and a unit's are summed), else 0 */
+	double unit_cold[REUSE_UNITS];	/* (their cold accesses, unit by unit) */
 	double per;			/* accesses per unit of outcome weight (sampled) */
 	double *rd;			/* per sv[i]: its estimated reuse distance, -1 none */
 	int64_t cache[4];		/* L1..L3 bytes, -1 unknown */
@@ -72,7 +74,8 @@ struct model {
 					 * sample's own error, without the model's) */
 };
 
-static void add_stats(struct model *m, const struct reuse_rec_stats *s)
+/* s: the stats record of the thread of index `index` (creation order) */
+static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t index)
 {
 	m->have_stats = 1;
 	m->mode |= s->mode;
@@ -94,8 +97,12 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s)
 	if (s->pages > m->st.pages)
 		m->st.pages = s->pages;
 	m->st.cold += s->cold;
-	if ((double)s->cold > m->footprint_thread)
-		m->footprint_thread = (double)s->cold;
+	/* the exact engine's unit of the thread (rt-reuse.c: its index modulo REUSE_UNITS):
+	 * a unit's first touches are the cold accesses of its threads together */
+	double *u = &m->unit_cold[index % REUSE_UNITS];
+	*u += (double)s->cold;
+	if (*u > m->footprint_thread)
+		m->footprint_thread = *u;
 	m->st.invalidations += s->invalidations;
 	m->st.reuses += s->reuses;
 	for (int b = 0; b < REUSE_BINS; b++) {
@@ -137,7 +144,7 @@ static int scan(struct model *m)
 			if (h->type == REUSE_REC_STATS && h->size >= REUSE_REC_STATS_V1) {
 				struct reuse_rec_stats x = { 0 };
 				memcpy(&x, h, h->size < sizeof(x) ? h->size : sizeof(x));
-				add_stats(m, &x);
+				add_stats(m, &x, t->hdr.thread_index);
 			} else if (h->type == REUSE_REC_PAIR && h->size >= sizeof(struct reuse_rec_pair)) {
 				const struct reuse_rec_pair *x = (const void *)h;
 				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip);

@@ -492,8 +492,13 @@ static SIGSAFE void arm_everywhere(struct reuse_thread *me, int i)
 		for (int k = 0; k < nlist; k++)
 			if (list[k] == me)
 				mine = k;
-		/* (an owner not listed could not be disarmed again: not armed) */
-		if (mine < 0 || !arm_one(me, me, i))
+		/* an owner not listed (more than MAX_LIST threads) could not be disarmed again:
+		 * not armed, and its sample counted as lost (the summary's "lost") */
+		if (mine < 0) {
+			me->lost++;
+			return;
+		}
+		if (!arm_one(me, me, i))
 			return;
 		armed = 1;
 	}
