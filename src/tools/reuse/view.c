@@ -481,8 +481,8 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_bool(&j, "exact", meta_num(db, "exact") != 0);
 	json_double(&j, "accesses", meta_num(db, "accesses"), 0);
 	json_double(&j, "footprint_elements", meta_num(db, "footprint"), 0);
-	/* --exact, private caches: the largest thread's own (0: not known or not apart) */
-	json_double(&j, "footprint_thread_elements", thread_foot(db) / meta_num(db, "element"), 0);
+	/* --exact, private caches: the largest cache's own (a thread's); 0: not known */
+	json_double(&j, "footprint_thread_elements", meta_num(db, "footprint_thread"), 0);
 	json_begin_array(&j, "reuse");
 	if (!read_hist(db, "reuse", &h))
 		for (int i = 0; i < h.n; i++) {
