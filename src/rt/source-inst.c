@@ -99,7 +99,7 @@ static int inst_jitter;
  */
 struct inst_tls {
 	uint64_t countdown;
-	uint64_t pages;
+	uint64_t pages[WATCH_SOFT_PAGE_WORDS];
 	unsigned gen;
 	int active;		/* between thread_start and thread_stop */
 	int dirty;		/* the thread changed its own set (watch_soft_changed_self) */
@@ -439,7 +439,7 @@ static inline SIGSAFE int inst_words(const struct inst_tls *x, uint64_t addr, ui
  * RIBench (bench/reuse.sh, doc/sonde-reuse.md). */
 static inline SIGSAFE int inst_near(const struct inst_tls *x, uint64_t addr)
 {
-	return (int)((x->pages >> ((addr >> 12) % 64)) & 1);
+	return watch_soft_page_has(x->pages, addr >> 12);
 }
 
 /* Refresh the thread's filter copy from its watch set: watch_soft_gen is read (acquire)
@@ -456,14 +456,16 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_watch_sync(struct inst_
 	const struct rt_thread *t = rt_self_tls;
 	const struct watch_soft_head *h =
 		t ? __atomic_load_n((void *const *)&t->watch, __ATOMIC_ACQUIRE) : NULL;
-	uint64_t pages = 0, words[WATCH_SOFT_FILTER_WORDS] = { 0 };
+	uint64_t pages[WATCH_SOFT_PAGE_WORDS] = { 0 }, words[WATCH_SOFT_FILTER_WORDS] = { 0 };
 
 	if ((uintptr_t)h > WATCH_SET_DEAD && __atomic_load_n(&h->armed, __ATOMIC_ACQUIRE)) {
-		pages = __atomic_load_n(&h->pages, __ATOMIC_RELAXED);
+		for (int i = 0; i < WATCH_SOFT_PAGE_WORDS; i++)
+			pages[i] = __atomic_load_n(&h->pages[i], __ATOMIC_RELAXED);
 		for (int i = 0; i < WATCH_SOFT_FILTER_WORDS; i++)
 			words[i] = __atomic_load_n(&h->words[i], __ATOMIC_RELAXED);
 	}
-	x->pages = pages;
+	for (int i = 0; i < WATCH_SOFT_PAGE_WORDS; i++)
+		x->pages[i] = pages[i];
 	for (int i = 0; i < WATCH_SOFT_FILTER_WORDS; i++)
 		x->words[i] = words[i];
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

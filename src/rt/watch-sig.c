@@ -308,19 +308,21 @@ int watch_thread_init(struct rt_thread *t)
 /* The filters of the armed slots, plus [a, a+len) when len > 0 (a slot about to be armed). */
 static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 {
-	uint64_t words[WATCH_SOFT_FILTER_WORDS] = { 0 };
-	uint64_t pages = len ? watch_soft_pages(a, len) : 0;
+	uint64_t words[WATCH_SOFT_FILTER_WORDS] = { 0 }, pages[WATCH_SOFT_PAGE_WORDS] = { 0 };
 
-	if (len)
+	if (len) {
+		watch_soft_pages(pages, a, len);
 		watch_soft_words(words, a, len);
+	}
 	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
 		const struct watch_slot *sl = &s->slot[i];
 		if (sl->state != SLOT_ARMED || calls_only(sl))
 			continue;
 		watch_soft_words(words, sl->addr, sl->len);
-		pages |= watch_soft_pages(sl->addr, sl->len);
+		watch_soft_pages(pages, sl->addr, sl->len);
 	}
-	__atomic_store_n(&s->h.pages, pages, __ATOMIC_RELAXED);
+	for (int i = 0; i < WATCH_SOFT_PAGE_WORDS; i++)
+		__atomic_store_n(&s->h.pages[i], pages[i], __ATOMIC_RELAXED);
 	/* word by word: a copy read between two stores is stamped with a generation that
 	 * the change then moves (source-inst.c, inst_watch_sync), as with one word */
 	for (int i = 0; i < WATCH_SOFT_FILTER_WORDS; i++)

@@ -355,12 +355,13 @@ void watch_soft_changed_self(void);
 /* The words filter: WATCH_SOFT_FILTER_WORDS 64-bit words, a bit for each hash of an
  * 8-byte word.  A multiplicative hash, so that neither a sweep nor a power-of-two stride
  * maps every access onto one armed slot's bit.  An access to a word that no slot holds
- * passes with a chance of about (armed words)/512: 4 slots of 8 bytes, 1 in 128 (1 in 16
- * with one 64-bit word, until 2026-11-26: each pass a mispredicted branch and the
- * callbacks' slow path, for sampled `sonde reuse`'s slots spread over the arrays;
- * doc/sonde-reuse.md, "Cost"). */
-#define WATCH_SOFT_FILTER_WORDS 8
-#define WATCH_SOFT_FILTER_SHIFT 55	/* 64 - log2(64 * WATCH_SOFT_FILTER_WORDS) */
+ * passes with a chance of about (armed words)/2048: 32 slots of 8 bytes, 1 in 64; a
+ * 16-byte access tests 2-3 words (1 in 16 with one 64-bit word until 2026-11-26, 512 bits
+ * until 2026-11-27: each pass a mispredicted branch and the callbacks' slow path, for
+ * sampled `sonde reuse`'s slots spread over the arrays; doc/sonde-reuse.md, "Cost" and
+ * "Slots"). */
+#define WATCH_SOFT_FILTER_WORDS 32
+#define WATCH_SOFT_FILTER_SHIFT 53	/* 64 - log2(64 * WATCH_SOFT_FILTER_WORDS) */
 /* The longest access a load/store callback reports (__sanitizer_cov_load16): the pages
  * filter covers the accesses of up to this many bytes that start before a range and end
  * in it. */
@@ -369,11 +370,16 @@ void watch_soft_changed_self(void);
 /* The beginning of every watch set: what the callbacks' check reads (each thread's copy
  * of its own: source-inst.c).  Written under the set's lock; the filters cover every
  * armed slot (widened before a slot is published in `armed`, narrowed after it left). */
+/* The pages filter: WATCH_SOFT_PAGE_WORDS 64-bit words, bit p % (64 x that) for page p.
+ * 64 bits until 2026-11-27, when 32 slots (sampled `sonde reuse`) set half of them and let
+ * half the accesses on to the words filter (NPB MG.W on one thread, CPU 2.8x of the
+ * program where 4 slots took 1.5x: doc/sonde-reuse.md, "Slots"). */
+#define WATCH_SOFT_PAGE_WORDS 4
 struct watch_soft_head {
 	unsigned armed;		/* bit i: slot i is armed */
-	/* bit p % 64: an access of up to WATCH_SOFT_MAX_ACCESS bytes starting in page p
+	/* bit p % 256: an access of up to WATCH_SOFT_MAX_ACCESS bytes starting in page p
 	 * (4 KiB) may overlap an armed range (watch_soft_pages) */
-	uint64_t pages;
+	uint64_t pages[WATCH_SOFT_PAGE_WORDS];
 	/* bit watch_soft_bit(g) of this bitmap: an armed range may hold 8-byte word g */
 	uint64_t words[WATCH_SOFT_FILTER_WORDS];
 };
@@ -409,20 +415,28 @@ static inline void watch_soft_words(uint64_t *f, uint64_t addr, uint64_t len)
 	}
 }
 
-/* The pages filter's bits of range [addr, addr+len): the pages in which an access of up to
- * WATCH_SOFT_MAX_ACCESS bytes that overlaps it can start, by their low 6 bits (a sweep
- * meets an armed range's bit for one page in 64, in a run that a branch predicts; a
- * stride of 64 pages falls on one bit, and then the words filter sorts it out). */
-static inline uint64_t watch_soft_pages(uint64_t addr, uint64_t len)
+/* Set in pages filter f the bits of range [addr, addr+len): the pages in which an access of
+ * up to WATCH_SOFT_MAX_ACCESS bytes that overlaps it can start, by their low 8 bits (a
+ * sweep meets an armed range's bit for one page in 256, in a run that a branch predicts;
+ * a stride of 256 pages falls on one bit, and then the words filter sorts it out). */
+static inline void watch_soft_pages(uint64_t *f, uint64_t addr, uint64_t len)
 {
 	uint64_t lo = addr > WATCH_SOFT_MAX_ACCESS - 1 ? addr - (WATCH_SOFT_MAX_ACCESS - 1) : 0;
-	uint64_t p0 = lo >> 12, p1 = (addr + (len ? len : 1) - 1) >> 12, m = 0;
+	uint64_t p0 = lo >> 12, p1 = (addr + (len ? len : 1) - 1) >> 12;
 
-	if (p1 - p0 >= 63)
-		return ~0ull;
+	if (p1 - p0 >= 64 * WATCH_SOFT_PAGE_WORDS - 1) {
+		for (int i = 0; i < WATCH_SOFT_PAGE_WORDS; i++)
+			f[i] = ~0ull;
+		return;
+	}
 	for (uint64_t p = p0; p <= p1; p++)
-		m |= 1ull << (p % 64);
-	return m;
+		f[(p / 64) % WATCH_SOFT_PAGE_WORDS] |= 1ull << (p % 64);
+}
+
+/* Is page p's bit set in pages filter f? */
+static inline int watch_soft_page_has(const uint64_t *f, uint64_t p)
+{
+	return (int)((f[(p / 64) % WATCH_SOFT_PAGE_WORDS] >> (p % 64)) & 1);
 }
 
 /* Slots of t (bit i = slot i) whose armed range [addr, addr+len) overlaps and whose type
