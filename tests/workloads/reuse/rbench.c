@@ -19,7 +19,7 @@
  *                            words every use is reused by the thread's next store, by
  *                            lines (--spatial) every one is invalidated
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
- *                            no invalidation (rbench churn N T [C] [-x], random K N [T]: below)
+ *                            no invalidation (churn N T [C] [-x], random K N [T], wide N R)
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
  * the tool sees are the ones described.
  */
@@ -175,6 +175,29 @@ static int sweep(int argc, char **argv)
 		for (uint64_t i = 0; i < nn; i++)
 			s += a[i];
 	printf("sweep: %llu\n", (unsigned long long)s);
+	return 0;
+}
+
+/* ---- wide ---- */
+
+/* rbench wide N R: one thread sweeps N words R times downwards with 16-byte loads at every
+ * word (words i and i+1), so each load overlaps the previous one's first word.  A wide
+ * access is a use of its first word (doc/sonde-reuse.md): every reuse at time distance
+ * N - 2, none at 0 (the next load, which only overlaps it) */
+static int wide(int argc, char **argv)
+{
+	uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 4096;
+	uint64_t r = argc > 3 ? strtoull(argv[3], NULL, 10) : 100;
+	if (n < 2)
+		return 2;
+	uint64_t *const a = calloc(n, sizeof(uint64_t)), s = 0;
+	for (uint64_t k = 0; k < r; k++)
+		for (uint64_t i = n - 1; i-- > 0;) {
+			unsigned __int128 v;
+			memcpy(&v, &a[i], sizeof(v));	/* (one 16-byte load: load16) */
+			s += (uint64_t)v + (uint64_t)(v >> 64);
+		}
+	printf("wide: %llu\n", (unsigned long long)s);
 	return 0;
 }
 
@@ -408,7 +431,9 @@ int main(int argc, char **argv)
 		return churn(argc, argv);
 	if (!strcmp(argv[1], "random"))
 		return random_loads(argc, argv);
+	if (!strcmp(argv[1], "wide"))
+		return wide(argc, argv);
 usage:
-	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random ...\n");
+	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide ...\n");
 	return 2;
 }
