@@ -38,7 +38,10 @@ if [ -n "${REUSE_CHECK_BEFORE:-}" ]; then
 	before=$(cd "$REUSE_CHECK_BEFORE" 2>/dev/null && pwd)
 	[ -x "$before/sonde" ] || { echo "bench: reuse-check: REUSE_CHECK_BEFORE=$REUSE_CHECK_BEFORE: no sonde build there" >&2; exit 2; }
 fi
-echo "bench: reuse-check: RIBench on 2 threads, $RUNS runs a shape, period $PERIOD${REUSE_CHECK_SLOTS:+, --slots $REUSE_CHECK_SLOTS}, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+what="RIBench on 2 threads"
+[ "${REUSE_CHECK_RIBENCH:-1}" = 0 ] && what="'${REUSE_CHECK_CMD:-}' on 2 threads"
+[ "${REUSE_CHECK_RIBENCH:-1}" != 0 ] && [ -n "${REUSE_CHECK_CMD:-}" ] && what="$what, and '$REUSE_CHECK_CMD'"
+echo "bench: reuse-check: $what, $RUNS runs a shape, period $PERIOD${REUSE_CHECK_SLOTS:+, --slots $REUSE_CHECK_SLOTS}, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 # one shape: NAME then the command; RUNS recordings, then the figures
 shape() {
 	local name=$1 k now='' old='' drawn='' cpu='' pair=''
