@@ -374,10 +374,16 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		}
 		t = t0;
 	}
-	if (t.found && t.long_reuses > 0)
+	if (t.found && t.long_reuses > 0) {
+		/* C++ names shortened as the pairs table shortens them (a trial's miniFE: 300
+		 * characters twice in one sentence) */
+		char u[2 * sizeof(t.use) + 1], r[2 * sizeof(t.reuse) + 1];
 		fprintf(out, "  Fix first: the reuse from %s to %s (%s), %.0f reuses beyond L2's"
 			     " size; bring them closer (block or fuse the loops) or shrink the data.",
-			t.use, t.reuse, t.object, t.long_reuses);
+			text_short_name(t.use, TEXT_NAME_MAX, u, sizeof(u)),
+			text_short_name(t.reuse, TEXT_NAME_MAX, r, sizeof(r)), t.object,
+			t.long_reuses);
+	}
 	else if (t.found)
 		fprintf(out, "  No code pair reuses data beyond L2's size: the cache holds what"
 			     " the program reuses.");
