@@ -462,13 +462,20 @@ TEST(filters_page_edges)
 	const size_t size = 80 * 4096;
 	char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	static const int lens[] = { 1, 4, 8, 16 };
-	static const size_t at[] = { 4096, 2 * 4096 - 8, 3 * 4096 + 1024 };
+	size_t at[] = { 4096, 2 * 4096 - 8, 3 * 4096 + 1024, 0 };
 
 	CHECK(m != MAP_FAILED);
+	/* and the start of a page whose bit is the first of a pages filter's word (the filter
+	 * is WATCH_SOFT_PAGE_WORDS words): an access starting up to 15 bytes below it starts in
+	 * the page of the previous word's last bit */
+	for (size_t p = 1; p <= 64 && !at[3]; p++)
+		if ((((uint64_t)(uintptr_t)m >> 12) + p) % 64 == 0)
+			at[3] = p * 4096;
+	CHECK(at[3] != 0);
 	for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
 		struct hits h = { 0 };
-		/* s1 three pages on: another bit of the pages filter (64 pages on shared s0's,
-		 * and set_bounds could drop the other armed slots' pages unseen) */
+		/* s1 three pages on: another bit of the pages filter (256 pages on would share
+		 * s0's, and set_bounds could drop the other armed slots' pages unseen) */
 		uint64_t s0 = (uint64_t)(uintptr_t)(m + at[k]), s1 = s0 + 3 * 4096;
 		struct watch_req r0 = req((void *)(uintptr_t)s0, 8, WATCH_RW, WATCH_PERSIST, &h);
 		struct watch_req r1 = req((void *)(uintptr_t)s1, 8, WATCH_RW, WATCH_PERSIST, &h);
