@@ -97,7 +97,10 @@ static int inst_jitter;
  * changed), so a thread with nothing armed, or an access in a page away from its slots,
  * costs a shift and a bit test, never a pointer chase into the set.
  */
-struct inst_tls {
+struct __attribute__((aligned(64))) inst_tls {
+	/* the fast path's fields, in the first line (aligned: 44 bytes, where a TLS block
+	 * placed at 32 modulo 64 put `gen` and the last pages word in a second line, review
+	 * of 2026-11-27) */
 	uint64_t countdown;
 	uint64_t pages[WATCH_SOFT_PAGE_WORDS];
 	unsigned gen;

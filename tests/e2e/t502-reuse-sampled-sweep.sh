@@ -47,3 +47,8 @@ esac
 wide_bin() { awk -F, -v lo="$1" '$1 == "time" && $2 == lo { print $5 }' wide/reuse/histogram.csv; }
 check t502-wide-no-time-0 [ -z "$(wide_bin 0)" ]
 check t502-wide-at-n float_between "$(wide_bin 2048)" 0.95 1
+# --spatial: 64-byte lines; of the 8 loads that start in a line in a sweep, 7 reuse it at
+# once (time 0: 7/8 by construction, --exact's 0.875) and the 8th's overlap into the next
+# line is none of its reuse (without the rule: 0.998 at 0)
+"$SONDE" reuse -q --spatial --source inst --period 1009 -o wsp -- "$T/rb" wide 4096 100 >/dev/null 2>&1
+check t502-wide-spatial-time-0 float_between "$(awk -F, '$1 == "time" && $2 == 0 { print $5 }' wsp/reuse/histogram.csv)" 0.80 0.95

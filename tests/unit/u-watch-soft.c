@@ -442,8 +442,8 @@ TEST(runtime_memory_refused)
 /* The callbacks' filters (source-inst.c: the pages filter, then the words filter) must
  * let through every access that overlaps an armed slot: accesses of 1 to 16 bytes at
  * every start from 20 bytes before a slot to past its end, the slot at a page's start
- * (an access starting in the page before overlaps it), at a page's end, and with a second
- * slot 64 pages on, whose page has the same bit in the pages filter.  A trap is expected
+ * (an access starting in the page before overlaps it), at a page's end, at the first page
+ * of a pages-filter word, and with a second slot 3 pages on (another bit).  A trap is expected
  * where the access overlaps a slot, computed from the offsets. */
 static void load_any(uint64_t a, int len)
 {
