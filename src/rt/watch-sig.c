@@ -272,7 +272,9 @@ static void set_reset(struct watch_set *s, int tid)
 		s->slot[i].fd = -1;
 }
 
-/* The slots s can have: a soft set's all, a hardware one's as many as the registers. */
+/* The slots s can have: a soft set's all, a hardware one's as many as the registers (the
+ * loops of the arm and trap paths go no further: 4 in a hardware set, as before the soft
+ * sets had 32). */
 static int set_slots(const struct watch_set *s)
 {
 	return s->soft ? WATCH_MAX_SLOTS : WATCH_HW_SLOTS;
@@ -314,7 +316,7 @@ static void set_bounds(struct watch_set *s, uint64_t a, uint32_t len)
 		watch_soft_pages(pages, a, len);
 		watch_soft_words(words, a, len);
 	}
-	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
+	for (int i = 0; i < set_slots(s); i++) {
 		const struct watch_slot *sl = &s->slot[i];
 		if (sl->state != SLOT_ARMED || calls_only(sl))
 			continue;
@@ -540,7 +542,7 @@ static int runtime_memory(struct rt_thread *t, struct watch_set *s, uint64_t a, 
 
 static int overlaps(const struct watch_set *s, int skip, uint64_t a, uint32_t len, int type)
 {
-	for (int i = 0; i < WATCH_MAX_SLOTS; i++) {
+	for (int i = 0; i < set_slots(s); i++) {
 		const struct watch_slot *sl = &s->slot[i];
 		if (i == skip || sl->state != SLOT_ARMED)
 			continue;
@@ -936,7 +938,7 @@ void watch_stats_get(struct rt_thread *t, struct watch_stats *out)
 
 static int slot_by_fd(const struct watch_set *s, int fd)
 {
-	for (int i = 0; i < WATCH_MAX_SLOTS; i++)
+	for (int i = 0; i < set_slots(s); i++)	/* (a hardware set's 4: the signal's path) */
 		if (__atomic_load_n(&s->slot[i].fd, __ATOMIC_RELAXED) == fd)
 			return i;
 	return -1;
