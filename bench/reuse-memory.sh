@@ -13,6 +13,8 @@
 # it).  Prints; never fails on numbers.
 #   bench/reuse-memory.sh [ROUNDS] [-- PROGRAM ARGS...]   (default 3 rounds of RIBench,
 #                                                           rbench ribench -t 2 -o 300)
+# REUSE_MEMORY_MODE="OPTIONS" replaces --exact by those `sonde reuse` options (e.g.
+# "--source inst": the sampled mode, with another build's sampled mode as "before").
 # A program that needs its sonde-cc runtime stub (libsonde-inst.so) alone finds it in
 # the build directory (LD_LIBRARY_PATH); run it from its own working directory.
 set -u
@@ -31,6 +33,8 @@ if [ $# -eq 0 ]; then
 	set -- "$work/rb" ribench -t 2 -o 300
 fi
 before=${REUSE_BENCH_BEFORE:-}
+read -r -a mode <<<"${REUSE_MEMORY_MODE:---exact}"
+label="${mode[*]}"
 [ -z "$before" ] || [ -x "$before/sonde" ] || { echo "bench: $before/sonde missing" >&2; exit 1; }
 export LD_LIBRARY_PATH="$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # the runtime is preloaded into /usr/bin/time too, where --exact refuses to start (not a
@@ -46,17 +50,17 @@ bytes() { if [ -d "$1" ]; then du -sb "$1" | cut -f1; else echo 0; fi; }
 pairs() { awk 'NR > 1 { sub(/^[0-9]+,/, ""); match($0, /,[0-9.]+,[0-9.]+,[0-9.]+$/)
 	split(substr($0, RSTART + 1), v, ","); print substr($0, 1, RSTART - 1) "\t" v[1] "\t" v[2] }' "$1"; }
 load() { echo "$(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"; }
-echo "bench: $*, $rounds alternating rounds (alone, --exact${before:+, --exact of $before}); $(load)"
+echo "bench: $*, $rounds alternating rounds (alone, $label${before:+, $label of $before}); $(load)"
 : >"$work/r"
 for i in $(seq 1 "$rounds"); do
 	bench_time "$work/n" "$@"
 	rm -rf "$work/a" "$work/b" "$work/s" "$work/t" "$work/ws" "$work/wt"	# a failed run must not print the last round's
-	quiet /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/ws" "$B/sonde" reuse -q --exact -o "$work/a" -- \
+	quiet /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/ws" "$B/sonde" reuse -q "${mode[@]}" -o "$work/a" -- \
 		/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/s" "$@"
 	cp "$work/s" "$work/t" 2>/dev/null
 	cp "$work/ws" "$work/wt" 2>/dev/null
 	[ -z "$before" ] ||
-		quiet /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/wt" "$before/sonde" reuse -q --exact -o "$work/b" -- \
+		quiet /usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/wt" "$before/sonde" reuse -q "${mode[@]}" -o "$work/b" -- \
 			/usr/bin/time -f "$BENCH_TIMEFMT" -o "$work/t" "$@"
 	if [ ! -s "$work/s" ] || [ ! -s "$work/t" ]; then
 		echo "bench: round $i: a sonde run failed (no time file): round left out" >&2
@@ -64,17 +68,17 @@ for i in $(seq 1 "$rounds"); do
 	fi
 	echo "$(fields "$work/n") $(fields "$work/s") $(fields "$work/t") $(bytes "$work/a") $(bytes "$work/b")" \
 		"$(whole "$work/ws") $(whole "$work/wt")" >>"$work/r"
-	printf '  round %d: alone %s, --exact %s %s [%s]%s\n' \
-		"$i" "$(fields "$work/n")" "$(fields "$work/s")" "$(bytes "$work/a")" "$(whole "$work/ws")" \
+	printf '  round %d: alone %s, %s %s %s [%s]%s\n' \
+		"$i" "$(fields "$work/n")" "$label" "$(fields "$work/s")" "$(bytes "$work/a")" "$(whole "$work/ws")" \
 		"${before:+, before $(fields "$work/t") $(bytes "$work/b") [$(whole "$work/wt")]}"
 done
 echo "  (the program: elapsed s, cpu s, peak KiB; recording bytes; [the whole command: elapsed s, peak KiB])"
 col() { awk -v c="$1" '{ print $c }' "$work/r" | median; }
 echo "bench: done $(load)"
 printf 'alone          peak %s KiB  elapsed %s s  cpu %s s\n' "$(col 3)" "$(col 1)" "$(col 2)"
-printf -- '--exact        peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes  command %s s %s KiB\n' "$(col 6)" "$(col 4)" "$(col 5)" "$(col 10)" "$(col 12)" "$(col 13)"
+printf -- '%-14s peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes  command %s s %s KiB\n' "$label" "$(col 6)" "$(col 4)" "$(col 5)" "$(col 10)" "$(col 12)" "$(col 13)"
 [ -z "$before" ] && exit 0
-printf -- '--exact before peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes  command %s s %s KiB  (%s)\n' "$(col 9)" "$(col 7)" "$(col 8)" "$(col 11)" "$(col 14)" "$(col 15)" "$before"
+printf -- '%s before peak %s KiB  elapsed %s s  cpu %s s  recording %s bytes  command %s s %s KiB  (%s)\n' "$label" "$(col 9)" "$(col 7)" "$(col 8)" "$(col 11)" "$(col 14)" "$(col 15)" "$before"
 for f in histogram missratio; do
 	cmp -s "$work/a/reuse/$f.csv" "$work/b/reuse/$f.csv" && r=identical || r=differ
 	echo "last round, $f.csv: $r"
