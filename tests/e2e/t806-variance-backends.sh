@@ -58,8 +58,15 @@ else
 	# reads ~1.65x: the bar, 0.6-1.5, fails that.  The subtracted cost, from the report,
 	# goes into the check's name for the log.
 	trap_us=$(sed -n 's/.*traps: [0-9.]* us of time and \([0-9.]*\) us of CPU time per instance subtracted.*/\1/p' err.txt)
+	# Beside another suite (a CI clone and a make check, 2026-11-27 13:34 UTC) two of the
+	# three rounds read 1.89 and 1.93 where a quiet run reads 1.0-1.5: when the median of 3
+	# misses the bar, 2 more rounds are made and the median of the 5 is checked (the same
+	# bar; 3 rounds off the same way are then needed).
 	ratios=""
-	for i in 1 2 3; do
+	for i in 1 2 3 4 5; do
+		if [ "$i" -eq 4 ] && float_between "$(printf '%s\n' $ratios | sort -g | sed -n 2p)" 0.6 1.5; then
+			break
+		fi
 		u=$(VWORK_ITERS=4000 /usr/bin/time -f %U ./vgcc indirect 0 2>&1 >/dev/null)
 		if [ "$i" -gt 1 ]; then
 			VWORK_ITERS=4000 "$SONDE" variance -q -o ind$i -p 1000000 -- ./vgcc indirect 0 >/dev/null 2>&1
@@ -70,7 +77,8 @@ else
 		mean=$(var_col $d/variance/functions.csv ind "main > ind" cpu-time mean)
 		ratios="$ratios $(awk -v m="${mean:-0}" -v u="$u" 'BEGIN { printf "%.2f\n", (u > 0 ? m / (u * 1e9 / 4000) : 0) }')"
 	done
-	ratio=$(printf '%s\n' $ratios | sort -g | sed -n 2p)
+	n=$(printf '%s\n' $ratios | wc -l)
+	ratio=$(printf '%s\n' $ratios | sort -g | sed -n "$(( (n + 1) / 2 ))p")
 	check "t806-indirect-mean-over-native-$ratio-of-$(echo $ratios | tr ' ' '/')-traps-${trap_us:-none}us" float_between "$ratio" 0.6 1.5
 	sh=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time share)
 	check "t806-indirect-share-$sh" float_between "${sh:-0}" 0.5 1
