@@ -7,7 +7,9 @@
 # and the increasing shape without, and rbench's random loads of 64 words (reuses far
 # shorter than the period); the sampling period is REUSE_CHECK_PERIOD (default
 # 4001).  Prints for each shape S of the estimate (model) and S of the sampled reuses at
-# their exact distances (sample), min / median / max, and the check's CPU time (user +
+# their exact distances (sample), min / median / max, the mean |log2((estimate + 1) /
+# (exact + 1))| of the estimated reuses (meta check_log_error: how far each reuse's own
+# estimate lies from its exact distance, bins aside), and the check's CPU time (user +
 # sys) against a plain --exact run made right after each.  REUSE_CHECK_BEFORE=DIR: the same
 # recordings are modelled again by that build (a build with --check-sampling) and its S
 # printed beside: a change of the model measured on the same outcomes.
@@ -44,7 +46,7 @@ what="RIBench on 2 threads"
 echo "bench: reuse-check: $what, $RUNS runs a shape, period $PERIOD${REUSE_CHECK_SLOTS:+, --slots $REUSE_CHECK_SLOTS}, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 # one shape: NAME then the command; RUNS recordings, then the figures
 shape() {
-	local name=$1 k now='' old='' drawn='' cpu='' pair=''
+	local name=$1 k now='' old='' drawn='' cpu='' pair='' err='' olderr=''
 	shift
 	for k in $(seq "$RUNS"); do
 		rm -rf "${T:?}/$name$k"
@@ -58,11 +60,13 @@ shape() {
 		[ -f "$T/$name$k/profile.db" ] || { echo "  $name: run $k recorded nothing"; continue; }
 		now="$now $(reuse_meta "$T/$name$k" check_s)"
 		drawn="$drawn $(reuse_meta "$T/$name$k" check_s_sample)"
+		err="$err $(reuse_meta "$T/$name$k" check_log_error)"
 		if [ -n "$before" ]; then
 			rm -rf "$T/b$name$k" && cp -r "$T/$name$k" "$T/b$name$k" &&
 				rm -f "$T/b$name$k/profile.db" "$T/b$name$k"/reuse/*.csv
 			"$before/sonde" report "$T/b$name$k" >/dev/null 2>&1
 			old="$old $(reuse_meta "$T/b$name$k" check_s)"
+			olderr="$olderr $(reuse_meta "$T/b$name$k" check_log_error)"
 			pair="$pair $(reuse_meta "$T/$name$k" check_s):$(reuse_meta "$T/b$name$k" check_s)"
 		fi
 	done
@@ -70,9 +74,13 @@ shape() {
 	printf '  %-10s model %s   sample %s' "$name" "$(printf '%s\n' $now | min_med_max)" \
 		"$(printf '%s\n' $drawn | min_med_max)"
 	# shellcheck disable=SC2086
+	printf '   log2 error %s' "$(printf '%s\n' $err | min_med_max)"
+	# shellcheck disable=SC2086
 	printf '   CPU against --exact %s' "$(printf '%s\n' $cpu | min_med_max)"
 	# shellcheck disable=SC2086
 	[ -n "$before" ] && printf '   model by %s: %s' "$before" "$(printf '%s\n' $old | min_med_max)"
+	# shellcheck disable=SC2086
+	[ -n "$before" ] && [ -n "${olderr// /}" ] && printf ', log2 error %s' "$(printf '%s\n' $olderr | min_med_max)"
 	# paired, run by run: this model's S less the other's, mean, and how many runs gained
 	# shellcheck disable=SC2086
 	[ -n "$before" ] && printf '   paired: %s' "$(printf '%s\n' $pair | awk -F: '

@@ -72,6 +72,9 @@ struct model {
 	double check_s;			/* its estimate's S against the exact histogram */
 	double check_s_sample;		/* S of its reuses at their exact distances (the
 					 * sample's own error, without the model's) */
+	double check_log_error;		/* each estimated reuse against its own exact
+					 * distance: the mean of |log2((est + 1) / (exact + 1))|,
+					 * weighted as the histogram (-1: none) */
 };
 
 /* s: the stats record of the thread of index `index` (creation order) */
@@ -226,6 +229,9 @@ static int obs_cmp(const void *x, const void *y)
 }
 
 #define WINDOW_MIN_OBS 8	/* observed uses a window needs for its own estimate */
+#define POOL_TOL 0.05	/* windows pooled: the same code pair, time distances within 5%
+			 * (2%-10% read within 0.01-0.02 of each other on 14 recordings of
+			 * 2026-11-27, doc/sonde-reuse.md) */
 #define LOCAL_MIN 4		/* neighbours of the local Shen mean, at least */
 #define LOCAL_ALONE 0.1		/* windows shorter than this share of the sampling period
 				 * with too few neighbours: the whole program's mean
@@ -243,9 +249,10 @@ static int tw_cmp(const void *x, const void *y)
 }
 
 /*
- * Reuse distances of the observed reuses: the window estimate (reuse_window_rd) where the
- * window holds enough observed uses of its thread, else the Shen mean over the whole
- * program's time distances (reuse_points_mean).  An invalidated use whose owner's count
+ * Reuse distances of the observed reuses: the window estimate pooled over the windows of
+ * the same code pair at like time distances (reuse_pool_rd) where the window holds enough
+ * observed uses of its thread, else the local Shen mean (reuse_local_mean), else the
+ * one over the whole program's time distances (reuse_points_mean).  An invalidated use whose owner's count
  * was read at the store is one of those uses too, its next event at that count: it takes
  * a place in the owner's stack up to there, not to the end (as --exact counts it; a
  * reuse window's uses invalidated inside it are not beyond it).  Only the reuses get a
@@ -261,9 +268,11 @@ static int convert_points(struct model *m)
 	double *w = malloc(cap * sizeof(*w));
 	struct reuse_points pts = { 0 };
 	size_t *idx = malloc(cap * sizeof(*idx));
+	struct reuse_win *win = malloc(cap * sizeof(*win));
+	double *pooled = malloc(cap * sizeof(*pooled));
 	int r = -ENOMEM;
 	m->rd = malloc(cap * sizeof(*m->rd));
-	if (!o || !owner || !tw || !t || !w || !idx || !m->rd)
+	if (!o || !owner || !tw || !t || !w || !idx || !win || !pooled || !m->rd)
 		goto out;
 	for (size_t i = 0; i < m->nsv; i++)
 		m->rd[i] = -1;
@@ -294,13 +303,34 @@ static int convert_points(struct model *m)
 	/* the sampling period in accesses (--check-sampling's, else the recording's) */
 	double period = m->check_period ? (double)m->check_period : (double)m->proc->period;
 	double w_alone = period * LOCAL_ALONE;
+	/* each reuse's window counts, then the pooled estimate (reuse_pool_rd) */
+	size_t nw = 0;
+	for (size_t g = 0, e; g < n; g = e) {
+		for (e = g; e < n && owner[e] == owner[g]; e++)
+			;
+		for (size_t i = g; i < e; i++) {
+			const struct reuse_rec_seen *s = &m->sv[idx[i]];
+			if (s->flags & REUSE_F_INVALIDATION)
+				continue;
+			struct reuse_win *x = &win[nw++];
+			*x = (struct reuse_win){ .use_ip = s->use_ip, .reuse_ip = s->reuse_ip,
+						 .trd = o[i].trd, .at = i };
+			reuse_window_counts(o + g, e - g, i - g, &x->k, &x->in, &x->beyond);
+		}
+	}
+	if (reuse_pool_rd(win, nw, WINDOW_MIN_OBS, POOL_TOL))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		pooled[i] = -1;
+	for (size_t i = 0; i < nw; i++)
+		pooled[win[i].at] = win[i].rd;
 	for (size_t g = 0, e; g < n; g = e) {
 		for (e = g; e < n && owner[e] == owner[g]; e++)
 			;
 		for (size_t i = g; i < e; i++) {
 			if (m->sv[idx[i]].flags & REUSE_F_INVALIDATION)
 				continue;	/* a neighbour, no distance of its own */
-			double rd = reuse_window_rd(o + g, e - g, i - g, WINDOW_MIN_OBS);
+			double rd = pooled[i];
 			if (rd < 0 && e - g >= LOCAL_MIN)
 				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share,
 						      w_alone);
@@ -313,6 +343,8 @@ static int convert_points(struct model *m)
 	r = 0;
 out:
 	reuse_points_release(&pts);
+	free(win);
+	free(pooled);
 	free(idx);
 	free(o);
 	free(owner);
@@ -397,6 +429,19 @@ static void model_check(struct model *m, struct model *c)
 		if (c->sv[i].exact_rd && !(c->sv[i].flags & REUSE_F_INVALIDATION))
 			drawn[reuse_bin(c->sv[i].exact_rd - 1)] += outcome_weight(&c->sv[i]);
 	m->check_s_sample = hist_s(drawn, m->dist);
+	/* S compares bins: an estimate a hair over an edge counts as wrong as one a factor
+	 * of 2 off.  The error of each reuse's own estimate tells a model that comes closer
+	 * from one that happens to fall in the right bins (2026-11-27: pooled windows) */
+	double err = 0, wsum = 0;
+	for (size_t i = 0; c->rd && i < c->nsv; i++) {
+		const struct reuse_rec_seen *sv = &c->sv[i];
+		if (!sv->exact_rd || (sv->flags & REUSE_F_INVALIDATION) || c->rd[i] < 0)
+			continue;
+		double w = outcome_weight(sv);
+		err += w * fabs(log2((c->rd[i] + 1) / (double)sv->exact_rd));
+		wsum += w;
+	}
+	m->check_log_error = wsum > 0 ? err / wsum : -1;
 }
 
 static double mean_dist(const double *dist)
@@ -768,7 +813,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		r = db_row(st, "tt", nums[i].k, b);
 	}
 	if (chk && !r) {	/* --check-sampling */
-		char b[7][40];
+		char b[8][40];
 		double all = m->reuses + m->inv + m->cold;
 		double call = chk->reuses + chk->inv + chk->cold;
 		snprintf(b[0], sizeof(b[0]), "%u", m->check_period);
@@ -780,10 +825,12 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		/* the invalidations' share of the accesses, which S leaves out */
 		snprintf(b[5], sizeof(b[5]), "%.4f", all > 0 ? m->inv / all : 0);
 		snprintf(b[6], sizeof(b[6]), "%.4f", call > 0 ? chk->inv / call : 0);
+		snprintf(b[7], sizeof(b[7]), m->check_log_error < 0 ? "-" : "%.4f",
+			 m->check_log_error);
 		const char *ck[] = { "check_period", "check_s", "check_outcomes",
 				     "check_outcomes_invalidation", "check_s_sample",
-				     "check_inv_exact", "check_inv_sampled" };
-		for (int i = 0; i < 7 && !r; i++)
+				     "check_inv_exact", "check_inv_sampled", "check_log_error" };
+		for (int i = 0; i < 8 && !r; i++)
 			r = db_row(st, "tt", ck[i], b[i]);
 	}
 	sqlite3_finalize(st);

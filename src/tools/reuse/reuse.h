@@ -70,6 +70,32 @@ struct reuse_obs {
 	double w;
 };
 double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs);
+/* The counts behind it: k uses inside o[i]'s window, their weight `in`, and the weight
+ * of those whose next event lands beyond it. */
+void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *k, double *in,
+			 double *beyond);
+
+/*
+ * The pooled window estimate.  One window's few observed uses make its estimate noisy
+ * (relative sd ~0.2-0.3 with the 10-30 uses a window of a sampled run holds), and a
+ * program's reuses often sit near a bin edge (NPB CG: 45% within 6% under 65,536).  The
+ * reuses of one code pair (use site, reuse site) at like time distances are the same
+ * loop's, so their windows are pooled:
+ *     RD ~ trd x (sum of `beyond` over the pool) / (sum of `in` over the pool)
+ * over the windows of the same pair whose time distance lies within tol (a share) of
+ * this one's.  A window with fewer than min_obs uses of its own gets rd -1 (it still adds
+ * to the others' pools): the local means of model.c are better there (RIBench's phases
+ * reuse the same code at the same time distance but, with invalidations between, at
+ * distances on either side of a bin edge).  Sorts w; 0 or -ENOMEM.
+ */
+struct reuse_win {
+	uint64_t use_ip, reuse_ip, trd;
+	double in, beyond;
+	size_t k;
+	size_t at;	/* the caller's index */
+	double rd;	/* out: the estimate, or -1 */
+};
+int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, double tol);
 
 /*
  * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread

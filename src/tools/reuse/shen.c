@@ -170,19 +170,27 @@ double reuse_accuracy(const double *a, const double *b, int n)
 	return 1 - d / 2;
 }
 
-double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs)
+void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *k, double *in,
+			 double *beyond)
 {
 	uint64_t start = o[i].p0, end = o[i].p0 + o[i].trd;	/* window: (start, end] */
-	double in = 0, beyond = 0;
-	size_t k = 0;
+	*k = 0;
+	*in = *beyond = 0;
 	for (size_t j = i + 1; j < n && o[j].p0 <= end; j++) {
 		if (o[j].p0 <= start)
 			continue;
-		k++;
-		in += o[j].w;
+		++*k;
+		*in += o[j].w;
 		if (o[j].p0 + o[j].trd >= end)
-			beyond += o[j].w;
+			*beyond += o[j].w;
 	}
+}
+
+double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs)
+{
+	size_t k;
+	double in, beyond;
+	reuse_window_counts(o, n, i, &k, &in, &beyond);
 	/* none of them beyond: the estimate would be 0, where the element itself was used at
 	 * both ends (RD >= 1).  A long window's few uses miss a small share that way (RIBench
 	 * inc with invalidations: 27 uses in a 356,514-access window, where ~31,000 distinct
@@ -193,6 +201,51 @@ double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min
 	if (k < min_obs || in <= 0 || beyond <= 0)
 		return -1;
 	return (double)o[i].trd * beyond / in;
+}
+
+static int win_cmp(const void *x, const void *y)
+{
+	const struct reuse_win *a = x, *b = y;
+	if (a->use_ip != b->use_ip)
+		return a->use_ip < b->use_ip ? -1 : 1;
+	if (a->reuse_ip != b->reuse_ip)
+		return a->reuse_ip < b->reuse_ip ? -1 : 1;
+	return a->trd < b->trd ? -1 : a->trd > b->trd;
+}
+
+int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, double tol)
+{
+	double *pin = malloc((n + 1) * sizeof(*pin)), *pout = malloc((n + 1) * sizeof(*pout));
+	if (!pin || !pout) {
+		free(pin);
+		free(pout);
+		return -ENOMEM;
+	}
+	qsort(w, n, sizeof(*w), win_cmp);
+	pin[0] = pout[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		pin[i + 1] = pin[i] + w[i].in;
+		pout[i + 1] = pout[i] + w[i].beyond;
+	}
+	for (size_t g = 0, e; g < n; g = e) {	/* [g, e): one code pair, by time distance */
+		for (e = g; e < n && w[e].use_ip == w[g].use_ip && w[e].reuse_ip == w[g].reuse_ip;
+		     e++)
+			;
+		for (size_t i = g, lo = g, hi = g; i < e; i++) {
+			double t = (double)w[i].trd;
+			while (lo < i && (double)w[lo].trd < t * (1 - tol))
+				lo++;
+			if (hi < i + 1)
+				hi = i + 1;
+			while (hi < e && (double)w[hi].trd <= t * (1 + tol))
+				hi++;
+			double in = pin[hi] - pin[lo], beyond = pout[hi] - pout[lo];
+			w[i].rd = w[i].k >= min_obs && in > 0 && beyond > 0 ? t * beyond / in : -1;
+		}
+	}
+	free(pin);
+	free(pout);
+	return 0;
 }
 
 double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_min,

@@ -113,6 +113,12 @@ static const char *check_text(sqlite3 *db, char *b, size_t len)
 			      "distances) %s, where 1 is the same share in every bin "
 			      "(reuse/sampled.csv; one random draw, --seed repeats it)", s,
 			      *d ? d : "?");
+	/* (absent from recordings of builds before the key; "-": no estimated reuse) */
+	if (n > 0 && (size_t)n < len && *db_meta(db, "check_log_error", d, sizeof(d)) &&
+	    strcmp(d, "-"))
+		n += snprintf(b + n, len - (size_t)n, "; each estimated reuse is off its exact "
+			      "distance by a factor of %.2f (geometric mean)",
+			      exp2(meta_num(db, "check_log_error")));
 	if (n > 0 && (size_t)n < len && *db_meta(db, "check_inv_exact", d, sizeof(d)))
 		snprintf(b + n, len - (size_t)n, "; invalidations %.1f%% of the accesses estimated, "
 			 "%.1f%% exact", 100 * meta_num(db, "check_inv_sampled"),
@@ -392,7 +398,7 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
-	char b[4][512], s[32];
+	char b[4][768], s[32];
 	int top = o->top > 0 ? o->top : 10;
 	int exact = meta_num(db, "exact") != 0, spatial;
 	struct hist h;
@@ -520,6 +526,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		/* null: not in the database ("-": no reuses to compare; absent: made by a
 		 * build of 2026-11-27 before the key) */
 		static const char *const opt[][2] = { { "s_sample", "check_s_sample" },
+						      { "log2_error", "check_log_error" },
 						      { "invalidation_share", "check_inv_sampled" },
 						      { "invalidation_share_exact", "check_inv_exact" } };
 		for (size_t k = 0; k < sizeof(opt) / sizeof(opt[0]); k++) {
@@ -541,7 +548,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 
 int reuse_html(sqlite3 *db, struct html *page)
 {
-	char b[512], s[32];
+	char b[768], s[32];
 	struct hist h;
 	struct curve c;
 	int dists;

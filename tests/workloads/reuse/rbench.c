@@ -19,7 +19,7 @@
  *                            words every use is reused by the thread's next store, by
  *                            lines (--spatial) every one is invalidated
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
- *                            no invalidation (churn N T [C] [-x], random K N [T], wide N R)
+ *                            no invalidation (churn, random, wide, gather: see below)
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
  * the tool sees are the ones described.
  */
@@ -198,6 +198,47 @@ static int wide(int argc, char **argv)
 			s += (uint64_t)v + (uint64_t)(v >> 64);
 		}
 	printf("wide: %llu\n", (unsigned long long)s);
+	return 0;
+}
+
+/* ---- gather ---- */
+
+/* rbench gather N R H [-e]: one thread sweeps N words R times, with 0, 1 or 2 loads of
+ * hot words after each (drawn by a generator in registers, 1 on average; the hot words in
+ * turn, h[j % H] for the j-th): an array word is reused at time distance ~2N and reuse
+ * distance N - 1 + H (H <= N; -e prints these), a hot word at distances ~2H.  A long
+ * window holds about as many hot loads, reused inside it, as array loads, reused beyond,
+ * in an order the sampling period does not align with: one window's share beyond is 1/2
+ * with a sampling error, where a sweep's is 1 with none (NPB CG's windows,
+ * doc/sonde-reuse.md "Accuracy") */
+static int gather(int argc, char **argv)
+{
+	uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 31000;
+	uint64_t r = argc > 3 ? strtoull(argv[3], NULL, 10) : 20;
+	uint64_t h = argc > 4 ? strtoull(argv[4], NULL, 10) : 16;
+	if (!n || !r || !h || h > n)
+		return 2;
+	if (argc > 5 && !strcmp(argv[5], "-e")) {
+		add(n - 1 + h, n * (r - 1));
+		print_hist();
+		return 0;
+	}
+	volatile uint64_t *const arr = calloc(n, sizeof(uint64_t));
+	volatile uint64_t *const hot = calloc(h, sizeof(uint64_t));
+	uint64_t s = 0, j = 0, x = 88172645463325252ull;
+	const uint64_t nn = n, nr = r, nh = h;
+	for (uint64_t k = 0; k < nr; k++)
+		for (uint64_t i = 0; i < nn; i++) {
+			s += arr[i];
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			for (uint64_t c = (x >> 32) % 3; c; c--) {
+				s += hot[j];
+				j = j + 1 < nh ? j + 1 : 0;
+			}
+		}
+	printf("gather: %llu\n", (unsigned long long)s);
 	return 0;
 }
 
@@ -433,7 +474,9 @@ int main(int argc, char **argv)
 		return random_loads(argc, argv);
 	if (!strcmp(argv[1], "wide"))
 		return wide(argc, argv);
+	if (!strcmp(argv[1], "gather"))
+		return gather(argc, argv);
 usage:
-	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide ...\n");
+	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide|gather ...\n");
 	return 2;
 }
