@@ -135,36 +135,50 @@ TEST(reuse_window_estimate)
 
 TEST(reuse_pool_estimate)
 {
-	/* pair A (0x10 -> 0x20): windows of TRD 1000, 1020 and 1040 (within 5% of each
-	 * other), each with 8 uses inside and 3, 5 and 4 beyond: one pool, 12/24 beyond, so
-	 * RD = TRD / 2 for each, where their own windows alone say 375, 637.5 and 520 */
-	struct reuse_win w[7] = {
-		{ 0x10, 0x20, 1040, 8, 4, 8, 0, 0 },
-		{ 0x10, 0x20, 1000, 8, 3, 8, 1, 0 },
-		{ 0x10, 0x20, 1020, 8, 5, 8, 2, 0 },
+	/* {use_ip, reuse_ip, trd, in, beyond, k, kb, at}: weights 1 here, so in = k and
+	 * beyond = kb.  Pair A (0x10 -> 0x20): windows of TRD 1000, 1020 and 1040 (within 5%
+	 * of each other), each with 8 uses inside and 3, 5 and 4 beyond: one pool, 12/24
+	 * beyond, so RD = TRD / 2 for each, where their own windows alone say 375, 637.5
+	 * and 520 */
+	struct reuse_win w[8] = {
+		{ 0x10, 0x20, 1040, 8, 4, 8, 4, 0, 0 },
+		{ 0x10, 0x20, 1000, 8, 3, 8, 3, 1, 0 },
+		{ 0x10, 0x20, 1020, 8, 5, 8, 5, 2, 0 },
 		/* pair A again at TRD 2000: another pool (1000 x 1.05 < 2000), 6 of 8 beyond */
-		{ 0x10, 0x20, 2000, 8, 6, 8, 3, 0 },
+		{ 0x10, 0x20, 2000, 8, 6, 8, 6, 3, 0 },
 		/* pair B at TRD 1000: not pooled with A, 1 of 8 beyond */
-		{ 0x10, 0x30, 1000, 8, 1, 8, 4, 0 },
+		{ 0x10, 0x30, 1000, 8, 1, 8, 1, 4, 0 },
 		/* pair B, a window with 2 uses of its own: no estimate of its own, but its uses
 		 * (2 of 2 beyond) join the pool of the one above */
-		{ 0x10, 0x30, 1010, 2, 2, 2, 5, 0 },
+		{ 0x10, 0x30, 1010, 2, 2, 2, 2, 5, 0 },
 		/* pair C: none beyond in the pool, no estimate (-1, not 0) */
-		{ 0x40, 0x40, 500, 8, 0, 8, 6, 0 },
+		{ 0x40, 0x40, 500, 8, 0, 8, 0, 6, 0 },
+		/* pair D: weighted, 1 use beyond weighing 30 of 40 */
+		{ 0x50, 0x50, 800, 40, 30, 8, 1, 7, 0 },
 	};
-	CHECK(reuse_pool_rd(w, 7, 8, 0.05) == 0);
-	double want[7] = { 520, 500, 510, 1500, 1000 * 3.0 / 10, -1, -1 };
+	CHECK(reuse_pool_rd(w, 8, 8, 1, 0.05) == 0);
+	double want[8] = { 520, 500, 510, 1500, 1000 * 3.0 / 10, -1, -1, 600 };
 	int seen = 0;
-	for (int i = 0; i < 7; i++) {
-		CHECK(w[i].at < 7);
+	for (int i = 0; i < 8; i++) {
+		CHECK(w[i].at < 8);
 		seen |= 1 << w[i].at;
 		CHECK(near(w[i].rd, want[w[i].at], 1e-9));
 	}
-	CHECK(seen == 0x7f);	/* sorted, each window once */
+	CHECK(seen == 0xff);	/* sorted, each window once */
+	/* at least 6 uses beyond a pool: A's TRD 1000 pool (12) keeps its estimate, A's
+	 * TRD 2000 one (6) too, B's (3) and D's (1) have none */
+	for (int i = 0; i < 8; i++)
+		w[i].rd = 0;
+	CHECK(reuse_pool_rd(w, 8, 8, 6, 0.05) == 0);
+	double want6[8] = { 520, 500, 510, 1500, -1, -1, -1, -1 };
+	for (int i = 0; i < 8; i++)
+		CHECK(near(w[i].rd, want6[w[i].at], 1e-9));
 	/* tolerance 0: only equal time distances pool */
-	struct reuse_win v[2] = { { 1, 2, 100, 10, 2, 10, 0, 0 }, { 1, 2, 101, 10, 8, 10, 1, 0 } };
-	CHECK(reuse_pool_rd(v, 2, 8, 0) == 0);
+	struct reuse_win v[2] = { { 1, 2, 100, 10, 2, 10, 2, 0, 0 },
+				  { 1, 2, 101, 10, 8, 10, 8, 1, 0 } };
+	CHECK(reuse_pool_rd(v, 2, 8, 1, 0) == 0);
 	CHECK(near(v[0].rd, 20, 1e-9) && near(v[1].rd, 80.8, 1e-9));
+	CHECK(reuse_pool_rd(v, 0, 8, 1, 0.05) == 0);	/* nothing to pool */
 }
 
 TEST(reuse_share_and_accuracy)

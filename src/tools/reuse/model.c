@@ -230,8 +230,10 @@ static int obs_cmp(const void *x, const void *y)
 
 #define WINDOW_MIN_OBS 8	/* observed uses a window needs for its own estimate */
 #define POOL_TOL 0.05	/* windows pooled: the same code pair, time distances within 5%
-			 * (2%-10% read within 0.01-0.02 of each other on 14 recordings of
-			 * 2026-11-27, doc/sonde-reuse.md) */
+			 * (2% and 10% read close in a trial on 14 recordings of
+			 * 2026-11-27, doc/sonde-reuse.md "Pooled windows") */
+#define POOL_MIN_BEYOND 16	/* uses beyond the windows a pool needs (8 and 32 read close on
+				 * the same recordings; doc/sonde-reuse.md "Pooled windows") */
 #define LOCAL_MIN 4		/* neighbours of the local Shen mean, at least */
 #define LOCAL_ALONE 0.1		/* windows shorter than this share of the sampling period
 				 * with too few neighbours: the whole program's mean
@@ -315,10 +317,11 @@ static int convert_points(struct model *m)
 			struct reuse_win *x = &win[nw++];
 			*x = (struct reuse_win){ .use_ip = s->use_ip, .reuse_ip = s->reuse_ip,
 						 .trd = o[i].trd, .at = i };
-			reuse_window_counts(o + g, e - g, i - g, &x->k, &x->in, &x->beyond);
+			reuse_window_counts(o + g, e - g, i - g, &x->k, &x->kb, &x->in,
+					    &x->beyond);
 		}
 	}
-	if (reuse_pool_rd(win, nw, WINDOW_MIN_OBS, POOL_TOL))
+	if (reuse_pool_rd(win, nw, WINDOW_MIN_OBS, POOL_MIN_BEYOND, POOL_TOL))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		pooled[i] = -1;

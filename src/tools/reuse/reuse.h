@@ -70,10 +70,10 @@ struct reuse_obs {
 	double w;
 };
 double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs);
-/* The counts behind it: k uses inside o[i]'s window, their weight `in`, and the weight
- * of those whose next event lands beyond it. */
-void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *k, double *in,
-			 double *beyond);
+/* The counts behind it: k uses inside o[i]'s window, their weight `in`, and the kb of
+ * them whose next event lands beyond it, their weight `beyond`. */
+void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *k, size_t *kb,
+			 double *in, double *beyond);
 
 /*
  * The pooled window estimate.  One window's few observed uses make its estimate noisy
@@ -86,16 +86,21 @@ void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *
  * this one's.  A window with fewer than min_obs uses of its own gets rd -1 (it still adds
  * to the others' pools): the local means of model.c are better there (RIBench's phases
  * reuse the same code at the same time distance but, with invalidations between, at
- * distances on either side of a bin edge).  Sorts w; 0 or -ENOMEM.
+ * distances on either side of a bin edge).  So does one whose pool holds fewer than
+ * min_beyond uses beyond (unweighted): a use reused beyond a long window is seldom
+ * observed (the reservoir replaces it first) and weighs for many when it is, so a few
+ * such make a skewed estimate, most often far under (LULESH: a window of 1,162,276
+ * accesses holding 227 observed uses, 1 beyond it, where 12.5% of its accesses are).
+ * Sorts w; 0 or -ENOMEM.
  */
 struct reuse_win {
 	uint64_t use_ip, reuse_ip, trd;
 	double in, beyond;
-	size_t k;
+	size_t k, kb;
 	size_t at;	/* the caller's index */
 	double rd;	/* out: the estimate, or -1 */
 };
-int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, double tol);
+int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, size_t min_beyond, double tol);
 
 /*
  * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread

@@ -170,27 +170,29 @@ double reuse_accuracy(const double *a, const double *b, int n)
 	return 1 - d / 2;
 }
 
-void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *k, double *in,
-			 double *beyond)
+void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *k, size_t *kb,
+			 double *in, double *beyond)
 {
 	uint64_t start = o[i].p0, end = o[i].p0 + o[i].trd;	/* window: (start, end] */
-	*k = 0;
+	*k = *kb = 0;
 	*in = *beyond = 0;
 	for (size_t j = i + 1; j < n && o[j].p0 <= end; j++) {
 		if (o[j].p0 <= start)
 			continue;
 		++*k;
 		*in += o[j].w;
-		if (o[j].p0 + o[j].trd >= end)
+		if (o[j].p0 + o[j].trd >= end) {
+			++*kb;
 			*beyond += o[j].w;
+		}
 	}
 }
 
 double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs)
 {
-	size_t k;
+	size_t k, kb;
 	double in, beyond;
-	reuse_window_counts(o, n, i, &k, &in, &beyond);
+	reuse_window_counts(o, n, i, &k, &kb, &in, &beyond);
 	/* none of them beyond: the estimate would be 0, where the element itself was used at
 	 * both ends (RD >= 1).  A long window's few uses miss a small share that way (RIBench
 	 * inc with invalidations: 27 uses in a 356,514-access window, where ~31,000 distinct
@@ -213,24 +215,29 @@ static int win_cmp(const void *x, const void *y)
 	return a->trd < b->trd ? -1 : a->trd > b->trd;
 }
 
-int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, double tol)
+int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, size_t min_beyond, double tol)
 {
 	double *pin = malloc((n + 1) * sizeof(*pin)), *pout = malloc((n + 1) * sizeof(*pout));
-	if (!pin || !pout) {
+	size_t *pkb = malloc((n + 1) * sizeof(*pkb));
+	if (!pin || !pout || !pkb) {
 		free(pin);
 		free(pout);
+		free(pkb);
 		return -ENOMEM;
 	}
 	qsort(w, n, sizeof(*w), win_cmp);
-	pin[0] = pout[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		pin[i + 1] = pin[i] + w[i].in;
-		pout[i + 1] = pout[i] + w[i].beyond;
-	}
 	for (size_t g = 0, e; g < n; g = e) {	/* [g, e): one code pair, by time distance */
 		for (e = g; e < n && w[e].use_ip == w[g].use_ip && w[e].reuse_ip == w[g].reuse_ip;
 		     e++)
 			;
+		/* the group's own prefix sums (one pair's large counts cannot absorb the next's) */
+		pin[g] = pout[g] = 0;
+		pkb[g] = 0;
+		for (size_t i = g; i < e; i++) {
+			pin[i + 1] = pin[i] + w[i].in;
+			pout[i + 1] = pout[i] + w[i].beyond;
+			pkb[i + 1] = pkb[i] + w[i].kb;
+		}
 		for (size_t i = g, lo = g, hi = g; i < e; i++) {
 			double t = (double)w[i].trd;
 			while (lo < i && (double)w[lo].trd < t * (1 - tol))
@@ -240,11 +247,15 @@ int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, double tol)
 			while (hi < e && (double)w[hi].trd <= t * (1 + tol))
 				hi++;
 			double in = pin[hi] - pin[lo], beyond = pout[hi] - pout[lo];
-			w[i].rd = w[i].k >= min_obs && in > 0 && beyond > 0 ? t * beyond / in : -1;
+			size_t kb = pkb[hi] - pkb[lo];
+			w[i].rd = w[i].k >= min_obs && kb >= min_beyond && in > 0 && beyond > 0
+					  ? t * beyond / in
+					  : -1;
 		}
 	}
 	free(pin);
 	free(pout);
+	free(pkb);
 	return 0;
 }
 
