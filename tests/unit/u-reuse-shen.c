@@ -181,6 +181,42 @@ TEST(reuse_pool_estimate)
 	CHECK(reuse_pool_rd(v, 0, 8, 1, 0.05) == 0);	/* nothing to pool */
 }
 
+TEST(reuse_code_estimate)
+{
+	/* observed uses (site, time distance, weight), in no order: 0x110 is a load whose
+	 * store follows at once 3 times in 4 (TRD 0) and once at TRD 4; 0x120 is reused far;
+	 * 0x130 at TRD 1 (weight 1) and 5 (weight 3); 0x100 is the use site */
+	uint64_t ip[] = { 0x130, 0x110, 0x120, 0x110, 0x100, 0x130, 0x110, 0x120 };
+	uint64_t trd[] = { 1, 0, 50, 0, 2, 5, 4, 50 };
+	double w[] = { 1, 2, 1, 1, 1, 3, 1, 1 };
+	struct reuse_site *s = NULL;
+	size_t ns = 0;
+	CHECK(reuse_sites_build(ip, trd, w, 8, &s, &ns) == 0);
+	CHECK(ns == 4 && s[0].ip == 0x100 && s[1].ip == 0x110 && s[3].ip == 0x130);
+	CHECK(near(s[1].all, 4, 1e-12) && near(s[1].ge[0], 4, 1e-12) && near(s[1].ge[1], 1, 1e-12) &&
+	      near(s[1].ge[4], 1, 1e-12) && near(s[1].ge[5], 0, 1e-12));
+	CHECK(near(s[3].ge[2], 3, 1e-12) && near(s[3].ge[6], 0, 1e-12));
+	/* 2 accesses between 0x100 and 0x125: the sites 0x110 and 0x120, in that order.  The
+	 * first is last in the window if its TRD >= 1 (1 in 4), the second always: 1.25
+	 * (Shen's mean over all the uses would count both as distinct more often) */
+	CHECK(near(reuse_code_rd(s, ns, 0x100, 0x125, 2), 1.25, 1e-12));
+	/* 3 between 0x100 and 0x140: P(TRD >= 2) + P(TRD >= 1) + 1 = 0.25 + 1 + 1 */
+	CHECK(near(reuse_code_rd(s, ns, 0x100, 0x140, 3), 2.25, 1e-12));
+	CHECK(near(reuse_code_rd(s, ns, 0x110, 0x140, 2), 2, 1e-12));
+	/* not straight code of that length: another number of sites between, the reuse site
+	 * first, a window of 0 or longer than REUSE_CODE_MAX */
+	CHECK(reuse_code_rd(s, ns, 0x105, 0x140, 2) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x140, 4) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x140, 0x100, 3) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x100, 0) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 0) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x0, 0x1000, REUSE_CODE_MAX + 1) < 0);
+	free(s);
+	CHECK(reuse_sites_build(ip, trd, w, 0, &s, &ns) == 0 && ns == 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2) < 0);
+	free(s);
+}
+
 TEST(reuse_share_and_accuracy)
 {
 	double d[REUSE_BINS] = { 0 };
@@ -228,6 +264,7 @@ int main(void)
 	RUN(reuse_local_mean_alone);
 	RUN(reuse_window_estimate);
 	RUN(reuse_pool_estimate);
+	RUN(reuse_code_estimate);
 	RUN(reuse_share_and_accuracy);
 	RUN(reuse_window_rd_invalidated_neighbours);
 	return CHECK_DONE();

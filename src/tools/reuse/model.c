@@ -251,9 +251,10 @@ static int tw_cmp(const void *x, const void *y)
 }
 
 /*
- * Reuse distances of the observed reuses: the window estimate pooled over the windows of
+ * Reuse distances of the observed reuses: for a short window in straight code, the
+ * code-order estimate (reuse_code_rd); else the window estimate pooled over the windows of
  * the same code pair at like time distances (reuse_pool_rd) where the window holds enough
- * observed uses of its thread, else the local Shen mean (reuse_local_mean), else the
+ * observed uses of its thread; else the local Shen mean (reuse_local_mean); else the
  * one over the whole program's time distances (reuse_points_mean).  An invalidated use whose owner's count
  * was read at the store is one of those uses too, its next event at that count: it takes
  * a place in the owner's stack up to there, not to the end (as --exact counts it; a
@@ -272,9 +273,14 @@ static int convert_points(struct model *m)
 	size_t *idx = malloc(cap * sizeof(*idx));
 	struct reuse_win *win = malloc(cap * sizeof(*win));
 	double *pooled = malloc(cap * sizeof(*pooled));
+	uint64_t *uip = malloc(cap * sizeof(*uip)), *t_obs = malloc(cap * sizeof(*t_obs));
+	double *w_obs = malloc(cap * sizeof(*w_obs));
+	struct reuse_site *sites = NULL;
+	size_t nsites = 0;
 	int r = -ENOMEM;
 	m->rd = malloc(cap * sizeof(*m->rd));
-	if (!o || !owner || !tw || !t || !w || !idx || !win || !pooled || !m->rd)
+	if (!o || !owner || !tw || !t || !w || !idx || !win || !pooled || !uip || !t_obs || !w_obs ||
+	    !m->rd)
 		goto out;
 	for (size_t i = 0; i < m->nsv; i++)
 		m->rd[i] = -1;
@@ -287,6 +293,8 @@ static int convert_points(struct model *m)
 		idx[n] = i;
 		o[n] = (struct reuse_obs){ s->p0, s->trd, outcome_weight(s) * m->per };
 		tw[n] = (struct tw){ s->trd, o[n].w };
+		t_obs[n] = s->trd;
+		w_obs[n] = o[n].w;
 		n++;
 	}
 	qsort(tw, n, sizeof(*tw), tw_cmp);
@@ -323,6 +331,11 @@ static int convert_points(struct model *m)
 	}
 	if (reuse_pool_rd(win, nw, WINDOW_MIN_OBS, POOL_MIN_BEYOND, POOL_TOL))
 		goto out;
+	/* the use sites' time distances, for the code-order estimate (reuse_code_rd) */
+	for (size_t i = 0; i < n; i++)
+		uip[i] = m->sv[idx[i]].use_ip;
+	if (reuse_sites_build(uip, t_obs, w_obs, n, &sites, &nsites))
+		goto out;
 	for (size_t i = 0; i < n; i++)
 		pooled[i] = -1;
 	for (size_t i = 0; i < nw; i++)
@@ -333,7 +346,10 @@ static int convert_points(struct model *m)
 		for (size_t i = g; i < e; i++) {
 			if (m->sv[idx[i]].flags & REUSE_F_INVALIDATION)
 				continue;	/* a neighbour, no distance of its own */
-			double rd = pooled[i];
+			const struct reuse_rec_seen *s = &m->sv[idx[i]];
+			double rd = reuse_code_rd(sites, nsites, s->use_ip, s->reuse_ip, o[i].trd);
+			if (rd < 0)
+				rd = pooled[i];
 			if (rd < 0 && e - g >= LOCAL_MIN)
 				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share,
 						      w_alone);
@@ -348,6 +364,10 @@ out:
 	reuse_points_release(&pts);
 	free(win);
 	free(pooled);
+	free(uip);
+	free(t_obs);
+	free(w_obs);
+	free(sites);
 	free(idx);
 	free(o);
 	free(owner);

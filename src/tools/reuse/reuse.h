@@ -103,6 +103,33 @@ struct reuse_win {
 int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, size_t min_beyond, double tol);
 
 /*
+ * The code-order estimate of a short window.  Shen's mean takes the accesses inside a
+ * window as independent draws from the program's time distances; in a tight loop they
+ * are not: NPB IS's `key_buff[k]++` is a load and a store of one element, so a window of
+ * those 2 accesses holds 1 element, where the mean says 1 + P(TRD >= 1) = 1.6 (2 once
+ * rounded, the next bin).  Where the use's site lies before the reuse's in the code
+ * and exactly trd other sampled use sites lie between them, the window is taken to be
+ * one run through that straight code, those sites in address order:
+ *     RD = sum over k = 1..trd of P_k(TRD >= trd - k)
+ * P_k from the observed uses of the k-th site.  `sites` (reuse_sites_build) are the
+ * observed use sites with their time distances' tail weights up to REUSE_CODE_MAX.
+ * -1 where it does not apply (a longer window, a reuse site before the use's, another
+ * number of sites between).  Since 2026-11-27.
+ */
+#define REUSE_CODE_MAX 8
+struct reuse_site {
+	uint64_t ip;
+	double all;			/* weight of the site's observed uses */
+	double ge[REUSE_CODE_MAX];	/* ge[j]: of those with time distance >= j */
+};
+/* ip/trd/w: n observed uses (any order); *out (malloc'd, sorted by ip) and *nout; 0 or
+ * -ENOMEM */
+int reuse_sites_build(const uint64_t *ip, const uint64_t *trd, const double *w, size_t n,
+		      struct reuse_site **out, size_t *nout);
+double reuse_code_rd(const struct reuse_site *s, size_t ns, uint64_t use_ip, uint64_t reuse_ip,
+		     uint64_t trd);
+
+/*
  * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread
  * whose position lies within w (= o[i].trd) of the centre of o[i]'s window, and at
  * least k_min of the nearest ones.  A program's phases reuse at different distances; the

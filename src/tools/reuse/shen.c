@@ -259,6 +259,73 @@ int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, size_t min_beyo
 	return 0;
 }
 
+struct ipt {
+	uint64_t ip, trd;
+	double w;
+};
+
+static int ipt_cmp(const void *x, const void *y)
+{
+	const struct ipt *a = x, *b = y;
+	return a->ip < b->ip ? -1 : a->ip > b->ip;
+}
+
+int reuse_sites_build(const uint64_t *ip, const uint64_t *trd, const double *w, size_t n,
+		      struct reuse_site **out, size_t *nout)
+{
+	struct ipt *t = malloc((n ? n : 1) * sizeof(*t));
+	struct reuse_site *s = malloc((n ? n : 1) * sizeof(*s));
+	size_t k = 0;
+	if (!t || !s) {
+		free(t);
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct ipt){ ip[i], trd[i], w[i] };
+	qsort(t, n, sizeof(*t), ipt_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (!k || s[k - 1].ip != t[i].ip)
+			s[k++] = (struct reuse_site){ .ip = t[i].ip };
+		struct reuse_site *x = &s[k - 1];
+		x->all += t[i].w;
+		for (uint64_t j = 0; j < REUSE_CODE_MAX && j <= t[i].trd; j++)
+			x->ge[j] += t[i].w;
+	}
+	free(t);
+	*out = s;
+	*nout = k;
+	return 0;
+}
+
+double reuse_code_rd(const struct reuse_site *s, size_t ns, uint64_t use_ip, uint64_t reuse_ip,
+		     uint64_t trd)
+{
+	if (trd < 1 || trd > REUSE_CODE_MAX || use_ip >= reuse_ip)
+		return -1;
+	size_t lo = 0, hi = ns;	/* lo: the first site after use_ip */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s[mid].ip <= use_ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;	/* the first site at or after reuse_ip */
+	while (end < ns && s[end].ip < reuse_ip && end - lo <= trd)
+		end++;
+	if (end - lo != trd)
+		return -1;
+	double rd = 0;
+	for (uint64_t k = 1; k <= trd; k++) {
+		const struct reuse_site *x = &s[lo + k - 1];
+		if (x->all <= 0)
+			return -1;
+		rd += x->ge[trd - k] / x->all;
+	}
+	return rd;
+}
+
 double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_min,
 			double never_share, double w_alone)
 {
