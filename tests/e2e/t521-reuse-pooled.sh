@@ -22,13 +22,7 @@ want=$("$T/rb" "${args[@]}" -e | awk -F, '$1 == 16384 { print $3 }')
 got=$(awk -F, '$1 == "reuse" && $2 == 16384 { print $4 }' ex/reuse/histogram.csv)
 exact_array() { [ -n "$want" ] && [ "${got%.*}" = "$want" ]; }
 check t521-exact-array exact_array
-for seed in 1 2 3; do
-	"$SONDE" reuse -q --check-sampling --period 4001 --seed "$seed" -o "c$seed" -- \
-		"$T/rb" "${args[@]}" >/dev/null 2>&1
-	s=$(reuse_meta "c$seed" check_s)
-	echo "seed $seed: check S $s, the sample alone $(reuse_meta "c$seed" check_s_sample)"
-	check "t521-check-seed$seed" float_between "$s" 0.93 1
-done
+reuse_check_seeds t521 0.93 "${args[@]}"
 # a sampled run: the edge's bin holds the array reuses' share of the accesses (0.475 in
 # --exact; 0.43-0.52 for the sample's error on the shares)
 "$SONDE" reuse -q --source inst --period 4001 -o rec -- "$T/rb" "${args[@]}" >/dev/null 2>&1

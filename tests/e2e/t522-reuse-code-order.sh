@@ -17,13 +17,7 @@ args=(pairs 3000 50)
 check t522-exact-status [ $? -eq 0 ]
 exact_bin() { awk -F, -v lo="$2" '$1 == "reuse" && $2 == lo { print $5 }' "$1/reuse/histogram.csv"; }
 check t522-exact-quarter-at-1 float_between "$(exact_bin ex 1)" 0.24 0.26
-for seed in 1 2 3; do
-	"$SONDE" reuse -q --check-sampling --period 4001 --seed "$seed" -o "c$seed" -- \
-		"$T/rb" "${args[@]}" >/dev/null 2>&1
-	s=$(reuse_meta "c$seed" check_s)
-	echo "seed $seed: check S $s, the sample alone $(reuse_meta "c$seed" check_s_sample)"
-	check "t522-check-seed$seed" float_between "$s" 0.95 1
-done
+reuse_check_seeds t522 0.95 "${args[@]}"
 # a sampled run: the quarter at distance 1 (0.25 of the accesses in --exact; 0.20-0.30 for
 # the sample's error on the shares; 0 before, all in [2, 4))
 "$SONDE" reuse -q --source inst --period 4001 -o rec -- "$T/rb" "${args[@]}" >/dev/null 2>&1
