@@ -11,10 +11,14 @@
 # `sonde report` (its derived files removed first), and S against the same exact runs is
 # printed for both analyses: a change of the model measured on the same recordings, free
 # of the runs' overlap (a recording whose invalidations carry no time is analysed alike
-# by both).  Never fails on numbers.
+# by both).  REUSE_MODES_CMD="cmd args": that program (built with sonde-cc) in place of
+# RIBench, run from REUSE_MODES_DIR (default the current directory) with
+# OMP_NUM_THREADS=2.  Never fails on numbers.
 #   bench/reuse-modes.sh
+#   REUSE_MODES_CMD=./cg.S REUSE_MODES_DIR=<NPB bin> REUSE_MODES_BEFORE=<old build> bench/reuse-modes.sh
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+from=$(pwd)
 . "$top/bench/lib.sh"
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
 SONDE=$SONDE_BUILD/sonde
@@ -27,15 +31,29 @@ dec) reps=200,60,15,4,2 ;;
 *) reps=20,20,20,20,20 ;;
 esac
 args="ribench -t 2 -o 8 -r $reps -x 500,1500,3500,7500,15500 -i ${REUSE_MODES_INV:-1000}"
+# the program: RIBench (./rb in the scratch directory), or REUSE_MODES_CMD
+prog=(./rb $args)
+what="RIBench ${REUSE_MODES_SHAPE:-inc} with invalidations ($args)"
+if [ -n "${REUSE_MODES_CMD:-}" ]; then
+	read -r -a prog <<<"$REUSE_MODES_CMD"
+	what="'$REUSE_MODES_CMD' on 2 threads"
+	dir=$(cd "${REUSE_MODES_DIR:-$from}" && pwd) || exit 2
+	export OMP_NUM_THREADS=2
+fi
 before=
 if [ -n "${REUSE_MODES_BEFORE:-}" ]; then
 	before=$(cd "$REUSE_MODES_BEFORE" 2>/dev/null && pwd)
 	[ -x "$before/sonde" ] || { echo "bench: reuse-modes: REUSE_MODES_BEFORE=$REUSE_MODES_BEFORE: no sonde build there" >&2; exit 2; }
 fi
-echo "bench: reuse-modes: RIBench ${REUSE_MODES_SHAPE:-inc} with invalidations ($args), $RUNS runs a mode, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench: reuse-modes: $what, $RUNS runs a mode, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in $(seq "$RUNS"); do
-	"$SONDE" reuse -q --exact -o ex$k -- ./rb $args >/dev/null 2>&1
-	"$SONDE" reuse -q --source inst --period 4001 -o sa$k -- ./rb $args >/dev/null 2>&1
+	if [ -n "${REUSE_MODES_CMD:-}" ]; then
+		(cd "$dir" && "$SONDE" reuse -q --exact -o "$T/ex$k" -- "${prog[@]}") >/dev/null 2>&1
+		(cd "$dir" && "$SONDE" reuse -q --source inst --period 4001 -o "$T/sa$k" -- "${prog[@]}") >/dev/null 2>&1
+	else
+		"$SONDE" reuse -q --exact -o ex$k -- "${prog[@]}" >/dev/null 2>&1
+		"$SONDE" reuse -q --source inst --period 4001 -o sa$k -- "${prog[@]}" >/dev/null 2>&1
+	fi
 	reuse_rows ex$k/reuse/histogram.csv reuse >ex$k.csv
 	reuse_rows sa$k/reuse/histogram.csv reuse >sa$k.csv
 	if [ -n "$before" ]; then
