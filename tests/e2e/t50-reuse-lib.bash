@@ -31,15 +31,17 @@ reuse_frac() { awk -F, -v k="$2" 'NR > 1 && $1 == k { print $5 }' "$1"; }
 
 # reuse_check_seeds NAME BAR ARGS...: `rbench ARGS` under --check-sampling at period 4001
 # with seeds 1-3 (one thread: the outcome depends on the seed alone), each S against BAR
-# (checks NAME-check-seedN); recordings in c1-c3.
+# (checks NAME-check-seedN); recordings in NAME-c1 to NAME-c3, made afresh.
 reuse_check_seeds() {
-	local name=$1 bar=$2 seed s
+	local name=$1 bar=$2 seed s d
 	shift 2
 	for seed in 1 2 3; do
-		"$SONDE" reuse -q --check-sampling --period 4001 --seed "$seed" -o "c$seed" -- \
+		d=$name-c$seed
+		rm -rf "$d"
+		"$SONDE" reuse -q --check-sampling --period 4001 --seed "$seed" -o "$d" -- \
 			"$T/rb" "$@" >/dev/null 2>&1
-		s=$(reuse_meta "c$seed" check_s)
-		echo "seed $seed: check S $s, the sample alone $(reuse_meta "c$seed" check_s_sample)"
+		s=$([ -f "$d/profile.db" ] && reuse_meta "$d" check_s)
+		echo "seed $seed: check S ${s:-none}, the sample alone $([ -f "$d/profile.db" ] && reuse_meta "$d" check_s_sample)"
 		check "$name-check-seed$seed" float_between "$s" "$bar" 1
 	done
 }

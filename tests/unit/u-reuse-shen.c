@@ -185,35 +185,51 @@ TEST(reuse_code_estimate)
 {
 	/* observed uses (site, time distance, weight), in no order: 0x110 is a load whose
 	 * store follows at once 3 times in 4 (TRD 0) and once at TRD 4; 0x120 is reused far;
-	 * 0x130 at TRD 1 (weight 1) and 5 (weight 3); 0x100 is the use site */
+	 * 0x130 at TRD 1 (weight 1) and 5 (weight 3); 0x100 is the use site (weight 3) */
 	uint64_t ip[] = { 0x130, 0x110, 0x120, 0x110, 0x100, 0x130, 0x110, 0x120 };
 	uint64_t trd[] = { 1, 0, 50, 0, 2, 5, 4, 50 };
-	double w[] = { 1, 2, 1, 1, 1, 3, 1, 1 };
+	double w[] = { 1, 2, 1, 1, 3, 3, 1, 1 };
 	struct reuse_site *s = NULL;
 	size_t ns = 0;
+	const uint64_t f = 0x1000;	/* every site's function */
 	CHECK(reuse_sites_build(ip, trd, w, 8, &s, &ns) == 0);
 	CHECK(ns == 4 && s[0].ip == 0x100 && s[1].ip == 0x110 && s[3].ip == 0x130);
 	CHECK(near(s[1].all, 4, 1e-12) && near(s[1].ge[0], 4, 1e-12) && near(s[1].ge[1], 1, 1e-12) &&
 	      near(s[1].ge[4], 1, 1e-12) && near(s[1].ge[5], 0, 1e-12));
 	CHECK(near(s[3].ge[2], 3, 1e-12) && near(s[3].ge[6], 0, 1e-12));
+	CHECK(s[0].func == 0);	/* the caller's to set */
+	for (size_t i = 0; i < ns; i++)
+		s[i].func = f;
 	/* 2 accesses between 0x100 and 0x125: the sites 0x110 and 0x120, in that order.  The
 	 * first is last in the window if its TRD >= 1 (1 in 4), the second always: 1.25
 	 * (Shen's mean over all the uses would count both as distinct more often) */
-	CHECK(near(reuse_code_rd(s, ns, 0x100, 0x125, 2), 1.25, 1e-12));
+	CHECK(near(reuse_code_rd(s, ns, 0x100, 0x125, 2, f), 1.25, 1e-12));
 	/* 3 between 0x100 and 0x140: P(TRD >= 2) + P(TRD >= 1) + 1 = 0.25 + 1 + 1 */
-	CHECK(near(reuse_code_rd(s, ns, 0x100, 0x140, 3), 2.25, 1e-12));
-	CHECK(near(reuse_code_rd(s, ns, 0x110, 0x140, 2), 2, 1e-12));
+	CHECK(near(reuse_code_rd(s, ns, 0x100, 0x140, 3, f), 2.25, 1e-12));
+	CHECK(near(reuse_code_rd(s, ns, 0x110, 0x140, 2, f), 2, 1e-12));
 	/* not straight code of that length: another number of sites between, the reuse site
 	 * first, a window of 0 or longer than REUSE_CODE_MAX */
-	CHECK(reuse_code_rd(s, ns, 0x105, 0x140, 2) < 0);
-	CHECK(reuse_code_rd(s, ns, 0x100, 0x140, 4) < 0);
-	CHECK(reuse_code_rd(s, ns, 0x140, 0x100, 3) < 0);
-	CHECK(reuse_code_rd(s, ns, 0x100, 0x100, 0) < 0);
-	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 0) < 0);
-	CHECK(reuse_code_rd(s, ns, 0x0, 0x1000, REUSE_CODE_MAX + 1) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x105, 0x140, 2, f) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x140, 4, f) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x140, 0x100, 3, f) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x100, 0, f) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 0, f) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x0, 0x1000, REUSE_CODE_MAX + 1, f) < 0);
+	/* the checks of straight code: the use site must be an observed site (0x101 is not,
+	 * though 2 sites lie between it and 0x125), the function known and the same for the
+	 * sites between, and those executed about as often as the use site */
+	CHECK(reuse_code_rd(s, ns, 0x101, 0x125, 2, f) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, 0) < 0);
+	s[2].func = 0x2000;	/* 0x120 in another function */
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
+	s[2].func = f;
+	s[2].all *= 4;		/* 0x120 run 4 times as often as 0x100 (weight 8 against 3) */
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
+	s[2].all /= 16;		/* a quarter as often (0.5 against 3) */
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
 	free(s);
 	CHECK(reuse_sites_build(ip, trd, w, 0, &s, &ns) == 0 && ns == 0);
-	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2) < 0);
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
 	free(s);
 }
 

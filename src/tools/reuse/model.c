@@ -250,6 +250,13 @@ static int tw_cmp(const void *x, const void *y)
 	return a->t < b->t ? -1 : a->t > b->t;
 }
 
+/* The start of the function code address ip lies in, 0 if unknown. */
+static uint64_t code_func(struct symtab *st, uint64_t ip)
+{
+	struct sym_code sc;
+	return symtab_code(st, ip, &sc) == 0 ? sc.func_start : 0;
+}
+
 /*
  * Reuse distances of the observed reuses: for a short window in straight code, the
  * code-order estimate (reuse_code_rd); else the window estimate pooled over the windows of
@@ -277,6 +284,7 @@ static int convert_points(struct model *m)
 	double *w_obs = malloc(cap * sizeof(*w_obs));
 	struct reuse_site *sites = NULL;
 	size_t nsites = 0;
+	struct symtab *st = NULL;
 	int r = -ENOMEM;
 	m->rd = malloc(cap * sizeof(*m->rd));
 	if (!o || !owner || !tw || !t || !w || !idx || !win || !pooled || !uip || !t_obs || !w_obs ||
@@ -336,6 +344,14 @@ static int convert_points(struct model *m)
 		uip[i] = m->sv[idx[i]].use_ip;
 	if (reuse_sites_build(uip, t_obs, w_obs, n, &sites, &nsites))
 		goto out;
+	/* the sites' functions; the code order only where the accesses' own addresses are
+	 * known (inst: the trap is the access; hw: the next instruction) */
+	if (!strcmp(m->proc->source, "inst") && m->proc->maps_path) {
+		int serr;
+		st = symtab_new(m->proc->maps_path, &serr);
+		for (size_t i = 0; st && i < nsites; i++)
+			sites[i].func = code_func(st, sites[i].ip);
+	}
 	for (size_t i = 0; i < n; i++)
 		pooled[i] = -1;
 	for (size_t i = 0; i < nw; i++)
@@ -347,7 +363,13 @@ static int convert_points(struct model *m)
 			if (m->sv[idx[i]].flags & REUSE_F_INVALIDATION)
 				continue;	/* a neighbour, no distance of its own */
 			const struct reuse_rec_seen *s = &m->sv[idx[i]];
-			double rd = reuse_code_rd(sites, nsites, s->use_ip, s->reuse_ip, o[i].trd);
+			double rd = -1;
+			if (st && o[i].trd <= REUSE_CODE_MAX && s->use_ip < s->reuse_ip) {
+				uint64_t f = code_func(st, s->use_ip);
+				if (f && f == code_func(st, s->reuse_ip))
+					rd = reuse_code_rd(sites, nsites, s->use_ip, s->reuse_ip,
+							   o[i].trd, f);
+			}
 			if (rd < 0)
 				rd = pooled[i];
 			if (rd < 0 && e - g >= LOCAL_MIN)
@@ -368,6 +390,8 @@ out:
 	free(t_obs);
 	free(w_obs);
 	free(sites);
+	if (st)
+		symtab_free(st);
 	free(idx);
 	free(o);
 	free(owner);

@@ -112,13 +112,23 @@ int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, size_t min_beyo
  * one run through that straight code, those sites in address order:
  *     RD = sum over k = 1..trd of P_k(TRD >= trd - k)
  * P_k from the observed uses of the k-th site.  `sites` (reuse_sites_build) are the
- * observed use sites with their time distances' tail weights up to REUSE_CODE_MAX.
- * -1 where it does not apply (a longer window, a reuse site before the use's, another
- * number of sites between).  Since 2026-11-27.
+ * observed use sites with their time distances' tail weights up to REUSE_CODE_MAX, and
+ * the function each lies in (`func`, set by the caller; 0 unknown).  Straight code is
+ * checked, not assumed: the use site is an observed site, and every site between lies in
+ * `func`, the use's and the reuse's function (nonzero), and is executed about as often
+ * as the use site (its observed weight within a factor of 2 of the use site's).  A
+ * review's counterexamples, which the count of sites alone let through: a counter
+ * incremented every 8th iteration between the use and the reuse, so its 2 sites stand
+ * between but the window skips them (S 0.88 -> 0.67); the same across the loop's back
+ * edge (0.83 -> 0.50); a function of another phase laid out between the use's and the
+ * reuse's (0.995 -> 0.77).  -1 where it does not apply (a longer window, a reuse site
+ * before the use's, another number of sites between, or a check above fails).  Since
+ * 2026-11-27.
  */
 #define REUSE_CODE_MAX 8
 struct reuse_site {
 	uint64_t ip;
+	uint64_t func;			/* start of its function (0: unknown) */
 	double all;			/* weight of the site's observed uses */
 	double ge[REUSE_CODE_MAX];	/* ge[j]: of those with time distance >= j */
 };
@@ -127,7 +137,7 @@ struct reuse_site {
 int reuse_sites_build(const uint64_t *ip, const uint64_t *trd, const double *w, size_t n,
 		      struct reuse_site **out, size_t *nout);
 double reuse_code_rd(const struct reuse_site *s, size_t ns, uint64_t use_ip, uint64_t reuse_ip,
-		     uint64_t trd);
+		     uint64_t trd, uint64_t func);
 
 /*
  * The Shen mean for o[i] from its neighbours only: the observed uses of the same thread

@@ -298,10 +298,13 @@ int reuse_sites_build(const uint64_t *ip, const uint64_t *trd, const double *w, 
 	return 0;
 }
 
+/* executed about as often: observed weights within a factor of 2 */
+#define CODE_FREQ 2.0
+
 double reuse_code_rd(const struct reuse_site *s, size_t ns, uint64_t use_ip, uint64_t reuse_ip,
-		     uint64_t trd)
+		     uint64_t trd, uint64_t func)
 {
-	if (trd < 1 || trd > REUSE_CODE_MAX || use_ip >= reuse_ip)
+	if (trd < 1 || trd > REUSE_CODE_MAX || use_ip >= reuse_ip || !func)
 		return -1;
 	size_t lo = 0, hi = ns;	/* lo: the first site after use_ip */
 	while (lo < hi) {
@@ -311,6 +314,9 @@ double reuse_code_rd(const struct reuse_site *s, size_t ns, uint64_t use_ip, uin
 		else
 			hi = mid;
 	}
+	if (!lo || s[lo - 1].ip != use_ip || s[lo - 1].all <= 0)
+		return -1;	/* the use site itself is not an observed site */
+	double freq = s[lo - 1].all;
 	size_t end = lo;	/* the first site at or after reuse_ip */
 	while (end < ns && s[end].ip < reuse_ip && end - lo <= trd)
 		end++;
@@ -319,7 +325,8 @@ double reuse_code_rd(const struct reuse_site *s, size_t ns, uint64_t use_ip, uin
 	double rd = 0;
 	for (uint64_t k = 1; k <= trd; k++) {
 		const struct reuse_site *x = &s[lo + k - 1];
-		if (x->all <= 0)
+		if (x->all <= 0 || x->func != func || x->all > freq * CODE_FREQ ||
+		    x->all * CODE_FREQ < freq)
 			return -1;
 		rd += x->ge[trd - k] / x->all;
 	}

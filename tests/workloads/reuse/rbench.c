@@ -19,7 +19,7 @@
  *                            words every use is reused by the thread's next store, by
  *                            lines (--spatial) every one is invalidated
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
- *                            no invalidation (churn, random, wide, gather, pairs: below)
+ *                            no invalidation (churn, random, wide, gather, pairs, shift: below)
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
  * the tool sees are the ones described.
  */
@@ -271,6 +271,32 @@ static int pairs(int argc, char **argv)
 	return 0;
 }
 
+/* rbench shift N R: R passes of an in-place shift a[i] = a[i + 1] + k over N words, with
+ * a counter e[i % 16] incremented (a load and a store) every 8th step between the load and
+ * the store.  The load of a[i + 1] is reused by the next step's store at time distance 2
+ * (the store of a[i], the load of a[i + 2]) and distance 2, and the counter's 2 sites lie
+ * between the two in the code: a count of sites alone would take the window for a pass
+ * through them, 1 element (a review's counterexample to the code order) */
+static int shift(int argc, char **argv)
+{
+	uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 30000;
+	uint64_t r = argc > 3 ? strtoull(argv[3], NULL, 10) : 40;
+	if (n < 2 || !r)
+		return 2;
+	volatile uint64_t *const v = calloc(n + 1, sizeof(uint64_t));
+	volatile uint64_t *const e = calloc(16, sizeof(uint64_t));
+	const uint64_t nn = n, nr = r;
+	for (uint64_t k = 0; k < nr; k++)
+		for (uint64_t i = 0; i < nn; i++) {
+			uint64_t t = v[i + 1];
+			if ((i & 7) == 0)
+				e[i & 15] += 1;
+			v[i] = t + k;
+		}
+	printf("shift: %llu\n", (unsigned long long)v[0]);
+	return 0;
+}
+
 /* ---- random ---- */
 
 /* Run fn on nt threads (at most 64), the i-th given i; the sum of their return values. */
@@ -507,7 +533,9 @@ int main(int argc, char **argv)
 		return gather(argc, argv);
 	if (!strcmp(argv[1], "pairs"))
 		return pairs(argc, argv);
+	if (!strcmp(argv[1], "shift"))
+		return shift(argc, argv);
 usage:
-	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide|gather|pairs ...\n");
+	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide|gather|pairs|shift ...\n");
 	return 2;
 }
