@@ -65,6 +65,29 @@ check t519-sweep-s-recomputed same_s a.csv b.csv "$(reuse_meta ck check_s)"
 "$SONDE" report ck >rep 2>&1
 check t519-report-line grep -q "sampling check: .*period 997.*S = $(reuse_meta ck check_s)" rep
 check t519-no-sampled-csv-plain [ ! -e ex/reuse/sampled.csv ]
+# outcomes.csv: each outcome with its exact distance and its estimate.  A sweep of N words
+# reuses every word at distance N - 1; the mean |log2((estimate + 1) / (exact + 1))| over
+# its rows, weighted, is meta check_log_error (recomputed here from the rows: estimates
+# are printed to 0.1, so within 0.0005); every estimator is one of the four
+o=ck/reuse/outcomes.csv
+check t519-outcomes-header [ "$(head -1 $o)" = "thread,position,kind,time_distance,weight,use_ip,reuse_ip,exact_distance,estimate,estimator" ]
+check t519-outcomes-rows [ "$(($(wc -l <$o) - 1))" = "$(reuse_meta ck check_outcomes)" ]
+check t519-outcomes-exact [ "$(awk -F, -v n=$N 'NR > 1 && $3 == "reuse" && $8 != n - 1' $o | wc -l)" = 0 ]
+check t519-outcomes-estimators [ "$(awk -F, 'NR > 1 && $3 == "reuse" && $10 !~ /^(code|pooled|local|program)$/' $o | wc -l)" = 0 ]
+# same_log_err DIR: the log2 error recomputed from DIR's outcomes.csv is DIR's meta value
+same_log_err() {
+	local e m
+	e=$(awk -F, 'NR > 1 && $3 == "reuse" && $8 != "" && $9 != "" {
+		d = log(($9 + 1) / ($8 + 1)) / log(2); if (d < 0) d = -d; e += $5 * d; w += $5 }
+		END { if (w) printf "%.4f\n", e / w }' "$1/reuse/outcomes.csv")
+	m=$(reuse_meta "$1" check_log_error)
+	echo "$1: log2 error $e from outcomes.csv, $m in meta"
+	float_between "${e:-9}" "$(awk -v x="$m" 'BEGIN { print x - 0.0005 }')" \
+		"$(awk -v x="$m" 'BEGIN { print x + 0.0005 }')"
+}
+check t519-outcomes-log-error same_log_err ck
+check t519-report-factor grep -q "each estimated reuse is off its exact distance by a factor of [0-9.]* (geometric mean)" rep
+check t519-no-outcomes-csv-plain [ ! -e ex/reuse/outcomes.csv ]
 # the slots: what a sampled run of this program would have (software watchpoints: 32),
 # said in the line; the check watches in software itself, so debug registers chosen for
 # the program (SONDE_WATCH=hw) do not limit --slots there, where a sampled run refuses
@@ -123,6 +146,9 @@ for shape in inc:20,20,20,20,20 dec:200,60,15,4,2; do
 	reuse_rows ri-$name/reuse/histogram.csv reuse >a.csv
 	reuse_rows ri-$name/reuse/sampled.csv reuse >b.csv
 	check t519-ribench-$name-s-recomputed same_s a.csv b.csv "$s"
+	# (RIBench's estimates err: a log2 error over 0, recomputed from the rows)
+	check t519-ribench-$name-log-error-above-0 float_between "$(reuse_meta ri-$name check_log_error)" 0.001 5
+	check t519-ribench-$name-log-error same_log_err ri-$name
 done
 
 mkdir old

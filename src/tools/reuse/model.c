@@ -72,6 +72,7 @@ struct model {
 	double check_s;			/* its estimate's S against the exact histogram */
 	double check_s_sample;		/* S of its reuses at their exact distances (the
 					 * sample's own error, without the model's) */
+	uint8_t *how;			/* per outcome (sv's order): its estimator, EST_* */
 	double check_log_error;		/* each estimated reuse against its own exact
 					 * distance: the mean of |log2((est + 1) / (exact + 1))|,
 					 * weighted as the histogram (-1: none) */
@@ -268,6 +269,10 @@ static uint64_t code_func(struct symtab *st, uint64_t ip)
  * reuse window's uses invalidated inside it are not beyond it).  Only the reuses get a
  * distance.  0 or -ENOMEM.
  */
+/* which estimate an outcome's distance is (outcomes.csv's `estimator`) */
+enum { EST_NONE, EST_CODE, EST_POOLED, EST_LOCAL, EST_PROGRAM };
+static const char *const est_name[] = { NULL, "code", "pooled", "local", "program" };
+
 static int convert_points(struct model *m)
 {
 	size_t cap = m->nsv ? m->nsv : 1, n = 0;
@@ -287,8 +292,9 @@ static int convert_points(struct model *m)
 	struct symtab *st = NULL;
 	int r = -ENOMEM;
 	m->rd = malloc(cap * sizeof(*m->rd));
+	m->how = calloc(cap, sizeof(*m->how));
 	if (!o || !owner || !tw || !t || !w || !idx || !win || !pooled || !uip || !t_obs || !w_obs ||
-	    !m->rd)
+	    !m->rd || !m->how)
 		goto out;
 	for (size_t i = 0; i < m->nsv; i++)
 		m->rd[i] = -1;
@@ -364,6 +370,7 @@ static int convert_points(struct model *m)
 				continue;	/* a neighbour, no distance of its own */
 			const struct reuse_rec_seen *s = &m->sv[idx[i]];
 			double rd = -1;
+			uint8_t how = EST_CODE;
 			if (st && o[i].trd <= REUSE_CODE_MAX && s->use_ip < s->reuse_ip) {
 				uint64_t f = code_func(st, s->use_ip);
 				if (f && f == code_func(st, s->reuse_ip))
@@ -371,12 +378,14 @@ static int convert_points(struct model *m)
 							   o[i].trd, f);
 			}
 			if (rd < 0)
-				rd = pooled[i];
+				rd = pooled[i], how = EST_POOLED;
 			if (rd < 0 && e - g >= LOCAL_MIN)
 				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share,
-						      w_alone);
+						      w_alone),
+				how = EST_LOCAL;
 			if (rd < 0)
-				rd = reuse_points_mean(&pts, (double)o[i].trd);
+				rd = reuse_points_mean(&pts, (double)o[i].trd), how = EST_PROGRAM;
+			m->how[idx[i]] = how;
 			m->dist[reuse_bin((uint64_t)llround(rd))] += o[i].w;
 			m->rd[idx[i]] = rd;
 		}
@@ -623,6 +632,50 @@ out:
 	free(first);
 	free(recs);
 	return mm;
+}
+
+/* --check-sampling: each outcome of the sampled mode with its estimate and its exact
+ * distance (reuse_outcomes, outcomes.csv; since 2026-11-27). */
+static int write_outcomes(sqlite3 *db, struct model *c)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_exec(db, "CREATE TABLE reuse_outcomes(thread INTEGER, position INTEGER,"
+			 " kind TEXT, time_distance INTEGER, weight REAL, use_ip TEXT,"
+			 " reuse_ip TEXT, exact_distance INTEGER, estimate REAL, estimator TEXT);",
+			 NULL, NULL, NULL) ||
+	    sqlite3_prepare_v2(db, "INSERT INTO reuse_outcomes VALUES(?,?,?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL))
+		return -EIO;
+	for (size_t i = 0; i < c->nsv && !r; i++) {
+		const struct reuse_rec_seen *s = &c->sv[i];
+		int inv = (s->flags & REUSE_F_INVALIDATION) != 0, timed = (s->flags & REUSE_F_TRD) != 0;
+		uint8_t how = c->how ? c->how[i] : EST_NONE;
+		char u[24], v[24];
+		snprintf(u, sizeof(u), "0x%" PRIx64, s->use_ip);
+		snprintf(v, sizeof(v), "0x%" PRIx64, s->reuse_ip);
+		sqlite3_bind_int64(st, 1, s->owner);
+		/* where the access count was read: the use's position and the time distance */
+		if (timed) {
+			sqlite3_bind_int64(st, 2, (int64_t)s->p0);
+			sqlite3_bind_int64(st, 4, (int64_t)s->trd);
+		}
+		sqlite3_bind_text(st, 3, inv ? "invalidation" : "reuse", -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 5, outcome_weight(s) * c->per);
+		sqlite3_bind_text(st, 6, u, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 7, v, -1, SQLITE_TRANSIENT);
+		if (s->exact_rd && !inv)
+			sqlite3_bind_int64(st, 8, (int64_t)s->exact_rd - 1);
+		if (how != EST_NONE && c->rd && c->rd[i] >= 0) {
+			sqlite3_bind_double(st, 9, c->rd[i]);
+			sqlite3_bind_text(st, 10, est_name[how], -1, SQLITE_STATIC);
+		}
+		r = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	sqlite3_finalize(st);
+	return r;
 }
 
 /* m's histograms into `table` (reuse_hist, or reuse_check for --check-sampling's estimate). */
@@ -931,7 +984,8 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 		goto out;
 	}
 	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_hist(db, &m, "reuse_hist") ||
-	    (checked && write_hist(db, &chk, "reuse_check")) || write_miss(db, &m) ||
+	    (checked && (write_hist(db, &chk, "reuse_check") || write_outcomes(db, &chk))) ||
+	    write_miss(db, &m) ||
 	    write_pairs(db, &m) || write_meta(db, &m, checked ? &chk : NULL))
 		r = db_fail(db, err, errlen, "writing the reuse tables");
 out:
@@ -942,6 +996,8 @@ out:
 	free(m.pair);
 	free(m.sv);
 	free(m.rd);
+	free(m.how);
+	free(chk.how);
 	free(chk.sv);
 	free(chk.rd);
 	return r;

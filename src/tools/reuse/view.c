@@ -72,7 +72,16 @@ static const char check_sql[] =
 	"SELECT kind, lo, hi, printf('%.0f', count), printf('%.6f', fraction) FROM reuse_check"
 	" ORDER BY rowid";
 
-/* sampled.csv: --check-sampling's estimate, in histogram.csv's columns (when there is one) */
+static const char outcomes_sql[] =
+	"SELECT thread, position, kind, time_distance, printf('%.3f', weight), use_ip, reuse_ip,"
+	" exact_distance, printf('%.1f', estimate), estimator FROM reuse_outcomes ORDER BY rowid";
+static const char *const outcomes_cols[] = { "thread",	  "position",	    "kind",
+					     "time_distance", "weight",	    "use_ip",
+					     "reuse_ip",  "exact_distance", "estimate",
+					     "estimator" };
+
+/* sampled.csv: --check-sampling's estimate, in histogram.csv's columns (when there is one);
+ * outcomes.csv: its outcomes one by one (databases since 2026-11-27, evening) */
 int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
 	static const struct db_csv_file files[] = {
@@ -80,10 +89,20 @@ int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 		{ "missratio.csv", miss_sql, 2, miss_cols },
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
 		{ "sampled.csv", check_sql, 5, hist_cols },
+		{ "outcomes.csv", outcomes_sql, 10, outcomes_cols },
 	};
 	char b[32];
-	return db_export_csv(db, dir, "reuse", files, *db_meta(db, "check_s", b, sizeof(b)) ? 4 : 3,
-			     NULL, 0, err, errlen);
+	int n = 3;
+	if (*db_meta(db, "check_s", b, sizeof(b))) {
+		sqlite3_stmt *st;
+		n = 4;
+		if (!sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = 'reuse_outcomes'",
+					-1, &st, NULL)) {
+			n += sqlite3_step(st) == SQLITE_ROW;
+			sqlite3_finalize(st);
+		}
+	}
+	return db_export_csv(db, dir, "reuse", files, n, NULL, 0, err, errlen);
 }
 
 /* --check-sampling's sentence (text report and HTML page), or "" */
