@@ -13,7 +13,8 @@
 # of the runs' overlap (a recording whose invalidations carry no time is analysed alike
 # by both).  REUSE_MODES_CMD="cmd args": that program (built with sonde-cc) in place of
 # RIBench, run from REUSE_MODES_DIR (default the current directory) with
-# OMP_NUM_THREADS=2.  Never fails on numbers.
+# OMP_NUM_THREADS=2 (a one-thread program's sampled runs are alike: the pairs are then not
+# independent).  Never fails on numbers; fails when a run records nothing.
 #   bench/reuse-modes.sh
 #   REUSE_MODES_CMD=./cg.S REUSE_MODES_DIR=<NPB bin> REUSE_MODES_BEFORE=<old build> bench/reuse-modes.sh
 set -u
@@ -23,7 +24,7 @@ from=$(pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}
 SONDE=$SONDE_BUILD/sonde
 bench_scratch reuse-modes
-rbench_or_skip reuse-modes rb
+[ -n "${REUSE_MODES_CMD:-}" ] || rbench_or_skip reuse-modes rb
 . "$top/tests/e2e/t50-reuse-lib.bash"
 RUNS=${REUSE_MODES_RUNS:-3}
 case ${REUSE_MODES_SHAPE:-inc} in
@@ -54,6 +55,9 @@ for k in $(seq "$RUNS"); do
 		"$SONDE" reuse -q --exact -o ex$k -- "${prog[@]}" >/dev/null 2>&1
 		"$SONDE" reuse -q --source inst --period 4001 -o sa$k -- "${prog[@]}" >/dev/null 2>&1
 	fi
+	for d in ex$k sa$k; do
+		[ -f $d/reuse/histogram.csv ] || { echo "bench: reuse-modes: run $k recorded nothing ($d): does the program run from there?" >&2; exit 1; }
+	done
 	reuse_rows ex$k/reuse/histogram.csv reuse >ex$k.csv
 	reuse_rows sa$k/reuse/histogram.csv reuse >sa$k.csv
 	if [ -n "$before" ]; then

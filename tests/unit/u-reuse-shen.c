@@ -185,10 +185,11 @@ TEST(reuse_code_estimate)
 {
 	/* observed uses (site, time distance, weight), in no order: 0x110 is a load whose
 	 * store follows at once 3 times in 4 (TRD 0) and once at TRD 4; 0x120 is reused far;
-	 * 0x130 at TRD 1 (weight 1) and 5 (weight 3); 0x100 is the use site (weight 3) */
+	 * 0x130 at TRD 1 (weight 1) and 5 (weight 3); 0x100 is the use site; each site's
+	 * weight is 4 (run as often) */
 	uint64_t ip[] = { 0x130, 0x110, 0x120, 0x110, 0x100, 0x130, 0x110, 0x120 };
 	uint64_t trd[] = { 1, 0, 50, 0, 2, 5, 4, 50 };
-	double w[] = { 1, 2, 1, 1, 3, 3, 1, 1 };
+	double w[] = { 1, 2, 2, 1, 4, 3, 1, 2 };
 	struct reuse_site *s = NULL;
 	size_t ns = 0;
 	const uint64_t f = 0x1000;	/* every site's function */
@@ -223,9 +224,11 @@ TEST(reuse_code_estimate)
 	s[2].func = 0x2000;	/* 0x120 in another function */
 	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
 	s[2].func = f;
-	s[2].all *= 4;		/* 0x120 run 4 times as often as 0x100 (weight 8 against 3) */
+	s[2].all = 5;		/* 0x120 run 1.25 times as often as 0x100: still taken */
+	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) > 0);
+	s[2].all = 6;		/* 1.5 times */
 	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
-	s[2].all /= 16;		/* a quarter as often (0.5 against 3) */
+	s[2].all = 2.4;		/* 60% as often (a counter bumped on 60% of the steps) */
 	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
 	free(s);
 	CHECK(reuse_sites_build(ip, trd, w, 0, &s, &ns) == 0 && ns == 0);

@@ -235,7 +235,11 @@ static int obs_cmp(const void *x, const void *y)
 			 * 2026-11-27, doc/sonde-reuse.md "Pooled windows") */
 #define POOL_MIN_BEYOND 16	/* uses beyond the windows a pool needs (8 and 32 read close on
 				 * the same recordings; doc/sonde-reuse.md "Pooled windows") */
-#define LOCAL_MIN 4		/* neighbours of the local Shen mean, at least */
+#define LOCAL_MIN 4		/* observed uses a thread needs for local means at all */
+#define LOCAL_K 8		/* neighbours of the local Shen mean, at least (4 until
+				 * 2026-11-27, evening: with 32 slots there are more, and 8
+				 * brought every estimate closer on 13 of 14 recordings;
+				 * doc/sonde-reuse.md "Local mean") */
 #define LOCAL_ALONE 0.1		/* windows shorter than this share of the sampling period
 				 * with too few neighbours: the whole program's mean
 				 * (reuse_local_mean; 0 until 2026-11-27) */
@@ -380,7 +384,7 @@ static int convert_points(struct model *m)
 			if (rd < 0)
 				rd = pooled[i], how = EST_POOLED;
 			if (rd < 0 && e - g >= LOCAL_MIN)
-				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_MIN, never_share,
+				rd = reuse_local_mean(o + g, e - g, i - g, LOCAL_K, never_share,
 						      w_alone),
 				how = EST_LOCAL;
 			if (rd < 0)
@@ -640,13 +644,19 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 {
 	sqlite3_stmt *st;
 	int r = 0;
+	/* one transaction: a row each would be a commit each (125,000 outcomes: 2.5 s
+	 * against 0.2 s, a review's measure) */
 	if (sqlite3_exec(db, "CREATE TABLE reuse_outcomes(thread INTEGER, position INTEGER,"
 			 " kind TEXT, time_distance INTEGER, weight REAL, use_ip TEXT,"
-			 " reuse_ip TEXT, exact_distance INTEGER, estimate REAL, estimator TEXT);",
-			 NULL, NULL, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO reuse_outcomes VALUES(?,?,?,?,?,?,?,?,?,?)", -1,
-			       &st, NULL))
+			 " reuse_ip TEXT, exact_distance INTEGER, estimate REAL, estimator TEXT);"
+			 "BEGIN;",
+			 NULL, NULL, NULL))
 		return -EIO;
+	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_outcomes VALUES(?,?,?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL)) {
+		sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
+		return -EIO;
+	}
 	for (size_t i = 0; i < c->nsv && !r; i++) {
 		const struct reuse_rec_seen *s = &c->sv[i];
 		int inv = (s->flags & REUSE_F_INVALIDATION) != 0, timed = (s->flags & REUSE_F_TRD) != 0;
@@ -675,6 +685,8 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 		sqlite3_clear_bindings(st);
 	}
 	sqlite3_finalize(st);
+	if (sqlite3_exec(db, r ? "ROLLBACK;" : "COMMIT;", NULL, NULL, NULL))
+		r = -EIO;
 	return r;
 }
 

@@ -114,14 +114,16 @@ int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, size_t min_beyo
  * P_k from the observed uses of the k-th site.  `sites` (reuse_sites_build) are the
  * observed use sites with their time distances' tail weights up to REUSE_CODE_MAX, and
  * the function each lies in (`func`, set by the caller; 0 unknown).  Straight code is
- * checked, not assumed: the use site is an observed site, and every site between lies in
- * `func`, the use's and the reuse's function (nonzero), and is executed about as often
- * as the use site (its observed weight within a factor of 2 of the use site's).  A
- * review's counterexamples, which the count of sites alone let through: a counter
+ * a guess, checked as far as the sample allows: the use site is an observed site, and
+ * every site between lies in `func`, the use's and the reuse's function (nonzero), and
+ * is executed about as often as the use site (its observed weight within 25% of the use
+ * site's).  Reviews' counterexamples, which looser checks let through: a counter
  * incremented every 8th iteration between the use and the reuse, so its 2 sites stand
  * between but the window skips them (S 0.88 -> 0.67); the same across the loop's back
  * edge (0.83 -> 0.50); a function of another phase laid out between the use's and the
- * reuse's (0.995 -> 0.77).  -1 where it does not apply (a longer window, a reuse site
+ * reuse's (0.995 -> 0.77); with a factor of 2 for the frequency, a counter bumped on 60%
+ * of the steps (0.98 -> 0.93).  A path that skips the sites between and makes as many
+ * accesses elsewhere (in a call) still fools it.  -1 where it does not apply (a longer window, a reuse site
  * before the use's, another number of sites between, or a check above fails).  Since
  * 2026-11-27.
  */

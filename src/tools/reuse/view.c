@@ -74,7 +74,8 @@ static const char check_sql[] =
 
 static const char outcomes_sql[] =
 	"SELECT thread, position, kind, time_distance, printf('%.3f', weight), use_ip, reuse_ip,"
-	" exact_distance, printf('%.1f', estimate), estimator FROM reuse_outcomes ORDER BY rowid";
+	" exact_distance, CASE WHEN estimate IS NULL THEN NULL ELSE printf('%.1f', estimate) END,"
+	" estimator FROM reuse_outcomes ORDER BY rowid";
 static const char *const outcomes_cols[] = { "thread",	  "position",	    "kind",
 					     "time_distance", "weight",	    "use_ip",
 					     "reuse_ip",  "exact_distance", "estimate",

@@ -271,9 +271,9 @@ static int pairs(int argc, char **argv)
 	return 0;
 }
 
-/* rbench shift N R: R passes of an in-place shift a[i] = a[i + 1] + k over N words, with
- * a counter e[i % 16] incremented (a load and a store) every 8th step between the load and
- * the store.  The load of a[i + 1] is reused by the next step's store at time distance 2
+/* rbench shift N R [P]: R passes of an in-place shift a[i] = a[i + 1] + k over N words,
+ * with a counter e[i % 16] incremented (a load and a store) every 8th step between the load
+ * and the store, or with P > 0 on P% of the steps at random (drawn in registers).  The load of a[i + 1] is reused by the next step's store at time distance 2
  * (the store of a[i], the load of a[i + 2]) and distance 2, and the counter's 2 sites lie
  * between the two in the code: a count of sites alone would take the window for a pass
  * through them, 1 element (a review's counterexample to the code order) */
@@ -281,15 +281,20 @@ static int shift(int argc, char **argv)
 {
 	uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 30000;
 	uint64_t r = argc > 3 ? strtoull(argv[3], NULL, 10) : 40;
-	if (n < 2 || !r)
+	uint64_t pc = argc > 4 ? strtoull(argv[4], NULL, 10) : 0;
+	if (n < 2 || !r || pc > 100)
 		return 2;
 	volatile uint64_t *const v = calloc(n + 1, sizeof(uint64_t));
 	volatile uint64_t *const e = calloc(16, sizeof(uint64_t));
-	const uint64_t nn = n, nr = r;
+	const uint64_t nn = n, nr = r, np = pc;
+	uint64_t x = 88172645463325252ull;
 	for (uint64_t k = 0; k < nr; k++)
 		for (uint64_t i = 0; i < nn; i++) {
 			uint64_t t = v[i + 1];
-			if ((i & 7) == 0)
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (np ? (x >> 32) % 100 < np : (i & 7) == 0)
 				e[i & 15] += 1;
 			v[i] = t + k;
 		}
