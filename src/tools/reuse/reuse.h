@@ -87,7 +87,8 @@ void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *
  * to the others' pools): the local means of model.c are better there (RIBench's phases
  * reuse the same code at the same time distance but, with invalidations between, at
  * distances on either side of a bin edge).  So does one whose pool holds fewer than
- * min_beyond uses beyond (unweighted): a use reused beyond a long window is seldom
+ * min_beyond uses beyond (unweighted; counted once per window that holds them, so
+ * overlapping windows of one pair count a use more than once): a use reused beyond a long window is seldom
  * observed (the reservoir replaces it first) and weighs for many when it is, so a few
  * such make a skewed estimate, most often far under (LULESH: a window of 1,162,276
  * accesses holding 227 observed uses, 1 beyond it, where 12.5% of its accesses are).
