@@ -90,6 +90,11 @@ TEST(reuse_local_mean_alone)
 	 * centre 24000, o[4..8]: (3 + 8000 + 3 x 51) / 5 */
 	o[5].trd = 8000;
 	CHECK(near(reuse_local_mean(o, 10, 5, 4, 0, 400), 8156.0 / 5, 1e-9));
+	/* k_min 8 (LOCAL_K) on a thread of 6 uses: the long window averages all 6, (3 + 8000
+	 * + 4 x 51) / 6; the short one has fewer than 8 near it: -1 */
+	CHECK(near(reuse_local_mean(o + 2, 6, 3, 8, 0, 400), 8207.0 / 6, 1e-9));
+	o[5].trd = 10;
+	CHECK(reuse_local_mean(o + 2, 6, 3, 8, 0, 400) == -1);
 }
 
 TEST(reuse_local_mean_phases)

@@ -237,9 +237,13 @@ static int obs_cmp(const void *x, const void *y)
 				 * the same recordings; doc/sonde-reuse.md "Pooled windows") */
 #define LOCAL_MIN 4		/* observed uses a thread needs for local means at all */
 #define LOCAL_K 8		/* neighbours of the local Shen mean, at least (4 until
-				 * 2026-11-27, evening: with 32 slots there are more, and 8
-				 * brought every estimate closer on 13 of 14 recordings;
-				 * doc/sonde-reuse.md "Local mean") */
+				 * 2026-11-27, evening: with 32 slots there are more; the log2
+				 * error fell on 13 of bench/reuse-check.sh's 16 rows at load
+				 * 1-2, doc/sonde-reuse.md "Local mean of 8").  Also the
+				 * count under which a short window takes the whole
+				 * program's mean (reuse_local_mean's w_alone rule), and a
+				 * thread with LOCAL_MIN to LOCAL_K - 1 uses averages them
+				 * all */
 #define LOCAL_ALONE 0.1		/* windows shorter than this share of the sampling period
 				 * with too few neighbours: the whole program's mean
 				 * (reuse_local_mean; 0 until 2026-11-27) */
@@ -644,8 +648,10 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 {
 	sqlite3_stmt *st;
 	int r = 0;
-	/* one transaction: a row each would be a commit each (125,000 outcomes: 2.5 s
-	 * against 0.2 s, a review's measure) */
+	/* one transaction: a row each would be a commit each (125,000 outcomes: `sonde
+	 * report` 2.4 s against 0.6 s).  On an error it is left open, not rolled back: the
+	 * caller's message reads sqlite's error, which a rollback would clear, and the
+	 * database being written is then discarded (db_write) */
 	if (sqlite3_exec(db, "CREATE TABLE reuse_outcomes(thread INTEGER, position INTEGER,"
 			 " kind TEXT, time_distance INTEGER, weight REAL, use_ip TEXT,"
 			 " reuse_ip TEXT, exact_distance INTEGER, estimate REAL, estimator TEXT);"
@@ -653,10 +659,8 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 			 NULL, NULL, NULL))
 		return -EIO;
 	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_outcomes VALUES(?,?,?,?,?,?,?,?,?,?)", -1,
-			       &st, NULL)) {
-		sqlite3_exec(db, "ROLLBACK;", NULL, NULL, NULL);
+			       &st, NULL))
 		return -EIO;
-	}
 	for (size_t i = 0; i < c->nsv && !r; i++) {
 		const struct reuse_rec_seen *s = &c->sv[i];
 		int inv = (s->flags & REUSE_F_INVALIDATION) != 0, timed = (s->flags & REUSE_F_TRD) != 0;
@@ -685,7 +689,7 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 		sqlite3_clear_bindings(st);
 	}
 	sqlite3_finalize(st);
-	if (sqlite3_exec(db, r ? "ROLLBACK;" : "COMMIT;", NULL, NULL, NULL))
+	if (!r && sqlite3_exec(db, "COMMIT;", NULL, NULL, NULL))
 		r = -EIO;
 	return r;
 }
