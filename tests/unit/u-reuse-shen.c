@@ -122,6 +122,14 @@ TEST(reuse_local_mean_phases)
 	reuse_points_release(&p);
 }
 
+/* one window's own estimate: the pool of that window alone (reuse_pool_rd), or -1 */
+static double window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs)
+{
+	struct reuse_win w = { .trd = o[i].trd };
+	reuse_window_counts(o, n, i, &w.k, &w.kb, &w.in, &w.beyond);
+	return reuse_pool_rd(&w, 1, min_obs, 1, 0.05) ? -2 : w.rd;
+}
+
 TEST(reuse_window_estimate)
 {
 	/* a use at 0 with TRD 100; inside its window 8 uses at 10, 20, .. 80: those at 10..40
@@ -129,13 +137,13 @@ TEST(reuse_window_estimate)
 	struct reuse_obs o[9] = { { 0, 100, 1 } };
 	for (int i = 1; i <= 8; i++)
 		o[i] = (struct reuse_obs){ (uint64_t)i * 10, i <= 4 ? 5 : 60, 1 };
-	CHECK(near(reuse_window_rd(o, 9, 0, 8), 50, 1e-9));
-	CHECK(reuse_window_rd(o, 9, 0, 9) < 0);	/* too few inside */
+	CHECK(near(window_rd(o, 9, 0, 8), 50, 1e-9));
+	CHECK(window_rd(o, 9, 0, 9) < 0);	/* too few inside */
 	/* every use inside reused inside (TRD 5): none beyond, no estimate (not 0: the
 	 * element's own reuse makes RD >= 1) */
 	for (int i = 1; i <= 8; i++)
 		o[i].trd = 5;
-	CHECK(reuse_window_rd(o, 9, 0, 8) < 0);
+	CHECK(window_rd(o, 9, 0, 8) < 0);
 }
 
 TEST(reuse_pool_estimate)
@@ -195,10 +203,13 @@ TEST(reuse_code_estimate)
 	uint64_t ip[] = { 0x130, 0x110, 0x120, 0x110, 0x100, 0x130, 0x110, 0x120 };
 	uint64_t trd[] = { 1, 0, 50, 0, 2, 5, 4, 50 };
 	double w[] = { 1, 2, 2, 1, 4, 3, 1, 2 };
+	struct reuse_obs ob[8];
+	for (int i = 0; i < 8; i++)
+		ob[i] = (struct reuse_obs){ (uint64_t)i, trd[i], w[i] };
 	struct reuse_site *s = NULL;
 	size_t ns = 0;
 	const uint64_t f = 0x1000;	/* every site's function */
-	CHECK(reuse_sites_build(ip, trd, w, 8, &s, &ns) == 0);
+	CHECK(reuse_sites_build(ob, ip, 8, &s, &ns) == 0);
 	CHECK(ns == 4 && s[0].ip == 0x100 && s[1].ip == 0x110 && s[3].ip == 0x130);
 	CHECK(near(s[1].all, 4, 1e-12) && near(s[1].ge[0], 4, 1e-12) && near(s[1].ge[1], 1, 1e-12) &&
 	      near(s[1].ge[4], 1, 1e-12) && near(s[1].ge[5], 0, 1e-12));
@@ -236,7 +247,7 @@ TEST(reuse_code_estimate)
 	s[2].all = 2.4;		/* 60% as often (a counter bumped on 60% of the steps) */
 	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
 	free(s);
-	CHECK(reuse_sites_build(ip, trd, w, 0, &s, &ns) == 0 && ns == 0);
+	CHECK(reuse_sites_build(ob, ip, 0, &s, &ns) == 0 && ns == 0);
 	CHECK(reuse_code_rd(s, ns, 0x100, 0x125, 2, f) < 0);
 	free(s);
 }
@@ -274,8 +285,8 @@ TEST(reuse_window_rd_invalidated_neighbours)
 			if (!inv)
 				r[nr++] = (struct reuse_obs){ p0, 39, 1 };
 		}
-	CHECK(near(reuse_window_rd(o, n, 0, 8), 34, 1e-9));
-	CHECK(near(reuse_window_rd(r, nr, 0, 8), 39, 1e-9));
+	CHECK(near(window_rd(o, n, 0, 8), 34, 1e-9));
+	CHECK(near(window_rd(r, nr, 0, 8), 39, 1e-9));
 }
 
 int main(void)

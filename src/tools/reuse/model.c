@@ -293,15 +293,14 @@ static int convert_points(struct model *m)
 	size_t *idx = malloc(cap * sizeof(*idx));
 	struct reuse_win *win = malloc(cap * sizeof(*win));
 	double *pooled = malloc(cap * sizeof(*pooled));
-	uint64_t *uip = malloc(cap * sizeof(*uip)), *t_obs = malloc(cap * sizeof(*t_obs));
-	double *w_obs = malloc(cap * sizeof(*w_obs));
+	uint64_t *uip = malloc(cap * sizeof(*uip));
 	struct reuse_site *sites = NULL;
 	size_t nsites = 0;
 	struct symtab *st = NULL;
 	int r = -ENOMEM;
 	m->rd = malloc(cap * sizeof(*m->rd));
 	m->how = calloc(cap, sizeof(*m->how));
-	if (!o || !owner || !tw || !t || !w || !idx || !win || !pooled || !uip || !t_obs || !w_obs ||
+	if (!o || !owner || !tw || !t || !w || !idx || !win || !pooled || !uip ||
 	    !m->rd || !m->how)
 		goto out;
 	for (size_t i = 0; i < m->nsv; i++)
@@ -315,8 +314,6 @@ static int convert_points(struct model *m)
 		idx[n] = i;
 		o[n] = (struct reuse_obs){ s->p0, s->trd, outcome_weight(s) * m->per };
 		tw[n] = (struct tw){ s->trd, o[n].w };
-		t_obs[n] = s->trd;
-		w_obs[n] = o[n].w;
 		n++;
 	}
 	qsort(tw, n, sizeof(*tw), tw_cmp);
@@ -356,7 +353,7 @@ static int convert_points(struct model *m)
 	/* the use sites' time distances, for the code-order estimate (reuse_code_rd) */
 	for (size_t i = 0; i < n; i++)
 		uip[i] = m->sv[idx[i]].use_ip;
-	if (reuse_sites_build(uip, t_obs, w_obs, n, &sites, &nsites))
+	if (reuse_sites_build(o, uip, n, &sites, &nsites))
 		goto out;
 	/* the sites' functions; the code order only where the accesses' own addresses are
 	 * known (inst: the trap is the access; hw: the next instruction) */
@@ -404,8 +401,6 @@ out:
 	free(win);
 	free(pooled);
 	free(uip);
-	free(t_obs);
-	free(w_obs);
 	free(sites);
 	if (st)
 		symtab_free(st);

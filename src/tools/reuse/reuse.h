@@ -61,16 +61,14 @@ void reuse_points_release(struct reuse_points *p);
  *     RD ~ w x (weight of the uses inside whose reuse lands beyond the window)
  *            / (weight of the uses inside)
  * o[0..n) are one thread's observed reuses sorted by p0 (position in the thread's
- * accesses); the estimate is for o[i].  Returns -1 when fewer than min_obs uses lie
- * inside (the window is too short for the sampling period: use Shen), or when none of
- * them reaches beyond (a 0, where the element's own reuse makes RD >= 1).
+ * accesses).  reuse_window_counts gives a window's counts; reuse_pool_rd the estimate,
+ * a window's own where no other window pools with it.
  */
 struct reuse_obs {
 	uint64_t p0, trd;
 	double w;
 };
-double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs);
-/* The counts behind it: k uses inside o[i]'s window, their weight `in`, and the kb of
+/* The counts of o[i]'s window: k uses inside it, their weight `in`, and the kb of
  * them whose next event lands beyond it, their weight `beyond`. */
 void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *k, size_t *kb,
 			 double *in, double *beyond);
@@ -135,9 +133,9 @@ struct reuse_site {
 	double all;			/* weight of the site's observed uses */
 	double ge[REUSE_CODE_MAX];	/* ge[j]: of those with time distance >= j */
 };
-/* ip/trd/w: n observed uses (any order); *out (malloc'd, sorted by ip) and *nout; 0 or
- * -ENOMEM */
-int reuse_sites_build(const uint64_t *ip, const uint64_t *trd, const double *w, size_t n,
+/* o[0..n): observed uses (their time distances and weights; any order), ip[0..n) their
+ * sites; *out (malloc'd, sorted by ip) and *nout; 0 or -ENOMEM */
+int reuse_sites_build(const struct reuse_obs *o, const uint64_t *ip, size_t n,
 		      struct reuse_site **out, size_t *nout);
 double reuse_code_rd(const struct reuse_site *s, size_t ns, uint64_t use_ip, uint64_t reuse_ip,
 		     uint64_t trd, uint64_t func);

@@ -188,23 +188,6 @@ void reuse_window_counts(const struct reuse_obs *o, size_t n, size_t i, size_t *
 	}
 }
 
-double reuse_window_rd(const struct reuse_obs *o, size_t n, size_t i, size_t min_obs)
-{
-	size_t k, kb;
-	double in, beyond;
-	reuse_window_counts(o, n, i, &k, &kb, &in, &beyond);
-	/* none of them beyond: the estimate would be 0, where the element itself was used at
-	 * both ends (RD >= 1).  A long window's few uses miss a small share that way (RIBench
-	 * inc with invalidations: 27 uses in a 356,514-access window, where ~31,000 distinct
-	 * elements make the share beyond ~9%, and 0.91^27 = 8%), and such a reuse carries
-	 * the weight of many (its outcome's reservoir weight: up to 3.5% of a run's reuses,
-	 * all put at distance 0: t504).  Not an estimate: the caller's next one (the local
-	 * Shen mean) takes it. */
-	if (k < min_obs || in <= 0 || beyond <= 0)
-		return -1;
-	return (double)o[i].trd * beyond / in;
-}
-
 static int win_cmp(const void *x, const void *y)
 {
 	const struct reuse_win *a = x, *b = y;
@@ -248,6 +231,10 @@ int reuse_pool_rd(struct reuse_win *w, size_t n, size_t min_obs, size_t min_beyo
 				hi++;
 			double in = pin[hi] - pin[lo], beyond = pout[hi] - pout[lo];
 			size_t kb = pkb[hi] - pkb[lo];
+			/* none beyond: the estimate would be 0, where the element itself was used
+			 * at both ends (RD >= 1), and such a reuse carries the weight of many (up
+			 * to 3.5% of a RIBench run's reuses at distance 0: t504); not an estimate,
+			 * the caller's next one (the local Shen mean) takes it */
 			w[i].rd = w[i].k >= min_obs && kb >= min_beyond && in > 0 && beyond > 0
 					  ? t * beyond / in
 					  : -1;
@@ -270,7 +257,7 @@ static int ipt_cmp(const void *x, const void *y)
 	return a->ip < b->ip ? -1 : a->ip > b->ip;
 }
 
-int reuse_sites_build(const uint64_t *ip, const uint64_t *trd, const double *w, size_t n,
+int reuse_sites_build(const struct reuse_obs *o, const uint64_t *ip, size_t n,
 		      struct reuse_site **out, size_t *nout)
 {
 	struct ipt *t = malloc((n ? n : 1) * sizeof(*t));
@@ -282,7 +269,7 @@ int reuse_sites_build(const uint64_t *ip, const uint64_t *trd, const double *w, 
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct ipt){ ip[i], trd[i], w[i] };
+		t[i] = (struct ipt){ ip[i], o[i].trd, o[i].w };
 	qsort(t, n, sizeof(*t), ipt_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (!k || s[k - 1].ip != t[i].ip)
