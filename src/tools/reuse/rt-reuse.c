@@ -72,7 +72,16 @@
 #define PAIR_HINTS 64
 #define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
 #define MAX_CPUS 1024
-#define PAGESET (1u << 16)	/* distinct pages remembered */
+/* The distinct pages sampled (note_page): a bitmap of 64 pages (256 KB of address space) a
+ * region, the regions placed by their own number, so that a program's footprint, a few
+ * runs of adjacent regions, fills a few adjacent pages of the table.  Until 2026-11-28 a
+ * hash of each page's number spread 65,536 entries of one page each over 512 KB, of which
+ * a page touched one random entry each: 248-276 KB of RIBench's peak RSS (bench/memory.sh
+ * reuse), more than a fifth of what reuse adds.  It covers 1 GB of footprint in
+ * 256 KB regions at the least, 64 GB where each region is full; beyond, pages are not
+ * counted (the footprint is then under-estimated, as it was past 65,536 pages). */
+#define PAGESET_REGIONS (1u << 14)
+#define PAGESET_PROBE 64	/* entries tried past a region's own: 1 KB */
 
 /* A code pair's reuses: found by `key`, the engine's two codes in one word (struct
  * reuse_outcome's `codes`: a code is its address, window and offset, one to one), so that
@@ -128,7 +137,11 @@ static int nlist;
 static struct reuse_stack *stack;	/* --exact, mmap'd */
 static int16_t socket_of[MAX_CPUS];
 static uint32_t nsockets = 1;
-static uint64_t *pageset;		/* page + 1, 0 empty */
+struct page_region {
+	uint64_t key;		/* region number + 1, 0 empty */
+	uint64_t bits;		/* its pages sampled */
+};
+static struct page_region *pageset;
 /* sampled shared mode, per GlobalWP slot (under the lock): the owner's socket and its own
  * access count at the use (the slot's p0 is the socket's) */
 static int slot_socket[REUSE_SLOTS];
@@ -307,12 +320,13 @@ static int reuse_start(void)
 				      "bytes): build the program with sonde-cc, or add --exact");
 	if (shared_mode)
 		read_sockets();
-	void *m = mmap(NULL, PAGESET * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+	void *m = mmap(NULL, PAGESET_REGIONS * sizeof(*pageset), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	pageset = m;
-	rt_add_owned_range((uint64_t)(uintptr_t)m, (uint64_t)(uintptr_t)m + PAGESET * 8);
+	rt_add_owned_range((uint64_t)(uintptr_t)m,
+			   (uint64_t)(uintptr_t)m + PAGESET_REGIONS * sizeof(*pageset));
 	if (exact_mode) {
 		m = mmap(NULL, sizeof(*stack), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
@@ -395,21 +409,21 @@ static void reuse_thread_stop(struct rt_thread *t)
 /* Remember the page of a sample (the footprint estimate: distinct pages x 4 KiB). */
 static SIGSAFE void note_page(uint64_t addr)
 {
-	uint64_t key = (addr >> 12) + 1, h = key * 0x9E3779B97F4A7C15ull;
-	for (uint32_t i = 0; i < 16; i++) {
-		uint64_t *e = &pageset[(h + i) & (PAGESET - 1)];
-		uint64_t k = __atomic_load_n(e, __ATOMIC_RELAXED);
-		if (k == key)
-			return;
+	uint64_t page = addr >> 12, key = (page >> 6) + 1, bit = 1ull << (page & 63);
+	for (uint32_t i = 0; i < PAGESET_PROBE; i++) {
+		struct page_region *e = &pageset[(key + i) & (PAGESET_REGIONS - 1)];
+		uint64_t k = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
 		if (!k) {
 			uint64_t zero = 0;
-			if (__atomic_compare_exchange_n(e, &zero, key, 0, __ATOMIC_RELAXED,
-							__ATOMIC_RELAXED)) {
+			k = __atomic_compare_exchange_n(&e->key, &zero, key, 0, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED)
+				    ? key
+				    : zero;	/* taken meanwhile: by this region, or another */
+		}
+		if (k == key) {
+			if (!(__atomic_fetch_or(&e->bits, bit, __ATOMIC_RELAXED) & bit))
 				__atomic_add_fetch(&npages, 1, __ATOMIC_RELAXED);
-				return;
-			}
-			if (zero == key)
-				return;
+			return;
 		}
 	}
 }
@@ -439,14 +453,17 @@ static SIGSAFE void *cookie(int slot, uint32_t gen)
 	return (void *)(uintptr_t)(((uint64_t)gen << 8) | (uint64_t)(slot + 1));
 }
 
-/* Disarm GlobalWP slot i in every thread (lock held). */
+/* Disarm GlobalWP slot i in every thread (lock held).  A disarm the engine refused (its
+ * set busy past SPIN_ARM tries: -EAGAIN, which a loaded machine makes likelier) leaves
+ * that watch armed, with the old cookie (its traps are stale): the slot it holds is kept
+ * in ws, and the next arm of i there re-arms it in place (arm_one).  Until 2026-11-28 it
+ * was forgotten: the register stayed taken for the rest of the thread's life, and a later
+ * arm of the same word met it (EEXIST). */
 static SIGSAFE void disarm_everywhere(int i)
 {
 	for (int k = 0; k < nlist; k++)
-		if (list[k]->ws[i] >= 0) {
-			watch_disarm(list[k]->t, list[k]->ws[i]);
+		if (list[k]->ws[i] >= 0 && watch_disarm(list[k]->t, list[k]->ws[i]) == 0)
 			list[k]->ws[i] = -1;
-		}
 }
 
 /* Arm GlobalWP slot i in thread o for the use of `me` (lock held): RW in the owner (and,
@@ -465,7 +482,8 @@ static SIGSAFE int arm_one(struct reuse_thread *me, struct reuse_thread *o, int 
 		.policy = WATCH_REFUSE,
 		.cookie = cookie(i, s->gen),
 	};
-	int w = watch_arm(o->t, &r);
+	/* a watch whose disarm was refused is re-armed in its own slot (disarm_everywhere) */
+	int w = watch_rearm(o->t, o->ws[i], &r);
 	if (w < 0) {
 		me->arm_failures++;
 		me->watch_errno = -w;
@@ -1117,7 +1135,8 @@ static void reuse_fork_child(struct rt_thread *t)
 		memset(chk_elem, 0, sizeof(chk_elem));
 		memset(chk_filter, 0, sizeof(chk_filter));
 	}
-	memset(pageset, 0, PAGESET * sizeof(uint64_t));
+	/* emptied without touching it (a memset made all of it resident in every child) */
+	madvise(pageset, PAGESET_REGIONS * sizeof(*pageset), MADV_DONTNEED);
 	npages = 0;
 	reuse_thread_start(t);
 }
