@@ -20,6 +20,13 @@ check t409-page-written test -s comm.html
 check t409-report-exit-0 test $? = 0
 check t409-report-prints-nothing test ! -s report.out
 check t409-same-page cmp -s comm.html page.html
+# the summary's sample source says the source, the period and its unit as the recording
+# holds them (the unit read into the source's buffer showed "period 1009 inst" until
+# 2026-11-28: the trial of HPCCG read "clock, period 900000 clock")
+src=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'source'")
+per=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'period'")
+unit=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'period_unit'")
+check "t409-source-line-$src-$per-$unit" grep -q ">$src, period $per $unit<" page.html
 if grep -qiE '<(script|link|img)[^>]+(src|href)=' page.html; then
 	fail t409-self-contained "external resources in page.html"
 else

@@ -21,14 +21,14 @@
 
 static void header(struct html *h, sqlite3 *db)
 {
-	char v[1024], a[512], b[256];
+	char v[1024], a[512], b[256], u[64];
 	uint64_t all = db_meta_u64(db, "total_all"), procs = db_meta_u64(db, "processes");
 
 	html_section(h, "summary", "Summary");
 	html_kv_begin(h, "header");
 	html_kv(h, "program", db_meta(db, "exe", v, sizeof(v)));
 	snprintf(v, sizeof(v), "%s, period %s %s", db_meta(db, "source", a, sizeof(a)),
-		 db_meta(db, "period", b, sizeof(b)), db_meta(db, "period_unit", a, sizeof(a)));
+		 db_meta(db, "period", b, sizeof(b)), db_meta(db, "period_unit", u, sizeof(u)));
 	html_kv(h, "sample source", v);
 	snprintf(v, sizeof(v), "%" PRIu64, db_meta_u64(db, "samples"));
 	html_kv(h, "samples", v);
@@ -283,7 +283,7 @@ static int threads(struct html *h, sqlite3 *db)
 	static const char *const heads[] = { "thread", "rank", "pid", "tid", "OpenMP thread" };
 	sqlite3_stmt *st;
 	int rc, n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT id, rank, pid, tid, omp_thread, omp_varied"
+	if (sqlite3_prepare_v2(db, "SELECT id, NULLIF(rank, -1), pid, tid, omp_thread, omp_varied"
 				   " FROM comm_threads ORDER BY id", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	html_section(h, "threads", "Threads");
@@ -291,7 +291,10 @@ static int threads(struct html *h, sqlite3 *db)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);
 		for (int i = 0; i < 4; i++)
-			html_td_int(h, sqlite3_column_int64(st, i));
+			if (sqlite3_column_type(st, i) == SQLITE_NULL)
+				html_td(h, "");	/* the rank outside an MPI run */
+			else
+				html_td_int(h, sqlite3_column_int64(st, i));
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
 			html_td_int(h, sqlite3_column_int64(st, 4));
 		else
@@ -345,7 +348,7 @@ static int compare(struct html *h, sqlite3 *db)
 		{ "total_all", "total_true", "total_false" },
 		{ "sampled_total_all", "sampled_total_true", "sampled_total_false" },
 	};
-	char b[160];
+	char b[512];
 	if (!db_meta_u64(db, "compare_period"))
 		return 0;
 	html_section(h, "compare", "Sampled vs exact (same run)");
@@ -366,9 +369,8 @@ static int compare(struct html *h, sqlite3 *db)
 		html_row_end(h);
 	}
 	html_table_end(h);
-	snprintf(b, sizeof(b), "Cosine similarity of the thread matrices: all %.3f, true %.3f, "
-			       "false %.3f.", comm_cosine(db, COMM_ALL), comm_cosine(db, COMM_TRUE),
-		 comm_cosine(db, COMM_FALSE));
+	comm_cosine_text(db, b, sizeof(b));
+	b[0] = 'C';	/* a sentence of its own */
 	html_para(h, b);
 	return heatmaps(h, db, -2, COMM_BY_THREAD);
 }
