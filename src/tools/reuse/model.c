@@ -745,8 +745,12 @@ static int write_miss(sqlite3 *db, struct model *m)
 	double top = m->footprint * m->element * 2, mass = 0;
 	for (int b = 0; b < REUSE_BINS; b++)
 		mass += m->dist[b];
-	if (mass <= 0 && m->inv <= 0)
-		return 0;	/* no distance measured (clock source): no curve */
+	/* no distance measured (the clock source: reuse times only), no curve; where every
+	 * use was invalidated (none reused) every size misses them.  Until 2026-11-28 a clock
+	 * run with invalidations wrote a flat curve of their share (the trial's HPCCG: 14
+	 * rows of 0.0093), where the report and the page said there was none. */
+	if (!((m->mode & REUSE_M_EXACT) || m->counts) || (mass <= 0 && m->inv <= 0))
+		return 0;
 	for (uint64_t b = 4096; n < 64; b *= 2) {
 		size[n++] = b;
 		if ((double)b > top)
@@ -839,8 +843,12 @@ static int write_pairs(sqlite3 *db, struct model *m)
 			if (acc >= half / 2 && acc > 0)
 				break;
 		}
-		/* no distance known (the clock source: reuse times only): an empty field */
-		if (half > 0)
+		/* no distance known (the clock source: reuse times only): empty fields, the long
+		 * reuses too (until 2026-11-28 a 0 in every row, as if none were long) */
+		if (!((m->mode & REUSE_M_EXACT) || m->counts))
+			r = db_row(st, "itttdnnd", (int64_t)i + 1, a, b, obj, p->count,
+				   p->long_seen);
+		else if (half > 0)
 			r = db_row(st, "itttddud", (int64_t)i + 1, a, b, obj, p->count,
 				   p->long_count,
 				   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1), p->long_seen);

@@ -64,7 +64,8 @@ static const char miss_sql[] =
 static const char *const miss_cols[] = { "bytes", "miss_ratio" };
 static const char pairs_sql[] =
 	"SELECT rank, use_code, reuse_code, object, printf('%.0f', reuses),"
-	" printf('%.0f', long_reuses), median_distance FROM reuse_pairs ORDER BY rank";
+	" CASE WHEN long_reuses IS NULL THEN NULL ELSE printf('%.0f', long_reuses) END,"
+	" median_distance FROM reuse_pairs ORDER BY rank";
 static const char *const pairs_cols[] = { "rank", "use", "reuse", "object", "reuses",
 					  "long_reuses", "median_distance" };
 
@@ -476,7 +477,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	sqlite3_stmt *st;
 	static const char *const ph[] = { "long", "reuses", "use", "reuse", "object" };
 	struct text_table *t = text_table_new(5, ph, "rrnnn");
-	if (t && !sqlite3_prepare_v2(db, "SELECT printf('%.0f', long_reuses), printf('%.0f',"
+	if (t && !sqlite3_prepare_v2(db, "SELECT CASE WHEN long_reuses IS NULL THEN '-' ELSE"
+					 " printf('%.0f', long_reuses) END, printf('%.0f',"
 					 " reuses), use_code, reuse_code, object FROM reuse_pairs"
 					 " ORDER BY rank", -1, &st, NULL)) {
 		const char *cells[5];
@@ -487,7 +489,9 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		}
 		sqlite3_finalize(st);
 		if (text_table_rows(t)) {
-			fprintf(out, "\nTop reuse pairs (long: reuses beyond L2's size)\n");
+			fprintf(out, dists ? "\nTop reuse pairs (long: reuses beyond L2's size)\n"
+				     : "\nTop reuse pairs (by reuses; long ones unknown without "
+				       "distances)\n");
 			text_table_print(t, out, "  ");
 		}
 	}
@@ -647,7 +651,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 	if (sqlite3_prepare_v2(db, "SELECT rank, use_code, reuse_code, object, reuses, long_reuses,"
 				   " median_distance FROM reuse_pairs ORDER BY rank", -1, &st, NULL))
 		return -EIO;
-	html_section(page, "reuse-pairs", "Reuse pairs (long: beyond L2's size)");
+	html_section(page, "reuse-pairs", dists ? "Reuse pairs (long: beyond L2's size)"
+						: "Reuse pairs (long ones unknown without distances)");
 	html_table_begin(page, "reuse-pairs-table", 7, heads, "rllllrr", HTML_SORTABLE);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		html_row_begin(page);
@@ -655,8 +660,15 @@ int reuse_html(sqlite3 *db, struct html *page)
 		for (int i = 1; i <= 3; i++)
 			html_td(page, (const char *)sqlite3_column_text(st, i));
 		html_td_num(page, sqlite3_column_double(st, 4), 0);
-		html_td_num(page, sqlite3_column_double(st, 5), 0);
-		html_td_int(page, sqlite3_column_int64(st, 6));
+		/* unknown without distances (the clock source): empty, not 0 (until 2026-11-28) */
+		if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+			html_td(page, "");
+		else
+			html_td_num(page, sqlite3_column_double(st, 5), 0);
+		if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+			html_td(page, "");
+		else
+			html_td_int(page, sqlite3_column_int64(st, 6));
 		html_row_end(page);
 	}
 	sqlite3_finalize(st);
