@@ -110,3 +110,26 @@ for a in rects:
     r = int(re.search(r'data-row="(\d+)"', a).group(1)); c = int(re.search(r'data-col="(\d+)"', a).group(1))
     assert float(re.search(r'data-v="([^"]*)"', a).group(1)) == float(cells[r][c]), (r, c, a)
 PY
+
+# Two threads: one thread pair in every matrix, whose cosine is 1 (or 0) whatever the
+# volumes; the summary and the page say n/a for a kind where the exact and sampled
+# matrices have fewer than two communicating pairs between them (the trial of RSBench on
+# 2 threads read "false 1.000" with 0% false sharing exact and 89% sampled, until
+# 2026-11-28), and a number where they have more (the ring above, 4 threads).
+"$SONDE" comm --compare 1009 -o pp -- "$T/cb-inst" pingpong 20000 >/dev/null 2>ppsum
+check t411-two-threads-status [ $? -eq 0 ]
+# (main waits: the two workers are the one pair in the matrices, exact and sampled)
+check t411-two-threads-one-pair python3 -c '
+import csv, sys
+pairs = set()
+for f in ("pp/comm/matrix-all-thread.csv", "pp/comm/sampled/matrix-all-thread.csv"):
+    rows = list(csv.reader(open(f)))
+    for i, r in enumerate(rows[1:]):
+        for j, v in enumerate(r[1:]):
+            if i < j and float(v) > 0:
+                pairs.add((i, j))
+sys.exit(len(pairs) != 1)'
+check t411-two-threads-cosine-na grep -q "cosine similarity of the thread matrices: all n/a, true n/a, false n/a (n/a: fewer than two" ppsum
+"$SONDE" report pp --html pp.html >/dev/null 2>&1
+check t411-two-threads-page-na grep -q "Cosine similarity of the thread matrices: all n/a" pp.html
+check t411-ring-cosine-number grep -q "cosine similarity of the thread matrices: all [01]\.[0-9]*," summary

@@ -313,6 +313,14 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 		snprintf(buf, len, "no watchpoint armed: all %" PRIu64 " arming decisions were "
 				   "thinned (threads that switch often; SONDE_COMM_THIN=0 arms every "
 				   "one)", m->st.thinned);
+	else if (!m->st.traps && !m->st.traps_ignored && m->proc->watch_backend &&
+		 !strcmp(m->proc->watch_backend, "soft"))
+		/* software watchpoints (sonde-cc): the debug registers play no part (until
+		 * 2026-11-28 the VM hint below was given for them too) */
+		snprintf(buf, len, "%" PRIu64 " software watchpoint%s armed, none trapped (no "
+				   "other thread touched a line while it was watched)%s",
+			 m->st.arms, m->st.arms == 1 ? "" : "s",
+			 m->st.arm_failures ? "; some arms failed" : "");
 	else if (!m->st.traps && !m->st.traps_ignored)
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (no thread touched "
 				   "a line while it was watched, or debug registers that never fire, "
