@@ -33,6 +33,8 @@ check threads_header test "$(head -1 $t)" = "thread,tid,rank,pid,samples,share,o
 check thread0 test "$(csv_get $t thread 0 samples)" = 13
 check thread1 test "$(csv_get $t thread 1 samples)" = 5
 check thread1_share test "$(csv_get $t thread 1 share)" = 0.2778
+# no MPI rank: an empty field, not -1 (until 2026-11-28)
+check thread0_rank_empty test -z "$(csv_get $t thread 0 rank)"
 check code_header test "$(head -1 rec/mem/code.csv)" = "function,file,line,samples,share,loads,stores"
 check ot_header test "$(head -1 rec/mem/object_threads.csv)" = "object,thread,samples,share"
 check ot_split test "$(grep -c '^\[unknown\] (0x401200),[01],4,0.5000$' rec/mem/object_threads.csv)" = 2

@@ -19,6 +19,8 @@ col() { awk -F, -v tid="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i]
 numbers() {
 	local tag=$1 d=$2 o=$3 e=$4 t tid got num htid hnum hgot w wnum
 	check "$tag-csv-has-omp-column" grep -q '^thread,rank,pid,thread_in_process,tid,omp_thread$' "$d/comm/threads.csv"
+	# no MPI: the rank column is empty, not -1 (until 2026-11-28)
+	check "$tag-csv-rank-empty" awk -F, 'NR > 1 { n++; if ($2 != "") bad++ } END { exit !(n && !bad) }' "$d/comm/threads.csv"
 	for t in 0 1; do
 		tid=$(awk -v t=$t '$1 == "omp-helper" && $2 == "omp" && $3 == t { print $5 }' "$o")
 		got=$(col "$d" "${tid:-none}" omp_thread) num=$(col "$d" "${tid:-none}" thread)

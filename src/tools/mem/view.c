@@ -35,14 +35,15 @@ const char mem_objects_sql[] =
 const char mem_code_sql[] =
 	"SELECT function, file, line, samples, share, loads, stores FROM code"
 	" ORDER BY samples DESC, id";
+/* rank: empty (NULL) outside an MPI run, where it is -1 (the CSV said -1 until 2026-11-28) */
 const char mem_threads_sql[] =
-	"SELECT t.label, t.tid, p.rank, p.pid, t.samples,"
+	"SELECT t.label, t.tid, NULLIF(p.rank, -1), p.pid, t.samples,"
 	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
 	" t.truncated, t.dropped FROM threads t JOIN processes p ON p.id = t.process"
 	" ORDER BY t.id";
 /* the CSV's and JSON's: the first six, then the OpenMP thread number (src/rt/omp.c) */
 static const char threads_out_sql[] =
-	"SELECT t.label, t.tid, p.rank, p.pid, t.samples,"
+	"SELECT t.label, t.tid, NULLIF(p.rank, -1), p.pid, t.samples,"
 	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
 	" t.omp_thread FROM threads t JOIN processes p ON p.id = t.process ORDER BY t.id";
 const char mem_objthreads_sql[] =
