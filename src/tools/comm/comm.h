@@ -48,7 +48,6 @@ int comm_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
  * alone), with the watchpoint warning when it armed some; NULL otherwise (view.c). */
 const char *comm_switch_text(struct sqlite3 *db, char *buf, size_t len);
 /* --compare: the cosine similarity of the exact and sampled thread matrices of kind. */
-double comm_cosine(struct sqlite3 *db, int kind);
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */
 const char *comm_cosine_text(struct sqlite3 *db, char *buf, size_t len);

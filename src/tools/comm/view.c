@@ -346,8 +346,9 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 	text_table_free(t);
 }
 
-/* The cosine similarity of the thread matrices of kind, exact (part -1) and sampled (-2). */
-double comm_cosine(sqlite3 *db, int kind)
+/* The cosine similarity of the thread matrices of kind, exact (part -1) and sampled (-2),
+ * and in *pairs the thread pairs (i < j) with a transfer in either. */
+static double cosine_of(sqlite3 *db, int kind, int *pairs)
 {
 	static const char sql[] =
 		"SELECT (SELECT SUM(CAST(a.value AS REAL) * b.value) FROM comm_cells a JOIN comm_cells b"
@@ -356,9 +357,12 @@ double comm_cosine(sqlite3 *db, int kind)
 		" (SELECT SUM(CAST(value AS REAL) * value) FROM comm_cells WHERE part = -1"
 		"  AND unit = 'thread' AND kind = ?1),"
 		" (SELECT SUM(CAST(value AS REAL) * value) FROM comm_cells WHERE part = -2"
-		"  AND unit = 'thread' AND kind = ?1)";
+		"  AND unit = 'thread' AND kind = ?1),"
+		" (SELECT COUNT(*) FROM (SELECT DISTINCT i, j FROM comm_cells WHERE part IN (-1, -2)"
+		"  AND unit = 'thread' AND kind = ?1 AND i < j AND value > 0))";
 	sqlite3_stmt *st;
 	double c = 0;
+	*pairs = 0;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return 0;
 	sqlite3_bind_text(st, 1, comm_kind_name[kind], -1, SQLITE_STATIC);
@@ -366,26 +370,10 @@ double comm_cosine(sqlite3 *db, int kind)
 		double d = sqlite3_column_double(st, 0), a = sqlite3_column_double(st, 1);
 		double b = sqlite3_column_double(st, 2);
 		c = a > 0 && b > 0 ? d / sqrt(a * b) : 0;
+		*pairs = sqlite3_column_int(st, 3);
 	}
 	sqlite3_finalize(st);
 	return c;
-}
-
-/* The thread pairs (i < j) with a transfer in either matrix of kind, exact or sampled. */
-static int cosine_pairs(sqlite3 *db, int kind)
-{
-	static const char sql[] =
-		"SELECT COUNT(*) FROM (SELECT DISTINCT i, j FROM comm_cells WHERE part IN (-1, -2)"
-		" AND unit = 'thread' AND kind = ?1 AND i < j AND value > 0)";
-	sqlite3_stmt *st;
-	int n = 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return 0;
-	sqlite3_bind_text(st, 1, comm_kind_name[kind], -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return n;
 }
 
 /*
@@ -401,13 +389,13 @@ const char *comm_cosine_text(sqlite3 *db, char *buf, size_t len)
 	int na = 0;
 	size_t n = (size_t)snprintf(buf, len, "cosine similarity of the thread matrices:");
 	for (int k = 0; k < 3 && n < len; k++) {
-		int few = cosine_pairs(db, kinds[k]) < 2;
-		na |= few;
-		if (few)
+		int pairs;
+		double c = cosine_of(db, kinds[k], &pairs);
+		na |= pairs < 2;
+		if (pairs < 2)
 			n += (size_t)snprintf(buf + n, len - n, "%s %s n/a", k ? "," : "", names[k]);
 		else
-			n += (size_t)snprintf(buf + n, len - n, "%s %s %.3f", k ? "," : "", names[k],
-					      comm_cosine(db, kinds[k]));
+			n += (size_t)snprintf(buf + n, len - n, "%s %s %.3f", k ? "," : "", names[k], c);
 	}
 	if (na && n < len)
 		snprintf(buf + n, len - n, " (n/a: fewer than two thread pairs communicate in that "
