@@ -41,6 +41,10 @@ check t031-mem-header grep -q "^sonde mem: $T/rb sweep 1000 1000\$" summary
 # (the process prefix, "PID.e1.0" after the exec; both were "PID.0")
 # no MPI rank: "-", not -1
 check t031-mem-no-rank-minus-1 [ -z "$(sed -n '/^Threads/,$p' summary | awk '$2 == "-1"')" ]
+# ... and not 0 either, an MPI rank's number (for a moment on 2026-11-28, when the CSV's
+# rank became empty: the review): every thread row's rank column is "-"
+check t031-mem-rank-dash awk '/^Threads/ { on = 1; getline; next } on && !/^  / { exit }
+	on { n++; if ($2 != "-") bad++ } END { exit !(n && !bad) }' summary
 check t031-mem-thread-labels-unique [ -z "$(awk -F, 'NR > 1 { print $1 }' mem/mem/threads.csv | sort | uniq -d)" ]
 
 # variance through env names the program (0.5 s: enough clock samples to tell it apart)

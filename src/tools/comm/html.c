@@ -314,7 +314,7 @@ static int parts(struct html *h, sqlite3 *db)
 	int rc;
 	if (db_meta_u64(db, "processes") < 2)
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT rank, pid, threads, first_thread, samples, traps,"
+	if (sqlite3_prepare_v2(db, "SELECT NULLIF(rank, -1), pid, threads, first_thread, samples, traps,"
 				   " total_all, total_true, total_false FROM comm_parts"
 				   " WHERE part >= 0 ORDER BY part", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
@@ -329,7 +329,10 @@ static int parts(struct html *h, sqlite3 *db)
 		snprintf(b, sizeof(b), "%" PRId64 "-%" PRId64, first, first + nt - 1);
 		html_row_begin(h);
 		for (int i = 0; i < 3; i++)
-			html_td_int(h, sqlite3_column_int64(st, i));
+			if (sqlite3_column_type(st, i) == SQLITE_NULL)
+				html_td(h, "");	/* the rank of a process outside MPI (forked) */
+			else
+				html_td_int(h, sqlite3_column_int64(st, i));
 		html_td(h, b);
 		for (int i = 4; i < 9; i++)
 			html_td_int(h, sqlite3_column_int64(st, i));

@@ -363,7 +363,7 @@ static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 	while (n < top && sqlite3_step(st) == SQLITE_ROW) {
 		char b[5][32];
 		fmt_u64(b[0], 32, st, 2);
-		if (sqlite3_column_int64(st, 2) < 0)	/* no MPI rank */
+		if (sqlite3_column_type(st, 2) == SQLITE_NULL)	/* no MPI rank (NULL, not -1) */
 			snprintf(b[0], 32, "-");
 		fmt_u64(b[1], 32, st, 3);
 		fmt_u64(b[2], 32, st, 1);

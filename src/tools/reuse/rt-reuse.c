@@ -73,15 +73,20 @@
 #define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
 #define MAX_CPUS 1024
 /* The distinct pages sampled (note_page): a bitmap of 64 pages (256 KB of address space) a
- * region, the regions placed by their own number, so that a program's footprint, a few
- * runs of adjacent regions, fills a few adjacent pages of the table.  Until 2026-11-28 a
- * hash of each page's number spread 65,536 entries of one page each over 512 KB, of which
- * a page touched one random entry each: 248-276 KB of RIBench's peak RSS (bench/memory.sh
- * reuse), more than a fifth of what reuse adds.  It covers 1 GB of footprint in
- * 256 KB regions at the least, 64 GB where each region is full; beyond, pages are not
- * counted (the footprint is then under-estimated, as it was past 65,536 pages). */
-#define PAGESET_REGIONS (1u << 14)
-#define PAGESET_PROBE 64	/* entries tried past a region's own: 1 KB */
+ * region; 64 regions (16 MB) a group, whose entries lie side by side (1 KB of table), the
+ * groups placed by a hash of their number: a program's footprint, a few runs of adjacent
+ * regions, fills a few pages of the table.  Until 2026-11-28 a hash of each page's number
+ * spread 65,536 entries of one page each over 512 KB, of which each page sampled touched
+ * a random page: 248-276 KB of RIBench's peak RSS (bench/memory.sh reuse), more than a
+ * fifth of what reuse adds.  (Regions placed by their own number, the first form of this,
+ * put two areas equal modulo 4 GB, a heap and an mmap area under ASLR, on the same entries,
+ * and the probe's end lost a quarter of the later one's pages in some layouts: review.)
+ * 65,536 regions: 256 MB of footprint at one page a region, 16 GB where they are full;
+ * beyond, pages are not counted (the footprint is then under-estimated, as it was past
+ * 65,536 pages). */
+#define PAGESET_REGIONS (1u << 16)
+#define PAGESET_GROUP 64	/* regions side by side in the table */
+#define PAGESET_PROBE 64	/* entries tried from a region's own: 1 KB */
 
 /* A code pair's reuses: found by `key`, the engine's two codes in one word (struct
  * reuse_outcome's `codes`: a code is its address, window and offset, one to one), so that
@@ -409,9 +414,11 @@ static void reuse_thread_stop(struct rt_thread *t)
 /* Remember the page of a sample (the footprint estimate: distinct pages x 4 KiB). */
 static SIGSAFE void note_page(uint64_t addr)
 {
-	uint64_t page = addr >> 12, key = (page >> 6) + 1, bit = 1ull << (page & 63);
+	uint64_t page = addr >> 12, region = page >> 6, key = region + 1, bit = 1ull << (page & 63);
+	uint64_t at = ((region / PAGESET_GROUP) * 0x9E3779B97F4A7C15ull >> 40) * PAGESET_GROUP +
+		      region % PAGESET_GROUP;
 	for (uint32_t i = 0; i < PAGESET_PROBE; i++) {
-		struct page_region *e = &pageset[(key + i) & (PAGESET_REGIONS - 1)];
+		struct page_region *e = &pageset[(at + i) & (PAGESET_REGIONS - 1)];
 		uint64_t k = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
 		if (!k) {
 			uint64_t zero = 0;
@@ -485,6 +492,12 @@ static SIGSAFE int arm_one(struct reuse_thread *me, struct reuse_thread *o, int 
 	/* a watch whose disarm was refused is re-armed in its own slot (disarm_everywhere) */
 	int w = watch_rearm(o->t, o->ws[i], &r);
 	if (w < 0) {
+		/* a kept slot stays named only where the engine left its watch as it was (set
+		 * busy, or the word watched there by another slot): another error may have
+		 * closed it, and a slot named by two GlobalWP slots would have its watch
+		 * disarmed or moved by the other (review) */
+		if (w != -EAGAIN && w != -EDEADLK && w != -EEXIST)
+			o->ws[i] = -1;
 		me->arm_failures++;
 		me->watch_errno = -w;
 		return 0;

@@ -107,6 +107,19 @@ int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	return db_export_csv(db, dir, "reuse", files, n, NULL, 0, err, errlen);
 }
 
+/* The pairs' long reuses are unknown (NULL: a run without distances, the clock source). */
+static int long_unknown(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM reuse_pairs WHERE long_reuses IS NULL LIMIT 1",
+			       -1, &st, NULL))
+		return 0;
+	r = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* --check-sampling's sentence (text report and HTML page), or "" */
 static const char *check_text(sqlite3 *db, char *b, size_t len)
 {
@@ -489,9 +502,10 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		}
 		sqlite3_finalize(st);
 		if (text_table_rows(t)) {
-			fprintf(out, dists ? "\nTop reuse pairs (long: reuses beyond L2's size)\n"
-				     : "\nTop reuse pairs (by reuses; long ones unknown without "
-				       "distances)\n");
+			fprintf(out, !long_unknown(db) ?
+					     "\nTop reuse pairs (long: reuses beyond L2's size)\n" :
+					     "\nTop reuse pairs (by reuses; long ones unknown without "
+					     "distances)\n");
 			text_table_print(t, out, "  ");
 		}
 	}
@@ -651,8 +665,9 @@ int reuse_html(sqlite3 *db, struct html *page)
 	if (sqlite3_prepare_v2(db, "SELECT rank, use_code, reuse_code, object, reuses, long_reuses,"
 				   " median_distance FROM reuse_pairs ORDER BY rank", -1, &st, NULL))
 		return -EIO;
-	html_section(page, "reuse-pairs", dists ? "Reuse pairs (long: beyond L2's size)"
-						: "Reuse pairs (long ones unknown without distances)");
+	html_section(page, "reuse-pairs", !long_unknown(db) ?
+						  "Reuse pairs (long: beyond L2's size)" :
+						  "Reuse pairs (long ones unknown without distances)");
 	html_table_begin(page, "reuse-pairs-table", 7, heads, "rllllrr", HTML_SORTABLE);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		html_row_begin(page);
