@@ -233,6 +233,16 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix)
 	fprintf(out, "\n");
 }
 
+void report_html_td(struct html *h, sqlite3_stmt *st, int col, int decimals)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		html_td(h, "");
+	else if (decimals < 0)
+		html_td_int(h, sqlite3_column_int64(st, col));
+	else
+		html_td_num(h, sqlite3_column_double(st, col), decimals);
+}
+
 int report_html_table_end(struct html *h, sqlite3_stmt *st, int rc, int64_t n, int64_t max,
 			  const char *csv, const char *empty)
 {

@@ -94,4 +94,9 @@ struct sqlite3_stmt;
 int report_html_table_end(struct html *h, struct sqlite3_stmt *st, int rc, int64_t n,
 			  int64_t max, const char *csv, const char *empty);
 
+/* A cell of column col of st's row: the integer (decimals < 0) or the number with that
+ * many decimals, empty where the value is NULL (not known: a rank outside MPI, a reuse
+ * distance without access counts), which sqlite would read as 0. */
+void report_html_td(struct html *h, struct sqlite3_stmt *st, int col, int decimals);
+
 #endif

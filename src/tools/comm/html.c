@@ -291,10 +291,7 @@ static int threads(struct html *h, sqlite3 *db)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);
 		for (int i = 0; i < 4; i++)
-			if (sqlite3_column_type(st, i) == SQLITE_NULL)
-				html_td(h, "");	/* the rank outside an MPI run */
-			else
-				html_td_int(h, sqlite3_column_int64(st, i));
+			report_html_td(h, st, i, -1);	/* the rank: empty outside MPI */
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
 			html_td_int(h, sqlite3_column_int64(st, 4));
 		else
@@ -329,10 +326,7 @@ static int parts(struct html *h, sqlite3 *db)
 		snprintf(b, sizeof(b), "%" PRId64 "-%" PRId64, first, first + nt - 1);
 		html_row_begin(h);
 		for (int i = 0; i < 3; i++)
-			if (sqlite3_column_type(st, i) == SQLITE_NULL)
-				html_td(h, "");	/* the rank of a process outside MPI (forked) */
-			else
-				html_td_int(h, sqlite3_column_int64(st, i));
+			report_html_td(h, st, i, -1);	/* a forked process's rank: empty */
 		html_td(h, b);
 		for (int i = 4; i < 9; i++)
 			html_td_int(h, sqlite3_column_int64(st, i));

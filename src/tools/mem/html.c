@@ -177,10 +177,7 @@ static int threads(struct html *h, sqlite3 *db, const struct threads *t)
 		html_row_begin(h);
 		html_td(h, db_col_str(st, 0));
 		for (int i = 1; i < 5; i++)
-			if (sqlite3_column_type(st, i) == SQLITE_NULL)
-				html_td(h, "");	/* the rank outside an MPI run */
-			else
-				html_td_int(h, sqlite3_column_int64(st, i));
+			report_html_td(h, st, i, -1);	/* the rank: empty outside MPI */
 		html_td_share(h, sqlite3_column_double(st, 5), 2);
 		html_td(h, note);
 		html_row_end(h);

@@ -738,6 +738,13 @@ static int u64_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Reuse distances were measured: --exact, or a source with the threads' access counts
+ * (not the clock source, which gives reuse times only). */
+static int has_distances(const struct model *m)
+{
+	return (m->mode & REUSE_M_EXACT) || m->counts;
+}
+
 static int write_miss(sqlite3 *db, struct model *m)
 {
 	uint64_t size[80];
@@ -749,7 +756,7 @@ static int write_miss(sqlite3 *db, struct model *m)
 	 * use was invalidated (none reused) every size misses them.  Until 2026-11-28 a clock
 	 * run with invalidations wrote a flat curve of their share (the trial's HPCCG: 14
 	 * rows of 0.0093), where the report and the page said there was none. */
-	if (!((m->mode & REUSE_M_EXACT) || m->counts) || (mass <= 0 && m->inv <= 0))
+	if (!has_distances(m) || (mass <= 0 && m->inv <= 0))
 		return 0;
 	for (uint64_t b = 4096; n < 64; b *= 2) {
 		size[n++] = b;
@@ -845,7 +852,7 @@ static int write_pairs(sqlite3 *db, struct model *m)
 		}
 		/* no distance known (the clock source: reuse times only): empty fields, the long
 		 * reuses too (until 2026-11-28 a 0 in every row, as if none were long) */
-		if (!((m->mode & REUSE_M_EXACT) || m->counts))
+		if (!has_distances(m))
 			r = db_row(st, "itttdnnd", (int64_t)i + 1, a, b, obj, p->count,
 				   p->long_seen);
 		else if (half > 0)
@@ -900,7 +907,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		{ "schema", DB_SCHEMA }, { "tool", "reuse" }, { "source", m->proc->source },
 		{ "period_unit", m->proc->period_unit }, { "scaling", scaling },
 		{ "exe", m->proc->exe }, { "exact", exact ? "1" : "0" },
-		{ "access_counts", exact || m->counts ? "1" : "0" },
+		{ "access_counts", has_distances(m) ? "1" : "0" },
 		{ "cache", m->mode & REUSE_M_SHARED ? "shared" : "private" },
 		{ "granularity", m->mode & REUSE_M_SPATIAL ? "spatial" : "temporal" },
 		{ "distances", dists }, { "watch", watch_status(m, watch, sizeof(watch)) },

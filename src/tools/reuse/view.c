@@ -676,14 +676,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 			html_td(page, (const char *)sqlite3_column_text(st, i));
 		html_td_num(page, sqlite3_column_double(st, 4), 0);
 		/* unknown without distances (the clock source): empty, not 0 (until 2026-11-28) */
-		if (sqlite3_column_type(st, 5) == SQLITE_NULL)
-			html_td(page, "");
-		else
-			html_td_num(page, sqlite3_column_double(st, 5), 0);
-		if (sqlite3_column_type(st, 6) == SQLITE_NULL)
-			html_td(page, "");
-		else
-			html_td_int(page, sqlite3_column_int64(st, 6));
+		report_html_td(page, st, 5, 0);
+		report_html_td(page, st, 6, -1);
 		html_row_end(page);
 	}
 	sqlite3_finalize(st);
