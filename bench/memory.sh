@@ -16,7 +16,7 @@
 # Targets of peak memory: mem <= 1.10x or + 8 MiB under 80 MiB (issue 7), comm <= 1.15x
 # (issue 8), reuse <= 1.5x (issue 10), variance <= 1.10x (issue 9).  Prints; never fails
 # on numbers.
-#   bench/memory.sh [CASE...]   (cases: mem comm reuse variance-calls variance-mix;
+#   bench/memory.sh [CASE...]   (cases: mem comm comm-clock reuse variance-calls variance-mix;
 #                                 a tool's name picks its cases; default all; PAIRS=5;
 #                                 MEMORY_BENCH_BEFORE=DIR: another build directory's
 #                                 profiled run joins every round, e.g. a copy of build/
@@ -96,6 +96,11 @@ case_setup() {
 	comm)	# bench/comm.sh's commbench fs, inst source (4 threads)
 		"$B/sonde-cc" -std=gnu11 -O2 -g -pthread "$W/comm/commbench.c" -o cb-inst || return 1
 		prog="./cb-inst fs 12000000 50" tool="comm --source inst" ;;
+	comm-clock)	# the same program built by gcc, under the clock source (the default
+		# where there is no PMU): the look-ahead's decoder is the difference
+		gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread "$W/comm/commbench.c" \
+			-o cb-gcc || return 1
+		prog="./cb-gcc fs 12000000 50" tool="comm" ;;
 	reuse)	# bench/reuse.sh's RIBench, sampled at the default period (2 threads)
 		"$B/sonde-cc" -O2 -g -pthread "$W/reuse/rbench.c" -o rb || return 1
 		prog="./rb ribench -t 2 -o 300" tool="reuse" ;;
@@ -161,7 +166,7 @@ diff_line() {
 		     END { sub(/, $/, "", l); printf "total %+d: %s\n", tot, l }'
 }
 
-cases=${*:-mem comm reuse variance}
+cases=${*:-mem comm comm-clock reuse variance}
 cases=$(for c in $cases; do [ "$c" = variance ] && echo variance-calls variance-mix || echo "$c"; done)
 echo "bench: memory, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $PAIRS runs each${norand:+, under $norand}"
 for c in $cases; do

@@ -728,8 +728,8 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 	describe_binary(in, ops, out);
 }
 
-SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode_regs *r,
-			  struct decode_insn *out)
+SIGSAFE int decode_access_zydis(const uint8_t *code, size_t avail, const struct decode_regs *r,
+				struct decode_insn *out)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -780,6 +780,15 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 	}
 	describe(&in, ops, r, out);
 	return in.length;
+}
+
+/* The lite decoder first (decode-lite.c: the common instructions, to the same answer), Zydis
+ * for the rest: most of the look-ahead's decodes then touch no page of libZydis. */
+SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode_regs *r,
+			  struct decode_insn *out)
+{
+	int n = decode_access_lite(code, avail, r, out);
+	return n > 0 ? n : decode_access_zydis(code, avail, r, out);
 }
 
 /* ---- emulation ---- */

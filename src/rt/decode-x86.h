@@ -159,11 +159,11 @@ struct decode_insn {
 uint32_t decode_cond_needs(int cond);
 
 /*
- * decode_access without Zydis, for the common instructions only (decode-lite.c): the
- * length, `branch` and the accesses (mem[], n_mem) as decode_access gives them, nothing
- * else of struct decode_insn (op, writes, ... stay 0).  -1 for an instruction it does not
- * cover (x87, EVEX, string instructions, most of 0F38/0F3A...) or cannot read.  Needs no
- * decode_init.  Handler-safe.
+ * decode_access without Zydis, for the common instructions only (decode-lite.c): every
+ * field of struct decode_insn as decode_access_zydis gives it (u-decode-lite checks them
+ * on real code and random encodings).  -1 for an instruction it does not cover (x87, EVEX,
+ * string instructions, most of 0F38/0F3A...) or cannot read.  Needs no decode_init.
+ * Handler-safe.
  */
 int decode_access_lite(const uint8_t *code, size_t avail, const struct decode_regs *r,
 		       struct decode_insn *out);
@@ -200,10 +200,13 @@ void decode_regs_from_ucontext(const ucontext_t *uc, struct decode_regs *r);
 /*
  * Decode the instruction at r->rip, whose bytes are code[0..avail), and compute its memory
  * accesses from r.  Returns the instruction length (>0), or -1 if the bytes do not decode.
- * Handler-safe.
+ * decode_access_lite where it covers the instruction, else decode_access_zydis (libZydis,
+ * loaded by decode_init).  Handler-safe.
  */
 int decode_access(const uint8_t *code, size_t avail, const struct decode_regs *r,
 		  struct decode_insn *out);
+int decode_access_zydis(const uint8_t *code, size_t avail, const struct decode_regs *r,
+			struct decode_insn *out);
 
 /*
  * Recompute the addresses of an instruction decoded at the same rip with other registers

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * u-decode-lite.c - decode_access_lite (the inst source's decoder, without libZydis) against
- * decode_access (Zydis) on real code: every instruction of the executable segments of this
- * program and of libc (gcc's code), and of the ELF files named as arguments (t057 passes
- * programs built by sonde-cc: clang's code with its callbacks' call sites), swept linearly.
- * Where the lite decoder answers, its length, branch flag and accesses (address, bytes,
- * load/store/RMW, registers needed) must be Zydis's exactly.  Then, at every call site
+ * u-decode-lite.c - decode_access_lite (the decoder without libZydis: the inst source's, and
+ * the clock source's first) against decode_access_zydis on real code: every instruction of
+ * the executable segments of this program and of libc (gcc's code), and of the ELF files
+ * named as arguments (t057 passes programs built by sonde-cc: clang's code with its
+ * callbacks' call sites), swept linearly.  Where the lite decoder answers, every field of
+ * its decode must be Zydis's exactly: length, branch flag, accesses (address, bytes,
+ * load/store/RMW, registers needed, the parts decode_rebase recomputes from) and what the
+ * look-ahead emulates (op, operands, width, immediate, condition, target, registers
+ * written, lea's address).  Then, at every call site
  * (a direct call, as the callbacks' are), decode_call_access's answer with each decoder:
  * the instruction taken for the access.  Coverage and agreement are printed; the bars are
  * stated where they are checked.  Last, random encodings near what the lite decoder covers
@@ -44,24 +47,55 @@ static void regs_for(struct decode_regs *r, uint64_t rip)
 
 static void show(const char *what, const uint8_t *p, size_t n, uint64_t rip)
 {
-	fprintf(stderr, "  %s at %#llx:", what, (unsigned long long)rip);
+	fprintf(stderr, "  %s%s at %#llx:", strstr(what, " ") ? "" : "lite differs from Zydis in ",
+		what, (unsigned long long)rip);
 	for (size_t i = 0; i < n && i < 15; i++)
 		fprintf(stderr, " %02x", p[i]);
 	fprintf(stderr, "\n");
 }
 
-/* Do the two decodes of one instruction agree on what the lite one fills? */
+static int same_mem(const struct decode_mem *a, const struct decode_mem *b)
+{
+	return a->addr == b->addr && a->len == b->len && a->flags == b->flags &&
+	       a->needs == b->needs && a->disp == b->disp && a->base == b->base &&
+	       a->index == b->index && a->scale == b->scale && a->seg == b->seg &&
+	       a->linear == b->linear;
+}
+
+/* The first field where the two decodes of one instruction differ (every field the
+ * emulation and the accesses read), NULL if none. */
+static const char *differs(const struct decode_insn *z, const struct decode_insn *l)
+{
+#define F(f) if (z->f != l->f) return #f
+	F(len); F(n_mem); F(branch); F(rep); F(op); F(width); F(dst); F(src); F(cond);
+	F(pushf); F(sets_tf); F(pushf_image); F(mem_arg); F(swidth); F(sext); F(has_imm);
+	F(mem_dropped); F(syscall); F(writes); F(imm); F(target);
+#undef F
+	for (int i = 0; i < z->n_mem; i++)
+		if (!same_mem(&z->mem[i], &l->mem[i]))
+			return "mem";
+	if (z->op == DECODE_OP_LEA && !same_mem(&z->lea, &l->lea))
+		return "lea";
+	return NULL;
+}
+
+static void show_fields(const struct decode_insn *z, const struct decode_insn *l)
+{
+	const struct decode_insn *d[2] = { z, l };
+	for (int i = 0; i < 2; i++)
+		fprintf(stderr, "    %s: lea %#llx disp %lld seg %d linear %d\n", i ? "lite " : "Zydis",
+			(unsigned long long)d[i]->lea.addr, (long long)d[i]->lea.disp, d[i]->lea.seg,
+			d[i]->lea.linear);
+	for (int i = 0; i < 2; i++)
+		fprintf(stderr, "    %s: op %d width %d dst %d src %d cond %d mem_arg %d imm %lld/%d "
+			"writes %#x target %#llx\n", i ? "lite " : "Zydis", d[i]->op, d[i]->width,
+			d[i]->dst, d[i]->src, d[i]->cond, d[i]->mem_arg, (long long)d[i]->imm,
+			d[i]->has_imm, d[i]->writes, (unsigned long long)d[i]->target);
+}
+
 static int same(const struct decode_insn *z, const struct decode_insn *l)
 {
-	if (z->len != l->len || z->branch != l->branch || z->n_mem != l->n_mem)
-		return 0;
-	for (int i = 0; i < z->n_mem; i++) {
-		const struct decode_mem *a = &z->mem[i], *b = &l->mem[i];
-		if (a->addr != b->addr || a->len != b->len || a->flags != b->flags ||
-		    a->needs != b->needs)
-			return 0;
-	}
-	return 1;
+	return !differs(z, l);
 }
 
 static void sweep(const uint8_t *code, size_t n, uint64_t vaddr, struct sweep *s)
@@ -72,7 +106,7 @@ static void sweep(const uint8_t *code, size_t n, uint64_t vaddr, struct sweep *s
 	for (size_t off = 0; off < n;) {
 		size_t avail = n - off < 15 ? n - off : 15;
 		regs_for(&r, vaddr + off);
-		int zl = decode_access(code + off, avail, &r, &z);
+		int zl = decode_access_zydis(code + off, avail, &r, &z);
 		if (zl <= 0) {
 			off++;
 			continue;
@@ -80,8 +114,10 @@ static void sweep(const uint8_t *code, size_t n, uint64_t vaddr, struct sweep *s
 		s->insns++;
 		if (decode_access_lite(code + off, avail, &r, &l) >= 0) {
 			s->covered++;
-			if (!same(&z, &l) && s->mismatches++ < 20)
-				show("lite differs from Zydis", code + off, (size_t)zl, r.rip);
+			if (!same(&z, &l) && s->mismatches++ < 20) {
+				show(differs(&z, &l), code + off, (size_t)zl, r.rip);
+				show_fields(&z, &l);
+			}
 		}
 		if (z.op == DECODE_OP_CALL && code[off] == 0xe8) {
 			size_t at = off + (size_t)zl;
@@ -90,7 +126,7 @@ static void sweep(const uint8_t *code, size_t n, uint64_t vaddr, struct sweep *s
 			uint64_t ret = vaddr + at;
 			uint64_t rsp = r.gpr[DECODE_RSP], rbp = r.gpr[DECODE_RBP];
 			for (int store = 0; store < 2; store++) {
-				uint64_t a = decode_call_access(decode_access, code + at, w, ret,
+				uint64_t a = decode_call_access(decode_access_zydis, code + at, w, ret,
 								0x5000, store, rsp, rbp);
 				uint64_t b = decode_call_access(decode_access_lite, code + at, w,
 								ret, 0x5000, store, rsp, rbp);
@@ -192,11 +228,11 @@ TEST(access_after_reload)
 	CHECK(decode_access_lite(fstpl + 5, 3, &r, &l) < 0);	/* x87: not covered */
 	CHECK_EQ_U64(decode_call_access(decode_access_lite, movlps, sizeof(movlps), ret, addr, 1,
 					rsp, rbp), ret + 5);
-	CHECK_EQ_U64(decode_call_access(decode_access, movlps, sizeof(movlps), ret, addr, 1,
+	CHECK_EQ_U64(decode_call_access(decode_access_zydis, movlps, sizeof(movlps), ret, addr, 1,
 					rsp, rbp), ret + 5);
 	CHECK_EQ_U64(decode_call_access(decode_access_lite, fstpl, sizeof(fstpl), ret, addr, 1,
 					rsp, rbp), ret + 5);
-	CHECK_EQ_U64(decode_call_access(decode_access, fstpl, sizeof(fstpl), ret, addr, 1,
+	CHECK_EQ_U64(decode_call_access(decode_access_zydis, fstpl, sizeof(fstpl), ret, addr, 1,
 					rsp, rbp), ret + 5);
 }
 
@@ -258,12 +294,13 @@ TEST(random_encodings)
 		if (decode_access_lite(b, sizeof(b), &r, &l) < 0)
 			continue;
 		accepted++;
-		int zl = decode_access(b, sizeof(b), &r, &z);
+		int zl = decode_access_zydis(b, sizeof(b), &r, &z);
 		if (zl <= 0) {
 			if (zydis_rejects++ < 10)
 				show("lite decodes what Zydis rejects", b, (size_t)l.len, r.rip);
 		} else if (!same(&z, &l) && differ++ < 10) {
-			show("lite differs from Zydis", b, (size_t)zl, r.rip);
+			show(differs(&z, &l), b, (size_t)zl, r.rip);
+			show_fields(&z, &l);
 		}
 	}
 	printf("  random encodings: %ld, %ld decoded by the lite decoder, %ld of them rejected "
@@ -271,6 +308,33 @@ TEST(random_encodings)
 	CHECK(accepted > N / 10);	/* the generator reaches the lite decoder's tables */
 	CHECK_EQ_U64(zydis_rejects, 0);
 	CHECK_EQ_U64(differ, 0);
+}
+
+/* String instructions with and without rep, with a count of 0 (no access) and not: the
+ * random encodings' registers never hold rcx = 0. */
+TEST(string_counts)
+{
+	static const uint8_t code[][4] = {
+		{ 0xf3, 0xa4 }, { 0xf3, 0x48, 0xa5 }, { 0xf3, 0x66, 0xa5 }, { 0xf3, 0xaa },
+		{ 0xf3, 0xab }, { 0xa4 }, { 0x48, 0xab }, { 0xc9 },
+	};
+	struct decode_regs r;
+	struct decode_insn z, l;
+
+	for (size_t i = 0; i < sizeof(code) / sizeof(code[0]); i++)
+		for (int zero = 0; zero < 2; zero++) {
+			regs_for(&r, 0x401000);
+			if (zero)
+				r.gpr[DECODE_RCX] = 0;
+			CHECK(decode_access_lite(code[i], sizeof(code[i]), &r, &l) > 0);
+			CHECK(decode_access_zydis(code[i], sizeof(code[i]), &r, &z) > 0);
+			const char *d = differs(&z, &l);
+			if (d) {
+				show(d, code[i], z.len, r.rip);
+				show_fields(&z, &l);
+			}
+			CHECK(!d);
+		}
 }
 
 static char **files;
@@ -292,5 +356,6 @@ int main(int argc, char **argv)
 	RUN(files);
 	RUN(access_after_reload);
 	RUN(random_encodings);
+	RUN(string_counts);
 	return CHECK_DONE();
 }
