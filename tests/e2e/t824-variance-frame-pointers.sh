@@ -23,3 +23,14 @@ n=$(vr_meta fp.d exe_functions) f=$(vr_meta fp.d exe_fp_functions)
 check "t824-fp-functions-${f:-none}-of-${n:-none}" [ "${n:-0}" -ge 5 -a "$(( ${f:-0} * 2 ))" -ge "${n:-1}" ]
 check t824-fp-not-said [ "$(grep -c "call paths:" fp.err)" -eq 0 ]
 check t824-fp-html-not-said [ "$(grep -c "call paths</th>" fp.html)" -eq 0 ]
+# The time share without frame pointers: the samples' paths stop at spin (the walk cannot
+# go past a frame without one) and so start with no context; they count for the context
+# they are the tail of.  spin is the loop every unit of mix's work runs in (the rest is a
+# few calls and the loop's bookkeeping), so by construction its share is most of the
+# samples in both builds; 0.5 leaves room for the samples that land in main's own code
+# and in the runtime's start.  (It read 0.0 without frame pointers before, against 1.0
+# with them: the helper's trial of 2026-11-27 on SimpleMOC, miniAMR, PENNANT.)
+for b in nofp fp; do
+	sh=$(var_col $b.d/variance/functions.csv spin "main > spin" time share)
+	check "t824-$b-spin-share-${sh:-none}" awk -v s="${sh:-0}" 'BEGIN { exit !(s >= 0.5) }'
+done

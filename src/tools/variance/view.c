@@ -101,7 +101,8 @@ static const char *col_text(sqlite3_stmt *st, int col)
  * the runtime walks the frame-pointer chain for a sample's context and a pick's frame,
  * so the chain stops at the first function without one.  The contexts are short, the
  * callers' time shares read low (a caller's samples land in its callees' paths without
- * it), and callers are seldom picked.  Said when under a quarter of the executable's
+ * it; the sampled function's own share is whole: model.c, context_shares), and callers
+ * are seldom picked.  Said when under a quarter of the executable's
  * functions set up a frame pointer (symbols.c, sym_frame_pointers; t824: vwork by gcc
  * -O2 1 of 16, with -fno-omit-frame-pointer 13 of 16).
  */
