@@ -16,6 +16,7 @@
 
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
+#include "cmd/verdict.h"
 #include "prof/report.h"
 
 /* Bytes of per-thread streams in dir: building the profile takes about a second per 100 MiB. */
@@ -88,11 +89,26 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	int rb = report_build(res.dir, err, sizeof(err)), built = rb >= 0;
 	if (built)
 		report_notes(res.dir, warn_note);
-	if (rb == -ENOENT) {
+	struct stat dst;
+	if (rb == -ENOENT && stat(res.dir, &dst) != 0) {
+		/* moved or deleted while the program ran: the records went with it */
+		sonde_error("the output directory %s is gone (moved or removed during the run): "
+			    "no profile was built; 'sonde report' builds one from the directory "
+			    "where it is now", res.dir);
+	} else if (rb == -ENOENT) {
+		/* The program ran unprofiled: its status when it failed, else sonde's failure
+		 * (a script must not take an exit 0 for a profile: the trial of 2026-11-27);
+		 * an empty directory is not left behind as "the raw recording". */
 		sonde_error("nothing was recorded: the runtime did not start in the program (the "
 			    "reason, if it gave one, is above; a statically linked program cannot "
 			    "be profiled)");
-		sonde_error("the raw recording is kept in %s", res.dir);
+		char lf[PATH_MAX + sizeof(VERDICT_LAUNCH_FILE) + 1];
+		snprintf(lf, sizeof(lf), "%s/%s", res.dir, VERDICT_LAUNCH_FILE);
+		unlink(lf);	/* the launcher's own note of the run's settings */
+		if (rmdir(res.dir) != 0)
+			sonde_error("what the run left is kept in %s", res.dir);
+		int st = launch_exit_like(res.status);
+		return st ? st : 1;
 	} else if (!built) {
 		sonde_error("%s", err);
 		sonde_error("the raw recording is kept in %s", res.dir);

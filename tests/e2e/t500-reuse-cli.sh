@@ -20,9 +20,11 @@ check t500-no-program-msg grep -q "no program to run" err
 check t500-bad-slots [ $? -eq 2 ]
 check t500-bad-slots-msg grep -q "slots wants 1 to 32" err
 # more slots than debug registers: only software watchpoints (a sonde-cc program) have them;
-# the program runs unprofiled, its status its own
+# the program runs unprofiled; it exited 0, so the status is sonde's failure, 1 (a script
+# must not take it for a profile), and no empty output directory is left
 "$SONDE" reuse --slots 5 -o s5 -- true >out 2>err
-check t500-hw-slots-runs [ $? -eq 0 ]
+check t500-hw-slots-runs [ $? -eq 1 ]
+check t500-hw-slots-no-dir [ ! -e s5 ]
 check t500-hw-slots-msg grep -q "reuse --slots 5: debug registers watch 4 words" err
 check t500-hw-slots-nothing grep -q "nothing was recorded" err
 "$SONDE" reuse --shared -o sh -- true >out 2>err
@@ -31,7 +33,8 @@ check t500-shared-sampled-runs [ $? -eq 0 ]
 check t500-exact-source [ $? -eq 2 ]
 check t500-exact-source-msg grep -q "needs the inst source" err
 "$SONDE" reuse --exact -o plain -- true >out 2>err
-check t500-exact-plain-runs [ $? -eq 0 ]
+check t500-exact-plain-runs [ $? -eq 1 ]
+check t500-exact-plain-no-dir [ ! -e plain ]
 check t500-exact-plain-msg grep -q "this program was not built by sonde-cc" err
 check t500-exact-plain-nothing grep -q "nothing was recorded" err
 "$SONDE" reuse --bogus -- true >out 2>err
