@@ -15,6 +15,16 @@ check t507-no-distance [ -z "$(awk -F, '$1 == "reuse" || $1 == "time"' $h)" ]
 check t507-says-why grep -q "distances need" summary
 if [ "$(reuse_meta rec outcomes)" -gt 0 ]; then
 	check t507-time-ns [ -n "$(awk -F, '$1 == "time_ns"' $h)" ]
+	# the JSON gives the same rows (it held the invalidation and cold bins alone before:
+	# the trial of 2026-11-27 on SimpleMOC)
+	"$SONDE" report rec --format json >rec.json 2>/dev/null
+	check t507-json-time-ns python3 -c '
+import csv, json, sys
+d = json.load(open("rec.json"))
+rows = sorted((float(r["lo"]), float(r["count"])) for r in csv.DictReader(open(sys.argv[1]))
+              if r["kind"] == "time_ns")
+got = sorted((float(b["lo"]), float(b["count"])) for b in d["time"])
+sys.exit(not (d["time_unit"] == "ns" and rows and got == rows))' "$h"
 else
 	skip t507-time-ns "no outcome in this run (clock samples land mostly outside the sweep)"
 fi

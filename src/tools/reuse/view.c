@@ -514,6 +514,39 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	return 0;
 }
 
+/* The time-distance histogram (histogram.csv's `time` rows, accesses between use and
+ * reuse, or `time_ns` with the clock source, which counts no accesses): `time_unit` and
+ * `time` (lo, hi, count, fraction).  A clock recording's JSON had its invalidation and
+ * cold bins alone before (the trial of 2026-11-27). */
+static void json_time_bins(sqlite3 *db, struct json *j)
+{
+	static const char *const kinds[2][2] = { { "time", "accesses" }, { "time_ns", "ns" } };
+	sqlite3_stmt *st;
+	int k = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM reuse_hist WHERE kind = 'time_ns'", -1,
+			       &st, NULL) == SQLITE_OK) {
+		k = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+		sqlite3_finalize(st);
+	}
+	json_str(j, "time_unit", kinds[k][1]);
+	json_begin_array(j, "time");
+	if (sqlite3_prepare_v2(db, "SELECT lo, hi, count, fraction FROM reuse_hist WHERE kind = ?1"
+				   " ORDER BY lo", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, kinds[k][0], -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			json_begin_object(j, NULL);
+			json_double(j, "lo", sqlite3_column_double(st, 0), 0);
+			json_double(j, "hi", sqlite3_column_double(st, 1), 0);
+			json_double(j, "count", sqlite3_column_double(st, 2), 0);
+			json_double(j, "fraction", sqlite3_column_double(st, 3), 6);
+			json_end_object(j);
+		}
+		sqlite3_finalize(st);
+	}
+	json_end_array(j);
+}
+
 int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	if (o->format == REPORT_TEXT)
@@ -542,6 +575,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			json_end_object(&j);
 		}
 	json_end_array(&j);
+	json_time_bins(db, &j);
 	json_begin_array(&j, "miss_ratio");
 	if (!read_curve(db, &c))
 		for (int i = 0; i < c.n; i++) {
