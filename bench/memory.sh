@@ -101,7 +101,9 @@ case_setup() {
 		gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread "$W/comm/commbench.c" \
 			-o cb-gcc || return 1
 		prog="./cb-gcc fs 12000000 50" tool="comm" ;;
-	reuse)	# bench/reuse.sh's RIBench, sampled at the default period (2 threads)
+	reuse)	# bench/reuse.sh's RIBench, sampled at the default period (2 threads); the
+		# source is inst (reuse's default for a sonde-cc build since 2026-11-27; the
+		# clock before, which loaded libZydis)
 		"$B/sonde-cc" -O2 -g -pthread "$W/reuse/rbench.c" -o rb || return 1
 		prog="./rb ribench -t 2 -o 300" tool="reuse" ;;
 	variance-*)	# bench/variance.sh's workload, gcc build where debug registers trap

@@ -172,7 +172,11 @@ static int source_try(const struct rt_source *s)
 	return r;
 }
 
-/* Wanted source first; automatic: hw, then clock.  inst only when asked for. */
+/* Wanted source first; automatic: hw, then clock.  inst only when asked for, or, for a
+ * tool that needs access counts (RT_TOOL_WANTS_COUNTS: reuse's distances), where the
+ * program was built by sonde-cc and there is no PMU: the clock source counts no accesses,
+ * and a user who rebuilt the program meant its counts (the trial of 2026-11-27: `sonde
+ * reuse` on a sonde-cc build ran on the clock and advised a sonde-cc build). */
 static void source_pick(void)
 {
 	const struct rt_source *want = source_by_id(rt_cfg.source);
@@ -190,6 +194,10 @@ static void source_pick(void)
 	}
 	if (want != &rt_source_hw && rt_cfg.source == SONDE_SOURCE_NONE &&
 	    source_try(&rt_source_hw) == 0)
+		return;
+	if (rt_cfg.source == SONDE_SOURCE_NONE && rt_tool &&
+	    (rt_tool->flags & RT_TOOL_WANTS_COUNTS) && rt_source_inst.probe(NULL, 0) == 0 &&
+	    source_try(&rt_source_inst) == 0)
 		return;
 	if (want != &rt_source_clock)
 		source_try(&rt_source_clock);

@@ -13,6 +13,12 @@ check t507-status [ $? -eq 0 ]
 h=rec/reuse/histogram.csv
 check t507-no-distance [ -z "$(awk -F, '$1 == "reuse" || $1 == "time"' $h)" ]
 check t507-says-why grep -q "distances need" summary
+# the program is a sonde-cc build: the advice is its --source inst, and without --source
+# reuse takes that source (it took the clock and advised a sonde-cc build: the trial of
+# 2026-11-27 on SimpleMOC)
+check t507-says-inst grep -q "this program was built by sonde-cc, run it with --source inst" summary
+"$SONDE" reuse -q -o auto -- "$T/rb" sweep 1000 300 >/dev/null 2>&1
+check "t507-auto-source-$(reuse_meta auto source)" [ "$(reuse_meta auto source)" = inst ]
 if [ "$(reuse_meta rec outcomes)" -gt 0 ]; then
 	check t507-time-ns [ -n "$(awk -F, '$1 == "time_ns"' $h)" ]
 	# the JSON gives the same rows (it held the invalidation and cold bins alone before:

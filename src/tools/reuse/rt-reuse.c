@@ -1156,7 +1156,7 @@ static void reuse_fork_child(struct rt_thread *t)
 
 const struct rt_tool rt_tool_reuse = {
 	.name = "reuse",
-	.flags = RT_TOOL_OBJECTS,
+	.flags = RT_TOOL_OBJECTS | RT_TOOL_WANTS_COUNTS,
 	.start = reuse_start,
 	.thread_start = reuse_thread_start,
 	.thread_stop = reuse_thread_stop,

@@ -353,10 +353,15 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	}
 	if (!dists) {
 		char be[16];
+		/* soft watchpoints: the program is a sonde-cc build, which has the counts */
+		int cc = !strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "soft");
 		fprintf(out, "only reuse times were measured (the clock source has no count of a"
 			     " thread's accesses), so there is no reuse distance and no miss-ratio"
-			     " curve: run a program built with sonde-cc (--source inst) or on a"
-			     " machine with a PMU (--source hw) for distances.\n");
+			     " curve: %s for distances.\n",
+			cc ? "this program was built by sonde-cc, run it with --source inst (the"
+			     " default for it without --source)" :
+			     "run a program built with sonde-cc (--source inst) or on a machine with"
+			     " a PMU (--source hw)");
 		/* debug registers: the floor of bench/reuse-clock-floor.sh (doc/sonde-reuse.md) */
 		if (!strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "hw"))
 			fprintf(out, "  Times under about 50 us are not resolved: the debug register is"
