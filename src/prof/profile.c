@@ -540,6 +540,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->switches = to_ll(v, -1);
 	else if (!strcmp(k, "fds_lost"))
 		p->fds_lost = to_u64(v);
+	else if (!strcmp(k, "alloc_table_full"))
+		p->alloc_table_full = to_u64(v);
 	else if (!strcmp(k, "clock_timer_failed"))
 		p->clock_timer_failed = to_u64(v);
 	return 0;

@@ -81,6 +81,7 @@ struct prof_process {
 	int threads;			/* the "threads" key, -1 if absent */
 	int64_t switches;		/* context switches of the process, -1 if absent */
 	uint64_t fds_lost;		/* runtime descriptors the program dup2'd onto (rt/interpose.c) */
+	uint64_t alloc_table_full;	/* allocations untracked: the tracked set was full */
 	uint64_t clock_timer_failed;	/* threads unsampled: no POSIX timer (rt/source-clock.c) */
 	char *watch_backend;		/* "hw", "soft", "none"; "" if the tool armed nothing */
 	char *records_stopped;		/* "disk", "size" (rt/out.c); "" if the records all went */

@@ -83,7 +83,7 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
  * in the next image) and `switches_per_s` (that sum over the recording's span, from the
  * first start to the last end: ranks side by side add up, a short-lived helper process
  * does not make a rate of its own), `watch_backend` ("hw" if any process armed debug registers, else the
- * first one's), `fds_lost` (summed), `records_stopped` and `records_stopped_at` (the first process whose
+ * first one's), `fds_lost` and `alloc_table_full` (summed), `records_stopped` and `records_stopped_at` (the first process whose
  * records stopped: rt/out.c), `clock_event` "posix-timer" where a process's clock source used POSIX timers
  * (the tools' scaling line says so: db_scaling), `clock_timer_failed` (summed: threads left unsampled).  No rows for keys no process noted (a recording made before they
  * existed).
@@ -95,10 +95,11 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	int seen = 0;
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
-	uint64_t lost = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
+	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		lost += pr->fds_lost;
+		afull += pr->alloc_table_full;
 		tfail += pr->clock_timer_failed;
 		/* threads the POSIX timers hardly saw (report_notes): 50 ms of CPU time or
 		 * more, and under a quarter of a signal a 10 ms tick (HZ=100, the lowest) or
@@ -156,6 +157,11 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		    db_row(st, "tt", "records_stopped_at", v[2]);
 	if (!r && lost)
 		r = db_row(st, "tt", "fds_lost", v[3]);
+	if (!r && afull) {
+		char af[32];
+		snprintf(af, sizeof(af), "%llu", (unsigned long long)afull);
+		r = db_row(st, "tt", "alloc_table_full", af);
+	}
 	if (!r && tfail)
 		r = db_row(st, "tt", "clock_timer_failed", v[4]);
 	if (!r && profile_clock_posix(p))
@@ -440,6 +446,11 @@ int report_notes(const char *dir, void (*say)(const char *note))
 		  "failed; the user's pending-signal limit, 'ulimit -i', is the usual cause: raise "
 		  "it, or SONDE_CLOCK_TIMER=perf samples with perf events, at a higher cost per "
 		  "context switch; doc/sonde-comm.md)" },
+		{ "alloc_table_full",
+		  "%llu allocations were not tracked: over 1,048,576 heap blocks were live at "
+		  "once, which fills the runtime's table of tracked blocks; the samples in them "
+		  "read as [heap: untracked blocks] (a larger --min-object tracks fewer, larger "
+		  "blocks; doc/sonde-mem.md)" },
 		{ "fds_lost",
 		  "the program dup2'd onto %llu of the runtime's descriptors: the samples or "
 		  "records they carried stopped there (their threads', or the whole process's at "

@@ -143,6 +143,7 @@ static uint64_t rt_fd_bits[RT_FD_WORDS] RT_LARGE;
  * given that number, and close or re-aim it. */
 static uint64_t rt_fd_lost_bits[RT_FD_WORDS] RT_LARGE;
 uint64_t rt_fds_lost;
+uint64_t rt_alloc_table_full;	/* rt.h */
 
 /* One bit of a registry bitmap: read, set, or cleared (1 if it was set).  Numbers
  * outside the registry read as clear and are never set. */

@@ -209,5 +209,8 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 	uint64_t lost = __atomic_load_n(&rt_fds_lost, __ATOMIC_RELAXED);
 	if (lost)
 		rt_proc_append_u64("fds_lost", lost);
+	uint64_t full = __atomic_load_n(&rt_alloc_table_full, __ATOMIC_RELAXED);
+	if (full)
+		rt_proc_append_u64("alloc_table_full", full);
 	errno = saved;
 }

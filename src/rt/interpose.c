@@ -336,7 +336,10 @@ static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t fl
 	struct rt_thread *t = rt_self();
 	if (!p || !t || !rt_tool || !(rt_tool->flags & RT_TOOL_OBJECTS) || rt_enter(t))
 		return;
-	if (set_add((uintptr_t)p) == 0) {
+	int added = set_add((uintptr_t)p);
+	if (added == -ENOSPC)	/* said at the end: their data reads as untracked */
+		__atomic_fetch_add(&rt_alloc_table_full, 1, __ATOMIC_RELAXED);
+	if (added == 0) {
 		struct alloc_state *st = alloc_state(t);
 		struct sonde_rec_alloc r = {
 			.h = { .type = SONDE_REC_ALLOC, .size = sizeof(r) },

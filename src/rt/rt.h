@@ -462,6 +462,10 @@ void rt_fd_unlose(int fd);
 int rt_fd_next_mine(int lo, int hi);
 int rt_close_fd(int fd);
 extern uint64_t rt_fds_lost;
+
+/* Allocations left untracked because the set of tracked blocks was full (interpose.c:
+ * 2^20 blocks live at once): the .proc's alloc_table_full. */
+extern uint64_t rt_alloc_table_full;
 /* ioctl, read, write on a runtime descriptor: -EBADF without the call if the number is
  * not the runtime's (the program dup2'd onto it); else the call's result, or -errno. */
 int rt_fd_ioctl(int fd, unsigned long req, unsigned long arg);

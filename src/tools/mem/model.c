@@ -597,14 +597,19 @@ static uint32_t other_object(struct builder *b, struct pstate *ps, uint64_t a)
 	const char *map = ps->mp->symtab ? symtab_mapping(ps->mp->symtab, a, NULL, NULL) : NULL;
 	char name[512];
 
+	/* blocks under --min-object, and, where the runtime's table of tracked blocks filled
+	 * up (alloc_table_full: over 2^20 live at once), any block past it */
+	const char *untracked = ps->pr->alloc_table_full ? "[heap: untracked blocks]" :
+							   "[heap: untracked small blocks]";
+
 	if (!map)
 		snprintf(name, sizeof(name), "[unknown]");
 	else if (!strcmp(map, "[heap]"))
-		snprintf(name, sizeof(name), "[heap: untracked small blocks]");
+		snprintf(name, sizeof(name), "%s", untracked);
 	else if (!strcmp(map, "[stack]"))
 		snprintf(name, sizeof(name), "[stack of thread 0]");
 	else if (!*map && in_arena(ps, a))
-		snprintf(name, sizeof(name), "[heap: untracked small blocks]");
+		snprintf(name, sizeof(name), "%s", untracked);
 	else if (!*map)
 		snprintf(name, sizeof(name), "[anonymous memory]");
 	else if (*map == '[')
