@@ -15,6 +15,9 @@
  *                      threads.  Unknown keys are ignored by readers; a later key wins.
  *   PREFIX.maps        copy of /proc/self/maps taken at exit (or at a fatal signal)
  *   PREFIX.maps.start  copy taken when the runtime started (used if the exit copy is missing)
+ *   PREFIX.maps.closed the lines of /proc/self/maps of each library the program dlclose'd,
+ *                      taken before (with the nameless mapping after them, its .bss): the
+ *                      report adds those the exit copy does not overlap
  *   PREFIX-<tid>.sdt   per-thread binary stream: struct sonde_file_header, then records
  *                      (<tid> is k*100000000+tid when a thread id repeats in a process;
  *                      readers take the tid from the header)

@@ -619,6 +619,7 @@ static void process_release(struct prof_process *p)
 	free(p->prefix);
 	free(p->proc_path);
 	free(p->maps_path);
+	free(p->maps_closed_path);
 	free(p->host);
 	free(p->exe);
 	free(p->argv);
@@ -749,6 +750,14 @@ static int process_cmp(const void *a, const void *b)
 static int find_maps(struct profile *p, struct prof_process *pr)
 {
 	static const char *const sufs[] = { ".maps", ".maps.start" };
+	char *closed;
+	struct stat cst;
+	if (asprintf(&closed, "%s/%s.maps.closed", p->dir, pr->prefix) < 0)
+		return -ENOMEM;
+	if (!stat(closed, &cst) && S_ISREG(cst.st_mode) && cst.st_size > 0)
+		pr->maps_closed_path = closed;
+	else
+		free(closed);
 	for (size_t i = 0; i < 2; i++) {
 		char *path;
 		if (asprintf(&path, "%s/%s%s", p->dir, pr->prefix, sufs[i]) < 0)
@@ -853,7 +862,8 @@ static int skip_digits(const char **p)
 
 int prof_is_raw_name(const char *name)
 {
-	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start" };
+	static const char *ends[] = { ".sdt", ".sdt.tmp", ".proc", ".maps", ".maps.start",
+				      ".maps.closed" };
 	const char *p = name;
 	if (*p == 'r') {
 		p++;

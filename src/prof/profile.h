@@ -70,6 +70,7 @@ struct prof_process {
 	char *prefix;			/* "<pid>" or "r<rank>.<pid>" */
 	char *proc_path;
 	char *maps_path;		/* PREFIX.maps, else PREFIX.maps.start, else NULL */
+	char *maps_closed_path;		/* PREFIX.maps.closed (libraries dlclose'd), or NULL */
 	/* .proc keys; strings are "" when absent, numbers -1 (or 0 for unsigned) */
 	int format;
 	int pid, ppid, rank;
@@ -111,7 +112,7 @@ void profile_free(struct profile *p);
 /*
  * 1 if name is one of the runtime's raw recording files, else 0: PREFIX or PREFIX-<thread>
  * and one of .sdt, .sdt.tmp (a stream being created when its process was killed: rt/out.c),
- * .proc, .maps, .maps.start, PREFIX being "<pid>" or, under MPI, "r<rank>.<pid>", with
+ * .proc, .maps, .maps.start, .maps.closed, PREFIX being "<pid>" or, under MPI, "r<rank>.<pid>", with
  * ".e<N>" after an exec (doc/sonde.md; rt/init.c stem_set, rt/thread.c).  Whole names, not
  * endings: a user's "notes.maps" or "r.55.proc" is not one.
  */

@@ -1797,7 +1797,55 @@ out:
 	return err;
 }
 
+/* The mappings of a second copy (libraries dlclose'd before the first was taken) that
+ * overlap none of st's: appended.  Best effort: an unreadable copy adds nothing. */
+static int maps_read_closed(struct symtab *st, const char *path)
+{
+	int e = 0;
+	FILE *f = file_fopen_regular(path, &e);
+	struct symtab more = { 0 };
+	if (!f)
+		return 0;
+	e = maps_read(&more, f);
+	fclose(f);
+	size_t cap = st->nmaps;
+	for (size_t i = 0; i < more.nmaps; i++) {
+		struct mapping *m = &more.maps[i];
+		int clash = 0;
+		/* overlapping the exit's copy (the library still mapped there, or another
+		 * mapped since at its addresses: the later one wins), or one added already
+		 * (a library dlclose'd twice; two at the same addresses: the first).  An
+		 * overlap at one end is clipped off: a library's .bss, anonymous, is merged by
+		 * the kernel with the anonymous memory after it, which outlives the library */
+		for (size_t j = 0; j < st->nmaps && !clash; j++) {
+			const struct mapping *o = &st->maps[j];
+			if (!(m->lo < o->hi && o->lo < m->hi))
+				continue;
+			if (o->lo > m->lo && o->hi >= m->hi) {
+				m->hi = o->lo;			/* its end taken */
+			} else if (o->lo <= m->lo && o->hi < m->hi) {
+				m->offset += o->hi - m->lo;	/* its start taken */
+				m->lo = o->hi;
+			} else {
+				clash = 1;			/* covered, or cut in two */
+			}
+		}
+		if (clash || e || grow((void **)&st->maps, &cap, st->nmaps + 1, sizeof(*m))) {
+			free(m->name);
+			continue;
+		}
+		st->maps[st->nmaps++] = *m;
+	}
+	free(more.maps);
+	return 0;
+}
+
 struct symtab *symtab_new(const char *maps_path, int *err)
+{
+	return symtab_new_closed(maps_path, NULL, err);
+}
+
+struct symtab *symtab_new_closed(const char *maps_path, const char *closed_path, int *err)
 {
 	int e = 0;
 	/* the recording's copy: a FIFO put in its place must not block the report */
@@ -1811,6 +1859,8 @@ struct symtab *symtab_new(const char *maps_path, int *err)
 		e = maps_read(st, f);
 	if (f)
 		fclose(f);
+	if (!e && closed_path)
+		e = maps_read_closed(st, closed_path);
 	if (!e) {
 		maps_sort(st);
 		e = modules_build(st);

@@ -93,6 +93,10 @@ struct sym_data {
  * FILE_NOT_REGULAR (-EINVAL) when it is not a regular file (prof/file.h).
  */
 struct symtab *symtab_new(const char *maps_path, int *err);
+/* symtab_new, and the mappings of `closed_path` (NULL: none; PREFIX.maps.closed, the
+ * libraries the program dlclose'd) where they overlap none of maps_path's: their code is
+ * symbolized though the exit's copy no longer maps them. */
+struct symtab *symtab_new_closed(const char *maps_path, const char *closed_path, int *err);
 
 /*
  * Resolve a code address.  0, or -ENOENT if the address is in no known module (then

@@ -139,6 +139,63 @@ SIGSAFE int rt_copy_maps(const char *suffix)
 	return 0;
 }
 
+/* Append to the stream's `suffix` file the lines of /proc/self/maps that map the file
+ * `path` (a library about to be dlclose'd: the exit's copy will not have them, and the
+ * samples in its code would read [unknown]: Open MPI's components under MPI_Finalize). */
+SIGSAFE int rt_append_maps_of(const char *suffix, const char *path)
+{
+	size_t plen = strlen(path), have = 0;
+	uint64_t last_end = 0;	/* the end of the file's last mapping, if the last line */
+	char buf[8192];
+	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	int out = open_stem(suffix, O_WRONLY | O_CREAT | O_APPEND);
+	if (out < 0) {
+		int e = -errno;
+		close(in);
+		return e;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf + have, sizeof(buf) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		size_t start = 0;
+		for (size_t i = start; i < have; i++) {
+			if (buf[i] != '\n')
+				continue;
+			const char *line = buf + start;
+			size_t len = i - start;
+			uint64_t lo = 0, hi = 0;
+			const char *c = line;
+			for (; c < line + len && *c != '-'; c++)
+				lo = lo << 4 | (uint64_t)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+			for (c++; c < line + len && *c != ' '; c++)
+				hi = hi << 4 | (uint64_t)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+			/* the path is the line's last field, after a space; the nameless mapping
+			 * right after the file's last one is its .bss (a line of 5 fields ends in
+			 * the inode "0" and spaces) */
+			int mine = len > plen && line[len - plen - 1] == ' ' &&
+				   !memcmp(line + len - plen, path, plen);
+			int bss = !mine && lo && lo == last_end && len && line[len - 1] == ' ';
+			if ((mine || bss) && write(out, line, len + 1) != (ssize_t)(len + 1))
+				break;
+			last_end = mine ? hi : 0;
+			start = i + 1;
+		}
+		memmove(buf, buf + start, have - start);
+		have -= start;
+		if (have == sizeof(buf))
+			have = 0;	/* a line longer than the buffer: dropped */
+	}
+	close(in);
+	close(out);
+	return 0;
+}
+
 SIGSAFE void rt_proc_append(const char *key, const char *value)
 {
 	char line[512];

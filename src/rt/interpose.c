@@ -13,6 +13,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
 #include <malloc.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -600,6 +603,13 @@ RT_EXPORT int dlclose(void *h)
 {
 	if (!real_dlclose)
 		interpose_init();
+	/* the library's mappings, before they may go: the report symbolizes its code with
+	 * them (profile.c, maps_closed_path); the exit's copy of the maps lacks it */
+	struct link_map *lm = NULL;
+	char real[PATH_MAX];
+	if (rt_cfg.enabled && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
+	    lm->l_name[0] == '/' && realpath(lm->l_name, real))
+		rt_append_maps_of(".maps.closed", real);
 	__sync_fetch_and_add(&rt_loader_busy, 1);
 	int r = real_dlclose(h);
 	__sync_fetch_and_sub(&rt_loader_busy, 1);

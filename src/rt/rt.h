@@ -466,6 +466,10 @@ extern uint64_t rt_fds_lost;
 /* Allocations left untracked because the set of tracked blocks was full (interpose.c:
  * 2^20 blocks live at once): the .proc's alloc_table_full. */
 extern uint64_t rt_alloc_table_full;
+
+/* Append the lines of /proc/self/maps that map the file `path` to the stream's `suffix`
+ * file (finish.c; interpose.c's dlclose: PREFIX.maps.closed). */
+int rt_append_maps_of(const char *suffix, const char *path);
 /* ioctl, read, write on a runtime descriptor: -EBADF without the call if the number is
  * not the runtime's (the program dup2'd onto it); else the call's result, or -errno. */
 int rt_fd_ioctl(int fd, unsigned long req, unsigned long arg);

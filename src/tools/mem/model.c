@@ -917,7 +917,7 @@ static int process_setup(struct builder *b, struct pstate *ps)
 	qsort(ps->stack, ps->nstack, sizeof(*ps->stack), range_cmp);
 	if (pr->maps_path) {
 		int err = 0;
-		ps->mp->symtab = symtab_new(pr->maps_path, &err);
+		ps->mp->symtab = symtab_new_closed(pr->maps_path, pr->maps_closed_path, &err);
 		ps->mp->symtab_err = ps->mp->symtab ? 0 : (err ? err : -EIO);
 	} else {
 		ps->mp->symtab_err = -ENOENT;

@@ -359,7 +359,7 @@ static int convert_points(struct model *m)
 	 * known (inst: the trap is the access; hw: the next instruction) */
 	if (!strcmp(m->proc->source, "inst") && m->proc->maps_path) {
 		int serr;
-		st = symtab_new(m->proc->maps_path, &serr);
+		st = symtab_new_closed(m->proc->maps_path, m->proc->maps_closed_path, &serr);
 		for (size_t i = 0; st && i < nsites; i++)
 			sites[i].func = code_func(st, sites[i].ip);
 	}

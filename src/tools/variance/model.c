@@ -930,7 +930,8 @@ int var_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	for (size_t pi = 0; pi < p->nproc && !r; pi++) {
 		const struct prof_process *pr = &p->proc[pi];
 		int e = 0;
-		struct symtab *st = pr->maps_path ? symtab_new(pr->maps_path, &e) : NULL;
+		struct symtab *st = pr->maps_path ?
+				      symtab_new_closed(pr->maps_path, pr->maps_closed_path, &e) : NULL;
 		for (size_t ti = 0; ti < pr->nthread && !r; ti++) {
 			if (grow((void **)&m.th, &m.capth, m.nth + 1, sizeof(*m.th))) {
 				r = -ENOMEM;
