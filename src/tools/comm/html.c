@@ -317,8 +317,9 @@ static int parts(struct html *h, sqlite3 *db)
 		return -EIO;
 	html_section(h, "processes", "Processes");
 	html_para(h, "Each process (MPI rank) separately; its own matrices are in "
-		     "DIR/comm/rank-R/.  The merged matrices above number the threads of every "
-		     "process one after the other.");
+		     "DIR/comm/rank-R/ (proc-PID for a process without an MPI rank).  The "
+		     "merged matrices above number the threads of every process one after the "
+		     "other.");
 	html_table_begin(h, "processes-table", 9, heads, "rrrlrrrrr", HTML_SORTABLE);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t first = sqlite3_column_int64(st, 3), nt = sqlite3_column_int64(st, 2);

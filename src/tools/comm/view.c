@@ -477,7 +477,9 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (db_meta_u64(db, "processes") > 1) {
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
-		print_table(db, out, "Processes (each in DIR/comm/rank-R/; merged above)",
+		print_table(db, out,
+			    "Processes (each in DIR/comm/rank-R/, or proc-PID without a rank; "
+			    "merged above)",
 			    "SELECT CASE WHEN rank < 0 THEN '-' ELSE rank END, pid, threads, samples,"
 			    " total_all, total_true, total_false,"
 			    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"
