@@ -783,11 +783,7 @@ SIGSAFE static void describe_map1(const struct lite *l, uint8_t op, struct ops *
 	case 0x63:					/* movsxd */
 		out->writes = rb;
 		if (source(out, o->rm_is_mem ? -1 : o->rm, o->rm_mem)) {
-			out->op = DECODE_OP_MOVX;
-			out->dst = (int8_t)reg;
-			out->width = 8;
-			out->swidth = 4;
-			out->sext = 1;
+			decode_set_movx(out, reg, 8, 4, 1);
 		}
 		return;
 	case 0x68: case 0x6a:				/* push imm */
@@ -840,11 +836,8 @@ SIGSAFE static void describe_map1(const struct lite *l, uint8_t op, struct ops *
 	case 0x98:					/* cbw cwde cdqe */
 		out->writes = 1u << DECODE_RAX;
 		if (o->size == 8) {
-			out->op = DECODE_OP_MOVX;
-			out->dst = out->src = DECODE_RAX;
-			out->width = 8;
-			out->swidth = 4;
-			out->sext = 1;
+			out->src = DECODE_RAX;
+			decode_set_movx(out, DECODE_RAX, 8, 4, 1);
 		}
 		return;
 	case 0x99:					/* cwd cdq cqo */
@@ -996,11 +989,7 @@ SIGSAFE static void describe_map2(const struct lite *l, uint8_t op, const struct
 		int s = o->rm_is_mem ? -1 : gpr_op(l, o->rm, sw, &mb);
 		out->writes = rb;
 		if (source(out, s, o->rm_mem)) {
-			out->op = DECODE_OP_MOVX;
-			out->dst = (int8_t)reg;
-			out->width = (uint8_t)o->size;
-			out->swidth = (uint8_t)sw;
-			out->sext = op >= 0xbe;
+			decode_set_movx(out, reg, o->size, sw, op >= 0xbe);
 		}
 		return;
 	}

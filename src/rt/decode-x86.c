@@ -516,11 +516,8 @@ SIGSAFE static void describe_extend(const ZydisDecodedInstruction *in,
 	if (d < 0 || ops[0].size < 16 || ops[1].size < 8 || ops[1].size > ops[0].size ||
 	    !src_operand(&ops[1], out))
 		return;
-	out->op = DECODE_OP_MOVX;
-	out->dst = (int8_t)d;
-	out->width = (uint8_t)(ops[0].size / 8);
-	out->swidth = (uint8_t)(ops[1].size / 8);
-	out->sext = in->mnemonic != ZYDIS_MNEMONIC_MOVZX;
+	decode_set_movx(out, d, ops[0].size / 8, ops[1].size / 8,
+			in->mnemonic != ZYDIS_MNEMONIC_MOVZX);
 }
 
 /* shl/shr/sar r, imm (or 1) and imul r, r/m[, imm]: common in index arithmetic. */
@@ -655,11 +652,8 @@ SIGSAFE static void describe(const ZydisDecodedInstruction *in, const ZydisDecod
 		describe_extend(in, ops, out);
 		return;
 	case ZYDIS_MNEMONIC_CDQE:
-		out->op = DECODE_OP_MOVX;
-		out->dst = out->src = DECODE_RAX;
-		out->width = 8;
-		out->swidth = 4;
-		out->sext = 1;
+		out->src = DECODE_RAX;
+		decode_set_movx(out, DECODE_RAX, 8, 4, 1);
 		return;
 	case ZYDIS_MNEMONIC_SHL:
 	case ZYDIS_MNEMONIC_SHR:

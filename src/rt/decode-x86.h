@@ -154,6 +154,18 @@ struct decode_insn {
 	struct decode_mem lea;		/* DECODE_OP_LEA: the address computed */
 };
 
+/* DECODE_OP_MOVX into d: dst = the zero (sext 0) or sign extension of swidth source bytes
+ * to width bytes (both decoders' movzx, movsx, movsxd, cdqe). */
+static inline void decode_set_movx(struct decode_insn *d, int dst, int width, int swidth,
+				   int sext)
+{
+	d->op = DECODE_OP_MOVX;
+	d->dst = (int8_t)dst;
+	d->width = (uint8_t)width;
+	d->swidth = (uint8_t)swidth;
+	d->sext = (uint8_t)sext;
+}
+
 /* The "known" bit a condition code (0..15, jcc/setcc/cmovcc) reads: DECODE_KNOWN_FLAGS if
  * it tests CF (b, ae, be, a), else DECODE_KNOWN_FLAGS_NC.  Handler-safe. */
 uint32_t decode_cond_needs(int cond);

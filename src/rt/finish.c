@@ -118,17 +118,27 @@ static SIGSAFE int open_stem(const char *suffix, int flags)
 	return open(path, flags | O_CLOEXEC, 0644);
 }
 
-SIGSAFE int rt_copy_maps(const char *suffix)
+/* /proc/self/maps for reading in *in, the stream's `suffix` file opened with `flags` in
+ * *out: 0, or -errno with neither open. */
+static SIGSAFE int maps_open(const char *suffix, int flags, int *in, int *out)
 {
-	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (in < 0)
+	*in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (*in < 0)
 		return -errno;
-	int out = open_stem(suffix, O_WRONLY | O_CREAT | O_TRUNC);
-	if (out < 0) {
+	*out = open_stem(suffix, flags);
+	if (*out < 0) {
 		int e = -errno;
-		close(in);
+		close(*in);
 		return e;
 	}
+	return 0;
+}
+
+SIGSAFE int rt_copy_maps(const char *suffix)
+{
+	int in, out, e = maps_open(suffix, O_WRONLY | O_CREAT | O_TRUNC, &in, &out);
+	if (e)
+		return e;
 	char buf[4096];
 	ssize_t n;
 	while ((n = read(in, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
@@ -147,15 +157,9 @@ SIGSAFE int rt_append_maps_of(const char *suffix, const char *path)
 	size_t plen = strlen(path), have = 0;
 	uint64_t last_end = 0;	/* the end of the file's last mapping, if the last line */
 	char buf[8192];
-	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	int out = open_stem(suffix, O_WRONLY | O_CREAT | O_APPEND);
-	if (out < 0) {
-		int e = -errno;
-		close(in);
+	int in, out, e = maps_open(suffix, O_WRONLY | O_CREAT | O_APPEND, &in, &out);
+	if (e)
 		return e;
-	}
 	for (;;) {
 		ssize_t n = read(in, buf + have, sizeof(buf) - have);
 		if (n < 0 && errno == EINTR)
