@@ -400,12 +400,14 @@ static char *timeline_function(sqlite3 *db, const char *func, const char *dir)
 		if (!nmatch++)
 			one = strdup(f);
 		else {
+			/* the full names: two functions' short names can be the same string
+			 * (template instances: the trial of 2026-11-27 on PENNANT) */
 			if (nmatch == 2)
 				sonde_error("'%s' names several functions in %s; give one as "
-					    "functions.csv has it, or as the table shows it:", func, dir);
+					    "functions.csv has it:", func, dir);
 			if (nmatch == 2 && one)
-				fprintf(stderr, "  %s\n", text_short_name(one, 0, buf, sizeof(buf)));
-			fprintf(stderr, "  %s\n", text_short_name(f, 0, buf, sizeof(buf)));
+				fprintf(stderr, "  '%s'\n", one);
+			fprintf(stderr, "  '%s'\n", f);
 		}
 	}
 	sqlite3_finalize(st);
