@@ -7,6 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$SONDE_TOP/tests/workloads/vsensor/vs-test.sh"
 vs_setup t602-vsensor
+# libclang is loaded by the analysis when it runs (below: cc analyses the sources), not
+# linked into the CLI, which every sonde command maps: 59 MB of RSS for `sonde --version`
+# with it linked (12 MB of it its relocations, private), in every rank's sonde process
+check t602-cli-no-libclang [ "$(ldd "$SONDE" | grep -c -E 'libclang|libLLVM')" -eq 0 ]
 cp "$VSW/fig4.c" "$VSW/cases.c" .
 if "$SONDE" vsensor cc mpicc -O2 -c fig4.c >cc.log 2>&1 && [ -f fig4.o ] &&
 	"$SONDE" vsensor cc mpicc fig4.o -o fig4 >>cc.log 2>&1; then

@@ -22,6 +22,7 @@
 #include <clang-c/Index.h>
 
 #include "tools/vsensor/analysis.h"
+#include "tools/vsensor/clang-dl.h"
 #include "tools/vsensor/vs-abi.h"
 
 #define TOK_MEM (-1)	/* reads memory through a pointer or an array element */
@@ -299,11 +300,11 @@ static unsigned hash_str(const char *s)
 
 static void loc_of(CXCursor c, unsigned *off, int *line, int *col, int *in_macro)
 {
-	CXSourceLocation l = clang_getCursorLocation(c);
+	CXSourceLocation l = vs_clang.clang_getCursorLocation(c);
 	unsigned ln, cl, of, eln, ecl, eof;
 	CXFile f, ef;
-	clang_getSpellingLocation(l, &f, &ln, &cl, &of);
-	clang_getExpansionLocation(l, &ef, &eln, &ecl, &eof);
+	vs_clang.clang_getSpellingLocation(l, &f, &ln, &cl, &of);
+	vs_clang.clang_getExpansionLocation(l, &ef, &eln, &ecl, &eof);
 	if (off)
 		*off = eof;
 	if (line)
@@ -311,20 +312,20 @@ static void loc_of(CXCursor c, unsigned *off, int *line, int *col, int *in_macro
 	if (col)
 		*col = ecl;
 	if (in_macro)
-		*in_macro = (of != eof) || !clang_Location_isFromMainFile(l);
+		*in_macro = (of != eof) || !vs_clang.clang_Location_isFromMainFile(l);
 }
 
 static void extent_of(CXCursor c, unsigned *b, unsigned *e)
 {
-	CXSourceRange r = clang_getCursorExtent(c);
-	clang_getExpansionLocation(clang_getRangeStart(r), NULL, NULL, NULL, b);
-	clang_getExpansionLocation(clang_getRangeEnd(r), NULL, NULL, NULL, e);
+	CXSourceRange r = vs_clang.clang_getCursorExtent(c);
+	vs_clang.clang_getExpansionLocation(vs_clang.clang_getRangeStart(r), NULL, NULL, NULL, b);
+	vs_clang.clang_getExpansionLocation(vs_clang.clang_getRangeEnd(r), NULL, NULL, NULL, e);
 }
 
 static int var_id(struct an *a, CXCursor decl)
 {
-	CXString us = clang_getCursorUSR(decl);
-	const char *u = clang_getCString(us);
+	CXString us = vs_clang.clang_getCursorUSR(decl);
+	const char *u = vs_clang.clang_getCString(us);
 	if (a->nvars * 2 >= a->hcap) {
 		int ncap = a->hcap ? 2 * a->hcap : 1024;
 		int *h = calloc(ncap, sizeof(int));
@@ -343,7 +344,7 @@ static int var_id(struct an *a, CXCursor decl)
 	unsigned k = hash_str(u) & (a->hcap - 1);
 	while (a->hash[k]) {
 		if (!strcmp(a->vars[a->hash[k] - 1].usr, u)) {
-			clang_disposeString(us);
+			vs_clang.clang_disposeString(us);
 			return a->hash[k] - 1;
 		}
 		k = (k + 1) & (a->hcap - 1);
@@ -352,23 +353,23 @@ static int var_id(struct an *a, CXCursor decl)
 	struct var *v = &a->vars[a->nvars];
 	memset(v, 0, sizeof(*v));
 	v->usr = strdup(u);
-	clang_disposeString(us);
-	CXString nm = clang_getCursorSpelling(decl);
-	snprintf(v->name, sizeof(v->name), "%s", clang_getCString(nm));
-	clang_disposeString(nm);
+	vs_clang.clang_disposeString(us);
+	CXString nm = vs_clang.clang_getCursorSpelling(decl);
+	snprintf(v->name, sizeof(v->name), "%s", vs_clang.clang_getCString(nm));
+	vs_clang.clang_disposeString(nm);
 	v->param = -1;
 	v->func = -1;
-	CXCursor par = clang_getCursorSemanticParent(decl);
-	int global = clang_getCursorKind(par) == CXCursor_TranslationUnit ||
-		     clang_Cursor_getStorageClass(decl) == CX_SC_Static ||
-		     clang_Cursor_getStorageClass(decl) == CX_SC_Extern;
+	CXCursor par = vs_clang.clang_getCursorSemanticParent(decl);
+	int global = vs_clang.clang_getCursorKind(par) == CXCursor_TranslationUnit ||
+		     vs_clang.clang_Cursor_getStorageClass(decl) == CX_SC_Static ||
+		     vs_clang.clang_Cursor_getStorageClass(decl) == CX_SC_Extern;
 	if (!global)
 		v->func = a->cur;
-	v->is_static = clang_Cursor_getStorageClass(decl) == CX_SC_Static;
-	if (clang_getCursorKind(decl) == CXCursor_ParmDecl && a->cur >= 0) {
-		int n = clang_Cursor_getNumArguments(par);
+	v->is_static = vs_clang.clang_Cursor_getStorageClass(decl) == CX_SC_Static;
+	if (vs_clang.clang_getCursorKind(decl) == CXCursor_ParmDecl && a->cur >= 0) {
+		int n = vs_clang.clang_Cursor_getNumArguments(par);
 		for (int i = 0; i < n; i++)
-			if (clang_equalCursors(clang_Cursor_getArgument(par, i), decl))
+			if (vs_clang.clang_equalCursors(vs_clang.clang_Cursor_getArgument(par, i), decl))
 				v->param = i;
 	}
 	a->hash[k] = ++a->nvars;
@@ -451,7 +452,7 @@ static void kids_of(CXCursor c, struct kids *k)
 	k->c = k->small;
 	k->cap = sizeof(k->small) / sizeof(k->small[0]);
 	k->n = 0;
-	clang_visitChildren(c, kid_cb, k);
+	vs_clang.clang_visitChildren(c, kid_cb, k);
 }
 
 static void kids_release(struct kids *k)
@@ -465,7 +466,7 @@ static void kids_release(struct kids *k)
 static CXCursor strip(CXCursor c)
 {
 	for (;;) {
-		enum CXCursorKind k = clang_getCursorKind(c);
+		enum CXCursorKind k = vs_clang.clang_getCursorKind(c);
 		if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr)
 			return c;
 		struct kids ks;
@@ -483,10 +484,10 @@ static CXCursor strip(CXCursor c)
 static int plain_var(struct an *a, CXCursor c)
 {
 	c = strip(c);
-	if (clang_getCursorKind(c) != CXCursor_DeclRefExpr)
+	if (vs_clang.clang_getCursorKind(c) != CXCursor_DeclRefExpr)
 		return -1;
-	CXCursor r = clang_getCursorReferenced(c);
-	enum CXCursorKind k = clang_getCursorKind(r);
+	CXCursor r = vs_clang.clang_getCursorReferenced(c);
+	enum CXCursorKind k = vs_clang.clang_getCursorKind(r);
 	if (k != CXCursor_VarDecl && k != CXCursor_ParmDecl)
 		return -1;
 	return var_id(a, r);
@@ -500,12 +501,12 @@ static int field_var(struct an *a, CXCursor c)
 {
 	for (;;) {
 		c = strip(c);
-		if (clang_getCursorKind(c) != CXCursor_MemberRefExpr)
+		if (vs_clang.clang_getCursorKind(c) != CXCursor_MemberRefExpr)
 			return plain_var(a, c);
 		struct kids ks;
 		kids_of(c, &ks);
 		int dot = ks.n == 1 &&
-			  clang_getCanonicalType(clang_getCursorType(ks.c[0])).kind == CXType_Record;
+			  vs_clang.clang_getCanonicalType(vs_clang.clang_getCursorType(ks.c[0])).kind == CXType_Record;
 		if (dot)
 			c = ks.c[0];
 		kids_release(&ks);
@@ -521,16 +522,16 @@ static void punct_between(struct an *a, CXCursor c, CXSourceLocation b, CXSource
 	CXToken *t;
 	unsigned n;
 	op[0] = 0;
-	clang_tokenize(a->tu, clang_getRange(b, e), &t, &n);
+	vs_clang.clang_tokenize(a->tu, vs_clang.clang_getRange(b, e), &t, &n);
 	for (unsigned i = 0; i < n; i++) {
-		if (clang_getTokenKind(t[i]) != CXToken_Punctuation)
+		if (vs_clang.clang_getTokenKind(t[i]) != CXToken_Punctuation)
 			continue;
-		CXString s = clang_getTokenSpelling(a->tu, t[i]);
-		snprintf(op, len, "%s", clang_getCString(s));
-		clang_disposeString(s);
+		CXString s = vs_clang.clang_getTokenSpelling(a->tu, t[i]);
+		snprintf(op, len, "%s", vs_clang.clang_getCString(s));
+		vs_clang.clang_disposeString(s);
 		break;
 	}
-	clang_disposeTokens(a->tu, t, n);
+	vs_clang.clang_disposeTokens(a->tu, t, n);
 }
 
 /*
@@ -545,10 +546,10 @@ static int is_deref(CXCursor c)
 	kids_of(c, &ks);
 	int deref = 0;
 	if (ks.n == 1) {
-		CXType at = clang_getCanonicalType(clang_getCursorType(ks.c[0]));
-		CXType rt = clang_getCanonicalType(clang_getCursorType(c));
+		CXType at = vs_clang.clang_getCanonicalType(vs_clang.clang_getCursorType(ks.c[0]));
+		CXType rt = vs_clang.clang_getCanonicalType(vs_clang.clang_getCursorType(c));
 		deref = at.kind == CXType_Pointer &&
-			clang_equalTypes(clang_getCanonicalType(clang_getPointeeType(at)), rt);
+			vs_clang.clang_equalTypes(vs_clang.clang_getCanonicalType(vs_clang.clang_getPointeeType(at)), rt);
 	}
 	kids_release(&ks);
 	return deref;
@@ -569,7 +570,7 @@ static int is_deref(CXCursor c)
  */
 static void binop_in_macro(CXCursor lhs, char *op, size_t len)
 {
-	enum CXCursorKind k = clang_getCursorKind(lhs);
+	enum CXCursorKind k = vs_clang.clang_getCursorKind(lhs);
 	if (k == CXCursor_ParenExpr) {
 		struct kids ks;
 		kids_of(lhs, &ks);
@@ -583,7 +584,7 @@ static void binop_in_macro(CXCursor lhs, char *op, size_t len)
 	int lvalue = k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr;
 	if (k == CXCursor_DeclRefExpr) {
 		/* an enum constant is a value as it stands ("NC * (i)", enum { NC = 4 }) */
-		enum CXCursorKind rk = clang_getCursorKind(clang_getCursorReferenced(lhs));
+		enum CXCursorKind rk = vs_clang.clang_getCursorKind(vs_clang.clang_getCursorReferenced(lhs));
 		lvalue = rk == CXCursor_VarDecl || rk == CXCursor_ParmDecl;
 	} else if (k == CXCursor_UnaryOperator) {
 		/* of the unary operators only '*' gives an lvalue in C: "-(a) + (b)" is not "=" */
@@ -596,31 +597,31 @@ static void binop(struct an *a, CXCursor c, CXCursor lhs, CXCursor rhs, char *op
 {
 	/* operands not in order in the file: both are in one macro expansion */
 	unsigned le, rb;
-	clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(lhs)), NULL, NULL, NULL, &le);
-	clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(rhs)), NULL, NULL, NULL, &rb);
-	if (le >= rb && clang_getCursorKind(c) == CXCursor_BinaryOperator) {
+	vs_clang.clang_getExpansionLocation(vs_clang.clang_getRangeEnd(vs_clang.clang_getCursorExtent(lhs)), NULL, NULL, NULL, &le);
+	vs_clang.clang_getExpansionLocation(vs_clang.clang_getRangeStart(vs_clang.clang_getCursorExtent(rhs)), NULL, NULL, NULL, &rb);
+	if (le >= rb && vs_clang.clang_getCursorKind(c) == CXCursor_BinaryOperator) {
 		binop_in_macro(lhs, op, len);
 		return;
 	}
-	punct_between(a, c, clang_getRangeEnd(clang_getCursorExtent(lhs)),
-		      clang_getRangeStart(clang_getCursorExtent(rhs)), op, len);
+	punct_between(a, c, vs_clang.clang_getRangeEnd(vs_clang.clang_getCursorExtent(lhs)),
+		      vs_clang.clang_getRangeStart(vs_clang.clang_getCursorExtent(rhs)), op, len);
 	/* ')' of a parenthesised left side may come first: take the operator after it */
 	if (!strcmp(op, ")") || !strcmp(op, "]")) {
 		CXToken *t;
 		unsigned n;
 		op[0] = 0;
-		clang_tokenize(a->tu, clang_getRange(clang_getRangeEnd(clang_getCursorExtent(lhs)),
-						     clang_getRangeStart(clang_getCursorExtent(rhs))), &t, &n);
+		vs_clang.clang_tokenize(a->tu, vs_clang.clang_getRange(vs_clang.clang_getRangeEnd(vs_clang.clang_getCursorExtent(lhs)),
+						     vs_clang.clang_getRangeStart(vs_clang.clang_getCursorExtent(rhs))), &t, &n);
 		for (unsigned i = 0; i < n; i++) {
-			CXString s = clang_getTokenSpelling(a->tu, t[i]);
-			const char *p = clang_getCString(s);
-			if (clang_getTokenKind(t[i]) == CXToken_Punctuation && strcmp(p, ")") && strcmp(p, "]"))
+			CXString s = vs_clang.clang_getTokenSpelling(a->tu, t[i]);
+			const char *p = vs_clang.clang_getCString(s);
+			if (vs_clang.clang_getTokenKind(t[i]) == CXToken_Punctuation && strcmp(p, ")") && strcmp(p, "]"))
 				snprintf(op, len, "%s", p);
-			clang_disposeString(s);
+			vs_clang.clang_disposeString(s);
 			if (op[0])
 				break;
 		}
-		clang_disposeTokens(a->tu, t, n);
+		vs_clang.clang_disposeTokens(a->tu, t, n);
 	}
 }
 
@@ -630,25 +631,25 @@ static void unop(struct an *a, CXCursor c, char *op, size_t len, int *postfix)
 	unsigned n;
 	op[0] = 0;
 	*postfix = 0;
-	clang_tokenize(a->tu, clang_getCursorExtent(c), &t, &n);
+	vs_clang.clang_tokenize(a->tu, vs_clang.clang_getCursorExtent(c), &t, &n);
 	if (n) {
 		unsigned i = 0;
-		if (clang_getTokenKind(t[0]) != CXToken_Punctuation || !strcmp(clang_getCString(clang_getTokenSpelling(a->tu, t[0])), "(")) {
+		if (vs_clang.clang_getTokenKind(t[0]) != CXToken_Punctuation || !strcmp(vs_clang.clang_getCString(vs_clang.clang_getTokenSpelling(a->tu, t[0])), "(")) {
 			i = n - 1;
 			*postfix = 1;
 		}
-		CXString s = clang_getTokenSpelling(a->tu, t[i]);
-		snprintf(op, len, "%s", clang_getCString(s));
-		clang_disposeString(s);
+		CXString s = vs_clang.clang_getTokenSpelling(a->tu, t[i]);
+		snprintf(op, len, "%s", vs_clang.clang_getCString(s));
+		vs_clang.clang_disposeString(s);
 	}
-	clang_disposeTokens(a->tu, t, n);
+	vs_clang.clang_disposeTokens(a->tu, t, n);
 }
 
 /* & and * from the types (works inside macro expansions too), the rest from tokens. */
 static void unop_typed(struct an *a, CXCursor c, CXCursor arg, char *op, size_t len, int *post)
 {
-	enum CXTypeKind rk = clang_getCanonicalType(clang_getCursorType(c)).kind;
-	enum CXTypeKind ak = clang_getCanonicalType(clang_getCursorType(arg)).kind;
+	enum CXTypeKind rk = vs_clang.clang_getCanonicalType(vs_clang.clang_getCursorType(c)).kind;
+	enum CXTypeKind ak = vs_clang.clang_getCanonicalType(vs_clang.clang_getCursorType(arg)).kind;
 	*post = 0;
 	if (rk == CXType_Pointer && ak != CXType_Pointer) {
 		snprintf(op, len, "&");
@@ -694,7 +695,7 @@ static void add_ctrl(struct an *a, CXCursor c)
 	struct iset u = { 0 };
 	int save = a->in_ctrl;
 	a->in_ctrl = 1;
-	if (clang_getCursorKind(c) == CXCursor_DeclStmt)
+	if (vs_clang.clang_getCursorKind(c) == CXCursor_DeclStmt)
 		walk_stmt(a, c);
 	else
 		walk_expr(a, c, &u);
@@ -712,7 +713,7 @@ static void add_ctrl(struct an *a, CXCursor c)
 
 static int is_pointerish(CXCursor c)
 {
-	enum CXTypeKind k = clang_getCanonicalType(clang_getCursorType(c)).kind;
+	enum CXTypeKind k = vs_clang.clang_getCanonicalType(vs_clang.clang_getCursorType(c)).kind;
 	return k == CXType_Pointer || k == CXType_ConstantArray || k == CXType_IncompleteArray ||
 	       k == CXType_VariableArray;
 }
@@ -720,13 +721,13 @@ static int is_pointerish(CXCursor c)
 /* The value of a constant integer expression (literal, macro, enum, sizeof), or 0. */
 static int const_int(CXCursor c, long long *v)
 {
-	CXEvalResult r = clang_Cursor_Evaluate(c);
+	CXEvalResult r = vs_clang.clang_Cursor_Evaluate(c);
 	if (!r)
 		return 0;
-	int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+	int ok = vs_clang.clang_EvalResult_getKind(r) == CXEval_Int;
 	if (ok)
-		*v = clang_EvalResult_getAsLongLong(r);
-	clang_EvalResult_dispose(r);
+		*v = vs_clang.clang_EvalResult_getAsLongLong(r);
+	vs_clang.clang_EvalResult_dispose(r);
 	return ok;
 }
 
@@ -767,18 +768,18 @@ static int pct_n(const char *p)
 static int fmt_has_n(struct an *a, CXCursor f)
 {
 	f = strip(f);
-	if (clang_getCursorKind(f) != CXCursor_StringLiteral)
+	if (vs_clang.clang_getCursorKind(f) != CXCursor_StringLiteral)
 		return 1;
 	CXToken *t;
 	unsigned n;
-	clang_tokenize(a->tu, clang_getCursorExtent(f), &t, &n);
+	vs_clang.clang_tokenize(a->tu, vs_clang.clang_getCursorExtent(f), &t, &n);
 	int has = n == 0;
 	for (unsigned i = 0; i < n && !has; i++) {
-		CXString sp = clang_getTokenSpelling(a->tu, t[i]);
-		has = clang_getTokenKind(t[i]) != CXToken_Literal || pct_n(clang_getCString(sp));
-		clang_disposeString(sp);
+		CXString sp = vs_clang.clang_getTokenSpelling(a->tu, t[i]);
+		has = vs_clang.clang_getTokenKind(t[i]) != CXToken_Literal || pct_n(vs_clang.clang_getCString(sp));
+		vs_clang.clang_disposeString(sp);
 	}
-	clang_disposeTokens(a->tu, t, n);
+	vs_clang.clang_disposeTokens(a->tu, t, n);
 	return has;
 }
 
@@ -787,7 +788,7 @@ static int fmt_writes(struct an *a, const struct ext_desc *x, CXCursor c, int i,
 {
 	if (!x->fmt || i < x->fmt || !is_pointerish(arg))
 		return 0;
-	return fmt_has_n(a, clang_Cursor_getArgument(c, x->fmt - 1));
+	return fmt_has_n(a, vs_clang.clang_Cursor_getArgument(c, x->fmt - 1));
 }
 
 static void walk_call(struct an *a, CXCursor c, struct iset *uses)
@@ -804,24 +805,24 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	k->loop_depth = a->nloopstack;
 	loc_of(c, &k->off, &k->line, &k->col, &k->in_macro);
 	extent_of(c, &k->b, &k->e);
-	k->is_stmt = a->have_stmt_call && clang_equalCursors(c, a->stmt_call);
+	k->is_stmt = a->have_stmt_call && vs_clang.clang_equalCursors(c, a->stmt_call);
 	a->have_stmt_call = 0;
-	CXCursor r = clang_getCursorReferenced(c);
-	if (clang_getCursorKind(r) == CXCursor_FunctionDecl) {
-		CXString s = clang_getCursorSpelling(r);
-		snprintf(k->name, sizeof(k->name), "%s", clang_getCString(s));
-		clang_disposeString(s);
+	CXCursor r = vs_clang.clang_getCursorReferenced(c);
+	if (vs_clang.clang_getCursorKind(r) == CXCursor_FunctionDecl) {
+		CXString s = vs_clang.clang_getCursorSpelling(r);
+		snprintf(k->name, sizeof(k->name), "%s", vs_clang.clang_getCString(s));
+		vs_clang.clang_disposeString(s);
 		k->ext = ext_find(k->name);
 	} else {
 		k->indirect = 1;
 		snprintf(k->name, sizeof(k->name), "(function pointer)");
 	}
-	int n = clang_Cursor_getNumArguments(c);
+	int n = vs_clang.clang_Cursor_getNumArguments(c);
 	if (n < 0)
 		n = 0;
 	k->const_size = -1;
 	if (k->ext && k->ext->cls == X_COMPUTE && n == 3 &&
-	    !const_int(clang_Cursor_getArgument(c, 2), &k->const_size))
+	    !const_int(vs_clang.clang_Cursor_getArgument(c, 2), &k->const_size))
 		k->const_size = -1;
 	struct iset *args = calloc(n ? n : 1, sizeof(*args));
 	long long *cval = calloc(n ? n : 1, sizeof(*cval));
@@ -829,14 +830,14 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 	if (!args || !cval)
 		abort();
 	for (int i = 0; i < n && i < 32; i++)
-		if (const_int(clang_Cursor_getArgument(c, i), &cval[i]))
+		if (const_int(vs_clang.clang_Cursor_getArgument(c, i), &cval[i]))
 			cmask |= 1u << i;
 	for (int i = 0; i < n; i++) {
-		CXCursor arg = clang_Cursor_getArgument(c, i);
+		CXCursor arg = vs_clang.clang_Cursor_getArgument(c, i);
 		/* what the callee may write through this argument */
 		CXCursor s = strip(arg);
 		int target = -1, addr = 0, field = 0;
-		if (clang_getCursorKind(s) == CXCursor_UnaryOperator) {
+		if (vs_clang.clang_getCursorKind(s) == CXCursor_UnaryOperator) {
 			char op[8];
 			int post;
 			struct kids ks;
@@ -874,7 +875,7 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 		iset_add(&w, k->ext && (k->ext->taint & bit) ? TOK_TAINT : TOK_VARY);
 		if (field)
 			iset_add(&w, target);	/* the other members keep their values */
-		if (target >= 0 && !is_pointerish(clang_getCursorReferenced(strip(s))))
+		if (target >= 0 && !is_pointerish(vs_clang.clang_getCursorReferenced(strip(s))))
 			add_def(a, k->off, target, &w, 0);
 		else
 			add_memw(a, k->off);
@@ -915,10 +916,10 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 	unsigned off;
 	loc_of(c, &off, NULL, NULL, NULL);
 	a->nexpr++;
-	switch (clang_getCursorKind(c)) {
+	switch (vs_clang.clang_getCursorKind(c)) {
 	case CXCursor_DeclRefExpr: {
-		CXCursor r = clang_getCursorReferenced(c);
-		enum CXCursorKind k = clang_getCursorKind(r);
+		CXCursor r = vs_clang.clang_getCursorReferenced(c);
+		enum CXCursorKind k = vs_clang.clang_getCursorKind(r);
 		if (k == CXCursor_VarDecl || k == CXCursor_ParmDecl)
 			iset_add(uses, var_id(a, r));
 		break;
@@ -929,7 +930,7 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 			walk_expr(a, ks.c[i], uses);
 		break;
 	case CXCursor_MemberRefExpr:
-		if (ks.n && clang_getCanonicalType(clang_getCursorType(ks.c[0])).kind == CXType_Pointer)
+		if (ks.n && vs_clang.clang_getCanonicalType(vs_clang.clang_getCursorType(ks.c[0])).kind == CXType_Pointer)
 			iset_add(uses, TOK_MEM);
 		for (int i = 0; i < ks.n; i++)
 			walk_expr(a, ks.c[i], uses);
@@ -969,7 +970,7 @@ static void walk_expr(struct an *a, CXCursor c, struct iset *uses)
 		if (ks.n != 2)
 			break;
 		binop(a, c, ks.c[0], ks.c[1], op, sizeof(op));
-		if (clang_getCursorKind(c) == CXCursor_CompoundAssignOperator || !strcmp(op, "=")) {
+		if (vs_clang.clang_getCursorKind(c) == CXCursor_CompoundAssignOperator || !strcmp(op, "=")) {
 			struct iset r = { 0 };
 			int compound = strcmp(op, "=") != 0;
 			walk_expr(a, ks.c[1], &r);
@@ -1054,18 +1055,18 @@ static unsigned for_first_semi(struct an *a, CXCursor c, CXCursor body)
 	CXToken *t;
 	unsigned n, res = ~0u;
 	/* the header only: tokenizing the body too made big loops quadratic */
-	clang_tokenize(a->tu, clang_getRange(clang_getRangeStart(clang_getCursorExtent(c)),
-					     clang_getRangeStart(clang_getCursorExtent(body))), &t, &n);
+	vs_clang.clang_tokenize(a->tu, vs_clang.clang_getRange(vs_clang.clang_getRangeStart(vs_clang.clang_getCursorExtent(c)),
+					     vs_clang.clang_getRangeStart(vs_clang.clang_getCursorExtent(body))), &t, &n);
 	for (unsigned i = 0; i < n; i++) {
-		CXString s = clang_getTokenSpelling(a->tu, t[i]);
-		int semi = !strcmp(clang_getCString(s), ";");
-		clang_disposeString(s);
+		CXString s = vs_clang.clang_getTokenSpelling(a->tu, t[i]);
+		int semi = !strcmp(vs_clang.clang_getCString(s), ";");
+		vs_clang.clang_disposeString(s);
 		if (semi) {
-			clang_getExpansionLocation(clang_getTokenLocation(a->tu, t[i]), NULL, NULL, NULL, &res);
+			vs_clang.clang_getExpansionLocation(vs_clang.clang_getTokenLocation(a->tu, t[i]), NULL, NULL, NULL, &res);
 			break;
 		}
 	}
-	clang_disposeTokens(a->tu, t, n);
+	vs_clang.clang_disposeTokens(a->tu, t, n);
 	return res;
 }
 
@@ -1083,15 +1084,15 @@ static long for_trip(struct an *a, const struct kids *ks)
 	CXCursor init = ks->c[0], cond = ks->c[1], inc = ks->c[2];
 	struct kids k;
 	kids_of(init, &k);
-	if (clang_getCursorKind(init) == CXCursor_DeclStmt && k.n == 1 &&
-	    clang_getCursorKind(k.c[0]) == CXCursor_VarDecl) {
+	if (vs_clang.clang_getCursorKind(init) == CXCursor_DeclStmt && k.n == 1 &&
+	    vs_clang.clang_getCursorKind(k.c[0]) == CXCursor_VarDecl) {
 		struct kids in;
 		kids_of(k.c[0], &in);
-		if (in.n >= 1 && clang_isExpression(clang_getCursorKind(in.c[in.n - 1])) &&
+		if (in.n >= 1 && vs_clang.clang_isExpression(vs_clang.clang_getCursorKind(in.c[in.n - 1])) &&
 		    const_int(in.c[in.n - 1], &from))
 			var = var_id(a, k.c[0]);
 		kids_release(&in);
-	} else if (clang_getCursorKind(init) == CXCursor_BinaryOperator && k.n == 2) {
+	} else if (vs_clang.clang_getCursorKind(init) == CXCursor_BinaryOperator && k.n == 2) {
 		char op[8];
 		binop(a, init, k.c[0], k.c[1], op, sizeof(op));
 		if (!strcmp(op, "=") && const_int(k.c[1], &from))
@@ -1103,12 +1104,12 @@ static long for_trip(struct an *a, const struct kids *ks)
 	char cop[8] = "", iop[8] = "";
 	int post;
 	kids_of(cond, &k);
-	if (clang_getCursorKind(cond) == CXCursor_BinaryOperator && k.n == 2 &&
+	if (vs_clang.clang_getCursorKind(cond) == CXCursor_BinaryOperator && k.n == 2 &&
 	    plain_var(a, k.c[0]) == var && const_int(k.c[1], &to))
 		binop(a, cond, k.c[0], k.c[1], cop, sizeof(cop));
 	kids_release(&k);
 	kids_of(inc, &k);
-	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator && k.n == 1 && plain_var(a, k.c[0]) == var)
+	if (vs_clang.clang_getCursorKind(inc) == CXCursor_UnaryOperator && k.n == 1 && plain_var(a, k.c[0]) == var)
 		unop(a, inc, iop, sizeof(iop), &post);
 	kids_release(&k);
 	long long n = -1;
@@ -1129,7 +1130,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 {
 	struct kids ks;
 	kids_of(c, &ks);
-	enum CXCursorKind k = clang_getCursorKind(c);
+	enum CXCursorKind k = vs_clang.clang_getCursorKind(c);
 	switch (k) {
 	case CXCursor_ForStmt: {
 		unsigned semi = ks.n ? for_first_semi(a, c, ks.c[ks.n - 1]) : ~0u;
@@ -1181,14 +1182,14 @@ static void walk_stmt(struct an *a, CXCursor c)
 		break;
 	case CXCursor_DeclStmt:
 		for (int i = 0; i < ks.n; i++) {
-			if (clang_getCursorKind(ks.c[i]) != CXCursor_VarDecl)
+			if (vs_clang.clang_getCursorKind(ks.c[i]) != CXCursor_VarDecl)
 				continue;
 			int v = var_id(a, ks.c[i]);
 			struct kids in;
 			kids_of(ks.c[i], &in);
 			struct iset u = { 0 };
 			for (int j = 0; j < in.n; j++)
-				if (clang_isExpression(clang_getCursorKind(in.c[j])))
+				if (vs_clang.clang_isExpression(vs_clang.clang_getCursorKind(in.c[j])))
 					walk_expr(a, in.c[j], &u);
 			kids_release(&in);
 			if (a->vars[v].func >= 0) {
@@ -1207,7 +1208,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 			walk_stmt(a, ks.c[i]);
 		break;
 	default:
-		if (clang_isExpression(k)) {
+		if (vs_clang.clang_isExpression(k)) {
 			if (k == CXCursor_CallExpr) {
 				a->stmt_call = c;
 				a->have_stmt_call = 1;
@@ -1226,28 +1227,28 @@ static void walk_stmt(struct an *a, CXCursor c)
 static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData d)
 {
 	struct an *a = d;
-	if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c))
+	if (vs_clang.clang_getCursorKind(c) != CXCursor_FunctionDecl || !vs_clang.clang_isCursorDefinition(c))
 		return CXChildVisit_Continue;
-	CXString s = clang_getCursorSpelling(c);
-	int fi = func_id(a, clang_getCString(s), a->curtu, clang_Cursor_getStorageClass(c) == CX_SC_Static);
-	clang_disposeString(s);
+	CXString s = vs_clang.clang_getCursorSpelling(c);
+	int fi = func_id(a, vs_clang.clang_getCString(s), a->curtu, vs_clang.clang_Cursor_getStorageClass(c) == CX_SC_Static);
+	vs_clang.clang_disposeString(s);
 	struct func *f = &a->funcs[fi];
 	if (f->defined)
 		return CXChildVisit_Continue;
 	f->defined = 1;
-	f->own = clang_Location_isFromMainFile(clang_getCursorLocation(c));
+	f->own = vs_clang.clang_Location_isFromMainFile(vs_clang.clang_getCursorLocation(c));
 	f->in_main = a->curtu == 0 && f->own;
 	extent_of(c, &f->b, &f->e);
-	f->nparams = clang_Cursor_getNumArguments(c);
+	f->nparams = vs_clang.clang_Cursor_getNumArguments(c);
 	a->cur = fi;
 	a->nloopstack = 0;
 	for (int i = 0; i < f->nparams; i++)
-		var_id(a, clang_Cursor_getArgument(c, i));
+		var_id(a, vs_clang.clang_Cursor_getArgument(c, i));
 	struct kids ks;
 	kids_of(c, &ks);
 	int e0 = a->nexpr;
 	for (int i = 0; i < ks.n; i++)
-		if (clang_getCursorKind(ks.c[i]) == CXCursor_CompoundStmt)
+		if (vs_clang.clang_getCursorKind(ks.c[i]) == CXCursor_CompoundStmt)
 			walk_stmt(a, ks.c[i]);
 	f = &a->funcs[fi];
 	f->ops = a->nexpr - e0;
@@ -1280,16 +1281,16 @@ static struct fcount *fcount_of(struct an *a, const char *name, int internal)
 static enum CXChildVisitResult ref_cb(CXCursor c, CXCursor parent, CXClientData d)
 {
 	struct an *a = d;
-	enum CXCursorKind k = clang_getCursorKind(c);
+	enum CXCursorKind k = vs_clang.clang_getCursorKind(c);
 	(void)parent;
 	if (k != CXCursor_DeclRefExpr && k != CXCursor_CallExpr)
 		return CXChildVisit_Recurse;
-	CXCursor r = clang_getCursorReferenced(c);
-	if (clang_getCursorKind(r) != CXCursor_FunctionDecl)
+	CXCursor r = vs_clang.clang_getCursorReferenced(c);
+	if (vs_clang.clang_getCursorKind(r) != CXCursor_FunctionDecl)
 		return CXChildVisit_Recurse;
-	CXString s = clang_getCursorSpelling(r);
-	struct fcount *fc = fcount_of(a, clang_getCString(s), clang_getCursorLinkage(r) == CXLinkage_Internal);
-	clang_disposeString(s);
+	CXString s = vs_clang.clang_getCursorSpelling(r);
+	struct fcount *fc = fcount_of(a, vs_clang.clang_getCString(s), vs_clang.clang_getCursorLinkage(r) == CXLinkage_Internal);
+	vs_clang.clang_disposeString(s);
 	if (k == CXCursor_CallExpr)
 		fc->calls++;
 	else
@@ -1300,7 +1301,7 @@ static enum CXChildVisitResult ref_cb(CXCursor c, CXCursor parent, CXClientData 
 static void find_frefs(struct an *a)
 {
 	a->nfc = 0;
-	clang_visitChildren(clang_getTranslationUnitCursor(a->tu), ref_cb, a);
+	vs_clang.clang_visitChildren(vs_clang.clang_getTranslationUnitCursor(a->tu), ref_cb, a);
 	for (int i = 0; i < a->nfc; i++) {
 		if (a->fc[i].refs <= a->fc[i].calls)
 			continue;
@@ -2164,21 +2165,21 @@ static void an_free(struct an *a)
 static int parse_tu(CXIndex idx, const char *path, const char *const *args, int nargs,
 		    CXTranslationUnit *tu, char *err, size_t len)
 {
-	if (clang_parseTranslationUnit2(idx, path, args, nargs, NULL, 0,
+	if (vs_clang.clang_parseTranslationUnit2(idx, path, args, nargs, NULL, 0,
 					CXTranslationUnit_DetailedPreprocessingRecord, tu) != CXError_Success)
 		return -EINVAL;
-	for (unsigned i = 0; i < clang_getNumDiagnostics(*tu); i++) {
-		CXDiagnostic d = clang_getDiagnostic(*tu, i);
-		int bad = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+	for (unsigned i = 0; i < vs_clang.clang_getNumDiagnostics(*tu); i++) {
+		CXDiagnostic d = vs_clang.clang_getDiagnostic(*tu, i);
+		int bad = vs_clang.clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
 		if (bad) {
-			CXString t = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
+			CXString t = vs_clang.clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
 							       CXDiagnostic_DisplayColumn);
-			snprintf(err, len, "%s", clang_getCString(t));
-			clang_disposeString(t);
+			snprintf(err, len, "%s", vs_clang.clang_getCString(t));
+			vs_clang.clang_disposeString(t);
 		}
-		clang_disposeDiagnostic(d);
+		vs_clang.clang_disposeDiagnostic(d);
 		if (bad) {
-			clang_disposeTranslationUnit(*tu);
+			vs_clang.clang_disposeTranslationUnit(*tu);
 			return -EINVAL;
 		}
 	}
@@ -2209,7 +2210,9 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	fclose(f);
 	if (!realpath(path, res->file))
 		snprintf(res->file, sizeof(res->file), "%s", path);
-	CXIndex idx = clang_createIndex(0, 0);
+	if (vs_clang_load(res->error, sizeof(res->error)))
+		return -ENOEXEC;
+	CXIndex idx = vs_clang.clang_createIndex(0, 0);
 	struct an a;
 	memset(&a, 0, sizeof(a));
 	a.cur = -1;
@@ -2219,11 +2222,11 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	int ntu = 0;
 	if (parse_tu(idx, path, args, nargs, &tus[0], res->error, sizeof(res->error))) {
 		free(tus);
-		clang_disposeIndex(idx);
+		vs_clang.clang_disposeIndex(idx);
 		return -EINVAL;
 	}
 	a.tu = tus[ntu++];
-	clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
+	vs_clang.clang_visitChildren(vs_clang.clang_getTranslationUnitCursor(a.tu), top_cb, &a);
 	find_frefs(&a);
 	/* the rest of the program: summaries and callers, never candidates */
 	for (int w = 0; w < opt->nwith; w++) {
@@ -2243,7 +2246,7 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 			snprintf(a.files[a.curtu], sizeof(a.files[0]), "%s", b ? b + 1 : opt->with[w]);
 		}
 		res->nwith++;
-		clang_visitChildren(clang_getTranslationUnitCursor(a.tu), top_cb, &a);
+		vs_clang.clang_visitChildren(vs_clang.clang_getTranslationUnitCursor(a.tu), top_cb, &a);
 		find_frefs(&a);
 	}
 	/*
@@ -2266,9 +2269,9 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	qsort(res->c, res->n, sizeof(*res->c), cmp_cand);
 	an_free(&a);
 	for (int t = 0; t < ntu; t++)
-		clang_disposeTranslationUnit(tus[t]);
+		vs_clang.clang_disposeTranslationUnit(tus[t]);
 	free(tus);
-	clang_disposeIndex(idx);
+	vs_clang.clang_disposeIndex(idx);
 	return 0;
 }
 

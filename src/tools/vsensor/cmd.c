@@ -108,7 +108,9 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 		o.nwith = (int)with->gl_pathc;
 	}
 	int err = vs_analyze(path, cargs, ncargs, &o, a);
-	if (err == -EINVAL)
+	if (err == -ENOEXEC)
+		sonde_error("%s", a->error);
+	else if (err == -EINVAL)
 		sonde_error("cannot parse '%s'%s: %s", path, hint, a->error[0] ? a->error : "libclang failed");
 	else if (err)
 		sonde_error("cannot read '%s': %s", path, strerror(-err));
