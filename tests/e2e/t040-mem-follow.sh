@@ -10,6 +10,9 @@ exes() { grep -h '^exe=' "$1"/*.proc | sed 's/^exe=//; s|.*/||' | sort | tr '\n'
 check "follow-output" cmp -s native out
 # parent + 2 fork children (before exec) + echo + the exec'd forkexec child
 check "follow-all-images ($(exes all))" [ "$(exes all)" = "echo forkexec forkexec forkexec forkexec " ]
+# the summary names the programs its processes ran, with how many processes each
+"$SONDE" report all >all.txt 2>&1
+check "follow-programs-line" grep -q "^  programs  forkexec (4), echo (1)$" all.txt
 n_exec=$(grep -l '^end=exec' all/*.proc | wc -l)
 check "follow-exec-ends-noted ($n_exec)" [ "$n_exec" -eq 2 ]
 # the exec'd child did the memory work: its samples are in the database

@@ -211,6 +211,38 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 	sqlite3_finalize(st);
 }
 
+/*
+ * Several processes: which programs they ran (an exec'd child, a helper).  Open MPI's
+ * daemon among them without ranks is an MPI program started without mpirun, whose
+ * singleton start forked and exec'd orted, which sonde followed (the trial of 2026-11-27
+ * on miniAMR: "threads 9 in 3 processes", the daemon's streams "cut short").
+ */
+static void print_programs(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *st;
+	int daemon = 0, ranks = 0;
+	const char *sep = "";
+
+	if (sqlite3_prepare_v2(db, "SELECT exe, count(*), max(rank) FROM processes GROUP BY exe"
+				   " ORDER BY min(id)", -1, &st, NULL) != SQLITE_OK)
+		return;
+	fprintf(out, "  programs  ");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *exe = (const char *)sqlite3_column_text(st, 0);
+		const char *b = exe && strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe ? exe : "?";
+		fprintf(out, "%s%s (%lld)", sep, b, (long long)sqlite3_column_int64(st, 1));
+		sep = ", ";
+		daemon |= !strcmp(b, "orted") || !strcmp(b, "prted");
+		ranks |= sqlite3_column_int64(st, 2) >= 0;
+	}
+	sqlite3_finalize(st);
+	fprintf(out, "\n");
+	if (daemon && !ranks)
+		fprintf(out, "  note: an MPI program started without mpirun: Open MPI's daemon was "
+			     "profiled too; run 'mpirun -np N sonde mem -- ./app', or add "
+			     "--no-follow-exec\n");
+}
+
 static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 {
 	uint64_t all = mt->samples + mt->dropped;
@@ -230,6 +262,8 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 		print_drops(db, all, out);
 	fprintf(out, "  threads   %" PRIu64 " in %" PRIu64 " process%s\n", mt->threads,
 		mt->processes, mt->processes == 1 ? "" : "es");
+	if (mt->processes > 1)
+		print_programs(db, out);
 	if (mt->truncated)
 		fprintf(out, "  warning: %" PRIu64 " thread stream%s cut short (the process died):"
 			" read up to the cut\n", mt->truncated,
