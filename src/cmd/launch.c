@@ -671,6 +671,7 @@ int launch_run(const struct launch_opts *o, char **argv, struct launch_result *r
 	}
 	if (prepare_dir(o, argv[0], res->rank, res, &created))
 		return 1;
+	res->created = created;
 	/* clock's de-biasing: the user's, this machine's verdict's, or the default (verdict.h) */
 	struct verdict_debias debias;
 	int dr = verdict_debias(o->source, o->period, &debias) ?: verdict_debias_save(res->dir,

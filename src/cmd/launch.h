@@ -32,6 +32,7 @@ struct launch_result {
 	int rank;		/* MPI rank, -1 if none */
 	int status;		/* wait status of the program */
 	int started;		/* the program was executed */
+	int created;		/* the launcher made dir (else the user's, kept) */
 };
 
 /* Common option table entries for recording tools (the run, and the summary after it:

@@ -91,10 +91,13 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		report_notes(res.dir, warn_note);
 	struct stat dst;
 	if (rb == -ENOENT && stat(res.dir, &dst) != 0) {
-		/* moved or deleted while the program ran: the records went with it */
+		/* moved or deleted while the program ran: the records went with it, and no
+		 * profile was built here (status as below) */
 		sonde_error("the output directory %s is gone (moved or removed during the run): "
-			    "no profile was built; 'sonde report' builds one from the directory "
-			    "where it is now", res.dir);
+			    "no profile was built (if it was moved, 'sonde report NEWDIR' builds "
+			    "one)", res.dir);
+		int st = launch_exit_like(res.status);
+		return st ? st : 1;
 	} else if (rb == -ENOENT) {
 		/* The program ran unprofiled: its status when it failed, else sonde's failure
 		 * (a script must not take an exit 0 for a profile: the trial of 2026-11-27);
@@ -104,8 +107,10 @@ int record_and_report(const struct launch_opts *o, char **argv)
 			    "be profiled)");
 		char lf[PATH_MAX + sizeof(VERDICT_LAUNCH_FILE) + 1];
 		snprintf(lf, sizeof(lf), "%s/%s", res.dir, VERDICT_LAUNCH_FILE);
-		unlink(lf);	/* the launcher's own note of the run's settings */
-		if (rmdir(res.dir) != 0)
+		/* the launcher's own note of the run's settings; a directory the user made
+		 * (an empty -o DIR given) stays */
+		unlink(lf);
+		if (!res.created || rmdir(res.dir) != 0)
 			sonde_error("what the run left is kept in %s", res.dir);
 		int st = launch_exit_like(res.status);
 		return st ? st : 1;

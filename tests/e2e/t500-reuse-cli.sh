@@ -35,6 +35,11 @@ check t500-exact-source-msg grep -q "needs the inst source" err
 "$SONDE" reuse --exact -o plain -- true >out 2>err
 check t500-exact-plain-runs [ $? -eq 1 ]
 check t500-exact-plain-no-dir [ ! -e plain ]
+# an empty directory the user made and named with -o is the user's: kept (review)
+mkdir mine
+"$SONDE" reuse --exact -o mine -- true >out 2>err
+check t500-exact-plain-mine-status [ $? -eq 1 ]
+check t500-exact-plain-mine-kept [ -d mine ]
 check t500-exact-plain-msg grep -q "this program was not built by sonde-cc" err
 check t500-exact-plain-nothing grep -q "nothing was recorded" err
 "$SONDE" reuse --bogus -- true >out 2>err
