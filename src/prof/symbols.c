@@ -704,67 +704,122 @@ static bool module_has_symtab(struct sym_module *m)
 	return dw && elf_has_symtab(dwarf_getelf(dw));
 }
 
+/* A GOT slot and the name of what it holds (module_add_plt). */
+struct got_name {
+	uint64_t slot;
+	const char *name;
+};
+
+static int got_cmp(const void *a, const void *b)
+{
+	const struct got_name *x = a, *y = b;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* The named GOT slots of one relocation section (JUMP_SLOT and GLOB_DAT by their symbol,
+ * IRELATIVE as objdump names it, "*ABS*+0xADDEND"), appended to *v; names kept in m. */
+static int got_names(struct sym_module *m, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
+		     struct got_name **v, size_t *n, size_t *cap)
+{
+	Elf_Data *rd = elf_getdata(scn, NULL);
+	Elf_Scn *dyn = elf_getscn(e, sh->sh_link);
+	GElf_Shdr dsh;
+	Elf_Data *dd = dyn && gelf_getshdr(dyn, &dsh) ? elf_getdata(dyn, NULL) : NULL;
+	if (!rd || !sh->sh_entsize)
+		return 0;
+	for (size_t k = 0; k < sh->sh_size / sh->sh_entsize; k++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		char *name = NULL;
+		if (!gelf_getrela(rd, (int)k, &r))
+			continue;
+		unsigned type = (unsigned)GELF_R_TYPE(r.r_info);
+		if (type == R_X86_64_IRELATIVE) {
+			if (asprintf(&name, "*ABS*+0x%" PRIx64 "@plt", (uint64_t)r.r_addend) < 0)
+				name = NULL;
+		} else if ((type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT) && dd &&
+			   GELF_R_SYM(r.r_info) &&
+			   gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym)) {
+			const char *sn = elf_strptr(e, dsh.sh_link, sym.st_name);
+			if (sn && *sn && asprintf(&name, "%s@plt", sn) < 0)
+				name = NULL;
+		}
+		if (!name)
+			continue;
+		if (grow((void **)&m->names, &m->capnames, m->nnames + 1, sizeof(char *)) ||
+		    grow((void **)v, cap, *n + 1, sizeof(**v))) {
+			free(name);
+			return -ENOMEM;
+		}
+		m->names[m->nnames++] = name;
+		(*v)[(*n)++] = (struct got_name){ r.r_offset, name };
+	}
+	return 0;
+}
+
 /*
  * The PLT's stubs as functions "name@plt" (as perf and objdump name them): without, a
  * sample in a stub took the symbol before the PLT, "_init" (the trial of 2026-11-27:
- * SimpleMOC's calls into libm, 1.2% of its samples).  x86-64's layout: .plt.sec's entry
- * k (16 bytes, with IBT) or .plt's entry k + 1 (entry 0 is the resolver's) jumps through
- * the GOT slot of .rela.plt's relocation k, whose symbol names it.
+ * SimpleMOC's calls of expf, 1.2% of its samples).  Each stub of .plt, .plt.sec and
+ * .plt.got (x86-64) jumps through a GOT slot, `jmp *disp(%rip)` (ff 25, after endbr64 or
+ * a bnd prefix): the relocation of that slot names it.  (Not by position: GNU ld puts an
+ * ifunc's IRELATIVE relocation last in .rela.plt but its stub among the others; review.)
  */
 static int module_add_plt(struct sym_module *m)
 {
 	Dwarf_Addr bias = 0;
 	Elf *e = dwfl_module_getelf(m->dm, &bias);
-	size_t shstrndx = 0;
-	Elf_Scn *scn = NULL, *rela = NULL;
-	GElf_Shdr plt = { 0 }, sec = { 0 }, rsh = { 0 };
+	size_t shstrndx = 0, n = 0, cap = 0;
+	struct got_name *v = NULL;
+	Elf_Scn *scn = NULL;
+	int err = 0;
 
 	if (!e || elf_getshdrstrndx(e, &shstrndx))
 		return 0;
-	while ((scn = elf_nextscn(e, scn))) {
+	while (!err && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
-		if (!name)
+		if (name && sh.sh_type == SHT_RELA &&
+		    (!strcmp(name, ".rela.plt") || !strcmp(name, ".rela.dyn")))
+			err = got_names(m, e, scn, &sh, &v, &n, &cap);
+	}
+	if (err || !n) {
+		free(v);
+		return err;
+	}
+	qsort(v, n, sizeof(*v), got_cmp);
+	scn = NULL;
+	while (!err && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+		if (!name || (strcmp(name, ".plt") && strcmp(name, ".plt.sec") &&
+			      strcmp(name, ".plt.got")))
 			continue;
-		if (!strcmp(name, ".plt"))
-			plt = sh;
-		else if (!strcmp(name, ".plt.sec"))
-			sec = sh;
-		else if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA) {
-			rela = scn;
-			rsh = sh;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		uint64_t esz = sh.sh_entsize == 8 || sh.sh_entsize == 16 ? sh.sh_entsize : 16;
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		const uint8_t *code = d->d_buf;
+		for (uint64_t at = 0; at + esz <= sh.sh_size && !err; at += esz) {
+			for (uint64_t o = 0; o + 6 <= esz; o++) {
+				if (code[at + o] != 0xff || code[at + o + 1] != 0x25)
+					continue;
+				int32_t disp;
+				memcpy(&disp, code + at + o + 2, 4);
+				struct got_name key = { sh.sh_addr + at + o + 6 + (uint64_t)(int64_t)disp,
+							NULL };
+				const struct got_name *g = bsearch(&key, v, n, sizeof(*v), got_cmp);
+				GElf_Sym stub = { .st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC),
+						  .st_size = esz };
+				if (g)
+					err = symvec_push(&m->funcs, sh.sh_addr + bias + at, esz,
+							  g->name, fsym_rank(&stub, g->name, INT32_MAX));
+				break;
+			}
 		}
 	}
-	Elf_Data *rd = rela ? elf_getdata(rela, NULL) : NULL;
-	Elf_Scn *dyn = rela ? elf_getscn(e, rsh.sh_link) : NULL;
-	GElf_Shdr dsh;
-	Elf_Data *dd = dyn && gelf_getshdr(dyn, &dsh) ? elf_getdata(dyn, NULL) : NULL;
-	const GElf_Shdr *stubs = sec.sh_size ? &sec : &plt;
-	uint64_t first = sec.sh_size ? 0 : 1;	/* .plt's entry 0 is the resolver's */
-	if (!rd || !dd || !rsh.sh_entsize || !stubs->sh_size || stubs->sh_entsize > 16)
-		return 0;
-	size_t nrel = rsh.sh_size / rsh.sh_entsize;
-	for (size_t k = 0; k < nrel && (k + first + 1) * 16 <= stubs->sh_size; k++) {
-		GElf_Rela r;
-		GElf_Sym sym;
-		if (!gelf_getrela(rd, (int)k, &r) || !GELF_R_SYM(r.r_info) ||
-		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
-			continue;
-		const char *sn = elf_strptr(e, dsh.sh_link, sym.st_name);
-		char *name;
-		if (!sn || !*sn || asprintf(&name, "%s@plt", sn) < 0)
-			continue;
-		if (grow((void **)&m->names, &m->capnames, m->nnames + 1, sizeof(char *))) {
-			free(name);
-			return -ENOMEM;
-		}
-		m->names[m->nnames++] = name;
-		GElf_Sym stub = { .st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC), .st_size = 16 };
-		if (symvec_push(&m->funcs, stubs->sh_addr + bias + (k + first) * 16, 16, name,
-				fsym_rank(&stub, name, INT32_MAX)))
-			return -ENOMEM;
-	}
-	return 0;
+	free(v);
+	return err;
 }
 
 /* .symtab of the file or of its debug file, else .dynsym (elfutils picks the best). */

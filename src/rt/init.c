@@ -566,6 +566,7 @@ static void atfork_child(void)
 	 * marked (the program's files are there in the child too) */
 	__atomic_store_n(&rt_fds_lost, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&rt_alloc_table_full, 0, __ATOMIC_RELAXED);
+	interpose_after_fork_child();
 	out_after_fork_child();
 	stem_set();
 	proc_write_start();

@@ -599,16 +599,47 @@ RT_EXPORT void *dlopen(const char *file, int mode)
 	return h;
 }
 
+/* 1 the first time the image of `name` loaded at `base` is dlclose'd in this process (a
+ * table of what was noted; when full, every time: the reader drops the repeats). */
+#define CLOSED_SLOTS 256
+static uintptr_t closed_bases[CLOSED_SLOTS];
+
+void interpose_after_fork_child(void)
+{
+	memset(closed_bases, 0, sizeof(closed_bases));	/* the child notes in its own file */
+}
+
+static int first_close_of(uintptr_t at, const char *name)
+{
+	uint64_t hash = 0xcbf29ce484222325ull;	/* FNV-1a: another library at the same base */
+	for (const char *c = name; *c; c++)
+		hash = (hash ^ (uint8_t)*c) * 0x100000001b3ull;
+	uintptr_t base = (at ^ (uintptr_t)hash) | 1;	/* never 0, the empty slot */
+
+	for (int i = 0; i < CLOSED_SLOTS; i++) {
+		uintptr_t v = __atomic_load_n(&closed_bases[i], __ATOMIC_ACQUIRE);
+		if (v == base)
+			return 0;
+		if (!v && __sync_bool_compare_and_swap(&closed_bases[i], 0, base))
+			return 1;
+		if (__atomic_load_n(&closed_bases[i], __ATOMIC_ACQUIRE) == base)
+			return 0;	/* another thread noted it just now */
+	}
+	return 1;
+}
+
 RT_EXPORT int dlclose(void *h)
 {
 	if (!real_dlclose)
 		interpose_init();
 	/* the library's mappings, before they may go: the report symbolizes its code with
-	 * them (profile.c, maps_closed_path); the exit's copy of the maps lacks it */
+	 * them (profile.c, maps_closed_path); the exit's copy of the maps lacks it.  Once
+	 * per loaded image (a dlclose that only drops a reference, repeated 20,000 times,
+	 * wrote 12 MB: review); the name as given to dlopen ("./plug.so") resolved. */
 	struct link_map *lm = NULL;
 	char real[PATH_MAX];
 	if (rt_cfg.enabled && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
-	    lm->l_name[0] == '/' && realpath(lm->l_name, real))
+	    *lm->l_name && first_close_of(lm->l_addr, lm->l_name) && realpath(lm->l_name, real))
 		rt_append_maps_of(".maps.closed", real);
 	__sync_fetch_and_add(&rt_loader_busy, 1);
 	int r = real_dlclose(h);

@@ -14,6 +14,9 @@
 void interpose_add_wrapper_range(uint64_t lo, uint64_t hi);
 /* Resolve the real functions; called first thing by the constructor. */
 void interpose_init(void);
+/* In a fork child, before it runs the program: forget which libraries the parent noted at
+ * their dlclose (the child notes them in its own recording). */
+void interpose_after_fork_child(void);
 /* The program's allocator, bypassing tracking (for the runtime's own small needs). */
 void *interpose_real_malloc(size_t n);
 void interpose_real_free(void *p);

@@ -2,9 +2,13 @@
 # t049-mem-plt: samples in a PLT stub are named "function@plt", as perf and objdump name
 # them, not by the symbol before the PLT ("_init": the trial of 2026-11-27, SimpleMOC's
 # calls of expf, 1.2% of its samples).  The program calls a one-line function of its own
-# library in a loop: the stub (endbr64, bnd jmp through the GOT: a load) is a third of the
+# library in a loop: the stub (a jmp through the GOT: a load) is a third of the
 # instructions run, so by construction a good part of the samples (0.05: the loop and the
-# function hold the rest), and nothing may be named _init.
+# function hold the rest), and nothing may be named _init.  The caller has an ifunc too
+# (target_clones): GNU ld puts its IRELATIVE relocation last in .rela.plt but its stub
+# among the others, so stubs are named by the GOT slot they jump through, not by their
+# position (review of 2026-11-27: every stub after it took its neighbour's name).  (The
+# stubs are Debian gcc's plain .plt: jmp through the GOT, push, jmp to the resolver.)
 . "$(dirname "$0")/lib.sh"
 command -v gcc >/dev/null || { skip t049 "gcc is not installed"; exit 0; }
 cat >tiny.c <<'EOF'
@@ -17,6 +21,10 @@ cat >caller.c <<'EOF'
 #include <stdio.h>
 #include <time.h>
 int tiny(int x);
+__attribute__((target_clones("default", "avx2"), noinline)) int twice(int x)
+{
+	return 2 * x;
+}
 int main(void)
 {
 	struct timespec a, b;
@@ -29,7 +37,7 @@ int main(void)
 		n++;
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	} while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < 0.4);
-	printf("caller: %d\n", s == (int)(n * 1000000) ? 1 : 0);
+	printf("caller: %d\n", s == (int)(n * 1000000) && twice(2) == 4 ? 1 : 0);
 	return 0;
 }
 EOF
