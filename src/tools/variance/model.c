@@ -533,15 +533,23 @@ static int context_shares(struct model *m)
 			continue;
 		for (size_t j = 0; j < m->nk; j++)
 			tail[j] = tail_of(m->k[j].context, p);
+		/* each group of contexts ending in one tail once: its seen summed, then split
+		 * (tail[] cleared as a group is done) */
 		for (size_t j = 0; j < m->nk; j++) {
-			if (!tail[j])
-				continue;
+			const char *t = tail[j];
 			uint64_t seen = 0;
-			for (size_t q = 0; q < m->nk; q++)
-				if (tail[q] && !strcmp(tail[q], tail[j]))
+			if (!t)
+				continue;
+			for (size_t q = j; q < m->nk; q++)
+				if (tail[q] && !strcmp(tail[q], t))
 					seen += m->k[q].seen;
-			n[j] += seen ? (double)m->nm[i].samples * (double)m->k[j].seen / (double)seen :
-				       0;
+			for (size_t q = m->nk; q-- > j;) {
+				if (!tail[q] || strcmp(tail[q], t))
+					continue;
+				n[q] += seen ? (double)m->nm[i].samples * (double)m->k[q].seen /
+						       (double)seen : 0;
+				tail[q] = NULL;
+			}
 		}
 	}
 	for (size_t j = 0; j < m->nk; j++)
