@@ -68,6 +68,10 @@ check t400-listed grep -q '^ *comm ' all.out
 check t400-exit-status [ $? -eq 7 ]
 check t400-empty-said grep -q 'no communication detected' summary
 check t400-report-dispatch sh -c "'$SONDE' report rec 2>&1 | grep -q '^sonde comm: '"
+# --quiet: the tables alone (the header was printed all the same: the trial of 2026-11-27)
+"$SONDE" report rec --quiet >q.txt 2>&1
+check t400-report-quiet-no-header [ "$(grep -c -E '^sonde comm: |^  source ' q.txt)" -eq 0 ]
+check t400-report-quiet-tables grep -q "communication" q.txt
 
 # --exact on a program not built by sonde-cc: the runtime refuses with the reason (it used
 # to fall back to the clock source at --exact's period, 1 ns), the program runs, its status

@@ -57,6 +57,10 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 	# the counts are in samples, as the summary says: the rows sum to the samples (the
 	# trial of 2026-11-27 found them summing to more than the outcomes, unexplained)
 	check t507-gcc-says-counts grep -q "Counts are in samples" gsummary
+	# --quiet: the histogram without the header (printed all the same before)
+	"$SONDE" report g --quiet >gq.txt 2>&1
+	check t507-quiet-no-header [ "$(grep -c -E '^sonde reuse: |^  source ' gq.txt)" -eq 0 ]
+	check t507-quiet-histogram grep -q "^Reuse time in ns" gq.txt
 	rows=$(awk -F, 'NR > 1 { s += $4 } END { printf "%.0f", s }' g/reuse/histogram.csv)
 	check "t507-gcc-counts-${rows}-samples-$(reuse_meta g accesses)" [ "$rows" = "$(reuse_meta g accesses)" ]
 	u=$(for i in 1 2 3; do /usr/bin/time -f %U ./rbg sweep 200000 2000 2>&1 >/dev/null | tail -1; done | sort -g | head -1)

@@ -434,19 +434,23 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	uint64_t all = db_meta_u64(db, "total_all"), tr = db_meta_u64(db, "total_true");
 	uint64_t fs = db_meta_u64(db, "total_false");
 	int top = o->top > 0 ? o->top : 10;
-	fprintf(out, "sonde comm: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
-	fprintf(out, "  source %s, period %s %s; %" PRIu64 " samples, %" PRIu64 " traps\n",
-		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
-		db_meta(db, "period_unit", b[2], sizeof(b[2])), db_meta_u64(db, "samples"),
-		db_meta_u64(db, "traps"));
-	report_debias_line(db, out, "  de-biasing: ");
-	fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
-	report_arm_fail_line(db, out, "  arm failures: ");
-	if (comm_switch_text(db, b[0], sizeof(b[0])))
-		fprintf(out, "  context switches: %s\n", b[0]);
-	fprintf(out, "  scaling: %s\n  unit: %s\n", db_meta(db, "scaling", b[1], sizeof(b[1])),
-		db_meta(db, "unit", b[2], sizeof(b[2])));
-	threads_line(db, out);
+	if (!o->quiet) {	/* --quiet: the tables alone, as for mem and variance */
+		fprintf(out, "sonde comm: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
+		fprintf(out, "  source %s, period %s %s; %" PRIu64 " samples, %" PRIu64
+			     " traps\n", db_meta(db, "source", b[0], sizeof(b[0])),
+			db_meta(db, "period", b[1], sizeof(b[1])),
+			db_meta(db, "period_unit", b[2], sizeof(b[2])), db_meta_u64(db, "samples"),
+			db_meta_u64(db, "traps"));
+		report_debias_line(db, out, "  de-biasing: ");
+		fprintf(out, "  watchpoints: %s\n", db_meta(db, "watch", b[0], sizeof(b[0])));
+		report_arm_fail_line(db, out, "  arm failures: ");
+		if (comm_switch_text(db, b[0], sizeof(b[0])))
+			fprintf(out, "  context switches: %s\n", b[0]);
+		fprintf(out, "  scaling: %s\n  unit: %s\n",
+			db_meta(db, "scaling", b[1], sizeof(b[1])),
+			db_meta(db, "unit", b[2], sizeof(b[2])));
+		threads_line(db, out);
+	}
 	if (db_meta_u64(db, "compare_period"))
 		print_compare(db, out);
 	if (!all) {

@@ -461,16 +461,11 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	fprintf(out, "\n");
 }
 
-static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
+/* The summary's header lines (left out by --quiet). */
+static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 {
 	char b[4][768], s[32];
-	int top = o->top > 0 ? o->top : 10;
-	int exact = meta_num(db, "exact") != 0, spatial;
-	struct hist h;
-	struct curve c;
 
-	db_meta(db, "granularity", b[3], sizeof(b[3]));
-	spatial = !strcmp(b[3], "spatial");
 	fprintf(out, "sonde reuse: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
 	if (*process_note(db, b[0], sizeof(b[0])))
 		fprintf(out, "  process %s\n", b[0]);
@@ -497,6 +492,20 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n",
 			meta_num(db, "accesses"), b[2], db_meta(db, "distances", b[1], sizeof(b[1])));
 	}
+}
+
+static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
+{
+	char b[4][768], s[32];
+	int top = o->top > 0 ? o->top : 10;
+	int exact = meta_num(db, "exact") != 0, spatial;
+	struct hist h;
+	struct curve c;
+
+	db_meta(db, "granularity", b[3], sizeof(b[3]));
+	spatial = !strcmp(b[3], "spatial");
+	if (!o->quiet)	/* --quiet: the tables alone, as for mem and variance */
+		print_header(db, out, exact, spatial);
 	int dists = 0;
 	if (read_hist(db, "reuse", &h) == 0 && h.n > 2) {
 		dists = 1;
