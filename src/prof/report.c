@@ -544,3 +544,13 @@ int report_html(const char *dir, const char *path, char *err, size_t errlen)
 	sqlite3_close(db);
 	return r;
 }
+
+const char *report_program(sqlite3 *db, char *buf, size_t len)
+{
+	if (!*db_meta(db, "argv", buf, len) && !*db_meta(db, "exe", buf, len))
+		snprintf(buf, len, "(unknown program)");
+	for (char *c = buf; *c; c++)
+		if (*c == '\x1f')	/* the .proc's separator of arguments */
+			*c = ' ';
+	return buf;
+}

@@ -99,4 +99,8 @@ int report_html_table_end(struct html *h, struct sqlite3_stmt *st, int rc, int64
  * distance without access counts), which sqlite would read as 0. */
 void report_html_td(struct html *h, struct sqlite3_stmt *st, int col, int decimals);
 
+/* The program as it was run, for a summary's first line: meta argv (its arguments
+ * separated by spaces), else meta exe, else "(unknown program)".  Returns buf. */
+const char *report_program(struct sqlite3 *db, char *buf, size_t len);
+
 #endif

@@ -13,6 +13,8 @@ check t507-status [ $? -eq 0 ]
 h=rec/reuse/histogram.csv
 check t507-no-distance [ -z "$(awk -F, '$1 == "reuse" || $1 == "time"' $h)" ]
 check t507-says-why grep -q "distances need" summary
+# the header names the program as it was run, its arguments too (the exe alone before)
+check t507-header-args grep -q "^sonde reuse: .*rb sweep 1000 3000$" summary
 # the program is a sonde-cc build: the advice is its --source inst, and without --source
 # reuse takes that source (it took the clock and advised a sonde-cc build: the trial of
 # 2026-11-27 on SimpleMOC)

@@ -15,6 +15,8 @@ for b in nofp fp; do
 	check "t824-$b-run" [ $? -eq 0 ]
 	"$SONDE" report $b.d --html $b.html >/dev/null 2>&1
 done
+# the header names the program as it was run
+check t824-header-program grep -q "^  program: ./nofp mix 0$" nofp.err
 n=$(vr_meta nofp.d exe_functions) f=$(vr_meta nofp.d exe_fp_functions)
 check "t824-nofp-functions-${f:-none}-of-${n:-none}" [ "${n:-0}" -ge 5 -a "$(( ${f:-99} * 4 ))" -lt "${n:-0}" ]
 check t824-nofp-said grep -q "call paths: .*nofp sets up a frame pointer in ${f:-x} of its ${n:-x} functions.*-fno-omit-frame-pointer" nofp.err

@@ -359,7 +359,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 	const char *kv[][2] = {
 		{ "schema", DB_SCHEMA }, { "tool", "comm" }, { "source", m->proc->source },
 		{ "period_unit", m->proc->period_unit }, { "scaling", scaling }, { "unit", unit },
-		{ "watch", watch_status(m, watch, sizeof(watch)) }, { "exe", m->proc->exe },
+		{ "watch", watch_status(m, watch, sizeof(watch)) }, { "exe", m->proc->exe }, { "argv", m->proc->argv },
 		{ "exact", m->exact ? "1" : "0" },
 	};
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]) && !r; i++)

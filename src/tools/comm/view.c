@@ -435,7 +435,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	uint64_t fs = db_meta_u64(db, "total_false");
 	int top = o->top > 0 ? o->top : 10;
 	if (!o->quiet) {	/* --quiet: the tables alone, as for mem and variance */
-		fprintf(out, "sonde comm: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
+		fprintf(out, "sonde comm: %s\n", report_program(db, b[0], sizeof(b[0])));
 		fprintf(out, "  source %s, period %s %s; %" PRIu64 " samples, %" PRIu64
 			     " traps\n", db_meta(db, "source", b[0], sizeof(b[0])),
 			db_meta(db, "period", b[1], sizeof(b[1])),

@@ -906,7 +906,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 	const char *kv[][2] = {
 		{ "schema", DB_SCHEMA }, { "tool", "reuse" }, { "source", m->proc->source },
 		{ "period_unit", m->proc->period_unit }, { "scaling", scaling },
-		{ "exe", m->proc->exe }, { "exact", exact ? "1" : "0" },
+		{ "exe", m->proc->exe }, { "argv", m->proc->argv }, { "exact", exact ? "1" : "0" },
 		{ "access_counts", has_distances(m) ? "1" : "0" },
 		{ "cache", m->mode & REUSE_M_SHARED ? "shared" : "private" },
 		{ "granularity", m->mode & REUSE_M_SPATIAL ? "spatial" : "temporal" },

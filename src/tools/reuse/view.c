@@ -466,7 +466,7 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 {
 	char b[4][768], s[32];
 
-	fprintf(out, "sonde reuse: %s\n", db_meta(db, "exe", b[0], sizeof(b[0])));
+	fprintf(out, "sonde reuse: %s\n", report_program(db, b[0], sizeof(b[0])));
 	if (*process_note(db, b[0], sizeof(b[0])))
 		fprintf(out, "  process %s\n", b[0]);
 	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (elements: %s)\n",

@@ -203,6 +203,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			     " (context, function) pairs in %" PRIu64 " thread(s); metrics %s\n",
 			db_meta_u64(db, "returns"), db_meta_u64(db, "functions"), db_meta_u64(db, "threads"),
 			ev);
+		char prog[1024];
+		fprintf(out, "  program: %s\n", report_program(db, prog, sizeof(prog)));
 		fprintf(out, "  selection: %s samples %" PRIu64 ", entries armed %" PRIu64
 			     ", caught %" PRIu64 ", missed %" PRIu64 "; watch backend %s%s\n",
 			src, db_meta_u64(db, "samples"), db_meta_u64(db, "picks"), db_meta_u64(db, "entries"),
