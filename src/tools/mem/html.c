@@ -34,13 +34,7 @@ static void header(struct html *h, sqlite3 *db)
 
 	html_section(h, "summary", "Summary");
 	html_kv_begin(h, "header");
-	db_meta(db, "argv", argv, sizeof(argv));
-	for (char *c = argv; *c; c++)
-		if (*c == '\x1f')
-			*c = ' ';
-	if (!*argv)
-		db_meta(db, "exe", argv, sizeof(argv));
-	html_kv(h, "program", *argv ? argv : "(unknown program)");
+	html_kv(h, "program", report_program(db, argv, sizeof(argv)));
 	db_meta(db, "source", v, sizeof(v));
 	if (*db_meta(db, "source_why", why, sizeof(why)))
 		snprintf(v + strlen(v), sizeof(v) - strlen(v), " (fallback: %s)", why);

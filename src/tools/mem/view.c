@@ -140,7 +140,7 @@ int mem_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 
 struct meta {
 	char tool[64], source[64], why[512], period[32], unit[32], scaling[DB_SCALING_MAX];
-	char exe[1024], argv[4096];
+	char argv[4096];	/* the program as run: report_program */
 	uint64_t samples, loads, stores, dropped, truncated, processes, threads, period_n;
 };
 
@@ -152,11 +152,7 @@ static void read_meta(sqlite3 *db, struct meta *mt)
 	db_meta(db, "period", mt->period, sizeof(mt->period));
 	db_meta(db, "period_unit", mt->unit, sizeof(mt->unit));
 	db_meta(db, "scaling", mt->scaling, sizeof(mt->scaling));
-	db_meta(db, "exe", mt->exe, sizeof(mt->exe));
-	db_meta(db, "argv", mt->argv, sizeof(mt->argv));
-	for (char *c = mt->argv; *c; c++)
-		if (*c == '\x1f')
-			*c = ' ';
+	report_program(db, mt->argv, sizeof(mt->argv));
 	mt->samples = db_meta_u64(db, "samples");
 	mt->loads = db_meta_u64(db, "loads");
 	mt->stores = db_meta_u64(db, "stores");
@@ -247,7 +243,7 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 {
 	uint64_t all = mt->samples + mt->dropped;
 	fprintf(out, "sonde %s: %s\n", *mt->tool ? mt->tool : "profile",
-		*mt->argv ? mt->argv : (*mt->exe ? mt->exe : "(unknown program)"));
+		mt->argv);
 	fprintf(out, "  source    %s", mt->source);
 	if (*mt->why)
 		fprintf(out, " (fallback: %s)", mt->why);
