@@ -214,6 +214,11 @@ for c in $cases; do
 	echo "  anonymous mappings of the profiled run (size KB x count: resident KB): $(by_anon_size sp |
 		awk '{ printf "%s%dx%d:%d", s, $1, $2, $3; s = ", " }')"
 done
+# The sonde command's own peak RSS (what every recording command and every rank's sonde
+# process maps before the program starts): libclang is loaded by vsensor's analysis alone
+# since 2026-11-27 (doc/sonde-vsensor.md)
+cli_rss() { /usr/bin/time -f %M "$1/sonde" --version 2>&1 >/dev/null | tail -1; }
+echo "sonde --version, peak RSS: $(cli_rss "$B") KB${before:+; before: $(cli_rss "$before") KB}"
 echo "(the runtime's anonymous mappings: per thread a 64 MB arena (reserved, touched as used),"
 echo " a 256 KB stream buffer (its file's name first; 16 KB used, doubling at each flush from"
 echo " the 4th on), a 256 KB alternate signal stack, thread records in slots of a few hundred"
