@@ -6,6 +6,12 @@
 status() { "$@" >out 2>err; echo $?; }
 check t604-vsensor-no-subcommand test "$(status "$SONDE" vsensor)" -eq 2
 check t604-vsensor-bad-subcommand test "$(status "$SONDE" vsensor frobnicate)" -eq 2
+# the other tools' form runs no program here: the message says how vsensor is used
+check t604-vsensor-run-form test "$(status "$SONDE" vsensor -- /bin/true)" -eq 2
+check t604-vsensor-run-form-msg \
+	grep -q "^sonde: vsensor does not run a program: build it with 'sonde vsensor cc" err
+check t604-vsensor-run-form-path test "$(status "$SONDE" vsensor ./app)" -eq 2
+check t604-vsensor-run-form-path-msg grep -q "vsensor does not run a program" err
 check t604-vsensor-help test "$(status "$SONDE" vsensor --help)" -eq 0
 check t604-vsensor-list-missing test "$(status "$SONDE" vsensor list /nonexistent.c)" -eq 1
 check t604-vsensor-list-missing-msg grep -q "^sonde: cannot read '/nonexistent.c'" err

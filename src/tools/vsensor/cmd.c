@@ -480,6 +480,11 @@ int cmd_vsensor(int argc, char **argv)
 		return vs_cmd_score(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "records"))
 		return cmd_records(argc - 2, argv + 2);
+	/* `sonde vsensor -- ./app`, the other tools' form: say how this one is used */
+	if (!strcmp(argv[1], "--") || strchr(argv[1], '/') || access(argv[1], X_OK) == 0)
+		return sonde_usage_error("vsensor", "vsensor does not run a program: build it with "
+					 "'sonde vsensor cc mpicc ...', run it as usual, then "
+					 "'sonde vsensor report DIR'");
 	return sonde_usage_error("vsensor", "unknown subcommand '%s'", argv[1]);
 }
 
