@@ -262,13 +262,20 @@ int report_html_table_end(struct html *h, sqlite3_stmt *st, int rc, int64_t n, i
 	return db_finish(st, rc);
 }
 
+const char *report_debias(sqlite3 *db, char *buf, size_t len)
+{
+	char source[32];
+	if (strcmp(db_meta(db, "source", source, sizeof(source)), "clock") ||
+	    !*db_meta(db, "extra_steps_note", buf, len))
+		return NULL;
+	return buf;
+}
+
 void report_debias_line(sqlite3 *db, FILE *out, const char *prefix)
 {
-	char source[32], note[1024];
-	if (strcmp(db_meta(db, "source", source, sizeof(source)), "clock") ||
-	    !*db_meta(db, "extra_steps_note", note, sizeof(note)))
-		return;
-	fprintf(out, "%s%s\n", prefix, note);
+	char note[1024];
+	if (report_debias(db, note, sizeof(note)))
+		fprintf(out, "%s%s\n", prefix, note);
 }
 
 /* The database of dir, written: into DIR/profile.db, or into memory (*mem) when mem is not

@@ -51,6 +51,8 @@ struct sqlite3;
  * Nothing when the recording's source is not clock or the launcher noted nothing.
  */
 void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
+/* The same note into buf, or NULL when there is none (the HTML pages' de-bias row). */
+const char *report_debias(struct sqlite3 *db, char *buf, size_t len);
 
 /*
  * The report line on the program's context switches: prefix, then meta.switches_per_s and

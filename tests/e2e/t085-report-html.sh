@@ -17,6 +17,13 @@ check t085-page-written test -s page.html
 check t085-prints-nothing test ! -s report.out
 # the page of `sonde mem --html` is the page of the same database
 check t085-mem-html-same cmp -s mem.html page.html
+# the clock source's de-biasing, said in the terminal's summary, is said on the page too
+debias=$("$SONDE" report rec 2>/dev/null | sed -n 's/^  de-bias   //p')
+if [ -n "$debias" ]; then
+	check t085-html-debias grep -qF "<tr><th>de-bias</th><td>$debias</td></tr>" page.html
+else
+	check t085-html-no-debias sh -c "! grep -q '<th>de-bias</th>' page.html"
+fi
 
 if grep -qiE '<(script|link|img)[^>]+(src|href)=' page.html; then
 	fail t085-self-contained "external resources in page.html"

@@ -27,6 +27,9 @@ src=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'source'")
 per=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'period'")
 unit=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'period_unit'")
 check "t409-source-line-$src-$per-$unit" grep -q ">$src, period $per $unit<" page.html
+# the program as it was run, its arguments too, as the terminal's summary names it (the
+# executable alone until 2026-11-27)
+check t409-program-args grep -q "<th>program</th><td>[^<]*cb-inst fs 20000 50</td>" page.html
 if grep -qiE '<(script|link|img)[^>]+(src|href)=' page.html; then
 	fail t409-self-contained "external resources in page.html"
 else

@@ -26,10 +26,12 @@ static void header(struct html *h, sqlite3 *db)
 
 	html_section(h, "summary", "Summary");
 	html_kv_begin(h, "header");
-	html_kv(h, "program", db_meta(db, "exe", v, sizeof(v)));
+	html_kv(h, "program", report_program(db, v, sizeof(v)));
 	snprintf(v, sizeof(v), "%s, period %s %s", db_meta(db, "source", a, sizeof(a)),
 		 db_meta(db, "period", b, sizeof(b)), db_meta(db, "period_unit", u, sizeof(u)));
 	html_kv(h, "sample source", v);
+	if (report_debias(db, v, sizeof(v)))
+		html_kv(h, "de-biasing", v);
 	snprintf(v, sizeof(v), "%" PRIu64, db_meta_u64(db, "samples"));
 	html_kv(h, "samples", v);
 	snprintf(v, sizeof(v), "%" PRIu64, db_meta_u64(db, "traps"));

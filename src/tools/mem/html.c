@@ -42,6 +42,8 @@ static void header(struct html *h, sqlite3 *db)
 	snprintf(v, sizeof(v), "%s %s", db_meta(db, "period", argv, sizeof(argv)),
 		 db_meta(db, "period_unit", unit, sizeof(unit)));
 	html_kv(h, "period", v);
+	if (report_debias(db, v, sizeof(v)))
+		html_kv(h, "de-bias", v);
 	snprintf(v, sizeof(v), "%" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores)", samples,
 		 db_meta_u64(db, "loads"), db_meta_u64(db, "stores"));
 	html_kv(h, "samples", v);

@@ -667,7 +667,7 @@ int reuse_html(sqlite3 *db, struct html *page)
 
 	html_section(page, "reuse", "Reuse distance");
 	html_kv_begin(page, "reuse-facts");
-	html_kv(page, "program", db_meta(db, "exe", b, sizeof(b)));
+	html_kv(page, "program", report_program(db, b, sizeof(b)));
 	if (*process_note(db, b, sizeof(b)))
 		html_kv(page, "process", b);
 	html_kv(page, "source", db_meta(db, "source", b, sizeof(b)));

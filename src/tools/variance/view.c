@@ -571,7 +571,7 @@ int var_html(sqlite3 *db, struct html *h)
 	db_meta(db, "events", ev, sizeof(ev));
 	html_section(h, "summary", "Function variance (FVSampler)");
 	html_kv_begin(h, "header");
-	html_kv(h, "program", db_meta(db, "exe", b, sizeof(b)));
+	html_kv(h, "program", report_program(db, b, sizeof(b)));
 	html_kv(h, "metrics", ev);
 	html_kv(h, "watch backend", *db_meta(db, "watch_backend", b, sizeof(b)) ? b : "none");
 	if (report_switch_text(db, b, sizeof(b), db_meta_u64(db, "picks") > 0, NULL))
