@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* text.c - aligned text tables.  See text.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,9 @@ static char *dup_cell(const char *s)
 	return strdup(s ? s : "");
 }
 
-/* A name cell: shortened when long (a group of 3 characters, "<a>", grows to "<...>": the
- * copy gets room for 5/3 of the name). */
-static char *dup_name(const char *s)
+/* A name cell as shown: shortened when long (a group of 3 characters, "<a>", grows to
+ * "<...>": the copy gets room for 5/3 of the name). */
+static char *short_name(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	if (n <= TEXT_NAME_MAX)
@@ -62,8 +63,7 @@ int text_table_add(struct text_table *t, const char *const *cells)
 	char **row = t->cells + (size_t)(t->nrows + 1) * t->ncols;
 	for (int i = 0; i < t->ncols; i++) {
 		/* the headings (row -1) as written */
-		row[i] = t->nrows >= 0 && t->align[i] == 'n' ? dup_name(cells[i]) :
-							       dup_cell(cells[i]);
+		row[i] = dup_cell(cells[i]);	/* names shortened when printed */
 		if (!row[i]) {
 			while (i--)
 				free(row[i]);
@@ -100,19 +100,101 @@ static void print_row(const struct text_table *t, FILE *f, const char *indent, c
 	fputc('\n', f);
 }
 
+struct shown {
+	const char *name, *full;
+	size_t cell;
+};
+
+static int shown_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct shown *)a)->name, ((const struct shown *)b)->name);
+}
+
+/*
+ * The cells as printed, in out (same layout as t->cells; the headings as written): the
+ * names of an 'n' column shortened (text_short_name), but where two different names
+ * shorten to the same string (C++ overloads, template instances) both are shown whole:
+ * two rows must not look like one function.  Returns -ENOMEM.
+ */
+static int shown_cells(const struct text_table *t, char **out)
+{
+	size_t n = (size_t)(t->nrows + 1) * t->ncols;
+	for (size_t i = 0; i < n; i++) {
+		int named = t->align[i % t->ncols] == 'n' && i >= (size_t)t->ncols;
+		if (!(out[i] = named ? short_name(t->cells[i]) : dup_cell(t->cells[i])))
+			return -ENOMEM;
+	}
+	struct shown *v = malloc(((size_t)t->nrows + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int c = 0; c < t->ncols; c++) {
+		if (t->align[c] != 'n')
+			continue;
+		int k = 0;
+		for (int r = 1; r <= t->nrows; r++) {
+			size_t i = (size_t)r * t->ncols + c;
+			if (strcmp(out[i], t->cells[i]))	/* shortened */
+				v[k++] = (struct shown){ out[i], t->cells[i], i };
+		}
+		/* a shortened name that equals another row's unshortened one counts too */
+		for (int r = 1; r <= t->nrows; r++) {
+			size_t i = (size_t)r * t->ncols + c;
+			if (!strcmp(out[i], t->cells[i]))
+				v[k++] = (struct shown){ out[i], t->cells[i], SIZE_MAX };
+		}
+		qsort(v, (size_t)k, sizeof(*v), shown_cmp);
+		/* mark the shortened cells of each ambiguous group (SIZE_MAX: keep), then
+		 * replace them: v's names point into out */
+		for (int a = 0, b; a < k; a = b) {
+			int differ = 0;
+			for (b = a + 1; b < k && !strcmp(v[a].name, v[b].name); b++)
+				differ |= strcmp(v[a].full, v[b].full) != 0;
+			for (int j = a; j < b && !differ; j++)
+				v[j].cell = SIZE_MAX;
+		}
+		for (int j = 0; j < k; j++) {
+			if (v[j].cell == SIZE_MAX)
+				continue;
+			char *full = strdup(t->cells[v[j].cell]);
+			if (!full) {
+				free(v);
+				return -ENOMEM;
+			}
+			free(out[v[j].cell]);
+			out[v[j].cell] = full;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 void text_table_print(const struct text_table *t, FILE *f, const char *indent)
 {
+	size_t n = (size_t)(t->nrows + 1) * t->ncols;
 	int *w = calloc((size_t)t->ncols, sizeof(*w));
+	char **cells = calloc(n, sizeof(*cells));
 	if (!w)
-		return;
+		goto out;
+	if (!cells || shown_cells(t, cells)) {
+		/* out of memory: the names whole */
+		for (size_t i = 0; cells && i < n; i++)
+			free(cells[i]);
+		free(cells);
+		cells = NULL;
+	}
+	char **shown = cells ? cells : t->cells;
 	for (int r = 0; r <= t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++) {
-			int n = (int)strlen(t->cells[(size_t)r * t->ncols + c]);
-			if (n > w[c])
-				w[c] = n;
+			int len = (int)strlen(shown[(size_t)r * t->ncols + c]);
+			if (len > w[c])
+				w[c] = len;
 		}
 	for (int r = 0; r <= t->nrows; r++)
-		print_row(t, f, indent, t->cells + (size_t)r * t->ncols, w);
+		print_row(t, f, indent, shown + (size_t)r * t->ncols, w);
+out:
+	for (size_t i = 0; cells && i < n; i++)
+		free(cells[i]);
+	free(cells);
 	free(w);
 }
 

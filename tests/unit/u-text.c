@@ -105,6 +105,65 @@ TEST(name_columns)
 	free(out);
 }
 
+/* Two names that shorten to the same string are both printed whole (PENNANT's template
+ * instances read as two rows of one function); a third, whose short form is its own,
+ * stays short; an unshortened name equal to the others' short form keeps them whole. */
+TEST(name_columns_ambiguous)
+{
+	const char *a = "void Mesh::calcCtrs<double, physics::Lagrange, long>(const double2*, "
+			"double2*, int, int)";
+	const char *b = "void Mesh::calcCtrs<float, physics::Lagrange, long>(const double2*, "
+			"double2*, int, int)";
+	const char *c = "void Mesh::calcVols<double, physics::Lagrange, long>(const double2*, "
+			"double2*, int, int)";
+	const char *heads[] = { "#", "function" };
+	const char *rows[][2] = { { "1", a }, { "2", b }, { "3", c }, { "4", a } };
+	struct text_table *t = text_table_new(2, heads, "rn");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	for (int i = 0; i < 4; i++)
+		CHECK(text_table_add(t, rows[i]) == 0);
+	char *out = NULL, want[1024];
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	text_table_print(t, f, "");
+	fclose(f);
+	text_table_free(t);
+	size_t w = strlen(a);
+	snprintf(want, sizeof(want), "#  %-*s\n1  %s\n2  %s\n3  %-*s\n4  %s\n", (int)w,
+		 "function", a, b, (int)w, "void Mesh::calcVols<...>(...)", a);
+	/* the last cell of a row is not padded */
+	char *p = strstr(want, "3  void Mesh::calcVols<...>(...)");
+	CHECK(p != NULL);
+	if (p) {
+		char *e = p + strlen("3  void Mesh::calcVols<...>(...)");
+		memmove(e, strchr(e, '\n'), strlen(strchr(e, '\n')) + 1);
+	}
+	char *h = strstr(want, "function");
+	memmove(h + 8, strchr(h, '\n'), strlen(strchr(h, '\n')) + 1);
+	CHECK_STR(out, want);
+	free(out);
+
+	/* a short name equal to another row's whole name: both rows whole */
+	const char *heads2[] = { "function" };
+	const char *r1[] = { "void Mesh::calcVols<...>(...)" }, *r2[] = { c };
+	t = text_table_new(1, heads2, "n");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(text_table_add(t, r1) == 0);
+	CHECK(text_table_add(t, r2) == 0);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	text_table_print(t, f, "");
+	fclose(f);
+	text_table_free(t);
+	snprintf(want, sizeof(want), "function\nvoid Mesh::calcVols<...>(...)\n%s\n", c);
+	CHECK_STR(out, want);
+	free(out);
+}
+
 int main(void)
 {
 	RUN(short_enough_or_plain);
@@ -112,5 +171,6 @@ int main(void)
 	RUN(operators_and_namespaces);
 	RUN(call_paths_and_limits);
 	RUN(name_columns);
+	RUN(name_columns_ambiguous);
 	return CHECK_DONE();
 }
