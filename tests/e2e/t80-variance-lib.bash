@@ -135,3 +135,56 @@ vr_default() {
 	"$SONDE" report "$d" >"$d.report" 2>&1
 	check "$tag-report-line" grep -q "OpenMP regions: $n instances" "$d.report"
 }
+
+# var_verdicts NAME FILE: every verdict of functions.csv FILE is the one FVSampler's rule
+# gives for the numbers of its own cpu-time row (the ranking metric; its time row says
+# the same): too few (< 10 instances), too short (below), investigate when over 10% of
+# the time and CV > 20% ("instances vary") or else a CV of the thread means > 10%
+# ("threads differ"), varies (", threads differ" iff that CV > 10%), steady.  The numbers
+# as the text prints them (%.0f, the share of "varies" %.1f).  One check, NAME.
+var_verdicts() {
+	local out
+	out=$(python3 - "$2" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+	by.setdefault((r["function"], r["context"]), {})[r["metric"]] = r
+bad, n = [], 0
+for key, m in by.items():
+	c, t = m.get("cpu-time"), m.get("time")
+	if not c or not t:
+		continue
+	n += 1
+	f = lambda s: float(s) if s not in ("", None) else float("nan")
+	cv, tcv, sh = f(c["cv"]), f(c["thread_cv"]), f(c["share"])
+	hi, thr = cv > 0.20, tcv > 0.10	# nan compares false
+	if int(t["instances"]) < 10:
+		want = "too few instances (%s)" % t["instances"]
+	elif c["below"] == "1":
+		want = "too short for the debug registers here"
+	elif sh > 0.10 and (hi or thr):
+		want = ("investigate: %.0f%% of the time, instances vary (CV %.0f%% > 20%%)" %
+			(sh * 100, cv * 100) if hi else
+			"investigate: %.0f%% of the time, threads differ (CV of thread means "
+			"%.0f%% > 10%%)" % (sh * 100, tcv * 100))
+	elif hi or thr:
+		want = "varies (CV %.0f%%%s) but %.1f%% of the time (<= 10%%)" % (
+			cv * 100, ", threads differ" if thr else "", sh * 100)
+	else:
+		want = "steady (CV %.0f%%)" % (0 if cv != cv else cv * 100)
+	for r in (c, t):
+		if not r["verdict"].startswith(want):
+			bad.append("%s / %s %s: %r, want %r" % (key + (r["metric"], r["verdict"], want)))
+	if ((c["investigate"] == "1") != want.startswith("investigate")):
+		bad.append("%s / %s: investigate column %s" % (key + (c["investigate"],)))
+print("%d contexts" % n)
+for b in bad[:5]:
+	print(b)
+sys.exit(1 if bad or not n else 0)
+PY
+	)
+	local rc=$?
+	echo "    $1: ${out//$'\n'/$'\n'    }"
+	check "$1" [ $rc -eq 0 ]
+}

@@ -22,6 +22,7 @@ for f in saw flat bimodal; do
 	n=$(var_col $F $f "main > $f" cpu-time instances)
 	check "t801-$f-instances-${n:-0}" [ "${n:-0}" -ge 10 ]
 done
+var_verdicts t801-verdicts $F
 cf=$(var_col $F flat "main > flat" cpu-time cv)
 check "t801-flat-cv-$cf-below-0.80" float_between "${cf:-9}" 0 0.80
 cs=$(var_col $F saw "main > saw" cpu-time cv)

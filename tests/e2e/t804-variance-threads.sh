@@ -31,5 +31,7 @@ fn=$(var_col $F tw "thread_main > tw" cpu-time instances)
 fm=$(var_col $F tw "thread_main > tw" cpu-time mean)
 fs=$(var_col $F tw "thread_main > tw" cpu-time sd)
 check "t804-merge-count-$fn-eq-$n" [ "$fn" = "$n" ]
+# each verdict is FVSampler's rule on its row's numbers, "threads differ" included
+var_verdicts t804-verdicts $F
 ok=$(awk -v a="$fm" -v b="$mean" -v c="$fs" -v d="$sd" 'BEGIN { print (a - b < 1e-6 * b && b - a < 1e-6 * b && c - d < 1e-6 * d && d - c < 1e-6 * d) }')
 check "t804-merge-mean-$fm-sd-$fs-eq-$mean-$sd" [ "$ok" = 1 ]

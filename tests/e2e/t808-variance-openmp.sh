@@ -40,6 +40,7 @@ OMP_WAIT_POLICY=passive $pin "$SONDE" variance -o omp -p 1000000 -- ./vomp 400 >
 check t808-run [ $? -eq 0 ]
 check t808-program-output grep -q "vomp done" out.txt
 F=omp/variance/functions.csv
+var_verdicts t808-verdicts $F
 rows=$(awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /omp_fn|omp_outlined/' "$F" | wc -l)
 check "t808-one-row-for-the-region-$rows" [ "$rows" -eq 1 ]
 fn=$(awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /omp_fn|omp_outlined/ { print $1; exit }' "$F")

@@ -19,6 +19,7 @@ var_gcc_build t810 vgcc || exit 0
 "$SONDE" variance -o rec -- ./vgcc tiny 2 >out.txt 2>err.txt
 check t810-run [ $? -eq 0 ]
 F=rec/variance/functions.csv
+var_verdicts t810-verdicts $F
 cost=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'")
 check "t810-calibrated-$cost" [ "${cost:-0}" -gt 1000 ]
 check t810-columns grep -q "^function,context,metric,instances,mean,sd,cv,share,rank,min,max,threads,thread_cv,clamped,resolution,below,investigate,verdict$" $F

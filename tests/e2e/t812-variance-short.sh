@@ -50,6 +50,7 @@ export VSHORT_PER_US=$per
 "$SONDE" variance -p 1000000 -o rec -- ./vshort 3 >out.txt 2>err.txt
 check t812-run [ $? -eq 0 ]
 F=rec/variance/functions.csv
+var_verdicts t812-verdicts $F
 cost=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'")
 check "t812-calibrated-$cost" [ "${cost:-0}" -gt 1000 ]
 R=$(awk -v c="${cost:-0}" 'BEGIN { print c / 4 }')
