@@ -58,3 +58,16 @@ check t803-timeline-same-instances sh -c 'test -s tl-1.txt && cmp -s tl-1.txt tl
 "$SONDE" variance --timeline "spin(long)" x >/dev/null 2>tl.err
 check t803-timeline-wrong-params-exit1 [ $? -eq 1 ]
 check t803-timeline-wrong-params-said grep -q "no instance of 'spin(long)'" tl.err
+# two overloads, pad(int) and pad(double): "pad" and "pad(...)" name both, so neither is
+# taken and both full names are listed; each full name takes its own
+for name in pad "pad(...)"; do
+	"$SONDE" variance --timeline "$name" x >/dev/null 2>tl.err
+	check "t803-timeline-ambiguous-'$name'-exit1" [ $? -eq 1 ]
+	check "t803-timeline-ambiguous-'$name'-said" grep -q "'$name' names several functions" tl.err
+	check "t803-timeline-ambiguous-'$name'-lists" \
+		sh -c "grep -qx \"  'pad(int)'\" tl.err && grep -qx \"  'pad(double)'\" tl.err"
+done
+for name in "pad(int)" "pad(double)"; do
+	"$SONDE" variance --timeline "$name" x >tl.txt 2>tl.err
+	check "t803-timeline-overload-'$name'" [ $? -eq 0 ]
+done

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // vthrow.cc - ground truth for `sonde variance` and C++ exceptions: thrower(d) recurses to
 // d = 0 and throws; main catches it, so no instance of thrower ever returns.  steady()
-// runs between (5 units each, CV 0).  Built by the tests with sonde-cc --sonde-calls.
+// runs between (5 units each, CV 0), and two overloads of pad() (one unit each), whose
+// names shorten alike ("pad(...)").  Built by the tests with sonde-cc --sonde-calls.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,9 @@ NOINLINE void thrower(int d)
 
 NOINLINE void steady() { spin(5); }
 
+NOINLINE void pad(int units) { spin(units); }
+NOINLINE void pad(double units) { spin((int)units); }
+
 int main(int argc, char **argv)
 {
 	double end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
@@ -47,6 +51,8 @@ int main(int argc, char **argv)
 			caught++;
 		}
 		steady();
+		pad(1);
+		pad(1.0);
 	}
 	std::printf("vthrow caught %ld\n", caught);
 	return 0;
