@@ -123,3 +123,27 @@ check t051-cc-missing-msg grep -qx "sonde-cc: cannot run the compiler '/nonexist
 SONDE_CC=/etc/passwd "$CCW" -c b.c >out 2>err; rc=$?
 check "t051-cc-not-exec-status ($rc)" [ "$rc" -eq 126 ]
 check t051-cc-not-exec-one-line [ "$(wc -l <err)" -eq 1 ]
+
+# Vectors wider than 16 bytes: clang's callbacks exist for 1 to 16 bytes, so a loop that
+# -mavx2 vectorizes with 32-byte vectors would make accesses no callback sees; sonde-cc
+# asks for 128-bit vectors (x86-64), and the -mavx2 object then has no 32-byte memory
+# operand and as many callbacks as the plain one.  A wider width of the user's is kept,
+# said once.
+if [ "$(uname -m)" = x86_64 ]; then
+	cat >v.c <<'EOC'
+double a[1024], b[1024];
+void step(void) { for (int i = 0; i < 1024; i++) a[i] += 2.0 * b[i]; }
+EOC
+	calls() { objdump -dr "$1" | grep -c 'R_X86_64_PLT32.*__sanitizer_cov_\(load\|store\)'; }
+	ymm_mem() { objdump -d "$1" | grep -c 'ymm.*(%\|(%.*ymm'; }
+	check t051-avx2-build "$CCW" -O2 -mavx2 -c v.c -o v-avx2.o
+	check t051-plain-build "$CCW" -O2 -c v.c -o v-plain.o
+	check "t051-avx2-no-32-byte-access-$(ymm_mem v-avx2.o)" [ "$(ymm_mem v-avx2.o)" -eq 0 ]
+	check "t051-avx2-callbacks-$(calls v-avx2.o)-as-plain-$(calls v-plain.o)" \
+		[ "$(calls v-avx2.o)" -eq "$(calls v-plain.o)" -a "$(calls v-plain.o)" -gt 0 ]
+	"$CCW" -O2 -mavx2 -mprefer-vector-width=256 -c v.c -o v-256.o 2>vw.err
+	check t051-user-width-kept [ "$(ymm_mem v-256.o)" -gt 0 ]
+	check t051-user-width-warned grep -q "^sonde-cc: warning: -mprefer-vector-width=256: accesses wider than 16 bytes are not seen" vw.err
+else
+	skip t051-vector-width "not x86-64"
+fi
