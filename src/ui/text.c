@@ -271,3 +271,32 @@ const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
 	buf[o] = 0;
 	return buf;
 }
+
+void text_para(FILE *f, const char *indent, const char *text, int width)
+{
+	int in = (int)strlen(indent), col = 0;
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		int n = (int)strcspn(p, " ");
+		if (col && col + 1 + n > width) {
+			fputc('\n', f);
+			col = 0;
+		}
+		if (!col) {
+			fputs(indent, f);
+			col = in;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, (size_t)n, f);
+		col += n;
+		p += n;
+	}
+	if (col)
+		fputc('\n', f);
+}

@@ -48,4 +48,8 @@ const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
 /* A share in percent with one decimal ("12.3%"), "<0.1%" for small non-zero values. */
 void text_percent(char *buf, size_t len, double fraction);
 
+/* text printed as a paragraph: words filled to lines of at most width columns (a longer
+ * word alone on its line), each line starting with indent. */
+void text_para(FILE *f, const char *indent, const char *text, int width);
+
 #endif

@@ -29,3 +29,26 @@ check t404-private-square [ "$(head -1 private/comm/matrix-all-thread.csv)" = "t
 check t404-private-no-pairs [ "$(wc -l <private/comm/pairs.csv)" -eq 1 ]
 "$SONDE" report private >again 2>&1
 check t404-report-says-empty grep -q 'no communication detected' again
+
+# What sampling reaches, said where it found nothing or little (the trial of Splash-3 FFT,
+# 2026-11-27: "false sharing 100.0%" from 2 events, --exact 49,813 transfers): the empty
+# sampled run says that data handed over across a barrier is mostly missed; a split from
+# fewer than 30 events (meta `events`) is called a hint, in the terminal and on the page,
+# and one from more is not.
+check t404-private-reach sh -c "tr '\n' ' ' <private.txt | tr -s ' ' | grep -q 'Sampling sees a transfer when the reader comes soon after a sampled store'"
+for m in wv readonly; do
+	"$SONDE" report $m >$m.rep 2>&1
+	ev=$(sqlite3 $m/profile.db "SELECT value FROM meta WHERE key = 'events'")
+	all=$(sqlite3 $m/profile.db "SELECT value FROM meta WHERE key = 'total_all'")
+	if [ "${all:-0}" -gt 0 ] && [ "${ev:-0}" -lt 30 ]; then
+		check "t404-$m-few-$ev-said" sh -c "flat() { tr '\n' ' ' <\$1 | tr -s ' '; }; flat $m.rep | grep -q 'only $ev events\\? (sampled accesses'"
+	else
+		check "t404-$m-events-$ev-not-few" sh -c "! grep -q 'only [0-9]* events\\? (sampled' $m.rep"
+	fi
+done
+# the same recording with its count of events set to 3: the hint, with the number
+cp -r wv few && sqlite3 few/profile.db "UPDATE meta SET value = '3' WHERE key = 'events'"
+"$SONDE" report few >few.rep 2>&1
+check t404-few-said sh -c "tr '\n' ' ' <few.rep | tr -s ' ' | grep -q 'only 3 events (sampled accesses and traps that found a transfer): the volumes and the true/false split are a hint'"
+"$SONDE" report few --html few.html >/dev/null 2>&1
+check t404-few-page grep -q '<th>warning</th><td>only 3 events (sampled' few.html

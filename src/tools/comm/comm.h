@@ -47,6 +47,9 @@ int comm_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
 /* The context-switch sentence (prof/report.h) in buf for a run that sampled (not --exact
  * alone), with the watchpoint warning when it armed some; NULL otherwise (view.c). */
 const char *comm_switch_text(struct sqlite3 *db, char *buf, size_t len);
+/* A sampled recording's warning when it rests on few communication events (and what
+ * sampling reaches), into buf; NULL when there is none to give. */
+const char *comm_few_text(struct sqlite3 *db, char *buf, size_t len);
 /* --compare: the cosine similarity of the exact and sampled thread matrices of kind. */
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */

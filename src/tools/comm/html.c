@@ -46,6 +46,8 @@ static void header(struct html *h, sqlite3 *db)
 	html_kv(h, "threads", v);
 	snprintf(v, sizeof(v), "%" PRIu64, all);
 	html_kv(h, "communication", v);
+	if (comm_few_text(db, v, sizeof(v)))
+		html_kv(h, "warning", v);
 	html_kv_end(h);
 }
 

@@ -428,6 +428,29 @@ const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
 				  "--no-watch to compare");
 }
 
+/* Fewer communication events than this make a sampled recording's split a hint (a share
+ * out of n events has a standard error of up to 0.5 / sqrt(n): 9 points at 30). */
+#define COMM_FEW_EVENTS 30
+
+/* What sampling reaches, said where it found little (the trial of Splash-3 FFT and RADIX,
+ * 2026-11-27: 3-4 events where --exact counted 50,000-79,000 transfers). */
+#define COMM_SAMPLED_REACH                                                                  \
+	"Sampling sees a transfer when the reader comes soon after a sampled store (two more " \
+	"store samples of the writer expire it): data handed over across a barrier is mostly "  \
+	"missed, and a line written whole then read reads as false sharing; --compare or "      \
+	"--exact on a sonde-cc build counts every transfer (doc/sonde-comm.md, \"Limits\")."
+
+const char *comm_few_text(sqlite3 *db, char *buf, size_t len)
+{
+	uint64_t nev = db_meta_u64(db, "events");
+	if (db_meta_u64(db, "exact") || !db_meta_u64(db, "total_all") || nev >= COMM_FEW_EVENTS)
+		return NULL;
+	snprintf(buf, len, "only %" PRIu64 " event%s (sampled accesses and traps that found a "
+		 "transfer): the volumes and the true/false split are a hint, not a measure.  %s",
+		 nev, nev == 1 ? "" : "s", COMM_SAMPLED_REACH);
+	return buf;
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][512];
@@ -453,15 +476,22 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	}
 	if (db_meta_u64(db, "compare_period"))
 		print_compare(db, out);
+	int sampled = !db_meta_u64(db, "exact");
 	if (!all) {
 		fprintf(out, "\n  no communication detected: the matrix is empty (no thread was seen"
 			     " reading or writing a cache line another thread had written)\n");
+		if (sampled)
+			text_para(out, "  ", COMM_SAMPLED_REACH, 80);
 		return 0;
 	}
 	fprintf(out, "  communication: %" PRIu64 " (true sharing %.1f%%, false sharing %.1f%%)"
-		     " between %" PRIu64 " threads\n\n",
+		     " between %" PRIu64 " threads\n",
 		all, 100.0 * (double)tr / (double)all, 100.0 * (double)fs / (double)all,
 		db_meta_u64(db, "threads"));
+	char few[1024];
+	if (comm_few_text(db, few, sizeof(few)))
+		text_para(out, "  ", few, 80);
+	fputc('\n', out);
 	heat_map(db, out, isatty(fileno(out)) && !getenv("NO_COLOR"));
 	static const char *const ph[] = { "threads", "total", "true", "false", "code a",
 					  "code b" };
