@@ -87,8 +87,10 @@ int record_and_report(const struct launch_opts *o, char **argv)
 			(unsigned long long)(raw >> 20));
 	/* -ENOENT: no .proc file (the launcher made the directory, so it is there) */
 	int rb = report_build(res.dir, err, sizeof(err)), built = rb >= 0;
-	if (built)
+	if (built) {
+		report_source_note(res.dir, o->source, warn_note);
 		report_notes(res.dir, warn_note);
+	}
 	struct stat dst;
 	if (rb == -ENOENT && stat(res.dir, &dst) != 0) {
 		/* moved or deleted while the program ran: the records went with it, and no

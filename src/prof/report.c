@@ -425,6 +425,25 @@ static int open_with_tool(const char *dir, sqlite3 **db, const struct tool **too
 	return 0;
 }
 
+int report_source_note(const char *dir, const char *wanted, void (*say)(const char *note))
+{
+	sqlite3 *db;
+	char err[256], got[32], why[1024], note[1200];
+	if (!wanted || !strcmp(wanted, "auto") || open_current(dir, &db, err, sizeof(err)))
+		return 0;
+	int n = 0;
+	db_meta(db, "source", got, sizeof(got));
+	if (*got && strcmp(got, wanted)) {
+		snprintf(note, sizeof(note), "--source %s could not be used, the program was "
+			 "sampled with %s instead (%s)", wanted, got,
+			 *db_meta(db, "source_why", why, sizeof(why)) ? why : "no reason noted");
+		say(note);
+		n = 1;
+	}
+	sqlite3_close(db);
+	return n;
+}
+
 int report_notes(const char *dir, void (*say)(const char *note))
 {
 	sqlite3 *db;

@@ -78,6 +78,11 @@ void report_arm_fail_line(struct sqlite3 *db, FILE *out, const char *prefix);
  * meta.fds_lost).  How many were said. */
 int report_notes(const char *dir, void (*say)(const char *note));
 
+/* The source asked for (--source, not auto) that the recording's main process could not
+ * use, said through say with the runtime's reason (the header says it too, as a fallback,
+ * easily missed: the trial of 2026-11-27).  How many were said (0 or 1). */
+int report_source_note(const char *dir, const char *wanted, void (*say)(const char *note));
+
 /* The same sentence (without prefix) in buf, for the HTML pages; NULL when the recording
  * has no switch counts. */
 const char *report_switch_text(struct sqlite3 *db, char *buf, size_t len, int held,

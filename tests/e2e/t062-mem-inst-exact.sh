@@ -33,6 +33,10 @@ check t062-fallback-status [ $? -eq 0 ]
 check t062-fallback-stdout cmp -s out3 out
 check t062-fallback-reason grep -q 'rebuild it with sonde-cc' prof3/*.proc
 check t062-fallback-source grep -q '^source=clock$' prof3/*.proc
+# and says so in a warning at the end, not only in the header's fallback (-q: the summary
+# left out, the warning not; the trial of 2026-11-27 missed the header's)
+check t062-fallback-warned grep -q "^sonde: warning: --source inst could not be used, the program was sampled with clock instead (inst: .*rebuild it with sonde-cc" err3
+check t062-no-warning-when-used sh -c "! grep -q 'could not be used' err"
 # With a period, that period counts accesses: the clock takes its own default instead of
 # reading it as nanoseconds (--period 1 made a 1 ns clock).
 "$SONDE" mem -q -o prof4 --source inst --period 1 -- "$W/inst-loop" >/dev/null 2>err4
