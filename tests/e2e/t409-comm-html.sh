@@ -129,3 +129,27 @@ if [ -s shot.png ]; then
 else
 	fail t409-screenshot "no screenshot"
 fi
+
+# The JSON report: valid, the header's keys (source, period and its unit, scaling, unit,
+# events; the few-events warning null from 30 events on), and its cells the thread
+# matrix's (DIR/comm/matrix-all-thread.csv) cell for cell.
+"$SONDE" report rec --format json >rep.json 2>json.err
+check t409-json-status [ $? -eq 0 ]
+check t409-json python3 - rec <<'PY'
+import csv, json, sqlite3, sys
+d = json.load(open("rep.json"))
+meta = dict(sqlite3.connect(sys.argv[1] + "/profile.db").execute("SELECT key, value FROM meta"))
+ok = d["tool"] == "comm" and d["source"] == meta["source"]
+ok &= d["period"] == int(meta["period"]) and d["period_unit"] == meta["period_unit"]
+ok &= d["scaling"] == meta["scaling"] and d["unit"] == meta["unit"]
+ok &= d["events"] == int(meta["events"]) and d["total_all"] == int(meta["total_all"])
+ok &= (d["warning"] is None) == (int(meta["events"]) >= 30 or int(meta["total_all"]) == 0)
+rows = list(csv.reader(open(sys.argv[1] + "/comm/matrix-all-thread.csv")))
+want = {(int(r[0]), int(rows[0][c])): int(v) for r in rows[1:] for c, v in enumerate(r[1:], 1)
+        if int(v)}
+got = {(i, j): v for i, j, v in d["cells"]}
+ok &= got == want
+print("json: events %s, warning %s, %d cells, equal %s" % (d["events"], d["warning"] is not None,
+      len(got), got == want))
+sys.exit(0 if ok else 1)
+PY

@@ -17,6 +17,7 @@
 #include "prof/report.h"
 #include "tools/comm/comm.h"
 #include "ui/csv.h"
+#include "ui/json.h"
 #include "ui/text.h"
 
 #define HEAT_MAX 64		/* cells across: more threads are aggregated */
@@ -528,20 +529,41 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		return print_text(db, out, o);
 	if (o->format == REPORT_CSV)
 		return matrix_csv(db, out, -1, COMM_BY_THREAD, COMM_ALL);
-	char b[2][256];
+	/* the keys of the terminal's header too: how to read the volumes (a clock source's
+	 * samples, not transfers: the trial of 2026-11-27 read only "period": 900000), and
+	 * the few-events hint; null when there is none */
+	char b[1024];
 	struct cells c;
-	fprintf(out, "{\"tool\":\"comm\",\"source\":\"%s\",\"period\":%s,\"samples\":%" PRIu64
-		     ",\"traps\":%" PRIu64 ",\"total_all\":%" PRIu64 ",\"total_true\":%" PRIu64
-		     ",\"total_false\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"cells\":[",
-		db_meta(db, "source", b[0], sizeof(b[0])),
-		*db_meta(db, "period", b[1], sizeof(b[1])) ? b[1] : "0", db_meta_u64(db, "samples"),
-		db_meta_u64(db, "traps"), db_meta_u64(db, "total_all"), db_meta_u64(db, "total_true"),
-		db_meta_u64(db, "total_false"), db_meta_u64(db, "threads"));
+	struct json j;
 	if (cells_open(db, -1, COMM_BY_THREAD, COMM_ALL, &c))
 		return -EIO;
-	for (int k = 0; cells_next(&c); k++)
-		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", k ? "," : "", c.i, c.j, c.v);
+	json_init_flags(&j, out, JSON_COMPACT);
+	json_begin_object(&j, NULL);
+	json_str(&j, "tool", "comm");
+	json_str(&j, "source", db_meta(db, "source", b, sizeof(b)));
+	json_uint(&j, "period", db_meta_u64(db, "period"));
+	json_str(&j, "period_unit", db_meta(db, "period_unit", b, sizeof(b)));
+	json_str(&j, "scaling", db_meta(db, "scaling", b, sizeof(b)));
+	json_str(&j, "unit", db_meta(db, "unit", b, sizeof(b)));
+	json_uint(&j, "samples", db_meta_u64(db, "samples"));
+	json_uint(&j, "traps", db_meta_u64(db, "traps"));
+	json_uint(&j, "events", db_meta_u64(db, "events"));
+	json_uint(&j, "total_all", db_meta_u64(db, "total_all"));
+	json_uint(&j, "total_true", db_meta_u64(db, "total_true"));
+	json_uint(&j, "total_false", db_meta_u64(db, "total_false"));
+	json_uint(&j, "threads", db_meta_u64(db, "threads"));
+	json_str(&j, "warning", comm_few_text(db, b, sizeof(b)));
+	json_begin_array(&j, "cells");
+	while (cells_next(&c)) {
+		json_begin_array(&j, NULL);
+		json_uint(&j, NULL, c.i);
+		json_uint(&j, NULL, c.j);
+		json_uint(&j, NULL, c.v);
+		json_end_array(&j);
+	}
 	sqlite3_finalize(c.st);
-	fprintf(out, "]}\n");
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
 	return 0;
 }
