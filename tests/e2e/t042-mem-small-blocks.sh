@@ -7,6 +7,9 @@ first=$(awk -F, 'NR == 2 { print $1 }' rec/mem/objects.csv)
 share=$(csv_get rec/mem/objects.csv object "[heap: untracked small blocks]" share)
 check "small-blocks-first ($first)" [ "$first" = "[heap: untracked small blocks]" ]
 check "small-blocks-share (${share:-none})" float_between "${share:-0}" 0.7 1.0
+# the summary says what would name them: the group's share and the --min-object in force
+"$SONDE" report rec >rep.txt 2>&1
+check small-blocks-note sh -c "tr '\n' ' ' <rep.txt | tr -s ' ' | grep -q '% of the samples are in \[heap: untracked small blocks\]: heap blocks under --min-object (1024 bytes) are not tracked one by one'"
 
 # More blocks live at once than the runtime's table of tracked blocks holds (2^20): the
 # rest go untracked, the report warns with their count and names their group
