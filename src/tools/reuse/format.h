@@ -96,6 +96,9 @@ struct reuse_rec_stats {
 	uint32_t slots;			/* GlobalWP's slots (sampled, --check-sampling); not in
 					 * recordings before 2026-11-27 (4 then), read as 0 */
 	uint32_t pad;
+	uint64_t pages2, pages3;	/* of pages, those sampled at least twice, three times
+					 * (the footprint's estimate: model.c); not in recordings
+					 * before 2026-11-28 */
 };
 /* the record as written before `slots` (still read) */
 #define REUSE_REC_STATS_V1 offsetof(struct reuse_rec_stats, slots)

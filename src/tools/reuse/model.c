@@ -49,7 +49,9 @@ struct model {
 	const struct prof_process *proc;
 	uint32_t mode, element;
 	int have_stats, counts;
-	struct reuse_rec_stats st;	/* summed (pages: the largest) */
+	int page_counts;		/* the stats records count pages sampled twice, three
+					 * times (pages2, pages3: since 2026-11-28) */
+	struct reuse_rec_stats st;	/* summed (pages: the largest, with its pages2, 3) */
 	double time[REUSE_BINS], dist[REUSE_BINS], ns[REUSE_BINS];
 	double inv, cold, reuses;	/* estimated accesses */
 	double inv_timed;		/* of inv: those whose owner's count was read at the
@@ -98,8 +100,11 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t
 		m->check_period = s->check_period;
 	if (s->slots > m->slots)
 		m->slots = s->slots;
-	if (s->pages > m->st.pages)
+	if (s->pages > m->st.pages) {
 		m->st.pages = s->pages;
+		m->st.pages2 = s->pages2;
+		m->st.pages3 = s->pages3;
+	}
 	m->st.cold += s->cold;
 	/* the exact engine's unit of the thread (rt-reuse.c: its index modulo REUSE_UNITS):
 	 * a unit's first touches are the cold accesses of its threads together */
@@ -148,6 +153,8 @@ static int scan(struct model *m)
 			if (h->type == REUSE_REC_STATS && h->size >= REUSE_REC_STATS_V1) {
 				struct reuse_rec_stats x = { 0 };
 				memcpy(&x, h, h->size < sizeof(x) ? h->size : sizeof(x));
+				if (h->size >= sizeof(x))
+					m->page_counts = 1;
 				add_stats(m, &x, t->hdr.thread_index);
 			} else if (h->type == REUSE_REC_PAIR && h->size >= sizeof(struct reuse_rec_pair)) {
 				const struct reuse_rec_pair *x = (const void *)h;
@@ -435,7 +442,8 @@ static void model_sampled(struct model *m)
 	}
 	/* with the clock source there is no access count: the unit is the sample */
 	m->accesses = m->counts ? (double)m->st.accesses : (double)m->st.samples;
-	m->footprint = (double)m->st.pages * 4096.0 / m->element;
+	m->footprint = reuse_pages_estimate(m->page_counts, m->st.pages, m->st.pages2,
+					    m->st.pages3) * 4096.0 / m->element;
 	/* (without an access count, "accesses" are samples: no bound on the footprint) */
 	if (m->counts && m->footprint > m->accesses)
 		m->footprint = m->accesses;
@@ -476,6 +484,7 @@ static void model_check(struct model *m, struct model *c)
 {
 	*c = (struct model){ .p = m->p, .proc = m->proc, .mode = m->mode & ~REUSE_M_EXACT,
 			     .element = m->element, .have_stats = 1, .counts = 1, .st = m->st,
+			     .page_counts = m->page_counts,
 			     .sv = m->sv, .nsv = m->nsv, .svcap = m->svcap,
 			     .check_period = m->check_period };
 	memcpy(c->cache, m->cache, sizeof(c->cache));
@@ -932,6 +941,13 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		{ "lost", (double)m->st.lost }, { "l1", (double)m->cache[1] },
 		{ "l2", (double)m->cache[2] }, { "l3", (double)m->cache[3] },
 		{ "slots", (double)m->slots },
+		/* the sampled footprint's inputs: pages sampled, once, twice (-1: not counted,
+		 * a recording before 2026-11-28); none for --exact */
+		{ "pages_sampled", (m->mode & REUSE_M_EXACT) ? 0 : (double)m->st.pages },
+		{ "pages_once", (m->mode & REUSE_M_EXACT) ? 0 : !m->page_counts ? -1 :
+			(double)(m->st.pages - m->st.pages2) },
+		{ "pages_twice", (m->mode & REUSE_M_EXACT) ? 0 : !m->page_counts ? -1 :
+			(double)(m->st.pages2 - m->st.pages3) },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
 		char b[40];

@@ -38,6 +38,15 @@ double reuse_shen_mean(const double *time, double never, double w);
 void reuse_shen_convert(const double *time, double never, double n, double *dist);
 
 /*
+ * The distinct pages a program touched, estimated from its samples: n1 pages sampled,
+ * n2 of them at least twice, n3 at least three times.  Chao1's estimator of unseen
+ * classes, bias-corrected: n1 + f1 (f1 - 1) / (2 (f2 + 1)), f1 = n1 - n2 pages sampled
+ * once, f2 = n2 - n3 twice (Chao 1984; Chao 2005).  With counts = 0 (a recording before
+ * the repeats were counted), n1.
+ */
+double reuse_pages_estimate(int counts, uint64_t n1, uint64_t n2, uint64_t n3);
+
+/*
  * The same mean from individual time distances rather than bins, exact for the sample:
  * t[0..n) ascending, each standing for wt[i] uses; the mean for w is
  * [sum over t_i < w of wt_i (t_i + 1) + w (sum over t_i >= w of wt_i + never)] / all,

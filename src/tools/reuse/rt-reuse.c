@@ -73,7 +73,7 @@
 #define MAX_LIST 256		/* threads the sampler arms at once; more are not watched */
 #define MAX_CPUS 1024
 /* The distinct pages sampled (note_page): a bitmap of 64 pages (256 KB of address space) a
- * region; 64 regions (16 MB) a group, whose entries lie side by side (1 KB of table), the
+ * region; 64 regions (16 MB) a group, whose entries lie side by side (2 KB of table), the
  * groups placed by a hash of their number: a program's footprint, a few runs of adjacent
  * regions, fills a few pages of the table.  Until 2026-11-28 a hash of each page's number
  * spread 65,536 entries of one page each over 512 KB, of which each page sampled touched
@@ -86,7 +86,7 @@
  * 65,536 pages). */
 #define PAGESET_REGIONS (1u << 16)
 #define PAGESET_GROUP 64	/* regions side by side in the table */
-#define PAGESET_PROBE 64	/* entries tried from a region's own: 1 KB */
+#define PAGESET_PROBE 64	/* entries tried from a region's own: 2 KB */
 
 /* A code pair's reuses: found by `key`, the engine's two codes in one word (struct
  * reuse_outcome's `codes`: a code is its address, window and offset, one to one), so that
@@ -145,13 +145,14 @@ static uint32_t nsockets = 1;
 struct page_region {
 	uint64_t key;		/* region number + 1, 0 empty */
 	uint64_t bits;		/* its pages sampled */
+	uint64_t bits2, bits3;	/* sampled at least twice, three times */
 };
 static struct page_region *pageset;
 /* sampled shared mode, per GlobalWP slot (under the lock): the owner's socket and its own
  * access count at the use (the slot's p0 is the socket's) */
 static int slot_socket[REUSE_SLOTS];
 static uint64_t slot_own0[REUSE_SLOTS];
-static uint64_t npages;
+static uint64_t npages, npages2, npages3;
 /* --check-sampling: the sampling period (0: off), and per GlobalWP slot the watched element
  * + 1 (0: none), written under the lock, read at every access without it */
 static uint64_t chk_period;
@@ -428,8 +429,15 @@ static SIGSAFE void note_page(uint64_t addr)
 				    : zero;	/* taken meanwhile: by this region, or another */
 		}
 		if (k == key) {
+			/* the page's first, second, third sample: a count of each (how many
+			 * pages were sampled once and twice estimates the unsampled ones) */
 			if (!(__atomic_fetch_or(&e->bits, bit, __ATOMIC_RELAXED) & bit))
 				__atomic_add_fetch(&npages, 1, __ATOMIC_RELAXED);
+			else if (!(__atomic_fetch_or(&e->bits2, bit, __ATOMIC_RELAXED) & bit))
+				__atomic_add_fetch(&npages2, 1, __ATOMIC_RELAXED);
+			else if (!(__atomic_load_n(&e->bits3, __ATOMIC_RELAXED) & bit) &&
+				 !(__atomic_fetch_or(&e->bits3, bit, __ATOMIC_RELAXED) & bit))
+				__atomic_add_fetch(&npages3, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -1122,6 +1130,8 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 		.lost = rt->lost + (exact_mode && t->index == 0 ? stack->lost : 0),
 		.watch_errno = rt->watch_errno,
 		.pages = __atomic_load_n(&npages, __ATOMIC_RELAXED),
+		.pages2 = __atomic_load_n(&npages2, __ATOMIC_RELAXED),
+		.pages3 = __atomic_load_n(&npages3, __ATOMIC_RELAXED),
 		.cold = rt->cold,
 		.invalidations = rt->inv,
 		.reuses = rt->reuses,
@@ -1150,7 +1160,7 @@ static void reuse_fork_child(struct rt_thread *t)
 	}
 	/* emptied without touching it (a memset made all of it resident in every child) */
 	madvise(pageset, PAGESET_REGIONS * sizeof(*pageset), MADV_DONTNEED);
-	npages = 0;
+	npages = npages2 = npages3 = 0;
 	reuse_thread_start(t);
 }
 

@@ -360,3 +360,11 @@ double reuse_local_mean(const struct reuse_obs *o, size_t n, size_t i, size_t k_
 	double mu = (1 - never_share) * sum / wsum + never_share * w;
 	return mu < 1 ? 1 : mu > w ? w : mu;
 }
+
+double reuse_pages_estimate(int counts, uint64_t n1, uint64_t n2, uint64_t n3)
+{
+	if (!counts || n2 > n1 || n3 > n2)
+		return (double)n1;
+	double f1 = (double)(n1 - n2), f2 = (double)(n2 - n3);
+	return (double)n1 + (f1 > 1 ? f1 * (f1 - 1) / (2 * (f2 + 1)) : 0);
+}

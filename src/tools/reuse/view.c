@@ -308,13 +308,20 @@ static double thread_foot(sqlite3 *db)
 	return ft > 0 && ft < f ? ft * meta_num(db, "element") : 0;
 }
 
-/* The footprint's words: "X", or "X (all threads; the largest thread's own Y)". */
+/* The footprint's words: "X", or "X (all threads; the largest thread's own Y)"; sampled,
+ * "about X (N 4 KiB pages sampled, M once: ...)". */
 static void foot_str(sqlite3 *db, char *buf, size_t len)
 {
 	char a[32], b[32];
-	double ft = thread_foot(db);
+	double ft = thread_foot(db), pages = meta_num(db, "pages_sampled");
+	double once = meta_num(db, "pages_once");
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), a, sizeof(a));
-	if (ft > 0) {
+	if (pages > 0 && once >= 0) {
+		snprintf(buf, len, "about %s (%.0f 4 KiB pages sampled, %.0f of them once: the "
+			 "unsampled ones estimated from those, Chao1)", a, pages, once);
+	} else if (pages > 0) {
+		snprintf(buf, len, "at least %s (the 4 KiB pages sampled)", a);
+	} else if (ft > 0) {
 		size_str(ft, b, sizeof(b));
 		snprintf(buf, len, "%s (all threads; the largest thread's own %s)", a, b);
 	} else {
@@ -464,7 +471,7 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 /* The summary's header lines (left out by --quiet). */
 static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 {
-	char b[4][768], s[32];
+	char b[4][768];
 
 	fprintf(out, "sonde reuse: %s\n", report_program(db, b[0], sizeof(b[0])));
 	if (*process_note(db, b[0], sizeof(b[0])))
@@ -482,12 +489,12 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 		report_arm_fail_line(db, out, "  arm failures: ");
 		report_switch_line(db, out, "  context switches: ", meta_num(db, "armed") > 0, NULL);
 	}
-	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
-	if (no_counts(db))
+	if (no_counts(db)) {
+		foot_str(db, b[2], sizeof(b[2]));
 		fprintf(out, "  samples %.0f (no count of the program's accesses with this source),"
-			     " footprint at least %s (the 4 KiB pages sampled); distances: %s\n",
-			meta_num(db, "accesses"), s, db_meta(db, "distances", b[1], sizeof(b[1])));
-	else {
+			     " footprint %s; distances: %s\n",
+			meta_num(db, "accesses"), b[2], db_meta(db, "distances", b[1], sizeof(b[1])));
+	} else {
 		foot_str(db, b[2], sizeof(b[2]));
 		fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n",
 			meta_num(db, "accesses"), b[2], db_meta(db, "distances", b[1], sizeof(b[1])));
@@ -660,7 +667,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 
 int reuse_html(sqlite3 *db, struct html *page)
 {
-	char b[768], s[32];
+	char b[768];
 	struct hist h;
 	struct curve c;
 	int dists;
@@ -688,11 +695,7 @@ int reuse_html(sqlite3 *db, struct html *page)
 	} else {
 		html_kv(page, "accesses", b);
 	}
-	size_str(meta_num(db, "footprint") * meta_num(db, "element"), s, sizeof(s));
-	if (no_counts(db))
-		snprintf(b, sizeof(b), "at least %s (the 4 KiB pages sampled)", s);
-	else
-		foot_str(db, b, sizeof(b));
+	foot_str(db, b, sizeof(b));
 	html_kv(page, "footprint", b);
 	html_kv_end(page);
 
