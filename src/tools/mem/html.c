@@ -44,8 +44,9 @@ static void header(struct html *h, sqlite3 *db)
 	html_kv(h, "period", v);
 	if (report_debias(db, v, sizeof(v)))
 		html_kv(h, "de-bias", v);
-	snprintf(v, sizeof(v), "%" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores)", samples,
-		 db_meta_u64(db, "loads"), db_meta_u64(db, "stores"));
+	uint64_t ld = db_meta_u64(db, "loads"), sto = db_meta_u64(db, "stores");
+	snprintf(v, sizeof(v), "%" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores%s)", samples,
+		 ld, sto, ld + sto > samples ? "; a read-modify-write is both" : "");
 	html_kv(h, "samples", v);
 	snprintf(v, sizeof(v), "%" PRIu64 " (%.1f%% of all samples)", dropped,
 		 all ? 100.0 * (double)dropped / (double)all : 0.0);

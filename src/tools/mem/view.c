@@ -250,8 +250,11 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 	fprintf(out, "\n  period    %s %s\n", mt->period, mt->unit);
 	report_debias_line(db, out, "  de-bias   ");
 	fprintf(out, "  scaling   %s\n", mt->scaling);
-	fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores)\n",
-		mt->samples, mt->loads, mt->stores);
+	/* a read-modify-write (add to memory, a locked op) is both: say so where it shows
+	 * (the trial of 2026-11-27: radix's 138 samples, 138 loads and 64 stores) */
+	fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores%s)\n",
+		mt->samples, mt->loads, mt->stores,
+		mt->loads + mt->stores > mt->samples ? "; a read-modify-write is both" : "");
 	fprintf(out, "  dropped   %" PRIu64 " (%.1f%% of all samples)\n", mt->dropped,
 		all ? 100.0 * (double)mt->dropped / (double)all : 0.0);
 	if (mt->dropped)
