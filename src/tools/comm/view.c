@@ -233,8 +233,10 @@ static void threads_line(sqlite3 *db, FILE *out)
 		return;
 	int n = 0, col;
 	char item[96];
-	fprintf(out, "  threads (number: tid, OpenMP thread where known):");
-	col = 51;
+	/* the list from the next line: after the 51 columns of the label, an item with its
+	 * OpenMP number broke the line at once (the trial of 2026-11-27) */
+	fprintf(out, "  threads (number: tid, OpenMP thread where known):\n   ");
+	col = 3;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (n++ >= THREADS_SHOWN)
 			continue;
