@@ -140,7 +140,8 @@ vr_default() {
 # gives for the numbers of its own cpu-time row (the ranking metric; its time row says
 # the same): too few (< 10 instances), too short (below), investigate when over 10% of
 # the time and CV > 20% ("instances vary") or else a CV of the thread means > 10%
-# ("threads differ"), varies (", threads differ" iff that CV > 10%), steady.  The numbers
+# ("threads differ"; after "instances vary" too when both hold), varies (", threads differ"
+# iff that CV > 10%), steady.  The numbers
 # as the text prints them (%.0f, the share of "varies" %.1f).  One check, NAME.
 var_verdicts() {
 	local out
@@ -159,13 +160,15 @@ for key, m in by.items():
 	f = lambda s: float(s) if s not in ("", None) else float("nan")
 	cv, tcv, sh = f(c["cv"]), f(c["thread_cv"]), f(c["share"])
 	hi, thr = cv > 0.20, tcv > 0.10	# nan compares false
+	whole = True	# the verdict is want, not only starts with it
 	if int(t["instances"]) < 10:
 		want = "too few instances (%s)" % t["instances"]
 	elif c["below"] == "1":
-		want = "too short for the debug registers here"
+		want, whole = "too short for the debug registers here", False
 	elif sh > 0.10 and (hi or thr):
-		want = ("investigate: %.0f%% of the time, instances vary (CV %.0f%% > 20%%)" %
-			(sh * 100, cv * 100) if hi else
+		want = ("investigate: %.0f%% of the time, instances vary (CV %.0f%% > 20%%)%s" %
+			(sh * 100, cv * 100, ", threads differ (CV of thread means %.0f%%)" %
+			 (tcv * 100) if thr else "") if hi else
 			"investigate: %.0f%% of the time, threads differ (CV of thread means "
 			"%.0f%% > 10%%)" % (sh * 100, tcv * 100))
 	elif hi or thr:
@@ -174,7 +177,7 @@ for key, m in by.items():
 	else:
 		want = "steady (CV %.0f%%)" % (0 if cv != cv else cv * 100)
 	for r in (c, t):
-		if not r["verdict"].startswith(want):
+		if r["verdict"] != want if whole else not r["verdict"].startswith(want):
 			bad.append("%s / %s %s: %r, want %r" % (key + (r["metric"], r["verdict"], want)))
 	if ((c["investigate"] == "1") != want.startswith("investigate")):
 		bad.append("%s / %s: investigate column %s" % (key + (c["investigate"],)))

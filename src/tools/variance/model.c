@@ -690,8 +690,13 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 	double sh = k->share * 100;
 	switch (k->verdict) {
 	case V_INVESTIGATE:
-		snprintf(buf, len, "investigate: %.0f%% of the time, instances vary (CV %.0f%% > 20%%)",
-			 sh, cv);
+		/* both reasons where both hold (the trial of 2026-11-27: vwork threads' thread CV
+		 * of 65% went unsaid beside its CV of 58%) */
+		snprintf(buf, len, "investigate: %.0f%% of the time, instances vary (CV %.0f%% > 20%%)%s",
+			 sh, cv, !isnan(icv) && icv > VAR_CV_INTER * 100 ? ", threads differ" : "");
+		if (!isnan(icv) && icv > VAR_CV_INTER * 100)
+			snprintf(buf + strlen(buf), len - strlen(buf), " (CV of thread means %.0f%%)",
+				 icv);
 		break;
 	case V_INTER:
 		snprintf(buf, len, "investigate: %.0f%% of the time, threads differ (CV of thread "
