@@ -43,6 +43,7 @@ static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
 static void *(*real_dlopen)(const char *, int);
+static int (*real_dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 static int (*real_dlclose)(void *);
 static int (*real_close)(int);
 static int (*real_close_range)(unsigned int, unsigned int, int);
@@ -86,6 +87,7 @@ void interpose_init(void)
 	real_mremap = dlsym(RTLD_NEXT, "mremap");
 	real_dlopen = dlsym(RTLD_NEXT, "dlopen");
 	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
+	real_dl_iterate_phdr = dlsym(RTLD_NEXT, "dl_iterate_phdr");
 	real_close = dlsym(RTLD_NEXT, "close");
 	real_close_range = dlsym(RTLD_NEXT, "close_range");
 	real_dup2 = dlsym(RTLD_NEXT, "dup2");
@@ -597,6 +599,30 @@ RT_EXPORT void *dlopen(const char *file, int mode)
 	void *h = real_dlopen(file, mode);
 	__sync_fetch_and_sub(&rt_loader_busy, 1);
 	return h;
+}
+
+/*
+ * The program's dl_iterate_phdr holds the loader's lock, as dlopen does, while its callback
+ * runs: a sample that lands there must not unwind (libunwind's dl_iterate_phdr, in the
+ * handler, waited on that lock for good: a program calling it 30 million times hung under
+ * `sonde mem` in 3 runs of 3, SIGKILL only; the usability review of 2026-11-27).  Counted
+ * in rt_loader_busy as dlopen is; the runtime's own calls, made busy (a handler's
+ * libunwind, whose samples the busy flag already drops), are not, so that one thread's
+ * unwinding does not cut the others' paths short.
+ */
+RT_EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	if (!real_dl_iterate_phdr)
+		interpose_init();
+	if (!real_dl_iterate_phdr)
+		return 0;	/* (dlsym failed: nothing to walk) */
+	struct rt_thread *t = rt_self();
+	if (t && t->busy)
+		return real_dl_iterate_phdr(cb, data);
+	__sync_fetch_and_add(&rt_loader_busy, 1);
+	int r = real_dl_iterate_phdr(cb, data);
+	__sync_fetch_and_sub(&rt_loader_busy, 1);
+	return r;
 }
 
 /* 1 the first time the image of `name` loaded at `base` is dlclose'd in this process (a
