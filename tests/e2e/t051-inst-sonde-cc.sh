@@ -147,3 +147,14 @@ EOC
 else
 	skip t051-vector-width "not x86-64"
 fi
+
+# -x LANG given by the user: the stub library after it is not read as that language
+# (`sonde-cc -x c++ x.c` compiled libsonde-inst.so as C++: the trial of PARSEC, 2026-11-27)
+if command -v clang++ >/dev/null; then
+	printf 'int a[4];\nint main(int c, char **v) { a[c & 3] = c; return a[(c + 3) & 3]; }\n' >xl.c
+	check t051-x-lang-links "$CCW" -O2 -x c++ xl.c -o xl
+	check t051-x-lang-runs ./xl
+	check t051-x-lang-instrumented instrumented xl
+else
+	skip t051-x-lang "clang++ is not installed"
+fi
