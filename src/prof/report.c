@@ -425,6 +425,40 @@ static int open_with_tool(const char *dir, sqlite3 **db, const struct tool **too
 	return 0;
 }
 
+/* The runtime's reason for its source (a .proc file's source_why) of a process of dir
+ * that ran on source `got`, into buf; "" if none says one (mem keeps it in meta, the other
+ * tools' databases do not). */
+static const char *proc_source_why(const char *dir, const char *got, char *buf, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	buf[0] = 0;
+	while (d && !buf[0] && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char path[4096], line[1200];
+		if (n < 6 || strcmp(e->d_name + n - 5, ".proc"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		int same = 0;
+		char why[1200] = "";
+		while (f && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			if (!strncmp(line, "source=", 7))
+				same = !strcmp(line + 7, got);
+			else if (!strncmp(line, "source_why=", 11))
+				snprintf(why, sizeof(why), "%s", line + 11);
+		}
+		if (f)
+			fclose(f);
+		if (same && why[0])
+			snprintf(buf, len, "%s", why);
+	}
+	if (d)
+		closedir(d);
+	return buf;
+}
+
 int report_source_note(const char *dir, const char *wanted, void (*say)(const char *note))
 {
 	sqlite3 *db;
@@ -434,9 +468,10 @@ int report_source_note(const char *dir, const char *wanted, void (*say)(const ch
 	int n = 0;
 	db_meta(db, "source", got, sizeof(got));
 	if (*got && strcmp(got, wanted)) {
+		if (!*db_meta(db, "source_why", why, sizeof(why)))
+			proc_source_why(dir, got, why, sizeof(why));
 		snprintf(note, sizeof(note), "--source %s could not be used, the program was "
-			 "sampled with %s instead (%s)", wanted, got,
-			 *db_meta(db, "source_why", why, sizeof(why)) ? why : "no reason noted");
+			 "sampled with %s instead (%s)", wanted, got, *why ? why : "no reason noted");
 		say(note);
 		n = 1;
 	}

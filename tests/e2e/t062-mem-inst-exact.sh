@@ -36,6 +36,12 @@ check t062-fallback-source grep -q '^source=clock$' prof3/*.proc
 # and says so in a warning at the end, not only in the header's fallback (-q: the summary
 # left out, the warning not; the trial of 2026-11-27 missed the header's)
 check t062-fallback-warned grep -q "^sonde: warning: --source inst could not be used, the program was sampled with clock instead (inst: .*rebuild it with sonde-cc" err3
+# the other tools say it too, with the runtime's reason (from the .proc file: their
+# databases keep no source_why)
+for tool in comm reuse; do
+	"$SONDE" $tool -q -o prof3-$tool --source inst -- "$W/inst-loop" >/dev/null 2>err3-$tool
+	check "t062-fallback-warned-$tool" grep -q "^sonde: warning: --source inst could not be used, the program was sampled with clock instead (inst: .*rebuild it with sonde-cc" err3-$tool
+done
 check t062-no-warning-when-used sh -c "! grep -q 'could not be used' err"
 # With a period, that period counts accesses: the clock takes its own default instead of
 # reading it as nanoseconds (--period 1 made a 1 ns clock).

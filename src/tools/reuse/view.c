@@ -317,7 +317,7 @@ static void foot_str(sqlite3 *db, char *buf, size_t len)
 	double once = meta_num(db, "pages_once");
 	size_str(meta_num(db, "footprint") * meta_num(db, "element"), a, sizeof(a));
 	if (pages > 0 && once >= 0) {
-		snprintf(buf, len, "about %s (%.0f 4 KiB pages sampled, %.0f of them once: the "
+		snprintf(buf, len, "about %s (%.0f pages of 4 KiB sampled, %.0f of them once: the "
 			 "unsampled ones estimated from those, Chao1)", a, pages, once);
 	} else if (pages > 0) {
 		snprintf(buf, len, "at least %s (the 4 KiB pages sampled)", a);
