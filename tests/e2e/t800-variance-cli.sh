@@ -19,7 +19,13 @@ check t800-no-program-exit2 [ $? -eq 2 ]
 "$SONDE" variance --timeline spin >/dev/null 2>err.txt
 check t800-timeline-needs-dir-exit2 [ $? -eq 2 ]
 "$SONDE" variance --timeline spin "$T/nothing-here" >/dev/null 2>err.txt
-check t800-timeline-missing-dir-fails [ $? -ne 0 ]
+check t800-timeline-missing-dir-exit1 [ $? -eq 1 ]
+check t800-timeline-missing-dir-named grep -q "^sonde: no recording in '$T/nothing-here': " err.txt
+# another tool's recording: a failure (1) that names the tool, not a usage error (2)
+"$SONDE" mem -q -o memrec -- true >/dev/null 2>&1
+"$SONDE" variance --timeline spin memrec >/dev/null 2>err.txt
+check t800-timeline-other-tool-exit1 [ $? -eq 1 ]
+check t800-timeline-other-tool-said grep -q "not a 'sonde variance' recording (tool 'mem')" err.txt
 "$SONDE" variance --top 0 -- true >/dev/null 2>err.txt
 check t800-bad-top-exit2 [ $? -eq 2 ]
 

@@ -432,8 +432,13 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 	sqlite3 *db;
 	int r = report_build(dir, err, sizeof(err));
 	if (r) {
-		sonde_error("%s", err);
-		return r == -ENOENT || r == -EINVAL ? 1 : 1;
+		/* as `sonde report` says it: the directory named (the message alone read "No
+		 * such file or directory": the usability review of 2026-11-27) */
+		if (r == -ENOENT)
+			sonde_error("no recording in '%s': %s", dir, err);
+		else
+			sonde_error("%s", err);
+		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/profile.db", dir);
 	if (db_open(path, &db, err, sizeof(err))) {
@@ -442,9 +447,10 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 	}
 	char tool[32];
 	if (strcmp(db_meta(db, "tool", tool, sizeof(tool)), "variance")) {
+		/* a recording, not of this tool: a failure (1), as a missing one (doc/sonde.md) */
 		sonde_error("%s: not a 'sonde variance' recording (tool '%s')", dir, tool);
 		sqlite3_close(db);
-		return 2;
+		return 1;
 	}
 	char *fname = timeline_function(db, func, dir);
 	if (!fname) {
