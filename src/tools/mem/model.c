@@ -527,8 +527,21 @@ static int name_sites(struct builder *b, struct pstate *ps)
 	return r;
 }
 
-static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a)
+/* The stack holding a, a sample of thread self: its own stack first.  glibc gives a new
+ * thread the stack of one that ended, so two threads' ranges can be the same: the search
+ * alone named the later thread for the earlier one's own samples (the trial of PARSEC
+ * streamcluster, 2026-11-27: threads with no sample owning 99 stack samples). */
+static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a,
+			     const struct prof_thread *self)
 {
+	char name[64];
+	if (self && self->hdr.stack_lo <= a && a < self->hdr.stack_hi) {
+		snprintf(name, sizeof(name), "[stack of thread %u]", self->hdr.thread_index);
+		uint32_t o = add_object(b, MM_STACK, name, NULL, NULL);
+		if (o != MM_NONE)
+			b->m->object[o].size = self->hdr.stack_hi - self->hdr.stack_lo;
+		return o;
+	}
 	size_t lo = 0, hi = ps->nstack;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -539,7 +552,6 @@ static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a)
 	}
 	if (!lo || a >= ps->stack[lo - 1].hi)
 		return MM_NONE;
-	char name[64];
 	snprintf(name, sizeof(name), "[stack of thread %u]", ps->stack[lo - 1].index);
 	uint32_t o = add_object(b, MM_STACK, name, NULL, NULL);
 	if (o != MM_NONE)
@@ -619,11 +631,12 @@ static uint32_t other_object(struct builder *b, struct pstate *ps, uint64_t a)
 	return add_object(b, MM_OTHER, name, NULL, NULL);
 }
 
-static uint32_t nonheap_object(struct builder *b, struct pstate *ps, uint64_t a)
+static uint32_t nonheap_object(struct builder *b, struct pstate *ps, uint64_t a,
+			       const struct prof_thread *self)
 {
 	uint32_t o = static_object(b, ps, a);
 	if (o == MM_NONE)
-		o = stack_object(b, ps, a);
+		o = stack_object(b, ps, a, self);
 	if (o == MM_NONE)
 		o = other_object(b, ps, a);
 	return o;
@@ -813,7 +826,7 @@ static int attribute(struct builder *b, struct pstate *ps, const struct treap *t
 	struct mm_thread *th = &b->m->thread[e->a];
 	const struct sonde_rec_mem *r = &th->t->mem[e->b];
 	uint32_t hit = tstab(tr, tr->root, r->addr);
-	uint32_t obj = hit ? ps->mp->alloc[hit - 1].object : nonheap_object(b, ps, r->addr);
+	uint32_t obj = hit ? ps->mp->alloc[hit - 1].object : nonheap_object(b, ps, r->addr, th->t);
 	uint32_t code = code_object(b, ps, r->ip);
 	if (obj == MM_NONE || code == MM_NONE)
 		return -ENOMEM;
