@@ -78,6 +78,7 @@ struct mapping {
 	uint64_t lo, hi, offset, inode;
 	char *name;		/* as in the maps file, "" when anonymous */
 	int module;		/* index in symtab.mods, -1 when not a file */
+	char prot[5];		/* "rw-p", "---p": the maps file's permissions */
 };
 
 struct sym_module {
@@ -324,6 +325,7 @@ static int mapping_parse(char *line, struct mapping *mp)
 	mp->offset = off;
 	mp->inode = ino;
 	mp->module = -1;
+	memcpy(mp->prot, perms, 5);
 	return 0;
 }
 
@@ -1596,6 +1598,23 @@ int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out)
 	out->start = f->start;
 	out->size = f->size;
 	return 0;
+}
+
+/* glibc's malloc heaps of its non-main arenas: 64 MiB aligned, 64 MiB reserved, the part
+ * in use read-write and the rest PROT_NONE after it (malloc/arena.c, new_heap). */
+#define MALLOC_HEAP_MAX (64ull << 20)
+
+int symtab_malloc_heap(struct symtab *st, uint64_t addr)
+{
+	struct mapping *mp = mapping_find(st, addr);
+	if (!mp || *mp->name || strncmp(mp->prot, "rw", 2) || (mp->lo & (MALLOC_HEAP_MAX - 1)))
+		return 0;
+	if (mp->hi - mp->lo == MALLOC_HEAP_MAX)
+		return 1;
+	const struct mapping *next = mp + 1;
+	return mp->hi - mp->lo < MALLOC_HEAP_MAX && next < st->maps + st->nmaps &&
+	       next->lo == mp->hi && !*next->name && !strcmp(next->prot, "---p") &&
+	       next->hi == mp->lo + MALLOC_HEAP_MAX;
 }
 
 const char *symtab_mapping(struct symtab *st, uint64_t addr, uint64_t *lo, uint64_t *hi)

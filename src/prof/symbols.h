@@ -155,6 +155,14 @@ int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out);
  */
 const char *symtab_mapping(struct symtab *st, uint64_t addr, uint64_t *lo, uint64_t *hi);
 
+/*
+ * 1 when addr lies in what the maps file shows as one of glibc malloc's heaps of a thread
+ * arena: an anonymous read-write mapping at a 64 MiB boundary, 64 MiB long or followed by
+ * the PROT_NONE rest of its 64 MiB.  (A heap's blocks are then known as heap memory though
+ * no block of it was tracked: a thread that only made small allocations.)
+ */
+int symtab_malloc_heap(struct symtab *st, uint64_t addr);
+
 void symtab_free(struct symtab *st);
 
 /*

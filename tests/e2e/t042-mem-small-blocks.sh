@@ -46,3 +46,37 @@ EOF
 else
 	skip t042-table-full "gcc is not installed"
 fi
+
+# A thread that only makes small allocations: its malloc arena holds no tracked block, yet
+# its blocks are still heap memory, known from the maps file's shape of glibc's heaps (64
+# MiB aligned, the unused rest PROT_NONE), not "[anonymous memory]" (the trial of PARSEC
+# streamcluster, 2026-11-27: its 576-byte work_mem)
+if command -v gcc >/dev/null; then
+	cat >arena.c <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void *work(void *a)
+{
+	volatile double *p = malloc(512);	/* from this thread's arena */
+	for (long r = 0; r < 3000000; r++)
+		for (int i = 0; i < 64; i += 8)
+			p[i] += r;
+	free((void *)p);
+	return a;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, work, NULL);
+	pthread_join(t, NULL);
+	puts("done");
+	return 0;
+}
+EOF
+	gcc -O2 -g -pthread arena.c -o arena
+	"$SONDE" mem -q -o ar -- ./arena >/dev/null 2>&1
+	first=$(awk -F, 'NR == 2 { print $1 }' ar/mem/objects.csv)
+	check "arena-small-blocks-first ($first)" [ "$first" = "[heap: untracked small blocks]" ]
+	check arena-no-anonymous sh -c "! grep -q '^\[anonymous memory\]' ar/mem/objects.csv"
+fi

@@ -620,7 +620,7 @@ static uint32_t other_object(struct builder *b, struct pstate *ps, uint64_t a)
 		snprintf(name, sizeof(name), "%s", untracked);
 	else if (!strcmp(map, "[stack]"))
 		snprintf(name, sizeof(name), "[stack of thread 0]");
-	else if (!*map && in_arena(ps, a))
+	else if (!*map && (in_arena(ps, a) || symtab_malloc_heap(ps->mp->symtab, a)))
 		snprintf(name, sizeof(name), "%s", untracked);
 	else if (!*map)
 		snprintf(name, sizeof(name), "[anonymous memory]");
