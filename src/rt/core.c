@@ -110,6 +110,11 @@ void rt_add_owned_range(uint64_t lo, uint64_t hi)
 	rt_ranges_add(&owned, lo, hi);
 }
 
+SIGSAFE int rt_owns_code(uint64_t pc)
+{
+	return rt_ranges_has(&owned, pc);
+}
+
 SIGSAFE int rt_owns_address(uint64_t addr)
 {
 	if (rt_ranges_has(&owned, addr))

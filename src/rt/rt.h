@@ -367,6 +367,9 @@ int rt_tool_need_inst(const char *tool);
 void rt_set_self(struct rt_thread *t);
 /* core.c: register an address range owned by the runtime (start-up only). */
 void rt_add_owned_range(uint64_t lo, uint64_t hi);
+/* core.c: pc is in libsonde.so (the ranges registered at start-up): its interposers' time,
+ * run for the program (malloc tracking, the maps notes of dlclose), is the runtime's. */
+int rt_owns_code(uint64_t pc);
 
 /* ---- modules ---- */
 

@@ -243,9 +243,17 @@ SIGSAFE static int look_ahead(struct clock_thread *ct, const struct decode_regs 
 	return s == SCAN_NEED_VALUE ? SCAN_STEP : s;
 }
 
+SIGSAFE static void drop(struct rt_thread *t, struct clock_thread *ct, int why);
+
 SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const struct found *f,
 			    const ucontext_t *uc)
 {
+	/* the access found (stepped to) is the runtime's own, in an interposer the program
+	 * called: not the program's (as on_tick's PC test) */
+	if (rt_owns_code(f->ip)) {
+		drop(t, ct, CLOCK_DROP_OWN_TIME);
+		return;
+	}
 	struct rt_access a = {
 		.ip = f->ip,
 		.addr = f->m.addr,
@@ -416,6 +424,13 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 	}
 	if (t->busy || t->stopped || rt_stopping) {
 		drop(t, ct, CLOCK_DROP_BUSY);
+		return;
+	}
+	/* in the runtime's code without busy (an interposer's bookkeeping: track_free,
+	 * rt_append_maps_of): its own time, not the program's (the usability review of
+	 * 2026-11-27 found them in the code table) */
+	if (rt_owns_code((uint64_t)uc->uc_mcontext.gregs[REG_RIP])) {
+		drop(t, ct, CLOCK_DROP_OWN_TIME);
 		return;
 	}
 	/* The per-thread event kept counting in the last handler (source-clock.h): the
