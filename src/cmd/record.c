@@ -56,6 +56,34 @@ static int html_target_ok(const char *html)
 	return !e;
 }
 
+/* s as one word of a POSIX shell command, into buf: as it is when it holds only safe
+ * characters, else in single quotes (a ' as '\''): a directory with a space in it was
+ * printed bare, and the command pasted into a shell broke (the usability review of
+ * 2026-11-27).  Cut to fit buf. */
+static const char *shell_word(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "/._-+,:=@%") == strlen(s)) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	if (len < 3)
+		return s;
+	buf[n++] = '\'';
+	for (; *s && n + 6 < len; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n++] = '\'';
+	buf[n] = 0;
+	return buf;
+}
+
 static void warn_note(const char *note)
 {
 	sonde_warn("%s", note);
@@ -122,8 +150,10 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	} else if (!quiet) {
 		if (report_print(res.dir, stderr, ro, err, sizeof(err)) < 0)
 			sonde_error("%s", err);
+		char q[PATH_MAX * 4 + 3];
 		fprintf(stderr, "sonde: profile in %s (profile.db, %s/*.csv); "
-				"'sonde report %s' shows it again\n", res.dir, o->tool, res.dir);
+				"sonde report %s shows it again\n", res.dir, o->tool,
+			shell_word(res.dir, q, sizeof(q)));
 	}
 	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0)
 		sonde_error("%s", err);
