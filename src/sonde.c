@@ -17,7 +17,7 @@ struct command {
 /* The commands that are not tools; the tools' own come from their table (prof/tool.h). */
 static const struct command commands[] = {
 	{ "info", cmd_info, "what this machine offers for profiling, and what to fix" },
-	{ "report", cmd_report, "show a recorded profile again (text, csv, json)" },
+	{ "report", cmd_report, "show a recorded profile again (text, csv, json, html)" },
 	{ "record-cycles", cmd_record_cycles, "run perf record with this CPU's cycle-accounting events" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"      --timeline FUNC   print every kept instance of FUNC in DIR, in order\n"
 		"                        (sparkline; DIR/variance/timeline.csv)\n"
 		"  -h, --help            this text\n\n"
-		"Default period here: %d ns of CPU time.\n"
+		"Default period here: %d ns of CPU time (variance's own).\n"
 		"Output: DIR/profile.db, DIR/variance/functions.csv, threads.csv, instances.csv\n"
 		"(at most %d instances kept per function and context).  Show it again with\n"
 		"'sonde report DIR'.  Manual: doc/sonde-variance.md.\n",
