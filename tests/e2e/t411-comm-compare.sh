@@ -47,6 +47,17 @@ check t411-sampled-volume [ "$(mat_sum ring/comm/sampled/matrix-all-thread.csv)"
 # the database's sampled total is the CSV's (both triangles)
 check t411-sampled-total [ "$(comm_meta ring sampled_total_all)" -eq \
 	$(($(mat_sum ring/comm/sampled/matrix-all-thread.csv) / 2)) ]
+# the summary's verdict follows its own rule on the two runs' figures (volume within 2x and
+# false sharing within 20 points: agrees; else not), in the terminal, the JSON and the page
+read -r ea ef sa sf < <(for k in total_all total_false sampled_total_all sampled_total_false; do
+	comm_meta ring $k; done | tr '\n' ' ')
+want=$(awk -v ea="$ea" -v ef="$ef" -v sa="$sa" -v sf="$sf" 'BEGIN { r = sa / ea;
+	d = (sa ? 100 * sf / sa : 0) - 100 * ef / ea; if (d < 0) d = -d
+	print (sa && r <= 2 && r >= 0.5 && d <= 20) ? "agrees" : "does not agree" }')
+echo "    exact $ea ($ef false), sampled $sa ($sf false): $want"
+check "t411-verdict-$want" sh -c "tr '\n' ' ' <summary | tr -s ' ' | grep -q 'verdict: sampling $want with the exact count on this run (volume '"
+"$SONDE" report ring --format json >ring.json 2>/dev/null
+check t411-verdict-json python3 -c "import json,sys; d=json.load(open('ring.json')); sys.exit(0 if d['compare_period'] == 1009 and d['sampled_total_all'] == $sa and d['compare_verdict'].startswith('verdict: sampling $want') else 1)"
 cos=$(mat_cosine ring/comm/matrix-all-thread.csv ring/comm/sampled/matrix-all-thread.csv)
 echo "    ring: cosine(exact, sampled) = $cos"
 check "t411-ring-cosine-floor ($cos)" float_between "$cos" 0.8 1
@@ -98,6 +109,7 @@ check t411-clock-usage [ $? -eq 2 ]
 # the HTML page shows the comparison: the sampled thread map's cells are sampled/'s CSV
 "$SONDE" report ring --html page.html >/dev/null 2>&1
 check t411-html-compare-table grep -q 'id="compare-table"' page.html
+check t411-html-verdict grep -q '<p>Verdict: sampling ' page.html
 check t411-html-sampled-map python3 - <<'PY'
 import csv, re
 page = open("page.html").read()

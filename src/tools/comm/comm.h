@@ -50,6 +50,9 @@ const char *comm_switch_text(struct sqlite3 *db, char *buf, size_t len);
 /* A sampled recording's warning when it rests on few communication events (and what
  * sampling reaches), into buf; NULL when there is none to give. */
 const char *comm_few_text(struct sqlite3 *db, char *buf, size_t len);
+/* --compare: whether the sampled run agrees with the exact one (volume within 2x, false
+ * sharing within 20 points), said with both figures, into buf; NULL without --compare. */
+const char *comm_compare_verdict(struct sqlite3 *db, char *buf, size_t len);
 /* --compare: the cosine similarity of the exact and sampled thread matrices of kind. */
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */

@@ -374,6 +374,10 @@ static int compare(struct html *h, sqlite3 *db)
 	comm_cosine_text(db, b, sizeof(b));
 	b[0] = 'C';	/* a sentence of its own */
 	html_para(h, b);
+	if (comm_compare_verdict(db, b, sizeof(b))) {
+		b[0] = 'V';
+		html_para(h, b);
+	}
 	return heatmaps(h, db, -2, COMM_BY_THREAD);
 }
 
