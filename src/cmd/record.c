@@ -4,12 +4,14 @@
  * under the runtime, then build the profile and show it (cmds.h: record_and_report).
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,6 +86,50 @@ static const char *shell_word(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+/* prog as execvp finds it, into buf: 1, or 0 if not found. */
+static int find_program(const char *prog, char *buf, size_t len)
+{
+	if (strchr(prog, '/')) {
+		snprintf(buf, len, "%s", prog);
+		return access(buf, X_OK) == 0;
+	}
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(buf, len, "%.*s%s%s", (int)n, p, n ? "/" : "", prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
+/* 1 when path is an ELF executable without a PT_INTERP (a static program, static-pie
+ * too): no dynamic loader, so no LD_PRELOAD and no runtime in it. */
+static int static_elf(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	int r = 0;
+	if (!f)
+		return 0;
+	if (fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && eh.e_phnum > 0 &&
+	    fseek(f, (long)eh.e_phoff, SEEK_SET) == 0) {
+		r = 1;
+		Elf64_Phdr ph;
+		for (int i = 0; i < eh.e_phnum && r; i++) {
+			if (fread(&ph, sizeof(ph), 1, f) != 1)
+				r = 0;
+			else if (ph.p_type == PT_INTERP)
+				r = 0;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
 static void warn_note(const char *note)
 {
 	sonde_warn("%s", note);
@@ -132,9 +178,15 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		/* The program ran unprofiled: its status when it failed, else sonde's failure
 		 * (a script must not take an exit 0 for a profile: the trial of 2026-11-27);
 		 * an empty directory is not left behind as "the raw recording". */
-		sonde_error("nothing was recorded: the runtime did not start in the program (the "
-			    "reason, if it gave one, is above; a statically linked program cannot "
-			    "be profiled)");
+		char exe[PATH_MAX];
+		if (find_program(argv[0], exe, sizeof(exe)) && static_elf(exe))
+			sonde_error("nothing was recorded: %s is statically linked, and sonde's "
+				    "runtime is a library the dynamic loader preloads, which a static "
+				    "program never runs; link it dynamically (without -static)", exe);
+		else
+			sonde_error("nothing was recorded: the runtime did not start in the program "
+				    "(the reason, if it gave one, is above; a statically linked "
+				    "program cannot be profiled)");
 		char lf[PATH_MAX + sizeof(VERDICT_LAUNCH_FILE) + 1];
 		snprintf(lf, sizeof(lf), "%s/%s", res.dir, VERDICT_LAUNCH_FILE);
 		/* the launcher's own note of the run's settings; a directory the user made

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# t069-record-closing-line: the closing line's `sonde report DIR` is a command a shell
-# takes as it is.
+# t069-record-closing-line: what a recording tool says at its end: the closing line's
+# `sonde report DIR` is a command a shell takes as it is; a statically linked program,
+# which never loads the runtime, is named as such.
 . "$(dirname "$0")/lib.sh"
 # the closing line's command is one a shell takes as it is: a directory with a space and a
 # quote in its name, quoted (it was printed bare: the usability review of 2026-11-27)
@@ -10,3 +11,15 @@ cmd=$(sed -n "s/^sonde: profile in .* (profile.db, mem\/\*.csv); \(sonde report 
 check t069-closing-line-quoted [ "$cmd" = "sonde report '$T/out dir'\\''s'" ]
 eval "set -- $cmd"
 check t069-closing-line-one-word [ "$#" -eq 3 -a "$3" = "$d" ]
+
+# a statically linked program: nothing recorded, its status passed through (a failure of
+# sonde's where it exited 0), and the reason named (it was a guess in parentheses: the
+# usability review of 2026-11-27)
+if printf 'int main(void) { return 3; }\n' >st.c && gcc -static st.c -o st 2>/dev/null; then
+	"$SONDE" mem -o sto -- ./st >/dev/null 2>st.err
+	check "t069-static-status-$?" [ $? -eq 3 ]
+	check t069-static-said grep -q "^sonde: nothing was recorded: ./st is statically linked" st.err
+	check t069-static-no-dir [ ! -e sto ]
+else
+	skip t069-static "gcc -static does not link here (no libc.a)"
+fi
