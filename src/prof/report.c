@@ -96,8 +96,23 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
+	uint64_t deaf = 0, deaf_cpu = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
+		/* clock threads that got no signal at all in 50 ms of CPU time or more (20 or
+		 * more periods of the default): they blocked the sampling signal (a program that
+		 * masks SIGTRAP: 0 samples and no reason said, the usability review of
+		 * 2026-11-27).  The POSIX-timer case has its own, finer note below. */
+		if (pr->source && !strcmp(pr->source, "clock") && pr->clock_event &&
+		    strcmp(pr->clock_event, "posix-timer"))
+			for (size_t j = 0; j < pr->nthread; j++) {
+				const struct sonde_rec_stats *ts = &pr->thread[j].stats;
+				if (pr->thread[j].has_stats && !ts->signals &&
+				    ts->cpu_ns >= 50000000) {
+					deaf++;
+					deaf_cpu += ts->cpu_ns;
+				}
+			}
 		lost += pr->fds_lost;
 		afull += pr->alloc_table_full;
 		tfail += pr->clock_timer_failed;
@@ -164,6 +179,13 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	}
 	if (!r && tfail)
 		r = db_row(st, "tt", "clock_timer_failed", v[4]);
+	if (!r && deaf) {
+		char d[2][32];
+		snprintf(d[0], sizeof(d[0]), "%llu", (unsigned long long)deaf);
+		snprintf(d[1], sizeof(d[1]), "%llu", (unsigned long long)deaf_cpu);
+		r = db_row(st, "tt", "clock_unsignalled", d[0]) ?:
+		    db_row(st, "tt", "clock_unsignalled_cpu_ns", d[1]);
+	}
 	if (!r && profile_clock_posix(p))
 		r = db_row(st, "tt", "clock_event", "posix-timer");
 	if (!r && tstarved) {
@@ -533,6 +555,17 @@ int report_notes(const char *dir, void (*say)(const char *note))
 	 * quarter of one a 10 ms tick or a period, whichever is longer; "gives N or more" is
 	 * their CPU time over that).  commbench pairs 20000 pinned to one CPU beside a busy
 	 * loop (bench/clock-starved.sh): 4 of its 5 threads 0 signals for 0.29 s of CPU. */
+	uint64_t deaf = db_meta_u64(db, "clock_unsignalled");
+	if (deaf) {
+		snprintf(note, sizeof(note), "%llu thread(s) got no sampling signal in %.2f s of "
+			 "CPU time: they block SIGTRAP, the signal the clock source samples with "
+			 "(sigprocmask or pthread_sigmask in the program), so none of their time is "
+			 "in the profile; unblock it where they run, or rebuild with sonde-cc (the "
+			 "inst source takes no signal)", (unsigned long long)deaf,
+			 (double)db_meta_u64(db, "clock_unsignalled_cpu_ns") / 1e9);
+		say(note);
+		n++;
+	}
 	uint64_t sv = db_meta_u64(db, "clock_timer_starved");
 	if (sv) {
 		uint64_t sc = db_meta_u64(db, "clock_timer_starved_cpu_ns");

@@ -23,3 +23,29 @@ if printf 'int main(void) { return 3; }\n' >st.c && gcc -static st.c -o st 2>/de
 else
 	skip t069-static "gcc -static does not link here (no libc.a)"
 fi
+
+# a program that blocks SIGTRAP (the clock source's signal) for all its run: no sample,
+# and a warning that says why and what to do (0 samples and no reason before: the
+# usability review of 2026-11-27).  100 ms of CPU or more (the warning's floor: 50 ms).
+cat >blk.c <<'EOC'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	sigset_t m;
+	sigemptyset(&m);
+	sigaddset(&m, SIGTRAP);
+	sigprocmask(SIG_BLOCK, &m, 0);
+	volatile double s = 0;
+	for (long i = 0; i < 300000000; i++)
+		s += (double)i;
+	printf("%d\n", s > 0);
+	return 0;
+}
+EOC
+if gcc -O1 blk.c -o blk; then
+	"$SONDE" mem --source clock -o blko -- ./blk >/dev/null 2>blk.err
+	check t069-blocked-status [ $? -eq 0 ]
+	check t069-blocked-warned grep -q "^sonde: warning: 1 thread(s) got no sampling signal in [0-9.]* s of CPU time: they block SIGTRAP" blk.err
+fi
