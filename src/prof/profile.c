@@ -772,13 +772,38 @@ static int find_maps(struct profile *p, struct prof_process *pr)
 	return 0;
 }
 
+/* Why dir holds no recording, in words that say what it holds instead where sonde wrote
+ * it (`sonde report` on an analyze output read "no .proc file": the usability review of
+ * 2026-11-27). */
+static const char *not_recording_why(const char *dir)
+{
+	static const struct {
+		const char *file, *says;
+	} known[] = {
+		{ "summary.json", "no .proc file: this is a 'sonde analyze' output (open its "
+				  "index.html, or run 'sonde analyze' again)" },
+		{ "rank-0.rec", "no .proc file: this is a 'sonde vsensor' run ('sonde vsensor "
+				"report DIR' shows it)" },
+		{ "sensors.csv", "no .proc file: this is a 'sonde vsensor' run ('sonde vsensor "
+				 "report DIR' shows it)" },
+	};
+	char path[4096];
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, known[i].file);
+		if (access(path, F_OK) == 0)
+			return known[i].says;
+	}
+	return "no .proc file (a directory a recording tool wrote: sonde mem, comm, reuse, "
+	       "variance)";
+}
+
 static int read_all(struct profile *p, char *err, size_t errlen)
 {
 	int r = list_dir(p, 1, err, errlen);
 	if (r)
 		return r;
 	if (!p->nproc)
-		return errmsg(err, errlen, -ENOENT, "no .proc file");
+		return errmsg(err, errlen, -ENOENT, "%s", not_recording_why(p->dir));
 	for (size_t i = 0; i < p->nproc && !r; i++)
 		r = parse_proc(&p->proc[i], err, errlen);
 	if (!r)

@@ -441,7 +441,10 @@ static int open_with_tool(const char *dir, sqlite3 **db, const struct tool **too
 	if (r)
 		return r;
 	*tool = tool_find(db_meta(*db, "tool", name, sizeof(name)));
-	if (!*tool)
+	if (!*tool && !*name)	/* a .proc file of garbage, or cut before its tool= line */
+		errmsg(err, errlen, -EINVAL, "%s: its .proc file names no tool: not a file sonde "
+		       "wrote, or one cut short", dir);
+	else if (!*tool)
 		errmsg(err, errlen, -EINVAL, "%s: a profile of tool '%s', which this sonde does "
 		       "not know", dir, name);
 	return 0;

@@ -26,6 +26,14 @@ expect usage_unknown_opt 2 "^sonde: unknown option '--frob'$" -- empty --frob
 expect usage_two_dirs 2 "more than one directory" -- empty empty
 check usage_hint grep -q "^try 'sonde report --help'$" err.txt
 expect missing_dir 1 "^sonde: no recording in 'nope': No such file or directory$" -- nope
-expect empty_dir 1 "^sonde: no recording in 'empty': no .proc file$" -- empty
+expect empty_dir 1 "^sonde: no recording in 'empty': no .proc file .a directory a recording tool wrote: sonde mem, comm, reuse, variance.$" -- empty
+# what sonde wrote there instead, named (the usability review of 2026-11-27)
+mkdir -p an && : >an/summary.json && : >an/index.html
+expect analyze_dir 1 "^sonde: no recording in 'an': no .proc file: this is a 'sonde analyze' output .open its index.html" -- an
+mkdir -p vs && : >vs/rank-0.rec
+expect vsensor_dir 1 "this is a 'sonde vsensor' run .'sonde vsensor report DIR' shows it.$" -- vs
 expect help 0 "" -- --help
 check help_text grep -q '^usage: sonde report DIR' out.txt
+# a .proc file of garbage: said as such, not as "a profile of tool ''"
+mkdir -p gp && echo garbage >gp/1.proc
+expect garbage_proc 1 "^sonde: gp: its .proc file names no tool: not a file sonde wrote, or one cut short$" -- gp
