@@ -12,6 +12,10 @@ src=$SONDE_TOP/tests/workloads/inst-loop.c
 
 "$SONDE" mem -q -o prof --source inst --period 1 -- ./inst-loop >out 2>err
 check t062-exit-status [ $? -eq 0 ]
+# every access recorded: said before the run (not with -q: no summary, no note)
+check t062-quiet-no-note sh -c "! grep -q 'records every access' err"
+"$SONDE" mem -o profn --source inst --period 1 -- ./inst-loop >/dev/null 2>errn
+check t062-note-every-access grep -q "^sonde: note: --period 1 records every access, 44 bytes each" errn
 check t062-stdout [ "$(cat out)" = "$("$W/inst-loop")" ]
 o=prof/mem/objects.csv c=prof/mem/code.csv
 check t062-ring-loads [ "$(csv_get $o object ring loads)" = 10000 ]

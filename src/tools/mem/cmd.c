@@ -40,6 +40,13 @@ int cmd_mem(int argc, char **argv)
 		return r;
 	if (launch_program("mem", argc))
 		return EXIT_USAGE;
+	/* every access recorded: said before the run, not found on the disk after it (a
+	 * half-second program wrote 12 GB: the usability review of 2026-11-27) */
+	if (o.period == 1 && o.source && !strcmp(o.source, "inst") && !getenv("SONDE_MAX_SIZE") &&
+	    !o.quiet)
+		fprintf(stderr, "sonde: note: --period 1 records every access, 44 bytes "
+				"each: a second of a loop is gigabytes (SONDE_MAX_SIZE=BYTES caps "
+				"the recording; doc/sonde.md)\n");
 	return record_and_report(&o, argv + optind);
 }
 
