@@ -41,6 +41,10 @@ check ot_split test "$(grep -c '^\[unknown\] (0x401200),[01],4,0.5000$' rec/mem/
 
 # text: the header states source, period, samples, dropped
 check text_source grep -q '^  source    clock (fallback: no PMU)$' out.txt
+# a reason with the runtime's advice: the header keeps the reason, 'sonde info' the advice
+cp -r rec recfix && sqlite3 recfix/profile.db "UPDATE meta SET value = 'hw: no CPU PMU (a VM); fix: enable the virtual PMU' WHERE key = 'source_why'"
+"$SONDE" report recfix >fix.txt 2>&1
+check text_source_fix_left grep -q "^  source    clock (fallback: hw: no CPU PMU (a VM); 'sonde info' says how to fix it)$" fix.txt
 check text_period grep -q '^  period    1000000 ns$' out.txt
 check text_samples grep -q '^  samples   18 (15 loads, 3 stores)$' out.txt
 check text_dropped grep -q '^  dropped   2 (10.0% of all samples)$' out.txt

@@ -245,7 +245,13 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 	fprintf(out, "sonde %s: %s\n", *mt->tool ? mt->tool : "profile",
 		mt->argv);
 	fprintf(out, "  source    %s", mt->source);
-	if (*mt->why)
+	/* the reason without its "; fix: ..." advice, which 'sonde info' gives (the header
+	 * line was 270 columns on every report of a VM: the usability review of 2026-11-27) */
+	const char *fix = strstr(mt->why, "; fix: ");
+	if (*mt->why && fix)
+		fprintf(out, " (fallback: %.*s; 'sonde info' says how to fix it)",
+			(int)(fix - mt->why), mt->why);
+	else if (*mt->why)
 		fprintf(out, " (fallback: %s)", mt->why);
 	fprintf(out, "\n  period    %s %s\n", mt->period, mt->unit);
 	report_debias_line(db, out, "  de-bias   ");
