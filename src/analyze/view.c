@@ -287,6 +287,21 @@ static void text_header(FILE *out, const struct av_ctx *c, const struct av_cols 
 		fprintf(out, "# note: %s\n", c->td->note);
 	if (c->td_note)
 		fprintf(out, "# note: %s\n", c->td_note);
+	/* modules with samples whose file could not be read: their functions read [unknown]
+	 * (a path recorded as /proc/self/cwd/prog, read from another directory, named every
+	 * function [unknown] and said nothing: the usability review of 2026-11-27) */
+	int unread = 0;
+	for (size_t i = 0; i < an->nmods; i++) {
+		const struct an_row *m = &an->mods[i];
+		if (m->file || !m->name || m->name[0] != '/' || !m->samples[c->ev])
+			continue;
+		if (unread++ < 3)
+			fprintf(out, "# note: cannot read %s: its functions read [unknown] (run sonde "
+				     "analyze where that path resolves, e.g. in the directory the "
+				     "program was recorded in)\n", m->name);
+	}
+	if (unread > 3)
+		fprintf(out, "# note: %d more modules could not be read\n", unread - 3);
 	text_cpus(out, c);
 	fprintf(out, "# rows sorted by %s (share = of its total period)\n", an->ev[c->ev].name);
 }

@@ -91,3 +91,11 @@ if [ "$rc" -eq 1 ] && grep -q "^sonde: no samples in a function named 'no_such_f
 else
 	fail t302-unknown-function-error "rc=$rc: $(cat err.txt)"
 fi
+
+# read from another directory, the recording's /proc/self/cwd/example-snb does not
+# resolve: its functions read [unknown], and a note says which file and what to do (it
+# said nothing: the usability review of 2026-11-27); from its own directory, no such note
+( cd / && "$SONDE" analyze "$SONDE_TOP/tests/fixtures/perfdata/example-snb.perf.data" ) >away.txt 2>&1
+check t302-unread-module-note grep -q "^# note: cannot read /proc/self/cwd/example-snb: its functions read \[unknown\]" away.txt
+( cd "$SONDE_TOP/tests/fixtures/perfdata" && "$SONDE" analyze example-snb.perf.data ) >home.txt 2>&1
+check t302-no-note-at-home sh -c "! grep -q '^# note: cannot read' home.txt"
