@@ -75,20 +75,24 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt)
 static int parse_args(int argc, char **argv, struct report_opts *o, const char **dir,
 		      const char **html)
 {
+	int format = 0, tables = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			tables = 1;
 			o->quiet = 1;
 		} else if (!strncmp(a, "--format", 8)) {
 			if (!(v = opt_value(argc, argv, &i, "--format")))
 				return sonde_usage_error("report", "--format needs a value");
 			if (parse_format(v, &o->format))
 				return sonde_usage_error("report", "unknown format '%s'", v);
+			format = 1;
 		} else if (!strncmp(a, "--top", 5)) {
 			if (!(v = opt_value(argc, argv, &i, "--top")))
 				return sonde_usage_error("report", "--top needs a value");
 			if (parse_top(v, &o->top))
 				return sonde_usage_error("report", "bad --top value '%s'", v);
+			tables = 1;
 		} else if (!strncmp(a, "--html", 6)) {
 			if (!(v = opt_value(argc, argv, &i, "--html")) || !*v)
 				return sonde_usage_error("report", "--html needs a file name");
@@ -103,6 +107,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o, const char *
 	}
 	if (!*dir)
 		return sonde_usage_error("report", "missing recording directory");
+	/* --html writes the page and prints nothing: a format or table option beside it
+	 * would be ignored without a word (the usability review of 2026-11-27) */
+	if (*html && (format || tables))
+		return sonde_usage_error("report", "--html writes the whole page and prints "
+					 "nothing: --format, --top and --quiet are for the "
+					 "terminal's report (run them apart)");
 	return 0;
 }
 

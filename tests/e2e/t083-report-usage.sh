@@ -37,3 +37,5 @@ check help_text grep -q '^usage: sonde report DIR' out.txt
 # a .proc file of garbage: said as such, not as "a profile of tool ''"
 mkdir -p gp && echo garbage >gp/1.proc
 expect garbage_proc 1 "^sonde: gp: its .proc file names no tool: not a file sonde wrote, or one cut short$" -- gp
+# --html prints nothing: a terminal option beside it is refused, not ignored
+expect html_with_format 2 "^sonde: --html writes the whole page and prints nothing: --format, --top and --quiet are for the terminal's report" -- empty --html x.html --format csv
