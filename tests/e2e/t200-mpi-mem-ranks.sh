@@ -134,3 +134,10 @@ EOF
 else
 	skip t200-mpi-json "python3 not found"
 fi
+# each rank's main stack is a row of its own, named with the rank as the threads table
+# names its threads (two rows both "[stack of thread 0]" before: the usability review of
+# 2026-11-27); no unlabelled stack row in a recording of several processes
+check t200-mpi-no-bare-stack sh -c "! grep -q '^\[stack of thread [0-9]*\],' '$o'"
+if grep -q '^\[stack of thread r' "$o"; then
+	check t200-mpi-stacks-by-rank sh -c "grep '^\[stack of thread r' '$o' | cut -d, -f1 | sort | uniq -d | grep -q . && exit 1 || exit 0"
+fi

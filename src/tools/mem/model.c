@@ -306,6 +306,20 @@ struct pstate {
 	size_t narena;
 };
 
+/* A thread as the tables name it: its index in a recording of one process, else with its
+ * process, "rRANK.INDEX" under MPI or "PREFIX.INDEX" (an exec'd image, "1573.e1", is not
+ * its pid's image before the exec, "1573": a wrapper's child). */
+static void thread_label(const struct profile *p, const struct prof_process *pr, uint32_t idx,
+			 char *buf, size_t len)
+{
+	if (p->nproc == 1)
+		snprintf(buf, len, "%u", idx);
+	else if (pr->rank >= 0)
+		snprintf(buf, len, "r%d.%u", pr->rank, idx);
+	else
+		snprintf(buf, len, "%s.%u", pr->prefix, idx);
+}
+
 const char *mm_kind_name(enum mm_kind k)
 {
 	static const char *const names[] = { "heap", "static", "stack", "other" };
@@ -534,9 +548,10 @@ static int name_sites(struct builder *b, struct pstate *ps)
 static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a,
 			     const struct prof_thread *self)
 {
-	char name[64];
+	char name[128], lab[96];
 	if (self && self->hdr.stack_lo <= a && a < self->hdr.stack_hi) {
-		snprintf(name, sizeof(name), "[stack of thread %u]", self->hdr.thread_index);
+		thread_label(b->m->prof, ps->pr, self->hdr.thread_index, lab, sizeof(lab));
+		snprintf(name, sizeof(name), "[stack of thread %s]", lab);
 		uint32_t o = add_object(b, MM_STACK, name, NULL, NULL);
 		if (o != MM_NONE)
 			b->m->object[o].size = self->hdr.stack_hi - self->hdr.stack_lo;
@@ -552,7 +567,8 @@ static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a,
 	}
 	if (!lo || a >= ps->stack[lo - 1].hi)
 		return MM_NONE;
-	snprintf(name, sizeof(name), "[stack of thread %u]", ps->stack[lo - 1].index);
+	thread_label(b->m->prof, ps->pr, ps->stack[lo - 1].index, lab, sizeof(lab));
+	snprintf(name, sizeof(name), "[stack of thread %s]", lab);
 	uint32_t o = add_object(b, MM_STACK, name, NULL, NULL);
 	if (o != MM_NONE)
 		b->m->object[o].size = ps->stack[lo - 1].hi - ps->stack[lo - 1].lo;
@@ -618,8 +634,12 @@ static uint32_t other_object(struct builder *b, struct pstate *ps, uint64_t a)
 		snprintf(name, sizeof(name), "[unknown]");
 	else if (!strcmp(map, "[heap]"))
 		snprintf(name, sizeof(name), "%s", untracked);
-	else if (!strcmp(map, "[stack]"))
-		snprintf(name, sizeof(name), "[stack of thread 0]");
+	else if (!strcmp(map, "[stack]")) {
+		char lab[96];	/* the main thread's: one row per process (the usability review
+				 * of 2026-11-27 read two ranks' as two "[stack of thread 0]") */
+		thread_label(b->m->prof, ps->pr, 0, lab, sizeof(lab));
+		snprintf(name, sizeof(name), "[stack of thread %s]", lab);
+	}
 	else if (!*map && (in_arena(ps, a) || symtab_malloc_heap(ps->mp->symtab, a)))
 		snprintf(name, sizeof(name), "%s", untracked);
 	else if (!*map)
@@ -976,14 +996,7 @@ static int threads_setup(struct memmodel *m)
 			th->proc = pr;
 			th->t = &pr->thread[k];
 			th->proc_index = (uint32_t)i;
-			uint32_t idx = th->t->hdr.thread_index;
-			if (p->nproc == 1)
-				snprintf(th->label, sizeof(th->label), "%u", idx);
-			else if (pr->rank >= 0)
-				snprintf(th->label, sizeof(th->label), "r%d.%u", pr->rank, idx);
-			else	/* the prefix: an exec'd image ("1573.e1") is not its pid's
-				 * image before the exec ("1573"), a wrapper's child */
-				snprintf(th->label, sizeof(th->label), "%s.%u", pr->prefix, idx);
+			thread_label(p, pr, th->t->hdr.thread_index, th->label, sizeof(th->label));
 			th->object = malloc((th->t->nmem + 1) * sizeof(*th->object));
 			th->code = malloc((th->t->nmem + 1) * sizeof(*th->code));
 			if (!th->object || !th->code)
