@@ -636,9 +636,12 @@ static uint32_t other_object(struct builder *b, struct pstate *ps, uint64_t a)
 		snprintf(name, sizeof(name), "%s", untracked);
 	else if (!strcmp(map, "[stack]")) {
 		char lab[96];	/* the main thread's: one row per process (the usability review
-				 * of 2026-11-27 read two ranks' as two "[stack of thread 0]") */
+				 * of 2026-11-27 read two ranks' as two "[stack of thread 0]"), and
+				 * of kind stack, the row of the part its range holds (above it: the
+				 * environment, argv: a second row of kind other before) */
 		thread_label(b->m->prof, ps->pr, 0, lab, sizeof(lab));
 		snprintf(name, sizeof(name), "[stack of thread %s]", lab);
+		return add_object(b, MM_STACK, name, NULL, NULL);
 	}
 	else if (!*map && (in_arena(ps, a) || symtab_malloc_heap(ps->mp->symtab, a)))
 		snprintf(name, sizeof(name), "%s", untracked);
