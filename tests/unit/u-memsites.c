@@ -155,6 +155,38 @@ TEST(two_calls_one_line)
 	site_names_free(s);
 }
 
+/* miniMD's Atom::growarray: a wrapper (called from two places), whose one call in
+ * addatom makes four arrays at four lines of its own.  Named at the caller they share its
+ * label and column: the wrapper's line inside tells them apart, not an ordinal ("#2",
+ * "#3": the trial of 2026-11-27). */
+TEST(one_call_many_objects)
+{
+	struct site_names *s = site_names_new();
+	int id[4], lines[4] = { 75, 76, 77, 79 };
+	for (int i = 0; i < 4; i++) {
+		const struct site_frame p[] = {
+			F("Atom::growarray()", "/home/u/atom.cpp", lines[i], 0, EXE,
+			  (uint64_t)(0x100 + 8 * i)),
+			F("Atom::addatom(double, double)", "/home/u/atom.cpp", 89, 31, EXE, 0x200),
+		};
+		id[i] = add(s, p, 2);
+	}
+	const struct site_frame q[] = {
+		F("Atom::growarray()", "/home/u/atom.cpp", 75, 0, EXE, 0x100),
+		F("Atom::unpack_border(int, double*)", "/home/u/atom.cpp", 218, 9, EXE, 0x300),
+	};
+	int u = add(s, q, 2);
+	CHECK(site_names_resolve(s) == 0);
+	char want[160];
+	for (int i = 0; i < 4; i++) {
+		snprintf(want, sizeof(want), "Atom::addatom(double, double) (atom.cpp:89) [column 31]"
+			 " [in Atom::growarray() (atom.cpp:%d)]", lines[i]);
+		CHECK_STR(site_names_label(s, id[i]), want);
+	}
+	CHECK_STR(site_names_label(s, u), "Atom::unpack_border(int, double*) (atom.cpp:218)");
+	site_names_free(s);
+}
+
 /* libgomp allocating its thread pool while the program starts a parallel region; libc's
  * stdio buffer; strdup's block is the caller's data. */
 TEST(library_own_allocations)
@@ -204,6 +236,7 @@ int main(void)
 	RUN(wrapper_of_wrapper);
 	RUN(thread_start_through_sonde);
 	RUN(two_calls_one_line);
+	RUN(one_call_many_objects);
 	RUN(library_own_allocations);
 	RUN(no_symbols);
 	return CHECK_DONE();

@@ -347,14 +347,25 @@ static int cmp_label(const void *a, const void *b, void *ctx)
 }
 
 /* Add to p's label what tells it from another object's of the same label: the column or
- * the call's offset (how = 0), or an ordinal (how = n >= 2). */
+ * the call's offset (how = 0), the program frame just inside the named one (how = -1: a
+ * wrapper's own line, where one call of the wrapper makes several objects), or an ordinal
+ * (how = n >= 2). */
 static int disambiguate(struct spath *p, int how)
 {
 	struct sbuf b = { 0 };
 	const struct site_frame *f = p->name_at >= 0 ? &p->f[p->name_at] : NULL;
 
 	sb_add(&b, "%s", p->label);
-	if (how >= 2)
+	if (how == -1) {
+		const struct site_frame *in = p->name_at >= 1 ? &p->f[p->name_at - 1] : NULL;
+		if (!in || site_is_system_path(in->module) || !in->function || in->line <= 0) {
+			free(b.s);
+			return 0;
+		}
+		sb_add(&b, " [in ");
+		frame_label(&b, in);
+		sb_add(&b, "]");
+	} else if (how >= 2)
 		sb_add(&b, " #%d", how);
 	else if (f && f->column)
 		sb_add(&b, " [column %d]", f->column);
@@ -385,8 +396,10 @@ static int unique_pass(struct site_names *s, int *ix, int ordinal, int *changed)
 		for (int k = i, nth = 1; keys > 1 && k < j && !err; k++) {
 			if (k > i && strcmp(s->p[ix[k]].key, s->p[ix[k - 1]].key))
 				nth++;
-			if (!ordinal)
+			if (ordinal == 0)
 				err = disambiguate(&s->p[ix[k]], 0);
+			else if (ordinal == 1)
+				err = disambiguate(&s->p[ix[k]], -1);
 			else if (nth >= 2)
 				err = disambiguate(&s->p[ix[k]], nth);
 		}
@@ -406,8 +419,14 @@ static int unique_labels(struct site_names *s)
 	for (int i = 0; i < s->n; i++)
 		ix[i] = i;
 	int err = unique_pass(s, ix, 0, &changed);
+	/* still one label for several objects: the wrapper's line inside it (miniMD's four
+	 * arrays of Atom::growarray(), all made at one call in Atom::addatom(), read as
+	 * "addatom(...) (atom.cpp:89) [column 31] #2, #3, #4": the trial of 2026-11-27),
+	 * then an ordinal */
 	if (!err && changed)
 		err = unique_pass(s, ix, 1, &changed);
+	if (!err && changed)
+		err = unique_pass(s, ix, 2, &changed);
 	free(ix);
 	return err;
 }
