@@ -73,6 +73,12 @@ assert d["meta"]["samples"] == 18 and d["meta"]["source"] == "clock"
 b = [o for o in d["objects"] if o["object"] == "[unknown] (0x401200)"][0]
 assert b["samples"] == 8 and b["kind"] == "heap"
 assert sum(t["samples"] for t in d["threads"]) == 18
+# counts are numbers whatever their key (the period was a string), the version a string,
+# and the argv a list beside its joined form
+assert d["meta"]["period"] == 1000000, d["meta"]["period"]
+assert isinstance(d["meta"]["sonde_version"], str)
+m = d["meta"]
+assert m["args"] == m["argv"].split("\x1f"), (m["args"], m["argv"])
 '
 else
 	skip json_valid "no python3"

@@ -557,10 +557,29 @@ static int json_meta(sqlite3 *db, struct json *j)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *k = (const char *)sqlite3_column_text(st, 0);
 		const char *v = (const char *)sqlite3_column_text(st, 1);
-		if (is_numeric_key(k))
+		/* a count is a number whatever its key (the trial of 2026-11-27 read "period":
+		 * "900000" and "switches": "2353" as strings, where comm's JSON has numbers) */
+		size_t n = v ? strlen(v) : 0;
+		int digits = n > 0 && n <= 19 && strspn(v, "0123456789") == n &&
+			     (v[0] != '0' || n == 1);
+		if (is_numeric_key(k) || digits)
 			json_uint(j, k, strtoull(v ? v : "0", NULL, 10));
 		else
 			json_str(j, k, v);
+		/* argv as the runtime keeps it, its words joined by 0x1f; and as a list */
+		if (!strcmp(k, "argv") && v) {
+			json_begin_array(j, "args");
+			for (const char *a = v;;) {
+				size_t w = strcspn(a, "\x1f");
+				char word[4096];
+				snprintf(word, sizeof(word), "%.*s", (int)w, a);
+				json_str(j, NULL, word);
+				if (!a[w])
+					break;
+				a += w + 1;
+			}
+			json_end_array(j);
+		}
 	}
 	json_end_object(j);
 	sqlite3_finalize(st);
