@@ -522,6 +522,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->rank = (int)to_ll(v, -1);
 	else if (!strcmp(k, "period"))
 		p->period = to_u64(v);
+	else if (!strcmp(k, "period_asked"))
+		p->period_asked = to_u64(v);
 	else if (!strcmp(k, "start_ns"))
 		p->start_ns = to_u64(v);
 	else if (!strcmp(k, "end_ns"))

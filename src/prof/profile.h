@@ -77,6 +77,7 @@ struct prof_process {
 	char *host, *exe, *argv;	/* argv: arguments separated by \x1f */
 	char *tool, *source, *source_why, *period_unit, *end;
 	uint64_t period, start_ns, end_ns, min_object;
+	uint64_t period_asked;		/* a clock period under the least, raised to it (0: none) */
 	int max_depth;
 	int signo;
 	int threads;			/* the "threads" key, -1 if absent */

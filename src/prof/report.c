@@ -96,9 +96,13 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
-	uint64_t deaf = 0, deaf_cpu = 0;
+	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
+		if (pr->period_asked && !asked) {
+			asked = pr->period_asked;
+			given = pr->period;
+		}
 		/* clock threads that got no signal at all in 50 ms of CPU time or more (20 or
 		 * more periods of the default): they blocked the sampling signal (a program that
 		 * masks SIGTRAP: 0 samples and no reason said, the usability review of
@@ -179,6 +183,12 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	}
 	if (!r && tfail)
 		r = db_row(st, "tt", "clock_timer_failed", v[4]);
+	if (!r && asked) {
+		char a[2][32];
+		snprintf(a[0], sizeof(a[0]), "%llu", (unsigned long long)asked);
+		snprintf(a[1], sizeof(a[1]), "%llu", (unsigned long long)given);
+		r = db_row(st, "tt", "period_asked", a[0]) ?: db_row(st, "tt", "period_given", a[1]);
+	}
 	if (!r && deaf) {
 		char d[2][32];
 		snprintf(d[0], sizeof(d[0]), "%llu", (unsigned long long)deaf);
@@ -558,6 +568,16 @@ int report_notes(const char *dir, void (*say)(const char *note))
 	 * quarter of one a 10 ms tick or a period, whichever is longer; "gives N or more" is
 	 * their CPU time over that).  commbench pairs 20000 pinned to one CPU beside a busy
 	 * loop (bench/clock-starved.sh): 4 of its 5 threads 0 signals for 0.29 s of CPU. */
+	uint64_t asked = db_meta_u64(db, "period_asked");
+	if (asked) {
+		snprintf(note, sizeof(note), "--period %llu is under the clock source's least, "
+			 "%llu ns (the kernel's CPU clock takes no shorter period): it sampled every "
+			 "%llu ns of CPU time, as the header says", (unsigned long long)asked,
+			 (unsigned long long)db_meta_u64(db, "period_given"),
+			 (unsigned long long)db_meta_u64(db, "period_given"));
+		say(note);
+		n++;
+	}
 	uint64_t deaf = db_meta_u64(db, "clock_unsignalled");
 	if (deaf) {
 		snprintf(note, sizeof(note), "%llu thread(s) got no sampling signal in %.2f s of "

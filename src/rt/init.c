@@ -154,9 +154,20 @@ static const struct rt_source *source_by_id(int id)
 	return NULL;
 }
 
+/* The clock source's least period: the kernel's for its CPU clock (perf's cpu-clock
+ * hrtimer takes no less than 10 us), so a smaller one asked for is raised to it, and the
+ * .proc file says so (period_asked) rather than report "period 1 ns" (the usability review
+ * of 2026-11-27: -p 1 read "one sample per 1 ns"). */
+#define CLOCK_MIN_PERIOD 10000
+static uint64_t period_asked;
+
 static int source_try(const struct rt_source *s)
 {
 	char why[512] = "";
+	if (s == &rt_source_clock && rt_cfg.period && rt_cfg.period < CLOCK_MIN_PERIOD) {
+		period_asked = rt_cfg.period;
+		rt_cfg.period = CLOCK_MIN_PERIOD;
+	}
 	int r = s->probe(why, sizeof(why));
 	if (r == 0)
 		r = s->start();
@@ -165,6 +176,10 @@ static int source_try(const struct rt_source *s)
 		if (!rt_cfg.period)
 			rt_cfg.period = s->default_period;
 		return 0;
+	}
+	if (s == &rt_source_clock && period_asked) {	/* not taken: as asked */
+		rt_cfg.period = period_asked;
+		period_asked = 0;
 	}
 	size_t n = strlen(source_why);
 	snprintf(source_why + n, sizeof(source_why) - n, "%s%s: %s", n ? "; " : "", s->name,
@@ -343,6 +358,8 @@ static void proc_write(struct proc_scratch *s)
 		(unsigned long long)rt_cfg.period, period_unit(), (unsigned long long)rt_now(),
 		(unsigned long long)rt_cfg.min_object, rt_cfg.max_depth, exec_gen,
 		watch_backend_name(), watch_backend_why(), unwind_check_name());
+	if (period_asked)
+		fprintf(f, "period_asked=%llu\n", (unsigned long long)period_asked);
 	fclose(f);
 }
 

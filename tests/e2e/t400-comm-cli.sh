@@ -46,13 +46,20 @@ for o in --seed --top --min-object --max-depth; do
 	done
 done
 # leading zeros are decimal (010 is 10, not octal 8): the recording says which period
-"$SONDE" comm -q -o p010 --source clock --period 010 -- true >/dev/null 2>&1
-check t400-period-010-decimal grep -q '^period=10$' p010/*.proc
+"$SONDE" comm -q -o p010 --source clock --period 0100000 -- true >/dev/null 2>&1
+check t400-period-010-decimal grep -q '^period=100000$' p010/*.proc
 # the runtime's own reading of SONDE_PERIOD (set by hand: doc/sonde.md) is decimal too
 mkdir envp
-SONDE_DIR=$PWD/envp SONDE_TOOL=comm SONDE_SOURCE=clock SONDE_PERIOD=010 \
+SONDE_DIR=$PWD/envp SONDE_TOOL=comm SONDE_SOURCE=clock SONDE_PERIOD=0100000 \
 	LD_PRELOAD="$SONDE_BUILD/libsonde.so" /bin/sleep 0.01
-check t400-env-period-010-decimal grep -q '^period=10$' envp/*.proc
+check t400-env-period-010-decimal grep -q '^period=100000$' envp/*.proc
+# a clock period under the least (10 us, the kernel's for its CPU clock) is raised to it,
+# and the recording says what was asked (the header read "period 1 ns": the usability
+# review of 2026-11-27)
+"$SONDE" comm -o p1 --source clock --period 1 -- true >/dev/null 2>p1.err
+check t400-period-1-raised grep -q '^period=10000$' p1/*.proc
+check t400-period-1-asked grep -q '^period_asked=1$' p1/*.proc
+check t400-period-1-said grep -q "^sonde: warning: --period 1 is under the clock source's least, 10000 ns" p1.err
 check t400-period-zero-says grep -q -- '--period' <(
 	"$SONDE" comm --period 0 -- true 2>&1)
 
