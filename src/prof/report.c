@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -514,6 +515,20 @@ int report_source_note(const char *dir, const char *wanted, void (*say)(const ch
 	return n;
 }
 
+/* One note through say, from fmt; 1 (a count of notes said). */
+static int sayf(void (*say)(const char *note), const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int sayf(void (*say)(const char *note), const char *fmt, ...)
+{
+	char note[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	say(note);
+	return 1;
+}
+
 int report_notes(const char *dir, void (*say)(const char *note))
 {
 	sqlite3 *db;
@@ -560,6 +575,21 @@ int report_notes(const char *dir, void (*say)(const char *note))
 		say(note);
 		n++;
 	}
+	uint64_t asked = db_meta_u64(db, "period_asked");
+	if (asked)
+		n += sayf(say, "--period %llu is under the clock source's least, %llu ns (the "
+			  "kernel's CPU clock takes no shorter period): it sampled every %llu ns of "
+			  "CPU time, as the header says", (unsigned long long)asked,
+			  (unsigned long long)db_meta_u64(db, "period_given"),
+			  (unsigned long long)db_meta_u64(db, "period_given"));
+	uint64_t deaf = db_meta_u64(db, "clock_unsignalled");
+	if (deaf)
+		n += sayf(say, "%llu thread(s) got no sampling signal in %.2f s of CPU time: they "
+			  "block SIGTRAP, the signal the clock source samples with (sigprocmask or "
+			  "pthread_sigmask in the program), so none of their time is in the "
+			  "profile; unblock it where they run, or rebuild with sonde-cc (the inst "
+			  "source takes no signal)", (unsigned long long)deaf,
+			  (double)db_meta_u64(db, "clock_unsignalled_cpu_ns") / 1e9);
 	/* POSIX CPU-time timers fire only at a scheduler tick that finds their thread running
 	 * (src/rt/source-clock.c): a thread that runs between ticks (woken just after one,
 	 * asleep again before the next, beside other work on its CPU) gets few signals for
@@ -568,27 +598,6 @@ int report_notes(const char *dir, void (*say)(const char *note))
 	 * quarter of one a 10 ms tick or a period, whichever is longer; "gives N or more" is
 	 * their CPU time over that).  commbench pairs 20000 pinned to one CPU beside a busy
 	 * loop (bench/clock-starved.sh): 4 of its 5 threads 0 signals for 0.29 s of CPU. */
-	uint64_t asked = db_meta_u64(db, "period_asked");
-	if (asked) {
-		snprintf(note, sizeof(note), "--period %llu is under the clock source's least, "
-			 "%llu ns (the kernel's CPU clock takes no shorter period): it sampled every "
-			 "%llu ns of CPU time, as the header says", (unsigned long long)asked,
-			 (unsigned long long)db_meta_u64(db, "period_given"),
-			 (unsigned long long)db_meta_u64(db, "period_given"));
-		say(note);
-		n++;
-	}
-	uint64_t deaf = db_meta_u64(db, "clock_unsignalled");
-	if (deaf) {
-		snprintf(note, sizeof(note), "%llu thread(s) got no sampling signal in %.2f s of "
-			 "CPU time: they block SIGTRAP, the signal the clock source samples with "
-			 "(sigprocmask or pthread_sigmask in the program), so none of their time is "
-			 "in the profile; unblock it where they run, or rebuild with sonde-cc (the "
-			 "inst source takes no signal)", (unsigned long long)deaf,
-			 (double)db_meta_u64(db, "clock_unsignalled_cpu_ns") / 1e9);
-		say(note);
-		n++;
-	}
 	uint64_t sv = db_meta_u64(db, "clock_timer_starved");
 	if (sv) {
 		uint64_t sc = db_meta_u64(db, "clock_timer_starved_cpu_ns");
