@@ -69,3 +69,10 @@ if make -s -C "$SONDE_TOP" B="$SONDE_BUILD" install PREFIX="$T/prefix" >install.
 else
 	fail t700-install "$(tail -3 install.log)"
 fi
+
+# one run a benchmark has no spread: the stderr column reads "-", not 0.000 or nan (the
+# usability review of 2026-11-27)
+"$SONDE" bench -s clock --runs 1 -i 1ms -o r1 >r1.out 2>r1.err
+check t700-one-run-status [ $? -eq 0 ]
+check t700-one-run-no-nan sh -c "! grep -qi 'nan' r1.out"
+check t700-one-run-stderr-dash awk '$3 == "load-ratio" { exit !($5 == "-") }' r1.out

@@ -670,8 +670,11 @@ static void print_text(const struct bench_state *s, const struct config *cs, int
 		double worst;
 		if (!strncmp(r->bench, "bias", 4))
 			bias_words(s, c, r->bench, b, sizeof(b), &worst);
-		snprintf(a, sizeof(a), "%.3f", r->value);
-		snprintf(e, sizeof(e), "%.3f", row_value(s, c, r->bench, "stderr"));
+		snprintf(a, sizeof(a), isfinite(r->value) ? "%.3f" : "-", r->value);
+		/* one run has no spread: "-", not 0.000 (nor nan: the usability review of
+		 * 2026-11-27, sonde bench -r 1) */
+		double se = row_value(s, c, r->bench, "stderr");
+		snprintf(e, sizeof(e), s->runs > 1 && isfinite(se) ? "%.3f" : "-", se);
 		snprintf(tm, sizeof(tm), "%.2fx", row_value(s, c, r->bench, "time_ratio"));
 		snprintf(m, sizeof(m), "%.2fx", row_value(s, c, r->bench, "memory_ratio"));
 		const char *cells[] = { r->source, r->interval, r->bench, a, e, b, tm, m };
