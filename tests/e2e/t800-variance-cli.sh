@@ -14,6 +14,11 @@ check t800-help-mentions-timeline grep -q -- "--timeline" help.txt
 st=$?
 check t800-bad-metric-exit2 [ "$st" -eq 2 ]
 check t800-bad-metric-says-which grep -q "unknown metric 'bogus'" err.txt
+# an empty list or item is a usage error (it was taken as the defaults: the usability review)
+for e in "" "page-faults," ",time" "time,,cpu-time"; do
+	"$SONDE" variance -e "$e" -- true >/dev/null 2>err.txt
+	check "t800-empty-metric-'$e'-exit2" [ $? -eq 2 ]
+done
 "$SONDE" variance >/dev/null 2>err.txt
 check t800-no-program-exit2 [ $? -eq 2 ]
 "$SONDE" variance --timeline spin >/dev/null 2>err.txt

@@ -48,6 +48,11 @@ static int parse_events(const char *list, unsigned *bits)
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", list);
 	*bits = VAR_EV_TIME | VAR_EV_CPU;
+	/* an empty list, or an empty item ("page-faults,"), is a typo, not "the defaults" */
+	if (!*list || list[strlen(list) - 1] == ',' || *list == ',' || strstr(list, ",,"))
+		return sonde_usage_error("variance", "-e wants metrics separated by commas (time, "
+						     "cpu-time, page-faults, context-switches), not "
+						     "'%s'", list);
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		int m = var_metric_find(tok);
