@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -108,11 +109,18 @@ static int find_program(const char *prog, char *buf, size_t len)
  * too): no dynamic loader, so no LD_PRELOAD and no runtime in it. */
 static int static_elf(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	/* a regular file only (a FIFO named as the program would block the open: review) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0)
+		return 0;
+	FILE *f = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? fdopen(fd, "rb") : NULL;
 	Elf64_Ehdr eh;
 	int r = 0;
-	if (!f)
+	if (!f) {
+		close(fd);
 		return 0;
+	}
 	if (fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
 	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
 	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && eh.e_phnum > 0 &&

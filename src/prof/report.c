@@ -108,12 +108,14 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		 * more periods of the default): they blocked the sampling signal (a program that
 		 * masks SIGTRAP: 0 samples and no reason said, the usability review of
 		 * 2026-11-27).  The POSIX-timer case has its own, finer note below. */
+		/* (and 20 periods of CPU: at a long period no signal is no sign: review) */
+		uint64_t least = pr->period > 2500000 ? 20 * pr->period : 50000000;
 		if (pr->source && !strcmp(pr->source, "clock") && pr->clock_event &&
 		    strcmp(pr->clock_event, "posix-timer"))
 			for (size_t j = 0; j < pr->nthread; j++) {
 				const struct sonde_rec_stats *ts = &pr->thread[j].stats;
 				if (pr->thread[j].has_stats && !ts->signals &&
-				    ts->cpu_ns >= 50000000) {
+				    ts->cpu_ns >= least) {
 					deaf++;
 					deaf_cpu += ts->cpu_ns;
 				}

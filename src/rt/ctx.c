@@ -52,6 +52,21 @@ static struct {
 } unw;
 
 volatile int rt_loader_busy;
+RT_TLS int rt_loader_mine;
+/* This process was forked while another thread held the loader's lock (ctx_fork_child). */
+static int loader_wedged;
+
+void rt_loader_enter(void)
+{
+	rt_loader_mine++;
+	__sync_fetch_and_add(&rt_loader_busy, 1);
+}
+
+void rt_loader_leave(void)
+{
+	__sync_fetch_and_sub(&rt_loader_busy, 1);
+	rt_loader_mine--;
+}
 static uint64_t loader_lo, loader_hi;
 static uint64_t unwinder_lo, unwinder_hi;
 
@@ -395,9 +410,15 @@ void ctx_fork_parent(void)
 
 void ctx_fork_child(void)
 {
-	/* only the forking thread exists here, and it is not unwinding */
+	/* only the forking thread exists here, and it is not unwinding.  Another thread that
+	 * was inside dlopen or dl_iterate_phdr at the fork left the loader's lock held in the
+	 * child for good (its holder does not exist here): the child never unwinds, from a
+	 * handler (rt_loader_busy stays raised) or not (loader_wedged).  Lowering the count
+	 * instead hung the child in libunwind's dl_iterate_phdr (the review's fork loop). */
 	__atomic_store_n(&unw_inside, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&unw_closed, 0, __ATOMIC_SEQ_CST);
+	if (rt_loader_busy > rt_loader_mine)
+		loader_wedged = 1;
 }
 
 static int in_runtime_code(uint64_t ip)
@@ -491,7 +512,10 @@ static SIGSAFE int unwind(struct rt_thread *t, const ucontext_t *uc, int skip, u
 			return n;
 		}
 	} else {
-		if (rt_loader_busy) {
+		/* not a handler: only this thread's own holding of the loader's lock matters
+		 * (another's only makes the unwinder wait; allocation sites read "[unknown
+		 * allocation site]" while any thread walked the modules: review) */
+		if (rt_loader_mine || loader_wedged) {
 			t->stats.unwind_fail++;
 			return 0;
 		}

@@ -5,10 +5,20 @@
 
 #include <stdint.h>
 
+#include "rt/rt.h"
+
 struct rt_thread;
 
 /* Non-zero while some thread is inside dlopen/dlclose (interpose.c): unwinding is unsafe. */
 extern volatile int rt_loader_busy;
+/* The calling thread's own depth in the loader's lock-holding calls (dlopen, dlclose, the
+ * program's dl_iterate_phdr: interpose.c): outside a handler only a thread's own holding
+ * can deadlock its unwinding (waiting for another thread's is ordinary blocking), and a
+ * forked child keeps only the forking thread's count. */
+extern RT_TLS int rt_loader_mine;
+/* Around a loader call of the program's (interpose.c): the global count and the thread's. */
+void rt_loader_enter(void);
+void rt_loader_leave(void);
 
 /* The dynamic loader's code range: samples there are not unwound. */
 void ctx_set_loader_range(uint64_t lo, uint64_t hi);

@@ -595,9 +595,9 @@ RT_EXPORT void *dlopen(const char *file, int mode)
 {
 	if (!real_dlopen)
 		interpose_init();
-	__sync_fetch_and_add(&rt_loader_busy, 1);
+	rt_loader_enter();
 	void *h = real_dlopen(file, mode);
-	__sync_fetch_and_sub(&rt_loader_busy, 1);
+	rt_loader_leave();
 	return h;
 }
 
@@ -619,9 +619,9 @@ RT_EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), 
 	struct rt_thread *t = rt_self();
 	if (t && t->busy)
 		return real_dl_iterate_phdr(cb, data);
-	__sync_fetch_and_add(&rt_loader_busy, 1);
+	rt_loader_enter();
 	int r = real_dl_iterate_phdr(cb, data);
-	__sync_fetch_and_sub(&rt_loader_busy, 1);
+	rt_loader_leave();
 	return r;
 }
 
@@ -667,9 +667,9 @@ RT_EXPORT int dlclose(void *h)
 	if (rt_cfg.enabled && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
 	    *lm->l_name && first_close_of(lm->l_addr, lm->l_name) && realpath(lm->l_name, real))
 		rt_append_maps_of(".maps.closed", real);
-	__sync_fetch_and_add(&rt_loader_busy, 1);
+	rt_loader_enter();
 	int r = real_dlclose(h);
-	__sync_fetch_and_sub(&rt_loader_busy, 1);
+	rt_loader_leave();
 	return r;
 }
 

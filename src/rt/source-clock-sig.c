@@ -429,7 +429,9 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 	/* in the runtime's code without busy (an interposer's bookkeeping: track_free,
 	 * rt_append_maps_of): its own time, not the program's (the usability review of
 	 * 2026-11-27 found them in the code table) */
-	if (rt_owns_code((uint64_t)uc->uc_mcontext.gregs[REG_RIP])) {
+	if (rt_owns_code((uint64_t)uc->uc_mcontext.gregs[REG_RIP]) &&
+	    !(rt_tool && (rt_tool->flags & RT_TOOL_NO_ACCESS))) {	/* (variance maps a
+		 * sample in a sonde-cc callback to its caller: runtime_leaf_caller) */
 		drop(t, ct, CLOCK_DROP_OWN_TIME);
 		return;
 	}

@@ -42,3 +42,75 @@ wait $pid
 check "t066-status-$?" [ $? -eq 0 ]
 check t066-no-hang cmp -s want got
 check t066-samples [ "$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'samples'")" -gt 0 ]
+
+# fork while another thread is inside dl_iterate_phdr: the child inherits the loader's
+# lock held by a thread it does not have; it must not unwind (libunwind's dl_iterate_phdr
+# would wait for good, and did when the child's count was lowered: the review of
+# 2026-11-27), and it runs to its end
+cat >forkdl.c <<'EOC'
+#define _GNU_SOURCE
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile int stop;
+static int cb(struct dl_phdr_info *i, size_t s, void *d)
+{
+	volatile long x = 0;
+	for (int k = 0; k < 2000; k++)
+		x += k;
+	(void)i, (void)s, (void)d;
+	return 0;
+}
+static void *spin(void *a)
+{
+	while (!stop)
+		dl_iterate_phdr(cb, 0);
+	return a;
+}
+static double arr[1 << 20];
+__attribute__((noinline)) static double leaf(int r)
+{
+	double s = 0;
+	for (int i = 0; i < (1 << 20); i++)
+		s += arr[i] += i * r;
+	return s;
+}
+int main(void)
+{
+	pthread_t th;
+	pthread_create(&th, 0, spin, 0);
+	usleep(100000);
+	pid_t p = fork();
+	if (p == 0) {
+		double s = 0;
+		for (int r = 0; r < 60; r++)
+			s += leaf(r);
+		void *m = malloc(1 << 20);	/* a tracked block: its site is not unwound */
+		printf("child %d\n", s != 0 && m != NULL);
+		fflush(0);
+		_exit(0);
+	}
+	stop = 1;
+	pthread_join(th, 0);
+	waitpid(p, 0, 0);
+	puts("parent");
+	return 0;
+}
+EOC
+gcc -O2 -g -pthread forkdl.c -o forkdl || { fail t066-fork-build "gcc could not build forkdl.c"; exit 0; }
+"$SONDE" mem -q -o frec -- "$T/forkdl" >fgot 2>ferr &
+pid=$!
+for i in $(seq 1 300); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+if kill -0 $pid 2>/dev/null; then
+	pkill -9 -f "$T/forkdl"
+	kill -9 $pid 2>/dev/null
+	fail t066-fork-no-hang "sonde mem -- ./forkdl still running after 300 s (killed)"
+	exit 0
+fi
+wait $pid
+check "t066-fork-status-$?" [ $? -eq 0 ]
+check t066-fork-child-ran grep -qx "child 1" fgot
+check t066-fork-parent-ran grep -qx "parent" fgot

@@ -944,10 +944,12 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		/* the sampled footprint's inputs: pages sampled, once, twice (-1: not counted,
 		 * a recording before 2026-11-28); none for --exact */
 		{ "pages_sampled", (m->mode & REUSE_M_EXACT) ? 0 : (double)m->st.pages },
+		/* (the three counts are read one after another while other threads may
+		 * still sample: a later one can be the larger: review) */
 		{ "pages_once", (m->mode & REUSE_M_EXACT) ? 0 : !m->page_counts ? -1 :
-			(double)(m->st.pages - m->st.pages2) },
+			m->st.pages2 > m->st.pages ? 0 : (double)(m->st.pages - m->st.pages2) },
 		{ "pages_twice", (m->mode & REUSE_M_EXACT) ? 0 : !m->page_counts ? -1 :
-			(double)(m->st.pages2 - m->st.pages3) },
+			m->st.pages3 > m->st.pages2 ? 0 : (double)(m->st.pages2 - m->st.pages3) },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
 		char b[40];
