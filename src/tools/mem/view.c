@@ -245,14 +245,32 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 	fprintf(out, "sonde %s: %s\n", *mt->tool ? mt->tool : "profile",
 		mt->argv);
 	fprintf(out, "  source    %s", mt->source);
-	/* the reason without its "; fix: ..." advice, which 'sonde info' gives (the header
-	 * line was 270 columns on every report of a VM: the usability review of 2026-11-27) */
-	const char *fix = strstr(mt->why, "; fix: ");
-	if (*mt->why && fix)
-		fprintf(out, " (fallback: %.*s; 'sonde info' says how to fix it)",
-			(int)(fix - mt->why), mt->why);
-	else if (*mt->why)
-		fprintf(out, " (fallback: %s)", mt->why);
+	/* the reasons without the "; fix: ..." advice of each, which 'sonde info' gives (the
+	 * header line was 270 columns on every report of a VM: the usability review of
+	 * 2026-11-27); the other sources' reasons after it kept (a refused clock) */
+	if (*mt->why) {
+		char why[sizeof(mt->why)];
+		int cut = 0;
+		size_t n = 0;
+		for (const char *s = mt->why; *s && n + 1 < sizeof(why);) {
+			if (!strncmp(s, "; fix: ", 7)) {
+				cut = 1;
+				/* to the next source's reason ("; clock: ...") or the end */
+				const char *next = s + 7;
+				while (*next && !(next[0] == ';' && next[1] == ' ' &&
+						  (!strncmp(next + 2, "hw: ", 4) ||
+						   !strncmp(next + 2, "clock: ", 7) ||
+						   !strncmp(next + 2, "inst: ", 6) ||
+						   !strncmp(next + 2, "its period", 10))))
+					next++;
+				s = next;
+				continue;
+			}
+			why[n++] = *s++;
+		}
+		why[n] = 0;
+		fprintf(out, " (fallback: %s%s)", why, cut ? "; 'sonde info' says how to fix it" : "");
+	}
 	fprintf(out, "\n  period    %s %s\n", mt->period, mt->unit);
 	report_debias_line(db, out, "  de-bias   ");
 	fprintf(out, "  scaling   %s\n", mt->scaling);
