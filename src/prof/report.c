@@ -215,6 +215,19 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		    db_row(st, "tt", "clock_timer_starved_signals", c[3]);
 	}
 	sqlite3_finalize(st);
+	/* the runtime's reason for its source, for every tool (mem writes its own, kept):
+	 * report_source_note says it when an asked source was not used */
+	for (size_t i = 0; !r && i < p->nproc; i++) {
+		if (!p->proc[i].source_why || !*p->proc[i].source_why)
+			continue;
+		if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO meta VALUES('source_why', ?)", -1,
+				       &st, NULL))
+			return db_fail(db, err, errlen, "writing meta");
+		sqlite3_bind_text(st, 1, p->proc[i].source_why, -1, SQLITE_STATIC);
+		r = sqlite3_step(st) != SQLITE_DONE;
+		sqlite3_finalize(st);
+		break;
+	}
 	return r ? db_fail(db, err, errlen, "writing meta") : 0;
 }
 
@@ -463,40 +476,6 @@ static int open_with_tool(const char *dir, sqlite3 **db, const struct tool **too
 	return 0;
 }
 
-/* The runtime's reason for its source (a .proc file's source_why) of a process of dir
- * that ran on source `got`, into buf; "" if none says one (mem keeps it in meta, the other
- * tools' databases do not). */
-static const char *proc_source_why(const char *dir, const char *got, char *buf, size_t len)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	buf[0] = 0;
-	while (d && !buf[0] && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		char path[4096], line[1200];
-		if (n < 6 || strcmp(e->d_name + n - 5, ".proc"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		FILE *f = fopen(path, "r");
-		int same = 0;
-		char why[1200] = "";
-		while (f && fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = 0;
-			if (!strncmp(line, "source=", 7))
-				same = !strcmp(line + 7, got);
-			else if (!strncmp(line, "source_why=", 11))
-				snprintf(why, sizeof(why), "%s", line + 11);
-		}
-		if (f)
-			fclose(f);
-		if (same && why[0])
-			snprintf(buf, len, "%s", why);
-	}
-	if (d)
-		closedir(d);
-	return buf;
-}
-
 int report_source_note(const char *dir, const char *wanted, void (*say)(const char *note))
 {
 	sqlite3 *db;
@@ -506,8 +485,7 @@ int report_source_note(const char *dir, const char *wanted, void (*say)(const ch
 	int n = 0;
 	db_meta(db, "source", got, sizeof(got));
 	if (*got && strcmp(got, wanted)) {
-		if (!*db_meta(db, "source_why", why, sizeof(why)))
-			proc_source_why(dir, got, why, sizeof(why));
+		db_meta(db, "source_why", why, sizeof(why));
 		snprintf(note, sizeof(note), "--source %s could not be used, the program was "
 			 "sampled with %s instead (%s)", wanted, got, *why ? why : "no reason noted");
 		say(note);
