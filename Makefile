@@ -240,12 +240,21 @@ install: all
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/sonde-cc
 	install -d $(DESTDIR)$(PREFIX)/share/sonde/topdown
 	install -m 644 data/topdown/*.txt $(DESTDIR)$(PREFIX)/share/sonde/topdown/
-	for f in doc/sonde*.md; do n=$$(basename $$f .md); \
-		awk -v name=$$n -v section=1 -f tools/md2man.awk $$f > $(DESTDIR)$(PREFIX)/share/man/man1/$$n.1; done
+	for f in doc/sonde*.md; do n=$$(basename $$f .md); h=$(B)/obj/$$n.help; \
+		case $$n in sonde) $(B)/sonde --help ;; sonde-cc) $(B)/sonde-cc --help ;; \
+		*) $(B)/sonde $${n#sonde-} --help ;; esac > $$h 2>/dev/null || : > $$h; \
+		awk -v name=$$n -v section=1 -v help=$$h -f tools/md2man.awk $$f \
+			> $(DESTDIR)$(PREFIX)/share/man/man1/$$n.1; done
+
+# Everything install wrote (the list above and install-bench), and the folders it made if empty.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sonde $(DESTDIR)$(PREFIX)/bin/sonde-cc
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/sonde.1 $(DESTDIR)$(PREFIX)/share/man/man1/sonde-*.1
+	rm -rf $(DESTDIR)$(PREFIX)/lib/sonde $(DESTDIR)$(PREFIX)/share/sonde
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all check demo bench install clean build-tests FORCE
+.PHONY: all check demo bench install uninstall clean build-tests FORCE
 FORCE:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

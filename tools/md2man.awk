@@ -9,7 +9,18 @@ function esc(s) {
 	if (s ~ /^[.']/) s = "\\&" s
 	return s
 }
+#   -v help=FILE puts FILE (the command's --help, if not empty) in a USAGE section before the
+#   first "##": every option, where the page's own text explains some of them.
 BEGIN { printf ".TH %s %s \"\" \"sonde\" \"sonde manual\"\n", toupper(name), section; pre = 0 }
+/^## / && help != "" && !helped {
+	helped = 1
+	if ((getline line < help) > 0) {
+		print ".SH USAGE"; print "What \\-\\-help prints:"; print ".RS 4"; print ".nf"
+		do print esc(line); while ((getline line < help) > 0)
+		print ".fi"; print ".RE"
+	}
+	close(help)
+}
 /^```/ { if (pre) { print ".fi"; print ".RE"; pre = 0 } else { print ".RS 4"; print ".nf"; pre = 1 }; next }
 pre { print esc($0); next }
 /^# / { sub(/^# /, ""); print ".SH NAME"; print esc($0); next }

@@ -22,3 +22,15 @@ if command -v clang >/dev/null; then
 else
 	skip "installed-sonde-cc" "clang is not installed"
 fi
+# Each tool's page carries every option --help lists (a USAGE section made from it).
+for t in mem comm reuse variance vsensor analyze report info bench; do
+	man -l "$P/share/man/man1/sonde-$t.1" 2>/dev/null | col -b > man-$t.txt
+	missing=$("$P/bin/sonde" $t --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u |
+		while read -r o; do grep -qF -- "$o" man-$t.txt || echo "$o"; done)
+	[ -s man-$t.txt ] && [ -z "$missing" ] && pass "man-$t-options" ||
+		fail "man-$t-options" "not in the page: $missing"
+done
+# make uninstall removes what install wrote.
+make -s -C "$SONDE_TOP" B="$SONDE_BUILD" uninstall PREFIX="$P" >uninstall.log 2>&1 &&
+	[ -z "$(find "$P" -type f)" ] && pass "uninstall" ||
+	fail "uninstall" "$(find "$P" -type f | head -3)"
