@@ -164,6 +164,10 @@ static uint64_t period_asked;
 static int source_try(const struct rt_source *s)
 {
 	char why[512] = "";
+	int tool_default = s == &rt_source_clock && !rt_cfg.period && rt_tool &&
+			   rt_tool->clock_period;
+	if (tool_default)
+		rt_cfg.period = rt_tool->clock_period;
 	if (s == &rt_source_clock && rt_cfg.period && rt_cfg.period < CLOCK_MIN_PERIOD) {
 		period_asked = rt_cfg.period;
 		rt_cfg.period = CLOCK_MIN_PERIOD;
@@ -177,6 +181,8 @@ static int source_try(const struct rt_source *s)
 			rt_cfg.period = s->default_period;
 		return 0;
 	}
+	if (tool_default)
+		rt_cfg.period = 0;
 	if (s == &rt_source_clock && period_asked) {	/* not taken: as asked */
 		rt_cfg.period = period_asked;
 		period_asked = 0;

@@ -297,6 +297,9 @@ struct watch_trap;
 struct rt_tool {
 	const char *name;
 	unsigned flags;			/* RT_TOOL_* */
+	/* The clock source's period for this tool (ns) when none is given, 0: the source's.
+	 * Also where another source asked for falls back to the clock. */
+	uint64_t clock_period;
 	/* Process start: after the sample source is picked, before any thread samples.
 	 * 0, or -errno to record nothing (the program then runs unprofiled).  Not in a
 	 * handler. */

@@ -47,6 +47,10 @@ for tool in comm reuse; do
 	check "t062-fallback-warned-$tool" grep -q "^sonde: warning: --source inst could not be used, the program was sampled with clock instead (inst: .*rebuild it with sonde-cc" err3-$tool
 done
 check t062-no-warning-when-used sh -c "! grep -q 'could not be used' err"
+# variance's clock default is its own (4 ms, the CLI's), also where inst fell back to the
+# clock (it took the source's 0.9 ms: 4.4 times the selections and their cost)
+"$SONDE" variance -q -o prof3-var --source inst -- "$W/inst-loop" >/dev/null 2>err3-var
+check t062-fallback-variance-period grep -q '^period=4000000$' prof3-var/*.proc
 # With a period, that period counts accesses: the clock takes its own default instead of
 # reading it as nanoseconds (--period 1 made a 1 ns clock).
 "$SONDE" mem -q -o prof4 --source inst --period 1 -- "$W/inst-loop" >/dev/null 2>err4

@@ -11,10 +11,6 @@
 #include "prof/tool.h"
 #include "tools/variance/variance.h"
 
-/* Default clock period: 4 ms of CPU time, ~250 selections per second per busy thread
- * (FVSampler asks for at least 30). */
-#define VAR_DEFAULT_PERIOD 4000000
-
 static void usage(FILE *f)
 {
 	fprintf(f,

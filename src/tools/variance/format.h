@@ -11,6 +11,11 @@
 
 #include "sonde/format.h"
 
+/* Default clock period: 4 ms of CPU time, ~250 selections per second per busy thread
+ * (FVSampler asks for at least 30).  The CLI's, and the runtime's where another source
+ * asked for falls back to the clock. */
+#define VAR_DEFAULT_PERIOD 4000000
+
 enum var_rec_type {
 	VAR_REC_INST = SONDE_REC_TOOL + 0,	/* one measured function instance */
 	VAR_REC_STATS = SONDE_REC_TOOL + 1,	/* a thread's counters, at its end */

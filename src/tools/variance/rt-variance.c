@@ -1529,6 +1529,7 @@ static void var_fork_child(struct rt_thread *t)
  */
 const struct rt_tool rt_tool_variance = {
 	.name = "variance",
+	.clock_period = VAR_DEFAULT_PERIOD,
 	.flags = RT_TOOL_EXEC_WATCH | RT_TOOL_NO_ACCESS | RT_TOOL_FP_CONTEXT | RT_TOOL_COUNTS_FAULTS |
 		 RT_TOOL_TICK_TIMERS,
 	.start = var_start,
