@@ -274,29 +274,34 @@ const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
 
 void text_para(FILE *f, const char *indent, const char *text, int width)
 {
-	int in = (int)strlen(indent), col = 0;
-	const char *p = text;
-	while (*p) {
+	if (text[strspn(text, " ")])
+		text_hang(f, indent, indent, text, width);
+}
+
+void text_hang(FILE *f, const char *first, const char *indent, const char *text, int width)
+{
+	int col = (int)strlen(first), fresh = 1;	/* fresh: no word on this line yet */
+	fputs(first, f);
+	for (const char *p = text; *p;) {
 		while (*p == ' ')
 			p++;
 		if (!*p)
 			break;
 		int n = (int)strcspn(p, " ");
-		if (col && col + 1 + n > width) {
+		if (!fresh && col + 1 + n > width) {
 			fputc('\n', f);
-			col = 0;
-		}
-		if (!col) {
 			fputs(indent, f);
-			col = in;
-		} else {
+			col = (int)strlen(indent);
+			fresh = 1;
+		}
+		if (!fresh) {
 			fputc(' ', f);
 			col++;
 		}
 		fwrite(p, 1, (size_t)n, f);
 		col += n;
 		p += n;
+		fresh = 0;
 	}
-	if (col)
-		fputc('\n', f);
+	fputc('\n', f);
 }

@@ -52,4 +52,8 @@ void text_percent(char *buf, size_t len, double fraction);
  * word alone on its line), each line starting with indent. */
 void text_para(FILE *f, const char *indent, const char *text, int width);
 
+/* The same with a first line of its own: first (a label, "  scaling: ") then the words,
+ * the lines after it starting with indent (deeper, so the label stands out). */
+void text_hang(FILE *f, const char *first, const char *indent, const char *text, int width);
+
 #endif

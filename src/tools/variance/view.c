@@ -199,18 +199,22 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!*db_meta(db, "watch_backend", be, sizeof(be)))
 		snprintf(be, sizeof(be), "none");
 	if (!o->quiet) {
-		fprintf(out, "sonde variance: %" PRIu64 " instances of %" PRIu64
-			     " (context, function) pairs in %" PRIu64 " thread(s); metrics %s\n",
-			db_meta_u64(db, "returns"), db_meta_u64(db, "functions"), db_meta_u64(db, "threads"),
-			ev);
+		char line[1024];
+		snprintf(line, sizeof(line), "%" PRIu64 " instances of %" PRIu64 " (context, "
+			 "function) pairs in %" PRIu64 " thread(s); metrics %s",
+			 db_meta_u64(db, "returns"), db_meta_u64(db, "functions"),
+			 db_meta_u64(db, "threads"), ev);
+		text_hang(out, "sonde variance: ", "    ", line, 80);
 		char prog[1024];
 		fprintf(out, "  program: %s\n", report_program(db, prog, sizeof(prog)));
 		fprintf(out, "  selection: %s samples %" PRIu64 ", entries armed %" PRIu64
-			     ", caught %" PRIu64 ", missed %" PRIu64 "; watch backend %s%s\n",
-			src, db_meta_u64(db, "samples"), db_meta_u64(db, "picks"), db_meta_u64(db, "entries"),
-			db_meta_u64(db, "missed"), be,
-			!strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
-				" (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
+			     ", caught %" PRIu64 ", missed %" PRIu64 "\n", src,
+			db_meta_u64(db, "samples"), db_meta_u64(db, "picks"),
+			db_meta_u64(db, "entries"), db_meta_u64(db, "missed"));
+		snprintf(line, sizeof(line), "%s%s", be,
+			 !strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
+				 " (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
+		text_hang(out, "  watch backend: ", "      ", line, 80);
 		/* arms refused: instances those threads did not measure */
 		report_arm_fail_line(db, out, "  arm failures: ");
 		fp_line(db, out);
@@ -241,22 +245,24 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			if (pc && pm)
 				snprintf(scaled, sizeof(scaled), ", scaled at each trap by the kernel's speed: "
 					 "x%.2f on average", (double)pm / (double)pc);
-			fprintf(out, "  traps: %.1f us of time and %.1f us of CPU time per instance "
-				     "subtracted (the debug registers' two traps, calibrated at start%s); "
-				     "resolution %.1f us of CPU time (a quarter of it: a mean under it "
-				     "is the calibration's error)\n",
+			snprintf(line, sizeof(line), "%.1f us of time and %.1f us of CPU time per "
+				 "instance subtracted (the debug registers' two traps, calibrated at "
+				 "start%s); resolution %.1f us of CPU time (a quarter of it: a mean "
+				 "under it is the calibration's error)",
 				db_meta_u64(db, "trap_ns") / 1e3, db_meta_u64(db, "trap_cpu_ns") / 1e3,
 				scaled, db_meta_u64(db, "trap_cpu_ns") / 4e3);
+			text_hang(out, "  traps: ", "      ", line, 80);
 		}
-		fprintf(out, "  guidance (FVSampler): investigate iff > 10%% of the time and CV > 20%% "
-			     "within threads or > 10%% across threads\n\n");
+		text_hang(out, "  guidance (FVSampler): ", "      ", "investigate iff > 10% of the time "
+			  "and CV > 20% within threads or > 10% across threads", 80);
+		fputc('\n', out);
 	}
 	static const char *const heads[] = { "#", "function", "context", "calls seen", "mean",
 					     "CV", "thread CV", "time share", "verdict" };
 	struct text_table *t = text_table_new(9, heads, "rnnrrrrrl");
 	if (!o->quiet)
-		fprintf(out, "mean, CV and thread CV of thread CPU time per instance; share: of the "
-			     "samples whose path runs through the context (inclusive)\n");
+		text_para(out, "", "mean, CV and thread CV of thread CPU time per instance; share: of "
+			  "the samples whose path runs through the context (inclusive)", 80);
 	sqlite3_stmt *st;
 	if (!t)
 		return -ENOMEM;
