@@ -9,6 +9,7 @@
 # numbers.
 #   bench/reuse-outcomes.sh -- ./cg.S
 #   REUSE_OUTCOMES_DIR=<recording made by --check-sampling> bench/reuse-outcomes.sh
+# make bench: on demand (it reads a program, or a --check-sampling recording; make bench leaves it out)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE_BUILD=${SONDE_BUILD:-$top/build}

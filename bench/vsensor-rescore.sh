@@ -6,6 +6,7 @@
 # (bench/vsensor.sh): one directory per run, each with its file "truth".  Prints per run
 # "precision/recall (false-positive rate)", old -> new, then the means per program and case
 # (c clean, b co-runner, t CPU quota, p PMPI delay).  Never fails on numbers.
+# make bench: on demand (it reads kept runs; make bench leaves it out)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE=${SONDE_BUILD:-$top/build}/sonde

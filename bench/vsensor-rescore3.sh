@@ -7,6 +7,7 @@
 # of precision/recall (false-positive rate of all cells) per set and case (c clean, b
 # co-runner, t CPU quota, p PMPI delay), then over all sets per case; VS_RESCORE_RUNS=1
 # prints every run first.  Never fails on numbers.
+# make bench: on demand (it reads kept runs and two other sonde binaries; make bench leaves it out)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 SONDE=${SONDE_BUILD:-$top/build}/sonde

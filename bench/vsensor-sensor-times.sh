@@ -14,6 +14,7 @@
 # the first slice with network data (NPB IS: its first iteration, after its key generation);
 # and the network cells recomputed from the records, time-weighted and by the median.
 # Reads only: never fails on numbers.
+# make bench: on demand (it reads a kept run; make bench leaves it out)
 set -u
 dir=${1:?usage: bench/vsensor-sensor-times.sh DIR [KIND [START END]]}
 kind=${2:-network}
