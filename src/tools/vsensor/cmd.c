@@ -210,7 +210,8 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (!csv) {
 		text_table_print(t, stdout, "");
-		printf("%d candidates, %d sensors\n", a.n, nsel);
+		printf("%d candidate%s, %d sensor%s\n", a.n, a.n == 1 ? "" : "s", nsel,
+		       nsel == 1 ? "" : "s");
 		text_table_free(t);
 	}
 	vs_analysis_release(&a);
