@@ -189,6 +189,12 @@ TEST(time_accuracy)
 	/* all 100 samples against 100 ms of thread CPU time at 1 ms */
 	CHECK(near(bench_accuracy_cpu(&d), 1.0, 1e-9));
 	CHECK(near(bench_site_share(&d, 4, 3), 20.0 / 95, 1e-9));
+	/* 19 ms of user time at 1 ms: 19 expected, under BENCH_MIN_EXPECTED: no figure (the
+	 * shares still are) */
+	p.utime_ns = 19000000;
+	CHECK(isnan(bench_accuracy(&p, &d)));
+	p.utime_ns = 20000000;
+	CHECK(near(bench_accuracy(&p, &d), 95.0 / 20.0, 1e-9));
 	check_rmtmp();
 }
 

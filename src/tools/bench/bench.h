@@ -50,7 +50,10 @@ int bench_db_read(const char *path, const struct bench_prog *p, struct bench_db 
  * ns, clock, whose cpu-clock timer counts user time only): against the loop's user CPU time
  * (the program's own getrusage) / period.  A count period (events, accesses: hw, inst):
  * against the loop's known accesses / period.  1.0 is exact; NAN if there is nothing to
- * compare with. */
+ * compare with, or fewer than BENCH_MIN_EXPECTED samples were expected: one sample more or
+ * less would move it by 5% or more (exec-user at 1 ms, ~1 sample expected a run on a
+ * kernel where its loop is 90% system time, read 33 +- 32). */
+#define BENCH_MIN_EXPECTED 20.0
 double bench_accuracy(const struct bench_prog *p, const struct bench_db *d);
 
 /* Time periods only: all the program's samples against all its threads' CPU time (user and

@@ -692,7 +692,8 @@ static void print_text(const struct bench_state *s, const struct config *cs, int
 		printf("%s\n", s->verdict[i]);
 	printf("\n%d runs per benchmark in %.0f s, load average %s; time = least CPU time of the "
 	       "loop over runs interleaved with native ones; clock accuracy = samples on the loop / (its user "
-	       "CPU time / period)\n", s->runs, secs, load);
+	       "CPU time / period); accuracy -: fewer than %.0f samples expected, too few to tell\n",
+	       s->runs, secs, load, BENCH_MIN_EXPECTED);
 }
 
 /* Where the sources stand on this machine: skip reasons. */

@@ -138,12 +138,16 @@ static double sites_total(const struct bench_prog *p, const struct bench_db *d)
 
 double bench_accuracy(const struct bench_prog *p, const struct bench_db *d)
 {
-	double seen = sites_total(p, d), known = 0;
-	if (time_unit(d))
-		return p->utime_ns > 0 ? seen / ((double)p->utime_ns / d->period) : NAN;
-	for (int k = 0; k < BENCH_KINDS; k++)
-		known += (double)p->count[k];
-	return known > 0 ? seen / (known / d->period) : NAN;
+	double seen = sites_total(p, d), want;
+	if (time_unit(d)) {
+		want = (double)p->utime_ns / d->period;
+	} else {
+		want = 0;
+		for (int k = 0; k < BENCH_KINDS; k++)
+			want += (double)p->count[k];
+		want /= d->period;
+	}
+	return want >= BENCH_MIN_EXPECTED ? seen / want : NAN;
 }
 
 double bench_accuracy_cpu(const struct bench_db *d)
