@@ -305,3 +305,26 @@ void text_hang(FILE *f, const char *first, const char *indent, const char *text,
 	}
 	fputc('\n', f);
 }
+
+void text_fold(FILE *f, const char *text, int width, int extra)
+{
+	char first[64], indent[64 + 8];
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		size_t lead = strspn(p, " ");
+		if ((int)n <= width || lead >= sizeof(first) || lead >= n) {
+			fwrite(p, 1, n, f);
+			fputc('\n', f);
+		} else {
+			char *line = strndup(p + lead, n - lead);
+			snprintf(first, sizeof(first), "%.*s", (int)lead, p);
+			snprintf(indent, sizeof(indent), "%s%*s", first, extra, "");
+			if (line)
+				text_hang(f, first, indent, line, width);
+			free(line);
+		}
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+}

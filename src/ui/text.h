@@ -56,4 +56,9 @@ void text_para(FILE *f, const char *indent, const char *text, int width);
  * the lines after it starting with indent (deeper, so the label stands out). */
 void text_hang(FILE *f, const char *first, const char *indent, const char *text, int width);
 
+/* text (lines ending in '\n') with each line longer than width filled again to width, its
+ * own leading spaces starting every line it becomes, plus extra on the lines after its
+ * first: a summary written a line a fact, fitted to a terminal. */
+void text_fold(FILE *f, const char *text, int width, int extra);
+
 #endif

@@ -17,6 +17,11 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1${2:+: $2}"; }
 skip() { echo "SKIP $1: $2"; }
 
+# flat FILE: FILE's text on one line, runs of spaces and newlines as one space: a summary
+# folded to 80 columns (ui/text.h, text_fold) read as the sentences it prints, for greps of
+# a phrase that a number's width may move across a line's end.
+flat() { tr '\n' ' ' <"$1" | tr -s ' '; echo; }
+
 # check NAME COMMAND...: PASS if the command succeeds, FAIL otherwise.
 check() {
 	local name=$1; shift

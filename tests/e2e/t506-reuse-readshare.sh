@@ -20,15 +20,15 @@ foot=$(reuse_meta ex footprint) own=$(reuse_meta ex footprint_thread)
 check t506-footprint-all [ "${foot:-0}" -ge 3000 ]
 own_words() { [ "${own:-0}" -ge 1000 ] && [ "${own:-0}" -lt 1100 ]; }
 check t506-footprint-thread own_words
-check t506-footprint-says grep -q "the largest thread's own" summary
-check t506-fits-per-thread grep -q "the data its largest thread touches" summary
+check t506-footprint-says grep -q "the largest thread's own" <(flat summary)
+check t506-fits-per-thread grep -q "the data its largest thread touches" <(flat summary)
 # The comparison itself: N words, half this machine's L2 a thread, 1.5 times it for the
 # three threads together: the largest thread's fits, which the sum would deny.
 l2=$(reuse_meta ex l2)
 if [ "${l2:-0}" -ge 65536 ]; then
 	n=$((l2 / 16))
 	"$SONDE" reuse --exact -o big -- "$T/rb" readshare $n 2 2 >/dev/null 2>big.txt
-	check t506-half-l2-fits grep -q "the data its largest thread touches .* fits in the" big.txt
+	check t506-half-l2-fits grep -q "the data its largest thread touches .* fits in the" <(flat big.txt)
 else
 	skip t506-half-l2-fits "this machine's L2 size is unknown or under 64 KiB (meta l2 '$l2')"
 fi

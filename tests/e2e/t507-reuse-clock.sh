@@ -12,13 +12,13 @@ reuse_build t507-build || exit 0
 check t507-status [ $? -eq 0 ]
 h=rec/reuse/histogram.csv
 check t507-no-distance [ -z "$(awk -F, '$1 == "reuse" || $1 == "time"' $h)" ]
-check t507-says-why grep -q "distances need" summary
+check t507-says-why grep -q "distances need" <(flat summary)
 # the header names the program as it was run, its arguments too (the exe alone before)
 check t507-header-args grep -q "^sonde reuse: .*rb sweep 1000 3000$" summary
 # the program is a sonde-cc build: the advice is its --source inst, and without --source
 # reuse takes that source (it took the clock and advised a sonde-cc build: the trial of
 # 2026-11-27 on SimpleMOC)
-check t507-says-inst grep -q "this program was built by sonde-cc, run it with --source inst" summary
+check t507-says-inst grep -q "this program was built by sonde-cc, run it with --source inst" <(flat summary)
 "$SONDE" reuse -q -o auto -- "$T/rb" sweep 1000 300 >/dev/null 2>&1
 check "t507-auto-source-$(reuse_meta auto source)" [ "$(reuse_meta auto source)" = inst ]
 if [ "$(reuse_meta rec outcomes)" -gt 0 ]; then
@@ -52,9 +52,9 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 	# no access count: the summary counts samples, not accesses, and the footprint is the
 	# pages the samples touched (the sweep's 1.6 MB: hundreds of pages, each 512 words),
 	# no longer capped at one word per sample (CoMD: "accesses 2854, footprint 22.3 KiB")
-	check t507-gcc-says-samples grep -q "samples [0-9]* (no count of the program's accesses" gsummary
+	check t507-gcc-says-samples grep -q "samples [0-9]* (no count of the program's accesses" <(flat gsummary)
 	# the debug registers' floor is said (doc/sonde-reuse.md, bench/reuse-clock-floor.sh)
-	check t507-gcc-says-floor grep -q "Times under about 50 us are not resolved" gsummary
+	check t507-gcc-says-floor grep -q "Times under about 50 us are not resolved" <(flat gsummary)
 	check t507-gcc-footprint-pages [ "$(reuse_meta g footprint)" -gt "$(reuse_meta g accesses)" ]
 	# the footprint estimate (Chao1 on the pages sampled once and twice) is nearer the
 	# sweep's 200,000 words than the pages seen (145-165 of its 391 pages, 36-42%, in three
@@ -63,10 +63,10 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 	seen=$(( $(reuse_meta g pages_sampled) * 512 )) est=$(reuse_meta g footprint)
 	check "t507-gcc-footprint-estimate-$est-nearer-200000-than-seen-$seen" awk -v e="$est" \
 		-v s="$seen" 'BEGIN { d = e - 200000; t = s - 200000; exit !(e >= s && d * d < t * t) }'
-	check t507-gcc-footprint-says grep -q "footprint about .* pages of 4 KiB sampled, [0-9]* of them once" gsummary
+	check t507-gcc-footprint-says grep -q "footprint about .* pages of 4 KiB sampled, [0-9]* of them once" <(flat gsummary)
 	# the counts are in samples, as the summary says: the rows sum to the samples (the
 	# trial of 2026-11-27 found them summing to more than the outcomes, unexplained)
-	check t507-gcc-says-counts grep -q "Counts are in samples" gsummary
+	check t507-gcc-says-counts grep -q "Counts are in samples" <(flat gsummary)
 	# --quiet: the histogram without the header (printed all the same before)
 	"$SONDE" report g --quiet >gq.txt 2>&1
 	check t507-quiet-no-header [ "$(grep -c -E '^sonde reuse: |^  source ' gq.txt)" -eq 0 ]
@@ -142,7 +142,7 @@ EOF
 		"$SONDE" report iv --format json >iv.json
 		check t507-inv-no-curve-json python3 -c \
 			'import json, sys; sys.exit(json.load(open("iv.json"))["miss_ratio"] != [])'
-		check t507-inv-summary-says-none grep -q "no miss-ratio curve" isummary
+		check t507-inv-summary-says-none grep -q "no miss-ratio curve" <(flat isummary)
 		# nor which reuses are long: pairs.csv's long_reuses and median_distance empty,
 		# "-" in the summary, empty cells on the page (0 and 0 until 2026-11-28)
 		check t507-inv-pairs-long-empty awk -F, 'NR > 1 { n++; if ($6 != "" || $7 != "") bad++ }

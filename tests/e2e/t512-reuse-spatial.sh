@@ -19,7 +19,7 @@ reuse_build t512-build || exit 0
 check t512-exact-run [ $? -eq 0 ]
 "$SONDE" reuse --spatial --source inst --period 1009 -o sa -- "$T/rb" sweep 1000 300 >/dev/null 2>summary
 check t512-sampled-run [ $? -eq 0 ]
-check t512-summary-says-lines grep -q "spatial reuse (elements: 64-byte lines)" summary
+check t512-summary-says-lines grep -q "spatial reuse (elements: 64-byte lines)" <(flat summary)
 reuse_rows ex/reuse/histogram.csv time >ex.rows
 reuse_rows sa/reuse/histogram.csv time >sa.rows
 s=$(reuse_s ex.rows sa.rows)

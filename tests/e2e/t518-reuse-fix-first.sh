@@ -20,19 +20,19 @@ check t518-run [ $? -eq 0 ]
 obs=$(sqlite3 sw/profile.db "SELECT long_observed FROM reuse_pairs ORDER BY rank LIMIT 1")
 check "t518-top-pair-observed-${obs:-none}" awk -v o="${obs:-0}" 'BEGIN { exit !(o >= 3) }'
 "$SONDE" report sw >many.txt 2>&1
-check t518-names-the-pair grep -q "Fix first: the reuse from sweep" many.txt
+check t518-names-the-pair grep -q "Fix first: the reuse from sweep" <(flat many.txt)
 sqlite3 sw/profile.db "UPDATE reuse_pairs SET long_observed = 2 WHERE rank = 1"
 "$SONDE" report sw >few.txt 2>&1
-check t518-too-few-said grep -q "too few to name a pair.*rest on 2 sampled reuse" few.txt
+check t518-too-few-said grep -q "too few to name a pair.*rest on 2 sampled reuse" <(flat few.txt)
 check t518-too-few-no-fix [ "$(grep -c "Fix first" few.txt)" -eq 0 ]
 # a pair ranked below, resting on enough outcomes, is the one to fix
 sqlite3 sw/profile.db "INSERT INTO reuse_pairs VALUES(2, 'lower_use (x.c:1)', 'lower_reuse (x.c:2)', 'obj', 100, 50, 1024, 5)"
 "$SONDE" report sw >lower.txt 2>&1
-check t518-names-the-lower-pair grep -q "Fix first: the reuse from lower_use (x.c:1) to lower_reuse (x.c:2)" lower.txt
+check t518-names-the-lower-pair grep -q "Fix first: the reuse from lower_use (x.c:1) to lower_reuse (x.c:2)" <(flat lower.txt)
 # --exact: no threshold
 "$SONDE" reuse -q --exact -o ex -- "$T/rb" sweep 400000 2 >/dev/null 2>&1
 check t518-exact-run [ $? -eq 0 ]
 sqlite3 ex/profile.db "UPDATE reuse_pairs SET long_observed = 1 WHERE rank = 1"
 "$SONDE" report ex >ex.txt 2>&1
-check t518-exact-names-the-pair grep -q "Fix first: the reuse from sweep" ex.txt
+check t518-exact-names-the-pair grep -q "Fix first: the reuse from sweep" <(flat ex.txt)
 check t518-exact-not-too-few [ "$(grep -c "too few" ex.txt)" -eq 0 ]

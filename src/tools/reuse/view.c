@@ -501,6 +501,34 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 	}
 }
 
+/* what(db, f, a, b) written to memory, then folded to 80 columns (ui/text.h: text_fold;
+ * the header's facts and the closing paragraphs ran to 300 columns), the lines after a
+ * long line's first indented by extra more. */
+static void folded(sqlite3 *db, FILE *out, int a, int b,
+		   void (*what)(sqlite3 *, FILE *, int, int), int extra)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m) {
+		what(db, out, a, b);
+		return;
+	}
+	what(db, m, a, b);
+	if (fclose(m) == 0 && buf)
+		text_fold(out, buf, 80, extra);
+	free(buf);
+}
+
+static void meaning_of(sqlite3 *db, FILE *out, int dists, int unused)
+{
+	(void)unused;
+	struct curve c = { 0 };
+	if (dists)
+		read_curve(db, &c);	/* none read: c.n 0, the levels' ratios NAN */
+	meaning(db, out, dists ? &c : NULL, dists);
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][768], s[32];
@@ -512,7 +540,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	db_meta(db, "granularity", b[3], sizeof(b[3]));
 	spatial = !strcmp(b[3], "spatial");
 	if (!o->quiet)	/* --quiet: the tables alone, as for mem and variance */
-		print_header(db, out, exact, spatial);
+		folded(db, out, exact, spatial, print_header, 4);
 	int dists = 0;
 	if (read_hist(db, "reuse", &h) == 0 && h.n > 2) {
 		dists = 1;
@@ -557,7 +585,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		}
 	}
 	text_table_free(t);
-	meaning(db, out, dists ? &c : NULL, dists);
+	folded(db, out, dists, 0, meaning_of, 0);
 	return 0;
 }
 
