@@ -18,6 +18,7 @@
 #include "prof/file.h"
 #include "prof/profile.h"
 #include "prof/report.h"
+#include "prof/symbols.h"
 #include "prof/tool.h"
 #include "ui/html.h"
 
@@ -231,12 +232,44 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	return r ? db_fail(db, err, errlen, "writing meta") : 0;
 }
 
+/* The atomic read-modify-writes in the executable of the first process sampled by the
+ * inst source (symbols.c, sym_atomics), which that source does not see: meta
+ * `inst_atomics` (count), `inst_atomics_funcs` and `inst_atomics_in` ("f (k), ..."), for
+ * report_notes.  Nothing when no process used inst or its file cannot be read. */
+static int fill_inst_atomics(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
+{
+	struct sym_atomics a;
+	const struct prof_process *pr = NULL;
+	for (size_t i = 0; i < p->nproc && !pr; i++)
+		if (p->proc[i].source && !strcmp(p->proc[i].source, "inst") && p->proc[i].exe &&
+		    *p->proc[i].exe)
+			pr = &p->proc[i];
+	if (!pr || sym_atomics(pr->exe, &a) || !a.count)
+		return 0;
+	char v[2][32], in[SYM_ATOMICS_TOP * 112] = "";
+	snprintf(v[0], sizeof(v[0]), "%u", a.count);
+	snprintf(v[1], sizeof(v[1]), "%u", a.funcs);
+	for (int i = 0; i < SYM_ATOMICS_TOP && a.top_count[i]; i++) {
+		size_t n = strlen(in);
+		snprintf(in + n, sizeof(in) - n, "%s%s (%u)", i ? ", " : "", a.top[i],
+			 a.top_count[i]);
+	}
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL))
+		return db_fail(db, err, errlen, "writing meta");
+	int r = db_row(st, "tt", "inst_atomics", v[0]) ?: db_row(st, "tt", "inst_atomics_funcs",
+								   v[1]) ?:
+		db_row(st, "tt", "inst_atomics_in", in);
+	sqlite3_finalize(st);
+	return r ? db_fail(db, err, errlen, "writing meta") : 0;
+}
+
 static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
 {
 	const struct fill_arg *a = arg;
 	return a->tool->fill(db, a->p, err, errlen) ?: fill_launch_meta(db, a->p->dir, err,
 									  errlen) ?:
-	       fill_process_meta(db, a->p, err, errlen);
+	       fill_process_meta(db, a->p, err, errlen) ?: fill_inst_atomics(db, a->p, err, errlen);
 }
 
 const char *report_switch_text(sqlite3 *db, char *buf, size_t len, int held, const char *hint)
@@ -554,6 +587,20 @@ int report_notes(const char *dir, void (*say)(const char *note))
 		snprintf(note, sizeof(note), counted[i].fmt, (unsigned long long)v);
 		say(note);
 		n++;
+	}
+	/* the atomics the inst source cannot see (fill_inst_atomics; the usability review of
+	 * 2026-11-28: comm --exact read an atomic counter's true sharing as none) */
+	uint64_t at = db_meta_u64(db, "inst_atomics");
+	if (at) {
+		char in[400];
+		db_meta(db, "inst_atomics_in", in, sizeof(in));
+		n += sayf(say, "the program's code holds %llu atomic read-modify-write(s) (lock-"
+			  "prefixed, or xchg with memory) in %llu function(s), %s, which the inst "
+			  "source does not see (sonde-cc's load and store callbacks leave them out): "
+			  "their accesses, and the transfers and reuses they make, are missing here, "
+			  "as are those of libraries not built by sonde-cc (libc's locks); the clock "
+			  "source samples them (doc/sonde-cc.md)", (unsigned long long)at,
+			  (unsigned long long)db_meta_u64(db, "inst_atomics_funcs"), in);
 	}
 	uint64_t asked = db_meta_u64(db, "period_asked");
 	if (asked)

@@ -36,6 +36,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <Zydis/Zydis.h>
+
 #include "prof/file.h"
 #include "prof/symbols.h"
 
@@ -1900,10 +1902,14 @@ static bool fp_prologue(const uint8_t *c, size_t n)
 	return false;
 }
 
-int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
+/* visit(ctx, name, code, n) for each sized function symbol of the x86-64 ELF file at path
+ * (its .symtab, else .dynsym) of min_size bytes or more, whose code is in the file: 0, or
+ * -errno (unreadable, not x86-64 ELF, no symbols). */
+static int each_function(const char *path, uint64_t min_size,
+			 void (*visit)(void *ctx, const char *name, const uint8_t *code, size_t n),
+			 void *ctx)
 {
 	int fd = file_open_regular(path, NULL);
-	*with_fp = *funcs = 0;
 	if (fd < 0)
 		return fd;
 	elf_version(EV_CURRENT);
@@ -1912,7 +1918,6 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 	GElf_Shdr sh;
 	int err = -ENOEXEC;
 	GElf_Ehdr eh;
-	/* the prologue's bytes are x86-64's */
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_machine != EM_X86_64)
 		goto out;
@@ -1927,7 +1932,7 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_size < 16)
+		    sym.st_shndx == SHN_UNDEF || sym.st_size < min_size || !sym.st_size)
 			continue;
 		Elf_Scn *ts = elf_getscn(elf, sym.st_shndx);
 		GElf_Shdr th;
@@ -1935,15 +1940,84 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 		if (!td || !td->d_buf || !gelf_getshdr(ts, &th) || th.sh_type != SHT_PROGBITS ||
 		    sym.st_value < th.sh_addr || sym.st_value - th.sh_addr >= td->d_size)
 			continue;
-		uint64_t o = sym.st_value - th.sh_addr, n = sym.st_size < 64 ? sym.st_size : 64;
-		(*funcs)++;
-		*with_fp += fp_prologue((const uint8_t *)td->d_buf + o,
-					(size_t)(n < td->d_size - o ? n : td->d_size - o));
+		uint64_t o = sym.st_value - th.sh_addr;
+		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		visit(ctx, name ? name : "?", (const uint8_t *)td->d_buf + o,
+		      (size_t)(sym.st_size < td->d_size - o ? sym.st_size : td->d_size - o));
 	}
 out:
 	elf_end(elf);
 	close(fd);
 	return err;
+}
+
+struct fp_count {
+	unsigned with_fp, funcs;
+};
+
+static void fp_visit(void *ctx, const char *name, const uint8_t *code, size_t n)
+{
+	struct fp_count *c = ctx;
+	(void)name;
+	c->funcs++;
+	c->with_fp += fp_prologue(code, n < 64 ? n : 64);
+}
+
+int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
+{
+	struct fp_count c = { 0, 0 };
+	int err = each_function(path, 16, fp_visit, &c);
+	*with_fp = c.with_fp, *funcs = c.funcs;
+	return err;
+}
+
+/* The atomic read-modify-writes in one function's code: lock-prefixed instructions, and
+ * xchg with a memory operand (locked without the prefix).  A linear decode from the
+ * symbol's start: data in the code, rare in compiled C, may hide or fake a few. */
+static void atomics_visit(void *ctx, const char *name, const uint8_t *code, size_t n)
+{
+	struct sym_atomics *a = ctx;
+	ZydisDecoder dec;
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	unsigned k = 0;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (size_t o = 0; o < n;) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + o, n - o, &in, ops))) {
+			o++;
+			continue;
+		}
+		int mem = 0;
+		for (int i = 0; i < in.operand_count_visible; i++)
+			mem |= ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY;
+		if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
+		    (in.mnemonic == ZYDIS_MNEMONIC_XCHG && mem))
+			k++;
+		o += in.length;
+	}
+	if (!k)
+		return;
+	a->count += k;
+	a->funcs++;
+	/* the functions with the most, in order */
+	int at = SYM_ATOMICS_TOP;
+	while (at > 0 && a->top_count[at - 1] < k)
+		at--;
+	if (at == SYM_ATOMICS_TOP)
+		return;
+	memmove(&a->top[at + 1], &a->top[at], (SYM_ATOMICS_TOP - 1 - (size_t)at) * sizeof(a->top[0]));
+	memmove(&a->top_count[at + 1], &a->top_count[at],
+		(SYM_ATOMICS_TOP - 1 - (size_t)at) * sizeof(a->top_count[0]));
+	char *dm = sym_demangle_new(name);
+	snprintf(a->top[at], sizeof(a->top[at]), "%s", dm ? dm : name);
+	free(dm);
+	a->top_count[at] = k;
+}
+
+int sym_atomics(const char *path, struct sym_atomics *out)
+{
+	memset(out, 0, sizeof(*out));
+	return each_function(path, 1, atomics_visit, out);
 }
 
 /* The mappings of a second copy (libraries dlclose'd before the first was taken) that

@@ -226,4 +226,19 @@ size_t sym_module_code(const struct sym_module *m, uint64_t addr, uint8_t *buf, 
  */
 int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs);
 
+/*
+ * The atomic read-modify-writes in the code of the ELF file at path (lock-prefixed
+ * instructions and xchg with memory, by a linear decode of each function symbol): what
+ * the inst source does not see, as clang's load/store callbacks leave them out.  count in
+ * funcs functions, the SYM_ATOMICS_TOP with the most named (demangled) in top.  0 or
+ * -errno as sym_frame_pointers.
+ */
+#define SYM_ATOMICS_TOP 3
+struct sym_atomics {
+	unsigned count, funcs;
+	char top[SYM_ATOMICS_TOP][96];
+	unsigned top_count[SYM_ATOMICS_TOP];
+};
+int sym_atomics(const char *path, struct sym_atomics *out);
+
 #endif

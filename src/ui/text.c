@@ -308,23 +308,48 @@ void text_hang(FILE *f, const char *first, const char *indent, const char *text,
 
 void text_fold(FILE *f, const char *text, int width, int extra)
 {
-	char first[64], indent[64 + 8];
+	char indent[96];
 	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-		size_t lead = strspn(p, " ");
-		if ((int)n <= width || lead >= sizeof(first) || lead >= n) {
+		size_t n = strcspn(p, "\n"), lead = strspn(p, " "), cut = 0;
+		/* the first line as written (its aligned columns kept) to the last space that
+		 * fits, the rest filled below it */
+		for (size_t k = lead; k < n && (int)k <= width; k++)
+			if (p[k] == ' ')
+				cut = k;
+		if ((int)n <= width || !cut || lead + (size_t)extra >= sizeof(indent)) {
 			fwrite(p, 1, n, f);
 			fputc('\n', f);
 		} else {
-			char *line = strndup(p + lead, n - lead);
-			snprintf(first, sizeof(first), "%.*s", (int)lead, p);
-			snprintf(indent, sizeof(indent), "%s%*s", first, extra, "");
-			if (line)
-				text_hang(f, first, indent, line, width);
-			free(line);
+			size_t end = cut;
+			while (end > lead && p[end - 1] == ' ')
+				end--;
+			fwrite(p, 1, end, f);
+			fputc('\n', f);
+			char *rest = strndup(p + cut, n - cut);
+			snprintf(indent, sizeof(indent), "%*s", (int)(lead + (size_t)extra), "");
+			if (rest && rest[strspn(rest, " ")])
+				text_hang(f, indent, indent, rest, width);
+			free(rest);
 		}
 		p += n;
 		if (*p == '\n')
 			p++;
 	}
+}
+
+FILE *text_fold_open(struct text_folder *tf, FILE *out)
+{
+	tf->out = out, tf->buf = NULL, tf->len = 0;
+	tf->m = open_memstream(&tf->buf, &tf->len);
+	return tf->m ? tf->m : out;
+}
+
+void text_fold_close(struct text_folder *tf, int width, int extra)
+{
+	if (!tf->m)
+		return;
+	if (fclose(tf->m) == 0 && tf->buf)
+		text_fold(tf->out, tf->buf, width, extra);
+	free(tf->buf);
+	tf->m = NULL, tf->buf = NULL;
 }

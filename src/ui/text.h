@@ -61,4 +61,14 @@ void text_hang(FILE *f, const char *first, const char *indent, const char *text,
  * first: a summary written a line a fact, fitted to a terminal. */
 void text_fold(FILE *f, const char *text, int width, int extra);
 
+/* Folding what a function prints: write to the stream text_fold_open returns (memory; out
+ * itself if that cannot be had), then text_fold_close folds it onto out. */
+struct text_folder {
+	FILE *out, *m;
+	char *buf;
+	size_t len;
+};
+FILE *text_fold_open(struct text_folder *tf, FILE *out);
+void text_fold_close(struct text_folder *tf, int width, int extra);
+
 #endif

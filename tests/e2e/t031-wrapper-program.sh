@@ -21,7 +21,7 @@ check t031-reuse-source [ "$(meta env source)" = inst ]
 check t031-reuse-watched [ "$(meta env outcomes)" -gt 0 ]
 check t031-reuse-accesses [ "$(meta env accesses)" -gt 0 ]
 check t031-reuse-says-process \
-	grep -q "the one with the most samples of the recording's 2 processes" summary
+	grep -q "the one with the most samples of the recording's 2 processes" <(flat summary)
 # --exact: env refuses for itself and runs unprofiled; rb's exact counts are the same as
 # without the wrapper
 "$SONDE" reuse -q --exact -o direct -- "$T/rb" sweep 1000 10 >/dev/null 2>&1

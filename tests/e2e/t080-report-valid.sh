@@ -44,7 +44,8 @@ check text_source grep -q '^  source    clock (fallback: no PMU)$' out.txt
 # a reason with the runtime's advice: the header keeps the reason, 'sonde info' the advice
 cp -r rec recfix && sqlite3 recfix/profile.db "UPDATE meta SET value = 'hw: no CPU PMU (a VM); fix: enable the virtual PMU' WHERE key = 'source_why'"
 "$SONDE" report recfix >fix.txt 2>&1
-check text_source_fix_left grep -q "^  source    clock (fallback: hw: no CPU PMU (a VM); 'sonde info' says how to fix it)$" fix.txt
+# (folded to 80 columns: the line's end on the next, indented)
+check text_source_fix_left grep -q "^  source    clock (fallback: hw: no CPU PMU (a VM); 'sonde info' says how to fix it)$" <(sed -n '/^  source/{N;s/\n */ /;p}' fix.txt)
 check text_period grep -q '^  period    1000000 ns$' out.txt
 check text_samples grep -q '^  samples   18 (15 loads, 3 stores)$' out.txt
 check text_dropped grep -q '^  dropped   2 (10.0% of all samples)$' out.txt

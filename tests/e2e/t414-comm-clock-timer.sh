@@ -25,7 +25,7 @@ check t414-status [ $? -eq 0 ]
 if [ "$(comm_meta auto watch_backend)" = hw ]; then
 	check t414-auto-posix [ "$(proc_event auto)" = posix-timer ]
 	check t414-auto-meta [ "$(comm_meta auto clock_event)" = posix-timer ]
-	check t414-auto-scaling grep -q 'POSIX CPU-time timers.*at most one sample a tick' summary
+	check t414-auto-scaling grep -q 'POSIX CPU-time timers.*at most one sample a tick' <(flat summary)
 	check t414-auto-samples [ "$(comm_meta auto samples)" -gt 0 ]
 	check t414-auto-invariants mat_invariants auto thread
 else

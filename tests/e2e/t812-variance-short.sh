@@ -61,7 +61,7 @@ pc=$(metav trap_probe_ns) pm=$(metav trap_probe_mean_ns) pn=$(metav trap_probes)
 check "t812-probes-$pc-$pm-$pn" [ "${pc:-0}" -gt 0 -a "${pm:-0}" -gt 0 -a "${pn:-0}" -gt 0 ]
 check "t812-probe-mean-clamped" [ $((4 * ${pm:-0})) -ge $((3 * ${pc:-0})) -a "${pm:-0}" -le $((2 * ${pc:-0})) ]
 # and the report says so, with their mean ratio
-check t812-report-scaled grep -qE "calibrated at start, scaled at each trap by the kernel's speed: x[0-9.]+ on average" err.txt
+check t812-report-scaled grep -qE "calibrated at start, scaled at each trap by the kernel's speed: x[0-9.]+ on average" <(flat err.txt)
 # the store's trap as the calibration (SONDE_TRAP_CALIBRATE=store: the path taken where no
 # executable page can be made for the call's leaf): a cost and a probe all the same
 SONDE_TRAP_CALIBRATE=store "$SONDE" variance -q -p 1000000 -o st -- ./vshort 0.3 >/dev/null 2>&1

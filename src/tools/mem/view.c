@@ -493,8 +493,11 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	struct meta mt;
 	int top = o && o->top > 0 ? o->top : DEFAULT_TOP;
 	read_meta(db, &mt);
-	if (!o || !o->quiet)
-		print_header(db, &mt, out);
+	if (!o || !o->quiet) {	/* folded to 80 columns: a fallback's reasons ran to 160 */
+		struct text_folder tf;
+		print_header(db, &mt, text_fold_open(&tf, out));
+		text_fold_close(&tf, 80, 4);
+	}
 	int r = text_objects(db, &mt, out, top);
 	if (!r)
 		r = text_code(db, out, top);

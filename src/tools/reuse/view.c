@@ -501,28 +501,9 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 	}
 }
 
-/* what(db, f, a, b) written to memory, then folded to 80 columns (ui/text.h: text_fold;
- * the header's facts and the closing paragraphs ran to 300 columns), the lines after a
- * long line's first indented by extra more. */
-static void folded(sqlite3 *db, FILE *out, int a, int b,
-		   void (*what)(sqlite3 *, FILE *, int, int), int extra)
+/* meaning() with the miss-ratio curve read again (print_text's is out of scope there) */
+static void meaning_of(sqlite3 *db, FILE *out, int dists)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m) {
-		what(db, out, a, b);
-		return;
-	}
-	what(db, m, a, b);
-	if (fclose(m) == 0 && buf)
-		text_fold(out, buf, 80, extra);
-	free(buf);
-}
-
-static void meaning_of(sqlite3 *db, FILE *out, int dists, int unused)
-{
-	(void)unused;
 	struct curve c = { 0 };
 	if (dists)
 		read_curve(db, &c);	/* none read: c.n 0, the levels' ratios NAN */
@@ -539,8 +520,12 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 
 	db_meta(db, "granularity", b[3], sizeof(b[3]));
 	spatial = !strcmp(b[3], "spatial");
-	if (!o->quiet)	/* --quiet: the tables alone, as for mem and variance */
-		folded(db, out, exact, spatial, print_header, 4);
+	struct text_folder tf;
+	/* folded to 80 columns: the header's facts and the closing paragraphs ran to 300 */
+	if (!o->quiet) {	/* --quiet: the tables alone, as for mem and variance */
+		print_header(db, text_fold_open(&tf, out), exact, spatial);
+		text_fold_close(&tf, 80, 4);
+	}
 	int dists = 0;
 	if (read_hist(db, "reuse", &h) == 0 && h.n > 2) {
 		dists = 1;
@@ -585,7 +570,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		}
 	}
 	text_table_free(t);
-	folded(db, out, dists, 0, meaning_of, 0);
+	meaning_of(db, text_fold_open(&tf, out), dists);
+	text_fold_close(&tf, 80, 0);
 	return 0;
 }
 
