@@ -5,11 +5,13 @@
  * Exit statuses: 0 success, 1 the file cannot be read or is corrupt (or an output cannot be
  * written, or --function names no sampled function), 2 usage error.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cmds.h"
 #include "prof/tool.h"
@@ -27,6 +29,8 @@ static void print_help(void)
 	       "  --stats             records per type and samples per event, 'name count' a line\n"
 	       "  --function NAME     basic blocks, assembly and source lines of function NAME\n"
 	       "  -o, --output DIR    write CSV, JSON and DIR/index.html (one self-contained page)\n"
+	       "  -f, --force         write into a DIR that holds other files (a new or empty\n"
+	       "                      one, or an earlier analysis, needs no --force)\n"
 	       "  --top N             rows per table, functions detailed in DIR (default 20)\n"
 	       "  --depth N           levels of the accounting tree shown as columns (default 1)\n"
 	       "  --cycles            accounting columns in cycle samples, not %% of cycles\n"
@@ -73,8 +77,43 @@ static void print_stats(struct perfdata *pd)
 
 struct opts {
 	const char *input, *function, *outdir, *event, *arch, *tddir;
-	int stats, top, depth, cycles;
+	int stats, top, depth, cycles, force;
 };
+
+/* -o DIR: new, empty, or an earlier analysis (its summary.json and processes.csv, no
+ * recording), else only with --force: the usability review of 2026-11-28 wrote an
+ * analysis into a sonde recording's directory, mixed in with its files.  0, or 1 with the
+ * error said. */
+static int outdir_ok(const char *dir, int force)
+{
+	struct stat sb;
+	if (stat(dir, &sb))
+		return 0;
+	if (!S_ISDIR(sb.st_mode)) {
+		sonde_error("output '%s' is not a directory", dir);
+		return 1;
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;	/* unreadable: the writes say why */
+	struct dirent *e;
+	int files = 0, summary = 0, procs = 0, recording = 0;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		files++;
+		summary |= !strcmp(e->d_name, "summary.json");
+		procs |= !strcmp(e->d_name, "processes.csv");
+		recording |= !strcmp(e->d_name, "profile.db") || strstr(e->d_name, ".proc") != NULL;
+	}
+	closedir(d);
+	if (!files || force || (summary && procs && !recording))
+		return 0;
+	sonde_error("output directory '%s' is not empty (%s): analyze writes its CSV, JSON and "
+		    "index.html there; use -o another directory, or --force to write beside them",
+		    dir, recording ? "a sonde recording" : "files of something else");
+	return 1;
+}
 
 static int int_arg(const char *s, int *v)
 {
@@ -90,7 +129,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "stats", no_argument, NULL, 'S' },
-		{ "function", required_argument, NULL, 'f' },
+		{ "function", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "top", required_argument, NULL, 't' },
 		{ "depth", required_argument, NULL, 'd' },
@@ -98,6 +137,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "event", required_argument, NULL, 'e' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "topdown-dir", required_argument, NULL, 'D' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -106,10 +146,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	opterr = 0;	/* bad_option says it in sonde's one line */
 	/* options before or after the file (`sonde analyze perf.data --function f`, as perf
 	 * takes them): no program follows, so getopt may permute */
-	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:f", lo, NULL)) != -1) {
 		switch (c) {
+		case 'f': o->force = 1; break;
 		case 'S': o->stats = 1; break;
-		case 'f': o->function = optarg; break;
+		case 'n': o->function = optarg; break;
 		case 'o': o->outdir = optarg; break;
 		case 'e': o->event = optarg; break;
 		case 'a': o->arch = optarg; break;
@@ -214,6 +255,9 @@ static int analyze(struct perfdata *pd, const struct opts *o)
 		if (av_write_dir(&ctx, o->outdir, err, sizeof(err))) {
 			sonde_error("%s", err);
 			status = 1;
+		} else {	/* what the recording tools' closing line says, for analyze */
+			fprintf(stderr, "sonde: analysis of %s in %s (index.html, *.csv, "
+				"summary.json)\n", o->input, o->outdir);
 		}
 	} else {
 		av_text_summary(stdout, &ctx);
@@ -232,6 +276,8 @@ int cmd_analyze(int argc, char **argv)
 	int r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
+	if (o.outdir && !o.function && !o.stats && outdir_ok(o.outdir, o.force))
+		return 1;
 	char err[300];
 	int e = 0;
 	struct perfdata *pd = perfdata_open(o.input, &e, err, sizeof(err));
