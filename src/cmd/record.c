@@ -152,6 +152,15 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	struct launch_result res;
 	if (html && launch_mpi_rank() < 0 && !html_target_ok(html))
 		return 1;
+	/* said before the run, not only after it (the usability review of 2026-11-28: a long
+	 * static program ran to its end before sonde said it could not be profiled); it still
+	 * runs, as it would without sonde, and its status is passed through */
+	char exe0[PATH_MAX];
+	if (launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0)) &&
+	    static_elf(exe0))
+		sonde_warn("%s is statically linked: sonde's runtime cannot run in it (it is a "
+			   "library the dynamic loader preloads), so it runs unprofiled; link it "
+			   "dynamically (without -static)", exe0);
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;

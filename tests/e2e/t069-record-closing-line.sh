@@ -19,6 +19,8 @@ if printf 'int main(void) { return 3; }\n' >st.c && gcc -static st.c -o st 2>/de
 	"$SONDE" mem -o sto -- ./st >/dev/null 2>st.err
 	check "t069-static-status-$?" [ $? -eq 3 ]
 	check t069-static-said grep -q "^sonde: nothing was recorded: ./st is statically linked" st.err
+	# and said before it runs, on the first line
+	check t069-static-said-first bash -c "head -1 st.err | grep -q '^sonde: warning: ./st is statically linked: .* runs unprofiled'"
 	check t069-static-no-dir [ ! -e sto ]
 else
 	skip t069-static "gcc -static does not link here (no libc.a)"
