@@ -76,3 +76,6 @@ fi
 check t700-one-run-status [ $? -eq 0 ]
 check t700-one-run-no-nan sh -c "! grep -qi 'nan' r1.out"
 check t700-one-run-stderr-dash awk '$3 == "load-ratio" { exit !($5 == "-") }' r1.out
+# a verdict from one run is said to be weak: it steers later mem and comm runs (the
+# usability review of 2026-11-28)
+check t700-one-run-warned grep -q "^sonde: warning: this verdict rests on 1 run(s) a benchmark" r1.err

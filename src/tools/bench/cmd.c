@@ -987,6 +987,17 @@ static int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "sonde bench: verdict saved in %s (sonde mem and comm take clock's "
 			"de-biasing setting from it; sonde info shows it)\n", vpath);
 	}
+	/* The setting saved steers every later mem and comm run on clock: say when it rests on
+	 * one or two runs or a busy machine (the usability review of 2026-11-28: `-r 1` at
+	 * load 6.6 on 2 CPUs changed it silently).  The load is the one-minute average when
+	 * the suite started. */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double la = atof(load);
+	if (vpath[0] && (s.runs < 3 || (ncpu > 0 && la > (double)ncpu)))
+		sonde_warn("this verdict rests on %d run(s) a benchmark at load %.1f on %ld CPU(s): "
+			   "its de-biasing setting may be the noise's; rerun 'sonde bench' (3 runs or "
+			   "more) on a quieter machine, or remove %s to go back to the default",
+			   s.runs, la, ncpu, vpath);
 
 	int status = 0;
 	if (out_dir) {
