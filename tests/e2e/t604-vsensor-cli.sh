@@ -280,3 +280,10 @@ check t604-vsensor-records-bad test "$(status "$SONDE" vsensor records rec-bad)"
 check t604-vsensor-records-bad-rows test "$(sed 1d out)" = "1,1,3,1,0.5"
 check t604-vsensor-records-bad-msg grep -qx \
 	"sonde: warning: 'rec-bad/rank-1.rec': the last 20 of 33 bytes not read (a record cut short or damaged after record 1)" err
+# `sonde vsensor SUB --help` prints the usage and exits 0 for every subcommand (cc ran a
+# compiler named --help: the usability review of 2026-11-28)
+for sc in list cc report score records; do
+	"$SONDE" vsensor $sc --help >h-$sc.out 2>h-$sc.err
+	check "t604-help-$sc-status" [ $? -eq 0 ]
+	check "t604-help-$sc-usage" grep -q "^usage: sonde vsensor list" h-$sc.out
+done

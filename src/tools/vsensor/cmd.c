@@ -471,6 +471,12 @@ int cmd_vsensor(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
+	/* `sonde vsensor SUB --help`: the usage, which covers every subcommand (cc took
+	 * --help for the compiler to run: the usability review of 2026-11-28) */
+	if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "cc"))
