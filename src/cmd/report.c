@@ -84,8 +84,13 @@ static int parse_args(int argc, char **argv, struct report_opts *o, const char *
 		} else if (!strncmp(a, "--format", 8)) {
 			if (!(v = opt_value(argc, argv, &i, "--format")))
 				return sonde_usage_error("report", "--format needs a value");
+			if (!strcmp(v, "html"))	/* a page is a file: its own option */
+				return sonde_usage_error("report", "--format html: the page is written "
+							 "by --html FILE (text, csv and json "
+							 "go to stdout)");
 			if (parse_format(v, &o->format))
-				return sonde_usage_error("report", "unknown format '%s'", v);
+				return sonde_usage_error("report", "unknown format '%s' (text, csv "
+							 "or json; --html FILE for a page)", v);
 			format = 1;
 		} else if (!strncmp(a, "--top", 5)) {
 			if (!(v = opt_value(argc, argv, &i, "--top")))

@@ -18,7 +18,8 @@ expect() {	# expect NAME STATUS STDERR-REGEX -- ARGS...
 
 mkdir empty
 expect usage_no_dir 2 "^sonde: missing recording directory$" --
-expect usage_bad_format 2 "^sonde: unknown format 'xml'$" -- empty --format xml
+expect usage_bad_format 2 "^sonde: unknown format 'xml' .text, csv or json; --html FILE for a page.$" -- empty --format xml
+expect usage_format_html 2 "^sonde: --format html: the page is written by --html FILE" -- empty --format html
 expect usage_format_missing 2 "needs a value" -- empty --format
 expect usage_top_zero 2 "^sonde: bad --top value '0'$" -- empty --top 0
 expect usage_top_text 2 "bad --top value" -- empty --top=x
