@@ -12,6 +12,12 @@ check t508-status [ $? -eq 0 ]
 check t508-page [ -s page.html ]
 "$SONDE" report rec --html again.html >/dev/null 2>&1
 check t508-same-page cmp -s page.html again.html
+# the summary's closing paragraphs are on the page too (the clock source's caveat about
+# its resolution was only in the terminal: the usability review of 2026-11-28)
+"$SONDE" report rec >sum.txt 2>&1
+first=$(sed -n '/^What it means:/{n;p;q}' sum.txt | sed 's/^ *//' | cut -c1-20 | tr -d "'&<>")
+check t508-meaning-section grep -q '<h2 id="reuse-meaning">What it means</h2>' page.html
+check t508-meaning-words grep -qF "<p>$first" page.html
 if grep -qiE '<(script|link|img)[^>]+(src|href)=' page.html; then
 	fail t508-self-contained "external resources in page.html"
 else

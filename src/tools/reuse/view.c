@@ -750,6 +750,26 @@ int reuse_html(sqlite3 *db, struct html *page)
 			    meta_num(db, "l3") / 1024);
 	}
 
+	/* the summary's closing paragraphs, the same words: with the clock source they say
+	 * what the times cannot tell (the usability review of 2026-11-28: the page showed a
+	 * histogram below the registers' resolution without the caveat the terminal gave) */
+	char *mbuf = NULL;
+	size_t mlen = 0;
+	FILE *mf = open_memstream(&mbuf, &mlen);
+	if (mf) {
+		meaning_of(db, mf, dists);
+		if (fclose(mf) == 0 && mbuf) {
+			html_section(page, "reuse-meaning", "What it means");
+			char *save = NULL;
+			for (char *l = strtok_r(mbuf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+				l += strspn(l, " ");
+				if (*l && strcmp(l, "What it means:"))
+					html_para(page, l);
+			}
+		}
+		free(mbuf);
+	}
+
 	static const char *const heads[] = { "rank", "use", "reuse", "object", "reuses",
 					     "long reuses", "median distance" };
 	sqlite3_stmt *st;
