@@ -33,3 +33,16 @@ r = E.parse(sys.argv[1]).getroot()
 print(sum(len(p.get("points").split()) for p in r.iter("{http://www.w3.org/2000/svg}polyline")))' "$svg" 2>/dev/null)
 rows=$(awk -F, 'NR > 1' mix-out/variance/timeline.csv | wc -l)
 check "t807-timeline-svg-points-$pts-of-$rows" [ "${pts:-0}" -eq "$rows" ]
+# --format json: one object with the tool, source, period and each metric's unit, the rows
+# under "functions" (a bare array of rows before, no unit: the usability review of
+# 2026-11-28)
+"$SONDE" report --format json mix-out >j.json 2>/dev/null
+check t807-json python3 -c '
+import json, sys
+d = json.load(open("j.json"))
+assert d["tool"] == "variance" and d["source"] and d["period"] > 0, d
+assert d["units"]["time"] == "ns" and d["units"]["cpu-time"] == "ns", d["units"]
+f = d["functions"]
+assert f and all(r["metric"] in d["units"] for r in f), f[:1]
+assert {"saw", "flat", "bimodal"} <= {r["function"] for r in f}
+'

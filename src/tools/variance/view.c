@@ -154,6 +154,61 @@ static void gate_line(sqlite3 *db, FILE *out)
 		db_meta_u64(db, "yielded"));
 }
 
+/* The JSON: the header's facts, each metric's unit, and one object per (function, context,
+ * metric) row of functions.csv.  It was a bare array of those rows, with no tool, source or
+ * unit (the usability review of 2026-11-28: `mean` in ns where the terminal shows us). */
+static int print_json(sqlite3 *db, FILE *out)
+{
+	char b[1024];
+	struct json j;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, fn_sql, -1, &st, NULL))
+		return -EIO;
+	json_init_flags(&j, out, JSON_COMPACT);
+	json_begin_object(&j, NULL);
+	json_str(&j, "tool", "variance");
+	json_str(&j, "program", report_program(db, b, sizeof(b)));
+	json_str(&j, "source", db_meta(db, "source", b, sizeof(b)));
+	json_uint(&j, "period", db_meta_u64(db, "period"));
+	json_str(&j, "period_unit", db_meta(db, "period_unit", b, sizeof(b)));
+	json_uint(&j, "instances", db_meta_u64(db, "returns"));
+	json_uint(&j, "threads", db_meta_u64(db, "threads"));
+	json_str(&j, "watch_backend", db_meta(db, "watch_backend", b, sizeof(b)));
+	/* each metric's unit: the times in ns, the counters in events */
+	json_begin_object(&j, "units");
+	db_meta(db, "events", b, sizeof(b));
+	char *save = NULL;
+	for (char *m = strtok_r(b, ",", &save); m; m = strtok_r(NULL, ",", &save))
+		json_str(&j, m, !strcmp(m, "time") || !strcmp(m, "cpu-time") ? "ns" : "events");
+	json_end_object(&j);
+	json_begin_array(&j, "functions");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_begin_object(&j, NULL);
+		for (int i = 0; i < FN_COLS; i++) {
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_NULL:
+				json_str(&j, fn_cols[i], NULL);
+				break;
+			case SQLITE_INTEGER:
+				json_int(&j, fn_cols[i], sqlite3_column_int64(st, i));
+				break;
+			case SQLITE_FLOAT:
+				json_double(&j, fn_cols[i], sqlite3_column_double(st, i), 6);
+				break;
+			default:
+				json_str(&j, fn_cols[i], (const char *)sqlite3_column_text(st, i));
+			}
+		}
+		json_end_object(&j);
+	}
+	sqlite3_finalize(st);
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+	fputc('\n', out);
+	return 0;
+}
+
 int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char ev[128], src[64], be[16];
@@ -161,39 +216,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 
 	if (o->format == REPORT_CSV)
 		return db_query_csv(db, out, fn_sql, FN_COLS, fn_cols, NULL, 0);
-	if (o->format == REPORT_JSON) {
-		/* One object per (function, context, metric) row. */
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db, fn_sql, -1, &st, NULL))
-			return -EIO;
-		fprintf(out, "[");
-		for (int first = 1; sqlite3_step(st) == SQLITE_ROW; first = 0) {
-			fprintf(out, "%s{", first ? "" : ",");
-			for (int i = 0; i < FN_COLS; i++) {
-				fprintf(out, "%s\"%s\":", i ? "," : "", fn_cols[i]);
-				int ty = sqlite3_column_type(st, i);
-				if (ty == SQLITE_NULL) {
-					fprintf(out, "null");
-				} else if (ty == SQLITE_TEXT) {
-					fputc('"', out);
-					for (const char *c = (const char *)sqlite3_column_text(st, i);
-					     *c; c++) {
-						if (*c == '"' || *c == '\\')
-							fputc('\\', out);
-						if ((unsigned char)*c >= 0x20)
-							fputc(*c, out);
-					}
-					fputc('"', out);
-				} else {
-					fprintf(out, "%s", sqlite3_column_text(st, i));
-				}
-			}
-			fprintf(out, "}");
-		}
-		fprintf(out, "]\n");
-		sqlite3_finalize(st);
-		return 0;
-	}
+	if (o->format == REPORT_JSON)
+		return print_json(db, out);
 	db_meta(db, "events", ev, sizeof(ev));
 	db_meta(db, "source", src, sizeof(src));
 	if (!*db_meta(db, "watch_backend", be, sizeof(be)))
