@@ -546,6 +546,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->alloc_table_full = to_u64(v);
 	else if (!strcmp(k, "clock_timer_failed"))
 		p->clock_timer_failed = to_u64(v);
+	else if (!strcmp(k, "watch_checked"))
+		p->watch_checked = (int)to_ll(v, 0);
 	return 0;
 }
 

@@ -85,6 +85,7 @@ struct prof_process {
 	uint64_t fds_lost;		/* runtime descriptors the program dup2'd onto (rt/interpose.c) */
 	uint64_t alloc_table_full;	/* allocations untracked: the tracked set was full */
 	uint64_t clock_timer_failed;	/* threads unsampled: no POSIX timer (rt/source-clock.c) */
+	int watch_checked;		/* 1: the debug registers were seen to trap at start */
 	char *watch_backend;		/* "hw", "soft", "none"; "" if the tool armed nothing */
 	char *records_stopped;		/* "disk", "size" (rt/out.c); "" if the records all went */
 	char *clock_event;		/* the clock source's timer: "inherited", "per-thread",

@@ -251,6 +251,11 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 		rt_proc_append_u64("switches", (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw));
 	if (watch_is_started())
 		rt_proc_append("watch_backend", watch_backend_name());
+	/* chosen by the start-up check that a write to a watched word traps (watch-backend.c,
+	 * hw_check; not forced by SONDE_WATCH=hw): a run with no trap then means no thread
+	 * touched a watched line, not registers that never fire */
+	if (watch_is_started() && watch_backend() == WATCH_BACKEND_HW && !*watch_backend_why())
+		rt_proc_append_u64("watch_checked", 1);
 	/* how the debug registers' traps came: attr.sigtrap or the engine's own signal */
 	if (watch_is_started() && watch_backend() == WATCH_BACKEND_HW)
 		rt_proc_append("watch_delivery", watch_sigtrap_used ? "sigtrap" : "signal");

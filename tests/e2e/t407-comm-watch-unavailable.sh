@@ -43,3 +43,17 @@ check t407-off-status [ $? -eq 0 ]
 check t407-off-no-arms [ "$(comm_meta off arms)" -eq 0 ]
 check t407-off-said grep -q 'watchpoints: off (--no-watch)' off.txt
 check t407-off-board [ "$(mat_cell off/comm/matrix-all-thread.csv 1 2)" -gt 0 ]
+# The hardware backend chosen by its start-up check (a write to a watched word trapped)
+# says so in the .proc, and a run without traps then does not blame the registers (the
+# usability review of 2026-11-28 read "or debug registers that never fire" where `sonde
+# info` said they fire)
+if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && comm_build_gcc; then
+	"$SONDE" comm -q --source clock -o hwck -- "$T/cb-gcc" pairs 2000 >/dev/null 2>&1
+	if grep -q '^watch_backend=hw$' hwck/*.proc; then
+		check t407-hw-checked grep -q '^watch_checked=1$' hwck/*.proc
+	else
+		skip t407-hw-checked "the hw backend was not chosen: $(grep -h '^watch_backend=' hwck/*.proc)"
+	fi
+else
+	skip t407-hw-checked "the debug registers do not trap here"
+fi

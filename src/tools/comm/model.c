@@ -321,6 +321,14 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 				   "other thread touched a line while it was watched)%s",
 			 m->st.arms, m->st.arms == 1 ? "" : "s",
 			 m->st.arm_failures ? "; some arms failed" : "");
+	else if (!m->st.traps && !m->st.traps_ignored && m->proc->watch_checked)
+		/* the registers trapped at start (rt/finish.c, watch_checked): the usability
+		 * review of 2026-11-28 read "or debug registers that never fire" beside
+		 * `sonde info` saying that they fire */
+		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped: no other thread "
+				   "touched a line while it was watched (the debug registers do "
+				   "trap here, checked at start)%s",
+			 m->st.arms, m->st.arm_failures ? "; some arms failed" : "");
 	else if (!m->st.traps && !m->st.traps_ignored)
 		snprintf(buf, len, "%" PRIu64 " watchpoints armed, none trapped (no thread touched "
 				   "a line while it was watched, or debug registers that never fire, "
