@@ -98,9 +98,11 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
-	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0;
+	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0, minobj = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
+		if (pr->min_object > minobj)
+			minobj = pr->min_object;
 		if (pr->period_asked && !asked) {
 			asked = pr->period_asked;
 			given = pr->period;
@@ -202,6 +204,11 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	}
 	if (!r && profile_clock_posix(p))
 		r = db_row(st, "tt", "clock_event", "posix-timer");
+	if (!r && minobj) {	/* the processes' largest: report_small_blocks_text */
+		char mo[32];
+		snprintf(mo, sizeof(mo), "%llu", (unsigned long long)minobj);
+		r = db_row(st, "tt", "min_object", mo);
+	}
 	if (!r && tstarved) {
 		char c[5][32];
 		snprintf(c[0], sizeof(c[0]), "%llu", (unsigned long long)tstarved);
@@ -270,6 +277,18 @@ static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
 	return a->tool->fill(db, a->p, err, errlen) ?: fill_launch_meta(db, a->p->dir, err,
 									  errlen) ?:
 	       fill_process_meta(db, a->p, err, errlen) ?: fill_inst_atomics(db, a->p, err, errlen);
+}
+
+const char *report_small_blocks_text(const char *what, double share, uint64_t min_object,
+				     char *buf, size_t len)
+{
+	if (share < 0.1 || min_object <= 1)
+		return NULL;
+	snprintf(buf, len, "%.0f%% of the %s in [heap: untracked small blocks]: heap blocks "
+		 "under --min-object (%llu bytes) are not tracked one by one.  A smaller "
+		 "--min-object (e.g. --min-object 64) names them, at a cost at each allocation.",
+		 share * 100, what, (unsigned long long)min_object);
+	return buf;
 }
 
 const char *report_switch_text(sqlite3 *db, char *buf, size_t len, int held, const char *hint)

@@ -72,6 +72,12 @@ void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int h
  */
 void report_arm_fail_line(struct sqlite3 *db, FILE *out, const char *prefix);
 
+/* The note for objects lost in "[heap: untracked small blocks]": its share (0..1) of what
+ * ("samples are", "communication is"), with the recording's --min-object (meta min_object,
+ * the processes' largest); NULL under 10% or without min_object.  mem and comm. */
+const char *report_small_blocks_text(const char *what, double share, uint64_t min_object,
+				     char *buf, size_t len);
+
 /* What the user must be told about the recording in dir, one sentence each through say:
  * its records stopped growing (rt/out.c: the disk or SONDE_MAX_SIZE; meta.records_stopped),
  * the program took over runtime descriptors (dup2 onto them: rt/interpose.c;

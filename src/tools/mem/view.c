@@ -477,12 +477,8 @@ static void text_notes(sqlite3 *db, FILE *out)
 			min = (uint64_t)sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
-	if (small >= 0.1 && min > 1) {
-		char note[512];
-		snprintf(note, sizeof(note), "%.0f%% of the samples are in [heap: untracked small "
-			 "blocks]: heap blocks under --min-object (%" PRIu64 " bytes) are not tracked "
-			 "one by one.  A smaller --min-object (e.g. --min-object 64) names them, at a "
-			 "cost at each allocation.", small * 100, min);
+	char note[512];
+	if (report_small_blocks_text("samples are", small, min, note, sizeof(note))) {
 		fputs(said ? "\n" : "\nNote\n", out);
 		text_para(out, "  ", note, 80);
 	}
