@@ -23,3 +23,6 @@ check t408-doc-line-current grep -q "line $line is \`shared\[0\].w\[me\] = i\`" 
 check t408-main-empty [ "$(awk -F, 'NR == 2 { for (i = 2; i <= NF; i++) s += $i } END { print s + 0 }' fs-out/comm/matrix-all-thread.csv)" -eq 0 ]
 check t408-fixed-empty [ "$(mat_sum fixed/comm/matrix-all-thread.csv)" -eq 0 ]
 check t408-fixed-said grep -q 'no communication detected: the matrix is empty' err3
+# the summary ends with what to do about the top object's larger kind (as the page does)
+kind=$(awk -v s="$share" 'BEGIN { print (s > 0.5 ? "false" : "true") }')
+check "t408-what-to-do-$kind" grep -q "What to do: $kind sharing in shared" <(flat err2)

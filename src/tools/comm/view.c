@@ -485,6 +485,45 @@ const char *comm_few_text(sqlite3 *db, char *buf, size_t len)
 	return buf;
 }
 
+/* What to do, for the object with the most communication (or the whole run where --exact
+ * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
+ * what to do" in a sentence (the page said it, the terminal did not: the usability review
+ * of 2026-11-28). */
+static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs)
+{
+	sqlite3_stmt *st;
+	char name[256] = "", text[768];
+	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing FROM comm_objects"
+				    " WHERE part = -1 ORDER BY total DESC, id LIMIT 1", -1, &st,
+				NULL)) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			snprintf(name, sizeof(name), "%s", (const char *)sqlite3_column_text(st, 0));
+			tr = (uint64_t)sqlite3_column_int64(st, 1);
+			fs = (uint64_t)sqlite3_column_int64(st, 2);
+		}
+		sqlite3_finalize(st);
+	}
+	if (!tr && !fs)
+		return;
+	char in[300] = "";
+	if (*name)
+		snprintf(in, sizeof(in), " in %s", name);
+	if (fs > tr)
+		snprintf(text, sizeof(text), "What to do: false sharing%s (%.0f%% of it): the "
+			 "threads write different bytes of the same cache lines; pad or align each "
+			 "thread's data to its own 64-byte line (_Alignas(64)), or split the struct.  "
+			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
+			 100.0 * (double)fs / (double)(tr + fs));
+	else
+		snprintf(text, sizeof(text), "What to do: true sharing%s (%.0f%% of it): the "
+			 "threads use the same bytes; share them less often (per-thread partial "
+			 "results combined at the end, batched updates, fewer hand-offs).  "
+			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
+			 100.0 * (double)tr / (double)(tr + fs));
+	fputc('\n', out);
+	text_para(out, "  ", text, 80);
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][512];
@@ -560,6 +599,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fputc('\n', out);
 		text_para(out, "  ", note, 80);
 	}
+	what_to_do(db, out, tr, fs);
 	if (db_meta_u64(db, "processes") > 1) {
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
