@@ -57,7 +57,7 @@ static const char base_css[] =
 	"svg.plot text{font-size:11px;fill:#333}\nsvg.plot .grid{stroke:#e4e4e4}\n"
 	"svg.plot .axis{stroke:#666}\nsvg.plot text.light{fill:#fff}\n"
 	"svg.plot rect.cell:hover,svg.plot rect.bar:hover{stroke:#000;stroke-width:1.5}\n"
-	"svg.plot rect.marked{stroke:#d00;stroke-width:1.5}\n";
+	"svg.plot rect.marked{stroke:#1565c0;stroke-width:2.5}\n";
 
 /* Sorting of tables with class "sortable": by data-v when cells have it, else by text. */
 static const char sort_js[] =

@@ -254,6 +254,12 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 		char id[32];
 		snprintf(id, sizeof(id), "matrix-%s", vs_model_kind(k));
 		html_section(h, vs_model_kind(k), vs_model_kind(k));
+		/* the scale's dark end is 0.5 and below: flagged cells are outlined in blue, a
+		 * colour the scale has not (red outlines vanished on dark red cells: the
+		 * usability review of 2026-11-28) */
+		html_para(h, "Each cell: the ranks' speed in that slice against their best (1 = "
+			     "full speed, light; 0.5 and below darkest).  Cells outlined in blue are "
+			     "the flagged events' (the terminal's *).");
 		struct html_heatmap hm = {
 			.id = id, .xlabel = "time since the job started", .ylabel = NULL,
 			.nrows = (size_t)m->nranks, .ncols = (size_t)m->nslices,
@@ -522,7 +528,11 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 			text_table_add(t, row);
 	}
 	int rc = 0;
-	if (!csv) {
+	/* --html: the page alone, as `sonde report --html` (the usability review of
+	 * 2026-11-28: the text came too) */
+	if (!csv && html) {
+		text_table_free(t);
+	} else if (!csv) {
 		printf("%d ranks, %.1f s in slices of %.2f s; rule: compute < %.2f, network < %.2f, io < %.2f for %d+ slices\n",
 		       l->m.nranks, l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
 		       rule.threshold[1], rule.threshold[2], rule.min_slices);
