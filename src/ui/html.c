@@ -526,6 +526,25 @@ static void svg_text(struct html *h, double x, double y, const char *anchor, con
 	html_raw(h, "</text>");
 }
 
+/* The plot's left edge moved right of the widest y tick label, so that the turned axis
+ * title at x 12 clears it (a bar chart of 600000s ran its ticks into "volume": the
+ * usability review of 2026-11-28); the width shrinks by as much. */
+static void fit_x0(struct frame *fr)
+{
+	double step = tick_step(fr->ylo, fr->yhi, 5);
+	char b[64];
+	size_t widest = 0;
+	for (double t = ceil(fr->ylo / step) * step; t <= fr->yhi + step * 1e-9; t += step) {
+		fmt_tick(b, sizeof(b), fabs(t) < step * 1e-9 ? 0 : t);
+		widest = strlen(b) > widest ? strlen(b) : widest;
+	}
+	double x0 = 24 + 6.6 * (double)widest + 6;
+	if (x0 > fr->x0) {
+		fr->w -= x0 - fr->x0;
+		fr->x0 = x0;
+	}
+}
+
 /* The y axis with grid lines, and the axis titles. */
 static void y_axis(struct html *h, const struct frame *fr, const struct html_plot *p)
 {
@@ -602,6 +621,7 @@ void html_bar_chart(struct html *h, const struct html_plot *p, size_t n,
 			fr.yhi = v[i];
 	if (fr.yhi <= 0)
 		fr.yhi = 1;
+	fit_x0(&fr);
 	svg_begin(h, p->id, p->title, w, ht);
 	y_axis(h, &fr, p);
 	double bw = n ? fr.w / (double)n : fr.w;
@@ -654,6 +674,7 @@ void html_line_plot(struct html *h, const struct html_plot *p, size_t nseries,
 		fr.xlo = 0, fr.xhi = 1;
 	if (!(fr.yhi > fr.ylo))
 		fr.yhi = fr.ylo + 1;
+	fit_x0(&fr);
 	svg_begin(h, p->id, p->title, w, ht);
 	y_axis(h, &fr, p);
 	x_ticks(h, &fr);
@@ -722,6 +743,7 @@ void html_histogram(struct html *h, const struct html_plot *p, size_t n, const d
 	plot_size(p, &w, &ht);
 	struct frame fr = { .x0 = 56, .y0 = 10, .w = w - 66, .h = ht - 56,
 			    .xlo = lo, .xhi = hi, .ylo = 0, .yhi = top };
+	fit_x0(&fr);
 	svg_begin(h, p->id, p->title, w, ht);
 	y_axis(h, &fr, p);
 	x_ticks(h, &fr);
@@ -820,7 +842,11 @@ void html_heatmap(struct html *h, const struct html_heatmap *m)
 	cw = cw > 56 ? 56 : cw < 2 ? 2 : cw;
 	ch = m->nrows > 30 ? 660.0 / m->nrows : 22;
 	ch = ch < 3 ? 3 : ch;
-	double x0 = 10 + 6.5 * rl + 8, y0 = 28 + 4.9 * cl;
+	/* the rows' axis label stands turned at the left, beside the row labels (under them,
+	 * at the bottom left, a small matrix's colour legend ran into it: the usability
+	 * review of 2026-11-28) */
+	double yl = m->ylabel ? 18 : 0;
+	double x0 = 10 + yl + 6.5 * rl + 8, y0 = 28 + 4.9 * cl;
 	int w = (int)(x0 + cw * m->ncols + 4.9 * cl + 20), ht = (int)(y0 + ch * m->nrows + 50);
 	if (w < x0 + 200)
 		w = (int)(x0 + 200);
@@ -847,8 +873,12 @@ void html_heatmap(struct html *h, const struct html_heatmap *m)
 	html_raw(h, "</g>\n");
 	if (m->xlabel)
 		svg_text(h, x0 + cw * m->ncols / 2, 12, "middle", NULL, m->xlabel);
-	if (m->ylabel)
-		svg_text(h, 10, y0 + ch * m->nrows + 40, "start", NULL, m->ylabel);
+	if (m->ylabel) {
+		char rot[96];
+		double ym = y0 + ch * m->nrows / 2;
+		snprintf(rot, sizeof(rot), "transform=\"rotate(-90 14 %.1f)\"", ym);
+		svg_text(h, 14, ym, "middle", rot, m->ylabel);
+	}
 	heat_legend(h, x0 + cw * m->ncols - 160 > x0 ? x0 + cw * m->ncols - 160 : x0,
 		    y0 + ch * m->nrows + 12, lo, hi, m);
 	svg_end(h);

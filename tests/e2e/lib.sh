@@ -22,6 +22,15 @@ skip() { echo "SKIP $1: $2"; }
 # a phrase that a number's width may move across a line's end.
 flat() { tr '\n' ' ' <"$1" | tr -s ' '; echo; }
 
+# header_value LABEL FILE: the value of a summary header's line "  LABEL   value", its folded
+# continuation lines (indented deeper) joined to it with one space each.
+header_value() {
+	awk -v l="  $1" 'index($0, l) == 1 && !on { v = substr($0, length(l) + 1); sub(/^ +/, "", v); on = 1; next }
+		on && /^      / { t = $0; sub(/^ +/, "", t); v = v " " t; next }
+		on { exit }
+		END { if (on) print v }' "$2"
+}
+
 # check NAME COMMAND...: PASS if the command succeeds, FAIL otherwise.
 check() {
 	local name=$1; shift

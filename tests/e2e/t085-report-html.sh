@@ -18,7 +18,8 @@ check t085-prints-nothing test ! -s report.out
 # the page of `sonde mem --html` is the page of the same database
 check t085-mem-html-same cmp -s mem.html page.html
 # the clock source's de-biasing, said in the terminal's summary, is said on the page too
-debias=$("$SONDE" report rec 2>/dev/null | sed -n 's/^  de-bias   //p')
+"$SONDE" report rec >rep.txt 2>/dev/null
+debias=$(header_value de-bias rep.txt)
 if [ -n "$debias" ]; then
 	check t085-html-debias grep -qF "<tr><th>de-bias</th><td>$debias</td></tr>" page.html
 else
