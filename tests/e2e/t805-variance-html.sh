@@ -13,6 +13,12 @@ check t805-run [ $? -eq 0 ]
 check t805-page-written test -s v.html
 "$SONDE" report rec --html page.html >/dev/null 2>&1
 check t805-report-same-page cmp -s v.html page.html
+# the wall-time table the terminal prints is on the page too, a row per functions.csv
+# time row, its means in us (the usability review of 2026-11-28: CPU time only)
+check t805-wall-time-section grep -q '<h2 id="metric-time">Wall time per instance (us)</h2>' page.html
+rows=$(awk -F, 'NR > 1 && $3 == "time"' rec/variance/functions.csv | wc -l)
+got=$(sed -n '/<table id="metric-time"/,/<\/table>/p' page.html | grep -o '<tr>' | wc -l)
+check "t805-wall-time-rows-$got-of-$rows" [ "$got" -eq $((rows + 1)) ]
 if grep -qiE '<(script|link|img)[^>]+(src|href)=' page.html; then
 	fail t805-self-contained "external resources in page.html"
 else

@@ -599,6 +599,53 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 
 /* ---- HTML ---- */
 
+/* The terminal's "<metric> per instance" tables on the page: wall time (and the counters
+ * asked for with -e), in the ranked order (the usability review of 2026-11-28: the page
+ * had CPU time only).  Times in us, counters as counted. */
+static int other_metrics_html(sqlite3 *db, struct html *h, const char *ev)
+{
+	static const char *const heads[] = { "#", "function", "context", "mean", "sd", "CV %",
+					     "min", "max" };
+	for (int m = 0; m < VAR_NMETRIC; m++) {
+		const char *mn = var_metric_name[m];
+		if (m == VAR_M_CPU || !strstr(ev, mn))
+			continue;
+		int t = !strcmp(mn, "time");
+		double k = t ? 1e3 : 1;
+		sqlite3_stmt *st;
+		char id[48], title[96];
+		if (sqlite3_prepare_v2(db, "SELECT rank, function, context, mean, sd, cv, min, max,"
+					   " below FROM var_functions WHERE metric = ? ORDER BY rank",
+				       -1, &st, NULL))
+			return -EIO;
+		sqlite3_bind_text(st, 1, mn, -1, SQLITE_STATIC);
+		snprintf(id, sizeof(id), "metric-%s", mn);
+		snprintf(title, sizeof(title), "%s per instance%s", t ? "Wall time" : mn,
+			 t ? " (us)" : "");
+		html_section(h, id, title);
+		html_table_begin(h, id, 8, heads, "rllrrrrr", HTML_SORTABLE);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			html_row_begin(h);
+			html_td_int(h, sqlite3_column_int64(st, 0));
+			html_td(h, (const char *)sqlite3_column_text(st, 1));
+			html_td(h, (const char *)sqlite3_column_text(st, 2));
+			for (int c = 3; c <= 7; c++) {
+				if (sqlite3_column_type(st, c) == SQLITE_NULL ||
+				    (c <= 5 && sqlite3_column_int(st, 8)))
+					html_td(h, "-");
+				else if (c == 5)
+					html_td_num(h, 100 * sqlite3_column_double(st, c), 1);
+				else
+					html_td_num(h, sqlite3_column_double(st, c) / k, t ? 1 : 2);
+			}
+			html_row_end(h);
+		}
+		sqlite3_finalize(st);
+		html_table_end(h);
+	}
+	return 0;
+}
+
 int var_html(sqlite3 *db, struct html *h)
 {
 	char b[1024], ev[128];
@@ -658,6 +705,8 @@ int var_html(sqlite3 *db, struct html *h)
 	}
 	sqlite3_finalize(st);
 	html_table_end(h);
+	if (other_metrics_html(db, h, ev))
+		return -EIO;
 
 	/* Each top function: its histogram and timeline of instance times, and the mean
 	 * of each thread side by side. */
