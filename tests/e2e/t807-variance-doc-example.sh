@@ -22,6 +22,9 @@ check t807-guidance-line grep -q "guidance (FVSampler): investigate iff" err2
 check t807-table-has-flat grep -q "main > flat " err2
 check t807-timeline-header grep -q "^main > saw  (.* instances in order" out3
 check t807-timeline-sparkline grep -q "[▁▂▃▄▅▆▇█]" out3
+# the slowest instance shows as a full bar, whatever group it falls in (a bar is its
+# group's largest; a mean hid a peak: the usability review of 2026-11-28)
+check t807-timeline-peak-shown grep -q "█" <(sed -n 2p out3)
 check t807-timeline-csv [ "$(wc -l <mix-out/variance/timeline.csv)" -ge 2 ]
 # The same timeline as an SVG figure: well-formed XML, one series per context of saw, with
 # one point per instance of the CSV (each point a circle with its value on hover).
