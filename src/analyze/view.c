@@ -219,29 +219,61 @@ static void text_head_row(FILE *out, const struct av_ctx *c, const struct av_col
 	fprintf(out, "  %s\n", what);
 }
 
+/* The name columns of row r: the process, module or function (shortened), its module's
+ * base name, its process's name. */
+static void row_names(const struct av_ctx *c, const struct an_row *r, int kind, char *name,
+		      size_t len, const char **mod, const char **proc)
+{
+	*mod = kind == 2 ? av_basename(c->an->mods[r->mod].name) : NULL;
+	*proc = kind ? c->an->procs[r->proc].name : NULL;
+	if (kind == 1)	/* the full path is in modules.csv */
+		snprintf(name, len, "%s", av_basename(r->name));
+	else if (kind == 2) {	/* functions.csv has it whole */
+		char b[1024];	/* the name itself when short, else b */
+		snprintf(name, len, "%s", text_short_name(r->name, TEXT_NAME_MAX, b, sizeof(b)));
+	}
+	else
+		snprintf(name, len, "%s", r->name);
+}
+
+/* The head row and the rows shown, the name columns padded to the widest (they ran
+ * unaligned under their heads: the usability review of 2026-11-28). */
 static void text_rows(FILE *out, const struct av_ctx *c, const struct av_cols *cols,
 		      const struct an_row *rows, size_t n, int kind)
 {
+	static const char *const first[] = { "process", "module", "function" };
 	int *o = analysis_order(rows, n, c->ev);
 	if (!o)
 		return;
-	size_t top = c->top > 0 ? (size_t)c->top : 20;
-	char name[1024];
-	for (size_t k = 0; k < n && k < top; k++) {
+	size_t top = c->top > 0 ? (size_t)c->top : 20, shown = 0;
+	char name[1024], head[256];
+	const char *mod, *proc;
+	int w1 = (int)strlen(first[kind]), w2 = (int)strlen("module");
+	for (size_t k = 0; k < n && k < top && rows[o[k]].samples[c->ev]; k++, shown++) {
+		row_names(c, &rows[o[k]], kind, name, sizeof(name), &mod, &proc);
+		w1 = (int)strlen(name) > w1 ? (int)strlen(name) : w1;
+		w2 = mod && (int)strlen(mod) > w2 ? (int)strlen(mod) : w2;
+	}
+	w1 = w1 > 120 ? 120 : w1;
+	w2 = w2 > 60 ? 60 : w2;
+	if (kind == 0)
+		snprintf(head, sizeof(head), "process");
+	else if (kind == 1)
+		snprintf(head, sizeof(head), "%-*s  [process]", w1, "module");
+	else
+		snprintf(head, sizeof(head), "%-*s  %-*s  [process]", w1, "function", w2, "module");
+	text_head_row(out, c, cols, head);
+	for (size_t k = 0; k < shown; k++) {
 		const struct an_row *r = &rows[o[k]];
-		if (!r->samples[c->ev])
-			break;
 		fprintf(out, "%6.2f%% %9llu", av_share(c, r), (unsigned long long)r->samples[c->ev]);
 		text_td_cells(out, c, cols, r->samples);
+		row_names(c, r, kind, name, sizeof(name), &mod, &proc);
 		if (kind == 0)
-			fprintf(out, "  %s\n", r->name);
-		else if (kind == 1)	/* the full path is in modules.csv */
-			fprintf(out, "  %s  [%s]\n", av_basename(r->name),
-				c->an->procs[r->proc].name);
-		else	/* a function: its module and process follow (functions.csv: whole) */
-			fprintf(out, "  %s  %s  [%s]\n",
-				text_short_name(r->name, TEXT_NAME_MAX, name, sizeof(name)),
-				av_basename(c->an->mods[r->mod].name), c->an->procs[r->proc].name);
+			fprintf(out, "  %s\n", name);
+		else if (kind == 1)
+			fprintf(out, "  %-*s  [%s]\n", w1, name, proc);
+		else
+			fprintf(out, "  %-*s  %-*s  [%s]\n", w1, name, w2, mod, proc);
 	}
 	free(o);
 }
@@ -338,13 +370,10 @@ void av_text_summary(FILE *out, const struct av_ctx *c)
 	av_cols_init(c, &cols);
 	text_header(out, c, &cols);
 	fprintf(out, "\nHot processes\n");
-	text_head_row(out, c, &cols, "process");
 	text_rows(out, c, &cols, an->procs, an->nprocs, 0);
 	fprintf(out, "\nHot modules\n");
-	text_head_row(out, c, &cols, "module  [process]");
 	text_rows(out, c, &cols, an->mods, an->nmods, 1);
 	fprintf(out, "\nHot functions\n");
-	text_head_row(out, c, &cols, "function  module  [process]");
 	text_rows(out, c, &cols, an->funcs, an->nfuncs, 2);
 }
 

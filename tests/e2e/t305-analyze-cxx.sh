@@ -52,7 +52,7 @@ p_sym=$(perf report -i perf.data --no-children --stdio --sort sym 2>/dev/null |
 	awk '!/^#/ && /%/ { sub(/^ *[0-9.]+% +\[\.\] /, ""); sub(/ +$/, ""); print; exit }')
 "$SONDE" analyze perf.data >out.txt 2>err.txt
 # the name is after the last two-space gap once "  module  [process]" is cut
-s_sym=$(awk '/^Hot functions/ { getline; getline; sub(/  w  \[w\]$/, ""); n = split($0, a, "  "); print a[n]; exit }' out.txt)
+s_sym=$(awk '/^Hot functions/ { getline; getline; sub(/ +w +\[w\]$/, ""); n = split($0, a, "  "); print a[n]; exit }' out.txt)
 # perf shows C++ names without their parameters
 if [ "$s_sym" = "$want" ] && [ "$p_sym" = "${want%%(*}" ]; then
 	pass t305-hot-function-demangled
