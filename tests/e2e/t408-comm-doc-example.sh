@@ -26,3 +26,17 @@ check t408-fixed-said grep -q 'no communication detected: the matrix is empty' e
 # the summary ends with what to do about the top object's larger kind (as the page does)
 kind=$(awk -v s="$share" 'BEGIN { print (s > 0.5 ? "false" : "true") }')
 check "t408-what-to-do-$kind" grep -q "What to do: $kind sharing in shared" <(flat err2)
+# lines.csv (the busiest cache lines, each thread's byte offsets in them, as perf c2c
+# shows them): in fs mode thread t (1-4) writes word t of line 0 (`shared[0].w[me]`, byte
+# 8t), false sharing, and word 0 of line 1 (`shared[1].w[0]`), true sharing
+L=fs-out/comm/lines.csv
+check t408-lines-header [ "$(head -1 $L)" = "line,object,total,true_sharing,false_sharing,events,offsets" ]
+fl=$(awk -F, 'NR > 1 && $5 > $4 { print $7; exit }' $L)
+tl=$(awk -F, 'NR > 1 && $4 > $5 { print $7; exit }' $L)
+echo "false line: $fl; true line: $tl"
+check t408-lines-false-offsets awk -v s="$fl" 'BEGIN { n = split(s, a, " "); if (n < 2) exit 1
+	for (i = 1; i <= n; i++) { split(a[i], b, ":+"); if (b[2] != 8 * b[1]) exit 1 } }'
+check t408-lines-true-offsets awk -v s="$tl" 'BEGIN { n = split(s, a, " "); if (n < 2) exit 1
+	for (i = 1; i <= n; i++) { split(a[i], b, ":+"); if (b[2] != 0) exit 1 } }'
+check t408-lines-object [ "$(awk -F, 'NR == 2 { print $2 }' $L)" = shared ]
+check t408-lines-shown grep -q "^Top cache lines" err2

@@ -32,8 +32,8 @@ static void usage(FILE *f)
 		"      --no-watch        no watchpoints: board hits only (where they never fire)\n"
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db, DIR/comm/matrix-{all,true,false}-{thread,core}.csv,\n"
-		"objects.csv, pairs.csv, threads.csv; under MPI (mpirun ... sonde comm) each rank's\n"
-		"in DIR/comm/rank-R/ as well (several processes without MPI: proc-PID).  Show it\n"
+		"objects.csv, pairs.csv, lines.csv, threads.csv; under MPI (mpirun ... sonde comm) each\n"
+		"rank's in DIR/comm/rank-R/ as well (several processes without MPI: proc-PID).  Show it\n"
 		"again with 'sonde report DIR'.\n"
 		"Manual: doc/sonde-comm.md.\n",
 		launch_help, COMM_BOARD_DEFAULT);

@@ -280,6 +280,39 @@ static int objects(struct html *h, sqlite3 *db)
 					     "No object: no communication was seen.");
 }
 
+/* The busiest cache lines with each thread's byte offsets in them (model.c, write_lines). */
+static int lines(struct html *h, sqlite3 *db)
+{
+	static const char *const heads[] = { "#", "line", "object", "total", "true", "false",
+					     "thread:+byte offset in the line" };
+	sqlite3_stmt *st;
+	int rc, n = 0;
+	if (db_meta_u64(db, "exact") || !comm_has_lines(db))
+		return 0;	/* no addresses in --exact; none recorded before the table */
+	if (sqlite3_prepare_v2(db, "SELECT printf('0x%x', line), object, total, true_sharing,"
+				   " false_sharing, offsets FROM comm_lines WHERE part = -1 ORDER BY"
+				   " total DESC, id", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "lines", "Top cache lines");
+	html_para(h, "The cache lines that carried the most communication, and the byte offsets "
+		     "each thread used in them (thread:+offset, from both sides of each transfer): "
+		     "threads at different offsets of one line share it falsely, padding them "
+		     "apart removes it; the same offset is true sharing.");
+	html_table_begin(h, "lines-table", 7, heads, "rllrrrl", HTML_SORTABLE);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
+		html_row_begin(h);
+		html_td_int(h, n);
+		html_td(h, db_col_str(st, 0));
+		html_td(h, db_col_str(st, 1));
+		for (int i = 2; i < 5; i++)
+			html_td_int(h, sqlite3_column_int64(st, i));
+		html_td(h, db_col_str(st, 5));
+		html_row_end(h);
+	}
+	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "comm/lines.csv",
+				     "No line: no communication was seen.");
+}
+
 /* What each thread number stands for: its process, OS tid and OpenMP thread number where
  * known (doc/sonde-comm.md, "OpenMP thread numbers"). */
 static int threads(struct html *h, sqlite3 *db)
@@ -394,6 +427,8 @@ int comm_html(sqlite3 *db, struct html *h)
 		r = pairs(h, db);
 	if (!r)
 		r = objects(h, db);
+	if (!r)
+		r = lines(h, db);
 	if (!r)
 		r = threads(h, db);
 	if (!r)

@@ -43,7 +43,7 @@ const char *const comm_unit_name[COMM_NUNIT] = { "thread", "core" };
 
 struct event {
 	uint32_t src, dst, flags, thread;	/* thread: index in proc->thread (observer) */
-	uint64_t amount, addr, ip, src_ip, time;
+	uint64_t amount, addr, ip, src_ip, src_addr, time;
 	uint64_t weight;			/* the record's (EVENT), 1 for EXACT */
 };
 
@@ -158,6 +158,7 @@ static int scan(struct model *m)
 				v->addr = ex ? 0 : e->addr;
 				v->ip = ex ? 0 : e->ip;
 				v->src_ip = ex ? 0 : e->src_ip;
+				v->src_addr = ex ? 0 : e->src_addr;
 				v->time = ex ? 0 : e->time;
 			}
 		}
@@ -264,6 +265,9 @@ static const char schema_sql[] =
 	" value INTEGER);"
 	"CREATE TABLE comm_objects(id INTEGER PRIMARY KEY, part INTEGER, name TEXT, kind TEXT,"
 	" total INTEGER, true_sharing INTEGER, false_sharing INTEGER, events INTEGER);"
+	"CREATE TABLE comm_lines(id INTEGER PRIMARY KEY, part INTEGER, line INTEGER, object TEXT,"
+	" total INTEGER, true_sharing INTEGER, false_sharing INTEGER, events INTEGER,"
+	" offsets TEXT);"
 	"CREATE TABLE comm_pairs(id INTEGER PRIMARY KEY, part INTEGER, a INTEGER, b INTEGER,"
 	" total INTEGER, true_sharing INTEGER, false_sharing INTEGER, code_a TEXT, code_b TEXT);"
 	"CREATE TABLE comm_threads(id INTEGER PRIMARY KEY, part INTEGER, rank INTEGER,"
@@ -402,6 +406,136 @@ struct objsum {
 	uint64_t v[COMM_NKIND], events;
 };
 
+/* ---- cache lines ---- */
+
+#define TOP_LINES 20	/* lines kept a part */
+#define LINE_WHO 8	/* (thread, offset) pairs named a line */
+
+/* One access side of a line's communication: thread (the report's numbering) and byte
+ * offset within the line, with the volume it took part in. */
+struct line_who {
+	uint32_t thread, off;
+	uint64_t amount;
+};
+
+struct linesum {
+	uint64_t line, v[COMM_NKIND], events;
+	uint32_t object;
+	struct line_who who[LINE_WHO];
+	int nwho;
+};
+
+struct line_ref {
+	uint64_t line;
+	size_t ev;
+	uint32_t object;
+};
+
+static int line_ref_cmp(const void *x, const void *y)
+{
+	const struct line_ref *a = x, *b = y;
+	return a->line < b->line ? -1 : a->line > b->line ? 1 : a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+static int linesum_cmp(const void *x, const void *y)
+{
+	const struct linesum *a = x, *b = y;
+	return a->v[COMM_ALL] < b->v[COMM_ALL] ? 1 : a->v[COMM_ALL] > b->v[COMM_ALL] ? -1 :
+	       a->line < b->line ? -1 : a->line > b->line;
+}
+
+static void line_who_add(struct linesum *l, uint32_t thread, uint32_t off, uint64_t amount)
+{
+	for (int i = 0; i < l->nwho; i++)
+		if (l->who[i].thread == thread && l->who[i].off == off) {
+			l->who[i].amount += amount;
+			return;
+		}
+	if (l->nwho < LINE_WHO) {
+		l->who[l->nwho++] = (struct line_who){ thread, off, amount };
+		return;
+	}
+	int least = 0;	/* full: the new one takes the smallest's place if larger */
+	for (int i = 1; i < LINE_WHO; i++)
+		if (l->who[i].amount < l->who[least].amount)
+			least = i;
+	if (l->who[least].amount < amount)
+		l->who[least] = (struct line_who){ thread, off, amount };
+}
+
+static int who_cmp(const void *x, const void *y)
+{
+	const struct line_who *a = x, *b = y;
+	return a->thread != b->thread ? (a->thread < b->thread ? -1 : 1) :
+	       a->off < b->off ? -1 : a->off > b->off;
+}
+
+/*
+ * The cache lines with the most communication (perf c2c's view: the usability review of
+ * 2026-11-28 missed which bytes of a line each thread touches): each line's volume by
+ * kind, its object, and the threads' byte offsets within it, from both sides of every
+ * event (the observer's access and the publisher's).  The line is 64 bytes, the
+ * detector's default; events are in thread order, first[] as write_objects.
+ */
+static int write_lines(sqlite3 *db, const struct model *m, const struct memmodel *mm,
+		       const size_t *first)
+{
+	const struct prof_process *pr = m->proc;
+	struct line_ref *ref = calloc(m->nev ? m->nev : 1, sizeof(*ref));
+	struct linesum *ls = calloc(m->nev ? m->nev : 1, sizeof(*ls));
+	size_t nref = 0, nls = 0;
+	int r = -ENOMEM;
+	if (!ref || !ls)
+		goto out;
+	for (size_t i = 0; i < pr->nthread && i < mm->nthread; i++)
+		for (size_t q = first[i]; q < first[i + 1]; q++) {
+			uint32_t o = mm->thread[i].object[q - first[i]];
+			if (o == MM_NONE || o >= mm->nobject || m->ev[q].src == m->ev[q].dst ||
+			    !m->ev[q].addr)
+				continue;
+			ref[nref++] = (struct line_ref){ m->ev[q].addr & ~(uint64_t)63, q, o };
+		}
+	qsort(ref, nref, sizeof(*ref), line_ref_cmp);
+	for (size_t k = 0; k < nref; k++) {
+		const struct event *e = &m->ev[ref[k].ev];
+		if (!nls || ls[nls - 1].line != ref[k].line)
+			ls[nls++] = (struct linesum){ .line = ref[k].line, .object = ref[k].object };
+		struct linesum *l = &ls[nls - 1];
+		int kind = e->flags & COMM_F_TRUE ? COMM_TRUE : COMM_FALSE;
+		l->v[COMM_ALL] += e->amount;
+		l->v[kind] += e->amount;
+		l->events++;
+		line_who_add(l, m->base + e->dst, (uint32_t)(e->addr & 63), e->amount);
+		if (e->src_addr && (e->src_addr & ~(uint64_t)63) == l->line)
+			line_who_add(l, m->base + e->src, (uint32_t)(e->src_addr & 63), e->amount);
+	}
+	qsort(ls, nls, sizeof(*ls), linesum_cmp);
+	sqlite3_stmt *st;
+	r = -EIO;
+	if (sqlite3_prepare_v2(db, "INSERT INTO comm_lines(part, line, object, total, true_sharing,"
+				   " false_sharing, events, offsets) VALUES(?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL))
+		goto out;
+	r = 0;
+	for (size_t k = 0; k < nls && k < TOP_LINES && !r; k++) {
+		struct linesum *l = &ls[k];
+		char who[LINE_WHO * 24] = "";
+		qsort(l->who, (size_t)l->nwho, sizeof(l->who[0]), who_cmp);
+		for (int i = 0; i < l->nwho; i++) {
+			size_t n = strlen(who);
+			snprintf(who + n, sizeof(who) - n, "%s%u:+%u", i ? " " : "", l->who[i].thread,
+				 l->who[i].off);
+		}
+		r = db_row(st, "iutuuuut", (int64_t)m->part, l->line, mm->object[l->object].name,
+			   l->v[COMM_ALL], l->v[COMM_TRUE], l->v[COMM_FALSE], l->events, who);
+	}
+	sqlite3_finalize(st);
+out:
+	free(ref);
+	free(ls);
+	return r;
+}
+
 static int write_objects(sqlite3 *db, struct model *m, struct memmodel **mm_out, char *err,
 			 size_t errlen)
 {
@@ -441,6 +575,13 @@ static int write_objects(sqlite3 *db, struct model *m, struct memmodel **mm_out,
 			sum[o].v[k] += m->ev[q].amount;
 			sum[o].events++;
 		}
+	r = write_lines(db, m, mm, first);
+	if (r) {
+		free(sum);
+		if (r != -ENOMEM)
+			r = db_fail(db, err, errlen, "writing comm_lines");
+		goto out;
+	}
 	sqlite3_stmt *st;
 	r = -EIO;
 	if (!sqlite3_prepare_v2(db, "INSERT INTO comm_objects(part, name, kind, total,"
@@ -805,6 +946,13 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			     " WHERE part >= 0 GROUP BY name, kind ORDER BY MIN(id)",
 			 NULL, NULL, NULL))
 		r = db_fail(db, err, errlen, "writing comm_objects");
+	/* and the merged lines are the processes' largest (each its own addresses) */
+	if (!r && p->nproc > 1 &&
+	    sqlite3_exec(db, "INSERT INTO comm_lines(part, line, object, total, true_sharing,"
+			     " false_sharing, events, offsets) SELECT -1, line, object, total,"
+			     " true_sharing, false_sharing, events, offsets FROM comm_lines WHERE"
+			     " part >= 0 ORDER BY total DESC, id LIMIT 20", NULL, NULL, NULL))
+		r = db_fail(db, err, errlen, "writing comm_lines");
 	if (!r && g.compare)
 		r = fill_sampled(db, p, err, errlen);
 out:

@@ -129,6 +129,22 @@ static const char *const threads_cols[] = { "thread", "rank", "pid", "thread_in_
 					    "tid", "omp_thread" };
 static const char *const pairs_cols[] = { "thread_a", "thread_b", "total", "true_sharing",
 					  "false_sharing", "code_a", "code_b" };
+/* line: the cache line's address (hex, this run's); offsets: "thread:+byte ..." within it */
+static const char lines_sql[] =
+	"SELECT printf('0x%x', line), object, total, true_sharing, false_sharing, events, offsets"
+	" FROM comm_lines WHERE part = ? ORDER BY total DESC, id";
+static const char *const lines_cols[] = { "line", "object", "total", "true_sharing",
+					  "false_sharing", "events", "offsets" };
+
+/* The recording has comm_lines (databases written before 2026-11-28 do not). */
+int comm_has_lines(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM comm_lines LIMIT 0", -1, &st, NULL))
+		return 0;
+	sqlite3_finalize(st);
+	return 1;
+}
 
 static FILE *open_out(const char *sub, const char *name, char *err, size_t errlen)
 {
@@ -163,11 +179,14 @@ static int export_part(sqlite3 *db, int part, const char *sub, char *err, size_t
 	struct { const char *name, *sql; int n; const char *const *cols; } t[] = {
 		{ "objects.csv", objects_sql, 6, objects_cols },
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
+		{ "lines.csv", lines_sql, 7, lines_cols },
 		{ "threads.csv", threads_sql, 6, threads_cols },
 	};
-	for (int i = 0; i < 3 && part >= -1; i++) {
-		if (part >= 0 && i == 2)
+	for (int i = 0; i < 4 && part >= -1; i++) {
+		if (part >= 0 && i == 3)
 			break;	/* the merged threads.csv maps every process's threads */
+		if (i == 2 && !comm_has_lines(db))
+			continue;
 		FILE *f = open_out(sub, t[i].name, err, errlen);
 		if (!f)
 			return -EIO;
@@ -582,6 +601,15 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		print_table(db, out, "Top objects",
 			    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
 			    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
+	if (!db_meta_u64(db, "exact") && comm_has_lines(db)) {
+		static const char *const lh[] = { "total", "true", "false", "line", "object",
+						  "thread:+byte offset in the line" };
+		print_table(db, out, "Top cache lines (each thread's byte offsets: who writes or "
+				     "reads which bytes)",
+			    "SELECT total, true_sharing, false_sharing, printf('0x%x', line),"
+			    " object, offsets FROM comm_lines WHERE part = -1 ORDER BY total DESC,"
+			    " id", 6, lh, "rrrlnl", top < 5 ? top : 5);
+	}
 	/* the small blocks' group, as mem says it (the usability review of 2026-11-28: a
 	 * 664-byte queue's 90% false sharing read as [heap: untracked small blocks], and
 	 * mem gave the hint where comm did not) */
