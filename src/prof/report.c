@@ -282,7 +282,7 @@ static int fill(sqlite3 *db, const void *arg, char *err, size_t errlen)
 const char *report_small_blocks_text(const char *what, double share, uint64_t min_object,
 				     char *buf, size_t len)
 {
-	if (share < 0.1 || min_object <= 1)
+	if (!(share >= 0.1) || min_object <= 1)	/* NaN too */
 		return NULL;
 	snprintf(buf, len, "%.0f%% of the %s in [heap: untracked small blocks]: heap blocks "
 		 "under --min-object (%llu bytes) are not tracked one by one.  A smaller "
@@ -614,7 +614,7 @@ int report_notes(const char *dir, void (*say)(const char *note))
 		char in[400];
 		db_meta(db, "inst_atomics_in", in, sizeof(in));
 		n += sayf(say, "the program's code holds %llu atomic read-modify-write(s) (lock-"
-			  "prefixed, or xchg with memory) in %llu function(s), %s, which the inst "
+			  "prefixed instructions) in %llu function(s), %s, which the inst "
 			  "source does not see (sonde-cc's load and store callbacks leave them out): "
 			  "their accesses, and the transfers and reuses they make, are missing here, "
 			  "as are those of libraries not built by sonde-cc (libc's locks); the clock "

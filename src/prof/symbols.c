@@ -1902,6 +1902,15 @@ static bool fp_prologue(const uint8_t *c, size_t n)
 	return false;
 }
 
+/* By address, then by symbol table order (qsort is not stable: the names' index). */
+static int sym_value_cmp(const void *x, const void *y)
+{
+	const GElf_Sym *a = x, *b = y;
+	if (a->st_value != b->st_value)
+		return a->st_value < b->st_value ? -1 : 1;
+	return a->st_name < b->st_name ? -1 : a->st_name > b->st_name;
+}
+
 /* visit(ctx, name, code, n) for each sized function symbol of the x86-64 ELF file at path
  * (its .symtab, else .dynsym) of min_size bytes or more, whose code is in the file: 0, or
  * -errno (unreadable, not x86-64 ELF, no symbols). */
@@ -1928,11 +1937,22 @@ static int each_function(const char *path, uint64_t min_size,
 	Elf_Data *d = symscn ? elf_getdata(symscn, NULL) : NULL;
 	if (!d || !gelf_getshdr(symscn, &sh) || !sh.sh_entsize)
 		goto out;
-	err = 0;
-	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+	size_t nsym = sh.sh_size / sh.sh_entsize, nf = 0;
+	/* a function is visited once, whatever its aliases (C++'s C1/C2 constructors, symbol
+	 * versions): the candidates sorted by address, the first of each address taken */
+	GElf_Sym *fs = calloc(nsym ? nsym : 1, sizeof(*fs));
+	err = fs ? 0 : -ENOMEM;
+	for (size_t i = 0; i < nsym && fs; i++) {
 		GElf_Sym sym;
-		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_size < min_size || !sym.st_size)
+		if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    sym.st_shndx != SHN_UNDEF && sym.st_size >= min_size && sym.st_size)
+			fs[nf++] = sym;
+	}
+	if (fs)
+		qsort(fs, nf, sizeof(*fs), sym_value_cmp);
+	for (size_t i = 0; i < nf; i++) {
+		const GElf_Sym sym = fs[i];
+		if (i && fs[i - 1].st_value == sym.st_value)
 			continue;
 		Elf_Scn *ts = elf_getscn(elf, sym.st_shndx);
 		GElf_Shdr th;
@@ -1945,6 +1965,7 @@ static int each_function(const char *path, uint64_t min_size,
 		visit(ctx, name ? name : "?", (const uint8_t *)td->d_buf + o,
 		      (size_t)(sym.st_size < td->d_size - o ? sym.st_size : td->d_size - o));
 	}
+	free(fs);
 out:
 	elf_end(elf);
 	close(fd);
@@ -1971,9 +1992,9 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 	return err;
 }
 
-/* The atomic read-modify-writes in one function's code: lock-prefixed instructions, and
- * xchg with a memory operand (locked without the prefix).  A linear decode from the
- * symbol's start: data in the code, rare in compiled C, may hide or fake a few. */
+/* The atomic read-modify-writes in one function's code: lock-prefixed instructions.  A
+ * linear decode from the symbol's start: data in the code, rare in compiled C, may hide
+ * or fake a few. */
 static void atomics_visit(void *ctx, const char *name, const uint8_t *code, size_t n)
 {
 	struct sym_atomics *a = ctx;
@@ -1987,11 +2008,10 @@ static void atomics_visit(void *ctx, const char *name, const uint8_t *code, size
 			o++;
 			continue;
 		}
-		int mem = 0;
-		for (int i = 0; i < in.operand_count_visible; i++)
-			mem |= ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY;
-		if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
-		    (in.mnemonic == ZYDIS_MNEMONIC_XCHG && mem))
+		/* lock-prefixed only: xchg with memory is locked too, but clang makes its
+		 * seq_cst stores (`_Atomic x = v`) of it, and trace-stores sees those (the
+		 * review of 2026-11-28); __atomic_exchange's xchg goes uncounted */
+		if (in.attributes & ZYDIS_ATTRIB_HAS_LOCK)
 			k++;
 		o += in.length;
 	}

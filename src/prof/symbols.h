@@ -228,7 +228,7 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs);
 
 /*
  * The atomic read-modify-writes in the code of the ELF file at path (lock-prefixed
- * instructions and xchg with memory, by a linear decode of each function symbol): what
+ * instructions, by a linear decode of each function symbol, aliases once): what
  * the inst source does not see, as clang's load/store callbacks leave them out.  count in
  * funcs functions, the SYM_ATOMICS_TOP with the most named (demangled) in top.  0 or
  * -errno as sym_frame_pointers.

@@ -316,6 +316,10 @@ void text_fold(FILE *f, const char *text, int width, int extra)
 		for (size_t k = lead; k < n && (int)k <= width; k++)
 			if (p[k] == ' ')
 				cut = k;
+		/* a first word wider than the line: cut after it (review of 2026-11-28) */
+		for (size_t k = lead; !cut && (int)n > width && k < n; k++)
+			if (p[k] == ' ')
+				cut = k;
 		if ((int)n <= width || !cut || lead + (size_t)extra >= sizeof(indent)) {
 			fwrite(p, 1, n, f);
 			fputc('\n', f);

@@ -46,6 +46,22 @@ check t070-meta [ "$(sqlite3 ex/profile.db "SELECT value FROM meta WHERE key = '
 check t070-mem-warned grep -q "atomic read-modify-write(s) .* work (1)" err2
 # none: no atomic in the code, or a source that samples them
 "$SONDE" comm -q --exact -o ex2 -- ./plain >/dev/null 2>err3
+check t070-plain-status [ $? -eq 0 ]
+check t070-plain-recorded [ -s ex2/profile.db ]
 check t070-plain-silent bash -c '! grep -q "atomic read-modify" err3'
 "$SONDE" mem -q --source clock -o m3 -- ./at >/dev/null 2>err4
+check t070-clock-status [ $? -eq 0 ]
+check t070-clock-recorded grep -q '^source=clock$' m3/*.proc
 check t070-clock-silent bash -c '! grep -q "atomic read-modify" err4'
+# a seq_cst atomic store is an xchg the callbacks see: not counted (the review of
+# 2026-11-28); a C++ constructor's two alias symbols (C1, C2) name it once
+printf '_Atomic long flag;\nint main(void) { for (long i = 0; i < 100; i++) flag = i; return 0; }\n' >st.c
+"$SONDE_BUILD/sonde-cc" -O1 st.c -o st && "$SONDE" mem -q --source inst -o m5 -- ./st >/dev/null 2>err5
+check t070-store-status [ $? -eq 0 ]
+check t070-store-silent bash -c '! grep -q "atomic read-modify" err5'
+if command -v clang++ >/dev/null; then
+	printf '#include <atomic>\nstd::atomic<long> n;\nstruct S { S(); };\nS::S() { n.fetch_add(1); }\nint main() { S s; return 0; }\n' >ctor.cc
+	"$SONDE_BUILD/sonde-cc" -O1 ctor.cc -o ctor && "$SONDE" mem -q --source inst -o m6 -- ./ctor >/dev/null 2>err6
+	# (main may hold it too, S() inlined: that is another function)
+	check t070-ctor-once [ "$(grep -o 'S::S() (1)' err6 | wc -l)" -eq 1 ]
+fi

@@ -164,6 +164,70 @@ TEST(name_columns_ambiguous)
 	free(out);
 }
 
+/* What f printed into a memory stream (text_fold, text_hang), NUL-terminated. */
+static char *captured(void (*f)(FILE *, const char *, int, int), const char *text, int width,
+		      int extra)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	f(m, text, width, extra);
+	fclose(m);
+	return buf;
+}
+
+/* Every line of s at most width columns, unless it is one word after its indentation. */
+static int fits(const char *s, int width)
+{
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\n"), lead = strspn(p, " ");
+		if ((int)n > width && memchr(p + lead, ' ', n - lead))
+			return 0;
+		p += n + (p[n] == '\n');
+	}
+	return 1;
+}
+
+TEST(fold_lines)
+{
+	/* short lines as written, their spacing kept; the long one filled, its first line as
+	 * written up to the last space that fits, the rest under it indented by extra */
+	char *o = captured(text_fold, "  a   b\n  period    900 ns, one two three four\n", 20, 4);
+	CHECK_STR(o, "  a   b\n  period    900 ns,\n      one two three\n      four\n");
+	free(o);
+	/* exactly at the width: untouched; no trailing newline: one added */
+	o = captured(text_fold, "0123456789 123456789", 20, 0);
+	CHECK_STR(o, "0123456789 123456789\n");
+	free(o);
+	/* a first word wider than the line: cut after it, the rest folded */
+	o = captured(text_fold, "  averyveryverylongword and then some more words here", 20, 2);
+	CHECK(fits(o, 20));
+	CHECK(strncmp(o, "  averyveryverylongword\n    and then some", 40) == 0);
+	free(o);
+	/* blank lines stay, the text's words all kept in order */
+	o = captured(text_fold, "x\n\n  one two three four five six seven eight nine ten\n", 16, 2);
+	CHECK(fits(o, 16));
+	CHECK_STR(o, "x\n\n  one two three\n    four five\n    six seven\n    eight nine\n"
+		     "    ten\n");
+	free(o);
+}
+
+static void hang(FILE *f, const char *text, int width, int extra)
+{
+	(void)extra;
+	text_hang(f, "  unit: ", "      ", text, width);
+}
+
+TEST(hang_label)
+{
+	char *o = captured(hang, "samples (clock source: volumes are sample-scaled)", 30, 0);
+	CHECK_STR(o, "  unit: samples (clock source:\n      volumes are\n      sample-scaled)\n");
+	free(o);
+	o = captured(hang, "", 30, 0);	/* an empty value: the label alone, as printf did */
+	CHECK_STR(o, "  unit: \n");
+	free(o);
+}
+
 int main(void)
 {
 	RUN(short_enough_or_plain);
@@ -172,5 +236,7 @@ int main(void)
 	RUN(call_paths_and_limits);
 	RUN(name_columns);
 	RUN(name_columns_ambiguous);
+	RUN(fold_lines);
+	RUN(hang_label);
 	return CHECK_DONE();
 }

@@ -474,11 +474,22 @@ static void verdict(struct bench_state *s, const struct config *c, char *buf, si
 		add_row(s, c, "*", "extra_steps_choice", choice ? choice : NAN,
 			choice ? NULL : "none within 10 points of unbiased");
 	}
-	if (isnan(acc)) {
+	if (isnan(acc) && isnan(t)) {
 		snprintf(buf, len, "%s at %s: no figures (see the errors)", c->source, c->name);
 		return;
 	}
+	/* no accuracy where under BENCH_MIN_EXPECTED samples were expected (a long interval):
+	 * said so, the other figures kept (the review of 2026-11-28: "no figures (see the
+	 * errors)" with no error) */
+	char accw[64];
 	size_t n = 0;
+	if (isnan(acc)) {
+		snprintf(accw, sizeof(accw), "- (under %.0f samples expected)", BENCH_MIN_EXPECTED);
+		n += (size_t)snprintf(problems + n, sizeof(problems) - n, ", too few samples to "
+				      "tell its accuracy: a shorter interval");
+	} else {
+		snprintf(accw, sizeof(accw), "%.1f%%", fabs(acc - 1) * 100);
+	}
 	if (fabs(acc - 1) > 0.10)
 		n += (size_t)snprintf(problems + n, sizeof(problems) - n, ", counts off by %.0f%%",
 				      fabs(acc - 1) * 100);
@@ -492,8 +503,8 @@ static void verdict(struct bench_state *s, const struct config *c, char *buf, si
 	const char *use = !problems[0] ? "fine for mem and comm" :
 			  !strcmp(c->source, "inst") && fabs(acc - 1) <= 0.001 && worst <= 0.10 ?
 			  "exact counts for short runs and tests" : "use with care";
-	snprintf(buf, len, "%s at %s: count accuracy %.1f%%, bias %s%s, %.2fx time, %.2fx memory "
-		 "-- %s%s%s", c->source, c->name, fabs(acc - 1) * 100, bias, steps, t, mem, use,
+	snprintf(buf, len, "%s at %s: count accuracy %s, bias %s%s, %.2fx time, %.2fx memory "
+		 "-- %s%s%s", c->source, c->name, accw, bias, steps, t, mem, use,
 		 problems[0] ? " (" : "", problems[0] ? problems + 2 : "");
 	if (problems[0])
 		snprintf(buf + strlen(buf), len - strlen(buf), ")");

@@ -516,7 +516,8 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs)
 				    " WHERE part = -1 ORDER BY total DESC, id LIMIT 1", -1, &st,
 				NULL)) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
-			snprintf(name, sizeof(name), "%s", (const char *)sqlite3_column_text(st, 0));
+			const char *nm = (const char *)sqlite3_column_text(st, 0);
+			snprintf(name, sizeof(name), "%s", nm ? nm : "");
 			tr = (uint64_t)sqlite3_column_int64(st, 1);
 			fs = (uint64_t)sqlite3_column_int64(st, 2);
 		}
