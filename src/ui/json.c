@@ -171,6 +171,15 @@ void json_double(struct json *j, const char *key, double v, int decimals)
 		fputs("null", j->f);
 }
 
+void json_real(struct json *j, const char *key, double v)
+{
+	lead(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.15g", v);
+	else
+		fputs("null", j->f);
+}
+
 void json_bool(struct json *j, const char *key, int v)
 {
 	lead(j, key);

@@ -50,6 +50,8 @@ void json_int(struct json *j, const char *key, int64_t v);
 void json_uint(struct json *j, const char *key, uint64_t v);
 /* A number with `decimals` digits after the point; NaN and infinities become null. */
 void json_double(struct json *j, const char *key, double v, int decimals);
+/* A number with 15 significant digits (as SQLite prints a REAL), for values of any size. */
+void json_real(struct json *j, const char *key, double v);
 void json_bool(struct json *j, const char *key, int v);
 /* Ends the document with a newline (call after the top-level value). */
 void json_finish(struct json *j);

@@ -193,7 +193,7 @@ static int print_json(sqlite3 *db, FILE *out)
 				json_int(&j, fn_cols[i], sqlite3_column_int64(st, i));
 				break;
 			case SQLITE_FLOAT:
-				json_double(&j, fn_cols[i], sqlite3_column_double(st, i), 6);
+				json_real(&j, fn_cols[i], sqlite3_column_double(st, i));
 				break;
 			default:
 				json_str(&j, fn_cols[i], (const char *)sqlite3_column_text(st, i));
