@@ -492,7 +492,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!o || !o->quiet) {	/* folded to 80 columns: a fallback's reasons ran to 160 */
 		struct text_folder tf;
 		print_header(db, &mt, text_fold_open(&tf, out));
-		text_fold_close(&tf, 80, 4);
+		text_fold_close(&tf, 80, 10);	/* under the values' column ("  source    ") */
 	}
 	int r = text_objects(db, &mt, out, top);
 	if (!r)
