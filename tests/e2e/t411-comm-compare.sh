@@ -145,3 +145,10 @@ check t411-two-threads-cosine-na grep -q "cosine similarity of the thread matric
 "$SONDE" report pp --html pp.html >/dev/null 2>&1
 check t411-two-threads-page-na grep -q "Cosine similarity of the thread matrices: all n/a" pp.html
 check t411-ring-cosine-number grep -q "cosine similarity of the thread matrices: all [01]\.[0-9]*," summary
+# the objects, cache lines and code come from the sampled detector (the exact counts carry
+# no address or instruction): objects.csv was empty and pairs.csv had no code (the trial
+# of 2026-11-28); the summary says whose they are
+check t411-objects-named [ "$(awk -F, 'NR > 1' ring/comm/objects.csv | wc -l)" -gt 0 ]
+check t411-pairs-code awk -F, 'NR > 1 && $6 != "" && $7 != "" { ok = 1 } END { exit !ok }' ring/comm/pairs.csv
+check t411-lines-written [ "$(awk -F, 'NR > 1' ring/comm/lines.csv | wc -l)" -gt 0 ]
+check t411-objects-said grep -q "^Top objects (the sampled detector's: estimated volumes)" summary

@@ -667,7 +667,11 @@ static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t 
 		mm_code_name(mm, ip, buf, len);
 }
 
-static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
+/* The top pairs of m's thread matrix, each side's code from the events of e (m itself, or
+ * with --compare the sampled detector's events of the same process: the exact records
+ * carry no instruction). */
+static int write_pairs(sqlite3 *db, struct model *m, const struct model *e,
+		       const struct memmodel *mm)
 {
 	size_t np = 0;
 	struct pairsum *ps = malloc((m->ncell ? m->ncell : 1) * sizeof(*ps));
@@ -693,8 +697,8 @@ static int write_pairs(sqlite3 *db, struct model *m, const struct memmodel *mm)
 	}
 	for (size_t i = 0; i < np && i < TOP_PAIRS && !r; i++) {
 		char ca[512], cb[512];
-		code_name(mm, top_ip(m, ps[i].a, ps[i].b), ca, sizeof(ca));
-		code_name(mm, top_ip(m, ps[i].b, ps[i].a), cb, sizeof(cb));
+		code_name(mm, top_ip(e, ps[i].a, ps[i].b), ca, sizeof(ca));
+		code_name(mm, top_ip(e, ps[i].b, ps[i].a), cb, sizeof(cb));
 		r = db_row(st, "iiiuuutt", (int64_t)m->part, (int64_t)ps[i].a, (int64_t)ps[i].b,
 			   ps[i].v[0], ps[i].v[1], ps[i].v[2], ca, cb);
 		/* a process of several: its pairs also in the merged ranking, numbered there */
@@ -762,13 +766,22 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 	}
 	if (r)
 		return db_fail(db, err, errlen, "writing comm_threads");
+	/* --compare: the objects, lines and code are the sampled detector's (its events have
+	 * addresses and instructions, the exact counts have none: the trial of 2026-11-28
+	 * found objects.csv empty and no code, where the summary promised them) */
+	struct model sm = { .p = m->p, .proc = m->proc, .base = m->base, .part = m->part,
+			    .take = COMM_REC_EVENT, .period = 1, .clock = m->clock };
+	const struct model *names = m;
+	if (m->compare && !scan(&sm))
+		names = &sm;
 	struct memmodel *mm = NULL;
-	if (!m->exact && m->nev)
-		r = write_objects(db, m, &mm, err, errlen);
-	if (!r && write_pairs(db, m, mm))
+	if (names->nev && (!names->exact || names == &sm))
+		r = write_objects(db, (struct model *)names, &mm, err, errlen);
+	if (!r && write_pairs(db, m, names, mm))
 		r = db_fail(db, err, errlen, "writing comm_pairs");
 	if (mm)
 		memmodel_free(mm);
+	model_release(&sm);
 	return r;
 }
 

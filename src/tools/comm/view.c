@@ -599,10 +599,13 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "\n  (--exact keeps no addresses or instructions: no code above and no"
 			     " objects; --compare N adds a sampled run that names them)\n");
 	else
-		print_table(db, out, "Top objects",
+		print_table(db, out, db_meta_u64(db, "compare_period") ?
+					     "Top objects (the sampled detector's: estimated volumes)" :
+					     "Top objects",
 			    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
 			    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
-	if (!db_meta_u64(db, "exact") && comm_has_lines(db)) {
+	if ((!db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period")) &&
+	    comm_has_lines(db)) {
 		static const char *const lh[] = { "total", "true", "false", "line", "object",
 						  "thread:+byte offset in the line" };
 		print_table(db, out, "Top cache lines (each thread's byte offsets: who writes or "
