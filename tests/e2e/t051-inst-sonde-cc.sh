@@ -158,3 +158,15 @@ if command -v clang++ >/dev/null; then
 else
 	skip t051-x-lang "clang++ is not installed"
 fi
+# a Fortran source is refused with the reason and what to do, not compiled by gfortran
+# without the coverage flags, -O2 or -fopenmp (the trial of 2026-11-28: exit 0, a serial
+# unoptimised object that the inst source could not see)
+printf 'program p\nend program p\n' >ft.f90
+"$SONDE_BUILD/sonde-cc" -O2 -fopenmp -c ft.f90 -o ft.o 2>ft.err
+rc=$?
+check t051-fortran-status-2 [ "$rc" -eq 2 ]
+check t051-fortran-no-object [ ! -e ft.o ]
+check t051-fortran-says grep -q "^sonde-cc: 'ft.f90' is Fortran, which clang cannot instrument" ft.err
+"$SONDE_BUILD/sonde-cc" -x f95 -c ft.f90 -o ft2.o 2>/dev/null
+rc=$?
+check t051-fortran-x-status-2 [ "$rc" -eq 2 ] && [ ! -e ft2.o ]
