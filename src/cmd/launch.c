@@ -121,6 +121,7 @@ int launch_exact(struct launch_opts *o, const char *cmd)
 		return sonde_usage_error(cmd, "--exact sees every access: no --period");
 	o->source = "inst";
 	o->period = 1;
+	o->exact = 1;
 	return 0;
 }
 

@@ -21,6 +21,7 @@ struct launch_opts {
 	int force;			/* reuse a non-empty output directory */
 	uint64_t seed;
 	int debug;
+	int exact;			/* a tool's --exact (launch_exact) */
 	/* after the run (record_and_report): */
 	int quiet;			/* -q: no summary */
 	int top;			/* --top: rows per table in the summary (default 10) */

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -138,6 +139,43 @@ static int static_elf(const char *path)
 	return r;
 }
 
+/* 1 when path is a dynamic ELF file that does not link libsonde-inst.so (not built by
+ * sonde-cc), 0 when it does or cannot be told (not ELF, unreadable, no dynamic section). */
+static int elf_lacks_inst(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), lacks = 0, dynamic = 0;
+	struct stat sb;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while (e && elf_kind(e) == ELF_K_ELF && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		dynamic = lacks = 1;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dy;
+			const char *n;
+			if (gelf_getdyn(d, (int)i, &dy) && dy.d_tag == DT_NEEDED &&
+			    (n = elf_strptr(e, sh.sh_link, dy.d_un.d_val)) &&
+			    strstr(n, "libsonde-inst.so"))
+				lacks = 0;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return dynamic && lacks;
+}
+
 static void warn_note(const char *note)
 {
 	sonde_warn("%s", note);
@@ -161,6 +199,15 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		sonde_warn("%s is statically linked: sonde's runtime cannot run in it (it is a "
 			   "library the dynamic loader preloads), so it runs unprofiled; link it "
 			   "dynamically (without -static)", exe0);
+	/* --exact on a program sonde-cc did not build records nothing from it: said before
+	 * it runs (the trial of 2026-11-28: a long Fortran run, then the refusal); a wrapper
+	 * (env, a script) that starts a sonde-cc program is still profiled, so not refused */
+	else if (o->exact && launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0))
+		 && elf_lacks_inst(exe0))
+		sonde_warn("%s was not built by sonde-cc (it does not link libsonde-inst.so): "
+			   "--exact records nothing from it (a program it starts that sonde-cc "
+			   "built is still profiled); rebuild it with sonde-cc, or drop --exact",
+			   exe0);
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;

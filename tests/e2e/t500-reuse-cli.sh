@@ -42,5 +42,8 @@ check t500-exact-plain-mine-status [ $? -eq 1 ]
 check t500-exact-plain-mine-kept [ -d mine ]
 check t500-exact-plain-msg grep -q "this program was not built by sonde-cc" err
 check t500-exact-plain-nothing grep -q "nothing was recorded" err
+# and said before the program runs, on the first line (true is a dynamic program that
+# does not link libsonde-inst.so)
+check t500-exact-plain-said-first bash -c "head -1 err | grep -q '^sonde: warning: .*true was not built by sonde-cc (it does not link libsonde-inst.so): --exact records nothing'"
 "$SONDE" reuse --bogus -- true >out 2>err
 check t500-bad-option [ $? -eq 2 ]
