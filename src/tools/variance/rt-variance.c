@@ -48,6 +48,19 @@ struct var_pending {
 	int64_t ovh[VAR_NMETRIC];	/* vt->ovh when V_call was read */
 };
 
+struct var_region {
+	void (*fn)(void *);
+	void *data;
+	int idx;		/* fn's entry in var_region_fns (region_fn_slot), 0: none */
+	/* the program's frames that started the region, innermost first (the master's,
+	 * before libgomp's frames, which keep no frame pointer): every team thread's instance
+	 * gets this context, not the outlined function alone (the trial of 2026-11-28: HPCG's
+	 * SpMV region, run on 4 multigrid levels of 8x different sizes and from CG, read as
+	 * one varying function) */
+	int ncallers;
+	uint64_t callers[VAR_FRAMES];
+};
+
 struct var_thread {
 	struct var_pending st[VAR_STACK];
 	int depth;
@@ -85,6 +98,10 @@ struct var_thread {
 	int64_t reg_tok;
 	int reg_counted;
 	int in_region;			/* timed region calls open (region_open) */
+	/* the libgomp region whose outlined function this thread runs now (var_region_call),
+	 * NULL outside one: a sample's frames end at libgomp's, its program's callers are
+	 * the region's (region_callers) */
+	const struct var_region *region;
 	/* a region of LLVM's runtime timed from OMPT's callbacks (var_omp_begin): its
 	 * implicit task's data, NULL when none is open here, and the instance */
 	const void *omp_task;
@@ -469,10 +486,9 @@ static SIGSAFE uint64_t leaf_ret(struct rt_thread *t, uint64_t leaf, uint64_t sp
  * runtime frames left out.  Cheaper than the runtime's general unwinder, which matters
  * here: it runs at every sample and every entry.
  */
-static SIGSAFE uint32_t fp_context(struct rt_thread *t, uint64_t leaf, uint64_t ret0,
-				   uint64_t fp, uint64_t sp)
+static SIGSAFE int fp_ips(struct rt_thread *t, uint64_t leaf, uint64_t ret0, uint64_t fp,
+			  uint64_t sp, uint64_t *ips)
 {
-	uint64_t ips[VAR_FRAMES + 2];
 	int n = 0, max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
 										 : VAR_FRAMES;
 	uint64_t lo = t->stack_lo ? t->stack_lo : sp, hi = t->stack_hi ? t->stack_hi : sp + (1u << 23);
@@ -490,7 +506,14 @@ static SIGSAFE uint32_t fp_context(struct rt_thread *t, uint64_t leaf, uint64_t 
 			break;
 		fp = f[0];
 	}
-	return ctx_intern(t, ips, n);
+	return n;
+}
+
+static SIGSAFE uint32_t fp_context(struct rt_thread *t, uint64_t leaf, uint64_t ret0,
+				   uint64_t fp, uint64_t sp)
+{
+	uint64_t ips[VAR_FRAMES + 2];
+	return ctx_intern(t, ips, fp_ips(t, leaf, ret0, fp, sp, ips));
 }
 
 /* Does `v` look like a return address: code of the program that follows a call? */
@@ -844,6 +867,30 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
  * periods long was given up before its next call; one that never returns still lets go
  * after the thread's patience (thread_patience).
  */
+/* A sample in a libgomp region's outlined function on a team thread: its frames end at
+ * libgomp's (no frame pointer), so the region's callers follow them, as the region's
+ * instances have them (region_open); the master's own chain already holds them. */
+static SIGSAFE void region_tail(const struct var_thread *vt, uint64_t *ips, int *n)
+{
+	const struct var_region *r = __atomic_load_n(&vt->region, __ATOMIC_RELAXED);
+	if (!r || r->ncallers <= 0)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (ips[i] == r->callers[0])
+			return;
+	/* the frames above the outlined function are libgomp's (a worker's thread start, a
+	 * master's GOMP_parallel): cut there, the region's callers in their place */
+	int last = -1;
+	for (int i = 0; i < *n; i++)
+		if (rt_fn_start(ips[i]) == (uint64_t)(uintptr_t)r->fn)
+			last = i;
+	if (last < 0)
+		return;		/* fn not on the chain (no symbol for it): left as walked */
+	*n = last + 1;
+	for (int i = 0; i < r->ncallers && *n < VAR_FRAMES; i++)
+		ips[(*n)++] = r->callers[i];
+}
+
 static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a,
 				  const ucontext_t *uc, int skip)
 {
@@ -872,7 +919,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		if (c0 && f0 >= s0 && f0 + 16 <= t->stack_hi && !(f0 & 7) &&
 		    ((const uint64_t *)(uintptr_t)f0)[1] == c0)
 			f0 = ((const uint64_t *)(uintptr_t)f0)[0];
-		rec.ctx = fp_context(t, c0 ? c0 : r0, 0, f0, s0);
+		uint64_t ips[VAR_FRAMES + 2];
+		int n = fp_ips(t, c0 ? c0 : r0, 0, f0, s0, ips);
+		region_tail(vt, ips, &n);
+		rec.ctx = ctx_intern(t, ips, n);
 	} else {
 		rec.ctx = ctx_here(t, uc, skip);
 	}
@@ -1205,11 +1255,6 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
  * runtime's frame out, as for a picked region (the model starts a region's context at
  * its outlined function).
  */
-struct var_region {
-	void (*fn)(void *);
-	void *data;
-	int idx;		/* fn's entry in var_region_fns (region_fn_slot), 0: none */
-};
 
 /*
  * Does this thread time this call of the region function at `idx` (region_fn_slot)?
@@ -1302,14 +1347,25 @@ static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int 
  * address `ret` and the frame `fp` of our function the runtime called, and its start;
  * `depth` the pending instances below it.  Between rt_enter and rt_leave. */
 static SIGSAFE void region_open(struct rt_thread *t, struct var_thread *vt, struct var_pending *p,
-				uint32_t *depth, uint64_t ret, uint64_t fp)
+				uint32_t *depth, uint64_t ret, uint64_t fp,
+				const struct var_region *r)
 {
 	int64_t m0[VAR_NMETRIC] = { 0 };
 
 	read_metrics(m0, 1);
-	/* fn's context: its caller the runtime's frame (`ret`), then the chain from the frame
-	 * our function's caller keeps */
-	p->ctx = fp_context(t, p->fn, ret, *(const uint64_t *)(uintptr_t)fp, fp + 16);
+	/* fn's context: the frames that started the region (r: libgomp's), else its caller
+	 * the runtime's frame (`ret`), then the chain from the frame our function's caller
+	 * keeps */
+	if (r && r->ncallers > 0) {
+		uint64_t ips[VAR_FRAMES + 1];
+		int n = 0;
+		ips[n++] = p->fn;
+		for (int i = 0; i < r->ncallers && n < VAR_FRAMES; i++)
+			ips[n++] = r->callers[i];
+		p->ctx = ctx_intern(t, ips, n);
+	} else {
+		p->ctx = fp_context(t, p->fn, ret, *(const uint64_t *)(uintptr_t)fp, fp + 16);
+	}
 	*depth = (uint32_t)vt->depth;
 	vt->in_region++;
 	read_metrics(p->v, 0);
@@ -1344,17 +1400,24 @@ static void var_region_call(void *arg)
 		r->fn(r->data);
 		return;
 	}
+	/* (a region inside this one's function keeps its own, then this one's again) */
+	const struct var_region *outer = vt->region;
+	__atomic_store_n(&vt->region, r, __ATOMIC_RELAXED);
 	if (!region_timed(t, vt, r->idx)) {
 		rt_leave(t);
 		r->fn(r->data);
+		if (rt_forks == forks)
+			__atomic_store_n(&vt->region, outer, __ATOMIC_RELAXED);
 		return;
 	}
 	region_open(t, vt, &p, &depth, (uint64_t)(uintptr_t)__builtin_return_address(0),
-		    (uint64_t)(uintptr_t)__builtin_frame_address(0));
+		    (uint64_t)(uintptr_t)__builtin_frame_address(0), r);
 	rt_leave(t);
 
 	r->fn(r->data);
 
+	if (rt_forks == forks)	/* (a fork child's vt is the parent's, gone: below) */
+		__atomic_store_n(&vt->region, outer, __ATOMIC_RELAXED);
 	if (rt_enter(t))
 		return;		/* the thread stopped meanwhile (the process ends) */
 	if (rt_forks != forks) {
@@ -1371,6 +1434,26 @@ static void var_region_call(void *arg)
 
 /* rt-omp.c: a region starts (variance_regions > 0): `invoke` calls the real libgomp entry
  * with `args` and the function and data it is given, here var_region_call and r. */
+/* The program's frames above ours (rt-omp.c's wrappers are the runtime's: left out, as
+ * fp_context leaves them), from the frame-pointer chain at fp: into r->callers. */
+static void region_callers(struct var_region *r, uint64_t fp)
+{
+	struct rt_thread *t = rt_self();
+	r->ncallers = 0;
+	if (!t || !t->stack_lo || !t->stack_hi)
+		return;
+	int max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
+								       : VAR_FRAMES;
+	while (r->ncallers < max - 1 && fp >= t->stack_lo && fp + 16 <= t->stack_hi && !(fp & 7)) {
+		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
+		if (readable_code(t, f[1]))
+			r->callers[r->ncallers++] = f[1];
+		if (f[0] <= fp)
+			break;
+		fp = f[0];
+	}
+}
+
 void variance_region(void (*fn)(void *), void *data,
 		     void (*invoke)(void (*)(void *), void *, const void *), const void *args);
 void variance_region(void (*fn)(void *), void *data,
@@ -1379,6 +1462,7 @@ void variance_region(void (*fn)(void *), void *data,
 	int idx = region_fn_slot((uint64_t)(uintptr_t)fn, 1);
 	/* on this stack until the team ends: libgomp returns after its barrier */
 	struct var_region r = { .fn = fn, .data = data, .idx = idx };
+	region_callers(&r, (uint64_t)(uintptr_t)__builtin_frame_address(0));
 	invoke(var_region_call, &r, args);
 }
 
@@ -1412,7 +1496,7 @@ static void var_omp_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t 
 		return;
 	if (region_timed(t, vt, region_fn_slot(fn, 0))) {
 		vt->omp_p = (struct var_pending){ .fn = fn };
-		region_open(t, vt, &vt->omp_p, &vt->omp_depth, ret, fp);
+		region_open(t, vt, &vt->omp_p, &vt->omp_depth, ret, fp, NULL);
 		vt->omp_task = task;
 		vt->omp_nest = 0;
 	}

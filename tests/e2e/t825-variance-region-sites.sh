@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# t825-variance-region-sites: a libgomp region's instances carry the call path that started
+# the region (the master's frames, taken at GOMP_parallel: rt-variance.c, region_callers),
+# on every team thread, and so do the clock samples taken in it (region_tail): before, the
+# context was the outlined function alone, so one region started from sites of different
+# sizes read as one function whose instances vary (the trial of 2026-11-28, HPCG's SpMV
+# region: CV 91-102%, "investigate"), and its samples were split between the sites by
+# their instance counts.  vsites (tests/workloads/variance/vsites.c) starts one region
+# from `small` (2^14 elements) and `big` (2^17: 8x the work), in turn, every call timed.
+#  - two contexts, main > small > sweep > sweep._omp_fn.0 and the same under big, each
+#    with instances from both threads;
+#  - big's mean CPU time per instance over 3x small's (8x by construction, less the
+#    fixed cost of a region: 5.6x-7.4x here; 3x leaves room for a loaded machine's cache
+#    interference, which CPU time still carries);
+#  - big's time share over 3x small's (samples in the region belong to its site: 2% and
+#    89% in one run, 51% and 43% before, split by instance counts).
+. "$(dirname "$0")/lib.sh"
+command -v gcc >/dev/null || { skip t825 "gcc is not installed"; exit 0; }
+if ! gcc -O2 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vsites.c" \
+	-o vsites 2>build.err; then
+	skip t825 "gcc -fopenmp could not build vsites: $(head -c 200 build.err)"
+	exit 0
+fi
+SONDE_VARIANCE_REGIONS=1000000 "$SONDE" variance -q -o v -- ./vsites 300 >out 2>err
+check t825-status [ $? -eq 0 ]
+check t825-output grep -q "^vsites: " out
+q() { sqlite3 v/profile.db "SELECT $1 FROM var_functions WHERE metric = 'cpu-time' AND context = 'main > $2 > sweep > sweep._omp_fn.0'"; }
+for s in small big; do
+	check "t825-context-$s" [ -n "$(q instances $s)" ]
+	check "t825-$s-both-threads" [ "$(q threads $s)" = 2 ]
+done
+ms=$(q mean small) mb=$(q mean big) ss=$(q share small) sb=$(q share big)
+echo "mean small $ms big $mb; share small $ss big $sb"
+check t825-big-mean-over-3x awk -v s="$ms" -v b="$mb" 'BEGIN { exit !(s > 0 && b > 3 * s) }'
+check t825-big-share-over-3x awk -v s="$ss" -v b="$sb" 'BEGIN { exit !(b > 3 * s) }'
+# no row of the outlined function alone (the old context)
+check t825-no-bare-context [ -z "$(sqlite3 v/profile.db "SELECT 1 FROM var_functions WHERE context = 'sweep._omp_fn.0'")" ]

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vsites.c - one OpenMP region function started from two call sites with 8x different
+ * work (t825): `small` runs the region over 2^14 elements, `big` over 2^17, in turn,
+ * ROUNDS times (argv[1], default 300).  Each site is its own context: sonde variance must
+ * not read them as one function whose instances vary (the trial of 2026-11-28: HPCG's SpMV
+ * region on 4 multigrid levels of 8x different sizes read CV 91-102%, "investigate").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+static double a[1 << 17];
+
+__attribute__((noinline)) void sweep(int n)
+{
+#pragma omp parallel for num_threads(2) schedule(static)
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 40; k++)
+			a[i] = a[i] * 0.999 + k;
+}
+
+/* the asm keeps each call a call (not a jump: a tail call leaves no frame of its own) */
+__attribute__((noinline)) void small(void)
+{
+	sweep(1 << 14);
+	__asm__ volatile("");
+}
+
+__attribute__((noinline)) void big(void)
+{
+	sweep(1 << 17);
+	__asm__ volatile("");
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 300;
+	for (int r = 0; r < rounds; r++) {
+		small();
+		big();
+	}
+	printf("vsites: %.3f\n", a[12345]);
+	return 0;
+}
