@@ -1107,7 +1107,7 @@ uint64_t analysis_total(const struct analysis *an, size_t ev)
 
 /* fn, a symbol as the report shows it, is the function `name`: the same, its C++
  * demangling, or `name(...)` (fortran 0); or (fortran 1) a Fortran procedure's symbol as
- * gfortran makes it, `name_` or a module's `__mod_MOD_name`, which the other tools name
+ * gfortran makes it, `name_` or a module's `__mod_MOD_name` (shown `mod::name`), which the other tools name
  * as the source does (`sonde mem`'s `vranlc` is NPB's `vranlc_`). */
 static int name_matches(const char *fn, const char *name, const char *demangled, int fortran)
 {
@@ -1115,8 +1115,11 @@ static int name_matches(const char *fn, const char *name, const char *demangled,
 	if (!fortran)
 		return !strcmp(fn, name) || (demangled && !strcmp(fn, demangled)) ||
 		       (!strncmp(fn, name, n) && fn[n] == '(');
+	/* a module procedure reads `mod::name` (symbols.c demangles `__mod_MOD_name`) */
 	return (!strncmp(fn, name, n) && fn[n] == '_' && !fn[n + 1]) ||
-	       (f > n + 5 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 5, "_MOD_", 5));
+	       (f > n + 5 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 5, "_MOD_", 5)) ||
+	       (f > n + 2 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 2, "::", 2) &&
+		!strchr(fn, '('));
 }
 
 /* The function of that name with the most samples; the Fortran forms only where no

@@ -263,8 +263,26 @@ static void demangle_init(void)
 		*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
 }
 
+/* gfortran's module procedures and variables, `__module_MOD_name` (a region's suffix kept:
+ * `__m_MOD_f._omp_fn.0`), as gdb names them: `module::name`; NULL for other names (the
+ * trial of 2026-11-28 read `__definitions_module_MOD_dt` beside `advec_mom_kernel`). */
+static char *fortran_demangle(const char *name)
+{
+	if (name[0] != '_' || name[1] != '_')
+		return NULL;
+	const char *m = strstr(name + 2, "_MOD_");
+	if (!m || m == name + 2 || !m[5] || m[5] == '.')
+		return NULL;
+	char *d = NULL;
+	if (asprintf(&d, "%.*s::%s", (int)(m - name - 2), name + 2, m + 5) < 0)
+		return NULL;
+	return d;
+}
+
 char *sym_demangle_new(const char *name)
 {
+	if (name && name[0] == '_' && name[1] == '_')
+		return fortran_demangle(name);
 	if (!name || name[0] != '_' || name[1] != 'Z')
 		return NULL;
 	pthread_once(&demangle_once, demangle_init);
@@ -281,7 +299,7 @@ char *sym_demangle_new(const char *name)
 static const char *demangle(struct symtab *st, const char *name)
 {
 	uint32_t idx;
-	if (!name || name[0] != '_' || name[1] != 'Z')
+	if (!name || name[0] != '_' || (name[1] != 'Z' && (name[1] != '_' || !strstr(name, "_MOD_"))))
 		return name;
 	if (!u64map_get(&st->dem, (uintptr_t)name, &idx))
 		return st->strs[idx] ? st->strs[idx] : name;

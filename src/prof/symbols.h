@@ -166,7 +166,8 @@ int symtab_malloc_heap(struct symtab *st, uint64_t addr);
 void symtab_free(struct symtab *st);
 
 /*
- * The demangled form of a C++ name ("_Z..."), malloc'd for the caller, or NULL when name
+ * The demangled form of a C++ name ("_Z...") or of a gfortran module name ("__mod_MOD_f":
+ * "mod::f"), malloc'd for the caller, or NULL when name
  * is not one or libstdc++'s demangler is not on the machine.
  */
 char *sym_demangle_new(const char *name);

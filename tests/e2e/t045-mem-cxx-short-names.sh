@@ -20,3 +20,24 @@ check t045-code-table-short-name [ "$row" = "double physics::accumulate_over_ele
 check t045-no-whole-name-in-the-summary bash -c '! grep -q "std::map<" err.txt'
 # an object named after a templated constructor: the mesh's field
 check t045-object-short-name grep -Eq "heap +physics::Mesh<\.\.\.>::Mesh\(\.\.\.\) \(omp-names\.cc:" err.txt
+# gfortran's module variables and procedures (`__mod_MOD_name`) read as gdb names them,
+# `mod::name` (the trial of 2026-11-28 read `__definitions_module_MOD_dt`): made here by a
+# C program's asm labels, no Fortran compiler needed
+if command -v gcc >/dev/null; then
+	cat >fm.c <<'EOF'
+#include <stdio.h>
+double dt[200000] __asm__("__defs_MOD_dt");
+int main(void)
+{
+	double s = 0;
+	for (long i = 0; i < 60000000; i++) {
+		dt[i % 200000] += i;
+		s += dt[(i * 7) % 200000];
+	}
+	printf("%f\n", s);
+	return 0;
+}
+EOF
+	gcc -O1 -g fm.c -o fm && "$SONDE" mem -q -o fmr -- ./fm >/dev/null 2>&1
+	check t045-fortran-module-variable grep -q '^defs::dt,static,' fmr/mem/objects.csv
+fi

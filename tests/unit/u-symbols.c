@@ -905,8 +905,24 @@ TEST(throughput)
 	free(addrs);
 }
 
+/* gfortran's module names read as gdb shows them; other names are not touched. */
+TEST(fortran_module_names)
+{
+	char *d = sym_demangle_new("__definitions_module_MOD_dt");
+	CHECK_STR(d, "definitions_module::dt");
+	free(d);
+	d = sym_demangle_new("__advec_mom_kernel_mod_MOD_advec_mom_kernel._omp_fn.0");
+	CHECK_STR(d, "advec_mom_kernel_mod::advec_mom_kernel._omp_fn.0");
+	free(d);
+	CHECK(sym_demangle_new("__libc_start_main") == NULL);
+	CHECK(sym_demangle_new("___MOD_x") == NULL);	/* no module */
+	CHECK(sym_demangle_new("__m_MOD_") == NULL);	/* no name */
+	CHECK(sym_demangle_new("vranlc_") == NULL);
+}
+
 int main(void)
 {
+	RUN(fortran_module_names);
 	RUN(own_function);
 	RUN(inlined_frames);
 	RUN(static_data);

@@ -427,7 +427,11 @@ static char *timeline_function(sqlite3 *db, const char *func, const char *dir)
 			break;
 		}
 		size_t base = strcspn(f, "(<");
-		if (strcmp(text_short_name(f, 0, buf, sizeof(buf)), func) &&
+		/* a Fortran module procedure, `mod::name`, by its source name (the trial of
+		 * 2026-11-28: only the mangled name found it) */
+		const char *sep = strstr(f, "::");
+		int fortran = sep && !strchr(f, '(') && !strcmp(sep + 2, func);
+		if (!fortran && strcmp(text_short_name(f, 0, buf, sizeof(buf)), func) &&
 		    (strlen(func) != base || strncmp(f, func, base)))
 			continue;
 		if (!nmatch++)
