@@ -507,7 +507,15 @@ static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 	if (mkdir(name, 0755) == 0) {
 		*created = 1;
 	} else if (errno != EEXIST) {
-		sonde_error("cannot create output directory '%s': %s", name, strerror(errno));
+		/* its parent missing: said so (the trial of 2026-11-28 read only "No such file
+		 * or directory"); sonde makes the last level only, as mkdir does */
+		if (errno == ENOENT)
+			sonde_error("cannot create output directory '%s': its parent directory does "
+				    "not exist (sonde makes the last level only: mkdir -p the rest "
+				    "first)", name);
+		else
+			sonde_error("cannot create output directory '%s': %s", name,
+				    strerror(errno));
 		return 1;
 	} else {
 		struct stat st;

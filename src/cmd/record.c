@@ -216,6 +216,12 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		if (res.rank == 0 && !quiet)
 			fprintf(stderr, "sonde: rank 0 done; recording in %s (all ranks: 'sonde report "
 					"%s')\n", res.dir, res.dir);
+		/* no page under MPI: no rank knows when the others are done (the trial of
+		 * 2026-11-28: --html was ignored, silently) */
+		if (res.rank == 0 && html)
+			sonde_warn("--html under MPI: the page is not written (the ranks end at "
+				   "different times); after the job: sonde report --html %s %s", html,
+				   res.dir);
 		return launch_exit_like(res.status);
 	}
 	char err[512] = "";

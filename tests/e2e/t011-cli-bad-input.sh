@@ -64,6 +64,9 @@ expect mem-exec-format 126 "^sonde: cannot run '\./noformat': Exec format error"
 	fail "no-dir-left-when-not-run" "$(ls -d sonde-*)"
 expect mem-unwritable-dir 1 "^sonde: cannot create output directory '/proc/sonde-test/x'" \
 	"$SONDE" mem -o /proc/sonde-test/x -- true
+# a missing parent: said so (the trial of 2026-11-28 read "No such file or directory")
+expect mem-dir-no-parent 1 "^sonde: cannot create output directory 'nothere/x': its parent directory does not exist" \
+	"$SONDE" mem -o nothere/x -- true
 : >afile
 expect mem-dir-is-file 1 "^sonde: output 'afile' exists and is not a directory" \
 	"$SONDE" mem -o afile -- true

@@ -72,3 +72,10 @@ if "$SONDE" report rec --format csv >/dev/null 2>report3.err; then
 else
 	fail t201-mpi-force-report "sonde report: $(head -c 300 report3.err)"
 fi
+# --html under MPI writes no page (no rank knows when the others are done) and says so,
+# with the command that makes it after the job (the trial of 2026-11-28: silently none)
+mpi_run -np $NP "$SONDE" mem -o rech --html page.html -- "$MW" $PASSES >out3 2>err3
+check t201-html-status [ $? -eq 0 ]
+check t201-html-said grep -q "^sonde: warning: --html under MPI: the page is not written .*sonde report --html page.html" err3
+"$SONDE" report --html page.html rech >/dev/null 2>&1
+check t201-html-after [ -s page.html ]
