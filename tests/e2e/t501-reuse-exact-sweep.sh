@@ -11,7 +11,9 @@ N=1000 R=10
 
 "$SONDE" reuse -q --exact -o rec -- "$T/rb" sweep $N $R >out 2>summary
 check t501-status [ $? -eq 0 ]
-check t501-quiet [ ! -s summary ]
+# -q: no summary; warnings still come (rbench's code holds an atomic, in a mode not run
+# here: the inst source's blind spot is said whatever the mode, t070)
+check t501-quiet bash -c '! grep -v "^sonde: warning: " summary | grep -q .'
 h=rec/reuse/histogram.csv
 check t501-header [ "$(head -1 $h)" = "kind,lo,hi,count,fraction" ]
 check t501-files [ -s rec/reuse/missratio.csv -a -s rec/reuse/pairs.csv ]
