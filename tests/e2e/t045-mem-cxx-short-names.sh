@@ -41,3 +41,13 @@ EOF
 	gcc -O1 -g fm.c -o fm && "$SONDE" mem -q -o fmr -- ./fm >/dev/null 2>&1
 	check t045-fortran-module-variable grep -q '^defs::dt,static,' fmr/mem/objects.csv
 fi
+# a library's variable names its library (libm's `__exp2f_data` read as the program's
+# own: the trial of 2026-11-28); the program's own keep their bare names (fm's dt above)
+if command -v gcc >/dev/null; then
+	printf '#include <math.h>\n#include <stdio.h>\nint main(void) { double s = 0; for (long i = 0; i < 30000000; i++) s += exp2f((float)(i & 1023) / 100.0f); printf("%%f\\n", s); return 0; }\n' >lm.c
+	if gcc -O1 lm.c -o lm -lm 2>/dev/null && "$SONDE" mem -q -o lmr -- ./lm >/dev/null 2>&1 &&
+		grep -q ',static,' lmr/mem/objects.csv; then
+		check t045-library-static-named bash -c "awk -F, '\$2 == \"static\"' lmr/mem/objects.csv | grep -q ' \[libm'"
+		check t045-library-static-all-named bash -c "! awk -F, '\$2 == \"static\" && \$1 !~ / \\[lib/' lmr/mem/objects.csv | grep -q ."
+	fi
+fi

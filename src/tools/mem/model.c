@@ -580,7 +580,16 @@ static uint32_t static_object(struct builder *b, struct pstate *ps, uint64_t a)
 	struct sym_data d;
 	if (!ps->mp->symtab || symtab_data(ps->mp->symtab, a, &d) < 0 || !d.name)
 		return MM_NONE;
-	uint32_t o = add_object(b, MM_STATIC, d.name, NULL, d.module);
+	/* a library's variable names its library: libm's `one` and `__exp2f_data` read as the
+	 * program's own (the trial of 2026-11-28) */
+	char named[1024];
+	const char *name = d.name;
+	if (d.module && ps->pr->exe && *ps->pr->exe && strcmp(d.module, ps->pr->exe)) {
+		const char *base = strrchr(d.module, '/');
+		snprintf(named, sizeof(named), "%s [%s]", d.name, base ? base + 1 : d.module);
+		name = named;
+	}
+	uint32_t o = add_object(b, MM_STATIC, name, NULL, d.module);
 	if (o != MM_NONE)
 		b->m->object[o].size = d.size;
 	return o;
