@@ -82,7 +82,8 @@ check t201-html-after [ -s page.html ]
 # the MPI library's own share (its progress engine polling in a wait) is said in a note
 # from 10% of the samples, not below (the trial of 2026-11-28: 11-14% unsaid)
 "$SONDE" report rec >rep4 2>&1
-mpi=$(sqlite3 rec/profile.db "SELECT COALESCE(SUM(share), 0) FROM code WHERE module LIKE '%/libmpi%' OR module LIKE '%/libopen-pal%' OR module LIKE '%/libopen-rte%' OR module LIKE '%/libpmix%' OR module LIKE '%/mca_%'")
+# (the prefixes of src/tools/mem/view.c, mpi_lib)
+mpi=$(sqlite3 rec/profile.db "SELECT COALESCE(SUM(share), 0) FROM code WHERE $(for p in libmpi libopen-pal libopen-rte libpmix mca_ libmpich libfabric libucp libuct libucs libpsm; do printf "module LIKE '%%/$p%%' OR "; done) 0")
 echo "MPI library share $mpi"
 if awk -v m="$mpi" 'BEGIN { exit !(m >= 0.1) }'; then
 	check t201-mpi-note grep -q "of the samples are accesses made by the MPI library's code" <(flat rep4)

@@ -152,3 +152,7 @@ check t411-objects-named [ "$(awk -F, 'NR > 1' ring/comm/objects.csv | wc -l)" -
 check t411-pairs-code awk -F, 'NR > 1 && $6 != "" && $7 != "" { ok = 1 } END { exit !ok }' ring/comm/pairs.csv
 check t411-lines-written [ "$(awk -F, 'NR > 1' ring/comm/lines.csv | wc -l)" -gt 0 ]
 check t411-objects-said grep -q "^Top objects (the sampled detector's: estimated volumes)" summary
+# what to do follows the exact counts' larger kind, not the sampled objects' split (the
+# review of 2026-11-28: the sampled split, the biased one, had taken over)
+kind=$(awk -v t="$(comm_meta ring total_true)" -v f="$(comm_meta ring total_false)" 'BEGIN { print (f > t ? "false" : "true") }')
+check "t411-what-to-do-exact-$kind" grep -q "What to do: $kind sharing (" <(flat summary)

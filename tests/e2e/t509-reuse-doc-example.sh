@@ -52,5 +52,5 @@ if [ -n "$range" ] && [ -n "$l1" ]; then
 	check t509-l1-range-holds-exact awk -v r="$range" -v e="$ex" 'BEGIN { split(r, a, " ");
 		exit !(e != "" && e + 0.05 >= a[1] && e - 0.05 <= a[2]) }'
 else
-	echo "no L1 range said (L1 $l1 B): the reuses are not near its size here"
+	skip t509-l1-range-holds-exact "no L1 range said (L1 $l1 B): the reuses are not near its size here"
 fi

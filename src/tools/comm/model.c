@@ -482,10 +482,10 @@ static int write_lines(sqlite3 *db, const struct model *m, const struct memmodel
 {
 	const struct prof_process *pr = m->proc;
 	struct line_ref *ref = calloc(m->nev ? m->nev : 1, sizeof(*ref));
-	struct linesum *ls = calloc(m->nev ? m->nev : 1, sizeof(*ls));
-	size_t nref = 0, nls = 0;
+	struct linesum *ls = NULL;
+	size_t nref = 0, nls = 0, nlines = 0;
 	int r = -ENOMEM;
-	if (!ref || !ls)
+	if (!ref)
 		goto out;
 	for (size_t i = 0; i < pr->nthread && i < mm->nthread; i++)
 		for (size_t q = first[i]; q < first[i + 1]; q++) {
@@ -496,6 +496,12 @@ static int write_lines(sqlite3 *db, const struct model *m, const struct memmodel
 			ref[nref++] = (struct line_ref){ m->ev[q].addr & ~(uint64_t)63, q, o };
 		}
 	qsort(ref, nref, sizeof(*ref), line_ref_cmp);
+	/* one summary a distinct line (not an event: review, 184 bytes an event) */
+	for (size_t k = 0; k < nref; k++)
+		nlines += !k || ref[k].line != ref[k - 1].line;
+	ls = calloc(nlines ? nlines : 1, sizeof(*ls));
+	if (!ls)
+		goto out;
 	for (size_t k = 0; k < nref; k++) {
 		const struct event *e = &m->ev[ref[k].ev];
 		if (!nls || ls[nls - 1].line != ref[k].line)

@@ -518,37 +518,43 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs)
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			const char *nm = (const char *)sqlite3_column_text(st, 0);
 			snprintf(name, sizeof(name), "%s", nm ? nm : "");
-			tr = (uint64_t)sqlite3_column_int64(st, 1);
-			fs = (uint64_t)sqlite3_column_int64(st, 2);
+			/* --compare: the objects are the sampled detector's, whose split is
+			 * the biased one; the kind and share stay the exact run's (review) */
+			if (!db_meta_u64(db, "compare_period")) {
+				tr = (uint64_t)sqlite3_column_int64(st, 1);
+				fs = (uint64_t)sqlite3_column_int64(st, 2);
+			}
 		}
 		sqlite3_finalize(st);
 	}
 	if (!tr && !fs)
 		return;
-	char in[300] = "";
-	if (*name)
+	char in[300] = "", top[300] = "";
+	if (*name && db_meta_u64(db, "compare_period"))
+		snprintf(top, sizeof(top), "; the top object: %s", name);
+	else if (*name)
 		snprintf(in, sizeof(in), " in %s", name);
 	/* a sampled run reads a line written whole by one thread and read by another as
 	 * false sharing (the board keeps one sampled store's bytes): the trial of 2026-11-28
 	 * read 88-93% false where --compare's exact count had 4.5-22% */
 	int sampled = !db_meta_u64(db, "exact");
 	if (fs > tr)
-		snprintf(text, sizeof(text), "What to do: false sharing%s (%.0f%% of it): the "
+		snprintf(text, sizeof(text), "What to do: false sharing%s (%.0f%% of it%s): the "
 			 "threads write different bytes of the same cache lines; pad or align each "
 			 "thread's data to its own 64-byte line (_Alignas(64)), or split the struct.  "
 			 "%sdoc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
-			 100.0 * (double)fs / (double)(tr + fs),
+			 100.0 * (double)fs / (double)(tr + fs), top,
 			 sampled ? "Check first: sampling also reads as false sharing a line one "
 				   "thread writes whole and another then reads (true sharing); in "
 				   "real false sharing each thread keeps to its own offsets of the "
 				   "line (Top cache lines), and --compare N on a sonde-cc build "
 				   "counts every transfer.  " : "");
 	else
-		snprintf(text, sizeof(text), "What to do: true sharing%s (%.0f%% of it): the "
+		snprintf(text, sizeof(text), "What to do: true sharing%s (%.0f%% of it%s): the "
 			 "threads use the same bytes; share them less often (per-thread partial "
 			 "results combined at the end, batched updates, fewer hand-offs).  "
 			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
-			 100.0 * (double)tr / (double)(tr + fs));
+			 100.0 * (double)tr / (double)(tr + fs), top);
 	fputc('\n', out);
 	text_para(out, "  ", text, 80);
 }
@@ -630,8 +636,11 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	double small = 0;
 	if (!sqlite3_prepare_v2(db, "SELECT total FROM comm_objects WHERE part = -1 AND name ="
 				    " '[heap: untracked small blocks]'", -1, &sb, NULL)) {
-		if (sqlite3_step(sb) == SQLITE_ROW)
-			small = (double)sqlite3_column_int64(sb, 0) / (double)all;
+		/* --compare: the objects' volumes are the sampled detector's */
+		uint64_t base = db_meta_u64(db, "compare_period") ?
+					db_meta_u64(db, "sampled_total_all") : all;
+		if (sqlite3_step(sb) == SQLITE_ROW && base)
+			small = (double)sqlite3_column_int64(sb, 0) / (double)base;
 		sqlite3_finalize(sb);
 	}
 	char note[512];

@@ -867,28 +867,36 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
  * periods long was given up before its next call; one that never returns still lets go
  * after the thread's patience (thread_patience).
  */
-/* A sample in a libgomp region's outlined function on a team thread: its frames end at
- * libgomp's (no frame pointer), so the region's callers follow them, as the region's
- * instances have them (region_open); the master's own chain already holds them. */
-static SIGSAFE void region_tail(const struct var_thread *vt, uint64_t *ips, int *n)
+/* ips (a chain walked innermost first) inside region r's outlined function: the frames
+ * above the outermost frame of r->fn are libgomp's (a worker's thread start; the master's
+ * GOMP_parallel, whose frame a libgomp built with frame pointers keeps in the chain, where
+ * the model starts a path over: review of 2026-11-28), so they are cut there and r's
+ * callers put in their place, up to the depth kept.  Left as walked when r->fn is not on
+ * the chain (a region function in a library: rt_fn_start knows the executable's). */
+static SIGSAFE void cut_at_region(const struct var_region *r, uint64_t *ips, int *n)
 {
-	const struct var_region *r = __atomic_load_n(&vt->region, __ATOMIC_RELAXED);
-	if (!r || r->ncallers <= 0)
-		return;
-	for (int i = 0; i < *n; i++)
-		if (ips[i] == r->callers[0])
-			return;
-	/* the frames above the outlined function are libgomp's (a worker's thread start, a
-	 * master's GOMP_parallel): cut there, the region's callers in their place */
+	int max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
+								       : VAR_FRAMES;
 	int last = -1;
+	if (r->ncallers <= 0)
+		return;
 	for (int i = 0; i < *n; i++)
 		if (rt_fn_start(ips[i]) == (uint64_t)(uintptr_t)r->fn)
 			last = i;
 	if (last < 0)
-		return;		/* fn not on the chain (no symbol for it): left as walked */
+		return;
 	*n = last + 1;
-	for (int i = 0; i < r->ncallers && *n < VAR_FRAMES; i++)
+	for (int i = 0; i < r->ncallers && *n < max; i++)
 		ips[(*n)++] = r->callers[i];
+}
+
+/* A sample in a libgomp region's outlined function: its frames end at libgomp's, so the
+ * region's callers follow them, as the region's instances have them (region_open). */
+static SIGSAFE void region_tail(const struct var_thread *vt, uint64_t *ips, int *n)
+{
+	const struct var_region *r = __atomic_load_n(&vt->region, __ATOMIC_RELAXED);
+	if (r)
+		cut_at_region(r, ips, n);
 }
 
 static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a,
@@ -1451,6 +1459,21 @@ static void region_callers(struct var_region *r, uint64_t fp)
 		if (f[0] <= fp)
 			break;
 		fp = f[0];
+	}
+	/* a region started inside another's outlined function, on a team thread: its chain
+	 * ends in libgomp, the outer region's callers go on from there (review) */
+	struct var_thread *vt = t->tool;
+	const struct var_region *outer = vt ? vt->region : NULL;
+	if (outer && outer != r) {
+		uint64_t ips[VAR_FRAMES + 2];
+		int n = 0;
+		ips[n++] = 0;	/* (no leaf: the walk's return addresses follow) */
+		for (int i = 0; i < r->ncallers; i++)
+			ips[n++] = r->callers[i];
+		cut_at_region(outer, ips, &n);
+		r->ncallers = 0;
+		for (int i = 1; i < n && r->ncallers < VAR_FRAMES; i++)
+			r->callers[r->ncallers++] = ips[i];
 	}
 }
 
