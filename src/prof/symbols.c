@@ -1180,6 +1180,60 @@ static const char *omp_region_name(struct symtab *st, struct sym_module *m, Dwar
 }
 
 /*
+ * A member function that GCC gave no linkage name (a lambda's `operator()`, inlined where
+ * std::function calls it), qualified by the scopes that hold its declaration:
+ * "main::<lambda(int)>::operator()" (the trial of 2026-11-28: three lambdas all read
+ * `operator()`).  The declaration is the DIE's abstract origin or specification; NULL
+ * when it sits in no class (then the name alone says enough), or on any failure.  Owned
+ * by st, one per declaration.
+ */
+static const char *member_name(struct symtab *st, Dwarf_Die *d, const char *name)
+{
+	Dwarf_Die decl = *d, next, *scopes = NULL;
+	Dwarf_Attribute a;
+	uint32_t idx;
+	if (strncmp(name, "operator", 8))
+		return NULL;
+	for (int i = 0; i < 4; i++) {	/* to the declaration itself */
+		if (dwarf_formref_die(dwarf_attr(&decl, DW_AT_abstract_origin, &a), &next) ||
+		    dwarf_formref_die(dwarf_attr(&decl, DW_AT_specification, &a), &next))
+			decl = next;
+		else
+			break;
+	}
+	if (!u64map_get(&st->omp, (uintptr_t)decl.addr, &idx))
+		return st->strs[idx];
+	int n = dwarf_getscopes_die(&decl, &scopes);
+	char buf[1024] = "";
+	int in_class = 0;
+	for (int i = n - 1; i >= 1; i--) {	/* outermost first; [0] is decl */
+		int tag = dwarf_tag(&scopes[i]);
+		int cls = tag == DW_TAG_class_type || tag == DW_TAG_structure_type;
+		const char *sn = dwarf_diename(&scopes[i]);
+		if (!sn && cls)
+			sn = "<lambda>";	/* GCC's closure types are unnamed */
+		if (!sn || (!cls && tag != DW_TAG_namespace && tag != DW_TAG_subprogram))
+			continue;
+		in_class |= cls;
+		size_t l = strlen(buf);
+		snprintf(buf + l, sizeof(buf) - l, "%s::", sn);
+	}
+	free(scopes);
+	if (n <= 1 || !in_class)
+		return NULL;
+	size_t l = strlen(buf);
+	snprintf(buf + l, sizeof(buf) - l, "%s", name);
+	char *out = strdup(buf);
+	if (!out || grow((void **)&st->strs, &st->capstrs, st->nstrs + 1, sizeof(char *)) ||
+	    u64map_put(&st->omp, (uintptr_t)decl.addr, (uint32_t)st->nstrs)) {
+		free(out);
+		return NULL;
+	}
+	st->strs[st->nstrs++] = out;
+	return out;
+}
+
+/*
  * A DWARF function's name: its demangled linkage name (qualified, with parameters), else
  * its DW_AT_name.  GCC gives the functions it outlines (OpenMP regions, other clones) no
  * linkage name but a DW_AT_name that is the parent's mangled name with a suffix,
@@ -1202,6 +1256,9 @@ static const char *die_name(struct symtab *st, struct sym_module *m, Dwarf_Die *
 	const char *region = name ? omp_region_name(st, m, d, name) : NULL;
 	if (region)
 		return region;
+	const char *lambda = name && !ln ? member_name(st, d, name) : NULL;
+	if (lambda)
+		return lambda;
 	return name ? demangle(st, name) : ln;
 }
 

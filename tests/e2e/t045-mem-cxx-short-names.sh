@@ -53,3 +53,26 @@ if command -v gcc >/dev/null; then
 		skip t045-library-static-named "no sample in a static of libm here"
 	fi
 fi
+# GCC gives a lambda's operator() no linkage name: inlined where std::function calls it,
+# two lambdas both read `operator()` (the trial of 2026-11-28); qualified by their scopes
+# now, the closure type unnamed: main::<lambda>::operator(), told apart by their lines
+if command -v g++ >/dev/null; then
+	cat >lam.cc <<'EOF'
+#include <cstdio>
+#include <functional>
+#include <vector>
+static double work(std::function<double(int)> f, int n) { double s = 0; for (int i = 0; i < n; i++) s += f(i); return s; }
+int main() {
+	std::vector<double> a(1 << 20, 1.0), b(1 << 20, 2.0);
+	auto l1 = [&](int i) { return a[(i * 7) & ((1 << 20) - 1)] * 1.0001; };
+	auto l2 = [&](int i) { return b[(i * 13) & ((1 << 20) - 1)] * 0.9999; };
+	double s = 0;
+	for (int r = 0; r < 30; r++) s += work(l1, 1 << 20) + work(l2, 1 << 20);
+	printf("%f\n", s);
+}
+EOF
+	if g++ -O2 -g lam.cc -o lam 2>/dev/null && "$SONDE" mem -q -o lamr -- ./lam >/dev/null 2>&1; then
+		check t045-lambda-qualified grep -q '^main::<lambda>::operator(),.*lam.cc,[78],' lamr/mem/code.csv
+		check t045-lambda-not-bare bash -c "! grep -q '^operator(),' lamr/mem/code.csv"
+	fi
+fi
