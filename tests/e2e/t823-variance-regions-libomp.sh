@@ -44,14 +44,21 @@ regions() { awk -F, 'NR > 1 && $3 == "cpu-time" && $1 ~ /^main\.omp_outlined\.(\
 # same instances and the same mean (233.9 against 233.3 us): a few instances far longer
 # by one clock than by the other, not diagnosed (doc/sonde-variance.md has no such case
 # on a quiet machine); the bar is asserted on the second run when the first misses it.
+# The same for flat, once in a CI clone beside a make check (2026-11-28 01:50 UTC): 0.064
+# against the workload's 0.133 for the same 800 instances and mean (112.0 against 111.4
+# us): the workload's clock reads hold sonde's own handlers, which sonde subtracts, and a
+# loaded machine makes them long against a 0.1 ms instance.
 for try in 1 2; do
 	rm -rf all
 	vr_run all 1000000
 	rc=$?
 	fns=$(regions all)
 	cv=$(vr_row all "$(echo $fns | awk '{ print $1 }')" cv) tcv=$(vr_truth all.out saw cv)
-	awk -v c="${cv:-9}" -v t="${tcv:-0}" 'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.2 * t + 0.02) }' && break
-	echo "    run $try: saw's CV ${cv:-none} against the truth's ${tcv:-none}"
+	fcv=$(vr_row all "$(echo $fns | awk '{ print $2 }')" cv) ftcv=$(vr_truth all.out flat cv)
+	awk -v c="${cv:-9}" -v t="${tcv:-0}" -v fc="${fcv:-9}" -v ft="${ftcv:-0}" 'BEGIN {
+		d = c - t; d = d < 0 ? -d : d; e = fc - ft; e = e < 0 ? -e : e
+		exit !(d <= 0.2 * t + 0.02 && e <= 0.2 * ft + 0.02) }' && break
+	echo "    run $try: saw's CV ${cv:-none} against the truth's ${tcv:-none}, flat's ${fcv:-none} against ${ftcv:-none}"
 done
 check t823-all-run [ $rc -eq 0 -a -n "$(vr_truth all.out saw cv)" ]
 n=$(vr_meta all omp_regions)
