@@ -19,6 +19,19 @@ uint64_t db_meta_u64(sqlite3 *db, const char *key)
 	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
 }
 
+int db_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		r = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	return r;
+}
+
 const char *db_col_str(sqlite3_stmt *st, int i)
 {
 	const char *s = (const char *)sqlite3_column_text(st, i);

@@ -60,6 +60,10 @@ int db_row(struct sqlite3_stmt *st, const char *fmt, ...);
 
 /* A meta value as a number (0 when missing). */
 uint64_t db_meta_u64(struct sqlite3 *db, const char *key);
+
+/* Does the database have table `name`?  (Databases written before a table was added do
+ * not: readers skip what it would show.)  1 or 0. */
+int db_has_table(struct sqlite3 *db, const char *name);
 /* Column i of the current row as text, "" for NULL. */
 const char *db_col_str(struct sqlite3_stmt *st, int i);
 /* Finalize st after stepping it to rc: 0 if the steps went well (done, or stopped on a

@@ -57,9 +57,6 @@ const char *comm_compare_verdict(struct sqlite3 *db, char *buf, size_t len);
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */
 const char *comm_cosine_text(struct sqlite3 *db, char *buf, size_t len);
-/* The recording has the comm_lines table (the busiest cache lines, with each thread's byte
- * offsets in them; databases written before 2026-11-28 do not). */
-int comm_has_lines(struct sqlite3 *db);
 /* The tool's HTML page (html.c; struct tool's html). */
 struct html;
 int comm_html(struct sqlite3 *db, struct html *page);

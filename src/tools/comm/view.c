@@ -136,15 +136,6 @@ static const char lines_sql[] =
 static const char *const lines_cols[] = { "line", "object", "total", "true_sharing",
 					  "false_sharing", "events", "offsets" };
 
-/* The recording has comm_lines (databases written before 2026-11-28 do not). */
-int comm_has_lines(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM comm_lines LIMIT 0", -1, &st, NULL))
-		return 0;
-	sqlite3_finalize(st);
-	return 1;
-}
 
 static FILE *open_out(const char *sub, const char *name, char *err, size_t errlen)
 {
@@ -185,7 +176,7 @@ static int export_part(sqlite3 *db, int part, const char *sub, char *err, size_t
 	for (int i = 0; i < 4 && part >= -1; i++) {
 		if (part >= 0 && i == 3)
 			break;	/* the merged threads.csv maps every process's threads */
-		if (i == 2 && !comm_has_lines(db))
+		if (i == 2 && !db_has_table(db, "comm_lines"))
 			continue;
 		FILE *f = open_out(sub, t[i].name, err, errlen);
 		if (!f)
@@ -620,7 +611,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
 			    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
 	if ((!db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period")) &&
-	    comm_has_lines(db)) {
+	    db_has_table(db, "comm_lines")) {
 		static const char *const lh[] = { "total", "true", "false", "line", "object",
 						  "thread:+byte offset in the line" };
 		print_table(db, out, "Top cache lines (each thread's byte offsets: who writes or "

@@ -637,15 +637,6 @@ static int json_meta(sqlite3 *db, struct json *j)
 	return 0;
 }
 
-/* The drops table exists (databases written before it lack it). */
-static int has_drops(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM drops LIMIT 0", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_finalize(st);
-	return 1;
-}
 
 static int print_json(sqlite3 *db, FILE *out)
 {
@@ -659,7 +650,7 @@ static int print_json(sqlite3 *db, FILE *out)
 		r = json_rows(db, &j, "code", mem_code_sql, NCOLS(code_cols), code_cols);
 	if (!r)
 		r = json_rows(db, &j, "threads", threads_out_sql, NCOLS(threads_cols), threads_cols);
-	if (!r && has_drops(db)) {
+	if (!r && db_has_table(db, "drops")) {
 		static const char *const cols[] = { "cause", "count" };
 		r = json_rows(db, &j, "drops", "SELECT cause, sum(count) FROM drops GROUP BY cause"
 			      " ORDER BY 2 DESC, 1", 2, cols);
