@@ -1443,38 +1443,22 @@ static void var_region_call(void *arg)
 /* rt-omp.c: a region starts (variance_regions > 0): `invoke` calls the real libgomp entry
  * with `args` and the function and data it is given, here var_region_call and r. */
 /* The program's frames above ours (rt-omp.c's wrappers are the runtime's: left out, as
- * fp_context leaves them), from the frame-pointer chain at fp: into r->callers. */
+ * fp_context leaves them), from the frame-pointer chain at fp (fp_ips, no leaf): into
+ * r->callers.  A region started inside another's outlined function, on a team thread,
+ * has a chain that ends in libgomp: the outer region's callers go on from there. */
 static void region_callers(struct var_region *r, uint64_t fp)
 {
 	struct rt_thread *t = rt_self();
+	uint64_t ips[VAR_FRAMES + 2];
 	r->ncallers = 0;
 	if (!t || !t->stack_lo || !t->stack_hi)
 		return;
-	int max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
-								       : VAR_FRAMES;
-	while (r->ncallers < max - 1 && fp >= t->stack_lo && fp + 16 <= t->stack_hi && !(fp & 7)) {
-		const uint64_t *f = (const uint64_t *)(uintptr_t)fp;
-		if (readable_code(t, f[1]))
-			r->callers[r->ncallers++] = f[1];
-		if (f[0] <= fp)
-			break;
-		fp = f[0];
-	}
-	/* a region started inside another's outlined function, on a team thread: its chain
-	 * ends in libgomp, the outer region's callers go on from there (review) */
+	int n = fp_ips(t, 0, 0, fp, fp, ips);	/* ips[0]: the missing leaf, 0 */
 	struct var_thread *vt = t->tool;
-	const struct var_region *outer = vt ? vt->region : NULL;
-	if (outer && outer != r) {
-		uint64_t ips[VAR_FRAMES + 2];
-		int n = 0;
-		ips[n++] = 0;	/* (no leaf: the walk's return addresses follow) */
-		for (int i = 0; i < r->ncallers; i++)
-			ips[n++] = r->callers[i];
-		cut_at_region(outer, ips, &n);
-		r->ncallers = 0;
-		for (int i = 1; i < n && r->ncallers < VAR_FRAMES; i++)
-			r->callers[r->ncallers++] = ips[i];
-	}
+	if (vt && vt->region && vt->region != r)
+		cut_at_region(vt->region, ips, &n);
+	for (int i = 1; i < n; i++)
+		r->callers[r->ncallers++] = ips[i];
 }
 
 void variance_region(void (*fn)(void *), void *data,
