@@ -106,74 +106,63 @@ static int find_program(const char *prog, char *buf, size_t len)
 	return 0;
 }
 
-/* 1 when path is an ELF executable without a PT_INTERP (a static program, static-pie
- * too): no dynamic loader, so no LD_PRELOAD and no runtime in it. */
-static int static_elf(const char *path)
+/* What sonde can do with the ELF file at path: *is_static 1 for an executable without a
+ * PT_INTERP (a static program, static-pie too: no dynamic loader, so no LD_PRELOAD and no
+ * runtime in it); *lacks_inst 1 for a dynamic one that does not link libsonde-inst.so (not
+ * built by sonde-cc).  Both 0 when it cannot be told (not ELF, unreadable, not a regular
+ * file: a FIFO named as the program would block the open, review). */
+static void elf_facts(const char *path, int *is_static, int *lacks_inst)
 {
-	/* a regular file only (a FIFO named as the program would block the open: review) */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat sb;
+	*is_static = *lacks_inst = 0;
 	if (fd < 0)
-		return 0;
-	FILE *f = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? fdopen(fd, "rb") : NULL;
-	Elf64_Ehdr eh;
-	int r = 0;
-	if (!f) {
-		close(fd);
-		return 0;
-	}
-	if (fread(&eh, sizeof(eh), 1, f) == 1 && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
-	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && eh.e_phnum > 0 &&
-	    fseek(f, (long)eh.e_phoff, SEEK_SET) == 0) {
-		r = 1;
-		Elf64_Phdr ph;
-		for (int i = 0; i < eh.e_phnum && r; i++) {
-			if (fread(&ph, sizeof(ph), 1, f) != 1)
-				r = 0;
-			else if (ph.p_type == PT_INTERP)
-				r = 0;
-		}
-	}
-	fclose(f);
-	return r;
-}
-
-/* 1 when path is a dynamic ELF file that does not link libsonde-inst.so (not built by
- * sonde-cc), 0 when it does or cannot be told (not ELF, unreadable, no dynamic section). */
-static int elf_lacks_inst(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), lacks = 0, dynamic = 0;
-	struct stat sb;
-	if (fd < 0)
-		return 0;
+		return;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		close(fd);
-		return 0;
+		return;
 	}
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	while (e && elf_kind(e) == ELF_K_ELF && (scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		dynamic = lacks = 1;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Dyn dy;
-			const char *n;
-			if (gelf_getdyn(d, (int)i, &dy) && dy.d_tag == DT_NEEDED &&
-			    (n = elf_strptr(e, sh.sh_link, dy.d_un.d_val)) &&
-			    strstr(n, "libsonde-inst.so"))
-				lacks = 0;
+	GElf_Ehdr eh;
+	size_t nph = 0;
+	if (e && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && !elf_getphdrnum(e, &nph) && nph) {
+		int interp = 0, dynamic = 0, inst = 0;
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			interp |= gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP;
 		}
+		Elf_Scn *scn = NULL;
+		GElf_Shdr sh;
+		while ((scn = elf_nextscn(e, scn))) {
+			Elf_Data *d;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+			    !(d = elf_getdata(scn, NULL)))
+				continue;
+			dynamic = 1;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Dyn dy;
+				const char *n;
+				if (gelf_getdyn(d, (int)i, &dy) && dy.d_tag == DT_NEEDED &&
+				    (n = elf_strptr(e, sh.sh_link, dy.d_un.d_val)) &&
+				    strstr(n, "libsonde-inst.so"))
+					inst = 1;
+			}
+		}
+		*is_static = !interp;
+		*lacks_inst = dynamic && !inst;
 	}
 	if (e)
 		elf_end(e);
 	close(fd);
-	return dynamic && lacks;
+}
+
+static int static_elf(const char *path)
+{
+	int st, li;
+	elf_facts(path, &st, &li);
+	return st;
 }
 
 static void warn_note(const char *note)
@@ -194,16 +183,17 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	 * static program ran to its end before sonde said it could not be profiled); it still
 	 * runs, as it would without sonde, and its status is passed through */
 	char exe0[PATH_MAX];
-	if (launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0)) &&
-	    static_elf(exe0))
+	int is_static = 0, lacks_inst = 0;
+	if (launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0)))
+		elf_facts(exe0, &is_static, &lacks_inst);
+	if (is_static)
 		sonde_warn("%s is statically linked: sonde's runtime cannot run in it (it is a "
 			   "library the dynamic loader preloads), so it runs unprofiled; link it "
 			   "dynamically (without -static)", exe0);
 	/* --exact on a program sonde-cc did not build records nothing from it: said before
 	 * it runs (the trial of 2026-11-28: a long Fortran run, then the refusal); a wrapper
 	 * (env, a script) that starts a sonde-cc program is still profiled, so not refused */
-	else if (o->exact && launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0))
-		 && elf_lacks_inst(exe0))
+	else if (o->exact && lacks_inst)
 		sonde_warn("%s was not built by sonde-cc (it does not link libsonde-inst.so): "
 			   "--exact records nothing from it (a program it starts that sonde-cc "
 			   "built is still profiled); rebuild it with sonde-cc, or drop --exact",
