@@ -7,6 +7,10 @@
 # real program", says how the NPB CG of its example was built):
 #   BENCH_COMM_REAL="/path/cg.A" [BENCH_COMM_AFTER="/path/fixed/cg.A"] bench/comm-real.sh [RUNS]
 # RUNS defaults to 3.  The environment passes through (OMP_NUM_THREADS, OMP_WAIT_POLICY).
+# BENCH_COMM_OPTS adds options to sonde comm; with "--compare N" (a sonde-cc build) each
+# run also prints the false-sharing share of the exact count and of the sampled detector
+# in the same run (doc/sonde-comm.md, "Limits": the sampled one's bias):
+#   BENCH_COMM_OPTS="--compare 1009" BENCH_COMM_REAL="./bs-inst -t 2 -r 10 -m tf" bench/comm-real.sh
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${SONDE_BUILD:-$top/build}
@@ -21,13 +25,24 @@ one() {	# one LABEL CMD...: RUNS runs of sonde comm, a line each
 	local label=$1 i
 	shift
 	for i in $(seq "$runs"); do
-		if ! "$B/sonde" comm -q -o "$work/$label-$i" -- "$@" >/dev/null 2>"$work/err"; then
+		# shellcheck disable=SC2086 (the options split as on a command line)
+		if ! "$B/sonde" comm -q ${BENCH_COMM_OPTS:-} -o "$work/$label-$i" -- "$@" >/dev/null \
+			2>"$work/err"; then
 			echo "  $label run $i: sonde comm failed: $(head -c 200 "$work/err")"
 			continue
 		fi
 		awk -F, -v l="$label" -v i="$i" 'NR > 1 { t += $3; tr += $4; if ($4 > 0) o = o sprintf(" %s (%s true)", $1, $4) }
 			END { printf "  %s run %d: communication %d, true sharing %d; objects with true sharing:%s\n",
 				l, i, t, tr, (o == "" ? " none" : o) }' "$work/$label-$i/comm/objects.csv"
+		db=$work/$label-$i/profile.db
+		if [ -n "$(sqlite3 "$db" "SELECT value FROM meta WHERE key = 'compare_period'")" ]; then
+			sqlite3 -separator ' ' "$db" "SELECT key, value FROM meta WHERE key IN
+				('total_all', 'total_false', 'sampled_total_all', 'sampled_total_false')" |
+				awk '{ v[$1] = $2 } END { printf "    false sharing: exact %.1f%%, sampled %.1f%% (%d and %d transfers)\n",
+					v["total_all"] ? 100 * v["total_false"] / v["total_all"] : 0,
+					v["sampled_total_all"] ? 100 * v["sampled_total_false"] / v["sampled_total_all"] : 0,
+					v["total_all"], v["sampled_total_all"] }'
+		fi
 	done
 }
 echo "bench-comm-real: $BENCH_COMM_REAL ($(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset})"
