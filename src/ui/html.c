@@ -528,20 +528,32 @@ static void svg_text(struct html *h, double x, double y, const char *anchor, con
 	html_raw(h, "</text>");
 }
 
+/* The ticks of an axis from lo to hi, about n of them: their values into at[] and their
+ * labels into lab[], at most TICKS_MAX (a step lost in t's precision would never end the
+ * loop); returns how many. */
+#define TICKS_MAX 64
+static int ticks(double lo, double hi, int n, double *at, char (*lab)[32])
+{
+	double step = tick_step(lo, hi, n);
+	int k = 0;
+	for (double t = ceil(lo / step) * step; t <= hi + step * 1e-9 && k < TICKS_MAX;
+	     t += step, k++) {
+		at[k] = t;
+		fmt_tick(lab[k], sizeof(lab[k]), fabs(t) < step * 1e-9 ? 0 : t);
+	}
+	return k;
+}
+
 /* The plot's left edge moved right of the widest y tick label, so that the turned axis
  * title at x 12 clears it (a bar chart of 600000s ran its ticks into "volume": the
  * usability review of 2026-11-28); the width shrinks by as much. */
 static void fit_x0(struct frame *fr)
 {
-	double step = tick_step(fr->ylo, fr->yhi, 5);
-	char b[64];
+	double at[TICKS_MAX];
+	char lab[TICKS_MAX][32];
 	size_t widest = 0;
-	int k = 0;	/* a step lost in t's precision would never end the loop */
-	for (double t = ceil(fr->ylo / step) * step; t <= fr->yhi + step * 1e-9 && k < 64;
-	     t += step, k++) {
-		fmt_tick(b, sizeof(b), fabs(t) < step * 1e-9 ? 0 : t);
-		widest = strlen(b) > widest ? strlen(b) : widest;
-	}
+	for (int i = 0, n = ticks(fr->ylo, fr->yhi, 5, at, lab); i < n; i++)
+		widest = strlen(lab[i]) > widest ? strlen(lab[i]) : widest;
 	double x0 = 24 + 6.6 * (double)widest + 6;
 	if (x0 > fr->x0) {
 		fr->w -= x0 - fr->x0;
@@ -552,16 +564,13 @@ static void fit_x0(struct frame *fr)
 /* The y axis with grid lines, and the axis titles. */
 static void y_axis(struct html *h, const struct frame *fr, const struct html_plot *p)
 {
-	double step = tick_step(fr->ylo, fr->yhi, 5);
-	char b[64];
-	int k = 0;	/* as fit_x0 */
-	for (double t = ceil(fr->ylo / step) * step; t <= fr->yhi + step * 1e-9 && k < 64;
-	     t += step, k++) {
-		double y = fy(fr, t);
+	double at[TICKS_MAX];
+	char lab[TICKS_MAX][32];
+	for (int i = 0, n = ticks(fr->ylo, fr->yhi, 5, at, lab); i < n; i++) {
+		double y = fy(fr, at[i]);
 		html_printf(h, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
 			    fr->x0, fr->x0 + fr->w, y, y);
-		fmt_tick(b, sizeof(b), fabs(t) < step * 1e-9 ? 0 : t);
-		svg_text(h, fr->x0 - 4, y + 4, "end", NULL, b);
+		svg_text(h, fr->x0 - 4, y + 4, "end", NULL, lab[i]);
 	}
 	html_printf(h, "\n<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 		    "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
@@ -579,14 +588,10 @@ static void y_axis(struct html *h, const struct frame *fr, const struct html_plo
 
 static void x_ticks(struct html *h, const struct frame *fr)
 {
-	double step = tick_step(fr->xlo, fr->xhi, 6);
-	char b[64];
-	int k = 0;	/* as fit_x0 */
-	for (double t = ceil(fr->xlo / step) * step; t <= fr->xhi + step * 1e-9 && k < 64;
-	     t += step, k++) {
-		fmt_tick(b, sizeof(b), fabs(t) < step * 1e-9 ? 0 : t);
-		svg_text(h, fx(fr, t), fr->y0 + fr->h + 16, "middle", NULL, b);
-	}
+	double at[TICKS_MAX];
+	char lab[TICKS_MAX][32];
+	for (int i = 0, n = ticks(fr->xlo, fr->xhi, 6, at, lab); i < n; i++)
+		svg_text(h, fx(fr, at[i]), fr->y0 + fr->h + 16, "middle", NULL, lab[i]);
 	html_raw(h, "\n");
 }
 
