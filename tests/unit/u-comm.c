@@ -93,6 +93,52 @@ TEST(false_sharing_disjoint_bytes)
 	CHECK(comm_overlap(0x1000, 64, 0x103f, 1));
 }
 
+/* A store sample of thread t by instruction ip (sample() gives each address its own). */
+static enum comm_verdict sample_ip(uint32_t t, uint64_t ip, uint64_t addr, int store,
+				   uint64_t time, struct comm_pub *p, int *tr)
+{
+	struct comm_sample s = { .addr = addr, .ip = ip, .time = time, .len = 8, .store = store,
+				 .cpu = (int32_t)t };
+	return comm_on_sample(&b, &o[t], &s, 0, p, tr, &cnt);
+}
+
+/* Which bytes did the writer write: an instruction seen storing at every offset of its
+ * lines covers the reader's chunk of a line it published at another one (a line written
+ * whole); one that keeps to one offset (a thread's own slot) covers nothing else. */
+TEST(writer_chunks_cover)
+{
+	struct comm_pub p;
+	int tr = -1;
+	reset(COMM_BOARD_DEFAULT);
+	/* thread 1's sweeping instruction, sampled at each offset of 8 other lines */
+	for (uint64_t k = 0; k < 8; k++)
+		CHECK_EQ_U64(comm_wmask_note(&o[1], 0x500, 0x2000 + 72 * k, 8, 64),
+			     (2ull << k) - 1);
+	sample_ip(1, 0x500, 0x3000, 1, 100, &p, &tr);		/* publishes chunk 0 */
+	CHECK(sample_ip(2, 0x900, 0x3018, 0, 110, &p, &tr) == COMM_COUNT);
+	CHECK(tr == 0);						/* bytes: false */
+	CHECK_EQ_U64(p.wchunks, 0xff);
+	CHECK(comm_covered(&p, 0x3018, 8, 64));			/* chunk 3: covered */
+	/* thread 3's instruction keeps to offset 8 of its lines (w[me]) */
+	for (uint64_t k = 0; k < 4; k++)
+		comm_wmask_note(&o[3], 0x600, 0x5008 + 64 * k, 8, 64);
+	sample_ip(3, 0x600, 0x6008, 1, 200, &p, &tr);
+	CHECK(sample_ip(2, 0x900, 0x6010, 1, 210, &p, &tr) == COMM_COUNT);
+	CHECK(tr == 0);
+	CHECK_EQ_U64(p.wchunks, 0x2);
+	CHECK(!comm_covered(&p, 0x6010, 8, 64));		/* chunk 2: not covered */
+	CHECK(comm_covered(&p, 0x600c, 4, 64));			/* inside chunk 1 */
+	/* an access across a chunk boundary touches both chunks */
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x700, 0x7006, 4, 64), 0x3);
+	/* another instruction on the same slot starts afresh (direct-mapped) */
+	uint64_t other = 0x700;
+	while (other == 0x700 ||
+	       ((other * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK !=
+	       ((0x700 * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK)
+		other++;
+	CHECK_EQ_U64(comm_wmask_note(&o[0], other, 0x7030, 8, 64), 0x40);
+}
+
 TEST(other_line_no_count)
 {
 	reset(COMM_BOARD_DEFAULT);
@@ -491,6 +537,7 @@ int main(void)
 {
 	RUN(true_sharing_counts_period);
 	RUN(false_sharing_disjoint_bytes);
+	RUN(writer_chunks_cover);
 	RUN(other_line_no_count);
 	RUN(own_line_arms_nothing_counts_nothing);
 	RUN(t_prev_no_recount);

@@ -50,6 +50,12 @@ const char *comm_switch_text(struct sqlite3 *db, char *buf, size_t len);
 /* A sampled recording's warning when it rests on few communication events (and what
  * sampling reaches), into buf; NULL when there is none to give. */
 const char *comm_few_text(struct sqlite3 *db, char *buf, size_t len);
+/* A sampled run's second reading of its split (detect.h, comm_covered): the false-sharing
+ * share when the chunks each writing instruction is seen storing to count as written, with
+ * the byte rule's, into buf; NULL where the two differ by less than COMM_COVERED_POINTS
+ * or the run is exact (view.c).  `sampled_`: the --compare run's sampled detector. */
+#define COMM_COVERED_POINTS 10.0
+const char *comm_covered_text(struct sqlite3 *db, int sampled_keys, char *buf, size_t len);
 /* --compare: whether the sampled run agrees with the exact one (volume within 2x, false
  * sharing within 20 points), said with both figures, into buf; NULL without --compare. */
 const char *comm_compare_verdict(struct sqlite3 *db, char *buf, size_t len);

@@ -31,6 +31,7 @@
 #define COMM_CHUNK 8			/* M: bytes per watchpoint */
 #define COMM_MAX_DREGS 4
 #define COMM_PROBE 8			/* board slots probed from a line's home slot */
+#define COMM_WMASK 64			/* store instructions an observer keeps chunks of */
 
 /* A publication: one store sample on the board, or its snapshot. */
 struct comm_pub {
@@ -39,7 +40,10 @@ struct comm_pub {
 	uint64_t gseq;			/* the board's store samples, this one included */
 	uint32_t len, thread;
 	int32_t cpu;
-	uint32_t pad;
+	/* the line's 8-byte chunks (bit i: bytes 8i..8i+7) the publishing store's instruction
+	 * has been seen storing to, in any line, by this thread (comm_wmask_note): this store's
+	 * chunks and, where that instruction sweeps lines, the rest of them */
+	uint32_t wchunks;
 };
 
 struct comm_entry {
@@ -73,6 +77,12 @@ struct comm_observer {
 	uint32_t wp_bytes;
 	uint64_t wp_time;
 	struct comm_pub wp_pub;
+	/* the chunks of a line each store instruction of this thread has been sampled storing
+	 * to (direct-mapped by ip; a collision starts the slot afresh) */
+	struct {
+		uint64_t ip;
+		uint32_t chunks;
+	} wm[COMM_WMASK];
 };
 
 /* A sample as the detector sees it. */
@@ -132,6 +142,29 @@ enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_observer *o,
  * evenly: each thread samples the same access of the body, in the same relation to the
  * other threads, all run long (source-inst.c's rt_inst_jitter, the same rule). */
 uint64_t comm_window(uint64_t p, uint64_t rnd);
+
+/*
+ * Which bytes did the publisher write?  The board keeps one sampled store, and a line one
+ * thread wrote whole and another then reads is true sharing that the byte rule reads as
+ * false 7 times in 8 (taskflow's Black-Scholes: 93% false sampled, 3.4% exact).  The
+ * publisher's store instruction says more: one that has been seen storing at every offset
+ * of its lines (a loop over an array) most likely wrote the reader's chunk of this line
+ * too, while one that keeps to one offset (a thread's own slot, `w[me]`) did not.
+ *
+ * comm_wmask_note adds the chunks of [addr, addr+len) to ip's mask in o and returns the
+ * mask (at most 32 chunks: lines up to 256 bytes).  comm_covered says whether the
+ * observer's access [addr, addr+len) touches a chunk in p->wchunks: a communication the
+ * byte rule calls false that the instruction's offsets could make true.  The report gives
+ * both readings, the byte rule's false share and the share left when covered ones are true
+ * (doc/sonde-comm.md, "Which bytes did the writer write"); neither is a bound: threads that
+ * interleave short runs of one array's lines (a static schedule of 3 doubles) store at
+ * every offset with the same instruction and are false sharing the covered reading calls
+ * true, and a line written by several instructions (a struct's fields) is true sharing
+ * the covered reading can still call false.
+ */
+uint32_t comm_wmask_note(struct comm_observer *o, uint64_t ip, uint64_t addr, uint32_t len,
+			 uint32_t line);
+int comm_covered(const struct comm_pub *p, uint64_t addr, uint32_t len, uint32_t line);
 
 /* Pick n distinct chunks (0 .. line/M - 1) at random into chunk[] (partial Fisher-Yates). */
 void comm_pick_chunks(uint64_t rnd, uint32_t line, uint32_t n, uint32_t *chunk);

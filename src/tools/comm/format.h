@@ -21,6 +21,9 @@ enum comm_rec_type {
 /* Flags of events and exact records. */
 #define COMM_F_TRUE 0x1		/* true sharing (byte ranges overlap); else false sharing */
 #define COMM_F_TRAP 0x2		/* found by a watchpoint trap; else by a sample on the board */
+/* false sharing by the byte rule, at a chunk of the line the publisher's store instruction
+ * has been seen storing to (detect.h, comm_covered); absent before 2026-11-28 */
+#define COMM_F_COVERED 0x4
 
 /*
  * A communication from thread `src` (the publisher of the line: it wrote it) to thread

@@ -76,6 +76,9 @@ static void split(struct html *h, sqlite3 *db)
 				       .ylabel = "volume", .width = 420, .height = 220 };
 		html_bar_chart(h, &p, 2, labels, v + 1);
 	}
+	char b[1024];
+	if (comm_covered_text(db, 0, b, sizeof(b)))
+		html_para(h, b);
 }
 
 /* Labels of the matrix's rows for side n aggregated by g: "5", or "64-127". */
@@ -412,6 +415,9 @@ static int compare(struct html *h, sqlite3 *db)
 		b[0] = 'V';
 		html_para(h, b);
 	}
+	char cv[1024];
+	if (comm_covered_text(db, 1, cv, sizeof(cv)))
+		html_para(h, cv);
 	return heatmaps(h, db, -2, COMM_BY_THREAD);
 }
 

@@ -299,7 +299,9 @@ static SIGSAFE void sampled(struct rt_thread *t, struct comm_thread *ct, const s
 	int is_true = 0;
 	switch (comm_on_sample(&board, &ct->o, &s, rt_rand(t), &p, &is_true, c)) {
 	case COMM_COUNT:
-		record_event(t, &p, is_true, 0, 1, weight, a->addr, a->ip, cpu);
+		record_event(t, &p, is_true,
+			     !is_true && comm_covered(&p, s.addr, s.len, board.line) ?
+			     COMM_F_COVERED : 0, 1, weight, a->addr, a->ip, cpu);
 		break;
 	case COMM_ARM:
 		arm(t, ct, &p, s.time, c->samples);	/* this detector's samples */
@@ -364,7 +366,9 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 		/* the observer's code: a soft trap's access, a hardware one's next instruction
 		 * (the debug exception comes after the access); before 2026-11-27 none, and a
 		 * thread seen only by its traps had no code in pairs.csv */
-		record_event(t, &p, is_true, COMM_F_TRAP, scale,
+		record_event(t, &p, is_true,
+			     COMM_F_TRAP | (!is_true && comm_covered(&p, addr, len, board.line) ?
+					    COMM_F_COVERED : 0), scale,
 			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, addr, w->ip,
 			     sched_getcpu());
 	} else {

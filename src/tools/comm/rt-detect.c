@@ -45,6 +45,38 @@ SIGSAFE int comm_overlap(uint64_t a, uint32_t al, uint64_t b, uint32_t bl)
 	return a < b + bl && b < a + al;
 }
 
+/* The chunks of a line [addr, addr+len) touches, as a mask (lines up to 256 bytes). */
+static SIGSAFE uint32_t chunks_of(uint64_t addr, uint32_t len, uint32_t line)
+{
+	if (!len)
+		len = 1;
+	uint64_t lo = addr & (line - 1), hi = lo + len - 1;
+	if (hi >= line)
+		hi = line - 1;
+	uint32_t a = (uint32_t)(lo / COMM_CHUNK), b = (uint32_t)(hi / COMM_CHUNK), m = 0;
+	for (uint32_t i = a; i <= b && i < 32; i++)
+		m |= 1u << i;
+	return m;
+}
+
+SIGSAFE uint32_t comm_wmask_note(struct comm_observer *o, uint64_t ip, uint64_t addr,
+				 uint32_t len, uint32_t line)
+{
+	uint64_t h = ip * 0x9E3779B97F4A7C15ull;
+	uint32_t i = (uint32_t)(h >> 58) % COMM_WMASK;
+	if (o->wm[i].ip != ip) {
+		o->wm[i].ip = ip;
+		o->wm[i].chunks = 0;
+	}
+	o->wm[i].chunks |= chunks_of(addr, len, line);
+	return o->wm[i].chunks;
+}
+
+SIGSAFE int comm_covered(const struct comm_pub *p, uint64_t addr, uint32_t len, uint32_t line)
+{
+	return (chunks_of(addr, len, line) & p->wchunks) != 0;
+}
+
 SIGSAFE int comm_expired(const struct comm_board *b, const struct comm_pub *p)
 {
 	uint64_t mine = __atomic_load_n(&b->tstores[p->thread % COMM_TSLOTS], __ATOMIC_RELAXED);
@@ -181,6 +213,7 @@ SIGSAFE enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_obser
 			.addr = s->addr, .ip = s->ip, .time = s->time, .seq = seq,
 			.gseq = __atomic_add_fetch(&b->gstores, 1, __ATOMIC_RELAXED),
 			.len = s->len, .thread = o->thread, .cpu = s->cpu,
+			.wchunks = comm_wmask_note(o, s->ip, s->addr, s->len, b->line),
 		};
 		int r = comm_board_publish(b, &p);
 		if (r > 0)

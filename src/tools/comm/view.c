@@ -115,10 +115,10 @@ static int matrix_csv(sqlite3 *db, FILE *f, int part, int unit, int kind)
 
 /* Rows of a query (of part, its one parameter) as CSV with these headings. */
 static const char objects_sql[] =
-	"SELECT name, kind, total, true_sharing, false_sharing, events FROM comm_objects"
-	" WHERE part = ? ORDER BY total DESC, id";
+	"SELECT name, kind, total, true_sharing, false_sharing, events, false_covered"
+	" FROM comm_objects WHERE part = ? ORDER BY total DESC, id";
 static const char *const objects_cols[] = { "object", "kind", "total", "true_sharing",
-					    "false_sharing", "events" };
+					    "false_sharing", "events", "false_covered" };
 static const char pairs_sql[] =
 	"SELECT a, b, total, true_sharing, false_sharing, code_a, code_b FROM comm_pairs"
 	" WHERE part = ? ORDER BY total DESC, id";
@@ -417,6 +417,36 @@ const char *comm_cosine_text(sqlite3 *db, char *buf, size_t len)
 	return buf;
 }
 
+/* The false-sharing share of volume all with f false, c of it covered: the byte rule's
+ * and the covered reading's, in percent. */
+static void covered_shares(uint64_t all, uint64_t f, uint64_t c, double *bytes, double *cov)
+{
+	*bytes = all ? 100.0 * (double)f / (double)all : 0;
+	*cov = all ? 100.0 * (double)(f > c ? f - c : 0) / (double)all : 0;
+}
+
+const char *comm_covered_text(sqlite3 *db, int sampled_keys, char *buf, size_t len)
+{
+	const char *pre = sampled_keys ? "sampled_" : "";
+	char k[3][64];
+	snprintf(k[0], sizeof(k[0]), "%stotal_all", pre);
+	snprintf(k[1], sizeof(k[1]), "%stotal_false", pre);
+	snprintf(k[2], sizeof(k[2]), "%stotal_false_covered", pre);
+	double b, c;
+	covered_shares(db_meta_u64(db, k[0]), db_meta_u64(db, k[1]), db_meta_u64(db, k[2]), &b,
+		       &c);
+	if ((db_meta_u64(db, "exact") && !sampled_keys) || b - c < COMM_COVERED_POINTS)
+		return NULL;
+	snprintf(buf, len, "Which bytes did the writers write?  By the sampled stores' own bytes "
+		 "(ComDetective's rule) false sharing is %.1f%%; counting every 8-byte chunk a "
+		 "writing instruction is seen storing to as written (lines written whole, then "
+		 "read or rewritten by another thread), %.1f%%.  The truth is usually between: "
+		 "near the second where threads write whole lines, near the first where each "
+		 "keeps to its own offsets (Top cache lines).  --compare N on a sonde-cc build "
+		 "counts it; doc/sonde-comm.md, \"Which bytes did the writer write\".", b, c);
+	return buf;
+}
+
 static void print_compare(sqlite3 *db, FILE *out)
 {
 	uint64_t ea = db_meta_u64(db, "total_all"), ef = db_meta_u64(db, "total_false");
@@ -426,10 +456,12 @@ static void print_compare(sqlite3 *db, FILE *out)
 		db_meta_u64(db, "compare_period"));
 	fprintf(out, "  exact:   %12" PRIu64 " transfers, false sharing %5.1f%%\n", ea,
 		ea ? 100.0 * (double)ef / (double)ea : 0.0);
+	double sb, sc;
+	covered_shares(sa, sf, db_meta_u64(db, "sampled_total_false_covered"), &sb, &sc);
 	fprintf(out, "  sampled: %12" PRIu64 " estimated,  false sharing %5.1f%% (%" PRIu64
-		     " events)\n", sa, sa ? 100.0 * (double)sf / (double)sa : 0.0,
-		db_meta_u64(db, "sampled_events"));
-	char c[512];
+		     " events)\n", sa, sb, db_meta_u64(db, "sampled_events"));
+	fprintf(out, "%36scounting the writers' chunks: %.1f%%\n", "", sc);
+	char c[1024];
 	fprintf(out, "  %s\n", comm_cosine_text(db, c, sizeof(c)));
 	if (comm_compare_verdict(db, c, sizeof(c)))
 		text_para(out, "  ", c, 80);
@@ -499,13 +531,13 @@ const char *comm_few_text(sqlite3 *db, char *buf, size_t len)
  * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
  * what to do" in a sentence (the page said it, the terminal did not: the usability review
  * of 2026-11-28). */
-static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs)
+static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_t cov)
 {
 	sqlite3_stmt *st;
-	char name[256] = "", text[1200];
-	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing FROM comm_objects"
-				    " WHERE part = -1 ORDER BY total DESC, id LIMIT 1", -1, &st,
-				NULL)) {
+	char name[256] = "", text[1400];
+	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing, false_covered"
+				    " FROM comm_objects WHERE part = -1 ORDER BY total DESC, id"
+				    " LIMIT 1", -1, &st, NULL)) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			const char *nm = (const char *)sqlite3_column_text(st, 0);
 			snprintf(name, sizeof(name), "%s", nm ? nm : "");
@@ -514,38 +546,55 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs)
 			if (!db_meta_u64(db, "compare_period")) {
 				tr = (uint64_t)sqlite3_column_int64(st, 1);
 				fs = (uint64_t)sqlite3_column_int64(st, 2);
+				cov = (uint64_t)sqlite3_column_int64(st, 3);
 			}
 		}
 		sqlite3_finalize(st);
 	}
 	if (!tr && !fs)
 		return;
+	int cov_known = !db_meta_u64(db, "exact");	/* a sampled split: two readings */
+	if (!cov_known || cov > fs)
+		cov = 0;	/* the exact split is the split */
 	char in[300] = "", top[300] = "";
 	if (*name && db_meta_u64(db, "compare_period"))
 		snprintf(top, sizeof(top), "; the top object: %s", name);
 	else if (*name)
 		snprintf(in, sizeof(in), " in %s", name);
-	/* a sampled run reads a line written whole by one thread and read by another as
+	double all = (double)(tr + fs), f_bytes = 100.0 * (double)fs / all;
+	double f_cov = 100.0 * (double)(fs - cov) / all;
+	/* A sampled run reads a line written whole by one thread and read by another as
 	 * false sharing (the board keeps one sampled store's bytes): the trial of 2026-11-28
-	 * read 88-93% false where --compare's exact count had 4.5-22% */
-	int sampled = !db_meta_u64(db, "exact");
-	if (fs > tr)
+	 * read 88-93% false where --compare's exact count had 4.5-22%.  Where the writers'
+	 * chunks (comm_covered) make it true sharing, the two readings disagree: say so,
+	 * with both, rather than a remedy for either. */
+	if (f_bytes > 50 && f_cov <= 50)
+		snprintf(text, sizeof(text), "What to do: undecided%s: false sharing %.0f%% by "
+			 "the sampled stores' bytes, %.0f%% counting the chunks the writers are seen "
+			 "storing to.  Where threads write lines whole and then read or rewrite each "
+			 "other's, it is true sharing (share them less often); where the Top cache "
+			 "lines show each thread at its own offsets, false sharing (pad each thread's "
+			 "data to its own 64-byte line).  --compare N on a sonde-cc build counts it.  "
+			 "doc/sonde-comm.md, \"Which bytes did the writer write\".", in, f_bytes,
+			 f_cov);
+	else if (f_bytes > 50)
 		snprintf(text, sizeof(text), "What to do: false sharing%s (%.0f%% of it%s): the "
 			 "threads write different bytes of the same cache lines; pad or align each "
 			 "thread's data to its own 64-byte line (_Alignas(64)), or split the struct.  "
 			 "%sdoc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
-			 100.0 * (double)fs / (double)(tr + fs), top,
-			 sampled ? "Check first: sampling also reads as false sharing a line one "
-				   "thread writes whole and another then reads (true sharing); in "
-				   "real false sharing each thread keeps to its own offsets of the "
-				   "line (Top cache lines), and --compare N on a sonde-cc build "
-				   "counts every transfer.  " : "");
+			 f_bytes, top,
+			 cov_known ? "Check first: sampling also reads as false sharing a line one "
+				     "thread writes whole and another then reads (true sharing) "
+				     "where the writer stores with several instructions (an "
+				     "unrolled loop); in real false sharing each thread keeps to its "
+				     "own offsets of the line (Top cache lines), and --compare N on "
+				     "a sonde-cc build counts every transfer.  " : "");
 	else
 		snprintf(text, sizeof(text), "What to do: true sharing%s (%.0f%% of it%s): the "
 			 "threads use the same bytes; share them less often (per-thread partial "
 			 "results combined at the end, batched updates, fewer hand-offs).  "
 			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
-			 100.0 * (double)tr / (double)(tr + fs), top);
+			 100.0 - f_bytes, top);
 	fputc('\n', out);
 	text_para(out, "  ", text, 80);
 }
@@ -590,6 +639,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		db_meta_u64(db, "threads"));
 	char few[1024];
 	if (comm_few_text(db, few, sizeof(few)))
+		text_para(out, "  ", few, 80);
+	if (comm_covered_text(db, 0, few, sizeof(few)))
 		text_para(out, "  ", few, 80);
 	fputc('\n', out);
 	heat_map(db, out, isatty(fileno(out)) && !getenv("NO_COLOR"));
@@ -640,7 +691,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fputc('\n', out);
 		text_para(out, "  ", note, 80);
 	}
-	what_to_do(db, out, tr, fs);
+	what_to_do(db, out, tr, fs, db_meta_u64(db, "total_false_covered"));
 	if (db_meta_u64(db, "processes") > 1) {
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
@@ -683,12 +734,16 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_uint(&j, "total_all", db_meta_u64(db, "total_all"));
 	json_uint(&j, "total_true", db_meta_u64(db, "total_true"));
 	json_uint(&j, "total_false", db_meta_u64(db, "total_false"));
+	/* of total_false, the part at chunks the writing instruction is seen storing to */
+	json_uint(&j, "total_false_covered", db_meta_u64(db, "total_false_covered"));
 	json_uint(&j, "threads", db_meta_u64(db, "threads"));
 	json_str(&j, "warning", comm_few_text(db, b, sizeof(b)));
 	if (db_meta_u64(db, "compare_period")) {	/* --compare: the sampled run's figures */
 		json_uint(&j, "compare_period", db_meta_u64(db, "compare_period"));
 		json_uint(&j, "sampled_total_all", db_meta_u64(db, "sampled_total_all"));
 		json_uint(&j, "sampled_total_false", db_meta_u64(db, "sampled_total_false"));
+		json_uint(&j, "sampled_total_false_covered",
+			  db_meta_u64(db, "sampled_total_false_covered"));
 		json_uint(&j, "sampled_events", db_meta_u64(db, "sampled_events"));
 		json_str(&j, "compare_verdict", comm_compare_verdict(db, b, sizeof(b)));
 	}

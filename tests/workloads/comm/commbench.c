@@ -34,6 +34,18 @@
  *             of every line (barriers between the phases): each round moves 64 lines to
  *             each of the 3 readers, 192 true-sharing transfers, written by ARG stores a
  *             line
+ *   rewrite   4 workers, ITERS rounds, free running: in round i worker w writes every word
+ *             of block (w + i) % 4 of an array of 4 x 64 lines, a value computed by a call
+ *             a word (so the loop is not unrolled: one store instruction sweeps every
+ *             offset, as taskflow's Black-Scholes writes its prices), so each line is
+ *             written whole by one worker and later rewritten whole by another: true
+ *             sharing only.  (bcast 300 8 is the unrolled counterpart: 8 stores a line,
+ *             each at its own offset.)
+ *   interleave 4 workers, ITERS sweeps, free running: worker w writes the words of an
+ *             array of 64 lines in runs of ARG words (1 to 7, else 3) dealt round robin
+ *             (a static schedule of ARG words), so a line holds runs of several workers:
+ *             false sharing only, by one instruction that sweeps every offset of the
+ *             lines (doc/sonde-comm.md, "Which bytes did the writer write")
  *   early     a constructor starts a thread before main that shares a word with main
  *             (set COMMBENCH_EARLY=ITERS: the thread's own iterations)
  *   many      ARG short-lived threads, at most 50 alive at a time, each doing ITERS
@@ -279,6 +291,43 @@ static void *bcast(void *p)
 	return NULL;
 }
 
+static struct line arr[NW * 64];
+
+/* A word's value, out of line: the loop that calls it keeps one store instruction. */
+__attribute__((noinline)) static uint64_t value(long i, long k)
+{
+	return (uint64_t)(i * 8 + k);
+}
+
+static void *rewrite(void *p)
+{
+	long me = (long)p;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++) {
+		struct line *b = &arr[((me - 1 + i) % NW) * 64];
+		/* arg words a line (main's POKE: the compiler cannot unroll to it) */
+		for (int l = 0; l < 64; l++) {
+			YIELD_EVERY(l + 64 * i);
+			for (long k = 0; k < arg; k++)
+				b[l].w[k] = value(i, k);
+		}
+	}
+	return NULL;
+}
+
+static void *interleave(void *p)
+{
+	long me = (long)p, run = arg >= 1 && arg <= 7 ? arg : 3;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++)
+		for (long w = 0; w < 64 * 8; w++) {
+			YIELD_EVERY(w + 512 * i);
+			if ((w / run) % NW == me - 1)
+				arr[w / 8].w[w % 8] = (uint64_t)i;
+		}
+	return NULL;
+}
+
 static void *short_lived(void *p)
 {
 	uint64_t sum = 0;
@@ -391,6 +440,11 @@ int main(int argc, char **argv)
 		run(readonly, NW);
 	} else if (!strcmp(mode, "bcast")) {
 		run(bcast, NW);
+	} else if (!strcmp(mode, "rewrite")) {
+		POKE(arg, 8);
+		run(rewrite, NW);
+	} else if (!strcmp(mode, "interleave")) {
+		run(interleave, NW);
 	} else if (!strcmp(mode, "early")) {
 		if (!early_started && !early_thread) {
 			fprintf(stderr, "commbench: set COMMBENCH_EARLY=ITERS for this mode\n");
