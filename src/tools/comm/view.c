@@ -439,8 +439,9 @@ const char *comm_covered_text(sqlite3 *db, int sampled_keys, char *buf, size_t l
 		return NULL;
 	snprintf(buf, len, "Which bytes did the writers write?  By the sampled stores' own bytes "
 		 "(ComDetective's rule) false sharing is %.1f%%; counting every 8-byte chunk a "
-		 "writing instruction is seen storing to as written (lines written whole, then "
-		 "read or rewritten by another thread), %.1f%%.  The truth is usually between: "
+		 "writer is seen storing to as written (by the same instruction in other lines, "
+		 "or in this line at other times: lines written whole, then read or rewritten "
+		 "by another thread), %.1f%%.  The truth is usually between: "
 		 "near the second where threads write whole lines, near the first where each "
 		 "keeps to its own offsets (Top cache lines).  --compare N on a sonde-cc build "
 		 "counts it; doc/sonde-comm.md, \"Which bytes did the writer write\".", b, c);
