@@ -105,6 +105,8 @@ struct shown {
 	size_t cell;
 };
 
+static char *distinct_names(const char *const *full, const int *whole, int n, char **out);
+
 static int shown_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct shown *)a)->name, ((const struct shown *)b)->name);
@@ -143,25 +145,41 @@ static int shown_cells(const struct text_table *t, char **out)
 				v[k++] = (struct shown){ out[i], t->cells[i], SIZE_MAX };
 		}
 		qsort(v, (size_t)k, sizeof(*v), shown_cmp);
-		/* mark the shortened cells of each ambiguous group (SIZE_MAX: keep), then
-		 * replace them: v's names point into out */
-		for (int a = 0, b; a < k; a = b) {
+		/* each ambiguous group's shortened cells: shortened only where the names
+		 * are the same (distinct_names: the template arguments that tell two
+		 * instances apart kept), else whole; v's names point into out, so the new
+		 * cells are collected first and put in after */
+		char **rep = calloc((size_t)k + 1, sizeof(*rep));
+		const char **full = calloc((size_t)k + 1, sizeof(*full));
+		int *whole = calloc((size_t)k + 1, sizeof(*whole));
+		int bad = !rep || !full || !whole;
+		for (int a = 0, b; a < k && !bad; a = b) {
 			int differ = 0;
 			for (b = a + 1; b < k && !strcmp(v[a].name, v[b].name); b++)
 				differ |= strcmp(v[a].full, v[b].full) != 0;
-			for (int j = a; j < b && !differ; j++)
-				v[j].cell = SIZE_MAX;
-		}
-		for (int j = 0; j < k; j++) {
-			if (v[j].cell == SIZE_MAX)
+			if (!differ)
 				continue;
-			char *full = strdup(t->cells[v[j].cell]);
-			if (!full) {
-				free(v);
-				return -ENOMEM;
+			for (int j = a; j < b; j++) {
+				full[j - a] = v[j].full;
+				whole[j - a] = v[j].cell == SIZE_MAX;
 			}
-			free(out[v[j].cell]);
-			out[v[j].cell] = full;
+			if (!distinct_names(full, whole, b - a, rep + a))
+				bad = 1;
+		}
+		for (int j = 0; j < k && !bad; j++)
+			if (rep[j] && v[j].cell != SIZE_MAX) {
+				free(out[v[j].cell]);
+				out[v[j].cell] = rep[j];
+				rep[j] = NULL;
+			}
+		for (int j = 0; rep && j < k; j++)
+			free(rep[j]);
+		free(rep);
+		free(full);
+		free(whole);
+		if (bad) {
+			free(v);
+			return -ENOMEM;
 		}
 	}
 	free(v);
@@ -270,6 +288,185 @@ const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
 	}
 	buf[o] = 0;
 	return buf;
+}
+
+/*
+ * Names that shorten alike, shortened only where they are the same.  A bracketed group
+ * text_short_name would shorten (a template argument or parameter list; not an empty one,
+ * an operator's symbol, "(anonymous namespace)" or a note after a space) is "<...>" where
+ * every name has it the same, and opened, its inside treated the same way, where they
+ * differ; where the names' layout differs (other text between the groups) each is
+ * shortened whole.  `std::_Function_handler<void (), main::{lambda()#1}>::_M_invoke(...)`
+ * and `...{lambda()#2}...` (two std::function invokers: 700-character rows in the trial of
+ * 2026-11-28) keep their lambdas.
+ */
+struct piece {
+	const char *s;
+	size_t n;
+	int group;	/* a group text_short_name shortens: s[0] is its bracket */
+};
+
+/* s[0..n) cut into literal runs and shortenable groups; at most max pieces: the count, or
+ * -1 when there are more. */
+static int pieces(const char *s, size_t n, struct piece *p, int max)
+{
+	int k = 0;
+	size_t lit = 0;		/* start of the current literal run */
+	for (size_t i = 0; i < n;) {
+		const char *c = s + i;
+		if (i >= 8 && !memcmp(c - 8, "operator", 8) &&
+		    ((c[0] == '(' && c[1] == ')') || (c[0] == '[' && c[1] == ']'))) {
+			i += 2;
+			continue;
+		}
+		const char *e = (*c == '<' || *c == '(') ? group_end(c) : NULL;
+		if (i >= 8 && !memcmp(c - 8, "operator", 8) && *c == '<')
+			e = NULL;	/* operator<, operator<< */
+		if (!e || e >= s + n || e == c + 1 || !strncmp(c, "(anonymous namespace)", 21) ||
+		    (*c == '(' && i > 0 && c[-1] == ' ')) {
+			i++;
+			continue;
+		}
+		if (k + 2 > max)
+			return -1;
+		if (i > lit)
+			p[k++] = (struct piece){ s + lit, i - lit, 0 };
+		p[k++] = (struct piece){ c, (size_t)(e - c) + 1, 1 };
+		i = (size_t)(e - s) + 1;
+		lit = i;
+	}
+	if (lit < n) {
+		if (k + 1 > max)
+			return -1;
+		p[k++] = (struct piece){ s + lit, n - lit, 0 };
+	}
+	return k;
+}
+
+#define DISTINCT_PIECES 32
+#define DISTINCT_NAMES 16
+
+struct dbuf {
+	char *b;
+	size_t n, cap;
+};
+
+static int dput(struct dbuf *d, const char *s, size_t n)
+{
+	if (d->n + n + 1 > d->cap) {
+		size_t cap = (d->n + n + 1) * 2;
+		char *b = realloc(d->b, cap);
+		if (!b)
+			return -1;
+		d->b = b;
+		d->cap = cap;
+	}
+	memcpy(d->b + d->n, s, n);
+	d->n += n;
+	d->b[d->n] = 0;
+	return 0;
+}
+
+/* s[0..n) of each of the k names into out[i]; depth bounds the recursion. */
+static int distinct_into(const char *const *s, const size_t *n, int k, struct dbuf *out,
+			 int depth)
+{
+	struct piece p[DISTINCT_NAMES][DISTINCT_PIECES];
+	int np = -1, same = 1, layout = depth < 8;
+	for (int i = 0; i < k; i++)
+		same &= n[i] == n[0] && !memcmp(s[i], s[0], n[0]);
+	for (int i = 0; i < k && layout; i++) {
+		int c = pieces(s[i], n[i], p[i], DISTINCT_PIECES);
+		layout = c >= 0 && (np < 0 || c == np);
+		np = c;
+	}
+	for (int j = 0; j < np && layout; j++)
+		for (int i = 1; i < k && layout; i++)
+			layout = p[i][j].group == p[0][j].group &&
+				 (p[0][j].group ? p[i][j].s[0] == p[0][j].s[0] :
+				  p[i][j].n == p[0][j].n && !memcmp(p[i][j].s, p[0][j].s, p[0][j].n));
+	if (same || !layout) {	/* each shortened whole */
+		for (int i = 0; i < k; i++) {
+			char *b = malloc(2 * n[i] + 8);
+			char *c = b ? strndup(s[i], n[i]) : NULL;
+			const char *sh = c ? text_short_name(c, 0, b, 2 * n[i] + 8) : NULL;
+			int r = !sh || dput(&out[i], sh, strlen(sh));
+			free(c);
+			free(b);
+			if (r)
+				return -1;
+		}
+		return 0;
+	}
+	for (int j = 0; j < np; j++) {
+		if (!p[0][j].group) {
+			for (int i = 0; i < k; i++)
+				if (dput(&out[i], p[i][j].s, p[i][j].n))
+					return -1;
+			continue;
+		}
+		int eq = 1;
+		for (int i = 1; i < k; i++)
+			eq &= p[i][j].n == p[0][j].n && !memcmp(p[i][j].s, p[0][j].s, p[0][j].n);
+		const char *g = p[0][j].s[0] == '<' ? "<...>" : "(...)";
+		for (int i = 0; i < k && eq; i++)
+			if (dput(&out[i], g, 5))
+				return -1;
+		if (eq)
+			continue;
+		const char *in[DISTINCT_NAMES];
+		size_t inn[DISTINCT_NAMES];
+		for (int i = 0; i < k; i++) {
+			in[i] = p[i][j].s + 1;
+			inn[i] = p[i][j].n - 2;
+			if (dput(&out[i], p[i][j].s, 1))
+				return -1;
+		}
+		if (distinct_into(in, inn, k, out, depth + 1))
+			return -1;
+		for (int i = 0; i < k; i++)
+			if (dput(&out[i], p[i][j].s + p[i][j].n - 1, 1))
+				return -1;
+	}
+	return 0;
+}
+
+/* The n names' forms into out[] (malloc'd); out itself, or NULL out of memory.  A name
+ * with whole[i] is shown whole anyway (its form is not used, but others' must differ from
+ * it).  Forms that still read alike, or any longer than its whole name, or more than
+ * DISTINCT_NAMES names: the whole names. */
+static char *distinct_names(const char *const *full, const int *whole, int n, char **out)
+{
+	struct dbuf d[DISTINCT_NAMES] = { { 0 } };
+	const char *s[DISTINCT_NAMES];
+	size_t len[DISTINCT_NAMES];
+	int ok = n <= DISTINCT_NAMES;
+	for (int i = 0; i < n && ok; i++) {
+		s[i] = full[i];
+		len[i] = strlen(full[i]);
+	}
+	if (ok && distinct_into(s, len, n, d, 0)) {
+		for (int i = 0; i < n; i++)
+			free(d[i].b);
+		return NULL;
+	}
+	for (int i = 0; i < n && ok; i++)
+		ok = d[i].b && d[i].n <= len[i];
+	for (int i = 0; i < n && ok; i++)
+		for (int j = i + 1; j < n && ok; j++)
+			ok = strcmp(full[i], full[j]) == 0 ||
+			     strcmp(whole[i] ? full[i] : d[i].b, whole[j] ? full[j] : d[j].b) != 0;
+	for (int i = 0; i < n; i++) {
+		out[i] = ok ? d[i].b : strdup(full[i]);
+		if (!ok)
+			free(d[i].b);
+		if (!out[i]) {
+			while (i--)
+				free(out[i]);
+			return NULL;
+		}
+	}
+	return (char *)out;
 }
 
 void text_para(FILE *f, const char *indent, const char *text, int width)

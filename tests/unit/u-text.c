@@ -105,9 +105,49 @@ TEST(name_columns)
 	free(out);
 }
 
-/* Two names that shorten to the same string are both printed whole (PENNANT's template
- * instances read as two rows of one function); a third, whose short form is its own,
- * stays short; an unshortened name equal to the others' short form keeps them whole. */
+/* Two names that shorten to the same string (PENNANT's template instances read as two
+ * rows of one function) keep what tells them apart, the template arguments, and shorten
+ * the rest (they were printed whole until 2026-11-28); a third, whose short form is its
+ * own, stays short; an unshortened name equal to the others' short form keeps them
+ * whole. */
+/* Two std::function invokers: the lambda that tells them apart kept, inside the template
+ * argument; the parameter lists and the types they share shortened (a function type after
+ * a space, "void (tf::Runtime&)", is kept as text_short_name keeps it; the trial of
+ * 2026-11-28 printed 700-character rows). */
+TEST(name_columns_distinct_parts)
+{
+	const char *a = "std::_Function_handler<void (tf::Runtime&), tf::FlowBuilder::for_each_index"
+			"<int, int, int, bs_taskflow(int)::$_1, tf::GuidedPartitioner<tf::Default"
+			"ClosureWrapper> >(int, int, int, bs_taskflow(int)::$_1, tf::GuidedPartitioner"
+			"<tf::DefaultClosureWrapper>)::{lambda(tf::Runtime&)#1}>::_M_invoke(std::_Any"
+			"_data const&, tf::Runtime&)";
+	const char *b = "std::_Function_handler<void (tf::Runtime&), tf::FlowBuilder::for_each_index"
+			"<int, int, int, bs_taskflow(int)::$_1, tf::GuidedPartitioner<tf::Default"
+			"ClosureWrapper> >(int, int, int, bs_taskflow(int)::$_1, tf::GuidedPartitioner"
+			"<tf::DefaultClosureWrapper>)::{lambda(tf::Runtime&)#2}>::_M_invoke(std::_Any"
+			"_data const&, tf::Runtime&)";
+	const char *heads[] = { "function" };
+	const char *r1[] = { a }, *r2[] = { b };
+	struct text_table *t = text_table_new(1, heads, "n");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(text_table_add(t, r1) == 0);
+	CHECK(text_table_add(t, r2) == 0);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	text_table_print(t, f, "");
+	fclose(f);
+	text_table_free(t);
+	CHECK_STR(out, "function\n"
+		  "std::_Function_handler<void (tf::Runtime&), tf::FlowBuilder::for_each_index<...>"
+		  "(...)::{lambda(...)#1}>::_M_invoke(...)\n"
+		  "std::_Function_handler<void (tf::Runtime&), tf::FlowBuilder::for_each_index<...>"
+		  "(...)::{lambda(...)#2}>::_M_invoke(...)\n");
+	free(out);
+}
+
 TEST(name_columns_ambiguous)
 {
 	const char *a = "void Mesh::calcCtrs<double, physics::Lagrange, long>(const double2*, "
@@ -130,9 +170,11 @@ TEST(name_columns_ambiguous)
 	text_table_print(t, f, "");
 	fclose(f);
 	text_table_free(t);
-	size_t w = strlen(a);
+	const char *sa = "void Mesh::calcCtrs<double, physics::Lagrange, long>(...)";
+	const char *sb = "void Mesh::calcCtrs<float, physics::Lagrange, long>(...)";
+	size_t w = strlen(sa);
 	snprintf(want, sizeof(want), "#  %-*s\n1  %s\n2  %s\n3  %-*s\n4  %s\n", (int)w,
-		 "function", a, b, (int)w, "void Mesh::calcVols<...>(...)", a);
+		 "function", sa, sb, (int)w, "void Mesh::calcVols<...>(...)", sa);
 	/* the last cell of a row is not padded */
 	char *p = strstr(want, "3  void Mesh::calcVols<...>(...)");
 	CHECK(p != NULL);
@@ -236,6 +278,7 @@ int main(void)
 	RUN(call_paths_and_limits);
 	RUN(name_columns);
 	RUN(name_columns_ambiguous);
+	RUN(name_columns_distinct_parts);
 	RUN(fold_lines);
 	RUN(hang_label);
 	return CHECK_DONE();
