@@ -16,6 +16,18 @@ static const char *sn(const char *name, size_t max)
 	return text_short_name(name, max, buf, sizeof(buf));
 }
 
+/* The table as printed (malloc'd), the table freed. */
+static char *printed(struct text_table *t)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	text_table_print(t, f, "");
+	fclose(f);
+	text_table_free(t);
+	return out;
+}
+
 TEST(short_enough_or_plain)
 {
 	const char *c = "ljForce._omp_fn.1";
@@ -89,12 +101,7 @@ TEST(name_columns)
 	if (!t)
 		return;
 	CHECK(text_table_add(t, row) == 0);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	text_table_print(t, f, "");
-	fclose(f);
-	text_table_free(t);
+	char *out = printed(t);
 	/* the heading row, then the row: the name column shortened, the 'l' one whole */
 	const char *want = "samples  function                                            "
 			   "other function-name-heading\n"
@@ -134,12 +141,7 @@ TEST(name_columns_distinct_parts)
 		return;
 	CHECK(text_table_add(t, r1) == 0);
 	CHECK(text_table_add(t, r2) == 0);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	text_table_print(t, f, "");
-	fclose(f);
-	text_table_free(t);
+	char *out = printed(t);
 	CHECK_STR(out, "function\n"
 		  "std::_Function_handler<void (tf::Runtime&), tf::FlowBuilder::for_each_index<...>"
 		  "(...)::{lambda(...)#1}>::_M_invoke(...)\n"
@@ -164,12 +166,8 @@ TEST(name_columns_ambiguous)
 		return;
 	for (int i = 0; i < 4; i++)
 		CHECK(text_table_add(t, rows[i]) == 0);
-	char *out = NULL, want[1024];
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	text_table_print(t, f, "");
-	fclose(f);
-	text_table_free(t);
+	char want[1024];
+	char *out = printed(t);
 	const char *sa = "void Mesh::calcCtrs<double, physics::Lagrange, long>(...)";
 	const char *sb = "void Mesh::calcCtrs<float, physics::Lagrange, long>(...)";
 	size_t w = strlen(sa);
@@ -196,11 +194,7 @@ TEST(name_columns_ambiguous)
 		return;
 	CHECK(text_table_add(t, r1) == 0);
 	CHECK(text_table_add(t, r2) == 0);
-	out = NULL;
-	f = open_memstream(&out, &len);
-	text_table_print(t, f, "");
-	fclose(f);
-	text_table_free(t);
+	out = printed(t);
 	snprintf(want, sizeof(want), "function\nvoid Mesh::calcVols<...>(...)\n%s\n", c);
 	CHECK_STR(out, want);
 	free(out);
