@@ -79,6 +79,8 @@ if [ "${ev:-0}" -lt 20 ]; then
 elif awk -v f="$f" -v c="$c" -v a="$a" 'BEGIN { exit !(100 * (f - c) / a <= 100 * f / a - 10) }'; then
 	flat ck.txt >ck.flat
 	check t419-clock-which-bytes grep -q "Which bytes did the writers write? By the sampled stores. own bytes (ComDetective.s rule) false sharing is $(pct "$f" "$a")%; counting every 8-byte chunk" ck.flat
+	"$SONDE" report ck --html ck.html >/dev/null 2>&1
+	check t419-clock-page-row grep -q "false, counting the writers&#39; chunks\|false, counting the writers' chunks" ck.html
 	if le 50 "$(pct "$f" "$a")" && le "$(pct $((f - c)) "$a")" 50; then
 		check t419-clock-undecided grep -q "What to do: undecided in " ck.flat
 	fi
