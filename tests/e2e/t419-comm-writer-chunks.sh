@@ -8,15 +8,16 @@
 # writer write").  --compare 1009 on commbench (sonde-cc), both detectors in one run:
 #   rewrite: lines written whole and rewritten by other workers (one store instruction
 #     sweeping each line): exactly true sharing but for concurrent writers of one block
-#     (1.8-7.9% false in four runs; <= 20% asserted); the byte rule reads most of it as
-#     false (>= 50%; 88-89% measured), the covered reading within 20 points of the exact
-#     share (2.5-10.7% measured: the same tolerance as --compare's verdict);
+#     (0-7.9% false over runs; <= 20% asserted); the byte rule reads most of it as
+#     false (>= 50%; 87-91% measured), the covered reading within 20 points of the exact
+#     share (2.5-11.9% measured: the same tolerance as --compare's verdict);
 #   interleave: runs of 3 words dealt round robin, every transfer false sharing exactly;
 #     the line's own evidence keeps most of it false in the covered reading, the
-#     instruction's alone said 48%: >= 35% asserted (57% measured; not a bound, the doc says);
+#     code's alone said 48%: >= 35% asserted (57-65% measured; not a bound, the doc says);
 #   fs: each worker at its own slot of a line: nothing to cover (<= 10% of the false
 #     volume: a thread's instruction keeps to its offset);
-#   bcast 300 8 (8 words a line by an unrolled loop): printed for the doc, not asserted.
+#   bcast 300 8 (8 words a line by an unrolled loop, true sharing): the covered reading
+#     within 20 points of exact, as rewrite (6.6-10.9% measured, 0 exact).
 # The reading is printed beside the byte rule's ("counting the writers' chunks") and in
 # the JSON; a clock run (gcc build) of rewrite says both readings and that the split is
 # undecided when they disagree.
@@ -61,12 +62,13 @@ read -r ex by cv < <(share fs)
 echo "    fs: false sharing exact $ex%, sampled by bytes $by%, covered reading $cv% ($sc of $sf covered)"
 check "t419-fs-own-slots-not-covered ($sc of $sf)" [ $((sc * 10)) -le "$sf" ]
 
-# printed for doc/sonde-comm.md's table, not asserted: 8 words a line by an unrolled loop
-# (8 store instructions, each at its own offset: only the line's evidence covers them)
-if "$SONDE" comm --compare 1009 -o bc -- "$T/cb-inst" bcast 300 8 >/dev/null 2>&1; then
-	read -r ex by cv < <(share bc)
-	echo "    bcast 8: false sharing exact $ex%, sampled by bytes $by%, covered reading $cv%"
-fi
+# 8 words a line by an unrolled loop: 8 store instructions, each at its own offset,
+# covered by their block of code (by instruction alone it read 58-69% against 0 exact)
+"$SONDE" comm --compare 1009 -o bc -- "$T/cb-inst" bcast 300 8 >/dev/null 2>&1
+check t419-bcast-status [ $? -eq 0 ]
+read -r ex by cv < <(share bc)
+echo "    bcast 8: false sharing exact $ex%, sampled by bytes $by%, covered reading $cv%"
+check "t419-bcast-unrolled-covered ($cv% vs $ex%)" le "$cv" "$(awk -v e="$ex" 'BEGIN { print e + 20 }')"
 
 # the clock source, debug-register watchpoints: both readings in the summary
 "$SONDE" comm -o ck -- "$T/cb-gcc" rewrite 500000 >/dev/null 2>ck.txt

@@ -102,9 +102,10 @@ static enum comm_verdict sample_ip(uint32_t t, uint64_t ip, uint64_t addr, int s
 	return comm_on_sample(&b, &o[t], &s, 0, p, tr, &cnt);
 }
 
-/* Which bytes did the writer write: an instruction seen storing at every offset of its
- * lines covers the reader's chunk of a line it published at another one (a line written
- * whole); one that keeps to one offset (a thread's own slot) covers nothing else. */
+/* Which bytes did the writer write: code seen storing at every offset of its lines covers
+ * the reader's chunk of a line it published at another one (a line written whole); code
+ * that keeps to one offset (a thread's own slot) covers nothing else.  Evidence is kept by
+ * 128-byte block of code and read with the blocks beside it. */
 TEST(writer_chunks_cover)
 {
 	struct comm_pub p;
@@ -130,13 +131,19 @@ TEST(writer_chunks_cover)
 	CHECK(comm_covered(&p, 0x600c, 4, 64));			/* inside chunk 1 */
 	/* an access across a chunk boundary touches both chunks */
 	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x700, 0x7006, 4, 64), 0x3);
-	/* another instruction on the same slot starts afresh (direct-mapped) */
-	uint64_t other = 0x700;
-	while (other == 0x700 ||
-	       ((other * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK !=
-	       ((0x700 * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK)
+	/* a store by an instruction next to it (an unrolled loop: 16 bytes on) shares its
+	 * block's evidence, as does one in the next block (200 bytes on) */
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x710, 0x7118, 8, 64), 0x3 | 0x8);
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x7c8, 0x7220, 8, 64), 0x3 | 0x8 | 0x10);
+	/* code a block further away does not */
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x900, 0x7328, 8, 64), 0x20);
+	/* another block on the same slot starts afresh (direct-mapped) */
+	uint64_t key = 0x700 >> COMM_WMASK_CODE, other = key + 2;
+	while (((other * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK !=
+	       ((key * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK)
 		other++;
-	CHECK_EQ_U64(comm_wmask_note(&o[0], other, 0x7030, 8, 64), 0x40);
+	CHECK_EQ_U64(comm_wmask_note(&o[2], other << COMM_WMASK_CODE, 0x7030, 8, 64), 0x40);
+	CHECK_EQ_U64(comm_wmask_note(&o[2], 0x700, 0x7000, 8, 64), 0x1);
 }
 
 TEST(other_line_no_count)

@@ -59,17 +59,28 @@ static SIGSAFE uint32_t chunks_of(uint64_t addr, uint32_t len, uint32_t line)
 	return m;
 }
 
+static SIGSAFE uint32_t wm_slot(uint64_t key)
+{
+	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK;
+}
+
+static SIGSAFE uint32_t wm_get(const struct comm_observer *o, uint64_t key)
+{
+	uint32_t i = wm_slot(key);
+	return o->wm[i].ip == key ? o->wm[i].chunks : 0;
+}
+
 SIGSAFE uint32_t comm_wmask_note(struct comm_observer *o, uint64_t ip, uint64_t addr,
 				 uint32_t len, uint32_t line)
 {
-	uint64_t h = ip * 0x9E3779B97F4A7C15ull;
-	uint32_t i = (uint32_t)(h >> 58) % COMM_WMASK;
-	if (o->wm[i].ip != ip) {
-		o->wm[i].ip = ip;
+	uint64_t key = ip >> COMM_WMASK_CODE;
+	uint32_t i = wm_slot(key);
+	if (o->wm[i].ip != key) {
+		o->wm[i].ip = key;
 		o->wm[i].chunks = 0;
 	}
 	o->wm[i].chunks |= chunks_of(addr, len, line);
-	return o->wm[i].chunks;
+	return o->wm[i].chunks | wm_get(o, key - 1) | wm_get(o, key + 1);
 }
 
 SIGSAFE int comm_covered(const struct comm_pub *p, uint64_t addr, uint32_t len, uint32_t line)
