@@ -10,7 +10,7 @@
 # BENCH_COMM_OPTS adds options to sonde comm; with "--compare N" (a sonde-cc build) each
 # run also prints the false-sharing share of the exact count and of the sampled detector
 # in the same run, the sampled one by the paper's byte rule and counting the writers'
-# chunks (doc/sonde-comm.md, "Which bytes did the writer write", and "Limits"):
+# bytes (doc/sonde-comm.md, "Which bytes did the writer write", and "Limits"):
 #   BENCH_COMM_OPTS="--compare 1009" BENCH_COMM_REAL="./bs-inst -t 2 -r 10 -m tf" bench/comm-real.sh
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,7 +41,7 @@ one() {	# one LABEL CMD...: RUNS runs of sonde comm, a line each
 				('total_all', 'total_false', 'sampled_total_all', 'sampled_total_false',
 				 'sampled_total_false_covered')" |
 				awk '{ v[$1] = $2 } END { sa = v["sampled_total_all"]
-					printf "    false sharing: exact %.1f%%, sampled %.1f%% by the bytes, %.1f%% counting the writers\047 chunks (%d and %d transfers)\n",
+					printf "    false sharing: exact %.1f%%, sampled %.1f%% by the bytes, %.1f%% counting the writers\047 bytes (%d and %d transfers)\n",
 					v["total_all"] ? 100 * v["total_false"] / v["total_all"] : 0,
 					sa ? 100 * v["sampled_total_false"] / sa : 0,
 					sa ? 100 * (v["sampled_total_false"] - v["sampled_total_false_covered"]) / sa : 0,

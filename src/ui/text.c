@@ -314,14 +314,16 @@ static int pieces(const char *s, size_t n, struct piece *p, int max)
 	size_t lit = 0;		/* start of the current literal run */
 	for (size_t i = 0; i < n;) {
 		const char *c = s + i;
-		if (i >= 8 && !memcmp(c - 8, "operator", 8) &&
-		    ((c[0] == '(' && c[1] == ')') || (c[0] == '[' && c[1] == ']'))) {
-			i += 2;
-			continue;
+		if (i >= 8 && !memcmp(c - 8, "operator", 8)) {
+			/* the operator's own symbol, as text_short_name keeps it */
+			size_t k = (c[0] == '(' && c[1] == ')') || (c[0] == '[' && c[1] == ']') ?
+				   2 : strspn(c, "<>=!+-*/%&|^~,");
+			if (k) {
+				i += k < n - i ? k : n - i;
+				continue;
+			}
 		}
 		const char *e = (*c == '<' || *c == '(') ? group_end(c) : NULL;
-		if (i >= 8 && !memcmp(c - 8, "operator", 8) && *c == '<')
-			e = NULL;	/* operator<, operator<< */
 		if (!e || e >= s + n || e == c + 1 || !strncmp(c, "(anonymous namespace)", 21) ||
 		    (*c == '(' && i > 0 && c[-1] == ' ')) {
 			i++;
@@ -458,7 +460,7 @@ static char *distinct_names(const char *const *full, const int *whole, int n, ch
 			     strcmp(whole[i] ? full[i] : d[i].b, whole[j] ? full[j] : d[j].b) != 0;
 	for (int i = 0; i < n; i++) {
 		out[i] = ok ? d[i].b : strdup(full[i]);
-		if (!ok)
+		if (!ok && i < DISTINCT_NAMES)	/* d holds DISTINCT_NAMES (the review) */
 			free(d[i].b);
 		if (!out[i]) {
 			while (i--)

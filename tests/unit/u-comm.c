@@ -93,57 +93,71 @@ TEST(false_sharing_disjoint_bytes)
 	CHECK(comm_overlap(0x1000, 64, 0x103f, 1));
 }
 
-/* A store sample of thread t by instruction ip (sample() gives each address its own). */
-static enum comm_verdict sample_ip(uint32_t t, uint64_t ip, uint64_t addr, int store,
-				   uint64_t time, struct comm_pub *p, int *tr)
+/* A sample of thread t by instruction ip (sample() gives each address its own). */
+static enum comm_verdict sample_ip(uint32_t t, uint64_t ip, uint64_t addr, uint32_t len,
+				   int store, uint64_t time, struct comm_pub *p, int *tr)
 {
-	struct comm_sample s = { .addr = addr, .ip = ip, .time = time, .len = 8, .store = store,
-				 .cpu = (int32_t)t };
+	struct comm_sample s = { .addr = addr, .ip = ip, .time = time, .len = len,
+				 .store = store, .cpu = (int32_t)t };
 	return comm_on_sample(&b, &o[t], &s, 0, p, tr, &cnt);
 }
 
 /* Which bytes did the writer write: code seen storing at every offset of its lines covers
- * the reader's chunk of a line it published at another one (a line written whole); code
- * that keeps to one offset (a thread's own slot) covers nothing else.  Evidence is kept by
- * 128-byte block of code and read with the blocks beside it. */
-TEST(writer_chunks_cover)
+ * the reader's bytes of a line it published at another offset (a line written whole);
+ * code that keeps to one slot (a thread's own `w[me]`, or its own 4 bytes of one 8-byte
+ * chunk) covers nothing else.  Evidence is kept by byte, by 128-byte block of code, and
+ * read with the blocks beside it. */
+TEST(writer_bytes_cover)
 {
 	struct comm_pub p;
 	int tr = -1;
 	reset(COMM_BOARD_DEFAULT);
-	/* thread 1's sweeping instruction, sampled at each offset of 8 other lines */
+	/* thread 1's sweeping store, sampled at each 8-byte offset of 8 other lines */
 	for (uint64_t k = 0; k < 8; k++)
 		CHECK_EQ_U64(comm_wmask_note(&o[1], 0x500, 0x2000 + 72 * k, 8, 64),
-			     (2ull << k) - 1);
-	sample_ip(1, 0x500, 0x3000, 1, 100, &p, &tr);		/* publishes chunk 0 */
-	CHECK(sample_ip(2, 0x900, 0x3018, 0, 110, &p, &tr) == COMM_COUNT);
+			     k == 7 ? ~0ull : (1ull << (8 * (k + 1))) - 1);
+	sample_ip(1, 0x500, 0x3000, 8, 1, 100, &p, &tr);		/* publishes bytes 0-7 */
+	CHECK(sample_ip(2, 0x900, 0x3018, 8, 0, 110, &p, &tr) == COMM_COUNT);
 	CHECK(tr == 0);						/* bytes: false */
-	CHECK_EQ_U64(p.wchunks, 0xff);
-	CHECK(comm_covered(&p, 0x3018, 8, 64));			/* chunk 3: covered */
-	/* thread 3's instruction keeps to offset 8 of its lines (w[me]) */
+	CHECK_EQ_U64(p.wbytes, ~0ull);
+	CHECK(comm_covered(&p, 0x3018, 8, 64));			/* bytes 24-31: covered */
+	/* thread 3's store keeps to bytes 8-15 of its lines (w[me]) */
 	for (uint64_t k = 0; k < 4; k++)
 		comm_wmask_note(&o[3], 0x600, 0x5008 + 64 * k, 8, 64);
-	sample_ip(3, 0x600, 0x6008, 1, 200, &p, &tr);
-	CHECK(sample_ip(2, 0x900, 0x6010, 1, 210, &p, &tr) == COMM_COUNT);
+	sample_ip(3, 0x600, 0x6008, 8, 1, 200, &p, &tr);
+	CHECK(sample_ip(2, 0x900, 0x6010, 8, 1, 210, &p, &tr) == COMM_COUNT);
 	CHECK(tr == 0);
-	CHECK_EQ_U64(p.wchunks, 0x2);
-	CHECK(!comm_covered(&p, 0x6010, 8, 64));		/* chunk 2: not covered */
-	CHECK(comm_covered(&p, 0x600c, 4, 64));			/* inside chunk 1 */
-	/* an access across a chunk boundary touches both chunks */
-	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x700, 0x7006, 4, 64), 0x3);
+	CHECK_EQ_U64(p.wbytes, 0xff00);
+	CHECK(!comm_covered(&p, 0x6010, 8, 64));		/* bytes 16-23: not covered */
+	CHECK(comm_covered(&p, 0x600c, 4, 64));			/* inside 8-15 */
+	/* an int slot: bytes 4-7 of its lines; the neighbour int at 0-3 is not covered,
+	 * though both are in chunk 0 (a chunk mask covered it: the review of 2026-11-28) */
+	for (uint64_t k = 0; k < 4; k++)
+		comm_wmask_note(&o[0], 0xa00, 0x8004 + 64 * k, 4, 64);
+	sample_ip(0, 0xa00, 0x9004, 4, 1, 300, &p, &tr);
+	CHECK(sample_ip(2, 0x900, 0x9000, 4, 1, 310, &p, &tr) == COMM_COUNT);
+	CHECK(tr == 0);
+	CHECK_EQ_U64(p.wbytes, 0xf0);
+	CHECK(!comm_covered(&p, 0x9000, 4, 64));
+	/* no ip: no evidence */
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0, 0x7000, 8, 64), 0);
+	/* an access across an 8-byte boundary */
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x700, 0x7006, 4, 64), 0x3c0);
 	/* a store by an instruction next to it (an unrolled loop: 16 bytes on) shares its
 	 * block's evidence, as does one in the next block (200 bytes on) */
-	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x710, 0x7118, 8, 64), 0x3 | 0x8);
-	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x7c8, 0x7220, 8, 64), 0x3 | 0x8 | 0x10);
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x710, 0x7118, 8, 64), 0x3c0 | 0xff000000ull);
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x7c8, 0x7220, 8, 64),
+		     0x3c0 | 0xff000000ull | 0xff00000000ull);
 	/* code a block further away does not */
-	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x900, 0x7328, 8, 64), 0x20);
+	CHECK_EQ_U64(comm_wmask_note(&o[0], 0x900, 0x7328, 8, 64), 0xff0000000000ull);
 	/* another block on the same slot starts afresh (direct-mapped) */
 	uint64_t key = 0x700 >> COMM_WMASK_CODE, other = key + 2;
-	while (((other * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK !=
-	       ((key * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK)
+	while (((other * 0x9E3779B97F4A7C15ull) >> 32) % COMM_WMASK !=
+	       ((key * 0x9E3779B97F4A7C15ull) >> 32) % COMM_WMASK)
 		other++;
-	CHECK_EQ_U64(comm_wmask_note(&o[2], other << COMM_WMASK_CODE, 0x7030, 8, 64), 0x40);
-	CHECK_EQ_U64(comm_wmask_note(&o[2], 0x700, 0x7000, 8, 64), 0x1);
+	CHECK_EQ_U64(comm_wmask_note(&o[2], other << COMM_WMASK_CODE, 0x7030, 8, 64),
+		     0xff000000000000ull);
+	CHECK_EQ_U64(comm_wmask_note(&o[2], 0x700, 0x7000, 8, 64), 0xff);
 }
 
 TEST(other_line_no_count)
@@ -544,7 +558,7 @@ int main(void)
 {
 	RUN(true_sharing_counts_period);
 	RUN(false_sharing_disjoint_bytes);
-	RUN(writer_chunks_cover);
+	RUN(writer_bytes_cover);
 	RUN(other_line_no_count);
 	RUN(own_line_arms_nothing_counts_nothing);
 	RUN(t_prev_no_recount);

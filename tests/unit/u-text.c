@@ -112,11 +112,6 @@ TEST(name_columns)
 	free(out);
 }
 
-/* Two names that shorten to the same string (PENNANT's template instances read as two
- * rows of one function) keep what tells them apart, the template arguments, and shorten
- * the rest (they were printed whole until 2026-11-28); a third, whose short form is its
- * own, stays short; an unshortened name equal to the others' short form keeps them
- * whole. */
 /* Two std::function invokers: the lambda that tells them apart kept, inside the template
  * argument; the parameter lists and the types they share shortened (a function type after
  * a space, "void (tf::Runtime&)", is kept as text_short_name keeps it; the trial of
@@ -147,6 +142,55 @@ TEST(name_columns_distinct_parts)
 		  "(...)::{lambda(...)#1}>::_M_invoke(...)\n"
 		  "std::_Function_handler<void (tf::Runtime&), tf::FlowBuilder::for_each_index<...>"
 		  "(...)::{lambda(...)#2}>::_M_invoke(...)\n");
+	free(out);
+}
+
+/* Two names that shorten to the same string (PENNANT's template instances read as two
+ * rows of one function) keep what tells them apart, the template arguments, and shorten
+ * the rest (they were printed whole until 2026-11-28); a third, whose short form is its
+ * own, stays short; an unshortened name equal to the others' short form keeps them
+ * whole. */
+/* More names alike than distinct_names takes (16): all printed whole, no crash (the
+ * review of 2026-11-28 found a free past its array); an operator's symbol ("<<") is kept
+ * as text, not read as a bracket. */
+TEST(name_columns_many_alike)
+{
+	const char *heads[] = { "function" };
+	char names[20][160];
+	struct text_table *t = text_table_new(1, heads, "n");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	for (int i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof(names[i]), "ns::f<int, %d>(double, float, ns::x<int>, "
+			 "ns::y<long>, ns::z<char>) const", i);
+		const char *row[] = { names[i] };
+		CHECK(text_table_add(t, row) == 0);
+	}
+	char *out = printed(t);
+	CHECK(out != NULL);
+	for (int i = 0; out && i < 20; i++)
+		CHECK(strstr(out, names[i]) != NULL);
+	free(out);
+	const char *a = "bool ns::operator<<(ns::Stream<int, long, double>&, ns::Thing<int> const&,"
+			" ns::Other<float> const&)";
+	const char *b = "bool ns::operator<<(ns::Stream<int, long, float>&, ns::Thing<int> const&,"
+			" ns::Other<float> const&)";
+	const char *r1[] = { a }, *r2[] = { b };
+	t = text_table_new(1, heads, "n");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(text_table_add(t, r1) == 0);
+	CHECK(text_table_add(t, r2) == 0);
+	out = printed(t);
+	/* the operator's "<<" is no bracket: the parameter lists differ, inside them the
+	 * first argument's template arguments do */
+	CHECK_STR(out, "function\n"
+		  "bool ns::operator<<(ns::Stream<int, long, double>&, ns::Thing<...> const&, "
+		  "ns::Other<...> const&)\n"
+		  "bool ns::operator<<(ns::Stream<int, long, float>&, ns::Thing<...> const&, "
+		  "ns::Other<...> const&)\n");
 	free(out);
 }
 
@@ -273,6 +317,7 @@ int main(void)
 	RUN(name_columns);
 	RUN(name_columns_ambiguous);
 	RUN(name_columns_distinct_parts);
+	RUN(name_columns_many_alike);
 	RUN(fold_lines);
 	RUN(hang_label);
 	return CHECK_DONE();

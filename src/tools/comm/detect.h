@@ -41,10 +41,11 @@ struct comm_pub {
 	uint64_t gseq;			/* the board's store samples, this one included */
 	uint32_t len, thread;
 	int32_t cpu;
-	/* the line's 8-byte chunks (bit i: bytes 8i..8i+7) the publishing store's instruction
-	 * has been seen storing to, in any line, by this thread (comm_wmask_note): this store's
-	 * chunks and, where that instruction sweeps lines, the rest of them */
-	uint32_t wchunks;
+	uint32_t pad;
+	/* the bytes of a line (bit i: offset i; lines up to 64 bytes) the publisher's store
+	 * instructions around this one have been seen storing to, in any line, by this thread
+	 * (comm_wmask_note): this store's bytes and, where that code sweeps lines, the rest */
+	uint64_t wbytes;
 };
 
 struct comm_entry {
@@ -78,12 +79,12 @@ struct comm_observer {
 	uint32_t wp_bytes;
 	uint64_t wp_time;
 	struct comm_pub wp_pub;
-	/* the chunks of a line the store instructions of each 128-byte block of code have been
+	/* the bytes of a line the store instructions of each 128-byte block of code have been
 	 * sampled storing to in this thread (direct-mapped by ip >> COMM_WMASK_CODE; a
 	 * collision starts the slot afresh) */
 	struct {
 		uint64_t ip;	/* the block: ip >> COMM_WMASK_CODE */
-		uint32_t chunks;
+		uint64_t bytes;	/* bit i: offset i of a line */
 	} wm[COMM_WMASK];
 };
 
@@ -158,10 +159,14 @@ uint64_t comm_window(uint64_t p, uint64_t rnd);
  * stores); by instruction alone, the unrolled `commbench bcast 300 8` read 58-69% false
  * where 0 is exact, by block 11%.
  *
- * comm_wmask_note adds the chunks of [addr, addr+len) to the mask of ip's block in o and
- * returns that mask with its two neighbours' (at most 32 chunks: lines up to 256 bytes).  comm_covered says whether the
- * observer's access [addr, addr+len) touches a chunk in p->wchunks: a communication the
- * byte rule calls false that the instruction's offsets could make true.  The report gives
+ * comm_wmask_note adds the bytes of [addr, addr+len) to the mask of ip's block in o and
+ * returns that mask with its two neighbours' (offsets up to 63: a longer line's rest is
+ * never covered); 0 for a store with no ip.  Bytes, not 8-byte chunks: threads' own
+ * 4-byte or 1-byte slots of one line (`int cnt[NTHREADS]`) share chunks, and a chunk mask
+ * covered their false sharing (the review of 2026-11-28: 67% left of 99.5% false).
+ * comm_covered says whether the observer's access [addr, addr+len) touches a byte in
+ * p->wbytes: a communication the byte rule calls false that the code's offsets could
+ * make true.  The report gives
  * both readings, the byte rule's false share and the share left when covered ones are true
  * (doc/sonde-comm.md, "Which bytes did the writer write"); neither is a bound: threads that
  * interleave short runs of one array's lines (a static schedule of 3 doubles) store at
@@ -169,7 +174,7 @@ uint64_t comm_window(uint64_t p, uint64_t rnd);
  * true, and a line written by several instructions (a struct's fields) is true sharing
  * the covered reading can still call false.
  */
-uint32_t comm_wmask_note(struct comm_observer *o, uint64_t ip, uint64_t addr, uint32_t len,
+uint64_t comm_wmask_note(struct comm_observer *o, uint64_t ip, uint64_t addr, uint32_t len,
 			 uint32_t line);
 int comm_covered(const struct comm_pub *p, uint64_t addr, uint32_t len, uint32_t line);
 

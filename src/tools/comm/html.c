@@ -72,7 +72,7 @@ static void split(struct html *h, sqlite3 *db)
 		if (k == COMM_NKIND && !cov)
 			break;
 		html_row_begin(h);
-		html_td(h, k < COMM_NKIND ? comm_kind_name[k] : "false, counting the writers' chunks");
+		html_td(h, k < COMM_NKIND ? comm_kind_name[k] : "false, counting the writers' bytes");
 		html_td_int(h, (int64_t)x);
 		html_td_share(h, v[0] > 0 ? x / v[0] : 0, 1);
 		html_row_end(h);

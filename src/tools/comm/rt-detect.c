@@ -45,47 +45,49 @@ SIGSAFE int comm_overlap(uint64_t a, uint32_t al, uint64_t b, uint32_t bl)
 	return a < b + bl && b < a + al;
 }
 
-/* The chunks of a line [addr, addr+len) touches, as a mask (lines up to 256 bytes). */
-static SIGSAFE uint32_t chunks_of(uint64_t addr, uint32_t len, uint32_t line)
+/* The bytes of a line [addr, addr+len) touches, as a mask of offsets 0..63. */
+static SIGSAFE uint64_t bytes_of(uint64_t addr, uint32_t len, uint32_t line)
 {
-	if (!len)
-		len = 1;
-	uint64_t lo = addr & (line - 1), hi = lo + len - 1;
-	if (hi >= line)
-		hi = line - 1;
-	uint32_t a = (uint32_t)(lo / COMM_CHUNK), b = (uint32_t)(hi / COMM_CHUNK), m = 0;
-	for (uint32_t i = a; i <= b && i < 32; i++)
-		m |= 1u << i;
-	return m;
+	uint64_t lo = addr & (line - 1), hi = lo + (len ? len : 1);
+	if (hi > line)
+		hi = line;
+	if (lo >= 64)
+		return 0;
+	if (hi > 64)
+		hi = 64;
+	uint64_t upto = hi == 64 ? ~0ull : (1ull << hi) - 1;
+	return upto & ~((1ull << lo) - 1);
 }
 
 static SIGSAFE uint32_t wm_slot(uint64_t key)
 {
-	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 58) % COMM_WMASK;
+	return (uint32_t)(((key * 0x9E3779B97F4A7C15ull) >> 32) % COMM_WMASK);
 }
 
-static SIGSAFE uint32_t wm_get(const struct comm_observer *o, uint64_t key)
+static SIGSAFE uint64_t wm_get(const struct comm_observer *o, uint64_t key)
 {
 	uint32_t i = wm_slot(key);
-	return o->wm[i].ip == key ? o->wm[i].chunks : 0;
+	return o->wm[i].ip == key ? o->wm[i].bytes : 0;
 }
 
-SIGSAFE uint32_t comm_wmask_note(struct comm_observer *o, uint64_t ip, uint64_t addr,
+SIGSAFE uint64_t comm_wmask_note(struct comm_observer *o, uint64_t ip, uint64_t addr,
 				 uint32_t len, uint32_t line)
 {
+	if (!ip)
+		return 0;
 	uint64_t key = ip >> COMM_WMASK_CODE;
 	uint32_t i = wm_slot(key);
 	if (o->wm[i].ip != key) {
 		o->wm[i].ip = key;
-		o->wm[i].chunks = 0;
+		o->wm[i].bytes = 0;
 	}
-	o->wm[i].chunks |= chunks_of(addr, len, line);
-	return o->wm[i].chunks | wm_get(o, key - 1) | wm_get(o, key + 1);
+	o->wm[i].bytes |= bytes_of(addr, len, line);
+	return o->wm[i].bytes | wm_get(o, key - 1) | wm_get(o, key + 1);
 }
 
 SIGSAFE int comm_covered(const struct comm_pub *p, uint64_t addr, uint32_t len, uint32_t line)
 {
-	return (chunks_of(addr, len, line) & p->wchunks) != 0;
+	return (bytes_of(addr, len, line) & p->wbytes) != 0;
 }
 
 SIGSAFE int comm_expired(const struct comm_board *b, const struct comm_pub *p)
@@ -224,7 +226,7 @@ SIGSAFE enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_obser
 			.addr = s->addr, .ip = s->ip, .time = s->time, .seq = seq,
 			.gseq = __atomic_add_fetch(&b->gstores, 1, __ATOMIC_RELAXED),
 			.len = s->len, .thread = o->thread, .cpu = s->cpu,
-			.wchunks = comm_wmask_note(o, s->ip, s->addr, s->len, b->line),
+			.wbytes = comm_wmask_note(o, s->ip, s->addr, s->len, b->line),
 		};
 		int r = comm_board_publish(b, &p);
 		if (r > 0)

@@ -46,6 +46,9 @@
  *             (a static schedule of ARG words), so a line holds runs of several workers:
  *             false sharing only, by one instruction that sweeps every offset of the
  *             lines (doc/sonde-comm.md, "Which bytes did the writer write")
+ *   slots     4 workers each write their own ARG-byte slot (1, 2, 4 or 8; else 4) of one
+ *             line, every iteration: false sharing only, inside 8-byte chunks for slots
+ *             under 8 bytes (`int cnt[NTHREADS]`)
  *   early     a constructor starts a thread before main that shares a word with main
  *             (set COMMBENCH_EARLY=ITERS: the thread's own iterations)
  *   many      ARG short-lived threads, at most 50 alive at a time, each doing ITERS
@@ -328,6 +331,25 @@ static void *interleave(void *p)
 	return NULL;
 }
 
+static void *slots(void *p)
+{
+	long me = (long)p, w = arg == 1 || arg == 2 || arg == 8 ? arg : 4;
+	volatile uint8_t *b = (volatile uint8_t *)shared[2].w + (me - 1) * w;
+	pthread_barrier_wait(&start);
+	for (long i = 0; i < iters; i++) {
+		YIELD_EVERY(i);
+		if (w == 1)
+			*b = (uint8_t)i;
+		else if (w == 2)
+			*(volatile uint16_t *)b = (uint16_t)i;
+		else if (w == 4)
+			*(volatile uint32_t *)b = (uint32_t)i;
+		else
+			*(volatile uint64_t *)b = (uint64_t)i;
+	}
+	return NULL;
+}
+
 static void *short_lived(void *p)
 {
 	uint64_t sum = 0;
@@ -445,6 +467,8 @@ int main(int argc, char **argv)
 		run(rewrite, NW);
 	} else if (!strcmp(mode, "interleave")) {
 		run(interleave, NW);
+	} else if (!strcmp(mode, "slots")) {
+		run(slots, NW);
 	} else if (!strcmp(mode, "early")) {
 		if (!early_started && !early_thread) {
 			fprintf(stderr, "commbench: set COMMBENCH_EARLY=ITERS for this mode\n");
