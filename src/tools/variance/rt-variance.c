@@ -1109,7 +1109,14 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 	 * the first instruction), still in RBP. */
 	uint64_t cfp = w->soft ? *(const uint64_t *)(uintptr_t)(slot - 8) :
 		       (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
-	p->ctx = fp_context(t, p->fn, p->ret, cfp, slot);
+	/* inside a libgomp region, its callers in place of libgomp's frames, as the samples
+	 * have them (region_tail): else a function called in a parallel region had a context
+	 * no sample path starts with, and read 0% of the time (the trial of 2026-11-28:
+	 * RSBench's calculate_macro_xs, PENNANT's QCS::calcForce, built with frame pointers) */
+	uint64_t ips[VAR_FRAMES + 2];
+	int nips = fp_ips(t, p->fn, p->ret, cfp, slot, ips);
+	region_tail(vt, ips, &nips);
+	p->ctx = ctx_intern(t, ips, nips);
 	rearm_return(t, vt);
 	if (!vt->depth || vt->st[vt->depth - 1].slot != slot)
 		return;		/* could not be watched */

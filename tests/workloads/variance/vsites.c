@@ -6,17 +6,30 @@
  * not read them as one function whose instances vary (the trial of 2026-11-28: HPCG's SpMV
  * region on 4 multigrid levels of 8x different sizes read CV 91-102%, "investigate").
  */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static double a[1 << 17];
 
-__attribute__((noinline)) void sweep(int n)
+/* each team thread's half, a call in the region (t825: a function called inside a
+ * parallel region must carry the region's callers too, or it read 0% of the time) */
+__attribute__((noinline)) void part(int lo, int hi)
 {
-#pragma omp parallel for num_threads(2) schedule(static)
-	for (int i = 0; i < n; i++)
+	for (int i = lo; i < hi; i++)
 		for (int k = 0; k < 40; k++)
 			a[i] = a[i] * 0.999 + k;
+	__asm__ volatile("");
+}
+
+__attribute__((noinline)) void sweep(int n)
+{
+#pragma omp parallel num_threads(2)
+	{
+		int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		part((int)((long)n * t / nt), (int)((long)n * (t + 1) / nt));
+		__asm__ volatile("");	/* a call, not a tail call (small's note) */
+	}
 }
 
 /* the asm keeps each call a call (not a jump: a tail call leaves no frame of its own) */
