@@ -156,3 +156,13 @@ check t411-objects-said grep -q "^Top objects (the sampled detector's: estimated
 # review of 2026-11-28: the sampled split, the biased one, had taken over)
 kind=$(awk -v t="$(comm_meta ring total_true)" -v f="$(comm_meta ring total_false)" 'BEGIN { print (f > t ? "false" : "true") }')
 check "t411-what-to-do-exact-$kind" grep -q "What to do: $kind sharing (" <(flat summary)
+
+# A sampled detector that finds nothing still gets its comparison (the trial of 2026-11-28:
+# RSBench and PENNANT lost it, the comparison's worst case, when no EVENT record was
+# written): N = 10,000,000 on 2,000 ring rounds leaves each thread a sample or none.
+"$SONDE" comm --compare 10000000 -o none -- "$T/cb-inst" ring 2000 >/dev/null 2>none.txt
+check t411-none-status [ $? -eq 0 ]
+check t411-none-compared grep -q "^Same run, both detectors (the sampled one on every 10000000th access" none.txt
+check t411-none-period [ "$(comm_meta none compare_period)" = 10000000 ]
+check t411-none-sampled-dir [ -s none/comm/sampled/matrix-all-thread.csv ]
+check t411-none-verdict sh -c "tr '\n' ' ' <none.txt | tr -s ' ' | grep -q 'verdict: sampling does not agree'"

@@ -76,6 +76,10 @@ struct comm_rec_stats {
 	/* armings made virtual by the thinning where the thread switches often (rt-comm.c);
 	 * absent (the record 8 bytes shorter) in recordings before it */
 	uint64_t thinned;
+	/* --compare's N (the sampled detector's period), 0 otherwise; absent (8 bytes shorter)
+	 * before 2026-11-28: a compare run whose sampled detector found nothing has no EVENT
+	 * record to give it */
+	uint64_t compare_period;
 };
 #define COMM_REC_STATS_V1 offsetof(struct comm_rec_stats, thinned)
 

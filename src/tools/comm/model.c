@@ -164,6 +164,8 @@ static void add_stats(struct model *m, const struct comm_rec_stats *s)
 	m->st.traps_ignored += s->traps_ignored;
 	m->st.exact_lost += s->exact_lost;
 	m->st.thinned += s->thinned;
+	if (s->compare_period > m->st.compare_period)
+		m->st.compare_period = s->compare_period;
 	if (s->watch_errno)
 		m->watch_errno = s->watch_errno;
 	if (s->dregs > m->dregs)
@@ -911,7 +913,9 @@ static int merge_into(struct model *g, const struct model *m, size_t *cap)
 	return 0;
 }
 
-/* Does process pr hold both EXACT and EVENT records (a --compare run)? */
+/* Is process pr a --compare run: both EXACT and EVENT records, or a thread's counters
+ * say so (a run whose sampled detector found nothing has no EVENT record: the trial of
+ * 2026-11-28 lost the comparison, the worst case of it, on RSBench and PENNANT)? */
 static int has_both(const struct prof_process *pr)
 {
 	int seen = 0;
@@ -920,8 +924,12 @@ static int has_both(const struct prof_process *pr)
 		size_t off = 0;
 		if (pr->thread[i].swapped)
 			continue;
-		while (seen != 3 && (h = prof_tool_next(&pr->thread[i], &off)))
+		while (seen != 3 && (h = prof_tool_next(&pr->thread[i], &off))) {
 			seen |= h->type == COMM_REC_EXACT ? 1 : h->type == COMM_REC_EVENT ? 2 : 0;
+			if (h->type == COMM_REC_STATS && h->size >= COMM_REC_STATS_V1 &&
+			    (((const struct comm_rec_stats *)h)->mode & COMM_MODE_COMPARE))
+				seen = 3;
+		}
 	}
 	return seen == 3;
 }
@@ -974,6 +982,8 @@ static int fill_sampled(sqlite3 *db, const struct profile *p, char *err, size_t 
 				trap_w = m.ev[q].weight;
 		if (!period)
 			period = trap_w;
+		if (!period)	/* no event at all: the counters' (since 2026-11-28) */
+			period = m.st.compare_period;
 		if (!r)
 			r = merge_into(&g, &m, &cap);
 		/* every thread of the process, as in the merged numbering */

@@ -460,6 +460,7 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 		.watch_off = (uint32_t)watch_off,
 		.mode = (exact_mode ? COMM_MODE_EXACT : 0) | (cmp_period ? COMM_MODE_COMPARE : 0),
 		.thinned = ct->thinned,
+		.compare_period = cmp_period,
 	};
 	rt_tool_record(t, &r, sizeof(r));
 }
