@@ -36,6 +36,7 @@
 
 struct rpair {
 	uint64_t use_ip, reuse_ip, addr;
+	uint32_t stack;		/* 1 + the index of the thread whose stack holds addr, 0 */
 	double count, long_count;
 	double long_seen;	/* sampled: the observed outcomes of long_count (--exact: all) */
 	double dist[REUSE_BINS];
@@ -120,10 +121,26 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t
 	}
 }
 
-static struct rpair *pair_get(struct model *m, uint64_t use_ip, uint64_t reuse_ip)
+/* 1 + the index (in the process) of the thread whose stack holds addr, 0 for none. */
+static uint32_t stack_of(const struct prof_process *pr, uint64_t addr)
 {
+	for (size_t i = 0; i < pr->nthread; i++)
+		if (pr->thread[i].hdr.stack_lo <= addr && addr < pr->thread[i].hdr.stack_hi)
+			return (uint32_t)i + 1;
+	return 0;
+}
+
+/* The pair of code use_ip -> reuse_ip on data at addr: one a thread's stack, the same code
+ * on another thread's stack another (each pair keeps one address to name its object by:
+ * the trial of 2026-11-28 read RSBench's two threads' stack pairs all as "[stack of
+ * thread 1]"). */
+static struct rpair *pair_get(struct model *m, uint64_t use_ip, uint64_t reuse_ip,
+			      uint64_t addr)
+{
+	uint32_t stack = stack_of(m->proc, addr);
 	for (size_t i = 0; i < m->npair; i++)
-		if (m->pair[i].use_ip == use_ip && m->pair[i].reuse_ip == reuse_ip)
+		if (m->pair[i].use_ip == use_ip && m->pair[i].reuse_ip == reuse_ip &&
+		    m->pair[i].stack == stack)
 			return &m->pair[i];
 	if (m->npair == m->cap) {
 		size_t n = m->cap ? 2 * m->cap : 64;
@@ -137,6 +154,7 @@ static struct rpair *pair_get(struct model *m, uint64_t use_ip, uint64_t reuse_i
 	memset(r, 0, sizeof(*r));
 	r->use_ip = use_ip;
 	r->reuse_ip = reuse_ip;
+	r->stack = stack;
 	return r;
 }
 
@@ -158,7 +176,7 @@ static int scan(struct model *m)
 				add_stats(m, &x, t->hdr.thread_index);
 			} else if (h->type == REUSE_REC_PAIR && h->size >= sizeof(struct reuse_rec_pair)) {
 				const struct reuse_rec_pair *x = (const void *)h;
-				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip);
+				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip, x->addr);
 				if (!r)
 					return -ENOMEM;
 				r->addr = x->addr;
@@ -169,7 +187,7 @@ static int scan(struct model *m)
 				   h->size >= sizeof(struct reuse_rec_pair_bins)) {
 				const struct reuse_rec_pair_bins *x = (const void *)h;
 				size_t n = (h->size - sizeof(*x)) / sizeof(x->bin[0]);
-				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip);
+				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip, x->addr);
 				if (!r)
 					return -ENOMEM;
 				r->addr = x->addr;
@@ -530,7 +548,7 @@ static int sampled_pairs(struct model *m)
 		const struct reuse_rec_seen *s = &m->sv[i];
 		if (s->flags & REUSE_F_INVALIDATION)
 			continue;
-		struct rpair *r = pair_get(m, s->use_ip, s->reuse_ip);
+		struct rpair *r = pair_get(m, s->use_ip, s->reuse_ip, s->addr);
 		double w = outcome_weight(s) * m->per;	/* accesses, as the histogram */
 		if (!r)
 			return -ENOMEM;
