@@ -561,13 +561,10 @@ static int sayf(void (*say)(const char *note), const char *fmt, ...)
 	return 1;
 }
 
-int report_notes(const char *dir, void (*say)(const char *note))
+static int notes_of(sqlite3 *db, void (*say)(const char *note))
 {
-	sqlite3 *db;
-	char err[256], why[16], note[512];
+	char why[16], note[512];
 	int n = 0;
-	if (open_current(dir, &db, err, sizeof(err)))
-		return 0;
 	if (*db_meta(db, "records_stopped", why, sizeof(why))) {
 		uint64_t at = db_meta_u64(db, "records_stopped_at");
 		snprintf(note, sizeof(note), "the recording stopped growing at %llu %s: %s; the "
@@ -662,6 +659,16 @@ int report_notes(const char *dir, void (*say)(const char *note))
 		say(note);
 		n++;
 	}
+	return n;
+}
+
+int report_notes(const char *dir, void (*say)(const char *note))
+{
+	sqlite3 *db;
+	char err[256];
+	if (open_current(dir, &db, err, sizeof(err)))
+		return 0;
+	int n = notes_of(db, say);
 	sqlite3_close(db);
 	return n;
 }
@@ -679,6 +686,8 @@ int report_print(const char *dir, FILE *out, const struct report_opts *o, char *
 				  tool->name) : -EINVAL;
 	else if ((r = tool->print(db, out, o)))
 		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
+	else if (o->say)
+		notes_of(db, o->say);
 	sqlite3_close(db);
 	return r;
 }

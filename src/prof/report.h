@@ -15,6 +15,9 @@ struct report_opts {
 	enum report_format format;
 	int top;		/* rows per table in text output (0 = default 10) */
 	int quiet;		/* text: only the tables, no header notes */
+	/* report_print: after the report, each of the run's warnings (report_notes) to it;
+	 * NULL: none (the recording tools gave them at the run) */
+	void (*say)(const char *note);
 };
 
 /*
