@@ -537,6 +537,12 @@ const char *comm_few_text(sqlite3 *db, char *buf, size_t len)
  * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
  * what to do" in a sentence (the page said it, the terminal did not: the usability review
  * of 2026-11-28). */
+/* Code named in the OpenMP runtime's library (libgomp, LLVM's libomp, Intel's libiomp5). */
+static int omp_runtime_code(const char *c)
+{
+	return c && (strstr(c, "libgomp.so") || strstr(c, "libomp.so") || strstr(c, "libiomp5.so"));
+}
+
 static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_t cov)
 {
 	sqlite3_stmt *st;
@@ -562,11 +568,24 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_
 	int cov_known = !db_meta_u64(db, "exact");	/* a sampled split: two readings */
 	if (!cov_known || cov > fs)
 		cov = 0;	/* the exact split is the split */
-	char in[300] = "", top[300] = "";
-	if (*name && db_meta_u64(db, "compare_period"))
-		snprintf(top, sizeof(top), "; the top object: %s", name);
+	char in[300] = "", top[320] = "", rt[400] = "";
+	if (*name && db_meta_u64(db, "compare_period"))	/* the objects are the sampled run's */
+		snprintf(top, sizeof(top), "; the sampled detector's top object: %s", name);
 	else if (*name)
 		snprintf(in, sizeof(in), " in %s", name);
+	/* The top pair's code on both sides in the OpenMP runtime: libgomp handing work to
+	 * its team (the trial of 2026-11-28, PENNANT under the clock source: 84 samples, all
+	 * libgomp's, read "false sharing in [stack of thread 3]", pad it) */
+	if (!sqlite3_prepare_v2(db, "SELECT code_a, code_b FROM comm_pairs WHERE part = -1"
+				    " ORDER BY total DESC, id LIMIT 1", -1, &st, NULL)) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *a = (const char *)sqlite3_column_text(st, 0);
+			const char *b = (const char *)sqlite3_column_text(st, 1);
+			if (omp_runtime_code(a) && omp_runtime_code(b))
+				snprintf(rt, sizeof(rt), "%s", a);
+		}
+		sqlite3_finalize(st);
+	}
 	double all = (double)(tr + fs), f_bytes = 100.0 * (double)fs / all;
 	double f_cov = 100.0 * (double)(fs - cov) / all;
 	/* A sampled run reads a line written whole by one thread and read by another as
@@ -600,6 +619,12 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_
 			 "results combined at the end, batched updates, fewer hand-offs).  "
 			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
 			 100.0 - f_bytes, top);
+	if (*rt)	/* the runtime's own lines: no remedy of the program's applies */
+		snprintf(text, sizeof(text), "What to do: nothing to pad%s: the code on both "
+			 "sides of the top pair is the OpenMP runtime's (%s), handing work to its "
+			 "team and waiting for it, on lines of its own; fewer, longer parallel "
+			 "regions (more work each) move fewer.  doc/sonde-comm.md, \"True and false "
+			 "sharing, and what to do\".", in, rt);
 	fputc('\n', out);
 	text_para(out, "  ", text, 80);
 }
