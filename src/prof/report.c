@@ -98,11 +98,17 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	const char *be = "";
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
-	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0, minobj = 0;
+	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0, minobj = 0, killed = 0;
+	const struct prof_process *first_killed = NULL;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		if (pr->min_object > minobj)
 			minobj = pr->min_object;
+		if (pr->signo > 0 || (pr->end && !strcmp(pr->end, "signal"))) {
+			killed++;
+			if (!first_killed)
+				first_killed = pr;
+		}
 		if (pr->period_asked && !asked) {
 			asked = pr->period_asked;
 			given = pr->period;
@@ -189,6 +195,13 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	}
 	if (!r && tfail)
 		r = db_row(st, "tt", "clock_timer_failed", v[4]);
+	if (!r && killed) {	/* said by every tool (mem's header said it alone) */
+		char k[2][32];
+		snprintf(k[0], sizeof(k[0]), "%llu", (unsigned long long)killed);
+		snprintf(k[1], sizeof(k[1]), "%d %d", first_killed->pid, first_killed->signo);
+		r = db_row(st, "tt", "ended_by_signal", k[0]) ?:
+		    db_row(st, "tt", "ended_by_signal_first", k[1]);
+	}
 	if (!r && asked) {
 		char a[2][32];
 		snprintf(a[0], sizeof(a[0]), "%llu", (unsigned long long)asked);
@@ -604,6 +617,16 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 		say(note);
 		n++;
 	}
+	/* a process a signal ended (mem's header says it in its own words) */
+	uint64_t killed = db_meta_u64(db, "ended_by_signal");
+	char tool[16], fk[64];
+	int kpid = 0, ksig = 0;
+	if (killed && strcmp(db_meta(db, "tool", tool, sizeof(tool)), "mem") &&
+	    sscanf(db_meta(db, "ended_by_signal_first", fk, sizeof(fk)), "%d %d", &kpid,
+		   &ksig) == 2)
+		n += sayf(say, "%llu process(es) ended by a signal (the first: %d, by signal %d, "
+			  "%s): the profile holds what they recorded until then",
+			  (unsigned long long)killed, kpid, ksig, ksig > 0 ? strsignal(ksig) : "?");
 	/* the atomics the inst source cannot see (fill_inst_atomics; the usability review of
 	 * 2026-11-28: comm --exact read an atomic counter's true sharing as none) */
 	uint64_t at = db_meta_u64(db, "inst_atomics");

@@ -43,6 +43,15 @@ check t063-segv-stdout [ "$(cat out)" = "segv: working" ]
 site=$(grep -n '= calloc(' "$SONDE_TOP/tests/workloads/segv.c" | head -1 | cut -d: -f1)
 check t063-segv-profile [ "$(awk -F, 'NR == 2 { print $1 }' p5/mem/objects.csv)" = "alloc_big (segv.c:$site)" ]
 check t063-segv-end-signal grep -q '^signo=11$' p5/*.proc
+# every tool says a signal ended the program, as mem's header does (the trial of
+# 2026-11-28: comm, reuse and variance did not); mem's header alone, not twice
+for tool in comm reuse variance; do
+	( "$SONDE" $tool -q -o p5$tool -- "$W/segv" >out 2>err )
+	check "t063-segv-$tool-status" [ $? -eq 139 ]
+	check "t063-segv-$tool-said" grep -q "^sonde: warning: 1 process(es) ended by a signal (the first: [0-9]*, by signal 11, Segmentation fault)" err
+done
+"$SONDE" report p5 >out 2>err
+check t063-segv-mem-once bash -c '! grep -q "ended by a signal" err && grep -q "ended by signal 11" out'
 
 # stdout: byte for byte.
 "$W/stdout" >native
