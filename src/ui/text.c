@@ -258,6 +258,31 @@ static int ends_with(const char *s, size_t n, const char *suffix)
 	return n >= k && !memcmp(s + n - k, suffix, k);
 }
 
+/* A call path still longer than max after its groups were shortened: its first frame,
+ * " > ... > ", and as many of its last frames as fit in max (the last one at least), in
+ * place (the variance table's contexts made PENNANT's rows 493 columns wide: the trial of
+ * 2026-11-28).  Paths of fewer than three frames are left. */
+static void elide_frames(char *buf, size_t max)
+{
+	static const char sep[] = " > ", dots[] = " > ... > ";
+	size_t n = strlen(buf);
+	char *first = strstr(buf, sep);
+	if (n <= max || !first || !strstr(first + 3, sep))
+		return;
+	size_t head = (size_t)(first - buf);
+	/* the last frames: start after a separator, as late as keeps them within max */
+	const char *keep = NULL;
+	for (char *p = strstr(first + 3, sep); p; p = strstr(p + 3, sep)) {
+		keep = p + 3;
+		if (head + strlen(dots) + strlen(keep) <= max)
+			break;
+	}
+	if (!keep)
+		return;
+	memmove(buf + head + strlen(dots), keep, strlen(keep) + 1);
+	memcpy(buf + head, dots, strlen(dots));
+}
+
 const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -287,6 +312,7 @@ const char *text_short_name(const char *name, size_t max, char *buf, size_t len)
 		s = e + 1;
 	}
 	buf[o] = 0;
+	elide_frames(buf, max);
 	return buf;
 }
 
@@ -369,6 +395,16 @@ static int dput(struct dbuf *d, const char *s, size_t n)
 	return 0;
 }
 
+/* Are the k forms built so far pairwise different? */
+static int told_apart(const struct dbuf *out, int k)
+{
+	for (int i = 0; i < k; i++)
+		for (int j = i + 1; j < k; j++)
+			if (out[i].n == out[j].n && (!out[i].n || !memcmp(out[i].b, out[j].b, out[i].n)))
+				return 0;
+	return 1;
+}
+
 /* s[0..n) of each of the k names into out[i]; depth bounds the recursion. */
 static int distinct_into(const char *const *s, const size_t *n, int k, struct dbuf *out,
 			 int depth)
@@ -407,9 +443,16 @@ static int distinct_into(const char *const *s, const size_t *n, int k, struct db
 					return -1;
 			continue;
 		}
-		int eq = 1;
-		for (int i = 1; i < k; i++)
-			eq &= p[i][j].n == p[0][j].n && !memcmp(p[i][j].s, p[0][j].s, p[0][j].n);
+		/* groups after the first that tells the names apart are shortened alike
+		 * (`f<double>(double const*)` and `f<double2>(double2 const*)` read
+		 * `f<double>(...)` and `f<double2>(...)`) */
+		int eq = told_apart(out, k);
+		if (!eq) {
+			eq = 1;
+			for (int i = 1; i < k; i++)
+				eq &= p[i][j].n == p[0][j].n &&
+				      !memcmp(p[i][j].s, p[0][j].s, p[0][j].n);
+		}
 		const char *g = p[0][j].s[0] == '<' ? "<...>" : "(...)";
 		for (int i = 0; i < k && eq; i++)
 			if (dput(&out[i], g, 5))

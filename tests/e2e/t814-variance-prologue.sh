@@ -82,5 +82,6 @@ sh=$(var_col $F pro_loop "main > drive > pro_loop" cpu-time share)
 check "t814-share-${sh:-none}" float_between "${sh:-0}" 0.15 1
 
 # the report's line says what became of the gates, from the same counters
-sonde_line=$("$SONDE" report rec 2>/dev/null | grep "of the entries armed:")
-check "t814-report-gate-line" grep -q "^  of the entries armed: $g behind the gate (armed at the return of the code in their line: $gf fired, $ge replaced)" <<<"$sonde_line"
+"$SONDE" report rec 2>/dev/null >rep.txt
+sonde_line=$(flat rep.txt | grep -o "of the entries armed: .*")
+check "t814-report-gate-line" grep -q "^of the entries armed: $g behind the gate (armed at the return of the code in their line: $gf fired, $ge replaced)" <<<"$sonde_line"

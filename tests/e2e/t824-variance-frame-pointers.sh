@@ -19,7 +19,7 @@ done
 check t824-header-program grep -q "^  program: ./nofp mix 0$" nofp.err
 n=$(vr_meta nofp.d exe_functions) f=$(vr_meta nofp.d exe_fp_functions)
 check "t824-nofp-functions-${f:-none}-of-${n:-none}" [ "${n:-0}" -ge 5 -a "$(( ${f:-99} * 4 ))" -lt "${n:-0}" ]
-check t824-nofp-said grep -q "call paths: .*nofp sets up a frame pointer in ${f:-x} of its ${n:-x} functions.*-fno-omit-frame-pointer" nofp.err
+check t824-nofp-said grep -q "call paths: .*nofp sets up a frame pointer in ${f:-x} of its ${n:-x} functions.*-fno-omit-frame-pointer" <(flat nofp.err)
 check t824-nofp-html grep -q "call paths</th><td>.*-fno-omit-frame-pointer" nofp.html
 n=$(vr_meta fp.d exe_functions) f=$(vr_meta fp.d exe_fp_functions)
 check "t824-fp-functions-${f:-none}-of-${n:-none}" [ "${n:-0}" -ge 5 -a "$(( ${f:-0} * 2 ))" -ge "${n:-1}" ]

@@ -67,10 +67,21 @@ TEST(operators_and_namespaces)
 
 TEST(call_paths_and_limits)
 {
-	/* a variance context: frames joined by " > " */
+	/* a variance context: frames joined by " > ", their groups shortened; still longer
+	 * than max, the first frame, " > ... > " and as many of the last as fit (the last at
+	 * least) */
+	CHECK_STR(sn("main > int miniFE::driver<double, int, int>(Box const&, Box&) > "
+		     "void miniFE::cg_solve<A, B>(A&, B const&)", 70),
+		  "main > int miniFE::driver<...>(...) > void miniFE::cg_solve<...>(...)");
 	CHECK_STR(sn("main > int miniFE::driver<double, int, int>(Box const&, Box&) > "
 		     "void miniFE::cg_solve<A, B>(A&, B const&)", 20),
-		  "main > int miniFE::driver<...>(...) > void miniFE::cg_solve<...>(...)");
+		  "main > ... > void miniFE::cg_solve<...>(...)");
+	CHECK_STR(sn("main > Driver::run > Hydro::doCycle > Hydro::doCycle._omp_fn.1 > "
+		     "QCS::calcForce > QCS::setCornerDiv", 60),
+		  "main > ... > QCS::calcForce > QCS::setCornerDiv");
+	/* two frames: left */
+	CHECK_STR(sn("main > int miniFE::driver<double, int, int>(Box const&, Box&)", 10),
+		  "main > int miniFE::driver<...>(...)");
 	/* a location the views append is kept */
 	CHECK_STR(sn("void miniFE::daxpby<miniFE::Vector<double, int, int> >(double, double) "
 		     "[clone ._omp_fn.1] (Vector_functions.hpp:206)", 20),
@@ -148,8 +159,7 @@ TEST(name_columns_distinct_parts)
 /* Two names that shorten to the same string (PENNANT's template instances read as two
  * rows of one function) keep what tells them apart, the template arguments, and shorten
  * the rest (they were printed whole until 2026-11-28); a third, whose short form is its
- * own, stays short; an unshortened name equal to the others' short form keeps them
- * whole. */
+ * own, stays short. */
 /* More names alike than distinct_names takes (16): all printed whole, no crash (the
  * review of 2026-11-28 found a free past its array); an operator's symbol ("<<") is kept
  * as text, not read as a bracket. */
@@ -229,7 +239,8 @@ TEST(name_columns_ambiguous)
 	CHECK_STR(out, want);
 	free(out);
 
-	/* a short name equal to another row's whole name: both rows whole */
+	/* a short name equal to another row's whole name: that row as it is, the other
+	 * shortened as far as it still differs (its template arguments kept) */
 	const char *heads2[] = { "function" };
 	const char *r1[] = { "void Mesh::calcVols<...>(...)" }, *r2[] = { c };
 	t = text_table_new(1, heads2, "n");
@@ -239,7 +250,8 @@ TEST(name_columns_ambiguous)
 	CHECK(text_table_add(t, r1) == 0);
 	CHECK(text_table_add(t, r2) == 0);
 	out = printed(t);
-	snprintf(want, sizeof(want), "function\nvoid Mesh::calcVols<...>(...)\n%s\n", c);
+	snprintf(want, sizeof(want), "function\nvoid Mesh::calcVols<...>(...)\n%s\n",
+		 "void Mesh::calcVols<double, physics::Lagrange, long>(...)");
 	CHECK_STR(out, want);
 	free(out);
 }

@@ -125,7 +125,7 @@ static void fp_line(sqlite3 *db, FILE *out)
 	char b[1024];
 
 	if (fp_text(db, b, sizeof(b)))
-		fprintf(out, "  call paths: %s\n", b);
+		text_hang(out, "  call paths: ", "      ", b, 80);
 }
 
 /*
@@ -145,13 +145,15 @@ static void gate_line(sqlite3 *db, FILE *out)
 
 	if (!*db_meta(db, "gated", v, sizeof(v)) || (!g && !d))
 		return;
-	fprintf(out, "  of the entries armed: %" PRIu64 " behind the gate (armed at the return of "
-		     "the code in their line: %" PRIu64 " fired, %" PRIu64 " replaced), %" PRIu64
-		     " deferred to a measured instance's return (%" PRIu64 " armed there; replaced: %"
-		     PRIu64 " before it, %" PRIu64 " after)\n",
-		g, db_meta_u64(db, "gates_fired"), db_meta_u64(db, "gates_expired"), d,
-		db_meta_u64(db, "deferred_armed"), db_meta_u64(db, "deferred_expired"),
-		db_meta_u64(db, "yielded"));
+	char line[512];
+	snprintf(line, sizeof(line), "%" PRIu64 " behind the gate (armed at the return of "
+		 "the code in their line: %" PRIu64 " fired, %" PRIu64 " replaced), %" PRIu64
+		 " deferred to a measured instance's return (%" PRIu64 " armed there; replaced: %"
+		 PRIu64 " before it, %" PRIu64 " after)",
+		 g, db_meta_u64(db, "gates_fired"), db_meta_u64(db, "gates_expired"), d,
+		 db_meta_u64(db, "deferred_armed"), db_meta_u64(db, "deferred_expired"),
+		 db_meta_u64(db, "yielded"));
+	text_hang(out, "  of the entries armed: ", "      ", line, 80);
 }
 
 /* The JSON: the header's facts, each metric's unit, and one object per (function, context,
@@ -244,24 +246,29 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fp_line(db, out);
 		gate_line(db, out);
 		/* bursts (rt-variance.c, arm_burst): a row only where the runtime counted them */
-		if (db_meta_u64(db, "burst_armed"))
-			fprintf(out, "  bursts: %" PRIu64 " of the entries caught came from a function's "
-				     "entry armed again at its instance's return (%" PRIu64 " armed; "
-				     "SONDE_VARIANCE_BURST)\n",
-				db_meta_u64(db, "burst_entries"), db_meta_u64(db, "burst_armed"));
+		if (db_meta_u64(db, "burst_armed")) {
+			snprintf(line, sizeof(line), "%" PRIu64 " of the entries caught came from a "
+				 "function's entry armed again at its instance's return (%" PRIu64
+				 " armed; SONDE_VARIANCE_BURST)",
+				 db_meta_u64(db, "burst_entries"), db_meta_u64(db, "burst_armed"));
+			text_hang(out, "  bursts: ", "      ", line, 80);
+		}
 		/* OpenMP regions (rt-variance.c, variance_region and var_omp_begin): a row only
 		 * where some were */
-		if (db_meta_u64(db, "omp_regions"))
-			fprintf(out, "  OpenMP regions: %" PRIu64 " instances of outlined functions timed "
-				     "at the runtime's call (libgomp's GOMP_parallel and its kin, or "
-				     "libomp's OMPT callbacks), no trap; each at most "
-				     "SONDE_VARIANCE_REGIONS a second a thread\n",
-				db_meta_u64(db, "omp_regions"));
+		if (db_meta_u64(db, "omp_regions")) {
+			snprintf(line, sizeof(line), "%" PRIu64 " instances of outlined functions "
+				 "timed at the runtime's call (libgomp's GOMP_parallel and its kin, "
+				 "or libomp's OMPT callbacks), no trap; each at most "
+				 "SONDE_VARIANCE_REGIONS a second a thread",
+				 db_meta_u64(db, "omp_regions"));
+			text_hang(out, "  OpenMP regions: ", "      ", line, 80);
+		}
 		report_switch_line(db, out, "  context switches: ", db_meta_u64(db, "picks") > 0, NULL);
-		fprintf(out, "  dropped: %" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
-			     PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail\n",
-			db_meta_u64(db, "overwritten"), db_meta_u64(db, "stale"), db_meta_u64(db, "jumps"),
-			db_meta_u64(db, "at_exit"), db_meta_u64(db, "tail"));
+		snprintf(line, sizeof(line), "%" PRIu64 " overwritten slot, %" PRIu64 " dead frame, %"
+			 PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail",
+			 db_meta_u64(db, "overwritten"), db_meta_u64(db, "stale"),
+			 db_meta_u64(db, "jumps"), db_meta_u64(db, "at_exit"), db_meta_u64(db, "tail"));
+		text_hang(out, "  dropped: ", "      ", line, 80);
 		if (db_meta_u64(db, "trap_ns") || db_meta_u64(db, "trap_cpu_ns")) {
 			/* the kernel's speed at the traps (rt-variance.c, kernel_speed) */
 			uint64_t pc = db_meta_u64(db, "trap_probe_ns"), pm = db_meta_u64(db, "trap_probe_mean_ns");
