@@ -195,9 +195,10 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	 * (env, a script) that starts a sonde-cc program is still profiled, so not refused */
 	else if (o->exact && lacks_inst)
 		sonde_warn("%s was not built by sonde-cc (it does not link libsonde-inst.so): "
-			   "--exact records nothing from it (a program it starts that sonde-cc "
-			   "built is still profiled); rebuild it with sonde-cc, or drop --exact",
-			   exe0);
+			   "%s records nothing from it (a program it starts that sonde-cc "
+			   "built is still profiled); rebuild it with sonde-cc, or drop %s",
+			   exe0, getenv("SONDE_COMM_COMPARE") ? "--compare" : "--exact",
+			   getenv("SONDE_COMM_COMPARE") ? "--compare" : "--exact");
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;

@@ -4,6 +4,7 @@
  * (src/tools/<tool>/rt-*.c).  Adding a tool: doc/architecture.md, "Adding a tool".
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt/rt.h"
@@ -54,8 +55,15 @@ int rt_tool_need_inst(const char *tool)
 	if (rt_source == &rt_source_inst)
 		return 0;
 	rt_tool_refuse(tool);
-	why_cat(" --exact sees every access through sonde-cc's callbacks, and this program was "
-		"not built by sonde-cc: rebuild it with sonde-cc, or drop --exact to sample it");
+	/* --compare is --exact with the sampled detector beside it: named as the user typed */
+	if (getenv("SONDE_COMM_COMPARE"))
+		why_cat(" --compare sees every access through sonde-cc's callbacks, and this "
+			"program was not built by sonde-cc: rebuild it with sonde-cc, or drop "
+			"--compare to sample it");
+	else
+		why_cat(" --exact sees every access through sonde-cc's callbacks, and this program "
+			"was not built by sonde-cc: rebuild it with sonde-cc, or drop --exact to "
+			"sample it");
 	return -ENOTSUP;
 }
 

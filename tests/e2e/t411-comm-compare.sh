@@ -87,7 +87,7 @@ e=$(ring_edges ring-long/comm/sampled/matrix-all-thread.csv)
 c=$(mat_cosine ring-long/comm/matrix-all-thread.csv ring-long/comm/sampled/matrix-all-thread.csv)
 echo "    ring, $NR rounds: sampled edges $e (x1009), cosine $c"
 check "t411-long-sampled-ring-even ($e)" ring_even ring-long/comm/sampled/matrix-all-thread.csv 0.75 1.25
-said=$(sed -n 's/.*cosine similarity of the thread matrices: all \([0-9.]*\),.*/\1/p' summary)
+said=$(flat summary | sed -n 's/.*cosine similarity of the thread matrices: all \([0-9.]*\),.*/\1/p')
 # the summary prints 3 decimals, the CSV check 4
 check "t411-summary-cosine ($said)" float_between "$said" "$(awk -v c="$cos" 'BEGIN { print c - 0.0006 }')" \
 	"$(awk -v c="$cos" 'BEGIN { print c + 0.0006 }')"
@@ -141,10 +141,10 @@ for f in ("pp/comm/matrix-all-thread.csv", "pp/comm/sampled/matrix-all-thread.cs
             if i < j and float(v) > 0:
                 pairs.add((i, j))
 sys.exit(len(pairs) != 1)'
-check t411-two-threads-cosine-na grep -q "cosine similarity of the thread matrices: all n/a, true n/a, false n/a (n/a: fewer than two" ppsum
+check t411-two-threads-cosine-na grep -q "cosine similarity of the thread matrices: all n/a, true n/a, false n/a (n/a: fewer than two" <(flat ppsum)
 "$SONDE" report pp --html pp.html >/dev/null 2>&1
 check t411-two-threads-page-na grep -q "Cosine similarity of the thread matrices: all n/a" pp.html
-check t411-ring-cosine-number grep -q "cosine similarity of the thread matrices: all [01]\.[0-9]*," summary
+check t411-ring-cosine-number grep -q "cosine similarity of the thread matrices: all [01]\.[0-9]*," <(flat summary)
 # the objects, cache lines and code come from the sampled detector (the exact counts carry
 # no address or instruction): objects.csv was empty and pairs.csv had no code (the trial
 # of 2026-11-28); the summary says whose they are

@@ -50,6 +50,11 @@ const char *comm_switch_text(struct sqlite3 *db, char *buf, size_t len);
 /* A sampled recording's warning when it rests on few communication events (and what
  * sampling reaches), into buf; NULL when there is none to give. */
 const char *comm_few_text(struct sqlite3 *db, char *buf, size_t len);
+/* "What to do: ..." for the object with the most communication (or the run), into buf:
+ * the remedy of its larger kind, undecided where the two readings of a sampled split
+ * disagree, nothing to pad where the busiest pair is the OpenMP runtime's, no remedy from
+ * fewer than 30 events; NULL where nothing was communicated (view.c). */
+const char *comm_what_to_do(struct sqlite3 *db, char *buf, size_t len);
 /* A sampled run's second reading of its split (detect.h, comm_covered): the false-sharing
  * share when the chunks each writing instruction is seen storing to count as written, with
  * the byte rule's, into buf; NULL where the two differ by less than COMM_COVERED_POINTS

@@ -62,7 +62,7 @@ static void split(struct html *h, sqlite3 *db)
 	html_para(h, "True sharing: two threads use the same bytes of a cache line (the data is "
 		     "shared: communicate less).  False sharing: they use different bytes of the "
 		     "same line (pad or align the data apart).  Share: of all communication.");
-	char b[1024];
+	char b[1600];
 	const char *cov = comm_covered_text(db, 0, b, sizeof(b));
 	html_table_begin(h, "split-table", 3, heads, "lrr", 0);
 	for (int k = 0; k <= COMM_NKIND; k++) {
@@ -85,6 +85,9 @@ static void split(struct html *h, sqlite3 *db)
 	}
 	if (cov)
 		html_para(h, cov);
+	/* the summary's conclusion (the page had none: the usability review of 2026-11-28) */
+	if (comm_what_to_do(db, b, sizeof(b)))
+		html_para(h, b);
 }
 
 /* Labels of the matrix's rows for side n aggregated by g: "5", or "64-127". */
@@ -261,7 +264,10 @@ static int objects(struct html *h, sqlite3 *db)
 {
 	static const char *const heads[] = { "#", "object", "kind", "total", "share", "true",
 					     "false", "events" };
-	uint64_t all = db_meta_u64(db, "total_all");
+	/* --compare: the objects are the sampled detector's, their share of its total (of the
+	 * exact total they read 733.6%: the usability review of 2026-11-28) */
+	int cmp = db_meta_u64(db, "compare_period") != 0;
+	uint64_t all = db_meta_u64(db, cmp ? "sampled_total_all" : "total_all");
 	sqlite3_stmt *st;
 	int rc, n = 0;
 	if (sqlite3_prepare_v2(db, "SELECT name, kind, total, true_sharing, false_sharing, events"
@@ -269,8 +275,12 @@ static int objects(struct html *h, sqlite3 *db)
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	html_section(h, "objects", "Top objects");
-	html_para(h, "The data objects the communication went through (named as sonde mem names "
-		     "them), with their true/false split; share: of all communication.");
+	html_para(h, cmp ? "The data objects the sampled detector's communication went through "
+			   "(named as sonde mem names them), with its true/false split and "
+			   "estimated volumes; share: of the sampled detector's total (the exact "
+			   "detector keeps no addresses)." :
+			   "The data objects the communication went through (named as sonde mem "
+			   "names them), with their true/false split; share: of all communication.");
 	html_table_begin(h, "objects-table", 8, heads, "rllrrrrr", HTML_SORTABLE);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);
@@ -305,9 +315,11 @@ static int lines(struct html *h, sqlite3 *db)
 		return -EIO;
 	html_section(h, "lines", "Top cache lines");
 	html_para(h, "The cache lines that carried the most communication, and the byte offsets "
-		     "each thread used in them (thread:+offset, from both sides of each transfer): "
-		     "threads at different offsets of one line share it falsely, padding them "
-		     "apart removes it; the same offset is true sharing.");
+		     "each thread used in them (thread:+offset, from both sides of each transfer, "
+		     "up to 8 a line).  Each thread keeping to its own offsets of a line, "
+		     "transfer after transfer, is false sharing (pad them apart); threads meeting "
+		     "at the same offsets is true sharing.  A line with few transfers shows few "
+		     "offsets, and tells neither.");
 	html_table_begin(h, "lines-table", 7, heads, "rllrrrl", HTML_SORTABLE);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);

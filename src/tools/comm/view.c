@@ -305,8 +305,8 @@ static void heat_map(sqlite3 *db, FILE *out, int colour)
 	if (g > 1)
 		fprintf(out, "  (threads aggregated by %u: cell k covers threads %u*k .. %u*k+%u)\n",
 			g, g, g, g - 1);
-	fprintf(out, "  thread 0 bottom-left; darkest ' ' = none, '@' = the largest cell"
-		     " (%" PRIu64 ")\n", max);
+	fprintf(out, "  thread 0 bottom-left; ' ' none, '%.8s' rising to '@' = largest (%" PRIu64
+		     ")\n", ramp + 1, max);
 	for (uint32_t r = nb; r-- > 0;) {
 		fprintf(out, "  %4u |", r * g);
 		for (uint32_t c = 0; c < nb; c++) {
@@ -440,14 +440,13 @@ const char *comm_covered_text(sqlite3 *db, int sampled_keys, char *buf, size_t l
 		       &c);
 	if ((db_meta_u64(db, "exact") && !sampled_keys) || b - c < COMM_COVERED_POINTS)
 		return NULL;
-	snprintf(buf, len, "Which bytes did the writers write?  By the sampled stores' own bytes "
-		 "(ComDetective's rule) false sharing is %.1f%%; counting as written every byte "
-		 "a writer is seen storing to (by the code around the store in other lines, or "
-		 "in this line at other times: lines written whole, then read or rewritten by "
-		 "another thread), %.1f%%.  Neither is a bound: the second reads closer where "
-		 "threads write whole lines, the first where each keeps to its own offsets (Top "
-		 "cache lines).  %sdoc/sonde-comm.md, \"Which bytes did the writer write\".", b,
-		 c, sampled_keys ? "" : "--compare N on a sonde-cc build counts it; ");
+	snprintf(buf, len, "True or false sharing?  %.1f%% false if only each sampled store's "
+		 "own bytes count (ComDetective's rule); %.1f%% if every byte the same code was "
+		 "seen writing counts (loops that write whole lines).  Lines one thread fills "
+		 "and another reads or rewrites: trust the second.  Each thread updating its own "
+		 "elements: trust the first.  %sdoc/sonde-comm.md, \"Which bytes did the writer "
+		 "write\".", b, c, sampled_keys ? "" : "To be sure: --compare N on a sonde-cc "
+		 "build counts every transfer; ");
 	return buf;
 }
 
@@ -466,9 +465,10 @@ static void print_compare(sqlite3 *db, FILE *out)
 		     " events)\n", sa, sb, db_meta_u64(db, "sampled_events"));
 	char key[8];	/* absent in recordings before the second reading */
 	if (*db_meta(db, "sampled_total_false_covered", key, sizeof(key)))
-		fprintf(out, "%36scounting the writers' bytes: %.1f%%\n", "", sc);
+		fprintf(out, "%36s%5.1f%% counting every byte the writers were seen "
+			     "writing\n", "", sc);
 	char c[1024];
-	fprintf(out, "  %s\n", comm_cosine_text(db, c, sizeof(c)));
+	text_para(out, "  ", comm_cosine_text(db, c, sizeof(c)), 80);
 	if (comm_compare_verdict(db, c, sizeof(c)))
 		text_para(out, "  ", c, 80);
 }
@@ -543,10 +543,13 @@ static int omp_runtime_code(const char *c)
 	return c && (strstr(c, "libgomp.so") || strstr(c, "libomp.so") || strstr(c, "libiomp5.so"));
 }
 
-static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_t cov)
+const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 {
 	sqlite3_stmt *st;
-	char name[256] = "", text[1400];
+	char name[256] = "";
+	uint64_t tr = db_meta_u64(db, "total_true"), fs = db_meta_u64(db, "total_false");
+	uint64_t cov = db_meta_u64(db, "total_false_covered");
+	uint64_t nev = db_meta_u64(db, "events");
 	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing, false_covered"
 				    " FROM comm_objects WHERE part = -1 ORDER BY total DESC, id"
 				    " LIMIT 1", -1, &st, NULL)) {
@@ -564,7 +567,10 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_
 		sqlite3_finalize(st);
 	}
 	if (!tr && !fs)
-		return;
+		return NULL;
+	/* a sampled split from a handful of events changes from run to run: no remedy from
+	 * it (the usability review of 2026-11-28: a program with no false sharing was told
+	 * to pad in 2 of 7 runs, from 2 and 5 events) */
 	int cov_known = !db_meta_u64(db, "exact");	/* a sampled split: two readings */
 	if (!cov_known || cov > fs)
 		cov = 0;	/* the exact split is the split */
@@ -594,7 +600,7 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_
 	 * chunks (comm_covered) make it true sharing, the two readings disagree: say so,
 	 * with both, rather than a remedy for either. */
 	if (f_bytes > 50 && f_cov <= 50 && f_bytes - f_cov >= COMM_COVERED_POINTS)
-		snprintf(text, sizeof(text), "What to do: undecided%s: false sharing %.0f%% by "
+		snprintf(text, len, "What to do: undecided%s: false sharing %.0f%% by "
 			 "the sampled stores' bytes, %.0f%% counting the bytes the writers are seen "
 			 "storing to.  Where threads write lines whole and then read or rewrite each "
 			 "other's, it is true sharing (share them less often); where the Top cache "
@@ -603,7 +609,7 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_
 			 "doc/sonde-comm.md, \"Which bytes did the writer write\".", in, f_bytes,
 			 f_cov);
 	else if (f_bytes > 50)
-		snprintf(text, sizeof(text), "What to do: false sharing%s (%.0f%% of it%s): the "
+		snprintf(text, len, "What to do: false sharing%s (%.0f%% of it%s): the "
 			 "threads write different bytes of the same cache lines; pad or align each "
 			 "thread's data to its own 64-byte line (_Alignas(64)), or split the struct.  "
 			 "%sdoc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
@@ -614,19 +620,22 @@ static void what_to_do(sqlite3 *db, FILE *out, uint64_t tr, uint64_t fs, uint64_
 				     "the line (Top cache lines), and --compare N on a sonde-cc "
 				     "build counts every transfer.  " : "");
 	else
-		snprintf(text, sizeof(text), "What to do: true sharing%s (%.0f%% of it%s): the "
+		snprintf(text, len, "What to do: true sharing%s (%.0f%% of it%s): the "
 			 "threads use the same bytes; share them less often (per-thread partial "
 			 "results combined at the end, batched updates, fewer hand-offs).  "
 			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
 			 100.0 - f_bytes, top);
+	if (!*rt && !db_meta_u64(db, "exact") && nev < COMM_FEW_EVENTS)
+		snprintf(text, len, "What to do: not enough evidence for a remedy (%" PRIu64
+			 " event%s): run longer, or with a shorter --period, or --compare N on a "
+			 "sonde-cc build.", nev, nev == 1 ? "" : "s");
 	if (*rt)	/* the runtime's own lines: no remedy of the program's applies */
-		snprintf(text, sizeof(text), "What to do: nothing to pad%s: the code on both "
+		snprintf(text, len, "What to do: nothing to pad%s: the code on both "
 			 "sides of the top pair is the OpenMP runtime's (%s), handing work to its "
 			 "team and waiting for it, on lines of its own; fewer, longer parallel "
 			 "regions (more work each) move fewer.  doc/sonde-comm.md, \"True and false "
 			 "sharing, and what to do\".", in, rt);
-	fputc('\n', out);
-	text_para(out, "  ", text, 80);
+	return text;
 }
 
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
@@ -657,10 +666,21 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		print_compare(db, out);
 	int sampled = !db_meta_u64(db, "exact");
 	if (!all) {
-		fprintf(out, "\n  no communication detected: the matrix is empty (no thread was seen"
-			     " reading or writing a cache line another thread had written)\n");
-		if (sampled)
+		fputc('\n', out);
+		text_para(out, "  ", "no communication detected: the matrix is empty (no thread "
+			  "was seen reading or writing a cache line another thread had written)", 80);
+		uint64_t ns = db_meta_u64(db, "samples");
+		/* a run too short to sample (the usability review of 2026-11-28: /bin/false,
+		 * 2 samples, read as "none found" with the sampling caveat) */
+		if (sampled && ns < COMM_FEW_EVENTS) {
+			char few[300];
+			snprintf(few, sizeof(few), "Only %" PRIu64 " sample%s: the program ran too "
+				 "briefly for sampling to find any (a shorter --period, a longer run, "
+				 "or --compare N on a sonde-cc build).", ns, ns == 1 ? "" : "s");
+			text_para(out, "  ", few, 80);
+		} else if (sampled) {
 			text_para(out, "  ", COMM_SAMPLED_REACH, 80);
+		}
 		return 0;
 	}
 	fprintf(out, "  communication: %" PRIu64 " (true sharing %.1f%%, false sharing %.1f%%)"
@@ -699,7 +719,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 				     "reads which bytes)",
 			    "SELECT total, true_sharing, false_sharing, printf('0x%x', line),"
 			    " object, offsets FROM comm_lines WHERE part = -1 ORDER BY total DESC,"
-			    " id", 6, lh, "rrrlnl", top < 5 ? top : 5);
+			    " id", 6, lh, "rrrlnl", top);
 	}
 	/* the small blocks' group, as mem says it (the usability review of 2026-11-28: a
 	 * 664-byte queue's 90% false sharing read as [heap: untracked small blocks], and
@@ -721,7 +741,11 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fputc('\n', out);
 		text_para(out, "  ", note, 80);
 	}
-	what_to_do(db, out, tr, fs, db_meta_u64(db, "total_false_covered"));
+	char todo[1400];
+	if (comm_what_to_do(db, todo, sizeof(todo))) {
+		fputc('\n', out);
+		text_para(out, "  ", todo, 80);
+	}
 	if (db_meta_u64(db, "processes") > 1) {
 		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
 						  "true", "false", "thread numbers" };
@@ -764,16 +788,24 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_uint(&j, "total_all", db_meta_u64(db, "total_all"));
 	json_uint(&j, "total_true", db_meta_u64(db, "total_true"));
 	json_uint(&j, "total_false", db_meta_u64(db, "total_false"));
-	/* of total_false, the part at chunks the writing instruction is seen storing to */
-	json_uint(&j, "total_false_covered", db_meta_u64(db, "total_false_covered"));
+	/* of total_false, the part at bytes the writers' code is seen storing to; and the
+	 * second reading's false sharing itself, total_false less it (a script read the
+	 * part as the reading: the usability review of 2026-11-28) */
+	uint64_t tf = db_meta_u64(db, "total_false"), tc = db_meta_u64(db, "total_false_covered");
+	json_uint(&j, "total_false_covered", tc);
+	json_uint(&j, "total_false_writers_bytes", tf > tc ? tf - tc : 0);
+	char todo[1400];
+	json_str(&j, "what_to_do", comm_what_to_do(db, todo, sizeof(todo)));
 	json_uint(&j, "threads", db_meta_u64(db, "threads"));
 	json_str(&j, "warning", comm_few_text(db, b, sizeof(b)));
 	if (db_meta_u64(db, "compare_period")) {	/* --compare: the sampled run's figures */
 		json_uint(&j, "compare_period", db_meta_u64(db, "compare_period"));
 		json_uint(&j, "sampled_total_all", db_meta_u64(db, "sampled_total_all"));
 		json_uint(&j, "sampled_total_false", db_meta_u64(db, "sampled_total_false"));
-		json_uint(&j, "sampled_total_false_covered",
-			  db_meta_u64(db, "sampled_total_false_covered"));
+		uint64_t sf = db_meta_u64(db, "sampled_total_false");
+		uint64_t sc = db_meta_u64(db, "sampled_total_false_covered");
+		json_uint(&j, "sampled_total_false_covered", sc);
+		json_uint(&j, "sampled_total_false_writers_bytes", sf > sc ? sf - sc : 0);
 		json_uint(&j, "sampled_events", db_meta_u64(db, "sampled_events"));
 		json_str(&j, "compare_verdict", comm_compare_verdict(db, b, sizeof(b)));
 	}
