@@ -108,6 +108,9 @@ struct rt_thread {
 	uint64_t stack_lo, stack_hi;
 	void *altstack;
 	size_t altstack_size;
+	/* the thread's errno, which every handler of the runtime saves and restores: a word
+	 * the program shares with the runtime's own code (watch.c never watches it) */
+	const int *errno_addr;
 	void *src;			/* the sample source's per-thread state (from the arena) */
 	void *tool;			/* the tool's per-thread state */
 	void *watch;			/* watch.c's per-thread state, NULL until used */

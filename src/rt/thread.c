@@ -241,6 +241,7 @@ struct rt_thread *rt_thread_start(int64_t index)
 	t->index = index >= 0 ? (uint32_t)index : rt_thread_next_index();
 	thread_seed(t);
 	stack_range(t);
+	t->errno_addr = &errno;
 	if (arena_init(&t->arena, ARENA_SIZE) || altstack_init(t) || stream_open(t) ||
 	    registry_add(t)) {
 		altstack_release(t);

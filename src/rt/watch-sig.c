@@ -532,12 +532,20 @@ static int in_block(uint64_t a, uint32_t len, const void *base, size_t size)
 	return base && a < b + size && a + len > b;
 }
 
+/* Memory the runtime's own code touches in t: a watch there traps in our handlers.  t's
+ * errno is the program's, but every handler saves and restores it: RW-watched in its
+ * thread (a reuse sample of an errno access), the clock handler's restore trapped before
+ * the program's next instruction and was dispatched as that use's reuse, at the
+ * interrupted PC (a register-only loop "reused" errno in all of ~100 such uses of a run,
+ * 2026-11-28); delivered by attr.sigtrap, which our handlers block, the trap came back at
+ * every handler's return and the thread never left them. */
 static int runtime_memory(struct rt_thread *t, struct watch_set *s, uint64_t a, uint32_t len)
 {
 	return rt_owns_address(a) || rt_owns_address(a + len - 1) ||
 	       in_block(a, len, t->arena.base, t->arena.size) ||
 	       in_block(a, len, t->altstack, t->altstack_size) ||
-	       in_block(a, len, s, SET_SIZE) || in_block(a, len, t, sizeof(*t));
+	       in_block(a, len, s, SET_SIZE) || in_block(a, len, t, sizeof(*t)) ||
+	       in_block(a, len, t->errno_addr, sizeof(*t->errno_addr));
 }
 
 static int overlaps(const struct watch_set *s, int skip, uint64_t a, uint32_t len, int type)

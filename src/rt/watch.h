@@ -557,7 +557,8 @@ int watch_slots_max(void);
  *   -EINVAL   bad len/type, addr not aligned to len (without WATCH_ALIGN), or no single
  *             aligned block of <= 8 bytes covers the range (soft: also 16/32/64 aligned)
  *   -EFAULT   page 0 or a non-user address
- *   -EPERM    the runtime's own memory (rt_owns_address, t's arena, altstack or set)
+ *   -EPERM    the runtime's own memory (rt_owns_address, t's arena, altstack or set), or
+ *             t's errno, which the runtime's handlers save and restore
  *   -EEXIST   the range overlaps a slot of t that is armed now
  *   -ENOSPC   every usable slot is armed and the policy kept them all
  *   -EAGAIN   t's set is busy (another thread is arming it): drop the sample

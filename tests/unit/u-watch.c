@@ -335,6 +335,10 @@ TEST(forbidden_addresses)
 			   (uint64_t)(uintptr_t)owned_buf + sizeof(owned_buf));
 	r = req(owned_buf + 8, 8, WATCH_W, 0, &h);
 	CHECK(watch_arm(&main_t, &r) == -EPERM);	/* rt_owns_address */
+	main_t.errno_addr = &errno;
+	r = req((void *)((uintptr_t)&errno & ~(uintptr_t)7), 8, WATCH_RW, 0, &h);
+	CHECK(watch_arm(&main_t, &r) == -EPERM);	/* the handlers save and restore it */
+	main_t.errno_addr = NULL;
 	r = req(&g.a, 8, WATCH_W, 0, &h);
 	int s = watch_arm(&main_t, &r);
 	CHECK(s >= 0);
