@@ -114,11 +114,14 @@ int launch_number(const char *s, unsigned long lo, unsigned long hi, unsigned lo
 
 int launch_exact(struct launch_opts *o, const char *cmd)
 {
+	if (!o->exact_option)
+		o->exact_option = "--exact";
 	if (o->source && strcmp(o->source, "inst") && strcmp(o->source, "auto"))
-		return sonde_usage_error(cmd, "--exact needs the inst source (a program built "
-					      "with sonde-cc), not '%s'", o->source);
+		return sonde_usage_error(cmd, "%s needs the inst source (a program built "
+					      "with sonde-cc), not '%s'", o->exact_option, o->source);
 	if (o->period > 1)
-		return sonde_usage_error(cmd, "--exact sees every access: no --period");
+		return sonde_usage_error(cmd, "%s sees every access: no --period",
+					 o->exact_option);
 	o->source = "inst";
 	o->period = 1;
 	o->exact = 1;

@@ -22,6 +22,8 @@ struct launch_opts {
 	uint64_t seed;
 	int debug;
 	int exact;			/* a tool's --exact (launch_exact) */
+	const char *exact_option;	/* the option that asked for it: "--exact" (default), or
+					 * one that implies it (comm's "--compare") */
 	/* after the run (record_and_report): */
 	int quiet;			/* -q: no summary */
 	int top;			/* --top: rows per table in the summary (default 10) */

@@ -197,8 +197,7 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		sonde_warn("%s was not built by sonde-cc (it does not link libsonde-inst.so): "
 			   "%s records nothing from it (a program it starts that sonde-cc "
 			   "built is still profiled); rebuild it with sonde-cc, or drop %s",
-			   exe0, getenv("SONDE_COMM_COMPARE") ? "--compare" : "--exact",
-			   getenv("SONDE_COMM_COMPARE") ? "--compare" : "--exact");
+			   exe0, o->exact_option, o->exact_option);
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;

@@ -366,8 +366,9 @@ int rt_tool_record(struct rt_thread *t, const void *rec, size_t size);
 int rt_tool_refuse(const char *why);
 extern char rt_tool_why[256];	/* the reason kept by rt_tool_refuse, "" if none */
 /* A tool's exact mode (--exact: every access) needs the inst source: 0 when it is the
- * source, else rt_tool_refuse with the reason.  Not in a handler. */
-int rt_tool_need_inst(const char *tool);
+ * source, else rt_tool_refuse with the reason, naming `option`, the one the user gave
+ * ("--exact", or comm's "--compare").  Not in a handler. */
+int rt_tool_need_inst(const char *tool, const char *option);
 
 /* core.c: set the calling thread's state (thread start, never in a handler). */
 void rt_set_self(struct rt_thread *t);

@@ -4,7 +4,6 @@
  * (src/tools/<tool>/rt-*.c).  Adding a tool: doc/architecture.md, "Adding a tool".
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "rt/rt.h"
@@ -50,20 +49,17 @@ int rt_tool_refuse(const char *why)
 	return -ENOTSUP;
 }
 
-int rt_tool_need_inst(const char *tool)
+int rt_tool_need_inst(const char *tool, const char *option)
 {
 	if (rt_source == &rt_source_inst)
 		return 0;
 	rt_tool_refuse(tool);
-	/* --compare is --exact with the sampled detector beside it: named as the user typed */
-	if (getenv("SONDE_COMM_COMPARE"))
-		why_cat(" --compare sees every access through sonde-cc's callbacks, and this "
-			"program was not built by sonde-cc: rebuild it with sonde-cc, or drop "
-			"--compare to sample it");
-	else
-		why_cat(" --exact sees every access through sonde-cc's callbacks, and this program "
-			"was not built by sonde-cc: rebuild it with sonde-cc, or drop --exact to "
-			"sample it");
+	why_cat(" ");
+	why_cat(option);
+	why_cat(" sees every access through sonde-cc's callbacks, and this program was not "
+		"built by sonde-cc: rebuild it with sonde-cc, or drop ");
+	why_cat(option);
+	why_cat(" to sample it");
 	return -ENOTSUP;
 }
 

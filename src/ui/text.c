@@ -342,10 +342,10 @@ static int pieces(const char *s, size_t n, struct piece *p, int max)
 		const char *c = s + i;
 		if (i >= 8 && !memcmp(c - 8, "operator", 8)) {
 			/* the operator's own symbol, as text_short_name keeps it */
-			size_t k = (c[0] == '(' && c[1] == ')') || (c[0] == '[' && c[1] == ']') ?
-				   2 : strspn(c, "<>=!+-*/%&|^~,");
-			if (k) {
-				i += k < n - i ? k : n - i;
+			size_t sym = (c[0] == '(' && c[1] == ')') || (c[0] == '[' && c[1] == ']') ?
+				     2 : strspn(c, "<>=!+-*/%&|^~,");
+			if (sym) {
+				i += sym < n - i ? sym : n - i;
 				continue;
 			}
 		}
@@ -405,6 +405,15 @@ static int told_apart(const struct dbuf *out, int k)
 	return 1;
 }
 
+/* Is piece j the same text in all k names? */
+static int same_piece(struct piece (*p)[DISTINCT_PIECES], int k, int j)
+{
+	for (int i = 1; i < k; i++)
+		if (p[i][j].n != p[0][j].n || memcmp(p[i][j].s, p[0][j].s, p[0][j].n))
+			return 0;
+	return 1;
+}
+
 /* s[0..n) of each of the k names into out[i]; depth bounds the recursion. */
 static int distinct_into(const char *const *s, const size_t *n, int k, struct dbuf *out,
 			 int depth)
@@ -418,11 +427,12 @@ static int distinct_into(const char *const *s, const size_t *n, int k, struct db
 		layout = c >= 0 && (np < 0 || c == np);
 		np = c;
 	}
-	for (int j = 0; j < np && layout; j++)
+	for (int j = 0; j < np && layout; j++) {
 		for (int i = 1; i < k && layout; i++)
 			layout = p[i][j].group == p[0][j].group &&
-				 (p[0][j].group ? p[i][j].s[0] == p[0][j].s[0] :
-				  p[i][j].n == p[0][j].n && !memcmp(p[i][j].s, p[0][j].s, p[0][j].n));
+				 (!p[0][j].group || p[i][j].s[0] == p[0][j].s[0]);
+		layout = layout && (p[0][j].group || same_piece(p, k, j));
+	}
 	if (same || !layout) {	/* each shortened whole */
 		for (int i = 0; i < k; i++) {
 			char *b = malloc(2 * n[i] + 8);
@@ -446,18 +456,12 @@ static int distinct_into(const char *const *s, const size_t *n, int k, struct db
 		/* groups after the first that tells the names apart are shortened alike
 		 * (`f<double>(double const*)` and `f<double2>(double2 const*)` read
 		 * `f<double>(...)` and `f<double2>(...)`) */
-		int eq = told_apart(out, k);
-		if (!eq) {
-			eq = 1;
-			for (int i = 1; i < k; i++)
-				eq &= p[i][j].n == p[0][j].n &&
-				      !memcmp(p[i][j].s, p[0][j].s, p[0][j].n);
-		}
+		int shorten = told_apart(out, k) || same_piece(p, k, j);
 		const char *g = p[0][j].s[0] == '<' ? "<...>" : "(...)";
-		for (int i = 0; i < k && eq; i++)
+		for (int i = 0; i < k && shorten; i++)
 			if (dput(&out[i], g, 5))
 				return -1;
-		if (eq)
+		if (shorten)
 			continue;
 		const char *in[DISTINCT_NAMES];
 		size_t inn[DISTINCT_NAMES];

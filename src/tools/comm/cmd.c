@@ -67,7 +67,7 @@ static int comm_option(int opt, const char *arg, void *ctx)
 			return sonde_usage_error("comm", "--compare wants a period of 2 to %lu "
 							 "accesses, not '%s'", 1ul << 30, arg);
 		setenv("SONDE_COMM_COMPARE", arg, 1);
-		*exact = 1;
+		*exact = 2;	/* --compare: --exact, named as given */
 		break;
 	}
 	return 0;
@@ -94,6 +94,8 @@ int cmd_comm(int argc, char **argv)
 	if (launch_program("comm", argc))
 		return EXIT_USAGE;
 	if (exact) {
+		if (exact == 2)
+			o.exact_option = "--compare";
 		if (launch_exact(&o, "comm"))
 			return EXIT_USAGE;
 		setenv("SONDE_COMM_EXACT", "1", 1);

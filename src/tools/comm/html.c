@@ -51,6 +51,15 @@ static void header(struct html *h, sqlite3 *db)
 	html_kv_end(h);
 }
 
+static void split_row(struct html *h, const char *kind, double volume, double all)
+{
+	html_row_begin(h);
+	html_td(h, kind);
+	html_td_int(h, (int64_t)volume);
+	html_td_share(h, all > 0 ? volume / all : 0, 1);
+	html_row_end(h);
+}
+
 /* The true/false split: a table of the three totals with their shares, and their bars. */
 static void split(struct html *h, sqlite3 *db)
 {
@@ -65,18 +74,11 @@ static void split(struct html *h, sqlite3 *db)
 	char b[1600];
 	const char *cov = comm_covered_text(db, 0, b, sizeof(b));
 	html_table_begin(h, "split-table", 3, heads, "lrr", 0);
-	for (int k = 0; k <= COMM_NKIND; k++) {
-		/* the second reading's false sharing, where it differs (comm_covered_text) */
-		double x = k < COMM_NKIND ? v[k] :
-			   v[COMM_FALSE] - (double)db_meta_u64(db, "total_false_covered");
-		if (k == COMM_NKIND && !cov)
-			break;
-		html_row_begin(h);
-		html_td(h, k < COMM_NKIND ? comm_kind_name[k] : "false, counting the writers' bytes");
-		html_td_int(h, (int64_t)x);
-		html_td_share(h, v[0] > 0 ? x / v[0] : 0, 1);
-		html_row_end(h);
-	}
+	for (int k = 0; k < COMM_NKIND; k++)
+		split_row(h, comm_kind_name[k], v[k], v[0]);
+	if (cov)	/* the second reading's false sharing, where it differs */
+		split_row(h, "false, counting the writers' bytes",
+			  v[COMM_FALSE] - (double)db_meta_u64(db, "total_false_covered"), v[0]);
 	html_table_end(h);
 	if (v[0] > 0) {
 		struct html_plot p = { .id = "split-chart", .title = "Communication by kind",

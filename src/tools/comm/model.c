@@ -33,6 +33,7 @@
 #include "prof/profile.h"
 #include "prof/symbols.h"
 #include "tools/comm/comm.h"
+#include "tools/comm/detect.h"
 #include "tools/comm/format.h"
 #include "tools/mem/model.h"
 
@@ -40,7 +41,7 @@ const char *const comm_kind_name[COMM_NKIND] = { "all", "true", "false" };
 const char *const comm_unit_name[COMM_NUNIT] = { "thread", "core" };
 
 #define TOP_PAIRS 20
-#define COMM_LINE_BYTES 64ull		/* the runtime's line (COMM_LINE_DEFAULT) */
+#define COMM_LINE_BYTES ((uint64_t)COMM_LINE_DEFAULT)	/* the runtime's line */
 
 struct event {
 	uint32_t src, dst, flags, thread;	/* thread: index in proc->thread (observer) */
@@ -96,14 +97,14 @@ struct model {
  * taskflow's Black-Scholes 3.2% without, 5.1% with, against 4.7% exact (by instruction,
  * before the code's evidence was kept by block).
  */
-struct line_chunks {
+struct line_bytes {
 	uint64_t line, bytes;		/* bytes: the offsets the publications start at */
 	uint32_t src;
 };
 
-static int line_chunks_cmp(const void *x, const void *y)
+static int line_bytes_cmp(const void *x, const void *y)
 {
-	const struct line_chunks *a = x, *b = y;
+	const struct line_bytes *a = x, *b = y;
 	if (a->line != b->line)
 		return a->line < b->line ? -1 : 1;
 	return a->src < b->src ? -1 : a->src > b->src;
@@ -117,29 +118,29 @@ static uint64_t byte_bit(uint64_t addr)
 static int cover_by_lines(struct model *m)
 {
 	size_t n = 0, w = 0;
-	struct line_chunks *lc = malloc((m->nev ? m->nev : 1) * sizeof(*lc));
+	struct line_bytes *lc = malloc((m->nev ? m->nev : 1) * sizeof(*lc));
 	if (!lc)
 		return -ENOMEM;
 	for (size_t q = 0; q < m->nev; q++)
 		if (m->ev[q].src_addr && m->ev[q].src != m->ev[q].dst)
-			lc[n++] = (struct line_chunks){ m->ev[q].src_addr & ~(COMM_LINE_BYTES - 1),
+			lc[n++] = (struct line_bytes){ m->ev[q].src_addr & ~(COMM_LINE_BYTES - 1),
 							byte_bit(m->ev[q].src_addr), m->ev[q].src };
-	qsort(lc, n, sizeof(*lc), line_chunks_cmp);
+	qsort(lc, n, sizeof(*lc), line_bytes_cmp);
 	for (size_t r = 0; r < n; r++) {
-		if (w && !line_chunks_cmp(&lc[w - 1], &lc[r]))
+		if (w && !line_bytes_cmp(&lc[w - 1], &lc[r]))
 			lc[w - 1].bytes |= lc[r].bytes;
 		else
 			lc[w++] = lc[r];
 	}
 	for (size_t q = 0; q < m->nev; q++) {
 		struct event *v = &m->ev[q];
-		struct line_chunks key = { v->src_addr & ~(COMM_LINE_BYTES - 1), 0, v->src };
+		struct line_bytes key = { v->src_addr & ~(COMM_LINE_BYTES - 1), 0, v->src };
 		if ((v->flags & COMM_F_TRUE) || !v->src_addr ||
 		    (v->addr & ~(COMM_LINE_BYTES - 1)) != key.line)
 			continue;
-		const struct line_chunks *f = bsearch(&key, lc, w, sizeof(*lc), line_chunks_cmp);
+		const struct line_bytes *f = bsearch(&key, lc, w, sizeof(*lc), line_bytes_cmp);
 		key.src = v->dst;
-		const struct line_chunks *o = bsearch(&key, lc, w, sizeof(*lc), line_chunks_cmp);
+		const struct line_bytes *o = bsearch(&key, lc, w, sizeof(*lc), line_bytes_cmp);
 		uint64_t c = byte_bit(v->addr);
 		if (f && (f->bytes & c))
 			v->flags |= COMM_F_COVERED;
@@ -921,7 +922,7 @@ static int merge_into(struct model *g, const struct model *m, size_t *cap)
 /* Is process pr a --compare run: both EXACT and EVENT records, or a thread's counters
  * say so (a run whose sampled detector found nothing has no EVENT record: the trial of
  * 2026-11-28 lost the comparison, the worst case of it, on RSBench and PENNANT)? */
-static int has_both(const struct prof_process *pr)
+static int is_compare_run(const struct prof_process *pr)
 {
 	int seen = 0;
 	for (size_t i = 0; i < pr->nthread && seen != 3; i++) {
@@ -1040,7 +1041,7 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	for (size_t k = 0; k < p->nproc && !r; k++) {
 		struct model m = { .p = p, .proc = &p->proc[k], .base = g.n[COMM_BY_THREAD],
 				   .part = p->nproc > 1 ? (int)k : -1 };
-		if (has_both(m.proc)) {	/* --compare: the exact records are the report */
+		if (is_compare_run(m.proc)) {	/* --compare: the exact records are the report */
 			m.take = COMM_REC_EXACT;
 			g.compare = m.compare = 1;
 		}

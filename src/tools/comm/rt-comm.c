@@ -115,11 +115,11 @@ static int comm_start(void)
 		dregs = COMM_MAX_DREGS;
 	if (n < 1 || n > (1u << 20))
 		n = COMM_BOARD_DEFAULT;
-	if (exact_mode && rt_tool_need_inst("comm"))
-		return -ENOTSUP;
 	cmp_period = exact_mode ? env_num("SONDE_COMM_COMPARE", 0) : 0;
 	if (cmp_period == 1)
 		cmp_period = 0;
+	if (exact_mode && rt_tool_need_inst("comm", cmp_period ? "--compare" : "--exact"))
+		return -ENOTSUP;
 	for (int k = 0; k < 2; k++) {
 		int ex = k == 0;
 		if (ex != exact_mode && !(ex == 0 && cmp_period))
@@ -165,9 +165,9 @@ static int comm_thread_start(struct rt_thread *t)
 	return 0;
 }
 
-static SIGSAFE void record_event(struct rt_thread *t, const struct comm_pub *p, int is_true,
-				 uint32_t flags, uint32_t scale, uint64_t weight, uint64_t addr,
-				 uint64_t ip, int32_t cpu)
+static SIGSAFE void record_event(struct rt_thread *t, const struct comm_pub *p, uint32_t flags,
+				 uint32_t scale, uint64_t weight, uint64_t addr, uint64_t ip,
+				 int32_t cpu)
 {
 	struct comm_rec_event r = {
 		.h = { .type = COMM_REC_EVENT, .size = sizeof(r) },
@@ -175,7 +175,7 @@ static SIGSAFE void record_event(struct rt_thread *t, const struct comm_pub *p, 
 		.dst = t->index,
 		.src_cpu = p->cpu,
 		.dst_cpu = cpu,
-		.flags = flags | (is_true ? COMM_F_TRUE : 0),
+		.flags = flags,
 		.scale = scale,
 		.weight = weight ? weight : 1,
 		.addr = addr,
@@ -185,6 +185,14 @@ static SIGSAFE void record_event(struct rt_thread *t, const struct comm_pub *p, 
 		.time = rt_now(),
 	};
 	rt_tool_record(t, &r, sizeof(r));
+}
+
+/* The flags of a communication with p seen at [addr, addr+len): the byte rule's verdict,
+ * and, for false sharing, whether the writer's code covers those bytes (comm_covered). */
+static SIGSAFE uint32_t kind_flags(const struct comm_pub *p, int is_true, uint64_t addr,
+				   uint32_t len)
+{
+	return is_true ? COMM_F_TRUE : comm_covered(p, addr, len, board.line) ? COMM_F_COVERED : 0;
 }
 
 static SIGSAFE int hard_error(int err)
@@ -299,9 +307,8 @@ static SIGSAFE void sampled(struct rt_thread *t, struct comm_thread *ct, const s
 	int is_true = 0;
 	switch (comm_on_sample(&board, &ct->o, &s, rt_rand(t), &p, &is_true, c)) {
 	case COMM_COUNT:
-		record_event(t, &p, is_true,
-			     !is_true && comm_covered(&p, s.addr, s.len, board.line) ?
-			     COMM_F_COVERED : 0, 1, weight, a->addr, a->ip, cpu);
+		record_event(t, &p, kind_flags(&p, is_true, s.addr, s.len), 1, weight, a->addr,
+			     a->ip, cpu);
 		break;
 	case COMM_ARM:
 		arm(t, ct, &p, s.time, c->samples);	/* this detector's samples */
@@ -366,9 +373,7 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 		/* the observer's code: a soft trap's access, a hardware one's next instruction
 		 * (the debug exception comes after the access); before 2026-11-27 none, and a
 		 * thread seen only by its traps had no code in pairs.csv */
-		record_event(t, &p, is_true,
-			     COMM_F_TRAP | (!is_true && comm_covered(&p, addr, len, board.line) ?
-					    COMM_F_COVERED : 0), scale,
+		record_event(t, &p, COMM_F_TRAP | kind_flags(&p, is_true, addr, len), scale,
 			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, addr, w->ip,
 			     sched_getcpu());
 	} else {

@@ -533,16 +533,16 @@ const char *comm_few_text(sqlite3 *db, char *buf, size_t len)
 	return buf;
 }
 
-/* What to do, for the object with the most communication (or the whole run where --exact
- * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
- * what to do" in a sentence (the page said it, the terminal did not: the usability review
- * of 2026-11-28). */
 /* Code named in the OpenMP runtime's library (libgomp, LLVM's libomp, Intel's libiomp5). */
 static int omp_runtime_code(const char *c)
 {
 	return c && (strstr(c, "libgomp.so") || strstr(c, "libomp.so") || strstr(c, "libiomp5.so"));
 }
 
+/* What to do, for the object with the most communication (or the whole run where --exact
+ * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
+ * what to do" in a sentence (the page said it, the terminal did not: the usability review
+ * of 2026-11-28). */
 const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 {
 	sqlite3_stmt *st;
@@ -568,10 +568,10 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 	}
 	if (!tr && !fs)
 		return NULL;
-	/* a sampled split from a handful of events changes from run to run: no remedy from
-	 * it (the usability review of 2026-11-28: a program with no false sharing was told
-	 * to pad in 2 of 7 runs, from 2 and 5 events) */
-	int cov_known = !db_meta_u64(db, "exact");	/* a sampled split: two readings */
+	/* a sampled split: two readings; and from a handful of events it changes from run
+	 * to run, so no remedy from it (the usability review of 2026-11-28: a program with
+	 * no false sharing was told to pad in 2 of 7 runs, from 2 and 5 events) */
+	int cov_known = !db_meta_u64(db, "exact");
 	if (!cov_known || cov > fs)
 		cov = 0;	/* the exact split is the split */
 	char in[300] = "", top[320] = "", rt[400] = "";
@@ -599,7 +599,17 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 	 * read 88-93% false where --compare's exact count had 4.5-22%.  Where the writers'
 	 * chunks (comm_covered) make it true sharing, the two readings disagree: say so,
 	 * with both, rather than a remedy for either. */
-	if (f_bytes > 50 && f_cov <= 50 && f_bytes - f_cov >= COMM_COVERED_POINTS)
+	if (*rt)	/* the runtime's own lines: no remedy of the program's applies */
+		snprintf(text, len, "What to do: nothing to pad%s: the code on both "
+			 "sides of the top pair is the OpenMP runtime's (%s), handing work to its "
+			 "team and waiting for it, on lines of its own; fewer, longer parallel "
+			 "regions (more work each) move fewer.  doc/sonde-comm.md, \"True and false "
+			 "sharing, and what to do\".", in, rt);
+	else if (cov_known && nev < COMM_FEW_EVENTS)
+		snprintf(text, len, "What to do: not enough evidence for a remedy (%" PRIu64
+			 " event%s): run longer, or with a shorter --period, or --compare N on a "
+			 "sonde-cc build.", nev, nev == 1 ? "" : "s");
+	else if (f_bytes > 50 && f_cov <= 50 && f_bytes - f_cov >= COMM_COVERED_POINTS)
 		snprintf(text, len, "What to do: undecided%s: false sharing %.0f%% by "
 			 "the sampled stores' bytes, %.0f%% counting the bytes the writers are seen "
 			 "storing to.  Where threads write lines whole and then read or rewrite each "
@@ -625,16 +635,6 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 			 "results combined at the end, batched updates, fewer hand-offs).  "
 			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
 			 100.0 - f_bytes, top);
-	if (!*rt && !db_meta_u64(db, "exact") && nev < COMM_FEW_EVENTS)
-		snprintf(text, len, "What to do: not enough evidence for a remedy (%" PRIu64
-			 " event%s): run longer, or with a shorter --period, or --compare N on a "
-			 "sonde-cc build.", nev, nev == 1 ? "" : "s");
-	if (*rt)	/* the runtime's own lines: no remedy of the program's applies */
-		snprintf(text, len, "What to do: nothing to pad%s: the code on both "
-			 "sides of the top pair is the OpenMP runtime's (%s), handing work to its "
-			 "team and waiting for it, on lines of its own; fewer, longer parallel "
-			 "regions (more work each) move fewer.  doc/sonde-comm.md, \"True and false "
-			 "sharing, and what to do\".", in, rt);
 	return text;
 }
 

@@ -316,7 +316,7 @@ static int reuse_start(void)
 				      "through sonde-cc's callbacks, and this program was not built "
 				      "by sonde-cc: rebuild it with sonde-cc (a plain build has no "
 				      "exact histogram to check the sampled one against)");
-	if (exact_mode && rt_tool_need_inst("reuse"))
+	if (exact_mode && rt_tool_need_inst("reuse", "--exact"))
 		return -ENOTSUP;
 	/* sampled lines: a watchpoint on the whole 64-byte line, which only the soft backend
 	 * has (a debug register covers at most 8 bytes) */
