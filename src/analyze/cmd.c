@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cmd/cmds.h"
+#include "prof/profile.h"
 #include "prof/tool.h"
 #include "analyze/view.h"
 #include "analyze/analyze.h"
@@ -104,7 +105,7 @@ static int outdir_ok(const char *dir, int force)
 		files++;
 		summary |= !strcmp(e->d_name, "summary.json");
 		procs |= !strcmp(e->d_name, "processes.csv");
-		recording |= !strcmp(e->d_name, "profile.db") || strstr(e->d_name, ".proc") != NULL;
+		recording |= !strcmp(e->d_name, "profile.db") || prof_is_raw_name(e->d_name);
 	}
 	closedir(d);
 	if (!files || force || (summary && procs && !recording))

@@ -158,13 +158,6 @@ static void elf_facts(const char *path, int *is_static, int *lacks_inst)
 	close(fd);
 }
 
-static int static_elf(const char *path)
-{
-	int st, li;
-	elf_facts(path, &st, &li);
-	return st;
-}
-
 static void warn_note(const char *note)
 {
 	sonde_warn("%s", note);
@@ -238,11 +231,10 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		/* The program ran unprofiled: its status when it failed, else sonde's failure
 		 * (a script must not take an exit 0 for a profile: the trial of 2026-11-27);
 		 * an empty directory is not left behind as "the raw recording". */
-		char exe[PATH_MAX];
-		if (find_program(argv[0], exe, sizeof(exe)) && static_elf(exe))
+		if (is_static)	/* (elf_facts, before the run) */
 			sonde_error("nothing was recorded: %s is statically linked, and sonde's "
 				    "runtime is a library the dynamic loader preloads, which a static "
-				    "program never runs; link it dynamically (without -static)", exe);
+				    "program never runs; link it dynamically (without -static)", exe0);
 		else
 			sonde_error("nothing was recorded: the runtime did not start in the program "
 				    "(the reason, if it gave one, is above; a statically linked "

@@ -74,5 +74,7 @@ EOF
 	if g++ -O2 -g lam.cc -o lam 2>/dev/null && "$SONDE" mem -q -o lamr -- ./lam >/dev/null 2>&1; then
 		check t045-lambda-qualified grep -q '^main::<lambda>::operator(),.*lam.cc,[78],' lamr/mem/code.csv
 		check t045-lambda-not-bare bash -c "! grep -q '^operator(),' lamr/mem/code.csv"
+	else
+		fail t045-lambda "g++ could not build lam.cc, or sonde mem failed on it"
 	fi
 fi

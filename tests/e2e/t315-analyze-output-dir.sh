@@ -7,7 +7,7 @@
 F=$SONDE_TOP/tests/fixtures/perfdata/singleprocess-3.8.perf.data
 "$SONDE" analyze -o an "$F" >out 2>err
 check t315-new-status [ $? -eq 0 ]
-check t315-new-written [ -s an/summary.json ] && [ -s an/index.html ]
+check t315-new-written test -s an/summary.json -a -s an/index.html
 check t315-says-where grep -q "^sonde: analysis of .*singleprocess-3.8.perf.data in an (index.html" err
 "$SONDE" analyze -o an "$F" >/dev/null 2>&1
 check t315-again-over-analysis [ $? -eq 0 ]

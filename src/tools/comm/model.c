@@ -1071,11 +1071,12 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			 NULL, NULL, NULL))
 		r = db_fail(db, err, errlen, "writing comm_objects");
 	/* and the merged lines are the processes' largest (each its own addresses) */
-	if (!r && p->nproc > 1 &&
-	    sqlite3_exec(db, "INSERT INTO comm_lines(part, line, object, total, true_sharing,"
-			     " false_sharing, events, offsets) SELECT -1, line, object, total,"
-			     " true_sharing, false_sharing, events, offsets FROM comm_lines WHERE"
-			     " part >= 0 ORDER BY total DESC, id LIMIT 20", NULL, NULL, NULL))
+	char merged_lines[320];
+	snprintf(merged_lines, sizeof(merged_lines), "INSERT INTO comm_lines(part, line, object,"
+		 " total, true_sharing, false_sharing, events, offsets) SELECT -1, line, object,"
+		 " total, true_sharing, false_sharing, events, offsets FROM comm_lines WHERE"
+		 " part >= 0 ORDER BY total DESC, id LIMIT %d", TOP_LINES);
+	if (!r && p->nproc > 1 && sqlite3_exec(db, merged_lines, NULL, NULL, NULL))
 		r = db_fail(db, err, errlen, "writing comm_lines");
 	if (!r && g.compare)
 		r = fill_sampled(db, p, err, errlen);

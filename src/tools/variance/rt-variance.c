@@ -928,9 +928,9 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		    ((const uint64_t *)(uintptr_t)f0)[1] == c0)
 			f0 = ((const uint64_t *)(uintptr_t)f0)[0];
 		uint64_t ips[VAR_FRAMES + 2];
-		int n = fp_ips(t, c0 ? c0 : r0, 0, f0, s0, ips);
-		region_tail(vt, ips, &n);
-		rec.ctx = ctx_intern(t, ips, n);
+		int nips = fp_ips(t, c0 ? c0 : r0, 0, f0, s0, ips);
+		region_tail(vt, ips, &nips);
+		rec.ctx = ctx_intern(t, ips, nips);
 	} else {
 		rec.ctx = ctx_here(t, uc, skip);
 	}
@@ -1462,7 +1462,7 @@ static void region_callers(struct var_region *r, uint64_t fp)
 		return;
 	int n = fp_ips(t, 0, 0, fp, fp, ips);	/* ips[0]: the missing leaf, 0 */
 	struct var_thread *vt = t->tool;
-	if (vt && vt->region && vt->region != r)
+	if (vt && vt->region)	/* (r is new: never vt's) */
 		cut_at_region(vt->region, ips, &n);
 	for (int i = 1; i < n; i++)
 		r->callers[r->ncallers++] = ips[i];
