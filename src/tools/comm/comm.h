@@ -61,10 +61,18 @@ const char *comm_what_to_do(struct sqlite3 *db, char *buf, size_t len);
  * or the run is exact (view.c).  `sampled_`: the --compare run's sampled detector. */
 #define COMM_COVERED_POINTS 10.0
 const char *comm_covered_text(struct sqlite3 *db, int sampled_keys, char *buf, size_t len);
-/* --compare: whether the sampled run agrees with the exact one (volume within 2x, false
- * sharing within 20 points), said with both figures, into buf; NULL without --compare. */
+/* --compare: where the sampled run agrees with the exact one, judged apart: volume within
+ * 2x, false-sharing share within 20 points (by the byte rule, and by the second reading
+ * where it differs), the thread pattern at a cosine of 0.9 or more (-1: fewer than two
+ * thread pairs, not judged).  0 without --compare (view.c). */
+struct comm_compare {
+	double ratio, exact_false, sampled_false, sampled_covered, cosine;
+	int pairs, has_covered, volume_ok, split_ok, covered_ok, pattern_ok;
+};
+int comm_compare_judge(struct sqlite3 *db, struct comm_compare *c);
+/* The verdict as a sentence with the figures ("sampling agrees with the exact count on
+ * this run in ...; not in ..."), into buf; NULL without --compare. */
 const char *comm_compare_verdict(struct sqlite3 *db, char *buf, size_t len);
-/* --compare: the cosine similarity of the exact and sampled thread matrices of kind. */
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */
 const char *comm_cosine_text(struct sqlite3 *db, char *buf, size_t len);

@@ -407,7 +407,7 @@ static int compare(struct html *h, sqlite3 *db)
 		{ "total_all", "total_true", "total_false" },
 		{ "sampled_total_all", "sampled_total_true", "sampled_total_false" },
 	};
-	char b[512];
+	char b[1024];
 	if (!db_meta_u64(db, "compare_period"))
 		return 0;
 	html_section(h, "compare", "Sampled vs exact (same run)");
@@ -431,9 +431,10 @@ static int compare(struct html *h, sqlite3 *db)
 	comm_cosine_text(db, b, sizeof(b));
 	b[0] = 'C';	/* a sentence of its own */
 	html_para(h, b);
+	char v[1100];
 	if (comm_compare_verdict(db, b, sizeof(b))) {
-		b[0] = 'V';
-		html_para(h, b);
+		snprintf(v, sizeof(v), "Verdict: %s.", b);
+		html_para(h, v);
 	}
 	char cv[1024];
 	if (comm_covered_text(db, 1, cv, sizeof(cv)))
