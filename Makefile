@@ -240,6 +240,8 @@ install: all
 	chmod 755 $(DESTDIR)$(PREFIX)/bin/sonde-cc
 	install -d $(DESTDIR)$(PREFIX)/share/sonde/topdown
 	install -m 644 data/topdown/*.txt $(DESTDIR)$(PREFIX)/share/sonde/topdown/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/sonde
+	install -m 644 README.md doc/*.md $(DESTDIR)$(PREFIX)/share/doc/sonde/
 	for f in doc/sonde*.md; do n=$$(basename $$f .md); h=$(B)/obj/$$n.help; \
 		case $$n in sonde) $(B)/sonde --help ;; sonde-cc) $(B)/sonde-cc --help ;; \
 		*) $(B)/sonde $${n#sonde-} --help ;; esac > $$h 2>/dev/null || : > $$h; \
@@ -251,6 +253,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/sonde $(DESTDIR)$(PREFIX)/bin/sonde-cc
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/sonde.1 $(DESTDIR)$(PREFIX)/share/man/man1/sonde-*.1
 	rm -rf $(DESTDIR)$(PREFIX)/lib/sonde $(DESTDIR)$(PREFIX)/share/sonde
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/sonde
 
 clean:
 	rm -rf $(B)

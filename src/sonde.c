@@ -41,7 +41,7 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'sonde <command> --help' describes each.  'sonde --version' prints the version.\n"
-		   "Manual: doc/sonde.md (exit statuses, environment, output files).\n");
+		   "Manual: man sonde (doc/sonde.md: exit statuses, environment, output files).\n");
 }
 
 int main(int argc, char **argv)

@@ -539,7 +539,7 @@ static void print_help(void)
 	       "mem and comm take from it.  Opens a few perf events on itself to find out.\n"
 	       "Exits 0 (it is a report, whatever it finds); 1 when --cache finds no such\n"
 	       "cache, 2 on a bad option.\n\n"
-	       "  --json         one JSON object with the same facts (keys: doc/sonde-info.md)\n"
+	       "  --json         one JSON object with the same facts (keys: man sonde-info)\n"
 	       "  --cache LEVEL  print the size in bytes of the L1/L2/L3 data or unified cache\n"
 	       "                 (LEVEL: L1, L2, L3); exit 1 if this machine does not say\n"
 	       "  -h, --help     this help\n");

@@ -598,12 +598,12 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 		  "%llu thread(s) went unsampled: they got no POSIX CPU-time timer (timer_create "
 		  "failed; the user's pending-signal limit, 'ulimit -i', is the usual cause: raise "
 		  "it, or SONDE_CLOCK_TIMER=perf samples with perf events, at a higher cost per "
-		  "context switch; doc/sonde-comm.md)" },
+		  "context switch; sonde-comm(1))" },
 		{ "alloc_table_full",
 		  "%llu allocations were not tracked: over 1,048,576 heap blocks were live at "
 		  "once, which fills the runtime's table of tracked blocks; the samples in them "
 		  "read as [heap: untracked blocks] (a larger --min-object tracks fewer, larger "
-		  "blocks; doc/sonde-mem.md)" },
+		  "blocks; sonde-mem(1))" },
 		{ "fds_lost",
 		  "the program dup2'd onto %llu of the runtime's descriptors: the samples or "
 		  "records they carried stopped there (their threads', or the whole process's at "
@@ -638,7 +638,7 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 			  "source does not see (sonde-cc's load and store callbacks leave them out): "
 			  "their accesses, and the transfers and reuses they make, are missing here, "
 			  "as are those of libraries not built by sonde-cc (libc's locks); the clock "
-			  "source samples them (doc/sonde-cc.md)", (unsigned long long)at,
+			  "source samples them (sonde-cc(1))", (unsigned long long)at,
 			  (unsigned long long)db_meta_u64(db, "inst_atomics_funcs"), in);
 	}
 	uint64_t asked = db_meta_u64(db, "period_asked");
@@ -673,7 +673,7 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 			 "thread running, and these threads ran between ticks (beside other work on "
 			 "their CPUs) or blocked the runtime's signal; the samples lean away from "
 			 "them.  SONDE_CLOCK_TIMER=perf samples by a perf event's own timer, at a "
-			 "cost at each context switch (doc/sonde-comm.md)",
+			 "cost at each context switch (sonde-comm(1))",
 			 (unsigned long long)sv,
 			 (unsigned long long)db_meta_u64(db, "clock_timer_threads"),
 			 (unsigned long long)db_meta_u64(db, "clock_timer_starved_signals"),

@@ -31,6 +31,17 @@ for t in mem comm reuse variance vsensor analyze report info bench; do
 	[ -s man-$t.txt ] && [ "$nopt" -gt 0 ] && [ -z "$missing" ] && pass "man-$t-options" ||
 		fail "man-$t-options" "not in the page: $missing"
 done
+# The pages each --help names ("Manual: man sonde-X (doc/sonde-X.md)") are installed, the
+# Markdown too (share/doc/sonde/), with the documents the messages cite that are no man page.
+for t in "" mem comm reuse variance vsensor bench; do
+	page=$("$P/bin/sonde" $t --help 2>&1 | grep -oE "(Manual|More): man sonde[a-z-]*" | sed 's/.* //')
+	[ -n "$page" ] && [ -s "$P/share/man/man1/$page.1" ] && [ -s "$P/share/doc/sonde/$page.md" ] &&
+		pass "help-names-installed-page-${t:-sonde}" ||
+		fail "help-names-installed-page-${t:-sonde}" "'$page'"
+done
+for d in profile-db benchmarks architecture; do
+	[ -s "$P/share/doc/sonde/$d.md" ] && pass "installed-doc-$d" || fail "installed-doc-$d"
+done
 # make uninstall removes what install wrote.
 make -s -C "$SONDE_TOP" B="$SONDE_BUILD" uninstall PREFIX="$P" >uninstall.log 2>&1 &&
 	[ -z "$(find "$P" -type f)" ] && pass "uninstall" ||

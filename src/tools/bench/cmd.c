@@ -111,7 +111,7 @@ static void usage(FILE *f)
 		"  -h, --help            this text\n\n"
 		"The benchmarks are looked for beside this sonde (build/bench/), in PREFIX/lib/sonde/bench/\n"
 		"when installed, or in $SONDE_BENCH_DIR.\n"
-		"Manual: doc/sonde-bench.md.\n", MAX_RUNS);
+		"Manual: man sonde-bench (doc/sonde-bench.md).\n", MAX_RUNS);
 }
 
 static int mkdir_p(const char *dir);

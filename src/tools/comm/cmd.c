@@ -35,7 +35,7 @@ static void usage(FILE *f)
 		"objects.csv, pairs.csv, lines.csv, threads.csv; under MPI (mpirun ... sonde comm) each\n"
 		"rank's in DIR/comm/rank-R/ as well (several processes without MPI: proc-PID).  Show it\n"
 		"again with 'sonde report DIR'.\n"
-		"Manual: doc/sonde-comm.md.\n",
+		"Manual: man sonde-comm (doc/sonde-comm.md).\n",
 		launch_help, COMM_BOARD_DEFAULT);
 }
 

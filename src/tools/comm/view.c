@@ -444,7 +444,7 @@ const char *comm_covered_text(sqlite3 *db, int sampled_keys, char *buf, size_t l
 		 "own bytes count (ComDetective's rule); %.1f%% if every byte the same code was "
 		 "seen writing counts (loops that write whole lines).  Lines one thread fills "
 		 "and another reads or rewrites: trust the second.  Each thread updating its own "
-		 "elements: trust the first.  %sdoc/sonde-comm.md, \"Which bytes did the writer "
+		 "elements: trust the first.  %ssonde-comm(1), \"Which bytes did the writer "
 		 "write\".", b, c, sampled_keys ? "" : "To be sure: --compare N on a sonde-cc "
 		 "build counts every transfer; ");
 	return buf;
@@ -594,7 +594,7 @@ const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
 	"Sampling sees a transfer when the reader comes soon after a sampled store (two more " \
 	"store samples of the writer expire it): data handed over across a barrier is mostly "  \
 	"missed, and a line written whole then read reads as false sharing; --compare or "      \
-	"--exact on a sonde-cc build counts every transfer (doc/sonde-comm.md, \"Limits\")."
+	"--exact on a sonde-cc build counts every transfer (sonde-comm(1), \"Limits\")."
 
 const char *comm_few_text(sqlite3 *db, char *buf, size_t len)
 {
@@ -677,7 +677,7 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 		snprintf(text, len, "What to do: nothing to pad%s: the code on both "
 			 "sides of the top pair is the OpenMP runtime's (%s), handing work to its "
 			 "team and waiting for it, on lines of its own; fewer, longer parallel "
-			 "regions (more work each) move fewer.  doc/sonde-comm.md, \"True and false "
+			 "regions (more work each) move fewer.  sonde-comm(1), \"True and false "
 			 "sharing, and what to do\".", in, rt);
 	else if (cov_known && nev < COMM_FEW_EVENTS)
 		snprintf(text, len, "What to do: not enough evidence for a remedy (%" PRIu64
@@ -690,13 +690,13 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 			 "other's, it is true sharing (share them less often); where the Top cache "
 			 "lines show each thread at its own offsets, false sharing (pad each thread's "
 			 "data to its own 64-byte line).  --compare N on a sonde-cc build counts it.  "
-			 "doc/sonde-comm.md, \"Which bytes did the writer write\".", in, f_bytes,
+			 "sonde-comm(1), \"Which bytes did the writer write\".", in, f_bytes,
 			 f_cov);
 	else if (f_bytes > 50)
 		snprintf(text, len, "What to do: false sharing%s (%.0f%% of it%s): the "
 			 "threads write different bytes of the same cache lines; pad or align each "
 			 "thread's data to its own 64-byte line (_Alignas(64)), or split the struct.  "
-			 "%sdoc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
+			 "%ssonde-comm(1), \"True and false sharing, and what to do\".", in,
 			 f_bytes, top,
 			 cov_known ? "Check first: sampling can read as false sharing a line one "
 				     "thread writes whole and another then reads (true sharing); "
@@ -707,7 +707,7 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 		snprintf(text, len, "What to do: true sharing%s (%.0f%% of it%s): the "
 			 "threads use the same bytes; share them less often (per-thread partial "
 			 "results combined at the end, batched updates, fewer hand-offs).  "
-			 "doc/sonde-comm.md, \"True and false sharing, and what to do\".", in,
+			 "sonde-comm(1), \"True and false sharing, and what to do\".", in,
 			 100.0 - f_bytes, top);
 	return text;
 }

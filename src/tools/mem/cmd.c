@@ -27,7 +27,7 @@ static void usage(FILE *f)
 		"Options:\n%s"
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv.\n"
-		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-mem.md.\n",
+		"Show it again with 'sonde report DIR'.  Manual: man sonde-mem (doc/sonde-mem.md).\n",
 		launch_help);
 }
 
@@ -46,7 +46,7 @@ int cmd_mem(int argc, char **argv)
 	    !o.quiet)
 		fprintf(stderr, "sonde: note: --period 1 records every access, 44 bytes "
 				"each: a second of a loop is gigabytes (SONDE_MAX_SIZE=BYTES caps "
-				"the recording; doc/sonde.md)\n");
+				"the recording; sonde(1))\n");
 	return record_and_report(&o, argv + optind);
 }
 

@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"or a PMU (hw).  With the clock source only the reuse time (ns) is measured.\n\n"
 		"Output: DIR/profile.db, DIR/reuse/histogram.csv, missratio.csv, pairs.csv\n"
 		"(and sampled.csv with --check-sampling).\n"
-		"Show it again with 'sonde report DIR'.  Manual: doc/sonde-reuse.md.\n",
+		"Show it again with 'sonde report DIR'.  Manual: man sonde-reuse (doc/sonde-reuse.md).\n",
 		launch_help, REUSE_SLOTS, REUSE_SLOTS, WATCH_HW_SLOTS);
 }
 

@@ -388,7 +388,7 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 			fprintf(out, "  Times under about 50 us are not resolved: the debug register is"
 				     " armed in the sample's handler and its trap takes tens of"
 				     " microseconds to deliver, so a word reused every few ns reads"
-				     " 8-65 us here (doc/sonde-reuse.md).\n");
+				     " 8-65 us here (sonde-reuse(1)).\n");
 			/* the calibrated trap cost is subtracted; what is left under 0 counts 0
 			 * (the trial of 2026-11-27: SimpleMOC's 6.4% at [0, 1) unexplained) */
 			double z = zero_ns_share(db);

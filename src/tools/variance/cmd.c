@@ -35,7 +35,7 @@ static void usage(FILE *f)
 		"Default period here: %d ns of CPU time (variance's own).\n"
 		"Output: DIR/profile.db, DIR/variance/functions.csv, threads.csv, instances.csv\n"
 		"(at most %d instances kept per function and context).  Show it again with\n"
-		"'sonde report DIR'.  Manual: doc/sonde-variance.md.\n",
+		"'sonde report DIR'.  Manual: man sonde-variance (doc/sonde-variance.md).\n",
 		launch_help, VAR_DEFAULT_PERIOD, VAR_RESERVOIR);
 }
 

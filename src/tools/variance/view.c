@@ -324,7 +324,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (rows)
 		text_table_print(t, out, "");
 	else
-		fprintf(out, "no instance was measured (see the counters above; doc/sonde-variance.md)\n");
+		fprintf(out, "no instance was measured (see the counters above; sonde-variance(1))\n");
 	text_table_free(t);
 	/* The other metrics, same order. */
 	for (int m = 0; m < VAR_NMETRIC; m++) {

@@ -53,7 +53,7 @@ static void usage(FILE *f)
 		   "  SONDE_VS_SLICE_MS=N    matrix slice (default 200)\n"
 		   "  SONDE_VS_THRESHOLD=T   threshold of every kind for the final analysis\n\n"
 		   "Exit: 0 ok, 1 failure, 2 usage; cc passes the compiler's status.\n"
-		   "More: doc/sonde-vsensor.md\n");
+		   "More: man sonde-vsensor (doc/sonde-vsensor.md)\n");
 }
 
 /* Compiler arguments libclang needs: -I, -D, -U, -std, plus MPI's include dirs. */
