@@ -23,7 +23,7 @@
 # The reading is printed beside the byte rule's ("counting every byte the writers were
 # seen writing"; the page's row "false, counting the writers' bytes") and in
 # the JSON; a clock run (gcc build) of rewrite says both readings and that the split is
-# undecided when they disagree.
+# undecided when they disagree, with the busiest lines' offsets as evidence.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t40-comm-lib.bash"
 comm_build t419-build || exit 0
@@ -101,6 +101,32 @@ elif awk -v f="$f" -v c="$c" -v a="$a" 'BEGIN { exit !(100 * (f - c) / a <= 100 
 	check t419-clock-page-row grep -q "false, counting the writers&#39; bytes\|false, counting the writers' bytes" ck.html
 	if le 50 "$(pct "$f" "$a")" && le "$(pct $((f - c)) "$a")" 50; then
 		check t419-clock-undecided grep -q "What to do: undecided in " ck.flat
+		# its evidence: the top object's lines of 3 events or more with two threads,
+		# counted from lines.csv: two threads at one offset, or each at its own
+		check t419-clock-undecided-evidence python3 - <<'PY'
+import csv
+top = next(csv.DictReader(open("ck/comm/objects.csv")))["object"]
+same = own = 0
+for r in csv.DictReader(open("ck/comm/lines.csv")):
+    if r["object"] != top or int(r["events"]) < 3:
+        continue
+    who = [tuple(w.split(":+")) for w in r["offsets"].split()]
+    if len({t for t, _ in who}) < 2:
+        continue
+    shared = any(a[1] == b[1] and a[0] != b[0] for a in who for b in who)
+    same += shared
+    own += not shared
+text = " ".join(open("ck.flat").read().split())
+n = same + own
+if n:
+    want = ("Evidence: of the %d busiest cache line%s with 3 events and two threads or more "
+            "(Top cache lines, lines.csv), %d show two threads at the same byte offset"
+            % (n, "" if n == 1 else "s", same))
+    assert want in text and ("; %d each thread at offsets of its own" % own) in text, want
+else:
+    assert "Evidence:" not in text
+print("    evidence: %d lines, %d at one offset, %d each at its own" % (n, same, own))
+PY
 	fi
 else
 	fail t419-clock-readings "the two readings agree within 10 points on rewrite ($f and $((f - c)) of $a)"

@@ -71,7 +71,7 @@ static void split(struct html *h, sqlite3 *db)
 	html_para(h, "True sharing: two threads use the same bytes of a cache line (the data is "
 		     "shared: communicate less).  False sharing: they use different bytes of the "
 		     "same line (pad or align the data apart).  Share: of all communication.");
-	char b[1600];
+	char b[2048];
 	const char *cov = comm_covered_text(db, 0, b, sizeof(b));
 	html_table_begin(h, "split-table", 3, heads, "lrr", 0);
 	for (int k = 0; k < COMM_NKIND; k++)
