@@ -53,6 +53,13 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 	# pages the samples touched (the sweep's 1.6 MB: hundreds of pages, each 512 words),
 	# no longer capped at one word per sample (CoMD: "accesses 2854, footprint 22.3 KiB")
 	check t507-gcc-says-samples grep -q "samples [0-9]* (no count of the program's accesses" <(flat gsummary)
+	# the top pair's reuse side is the sweep's load line (s += a[i]), not the line of the
+	# instruction after it, where the debug register's trap reports (the usability review
+	# of 2026-11-28: the loop's next line); pairs.csv's code_reuse, read by its header
+	load=$(grep -n 's += a\[i\];' "$SONDE_TOP/tests/workloads/reuse/rbench.c" | head -1 | cut -d: -f1)
+	got=$(python3 -c 'import csv,sys; r = next(csv.DictReader(open(sys.argv[1]))); print(r["reuse"])' \
+		g/reuse/pairs.csv 2>/dev/null)
+	check "t507-gcc-reuse-line ($got, load at rbench.c:$load)" grep -q "(rbench.c:$load)" <<<"$got"
 	# the debug registers' floor is said (doc/sonde-reuse.md, bench/reuse-clock-floor.sh)
 	check t507-gcc-says-floor grep -q "Times under about 50 us are not resolved" <(flat gsummary)
 	check t507-gcc-footprint-pages [ "$(reuse_meta g footprint)" -gt "$(reuse_meta g accesses)" ]

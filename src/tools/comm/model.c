@@ -182,6 +182,7 @@ static int scan(struct model *m)
 {
 	const struct prof_process *pr = m->proc;
 	size_t cap = 0;
+	int trap_after = !strcmp(pr->watch_backend, "hw");
 	m->n[COMM_BY_THREAD] = pr->threads > 0 ? (uint32_t)pr->threads : 0;
 	m->n[COMM_BY_CORE] = 0;
 	for (size_t i = 0; i < pr->nthread; i++) {
@@ -235,6 +236,11 @@ static int scan(struct model *m)
 				v->weight = ex ? 1 : e->weight;
 				v->addr = ex ? 0 : e->addr;
 				v->ip = ex ? 0 : e->ip;
+				/* a debug register's trap reports the instruction after the
+				 * access: the byte before is inside the access's own (its line,
+				 * as reuse's pairs since 2026-11-28); a soft trap's is the access */
+				if (!ex && (e->flags & COMM_F_TRAP) && e->ip && trap_after)
+					v->ip = e->ip - 1;
 				v->src_ip = ex ? 0 : e->src_ip;
 				v->src_addr = ex ? 0 : e->src_addr;
 				v->time = ex ? 0 : e->time;

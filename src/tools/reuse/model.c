@@ -818,13 +818,20 @@ static int name_cmp(const void *x, const void *y)
 static int name_pairs(struct model *m, const struct memmodel *mm)
 {
 	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS, k = 0;
+	int trap_after = !(m->mode & REUSE_M_EXACT) && !strcmp(m->proc->watch_backend, "hw");
 	for (size_t i = 0; i < n; i++) {
 		struct rpair *p = &m->pair[i];
 		char a[512], b[512];
 		const char *obj = mm && p->object != MM_NONE && p->object < mm->nobject
 					  ? mm->object[p->object].name : "?";
 		code_name(mm, p->use_ip, a, sizeof(a));
-		code_name(mm, p->reuse_ip, b, sizeof(b));
+		/* a debug register's trap reports the instruction after the access (the
+		 * exception comes after it): named by the byte before, inside the access's
+		 * own instruction (the usability review of 2026-11-28: sweep.c:10, the loop's
+		 * next line, for the load on line 11); a soft trap, --exact and the check
+		 * name the access itself */
+		code_name(mm, p->reuse_ip && trap_after ? p->reuse_ip - 1 : p->reuse_ip, b,
+			  sizeof(b));
 		size_t la = strlen(a) + 1, lb = strlen(b) + 1, lo = strlen(obj) + 1;
 		p->name = malloc(la + lb + lo);
 		if (!p->name)
