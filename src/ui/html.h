@@ -105,6 +105,12 @@ struct html_plot {
 	const char *xlabel, *ylabel;	/* axis titles, or NULL */
 	int width, height;	/* pixels; 0: 640 x 260 */
 	int decimals;		/* digits after the point in hover values */
+	/* line plots: the x ticks' labels from their values (NULL: the values), and vertical
+	 * marks at nmarks x values, each with its label (a cache size on a size axis) */
+	void (*xfmt)(double x, char *buf, size_t len);
+	size_t nmarks;
+	const double *mark_x;
+	const char *const *mark_label;
 };
 
 /* Bars for n labelled values (negative values are drawn as 0). */

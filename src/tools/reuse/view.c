@@ -698,6 +698,37 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 
 /* ---- HTML ---- */
 
+/* A tick of the miss-ratio plot's axis, log2 bytes, as a size: 12 -> "4K", 20 -> "1M". */
+static void size_tick(double x, char *buf, size_t len)
+{
+	static const char unit[] = "BKMGTP";
+	double v = exp2(x);
+	int u = 0;
+	while (v >= 1024 && u < 5)
+		v /= 1024, u++;
+	if (fabs(v - round(v)) < 1e-6)
+		snprintf(buf, len, "%.0f%c", v, unit[u]);
+	else
+		snprintf(buf, len, "%.3g%c", v, unit[u]);
+	if (!u && len > 1)	/* plain bytes: the number alone */
+		buf[strlen(buf) - 1] = 0;
+}
+
+/* A bin's label for the page's narrow bars: "[512K, 1M)" for "[524288, 1048576)" (the
+ * usability review of 2026-11-28: the long ones were cut to "[524288, 1048..."). */
+static void short_bin(const char *label, char *buf, size_t len)
+{
+	long long lo, hi;
+	char a[16], b[16];
+	if (sscanf(label, "[%lld, %lld)", &lo, &hi) != 2 || hi < 10000) {
+		snprintf(buf, len, "%s", label);
+		return;
+	}
+	size_tick(log2((double)(lo > 0 ? lo : 1)), a, sizeof(a));
+	size_tick(log2((double)hi), b, sizeof(b));
+	snprintf(buf, len, "[%s, %s)", lo > 0 ? a : "0", b);
+}
+
 int reuse_html(sqlite3 *db, struct html *page)
 {
 	char b[768];
@@ -705,7 +736,9 @@ int reuse_html(sqlite3 *db, struct html *page)
 	struct curve c;
 	int dists;
 
-	html_section(page, "reuse", "Reuse distance");
+	/* without an access count (the clock source) times, counted in samples (the
+	 * usability review of 2026-11-28: "Reuse distance" and "% of accesses" there) */
+	html_section(page, "reuse", no_counts(db) ? "Reuse time" : "Reuse distance");
 	html_kv_begin(page, "reuse-facts");
 	html_kv(page, "program", report_program(db, b, sizeof(b)));
 	if (*process_note(db, b, sizeof(b)))
@@ -737,8 +770,10 @@ int reuse_html(sqlite3 *db, struct html *page)
 		return -EIO;
 	const char *labels[REUSE_BINS + 2];
 	double pct[REUSE_BINS + 2];
+	char shortl[REUSE_BINS + 2][48];
 	for (int i = 0; i < h.n; i++) {
-		labels[i] = h.label[i];
+		short_bin(h.label[i], shortl[i], sizeof(shortl[i]));
+		labels[i] = shortl[i];
 		pct[i] = 100 * h.frac[i];
 	}
 	struct html_plot hp = {
@@ -746,12 +781,19 @@ int reuse_html(sqlite3 *db, struct html *page)
 		.title = dists ? "Reuse distance: share of accesses per bin" :
 				 "Reuse time (ns): share of accesses per bin",
 		.xlabel = dists ? "distinct elements between use and reuse" : "ns between use and reuse",
-		.ylabel = "% of accesses", .width = 760, .decimals = 2,
+		.ylabel = no_counts(db) ? "% of samples" : "% of accesses", .width = 760,
+		.decimals = 2,
 	};
 	html_bar_chart(page, &hp, (size_t)h.n, labels, pct);
 
 	if (dists && !read_curve(db, &c) && c.n) {
-		double x[80], y[80];
+		double x[80], y[80], mx[3];
+		static const char *const ml[3] = { "L1", "L2", "L3" };
+		static const char *const mk[3] = { "l1", "l2", "l3" };
+		size_t nm = 0;
+		for (int i = 0; i < 3; i++)
+			if (meta_num(db, mk[i]) > 0)
+				mx[nm++] = log2(meta_num(db, mk[i]));
 		for (int i = 0; i < c.n; i++) {
 			x[i] = log2(c.bytes[i]);
 			y[i] = 100 * c.miss[i];
@@ -760,8 +802,9 @@ int reuse_html(sqlite3 *db, struct html *page)
 		struct html_plot mp = {
 			.id = "reuse-missratio",
 			.title = "Miss ratio of a fully associative LRU cache",
-			.xlabel = "cache size, log2 bytes (12 = 4 KiB, 20 = 1 MiB)",
+			.xlabel = "cache size (bytes; this machine's L1, L2 and L3 marked)",
 			.ylabel = "% of accesses missed", .width = 760, .decimals = 2,
+			.xfmt = size_tick, .nmarks = nm, .mark_x = mx, .mark_label = ml,
 		};
 		html_line_plot(page, &mp, 1, &ser);
 		html_printf(page, "<p>This machine: L1 %.0f KiB, L2 %.0f KiB, L3 %.0f KiB.</p>\n",
