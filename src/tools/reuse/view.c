@@ -410,15 +410,25 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	double ft = thread_foot(db);
 	if (l2 > 0) {
 		double m1 = curve_at(c, l1), m2 = curve_at(c, l2), m3 = curve_at(c, l3);
+		/* the smallest cache it fits in: L1 rather than L2 where it does (a 23.5 KiB
+		 * footprint read "fits in the 1 MiB L2": the usability review of 2026-11-28) */
+		double f = ft > 0 ? ft : foot;
+		char where[64];
+		if (l1 > 0 && f <= l1) {
+			size_str(l1, where, sizeof(where));
+			snprintf(where + strlen(where), sizeof(where) - strlen(where), " L1");
+		} else {
+			snprintf(where, sizeof(where), "%s L2", l2s);
+		}
 		if (ft > 0) {
 			char fts[32];
 			size_str(ft, fts, sizeof(fts));
 			fprintf(out, "the data its largest thread touches (%s; %s for all threads"
-				     " together) %s the %s L2 of its core.",
-				fts, fp, ft <= l2 ? "fits in" : "does not fit in", l2s);
+				     " together) %s the %s of its core.",
+				fts, fp, ft <= l2 ? "fits in" : "does not fit in", where);
 		} else {
-			fprintf(out, "the data it touches (%s) %s the %s L2.", fp,
-				foot <= l2 ? "fits in" : "does not fit in", l2s);
+			fprintf(out, "the data it touches (%s) %s the %s.", fp,
+				foot <= l2 ? "fits in" : "does not fit in", where);
 		}
 		fprintf(out, "  A fully associative LRU cache of L1's size would miss %.1f%% of"
 			     " the accesses, L2's %.1f%%",
@@ -426,6 +436,15 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		if (l3 > 0)
 			fprintf(out, ", L3's %.1f%%", 100 * (isnan(m3) ? 0 : m3));
 		fprintf(out, ".");
+		/* a sampled footprint too low for the histogram: reuses beyond L2's size the
+		 * data said to fit in it (the usability review of 2026-11-28: "fits in the 1
+		 * MiB L2" beside L2's 100%, at a period that sampled 6 pages of a 46 MiB sweep) */
+		double beyond = isnan(m2) ? 0 : m2 - (acc > 0 ? (inv + meta_num(db, "cold")) / acc : 0);
+		if (!exact && foot <= l2 && beyond > 0.05)
+			fprintf(out, "  Yet %.1f%% of the accesses reuse beyond L2's size: the "
+				     "footprint, estimated from the %.0f pages of 4 KiB the samples "
+				     "touched, is too low to trust (a shorter --period samples more of "
+				     "them).", 100 * beyond, meta_num(db, "pages_sampled"));
 		/* sampled: the distances are estimates (the model's conversion, ~1.2x off on
 		 * average: doc/sonde-reuse.md), so reuses within a factor 2 of a cache's size
 		 * may fall on either side of it (the trial of 2026-11-28, Black-Scholes: L1's
