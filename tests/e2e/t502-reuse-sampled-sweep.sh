@@ -24,6 +24,21 @@ check t502-summary-watched grep -q "uses watched" summary
 check t502-summary-estimated grep -q "estimated (Shen model" summary
 check t502-slots-default [ "$(reuse_meta rec slots)" = 32 ]
 check t502-summary-slots grep -q "uses watched, up to 32 at once" summary
+# the JSON carries what the summary and the CSVs do (the usability review of 2026-11-28:
+# no pairs, no period, no uses watched, no conclusion; reuse bins as strings alone)
+"$SONDE" report rec --format json >rec.json 2>/dev/null
+check t502-json-complete python3 - "$(reuse_meta rec armed)" <<'PY'
+import csv, json, sys
+d = json.load(open("rec.json"))
+pairs = list(csv.DictReader(open("rec/reuse/pairs.csv")))
+assert [(p["use"], p["reuse"], p["object"]) for p in d["pairs"]] == \
+       [(p["use"], p["reuse"], p["object"]) for p in pairs], d["pairs"]
+rows = [(int(r["lo"]), int(r["hi"])) for r in csv.DictReader(open("rec/reuse/histogram.csv"))
+        if r["kind"] == "reuse"]
+assert [(b["lo"], b["hi"]) for b in d["reuse"] if b["lo"] is not None] == rows, d["reuse"]
+assert d["period"] == 1009 and d["uses_watched"] == float(sys.argv[1]) and d["outcomes"] > 0, d
+assert d["what_it_means"].startswith("the data it touches"), d["what_it_means"]
+PY
 "$SONDE" reuse -q --source inst --period 1009 --slots 2 -o two -- "$T/rb" sweep 100000 20 >out 2>&1
 "$SONDE" reuse -q --source inst --period 1009 -o all -- "$T/rb" sweep 100000 20 >out 2>&1
 two=$(reuse_meta two outcomes) all=$(reuse_meta all outcomes)

@@ -665,14 +665,36 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_double(&j, "footprint_elements", meta_num(db, "footprint"), 0);
 	/* --exact, private caches: the largest cache's own (a thread's); 0: not known */
 	json_double(&j, "footprint_thread_elements", meta_num(db, "footprint_thread"), 0);
+	/* the run's facts, as the summary's header gives them (the usability review of
+	 * 2026-11-28: the JSON had no period, uses watched, outcomes or pairs) */
+	json_double(&j, "period", meta_num(db, "period"), 0);
+	json_str(&j, "period_unit", db_meta(db, "period_unit", b, sizeof(b)));
+	json_double(&j, "samples", meta_num(db, "samples"), 0);
+	json_double(&j, "uses_watched", meta_num(db, "armed"), 0);
+	json_double(&j, "outcomes", meta_num(db, "outcomes"), 0);
+	json_double(&j, "invalidations", meta_num(db, "invalidations"), 0);
+	json_double(&j, "cold", meta_num(db, "cold"), 0);
+	int dists = 0;
 	json_begin_array(&j, "reuse");
-	if (!read_hist(db, "reuse", &h))
+	if (!read_hist(db, "reuse", &h)) {
+		dists = h.n > 2;
 		for (int i = 0; i < h.n; i++) {
+			long long lo, hi;
 			json_begin_object(&j, NULL);
 			json_str(&j, "bin", h.label[i]);
+			/* numbers as the time bins' (null for the invalidation and cold rows) */
+			if (sscanf(h.label[i], "[%lld, %lld)", &lo, &hi) == 2) {
+				json_int(&j, "lo", lo);
+				json_int(&j, "hi", hi);
+			} else {
+				json_str(&j, "lo", NULL);
+				json_str(&j, "hi", NULL);
+			}
+			json_double(&j, "count", h.count[i], 0);
 			json_double(&j, "fraction", h.frac[i], 6);
 			json_end_object(&j);
 		}
+	}
 	json_end_array(&j);
 	json_time_bins(db, &j);
 	json_begin_array(&j, "miss_ratio");
@@ -684,6 +706,51 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			json_end_object(&j);
 		}
 	json_end_array(&j);
+	json_begin_array(&j, "pairs");
+	sqlite3_stmt *st;
+	if (!sqlite3_prepare_v2(db, "SELECT rank, use_code, reuse_code, object, reuses,"
+				    " long_reuses, median_distance FROM reuse_pairs ORDER BY rank",
+				-1, &st, NULL)) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			json_begin_object(&j, NULL);
+			json_int(&j, "rank", sqlite3_column_int64(st, 0));
+			json_str(&j, "use", (const char *)sqlite3_column_text(st, 1));
+			json_str(&j, "reuse", (const char *)sqlite3_column_text(st, 2));
+			json_str(&j, "object", (const char *)sqlite3_column_text(st, 3));
+			json_double(&j, "reuses", sqlite3_column_double(st, 4), 0);
+			for (int k = 5; k <= 6; k++) {	/* NULL without distances */
+				const char *key = k == 5 ? "long_reuses" : "median_distance";
+				if (sqlite3_column_type(st, k) == SQLITE_NULL)
+					json_str(&j, key, NULL);
+				else
+					json_double(&j, key, sqlite3_column_double(st, k), 0);
+			}
+			json_end_object(&j);
+		}
+		sqlite3_finalize(st);
+	}
+	json_end_array(&j);
+	/* the summary's closing paragraph, one line */
+	char *mbuf = NULL;
+	size_t mlen = 0;
+	FILE *mf = open_memstream(&mbuf, &mlen);
+	if (mf) {
+		meaning_of(db, mf, dists);
+		if (fclose(mf) == 0 && mbuf) {
+			char *w = mbuf;
+			for (char *r = mbuf; *r; r++)	/* newlines and runs of blanks to one */
+				if (!((*r == ' ' || *r == '\n') && (w == mbuf || w[-1] == ' ')))
+					*w++ = *r == '\n' ? ' ' : *r;
+			while (w > mbuf && w[-1] == ' ')
+				w--;
+			*w = 0;
+			const char *t = mbuf;
+			if (!strncmp(t, "What it means: ", 15))
+				t += 15;
+			json_str(&j, "what_it_means", t);
+		}
+		free(mbuf);
+	}
 	if (*db_meta(db, "check_s", b, sizeof(b))) {	/* --check-sampling */
 		json_begin_object(&j, "sampling_check");
 		json_double(&j, "period", meta_num(db, "check_period"), 0);
