@@ -245,7 +245,12 @@ install: all
 	for f in doc/sonde*.md; do n=$$(basename $$f .md); h=$(B)/obj/$$n.help; \
 		case $$n in sonde) $(B)/sonde --help ;; sonde-cc) $(B)/sonde-cc --help ;; \
 		*) $(B)/sonde $${n#sonde-} --help ;; esac > $$h 2>/dev/null || : > $$h; \
-		awk -v name=$$n -v section=1 -v help=$$h -f tools/md2man.awk $$f \
+		d=$$(case $$n in sonde) echo "lightweight profilers for parallel programs" ;; \
+		sonde-cc) echo "build a program for the exact inst sample source" ;; \
+		sonde-mpi) echo "sonde under mpirun: one recording per rank, merged" ;; \
+		*) $(B)/sonde --help 2>/dev/null | awk -v t=$${n#sonde-} \
+			'$$1 == t { sub(/^ *[^ ]+ +/, ""); print }' ;; esac); \
+		awk -v name=$$n -v section=1 -v help=$$h -v desc="$$d" -f tools/md2man.awk $$f \
 			> $(DESTDIR)$(PREFIX)/share/man/man1/$$n.1; done
 
 # Everything install wrote (the list above and install-bench), and the folders it made if empty.

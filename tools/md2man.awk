@@ -23,7 +23,8 @@ BEGIN { printf ".TH %s %s \"\" \"sonde\" \"sonde manual\"\n", toupper(name), sec
 }
 /^```/ { if (pre) { print ".fi"; print ".RE"; pre = 0 } else { print ".RS 4"; print ".nf"; pre = 1 }; next }
 pre { print esc($0); next }
-/^# / { sub(/^# /, ""); print ".SH NAME"; print esc($0); next }
+# NAME as whatis and apropos read it: "name \- what it does" (-v desc), else the title
+/^# / { sub(/^# /, ""); print ".SH NAME"; print (desc != "" ? name " \\- " esc(desc) : esc($0)); next }
 /^## / { sub(/^## /, ""); print ".SH " toupper(esc($0)); next }
 /^### / { sub(/^### /, ""); print ".SS " esc($0); next }
 /^\|/ { if (!tbl) { print ".RS 4"; print ".nf"; tbl = 1 }; if ($0 !~ /^\|[-| ]+\|$/) print esc($0); next }

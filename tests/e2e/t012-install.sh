@@ -42,6 +42,16 @@ done
 for d in profile-db benchmarks architecture; do
 	[ -s "$P/share/doc/sonde/$d.md" ] && pass "installed-doc-$d" || fail "installed-doc-$d"
 done
+# Each page's NAME line is "name \- what it does", as whatis and apropos read it (the
+# usability review of 2026-11-28: the bare title gave whatis nothing)
+for f in "$P"/share/man/man1/sonde*.1; do
+	n=$(basename "$f" .1)
+	line=$(sed -n '/^\.SH NAME/{n;p;q}' "$f")
+	case $line in
+	"$n \\- "?*) pass "man-name-line-$n" ;;
+	*) fail "man-name-line-$n" "'$line'" ;;
+	esac
+done
 # make uninstall removes what install wrote.
 make -s -C "$SONDE_TOP" B="$SONDE_BUILD" uninstall PREFIX="$P" >uninstall.log 2>&1 &&
 	[ -z "$(find "$P" -type f)" ] && pass "uninstall" ||
