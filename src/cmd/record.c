@@ -231,14 +231,17 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		/* The program ran unprofiled: its status when it failed, else sonde's failure
 		 * (a script must not take an exit 0 for a profile: the trial of 2026-11-27);
 		 * an empty directory is not left behind as "the raw recording". */
-		if (is_static)	/* (elf_facts, before the run) */
-			sonde_error("nothing was recorded: %s is statically linked, and sonde's "
-				    "runtime is a library the dynamic loader preloads, which a static "
-				    "program never runs; link it dynamically (without -static)", exe0);
+		/* the why was said before the run (elf_facts), or by the runtime: this line
+		 * closes without saying it a third time (the usability review of reuse,
+		 * 2026-11-28: three lines, two alike, one on static linking beside the point) */
+		if (is_static)
+			sonde_error("nothing was recorded: %s is statically linked (above)", exe0);
+		else if (o->exact && lacks_inst)
+			sonde_error("nothing was recorded: %s was not built by sonde-cc, which %s "
+				    "needs (above)", exe0, o->exact_option);
 		else
 			sonde_error("nothing was recorded: the runtime did not start in the program "
-				    "(the reason, if it gave one, is above; a statically linked "
-				    "program cannot be profiled)");
+				    "(its reason, if it gave one, is above)");
 		char lf[PATH_MAX + sizeof(VERDICT_LAUNCH_FILE) + 1];
 		snprintf(lf, sizeof(lf), "%s/%s", res.dir, VERDICT_LAUNCH_FILE);
 		/* the launcher's own note of the run's settings; a directory the user made
