@@ -47,3 +47,11 @@ check t500-exact-plain-nothing grep -q "nothing was recorded" err
 check t500-exact-plain-said-first bash -c "head -1 err | grep -q '^sonde: warning: .*true was not built by sonde-cc (it does not link libsonde-inst.so): --exact records nothing'"
 "$SONDE" reuse --bogus -- true >out 2>err
 check t500-bad-option [ $? -eq 2 ]
+
+# A run too short for one sample says so, not the clock source's caveats about what its
+# samples would have told (the usability review of 2026-11-28); a period of 1 s of CPU
+# time on /bin/true takes none.
+"$SONDE" reuse --source clock --period 1000000000 -o nosample -- /bin/true >/dev/null 2>ns.txt
+check t500-no-sample-status [ $? -eq 0 ]
+check "t500-no-sample-samples ($(reuse_meta nosample samples))" [ "$(reuse_meta nosample samples)" = 0 ]
+check t500-no-sample-said grep -q "no sample was taken: the program ran too briefly for the period (1000000000 ns)" <(flat ns.txt)

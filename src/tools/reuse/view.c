@@ -357,6 +357,15 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	struct top t;
 
 	fprintf(out, "\nWhat it means:\n  ");
+	/* no sample at all: say so, not what the source could have told (the usability
+	 * review of 2026-11-28: a 1000-access run got the clock source's caveats) */
+	if (!exact && meta_num(db, "samples") <= 0) {
+		char u[32];
+		fprintf(out, "no sample was taken: the program ran too briefly for the period "
+			     "(%.0f %s); a shorter --period, or a longer run, samples it.\n",
+			meta_num(db, "period"), db_meta(db, "period_unit", u, sizeof(u)));
+		return;
+	}
 	if (!dists && !no_counts(db)) {
 		/* counts, but no reuse: a sampled run that observed none (a period longer than
 		 * the run), or every use a first touch or ended by another thread's store */
