@@ -357,15 +357,6 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 	struct top t;
 
 	fprintf(out, "\nWhat it means:\n  ");
-	/* no sample at all: say so, not what the source could have told (the usability
-	 * review of 2026-11-28: a 1000-access run got the clock source's caveats) */
-	if (!exact && meta_num(db, "samples") <= 0) {
-		char u[32];
-		fprintf(out, "no sample was taken: the program ran too briefly for the period "
-			     "(%.0f %s); a shorter --period, or a longer run, samples it.\n",
-			meta_num(db, "period"), db_meta(db, "period_unit", u, sizeof(u)));
-		return;
-	}
 	if (!dists && !no_counts(db)) {
 		/* counts, but no reuse: a sampled run that observed none (a period longer than
 		 * the run), or every use a first touch or ended by another thread's store */
@@ -385,6 +376,18 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		char be[16];
 		/* soft watchpoints: the program is a sonde-cc build, which has the counts */
 		int cc = !strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "soft");
+		/* no sample at all: say so, not what the samples would have told (the
+		 * usability review of 2026-11-28: a 1000-access run got the caveats) */
+		if (meta_num(db, "samples") <= 0) {
+			char u[32];
+			fprintf(out, "no sample was taken: the program ran too briefly for the "
+				     "period (%.0f %s); a shorter --period, or a longer run, samples "
+				     "it%s.\n", meta_num(db, "period"),
+				db_meta(db, "period_unit", u, sizeof(u)),
+				cc ? "; this program was built by sonde-cc, run it with --source "
+				     "inst (the default for it without --source) for distances" : "");
+			return;
+		}
 		fprintf(out, "only reuse times were measured (the clock source has no count of a"
 			     " thread's accesses), so there is no reuse distance and no miss-ratio"
 			     " curve: %s for distances.\n",
