@@ -560,6 +560,22 @@ static void meaning_of(sqlite3 *db, FILE *out, int dists)
 	meaning(db, out, dists ? &c : NULL, dists);
 }
 
+/* meaning_of's text in a malloc'd string (NULL without memory), for the JSON and page. */
+static char *meaning_str(sqlite3 *db, int dists)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	meaning_of(db, f, dists);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][768], s[32];
@@ -743,24 +759,19 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	}
 	json_end_array(&j);
 	/* the summary's closing paragraph, one line */
-	char *mbuf = NULL;
-	size_t mlen = 0;
-	FILE *mf = open_memstream(&mbuf, &mlen);
-	if (mf) {
-		meaning_of(db, mf, dists);
-		if (fclose(mf) == 0 && mbuf) {
-			char *w = mbuf;
-			for (char *r = mbuf; *r; r++)	/* newlines and runs of blanks to one */
-				if (!((*r == ' ' || *r == '\n') && (w == mbuf || w[-1] == ' ')))
-					*w++ = *r == '\n' ? ' ' : *r;
-			while (w > mbuf && w[-1] == ' ')
-				w--;
-			*w = 0;
-			const char *t = mbuf;
-			if (!strncmp(t, "What it means: ", 15))
-				t += 15;
-			json_str(&j, "what_it_means", t);
-		}
+	char *mbuf = meaning_str(db, dists);
+	if (mbuf) {
+		char *w = mbuf;
+		for (char *r = mbuf; *r; r++)	/* newlines and runs of blanks to one */
+			if (!((*r == ' ' || *r == '\n') && (w == mbuf || w[-1] == ' ')))
+				*w++ = *r == '\n' ? ' ' : *r;
+		while (w > mbuf && w[-1] == ' ')
+			w--;
+		*w = 0;
+		const char *t = mbuf;
+		if (!strncmp(t, "What it means: ", 15))
+			t += 15;
+		json_str(&j, "what_it_means", t);
 		free(mbuf);
 	}
 	if (*db_meta(db, "check_s", b, sizeof(b))) {	/* --check-sampling */
@@ -913,19 +924,14 @@ int reuse_html(sqlite3 *db, struct html *page)
 	/* the summary's closing paragraphs, the same words: with the clock source they say
 	 * what the times cannot tell (the usability review of 2026-11-28: the page showed a
 	 * histogram below the registers' resolution without the caveat the terminal gave) */
-	char *mbuf = NULL;
-	size_t mlen = 0;
-	FILE *mf = open_memstream(&mbuf, &mlen);
-	if (mf) {
-		meaning_of(db, mf, dists);
-		if (fclose(mf) == 0 && mbuf) {
-			html_section(page, "reuse-meaning", "What it means");
-			char *save = NULL;
-			for (char *l = strtok_r(mbuf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-				l += strspn(l, " ");
-				if (*l && strcmp(l, "What it means:"))
-					html_para(page, l);
-			}
+	char *mbuf = meaning_str(db, dists);
+	if (mbuf) {
+		html_section(page, "reuse-meaning", "What it means");
+		char *save = NULL;
+		for (char *l = strtok_r(mbuf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			l += strspn(l, " ");
+			if (*l && strcmp(l, "What it means:"))
+				html_para(page, l);
 		}
 		free(mbuf);
 	}
