@@ -1111,15 +1111,12 @@ uint64_t analysis_total(const struct analysis *an, size_t ev)
  * as the source does (`sonde mem`'s `vranlc` is NPB's `vranlc_`). */
 static int name_matches(const char *fn, const char *name, const char *demangled, int fortran)
 {
-	size_t n = strlen(name), f = strlen(fn);
+	size_t n = strlen(name);
 	if (!fortran)
 		return !strcmp(fn, name) || (demangled && !strcmp(fn, demangled)) ||
 		       (!strncmp(fn, name, n) && fn[n] == '(');
-	/* a module procedure reads `mod::name` (symbols.c demangles `__mod_MOD_name`) */
 	return (!strncmp(fn, name, n) && fn[n] == '_' && !fn[n + 1]) ||
-	       (f > n + 5 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 5, "_MOD_", 5)) ||
-	       (f > n + 2 && !strcmp(fn + f - n, name) && !strncmp(fn + f - n - 2, "::", 2) &&
-		!strchr(fn, '('));
+	       sym_is_module_proc(fn, name);
 }
 
 /* The function of that name with the most samples; the Fortran forms only where no

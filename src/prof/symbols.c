@@ -279,6 +279,15 @@ static char *fortran_demangle(const char *name)
 	return d;
 }
 
+int sym_is_module_proc(const char *shown, const char *name)
+{
+	size_t n = strlen(name), f = strlen(shown);
+	if (!n || f <= n || strcmp(shown + f - n, name))
+		return 0;
+	return (f > n + 5 && !strncmp(shown + f - n - 5, "_MOD_", 5)) ||
+	       (f > n + 2 && !strncmp(shown + f - n - 2, "::", 2) && !strchr(shown, '('));
+}
+
 char *sym_demangle_new(const char *name)
 {
 	if (name && name[0] == '_' && name[1] == '_')

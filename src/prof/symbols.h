@@ -172,6 +172,12 @@ void symtab_free(struct symtab *st);
  */
 char *sym_demangle_new(const char *name);
 
+/* Whether shown, a function as the reports show it, is the Fortran module procedure
+ * `name` of some module: `mod::name` (as sym_demangle_new gives it; no argument list,
+ * which C++'s would have) or gfortran's symbol `__mod_MOD_name`.  `sonde analyze` and
+ * `sonde variance --timeline` find a procedure by its source name with it. */
+int sym_is_module_proc(const char *shown, const char *name);
+
 /*
  * The same, cached in st: the demangled name (owned by st, lives until symtab_free()), or
  * name itself when it is not a C++ name.  name must live as long as st (cached by address).

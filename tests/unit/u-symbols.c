@@ -920,9 +920,24 @@ TEST(fortran_module_names)
 	CHECK(sym_demangle_new("vranlc_") == NULL);
 }
 
+/* A module procedure found by its source name, shown demangled or not (analyze and
+ * variance --timeline share the match since 2026-11-28; each had its own). */
+TEST(module_proc_match)
+{
+	CHECK(sym_is_module_proc("definitions_module::dt", "dt"));
+	CHECK(sym_is_module_proc("__definitions_module_MOD_dt", "dt"));
+	CHECK(!sym_is_module_proc("definitions_module::dt", "t"));	/* a whole name */
+	CHECK(!sym_is_module_proc("ns::dt(int)", "dt(int)"));	/* C++: an argument list */
+	CHECK(!sym_is_module_proc("dt", "dt"));
+	CHECK(sym_is_module_proc("x_MOD_dt", "dt"));	/* the mangled tail suffices */
+	CHECK(!sym_is_module_proc("::dt", "dt"));	/* no module */
+	CHECK(!sym_is_module_proc("m::dt", ""));
+}
+
 int main(void)
 {
 	RUN(fortran_module_names);
+	RUN(module_proc_match);
 	RUN(own_function);
 	RUN(inlined_frames);
 	RUN(static_data);

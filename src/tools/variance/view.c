@@ -17,6 +17,7 @@
 #include "prof/db.h"
 #include "prof/errmsg.h"
 #include "prof/report.h"
+#include "prof/symbols.h"
 #include "tools/variance/variance.h"
 #include "ui/csv.h"
 #include "ui/html.h"
@@ -436,8 +437,7 @@ static char *timeline_function(sqlite3 *db, const char *func, const char *dir)
 		size_t base = strcspn(f, "(<");
 		/* a Fortran module procedure, `mod::name`, by its source name (the trial of
 		 * 2026-11-28: only the mangled name found it) */
-		const char *sep = strstr(f, "::");
-		int fortran = sep && !strchr(f, '(') && !strcmp(sep + 2, func);
+		int fortran = sym_is_module_proc(f, func);
 		if (!fortran && strcmp(text_short_name(f, 0, buf, sizeof(buf)), func) &&
 		    (strlen(func) != base || strncmp(f, func, base)))
 			continue;
