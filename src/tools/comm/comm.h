@@ -73,6 +73,9 @@ int comm_compare_judge(struct sqlite3 *db, struct comm_compare *c);
 /* The verdict as a sentence with the figures ("sampling agrees with the exact count on
  * this run in ...; not in ..."), into buf; NULL without --compare. */
 const char *comm_compare_verdict(struct sqlite3 *db, char *buf, size_t len);
+/* Whether the recording has a sampled detector's events, with their addresses and code:
+ * a sampled run, or --compare's (--exact alone keeps counts only). */
+int comm_sampled(struct sqlite3 *db);
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */
 const char *comm_cosine_text(struct sqlite3 *db, char *buf, size_t len);

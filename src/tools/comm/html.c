@@ -308,8 +308,7 @@ static int lines(struct html *h, sqlite3 *db)
 					     "thread:+byte offset in the line" };
 	sqlite3_stmt *st;
 	int rc, n = 0;
-	if ((db_meta_u64(db, "exact") && !db_meta_u64(db, "compare_period")) ||
-	    !db_has_table(db, "comm_lines"))
+	if (!comm_sampled(db) || !db_has_table(db, "comm_lines"))
 		return 0;	/* no addresses in --exact; none recorded before the table */
 	if (sqlite3_prepare_v2(db, "SELECT printf('0x%x', line), object, total, true_sharing,"
 				   " false_sharing, offsets FROM comm_lines WHERE part = -1 ORDER BY"

@@ -576,9 +576,14 @@ const char *comm_compare_verdict(sqlite3 *db, char *buf, size_t len)
 	return buf;
 }
 
+int comm_sampled(sqlite3 *db)
+{
+	return !db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period");
+}
+
 const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
 {
-	if (db_meta_u64(db, "exact") && !db_meta_u64(db, "compare_period"))
+	if (!comm_sampled(db))
 		return NULL;
 	return report_switch_text(db, buf, len, db_meta_u64(db, "arms") > 0,
 				  "--no-watch to compare");
@@ -838,7 +843,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		    top);
 	/* --exact counts transfers per pair of threads and CPUs, nothing more */
 	static const char *const oh[] = { "total", "true", "false", "object" };
-	if (db_meta_u64(db, "exact") && !db_meta_u64(db, "compare_period"))
+	if (!comm_sampled(db))
 		fprintf(out, "\n  (--exact keeps no addresses or instructions: no code above and no"
 			     " objects; --compare N adds a sampled run that names them)\n");
 	else
@@ -847,8 +852,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 					     "Top objects",
 			    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
 			    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
-	if ((!db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period")) &&
-	    db_has_table(db, "comm_lines")) {
+	if (comm_sampled(db) && db_has_table(db, "comm_lines")) {
 		static const char *const lh[] = { "total", "true", "false", "line", "object",
 						  "thread:+byte offset in the line" };
 		print_table(db, out, "Top cache lines (each thread's byte offsets: who writes or "
