@@ -479,6 +479,13 @@ static SIGSAFE uint64_t leaf_ret(struct rt_thread *t, uint64_t leaf, uint64_t sp
 	return !callee && fn && indirect_call_before(v) ? v : 0;
 }
 
+/* The frames a context keeps: --max-depth's, at most VAR_FRAMES. */
+static SIGSAFE int max_frames(void)
+{
+	return rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
+								     : VAR_FRAMES;
+}
+
 /*
  * The calling context from the frame-pointer chain (programs built by sonde-cc keep frame
  * pointers; the chain stops at the first frame outside the thread's stack): ips[0] = leaf,
@@ -489,8 +496,7 @@ static SIGSAFE uint64_t leaf_ret(struct rt_thread *t, uint64_t leaf, uint64_t sp
 static SIGSAFE int fp_ips(struct rt_thread *t, uint64_t leaf, uint64_t ret0, uint64_t fp,
 			  uint64_t sp, uint64_t *ips)
 {
-	int n = 0, max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
-										 : VAR_FRAMES;
+	int n = 0, max = max_frames();
 	uint64_t lo = t->stack_lo ? t->stack_lo : sp, hi = t->stack_hi ? t->stack_hi : sp + (1u << 23);
 
 	ips[n++] = leaf;
@@ -875,8 +881,7 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
  * the chain (a region function in a library: rt_fn_start knows the executable's). */
 static SIGSAFE void cut_at_region(const struct var_region *r, uint64_t *ips, int *n)
 {
-	int max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < VAR_FRAMES ? rt_cfg.max_depth
-								       : VAR_FRAMES;
+	int max = max_frames();
 	int last = -1;
 	if (r->ncallers <= 0)
 		return;
@@ -1375,7 +1380,7 @@ static SIGSAFE void region_open(struct rt_thread *t, struct var_thread *vt, stru
 		uint64_t ips[VAR_FRAMES + 1];
 		int n = 0;
 		ips[n++] = p->fn;
-		for (int i = 0; i < r->ncallers && n < VAR_FRAMES; i++)
+		for (int i = 0; i < r->ncallers && n < max_frames(); i++)
 			ips[n++] = r->callers[i];
 		p->ctx = ctx_intern(t, ips, n);
 	} else {
