@@ -83,6 +83,35 @@ static void fmt_bound(char *b, size_t n, const char *metric, double res)
 	snprintf(b, n, "< %s", v);
 }
 
+/* A "<metric> per instance" row's mean, sd, CV, min and max (columns 3-7 of a query of
+ * rank, function, context, mean, sd, cv, min, max, below, resolution, clamped), as the
+ * terminal and the page both show them: a mean under the resolution is a bound (and its
+ * sd none), a minimum clamped to 0 is under the subtracted cost where it was calibrated. */
+enum { MC_NUM, MC_NONE, MC_BOUND, MC_CLAMPED };
+struct mcell {
+	int kind;
+	double v;
+};
+
+static void metric_row(sqlite3_stmt *st, struct mcell c[5])
+{
+	double res = sqlite3_column_double(st, 9);
+	int below = sqlite3_column_int(st, 8);
+	for (int i = 0; i < 5; i++)
+		c[i] = (struct mcell){ sqlite3_column_type(st, 3 + i) == SQLITE_NULL ? MC_NONE
+										      : MC_NUM,
+				       sqlite3_column_double(st, 3 + i) };
+	if (below) {
+		c[0] = (struct mcell){ MC_BOUND, res };
+		c[1].kind = c[2].kind = MC_NONE;
+	}
+	/* a clamped minimum: under the subtracted cost when it was calibrated, else
+	 * (SONDE_VARIANCE_CALIBRATE=0, handler time only) just clamped; a NULL resolution
+	 * reads as 0 */
+	if (sqlite3_column_double(st, 10) > 0 && sqlite3_column_double(st, 6) == 0)
+		c[3] = res > 0 ? (struct mcell){ MC_BOUND, res } : (struct mcell){ MC_CLAMPED, 0 };
+}
+
 static void fmt_pct(char *b, size_t n, sqlite3_stmt *st, int col)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
@@ -346,27 +375,24 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		rows = 0;
 		while (sqlite3_step(st) == SQLITE_ROW && rows < top) {
 			char r[16], a[32], b[32], c[16], d[32], e[32];
+			char *out5[5] = { a, b, c, d, e };
+			struct mcell mc[5];
 			snprintf(r, sizeof(r), "%d", sqlite3_column_int(st, 0));
 			const char *mn = var_metric_name[m];
-			double res = sqlite3_column_double(st, 9);
-			int below = sqlite3_column_int(st, 8);
-			if (below)
-				fmt_bound(a, sizeof(a), mn, res);
-			else
-				fmt_value(a, sizeof(a), mn, sqlite3_column_double(st, 3));
-			fmt_value(b, sizeof(b), mn, below ? NAN : sqlite3_column_double(st, 4));
-			fmt_pct(c, sizeof(c), st, 5);
-			/* a clamped minimum: under the subtracted cost when it was calibrated,
-			 * else (SONDE_VARIANCE_CALIBRATE=0, handler time only) just clamped */
-			int min_clamped = sqlite3_column_double(st, 10) > 0 &&
-					  sqlite3_column_double(st, 6) == 0;
-			if (min_clamped && res > 0)	/* a NULL resolution reads as 0 */
-				fmt_bound(d, sizeof(d), mn, res);
-			else if (min_clamped)
-				snprintf(d, sizeof(d), "0 (clamped)");
-			else
-				fmt_value(d, sizeof(d), mn, sqlite3_column_double(st, 6));
-			fmt_value(e, sizeof(e), var_metric_name[m], sqlite3_column_double(st, 7));
+			metric_row(st, mc);
+			for (int i = 0; i < 5; i++) {
+				size_t n = i == 2 ? sizeof(c) : sizeof(a);
+				if (mc[i].kind == MC_BOUND)
+					fmt_bound(out5[i], n, mn, mc[i].v);
+				else if (mc[i].kind == MC_CLAMPED)
+					snprintf(out5[i], n, "0 (clamped)");
+				else if (mc[i].kind == MC_NONE)
+					snprintf(out5[i], n, "-");
+				else if (i == 2)
+					fmt_pct(c, sizeof(c), st, 5);
+				else
+					fmt_value(out5[i], n, mn, mc[i].v);
+			}
 			const char *cells[8] = { r, col_text(st, 1), col_text(st, 2), a, b, c, d, e };
 			text_table_add(t2, cells);
 			rows++;
@@ -628,8 +654,8 @@ static int other_metrics_html(sqlite3 *db, struct html *h, const char *ev)
 		sqlite3_stmt *st;
 		char id[48], title[96];
 		if (sqlite3_prepare_v2(db, "SELECT rank, function, context, mean, sd, cv, min, max,"
-					   " below FROM var_functions WHERE metric = ? ORDER BY rank",
-				       -1, &st, NULL))
+					   " below, resolution, clamped FROM var_functions WHERE"
+					   " metric = ? ORDER BY rank", -1, &st, NULL))
 			return -EIO;
 		sqlite3_bind_text(st, 1, mn, -1, SQLITE_STATIC);
 		snprintf(id, sizeof(id), "metric-%s", mn);
@@ -642,14 +668,23 @@ static int other_metrics_html(sqlite3 *db, struct html *h, const char *ev)
 			html_td_int(h, sqlite3_column_int64(st, 0));
 			html_td(h, (const char *)sqlite3_column_text(st, 1));
 			html_td(h, (const char *)sqlite3_column_text(st, 2));
-			for (int c = 3; c <= 7; c++) {
-				if (sqlite3_column_type(st, c) == SQLITE_NULL ||
-				    (c <= 5 && sqlite3_column_int(st, 8)))
+			/* as the terminal's (metric_row): a bound reads "< R", not "-" */
+			struct mcell mc[5];
+			metric_row(st, mc);
+			for (int i = 0; i < 5; i++) {
+				char bnd[40];
+				if (mc[i].kind == MC_NONE) {
 					html_td(h, "-");
-				else if (c == 5)
-					html_td_num(h, 100 * sqlite3_column_double(st, c), 1);
-				else
-					html_td_num(h, sqlite3_column_double(st, c) / k, t ? 1 : 2);
+				} else if (mc[i].kind == MC_BOUND) {
+					snprintf(bnd, sizeof(bnd), "< %.*f", t ? 1 : 2, mc[i].v / k);
+					html_td(h, bnd);
+				} else if (mc[i].kind == MC_CLAMPED) {
+					html_td(h, "0 (clamped)");
+				} else if (i == 2) {
+					html_td_num(h, 100 * mc[i].v, 1);
+				} else {
+					html_td_num(h, mc[i].v / k, t ? 1 : 2);
+				}
 			}
 			html_row_end(h);
 		}
