@@ -514,10 +514,12 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 		return 1;
 	}
 	static const char *const head[] = { "ranks", "start", "end", "kind", "severity", "sensors" };
-	struct text_table *t = csv ? NULL : text_table_new(6, head, "rrrlrl");
+	/* --html alone: the page, no text (as `sonde report --html`; the usability review of
+	 * 2026-11-28: the text came too), so no table */
+	struct text_table *t = csv || html ? NULL : text_table_new(6, head, "rrrlrl");
 	if (csv)
 		csv_row(stdout, 6, head);
-	for (int i = 0; i < l->nev; i++) {
+	for (int i = 0; i < l->nev && (csv || t); i++) {
 		char ranks[32], start[32], end[32], sev[32], sens[256];
 		event_cells(l, i, ranks, start, end, sev);
 		sensors_of(dir, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
@@ -528,11 +530,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 			text_table_add(t, row);
 	}
 	int rc = 0;
-	/* --html: the page alone, as `sonde report --html` (the usability review of
-	 * 2026-11-28: the text came too) */
-	if (!csv && html) {
-		text_table_free(t);
-	} else if (!csv) {
+	if (t) {
 		printf("%d ranks, %.1f s in slices of %.2f s; rule: compute < %.2f, network < %.2f, io < %.2f for %d+ slices\n",
 		       l->m.nranks, l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
 		       rule.threshold[1], rule.threshold[2], rule.min_slices);
