@@ -171,3 +171,19 @@ check t051-fortran-says grep -q "^sonde-cc: 'ft.f90' is Fortran, which clang can
 rc=$?
 check t051-fortran-x-status-2 [ "$rc" -eq 2 ]
 check t051-fortran-x-no-object [ ! -e ft2.o ]
+
+# C++ objects linked with the default driver (clang, the C one): the C++ library added as
+# clang++ would (the trial of 2026-11-28: PENNANT's objects, "DSO missing from command
+# line"); a C-only link gets none.  f is C++ (std::vector), main C.
+if command -v clang++ >/dev/null; then
+	printf '#include <vector>\nextern "C" int f(int n) { std::vector<int> v(n);\n  for (int i = 0; i < n; i++) v[i] = i; return v[n - 1]; }\n' >cx.cc
+	printf '#include <stdio.h>\nint f(int);\nint main(void) { printf("%%d\\n", f(10)); return 0; }\n' >cm.c
+	"$SONDE_BUILD/sonde-cc" -O2 -c cx.cc -o cx.o && "$SONDE_BUILD/sonde-cc" -O2 -c cm.c -o cm.o
+	"$SONDE_BUILD/sonde-cc" cm.o cx.o -o cxm 2>cxm.err
+	check t051-cxx-objects-link [ $? -eq 0 ]
+	check t051-cxx-objects-run [ "$(./cxm 2>/dev/null)" = 9 ]
+	check t051-cxx-objects-lstdcxx grep -q -- "-lstdc++" <("$SONDE_BUILD/sonde-cc" --sonde-show cm.o cx.o -o cxm)
+	check t051-c-objects-no-lstdcxx sh -c "! '$SONDE_BUILD/sonde-cc' --sonde-show cm.o -o c1 | grep -q -- -lstdc++"
+else
+	skip t051-cxx-objects-link "clang++ is not installed"
+fi
