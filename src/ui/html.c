@@ -47,6 +47,10 @@ static const char base_css[] =
 	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}\n"
 	"th{background:#eef;cursor:pointer;user-select:none}\n"
 	"td.name,th.name{text-align:left}\n"
+	/* long names (C++ templates) wrap within their column, so the numbers stay on screen
+	 * (the trial of 2026-11-28: PENNANT's names pushed mem's share columns off a 1280-px
+	 * page) */
+	"td.name{white-space:normal;max-width:36em;overflow-wrap:anywhere}\n"
 	"td.long{white-space:normal;min-width:24em;max-width:48em;text-align:left}\n"
 	"table.kv th{text-align:left;cursor:default}\n"
 	"table.kv td{text-align:left;white-space:normal;max-width:70em}\n"
