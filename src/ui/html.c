@@ -137,6 +137,7 @@ void html_script(struct html *h, const char *js)
 	fputs("</script>\n", h->js.f);
 }
 
+#define NAV_TEXT_MAX 48
 static void nav_add(struct html *h, const char *href, const char *text)
 {
 	struct html_nav *n = realloc(h->nav, (h->nnav + 1) * sizeof(*n));
@@ -146,7 +147,23 @@ static void nav_add(struct html *h, const char *href, const char *text)
 	}
 	h->nav = n;
 	n[h->nnav].href = strdup(href);
-	n[h->nnav].text = strdup(text ? text : "");
+	/* a link's text at most NAV_TEXT_MAX bytes, "..." ending a longer one (a section
+	 * titled by a C++ calling context filled the bar: the trial of TeaLeaf, 2026-11-28);
+	 * the heading keeps the whole title */
+	text = text ? text : "";
+	if (strlen(text) > NAV_TEXT_MAX) {
+		char *t = malloc(NAV_TEXT_MAX + 4);
+		if (t) {
+			size_t k = NAV_TEXT_MAX - 3;
+			while (k > 0 && ((unsigned char)text[k] & 0xc0) == 0x80)
+				k--;	/* not inside a UTF-8 character */
+			memcpy(t, text, k);
+			memcpy(t + k, "...", 4);
+		}
+		n[h->nnav].text = t;
+	} else {
+		n[h->nnav].text = strdup(text);
+	}
 	if (!n[h->nnav].href || !n[h->nnav].text)
 		h->nomem = 1;
 	h->nnav++;

@@ -72,6 +72,28 @@ TEST(page_text_escaped)
 	html_free(h);
 }
 
+/* A long section title: whole in its heading, cut to 48 bytes with "..." in the bar, not
+ * inside a UTF-8 character (a C++ calling context filled the bar: the trial of 2026-11-28). */
+TEST(nav_text_cut)
+{
+	struct html *h = html_new("t");
+	CHECK(h != NULL);
+	const char *t = "#1 main > tea_solve(Settings&, Chunk*) > cg_calc_w(Chunk*, double*)";
+	html_section(h, "f1", t);
+	html_section(h, "f2", "01234567890123456789012345678901234567890123\xc3\xa9xyz");
+	char *p = page_text(h);
+	CHECK(p != NULL);
+	CHECK(strstr(p, "<h2 id=\"f1\">#1 main &gt; tea_solve(Settings&amp;, Chunk*) &gt; "
+			"cg_calc_w(Chunk*, double*)</h2>") != NULL);
+	CHECK(strstr(p, "<a href=\"#f1\">#1 main &gt; tea_solve(Settings&amp;, Chunk*) &gt; "
+			"cg_c...</a>") != NULL);
+	/* 45 bytes would end inside the two-byte character: cut before it */
+	CHECK(strstr(p, "<a href=\"#f2\">01234567890123456789012345678901234567890123...</a>") !=
+	      NULL);
+	free(p);
+	html_free(h);
+}
+
 TEST(embedded_json)
 {
 	struct html *h = html_new("data");
@@ -220,6 +242,7 @@ int main(void)
 {
 	RUN(escape);
 	RUN(page_text_escaped);
+	RUN(nav_text_cut);
 	RUN(embedded_json);
 	RUN(table);
 	RUN(colour_scale);
