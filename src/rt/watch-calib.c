@@ -89,13 +89,28 @@ SIGSAFE int64_t watch_probe_ns(void)
 	return best;
 }
 
+/* A callback's start: where the handler started, when the engine stamps its traps
+ * (watch_stamp_traps: its own work then counts as the handler's, as a tool takes it),
+ * else now; time then CPU time, as now2. */
+static SIGSAFE void handler_in(struct rt_thread *t, int64_t *v)
+{
+	const struct watch_trap *w = watch_current_trap(t);
+
+	if (w && w->stamped) {
+		v[0] = w->in_before_ns;
+		v[1] = w->in_cpu_ns;
+		return;
+	}
+	now2(v);
+}
+
 static SIGSAFE void on_trap(struct rt_thread *t, int slot, void *cookie, const ucontext_t *uc,
 			    const siginfo_t *si)
 {
 	struct stamp *c = cookie;
 
-	(void)t, (void)slot, (void)uc, (void)si;
-	now2(c->in);
+	(void)slot, (void)uc, (void)si;
+	handler_in(t, c->in);
 	now2(c->out);
 	c->hit = 1;
 }
@@ -150,8 +165,8 @@ static SIGSAFE void on_return(struct rt_thread *t, int slot, void *cookie, const
 {
 	struct call_stamp *c = cookie;
 
-	(void)t, (void)slot, (void)uc, (void)si;
-	now2(c->r_in);
+	(void)slot, (void)uc, (void)si;
+	handler_in(t, c->r_in);
 	if (c->phase == 1)
 		c->phase = 2;
 }

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt/rt.h"
@@ -1059,9 +1060,33 @@ static uint64_t uc_ip(const ucontext_t *uc)
 #endif
 }
 
-/* Slot i's event, whose number is `sigfd`, trapped (the signal says so). */
+/* watch_stamp_traps: the clocks read at a hw trap's handler's start */
+static int stamp_traps;
+
+void watch_stamp_traps(int on)
+{
+	__atomic_store_n(&stamp_traps, on, __ATOMIC_RELAXED);
+}
+
+/* The clocks as the handler starts (watch_trap.in_*), when asked for: time, CPU time, time
+ * (two orders of the pair, for the two ways a pair is read: watch.h). */
+static SIGSAFE void stamp_now(int64_t *in)
+{
+	struct timespec ts;
+
+	in[0] = in[1] = in[2] = 0;
+	if (!__atomic_load_n(&stamp_traps, __ATOMIC_RELAXED))
+		return;
+	in[2] = (int64_t)rt_now();
+	if (!rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		in[0] = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	in[1] = (int64_t)rt_now();
+}
+
+/* Slot i's event, whose number is `sigfd`, trapped (the signal says so); `in`: stamp_now's
+ * clocks at the handler's start, or NULL. */
 static void dispatch(struct rt_thread *t, struct watch_set *s, int i, int sigfd, siginfo_t *si,
-		     const ucontext_t *uc)
+		     const ucontext_t *uc, const int64_t *in)
 {
 	if (i < 0 || t->busy) {
 		/* An old event, or an access made by the runtime itself. */
@@ -1095,7 +1120,10 @@ static void dispatch(struct rt_thread *t, struct watch_set *s, int i, int sigfd,
 	struct watch_trap w = { .si = si, .ip = uc_ip(uc), .access_addr = sl->addr,
 				.stored = sl->type == WATCH_W ? WATCH_TRAP_STORE :
 					  sl->type == WATCH_X ? WATCH_TRAP_LOAD :
-								WATCH_TRAP_UNKNOWN };
+								WATCH_TRAP_UNKNOWN,
+				.stamped = in && in[0] && in[1] && in[2],
+				.in_before_ns = in ? in[2] : 0, .in_cpu_ns = in ? in[0] : 0,
+				.in_ns = in ? in[1] : 0 };
 	int persist = sl->flags & WATCH_PERSIST;
 	uint64_t seq = sl->seq;
 	int fd = sl->fd;
@@ -1211,12 +1239,15 @@ SIGSAFE void watch_soft_exec(struct rt_thread *t, uint64_t fn, uint64_t slot)
 SIGSAFE void watch_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	int64_t in[3];
+
+	stamp_now(in);
 	struct rt_thread *t = rt_self();
 	struct watch_set *s = t ? set_of(t) : NULL;
 
 	/* si_code > 0: sent by the kernel (POLL_IN from the event), not kill/sigqueue. */
 	if (s && si && si->si_code > 0)
-		dispatch(t, s, slot_by_fd(s, si->si_fd), si->si_fd, si, uc);
+		dispatch(t, s, slot_by_fd(s, si->si_fd), si->si_fd, si, uc, in);
 	errno = saved;
 }
 
@@ -1225,6 +1256,9 @@ SIGSAFE int watch_sigtrap(uint64_t data, int late, siginfo_t *si, void *uc)
 	if ((data & ~(uint64_t)(WATCH_HW_SLOTS - 1)) != WATCH_SIG_DATA)
 		return 0;
 	int saved = errno;
+	int64_t in[3];
+
+	stamp_now(in);
 	struct rt_thread *t = rt_self();
 	struct watch_set *s = t ? set_of(t) : NULL;
 
@@ -1239,7 +1273,7 @@ SIGSAFE int watch_sigtrap(uint64_t data, int late, siginfo_t *si, void *uc)
 		int fd = __atomic_load_n(&s->slot[i].fd, __ATOMIC_RELAXED);
 		/* an event of the slot's that delivers by sigtrap: the fd number is then the
 		 * slot's own (dispatch checks it under the lock again) */
-		dispatch(t, s, s->slot[i].sigtrap ? i : -1, fd, si, uc);
+		dispatch(t, s, s->slot[i].sigtrap ? i : -1, fd, si, uc, in);
 	}
 	errno = saved;
 	return 1;
@@ -1264,7 +1298,7 @@ SIGSAFE void watch_sigtrap_poll(siginfo_t *si, void *uc)
 		uint64_t c = event_count(sl->fd);
 		if (c != UINT64_MAX && c > sl->count0) {
 			__atomic_fetch_add(&watch_sigtrap_merged, 1, __ATOMIC_RELAXED);
-			dispatch(t, s, i, sl->fd, si, uc);
+			dispatch(t, s, i, sl->fd, si, uc, NULL);
 		}
 	}
 	errno = saved;

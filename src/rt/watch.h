@@ -149,6 +149,17 @@ struct watch_trap {
 	uint32_t access_len;
 	int stored;		/* WATCH_TRAP_* */
 	int soft;
+	/* hw, with watch_stamp_traps(1): the clocks read first thing in the signal's handler,
+	 * before the engine's own work (its lock, a read of the event's count, the slot's
+	 * bookkeeping: ~2 us on the development VM), in ns: CLOCK_MONOTONIC (in_before_ns),
+	 * CLOCK_THREAD_CPUTIME_ID (in_cpu_ns), CLOCK_MONOTONIC again (in_ns); a tool that
+	 * reads CPU time inside time takes in_cpu_ns and in_ns, a pair read as time then CPU
+	 * time elsewhere takes in_before_ns and in_cpu_ns (watch-calib.c: its rounds' two
+	 * clocks must agree within 0.5 us, and one clock read in between is ~0.55 us here).
+	 * `stamped` 0 when they were not read (soft traps, a trap found merged into a step's
+	 * signal). */
+	int stamped;
+	int64_t in_before_ns, in_cpu_ns, in_ns;
 };
 
 /*
@@ -300,6 +311,15 @@ const char *watch_backend_why(void);
  * exact access of a soft trap; NULL outside a callback.  Handler-safe.
  */
 const struct watch_trap *watch_current_trap(struct rt_thread *t);
+
+/*
+ * on: every hw trap's signal handler reads the monotonic clock, the thread's CPU clock and
+ * the monotonic clock again as it starts (watch_trap.in_*), so that a tool timing between traps can
+ * leave the engine's own work in the handler out of its figure, as its own (variance:
+ * "counters are paused while sonde's handlers run"); one clock_gettime system call (and
+ * two vDSO reads) more a trap.  Off by default.  Set before arming; handler-safe.
+ */
+void watch_stamp_traps(int on);
 
 /* ---- the soft backend's entry points (source-inst.c) ---- */
 

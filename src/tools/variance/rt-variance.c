@@ -203,6 +203,10 @@ static int var_start(void)
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
 	 * half the kernel time of the engine's own signal (watch.h) */
 	watch_prefer_sigtrap(1);
+	/* the clocks at each trap's handler's start, so that the engine's work before the
+	 * hook is left out of the instances with the hook's own (var_trap) */
+	if (env_num("SONDE_VARIANCE_STAMP", 1))
+		watch_stamp_traps(1);
 	/* the trap handler; without it an arm is refused (instances then go unmeasured) */
 	watch_start();
 	/* function starts, for frames whose call is indirect (none: such frames are skipped) */
@@ -1238,6 +1242,14 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 	if (!vt || rt_enter(t))
 		return;
 	read_metrics(m0, 1);
+	/* the clocks as the signal's handler started, before the engine's work: that is
+	 * handler time too, and left in the instance it was ~1 us more than the calibration's
+	 * (hot) share of it, up to 2-3 us in a loaded program (doc/sonde-variance.md,
+	 * "Handler time before the hook") */
+	if (w->stamped) {
+		m0[VAR_M_CPU] = w->in_cpu_ns;
+		m0[VAR_M_TIME] = w->in_ns;
+	}
 	/* A hw trap's kernel time, half before its handler and half after: an instance
 	 * holds the second half of its entry trap and the first half of its return trap,
 	 * and the whole of every other trap in between (nested instances, reads of the
