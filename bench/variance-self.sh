@@ -24,7 +24,8 @@ export VSELF_PER_US=$per
 echo "bench: variance-self: vself 2 $us, ${RUNS:-6} runs a case, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), loop $per/us, clock read $clk ns"
 native() {
 	VSELF_OUT=n.calls ./vself 2 "$us" >/dev/null
-	awk -v c="$clk" '{ v[NR] = $3 + c; s += $3 + c } END { n = asort(v); printf "  native %s: calls %d, CPU time median %.2f us, mean %.2f us\n", w, n, v[int((n + 1) / 2)] / 1e3, s / n / 1e3 }' w="$1" n.calls
+	awk -v c="$clk" '{ print $3 + c }' n.calls | sort -g | awk -v w="$1" '{ v[NR] = $1; s += $1 }
+		END { if (NR) printf "  native %s: calls %d, CPU time median %.2f us, mean %.2f us\n", w, NR, v[int((NR + 1) / 2)] / 1e3, s / NR / 1e3 }'
 }
 variants="A="
 [ -n "${VARIANCE_SELF_B:-}" ] && variants="A= B=$VARIANCE_SELF_B"
