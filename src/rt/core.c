@@ -39,14 +39,25 @@ void rt_set_self(struct rt_thread *t)
 	rt_self_tls = t;
 }
 
-SIGSAFE uint64_t rt_rand(struct rt_thread *t)
+SIGSAFE uint64_t rt_rand_next(uint64_t *state)
 {
-	uint64_t x = t->rng ? t->rng : 0x9e3779b97f4a7c15ull;
+	uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
-	t->rng = x;
+	*state = x;
 	return x;
+}
+
+SIGSAFE uint64_t rt_rand(struct rt_thread *t)
+{
+	return rt_rand_next(&t->rng);
+}
+
+SIGSAFE uint64_t rt_rand_split(const struct rt_thread *t, uint64_t salt)
+{
+	/* a multiply spreads the salt's difference over the word; never 0 */
+	return ((t->rng ^ salt) * 0xd1b54a32d192ed03ull) | 1;
 }
 
 int (*rt_vdso_clock_gettime)(clockid_t clk, struct timespec *ts);

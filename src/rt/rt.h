@@ -132,6 +132,12 @@ extern RT_TLS struct rt_thread *rt_self_tls;
 
 /* Next pseudo-random number of the thread.  Handler-safe. */
 uint64_t rt_rand(struct rt_thread *t);
+/* A second stream of the thread's: rt_rand_split gives a state seeded from t's (and salt)
+ * without drawing from it, rt_rand_next the next number of a state, so that the draws of
+ * the second stream leave rt_rand's as in a run without them (a --seed run's reservoir
+ * choices).  Handler-safe. */
+uint64_t rt_rand_split(const struct rt_thread *t, uint64_t salt);
+uint64_t rt_rand_next(uint64_t *state);
 
 /* CLOCK_MONOTONIC in ns (vDSO).  Handler-safe. */
 uint64_t rt_now(void);
@@ -236,6 +242,21 @@ int rt_inst_every(rt_inst_every_fn fn);
  * thread, for the whole run.  A tool's start hook calls it (inst source only: else
  * -ENOTSUP); a sample still stands for P accesses (the mean).  Not in a handler. */
 int rt_inst_jitter(void);
+
+/*
+ * source-inst.c: also call fn at one access drawn uniformly at random within each sampling
+ * window (the first included), with that access's address, the windows themselves
+ * unchanged: a random sample of the accesses, one per window, beside the samples.  For an
+ * estimate that needs random draws where the samples, a period apart, are systematic: a
+ * sweep that the period nearly divides is sampled at the same few pages, or a few pages on
+ * at every pass, for the whole run (reuse's footprint, rt-reuse.c).  A probe costs a second
+ * slow path per window.  fn runs in the callback, from a handler or inside a tool's own
+ * hook alike (the thread's busy is not looked at): handler-safe and re-entrant.  A tool's
+ * start hook calls it (inst source only, else -ENOTSUP; not with rt_inst_every, whose
+ * windows are one access).  Not in a handler.
+ */
+typedef void (*rt_inst_probe_fn)(struct rt_thread *t, uint64_t addr);
+int rt_inst_probe(rt_inst_probe_fn fn);
 
 /* source-inst.c: for the process's end, which finishes other threads: after raising
  * their stopped (and a fence), before waiting for their busy to fall.  With an

@@ -86,6 +86,8 @@ typedef struct inst_fix inst_fix_set[INST_FIX_WAYS];
 static uint64_t inst_period = INST_DEFAULT_PERIOD;
 /* rt_inst_jitter: each window's length is drawn around the period, not the period */
 static int inst_jitter;
+/* rt_inst_probe: the tool's hook at one random access of each window, NULL none */
+static rt_inst_probe_fn inst_probe_fn;
 
 /*
  * The callbacks' per-thread state, in one TLS block (one GOT load reaches all of it): the
@@ -112,6 +114,10 @@ struct __attribute__((aligned(64))) inst_tls {
 	 * (inst_fix_slot): checked before the thread's cache (inst_every) */
 	struct inst_fix last[INST_FIX_SLOTS];
 	uint64_t words[WATCH_SOFT_FILTER_WORDS];
+	/* rt_inst_probe: the window's accesses after its probe, counted down from the
+	 * probe on; 0 while the countdown runs to the window's end (inst_begin) */
+	uint64_t rest;
+	uint64_t probe_rng;	/* the probes' draws (rt_rand_split: rt_rand's stay put) */
 };
 
 static RT_TLS struct inst_tls inst_tls;
@@ -187,6 +193,40 @@ static SIGSAFE uint64_t inst_window(struct rt_thread *t)
 }
 
 /*
+ * Start a window of w accesses: the countdown and the count move by the same amount (the
+ * count stays stats.accesses + period - countdown: rt_inst_accesses).  With a probe
+ * (rt_inst_probe) the countdown runs first to the probe's access, drawn uniformly in
+ * [1, w - 1], and then, from inst_sample, the rest of the window: the samples keep their
+ * places (the window estimates count on their even spacing: doc/sonde-reuse.md) and the
+ * probes are at random.  `rest` is set before the countdown moves, so a handler's access
+ * that runs it out in between finds the probe due.
+ */
+static SIGSAFE void inst_begin(struct rt_thread *t, uint64_t w)
+{
+	uint64_t first = w;
+
+	if (inst_probe_fn && w >= 2) {
+		first = 1 + rt_rand_next(&inst_tls.probe_rng) % (w - 1);
+		inst_tls.rest = w - first;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	inst_countdown += first;
+	t->stats.accesses += first;
+}
+
+/* The countdown reached a window's probe: the rest of the window, then the tool's hook. */
+static __attribute__((noinline)) SIGSAFE void inst_probe_due(struct rt_thread *t, uint64_t addr)
+{
+	uint64_t rest = inst_tls.rest;
+
+	inst_tls.rest = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	inst_countdown += rest;
+	t->stats.accesses += rest;
+	inst_probe_fn(t, addr);
+}
+
+/*
  * The slow path: the countdown reached 0.  Start the next window first (a handler running
  * instrumented code from here on counts against it), then deliver the access.  `frame` is
  * the callback's frame: the instrumented code's rbp, then the return address, and its rsp
@@ -200,11 +240,17 @@ static __attribute__((noinline, cold)) SIGSAFE void inst_sample(uint64_t addr, u
 
 	if (!t || t->stopped)
 		return;
+	if (inst_tls.rest) {	/* the window's probe (rt_inst_probe), not its end */
+		inst_probe_due(t, addr);
+		return;
+	}
 	/* The count stays the accesses so far + period - countdown (rt_inst_accesses): a
 	 * window of w accesses adds w to both. */
 	uint64_t w = inst_window(t);
-	inst_countdown += w;
-	t->stats.accesses += w;
+
+	inst_begin(t, w);
+	if (inst_probe_fn && w < 2)	/* a window of one access: the sample is its probe */
+		inst_probe_fn(t, addr);
 
 	/* .time 0: a tool that wants the time reads the clock itself (every tool does when it
 	 * is 0); reuse --exact delivers every access and never reads it (a vDSO clock read,
@@ -356,6 +402,14 @@ int rt_inst_every(rt_inst_every_fn fn)
 	return 0;
 }
 
+int rt_inst_probe(rt_inst_probe_fn fn)
+{
+	if (rt_source != &rt_source_inst || inst_every_fn)
+		return -ENOTSUP;
+	inst_probe_fn = fn;
+	return 0;
+}
+
 int rt_inst_jitter(void)
 {
 	if (rt_source != &rt_source_inst)
@@ -374,9 +428,11 @@ SIGSAFE void rt_inst_every_barrier(void)
 /* rt.h: the thread's exact access count so far (the access being delivered or trapped
  * included).  Exact only for the calling thread: another thread's count is off by up to
  * a window (its countdown is thread-local): it lags by at most one period without
- * jitter; with jitter it may also lead by half a period, and before the thread's first
- * sample it is below 0 modulo 2^64 (so is the STATS record's `accesses` of a thread the
- * process's end finished; only comm turns jitter on, and no report reads comm's). */
+ * jitter; with jitter it may also lead by half a period.  Before the thread's first
+ * sample (with rt_inst_probe, its first probe) t->stats.accesses is below 0 modulo 2^64,
+ * and so is the STATS record's `accesses` of a thread the process's end finished then:
+ * comm turns jitter on and reuse probes, and neither's report reads it (reuse writes this
+ * count in its own record). */
 SIGSAFE uint64_t rt_inst_accesses(struct rt_thread *t)
 {
 	if (t == rt_self())
@@ -708,10 +764,14 @@ static int inst_thread_start(struct rt_thread *t)
 	 * phase was withdrawn once, 9e8d7ed: it sampled main's one-time fill in commbench
 	 * readonly, which comm's detector then counted 16,144 where t404 allows 11,361; the
 	 * detector's over-count of that fill is mended, doc/sonde-comm.md.) */
-	inst_countdown = inst_jitter ? 1 + rt_rand(t) % inst_period : inst_period;
+	uint64_t w = inst_jitter ? 1 + rt_rand(t) % inst_period : inst_period;
 	/* accesses + period - countdown stays the count (modulo 2^64: below 0 while the
-	 * first window is shorter than the period) */
-	t->stats.accesses -= inst_period - inst_countdown;
+	 * countdown runs a first window shorter than the period, or to its probe) */
+	inst_tls.rest = 0;
+	inst_tls.probe_rng = rt_rand_split(t, 0x70726f6265ull);
+	inst_countdown = 0;
+	t->stats.accesses -= inst_period;
+	inst_begin(t, w);
 	inst_active = 1;
 	__atomic_store_n(&t->inst_left, &inst_countdown, __ATOMIC_RELEASE);
 	return 0;
@@ -749,6 +809,7 @@ static void inst_thread_stop(struct rt_thread *t)
 	__atomic_store_n(&t->inst_left, NULL, __ATOMIC_RELEASE);
 	uint64_t left = __atomic_exchange_n(&inst_countdown, 0, __ATOMIC_RELAXED);
 
+	inst_tls.rest = 0;
 	t->stats.accesses += inst_period - left;
 	if (rt_cfg.debug && t->src)
 		inst_debug_cache(t);
@@ -764,6 +825,7 @@ static void inst_after_fork_child(struct rt_thread *t)
 	decode_after_fork();	/* the child's code reads name the child */
 	inst_active = 0;
 	inst_countdown = 0;
+	inst_tls.rest = 0;
 	t->inst_left = NULL;
 }
 

@@ -45,7 +45,16 @@ uint64_t rt_rand(struct rt_thread *t)
 	x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 	return x;
 }
+uint64_t rt_rand_next(uint64_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return *x;
+}
+uint64_t rt_rand_split(const struct rt_thread *t, uint64_t salt) { return salt | 1; }
 void *arena_alloc(struct arena *a, size_t size) { return calloc(1, size); }
+/* rt_inst_probe's hook (HARNESS_PROBE=1): the probes and the accesses they fall on */
+static uint64_t probes;
+static void harness_probe(struct rt_thread *t, uint64_t addr) { (void)t; (void)addr; probes++; }
 
 void rt_deliver_access(struct rt_thread *t, const struct rt_access *a, const ucontext_t *uc,
 		       int skip)
@@ -88,6 +97,10 @@ __attribute__((constructor)) static void harness_init(void)
 		rt_source = &rt_source_inst;
 		fprintf(stderr, "harness: jitter=%d\n", rt_inst_jitter());
 	}
+	if (getenv("HARNESS_PROBE")) {
+		rt_source = &rt_source_inst;
+		fprintf(stderr, "harness: probe hook=%d\n", rt_inst_probe(harness_probe));
+	}
 	rt_self_tls = &main_thread;
 	rt_source_inst.thread_start(rt_self_tls);
 }
@@ -98,10 +111,11 @@ __attribute__((destructor)) static void harness_fini(void)
 	rt_source_inst.thread_stop(rt_self_tls);	/* a second stop must add nothing */
 	rt_self_tls = NULL;
 	fprintf(stderr, "harness: accesses=%lu samples=%lu loads=%lu stores=%lu bytes=%lu "
-		"weight=%lu badlen=%d ip=0x%lx\n", (unsigned long)main_thread.stats.accesses,
+		"weight=%lu badlen=%d ip=0x%lx probes=%lu\n",
+		(unsigned long)main_thread.stats.accesses,
 		(unsigned long)main_thread.stats.samples, (unsigned long)loads,
 		(unsigned long)stores, (unsigned long)bytes, (unsigned long)weight, bad_len,
-		(unsigned long)(first_load_ip - exe_base));
+		(unsigned long)(first_load_ip - exe_base), (unsigned long)probes);
 	for (int i = 0; i < n_store_ips; i++)
 		fprintf(stderr, "store-ip 0x%lx\n", (unsigned long)(store_ips[i] - exe_base));
 }
@@ -170,6 +184,22 @@ check t050-jitter-accesses [ "$(field accesses)" = 11024 ]
 n=$(field samples)
 check "t050-jitter-samples ($n)" test "$n" -ge 7 -a "$n" -le 22
 check t050-jitter-weight [ "$(field weight)" = "$n" ]
+
+# A probe in each window (rt_inst_probe, reuse's footprint): the windows and the samples
+# unchanged (the same 11 loads and stores, a sample's first load the same instruction),
+# one probe in each of the 11 whole windows and maybe in the 12th's first 24 accesses, and
+# the count still exact (the countdown stops at the probe and runs on for the rest).
+LD_PRELOAD=$PWD/harness.so HARNESS_PERIOD=1000 ./inst-loop >/dev/null 2>h.err
+plain="$(field loads) $(field stores) $(field ip)"
+LD_PRELOAD=$PWD/harness.so HARNESS_PERIOD=1000 HARNESS_PROBE=1 ./inst-loop >/dev/null 2>h.err
+check t050-probe-on grep -q '^harness: probe hook=0$' h.err
+check t050-probe-accesses [ "$(field accesses)" = 11024 ]
+check t050-probe-samples [ "$(field samples)" = $((11024 / 1000)) ]
+check t050-probe-same-samples [ "$(field loads) $(field stores) $(field ip)" = "$plain" ]
+n=$(field probes)
+check "t050-probe-count ($n)" test "$n" -ge 11 -a "$n" -le 12
+LD_PRELOAD=$PWD/harness.so HARNESS_PERIOD=1000 HARNESS_PROBE=1 HARNESS_JITTER=1 ./inst-loop >/dev/null 2>h.err
+check t050-probe-jitter-accesses [ "$(field accesses)" = 11024 ]
 
 # Vectorised stores: clang reloads the value from a spill slot between the callback and the
 # store; the sample's ip must still be the store (memory destination), not the reload.
