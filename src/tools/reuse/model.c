@@ -982,7 +982,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		r = db_row(st, "tt", nums[i].k, b);
 	}
 	if (chk && !r) {	/* --check-sampling */
-		char b[8][40];
+		char b[9][40];
 		double all = m->reuses + m->inv + m->cold;
 		double call = chk->reuses + chk->inv + chk->cold;
 		snprintf(b[0], sizeof(b[0]), "%u", m->check_period);
@@ -996,10 +996,13 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		snprintf(b[6], sizeof(b[6]), "%.4f", call > 0 ? chk->inv / call : 0);
 		snprintf(b[7], sizeof(b[7]), m->check_log_error < 0 ? "-" : "%.4f",
 			 m->check_log_error);
+		/* the sampled mode's own footprint (elements), beside the exact one (footprint) */
+		snprintf(b[8], sizeof(b[8]), "%.0f", chk->footprint);
 		const char *ck[] = { "check_period", "check_s", "check_outcomes",
 				     "check_outcomes_invalidation", "check_s_sample",
-				     "check_inv_exact", "check_inv_sampled", "check_log_error" };
-		for (int i = 0; i < 8 && !r; i++)
+				     "check_inv_exact", "check_inv_sampled", "check_log_error",
+				     "check_footprint" };
+		for (int i = 0; i < 9 && !r; i++)
 			r = db_row(st, "tt", ck[i], b[i]);
 	}
 	sqlite3_finalize(st);

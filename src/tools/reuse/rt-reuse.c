@@ -107,7 +107,10 @@ struct reuse_thread {
 	int socket;		/* shared mode: where it last took a sample (or started) */
 	int ws[REUSE_SLOTS];	/* the watch slot holding each GlobalWP slot, -1 none */
 	uint64_t samples, armed, arm_failures, traps, stale, lost;
-	uint64_t chk_left;	/* --check-sampling: accesses to the next sample */
+	uint64_t chk_left;	/* --check-sampling: accesses to the next sample or probe */
+	uint64_t chk_rest;	/* --check-sampling: the window's accesses after its probe,
+				 * 0 while chk_left runs to the window's end (check_begin) */
+	uint64_t chk_rng;	/* --check-sampling: the probes' draws (rt_rand_split) */
 	uint32_t chk_rd;	/* --check-sampling: the engine's reuse distance + 1 of the
 				 * access just modelled, 0 if it was no reuse */
 	uint64_t cold, inv, reuses;
@@ -135,6 +138,21 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 } fast;
 static int elem_shift = 3;
 static int watch_ok;
+/*
+ * The footprint's pages (note_page) come from the inst source's probes, one access drawn
+ * at random in each sampling window (rt_inst_probe; --check-sampling's own windows alike:
+ * check_begin), not from the samples, which a fixed period spaces evenly: on a sweep whose
+ * length the period nearly divides they land every pass on the same few pages, or a few
+ * pages on from the last pass, and Chao1, which assumes random draws, reads from them
+ * nonsense.  `rbench sweep 3000000 10` (3,000,000 words) at the default period read
+ * 30,000,003 (capped at the accesses): 2947 pages sampled, 2897 once, 50 twice; `sweep
+ * 1000000 20` at period 100003, 11,392 (the samples on 22 pages; the usability review
+ * of 2026-11-28).  Windows drawn around the period (comm's rt_inst_jitter) mend the
+ * footprint but take the samples' even spacing, which the window estimates count on (a
+ * trial: t522's S 0.45-0.78 against 0.99).  Other sources (the clock's, the PMU's)
+ * note the samples' pages.
+ */
+static int probe_pages;
 static uint32_t lock_word;
 static struct reuse_gwp gwp;
 static struct reuse_thread *list[MAX_LIST];
@@ -188,6 +206,8 @@ static SIGSAFE void chk_filter_rebuild(void)
 		__atomic_store_n(&chk_filter[k], f[k], __ATOMIC_RELAXED);
 }
 
+static SIGSAFE void probe_page(struct rt_thread *t, uint64_t addr);
+static SIGSAFE void check_begin(struct reuse_thread *rt, uint64_t w);
 static SIGSAFE struct rt_thread *exact_every_word(struct rt_thread *t, uint64_t addr,
 						  uint32_t len, uint32_t flags, uint64_t ip);
 static SIGSAFE struct rt_thread *exact_every_line(struct rt_thread *t, uint64_t addr,
@@ -354,6 +374,7 @@ static int reuse_start(void)
 	int r = slots_init(0);
 	if (r)
 		return r;
+	probe_pages = rt_inst_probe(probe_page) == 0;
 	watch_ok = watch_start() == 0;
 	return 0;
 }
@@ -385,6 +406,9 @@ static int reuse_thread_start(struct rt_thread *t)
 	/* the first sample at a random phase of the period: threads that run the same loop
 	 * do not all sample its same access */
 	rt->chk_left = chk_period ? 1 + rt_rand(t) % chk_period : 0;
+	rt->chk_rng = rt_rand_split(t, 0x70726f6265ull);
+	if (chk_period)
+		check_begin(rt, rt->chk_left);
 	t->tool = rt;
 	/* a soft set uses 4 slots unless told: GlobalWP's are armed in every thread */
 	if (!exact_mode && watch_ok && gwp.nslots > WATCH_HW_SLOTS)
@@ -441,6 +465,26 @@ static SIGSAFE void note_page(uint64_t addr)
 			return;
 		}
 	}
+}
+
+/* rt_inst_probe's hook: an access drawn at random in the window, the footprint's page. */
+static SIGSAFE void probe_page(struct rt_thread *t, uint64_t addr)
+{
+	if (t->tool)
+		note_page(addr);
+}
+
+/* --check-sampling's window of w accesses, as the inst source's (inst_begin): chk_left
+ * runs first to its probe, drawn in [1, w - 1], then (check_sample) to its end. */
+static SIGSAFE void check_begin(struct reuse_thread *rt, uint64_t w)
+{
+	rt->chk_rest = 0;
+	if (w >= 2) {
+		uint64_t first = 1 + rt_rand_next(&rt->chk_rng) % (w - 1);
+		rt->chk_rest = w - first;
+		w = first;
+	}
+	rt->chk_left = w;
 }
 
 /* The calling thread's access count, UINT64_MAX when the source has none. */
@@ -1016,8 +1060,15 @@ static __attribute__((noinline)) SIGSAFE void check_sample(struct rt_thread *t,
 							  struct reuse_thread *rt, uint64_t addr,
 							  uint64_t e, uint64_t ip)
 {
-	rt->chk_left = chk_period;
-	note_page(addr);
+	if (rt->chk_rest) {	/* the window's probe: its page, and the rest of it */
+		rt->chk_left = rt->chk_rest;
+		rt->chk_rest = 0;
+		note_page(addr);
+		return;
+	}
+	check_begin(rt, chk_period);
+	if (chk_period < 2)	/* a window of one access: the sample is its probe */
+		note_page(addr);
 	/* not a signal handler: it may wait (sampled_access drops a sample at once; a check
 	 * that dropped them would skew the reservoir's weights, as review found with 4
 	 * threads at a short period) */
@@ -1084,7 +1135,8 @@ static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access 
 		(void)exact_access(t, rt, a->addr, a->flags, a->ip, 0);	/* (not reached: rt_inst_every) */
 		return;
 	}
-	note_page(a->addr);
+	if (!probe_pages)
+		note_page(a->addr);
 	sampled_access(t, rt, a);
 }
 
