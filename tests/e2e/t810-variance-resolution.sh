@@ -89,3 +89,17 @@ if [ "$(var_col $F mid "main > mid" time below)" = 1 ]; then
 else
 	skip t810-html-time-bound "mid's wall time was over the resolution in this run"
 fi
+# A row under the resolution in CPU time but not in wall time (the trial of 2026-11-28:
+# SimpleMOC's attenuate_fluxes, "< 3.6 us" in CPU time beside a wall-time mean of 26 us
+# and a CV of 659%, preempted on a loaded machine) is said to be time off the CPU.  That
+# needs preemption to arise; here the recording's wall-time row of mid is made so in a
+# copy of its database, and the view must name exactly the rows so (mid and any other).
+mkdir -p offcpu && cp rec/profile.db offcpu/
+sqlite3 offcpu/profile.db "UPDATE var_functions SET below = 0, mean = 50000, sd = 100000, cv = 2.0 WHERE function = 'mid' AND context = 'main > mid' AND metric = 'time'"
+# the rows the note must name: those under the resolution in CPU time and not in wall
+# time, from the copy's table (mid's, and any other this run made so)
+rows=$(sqlite3 offcpu/profile.db "SELECT '#' || t.rank FROM var_functions t JOIN var_functions c ON c.function = t.function AND c.context = t.context AND c.metric = 'cpu-time' WHERE t.metric = 'time' AND c.below = 1 AND t.below = 0 ORDER BY t.rank" | paste -sd, | sed 's/,/, /g')
+r=$(sqlite3 offcpu/profile.db "SELECT rank FROM var_functions WHERE function = 'mid' AND context = 'main > mid' AND metric = 'time'")
+"$SONDE" report offcpu >offcpu.txt 2>&1
+check "t810-off-cpu-names-mid (#$r in $rows)" grep -q "#$r\b" <<<"$rows"
+check "t810-off-cpu-said ($rows)" grep -Eq "Rows? $rows (is|are) under the resolution in CPU time: (its|their) wall time is mostly time off the CPU" <(flat offcpu.txt)

@@ -83,6 +83,37 @@ static void fmt_bound(char *b, size_t n, const char *metric, double res)
 	snprintf(b, n, "< %s", v);
 }
 
+/* The wall-time rows (of the first `top`) whose CPU time is under the resolution and
+ * whose wall time is not: time off the CPU (preemption, waiting) rather than the
+ * function's work (the trial of 2026-11-28: SimpleMOC's attenuate_fluxes "< 3.6 us, too
+ * short" in CPU time beside a wall-time mean of 26 us with a CV of 659%).  A sentence into
+ * buf, or 0 where there is none. */
+static int off_cpu_note(sqlite3 *db, int top, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	char ranks[96] = "";
+	if (sqlite3_prepare_v2(db, "SELECT t.rank FROM var_functions t JOIN var_functions c"
+				   " ON c.function = t.function AND c.context = t.context"
+				   " AND c.metric = 'cpu-time' WHERE t.metric = 'time' AND c.below = 1"
+				   " AND t.below = 0 AND t.rank <= ? ORDER BY t.rank", -1, &st, NULL))
+		return 0;
+	sqlite3_bind_int(st, 1, top);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t k = strlen(ranks);
+		snprintf(ranks + k, sizeof(ranks) - k, "%s#%d", n++ ? ", " : "",
+			 sqlite3_column_int(st, 0));
+	}
+	sqlite3_finalize(st);
+	if (!n)
+		return 0;
+	snprintf(buf, len, "Row%s %s %s under the resolution in CPU time: %s wall time is "
+		 "mostly time off the CPU (preemption, waiting), not the function's own work, "
+		 "and %s spread that of the machine's load.", n == 1 ? "" : "s", ranks,
+		 n == 1 ? "is" : "are", n == 1 ? "its" : "their", n == 1 ? "its" : "their");
+	return 1;
+}
+
 /* A "<metric> per instance" row's mean, sd, CV, min and max (columns 3-7 of a query of
  * rank, function, context, mean, sd, cv, min, max, below, resolution, clamped), as the
  * terminal and the page both show them: a mean under the resolution is a bound (and its
@@ -401,6 +432,9 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "\n%s per instance:\n", var_metric_name[m]);
 		text_table_print(t2, out, "");
 		text_table_free(t2);
+		char note[400];
+		if (m == VAR_M_TIME && off_cpu_note(db, top, note, sizeof(note)))
+			text_para(out, "  ", note, 80);
 	}
 	return 0;
 }
