@@ -497,6 +497,28 @@ static void text_notes(sqlite3 *db, FILE *out)
 		text_para(out, "  ", note, 80);
 		said = 1;
 	}
+	/* the threads' stacks taking a large share: locals, spills and the pushes and pops of
+	 * calls, which a reader takes for the program's data (the trial of 2026-11-28:
+	 * graph500's ranks 46% on their stacks, mostly aml_send's prologue and per-edge
+	 * calls, beside 6.6% on the graph's CSR arrays) */
+	double stack = 0;
+	if (sqlite3_prepare_v2(db, "SELECT SUM(share) FROM objects WHERE kind = 'stack'", -1, &st,
+			       NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			stack = sqlite3_column_double(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (stack >= 0.3) {
+		char note[512];
+		snprintf(note, sizeof(note), "%.0f%% of the samples are accesses to the threads' "
+			 "stacks: local variables, spilled registers, and the pushes and pops of "
+			 "calls (many calls of small functions make them).  The Code table says "
+			 "which functions; inlining them, or a higher optimization level, leaves the "
+			 "accesses to the data itself.", stack * 100);
+		fputs(said ? "\n" : "\nNote\n", out);
+		text_para(out, "  ", note, 80);
+		said = 1;
+	}
 	/* the small blocks' group among the objects that matter: what would name them (the
 	 * trial of 2026-11-27: Rodinia kmeans' 680-byte cluster centres, 46% of the samples,
 	 * read as "[heap: untracked small blocks]" under the default --min-object 1024) */
