@@ -349,6 +349,15 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix)
 			     " own breakpoints, or events bound to CPUs)");
 	else if (e == EMFILE)
 		fprintf(out, ": no file descriptor left for the event ('ulimit -n')");
+	/* the watch engine's spin on a thread's set of slots gave up (watch-sig.c,
+	 * set_lock: its trap handler or another armer held it): the arm was skipped, not
+	 * refused by the kernel; a few in a busy run (the trial of 2026-11-28: 17 in a
+	 * SimpleMOC run, unexplained) */
+	else if (e == EAGAIN)
+		fprintf(out, ": another thread was arming that thread's watchpoints, or its trap"
+			     " handler held them, and the arm was skipped; a few are normal");
+	else if (e == EEXIST)
+		fprintf(out, ": the word was already watched in that thread; a few are normal");
 	fprintf(out, "\n");
 }
 

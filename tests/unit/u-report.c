@@ -394,8 +394,43 @@ TEST(html_table_end)
 	free(p);
 }
 
+/* The arm-failure line names what each errno usually means; EAGAIN and EEXIST, which the
+ * engine itself gives, were printed bare (the trial of 2026-11-28: "the last EAGAIN"). */
+static char *arm_line(uint64_t n, int e)
+{
+	sqlite3 *db;
+	char sql[160];
+	struct mem_out m;
+	if (sqlite3_open(":memory:", &db))
+		return NULL;
+	snprintf(sql, sizeof(sql), "CREATE TABLE meta(key TEXT, value TEXT); INSERT INTO meta "
+		 "VALUES('arm_failures', '%llu'), ('watch_errno', '%d');", (unsigned long long)n, e);
+	sqlite3_exec(db, sql, NULL, NULL, NULL);
+	report_arm_fail_line(db, mopen(&m), "  arm failures: ");
+	sqlite3_close(db);
+	return (char *)mclose(&m);
+}
+
+TEST(arm_fail_line)
+{
+	char *p = arm_line(17, EAGAIN);
+	CHECK(p && strstr(p, "  arm failures: 17, the last EAGAIN (") &&
+	      strstr(p, "the arm was skipped; a few are normal\n"));
+	free(p);
+	p = arm_line(3, EEXIST);
+	CHECK(p && strstr(p, "the last EEXIST (") && strstr(p, "already watched in that thread"));
+	free(p);
+	p = arm_line(2, ENOSPC);
+	CHECK(p && strstr(p, "debug registers were taken"));
+	free(p);
+	p = arm_line(0, ENOSPC);	/* none: no line */
+	CHECK(p && !*p);
+	free(p);
+}
+
 int main(void)
 {
+	RUN(arm_fail_line);
 	RUN(csv_quoting);
 	RUN(json_writer);
 	RUN(text_table);
