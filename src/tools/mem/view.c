@@ -456,6 +456,14 @@ static int mpi_lib(const char *module)
 	return 0;
 }
 
+/* One paragraph of the notes after the tables: the "Note" heading before the first. */
+static void say_note(FILE *out, int *said, const char *text)
+{
+	fputs(*said ? "\n" : "\nNote\n", out);
+	text_para(out, "  ", text, 80);
+	*said = 1;
+}
+
 static void text_notes(sqlite3 *db, FILE *out)
 {
 	sqlite3_stmt *st;
@@ -480,12 +488,9 @@ static void text_notes(sqlite3 *db, FILE *out)
 			 "for others (Open MPI's opal_progress, mca_btl_*).  That is waiting, not "
 			 "the rank's own data work; 'sonde vsensor' tells which ranks wait and "
 			 "when.", mpi * 100);
-		fputs("\nNote\n", out);
-		text_para(out, "  ", note, 80);
-		said = 1;
+		say_note(out, &said, note);
 	}
 	if (omp >= 0.2) {
-		fputs(said ? "\n" : "\nNote\n", out);
 		char note[512];
 		/* folded as the others (it ran to 250 columns: the trial of 2026-11-28) */
 		snprintf(note, sizeof(note), "%.0f%% of the samples are accesses made by the "
@@ -494,8 +499,7 @@ static void text_notes(sqlite3 *db, FILE *out)
 			 "nearest symbol gives that code.  That time is load imbalance or serial "
 			 "work; to see the program's data instead, run with "
 			 "OMP_WAIT_POLICY=passive (waiting threads then sleep).", omp * 100);
-		text_para(out, "  ", note, 80);
-		said = 1;
+		say_note(out, &said, note);
 	}
 	/* the threads' stacks taking a large share: locals, spills and the pushes and pops of
 	 * calls, which a reader takes for the program's data (the trial of 2026-11-28:
@@ -515,9 +519,7 @@ static void text_notes(sqlite3 *db, FILE *out)
 			 "calls (many calls of small functions make them).  The Code table says "
 			 "which functions; inlining them, or a higher optimization level, leaves the "
 			 "accesses to the data itself.", stack * 100);
-		fputs(said ? "\n" : "\nNote\n", out);
-		text_para(out, "  ", note, 80);
-		said = 1;
+		say_note(out, &said, note);
 	}
 	/* the small blocks' group among the objects that matter: what would name them (the
 	 * trial of 2026-11-27: Rodinia kmeans' 680-byte cluster centres, 46% of the samples,
@@ -538,10 +540,8 @@ static void text_notes(sqlite3 *db, FILE *out)
 		sqlite3_finalize(st);
 	}
 	char note[512];
-	if (report_small_blocks_text("samples are", small, min, note, sizeof(note))) {
-		fputs(said ? "\n" : "\nNote\n", out);
-		text_para(out, "  ", note, 80);
-	}
+	if (report_small_blocks_text("samples are", small, min, note, sizeof(note)))
+		say_note(out, &said, note);
 }
 
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
