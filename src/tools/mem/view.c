@@ -456,9 +456,16 @@ static int mpi_lib(const char *module)
 	return 0;
 }
 
-/* One paragraph of the notes after the tables: the "Note" heading before the first. */
-static void say_note(FILE *out, int *said, const char *text)
+/* One paragraph of the notes after the tables, from printf's fmt: the "Note" heading
+ * before the first. */
+static void __attribute__((format(printf, 3, 4))) say_note(FILE *out, int *said,
+							   const char *fmt, ...)
 {
+	char text[640];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
 	fputs(*said ? "\n" : "\nNote\n", out);
 	text_para(out, "  ", text, 80);
 	*said = 1;
@@ -482,24 +489,20 @@ static void text_notes(sqlite3 *db, FILE *out)
 	/* MPI's progress engine polling while a rank waits (the trial of 2026-11-28: 11-14%
 	 * of CloverLeaf's and HPCG's samples in opal_progress and mca_btl_vader, unsaid) */
 	if (mpi >= 0.1) {
-		char note[512];
-		snprintf(note, sizeof(note), "%.0f%% of the samples are accesses made by the MPI "
+		say_note(out, &said, "%.0f%% of the samples are accesses made by the MPI "
 			 "library's code: mostly its progress engine polling while a rank waits "
 			 "for others (Open MPI's opal_progress, mca_btl_*).  That is waiting, not "
 			 "the rank's own data work; 'sonde vsensor' tells which ranks wait and "
 			 "when.", mpi * 100);
-		say_note(out, &said, note);
 	}
 	if (omp >= 0.2) {
-		char note[512];
 		/* folded as the others (it ran to 250 columns: the trial of 2026-11-28) */
-		snprintf(note, sizeof(note), "%.0f%% of the samples are accesses made by the "
+		say_note(out, &said, "%.0f%% of the samples are accesses made by the "
 			 "OpenMP runtime's code: threads spinning while they wait (barriers, locks, "
 			 "the end of a parallel region), whatever exported name the library's "
 			 "nearest symbol gives that code.  That time is load imbalance or serial "
 			 "work; to see the program's data instead, run with "
 			 "OMP_WAIT_POLICY=passive (waiting threads then sleep).", omp * 100);
-		say_note(out, &said, note);
 	}
 	/* the threads' stacks taking a large share: locals, spills and the pushes and pops of
 	 * calls, which a reader takes for the program's data (the trial of 2026-11-28:
@@ -513,13 +516,11 @@ static void text_notes(sqlite3 *db, FILE *out)
 		sqlite3_finalize(st);
 	}
 	if (stack >= 0.3) {
-		char note[512];
-		snprintf(note, sizeof(note), "%.0f%% of the samples are accesses to the threads' "
+		say_note(out, &said, "%.0f%% of the samples are accesses to the threads' "
 			 "stacks: local variables, spilled registers, and the pushes and pops of "
 			 "calls (many calls of small functions make them).  The Code table says "
 			 "which functions; inlining them, or a higher optimization level, leaves the "
 			 "accesses to the data itself.", stack * 100);
-		say_note(out, &said, note);
 	}
 	/* the small blocks' group among the objects that matter: what would name them (the
 	 * trial of 2026-11-27: Rodinia kmeans' 680-byte cluster centres, 46% of the samples,
@@ -541,7 +542,7 @@ static void text_notes(sqlite3 *db, FILE *out)
 	}
 	char note[512];
 	if (report_small_blocks_text("samples are", small, min, note, sizeof(note)))
-		say_note(out, &said, note);
+		say_note(out, &said, "%s", note);
 }
 
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
