@@ -80,9 +80,12 @@ others() {
 # here") no longer holds (others at 100%: the co-runner flagged on 0 of its 26 cells; at
 # 50%, another 'make check' beside it: recall 0.385, the quota's cells 0 of 13); a SKIP.
 # not_saturated NAME LIMIT: the same at another share (the delay's recall, below).
+# The share is the larger of the samples taken just before and just after the run: the
+# load moves during a 10-20 s run (a CI clone beside a make check, 2026-11-28: 25% before
+# the quota's run, 65% after it, precision 0.433 against the 0.5 bar).
 not_saturated() {
 	local last
-	last=$(tail -1 others.txt)
+	last=$(tail -2 others.txt | sort -g | tail -1)
 	awk -v w="$last" -v l="${2:-0.40}" 'BEGIN { exit !(w < l) }' && return 0
 	skip "$1" "other processes used $(awk -v w="$last" 'BEGIN { printf "%.0f", w * 100 }')% of the CPUs before this run: an injected CPU shortage cannot be told from theirs"
 	return 1
@@ -99,6 +102,7 @@ quiet_or_skip() {	# quiet_or_skip NAME [LIMIT]: 0 when others stayed under LIMIT
 others
 SONDE_DIR=$T/delay SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE -x LD_PRELOAD="$T/libpmpi-delay.so" \
 	-x VS_DELAY=2:5:20000 ./cg 8 >run.out 2>run.err
+others
 check t603-vsensor-delay-run test -f delay/matrix-network.csv
 score=$("$SONDE" vsensor score --truth network:0-3:2:5 delay)
 echo "    delay: $score"
@@ -123,7 +127,7 @@ delay_p=$(val precision "$score") delay_r=$(val recall "$score")
 # recall 1.0, no event starting after 1.8 s): there the event must overlap the window, and
 # the precision bar above says how much it overflows.
 ev_lo=1.8
-awk -v w="$(tail -1 others.txt)" 'BEGIN { exit !(w >= 0.10) }' && ev_lo=0
+awk -v w="$(tail -2 others.txt | sort -g | tail -1)" 'BEGIN { exit !(w >= 0.10) }' && ev_lo=0
 [ $delay_ok = 1 ] && check t603-vsensor-delay-event awk -F, -v lo="$ev_lo" 'NR > 1 && $1 == "0-3" && $4 == "network" && $2 >= lo && $2 < 5 && $3 > 2 { ok = 1 } END { exit !ok }' delay/events.csv
 check t603-vsensor-delay-not-compute awk -F, 'NR > 1 && $1 == "0-3" && $4 == "compute" { bad = 1 } END { exit bad }' delay/events.csv
 "$SONDE" vsensor report delay >report.txt
@@ -134,6 +138,7 @@ if [ ! -r /proc/thread-self/schedstat ]; then
 else
 	others
 	SONDE_DIR=$T/busy vs_run -np 4 -x VS_INJECT=busy:1:2:5:4 ./cg 8 >busy.out 2>busy.err
+	others
 	ncpu=$(nproc)
 	truth=$(awk -v n="$ncpu" 'BEGIN { s = ""; for (r = 1; r < 4; r += n) s = s (s ? "," : "") r; print s }')
 	score=$("$SONDE" vsensor score --truth "compute:$truth:2:5" busy)
@@ -164,6 +169,7 @@ fi
 others
 SONDE_DIR=$T/thr SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE -x VS_INJECT=throttle:2:2:5:5 \
 	./cg 8 >thr.out 2>thr.err
+others
 if grep -q 'throttle unavailable' thr.err; then
 	skip t603-vsensor-throttle "$(grep -m1 'throttle unavailable' thr.err)"
 else
@@ -178,6 +184,7 @@ fi
 
 others
 SONDE_DIR=$T/clean SONDE_VS_LIVE=0 vs_run -np 4 -x SONDE_VS_LIVE ./cg 8 >/dev/null 2>&1
+others
 score=$("$SONDE" vsensor score --truth none clean)
 echo "    clean: $score"
 # (with others at 40% or more, 0.8 of a CPU or more is a co-runner of ours on some rank's
@@ -188,7 +195,6 @@ echo "    clean: $score"
 if not_saturated t603-vsensor-clean-fp 0.70; then
 	check t603-vsensor-clean-fp float_between "$(val fp_rate "$score")" 0 0.10
 fi
-others
 echo "    other processes' share of the CPUs around the runs: $(tr '\n' ' ' <others.txt)"
 if quiet_or_skip t603-vsensor-delay-spec; then
 	check t603-vsensor-delay-spec-precision float_between "$delay_p" 0.9 1
