@@ -570,10 +570,16 @@ static int ticks(double lo, double hi, int n, double *at, char (*lab)[32])
  * review of reuse, 2026-11-28). */
 static void nice_top(struct frame *fr)
 {
-	double step = tick_step(fr->ylo, fr->yhi, 5);
-	double top = ceil(fr->yhi / step - 1e-9) * step;
-	if (top > fr->yhi)
+	/* until the step the axis will take on the raised range is the one it was raised by
+	 * (a top of 16.5 raised to 18 by a step of 2 takes a step of 5 there, whose last
+	 * tick, 15, is under the data: the review of 2026-11-28); the step only grows */
+	for (int i = 0; i < 8; i++) {
+		double step = tick_step(fr->ylo, fr->yhi, 5);
+		double top = ceil(fr->yhi / step - 1e-9) * step;
+		if (!(top > fr->yhi))
+			break;
 		fr->yhi = top;
+	}
 }
 
 /* The plot's left edge moved right of the widest y tick label, so that the turned axis

@@ -94,6 +94,32 @@ TEST(nav_text_cut)
 	html_free(h);
 }
 
+/* A plot's y axis ends on a labelled tick at or above its largest value, for any value
+ * (the review of 2026-11-28: 16.1-17.5 ended on 15, 165 of 2000 maxima from 0.01 to 20). */
+TEST(y_axis_top_tick)
+{
+	for (int k = 1; k <= 2000; k++) {
+		double v = k / 100.0;
+		const char *lab = "x";
+		struct html *h = html_new("t");
+		struct html_plot p = { .id = "b", .width = 400 };
+		html_bar_chart(h, &p, 1, &lab, &v);
+		char *page = page_text(h);
+		html_free(h);
+		double top = -1;
+		for (const char *q = page; q && (q = strstr(q, "text-anchor=\"end\">")); q++) {
+			double t = atof(q + strlen("text-anchor=\"end\">"));
+			top = t > top ? t : top;
+		}
+		free(page);
+		if (!(top >= v - 1e-9)) {
+			CHECK(top >= v - 1e-9);
+			printf("  maximum %.2f: top label %g\n", v, top);
+			break;
+		}
+	}
+}
+
 TEST(embedded_json)
 {
 	struct html *h = html_new("data");
@@ -243,6 +269,7 @@ int main(void)
 	RUN(escape);
 	RUN(page_text_escaped);
 	RUN(nav_text_cut);
+	RUN(y_axis_top_tick);
 	RUN(embedded_json);
 	RUN(table);
 	RUN(colour_scale);
