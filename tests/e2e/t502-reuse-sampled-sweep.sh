@@ -74,14 +74,17 @@ check t502-wide-spatial-time-0 float_between "$(awk -F, '$1 == "time" && $2 == 0
 # sweep).  The summary must not leave "fits in" standing beside reuses beyond L2: it says
 # the footprint is too low to trust (the usability review of 2026-11-28: "fits in the 1
 # MiB L2" beside L2's 100%).
-l2=$(awk '/K$/ { print $0 * 1024 } /M$/ { print $0 * 1048576 }' /sys/devices/system/cpu/cpu0/cache/index2/size 2>/dev/null)
+# (the unified cache of level 2, by its level file: index2 is not always it)
+l2=$(for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+	[ "$(cat $d/level 2>/dev/null)" = 2 ] && [ "$(cat $d/type 2>/dev/null)" != Instruction ] &&
+		awk '/K$/ { print $0 * 1024 } /M$/ { print $0 * 1048576 }' $d/size; done | head -1)
 if [ "${l2:-0}" -ge 262144 ]; then
 	n=$((l2 / 2)) p=$((l2 / 4))	# 4x L2 in 8-byte words, 5 passes: 10 samples
 	"$SONDE" reuse --source inst --period $p -o few -- "$T/rb" sweep $n 5 >/dev/null 2>few.txt
 	fb=$(awk -v f="$(reuse_meta few footprint)" -v e="$(reuse_meta few element)" 'BEGIN { printf "%.0f", f * e }')
 	if [ "$fb" -le "$l2" ]; then
 		check "t502-low-footprint-distrusted ($fb bytes, L2 $l2)" grep -q \
-			"Yet [0-9.]*% of the accesses reuse beyond L2's size: the footprint, estimated from the [0-9]* pages of 4 KiB the samples touched, is too low to trust" <(flat few.txt)
+			"Yet [0-9.]*% of the accesses reuse beyond L2's size: the footprint, estimated from the [0-9]* pages of 4 KiB sampled, is too low to trust" <(flat few.txt)
 	else
 		skip t502-low-footprint-distrusted "ten samples read a footprint of $fb bytes, over L2 ($l2)"
 	fi

@@ -98,7 +98,7 @@ mkdir -p offcpu && cp rec/profile.db offcpu/
 sqlite3 offcpu/profile.db "UPDATE var_functions SET below = 0, mean = 50000, sd = 100000, cv = 2.0 WHERE function = 'mid' AND context = 'main > mid' AND metric = 'time'"
 # the rows the note must name: those under the resolution in CPU time and not in wall
 # time, from the copy's table (mid's, and any other this run made so)
-rows=$(sqlite3 offcpu/profile.db "SELECT '#' || t.rank FROM var_functions t JOIN var_functions c ON c.function = t.function AND c.context = t.context AND c.metric = 'cpu-time' WHERE t.metric = 'time' AND c.below = 1 AND t.below = 0 ORDER BY t.rank" | paste -sd, | sed 's/,/, /g')
+rows=$(sqlite3 offcpu/profile.db "SELECT '#' || t.rank FROM var_functions t JOIN var_functions c ON c.function = t.function AND c.context = t.context AND c.metric = 'cpu-time' WHERE t.metric = 'time' AND c.below = 1 AND t.below = 0 AND t.mean >= 2 * c.resolution ORDER BY t.rank" | paste -sd, | sed 's/,/, /g')
 r=$(sqlite3 offcpu/profile.db "SELECT rank FROM var_functions WHERE function = 'mid' AND context = 'main > mid' AND metric = 'time'")
 "$SONDE" report offcpu >offcpu.txt 2>&1
 check "t810-off-cpu-names-mid (#$r in $rows)" grep -q "#$r\b" <<<"$rows"

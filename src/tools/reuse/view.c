@@ -457,9 +457,9 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		double beyond = isnan(m2) ? 0 : m2 - (acc > 0 ? (inv + meta_num(db, "cold")) / acc : 0);
 		if (!exact && foot <= l2 && beyond > 0.05)
 			fprintf(out, "  Yet %.1f%% of the accesses reuse beyond L2's size: the "
-				     "footprint, estimated from the %.0f pages of 4 KiB the samples "
-				     "touched, is too low to trust (a shorter --period samples more of "
-				     "them).", 100 * beyond, meta_num(db, "pages_sampled"));
+				     "footprint, estimated from the %.0f pages of 4 KiB sampled, is "
+				     "too low to trust (a shorter --period samples more of them).",
+				100 * beyond, meta_num(db, "pages_sampled"));
 		/* sampled: the distances are estimates (the model's conversion, ~1.2x off on
 		 * average: doc/sonde-reuse.md), so reuses within a factor 2 of a cache's size
 		 * may fall on either side of it (the trial of 2026-11-28, Black-Scholes: L1's
@@ -884,7 +884,11 @@ int reuse_html(sqlite3 *db, struct html *page)
 	double pct[REUSE_BINS + 2];
 	char shortl[REUSE_BINS + 2][48];
 	for (int i = 0; i < h.n; i++) {
-		short_bin(h.label[i], shortl[i], sizeof(shortl[i]));
+		/* distances only: binary prefixes on ns would misread (the review) */
+		if (dists)
+			short_bin(h.label[i], shortl[i], sizeof(shortl[i]));
+		else
+			snprintf(shortl[i], sizeof(shortl[i]), "%s", h.label[i]);
 		labels[i] = shortl[i];
 		pct[i] = 100 * h.frac[i];
 	}

@@ -84,7 +84,8 @@ static void fmt_bound(char *b, size_t n, const char *metric, double res)
 }
 
 /* The wall-time rows (of the first `top`) whose CPU time is under the resolution and
- * whose wall time is not: time off the CPU (preemption, waiting) rather than the
+ * whose wall time is at least twice it (a wall time just over the resolution is still
+ * mostly the CPU's: the review of 2026-11-28): time off the CPU (preemption, waiting) rather than the
  * function's work (the trial of 2026-11-28: SimpleMOC's attenuate_fluxes "< 3.6 us, too
  * short" in CPU time beside a wall-time mean of 26 us with a CV of 659%).  A sentence into
  * buf, or 0 where there is none. */
@@ -96,14 +97,24 @@ static int off_cpu_note(sqlite3 *db, int top, char *buf, size_t len)
 	if (sqlite3_prepare_v2(db, "SELECT t.rank FROM var_functions t JOIN var_functions c"
 				   " ON c.function = t.function AND c.context = t.context"
 				   " AND c.metric = 'cpu-time' WHERE t.metric = 'time' AND c.below = 1"
-				   " AND t.below = 0 AND t.rank <= ? ORDER BY t.rank", -1, &st, NULL))
+				   " AND t.below = 0 AND t.mean >= 2 * c.resolution AND t.rank <= ?"
+				   " ORDER BY t.rank", -1, &st, NULL))
 		return 0;
 	sqlite3_bind_int(st, 1, top);
+	int more = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		size_t k = strlen(ranks);
+		if (k + 16 >= sizeof(ranks)) {	/* the rest counted, not cut mid-number */
+			more++;
+			n++;
+			continue;
+		}
 		snprintf(ranks + k, sizeof(ranks) - k, "%s#%d", n++ ? ", " : "",
 			 sqlite3_column_int(st, 0));
 	}
+	if (more)
+		snprintf(ranks + strlen(ranks), sizeof(ranks) - strlen(ranks), " and %d more",
+			 more);
 	sqlite3_finalize(st);
 	if (!n)
 		return 0;
