@@ -183,7 +183,11 @@ if command -v clang++ >/dev/null; then
 	check t051-cxx-objects-link [ $? -eq 0 ]
 	check t051-cxx-objects-run [ "$(./cxm 2>/dev/null)" = 9 ]
 	check t051-cxx-objects-lstdcxx grep -q -- "-lstdc++" <("$SONDE_BUILD/sonde-cc" --sonde-show cm.o cx.o -o cxm)
-	check t051-c-objects-no-lstdcxx sh -c "! '$SONDE_BUILD/sonde-cc' --sonde-show cm.o -o c1 | grep -q -- -lstdc++"
+	check t051-c-objects-no-lstdcxx sh -c '! "$0" --sonde-show cm.o -o c1 | grep -q -- -lstdc++' \
+		"$SONDE_BUILD/sonde-cc"
+	# the user's own choice of C++ library (or none) is left alone
+	check t051-cxx-objects-libcxx-alone sh -c '! "$0" --sonde-show -stdlib=libc++ cm.o cx.o -o c2 |
+		grep -q -- -lstdc++' "$SONDE_BUILD/sonde-cc"
 else
 	skip t051-cxx-objects-link "clang++ is not installed"
 fi
