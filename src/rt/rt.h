@@ -244,8 +244,9 @@ int rt_inst_every(rt_inst_every_fn fn);
 int rt_inst_jitter(void);
 
 /*
- * source-inst.c: also call fn at one access drawn uniformly at random within each sampling
- * window (the first included), with that access's address, the windows themselves
+ * source-inst.c: also call fn at one access drawn uniformly at random among each sampling
+ * window's accesses but the sampled one (the first window included; a window of one
+ * access has none), with that access's address, the windows themselves
  * unchanged: a random sample of the accesses, one per window, beside the samples.  For an
  * estimate that needs random draws where the samples, a period apart, are systematic: a
  * sweep that the period nearly divides is sampled at the same few pages, or a few pages on

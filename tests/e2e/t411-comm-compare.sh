@@ -82,11 +82,23 @@ lead = "sampling %s with the exact count on this run in " % (
 assert v.startswith(lead), v
 assert ("; not in " in v) == (any(ok) and not all(ok)), v
 assert "volume (" in v, v
+# each part stands in the half its boolean says: before "; not in " where it agrees
+agree, _, disagree = v.partition("; not in ")
+if not any(ok):
+    agree, disagree = "", v
+for key, part in (("compare_volume_agrees", "volume ("),
+                  ("compare_split_agrees", "share by the byte rule ("),
+                  ("compare_covered_agrees", "counting the writers' bytes ("),
+                  ("compare_pattern_agrees", "thread pattern (")):
+    if d[key] is None:
+        assert part not in v, (key, v)
+    else:
+        assert (part in agree) == d[key] and (part in disagree) == (not d[key]), (key, v)
 open("verdict.txt", "w").write(v)
 esc = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 open("verdict.html", "w").write("".join(esc.get(ch, ch) for ch in v))
 PY
-check t411-verdict-summary grep -qF "verdict: $(cat verdict.txt)" <(flat summary)
+check t411-verdict-summary grep -qF "verdict: $(cat verdict.txt)." <(flat summary)
 echo "    ring: cosine(exact, sampled) = $cos"
 check "t411-ring-cosine-floor ($cos)" float_between "$cos" 0.8 1
 coss=$cos

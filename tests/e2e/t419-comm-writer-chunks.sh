@@ -119,7 +119,7 @@ for r in csv.DictReader(open("ck/comm/lines.csv")):
 text = " ".join(open("ck.flat").read().split())
 n = same + own
 if n:
-    want = ("Evidence: of the %d busiest cache line%s with 3 events and two threads or more "
+    want = ("Evidence: of the %d busiest cache line%s with 3 events or more and two threads or more "
             "(Top cache lines, lines.csv), %d show two threads at the same byte offset"
             % (n, "" if n == 1 else "s", same))
     assert want in text and ("; %d each thread at offsets of its own" % own) in text, want

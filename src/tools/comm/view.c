@@ -471,7 +471,7 @@ static void print_compare(sqlite3 *db, FILE *out)
 	text_para(out, "  ", comm_cosine_text(db, c, sizeof(c)), 80);
 	char v[1100];
 	if (comm_compare_verdict(db, c, sizeof(c))) {
-		snprintf(v, sizeof(v), "verdict: %s", c);
+		snprintf(v, sizeof(v), "verdict: %s.", c);	/* a sentence, as on the page */
 		text_para(out, "  ", v, 80);
 	}
 }
@@ -665,8 +665,8 @@ static const char *line_evidence(sqlite3 *db, const char *obj, char *buf, size_t
 	sqlite3_finalize(st);
 	if (!lines)
 		return NULL;
-	snprintf(buf, len, "Evidence: of the %d busiest cache line%s with 3 events "
-				     "and two threads or more (Top cache lines, lines.csv), %d show two "
+	snprintf(buf, len, "Evidence: of the %d busiest cache line%s with 3 events or "
+				     "more and two threads or more (Top cache lines, lines.csv), %d show two "
 				     "threads at the same byte offset, the mark of true sharing%s%s%s; "
 				     "%d each thread at offsets of its own, the mark of false "
 				     "sharing%s%s%s.", lines, lines == 1 ? "" : "s", same,

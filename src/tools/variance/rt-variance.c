@@ -1245,7 +1245,7 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 	/* the clocks as the signal's handler started, before the engine's work: that is
 	 * handler time too, and left in the instance it was ~1 us more than the calibration's
 	 * (hot) share of it, up to 2-3 us in a loaded program (doc/sonde-variance.md,
-	 * "Handler time before the hook") */
+	 * "Short functions beside a load") */
 	if (w->stamped) {
 		m0[VAR_M_CPU] = w->in_cpu_ns;
 		m0[VAR_M_TIME] = w->in_ns;

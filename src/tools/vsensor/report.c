@@ -517,6 +517,12 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 	/* --html alone: the page, no text (as `sonde report --html`; the usability review of
 	 * 2026-11-28: the text came too), so no table */
 	struct text_table *t = csv || html ? NULL : text_table_new(6, head, "rrrlrl");
+	if (!csv && !html && !t) {
+		sonde_error("out of memory");
+		unload(l);
+		free(l);
+		return 1;
+	}
 	if (csv)
 		csv_row(stdout, 6, head);
 	for (int i = 0; i < l->nev && (csv || t); i++) {
