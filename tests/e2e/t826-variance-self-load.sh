@@ -19,8 +19,8 @@
 #     the event's count: ~2 us in the calibration's hot loop, ~2.5-3.5 us in a program)
 #     is handler time, not the instance's: the trap cost calibrated with the handler's
 #     start stamped (the default) is under the one without (SONDE_VARIANCE_STAMP=0) by
-#     over 0.5 us, the least of 3 short runs each (a calibration in a slow spell reads
-#     3-5 us high now and then: the least of 3 is the machine's).  Before the stamps the
+#     over 0.5 us, the least of short runs that alternate between the two (a calibration
+#     in a slow spell reads 3-5 us high now and then: the least is the machine's).  Before the stamps the
 #     variable did not exist and both read the same.
 # Measured with the stamps (doc/sonde-variance.md, "Short functions beside a load",
 # bench/variance-self.sh): medians of the errors -0.1 to +1.2 us beside 4 loops, 5 runs at
@@ -37,19 +37,28 @@ clk=$(awk '$1 == "vself" { print $5 }' n.txt)
 check "t826-loop-speed-$per-clock-$clk" [ "${per:-0}" -gt 0 -a "${clk:-0}" -gt 0 ]
 export VSELF_PER_US=$per
 
-# the calibrations, stamped and not: the least of 3 short runs each
-cal() {
-	local best="" c
-	for k in 1 2 3; do
-		rm -rf c
-		env "$@" "$SONDE" variance -q -o c -p 1000000 -- ./vself 0.05 4 >/dev/null 2>&1
-		c=$(sqlite3 c/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'" 2>/dev/null)
-		[ -n "$c" ] && { [ -z "$best" ] || [ "$c" -lt "$best" ]; } && best=$c
-	done
-	echo "${best:-0}"
+# the calibrations, stamped and not: the least of each over short runs that alternate, so
+# that a slow spell of the kernel falls on both alike (3 stamped runs, then 3 without,
+# read 15.7 against 14.3 us in a CI clone beside a make check, 2026-11-28: every stamped
+# run in one spell); up to 3 rounds of 3 pairs until the bar is met (a build without the
+# stamps reads the same both ways in every round)
+cal1() {
+	rm -rf c
+	env "$@" "$SONDE" variance -q -o c -p 1000000 -- ./vself 0.05 4 >/dev/null 2>&1
+	sqlite3 c/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'" 2>/dev/null
 }
-c1=$(cal SONDE_VARIANCE_STAMP=1)
-c0=$(cal SONDE_VARIANCE_STAMP=0)
+c1="" c0=""
+for round in 1 2 3; do
+	for k in 1 2 3; do
+		c=$(cal1 SONDE_VARIANCE_STAMP=1)
+		[ -n "$c" ] && { [ -z "$c1" ] || [ "$c" -lt "$c1" ]; } && c1=$c
+		c=$(cal1 SONDE_VARIANCE_STAMP=0)
+		[ -n "$c" ] && { [ -z "$c0" ] || [ "$c" -lt "$c0" ]; } && c0=$c
+	done
+	[ "${c1:-0}" -gt 1000 ] && [ $(( ${c0:-0} - ${c1:-0} )) -gt 500 ] && break
+	echo "    round $round: stamped $c1, unstamped $c0 (ns): another round"
+done
+c1=${c1:-0} c0=${c0:-0}
 check "t826-handler-start-stamped-cost-$c1-under-unstamped-$c0" \
 	[ "$c1" -gt 1000 -a $((c0 - c1)) -gt 500 ]
 
