@@ -56,7 +56,15 @@ check t419-interleave-status [ $? -eq 0 ]
 read -r ex by cv < <(share il)
 echo "    interleave: false sharing exact $ex%, sampled by bytes $by%, covered reading $cv%"
 check "t419-interleave-exact-false ($ex%)" le 90 "$ex"
-check "t419-interleave-covered-stays-false ($cv%)" le 35 "$cv"
+# (a share of a handful of events moves by 1/n a line: a loaded pair run read 12.5%,
+# one event in 8 by its step, 2026-11-28; asserted from 30 sampled events, the summary's
+# own bar for a split: COMM_FEW_EVENTS)
+nev=$(comm_meta il sampled_events)
+if [ "${nev:-0}" -ge 30 ]; then
+	check "t419-interleave-covered-stays-false ($cv%, $nev events)" le 35 "$cv"
+else
+	skip t419-interleave-covered-stays-false "only ${nev:-0} sampled events (load: the workers ran in turn): the share is not a measure"
+fi
 
 "$SONDE" comm --compare 1009 -o fs -- "$T/cb-inst" fs 200000 20 >/dev/null 2>&1
 check t419-fs-status [ $? -eq 0 ]
