@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "vclock.h"
+
 #define NOINLINE __attribute__((noinline))
 #define MAX_THREADS 8
 #define MAX_CALLS 2000000
@@ -46,27 +48,11 @@ static long per_us, nwork, nbuf;
 static double secs;
 static __thread struct th *me;
 
-static int64_t cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static inline uint64_t chain(uint64_t x, long n)
-{
-	for (long i = 0; i < n; i++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
 }
 
 NOINLINE void leaf(void)
@@ -96,46 +82,6 @@ static void *run(void *a)
 	while (mono_ns() < end)
 		leaf();
 	return NULL;
-}
-
-/* Iterations per us: the fastest of 5 trials of 20 ms of CPU time. */
-static long loop_speed(void)
-{
-	double best = 0;
-	uint64_t s = 1;
-
-	for (int k = 0; k < 5; k++) {
-		long n = 0;
-		int64_t t0 = cpu_ns(), t1;
-		do {
-			s = chain(s, 100000);
-			n += 100000;
-			t1 = cpu_ns();
-		} while (t1 - t0 < 20000000);
-		double r = (double)n / ((double)(t1 - t0) / 1e3);
-		if (r > best)
-			best = r;
-	}
-	return (long)best + (s == 0);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* A CPU clock read's own cost: the median of back-to-back pairs. */
-static int64_t clock_cost(void)
-{
-	int64_t d[101];
-
-	for (int i = 0; i < 101; i++) {
-		int64_t t0 = cpu_ns();
-		d[i] = cpu_ns() - t0;
-	}
-	qsort(d, 101, sizeof(d[0]), cmp_i64);
-	return d[50];
 }
 
 int main(int argc, char **argv)

@@ -40,6 +40,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "vclock.h"
+
 #define NOINLINE __attribute__((noinline))
 #define WIN 9			/* rounds around a call: its moment's speed */
 #define KEEP_PCT 25		/* a call kept: at most that much over that speed, */
@@ -49,36 +51,11 @@ static volatile uint64_t sink;
 static long per_us;		/* loop iterations per microsecond of CPU time */
 static long n2, n5, n10, n20, n50;
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int64_t cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A chain of multiplies in a register: its speed does not depend on the loop's alignment
- * or on store forwarding, as a loop on a volatile did (w20 of the same loop took 2x w10's
- * time per iteration in one build). */
-static inline uint64_t chain(uint64_t x, long n)
-{
-	for (long i = 0; i < n; i++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
 }
 
 #define WORK(name, n)                          \
@@ -91,39 +68,6 @@ WORK(w5, n5)
 WORK(w10, n10)
 WORK(w20, n20)
 WORK(w50, n50)
-
-/* Iterations per us: the fastest of 5 trials (other work only slows a trial down). */
-static long loop_speed(void)
-{
-	double best = 0;
-	for (int k = 0; k < 5; k++) {
-		long n = 0;
-		int64_t t0 = cpu_ns(), t1;
-		do {
-			sink = chain(sink, 100000);
-			n += 100000;
-			t1 = cpu_ns();
-		} while (t1 - t0 < 20000000);
-		double r = (double)n / ((double)(t1 - t0) / 1e3);
-		if (r > best)
-			best = r;
-	}
-	return best > 1 ? (long)best : 1;
-}
-
-/* CPU time of a clock read's own tail and head: the median of back-to-back pairs, what
- * every per-call interval holds besides the call. */
-static int64_t clock_cost(void)
-{
-	int64_t d[101];
-
-	for (int i = 0; i < 101; i++) {
-		int64_t t0 = cpu_ns();
-		d[i] = cpu_ns() - t0;
-	}
-	qsort(d, 101, sizeof(d[0]), cmp_i64);
-	return d[50];
-}
 
 struct fn {
 	const char *name;
