@@ -30,11 +30,15 @@ check "t801-saw-cv-$cs-near-0.522" float_between "${cs:-9}" 0.30 0.85
 cb=$(var_col $F bimodal "main > bimodal" cpu-time cv)
 check "t801-bimodal-cv-$cb-near-0.8" float_between "${cb:-9}" 0.50 1.25
 check "t801-flat-cv-below-saw-and-bimodal" awk -v f="${cf:-9}" -v s="${cs:-0}" -v b="${cb:-0}" 'BEGIN { exit !(f < s && f < b) }'
-# The mean follows the work: saw averages 5.5 units, flat 5, bimodal 5 (+-30%: noise and
-# handler time, as above).
+# The mean follows the work, as the instances are selected: a sample lands in a saw call
+# in proportion to its length (k units with odds k/55) and the call measured is the next
+# one (k+1, or 1 after 10), so saw's measured mean is (sum k(k+1) for k=1..9 + 10)/55 =
+# 340/55 = 6.18 units against flat's 5: 1.236 (doc/sonde-variance.md, "Bias"; runs alone
+# read 1.20-1.23, a CI clone beside a make check 1.456).  Bar +-30%: noise and handler
+# time, as above.  (Its CV stays 0.51 under that selection, inside saw's bar.)
 ms=$(var_col $F saw "main > saw" cpu-time mean) mf=$(var_col $F flat "main > flat" cpu-time mean)
 r=$(awk -v a="${ms:-0}" -v b="${mf:-1}" 'BEGIN { printf "%.3f", a / b }')
-check "t801-saw-over-flat-mean-$r-near-1.1" float_between "$r" 0.75 1.45
+check "t801-saw-over-flat-mean-$r-near-1.236" float_between "$r" 0.87 1.61
 rs=$(var_col $F saw "main > saw" cpu-time rank) rb=$(var_col $F bimodal "main > bimodal" cpu-time rank)
 rf=$(var_col $F flat "main > flat" cpu-time rank)
 check "t801-rank-saw-$rs-before-flat-$rf" [ "${rs:-99}" -lt "${rf:-0}" ]
