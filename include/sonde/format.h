@@ -58,6 +58,9 @@ struct sonde_file_header {
 	uint32_t thread_index;		/* 0 = main thread, then creation order in the process */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC when the thread started */
 	uint64_t stack_lo, stack_hi;	/* the thread's stack, [lo, hi) */
+	/* From here on, fields a header written before them lacks (header_size says so): a
+	 * reader sees them as 0. */
+	uint64_t tls_lo, tls_hi;	/* its static TLS and glibc's descriptor, [lo, hi); 0: unknown */
 };
 
 enum sonde_rec_type {

@@ -25,7 +25,7 @@
 #define PROC_MAX_BYTES (1 << 20)
 
 /* The version 1 header, the smallest a reader accepts. */
-#define HEADER_V1_SIZE sizeof(struct sonde_file_header)
+#define HEADER_V1_SIZE offsetof(struct sonde_file_header, tls_lo)
 
 
 const char *prof_source_name(uint32_t source)
@@ -74,6 +74,8 @@ static void swap_header(struct sonde_file_header *h)
 	h->start_ns = sw64(h->start_ns, 1);
 	h->stack_lo = sw64(h->stack_lo, 1);
 	h->stack_hi = sw64(h->stack_hi, 1);
+	h->tls_lo = sw64(h->tls_lo, 1);
+	h->tls_hi = sw64(h->tls_hi, 1);
 }
 
 /* Swap every field after the record header; all record fields of format.h are 2, 4 or 8
@@ -147,7 +149,8 @@ static int read_header(struct stream *s, struct prof_thread *t, char *err, size_
 		return errmsg(err, errlen, -EINVAL,
 			    "%s: offset 0: file of %zu bytes is too short for a header", s->path,
 			    s->size);
-	memcpy(&h, s->data, sizeof(h));
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, s->data, HEADER_V1_SIZE);
 	if (memcmp(h.magic, SONDE_MAGIC, SONDE_MAGIC_LEN))
 		return errmsg(err, errlen, -EINVAL, "%s: offset 0: not a sonde stream (bad magic)",
 			    s->path);
@@ -166,7 +169,17 @@ static int read_header(struct stream *s, struct prof_thread *t, char *err, size_
 	if (h.header_size < HEADER_V1_SIZE || h.header_size % 8 || h.header_size > s->size)
 		return errmsg(err, errlen, -EINVAL, "%s: offset %zu: bad header size %u", s->path,
 			    offsetof(struct sonde_file_header, header_size), h.header_size);
-	/* A newer writer's larger header: its extra bytes are skipped. */
+	/* The fields a shorter header lacks stay 0; a newer writer's larger header: its extra
+	 * bytes are skipped. */
+	if (h.header_size > HEADER_V1_SIZE) {
+		struct sonde_file_header x = { 0 };
+		size_t n = h.header_size < sizeof(x) ? h.header_size : sizeof(x);
+		memcpy(&x, s->data, n);
+		if (s->swapped)
+			swap_header(&x);
+		h.tls_lo = x.tls_lo;
+		h.tls_hi = x.tls_hi;
+	}
 	s->body = h.header_size;
 	t->hdr = h;
 	t->swapped = s->swapped;

@@ -106,6 +106,7 @@ struct rt_thread {
 	struct cct cct;
 	uint64_t rng;			/* xorshift state */
 	uint64_t stack_lo, stack_hi;
+	uint64_t tls_lo, tls_hi;	/* static TLS and glibc's descriptor (thread.c) */
 	void *altstack;
 	size_t altstack_size;
 	/* the thread's errno, which every handler of the runtime saves and restores: a word

@@ -6,6 +6,7 @@
  * Thread states are never unmapped: a finished thread's struct goes to a free list and
  * is reused, so the exit path may walk the registry while threads end concurrently.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -137,6 +138,51 @@ static void stack_range(struct rt_thread *t)
 		interpose_scratch(NULL, 0);
 }
 
+/* The thread's static TLS blocks with glibc's descriptor of the thread, [lo, hi): a report
+ * names the data there "[TLS of thread N]".  glibc puts a new thread's TLS at the top of
+ * its stack block, inside the stack range above: OpenMP's threadprivate data and libgomp's
+ * own per-thread state read as "[stack of thread 3]" (the trial of 2026-11-28, PENNANT).
+ * The size is glibc's private _dl_get_tls_static_info (the descriptor and the surplus
+ * kept for dlopen counted), the descriptor's size its _thread_db_sizeof_pthread, as the
+ * sanitizers read them; without them the range stays unknown (0). */
+static void tls_range(struct rt_thread *t)
+{
+	static void (*info)(size_t *, size_t *);
+	static const unsigned *tcb;
+	static int looked;
+	size_t size = 0, align = 0;
+	uintptr_t tp = 0;
+
+	if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {	/* the same values from any */
+		*(void **)&info = dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+		tcb = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
+		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+	}
+	if (!info)
+		return;
+	info(&size, &align);
+#if defined(__x86_64__)
+	/* variant II: the blocks below the thread pointer, the descriptor at it */
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	size_t d = tcb ? *tcb : 0;
+	if (!tp || size < d || size > (64u << 20))
+		return;
+	t->tls_lo = (uint64_t)(tp + d - size);
+	t->tls_hi = (uint64_t)(tp + d);
+#elif defined(__aarch64__)
+	/* variant I: the blocks above the thread pointer, the descriptor below it */
+	__asm__("mrs %0, tpidr_el0" : "=r"(tp));
+	size_t d = tcb ? *tcb : 0;
+	if (!tp || size > (64u << 20) || tp < d)
+		return;
+	t->tls_lo = (uint64_t)(tp - d);
+	t->tls_hi = (uint64_t)(tp + size);
+#else
+	(void)tp;
+	(void)tcb;
+#endif
+}
+
 static int altstack_init(struct rt_thread *t)
 {
 	stack_t cur;
@@ -191,6 +237,8 @@ static int stream_open(struct rt_thread *t)
 		.start_ns = rt_now(),
 		.stack_lo = t->stack_lo,
 		.stack_hi = t->stack_hi,
+		.tls_lo = t->tls_lo,
+		.tls_hi = t->tls_hi,
 	};
 	memcpy(h.magic, SONDE_MAGIC, SONDE_MAGIC_LEN);
 	/* the name goes into the buffer's mapping (out.c), not on the thread's stack; made
@@ -241,6 +289,7 @@ struct rt_thread *rt_thread_start(int64_t index)
 	t->index = index >= 0 ? (uint32_t)index : rt_thread_next_index();
 	thread_seed(t);
 	stack_range(t);
+	tls_range(t);
 	t->errno_addr = &errno;
 	if (arena_init(&t->arena, ARENA_SIZE) || altstack_init(t) || stream_open(t) ||
 	    registry_add(t)) {

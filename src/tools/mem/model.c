@@ -575,6 +575,30 @@ static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a,
 	return o;
 }
 
+/* The static TLS of the thread holding a (its own first): of kind static, one object a
+ * thread.  A new thread's lies at the top of its stack block, so before the stacks. */
+static uint32_t tls_object(struct builder *b, struct pstate *ps, uint64_t a,
+			   const struct prof_thread *self)
+{
+	const struct prof_thread *t = NULL;
+	if (self && self->hdr.tls_lo <= a && a < self->hdr.tls_hi)
+		t = self;
+	for (size_t i = 0; !t && i < ps->pr->nthread; i++) {
+		const struct prof_thread *o = &ps->pr->thread[i];
+		if (o->hdr.tls_lo <= a && a < o->hdr.tls_hi)
+			t = o;
+	}
+	if (!t)
+		return MM_NONE;
+	char name[128], lab[96];
+	thread_label(b->m->prof, ps->pr, t->hdr.thread_index, lab, sizeof(lab));
+	snprintf(name, sizeof(name), "[TLS of thread %s]", lab);
+	uint32_t o = add_object(b, MM_STATIC, name, NULL, NULL);
+	if (o != MM_NONE)
+		b->m->object[o].size = t->hdr.tls_hi - t->hdr.tls_lo;
+	return o;
+}
+
 static uint32_t static_object(struct builder *b, struct pstate *ps, uint64_t a)
 {
 	struct sym_data d;
@@ -667,6 +691,8 @@ static uint32_t nonheap_object(struct builder *b, struct pstate *ps, uint64_t a,
 			       const struct prof_thread *self)
 {
 	uint32_t o = static_object(b, ps, a);
+	if (o == MM_NONE)
+		o = tls_object(b, ps, a, self);
 	if (o == MM_NONE)
 		o = stack_object(b, ps, a, self);
 	if (o == MM_NONE)

@@ -11,7 +11,8 @@
  *           code past system libraries, system headers and the program's own allocation
  *           wrappers, found automatically); its name is that frame's "function (file:line)",
  *           or "[unknown] (module+0xoff)" without symbols; `path` is the whole path.
- *   static  a variable of a loaded module's symbol table: its name.
+ *   static  a variable of a loaded module's symbol table: its name; or a thread's static
+ *           TLS (thread-local variables, OpenMP threadprivate): "[TLS of thread N]".
  *   stack   inside a thread's [stack_lo, stack_hi): "[stack of thread N]".
  *   other   by the mapping: "[heap: untracked small blocks]" (blocks under min_object are
  *           not tracked), "[anonymous memory]", "[file: basename]", "[unknown]".

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# t072-mem-tls: thread-local data is named "[TLS of thread N]" (kind static), not the
+# thread's stack: glibc puts a new thread's static TLS at the top of its stack block, where
+# OpenMP's threadprivate data and libgomp's per-thread state read as "[stack of thread 3]"
+# (the trial of 2026-11-28, PENNANT).  Thread 1 and then the main thread work on a
+# __thread array only, thread 2 on an array on its stack: by construction every sample of
+# thread 1 is in its TLS, every one of thread 2 in its stack.
+. "$(dirname "$0")/lib.sh"
+command -v gcc >/dev/null || { skip t072 "gcc is not installed"; exit 0; }
+cat >tl.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+static __thread volatile double tl[512];
+static void *tls_work(void *a)
+{
+	for (long r = 0; r < 1500000; r++)
+		for (int i = 0; i < 512; i += 8)
+			tl[i] += r;
+	return a;
+}
+static void *stack_work(void *a)
+{
+	volatile double buf[512];
+	for (long r = 0; r < 1500000; r++)
+		for (int i = 0; i < 512; i += 8)
+			buf[i] += r;
+	return a;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, tls_work, NULL);
+	pthread_join(t, NULL);
+	pthread_create(&t, NULL, stack_work, NULL);
+	pthread_join(t, NULL);
+	tls_work(NULL);
+	puts("done");
+	return 0;
+}
+EOC
+gcc -O2 -g -pthread tl.c -o tl || { fail t072-build "gcc could not build tl.c"; exit 0; }
+"$SONDE" mem -q -o rec -- ./tl >out 2>err
+check t072-status [ $? -eq 0 ]
+ot=rec/mem/object_threads.csv
+n() { awk -F, -v o="$1" -v t="$2" '$1 == o && $2 == t { s += $3 } END { print s + 0 }' $ot; }
+t1=$(n "[TLS of thread 1]" 1) t0=$(n "[TLS of thread 0]" 0) s2=$(n "[stack of thread 2]" 2)
+s1=$(n "[stack of thread 1]" 1)
+echo "    samples: TLS of 1 $t1, TLS of 0 $t0, stack of 2 $s2, stack of 1 $s1"
+check "t072-tls-of-thread-1-$t1" [ "$t1" -gt 0 ]
+check "t072-tls-of-main-$t0" [ "$t0" -gt 0 ]
+check "t072-stack-of-thread-2-$s2" [ "$s2" -gt 0 ]
+check "t072-no-tls-sample-as-stack-$s1" [ "$s1" -eq 0 ]
+k=$(awk -F, '$1 == "[TLS of thread 1]" { print $2 }' rec/mem/objects.csv)
+check "t072-kind-${k:-none}-static" [ "$k" = static ]
