@@ -822,6 +822,23 @@ static char **exec_env(char *const envp[], int strip, int gen, char **local)
 	return e;
 }
 
+/* An MPI launcher's daemon: an MPI program started without a launcher (a singleton) forks
+ * and execs one to serve it (Open MPI's orted: the trial of 2026-11-28 read its threads
+ * beside the program's, and the report "sonde mem: mixed").  Not followed: its work is
+ * not the program's, and a launcher started under sonde starts its ranks itself
+ * (doc/sonde-mpi.md, "Mistakes to avoid"). */
+static int launcher_daemon(const char *path)
+{
+	static const char *const names[] = { "orted", "prted", "prte", "hydra_pmi_proxy",
+					     "pmi_proxy" };
+	const char *b = path ? strrchr(path, '/') : NULL;
+	b = b ? b + 1 : path;
+	for (size_t i = 0; b && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(b, names[i]))
+			return 1;
+	return 0;
+}
+
 static void exec_prepare(void)
 {
 	if (rt_cfg.enabled && (int)getpid() == rt_pid) {
@@ -849,7 +866,8 @@ RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 		return real_execve(path, argv, envp);
 	exec_prepare();
 	char *local[EXEC_ENV_LOCAL];
-	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1, local);
+	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant || launcher_daemon(path),
+			    exec_gen + 1, local);
 	int r = real_execve(path, argv, e);
 	int saved = errno;
 	if (e != (char **)envp && e != local)
@@ -865,7 +883,8 @@ RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 		return real_execvpe(file, argv, envp);
 	exec_prepare();
 	char *local[EXEC_ENV_LOCAL];
-	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant, exec_gen + 1, local);
+	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant || launcher_daemon(file),
+			    exec_gen + 1, local);
 	int r = real_execvpe(file, argv, e);
 	int saved = errno;
 	if (e != (char **)envp && e != local)
