@@ -194,7 +194,8 @@ static int source_try(const struct rt_source *s)
 }
 
 /* Wanted source first; automatic: hw, then clock.  inst only when asked for, or, for a
- * tool that needs access counts (RT_TOOL_WANTS_COUNTS: reuse's distances), where the
+ * tool that needs access counts (RT_TOOL_WANTS_COUNTS: reuse's distances, comm's
+ * transfers), where the
  * program was built by sonde-cc and there is no PMU: the clock source counts no accesses,
  * and a user who rebuilt the program meant its counts (the trial of 2026-11-27: `sonde
  * reuse` on a sonde-cc build ran on the clock and advised a sonde-cc build). */

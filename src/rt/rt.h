@@ -315,7 +315,8 @@ struct watch_trap;
 				 * threads, as RT_TOOL_THREAD_BREAKPOINTS, but takes the POSIX
 				 * timers only at periods of at least CLOCK_TICK_PERIOD, where
 				 * they sample as often as the perf event (source-clock.c) */
-#define RT_TOOL_WANTS_COUNTS 0x100	/* needs a count of each thread's accesses (distances):
+#define RT_TOOL_WANTS_COUNTS 0x100	/* needs a count of each thread's accesses (reuse's
+				 * distances, comm's transfers):
 				 * with no source asked for and no PMU, a program built by
 				 * sonde-cc gets the inst source rather than the clock
 				 * (init.c, source_pick) */
