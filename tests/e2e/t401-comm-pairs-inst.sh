@@ -87,3 +87,11 @@ if [ "${pa:-0}" -gt 0 ] && [ "${pt:-1}" -eq 0 ]; then
 else
 	skip t401-soft-no-trap-says "this run armed $pa watchpoints and counted $pt traps"
 fi
+
+# No --source: a sonde-cc build takes inst where the CPU has no PMU, as reuse does (it ran
+# on the clock before 2026-11-28: sample-scaled cells); with a PMU, hw
+"$SONDE" comm -q --period 1009 -o auto -- "$T/cb-inst" pairs 2000 >/dev/null 2>&1
+src=$(sqlite3 auto/profile.db "SELECT value FROM meta WHERE key = 'source'" 2>/dev/null)
+want=inst
+[ -d /sys/bus/event_source/devices/cpu ] && want=hw
+check "t401-default-source-${src:-none}-is-$want" [ "$src" = "$want" ]
