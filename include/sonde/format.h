@@ -11,8 +11,11 @@
  *                      keys: format, prefix, pid, ppid, rank, host, exe, argv (arguments
  *                      separated by \x1f), tool, source, source_why (why the wanted source
  *                      was not used), period, period_unit (ns|events|accesses), start_ns,
- *                      min_object, max_depth; at exit: end_ns, end (exit|signal), signo,
- *                      threads.  Unknown keys are ignored by readers; a later key wins.
+ *                      min_object, max_depth, tls_blocks (each module's block in a
+ *                      thread's static TLS: "OFFSET SIZE PATH" from the header's tls_lo,
+ *                      separated by \x1f, PATH empty for the executable); at exit: end_ns,
+ *                      end (exit|signal), signo, threads.  Unknown keys are ignored by
+ *                      readers; a later key wins.
  *   PREFIX.maps        copy of /proc/self/maps taken at exit (or at a fatal signal)
  *   PREFIX.maps.start  copy taken when the runtime started (used if the exit copy is missing)
  *   PREFIX.maps.closed the lines of /proc/self/maps of each library the program dlclose'd,

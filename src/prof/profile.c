@@ -521,6 +521,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		{ "watch_backend", offsetof(struct prof_process, watch_backend) },
 		{ "records_stopped", offsetof(struct prof_process, records_stopped) },
 		{ "clock_event", offsetof(struct prof_process, clock_event) },
+		{ "tls_blocks", offsetof(struct prof_process, tls_blocks) },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (!strcmp(k, strs[i].key))
@@ -568,7 +569,7 @@ static int proc_defaults(struct prof_process *p)
 {
 	char **strs[] = { &p->host, &p->exe, &p->argv, &p->tool, &p->source, &p->source_why,
 			  &p->period_unit, &p->end, &p->watch_backend, &p->records_stopped,
-			  &p->clock_event };
+			  &p->clock_event, &p->tls_blocks };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
@@ -648,6 +649,7 @@ static void process_release(struct prof_process *p)
 	free(p->watch_backend);
 	free(p->records_stopped);
 	free(p->clock_event);
+	free(p->tls_blocks);
 	for (size_t i = 0; i < p->nthread; i++)
 		prof_thread_release(&p->thread[i]);
 	free(p->thread);

@@ -91,6 +91,9 @@ struct prof_process {
 	char *clock_event;		/* the clock source's timer: "inherited", "per-thread",
 					 * "posix-timer" (rt/finish.c); "" for other sources */
 	uint64_t records_stopped_at;	/* bytes of records written when they stopped */
+	char *tls_blocks;		/* "OFFSET SIZE PATH" entries separated by \x1f: each
+					 * module's block in a thread's static TLS, from the
+					 * header's tls_lo (PATH "" the executable); "" unknown */
 	struct prof_thread *thread;	/* sorted by thread_index, then tid */
 	size_t nthread;
 };

@@ -103,6 +103,7 @@ struct sym_module {
 	struct symvec gaps;	/* named code between exported symbols (dynsym_only) */
 	uint64_t tls_img, tls_filesz;	/* runtime address and size of the .tdata image */
 	struct symvec funcs, objs, tls;
+	struct symvec tlsvars;		/* every sized TLS variable, by its offset in the block */
 	char **names;		/* symbol names without their "@VERSION", owned */
 	size_t nnames, capnames;
 	struct cu_index spans;	/* CU address ranges, when .debug_aranges lacks them */
@@ -694,6 +695,8 @@ static int module_add_symbol(struct sym_module *m, const GElf_Sym *s, GElf_Addr 
 		return s->st_size ? symvec_push(&m->objs, a, s->st_size, name, rank) : 0;
 	case STT_TLS:
 		/* st_value is an offset in the TLS block; only .tdata has an image in memory */
+		if (s->st_size && symvec_push(&m->tlsvars, s->st_value, s->st_size, name, rank))
+			return -ENOMEM;
 		if (s->st_size && s->st_value < m->tls_filesz)
 			return symvec_push(&m->tls, m->tls_img + s->st_value, s->st_size, name,
 					   rank);
@@ -872,6 +875,7 @@ static int module_load_symbols(struct sym_module *m)
 	symvec_sort(&m->funcs);
 	symvec_sort(&m->objs);
 	symvec_sort(&m->tls);
+	symvec_sort(&m->tlsvars);
 	m->dynsym_only = !module_has_symtab(m);
 	return 0;
 }
@@ -1686,6 +1690,24 @@ int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out)
 	return 0;
 }
 
+int symtab_tls(struct symtab *st, const char *module, uint64_t off, struct sym_data *out)
+{
+	for (size_t i = 0; module && i < st->nmods; i++) {
+		struct sym_module *m = st->mods[i];
+		if (!m->name || strcmp(m->name, module) || module_load(m))
+			continue;
+		const struct fsym *f = symvec_find(&m->tlsvars, off);
+		if (!f)
+			return -ENOENT;
+		out->name = demangle(st, f->name);
+		out->module = m->name;
+		out->start = f->start;
+		out->size = f->size;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* glibc's malloc heaps of its non-main arenas: 64 MiB aligned, 64 MiB reserved, the part
  * in use read-write and the rest PROT_NONE after it (malloc/arena.c, new_heap). */
 #define MALLOC_HEAP_MAX (64ull << 20)
@@ -2210,6 +2232,7 @@ static void module_release(struct sym_module *m)
 	free(m->funcs.v);
 	free(m->objs.v);
 	free(m->tls.v);
+	free(m->tlsvars.v);
 	for (size_t i = 0; i < m->nnames; i++)
 		free(m->names[i]);
 	free(m->names);

@@ -150,6 +150,12 @@ const char *sym_code_own_name(const struct sym_code *sc, int k, uint64_t addr, c
 int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out);
 
 /*
+ * The thread-local variable at offset off of module's TLS block (module: its path as the
+ * maps file names it): out->start is its offset.  -ENOENT if none.
+ */
+int symtab_tls(struct symtab *st, const char *module, uint64_t off, struct sym_data *out);
+
+/*
  * The mapping containing addr, as named in the maps file ("[heap]", "[stack]",
  * "/usr/lib/.../libc.so.6", "" for anonymous): NULL if none.  Sets *lo and *hi if not NULL.
  */

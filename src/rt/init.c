@@ -33,6 +33,7 @@ static pthread_key_t thread_key;
 static int dormant;
 static char source_why[1024];
 static int exec_gen;
+static char tls_blocks[2048];	/* the .proc's tls_blocks (tls_blocks_init) */
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGINT,
 				     SIGTERM, SIGHUP, SIGQUIT, SIGXCPU, SIGXFSZ, SIGPIPE };
@@ -367,7 +368,54 @@ static void proc_write(struct proc_scratch *s)
 		watch_backend_name(), watch_backend_why(), unwind_check_name());
 	if (period_asked)
 		fprintf(f, "period_asked=%llu\n", (unsigned long long)period_asked);
+	if (tls_blocks[0])
+		fprintf(f, "tls_blocks=%s\n", tls_blocks);
 	fclose(f);
+}
+
+/*
+ * Where each module's block lies in a thread's static TLS: "OFFSET SIZE PATH" entries (from
+ * the range's low end, the same in every thread; PATH empty for the executable), separated
+ * by \x1f, for the .proc's tls_blocks key: the report names the variable a sample's
+ * address holds.  Taken once at start, in the main thread (a fork child keeps them: after
+ * a fork the loader's lock may be held by a thread that is gone).  Modules dlopen'd later
+ * get dynamic TLS, outside the range.
+ */
+
+struct tls_walk {
+	uint64_t lo, hi;
+	size_t n;
+};
+
+static int tls_block_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct tls_walk *w = arg;
+	(void)size;
+	uint64_t data = (uint64_t)(uintptr_t)info->dlpi_tls_data;
+	if (!info->dlpi_tls_modid || !data || data < w->lo || data >= w->hi)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_TLS)
+			continue;
+		int n = snprintf(tls_blocks + w->n, sizeof(tls_blocks) - w->n, "%s%llu %llu %s",
+				 w->n ? "\x1f" : "", (unsigned long long)(data - w->lo),
+				 (unsigned long long)ph->p_memsz, info->dlpi_name ? info->dlpi_name : "");
+		if (n > 0 && (size_t)n < sizeof(tls_blocks) - w->n)
+			w->n += (size_t)n;
+		else
+			tls_blocks[w->n] = 0;	/* the entries that fit */
+		break;
+	}
+	return 0;
+}
+
+static void tls_blocks_init(void)
+{
+	struct tls_walk w = { 0 };
+	if (rt_tls_bounds(&w.lo, &w.hi) || !w.lo)
+		return;
+	dl_iterate_phdr(tls_block_cb, &w);
 }
 
 static void proc_write_start(void)
@@ -674,6 +722,7 @@ __attribute__((constructor(101))) static void sonde_init(void)
 		start_done();
 		return;
 	}
+	tls_blocks_init();
 	proc_write_start();
 	rt_copy_maps(".maps.start");
 	pthread_key_create(&thread_key, thread_key_destructor);

@@ -138,14 +138,14 @@ static void stack_range(struct rt_thread *t)
 		interpose_scratch(NULL, 0);
 }
 
-/* The thread's static TLS blocks with glibc's descriptor of the thread, [lo, hi): a report
+/* The calling thread's static TLS blocks with glibc's descriptor of it, [lo, hi): a report
  * names the data there "[TLS of thread N]".  glibc puts a new thread's TLS at the top of
  * its stack block, inside the stack range above: OpenMP's threadprivate data and libgomp's
  * own per-thread state read as "[stack of thread 3]" (the trial of 2026-11-28, PENNANT).
  * The size is glibc's private _dl_get_tls_static_info (the descriptor and the surplus
  * kept for dlopen counted), the descriptor's size its _thread_db_sizeof_pthread, as the
  * sanitizers read them; without them the range stays unknown (0). */
-static void tls_range(struct rt_thread *t)
+int rt_tls_bounds(uint64_t *lo, uint64_t *hi)
 {
 	static void (*info)(size_t *, size_t *);
 	static const unsigned *tcb;
@@ -158,29 +158,32 @@ static void tls_range(struct rt_thread *t)
 		tcb = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
 		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
 	}
+	*lo = *hi = 0;
 	if (!info)
-		return;
+		return -ENOENT;
 	info(&size, &align);
 #if defined(__x86_64__)
 	/* variant II: the blocks below the thread pointer, the descriptor at it */
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
 	size_t d = tcb ? *tcb : 0;
 	if (!tp || size < d || size > (64u << 20))
-		return;
-	t->tls_lo = (uint64_t)(tp + d - size);
-	t->tls_hi = (uint64_t)(tp + d);
+		return -ENOENT;
+	*lo = (uint64_t)(tp + d - size);
+	*hi = (uint64_t)(tp + d);
 #elif defined(__aarch64__)
 	/* variant I: the blocks above the thread pointer, the descriptor below it */
 	__asm__("mrs %0, tpidr_el0" : "=r"(tp));
 	size_t d = tcb ? *tcb : 0;
 	if (!tp || size > (64u << 20) || tp < d)
-		return;
-	t->tls_lo = (uint64_t)(tp - d);
-	t->tls_hi = (uint64_t)(tp + size);
+		return -ENOENT;
+	*lo = (uint64_t)(tp - d);
+	*hi = (uint64_t)(tp + size);
 #else
 	(void)tp;
 	(void)tcb;
+	return -ENOENT;
 #endif
+	return 0;
 }
 
 static int altstack_init(struct rt_thread *t)
@@ -289,7 +292,7 @@ struct rt_thread *rt_thread_start(int64_t index)
 	t->index = index >= 0 ? (uint32_t)index : rt_thread_next_index();
 	thread_seed(t);
 	stack_range(t);
-	tls_range(t);
+	rt_tls_bounds(&t->tls_lo, &t->tls_hi);
 	t->errno_addr = &errno;
 	if (arena_init(&t->arena, ARENA_SIZE) || altstack_init(t) || stream_open(t) ||
 	    registry_add(t)) {

@@ -55,6 +55,9 @@ uint32_t rt_thread_count(void);
 /* The next thread index: taken at pthread_create, in the creating thread, so indexes follow
  * creation order even when threads start running in another order. */
 uint32_t rt_thread_next_index(void);
+/* The calling thread's static TLS with glibc's descriptor of it, [*lo, *hi): 0, or -ENOENT
+ * (both 0) where glibc does not say.  Not handler-safe (dlsym at the first call). */
+int rt_tls_bounds(uint64_t *lo, uint64_t *hi);
 /* Set up the calling thread (thread start, or the main thread in the constructor) with
  * the index taken for it, or -1 to take the next one now. */
 struct rt_thread *rt_thread_start(int64_t index);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# t072-mem-tls: thread-local data is named "[TLS of thread N]" (kind static), not the
-# thread's stack: glibc puts a new thread's static TLS at the top of its stack block, where
+# t072-mem-tls: thread-local data is named "VARIABLE (TLS of thread N)" (kind static), not
+# the thread's stack, and "[TLS of thread N: MODULE]" where the module has no symbol for it: glibc puts a new thread's static TLS at the top of its stack block, where
 # OpenMP's threadprivate data and libgomp's per-thread state read as "[stack of thread 3]"
 # (the trial of 2026-11-28, PENNANT).  Thread 1 and then the main thread work on a
 # __thread array only, thread 2 on an array on its stack: by construction every sample of
@@ -43,12 +43,20 @@ gcc -O2 -g -pthread tl.c -o tl || { fail t072-build "gcc could not build tl.c"; 
 check t072-status [ $? -eq 0 ]
 ot=rec/mem/object_threads.csv
 n() { awk -F, -v o="$1" -v t="$2" '$1 == o && $2 == t { s += $3 } END { print s + 0 }' $ot; }
-t1=$(n "[TLS of thread 1]" 1) t0=$(n "[TLS of thread 0]" 0) s2=$(n "[stack of thread 2]" 2)
+t1=$(n "tl (TLS of thread 1)" 1) t0=$(n "tl (TLS of thread 0)" 0) s2=$(n "[stack of thread 2]" 2)
 s1=$(n "[stack of thread 1]" 1)
 echo "    samples: TLS of 1 $t1, TLS of 0 $t0, stack of 2 $s2, stack of 1 $s1"
 check "t072-tls-of-thread-1-$t1" [ "$t1" -gt 0 ]
 check "t072-tls-of-main-$t0" [ "$t0" -gt 0 ]
 check "t072-stack-of-thread-2-$s2" [ "$s2" -gt 0 ]
 check "t072-no-tls-sample-as-stack-$s1" [ "$s1" -eq 0 ]
-k=$(awk -F, '$1 == "[TLS of thread 1]" { print $2 }' rec/mem/objects.csv)
-check "t072-kind-${k:-none}-static" [ "$k" = static ]
+k=$(awk -F, '$1 == "tl (TLS of thread 1)" { print $2 "," $7 }' rec/mem/objects.csv)
+check "t072-kind-static-size-4096-${k:-none}" [ "$k" = static,4096 ]
+# stripped: the block is the executable's, no symbol names the variable
+strip -o tl-stripped tl || { fail t072-strip "strip failed"; exit 0; }
+"$SONDE" mem -q -o srec -- ./tl-stripped >out 2>err
+ot=srec/mem/object_threads.csv
+t1=$(n "[TLS of thread 1: tl-stripped]" 1)
+s1=$(n "[stack of thread 1]" 1)
+check "t072-stripped-tls-of-thread-1-$t1" [ "$t1" -gt 0 ]
+check "t072-stripped-no-tls-sample-as-stack-$s1" [ "$s1" -eq 0 ]

@@ -575,8 +575,42 @@ static uint32_t stack_object(struct builder *b, struct pstate *ps, uint64_t a,
 	return o;
 }
 
+/* The variable at offset off of a thread's static TLS, from the process's tls_blocks (the
+ * runtime's: each module's block, "OFFSET SIZE PATH"): 1 and *d; 2 and the module's path
+ * in mod (mlen bytes), the block in d->start and d->size, where its block holds off but no
+ * symbol names it; 0 outside. */
+static int tls_variable(struct pstate *ps, uint64_t off, struct sym_data *d, char *mod,
+			size_t mlen)
+{
+	const char *p = ps->pr->tls_blocks;
+	while (p && *p && ps->mp->symtab) {
+		char *end;
+		unsigned long long at = strtoull(p, &end, 10);
+		unsigned long long size = strtoull(end, &end, 10);
+		if (*end != ' ')
+			return 0;
+		const char *path = end + 1, *sep = strchr(path, '\x1f');
+		size_t n = sep ? (size_t)(sep - path) : strlen(path);
+		if (off >= at && off - at < size) {
+			if (!n && ps->pr->exe)	/* the executable */
+				snprintf(mod, mlen, "%s", ps->pr->exe);
+			else
+				snprintf(mod, mlen, "%.*s", (int)n, path);
+			if (symtab_tls(ps->mp->symtab, mod, off - at, d) == 0 && d->name)
+				return 1;
+			d->name = NULL;
+			d->start = at;	/* the module's block */
+			d->size = size;
+			return 2;
+		}
+		p = sep ? sep + 1 : NULL;
+	}
+	return 0;
+}
+
 /* The static TLS of the thread holding a (its own first): of kind static, one object a
- * thread.  A new thread's lies at the top of its stack block, so before the stacks. */
+ * thread and variable, "[TLS of thread N]" where the variable is not known.  A new
+ * thread's lies at the top of its stack block, so before the stacks. */
 static uint32_t tls_object(struct builder *b, struct pstate *ps, uint64_t a,
 			   const struct prof_thread *self)
 {
@@ -590,12 +624,31 @@ static uint32_t tls_object(struct builder *b, struct pstate *ps, uint64_t a,
 	}
 	if (!t)
 		return MM_NONE;
-	char name[128], lab[96];
+	char name[1200], lab[96], mod[1024] = "";
+	struct sym_data d;
+	uint64_t size = t->hdr.tls_hi - t->hdr.tls_lo;
+	const char *module = NULL;
 	thread_label(b->m->prof, ps->pr, t->hdr.thread_index, lab, sizeof(lab));
-	snprintf(name, sizeof(name), "[TLS of thread %s]", lab);
-	uint32_t o = add_object(b, MM_STATIC, name, NULL, NULL);
+	int k = tls_variable(ps, a - t->hdr.tls_lo, &d, mod, sizeof(mod));
+	if (k == 2) {	/* a stripped library's: its name at least */
+		const char *base = strrchr(mod, '/');
+		snprintf(name, sizeof(name), "[TLS of thread %s: %s]", lab, base ? base + 1 : mod);
+		size = d.size;
+	} else if (k == 1) {
+		/* a library's variable names its library, as static_object does */
+		const char *base = d.module ? strrchr(d.module, '/') : NULL;
+		int lib = d.module && ps->pr->exe && strcmp(d.module, ps->pr->exe);
+		snprintf(name, sizeof(name), "%s%s%s%s (TLS of thread %s)", d.name,
+			 lib ? " [" : "", lib ? (base ? base + 1 : d.module) : "", lib ? "]" : "",
+			 lab);
+		size = d.size;
+		module = d.module;
+	} else {
+		snprintf(name, sizeof(name), "[TLS of thread %s]", lab);
+	}
+	uint32_t o = add_object(b, MM_STATIC, name, NULL, module);
 	if (o != MM_NONE)
-		b->m->object[o].size = t->hdr.tls_hi - t->hdr.tls_lo;
+		b->m->object[o].size = size;
 	return o;
 }
 
