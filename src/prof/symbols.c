@@ -1673,14 +1673,10 @@ static struct sym_module *data_module(struct symtab *st, uint64_t addr)
 	return m;
 }
 
-int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out)
+/* The variable f of module m into out: 0, or -ENOENT for none. */
+static int data_out(struct symtab *st, const struct sym_module *m, const struct fsym *f,
+		    struct sym_data *out)
 {
-	struct sym_module *m = data_module(st, addr);
-	const struct fsym *f = NULL;
-	if (m)
-		f = symvec_find(&m->objs, addr);
-	if (m && !f)
-		f = symvec_find(&m->tls, addr);
 	if (!f)
 		return -ENOENT;
 	out->name = demangle(st, f->name);
@@ -1690,20 +1686,23 @@ int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out)
 	return 0;
 }
 
+int symtab_data(struct symtab *st, uint64_t addr, struct sym_data *out)
+{
+	struct sym_module *m = data_module(st, addr);
+	const struct fsym *f = NULL;
+	if (m)
+		f = symvec_find(&m->objs, addr);
+	if (m && !f)
+		f = symvec_find(&m->tls, addr);
+	return data_out(st, m, f, out);
+}
+
 int symtab_tls(struct symtab *st, const char *module, uint64_t off, struct sym_data *out)
 {
 	for (size_t i = 0; module && i < st->nmods; i++) {
 		struct sym_module *m = st->mods[i];
-		if (!m->name || strcmp(m->name, module) || module_load(m))
-			continue;
-		const struct fsym *f = symvec_find(&m->tlsvars, off);
-		if (!f)
-			return -ENOENT;
-		out->name = demangle(st, f->name);
-		out->module = m->name;
-		out->start = f->start;
-		out->size = f->size;
-		return 0;
+		if (m->name && !strcmp(m->name, module) && !module_load(m))
+			return data_out(st, m, symvec_find(&m->tlsvars, off), out);
 	}
 	return -ENOENT;
 }
