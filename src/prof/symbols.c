@@ -1146,6 +1146,76 @@ static bool forking_fn(struct sym_module *m, Dwarf_Die *cu, int64_t file, int li
 	return false;
 }
 
+/* The DIE offset d stands for: its abstract origin's where it has one (an inlined or
+ * concrete instance), else its own. */
+static Dwarf_Off origin_offset(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+	if (dwarf_formref_die(dwarf_attr(d, DW_AT_abstract_origin, &a), &o))
+		return dwarf_dieoffset(&o);
+	return dwarf_dieoffset(d);
+}
+
+/* Whether a DIE under scope (3 levels down at most) inlines or calls the DIE at offset
+ * body. */
+static bool holds_body(Dwarf_Die *scope, Dwarf_Off body, int depth)
+{
+	Dwarf_Die c;
+	Dwarf_Attribute a;
+	if (depth > 3 || dwarf_child(scope, &c))
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Die o;
+		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_call_site ||
+		     tag == DW_TAG_GNU_call_site) &&
+		    (dwarf_formref_die(dwarf_attr(&c, DW_AT_abstract_origin, &a), &o) ||
+		     dwarf_formref_die(dwarf_attr(&c, DW_AT_call_origin, &a), &o)) &&
+		    dwarf_dieoffset(&o) == body)
+			return true;
+		if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) &&
+		    holds_body(&c, body, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/*
+ * The wrapper of clang's outlined body d (".omp_outlined._debug__.N"): the outlined
+ * function the OpenMP runtime calls (".omp_outlined..M"), which inlines or calls it; else
+ * (no inline or call-site entry: -O0) the one declared on the line before d's in its file,
+ * as clang writes them (the pragma's line, then the region's).  False if none.
+ */
+static bool omp_wrapper(Dwarf_Die *cu, Dwarf_Die *d, Dwarf_Die *out)
+{
+	Dwarf_Off body = origin_offset(d);
+	Dwarf_Die c, *by_line = NULL, line_match;
+	Dwarf_Attribute a;
+	int line = 0, l;
+	int64_t file = decl_file_index(d);
+	if (dwarf_decl_line(d, &line) || dwarf_child(cu, &c))
+		return false;
+	do {
+		const char *n = dwarf_formstring(dwarf_attr(&c, DW_AT_name, &a));
+		if (dwarf_tag(&c) != DW_TAG_subprogram || !n || strncmp(n, ".omp_outlined.", 14) ||
+		    strstr(n, "_debug__"))
+			continue;
+		if (holds_body(&c, body, 0)) {
+			*out = c;
+			return true;
+		}
+		if (!by_line && !dwarf_decl_line(&c, &l) && l == line - 1 &&
+		    decl_file_index(&c) == file) {
+			line_match = c;
+			by_line = &line_match;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	if (by_line)
+		*out = *by_line;
+	return by_line != NULL;
+}
+
 /*
  * clang names a parallel region's outlined function ".omp_outlined." (and its body,
  * inlined there, ".omp_outlined._debug__"), numbered per file: nothing says whose region
@@ -1170,6 +1240,20 @@ static const char *omp_region_name(struct symtab *st, struct sym_module *m, Dwar
 	if (dwarf_decl_line(d, &line) || (file = decl_file_index(d)) < 0 ||
 	    !dwarf_diecu(d, &cu, NULL, NULL))
 		return NULL;
+	/* the body by its wrapper's name: one region, one name, in every tool (mem named a
+	 * sample in the body "work.omp_outlined._debug__.1", variance the instance it timed,
+	 * the wrapper's, "work.omp_outlined..2") */
+	Dwarf_Die w;
+	Dwarf_Attribute wa;
+	const char *wn;
+	if (strstr(name, "._debug__") && omp_wrapper(&cu, d, &w) &&
+	    (wn = dwarf_formstring(dwarf_attr(&w, DW_AT_name, &wa)))) {
+		const char *r = omp_region_name(st, m, &w, wn);
+		uint32_t wi;
+		if (r && !u64map_get(&st->omp, (uintptr_t)w.addr, &wi))
+			(void)u64map_put(&st->omp, (uintptr_t)d->addr, wi);	/* a cache */
+		return r;
+	}
 	if (!forking_fn(m, &cu, file, line, &parent)) {
 		enclosing_fn(&cu, file, line, &parent, &parent_line);
 		if (!parent_line)
