@@ -3,8 +3,9 @@
 # the thread's stack, and "[TLS of thread N: MODULE]" where the module has no symbol for it: glibc puts a new thread's static TLS at the top of its stack block, where
 # OpenMP's threadprivate data and libgomp's per-thread state read as "[stack of thread 3]"
 # (the trial of 2026-11-28, PENNANT).  Thread 1 and then the main thread work on a
-# __thread array only, thread 2 on an array on its stack: by construction every sample of
-# thread 1 is in its TLS, every one of thread 2 in its stack.
+# __thread array only, thread 2 on an array on its stack, thread 3 on main's __thread array
+# through a pointer: by construction every sample of thread 1 is in its TLS, every one of
+# thread 2 in its stack, every one of thread 3 in main's TLS.
 . "$(dirname "$0")/lib.sh"
 command -v gcc >/dev/null || { skip t072 "gcc is not installed"; exit 0; }
 cat >tl.c <<'EOC'
@@ -26,12 +27,22 @@ static void *stack_work(void *a)
 			buf[i] += r;
 	return a;
 }
+static void *other_work(void *a)	/* main's tl, through a pointer */
+{
+	volatile double *p = a;
+	for (long r = 0; r < 1500000; r++)
+		for (int i = 0; i < 512; i += 8)
+			p[i] += r;
+	return a;
+}
 int main(void)
 {
 	pthread_t t;
 	pthread_create(&t, NULL, tls_work, NULL);
 	pthread_join(t, NULL);
 	pthread_create(&t, NULL, stack_work, NULL);
+	pthread_join(t, NULL);
+	pthread_create(&t, NULL, other_work, (void *)tl);
 	pthread_join(t, NULL);
 	tls_work(NULL);
 	puts("done");
@@ -44,8 +55,9 @@ check t072-status [ $? -eq 0 ]
 ot=rec/mem/object_threads.csv
 n() { awk -F, -v o="$1" -v t="$2" '$1 == o && $2 == t { s += $3 } END { print s + 0 }' $ot; }
 t1=$(n "tl (TLS of thread 1)" 1) t0=$(n "tl (TLS of thread 0)" 0) s2=$(n "[stack of thread 2]" 2)
-s1=$(n "[stack of thread 1]" 1)
-echo "    samples: TLS of 1 $t1, TLS of 0 $t0, stack of 2 $s2, stack of 1 $s1"
+s1=$(n "[stack of thread 1]" 1) o3=$(n "tl (TLS of thread 0)" 3)
+echo "    samples: TLS of 1 $t1, TLS of 0 $t0, stack of 2 $s2, stack of 1 $s1, main's TLS by 3 $o3"
+check "t072-other-threads-tls-$o3" [ "$o3" -gt 0 ]
 check "t072-tls-of-thread-1-$t1" [ "$t1" -gt 0 ]
 check "t072-tls-of-main-$t0" [ "$t0" -gt 0 ]
 check "t072-stack-of-thread-2-$s2" [ "$s2" -gt 0 ]

@@ -302,6 +302,8 @@ struct pstate {
 	struct u64map site_cache;	/* (thread << 32 | ctx) -> object */
 	struct range *stack;
 	size_t nstack;
+	struct range *tls;	/* threads' TLS ranges; index: the thread's place in pr->thread */
+	size_t ntls;
 	struct range *arena;	/* anonymous mappings holding malloc'd blocks: malloc arenas */
 	size_t narena;
 };
@@ -617,11 +619,16 @@ static uint32_t tls_object(struct builder *b, struct pstate *ps, uint64_t a,
 	const struct prof_thread *t = NULL;
 	if (self && self->hdr.tls_lo <= a && a < self->hdr.tls_hi)
 		t = self;
-	for (size_t i = 0; !t && i < ps->pr->nthread; i++) {
-		const struct prof_thread *o = &ps->pr->thread[i];
-		if (o->hdr.tls_lo <= a && a < o->hdr.tls_hi)
-			t = o;
+	size_t lo = 0, hi = ps->ntls;
+	while (!t && lo < hi) {	/* another thread's: the last range starting at or below a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps->tls[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (!t && lo && a < ps->tls[lo - 1].hi)
+		t = &ps->pr->thread[ps->tls[lo - 1].index];
 	if (!t)
 		return MM_NONE;
 	char name[1200], lab[96], mod[1024] = "";
@@ -1039,6 +1046,15 @@ static int process_setup(struct builder *b, struct pstate *ps)
 								  h->thread_index };
 	}
 	qsort(ps->stack, ps->nstack, sizeof(*ps->stack), range_cmp);
+	ps->tls = calloc(pr->nthread + 1, sizeof(*ps->tls));
+	if (!ps->tls)
+		return -ENOMEM;
+	for (size_t i = 0; i < pr->nthread; i++) {
+		const struct sonde_file_header *h = &pr->thread[i].hdr;
+		if (h->tls_lo < h->tls_hi)
+			ps->tls[ps->ntls++] = (struct range){ h->tls_lo, h->tls_hi, (uint32_t)i };
+	}
+	qsort(ps->tls, ps->ntls, sizeof(*ps->tls), range_cmp);
 	if (pr->maps_path) {
 		int err = 0;
 		ps->mp->symtab = symtab_new_closed(pr->maps_path, pr->maps_closed_path, &err);
@@ -1066,6 +1082,7 @@ static int process_run(struct builder *b, size_t pi, size_t thread0)
 	u64map_release(&ps.code_cache);
 	u64map_release(&ps.site_cache);
 	free(ps.stack);
+	free(ps.tls);
 	free(ps.arena);
 	return r;
 }
