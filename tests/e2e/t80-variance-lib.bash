@@ -30,10 +30,12 @@ var_gcc_build() {
 
 # var_col FILE FUNCTION CONTEXT METRIC COLUMN: a column of functions.csv (or threads.csv's
 # first matching row).  Contexts hold no comma.
-var_col() {
-	awk -F, -v f="$2" -v c="$3" -v m="$4" -v col="$5" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$1 == f && $2 == c && $h["metric"] == m { print $h[col]; exit }' "$1"
+var_col() {	# a CSV reader: the verdict (quoted, with commas) comes before cv_within
+	python3 -c '
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+	if (r["function"], r["context"], r["metric"]) == tuple(sys.argv[2:5]):
+		print(r.get(sys.argv[5], "")); break' "$@" 2>/dev/null
 }
 
 # var_count FILE COND: rows of instances.csv where the awk condition COND holds (columns
@@ -139,7 +141,8 @@ vr_default() {
 # var_verdicts NAME FILE: every verdict of functions.csv FILE is the one FVSampler's rule
 # gives for the numbers of its own cpu-time row (the ranking metric; its time row says
 # the same): too few (< 10 instances), too short (below), investigate when over 10% of
-# the time and CV > 20% ("instances vary") or else a CV of the thread means > 10%
+# the time and the CV within threads (cv_within) > 20% ("instances vary") or else a CV of
+# the thread means > 10%
 # ("threads differ"; after "instances vary" too when both hold), varies (", threads differ"
 # iff that CV > 10%), steady.  The numbers
 # as the text prints them (%.0f, the share of "varies" %.1f).  One check, NAME.
@@ -158,7 +161,7 @@ for key, m in by.items():
 		continue
 	n += 1
 	f = lambda s: float(s) if s not in ("", None) else float("nan")
-	cv, tcv, sh = f(c["cv"]), f(c["thread_cv"]), f(c["share"])
+	cv, tcv, sh = f(c["cv_within"]), f(c["thread_cv"]), f(c["share"])
 	hi, thr = cv > 0.20, tcv > 0.10	# nan compares false
 	whole = True	# the verdict is want, not only starts with it
 	if int(t["instances"]) < 10:

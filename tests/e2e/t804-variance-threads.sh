@@ -31,6 +31,18 @@ fn=$(var_col $F tw "thread_main > tw" cpu-time instances)
 fm=$(var_col $F tw "thread_main > tw" cpu-time mean)
 fs=$(var_col $F tw "thread_main > tw" cpu-time sd)
 check "t804-merge-count-$fn-eq-$n" [ "$fn" = "$n" ]
+# The CV within threads: the threads' pooled SD (their sums of squares over their n - 1)
+# over the mean of all, from threads.csv, to 1e-6 relative; below the CV of all instances
+# (the thread means 1:1:1:3 add a spread between threads that each thread's own lacks: the
+# usability review of 2026-11-28, 100 and 300 us threads read "instances vary (CV 24%)")
+wcv=$(awk -F, '$1 == "tw" && $3 == "cpu-time" && $7 > 1 {
+	n = $7; m = $8; s = $9; N += n; S += n * m; W += (n - 1) * s * s; D += n - 1 }
+	END { if (D) printf "%.9f\n", sqrt(W / D) / (S / N) }' $TH)
+fw=$(var_col $F tw "thread_main > tw" cpu-time cv_within)
+fc=$(var_col $F tw "thread_main > tw" cpu-time cv)
+check "t804-cv-within-$fw-eq-$wcv" awk -v a="${fw:-0}" -v b="${wcv:-1}" \
+	'BEGIN { d = a - b; exit !(b > 0 && d < 1e-6 * b && -d < 1e-6 * b) }'
+check "t804-cv-within-$fw-below-cv-$fc" awk -v a="${fw:-9}" -v b="${fc:-0}" 'BEGIN { exit !(a < b) }'
 # each verdict is FVSampler's rule on its row's numbers, "threads differ" included
 var_verdicts t804-verdicts $F
 ok=$(awk -v a="$fm" -v b="$mean" -v c="$fs" -v d="$sd" 'BEGIN { print (a - b < 1e-6 * b && b - a < 1e-6 * b && c - d < 1e-6 * d && d - c < 1e-6 * d) }')

@@ -22,7 +22,7 @@ F=rec/variance/functions.csv
 var_verdicts t810-verdicts $F
 cost=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'trap_cpu_ns'")
 check "t810-calibrated-$cost" [ "${cost:-0}" -gt 1000 ]
-check t810-columns grep -q "^function,context,metric,instances,mean,sd,cv,share,rank,min,max,threads,thread_cv,clamped,resolution,below,investigate,verdict$" $F
+check t810-columns grep -q "^function,context,metric,instances,mean,sd,cv,share,rank,min,max,threads,thread_cv,clamped,resolution,below,investigate,verdict,cv_within$" $F
 check t810-mid-below [ "$(var_col $F mid "main > mid" cpu-time below)" = 1 ]
 res=$(var_col $F mid "main > mid" cpu-time resolution)
 check "t810-mid-resolution-$res-quarter-of-$cost" awk -v r="${res:-x}" -v c="$cost" 'BEGIN { d = r - c / 4; exit !(d < 0.01 && d > -0.01) }'

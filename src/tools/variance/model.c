@@ -51,6 +51,8 @@ struct vkey {
 	char *function, *context;
 	struct welford w[VAR_NMETRIC];		/* merged over threads */
 	struct welford tm[VAR_NMETRIC];		/* over the per-thread means */
+	double wm2[VAR_NMETRIC];		/* within threads: the threads' m2 summed, */
+	uint64_t wdf[VAR_NMETRIC];		/* and their degrees of freedom (n - 1) */
 	uint32_t threads;
 	struct vinst *res;			/* reservoir */
 	size_t nres;
@@ -642,6 +644,21 @@ static int var_below(const struct model *m, const struct vkey *k, int j)
 	return med < res;
 }
 
+/*
+ * The CV within threads: the pooled SD of the instances about their own thread's mean
+ * (the threads' sums of squares over their degrees of freedom), over the mean of all.  The
+ * same as the CV of all instances with one thread; with several it leaves out how far the
+ * thread means differ (the thread CV says that): the verdict's "instances vary" is this
+ * one (the usability review of 2026-11-28: 100 us in one thread and 300 us in another,
+ * each steady, read "instances vary (CV 24%)").  NAN without a degree of freedom.
+ */
+static double within_cv(const struct vkey *k, int j)
+{
+	if (!k->wdf[j] || k->w[j].mean == 0.0)
+		return NAN;
+	return sqrt(k->wm2[j] / (double)k->wdf[j]) / k->w[j].mean;
+}
+
 /* Merge (Chan), the per-thread means, share, verdict, rank. */
 static int finish(struct model *m)
 {
@@ -651,6 +668,10 @@ static int finish(struct model *m)
 		for (int j = 0; j < VAR_NMETRIC; j++) {
 			welford_merge(&k->w[j], &m->kt[i].w[j]);
 			welford_add(&k->tm[j], m->kt[i].w[j].mean);
+			if (m->kt[i].w[j].n > 1) {
+				k->wm2[j] += m->kt[i].w[j].m2;
+				k->wdf[j] += m->kt[i].w[j].n - 1;
+			}
 		}
 	}
 	trap_us = var_cost(m, VAR_M_CPU) / 1e3;
@@ -660,7 +681,7 @@ static int finish(struct model *m)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->nk; i++) {
 		struct vkey *k = &m->k[i];
-		double cv = welford_cv(&k->w[VAR_M_RANK]);
+		double cv = within_cv(k, VAR_M_RANK);
 		double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) : NAN;
 		for (int j = 0; j < VAR_NMETRIC; j++)
 			k->below[j] = var_below(m, k, j);
@@ -692,7 +713,7 @@ static int finish(struct model *m)
 
 static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 {
-	double cv = welford_cv(&k->w[VAR_M_RANK]) * 100;
+	double cv = within_cv(k, VAR_M_RANK) * 100;
 	double icv = k->threads > 1 ? welford_cv(&k->tm[VAR_M_RANK]) * 100 : NAN;
 	double sh = k->share * 100;
 	switch (k->verdict) {
@@ -745,7 +766,7 @@ static const char schema_sql[] =
 	"CREATE TABLE var_functions(rank INTEGER, function TEXT, context TEXT, metric TEXT,"
 	" instances INTEGER, mean REAL, sd REAL, cv REAL, min REAL, max REAL, share REAL,"
 	" threads INTEGER, thread_cv REAL, clamped REAL, resolution REAL, below INTEGER,"
-	" verdict TEXT, investigate INTEGER);"
+	" verdict TEXT, investigate INTEGER, cv_within REAL);"
 	"CREATE TABLE var_threads(rank INTEGER, function TEXT, context TEXT, metric TEXT,"
 	" thread INTEGER, process INTEGER, tid INTEGER, instances INTEGER, mean REAL, sd REAL,"
 	" cv REAL, omp_thread INTEGER);"
@@ -757,7 +778,7 @@ static int write_tables(sqlite3 *db, struct model *m)
 {
 	sqlite3_stmt *f = NULL, *t = NULL, *in = NULL;
 	int r = 0;
-	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &f, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO var_threads VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &t,
 			       NULL) ||
@@ -775,16 +796,17 @@ static int write_tables(sqlite3 *db, struct model *m)
 				continue;
 			const struct welford *w = &k->w[j];
 			double cv = welford_cv(w), icv = k->threads > 1 ? welford_cv(&k->tm[j]) : NAN;
+			double wcv = within_cv(k, j);
 			/* resolution: NULL where nothing was subtracted; no CV below it */
 			double res = k->hw && var_resolution(m, j) > 0 ? var_resolution(m, j) : NAN;
 			double cl = w->n ? (double)k->clamped[j] / (double)w->n : 0;
 			if (k->below[j])
-				cv = icv = NAN;
-			r = db_row(f, "itttiddddddiddditi", (int64_t)k->rank, k->function,
+				cv = icv = wcv = NAN;
+			r = db_row(f, "itttiddddddiddditid", (int64_t)k->rank, k->function,
 				   k->context, var_metric_name[j], (int64_t)w->n, w->mean,
 				   welford_sd(w), cv, w->min, w->max, k->share, (int64_t)k->threads,
 				   icv, cl, res, (int64_t)k->below[j], why,
-				   (int64_t)(k->verdict <= V_INTER));
+				   (int64_t)(k->verdict <= V_INTER), wcv);
 		}
 	}
 	for (size_t i = 0; i < m->nkt && !r; i++) {

@@ -28,13 +28,13 @@
 
 static const char fn_sql[] =
 	"SELECT function, context, metric, instances, mean, sd, cv, share, rank, min, max,"
-	" threads, thread_cv, clamped, resolution, below, investigate, verdict FROM var_functions"
-	" ORDER BY rank, metric";
+	" threads, thread_cv, clamped, resolution, below, investigate, verdict, cv_within"
+	" FROM var_functions ORDER BY rank, metric";
 static const char *const fn_cols[] = { "function", "context", "metric", "instances", "mean",
 				       "sd", "cv", "share", "rank", "min", "max", "threads",
 				       "thread_cv", "clamped", "resolution", "below",
-				       "investigate", "verdict" };
-#define FN_COLS 18
+				       "investigate", "verdict", "cv_within" };
+#define FN_COLS 19
 static const char th_sql[] =
 	"SELECT function, context, metric, thread, process, tid, instances, mean, sd, cv,"
 	" omp_thread FROM var_threads ORDER BY rank, metric, thread";
@@ -192,12 +192,45 @@ static int fp_text(sqlite3 *db, char *buf, size_t len)
 	return 1;
 }
 
+/* The program without function symbols (stripped): its functions are named by address and
+ * the samples' paths do not meet them, every time share 0 (the usability review of
+ * 2026-11-28).  0 where it has them, or where the count was not taken. */
+static int stripped_text(sqlite3 *db, char *buf, size_t len)
+{
+	char exe[512], v[32];
+	if (!*db_meta(db, "exe", exe, sizeof(exe)) || *db_meta(db, "exe_functions", v, sizeof(v)))
+		return 0;
+	snprintf(buf, len, "no function symbols were read from %s (stripped?): its functions "
+		 "cannot be picked, or are named by address, contexts stop at them, and time "
+		 "shares cannot be counted (0%%); profile a build that keeps its symbol table",
+		 exe);
+	return 1;
+}
+
+/* Samples with no frame of the program's to pick: where they are many, what holds them. */
+static int no_frame_text(sqlite3 *db, char *buf, size_t len)
+{
+	uint64_t n = db_meta_u64(db, "no_frame"), s = db_meta_u64(db, "samples");
+	if (!s || n * 10 < s * 3 || stripped_text(db, buf, len))	/* that says why */
+		return 0;
+	snprintf(buf, len, "%" PRIu64 " of the %" PRIu64 " samples (%.0f%%) had no function of "
+		 "the program's on the stack: the OpenMP runtime waiting at a barrier or for work "
+		 "(OMP_WAIT_POLICY=passive puts its threads to sleep there instead), other "
+		 "libraries, or code without symbols.  They count for no context, so every time "
+		 "share reads that much lower", n, s, 100.0 * (double)n / (double)s);
+	return 1;
+}
+
 static void fp_line(sqlite3 *db, FILE *out)
 {
 	char b[1024];
 
 	if (fp_text(db, b, sizeof(b)))
 		text_hang(out, "  call paths: ", "      ", b, 80);
+	if (stripped_text(db, b, sizeof(b)))
+		text_hang(out, "  symbols: ", "      ", b, 80);
+	if (no_frame_text(db, b, sizeof(b)))
+		text_hang(out, "  unpicked: ", "      ", b, 80);
 }
 
 /*
@@ -305,9 +338,12 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		text_hang(out, "sonde variance: ", "    ", line, 80);
 		char prog[1024];
 		fprintf(out, "  program: %s\n", report_program(db, prog, sizeof(prog)));
-		fprintf(out, "  selection: %s samples %" PRIu64 ", entries armed %" PRIu64
-			     ", caught %" PRIu64 ", missed %" PRIu64 "\n", src,
-			db_meta_u64(db, "samples"), db_meta_u64(db, "picks"),
+		char unit[16];
+		/* the period, as every tool states it (the usability review of 2026-11-28) */
+		fprintf(out, "  selection: %s samples %" PRIu64 " (period %" PRIu64 " %s), entries "
+			     "armed %" PRIu64 ", caught %" PRIu64 ", missed %" PRIu64 "\n", src,
+			db_meta_u64(db, "samples"), db_meta_u64(db, "period"),
+			db_meta(db, "period_unit", unit, sizeof(unit)), db_meta_u64(db, "picks"),
 			db_meta_u64(db, "entries"), db_meta_u64(db, "missed"));
 		snprintf(line, sizeof(line), "%s%s", be,
 			 !strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
@@ -364,12 +400,14 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 					     "CV", "thread CV", "time share", "verdict" };
 	struct text_table *t = text_table_new(9, heads, "rnnrrrrrl");
 	if (!o->quiet)
-		text_para(out, "", "mean, CV and thread CV of thread CPU time per instance; share: of "
-			  "the samples whose path runs through the context (inclusive)", 80);
+		text_para(out, "", "mean of thread CPU time per instance; CV: of the instances "
+			  "about their own thread's mean (functions.csv's cv_within; cv is over all "
+			  "instances); thread CV: of the thread means; share: of the samples whose "
+			  "path runs through the context (inclusive)", 80);
 	sqlite3_stmt *st;
 	if (!t)
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
+	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv_within,"
 				   " thread_cv, share, verdict, below, resolution FROM var_functions"
 				   " WHERE metric = 'cpu-time' ORDER BY rank", -1, &st, NULL)) {
 		text_table_free(t);
@@ -749,6 +787,10 @@ int var_html(sqlite3 *db, struct html *h)
 	html_kv_begin(h, "header");
 	html_kv(h, "program", report_program(db, b, sizeof(b)));
 	html_kv(h, "metrics", ev);
+	char src[64], unit[16];
+	snprintf(b, sizeof(b), "%s, period %" PRIu64 " %s", db_meta(db, "source", src, sizeof(src)),
+		 db_meta_u64(db, "period"), db_meta(db, "period_unit", unit, sizeof(unit)));
+	html_kv(h, "source", b);
 	html_kv(h, "watch backend", *db_meta(db, "watch_backend", b, sizeof(b)) ? b : "none");
 	if (report_switch_text(db, b, sizeof(b), db_meta_u64(db, "picks") > 0, NULL))
 		html_kv(h, "context switches", b);
@@ -760,6 +802,10 @@ int var_html(sqlite3 *db, struct html *h)
 			       "or > 10% across threads");
 	if (fp_text(db, b, sizeof(b)))
 		html_kv(h, "call paths", b);
+	if (stripped_text(db, b, sizeof(b)))
+		html_kv(h, "symbols", b);
+	if (no_frame_text(db, b, sizeof(b)))
+		html_kv(h, "unpicked", b);
 	html_kv_end(h);
 
 	html_section(h, "ranked", "Functions, ranked");
@@ -767,7 +813,7 @@ int var_html(sqlite3 *db, struct html *h)
 					     "mean CPU (us)", "CV %", "thread CV %", "time share",
 					     "verdict" };
 	html_table_begin(h, "functions", 9, heads, "rllrrrrrl", HTML_SORTABLE);
-	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv,"
+	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, instances, mean, cv_within,"
 				   " thread_cv, share, verdict, investigate, below, resolution"
 				   " FROM var_functions WHERE metric = 'cpu-time' ORDER BY rank", -1, &st,
 			       NULL))
