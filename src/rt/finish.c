@@ -151,10 +151,13 @@ SIGSAFE int rt_copy_maps(const char *suffix)
 
 /* Append to the stream's `suffix` file the lines of /proc/self/maps that map the file
  * `path` (a library about to be dlclose'd: the exit's copy will not have them, and the
- * samples in its code would read [unknown]: Open MPI's components under MPI_Finalize). */
-SIGSAFE int rt_append_maps_of(const char *suffix, const char *path)
+ * samples in its code would read [unknown]: Open MPI's components under MPI_Finalize);
+ * with path NULL, those of files mapped in [rlo, rhi) (a file mapping about to be
+ * unmapped, rt_append_maps_range). */
+static SIGSAFE int append_maps(const char *suffix, const char *path, uint64_t rlo,
+			       uint64_t rhi)
 {
-	size_t plen = strlen(path), have = 0;
+	size_t plen = path ? strlen(path) : 0, have = 0;
 	uint64_t last_end = 0;	/* the end of the file's last mapping, if the last line */
 	char buf[8192];
 	int in, out, e = maps_open(suffix, O_WRONLY | O_CREAT | O_APPEND, &in, &out);
@@ -182,9 +185,12 @@ SIGSAFE int rt_append_maps_of(const char *suffix, const char *path)
 			/* the path is the line's last field, after a space; the nameless mapping
 			 * right after the file's last one is its .bss (a line of 5 fields ends in
 			 * the inode "0" and spaces) */
-			int mine = len > plen && line[len - plen - 1] == ' ' &&
-				   !memcmp(line + len - plen, path, plen);
-			int bss = !mine && lo && lo == last_end && len && line[len - 1] == ' ';
+			/* by range: a line of a file (its path holds a '/', nothing before it
+			 * does) overlapping it */
+			int mine = path ? len > plen && line[len - plen - 1] == ' ' &&
+						 !memcmp(line + len - plen, path, plen)
+					: lo < rhi && rlo < hi && memchr(line, '/', len) != NULL;
+			int bss = path && !mine && lo && lo == last_end && len && line[len - 1] == ' ';
 			if ((mine || bss) && write(out, line, len + 1) != (ssize_t)(len + 1))
 				break;
 			last_end = mine ? hi : 0;
@@ -198,6 +204,16 @@ SIGSAFE int rt_append_maps_of(const char *suffix, const char *path)
 	close(in);
 	close(out);
 	return 0;
+}
+
+SIGSAFE int rt_append_maps_of(const char *suffix, const char *path)
+{
+	return append_maps(suffix, path, 0, 0);
+}
+
+SIGSAFE int rt_append_maps_range(const char *suffix, uint64_t lo, uint64_t hi)
+{
+	return append_maps(suffix, NULL, lo, hi);
 }
 
 SIGSAFE void rt_proc_append(const char *key, const char *value)

@@ -546,6 +546,43 @@ RT_EXPORT void *valloc(size_t n)
 	return p;
 }
 
+/*
+ * The program's file mappings (of tracked size), so that one unmapped before the exit's copy
+ * of the maps keeps its name: at its munmap its lines go to PREFIX.maps.closed, as a
+ * dlclose'd library's (the trial of 2026-11-28: Phoenix's linear_regression maps its input,
+ * 54% of the samples, and unmaps it before exit: "[unknown]").  A ring of the last
+ * FMAP_SLOTS; at most FMAP_APPENDS copies a process (each reads the whole maps file: a
+ * program that maps and unmaps files in a loop pays it that often at most).
+ */
+#define FMAP_SLOTS 256
+#define FMAP_APPENDS 256
+static uint64_t fmap_lo[FMAP_SLOTS], fmap_hi[FMAP_SLOTS];
+static unsigned fmap_next, fmap_appends;
+
+static void fmap_note(void *p, size_t n)
+{
+	unsigned i = __atomic_fetch_add(&fmap_next, 1, __ATOMIC_RELAXED) % FMAP_SLOTS;
+	__atomic_store_n(&fmap_lo[i], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fmap_hi[i], (uint64_t)(uintptr_t)p + n, __ATOMIC_RELAXED);
+	__atomic_store_n(&fmap_lo[i], (uint64_t)(uintptr_t)p, __ATOMIC_RELEASE);
+}
+
+/* Before an munmap of [p, p + n): the lines of the noted file mappings it overlaps. */
+static void fmap_unmap(void *p, size_t n)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)p, hi = lo + n;
+	for (unsigned i = 0; i < FMAP_SLOTS; i++) {
+		uint64_t a = __atomic_load_n(&fmap_lo[i], __ATOMIC_ACQUIRE);
+		uint64_t b = __atomic_load_n(&fmap_hi[i], __ATOMIC_RELAXED);
+		if (!a || a >= hi || lo >= b)
+			continue;
+		__atomic_store_n(&fmap_lo[i], 0, __ATOMIC_RELAXED);
+		if (__atomic_fetch_add(&fmap_appends, 1, __ATOMIC_RELAXED) < FMAP_APPENDS)
+			rt_append_maps_range(".maps.closed", lo, hi);
+		return;
+	}
+}
+
 RT_EXPORT void *mmap(void *addr, size_t n, int prot, int flags, int fd, off_t off)
 {
 	if (!real_mmap)
@@ -553,6 +590,9 @@ RT_EXPORT void *mmap(void *addr, size_t n, int prot, int flags, int fd, off_t of
 	void *p = real_mmap(addr, n, prot, flags, fd, off);
 	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && !(flags & MAP_STACK) && worth(n))
 		track_alloc(p, n, SONDE_ALLOC_MMAP, SITE);
+	else if (p != MAP_FAILED && !(flags & MAP_ANONYMOUS) && fd >= 0 && rt_cfg.enabled &&
+		 worth(n) && !rt_owns_code(SITE))	/* the program's, not the runtime's */
+		fmap_note(p, n);
 	return p;
 }
 
@@ -566,6 +606,8 @@ RT_EXPORT int munmap(void *p, size_t n)
 	if (!real_munmap)
 		interpose_init();
 	track_free(p);
+	if (rt_cfg.enabled)
+		fmap_unmap(p, n);
 	return real_munmap(p, n);
 }
 

@@ -504,6 +504,8 @@ extern uint64_t rt_alloc_table_full;
 /* Append the lines of /proc/self/maps that map the file `path` to the stream's `suffix`
  * file (finish.c; interpose.c's dlclose: PREFIX.maps.closed). */
 int rt_append_maps_of(const char *suffix, const char *path);
+/* The same for the lines of files mapped in [lo, hi) (a file mapping about to go). */
+int rt_append_maps_range(const char *suffix, uint64_t lo, uint64_t hi);
 /* ioctl, read, write on a runtime descriptor: -EBADF without the call if the number is
  * not the runtime's (the program dup2'd onto it); else the call's result, or -errno. */
 int rt_fd_ioctl(int fd, unsigned long req, unsigned long arg);
