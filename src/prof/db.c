@@ -12,6 +12,7 @@
 #include "prof/db.h"
 #include "prof/errmsg.h"
 #include "ui/csv.h"
+#include "ui/json.h"
 
 uint64_t db_meta_u64(sqlite3 *db, const char *key)
 {
@@ -47,6 +48,40 @@ int db_finish(sqlite3_stmt *st, int rc)
 int db_fail(sqlite3 *db, char *err, size_t len, const char *what)
 {
 	return errmsg(err, len, -EIO, "%s: %s", what, sqlite3_errmsg(db));
+}
+
+int db_query_json(sqlite3 *db, struct json *j, const char *name, const char *sql, int ncols,
+		  const char *const *heads, const int64_t *binds, int nbinds)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	for (int i = 0; i < nbinds; i++)
+		sqlite3_bind_int64(st, i + 1, binds[i]);
+	json_begin_array(j, name);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_begin_object(j, NULL);
+		for (int i = 0; i < ncols; i++) {
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
+				json_int(j, heads[i], sqlite3_column_int64(st, i));
+				break;
+			case SQLITE_FLOAT:
+				json_double(j, heads[i], sqlite3_column_double(st, i), 6);
+				break;
+			case SQLITE_NULL:
+				json_str(j, heads[i], NULL);
+				break;
+			default:
+				json_str(j, heads[i], (const char *)sqlite3_column_text(st, i));
+			}
+		}
+		json_end_object(j);
+	}
+	json_end_array(j);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 int db_query_csv(sqlite3 *db, FILE *f, const char *sql, int ncols, const char *const *heads,

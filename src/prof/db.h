@@ -81,6 +81,14 @@ int db_fail(struct sqlite3 *db, char *err, size_t len, const char *what);
 int db_query_csv(struct sqlite3 *db, FILE *f, const char *sql, int ncols,
 		 const char *const *heads, const int64_t *binds, int nbinds);
 
+/*
+ * The same query as a JSON array `name` of objects (keys `heads`, numbers as numbers, NULL
+ * as null) into the open JSON object j.  0, or -EIO.
+ */
+struct json;
+int db_query_json(struct sqlite3 *db, struct json *j, const char *name, const char *sql,
+		  int ncols, const char *const *heads, const int64_t *binds, int nbinds);
+
 /* One CSV file of a tool's export: DIR/<sub>/<name>, the rows of sql. */
 struct db_csv_file {
 	const char *name, *sql;

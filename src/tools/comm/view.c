@@ -683,15 +683,18 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 {
 	sqlite3_stmt *st;
 	char name[256] = "";
+	int heap = 0;
 	uint64_t tr = db_meta_u64(db, "total_true"), fs = db_meta_u64(db, "total_false");
 	uint64_t cov = db_meta_u64(db, "total_false_covered");
 	uint64_t nev = db_meta_u64(db, "events");
-	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing, false_covered"
-				    " FROM comm_objects WHERE part = -1 ORDER BY total DESC, id"
+	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing, false_covered,"
+				    " kind FROM comm_objects WHERE part = -1 ORDER BY total DESC, id"
 				    " LIMIT 1", -1, &st, NULL)) {
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			const char *nm = (const char *)sqlite3_column_text(st, 0);
+			const char *kind = (const char *)sqlite3_column_text(st, 4);
 			snprintf(name, sizeof(name), "%s", nm ? nm : "");
+			heap = kind && !strcmp(kind, "heap");
 			/* --compare: the objects are the sampled detector's, whose split is
 			 * the biased one; the kind and share stay the exact run's (review) */
 			if (!db_meta_u64(db, "compare_period")) {
@@ -762,14 +765,20 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 		snprintf(text, len, "What to do: false sharing%s (%.0f%% of it%s): the "
 			 "threads write different bytes of the same cache lines; pad or align each "
 			 "thread's data to its own 64-byte line (_Alignas(64)), or split the struct.  "
-			 "%s%s%ssonde-comm(1), \"True and false sharing, and what to do\".", in,
+			 "%s%s%s%ssonde-comm(1), \"True and false sharing, and what to do\".", in,
 			 f_bytes, top,
 			 cov_known ? "Check first: sampling can read as false sharing a line one "
 				     "thread writes whole and another then reads (true sharing); "
 				     "in real false sharing each thread keeps to its own offsets of "
 				     "the line (Top cache lines), and --compare N on a sonde-cc "
 				     "build counts every transfer.  " : "", evidence,
-			 *evidence ? "  " : "");
+			 *evidence ? "  " : "",
+			 /* the trial of 2026-11-28: Phoenix's tid_args at 48 mod 64 alone, 16, 32
+			  * or 0 under sonde, whose start-up allocations moved the heap */
+			 heap ? "A heap block's place in its lines moves with what was allocated "
+				"before it (this profiler's start-up included): alone the program "
+				"may share fewer lines, or more; aligning the block "
+				"(aligned_alloc(64, ...)) makes every layout safe.  " : "");
 	else
 		snprintf(text, len, "What to do: true sharing%s (%.0f%% of it%s): the "
 			 "threads use the same bytes; share them less often (per-thread partial "
@@ -961,6 +970,24 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			else
 				json_str(&j, "compare_pattern_agrees", NULL);
 		}
+	}
+	/* the tables of the CSV files, merged (the trial of 2026-11-28: the objects were only
+	 * in the what_to_do text) */
+	int64_t all_parts = -1;
+	int r = db_query_json(db, &j, "objects", objects_sql, COLS(objects_cols), objects_cols,
+			      &all_parts, 1);
+	if (!r)
+		r = db_query_json(db, &j, "pairs", pairs_sql, COLS(pairs_cols), pairs_cols,
+				  &all_parts, 1);
+	if (!r)
+		r = db_query_json(db, &j, "lines", lines_sql, COLS(lines_cols), lines_cols,
+				  &all_parts, 1);
+	if (!r)
+		r = db_query_json(db, &j, "thread_list", threads_sql, COLS(threads_cols),
+				  threads_cols, &all_parts, 1);
+	if (r) {
+		sqlite3_finalize(c.st);
+		return r;
 	}
 	json_begin_array(&j, "cells");
 	while (cells_next(&c)) {

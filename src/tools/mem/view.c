@@ -589,42 +589,6 @@ static int is_numeric_key(const char *k)
 	return 0;
 }
 
-static void json_cell(struct json *j, sqlite3_stmt *st, int i, const char *key)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		json_int(j, key, sqlite3_column_int64(st, i));
-		break;
-	case SQLITE_FLOAT:
-		json_double(j, key, sqlite3_column_double(st, i), 6);
-		break;
-	case SQLITE_NULL:
-		json_str(j, key, NULL);
-		break;
-	default:
-		json_str(j, key, (const char *)sqlite3_column_text(st, i));
-	}
-}
-
-static int json_rows(sqlite3 *db, struct json *j, const char *name, const char *sql, int ncols,
-		     const char *const *keys)
-{
-	sqlite3_stmt *st;
-	int rc;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	json_begin_array(j, name);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_begin_object(j, NULL);
-		for (int i = 0; i < ncols; i++)
-			json_cell(j, st, i, keys[i]);
-		json_end_object(j);
-	}
-	json_end_array(j);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -EIO;
-}
-
 static int json_meta(sqlite3 *db, struct json *j)
 {
 	sqlite3_stmt *st;
@@ -672,15 +636,18 @@ static int print_json(sqlite3 *db, FILE *out)
 	json_begin_object(&j, NULL);
 	int r = json_meta(db, &j);
 	if (!r)
-		r = json_rows(db, &j, "objects", mem_objects_sql, NCOLS(objects_cols), objects_cols);
+		r = db_query_json(db, &j, "objects", mem_objects_sql, NCOLS(objects_cols),
+				  objects_cols, NULL, 0);
 	if (!r)
-		r = json_rows(db, &j, "code", mem_code_sql, NCOLS(code_cols), code_cols);
+		r = db_query_json(db, &j, "code", mem_code_sql, NCOLS(code_cols), code_cols, NULL,
+				  0);
 	if (!r)
-		r = json_rows(db, &j, "threads", threads_out_sql, NCOLS(threads_cols), threads_cols);
+		r = db_query_json(db, &j, "threads", threads_out_sql, NCOLS(threads_cols),
+				  threads_cols, NULL, 0);
 	if (!r && db_has_table(db, "drops")) {
 		static const char *const cols[] = { "cause", "count" };
-		r = json_rows(db, &j, "drops", "SELECT cause, sum(count) FROM drops GROUP BY cause"
-			      " ORDER BY 2 DESC, 1", 2, cols);
+		r = db_query_json(db, &j, "drops", "SELECT cause, sum(count) FROM drops GROUP BY"
+				  " cause ORDER BY 2 DESC, 1", 2, cols, NULL, 0);
 	}
 	json_end_object(&j);
 	json_finish(&j);
