@@ -137,6 +137,64 @@ TEST(reuse_gwp_survival_counts)
 	CHECK(reuse_gwp_sample(&g, 0, 0x3000, 1, 0, 0, 1) == 0);
 }
 
+/* The chance that a sample is armed: 1 while a slot is free, else 1 - prod over the active
+ * slots of offers / (offers + 1), carried from the sample to its outcome. */
+TEST(reuse_gwp_arm_chance)
+{
+	struct reuse_gwp g;
+	struct reuse_seen s;
+	reuse_gwp_init(&g, 2);
+	CHECK(reuse_gwp_arm_chance(&g) == REUSE_ARM_ONE);
+	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 1, 0, 0, 0) == 0);
+	CHECK(reuse_gwp_arm_chance(&g) == REUSE_ARM_ONE);	/* slot 1 free */
+	CHECK(reuse_gwp_sample(&g, 0, 0x2000, 2, 0, 0, 0) == 1);
+	CHECK(g.s[0].arm_q == REUSE_ARM_ONE && g.s[1].arm_q == REUSE_ARM_ONE);
+	/* both active at 1 offer: each refuses with 1/2, so armed with 3/4 */
+	CHECK(reuse_gwp_arm_chance(&g) == REUSE_ARM_ONE / 4 * 3);
+	/* taken by slot 0 at its 2nd offer (0 % 2 == 0): its outcome carries that chance */
+	CHECK(reuse_gwp_sample(&g, 0, 0x3000, 3, 0, 0, 0) == 0);
+	CHECK(reuse_gwp_trap(&g, 0, g.s[0].gen, 0, 9, 0, &s) == 1);
+	CHECK(s.arm_q == REUSE_ARM_ONE / 4 * 3 && s.n0 == 2 && s.n1 == 2);
+	CHECK(reuse_gwp_trap(&g, 1, g.s[1].gen, 0, 9, 0, &s) == 1);
+	CHECK(s.arm_q == REUSE_ARM_ONE && s.n0 == 1 && s.n1 == 1);
+	/* offers 2 and 3: refused with 2/3 x 3/4, armed with 1/2 (x 2^32, rounded at each
+	 * step: within 2) */
+	g.s[0] = (struct reuse_slot){ .active = 1, .offers = 2 };
+	g.s[1] = (struct reuse_slot){ .active = 1, .offers = 3 };
+	uint64_t q = reuse_gwp_arm_chance(&g);
+	CHECK(q >= REUSE_ARM_ONE / 2 - 2 && q <= REUSE_ARM_ONE / 2 + 2);
+}
+
+/* One slot, 40 samples offered while it is taken, then its trap: whichever sample it kept
+ * (taken at offer k: armed with chance 1/k, surviving with k/40) stands for the 40 offered,
+ * and n1 / n0 / arm chance says 40.  The survival weight alone, 40 / k with k uniform over
+ * 1..40, says H(40) = 4.28 on average: a phase whose long reuses keep the slots taken
+ * counted as a tenth of a phase of short ones that leave them free (the badpair review). */
+TEST(reuse_gwp_arm_weight_unbiased)
+{
+	uint64_t rng = 88172645463325252ull;
+	double sum = 0;
+	int trials = 4000;
+	for (int trial = 0; trial < trials; trial++) {
+		struct reuse_gwp g;
+		struct reuse_seen s;
+		reuse_gwp_init(&g, 1);
+		for (uint64_t k = 0; k < 40; k++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			reuse_gwp_sample(&g, 0, k * 8 + 8, k, 0, 0, rng);
+		}
+		CHECK(reuse_gwp_trap(&g, 0, g.s[0].gen, 0, 99, 0, &s) == 1);
+		double w = (double)s.n1 / (double)s.n0 * (double)REUSE_ARM_ONE / (double)s.arm_q;
+		CHECK(w > 39.99 && w < 40.01);
+		sum += (double)s.n1 / (double)s.n0;
+	}
+	/* the survival weight alone: n1 / n0 = 40 / n0 with n0 uniform over 1..40, whose mean
+	 * is 40 H(40) / 40 = 4.28: the phase would count as 4.28 samples, not 40 */
+	CHECK(sum / trials > 3.5 && sum / trials < 5.1);
+}
+
 int main(void)
 {
 	RUN(reuse_gwp_inactive_first);
@@ -146,5 +204,7 @@ int main(void)
 	RUN(reuse_gwp_stale_generation);
 	RUN(reuse_gwp_reservoir_uniform);
 	RUN(reuse_gwp_survival_counts);
+	RUN(reuse_gwp_arm_chance);
+	RUN(reuse_gwp_arm_weight_unbiased);
 	return CHECK_DONE();
 }

@@ -47,7 +47,13 @@ struct reuse_rec_seen {
 	uint64_t n0, n1;		/* the slot's offers at arming and at the trap (sampler.h):
 					 * the outcome stands for n1/n0 uses */
 	uint64_t p0;			/* the owner's access count at the use (REUSE_F_TRD) */
+	/* since 2026-11-28: the chance that the use's sample took a slot, x 2^32 (sampler.h):
+	 * the outcome stands for n1 / n0 / (arm_q / 2^32) uses.  Records before it end at
+	 * p0 (REUSE_SEEN_SIZE_V1) and are read with arm_q 0, no such weight. */
+	uint64_t arm_q;
 };
+#define REUSE_SEEN_SIZE_V1 offsetof(struct reuse_rec_seen, arm_q)
+#define REUSE_ARM_ONE (1ull << 32)	/* arm_q of a sample armed with certainty */
 
 /* --exact: `count` reuses from use_ip to reuse_ip, their reuse distances binned.  Written
  * before REUSE_REC_PAIR_BINS; still read. */

@@ -199,7 +199,7 @@ static int scan(struct model *m)
 					r->count += c;
 					r->dist[b] += c;
 				}
-			} else if (h->type == REUSE_REC_SEEN && h->size >= sizeof(struct reuse_rec_seen)) {
+			} else if (h->type == REUSE_REC_SEEN && h->size >= REUSE_SEEN_SIZE_V1) {
 				if (m->nsv == m->svcap) {
 					size_t n = m->svcap ? 2 * m->svcap : 256;
 					struct reuse_rec_seen *q = realloc(m->sv, n * sizeof(*q));
@@ -208,7 +208,10 @@ static int scan(struct model *m)
 					m->sv = q;
 					m->svcap = n;
 				}
-				m->sv[m->nsv++] = *(const struct reuse_rec_seen *)h;
+				/* a record before arm_q (REUSE_SEEN_SIZE_V1) reads it as 0 */
+				struct reuse_rec_seen *q = &m->sv[m->nsv++];
+				memset(q, 0, sizeof(*q));
+				memcpy(q, h, h->size < sizeof(*q) ? h->size : sizeof(*q));
 			}
 		}
 	}
@@ -239,11 +242,13 @@ static void model_exact(struct model *m)
 		m->footprint_thread = 0;
 }
 
-/* An outcome stands for n1/n0 uses: the inverse of its chance to survive replacement
- * (sampler.h).  Records without the counts weigh 1. */
+/* An outcome stands for n1/n0 uses, the inverse of its chance to survive replacement, over
+ * arm_q / 2^32, its sample's chance to be armed at all (sampler.h).  Records without the
+ * counts weigh 1; records before arm_q (0) leave that factor out. */
 static double outcome_weight(const struct reuse_rec_seen *s)
 {
-	return s->n0 && s->n1 >= s->n0 ? (double)s->n1 / (double)s->n0 : 1;
+	double w = s->n0 && s->n1 >= s->n0 ? (double)s->n1 / (double)s->n0 : 1;
+	return s->arm_q ? w * (double)REUSE_ARM_ONE / (double)s->arm_q : w;
 }
 
 static int obs_cmp(const void *x, const void *y)

@@ -649,6 +649,7 @@ static SIGSAFE void record_seen(struct rt_thread *t, struct reuse_thread *rt,
 		.n0 = seen->n0,
 		.n1 = seen->n1,
 		.p0 = seen->p0,
+		.arm_q = seen->arm_q,
 		.exact_rd = exact_rd,
 	};
 	rt_tool_record(t, &rec, sizeof(rec));

@@ -18,11 +18,18 @@
  *       distances are observed less often than they happen.  The outcome carries the
  *       slot's offer counts at arming and at the trap; weighting it by n1/n0 (the inverse
  *       of its chance to survive) removes that bias (doc/sonde-reuse.md, "Sampling").
+ *       And a sample is armed with certainty while a slot is free, but only with chance
+ *       1 - prod(offers / (offers + 1)) over the active slots when none is: where long
+ *       reuses fill the slots in one phase of a program and short ones leave them free in
+ *       another, the long phase's samples are armed less often.  The outcome carries that
+ *       chance too (arm_q), and is weighted by its inverse as well.
  */
 #ifndef SONDE_TOOLS_REUSE_SAMPLER_H
 #define SONDE_TOOLS_REUSE_SAMPLER_H
 
 #include <stdint.h>
+
+#include "tools/reuse/format.h"	/* REUSE_ARM_ONE */
 
 /* GlobalWP's slots at most: the soft backend's watch set (WATCH_MAX_SLOTS); debug
  * registers give WATCH_HW_SLOTS (rt-reuse.c, slots_init).  4 until 2026-11-27. */
@@ -38,6 +45,7 @@ struct reuse_slot {
 	uint64_t ip;		/* the use's code address */
 	uint64_t offers;	/* samples offered since the slot was freed */
 	uint64_t offers_armed;	/* offers when this use took the slot */
+	uint64_t arm_q;		/* the chance that this use's sample took a slot, x 2^32 */
 	int self_pending;	/* hw: the use's own access is still to come (a sample names
 				 * the access its instruction is about to make): the owner's
 				 * first trap at that instruction is it, not a reuse */
@@ -62,9 +70,16 @@ struct reuse_seen {
 	 * observed with probability n0/n1 and stands for n1/n0 uses (the model's weight). */
 	uint64_t n0, n1;
 	uint64_t p0;		/* the owner's access count at the use */
+	/* The chance, x 2^32 (REUSE_ARM_ONE), that the use's sample took a slot at all: 1
+	 * while a slot was free, else 1 - prod over the active slots of offers / (offers + 1).
+	 * The outcome stands for n1 / n0 / (arm_q / 2^32) samples. */
+	uint64_t arm_q;
 };
 
 void reuse_gwp_init(struct reuse_gwp *g, int nslots);
+
+/* The chance, x REUSE_ARM_ONE, that the next sample takes a slot (at least 1). */
+uint64_t reuse_gwp_arm_chance(const struct reuse_gwp *g);
 
 /* A sample: the slot to arm for it (>= 0; its fields are set, gen advanced; the caller
  * arms RW in `owner`, W elsewhere), or -1 (dropped).  A sample on an element a slot
