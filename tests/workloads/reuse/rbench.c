@@ -19,7 +19,7 @@
  *                            words every use is reused by the thread's next store, by
  *                            lines (--spatial) every one is invalidated
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
- *                            no invalidation (churn, random, wide, gather, pairs, shift: below)
+ *                            no invalidation (churn, random, ..., phases: below)
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
  * the tool sees are the ones described.
  */
@@ -175,6 +175,44 @@ static int sweep(int argc, char **argv)
 		for (uint64_t i = 0; i < nn; i++)
 			s += a[i];
 	printf("sweep: %llu\n", (unsigned long long)s);
+	return 0;
+}
+
+/* ---- phases ---- */
+
+/* rbench phases S RS L RL [-e]: one thread sweeps S words RS times, then L other words RL
+ * times: reuses at distance S - 1 in the first phase, L - 1 in the second, none between
+ * them (-e prints these).  With S small and L long the short phase leaves GlobalWP's slots
+ * free and the long one fills them: a sample is armed with certainty in the first and
+ * often not in the second (the usability review's badpair, doc/sonde-reuse.md "How it
+ * works") */
+static int phases(int argc, char **argv)
+{
+	uint64_t sn = argc > 2 ? strtoull(argv[2], NULL, 10) : 512;
+	uint64_t sr = argc > 3 ? strtoull(argv[3], NULL, 10) : 16000;
+	uint64_t ln = argc > 4 ? strtoull(argv[4], NULL, 10) : 2000000;
+	uint64_t lr = argc > 5 ? strtoull(argv[5], NULL, 10) : 5;
+	if (!sn || !sr || !ln || !lr)
+		return 2;
+	if (argc > 6 && !strcmp(argv[6], "-e")) {
+		add(sn - 1, sn * (sr - 1));
+		add(ln - 1, ln * (lr - 1));
+		print_hist();
+		return 0;
+	}
+	volatile uint64_t *const sa = calloc(sn, sizeof(uint64_t));
+	volatile uint64_t *const la = calloc(ln, sizeof(uint64_t));
+	if (!sa || !la)
+		return 1;
+	uint64_t s = 0;
+	const uint64_t nsn = sn, nsr = sr, nln = ln, nlr = lr;
+	for (uint64_t k = 0; k < nsr; k++)
+		for (uint64_t i = 0; i < nsn; i++)
+			s += sa[i];
+	for (uint64_t k = 0; k < nlr; k++)
+		for (uint64_t i = 0; i < nln; i++)
+			s += la[i];
+	printf("phases: %llu\n", (unsigned long long)s);
 	return 0;
 }
 
@@ -540,7 +578,10 @@ int main(int argc, char **argv)
 		return pairs(argc, argv);
 	if (!strcmp(argv[1], "shift"))
 		return shift(argc, argv);
+	if (!strcmp(argv[1], "phases"))
+		return phases(argc, argv);
 usage:
-	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide|gather|pairs|shift ...\n");
+	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide|gather|"
+			"pairs|shift|phases ...\n");
 	return 2;
 }
