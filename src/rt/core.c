@@ -90,6 +90,8 @@ SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 	rt_obs_note();
 	rt_omp_note(t);
 	rt_tool->access(t, a, uc, skip);
+	if (interpose_flush_seen)
+		interpose_flush_seen(t);
 	rt_leave(t);
 }
 

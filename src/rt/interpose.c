@@ -176,20 +176,33 @@ static int set_del(uintptr_t a)
 #define SITE ((uint64_t)(uintptr_t)__builtin_return_address(0))
 
 /*
- * Allocation call paths, cached per thread by call site.  Unwinding every allocation of a
- * tracked size costs microseconds, far more than the allocation (a malloc-heavy program
- * ran 70x slower); the site (the caller's return address) names the object anyway.  So a
- * site's path is unwound the first time and then once every SITE_REFRESH allocations (to
- * pick up other paths to it).  Sites inside allocation wrappers (strdup, operator new,
- * std::allocator: code in libc or libstdc++) are always unwound, since the object's name
- * is their caller's.
+ * Allocation call paths, cached per thread by call site and by the site's caller.
+ * Unwinding every allocation of a tracked size costs microseconds, far more than the
+ * allocation (a malloc-heavy program ran 70x slower).  So a path is unwound the first time
+ * and then once every SITE_REFRESH allocations (to pick up other paths to it).  The site
+ * alone (the interposer's return address) is not the key: in the program's own wrapper
+ * (xmalloc) it is the same for every caller, and the first caller's path was given to
+ * all, its 64th allocation alone unwound again (the usability review of 2026-11-28: two
+ * callers alternating read 99.4% the first's; 100 of each in turn, 128 and 72).  The key
+ * is the site and the return address of the function that holds it, read from the stack:
+ * found there at the first unwind (SITE_SCAN words above this function's frame, the
+ * offset the same at every call of one site: our frames and the caller's at that call do
+ * not change), read at that offset afterwards.  Sites inside allocation wrappers (strdup,
+ * operator new, std::allocator: code in libc or libstdc++) are always unwound, since the
+ * object's name is their caller's.
  */
 #define SITE_SLOTS 512
 #define SITE_REFRESH 64
+#define SITE_SCAN 96
 
-struct site_slot {
-	uint64_t site;
+struct site_slot {		/* a path, by (site, the return address above it) */
+	uint64_t site, above;
 	uint32_t ctx, uses;
+};
+
+struct site_where {		/* where a site's caller's return address lies, from the anchor */
+	uint64_t site;
+	int32_t k;		/* words; -1: not found */
 };
 
 /*
@@ -225,8 +238,10 @@ struct sum_slot {
 /* The thread's state here (t->alloc_sites, from its arena). */
 struct alloc_state {
 	struct site_slot site[SITE_SLOTS];
+	struct site_where where[SITE_SLOTS];
 	struct pend_slot pend[PEND_SLOTS];
 	struct sum_slot sum[SUM_SLOTS];
+	uint32_t seen_tick;	/* interpose_flush_seen's count of observations */
 };
 
 static struct rt_ranges wrappers;
@@ -250,20 +265,63 @@ static struct alloc_state *alloc_state(struct rt_thread *t)
 	return t->alloc_sites;
 }
 
-static uint32_t alloc_ctx(struct rt_thread *t, struct alloc_state *st, uint64_t site)
+static inline size_t site_hash(uint64_t a)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> (64 - 9));
+}
+
+/* Whether words [w, w + n) lie in the thread's stack (unknown bounds: no). */
+static int stack_holds(const struct rt_thread *t, const uint64_t *w, size_t n)
+{
+	uint64_t a = (uint64_t)(uintptr_t)w;
+	return t->stack_lo && a >= t->stack_lo && a + n * 8 <= t->stack_hi;
+}
+
+static __attribute__((noinline)) uint32_t alloc_ctx(struct rt_thread *t,
+						     struct alloc_state *st, uint64_t site)
 {
 	if (!st || !cacheable(site))
 		return ctx_here(t, NULL, 0);
-	struct site_slot *e = &st->site[(site * 0x9e3779b97f4a7c15ull) >> (64 - 9)];
-	if (e->site == site && e->ctx && (++e->uses % SITE_REFRESH))
+	/* the anchor: this function's frame; the site's caller's frame lies above it */
+	const uint64_t *anchor = __builtin_frame_address(0);
+	struct site_where *wh = &st->where[site_hash(site)];
+	int32_t k = wh->site == site ? wh->k : -1;
+	uint64_t above = k >= 0 && stack_holds(t, anchor, (size_t)k + 1) ? anchor[k] : 0;
+	struct site_slot *e = &st->site[site_hash(site ^ (above * 0xff51afd7ed558ccdull))];
+	if (e->site == site && e->above == above && e->ctx && (++e->uses % SITE_REFRESH))
 		return e->ctx;
-	uint32_t ctx = ctx_here(t, NULL, 0);
-	if (ctx && e->site != site) {
+	uint64_t ips[256];
+	int max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < 256 ? rt_cfg.max_depth : 256;
+	int n = ctx_unwind(t, NULL, 0, ips, max);
+	uint32_t ctx = ctx_intern(t, ips, n);
+	if (!ctx)
+		return 0;
+	if (wh->site != site) {	/* first unwind of the site: where its caller's return is */
+		int i = 0;
+		while (i < n - 1 && i < 8 && ips[i] != site)
+			i++;
+		/* up to the stack's end: the main thread's may lie a few hundred bytes above
+		 * (its start is placed at random in its page: a bound of the whole scan missed
+		 * the slot in 2 runs of 3) */
+		int scan = SITE_SCAN;
+		while (scan > 0 && !stack_holds(t, anchor, (size_t)scan))
+			scan--;
+		k = -1;
+		if (i < n - 1 && ips[i] == site)
+			for (int w = 0; w < scan && k < 0; w++)
+				if (anchor[w] == ips[i + 1])
+					k = w;
+		wh->site = site;
+		wh->k = k;
+		above = k >= 0 ? anchor[k] : 0;
+		e = &st->site[site_hash(site ^ (above * 0xff51afd7ed558ccdull))];
+	}
+	if (e->site != site || e->above != above) {
 		e->site = site;
+		e->above = above;
 		e->uses = 0;
 	}
-	if (ctx)
-		e->ctx = ctx;
+	e->ctx = ctx;
 	return ctx;
 }
 
@@ -333,6 +391,29 @@ void interpose_thread_flush(struct rt_thread *t)
 	for (int i = 0; i < SUM_SLOTS; i++)
 		if (st->sum[i].count)
 			sum_write(t, &st->sum[i]);
+}
+
+/*
+ * The held records of blocks that outlived an observation (their epoch moved): written
+ * now, as their free would write them, so that a process killed by SIGKILL (a batch
+ * system's time limit, the OOM killer), which runs no handler, keeps them (the usability
+ * review of 2026-11-28: every heap object of such a run read [unknown], the records of its
+ * long-lived blocks held until their free).  From rt_deliver_access, the thread claimed;
+ * every FLUSH_EVERY observations of the thread.  Handler-safe.
+ */
+#define FLUSH_EVERY 64
+
+void interpose_flush_seen(struct rt_thread *t)
+{
+	struct alloc_state *st = t->alloc_sites;
+	if (!st || ++st->seen_tick % FLUSH_EVERY)
+		return;
+	uint64_t now = __atomic_load_n(&rt_obs_epoch, __ATOMIC_RELAXED);
+	for (int i = 0; i < PEND_SLOTS; i++)
+		if (st->pend[i].r.addr && st->pend[i].epoch != now) {
+			out_append(&t->out, &st->pend[i].r, sizeof(st->pend[i].r));
+			st->pend[i].r.addr = 0;
+		}
 }
 
 static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t flags,

@@ -475,6 +475,9 @@ static inline void rt_obs_note(void)
  * STATS record).  Handler-safe; t is claimed by the caller.  Weak: the runtime's pure
  * library (unit tests, the CLI) has no interposers. */
 void interpose_thread_flush(struct rt_thread *t) __attribute__((weak));
+/* interpose.c: write the held records of blocks that outlived an observation (every 64th
+ * call: core.c's rt_deliver_access, the thread claimed).  Handler-safe.  Weak, as above. */
+void interpose_flush_seen(struct rt_thread *t) __attribute__((weak));
 
 /*
  * Move a runtime fd out of the program's way: to the top quarter of RLIMIT_NOFILE,

@@ -821,6 +821,38 @@ TEST(broken_maps)
 	unlink(path);
 }
 
+/* A file the program unmapped (the closed copy's line) keeps its name where anonymous
+ * memory took its addresses before the exit's copy (carve_anonymous): the anonymous
+ * region around it stays anonymous on both sides; a named mapping there still wins. */
+TEST(closed_file_over_anonymous)
+{
+	char maps[] = "/tmp/u-symbols-XXXXXX", closed[] = "/tmp/u-symbols-XXXXXX";
+	int fm = mkstemp(maps), fc = mkstemp(closed), err = 1;
+	if (fm < 0 || fc < 0)
+		abort();
+	FILE *f = fdopen(fm, "w");
+	fprintf(f, "10000000-18000000 rw-p 00000000 00:00 0 \n"
+		   "20000000-20100000 r--p 00000000 fe:00 12 /data/kept.dat\n");
+	fclose(f);
+	f = fdopen(fc, "w");
+	fprintf(f, "14000000-14100000 r--p 00000000 fe:00 11 /data/input.dat\n"
+		   "20000000-20100000 r--p 00000000 fe:00 13 /data/other.dat\n");
+	fclose(f);
+	struct symtab *st = symtab_new_closed(maps, closed, &err);
+	CHECK(st != NULL && err == 0);
+	if (st) {
+		CHECK_STR(symtab_mapping(st, 0x14000000, NULL, NULL), "/data/input.dat");
+		CHECK_STR(symtab_mapping(st, 0x140fffff, NULL, NULL), "/data/input.dat");
+		CHECK_STR(symtab_mapping(st, 0x13ffffff, NULL, NULL), "");
+		CHECK_STR(symtab_mapping(st, 0x14100000, NULL, NULL), "");
+		CHECK_STR(symtab_mapping(st, 0x17ffffff, NULL, NULL), "");
+		CHECK_STR(symtab_mapping(st, 0x20000000, NULL, NULL), "/data/kept.dat");
+		symtab_free(st);
+	}
+	unlink(maps);
+	unlink(closed);
+}
+
 /* An empty maps file gives an empty symtab; a missing one, -ENOENT. */
 TEST(empty_and_missing_maps)
 {
@@ -947,6 +979,7 @@ int main(void)
 	RUN(stripped_library);
 	RUN(broken_maps);
 	RUN(empty_and_missing_maps);
+	RUN(closed_file_over_anonymous);
 	RUN(throughput);
 	RUN(line_zero);
 	RUN(omp_clone_name);	/* last: leaves a deleted library mapped */

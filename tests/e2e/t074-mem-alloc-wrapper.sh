@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# t074-mem-alloc-wrapper: blocks allocated through the program's own wrapper (xmalloc, not
+# inlined) are named after the wrapper's callers, each with its own allocations.  The
+# runtime caches an allocation's call path by its call site; the site in a wrapper is the
+# same for every caller, and the first caller's path was given to all (refreshed every
+# 64th allocation): two callers alternating read 99.4% the first's as one object
+# "xmalloc (wrap.c:4)", and 100 from each in turn 128 and 72 (the usability review of
+# 2026-11-28).  By construction: line A's blocks get 10 passes of work, line B's 30, so
+# 25% and 75% of the samples, and ROUNDS allocations each.
+# Tolerance +-10 points: a few hundred samples (binomial SD under 3 points) on a shared VM.
+. "$(dirname "$0")/lib.sh"
+command -v gcc >/dev/null || { skip t074 "gcc is not installed"; exit 0; }
+cat >wr.c <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#define N 4096
+__attribute__((noinline)) void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p)
+		exit(1);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+__attribute__((noinline)) void work(double *p, int reps)
+{
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < N; i++)
+			p[i] += 1;
+	__asm__ volatile("" : : "r"(p) : "memory");
+}
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 3000;
+	double s = 0;
+	for (int k = 0; k < rounds; k++) {
+		double *a = xmalloc(N * 8);	/* line A */
+		work(a, 10);
+		s += a[7];
+		free(a);
+		double *b = xmalloc(N * 8);	/* line B */
+		work(b, 30);
+		s += b[7];
+		free(b);
+	}
+	printf("%g\n", s);
+	return 0;
+}
+EOC
+la=$(grep -n "line A" wr.c | cut -d: -f1) lb=$(grep -n "line B" wr.c | cut -d: -f1)
+gcc -O2 -g wr.c -o wr || { fail t074-build "gcc could not build wr.c"; exit 0; }
+"$SONDE" mem -q -o rec -- ./wr 6000 >out 2>err
+check t074-status [ $? -eq 0 ]
+o=rec/mem/objects.csv
+col() { awk -F, -v o="$1" -v c="$2" '$1 == o { print $c }' $o; }
+sa=$(col "main (wr.c:$la)" 3) sb=$(col "main (wr.c:$lb)" 3)
+aa=$(col "main (wr.c:$la)" 8) ab=$(col "main (wr.c:$lb)" 8)
+echo "    line $la: ${sa:-0} samples ${aa:-0} allocs; line $lb: ${sb:-0} samples ${ab:-0} allocs"
+check "t074-allocs-${aa:-0}-${ab:-0}-each-6000" [ "${aa:-0}-${ab:-0}" = 6000-6000 ]
+check "t074-share-b-near-75" awk -v a="${sa:-0}" -v b="${sb:-0}" \
+	'BEGIN { s = a + b; exit !(s >= 50 && b / s >= 0.65 && b / s <= 0.85) }'
+check t074-no-wrapper-object bash -c "! grep -q '^xmalloc (wr.c' $o"
