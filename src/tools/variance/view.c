@@ -494,11 +494,11 @@ static void sparkline(FILE *out, const double *v, size_t n, size_t width)
 {
 	static const char *const bars[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
 					     "\u2585", "\u2586", "\u2587", "\u2588" };
-	double lo = INFINITY, hi = -INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		lo = v[i] < lo ? v[i] : lo;
+	/* from 0, as the page's axis: scaled from the least instance to the largest, a
+	 * steady function's 94-146 us drew as spikes (the usability review of 2026-11-28) */
+	double lo = 0, hi = 0;
+	for (size_t i = 0; i < n; i++)
 		hi = v[i] > hi ? v[i] : hi;
-	}
 	size_t cols = n < width ? n : width;
 	for (size_t c = 0; c < cols; c++) {
 		/* Each column is the largest of its instances: a slow instance is what a
@@ -662,8 +662,8 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 		char a[32], b[32];
 		fmt_value(a, sizeof(a), "time", lo);
 		fmt_value(b, sizeof(b), "time", hi);
-		fprintf(out, "%s  (%zu instances in order, CPU time %s .. %s%s)\n", ctx, n, a, b,
-			n > 72 ? "; a bar: the largest of its group" : "");
+		fprintf(out, "%s  (%zu instances in order, CPU time %s .. %s; bars from 0%s)\n", ctx,
+			n, a, b, n > 72 ? ", a bar: the largest of its group" : "");
 		if (n)
 			sparkline(out, v, n, 72);
 		if (n && nser < TIMELINE_SERIES && (ser_name[nser] = strdup(ctx))) {
