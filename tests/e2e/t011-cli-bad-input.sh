@@ -46,6 +46,9 @@ for t in mem comm reuse variance; do
 done
 expect mem-bad-source 2 "unknown sample source 'gpu'" "$SONDE" mem --source gpu -- true
 expect mem-bad-period 2 "period wants a positive number" "$SONDE" mem --period -5 -- true
+# digits past 2^64 are too large, not "not a number" (the variance review of 2026-11-28)
+expect mem-huge-period 2 "period 99999999999999999999 is too large" \
+	"$SONDE" mem --period 99999999999999999999 -- true
 expect mem-not-found 127 "^sonde: cannot run 'no-such-program-xyz': No such file or directory" \
 	"$SONDE" mem -- no-such-program-xyz
 printf 'not a program\n' >notexec.txt
