@@ -27,7 +27,7 @@ const char launch_help[] =
 	"                        under MPI sonde-<program>-<job>, shared by the ranks)\n"
 	"  -s, --source SRC      auto (default), clock, hw or inst: how samples are taken\n"
 	"                        (auto: hw with a PMU, else clock; comm and reuse take inst\n"
-	"                        for a program built with sonde-cc)\n"
+	"                        for a program built with sonde-cc; variance: clock)\n"
 	"  -p, --period N        sampling period: ns of CPU time (clock: default 900000, ~1.1 kHz,\n"
 	"                        unless the tool's default is given below),\n"
 	"                        events (hw), accesses (inst; 1 = every access)\n"
