@@ -295,3 +295,17 @@ mat c-flag/matrix-compute.csv 30 's >= 5 && s < 25 ? 0.2 : 1' '1' '1' '1'
 "$SONDE" vsensor report --html cflag.html c-flag >/dev/null 2>&1
 check t604-html-marked grep -q 'class="cell marked"' cflag.html
 check t604-html-mark-blue grep -q 'rect.marked{stroke:#1565c0' cflag.html
+# C++ sources: the analysis reads C only, and says so (the trial of 2026-11-28 ran
+# Quicksilver's .cc files through it: 0 sensors, exit 0, nothing said): list refuses with
+# status 1; cc compiles the file as given, with a warning, and the compiler's status
+printf 'int main() { return 0; }\n' >q.cc
+"$SONDE" vsensor list q.cc >cxx-list.out 2>cxx-list.err
+check t604-cxx-list-said [ "$(cat cxx-list.err | grep -c "is C++: the analysis reads C only")" = 1 ]
+"$SONDE" vsensor list q.cc >/dev/null 2>&1
+check t604-cxx-list-fails [ $? -eq 1 ]
+if command -v g++ >/dev/null; then
+	"$SONDE" vsensor cc g++ -c q.cc -o q.o >cxx-cc.out 2>cxx-cc.err
+	check t604-cxx-cc-status [ $? -eq 0 ]
+	check t604-cxx-cc-warns grep -q "'q.cc' is C++: the analysis reads C only; compiled as given" cxx-cc.err
+	check t604-cxx-cc-built [ -s q.o ]
+fi

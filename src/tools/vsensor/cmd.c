@@ -155,6 +155,19 @@ static int shared_option(int argc, char **argv, int *i, int *max_depth, glob_t *
 	return parse_depth(v, max_depth) ? -1 : 1;
 }
 
+/* A C++ source by its name (.cc, .cpp, .cxx, .c++, .C): the analysis reads C only (the
+ * trial of 2026-11-28: Quicksilver's .cc files, 0 sensors, operator calls read as
+ * function pointers, nothing said). */
+static int is_cxx_source(const char *s)
+{
+	static const char *const ext[] = { ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".cp" };
+	const char *dot = s && s[0] != '-' ? strrchr(s, '.') : NULL;
+	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (!strcmp(dot, ext[i]))
+			return 1;
+	return 0;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	int csv = 0, max_depth = 6;
@@ -182,6 +195,12 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (!file)
 		return sonde_usage_error("vsensor", "list needs a C file");
+	if (is_cxx_source(file)) {
+		globfree(&with);
+		sonde_error("vsensor: '%s' is C++: the analysis reads C only (sonde-vsensor(1))",
+			    file);
+		return 1;
+	}
 	const char *cargs[64];
 	int nc = i < argc ? clang_args(argc - i - 1, argv + i + 1, cargs, 64) : clang_args(0, NULL, cargs, 64);
 	struct vs_analysis a;
@@ -241,6 +260,7 @@ static int is_c_source(const char *s)
 	return n > 2 && s[0] != '-' && !strcmp(s + n - 2, ".c");
 }
 
+
 /* sonde vsensor cc COMPILER ARGS: rewrite each .c, compile the rewritten copies. */
 static int cmd_cc(int argc, char **argv)
 {
@@ -284,6 +304,9 @@ static int cmd_cc(int argc, char **argv)
 	}
 	int nn = 0, no = 0, rc = 0, nsrc = 0;
 	for (int k = 0; k < ncc && !rc; k++) {
+		if (k && is_cxx_source(cc[k]))
+			sonde_warn("vsensor: '%s' is C++: the analysis reads C only; compiled as "
+				   "given, without sensors", cc[k]);
 		if (k == 0 || !is_c_source(cc[k])) {
 			nargv[nn++] = cc[k];
 			continue;
