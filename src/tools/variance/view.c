@@ -434,7 +434,10 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (rows)
 		text_table_print(t, out, "");
 	else
-		fprintf(out, "no instance was measured (see the counters above; sonde-variance(1))\n");
+		text_para(out, "", "no instance was measured (see the counters above; "
+			  "sonde-variance(1)): a sampled function is timed at its next call, so "
+			  "one called once (main, a thread's body) is never measured; its callees "
+			  "are, when called again and again", 80);
 	text_table_free(t);
 	/* The other metrics, same order. */
 	for (int m = 0; m < VAR_NMETRIC; m++) {
