@@ -94,8 +94,14 @@ n=$(comm_meta held arm_failures)
 e=$(comm_meta held watch_errno)
 comm_check held "t416-comm-held-failures-$n" [ "${n:-0}" -gt 0 ]
 check "t416-comm-held-errno-$e" [ "$e" = 28 ]	# ENOSPC on Linux x86-64
-# comm arms in the sampling thread only: none of its arms can succeed there
-check "t416-comm-held-no-arms-$(comm_meta held arms)" [ "$(comm_meta held arms)" -eq 0 ]
+# comm arms in the sampling thread only: none of its arms can succeed in a worker that
+# holds its registers (0 arms of 884-912 in runs alone).  A sample of the main thread
+# (which holds none: its start, its exit), or of a worker before it has taken its 4, can
+# arm once: a make check beside a CI clone read 4 arms (one arming of 4 registers,
+# 2026-11-28 09:45 UTC).  At most 2 such armings, and every other attempt refused.
+na=$(comm_meta held arms)
+check "t416-comm-held-few-arms-${na:-none}-of-${n:-0}" awk -v a="${na:-99}" -v f="${n:-0}" \
+	'BEGIN { exit !(a <= 8 && a * 20 < f) }'
 check t416-comm-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device): the thread's debug registers were taken" err.txt
 "$SONDE" report held >rep.txt 2>&1
 check t416-comm-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
