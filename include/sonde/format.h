@@ -63,7 +63,8 @@ struct sonde_file_header {
 	uint64_t stack_lo, stack_hi;	/* the thread's stack, [lo, hi) */
 	/* From here on, fields a header written before them lacks (header_size says so): a
 	 * reader sees them as 0. */
-	uint64_t tls_lo, tls_hi;	/* its static TLS and glibc's descriptor, [lo, hi); 0: unknown */
+	uint64_t tls_lo, tls_hi;	/* its static TLS and glibc's descriptor, [lo, hi);
+					 * 0: unknown */
 };
 
 enum sonde_rec_type {

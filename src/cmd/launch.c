@@ -164,10 +164,11 @@ int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const c
 		if (parse_u64(arg, &v) || v == 0) {
 			/* digits past 2^64: too large, not "not a number" (the review of
 			 * 2026-11-28); 1e12 is no decimal number */
-			int big = arg && strspn(arg, "0123456789") == strlen(arg) && *arg != '0';
+			int big = arg && *arg && *arg != '0' &&
+				  strspn(arg, "0123456789") == strlen(arg);
 			if (big)
-				sonde_usage_error(cmd, "--period %s is too large (at most %llu)", arg,
-						  (unsigned long long)UINT64_MAX);
+				sonde_usage_error(cmd, "--period %s is too large (at most %llu)",
+						  arg, (unsigned long long)UINT64_MAX);
 			else
 				sonde_usage_error(cmd, "--period wants a positive number (decimal "
 						  "digits, no 1e9), not '%s'", arg);

@@ -2229,8 +2229,6 @@ int sym_atomics(const char *path, struct sym_atomics *out)
 	return each_function(path, 1, atomics_visit, out);
 }
 
-/* The mappings of a second copy (libraries dlclose'd before the first was taken) that
- * overlap none of st's: appended.  Best effort: an unreadable copy adds nothing. */
 /*
  * Room for m in st->maps (capacity *cap), and the exit copy's anonymous mappings that
  * overlap the file mapping m cut away from its range: a file the program unmapped whose
@@ -2269,6 +2267,21 @@ static int carve_anonymous(struct symtab *st, size_t *cap, const struct mapping 
 	return grow((void **)&st->maps, cap, st->nmaps + 1, sizeof(*m)) ? -ENOMEM : 0;
 }
 
+/* Whether a mapping of the file `name` in m's list is executable (a library's code). */
+static int has_exec_line(const struct symtab *m, const char *name)
+{
+	for (size_t i = 0; i < m->nmaps; i++)
+		if (m->maps[i].prot[2] == 'x' && !strcmp(m->maps[i].name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * The mappings of a second copy of the maps (PREFIX.maps.closed: libraries dlclose'd and
+ * files unmapped before the exit, rt/interpose.c) added where the exit's copy does not
+ * already map the addresses: a mapping there since wins, save anonymous memory over a data
+ * file (carve_anonymous).  Best effort: an unreadable copy adds nothing.
+ */
 static int maps_read_closed(struct symtab *st, const char *path)
 {
 	int e = 0;
@@ -2283,16 +2296,21 @@ static int maps_read_closed(struct symtab *st, const char *path)
 		struct mapping *m = &more.maps[i];
 		int clash = 0;
 		/* overlapping the exit's copy (the library still mapped there, or another
-		 * mapped since at its addresses: the later one wins), or one added already
+		 * mapped since at its addresses: the later one wins, save anonymous memory
+		 * over a data file), or one added already
 		 * (a library dlclose'd twice; two at the same addresses: the first).  An
 		 * overlap at one end is clipped off: a library's .bss, anonymous, is merged by
 		 * the kernel with the anonymous memory after it, which outlives the library */
+		/* a data file the program unmapped (no executable line of its name: not a
+		 * dlclose'd library, whose addresses later thread stacks or arenas may hold)
+		 * wins over anonymous memory there since: carved below */
+		int data = *m->name && !has_exec_line(&more, m->name);
 		for (size_t j = 0; j < st->nmaps && !clash; j++) {
 			const struct mapping *o = &st->maps[j];
 			if (!(m->lo < o->hi && o->lo < m->hi))
 				continue;
-			if (!*o->name && *m->name && o->hi > o->lo)
-				continue;	/* anonymous since: carved below */
+			if (data && !*o->name && o->hi > o->lo)
+				continue;
 			if (o->lo > m->lo && o->hi >= m->hi) {
 				m->hi = o->lo;			/* its end taken */
 			} else if (o->lo <= m->lo && o->hi < m->hi) {
@@ -2302,7 +2320,9 @@ static int maps_read_closed(struct symtab *st, const char *path)
 				clash = 1;			/* covered, or cut in two */
 			}
 		}
-		if (clash || e || m->lo >= m->hi || carve_anonymous(st, &cap, m)) {
+		if (clash || e || m->lo >= m->hi ||
+		    (data ? carve_anonymous(st, &cap, m) :
+			    grow((void **)&st->maps, &cap, st->nmaps + 1, sizeof(*m)))) {
 			free(m->name);
 			continue;
 		}

@@ -190,7 +190,8 @@ static SIGSAFE int append_maps(const char *suffix, const char *path, uint64_t rl
 			int mine = path ? len > plen && line[len - plen - 1] == ' ' &&
 						 !memcmp(line + len - plen, path, plen)
 					: lo < rhi && rlo < hi && memchr(line, '/', len) != NULL;
-			int bss = path && !mine && lo && lo == last_end && len && line[len - 1] == ' ';
+			int bss = path && !mine && lo && lo == last_end && len &&
+				  line[len - 1] == ' ';
 			if ((mine || bss) && write(out, line, len + 1) != (ssize_t)(len + 1))
 				break;
 			last_end = mine ? hi : 0;

@@ -296,10 +296,24 @@ static __attribute__((noinline)) uint32_t alloc_ctx(struct rt_thread *t,
 	uint32_t ctx = ctx_intern(t, ips, n);
 	if (!ctx)
 		return 0;
+	int i = 0;
+	while (i < n - 1 && i < 8 && ips[i] != site)
+		i++;
+	uint64_t ret1 = i < n - 1 && ips[i] == site ? ips[i + 1] : 0;
+	/* the offset checked at every unwind: a wrapper whose frame size varies (alloca, a
+	 * VLA) puts its return address elsewhere, and the word read there could be the same
+	 * for two callers (the review of 2026-11-28: one caller's 4,000 blocks named after
+	 * the other): such a site is unwound every time (k -2) */
+	if (wh->site == site && wh->k >= 0 && ret1 && above != ret1) {
+		wh->k = -2;
+		above = 0;
+		e = &st->site[site_hash(site)];
+	}
+	if (wh->site == site && wh->k == -2) {
+		e->site = 0;	/* never a hit */
+		return ctx;
+	}
 	if (wh->site != site) {	/* first unwind of the site: where its caller's return is */
-		int i = 0;
-		while (i < n - 1 && i < 8 && ips[i] != site)
-			i++;
 		/* up to the stack's end: the main thread's may lie a few hundred bytes above
 		 * (its start is placed at random in its page: a bound of the whole scan missed
 		 * the slot in 2 runs of 3) */
@@ -307,10 +321,9 @@ static __attribute__((noinline)) uint32_t alloc_ctx(struct rt_thread *t,
 		while (scan > 0 && !stack_holds(t, anchor, (size_t)scan))
 			scan--;
 		k = -1;
-		if (i < n - 1 && ips[i] == site)
-			for (int w = 0; w < scan && k < 0; w++)
-				if (anchor[w] == ips[i + 1])
-					k = w;
+		for (int w = 0; ret1 && w < scan && k < 0; w++)
+			if (anchor[w] == ret1)
+				k = w;
 		wh->site = site;
 		wh->k = k;
 		above = k >= 0 ? anchor[k] : 0;

@@ -72,3 +72,26 @@ t1=$(n "[TLS of thread 1: tl-stripped]" 1)
 s1=$(n "[stack of thread 1]" 1)
 check "t072-stripped-tls-of-thread-1-$t1" [ "$t1" -gt 0 ]
 check "t072-stripped-no-tls-sample-as-stack-$s1" [ "$s1" -eq 0 ]
+# a library's thread-local array, loaded through its soname link (the loader names it
+# libtl.so.1, the maps file libtl.so.1.0: the review of 2026-11-28 read "[TLS of thread 0:
+# libtl.so.1]" before the runtime resolved the name)
+cat >libtl.c <<'EOC'
+__thread double lt_arr[512];
+void lt_work(long n)
+{
+	for (long r = 0; r < n; r++)
+		for (int i = 0; i < 512; i += 8)
+			((volatile double *)lt_arr)[i] += r;
+}
+EOC
+printf 'void lt_work(long n);\nint main(void) { lt_work(1500000); return 0; }\n' >tlmain.c
+if gcc -O2 -g -fPIC -shared -Wl,-soname,libtl.so.1 libtl.c -o libtl.so.1.0 &&
+	ln -sf libtl.so.1.0 libtl.so.1 && ln -sf libtl.so.1.0 libtl.so &&
+	gcc -O2 -g tlmain.c -L. -ltl -o tlmain; then
+	LD_LIBRARY_PATH=$PWD "$SONDE" mem -q -o lrec -- ./tlmain >/dev/null 2>&1
+	check t072-lib-status [ $? -eq 0 ]
+	lt=$(awk -F, '$1 == "lt_arr [libtl.so.1.0] (TLS of thread 0)" { print $3 }' lrec/mem/objects.csv)
+	check "t072-lib-tls-named-${lt:-0}" [ "${lt:-0}" -gt 0 ]
+else
+	fail t072-lib-build "gcc could not build libtl"
+fi

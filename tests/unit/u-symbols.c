@@ -823,7 +823,8 @@ TEST(broken_maps)
 
 /* A file the program unmapped (the closed copy's line) keeps its name where anonymous
  * memory took its addresses before the exit's copy (carve_anonymous): the anonymous
- * region around it stays anonymous on both sides; a named mapping there still wins. */
+ * region around it stays anonymous on both sides; a named mapping there still wins, and
+ * anonymous memory over a dlclose'd library's code too. */
 TEST(closed_file_over_anonymous)
 {
 	char maps[] = "/tmp/u-symbols-XXXXXX", closed[] = "/tmp/u-symbols-XXXXXX";
@@ -836,6 +837,7 @@ TEST(closed_file_over_anonymous)
 	fclose(f);
 	f = fdopen(fc, "w");
 	fprintf(f, "14000000-14100000 r--p 00000000 fe:00 11 /data/input.dat\n"
+		   "14200000-14210000 r-xp 00000000 fe:00 14 /data/libgone.so\n"
 		   "20000000-20100000 r--p 00000000 fe:00 13 /data/other.dat\n");
 	fclose(f);
 	struct symtab *st = symtab_new_closed(maps, closed, &err);
@@ -847,6 +849,9 @@ TEST(closed_file_over_anonymous)
 		CHECK_STR(symtab_mapping(st, 0x14100000, NULL, NULL), "");
 		CHECK_STR(symtab_mapping(st, 0x17ffffff, NULL, NULL), "");
 		CHECK_STR(symtab_mapping(st, 0x20000000, NULL, NULL), "/data/kept.dat");
+		/* a dlclose'd library's code: anonymous memory there since wins (thread
+		 * stacks, arenas: the review of 2026-11-28) */
+		CHECK_STR(symtab_mapping(st, 0x14200000, NULL, NULL), "");
 		symtab_free(st);
 	}
 	unlink(maps);

@@ -985,8 +985,10 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!r)
 		r = db_query_json(db, &j, "thread_list", threads_sql, COLS(threads_cols),
 				  threads_cols, &all_parts, 1);
-	if (r) {
+	if (r) {	/* the JSON closed all the same (as mem's) */
 		sqlite3_finalize(c.st);
+		json_end_object(&j);
+		json_finish(&j);
 		return r;
 	}
 	json_begin_array(&j, "cells");

@@ -778,8 +778,8 @@ static int write_tables(sqlite3 *db, struct model *m)
 {
 	sqlite3_stmt *f = NULL, *t = NULL, *in = NULL;
 	int r = 0;
-	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &f, NULL) ||
+	if (sqlite3_prepare_v2(db, "INSERT INTO var_functions VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+				   "?,?,?,?,?)", -1, &f, NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO var_threads VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &t,
 			       NULL) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO var_instances VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &in,
