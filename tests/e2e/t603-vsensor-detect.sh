@@ -111,13 +111,14 @@ echo "    delay: $score"
 if not_saturated t603-vsensor-delay-precision; then
 	check t603-vsensor-delay-precision float_between "$(val precision "$score")" 0.5 1
 fi
-# The recall, the event and the report's line hold with others up to 50% (past pair runs);
-# at 84% (2026-11-26 12:35 UTC, a clean clone's make check beside this one) recall was 0:
-# every rank short of CPU had its compute flagged, and the rule drops network cells in a
-# slice where some rank's compute is flagged (doc/sonde-vsensor.md, step 5).  A SKIP from
-# 70% of the CPUs taken by others.
+# The recall, the event and the report's line held with others up to 50% in past pair
+# runs; at 84% (2026-11-26 12:35 UTC, a clean clone's make check beside this one) recall was
+# 0, and at 50.5% too once (2026-11-28 10:05 UTC, a CI clone beside a make check): every
+# rank short of CPU had its compute flagged, and the rule drops network cells in a slice
+# where some rank's compute is flagged (doc/sonde-vsensor.md, step 5).  A SKIP from 40% of
+# the CPUs taken by others, as the precision's.
 delay_ok=0
-not_saturated "t603-vsensor-delay-recall, -event, -report-network" 0.70 && delay_ok=1
+not_saturated "t603-vsensor-delay-recall, -event, -report-network" 0.40 && delay_ok=1
 [ $delay_ok = 1 ] && check t603-vsensor-delay-recall float_between "$(val recall "$score")" 0.2 1
 delay_p=$(val precision "$score") delay_r=$(val recall "$score")
 # an event "ranks 0-3, ..., network" that starts inside the window, and no compute
