@@ -391,16 +391,24 @@ static void sum_add(struct rt_thread *t, struct alloc_state *st, const struct so
 	e->time = a->time;
 }
 
+/* Write the held records, all of them, or (seen) those whose block outlived an
+ * observation (its epoch is no longer the current one). */
+static void pend_write(struct rt_thread *t, struct alloc_state *st, int seen)
+{
+	uint64_t now = __atomic_load_n(&rt_obs_epoch, __ATOMIC_RELAXED);
+	for (int i = 0; i < PEND_SLOTS; i++)
+		if (st->pend[i].r.addr && (!seen || st->pend[i].epoch != now)) {
+			out_append(&t->out, &st->pend[i].r, sizeof(st->pend[i].r));
+			st->pend[i].r.addr = 0;
+		}
+}
+
 void interpose_thread_flush(struct rt_thread *t)
 {
 	struct alloc_state *st = t->alloc_sites;
 	if (!st)
 		return;
-	for (int i = 0; i < PEND_SLOTS; i++)
-		if (st->pend[i].r.addr) {
-			out_append(&t->out, &st->pend[i].r, sizeof(st->pend[i].r));
-			st->pend[i].r.addr = 0;
-		}
+	pend_write(t, st, 0);
 	for (int i = 0; i < SUM_SLOTS; i++)
 		if (st->sum[i].count)
 			sum_write(t, &st->sum[i]);
@@ -419,14 +427,8 @@ void interpose_thread_flush(struct rt_thread *t)
 void interpose_flush_seen(struct rt_thread *t)
 {
 	struct alloc_state *st = t->alloc_sites;
-	if (!st || ++st->seen_tick % FLUSH_EVERY)
-		return;
-	uint64_t now = __atomic_load_n(&rt_obs_epoch, __ATOMIC_RELAXED);
-	for (int i = 0; i < PEND_SLOTS; i++)
-		if (st->pend[i].r.addr && st->pend[i].epoch != now) {
-			out_append(&t->out, &st->pend[i].r, sizeof(st->pend[i].r));
-			st->pend[i].r.addr = 0;
-		}
+	if (st && !(++st->seen_tick % FLUSH_EVERY))
+		pend_write(t, st, 1);
 }
 
 static __attribute__((noinline)) void track_alloc(void *p, size_t n, uint32_t flags,
