@@ -47,7 +47,6 @@ else
 	# into the check's name for the log: seen once with a clean-clone make check beside)
 	below=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time below)
 	res=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time resolution)
-	check "t806-indirect-cv-$cv-near-0.5-below-$below-resolution-$res" float_between "${cv:-9}" 0.3 1.2
 	# The mean against the program's own CPU time per call, in 3 rounds that alternate a
 	# native run and a profiled one (the first round's profiled run is the one above); the
 	# check takes the median of the 3 ratios.  Why rounds: on this shared VM a native run
@@ -80,6 +79,15 @@ else
 	n=$(printf '%s\n' $ratios | wc -l)
 	ratio=$(printf '%s\n' $ratios | sort -g | sed -n "$(( (n + 1) / 2 ))p")
 	check "t806-indirect-mean-over-native-$ratio-of-$(echo $ratios | tr ' ' '/')-traps-${trap_us:-none}us" float_between "$ratio" 0.6 1.5
+	# The CV checked is the median of the first three runs' (the rounds made them): one
+	# instance of 12 ms among 187 of ~0.1 ms (the VM's vCPU taken away by its host for a
+	# while, counted as the thread's CPU time) reads 7.9 (a CI run alone, 2026-11-28).
+	cvs=$cv
+	for d in ind2 ind3; do
+		cvs="$cvs $(var_col $d/variance/functions.csv ind "main > ind" cpu-time cv)"
+	done
+	cvm=$(printf '%s\n' $cvs 9 9 9 | head -3 | sort -g | sed -n 2p)
+	check "t806-indirect-cv-$cvm-of-$(echo $cvs | tr ' ' '/')-near-0.5-below-$below-resolution-$res" float_between "$cvm" 0.3 1.2
 	sh=$(var_col ind/variance/functions.csv ind "main > ind" cpu-time share)
 	check "t806-indirect-share-$sh" float_between "${sh:-0}" 0.5 1
 fi
