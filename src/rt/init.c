@@ -479,6 +479,8 @@ static void fatal_install(void)
 	}
 }
 
+static uint64_t loader_lo, loader_hi;	/* the dynamic loader's mapping (own_range_cb) */
+
 static int own_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	uintptr_t want = (uintptr_t)data;
@@ -494,8 +496,11 @@ static int own_range_cb(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (want >= lo && want < hi)
 		rt_add_owned_range(lo, hi);
-	if (is_loader)
+	if (is_loader) {
 		ctx_set_loader_range(lo, hi);
+		loader_lo = lo;
+		loader_hi = hi;
+	}
 	if (info->dlpi_name && (strstr(info->dlpi_name, "/libc.so") ||
 				strstr(info->dlpi_name, "/libstdc++.so")))
 		interpose_add_wrapper_range(lo, hi);
@@ -641,6 +646,8 @@ static void atfork_child(void)
 		return;
 	}
 	exec_gen = 0;
+	if (interpose_own)
+		interpose_own(1);	/* the child's restart: not in its heap either */
 	/* the child's .proc counts its own take-overs; the numbers the parent lost stay
 	 * marked (the program's files are there in the child too) */
 	__atomic_store_n(&rt_fds_lost, 0, __ATOMIC_RELAXED);
@@ -651,6 +658,8 @@ static void atfork_child(void)
 	proc_write_start();
 	rt_copy_maps(".maps.start");
 	rt_thread_after_fork_child();
+	if (interpose_own)
+		interpose_own(0);
 }
 
 /* The vDSO's clock_gettime, for rt_clock_gettime (rt.h: why not glibc's).  The loader
@@ -682,6 +691,23 @@ static void start_done(void)
 			n == RT_TRIM_DROP_THREADS ? " (other threads)" : "");
 }
 
+static void runtime_start(void);
+
+static int tls_count_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(int *)data += info->dlpi_tls_modid != 0;
+	return 0;
+}
+
+/* The modules with TLS in the process now (a thread's DTV has a slot for each). */
+static int tls_modules(void)
+{
+	int n = 0;
+	dl_iterate_phdr(tls_count_cb, &n);
+	return n;
+}
+
 __attribute__((constructor(101))) static void sonde_init(void)
 {
 	/* before the runtime's first call into libc: what is mapped of it now is the
@@ -700,6 +726,20 @@ __attribute__((constructor(101))) static void sonde_init(void)
 		start_done();
 		return;
 	}
+	/* the start-up's allocations not in the program's heap (interpose.c, t076) */
+	if (interpose_own)
+		interpose_own(1);
+	int tls_before = tls_modules();	/* libsonde.so's among them */
+	runtime_start();
+	/* what libsonde.so and the libraries it loaded add to each new thread's DTV */
+	if (rt_cfg.enabled && interpose_dtv_setup)
+		interpose_dtv_setup(loader_lo, loader_hi, tls_modules() - tls_before + 1);
+	if (interpose_own)
+		interpose_own(0);
+}
+
+static void runtime_start(void)
+{
 	rt_pid = (int)getpid();
 	vdso_clock_init();
 	interpose_init();

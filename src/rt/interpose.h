@@ -28,5 +28,14 @@ void interpose_real_free(void *p);
  * reserved), is the program's and not the runtime's.  Weak: the CLI and unit tests link
  * thread.c without this file. */
 void interpose_scratch(void *buf, size_t size) __attribute__((weak));
+/* interpose_own(1) ... interpose_own(0) (nested): the calling thread's allocations come
+ * from a mapping of the runtime's own, not from the program's heap, whose layout then is
+ * the one the program has alone (start-up, a fork child's restart).  Weak, as above. */
+void interpose_own(int on) __attribute__((weak));
+/* New threads' DTVs from the runtime's mapping too, with a stand-in block of the size
+ * they would have without the runtime's modules with TLS (modules of them) in the
+ * program's heap; loader_lo..hi: the dynamic loader's mapping, which allocates them. */
+void interpose_dtv_setup(uint64_t loader_lo, uint64_t loader_hi, int modules)
+	__attribute__((weak));
 
 #endif

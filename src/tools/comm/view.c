@@ -773,11 +773,12 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 				     "the line (Top cache lines), and --compare N on a sonde-cc "
 				     "build counts every transfer.  " : "", evidence,
 			 *evidence ? "  " : "",
-			 /* the trial of 2026-11-28: Phoenix's tid_args at 48 mod 64 alone, 16, 32
-			  * or 0 under sonde, whose start-up allocations moved the heap */
+			 /* the runtime keeps the heap as the program has it alone (t076); the
+			  * trial of 2026-11-28 found Phoenix's tid_args at 48 mod 64 alone, 16, 32
+			  * or 0 under sonde before that */
 			 heap ? "A heap block's place in its lines moves with what was allocated "
-				"before it (this profiler's start-up included): alone the program "
-				"may share fewer lines, or more; aligning the block "
+				"before it (sonde keeps it where the program alone puts it, but "
+				"another input, allocator or build may not): aligning the block "
 				"(aligned_alloc(64, ...)) makes every layout safe.  " : "");
 	else
 		snprintf(text, len, "What to do: true sharing%s (%.0f%% of it%s): the "

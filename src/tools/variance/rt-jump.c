@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "rt/interpose.h"
+
 void variance_on_jump(void);
 void variance_on_catch(uint64_t sp);
 
@@ -27,11 +29,17 @@ static jump_fn real_longjmp, real__longjmp, real_siglongjmp, real_longjmp_chk;
 
 __attribute__((constructor(101))) static void jump_init(void)
 {
+	/* dlsym's error state (a failed lookup: a C program has no __cxa_begin_catch) is
+	 * allocated: not in the program's heap (interpose.c) */
+	if (interpose_own)
+		interpose_own(1);
 	real_longjmp = (jump_fn)dlsym(RTLD_NEXT, "longjmp");
 	real__longjmp = (jump_fn)dlsym(RTLD_NEXT, "_longjmp");
 	real_siglongjmp = (jump_fn)dlsym(RTLD_NEXT, "siglongjmp");
 	real_longjmp_chk = (jump_fn)dlsym(RTLD_NEXT, "__longjmp_chk");
 	real_begin_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+	if (interpose_own)
+		interpose_own(0);
 }
 
 /* Called by the catching frame: its stack pointer is our frame's top (return slot + 8). */
