@@ -116,6 +116,11 @@ struct var_rec_stats {
 	uint64_t burst_entries;		/* of those, entries caught */
 	/* OpenMP regions (rt-variance.c, variance_region); a later field */
 	uint64_t regions;		/* instances timed at the OpenMP runtime's call */
+	/* call sites (rt-variance.c, site_of); later fields */
+	uint64_t sited;			/* picks armed at the sampled frame's call */
+	uint64_t sites_fired;		/* of those, calls caught there (entry armed) */
+	uint64_t no_frame_region;	/* of no_frame: the PC in an OpenMP region's
+					 * function, timed at the runtime's call instead */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

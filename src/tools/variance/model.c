@@ -416,9 +416,14 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 				m->st.probes += s->probes;
 				m->st.probe_sum_ns += s->probe_sum_ns;
 			}
-			if (h->size >= sizeof(*s)) {
+			if (h->size >= offsetof(struct var_rec_stats, sited)) {
 				m->st.regions += s->regions;
 				m->regions_measured++;
+			}
+			if (h->size >= sizeof(*s)) {
+				m->st.sited += s->sited;
+				m->st.sites_fired += s->sites_fired;
+				m->st.no_frame_region += s->no_frame_region;
 			}
 			if (h->size >= offsetof(struct var_rec_stats, regions)) {
 				m->st.burst_armed += s->burst_armed;
@@ -929,6 +934,19 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		snprintf(b, sizeof(b), "%u", m->exe_nfn);
 		if (!r)
 			r = db_row(st, "tt", "exe_functions", b);
+	}
+	/* unpicked samples in OpenMP region functions (rt-variance.c, var_on_access) */
+	if (!r && m->st.no_frame_region) {
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.no_frame_region);
+		r = db_row(st, "tt", "no_frame_region", b);
+	}
+	/* picks armed at their call site (rt-variance.c, site_of) */
+	if (!r && m->st.sited) {
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.sited);
+		r = db_row(st, "tt", "sited", b);
+		snprintf(b, sizeof(b), "%" PRIu64, m->st.sites_fired);
+		if (!r)
+			r = db_row(st, "tt", "sites_fired", b);
 	}
 	/* OpenMP regions timed at the runtime's call (rt-variance.c, variance_region) */
 	if (!r && m->regions_measured) {

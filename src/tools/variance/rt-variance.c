@@ -72,6 +72,8 @@ struct var_thread {
 	 * come; 0 before the first sample */
 	int patience;
 	uint64_t gate_fn;		/* hw: the X slot is a gate (gate_slot) for this entry */
+	uint64_t site;			/* hw: ... the gate is an X at this call (site_of) */
+	uint64_t site_ret;		/* the return address the pick was made from, 0: none */
 	/* a pick deferred (pick_defer): armed when the pending instance at defer_slot
 	 * returns, the return's trap serving as its gate */
 	uint64_t defer_fn, defer_slot;
@@ -429,8 +431,8 @@ static SIGSAFE int readable_code(struct rt_thread *t, uint64_t ret)
 	       !rt_owns_address(ret);
 }
 
-/* Does an indirect call (FF /2: through a register or memory) end at `ret`?  The FF is
- * `len` bytes before it (a REX prefix before the FF does not change that). */
+/* Does an indirect call (FF /2: through a register or memory) end at `ret`?  Its length
+ * (from the FF: a REX prefix before it does not change where the FF is), 0 if not. */
 static SIGSAFE int indirect_call_before(uint64_t ret)
 {
 	uint8_t p[8];
@@ -451,9 +453,56 @@ static SIGSAFE int indirect_call_before(uint64_t ret)
 		else
 			need = 2 + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
 		if (len == need)
-			return 1;
+			return len;
 	}
 	return 0;
+}
+
+/*
+ * Call sites.  A function called from several places, each its own context: a pick arms
+ * its entry and measures its next call, from wherever it comes.  Where the sampled context
+ * makes long calls and another short frequent ones, the samples fall in the long ones and
+ * the next call is mostly a short one: f called 200 times from a (1.7 ms each, 94% of the
+ * time) and 1,800 from b (17 us) got 1 instance in main > a > f and 60 in main > b > f.
+ * So a function seen entered from a call other than the one its pick was made from is
+ * marked (site_mark), and its later picks arm the sampled frame's call instruction first
+ * (site_of), the entry only when that call is made (on_gate): the instance is the picked
+ * context's, and the contexts get instances as the samples fall in them.  A function
+ * called from one place pays no second trap.  hw only (an X at any instruction).
+ */
+#define VAR_SITE_FNS 512
+static uint64_t var_multi[VAR_SITE_FNS];	/* functions entered from two calls */
+
+static SIGSAFE void site_mark(uint64_t fn)
+{
+	for (unsigned i = 0, h = (unsigned)(fn * 0x9e3779b97f4a7c15ull >> 55); i < 16; i++) {
+		uint64_t *e = &var_multi[(h + i) % VAR_SITE_FNS], none = 0;
+		uint64_t cur = __atomic_load_n(e, __ATOMIC_RELAXED);
+		if (cur == fn || (!cur && (__atomic_compare_exchange_n(e, &none, fn, 0,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED) || none == fn)))
+			return;
+	}
+}
+
+static SIGSAFE int site_multi(uint64_t fn)
+{
+	for (unsigned i = 0, h = (unsigned)(fn * 0x9e3779b97f4a7c15ull >> 55); i < 16; i++) {
+		uint64_t cur = __atomic_load_n(&var_multi[(h + i) % VAR_SITE_FNS], __ATOMIC_RELAXED);
+		if (cur == fn)
+			return 1;
+		if (!cur)
+			return 0;
+	}
+	return 0;
+}
+
+/* The call instruction that returns to `ret` (direct, or indirect), 0 if none is seen. */
+static SIGSAFE uint64_t site_of(uint64_t ret)
+{
+	if (decode_call_target(ret))
+		return ret - 5;
+	int len = indirect_call_before(ret);
+	return len ? ret - (uint64_t)len : 0;
 }
 
 /*
@@ -648,6 +697,8 @@ static SIGSAFE void arm_burst(struct rt_thread *t, struct var_thread *vt, uint64
 		return;
 	vt->weak = 1;
 	vt->gate_fn = 0;
+	vt->site = 0;
+	vt->site_ret = 0;
 	vt->pick_slot = 0;
 	vt->in_burst = 1;
 	vt->s.burst_armed++;
@@ -729,7 +780,7 @@ static SIGSAFE void count_replaced(struct rt_thread *t, struct var_thread *vt)
 	}
 	if (!vt->x_armed || watch_slot_get(t, vt->x_slot, &si) || !si.armed)
 		return;
-	if (vt->gate_fn)
+	if (vt->gate_fn && !vt->site)
 		vt->s.gates_expired++;
 	else if (vt->weak)
 		vt->s.yielded++;
@@ -817,6 +868,8 @@ static SIGSAFE void pick_defer(struct rt_thread *t, struct var_thread *vt, uint6
 	vt->x_armed = 0;
 	vt->x_ticks = 0;
 	vt->gate_fn = 0;
+	vt->site = 0;
+	vt->site_ret = 0;
 	vt->pick_slot = 0;
 	vt->defer_fn = fn;
 	vt->defer_slot = slot;
@@ -842,9 +895,17 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
 		r.addr = gate;
 		r.type = WATCH_RW;
 	}
+	/* the frame's return address, with no gate: the call it returns to (site_of) */
+	uint64_t ret = !gate && own ? *(const uint64_t *)(uintptr_t)own : 0;
+	uint64_t site = ret && site_multi(fn) ? site_of(ret) : 0;
+	if (site)
+		r.addr = site;
 	if (arm_x(t, vt, &r))
 		return;
-	vt->gate_fn = gate ? fn : 0;
+	vt->gate_fn = gate || site ? fn : 0;
+	vt->site = site;
+	vt->site_ret = ret;
+	vt->s.sited += site != 0;
 	vt->weak = 0;
 	vt->pick_slot = gate ? 0 : own;
 	/* read after the arm, and only with no gate: a gate (a RW watch) is on its own slot
@@ -1078,6 +1139,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		pick_arm(t, vt, fn, own, gate);
 	} else if (!waiting) {
 		vt->s.no_frame++;
+		/* an OpenMP region's function (never picked: timed at the runtime's call),
+		 * which the report must not call "no function of the program's" */
+		uint64_t f0 = pc && variance_regions ? rt_fn_start(pc) : 0;
+		vt->s.no_frame_region += f0 && region_fn_slot(f0, 0);
 	}
 	handler_end(vt, m0, NULL);
 }
@@ -1089,12 +1154,16 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 	uint64_t slot = w->soft ? w->access_addr :
 		       uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RSP] : 0;
 
+	uint64_t want = vt->site_ret;	/* the call the pick was made from */
+
 	if (vt->x_armed && !vt->gate_fn && !vt->in_burst)
 		patience_entry(vt);
 	vt->s.burst_entries += (uint64_t)(vt->x_armed && vt->in_burst);
 	vt->in_burst = 0;
 	vt->x_armed = 0;
 	vt->gate_fn = 0;
+	vt->site = 0;
+	vt->site_ret = 0;
 	vt->pick_slot = 0;
 	vt->weak = 0;
 	vt->defer_fn = 0;	/* (none while an X is armed: var_on_access) */
@@ -1114,6 +1183,8 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 	p->slot = slot;
 	p->ret = *(const uint64_t *)(uintptr_t)slot;
 	p->fn = w->addr;
+	if (want && p->ret != want && watch_backend() == WATCH_BACKEND_HW)
+		site_mark(p->fn);	/* entered from another call than the pick's */
 	/* Caller's frame pointer: soft, the one the function saved below its slot; hw (at
 	 * the first instruction), still in RBP. */
 	uint64_t cfp = w->soft ? *(const uint64_t *)(uintptr_t)(slot - 8) :
@@ -1137,22 +1208,39 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 }
 
 /* The gate (gate_slot) trapped: the interrupted function is leaving its line; arm the
- * entry it stood for, in the same slot (a re-arm inside the callback: one MODIFY). */
-static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt)
+ * entry it stood for, in the same slot (a re-arm inside the callback: one MODIFY).  Or,
+ * for a function called from several places, the call it returned to (the trap comes
+ * after the `ret`: the PC is the return address), and its entry when that call comes; a
+ * call site trapped (vt->site): the entry now. */
+static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt, const ucontext_t *uc)
 {
-	struct watch_req r = { .addr = vt->gate_fn, .len = 8, .type = WATCH_X,
+	uint64_t ret = !vt->site && uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
+	uint64_t site = ret ? site_of(ret) : 0;
+	if (!site)
+		ret = 0;	/* not a return (the function read its slot): no call known */
+	else if (!site_multi(vt->gate_fn))
+		site = 0;
+	struct watch_req r = { .addr = site ? site : vt->gate_fn, .len = 8, .type = WATCH_X,
 			       .policy = WATCH_REFUSE };
 	int err = watch_modify(t, vt->x_slot, &r);
 
-	vt->gate_fn = 0;
+	vt->s.sites_fired += vt->site != 0;
+	vt->s.gates_fired += vt->site == 0;
+	vt->s.sited += site != 0;
+	if (vt->site)
+		ret = vt->site_ret;
+	vt->site = site;
+	vt->site_ret = ret;	/* for site_mark at the entry */
+	if (!site)
+		vt->gate_fn = 0;
 	if (err < 0) {
 		note_err(vt, err);
 		vt->x_armed = 0;
+		vt->gate_fn = vt->site = 0;
 		return;
 	}
 	vt->x_slot = err;
 	vt->x_ticks = 0;
-	vt->s.gates_fired++;
 }
 
 /* The instance a pick was deferred for (defer_slot) returned: arm its entry now, out of
@@ -1166,6 +1254,8 @@ static SIGSAFE void arm_deferred(struct rt_thread *t, struct var_thread *vt)
 
 	vt->defer_fn = 0;
 	vt->gate_fn = 0;
+	vt->site = 0;
+	vt->site_ret = 0;
 	vt->pick_slot = 0;
 	if (!arm_x(t, vt, &r))
 		vt->s.deferred_armed++;
@@ -1261,10 +1351,14 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
 
 	if (!w->soft)
 		kernel_cost(vt, 1, speed);
-	if (w->type == WATCH_X) {
+	if (w->type == WATCH_X && vt->site && !w->soft && w->slot == vt->x_slot &&
+	    w->addr == vt->site) {
+		on_gate(t, vt, uc);	/* the picked context's call: its entry now */
+		handler_end(vt, m0, NULL);
+	} else if (w->type == WATCH_X) {
 		on_entry(t, vt, w, uc, m0);
 	} else if (vt->gate_fn && !w->soft && w->slot == vt->x_slot) {
-		on_gate(t, vt);
+		on_gate(t, vt, uc);
 		handler_end(vt, m0, NULL);
 	} else {
 		on_slot(t, vt, w, uc, m0);
