@@ -191,3 +191,27 @@ if command -v clang++ >/dev/null; then
 else
 	skip t051-cxx-objects-link "clang++ is not installed"
 fi
+
+# A copy loop and a fill loop stay loops the callbacks see: clang's loop idiom pass made
+# them calls of memcpy and memset (STREAM's Copy kernel unseen by --source inst: the trial
+# of 2026-11-29).  Checked on the code: plain clang -O2 calls memcpy/memset (the premise),
+# sonde-cc -O2 calls neither and instruments both loops.
+cat >idiom.c <<'EOC'
+void copy(double *restrict a, const double *restrict b, long n)
+{
+	for (long i = 0; i < n; i++)
+		a[i] = b[i];
+}
+void fill(double *a, long n)
+{
+	for (long i = 0; i < n; i++)
+		a[i] = 0;
+}
+EOC
+clang -O2 -c idiom.c -o idiom-plain.o
+check t051-idiom-premise-clang-calls-memcpy sh -c 'nm idiom-plain.o | grep -q " U memcpy" &&
+	nm idiom-plain.o | grep -q " U memset"'
+"$CCW" -O2 -c idiom.c -o idiom.o
+check t051-idiom-no-memcpy-memset sh -c '! nm idiom.o | grep -q -E " U mem(cpy|set)"'
+check t051-idiom-loops-instrumented sh -c 'nm idiom.o | grep -q " U __sanitizer_cov_load" &&
+	nm idiom.o | grep -q " U __sanitizer_cov_store"'
