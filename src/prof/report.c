@@ -21,6 +21,7 @@
 #include "prof/symbols.h"
 #include "prof/tool.h"
 #include "ui/html.h"
+#include "ui/text.h"
 
 /* The tool of a recording: every process must name the same one ("" is mem: recordings
  * made before the key existed). */
@@ -270,9 +271,12 @@ static int fill_inst_atomics(sqlite3 *db, const struct profile *p, char *err, si
 	snprintf(v[0], sizeof(v[0]), "%u", a.count);
 	snprintf(v[1], sizeof(v[1]), "%u", a.funcs);
 	for (int i = 0; i < SYM_ATOMICS_TOP && a.top_count[i]; i++) {
+		/* C++ names shortened as every table does, not cut ("...(unsigned long,
+		 * miniF (2)": the trial of 2026-11-29, miniFE) */
+		char sh[2 * sizeof(a.top[i]) + 1];
 		size_t n = strlen(in);
-		snprintf(in + n, sizeof(in) - n, "%s%s (%u)", i ? ", " : "", a.top[i],
-			 a.top_count[i]);
+		snprintf(in + n, sizeof(in) - n, "%s%s (%u)", i ? ", " : "",
+			 text_short_name(a.top[i], TEXT_NAME_MAX, sh, sizeof(sh)), a.top_count[i]);
 	}
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL))

@@ -249,7 +249,7 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs);
 #define SYM_ATOMICS_TOP 3
 struct sym_atomics {
 	unsigned count, funcs;
-	char top[SYM_ATOMICS_TOP][96];
+	char top[SYM_ATOMICS_TOP][512];	/* demangled whole: a report shortens them */
 	unsigned top_count[SYM_ATOMICS_TOP];
 };
 int sym_atomics(const char *path, struct sym_atomics *out);
