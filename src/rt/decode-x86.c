@@ -785,6 +785,46 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 	return n > 0 ? n : decode_access_zydis(code, avail, r, out);
 }
 
+/*
+ * The access a data breakpoint trapped on: the debug exception comes after the
+ * instruction, at the next one (uc's rip), so the instruction is found backwards: each
+ * length k of 1-15 whose decode at rip - k is k bytes long and has a memory access
+ * overlapping the watched [lo, hi), with the registers as the trap left them.  An
+ * instruction that changed its own address registers (mov (%rax),%rax; pop) computes
+ * another address and is not taken.  0 and *addr, *len when exactly one access is found
+ * (several candidates that agree count as one); -1 otherwise.  Handler-safe.
+ */
+SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, uint64_t *addr,
+			       uint32_t *len, int *store)
+{
+	uint8_t code[15 + 15];
+	struct decode_regs r;
+	struct decode_insn d;
+	int found = 0;
+
+	decode_regs_from_ucontext(uc, &r);
+	uint64_t next = r.rip;
+	if (next < 4096 + 15 || decode_read_code(next - 15, code, sizeof(code)) < 15)
+		return -1;
+	for (int k = 1; k <= 15; k++) {
+		r.rip = next - (uint64_t)k;
+		if (decode_access(code + 15 - k, (size_t)k, &r, &d) != k)
+			continue;
+		for (int i = 0; i < d.n_mem; i++) {
+			const struct decode_mem *m = &d.mem[i];
+			if (!m->len || m->addr >= hi || m->addr + m->len <= lo)
+				continue;
+			if (found && (m->addr != *addr || m->len != *len))
+				return -1;	/* two readings: none */
+			*addr = m->addr;
+			*len = m->len;
+			*store = (m->flags & SONDE_MEM_STORE) != 0;
+			found = 1;
+		}
+	}
+	return found ? 0 : -1;
+}
+
 /* ---- emulation ---- */
 
 SIGSAFE static int parity_even(uint64_t v)

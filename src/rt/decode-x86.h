@@ -228,6 +228,15 @@ int decode_access_zydis(const uint8_t *code, size_t avail, const struct decode_r
 int decode_rebase(struct decode_insn *d, const struct decode_regs *r);
 
 /*
+ * The access of the instruction before uc's rip (a data breakpoint's trap: it comes after
+ * the access) that overlaps [lo, hi), decoded backwards with the registers as they are:
+ * 0 with its address, length and direction, -1 when none, or more than one reading, is
+ * found.  Handler-safe.
+ */
+int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, uint64_t *addr,
+		       uint32_t *len, int *store);
+
+/*
  * Advance a register file over a decoded instruction, as far as it is understood: the
  * registers it writes get their new values when op says how, else their bits are cleared in
  * *known; r->rip becomes the next instruction's address.  Returns 0 when the next address is

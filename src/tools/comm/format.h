@@ -80,6 +80,10 @@ struct comm_rec_stats {
 	 * before 2026-11-28: a compare run whose sampled detector found nothing has no EVENT
 	 * record to give it */
 	uint64_t compare_period;
+	/* hardware traps whose access was decoded from the instruction (rt-comm.c,
+	 * comm_trap_hook); the others are classified by the watched chunk.  Absent (8 bytes
+	 * shorter) before 2026-11-29 */
+	uint64_t traps_decoded;
 };
 #define COMM_REC_STATS_V1 offsetof(struct comm_rec_stats, thinned)
 

@@ -165,6 +165,7 @@ static void add_stats(struct model *m, const struct comm_rec_stats *s)
 	m->st.traps_ignored += s->traps_ignored;
 	m->st.exact_lost += s->exact_lost;
 	m->st.thinned += s->thinned;
+	m->st.traps_decoded += s->traps_decoded;
 	if (s->compare_period > m->st.compare_period)
 		m->st.compare_period = s->compare_period;
 	if (s->watch_errno)
@@ -478,7 +479,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 		{ "watch_errno", m->watch_errno > 0 ? (uint64_t)m->watch_errno : 0 },
 		{ "traps", m->st.traps },
 		{ "traps_ignored", m->st.traps_ignored }, { "exact_lost", m->st.exact_lost },
-		{ "thinned", m->st.thinned },
+		{ "thinned", m->st.thinned }, { "traps_decoded", m->st.traps_decoded },
 		{ "dregs", m->dregs }, { "events", m->nev },
 		{ "total_all", m->total[COMM_ALL] }, { "total_true", m->total[COMM_TRUE] },
 		{ "total_false", m->total[COMM_FALSE] }, { "total_trap", m->total_trap },
