@@ -100,7 +100,8 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
 	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0, minobj = 0, killed = 0;
-	const struct prof_process *first_killed = NULL;
+	const struct prof_process *first_killed = NULL, *first_unended = NULL;
+	uint64_t unended = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		if (pr->min_object > minobj)
@@ -110,6 +111,9 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 			if (!first_killed)
 				first_killed = pr;
 		}
+		/* no end written: SIGKILL (the OOM killer, a time limit), or still running */
+		if ((!pr->end || !*pr->end) && !pr->end_ns && !unended++)
+			first_unended = pr;
 		if (pr->period_asked && !asked) {
 			asked = pr->period_asked;
 			given = pr->period;
@@ -202,6 +206,12 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		snprintf(k[1], sizeof(k[1]), "%d %d", first_killed->pid, first_killed->signo);
 		r = db_row(st, "tt", "ended_by_signal", k[0]) ?:
 		    db_row(st, "tt", "ended_by_signal_first", k[1]);
+	}
+	if (!r && unended) {
+		char k[2][32];
+		snprintf(k[0], sizeof(k[0]), "%llu", (unsigned long long)unended);
+		snprintf(k[1], sizeof(k[1]), "%d", first_unended->pid);
+		r = db_row(st, "tt", "unended", k[0]) ?: db_row(st, "tt", "unended_first", k[1]);
 	}
 	if (!r && asked) {
 		char a[2][32];
@@ -640,6 +650,19 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 		n += sayf(say, "%llu process(es) ended by a signal (the first: %d, by signal %d, "
 			  "%s): the profile holds what they recorded until then",
 			  (unsigned long long)killed, kpid, ksig, ksig > 0 ? strsignal(ksig) : "?");
+	/* a process that wrote no end: its threads' closing records (their counters) are
+	 * missing, and what they held in memory (the usability review of 2026-11-29: comm
+	 * after a SIGKILL read "0 samples", "the trap handler could not be installed" and
+	 * "ran too briefly") */
+	uint64_t unended = db_meta_u64(db, "unended");
+	if (unended)
+		n += sayf(say, "%llu process(es) ended without closing the recording (the first: "
+			  "%llu): killed by SIGKILL (kill -9, the OOM killer, a batch time limit), "
+			  "or still running.  What their threads had written is here (a thread "
+			  "writes at least once a second); the counters each thread writes at its "
+			  "end (samples, arms, traps) are not, so the header's read low or 0",
+			  (unsigned long long)unended,
+			  (unsigned long long)db_meta_u64(db, "unended_first"));
 	/* the atomics the inst source cannot see (fill_inst_atomics; the usability review of
 	 * 2026-11-28: comm --exact read an atomic counter's true sharing as none) */
 	uint64_t at = db_meta_u64(db, "inst_atomics");

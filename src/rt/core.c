@@ -92,6 +92,12 @@ SIGSAFE void rt_deliver_access(struct rt_thread *t, const struct rt_access *a,
 	rt_tool->access(t, a, uc, skip);
 	if (interpose_flush_seen)
 		interpose_flush_seen(t);
+	/* the thread's records on disk at least once a second: a process killed by SIGKILL
+	 * (the OOM killer, a batch time limit) keeps them.  They waited for a full buffer:
+	 * comm's few events a second never filled one, and such a run read 0 of everything
+	 * (the usability review of 2026-11-29; t422) */
+	if (t->out.used && rt_now() - t->out.flushed_at > RT_OUT_FLUSH_NS)
+		out_flush(&t->out);
 	rt_leave(t);
 }
 

@@ -214,6 +214,7 @@ static SIGSAFE int flush(struct out *o, int final)
 	}
 	o->used = 0;
 	o->nrec = 0;
+	o->flushed_at = rt_now();
 	/* the next fill twice as long, up to the mapping's end (OUT_GROW_MAX), once the
 	 * thread has shown that it writes much */
 	size_t max = o->map_size - (size_t)(o->buf - (char *)o->map);

@@ -75,6 +75,9 @@ struct arena {
 };
 
 /* Per-thread record writer (out.c). */
+/* A thread's records are written at least this often while it samples (core.c). */
+#define RT_OUT_FLUSH_NS 1000000000ull
+
 struct out {
 	char *buf;			/* the records' room in the mapping */
 	size_t size, used;
@@ -85,6 +88,7 @@ struct out {
 	uint64_t lost;			/* records lost */
 	uint64_t nrec;			/* records in buf */
 	uint32_t flushes;		/* buffers written so far (out.c: when to grow) */
+	uint64_t flushed_at;		/* rt_now() at the last write (rt_deliver_access) */
 };
 
 struct cct_node;

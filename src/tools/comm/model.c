@@ -69,6 +69,7 @@ struct model {
 	struct event *ev;
 	size_t nev;
 	struct comm_rec_stats st;	/* summed */
+	size_t nstats;			/* STATS records read (each thread writes one at its end) */
 	int part;			/* the rows' part: the process's index, -1 merged */
 	uint32_t base;			/* its first thread's number in the merged report */
 	uint32_t dregs, watch_off;
@@ -199,6 +200,7 @@ static int scan(struct model *m)
 				struct comm_rec_stats s = { 0 };
 				memcpy(&s, h, h->size < sizeof(s) ? h->size : sizeof(s));
 				add_stats(m, &s);
+				m->nstats++;
 			} else if (((h->type == COMM_REC_EVENT &&
 				     h->size >= sizeof(struct comm_rec_event)) ||
 				    (h->type == COMM_REC_EXACT &&
@@ -393,6 +395,11 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 	else if (m->watch_off)
 		snprintf(buf, len, "off (--no-watch); detection from samples meeting on the board "
 				   "only");
+	else if (!m->nstats)
+		/* every thread's counters lost (a SIGKILL: the usability review of 2026-11-29
+		 * read "the trap handler could not be installed") */
+		snprintf(buf, len, "not known: no thread wrote its counters (written at a "
+				   "thread's end: the process ended without closing the recording)");
 	else if (!m->dregs)
 		snprintf(buf, len, "watchpoints unavailable: the trap handler could not be "
 				   "installed; detection from samples meeting on the board only");
@@ -894,6 +901,7 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 static int merge_into(struct model *g, const struct model *m, size_t *cap)
 {
 	add_stats(g, &m->st);
+	g->nstats += m->nstats;
 	if (m->dregs > g->dregs)
 		g->dregs = m->dregs;
 	g->watch_off |= m->watch_off;

@@ -823,7 +823,12 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		uint64_t ns = db_meta_u64(db, "samples");
 		/* a run too short to sample (the usability review of 2026-11-28: /bin/false,
 		 * 2 samples, read as "none found" with the sampling caveat) */
-		if (sampled && ns < COMM_FEW_EVENTS) {
+		if (sampled && db_meta_u64(db, "unended")) {
+			/* killed: the samples were counted at the threads' end, never written */
+			text_para(out, "  ", "The process ended without closing the recording "
+				  "(killed by SIGKILL?): its threads' counters are missing, and the "
+				  "samples of its last second.", 80);
+		} else if (sampled && ns < COMM_FEW_EVENTS) {
 			char few[300];
 			snprintf(few, sizeof(few), "Only %" PRIu64 " sample%s: the program ran too "
 				 "briefly for sampling to find any (a shorter --period, a longer run, "
