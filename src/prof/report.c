@@ -101,7 +101,7 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
 	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0, minobj = 0, killed = 0;
 	const struct prof_process *first_killed = NULL, *first_unended = NULL;
-	uint64_t unended = 0;
+	uint64_t unended = 0, sigs = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		if (pr->min_object > minobj)
@@ -134,6 +134,9 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 					deaf_cpu += ts->cpu_ns;
 				}
 			}
+		for (size_t j = 0; j < pr->nthread; j++)
+			if (pr->thread[j].has_stats)
+				sigs += pr->thread[j].stats.signals;
 		lost += pr->fds_lost;
 		afull += pr->alloc_table_full;
 		tfail += pr->clock_timer_failed;
@@ -206,6 +209,11 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		snprintf(k[1], sizeof(k[1]), "%d %d", first_killed->pid, first_killed->signo);
 		r = db_row(st, "tt", "ended_by_signal", k[0]) ?:
 		    db_row(st, "tt", "ended_by_signal_first", k[1]);
+	}
+	if (!r && sigs) {	/* sample signals, whether an access was found or not */
+		char k[32];
+		snprintf(k, sizeof(k), "%llu", (unsigned long long)sigs);
+		r = db_row(st, "tt", "sample_signals", k);
 	}
 	if (!r && unended) {
 		char k[2][32];

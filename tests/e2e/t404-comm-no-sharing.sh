@@ -58,3 +58,35 @@ check t404-few-page grep -q '<th>warning</th><td>only 3 events (sampled' few.htm
 check t404-few-no-remedy sh -c "tr '\n' ' ' <few.rep | tr -s ' ' | grep -q 'What to do: not enough evidence for a remedy (3 events)'"
 check t404-few-no-padding sh -c "! grep -q 'pad or align' few.rep"
 check t404-few-page-no-remedy grep -q 'What to do: not enough evidence for a remedy (3 events)' few.html
+# A long run whose samples fall on no load or store (two threads computing in registers,
+# ~1 s of CPU each): said as such, not "ran too briefly" (the usability review of
+# 2026-11-29: 1.87 s of CPU, 1 sample with an access, "the program ran too briefly").
+cat >regs.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+static void *w(void *arg)
+{
+	unsigned long x = (unsigned long)arg + 1;
+	for (long i = 0; i < 600000000L; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	return (void *)x;
+}
+int main(void)
+{
+	pthread_t t[2];
+	void *r[2];
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, w, (void *)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], &r[i]);
+	printf("%lu\n", (unsigned long)r[0] ^ (unsigned long)r[1]);
+	return 0;
+}
+EOC
+if gcc -O2 -pthread regs.c -o regs; then
+	"$SONDE" comm -o regs-rec -- ./regs >/dev/null 2>regs.err
+	check t404-registers-run [ $? -eq 0 ]
+	sig=$(sqlite3 regs-rec/profile.db "SELECT value FROM meta WHERE key = 'sample_signals'")
+	check "t404-registers-said-signals-${sig:-0}" grep -q "samples fell on a load or store" <(flat regs.err)
+	check t404-registers-not-too-briefly bash -c '! grep -q "ran too briefly" regs.err'
+fi

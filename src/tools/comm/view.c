@@ -828,6 +828,16 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			text_para(out, "  ", "The process ended without closing the recording "
 				  "(killed by SIGKILL?): its threads' counters are missing, and the "
 				  "samples of its last second.", 80);
+		} else if (sampled && ns < COMM_FEW_EVENTS &&
+			   db_meta_u64(db, "sample_signals") >= 10 * COMM_FEW_EVENTS) {
+			/* a long run whose sampled instructions touch no memory (the usability
+			 * review of 2026-11-29: 1.87 s of CPU, "ran too briefly") */
+			char few[400];
+			snprintf(few, sizeof(few), "Only %" PRIu64 " of the %" PRIu64 " samples "
+				 "fell on a load or store: the program's time goes to code that "
+				 "works in registers, where threads exchange nothing.", ns,
+				 db_meta_u64(db, "sample_signals"));
+			text_para(out, "  ", few, 80);
 		} else if (sampled && ns < COMM_FEW_EVENTS) {
 			char few[300];
 			snprintf(few, sizeof(few), "Only %" PRIu64 " sample%s: the program ran too "
