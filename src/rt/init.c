@@ -531,6 +531,8 @@ static void thread_key_destructor(void *p)
 
 static void atfork_prepare(void)
 {
+	if (interpose_fork)
+		interpose_fork(0);
 	struct rt_thread *t = rt_self();
 	if (t)
 		t->busy = 1;
@@ -539,6 +541,8 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
+	if (interpose_fork)
+		interpose_fork(1);
 	struct rt_thread *t = rt_self();
 	ctx_fork_parent();
 	if (t)
@@ -625,6 +629,8 @@ static void start_give(struct start *s)
 
 static void atfork_child(void)
 {
+	if (interpose_fork)
+		interpose_fork(2);
 	/* the records of threads the parent was starting: no such thread here */
 	for (struct start_block *b = &start_first; b; b = b->next)
 		for (int i = 0; i < b->n; i++)

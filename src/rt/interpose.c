@@ -563,6 +563,8 @@ static void *own_alloc(size_t n, size_t align)
 			syscall(SYS_munmap, m, OWN_SIZE);	/* another thread's is there */
 		b = __atomic_load_n(&own_base, __ATOMIC_ACQUIRE);
 	}
+	if (align > 4096)
+		return NULL;	/* the mapping starts on a page: larger ones from the heap */
 	if (align < 16)
 		align = 16;
 	size_t u = __atomic_load_n(&own_used, __ATOMIC_RELAXED), at, end;
@@ -602,7 +604,8 @@ static size_t own_size_of(const void *p)
  * creator's later blocks 16 or 32 bytes (t076).  The stand-in is allocated and freed
  * with the DTV; the DTVs come from fixed slots, a freed one reused.
  */
-#define DTV_SLOT 1024			/* up to 62 modules with TLS: beyond, the heap's */
+#define DTV_SLOT 1024			/* 63 entries: up to 47 modules with TLS (a DTV
+					 * has 16 more), beyond, the heap's */
 #define DTV_SLOTS 8192			/* threads living or with their stack cached */
 struct dtv_slot {
 	void *stand_in;
@@ -667,6 +670,19 @@ static void *dtv_alloc(size_t total)
 	}
 	s->stand_in = stand_in;
 	return memset(s->dtv, 0, total);
+}
+
+/* fork: the slots' lock taken around it (a thread creating threads while another forks
+ * left it held in the child, whose next thread start spun for ever: the code review of
+ * 2026-11-29); 0 prepare, 1 parent, 2 child */
+void interpose_fork(int phase)
+{
+	if (!dtv_base)
+		return;
+	if (phase == 0)
+		dtv_lock_take();
+	else
+		__atomic_store_n(&dtv_lock, 0, __ATOMIC_RELEASE);
 }
 
 static void dtv_release(void *p)
@@ -740,7 +756,17 @@ RT_EXPORT void *realloc(void *old, size_t n)
 		}
 		return p;
 	}
-	if (is_dtv(old)) {	/* the loader's resize (dlopen: more modules with TLS) */
+	if (is_dtv(old) && n <= sizeof(((struct dtv_slot *)0)->dtv) && n > dtv_extra) {
+		/* the loader's resize (a dlopen of more modules with TLS): in the slot, the
+		 * stand-in resized as the program's own DTV would be */
+		struct dtv_slot *s = &dtv_base[((char *)old - (char *)dtv_base) / sizeof(*s)];
+		void *si = real_realloc(s->stand_in, n - dtv_extra);
+		if (!si)
+			return NULL;
+		s->stand_in = si;
+		return old;
+	}
+	if (is_dtv(old)) {	/* beyond the slot: to the heap */
 		void *p = real_malloc(n);
 		if (p) {
 			memcpy(p, old, n < sizeof(((struct dtv_slot *)0)->dtv) ? n :
@@ -798,7 +824,8 @@ RT_EXPORT void free(void *p)
 RT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	void *o;
-	if (own_depth && align && !(align & (align - 1)) && (o = own_alloc(n, align))) {
+	if (own_depth && align >= sizeof(void *) && !(align & (align - 1)) &&
+	    (o = own_alloc(n, align))) {
 		*out = o;
 		return 0;
 	}

@@ -37,5 +37,8 @@ void interpose_own(int on) __attribute__((weak));
  * program's heap; loader_lo..hi: the dynamic loader's mapping, which allocates them. */
 void interpose_dtv_setup(uint64_t loader_lo, uint64_t loader_hi, int modules)
 	__attribute__((weak));
+/* Around fork: 0 before it, 1 in the parent after, 2 in the child (every child, followed
+ * or not). */
+void interpose_fork(int phase) __attribute__((weak));
 
 #endif

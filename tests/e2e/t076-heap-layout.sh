@@ -78,3 +78,49 @@ for tool in mem comm reuse variance; do
 	d=$(diff alone.txt $tool.txt | grep -m1 '^>' | tr ' ()>' '_..+')
 	check "t076-$tool-heap-as-alone${d:+-first-differs-$d}" cmp -s alone.txt $tool.txt
 done
+
+# A thread's DTV grown by the loader (20 libraries with TLS dlopen'd from it: more than
+# the DTV's 14 spare entries): in its slot, with its stand-in resized in the program's
+# heap as the program's own DTV would be.  The program reads each library's variable
+# through its DTV (the sum 1 + ... + 20) and prints where its next block falls.
+for i in $(seq 1 20); do
+	printf '__thread long v%d = %d;\nlong *get%d(void) { return &v%d; }\n' $i $i $i $i >l$i.c
+	gcc -shared -fPIC -O1 l$i.c -o libl$i.so
+done
+cat >dl.c <<'EOC'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+static long sum;
+static void *worker(void *arg)
+{
+	for (int i = 1; i <= 20; i++) {
+		char lib[64], fn[32];
+		snprintf(lib, sizeof(lib), "./libl%d.so", i);
+		snprintf(fn, sizeof(fn), "get%d", i);
+		void *h = dlopen(lib, RTLD_NOW);
+		if (!h)
+			exit(1);
+		long *(*get)(void) = (long *(*)(void))dlsym(h, fn);
+		sum += *get();
+	}
+	return arg;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	printf("sum %ld next %03lx\n", sum, (unsigned long)((uintptr_t)malloc(40) & 0xfff));
+	return 0;
+}
+EOC
+gcc -O1 -pthread dl.c -o dl -ldl
+./dl >dl-alone.txt
+check "t076-dtv-grown-alone-$(tr ' ' '_' <dl-alone.txt)" grep -q "^sum 210 " dl-alone.txt
+for tool in mem comm; do
+	"$SONDE" $tool -q -o dl-$tool -- ./dl >dl-$tool.txt 2>/dev/null
+	check "t076-dtv-grown-$tool-$(tr ' ' '_' <dl-$tool.txt)" cmp -s dl-alone.txt dl-$tool.txt
+done

@@ -496,13 +496,26 @@ static SIGSAFE int site_multi(uint64_t fn)
 	return 0;
 }
 
-/* The call instruction that returns to `ret` (direct, or indirect), 0 if none is seen. */
-static SIGSAFE uint64_t site_of(uint64_t ret)
+/* The call instruction that returns to `ret`: a direct call of fn (or of its PLT stub), or
+ * an indirect call; 0 if none is seen, or where the byte before it may be a prefix (REX,
+ * addr32: -fno-plt's `67 e8`, `41 ff d3` through r11): an execute breakpoint fires only on
+ * an instruction's first byte, and which byte starts it cannot be told backwards (the
+ * code review of 2026-11-29: a -fno-plt build got 1 instance where 62 before).  The entry
+ * is armed then, as for a function called from one place. */
+static SIGSAFE uint64_t site_of(uint64_t fn, uint64_t ret)
 {
-	if (decode_call_target(ret))
-		return ret - 5;
-	int len = indirect_call_before(ret);
-	return len ? ret - (uint64_t)len : 0;
+	uint64_t target = decode_call_target(ret), site = 0;
+	int len;
+	if (target && (target == fn || decode_plt_target(target) == fn))
+		site = ret - 5;
+	else if ((len = indirect_call_before(ret)))
+		site = ret - (uint64_t)len;
+	uint8_t b;
+	if (!site || decode_read_code(site - 1, &b, 1) != 1 || (b >= 0x40 && b <= 0x4f) ||
+	    b == 0x66 || b == 0x67 || b == 0x2e || b == 0x3e || b == 0x26 || b == 0x36 ||
+	    b == 0x64 || b == 0x65 || b == 0xf2 || b == 0xf3)
+		return 0;
+	return site;
 }
 
 /*
@@ -897,7 +910,7 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
 	}
 	/* the frame's return address, with no gate: the call it returns to (site_of) */
 	uint64_t ret = !gate && own ? *(const uint64_t *)(uintptr_t)own : 0;
-	uint64_t site = ret && site_multi(fn) ? site_of(ret) : 0;
+	uint64_t site = ret && site_multi(fn) ? site_of(fn, ret) : 0;
 	if (site)
 		r.addr = site;
 	if (arm_x(t, vt, &r))
@@ -1215,7 +1228,7 @@ static SIGSAFE void on_entry(struct rt_thread *t, struct var_thread *vt,
 static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt, const ucontext_t *uc)
 {
 	uint64_t ret = !vt->site && uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
-	uint64_t site = ret ? site_of(ret) : 0;
+	uint64_t site = ret ? site_of(vt->gate_fn, ret) : 0;
 	if (!site)
 		ret = 0;	/* not a return (the function read its slot): no call known */
 	else if (!site_multi(vt->gate_fn))
@@ -1224,6 +1237,12 @@ static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt, const uc
 			       .policy = WATCH_REFUSE };
 	int err = watch_modify(t, vt->x_slot, &r);
 
+	if (err < 0) {
+		note_err(vt, err);
+		vt->x_armed = 0;
+		vt->gate_fn = vt->site = vt->site_ret = 0;
+		return;
+	}
 	vt->s.sites_fired += vt->site != 0;
 	vt->s.gates_fired += vt->site == 0;
 	vt->s.sited += site != 0;
@@ -1233,12 +1252,6 @@ static SIGSAFE void on_gate(struct rt_thread *t, struct var_thread *vt, const uc
 	vt->site_ret = ret;	/* for site_mark at the entry */
 	if (!site)
 		vt->gate_fn = 0;
-	if (err < 0) {
-		note_err(vt, err);
-		vt->x_armed = 0;
-		vt->gate_fn = vt->site = 0;
-		return;
-	}
 	vt->x_slot = err;
 	vt->x_ticks = 0;
 }

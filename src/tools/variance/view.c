@@ -223,11 +223,12 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 		k = snprintf(buf, len, "%" PRIu64 " of the %" PRIu64 " samples (%.0f%%) fell in "
 			     "OpenMP region functions, which are timed at the runtime's call "
 			     "(OpenMP regions, below), not picked%s", r, s,
-			     100.0 * (double)r / (double)s, (n - r) * 10 >= s * 3 ? "; " : "");
+			     100.0 * (double)r / (double)s, (n - r) * 10 >= s ? "; " : "");
 	char of[64] = "";
 	if (!r)
 		snprintf(of, sizeof(of), " of the %" PRIu64 " samples", s);
-	if ((n - r) * 10 >= s * 3 && k >= 0 && (size_t)k < len)	/* (the rest: few) */
+	/* the rest when it is 10% of the samples or more (fewer: noise beside the regions) */
+	if ((n - r) * 10 >= s && k >= 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "%" PRIu64 "%s (%.0f%%) had no function of the "
 			 "program's on the stack: the OpenMP runtime waiting at a barrier or for "
 			 "work (OMP_WAIT_POLICY=passive puts its threads to sleep there instead), "
