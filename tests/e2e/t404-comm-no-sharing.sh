@@ -57,6 +57,14 @@ check t404-few-page grep -q '<th>warning</th><td>only 3 events (sampled' few.htm
 # and on the page, which now carries the summary's "What to do"
 check t404-few-no-remedy sh -c "tr '\n' ' ' <few.rep | tr -s ' ' | grep -q 'What to do: not enough evidence for a remedy (3 events)'"
 check t404-few-no-padding sh -c "! grep -q 'pad or align' few.rep"
+# with the POSIX timers (beside hardware watchpoints) a shorter --period adds no sample:
+# the advice is --no-watch (the usability review of 2026-11-29: 77, 84 and 69 samples at
+# three periods, 5.8x with --no-watch)
+if [ "$(sqlite3 few/profile.db "SELECT value FROM meta WHERE key = 'clock_event'")" = posix-timer ]; then
+	check t404-few-no-watch-advice grep -q "run longer, --no-watch (this clock samples at most once a scheduler tick" <(flat few.rep)
+else
+	check t404-few-period-advice grep -q "run longer, a shorter --period" <(flat few.rep)
+fi
 check t404-few-page-no-remedy grep -q 'What to do: not enough evidence for a remedy (3 events)' few.html
 # A long run whose samples fall on no load or store (two threads computing in registers,
 # ~1 s of CPU each): said as such, not "ran too briefly" (the usability review of
@@ -89,4 +97,12 @@ if gcc -O2 -pthread regs.c -o regs; then
 	sig=$(sqlite3 regs-rec/profile.db "SELECT value FROM meta WHERE key = 'sample_signals'")
 	check "t404-registers-said-signals-${sig:-0}" grep -q "samples fell on a load or store" <(flat regs.err)
 	check t404-registers-not-too-briefly bash -c '! grep -q "ran too briefly" regs.err'
+fi
+# the same run read as a short one (its signal count cleared): "ran too briefly", and with
+# the POSIX timers the advice is --no-watch, not a shorter --period
+if [ -d regs-rec ] && [ "$(sqlite3 regs-rec/profile.db "SELECT value FROM meta WHERE key = 'clock_event'")" = posix-timer ]; then
+	cp -r regs-rec short && sqlite3 short/profile.db "DELETE FROM meta WHERE key = 'sample_signals'"
+	"$SONDE" report short >short.rep 2>&1
+	check t404-short-no-watch-advice grep -q "ran too briefly for sampling to find any (a longer run, --no-watch" <(flat short.rep)
+	check t404-short-no-period-advice bash -c '! grep -q "shorter --period" short.rep'
 fi
