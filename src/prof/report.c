@@ -319,10 +319,16 @@ const char *report_small_blocks_text(const char *what, double share, uint64_t mi
 {
 	if (!(share >= 0.1) || min_object <= 1)	/* NaN too */
 		return NULL;
+	/* the hint below the current bound: "64" to a run at 64 named nothing more, and a
+	 * 16-byte struct needs 16 (the comm review of 2026-11-29) */
 	snprintf(buf, len, "%.0f%% of the %s in [heap: untracked small blocks]: heap blocks "
 		 "under --min-object (%llu bytes) are not tracked one by one.  A smaller "
-		 "--min-object (e.g. --min-object 64) names them, at a cost at each allocation.",
-		 share * 100, what, (unsigned long long)min_object);
+		 "--min-object (%s) names them, at a cost at each allocation.",
+		 share * 100, what, (unsigned long long)min_object,
+		 min_object > 64 ? "e.g. --min-object 64, or 16 for blocks as small as a pair "
+				   "of pointers" :
+		 min_object > 16 ? "--min-object 16, or 1 for every block" :
+				   "--min-object 1, every block");
 	return buf;
 }
 

@@ -41,6 +41,7 @@ if [ "${total:-0}" -gt 0 ]; then
 	check t418-small-named grep -q "\[heap: untracked small blocks\]" err
 	check t418-hint grep -q "of the communication is in \[heap: untracked small blocks\]" <(flat err)
 	check t418-hint-min grep -q "under --min-object (1024 bytes)" <(flat err)
+	check t418-hint-suggests-64-or-16 grep -q "(e.g. --min-object 64, or 16 for blocks as small as a pair of pointers)" <(flat err)
 	"$SONDE" comm --source inst --period 101 --min-object 64 -o d64 -- ./sb >/dev/null 2>err64
 	check t418-named-with-64 grep -q "calloc\|main (sb.c:1[0-9])" d64/comm/objects.csv
 	check t418-no-hint-with-64 bash -c '! grep -q "untracked small blocks\]:" err64'

@@ -792,8 +792,9 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 			  * or 0 under sonde before that */
 			 heap ? "A heap block's place in its lines moves with what was allocated "
 				"before it (sonde keeps it where the program alone puts it, but "
-				"another input, allocator or build may not): aligning the block "
-				"(aligned_alloc(64, ...)) makes every layout safe.  " : "");
+				"another input, allocator or build may not): pad each thread's part "
+				"to 64 bytes and align the block too (aligned_alloc(64, ...)), and "
+				"every layout is safe.  " : "");
 	else
 		snprintf(text, len, "What to do: true sharing%s (%.0f%% of it%s): the "
 			 "threads use the same bytes; share them less often (per-thread partial "
