@@ -264,6 +264,8 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	}
 	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0)
 		sonde_error("%s", err);
+	else if (html && built && !quiet)	/* where (the comm review of 2026-11-29: unsaid) */
+		fprintf(stderr, "sonde: page in %s\n", html);
 	return launch_exit_like(res.status);
 }
 

@@ -153,3 +153,9 @@ print("json: events %s, warning %s, %d cells, equal %s" % (d["events"], d["warni
       len(got), got == want))
 sys.exit(0 if ok else 1)
 PY
+# the run says where it wrote the page (the usability review of 2026-11-29: no line did)
+"$SONDE" comm -o pg --html "$T/pg.html" -- true >/dev/null 2>pg.err
+check t409-page-said grep -q "^sonde: page in $T/pg.html$" pg.err
+check t409-page-written [ -s "$T/pg.html" ]
+"$SONDE" comm -q -o pgq --html "$T/pgq.html" -- true >/dev/null 2>pgq.err
+check t409-page-quiet-unsaid bash -c '! grep -q "page in" pgq.err'
