@@ -150,6 +150,10 @@ int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const c
 	uint64_t v;
 	switch (opt) {
 	case 'o':
+		if (!*arg) {	/* read "its parent directory does not exist" (comm review) */
+			sonde_usage_error(cmd, "-o needs a directory name");
+			return -1;
+		}
 		o->dir = arg;
 		return 1;
 	case 's':

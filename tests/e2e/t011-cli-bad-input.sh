@@ -74,6 +74,9 @@ expect mem-dir-no-parent 1 "^sonde: cannot create output directory 'nothere/x': 
 expect mem-dir-is-file 1 "^sonde: output 'afile' exists and is not a directory" \
 	"$SONDE" mem -o afile -- true
 mkdir full && echo keep >full/mine.txt
+# an empty -o is a usage error (it read "its parent directory does not exist": the comm
+# review of 2026-11-29)
+expect comm-o-empty 2 "^sonde: -o needs a directory name$" "$SONDE" comm -o "" -- true
 expect mem-dir-not-empty 1 "is not empty \(use --force" "$SONDE" mem -o full -- true
 [ "$(cat full/mine.txt)" = keep ] && pass "user-file-kept" || fail "user-file-kept"
 # --force over another tool's recording: its CSV folder goes with its raw files (comm/
