@@ -14,6 +14,13 @@
 #include "ui/csv.h"
 #include "ui/json.h"
 
+int db_row_u64(sqlite3_stmt *st, const char *key, uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	return db_row(st, "tt", key, b);
+}
+
 uint64_t db_meta_u64(sqlite3 *db, const char *key)
 {
 	char buf[64];

@@ -58,6 +58,9 @@ const char *db_scaling(const char *source, uint64_t period, int posix_timer, cha
  */
 int db_row(struct sqlite3_stmt *st, const char *fmt, ...);
 
+/* A (key, value) row of a number written as text, as the meta table keeps its values. */
+int db_row_u64(struct sqlite3_stmt *st, const char *key, uint64_t v);
+
 /* A meta value as a number (0 when missing). */
 uint64_t db_meta_u64(struct sqlite3 *db, const char *key);
 

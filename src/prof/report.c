@@ -91,14 +91,6 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
  * (the tools' scaling line says so: db_scaling), `clock_timer_failed` (summed: threads left unsampled).  No rows for keys no process noted (a recording made before they
  * existed).
  */
-/* A meta row of a number. */
-static int row_u64(sqlite3_stmt *st, const char *key, uint64_t v)
-{
-	char b[32];
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-	return db_row(st, "tt", key, b);
-}
-
 static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
 	int64_t n = 0;
@@ -219,19 +211,19 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		    db_row(st, "tt", "ended_by_signal_first", k[1]);
 	}
 	if (!r && sigs)	/* sample signals, whether an access was found or not */
-		r = row_u64(st, "sample_signals", sigs);
+		r = db_row_u64(st, "sample_signals", sigs);
 	if (!r && unended)
-		r = row_u64(st, "unended", unended) ?:
-		    row_u64(st, "unended_first", (uint64_t)first_unended->pid);
+		r = db_row_u64(st, "unended", unended) ?:
+		    db_row_u64(st, "unended_first", (uint64_t)first_unended->pid);
 	if (!r && asked)
-		r = row_u64(st, "period_asked", asked) ?: row_u64(st, "period_given", given);
+		r = db_row_u64(st, "period_asked", asked) ?: db_row_u64(st, "period_given", given);
 	if (!r && deaf)
-		r = row_u64(st, "clock_unsignalled", deaf) ?:
-		    row_u64(st, "clock_unsignalled_cpu_ns", deaf_cpu);
+		r = db_row_u64(st, "clock_unsignalled", deaf) ?:
+		    db_row_u64(st, "clock_unsignalled_cpu_ns", deaf_cpu);
 	if (!r && profile_clock_posix(p))
 		r = db_row(st, "tt", "clock_event", "posix-timer");
 	if (!r && minobj)	/* the processes' largest: report_small_blocks_text */
-		r = row_u64(st, "min_object", minobj);
+		r = db_row_u64(st, "min_object", minobj);
 	if (!r && tstarved) {
 		char c[5][32];
 		snprintf(c[0], sizeof(c[0]), "%llu", (unsigned long long)tstarved);

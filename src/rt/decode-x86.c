@@ -795,9 +795,9 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
  * (several candidates that agree count as one); -1 otherwise.  Handler-safe.
  */
 SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, uint64_t *addr,
-			       uint32_t *len, int *store)
+			       uint32_t *len)
 {
-	uint8_t code[15 + 15];
+	uint8_t code[15];	/* the bytes before the trap's PC: the instruction ends there */
 	struct decode_regs r;
 	struct decode_insn d;
 	int found = 0;
@@ -818,7 +818,6 @@ SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, u
 				return -1;	/* two readings: none */
 			*addr = m->addr;
 			*len = m->len;
-			*store = (m->flags & SONDE_MEM_STORE) != 0;
 			found = 1;
 		}
 	}

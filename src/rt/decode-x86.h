@@ -230,11 +230,11 @@ int decode_rebase(struct decode_insn *d, const struct decode_regs *r);
 /*
  * The access of the instruction before uc's rip (a data breakpoint's trap: it comes after
  * the access) that overlaps [lo, hi), decoded backwards with the registers as they are:
- * 0 with its address, length and direction, -1 when none, or more than one reading, is
+ * 0 with its address and length, -1 when none, or more than one reading, is
  * found.  Handler-safe.
  */
 int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, uint64_t *addr,
-		       uint32_t *len, int *store);
+		       uint32_t *len);
 
 /*
  * Advance a register file over a decoded instruction, as far as it is understood: the

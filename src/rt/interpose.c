@@ -898,7 +898,10 @@ static void fmap_note(void *p, size_t n)
 static void fmap_unmap(void *p, size_t n)
 {
 	uint64_t lo = (uint64_t)(uintptr_t)p, hi = lo + n;
-	for (unsigned i = 0; i < FMAP_SLOTS; i++) {
+	unsigned noted = __atomic_load_n(&fmap_next, __ATOMIC_RELAXED);
+	/* the slots used so far only: a program that maps no file pays nothing at its
+	 * munmaps (glibc's free of a large block is one) */
+	for (unsigned i = 0; i < FMAP_SLOTS && i < noted; i++) {
 		uint64_t a = __atomic_load_n(&fmap_lo[i], __ATOMIC_ACQUIRE);
 		uint64_t b = __atomic_load_n(&fmap_hi[i], __ATOMIC_RELAXED);
 		if (!a || a >= hi || lo >= b)

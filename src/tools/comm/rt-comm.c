@@ -370,8 +370,7 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 	uint32_t len = w->soft && w->access_len ? w->access_len : w->len;
 	uint64_t a;
 	uint32_t l;
-	int st;
-	if (!w->soft && uc && !decode_trap_access(uc, w->addr, w->addr + w->len, &a, &l, &st)) {
+	if (!w->soft && uc && !decode_trap_access(uc, w->addr, w->addr + w->len, &a, &l)) {
 		addr = a;
 		len = l;
 		ct->traps_decoded++;

@@ -936,18 +936,12 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 			r = db_row(st, "tt", "exe_functions", b);
 	}
 	/* unpicked samples in OpenMP region functions (rt-variance.c, var_on_access) */
-	if (!r && m->st.no_frame_region) {
-		snprintf(b, sizeof(b), "%" PRIu64, m->st.no_frame_region);
-		r = db_row(st, "tt", "no_frame_region", b);
-	}
+	if (!r && m->st.no_frame_region)
+		r = db_row_u64(st, "no_frame_region", m->st.no_frame_region);
 	/* picks armed at their call site (rt-variance.c, site_of) */
-	if (!r && m->st.sited) {
-		snprintf(b, sizeof(b), "%" PRIu64, m->st.sited);
-		r = db_row(st, "tt", "sited", b);
-		snprintf(b, sizeof(b), "%" PRIu64, m->st.sites_fired);
-		if (!r)
-			r = db_row(st, "tt", "sites_fired", b);
-	}
+	if (!r && m->st.sited)
+		r = db_row_u64(st, "sited", m->st.sited) ?:
+		    db_row_u64(st, "sites_fired", m->st.sites_fired);
 	/* OpenMP regions timed at the runtime's call (rt-variance.c, variance_region) */
 	if (!r && m->regions_measured) {
 		snprintf(b, sizeof(b), "%" PRIu64, m->st.regions);

@@ -473,27 +473,31 @@ static SIGSAFE int indirect_call_before(uint64_t ret)
 #define VAR_SITE_FNS 512
 static uint64_t var_multi[VAR_SITE_FNS];	/* functions entered from two calls */
 
-static SIGSAFE void site_mark(uint64_t fn)
+/* Whether fn is in var_multi (add: put it there if not, when there is room). */
+static SIGSAFE int site_find(uint64_t fn, int add)
 {
 	for (unsigned i = 0, h = (unsigned)(fn * 0x9e3779b97f4a7c15ull >> 55); i < 16; i++) {
 		uint64_t *e = &var_multi[(h + i) % VAR_SITE_FNS], none = 0;
 		uint64_t cur = __atomic_load_n(e, __ATOMIC_RELAXED);
-		if (cur == fn || (!cur && (__atomic_compare_exchange_n(e, &none, fn, 0,
-			__ATOMIC_RELAXED, __ATOMIC_RELAXED) || none == fn)))
-			return;
+		if (cur == fn)
+			return 1;
+		if (!cur && !add)
+			return 0;
+		if (!cur && (__atomic_compare_exchange_n(e, &none, fn, 0, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED) || none == fn))
+			return 1;	/* (another function took it meanwhile: the next) */
 	}
+	return 0;
+}
+
+static SIGSAFE void site_mark(uint64_t fn)
+{
+	site_find(fn, 1);
 }
 
 static SIGSAFE int site_multi(uint64_t fn)
 {
-	for (unsigned i = 0, h = (unsigned)(fn * 0x9e3779b97f4a7c15ull >> 55); i < 16; i++) {
-		uint64_t cur = __atomic_load_n(&var_multi[(h + i) % VAR_SITE_FNS], __ATOMIC_RELAXED);
-		if (cur == fn)
-			return 1;
-		if (!cur)
-			return 0;
-	}
-	return 0;
+	return site_find(fn, 0);
 }
 
 /* The call instruction that returns to `ret`: a direct call of fn (or of its PLT stub), or
