@@ -87,9 +87,17 @@ int main(int argc, char **argv)
 EOF
 gcc -O1 -g -fno-omit-frame-pointer -pthread cbp.c -o cbp || { fail t416-build "gcc could not build cbp.c"; exit 0; }
 
-"$SONDE" comm --source clock -o held -- ./cbp 4 0.5 >out.txt 2>err.txt
-check t416-comm-held-status [ $? -eq 0 ]
-check t416-comm-held-runs grep -q "cbp: 8 of its own breakpoints held" out.txt
+# A watch of comm's armed in a worker before it takes its 4 leaves it 3 of its own (a CI
+# run read 7 held and 116 arms of 452 attempts, 2026-11-28): the run is made again, up to
+# 3 times, until the workload holds its 8, as reuse's below.
+for k in 1 2 3; do
+	rm -rf held
+	"$SONDE" comm --source clock -o held -- ./cbp 4 0.5 >out.txt 2>err.txt
+	st=$?
+	grep -q "cbp: 8 of its own breakpoints held" out.txt && break
+done
+check t416-comm-held-status [ $st -eq 0 ]
+check "t416-comm-held-runs-in-$k" grep -q "cbp: 8 of its own breakpoints held" out.txt
 n=$(comm_meta held arm_failures)
 e=$(comm_meta held watch_errno)
 comm_check held "t416-comm-held-failures-$n" [ "${n:-0}" -gt 0 ]

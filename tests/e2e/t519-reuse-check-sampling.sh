@@ -54,10 +54,10 @@ N=2049
 "$SONDE" reuse -q --exact -o ex -- "$T/rb" sweep $N 40 >/dev/null 2>&1
 "$SONDE" reuse -q --check-sampling --period 997 -o ck -- "$T/rb" sweep $N 40 >/dev/null 2>ck.err
 check t519-sweep-exact-unchanged cmp ex/reuse/histogram.csv ck/reuse/histogram.csv
-check t519-sweep-outcomes [ "$(reuse_meta ck check_outcomes)" -gt 20 ]
+check "t519-sweep-outcomes-$(reuse_meta ck check_outcomes)" [ "$(reuse_meta ck check_outcomes)" -gt 20 ]
 check t519-sweep-period [ "$(reuse_meta ck check_period)" = 997 ]
 check t519-sweep-drawn [ "$(reuse_meta ck check_s_sample)" = 1.0000 ]
-check t519-sweep-s float_between "$(reuse_meta ck check_s)" 0.95 1
+check "t519-sweep-s-$(reuse_meta ck check_s)" float_between "$(reuse_meta ck check_s)" 0.95 1
 check t519-sampled-csv [ "$(head -1 ck/reuse/sampled.csv)" = "kind,lo,hi,count,fraction" ]
 reuse_rows ck/reuse/histogram.csv reuse >a.csv
 reuse_rows ck/reuse/sampled.csv reuse >b.csv
@@ -94,7 +94,7 @@ check t519-no-outcomes-csv-plain [ ! -e ex/reuse/outcomes.csv ]
 check t519-slots-default [ "$(reuse_meta ck slots)" = 32 ]
 check t519-report-slots grep -q "sampling check: .*watching 32 uses at once" <(flat rep)
 SONDE_WATCH=hw "$SONDE" reuse -q --check-sampling --slots 8 --period 997 -o ck8 -- "$T/rb" sweep 100 4 >/dev/null 2>&1
-check t519-slots-hw-check [ "$(reuse_meta ck8 slots)" = 8 ]
+check "t519-slots-hw-check-$(reuse_meta ck8 slots)" [ "$(reuse_meta ck8 slots)" = 8 ]
 SONDE_WATCH=hw "$SONDE" reuse --source inst --slots 8 -o hw8 -- "$T/rb" sweep 100 4 >/dev/null 2>hw8.err
 check t519-slots-hw-sampled-refused grep -q "reuse --slots 8: debug registers watch 4 words in a thread, and SONDE_WATCH=hw chose them" hw8.err
 "$SONDE" reuse -q --exact -o rs1 -- "$T/rb" readshare 3000 20 2 >/dev/null 2>&1
@@ -110,7 +110,7 @@ check t519-json python3 -c 'import json, sys; j = json.load(open("ck.json")); c 
 "$SONDE" reuse -q --check-sampling --period 101 -o pp -- "$T/rb" pingpong 20000 >/dev/null 2>&1
 pi=$(reuse_meta pp check_outcomes_invalidation)
 check "t519-pingpong-invalidations-$pi" [ "${pi:-0}" -gt 20 ]
-check t519-pingpong-all-invalidations [ "$pi" = "$(reuse_meta pp check_outcomes)" ]
+check "t519-pingpong-all-invalidations-of-$(reuse_meta pp check_outcomes)" [ "$pi" = "$(reuse_meta pp check_outcomes)" ]
 check t519-pingpong-no-s [ "$(reuse_meta pp check_s)" = - ]
 "$SONDE" report pp >rep 2>&1
 check t519-pingpong-says grep -q "sampling check: .*no reuses on one side or both.*invalidations [0-9.]*% of the accesses estimated, 100.0% exact" <(flat rep)
