@@ -786,13 +786,51 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 }
 
 /*
+ * Which instruction ends at the PC, told by decoding forwards: a chain of decodes from a
+ * start inside an instruction falls into step with the real stream within a few
+ * instructions, so from each of the bytes before the PC (up to 64, in its page if the one
+ * before is not mapped) the chain is followed to the PC and votes[k] counts the starts
+ * whose chain ends there with a k-byte instruction.  Each byte is decoded once: a chain
+ * from a byte ends where the chain from its next instruction ends.  -1 if too little code
+ * could be read.
+ */
+SIGSAFE static int trap_votes(uint64_t next, struct decode_regs *r, int votes[16])
+{
+	enum { BACK = 64 };
+	uint8_t code[BACK];
+	int8_t ends[BACK];
+	struct decode_insn d;
+	int w = BACK;
+
+	if (decode_read_code(next - BACK, code, BACK) != BACK) {
+		w = (int)(next & 4095) < BACK ? (int)(next & 4095) : 0;
+		if (w < 16 || decode_read_code(next - (uint64_t)w, code, (size_t)w) != w)
+			return -1;
+	}
+	for (int k = 0; k < 16; k++)
+		votes[k] = 0;
+	for (int pos = w - 1; pos >= 0; pos--) {
+		r->rip = next - (uint64_t)(w - pos);
+		int n = decode_access(code + pos, (size_t)(w - pos), r, &d);
+		ends[pos] = n <= 0 || pos + n > w ? 0 : pos + n == w ? (int8_t)n : ends[pos + n];
+		if (pos <= w - 16)	/* a start at least an instruction's length back */
+			votes[ends[pos]]++;
+	}
+	return 0;
+}
+
+/*
  * The access a data breakpoint trapped on: the debug exception comes after the
  * instruction, at the next one (uc's rip), so the instruction is found backwards: each
  * length k of 1-15 whose decode at rip - k is k bytes long and has a memory access
  * overlapping the watched [lo, hi), with the registers as the trap left them.  An
  * instruction that changed its own address registers (mov (%rax),%rax; pop) computes
- * another address and is not taken.  0 and *addr, *len when exactly one access is found
- * (several candidates that agree count as one); -1 otherwise.  Handler-safe.
+ * another address and is not taken.  Readings that differ are told apart by the forward
+ * decodes (trap_votes): an SSE instruction's mandatory prefix read as the instruction
+ * before's last byte leaves another instruction on the same operand (f2 0f 59 04 c6,
+ * mulsd of 8 bytes; 0f 59 04 c6, mulps of 16), and before the votes every such trap went
+ * undecoded (NPB CG.A: 0 of 3).  0 and *addr, *len for the reading the most chains reach;
+ * -1 where none overlaps or the votes tie.  Handler-safe.
  */
 SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, uint64_t *addr,
 			       uint32_t *len)
@@ -800,11 +838,15 @@ SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, u
 	uint8_t code[15];	/* the bytes before the trap's PC: the instruction ends there */
 	struct decode_regs r;
 	struct decode_insn d;
-	int found = 0;
+	struct {
+		uint64_t addr;
+		uint32_t len;
+	} cand[16] = { { 0, 0 } };	/* by instruction length; len 0: none */
+	int found = 0, differ = 0, first = 0;
 
 	decode_regs_from_ucontext(uc, &r);
 	uint64_t next = r.rip;
-	if (next < 4096 + 15 || decode_read_code(next - 15, code, sizeof(code)) < 15)
+	if (next < 4096 + 64 || decode_read_code(next - 15, code, sizeof(code)) < 15)
 		return -1;
 	for (int k = 1; k <= 15; k++) {
 		r.rip = next - (uint64_t)k;
@@ -814,14 +856,42 @@ SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, u
 			const struct decode_mem *m = &d.mem[i];
 			if (!m->len || m->addr >= hi || m->addr + m->len <= lo)
 				continue;
-			if (found && (m->addr != *addr || m->len != *len))
-				return -1;	/* two readings: none */
-			*addr = m->addr;
-			*len = m->len;
+			if (cand[k].len && (m->addr != cand[k].addr || m->len != cand[k].len))
+				return -1;	/* one instruction, two accesses there: none */
+			cand[k].addr = m->addr;
+			cand[k].len = m->len;
+			if (found && (m->addr != cand[first].addr || m->len != cand[first].len))
+				differ = 1;
+			if (!found)
+				first = k;
 			found = 1;
 		}
 	}
-	return found ? 0 : -1;
+	if (!found)
+		return -1;
+	int best = first;
+	if (differ) {
+		int votes[16], most = 0, tie = 0;
+		if (trap_votes(next, &r, votes))
+			return -1;
+		best = 0;
+		for (int k = 1; k <= 15; k++) {
+			if (!cand[k].len || !votes[k] || votes[k] < most)
+				continue;
+			if (votes[k] > most) {
+				most = votes[k];
+				best = k;
+				tie = 0;
+			} else if (cand[k].addr != cand[best].addr || cand[k].len != cand[best].len) {
+				tie = 1;
+			}
+		}
+		if (!best || tie)
+			return -1;
+	}
+	*addr = cand[best].addr;
+	*len = cand[best].len;
+	return 0;
 }
 
 /* ---- emulation ---- */

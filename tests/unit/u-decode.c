@@ -840,6 +840,65 @@ TEST(read_code_page_end)
 	munmap(p, pg);
 }
 
+/* ---- a data breakpoint's access, decoded backwards from the trap's PC ---- */
+
+/* NPB CG's inner loop (cg.c:426, gcc 12 -O2: conj_grad._omp_fn.1 at 0x2720-0x2777) with
+ * the code before it: its SSE loads carry a mandatory prefix, and without it the same bytes
+ * read as another instruction on the same operand (mulps, 16 bytes, for mulsd, 8). */
+static const uint8_t cg_loop[] = {
+	0x01, 0xca, 0x8d, 0x0c, 0x10, 0x39, 0xca, 0x7d, 0x69, 0x8d, 0x7a, 0x01, 0x89, 0xc0, 0x48,
+	0x63, 0xd2, 0x49, 0x8b, 0x77, 0x18, 0x48, 0x63, 0xff, 0x4c, 0x8d, 0x54, 0x02, 0x01, 0x4d,
+	0x8b, 0x4f, 0x08, 0x49, 0x8b, 0x0f, 0x48, 0xc1, 0xe7, 0x02, 0x49, 0xc1, 0xe2, 0x02, 0x0f,
+	0x1f, 0x40, 0x00, 0x49, 0x63, 0x04, 0x39, 0x41, 0x8b, 0x54, 0x39, 0x04, 0x66, 0x0f, 0xef,
+	0xc9, 0x39, 0xd0, 0x7d, 0x22, 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00, 0x4c, 0x63, 0x1c,
+	0x81, 0xf2, 0x42, 0x0f, 0x10, 0x04, 0xdb, 0xf2, 0x0f, 0x59, 0x04, 0xc6,
+};
+
+/* the other way round: a move of an immediate ending in 0x66, then mov (%rax),%ecx; with
+ * the 0x66 as its prefix it would read 2 bytes, not 4 */
+static const uint8_t imm66[] = {
+	0x48, 0x89, 0xc2, 0x48, 0x8b, 0x44, 0x24, 0x48, 0x48, 0x83, 0xc4, 0x08, 0x41, 0x89, 0xd0,
+	0x48, 0x8b, 0x54, 0x24, 0x10, 0x48, 0x89, 0xd8, 0x31, 0xc9, 0x44, 0x89, 0xc6, 0x48, 0x83,
+	0xec, 0x18, 0x48, 0x63, 0xf6, 0x48, 0x89, 0xf7, 0x48, 0x8d, 0x14, 0x37, 0x48, 0x89, 0xd1,
+	0x45, 0x31, 0xc0, 0x41, 0x89, 0xc9, 0x4c, 0x89, 0xc8, 0x48, 0x89, 0xc6, 0xb8, 0x00, 0x00,
+	0x00, 0x66, 0x8b, 0x08,
+};
+
+TEST(trap_access)
+{
+	static double x[64];
+	static int32_t col[64];
+	ucontext_t uc;
+	uint64_t a = 0;
+	uint32_t l = 0;
+
+	memset(&uc, 0, sizeof(uc));
+	greg_t *g = uc.uc_mcontext.gregs;
+	g[REG_RBX] = (greg_t)(uintptr_t)x;		/* movsd (%rbx,%r11,8): x[r11] */
+	g[REG_R11] = 5;
+	g[REG_RSI] = (greg_t)(uintptr_t)(x + 32);	/* mulsd (%rsi,%rax,8): x[32 + rax] */
+	g[REG_RCX] = (greg_t)(uintptr_t)col;
+	g[REG_RAX] = 3;
+	uint64_t x5 = (uintptr_t)&x[5], x35 = (uintptr_t)&x[35];
+
+	g[REG_RIP] = (greg_t)(uintptr_t)(cg_loop + sizeof(cg_loop) - 5);	/* after movsd */
+	CHECK(decode_trap_access(&uc, x5, x5 + 8, &a, &l) == 0);
+	CHECK_EQ_U64(a, x5);
+	CHECK_EQ_U64(l, 8);
+	g[REG_RIP] = (greg_t)(uintptr_t)(cg_loop + sizeof(cg_loop));		/* after mulsd */
+	CHECK(decode_trap_access(&uc, x35, x35 + 8, &a, &l) == 0);
+	CHECK_EQ_U64(a, x35);
+	CHECK_EQ_U64(l, 8);
+	/* a chunk no reading touches */
+	CHECK(decode_trap_access(&uc, x5, x5 + 8, &a, &l) == -1);
+
+	g[REG_RAX] = (greg_t)(uintptr_t)&x[9];
+	g[REG_RIP] = (greg_t)(uintptr_t)(imm66 + sizeof(imm66));
+	CHECK(decode_trap_access(&uc, (uintptr_t)&x[9], (uintptr_t)&x[10], &a, &l) == 0);
+	CHECK_EQ_U64(a, (uintptr_t)&x[9]);
+	CHECK_EQ_U64(l, 4);
+}
+
 /* ---- live: run an instruction after an int3, decode it from the SIGTRAP context ---- */
 
 static struct decode_insn live;
@@ -944,6 +1003,7 @@ int main(void)
 	RUN(shadow_store_buffer);
 	RUN(dependent_loads_real_memory);
 	RUN(read_code_page_end);
+	RUN(trap_access);
 	RUN(live);
 	return CHECK_DONE();
 }
