@@ -135,6 +135,66 @@ TEST(cv_of_known_distributions)
 	CHECK(empty.n == 1 && empty.mean == 5);
 }
 
+/* Weighted: a value of weight w counts as w copies of it (integer weights: the same mean
+ * and m2 as the values repeated), in one pass and merged at every split; the SD's degrees
+ * of freedom stay the values' (n - 1, weights scaled to n), so weights all equal give the
+ * unweighted SD; and a first-window value kept at share 1 among values kept at 1/50
+ * weighs 1/50 of them (the OpenMP region case of doc/sonde-variance.md). */
+TEST(weighted_as_repeated_values)
+{
+	double x[60], w[60], rep[60 * 8];
+	size_t nr = 0;
+	unsigned s = 11;
+	for (int i = 0; i < 60; i++) {
+		x[i] = 1e6 + (double)(rand_r(&s) % 5000);
+		w[i] = (double)(1 + rand_r(&s) % 8);
+		for (int k = 0; k < (int)w[i]; k++)
+			rep[nr++] = x[i];
+	}
+	double mean, sd;
+	two_pass(rep, nr, &mean, &sd);
+	struct welford a = { 0 };
+	for (int i = 0; i < 60; i++)
+		welford_add_w(&a, x[i], w[i]);
+	CHECK(a.n == 60 && a.wsum == (double)nr);
+	CHECK(close_rel(a.mean, mean, 1e-12));
+	/* m2 of the repeated values: sd^2 (nr - 1) */
+	CHECK(close_rel(a.m2, sd * sd * (double)(nr - 1), 1e-9));
+	CHECK(close_rel(welford_m2n(&a), a.m2 * 60.0 / (double)nr, 1e-12));
+	for (int cut = 1; cut < 60; cut++) {
+		struct welford l = { 0 }, r = { 0 };
+		for (int i = 0; i < 60; i++)
+			welford_add_w(i < cut ? &l : &r, x[i], w[i]);
+		welford_merge(&l, &r);
+		CHECK(l.n == 60 && l.wsum == a.wsum);
+		CHECK(close_rel(l.mean, a.mean, 1e-12) && close_rel(l.m2, a.m2, 1e-9));
+	}
+	/* equal weights: the unweighted SD and CV */
+	struct welford e = { 0 }, u = { 0 };
+	for (int i = 0; i < 60; i++) {
+		welford_add_w(&e, x[i], 50.0);
+		welford_add(&u, x[i]);
+	}
+	CHECK(close_rel(welford_sd(&e), welford_sd(&u), 1e-12));
+	CHECK(close_rel(welford_cv(&e), welford_cv(&u), 1e-12));
+	/* weight 1 everywhere: the unweighted figures to the bit */
+	CHECK(u.wsum == 60.0 && welford_m2n(&u) == u.m2);
+	/* 4 first-window values of 500 among 20 of 36-38 at weight 50: the 1004 calls they
+	 * stand for have a mean of 38.9 and a CV of 0.75 (4 outliers in 1004); unweighted, the
+	 * 24 read a mean of 113 and a CV of 1.55 */
+	struct welford f = { 0 }, g = { 0 };
+	for (int i = 0; i < 4; i++) {
+		welford_add_w(&f, 500, 1);
+		welford_add(&g, 500);
+	}
+	for (int i = 0; i < 20; i++) {
+		welford_add_w(&f, 36 + (i % 3), 50);
+		welford_add(&g, 36 + (i % 3));
+	}
+	CHECK(f.mean > 38 && f.mean < 40 && welford_cv(&f) > 0.7 && welford_cv(&f) < 0.8);
+	CHECK(g.mean > 110 && welford_cv(&g) > 1.5);
+}
+
 int main(void)
 {
 	RUN(welford_matches_two_pass_with_offset);
@@ -142,5 +202,6 @@ int main(void)
 	RUN(chan_merge_equals_all_values_every_split);
 	RUN(chan_merge_many_threads);
 	RUN(cv_of_known_distributions);
+	RUN(weighted_as_repeated_values);
 	return CHECK_DONE();
 }

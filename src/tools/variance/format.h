@@ -52,6 +52,12 @@ struct var_rec_inst {
 	uint32_t events;		/* VAR_EV_* read for this instance */
 	uint32_t depth;			/* pending instances below it (outer ones) */
 	int64_t v[VAR_NMETRIC];		/* the instance's cost per metric (0 if not read) */
+	/* (from 2026-11-28; a shorter record: 0) an OpenMP region call's chance of being
+	 * timed, of 2^32: the region rate cap times a share of a function's calls, which
+	 * changes from window to window, so each instance stands for 2^32 / share calls
+	 * (model.c weighs it so); 0 or 0xffffffff: every call */
+	uint32_t share;
+	uint32_t pad;
 };
 
 /* A sample: the functions on its path get a share of the thread's time. */

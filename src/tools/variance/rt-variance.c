@@ -43,7 +43,8 @@
 
 struct var_pending {
 	uint64_t slot, ret, fn, start;
-	uint32_t ctx, pad;
+	uint32_t ctx;
+	uint32_t share;		/* a region call's chance of being timed (region_timed) */
 	int64_t v[VAR_NMETRIC];
 	int64_t ovh[VAR_NMETRIC];	/* vt->ovh when V_call was read */
 };
@@ -1287,7 +1288,7 @@ static SIGSAFE void emit_instance(struct rt_thread *t, struct var_thread *vt,
 	struct var_rec_inst r = {
 		.h = { .type = VAR_REC_INST, .size = sizeof(r) },
 		.fn = p->fn, .ctx = p->ctx, .flags = flags, .seq = vt->seq++, .start = p->start,
-		.events = var_events, .depth = depth,
+		.events = var_events, .depth = depth, .share = p->share,
 	};
 	for (int m = 0; m < VAR_NMETRIC; m++) {
 		if (!(var_events & (1u << m)))
@@ -1400,7 +1401,9 @@ static SIGSAFE void var_trap(struct rt_thread *t, const struct watch_trap *w,
  */
 
 /*
- * Does this thread time this call of the region function at `idx` (region_fn_slot)?
+ * Does this thread time this call of the region function at `idx` (region_fn_slot)?  The
+ * call's chance of being timed if so, of 2^32 (VAR_SHARE_ALL: every call; the instance
+ * record carries it, and the model weighs the instance by its inverse), 0 if not.
  * Each region function has its share: all its calls while they come at most variance_regions
  * a second a thread, else a random share that keeps to that rate.  A share per function,
  * not one for the thread: LULESH calls most of its ~40 region functions once an
@@ -1457,7 +1460,7 @@ static SIGSAFE void region_window(uint64_t now)
 										 : win * 2, __ATOMIC_RELAXED);
 }
 
-static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int idx)
+static SIGSAFE uint32_t region_timed(struct rt_thread *t, struct var_thread *vt, int idx)
 {
 	/* the budget in ns: a timed call spends `per`, a second adds 1e9 */
 	uint64_t now = rt_now(), per = 1000000000u / ((uint64_t)variance_regions * VAR_REGION_THREAD);
@@ -1483,7 +1486,7 @@ static SIGSAFE int region_timed(struct rt_thread *t, struct var_thread *vt, int 
 	    (sh != VAR_SHARE_ALL && (uint32_t)rt_rand(t) >= sh))
 		return 0;
 	vt->reg_tok -= (int64_t)per;
-	return 1;
+	return sh;
 }
 
 /* A timed region call starts here: `p` (fn set) gets its context, from the return
@@ -1546,7 +1549,7 @@ static void var_region_call(void *arg)
 	/* (a region inside this one's function keeps its own, then this one's again) */
 	const struct var_region *outer = vt->region;
 	__atomic_store_n(&vt->region, r, __ATOMIC_RELAXED);
-	if (!region_timed(t, vt, r->idx)) {
+	if (!(p.share = region_timed(t, vt, r->idx))) {
 		rt_leave(t);
 		r->fn(r->data);
 		if (rt_forks == forks)
@@ -1636,8 +1639,9 @@ static void var_omp_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t 
 	}
 	if (!fn || rt_enter(t))
 		return;
-	if (region_timed(t, vt, region_fn_slot(fn, 0))) {
-		vt->omp_p = (struct var_pending){ .fn = fn };
+	uint32_t sh = region_timed(t, vt, region_fn_slot(fn, 0));
+	if (sh) {
+		vt->omp_p = (struct var_pending){ .fn = fn, .share = sh };
 		region_open(t, vt, &vt->omp_p, &vt->omp_depth, ret, fp, NULL);
 		vt->omp_task = task;
 		vt->omp_nest = 0;

@@ -12,26 +12,40 @@
 #include <math.h>
 #include <stdint.h>
 
+/*
+ * Each value may carry a weight: the number of values it stands for where only a share of
+ * them was measured (variance's OpenMP regions past the rate cap: the inverse of the
+ * call's chance of being timed, a Horvitz-Thompson weight).  With every weight 1 the
+ * figures are the plain ones, to the bit.
+ */
 struct welford {
-	uint64_t n;
-	double mean;
-	double m2;		/* sum of squared deviations from the mean */
+	uint64_t n;		/* values */
+	double wsum;		/* their weights' sum (n when all are 1) */
+	double mean;		/* weighted */
+	double m2;		/* weighted sum of squared deviations from the mean */
 	double min, max;
 };
 
-static inline void welford_add(struct welford *w, double x)
+/* West's weighted form of Welford's update */
+static inline void welford_add_w(struct welford *w, double x, double weight)
 {
 	w->n++;
 	if (w->n == 1 || x < w->min)
 		w->min = x;
 	if (w->n == 1 || x > w->max)
 		w->max = x;
+	w->wsum += weight;
 	double d = x - w->mean;
-	w->mean += d / (double)w->n;
-	w->m2 += d * (x - w->mean);
+	w->mean += d * weight / w->wsum;
+	w->m2 += weight * d * (x - w->mean);
 }
 
-/* a += b (Chan et al.'s pairwise form). */
+static inline void welford_add(struct welford *w, double x)
+{
+	welford_add_w(w, x, 1.0);
+}
+
+/* a += b (Chan et al.'s pairwise form, by weight). */
 static inline void welford_merge(struct welford *a, const struct welford *b)
 {
 	if (!b->n)
@@ -40,18 +54,28 @@ static inline void welford_merge(struct welford *a, const struct welford *b)
 		*a = *b;
 		return;
 	}
-	double n = (double)(a->n + b->n), d = b->mean - a->mean;
-	a->m2 += b->m2 + d * d * (double)a->n * (double)b->n / n;
-	a->mean += d * (double)b->n / n;
+	double n = a->wsum + b->wsum, d = b->mean - a->mean;
+	a->m2 += b->m2 + d * d * a->wsum * b->wsum / n;
+	a->mean += d * b->wsum / n;
 	a->min = b->min < a->min ? b->min : a->min;
 	a->max = b->max > a->max ? b->max : a->max;
 	a->n += b->n;
+	a->wsum = n;
 }
 
-/* Sample standard deviation (n - 1); 0 below two values. */
+/* The weighted sum of squares as n values of weight 1 would give it (m2 x n / wsum): what
+ * n - 1 degrees of freedom divide. */
+static inline double welford_m2n(const struct welford *w)
+{
+	if (w->wsum == (double)w->n)
+		return w->m2;
+	return w->wsum > 0 ? w->m2 * (double)w->n / w->wsum : 0.0;
+}
+
+/* Sample standard deviation (n - 1, weights scaled to n); 0 below two values. */
 static inline double welford_sd(const struct welford *w)
 {
-	return w->n > 1 ? sqrt(w->m2 / (double)(w->n - 1)) : 0.0;
+	return w->n > 1 ? sqrt(welford_m2n(w) / (double)(w->n - 1)) : 0.0;
 }
 
 /* Coefficient of variation SD / mean; NAN when the mean is 0 (no value). */

@@ -42,16 +42,16 @@ static const char *const th_cols[] = { "function", "context", "metric", "thread"
 				       "tid", "instances", "mean", "sd", "cv", "omp_thread" };
 static const char in_sql[] =
 	"SELECT function, context, thread, seq, start, time, cpu_time, page_faults,"
-	" context_switches FROM var_instances ORDER BY rank, thread, seq";
+	" context_switches, weight FROM var_instances ORDER BY rank, thread, seq";
 static const char *const in_cols[] = { "function", "context", "thread", "seq", "start", "time",
-				       "cpu_time", "page_faults", "context_switches" };
+				       "cpu_time", "page_faults", "context_switches", "weight" };
 
 int var_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
 	static const struct db_csv_file files[] = {
 		{ "functions.csv", fn_sql, FN_COLS, fn_cols },
 		{ "threads.csv", th_sql, 11, th_cols },
-		{ "instances.csv", in_sql, 9, in_cols },
+		{ "instances.csv", in_sql, 10, in_cols },
 	};
 	return db_export_csv(db, dir, "variance", files, 3, NULL, 0, err, errlen);
 }
