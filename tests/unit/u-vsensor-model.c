@@ -107,6 +107,56 @@ TEST(every_rank_alike_is_not_a_rank_problem)
 	teardown();
 }
 
+/* Two ranks: the other is the peer.  Both slow alike (a load on the machine) is not
+ * flagged; one slow beside a full-speed other is, and one at 0.5 beside 1.0, which the
+ * median of the two (0.75, bar 0.45) let through, too. */
+TEST(two_ranks_judged_against_each_other)
+{
+	struct vs_matrix two;
+	unsigned char *f2[VS_KINDS];
+	vs_matrix_alloc(&two, 2, NS, 0.2);
+	for (int k = 0; k < VS_KINDS; k++)
+		f2[k] = calloc(2 * NS, 1);
+	vs_rule_default(&rule);
+	for (int i = 0; i < 2 * NS; i++)
+		two.v[0][i] = 0.95f;
+	for (int r = 0; r < 2; r++)
+		for (int s = 5; s <= 9; s++)
+			two.v[0][r * NS + s] = 0.45f;		/* both, alike */
+	for (int s = 15; s <= 19; s++)
+		two.v[0][1 * NS + s] = 0.5f;		/* rank 1 alone */
+	vs_detect(&two, &rule, f2);
+	int alike = 0, alone = 0, other = 0;
+	for (int s = 0; s < NS; s++) {
+		alike += (s >= 5 && s <= 9) && (f2[0][s] || f2[0][NS + s]);
+		alone += (s >= 15 && s <= 19) && f2[0][NS + s];
+		other += f2[0][s] && !(s >= 5 && s <= 9);
+	}
+	CHECK(alike == 0);
+	CHECK(alone == 5);
+	CHECK(other == 0);
+	for (int k = 0; k < VS_KINDS; k++)
+		free(f2[k]);
+	vs_matrix_release(&two);
+}
+
+/* Rank 0 slow in three runs under one of rank 1 that spans them: one event, not the
+ * spanning one beside the two it contains. */
+TEST(runs_under_one_event_are_that_event)
+{
+	setup();
+	set(0, 0, 0, 10, 13, 0.3f);
+	set(0, 0, 0, 15, 18, 0.3f);
+	set(0, 0, 0, 21, 24, 0.3f);
+	set(0, 1, 1, 10, 24, 0.3f);
+	vs_detect(&m, &rule, flag);
+	struct vs_event ev[8];
+	int n = vs_events(&m, flag, ev, 8);
+	CHECK(n == 1);
+	CHECK(ev[0].r0 == 0 && ev[0].r1 == 1 && ev[0].s0 == 10 && ev[0].s1 == 24);
+	teardown();
+}
+
 TEST(slow_for_the_whole_run)
 {
 	setup();
@@ -581,6 +631,8 @@ int main(void)
 	RUN(block_is_one_event);
 	RUN(single_slice_is_noise);
 	RUN(every_rank_alike_is_not_a_rank_problem);
+	RUN(two_ranks_judged_against_each_other);
+	RUN(runs_under_one_event_are_that_event);
 	RUN(slow_for_the_whole_run);
 	RUN(shared_network_slowdown);
 	RUN(lone_slow_collective_is_noise);

@@ -31,7 +31,16 @@ static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 	char path[4096];
 	int err = vs_matrix_read(&l->m, dir, path, sizeof(path));
 	if (err == -ENOENT) {
-		sonde_error("no matrix-*.csv in '%s' (not a vsensor directory?)", dir);
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/rank-0.rec", dir);
+		if (stat(dir, &st))
+			sonde_error("'%s': %s", dir, strerror(errno));
+		else if (!stat(path, &st))	/* the ranks recorded; rank 0 never analysed */
+			sonde_error("no matrix-*.csv in '%s': the job did not reach MPI_Finalize (a "
+				    "rank killed, the job aborted), so its matrices were not made; its "
+				    "raw records: sonde vsensor records %s", dir, dir);
+		else
+			sonde_error("no matrix-*.csv in '%s' (not a vsensor directory?)", dir);
 		return 1;
 	}
 	if (err == VS_NOT_MATRIX) {
@@ -319,7 +328,10 @@ int vs_cmd_report(int argc, char **argv)
 			csv = 1;
 		else if (!strcmp(argv[i], "--html") && i + 1 < argc)
 			html = argv[++i];
-		else if (argv[i][0] == '-') {
+		else if (!strcmp(argv[i], "--html")) {
+			free(dirs);
+			return sonde_usage_error("vsensor", "--html needs a FILE to write");
+		} else if (argv[i][0] == '-') {
 			free(dirs);
 			return sonde_usage_error("vsensor", "unknown option '%s'", argv[i]);
 		} else
@@ -568,7 +580,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 
 /* --truth KIND:RANKS:START:END (RANKS like 1,3 or 0-3) or "none". */
 struct truth {
-	int none, kind;
+	int none, kind, max_rank;
 	unsigned char ranks[4096];
 	double start, end;
 };
@@ -584,15 +596,22 @@ static int parse_truth(const char *s, struct truth *t)
 	if (sscanf(s, "%15[^:]:%255[^:]:%lf:%lf", kind, ranks, &t->start, &t->end) != 4)
 		return -EINVAL;
 	t->kind = !strcmp(kind, "compute") ? 0 : !strcmp(kind, "network") ? 1 : !strcmp(kind, "io") ? 2 : -1;
-	if (t->kind < 0)
+	if (t->kind < 0 || !(t->start >= 0 && t->start < t->end))	/* (NaN too) */
 		return -EINVAL;
 	char *save, *tok = strtok_r(ranks, ",", &save);
 	while (tok) {
-		int a, b;
-		if (sscanf(tok, "%d-%d", &a, &b) != 2)
-			b = a = atoi(tok);
-		for (int r = a; r <= b && r >= 0 && r < 4096; r++)
+		int a, b, n = 0;
+		if (sscanf(tok, "%d-%d%n", &a, &b, &n) != 2 || tok[n]) {
+			n = 0;
+			if (sscanf(tok, "%d%n", &a, &n) != 1 || tok[n])
+				return -EINVAL;
+			b = a;
+		}
+		if (a < 0 || b < a || b >= 4096)
+			return -EINVAL;
+		for (int r = a; r <= b; r++)
 			t->ranks[r] = 1;
+		t->max_rank = b > t->max_rank ? b : t->max_rank;
 		tok = strtok_r(NULL, ",", &save);
 	}
 	return 0;
@@ -627,6 +646,13 @@ int vs_cmd_score(int argc, char **argv)
 		return 1;
 	}
 	const struct vs_matrix *m = &l->m;
+	if (!t.none && t.max_rank >= m->nranks) {
+		sonde_usage_error("vsensor", "--truth names rank %d, and '%s' has ranks 0-%d",
+				  t.max_rank, dir, m->nranks - 1);
+		unload(l);
+		free(l);
+		return EXIT_USAGE;
+	}
 	long cells = 0, truth = 0, flagged = 0, tp = 0;
 	for (int s = 0; s < m->nslices; s++) {
 		double a = s * m->slice_s, b = a + m->slice_s;

@@ -88,12 +88,14 @@ static struct {
 	int active, rank, size;
 	long long t0, slice_ns;
 	char dir[512];
+	char why[1024];		/* why nothing is recorded (job_dir), said again at the end */
 	int fd;
 	struct vs_state st[VS_MAX_SENSORS];
 	float best_us[VS_MAX_SENSORS];	/* this rank's fastest record so far (live baseline) */
 	int nst;
 	struct vs_rec *rec;
 	int nrec, caprec, flushed;
+	long long flushed_ns;		/* when the last batch went out (push_rec) */
 	int32_t file_bin;		/* the slice of the last record written (rec.h, format 2) */
 	/* CPU share: the main thread's schedstat, sampled at each slice boundary by the
 	 * sampler thread while it runs, then by the main thread at MPI_Finalize */
@@ -189,6 +191,7 @@ static void flush_batch(void)
 			len += vs_rec_encode(&vs.rec[vs.flushed++], &vs.file_bin, buf + len);
 		write_all(buf, len);
 	}
+	vs.flushed_ns = now_ns();
 }
 
 static void live_record(int bin, int id, float mean_us, float weight_s);
@@ -210,7 +213,10 @@ static void push_rec(int bin, int id, float mean_us, float weight_s)
 	r->weight_s = weight_s;
 	if (vs.live.on)
 		live_record(bin, id, mean_us, weight_s);
-	if (vs.nrec - vs.flushed >= VS_BATCH)
+	/* in batches, and at least once a second: a job killed before MPI_Finalize keeps
+	 * its records up to the last second (with batches alone, the last 256: 12.8 s of a
+	 * plain compute-and-allreduce rank in the usability review of 2026-11-28) */
+	if (vs.nrec - vs.flushed >= VS_BATCH || now_ns() - vs.flushed_ns >= 1000000000LL)
 		flush_batch();
 }
 
@@ -519,6 +525,19 @@ void vs_tock(struct vs_sensor *s)
 		close_slice(id, now);
 }
 
+/* Does directory d hold a vsensor recording (a rank file or a matrix)? */
+static int holds_recording(const char *d)
+{
+	static const char *const names[] = { "rank-0.rec", "matrix-compute.csv", "events.csv" };
+	char path[700];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%.600s/%s", d, names[i]);
+		if (!access(path, F_OK))
+			return 1;
+	}
+	return 0;
+}
+
 static void job_dir(void)
 {
 	const char *env = getenv("SONDE_DIR");
@@ -538,7 +557,45 @@ static void job_dir(void)
 		}
 		snprintf(vs.dir, sizeof(vs.dir), "vsensor-%.200s-%.64s", base, job);
 	}
-	mkdir(vs.dir, 0755);
+	/* A directory that cannot be made or written: said now and at the end, and the run
+	 * goes on unrecorded (until 2026-11-28 nothing was written and the end said "see DIR").
+	 * One that holds another run's recording is kept: this job's goes beside it, DIR-2,
+	 * DIR-3... (a 2-rank run into a 4-rank run's SONDE_DIR replaced its files and kept its
+	 * rank-2.rec and rank-3.rec, read as this job's). */
+	char want[sizeof(vs.dir)];
+	snprintf(want, sizeof(want), "%s", vs.dir);
+	for (int i = 2; i <= 100; i++) {
+		if (!mkdir(vs.dir, 0755)) {
+			if (i > 2)
+				fprintf(stderr, "sonde: vsensor: '%s' holds another run's recording: "
+					"this job's goes to '%s'\n", want, vs.dir);
+			return;
+		}
+		int err = errno;
+		struct stat st;
+		if (err != EEXIST || stat(vs.dir, &st) || !S_ISDIR(st.st_mode) ||
+		    access(vs.dir, W_OK | X_OK)) {
+			if (err == EEXIST)
+				err = stat(vs.dir, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : EACCES;
+			snprintf(vs.why, sizeof(vs.why), "cannot record into '%.400s' (%s): %s",
+				 vs.dir, env && *env ? "SONDE_DIR" : "the working directory",
+				 strerror(err));
+			fprintf(stderr, "sonde: vsensor: %s; the program runs unrecorded\n", vs.why);
+			vs.dir[0] = 0;
+			return;
+		}
+		if (!holds_recording(vs.dir)) {
+			if (i > 2)
+				fprintf(stderr, "sonde: vsensor: '%s' holds another run's recording: "
+					"this job's goes to '%s'\n", want, vs.dir);
+			return;
+		}
+		snprintf(vs.dir, sizeof(vs.dir), "%.500s-%d", want, i);
+	}
+	snprintf(vs.why, sizeof(vs.why), "'%.400s' and '%.400s-2' to -100 hold recordings", want,
+		 want);
+	fprintf(stderr, "sonde: vsensor: %s; the program runs unrecorded\n", vs.why);
+	vs.dir[0] = 0;
 }
 
 static void vs_start(void)
@@ -546,13 +603,21 @@ static void vs_start(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &vs.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &vs.size);
 	const char *ms = getenv("SONDE_VS_SLICE_MS");
-	vs.slice_ns = (ms && atoi(ms) > 0 ? atoi(ms) : 200) * 1000000LL;
+	char *end;
+	long sl = ms && *ms ? strtol(ms, &end, 10) : 200;
+	if (ms && *ms && (*end || sl <= 0 || sl > 3600000)) {
+		if (vs.rank == 0)
+			fprintf(stderr, "sonde: vsensor: SONDE_VS_SLICE_MS='%s' is not a number of "
+				"milliseconds (1-3600000): slices of 200 ms\n", ms);
+		sl = 200;
+	}
+	vs.slice_ns = sl * 1000000LL;
 	if (vs.rank == 0)
 		job_dir();
 	PMPI_Bcast(vs.dir, sizeof(vs.dir), MPI_CHAR, 0, MPI_COMM_WORLD);
 	char path[600];
 	snprintf(path, sizeof(path), "%s/rank-%d.rec", vs.dir, vs.rank);
-	vs.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	vs.fd = vs.dir[0] ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	if (vs.fd >= 0)
 		write_all((const unsigned char *)VS_REC_MAGIC, VS_REC_MAGIC_LEN);
 	vs.sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -790,9 +855,14 @@ static void analyse(struct all *A, int total)
 	struct vs_rule rule;
 	vs_rule_default(&rule);
 	const char *t = getenv("SONDE_VS_THRESHOLD");
-	if (t && atof(t) > 0)
+	char *end;
+	double th = t && *t ? strtod(t, &end) : 0;
+	if (t && *t && (*end || !(th > 0 && th <= 1)))
+		fprintf(stderr, "sonde: vsensor: SONDE_VS_THRESHOLD='%s' is not a number in (0, 1]: "
+			"the default thresholds are used\n", t);
+	else if (t && *t)
 		for (int k = 0; k < VS_KINDS; k++)
-			rule.threshold[k] = atof(t);
+			rule.threshold[k] = th;
 	unsigned char *flag[VS_KINDS];
 	size_t cells = (size_t)m.nranks * (m.nslices ? m.nslices : 1);
 	for (int k = 0; k < VS_KINDS; k++)
@@ -803,14 +873,21 @@ static void analyse(struct all *A, int total)
 		int n = ev ? vs_events(&m, flag, ev, 512) : 0;
 		for (int i = 0; i < n; i++)
 			event_sensors(A, &rule, &ev[i]);
-		vs_matrix_write(&m, vs.dir);
-		vs_events_write(&m, ev, n, vs.dir);
+		int we = vs_matrix_write(&m, vs.dir);
+		if (!we)
+			we = vs_events_write(&m, ev, n, vs.dir);
 		write_sensors(A, total);
 		int nsens = 0;
 		for (int i = 0; total && i < A->nd[0]; i++)
 			nsens += !(A->d[i].flags & (VS_F_CPU | VS_F_CORE));
-		fprintf(stderr, "sonde: vsensor: %d ranks, %d sensors, %d variance events; see %s\n",
-			vs.size, nsens, n, vs.dir);
+		if (we)
+			fprintf(stderr, "sonde: vsensor: could not write the matrices into '%s': %s "
+				"(the raw records: sonde vsensor records %s)\n", vs.dir, strerror(-we),
+				vs.dir);
+		else
+			fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s, %d variance "
+				"event%s; see %s\n", vs.size, vs.size == 1 ? "" : "s", nsens,
+				nsens == 1 ? "" : "s", n, n == 1 ? "" : "s", vs.dir);
 		free(ev);
 	}
 	for (int k = 0; k < VS_KINDS; k++)
@@ -820,6 +897,11 @@ static void analyse(struct all *A, int total)
 
 static void gather(void)
 {
+	if (!vs.dir[0]) {	/* (every rank: rank 0 broadcast the empty name) */
+		if (vs.rank == 0)
+			fprintf(stderr, "sonde: vsensor: nothing recorded: %s\n", vs.why);
+		return;
+	}
 	struct vs_desc *mine = calloc(vs.nst ? vs.nst : 1, sizeof(*mine));
 	if (!mine)
 		return;

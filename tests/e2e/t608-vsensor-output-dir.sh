@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# t608-vsensor-output-dir: where a run's files go, and what a run that cannot finish keeps
+# (the usability review of 2026-11-28).  solo.c: one rank on pmpi-solo.h's stubs (no
+# mpirun), a loop of fixed work for a given number of seconds.
+#  - SONDE_DIR that cannot be made (/proc/...): one line says so at the start, one at the
+#    end says nothing was recorded; the program runs as alone (its output, its status 0)
+#    and no "see DIR" line (before: exit 0, "see /proc/vsdir", nothing written);
+#  - SONDE_DIR holding another run's recording: kept as it was, this run's goes to DIR-2,
+#    said (before: its files replaced, a 4-rank run's rank-2.rec and rank-3.rec read as
+#    this 2-rank job's);
+#  - a run killed (SIGKILL) after 2.5 s of 5: its rank file holds records (flushed at
+#    least once a second; before, in batches of 256, 12.8 s of a simple rank), `records`
+#    prints them, and `report` says the job did not reach MPI_Finalize;
+#  - report of a directory that does not exist names it; `--html` with no FILE is a usage
+#    error (2); SONDE_VS_THRESHOLD and SONDE_VS_SLICE_MS that are not numbers are said
+#    and the defaults used (before: no flags at all, or every cell flagged).
+. "$(dirname "$0")/lib.sh"
+command -v mpicc >/dev/null || { skip t608-vsensor "mpicc not found"; exit 0; }
+"$SONDE" vsensor cc mpicc -O2 -o solo "$SONDE_TOP/tests/workloads/vsensor/solo.c" >cc.log 2>&1 ||
+	{ fail t608-vsensor-build "$(head -c 300 cc.log)"; exit 0; }
+
+SONDE_DIR=/proc/sonde-t608 SONDE_VS_LIVE=0 ./solo 0.3 >no.out 2>no.err
+check t608-unwritable-status [ $? -eq 0 ]
+check t608-unwritable-program-output grep -qx "solo: done" no.out
+check t608-unwritable-said grep -q "^sonde: vsensor: cannot record into '/proc/sonde-t608' (SONDE_DIR): .*; the program runs unrecorded$" no.err
+check t608-unwritable-end grep -q "^sonde: vsensor: nothing recorded: cannot record into '/proc/sonde-t608'" no.err
+check t608-unwritable-no-see bash -c '! grep -q "; see " no.err'
+
+SONDE_DIR=$T/same SONDE_VS_LIVE=0 ./solo 0.3 >/dev/null 2>first.err
+check t608-first-run grep -q "see $T/same\$" first.err
+sum1=$(cat "$T"/same/* | md5sum)
+SONDE_DIR=$T/same SONDE_VS_LIVE=0 ./solo 0.3 >/dev/null 2>second.err
+check t608-second-moved grep -q "^sonde: vsensor: '$T/same' holds another run's recording: this job's goes to '$T/same-2'$" second.err
+check t608-second-see grep -q "see $T/same-2\$" second.err
+check t608-second-files [ -s "$T/same-2/matrix-compute.csv" -a -s "$T/same-2/rank-0.rec" ]
+check t608-first-kept [ "$(cat "$T"/same/* | md5sum)" = "$sum1" ]
+
+rm -rf k
+SONDE_DIR=$T/k SONDE_VS_LIVE=0 ./solo 5 >/dev/null 2>&1 &
+pid=$!
+sleep 2.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+sz=$(stat -c %s "$T/k/rank-0.rec" 2>/dev/null)
+check "t608-killed-records-${sz:-none}-bytes" [ "${sz:-0}" -gt 4 ]
+"$SONDE" vsensor records "$T/k" >k.csv 2>k.err
+check t608-killed-records-rows [ "$(($(wc -l <k.csv) - 1))" -gt 0 ]
+"$SONDE" vsensor report "$T/k" >k.out 2>k.rep
+check t608-killed-report-status [ $? -eq 1 ]
+check t608-killed-report-says grep -q "the job did not reach MPI_Finalize .*sonde vsensor records $T/k" k.rep
+
+"$SONDE" vsensor report "$T/nodir" >/dev/null 2>nd.err
+check t608-nodir-status [ $? -eq 1 ]
+check t608-nodir-says grep -q "'$T/nodir': No such file or directory" nd.err
+"$SONDE" vsensor report --html >/dev/null 2>h.err
+check t608-html-no-file [ $? -eq 2 ]
+check t608-html-no-file-says grep -q "html needs a FILE" h.err
+
+SONDE_VS_THRESHOLD=abc SONDE_VS_SLICE_MS=x SONDE_DIR=$T/env SONDE_VS_LIVE=0 ./solo 0.3 >/dev/null 2>env.err
+check t608-env-threshold grep -q "SONDE_VS_THRESHOLD='abc' is not a number in (0, 1\]: the default thresholds are used" env.err
+check t608-env-slice grep -q "SONDE_VS_SLICE_MS='x' is not a number of milliseconds" env.err
+check t608-env-ran [ -s "$T/env/matrix-compute.csv" ]
+# score's --truth: a rank the run does not have, an end before the start, a rank that is
+# not a number: usage errors (2), not "recall=1.000"
+"$SONDE" vsensor score --truth compute:7:0:1 "$T/same" >/dev/null 2>s1.err
+check t608-score-rank-out [ $? -eq 2 ]
+check t608-score-rank-out-says grep -q "truth names rank 7, and '$T/same' has ranks 0-0" s1.err
+"$SONDE" vsensor score --truth compute:0:6:3 "$T/same" >/dev/null 2>/dev/null
+check t608-score-end-before-start [ $? -eq 2 ]
+"$SONDE" vsensor score --truth compute:x:0:1 "$T/same" >/dev/null 2>/dev/null
+check t608-score-rank-not-number [ $? -eq 2 ]

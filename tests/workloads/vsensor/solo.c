@@ -1,0 +1,39 @@
+/* solo.c - one rank (pmpi-solo.h's stubs: no mpirun) computing in a loop of fixed work for
+ * SECONDS of wall time (default 2), for sonde vsensor's output directory and its records
+ * (t608).  Prints "solo: done" at the end.  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "pmpi-solo.h"
+
+static double v[20000];
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void step(void)
+{
+	for (int i = 0; i < 20000; i++)
+		v[i] = v[i] * 0.5 + 1;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 2, end;
+	long n = 0;
+
+	MPI_Init(&argc, &argv);
+	end = now() + secs;
+	while (now() < end) {
+		step();
+		n++;
+	}
+	MPI_Finalize();
+	printf("solo: %s\n", n > 0 ? "done" : "no iteration");
+	return 0;
+}
