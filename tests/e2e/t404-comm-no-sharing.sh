@@ -106,3 +106,27 @@ if [ -d regs-rec ] && [ "$(sqlite3 regs-rec/profile.db "SELECT value FROM meta W
 	check t404-short-no-watch-advice grep -q "ran too briefly for sampling to find any (a longer run, --no-watch" <(flat short.rep)
 	check t404-short-no-period-advice bash -c '! grep -q "shorter --period" short.rep'
 fi
+# A program of one thread: no other thread to exchange with, said as such, not "ran too
+# briefly" nor the sampling's reach (a single-threaded run of the usability review of
+# 2026-11-29 was told to run longer)
+cat >one.c <<'C'
+#include <stdio.h>
+static double a[1 << 18];
+int main(void)
+{
+	double s = 0;
+	for (int r = 0; r < 400; r++)
+		for (int i = 0; i < (1 << 18); i++)
+			s += a[i] += i;
+	printf("%g\n", s);
+	return 0;
+}
+C
+if gcc -O1 -g one.c -o one 2>/dev/null; then
+	"$SONDE" comm -o one-rec -- ./one >/dev/null 2>one.err
+	check t404-one-thread-run [ $? -eq 0 ]
+	check t404-one-thread-said grep -q "no communication: the program ran one thread" <(flat one.err)
+	check t404-one-thread-no-reach bash -c '! grep -q "ran too briefly\|Sampling sees a transfer" one.err'
+else
+	skip t404-one-thread "gcc could not build one.c"
+fi

@@ -834,6 +834,16 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (db_meta_u64(db, "compare_period"))
 		print_compare(db, out);
 	int sampled = !db_meta_u64(db, "exact");
+	if (!all && db_meta_u64(db, "threads") == 1) {
+		/* one thread: nothing to find, whatever the sampling (a single-threaded program
+		 * was told it "ran too briefly", or the sampling's reach) */
+		fputc('\n', out);
+		text_para(out, "  ", "no communication: the program ran one thread, and a matrix "
+			  "counts transfers between threads (for an OpenMP program, set "
+			  "OMP_NUM_THREADS; an MPI program's ranks are processes, each with its "
+			  "own matrix: doc/sonde-mpi.md).", 80);
+		return 0;
+	}
 	if (!all) {
 		fputc('\n', out);
 		text_para(out, "  ", "no communication detected: the matrix is empty (no thread "
