@@ -674,6 +674,10 @@ static const char *cut(char *b, size_t len, const char *s, size_t max)
 	return b;
 }
 
+static const char *const palette[] = { "#1f5fa8", "#d7301f", "#2a9d4b", "#8e44ad",
+				       "#e08b00", "#17a2b8", "#555555" };
+#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
+
 void html_bar_chart(struct html *h, const struct html_plot *p, size_t n,
 		    const char *const *labels, const double *v)
 {
@@ -697,8 +701,9 @@ void html_bar_chart(struct html *h, const struct html_plot *p, size_t n,
 		double x = fr.x0 + i * bw, bar = bw * 0.8 < 80 ? bw * 0.8 : 80;
 		char b[64], rb[96];
 		html_printf(h, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			    "height=\"%.1f\" fill=\"#d7301f\" data-v=\"%.17g\">", x + (bw - bar) / 2,
-			    y, bar, fr.y0 + fr.h - y, v[i]);
+			    "height=\"%.1f\" fill=\"%s\" data-v=\"%.17g\">", x + (bw - bar) / 2,
+			    y, bar, fr.y0 + fr.h - y,
+			    p->bar_series ? palette[i % NPALETTE] : "#d7301f", v[i]);
 		hover(h, labels[i], v[i], p->decimals, NULL);
 		html_raw(h, "</rect>");
 		double lx = x + bw / 2, ly = fr.y0 + fr.h + 14;
@@ -710,9 +715,6 @@ void html_bar_chart(struct html *h, const struct html_plot *p, size_t n,
 	svg_end(h);
 }
 
-static const char *const palette[] = { "#1f5fa8", "#d7301f", "#2a9d4b", "#8e44ad",
-				       "#e08b00", "#17a2b8", "#555555" };
-#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
 static void range_of(const double *a, size_t n, double *lo, double *hi)
 {

@@ -111,6 +111,8 @@ struct html_plot {
 	size_t nmarks;
 	const double *mark_x;
 	const char *const *mark_label;
+	int bar_series;		/* bar charts: each bar in the line plots' series colours
+				 * (kinds side by side), else all in the one red */
 };
 
 /* Bars for n labelled values (negative values are drawn as 0). */

@@ -24,7 +24,7 @@ awk -F, 'NR > 1 { a = $1; b = $2; if (a == 0 || int((a - 1) / 50) != int((b - 1)
 	 END { exit bad > 0 }' many/comm/pairs.csv
 check t405-many-pairs-same-batch [ $? -eq 0 ]
 check t405-many-aggregated grep -q 'threads aggregated by' many.txt
-check t405-many-80-columns sh -c "sed -n '/thread 0 bottom-left/,/^\$/p' many.txt | awk 'length(\$0) > 80 { exit 1 }'"
+check t405-many-80-columns sh -c "sed -n '/thread 0 top-left/,/^\$/p' many.txt | awk 'length(\$0) > 80 { exit 1 }'"
 # the HTML page aggregates too: at most 64 x 64 cells a map, and they add up to the matrix
 "$SONDE" report many --html many.html >/dev/null 2>&1
 check t405-many-html test -s many.html

@@ -159,3 +159,7 @@ check t409-page-said grep -q "^sonde: page in $T/pg.html$" pg.err
 check t409-page-written [ -s "$T/pg.html" ]
 "$SONDE" comm -q -o pgq --html "$T/pgq.html" -- true >/dev/null 2>pgq.err
 check t409-page-quiet-unsaid bash -c '! grep -q "page in" pgq.err'
+# the true and false bars in two colours (one red for both until 2026-11-28: the comm
+# review could not tell them apart without hovering)
+fills=$(sed -n '/id="split-chart"/,/<\/svg>/p' page.html | grep -o '<rect class="bar"[^>]*fill="#[0-9a-f]*"' | grep -o '#[0-9a-f]*' | sort -u | wc -l)
+check "t409-split-bars-two-colours-$fills" [ "$fills" -eq 2 ]

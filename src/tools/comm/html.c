@@ -82,7 +82,8 @@ static void split(struct html *h, sqlite3 *db)
 	html_table_end(h);
 	if (v[0] > 0) {
 		struct html_plot p = { .id = "split-chart", .title = "Communication by kind",
-				       .ylabel = "volume", .width = 420, .height = 220 };
+				       .ylabel = "volume", .width = 420, .height = 220,
+				       .bar_series = 1 };	/* true and false apart */
 		html_bar_chart(h, &p, 2, labels, v + 1);
 	}
 	if (cov)

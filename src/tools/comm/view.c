@@ -281,6 +281,22 @@ static const char ramp[] = " .:-=+*#%@";
 /* xterm-256 backgrounds from cold to hot, one per ramp level after 0 */
 static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };
 
+/* The column numbers over a heat map of nb columns of w characters, g threads each. */
+static void heat_labels(FILE *out, uint32_t nb, uint32_t g, int w)
+{
+	fprintf(out, "        ");
+	for (uint32_t c = 0; c < nb; c++) {
+		if (w >= 3)
+			fprintf(out, "%-*u", w, c * g);
+		else if (c % (8 / w) == 0) {
+			char lab[16];
+			int n = snprintf(lab, sizeof(lab), "%u", c * g);
+			fprintf(out, "%-*s", (int)(8 / w) * w > n ? (8 / w) * w : n, lab);
+		}
+	}
+	fprintf(out, "\n");
+}
+
 static void heat_map(sqlite3 *db, FILE *out, int colour)
 {
 	uint32_t n = (uint32_t)db_meta_u64(db, "threads");
@@ -305,9 +321,13 @@ static void heat_map(sqlite3 *db, FILE *out, int colour)
 	if (g > 1)
 		fprintf(out, "  (threads aggregated by %u: cell k covers threads %u*k .. %u*k+%u)\n",
 			g, g, g, g - 1);
-	fprintf(out, "  thread 0 bottom-left; ' ' none, '%.8s' rising to '@' = largest (%" PRIu64
+	/* thread 0 top-left, as the CSV files and the HTML page have it (bottom-left, as a
+	 * plot's axes, until 2026-11-28: the comm review read the page and the terminal as
+	 * two different matrices) */
+	fprintf(out, "  thread 0 top-left; ' ' none, '%.8s' rising to '@' = largest (%" PRIu64
 		     ")\n", ramp + 1, max);
-	for (uint32_t r = nb; r-- > 0;) {
+	heat_labels(out, nb, g, w);
+	for (uint32_t r = 0; r < nb; r++) {
 		fprintf(out, "  %4u |", r * g);
 		for (uint32_t c = 0; c < nb; c++) {
 			uint64_t v = b[(size_t)r * nb + c];
@@ -323,17 +343,6 @@ static void heat_map(sqlite3 *db, FILE *out, int colour)
 		}
 		fprintf(out, "|\n");
 	}
-	fprintf(out, "        ");
-	for (uint32_t c = 0; c < nb; c++) {
-		if (w >= 3)
-			fprintf(out, "%-*u", w, c * g);
-		else if (c % (8 / w) == 0) {
-			char lab[16];
-			int n = snprintf(lab, sizeof(lab), "%u", c * g);
-			fprintf(out, "%-*s", (int)(8 / w) * w > n ? (8 / w) * w : n, lab);
-		}
-	}
-	fprintf(out, "\n");
 	free(b);
 }
 
