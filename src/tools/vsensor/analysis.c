@@ -1596,6 +1596,15 @@ static void summarize(struct an *a, int fi)
 	f->state = 2;
 }
 
+/* Does the set of globals m (a function's mod) hold one whose address is taken? */
+static int mods_addr_taken(const struct an *a, const struct iset *m)
+{
+	for (int i = 0; i < m->n; i++)
+		if (m->v[i] >= 0 && a->vars[m->v[i]].addr_taken)
+			return 1;
+	return 0;
+}
+
 static void loop_effects(struct an *a, int fi)
 {
 	struct func *f = &a->funcs[fi];
@@ -1612,6 +1621,18 @@ static void loop_effects(struct an *a, int fi)
 				lp->unknown_call = lp->memwrite = 1;
 			else if (k->callee >= 0 && a->funcs[k->callee].writes_mem)
 				lp->memwrite = 1;
+			else if (k->callee >= 0 && mods_addr_taken(a, &a->funcs[k->callee].mod))
+				lp->memwrite = 1;
+		}
+		/* A direct write of a variable whose address is taken writes memory that a
+		 * read through a pointer may see: the usability review of 2026-11-28 had
+		 * "p.n = ..; work_p(&p)" and "k = ..;" read through a global pointer to k
+		 * selected as fixed work (their loops' bounds, p->n and *np_ptr, read memory
+		 * that no write through a pointer changed). */
+		for (int i = 0; i < f->ndefs && !lp->memwrite; i++) {
+			const struct def *d = &f->defs[i];
+			lp->memwrite = d->var >= 0 && !d->kill && a->vars[d->var].addr_taken &&
+				       in(d->off, lp->b, lp->e);
 		}
 	}
 }

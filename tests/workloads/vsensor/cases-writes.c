@@ -20,6 +20,20 @@ struct dims {
 };
 struct dims gd = { 10, 20 };
 double s, a[1000];
+static int *gp;
+
+/* work through a pointer: its bound is memory the caller may write directly */
+static void by_dims(const struct dims *p)
+{
+	for (int j = 0; j < p->n; j++)				/* NO(reads memory) p->n: the caller's d2.n */
+		s += a[j];
+}
+
+static void by_global_pointer(void)
+{
+	for (int j = 0; j < *gp; j++)				/* NO(reads memory) *gp: main's r */
+		s += a[j];
+}
 
 int main(int argc, char **argv)
 {
@@ -98,6 +112,17 @@ int main(int argc, char **argv)
 		*pm = it;
 		for (int j = 0; j < q; j++)				/* SENSOR */
 			a[j] = s;
+	}
+	/* a variable whose address is taken, written directly in the loop: a read through a
+	 * pointer may be of it (the usability review of 2026-11-28: both calls were selected) */
+	struct dims d2 = { 10, 20 };
+	int r = 10;
+	gp = &r;
+	for (int it = 0; it < 50; it++) {
+		d2.n = 10 + it % 7;
+		by_dims(&d2);						/* NO(reads memory) */
+		r = 10 + it % 3;
+		by_global_pointer();					/* NO(reads memory) */
 	}
 	MPI_Finalize();
 	return 0;
