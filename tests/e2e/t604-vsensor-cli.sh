@@ -309,3 +309,13 @@ if command -v g++ >/dev/null; then
 	check t604-cxx-cc-warns grep -q "'q.cc' is C++: the analysis reads C only; compiled as given" cxx-cc.err
 	check t604-cxx-cc-built [ -s q.o ]
 fi
+# a program that never calls MPI_Init records nothing: cc says so (the usability review of
+# 2026-11-28: a pthread program built with mpicc ran and wrote nothing, in silence)
+if command -v mpicc >/dev/null; then
+	printf '#include <stdio.h>\nint main(void) { double s = 0; for (int i = 0; i < 10; i++) for (int j = 0; j < 1000; j++) s += j; printf("%%g\\n", s); return 0; }\n' >nompi.c
+	"$SONDE" vsensor cc mpicc -O2 -o nompi nompi.c >nompi.out 2>nompi.err
+	check t604-no-mpi-init-built [ $? -eq 0 -a -x nompi ]
+	check t604-no-mpi-init-said grep -q "no source here calls MPI_Init: .* will record nothing$" nompi.err
+	"$SONDE" vsensor cc mpicc -O2 -o withmpi "$SONDE_TOP/tests/workloads/vsensor/fig4.c" >/dev/null 2>withmpi.err
+	check t604-mpi-init-silent bash -c '! grep -q "calls MPI_Init" withmpi.err'
+fi

@@ -302,7 +302,13 @@ static int cmd_cc(int argc, char **argv)
 		globfree(&with);
 		return 1;
 	}
-	int nn = 0, no = 0, rc = 0, nsrc = 0;
+	int nn = 0, no = 0, rc = 0, nsrc = 0, mpi_init = 0, objects = 0;
+	for (int k = 1; k < ncc; k++) {	/* objects or libraries: a source not seen here */
+		size_t l = strlen(cc[k]);
+		objects |= cc[k][0] != '-' && l > 2 && (!strcmp(cc[k] + l - 2, ".o") ||
+							 !strcmp(cc[k] + l - 2, ".a") ||
+							 strstr(cc[k], ".so"));
+	}
 	for (int k = 0; k < ncc && !rc; k++) {
 		if (k && is_cxx_source(cc[k]))
 			sonde_warn("vsensor: '%s' is C++: the analysis reads C only; compiled as "
@@ -324,6 +330,9 @@ static int cmd_cc(int argc, char **argv)
 			rc = 1;
 			break;
 		}
+		for (int i = 0; i < a.n; i++)
+			mpi_init |= !strcmp(a.c[i].what, "MPI_Init") ||
+				    !strcmp(a.c[i].what, "MPI_Init_thread");
 		/*
 		 * The copy keeps the original's name, in a directory of its own: -c, -S
 		 * without -o then write x.o / x.s where the original's would go, for one
@@ -372,6 +381,15 @@ static int cmd_cc(int argc, char **argv)
 		owned[no++] = out;
 		nargv[nn++] = out;
 	}
+	/* A program whose every source is here and none starts MPI: the runtime times ranks
+	 * from MPI_Init, so it would record nothing, in silence (the usability review of
+	 * 2026-11-28: a pthread program built with mpicc; with gcc, 40 lines of undefined
+	 * PMPI_* from the linker) */
+	if (!rc && !compile_only && nsrc && !objects && !mpi_init)
+		sonde_warn("vsensor: no source here calls MPI_Init: sonde vsensor times the ranks "
+			   "of an MPI program from MPI_Init on, and this one will record nothing%s",
+			   strstr(cc[0], "mpi") ? "" : " (and its link needs an MPI compiler "
+			   "wrapper such as mpicc)");
 	char *lib = NULL;
 	if (!rc && !compile_only) {
 		const char *env = getenv("SONDE_VSENSOR_LIB");
