@@ -87,15 +87,19 @@ int main(int argc, char **argv)
 EOF
 gcc -O1 -g -fno-omit-frame-pointer -pthread cbp.c -o cbp || { fail t416-build "gcc could not build cbp.c"; exit 0; }
 
-# A watch of comm's armed in a worker before it takes its 4 leaves it 3 of its own (a CI
-# run read 7 held and 116 arms of 452 attempts, 2026-11-28): the run is made again, up to
-# 3 times, until the workload holds its 8, as reuse's below.
-for k in 1 2 3; do
-	rm -rf held
-	"$SONDE" comm --source clock -o held -- ./cbp 4 0.5 >out.txt 2>err.txt
-	st=$?
-	grep -q "cbp: 8 of its own breakpoints held" out.txt && break
-done
+# held_run TOOL DIR: TOOL on cbp with 4 registers held a thread, made again, up to 3 times,
+# until the workload holds its 8; st its status, k the runs.  A watch of the tool's armed in
+# a worker before it takes its 4 leaves it 3 of its own (comm: a CI run read 7 held and 116
+# arms of 452 attempts, 2026-11-28; reuse: below).
+held_run() {
+	for k in 1 2 3; do
+		rm -rf "$2"
+		"$SONDE" "$1" --source clock -o "$2" -- ./cbp 4 0.5 >out.txt 2>err.txt
+		st=$?
+		grep -q "cbp: 8 of its own breakpoints held" out.txt && break
+	done
+}
+held_run comm held
 check t416-comm-held-status [ $st -eq 0 ]
 check "t416-comm-held-runs-in-$k" grep -q "cbp: 8 of its own breakpoints held" out.txt
 n=$(comm_meta held arm_failures)
@@ -131,12 +135,7 @@ check t416-comm-free-summary-silent bash -c '! grep -q "arm failures" err.txt'
 # worker starts takes one of its registers first, and the worker then holds 3 of its own,
 # not 4 (once in a make check beside a CI clone, 2026-11-27 05:55 UTC: 7 held): the run is
 # made again, up to 3 times, until the workload holds its 8, the case this part is about.
-for k in 1 2 3; do
-	rm -rf rheld
-	"$SONDE" reuse --source clock -o rheld -- ./cbp 4 0.5 >out.txt 2>err.txt
-	st=$?
-	grep -q "cbp: 8 of its own breakpoints held" out.txt && break
-done
+held_run reuse rheld
 check t416-reuse-held-status [ $st -eq 0 ]
 check "t416-reuse-held-runs-in-$k" grep -q "cbp: 8 of its own breakpoints held" out.txt
 n=$(sqlite3 rheld/profile.db "SELECT value FROM meta WHERE key = 'arm_failures'")
