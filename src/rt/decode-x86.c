@@ -788,8 +788,8 @@ SIGSAFE int decode_access(const uint8_t *code, size_t avail, const struct decode
 /*
  * Which instruction ends at the PC, told by decoding forwards: a chain of decodes from a
  * start inside an instruction falls into step with the real stream within a few
- * instructions, so from each of the bytes before the PC (up to 64, in its page if the one
- * before is not mapped) the chain is followed to the PC and votes[k] counts the starts
+ * instructions, so from each of the bytes before the PC (up to 64, in the PC's page) the
+ * chain is followed to the PC and votes[k] counts the starts
  * whose chain ends there with a k-byte instruction.  Each byte is decoded once: a chain
  * from a byte ends where the chain from its next instruction ends.  -1 if too little code
  * could be read.
@@ -802,11 +802,14 @@ SIGSAFE static int trap_votes(uint64_t next, struct decode_regs *r, int votes[16
 	struct decode_insn d;
 	int w = BACK;
 
-	if (decode_read_code(next - BACK, code, BACK) != BACK) {
-		w = (int)(next & 4095) < BACK ? (int)(next & 4095) : 0;
-		if (w < 16 || decode_read_code(next - (uint64_t)w, code, (size_t)w) != w)
-			return -1;
-	}
+	/* within the PC's page only: decode_read_code's fallback (process_vm_readv filtered)
+	 * copies from the first page asked for, which before the PC's may be unmapped (the
+	 * code review of 2026-11-28: SIGSEGV in the handler, a seccomp filter and code at a
+	 * page's start after a hole) */
+	if ((int)(next & 4095) < BACK)
+		w = (int)(next & 4095);
+	if (w < 16 || decode_read_code(next - (uint64_t)w, code, (size_t)w) != w)
+		return -1;
 	for (int k = 0; k < 16; k++)
 		votes[k] = 0;
 	for (int pos = w - 1; pos >= 0; pos--) {
@@ -846,7 +849,10 @@ SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, u
 
 	decode_regs_from_ucontext(uc, &r);
 	uint64_t next = r.rip;
-	if (next < 4096 + 64 || decode_read_code(next - 15, code, sizeof(code)) < 15)
+	/* (the 15 bytes from the PC's page: see trap_votes; an instruction that starts on the
+	 * page before is not decoded) */
+	if (next < 4096 + 64 || (next & 4095) < 15 ||
+	    decode_read_code(next - 15, code, sizeof(code)) < 15)
 		return -1;
 	for (int k = 1; k <= 15; k++) {
 		r.rip = next - (uint64_t)k;
@@ -874,12 +880,20 @@ SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, u
 		int votes[16], most = 0, tie = 0;
 		if (trap_votes(next, &r, votes))
 			return -1;
+		/* a reading's votes: those of every length that gives it (a redundant prefix
+		 * gives the same access at two lengths) */
+		int total[16] = { 0 };
+		for (int k = 1; k <= 15; k++)
+			for (int j = 1; j <= 15 && cand[k].len; j++)
+				if (cand[j].len && cand[j].addr == cand[k].addr &&
+				    cand[j].len == cand[k].len)
+					total[k] += votes[j];
 		best = 0;
 		for (int k = 1; k <= 15; k++) {
-			if (!cand[k].len || !votes[k] || votes[k] < most)
+			if (!cand[k].len || !total[k] || total[k] < most)
 				continue;
-			if (votes[k] > most) {
-				most = votes[k];
+			if (total[k] > most) {
+				most = total[k];
 				best = k;
 				tie = 0;
 			} else if (cand[k].addr != cand[best].addr || cand[k].len != cand[best].len) {

@@ -871,6 +871,19 @@ TEST(trap_access)
 	ucontext_t uc;
 	uint64_t a = 0;
 	uint32_t l = 0;
+	/* the code at a known place in a page (decode_trap_access reads only the PC's page),
+	 * after an unmapped one */
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *map = mmap(NULL, 3 * (size_t)pg, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return;
+	munmap(map, (size_t)pg);
+	uint8_t *page = map + pg;
+	uint8_t *cg = page + 1024, *im = page + 2048;
+	memcpy(cg, cg_loop, sizeof(cg_loop));
+	memcpy(im, imm66, sizeof(imm66));
 
 	memset(&uc, 0, sizeof(uc));
 	greg_t *g = uc.uc_mcontext.gregs;
@@ -881,11 +894,11 @@ TEST(trap_access)
 	g[REG_RAX] = 3;
 	uint64_t x5 = (uintptr_t)&x[5], x35 = (uintptr_t)&x[35];
 
-	g[REG_RIP] = (greg_t)(uintptr_t)(cg_loop + sizeof(cg_loop) - 5);	/* after movsd */
+	g[REG_RIP] = (greg_t)(uintptr_t)(cg + sizeof(cg_loop) - 5);	/* after movsd */
 	CHECK(decode_trap_access(&uc, x5, x5 + 8, &a, &l) == 0);
 	CHECK_EQ_U64(a, x5);
 	CHECK_EQ_U64(l, 8);
-	g[REG_RIP] = (greg_t)(uintptr_t)(cg_loop + sizeof(cg_loop));		/* after mulsd */
+	g[REG_RIP] = (greg_t)(uintptr_t)(cg + sizeof(cg_loop));		/* after mulsd */
 	CHECK(decode_trap_access(&uc, x35, x35 + 8, &a, &l) == 0);
 	CHECK_EQ_U64(a, x35);
 	CHECK_EQ_U64(l, 8);
@@ -893,10 +906,21 @@ TEST(trap_access)
 	CHECK(decode_trap_access(&uc, x5, x5 + 8, &a, &l) == -1);
 
 	g[REG_RAX] = (greg_t)(uintptr_t)&x[9];
-	g[REG_RIP] = (greg_t)(uintptr_t)(imm66 + sizeof(imm66));
+	g[REG_RIP] = (greg_t)(uintptr_t)(im + sizeof(imm66));
 	CHECK(decode_trap_access(&uc, (uintptr_t)&x[9], (uintptr_t)&x[10], &a, &l) == 0);
 	CHECK_EQ_U64(a, (uintptr_t)&x[9]);
 	CHECK_EQ_U64(l, 4);
+	/* its last 30 bytes at the page's start, the page before unmapped: the votes from
+	 * those bytes alone, no read before the page */
+	memcpy(page, imm66 + sizeof(imm66) - 30, 30);
+	g[REG_RIP] = (greg_t)(uintptr_t)(page + 30);
+	CHECK(decode_trap_access(&uc, (uintptr_t)&x[9], (uintptr_t)&x[10], &a, &l) == 0);
+	CHECK_EQ_U64(l, 4);
+	/* a PC under 15 bytes into its page: not decoded (the instruction may start on the
+	 * page before), no read there */
+	g[REG_RIP] = (greg_t)(uintptr_t)(page + 2);
+	CHECK(decode_trap_access(&uc, (uintptr_t)&x[9], (uintptr_t)&x[10], &a, &l) == -1);
+	munmap(page, 2 * (size_t)pg);
 }
 
 /* ---- live: run an instruction after an int3, decode it from the SIGTRAP context ---- */

@@ -843,7 +843,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (db_meta_u64(db, "compare_period"))
 		print_compare(db, out);
 	int sampled = !db_meta_u64(db, "exact");
-	if (!all && db_meta_u64(db, "threads") == 1) {
+	if (!all && db_meta_u64(db, "threads") == 1 && !db_meta_u64(db, "unended")) {
 		/* one thread: nothing to find, whatever the sampling (a single-threaded program
 		 * was told it "ran too briefly", or the sampling's reach) */
 		fputc('\n', out);

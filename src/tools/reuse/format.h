@@ -51,6 +51,10 @@ struct reuse_rec_seen {
 	 * the outcome stands for n1 / n0 / (arm_q / 2^32) uses.  Records before it end at
 	 * p0 (REUSE_SEEN_SIZE_V1) and are read with arm_q 0, no such weight. */
 	uint64_t arm_q;
+	/* since 2026-11-28: CLOCK_MONOTONIC ns at the trap (0 in a record before it), so that
+	 * the address is named by the heap block that held it then, not by a later one at the
+	 * same address (the trial's GAP pr: its scores array read as a verifier's buffer) */
+	uint64_t time;
 };
 #define REUSE_SEEN_SIZE_V1 offsetof(struct reuse_rec_seen, arm_q)
 #define REUSE_ARM_ONE (1ull << 32)	/* arm_q of a sample armed with certainty */

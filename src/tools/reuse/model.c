@@ -36,6 +36,7 @@
 
 struct rpair {
 	uint64_t use_ip, reuse_ip, addr;
+	uint64_t time;		/* when addr was seen (a sampled outcome's); 0: not known */
 	uint32_t stack;		/* 1 + the index of the thread whose stack holds addr, 0 */
 	double count, long_count;
 	double long_seen;	/* sampled: the observed outcomes of long_count (--exact: all) */
@@ -558,6 +559,7 @@ static int sampled_pairs(struct model *m)
 		if (!r)
 			return -ENOMEM;
 		r->addr = s->addr;
+		r->time = s->time;
 		r->count += w;
 		if ((s->flags & REUSE_F_TRD) && m->rd && m->rd[i] >= 0) {
 			double d = m->rd[i];
@@ -608,7 +610,8 @@ static int blk_cmp(const void *a, const void *b)
  * allocation of one), else the process start.  With the start for every pair, every heap
  * address fell before its allocation: "untracked small blocks" for all of LULESH's arrays.
  */
-static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t dflt)
+static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t when,
+			  uint64_t dflt)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {	/* first block starting above a */
@@ -620,12 +623,24 @@ static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t df
 	}
 	uint64_t t = 0;
 	int found = 0;
-	for (size_t k = lo, steps = 0; k > 0 && steps < HEAP_SCAN; k--, steps++)
-		if (b[k - 1].hi > a && (!found || b[k - 1].time > t)) {
+	/* the latest block holding a, allocated by `when` where the outcome's time is known
+	 * (a block allocated later at the same address is another object); the latest of
+	 * all where it is not (--exact's pairs) or none was allocated by then */
+	uint64_t tw = 0;
+	int found_w = 0;
+	for (size_t k = lo, steps = 0; k > 0 && steps < HEAP_SCAN; k--, steps++) {
+		if (b[k - 1].hi <= a)
+			continue;
+		if (!found || b[k - 1].time > t) {
 			t = b[k - 1].time;
 			found = 1;
 		}
-	return found ? t : dflt;
+		if (when && b[k - 1].time <= when && (!found_w || b[k - 1].time > tw)) {
+			tw = b[k - 1].time;
+			found_w = 1;
+		}
+	}
+	return found_w ? tw : found ? t : dflt;
 }
 
 /* Name the pairs' data objects through the mem model: one synthetic sample per pair, at a
@@ -654,7 +669,7 @@ static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 						  .len = 1, .ip = m->pair[i].reuse_ip,
 						  .addr = m->pair[i].addr, .weight = 1,
 						  .time = heap_time(b, nb, m->pair[i].addr,
-								    pr->start_ns) };
+								    m->pair[i].time, pr->start_ns) };
 	/* all of them as thread 0's samples */
 	for (size_t i = 1; i <= pr->nthread; i++)
 		first[i] = n;

@@ -651,6 +651,7 @@ static SIGSAFE void record_seen(struct rt_thread *t, struct reuse_thread *rt,
 		.p0 = seen->p0,
 		.arm_q = seen->arm_q,
 		.exact_rd = exact_rd,
+		.time = rt_now(),
 	};
 	rt_tool_record(t, &rec, sizeof(rec));
 }

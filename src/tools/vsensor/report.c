@@ -37,8 +37,9 @@ static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 			sonde_error("'%s': %s", dir, strerror(errno));
 		else if (!stat(path, &st))	/* the ranks recorded; rank 0 never analysed */
 			sonde_error("no matrix-*.csv in '%s': the job did not reach MPI_Finalize (a "
-				    "rank killed, the job aborted), so its matrices were not made; its "
-				    "raw records: sonde vsensor records %s", dir, dir);
+				    "rank killed, the job aborted) or could not write them there (its "
+				    "rank 0 said so); its raw records: sonde vsensor records %s", dir,
+				    dir);
 		else
 			sonde_error("no matrix-*.csv in '%s' (not a vsensor directory?)", dir);
 		return 1;
@@ -593,7 +594,9 @@ static int parse_truth(const char *s, struct truth *t)
 		return 0;
 	}
 	char kind[16], ranks[256];
-	if (sscanf(s, "%15[^:]:%255[^:]:%lf:%lf", kind, ranks, &t->start, &t->end) != 4)
+	int end = 0;
+	if (sscanf(s, "%15[^:]:%255[^:]:%lf:%lf%n", kind, ranks, &t->start, &t->end, &end) != 4 ||
+	    s[end])
 		return -EINVAL;
 	t->kind = !strcmp(kind, "compute") ? 0 : !strcmp(kind, "network") ? 1 : !strcmp(kind, "io") ? 2 : -1;
 	if (t->kind < 0 || !(t->start >= 0 && t->start < t->end))	/* (NaN too) */
@@ -601,9 +604,9 @@ static int parse_truth(const char *s, struct truth *t)
 	char *save, *tok = strtok_r(ranks, ",", &save);
 	while (tok) {
 		int a, b, n = 0;
-		if (sscanf(tok, "%d-%d%n", &a, &b, &n) != 2 || tok[n]) {
-			n = 0;
-			if (sscanf(tok, "%d%n", &a, &n) != 1 || tok[n])
+		if (sscanf(tok, "%d-%d %n", &a, &b, &n) != 2 || tok[n]) {
+			n = 0;	/* (" %n": blanks around a rank, "1, 3", still taken) */
+			if (sscanf(tok, "%d %n", &a, &n) != 1 || tok[n])
 				return -EINVAL;
 			b = a;
 		}

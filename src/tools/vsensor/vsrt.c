@@ -564,7 +564,7 @@ static void job_dir(void)
 	 * rank-2.rec and rank-3.rec, read as this job's). */
 	char want[sizeof(vs.dir)];
 	snprintf(want, sizeof(want), "%s", vs.dir);
-	for (int i = 2; i <= 100; i++) {
+	for (int i = 2; i <= 101; i++) {	/* DIR, then DIR-2 .. DIR-100 */
 		if (!mkdir(vs.dir, 0755)) {
 			if (i > 2)
 				fprintf(stderr, "sonde: vsensor: '%s' holds another run's recording: "

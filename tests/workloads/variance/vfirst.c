@@ -41,7 +41,8 @@ __attribute__((noinline)) static void step(double us, double *out)
 	{
 		double t0 = cpu_us();
 		work(us);
-		out[omp_get_thread_num()] = cpu_us() - t0;
+		if (omp_get_thread_num() < 2)	/* (the truth is of 2 threads) */
+			out[omp_get_thread_num()] = cpu_us() - t0;
 	}
 }
 
