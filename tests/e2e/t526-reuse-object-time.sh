@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# t526-reuse-object-time: a pair's data object is the heap block that held its address when
+# the reuse was seen, not a later block at the same address (the trial of 2026-11-28: GAP
+# pr's reads of its contributions array, pr.cc:39, named after a verifier's buffer
+# allocated after it was freed, pr.cc:81).  sameaddr.c: block A read 400 times, freed, and
+# block B mapped where it was and written once.  The clock source (the outcome records'
+# time, since 2026-11-28); sonde mem names the same reads' object the same way (its
+# samples carry their time).  Skipped where glibc does not map B at A's address.
+. "$(dirname "$0")/lib.sh"
+command -v gcc >/dev/null || { skip t526 "gcc is not installed"; exit 0; }
+src=$SONDE_TOP/tests/workloads/reuse/sameaddr.c
+gcc -O1 -g "$src" -o sameaddr || { fail t526-build "gcc could not build sameaddr.c"; exit 0; }
+la=$(grep -n '/\* alloc a \*/' "$src" | cut -d: -f1)
+lr=$(grep -n '/\* read a \*/' "$src" | cut -d: -f1)
+MALLOC_MMAP_THRESHOLD_=1048576 "$SONDE" reuse -o rec -- ./sameaddr >out.txt 2>err.txt
+check t526-run [ $? -eq 0 ]
+if ! grep -q " same$" out.txt; then
+	skip t526-object "glibc did not map the second block at the first's address here: $(cat out.txt)"
+	exit 0
+fi
+obj=$(sqlite3 rec/profile.db "SELECT object FROM reuse_pairs WHERE use_code LIKE '%sameaddr.c:$lr)%' ORDER BY rank LIMIT 1")
+check "t526-pair-names-block-a-[$obj]" [ "$obj" = "main (sameaddr.c:$la)" ]
+MALLOC_MMAP_THRESHOLD_=1048576 "$SONDE" mem -o mrec -- ./sameaddr >/dev/null 2>&1
+mobj=$(sqlite3 mrec/profile.db "SELECT o.name FROM objects o ORDER BY o.samples DESC LIMIT 1" 2>/dev/null)
+check "t526-mem-agrees-[$mobj]" [ "$mobj" = "$obj" ]
