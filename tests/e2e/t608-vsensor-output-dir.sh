@@ -11,6 +11,7 @@
 #  - a run killed (SIGKILL) after 2.5 s of 5: its rank file holds records (flushed at
 #    least once a second; before, in batches of 256, 12.8 s of a simple rank), `records`
 #    prints them, and `report` says the job did not reach MPI_Finalize;
+#  - a rank stopped 2 s mid-sensor: the slices it covered hold its time, and an event;
 #  - report of a directory that does not exist names it; `--html` with no FILE is a usage
 #    error (2); SONDE_VS_THRESHOLD and SONDE_VS_SLICE_MS that are not numbers are said
 #    and the defaults used (before: no flags at all, or every cell flagged).
@@ -49,6 +50,21 @@ check t608-killed-records-rows [ "$(($(wc -l <k.csv) - 1))" -gt 0 ]
 check t608-killed-report-status [ $? -eq 1 ]
 check t608-killed-report-says grep -q "the job did not reach MPI_Finalize .*sonde vsensor records $T/k" k.rep
 
+# a stall: the rank stopped (SIGSTOP) 2 s in mid-sensor.  The instance's time goes to every
+# slice it covered whole (records of over 1 s in at least 5 of the ~10), and an event of
+# compute spans the stop (before, one slow slice where it ended, under the rule's 3 in a
+# row: the trial's stopped CoMD rank was not reported)
+SONDE_DIR=$T/stop SONDE_VS_LIVE=0 ./solo 5 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -STOP $pid
+sleep 2
+kill -CONT $pid
+wait $pid
+"$SONDE" vsensor records "$T/stop" >stop.csv 2>/dev/null
+long=$(awk -F, 'NR > 1 && $4 > 1000000 { n++ } END { print n + 0 }' stop.csv)
+check "t608-stall-spread-$long-slices" [ "$long" -ge 5 ]
+check t608-stall-event awk -F, 'NR > 1 && $4 == "compute" && $2 <= 2.2 && $3 >= 3.2 { ok = 1 } END { exit !ok }' "$T/stop/events.csv"
 "$SONDE" vsensor report "$T/nodir" >/dev/null 2>nd.err
 check t608-nodir-status [ $? -eq 1 ]
 check t608-nodir-says grep -q "'$T/nodir': No such file or directory" nd.err

@@ -493,6 +493,27 @@ static void close_slice(int id, long long now)
 	st->cnt = 0;
 }
 
+/*
+ * An instance that ran over whole slices before the one it ends in (a stall: the rank
+ * stopped, a collective that hung) is slow in each of them, not only in the last: a record
+ * of its time for each slice it covered whole.  Counted in the slice it ended in alone, a
+ * 2-second stall left 10 slices without a record and one slow one, under the rule's 3 in
+ * a row (the trial of 2026-11-28: a SIGSTOPped CoMD rank, a 2-second network hiccup read
+ * the same).  The slice the sensor has pending goes out first (records in slice order).
+ */
+static void spread(int id, long long t0, long long now)
+{
+	struct vs_state *st = &vs.st[id];
+	long long b0 = (t0 - vs.t0) / vs.slice_ns, b1 = (now - vs.t0) / vs.slice_ns;
+	if (t0 < vs.t0 || b1 - b0 < 2)
+		return;
+	if (st->nslices && st->bin <= b0)
+		emit(id);
+	float us = (float)((now - t0) / 1000.0);
+	for (long long b = b0 + 1; b < b1; b++)
+		push_rec((int)b, id, us, (float)(vs.slice_ns / 1e9));
+}
+
 void vs_tock(struct vs_sensor *s)
 {
 	if (!vs.active || s->off || !s->t0)
@@ -511,6 +532,7 @@ void vs_tock(struct vs_sensor *s)
 	}
 	int id = s->gid - 1;
 	struct vs_state *st = &vs.st[id];
+	spread(id, s->t0, now);
 	if (!st->cnt)
 		st->slice_start = s->t0;
 	st->acc += dt;
