@@ -208,3 +208,14 @@ check t411-none-compared grep -q "^Same run, both detectors (the sampled one on 
 check t411-none-period [ "$(comm_meta none compare_period)" = 10000000 ]
 check t411-none-sampled-dir [ -s none/comm/sampled/matrix-all-thread.csv ]
 check t411-none-verdict sh -c "tr '\n' ' ' <none.txt | tr -s ' ' | grep -q 'verdict: sampling does not agree'"
+# the lines' table and section name the sampled detector in a --compare run, as the
+# objects' do (the trial of 2026-11-28: only the objects were labelled)
+cmpdir=$(ls -d */ 2>/dev/null | while read d; do [ -f "$d/profile.db" ] && [ "$(sqlite3 "$d/profile.db" "SELECT value FROM meta WHERE key = 'compare_period'" 2>/dev/null)" != "" ] && [ "$(sqlite3 "$d/profile.db" "SELECT value FROM meta WHERE key = 'compare_period'")" != 0 ] && echo "${d%/}" && break; done)
+if [ -n "$cmpdir" ]; then
+	"$SONDE" report "$cmpdir" >cmp-lines.txt 2>&1
+	check t411-lines-labelled grep -q "Top cache lines (the sampled detector's" cmp-lines.txt
+	"$SONDE" report "$cmpdir" --html cmp-lines.html >/dev/null 2>&1
+	check t411-lines-labelled-page grep -q "From the sampled detector (--compare)" cmp-lines.html
+else
+	fail t411-lines-labelled "no --compare recording found in the test's directory"
+fi

@@ -316,6 +316,9 @@ static int lines(struct html *h, sqlite3 *db)
 				   " total DESC, id", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	html_section(h, "lines", "Top cache lines");
+	if (db_meta_u64(db, "compare_period"))
+		html_para(h, "From the sampled detector (--compare): estimated volumes, with its "
+			     "true/false split, beside the exact detector's matrices above.");
 	html_para(h, "The cache lines that carried the most communication, and the byte offsets "
 		     "each thread used in them (thread:+offset, from both sides of each transfer, "
 		     "up to 8 a line).  Each thread keeping to its own offsets of a line, "

@@ -929,7 +929,13 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (comm_sampled(db) && db_has_table(db, "comm_lines")) {
 		static const char *const lh[] = { "total", "true", "false", "line", "object",
 						  "thread:+byte offset in the line" };
-		print_table(db, out, "Top cache lines (each thread's byte offsets: who writes or "
+		/* --compare: the lines are the sampled detector's, as the objects (the trial
+		 * of 2026-11-28: CoMD's lines all false beside exact matrices all true, only
+		 * the objects' table said whose they were) */
+		print_table(db, out, db_meta_u64(db, "compare_period") ?
+				     "Top cache lines (the sampled detector's: estimated volumes; "
+				     "each thread's byte offsets)" :
+				     "Top cache lines (each thread's byte offsets: who writes or "
 				     "reads which bytes)",
 			    "SELECT total, true_sharing, false_sharing, printf('0x%x', line),"
 			    " object, offsets FROM comm_lines WHERE part = -1 ORDER BY total DESC,"
