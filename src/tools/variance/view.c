@@ -879,8 +879,8 @@ int var_html(sqlite3 *db, struct html *h)
 	/* Each top function: its histogram and timeline of instance times, and the mean
 	 * of each thread side by side. */
 	sqlite3_stmt *fs, *is, *ts;
-	if (sqlite3_prepare_v2(db, "SELECT rank, function, context FROM var_functions WHERE"
-				   " metric = 'time' ORDER BY rank LIMIT ?", -1, &fs, NULL))
+	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, below FROM var_functions"
+				   " WHERE metric = 'time' ORDER BY rank LIMIT ?", -1, &fs, NULL))
 		return -EIO;
 	if (sqlite3_prepare_v2(db, "SELECT cpu_time FROM var_instances WHERE rank = ? ORDER BY thread,"
 				   " seq", -1, &is, NULL) ||
@@ -897,6 +897,14 @@ int var_html(sqlite3 *db, struct html *h)
 		snprintf(title, sizeof(title), "#%d %s", rank,
 			 (const char *)sqlite3_column_text(fs, 2));
 		html_section(h, id, title);
+		/* its instances read the calibration's error: no distribution of it (the trial
+		 * of 2026-11-28: histograms and timelines of rows the table called below) */
+		if (sqlite3_column_int(fs, 3)) {
+			html_para(h, "Below the resolution of the debug registers here: its "
+				     "instances measure the calibration's error, not the function "
+				     "(the table above), so no distribution is drawn.");
+			continue;
+		}
 		double *v = NULL, *x = NULL;
 		size_t n = 0, cap = 0;
 		sqlite3_reset(is);
