@@ -504,6 +504,7 @@ static double tick_step(double lo, double hi, int n)
 struct frame {
 	double x0, y0, w, h;	/* the plot area in pixels (y0 its top) */
 	double xlo, xhi, ylo, yhi;
+	double xtitle;		/* the x axis title's distance below the area; 0: 40 */
 };
 
 static double fx(const struct frame *fr, double x)
@@ -620,7 +621,8 @@ static void y_axis(struct html *h, const struct frame *fr, const struct html_plo
 		svg_text(h, 12, fr->y0 + fr->h / 2, "middle", rot, p->ylabel);
 	}
 	if (p->xlabel)
-		svg_text(h, fr->x0 + fr->w / 2, fr->y0 + fr->h + 40, "middle", NULL, p->xlabel);
+		svg_text(h, fr->x0 + fr->w / 2, fr->y0 + fr->h + (fr->xtitle > 0 ? fr->xtitle : 40),
+			 "middle", NULL, p->xlabel);
 	html_raw(h, "\n");
 }
 
@@ -684,7 +686,10 @@ void html_bar_chart(struct html *h, const struct html_plot *p, size_t n,
 	int w, ht;
 	plot_size(p, &w, &ht);
 	int rot = n > 8;
-	struct frame fr = { .x0 = 56, .y0 = 10, .w = w - 66, .h = ht - (rot ? 100 : 56) };
+	/* rotated labels take the 100 pixels below the bars: the axis title under them (it
+	 * lay across them: the trial of 2026-11-28, reuse's bins) */
+	struct frame fr = { .x0 = 56, .y0 = 10, .w = w - 66, .h = ht - (rot ? 100 : 56),
+			    .xtitle = rot ? 84 : 40 };
 	fr.yhi = 0;
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(v[i]) && v[i] > fr.yhi)
