@@ -924,10 +924,11 @@ static void gather(void)
 			fprintf(stderr, "sonde: vsensor: nothing recorded: %s\n", vs.why);
 		return;
 	}
+	/* every rank takes part in the gathers below whatever it lacks (a rank that returned
+	 * here left the others waiting in them): out of memory, it sends nothing */
 	struct vs_desc *mine = calloc(vs.nst ? vs.nst : 1, sizeof(*mine));
-	if (!mine)
-		return;
-	for (int i = 0; i < vs.nst; i++) {
+	int nst = mine ? vs.nst : 0, nrec = mine ? vs.nrec : 0;
+	for (int i = 0; i < nst; i++) {
 		struct vs_sensor *s = vs.st[i].s;
 		snprintf(mine[i].name, VS_NAME, "%s", s->name);
 		mine[i].kind = s->kind;
@@ -937,12 +938,12 @@ static void gather(void)
 		mine[i].std_us = 0;
 	}
 	/* rank-local standard: the fastest slice record (a 200 ms mean of 1 ms means) */
-	for (int i = 0; i < vs.nrec; i++) {
+	for (int i = 0; i < nrec; i++) {
 		struct vs_desc *d = &mine[vs.rec[i].sensor];
 		if (d->std_us == 0 || vs.rec[i].mean_us < d->std_us)
 			d->std_us = vs.rec[i].mean_us;
 	}
-	int counts[2] = { vs.nst, vs.nrec };
+	int counts[2] = { nst, nrec };
 	struct all A;
 	memset(&A, 0, sizeof(A));
 	int *cnt2 = vs.rank == 0 ? calloc(2 * vs.size, sizeof(int)) : NULL;
@@ -973,8 +974,8 @@ static void gather(void)
 		A.r = calloc(totalr ? totalr : 1, sizeof(struct vs_rec));
 		A.std = calloc(total ? total : 1, sizeof(float));
 	}
-	PMPI_Gatherv(mine, vs.nst * (int)sizeof(*mine), MPI_BYTE, A.d, bd, od, MPI_BYTE, 0, MPI_COMM_WORLD);
-	PMPI_Gatherv(vs.rec, vs.nrec * (int)sizeof(*vs.rec), MPI_BYTE, A.r, br, orr, MPI_BYTE, 0,
+	PMPI_Gatherv(mine, nst * (int)sizeof(*mine), MPI_BYTE, A.d, bd, od, MPI_BYTE, 0, MPI_COMM_WORLD);
+	PMPI_Gatherv(vs.rec, nrec * (int)sizeof(*vs.rec), MPI_BYTE, A.r, br, orr, MPI_BYTE, 0,
 		     MPI_COMM_WORLD);
 	if (vs.rank == 0 && A.d && A.r && A.std)
 		analyse(&A, total);
