@@ -908,6 +908,49 @@ SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, u
 	return 0;
 }
 
+SIGSAFE int decode_prev_access(const ucontext_t *uc, struct decode_mem *m, uint64_t *ip)
+{
+	uint8_t code[15];
+	struct decode_regs r;
+	struct decode_insn d;
+	struct decode_mem cm[16];
+	int ok[16] = { 0 }, has[16] = { 0 }, any = 0;
+
+	decode_regs_from_ucontext(uc, &r);
+	uint64_t next = r.rip;
+	if (next < 4096 + 64 || (next & 4095) < 15 ||
+	    decode_read_code(next - 15, code, sizeof(code)) < 15)
+		return -1;
+	for (int k = 1; k <= 15; k++) {
+		r.rip = next - (uint64_t)k;
+		if (decode_access(code + 15 - k, (size_t)k, &r, &d) != k)
+			continue;
+		ok[k] = 1;
+		if (d.n_mem > 0 && !d.rep && !(d.mem[0].flags & DECODE_MEM_UNKNOWN) &&
+		    !(d.writes & d.mem[0].needs) && d.mem[0].len) {
+			cm[k] = d.mem[0];
+			has[k] = any = 1;
+		}
+	}
+	if (!any)	/* no reading has an access: whichever it is, none */
+		return -1;
+	int votes[16], best = 0, most = 0, tie = 0;
+	if (trap_votes(next, &r, votes))
+		return -1;
+	for (int k = 1; k <= 15; k++) {
+		if (!ok[k] || !votes[k] || votes[k] < most)
+			continue;
+		tie = votes[k] == most;
+		most = votes[k];
+		best = k;
+	}
+	if (!best || tie || !has[best])
+		return -1;
+	*m = cm[best];
+	*ip = next - (uint64_t)best;
+	return 0;
+}
+
 /* ---- emulation ---- */
 
 SIGSAFE static int parity_even(uint64_t v)

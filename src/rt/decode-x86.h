@@ -237,6 +237,15 @@ int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, uint64_t 
 		       uint32_t *len);
 
 /*
+ * The memory access of the instruction just before uc's rip in memory (a timer sample's
+ * last retired instruction, where it fell through to the PC), its address from the
+ * registers as they are: 0 with it in *m and its address in *ip; -1 when that instruction
+ * has no access, is not known for sure (the forward votes of decode_trap_access), repeats
+ * (rep), or changed its own address registers.  Handler-safe.
+ */
+int decode_prev_access(const ucontext_t *uc, struct decode_mem *m, uint64_t *ip);
+
+/*
  * Advance a register file over a decoded instruction, as far as it is understood: the
  * registers it writes get their new values when op says how, else their bits are cleared in
  * *known; r->rip becomes the next instruction's address.  Returns 0 when the next address is

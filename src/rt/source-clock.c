@@ -66,6 +66,7 @@ uint64_t clock_period = CLOCK_DEFAULT_PERIOD;
 int clock_armed = 1;
 int clock_inherit;
 int clock_posix;
+int clock_prev = 1;
 /* SONDE_CLOCK_TIMER=auto: clock_posix decided by the first thread_start, once the watch
  * backend and the tool are known (clock_choose_timer) */
 static int clock_timer_auto;
@@ -237,6 +238,8 @@ static int clock_start(void)
 		       "event is used\n");
 	/* after the handlers: the trial event's first tick could come before close */
 	clock_inherit = clock_posix ? 0 : clock_want_inherit(clock_period);
+	const char *pv = getenv("SONDE_CLOCK_PREV");
+	clock_prev = !(pv && pv[0] == '0');
 	return 0;
 }
 

@@ -170,6 +170,7 @@ struct clock_thread {
 	uint64_t lost;			/* samples given up (no access found, undecodable...) */
 	uint64_t why[CLOCK_N_DROP];	/* signals without an access, by cause */
 	uint64_t via_loads;		/* samples resolved by the look-ahead pass that loads */
+	uint64_t prev;			/* samples given the access before the PC (on_tick) */
 	uint64_t reads;			/* memory reads made by look-ahead (system calls) */
 	struct clock_dcache_entry *dcache;	/* CLOCK_DCACHE entries (arena), or NULL */
 	uint64_t last_exit;		/* rt_now() when the last sample was done */
@@ -187,6 +188,9 @@ extern int clock_inherit;
 /* 1: a POSIX CPU-time timer per thread (timer_create(CLOCK_THREAD_CPUTIME_ID)), no perf
  * event: see source-clock.c; set by start() or, for "auto", by the first thread_start. */
 extern int clock_posix;
+/* 1 (the default; SONDE_CLOCK_PREV=0: 0): a sample's window of accesses starts at the
+ * instruction before the PC (source-clock-sig.c, on_tick) */
+extern int clock_prev;
 /* threads of this process whose timer_create failed (unsampled) */
 extern uint64_t clock_timer_failed;
 /* sigev_value of those timers: tells their signals from others of the sample signal */

@@ -916,6 +916,25 @@ TEST(trap_access)
 	g[REG_RIP] = (greg_t)(uintptr_t)(page + 30);
 	CHECK(decode_trap_access(&uc, (uintptr_t)&x[9], (uintptr_t)&x[10], &a, &l) == 0);
 	CHECK_EQ_U64(l, 4);
+	/* the access before a timer's PC (decode_prev_access): after CG's mulsd, its 8 bytes;
+	 * after an instruction with no access, none; after one that changed its own address
+	 * register (mov (%rax),%rax: a pointer chase), none, as its address is gone */
+	struct decode_mem pm;
+	uint64_t pip = 0;
+	g[REG_RAX] = 3;
+	g[REG_RIP] = (greg_t)(uintptr_t)(cg + sizeof(cg_loop));
+	CHECK(decode_prev_access(&uc, &pm, &pip) == 0);
+	CHECK_EQ_U64(pm.addr, x35);
+	CHECK_EQ_U64(pm.len, 8);
+	CHECK_EQ_U64(pip, (uintptr_t)(cg + sizeof(cg_loop) - 5));
+	static const uint8_t tail[] = { 0x48, 0x83, 0xc0, 0x01, 0x48, 0x8b, 0x00 };
+	uint8_t *tp = page + 3072;
+	memcpy(tp - 64, cg_loop + sizeof(cg_loop) - 64, 64);	/* real code before it */
+	memcpy(tp, tail, sizeof(tail));
+	g[REG_RIP] = (greg_t)(uintptr_t)(tp + 4);	/* after add $1,%rax */
+	CHECK(decode_prev_access(&uc, &pm, &pip) == -1);
+	g[REG_RIP] = (greg_t)(uintptr_t)(tp + 7);	/* after mov (%rax),%rax */
+	CHECK(decode_prev_access(&uc, &pm, &pip) == -1);
 	/* a PC under 15 bytes into its page: not decoded (the instruction may start on the
 	 * page before), no read there */
 	g[REG_RIP] = (greg_t)(uintptr_t)(page + 2);
