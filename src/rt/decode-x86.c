@@ -822,6 +822,28 @@ SIGSAFE static int trap_votes(uint64_t next, struct decode_regs *r, int votes[16
 	return 0;
 }
 
+/* The registers at uc and the 15 bytes before its PC (*next), from the PC's page only (see
+ * trap_votes: an instruction that starts on the page before is not decoded): 0, or -1. */
+SIGSAFE static int before_pc(const ucontext_t *uc, struct decode_regs *r, uint8_t code[15],
+			     uint64_t *next)
+{
+	decode_regs_from_ucontext(uc, r);
+	*next = r->rip;
+	if (*next < 4096 + 64 || (*next & 4095) < 15 ||
+	    decode_read_code(*next - 15, code, 15) < 15)
+		return -1;
+	return 0;
+}
+
+/* Do the last k of the 15 bytes before next decode as one k-byte instruction (into *d,
+ * with r's registers)? */
+SIGSAFE static int ends_at_pc(const uint8_t code[15], int k, uint64_t next,
+			      struct decode_regs *r, struct decode_insn *d)
+{
+	r->rip = next - (uint64_t)k;
+	return decode_access(code + 15 - k, (size_t)k, r, d) == k;
+}
+
 /*
  * The access a data breakpoint trapped on: the debug exception comes after the
  * instruction, at the next one (uc's rip), so the instruction is found backwards: each
@@ -847,16 +869,11 @@ SIGSAFE int decode_trap_access(const ucontext_t *uc, uint64_t lo, uint64_t hi, u
 	} cand[16] = { { 0, 0 } };	/* by instruction length; len 0: none */
 	int found = 0, differ = 0, first = 0;
 
-	decode_regs_from_ucontext(uc, &r);
-	uint64_t next = r.rip;
-	/* (the 15 bytes from the PC's page: see trap_votes; an instruction that starts on the
-	 * page before is not decoded) */
-	if (next < 4096 + 64 || (next & 4095) < 15 ||
-	    decode_read_code(next - 15, code, sizeof(code)) < 15)
+	uint64_t next;
+	if (before_pc(uc, &r, code, &next))
 		return -1;
 	for (int k = 1; k <= 15; k++) {
-		r.rip = next - (uint64_t)k;
-		if (decode_access(code + 15 - k, (size_t)k, &r, &d) != k)
+		if (!ends_at_pc(code, k, next, &r, &d))
 			continue;
 		for (int i = 0; i < d.n_mem; i++) {
 			const struct decode_mem *m = &d.mem[i];
@@ -916,14 +933,11 @@ SIGSAFE int decode_prev_access(const ucontext_t *uc, struct decode_mem *m, uint6
 	struct decode_mem cm[16];
 	int ok[16] = { 0 }, has[16] = { 0 }, any = 0;
 
-	decode_regs_from_ucontext(uc, &r);
-	uint64_t next = r.rip;
-	if (next < 4096 + 64 || (next & 4095) < 15 ||
-	    decode_read_code(next - 15, code, sizeof(code)) < 15)
+	uint64_t next;
+	if (before_pc(uc, &r, code, &next))
 		return -1;
 	for (int k = 1; k <= 15; k++) {
-		r.rip = next - (uint64_t)k;
-		if (decode_access(code + 15 - k, (size_t)k, &r, &d) != k)
+		if (!ends_at_pc(code, k, next, &r, &d))
 			continue;
 		ok[k] = 1;
 		if (d.n_mem > 0 && !d.rep && !(d.mem[0].flags & DECODE_MEM_UNKNOWN) &&
