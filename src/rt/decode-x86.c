@@ -940,7 +940,9 @@ SIGSAFE int decode_prev_access(const ucontext_t *uc, struct decode_mem *m, uint6
 		if (!ends_at_pc(code, k, next, &r, &d))
 			continue;
 		ok[k] = 1;
-		if (d.n_mem > 0 && !d.rep && !(d.mem[0].flags & DECODE_MEM_UNKNOWN) &&
+		/* (not a branch: it does not fall through to the PC, and an indirect call's
+		 * address registers hold what the callee left: the second code review) */
+		if (d.n_mem > 0 && !d.rep && !d.branch && !(d.mem[0].flags & DECODE_MEM_UNKNOWN) &&
 		    !(d.writes & d.mem[0].needs) && d.mem[0].len) {
 			cm[k] = d.mem[0];
 			has[k] = any = 1;

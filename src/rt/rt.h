@@ -324,6 +324,11 @@ struct watch_trap;
 				 * with no source asked for and no PMU, a program built by
 				 * sonde-cc gets the inst source rather than the clock
 				 * (init.c, source_pick) */
+#define RT_TOOL_PAST_ACCESS 0x200	/* takes, from the clock source, an access already made
+				 * (the instruction before the PC: source-clock-sig.c, on_tick); a
+				 * tool that arms a watch on the sampled access after it (comm,
+				 * reuse: their self-trap filters expect the access still to come)
+				 * does not set it */
 
 struct rt_tool {
 	const char *name;

@@ -466,9 +466,11 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 	 * timer's skid), and with the window from the PC on it was never sampled (the trial of
 	 * 2026-11-28: XSBench's index grid read 0% of the samples, 11% of the accesses by
 	 * --source inst).  In steady code the window is the same N accesses in a row, one
-	 * instruction earlier.  Not with SONDE_EXTRA_STEPS=1 (the next access, as asked).
+	 * instruction earlier.  Not with SONDE_EXTRA_STEPS=1 (the next access, as asked),
+	 * and for mem only (RT_TOOL_PAST_ACCESS): comm and reuse arm a watch on the sampled
+	 * access and expect its own trap to come (the second code review).
 	 */
-	if (n > 1 && clock_prev) {
+	if (n > 1 && clock_prev && rt_tool && (rt_tool->flags & RT_TOOL_PAST_ACCESS)) {
 		struct found f = { .index = 0 };
 		if (!decode_prev_access(uc, &f.m, &f.ip)) {
 			if (k == 0) {

@@ -19,6 +19,10 @@ if ! grep -q " same$" out.txt; then
 	exit 0
 fi
 obj=$(sqlite3 rec/profile.db "SELECT object FROM reuse_pairs WHERE use_code LIKE '%sameaddr.c:$lr)%' ORDER BY rank LIMIT 1")
+if [ -z "$obj" ]; then	# (as t507: a machine whose debug registers do not trap, or no outcome)
+	skip t526-object "no reuse pair at sameaddr.c:$lr in this run ($(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'armed'" 2>/dev/null) uses watched)"
+	exit 0
+fi
 check "t526-pair-names-block-a-[$obj]" [ "$obj" = "main (sameaddr.c:$la)" ]
 MALLOC_MMAP_THRESHOLD_=1048576 "$SONDE" mem -o mrec -- ./sameaddr >/dev/null 2>&1
 mobj=$(sqlite3 mrec/profile.db "SELECT o.name FROM objects o ORDER BY o.samples DESC LIMIT 1" 2>/dev/null)

@@ -64,7 +64,8 @@ wait $pid
 "$SONDE" vsensor records "$T/stop" >stop.csv 2>/dev/null
 long=$(awk -F, 'NR > 1 && $4 > 1000000 { n++ } END { print n + 0 }' stop.csv)
 check "t608-stall-spread-$long-slices" [ "$long" -ge 5 ]
-check t608-stall-event awk -F, 'NR > 1 && $4 == "compute" && $2 <= 2.2 && $3 >= 3.2 { ok = 1 } END { exit !ok }' "$T/stop/events.csv"
+# (an event of 1.4 s or more: the stop is 2 s, its place in the run moves with start-up)
+check t608-stall-event awk -F, 'NR > 1 && $4 == "compute" && $3 - $2 >= 1.4 { ok = 1 } END { exit !ok }' "$T/stop/events.csv"
 "$SONDE" vsensor report "$T/nodir" >/dev/null 2>nd.err
 check t608-nodir-status [ $? -eq 1 ]
 check t608-nodir-says grep -q "'$T/nodir': No such file or directory" nd.err

@@ -927,13 +927,18 @@ TEST(trap_access)
 	CHECK_EQ_U64(pm.addr, x35);
 	CHECK_EQ_U64(pm.len, 8);
 	CHECK_EQ_U64(pip, (uintptr_t)(cg + sizeof(cg_loop) - 5));
-	static const uint8_t tail[] = { 0x48, 0x83, 0xc0, 0x01, 0x48, 0x8b, 0x00 };
+	static const uint8_t tail[] = { 0x48, 0x83, 0xc0, 0x01, 0x48, 0x8b, 0x00,
+					0xff, 0x50, 0x10 };
 	uint8_t *tp = page + 3072;
 	memcpy(tp - 64, cg_loop + sizeof(cg_loop) - 64, 64);	/* real code before it */
 	memcpy(tp, tail, sizeof(tail));
 	g[REG_RIP] = (greg_t)(uintptr_t)(tp + 4);	/* after add $1,%rax */
 	CHECK(decode_prev_access(&uc, &pm, &pip) == -1);
 	g[REG_RIP] = (greg_t)(uintptr_t)(tp + 7);	/* after mov (%rax),%rax */
+	CHECK(decode_prev_access(&uc, &pm, &pip) == -1);
+	/* after call *0x10(%rax): a branch, never fallen through to the PC (a return address:
+	 * rax is what the callee left) */
+	g[REG_RIP] = (greg_t)(uintptr_t)(tp + 10);
 	CHECK(decode_prev_access(&uc, &pm, &pip) == -1);
 	/* a PC under 15 bytes into its page: not decoded (the instruction may start on the
 	 * page before), no read there */

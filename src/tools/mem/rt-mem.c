@@ -70,7 +70,7 @@ static SIGSAFE void mem_thread_end(struct rt_thread *t)
 
 const struct rt_tool rt_tool_mem = {
 	.name = "mem",
-	.flags = RT_TOOL_OBJECTS | RT_TOOL_SIGNAL_CONTEXT,
+	.flags = RT_TOOL_OBJECTS | RT_TOOL_SIGNAL_CONTEXT | RT_TOOL_PAST_ACCESS,
 	.access = mem_on_access,
 	.thread_end = mem_thread_end,
 };

@@ -879,8 +879,12 @@ int var_html(sqlite3 *db, struct html *h)
 	/* Each top function: its histogram and timeline of instance times, and the mean
 	 * of each thread side by side. */
 	sqlite3_stmt *fs, *is, *ts;
-	if (sqlite3_prepare_v2(db, "SELECT rank, function, context, below FROM var_functions"
-				   " WHERE metric = 'time' ORDER BY rank LIMIT ?", -1, &fs, NULL))
+	/* below: the CPU-time row's, as the histogram's values and the verdict (the second
+	 * code review: the wall-time row's hid real histograms and kept others) */
+	if (sqlite3_prepare_v2(db, "SELECT f.rank, f.function, f.context, (SELECT g.below FROM"
+				   " var_functions g WHERE g.rank = f.rank AND g.metric = 'cpu-time')"
+				   " FROM var_functions f WHERE f.metric = 'time' ORDER BY f.rank"
+				   " LIMIT ?", -1, &fs, NULL))
 		return -EIO;
 	if (sqlite3_prepare_v2(db, "SELECT cpu_time FROM var_instances WHERE rank = ? ORDER BY thread,"
 				   " seq", -1, &is, NULL) ||

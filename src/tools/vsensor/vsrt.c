@@ -505,7 +505,10 @@ static void spread(int id, long long t0, long long now)
 {
 	struct vs_state *st = &vs.st[id];
 	long long b0 = (t0 - vs.t0) / vs.slice_ns, b1 = (now - vs.t0) / vs.slice_ns;
-	if (t0 < vs.t0 || b1 - b0 < 2)
+	/* not a network sense: one that waits seconds is mostly a rank waiting for another
+	 * (a checkpoint on rank 0, the others in a barrier), and the slices it covered would
+	 * read as the network's (the second code review) */
+	if (t0 < vs.t0 || b1 - b0 < 2 || st->s->kind == 1)
 		return;
 	if (st->nslices && st->bin <= b0)
 		emit(id);
