@@ -111,8 +111,13 @@ vr_truth_bars() {
 	check "$tag-$r-instances-${ni:-0}" [ "${ni:-0}" -eq "$(vr_truth "$d.out" "$r" instances)" -a "${th:-0}" -eq "$nth" ]
 	check "$tag-$r-mean-within-10pct" float_between "${m:-0}" "$(awk -v t="$tm" 'BEGIN { print t * 0.9 }')" \
 		"$(awk -v t="$tm" 'BEGIN { print t * 1.1 }')"
+	# (a CV under 0.2 is the machine's noise, and the truth's clock reads hold sonde's own
+	# handlers, which sonde subtracts: there sonde's may read lower by up to half the
+	# truth; t823's flat read 0.064 against 0.133 and 0.047 against 0.086 in two CI runs
+	# of ~40, 2026-11-28; above it, within 20% + 0.02 either way)
 	check "$tag-$r-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
-		'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.2 * t + 0.02) }'
+		'BEGIN { d = c - t; if (d < 0 && t < 0.2) exit !(-d <= 0.5 * t + 0.02)
+			 d = d < 0 ? -d : d; exit !(d <= 0.2 * t + 0.02) }'
 }
 # vr_default TAG DIR FUNCTION...: the default share (each region function at most 20
 # timed calls a second a thread, a thread's together at most 400) over a run of 1000
