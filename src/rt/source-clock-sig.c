@@ -468,18 +468,18 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 	 * --source inst).  In steady code the window is the same N accesses in a row, one
 	 * instruction earlier.  Not with SONDE_EXTRA_STEPS=1 (the next access, as asked),
 	 * and for mem only (RT_TOOL_PAST_ACCESS): comm and reuse arm a watch on the sampled
-	 * access and expect its own trap to come (the second code review).
+	 * access and expect its own trap to come (the second code review).  Pick k of the N
+	 * places: 0 is the instruction before's access, or, where it has none, the last of
+	 * the N from the PC; k > 0 the (k-1)th from the PC.  The same windows, and the
+	 * backward decode (up to 79 decodes) on one tick in N, not on every one.
 	 */
 	if (n > 1 && clock_prev && rt_tool && (rt_tool->flags & RT_TOOL_PAST_ACCESS)) {
 		struct found f = { .index = 0 };
-		if (!decode_prev_access(uc, &f.m, &f.ip)) {
-			if (k == 0) {
-				ct->prev++;
-				deliver(t, ct, &f, uc);
-				return;
-			}
-			k--;
+		if (k == 0 && !decode_prev_access(uc, &f.m, &f.ip)) {
+			deliver(t, ct, &f, uc);
+			return;
 		}
+		k = k == 0 ? n - 1 : k - 1;
 	}
 	ct->remaining = k;
 	advance(t, ct, uc);

@@ -170,7 +170,6 @@ struct clock_thread {
 	uint64_t lost;			/* samples given up (no access found, undecodable...) */
 	uint64_t why[CLOCK_N_DROP];	/* signals without an access, by cause */
 	uint64_t via_loads;		/* samples resolved by the look-ahead pass that loads */
-	uint64_t prev;			/* samples given the access before the PC (on_tick) */
 	uint64_t reads;			/* memory reads made by look-ahead (system calls) */
 	struct clock_dcache_entry *dcache;	/* CLOCK_DCACHE entries (arena), or NULL */
 	uint64_t last_exit;		/* rt_now() when the last sample was done */
