@@ -12,6 +12,10 @@
 #    least once a second; before, in batches of 256, 12.8 s of a simple rank), `records`
 #    prints them, and `report` says the job did not reach MPI_Finalize;
 #  - a rank stopped 2 s mid-sensor: the slices it covered hold its time, and an event;
+#  - rank 0 out of memory at MPI_Finalize (`solo SECONDS oom`: every calloc from there on
+#    fails): the program ends as alone (its output, status 0), one line says nothing was
+#    analysed and where the rank's records are, and they are there (before: SIGSEGV in the
+#    runtime's gather, status 139);
 #  - report of a directory that does not exist names it; `--html` with no FILE is a usage
 #    error (2); SONDE_VS_THRESHOLD and SONDE_VS_SLICE_MS that are not numbers are said
 #    and the defaults used (before: no flags at all, or every cell flagged).
@@ -35,6 +39,12 @@ check t608-second-moved grep -q "^sonde: vsensor: '$T/same' holds another run's 
 check t608-second-see grep -q "see $T/same-2\$" second.err
 check t608-second-files [ -s "$T/same-2/matrix-compute.csv" -a -s "$T/same-2/rank-0.rec" ]
 check t608-first-kept [ "$(cat "$T"/same/* | md5sum)" = "$sum1" ]
+
+SONDE_DIR=$T/oom SONDE_VS_LIVE=0 ./solo 0.3 oom >oom.out 2>oom.err
+check t608-oom-status [ $? -eq 0 ]
+check t608-oom-program-output grep -qx "solo: done" oom.out
+check t608-oom-said grep -q "^sonde: vsensor: out of memory gathering the ranks' records: nothing analysed; each rank's records are in $T/oom\$" oom.err
+check t608-oom-records [ -s "$T/oom/rank-0.rec" ]
 
 rm -rf k
 SONDE_DIR=$T/k SONDE_VS_LIVE=0 ./solo 5 >/dev/null 2>&1 &

@@ -37,8 +37,8 @@ static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 			sonde_error("'%s': %s", dir, strerror(errno));
 		else if (!stat(path, &st))	/* the ranks recorded; rank 0 never analysed */
 			sonde_error("no matrix-*.csv in '%s': the job did not reach MPI_Finalize (a "
-				    "rank killed, the job aborted) or could not write them there (its "
-				    "rank 0 said so); its raw records: sonde vsensor records %s", dir,
+				    "rank killed, the job aborted) or could not analyse or write them "
+				    "(its rank 0 said so); its raw records: sonde vsensor records %s", dir,
 				    dir);
 		else
 			sonde_error("no matrix-*.csv in '%s' (not a vsensor directory?)", dir);

@@ -949,10 +949,12 @@ static void gather(void)
 	int counts[2] = { nst, nrec };
 	struct all A;
 	memset(&A, 0, sizeof(A));
-	int *cnt2 = vs.rank == 0 ? calloc(2 * vs.size, sizeof(int)) : NULL;
-	PMPI_Gather(counts, 2, MPI_INT, cnt2, 2, MPI_INT, 0, MPI_COMM_WORLD);
-	int *bd = NULL, *br = NULL, *od = NULL, *orr = NULL, total = 0, totalr = 0;
+	int *cnt2 = NULL, *bd = NULL, *br = NULL, *od = NULL, *orr = NULL, total = 0, totalr = 0;
+	/* rank 0 out of memory cannot receive: it says so to every rank (a broadcast all
+	 * take part in), and all leave together; no rank is left waiting in a gather */
+	int ok = 1;
 	if (vs.rank == 0) {
+		cnt2 = calloc(2 * (size_t)vs.size, sizeof(int));
 		A.nd = calloc(vs.size, sizeof(int));
 		A.nr = calloc(vs.size, sizeof(int));
 		A.doff = calloc(vs.size, sizeof(int));
@@ -961,6 +963,13 @@ static void gather(void)
 		br = calloc(vs.size, sizeof(int));
 		od = calloc(vs.size, sizeof(int));
 		orr = calloc(vs.size, sizeof(int));
+		ok = cnt2 && A.nd && A.nr && A.doff && A.roff && bd && br && od && orr;
+	}
+	PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	const int counted = ok;	/* every rank alike: the second broadcast is taken by all */
+	if (ok)
+		PMPI_Gather(counts, 2, MPI_INT, cnt2, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	if (ok && vs.rank == 0) {
 		for (int q = 0; q < vs.size; q++) {
 			A.nd[q] = cnt2[2 * q];
 			A.nr[q] = cnt2[2 * q + 1];
@@ -976,12 +985,21 @@ static void gather(void)
 		A.d = calloc(total ? total : 1, sizeof(struct vs_desc));
 		A.r = calloc(totalr ? totalr : 1, sizeof(struct vs_rec));
 		A.std = calloc(total ? total : 1, sizeof(float));
+		ok = A.d && A.r && A.std;
 	}
-	PMPI_Gatherv(mine, nst * (int)sizeof(*mine), MPI_BYTE, A.d, bd, od, MPI_BYTE, 0, MPI_COMM_WORLD);
-	PMPI_Gatherv(vs.rec, nrec * (int)sizeof(*vs.rec), MPI_BYTE, A.r, br, orr, MPI_BYTE, 0,
-		     MPI_COMM_WORLD);
-	if (vs.rank == 0 && A.d && A.r && A.std)
+	if (counted)
+		PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (ok) {
+		PMPI_Gatherv(mine, nst * (int)sizeof(*mine), MPI_BYTE, A.d, bd, od, MPI_BYTE, 0,
+			     MPI_COMM_WORLD);
+		PMPI_Gatherv(vs.rec, nrec * (int)sizeof(*vs.rec), MPI_BYTE, A.r, br, orr, MPI_BYTE, 0,
+			     MPI_COMM_WORLD);
+	}
+	if (vs.rank == 0 && ok)
 		analyse(&A, total);
+	else if (vs.rank == 0)
+		fprintf(stderr, "sonde: vsensor: out of memory gathering the ranks' records: "
+			"nothing analysed; each rank's records are in %s\n", vs.dir);
 	free(A.nd);
 	free(A.nr);
 	free(A.doff);

@@ -1,13 +1,28 @@
 /* solo.c - one rank (pmpi-solo.h's stubs: no mpirun) computing in a loop of fixed work for
  * SECONDS of wall time (default 2), for sonde vsensor's output directory and its records
- * (t608).  Prints "solo: done" at the end.  */
+ * (t608).  Prints "solo: done" at the end.  `solo SECONDS oom`: every calloc from
+ * MPI_Finalize on fails (this file's calloc stands in for libc's), as on a rank out of
+ * memory at the end of a long job.  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "pmpi-solo.h"
 
 static double v[20000];
+static int no_memory;
+
+void *__libc_calloc(size_t n, size_t size);
+void *calloc(size_t n, size_t size)
+{
+	if (no_memory) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_calloc(n, size);
+}
 
 static double now(void)
 {
@@ -33,7 +48,9 @@ int main(int argc, char **argv)
 		step();
 		n++;
 	}
+	no_memory = argc > 2 && !strcmp(argv[2], "oom");
 	MPI_Finalize();
+	no_memory = 0;
 	printf("solo: %s\n", n > 0 ? "done" : "no iteration");
 	return 0;
 }
