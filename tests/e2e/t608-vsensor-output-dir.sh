@@ -10,7 +10,15 @@
 #    this 2-rank job's);
 #  - a run killed (SIGKILL) after 2.5 s of 5: its rank file holds records (flushed at
 #    least once a second; before, in batches of 256, 12.8 s of a simple rank), `records`
-#    prints them, and `report` says the job did not reach MPI_Finalize;
+#    prints them, and `report` judges the job from the ranks' files (rank-<r>.sensors and
+#    .rec: judge.h) and says so, status 0, the matrices now there (before 2026-11-28: "did
+#    not reach MPI_Finalize", status 1, nothing judged); a directory without
+#    rank-0.sensors (a run of before) still gets that message;
+#  - judged from the files, a finished run's directory gives its runtime's files: events
+#    and the CPU and core matrices byte for byte, the compute matrix within 1e-6 (the file
+#    holds a record's seconds in whole microseconds, the runtime judged the float);
+#  - a rank stopped 2 s, resumed, then killed: judged from its files, an event of compute
+#    spans the stop;
 #  - a rank stopped 2 s mid-sensor: the slices it covered hold its time, and an event;
 #  - rank 0 out of memory at MPI_Finalize (`solo SECONDS oom`: every calloc from there on
 #    fails): the program ends as alone (its output, status 0), one line says nothing was
@@ -57,8 +65,27 @@ check "t608-killed-records-${sz:-none}-bytes" [ "${sz:-0}" -gt 4 ]
 "$SONDE" vsensor records "$T/k" >k.csv 2>k.err
 check t608-killed-records-rows [ "$(($(wc -l <k.csv) - 1))" -gt 0 ]
 "$SONDE" vsensor report "$T/k" >k.out 2>k.rep
-check t608-killed-report-status [ $? -eq 1 ]
-check t608-killed-report-says grep -q "the job did not reach MPI_Finalize .*sonde vsensor records $T/k" k.rep
+check t608-killed-report-status [ $? -eq 0 ]
+check t608-killed-report-says grep -q "^sonde: vsensor: '$T/k': the job did not reach MPI_Finalize .*: judged now from its ranks' files, .*: [1-9][0-9]* records, [0-9]* variance events\?; the matrices are written there\$" k.rep
+check t608-killed-matrices [ -s "$T/k/matrix-compute.csv" -a -s "$T/k/events.csv" -a -s "$T/k/sensors.csv" ]
+check t608-killed-heat-map grep -q "^compute" k.out
+# a run of before 2026-11-28 (no rank-0.sensors): not judged, the message as it was
+mkdir old && cp "$T/k/rank-0.rec" old/
+"$SONDE" vsensor report "$T/old" >/dev/null 2>old.rep
+check t608-old-killed-status [ $? -eq 1 ]
+check t608-old-killed-says grep -q "the job did not reach MPI_Finalize .*sonde vsensor records $T/old" old.rep
+
+# the files judged again give the runtime's own (same: the finished run above)
+mkdir again && cp "$T"/same/rank-0.* again/
+"$SONDE" vsensor report "$T/again" >/dev/null 2>again.rep
+for f in events matrix-cpu matrix-core matrix-network matrix-io; do
+	check "t608-again-$f" cmp "$T/same/$f.csv" "$T/again/$f.csv"
+done
+check t608-again-compute awk -F, 'FNR == NR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; n = FNR; next }
+	{ for (i = 1; i <= NF; i++) { x = a[FNR, i]; y = $i
+	  if (FNR == 1 || x == "" || y == "") { if (x != y) exit 1; continue }
+	  if (x - y > 1e-6 * x || y - x > 1e-6 * x) exit 1 } m = FNR }
+	END { exit !(m == n && n >= 2) }' "$T/same/matrix-compute.csv" "$T/again/matrix-compute.csv"
 
 # a stall: the rank stopped (SIGSTOP) 2 s in mid-sensor.  The instance's time goes to every
 # slice it covered whole (records of over 1 s in at least 5 of the ~10), and an event of
@@ -76,6 +103,19 @@ long=$(awk -F, 'NR > 1 && $4 > 1000000 { n++ } END { print n + 0 }' stop.csv)
 check "t608-stall-spread-$long-slices" [ "$long" -ge 5 ]
 # (an event of 1.4 s or more: the stop is 2 s, its place in the run moves with start-up)
 check t608-stall-event awk -F, 'NR > 1 && $4 == "compute" && $3 - $2 >= 1.4 { ok = 1 } END { exit !ok }' "$T/stop/events.csv"
+# stopped 2 s, resumed, and killed before MPI_Finalize: the event, judged from the files
+SONDE_DIR=$T/stopk SONDE_VS_LIVE=0 ./solo 8 >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -STOP $pid
+sleep 2
+kill -CONT $pid
+sleep 2
+kill -KILL $pid
+wait $pid 2>/dev/null
+"$SONDE" vsensor report "$T/stopk" >stopk.out 2>stopk.rep
+check t608-stopped-killed-judged grep -q "judged now from its ranks' files" stopk.rep
+check t608-stopped-killed-event awk -F, 'NR > 1 && $4 == "compute" && $3 - $2 >= 1.4 { ok = 1 } END { exit !ok }' "$T/stopk/events.csv"
 "$SONDE" vsensor report "$T/nodir" >/dev/null 2>nd.err
 check t608-nodir-status [ $? -eq 1 ]
 check t608-nodir-says grep -q "'$T/nodir': No such file or directory" nd.err

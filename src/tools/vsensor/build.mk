@@ -24,5 +24,5 @@ $(B)/vsrt/file.o: src/prof/file.c src/prof/file.h
 	@mkdir -p $(dir $@)
 	$(Q)$(VS_MPICC) -std=gnu11 -O2 -g -fPIC $(WARN) -Isrc -D_GNU_SOURCE -c $< -o $@
 
-$(B)/libsonde-vsensor.a: $(B)/vsrt/vsrt.o $(B)/vsrt/model.o $(B)/vsrt/rec.o $(B)/vsrt/csv.o $(B)/vsrt/file.o
+$(B)/libsonde-vsensor.a: $(B)/vsrt/vsrt.o $(B)/vsrt/judge.o $(B)/vsrt/model.o $(B)/vsrt/rec.o $(B)/vsrt/csv.o $(B)/vsrt/file.o
 	$(Q)rm -f $@ && ar rcs $@ $^

@@ -425,34 +425,13 @@ static int cmd_cc(int argc, char **argv)
  * the status stays 0 (bench/lib.sh reads a rank that died in a write, as it always did). */
 static int records_file(const char *path, int rank)
 {
-	int err;
-	FILE *f = file_fopen_regular(path, &err);
-	if (!f) {
-		fprintf(stderr, "sonde: cannot read '%s': %s\n", path, file_strerror(err));
-		return 1;
-	}
-	size_t cap = 1 << 16, len = 0, got;
-	unsigned char *buf = malloc(cap);
-	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += got;
-		if (len == cap) {
-			unsigned char *b = realloc(buf, cap *= 2);
-			if (!b) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = b;
-		}
-	}
-	int rd = ferror(f);
-	fclose(f);
 	struct vs_rec *r = NULL;
-	size_t n = 0, rest = 0;
-	err = !buf ? -ENOMEM : rd ? -EIO : vs_rec_decode(buf, len, &r, &n, &rest);
-	free(buf);
+	size_t n, rest, len;
+	int err = vs_rec_read(path, &r, &n, &rest, &len);
 	if (err) {
 		fprintf(stderr, "sonde: cannot read '%s': %s\n", path,
-			err == VS_REC_BAD ? "not a record file of a version this sonde knows" : strerror(-err));
+			err == VS_REC_BAD ? "not a record file of a version this sonde knows" :
+			file_strerror(err));
 		return 1;
 	}
 	/* %.9g: a float32 printed so that it reads back to the same float */

@@ -2,9 +2,11 @@
 /* rec.c - encoding and decoding of the slice records (rec.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/file.h"
 #include "tools/vsensor/rec.h"
 
 static size_t put_varint(unsigned char *p, uint64_t v)
@@ -126,4 +128,30 @@ int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, siz
 	*out = r;
 	*n = k;
 	return 0;
+}
+
+int vs_rec_read(const char *path, struct vs_rec **out, size_t *n, size_t *rest, size_t *len)
+{
+	int err;
+	*out = NULL;
+	*n = *rest = *len = 0;
+	FILE *f = file_fopen_regular(path, &err);
+	if (!f)
+		return err;
+	size_t cap = 1 << 16, got;
+	unsigned char *buf = malloc(cap);
+	while (buf && (got = fread(buf + *len, 1, cap - *len, f)) > 0) {
+		*len += got;
+		if (*len == cap) {
+			unsigned char *b = realloc(buf, cap *= 2);
+			if (!b)
+				free(buf);
+			buf = b;
+		}
+	}
+	int rd = ferror(f);
+	fclose(f);
+	err = !buf ? -ENOMEM : rd ? -EIO : vs_rec_decode(buf, *len, out, n, rest);
+	free(buf);
+	return err;
 }

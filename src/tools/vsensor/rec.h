@@ -52,4 +52,8 @@ int vs_rec_decode(const unsigned char *buf, size_t len, struct vs_rec **out, siz
 		  size_t *rest);
 #define VS_REC_BAD (-EPROTO)
 
+/* Read and decode the file at path (a regular file: file_fopen_regular) as
+ * vs_rec_decode does; *len is the file's bytes.  0, -errno, or VS_REC_BAD. */
+int vs_rec_read(const char *path, struct vs_rec **out, size_t *n, size_t *rest, size_t *len);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "cmd/cmds.h"
 #include "prof/file.h"
+#include "tools/vsensor/judge.h"
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
 #include "ui/html.h"
@@ -25,11 +26,49 @@ struct loaded {
 	int nev;
 };
 
+/* A job that did not reach MPI_Finalize (a rank killed, the job aborted or timed out)
+ * left its ranks' files but no matrices: judge it from them as rank 0 would have (the
+ * default rule, as the runtime), write its files into dir and say so.  0 when the
+ * matrices are now there; else what to say is left to the caller (-ENOENT: a run of
+ * before 2026-11-28, with no rank-0.sensors; said here: cannot write). */
+static int judge_files(const char *dir)
+{
+	struct vs_rule rule;
+	vs_rule_default(&rule);
+	struct vs_judged j;
+	int err = vs_judge_files(dir, &rule, &j);
+	if (err == -ENOENT)
+		return err;
+	if (err) {
+		sonde_error("'%s': cannot judge the ranks' files: %s", dir,
+			    err == VS_REC_BAD ? "rank-0.sensors is not one this sonde knows"
+			    : strerror(-err));
+		return err;
+	}
+	if (j.write_err) {
+		sonde_error("'%s': judged from the ranks' files, but cannot write the matrices there: "
+			    "%s", dir, strerror(-j.write_err));
+		return j.write_err;
+	}
+	char missing[96] = "";
+	if (j.ranks_missing)
+		snprintf(missing, sizeof(missing), "; %d rank%s recorded nothing", j.ranks_missing,
+			 j.ranks_missing == 1 ? "" : "s");
+	fprintf(stderr, "sonde: vsensor: '%s': the job did not reach MPI_Finalize (a rank killed, the "
+		"job aborted or timed out): judged now from its ranks' files, each up to its last "
+		"write (at most about a second before it stopped): %lld records, %d variance "
+		"event%s%s; the matrices are written there\n", dir, j.records, j.events,
+		j.events == 1 ? "" : "s", missing);
+	return 0;
+}
+
 static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 {
 	memset(l, 0, sizeof(*l));
 	char path[4096];
 	int err = vs_matrix_read(&l->m, dir, path, sizeof(path));
+	if (err == -ENOENT && judge_files(dir) == 0)
+		err = vs_matrix_read(&l->m, dir, path, sizeof(path));
 	if (err == -ENOENT) {
 		struct stat st;
 		snprintf(path, sizeof(path), "%s/rank-0.rec", dir);

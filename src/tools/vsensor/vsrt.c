@@ -40,23 +40,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/vsensor/judge.h"
 #include "tools/vsensor/model.h"
 #include "tools/vsensor/rec.h"
 #include "tools/vsensor/vs-abi.h"
 #include "ui/csv.h"
 
 #define VS_MAX_SENSORS 1024
-#define VS_NAME 96
 #define VS_BATCH 256
 #define VS_SHORT_NS 5000
 #define VS_SHORT_AFTER 1000
 #define VS_LIVE_MAX 10		/* live warnings per rank */
-/* The CPU share's standard is this many times its best (10th percentile over all ranks
- * and slices): on a time-shared machine a rank's share moves by 3x with other users'
- * load (clean runs here: 2 to 6 ms of wall time per ms of CPU), so only a share under
- * 1/4 of the best (0.6 / 2.5) is low.  A hog on the rank's core or a 5% CPU quota
- * gives 1/10 to 1/50 of it. */
-#define VS_CPU_SLACK 2.5f
 
 struct vs_state {
 	struct vs_sensor *s;
@@ -66,12 +60,6 @@ struct vs_state {
 	double sum_avg, min_avg, weight_ns;
 };
 
-struct vs_desc {		/* one rank's sensor, as sent to rank 0 */
-	char name[VS_NAME];
-	int32_t kind, flags, off;
-	float std_us;
-	int64_t senses;
-};
 
 /* Live reporting (SONDE_VS_LIVE): the rank's own view of the slice being closed. */
 struct vs_live {
@@ -89,7 +77,7 @@ static struct {
 	long long t0, slice_ns;
 	char dir[512];
 	char why[1024];		/* why nothing is recorded (job_dir), said again at the end */
-	int fd;
+	int fd, sfd;		/* rank-<r>.rec, rank-<r>.sensors (judge.h) */
 	struct vs_state st[VS_MAX_SENSORS];
 	float best_us[VS_MAX_SENSORS];	/* this rank's fastest record so far (live baseline) */
 	int nst;
@@ -106,7 +94,7 @@ static struct {
 	pthread_t sampler;
 	int have_sampler;
 	struct vs_live live;
-} vs = { .sched_fd = -1, .cpu_id = -1, .stat_fd = -1, .core_id = -1 };
+} vs = { .fd = -1, .sfd = -1, .sched_fd = -1, .cpu_id = -1, .stat_fd = -1, .core_id = -1 };
 
 /* Samples from the sampler thread to the main thread: one producer, one consumer. */
 #define VS_RING 65536		/* 1.8 h of 200-ms slices (a share and a core each) without a drain */
@@ -165,10 +153,10 @@ void vs_tick(struct vs_sensor *s)
 		s->t0 = now_ns();
 }
 
-static void write_all(const unsigned char *p, size_t len)
+static void write_fd(int fd, const unsigned char *p, size_t len)
 {
 	while (len) {
-		ssize_t w = write(vs.fd, p, len);
+		ssize_t w = write(fd, p, len);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -176,6 +164,27 @@ static void write_all(const unsigned char *p, size_t len)
 		p += w;
 		len -= w;
 	}
+}
+
+static void write_all(const unsigned char *p, size_t len)
+{
+	write_fd(vs.fd, p, len);
+}
+
+/* Sensor id (registered: vs.st[id]) into rank-<r>.sensors, or its switching off: the
+ * table `report` judges a job by when it never reached MPI_Finalize (judge.h). */
+static void note_sensor(int id, int off)
+{
+	if (vs.sfd < 0)
+		return;
+	char line[VS_NAME + 64];
+	const struct vs_sensor *s = vs.st[id].s;
+	int n = off ? snprintf(line, sizeof(line), "off\t%d\n", id)
+		    : snprintf(line, sizeof(line), "%d\t%d\t%d\t%.*s\n", id, s->kind, s->flags,
+			       VS_NAME - 1, s->name);
+	if (n > 0)
+		write_fd(vs.sfd, (const unsigned char *)line, (size_t)n < sizeof(line) ? (size_t)n
+			 : sizeof(line) - 1);
 }
 
 /* The records since the last flush, in format 2 (rec.h): a batch of VS_BATCH takes at
@@ -429,6 +438,9 @@ static void vs_atfork_child(void)
 	if (vs.fd >= 0)
 		close(vs.fd);
 	vs.fd = -1;
+	if (vs.sfd >= 0)
+		close(vs.sfd);
+	vs.sfd = -1;
 	vs.have_sampler = 0;
 	if (vs.sched_fd >= 0)
 		close(vs.sched_fd);
@@ -532,6 +544,7 @@ void vs_tock(struct vs_sensor *s)
 		}
 		vs.st[vs.nst].s = s;
 		s->gid = ++vs.nst;
+		note_sensor(s->gid - 1, 0);
 	}
 	int id = s->gid - 1;
 	struct vs_state *st = &vs.st[id];
@@ -543,6 +556,7 @@ void vs_tock(struct vs_sensor *s)
 	st->total_ns += dt;
 	if (++st->total_cnt == VS_SHORT_AFTER && st->total_ns / st->total_cnt < VS_SHORT_NS) {
 		s->off = 1;	/* too short: timing it would cost more than it tells */
+		note_sensor(id, 1);
 		st->acc = st->cnt = 0;
 		return;
 	}
@@ -645,11 +659,20 @@ static void vs_start(void)
 	vs.fd = vs.dir[0] ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	if (vs.fd >= 0)
 		write_all((const unsigned char *)VS_REC_MAGIC, VS_REC_MAGIC_LEN);
+	snprintf(path, sizeof(path), "%s/rank-%d.sensors", vs.dir, vs.rank);
+	vs.sfd = vs.fd >= 0 ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	if (vs.sfd >= 0) {
+		char head[128];
+		int n = snprintf(head, sizeof(head), VS_SENSORS_HEAD "ranks %d, slice_ms %ld\n",
+				 vs.size, sl);
+		write_fd(vs.sfd, (const unsigned char *)head, (size_t)n);
+	}
 	vs.sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	if (vs.sched_fd >= 0) {
 		vs.st[vs.nst].s = &cpu_sensor;
 		cpu_sensor.gid = ++vs.nst;
 		vs.cpu_id = cpu_sensor.gid - 1;
+		note_sensor(vs.cpu_id, 0);
 		vs.node = node_index();
 		vs.stat_fd = vs.node >= 0 && vs.node < (1 << 24) / VS_NODE_CPUS - 1
 			? open("/proc/thread-self/stat", O_RDONLY | O_CLOEXEC) : -1;
@@ -657,6 +680,7 @@ static void vs_start(void)
 			vs.st[vs.nst].s = &core_sensor;
 			core_sensor.gid = ++vs.nst;
 			vs.core_id = core_sensor.gid - 1;
+			note_sensor(vs.core_id, 0);
 		}
 	}
 	const char *live = getenv("SONDE_VS_LIVE");
@@ -692,191 +716,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 /* ---- rank 0: cross-rank analysis ---- */
 
-struct all {
-	int *nd, *nr;			/* per rank: sensors, records */
-	struct vs_desc *d;		/* all ranks' sensors, rank after rank */
-	struct vs_rec *r;
-	int *doff, *roff;
-	float *std;			/* per entry of d: the standard time to use */
-};
-
-static int cmp_float(const void *x, const void *y)
+static void analyse(struct vs_all *A)
 {
-	float a = *(const float *)x, b = *(const float *)y;
-	return a < b ? -1 : a > b;
-}
-
-/*
- * The standard time of each sensor: the 10th percentile of its slice records, over all
- * ranks (the global baseline that catches a rank slow for the whole run), or over its
- * own rank for rank-dependent sensors and for network sensors (a collective's time
- * depends on the rank's role in it).  The 10th percentile and not the fastest record:
- * one lucky slice would otherwise set the bar for the whole run.
- */
-static void standards(struct all *A, int total)
-{
-	int totalr = 0;
-	for (int q = 0; q < vs.size; q++)
-		totalr += A->nr[q];
-	float *v = malloc((totalr ? totalr : 1) * sizeof(float));
-	if (!v)
-		return;
-	for (int q = 0; q < vs.size; q++)
-		for (int i = 0; i < A->nd[q]; i++) {
-			struct vs_desc *d = &A->d[A->doff[q] + i];
-			int local = (d->flags & VS_F_RANK_DEP) || d->kind == 1, n = 0;
-			for (int p = 0; p < vs.size; p++) {
-				if (local && p != q)
-					continue;
-				for (int j = 0; j < A->nr[p]; j++) {
-					struct vs_rec *r = &A->r[A->roff[p] + j];
-					if (r->mean_us > 0 && !strcmp(A->d[A->doff[p] + r->sensor].name, d->name))
-						v[n++] = r->mean_us;
-				}
-			}
-			qsort(v, n, sizeof(float), cmp_float);
-			/* the core's "time" is a CPU number: it has no standard */
-			A->std[A->doff[q] + i] = n && !(d->flags & VS_F_CORE)
-				? v[n / 10] * (d->flags & VS_F_CPU ? VS_CPU_SLACK : 1) : 0;
-		}
-	free(v);
-	(void)total;
-}
-
-static void build_matrix(struct all *A, struct vs_matrix *m)
-{
-	int nbins = 0;
-	for (int q = 0; q < vs.size; q++)
-		for (int i = 0; i < A->nr[q]; i++)
-			if (A->r[A->roff[q] + i].bin + 1 > nbins)
-				nbins = A->r[A->roff[q] + i].bin + 1;
-	if (vs_matrix_alloc(m, vs.size, nbins, vs.slice_ns / 1e9))
-		return;
-	size_t cells = (size_t)vs.size * (nbins ? nbins : 1);
-	double *w = calloc((size_t)VS_KINDS * cells, sizeof(double));
-	float *cpu = malloc(cells * sizeof(float)), *cpu_raw = malloc(cells * sizeof(float));
-	if (!w || !cpu || !cpu_raw) {
-		free(w);
-		free(cpu);
-		free(cpu_raw);
-		return;
-	}
-	/* the typical CPU share of the job, for step 5 of the rule (a rank waiting for a
-	 * CPU): the median over all ranks and slices, not the best, which on shared cores
-	 * is a rank alone on its core for a moment (its partner asleep in MPI) */
-	float typ = 0;
-	size_t ncpu = 0;
-	for (int q = 0; q < vs.size; q++)
-		for (int i = 0; i < A->nr[q]; i++)
-			if ((A->d[A->doff[q] + A->r[A->roff[q] + i].sensor].flags & VS_F_CPU) && ncpu < cells)
-				cpu[ncpu++] = A->r[A->roff[q] + i].mean_us;
-	if (ncpu) {
-		qsort(cpu, ncpu, sizeof(float), cmp_float);
-		typ = cpu[ncpu / 2];
-	}
-	for (size_t c = 0; c < cells; c++)
-		cpu[c] = NAN;
-	for (int q = 0; q < vs.size; q++)
-		for (int i = 0; i < A->nr[q]; i++) {
-			struct vs_rec *r = &A->r[A->roff[q] + i];
-			int di = A->doff[q] + r->sensor;
-			int k = A->d[di].kind;
-			if (r->mean_us <= 0 || r->bin < 0 || r->bin >= nbins)
-				continue;
-			size_t c = (size_t)q * nbins + r->bin;
-			if (A->d[di].flags & VS_F_CORE) {
-				m->v[VS_CORE][c] = r->mean_us - 1;	/* stored as CPU + 1 */
-				continue;
-			}
-			if (k < 0 || k >= VS_KINDS || A->std[di] <= 0)
-				continue;
-			double p = A->std[di] / r->mean_us;
-			if (p > 1)
-				p = 1;	/* faster than standard is not better than best */
-			if (A->d[di].flags & VS_F_CPU) {
-				cpu[c] = p;
-				cpu_raw[c] = typ / r->mean_us;
-				continue;
-			}
-			float *v = &m->v[k][c];
-			double *ww = &w[(size_t)k * cells + c];
-			*v = isnan(*v) ? p * r->weight_s : *v + p * r->weight_s;
-			*ww += r->weight_s;
-		}
-	for (int k = 0; k < VS_KINDS; k++)
-		for (size_t c = 0; c < cells; c++)
-			if (!isnan(m->v[k][c]))
-				m->v[k][c] = w[(size_t)k * cells + c] > 0 ? m->v[k][c] / w[(size_t)k * cells + c] : NAN;
-	/* a compute cell is the slower of the compute sensors and the CPU share: a rank
-	 * that gets a fraction of its core computes at that fraction of its speed, even
-	 * when each of its senses runs whole */
-	for (size_t c = 0; c < cells; c++) {
-		if (!isnan(cpu[c]) && (isnan(m->v[0][c]) || cpu[c] < m->v[0][c]))
-			m->v[0][c] = cpu[c];
-		/* the share itself, against its typical value, for step 5 */
-		m->v[VS_CPU][c] = isnan(cpu[c]) ? NAN : fminf(1, cpu_raw[c]);
-	}
-	free(w);
-	free(cpu);
-	free(cpu_raw);
-}
-
-/* The sensors that ran slow inside an event's cells, for its sensors column. */
-static void event_sensors(struct all *A, const struct vs_rule *rule, struct vs_event *e)
-{
-	int n = 0;
-	for (int q = e->r0; q <= e->r1; q++)
-		for (int i = 0; i < A->nr[q]; i++) {
-			struct vs_rec *r = &A->r[A->roff[q] + i];
-			struct vs_desc *d = &A->d[A->doff[q] + r->sensor];
-			if (d->kind != e->kind || r->bin < e->s0 || r->bin > e->s1 || A->std[A->doff[q] + r->sensor] <= 0 ||
-			    A->std[A->doff[q] + r->sensor] / r->mean_us >= rule->threshold[e->kind])
-				continue;
-			if (strstr(e->sensors, d->name))
-				continue;
-			size_t o = strlen(e->sensors);
-			if (n == 4 || o + strlen(d->name) + 3 >= sizeof(e->sensors))
-				continue;
-			snprintf(e->sensors + o, sizeof(e->sensors) - o, "%s%s", o ? "; " : "", d->name);
-			n++;
-		}
-}
-
-static void write_sensors(struct all *A, int total)
-{
-	char path[600];
-	snprintf(path, sizeof(path), "%s/sensors.csv", vs.dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return;
-	static const char *const head[] = { "rank", "sensor", "kind", "rank_dependent", "standard_us",
-					    "senses", "switched_off" };
-	csv_row(f, 7, head);
-	for (int q = 0; q < vs.size; q++)
-		for (int i = 0; i < A->nd[q]; i++) {
-			struct vs_desc *d = &A->d[A->doff[q] + i];
-			char rk[16], sd[32], se[32];
-			snprintf(rk, sizeof(rk), "%d", q);
-			snprintf(sd, sizeof(sd), "%.2f", A->std[A->doff[q] + i]);
-			if (d->flags & VS_F_CORE)
-				sd[0] = 0;	/* a CPU number has no standard time */
-			snprintf(se, sizeof(se), "%lld", (long long)d->senses);
-			const char *row[] = { rk, d->name, vs_model_kind(d->kind),
-					      d->flags & VS_F_RANK_DEP ? "yes" : "no", sd, se, d->off ? "yes" : "no" };
-			csv_row(f, 7, row);
-		}
-	(void)total;
-	fclose(f);
-}
-
-static void analyse(struct all *A, int total)
-{
-	standards(A, total);
-	struct vs_matrix m;
-	memset(&m, 0, sizeof(m));
-	build_matrix(A, &m);
-	if (!m.v[0])
-		return;
 	struct vs_rule rule;
 	vs_rule_default(&rule);
 	const char *t = getenv("SONDE_VS_THRESHOLD");
@@ -888,36 +729,18 @@ static void analyse(struct all *A, int total)
 	else if (t && *t)
 		for (int k = 0; k < VS_KINDS; k++)
 			rule.threshold[k] = th;
-	unsigned char *flag[VS_KINDS];
-	size_t cells = (size_t)m.nranks * (m.nslices ? m.nslices : 1);
-	for (int k = 0; k < VS_KINDS; k++)
-		flag[k] = calloc(cells, 1);
-	if (flag[0] && flag[1] && flag[2]) {
-		struct vs_event *ev = calloc(512, sizeof(*ev));
-		vs_detect(&m, &rule, flag);
-		int n = ev ? vs_events(&m, flag, ev, 512) : 0;
-		for (int i = 0; i < n; i++)
-			event_sensors(A, &rule, &ev[i]);
-		int we = vs_matrix_write(&m, vs.dir);
-		if (!we)
-			we = vs_events_write(&m, ev, n, vs.dir);
-		write_sensors(A, total);
-		int nsens = 0;
-		for (int i = 0; total && i < A->nd[0]; i++)
-			nsens += !(A->d[i].flags & (VS_F_CPU | VS_F_CORE));
-		if (we)
-			fprintf(stderr, "sonde: vsensor: could not write the matrices into '%s': %s "
-				"(the raw records: sonde vsensor records %s)\n", vs.dir, strerror(-we),
-				vs.dir);
-		else
-			fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s, %d variance "
-				"event%s; see %s\n", vs.size, vs.size == 1 ? "" : "s", nsens,
-				nsens == 1 ? "" : "s", n, n == 1 ? "" : "s", vs.dir);
-		free(ev);
-	}
-	for (int k = 0; k < VS_KINDS; k++)
-		free(flag[k]);
-	vs_matrix_release(&m);
+	struct vs_judged j;
+	if (vs_judge(A, &rule, vs.dir, &j))
+		fprintf(stderr, "sonde: vsensor: out of memory judging the ranks' records; "
+			"`sonde vsensor report %s` judges them from the files\n", vs.dir);
+	else if (j.write_err)
+		fprintf(stderr, "sonde: vsensor: could not write the matrices into '%s': %s "
+			"(the raw records: sonde vsensor records %s)\n", vs.dir, strerror(-j.write_err),
+			vs.dir);
+	else
+		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s, %d variance "
+			"event%s; see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
+			j.sensors == 1 ? "" : "s", j.events, j.events == 1 ? "" : "s", vs.dir);
 }
 
 static void gather(void)
@@ -947,8 +770,10 @@ static void gather(void)
 			d->std_us = vs.rec[i].mean_us;
 	}
 	int counts[2] = { nst, nrec };
-	struct all A;
+	struct vs_all A;
 	memset(&A, 0, sizeof(A));
+	A.nranks = vs.size;
+	A.slice_s = vs.slice_ns / 1e9;
 	int *cnt2 = NULL, *bd = NULL, *br = NULL, *od = NULL, *orr = NULL, total = 0, totalr = 0;
 	/* rank 0 out of memory cannot receive: it says so to every rank (a broadcast all
 	 * take part in), and all leave together; no rank is left waiting in a gather */
@@ -996,7 +821,7 @@ static void gather(void)
 			     MPI_COMM_WORLD);
 	}
 	if (vs.rank == 0 && ok)
-		analyse(&A, total);
+		analyse(&A);
 	else if (vs.rank == 0)
 		fprintf(stderr, "sonde: vsensor: out of memory gathering the ranks' records: "
 			"nothing analysed; each rank's records are in %s\n", vs.dir);
@@ -1041,6 +866,9 @@ int MPI_Finalize(void)
 		if (vs.fd >= 0)
 			close(vs.fd);
 		vs.fd = -1;
+		if (vs.sfd >= 0)
+			close(vs.sfd);
+		vs.sfd = -1;
 		gather();
 	}
 	return PMPI_Finalize();

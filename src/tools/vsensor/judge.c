@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * judge.c - the cross-rank analysis of sonde vsensor (judge.h): every rank's sensors and
+ * slice records into the standard times, the rank x slice matrices, the detection rule's
+ * events and the files of the job's directory.  Run by rank 0 at MPI_Finalize (vsrt.c,
+ * on the records gathered in memory) and by `sonde vsensor report` on the rank files of
+ * a job that did not reach it (report.c, vs_judge_files): the same code on the same
+ * records gives the same files.
+ * Library code: returns 0/-errno, never prints.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/file.h"
+#include "tools/vsensor/judge.h"
+#include "tools/vsensor/rec.h"
+#include "tools/vsensor/vs-abi.h"
+#include "ui/csv.h"
+
+
+static int cmp_float(const void *x, const void *y)
+{
+	float a = *(const float *)x, b = *(const float *)y;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The standard time of each sensor: the 10th percentile of its slice records, over all
+ * ranks (the global baseline that catches a rank slow for the whole run), or over its
+ * own rank for rank-dependent sensors and for network sensors (a collective's time
+ * depends on the rank's role in it).  The 10th percentile and not the fastest record:
+ * one lucky slice would otherwise set the bar for the whole run.
+ */
+static void standards(struct vs_all *A)
+{
+	int totalr = 0;
+	for (int q = 0; q < A->nranks; q++)
+		totalr += A->nr[q];
+	float *v = malloc((totalr ? totalr : 1) * sizeof(float));
+	if (!v)
+		return;
+	for (int q = 0; q < A->nranks; q++)
+		for (int i = 0; i < A->nd[q]; i++) {
+			struct vs_desc *d = &A->d[A->doff[q] + i];
+			int local = (d->flags & VS_F_RANK_DEP) || d->kind == 1, n = 0;
+			for (int p = 0; p < A->nranks; p++) {
+				if (local && p != q)
+					continue;
+				for (int j = 0; j < A->nr[p]; j++) {
+					struct vs_rec *r = &A->r[A->roff[p] + j];
+					if (r->mean_us > 0 && !strcmp(A->d[A->doff[p] + r->sensor].name, d->name))
+						v[n++] = r->mean_us;
+				}
+			}
+			qsort(v, n, sizeof(float), cmp_float);
+			/* the core's "time" is a CPU number: it has no standard */
+			A->std[A->doff[q] + i] = n && !(d->flags & VS_F_CORE)
+				? v[n / 10] * (d->flags & VS_F_CPU ? VS_CPU_SLACK : 1) : 0;
+		}
+	free(v);
+}
+
+static void build_matrix(struct vs_all *A, struct vs_matrix *m)
+{
+	int nbins = 0;
+	for (int q = 0; q < A->nranks; q++)
+		for (int i = 0; i < A->nr[q]; i++)
+			if (A->r[A->roff[q] + i].bin + 1 > nbins)
+				nbins = A->r[A->roff[q] + i].bin + 1;
+	if (vs_matrix_alloc(m, A->nranks, nbins, A->slice_s))
+		return;
+	size_t cells = (size_t)A->nranks * (nbins ? nbins : 1);
+	double *w = calloc((size_t)VS_KINDS * cells, sizeof(double));
+	float *cpu = malloc(cells * sizeof(float)), *cpu_raw = malloc(cells * sizeof(float));
+	if (!w || !cpu || !cpu_raw) {
+		free(w);
+		free(cpu);
+		free(cpu_raw);
+		return;
+	}
+	/* the typical CPU share of the job, for step 5 of the rule (a rank waiting for a
+	 * CPU): the median over all ranks and slices, not the best, which on shared cores
+	 * is a rank alone on its core for a moment (its partner asleep in MPI) */
+	float typ = 0;
+	size_t ncpu = 0;
+	for (int q = 0; q < A->nranks; q++)
+		for (int i = 0; i < A->nr[q]; i++)
+			if ((A->d[A->doff[q] + A->r[A->roff[q] + i].sensor].flags & VS_F_CPU) && ncpu < cells)
+				cpu[ncpu++] = A->r[A->roff[q] + i].mean_us;
+	if (ncpu) {
+		qsort(cpu, ncpu, sizeof(float), cmp_float);
+		typ = cpu[ncpu / 2];
+	}
+	for (size_t c = 0; c < cells; c++)
+		cpu[c] = NAN;
+	for (int q = 0; q < A->nranks; q++)
+		for (int i = 0; i < A->nr[q]; i++) {
+			struct vs_rec *r = &A->r[A->roff[q] + i];
+			int di = A->doff[q] + r->sensor;
+			int k = A->d[di].kind;
+			if (r->mean_us <= 0 || r->bin < 0 || r->bin >= nbins)
+				continue;
+			size_t c = (size_t)q * nbins + r->bin;
+			if (A->d[di].flags & VS_F_CORE) {
+				m->v[VS_CORE][c] = r->mean_us - 1;	/* stored as CPU + 1 */
+				continue;
+			}
+			if (k < 0 || k >= VS_KINDS || A->std[di] <= 0)
+				continue;
+			double p = A->std[di] / r->mean_us;
+			if (p > 1)
+				p = 1;	/* faster than standard is not better than best */
+			if (A->d[di].flags & VS_F_CPU) {
+				cpu[c] = p;
+				cpu_raw[c] = typ / r->mean_us;
+				continue;
+			}
+			float *v = &m->v[k][c];
+			double *ww = &w[(size_t)k * cells + c];
+			*v = isnan(*v) ? p * r->weight_s : *v + p * r->weight_s;
+			*ww += r->weight_s;
+		}
+	for (int k = 0; k < VS_KINDS; k++)
+		for (size_t c = 0; c < cells; c++)
+			if (!isnan(m->v[k][c]))
+				m->v[k][c] = w[(size_t)k * cells + c] > 0 ? m->v[k][c] / w[(size_t)k * cells + c] : NAN;
+	/* a compute cell is the slower of the compute sensors and the CPU share: a rank
+	 * that gets a fraction of its core computes at that fraction of its speed, even
+	 * when each of its senses runs whole */
+	for (size_t c = 0; c < cells; c++) {
+		if (!isnan(cpu[c]) && (isnan(m->v[0][c]) || cpu[c] < m->v[0][c]))
+			m->v[0][c] = cpu[c];
+		/* the share itself, against its typical value, for step 5 */
+		m->v[VS_CPU][c] = isnan(cpu[c]) ? NAN : fminf(1, cpu_raw[c]);
+	}
+	free(w);
+	free(cpu);
+	free(cpu_raw);
+}
+
+/* The sensors that ran slow inside an event's cells, for its sensors column. */
+static void event_sensors(struct vs_all *A, const struct vs_rule *rule, struct vs_event *e)
+{
+	int n = 0;
+	for (int q = e->r0; q <= e->r1; q++)
+		for (int i = 0; i < A->nr[q]; i++) {
+			struct vs_rec *r = &A->r[A->roff[q] + i];
+			struct vs_desc *d = &A->d[A->doff[q] + r->sensor];
+			if (d->kind != e->kind || r->bin < e->s0 || r->bin > e->s1 || A->std[A->doff[q] + r->sensor] <= 0 ||
+			    A->std[A->doff[q] + r->sensor] / r->mean_us >= rule->threshold[e->kind])
+				continue;
+			if (strstr(e->sensors, d->name))
+				continue;
+			size_t o = strlen(e->sensors);
+			if (n == 4 || o + strlen(d->name) + 3 >= sizeof(e->sensors))
+				continue;
+			snprintf(e->sensors + o, sizeof(e->sensors) - o, "%s%s", o ? "; " : "", d->name);
+			n++;
+		}
+}
+
+static void write_sensors(struct vs_all *A, const char *dir)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/sensors.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	static const char *const head[] = { "rank", "sensor", "kind", "rank_dependent", "standard_us",
+					    "senses", "switched_off" };
+	csv_row(f, 7, head);
+	for (int q = 0; q < A->nranks; q++)
+		for (int i = 0; i < A->nd[q]; i++) {
+			struct vs_desc *d = &A->d[A->doff[q] + i];
+			char rk[16], sd[32], se[32];
+			snprintf(rk, sizeof(rk), "%d", q);
+			snprintf(sd, sizeof(sd), "%.2f", A->std[A->doff[q] + i]);
+			if (d->flags & VS_F_CORE)
+				sd[0] = 0;	/* a CPU number has no standard time */
+			snprintf(se, sizeof(se), "%lld", (long long)d->senses);
+			if (d->senses < 0)
+				se[0] = 0;	/* judged from the files: not known */
+			const char *row[] = { rk, d->name, vs_model_kind(d->kind),
+					      d->flags & VS_F_RANK_DEP ? "yes" : "no", sd, se,
+					      d->off < 0 ? "" : d->off ? "yes" : "no" };
+			csv_row(f, 7, row);
+		}
+	fclose(f);
+}
+
+int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, struct vs_judged *out)
+{
+	memset(out, 0, sizeof(*out));
+	standards(A);
+	struct vs_matrix m;
+	memset(&m, 0, sizeof(m));
+	build_matrix(A, &m);
+	if (!m.v[0])
+		return -ENOMEM;
+	unsigned char *flag[VS_KINDS];
+	size_t cells = (size_t)m.nranks * (m.nslices ? m.nslices : 1);
+	for (int k = 0; k < VS_KINDS; k++)
+		flag[k] = calloc(cells, 1);
+	struct vs_event *ev = calloc(512, sizeof(*ev));
+	int err = 0;
+	if (flag[0] && flag[1] && flag[2] && ev) {
+		vs_detect(&m, rule, flag);
+		int n = vs_events(&m, flag, ev, 512);
+		for (int i = 0; i < n; i++)
+			event_sensors(A, rule, &ev[i]);
+		out->write_err = vs_matrix_write(&m, dir);
+		if (!out->write_err)
+			out->write_err = vs_events_write(&m, ev, n, dir);
+		write_sensors(A, dir);
+		for (int i = 0; A->nranks && i < A->nd[0]; i++)
+			out->sensors += !(A->d[i].flags & (VS_F_CPU | VS_F_CORE));
+		out->events = n;
+	} else {
+		err = -ENOMEM;
+	}
+	free(ev);
+	for (int k = 0; k < VS_KINDS; k++)
+		free(flag[k]);
+	vs_matrix_release(&m);
+	return err;
+}
+
+/* One rank's sensors file into *d (malloc'd, *n entries); the header's ranks and slice
+ * into *nranks and *slice_ms when they are not NULL.  0, -errno, or VS_REC_BAD. */
+static int read_sensors(const char *path, struct vs_desc **d, int *n, int *nranks, long *slice_ms)
+{
+	int err;
+	*d = NULL;
+	*n = 0;
+	FILE *f = file_fopen_regular(path, &err);
+	if (!f)
+		return err;
+	char line[512];
+	int cap = 0, nr = 0;
+	long ms = 0;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, VS_SENSORS_HEAD, strlen(VS_SENSORS_HEAD)) ||
+	    sscanf(line + strlen(VS_SENSORS_HEAD), "ranks %d, slice_ms %ld", &nr, &ms) != 2 ||
+	    nr <= 0 || nr > (1 << 24) || ms <= 0 || ms > 3600000) {
+		fclose(f);
+		return VS_REC_BAD;
+	}
+	if (nranks)
+		*nranks = nr;
+	if (slice_ms)
+		*slice_ms = ms;
+	err = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int id, kind, flags, used = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "off\t%d", &id) == 1) {
+			if (id >= 0 && id < *n)
+				(*d)[id].off = 1;
+			continue;
+		}
+		/* a line cut short by a kill, or not one of ours: the sensors after it are not
+		 * known, and their records are left out */
+		if (sscanf(line, "%d\t%d\t%d\t%n", &id, &kind, &flags, &used) != 3 || !used ||
+		    id != *n)
+			break;
+		if (*n == cap) {
+			struct vs_desc *m = realloc(*d, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(**d));
+			if (!m) {
+				err = -ENOMEM;
+				break;
+			}
+			*d = m;
+		}
+		struct vs_desc *x = &(*d)[(*n)++];
+		memset(x, 0, sizeof(*x));
+		snprintf(x->name, sizeof(x->name), "%s", line + used);
+		x->kind = kind;
+		x->flags = flags;
+		x->senses = -1;
+	}
+	fclose(f);
+	return err;
+}
+
+int vs_judge_files(const char *dir, const struct vs_rule *rule, struct vs_judged *out)
+{
+	char path[4096];
+	int nranks = 0, err;
+	long slice_ms = 0;
+	struct vs_desc *d0;
+	int n0;
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/rank-0.sensors", dir);
+	err = read_sensors(path, &d0, &n0, &nranks, &slice_ms);
+	if (err)
+		return err;
+	free(d0);
+	struct vs_all A;
+	memset(&A, 0, sizeof(A));
+	A.nranks = nranks;
+	A.slice_s = slice_ms / 1e3;
+	A.nd = calloc(nranks, sizeof(int));
+	A.nr = calloc(nranks, sizeof(int));
+	A.doff = calloc(nranks, sizeof(int));
+	A.roff = calloc(nranks, sizeof(int));
+	struct vs_desc **dq = calloc(nranks, sizeof(*dq));
+	struct vs_rec **rq = calloc(nranks, sizeof(*rq));
+	err = A.nd && A.nr && A.doff && A.roff && dq && rq ? 0 : -ENOMEM;
+	int total = 0, totalr = 0;
+	for (int q = 0; !err && q < nranks; q++) {
+		snprintf(path, sizeof(path), "%s/rank-%d.sensors", dir, q);
+		int e = read_sensors(path, &dq[q], &A.nd[q], NULL, NULL);
+		if (e == -ENOMEM) {
+			err = e;
+			break;
+		}
+		A.doff[q] = total;
+		A.roff[q] = totalr;
+		if (e) {	/* a rank that never started recording: no sensors, no records */
+			A.nd[q] = 0;
+			out->ranks_missing++;
+			continue;
+		}
+		size_t n = 0, rest = 0, len = 0;
+		snprintf(path, sizeof(path), "%s/rank-%d.rec", dir, q);
+		e = vs_rec_read(path, &rq[q], &n, &rest, &len);
+		if (e == -ENOMEM) {
+			err = e;
+			break;
+		}
+		out->bytes_unread += e ? 0 : (long long)rest;
+		/* only the records of sensors the file names (a kill between the two files) */
+		size_t k = 0;
+		for (size_t i = 0; !e && i < n; i++)
+			if (rq[q][i].sensor >= 0 && rq[q][i].sensor < A.nd[q])
+				rq[q][k++] = rq[q][i];
+		A.nr[q] = e || k > (size_t)(1 << 30) ? 0 : (int)k;
+		total += A.nd[q];
+		totalr += A.nr[q];
+	}
+	if (!err) {
+		A.d = calloc(total ? total : 1, sizeof(*A.d));
+		A.r = calloc(totalr ? totalr : 1, sizeof(*A.r));
+		A.std = calloc(total ? total : 1, sizeof(*A.std));
+		err = A.d && A.r && A.std ? 0 : -ENOMEM;
+	}
+	for (int q = 0; !err && q < nranks; q++) {
+		if (A.nd[q])
+			memcpy(A.d + A.doff[q], dq[q], (size_t)A.nd[q] * sizeof(*A.d));
+		if (A.nr[q])
+			memcpy(A.r + A.roff[q], rq[q], (size_t)A.nr[q] * sizeof(*A.r));
+	}
+	out->records = totalr;
+	if (!err) {
+		struct vs_judged j;
+		err = vs_judge(&A, rule, dir, &j);
+		out->events = j.events;
+		out->sensors = j.sensors;
+		out->write_err = j.write_err;
+	}
+	for (int q = 0; q < nranks && dq && rq; q++) {
+		free(dq[q]);
+		free(rq[q]);
+	}
+	free(dq);
+	free(rq);
+	free(A.nd);
+	free(A.nr);
+	free(A.doff);
+	free(A.roff);
+	free(A.d);
+	free(A.r);
+	free(A.std);
+	return err;
+}
