@@ -5,19 +5,23 @@
  * Exit: 0, 1 (no recording, corrupt data, cannot write the database or the page), 2 usage.
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmds.h"
 #include "prof/report.h"
+#include "prof/tool.h"
 
 static const char usage_text[] =
 	"usage: sonde report DIR [--format text|csv|json] [--top N] [--quiet]\n"
 	"       sonde report DIR --html FILE\n"
 	"\n"
 	"Print the profile recorded in DIR by any recording command (sonde mem, comm, reuse,\n"
-	"variance -o DIR); the recording's tool picks the report.  The profile database\n"
+	"variance -o DIR; a sonde vsensor job's directory too); the recording's tool picks\n"
+	"the report.  The profile database\n"
 	"DIR/profile.db and the tool's CSV files in DIR/<tool>/ are (re)built first when\n"
 	"missing or older than the raw recording.\n"
 	"\n"
@@ -28,6 +32,8 @@ static const char usage_text[] =
 	"                           DIR/comm/); json: totals, threads, the matrix cells\n"
 	"                 reuse     csv: histogram.csv's rows; json: histograms, miss ratios\n"
 	"                 variance  csv: functions.csv's rows; json: an array of them\n"
+	"                 vsensor   csv: the events; json: events and matrices (as\n"
+	"                           'sonde vsensor report --csv/--json DIR')\n"
 	"  --top N      rows per table in text output (default 10)\n"
 	"  --quiet      text: only the tables\n"
 	"  --html FILE  write the profile as one self-contained HTML page (tables, charts,\n"
@@ -121,6 +127,47 @@ static int parse_args(int argc, char **argv, struct report_opts *o, const char *
 	return 0;
 }
 
+/* A sonde vsensor job's directory (its ranks' files or its matrices, no .proc file): its
+ * report is `sonde vsensor report`'s, which `sonde report` runs (the trial of 2026-11-28:
+ * `sonde report DIR` only pointed there). */
+static int is_vsensor_dir(const char *dir)
+{
+	char path[4096];
+	glob_t g;
+	snprintf(path, sizeof(path), "%s/*.proc", dir);
+	int procs = glob(path, 0, NULL, &g) == 0;
+	globfree(&g);
+	if (procs)
+		return 0;
+	static const char *const marks[] = { "rank-0.rec", "matrix-compute.csv" };
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, marks[i]);
+		if (access(path, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int vsensor_report(const char *dir, const struct report_opts *o, const char *html)
+{
+	const struct tool *t = tool_find("vsensor");
+	char *av[6];
+	int ac = 0;
+	av[ac++] = (char *)"vsensor";
+	av[ac++] = (char *)"report";
+	if (html) {
+		av[ac++] = (char *)"--html";
+		av[ac++] = (char *)html;
+	} else if (o->format == REPORT_CSV) {
+		av[ac++] = (char *)"--csv";
+	} else if (o->format == REPORT_JSON) {
+		av[ac++] = (char *)"--json";
+	}
+	av[ac++] = (char *)dir;
+	av[ac] = NULL;
+	return t && t->cmd ? t->cmd(ac, av) : 1;
+}
+
 static void report_warn_note(const char *note)
 {
 	sonde_warn("%s", note);
@@ -143,6 +190,8 @@ int cmd_report(int argc, char **argv)
 	/* the run's warnings (allocations untracked, threads unsampled, ...) as the recording
 	 * tool gave them, on stderr after the report: under mpirun this is the first the user
 	 * sees of them (the trial of 2026-11-28: 591,157 untracked allocations, never said) */
+	if (is_vsensor_dir(dir))
+		return vsensor_report(dir, &o, html);
 	if (!o.quiet)
 		o.say = report_warn_note;
 	if (html)

@@ -68,6 +68,34 @@ check t604-vsensor-report-dirs test "$(status "$SONDE" vsensor report job1 job2)
 check t604-vsensor-report-dirs-headers test "$(grep -c '^== job[12]$' out)" -eq 2
 check t604-vsensor-report-dirs-csv test "$(status "$SONDE" vsensor report --csv job1 job2)" -eq 2
 check t604-vsensor-report-dirs-csv-msg grep -q "^sonde: --csv takes one directory" err
+# --json, for scripts (and `sonde report DIR`, which runs vsensor's report on a vsensor
+# directory): a hand-written 4-rank compute matrix, rank 2 at 0.2 in slices 2-6 of 10
+# (0.4-1.4 s), the others at full speed: one event, the same in --csv and --json
+mkdir jobE
+{ printf 'rank'; for c in $(seq 0 9); do printf ',%s' "$(awk -v c=$c 'BEGIN { printf "%.3f", c * 0.2 }')"; done; echo
+  for r in 0 1 2 3; do printf '%d' $r; for c in $(seq 0 9); do
+	if [ $r = 2 ] && [ $c -ge 2 ] && [ $c -le 6 ]; then printf ',0.2'; else printf ',1'; fi
+  done; echo; done; } >jobE/matrix-compute.csv
+check t604-vsensor-report-json test "$(status "$SONDE" vsensor report --json jobE)" -eq 0
+cp out e.json
+check t604-vsensor-report-json-event python3 -c '
+import json, sys
+d = json.load(open("e.json"))
+e = d["events"]
+assert d["tool"] == "vsensor" and d["ranks"] == 4 and d["slices"] == 10, d
+assert len(e) == 1 and (e[0]["rank_first"], e[0]["rank_last"], e[0]["kind"]) == (2, 2, "compute"), e
+assert abs(e[0]["start_s"] - 0.4) < 1e-9 and abs(e[0]["end_s"] - 1.4) < 1e-9, e
+assert abs(e[0]["severity"] - 0.2) < 1e-3, e
+m = d["matrices"]
+assert m["compute"][2][3] == 0.2 and m["compute"][0][3] == 1 and m["network"] is None, m'
+check t604-vsensor-report-csv-event test "$(status "$SONDE" vsensor report --csv jobE)" -eq 0
+check t604-vsensor-report-csv-event-row grep -qx "2,0.4,1.4,compute,0.20," out
+check t604-vsensor-report-json-csv-one test "$(status "$SONDE" vsensor report --json --csv jobE)" -eq 2
+"$SONDE" vsensor report jobE >vs.txt 2>&1
+check t604-sonde-report-vsensor test "$(status "$SONDE" report jobE)" -eq 0
+check t604-sonde-report-vsensor-same cmp out vs.txt
+check t604-sonde-report-vsensor-json test "$(status "$SONDE" report jobE --format json)" -eq 0
+check t604-sonde-report-vsensor-json-same cmp out e.json
 # numeric options: a bad value is a usage error (atof/atoi used to read 'abc' as 0: a
 # threshold of 0 flags nothing, and the report said nothing was wrong)
 for a in "--threshold abc" "--threshold 0" "--threshold 1.5" "--min-slices 0" "--min-slices 2x"; do

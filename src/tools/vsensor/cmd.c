@@ -33,7 +33,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] [--with FILES] FILE.c [-- COMPILER-ARGS]\n"
 		   "       sonde vsensor cc [--max-depth N] [--with FILES] COMPILER ARGS...\n"
-		   "       sonde vsensor report [--csv] [--html FILE] [--threshold T] [--min-slices N] DIR...\n"
+		   "       sonde vsensor report [--csv | --json | --html FILE] [--threshold T] [--min-slices N] DIR...\n"
 		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n"
 		   "       sonde vsensor records DIR\n\n"
 		   "Find fixed-work snippets (v-sensors) in C sources, instrument them, and show\n"

@@ -17,6 +17,7 @@
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
 #include "ui/html.h"
+#include "ui/json.h"
 #include "ui/text.h"
 
 struct loaded {
@@ -331,7 +332,8 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	return r;
 }
 
-static int report_one(const char *dir, const struct vs_rule *rule0, int csv, const char *html);
+static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int json,
+		      const char *html);
 
 /* A file given where the run's directory belongs (report d2/matrix-compute.csv said
  * ".../matrix-compute.csv/matrix-compute.csv: Not a directory"): a usage error.  One that
@@ -350,7 +352,7 @@ int vs_cmd_report(int argc, char **argv)
 	struct vs_rule rule;
 	vs_rule_default(&rule);
 	const char *html = NULL;
-	int csv = 0, ndirs = 0;
+	int csv = 0, json = 0, ndirs = 0;
 	const char **dirs = calloc(argc ? argc : 1, sizeof(*dirs));
 	if (!dirs) {
 		sonde_error("out of memory");
@@ -366,6 +368,8 @@ int vs_cmd_report(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--csv"))
 			csv = 1;
+		else if (!strcmp(argv[i], "--json"))
+			json = 1;
 		else if (!strcmp(argv[i], "--html") && i + 1 < argc)
 			html = argv[++i];
 		else if (!strcmp(argv[i], "--html")) {
@@ -380,15 +384,18 @@ int vs_cmd_report(int argc, char **argv)
 	int rc = 0;
 	if (!ndirs)
 		rc = sonde_usage_error("vsensor", "report needs a vsensor-* directory");
-	else if (ndirs > 1 && (html || csv))
-		rc = sonde_usage_error("vsensor", "%s takes one directory (%d given)", html ? "--html" : "--csv", ndirs);
+	else if (csv + json + !!html > 1)
+		rc = sonde_usage_error("vsensor", "--csv, --json and --html: one at a time");
+	else if (ndirs > 1 && (html || csv || json))
+		rc = sonde_usage_error("vsensor", "%s takes one directory (%d given)",
+				       html ? "--html" : csv ? "--csv" : "--json", ndirs);
 	for (int i = 0; i < ndirs && !rc; i++)
 		rc = not_a_run_dir("report", dirs[i]);
 	/* several directories (a glob over several jobs): one report after the other */
 	for (int i = 0; i < ndirs && !rc; i++) {
 		if (ndirs > 1 && !csv)
 			printf("%s== %s\n", i ? "\n" : "", dirs[i]);
-		int r = report_one(dirs[i], &rule, csv, html);
+		int r = report_one(dirs[i], &rule, csv, json, html);
 		if (r)
 			rc = r;
 	}
@@ -557,7 +564,73 @@ out:
 	free(lowlvl);
 }
 
-static int report_one(const char *dir, const struct vs_rule *rule0, int csv, const char *html)
+/* --json: the run, the rule, the events and the matrices (null where a cell has no data),
+ * for scripts; doc/sonde-vsensor.md, "Output". */
+static void report_json(const struct loaded *l, const struct vs_rule *rule, const char *dir)
+{
+	static const char *const mat[] = { "compute", "network", "io", "cpu" };
+	struct json j;
+	json_init_flags(&j, stdout, JSON_COMPACT);	/* as comm's and variance's: a line an
+							 * event, a matrix row */
+	json_begin_object(&j, NULL);
+	json_str(&j, "tool", "vsensor");
+	json_str(&j, "dir", dir);
+	json_int(&j, "ranks", l->m.nranks);
+	json_int(&j, "slices", l->m.nslices);
+	json_double(&j, "slice_s", l->m.slice_s, 3);
+	json_begin_object(&j, "rule");
+	for (int k = 0; k < VS_KINDS; k++)
+		json_double(&j, vs_model_kind(k), rule->threshold[k], 3);
+	json_int(&j, "min_slices", rule->min_slices);
+	json_end_object(&j);
+	json_begin_array(&j, "events");
+	for (int i = 0; i < l->nev; i++) {
+		const struct vs_event *e = &l->ev[i];
+		char ranks[32], start[32], end[32], sev[32], sens[256];
+		event_cells(l, i, ranks, start, end, sev);
+		sensors_of(dir, ranks, vs_model_kind(e->kind), start, sens, sizeof(sens));
+		json_newline(&j);
+		json_begin_object(&j, NULL);
+		json_int(&j, "rank_first", e->r0);
+		json_int(&j, "rank_last", e->r1);
+		json_double(&j, "start_s", e->s0 * l->m.slice_s, 3);
+		json_double(&j, "end_s", (e->s1 + 1) * l->m.slice_s, 3);
+		json_str(&j, "kind", vs_model_kind(e->kind));
+		json_double(&j, "severity", e->severity, 3);
+		json_str(&j, "sensors", sens);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	/* rank-major rows of normalized performance (cpu: the share against the typical);
+	 * a kind no sensor measured is null, a cell without data null */
+	json_begin_object(&j, "matrices");
+	for (int k = 0; k < 4; k++) {
+		const float *v = l->m.v[k < VS_KINDS ? k : VS_CPU];
+		size_t cells = (size_t)l->m.nranks * l->m.nslices, c = 0;
+		while (v && c < cells && isnan(v[c]))
+			c++;
+		json_newline(&j);
+		if (c == cells) {
+			json_str(&j, mat[k], NULL);
+			continue;
+		}
+		json_begin_array(&j, mat[k]);
+		for (int r = 0; v && r < l->m.nranks; r++) {
+			json_newline(&j);
+			json_begin_array(&j, NULL);
+			for (int c = 0; c < l->m.nslices; c++)
+				json_double(&j, NULL, v[(size_t)r * l->m.nslices + c], 4);
+			json_end_array(&j);
+		}
+		json_end_array(&j);
+	}
+	json_end_object(&j);
+	json_end_object(&j);
+	json_finish(&j);
+}
+
+static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int json,
+		      const char *html)
 {
 	struct vs_rule rule = *rule0;
 	struct loaded *l = calloc(1, sizeof(*l));
@@ -568,6 +641,12 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, con
 	static const char *const head[] = { "ranks", "start", "end", "kind", "severity", "sensors" };
 	/* --html alone: the page, no text (as `sonde report --html`; the usability review of
 	 * 2026-11-28: the text came too), so no table */
+	if (json) {
+		report_json(l, &rule, dir);
+		unload(l);
+		free(l);
+		return 0;
+	}
 	struct text_table *t = csv || html ? NULL : text_table_new(6, head, "rrrlrl");
 	if (!csv && !html && !t) {
 		sonde_error("out of memory");
