@@ -363,6 +363,37 @@ TEST(a_hogged_pair_with_one_fed_rank_flags_the_starved_one)
 	teardown();
 }
 
+/* The usability review's co-runner (2026-11-28): a hog on core 1 took ranks 1 and 5 to 0.3
+ * of their typical CPU share in slices 5-12, the others kept 0.8, and every compute cell
+ * stayed near 0.8 (the cell takes the share with a slack of 2.5, and the senses ran at
+ * speed): no cell under the 0.6 bar, nothing flagged until the share's check stood on its
+ * own.  Both flagged in every slice of the window, no other cell; the event's severity is
+ * what they got, the share (0.3), not the cell's 0.8. */
+TEST(a_co_runner_whose_ranks_compute_at_speed_is_found_by_the_share)
+{
+	setup_shares(4);
+	set(VS_CPU, 0, NR - 1, 5, 12, 0.8f);
+	set(VS_CPU, 1, 1, 5, 12, 0.3f);
+	set(VS_CPU, 5, 5, 5, 12, 0.3f);
+	set(0, 1, 1, 5, 12, 0.8f);
+	set(0, 5, 5, 5, 12, 0.8f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 2 * 8);
+	for (int s = 5; s <= 12; s++)
+		CHECK(flag[0][1 * NS + s] && flag[0][5 * NS + s]);
+	struct vs_event ev[8];
+	int n = vs_events(&m, flag, ev, 8);
+	CHECK(n == 2);
+	for (int i = 0; i < n; i++)
+		CHECK(ev[i].kind == 0 && fabs(ev[i].severity - 0.3) < 1e-6);
+	/* a share over the 0.4 bar: not short of CPU, and 0.8 is not low */
+	set(VS_CPU, 1, 1, 5, 12, 0.45f);
+	set(VS_CPU, 5, 5, 5, 12, 0.45f);
+	vs_detect(&m, &rule, flag);
+	CHECK(count(0) == 0);
+	teardown();
+}
+
 /* Step 6: a rank with network data in fewer than 20 slices has no baseline to trust
  * (NPB IS: 11 senses per sensor): its network cells are not flagged, however low. */
 TEST(too_few_network_slices_are_not_judged)
@@ -645,6 +676,7 @@ int main(void)
 	RUN(a_quota_on_one_rank_does_not_flag_its_core_partner);
 	RUN(a_quota_that_slows_every_rank_alike_is_found_by_the_share);
 	RUN(a_hogged_pair_with_one_fed_rank_flags_the_starved_one);
+	RUN(a_co_runner_whose_ranks_compute_at_speed_is_found_by_the_share);
 	RUN(too_few_network_slices_are_not_judged);
 	RUN(without_cpu_share_compute_decides);
 	RUN(a_network_under_its_noise_level);

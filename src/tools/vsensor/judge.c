@@ -143,9 +143,18 @@ static void build_matrix(struct vs_all *A, struct vs_matrix *m)
 }
 
 /* The sensors that ran slow inside an event's cells, for its sensors column. */
-static void event_sensors(struct vs_all *A, const struct vs_rule *rule, struct vs_event *e)
+static void event_sensors(struct vs_all *A, const struct vs_rule *rule, const struct vs_matrix *m,
+			  struct vs_event *e)
 {
 	int n = 0;
+	/* compute: the CPU share, first, where the rank got under VS_CORE_STARVED of its
+	 * typical share (flagged for it with senses at speed, the event named no sensor) */
+	for (int q = e->r0; e->kind == 0 && m->v[VS_CPU] && !n && q <= e->r1; q++)
+		for (int s = e->s0; !n && s <= e->s1; s++)
+			if (m->v[VS_CPU][(size_t)q * m->nslices + s] < VS_CORE_STARVED) {
+				snprintf(e->sensors, sizeof(e->sensors), "(cpu share)");
+				n = 1;
+			}
 	for (int q = e->r0; q <= e->r1; q++)
 		for (int i = 0; i < A->nr[q]; i++) {
 			struct vs_rec *r = &A->r[A->roff[q] + i];
@@ -211,7 +220,7 @@ int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, stru
 		vs_detect(&m, rule, flag);
 		int n = vs_events(&m, flag, ev, 512);
 		for (int i = 0; i < n; i++)
-			event_sensors(A, rule, &ev[i]);
+			event_sensors(A, rule, &m, &ev[i]);
 		out->write_err = vs_matrix_write(&m, dir);
 		if (!out->write_err)
 			out->write_err = vs_events_write(&m, ev, n, dir);

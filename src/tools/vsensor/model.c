@@ -336,8 +336,14 @@ static int cell_low(const struct vs_matrix *m, const struct vs_rule *rule, int k
 		    const float *med, const float *share, const float *lvl, float *tmp)
 {
 	float v = m->v[k][(size_t)r * m->nslices + s];
+	/* compute: a rank short of CPU against the other cores' ranks is slow whatever its
+	 * cell reads.  The cell takes the CPU share with a slack of 2.5 (VS_CPU_SLACK: clean
+	 * runs' shares move 3x with other users' load), so a rank given a third of its core by
+	 * a co-runner reads 0.8 there, over the bar: the usability review's co-runner on 2 of
+	 * 4 ranks of an Allreduce loop (shares 0.27-0.38 of the typical for 3 s) had no cell
+	 * under 0.6 and was missed.  Until 2026-11-28 the share's check came after the bar. */
 	if (!(v < rule->threshold[k]))		/* NaN is not low */
-		return 0;
+		return k == 0 && !isnan(v) && m->nranks >= 2 && rank_starved(m, rule, r, s, tmp);
 	if (k == 1)	/* share < 0 marks a slice where some rank's compute is low (step 5) */
 		return net_low_rel(m, rule, r, s, lvl) && share[s] >= 0.75;
 	/* two ranks: the other rank is the peer (their median, the mean of the two, moves
@@ -552,7 +558,13 @@ int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], st
 		for (int r = ev[i].r0; r <= ev[i].r1; r++)
 			for (int s = ev[i].s0; s <= ev[i].s1; s++)
 				if (flag[ev[i].kind][(size_t)r * ns + s]) {
-					sum += m->v[ev[i].kind][(size_t)r * ns + s];
+					/* compute: what the rank got, its CPU share against the
+					 * typical where lower (a co-runner's rank reads 0.8 with
+					 * the share's slack and got 0.3 of its CPU) */
+					float v = m->v[ev[i].kind][(size_t)r * ns + s];
+					float sh = ev[i].kind == 0 && m->v[VS_CPU] ?
+						m->v[VS_CPU][(size_t)r * ns + s] : NAN;
+					sum += sh < v ? sh : v;
 					c++;
 				}
 		ev[i].severity = c ? sum / c : NAN;
