@@ -96,6 +96,15 @@ check t604-sonde-report-vsensor test "$(status "$SONDE" report jobE)" -eq 0
 check t604-sonde-report-vsensor-same cmp out vs.txt
 check t604-sonde-report-vsensor-json test "$(status "$SONDE" report jobE --format json)" -eq 0
 check t604-sonde-report-vsensor-json-same cmp out e.json
+# the page draws the CPU share (matrix-cpu.csv) where the run has one, after the kinds
+"$SONDE" vsensor report --html e.html jobE >/dev/null 2>&1
+check t604-vsensor-html-no-cpu bash -c '! grep -q "id=\"matrix-cpu\"" e.html'
+cp -r jobE jobC
+awk -F, -v OFS=, 'NR > 1 { for (i = 2; i <= NF; i++) if ($i == "0.2") $i = "0.3" } 1' \
+	jobE/matrix-compute.csv >jobC/matrix-cpu.csv
+"$SONDE" vsensor report --html c.html jobC >/dev/null 2>&1
+check t604-vsensor-html-cpu grep -q "id=\"matrix-cpu\"" c.html
+check t604-vsensor-html-cpu-title grep -q ">CPU share<" c.html
 # numeric options: a bad value is a usage error (atof/atoi used to read 'abc' as 0: a
 # threshold of 0 flags nothing, and the report said nothing was wrong)
 for a in "--threshold abc" "--threshold 0" "--threshold 1.5" "--min-slices 0" "--min-slices 2x"; do

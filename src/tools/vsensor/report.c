@@ -292,24 +292,35 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 		r = asprintf(&rows[i], "rank %d", i) < 0 ? -ENOMEM : 0;
 	for (int s = 0; !r && s < m->nslices; s++)
 		r = asprintf(&cols[s], "%.1f s", s * m->slice_s) < 0 ? -ENOMEM : 0;
-	for (int k = 0; !r && k < VS_KINDS; k++) {
+	/* the three kinds, then the CPU share (matrix-cpu.csv: what step 2's "short of CPU"
+	 * reads, and a compute event's severity where lower) */
+	for (int k = 0; !r && k <= VS_KINDS; k++) {
+		const int cpu = k == VS_KINDS;
+		const float *src = cpu ? m->v[VS_CPU] : m->v[k];
 		int any = 0;
-		for (size_t i = 0; i < n; i++) {
-			v[i] = m->v[k][i];
-			mark[i] = l->flag[k][i] ? 1 : 0;
+		for (size_t i = 0; src && i < n; i++) {
+			v[i] = src[i];
+			mark[i] = !cpu && l->flag[k][i] ? 1 : 0;
 			any |= !isnan(v[i]);
 		}
 		if (!any)
 			continue;
 		char id[32];
-		snprintf(id, sizeof(id), "matrix-%s", vs_model_kind(k));
-		html_section(h, vs_model_kind(k), vs_model_kind(k));
+		snprintf(id, sizeof(id), "matrix-%s", cpu ? "cpu" : vs_model_kind(k));
+		html_section(h, cpu ? "cpu-share" : vs_model_kind(k), cpu ? "CPU share" :
+			     vs_model_kind(k));
 		/* the scale's dark end is 0.5 and below: flagged cells are outlined in blue, a
 		 * colour the scale has not (red outlines vanished on dark red cells: the
 		 * usability review of 2026-11-28) */
-		html_para(h, "Each cell: the ranks' speed in that slice against their best (1 = "
-			     "full speed, light; 0.5 and below darkest).  Cells outlined in blue are "
-			     "the flagged events' (the terminal's *).");
+		if (cpu)
+			html_para(h, "Each cell: the CPU the rank got while it could run, against the "
+				     "job's typical share (1 = typical or more, light; 0.5 and below "
+				     "darkest).  A rank under 0.4, and under 0.8 x the other cores' ranks, "
+				     "was short of CPU: its compute counts as slow (a co-runner, a quota).");
+		else
+			html_para(h, "Each cell: the ranks' speed in that slice against their best (1 = "
+				     "full speed, light; 0.5 and below darkest).  Cells outlined in blue "
+				     "are the flagged events' (the terminal's *).");
 		struct html_heatmap hm = {
 			.id = id, .xlabel = "time since the job started", .ylabel = NULL,
 			.nrows = (size_t)m->nranks, .ncols = (size_t)m->nslices,
