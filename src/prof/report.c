@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -338,15 +339,24 @@ void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, co
 		fprintf(out, "%s%s\n", prefix, buf);
 }
 
-void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix)
+void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix, const char *indent)
 {
 	uint64_t n = db_meta_u64(db, "arm_failures");
 	int e = (int)db_meta_u64(db, "watch_errno");
 	const char *name = e > 0 ? strerrorname_np(e) : NULL;
+	char *text = NULL;
+	size_t len = 0;
 
 	if (!n)
 		return;
-	fprintf(out, "%s%" PRIu64, prefix, n);
+	/* built whole, then wrapped to 80 columns under the indent */
+	FILE *real = out;
+	out = open_memstream(&text, &len);
+	if (!out) {
+		out = real;
+		real = NULL;
+	}
+	fprintf(out, "%" PRIu64, n);
 	if (e > 0)
 		fprintf(out, ", the last %s (%s)", name ? name : "errno", strerror(e));
 	/* what each usually means (doc/sonde-comm.md, "Arm failures") */
@@ -369,7 +379,13 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix)
 			     " handler held them, and the arm was skipped; a few are normal");
 	else if (e == EEXIST)
 		fprintf(out, ": the word was already watched in that thread; a few are normal");
-	fprintf(out, "\n");
+	if (!real) {	/* no memory stream: unwrapped, as before */
+		fprintf(out, "\n");
+		return;
+	}
+	fclose(out);
+	text_hang(real, prefix, indent, text ? text : "", 80);
+	free(text);
 }
 
 void report_html_td(struct html *h, sqlite3_stmt *st, int col, int decimals)
@@ -404,11 +420,11 @@ const char *report_debias(sqlite3 *db, char *buf, size_t len)
 	return buf;
 }
 
-void report_debias_line(sqlite3 *db, FILE *out, const char *prefix)
+void report_debias_line(sqlite3 *db, FILE *out, const char *prefix, const char *indent)
 {
 	char note[1024];
 	if (report_debias(db, note, sizeof(note)))
-		fprintf(out, "%s%s\n", prefix, note);
+		text_hang(out, prefix, indent, note, 80);
 }
 
 /* The database of dir, written: into DIR/profile.db, or into memory (*mem) when mem is not

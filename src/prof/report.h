@@ -53,7 +53,7 @@ struct sqlite3;
  * machine's `sonde bench` verdict or the default chose it: cmd/verdict.h), on out.
  * Nothing when the recording's source is not clock or the launcher noted nothing.
  */
-void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix);
+void report_debias_line(struct sqlite3 *db, FILE *out, const char *prefix, const char *indent);
 /* The same note into buf, or NULL when there is none (the HTML pages' de-bias row). */
 const char *report_debias(struct sqlite3 *db, char *buf, size_t len);
 
@@ -73,7 +73,8 @@ void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int h
  * ENOSPC (No space left on device)").  Nothing when there were none.  For the tools that
  * arm watchpoints (comm, reuse, variance).
  */
-void report_arm_fail_line(struct sqlite3 *db, FILE *out, const char *prefix);
+void report_arm_fail_line(struct sqlite3 *db, FILE *out, const char *prefix,
+			  const char *indent);
 
 /* The note for objects lost in "[heap: untracked small blocks]": its share (0..1) of what
  * ("samples are", "communication is"), with the recording's --min-object (meta min_object,

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "ui/text.h"
 
@@ -186,6 +188,51 @@ static int shown_cells(const struct text_table *t, char **out)
 	return 0;
 }
 
+/* The terminal's width when f is one (its window size, else $COLUMNS), else 0. */
+static int terminal_width(FILE *f)
+{
+	int fd = fileno(f);
+	if (fd < 0 || !isatty(fd))
+		return 0;
+	struct winsize ws;
+	if (!ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	int n = c ? atoi(c) : 0;
+	return n > 0 ? n : 0;
+}
+
+/* On a terminal, a table wider than the screen has the cells of its last column (a
+ * left-aligned name: an object, a code location) cut to fit, ending in "...", as perf
+ * report does; piped or redirected, every cell is whole.  At least 16 columns are left
+ * to it, so a narrow screen still wraps rather than shows nothing.  Cuts shown[] in place
+ * (they are the printing copies) and w[] with them. */
+static void clip_last_column(const struct text_table *t, FILE *f, const char *indent,
+			     char **shown, int *w)
+{
+	int last = t->ncols - 1, width = terminal_width(f);
+	if (width <= 0 || last < 0 || t->align[last] == 'r')
+		return;
+	int used = (int)strlen(indent);
+	for (int c = 0; c < last; c++)
+		used += w[c] + 2;
+	int room = width - used;
+	if (room < 16)
+		room = 16;
+	if (w[last] <= room)
+		return;
+	for (int r = 0; r <= t->nrows; r++) {
+		char *cell = shown[(size_t)r * t->ncols + last];
+		if ((int)strlen(cell) <= room)
+			continue;
+		int k = room - 3;
+		while (k > 0 && ((unsigned char)cell[k] & 0xc0) == 0x80)
+			k--;	/* not inside a UTF-8 character */
+		memcpy(cell + k, "...", 4);
+	}
+	w[last] = room;
+}
+
 void text_table_print(const struct text_table *t, FILE *f, const char *indent)
 {
 	size_t n = (size_t)(t->nrows + 1) * t->ncols;
@@ -207,6 +254,8 @@ void text_table_print(const struct text_table *t, FILE *f, const char *indent)
 			if (len > w[c])
 				w[c] = len;
 		}
+	if (cells)	/* the printing copies only: never the table's own cells */
+		clip_last_column(t, f, indent, cells, w);
 	for (int r = 0; r <= t->nrows; r++)
 		print_row(t, f, indent, shown + (size_t)r * t->ncols, w);
 out:

@@ -114,7 +114,7 @@ check "t416-comm-held-errno-$e" [ "$e" = 28 ]	# ENOSPC on Linux x86-64
 na=$(comm_meta held arms)
 check "t416-comm-held-few-arms-${na:-none}-of-${n:-0}" awk -v a="${na:-99}" -v f="${n:-0}" \
 	'BEGIN { exit !(a <= 8 && a * 20 < f) }'
-check t416-comm-summary-says-failures grep -q "^  arm failures: $n, the last ENOSPC (No space left on device): the thread's debug registers were taken" err.txt
+check t416-comm-summary-says-failures grep -q "^$n, the last ENOSPC (No space left on device): the thread's debug registers were taken" <(header_value "arm failures:" err.txt)
 "$SONDE" report held >rep.txt 2>&1
 check t416-comm-report-says-failures grep -q "^  arm failures: $n, the last ENOSPC" rep.txt
 

@@ -406,9 +406,23 @@ static char *arm_line(uint64_t n, int e)
 	snprintf(sql, sizeof(sql), "CREATE TABLE meta(key TEXT, value TEXT); INSERT INTO meta "
 		 "VALUES('arm_failures', '%llu'), ('watch_errno', '%d');", (unsigned long long)n, e);
 	sqlite3_exec(db, sql, NULL, NULL, NULL);
-	report_arm_fail_line(db, mopen(&m), "  arm failures: ");
+	report_arm_fail_line(db, mopen(&m), "  arm failures: ", "      ");
 	sqlite3_close(db);
-	return (char *)mclose(&m);
+	char *p = (char *)mclose(&m);
+	/* wrapped at 80 columns under the indent: every line fits, and the text is read back
+	 * with each line break and its indent as one space */
+	for (char *l = p, *nl; l && *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (!nl || nl - l > 80 || (l != p && strncmp(l, "      ", 6))) {
+			free(p);
+			return NULL;
+		}
+	}
+	for (char *q = p ? strstr(p, "\n      ") : NULL; q; q = strstr(q, "\n      ")) {
+		*q = ' ';
+		memmove(q + 1, q + 7, strlen(q + 7) + 1);
+	}
+	return p;
 }
 
 TEST(arm_fail_line)

@@ -829,12 +829,12 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			db_meta(db, "period", b[1], sizeof(b[1])),
 			db_meta(db, "period_unit", b[2], sizeof(b[2])), db_meta_u64(db, "samples"),
 			db_meta_u64(db, "traps"));
-		report_debias_line(db, out, "  de-biasing: ");
+		report_debias_line(db, out, "  de-biasing: ", "      ");
 		text_hang(out, "  watchpoints: ", "      ", db_meta(db, "watch", b[0], sizeof(b[0])),
 			  80);
-		report_arm_fail_line(db, out, "  arm failures: ");
+		report_arm_fail_line(db, out, "  arm failures: ", "      ");
 		if (comm_switch_text(db, b[0], sizeof(b[0])))
-			fprintf(out, "  context switches: %s\n", b[0]);
+			text_hang(out, "  context switches: ", "      ", b[0], 80);
 		text_hang(out, "  scaling: ", "      ", db_meta(db, "scaling", b[1], sizeof(b[1])),
 			  80);
 		text_hang(out, "  unit: ", "      ", db_meta(db, "unit", b[2], sizeof(b[2])), 80);

@@ -272,8 +272,8 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 		fprintf(out, " (fallback: %s%s)", why, cut ? "; 'sonde info' says how to fix it" : "");
 	}
 	fprintf(out, "\n  period    %s %s\n", mt->period, mt->unit);
-	report_debias_line(db, out, "  de-bias   ");
-	fprintf(out, "  scaling   %s\n", mt->scaling);
+	report_debias_line(db, out, "  de-bias   ", "            ");
+	text_hang(out, "  scaling   ", "            ", mt->scaling, 80);
 	/* a read-modify-write (add to memory, a locked op) is both: say so where it shows
 	 * (the trial of 2026-11-27: radix's 138 samples, 138 loads and 64 stores) */
 	fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores%s)\n",

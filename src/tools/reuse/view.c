@@ -564,7 +564,7 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 	if (*check_text(db, b[0], sizeof(b[0])))
 		fprintf(out, "  sampling check: %s\n", b[0]);
 	if (!exact) {
-		report_arm_fail_line(db, out, "  arm failures: ");
+		report_arm_fail_line(db, out, "  arm failures: ", "      ");
 		report_switch_line(db, out, "  context switches: ", meta_num(db, "armed") > 0, NULL);
 	}
 	if (no_counts(db)) {

@@ -367,7 +367,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 				 " (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
 		text_hang(out, "  watch backend: ", "      ", line, 80);
 		/* arms refused: instances those threads did not measure */
-		report_arm_fail_line(db, out, "  arm failures: ");
+		report_arm_fail_line(db, out, "  arm failures: ", "      ");
 		fp_line(db, out);
 		gate_line(db, out);
 		/* bursts (rt-variance.c, arm_burst): a row only where the runtime counted them */
