@@ -885,9 +885,12 @@ const struct prof_process *profile_main_process(const struct profile *p)
 {
 	const struct prof_process *best = p->nproc ? &p->proc[0] : NULL;
 	uint64_t most = best ? prof_process_samples(best) : 0;
+	/* a tie (all 0 in a short run that forks and execs): the one that started first, the
+	 * program itself, not a child the directory happens to list first (variance read
+	 * "program: true" for a program that ran /bin/true) */
 	for (size_t i = 1; i < p->nproc; i++) {
 		uint64_t n = prof_process_samples(&p->proc[i]);
-		if (n > most) {
+		if (n > most || (n == most && p->proc[i].start_ns < best->start_ns)) {
 			most = n;
 			best = &p->proc[i];
 		}

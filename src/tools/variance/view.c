@@ -347,11 +347,16 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!*db_meta(db, "watch_backend", be, sizeof(be)))
 		snprintf(be, sizeof(be), "none");
 	if (!o->quiet) {
-		char line[1024];
+		char line[1024], procs[64] = "";
+		/* a program that forks and execs (a shell-out, a compiler driver) records each
+		 * process: say so, or "11 thread(s)" read as 11 threads of this program */
+		uint64_t np = db_meta_u64(db, "processes");
+		if (np > 1)
+			snprintf(procs, sizeof(procs), " of %" PRIu64 " processes", np);
 		snprintf(line, sizeof(line), "%" PRIu64 " instances of %" PRIu64 " (context, "
-			 "function) pairs in %" PRIu64 " thread(s); metrics %s",
+			 "function) pairs in %" PRIu64 " thread(s)%s; metrics %s",
 			 db_meta_u64(db, "returns"), db_meta_u64(db, "functions"),
-			 db_meta_u64(db, "threads"), ev);
+			 db_meta_u64(db, "threads"), procs, ev);
 		text_hang(out, "sonde variance: ", "    ", line, 80);
 		char prog[1024];
 		fprintf(out, "  program: %s\n", report_program(db, prog, sizeof(prog)));
