@@ -31,8 +31,10 @@ expect empty_dir 1 "^sonde: no recording in 'empty': no .proc file .a directory 
 # what sonde wrote there instead, named (the usability review of 2026-11-27)
 mkdir -p an && : >an/summary.json && : >an/index.html
 expect analyze_dir 1 "^sonde: no recording in 'an': no .proc file: this is a 'sonde analyze' output .open its index.html" -- an
+# a vsensor job's directory gets vsensor's report (since 2026-11-28; t604): here a rank
+# file alone, no matrices, no sensors file to judge it by: vsensor's own message
 mkdir -p vs && : >vs/rank-0.rec
-expect vsensor_dir 1 "this is a 'sonde vsensor' run .'sonde vsensor report DIR' shows it.$" -- vs
+expect vsensor_dir 1 "^sonde: no matrix-\*.csv in 'vs': the job did not reach MPI_Finalize" -- vs
 expect help 0 "" -- --help
 check help_text grep -q '^usage: sonde report DIR' out.txt
 # a .proc file of garbage: said as such, not as "a profile of tool ''"
