@@ -5,7 +5,9 @@
 # allocated after it was freed, pr.cc:81).  sameaddr.c: block A read 400 times, freed, and
 # block B mapped where it was and written once.  The clock source (the outcome records'
 # time, since 2026-11-28); sonde mem names the same reads' object the same way (its
-# samples carry their time).  Skipped where glibc does not map B at A's address.
+# samples carry their time); and --exact on a sonde-cc build (A read 3 times): its pairs
+# carry the time of their first reuse since 2026-11-28 (REUSE_REC_PAIR_BINS_T; before,
+# the latest block at the address, B).  Skipped where glibc does not map B at A's address.
 . "$(dirname "$0")/lib.sh"
 command -v gcc >/dev/null || { skip t526 "gcc is not installed"; exit 0; }
 src=$SONDE_TOP/tests/workloads/reuse/sameaddr.c
@@ -27,3 +29,18 @@ check "t526-pair-names-block-a-[$obj]" [ "$obj" = "main (sameaddr.c:$la)" ]
 MALLOC_MMAP_THRESHOLD_=1048576 "$SONDE" mem -o mrec -- ./sameaddr >/dev/null 2>&1
 mobj=$(sqlite3 mrec/profile.db "SELECT o.name FROM objects o ORDER BY o.samples DESC LIMIT 1" 2>/dev/null)
 check "t526-mem-agrees-[$mobj]" [ "$mobj" = "$obj" ]
+
+# --exact: the pair's time (clang and sonde-cc as the other --exact tests; t50-reuse-lib)
+if ! command -v clang >/dev/null || [ ! -x "$SONDE_BUILD/sonde-cc" ]; then
+	skip t526-exact "clang or sonde-cc missing"
+	exit 0
+fi
+"$SONDE_BUILD/sonde-cc" -O1 -g "$src" -o sameaddr-cc || { fail t526-exact-build "sonde-cc"; exit 0; }
+MALLOC_MMAP_THRESHOLD_=1048576 "$SONDE" reuse --exact -o ex -- ./sameaddr-cc 3 >exout.txt 2>exerr.txt
+check t526-exact-run [ $? -eq 0 ]
+if ! grep -q " same$" exout.txt; then
+	skip t526-exact-object "glibc did not map the second block at the first's address: $(cat exout.txt)"
+	exit 0
+fi
+eobj=$(sqlite3 ex/profile.db "SELECT object FROM reuse_pairs WHERE use_code LIKE '%sameaddr.c:$lr)%' ORDER BY rank LIMIT 1")
+check "t526-exact-pair-names-block-a-[$eobj]" [ "$eobj" = "main (sameaddr.c:$la)" ]

@@ -18,6 +18,7 @@ enum reuse_rec_type {
 	REUSE_REC_PAIR = SONDE_REC_TOOL + 1,	/* reuses of one code pair (--exact) */
 	REUSE_REC_STATS = SONDE_REC_TOOL + 2,	/* a thread's counters and histograms, at its end */
 	REUSE_REC_PAIR_BINS = SONDE_REC_TOOL + 3,	/* REUSE_REC_PAIR with its nonzero bins only */
+	REUSE_REC_PAIR_BINS_T = SONDE_REC_TOOL + 4,	/* ... and the time of its addr's reuse */
 };
 
 #define REUSE_F_INVALIDATION 0x1	/* a remote store ended the use */
@@ -78,6 +79,17 @@ struct reuse_rec_pair {
 struct reuse_rec_pair_bins {
 	struct sonde_rec_hdr h;
 	uint64_t use_ip, reuse_ip, addr;	/* addr: one element's address */
+	uint64_t bin[];
+};
+
+/*
+ * --exact since 2026-11-28: the same with `time`, the clock (rt_now, as the seen record's)
+ * when the pair's first reuse at `addr` was counted, so that a heap word is named by the
+ * block that held it then, not by a later block at the same address (t526).
+ */
+struct reuse_rec_pair_bins_t {
+	struct sonde_rec_hdr h;
+	uint64_t use_ip, reuse_ip, addr, time;
 	uint64_t bin[];
 };
 

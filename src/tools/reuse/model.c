@@ -184,17 +184,25 @@ static int scan(struct model *m)
 				r->count += (double)x->count;
 				for (int b = 0; b < REUSE_BINS; b++)
 					r->dist[b] += (double)x->dist[b];
-			} else if (h->type == REUSE_REC_PAIR_BINS &&
-				   h->size >= sizeof(struct reuse_rec_pair_bins)) {
-				const struct reuse_rec_pair_bins *x = (const void *)h;
-				size_t n = (h->size - sizeof(*x)) / sizeof(x->bin[0]);
+			} else if ((h->type == REUSE_REC_PAIR_BINS &&
+				    h->size >= sizeof(struct reuse_rec_pair_bins)) ||
+				   (h->type == REUSE_REC_PAIR_BINS_T &&
+				    h->size >= sizeof(struct reuse_rec_pair_bins_t))) {
+				/* the two differ by the time before the bins (format.h) */
+				const int timed = h->type == REUSE_REC_PAIR_BINS_T;
+				const struct reuse_rec_pair_bins_t *x = (const void *)h;
+				const uint64_t *bin = timed ? x->bin
+					: ((const struct reuse_rec_pair_bins *)(const void *)h)->bin;
+				size_t head = timed ? sizeof(*x) : sizeof(struct reuse_rec_pair_bins);
+				size_t n = (h->size - head) / sizeof(bin[0]);
 				struct rpair *r = pair_get(m, x->use_ip, x->reuse_ip, x->addr);
 				if (!r)
 					return -ENOMEM;
 				r->addr = x->addr;
+				r->time = timed ? x->time : 0;
 				for (size_t k = 0; k < n; k++) {
-					int b = REUSE_PB_BIN(x->bin[k]);
-					double c = (double)REUSE_PB_COUNT(x->bin[k]);
+					int b = REUSE_PB_BIN(bin[k]);
+					double c = (double)REUSE_PB_COUNT(bin[k]);
 					if (b >= REUSE_BINS)
 						continue;	/* not written by this version */
 					r->count += c;

@@ -95,6 +95,7 @@
 struct pair {
 	uint64_t key;		/* codes (REUSE_CODE_LIVE or more each); 0: a free slot */
 	uint64_t use_ip, reuse_ip, addr;
+	uint64_t time;		/* rt_now() at its first reuse, at addr (the block then) */
 	uint64_t last;		/* the thread's access count (stats.samples) at its latest
 				 * reuse: the least recently reused way of a set is evicted
 				 * (a count of reuses alone, until 2026-11-26, kept the same
@@ -737,12 +738,12 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 
 /* ---- exact mode ---- */
 
-/* Write p's reuses as a REUSE_REC_PAIR_BINS record (its nonzero bins), add them to rt's
+/* Write p's reuses as a REUSE_REC_PAIR_BINS_T record (its nonzero bins), add them to rt's
  * histogram, and empty it. */
 static SIGSAFE void pair_flush(struct rt_thread *t, struct reuse_thread *rt, struct pair *p)
 {
 	struct {
-		struct reuse_rec_pair_bins r;
+		struct reuse_rec_pair_bins_t r;
 		uint64_t bin[REUSE_BINS];
 	} x;
 	uint32_t n = 0;
@@ -750,13 +751,14 @@ static SIGSAFE void pair_flush(struct rt_thread *t, struct reuse_thread *rt, str
 	x.r.use_ip = p->use_ip;
 	x.r.reuse_ip = p->reuse_ip;
 	x.r.addr = p->addr;
+	x.r.time = p->time;
 	for (int b = 0; b < REUSE_BINS; b++) {
 		rt->dist[b] += p->dist[b];
 		if (p->dist[b])
 			x.bin[n++] = REUSE_PB_WORD(b, p->dist[b]);
 	}
 	size_t size = sizeof(x.r) + n * sizeof(x.bin[0]);
-	x.r.h = (struct sonde_rec_hdr){ .type = REUSE_REC_PAIR_BINS, .size = (uint16_t)size };
+	x.r.h = (struct sonde_rec_hdr){ .type = REUSE_REC_PAIR_BINS_T, .size = (uint16_t)size };
 	rt_tool_record(t, &x, size);
 	memset(p, 0, sizeof(*p));
 }
@@ -858,6 +860,7 @@ pair_miss(struct rt_thread *t, struct reuse_thread *rt, uint64_t key, uint64_t a
 	p->use_ip = use_ip;
 	p->reuse_ip = ip;
 	p->addr = addr;
+	p->time = rt_now();	/* once a pair: a miss, not every reuse */
 add:
 	*pair_hint(rt, key) = p;
 	p->last = t->stats.samples;
