@@ -91,28 +91,26 @@ check t608-again-compute awk -F, 'FNR == NR { for (i = 1; i <= NF; i++) a[FNR, i
 # slice it covered whole (records of over 1 s in at least 5 of the ~10), and an event of
 # compute spans the stop (before, one slow slice where it ended, under the rule's 3 in a
 # row: the trial's stopped CoMD rank was not reported)
-SONDE_DIR=$T/stop SONDE_VS_LIVE=0 ./solo 5 >/dev/null 2>&1 &
-pid=$!
-sleep 1.5
-kill -STOP $pid
-sleep 2
-kill -CONT $pid
-wait $pid
+# stopped DIR SECONDS [KILL_AFTER]: solo for SECONDS, stopped 1.5 s in for 2 s, then
+# waited for, or killed (SIGKILL) KILL_AFTER seconds after it resumed
+stopped() {
+	SONDE_DIR=$T/$1 SONDE_VS_LIVE=0 ./solo "$2" >/dev/null 2>&1 &
+	local pid=$!
+	sleep 1.5
+	kill -STOP $pid
+	sleep 2
+	kill -CONT $pid
+	[ -n "${3:-}" ] && sleep "$3" && kill -KILL $pid
+	wait $pid 2>/dev/null
+}
+stopped stop 5
 "$SONDE" vsensor records "$T/stop" >stop.csv 2>/dev/null
 long=$(awk -F, 'NR > 1 && $4 > 1000000 { n++ } END { print n + 0 }' stop.csv)
 check "t608-stall-spread-$long-slices" [ "$long" -ge 5 ]
 # (an event of 1.4 s or more: the stop is 2 s, its place in the run moves with start-up)
 check t608-stall-event awk -F, 'NR > 1 && $4 == "compute" && $3 - $2 >= 1.4 { ok = 1 } END { exit !ok }' "$T/stop/events.csv"
 # stopped 2 s, resumed, and killed before MPI_Finalize: the event, judged from the files
-SONDE_DIR=$T/stopk SONDE_VS_LIVE=0 ./solo 8 >/dev/null 2>&1 &
-pid=$!
-sleep 1.5
-kill -STOP $pid
-sleep 2
-kill -CONT $pid
-sleep 2
-kill -KILL $pid
-wait $pid 2>/dev/null
+stopped stopk 8 2
 "$SONDE" vsensor report "$T/stopk" >stopk.out 2>stopk.rep
 check t608-stopped-killed-judged grep -q "judged now from its ranks' files" stopk.rep
 check t608-stopped-killed-event awk -F, 'NR > 1 && $4 == "compute" && $3 - $2 >= 1.4 { ok = 1 } END { exit !ok }' "$T/stopk/events.csv"

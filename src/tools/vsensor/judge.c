@@ -376,12 +376,18 @@ int vs_judge_files(const char *dir, const struct vs_rule *rule, struct vs_judged
 	}
 	free(dq);
 	free(rq);
-	free(A.nd);
-	free(A.nr);
-	free(A.doff);
-	free(A.roff);
-	free(A.d);
-	free(A.r);
-	free(A.std);
+	vs_all_free(&A);
 	return err;
+}
+
+void vs_all_free(struct vs_all *A)
+{
+	free(A->nd);
+	free(A->nr);
+	free(A->doff);
+	free(A->roff);
+	free(A->d);
+	free(A->r);
+	free(A->std);
+	memset(A, 0, sizeof(*A));
 }

@@ -53,6 +53,9 @@ struct vs_judged {
 	long long records, bytes_unread;
 };
 
+/* Free A's arrays (any of them NULL) and zero it. */
+void vs_all_free(struct vs_all *A);
+
 /* Judge A (standards, matrices, rule, events) and write the files into dir.  0, or
  * -ENOMEM (nothing written). */
 int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, struct vs_judged *out);

@@ -825,13 +825,7 @@ static void gather(void)
 	else if (vs.rank == 0)
 		fprintf(stderr, "sonde: vsensor: out of memory gathering the ranks' records: "
 			"nothing analysed; each rank's records are in %s\n", vs.dir);
-	free(A.nd);
-	free(A.nr);
-	free(A.doff);
-	free(A.roff);
-	free(A.d);
-	free(A.r);
-	free(A.std);
+	vs_all_free(&A);
 	free(bd);
 	free(br);
 	free(od);
