@@ -249,6 +249,8 @@ struct fref {
 };
 
 struct an {
+	const char *src;	/* the main file's text (pragma_before), NULL if unread */
+	size_t srclen;
 	CXTranslationUnit tu;
 	struct var *vars;
 	int nvars, capvars;
@@ -2048,6 +2050,91 @@ static long loop_small_ops(struct an *a, int fi, const struct loop *lp)
  * sensors of the other files: CoMD's sumAtoms calls addIntParallel of parallel.c, both
  * sensors otherwise); only the analysed file's are kept.
  */
+/*
+ * The #pragma lines that stand right before offset b in src (blank lines between them
+ * allowed; a line ending in '\\' continues): *first is the first one's offset and the
+ * function returns its line number, or 0 when none.  The pragmas' text, joined, in text.
+ * A loop's pragma applies to the statement after it: wrapping the loop alone in
+ * "{ vs_tick(); ... }" cut `#pragma omp parallel for` off its loop and gcc refused the file
+ * ("for statement expected before '{'": the trial of 2026-11-28, AMG with OpenMP).
+ */
+static int pragma_before(const char *src, size_t len, size_t b, size_t *first, char *text,
+			 size_t tl)
+{
+	int found = 0;
+	size_t at = b;
+	text[0] = 0;
+	if (!src || b > len)
+		return 0;
+	for (;;) {
+		/* the start of the line holding at, which must hold only blanks before at */
+		size_t ls = at;
+		while (ls > 0 && src[ls - 1] != '\n')
+			ls--;
+		for (size_t i = ls; i < at; i++)
+			if (src[i] != ' ' && src[i] != '\t')
+				return found ? 1 : 0;
+		if (ls == 0)
+			break;
+		/* the previous line(s): blank, or a pragma (with its continuation lines) */
+		size_t pe = ls - 1, ps = pe;	/* [ps, pe): the previous line, '\n' at pe */
+		while (ps > 0 && src[ps - 1] != '\n')
+			ps--;
+		while (ps > 1 && src[ps - 2] == '\\') {	/* "...\\\n" before: one logical line */
+			ps--;
+			while (ps > 0 && src[ps - 1] != '\n')
+				ps--;
+		}
+		size_t k = ps;
+		while (k < pe && (src[k] == ' ' || src[k] == '\t'))
+			k++;
+		if (k == pe) {		/* a blank line */
+			at = ps;
+			continue;
+		}
+		if (src[k] != '#')
+			break;
+		size_t h = k + 1;
+		while (h < pe && (src[h] == ' ' || src[h] == '\t'))
+			h++;
+		if (pe - h < 6 || strncmp(src + h, "pragma", 6))
+			break;
+		size_t n = strlen(text), m = pe - h < 120 ? pe - h : 120;
+		if (n + m + 2 < tl) {
+			memmove(text + m + 1, text, n + 1);
+			memcpy(text, src + h, m);
+			text[m] = ' ';
+		}
+		*first = ps;
+		found = 1;
+		at = ps;
+	}
+	if (!found)
+		return 0;
+	int line = 1;
+	for (size_t i = 0; i < *first; i++)
+		line += src[i] == '\n';
+	return line;
+}
+
+/* Does pragma text hold an OpenMP loop that a team shares (omp for, taskloop, distribute,
+ * loop) without starting the team itself (parallel)?  Every thread of the team would run
+ * the tick and the tock: the runtime times a sensor from one thread (doc, "Limits"). */
+static int omp_team_loop(const char *text)
+{
+	const char *o = strstr(text, "omp");
+	if (!o || strstr(o, "parallel"))
+		return 0;
+	static const char *const w[] = { " for", " taskloop", " distribute", " loop", "\tfor" };
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		const char *p = strstr(o, w[i]);
+		size_t n = strlen(w[i]);
+		if (p && (!p[n] || p[n] == ' ' || p[n] == '\t' || p[n] == '(' || p[n] == '\n'))
+			return 1;
+	}
+	return 0;
+}
+
 static void candidates(struct an *a, struct vs_analysis *res, const struct vs_options *opt)
 {
 	for (int fi = 0; fi < a->nfuncs; fi++) {
@@ -2068,6 +2155,16 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			c.fi = fi;
 			judge(a, fi, lp->b, lp->e, lp->b, &c, lp->exits, lp->in_macro);
 			c.ops = loop_small_ops(a, fi, lp);
+			char prag[256];
+			size_t pb = lp->b;
+			c.pragma = lp->b;
+			c.pragma_line = f->tu == 0 ?
+				pragma_before(a->src, a->srclen, lp->b, &pb, prag, sizeof(prag)) : 0;
+			if (c.pragma_line)
+				c.pragma = (unsigned)pb;
+			if (c.pragma_line && !c.reason[0] && omp_team_loop(prag))
+				snprintf(c.reason, sizeof(c.reason), "an OpenMP loop its team shares "
+					 "(#pragma omp for): each thread would time it");
 			add_cand(res, &c);
 		}
 		for (int i = 0; i < f->ncalls; i++) {
@@ -2247,6 +2344,21 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 		return -EINVAL;
 	}
 	a.tu = tus[ntu++];
+	char *src = NULL;
+	size_t srclen = 0;
+	FILE *sf = fopen(path, "r");
+	if (sf) {	/* for the pragmas before loops (pragma_before); unread: none seen */
+		FILE *ms = open_memstream(&src, &srclen);
+		char buf[65536];
+		size_t got;
+		while (ms && (got = fread(buf, 1, sizeof(buf), sf)) > 0)
+			fwrite(buf, 1, got, ms);
+		if (ms)
+			fclose(ms);
+		fclose(sf);
+	}
+	a.src = src;
+	a.srclen = src ? srclen : 0;
 	vs_clang.clang_visitChildren(vs_clang.clang_getTranslationUnitCursor(a.tu), top_cb, &a);
 	find_frefs(&a);
 	/* the rest of the program: summaries and callers, never candidates */
@@ -2289,6 +2401,7 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	candidates(&a, res, opt);
 	qsort(res->c, res->n, sizeof(*res->c), cmp_cand);
 	an_free(&a);
+	free(src);
 	for (int t = 0; t < ntu; t++)
 		vs_clang.clang_disposeTranslationUnit(tus[t]);
 	free(tus);
@@ -2382,8 +2495,17 @@ int vs_rewrite(const struct vs_analysis *a, FILE *out)
 		size_t b = c->begin, e = stmt_end(src, len, c->end);
 		if (b < pos || e > len)
 			continue;	/* cannot happen: selected sensors never overlap */
-		fwrite(src + pos, 1, b - pos, out);
-		fprintf(out, "{ vs_tick(&__vs_s[%d]); ", id);
+		if (c->pragma_line && c->pragma < b && c->pragma >= pos) {
+			/* pragmas on the loop: the tick on a line of its own before them (a
+			 * directive starts its line), then the lines numbered as the file's */
+			b = c->pragma;
+			fwrite(src + pos, 1, b - pos, out);
+			fprintf(out, "{ vs_tick(&__vs_s[%d]);\n#line %d \"%s\"\n", id, c->pragma_line,
+				a->file);
+		} else {
+			fwrite(src + pos, 1, b - pos, out);
+			fprintf(out, "{ vs_tick(&__vs_s[%d]); ", id);
+		}
 		fwrite(src + b, 1, e - b, out);
 		fprintf(out, " vs_tock(&__vs_s[%d]); }", id);
 		pos = e;

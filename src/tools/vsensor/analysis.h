@@ -19,6 +19,10 @@ enum vs_kind { VS_COMPUTE = 0, VS_NETWORK = 1, VS_IO = 2, VS_MIXED = 3 };
 struct vs_cand {
 	int line, col;
 	unsigned begin, end;	/* byte offsets of the statement to wrap (end exclusive) */
+	unsigned pragma;	/* a loop's first #pragma line (its offset) when pragmas stand
+				 * right before it (OpenMP, GCC ivdep/unroll): the tick goes
+				 * before them, or the pragma would be cut off its loop; else begin */
+	int pragma_line;	/* that line's number, 0 when none */
 	int is_loop;
 	char func[64];		/* enclosing function */
 	char what[64];		/* "for", "while", "do" or the callee's name */
