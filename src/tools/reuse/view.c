@@ -16,6 +16,7 @@
 #include "prof/errmsg.h"
 #include "prof/report.h"
 #include "tools/reuse/reuse.h"
+#include "tools/reuse/stack.h"
 #include "ui/csv.h"
 #include "ui/html.h"
 #include "ui/json.h"
@@ -547,6 +548,25 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 }
 
 /* The summary's header lines (left out by --quiet). */
+/* --exact, private caches, more threads than the engine's REUSE_UNITS caches: a thread's
+ * cache is that of its index modulo REUSE_UNITS, so a later thread meets an earlier one's
+ * data as its own (the usability review of 2026-11-28: 100 threads one after another, each
+ * reading fresh data, read 37% reuses where all are cold).  The line, or "". */
+static const char *units_note(sqlite3 *db, char *b, size_t len)
+{
+	double n = meta_num(db, "threads");
+	char cache[32];
+	b[0] = 0;
+	if (meta_num(db, "exact") != 0 && n > REUSE_UNITS &&
+	    !strcmp(db_meta(db, "cache", cache, sizeof(cache)), "private"))
+		snprintf(b, len, "%.0f threads on the exact engine's %d private caches: threads "
+			 "%d and up share those of threads 0, 1, ... (the thread's number modulo "
+			 "%d), so their data read as each other's: reuses where there were none, "
+			 "fewer cold accesses (doc/sonde-reuse.md, Limits)", n, REUSE_UNITS,
+			 REUSE_UNITS, REUSE_UNITS);
+	return b;
+}
+
 static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 {
 	char b[4][768];
@@ -561,6 +581,8 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 		spatial ? "64-byte lines" : "8-byte words");
 	fprintf(out, "  %s\n", exact ? "exact: every access modelled"
 				     : db_meta(db, "watch", b[0], sizeof(b[0])));
+	if (*units_note(db, b[0], sizeof(b[0])))
+		text_hang(out, "  warning: ", "      ", b[0], 80);
 	if (*check_text(db, b[0], sizeof(b[0])))
 		fprintf(out, "  sampling check: %s\n", b[0]);
 	if (!exact) {
@@ -717,6 +739,17 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_str(&j, "tool", "reuse");
 	json_str(&j, "source", db_meta(db, "source", b, sizeof(b)));
 	json_bool(&j, "exact", meta_num(db, "exact") != 0);
+	/* what the recording is (the usability review of 2026-11-28: a script could not tell
+	 * a --shared --spatial recording from a default one) */
+	json_str(&j, "program", report_program(db, b, sizeof(b)));
+	json_double(&j, "pid", meta_num(db, "pid"), 0);
+	json_double(&j, "threads", meta_num(db, "threads"), 0);
+	json_str(&j, "cache", db_meta(db, "cache", b, sizeof(b)));
+	json_str(&j, "granularity", db_meta(db, "granularity", b, sizeof(b)));
+	json_double(&j, "element_bytes", meta_num(db, "element"), 0);
+	char w[512];
+	if (*units_note(db, w, sizeof(w)))
+		json_str(&j, "warning", w);
 	json_double(&j, "accesses", meta_num(db, "accesses"), 0);
 	json_double(&j, "footprint_elements", meta_num(db, "footprint"), 0);
 	/* --exact, private caches: the largest cache's own (a thread's); 0: not known */
@@ -882,6 +915,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 		html_kv(page, "process", b);
 	html_kv(page, "source", db_meta(db, "source", b, sizeof(b)));
 	html_kv(page, "mode", meta_num(db, "exact") ? "exact (every access)" : "sampled");
+	if (*units_note(db, b, sizeof(b)))
+		html_kv(page, "warning", b);
 	html_kv(page, "cache", db_meta(db, "cache", b, sizeof(b)));
 	html_kv(page, "granularity", db_meta(db, "granularity", b, sizeof(b)));
 	html_kv(page, "distances", db_meta(db, "distances", b, sizeof(b)));
