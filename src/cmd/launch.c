@@ -165,14 +165,17 @@ int launch_parse_option(struct launch_opts *o, int opt, const char *arg, const c
 		o->source = arg;
 		return 1;
 	case 'p':
-		if (parse_u64(arg, &v) || v == 0) {
-			/* digits past 2^64: too large, not "not a number" (the review of
+		/* at most 2^53: the profile keeps a period as a double, and a larger one read
+		 * back another number (18446744073709551615 as ...616: the usability review
+		 * of 2026-11-28); 2^53 ns is 104 days */
+		if (parse_u64(arg, &v) || v == 0 || v > (1ull << 53)) {
+			/* digits past 2^53: too large, not "not a number" (the review of
 			 * 2026-11-28); 1e12 is no decimal number */
 			int big = arg && *arg && *arg != '0' &&
 				  strspn(arg, "0123456789") == strlen(arg);
 			if (big)
-				sonde_usage_error(cmd, "--period %s is too large (at most %llu)",
-						  arg, (unsigned long long)UINT64_MAX);
+				sonde_usage_error(cmd, "--period %s is too large (at most %llu, 2^53: "
+						  "104 days in ns)", arg, 1ull << 53);
 			else
 				sonde_usage_error(cmd, "--period wants a positive number (decimal "
 						  "digits, no 1e9), not '%s'", arg);
@@ -527,13 +530,24 @@ static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 	} else if (errno != EEXIST) {
 		/* its parent missing: said so (the trial of 2026-11-28 read only "No such file
 		 * or directory"); sonde makes the last level only, as mkdir does */
-		if (errno == ENOENT)
+		int e = errno;
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof(parent), "%s", name);
+		struct stat pst;
+		/* ENOENT with a parent that exists: a file system that makes no directory
+		 * (/proc): not "its parent does not exist" (the usability review of
+		 * 2026-11-28, -o /proc/nope) */
+		int parent_there = stat(dirname(parent), &pst) == 0;
+		if (e == ENOENT && !parent_there)
 			sonde_error("cannot create output directory '%s': its parent directory does "
 				    "not exist (sonde makes the last level only: mkdir -p the rest "
 				    "first)", name);
+		else if (e == ENOENT)
+			sonde_error("cannot create output directory '%s': the file system of its "
+				    "parent makes no directory there (No such file or directory); "
+				    "give -o a directory on a disk", name);
 		else
-			sonde_error("cannot create output directory '%s': %s", name,
-				    strerror(errno));
+			sonde_error("cannot create output directory '%s': %s", name, strerror(e));
 		return 1;
 	} else {
 		struct stat st;

@@ -529,10 +529,47 @@ static int distinct_into(const char *const *s, const size_t *n, int k, struct db
 	return 0;
 }
 
+static const char *const *num_full;	/* number_names' qsort: the names compared */
+
+static int num_cmp(const void *a, const void *b)
+{
+	return strcmp(num_full[*(const int *)a], num_full[*(const int *)b]);
+}
+
+/* For each of the n names not whole: 1 + the number of distinct names not whole before it
+ * in strcmp order (malloc'd), or NULL out of memory. */
+static int *number_names(const char *const *full, const int *whole, int n)
+{
+	int *idx = malloc(((size_t)n + 1) * sizeof(*idx)), *num = calloc((size_t)n + 1, sizeof(*num));
+	int m = 0;
+	if (!idx || !num) {
+		free(idx);
+		free(num);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++)
+		if (!whole[i])
+			idx[m++] = i;
+	num_full = full;
+	qsort(idx, (size_t)m, sizeof(*idx), num_cmp);
+	for (int j = 0, k = 0; j < m; j++) {
+		if (!j || strcmp(full[idx[j]], full[idx[j - 1]]))
+			k++;
+		num[idx[j]] = k;
+	}
+	free(idx);
+	return num;
+}
+
+/* The longest form distinct_names keeps: past it, numbered short names (below). */
+#define DISTINCT_FORM_MAX (4 * TEXT_NAME_MAX)
+
 /* The n names' forms into out[] (malloc'd); out itself, or NULL out of memory.  A name
  * with whole[i] is shown whole anyway (its form is not used, but others' must differ from
- * it).  Forms that still read alike, or any longer than its whole name, or more than
- * DISTINCT_NAMES names: the whole names. */
+ * it).  Forms that still read alike, or any longer than its whole name or than
+ * DISTINCT_FORM_MAX, or more than DISTINCT_NAMES names: the short names numbered, "f<...>
+ * #1", "f<...> #2" (until 2026-11-28 the whole names: Kripke's RAJA instances made a
+ * variance table 5,000 columns wide; the CSV, JSON and page keep the whole names). */
 static char *distinct_names(const char *const *full, const int *whole, int n, char **out)
 {
 	struct dbuf d[DISTINCT_NAMES] = { { 0 } };
@@ -549,21 +586,37 @@ static char *distinct_names(const char *const *full, const int *whole, int n, ch
 		return NULL;
 	}
 	for (int i = 0; i < n && ok; i++)
-		ok = d[i].b && d[i].n <= len[i];
+		ok = d[i].b && d[i].n <= len[i] && (whole[i] || d[i].n <= DISTINCT_FORM_MAX);
 	for (int i = 0; i < n && ok; i++)
 		for (int j = i + 1; j < n && ok; j++)
 			ok = strcmp(full[i], full[j]) == 0 ||
 			     strcmp(whole[i] ? full[i] : d[i].b, whole[j] ? full[j] : d[j].b) != 0;
+	/* numbered forms: by the whole name's order among the group's distinct ones, so the
+	 * same function has the same number in every table of a report */
+	int *num = ok ? NULL : number_names(full, whole, n);
 	for (int i = 0; i < n; i++) {
-		out[i] = ok ? d[i].b : strdup(full[i]);
+		if (ok) {
+			out[i] = d[i].b;
+		} else if (whole[i]) {
+			out[i] = strdup(full[i]);
+		} else {
+			char *sn = num ? short_name(full[i]) : NULL;	/* no num: no memory */
+			size_t m = sn ? strlen(sn) + 16 : 0;
+			out[i] = sn ? malloc(m) : NULL;
+			if (out[i])
+				snprintf(out[i], m, "%s #%d", sn, num[i]);
+			free(sn);
+		}
 		if (!ok && i < DISTINCT_NAMES)	/* d holds DISTINCT_NAMES (the review) */
 			free(d[i].b);
 		if (!out[i]) {
+			free(num);
 			while (i--)
 				free(out[i]);
 			return NULL;
 		}
 	}
+	free(num);
 	return (char *)out;
 }
 

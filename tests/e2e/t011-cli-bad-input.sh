@@ -70,6 +70,12 @@ expect mem-unwritable-dir 1 "^sonde: cannot create output directory '/proc/sonde
 # a missing parent: said so (the trial of 2026-11-28 read "No such file or directory")
 expect mem-dir-no-parent 1 "^sonde: cannot create output directory 'nothere/x': its parent directory does not exist" \
 	"$SONDE" mem -o nothere/x -- true
+# a period over 2^53 (kept as a double, it read back as another number)
+expect period-over-2-53 2 "^sonde: --period 18446744073709551615 is too large .at most 9007199254740992" \
+	"$SONDE" reuse --period 18446744073709551615 -- true
+# a parent that exists but makes no directory (/proc): not "its parent does not exist"
+expect mem-dir-proc 1 "^sonde: cannot create output directory '/proc/nope': the file system of its parent makes no directory there" \
+	"$SONDE" mem -o /proc/nope -- true
 : >afile
 expect mem-dir-is-file 1 "^sonde: output 'afile' exists and is not a directory" \
 	"$SONDE" mem -o afile -- true

@@ -344,7 +344,7 @@ static int reuse_start(void)
 	if (spatial && !exact_mode && watch_backend() != WATCH_BACKEND_SOFT)
 		return rt_tool_refuse("reuse --spatial without --exact watches whole 64-byte lines, "
 				      "which only software watchpoints can (a debug register covers 8 "
-				      "bytes): build the program with sonde-cc, or add --exact");
+				      "bytes): build the program with sonde-cc (--exact needs it too)");
 	if (shared_mode)
 		read_sockets();
 	void *m = mmap(NULL, PAGESET_REGIONS * sizeof(*pageset), PROT_READ | PROT_WRITE,

@@ -329,9 +329,10 @@ static void foot_str(sqlite3 *db, char *buf, size_t len)
 	} else if (pages > 0 && once >= 0) {
 		/* a lower bound, not a centre: the trial of 2026-11-28 read 4.3 MiB under the
 		 * clock source for SimpleMOC, whose peak RSS was 214 MB */
-		snprintf(buf, len, "about %s (%.0f pages of 4 KiB sampled, %.0f of them once: the "
+		snprintf(buf, len, "about %s (%.0f page%s of 4 KiB sampled, %.0f of them once: the "
 			 "unsampled ones estimated from those, Chao1, a lower bound where some "
-			 "pages are touched far more often than others)", a, pages, once);
+			 "pages are touched far more often than others)", a, pages,
+			 pages == 1 ? "" : "s", once);
 	} else if (pages > 0) {
 		snprintf(buf, len, "at least %s (the 4 KiB pages sampled)", a);
 	} else if (ft > 0) {
