@@ -393,11 +393,19 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		/* no sample at all: say so, not what the samples would have told (the
 		 * usability review of 2026-11-28: a 1000-access run got the caveats) */
 		if (meta_num(db, "samples") <= 0) {
-			char u[32];
+			char u[32], thr[200] = "";
+			double nt = meta_num(db, "threads");
+			/* each thread's own CPU time runs its timer: 400 threads of 50 us each
+			 * got none (the usability review of 2026-11-28: "ran too briefly" for
+			 * 22 periods of CPU in all) */
+			if (nt > 1)
+				snprintf(thr, sizeof(thr), ", or each of its %.0f threads ran for less "
+					 "than one period of CPU (a thread's timer counts its own time)",
+					 nt);
 			fprintf(out, "no sample was taken: the program ran too briefly for the "
-				     "period (%.0f %s); a shorter --period, or a longer run, samples "
+				     "period (%.0f %s)%s; a shorter --period, or a longer run, samples "
 				     "it%s.\n", meta_num(db, "period"),
-				db_meta(db, "period_unit", u, sizeof(u)),
+				db_meta(db, "period_unit", u, sizeof(u)), thr,
 				cc ? "; this program was built by sonde-cc, run it with --source "
 				     "inst (the default for it without --source) for distances" : "");
 			return;
