@@ -165,8 +165,9 @@ static const char *check_text(sqlite3 *db, char *b, size_t len)
 
 struct hist {
 	int n;
-	char label[REUSE_BINS + 2][32];
+	char label[REUSE_BINS + 2][48];
 	double frac[REUSE_BINS + 2], count[REUSE_BINS + 2];
+	double lo[REUSE_BINS + 2], hi[REUSE_BINS + 2];	/* NAN: a kind's row (cold, ...) */
 };
 
 static void size_str(double v, char *b, size_t len)
@@ -195,12 +196,16 @@ static int read_hist(sqlite3 *db, const char *kind, struct hist *h)
 		return -EIO;
 	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW && h->n < REUSE_BINS + 2) {
-		if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+		h->lo[h->n] = h->hi[h->n] = NAN;
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
 			snprintf(h->label[h->n], sizeof(h->label[0]), "%s",
 				 (const char *)sqlite3_column_text(st, 0));
-		else
+		} else {
 			snprintf(h->label[h->n], sizeof(h->label[0]), "[%lld, %lld)",
 				 sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+			h->lo[h->n] = sqlite3_column_double(st, 1);
+			h->hi[h->n] = sqlite3_column_double(st, 2);
+		}
 		h->count[h->n] = sqlite3_column_double(st, 3);
 		h->frac[h->n++] = sqlite3_column_double(st, 4);
 	}
@@ -255,11 +260,71 @@ static void bar(FILE *out, double f)
 		fputc(i < n ? '#' : ' ', out);
 }
 
+/* ns as "512 ns", "65.5 us", "8.39 ms", "1.07 s". */
+static void ns_str(double v, char *b, size_t len)
+{
+	if (v < 1e3)
+		snprintf(b, len, "%.0f ns", v);
+	else if (v < 1e6)
+		snprintf(b, len, "%.3g us", v / 1e3);
+	else if (v < 1e9)
+		snprintf(b, len, "%.3g ms", v / 1e6);
+	else
+		snprintf(b, len, "%.3g s", v / 1e9);
+}
+
+/*
+ * The reuse-time histogram for the terminal: bins in readable units ("[8.39, 16.8) ms"
+ * read "[8388608, 16777216)"), and those ending at or under floor_ns (> 0: the debug
+ * registers' resolution) merged into one row "under 65.5 us (not resolved)": a row per
+ * bin there read as measured (the usability review of 2026-11-28: 93% at [16384, 32768)
+ * ns for reuses 0.7 us apart).  The CSV and the database keep every bin.
+ */
+static void hist_time_readable(struct hist *h, double floor_ns)
+{
+	struct hist o;
+	memset(&o, 0, sizeof(o));
+	int merged = -1;
+	for (int i = 0; i < h->n; i++) {
+		if (!isnan(h->hi[i]) && floor_ns > 0 && h->hi[i] <= floor_ns) {
+			if (merged < 0) {
+				merged = o.n++;
+				o.lo[merged] = 0;
+				o.hi[merged] = floor_ns;
+				char f[16];
+				ns_str(floor_ns, f, sizeof(f));
+				snprintf(o.label[merged], sizeof(o.label[0]), "under %s (not resolved)", f);
+			}
+			o.frac[merged] += h->frac[i];
+			o.count[merged] += h->count[i];
+			continue;
+		}
+		int k = o.n++;
+		o.lo[k] = h->lo[i];
+		o.hi[k] = h->hi[i];
+		o.frac[k] = h->frac[i];
+		o.count[k] = h->count[i];
+		if (isnan(h->lo[i])) {
+			memcpy(o.label[k], h->label[i], sizeof(o.label[0]));
+		} else {
+			char a[16], b[16];
+			ns_str(h->lo[i], a, sizeof(a));
+			ns_str(h->hi[i], b, sizeof(b));
+			snprintf(o.label[k], sizeof(o.label[0]), "[%s, %s)", a, b);
+		}
+	}
+	*h = o;
+}
+
 static void print_hist(FILE *out, const char *title, const struct hist *h)
 {
+	int w = 22;
+	for (int i = 0; i < h->n; i++)
+		if ((int)strlen(h->label[i]) > w)
+			w = (int)strlen(h->label[i]);
 	fprintf(out, "\n%s\n", title);
 	for (int i = 0; i < h->n; i++) {
-		fprintf(out, "  %-22s ", h->label[i]);
+		fprintf(out, "  %-*s ", w, h->label[i]);
 		bar(out, h->frac[i]);
 		fprintf(out, " %5.1f%%\n", 100 * h->frac[i]);
 	}
@@ -657,8 +722,11 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		print_hist(out, "Reuse distance (distinct elements between a use and its reuse;"
 				" share of accesses)", &h);
 	} else if (read_hist(db, "time_ns", &h) == 0 && h.n > 2) {
-		print_hist(out, "Reuse time in ns (no access counts with this source: no distances)",
-			   &h);
+		char be[16];
+		/* debug registers: the floor of bench/reuse-clock-floor.sh, 8-65 us */
+		int hw = !strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "hw");
+		hist_time_readable(&h, hw ? 65536 : 0);
+		print_hist(out, "Reuse time (no access counts with this source: no distances)", &h);
 	}
 	if (dists && read_curve(db, &c) == 0 && c.n) {
 		fprintf(out, "\nMiss ratio of a fully associative LRU cache, by size\n");
