@@ -96,6 +96,19 @@ check t604-sonde-report-vsensor test "$(status "$SONDE" report jobE)" -eq 0
 check t604-sonde-report-vsensor-same cmp out vs.txt
 check t604-sonde-report-vsensor-json test "$(status "$SONDE" report jobE --format json)" -eq 0
 check t604-sonde-report-vsensor-json-same cmp out e.json
+# coverage.csv (the share of the run the sensors timed, since 2026-11-28): a directory
+# without one says nothing of it; one whose median rank's sensors timed under 20% says
+# that is too little to speak for the run, in the text, the page and the JSON (the trial
+# of 2026-11-28: AMG's 2 sensors, in its set-up, and "no variance events")
+check t604-vsensor-no-coverage-line bash -c '! grep -q "sensors timed" vs.txt'
+cp -r jobE jobL
+printf 'rank,sensed_s,run_s,share\n0,0.1,2.0,0.05\n1,0.2,2.0,0.1\n2,0.1,2.0,0.05\n3,1.6,2.0,0.8\n' >jobL/coverage.csv
+"$SONDE" vsensor report jobL >l.txt 2>&1
+check t604-vsensor-low-coverage grep -q "sensors timed 10.0% of the run (the median rank; 5.0-80.0%: coverage.csv): too little to speak for the run" <(flat l.txt)
+"$SONDE" vsensor report --html l.html jobL >/dev/null 2>&1
+check t604-vsensor-low-coverage-html grep -q "too little to speak for" <(flat l.html)
+"$SONDE" vsensor report --json jobL >l.json 2>&1
+check t604-vsensor-coverage-json python3 -c 'import json; assert json.load(open("l.json"))["coverage"] == 0.1'
 # the page draws the CPU share (matrix-cpu.csv) where the run has one, after the kinds
 "$SONDE" vsensor report --html e.html jobE >/dev/null 2>&1
 check t604-vsensor-html-no-cpu bash -c '! grep -q "id=\"matrix-cpu\"" e.html'

@@ -41,6 +41,10 @@ check t608-unwritable-no-see bash -c '! grep -q "; see " no.err'
 
 SONDE_DIR=$T/same SONDE_VS_LIVE=0 ./solo 0.3 >/dev/null 2>first.err
 check t608-first-run grep -q "see $T/same\$" first.err
+# coverage.csv: solo's loop is its sensor, so its sensor timed most of the run (0.3 s;
+# start-up and the last slice's rest outside), and the summary line says the share
+check t608-coverage-file awk -F, 'NR == 2 && $1 == 0 && $4 > 0.5 && $4 <= 1 { ok = 1 } END { exit !ok }' "$T/same/coverage.csv"
+check t608-coverage-said grep -q "sensor timing [0-9.]*% of the run" first.err
 sum1=$(cat "$T"/same/* | md5sum)
 SONDE_DIR=$T/same SONDE_VS_LIVE=0 ./solo 0.3 >/dev/null 2>second.err
 check t608-second-moved grep -q "^sonde: vsensor: '$T/same' holds another run's recording: this job's goes to '$T/same-2'$" second.err
@@ -78,7 +82,7 @@ check t608-old-killed-says grep -q "the job did not reach MPI_Finalize .*sonde v
 # the files judged again give the runtime's own (same: the finished run above)
 mkdir again && cp "$T"/same/rank-0.* again/
 "$SONDE" vsensor report "$T/again" >/dev/null 2>again.rep
-for f in events matrix-cpu matrix-core matrix-network matrix-io; do
+for f in events matrix-cpu matrix-core matrix-network matrix-io coverage; do
 	check "t608-again-$f" cmp "$T/same/$f.csv" "$T/again/$f.csv"
 done
 check t608-again-compute awk -F, 'FNR == NR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; n = FNR; next }

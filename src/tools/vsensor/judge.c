@@ -22,6 +22,12 @@
 #include "ui/csv.h"
 
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
 static int cmp_float(const void *x, const void *y)
 {
 	float a = *(const float *)x, b = *(const float *)y;
@@ -172,6 +178,41 @@ static void event_sensors(struct vs_all *A, const struct vs_rule *rule, const st
 		}
 }
 
+/* coverage.csv: per rank, the seconds its sensors timed (the records' weights, the
+ * runtime's pseudo-sensors left out) against the job's length: how much of the run the
+ * matrices can speak for (the trial of 2026-11-28: AMG's 2 sensors, both in its set-up,
+ * and a report of "no variance events" over a map the CPU share alone drew).  The
+ * median rank's share into *median (-1 when no rank). */
+static void write_coverage(struct vs_all *A, double run_s, const char *dir, double *median)
+{
+	char path[600];
+	*median = -1;
+	snprintf(path, sizeof(path), "%s/coverage.csv", dir);
+	double *sh = calloc(A->nranks ? A->nranks : 1, sizeof(*sh));
+	FILE *f = sh ? fopen(path, "w") : NULL;
+	if (f)
+		fprintf(f, "rank,sensed_s,run_s,share\n");
+	for (int q = 0; sh && q < A->nranks; q++) {
+		double s = 0;
+		for (int i = 0; i < A->nr[q]; i++) {
+			const struct vs_rec *r = &A->r[A->roff[q] + i];
+			if (r->sensor >= 0 && r->sensor < A->nd[q] &&
+			    !(A->d[A->doff[q] + r->sensor].flags & (VS_F_CPU | VS_F_CORE)))
+				s += r->weight_s;
+		}
+		sh[q] = run_s > 0 ? s / run_s : 0;
+		if (f)
+			fprintf(f, "%d,%.3f,%.3f,%.4f\n", q, s, run_s, sh[q]);
+	}
+	if (f)
+		fclose(f);
+	if (sh && A->nranks) {
+		qsort(sh, A->nranks, sizeof(*sh), cmp_double);
+		*median = sh[A->nranks / 2];
+	}
+	free(sh);
+}
+
 static void write_sensors(struct vs_all *A, const char *dir)
 {
 	char path[600];
@@ -204,6 +245,7 @@ static void write_sensors(struct vs_all *A, const char *dir)
 int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, struct vs_judged *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->coverage = -1;
 	standards(A);
 	struct vs_matrix m;
 	memset(&m, 0, sizeof(m));
@@ -225,6 +267,7 @@ int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, stru
 		if (!out->write_err)
 			out->write_err = vs_events_write(&m, ev, n, dir);
 		write_sensors(A, dir);
+		write_coverage(A, m.nslices * m.slice_s, dir, &out->coverage);
 		for (int i = 0; A->nranks && i < A->nd[0]; i++)
 			out->sensors += !(A->d[i].flags & (VS_F_CPU | VS_F_CORE));
 		out->events = n;

@@ -48,6 +48,8 @@ struct vs_all {
 struct vs_judged {
 	int events, sensors;		/* events found; sensors of rank 0 (no pseudo-sensor) */
 	int write_err;			/* 0 or -errno of writing the matrices and events */
+	double coverage;		/* the median rank's share of the run its sensors timed
+					 * (coverage.csv), -1 when not known */
 	/* vs_judge_files only */
 	int ranks_missing;		/* ranks with no sensors file */
 	long long records, bytes_unread;

@@ -234,6 +234,55 @@ static void heat_map(const struct loaded *l, int k, FILE *f)
  * light, 0.5 and below dark; flagged cells outlined), on the shared report layer. */
 static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f);
 
+/* The median rank's share of the run its sensors timed, from DIR/coverage.csv (judge.c,
+ * since 2026-11-28), and the lowest and highest; -1 where there is no such file. */
+static double read_coverage(const char *dir, double *lo, double *hi)
+{
+	char path[4096], line[256];
+	int err;
+	snprintf(path, sizeof(path), "%s/coverage.csv", dir);
+	FILE *f = file_fopen_regular(path, &err);
+	double v[4096], x;
+	int n = 0;
+	*lo = *hi = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && n < 4096)
+		if (sscanf(line, "%*d,%*f,%*f,%lf", &x) == 1 && x >= 0)
+			v[n++] = x;
+	fclose(f);
+	if (!n)
+		return -1;
+	for (int i = 1; i < n; i++)	/* insertion sort: at most a few thousand ranks */
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	*lo = v[0];
+	*hi = v[n - 1];
+	return v[n / 2];
+}
+
+/* Under this share of the run timed by sensors, the report says the matrices speak for
+ * little of it. */
+#define VS_COVERAGE_LOW 0.2
+
+static void coverage_note(const char *dir, FILE *f)
+{
+	double lo, hi, med = read_coverage(dir, &lo, &hi);
+	if (med < 0)
+		return;
+	char b[512];
+	int n = snprintf(b, sizeof(b), "sensors timed %.1f%% of the run (the median rank; "
+			 "%.1f-%.1f%%: coverage.csv)", 100 * med, 100 * lo, 100 * hi);
+	if (med < VS_COVERAGE_LOW && n > 0 && (size_t)n < sizeof(b))
+		snprintf(b + n, sizeof(b) - n, ": too little to speak for the run: a slowdown "
+			 "outside them goes unseen, and compute cells where none ran are the CPU "
+			 "share alone; 'sonde vsensor list FILE.c' says why loops were not taken");
+	text_hang(f, "", "  ", b, 80);
+}
+
 static int write_html(const struct loaded *l, const struct vs_rule *rule, const char *dir,
 		      const char *path)
 {
@@ -273,6 +322,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	size_t notes_len = 0;
 	FILE *nf = open_memstream(&notes, &notes_len);
 	if (nf) {
+		coverage_note(dir, nf);
 		network_notes(l, rule, nf);
 		fclose(nf);
 	}
@@ -345,6 +395,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 
 static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int json,
 		      const char *html);
+
 
 /* A file given where the run's directory belongs (report d2/matrix-compute.csv said
  * ".../matrix-compute.csv/matrix-compute.csv: Not a directory"): a usage error.  One that
@@ -588,6 +639,9 @@ static void report_json(const struct loaded *l, const struct vs_rule *rule, cons
 	json_str(&j, "dir", dir);
 	json_int(&j, "ranks", l->m.nranks);
 	json_int(&j, "slices", l->m.nslices);
+	double clo, chi, cov = read_coverage(dir, &clo, &chi);
+	if (cov >= 0)	/* the median rank's share of the run its sensors timed */
+		json_double(&j, "coverage", cov, 4);
 	json_double(&j, "slice_s", l->m.slice_s, 3);
 	json_begin_object(&j, "rule");
 	for (int k = 0; k < VS_KINDS; k++)
@@ -687,6 +741,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 		       "  (under %.1f of its CPU share and %.2f x the other cores' ranks');\n"
 		       "  network only on ranks with %d+ slices of it\n\n",
 		       rule.peer, VS_CORE_STARVED, rule.core_peer, VS_NET_MIN_SLICES);
+		coverage_note(dir, stdout);
 		if (l->nev)
 			text_table_print(t, stdout, "");
 		else

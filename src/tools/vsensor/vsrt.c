@@ -738,9 +738,10 @@ static void analyse(struct vs_all *A)
 			"(the raw records: sonde vsensor records %s)\n", vs.dir, strerror(-j.write_err),
 			vs.dir);
 	else
-		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s, %d variance "
-			"event%s; see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
-			j.sensors == 1 ? "" : "s", j.events, j.events == 1 ? "" : "s", vs.dir);
+		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s timing %.1f%% of the run, "
+			"%d variance event%s; see %s\n", vs.size, vs.size == 1 ? "" : "s",
+			j.sensors, j.sensors == 1 ? "" : "s", 100 * (j.coverage > 0 ? j.coverage : 0),
+			j.events, j.events == 1 ? "" : "s", vs.dir);
 }
 
 static void gather(void)
