@@ -806,7 +806,7 @@ static int write_pairs(sqlite3 *db, struct model *m, const struct model *e,
 		return -EIO;
 	}
 	for (size_t i = 0; i < np && i < TOP_PAIRS && !r; i++) {
-		char ca[512], cb[512];
+		char ca[8192], cb[8192];	/* C++ names run to thousands (Kripke) */
 		code_name(mm, top_ip(e, ps[i].a, ps[i].b), ca, sizeof(ca));
 		code_name(mm, top_ip(e, ps[i].b, ps[i].a), cb, sizeof(cb));
 		r = db_row(st, "iiiuuutt", (int64_t)m->part, (int64_t)ps[i].a, (int64_t)ps[i].b,

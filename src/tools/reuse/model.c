@@ -849,7 +849,7 @@ static int name_pairs(struct model *m, const struct memmodel *mm)
 	int trap_after = !(m->mode & REUSE_M_EXACT) && !strcmp(m->proc->watch_backend, "hw");
 	for (size_t i = 0; i < n; i++) {
 		struct rpair *p = &m->pair[i];
-		char a[512], b[512];
+		char a[8192], b[8192];	/* C++ names run to thousands (Kripke) */
 		const char *obj = mm && p->object != MM_NONE && p->object < mm->nobject
 					  ? mm->object[p->object].name : "?";
 		code_name(mm, p->use_ip, a, sizeof(a));

@@ -331,7 +331,7 @@ static void print_hist(FILE *out, const char *title, const struct hist *h)
 }
 
 struct top {
-	char use[512], reuse[512], object[512];
+	char use[8192], reuse[8192], object[4096];	/* whole, then shortened */
 	double reuses, long_reuses, long_observed;
 	int found;
 };
