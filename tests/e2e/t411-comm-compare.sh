@@ -192,6 +192,8 @@ check t411-objects-named [ "$(awk -F, 'NR > 1' ring/comm/objects.csv | wc -l)" -
 check t411-pairs-code awk -F, 'NR > 1 && $6 != "" && $7 != "" { ok = 1 } END { exit !ok }' ring/comm/pairs.csv
 check t411-lines-written [ "$(awk -F, 'NR > 1' ring/comm/lines.csv | wc -l)" -gt 0 ]
 check t411-objects-said grep -q "^Top objects (the sampled detector's: estimated volumes)" summary
+# the thread pairs' code columns are the sampled detector's too (the trial of 2026-11-28)
+check t411-pairs-said grep -q "^Top thread pairs (exact volumes; code: the sampled detector's)" summary
 # what to do follows the exact counts' larger kind, not the sampled objects' split (the
 # review of 2026-11-28: the sampled split, the biased one, had taken over)
 # The ring hands whole data lines on: true sharing by construction, as the exact count

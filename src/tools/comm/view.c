@@ -911,7 +911,11 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	heat_map(db, out, isatty(fileno(out)) && !getenv("NO_COLOR"));
 	static const char *const ph[] = { "threads", "total", "true", "false", "code a",
 					  "code b" };
-	print_table(db, out, "Top thread pairs",
+	/* --compare: the volumes are the exact ones, the code the sampled detector's (the
+	 * trial of 2026-11-28: unlabelled beside the labelled objects and lines) */
+	print_table(db, out, db_meta_u64(db, "compare_period") ?
+			    "Top thread pairs (exact volumes; code: the sampled detector's)" :
+			    "Top thread pairs",
 		    "SELECT a || '-' || b, total, true_sharing, false_sharing, code_a, code_b"
 		    " FROM comm_pairs WHERE part = -1 ORDER BY total DESC, id", 6, ph, "rrrrnn",
 		    top);
