@@ -27,3 +27,21 @@ for shape in inc:20,20,20,20,20 dec:200,60,15,4,2 bell:50,40,40,10,3 multi:100,3
 	check t503-exact-$name float_between "$se" 0.999 1
 	check t503-sampled-$name float_between "$ss" 0.85 1
 done
+
+# The top pairs' long counts scaled from fewer than 3 observed long reuses carry a '*'
+# and a footnote (the trial of 2026-11-28: miniMD's third pair, 374,593 long reuses from
+# one observation), exactly the rows whose long_observed is under 3; --exact's none.
+command -v sqlite3 >/dev/null || { skip t503-few-marked "sqlite3 is not installed"; exit 0; }
+# (sp: phases of 40,000-120,000 words at period 4000037, so that few long reuses are
+# observed a pair: 1-2 in the runs tried, the marked path taken)
+"$SONDE" reuse -q --source inst --period 4000037 -o sp -- "$T/rb" ribench -t 2 -o 2 \
+	-r 200,60,15,4,2 -x 40000,60000,80000,100000,120000 >/dev/null 2>&1
+for d in sp sa-inc sa-dec ex-inc; do
+	"$SONDE" report $d --top 20 >rep-$d.txt 2>&1
+	marked=$(sed -n '/^Top reuse pairs/,/^$/p' rep-$d.txt | grep -cE '^ +[0-9]+\* ')
+	want=$(sqlite3 $d/profile.db "SELECT count(*) FROM (SELECT * FROM reuse_pairs ORDER BY rank LIMIT 20) WHERE long_reuses > 0 AND long_observed < 3 AND (SELECT value FROM meta WHERE key = 'exact') = '0'")
+	check "t503-few-marked-$d-$marked-of-$want" [ "$marked" = "$want" ]
+	if [ "$marked" -gt 0 ]; then
+		check "t503-few-footnote-$d" grep -q "^  \*: scaled from fewer than 3 observed long reuses" rep-$d.txt
+	fi
+done

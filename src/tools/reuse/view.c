@@ -743,14 +743,23 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	sqlite3_stmt *st;
 	static const char *const ph[] = { "long", "reuses", "use", "reuse", "object" };
 	struct text_table *t = text_table_new(5, ph, "rrnnn");
+	/* sampled: a long count scaled up from fewer than REUSE_FIX_MIN_OBS observed long
+	 * reuses is marked (the trial of 2026-11-28: miniMD's third pair, 374,593 long reuses
+	 * from one observation, 11,897 exact) */
+	int few = 0;
 	if (t && !sqlite3_prepare_v2(db, "SELECT CASE WHEN long_reuses IS NULL THEN '-' ELSE"
-					 " printf('%.0f', long_reuses) END, printf('%.0f',"
-					 " reuses), use_code, reuse_code, object FROM reuse_pairs"
-					 " ORDER BY rank", -1, &st, NULL)) {
+					 " printf('%.0f', long_reuses) || CASE WHEN ?1 = 0 AND"
+					 " long_reuses > 0 AND long_observed IS NOT NULL AND"
+					 " long_observed < ?2 THEN '*' ELSE '' END END,"
+					 " printf('%.0f', reuses), use_code, reuse_code, object"
+					 " FROM reuse_pairs ORDER BY rank", -1, &st, NULL)) {
 		const char *cells[5];
+		sqlite3_bind_int(st, 1, meta_num(db, "exact") != 0);
+		sqlite3_bind_int(st, 2, REUSE_FIX_MIN_OBS);
 		while (sqlite3_step(st) == SQLITE_ROW && text_table_rows(t) < top) {
 			for (int i = 0; i < 5; i++)
 				cells[i] = (const char *)sqlite3_column_text(st, i);
+			few |= cells[0] && strchr(cells[0], '*') != NULL;
 			text_table_add(t, cells);
 		}
 		sqlite3_finalize(st);
@@ -760,6 +769,9 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 					     "\nTop reuse pairs (by reuses; long ones unknown without "
 					     "distances)\n");
 			text_table_print(t, out, "  ");
+			if (few)
+				fprintf(out, "  *: scaled from fewer than %d observed long reuses: a wide "
+					     "estimate (--exact counts them)\n", REUSE_FIX_MIN_OBS);
 		}
 	}
 	text_table_free(t);
