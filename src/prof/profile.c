@@ -890,7 +890,8 @@ const struct prof_process *profile_main_process(const struct profile *p)
 	 * "program: true" for a program that ran /bin/true) */
 	for (size_t i = 1; i < p->nproc; i++) {
 		uint64_t n = prof_process_samples(&p->proc[i]);
-		if (n > most || (n == most && p->proc[i].start_ns < best->start_ns)) {
+		uint64_t st = p->proc[i].start_ns, bst = best->start_ns;	/* 0: not known */
+		if (n > most || (n == most && st && (!bst || st < bst))) {
 			most = n;
 			best = &p->proc[i];
 		}

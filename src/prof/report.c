@@ -352,9 +352,10 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix, const char
 	/* built whole, then wrapped to 80 columns under the indent */
 	FILE *real = out;
 	out = open_memstream(&text, &len);
-	if (!out) {
+	if (!out) {	/* no memory stream: printed as it goes, unfolded */
 		out = real;
 		real = NULL;
+		fputs(prefix, out);
 	}
 	fprintf(out, "%" PRIu64, n);
 	if (e > 0)

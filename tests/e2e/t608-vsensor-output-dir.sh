@@ -91,6 +91,26 @@ check t608-again-compute awk -F, 'FNR == NR { for (i = 1; i <= NF; i++) a[FNR, i
 	  if (x - y > 1e-6 * x || y - x > 1e-6 * x) exit 1 } m = FNR }
 	END { exit !(m == n && n >= 2) }' "$T/same/matrix-compute.csv" "$T/again/matrix-compute.csv"
 
+# a record whose slice is far past the run (a damaged byte that still decodes: slice +
+# 20,000,000) is left out and said, not made the matrices' width (the code review of
+# 2026-11-28: 760 MB of matrices written from a 25-byte file)
+mkdir damaged && cp "$T"/same/rank-0.* damaged/
+python3 -c '
+import struct, sys
+def varint(v):
+	b = bytearray()
+	while v >= 0x80:
+		b.append(v & 0x7f | 0x80)
+		v >>= 7
+	b.append(v)
+	return bytes(b)
+rec = varint(2 * 20000000) + varint(0) + struct.pack("<f", 1000.0) + varint(1)
+open(sys.argv[1], "ab").write(rec)' damaged/rank-0.rec
+"$SONDE" vsensor report "$T/damaged" >/dev/null 2>dmg.err
+check t608-damaged-status [ $? -eq 0 ]
+check t608-damaged-said grep -q "1 record of a slice past the run's end left out" dmg.err
+check t608-damaged-width [ "$(head -1 "$T/damaged/matrix-compute.csv" | tr ',' '\n' | wc -l)" -eq "$(head -1 "$T/same/matrix-compute.csv" | tr ',' '\n' | wc -l)" ]
+
 # a stall: the rank stopped (SIGSTOP) 2 s in mid-sensor.  The instance's time goes to every
 # slice it covered whole (records of over 1 s in at least 5 of the ~10), and an event of
 # compute spans the stop (before, one slow slice where it ended, under the rule's 3 in a

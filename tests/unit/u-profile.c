@@ -792,6 +792,27 @@ TEST(raw_names)
 		}
 }
 
+/* profile_main_process: the most samples; among equals (all 0: a short run that forked and
+ * exec'd) the first started, a start of 0 (not known) never first (t831: variance named
+ * an exec'd child "program: true" where all had 0 samples).  Processes without threads. */
+TEST(main_process_tie)
+{
+	struct prof_process pr[3];
+	memset(pr, 0, sizeof(pr));
+	pr[0].start_ns = 300;
+	pr[1].start_ns = 100;
+	pr[2].start_ns = 0;
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	p.proc = pr;
+	p.nproc = 3;
+	CHECK(profile_main_process(&p) == &pr[1]);
+	pr[0].start_ns = 0;	/* the first listed not known: the known one */
+	CHECK(profile_main_process(&p) == &pr[1]);
+	p.nproc = 0;
+	CHECK(profile_main_process(&p) == NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-fixtures"))
@@ -809,5 +830,6 @@ int main(int argc, char **argv)
 	RUN(ranks);
 	RUN(fixtures_current);
 	RUN(raw_names);
+	RUN(main_process_tie);
 	return CHECK_DONE();
 }

@@ -72,11 +72,14 @@ static void standards(struct vs_all *A)
 
 static void build_matrix(struct vs_all *A, struct vs_matrix *m)
 {
-	int nbins = 0;
+	int64_t nb = 0;		/* (64-bit: a slice of INT32_MAX read from a file) */
 	for (int q = 0; q < A->nranks; q++)
 		for (int i = 0; i < A->nr[q]; i++)
-			if (A->r[A->roff[q] + i].bin + 1 > nbins)
-				nbins = A->r[A->roff[q] + i].bin + 1;
+			if ((int64_t)A->r[A->roff[q] + i].bin + 1 > nb)
+				nb = (int64_t)A->r[A->roff[q] + i].bin + 1;
+	if (nb > INT32_MAX)
+		return;
+	int nbins = (int)nb;
 	if (vs_matrix_alloc(m, A->nranks, nbins, A->slice_s))
 		return;
 	size_t cells = (size_t)A->nranks * (nbins ? nbins : 1);
@@ -185,7 +188,7 @@ static void event_sensors(struct vs_all *A, const struct vs_rule *rule, const st
  * median rank's share into *median (-1 when no rank). */
 static void write_coverage(struct vs_all *A, double run_s, const char *dir, double *median)
 {
-	char path[600];
+	char path[4096];
 	*median = -1;
 	snprintf(path, sizeof(path), "%s/coverage.csv", dir);
 	double *sh = calloc(A->nranks ? A->nranks : 1, sizeof(*sh));
@@ -215,7 +218,7 @@ static void write_coverage(struct vs_all *A, double run_s, const char *dir, doub
 
 static void write_sensors(struct vs_all *A, const char *dir)
 {
-	char path[600];
+	char path[4096];	/* report's DIR: any path (the runtime's are under 512) */
 	snprintf(path, sizeof(path), "%s/sensors.csv", dir);
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -296,7 +299,7 @@ static int read_sensors(const char *path, struct vs_desc **d, int *n, int *nrank
 	long ms = 0;
 	if (!fgets(line, sizeof(line), f) || strncmp(line, VS_SENSORS_HEAD, strlen(VS_SENSORS_HEAD)) ||
 	    sscanf(line + strlen(VS_SENSORS_HEAD), "ranks %d, slice_ms %ld", &nr, &ms) != 2 ||
-	    nr <= 0 || nr > (1 << 24) || ms <= 0 || ms > 3600000) {
+	    nr <= 0 || nr > (1 << 20) || ms <= 0 || ms > 3600000) {
 		fclose(f);
 		return VS_REC_BAD;
 	}
@@ -384,11 +387,22 @@ int vs_judge_files(const char *dir, const struct vs_rule *rule, struct vs_judged
 			break;
 		}
 		out->bytes_unread += e ? 0 : (long long)rest;
-		/* only the records of sensors the file names (a kill between the two files) */
+		/* only the records of sensors the file names (a kill between the two files),
+		 * and of slices the run can have reached: a rank writes a record a slice at
+		 * least (its CPU share's, and a sensor's time spread over every slice it
+		 * covered), so a slice far past its count of records is a damaged byte that
+		 * still decoded (rec.h), which would size the matrices (the review of
+		 * 2026-11-28: one record of slice 20,000,000 wrote 760 MB of matrices) */
 		size_t k = 0;
-		for (size_t i = 0; !e && i < n; i++)
+		int64_t last = 2 * (int64_t)n + 1024;
+		for (size_t i = 0; !e && i < n; i++) {
+			if (rq[q][i].bin < 0 || rq[q][i].bin > last) {
+				out->records_dropped++;
+				continue;
+			}
 			if (rq[q][i].sensor >= 0 && rq[q][i].sensor < A.nd[q])
 				rq[q][k++] = rq[q][i];
+		}
 		A.nr[q] = e || k > (size_t)(1 << 30) ? 0 : (int)k;
 		total += A.nd[q];
 		totalr += A.nr[q];

@@ -53,6 +53,7 @@ struct vs_judged {
 	/* vs_judge_files only */
 	int ranks_missing;		/* ranks with no sensors file */
 	long long records, bytes_unread;
+	long long records_dropped;	/* of a slice past any the rank can have reached */
 };
 
 /* Free A's arrays (any of them NULL) and zero it. */

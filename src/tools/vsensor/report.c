@@ -43,7 +43,7 @@ static int judge_files(const char *dir)
 	if (err) {
 		sonde_error("'%s': cannot judge the ranks' files: %s", dir,
 			    err == VS_REC_BAD ? "rank-0.sensors is not one this sonde knows"
-			    : strerror(-err));
+			    : file_strerror(err));
 		return err;
 	}
 	if (j.write_err) {
@@ -51,12 +51,17 @@ static int judge_files(const char *dir)
 			    "%s", dir, strerror(-j.write_err));
 		return j.write_err;
 	}
-	char missing[96] = "";
+	char missing[200] = "";
+	int o = 0;
 	if (j.ranks_missing)
-		snprintf(missing, sizeof(missing), "; %d rank%s recorded nothing", j.ranks_missing,
-			 j.ranks_missing == 1 ? "" : "s");
+		o = snprintf(missing, sizeof(missing), "; %d rank%s recorded nothing",
+			     j.ranks_missing, j.ranks_missing == 1 ? "" : "s");
+	if (j.records_dropped && o >= 0 && (size_t)o < sizeof(missing))
+		snprintf(missing + o, sizeof(missing) - o, "; %lld record%s of a slice past the "
+			 "run's end left out (a damaged byte?)", j.records_dropped,
+			 j.records_dropped == 1 ? "" : "s");
 	fprintf(stderr, "sonde: vsensor: '%s': the job did not reach MPI_Finalize (a rank killed, the "
-		"job aborted or timed out): judged now from its ranks' files, each up to its last "
+		"job aborted or timed out, or it is still running): judged now from its ranks' files, each up to its last "
 		"write (at most about a second before it stopped): %lld records, %d variance "
 		"event%s%s; the matrices are written there\n", dir, j.records, j.events,
 		j.events == 1 ? "" : "s", missing);
