@@ -591,8 +591,8 @@ static char *distinct_names(const char *const *full, const int *whole, int n, ch
 		for (int j = i + 1; j < n && ok; j++)
 			ok = strcmp(full[i], full[j]) == 0 ||
 			     strcmp(whole[i] ? full[i] : d[i].b, whole[j] ? full[j] : d[j].b) != 0;
-	/* numbered forms: by the whole name's order among the group's distinct ones, so the
-	 * same function has the same number in every table of a report */
+	/* numbered forms: by the whole name's order among the group's distinct ones (the
+	 * rows of this table that read alike: a number holds within the table) */
 	int *num = ok ? NULL : number_names(full, whole, n);
 	for (int i = 0; i < n; i++) {
 		if (ok) {

@@ -13,6 +13,7 @@
  * per candidate, "what does its work read that is set outside it" (closure), then
  * checks each enclosing loop, in its own function and through every call site upwards.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -2050,89 +2051,236 @@ static long loop_small_ops(struct an *a, int fi, const struct loop *lp)
  * sensors of the other files: CoMD's sumAtoms calls addIntParallel of parallel.c, both
  * sensors otherwise); only the analysed file's are kept.
  */
-/*
- * The #pragma lines that stand right before offset b in src (blank lines between them
- * allowed; a line ending in '\\' continues): *first is the first one's offset and the
- * function returns its line number, or 0 when none.  The pragmas' text, joined, in text.
- * A loop's pragma applies to the statement after it: wrapping the loop alone in
- * "{ vs_tick(); ... }" cut `#pragma omp parallel for` off its loop and gcc refused the file
- * ("for statement expected before '{'": the trial of 2026-11-28, AMG with OpenMP).
- */
-static int pragma_before(const char *src, size_t len, size_t b, size_t *first, char *text,
-			 size_t tl)
+/* The words of an OpenMP directive (after "omp", up to its first clause) in words, one
+ * space each ("parallel for", "for", "single"); 0, or -1 for a line that is not one. */
+static int omp_words(const char *line, char *words, size_t wl)
 {
-	int found = 0;
-	size_t at = b;
-	text[0] = 0;
-	if (!src || b > len)
-		return 0;
+	static const char *const clause[] = {
+		"private", "firstprivate", "lastprivate", "shared", "reduction", "schedule",
+		"collapse", "nowait", "num_threads", "if", "default", "ordered", "copyin",
+		"copyprivate", "proc_bind", "linear", "aligned", "safelen", "simdlen", "map",
+		"device", "depend", "untied", "final", "mergeable", "priority", "grainsize",
+		"num_tasks", "nogroup", "dist_schedule", "allocate", "order", "bind", "in_reduction",
+		"task_reduction", "nontemporal", "is_device_ptr", "defaultmap", "thread_limit",
+		"num_teams",
+	};
+	const char *p = line;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "omp", 3) || (p[3] != ' ' && p[3] != '\t'))
+		return -1;
+	p += 3;
+	size_t n = 0;
+	words[0] = 0;
 	for (;;) {
-		/* the start of the line holding at, which must hold only blanks before at */
-		size_t ls = at;
-		while (ls > 0 && src[ls - 1] != '\n')
-			ls--;
-		for (size_t i = ls; i < at; i++)
-			if (src[i] != ' ' && src[i] != '\t')
-				return found ? 1 : 0;
-		if (ls == 0)
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		size_t k = 0;
+		while (p[k] && p[k] != ' ' && p[k] != '\t' && p[k] != ',' && p[k] != '(')
+			k++;
+		if (!k || p[k] == '(')
 			break;
-		/* the previous line(s): blank, or a pragma (with its continuation lines) */
-		size_t pe = ls - 1, ps = pe;	/* [ps, pe): the previous line, '\n' at pe */
+		int is_clause = 0;
+		for (size_t i = 0; i < sizeof(clause) / sizeof(clause[0]) && !is_clause; i++)
+			is_clause = strlen(clause[i]) == k && !strncmp(p, clause[i], k);
+		if (is_clause || n + k + 2 > wl)
+			break;
+		if (n)
+			words[n++] = ' ';
+		memcpy(words + n, p, k);
+		n += k;
+		words[n] = 0;
+		p += k;
+	}
+	return 0;
+}
+
+static int has_word(const char *words, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = words; (p = strstr(p, w)); p += n)
+		if ((p == words || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
+/* A loop pragma: one that must stand right before its loop (an OpenMP loop construct, GCC
+ * ivdep/unroll, clang loop, unroll); *team: an OpenMP loop a team shares (for, loop,
+ * taskloop, distribute without parallel: every thread of the team runs the statement). */
+static int loop_pragma(const char *text, int *team)
+{
+	char w[128];
+	*team = 0;
+	if (omp_words(text, w, sizeof(w)) == 0) {
+		int loop = has_word(w, "for") || has_word(w, "simd") || has_word(w, "loop") ||
+			   has_word(w, "taskloop") || has_word(w, "distribute");
+		*team = loop && !has_word(w, "parallel") && !(has_word(w, "simd") &&
+			!has_word(w, "for") && !has_word(w, "loop") && !has_word(w, "taskloop") &&
+			!has_word(w, "distribute"));
+		return loop;
+	}
+	const char *p = text;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return !strncmp(p, "GCC ivdep", 9) || !strncmp(p, "GCC unroll", 10) ||
+	       !strncmp(p, "clang loop", 10) || !strncmp(p, "unroll", 6) ||
+	       !strncmp(p, "nounroll", 8) || !strncmp(p, "ivdep", 5) || !strncmp(p, "loop", 4);
+}
+
+/* The start of the logical line before offset ls (the start of a line): back over
+ * continuation lines ("...\\\n", "...\\\r\n").  *end: where that line's text ends (its '\r' or
+ * '\n'). */
+static size_t prev_line(const char *src, size_t ls, size_t *end)
+{
+	size_t pe = ls - 1, ps = pe;	/* src[pe] is the '\n' */
+	if (pe > 0 && src[pe - 1] == '\r')
+		pe--;
+	*end = pe;
+	while (ps > 0 && src[ps - 1] != '\n')
+		ps--;
+	for (;;) {	/* the line before ends in a backslash: one logical line with it */
+		size_t q = ps;
+		if (q < 2)
+			break;
+		size_t e = q - 1;	/* its '\n' */
+		if (e > 0 && src[e - 1] == '\r')
+			e--;
+		if (e == 0 || src[e - 1] != '\\')
+			break;
+		ps = e - 1;
 		while (ps > 0 && src[ps - 1] != '\n')
 			ps--;
-		while (ps > 1 && src[ps - 2] == '\\') {	/* "...\\\n" before: one logical line */
-			ps--;
-			while (ps > 0 && src[ps - 1] != '\n')
-				ps--;
-		}
-		size_t k = ps;
+	}
+	return ps;
+}
+
+/*
+ * The loop pragmas that stand right before offset b in src (blank and comment-only lines
+ * between them allowed, and whole #if..#endif blocks around them: `#ifdef _OPENMP`,
+ * hypre's form): *first is where the tick must go so that they stay on their loop, and
+ * the function returns that line's number, or 0 when there are none (the tick goes before
+ * the loop, after any other pragma: `omp single`'s block is then the sensor).  -1: loop
+ * pragmas inside a conditional block that does not end before the loop's own line (the
+ * tick cannot go above them and stay outside it).  *team: one of them is an OpenMP loop a
+ * team shares.  Wrapping the loop alone in "{ vs_tick(); ... }" cut `#pragma omp parallel
+ * for` off its loop and gcc refused the file (the trial of 2026-11-28, AMG with OpenMP).
+ */
+static int pragma_before(const char *src, size_t len, size_t b, size_t *first, int *team)
+{
+	*team = 0;
+	if (!src || b > len)
+		return 0;
+	size_t ls = b;	/* the start of the loop's line: only blanks before b on it */
+	while (ls > 0 && src[ls - 1] != '\n')
+		ls--;
+	for (size_t i = ls; i < b; i++)
+		if (src[i] != ' ' && src[i] != '\t')
+			return 0;
+	size_t cut = ls;	/* the topmost line start at depth 0 with the pragmas below it */
+	int depth = 0, found = 0, found_in_block = 0;
+	size_t at = ls;
+	while (at > 0) {
+		size_t pe, ps = prev_line(src, at, &pe), k = ps;
 		while (k < pe && (src[k] == ' ' || src[k] == '\t'))
 			k++;
-		if (k == pe) {		/* a blank line */
-			at = ps;
+		if (k == pe || (pe - k >= 2 && src[k] == '/' && src[k + 1] == '/') ||
+		    (pe - k >= 4 && src[k] == '/' && src[k + 1] == '*' && src[pe - 2] == '*' &&
+		     src[pe - 1] == '/')) {
+			at = ps;	/* blank, or a comment alone on its line */
+			if (!depth && found)
+				cut = at;
 			continue;
 		}
-		if (src[k] != '#')
+		if (src[k] != '#') {
+			size_t q = k;
+			while (q < pe && (isalnum((unsigned char)src[q]) || src[q] == '_'))
+				q++;
+			if (q - k == 7 && !strncmp(src + k, "_Pragma", 7)) {
+				/* _Pragma("omp parallel for"): its string, as a #pragma */
+				const char *o = memchr(src + q, '"', pe - q);
+				const char *e = o ? memchr(o + 1, '"', src + pe - o - 1) : NULL;
+				char text[160];
+				size_t m = o && e ? (size_t)(e - o - 1) : 0;
+				m = m < sizeof(text) - 1 ? m : sizeof(text) - 1;
+				memcpy(text, o ? o + 1 : "", m);
+				text[m] = 0;
+				int t;
+				if (!o || !e || !loop_pragma(text, &t))
+					break;
+				*team |= t;
+				found = 1;
+				found_in_block |= depth > 0;
+				at = ps;
+				if (!depth)
+					cut = at;
+				continue;
+			}
+			/* a line that is a name alone (with arguments), no ';': a macro that may
+			 * expand to a _Pragma (PFOR), whose loop a tick would cut off it */
+			static const char *const kw[] = { "if", "else", "while", "for", "do",
+							  "switch", "case", "default", "return" };
+			int keyword = 0;
+			for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]) && !keyword; i++)
+				keyword = q - k == strlen(kw[i]) && !strncmp(src + k, kw[i], q - k);
+			int alone = q > k && !keyword && !isdigit((unsigned char)src[k]);
+			for (size_t i = q; alone && i < pe; i++)
+				alone = src[i] != ';' && src[i] != '{' && src[i] != '}' && src[i] != ':' &&
+					src[i] != '=';
+			if (alone && !found)
+				return -2;
 			break;
+		}
 		size_t h = k + 1;
 		while (h < pe && (src[h] == ' ' || src[h] == '\t'))
 			h++;
-		if (pe - h < 6 || strncmp(src + h, "pragma", 6))
+		char text[160];
+		size_t m = pe - h < sizeof(text) - 1 ? pe - h : sizeof(text) - 1;
+		memcpy(text, src + h, m);
+		text[m] = 0;
+		for (char *c = text; *c; c++)	/* continuation breaks: one line */
+			if (*c == '\\' || *c == '\n' || *c == '\r')
+				*c = ' ';
+		if (!strncmp(text, "pragma", 6) && (text[6] == ' ' || text[6] == '\t')) {
+			int t;
+			char w[128];
+			if (!loop_pragma(text + 7, &t)) {
+				/* another pragma: the loop's block is its (omp single, task);
+				 * `omp parallel` makes it the region's body, run by every thread */
+				if (!found && omp_words(text + 7, w, sizeof(w)) == 0 &&
+				    has_word(w, "parallel"))
+					*team = 2;
+				break;
+			}
+			*team |= t;
+			found = 1;
+			found_in_block |= depth > 0;
+		} else if (!strncmp(text, "endif", 5)) {
+			depth++;
+		} else if (!strncmp(text, "else", 4) || !strncmp(text, "elif", 4)) {
+			if (!depth)
+				break;
+		} else if (!strncmp(text, "if", 2)) {	/* #if, #ifdef, #ifndef */
+			if (!depth)
+				break;	/* the loop is inside this block */
+			depth--;
+		} else {
 			break;
-		size_t n = strlen(text), m = pe - h < 120 ? pe - h : 120;
-		if (n + m + 2 < tl) {
-			memmove(text + m + 1, text, n + 1);
-			memcpy(text, src + h, m);
-			text[m] = ' ';
 		}
-		*first = ps;
-		found = 1;
 		at = ps;
+		if (!depth && found)
+			cut = at;
 	}
 	if (!found)
 		return 0;
+	if (depth && found_in_block && cut == ls)
+		return -1;
+	if (cut == ls)
+		return 0;	/* (cannot happen: found sets cut at depth 0) */
+	*first = cut;
 	int line = 1;
-	for (size_t i = 0; i < *first; i++)
+	for (size_t i = 0; i < cut; i++)
 		line += src[i] == '\n';
 	return line;
-}
-
-/* Does pragma text hold an OpenMP loop that a team shares (omp for, taskloop, distribute,
- * loop) without starting the team itself (parallel)?  Every thread of the team would run
- * the tick and the tock: the runtime times a sensor from one thread (doc, "Limits"). */
-static int omp_team_loop(const char *text)
-{
-	const char *o = strstr(text, "omp");
-	if (!o || strstr(o, "parallel"))
-		return 0;
-	static const char *const w[] = { " for", " taskloop", " distribute", " loop", "\tfor" };
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		const char *p = strstr(o, w[i]);
-		size_t n = strlen(w[i]);
-		if (p && (!p[n] || p[n] == ' ' || p[n] == '\t' || p[n] == '(' || p[n] == '\n'))
-			return 1;
-	}
-	return 0;
 }
 
 static void candidates(struct an *a, struct vs_analysis *res, const struct vs_options *opt)
@@ -2155,16 +2303,26 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 			c.fi = fi;
 			judge(a, fi, lp->b, lp->e, lp->b, &c, lp->exits, lp->in_macro);
 			c.ops = loop_small_ops(a, fi, lp);
-			char prag[256];
 			size_t pb = lp->b;
+			int team = 0;
 			c.pragma = lp->b;
 			c.pragma_line = f->tu == 0 ?
-				pragma_before(a->src, a->srclen, lp->b, &pb, prag, sizeof(prag)) : 0;
-			if (c.pragma_line)
+				pragma_before(a->src, a->srclen, lp->b, &pb, &team) : 0;
+			if (c.pragma_line > 0)
 				c.pragma = (unsigned)pb;
-			if (c.pragma_line && !c.reason[0] && omp_team_loop(prag))
-				snprintf(c.reason, sizeof(c.reason), "an OpenMP loop its team shares "
-					 "(#pragma omp for): each thread would time it");
+			if (c.pragma_line == -2 && !c.reason[0])
+				snprintf(c.reason, sizeof(c.reason), "a macro stands before the loop "
+					 "(it may be a _Pragma): not wrapped");
+			else if (c.pragma_line < 0 && !c.reason[0])
+				snprintf(c.reason, sizeof(c.reason), "its loop pragma is inside a "
+					 "conditional block the loop is not: no place for the tick");
+			else if (team && !c.reason[0])
+				snprintf(c.reason, sizeof(c.reason), team == 2 ?
+					 "the body of an OpenMP parallel region: each thread would "
+					 "time it" : "an OpenMP loop its team shares (#pragma omp "
+					 "for): each thread would time it");
+			if (c.pragma_line < 0)
+				c.pragma_line = 0;
 			add_cand(res, &c);
 		}
 		for (int i = 0; i < f->ncalls; i++) {

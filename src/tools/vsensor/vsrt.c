@@ -738,10 +738,14 @@ static void analyse(struct vs_all *A)
 			"(the raw records: sonde vsensor records %s)\n", vs.dir, strerror(-j.write_err),
 			vs.dir);
 	else
-		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s timing %.1f%% of the run, "
-			"%d variance event%s; see %s\n", vs.size, vs.size == 1 ? "" : "s",
-			j.sensors, j.sensors == 1 ? "" : "s", 100 * (j.coverage > 0 ? j.coverage : 0),
-			j.events, j.events == 1 ? "" : "s", vs.dir);
+	{
+		char cov[48] = "";
+		if (j.coverage >= 0)
+			snprintf(cov, sizeof(cov), " timing %.1f%% of the run", 100 * j.coverage);
+		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %d variance event%s; "
+			"see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
+			j.sensors == 1 ? "" : "s", cov, j.events, j.events == 1 ? "" : "s", vs.dir);
+	}
 }
 
 static void gather(void)
