@@ -241,32 +241,42 @@ static void network_notes(const struct loaded *l, const struct vs_rule *rule, FI
 
 /* The median rank's share of the run its sensors timed, from DIR/coverage.csv (judge.c,
  * since 2026-11-28), and the lowest and highest; -1 where there is no such file. */
+static int cmp_share(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
 static double read_coverage(const char *dir, double *lo, double *hi)
 {
 	char path[4096], line[256];
 	int err;
 	snprintf(path, sizeof(path), "%s/coverage.csv", dir);
 	FILE *f = file_fopen_regular(path, &err);
-	double v[4096], x;
-	int n = 0;
+	double *v = NULL, x, med = -1;
+	size_t n = 0, cap = 0;
 	*lo = *hi = -1;
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f) && n < 4096)
-		if (sscanf(line, "%*d,%*f,%*f,%lf", &x) == 1 && x >= 0)
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d,%*f,%*f,%lf", &x) == 1 && x >= 0) {
+			if (n == cap) {
+				double *w = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+				if (!w)
+					break;
+				v = w;
+			}
 			v[n++] = x;
-	fclose(f);
-	if (!n)
-		return -1;
-	for (int i = 1; i < n; i++)	/* insertion sort: at most a few thousand ranks */
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			x = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = x;
 		}
-	*lo = v[0];
-	*hi = v[n - 1];
-	return v[n / 2];
+	fclose(f);
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_share);
+		*lo = v[0];
+		*hi = v[n - 1];
+		med = v[n / 2];
+	}
+	free(v);
+	return med;
 }
 
 /* Under this share of the run timed by sensors, the report says the matrices speak for
