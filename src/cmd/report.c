@@ -5,7 +5,7 @@
  * Exit: 0, 1 (no recording, corrupt data, cannot write the database or the page), 2 usage.
  */
 #include <errno.h>
-#include <glob.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,10 +133,15 @@ static int parse_args(int argc, char **argv, struct report_opts *o, const char *
 static int is_vsensor_dir(const char *dir)
 {
 	char path[4096];
-	glob_t g;
-	snprintf(path, sizeof(path), "%s/*.proc", dir);
-	int procs = glob(path, 0, NULL, &g) == 0;
-	globfree(&g);
+	DIR *d = opendir(dir);	/* (not glob: the path's own '*' or '[' are not patterns) */
+	struct dirent *e;
+	int procs = 0;
+	while (d && !procs && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		procs = n > 5 && !strcmp(e->d_name + n - 5, ".proc");
+	}
+	if (d)
+		closedir(d);
 	if (procs)
 		return 0;
 	static const char *const marks[] = { "rank-0.rec", "matrix-compute.csv" };
