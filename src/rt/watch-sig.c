@@ -759,7 +759,7 @@ static void cap_lower(struct watch_set *s)
 static int arm_locked(struct rt_thread *t, struct watch_set *s, const struct watch_req *r,
 		      uint64_t a, uint32_t len)
 {
-	if (overlaps(s, -1, a, len, r->type))
+	if (!(r->flags & WATCH_OVERLAP) && overlaps(s, -1, a, len, r->type))
 		return -EEXIST;
 	if (s->cap < WATCH_HW_SLOTS && s->st.offers >= s->cap_retry)
 		s->cap = WATCH_HW_SLOTS;
@@ -854,7 +854,7 @@ int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r)
 	struct watch_slot *sl = &s->slot[slot];
 	if (!slot_has_event(s, sl) || slot >= s->limit)
 		err = -ENOENT;
-	else if (overlaps(s, slot, a, len, r->type))
+	else if (!(r->flags & WATCH_OVERLAP) && overlaps(s, slot, a, len, r->type))
 		err = -EEXIST;
 	else
 		err = slot_arm(t, s, sl, r, a, len);

@@ -115,6 +115,9 @@ enum watch_policy {
 				 * `sonde-cc --sonde-calls` check (the call's write, the
 				 * return's read), not every load and store of the program,
 				 * which then keeps its fast path; hw: ignored */
+#define WATCH_OVERLAP 0x8	/* may watch bytes another slot of the thread watches (each
+				 * slot traps on its own: a debug register each, one trap
+				 * call each); without it such an arm fails with -EEXIST */
 
 struct rt_thread;
 

@@ -22,20 +22,26 @@ TEST(reuse_gwp_inactive_first)
 		CHECK(g.s[i].active && g.s[i].offers == 1);
 }
 
-/* A sample on an element a slot watches: offered and counted on the slots it reaches, but
- * it takes none (the slot keeps the older use). */
+/* A sample on an element a slot watches takes a slot as any other (both watch it), and each
+ * slot ends at its own outcome: the older use's reuse or invalidation does not end the new
+ * one's.  (Until 2026-11-28 such a sample took none: a biased drop.) */
 TEST(reuse_gwp_watched_element)
 {
 	struct reuse_gwp g;
+	struct reuse_seen s;
 	reuse_gwp_init(&g, 2);
-	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 10, 0, 0xaa, 7) == 0);
-	/* slot 1 is free: a new element takes it; the watched one is offered it and counted */
-	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 20, 1, 0xbb, 7) == -1);
-	CHECK(!g.s[1].active && g.s[1].offers == 1);
+	/* thread 1 stores to 0x1000 at its access 10; thread 0 then loads it at its 20 */
+	CHECK(reuse_gwp_sample(&g, 1, 0x1000, 10, 0, 0xaa, 7) == 0);
+	CHECK(reuse_gwp_sample(&g, 0, 0x1000, 20, 1, 0xbb, 7) == 1);
+	CHECK(g.s[1].active && g.s[1].addr == 0x1000 && g.s[1].owner == 0 && g.s[1].p0 == 20);
 	CHECK(g.s[0].addr == 0x1000 && g.s[0].ip == 0xaa && g.s[0].p0 == 10);
-	/* the next new element: slot 1's second offer, taken when the draw is even (1/2) */
-	CHECK(reuse_gwp_sample(&g, 0, 0x2000, 30, 2, 0xcc, 8) == 1);
-	CHECK(g.s[1].offers == 2 && g.s[1].addr == 0x2000);
+	/* thread 0's store at its 21: its own reuse (distance 0) and thread 1's invalidation
+	 * (timed by thread 1's count, 15 then) */
+	CHECK(reuse_gwp_trap(&g, 1, g.s[1].gen, 0, 21, 2, &s) == 1);
+	CHECK(!s.invalidation && s.trd == 0 && s.owner == 0 && s.use_ip == 0xbb);
+	CHECK(reuse_gwp_trap(&g, 0, g.s[0].gen, 0, 15, 2, &s) == 1);
+	CHECK(s.invalidation && s.trd == 4 && s.owner == 1 && s.use_ip == 0xaa);
+	CHECK(!g.s[0].active && !g.s[1].active);
 }
 
 TEST(reuse_gwp_trap_rules)

@@ -538,7 +538,7 @@ static SIGSAFE int arm_one(struct reuse_thread *me, struct reuse_thread *o, int 
 		/* shared mode: any thread of the owner's socket reuses the socket's cache (read
 		 * or write), one of another socket invalidates (a store) */
 		.type = o == me || (shared_mode && o->socket == me->socket) ? WATCH_RW : WATCH_W,
-		.flags = WATCH_PERSIST,
+		.flags = WATCH_PERSIST | WATCH_OVERLAP,
 		.policy = WATCH_REFUSE,
 		.cookie = cookie(i, s->gen),
 	};
@@ -546,7 +546,7 @@ static SIGSAFE int arm_one(struct reuse_thread *me, struct reuse_thread *o, int 
 	int w = watch_rearm(o->t, o->ws[i], &r);
 	if (w < 0) {
 		/* a kept slot stays named only where the engine left its watch as it was (set
-		 * busy, or the word watched there by another slot): another error may have
+		 * busy; EEXIST no longer comes, WATCH_OVERLAP): another error may have
 		 * closed it, and a slot named by two GlobalWP slots would have its watch
 		 * disarmed or moved by the other (review) */
 		if (w != -EAGAIN && w != -EDEADLK && w != -EEXIST)

@@ -39,17 +39,12 @@ SIGSAFE uint64_t reuse_gwp_arm_chance(const struct reuse_gwp *g)
 SIGSAFE int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_t p0,
 			     uint64_t t0, uint64_t ip, uint64_t rnd)
 {
-	int watched = 0;
 	uint64_t arm_q = reuse_gwp_arm_chance(g);
-	for (int i = 0; i < g->nslots; i++)
-		watched |= g->s[i].active && g->s[i].addr == addr;
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < g->nslots; i++) {
 			struct reuse_slot *s = &g->s[i];
 			if (s->active != pass || !take(s, &rnd))
 				continue;
-			if (watched)	/* offered and counted like any sample, but not armed */
-				return -1;
 			s->active = 1;
 			s->owner = owner;
 			s->gen++;

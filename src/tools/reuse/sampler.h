@@ -82,11 +82,14 @@ void reuse_gwp_init(struct reuse_gwp *g, int nslots);
 uint64_t reuse_gwp_arm_chance(const struct reuse_gwp *g);
 
 /* A sample: the slot to arm for it (>= 0; its fields are set, gen advanced; the caller
- * arms RW in `owner`, W elsewhere), or -1 (dropped).  A sample on an element a slot
- * watches already is offered and counted (the survival weights need every offer) but
- * takes no slot: its pending reuse is this very access or a later one, the slot keeps
- * the older use, and the watch engine refuses a second watch over the same bytes.  `rnd` is a uniform 64-bit random
- * number per call; `p0` the owner's access count, UINT64_MAX if unknown. */
+ * arms RW in `owner`, W elsewhere), or -1 (dropped).  A sample on an element another slot
+ * watches takes a slot as any other: both watch it (WATCH_OVERLAP), each ending at its
+ * own outcome.  Until 2026-11-28 it took none, and the samples dropped so were not a
+ * random part of the stream: two threads updating one buffer by turns (a load, then its
+ * store, per element) lost the loads whose element waited for the other thread's store,
+ * and read 65% invalidations where --exact counts 48.5% (the usability review of
+ * 2026-11-28; t529).  `rnd` is a uniform 64-bit random number per call; `p0` the owner's
+ * access count, UINT64_MAX if unknown. */
 int reuse_gwp_sample(struct reuse_gwp *g, uint32_t owner, uint64_t addr, uint64_t p0,
 		     uint64_t t0, uint64_t ip, uint64_t rnd);
 

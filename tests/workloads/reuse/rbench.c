@@ -18,6 +18,12 @@
  *                            -f: each its own word of one cache line (false sharing): by
  *                            words every use is reused by the thread's next store, by
  *                            lines (--spatial) every one is invalidated
+ *   rbench turns N W [-e]    two threads take turns updating W words (`b[i] += 1`: a load,
+ *                            then its store), N turns each: every load is reused by its
+ *                            own store (distance 0), every store but the last turn's ends
+ *                            with the other thread's store, its load coming between (no
+ *                            invalidation: W-only watches elsewhere); -e prints the
+ *                            outcomes' counts ("reuse0,N" and "invalidation,N") instead
  *   rbench readshare N R T   T threads read the same N words R times after main wrote them:
  *                            no invalidation (churn, random, ..., phases: below)
  * Waiting for a turn is not instrumented (no_sanitize("coverage")), so the only accesses
@@ -437,6 +443,49 @@ static int pingpong(int argc, char **argv)
 	return 0;
 }
 
+/* ---- turns: two threads updating one buffer by turns ---- */
+
+static uint64_t tu_n, tu_w;
+static volatile uint64_t *tu_buf;
+
+static void *tu_thread(void *arg)
+{
+	int me = (int)(uintptr_t)arg;
+	volatile uint64_t *const b = tu_buf;
+	const uint64_t n = tu_n, w = tu_w;
+	for (uint64_t k = 0; k < n; k++) {
+		wait_turn(me);
+		for (uint64_t i = 0; i < w; i++)
+			b[i] += 1;
+		give_turn(1 - me);
+	}
+	return NULL;
+}
+
+static int turns(int argc, char **argv)
+{
+	pthread_t a, b;
+	tu_n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000;
+	tu_w = argc > 3 ? strtoull(argv[3], NULL, 10) : 64;
+	if (!tu_n || !tu_w)
+		return 2;
+	if (argc > 4 && !strcmp(argv[4], "-e")) {
+		/* 2N turns of W loads and W stores; the last turn's stores end the run */
+		printf("reuse0,%llu\ninvalidation,%llu\n", (unsigned long long)(2 * tu_n * tu_w),
+		       (unsigned long long)((2 * tu_n - 1) * tu_w));
+		return 0;
+	}
+	tu_buf = calloc(tu_w, sizeof(*tu_buf));
+	if (!tu_buf)
+		return 1;
+	pthread_create(&a, NULL, tu_thread, (void *)0);
+	pthread_create(&b, NULL, tu_thread, (void *)1);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("turns: %llu\n", (unsigned long long)tu_buf[0]);
+	return 0;
+}
+
 /* ---- read-only sharing ---- */
 
 static volatile uint64_t *ro;
@@ -564,6 +613,8 @@ int main(int argc, char **argv)
 		return sweep(argc, argv);
 	if (!strcmp(argv[1], "pingpong"))
 		return pingpong(argc, argv);
+	if (!strcmp(argv[1], "turns"))
+		return turns(argc, argv);
 	if (!strcmp(argv[1], "readshare"))
 		return readshare(argc, argv);
 	if (!strcmp(argv[1], "churn"))
@@ -581,7 +632,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "phases"))
 		return phases(argc, argv);
 usage:
-	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|readshare|churn|random|wide|gather|"
+	fprintf(stderr, "usage: rbench ribench|sweep|pingpong|turns|readshare|churn|random|wide|"
+			"gather|"
 			"pairs|shift|phases ...\n");
 	return 2;
 }
