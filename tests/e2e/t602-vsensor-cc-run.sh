@@ -19,6 +19,12 @@ else
 	fail t602-vsensor-cc-c-then-link "$(tr '\n' ' ' <cc.log | head -c 300)"
 	exit 0
 fi
+# a source whose path holds '"' and '\' (written into #line and the sensors' names as C
+# string literals, unescaped until 2026-11-28: a name with '"' failed to compile, a
+# directory with one compiled with warnings and a debug info naming a file "q")
+mkdir -p 'q"d\x' && cp fig4.c 'q"d\x/fi"g4.c'
+"$SONDE" vsensor cc mpicc -O2 -g -c 'q"d\x/fi"g4.c' -o quoted.o >quoted.log 2>&1
+check t602-vsensor-cc-quoted-path [ $? -eq 0 -a -f quoted.o -a ! -s quoted.log ]
 # same output, original and instrumented (cases.c prints from inside sensors' loops)
 mpicc -O2 -o cases-orig cases.c && "$SONDE" vsensor cc mpicc -O2 -o cases-vs cases.c
 mpirun --allow-run-as-root -np 1 ./cases-orig >orig.out 2>/dev/null

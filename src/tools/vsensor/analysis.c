@@ -2603,6 +2603,22 @@ static size_t stmt_end(const char *src, size_t len, size_t e)
 	return i < len && src[i] == ';' ? i + 1 : e;
 }
 
+/* s as a C string literal: a path may hold '"', '\\' or control characters (a directory
+ * named a"b made the #line directive, and the compile, fail until 2026-11-28; t602). */
+static void put_c_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\%03o", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
 int vs_rewrite(const struct vs_analysis *a, FILE *out)
 {
 	FILE *f = fopen(a->file, "r");
@@ -2637,13 +2653,20 @@ int vs_rewrite(const struct vs_analysis *a, FILE *out)
 		fprintf(out, "static struct vs_sensor __vs_s[%d] = {\n", nsel);
 		for (int i = 0; i < a->n; i++) {
 			const struct vs_cand *c = &a->c[i];
-			if (c->selected)
-				fprintf(out, "\t{ \"%s:%d %s\", %d, %d, 0, 0, 0 },\n", base, c->line, c->func,
-					c->kind, c->rank_dependent ? VS_F_RANK_DEP : 0);
+			if (!c->selected)
+				continue;
+			char name[1024];
+			snprintf(name, sizeof(name), "%s:%d %s", base, c->line, c->func);
+			fputs("\t{ ", out);
+			put_c_string(out, name);
+			fprintf(out, ", %d, %d, 0, 0, 0 },\n", c->kind,
+				c->rank_dependent ? VS_F_RANK_DEP : 0);
 		}
 		fputs("};\n", out);
 	}
-	fprintf(out, "#line 1 \"%s\"\n", a->file);
+	fputs("#line 1 ", out);
+	put_c_string(out, a->file);
+	fputc('\n', out);
 	size_t pos = 0;
 	int id = 0;
 	for (int i = 0; i < a->n; i++) {
@@ -2658,8 +2681,9 @@ int vs_rewrite(const struct vs_analysis *a, FILE *out)
 			 * directive starts its line), then the lines numbered as the file's */
 			b = c->pragma;
 			fwrite(src + pos, 1, b - pos, out);
-			fprintf(out, "{ vs_tick(&__vs_s[%d]);\n#line %d \"%s\"\n", id, c->pragma_line,
-				a->file);
+			fprintf(out, "{ vs_tick(&__vs_s[%d]);\n#line %d ", id, c->pragma_line);
+			put_c_string(out, a->file);
+			fputc('\n', out);
 		} else {
 			fwrite(src + pos, 1, b - pos, out);
 			fprintf(out, "{ vs_tick(&__vs_s[%d]); ", id);
