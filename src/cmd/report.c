@@ -156,10 +156,17 @@ static int is_vsensor_dir(const char *dir)
 static int vsensor_report(const char *dir, const struct report_opts *o, const char *html)
 {
 	const struct tool *t = tool_find("vsensor");
-	char *av[6];
+	char *av[10], top[16];
 	int ac = 0;
 	av[ac++] = (char *)"vsensor";
 	av[ac++] = (char *)"report";
+	if (o->top) {
+		snprintf(top, sizeof(top), "%d", o->top);
+		av[ac++] = (char *)"--top";
+		av[ac++] = top;
+	}
+	if (o->quiet)
+		av[ac++] = (char *)"--quiet";
 	if (html) {
 		av[ac++] = (char *)"--html";
 		av[ac++] = (char *)html;

@@ -96,6 +96,33 @@ check t604-sonde-report-vsensor test "$(status "$SONDE" report jobE)" -eq 0
 check t604-sonde-report-vsensor-same cmp out vs.txt
 check t604-sonde-report-vsensor-json test "$(status "$SONDE" report jobE --format json)" -eq 0
 check t604-sonde-report-vsensor-json-same cmp out e.json
+# --top N: the text table's N most severe events, in time order, and how many more
+# (`sonde report DIR --top N` passes it on; until 2026-11-28 it ignored --top and --quiet on
+# a vsensor directory); --quiet: the tables without the notes.  Three events by hand, on
+# ranks 1, 4, 6 at 0.3, 0.1, 0.5 in slices 1-4, 8-11, 14-17 of 20; --csv lists all three.
+mkdir jobT
+awk 'BEGIN { printf "rank"; for (c = 0; c < 20; c++) printf ",%.3f", c * 0.2; print ""
+	for (r = 0; r < 8; r++) { printf "%d", r; for (c = 0; c < 20; c++) {
+		v = 1
+		if (r == 1 && c >= 1 && c <= 4) v = 0.3
+		if (r == 4 && c >= 8 && c <= 11) v = 0.1
+		if (r == 6 && c >= 14 && c <= 17) v = 0.5
+		printf ",%s", v }; print "" } }' >jobT/matrix-compute.csv
+check t604-vsensor-report-csv-all test "$(status "$SONDE" vsensor report --csv jobT)" -eq 0
+check t604-vsensor-report-csv-all-rows [ "$(grep -c ',compute,' out)" -eq 3 ]
+check t604-vsensor-report-top test "$(status "$SONDE" vsensor report --top 2 jobT)" -eq 0
+cp out top.txt
+check t604-vsensor-report-top-rows [ "$(grep -cE '^ *[0-9]+ +[0-9.]+ +[0-9.]+ +compute' top.txt)" -eq 2 ]
+check t604-vsensor-report-top-first grep -qE '^ *1 +0\.2 +1\.0 +compute +0\.30' top.txt
+check t604-vsensor-report-top-second grep -qE '^ *4 +1\.6 +2\.4 +compute +0\.10' top.txt
+check t604-vsensor-report-top-more grep -qF '1 more, milder (--top N, or events.csv)' top.txt
+check t604-sonde-report-vsensor-top test "$(status "$SONDE" report jobT --top 2)" -eq 0
+check t604-sonde-report-vsensor-top-same cmp out top.txt
+check t604-sonde-report-vsensor-quiet test "$(status "$SONDE" report jobT --quiet)" -eq 0
+check t604-sonde-report-vsensor-quiet-no-rule [ "$(grep -c 'rule:' out)" -eq 0 ]
+check t604-sonde-report-vsensor-quiet-table \
+	[ "$(grep -cE '^ *[0-9]+ +[0-9.]+ +[0-9.]+ +compute' out)" -eq 3 ]
+check t604-vsensor-report-top-bad test "$(status "$SONDE" vsensor report --top 0 jobT)" -eq 2
 # coverage.csv (the share of the run the sensors timed, since 2026-11-28): a directory
 # without one says nothing of it; one whose median rank's sensors timed under 20% says
 # that is too little to speak for the run, in the text, the page and the JSON (the trial

@@ -408,8 +408,13 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	return r;
 }
 
+/* Text output: rows of the events' table (the most severe; 0: 10) and --quiet. */
+struct text_opts {
+	int top, quiet;
+};
+
 static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int json,
-		      const char *html);
+		      const char *html, const struct text_opts *to);
 
 
 /* A file given where the run's directory belongs (report d2/matrix-compute.csv said
@@ -430,6 +435,7 @@ int vs_cmd_report(int argc, char **argv)
 	vs_rule_default(&rule);
 	const char *html = NULL;
 	int csv = 0, json = 0, ndirs = 0;
+	struct text_opts to = { 0, 0 };
 	const char **dirs = calloc(argc ? argc : 1, sizeof(*dirs));
 	if (!dirs) {
 		sonde_error("out of memory");
@@ -445,7 +451,19 @@ int vs_cmd_report(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--csv"))
 			csv = 1;
-		else if (!strcmp(argv[i], "--json"))
+		else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+			to.quiet = 1;
+		else if (!strcmp(argv[i], "--top")) {
+			char *end = NULL;
+			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+			if (!end || end == argv[i + 1] || *end || v < 1 || v > 1000000) {
+				free(dirs);
+				return sonde_usage_error("vsensor", "--top wants a number of rows, "
+							 "1 or more");
+			}
+			to.top = (int)v;
+			i++;
+		} else if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (!strcmp(argv[i], "--html") && i + 1 < argc)
 			html = argv[++i];
@@ -472,7 +490,7 @@ int vs_cmd_report(int argc, char **argv)
 	for (int i = 0; i < ndirs && !rc; i++) {
 		if (ndirs > 1 && !csv)
 			printf("%s== %s\n", i ? "\n" : "", dirs[i]);
-		int r = report_one(dirs[i], &rule, csv, json, html);
+		int r = report_one(dirs[i], &rule, csv, json, html, &to);
 		if (r)
 			rc = r;
 	}
@@ -709,8 +727,21 @@ static void report_json(const struct loaded *l, const struct vs_rule *rule, cons
 	json_finish(&j);
 }
 
+/* The events the text table shows: all, or the `top` most severe (lowest severity; ties
+ * to the earlier), each marked in keep[] (nev entries). */
+static void pick_top(const struct loaded *l, int top, unsigned char *keep)
+{
+	for (int i = 0; i < l->nev; i++) {
+		int worse = 0;
+		for (int k = 0; k < l->nev; k++)
+			worse += l->ev[k].severity < l->ev[i].severity ||
+				 (l->ev[k].severity == l->ev[i].severity && k < i);
+		keep[i] = worse < top;
+	}
+}
+
 static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int json,
-		      const char *html)
+		      const char *html, const struct text_opts *to)
 {
 	struct vs_rule rule = *rule0;
 	struct loaded *l = calloc(1, sizeof(*l));
@@ -736,8 +767,14 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 	}
 	if (csv)
 		csv_row(stdout, 6, head);
+	unsigned char keep[sizeof(l->ev) / sizeof(l->ev[0])];
+	int top = to->top ? to->top : 10, shown = 0;
+	pick_top(l, csv ? l->nev : top, keep);
 	for (int i = 0; i < l->nev && (csv || t); i++) {
 		char ranks[32], start[32], end[32], sev[32], sens[256];
+		if (!keep[i])
+			continue;
+		shown++;
 		event_cells(l, i, ranks, start, end, sev);
 		sensors_of(dir, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
 		const char *row[] = { ranks, start, end, vs_model_kind(l->ev[i].kind), sev, sens };
@@ -748,20 +785,27 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 	}
 	int rc = 0;
 	if (t) {
-		printf("%d ranks, %.1f s in slices of %.2f s; rule: compute < %.2f, network < %.2f, io < %.2f for %d+ slices\n",
-		       l->m.nranks, l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
-		       rule.threshold[1], rule.threshold[2], rule.min_slices);
-		/* the rest of the rule, in one line (doc/sonde-vsensor.md, "Detection rule") */
-		printf("  compute also under %.2f x the slice's median rank, or short of CPU\n"
-		       "  (under %.1f of its CPU share and %.2f x the other cores' ranks');\n"
-		       "  network only on ranks with %d+ slices of it\n\n",
-		       rule.peer, VS_CORE_STARVED, rule.core_peer, VS_NET_MIN_SLICES);
-		coverage_note(dir, stdout);
+		if (!to->quiet) {
+			printf("%d ranks, %.1f s in slices of %.2f s; rule: compute < %.2f, network "
+			       "< %.2f, io < %.2f for %d+ slices\n", l->m.nranks,
+			       l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
+			       rule.threshold[1], rule.threshold[2], rule.min_slices);
+			/* the rest of the rule, in one line (doc/sonde-vsensor.md, "Detection
+			 * rule") */
+			printf("  compute also under %.2f x the slice's median rank, or short of "
+			       "CPU\n  (under %.1f of its CPU share and %.2f x the other cores' "
+			       "ranks');\n  network only on ranks with %d+ slices of it\n\n",
+			       rule.peer, VS_CORE_STARVED, rule.core_peer, VS_NET_MIN_SLICES);
+			coverage_note(dir, stdout);
+		}
 		if (l->nev)
 			text_table_print(t, stdout, "");
 		else
 			printf("no variance events\n");
-		network_notes(l, &rule, stdout);
+		if (shown < l->nev)
+			printf("  ... %d more, milder (--top N, or events.csv)\n", l->nev - shown);
+		if (!to->quiet)
+			network_notes(l, &rule, stdout);
 		text_table_free(t);
 		for (int k = 0; k < VS_KINDS; k++)
 			heat_map(l, k, stdout);
