@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,40 +35,124 @@ static int cmp_float(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* qsort_r over descriptor indices, by name (name_ids) */
+static int cmp_desc_name(const void *x, const void *y, void *base)
+{
+	const struct vs_desc *d = base;
+	int a = *(const int *)x, b = *(const int *)y;
+	int c = strcmp(d[a].name, d[b].name);
+	return c ? c : (a > b) - (a < b);
+}
+
+/* id[g] for each of the n descriptors d[]: equal names, equal ids, 0 .. (return) - 1;
+ * -1 out of memory. */
+static int name_ids(const struct vs_desc *d, int n, int *id)
+{
+	int *ix = malloc((n ? n : 1) * sizeof(int)), k = 0;
+	if (!ix)
+		return -1;
+	for (int g = 0; g < n; g++)
+		ix[g] = g;
+	qsort_r(ix, n, sizeof(int), cmp_desc_name, (void *)d);
+	for (int g = 0; g < n; g++) {
+		if (g && strcmp(d[ix[g]].name, d[ix[g - 1]].name))
+			k++;
+		id[ix[g]] = k;
+	}
+	free(ix);
+	return n ? k + 1 : 0;
+}
+
+/* The 10th percentile of v[0..n) (reordered), 0 for none. */
+static float tenth(float *v, int64_t n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(float), cmp_float);
+	return v[n / 10];
+}
+
 /*
  * The standard time of each sensor: the 10th percentile of its slice records, over all
  * ranks (the global baseline that catches a rank slow for the whole run), or over its
  * own rank for rank-dependent sensors and for network sensors (a collective's time
  * depends on the rank's role in it).  The 10th percentile and not the fastest record:
- * one lucky slice would otherwise set the bar for the whole run.
+ * one lucky slice would otherwise set the bar for the whole run.  A sensor is the same
+ * one on every rank where its name is.  The records are bucketed by name once, rank after
+ * rank within a name (a rank's are then side by side): until 2026-11-28 each sensor of
+ * each rank compared every record's name with its own, ranks x sensors x records string
+ * compares (400 ranks of 20 sensors for an hour: 10^12).
  */
 static void standards(struct vs_all *A)
 {
-	int totalr = 0;
-	for (int q = 0; q < A->nranks; q++)
+	int64_t totalr = 0;
+	int nd = 0;
+	for (int q = 0; q < A->nranks; q++) {
 		totalr += A->nr[q];
+		nd += A->nd[q];
+	}
+	int *nid = malloc((nd ? nd : 1) * sizeof(int));
+	int k = nid ? name_ids(A->d, nd, nid) : -1;
+	int64_t *at = k >= 0 ? calloc((size_t)k + 1, sizeof(int64_t)) : NULL;
+	int64_t *lo = calloc(nd ? nd : 1, sizeof(int64_t)), *hi = calloc(nd ? nd : 1, sizeof(int64_t));
 	float *v = malloc((totalr ? totalr : 1) * sizeof(float));
-	if (!v)
-		return;
+	float *tmp = malloc((totalr ? totalr : 1) * sizeof(float));
+	if (!nid || k < 0 || !at || !lo || !hi || !v || !tmp)
+		goto out;
+	/* each name's segment of v: its count, then its start */
 	for (int q = 0; q < A->nranks; q++)
-		for (int i = 0; i < A->nd[q]; i++) {
-			struct vs_desc *d = &A->d[A->doff[q] + i];
-			int local = (d->flags & VS_F_RANK_DEP) || d->kind == 1, n = 0;
-			for (int p = 0; p < A->nranks; p++) {
-				if (local && p != q)
-					continue;
-				for (int j = 0; j < A->nr[p]; j++) {
-					struct vs_rec *r = &A->r[A->roff[p] + j];
-					if (r->mean_us > 0 && !strcmp(A->d[A->doff[p] + r->sensor].name, d->name))
-						v[n++] = r->mean_us;
-				}
-			}
-			qsort(v, n, sizeof(float), cmp_float);
-			/* the core's "time" is a CPU number: it has no standard */
-			A->std[A->doff[q] + i] = n && !(d->flags & VS_F_CORE)
-				? v[n / 10] * (d->flags & VS_F_CPU ? VS_CPU_SLACK : 1) : 0;
+		for (int j = 0; j < A->nr[q]; j++) {
+			const struct vs_rec *r = &A->r[A->roff[q] + j];
+			if (r->mean_us > 0)
+				at[nid[A->doff[q] + r->sensor] + 1]++;
 		}
+	for (int i = 0; i < k; i++)
+		at[i + 1] += at[i];
+	int64_t *fill = malloc(((size_t)k + 1) * sizeof(int64_t));
+	if (!fill)
+		goto out;
+	memcpy(fill, at, ((size_t)k + 1) * sizeof(int64_t));
+	for (int q = 0; q < A->nranks; q++) {
+		for (int i = 0; i < A->nd[q]; i++)
+			lo[A->doff[q] + i] = fill[nid[A->doff[q] + i]];
+		for (int j = 0; j < A->nr[q]; j++) {
+			const struct vs_rec *r = &A->r[A->roff[q] + j];
+			if (r->mean_us > 0)
+				v[fill[nid[A->doff[q] + r->sensor]]++] = r->mean_us;
+		}
+		for (int i = 0; i < A->nd[q]; i++)
+			hi[A->doff[q] + i] = fill[nid[A->doff[q] + i]];
+	}
+	free(fill);
+	/* the rank's own first (on copies: the name's segment is still in rank order), then
+	 * the names' whole segments, in place */
+	for (int g = 0; g < nd; g++) {
+		const struct vs_desc *d = &A->d[g];
+		if ((d->flags & VS_F_RANK_DEP) || d->kind == 1) {
+			memcpy(tmp, v + lo[g], (size_t)(hi[g] - lo[g]) * sizeof(float));
+			A->std[g] = tenth(tmp, hi[g] - lo[g]);
+		}
+	}
+	for (int i = 0; i < k; i++)
+		qsort(v + at[i], (size_t)(at[i + 1] - at[i]), sizeof(float), cmp_float);
+	for (int g = 0; g < nd; g++) {
+		const struct vs_desc *d = &A->d[g];
+		int64_t a = at[nid[g]], n = at[nid[g] + 1] - a;
+		if (!((d->flags & VS_F_RANK_DEP) || d->kind == 1))
+			A->std[g] = n > 0 ? v[a + n / 10] : 0;
+		/* the core's "time" is a CPU number: it has no standard */
+		if (d->flags & VS_F_CORE)
+			A->std[g] = 0;
+		else if (d->flags & VS_F_CPU)
+			A->std[g] *= VS_CPU_SLACK;
+	}
+out:
+	free(nid);
+	free(at);
+	free(lo);
+	free(hi);
 	free(v);
+	free(tmp);
 }
 
 static void build_matrix(struct vs_all *A, struct vs_matrix *m)
@@ -413,6 +498,10 @@ int vs_judge_files(const char *dir, const struct vs_rule *rule, struct vs_judged
 				rq[q][k++] = rq[q][i];
 		}
 		A.nr[q] = e || k > (size_t)(1 << 30) ? 0 : (int)k;
+		if ((int64_t)totalr + A.nr[q] > INT_MAX || (int64_t)total + A.nd[q] > INT_MAX) {
+			err = -EOVERFLOW;	/* (the ranks' offsets are ints) */
+			break;
+		}
 		total += A.nd[q];
 		totalr += A.nr[q];
 	}

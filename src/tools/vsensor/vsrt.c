@@ -24,6 +24,7 @@
  * 5 us after 1000 senses are switched off.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
@@ -779,7 +780,8 @@ static void gather(void)
 	memset(&A, 0, sizeof(A));
 	A.nranks = vs.size;
 	A.slice_s = vs.slice_ns / 1e9;
-	int *cnt2 = NULL, *bd = NULL, *br = NULL, *od = NULL, *orr = NULL, total = 0, totalr = 0;
+	int *cnt2 = NULL, *bd = NULL, *br = NULL, *od = NULL, *orr = NULL;
+	int64_t total = 0, totalr = 0;
 	/* rank 0 out of memory cannot receive: it says so to every rank (a broadcast all
 	 * take part in), and all leave together; no rank is left waiting in a gather */
 	int ok = 1;
@@ -799,37 +801,55 @@ static void gather(void)
 	const int counted = ok;	/* every rank alike: the second broadcast is taken by all */
 	if (ok)
 		PMPI_Gather(counts, 2, MPI_INT, cnt2, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	/* counts and offsets in records and sensors, each an MPI type of its own: in bytes
+	 * (16 a record) the int counts passed 2^31 at 134M records, a few hundred ranks for
+	 * an hour, and rank 0 received them at wrapped offsets (until 2026-11-28) */
+	int too_many = 0;
 	if (ok && vs.rank == 0) {
 		for (int q = 0; q < vs.size; q++) {
 			A.nd[q] = cnt2[2 * q];
 			A.nr[q] = cnt2[2 * q + 1];
-			A.doff[q] = total;
-			A.roff[q] = totalr;
-			bd[q] = A.nd[q] * (int)sizeof(struct vs_desc);
-			br[q] = A.nr[q] * (int)sizeof(struct vs_rec);
-			od[q] = total * (int)sizeof(struct vs_desc);
-			orr[q] = totalr * (int)sizeof(struct vs_rec);
+			A.doff[q] = (int)total;
+			A.roff[q] = (int)totalr;
+			bd[q] = A.nd[q];
+			br[q] = A.nr[q];
+			od[q] = (int)total;
+			orr[q] = (int)totalr;
 			total += A.nd[q];
 			totalr += A.nr[q];
+			if (total > INT_MAX || totalr > INT_MAX) {
+				too_many = 1;
+				break;
+			}
 		}
-		A.d = calloc(total ? total : 1, sizeof(struct vs_desc));
-		A.r = calloc(totalr ? totalr : 1, sizeof(struct vs_rec));
-		A.std = calloc(total ? total : 1, sizeof(float));
+		if (!too_many) {
+			A.d = calloc(total ? total : 1, sizeof(struct vs_desc));
+			A.r = calloc(totalr ? totalr : 1, sizeof(struct vs_rec));
+			A.std = calloc(total ? total : 1, sizeof(float));
+		}
 		ok = A.d && A.r && A.std;
 	}
 	if (counted)
 		PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (ok) {
-		PMPI_Gatherv(mine, nst * (int)sizeof(*mine), MPI_BYTE, A.d, bd, od, MPI_BYTE, 0,
-			     MPI_COMM_WORLD);
-		PMPI_Gatherv(vs.rec, nrec * (int)sizeof(*vs.rec), MPI_BYTE, A.r, br, orr, MPI_BYTE, 0,
-			     MPI_COMM_WORLD);
+	MPI_Datatype td, tr;
+	if (ok && PMPI_Type_contiguous((int)sizeof(struct vs_desc), MPI_BYTE, &td) == MPI_SUCCESS) {
+		PMPI_Type_commit(&td);
+		PMPI_Gatherv(mine, nst, td, A.d, bd, od, td, 0, MPI_COMM_WORLD);
+		PMPI_Type_free(&td);
+	}
+	if (ok && PMPI_Type_contiguous((int)sizeof(struct vs_rec), MPI_BYTE, &tr) == MPI_SUCCESS) {
+		PMPI_Type_commit(&tr);
+		PMPI_Gatherv(vs.rec, nrec, tr, A.r, br, orr, tr, 0, MPI_COMM_WORLD);
+		PMPI_Type_free(&tr);
 	}
 	if (vs.rank == 0 && ok)
 		analyse(&A);
 	else if (vs.rank == 0)
-		fprintf(stderr, "sonde: vsensor: out of memory gathering the ranks' records: "
-			"nothing analysed; each rank's records are in %s\n", vs.dir);
+		fprintf(stderr, "sonde: vsensor: %s: nothing analysed; each rank's records are "
+			"in %s%s\n", too_many ? "over 2^31 records or sensors in all ranks, more "
+			"than the analysis takes" : "out of memory gathering the ranks' records",
+			vs.dir, too_many ? "" : " ('sonde vsensor report DIR' judges them where "
+			"there is more memory)");
 	vs_all_free(&A);
 	free(bd);
 	free(br);
