@@ -353,11 +353,13 @@ int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, stru
 	size_t cells = (size_t)m.nranks * (m.nslices ? m.nslices : 1);
 	for (int k = 0; k < VS_KINDS; k++)
 		flag[k] = calloc(cells, 1);
-	struct vs_event *ev = calloc(512, sizeof(*ev));
-	int err = 0;
-	if (flag[0] && flag[1] && flag[2] && ev) {
+	struct vs_event *ev = NULL;
+	int err = 0, n = -1;
+	if (flag[0] && flag[1] && flag[2]) {
 		vs_detect(&m, rule, flag);
-		int n = vs_events(&m, flag, ev, 512);
+		n = vs_events_all(&m, flag, &ev);
+	}
+	if (n >= 0) {
 		for (int i = 0; i < n; i++)
 			event_sensors(A, rule, &m, &ev[i]);
 		out->write_err = vs_matrix_write(&m, dir);

@@ -490,7 +490,9 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *rule, unsigned c
 	free(low);
 }
 
-int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], struct vs_event *ev, int max)
+/* vs_events, and *full = 1 when a run found no room in ev[max] */
+static int find_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS],
+		       struct vs_event *ev, int max, int *full)
 {
 	int n = 0, ns = m->nslices;
 	for (int k = 0; k < VS_KINDS; k++) {
@@ -517,6 +519,8 @@ int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], st
 						joined = 1;
 					}
 				}
+				if (!joined && n >= max)
+					*full = 1;
 				if (!joined && n < max) {
 					memset(&ev[n], 0, sizeof(ev[n]));
 					ev[n].r0 = ev[n].r1 = r;
@@ -570,6 +574,30 @@ int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], st
 		ev[i].severity = c ? sum / c : NAN;
 	}
 	return n;
+}
+
+int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], struct vs_event *ev,
+	      int max)
+{
+	int full = 0;
+	return find_events(m, flag, ev, max, &full);
+}
+
+int vs_events_all(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS],
+		  struct vs_event **out)
+{
+	*out = NULL;
+	for (int cap = 512;; cap *= 4) {
+		struct vs_event *ev = malloc((size_t)cap * sizeof(*ev));
+		if (!ev)
+			return -ENOMEM;
+		int full = 0, n = find_events(m, flag, ev, cap, &full);
+		if (!full || cap >= VS_EVENTS_MAX) {
+			*out = ev;
+			return n;
+		}
+		free(ev);
+	}
 }
 
 int vs_events_write(const struct vs_matrix *m, const struct vs_event *ev, int n, const char *dir)

@@ -23,7 +23,7 @@
 struct loaded {
 	struct vs_matrix m;
 	unsigned char *flag[VS_KINDS];
-	struct vs_event ev[512];
+	struct vs_event *ev;
 	int nev;
 };
 
@@ -106,7 +106,11 @@ static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 		}
 	}
 	vs_detect(&l->m, rule, l->flag);
-	l->nev = vs_events(&l->m, l->flag, l->ev, 512);
+	l->nev = vs_events_all(&l->m, l->flag, &l->ev);
+	if (l->nev < 0) {
+		sonde_error("out of memory");
+		return 1;
+	}
 	return 0;
 }
 
@@ -114,6 +118,7 @@ static void unload(struct loaded *l)
 {
 	for (int k = 0; k < VS_KINDS; k++)
 		free(l->flag[k]);
+	free(l->ev);
 	vs_matrix_release(&l->m);
 }
 
@@ -727,17 +732,30 @@ static void report_json(const struct loaded *l, const struct vs_rule *rule, cons
 	json_finish(&j);
 }
 
-/* The events the text table shows: all, or the `top` most severe (lowest severity; ties
- * to the earlier), each marked in keep[] (nev entries). */
-static void pick_top(const struct loaded *l, int top, unsigned char *keep)
+/* qsort_r: event indices, the most severe (lowest severity) first, ties to the earlier */
+static int by_severity(const void *x, const void *y, void *ev)
 {
-	for (int i = 0; i < l->nev; i++) {
-		int worse = 0;
-		for (int k = 0; k < l->nev; k++)
-			worse += l->ev[k].severity < l->ev[i].severity ||
-				 (l->ev[k].severity == l->ev[i].severity && k < i);
-		keep[i] = worse < top;
-	}
+	const struct vs_event *e = ev;
+	int a = *(const int *)x, b = *(const int *)y;
+	if (e[a].severity != e[b].severity)
+		return e[a].severity < e[b].severity ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* The events the text table shows: the `top` most severe, each marked in keep[] (nev
+ * entries); 0, or -1 out of memory. */
+static int pick_top(const struct loaded *l, int top, unsigned char *keep)
+{
+	int *ix = malloc((l->nev ? l->nev : 1) * sizeof(int));
+	if (!ix)
+		return -1;
+	for (int i = 0; i < l->nev; i++)
+		ix[i] = i;
+	qsort_r(ix, l->nev, sizeof(int), by_severity, l->ev);
+	for (int i = 0; i < l->nev; i++)
+		keep[ix[i]] = i < top;
+	free(ix);
+	return 0;
 }
 
 static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int json,
@@ -767,9 +785,16 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 	}
 	if (csv)
 		csv_row(stdout, 6, head);
-	unsigned char keep[sizeof(l->ev) / sizeof(l->ev[0])];
+	unsigned char *keep = calloc(l->nev ? l->nev : 1, 1);
 	int top = to->top ? to->top : 10, shown = 0;
-	pick_top(l, csv ? l->nev : top, keep);
+	if (!keep || pick_top(l, csv ? l->nev : top, keep)) {
+		sonde_error("out of memory");
+		free(keep);
+		text_table_free(t);
+		unload(l);
+		free(l);
+		return 1;
+	}
 	for (int i = 0; i < l->nev && (csv || t); i++) {
 		char ranks[32], start[32], end[32], sev[32], sens[256];
 		if (!keep[i])
@@ -803,7 +828,8 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 		else
 			printf("no variance events\n");
 		if (shown < l->nev)
-			printf("  ... %d more, milder (--top N, or events.csv)\n", l->nev - shown);
+			printf("  ... %d more, none more severe (--top N, or events.csv)\n",
+			       l->nev - shown);
 		if (!to->quiet)
 			network_notes(l, &rule, stdout);
 		text_table_free(t);
@@ -817,6 +843,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			rc = 1;
 		}
 	}
+	free(keep);
 	unload(l);
 	free(l);
 	return rc;
