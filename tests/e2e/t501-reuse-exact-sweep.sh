@@ -37,3 +37,12 @@ check t501-pair-line grep -q "sweep (rbench.c:" rec/reuse/pairs.csv
 "$SONDE" report rec >again 2>&1
 check t501-report grep -q "Miss ratio of a fully associative LRU cache" again
 check t501-report-meaning grep -q "What it means" again
+# --exact's curve carries no uncertainty mark; a sampled run's marks the sizes within a
+# factor 2 of the sweep's reuses (1000 words: 8000 bytes; the 4 and 8 KiB rows) and no
+# size 4x away (32 KiB: every reuse hits there, at 16 and 64 KiB too)
+check t501-exact-no-mark bash -c '! grep -q "^  ~: " again'
+"$SONDE" reuse -q --period 401 --seed 1 -o sam -- "$T/rb" sweep $N 100 >/dev/null 2>&1
+"$SONDE" report sam >sam.txt 2>&1
+check t501-sampled-mark grep -qE '^  8 KiB +[# ]+ +[0-9.]+%  ~ [0-9.]+%-[0-9.]+%$' sam.txt
+check t501-sampled-mark-said grep -q "^  ~: 10% of the accesses or more reuse within a factor 2" sam.txt
+check t501-sampled-no-mark-far grep -qE '^  32 KiB( \(L1\))? +[# ]+ +[0-9.]+%$' sam.txt
