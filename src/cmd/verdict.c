@@ -12,6 +12,7 @@
 #include "cmd/verdict.h"
 #include "machine/machine.h"
 #include "prof/file.h"
+#include "ui/csv.h"
 
 void verdict_machine(char *cpu, size_t cpulen, char *kernel, size_t kernlen)
 {
@@ -48,45 +49,6 @@ int verdict_path(char *buf, size_t len)
 	else
 		return -ENOENT;
 	return 0;
-}
-
-/* Split one CSV line (RFC 4180, as ui/csv.c writes it, no field spanning lines) into at
- * most max fields, in place.  Returns the number of fields. */
-static int csv_split(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-	line[strcspn(line, "\r\n")] = 0;
-	while (n < max) {
-		char *out = p;
-		f[n++] = p;
-		if (*p == '"') {
-			char *r = p + 1;
-			for (;;) {
-				if (!*r)
-					break;
-				if (*r == '"' && r[1] == '"') {
-					*out++ = '"';
-					r += 2;
-				} else if (*r == '"') {
-					r++;
-					break;
-				} else {
-					*out++ = *r++;
-				}
-			}
-			p = r;
-		} else {
-			while (*p && *p != ',')
-				out++, p++;
-		}
-		int more = *p == ',';
-		*out = 0;
-		if (!more)
-			break;
-		p++;
-	}
-	return n;
 }
 
 static struct verdict_entry *entry(struct verdict *v, const char *source, const char *interval)

@@ -756,10 +756,18 @@ static void cap_lower(struct watch_set *s)
 	s->cap_retry = s->st.offers + (uint64_t)s->cap_wait;
 }
 
+/* May r watch bytes another slot watches (WATCH_OVERLAP)?  Not where the hw events
+ * deliver by attr.sigtrap: two traps of one access merge into one SIGTRAP, which names one
+ * slot (watch_sigtrap), and watch_sigtrap_poll finds only one-shot slots' merged traps. */
+static int overlap_ok(const struct watch_set *s, const struct watch_req *r)
+{
+	return (r->flags & WATCH_OVERLAP) && (s->soft || !sigtrap_on());
+}
+
 static int arm_locked(struct rt_thread *t, struct watch_set *s, const struct watch_req *r,
 		      uint64_t a, uint32_t len)
 {
-	if (!(r->flags & WATCH_OVERLAP) && overlaps(s, -1, a, len, r->type))
+	if (!overlap_ok(s, r) && overlaps(s, -1, a, len, r->type))
 		return -EEXIST;
 	if (s->cap < WATCH_HW_SLOTS && s->st.offers >= s->cap_retry)
 		s->cap = WATCH_HW_SLOTS;
@@ -854,7 +862,7 @@ int watch_modify(struct rt_thread *t, int slot, const struct watch_req *r)
 	struct watch_slot *sl = &s->slot[slot];
 	if (!slot_has_event(s, sl) || slot >= s->limit)
 		err = -ENOENT;
-	else if (!(r->flags & WATCH_OVERLAP) && overlaps(s, slot, a, len, r->type))
+	else if (!overlap_ok(s, r) && overlaps(s, slot, a, len, r->type))
 		err = -EEXIST;
 	else
 		err = slot_arm(t, s, sl, r, a, len);

@@ -117,7 +117,9 @@ enum watch_policy {
 				 * which then keeps its fast path; hw: ignored */
 #define WATCH_OVERLAP 0x8	/* may watch bytes another slot of the thread watches (each
 				 * slot traps on its own: a debug register each, one trap
-				 * call each); without it such an arm fails with -EEXIST */
+				 * call each); without it such an arm fails with -EEXIST, and
+				 * with it too under attr.sigtrap delivery (hw), where two
+				 * traps of one access merge into one SIGTRAP */
 
 struct rt_thread;
 

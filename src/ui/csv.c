@@ -30,3 +30,40 @@ void csv_row(FILE *f, int n, const char *const *fields)
 	}
 	fputc('\n', f);
 }
+
+int csv_split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		char *out = p;
+		f[n++] = p;
+		if (*p == '"') {
+			char *r = p + 1;
+			for (;;) {
+				if (!*r)
+					break;
+				if (*r == '"' && r[1] == '"') {
+					*out++ = '"';
+					r += 2;
+				} else if (*r == '"') {
+					r++;
+					break;
+				} else {
+					*out++ = *r++;
+				}
+			}
+			p = r;
+		} else {
+			while (*p && *p != ',')
+				out++, p++;
+		}
+		int more = *p == ',';
+		*out = 0;
+		if (!more)
+			break;
+		p++;
+	}
+	return n;
+}

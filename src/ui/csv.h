@@ -14,4 +14,8 @@ void csv_field(FILE *f, const char *s);
 /* Write a whole row of n fields and the line end. */
 void csv_row(FILE *f, int n, const char *const *fields);
 
+/* Split one line (as csv_row writes it; no field spanning lines; its line end dropped)
+ * into at most max fields, in place, quotes undone.  Returns the number of fields. */
+int csv_split(char *line, char **f, int max);
+
 #endif

@@ -19,3 +19,13 @@ out=$(reuse_meta hw outcomes)
 check "t513-outcomes-${out:-none}" [ "${out:-0}" -gt 20 ]
 inv=$(reuse_meta hw outcomes_invalidation)
 check "t513-no-invalidation-${inv:-none}" [ "${inv:-1}" = 0 ]
+# the owner's own access, its first trap, is told from a reuse by the access count alone
+# on a sonde-cc program; the flag kept for programs without counts stayed set, and the
+# first real reuse by the same instruction was dropped as that first trap: every reuse of
+# a sweep of 1000 words (distance 999, [512, 1024)) read a pass later, in [1024, 2048)
+# (the review of 2026-11-28).  Most of the sampled reuses in the sweep's bin:
+SONDE_WATCH=hw "$SONDE" reuse -q --source inst --period 401 --seed 1 -o sw -- "$T/rb" sweep 1000 200 \
+	>/dev/null 2>&1
+share=$(awk -F, '$1 == "reuse" && $2 == 512 { print $5 }' sw/reuse/histogram.csv 2>/dev/null)
+echo "    hw watch, sweep 1000: ${share:-none} of the accesses reused in [512, 1024)"
+check t513-sweep-distance float_between "${share:-0}" 0.9 1

@@ -25,6 +25,10 @@ fi
 mkdir -p 'q"d\x' && cp fig4.c 'q"d\x/fi"g4.c'
 "$SONDE" vsensor cc mpicc -O2 -g -c 'q"d\x/fi"g4.c' -o quoted.o >quoted.log 2>&1
 check t602-vsensor-cc-quoted-path [ $? -eq 0 -a -f quoted.o -a ! -s quoted.log ]
+# and '?': "??/" is a trigraph in ISO C modes (a '\' that ate the closing quote)
+mkdir -p 'tg??' && cp fig4.c 'tg??/x.c'
+"$SONDE" vsensor cc mpicc -std=c99 -O2 -c 'tg??/x.c' -o tg.o >tg.log 2>&1
+check t602-vsensor-cc-trigraph-path [ $? -eq 0 -a -f tg.o -a ! -s tg.log ]
 # same output, original and instrumented (cases.c prints from inside sensors' loops)
 mpicc -O2 -o cases-orig cases.c && "$SONDE" vsensor cc mpicc -O2 -o cases-vs cases.c
 mpirun --allow-run-as-root -np 1 ./cases-orig >orig.out 2>/dev/null

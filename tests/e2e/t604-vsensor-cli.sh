@@ -96,7 +96,7 @@ check t604-sonde-report-vsensor test "$(status "$SONDE" report jobE)" -eq 0
 check t604-sonde-report-vsensor-same cmp out vs.txt
 check t604-sonde-report-vsensor-json test "$(status "$SONDE" report jobE --format json)" -eq 0
 check t604-sonde-report-vsensor-json-same cmp out e.json
-# --top N: the text table's N most severe events, in time order, and how many more
+# --top N: the text table's N most severe events, in events.csv's order, and how many more
 # (`sonde report DIR --top N` passes it on; until 2026-11-28 it ignored --top and --quiet on
 # a vsensor directory); --quiet: the tables without the notes.  Three events by hand, on
 # ranks 1, 4, 6 at 0.3, 0.1, 0.5 in slices 1-4, 8-11, 14-17 of 20; --csv lists all three.
@@ -123,6 +123,14 @@ check t604-sonde-report-vsensor-quiet-no-rule [ "$(grep -c 'rule:' out)" -eq 0 ]
 check t604-sonde-report-vsensor-quiet-table \
 	[ "$(grep -cE '^ *[0-9]+ +[0-9.]+ +[0-9.]+ +compute' out)" -eq 3 ]
 check t604-vsensor-report-top-bad test "$(status "$SONDE" vsensor report --top 0 jobT)" -eq 2
+# the runtime's events.csv gives the sensors column, read as CSV: a name with '"' and ','
+# (a source named f"ig,4.c: until 2026-11-28 the column read "f")
+cp -r jobE jobQ
+printf 'ranks,start,end,kind,severity,sensors\n2,0.4,1.4,compute,0.20,"f""ig,4.c:34 main"\n' \
+	>jobQ/events.csv
+check t604-vsensor-report-sensors-quoted test "$(status "$SONDE" vsensor report --csv jobQ)" -eq 0
+check t604-vsensor-report-sensors-quoted-csv grep -qxF '2,0.4,1.4,compute,0.20,"f""ig,4.c:34 main"' out
+check t604-vsensor-report-sensors-quoted-text bash -c '"$0" vsensor report jobQ | grep -qF "f\"ig,4.c:34 main"' "$SONDE"
 # every event, however many: rank 1 slow in 600 runs of 3 slices (until 2026-11-28 the
 # report and the judge kept the first 512 and said 512)
 mkdir jobM

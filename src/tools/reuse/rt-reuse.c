@@ -546,9 +546,9 @@ static SIGSAFE int arm_one(struct reuse_thread *me, struct reuse_thread *o, int 
 	int w = watch_rearm(o->t, o->ws[i], &r);
 	if (w < 0) {
 		/* a kept slot stays named only where the engine left its watch as it was (set
-		 * busy; EEXIST no longer comes, WATCH_OVERLAP): another error may have
-		 * closed it, and a slot named by two GlobalWP slots would have its watch
-		 * disarmed or moved by the other (review) */
+		 * busy, or EEXIST: an overlap refused under sigtrap delivery, watch.h): another
+		 * error may have closed it, and a slot named by two GlobalWP slots would have
+		 * its watch disarmed or moved by the other (review) */
 		if (w != -EAGAIN && w != -EDEADLK && w != -EEXIST)
 			o->ws[i] = -1;
 		me->arm_failures++;
@@ -697,6 +697,10 @@ static SIGSAFE void reuse_trap_hook(struct rt_thread *t, const struct watch_trap
 	struct reuse_slot *s = &gwp.s[slot < REUSE_SLOTS ? slot : 0];
 	int mine = s->active && s->gen == gen && s->owner == t->index;
 	if (mine && p != UINT64_MAX && p == (shared_mode ? slot_own0[slot] : s->p0)) {
+		/* the self trap seen: the next trap of that instruction is a reuse (left set,
+		 * a hw watch on a sonde-cc program dropped it as the self trap: distances read
+		 * 2x, the review of 2026-11-28) */
+		s->self_pending = 0;
 		unlock();
 		rt_leave(t);
 		return;

@@ -2603,13 +2603,14 @@ static size_t stmt_end(const char *src, size_t len, size_t e)
 	return i < len && src[i] == ';' ? i + 1 : e;
 }
 
-/* s as a C string literal: a path may hold '"', '\\' or control characters (a directory
- * named a"b made the #line directive, and the compile, fail until 2026-11-28; t602). */
+/* s as a C string literal: a path may hold '"', '\\', '?' or control characters (a
+ * directory named a"b made the #line directive, and the compile, fail until 2026-11-28;
+ * t602). */
 static void put_c_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
+		if (*p == '"' || *p == '\\' || *p == '?')	/* ('?': "??/" is a trigraph) */
 			fprintf(out, "\\%c", *p);
 		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(out, "\\%03o", *p);

@@ -357,7 +357,7 @@ int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, stru
 	int err = 0, n = -1;
 	if (flag[0] && flag[1] && flag[2]) {
 		vs_detect(&m, rule, flag);
-		n = vs_events_all(&m, flag, &ev);
+		n = vs_events_all(&m, flag, &ev, &out->events_cut);
 	}
 	if (n >= 0) {
 		for (int i = 0; i < n; i++)

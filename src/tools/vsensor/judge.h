@@ -47,6 +47,7 @@ struct vs_all {
 
 struct vs_judged {
 	int events, sensors;		/* events found; sensors of rank 0 (no pseudo-sensor) */
+	int events_cut;			/* more events than VS_EVENTS_MAX: the later left out */
 	int write_err;			/* 0 or -errno of writing the matrices and events */
 	double coverage;		/* the median rank's share of the run its sensors timed
 					 * (coverage.csv), -1 when not known */

@@ -584,9 +584,10 @@ int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], st
 }
 
 int vs_events_all(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS],
-		  struct vs_event **out)
+		  struct vs_event **out, int *cut)
 {
 	*out = NULL;
+	*cut = 0;
 	for (int cap = 512;; cap *= 4) {
 		struct vs_event *ev = malloc((size_t)cap * sizeof(*ev));
 		if (!ev)
@@ -594,6 +595,7 @@ int vs_events_all(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS]
 		int full = 0, n = find_events(m, flag, ev, cap, &full);
 		if (!full || cap >= VS_EVENTS_MAX) {
 			*out = ev;
+			*cut = full;
 			return n;
 		}
 		free(ev);

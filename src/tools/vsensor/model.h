@@ -112,12 +112,12 @@ void vs_detect(const struct vs_matrix *m, const struct vs_rule *r, unsigned char
 /* Events from flags: returns how many were written to ev (at most max: the runs past
  * it are left out). */
 int vs_events(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS], struct vs_event *ev, int max);
-/* Every event (up to VS_EVENTS_MAX, 10 MB of them), in *out (malloc'd, to free): how many, or -ENOMEM.
- * Until 2026-11-28 the report and the judge kept 512 and dropped the later ones without
- * a word (t604). */
+/* Every event, up to VS_EVENTS_MAX (10 MB of them; *cut = 1 when more were left out), in
+ * *out (malloc'd, to free): how many, or -ENOMEM.  Until 2026-11-28 the report and the
+ * judge kept 512 and dropped the later ones without a word (t604). */
 #define VS_EVENTS_MAX 32768
 int vs_events_all(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS],
-		  struct vs_event **out);
+		  struct vs_event **out, int *cut);
 
 /* events.csv: ranks,start,end,kind,severity,sensors.  0 or -errno. */
 int vs_events_write(const struct vs_matrix *m, const struct vs_event *ev, int n, const char *dir);

@@ -20,11 +20,19 @@
 #include "ui/json.h"
 #include "ui/text.h"
 
+/* A row of the runtime's events.csv: its sensors column, found by ranks, kind and start. */
+struct ev_sensors {
+	char key[96];			/* "ranks\x1fkind\x1fstart" */
+	char sensors[256];
+};
+
 struct loaded {
 	struct vs_matrix m;
 	unsigned char *flag[VS_KINDS];
 	struct vs_event *ev;
-	int nev;
+	int nev, cut;			/* cut: more events than VS_EVENTS_MAX */
+	struct ev_sensors *es;		/* events.csv's rows, sorted by key */
+	int nes;
 };
 
 /* A job that did not reach MPI_Finalize (a rank killed, the job aborted or timed out)
@@ -62,11 +70,13 @@ static int judge_files(const char *dir)
 			 j.records_dropped == 1 ? "" : "s");
 	fprintf(stderr, "sonde: vsensor: '%s': the job did not reach MPI_Finalize (a rank killed, the "
 		"job aborted or timed out, or it is still running): judged now from its ranks' files, each up to its last "
-		"write (at most about a second before it stopped): %lld records, %d variance "
-		"event%s%s; the matrices are written there\n", dir, j.records, j.events,
-		j.events == 1 ? "" : "s", missing);
+		"write (at most about a second before it stopped): %lld records, %s%d variance "
+		"event%s%s; the matrices are written there\n", dir, j.records,
+		j.events_cut ? "the first " : "", j.events, j.events == 1 ? "" : "s", missing);
 	return 0;
 }
+
+static void read_ev_sensors(const char *dir, struct loaded *l);
 
 static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 {
@@ -106,11 +116,12 @@ static int load(const char *dir, const struct vs_rule *rule, struct loaded *l)
 		}
 	}
 	vs_detect(&l->m, rule, l->flag);
-	l->nev = vs_events_all(&l->m, l->flag, &l->ev);
+	l->nev = vs_events_all(&l->m, l->flag, &l->ev, &l->cut);
 	if (l->nev < 0) {
 		sonde_error("out of memory");
 		return 1;
 	}
+	read_ev_sensors(dir, l);
 	return 0;
 }
 
@@ -119,6 +130,7 @@ static void unload(struct loaded *l)
 	for (int k = 0; k < VS_KINDS; k++)
 		free(l->flag[k]);
 	free(l->ev);
+	free(l->es);
 	vs_matrix_release(&l->m);
 }
 
@@ -158,38 +170,57 @@ static int parse_rule(int argc, char **argv, int *i, struct vs_rule *rule)
 	return 1;
 }
 
-/* The sensors column of the runtime's events.csv for the same ranks, kind and start. */
-static void sensors_of(const char *dir, const char *ranks, const char *kind, const char *start,
-		       char *out, size_t len)
+static int cmp_ev_sensors(const void *a, const void *b)
+{
+	return strcmp(((const struct ev_sensors *)a)->key, ((const struct ev_sensors *)b)->key);
+}
+
+static void ev_key(char *key, size_t len, const char *ranks, const char *kind, const char *start)
+{
+	snprintf(key, len, "%s\x1f%s\x1f%s", ranks, kind, start);
+}
+
+/* The runtime's events.csv, read once (each event looked it up again: quadratic in the
+ * events, 91 s for 32,000 of them, the review of 2026-11-28), its sensors column unquoted
+ * (a name with '"' read as what came before it).  None, or no memory: no sensors said. */
+static void read_ev_sensors(const char *dir, struct loaded *l)
 {
 	char path[4096], line[1024];
-	out[0] = 0;
 	snprintf(path, sizeof(path), "%s/events.csv", dir);
-	int r;
+	int r, cap = 0;
 	FILE *f = file_fopen_regular(path, &r);	/* not a FIFO: the report would wait for ever */
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *fl[6], *p = line;
-		int n = 0;
-		while (n < 6) {
-			fl[n++] = p;
-			char *c = n < 6 ? strchr(p, ',') : NULL;
-			if (!c)
+		char *fl[6];
+		if (csv_split(line, fl, 6) != 6)
+			continue;
+		if (l->nes == cap) {
+			int nc = cap ? 2 * cap : 64;
+			struct ev_sensors *n = realloc(l->es, (size_t)nc * sizeof(*n));
+			if (!n)
 				break;
-			*c = 0;
-			p = c + 1;
+			l->es = n;
+			cap = nc;
 		}
-		if (n == 6 && !strcmp(fl[0], ranks) && !strcmp(fl[3], kind) && !strcmp(fl[1], start)) {
-			fl[5][strcspn(fl[5], "\n")] = 0;
-			if (fl[5][0] == '"') {
-				fl[5]++;
-				fl[5][strcspn(fl[5], "\"")] = 0;
-			}
-			snprintf(out, len, "%s", fl[5]);
-		}
+		struct ev_sensors *e = &l->es[l->nes++];
+		ev_key(e->key, sizeof(e->key), fl[0], fl[3], fl[1]);
+		snprintf(e->sensors, sizeof(e->sensors), "%s", fl[5]);
 	}
 	fclose(f);
+	if (l->nes)
+		qsort(l->es, l->nes, sizeof(*l->es), cmp_ev_sensors);
+}
+
+/* The sensors column of the runtime's events.csv for the same ranks, kind and start. */
+static void sensors_of(const struct loaded *l, const char *ranks, const char *kind,
+		       const char *start, char *out, size_t len)
+{
+	struct ev_sensors k;
+	ev_key(k.key, sizeof(k.key), ranks, kind, start);
+	const struct ev_sensors *e = l->nes ? bsearch(&k, l->es, l->nes, sizeof(k), cmp_ev_sensors)
+					    : NULL;
+	snprintf(out, len, "%s", e ? e->sensors : "");
 }
 
 static void event_cells(const struct loaded *l, int i, char *ranks, char *start, char *end, char *sev)
@@ -326,7 +357,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	for (int i = 0; i < l->nev; i++) {
 		char ranks[32], start[32], end[32], sev[32], sens[256];
 		event_cells(l, i, ranks, start, end, sev);
-		sensors_of(dir, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
+		sensors_of(l, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
 		html_row_begin(h);
 		html_td(h, ranks);
 		html_td(h, start);
@@ -691,7 +722,7 @@ static void report_json(const struct loaded *l, const struct vs_rule *rule, cons
 		const struct vs_event *e = &l->ev[i];
 		char ranks[32], start[32], end[32], sev[32], sens[256];
 		event_cells(l, i, ranks, start, end, sev);
-		sensors_of(dir, ranks, vs_model_kind(e->kind), start, sens, sizeof(sens));
+		sensors_of(l, ranks, vs_model_kind(e->kind), start, sens, sizeof(sens));
 		json_newline(&j);
 		json_begin_object(&j, NULL);
 		json_int(&j, "rank_first", e->r0);
@@ -737,8 +768,11 @@ static int by_severity(const void *x, const void *y, void *ev)
 {
 	const struct vs_event *e = ev;
 	int a = *(const int *)x, b = *(const int *)y;
-	if (e[a].severity != e[b].severity)
-		return e[a].severity < e[b].severity ? -1 : 1;
+	/* (no flagged cell: NAN, the mildest) */
+	double sa = isnan(e[a].severity) ? INFINITY : e[a].severity;
+	double sb = isnan(e[b].severity) ? INFINITY : e[b].severity;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
 	return (a > b) - (a < b);
 }
 
@@ -801,7 +835,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			continue;
 		shown++;
 		event_cells(l, i, ranks, start, end, sev);
-		sensors_of(dir, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
+		sensors_of(l, ranks, vs_model_kind(l->ev[i].kind), start, sens, sizeof(sens));
 		const char *row[] = { ranks, start, end, vs_model_kind(l->ev[i].kind), sev, sens };
 		if (csv)
 			csv_row(stdout, 6, row);
@@ -830,6 +864,9 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 		if (shown < l->nev)
 			printf("  ... %d more, none more severe (--top N, or events.csv)\n",
 			       l->nev - shown);
+		if (l->cut)
+			printf("  (the first %d events of kind and rank: more were found, left out)\n",
+			       l->nev);
 		if (!to->quiet)
 			network_notes(l, &rule, stdout);
 		text_table_free(t);

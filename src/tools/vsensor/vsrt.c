@@ -743,9 +743,10 @@ static void analyse(struct vs_all *A)
 		char cov[48] = "";
 		if (j.coverage >= 0)
 			snprintf(cov, sizeof(cov), " timing %.1f%% of the run", 100 * j.coverage);
-		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %d variance event%s; "
+		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %s%d variance event%s; "
 			"see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
-			j.sensors == 1 ? "" : "s", cov, j.events, j.events == 1 ? "" : "s", vs.dir);
+			j.sensors == 1 ? "" : "s", cov, j.events_cut ? "the first " : "", j.events,
+			j.events == 1 ? "" : "s", vs.dir);
 	}
 }
 
