@@ -596,15 +596,40 @@ static void code_name(const struct memmodel *mm, uint64_t ip, char *buf, size_t 
 		mm_code_name(mm, ip, buf, len);
 }
 
-/* A tracked block's extent and allocation time, for heap_time(). */
+/* A tracked block's extent, allocation time and free time (UINT64_MAX: never freed), for
+ * heap_time(). */
 struct blk {
-	uint64_t lo, hi, time;
+	uint64_t lo, hi, time, freed;
 };
 
 static int blk_cmp(const void *a, const void *b)
 {
 	const struct blk *x = a, *y = b;
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Frees by address, then time (free_time). */
+static int free_cmp(const void *a, const void *b)
+{
+	const struct sonde_rec_free *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* The first free of addr at or after time t among the n sorted frees f: its time, or
+ * UINT64_MAX. */
+static uint64_t free_time(const struct sonde_rec_free *f, size_t n, uint64_t addr, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {	/* first free at (addr, >= t) or past it */
+		size_t mid = (lo + hi) / 2;
+		if (f[mid].addr < addr || (f[mid].addr == addr && f[mid].time < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && f[lo].addr == addr ? f[lo].time : UINT64_MAX;
 }
 
 /* Blocks scanned below an address for one holding it: a block that starts further down and
@@ -630,10 +655,12 @@ static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t wh
 			hi = mid;
 	}
 	uint64_t t = 0;
-	int found = 0;
-	/* the latest block holding a, allocated by `when` where the outcome's time is known
-	 * (a block allocated later at the same address is another object); the latest of
-	 * all where it is not (--exact's pairs) or none was allocated by then */
+	int found = 0, dead = 0;
+	/* the latest block holding a, allocated by `when` and not freed before it where the
+	 * outcome's time is known (a block allocated later at the same address is another
+	 * object; one freed before is none: its pages may be a thread's stack by then, which
+	 * the trial of 2026-11-28 read as miniBUDE's freed 1.5 MB vector); the latest of all
+	 * where it is not (--exact's pairs) or none was allocated by then */
 	uint64_t tw = 0;
 	int found_w = 0;
 	for (size_t k = lo, steps = 0; k > 0 && steps < HEAP_SCAN; k--, steps++) {
@@ -643,12 +670,16 @@ static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t wh
 			t = b[k - 1].time;
 			found = 1;
 		}
-		if (when && b[k - 1].time <= when && (!found_w || b[k - 1].time > tw)) {
+		if (when && b[k - 1].time <= when && b[k - 1].freed <= when)
+			dead = 1;
+		else if (when && b[k - 1].time <= when && (!found_w || b[k - 1].time > tw)) {
 			tw = b[k - 1].time;
 			found_w = 1;
 		}
 	}
-	return found_w ? tw : found ? t : dflt;
+	/* every block that held it by then freed: named as of that time, as an address no
+	 * block holds (the thread's stack, a mapping) */
+	return found_w ? tw : dead ? when : found ? t : dflt;
 }
 
 /* Name the pairs' data objects through the mem model: one synthetic sample per pair, at a
@@ -656,20 +687,31 @@ static uint64_t heap_time(const struct blk *b, size_t n, uint64_t a, uint64_t wh
 static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 {
 	const struct prof_process *pr = m->proc;
-	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS, nb = 0;
-	for (size_t i = 0; i < pr->nthread; i++)
+	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS, nb = 0, nf = 0;
+	for (size_t i = 0; i < pr->nthread; i++) {
 		nb += pr->thread[i].nalloc;
+		nf += pr->thread[i].nfree;
+	}
 	struct sonde_rec_mem *recs = calloc(n ? n : 1, sizeof(*recs));
 	size_t *first = calloc(pr->nthread + 1, sizeof(*first));
 	struct blk *b = calloc(nb ? nb : 1, sizeof(*b));
+	struct sonde_rec_free *f = calloc(nf ? nf : 1, sizeof(*f));
 	struct memmodel *mm = NULL;
-	if (!recs || !first || !b || !pr->nthread)
+	if (!recs || !first || !b || !f || !pr->nthread)
 		goto out;
+	nf = 0;
+	for (size_t i = 0; i < pr->nthread; i++)
+		for (size_t k = 0; k < pr->thread[i].nfree; k++)
+			f[nf++] = pr->thread[i].free[k];
+	qsort(f, nf, sizeof(*f), free_cmp);
 	nb = 0;
 	for (size_t i = 0; i < pr->nthread; i++)
 		for (size_t k = 0; k < pr->thread[i].nalloc; k++) {
 			const struct sonde_rec_alloc *a = &pr->thread[i].alloc[k];
-			b[nb++] = (struct blk){ a->addr, a->addr + a->size, a->time };
+			if (a->flags & SONDE_ALLOC_SUMMARY)	/* counts, not a block */
+				continue;
+			b[nb++] = (struct blk){ a->addr, a->addr + a->size, a->time,
+						free_time(f, nf, a->addr, a->time) };
 		}
 	qsort(b, nb, sizeof(*b), blk_cmp);
 	for (size_t i = 0; i < n; i++)
@@ -686,6 +728,7 @@ static struct memmodel *objects(struct model *m, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++)
 		m->pair[i].object = mm && mm->nthread ? mm->thread[0].object[i] : MM_NONE;
 out:
+	free(f);
 	free(b);
 	free(first);
 	free(recs);
