@@ -249,10 +249,15 @@ static void from_verdict(const struct verdict *v, const struct verdict_entry *e,
 	d->steps = s->steps;
 	d->export = 1;
 	d->from = "verdict";
+	/* the caveat where it lowers the default: a trial of 2026-11-28 read miniBUDE's two
+	 * arrays, loaded 4 times each an iteration, at 16.6% and 1.1% with 2 steps, 39.3% and
+	 * 15.9% with 8, 22.5% and 20.6% with 32 (doc/sonde-mem.md, "Limits") */
 	snprintf(d->note, sizeof(d->note), "%d extra steps: the cheapest within %.0f points of "
-		 "unbiased on this machine's Bias-Bench (bias %s at clock %s; verdict of %s, %.300s)",
-		 s->steps, VERDICT_MAX_POINTS, b, e->interval, e->date[0] ? e->date : "unknown date",
-		 v->path);
+		 "unbiased on this machine's Bias-Bench (bias %s at clock %s; verdict of %s, %.300s)"
+		 "%s", s->steps, VERDICT_MAX_POINTS, b, e->interval,
+		 e->date[0] ? e->date : "unknown date", v->path, s->steps < VERDICT_DEFAULT_STEPS ?
+		 "; a microbenchmark: real loops can read more biased at so few steps (to check: "
+		 "SONDE_EXTRA_STEPS=32, or --source inst on a sonde-cc build)" : "");
 }
 
 int verdict_debias(const char *source, uint64_t period, struct verdict_debias *d)

@@ -85,7 +85,7 @@ struct verdict_debias {
 	int steps;		/* the setting the run uses */
 	int export;		/* 1: SONDE_EXTRA_STEPS=steps must be put in the program's env */
 	const char *from;	/* "user", "verdict" or "default" */
-	char note[640];		/* the sentence for the reports */
+	char note[1000];	/* the sentence for the reports */
 };
 
 /*

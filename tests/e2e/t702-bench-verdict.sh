@@ -52,6 +52,8 @@ check t702-pick-env [ "$(steps_of pick)" = 4 ]
 check t702-pick-says grep -q "^4 extra steps: the cheapest within 10 points of unbiased on this machine's Bias-Bench (bias 26/24/27/23 at clock 0.9 ms; verdict of 2026-01-02 03:04 UTC, $T/v4.csv)" <(header_value de-bias rep-pick)
 "$SONDE" report rec-pick >rep-pick2 2>&1
 check t702-pick-report-again grep -q '^4 extra steps' <(header_value de-bias rep-pick2)
+# under the default, the caveat (a trial's miniBUDE read its two arrays 15x apart at 2)
+check t702-pick-caveat grep -q "; a microbenchmark: real loops can read more biased at so few steps (to check: SONDE_EXTRA_STEPS=32, or --source inst on a sonde-cc build)" <(header_value de-bias rep-pick)
 
 # Just within (10 points) counts; 2 is then the cheapest.
 verdict v2.csv "$kernel" 28/34/0/38 35/25/15/25 26/24/27/23 25/25/26/24
