@@ -58,6 +58,13 @@ fi
 mkdir many
 for i in $(seq 40); do printf 'int f%d(void) { return %d; }\n' "$i" "$i" >"many/s$i.c"; done
 check t604-vsensor-cc-many-sources test "$(status "$SONDE" vsensor cc true many/s*.c)" -eq 0
+# a .c file #included by the one analysed: its functions are said, not silently skipped
+# (the trial of 2026-11-28: HPGMG's operators.fv4.c includes its 14 operator files)
+mkdir incl
+printf 'double v[100];\nvoid smooth(void) { for (int r = 0; r < 10; r++) for (int i = 0; i < 100; i++) v[i] += 1; }\n' >incl/ops.c
+printf '#include "ops.c"\nint main(void) { smooth(); return 0; }\n' >incl/main.c
+check t604-vsensor-list-included test "$(status "$SONDE" vsensor list incl/main.c)" -eq 0
+check t604-vsensor-list-included-said grep -q "^sonde: warning: vsensor: 'incl/main.c' #includes 1 function from .c files (the first from .*ops.c): not analysed, never timed" err
 # several directories (a glob over several jobs): one report after the other; --csv
 # and --html take one (hand-written one-rank matrices: no MPI needed)
 for d in job1 job2; do

@@ -250,6 +250,7 @@ struct fref {
 };
 
 struct an {
+	struct vs_analysis *res;	/* the result (included files noted as met) */
 	const char *src;	/* the main file's text (pragma_before), NULL if unread */
 	size_t srclen;
 	CXTranslationUnit tu;
@@ -1227,6 +1228,25 @@ static void walk_stmt(struct an *a, CXCursor c)
 	kids_release(&ks);
 }
 
+/* A function c of the main unit defined in another file: counted when that file is a .c
+ * file (an #include of the program's own source; a header's inline functions are not). */
+static void note_included(struct vs_analysis *res, CXCursor c)
+{
+	CXFile f = NULL;
+	vs_clang.clang_getExpansionLocation(vs_clang.clang_getCursorLocation(c), &f, NULL, NULL,
+					    NULL);
+	if (!f)
+		return;
+	CXString n = vs_clang.clang_getFileName(f);
+	const char *name = vs_clang.clang_getCString(n);
+	size_t len = name ? strlen(name) : 0;
+	if (len > 2 && !strcmp(name + len - 2, ".c")) {
+		if (!res->included++)
+			snprintf(res->included_file, sizeof(res->included_file), "%s", name);
+	}
+	vs_clang.clang_disposeString(n);
+}
+
 static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData d)
 {
 	struct an *a = d;
@@ -1240,6 +1260,8 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 		return CXChildVisit_Continue;
 	f->defined = 1;
 	f->own = vs_clang.clang_Location_isFromMainFile(vs_clang.clang_getCursorLocation(c));
+	if (!f->own && a->curtu == 0 && a->res)
+		note_included(a->res, c);
 	f->in_main = a->curtu == 0 && f->own;
 	extent_of(c, &f->b, &f->e);
 	f->nparams = vs_clang.clang_Cursor_getNumArguments(c);
@@ -2492,6 +2514,7 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	struct an a;
 	memset(&a, 0, sizeof(a));
 	a.cur = -1;
+	a.res = res;
 	CXTranslationUnit *tus = calloc(opt->nwith + 1, sizeof(*tus));
 	if (!tus)
 		abort();

@@ -44,6 +44,11 @@ struct vs_analysis {
 	char error[320];	/* after -EINVAL: clang's first error, "file:line:col: error: ..." */
 	int nwith;		/* files of opt->with analysed with it */
 	char skipped[400];	/* the first of opt->with that did not parse: "file: error" */
+	/* functions defined in .c files this one #includes: never candidates (the rewrite
+	 * instruments this file's text), said by list and cc (HPGMG's operators.fv4.c
+	 * includes its 14 operator files: no word of them until 2026-11-28) */
+	int included;
+	char included_file[256];	/* the first such file, as the #include names it */
 };
 
 struct vs_options {

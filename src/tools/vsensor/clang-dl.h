@@ -44,6 +44,7 @@
 	X(clang_getDiagnostic) \
 	X(clang_getDiagnosticSeverity) \
 	X(clang_getExpansionLocation) \
+	X(clang_getFileName) \
 	X(clang_getNumDiagnostics) \
 	X(clang_getPointeeType) \
 	X(clang_getRange) \

@@ -119,6 +119,11 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 		sonde_error("cannot read '%s': %s", path, strerror(-err));
 	else if (a->skipped[0])
 		sonde_warn("vsensor: analysing '%s' without --with %s", path, a->skipped);
+	if (!err && a->included)
+		sonde_warn("vsensor: '%s' #includes %d function%s from .c files (the first from %s): "
+			   "not analysed, never timed (sonde vsensor instruments the text of the "
+			   "file it compiles, not of the files that file includes)",
+			   path, a->included, a->included == 1 ? "" : "s", a->included_file);
 	return err;
 }
 
