@@ -398,11 +398,42 @@ static int is_export_file(const char *name)
 	return n > 4 && !strcmp(name + n - 4, ".csv");
 }
 
+/* A folder a tool's export makes in PATH/<tool>/: one per process or rank (proc-PID,
+ * rank-R), and comm --compare's sampled/. */
+static int is_export_dir(const char *name)
+{
+	return !strncmp(name, "proc-", 5) || !strncmp(name, "rank-", 5) ||
+	       !strcmp(name, "sampled");
+}
+
+/* The CSV files of PATH's export folders, and each folder if nothing else is in it. */
+static void export_dirs_clear(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	struct stat st;
+	char sub[PATH_MAX + 320];
+	while ((e = readdir(d))) {
+		if (!is_export_dir(e->d_name) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		dir_unlink_if(sub, is_export_file);
+		rmdir(sub);
+	}
+	closedir(d);
+}
+
 /*
  * Remove what a previous recording left (only sonde's own files): its files in PATH, and
- * the CSV files a tool exported into PATH/<tool>/, and that folder if nothing else is in
- * it: after 'sonde comm -o d', 'sonde mem --force -o d' kept the CSV files of d/comm, a comm
- * profile beside the new mem recording that nothing marked as stale.
+ * the CSV files a tool exported into PATH/<tool>/ and its folders there (per process,
+ * comm's sampled/), and those folders if nothing else is in them: after 'sonde comm -o d',
+ * 'sonde mem --force -o d' kept the CSV files of d/comm, a comm profile beside the new mem
+ * recording that nothing marked as stale; and a comm run forced over a forked or
+ * --compare run kept d/comm/proc-PID/ and d/comm/sampled/ until 2026-11-28 (the
+ * usability review: a 5-thread run beside a 3-thread sampled matrix).
  */
 static void dir_clear(const char *path)
 {
@@ -417,6 +448,7 @@ static void dir_clear(const char *path)
 		/* a symbolic link there leads to the user's folder: not ours to empty */
 		if (lstat(sub, &st) || !S_ISDIR(st.st_mode))
 			continue;
+		export_dirs_clear(sub);
 		dir_unlink_if(sub, is_export_file);
 		rmdir(sub);	/* fails, as it should, if the user put files there */
 	}

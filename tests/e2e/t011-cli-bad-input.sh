@@ -93,6 +93,16 @@ expect mem-force-other-tool 0 "" "$SONDE" mem -q --force -o other -- true
 	fail "force-removes-other-tool" "$(ls other other/comm 2>&1 | tr '\n' ' ')"
 [ "$(cat other/mine.txt)" = keep ] && [ -d other/mem ] && pass "force-keeps-user-file" ||
 	fail "force-keeps-user-file" "$(ls other | tr '\n' ' ')"
+# the tool's own folders inside its CSV folder (per process, comm --compare's sampled/) go
+# too: a forced run kept a forked run's comm/proc-PID/ and a --compare's comm/sampled/ until
+# 2026-11-28 (stale matrices beside the new ones); a folder of the user's there stays
+mkdir -p exportdirs/comm/proc-123 exportdirs/comm/sampled exportdirs/comm/mine && : >exportdirs/1.proc
+echo 'a,b' >exportdirs/comm/proc-123/pairs.csv && echo 'a,b' >exportdirs/comm/sampled/matrix-all-thread.csv
+echo 'a,b' >exportdirs/comm/mine/x.csv
+expect mem-force-export-dirs 0 "" "$SONDE" mem -q --force -o exportdirs -- true
+[ ! -e exportdirs/comm/proc-123 ] && [ ! -e exportdirs/comm/sampled ] && [ -e exportdirs/comm/mine/x.csv ] &&
+	pass "force-removes-export-dirs" ||
+	fail "force-removes-export-dirs" "$(find exportdirs 2>&1 | tr '\n' ' ')"
 # a user's file inside the tool's CSV folder: the CSV files go, the folder and that file stay
 mkdir -p other2/comm && echo keep >other2/comm/notes.txt && echo 'a,b' >other2/comm/pairs.csv
 expect mem-force-user-file-in-export 0 "" "$SONDE" mem -q --force -o other2 -- true
