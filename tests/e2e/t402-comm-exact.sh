@@ -127,3 +127,15 @@ for s in 1197 1174 615 758; do
 		main_sampled=$((main_sampled + 1))
 done
 check "t402-seeded-main-sampled ($main_sampled of 4)" [ "$main_sampled" -eq 4 ]
+
+# the heat map's ramp: a cell of 1 beside one of 2N draws '.', the lowest mark (rounded up,
+# it drew ':', the same as a cell of a quarter of the largest, and '.' never came: the
+# usability review of 2026-11-28).  lopsided.c: workers 1-2 hand a word over N times,
+# worker 3 reads it once after.
+"$SONDE_BUILD/sonde-cc" -O2 -g -pthread "$SONDE_TOP/tests/workloads/comm/lopsided.c" -o "$T/lop" ||
+	{ fail t402-lopsided-build "sonde-cc could not build lopsided.c"; exit 0; }
+"$SONDE" comm --exact -o lopx -- "$T/lop" $N >/dev/null 2>lop.err
+check t402-lopsided-status [ $? -eq 0 ]
+check t402-lopsided-tiny-cell [ "$(mat_cell lopx/comm/matrix-all-thread.csv 2 3)" = 1 ]
+check t402-lopsided-dot grep -qE '^ +3 \|[ .]*\.\.\.\.[ .]*\|$' lop.err
+check t402-lopsided-at grep -qE '^ +1 \|.*@@@@' lop.err
