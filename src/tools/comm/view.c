@@ -375,7 +375,8 @@ static void print_table(sqlite3 *db, FILE *out, const char *title, const char *s
 }
 
 /* The cosine similarity of the thread matrices of kind, exact (part -1) and sampled (-2),
- * and in *pairs the thread pairs (i < j) with a transfer in either. */
+ * and in *pairs the thread pairs (i < j) with a transfer in either; NAN where one of the
+ * two matrices is empty (no angle to measure). */
 static double cosine_of(sqlite3 *db, int kind, int *pairs)
 {
 	static const char sql[] =
@@ -397,7 +398,7 @@ static double cosine_of(sqlite3 *db, int kind, int *pairs)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		double d = sqlite3_column_double(st, 0), a = sqlite3_column_double(st, 1);
 		double b = sqlite3_column_double(st, 2);
-		c = a > 0 && b > 0 ? d / sqrt(a * b) : 0;
+		c = a > 0 && b > 0 ? d / sqrt(a * b) : NAN;
 		*pairs = sqlite3_column_int(st, 3);
 	}
 	sqlite3_finalize(st);
@@ -414,21 +415,27 @@ const char *comm_cosine_text(sqlite3 *db, char *buf, size_t len)
 {
 	static const int kinds[] = { COMM_ALL, COMM_TRUE, COMM_FALSE };
 	static const char *const names[] = { "all", "true", "false" };
-	int na = 0;
+	int na = 0, none = 0;
 	size_t n = (size_t)snprintf(buf, len, "cosine similarity of the thread matrices:");
 	for (int k = 0; k < 3 && n < len; k++) {
 		int pairs;
 		double c = cosine_of(db, kinds[k], &pairs);
 		na |= pairs < 2;
-		if (pairs < 2)
+		/* one detector found none of the kind: no angle (it read "true 0.000" where the
+		 * exact detector found 3 transfers of 66M and the sampled one none: the
+		 * usability review of 2026-11-28) */
+		none |= pairs >= 2 && isnan(c);
+		if (pairs < 2 || isnan(c))
 			n += (size_t)snprintf(buf + n, len - n, "%s %s n/a", k ? "," : "", names[k]);
 		else
 			n += (size_t)snprintf(buf + n, len - n, "%s %s %.3f", k ? "," : "", names[k], c);
 	}
-	if (na && n < len)
-		snprintf(buf + n, len - n, " (n/a: fewer than two thread pairs communicate in that "
-					   "kind's matrices, where a cosine is 1 or 0 whatever the "
-					   "volumes)");
+	if ((na || none) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " (n/a:%s%s%s)", na ? " fewer than two "
+				      "thread pairs communicate in that kind's matrices, where a "
+				      "cosine is 1 or 0 whatever the volumes" : "",
+				      na && none ? ";" : "", none ? " one of the two detectors "
+				      "found none of that kind" : "");
 	return buf;
 }
 
@@ -520,7 +527,8 @@ int comm_compare_judge(sqlite3 *db, struct comm_compare *c)
 	c->split_ok = sa && fabs(c->sampled_false - c->exact_false) <= COMPARE_POINTS;
 	c->covered_ok = sa && c->has_covered &&
 			fabs(c->sampled_covered - c->exact_false) <= COMPARE_POINTS;
-	c->pattern_ok = c->pairs < 2 ? -1 : sa && c->cosine >= COMPARE_COSINE;
+	/* (an empty sampled matrix: NAN, no agreement) */
+	c->pattern_ok = c->pairs < 2 ? -1 : sa && !isnan(c->cosine) && c->cosine >= COMPARE_COSINE;
 	return 1;
 }
 
@@ -552,7 +560,11 @@ const char *comm_compare_verdict(sqlite3 *db, char *buf, size_t len)
 		ok[n++] = c.covered_ok;
 	}
 	if (c.pattern_ok >= 0) {
-		snprintf(item[n], sizeof(item[n]), "thread pattern (cosine %.2f)", c.cosine);
+		if (isnan(c.cosine))
+			snprintf(item[n], sizeof(item[n]), "thread pattern (the sampled matrix "
+				 "empty)");
+		else
+			snprintf(item[n], sizeof(item[n]), "thread pattern (cosine %.2f)", c.cosine);
 		ok[n++] = c.pattern_ok;
 	}
 	for (int k = 0; k < n; k++)
