@@ -139,3 +139,10 @@ check t402-lopsided-status [ $? -eq 0 ]
 check t402-lopsided-tiny-cell [ "$(mat_cell lopx/comm/matrix-all-thread.csv 2 3)" = 1 ]
 check t402-lopsided-dot grep -qE '^ +3 \|[ .]*\.\.\.\.[ .]*\|$' lop.err
 check t402-lopsided-at grep -qE '^ +1 \|.*@@@@' lop.err
+# a handful of transfers in millions of accesses: nothing to do, not a remedy (the usability
+# review of 2026-11-28: 8 transfers in 8M stores were told to "share them less often")
+"$SONDE" comm --exact -o rare -- "$T/lop" 2 1000000 >/dev/null 2>rare.err
+check t402-rare-status [ $? -eq 0 ]
+check t402-rare-nothing grep -q "What to do: nothing: [0-9]* transfers in [0-9]* accesses, under 1 in 10000" <(flat rare.err)
+flat rare.err >rare.flat
+check t402-rare-no-remedy bash -c '! grep -q "share them less often" rare.flat'

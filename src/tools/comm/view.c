@@ -616,6 +616,9 @@ const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
 /* Fewer communication events than this make a sampled recording's split a hint (a share
  * out of n events has a standard error of up to 0.5 / sqrt(n): 9 points at 30). */
 #define COMM_FEW_EVENTS 30
+/* An exact count with fewer transfers than one in this many accesses has nothing to fix:
+ * a transfer costs about a hundred accesses' time, so under 1% of the run */
+#define COMM_RARE_PER 10000
 
 /* What sampling reaches, said where it found little (the trial of Splash-3 FFT and RADIX,
  * 2026-11-27: 3-4 events where --exact counted 50,000-79,000 transfers). */
@@ -728,6 +731,7 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 	uint64_t tr = db_meta_u64(db, "total_true"), fs = db_meta_u64(db, "total_false");
 	uint64_t cov = db_meta_u64(db, "total_false_covered");
 	uint64_t nev = db_meta_u64(db, "events");
+	uint64_t acc = db_meta_u64(db, "samples");	/* exact: every access */
 	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing, false_covered,"
 				    " kind FROM comm_objects WHERE part = -1 ORDER BY total DESC, id"
 				    " LIMIT 1", -1, &st, NULL)) {
@@ -789,6 +793,14 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 			 "team and waiting for it, on lines of its own; fewer, longer parallel "
 			 "regions (more work each) move fewer.  sonde-comm(1), \"True and false "
 			 "sharing, and what to do\".", in, rt);
+	else if (!cov_known && acc && (tr + fs) * COMM_RARE_PER < acc)
+		/* exact: a handful of transfers in millions of accesses (the usability review of
+		 * 2026-11-28: a padded program's 8 transfers in 8M stores were told to "share
+		 * them less often", under a full-scale heat map) */
+		snprintf(text, len, "What to do: nothing: %" PRIu64 " transfer%s in %" PRIu64
+			 " accesses, under 1 in %d, costs nothing measurable (a transfer takes "
+			 "about a hundred accesses' time).", tr + fs, tr + fs == 1 ? "" : "s", acc,
+			 COMM_RARE_PER);
 	else if (cov_known && nev < COMM_FEW_EVENTS)
 		snprintf(text, len, "What to do: not enough evidence for a remedy (%" PRIu64
 			 " event%s): run longer, %s, or --compare N on a sonde-cc build.", nev,

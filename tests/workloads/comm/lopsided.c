@@ -2,8 +2,9 @@
 /*
  * lopsided.c - one large and one tiny cell for sonde comm's heat map (t402): workers 1 and
  * 2 hand a word back and forth N times (strict alternation, 2N transfers), then worker 3,
- * started after them, reads it once (1 transfer).
- *   lopsided N
+ * started after them, reads it once (1 transfer), then makes M accesses of its own (a
+ * private array: no transfer), so that the transfers are as rare as asked.
+ *   lopsided N [M]
  */
 #include <pthread.h>
 #include <sched.h>
@@ -12,7 +13,8 @@
 
 static volatile long word __attribute__((aligned(64)));
 static volatile int turn __attribute__((aligned(64)));
-static long n;
+static long n, m;
+static volatile long own[512] __attribute__((aligned(64)));
 
 __attribute__((no_sanitize("coverage"), noinline)) static void wait_for(int me)
 {
@@ -34,13 +36,17 @@ static void *hand(void *arg)
 static void *reader(void *arg)
 {
 	(void)arg;
-	return (void *)(long)word;
+	long v = word;
+	for (long i = 0; i < m; i++)
+		own[i % 512] = own[i % 512] + v;
+	return (void *)v;
 }
 
 int main(int argc, char **argv)
 {
 	pthread_t a, b, c;
 	n = argc > 1 ? atol(argv[1]) : 1000;
+	m = argc > 2 ? atol(argv[2]) : 0;
 	pthread_create(&a, NULL, hand, (void *)0L);
 	pthread_create(&b, NULL, hand, (void *)1L);
 	pthread_join(a, NULL);
