@@ -16,6 +16,15 @@ check t406-invariants-thread mat_invariants rec thread
 check t406-invariants-core mat_invariants rec core
 check t406-samples [ "$(comm_meta rec samples)" -gt 0 ]
 all=$(mat_sum rec/comm/matrix-all-thread.csv)
+# found little or none (fewer than 30 events: the ~25 samples of this run): the summary says
+# why the clock source misses hand-offs between waiting threads (the usability review of
+# 2026-11-28: 2M hand-offs with sched_yield read "no communication", unexplained)
+ev=$(comm_meta rec events)
+if [ "${ev:-0}" -lt 30 ]; then
+	check t406-clock-reach grep -q "The clock source samples by CPU time: hand-offs between threads that mostly wait" <(flat summary)
+else
+	skip t406-clock-reach "$ev events in this run: the summary's few-events paragraph is not given"
+fi
 if [ "$all" -gt 0 ]; then
 	check t406-pairs float_between "$(mat_share rec/comm/matrix-all-thread.csv "1-2 3-4")" 0.9 1
 else
