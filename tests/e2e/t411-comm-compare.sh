@@ -210,6 +210,15 @@ check t411-none-compared grep -q "^Same run, both detectors (the sampled one on 
 check t411-none-period [ "$(comm_meta none compare_period)" = 10000000 ]
 check t411-none-sampled-dir [ -s none/comm/sampled/matrix-all-thread.csv ]
 check t411-none-verdict sh -c "tr '\n' ' ' <none.txt | tr -s ' ' | grep -q 'verdict: sampling does not agree'"
+# a handful of sampled events (1 to 29): no verdict, "too few" (the trial of 2026-11-28:
+# miniBUDE judged from one event); ring 4000 at 1009 gives about 12
+"$SONDE" comm --compare 1009 -o few -- "$T/cb-inst" ring 4000 >/dev/null 2>few.txt
+sev=$(comm_meta few sampled_events)
+if [ "${sev:-0}" -ge 1 ] && [ "${sev:-0}" -lt 30 ]; then
+	check "t411-few-no-verdict ($sev events)" grep -q "verdict: too few sampled events to judge sampling by ($sev, under 30)" <(flat few.txt)
+else
+	skip t411-few-no-verdict "this run's sampled detector found $sev events, not 1 to 29"
+fi
 # the lines' table and section name the sampled detector in a --compare run, as the
 # objects' do (the trial of 2026-11-28: only the objects were labelled)
 cmpdir=$(ls -d */ 2>/dev/null | while read d; do [ -f "$d/profile.db" ] && [ "$(sqlite3 "$d/profile.db" "SELECT value FROM meta WHERE key = 'compare_period'" 2>/dev/null)" != "" ] && [ "$(sqlite3 "$d/profile.db" "SELECT value FROM meta WHERE key = 'compare_period'")" != 0 ] && echo "${d%/}" && break; done)

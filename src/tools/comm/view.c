@@ -503,6 +503,9 @@ static void print_compare(sqlite3 *db, FILE *out)
  * where two thread pairs or more communicate (a cosine is 1 or 0 otherwise).  Each is
  * judged apart: a sampled volume is often off where the split and the pattern, what a
  * user acts on, hold (the usability review of 2026-11-28). */
+/* Fewer communication events than this make a sampled recording's split a hint (a share
+ * out of n events has a standard error of up to 0.5 / sqrt(n): 9 points at 30). */
+#define COMM_FEW_EVENTS 30
 #define COMPARE_RATIO 2.0
 #define COMPARE_POINTS 20.0
 #define COMPARE_COSINE 0.9
@@ -547,6 +550,16 @@ const char *comm_compare_verdict(sqlite3 *db, char *buf, size_t len)
 	struct comm_compare c;
 	if (!comm_compare_judge(db, &c))
 		return NULL;
+	/* a verdict from a handful of sampled events is chance (the trial of 2026-11-28:
+	 * miniBUDE's one sampled event against 96 exact transfers); none at all against an
+	 * exact count is the verdict "does not agree" */
+	uint64_t sev = db_meta_u64(db, "sampled_events");
+	if (sev && sev < COMM_FEW_EVENTS) {
+		snprintf(buf, len, "too few sampled events to judge sampling by (%" PRIu64 ", under "
+			 "%d): a longer run, or a shorter --compare period, gives more", sev,
+			 COMM_FEW_EVENTS);
+		return buf;
+	}
 	char item[4][160];
 	int ok[4], n = 0, nok = 0;
 	snprintf(item[n], sizeof(item[n]), "volume (%.2fx)", c.ratio);
@@ -613,9 +626,6 @@ const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
 				  "--no-watch to compare");
 }
 
-/* Fewer communication events than this make a sampled recording's split a hint (a share
- * out of n events has a standard error of up to 0.5 / sqrt(n): 9 points at 30). */
-#define COMM_FEW_EVENTS 30
 /* An exact count with fewer transfers than one in this many accesses has nothing to fix:
  * a transfer costs about a hundred accesses' time, so under 1% of the run */
 #define COMM_RARE_PER 10000
@@ -742,6 +752,7 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 	uint64_t cov = db_meta_u64(db, "total_false_covered");
 	uint64_t nev = db_meta_u64(db, "events");
 	uint64_t acc = db_meta_u64(db, "samples");	/* exact: every access */
+	uint64_t otr = 0, ofs = 0;	/* --compare: the top object's sampled split */
 	if (!sqlite3_prepare_v2(db, "SELECT name, true_sharing, false_sharing, false_covered,"
 				    " kind FROM comm_objects WHERE part = -1 ORDER BY total DESC, id"
 				    " LIMIT 1", -1, &st, NULL)) {
@@ -756,6 +767,9 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 				tr = (uint64_t)sqlite3_column_int64(st, 1);
 				fs = (uint64_t)sqlite3_column_int64(st, 2);
 				cov = (uint64_t)sqlite3_column_int64(st, 3);
+			} else {
+				otr = (uint64_t)sqlite3_column_int64(st, 1);
+				ofs = (uint64_t)sqlite3_column_int64(st, 2);
 			}
 		}
 		sqlite3_finalize(st);
@@ -769,8 +783,14 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 	if (!cov_known || cov > fs)
 		cov = 0;	/* the exact split is the split */
 	char in[300] = "", top[320] = "", rt[400] = "";
-	if (*name && db_meta_u64(db, "compare_period"))	/* the objects are the sampled run's */
-		snprintf(top, sizeof(top), "; the sampled detector's top object: %s", name);
+	/* the objects are the sampled run's; where its split reads the other kind, said (the
+	 * trial of 2026-11-28: "true sharing (100%...; the sampled detector's top object: X",
+	 * X 100% false in the objects table) */
+	if (*name && db_meta_u64(db, "compare_period"))
+		snprintf(top, sizeof(top), "; the sampled detector's top object: %s%s", name,
+			 (ofs > otr) != (fs * 2 > tr + fs) && otr + ofs ?
+			 (ofs > otr ? ", whose sampled split reads false sharing" :
+				      ", whose sampled split reads true sharing") : "");
 	else if (*name)
 		snprintf(in, sizeof(in), " in %s", name);
 	/* The top pair's code on both sides in the OpenMP runtime: libgomp handing work to
