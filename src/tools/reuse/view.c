@@ -516,13 +516,16 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 				     " microseconds to deliver, so a word reused every few ns reads"
 				     " 8-65 us here (sonde-reuse(1)).\n");
 			/* the calibrated trap cost is subtracted; what is left under 0 counts 0
-			 * (the trial of 2026-11-27: SimpleMOC's 6.4% at [0, 1) unexplained) */
+			 * (the trial of 2026-11-27: SimpleMOC's 6.4% at [0, 1) unexplained), in
+			 * the histogram's "under 65.5 us" row since 2026-11-28, which the
+			 * sentence named as a bin of its own until the trial of that evening */
 			double z = zero_ns_share(db);
 			if (z > 0)
-				fprintf(out, "  The [0, 1) ns bin (%.1f%%) holds reuses that came no later"
-					     " than the trap's calibrated cost, which is subtracted from"
-					     " every time: reuses faster than the register can tell, not"
-					     " reuses in 0 ns.\n", 100 * z);
+				fprintf(out, "  Of the row under 65.5 us, %.1f%% of the accesses came no"
+					     " later than the trap's calibrated cost, which is subtracted"
+					     " from every time (histogram.csv's [0, 1) ns bin): reuses"
+					     " faster than the register can tell, not reuses in 0 ns.\n",
+					100 * z);
 		}
 		fprintf(out, "  Counts are in samples: a sampled use whose watch was taken over"
 			     " before any reuse adds its weight to the others, so the rows sum to the"
