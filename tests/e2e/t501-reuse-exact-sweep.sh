@@ -46,3 +46,17 @@ check t501-exact-no-mark bash -c '! grep -q "^  ~: " again'
 check t501-sampled-mark grep -qE '^  8 KiB +[# ]+ +[0-9.]+%  ~ [0-9.]+%-[0-9.]+%$' sam.txt
 check t501-sampled-mark-said grep -q "^  ~: 10% of the accesses or more reuse within a factor 2" sam.txt
 check t501-sampled-no-mark-far grep -qE '^  32 KiB( \(L1\))? +[# ]+ +[0-9.]+%$' sam.txt
+# all it touches does not fit in L2, but its reuses do: the summary says so after "does not
+# fit" (the trial of 2026-11-28: miniBUDE's kernel led by "does not fit in the 1 MiB L2"
+# beside an L2 miss ratio of 0.4%, all first touches).  512 words swept 2000 times, then
+# twice L2's size (read from this machine, meta l2) swept once: reuses at 511 words only.
+l2=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'l2'")
+if [ -n "$l2" ] && [ "${l2%.*}" -gt 0 ]; then
+	big=$(( ${l2%.*} * 2 / 8 ))
+	"$SONDE" reuse -q --exact -o once -- "$T/rb" phases 512 2000 "$big" 1 >/dev/null 2>&1
+	"$SONDE" report once >once.txt 2>&1
+	check t501-once-does-not-fit grep -q "does not fit in the" <(flat once.txt)
+	check t501-once-reuses-within grep -q "Yet its reuses come back within L1's size: L1's misses are first touches" <(flat once.txt)
+else
+	skip t501-once "no L2 size known on this machine (meta l2)"
+fi
