@@ -9,6 +9,7 @@
 
 #include "ui/html.h"
 #include "ui/json.h"
+#include "ui/text.h"
 
 #define MAX_COLS 64
 
@@ -419,6 +420,21 @@ void html_td(struct html *h, const char *text)
 	td_open(h, !name && text && strlen(text) > 60 && strchr(text, ' ') ? "long" : NULL, NULL);
 	html_raw(h, ">");
 	html_text(h, text);
+	html_raw(h, "</td>");
+}
+
+void html_td_name(struct html *h, const char *name)
+{
+	char buf[2048];
+	const char *s = name ? text_short_name(name, TEXT_NAME_MAX, buf, sizeof(buf)) : NULL;
+	td_open(h, NULL, NULL);
+	if (s && s != name && strcmp(s, name)) {	/* shortened: the whole name on hover */
+		html_raw(h, " title=\"");
+		html_text(h, name);
+		html_raw(h, "\"");
+	}
+	html_raw(h, ">");
+	html_text(h, s);
 	html_raw(h, "</td>");
 }
 

@@ -84,6 +84,10 @@ void html_table_begin(struct html *h, const char *id, int ncols, const char *con
 		      const char *align, unsigned flags);
 void html_row_begin(struct html *h);
 void html_td(struct html *h, const char *text);
+/* A name cell (a function, a calling context): C++ names shortened as the terminal's
+ * tables shorten them (text_short_name), the whole name in the cell's title (shown on
+ * hover).  The trial of 2026-11-28: Ligra's variance page drew rows 10 lines tall. */
+void html_td_name(struct html *h, const char *name);
 void html_td_int(struct html *h, int64_t v);
 void html_td_num(struct html *h, double v, int decimals);
 /* A share (0..1) as a percentage with `decimals` digits and a bar of its width. */

@@ -41,7 +41,8 @@ void text_table_free(struct text_table *t);
  * note in parentheses after a space (a code location " (file.c:12)", " (nearest exported
  * symbol)": a parameter list follows its function's name without one) and the rest are
  * kept.  A call path "a > b" keeps its separators.  Returns name itself when it is short enough, else buf (a copy when there
- * was nothing to shorten; cut to len - 1 if need be).  CSV, JSON and HTML keep the full names.
+ * was nothing to shorten; cut to len - 1 if need be).  CSV and JSON keep the full names; an
+ * HTML name cell (html_td_name) shows this with the full name as its title.
  */
 const char *text_short_name(const char *name, size_t max, char *buf, size_t len);
 

@@ -72,6 +72,34 @@ TEST(page_text_escaped)
 	html_free(h);
 }
 
+/* A name cell: a long C++ name shortened as the terminal's tables shorten it, the whole
+ * name in the title (the trial of 2026-11-28: Ligra's variance page drew rows 10 lines
+ * tall); a short one as it is, no title. */
+TEST(name_cell_shortened)
+{
+	struct html *h = html_new("t");
+	CHECK(h != NULL);
+	static const char *const heads[] = { "function" };
+	html_table_begin(h, "f", 1, heads, "l", 0);
+	html_row_begin(h);
+	html_td_name(h, "void Compute<symmetricVertex, PR_F<symmetricVertex>>(graph<"
+			"symmetricVertex>&, commandLine) [clone ._omp_fn.0]");
+	html_row_end(h);
+	html_row_begin(h);
+	html_td_name(h, "main");
+	html_row_end(h);
+	html_table_end(h);
+	char *p = page_text(h);
+	CHECK(p != NULL);
+	CHECK(p && strstr(p, "<td class=\"name\" title=\"void Compute&lt;symmetricVertex, "
+			  "PR_F&lt;symmetricVertex&gt;&gt;(graph&lt;symmetricVertex&gt;&amp;, "
+			  "commandLine) [clone ._omp_fn.0]\">void Compute&lt;...&gt;(...) [clone "
+			  "._omp_fn.0]</td>") != NULL);
+	CHECK(p && strstr(p, "<td class=\"name\">main</td>") != NULL);
+	free(p);
+	html_free(h);
+}
+
 /* A long section title: whole in its heading, cut to 48 bytes with "..." in the bar, not
  * inside a UTF-8 character (a C++ calling context filled the bar: the trial of 2026-11-28). */
 TEST(nav_text_cut)
@@ -268,6 +296,7 @@ int main(void)
 {
 	RUN(escape);
 	RUN(page_text_escaped);
+	RUN(name_cell_shortened);
 	RUN(nav_text_cut);
 	RUN(y_axis_top_tick);
 	RUN(embedded_json);

@@ -784,8 +784,8 @@ static int other_metrics_html(sqlite3 *db, struct html *h, const char *ev)
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			html_row_begin(h);
 			html_td_int(h, sqlite3_column_int64(st, 0));
-			html_td(h, (const char *)sqlite3_column_text(st, 1));
-			html_td(h, (const char *)sqlite3_column_text(st, 2));
+			html_td_name(h, (const char *)sqlite3_column_text(st, 1));
+			html_td_name(h, (const char *)sqlite3_column_text(st, 2));
 			/* as the terminal's (metric_row): a bound reads "< R", not "-" */
 			struct mcell mc[5];
 			metric_row(st, mc);
@@ -857,8 +857,8 @@ int var_html(sqlite3 *db, struct html *h)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		html_row_begin(h);
 		html_td_int(h, sqlite3_column_int64(st, 0));
-		html_td(h, (const char *)sqlite3_column_text(st, 1));
-		html_td(h, (const char *)sqlite3_column_text(st, 2));
+		html_td_name(h, (const char *)sqlite3_column_text(st, 1));
+		html_td_name(h, (const char *)sqlite3_column_text(st, 2));
 		html_td_int(h, sqlite3_column_int64(st, 3));
 		if (sqlite3_column_int(st, 10)) {	/* below the resolution: a bound */
 			snprintf(b, sizeof(b), "< %.1f", sqlite3_column_double(st, 11) / 1e3);
