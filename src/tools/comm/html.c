@@ -255,8 +255,8 @@ static int pairs(struct html *h, sqlite3 *db)
 		for (int i = 0; i < 5; i++)
 			html_td_int(h, sqlite3_column_int64(st, i));
 		html_td_share(h, total ? (double)sqlite3_column_int64(st, 4) / (double)total : 0, 1);
-		html_td(h, db_col_str(st, 5));
-		html_td(h, db_col_str(st, 6));
+		html_td_name(h, db_col_str(st, 5));
+		html_td_name(h, db_col_str(st, 6));
 		html_row_end(h);
 	}
 	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "comm/pairs.csv",

@@ -106,7 +106,7 @@ static int code(struct html *h, sqlite3 *db)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
 		html_row_begin(h);
 		html_td_int(h, n);
-		html_td(h, db_col_str(st, 0));
+		html_td_name(h, db_col_str(st, 0));
 		html_td(h, db_col_str(st, 1));
 		html_td_int(h, sqlite3_column_int64(st, 2));
 		html_td_int(h, sqlite3_column_int64(st, 3));

@@ -1157,8 +1157,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		html_row_begin(page);
 		html_td_int(page, sqlite3_column_int64(st, 0));
-		for (int i = 1; i <= 3; i++)
-			html_td(page, (const char *)sqlite3_column_text(st, i));
+		for (int i = 1; i <= 3; i++)	/* use, reuse (code), object */
+			html_td_name(page, (const char *)sqlite3_column_text(st, i));
 		html_td_num(page, sqlite3_column_double(st, 4), 0);
 		/* unknown without distances (the clock source): empty, not 0 (until 2026-11-28) */
 		report_html_td(page, st, 5, 0);
