@@ -522,6 +522,19 @@ static void text_notes(sqlite3 *db, FILE *out)
 			 "which functions; inlining them, or a higher optimization level, leaves the "
 			 "accesses to the data itself.", stack * 100);
 	}
+	/* a mapped file's data outside any symbol (the trial of 2026-11-28: miniBUDE's top
+	 * object "[file: bude-omp]", 32%, the compiler's float literals, unexplained) */
+	if (sqlite3_prepare_v2(db, "SELECT name, share FROM objects WHERE name LIKE '[file: %'"
+				   " ORDER BY share DESC LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_double(st, 1) >= 0.1)
+			say_note(out, &said, "%.0f%% of the samples are accesses to %s: that "
+				 "file's own data outside its named variables, mostly read-only "
+				 "constants the compiler keeps in memory (floating-point literals, "
+				 "tables of jumps and strings); they stay in cache, but each access "
+				 "counts as any other.", 100 * sqlite3_column_double(st, 1),
+				 (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
 	/* the small blocks' group among the objects that matter: what would name them (the
 	 * trial of 2026-11-27: Rodinia kmeans' 680-byte cluster centres, 46% of the samples,
 	 * read as "[heap: untracked small blocks]" under the default --min-object 1024) */
