@@ -398,12 +398,19 @@ static int is_export_file(const char *name)
 	return n > 4 && !strcmp(name + n - 4, ".csv");
 }
 
-/* A folder a tool's export makes in PATH/<tool>/: one per process or rank (proc-PID,
- * rank-R), and comm --compare's sampled/. */
+/* "proc-" or "rank-" and digits only: a user's proc-notes/ is not ours (review) */
+static int part_dir(const char *name)
+{
+	if (strncmp(name, "proc-", 5) && strncmp(name, "rank-", 5))
+		return 0;
+	return name[5] && strspn(name + 5, "0123456789") == strlen(name + 5);
+}
+
+/* A folder comm's export makes in PATH/comm/: one per process or rank (proc-PID,
+ * rank-R), and --compare's sampled/. */
 static int is_export_dir(const char *name)
 {
-	return !strncmp(name, "proc-", 5) || !strncmp(name, "rank-", 5) ||
-	       !strcmp(name, "sampled");
+	return part_dir(name) || !strcmp(name, "sampled");
 }
 
 /* The CSV files of PATH's export folders, and each folder if nothing else is in it. */
@@ -448,7 +455,8 @@ static void dir_clear(const char *path)
 		/* a symbolic link there leads to the user's folder: not ours to empty */
 		if (lstat(sub, &st) || !S_ISDIR(st.st_mode))
 			continue;
-		export_dirs_clear(sub);
+		if (!strcmp(tools[i]->name, "comm"))	/* the only tool with such folders */
+			export_dirs_clear(sub);
 		dir_unlink_if(sub, is_export_file);
 		rmdir(sub);	/* fails, as it should, if the user put files there */
 	}

@@ -99,8 +99,11 @@ expect mem-force-other-tool 0 "" "$SONDE" mem -q --force -o other -- true
 mkdir -p exportdirs/comm/proc-123 exportdirs/comm/sampled exportdirs/comm/mine && : >exportdirs/1.proc
 echo 'a,b' >exportdirs/comm/proc-123/pairs.csv && echo 'a,b' >exportdirs/comm/sampled/matrix-all-thread.csv
 echo 'a,b' >exportdirs/comm/mine/x.csv
+# (and a user's folder named like one, proc-notes/: not ours, the second review)
+mkdir -p exportdirs/comm/proc-notes && echo keep >exportdirs/comm/proc-notes/mydata.csv
 expect mem-force-export-dirs 0 "" "$SONDE" mem -q --force -o exportdirs -- true
 [ ! -e exportdirs/comm/proc-123 ] && [ ! -e exportdirs/comm/sampled ] && [ -e exportdirs/comm/mine/x.csv ] &&
+	[ -e exportdirs/comm/proc-notes/mydata.csv ] &&
 	pass "force-removes-export-dirs" ||
 	fail "force-removes-export-dirs" "$(find exportdirs 2>&1 | tr '\n' ' ')"
 # a user's file inside the tool's CSV folder: the CSV files go, the folder and that file stay

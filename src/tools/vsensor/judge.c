@@ -524,6 +524,7 @@ int vs_judge_files(const char *dir, const struct vs_rule *rule, struct vs_judged
 		struct vs_judged j;
 		err = vs_judge(&A, rule, dir, &j);
 		out->events = j.events;
+		out->events_cut = j.events_cut;
 		out->sensors = j.sensors;
 		out->write_err = j.write_err;
 	}
