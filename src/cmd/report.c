@@ -54,17 +54,6 @@ static int parse_format(const char *s, enum report_format *f)
 	return 0;
 }
 
-static int parse_top(const char *s, int *top)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 1000000)
-		return -1;
-	*top = (int)v;
-	return 0;
-}
-
 /* "--opt VALUE" or "--opt=VALUE": the value, NULL if absent; advances *i past it. */
 static const char *opt_value(int argc, char **argv, int *i, const char *opt)
 {
@@ -101,7 +90,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o, const char *
 		} else if (!strncmp(a, "--top", 5)) {
 			if (!(v = opt_value(argc, argv, &i, "--top")))
 				return sonde_usage_error("report", "--top needs a value");
-			if (parse_top(v, &o->top))
+			if (report_parse_top(v, &o->top))
 				return sonde_usage_error("report", "bad --top value '%s'", v);
 			tables = 1;
 		} else if (!strncmp(a, "--html", 6)) {

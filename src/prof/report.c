@@ -421,6 +421,17 @@ const char *report_debias(sqlite3 *db, char *buf, size_t len)
 	return buf;
 }
 
+int report_parse_top(const char *s, int *top)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000)
+		return -1;
+	*top = (int)v;
+	return 0;
+}
+
 void report_debias_line(sqlite3 *db, FILE *out, const char *prefix, const char *indent)
 {
 	char note[1024];

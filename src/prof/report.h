@@ -29,6 +29,9 @@ struct report_opts {
  */
 int report_build(const char *dir, char *err, size_t errlen);
 
+/* A --top value (rows per table, 1 to 1000000) into *top: 0, or -1 when s is not one. */
+int report_parse_top(const char *s, int *top);
+
 /*
  * Print the profile of dir to out in the chosen format, building the database first when
  * it is missing or older than the raw files.  Same errors as report_build.

@@ -645,6 +645,13 @@ const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
 	"(yield, sleep, block in the kernel) take little of it and are seldom sampled, "      \
 	"however many there are."
 
+/* Was the recording's sample source the clock? */
+static int clock_source(sqlite3 *db)
+{
+	char src[16];
+	return !strcmp(db_meta(db, "source", src, sizeof(src)), "clock");
+}
+
 /* How to take more samples: with the POSIX timers (the clock source beside hardware
  * watchpoints) a period under the scheduler's tick adds none (the usability review of
  * 2026-11-29: --period 100000, 900000 and 4000000 took 77, 84 and 69 samples), where
@@ -667,12 +674,10 @@ const char *comm_few_text(sqlite3 *db, char *buf, size_t len)
 	uint64_t nev = db_meta_u64(db, "events");
 	if (db_meta_u64(db, "exact") || !db_meta_u64(db, "total_all") || nev >= COMM_FEW_EVENTS)
 		return NULL;
-	char src[16];
 	snprintf(buf, len, "only %" PRIu64 " event%s (sampled accesses and traps that found a "
 		 "transfer): the volumes and the true/false split are a hint, not a measure.  %s%s",
 		 nev, nev == 1 ? "" : "s", COMM_SAMPLED_REACH,
-		 !strcmp(db_meta(db, "source", src, sizeof(src)), "clock") ? "  " COMM_CLOCK_REACH
-									    : "");
+		 clock_source(db) ? "  " COMM_CLOCK_REACH : "");
 	return buf;
 }
 
@@ -940,8 +945,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			text_para(out, "  ", few, 80);
 		} else if (sampled) {
 			text_para(out, "  ", COMM_SAMPLED_REACH, 80);
-			char src[16];
-			if (!strcmp(db_meta(db, "source", src, sizeof(src)), "clock"))
+			if (clock_source(db))
 				text_para(out, "  ", COMM_CLOCK_REACH, 80);
 		}
 		return 0;

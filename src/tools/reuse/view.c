@@ -576,11 +576,12 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		/* a sampled footprint too low for the histogram: reuses beyond L2's size the
 		 * data said to fit in it (the usability review of 2026-11-28: "fits in the 1
 		 * MiB L2" beside L2's 100%, at a period that sampled 6 pages of a 46 MiB sweep) */
-		double beyond = isnan(m2) ? 0 : m2 - (acc > 0 ? (inv + meta_num(db, "cold")) / acc : 0);
+		/* the accesses no cache size helps: first touches and other threads' stores */
+		double once = acc > 0 ? (inv + meta_num(db, "cold")) / acc : 0;
+		double beyond = isnan(m2) ? 0 : m2 - once;
 		/* all it touches does not fit, but what it reuses does (the trial of 2026-11-28:
 		 * miniBUDE's kernel, 16 KB reused, led by "does not fit in the 1 MiB L2" beside
 		 * an L2 miss ratio of 0.4%, all first touches) */
-		double once = acc > 0 ? (inv + meta_num(db, "cold")) / acc : 0;
 		int in1 = !isnan(m1) && m1 - once < 0.01;
 		if ((ft > 0 ? ft : foot) > l2 && !isnan(m2) && beyond < 0.01)
 			fprintf(out, "  Yet its reuses come back within %s's size: %s's misses are "

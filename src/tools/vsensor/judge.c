@@ -96,7 +96,9 @@ static void standards(struct vs_all *A)
 	int64_t *at = k >= 0 ? calloc((size_t)k + 1, sizeof(int64_t)) : NULL;
 	int64_t *lo = calloc(nd ? nd : 1, sizeof(int64_t)), *hi = calloc(nd ? nd : 1, sizeof(int64_t));
 	float *v = malloc((totalr ? totalr : 1) * sizeof(float));
-	float *tmp = malloc((totalr ? totalr : 1) * sizeof(float));
+	/* the copies of a rank's records, then each name's standard */
+	int64_t ntmp = totalr > nd ? totalr : nd;
+	float *tmp = malloc((ntmp ? ntmp : 1) * sizeof(float));
 	if (!nid || k < 0 || !at || !lo || !hi || !v || !tmp)
 		goto out;
 	/* each name's segment of v: its count, then its start */
@@ -125,7 +127,7 @@ static void standards(struct vs_all *A)
 	}
 	free(fill);
 	/* the rank's own first (on copies: the name's segment is still in rank order), then
-	 * the names' whole segments, in place */
+	 * each name's whole segment, in place, once */
 	for (int g = 0; g < nd; g++) {
 		const struct vs_desc *d = &A->d[g];
 		if ((d->flags & VS_F_RANK_DEP) || d->kind == 1) {
@@ -133,13 +135,12 @@ static void standards(struct vs_all *A)
 			A->std[g] = tenth(tmp, hi[g] - lo[g]);
 		}
 	}
-	for (int i = 0; i < k; i++)
-		qsort(v + at[i], (size_t)(at[i + 1] - at[i]), sizeof(float), cmp_float);
+	for (int i = 0; i < k; i++)	/* (k <= nd: room in tmp) */
+		tmp[i] = tenth(v + at[i], at[i + 1] - at[i]);
 	for (int g = 0; g < nd; g++) {
 		const struct vs_desc *d = &A->d[g];
-		int64_t a = at[nid[g]], n = at[nid[g] + 1] - a;
 		if (!((d->flags & VS_F_RANK_DEP) || d->kind == 1))
-			A->std[g] = n > 0 ? v[a + n / 10] : 0;
+			A->std[g] = tmp[nid[g]];
 		/* the core's "time" is a CPU number: it has no standard */
 		if (d->flags & VS_F_CORE)
 			A->std[g] = 0;

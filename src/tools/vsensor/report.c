@@ -17,6 +17,7 @@
 #include "tools/vsensor/model.h"
 #include "ui/csv.h"
 #include "ui/html.h"
+#include "prof/report.h"
 #include "ui/json.h"
 #include "ui/text.h"
 
@@ -490,14 +491,11 @@ int vs_cmd_report(int argc, char **argv)
 		else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
 			to.quiet = 1;
 		else if (!strcmp(argv[i], "--top")) {
-			char *end = NULL;
-			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-			if (!end || end == argv[i + 1] || *end || v < 1 || v > 1000000) {
+			if (i + 1 >= argc || report_parse_top(argv[i + 1], &to.top)) {
 				free(dirs);
 				return sonde_usage_error("vsensor", "--top wants a number of rows, "
 							 "1 or more");
 			}
-			to.top = (int)v;
 			i++;
 		} else if (!strcmp(argv[i], "--json"))
 			json = 1;
