@@ -881,20 +881,40 @@ uint64_t prof_process_samples(const struct prof_process *pr)
 	return n;
 }
 
+/* 1 if sample counts a and b (a <= b) cannot be told apart: b - a within two standard
+ * deviations of the difference of two Poisson counts, 2 sqrt(a + b) (0 and 1, 0 and 4,
+ * 10 and 21 can; 0 and 5, 10 and 22 cannot).  In integers: (b - a)^2 <= 4 (a + b). */
+static int samples_alike(uint64_t a, uint64_t b)
+{
+	uint64_t d = b - a;
+	return d < (1ull << 31) && d * d <= 4 * (a + b);
+}
+
 const struct prof_process *profile_main_process(const struct profile *p)
 {
-	const struct prof_process *best = p->nproc ? &p->proc[0] : NULL;
-	uint64_t most = best ? prof_process_samples(best) : 0;
-	/* a tie (all 0 in a short run that forks and execs): the one that started first, the
-	 * program itself, not a child the directory happens to list first (variance read
-	 * "program: true" for a program that ran /bin/true) */
-	for (size_t i = 1; i < p->nproc; i++) {
+	if (!p->nproc)
+		return NULL;
+	uint64_t most = 0;
+	for (size_t i = 0; i < p->nproc; i++) {
 		uint64_t n = prof_process_samples(&p->proc[i]);
-		uint64_t st = p->proc[i].start_ns, bst = best->start_ns;	/* 0: not known */
-		if (n > most || (n == most && st && (!bst || st < bst))) {
-			most = n;
-			best = &p->proc[i];
-		}
+		most = n > most ? n : most;
+	}
+	/* Among those whose samples cannot be told apart from the most (all 0 in a short run
+	 * that forks and execs; or the program at 0 and an exec'd child at 1 on a slow
+	 * machine, whose loader ran past one clock period: t831 in CI), the one that started
+	 * first, the program itself, not a child the directory happens to list first
+	 * (variance read "program: true" for a program that ran /bin/true).  A wrapper
+	 * (time, env) has no sample, its program many: told apart. */
+	const struct prof_process *best = NULL;
+	for (size_t i = 0; i < p->nproc; i++) {
+		const struct prof_process *pr = &p->proc[i];
+		uint64_t n = prof_process_samples(pr);
+		if (!samples_alike(n, most))
+			continue;
+		uint64_t st = pr->start_ns, bst = best ? best->start_ns : 0;	/* 0: not known */
+		if (!best || (st && (!bst || st < bst)) ||
+		    (st == bst && n > prof_process_samples(best)))
+			best = pr;
 	}
 	return best;
 }

@@ -160,7 +160,8 @@ uint64_t prof_process_samples(const struct prof_process *pr);
  * (processes are sorted by rank, pid, prefix).  A program started through a wrapper
  * (`/usr/bin/time`, `env`, `taskset`, a shell script) leaves the wrapper's processes first,
  * with no sample: a tool that names or models one process must not take proc[0] blindly.
- * Among equals (every process at 0 samples), the one that started first.
+ * Among those whose counts cannot be told apart from the most (two standard deviations of
+ * Poisson counts: every process at 0, or 0 and 1), the one that started first.
  * NULL if the recording has no process.
  */
 const struct prof_process *profile_main_process(const struct profile *p);

@@ -813,6 +813,42 @@ TEST(main_process_tie)
 	CHECK(profile_main_process(&p) == NULL);
 }
 
+/* Counts that cannot be told apart (2 sd of Poisson counts) are equals: the program at 0
+ * samples, started first, and an exec'd child at 1 on a slow machine (t831 in CI named
+ * the child); a wrapper at 0 and its program at 5 or more are told apart. */
+TEST(main_process_alike)
+{
+	struct prof_thread th[3];
+	struct prof_process pr[3];
+	memset(th, 0, sizeof(th));
+	memset(pr, 0, sizeof(pr));
+	for (int i = 0; i < 3; i++) {
+		th[i].has_stats = 1;
+		pr[i].thread = &th[i];
+		pr[i].nthread = 1;
+		pr[i].start_ns = 100 * (i + 1);
+	}
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	p.proc = pr;
+	p.nproc = 3;
+	th[2].stats.samples = 1;
+	CHECK(profile_main_process(&p) == &pr[0]);
+	th[2].stats.samples = 4;
+	CHECK(profile_main_process(&p) == &pr[0]);
+	th[2].stats.samples = 5;
+	CHECK(profile_main_process(&p) == &pr[2]);
+	th[0].stats.samples = 10;
+	th[2].stats.samples = 21;
+	CHECK(profile_main_process(&p) == &pr[0]);
+	th[2].stats.samples = 22;
+	CHECK(profile_main_process(&p) == &pr[2]);
+	th[1].stats.samples = 22;	/* two alike at the most: the first started */
+	CHECK(profile_main_process(&p) == &pr[1]);
+	pr[1].start_ns = 0;	/* not known: the known one */
+	CHECK(profile_main_process(&p) == &pr[2]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-fixtures"))
@@ -831,5 +867,6 @@ int main(int argc, char **argv)
 	RUN(fixtures_current);
 	RUN(raw_names);
 	RUN(main_process_tie);
+	RUN(main_process_alike);
 	return CHECK_DONE();
 }
