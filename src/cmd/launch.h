@@ -24,6 +24,9 @@ struct launch_opts {
 	int exact;			/* a tool's --exact (launch_exact) */
 	const char *exact_option;	/* the option that asked for it: "--exact" (default), or
 					 * one that implies it (comm's "--compare") */
+	const char *watch_loss;		/* what a run loses where the debug registers do not
+					 * trap and the program has no sonde-cc callbacks (said
+					 * before it runs); NULL: the run does not use them */
 	/* after the run (record_and_report): */
 	int quiet;			/* -q: no summary */
 	int top;			/* --top: rows per table in the summary (default 10) */

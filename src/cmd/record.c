@@ -22,6 +22,7 @@
 #include "cmd/launch.h"
 #include "cmd/verdict.h"
 #include "prof/report.h"
+#include "rt/watch.h"
 
 /* Bytes of per-thread streams in dir: building the profile takes about a second per 100 MiB. */
 static uint64_t raw_size(const char *dir)
@@ -163,6 +164,28 @@ static void warn_note(const char *note)
 	sonde_warn("%s", note);
 }
 
+/* A watchpoint tool on a program without sonde-cc's callbacks, where the debug registers
+ * do not trap (a VM whose hypervisor does not pass them through): said before the run,
+ * with what the run loses (a session's VM: variance ran to its end and then said "arm
+ * failures ... no watchpoint backend", and reuse "nothing observed").  The probe is
+ * `sonde info`'s (rt/watch.c), a few breakpoint events in this process; SONDE_WATCH=soft
+ * fails in its own way (the runtime says it), so it is not probed. */
+static void warn_no_traps(const struct launch_opts *o, const char *exe)
+{
+	const char *mode = getenv("SONDE_WATCH");
+	if (!o->watch_loss || (mode && !strcmp(mode, "soft")))
+		return;
+	struct watch_probe p;
+	if (watch_probe_run(&p) == 0 && p.fired == p.regs)
+		return;
+	const char *what = p.regs == 0 ? "no debug register can be opened here" :
+			   p.fired == 0 ? "the debug registers do not trap here" :
+					  "only some of the debug registers trap here";
+	sonde_warn("%s%s: in %s, which sonde-cc did not build, %s ('sonde info' says what this "
+		   "machine offers)", what, p.hypervisor && p.regs ? " (the hypervisor does not "
+		   "pass them through)" : "", exe, o->watch_loss);
+}
+
 
 int record_and_report(const struct launch_opts *o, char **argv)
 {
@@ -191,6 +214,8 @@ int record_and_report(const struct launch_opts *o, char **argv)
 			   "%s records nothing from it (a program it starts that sonde-cc "
 			   "built is still profiled); rebuild it with sonde-cc, or drop %s",
 			   exe0, o->exact_option, o->exact_option);
+	else if (lacks_inst)
+		warn_no_traps(o, exe0);
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;

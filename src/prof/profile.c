@@ -519,6 +519,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		{ "period_unit", offsetof(struct prof_process, period_unit) },
 		{ "end", offsetof(struct prof_process, end) },
 		{ "watch_backend", offsetof(struct prof_process, watch_backend) },
+		{ "watch_why", offsetof(struct prof_process, watch_why) },
 		{ "records_stopped", offsetof(struct prof_process, records_stopped) },
 		{ "clock_event", offsetof(struct prof_process, clock_event) },
 		{ "tls_blocks", offsetof(struct prof_process, tls_blocks) },
@@ -569,7 +570,7 @@ static int proc_defaults(struct prof_process *p)
 {
 	char **strs[] = { &p->host, &p->exe, &p->argv, &p->tool, &p->source, &p->source_why,
 			  &p->period_unit, &p->end, &p->watch_backend, &p->records_stopped,
-			  &p->clock_event, &p->tls_blocks };
+			  &p->clock_event, &p->tls_blocks, &p->watch_why };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
@@ -647,6 +648,7 @@ static void process_release(struct prof_process *p)
 	free(p->period_unit);
 	free(p->end);
 	free(p->watch_backend);
+	free(p->watch_why);
 	free(p->records_stopped);
 	free(p->clock_event);
 	free(p->tls_blocks);

@@ -87,6 +87,8 @@ struct prof_process {
 	uint64_t clock_timer_failed;	/* threads unsampled: no POSIX timer (rt/source-clock.c) */
 	int watch_checked;		/* 1: the debug registers were seen to trap at start */
 	char *watch_backend;		/* "hw", "soft", "none"; "" if the tool armed nothing */
+	char *watch_why;		/* why that backend (rt/watch-backend.c): "debug registers
+					 * do not trap on this machine ..."; "" if hw as checked */
 	char *records_stopped;		/* "disk", "size" (rt/out.c); "" if the records all went */
 	char *clock_event;		/* the clock source's timer: "inherited", "per-thread",
 					 * "posix-timer" (rt/finish.c); "" for other sources */

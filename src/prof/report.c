@@ -97,7 +97,7 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	int64_t n = 0;
 	uint64_t first = UINT64_MAX, last = 0;
 	int seen = 0;
-	const char *be = "";
+	const char *be = "", *bewhy = "";
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
 	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0, minobj = 0, killed = 0;
@@ -163,8 +163,10 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 				texp += ts->cpu_ns / per;
 			}
 		}
-		if (!*be || !strcmp(pr->watch_backend, "hw"))
+		if (!*be || !strcmp(pr->watch_backend, "hw")) {
 			be = pr->watch_backend;
+			bewhy = pr->watch_why;
+		}
 		if (!stopped && *pr->records_stopped)
 			stopped = pr;
 		if (pr->start_ns && pr->start_ns < first)
@@ -192,6 +194,9 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		r = db_row(st, "tt", "switches", v[0]) ?: db_row(st, "tt", "switches_per_s", v[1]);
 	if (!r && *be)
 		r = db_row(st, "tt", "watch_backend", be);
+	/* why no backend (the arm-failure line says it, not a list of every cause) */
+	if (!r && !strcmp(be, "none") && bewhy && *bewhy)
+		r = db_row(st, "tt", "watch_why", bewhy);
 	if (!r && stopped)
 		r = db_row(st, "tt", "records_stopped", stopped->records_stopped) ?:
 		    db_row(st, "tt", "records_stopped_at", v[2]);
@@ -361,7 +366,10 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix, const char
 	if (e > 0)
 		fprintf(out, ", the last %s (%s)", name ? name : "errno", strerror(e));
 	/* what each usually means (doc/sonde-comm.md, "Arm failures") */
-	if (e == EOPNOTSUPP)
+	char why[512];
+	if (e == EOPNOTSUPP && *db_meta(db, "watch_why", why, sizeof(why)))
+		fprintf(out, ": no watchpoint backend in this program: %s", why);
+	else if (e == EOPNOTSUPP)
 		fprintf(out, ": no watchpoint backend in this program (debug registers that could"
 			     " not be opened at start, taken by breakpoint events bound to CPUs as"
 			     " `perf record -e mem:ADDR -a` makes, or not offered; or soft"

@@ -95,6 +95,10 @@ int cmd_comm(int argc, char **argv)
 		return r;
 	if (launch_program("comm", argc))
 		return EXIT_USAGE;
+	if (!getenv("SONDE_COMM_WATCH"))	/* --no-watch: asked for no watchpoints */
+		o.watch_loss = "communication is found only where two threads' samples meet on a "
+			       "line, a small part of what watchpoints find; rebuild it with "
+			       "sonde-cc for software watchpoints, or say --no-watch";
 	if (exact) {
 		if (exact == 2)
 			o.exact_option = "--compare";

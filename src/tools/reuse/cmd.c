@@ -111,6 +111,8 @@ int cmd_reuse(int argc, char **argv)
 		o.period = 0;
 	if (mode[0] && launch_exact(&o, "reuse"))
 		return EXIT_USAGE;
+	o.watch_loss = "no reuse is observed (each is a watchpoint's trap), only the footprint; "
+		       "rebuild it with sonde-cc for software watchpoints";
 	setenv("SONDE_REUSE_CHECK", mode[3] ? "1" : "0", 1);
 	setenv("SONDE_REUSE_CHECK_PERIOD", period, 1);
 	setenv("SONDE_REUSE_EXACT", mode[0] ? "1" : "0", 1);

@@ -106,6 +106,9 @@ int cmd_variance(int argc, char **argv)
 		o.period = VAR_DEFAULT_PERIOD;
 	char ev[16];
 	snprintf(ev, sizeof(ev), "%u", a.events);
+	o.watch_loss = "no instance is timed (each starts and ends at a breakpoint's trap), only "
+		       "the samples' shares; rebuild it with 'sonde-cc --sonde-calls' to time "
+		       "instances with hooks";
 	setenv("SONDE_VARIANCE_EVENTS", ev, 1);
 	return record_and_report(&o, argv + optind);
 }
