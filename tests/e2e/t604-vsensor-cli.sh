@@ -138,6 +138,22 @@ printf 'ranks,start,end,kind,severity,sensors\n2,0.4,1.4,compute,0.20,"f""ig,4.c
 check t604-vsensor-report-sensors-quoted test "$(status "$SONDE" vsensor report --csv jobQ)" -eq 0
 check t604-vsensor-report-sensors-quoted-csv grep -qxF '2,0.4,1.4,compute,0.20,"f""ig,4.c:34 main"' out
 check t604-vsensor-report-sensors-quoted-text bash -c '"$0" vsensor report jobQ | grep -qF "f\"ig,4.c:34 main"' "$SONDE"
+# slices of 10 ms (SONDE_VS_SLICE_MS=10): times with 2 decimals, each event its own sensors
+# (until 2026-11-28 both of rank 1's events, at 0.10 and 0.14 s, read "0.1", one key in the
+# lookup of events.csv's sensors: both named the first's)
+mkdir jobS
+awk 'BEGIN { printf "rank"; for (c = 0; c < 30; c++) printf ",%.3f", c * 0.01; print ""
+	for (r = 0; r < 4; r++) { printf "%d", r; for (c = 0; c < 30; c++)
+		printf ",%s", (r == 1 && ((c >= 10 && c <= 12) || (c >= 14 && c <= 16))) ? 0.2 : 1
+		print "" } }' >jobS/matrix-compute.csv
+printf 'ranks,start,end,kind,severity,sensors\n1,0.10,0.13,compute,0.20,a.c:1 f\n1,0.14,0.17,compute,0.20,b.c:2 g\n' \
+	>jobS/events.csv
+check t604-vsensor-report-10ms test "$(status "$SONDE" vsensor report --csv jobS)" -eq 0
+check t604-vsensor-report-10ms-first grep -qxF '1,0.10,0.13,compute,0.20,a.c:1 f' out
+check t604-vsensor-report-10ms-second grep -qxF '1,0.14,0.17,compute,0.20,b.c:2 g' out
+"$SONDE" vsensor report jobS >s.txt 2>&1
+check t604-vsensor-report-10ms-text grep -qE '^ *1 +0\.14 +0\.17 +compute +0\.20 +b\.c:2 g' s.txt
+check t604-vsensor-report-10ms-columns grep -q 'rank x time, 0.01 s per column' s.txt
 # every event, however many: rank 1 slow in 600 runs of 3 slices (until 2026-11-28 the
 # report and the judge kept the first 512 and said 512)
 mkdir jobM

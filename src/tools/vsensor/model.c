@@ -602,6 +602,27 @@ int vs_events_all(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS]
 	}
 }
 
+/* Seconds with the decimals a slice of m needs: 1 for slices of whole tenths (the default
+ * 200 ms), 2 for hundredths, 3 for other milliseconds (SONDE_VS_SLICE_MS=50 printed "0.1"
+ * for events at 0.10 and 0.15 s, one key in the report's lookup of their sensors). */
+static void seconds(const struct vs_matrix *m, double s, char out[32])
+{
+	long long ms = llround(m->slice_s * 1000);
+	snprintf(out, 32, "%.*f", ms % 100 == 0 ? 1 : ms % 10 == 0 ? 2 : 3, s);
+}
+
+void vs_event_cells(const struct vs_matrix *m, const struct vs_event *e, char ranks[32],
+		    char start[32], char end[32], char sev[32])
+{
+	if (e->r0 == e->r1)
+		snprintf(ranks, 32, "%d", e->r0);
+	else
+		snprintf(ranks, 32, "%d-%d", e->r0, e->r1);
+	seconds(m, e->s0 * m->slice_s, start);
+	seconds(m, (e->s1 + 1) * m->slice_s, end);
+	snprintf(sev, 32, "%.2f", e->severity);
+}
+
 int vs_events_write(const struct vs_matrix *m, const struct vs_event *ev, int n, const char *dir)
 {
 	char path[4096];
@@ -613,13 +634,7 @@ int vs_events_write(const struct vs_matrix *m, const struct vs_event *ev, int n,
 	csv_row(f, 6, head);
 	for (int i = 0; i < n; i++) {
 		char ranks[32], start[32], end[32], sev[32];
-		if (ev[i].r0 == ev[i].r1)
-			snprintf(ranks, sizeof(ranks), "%d", ev[i].r0);
-		else
-			snprintf(ranks, sizeof(ranks), "%d-%d", ev[i].r0, ev[i].r1);
-		snprintf(start, sizeof(start), "%.1f", ev[i].s0 * m->slice_s);
-		snprintf(end, sizeof(end), "%.1f", (ev[i].s1 + 1) * m->slice_s);
-		snprintf(sev, sizeof(sev), "%.2f", ev[i].severity);
+		vs_event_cells(m, &ev[i], ranks, start, end, sev);
 		const char *row[] = { ranks, start, end, vs_model_kind(ev[i].kind), sev, ev[i].sensors };
 		csv_row(f, 6, row);
 	}

@@ -121,6 +121,10 @@ int vs_events_all(const struct vs_matrix *m, unsigned char *const flag[VS_KINDS]
 
 /* events.csv: ranks,start,end,kind,severity,sensors.  0 or -errno. */
 int vs_events_write(const struct vs_matrix *m, const struct vs_event *ev, int n, const char *dir);
+/* An event's cells as events.csv and the report write them: ranks ("R" or "R0-R1"), start
+ * and end in seconds (the decimals the slice needs), severity. */
+void vs_event_cells(const struct vs_matrix *m, const struct vs_event *e, char ranks[32],
+		    char start[32], char end[32], char sev[32]);
 
 const char *vs_model_kind(int k);
 

@@ -226,14 +226,7 @@ static void sensors_of(const struct loaded *l, const char *ranks, const char *ki
 
 static void event_cells(const struct loaded *l, int i, char *ranks, char *start, char *end, char *sev)
 {
-	const struct vs_event *e = &l->ev[i];
-	if (e->r0 == e->r1)
-		snprintf(ranks, 32, "%d", e->r0);
-	else
-		snprintf(ranks, 32, "%d-%d", e->r0, e->r1);
-	snprintf(start, 32, "%.1f", e->s0 * l->m.slice_s);
-	snprintf(end, 32, "%.1f", (e->s1 + 1) * l->m.slice_s);
-	snprintf(sev, 32, "%.2f", e->severity);
+	vs_event_cells(&l->m, &l->ev[i], ranks, start, end, sev);
 }
 
 static char shade(float v)
@@ -252,7 +245,7 @@ static void heat_map(const struct loaded *l, int k, FILE *f)
 	if (!any)
 		return;
 	int cols = m->nslices < 100 ? m->nslices : 100;
-	fprintf(f, "\n%s (rank x time, %.1f s per column; # >=0.9  = >=0.7  - >=0.5  . <0.5  * flagged)\n",
+	fprintf(f, "\n%s (rank x time, %g s per column; # >=0.9  = >=0.7  - >=0.5  . <0.5  * flagged)\n",
 		vs_model_kind(k), m->slice_s * m->nslices / (cols ? cols : 1));
 	for (int r = 0; r < m->nranks; r++) {
 		fprintf(f, "%5d |", r);
@@ -393,7 +386,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	for (int i = 0; !r && i < m->nranks; i++)
 		r = asprintf(&rows[i], "rank %d", i) < 0 ? -ENOMEM : 0;
 	for (int s = 0; !r && s < m->nslices; s++)
-		r = asprintf(&cols[s], "%.1f s", s * m->slice_s) < 0 ? -ENOMEM : 0;
+		r = asprintf(&cols[s], "%g s", s * m->slice_s) < 0 ? -ENOMEM : 0;
 	/* the three kinds, then the CPU share (matrix-cpu.csv: what step 2's "short of CPU"
 	 * reads, and a compute event's severity where lower) */
 	for (int k = 0; !r && k <= VS_KINDS; k++) {
