@@ -165,6 +165,25 @@ check t604-vsensor-report-many test "$(status "$SONDE" vsensor report --csv jobM
 check t604-vsensor-report-many-rows [ "$(grep -c '^1,.*,compute,0.20,' out)" -eq 600 ]
 check t604-vsensor-report-many-text test "$(status "$SONDE" vsensor report jobM)" -eq 0
 check t604-vsensor-report-many-more grep -qF '... 590 more, none more severe' out
+# past 32,768 events the rest are left out (VS_EVENTS_MAX), and said so in the text, the
+# JSON (events_cut) and the page, never "none more severe" of events not looked at: 23
+# ranks slow in 1600 runs each, 36,800 events, the most severe the last rank's last
+mkdir jobC
+awk 'BEGIN { n = 8000; printf "rank"; for (c = 0; c < n; c++) printf ",%.3f", c * 0.2; print ""
+	for (r = 0; r < 48; r++) { printf "%d", r
+		for (c = 0; c < n; c++) printf ",%s", (c % 5 < 3) && r < 46 && r % 2 == 0 ? \
+			(r == 44 && c >= n - 5 ? 0.05 : 0.2) : 1; print "" } }' >jobC/matrix-compute.csv
+check t604-vsensor-cut test "$(status "$SONDE" vsensor report jobC)" -eq 0
+check t604-vsensor-cut-more grep -qxF '  ... 32758 more (--top N, or events.csv)' out
+check t604-vsensor-cut-said grep -qF '(the first 32768 events by kind and rank: more were found and left out, some maybe more severe)' out
+check t604-vsensor-cut-page test "$(status "$SONDE" vsensor report --html cut.html jobC)" -eq 0
+check t604-vsensor-cut-html grep -qF 'the first 32768 of kind and rank: more were found, left out' cut.html
+check t604-vsensor-cut-json test "$(status "$SONDE" vsensor report --json jobC)" -eq 0
+check t604-vsensor-cut-json-flag python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["events_cut"] is True and len(d["events"]) == 32768))' out
+check t604-vsensor-uncut-json test "$(status "$SONDE" vsensor report --json jobT)" -eq 0
+check t604-vsensor-uncut-json-flag python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["events_cut"] is False and len(d["events"]) == 3))' out
 # coverage.csv (the share of the run the sensors timed, since 2026-11-28): a directory
 # without one says nothing of it; one whose median rank's sensors timed under 20% says
 # that is too little to speak for the run, in the text, the page and the JSON (the trial

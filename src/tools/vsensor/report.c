@@ -343,7 +343,8 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	html_kv(h, "ranks", buf);
 	snprintf(buf, sizeof(buf), "%d of %.2f s", m->nslices, m->slice_s);
 	html_kv(h, "time slices", buf);
-	snprintf(buf, sizeof(buf), "%d", l->nev);
+	snprintf(buf, sizeof(buf), l->cut ? "the first %d of kind and rank: more were found, "
+		 "left out" : "%d", l->nev);
 	html_kv(h, "events", buf);
 	html_kv_end(h);
 	html_section(h, "events-section", "Events");
@@ -726,6 +727,9 @@ static void report_json(const struct loaded *l, const struct vs_rule *rule, cons
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	/* more events were found than kept (VS_EVENTS_MAX): "events" are the first of kind and
+	 * rank, and the rest unknown */
+	json_bool(&j, "events_cut", l->cut);
 	/* rank-major rows of normalized performance (cpu: the share against the typical);
 	 * a kind no sensor measured is null, a cell without data null */
 	json_begin_object(&j, "matrices");
@@ -852,12 +856,13 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			text_table_print(t, stdout, "");
 		else
 			printf("no variance events\n");
+		/* past a cut, the events left out may be more severe: not said "none more" */
 		if (shown < l->nev)
-			printf("  ... %d more, none more severe (--top N, or events.csv)\n",
-			       l->nev - shown);
+			printf("  ... %d more%s (--top N, or events.csv)\n", l->nev - shown,
+			       l->cut ? "" : ", none more severe");
 		if (l->cut)
-			printf("  (the first %d events of kind and rank: more were found, left out)\n",
-			       l->nev);
+			printf("  (the first %d events by kind and rank: more were found and left "
+			       "out, some maybe more severe)\n", l->nev);
 		if (!to->quiet)
 			network_notes(l, &rule, stdout);
 		text_table_free(t);
