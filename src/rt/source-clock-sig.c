@@ -36,6 +36,7 @@ SIGSAFE const char *clock_drop_name(int why)
 		[CLOCK_DROP_REFUSED] = "refused",
 		[CLOCK_LOST_FAR] = "far",
 		[CLOCK_DROP_OWN_TIME] = "own-time",
+		[CLOCK_DROP_TIME_BUDGET] = "time-budget",
 	};
 	return why >= 0 && why < CLOCK_N_DROP ? names[why] : "?";
 }
@@ -299,9 +300,46 @@ SIGSAFE static void set_period(struct clock_thread *ct, int watchdog)
 	if (ct->watchdog == watchdog || clock_inherit)
 		return;
 	uint64_t p = watchdog && clock_period < CLOCK_WATCHDOG_NS ? CLOCK_WATCHDOG_NS : clock_period;
+	if (watchdog < 0 && ct->credit < 0)	/* stretched: until the credit is back */
+		p = (uint64_t)-ct->credit * CLOCK_BUDGET_DIV > p ?
+			(uint64_t)-ct->credit * CLOCK_BUDGET_DIV : p;
 	/* no event, or a number the program took over: the period was not set */
 	if (rt_fd_ioctl(ct->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&p) != -EBADF)
 		ct->watchdog = watchdog;
+}
+
+/* The thread's CPU time in ns (the budget's clock: a handler's wall time held the other
+ * processes' time on a busy machine), 0 if unknown. */
+SIGSAFE static uint64_t cpu_now(void)
+{
+	struct timespec ts;
+	return rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 :
+		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The budget (source-clock.h, CLOCK_BUDGET_DIV): the credit earned since credit_at, as of
+ * now (cpu_now); 1 if it is spent. */
+SIGSAFE static int budget_spent(struct clock_thread *ct, uint64_t now)
+{
+	if (ct->credit_at && now > ct->credit_at) {
+		ct->credit += (int64_t)((now - ct->credit_at) / CLOCK_BUDGET_DIV);
+		if (ct->credit > CLOCK_BUDGET_CAP)
+			ct->credit = CLOCK_BUDGET_CAP;
+	}
+	ct->credit_at = now;
+	return ct->credit < 0;
+}
+
+/* A sample is done (no step to come): its time is charged to the budget. */
+SIGSAFE static void sample_done(struct clock_thread *ct)
+{
+	ct->last_exit = rt_now();
+	uint64_t now = ct->sample_at ? cpu_now() : 0;
+	if (ct->sample_at && now >= ct->sample_at) {
+		ct->credit -= (int64_t)(now - ct->sample_at);
+		ct->credit_at = now;
+	}
+	ct->sample_at = 0;
 }
 
 /* A system call whose flags a step cannot own: one that returns through the flags saved in
@@ -505,6 +543,17 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	/* not our event (the program sent this signal itself, or an unprofiled thread) */
 	if (!ct || si->si_code <= 0 || si->si_fd != ct->fd)
 		goto out;
+	uint64_t now = ct->stepping ? 0 : cpu_now();
+	if (now && budget_spent(ct, now)) {
+		/* over the handlers' share: no sample, and none until the credit is back */
+		t->stats.signals++;
+		drop(t, ct, CLOCK_DROP_TIME_BUDGET);
+		set_period(ct, -1);
+		rt_fd_ioctl(ct->fd, PERF_EVENT_IOC_REFRESH, 1);
+		goto out;
+	}
+	if (!ct->stepping)	/* (a sample under way keeps its own) */
+		ct->sample_at = now;
 	on_tick(t, ct, uc, 0);
 	/* One overflow added back per signal: a thread that blocks this signal then holds at
 	 * most clock_armed queued signals, not one per period (a full real-time queue makes
@@ -517,7 +566,7 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	 * gone; the file there is the program's): rt_fd_ioctl refuses it */
 	rt_fd_ioctl(ct->fd, PERF_EVENT_IOC_REFRESH, 1);
 	if (!ct->stepping)
-		ct->last_exit = rt_now();
+		sample_done(ct);
 out:
 	errno = saved;
 }
@@ -621,7 +670,7 @@ SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
 	 * period counted from here (the event was counting on the watchdog period) */
 	if (!ct->stepping) {
 		set_period(ct, 0);
-		ct->last_exit = rt_now();
+		sample_done(ct);
 	}
 	errno = saved;
 }

@@ -336,6 +336,8 @@ static int clock_thread_start(struct rt_thread *t)
 	ct->stepping = 0;
 	ct->watchdog = 0;
 	ct->last_exit = 0;
+	ct->credit = CLOCK_BUDGET_CAP;
+	ct->credit_at = ct->sample_at = 0;
 	clock_choose_timer();
 	if (clock_posix) {
 		ct->fd = -1;

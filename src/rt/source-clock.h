@@ -120,6 +120,20 @@
  * 10 ms of unsampled time.  Firing in a sequence that is merely long it drops one signal, of
  * time the profiler spent (CLOCK_DROP_IN_STEP), not the program. */
 #define CLOCK_WATCHDOG_NS 10000000ull
+/*
+ * The handlers' share of a thread's time, at most 1 / (1 + CLOCK_BUDGET_DIV) of it (a fifth:
+ * perf's own throttle, perf_cpu_time_max_percent, is 25% of a CPU): a sample, from its
+ * signal to its last step, spends credit that the time between samples earns at
+ * 1/CLOCK_BUDGET_DIV, up to CLOCK_BUDGET_CAP saved.  Past it, the signal is dropped
+ * (CLOCK_DROP_TIME_BUDGET) and the thread's period stretched until the credit is back.
+ * For per-thread events (periods under CLOCK_RUN_MIN_PERIOD), the only ones whose period
+ * can be cut to the handlers' cost: on a VM whose traps exit to the hypervisor a sample
+ * took ~100-160 us, and at --period 10000 (the least) a program ran at 1-5% of its speed
+ * (an MPI_Init under sonde mem ran past 300 s, t201).  The thread's CPU time, not wall
+ * time, which held other processes' time on a busy machine.
+ */
+#define CLOCK_BUDGET_DIV 4
+#define CLOCK_BUDGET_CAP 2000000ll
 
 /* Why a signal of the event gave no access (struct clock_thread.why[]). */
 enum clock_drop {
@@ -137,6 +151,8 @@ enum clock_drop {
 	CLOCK_LOST_FAR,		/* no wanted access within CLOCK_MAX_SCAN instructions of a
 				 * fully known path (code that rarely touches memory) */
 	CLOCK_DROP_OWN_TIME,	/* the overflow came in the sample handlers' own time */
+	CLOCK_DROP_TIME_BUDGET,	/* the handlers had spent their share of the thread's time
+				 * (clock_thread.credit) */
 	CLOCK_N_DROP		/* append only: the mem tool records the counts by index */
 };
 
@@ -166,13 +182,19 @@ struct clock_thread {
 	int pushf;			/* stepping over pushf: clear TF in the pushed image */
 	uint64_t predicted;		/* samples resolved by look-ahead beyond the PC */
 	uint64_t stepped;		/* samples that needed at least one step */
-	int watchdog;			/* the event runs on CLOCK_WATCHDOG_NS (a sample is stepped) */
+	int watchdog;			/* 1: the event runs on CLOCK_WATCHDOG_NS (a sample is stepped);
+				 * -1: stretched by the time budget (set_period) */
 	uint64_t lost;			/* samples given up (no access found, undecodable...) */
 	uint64_t why[CLOCK_N_DROP];	/* signals without an access, by cause */
 	uint64_t via_loads;		/* samples resolved by the look-ahead pass that loads */
 	uint64_t reads;			/* memory reads made by look-ahead (system calls) */
 	struct clock_dcache_entry *dcache;	/* CLOCK_DCACHE entries (arena), or NULL */
 	uint64_t last_exit;		/* rt_now() when the last sample was done */
+	/* The handlers' time budget (per-thread events): ns they may still spend, earned at
+	 * 1/CLOCK_BUDGET_DIV of the time since credit_at, spent by each sample from its signal
+	 * (sample_at, 0 when none is under way) to its last step. */
+	int64_t credit;
+	uint64_t credit_at, sample_at;
 	uint64_t decodes, dcache_hits;	/* instructions looked at by look-ahead, and how many
 					 * came from dcache */
 };

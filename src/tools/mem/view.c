@@ -195,16 +195,24 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 				  " HAVING sum(count) > 0 ORDER BY 2 DESC, 1";
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
-	int n = 0;
+	int n = 0, budget = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		uint64_t c = (uint64_t)sqlite3_column_int64(st, 1);
+		const char *cause = (const char *)sqlite3_column_text(st, 0);
 		fprintf(out, "%s%s %" PRIu64 " (%.1f%%)", n++ ? ", " : "            by cause: ",
-			(const char *)sqlite3_column_text(st, 0), c,
-			all ? 100.0 * (double)c / (double)all : 0.0);
+			cause ? cause : "?", c, all ? 100.0 * (double)c / (double)all : 0.0);
+		budget |= cause && !strcmp(cause, "time-budget");
 	}
 	if (n)
 		fputc('\n', out);
 	sqlite3_finalize(st);
+	/* the runtime's own throttle (rt/source-clock.h, CLOCK_BUDGET_DIV) */
+	if (budget)
+		text_hang(out, "            ", "            ", "time-budget: at this period the "
+			  "sample handlers would take over a fifth of the program's time on this "
+			  "machine; the signals past that were skipped and the period stretched, "
+			  "whatever the code they fell on (no bias); a longer --period costs less "
+			  "for as many samples a second", 80);
 }
 
 /*
