@@ -11,13 +11,19 @@ var_build() {
 		-o "$out" "$@" || { fail "$name" "sonde-cc could not build $src"; return 1; }
 }
 
+# var_traps: 0 if this machine's debug registers trap (sonde info); a plain or sonde-cc
+# build (without --sonde-calls) times functions on them, nothing where they do not.
+var_traps() {
+	"$SONDE" info 2>/dev/null | grep -q "their traps fire"
+}
+
 # var_gcc_src NAME SRC OUT FLAGS...: a workload of tests/workloads/variance built by plain
 # gcc with FLAGS, measured on the debug registers; SKIP NAME and return 1 when gcc is
 # missing or their traps do not fire.
 var_gcc_src() {
 	local name=$1 src=$2 out=$3; shift 3
 	command -v gcc >/dev/null || { skip "$name" "gcc is not installed"; return 1; }
-	"$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
+	var_traps ||
 		{ skip "$name" "the debug registers do not trap here (a plain build gets no instance)"; return 1; }
 	gcc "$@" "$SONDE_TOP/tests/workloads/variance/$src" -o "$out" ||
 		{ fail "$name" "gcc could not build $src"; return 1; }
