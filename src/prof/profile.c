@@ -886,7 +886,7 @@ uint64_t prof_process_samples(const struct prof_process *pr)
 /* 1 if sample counts a and b (a <= b) cannot be told apart: b - a within two standard
  * deviations of the difference of two Poisson counts, 2 sqrt(a + b) (0 and 1, 0 and 4,
  * 10 and 21 can; 0 and 5, 10 and 22 cannot).  In integers: (b - a)^2 <= 4 (a + b). */
-static int samples_alike(uint64_t a, uint64_t b)
+int prof_samples_alike(uint64_t a, uint64_t b)
 {
 	uint64_t d = b - a;
 	return d < (1ull << 31) && d * d <= 4 * (a + b);
@@ -911,7 +911,7 @@ const struct prof_process *profile_main_process(const struct profile *p)
 	for (size_t i = 0; i < p->nproc; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		uint64_t n = prof_process_samples(pr);
-		if (!samples_alike(n, most))
+		if (!prof_samples_alike(n, most))
 			continue;
 		uint64_t st = pr->start_ns, bst = best ? best->start_ns : 0;	/* 0: not known */
 		if (!best || (st && (!bst || st < bst)) ||

@@ -167,6 +167,9 @@ uint64_t prof_process_samples(const struct prof_process *pr);
  * NULL if the recording has no process.
  */
 const struct prof_process *profile_main_process(const struct profile *p);
+/* 1 if sample counts a <= b cannot be told apart: (b - a)^2 <= 4 (a + b), two standard
+ * deviations of the difference of two Poisson counts (0 and 4 can, 0 and 5 cannot). */
+int prof_samples_alike(uint64_t a, uint64_t b);
 
 /*
  * 1 if any process's clock source sampled with POSIX CPU-time timers (.proc `clock_event`

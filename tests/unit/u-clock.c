@@ -518,7 +518,7 @@ TEST(stepping_pointer_chase)
 	CHECK(few_in_step());
 	/* every sample in the loop is found within a few steps; one in the test's own code
 	 * around the calls may not be (1 in 100: the loop is all but the whole 0.4 s) */
-	CHECK(n_recs >= 0.99 * (double)th.stats.signals);
+	CHECK(n_recs >= 0.99 * (double)(th.stats.signals - ct->why[CLOCK_DROP_TIME_BUDGET]));
 	/* a sample may land in the test's own code between two calls: rare */
 	CHECK(inside >= n_recs - n_recs / 100);
 	CHECK(th.stats.steps > 0 && ct->stepped > 0);
@@ -774,8 +774,9 @@ TEST(pushf_popf_survives)
 	CHECK(few_in_step());
 	/* no sample given up: popf is stepped with TF put in the image it pops */
 	CHECK(ct->lost == 0);
-	/* hence delivered = signals but for the in-step ones */
-	CHECK(n_recs >= 0.99 * (double)th.stats.signals);
+	/* hence delivered = signals but for the in-step ones, and those the time budget
+	 * dropped (a VM whose steps exit to the hypervisor: 10 of 710) */
+	CHECK(n_recs >= 0.99 * (double)(th.stats.signals - ct->why[CLOCK_DROP_TIME_BUDGET]));
 	/* what the program sees is unchanged: TF never set in its flags */
 	uint64_t fl;
 	__asm__ volatile("pushfq; pop %0" : "=r"(fl));

@@ -28,13 +28,13 @@
 
 static const char fn_sql[] =
 	"SELECT function, context, metric, instances, mean, sd, cv, share, rank, min, max,"
-	" threads, thread_cv, clamped, resolution, below, investigate, verdict, cv_within"
-	" FROM var_functions ORDER BY rank, metric";
+	" threads, thread_cv, clamped, resolution, below, investigate, verdict, cv_within,"
+	" groups FROM var_functions ORDER BY rank, metric";
 static const char *const fn_cols[] = { "function", "context", "metric", "instances", "mean",
 				       "sd", "cv", "share", "rank", "min", "max", "threads",
 				       "thread_cv", "clamped", "resolution", "below",
-				       "investigate", "verdict", "cv_within" };
-#define FN_COLS 19
+				       "investigate", "verdict", "cv_within", "groups" };
+#define FN_COLS 20
 static const char th_sql[] =
 	"SELECT function, context, metric, thread, process, tid, instances, mean, sd, cv,"
 	" omp_thread FROM var_threads ORDER BY rank, metric, thread";
@@ -71,6 +71,73 @@ static void fmt_value(char *b, size_t n, const char *metric, double v)
 	} else {
 		snprintf(b, n, "%.1f", v);
 	}
+}
+
+static const char *col_text(sqlite3_stmt *st, int col);
+
+/* The groups column ("mean:share;...;explained": model.c, groups_text) for people:
+ * "16.0 us (25%), 1.02 ms (75%)"; *groups their number, *explained the last field. */
+static void fmt_groups(char *b, size_t n, const char *metric, const char *text, int *groups,
+		       double *explained)
+{
+	size_t k = 0;
+	*b = 0;
+	*groups = 0;
+	*explained = NAN;
+	for (const char *p = text; p && *p && k + 1 < n;) {
+		char v[32], *e;
+		double x = strtod(p, &e);
+		if (e == p)
+			break;
+		p = e;
+		if (*p != ':') {
+			*explained = x;
+			p += *p == ';';
+			continue;
+		}
+		double share = strtod(p + 1, &e);
+		p = e;
+		fmt_value(v, sizeof(v), metric, x);
+		int w = snprintf(b + k, n - k, "%s%s (%.0f%%%s)", k ? ", " : "", v, share * 100,
+				 k ? "" : " of the instances");
+		k = w > 0 && (size_t)w < n - k ? k + (size_t)w : n - 1;
+		++*groups;
+		p += *p == ';';
+	}
+}
+
+/*
+ * Under the table: each shown row whose instances fall in steady groups 2x or more apart
+ * (model.c, groups_text), said with what it may mean; the verdict stays (the program
+ * knows whether its calls do different work by design).
+ */
+static void groups_notes(sqlite3 *db, int top, FILE *out)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT function, context, groups FROM var_functions WHERE"
+				   " metric = 'cpu-time' AND rank <= ? AND groups != '' ORDER BY rank",
+			       -1, &st, NULL))
+		return;
+	sqlite3_bind_int(st, 1, top);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char g[400], *text = NULL;
+		int groups;
+		double ex;
+		fmt_groups(g, sizeof(g), "cpu-time", col_text(st, 2), &groups, &ex);
+		if (groups < 2 || isnan(ex))
+			continue;
+		if (asprintf(&text, "%s (%s): its instances fall in %d groups 2x or more apart, "
+			     "of means %s, which explain %.0f%% of their variance.  Calls that do "
+			     "different work by design (problem sizes, multigrid levels, phases) "
+			     "vary so; if they should do the same work, the groups are what to "
+			     "explain (instances.csv has each instance)", col_text(st, 0),
+			     col_text(st, 1), groups, g, ex * 100) >= 0) {
+			fputc('\n', out);
+			text_hang(out, "note: ", "  ", text, 80);
+			free(text);
+		}
+	}
+	sqlite3_finalize(st);
 }
 
 /* "< R" for a time that only has a bound: a row below the resolution (column `below`), or
@@ -465,7 +532,9 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	sqlite3_finalize(st);
 	if (rows)
 		text_table_print(t, out, "");
-	else
+	if (rows)
+		groups_notes(db, top, out);
+	if (!rows)
 		text_para(out, "", "no instance was measured (see the counters above; "
 			  "sonde-variance(1)): a sampled function is timed at its next call, so "
 			  "one called once (main, a thread's body) is never measured; its callees "
