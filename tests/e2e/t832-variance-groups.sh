@@ -43,3 +43,5 @@ check t832-note-only-level bash -c '[ "$(grep -c "^note: .*its instances fall in
 check t832-verdict-kept grep -q '^1 *level .*investigate' err
 "$SONDE" report v >rep 2>&1
 check t832-report-note grep -q "note: level (main > level): its instances fall in 3 groups" <(flat rep)
+"$SONDE" report --html page.html v >/dev/null 2>&1
+check t832-page-note grep -q "level (main &gt; level): its instances fall in 3 groups\|level (main > level): its instances fall in 3 groups" page.html

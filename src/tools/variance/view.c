@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ static void fmt_groups(char *b, size_t n, const char *metric, const char *text, 
  * (model.c, groups_text), said with what it may mean; the verdict stays (the program
  * knows whether its calls do different work by design).
  */
-static void groups_notes(sqlite3 *db, int top, FILE *out)
+static void groups_notes(sqlite3 *db, int top, FILE *out, struct html *h)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, "SELECT function, context, groups FROM var_functions WHERE"
@@ -132,8 +133,12 @@ static void groups_notes(sqlite3 *db, int top, FILE *out)
 			     "vary so; if they should do the same work, the groups are what to "
 			     "explain (instances.csv has each instance)", col_text(st, 0),
 			     col_text(st, 1), groups, g, ex * 100) >= 0) {
-			fputc('\n', out);
-			text_hang(out, "note: ", "  ", text, 80);
+			if (out) {
+				fputc('\n', out);
+				text_hang(out, "note: ", "  ", text, 80);
+			}
+			if (h)
+				html_para(h, text);
 			free(text);
 		}
 	}
@@ -533,7 +538,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (rows)
 		text_table_print(t, out, "");
 	if (rows)
-		groups_notes(db, top, out);
+		groups_notes(db, top, out, NULL);
 	if (!rows)
 		text_para(out, "", "no instance was measured (see the counters above; "
 			  "sonde-variance(1)): a sampled function is timed at its next call, so "
@@ -949,6 +954,7 @@ int var_html(sqlite3 *db, struct html *h)
 	}
 	sqlite3_finalize(st);
 	html_table_end(h);
+	groups_notes(db, INT_MAX, NULL, h);
 	if (other_metrics_html(db, h, ev))
 		return -EIO;
 
