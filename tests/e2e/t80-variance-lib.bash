@@ -153,18 +153,29 @@ vr_default() {
 # gives for the numbers of its own cpu-time row (the ranking metric; its time row says
 # the same): too few (< 10 instances), too short (below), investigate when over 10% of
 # the time and the CV within threads (cv_within) > 20% ("instances vary") or else a CV of
-# the thread means > 10%
+# the thread means > 10% and over twice their sampling error (cv_within times the root of
+# the mean of 1 / each thread's instances, from threads.csv beside FILE: stats.h,
+# thread_cv_bar)
 # ("threads differ"; after "instances vary" too when both hold), varies (", threads differ"
-# iff that CV > 10%), steady.  The numbers
+# iff that CV is over that bar), steady.  The numbers
 # as the text prints them (%.0f, the share of "varies" %.1f).  One check, NAME.
 var_verdicts() {
 	local out
 	out=$(python3 - "$2" <<'PY'
-import csv, sys
+import csv, math, os, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 by = {}
 for r in rows:
 	by.setdefault((r["function"], r["context"]), {})[r["metric"]] = r
+inv = {}	# (function, context): [sum of 1 / instances, threads], cpu-time rows
+tpath = os.path.join(os.path.dirname(sys.argv[1]), "threads.csv")
+for r in (csv.DictReader(open(tpath)) if os.path.exists(tpath) else []):
+	if r["metric"] != "cpu-time":
+		continue
+	e = inv.setdefault((r["function"], r["context"]), [0.0, 0])
+	e[1] += 1
+	if int(r["instances"]) > 0:
+		e[0] += 1.0 / int(r["instances"])
 bad, n = [], 0
 for key, m in by.items():
 	c, t = m.get("cpu-time"), m.get("time")
@@ -177,7 +188,10 @@ for key, m in by.items():
 	# the mean (resolution / mean: model.c, finish)
 	res, mean = f(c["resolution"]), f(c["mean"])
 	bar = 0.20 + (res / mean if res == res and res > 0 and mean > 0 else 0)
-	hi, thr = cv > bar, tcv > 0.10	# nan compares false
+	s_inv, nth = inv.get(key, [0.0, 0])
+	noise = cv * math.sqrt(s_inv / nth) if nth > 1 and cv == cv and cv > 0 and s_inv > 0 else 0
+	tbar = max(0.10, 2 * noise)
+	hi, thr = cv > bar, tcv > tbar	# nan compares false
 	raised = ", 20% and the calibration's error at its mean" if bar > 0.20 else ""
 	whole = True	# the verdict is want, not only starts with it
 	if int(t["instances"]) < 10:
@@ -190,7 +204,8 @@ for key, m in by.items():
 			 ", threads differ (CV of thread means %.0f%%)" %
 			 (tcv * 100) if thr else "") if hi else
 			"investigate: %.0f%% of the time, threads differ (CV of thread means "
-			"%.0f%% > 10%%)" % (sh * 100, tcv * 100))
+			"%.0f%% > %.0f%%%s)" % (sh * 100, tcv * 100, tbar * 100,
+			", 10% and twice their means' sampling error" if tbar > 0.10 else ""))
 	elif hi or thr:
 		want = "varies (CV %.0f%%%s) but %.1f%% of the time (<= 10%%)" % (
 			cv * 100, ", threads differ" if thr else "", sh * 100)

@@ -195,6 +195,58 @@ TEST(weighted_as_repeated_values)
 	CHECK(g.mean > 110 && welford_cv(&g) > 1.5);
 }
 
+/* thread_cv_bar: equal threads read under it nearly always, where FVSampler's fixed 10%
+ * said "threads differ" most of the time; a real imbalance reads over it.  Instances of
+ * the review's eqthr: 1 unit, every 10th 5 (CV within ~85%), 30 a thread, drawn at random
+ * (a fixed seed: the same draws every run). */
+static double eq_draw(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 16) % 10 == 9 ? 5.0 : 1.0;
+}
+
+TEST(thread_cv_bar_over_sampling_error)
+{
+	CHECK(thread_cv_bar(0.10, 0.85, 2.0 / 30, 2) > 0.30);
+	CHECK(thread_cv_bar(0.10, 0.85, 2.0 / 30, 2) < 0.32);	/* 2 x 0.85 / sqrt(30) */
+	CHECK(thread_cv_bar(0.10, 0.05, 2.0 / 30, 2) == 0.10);	/* steady: FVSampler's */
+	CHECK(thread_cv_bar(0.10, 0.85, 1.0, 1) == 0.10);	/* one thread: no scatter */
+	unsigned seed = 7;
+	int over_fixed = 0, over_bar = 0, imb_over = 0, trials = 2000;
+	for (int t = 0; t < trials; t++) {
+		for (int imbalanced = 0; imbalanced < 2; imbalanced++) {
+			struct welford th[2], all_w, means;
+			memset(th, 0, sizeof(th));
+			memset(&means, 0, sizeof(means));
+			double m2 = 0;
+			for (int k = 0; k < 2; k++) {
+				for (int i = 0; i < 30; i++)	/* thread 1 does 2x if imbalanced */
+					welford_add(&th[k], eq_draw(&seed) * (imbalanced && k ? 2 : 1));
+				welford_add(&means, th[k].mean);
+				m2 += welford_m2n(&th[k]);
+			}
+			all_w = th[0];
+			welford_merge(&all_w, &th[1]);
+			double cv_within = sqrt(m2 / 58) / all_w.mean;
+			double icv = welford_cv(&means);
+			double bar = thread_cv_bar(0.10, cv_within, 2.0 / 30, 2);
+			if (imbalanced) {
+				imb_over += icv > bar;
+				continue;
+			}
+			over_fixed += icv > 0.10;
+			over_bar += icv > bar;
+		}
+	}
+	printf("  equal threads over 10%%: %d of %d; over the bar: %d; 2x imbalance over it: %d\n",
+	       over_fixed, trials, over_bar, imb_over);
+	CHECK(over_fixed > trials / 4);		/* the fixed bar: noise read as a difference */
+	/* 2 sd: about 5% (102 of 2000 with this seed: the skewed draws, 1 or 5, widen the
+	 * normal's 4.6% a little), against 52% over the fixed 10% */
+	CHECK(over_bar < trials * 7 / 100);
+	CHECK(imb_over > trials * 8 / 10);	/* a 2x imbalance (thread CV ~47%): 87% seen */
+}
+
 int main(void)
 {
 	RUN(welford_matches_two_pass_with_offset);
@@ -203,5 +255,6 @@ int main(void)
 	RUN(chan_merge_many_threads);
 	RUN(cv_of_known_distributions);
 	RUN(weighted_as_repeated_values);
+	RUN(thread_cv_bar_over_sampling_error);
 	return CHECK_DONE();
 }

@@ -64,6 +64,8 @@ struct vkey {
 	uint64_t clamped[VAR_NMETRIC];		/* hw instances below 0 after the traps' cost */
 	int below[VAR_NMETRIC];			/* mean below the resolution (var_below) */
 	double cv_bar;				/* the CV over which instances vary (finish) */
+	double inv_n;				/* sum over threads of 1 / instances (rank metric) */
+	double icv_bar;				/* the thread CV over which threads differ */
 };
 
 struct vkt {			/* one (key, thread) */
@@ -779,6 +781,8 @@ static int finish(struct model *m)
 	for (size_t i = 0; i < m->nkt; i++) {
 		struct vkey *k = &m->k[m->kt[i].key];
 		k->threads++;
+		if (m->kt[i].w[VAR_M_RANK].n)
+			k->inv_n += 1.0 / (double)m->kt[i].w[VAR_M_RANK].n;
 		for (int j = 0; j < VAR_NMETRIC; j++) {
 			welford_merge(&k->w[j], &m->kt[i].w[j]);
 			welford_add(&k->tm[j], m->kt[i].w[j].mean);
@@ -806,14 +810,16 @@ static int finish(struct model *m)
 		double res = k->hw ? var_resolution(m, VAR_M_RANK) : 0;
 		double mean = k->w[VAR_M_RANK].mean;
 		k->cv_bar = VAR_CV_INTRA + (res > 0 && mean > 0 ? res / mean : 0);
+		/* FVSampler's 10%, or over the thread means' sampling error (stats.h) */
+		k->icv_bar = thread_cv_bar(VAR_CV_INTER, isnan(cv) ? 0 : cv, k->inv_n, k->threads);
 		if (k->w[VAR_M_TIME].n < 10)
 			k->verdict = V_FEW;
 		else if (k->below[VAR_M_RANK])
 			k->verdict = V_SHORT;
 		else if (k->share > VAR_SHARE_MIN && ((!isnan(cv) && cv > k->cv_bar) ||
-						     (!isnan(icv) && icv > VAR_CV_INTER)))
+						     (!isnan(icv) && icv > k->icv_bar)))
 			k->verdict = (!isnan(cv) && cv > k->cv_bar) ? V_INVESTIGATE : V_INTER;
-		else if ((!isnan(cv) && cv > k->cv_bar) || (!isnan(icv) && icv > VAR_CV_INTER))
+		else if ((!isnan(cv) && cv > k->cv_bar) || (!isnan(icv) && icv > k->icv_bar))
 			k->verdict = V_VARIES;
 		else
 			k->verdict = V_STEADY;
@@ -845,14 +851,16 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 			 "%.0f%%%s)%s", sh, cv, k->cv_bar * 100,
 			 k->cv_bar > VAR_CV_INTRA ? ", 20% and the calibration's error at its mean" :
 						    "",
-			 !isnan(icv) && icv > VAR_CV_INTER * 100 ? ", threads differ" : "");
-		if (!isnan(icv) && icv > VAR_CV_INTER * 100)
+			 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "");
+		if (!isnan(icv) && icv > k->icv_bar * 100)
 			snprintf(buf + strlen(buf), len - strlen(buf), " (CV of thread means %.0f%%)",
 				 icv);
 		break;
 	case V_INTER:
 		snprintf(buf, len, "investigate: %.0f%% of the time, threads differ (CV of thread "
-				   "means %.0f%% > 10%%)", sh, icv);
+				   "means %.0f%% > %.0f%%%s)", sh, icv, k->icv_bar * 100,
+			 k->icv_bar > VAR_CV_INTER ? ", 10% and twice their means' sampling error" :
+						     "");
 		break;
 	case V_VARIES:
 		/* threads differ where the CV of their means is over FVSampler's 10%, not
@@ -860,7 +868,7 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 		/* a share that may read low is no reason to look away (the trial of
 		 * 2026-11-28: graph500's run_bfs, its main kernel, "5.0% of the time") */
 		snprintf(buf, len, "varies (CV %.0f%%%s) but %.1f%% of the time (<= 10%%%s)", cv,
-			 !isnan(icv) && icv > VAR_CV_INTER * 100 ? ", threads differ" : "", sh,
+			 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "", sh,
 			 low_fp ? "; without frame pointers a caller's share reads low: "
 				  "rebuild with -fno-omit-frame-pointer to be sure" : "");
 		break;

@@ -497,7 +497,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		}
 		text_hang(out, "  guidance (FVSampler): ", "      ", "investigate iff > 10% of the time "
 			  "and CV > 20% within threads (on debug registers, plus resolution / mean: "
-			  "the calibration's error) or > 10% across threads", 80);
+			  "the calibration's error) or > 10% across threads (and over twice "
+			  "the thread means' sampling error)", 80);
 		fputc('\n', out);
 	}
 	static const char *const heads[] = { "#", "function", "context", "calls seen", "mean",
@@ -909,7 +910,8 @@ int var_html(sqlite3 *db, struct html *h)
 	html_kv(h, "instances", b);
 	html_kv(h, "guidance", "investigate iff > 10% of the time and CV > 20% within threads "
 			       "(on debug registers, plus resolution / mean: the calibration's "
-			       "error) or > 10% across threads");
+			       "error) or > 10% across threads (and over twice the thread means' "
+			       "sampling error)");
 	if (fp_text(db, b, sizeof(b)))
 		html_kv(h, "call paths", b);
 	if (stripped_text(db, b, sizeof(b)))
