@@ -49,6 +49,12 @@ for tool in variance reuse comm; do
 		fi
 	fi
 done
+# with no instance, the summary names that cause, not functions called once, and draws no
+# empty table (the usability review of 2026-11-28)
+if [ $traps = 0 ]; then
+	check t023-variance-no-instance-cause grep -q "no instance was measured: nothing could time an instance in this program (no watchpoint backend" <(flat err-variance)
+	check t023-variance-no-empty-table bash -c '! grep -q "per instance:" err-variance'
+fi
 case $(flat err-variance) in *"rebuild it with 'sonde-cc --sonde-calls'"*) r=1 ;; *) r=$traps ;; esac
 check t023-variance-remedy [ "$r" = 1 ]
 # comm --no-watch asked for no watchpoints: nothing to warn of

@@ -42,6 +42,9 @@ check t832-note-only-level bash -c '[ "$(grep -c "^note: .*its instances fall in
 # the verdict stays FVSampler's: the program knows whether its calls differ by design
 check t832-verdict-kept grep -q '^1 *level .*investigate' err
 "$SONDE" report v >rep 2>&1
+# --top hides no row unsaid (the usability review of 2026-11-28: --top 2 dropped 8 rows)
+"$SONDE" report --top 1 v >top1 2>&1
+check t832-top-more grep -qxF "  ... 2 more, ranked lower (--top N, or functions.csv)" top1
 check t832-report-note grep -q "note: level (main > level): its instances fall in 3 groups" <(flat rep)
 "$SONDE" report --html page.html v >/dev/null 2>&1
 check t832-page-note grep -q "level (main &gt; level): its instances fall in 3 groups\|level (main > level): its instances fall in 3 groups" page.html

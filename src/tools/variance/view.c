@@ -501,7 +501,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			  "the thread means' sampling error)", 80);
 		fputc('\n', out);
 	}
-	static const char *const heads[] = { "#", "function", "context", "calls seen", "mean",
+	static const char *const heads[] = { "#", "function", "context", "instances", "mean",
 					     "CV", "thread CV", "time share", "verdict" };
 	struct text_table *t = text_table_new(9, heads, "rnnrrrrrl");
 	if (!o->quiet)
@@ -519,7 +519,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		return -EIO;
 	}
 	int rows = 0;
-	while (sqlite3_step(st) == SQLITE_ROW && rows < top) {
+	while (rows < top && sqlite3_step(st) == SQLITE_ROW) {
 		char r[16], n[32], mean[32], cv[16], tcv[16], sh[16];
 		snprintf(r, sizeof(r), "%d", sqlite3_column_int(st, 0));
 		snprintf(n, sizeof(n), "%lld", (long long)sqlite3_column_int64(st, 3));
@@ -535,12 +535,24 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		text_table_add(t, cells);
 		rows++;
 	}
+	int more = 0;	/* past --top: said, as the other tools' tables say it */
+	while (rows >= top && sqlite3_step(st) == SQLITE_ROW)
+		more++;
 	sqlite3_finalize(st);
 	if (rows)
 		text_table_print(t, out, "");
+	if (more)
+		fprintf(out, "  ... %d more, ranked lower (--top N, or functions.csv)\n", more);
 	if (rows)
 		groups_notes(db, top, out, NULL);
-	if (!rows)
+	char nbe[16];
+	/* no backend: that is the cause, not functions called once (the usability review of
+	 * 2026-11-28, where the debug registers do not trap) */
+	if (!rows && !strcmp(db_meta(db, "watch_backend", nbe, sizeof(nbe)), "none"))
+		text_para(out, "", "no instance was measured: nothing could time an instance in "
+			  "this program (no watchpoint backend: the arm-failure line above says "
+			  "why; sonde-cc --sonde-calls builds time them with hooks)", 80);
+	else if (!rows)
 		text_para(out, "", "no instance was measured (see the counters above; "
 			  "sonde-variance(1)): a sampled function is timed at its next call, so "
 			  "one called once (main, a thread's body) is never measured; its callees "
@@ -588,8 +600,10 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			rows++;
 		}
 		sqlite3_finalize(st);
-		fprintf(out, "\n%s per instance:\n", var_metric_name[m]);
-		text_table_print(t2, out, "");
+		if (rows) {	/* no instance: no empty table (the usability review) */
+			fprintf(out, "\n%s per instance:\n", var_metric_name[m]);
+			text_table_print(t2, out, "");
+		}
 		text_table_free(t2);
 		char note[400];
 		if (m == VAR_M_TIME && off_cpu_note(db, top, note, sizeof(note)))
@@ -921,7 +935,7 @@ int var_html(sqlite3 *db, struct html *h)
 	html_kv_end(h);
 
 	html_section(h, "ranked", "Functions, ranked");
-	static const char *const heads[] = { "#", "function", "context", "calls seen",
+	static const char *const heads[] = { "#", "function", "context", "instances",
 					     "mean CPU (us)", "CV %", "thread CV %", "time share",
 					     "verdict" };
 	html_table_begin(h, "functions", 9, heads, "rllrrrrrl", HTML_SORTABLE);
