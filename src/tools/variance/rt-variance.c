@@ -960,8 +960,17 @@ static SIGSAFE void pick_arm(struct rt_thread *t, struct var_thread *vt, uint64_
  * above the outermost frame of r->fn are libgomp's (a worker's thread start; the master's
  * GOMP_parallel, whose frame a libgomp built with frame pointers keeps in the chain, where
  * the model starts a path over: review of 2026-11-28), so they are cut there and r's
- * callers put in their place, up to the depth kept.  Left as walked when r->fn is not on
- * the chain (a region function in a library: rt_fn_start knows the executable's). */
+ * callers put in their place, up to the depth kept.
+ *
+ * Where r->fn is not on the chain but the sample's own frame is the program's: the region's
+ * body tail-called the function the sample is in (gcc -O2 makes `#pragma omp parallel
+ * { work(); }` a jump to work, whose frame returns into libgomp), or the walk stopped at a
+ * frameless function.  The program's frames are kept, up to the first that is not, and
+ * r->fn put after them, then r's callers: the region's 0.0% share where it held all the
+ * time (the usability review of 2026-11-28; frame pointers did not help).  Left as walked
+ * when the sample's own frame is not the program's (a library's code: libgomp's own, the
+ * master in GOMP_parallel) or r->fn is in a library (rt_fn_start knows the executable's).
+ */
 static SIGSAFE void cut_at_region(const struct var_region *r, uint64_t *ips, int *n)
 {
 	int max = max_frames();
@@ -971,8 +980,18 @@ static SIGSAFE void cut_at_region(const struct var_region *r, uint64_t *ips, int
 	for (int i = 0; i < *n; i++)
 		if (rt_fn_start(ips[i]) == (uint64_t)(uintptr_t)r->fn)
 			last = i;
-	if (last < 0)
+	if (last < 0) {
+		int i = 0;
+		while (i < *n && i < max - 1 && rt_fn_start(ips[i]))
+			i++;
+		if (!i || !rt_fn_start((uint64_t)(uintptr_t)r->fn))
+			return;
+		*n = i;
+		ips[(*n)++] = (uint64_t)(uintptr_t)r->fn + 1;	/* inside it, as a return is */
+		for (int k = 0; k < r->ncallers && *n < max; k++)
+			ips[(*n)++] = r->callers[k];
 		return;
+	}
 	*n = last + 1;
 	for (int i = 0; i < r->ncallers && *n < max; i++)
 		ips[(*n)++] = r->callers[i];
