@@ -206,6 +206,10 @@ for key, m in by.items():
 			"investigate: %.0f%% of the time, threads differ (CV of thread means "
 			"%.0f%% > %.0f%%%s)" % (sh * 100, tcv * 100, tbar * 100,
 			", 10% and twice their means' sampling error" if tbar > 0.10 else ""))
+	elif (hi or thr) and sh == 0 and "share of the time is unknown" in c["verdict"]:
+		# a program without symbols: no share can be counted (model.c, no_syms)
+		want = ("varies (CV %.0f%%%s); its share of the time is unknown: the program has "
+			"no function symbols (stripped?)" % (cv * 100, ", threads differ" if thr else ""))
 	elif hi or thr:
 		want = "varies (CV %.0f%%%s) but %.1f%% of the time (<= 10%%)" % (
 			cv * 100, ", threads differ" if thr else "", sh * 100)

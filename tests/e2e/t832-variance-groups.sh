@@ -48,3 +48,11 @@ check t832-top-more grep -qxF "  ... 2 more, ranked lower (--top N, or functions
 check t832-report-note grep -q "note: level (main > level): its instances fall in 3 groups" <(flat rep)
 "$SONDE" report --html page.html v >/dev/null 2>&1
 check t832-page-note grep -q "level (main &gt; level): its instances fall in 3 groups\|level (main > level): its instances fall in 3 groups" page.html
+# a stripped program: no share can be counted, and the verdict says so, not "0.0% of the
+# time" (the usability review of 2026-11-28)
+cp vlevels vlevels-stripped && strip vlevels-stripped
+"$SONDE" variance -o vs -- ./vlevels-stripped >/dev/null 2>errs
+check t832-stripped-status [ $? -eq 0 ]
+check t832-stripped-unknown grep -q "share of the time is unknown: the program has no function symbols" errs
+check t832-stripped-no-zero bash -c '! grep -q "but 0.0% of the time" errs'
+var_verdicts t832-stripped-verdicts vs/variance/functions.csv

@@ -88,6 +88,7 @@ struct model {
 	/* the executable's functions, and those that set up a frame pointer (symbols.c,
 	 * sym_frame_pointers; 0 and 0 when unknown) */
 	unsigned exe_fp, exe_nfn;
+	int exe_known;			/* the program's file was named (exe_nfn 0: no symbols) */
 	struct vkey *k;
 	size_t nk, capk;
 	struct vkt *kt;
@@ -123,6 +124,9 @@ static double trap_us;
 /* The executable mostly without frame pointers (view.c's fp_text rule: under a quarter of
  * 5 or more functions): callers' shares read low, which the V_VARIES verdict says. */
 static int low_fp;
+/* The program without function symbols (stripped): no sample path meets its functions,
+ * every share reads 0, which the V_VARIES verdict says is unknown, not small. */
+static int no_syms;
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -795,6 +799,7 @@ static int finish(struct model *m)
 	trap_us = var_cost(m, VAR_M_CPU) / 1e3;
 	res_us = var_resolution(m, VAR_M_CPU) / 1e3;
 	low_fp = m->exe_nfn >= 5 && m->exe_fp * 4 < m->exe_nfn;
+	no_syms = m->exe_known && !m->exe_nfn;
 	if (context_shares(m))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->nk; i++) {
@@ -867,6 +872,12 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 		 * wherever it exists (the trial of 2026-11-27: "threads differ" at 1.5%) */
 		/* a share that may read low is no reason to look away (the trial of
 		 * 2026-11-28: graph500's run_bfs, its main kernel, "5.0% of the time") */
+		if (no_syms && sh == 0) {	/* (the usability review of 2026-11-28) */
+			snprintf(buf, len, "varies (CV %.0f%%%s); its share of the time is unknown: "
+				 "the program has no function symbols (stripped?)", cv,
+				 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "");
+			break;
+		}
 		snprintf(buf, len, "varies (CV %.0f%%%s) but %.1f%% of the time (<= 10%%%s)", cv,
 			 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "", sh,
 			 low_fp ? "; without frame pointers a caller's share reads low: "
@@ -1143,7 +1154,8 @@ int var_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			symtab_free(st);
 	}
 	const struct prof_process *mp = profile_main_process(p);
-	if (!r && mp->exe && *mp->exe && sym_frame_pointers(mp->exe, &m.exe_fp, &m.exe_nfn))
+	m.exe_known = mp->exe && *mp->exe;
+	if (!r && m.exe_known && sym_frame_pointers(mp->exe, &m.exe_fp, &m.exe_nfn))
 		m.exe_fp = m.exe_nfn = 0;
 	if (!r)
 		r = finish(&m);
