@@ -304,8 +304,11 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 		snprintf(buf + k, len - (size_t)k, "%" PRIu64 "%s (%.0f%%) had no function of the "
 			 "program's on the stack: the OpenMP runtime waiting at a barrier or for "
 			 "work (OMP_WAIT_POLICY=passive puts its threads to sleep there instead), "
-			 "other libraries, or code without symbols.  They count for no context of "
-			 "the program's, so its time shares read that much lower", n - r, of,
+			 "code without symbols, or a library's code whose frames keep no frame "
+			 "pointer (libc, the MPI library, a Fortran runtime: the walk stops in them "
+			 "before the program's callers, however the program was built).  They count "
+			 "for no context of the program's, so its time shares read that much lower "
+			 "(sonde mem, which unwinds with DWARF, finds those callers)", n - r, of,
 			 100.0 * (double)(n - r) / (double)s);
 	return 1;
 }
