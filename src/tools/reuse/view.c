@@ -420,8 +420,9 @@ static void foot_str(sqlite3 *db, char *buf, size_t len)
 			 "be several times off either way)", b, pages, once, a);
 	} else if (pages > 0 && once >= 0) {
 		/* a lower bound, not a centre: the trial of 2026-11-28 read 4.3 MiB under the
-		 * clock source for SimpleMOC, whose peak RSS was 214 MB */
-		snprintf(buf, len, "about %s (%.0f page%s of 4 KiB sampled, %.0f of them once: the "
+		 * clock source for SimpleMOC, whose peak RSS was 214 MB; the trial of 2026-11-29
+		 * 4.8 MiB for a SNAP rank that sweeps 32 MiB or more ("or more" since) */
+		snprintf(buf, len, "about %s or more (%.0f page%s of 4 KiB sampled, %.0f of them once: the "
 			 "unsampled ones estimated from those, Chao1, a lower bound where some "
 			 "pages are touched far more often than others)", a, pages,
 			 pages == 1 ? "" : "s", once);
