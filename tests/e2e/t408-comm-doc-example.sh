@@ -18,6 +18,7 @@ echo "false-sharing share $share"
 check "t408-false-sharing-share ($share)" float_between "$share" 0.35 0.9
 check t408-object-shared [ "$(sed -n 2p fs-out/comm/objects.csv | cut -d, -f1)" = shared ]
 line=$(grep -n 'own slot of line 0' tests/workloads/comm/commbench.c | cut -d: -f1)
+echo "top pair: $(sed -n 2p fs-out/comm/pairs.csv | cut -c1-200)"	# (for a failure's log)
 check t408-code-own-slot grep -q "fs (commbench.c:$line)" <(sed -n 2p fs-out/comm/pairs.csv)
 check t408-doc-line-current grep -q "line $line is \`shared\[0\].w\[me\] = i\`" "$doc"
 check t408-main-empty [ "$(awk -F, 'NR == 2 { for (i = 2; i <= NF; i++) s += $i } END { print s + 0 }' fs-out/comm/matrix-all-thread.csv)" -eq 0 ]
@@ -25,6 +26,7 @@ check t408-fixed-empty [ "$(mat_sum fixed/comm/matrix-all-thread.csv)" -eq 0 ]
 check t408-fixed-said grep -q 'no communication detected: the matrix is empty' err3
 # the summary ends with what to do about the top object's larger kind (as the page does)
 kind=$(awk -v s="$share" 'BEGIN { print (s > 0.5 ? "false" : "true") }')
+flat err2 | grep -o "What to do: .\{0,120\}"	# (for a failure's log)
 check "t408-what-to-do-$kind" grep -q "What to do: $kind sharing in shared" <(flat err2)
 # lines.csv (the busiest cache lines, each thread's byte offsets in them, as perf c2c
 # shows them): in fs mode thread t (1-4) writes word t of line 0 (`shared[0].w[me]`, byte
