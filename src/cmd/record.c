@@ -181,8 +181,9 @@ static void warn_no_traps(const struct launch_opts *o, const char *exe)
 	const char *what = p.regs == 0 ? "no debug register can be opened here" :
 			   p.fired == 0 ? "the debug registers do not trap here" :
 					  "only some of the debug registers trap here";
-	sonde_warn("%s%s: in %s, which sonde-cc did not build, %s ('sonde info' says what this "
-		   "machine offers)", what, p.hypervisor && p.regs ? " (the hypervisor does not "
+	sonde_warn("%s%s: in %s, which sonde-cc did not build, %s (a program it starts that "
+		   "sonde-cc built has software watchpoints; 'sonde info' says what this machine "
+		   "offers)", what, p.hypervisor && p.regs ? " (the hypervisor does not "
 		   "pass them through)" : "", exe, o->watch_loss);
 }
 

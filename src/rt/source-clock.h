@@ -124,8 +124,10 @@
  * The handlers' share of a thread's time, at most 1 / (1 + CLOCK_BUDGET_DIV) of it (a fifth:
  * perf's own throttle, perf_cpu_time_max_percent, is 25% of a CPU): a sample, from its
  * signal to its last step, spends credit that the time between samples earns at
- * 1/CLOCK_BUDGET_DIV, up to CLOCK_BUDGET_CAP saved.  Past it, the signal is dropped
- * (CLOCK_DROP_TIME_BUDGET) and the thread's period stretched until the credit is back.
+ * 1/CLOCK_BUDGET_DIV, up to CLOCK_BUDGET_CAP saved, and owes at most CLOCK_BUDGET_CAP.
+ * Past it, the signal is dropped (CLOCK_DROP_TIME_BUDGET) and the thread's period
+ * stretched until the credit is back: by at most CLOCK_BUDGET_DIV x CLOCK_BUDGET_CAP
+ * (8 ms of the thread's CPU time).
  * For per-thread events (periods under CLOCK_RUN_MIN_PERIOD), the only ones whose period
  * can be cut to the handlers' cost: on a VM whose traps exit to the hypervisor a sample
  * took ~100-160 us, and at --period 10000 (the least) a program ran at 1-5% of its speed

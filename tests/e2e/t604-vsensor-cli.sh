@@ -177,7 +177,7 @@ check t604-vsensor-cut test "$(status "$SONDE" vsensor report jobC)" -eq 0
 check t604-vsensor-cut-more grep -qxF '  ... 32758 more (--top N, or events.csv)' out
 check t604-vsensor-cut-said grep -qF '(the first 32768 events by kind and rank: more were found and left out, some maybe more severe)' out
 check t604-vsensor-cut-page test "$(status "$SONDE" vsensor report --html cut.html jobC)" -eq 0
-check t604-vsensor-cut-html grep -qF 'the first 32768 of kind and rank: more were found, left out' cut.html
+check t604-vsensor-cut-html grep -qF 'the first 32768 by kind and rank: more were found, left out' cut.html
 check t604-vsensor-cut-json test "$(status "$SONDE" vsensor report --json jobC)" -eq 0
 check t604-vsensor-cut-json-flag python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["events_cut"] is True and len(d["events"]) == 32768))' out

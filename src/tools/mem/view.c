@@ -210,9 +210,10 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 	if (budget)
 		text_hang(out, "            ", "            ", "time-budget: at this period the "
 			  "sample handlers would take over a fifth of the program's time on this "
-			  "machine; the signals past that were skipped and the period stretched, "
-			  "whatever the code they fell on (no bias); a longer --period costs less "
-			  "for as many samples a second", 80);
+			  "machine; the signals past that were skipped and the period stretched (by "
+			  "8 ms at most), so the samples after a costly one come later and the "
+			  "shares lean a little away from the code that follows costly samples; a "
+			  "longer --period costs less for as many samples a second", 80);
 }
 
 /*

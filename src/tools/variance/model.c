@@ -954,7 +954,9 @@ static int write_tables(sqlite3 *db, struct model *m)
 			 * metric's; the others' 20%) */
 			char groups[160] = "";
 			double bar = j == VAR_M_RANK ? k->cv_bar : VAR_CV_INTRA;
-			if (!isnan(wcv) && wcv > bar)
+			/* times only: counts of a few (page faults, switches: 0, 1, 2) are
+			 * always 2x apart (the code review) */
+			if ((j == VAR_M_TIME || j == VAR_M_CPU) && !isnan(wcv) && wcv > bar)
 				groups_text(k, j, groups, sizeof(groups));
 			r = db_row(f, "itttiddddddiddditidt", (int64_t)k->rank, k->function,
 				   k->context, var_metric_name[j], (int64_t)w->n, w->mean,

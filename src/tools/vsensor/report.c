@@ -343,7 +343,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	html_kv(h, "ranks", buf);
 	snprintf(buf, sizeof(buf), "%d of %.2f s", m->nslices, m->slice_s);
 	html_kv(h, "time slices", buf);
-	snprintf(buf, sizeof(buf), l->cut ? "the first %d of kind and rank: more were found, "
+	snprintf(buf, sizeof(buf), l->cut ? "the first %d by kind and rank: more were found, "
 		 "left out" : "%d", l->nev);
 	html_kv(h, "events", buf);
 	html_kv_end(h);
