@@ -546,8 +546,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		text_table_print(t, out, "");
 	if (more)
 		fprintf(out, "  ... %d more, ranked lower (--top N, or functions.csv)\n", more);
-	if (rows)
-		groups_notes(db, top, out, NULL);
+	groups_notes(db, top, out, NULL);	/* (none without rows) */
 	char nbe[16];
 	/* no backend: that is the cause, not functions called once (the usability review of
 	 * 2026-11-28, where the debug registers do not trap) */
