@@ -69,7 +69,7 @@ list_summary() {
 		set -f
 		# shellcheck disable=SC2086
 		"$SONDE" vsensor list --csv $opts "$f" -- $flags >>"list-$name.csv" 2>>"list-$name.err" ||
-			echo "  $name: list failed on $(basename "$f"): $(tail -1 "list-$name.err")"
+			echo "  $name: list failed on $(basename "$f"): $(tail -n 1 "list-$name.err")"
 		set +f
 	done
 	python3 - "list-$name.csv" "$name" <<'PY'
@@ -297,7 +297,7 @@ elif want CoMD; then
 		# shellcheck disable=SC2086
 		[ "$mode" = --no-detect ] || detect CoMD 2 5 2 $args -N 200
 	else
-		echo "  CoMD did not build: $(tail -3 comd-*/build.log | tr '\n' ' ')"
+		echo "  CoMD did not build: $(tail -q -n 3 comd-*/build.log | tr '\n' ' ')"
 	fi
 fi
 
@@ -335,7 +335,7 @@ elif want IS; then
 		# its first MPI call, an MPI_Bcast before the keys, the window ended before it)
 		[ "$mode" = --no-detect ] || detect IS 2 4 first:MPI_Allreduce
 	else
-		echo "  IS did not build: $(tail -3 npb-*/build.log | tr '\n' ' ')"
+		echo "  IS did not build: $(tail -q -n 3 npb-*/build.log | tr '\n' ' ')"
 	fi
 fi
 if want PRK && ! [ -d "$PRK_SRC/MPI1" ]; then
@@ -361,7 +361,7 @@ elif want PRK; then
 		(cd "prk-vs/MPI1/$dir" && make "$prog" MPICC="$SONDE vsensor cc mpicc" >build.log 2>&1) && cp "prk-vs/MPI1/$dir/$prog" "$name-vs"
 		e=$(date +%s.%N)
 		if ! [ -x "$name-orig" ] || ! [ -x "$name-vs" ]; then
-			echo "  $name did not build: $(tail -3 prk-*/MPI1/"$dir"/build.log | tr '\n' ' ')"
+			echo "  $name did not build: $(tail -q -n 3 prk-*/MPI1/"$dir"/build.log | tr '\n' ' ')"
 			continue
 		fi
 		echo "  $name: built with sonde vsensor cc in $(echo "$e - $s" | bc | cut -c1-5) s"
