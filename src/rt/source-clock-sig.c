@@ -246,6 +246,19 @@ SIGSAFE static int look_ahead(struct clock_thread *ct, const struct decode_regs 
 
 SIGSAFE static void drop(struct rt_thread *t, struct clock_thread *ct, int why);
 
+/* The weight of the sample being delivered (source-clock.h, owed_ns): the periods its
+ * signal and the time budget's drops before it stood for, at least 1. */
+SIGSAFE static uint64_t sample_weight(struct clock_thread *ct)
+{
+	if (!ct->owed_ns || !clock_period)
+		return 1;
+	uint64_t w = (ct->owed_ns + clock_period / 2) / clock_period;
+	if (w < 1)
+		w = 1;
+	ct->owed_ns = ct->owed_ns > w * clock_period ? ct->owed_ns - w * clock_period : 0;
+	return w;
+}
+
 SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const struct found *f,
 			    const ucontext_t *uc)
 {
@@ -259,7 +272,7 @@ SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const 
 		.ip = f->ip,
 		.addr = f->m.addr,
 		.time = rt_now(),
-		.weight = 1,
+		.weight = sample_weight(ct),
 		.len = f->m.len,
 		.flags = (uint16_t)(f->m.flags & (SONDE_MEM_STORE | SONDE_MEM_RMW)),
 	};
@@ -278,6 +291,10 @@ SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const 
 /* A signal that gives no access, for cause `why` (enum clock_drop). */
 SIGSAFE static void drop(struct rt_thread *t, struct clock_thread *ct, int why)
 {
+	/* a signal lost for another cause is lost, as before weights: only the budget's
+	 * skipped periods go to the next sample */
+	if (why != CLOCK_DROP_TIME_BUDGET)
+		ct->owed_ns = 0;
 	ct->why[why]++;
 	t->stats.dropped++;
 }
@@ -299,13 +316,18 @@ SIGSAFE static void set_period(struct clock_thread *ct, int watchdog)
 {
 	if (ct->watchdog == watchdog || clock_inherit)
 		return;
-	uint64_t p = watchdog && clock_period < CLOCK_WATCHDOG_NS ? CLOCK_WATCHDOG_NS : clock_period;
+	/* (watchdog -1, stretched, starts from the period: from the watchdog's 10 ms, every
+	 * stretch was 10 ms, not the "8 ms at most" the report says) */
+	uint64_t p = watchdog > 0 && clock_period < CLOCK_WATCHDOG_NS ? CLOCK_WATCHDOG_NS :
+		clock_period;
 	if (watchdog < 0 && ct->credit < 0)	/* stretched: until the credit is back */
 		p = (uint64_t)-ct->credit * CLOCK_BUDGET_DIV > p ?
 			(uint64_t)-ct->credit * CLOCK_BUDGET_DIV : p;
 	/* no event, or a number the program took over: the period was not set */
-	if (rt_fd_ioctl(ct->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&p) != -EBADF)
+	if (rt_fd_ioctl(ct->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&p) != -EBADF) {
 		ct->watchdog = watchdog;
+		ct->period_ns = p;
+	}
 }
 
 /* The thread's CPU time in ns (the budget's clock: a handler's wall time held the other
@@ -498,7 +520,7 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 		/* the tool wants the context only (variance): no look-ahead, no step, whose
 		 * traps would also land inside the instances it measures */
 		struct rt_access a = { .ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP],
-				       .time = rt_now(), .weight = 1 };
+				       .time = rt_now(), .weight = sample_weight(ct) };
 		rt_deliver_access(t, &a, uc, 0);
 		return;
 	}
@@ -552,6 +574,9 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	if (!ct || si->si_code <= 0 || si->si_fd != ct->fd)
 		goto out;
 	uint64_t now = ct->stepping ? 0 : cpu_now();
+	/* the period this signal ends (not the watchdog's, in a sample stepped) */
+	if (!ct->stepping)
+		ct->owed_ns += ct->period_ns ? ct->period_ns : clock_period;
 	if (now && budget_spent(ct, now)) {
 		/* over the handlers' share: no sample, and none until the credit is back */
 		t->stats.signals++;

@@ -142,6 +142,7 @@ struct meta {
 	char tool[64], source[64], why[512], period[32], unit[32], scaling[DB_SCALING_MAX];
 	char argv[4096];	/* the program as run: report_program */
 	uint64_t samples, loads, stores, dropped, truncated, processes, threads, period_n;
+	uint64_t records;	/* samples taken; fewer than samples where they are weighted */
 };
 
 static void read_meta(sqlite3 *db, struct meta *mt)
@@ -154,6 +155,7 @@ static void read_meta(sqlite3 *db, struct meta *mt)
 	db_meta(db, "scaling", mt->scaling, sizeof(mt->scaling));
 	report_program(db, mt->argv, sizeof(mt->argv));
 	mt->samples = db_meta_u64(db, "samples");
+	mt->records = db_meta_u64(db, "records");
 	mt->loads = db_meta_u64(db, "loads");
 	mt->stores = db_meta_u64(db, "stores");
 	mt->dropped = db_meta_u64(db, "dropped");
@@ -250,7 +252,10 @@ static void print_programs(sqlite3 *db, FILE *out)
 
 static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 {
-	uint64_t all = mt->samples + mt->dropped;
+	/* weighted samples (the clock's time budget: source-clock.h, owed_ns) are counted as
+	 * the periods they stood for; the drops as signals, against the samples taken */
+	int weighted = mt->records && mt->records < mt->samples;
+	uint64_t all = (weighted ? mt->records : mt->samples) + mt->dropped;
 	fprintf(out, "sonde %s: %s\n", *mt->tool ? mt->tool : "profile",
 		mt->argv);
 	fprintf(out, "  source    %s", mt->source);
@@ -288,6 +293,13 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 	fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores%s)\n",
 		mt->samples, mt->loads, mt->stores,
 		mt->loads + mt->stores > mt->samples ? "; a read-modify-write is both" : "");
+	if (weighted) {
+		char w[256];
+		snprintf(w, sizeof(w), "%" PRIu64 " taken, each counted for the periods of %s %s "
+			 "it stood for (a period the clock source's time budget stretched)", mt->records,
+			 mt->period, mt->unit);
+		text_hang(out, "            ", "            ", w, 80);
+	}
 	fprintf(out, "  dropped   %" PRIu64 " (%.1f%% of all samples)\n", mt->dropped,
 		all ? 100.0 * (double)mt->dropped / (double)all : 0.0);
 	if (mt->dropped)

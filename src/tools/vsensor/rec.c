@@ -53,6 +53,18 @@ static float get_f32(const unsigned char *p)
 	return f;
 }
 
+/* A weight's microseconds as written (see vs_rec_encode). */
+static uint64_t weight_us(double weight_s)
+{
+	double us = weight_s * 1e6;
+	return !(us > 0) ? 0 : us < VS_REC_MAX_US ? (uint64_t)llround(us) : VS_REC_MAX_US;
+}
+
+float vs_rec_weight(double weight_s)
+{
+	return (float)(weight_us(weight_s) / 1e6);
+}
+
 size_t vs_rec_encode(const struct vs_rec *r, int32_t *prev_bin, unsigned char *out)
 {
 	int64_t d = (int64_t)r->bin - *prev_bin;
@@ -63,9 +75,7 @@ size_t vs_rec_encode(const struct vs_rec *r, int32_t *prev_bin, unsigned char *o
 	/* microseconds: a weight only (cells are weighted means); negative or NaN never
 	 * happen (time spent), and are written as 0; past VS_REC_MAX_US (9.5 hours, where a
 	 * slice is 200 ms) clamped, so that a record fits VS_REC_MAX */
-	double us = r->weight_s * 1e6;
-	uint64_t w = !(us > 0) ? 0 : us < VS_REC_MAX_US ? (uint64_t)llround(us) : VS_REC_MAX_US;
-	n += put_varint(out + n, w);
+	n += put_varint(out + n, weight_us(r->weight_s));
 	*prev_bin = r->bin;
 	return n;
 }

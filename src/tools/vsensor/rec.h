@@ -41,6 +41,12 @@ struct vs_rec {
  * Async-signal-safe, no allocation. */
 size_t vs_rec_encode(const struct vs_rec *r, int32_t *prev_bin, unsigned char *out);
 
+/* A weight (s) as the file keeps it: whole microseconds, 0 to VS_REC_MAX_US, read back as
+ * vs_rec_decode reads it.  The runtime keeps its own records so, and the job judged at
+ * MPI_Finalize reads as its files judged again (t608: coverage.csv's last digit differed
+ * in a pair of test suites). */
+float vs_rec_weight(double weight_s);
+
 /* Decode a whole rank-<r>.rec held in buf[0..len), format 1 or 2, into *out (malloc'd,
  * *n records; the caller frees).  Decoding stops at the first record that is cut short
  * (a rank that died in a write: the file's end) or cannot be one (a varint over 64 bits,

@@ -220,7 +220,7 @@ static void push_rec(int bin, int id, float mean_us, float weight_s)
 	r->bin = bin;
 	r->sensor = id;
 	r->mean_us = mean_us;
-	r->weight_s = weight_s;
+	r->weight_s = vs_rec_weight(weight_s);	/* as the file keeps it */
 	if (vs.live.on)
 		live_record(bin, id, mean_us, weight_s);
 	/* in batches, and at least once a second: a job killed before MPI_Finalize keeps
