@@ -311,6 +311,63 @@ static void write_coverage(struct vs_all *A, double run_s, const char *dir, doub
 	free(sh);
 }
 
+/* silent.csv: per rank, the stretches of VS_SILENT_MIN_S or more, between its first and
+ * last slice with a record, in which it wrote none but the (core) pseudo-sensor's: no
+ * sensor ran, and the rank neither ran nor waited for a CPU (its CPU share's record needs
+ * 10 ms of either in a slice: vsrt.c, cpu_sample).  A rank stopped (SIGSTOP, a debugger),
+ * swapped out, asleep or blocked in the kernel outside any sensor: the matrices are blank
+ * there, and a stop of 2 s read "no variance events" (the trial of 2026-11-29).  The
+ * stretches into *n, their seconds into *secs. */
+static void write_silences(struct vs_all *A, int nslices, double slice_s, const char *dir,
+			   int *n, double *secs)
+{
+	char path[4096];
+	*n = 0;
+	*secs = 0;
+	snprintf(path, sizeof(path), "%s/silent.csv", dir);
+	FILE *f = fopen(path, "w");
+	unsigned char *has = calloc(nslices > 0 ? nslices : 1, 1);
+	if (f)
+		fprintf(f, "rank,start_s,end_s,seconds\n");
+	int least = slice_s > 0 ? (int)ceil(VS_SILENT_MIN_S / slice_s - 1e-9) : 0;
+	if (least < VS_SILENT_MIN_SLICES)
+		least = VS_SILENT_MIN_SLICES;
+	for (int q = 0; has && nslices > 0 && q < A->nranks; q++) {
+		memset(has, 0, nslices);
+		for (int i = 0; i < A->nr[q]; i++) {
+			const struct vs_rec *r = &A->r[A->roff[q] + i];
+			if (r->sensor >= 0 && r->sensor < A->nd[q] && r->bin >= 0 && r->bin < nslices &&
+			    !(A->d[A->doff[q] + r->sensor].flags & VS_F_CORE))
+				has[r->bin] = 1;
+		}
+		int first = 0, last = nslices - 1;
+		while (first < nslices && !has[first])
+			first++;
+		while (last > first && !has[last])
+			last--;
+		for (int b = first; b <= last;) {
+			if (has[b]) {
+				b++;
+				continue;
+			}
+			int e = b;
+			while (e <= last && !has[e])
+				e++;
+			if (e - b >= least) {
+				if (f)
+					fprintf(f, "%d,%.3f,%.3f,%.3f\n", q, b * slice_s, e * slice_s,
+						(e - b) * slice_s);
+				(*n)++;
+				*secs += (e - b) * slice_s;
+			}
+			b = e;
+		}
+	}
+	free(has);
+	if (f)
+		fclose(f);
+}
+
 static void write_sensors(struct vs_all *A, const char *dir)
 {
 	char path[4096];	/* report's DIR: any path (the runtime's are under 512) */
@@ -368,6 +425,7 @@ int vs_judge(struct vs_all *A, const struct vs_rule *rule, const char *dir, stru
 			out->write_err = vs_events_write(&m, ev, n, dir);
 		write_sensors(A, dir);
 		write_coverage(A, m.nslices * m.slice_s, dir, &out->coverage);
+		write_silences(A, m.nslices, m.slice_s, dir, &out->silences, &out->silent_s);
 		for (int i = 0; A->nranks && i < A->nd[0]; i++)
 			out->sensors += !(A->d[i].flags & (VS_F_CPU | VS_F_CORE));
 		out->events = n;
@@ -526,6 +584,9 @@ int vs_judge_files(const char *dir, const struct vs_rule *rule, struct vs_judged
 		err = vs_judge(&A, rule, dir, &j);
 		out->events = j.events;
 		out->events_cut = j.events_cut;
+		out->coverage = j.coverage;
+		out->silences = j.silences;
+		out->silent_s = j.silent_s;
 		out->sensors = j.sensors;
 		out->write_err = j.write_err;
 	}

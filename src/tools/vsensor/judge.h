@@ -27,6 +27,11 @@
  * 1/4 of the best (0.6 / 2.5) is low.  A hog on the rank's core or a 5% CPU quota
  * gives 1/10 to 1/50 of it. */
 #define VS_CPU_SLACK 2.5f
+/* A rank's stretch without a record (judge.c, silent.csv) is said from this many seconds
+ * and slices on: a rank computing outside its sensors still writes its CPU share every
+ * slice, so a second of nothing is a rank that did not run. */
+#define VS_SILENT_MIN_S 1.0
+#define VS_SILENT_MIN_SLICES 3
 
 struct vs_desc {		/* one rank's sensor */
 	char name[VS_NAME];
@@ -51,6 +56,8 @@ struct vs_judged {
 	int write_err;			/* 0 or -errno of writing the matrices and events */
 	double coverage;		/* the median rank's share of the run its sensors timed
 					 * (coverage.csv), -1 when not known */
+	int silences;			/* stretches a rank recorded nothing (silent.csv) */
+	double silent_s;		/* their seconds */
 	/* vs_judge_files only */
 	int ranks_missing;		/* ranks with no sensors file */
 	long long records, bytes_unread;

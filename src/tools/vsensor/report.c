@@ -328,6 +328,71 @@ static void coverage_note(const char *dir, FILE *f)
 	text_hang(f, "", "  ", b, 80);
 }
 
+/* DIR/silent.csv's stretches (judge.c, write_silences; since 2026-11-29), each through fn
+ * with its rank, start and seconds; how many there are (0 where there is no file). */
+static int read_silences(const char *dir, void (*fn)(void *arg, int rank, double start_s,
+						      double secs), void *arg)
+{
+	char path[4096], line[256];
+	int err, n = 0, q;
+	double a, b, w;
+	snprintf(path, sizeof(path), "%s/silent.csv", dir);
+	FILE *f = file_fopen_regular(path, &err);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d,%lf,%lf,%lf", &q, &a, &b, &w) == 4 && q >= 0 && w > 0) {
+			if (fn)
+				fn(arg, q, a, w);
+			n++;
+		}
+	fclose(f);
+	return n;
+}
+
+/* The terminal's and the page's lines on them: the first VS_SILENT_SHOWN. */
+#define VS_SILENT_SHOWN 5
+struct silence_say {
+	FILE *f;
+	int n;
+};
+
+static void say_silence(void *arg, int rank, double start_s, double secs)
+{
+	struct silence_say *s = arg;
+	if (s->n++ >= VS_SILENT_SHOWN)
+		return;
+	fprintf(s->f, "  rank %d: %.1f s from %.1f s\n", rank, secs, start_s);
+}
+
+static void silence_note(const char *dir, FILE *f)
+{
+	int n = read_silences(dir, NULL, NULL);
+	if (!n)
+		return;
+	char b[512];
+	snprintf(b, sizeof(b), "%d stretch%s of a second or more in which a rank recorded "
+		 "nothing: no sensor ran, and it neither ran nor waited for a CPU (stopped by "
+		 "SIGSTOP or a debugger, swapped out, asleep, or blocked in the kernel outside "
+		 "any sensor); the matrices are blank there, and no rule judges it "
+		 "(silent.csv):", n, n == 1 ? "" : "es");
+	text_hang(f, "", "  ", b, 80);
+	struct silence_say s = { f, 0 };
+	read_silences(dir, say_silence, &s);
+	if (n > VS_SILENT_SHOWN)
+		fprintf(f, "  ... %d more\n", n - VS_SILENT_SHOWN);
+}
+
+static void json_silence(void *arg, int rank, double start_s, double secs)
+{
+	struct json *j = arg;
+	json_begin_object(j, NULL);
+	json_int(j, "rank", rank);
+	json_double(j, "start_s", start_s, 3);
+	json_double(j, "seconds", secs, 3);
+	json_end_object(j);
+}
+
 static int write_html(const struct loaded *l, const struct vs_rule *rule, const char *dir,
 		      const char *path)
 {
@@ -369,6 +434,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	FILE *nf = open_memstream(&notes, &notes_len);
 	if (nf) {
 		coverage_note(dir, nf);
+		silence_note(dir, nf);
 		network_notes(l, rule, nf);
 		fclose(nf);
 	}
@@ -703,6 +769,9 @@ static void report_json(const struct loaded *l, const struct vs_rule *rule, cons
 	double clo, chi, cov = read_coverage(dir, &clo, &chi);
 	if (cov >= 0)	/* the median rank's share of the run its sensors timed */
 		json_double(&j, "coverage", cov, 4);
+	json_begin_array(&j, "silences");	/* silent.csv: [] where none or no file */
+	read_silences(dir, json_silence, &j);
+	json_end_array(&j);
 	json_double(&j, "slice_s", l->m.slice_s, 3);
 	json_begin_object(&j, "rule");
 	for (int k = 0; k < VS_KINDS; k++)
@@ -840,8 +909,9 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 	int rc = 0;
 	if (t) {
 		if (!to->quiet) {
-			printf("%d ranks, %.1f s in slices of %.2f s; rule: compute < %.2f, network "
+			printf("%d rank%s, %.1f s in slices of %.2f s; rule: compute < %.2f, network "
 			       "< %.2f, io < %.2f for %d+ slices\n", l->m.nranks,
+			       l->m.nranks == 1 ? "" : "s",
 			       l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
 			       rule.threshold[1], rule.threshold[2], rule.min_slices);
 			/* the rest of the rule, in one line (doc/sonde-vsensor.md, "Detection
@@ -852,6 +922,8 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			       rule.peer, VS_CORE_STARVED, rule.core_peer, VS_NET_MIN_SLICES);
 			coverage_note(dir, stdout);
 		}
+		/* said even with -q: a stretch no rule judges (not a note on the rule) */
+		silence_note(dir, stdout);
 		if (l->nev)
 			text_table_print(t, stdout, "");
 		else

@@ -740,13 +740,17 @@ static void analyse(struct vs_all *A)
 			vs.dir);
 	else
 	{
-		char cov[48] = "";
+		char cov[48] = "", sil[96] = "";
 		if (j.coverage >= 0)
 			snprintf(cov, sizeof(cov), " timing %.1f%% of the run", 100 * j.coverage);
-		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %s%d variance event%s; "
+		if (j.silences)	/* (judge.c, write_silences) */
+			snprintf(sil, sizeof(sil), ", %d stretch%s of %.1f s in which a rank "
+				 "recorded nothing", j.silences, j.silences == 1 ? "" : "es",
+				 j.silent_s);
+		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %s%d variance event%s%s; "
 			"see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
 			j.sensors == 1 ? "" : "s", cov, j.events_cut ? "the first " : "", j.events,
-			j.events == 1 ? "" : "s", vs.dir);
+			j.events == 1 ? "" : "s", sil, vs.dir);
 	}
 }
 

@@ -2,7 +2,8 @@
  * SECONDS of wall time (default 2), for sonde vsensor's output directory and its records
  * (t608).  Prints "solo: done" at the end.  `solo SECONDS oom`: every calloc from
  * MPI_Finalize on fails (this file's calloc stands in for libc's), as on a rank out of
- * memory at the end of a long job.  */
+ * memory at the end of a long job.  `solo SECONDS nap`: halfway, 2 s asleep outside any
+ * sensor (between two loops of the fixed work), as a rank stopped there.  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,17 @@ int main(int argc, char **argv)
 
 	MPI_Init(&argc, &argv);
 	end = now() + secs;
+	if (argc > 2 && !strcmp(argv[2], "nap")) {
+		double half = now() + secs / 2;
+		while (now() < half) {
+			step();
+			n++;
+		}
+		struct timespec nap = { 2, 0 };
+		while (nanosleep(&nap, &nap) && errno == EINTR)
+			;
+		end += 2;
+	}
 	while (now() < end) {
 		step();
 		n++;
