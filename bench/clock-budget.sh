@@ -32,8 +32,9 @@ for p in 10000 100000 900000; do
 		awk -v a="$ne" -v b="$se" 'BEGIN { if (a > 0) print b / a }' >>el
 		awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" 'BEGIN { if (a + b > 0) print (c + d) / (a + b) }' >>cpu
 	done
-	s=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'samples'" 2>/dev/null)
+	# (samples taken: the weighted count, meta's samples, counts the periods they stood for)
+	s=$(sqlite3 rec/profile.db "SELECT value FROM meta WHERE key = 'records'" 2>/dev/null)
 	d=$(sqlite3 rec/profile.db "SELECT COALESCE(SUM(count), 0) FROM drops WHERE cause = 'time-budget'" 2>/dev/null)
-	printf '  --period %-7s elapsed %sx, CPU %sx (median of %s); last run: %s samples, %s time-budget drops\n' \
+	printf '  --period %-7s elapsed %sx, CPU %sx (median of %s); last run: %s samples taken, %s time-budget drops\n' \
 		"$p" "$(median <el)" "$(median <cpu)" "${BUDGET_ROUNDS:-3}" "${s:-?}" "${d:-?}"
 done

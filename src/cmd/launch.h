@@ -27,6 +27,9 @@ struct launch_opts {
 	const char *watch_loss;		/* what a run loses where the debug registers do not
 					 * trap and the program has no sonde-cc callbacks (said
 					 * before it runs); NULL: the run does not use them */
+	int needs_calls;		/* the run times calls (variance): a sonde-cc program
+					 * has software breakpoints only if built with
+					 * --sonde-calls (its function hooks) */
 	/* after the run (record_and_report): */
 	int quiet;			/* -q: no summary */
 	int top;			/* --top: rows per table in the summary (default 10) */

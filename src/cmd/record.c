@@ -107,16 +107,34 @@ static int find_program(const char *prog, char *buf, size_t len)
 	return 0;
 }
 
+/* 1 if the dynamic symbol table of e's section scn (SHT_DYNSYM) names the function hooks
+ * of sonde-cc --sonde-calls (-finstrument-functions: __cyg_profile_func_enter). */
+static int has_call_hooks(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!d || !sh->sh_entsize)
+		return 0;
+	for (size_t i = 0; i < sh->sh_size / sh->sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *n;
+		if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh->sh_link, sym.st_name)) &&
+		    !strcmp(n, "__cyg_profile_func_enter"))
+			return 1;
+	}
+	return 0;
+}
+
 /* What sonde can do with the ELF file at path: *is_static 1 for an executable without a
  * PT_INTERP (a static program, static-pie too: no dynamic loader, so no LD_PRELOAD and no
  * runtime in it); *lacks_inst 1 for a dynamic one that does not link libsonde-inst.so (not
- * built by sonde-cc).  Both 0 when it cannot be told (not ELF, unreadable, not a regular
- * file: a FIFO named as the program would block the open, review). */
-static void elf_facts(const char *path, int *is_static, int *lacks_inst)
+ * built by sonde-cc); *lacks_calls 1 for one that links it without the function hooks of
+ * --sonde-calls.  All 0 when it cannot be told (not ELF, unreadable, not a regular file: a
+ * FIFO named as the program would block the open, review). */
+static void elf_facts(const char *path, int *is_static, int *lacks_inst, int *lacks_calls)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat sb;
-	*is_static = *lacks_inst = 0;
+	*is_static = *lacks_inst = *lacks_calls = 0;
 	if (fd < 0)
 		return;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
@@ -129,7 +147,7 @@ static void elf_facts(const char *path, int *is_static, int *lacks_inst)
 	size_t nph = 0;
 	if (e && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) &&
 	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && !elf_getphdrnum(e, &nph) && nph) {
-		int interp = 0, dynamic = 0, inst = 0;
+		int interp = 0, dynamic = 0, inst = 0, calls = 0;
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 			interp |= gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP;
@@ -138,6 +156,8 @@ static void elf_facts(const char *path, int *is_static, int *lacks_inst)
 		GElf_Shdr sh;
 		while ((scn = elf_nextscn(e, scn))) {
 			Elf_Data *d;
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM && !calls)
+				calls = has_call_hooks(e, scn, &sh);
 			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
 			    !(d = elf_getdata(scn, NULL)))
 				continue;
@@ -153,6 +173,7 @@ static void elf_facts(const char *path, int *is_static, int *lacks_inst)
 		}
 		*is_static = !interp;
 		*lacks_inst = dynamic && !inst;
+		*lacks_calls = dynamic && inst && !calls;
 	}
 	if (e)
 		elf_end(e);
@@ -170,7 +191,7 @@ static void warn_note(const char *note)
  * failures ... no watchpoint backend", and reuse "nothing observed").  The probe is
  * `sonde info`'s (rt/watch.c), a few breakpoint events in this process; SONDE_WATCH=soft
  * fails in its own way (the runtime says it), so it is not probed. */
-static void warn_no_traps(const struct launch_opts *o, const char *exe)
+static void warn_no_traps(const struct launch_opts *o, const char *exe, int built_no_calls)
 {
 	const char *mode = getenv("SONDE_WATCH");
 	if (!o->watch_loss || (mode && !strcmp(mode, "soft")))
@@ -181,10 +202,17 @@ static void warn_no_traps(const struct launch_opts *o, const char *exe)
 	const char *what = p.regs == 0 ? "no debug register can be opened here" :
 			   p.fired == 0 ? "the debug registers do not trap here" :
 					  "only some of the debug registers trap here";
-	sonde_warn("%s%s: in %s, which sonde-cc did not build, %s (a program it starts that "
-		   "sonde-cc built has software watchpoints; 'sonde info' says what this machine "
-		   "offers)", what, p.hypervisor && p.regs ? " (the hypervisor does not "
-		   "pass them through)" : "", exe, o->watch_loss);
+	if (built_no_calls)	/* (a sonde-cc build has software watchpoints, but variance
+				 * starts and ends an instance at a call and a return) */
+		sonde_warn("%s%s: in %s, which sonde-cc built without --sonde-calls (the function "
+			   "hooks that time calls where no breakpoint traps), %s ('sonde info' says "
+			   "what this machine offers)", what, p.hypervisor && p.regs ? " (the "
+			   "hypervisor does not pass them through)" : "", exe, o->watch_loss);
+	else
+		sonde_warn("%s%s: in %s, which sonde-cc did not build, %s (a program it starts "
+			   "that sonde-cc built has software watchpoints; 'sonde info' says what "
+			   "this machine offers)", what, p.hypervisor && p.regs ? " (the hypervisor "
+			   "does not pass them through)" : "", exe, o->watch_loss);
 }
 
 
@@ -200,9 +228,9 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	 * static program ran to its end before sonde said it could not be profiled); it still
 	 * runs, as it would without sonde, and its status is passed through */
 	char exe0[PATH_MAX];
-	int is_static = 0, lacks_inst = 0;
+	int is_static = 0, lacks_inst = 0, lacks_calls = 0;
 	if (launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0)))
-		elf_facts(exe0, &is_static, &lacks_inst);
+		elf_facts(exe0, &is_static, &lacks_inst, &lacks_calls);
 	if (is_static)
 		sonde_warn("%s is statically linked: sonde's runtime cannot run in it (it is a "
 			   "library the dynamic loader preloads), so it runs unprofiled; link it "
@@ -216,7 +244,9 @@ int record_and_report(const struct launch_opts *o, char **argv)
 			   "built is still profiled); rebuild it with sonde-cc, or drop %s",
 			   exe0, o->exact_option, o->exact_option);
 	else if (lacks_inst)
-		warn_no_traps(o, exe0);
+		warn_no_traps(o, exe0, 0);
+	else if (lacks_calls && o->needs_calls)
+		warn_no_traps(o, exe0, 1);
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;

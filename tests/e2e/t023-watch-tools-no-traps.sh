@@ -67,6 +67,20 @@ if command -v clang >/dev/null; then
 	"$SONDE_BUILD/sonde-cc" -O1 -g tw.c -o twcc || fail t023-sonde-cc "sonde-cc could not build tw.c"
 	"$SONDE" reuse -o rcc -- ./twcc >/dev/null 2>err-cc
 	check t023-sonde-cc-quiet bash -c "! grep -q 'do not trap' err-cc"
+	# variance starts an instance at a call: a sonde-cc build without --sonde-calls has
+	# no breakpoint where the registers do not trap, and is told so before it runs and
+	# after (before 2026-11-29: no word before, and "a function called once" after)
+	"$SONDE" variance -o vcc -- ./twcc >/dev/null 2>err-vcc
+	if [ $traps = 1 ]; then
+		check t023-variance-cc-traps-no-warning bash -c "! grep -q 'do not trap' err-vcc"
+	else
+		check t023-variance-cc-warned grep -q "^sonde: warning: the debug registers do not trap here.*: in \./twcc, which sonde-cc built without --sonde-calls" err-vcc
+		check t023-variance-cc-no-instance-cause grep -qF "no instance was measured: the program was built by sonde-cc without --sonde-calls" <(flat err-vcc)
+	fi
+	"$SONDE_BUILD/sonde-cc" --sonde-calls -O1 -g tw.c -o twcalls ||
+		fail t023-sonde-cc-calls "sonde-cc --sonde-calls could not build tw.c"
+	"$SONDE" variance -o vcalls -- ./twcalls >/dev/null 2>err-vcalls
+	check t023-variance-calls-quiet bash -c "! grep -q 'do not trap' err-vcalls"
 else
 	skip t023-sonde-cc-quiet "clang is not installed (sonde-cc needs it)"
 fi

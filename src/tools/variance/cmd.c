@@ -109,6 +109,7 @@ int cmd_variance(int argc, char **argv)
 	o.watch_loss = "no instance is timed (each starts and ends at a breakpoint's trap), only "
 		       "the samples' shares; rebuild it with 'sonde-cc --sonde-calls' to time "
 		       "instances with hooks";
+	o.needs_calls = 1;
 	setenv("SONDE_VARIANCE_EVENTS", ev, 1);
 	return record_and_report(&o, argv + optind);
 }

@@ -554,6 +554,11 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		text_para(out, "", "no instance was measured: nothing could time an instance in "
 			  "this program (no watchpoint backend: the arm-failure line above says "
 			  "why; sonde-cc --sonde-calls builds time them with hooks)", 80);
+	else if (!rows && !strcmp(nbe, "soft") && !db_meta_u64(db, "calls_hooked"))
+		text_para(out, "", "no instance was measured: the program was built by sonde-cc "
+			  "without --sonde-calls, and its software watchpoints cannot start an "
+			  "instance at a call (the debug registers did not trap here); rebuild it "
+			  "with 'sonde-cc --sonde-calls'", 80);
 	else if (!rows)
 		text_para(out, "", "no instance was measured (see the counters above; "
 			  "sonde-variance(1)): a sampled function is timed at its next call, so "
