@@ -313,7 +313,7 @@ static void write_coverage(struct vs_all *A, double run_s, const char *dir, doub
 
 /* silent.csv: per rank, the stretches of VS_SILENT_MIN_S or more, between its first and
  * last slice with a record, in which it wrote none but the (core) pseudo-sensor's: no
- * sensor ran, and the rank neither ran nor waited for a CPU (its CPU share's record needs
+ * sensor ran, and its main thread neither ran nor waited for a CPU (its CPU share's record needs
  * 10 ms of either in a slice: vsrt.c, cpu_sample).  A rank stopped (SIGSTOP, a debugger),
  * swapped out, asleep or blocked in the kernel outside any sensor: the matrices are blank
  * there, and a stop of 2 s read "no variance events" (the trial of 2026-11-29).  The

@@ -329,7 +329,8 @@ static void coverage_note(const char *dir, FILE *f)
 }
 
 /* DIR/silent.csv's stretches (judge.c, write_silences; since 2026-11-29), each through fn
- * with its rank, start and seconds; how many there are (0 where there is no file). */
+ * with its rank, start and seconds; how many there are (-1 where there is no file: a
+ * directory judged before). */
 static int read_silences(const char *dir, void (*fn)(void *arg, int rank, double start_s,
 						      double secs), void *arg)
 {
@@ -339,7 +340,7 @@ static int read_silences(const char *dir, void (*fn)(void *arg, int rank, double
 	snprintf(path, sizeof(path), "%s/silent.csv", dir);
 	FILE *f = file_fopen_regular(path, &err);
 	if (!f)
-		return 0;
+		return -1;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%d,%lf,%lf,%lf", &q, &a, &b, &w) == 4 && q >= 0 && w > 0) {
 			if (fn)
@@ -365,17 +366,19 @@ static void say_silence(void *arg, int rank, double start_s, double secs)
 	fprintf(s->f, "  rank %d: %.1f s from %.1f s\n", rank, secs, start_s);
 }
 
-static void silence_note(const char *dir, FILE *f)
+static void silence_note(const char *dir, double slice_s, FILE *f)
 {
 	int n = read_silences(dir, NULL, NULL);
-	if (!n)
+	if (n <= 0)
 		return;
-	char b[512];
-	snprintf(b, sizeof(b), "%d stretch%s of a second or more in which a rank recorded "
-		 "nothing: no sensor ran, and it neither ran nor waited for a CPU (stopped by "
-		 "SIGSTOP or a debugger, swapped out, asleep, or blocked in the kernel outside "
-		 "any sensor); the matrices are blank there, and no rule judges it "
-		 "(silent.csv):", n, n == 1 ? "" : "es");
+	char b[640];
+	double least = VS_SILENT_MIN_SLICES * slice_s > VS_SILENT_MIN_S ?
+		VS_SILENT_MIN_SLICES * slice_s : VS_SILENT_MIN_S;
+	snprintf(b, sizeof(b), "%d stretch%s of %.1f s or more in which a rank recorded "
+		 "nothing: no sensor ran, and its main thread neither ran nor waited for a CPU "
+		 "(the process stopped by SIGSTOP or a debugger, swapped out, asleep, or "
+		 "blocked in the kernel outside any sensor); the matrices are blank there, and "
+		 "no rule judges it (silent.csv):", n, n == 1 ? "" : "es", least);
 	text_hang(f, "", "  ", b, 80);
 	struct silence_say s = { f, 0 };
 	read_silences(dir, say_silence, &s);
@@ -434,7 +437,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	FILE *nf = open_memstream(&notes, &notes_len);
 	if (nf) {
 		coverage_note(dir, nf);
-		silence_note(dir, nf);
+		silence_note(dir, m->slice_s, nf);
 		network_notes(l, rule, nf);
 		fclose(nf);
 	}
@@ -769,9 +772,11 @@ static void report_json(const struct loaded *l, const struct vs_rule *rule, cons
 	double clo, chi, cov = read_coverage(dir, &clo, &chi);
 	if (cov >= 0)	/* the median rank's share of the run its sensors timed */
 		json_double(&j, "coverage", cov, 4);
-	json_begin_array(&j, "silences");	/* silent.csv: [] where none or no file */
-	read_silences(dir, json_silence, &j);
-	json_end_array(&j);
+	if (read_silences(dir, NULL, NULL) >= 0) {	/* silent.csv; none before it was written */
+		json_begin_array(&j, "silences");
+		read_silences(dir, json_silence, &j);
+		json_end_array(&j);
+	}
 	json_double(&j, "slice_s", l->m.slice_s, 3);
 	json_begin_object(&j, "rule");
 	for (int k = 0; k < VS_KINDS; k++)
@@ -923,7 +928,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			coverage_note(dir, stdout);
 		}
 		/* said even with -q: a stretch no rule judges (not a note on the rule) */
-		silence_note(dir, stdout);
+		silence_note(dir, l->m.slice_s, stdout);
 		if (l->nev)
 			text_table_print(t, stdout, "");
 		else

@@ -356,8 +356,20 @@ static void cpu_sample(long long now, void (*out)(int id, int bin, float mean_us
 	long long dc = cpu - vs.cpu_prev, dr = rd - vs.rd_prev;
 	int b0 = (int)((vs.last_sample - vs.t0) / vs.slice_ns), b1 = (int)((now - vs.t0) / vs.slice_ns);
 	/* a period in which the rank was runnable for under 10 ms (asleep or blocked in
-	 * the kernel) says nothing about its CPU share */
-	if (vs.last_sample && dc > 0 && dc + dr >= 10000000LL)
+	 * the kernel) says nothing about its CPU share (half a slice, for slices under
+	 * 20 ms: at 5 ms no record was ever written, and a busy rank read as silent, the
+	 * code review of 2026-11-29) */
+	long long least = vs.slice_ns / 2 < 10000000LL ? vs.slice_ns / 2 : 10000000LL;
+	/* The sampler itself missed slices (it wakes every slice) and the rank ran or waited
+	 * for under half the time: the process was stopped (SIGSTOP, a debugger) or swapped
+	 * out, its sampler with it.  The CPU it had went to the slices at either end, not to
+	 * every slice between (they were filled with a share of 1.0, and a rank stopped 2 s
+	 * outside its sensors read as running: judge.c's silent.csv, the code review). */
+	int stopped = vs.last_sample && b1 - b0 > 2 && 2 * (dc + dr) < now - vs.last_sample;
+	if (vs.last_sample && dc > 0 && dc + dr >= least && stopped) {
+		out(vs.cpu_id, b0, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 2e9));
+		out(vs.cpu_id, b1 - 1, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 2e9));
+	} else if (vs.last_sample && dc > 0 && dc + dr >= least)
 		for (int b = b0; b < b1 || b == b0; b++)
 			out(vs.cpu_id, b, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
 	/* the core: where the rank is now, for the slices since the last sample (a rank
@@ -744,9 +756,9 @@ static void analyse(struct vs_all *A)
 		if (j.coverage >= 0)
 			snprintf(cov, sizeof(cov), " timing %.1f%% of the run", 100 * j.coverage);
 		if (j.silences)	/* (judge.c, write_silences) */
-			snprintf(sil, sizeof(sil), ", %d stretch%s of %.1f s in which a rank "
+			snprintf(sil, sizeof(sil), ", %d stretch%s (%.1f s%s) in which a rank "
 				 "recorded nothing", j.silences, j.silences == 1 ? "" : "es",
-				 j.silent_s);
+				 j.silent_s, j.silences == 1 ? "" : " in all");
 		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %s%d variance event%s%s; "
 			"see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
 			j.sensors == 1 ? "" : "s", cov, j.events_cut ? "the first " : "", j.events,

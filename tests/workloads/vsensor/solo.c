@@ -3,7 +3,8 @@
  * (t608).  Prints "solo: done" at the end.  `solo SECONDS oom`: every calloc from
  * MPI_Finalize on fails (this file's calloc stands in for libc's), as on a rank out of
  * memory at the end of a long job.  `solo SECONDS nap`: halfway, 2 s asleep outside any
- * sensor (between two loops of the fixed work), as a rank stopped there.  */
+ * sensor (between two loops of the fixed work).  `solo SECONDS spin`: halfway, 4 s of a
+ * loop that is no sensor (it reads the clock), busy: a test stops the process in it.  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,16 +50,24 @@ int main(int argc, char **argv)
 
 	MPI_Init(&argc, &argv);
 	end = now() + secs;
-	if (argc > 2 && !strcmp(argv[2], "nap")) {
+	if (argc > 2 && (!strcmp(argv[2], "nap") || !strcmp(argv[2], "spin"))) {
 		double half = now() + secs / 2;
 		while (now() < half) {
 			step();
 			n++;
 		}
-		struct timespec nap = { 2, 0 };
-		while (nanosleep(&nap, &nap) && errno == EINTR)
-			;
-		end += 2;
+		if (!strcmp(argv[2], "nap")) {
+			struct timespec nap = { 2, 0 };
+			while (nanosleep(&nap, &nap) && errno == EINTR)
+				;
+			end += 2;
+		} else {
+			volatile unsigned long spins = 0;
+			double until = now() + 4;
+			while (now() < until)
+				spins++;
+			end += 4;
+		}
 	}
 	while (now() < end) {
 		step();
