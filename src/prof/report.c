@@ -129,11 +129,14 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		    strcmp(pr->clock_event, "posix-timer"))
 			for (size_t j = 0; j < pr->nthread; j++) {
 				const struct sonde_rec_stats *ts = &pr->thread[j].stats;
-				/* (one: the signal held pending while blocked comes once when
-				 * the thread unblocks it, at its end: 1 in 5 runs beside a busy
-				 * loop; 20 periods or more of CPU give 1 or none by chance once
-				 * in 10^7) */
-				if (pr->thread[j].has_stats && ts->signals <= 1 &&
+				/* (one without a sample: the signal held pending while blocked
+				 * comes once when the thread unblocks it, at its end, and is
+				 * dropped as late: 1 in 5 runs beside a busy loop; 20 periods
+				 * or more of CPU give 1 or none by chance once in 10^7; one
+				 * with a sample is a thread whose first sample cost its run,
+				 * the code review) */
+				if (pr->thread[j].has_stats && (ts->signals == 0 ||
+				    (ts->signals == 1 && ts->samples == 0)) &&
 				    ts->cpu_ns >= least) {
 					deaf++;
 					deaf_cpu += ts->cpu_ns;
@@ -723,7 +726,8 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 			  (unsigned long long)db_meta_u64(db, "period_given"));
 	uint64_t deaf = db_meta_u64(db, "clock_unsignalled");
 	if (deaf)
-		n += sayf(say, "%llu thread(s) got no sampling signal in %.2f s of CPU time: they "
+		n += sayf(say, "%llu thread(s) got no sampling signal in %.2f s of CPU time (or one, "
+			  "held to their end): they "
 			  "block SIGTRAP, the signal the clock source samples with (sigprocmask or "
 			  "pthread_sigmask in the program), so none of their time is in the "
 			  "profile; unblock it where they run, or rebuild with sonde-cc (the inst "

@@ -292,8 +292,9 @@ SIGSAFE static void deliver(struct rt_thread *t, struct clock_thread *ct, const 
 SIGSAFE static void drop(struct rt_thread *t, struct clock_thread *ct, int why)
 {
 	/* a signal lost for another cause is lost, as before weights: only the budget's
-	 * skipped periods go to the next sample */
-	if (why != CLOCK_DROP_TIME_BUDGET)
+	 * skipped periods go to the next sample (and an in-step drop, the watchdog's, is
+	 * none of the sample's: it keeps the periods the sample being stepped stands for) */
+	if (why != CLOCK_DROP_TIME_BUDGET && why != CLOCK_DROP_IN_STEP)
 		ct->owed_ns = 0;
 	ct->why[why]++;
 	t->stats.dropped++;

@@ -107,9 +107,12 @@ done
 # are dropped as time-budget, said under the dropped line, and the period stretched; each
 # sample counts for the periods it stood for (owed_ns), so that the thread stretched more
 # is not under-counted (unweighted, the main thread read 0.06-0.26 of the samples for 0.29
-# of the CPU time).  The thread shares are held to the CPU time's, within 4 standard
-# deviations of the weighted samples' effective number, (sum w)^2 / sum w^2, plus 3 points
-# (the handler's time, in cpu_ns, is uneven here: a stretched thread's is a larger part).
+# of the CPU time).  The thread shares are held to the workload's own
+# time shares (threads=, its block medians: no handler's time in them, where the runtime's
+# cpu_ns has the most in the thread stretched most), within 4 standard deviations of the
+# weighted samples' effective number, (sum w)^2 / sum w^2, plus 3 points, no wider than
+# 0.15; and that number 150 or more (weights gone wrong that left 10 would pass anything:
+# the code review).
 # The object shares at this period are printed, not held: they rest on few effective
 # samples (the weights reach 800).
 DEMO_HOTCOLD_TIMES=1 "$SONDE" mem -o least --period 10000 --seed 7 -- "$W/demo-hotcold" \
@@ -126,13 +129,14 @@ for o in "$hot" static_table "$cold"; do
 done
 # the header says the samples are weighted where they are
 if [ "${taken:-0}" -lt "$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' least/mem/objects.csv)" ]; then
-	check t060-least-weighted-said grep -q "taken, each counted for the periods of 10000 ns" <(flat err2)
+	check t060-least-weighted-said grep -q "samples $taken taken, counted as [0-9]* periods of 10000 ns" <(flat err2)
 fi
+check t060-least-effective [ "${neff:-0}" -ge 150 ]
 v0=$(csv_get least/mem/threads.csv thread 0 share)
-want=$(cpu_share least 0)
+want=$(sed -n 's/.*demo-hotcold: time .*threads=\([0-9.]*\),.*/\1/p' err2 | head -1)
 tol=$(awk -v p="${want:-0.25}" -v n="${neff:-1}" 'BEGIN { if (n < 1) n = 1
-	printf "%.4f", 4 * sqrt(p * (1 - p) / n) + 0.03 }')
-echo "    thread 0: share ${v0:-missing}, its CPU time's ${want:-missing} +- $tol"
+	t = 4 * sqrt(p * (1 - p) / n) + 0.03; printf "%.4f", (t > 0.15 ? 0.15 : t) }')
+echo "    thread 0: share ${v0:-missing}, its time's ${want:-missing} +- $tol (cpu_ns: $(cpu_share least 0))"
 check t060-least-thread0-share float_between "${v0:-9}" \
 	"$(awk -v w="${want:-9}" -v t="$tol" 'BEGIN { print w - t }')" \
 	"$(awk -v w="${want:-9}" -v t="$tol" 'BEGIN { print w + t }')"

@@ -47,10 +47,9 @@ cp -r rec recfix && sqlite3 recfix/profile.db "UPDATE meta SET value = 'hw: no C
 # (folded to 80 columns: the line's end on the next, indented)
 check text_source_fix_left grep -q "^  source    clock (fallback: hw: no CPU PMU (a VM); 'sonde info' says how to fix it)$" <(sed -n '/^  source/{N;s/\n */ /;p}' fix.txt)
 check text_period grep -q '^  period    1000000 ns$' out.txt
-check text_samples grep -q '^  samples   18 (15 loads, 3 stores)$' out.txt
 # 16 samples taken (two of weight 2 stand for 18) and 2 dropped: 2 of 18 signals
-check text_weighted grep -q ' samples 18 (15 loads, 3 stores) 16 taken, each counted for the periods of 1000000 ns it stood for ' <(flat out.txt)
-check text_dropped grep -q '^  dropped   2 (11.1% of all samples)$' out.txt
+check text_samples grep -q ' samples 16 taken, counted as 18 periods of 1000000 ns (15 loads, 3 stores): each counts for the periods it stood for' <(flat out.txt)
+check text_dropped grep -q '^  dropped   2 (11.1% of the 18 signals)$' out.txt
 check text_scaling grep -q 'each access counted alike' <(flat out.txt)
 check text_top_object grep -qE '^  1  44\.4% +8 +8 +0 +heap +\[unknown\] \(0x401200\)$' out.txt
 

@@ -447,6 +447,18 @@ if command -v g++ >/dev/null; then
 	check t604-cxx-cc-warns grep -q "'q.cc' is C++: the analysis reads C only; compiled as given" cxx-cc.err
 	check t604-cxx-cc-built [ -s q.o ]
 fi
+# Fortran alike (the trial of 2026-11-29: NPB-MPI's .f90 files compiled silently, no
+# sensor, and list said "cannot parse ... (give its -I/-D after --)")
+printf '      program p\n      end\n' >q.f
+"$SONDE" vsensor list q.f >f-list.out 2>f-list.err
+check t604-fortran-list-status [ $? -eq 1 ]
+check t604-fortran-list-said grep -q "'q.f' is Fortran: the analysis reads C only" f-list.err
+if command -v gfortran >/dev/null; then
+	"$SONDE" vsensor cc gfortran -c q.f -o qf.o >f-cc.out 2>f-cc.err
+	check t604-fortran-cc-status [ $? -eq 0 ]
+	check t604-fortran-cc-warns grep -q "'q.f' is Fortran: the analysis reads C only; compiled as given" f-cc.err
+	check t604-fortran-cc-built [ -s qf.o ]
+fi
 # a program that never calls MPI_Init records nothing: cc says so (the usability review of
 # 2026-11-28: a pthread program built with mpicc ran and wrote nothing, in silence)
 if command -v mpicc >/dev/null; then

@@ -148,10 +148,38 @@ TEST(two_calls_one_line)
 	const struct site_frame c2[] = { F("both", "/home/u/p.c", 9, 30, EXE, 0x9c) };
 	int a = add(s, a1, 1), b = add(s, a2, 1), c = add(s, c1, 1), d = add(s, c2, 1);
 	CHECK(site_names_resolve(s) == 0);
-	CHECK_STR(site_names_label(s, a), "pair (p.c:5) [call at +0x70]");
-	CHECK_STR(site_names_label(s, b), "pair (p.c:5) [call at +0x7c]");
+	/* no column: the calls' order on the line (their offsets: "[call at +0x70]" until
+	 * 2026-11-29) */
+	CHECK_STR(site_names_label(s, a), "pair (p.c:5) [call 1 of 2 on the line]");
+	CHECK_STR(site_names_label(s, b), "pair (p.c:5) [call 2 of 2 on the line]");
 	CHECK_STR(site_names_label(s, c), "both (p.c:9) [column 12]");
 	CHECK_STR(site_names_label(s, d), "both (p.c:9) [column 30]");
+	site_names_free(s);
+}
+
+/* A Fortran ALLOCATE(a(n), b(n), c(n)): gfortran gives the three mallocs one line and
+ * column; they are three objects, in the statement's order (NPB CG's 13 arrays read as one,
+ * the trial of 2026-11-29).  A C call the compiler copied (an unrolled loop: one line, one
+ * column, two offsets) stays one site. */
+TEST(fortran_allocate_one_column)
+{
+	struct site_names *s = site_names_new();
+	int id[3];
+	for (int i = 0; i < 3; i++) {
+		const struct site_frame f[] = { F("alloc_space", "/home/u/cg_data.f90", 109, 7, EXE,
+						  (uint64_t)(0x300 + 0x20 * (2 - i))) };
+		id[i] = add(s, f, 1);
+	}
+	const struct site_frame u1[] = { F("ri_thread", "/home/u/rbench.c", 75, 10, EXE, 0x500) };
+	const struct site_frame u2[] = { F("ri_thread", "/home/u/rbench.c", 75, 10, EXE, 0x540) };
+	int x = add(s, u1, 1), y = add(s, u2, 1);
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, id[2]), "alloc_space (cg_data.f90:109) [call 1 of 3 on the line]");
+	CHECK_STR(site_names_label(s, id[1]), "alloc_space (cg_data.f90:109) [call 2 of 3 on the line]");
+	CHECK_STR(site_names_label(s, id[0]), "alloc_space (cg_data.f90:109) [call 3 of 3 on the line]");
+	CHECK(strcmp(site_names_key(s, id[0]), site_names_key(s, id[1])) != 0);
+	CHECK_STR(site_names_label(s, x), "ri_thread (rbench.c:75)");
+	CHECK_STR(site_names_key(s, x), site_names_key(s, y));
 	site_names_free(s);
 }
 
@@ -236,6 +264,7 @@ int main(void)
 	RUN(wrapper_of_wrapper);
 	RUN(thread_start_through_sonde);
 	RUN(two_calls_one_line);
+	RUN(fortran_allocate_one_column);
 	RUN(one_call_many_objects);
 	RUN(library_own_allocations);
 	RUN(no_symbols);

@@ -73,6 +73,26 @@ TEST(reuse_convert_keeps_counts)
 	CHECK(d[reuse_bin(999)] + d[reuse_bin(999) - 1] > 0.99 * 5000);
 }
 
+TEST(reuse_share_beyond_bounds_cut_bin)
+{
+	/* every reuse at distance 4999 words ([4096, 8192)); a 48 KiB cache holds 6144
+	 * words and cuts that bin: the even spread says half beyond, the bounds 0 and 1; a
+	 * bin edge cuts nothing (the usability review of 2026-11-29) */
+	double d[REUSE_BINS] = { 0 }, lo, hi;
+	d[reuse_bin(4999)] = 100;
+	CHECK(near(reuse_share_beyond(d, 6144), 0.5, 0.01));
+	reuse_share_beyond_bounds(d, 6144, &lo, &hi);
+	CHECK(near(lo, 0, 1e-12) && near(hi, 1, 1e-12));
+	reuse_share_beyond_bounds(d, 8192, &lo, &hi);
+	CHECK(near(lo, 0, 1e-12) && near(hi, 0, 1e-12));
+	reuse_share_beyond_bounds(d, 4096, &lo, &hi);
+	CHECK(near(lo, 1, 1e-12) && near(hi, 1, 1e-12));
+	/* mass beyond the cut bin counts in both bounds */
+	d[reuse_bin(20000)] = 100;
+	reuse_share_beyond_bounds(d, 6144, &lo, &hi);
+	CHECK(near(lo, 0.5, 1e-12) && near(hi, 1, 1e-12));
+}
+
 TEST(reuse_local_mean_alone)
 {
 	/* uses 4000 accesses apart (a period of 4000); o[5]'s window is 10 accesses long:
@@ -323,6 +343,7 @@ TEST(reuse_pages_chao1)
 int main(void)
 {
 	RUN(reuse_shen_mean_cyclic);
+	RUN(reuse_share_beyond_bounds_cut_bin);
 	RUN(reuse_shen_mean_uniform_bin);
 	RUN(reuse_points_mean_by_hand);
 	RUN(reuse_convert_keeps_counts);

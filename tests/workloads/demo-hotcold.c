@@ -31,8 +31,8 @@
  * static_table's share of the time 0.44 in one run, 0.31 in the next), so the CPU time a
  * clock samples left the construction by up to 12 points.  With DEMO_HOTCOLD_TIMES set, each
  * pass is timed (CLOCK_MONOTONIC) and a second line on stderr gives where the time went:
- *   demo-hotcold: time hot=S static=S cold=S
- * each S the function's time, as shares, from the medians of its passes in blocks
+ *   demo-hotcold: time hot=S static=S cold=S threads=S0,S1,...
+ * each S the function's (or thread's) time, as shares, from the medians of its passes in blocks
  * (print_times), so that a pass a profiler's signal handler took (one in hundreds, and 100
  * times as long) does not move it.
  */
@@ -154,7 +154,7 @@ static int cmp_u32(const void *a, const void *b)
 #define BLOCK 64
 static void print_times(void)
 {
-	double f[3] = { 0, 0, 0 }, all = 0;
+	double f[3] = { 0, 0, 0 }, all = 0, th[MAX_THREADS] = { 0 };
 	uint32_t b[BLOCK];
 	for (unsigned i = 0; i < nthreads; i++) {
 		for (int k = 0; k < 3; k++) {
@@ -164,13 +164,18 @@ static void print_times(void)
 				memcpy(b, tm->ns[k] + at, n * sizeof(uint32_t));
 				qsort(b, n, sizeof(uint32_t), cmp_u32);
 				f[k] += (double)n * b[n / 2];
+				th[i] += (double)n * b[n / 2];
 			}
 		}
 	}
 	all = f[0] + f[1] + f[2];
-	if (all > 0)
-		fprintf(stderr, "demo-hotcold: time hot=%.4f static=%.4f cold=%.4f\n", f[0] / all,
-			f[1] / all, f[2] / all);
+	if (all <= 0)
+		return;
+	fprintf(stderr, "demo-hotcold: time hot=%.4f static=%.4f cold=%.4f threads=", f[0] / all,
+		f[1] / all, f[2] / all);
+	for (unsigned i = 0; i < nthreads; i++)
+		fprintf(stderr, "%s%.4f", i ? "," : "", th[i] / all);
+	fputc('\n', stderr);
 }
 
 /*

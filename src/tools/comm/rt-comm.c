@@ -79,6 +79,8 @@ struct comm_thread {
 	uint64_t traps_early;		/* traps of theirs before the thread's next sample */
 	uint64_t sw_last, sw_samples;	/* switches and samples at the last thinning decision */
 	uint32_t wp_k;			/* the current arming's thinning factor, 0: virtual */
+	uint64_t wp_w;			/* the arming sample's weight (the clock's periods it
+					 * stood for: rt.h), 1 under --compare */
 	int watch_errno, hard_failures;
 	struct exact_pair pair[EXACT_PAIRS];
 };
@@ -312,6 +314,11 @@ static SIGSAFE void sampled(struct rt_thread *t, struct comm_thread *ct, const s
 			     a->ip, cpu);
 		break;
 	case COMM_ARM:
+		/* its trap stands for as many periods as the sample that armed it, as a
+		 * board hit does (a thread whose period the clock's time budget stretched
+		 * arms less often: the code review of 2026-11-29); --compare's own weight is
+		 * its period, in the trap's already */
+		ct->wp_w = cmp_period ? 1 : weight;
 		arm(t, ct, &p, s.time, c->samples);	/* this detector's samples */
 		break;
 	case COMM_NOTHING:
@@ -386,7 +393,8 @@ static SIGSAFE void comm_trap_hook(struct rt_thread *t, const struct watch_trap 
 		 * (the debug exception comes after the access); before 2026-11-27 none, and a
 		 * thread seen only by its traps had no code in pairs.csv */
 		record_event(t, &p, COMM_F_TRAP | kind_flags(&p, is_true, addr, len), scale,
-			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k, addr, w->ip,
+			     (cmp_period ? cmp_period : 1) * (uint64_t)ct->wp_k *
+				     (ct->wp_w ? ct->wp_w : 1), addr, w->ip,
 			     sched_getcpu());
 	} else {
 		ct->traps_ignored++;

@@ -30,7 +30,11 @@ static void header(struct html *h, sqlite3 *db)
 {
 	char argv[4096], v[1024], why[512], unit[64];
 	uint64_t samples = db_meta_u64(db, "samples"), dropped = db_meta_u64(db, "dropped");
-	uint64_t all = samples + dropped, procs = db_meta_u64(db, "processes");
+	/* weighted samples (the clock's time budget) against the records taken, as the
+	 * terminal's header (view.c) */
+	uint64_t records = db_meta_u64(db, "records");
+	int weighted = records && records < samples;
+	uint64_t all = (weighted ? records : samples) + dropped, procs = db_meta_u64(db, "processes");
 
 	html_section(h, "summary", "Summary");
 	html_kv_begin(h, "header");
@@ -48,6 +52,11 @@ static void header(struct html *h, sqlite3 *db)
 	snprintf(v, sizeof(v), "%" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores%s)", samples,
 		 ld, sto, ld + sto > samples ? "; a read-modify-write is both" : "");
 	html_kv(h, "samples", v);
+	if (weighted) {
+		snprintf(v, sizeof(v), "%" PRIu64 ", each counted for the periods it stood for (a "
+			 "period the clock source's time budget stretched)", records);
+		html_kv(h, "samples taken", v);
+	}
 	snprintf(v, sizeof(v), "%" PRIu64 " (%.1f%% of all samples)", dropped,
 		 all ? 100.0 * (double)dropped / (double)all : 0.0);
 	html_kv(h, "dropped", v);

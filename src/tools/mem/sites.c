@@ -191,12 +191,31 @@ static void first_naming_frame(struct spath *p)
 	}
 }
 
-/* A frame as a call site: function, file, line, column (or offset when with_offset). */
+/* 1 for a Fortran source file by its name (.f, .f90, .F90...). */
+static int is_fortran_file(const char *file)
+{
+	const char *dot = file ? strrchr(file, '.') : NULL;
+	if (!dot)
+		return 0;
+	static const char *const ext[] = { ".f", ".F", ".f77", ".F77", ".for", ".FOR", ".ftn",
+					   ".f90", ".F90", ".f95", ".F95", ".f03", ".F03",
+					   ".f08", ".F08" };
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (!strcmp(dot, ext[i]))
+			return 1;
+	return 0;
+}
+
+/* A frame as a call site: function, file, line, column, and the call's offset when
+ * with_offset and no column tells calls apart: none, or a Fortran file's (gfortran gives
+ * every malloc of one ALLOCATE statement its line and column, and NPB CG's 13 arrays read
+ * as one object, the trial of 2026-11-29).  Not a C file's column: a call the compiler
+ * copied (an unrolled loop's, rbench.c's calloc five times) is one site. */
 static void site_id(struct sbuf *b, const struct site_frame *f, int with_offset)
 {
 	sb_add(b, "%s\x1f%s\x1f%d\x1f%d", f->function ? f->function : "?", f->file ? f->file : "",
 	       f->line, f->column);
-	if (with_offset && !f->column)
+	if (with_offset && (!f->column || is_fortran_file(f->file)))
 		sb_add(b, "\x1f%llx", (unsigned long long)f->offset);
 }
 
@@ -379,10 +398,60 @@ static int disambiguate(struct spath *p, int how)
 	return 0;
 }
 
+/* The naming frame's call offset of a path (0 without one). */
+static unsigned long long call_offset(const struct spath *p)
+{
+	return p->name_at >= 0 ? (unsigned long long)p->f[p->name_at].offset : 0;
+}
+
+/* In the group ix[i..j) of one label: 1 if two of its keys share a column (or have none),
+ * so that columns cannot tell them apart. */
+static int columns_alike(const struct site_names *s, const int *ix, int i, int j)
+{
+	for (int a = i; a < j; a++)
+		for (int b = a + 1; b < j; b++) {
+			const struct spath *x = &s->p[ix[a]], *y = &s->p[ix[b]];
+			if (strcmp(x->key, y->key) && call_offset(x) != call_offset(y) &&
+			    (x->name_at < 0 || y->name_at < 0 ||
+			     x->f[x->name_at].column == y->f[y->name_at].column))
+				return 1;
+		}
+	return 0;
+}
+
+/* Label p as the k-th of n calls on its line, in code order: a Fortran ALLOCATE's arrays in
+ * the statement's order (gfortran allocates them one after the other). */
+static int label_call_order(const struct site_names *s, const int *ix, int i, int j,
+			    struct spath *p)
+{
+	unsigned long long off = call_offset(p), seen[64];
+	int n = 0, k = 1;
+	for (int a = i; a < j; a++) {
+		unsigned long long o = call_offset(&s->p[ix[a]]);
+		int dup = 0;
+		for (int b = 0; b < n && !dup; b++)
+			dup = seen[b] == o;
+		if (dup)
+			continue;
+		if (n < 64)
+			seen[n++] = o;
+		k += o < off;
+	}
+	struct sbuf b = { 0 };
+	sb_add(&b, "%s [call %d of %d on the line]", p->label, k, n);
+	char *t = sb_take(&b);
+	if (!t)
+		return -ENOMEM;
+	free(p->label);
+	p->label = t;
+	return 0;
+}
+
 /*
  * One pass over the paths sorted by label: in every group of one label with two or more
  * keys, disambiguate each path (ordinal: the n-th key of the group, from the second on).
- * *changed tells whether a group was found.
+ * In the first pass, a group whose columns cannot tell it apart is told by the calls'
+ * order on the line.  *changed tells whether a group was found.
  */
 static int unique_pass(struct site_names *s, int *ix, int ordinal, int *changed)
 {
@@ -393,10 +462,13 @@ static int unique_pass(struct site_names *s, int *ix, int ordinal, int *changed)
 		int j = i + 1, keys = 1;
 		for (; j < s->n && !strcmp(s->p[ix[j]].label, s->p[ix[i]].label); j++)
 			keys += !!strcmp(s->p[ix[j]].key, s->p[ix[j - 1]].key);
+		int by_order = ordinal == 0 && keys > 1 && j - i <= 64 && columns_alike(s, ix, i, j);
 		for (int k = i, nth = 1; keys > 1 && k < j && !err; k++) {
 			if (k > i && strcmp(s->p[ix[k]].key, s->p[ix[k - 1]].key))
 				nth++;
-			if (ordinal == 0)
+			if (by_order)
+				err = label_call_order(s, ix, i, j, &s->p[ix[k]]);
+			else if (ordinal == 0)
 				err = disambiguate(&s->p[ix[k]], 0);
 			else if (ordinal == 1)
 				err = disambiguate(&s->p[ix[k]], -1);

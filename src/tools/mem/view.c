@@ -213,9 +213,9 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 		text_hang(out, "            ", "            ", "time-budget: at this period the "
 			  "sample handlers would take over a fifth of the program's time on this "
 			  "machine; the signals past that were skipped and the period stretched (by "
-			  "8 ms at most), so the samples after a costly one come later and the "
-			  "shares lean a little away from the code that follows costly samples; a "
-			  "longer --period costs less for as many samples a second", 80);
+			  "8 ms at most), and the sample after them counts for the periods it stood "
+			  "for, so the shares hold but rest on fewer samples (the header's samples "
+			  "taken); a longer --period costs less for as many samples a second", 80);
 }
 
 /*
@@ -290,18 +290,26 @@ static void print_header(sqlite3 *db, const struct meta *mt, FILE *out)
 	text_hang(out, "  scaling   ", "            ", mt->scaling, 80);
 	/* a read-modify-write (add to memory, a locked op) is both: say so where it shows
 	 * (the trial of 2026-11-27: radix's 138 samples, 138 loads and 64 stores) */
-	fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores%s)\n",
-		mt->samples, mt->loads, mt->stores,
-		mt->loads + mt->stores > mt->samples ? "; a read-modify-write is both" : "");
 	if (weighted) {
-		char w[256];
-		snprintf(w, sizeof(w), "%" PRIu64 " taken, each counted for the periods of %s %s "
-			 "it stood for (a period the clock source's time budget stretched)", mt->records,
-			 mt->period, mt->unit);
-		text_hang(out, "            ", "            ", w, 80);
+		/* the samples taken first, then the periods the tables count (the trial of
+		 * 2026-11-29 read "246852" as samples, 3260 taken) */
+		char w[400];
+		snprintf(w, sizeof(w), "%" PRIu64 " taken, counted as %" PRIu64 " periods of %s %s "
+			 "(%" PRIu64 " loads, %" PRIu64 " stores%s): each counts for the periods it "
+			 "stood for, the clock source's time budget having stretched the period and "
+			 "skipped ticks (dropped below); the tables count periods", mt->records,
+			 mt->samples, mt->period, mt->unit, mt->loads, mt->stores,
+			 mt->loads + mt->stores > mt->samples ? "; a read-modify-write is both" : "");
+		text_hang(out, "  samples   ", "            ", w, 80);
+		fprintf(out, "  dropped   %" PRIu64 " (%.1f%% of the %" PRIu64 " signals)\n",
+			mt->dropped, all ? 100.0 * (double)mt->dropped / (double)all : 0.0, all);
+	} else {
+		fprintf(out, "  samples   %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores%s)\n",
+			mt->samples, mt->loads, mt->stores,
+			mt->loads + mt->stores > mt->samples ? "; a read-modify-write is both" : "");
+		fprintf(out, "  dropped   %" PRIu64 " (%.1f%% of all samples)\n", mt->dropped,
+			all ? 100.0 * (double)mt->dropped / (double)all : 0.0);
 	}
-	fprintf(out, "  dropped   %" PRIu64 " (%.1f%% of all samples)\n", mt->dropped,
-		all ? 100.0 * (double)mt->dropped / (double)all : 0.0);
 	if (mt->dropped)
 		print_drops(db, all, out);
 	fprintf(out, "  threads   %" PRIu64 " in %" PRIu64 " process%s\n", mt->threads,

@@ -821,12 +821,17 @@ static int write_hist(sqlite3 *db, struct model *m, const char *table)
 	return r;
 }
 
-/* The miss ratio of a fully associative LRU cache of c elements. */
-static double miss_ratio(const struct model *m, double c)
+/* The miss ratio of a fully associative LRU cache of c elements, and its bounds where c
+ * cuts a bin of the histogram (*lo, *hi: reuse_share_beyond_bounds). */
+static double miss_ratio(const struct model *m, double c, double *lo, double *hi)
 {
-	double all = m->reuses + m->inv + m->cold;
+	double all = m->reuses + m->inv + m->cold, slo, shi;
+	*lo = *hi = 0;
 	if (all <= 0)
 		return 0;
+	reuse_share_beyond_bounds(m->dist, c, &slo, &shi);
+	*lo = (m->reuses * slo + m->inv + m->cold) / all;
+	*hi = (m->reuses * shi + m->inv + m->cold) / all;
 	return (m->reuses * reuse_share_beyond(m->dist, c) + m->inv + m->cold) / all;
 }
 
@@ -866,12 +871,14 @@ static int write_miss(sqlite3 *db, struct model *m)
 			size[n++] = (uint64_t)m->cache[l];
 	qsort(size, (size_t)n, sizeof(*size), u64_cmp);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_miss(bytes, miss_ratio) VALUES(?,?)", -1,
-			       &st, NULL))
+	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_miss(bytes, miss_ratio, miss_lo, miss_hi) "
+			       "VALUES(?,?,?,?)", -1, &st, NULL))
 		return -EIO;
 	for (int i = 0; i < n && !r; i++)
-		if (!i || size[i] != size[i - 1])
-			r = db_row(st, "ud", size[i], miss_ratio(m, (double)size[i] / m->element));
+		if (!i || size[i] != size[i - 1]) {
+			double lo, hi, v = miss_ratio(m, (double)size[i] / m->element, &lo, &hi);
+			r = db_row(st, "uddd", size[i], v, lo, hi);
+		}
 	sqlite3_finalize(st);
 	return r;
 }
@@ -1084,7 +1091,7 @@ static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE reuse_hist(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
 	"CREATE TABLE reuse_check(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
-	"CREATE TABLE reuse_miss(bytes INTEGER, miss_ratio REAL);"
+	"CREATE TABLE reuse_miss(bytes INTEGER, miss_ratio REAL, miss_lo REAL, miss_hi REAL);"
 	"CREATE TABLE reuse_pairs(rank INTEGER, use_code TEXT, reuse_code TEXT, object TEXT,"
 	" reuses REAL, long_reuses REAL, median_distance INTEGER, long_observed REAL);";
 

@@ -154,6 +154,23 @@ double reuse_share_beyond(const double *dist, double c)
 	return s / all;
 }
 
+void reuse_share_beyond_bounds(const double *dist, double c, double *lo, double *hi)
+{
+	double all = total(dist), s = 0, cut = 0;
+	*lo = *hi = 0;
+	if (all <= 0)
+		return;
+	for (int b = 0; b < REUSE_BINS; b++) {
+		double blo = (double)reuse_bin_lo(b), bhi = (double)reuse_bin_hi(b);
+		if (c <= blo)
+			s += dist[b];
+		else if (c < bhi && c > blo)
+			cut += dist[b];
+	}
+	*lo = s / all;
+	*hi = (s + cut) / all;
+}
+
 double reuse_accuracy(const double *a, const double *b, int n)
 {
 	double sa = 0, sb = 0, d = 0;

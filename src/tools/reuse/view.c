@@ -61,8 +61,9 @@ static const char hist_sql[] =
 	" ORDER BY rowid";
 static const char *const hist_cols[] = { "kind", "lo", "hi", "count", "fraction" };
 static const char miss_sql[] =
-	"SELECT bytes, printf('%.6f', miss_ratio) FROM reuse_miss ORDER BY bytes";
-static const char *const miss_cols[] = { "bytes", "miss_ratio" };
+	"SELECT bytes, printf('%.6f', miss_ratio), printf('%.6f', miss_lo),"
+	" printf('%.6f', miss_hi) FROM reuse_miss ORDER BY bytes";
+static const char *const miss_cols[] = { "bytes", "miss_ratio", "miss_lo", "miss_hi" };
 static const char pairs_sql[] =
 	"SELECT rank, use_code, reuse_code, object, printf('%.0f', reuses),"
 	" CASE WHEN long_reuses IS NULL THEN NULL ELSE printf('%.0f', long_reuses) END,"
@@ -89,7 +90,7 @@ int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 {
 	static const struct db_csv_file files[] = {
 		{ "histogram.csv", hist_sql, 5, hist_cols },
-		{ "missratio.csv", miss_sql, 2, miss_cols },
+		{ "missratio.csv", miss_sql, 4, miss_cols },
 		{ "pairs.csv", pairs_sql, 7, pairs_cols },
 		{ "sampled.csv", check_sql, 5, hist_cols },
 		{ "outcomes.csv", outcomes_sql, 10, outcomes_cols },
@@ -216,20 +217,38 @@ static int read_hist(sqlite3 *db, const char *kind, struct hist *h)
 struct curve {
 	int n;
 	double bytes[80], miss[80];
+	double lo[80], hi[80];	/* bounds where the size cuts a log-2 bin (model.c) */
 };
 
 static int read_curve(sqlite3 *db, struct curve *c)
 {
 	sqlite3_stmt *st;
 	c->n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT bytes, miss_ratio FROM reuse_miss ORDER BY bytes", -1,
-			       &st, NULL))
+	if (sqlite3_prepare_v2(db, "SELECT bytes, miss_ratio, miss_lo, miss_hi FROM reuse_miss "
+			       "ORDER BY bytes", -1, &st, NULL))
 		return -EIO;
 	while (sqlite3_step(st) == SQLITE_ROW && c->n < 80) {
 		c->bytes[c->n] = (double)sqlite3_column_int64(st, 0);
-		c->miss[c->n++] = sqlite3_column_double(st, 1);
+		c->miss[c->n] = sqlite3_column_double(st, 1);
+		c->lo[c->n] = sqlite3_column_double(st, 2);
+		c->hi[c->n++] = sqlite3_column_double(st, 3);
 	}
 	sqlite3_finalize(st);
+	return 0;
+}
+
+/* 1 and the bounds where the size at bytes cuts a log-2 bin holding half a point of the
+ * accesses or more: the curve's value spreads that bin's reuses evenly over it, and they
+ * may all lie on either side (the usability review of 2026-11-29: a 48 KiB L1 read 50.1%
+ * for a sweep that fits in it, with --exact). */
+static int curve_cut(const struct curve *c, double bytes, double *lo, double *hi)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->bytes[i] == bytes && c->hi[i] - c->lo[i] >= 0.005) {
+			*lo = c->lo[i];
+			*hi = c->hi[i];
+			return 1;
+		}
 	return 0;
 }
 
@@ -266,6 +285,15 @@ static int curve_uncertain(const struct curve *c, double bytes, double *lo, doub
 	*lo = c->miss[a];
 	*hi = c->miss[b];
 	return 1;
+}
+
+/* " (between LO% and HI%: ...)" where the size cuts a bin (curve_cut) */
+static void cut_note(FILE *out, const struct curve *c, double bytes)
+{
+	double lo, hi;
+	if (bytes > 0 && curve_cut(c, bytes, &lo, &hi))
+		fprintf(out, " (between %.1f%% and %.1f%%: the size cuts a power-of-2 bin of the "
+			     "distances, whose reuses may lie either side)", 100 * lo, 100 * hi);
 }
 
 static const char *level_of(sqlite3 *db, double bytes)
@@ -561,10 +589,14 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 				foot <= l2 ? "fits in" : "does not fit in", where);
 		}
 		fprintf(out, "  A fully associative LRU cache of L1's size would miss %.1f%% of"
-			     " the accesses, L2's %.1f%%",
-			100 * (isnan(m1) ? 0 : m1), 100 * (isnan(m2) ? 0 : m2));
-		if (l3 > 0)
+			     " the accesses", 100 * (isnan(m1) ? 0 : m1));
+		cut_note(out, c, l1);
+		fprintf(out, ", L2's %.1f%%", 100 * (isnan(m2) ? 0 : m2));
+		cut_note(out, c, l2);
+		if (l3 > 0) {
 			fprintf(out, ", L3's %.1f%%", 100 * (isnan(m3) ? 0 : m3));
+			cut_note(out, c, l3);
+		}
 		/* of words, not of lines: read as the hardware's miss ratio, a sweep's "misses"
 		 * were its hits in the line (the trial of 2026-11-29: NPB CG.S, L1 54.6% here,
 		 * 6.0% with --spatial, cachegrind 6.3%) */
@@ -772,7 +804,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	}
 	if (dists && read_curve(db, &c) == 0 && c.n) {
 		fprintf(out, "\nMiss ratio of a fully associative LRU cache, by size\n");
-		int unsure = 0, exact = meta_num(db, "exact") != 0;
+		int unsure = 0, cut = 0, exact = meta_num(db, "exact") != 0;
 		for (int i = 0; i < c.n; i++) {
 			const char *l = level_of(db, c.bytes[i]);
 			char lab[48];
@@ -785,9 +817,16 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			if (!exact && curve_uncertain(&c, c.bytes[i], &lo, &hi)) {
 				fprintf(out, "  ~ %.1f%%-%.1f%%", 100 * lo, 100 * hi);
 				unsure = 1;
+			} else if (curve_cut(&c, c.bytes[i], &lo, &hi)) {
+				fprintf(out, "  | %.1f%%-%.1f%%", 100 * lo, 100 * hi);
+				cut = 1;
 			}
 			fputc('\n', out);
 		}
+		if (cut)
+			fprintf(out, "  |: that size cuts a power-of-2 bin of the distances: its "
+				     "reuses, spread evenly\n     over the bin in the bar, may all lie "
+				     "on either side of it (missratio.csv:\n     miss_lo, miss_hi)\n");
 		if (unsure)
 			fprintf(out, "  ~: 10%% of the accesses or more reuse within a factor 2 of "
 				     "that size, where an\n     error in the sampled distances moves "
@@ -935,6 +974,8 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			json_begin_object(&j, NULL);
 			json_double(&j, "bytes", c.bytes[i], 0);
 			json_double(&j, "miss_ratio", c.miss[i], 6);
+			json_double(&j, "miss_lo", c.lo[i], 6);
+			json_double(&j, "miss_hi", c.hi[i], 6);
 			json_end_object(&j);
 		}
 	json_end_array(&j);

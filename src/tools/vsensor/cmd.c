@@ -163,17 +163,24 @@ static int shared_option(int argc, char **argv, int *i, int *max_depth, glob_t *
 	return parse_depth(v, max_depth) ? -1 : 1;
 }
 
-/* A C++ source by its name (.cc, .cpp, .cxx, .c++, .C): the analysis reads C only (the
- * trial of 2026-11-28: Quicksilver's .cc files, 0 sensors, operator calls read as
- * function pointers, nothing said). */
-static int is_cxx_source(const char *s)
+/* A C++ or Fortran source by its name (.cc, .cpp, .cxx, .c++, .C; .f, .f90, .F90...): its
+ * language ("C++", "Fortran"), NULL for any other.  The analysis reads C only (the trial
+ * of 2026-11-28: Quicksilver's .cc files, 0 sensors, operator calls read as function
+ * pointers, nothing said; of 2026-11-29: NPB-MPI's Fortran compiled silently, no sensor). */
+static const char *other_language(const char *s)
 {
-	static const char *const ext[] = { ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".cp" };
+	static const char *const cxx[] = { ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".cp" };
+	static const char *const fortran[] = { ".f", ".F", ".f77", ".F77", ".for", ".FOR", ".ftn",
+					       ".f90", ".F90", ".f95", ".F95", ".f03", ".F03",
+					       ".f08", ".F08" };
 	const char *dot = s && s[0] != '-' ? strrchr(s, '.') : NULL;
-	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
-		if (!strcmp(dot, ext[i]))
-			return 1;
-	return 0;
+	for (size_t i = 0; dot && i < sizeof(cxx) / sizeof(cxx[0]); i++)
+		if (!strcmp(dot, cxx[i]))
+			return "C++";
+	for (size_t i = 0; dot && i < sizeof(fortran) / sizeof(fortran[0]); i++)
+		if (!strcmp(dot, fortran[i]))
+			return "Fortran";
+	return NULL;
 }
 
 static int cmd_list(int argc, char **argv)
@@ -203,10 +210,10 @@ static int cmd_list(int argc, char **argv)
 	}
 	if (!file)
 		return sonde_usage_error("vsensor", "list needs a C file");
-	if (is_cxx_source(file)) {
+	if (other_language(file)) {
 		globfree(&with);
-		sonde_error("vsensor: '%s' is C++: the analysis reads C only (sonde-vsensor(1))",
-			    file);
+		sonde_error("vsensor: '%s' is %s: the analysis reads C only (sonde-vsensor(1))",
+			    file, other_language(file));
 		return 1;
 	}
 	const char *cargs[64];
@@ -318,9 +325,9 @@ static int cmd_cc(int argc, char **argv)
 							 strstr(cc[k], ".so"));
 	}
 	for (int k = 0; k < ncc && !rc; k++) {
-		if (k && is_cxx_source(cc[k]))
-			sonde_warn("vsensor: '%s' is C++: the analysis reads C only; compiled as "
-				   "given, without sensors", cc[k]);
+		if (k && other_language(cc[k]))
+			sonde_warn("vsensor: '%s' is %s: the analysis reads C only; compiled as "
+				   "given, without sensors", cc[k], other_language(cc[k]));
 		if (k == 0 || !is_c_source(cc[k])) {
 			nargv[nn++] = cc[k];
 			continue;
