@@ -318,9 +318,14 @@ int record_and_report(const struct launch_opts *o, char **argv)
 				"sonde report %s shows it again\n", res.dir, o->tool,
 			shell_word(res.dir, q, sizeof(q)));
 	}
-	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0)
+	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0) {
+		/* the page asked for is not there: a script must see it (the usability review
+		 * of reuse, 2026-11-29: '-o r6 --html r6', exit 0); the program's own failure
+		 * first */
 		sonde_error("%s", err);
-	else if (html && built && !quiet)	/* where (the comm review of 2026-11-29: unsaid) */
+		int st = launch_exit_like(res.status);
+		return st ? st : 1;
+	} else if (html && built && !quiet)	/* where (the comm review of 2026-11-29: unsaid) */
 		fprintf(stderr, "sonde: page in %s\n", html);
 	return launch_exit_like(res.status);
 }

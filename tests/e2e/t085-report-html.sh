@@ -131,3 +131,8 @@ if [ -s shot.png ]; then
 else
 	fail t085-screenshot "no screenshot"
 fi
+# a page that cannot be written after the run (here the output directory's own name, made
+# by the run): said, and a failure status (the usability review of reuse, 2026-11-29: exit 0)
+"$SONDE" mem -q -o samename --html samename -- "$W/demo-hotcold" 1 2 >/dev/null 2>same.err
+check t085-html-unwritable-status [ $? -eq 1 ]
+check t085-html-unwritable-said grep -q "cannot write 'samename': Is a directory" same.err

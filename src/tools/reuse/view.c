@@ -531,6 +531,17 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 				     "inst (the default for it without --source) for distances" : "");
 			return;
 		}
+		/* no backend: no time either (the trial of 2026-11-29: "only reuse times were
+		 * measured" under a header that said nothing was observed) */
+		if (!strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "none")) {
+			fprintf(out, "nothing was observed: no watchpoint could be armed in this "
+				     "program (the arm-failure line above says why), so there is no "
+				     "reuse time, distance or miss ratio: %s.\n",
+				cc ? "this program was built by sonde-cc, run it with --source inst "
+				     "(the default for it without --source)" :
+				     "rebuild it with sonde-cc and run it with --source inst");
+			return;
+		}
 		fprintf(out, "only reuse times were measured (the clock source has no count of a"
 			     " thread's accesses), so there is no reuse distance and no miss-ratio"
 			     " curve: %s for distances.\n",
