@@ -60,3 +60,15 @@ const char *file_strerror(int err)
 {
 	return err == FILE_NOT_REGULAR ? "not a regular file" : strerror(-err);
 }
+
+int file_is_fortran_source(const char *path)
+{
+	static const char *const ext[] = { ".f", ".F", ".f77", ".F77", ".for", ".FOR", ".ftn",
+					   ".f90", ".F90", ".f95", ".F95", ".f03", ".F03",
+					   ".f08", ".F08" };
+	const char *dot = path ? strrchr(path, '.') : NULL;
+	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (!strcmp(dot, ext[i]))
+			return 1;
+	return 0;
+}

@@ -38,4 +38,9 @@ FILE *file_fopen_regular(const char *path, int *err);
  */
 const char *file_strerror(int err);
 
+/* 1 for a Fortran source file by its name's suffix (.f, .F, .f77, .for, .ftn, .f90, .F90,
+ * .f95, .f03, .f08 and their capitals): vsensor's analysis refuses it (C only), mem names
+ * the calls of one of its lines apart (sites.c). */
+int file_is_fortran_source(const char *path);
+
 #endif

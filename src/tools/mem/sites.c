@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/file.h"
 #include "tools/mem/sites.h"
 
 #define MAX_ROUNDS 16		/* wrapper rounds: a chain of wrappers this deep is absurd */
@@ -191,21 +192,6 @@ static void first_naming_frame(struct spath *p)
 	}
 }
 
-/* 1 for a Fortran source file by its name (.f, .f90, .F90...). */
-static int is_fortran_file(const char *file)
-{
-	const char *dot = file ? strrchr(file, '.') : NULL;
-	if (!dot)
-		return 0;
-	static const char *const ext[] = { ".f", ".F", ".f77", ".F77", ".for", ".FOR", ".ftn",
-					   ".f90", ".F90", ".f95", ".F95", ".f03", ".F03",
-					   ".f08", ".F08" };
-	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
-		if (!strcmp(dot, ext[i]))
-			return 1;
-	return 0;
-}
-
 /* A frame as a call site: function, file, line, column, and the call's offset when
  * with_offset and no column tells calls apart: none, or a Fortran file's (gfortran gives
  * every malloc of one ALLOCATE statement its line and column, and NPB CG's 13 arrays read
@@ -215,7 +201,7 @@ static void site_id(struct sbuf *b, const struct site_frame *f, int with_offset)
 {
 	sb_add(b, "%s\x1f%s\x1f%d\x1f%d", f->function ? f->function : "?", f->file ? f->file : "",
 	       f->line, f->column);
-	if (with_offset && (!f->column || is_fortran_file(f->file)))
+	if (with_offset && (!f->column || file_is_fortran_source(f->file)))
 		sb_add(b, "\x1f%llx", (unsigned long long)f->offset);
 }
 

@@ -170,17 +170,11 @@ static int shared_option(int argc, char **argv, int *i, int *max_depth, glob_t *
 static const char *other_language(const char *s)
 {
 	static const char *const cxx[] = { ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".cp" };
-	static const char *const fortran[] = { ".f", ".F", ".f77", ".F77", ".for", ".FOR", ".ftn",
-					       ".f90", ".F90", ".f95", ".F95", ".f03", ".F03",
-					       ".f08", ".F08" };
 	const char *dot = s && s[0] != '-' ? strrchr(s, '.') : NULL;
 	for (size_t i = 0; dot && i < sizeof(cxx) / sizeof(cxx[0]); i++)
 		if (!strcmp(dot, cxx[i]))
 			return "C++";
-	for (size_t i = 0; dot && i < sizeof(fortran) / sizeof(fortran[0]); i++)
-		if (!strcmp(dot, fortran[i]))
-			return "Fortran";
-	return NULL;
+	return dot && file_is_fortran_source(s) ? "Fortran" : NULL;
 }
 
 static int cmd_list(int argc, char **argv)
