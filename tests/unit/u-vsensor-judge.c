@@ -130,7 +130,7 @@ TEST(standards_by_name)
 		fclose(f);
 	static const char *const files[] = { "sensors.csv", "events.csv", "matrix-compute.csv",
 					     "matrix-network.csv", "matrix-io.csv", "matrix-cpu.csv", "matrix-core.csv",
-					     "coverage.csv" };
+					     "coverage.csv", "silent.csv" };
 	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[k]);
 		unlink(path);
