@@ -46,14 +46,16 @@ mkdir again && cp "$T"/nap/rank-0.* again/
 "$SONDE" vsensor report "$T/again" >/dev/null 2>&1
 check t610-again-silent cmp "$T/nap/silent.csv" "$T/again/silent.csv"
 
-# a rank stopped (SIGSTOP) 2 s outside its sensors, in solo's spin (1-5 s after MPI_Init):
-# its sampler stopped with it, and the CPU share it found at SIGCONT once filled every
-# slice of the stop (the code review of 2026-11-29: nothing said).  The stop, sent 1.8 s
-# after the start: 2 s, give or take a slice and the signals' latency (1.4-2.6 s).  The
-# spin itself, busy outside any sensor, is no silence.
+# a rank stopped (SIGSTOP) 2 s outside its sensors, in solo's 4 s spin: its sampler
+# stopped with it, and the CPU share it found at SIGCONT once filled every slice of the
+# stop (the code review of 2026-11-29: nothing said).  The stop, sent 0.3 s after the spin
+# says it started (not at a time from the start, which a loaded machine moves): 2 s, give
+# or take a slice and the signals' latency (1.4-2.6 s).  The spin itself, busy outside
+# any sensor, is no silence.
 SONDE_DIR=$T/stop SONDE_VS_LIVE=0 ./solo 2 spin >stop.out 2>stop.err &
 pid=$!
-sleep 1.8
+for i in $(seq 100); do grep -q "^solo: spinning" stop.err && break; sleep 0.1; done
+sleep 0.3
 kill -STOP $pid
 sleep 2
 kill -CONT $pid

@@ -351,6 +351,17 @@ static int cmp_label(const void *a, const void *b, void *ctx)
 	return c ? c : strcmp(x->key, y->key);
 }
 
+/* b's text as p's new label.  0 or -ENOMEM. */
+static int take_label(struct spath *p, struct sbuf *b)
+{
+	char *s = sb_take(b);
+	if (!s)
+		return -ENOMEM;
+	free(p->label);
+	p->label = s;
+	return 0;
+}
+
 /* Add to p's label what tells it from another object's of the same label: the column or
  * the call's offset (how = 0), the program frame just inside the named one (how = -1: a
  * wrapper's own line, where one call of the wrapper makes several objects), or an ordinal
@@ -376,12 +387,7 @@ static int disambiguate(struct spath *p, int how)
 		sb_add(&b, " [column %d]", f->column);
 	else if (f)
 		sb_add(&b, " [call at +0x%llx]", (unsigned long long)f->offset);
-	char *s = sb_take(&b);
-	if (!s)
-		return -ENOMEM;
-	free(p->label);
-	p->label = s;
-	return 0;
+	return take_label(p, &b);
 }
 
 /* The naming frame's call offset of a path (0 without one). */
@@ -425,12 +431,7 @@ static int label_call_order(const struct site_names *s, const int *ix, int i, in
 	}
 	struct sbuf b = { 0 };
 	sb_add(&b, "%s [call %d of %d on the line]", p->label, k, n);
-	char *t = sb_take(&b);
-	if (!t)
-		return -ENOMEM;
-	free(p->label);
-	p->label = t;
-	return 0;
+	return take_label(p, &b);
 }
 
 /*

@@ -365,13 +365,16 @@ static void cpu_sample(long long now, void (*out)(int id, int bin, float mean_us
 	 * out, its sampler with it.  The CPU it had went to the slices at either end, not to
 	 * every slice between (they were filled with a share of 1.0, and a rank stopped 2 s
 	 * outside its sensors read as running: judge.c's silent.csv, the code review). */
-	int stopped = vs.last_sample && b1 - b0 > 2 && 2 * (dc + dr) < now - vs.last_sample;
-	if (vs.last_sample && dc > 0 && dc + dr >= least && stopped) {
-		out(vs.cpu_id, b0, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 2e9));
-		out(vs.cpu_id, b1 - 1, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 2e9));
-	} else if (vs.last_sample && dc > 0 && dc + dr >= least)
-		for (int b = b0; b < b1 || b == b0; b++)
-			out(vs.cpu_id, b, (float)(1000.0 * (dc + dr) / dc), (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
+	if (vs.last_sample && dc > 0 && dc + dr >= least) {
+		float wall = (float)(1000.0 * (dc + dr) / dc);
+		if (b1 - b0 > 2 && 2 * (dc + dr) < now - vs.last_sample) {	/* stopped */
+			out(vs.cpu_id, b0, wall, (float)(dc / 2e9));
+			out(vs.cpu_id, b1 - 1, wall, (float)(dc / 2e9));
+		} else {
+			for (int b = b0; b < b1 || b == b0; b++)
+				out(vs.cpu_id, b, wall, (float)(dc / 1e9 / (b1 > b0 ? b1 - b0 : 1)));
+		}
+	}
 	/* the core: where the rank is now, for the slices since the last sample (a rank
 	 * that migrates within a slice is given the last CPU it ran on) */
 	int core = vs.core_id >= 0 && vs.last_sample ? main_cpu() : -1;

@@ -4,7 +4,8 @@
  * MPI_Finalize on fails (this file's calloc stands in for libc's), as on a rank out of
  * memory at the end of a long job.  `solo SECONDS nap`: halfway, 2 s asleep outside any
  * sensor (between two loops of the fixed work).  `solo SECONDS spin`: halfway, 4 s of a
- * loop that is no sensor (it reads the clock), busy: a test stops the process in it.  */
+ * loop that is no sensor (it reads the clock), busy: a test stops the process in it, when
+ * "solo: spinning" is on stderr.  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
 		} else {
 			volatile unsigned long spins = 0;
 			double until = now() + 4;
+			fprintf(stderr, "solo: spinning\n");
 			while (now() < until)
 				spins++;
 			end += 4;
