@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#define DB_SCHEMA "11"
+#define DB_SCHEMA "12"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -726,8 +726,8 @@ static int add_stream(struct profile *p, struct prof_process *pr, const char *na
 static int list_dir(struct profile *p, int want_proc, char *err, size_t errlen)
 {
 	DIR *d = opendir(p->dir);
-	if (!d)
-		return errmsg(err, errlen, -errno, "%s", strerror(errno));
+	if (!d)	/* the path said (the usability review of 2026-11-29: "Permission denied") */
+		return errmsg(err, errlen, -errno, "cannot list '%s': %s", p->dir, strerror(errno));
 	struct dirent *e;
 	int r = 0;
 	/* readdir order is arbitrary; the results are sorted afterwards */
@@ -846,8 +846,10 @@ int profile_read(const char *dir, struct profile **out, char *err, size_t errlen
 {
 	struct stat st;
 	*out = NULL;
-	if (stat(dir, &st) < 0)
+	if (stat(dir, &st) < 0 && errno == ENOENT)	/* (the caller says "no recording in") */
 		return errmsg(err, errlen, -errno, "%s", strerror(errno));
+	if (stat(dir, &st) < 0)
+		return errmsg(err, errlen, -errno, "cannot read '%s': %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return errmsg(err, errlen, -ENOENT, "not a directory");
 	struct profile *p = calloc(1, sizeof(*p));

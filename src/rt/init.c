@@ -218,7 +218,10 @@ static void source_pick(void)
 	if (want != &rt_source_hw && rt_cfg.source == SONDE_SOURCE_NONE &&
 	    source_try(&rt_source_hw) == 0)
 		return;
-	if (rt_cfg.source == SONDE_SOURCE_NONE && rt_tool &&
+	/* and where hw was asked for and is missing: its counts, not the clock's none (the
+	 * usability review of 2026-11-29: `sonde reuse -s hw` on a sonde-cc build fell back
+	 * to the clock) */
+	if ((rt_cfg.source == SONDE_SOURCE_NONE || want == &rt_source_hw) && rt_tool &&
 	    (rt_tool->flags & RT_TOOL_WANTS_COUNTS) && rt_source_inst.probe(NULL, 0) == 0 &&
 	    source_try(&rt_source_inst) == 0)
 		return;

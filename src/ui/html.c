@@ -423,6 +423,16 @@ void html_td(struct html *h, const char *text)
 	html_raw(h, "</td>");
 }
 
+void html_td_keyed(struct html *h, const char *text, double key)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "%.17g", key);
+	td_open(h, NULL, isfinite(key) ? b : NULL);
+	html_raw(h, ">");
+	html_text(h, text);
+	html_raw(h, "</td>");
+}
+
 void html_td_name(struct html *h, const char *name)
 {
 	char buf[2048];

@@ -84,6 +84,8 @@ void html_table_begin(struct html *h, const char *id, int ncols, const char *con
 		      const char *align, unsigned flags);
 void html_row_begin(struct html *h);
 void html_td(struct html *h, const char *text);
+/* A text cell sorted by a number (a bin "[256, 512)" by its lower end). */
+void html_td_keyed(struct html *h, const char *text, double key);
 /* A name cell (a function, a calling context): C++ names shortened as the terminal's
  * tables shorten them (text_short_name), the whole name in the cell's title (shown on
  * hover).  The trial of 2026-11-28: Ligra's variance page drew rows 10 lines tall. */

@@ -132,6 +132,21 @@ expect mem-html-missing-folder 1 "^sonde: cannot write 'nodir/p.html': No such f
 	"$SONDE" mem -q -o html-rec --html nodir/p.html -- sh -c ': >html-ran'
 [ ! -e html-ran ] && [ ! -e html-rec ] && pass "html-checked-before-run" || fail "html-checked-before-run"
 expect report-missing 1 "^sonde: " "$SONDE" report does-not-exist
+# a recording it may not read: the path in the line (the usability review of 2026-11-29:
+# "sonde: Permission denied" alone).  Root reads anything: as nobody then, where it can.
+mkdir -p locked/rec noread && chmod 000 locked noread
+asuser=()
+[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	asuser=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if [ "$(id -u)" -ne 0 ] || [ ${#asuser[@]} -gt 0 ]; then
+	expect report-unreadable-path 1 "^sonde: cannot read '$PWD/locked/rec': Permission denied$" \
+		"${asuser[@]}" "$SONDE" report "$PWD/locked/rec"
+	expect report-unlistable-path 1 "^sonde: cannot (list|read) '$PWD/noread': Permission denied$" \
+		"${asuser[@]}" "$SONDE" report "$PWD/noread"
+else
+	skip report-unreadable-path "root, and no setpriv to read as another user"
+fi
+chmod 700 locked noread
 expect help-exit-0 0 "" "$SONDE" --help
 "$SONDE" mem --help | grep -q -- "--source" && pass "mem-help-lists-options" || fail "mem-help-lists-options"
 

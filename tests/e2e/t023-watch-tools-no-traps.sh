@@ -57,7 +57,7 @@ if [ $traps = 0 ]; then
 	check t023-variance-remedy grep -qF "rebuild it with 'sonde-cc --sonde-calls'" <(flat err-variance)
 	# reuse's "What it means" says nothing was observed, not "only reuse times were
 	# measured" (the trial of 2026-11-29: the header and the meaning disagreed)
-	check t023-reuse-meaning grep -q "nothing was observed: no watchpoint could be armed in this program" <(flat err-reuse)
+	check t023-reuse-meaning grep -q "nothing was observed: no watchpoint can be armed in this program" <(flat err-reuse)
 	check t023-reuse-no-times-claim bash -c '! grep -q "only reuse times were measured" err-reuse'
 fi
 # comm --no-watch asked for no watchpoints: nothing to warn of

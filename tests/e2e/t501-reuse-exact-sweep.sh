@@ -34,6 +34,13 @@ check t501-miss-small float_between "$m4" 0.999 1
 share=$(awk -v c="$cold" -v r="$want" 'BEGIN { printf "%.6f", c / (c + r) }')
 check t501-miss-large float_between "$m8" "$(awk -v s=$share 'BEGIN{print s - 0.001}')" "$(awk -v s=$share 'BEGIN{print s + 0.001}')"
 check t501-pair-line grep -q "sweep (rbench.c:" rec/reuse/pairs.csv
+# the sweep's pair: every distance N - 1, so its median bin [median_lo, median_hi) holds
+# N - 1 (until 2026-11-29 one column, the bin's lower end, read as the median: 512)
+check t501-pairs-header [ "$(head -1 rec/reuse/pairs.csv | cut -d, -f5-)" = \
+	"reuses,long_reuses,median_lo,median_hi" ]
+check t501-pair-median-bin awk -F, -v d=$((N - 1)) 'NR > 1 && $2 ~ /^sweep / {
+	n++; if (!($(NF - 1) <= d && d < $NF)) bad++ } END { exit !(n > 0 && !bad) }' \
+	rec/reuse/pairs.csv
 "$SONDE" report rec >again 2>&1
 check t501-report grep -q "Miss ratio of a fully associative LRU cache" again
 check t501-report-meaning grep -q "What it means" again

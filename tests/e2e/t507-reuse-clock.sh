@@ -19,6 +19,14 @@ check t507-header-args grep -q "^sonde reuse: .*rb sweep 1000 3000$" summary
 # reuse takes that source (it took the clock and advised a sonde-cc build: the trial of
 # 2026-11-27 on SimpleMOC)
 check t507-says-inst grep -q "this program was built by sonde-cc, run it with --source inst" <(flat summary)
+# the signals that gave no sample are said beside the samples (the usability review of
+# 2026-11-29: "samples 96" of 3165 signals), where they are a tenth or more
+ns=$(reuse_meta rec samples) sigs=$(reuse_meta rec sample_signals)
+if [ -n "$sigs" ] && [ "$sigs" -gt "$ns" ] && [ $((10 * (sigs - ns))) -ge "$sigs" ]; then
+	check "t507-signals-said-$ns-of-$sigs" grep -q "samples $ns of $sigs timer signals (" <(flat summary)
+else
+	check "t507-signals-unsaid-$ns-of-$sigs" bash -c '! grep -q "timer signals (" summary'
+fi
 "$SONDE" reuse -q -o auto -- "$T/rb" sweep 1000 300 >/dev/null 2>&1
 check "t507-auto-source-$(reuse_meta auto source)" [ "$(reuse_meta auto source)" = inst ]
 if [ "$(reuse_meta rec outcomes)" -gt 0 ]; then
@@ -33,6 +41,18 @@ rows = sorted((float(r["lo"]), float(r["count"])) for r in csv.DictReader(open(s
               if r["kind"] == "time_ns")
 got = sorted((float(b["lo"]), float(b["count"])) for b in d["time"])
 sys.exit(not (d["time_unit"] == "ns" and rows and got == rows))' "$h"
+	# no count of accesses: null, not the samples (the usability review of 2026-11-29)
+	check t507-json-accesses-null python3 -c '
+import json, sys; sys.exit(json.load(open("rec.json"))["accesses"] is not None)'
+	# under 100 outcomes the shares' uncertainty is said beneath the histogram (95%:
+	# 1.96 sd of a share of one half, in points), else not
+	n=$(reuse_meta rec outcomes)
+	if [ "$n" -lt 100 ]; then
+		pts=$(awk -v n="$n" 'BEGIN { printf "%.0f", 100 * 1.96 * sqrt(0.25 / n) }')
+		check "t507-few-outcomes-said-$n" grep -q "only $n outcomes\? behind these shares: each is uncertain by up to $pts points (95%)" <(flat summary)
+	else
+		check "t507-many-outcomes-unsaid-$n" bash -c '! grep -q "behind these shares" summary'
+	fi
 else
 	skip t507-time-ns "no outcome in this run (clock samples land mostly outside the sweep)"
 fi
@@ -70,7 +90,7 @@ if "$SONDE" info 2>/dev/null | grep -q "their traps fire" && command -v gcc >/de
 	seen=$(( $(reuse_meta g pages_sampled) * 512 )) est=$(reuse_meta g footprint)
 	check "t507-gcc-footprint-estimate-$est-nearer-200000-than-seen-$seen" awk -v e="$est" \
 		-v s="$seen" 'BEGIN { d = e - 200000; t = s - 200000; exit !(e >= s && d * d < t * t) }'
-	check t507-gcc-footprint-says grep -q "footprint about .* or more (.* pages of 4 KiB sampled, [0-9]* of them once" <(flat gsummary)
+	check t507-gcc-footprint-says grep -q "footprint about .* or more of 4 KiB pages (.* pages\? sampled, [0-9]* of them once" <(flat gsummary)
 	# a sweep of 5,860 pages against a few hundred samples: nearly every page sampled is
 	# seen once, and Chao1 rests on a handful of repeats; the summary gives the pages seen
 	# as the bound and says why (the trial of 2026-11-28: 1521 of 1522 once, Chao1 4.6 GB

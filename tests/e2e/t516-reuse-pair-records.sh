@@ -27,5 +27,5 @@ check "t516-slots-grow-$bytes-bytes" [ "$bytes" -lt $((1 << 20)) ]
 # the counts survive the compact records: every reuse in the histogram's one bin, and the
 # pairs (1023 code pairs on one source line: pairs.csv merges them by line) sum to them
 check "t516-histogram" grep -q "^reuse,512,1024,$R," rec/reuse/histogram.csv
-sum=$(awk -F, 'NR > 1 { s += $(NF - 2) } END { print s + 0 }' rec/reuse/pairs.csv)
+sum=$(awk -F, 'NR > 1 { s += $(NF - 3) } END { print s + 0 }' rec/reuse/pairs.csv)	# reuses
 check "t516-pairs-sum-$sum" [ "$sum" -eq "$R" ]

@@ -28,7 +28,7 @@ sqlite3 sw/profile.db "UPDATE reuse_pairs SET long_observed = 2 WHERE rank = 1"
 check t518-too-few-said grep -q "too few to name a pair.*rest on 2 sampled reuse" <(flat few.txt)
 check t518-too-few-no-fix [ "$(grep -c "Fix first" few.txt)" -eq 0 ]
 # a pair ranked below, resting on enough outcomes, is the one to fix
-sqlite3 sw/profile.db "INSERT INTO reuse_pairs SELECT 2, 'lower_use (x.c:1)', 'lower_reuse (x.c:2)', 'obj', reuses, long_reuses, 1024, 5 FROM reuse_pairs WHERE rank = 1"
+sqlite3 sw/profile.db "INSERT INTO reuse_pairs SELECT 2, 'lower_use (x.c:1)', 'lower_reuse (x.c:2)', 'obj', reuses, long_reuses, 1024, 2048, 5 FROM reuse_pairs WHERE rank = 1"
 "$SONDE" report sw >lower.txt 2>&1
 check t518-names-the-lower-pair grep -q "Fix first: the reuse from lower_use (x.c:1) to lower_reuse (x.c:2)" <(flat lower.txt)
 # --exact: no threshold

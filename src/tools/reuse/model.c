@@ -946,8 +946,8 @@ static int write_pairs(sqlite3 *db, struct model *m)
 	sqlite3_stmt *st;
 	int r = 0;
 	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_pairs(rank, use_code, reuse_code, object,"
-				   " reuses, long_reuses, median_distance, long_observed)"
-				   " VALUES(?,?,?,?,?,?,?,?)",
+				   " reuses, long_reuses, median_lo, median_hi, long_observed)"
+				   " VALUES(?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL))
 		return -EIO;
 	for (size_t i = 0; i < m->npair && i < TOP_PAIRS && !r; i++) {
@@ -964,15 +964,20 @@ static int write_pairs(sqlite3 *db, struct model *m)
 		}
 		/* no distance known (the clock source: reuse times only): empty fields, the long
 		 * reuses too (until 2026-11-28 a 0 in every row, as if none were long) */
+		/* the median's bin, [lo, hi): the recordings keep log-2 bins, not distances
+		 * (until 2026-11-29 one column, the bin's lower end, which the usability review
+		 * read as the median: 256 where every distance was 511) */
+		if (med >= REUSE_BINS)
+			med = REUSE_BINS - 1;
 		if (!has_distances(m))
-			r = db_row(st, "itttdnnd", (int64_t)i + 1, a, b, obj, p->count,
+			r = db_row(st, "itttdnnnd", (int64_t)i + 1, a, b, obj, p->count,
 				   p->long_seen);
 		else if (half > 0)
-			r = db_row(st, "itttddud", (int64_t)i + 1, a, b, obj, p->count,
-				   p->long_count,
-				   reuse_bin_lo(med < REUSE_BINS ? med : REUSE_BINS - 1), p->long_seen);
+			r = db_row(st, "itttdduud", (int64_t)i + 1, a, b, obj, p->count,
+				   p->long_count, reuse_bin_lo(med), reuse_bin_hi(med),
+				   p->long_seen);
 		else
-			r = db_row(st, "itttddnd", (int64_t)i + 1, a, b, obj, p->count,
+			r = db_row(st, "itttddnnd", (int64_t)i + 1, a, b, obj, p->count,
 				   p->long_count, p->long_seen);
 	}
 	sqlite3_finalize(st);
@@ -989,14 +994,16 @@ static const char *watch_status(const struct model *m, char *buf, size_t len)
 			 "for the software watchpoints)");
 	else if (!m->st.armed)
 		snprintf(buf, len, "no use watched (no sample, or no watchpoint backend)");
-	else if (m->slots)
-		snprintf(buf, len, "%" PRIu64 " uses watched, up to %u at once, %" PRIu64
-			 " outcomes (%" PRIu64 " reuses, %" PRIu64 " invalidations)", m->st.armed,
-			 m->slots, m->seen, m->seen - m->seen_inv, m->seen_inv);
-	else
-		snprintf(buf, len, "%" PRIu64 " uses watched, %" PRIu64 " outcomes (%" PRIu64
-			 " reuses, %" PRIu64 " invalidations)", m->st.armed, m->seen,
-			 m->seen - m->seen_inv, m->seen_inv);
+	else {
+		char at[48] = "";
+		uint64_t r = m->seen - m->seen_inv;
+		if (m->slots)
+			snprintf(at, sizeof(at), ", up to %u at once", m->slots);
+		snprintf(buf, len, "%" PRIu64 " use%s watched%s, %" PRIu64 " outcome%s (%" PRIu64
+			 " reuse%s, %" PRIu64 " invalidation%s)", m->st.armed,
+			 m->st.armed == 1 ? "" : "s", at, m->seen, m->seen == 1 ? "" : "s", r,
+			 r == 1 ? "" : "s", m->seen_inv, m->seen_inv == 1 ? "" : "s");
+	}
 	return buf;
 }
 
@@ -1093,7 +1100,8 @@ static const char schema_sql[] =
 	"CREATE TABLE reuse_check(kind TEXT, lo INTEGER, hi INTEGER, count REAL, fraction REAL);"
 	"CREATE TABLE reuse_miss(bytes INTEGER, miss_ratio REAL, miss_lo REAL, miss_hi REAL);"
 	"CREATE TABLE reuse_pairs(rank INTEGER, use_code TEXT, reuse_code TEXT, object TEXT,"
-	" reuses REAL, long_reuses REAL, median_distance INTEGER, long_observed REAL);";
+	" reuses REAL, long_reuses REAL, median_lo INTEGER, median_hi INTEGER,"
+	" long_observed REAL);";
 
 int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {

@@ -34,6 +34,10 @@ static double meta_num(sqlite3 *db, const char *key)
  * The source counted no access (clock): the model's "accesses" are its samples, and the
  * footprint only the pages they touched.  Databases before access_counts: counted.
  */
+/* Fewer sampled outcomes than this: the shares' uncertainty is said under the histogram
+ * (100: +-10 points at 95% for a share near one half). */
+#define FEW_OUTCOMES 100
+
 static int no_counts(sqlite3 *db)
 {
 	char b[8];
@@ -67,9 +71,9 @@ static const char *const miss_cols[] = { "bytes", "miss_ratio", "miss_lo", "miss
 static const char pairs_sql[] =
 	"SELECT rank, use_code, reuse_code, object, printf('%.0f', reuses),"
 	" CASE WHEN long_reuses IS NULL THEN NULL ELSE printf('%.0f', long_reuses) END,"
-	" median_distance FROM reuse_pairs ORDER BY rank";
+	" median_lo, median_hi FROM reuse_pairs ORDER BY rank";
 static const char *const pairs_cols[] = { "rank", "use", "reuse", "object", "reuses",
-					  "long_reuses", "median_distance" };
+					  "long_reuses", "median_lo", "median_hi" };
 
 static const char check_sql[] =
 	"SELECT kind, lo, hi, printf('%.0f', count), printf('%.6f', fraction) FROM reuse_check"
@@ -91,7 +95,7 @@ int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	static const struct db_csv_file files[] = {
 		{ "histogram.csv", hist_sql, 5, hist_cols },
 		{ "missratio.csv", miss_sql, 4, miss_cols },
-		{ "pairs.csv", pairs_sql, 7, pairs_cols },
+		{ "pairs.csv", pairs_sql, 8, pairs_cols },
 		{ "sampled.csv", check_sql, 5, hist_cols },
 		{ "outcomes.csv", outcomes_sql, 10, outcomes_cols },
 	};
@@ -171,20 +175,21 @@ struct hist {
 	double lo[REUSE_BINS + 2], hi[REUSE_BINS + 2];	/* NAN: a kind's row (cold, ...) */
 };
 
+/* In the largest unit it reaches: whole where it is a multiple of it, else 3 figures
+ * (until 2026-11-29 any multiple of a KiB stayed in KiB: "15628 KiB" beside "15.3 MiB",
+ * the usability review of 2026-11-29). */
 static void size_str(double v, char *b, size_t len)
 {
-	if (v >= 1 << 30 && fmod(v, 1 << 30) == 0)
-		snprintf(b, len, "%.0f GiB", v / (1 << 30));
-	else if (v >= 1 << 20 && fmod(v, 1 << 20) == 0)
-		snprintf(b, len, "%.0f MiB", v / (1 << 20));
-	else if (v >= 1024 && fmod(v, 1024) == 0)
-		snprintf(b, len, "%.0f KiB", v / 1024);
-	else if (v >= 1 << 20)
-		snprintf(b, len, "%.1f MiB", v / (1 << 20));
-	else if (v >= 1024)
-		snprintf(b, len, "%.1f KiB", v / 1024);
-	else
-		snprintf(b, len, "%.0f B", v);
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB" };
+	int u = 0;
+	double d = 1;
+	while (u < 3 && v >= d * 1024) {
+		d *= 1024;
+		u++;
+	}
+	double x = v / d;
+	int dec = !u || fmod(v, d) == 0 ? 0 : x < 10 ? 2 : x < 100 ? 1 : 0;
+	snprintf(b, len, "%.*f %s", dec, x, unit[u]);
 }
 
 /* Rows of one kind ("reuse", "time" or "time_ns"), then invalidation and cold. */
@@ -450,9 +455,10 @@ static void foot_str(sqlite3 *db, char *buf, size_t len)
 		/* a lower bound, not a centre: the trial of 2026-11-28 read 4.3 MiB under the
 		 * clock source for SimpleMOC, whose peak RSS was 214 MB; the trial of 2026-11-29
 		 * 4.8 MiB for a SNAP rank that sweeps 32 MiB or more ("or more" since) */
-		snprintf(buf, len, "about %s or more (%.0f page%s of 4 KiB sampled, %.0f of them once: the "
-			 "unsampled ones estimated from those, Chao1, a lower bound where some "
-			 "pages are touched far more often than others)", a, pages,
+		snprintf(buf, len, "about %s or more of 4 KiB pages (%.0f page%s sampled, %.0f of "
+			 "them once: the unsampled ones estimated from those, Chao1, a lower bound "
+			 "where some pages are touched far more often than others; a page counts "
+			 "whole, however few of its words are used)", a, pages,
 			 pages == 1 ? "" : "s", once);
 	} else if (pages > 0) {
 		snprintf(buf, len, "at least %s (the 4 KiB pages sampled)", a);
@@ -499,18 +505,46 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 			fprintf(out, "no reuse was observed (%.0f sampled uses watched, no outcome),"
 				     " so there is no reuse-distance histogram: a shorter --period"
 				     " takes more samples.\n", meta_num(db, "armed"));
+		else if (acc <= 0)	/* (the usability review of 2026-11-29: "share less
+					 * written data" for a program with no access) */
+			fprintf(out, "no access was counted: no code compiled by sonde-cc read or"
+				     " wrote memory (libraries it did not compile are not counted),"
+				     " so there is no reuse-distance histogram.\n");
+		else if (inv <= 0)
+			fprintf(out, "no use was reused: each was a first touch (cold), so there is"
+				     " no reuse-distance histogram and every cache size misses them"
+				     " all.\n");
 		else
 			fprintf(out, "no use was reused: each was a first touch (cold) or ended by"
 				     " another thread's store (invalidations, %.1f%% of them), so"
 				     " there is no reuse-distance histogram and every cache size"
 				     " misses them all; share less written data.\n",
-				acc > 0 ? 100 * inv / acc : 0);
+				100 * inv / acc);
 		return;
 	}
 	if (!dists) {
 		char be[16];
 		/* soft watchpoints: the program is a sonde-cc build, which has the counts */
 		int cc = !strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "soft");
+		/* no backend: no time either (the trial of 2026-11-29: "only reuse times were
+		 * measured" under a header that said nothing was observed), whether a sample
+		 * was taken or not (the usability review of 2026-11-29: a run too short for one
+		 * sample was told a shorter --period samples it, where no watchpoint fires) */
+		if (!strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "none")) {
+			char why[512];
+			if (!*db_meta(db, "watch_why", why, sizeof(why)))
+				snprintf(why, sizeof(why), "the arm-failure line above says why");
+			char *fix = strstr(why, "; ");	/* (its remedy: said below) */
+			if (fix)
+				*fix = 0;
+			fprintf(out, "nothing was observed: no watchpoint can be armed in this "
+				     "program (%s), so there is no reuse time, distance or miss "
+				     "ratio: %s.\n", why,
+				cc ? "this program was built by sonde-cc, run it with --source inst "
+				     "(the default for it without --source)" :
+				     "rebuild it with sonde-cc and run it with --source inst");
+			return;
+		}
 		/* no sample at all: say so, not what the samples would have told (the
 		 * usability review of 2026-11-28: a 1000-access run got the caveats) */
 		if (meta_num(db, "samples") <= 0) {
@@ -529,17 +563,6 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 				db_meta(db, "period_unit", u, sizeof(u)), thr,
 				cc ? "; this program was built by sonde-cc, run it with --source "
 				     "inst (the default for it without --source) for distances" : "");
-			return;
-		}
-		/* no backend: no time either (the trial of 2026-11-29: "only reuse times were
-		 * measured" under a header that said nothing was observed) */
-		if (!strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "none")) {
-			fprintf(out, "nothing was observed: no watchpoint could be armed in this "
-				     "program (the arm-failure line above says why), so there is no "
-				     "reuse time, distance or miss ratio: %s.\n",
-				cc ? "this program was built by sonde-cc, run it with --source inst "
-				     "(the default for it without --source)" :
-				     "rebuild it with sonde-cc and run it with --source inst");
 			return;
 		}
 		fprintf(out, "only reuse times were measured (the clock source has no count of a"
@@ -726,6 +749,26 @@ static const char *units_note(sqlite3 *db, char *b, size_t len)
 	return b;
 }
 
+/* "8 of 819 timer signals (...)": the samples, and the signals that found no access to
+ * watch where they are a tenth or more (the usability review of 2026-11-29: 96 samples of
+ * 3165 signals, said as "samples 96"; a sonde-cc build spends most of its time in its
+ * access hooks, sonde's own code) */
+static const char *samples_of(sqlite3 *db, char *buf, size_t len)
+{
+	double ns = meta_num(db, "samples"), sigs = meta_num(db, "sample_signals");
+	char be[16];
+	if (sigs > ns && sigs - ns >= 0.1 * sigs)
+		snprintf(buf, len, "%.0f of %.0f timer signals (%.1f%% gave no use to watch: no"
+			 " load or store of the program where they struck, or skipped by the time"
+			 " budget%s)", ns, sigs, 100 * (sigs - ns) / sigs,
+			 !strcmp(db_meta(db, "watch_backend", be, sizeof(be)), "soft") ?
+				 "; a sonde-cc build spends most of its time in sonde's access"
+				 " hooks, which are not sampled" : "");
+	else
+		snprintf(buf, len, "%.0f", ns);
+	return buf;
+}
+
 static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 {
 	char b[4][768];
@@ -749,10 +792,11 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 		report_switch_line(db, out, "  context switches: ", meta_num(db, "armed") > 0, NULL);
 	}
 	if (no_counts(db)) {
+		char of[300];
 		foot_str(db, b[2], sizeof(b[2]));
-		fprintf(out, "  samples %.0f (no count of the program's accesses with this source),"
-			     " footprint %s; distances: %s\n",
-			meta_num(db, "accesses"), b[2], db_meta(db, "distances", b[1], sizeof(b[1])));
+		fprintf(out, "  samples %s (no count of the program's accesses with this"
+			     " source), footprint %s; distances: %s\n", samples_of(db, of, sizeof(of)),
+			b[2], db_meta(db, "distances", b[1], sizeof(b[1])));
 	} else {
 		foot_str(db, b[2], sizeof(b[2]));
 		fprintf(out, "  accesses %.0f, footprint %s; distances: %s\n",
@@ -813,6 +857,13 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		hist_time_readable(&h, hw ? 65536 : 0);
 		print_hist(out, "Reuse time (no access counts with this source: no distances)", &h);
 	}
+	/* a handful of outcomes drawn as a histogram reads as a result (the usability review
+	 * of 2026-11-29: 5 outcomes as 20% / 60% / 20%, no word of their number) */
+	double nout = meta_num(db, "outcomes");
+	if (h.n > 2 && !exact && nout > 0 && nout < FEW_OUTCOMES)
+		fprintf(out, "  only %.0f outcome%s behind these shares: each is uncertain by up to\n"
+			     "  %.0f points (95%%); a longer run or a shorter --period observes"
+			     " more\n", nout, nout == 1 ? "" : "s", 100 * 1.96 * sqrt(0.25 / nout));
 	if (dists && read_curve(db, &c) == 0 && c.n) {
 		fprintf(out, "\nMiss ratio of a fully associative LRU cache, by size\n");
 		int unsure = 0, cut = 0, exact = meta_num(db, "exact") != 0;
@@ -943,7 +994,10 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	char w[512];
 	if (*units_note(db, w, sizeof(w)))
 		json_str(&j, "warning", w);
-	json_double(&j, "accesses", meta_num(db, "accesses"), 0);
+	if (no_counts(db))	/* (not the samples, as until 2026-11-29: the review's R8) */
+		json_str(&j, "accesses", NULL);
+	else
+		json_double(&j, "accesses", meta_num(db, "accesses"), 0);
 	json_double(&j, "footprint_elements", meta_num(db, "footprint"), 0);
 	/* --exact, private caches: the largest cache's own (a thread's); 0: not known */
 	json_double(&j, "footprint_thread_elements", meta_num(db, "footprint_thread"), 0);
@@ -993,7 +1047,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_begin_array(&j, "pairs");
 	sqlite3_stmt *st;
 	if (!sqlite3_prepare_v2(db, "SELECT rank, use_code, reuse_code, object, reuses,"
-				    " long_reuses, median_distance FROM reuse_pairs ORDER BY rank",
+				    " long_reuses, median_lo, median_hi FROM reuse_pairs ORDER BY rank",
 				-1, &st, NULL)) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			json_begin_object(&j, NULL);
@@ -1002,8 +1056,10 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			json_str(&j, "reuse", (const char *)sqlite3_column_text(st, 2));
 			json_str(&j, "object", (const char *)sqlite3_column_text(st, 3));
 			json_double(&j, "reuses", sqlite3_column_double(st, 4), 0);
-			for (int k = 5; k <= 6; k++) {	/* NULL without distances */
-				const char *key = k == 5 ? "long_reuses" : "median_distance";
+			for (int k = 5; k <= 7; k++) {	/* NULL without distances */
+				static const char *const keys[] = { "long_reuses", "median_lo",
+								    "median_hi" };
+				const char *key = keys[k - 5];
 				if (sqlite3_column_type(st, k) == SQLITE_NULL)
 					json_str(&j, key, NULL);
 				else
@@ -1123,7 +1179,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 		html_kv(page, "context switches", b);
 	snprintf(b, sizeof(b), "%.0f", meta_num(db, "accesses"));
 	if (no_counts(db)) {
-		html_kv(page, "samples", b);
+		char of[300];
+		html_kv(page, "samples", samples_of(db, of, sizeof(of)));
 		html_kv(page, "accesses", "not counted by this source");
 	} else {
 		html_kv(page, "accesses", b);
@@ -1199,10 +1256,11 @@ int reuse_html(sqlite3 *db, struct html *page)
 	}
 
 	static const char *const heads[] = { "rank", "use", "reuse", "object", "reuses",
-					     "long reuses", "median distance" };
+					     "long reuses", "median distance in" };
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, "SELECT rank, use_code, reuse_code, object, reuses, long_reuses,"
-				   " median_distance FROM reuse_pairs ORDER BY rank", -1, &st, NULL))
+				   " median_lo, median_hi FROM reuse_pairs ORDER BY rank", -1, &st,
+				NULL))
 		return -EIO;
 	html_section(page, "reuse-pairs", !long_unknown(db) ?
 						  "Reuse pairs (long: beyond L2's size)" :
@@ -1216,7 +1274,14 @@ int reuse_html(sqlite3 *db, struct html *page)
 		html_td_num(page, sqlite3_column_double(st, 4), 0);
 		/* unknown without distances (the clock source): empty, not 0 (until 2026-11-28) */
 		report_html_td(page, st, 5, 0);
-		report_html_td(page, st, 6, -1);
+		if (sqlite3_column_type(st, 6) == SQLITE_NULL) {
+			html_td(page, "");
+		} else {	/* the bin, as the histogram's rows give it */
+			char bin[64];
+			snprintf(bin, sizeof(bin), "[%lld, %lld)", sqlite3_column_int64(st, 6),
+				 sqlite3_column_int64(st, 7));
+			html_td_keyed(page, bin, sqlite3_column_double(st, 6));
+		}
 		html_row_end(page);
 	}
 	sqlite3_finalize(st);
