@@ -799,8 +799,16 @@ void html_line_plot(struct html *h, const struct html_plot *p, size_t nseries,
 				html_text(h, s[k].name);
 				html_raw(h, " ");
 			}
-			html_printf(h, "(%.*g, %.*f)</title></circle>", 10, s[k].x[i],
-				    p->decimals, s[k].y[i]);
+			/* x as its ticks read (a cache size, not its log 2: the usability
+			 * review of 2026-11-29 read "(15.5849625, 49.81)") */
+			char xs[64];
+			if (p->xfmt)
+				p->xfmt(s[k].x[i], xs, sizeof(xs));
+			else
+				snprintf(xs, sizeof(xs), "%.10g", s[k].x[i]);
+			html_text(h, "(");
+			html_text(h, xs);
+			html_printf(h, ", %.*f)</title></circle>", p->decimals, s[k].y[i]);
 		}
 		html_raw(h, "</g>\n");
 		if (nseries > 1) {

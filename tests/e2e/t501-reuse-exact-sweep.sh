@@ -52,6 +52,12 @@ check t501-exact-no-mark bash -c '! grep -q "^  ~: " again'
 "$SONDE" report sam >sam.txt 2>&1
 check t501-sampled-mark grep -qE '^  8 KiB +[# ]+ +[0-9.]+%  ~ [0-9.]+%-[0-9.]+%$' sam.txt
 check t501-sampled-mark-said grep -q "^  ~: 10% of the accesses or more reuse within a factor 2" sam.txt
+# the page draws the marked range's ends beside the curve (the text alone gave them until
+# 2026-11-29), and the exact run's page, with no range, draws the curve alone
+"$SONDE" report sam --html sam.html >/dev/null 2>&1
+check t501-page-range-drawn grep -q '<g class="series" data-series="2">' sam.html
+"$SONDE" report rec --html rec.html >/dev/null 2>&1
+check t501-page-exact-curve-alone bash -c '! grep -q "<g class=\"series\" data-series=\"1\">" rec.html'
 check t501-sampled-no-mark-far grep -qE '^  32 KiB( \(L1\))? +[# ]+ +[0-9.]+%$' sam.txt
 # all it touches does not fit in L2, but its reuses do: the summary says so after "does not
 # fit" (the trial of 2026-11-28: miniBUDE's kernel led by "does not fit in the 1 MiB L2"

@@ -45,8 +45,17 @@ pairs = list(csv.DictReader(open("rec/reuse/pairs.csv")))
 h, m = svg("reuse-histogram"), svg("reuse-missratio")
 bars = len(re.findall(r"<rect[^>]*class=\"bar", h)) or len(re.findall(r"<rect", h))
 ok = True
-if not h or bars < len(hist):
-    print("histogram: %d bars for %d rows" % (bars, len(hist))); ok = False
+# one bar a power-of-2 bin from the first row to the last, the empty ones between too (the
+# usability review of 2026-11-29: [4, 8) stood beside [4096, 8192)), then the two kinds
+import math
+rs = sorted((int(r["lo"]), int(r["hi"])) for r in hist if r["kind"] == "reuse")
+want = (round(math.log2(rs[-1][1] / rs[0][1])) + 1 if rs else 0) + 2
+if not h or bars != want:
+    print("histogram: %d bars for %d bins and kinds (%d rows)" % (bars, want, len(hist))); ok = False
+# a point's hover text gives its size as the axis does, not its log 2 ("(15.5849625, 49.81)")
+logs = re.findall(r"<title>[^<]*\([0-9]+\.[0-9]{3,}, ", m)
+if logs:
+    print("log-2 sizes in the curve's hover texts:", logs[:3]); ok = False
 if not m:
     print("no miss-ratio plot"); ok = False
 # the curve's y axis is labelled above its highest point (it stopped at 30 under a curve at

@@ -192,6 +192,32 @@ static void size_str(double v, char *b, size_t len)
 	snprintf(b, len, "%.*f %s", dec, x, unit[u]);
 }
 
+/* The empty power-of-2 bins between the first and the last row with a count, as rows of
+ * 0: a bar chart's axis is one bar a bin, and without them [4, 8) stood beside
+ * [4096, 8192) on the page (the usability review of 2026-11-29). */
+static void hist_fill_gaps(struct hist *h)
+{
+	struct hist o;
+	memset(&o, 0, sizeof(o));
+	for (int i = 0; i < h->n; i++) {
+		while (i > 0 && o.n < REUSE_BINS + 2 && !isnan(h->lo[i]) && !isnan(o.hi[o.n - 1]) &&
+		       o.hi[o.n - 1] < h->lo[i]) {
+			int k = o.n++;
+			o.lo[k] = o.hi[k - 1];
+			o.hi[k] = 2 * o.lo[k];
+			snprintf(o.label[k], sizeof(o.label[0]), "[%.0f, %.0f)", o.lo[k], o.hi[k]);
+		}
+		if (o.n == REUSE_BINS + 2)
+			break;
+		o.lo[o.n] = h->lo[i];
+		o.hi[o.n] = h->hi[i];
+		o.frac[o.n] = h->frac[i];
+		o.count[o.n] = h->count[i];
+		memcpy(o.label[o.n++], h->label[i], sizeof(o.label[0]));
+	}
+	*h = o;
+}
+
 /* Rows of one kind ("reuse", "time" or "time_ns"), then invalidation and cold. */
 static int read_hist(sqlite3 *db, const char *kind, struct hist *h)
 {
@@ -1141,7 +1167,9 @@ static void short_bin(const char *label, char *buf, size_t len)
 {
 	long long lo, hi;
 	char a[16], b[16];
-	if (sscanf(label, "[%lld, %lld)", &lo, &hi) != 2 || hi < 10000) {
+	/* from 1K up, every bin (until 2026-11-29 from 10000: "[4096, 8192)" beside
+	 * "[8K, 16K)", the usability review) */
+	if (sscanf(label, "[%lld, %lld)", &lo, &hi) != 2 || lo < 1024) {
 		snprintf(buf, len, "%s", label);
 		return;
 	}
@@ -1192,6 +1220,7 @@ int reuse_html(sqlite3 *db, struct html *page)
 	dists = read_hist(db, "reuse", &h) == 0 && h.n > 2;
 	if (!dists && read_hist(db, "time_ns", &h))
 		return -EIO;
+	hist_fill_gaps(&h);
 	const char *labels[REUSE_BINS + 2];
 	double pct[REUSE_BINS + 2];
 	char shortl[REUSE_BINS + 2][48];
@@ -1222,11 +1251,31 @@ int reuse_html(sqlite3 *db, struct html *page)
 		for (int i = 0; i < 3; i++)
 			if (meta_num(db, mk[i]) > 0)
 				mx[nm++] = log2(meta_num(db, mk[i]));
+		/* the range the summary gives a size, drawn (the usability review of
+		 * 2026-11-29: the ~ and | ranges were in the text alone): where the size cuts a
+		 * bin, its reuses all under or all beyond it; sampled, where the estimated
+		 * distances may move them across it (curve_uncertain) */
+		double ylo[80], yhi[80];
+		int ranged = 0, exact = meta_num(db, "exact") != 0;
 		for (int i = 0; i < c.n; i++) {
+			double lo = c.lo[i], hi = c.hi[i], ulo, uhi;
 			x[i] = log2(c.bytes[i]);
 			y[i] = 100 * c.miss[i];
+			if (isnan(lo) || isnan(hi))
+				lo = hi = c.miss[i];
+			if (!exact && curve_uncertain(&c, c.bytes[i], &ulo, &uhi)) {
+				lo = fmin(lo, ulo);
+				hi = fmax(hi, uhi);
+			}
+			ylo[i] = 100 * lo;
+			yhi[i] = 100 * hi;
+			ranged |= yhi[i] - ylo[i] >= 0.5;
 		}
-		struct html_series ser = { .name = "miss ratio", .n = (size_t)c.n, .x = x, .y = y };
+		struct html_series ser[3] = {
+			{ .name = "miss ratio", .n = (size_t)c.n, .x = x, .y = y },
+			{ .name = "upper end", .n = (size_t)c.n, .x = x, .y = yhi },
+			{ .name = "lower end", .n = (size_t)c.n, .x = x, .y = ylo },
+		};
 		struct html_plot mp = {
 			.id = "reuse-missratio",
 			.title = "Miss ratio of a fully associative LRU cache",
@@ -1234,10 +1283,16 @@ int reuse_html(sqlite3 *db, struct html *page)
 			.ylabel = "% of accesses missed", .width = 760, .decimals = 2,
 			.xfmt = size_tick, .nmarks = nm, .mark_x = mx, .mark_label = ml,
 		};
-		html_line_plot(page, &mp, 1, &ser);
-		html_printf(page, "<p>This machine: L1 %.0f KiB, L2 %.0f KiB, L3 %.0f KiB.</p>\n",
-			    meta_num(db, "l1") / 1024, meta_num(db, "l2") / 1024,
-			    meta_num(db, "l3") / 1024);
+		html_line_plot(page, &mp, ranged ? 3 : 1, ser);
+		if (ranged)
+			html_para(page, "Where the summary gives a miss ratio as a range (its ~ and | "
+				  "marks), the upper and lower ends are drawn: the reuses of a "
+				  "power-of-2 bin a size cuts all under or all beyond it, and, sampled, "
+				  "the estimated distances off by up to 2x.");
+		char l[3][32];
+		for (int i = 0; i < 3; i++)
+			size_str(meta_num(db, mk[i]), l[i], sizeof(l[i]));
+		html_printf(page, "<p>This machine: L1 %s, L2 %s, L3 %s.</p>\n", l[0], l[1], l[2]);
 	}
 
 	/* the summary's closing paragraphs, the same words: with the clock source they say
