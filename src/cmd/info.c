@@ -55,7 +55,8 @@ static const struct {
 	{ "reuse", 0, "watchpoints",
 	  "software ones only, in programs rebuilt with sonde-cc (--source inst)" },
 	{ "variance", 0, "breakpoints",
-	  "software ones only, in programs rebuilt with sonde-cc --sonde-calls" },
+	  "software ones only, in programs rebuilt with sonde-cc --sonde-calls-only"
+	  " (or --sonde-calls)" },
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 

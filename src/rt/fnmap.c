@@ -132,6 +132,11 @@ int rt_fnmap_load(void)
 
 int rt_exe_imports(const char *name)
 {
+	return rt_exe_imports_n(name, 0);
+}
+
+int rt_exe_imports_n(const char *name, size_t prefix)
+{
 	size_t len;
 	const uint8_t *f = map_exe(&len);
 	int found = 0;
@@ -152,7 +157,9 @@ int rt_exe_imports(const char *name)
 		const char *names = (const char *)(f + str->sh_offset);
 		for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym) && !found; k++)
 			found = sym[k].st_shndx == SHN_UNDEF && sym[k].st_name < str->sh_size &&
-				!strncmp(names + sym[k].st_name, name, str->sh_size - sym[k].st_name);
+				!strncmp(names + sym[k].st_name, name,
+					 prefix && prefix < str->sh_size - sym[k].st_name ?
+						 prefix : str->sh_size - sym[k].st_name);
 	}
 	munmap((void *)(uintptr_t)f, len);
 	return found;

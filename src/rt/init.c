@@ -233,13 +233,16 @@ static void source_pick(void)
  * Soft watchpoints need the program built by sonde-cc, not the inst source itself. */
 static void watch_pick(void)
 {
-	int instrumented = rt_source == &rt_source_inst || rt_source_inst.probe(NULL, 0) == 0;
+	int access_cbs = rt_source == &rt_source_inst || rt_source_inst.probe(NULL, 0) == 0;
 	/* execute breakpoints: soft only in --sonde-calls builds (their entry and exit hooks,
 	 * imported from us); other sonde-cc builds keep the debug registers where they trap.
 	 * With the hooks, soft is also cheaper: on debug registers each hook's read of the
 	 * return slot is one more trap an instance. */
 	int exec = (rt_tool->flags & RT_TOOL_EXEC_WATCH) != 0;
-	int hooks = instrumented && exec && rt_exe_imports("__cyg_profile_func_enter");
+	int hooks = exec && rt_inst_built() && rt_exe_imports("__cyg_profile_func_enter");
+	/* soft data watchpoints need the access callbacks (not in a --sonde-calls-only
+	 * build), soft execute breakpoints the hooks */
+	int instrumented = exec ? rt_inst_built() : access_cbs;
 
 	watch_backend_init(getenv("SONDE_WATCH"), instrumented, !exec || hooks);
 }

@@ -468,6 +468,12 @@ uint64_t rt_fn_main(void);
 /* Does the main executable import `name` (an undefined dynamic symbol)?  Not in a
  * handler. */
 int rt_exe_imports(const char *name);
+/* ... a symbol whose name starts with name's first `prefix` bytes (0: the whole name). */
+int rt_exe_imports_n(const char *name, size_t prefix);
+/* Was the program built by sonde-cc (its stub library, libsonde-inst.so, loaded)?  With
+ * --sonde-calls-only it has the call hooks but no access callbacks: the inst source's
+ * probe refuses it.  Not in a handler. */
+int rt_inst_built(void);
 
 /*
  * Observations so far in the process: a count that every sample delivered to the tool and

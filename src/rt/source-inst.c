@@ -721,9 +721,27 @@ static int find_stub(struct dl_phdr_info *info, size_t size, void *data)
  * The source only sees code compiled by sonde-cc, which links every such program (and
  * library) against libsonde-inst.so: if that is not loaded, no callback will ever come.
  */
+int rt_inst_built(void)
+{
+	return dl_iterate_phdr(find_stub, NULL) != 0;
+}
+
 static int inst_probe(char *why, size_t len)
 {
-	if (dl_iterate_phdr(find_stub, NULL))
+	static const char cov[] = "__sanitizer_cov_";
+	/* sonde-cc --sonde-calls-only: the call hooks without the access callbacks (the
+	 * executable imports the one, none of the other), so no access to count */
+	if (rt_inst_built() && rt_exe_imports("__cyg_profile_func_enter") &&
+	    !rt_exe_imports_n(cov, sizeof(cov) - 1)) {
+		if (why && len) {
+			strncpy(why, "the program was built by sonde-cc --sonde-calls-only (call "
+				     "hooks, no access callbacks); rebuild it without "
+				     "--sonde-calls-only to use the inst source", len - 1);
+			why[len - 1] = 0;
+		}
+		return -ENOEXEC;
+	}
+	if (rt_inst_built())
 		return 0;
 	if (why && len) {
 		strncpy(why, "the program was not built by sonde-cc (libsonde-inst.so is not loaded); "

@@ -54,7 +54,7 @@ done
 if [ $traps = 0 ]; then
 	check t023-variance-no-instance-cause grep -q "no instance was measured: nothing could time an instance in this program (no watchpoint backend" <(flat err-variance)
 	check t023-variance-no-empty-table bash -c '! grep -q "per instance:" err-variance'
-	check t023-variance-remedy grep -qF "rebuild it with 'sonde-cc --sonde-calls'" <(flat err-variance)
+	check t023-variance-remedy grep -qF "rebuild it with 'sonde-cc --sonde-calls-only'" <(flat err-variance)
 	# reuse's "What it means" says nothing was observed, not "only reuse times were
 	# measured" (the trial of 2026-11-29: the header and the meaning disagreed)
 	check t023-reuse-meaning grep -q "nothing was observed: no watchpoint can be armed in this program" <(flat err-reuse)

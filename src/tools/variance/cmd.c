@@ -21,7 +21,8 @@ static void usage(FILE *f)
 		"SD / mean, within threads and across threads) and how much of the time they take.\n"
 		"A clock sample picks a function on the thread's call stack; an execute breakpoint\n"
 		"catches its next call and a watch on its return-address slot its return.  Where\n"
-		"debug registers do not trap, build the program with 'sonde-cc --sonde-calls'.\n"
+		"debug registers do not trap, build the program with 'sonde-cc --sonde-calls-only'\n"
+		"(the call hooks alone; --sonde-calls adds them to the other tools' build).\n"
 		"OpenMP regions are timed at the runtime's call instead, no trap: libgomp's (gcc)\n"
 		"interposed, libomp's (clang, icx, aocc) through OMPT; each region at most\n"
 		"SONDE_VARIANCE_REGIONS=20 calls a second a thread.\n"
@@ -107,7 +108,7 @@ int cmd_variance(int argc, char **argv)
 	char ev[16];
 	snprintf(ev, sizeof(ev), "%u", a.events);
 	o.watch_loss = "no instance is timed (each starts and ends at a breakpoint's trap), only "
-		       "the samples' shares; rebuild it with 'sonde-cc --sonde-calls' to time "
+		       "the samples' shares; rebuild it with 'sonde-cc --sonde-calls-only' to time "
 		       "instances with hooks";
 	o.needs_calls = 1;
 	setenv("SONDE_VARIANCE_EVENTS", ev, 1);

@@ -900,7 +900,7 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 		snprintf(buf, len, "too short for the debug registers here: under the %.1f us "
 				   "resolution (a quarter of the %.1f us subtracted for its two traps), "
 				   "its instances measure that calibration's error, not the function%s; "
-				   "sonde-cc --sonde-calls measures it", res_us, trap_us, c);
+				   "sonde-cc --sonde-calls-only measures it", res_us, trap_us, c);
 		break;
 	}
 	default:

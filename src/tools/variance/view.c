@@ -444,7 +444,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			db_meta_u64(db, "entries"), db_meta_u64(db, "missed"));
 		snprintf(line, sizeof(line), "%s%s", be,
 			 !strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
-				 " (no call hooks ran: build with sonde-cc --sonde-calls)" : "");
+				 " (no call hooks ran: build with sonde-cc --sonde-calls-only)" : "");
 		text_hang(out, "  watch backend: ", "      ", line, 80);
 		/* arms refused: instances those threads did not measure */
 		report_arm_fail_line(db, out, "  arm failures: ", "      ");
@@ -553,12 +553,12 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!rows && !strcmp(db_meta(db, "watch_backend", nbe, sizeof(nbe)), "none"))
 		text_para(out, "", "no instance was measured: nothing could time an instance in "
 			  "this program (no watchpoint backend: the arm-failure line above says "
-			  "why; sonde-cc --sonde-calls builds time them with hooks)", 80);
+			  "why; sonde-cc --sonde-calls-only builds time them with hooks)", 80);
 	else if (!rows && !strcmp(nbe, "soft") && !db_meta_u64(db, "calls_hooked"))
 		text_para(out, "", "no instance was measured: the program was built by sonde-cc "
 			  "without --sonde-calls, and its software watchpoints cannot start an "
 			  "instance at a call (the debug registers did not trap here); rebuild it "
-			  "with 'sonde-cc --sonde-calls'", 80);
+			  "with 'sonde-cc --sonde-calls-only'", 80);
 	else if (!rows)
 		text_para(out, "", "no instance was measured (see the counters above; "
 			  "sonde-variance(1)): a sampled function is timed at its next call, so "
