@@ -170,6 +170,8 @@ struct var {
 	int addr_taken;
 	int tainted;
 	int is_static;		/* file-local: code outside this file cannot name it */
+	int defined;		/* a global defined in the files analysed (not a library's
+				 * extern, as errno or optind) */
 };
 
 struct def {
@@ -319,6 +321,16 @@ static void loc_of(CXCursor c, unsigned *off, int *line, int *col, int *in_macro
 		*in_macro = (of != eof) || !vs_clang.clang_Location_isFromMainFile(l);
 }
 
+/* A global's declaration decl: is it, or is a definition of it, in this unit?  An extern
+ * declaration with no definition here is a library's (errno, optind) or another file's. */
+static int var_defined_here(CXCursor decl)
+{
+	if (vs_clang.clang_Cursor_getStorageClass(decl) != CX_SC_Extern)
+		return 1;	/* static, or a file-scope definition (tentative ones too) */
+	return vs_clang.clang_isCursorDefinition(decl) ||
+	       !vs_clang.clang_Cursor_isNull(vs_clang.clang_getCursorDefinition(decl));
+}
+
 static void extent_of(CXCursor c, unsigned *b, unsigned *e)
 {
 	CXSourceRange r = vs_clang.clang_getCursorExtent(c);
@@ -349,6 +361,7 @@ static int var_id(struct an *a, CXCursor decl)
 	while (a->hash[k]) {
 		if (!strcmp(a->vars[a->hash[k] - 1].usr, u)) {
 			vs_clang.clang_disposeString(us);
+			a->vars[a->hash[k] - 1].defined |= var_defined_here(decl);
 			return a->hash[k] - 1;
 		}
 		k = (k + 1) & (a->hcap - 1);
@@ -370,6 +383,7 @@ static int var_id(struct an *a, CXCursor decl)
 	if (!global)
 		v->func = a->cur;
 	v->is_static = vs_clang.clang_Cursor_getStorageClass(decl) == CX_SC_Static;
+	v->defined = global && var_defined_here(decl);
 	if (vs_clang.clang_getCursorKind(decl) == CXCursor_ParmDecl && a->cur >= 0) {
 		int n = vs_clang.clang_Cursor_getNumArguments(par);
 		for (int i = 0; i < n; i++)
@@ -1247,9 +1261,34 @@ static void note_included(struct vs_analysis *res, CXCursor c)
 	vs_clang.clang_disposeString(n);
 }
 
+/* &x in a file-scope initializer (int *np = &n;): x's address is taken as much as in a
+ * function body (walk_expr), which the sealed globals of unknown_writer rest on. */
+static enum CXChildVisitResult init_addr_cb(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct an *a = d;
+	(void)parent;
+	if (vs_clang.clang_getCursorKind(c) == CXCursor_UnaryOperator) {
+		struct kids ks;
+		kids_of(c, &ks);
+		char op[8];
+		int post, v;
+		if (ks.n == 1) {
+			unop_typed(a, c, ks.c[0], op, sizeof(op), &post);
+			if (!strcmp(op, "&") && (v = field_var(a, ks.c[0])) >= 0)
+				a->vars[v].addr_taken = 1;
+		}
+		kids_release(&ks);
+	}
+	return CXChildVisit_Recurse;
+}
+
 static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData d)
 {
 	struct an *a = d;
+	if (vs_clang.clang_getCursorKind(c) == CXCursor_VarDecl) {
+		vs_clang.clang_visitChildren(c, init_addr_cb, a);
+		return CXChildVisit_Continue;
+	}
 	if (vs_clang.clang_getCursorKind(c) != CXCursor_FunctionDecl || !vs_clang.clang_isCursorDefinition(c))
 		return CXChildVisit_Continue;
 	CXString s = vs_clang.clang_getCursorSpelling(c);
@@ -1662,6 +1701,62 @@ static void loop_effects(struct an *a, int fi)
 	}
 }
 
+/* Does program function g, or one it calls (directly: reach, not through pointers), assign
+ * global v?  From the functions' own assignments, whole even where a recursion left a mod
+ * set short. */
+static int func_writes(const struct an *a, int g, int v)
+{
+	for (int w = 0; w < a->nfuncs; w++) {
+		if (w != g && !a->reach[g][w])
+			continue;
+		const struct func *h = &a->funcs[w];
+		for (int i = 0; i < h->ndefs; i++)
+			if (h->defs[i].var == v)
+				return 1;
+	}
+	return 0;
+}
+
+/* Does a program function whose address is taken (one a library may call back, or a
+ * pointer call reach) write global v? */
+static int callback_writes(const struct an *a, int v)
+{
+	for (int g = 0; g < a->nfuncs; g++)
+		if (a->funcs[g].defined && a->funcs[g].addr_taken && func_writes(a, g, v))
+			return 1;
+	return 0;
+}
+
+/*
+ * The first call in loop l of f that may write global v without the analysis seeing it,
+ * NULL none.  Any unknown call may, unless the files are the whole program (--with), v is
+ * defined in them and its address never taken: then a library's function cannot name it
+ * and writes it only through a callback of the program's (a function whose address is
+ * taken) that does.  The trial of 2026-11-29: miniAMR's every kernel loop was refused for
+ * globals that main() alone sets, as a loop around them called MPI.
+ */
+static const struct call *unknown_writer(const struct an *a, const struct func *f,
+					 const struct loop *l, int v)
+{
+	const struct var *x = &a->vars[v];
+	int sealed = a->closed && x->defined && !x->addr_taken;
+	for (int i = 0; i < f->ncalls; i++) {
+		const struct call *k = &a->calls[f->calls[i]];
+		if (!in(k->off, l->b, l->e))
+			continue;
+		if (k->indirect || (k->callee < 0 && !k->ext)) {
+			if (!sealed || callback_writes(a, v))
+				return k;
+		} else if (k->callee >= 0 && a->funcs[k->callee].unknown) {
+			/* a program function reaching unknown code: the same question for what it
+			 * calls, and whether it or a function it calls assigns v */
+			if (!sealed || func_writes(a, k->callee, v) || callback_writes(a, v))
+				return k;
+		}
+	}
+	return NULL;
+}
+
 /* Is v changed inside loop l of f?  why gets a short explanation. */
 static int changed_in(struct an *a, int fi, const struct loop *l, int v, char *why, size_t len)
 {
@@ -1684,8 +1779,10 @@ static int changed_in(struct an *a, int fi, const struct loop *l, int v, char *w
 		}
 	struct var *x = &a->vars[v];
 	if (x->func < 0) {
-		if (l->unknown_call && !x->is_static) {
-			snprintf(why, len, "depends on global %.40s, which a call in loop %.40s:%d may change", x->name, f->name, l->line);
+		const struct call *u = l->unknown_call && !x->is_static ? unknown_writer(a, f, l, v) : NULL;
+		if (u) {	/* (the call named: the trial of 2026-11-29 could not tell which) */
+			snprintf(why, len, "depends on global %.40s, which the call of %.40s (line %d) in loop %.40s:%d may change",
+				 x->name, u->indirect ? "a function pointer" : u->name, u->line, f->name, l->line);
 			return 1;
 		}
 		for (int i = 0; i < f->ncalls; i++) {

@@ -56,6 +56,8 @@
 	X(clang_getTokenSpelling) \
 	X(clang_getTranslationUnitCursor) \
 	X(clang_isCursorDefinition) \
+	X(clang_getCursorDefinition) \
+	X(clang_Cursor_isNull) \
 	X(clang_isExpression) \
 	X(clang_parseTranslationUnit2) \
 	X(clang_tokenize) \
