@@ -13,6 +13,12 @@ check "follow-all-images ($(exes all))" [ "$(exes all)" = "echo forkexec forkexe
 # the summary names the programs its processes ran, with how many processes each
 "$SONDE" report all >all.txt 2>&1
 check "follow-programs-line" grep -q "^  programs  forkexec (4), echo (1)$" all.txt
+# titled by the command launched, not "mixed" (the usability review of 2026-11-29: the
+# command line lost, and "mixed" read as a program of that name), in JSON too
+check "follow-title-launched ($(head -1 all.txt))" [ "$(head -1 all.txt)" = "sonde mem: $W/forkexec" ]
+"$SONDE" report all --format json >all.json 2>/dev/null
+check follow-json-exe python3 -c 'import json, sys; d = json.load(open("all.json")); m = d.get("meta", d)
+sys.exit(m["exe"] != sys.argv[1])' "$W/forkexec"
 n_exec=$(grep -l '^end=exec' all/*.proc | wc -l)
 check "follow-exec-ends-noted ($n_exec)" [ "$n_exec" -eq 2 ]
 # the exec'd child did the memory work: its samples are in the database

@@ -130,6 +130,11 @@ done
 # the header says the samples are weighted where they are
 if [ "${taken:-0}" -lt "$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' least/mem/objects.csv)" ]; then
 	check t060-least-weighted-said grep -q "samples $taken taken, counted as [0-9]* periods of 10000 ns" <(flat err2)
+	# and the tables' count column says periods, not samples (the usability review of
+	# 2026-11-29: one sample of weight 61 read "61 samples")
+	check t060-least-tables-count-periods grep -qE "^ +# +share +periods +loads" err2
+else
+	check t060-least-tables-count-samples grep -qE "^ +# +share +samples +loads" err2
 fi
 check t060-least-effective [ "${neff:-0}" -ge 150 ]
 v0=$(csv_get least/mem/threads.csv thread 0 share)

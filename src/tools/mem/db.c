@@ -119,6 +119,22 @@ static const char *common_str(const struct profile *p, const char *mark, size_t 
 	return v ? v : "";
 }
 
+/* The program as launched where the marked processes ran several (a fork + exec): the
+ * earliest process's exe or argv (offset off), not "mixed", which read as a program of
+ * that name and lost the command line (the usability review of 2026-11-29); the header's
+ * programs line names the others. */
+static const char *launched_str(const struct profile *p, const char *mark, size_t off)
+{
+	const char *v = common_str(p, mark, off);
+	if (strcmp(v, "mixed"))
+		return v;
+	const struct prof_process *first = NULL;
+	for (size_t i = 0; i < p->nproc; i++)	/* (any: a wrapper then, as launched) */
+		if (!first || p->proc[i].start_ns < first->start_ns)
+			first = &p->proc[i];
+	return first ? *(char *const *)((const char *)first + off) : v;
+}
+
 /* The period of the marked processes; *mixed set (and 0 returned) if they differ. */
 static uint64_t common_period(const struct profile *p, const char *mark, int *mixed)
 {
@@ -186,8 +202,8 @@ static int write_meta(struct writer *w)
 		{ "period", period },
 		{ "period_unit", common_str(p, mark, offsetof(struct prof_process, period_unit)) },
 		{ "scaling", scaling },
-		{ "exe", common_str(p, mark, offsetof(struct prof_process, exe)) },
-		{ "argv", common_str(p, mark, offsetof(struct prof_process, argv)) },
+		{ "exe", launched_str(p, mark, offsetof(struct prof_process, exe)) },
+		{ "argv", launched_str(p, mark, offsetof(struct prof_process, argv)) },
 		{ "samples", NULL },
 		{ "records", NULL },
 		{ "loads", NULL },

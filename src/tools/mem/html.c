@@ -74,8 +74,8 @@ static void header(struct html *h, sqlite3 *db)
 
 static int objects(struct html *h, sqlite3 *db)
 {
-	static const char *const heads[] = { "#", "object", "kind", "samples", "share",
-					     "loads", "stores", "size", "allocs" };
+	const char *const heads[] = { "#", "object", "kind", mem_count_heading(db), "share",
+				      "loads", "stores", "size", "allocs" };
 	sqlite3_stmt *st;
 	int rc;
 	int64_t n = 0;
@@ -102,8 +102,8 @@ static int objects(struct html *h, sqlite3 *db)
 
 static int code(struct html *h, sqlite3 *db)
 {
-	static const char *const heads[] = { "#", "function", "file", "line", "samples",
-					     "share", "loads", "stores" };
+	const char *const heads[] = { "#", "function", "file", "line", mem_count_heading(db),
+				      "share", "loads", "stores" };
 	sqlite3_stmt *st;
 	int rc;
 	int64_t n = 0;
@@ -163,8 +163,8 @@ static int threads_read(sqlite3 *db, struct threads *t)
 
 static int threads(struct html *h, sqlite3 *db, const struct threads *t)
 {
-	static const char *const heads[] = { "thread", "tid", "rank", "pid", "samples",
-					     "share", "note" };
+	const char *const heads[] = { "thread", "tid", "rank", "pid", mem_count_heading(db),
+				      "share", "note" };
 	sqlite3_stmt *st;
 	int rc;
 	if (sqlite3_prepare_v2(db, mem_threads_sql, -1, &st, NULL) != SQLITE_OK)

@@ -364,12 +364,17 @@ static void table_print(FILE *out, sqlite3 *db, sqlite3_stmt *st, struct text_ta
 	text_table_free(t);
 }
 
+const char *mem_count_heading(sqlite3 *db)
+{
+	uint64_t records = db_meta_u64(db, "records");
+	return records && records < db_meta_u64(db, "samples") ? "periods" : "samples";
+}
+
 static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 {
-	const char *est = estimate_heading(mt);
-	const char *heads[] = { "#", "share", "samples", "loads", "stores", "kind", "object",
-				NULL };
-	const char *heads_est[] = { "#", "share", "samples", est, "loads", "stores", "kind",
+	const char *est = estimate_heading(mt), *cnt = mem_count_heading(db);
+	const char *heads[] = { "#", "share", cnt, "loads", "stores", "kind", "object", NULL };
+	const char *heads_est[] = { "#", "share", cnt, est, "loads", "stores", "kind",
 				    "object" };
 	struct text_table *t = est ? text_table_new(8, heads_est, "rrrrrrln")
 				   : text_table_new(7, heads, "rrrrrln");
@@ -412,8 +417,8 @@ static void code_location(char *buf, size_t len, sqlite3_stmt *st)
 
 static int text_code(sqlite3 *db, FILE *out, int top)
 {
-	const char *heads[] = { "#", "share", "samples", "loads", "stores", "location",
-				"function" };
+	const char *heads[] = { "#", "share", mem_count_heading(db), "loads", "stores",
+				"location", "function" };
 	struct text_table *t = text_table_new(7, heads, "rrrrrln");
 	sqlite3_stmt *st = table_rows(db, mem_code_sql, t);
 	int n = 0;
@@ -438,8 +443,9 @@ static int text_code(sqlite3 *db, FILE *out, int top)
 static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 {
 	int multi = mt->processes > 1;
-	const char *heads[] = { "thread", "rank", "pid", "tid", "samples", "share", "note" };
-	const char *h1[] = { "thread", "tid", "samples", "share", "note" };
+	const char *cnt = mem_count_heading(db);
+	const char *heads[] = { "thread", "rank", "pid", "tid", cnt, "share", "note" };
+	const char *h1[] = { "thread", "tid", cnt, "share", "note" };
 	struct text_table *t = multi ? text_table_new(7, heads, "lrrrrrl")
 				     : text_table_new(5, h1, "lrrrl");
 	sqlite3_stmt *st = table_rows(db, mem_threads_sql, t);
