@@ -7,7 +7,9 @@
 # just before each recording (same loop count, VSHORT_PER_US, in the same load).  Cases:
 #   - gcc -O1 build, traps by attr.sigtrap (the default: `gcc`), by the real-time signal
 #     (SONDE_WATCH_SIGTRAP=0: `gcc-rtsig`); the sonde-cc --sonde-calls build (`hooks`:
-#     call hooks, no trap, so nothing calibrated or subtracted: a reference);
+#     call hooks, no trap; what is subtracted is the clock reads' own cost) and the
+#     --sonde-calls-only build (`hooks-only`: the hooks without the access callbacks);
+#     where the debug registers do not trap, the hook cases only;
 #   - with BEFORE=DIR (another build directory): `before`, the gcc case by DIR's sonde,
 #     in the same rounds (side by side);
 #   - alone, then beside BUSY co-runners (CPU-bound loops, default 2: one per core here).
@@ -18,7 +20,7 @@
 # verdict's "below"); per case the cost subtracted and the resolution the report states.
 # Prints, never fails.
 #   bench/variance-short.sh     (RUNS=N, default 3; SECS per run, default 3; BUSY=N;
-#                                BEFORE=DIR; CASES="gcc gcc-rtsig hooks" to choose)
+#                                BEFORE=DIR; CASES="gcc gcc-rtsig hooks hooks-only")
 # VARIANCE_SHORT_ONLY=calib: the calibration alone, CALIB_RUNS (default 20) short runs of
 # each build (this one and BEFORE's, in turn), alone and beside BUSY loops: the spread of
 # the cost each run subtracted (thread CPU time, attr.sigtrap delivery), and how many runs
@@ -45,14 +47,24 @@ SECS=${SECS:-3}
 BUSY=${BUSY:-2}
 src=$top/tests/workloads/variance/vshort.c
 command -v gcc >/dev/null || { echo "bench: variance-short skipped: gcc is not installed"; exit 0; }
-"$SONDE" info 2>/dev/null | grep -q "their traps fire" ||
-	{ echo "bench: variance-short skipped: the debug registers do not trap here"; exit 0; }
 gcc -O1 -g -fno-omit-frame-pointer "$src" -o vshort || exit 0
-cases=${CASES:-gcc gcc-rtsig hooks}
-case " $cases " in *" hooks "*)
-	command -v clang >/dev/null && "$SONDE_BUILD/sonde-cc" --sonde-calls -O1 "$src" -o vhooks 2>/dev/null ||
-		cases=$(echo " $cases " | sed 's/ hooks / /') ;;
-esac
+cases=${CASES:-gcc gcc-rtsig hooks hooks-only}
+# where the debug registers do not trap, the hook builds alone (their instances need no
+# trap; the soft path subtracts its clock reads' cost: rt-variance.c, read_cost_calibrate)
+if ! "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
+	echo "bench: variance-short: the debug registers do not trap here: the hook builds only"
+	cases=$(echo " $cases " | sed 's/ gcc-rtsig / /; s/ gcc / /; s/ before / /')
+	BEFORE=
+fi
+for h in hooks hooks-only; do
+	case " $cases " in *" $h "*)
+		flag=--sonde-calls
+		[ $h = hooks-only ] && flag=--sonde-calls-only
+		command -v clang >/dev/null && "$SONDE_BUILD/sonde-cc" $flag -O1 "$src" -o v$h 2>/dev/null ||
+			cases=$(echo " $cases " | sed "s/ $h / /") ;;
+	esac
+done
+[ -n "$(echo $cases)" ] || { echo "bench: variance-short skipped: no case to run"; exit 0; }
 [ -n "${BEFORE:-}" ] && cases="before $cases"
 printf 'int main(void) { volatile unsigned long x = 0; for (;;) x++; }\n' >spin.c
 gcc -O1 spin.c -o spin || exit 0
@@ -102,6 +114,7 @@ one_run() {
 	case $c in
 	gcc-rtsig) env="SONDE_WATCH_SIGTRAP=0" ;;
 	hooks) bin=./vhooks ;;
+	hooks-only) bin=./vhooks-only ;;
 	before) s=$BEFORE/sonde ;;
 	esac
 	$bin "$SECS" >"$d.native"
