@@ -319,7 +319,9 @@ const char *report_small_blocks_text(const char *what, double share, uint64_t mi
 	 * 16-byte struct needs 16 (the comm review of 2026-11-29) */
 	snprintf(buf, len, "%.0f%% of the %s in [heap: untracked small blocks]: heap blocks "
 		 "under --min-object (%llu bytes) are not tracked one by one.  A smaller "
-		 "--min-object (%s) names them, at a cost at each allocation.",
+		 "--min-object (%s) names them, at a cost at each allocation: a record of the "
+		 "block and its call path, so that a program that allocates millions of small "
+		 "blocks gets a recording of hundreds of MB and a slow report.",
 		 share * 100, what, (unsigned long long)min_object,
 		 min_object > 64 ? "e.g. --min-object 64, or 16 for blocks as small as a pair "
 				   "of pointers" :

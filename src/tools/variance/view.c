@@ -302,13 +302,14 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 	/* the rest when it is 10% of the samples or more (fewer: noise beside the regions) */
 	if ((n - r) * 10 >= s && k >= 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "%" PRIu64 "%s (%.0f%%) had no function of the "
-			 "program's on the stack: the OpenMP runtime waiting at a barrier or for "
-			 "work (OMP_WAIT_POLICY=passive puts its threads to sleep there instead), "
-			 "code without symbols, or a library's code whose frames keep no frame "
-			 "pointer (libc, the MPI library, a Fortran runtime: the walk stops in them "
-			 "before the program's callers, however the program was built).  They count "
-			 "for no context of the program's, so its time shares read that much lower "
-			 "(sonde mem, which unwinds with DWARF, finds those callers)", n - r, of,
+			 "program's on the stack: a library's code whose frames keep no frame "
+			 "pointer (libc, libm, the MPI library, a Fortran runtime: the walk stops "
+			 "in them before the program's callers, however the program was built), "
+			 "code without symbols, or the OpenMP runtime waiting at a barrier or for "
+			 "work (OMP_WAIT_POLICY=passive puts its threads to sleep there instead).  "
+			 "They count for no context of the program's, so its time shares read that "
+			 "much lower (sonde mem, which unwinds with DWARF, says which library and "
+			 "which callers)", n - r, of,
 			 100.0 * (double)(n - r) / (double)s);
 	return 1;
 }
