@@ -82,10 +82,14 @@ struct mm_alloc {
 	uint32_t thread;	/* index in memmodel.thread */
 	uint32_t ctx;		/* the thread's calling-context id */
 	uint32_t object;
-	uint32_t flags;		/* SONDE_ALLOC_* */
+	uint32_t flags;		/* SONDE_ALLOC_*, MM_ALLOC_INHERITED */
 	uint64_t addr, size, time;
 	uint64_t free_time;	/* UINT64_MAX if never freed */
 };
+
+/* A block a forked child holds from its parent: allocated there before the fork, not freed
+ * by then (its object the parent's; counted in the parent's allocations only). */
+#define MM_ALLOC_INHERITED 0x80000000u
 
 struct mm_process {
 	struct symtab *symtab;	/* NULL when the maps file is missing or unreadable */
