@@ -243,6 +243,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/doc/sonde
 	install -m 644 README.md doc/*.md $(DESTDIR)$(PREFIX)/share/doc/sonde/
 	for f in doc/sonde*.md; do n=$$(basename $$f .md); h=$(B)/obj/$$n.help; \
+		case $$n in *-history) continue ;; esac; \
 		case $$n in sonde) $(B)/sonde --help ;; sonde-cc) $(B)/sonde-cc --help ;; \
 		*) $(B)/sonde $${n#sonde-} --help ;; esac > $$h 2>/dev/null || : > $$h; \
 		d=$$(case $$n in sonde) echo "lightweight profilers for parallel programs" ;; \

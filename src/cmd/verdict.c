@@ -251,7 +251,7 @@ static void from_verdict(const struct verdict *v, const struct verdict_entry *e,
 	d->from = "verdict";
 	/* the caveat where it lowers the default: a trial of 2026-11-28 read miniBUDE's two
 	 * arrays, loaded 4 times each an iteration, at 16.6% and 1.1% with 2 steps, 39.3% and
-	 * 15.9% with 8, 22.5% and 20.6% with 32 (doc/sonde-mem.md, "Limits") */
+	 * 15.9% with 8, 22.5% and 20.6% with 32 (doc/sonde-mem-history.md, "Limits") */
 	snprintf(d->note, sizeof(d->note), "%d extra steps: the cheapest within %.0f points of "
 		 "unbiased on this machine's Bias-Bench (bias %s at clock %s; verdict of %s, %.300s)"
 		 "%s", s->steps, VERDICT_MAX_POINTS, b, e->interval,
