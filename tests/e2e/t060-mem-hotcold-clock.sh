@@ -133,6 +133,12 @@ if [ "${taken:-0}" -lt "$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' least
 	# and the tables' count column says periods, not samples (the usability review of
 	# 2026-11-29: one sample of weight 61 read "61 samples")
 	check t060-least-tables-count-periods grep -qE "^ +# +share +periods +loads" err2
+	# the shares' sampling error from the effective samples (weighted: (sum w)^2 / sum w^2),
+	# said in the header (the usability review of 2026-11-29: no uncertainty anywhere)
+	pts=$(sqlite3 least/profile.db "SELECT 1.0 * SUM(weight) * SUM(weight) /
+		SUM(1.0 * weight * weight) FROM mem_samples" |
+		awk '{ printf "%.1f", 100 * 1.96 * sqrt(0.25 / $1) }')
+	check "t060-least-error-said-$pts" grep -q "error a share is within +-$pts points of the run's (95%" <(flat err2)
 else
 	check t060-least-tables-count-samples grep -qE "^ +# +share +samples +loads" err2
 fi

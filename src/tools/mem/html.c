@@ -57,6 +57,8 @@ static void header(struct html *h, sqlite3 *db)
 			 "period the clock source's time budget stretched)", records);
 		html_kv(h, "samples taken", v);
 	}
+	if (mem_share_error(db, v, sizeof(v)))
+		html_kv(h, "sampling error", v);
 	snprintf(v, sizeof(v), "%" PRIu64 " (%.1f%% of all samples)", dropped,
 		 all ? 100.0 * (double)dropped / (double)all : 0.0);
 	html_kv(h, "dropped", v);

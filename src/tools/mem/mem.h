@@ -29,6 +29,9 @@ extern const char mem_objects_sql[], mem_code_sql[], mem_threads_sql[], mem_objt
  * time budget: a sample stands for the periods it skipped), else "samples" (view.c).  The
  * usability review of 2026-11-29 read a one-sample row of weight 61 as "61 samples". */
 const char *mem_count_heading(struct sqlite3 *db);
+/* Into buf, the shares' sampling error: "within +-X points (95%, N effective samples)";
+ * NULL where the counts are exact (inst at period 1) or nothing was sampled (view.c). */
+const char *mem_share_error(struct sqlite3 *db, char *buf, size_t len);
 /* sonde mem (cmd.c). */
 int cmd_mem(int argc, char **argv);
 
