@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,5 +71,29 @@ int file_is_fortran_source(const char *path)
 	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
 		if (!strcmp(dot, ext[i]))
 			return 1;
+	return 0;
+}
+
+int file_source_line(const char *path, int line, char *buf, size_t len)
+{
+	int err = 0;
+	if (!path || line <= 0 || !len)
+		return -EINVAL;
+	FILE *f = file_fopen_regular(path, &err);
+	if (!f)
+		return err;
+	char *l = NULL;
+	size_t cap = 0;
+	ssize_t n = -1;
+	for (int i = 0; i < line && (n = getline(&l, &cap, f)) >= 0; i++)
+		;
+	fclose(f);
+	if (n < 0) {
+		free(l);
+		return -ENOENT;
+	}
+	l[strcspn(l, "\r\n")] = 0;
+	snprintf(buf, len, "%s", l);
+	free(l);
 	return 0;
 }

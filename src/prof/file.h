@@ -43,4 +43,8 @@ const char *file_strerror(int err);
  * the calls of one of its lines apart (sites.c). */
 int file_is_fortran_source(const char *path);
 
+/* Line `line` (1-based) of the text file path into buf, without its line end: 0, or
+ * -errno (-ENOENT past the end; a file that is not regular as above). */
+int file_source_line(const char *path, int line, char *buf, size_t len);
+
 #endif

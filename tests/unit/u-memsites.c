@@ -6,6 +6,9 @@
  * (LULESH's Allocate<T>), a wrapper of a wrapper, two calls on one line, a library's own
  * allocation (libgomp's thread pool), operator new.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "check.h"
@@ -157,6 +160,50 @@ TEST(two_calls_one_line)
 	site_names_free(s);
 }
 
+/* Calls on one line told apart by column, with what each is assigned to where the source
+ * is readable (the usability review of 2026-11-29: "[column 13/29/45/67]" to count): the
+ * variable, through a cast and a member; a call that is not assigned keeps its column
+ * alone, as does a source that is gone. */
+TEST(column_names_assignment)
+{
+	char path[] = "/tmp/u-memsites-XXXXXX.c";
+	int fd = mkstemps(path, 2);
+	CHECK(fd >= 0);
+	static const char *const lines[] = {
+		"  double *a = malloc(n), *b = (double *) malloc(n);",
+		"  p->data[1] = calloc(n, 8); if (malloc(n) == q) x = 1;",
+	};
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "%s\n%s\n", lines[0], lines[1]);
+	fclose(f);
+	const char *base = strrchr(path, '/') + 1;
+	int ca = (int)(strstr(lines[0], "malloc") - lines[0]) + 1;
+	int cb = (int)(strstr(strstr(lines[0], "(double"), "malloc") - lines[0]) + 1; /* cast */
+	int cc = (int)(strstr(lines[1], "calloc") - lines[1]) + 1;
+	int cd = (int)(strstr(lines[1], "malloc") - lines[1]) + 1;
+	struct site_names *s = site_names_new();
+	const struct site_frame fa[] = { F("m", path, 1, ca, EXE, 0x10) };
+	const struct site_frame fb[] = { F("m", path, 1, cb, EXE, 0x20) };
+	const struct site_frame fc[] = { F("m", path, 2, cc, EXE, 0x30) };
+	const struct site_frame fd2[] = { F("m", path, 2, cd, EXE, 0x40) };
+	int a = add(s, fa, 1), b = add(s, fb, 1), c = add(s, fc, 1), d = add(s, fd2, 1);
+	CHECK(site_names_resolve(s) == 0);
+	char want[256];
+	snprintf(want, sizeof(want), "m (%s:1) [column %d: a]", base, ca);
+	CHECK_STR(site_names_label(s, a), want);
+	snprintf(want, sizeof(want), "m (%s:1) [column %d: b]", base, cb);
+	CHECK_STR(site_names_label(s, b), want);
+	snprintf(want, sizeof(want), "m (%s:2) [column %d: p->data[1]]", base, cc);
+	CHECK_STR(site_names_label(s, c), want);
+	snprintf(want, sizeof(want), "m (%s:2) [column %d]", base, cd);
+	CHECK_STR(site_names_label(s, d), want);
+	site_names_free(s);
+	unlink(path);
+}
+
 /* A Fortran ALLOCATE(a(n), b(n), c(n)): gfortran gives the three mallocs one line and
  * column; they are three objects, in the statement's order (NPB CG's 13 arrays read as one,
  * the trial of 2026-11-29).  A C call the compiler copied (an unrolled loop: one line, one
@@ -264,6 +311,7 @@ int main(void)
 	RUN(wrapper_of_wrapper);
 	RUN(thread_start_through_sonde);
 	RUN(two_calls_one_line);
+	RUN(column_names_assignment);
 	RUN(fortran_allocate_one_column);
 	RUN(one_call_many_objects);
 	RUN(library_own_allocations);
