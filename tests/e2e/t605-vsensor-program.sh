@@ -9,45 +9,37 @@
 # (outermost).  'cc --with' builds it; the run names the sensors 'list' selected and
 # prints what the uninstrumented program prints.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t60-vsensor-lib.bash"
 W=$SONDE_TOP/tests/workloads/vsensor
 if ! command -v python3 >/dev/null; then
 	skip t605-vsensor "python3 not found"
 	exit 0
 fi
 cp "$W/prog-main.c" "$W/prog-lib.c" .
-line() { grep -n "/\* $1 " "$2" | cut -d: -f1; }
-# get FILE.csv FILE:LINE COLUMN
-get() { python3 - "$@" <<'PY'
-import csv, sys
-for row in csv.DictReader(open(sys.argv[1])):
-    if row["site"] == sys.argv[2]:
-        print(row[sys.argv[3]]); break
-PY
-}
 for f in main lib; do
 	"$SONDE" vsensor list --csv "prog-$f.c" >"alone-$f.csv" 2>"alone-$f.err" ||
 		fail "t605-vsensor-list-$f" "$(head -c 300 "alone-$f.err")"
 	"$SONDE" vsensor list --csv --with 'prog-*.c' "prog-$f.c" >"with-$f.csv" 2>"with-$f.err" ||
 		fail "t605-vsensor-list-with-$f" "$(head -c 300 "with-$f.err")"
 done
-SUM=prog-main.c:$(line MAIN-SUM prog-main.c)
-SC1=prog-main.c:$(line MAIN-SCALE1 prog-main.c)
-SC2=prog-main.c:$(line MAIN-SCALE2 prog-main.c)
-LSUM=prog-lib.c:$(line LIB-SUM prog-lib.c)
-LKER=prog-lib.c:$(line LIB-KERNEL prog-lib.c)
-LSC=prog-lib.c:$(line LIB-SCALE prog-lib.c)
+SUM=prog-main.c:$(vs_line MAIN-SUM prog-main.c)
+SC1=prog-main.c:$(vs_line MAIN-SCALE1 prog-main.c)
+SC2=prog-main.c:$(vs_line MAIN-SCALE2 prog-main.c)
+LSUM=prog-lib.c:$(vs_line LIB-SUM prog-lib.c)
+LKER=prog-lib.c:$(vs_line LIB-KERNEL prog-lib.c)
+LSC=prog-lib.c:$(vs_line LIB-SCALE prog-lib.c)
 # file by file: nothing
-check t605-vsensor-alone-main-sum grep -q "undescribed external" <<<"$(get alone-main.csv "$SUM" reason)"
-check t605-vsensor-alone-lib-kernel grep -q "callers are not all seen" <<<"$(get alone-lib.csv "$LKER" reason)"
+check t605-vsensor-alone-main-sum grep -q "undescribed external" <<<"$(vs_get alone-main.csv "$SUM" reason)"
+check t605-vsensor-alone-lib-kernel grep -q "callers are not all seen" <<<"$(vs_get alone-lib.csv "$LKER" reason)"
 check t605-vsensor-alone-no-sensor test "$(cat alone-main.csv alone-lib.csv | grep -c ',sensor')" -eq 0
 # as one program
-check t605-vsensor-with-sum test "$(get with-main.csv "$SUM" status)" = sensor
-check t605-vsensor-with-sum-network test "$(get with-main.csv "$SUM" kind)" = network
-check t605-vsensor-with-scale1 test "$(get with-main.csv "$SC1" status)" = sensor
-check t605-vsensor-with-scale2 test "$(get with-main.csv "$SC2" status)" = sensor
-check t605-vsensor-with-lib-kernel test "$(get with-lib.csv "$LKER" status)" = sensor
-check t605-vsensor-with-lib-scale-sites grep -q "2 call sites" <<<"$(get with-lib.csv "$LSC" reason)"
-check t605-vsensor-with-lib-sum-sites grep -q "2 call sites" <<<"$(get with-lib.csv "$LSUM" reason)"
+check t605-vsensor-with-sum test "$(vs_get with-main.csv "$SUM" status)" = sensor
+check t605-vsensor-with-sum-network test "$(vs_get with-main.csv "$SUM" kind)" = network
+check t605-vsensor-with-scale1 test "$(vs_get with-main.csv "$SC1" status)" = sensor
+check t605-vsensor-with-scale2 test "$(vs_get with-main.csv "$SC2" status)" = sensor
+check t605-vsensor-with-lib-kernel test "$(vs_get with-lib.csv "$LKER" status)" = sensor
+check t605-vsensor-with-lib-scale-sites grep -q "2 call sites" <<<"$(vs_get with-lib.csv "$LSC" reason)"
+check t605-vsensor-with-lib-sum-sites grep -q "2 call sites" <<<"$(vs_get with-lib.csv "$LSUM" reason)"
 # a --with file that does not parse: a warning, the analysis goes on without it
 printf 'int broken(void) { return nope; }\n' >prog-broken.c
 "$SONDE" vsensor list --csv --with 'prog-*.c' prog-main.c >with-broken.csv 2>with-broken.err
@@ -72,12 +64,12 @@ for f in sa sb; do
 	"$SONDE" vsensor list --csv --with 'statics/s*.c' statics/$f.c >statics-$f.csv 2>statics-$f.err ||
 		fail "t605-vsensor-statics-list-$f" "$(head -c 300 statics-$f.err)"
 done
-SA=sa.c:$(line SA-SCALE statics/sa.c)
-SB=sb.c:$(line SB-SCALE statics/sb.c)
-check t605-vsensor-statics-sa-one-site test "$(get statics-sa.csv "$SA" status)" = global
-check t605-vsensor-statics-sa-reason grep -q "^inside sensor a_run:" <<<"$(get statics-sa.csv "$SA" reason)"
+SA=sa.c:$(vs_line SA-SCALE statics/sa.c)
+SB=sb.c:$(vs_line SB-SCALE statics/sb.c)
+check t605-vsensor-statics-sa-one-site test "$(vs_get statics-sa.csv "$SA" status)" = global
+check t605-vsensor-statics-sa-reason grep -q "^inside sensor a_run:" <<<"$(vs_get statics-sa.csv "$SA" reason)"
 check t605-vsensor-statics-sb-two-sites \
-	grep -q "a parameter of scale that its 2 call sites may set differently" <<<"$(get statics-sb.csv "$SB" reason)"
+	grep -q "a parameter of scale that its 2 call sites may set differently" <<<"$(vs_get statics-sb.csv "$SB" reason)"
 
 . "$W/vs-test.sh"
 vs_setup t605-vsensor

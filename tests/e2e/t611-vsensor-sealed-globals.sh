@@ -9,30 +9,23 @@
 # (tests/workloads/vsensor/glob-main.c, glob-lib.c; the trial of 2026-11-29: miniAMR's
 # every kernel loop refused for globals main() alone sets, as its driver loop calls MPI.)
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t60-vsensor-lib.bash"
 W=$SONDE_TOP/tests/workloads/vsensor
 command -v python3 >/dev/null || { skip t611-vsensor "python3 not found"; exit 0; }
 cp "$W/glob-main.c" "$W/glob-lib.c" .
-line() { grep -n "/\* $1 " "$2" | cut -d: -f1; }
-get() { python3 - "$@" <<'PY'
-import csv, sys
-for row in csv.DictReader(open(sys.argv[1])):
-    if row["site"] == sys.argv[2]:
-        print(row[sys.argv[3]]); break
-PY
-}
 "$SONDE" vsensor list --csv --with 'glob-*.c' glob-lib.c >with.csv 2>with.err ||
 	{ fail t611-list-with "$(head -c 300 with.err)"; exit 0; }
 "$SONDE" vsensor list --csv glob-lib.c >alone.csv 2>alone.err ||
 	{ fail t611-list-alone "$(head -c 300 alone.err)"; exit 0; }
-q=$(line QSORT glob-main.c)
+q=$(vs_line QSORT glob-main.c)
 for k in SEALED ADDR CB LIB; do
-	s=glob-lib.c:$(line GLOB-$k glob-lib.c)
-	st=$(get with.csv "$s" status) why=$(get with.csv "$s" reason)
+	s=glob-lib.c:$(vs_line GLOB-$k glob-lib.c)
+	st=$(vs_get with.csv "$s" status) why=$(vs_get with.csv "$s" reason)
 	if [ $k = SEALED ]; then
 		check "t611-with-$k-sensor ($st: $why)" [ "$st" = sensor ]
 	else
 		check "t611-with-$k-rejected ($st)" [ "$st" = rejected ]
 		check "t611-with-$k-names-the-call" grep -q "which the call of qsort (line $q) in loop main:" <<<"$why"
 	fi
-	check "t611-alone-$k-rejected" [ "$(get alone.csv "$s" status)" = rejected ]
+	check "t611-alone-$k-rejected" [ "$(vs_get alone.csv "$s" status)" = rejected ]
 done
