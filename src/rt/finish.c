@@ -285,6 +285,8 @@ SIGSAFE void rt_process_end(const char *how, int signo)
 	if (rt_source == &rt_source_clock)
 		rt_proc_append("clock_event", clock_posix ? "posix-timer" :
 					      clock_inherit ? "inherited" : "per-thread");
+	if (rt_source == &rt_source_clock && clock_tick_cost)
+		rt_proc_append_u64("clock_tick_cost_ns", clock_tick_cost);
 	uint64_t tf = __atomic_load_n(&clock_timer_failed, __ATOMIC_RELAXED);
 	if (rt_source == &rt_source_clock && tf)
 		rt_proc_append_u64("clock_timer_failed", tf);

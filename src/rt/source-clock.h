@@ -212,6 +212,16 @@ struct clock_thread {
 /* The event's period (ns of CPU time), and the overflows it is armed for ahead (CLOCK_ARMED
  * or 1), set by start(). */
 extern uint64_t clock_period;
+/*
+ * Per-thread events: what a tick costs the thread's CPU time outside our handler (the
+ * timer's interrupt, the signal's delivery and return: on KVM guests the timer's exits to
+ * the hypervisor, 70-130 us a tick, all of it in the thread's CPU clock and none in the
+ * handler's span), measured once at the first thread's start (clock_calibrate_tick) and
+ * charged to the time budget at each signal, a dropped one too.  Without it the budget
+ * held the handlers to a fifth and a program at --period 100000 still ran 2-3x.  0: not
+ * measured (inherited events, POSIX timers, SONDE_CLOCK_TICK_COST=0).
+ */
+extern uint64_t clock_tick_cost;
 extern int clock_armed;
 /* 1: one inherited event for the process, samples by SIGTRAP/TRAP_PERF (see above); set by
  * start(). */

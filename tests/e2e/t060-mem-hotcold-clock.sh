@@ -111,7 +111,7 @@ done
 # time shares (threads=, its block medians: no handler's time in them, where the runtime's
 # cpu_ns has the most in the thread stretched most), within 4 standard deviations of the
 # weighted samples' effective number, (sum w)^2 / sum w^2, plus 3 points, no wider than
-# 0.15; and that number 150 or more (weights gone wrong that left 10 would pass anything:
+# 0.15; and that number 100 or more (weights gone wrong that left 10 would pass anything:
 # the code review).
 # The object shares at this period are printed, not held: they rest on few effective
 # samples (the weights reach 800).
@@ -123,7 +123,10 @@ taken=$(sqlite3 least/profile.db "SELECT COUNT(*) FROM mem_samples" 2>/dev/null)
 neff=$(sqlite3 least/profile.db "SELECT CAST(1.0 * SUM(weight) * SUM(weight) /
 	SUM(1.0 * weight * weight) AS INTEGER) FROM mem_samples" 2>/dev/null)
 echo "    ${taken:-?} samples taken at --period 10000, ${neff:-?} effective"
-check t060-least-samples [ "${taken:-0}" -ge 400 ]
+# (since 2026-11-29 the ticks' cost outside the handler is charged to the budget too:
+# 482-869 taken here, 178-616 effective, against 2000-2750 and 209-378 before; the bars
+# are what a share's test still needs, its tolerance capped at 0.15 below)
+check t060-least-samples [ "${taken:-0}" -ge 250 ]
 for o in "$hot" static_table "$cold"; do
 	echo "    $o: share $(csv_get least/mem/objects.csv object "$o" share) at --period 10000"
 done
@@ -142,7 +145,16 @@ if [ "${taken:-0}" -lt "$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' least
 else
 	check t060-least-tables-count-samples grep -qE "^ +# +share +samples +loads" err2
 fi
-check t060-least-effective [ "${neff:-0}" -ge 150 ]
+check t060-least-effective [ "${neff:-0}" -ge 100 ]
+# the ticks' cost outside the handler, measured at start and charged to the budget
+# (source-clock.h, clock_tick_cost): in the .proc where measured, at most the 1 ms cap;
+# SONDE_CLOCK_TICK_COST=0 leaves it out
+tc=$(sed -n 's/^clock_tick_cost_ns=//p' least/*.proc | head -1)
+echo "    clock_tick_cost_ns: ${tc:-not measured}"
+check "t060-least-tick-cost-${tc:-none}" [ "${tc:-0}" -le 1000000 ]
+SONDE_CLOCK_TICK_COST=0 "$SONDE" mem -q -o nocost --period 10000 -- "$W/demo-hotcold" >/dev/null 2>&1
+check t060-tick-cost-off bash -c '! grep -q "^clock_tick_cost_ns=" nocost/*.proc'
+check t060-tick-cost-off-ran [ -s nocost/profile.db ]
 v0=$(csv_get least/mem/threads.csv thread 0 share)
 want=$(sed -n 's/.*demo-hotcold: time .*threads=\([0-9.]*\),.*/\1/p' err2 | head -1)
 tol=$(awk -v p="${want:-0.25}" -v n="${neff:-1}" 'BEGIN { if (n < 1) n = 1
@@ -154,7 +166,7 @@ check t060-least-thread0-share float_between "${v0:-9}" \
 budget=$(sqlite3 least/profile.db "SELECT COALESCE(SUM(count), 0) FROM drops WHERE cause = 'time-budget'" 2>/dev/null)
 echo "    time-budget drops: ${budget:-?}"
 if [ "${budget:-0}" -gt 0 ]; then
-	check t060-least-budget-said grep -q "time-budget: at this period the sample handlers would take over a fifth" <(flat err2)
+	check t060-least-budget-said grep -q "time-budget: at this period the sample handlers and the ticks. own delivery (measured at the start) would take over a fifth" <(flat err2)
 else
 	check t060-least-budget-unsaid bash -c '! grep -q "time-budget:" err2'
 fi

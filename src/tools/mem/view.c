@@ -212,7 +212,8 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 	/* the runtime's own throttle (rt/source-clock.h, CLOCK_BUDGET_DIV) */
 	if (budget)
 		text_hang(out, "            ", "            ", "time-budget: at this period the "
-			  "sample handlers would take over a fifth of the program's time on this "
+			  "sample handlers and the ticks' own delivery (measured at the start) "
+			  "would take over a fifth of the program's time on this "
 			  "machine; the signals past that were skipped and the period stretched (by "
 			  "8 ms at most), and the sample after them counts for the periods it stood "
 			  "for, so the shares hold but rest on fewer samples (the header's samples "
@@ -401,7 +402,8 @@ const char *mem_share_error(sqlite3 *db, char *buf, size_t len)
 		return NULL;
 	snprintf(buf, len, "a share is within +-%.1f points of the run's (95%%, %.0f effective "
 		 "samples), +-%.1f at a share of 10%%; more samples narrow it (a longer run, "
-		 "a shorter --period up to the time budget)", 100 * 1.96 * sqrt(0.25 / n), n, 100 * 1.96 * sqrt(0.09 / n));
+		 "a shorter --period up to the time budget)", 100 * 1.96 * sqrt(0.25 / n), n,
+		 100 * 1.96 * sqrt(0.09 / n));
 	return buf;
 }
 
