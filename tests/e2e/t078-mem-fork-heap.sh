@@ -20,3 +20,8 @@ echo "    $name: share ${share:-none}; [anonymous memory]: ${anon:-none}"
 check "t078-block-named (${share:-none})" float_between "${share:-0}" 0.6 1
 check "t078-not-anonymous (${anon:-0})" float_between "${anon:-0}" 0 0.05
 check t078-counted-once [ "$(csv_get $o object "$name" allocs)" = 1 ]
+# one row in the database's allocations too: the parent's (the child's inherited copy is
+# not a block of its own: the code review of 2026-11-29)
+rows=$(sqlite3 rec/profile.db "SELECT COUNT(*) FROM allocations a JOIN objects o ON
+	o.id = a.object WHERE o.name = '$name'" 2>/dev/null)
+check "t078-one-allocation-row-${rows:-none}" [ "${rows:-0}" = 1 ]

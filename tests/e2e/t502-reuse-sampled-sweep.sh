@@ -91,3 +91,22 @@ if [ "${l2:-0}" -ge 262144 ]; then
 else
 	skip t502-low-footprint-distrusted "this machine's L2 (${l2:-unknown}) is under the ~220 KB ten probes read"
 fi
+
+# A handful of outcomes: their number and the shares' uncertainty are said under the
+# histogram (the usability review of 2026-11-29: 5 outcomes drawn as 20% / 60% / 20%, no
+# word of their number): a sweep of 3,000,000 accesses at one sample per 200003, ~15
+# outcomes (each sample's reuse comes 999 accesses later: always seen with the inst
+# source's software watchpoints); 95%: 1.96 sd of a share of one half, in points.
+"$SONDE" reuse --source inst --period 200003 --seed 1 -o fewout -- "$T/rb" sweep 1000 3000 \
+	>/dev/null 2>fewout.txt
+n=$(reuse_meta fewout outcomes)
+if [ "${n:-0}" -gt 0 ] && [ "$n" -lt 100 ]; then
+	pts=$(awk -v n="$n" 'BEGIN { printf "%.0f", 100 * 1.96 * sqrt(0.25 / n) }')
+	check "t502-few-outcomes-said-$n" grep -q "only $n outcomes\? behind these shares: each is uncertain by up to $pts points (95%)" <(flat fewout.txt)
+else
+	fail t502-few-outcomes-said "outcomes: ${n:-none}, wanted 1-99 (15 expected)"
+fi
+# the JSON has no count of accesses from the clock, and the inst source's here
+"$SONDE" report fewout --format json >fewout.json 2>/dev/null
+check t502-json-accesses-counted python3 -c '
+import json, sys; sys.exit(not json.load(open("fewout.json"))["accesses"] > 0)'

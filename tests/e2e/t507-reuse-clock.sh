@@ -27,6 +27,10 @@ if [ -n "$sigs" ] && [ "$sigs" -gt "$ns" ] && [ $((10 * (sigs - ns))) -ge "$sigs
 else
 	check "t507-signals-unsaid-$ns-of-$sigs" bash -c '! grep -q "timer signals (" summary'
 fi
+# no count of accesses: JSON null, not the samples (the usability review of 2026-11-29)
+"$SONDE" report rec --format json >recj.json 2>/dev/null
+check t507-json-accesses-null python3 -c '
+import json, sys; sys.exit(json.load(open("recj.json"))["accesses"] is not None)'
 "$SONDE" reuse -q -o auto -- "$T/rb" sweep 1000 300 >/dev/null 2>&1
 check "t507-auto-source-$(reuse_meta auto source)" [ "$(reuse_meta auto source)" = inst ]
 if [ "$(reuse_meta rec outcomes)" -gt 0 ]; then
@@ -41,9 +45,6 @@ rows = sorted((float(r["lo"]), float(r["count"])) for r in csv.DictReader(open(s
               if r["kind"] == "time_ns")
 got = sorted((float(b["lo"]), float(b["count"])) for b in d["time"])
 sys.exit(not (d["time_unit"] == "ns" and rows and got == rows))' "$h"
-	# no count of accesses: null, not the samples (the usability review of 2026-11-29)
-	check t507-json-accesses-null python3 -c '
-import json, sys; sys.exit(json.load(open("rec.json"))["accesses"] is not None)'
 	# under 100 outcomes the shares' uncertainty is said beneath the histogram (95%:
 	# 1.96 sd of a share of one half, in points), else not
 	n=$(reuse_meta rec outcomes)

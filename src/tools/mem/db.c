@@ -450,6 +450,8 @@ static int write_allocations(struct writer *w)
 	for (size_t p = 0; p < m->prof->nproc && !r; p++)
 		for (size_t k = 0; k < m->proc[p].nalloc && !r; k++) {
 			const struct mm_alloc *a = &m->proc[p].alloc[k];
+			if (a->flags & MM_ALLOC_INHERITED)	/* (the parent's row) */
+				continue;
 			int64_t ctx = ctx_global(w, a->thread, a->ctx);
 			sqlite3_bind_int64(st, 1, ++id);
 			sqlite3_bind_int64(st, 2, (int64_t)p + 1);

@@ -1332,10 +1332,11 @@ int reuse_html(sqlite3 *db, struct html *page)
 		if (sqlite3_column_type(st, 6) == SQLITE_NULL) {
 			html_td(page, "");
 		} else {	/* the bin, as the histogram's rows give it */
-			char bin[64];
+			char bin[64], sb[64];
 			snprintf(bin, sizeof(bin), "[%lld, %lld)", sqlite3_column_int64(st, 6),
 				 sqlite3_column_int64(st, 7));
-			html_td_keyed(page, bin, sqlite3_column_double(st, 6));
+			short_bin(bin, sb, sizeof(sb));	/* as the histogram's bars read */
+			html_td_keyed(page, sb, sqlite3_column_double(st, 6));
 		}
 		html_row_end(page);
 	}

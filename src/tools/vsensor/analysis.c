@@ -172,6 +172,7 @@ struct var {
 	int is_static;		/* file-local: code outside this file cannot name it */
 	int defined;		/* a global defined in the files analysed (not a library's
 				 * extern, as errno or optind) */
+	int cb_written;		/* callback_writes, memoized: 0 not asked, 1 no, 2 yes */
 };
 
 struct def {
@@ -1286,6 +1287,11 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 {
 	struct an *a = d;
 	if (vs_clang.clang_getCursorKind(c) == CXCursor_VarDecl) {
+		/* its definition seen (var_defined_here), used in a function of this file or
+		 * not: a file of definitions alone (globals.c) left its globals undefined (the
+		 * code review of 2026-11-29) */
+		a->cur = -1;
+		var_id(a, c);
 		vs_clang.clang_visitChildren(c, init_addr_cb, a);
 		return CXChildVisit_Continue;
 	}
@@ -1719,12 +1725,15 @@ static int func_writes(const struct an *a, int g, int v)
 
 /* Does a program function whose address is taken (one a library may call back, or a
  * pointer call reach) write global v? */
-static int callback_writes(const struct an *a, int v)
+static int callback_writes(struct an *a, int v)
 {
-	for (int g = 0; g < a->nfuncs; g++)
+	struct var *x = &a->vars[v];
+	for (int g = 0; g < a->nfuncs && !x->cb_written; g++)
 		if (a->funcs[g].defined && a->funcs[g].addr_taken && func_writes(a, g, v))
-			return 1;
-	return 0;
+			x->cb_written = 2;
+	if (!x->cb_written)
+		x->cb_written = 1;
+	return x->cb_written == 2;
 }
 
 /*
@@ -1735,11 +1744,14 @@ static int callback_writes(const struct an *a, int v)
  * taken) that does.  The trial of 2026-11-29: miniAMR's every kernel loop was refused for
  * globals that main() alone sets, as a loop around them called MPI.
  */
-static const struct call *unknown_writer(const struct an *a, const struct func *f,
+static const struct call *unknown_writer(struct an *a, const struct func *f,
 					 const struct loop *l, int v)
 {
 	const struct var *x = &a->vars[v];
-	int sealed = a->closed && x->defined && !x->addr_taken;
+	/* a static global: only its own file names it, and that file is analysed (the code
+	 * review of 2026-11-29: a static comparator's counter, called back through qsort,
+	 * bounded a sensor's loop: static globals were not asked at all) */
+	int sealed = !x->addr_taken && (x->is_static || (a->closed && x->defined));
 	for (int i = 0; i < f->ncalls; i++) {
 		const struct call *k = &a->calls[f->calls[i]];
 		if (!in(k->off, l->b, l->e))
@@ -1779,7 +1791,7 @@ static int changed_in(struct an *a, int fi, const struct loop *l, int v, char *w
 		}
 	struct var *x = &a->vars[v];
 	if (x->func < 0) {
-		const struct call *u = l->unknown_call && !x->is_static ? unknown_writer(a, f, l, v) : NULL;
+		const struct call *u = l->unknown_call ? unknown_writer(a, f, l, v) : NULL;
 		if (u) {	/* (the call named: the trial of 2026-11-29 could not tell which) */
 			snprintf(why, len, "depends on global %.40s, which the call of %.40s (line %d) in loop %.40s:%d may change",
 				 x->name, u->indirect ? "a function pointer" : u->name, u->line, f->name, l->line);

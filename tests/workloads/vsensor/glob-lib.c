@@ -1,7 +1,7 @@
 /* glob-lib.c - the second file of glob-main.c's program. */
 #include <unistd.h>
 
-extern int nsize, naddr, ncb;
+extern int nsize, naddr, ncb, ndef;
 static double v[100000];
 
 double kern_sealed(void)
@@ -33,5 +33,13 @@ double kern_lib(void)
 	double t = 0;
 	for (int i = 0; i < 1000 * optind; i++)	/* GLOB-LIB optind: the C library's own */
 		t += v[i % 100000] * 0.0625 + i;
+	return t;
+}
+
+double kern_def(void)
+{
+	double t = 0;
+	for (int i = 0; i < ndef; i++)		/* GLOB-DEF defined in a file no function uses */
+		t += v[i % 100000] * 0.03125 + i;
 	return t;
 }
