@@ -1675,6 +1675,14 @@ static int mods_addr_taken(const struct an *a, const struct iset *m)
 	return 0;
 }
 
+/* A call whose effects the analysis does not know: through a pointer, to an undescribed
+ * function not defined in the files, or to one that reaches such code. */
+static int call_unknown(const struct an *a, const struct call *k)
+{
+	return k->indirect || (k->callee < 0 && !k->ext) ||
+	       (k->callee >= 0 && a->funcs[k->callee].unknown);
+}
+
 static void loop_effects(struct an *a, int fi)
 {
 	struct func *f = &a->funcs[fi];
@@ -1686,8 +1694,7 @@ static void loop_effects(struct an *a, int fi)
 			struct call *k = &a->calls[f->calls[i]];
 			if (!in(k->off, lp->b, lp->e))
 				continue;
-			if (k->indirect || (k->callee < 0 && !k->ext) ||
-			    (k->callee >= 0 && a->funcs[k->callee].unknown))
+			if (call_unknown(a, k))
 				lp->unknown_call = lp->memwrite = 1;
 			else if (k->callee >= 0 && a->funcs[k->callee].writes_mem)
 				lp->memwrite = 1;
@@ -1723,13 +1730,15 @@ static int func_writes(const struct an *a, int g, int v)
 	return 0;
 }
 
-/* Does a program function whose address is taken (one a library may call back, or a
- * pointer call reach) write global v? */
+/* Does a function of the files that unknown code may call write global v: one whose
+ * address is taken (a library may call it back, a pointer call reach it), and where the
+ * files are not the whole program, any external one (another file's code may call it). */
 static int callback_writes(struct an *a, int v)
 {
 	struct var *x = &a->vars[v];
 	for (int g = 0; g < a->nfuncs && !x->cb_written; g++)
-		if (a->funcs[g].defined && a->funcs[g].addr_taken && func_writes(a, g, v))
+		if (a->funcs[g].defined && (a->funcs[g].addr_taken ||
+		    (!a->closed && !a->funcs[g].is_static)) && func_writes(a, g, v))
 			x->cb_written = 2;
 	if (!x->cb_written)
 		x->cb_written = 1;
@@ -1738,10 +1747,10 @@ static int callback_writes(struct an *a, int v)
 
 /*
  * The first call in loop l of f that may write global v without the analysis seeing it,
- * NULL none.  Any unknown call may, unless the files are the whole program (--with), v is
- * defined in them and its address never taken: then a library's function cannot name it
- * and writes it only through a callback of the program's (a function whose address is
- * taken) that does.  The trial of 2026-11-29: miniAMR's every kernel loop was refused for
+ * NULL none.  Any unknown call may, unless v is sealed: its address never taken, and it is
+ * static or the files are the whole program (--with) and define it.  Then unknown code
+ * cannot name it and writes it only through a function of the files it may call that does
+ * (callback_writes).  The trial of 2026-11-29: miniAMR's every kernel loop was refused for
  * globals that main() alone sets, as a loop around them called MPI.
  */
 static const struct call *unknown_writer(struct an *a, const struct func *f,
@@ -1756,15 +1765,11 @@ static const struct call *unknown_writer(struct an *a, const struct func *f,
 		const struct call *k = &a->calls[f->calls[i]];
 		if (!in(k->off, l->b, l->e))
 			continue;
-		if (k->indirect || (k->callee < 0 && !k->ext)) {
-			if (!sealed || callback_writes(a, v))
-				return k;
-		} else if (k->callee >= 0 && a->funcs[k->callee].unknown) {
-			/* a program function reaching unknown code: the same question for what it
-			 * calls, and whether it or a function it calls assigns v */
-			if (!sealed || func_writes(a, k->callee, v) || callback_writes(a, v))
-				return k;
-		}
+		/* (a function of the files reaching unknown code: whether it or one it
+		 * calls assigns v too) */
+		if (call_unknown(a, k) && (!sealed || callback_writes(a, v) ||
+					   (k->callee >= 0 && func_writes(a, k->callee, v))))
+			return k;
 	}
 	return NULL;
 }

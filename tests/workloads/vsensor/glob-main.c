@@ -30,6 +30,12 @@ static int cmp(const void *x, const void *y)
 	return *(const int *)x - *(const int *)y;
 }
 
+/* another file's code may call it, unless the files are the whole program */
+void set_sfix(int v)
+{
+	sfix = v;
+}
+
 static double kern_static(int n)
 {
 	double t = 0;
