@@ -334,9 +334,7 @@ SIGSAFE static void set_period(struct clock_thread *ct, int watchdog)
 	}
 }
 
-/* The thread's CPU time in ns (the budget's clock: a handler's wall time held the other
- * processes' time on a busy machine), 0 if unknown. */
-SIGSAFE static uint64_t cpu_now(void)
+SIGSAFE uint64_t clock_cpu_now(void)
 {
 	struct timespec ts;
 	return rt_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 :
@@ -344,7 +342,7 @@ SIGSAFE static uint64_t cpu_now(void)
 }
 
 /* The budget (source-clock.h, CLOCK_BUDGET_DIV): the credit earned since credit_at, as of
- * now (cpu_now); 1 if it is spent. */
+ * now (clock_cpu_now); 1 if it is spent. */
 SIGSAFE static int budget_spent(struct clock_thread *ct, uint64_t now)
 {
 	if (ct->credit_at && now > ct->credit_at) {
@@ -371,7 +369,7 @@ SIGSAFE static void charge_tick(struct clock_thread *ct)
 SIGSAFE static void sample_done(struct clock_thread *ct)
 {
 	ct->last_exit = rt_now();
-	uint64_t now = ct->sample_at ? cpu_now() : 0;
+	uint64_t now = ct->sample_at ? clock_cpu_now() : 0;
 	if (ct->sample_at && now >= ct->sample_at) {
 		ct->credit -= (int64_t)(now - ct->sample_at);
 		/* the debt is bounded as the credit is: one costly sample (a thread's first,
@@ -505,7 +503,7 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 		ct->pushf = 0;
 		give_up(t, ct, CLOCK_LOST_TRAP_FLAG);
 		if (ct->sample_at)
-			ct->sample_at = cpu_now();
+			ct->sample_at = clock_cpu_now();
 	}
 	if (t->busy || t->stopped || rt_stopping) {
 		drop(t, ct, CLOCK_DROP_BUSY);
@@ -590,7 +588,7 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 	/* not our event (the program sent this signal itself, or an unprofiled thread) */
 	if (!ct || si->si_code <= 0 || si->si_fd != ct->fd)
 		goto out;
-	uint64_t now = ct->stepping ? 0 : cpu_now();
+	uint64_t now = ct->stepping ? 0 : clock_cpu_now();
 	/* the period this signal ends (not the watchdog's, in a sample stepped) */
 	if (!ct->stepping)
 		ct->owed_ns += ct->period_ns ? ct->period_ns : clock_period;

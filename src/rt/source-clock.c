@@ -325,23 +325,16 @@ uint64_t clock_tick_cost;
 #define CLOCK_CAL_NS 2000000ull		/* the plain spin's CPU time; the ticked one's twice */
 #define CLOCK_CAL_MAX 1000000ull	/* a cost above this is taken as this */
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 :
-		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Spin for cpu_ns of the thread's CPU time: the loop's rounds, the CPU time in *took. */
 static uint64_t spin_for(uint64_t cpu_ns, uint64_t *took)
 {
 	volatile uint64_t x = 0;
-	uint64_t n = 0, t0 = thread_cpu_ns(), t;
+	uint64_t n = 0, t0 = clock_cpu_now(), t;
 	do {
 		for (int i = 0; i < 1000; i++)
 			x += (uint64_t)i;
 		n += 1000;
-	} while ((t = thread_cpu_ns()) - t0 < cpu_ns && t);
+	} while ((t = clock_cpu_now()) - t0 < cpu_ns && t);
 	*took = t - t0;
 	return n;
 }

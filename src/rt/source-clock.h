@@ -222,6 +222,9 @@ extern uint64_t clock_period;
  * measured (inherited events, POSIX timers, SONDE_CLOCK_TICK_COST=0).
  */
 extern uint64_t clock_tick_cost;
+/* The thread's CPU time in ns (the budget's clock: a handler's wall time held the other
+ * processes' time on a busy machine), 0 if unknown.  Handler-safe. */
+uint64_t clock_cpu_now(void);
 extern int clock_armed;
 /* 1: one inherited event for the process, samples by SIGTRAP/TRAP_PERF (see above); set by
  * start(). */

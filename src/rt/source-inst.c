@@ -726,13 +726,23 @@ int rt_inst_built(void)
 	return dl_iterate_phdr(find_stub, NULL) != 0;
 }
 
-static int inst_probe(char *why, size_t len)
+/* sonde-cc --sonde-calls-only: the call hooks without the access callbacks (the
+ * executable imports the one, none of the other), so no access to count.  Read from the
+ * executable once (the probe is asked two or three times at start). */
+static int calls_only(void)
 {
 	static const char cov[] = "__sanitizer_cov_";
-	/* sonde-cc --sonde-calls-only: the call hooks without the access callbacks (the
-	 * executable imports the one, none of the other), so no access to count */
-	if (rt_inst_built() && rt_exe_imports("__cyg_profile_func_enter") &&
-	    !rt_exe_imports_n(cov, sizeof(cov) - 1)) {
+	static int v = -1;
+	if (v < 0)
+		v = rt_exe_imports("__cyg_profile_func_enter") &&
+		    !rt_exe_imports_n(cov, sizeof(cov) - 1);
+	return v;
+}
+
+static int inst_probe(char *why, size_t len)
+{
+	int built = rt_inst_built();
+	if (built && calls_only()) {
 		if (why && len) {
 			strncpy(why, "the program was built by sonde-cc --sonde-calls-only (call "
 				     "hooks, no access callbacks); rebuild it without "
@@ -741,7 +751,7 @@ static int inst_probe(char *why, size_t len)
 		}
 		return -ENOEXEC;
 	}
-	if (rt_inst_built())
+	if (built)
 		return 0;
 	if (why && len) {
 		strncpy(why, "the program was not built by sonde-cc (libsonde-inst.so is not loaded); "

@@ -281,7 +281,8 @@ static int var_thread_start(struct rt_thread *t)
 	if (vt && env_num("SONDE_VARIANCE_CALIBRATE", 1)) {
 		watch_call_cost(t, &var_trap_cost[VAR_M_TIME], &var_trap_cost[VAR_M_CPU],
 				&var_probe_cal);
-		read_cost_calibrate();
+		if (watch_backend() == WATCH_BACKEND_SOFT)	/* (its hooks' reads only) */
+			read_cost_calibrate();
 	}
 	return 0;
 }
