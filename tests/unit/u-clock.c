@@ -706,8 +706,14 @@ TEST(spread_after_lock_add)
 	static uint64_t counter;
 	if (!source_ok)
 		SKIP(source_why);
-	/* 6,000 samples at 10 kHz: 0.6 s of CPU, plus the steps (~5 a sample of 7-25 us) */
+	/* 6,000 samples at 10 kHz: 0.6 s of CPU, plus the steps (~5 a sample of 7-25 us).  The
+	 * ticks' own cost (clock_tick_cost, 110-180 us on a KVM guest) left out of the budget
+	 * here: charged, it stretches 10 kHz to about 1.5 kHz where it is measured high, and
+	 * the 4 s bound came first (2820-4057 signals in 2 of 6 runs): the spreading is what
+	 * this test is about, the budget t060's */
 	CHECK(sample_on(100000, 8) == 0);
+	uint64_t tick_cost = clock_tick_cost;	/* (measured in sample_on, the first time) */
+	clock_tick_cost = 0;
 	double t0 = cpu_seconds();
 	while (th.stats.signals < 6000 && cpu_seconds() - t0 < 4.0)
 		lock_loop(&counter, LOOP_ITERS / 4);
@@ -756,6 +762,7 @@ TEST(spread_after_lock_add)
 		same += n_recs && recs[i].ip == recs[0].ip;
 	printf("  without spreading: %d samples, %.3f on the first sample's instruction\n", n_recs,
 	       n_recs ? (double)same / n_recs : 0.0);
+	clock_tick_cost = tick_cost;
 }
 
 TEST(pushf_popf_survives)
