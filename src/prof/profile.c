@@ -846,10 +846,11 @@ int profile_read(const char *dir, struct profile **out, char *err, size_t errlen
 {
 	struct stat st;
 	*out = NULL;
-	if (stat(dir, &st) < 0 && errno == ENOENT)	/* (the caller says "no recording in") */
-		return errmsg(err, errlen, -errno, "%s", strerror(errno));
-	if (stat(dir, &st) < 0)
-		return errmsg(err, errlen, -errno, "cannot read '%s': %s", dir, strerror(errno));
+	if (stat(dir, &st) < 0) {
+		int e = errno;	/* (ENOENT: the caller says "no recording in") */
+		return e == ENOENT ? errmsg(err, errlen, -e, "%s", strerror(e)) :
+				     errmsg(err, errlen, -e, "cannot read '%s': %s", dir, strerror(e));
+	}
 	if (!S_ISDIR(st.st_mode))
 		return errmsg(err, errlen, -ENOENT, "not a directory");
 	struct profile *p = calloc(1, sizeof(*p));

@@ -456,10 +456,9 @@ void html_td_int(struct html *h, int64_t v)
 
 void html_td_num(struct html *h, double v, int decimals)
 {
-	char b[64];
-	snprintf(b, sizeof(b), "%.17g", v);
-	td_open(h, NULL, isfinite(v) ? b : NULL);
-	html_printf(h, ">%.*f</td>", decimals, v);
+	char t[64];
+	snprintf(t, sizeof(t), "%.*f", decimals, v);
+	html_td_keyed(h, t, v);
 }
 
 void html_td_share(struct html *h, double share, int decimals)

@@ -55,9 +55,18 @@ share_near() {
 	else
 		fail "$1" "share of '$4' is $v (${a:-0} of $n), its time's $5 +- $tol"
 	fi
-	check "$1-constructed" float_between "$v" \
-		"$(awk -v w="$CONSTRUCTED" -v t="${CONSTRUCTED_TOL:-0.15}" 'BEGIN { print w - t }')" \
-		"$(awk -v w="$CONSTRUCTED" -v t="${CONSTRUCTED_TOL:-0.15}" 'BEGIN { print w + t }')"
+	# the construction, where this run's machine kept it: the workload's own time share
+	# within 0.1 of it (on the VMs of 2026-11-29 an array's accesses cost unequally from
+	# run to run: static_table took 0.46 of the time in 1 run of 9 on a quiet machine,
+	# and its samples followed, 0.463 against 0.3125 +- 0.15)
+	if float_between "$5" "$(awk -v w="$CONSTRUCTED" 'BEGIN { print w - 0.1 }')" \
+		"$(awk -v w="$CONSTRUCTED" 'BEGIN { print w + 0.1 }')"; then
+		check "$1-constructed" float_between "$v" \
+			"$(awk -v w="$CONSTRUCTED" -v t="${CONSTRUCTED_TOL:-0.15}" 'BEGIN { print w - t }')" \
+			"$(awk -v w="$CONSTRUCTED" -v t="${CONSTRUCTED_TOL:-0.15}" 'BEGIN { print w + t }')"
+	else
+		skip "$1-constructed" "the workload's own time share was $5 in this run, not near the constructed $CONSTRUCTED (the machine's costs per access moved)"
+	fi
 }
 
 n=$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' prof/mem/objects.csv)
@@ -147,11 +156,11 @@ else
 fi
 check t060-least-effective [ "${neff:-0}" -ge 100 ]
 # the ticks' cost outside the handler, measured at start and charged to the budget
-# (source-clock.h, clock_tick_cost): in the .proc where measured, at most the 1 ms cap;
-# SONDE_CLOCK_TICK_COST=0 leaves it out
+# (source-clock.h, clock_tick_cost): printed (110-180 us here; on bare metal a few us,
+# which the calibration's noise may read as none: not held, the budget's effect is
+# bench/clock-budget.sh's); SONDE_CLOCK_TICK_COST=0 leaves it out
 tc=$(sed -n 's/^clock_tick_cost_ns=//p' least/*.proc | head -1)
 echo "    clock_tick_cost_ns: ${tc:-not measured}"
-check "t060-least-tick-cost-${tc:-none}" [ "${tc:-0}" -le 1000000 ]
 SONDE_CLOCK_TICK_COST=0 "$SONDE" mem -q -o nocost --period 10000 -- "$W/demo-hotcold" >/dev/null 2>&1
 check t060-tick-cost-off bash -c '! grep -q "^clock_tick_cost_ns=" nocost/*.proc'
 check t060-tick-cost-off-ran [ -s nocost/profile.db ]

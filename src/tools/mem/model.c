@@ -829,6 +829,12 @@ static long fork_parent(const struct builder *b, size_t pi)
 	return best;
 }
 
+/* Was block a allocated and not yet freed at time t? */
+static int live_at(const struct mm_alloc *a, uint64_t t)
+{
+	return a->time <= t && a->free_time > t;
+}
+
 /* Collect the ALLOC records of every thread of the process, sorted by time, and a forked
  * child's blocks from its parent (the usability review of 2026-11-29: a child's array
  * allocated before the fork read as [anonymous memory], 28-41% of the samples). */
@@ -843,14 +849,13 @@ static int gather_allocs(struct builder *b, struct pstate *ps, size_t *nfree)
 		*nfree += ps->pr->thread[i].nfree;
 	}
 	for (size_t k = 0; par && k < par->nalloc; k++)
-		ninh += par->alloc[k].time <= ps->pr->start_ns &&
-			par->alloc[k].free_time > ps->pr->start_ns;
+		ninh += live_at(&par->alloc[k], ps->pr->start_ns);
 	ps->mp->alloc = calloc(n + ninh + 1, sizeof(*ps->mp->alloc));
 	if (!ps->mp->alloc)
 		return -ENOMEM;
 	for (size_t k = 0; par && k < par->nalloc; k++) {
 		struct mm_alloc a = par->alloc[k];
-		if (a.time > ps->pr->start_ns || a.free_time <= ps->pr->start_ns)
+		if (!live_at(&a, ps->pr->start_ns))
 			continue;
 		a.flags |= MM_ALLOC_INHERITED;
 		a.free_time = UINT64_MAX;	/* the child's own frees end it (match_frees) */
