@@ -359,7 +359,7 @@ static void cal_on_signal(int sig, siginfo_t *si, void *uc)
  * of CLOCK_CAL_PERIOD whose signals a stand-in handler takes: the CPU time the spin's work
  * did not get, over the signals.  ~6 ms, once a process, at its first thread's start,
  * when it has that one thread (the sample signal's handler is swapped meanwhile).  On the
- * 2-core KVM guest of 2026-11-29: 110-160 us a signal (an empty handler's).
+ * 2-core KVM guest of 2026-11-29: 100-400 us a signal (an empty handler's).
  */
 static void clock_calibrate_tick(int tid)
 {

@@ -215,7 +215,7 @@ extern uint64_t clock_period;
 /*
  * Per-thread events: what a tick costs the thread's CPU time outside our handler (the
  * timer's interrupt, the signal's delivery and return: on KVM guests the timer's exits to
- * the hypervisor, 70-130 us a tick, all of it in the thread's CPU clock and none in the
+ * the hypervisor, 100-400 us a tick here, all of it in the thread's CPU clock and none in the
  * handler's span), measured once at the first thread's start (clock_calibrate_tick) and
  * charged to the time budget at each signal, a dropped one too.  Without it the budget
  * held the handlers to a fifth and a program at --period 100000 still ran 2-3x.  0: not
