@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -836,4 +837,9 @@ const char *report_program(sqlite3 *db, char *buf, size_t len)
 		if (*c == '\x1f')	/* the .proc's separator of arguments */
 			*c = ' ';
 	return buf;
+}
+
+double report_share_error(double p, double n)
+{
+	return n > 0 && p >= 0 && p <= 1 ? 1.96 * sqrt(p * (1 - p) / n) : 1;
 }

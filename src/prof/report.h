@@ -123,4 +123,10 @@ void report_html_td(struct html *h, struct sqlite3_stmt *st, int col, int decima
  * separated by spaces), else meta exe, else "(unknown program)".  Returns buf. */
 const char *report_program(struct sqlite3 *db, char *buf, size_t len);
 
+/* How far a share `p` (0 to 1) of `n` independent samples may lie from the run's own, at
+ * 95% (the normal approximation: 1.96 sqrt(p (1 - p) / n)), as a fraction; the most at
+ * p = 1/2.  For reports that say how sure their shares are (mem's error line, reuse's
+ * few outcomes). */
+double report_share_error(double p, double n);
+
 #endif

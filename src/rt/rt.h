@@ -370,14 +370,19 @@ struct rt_tool {
 	/* LLVM's OpenMP regions, through OMPT (ompt.c), for a tool that times them: asked
 	 * omp_regions() when the OpenMP runtime starts its tool, which may be before `start`
 	 * (a library's constructor that calls OpenMP): > 0, the callbacks below come.  A
-	 * region's outlined function `fn` is known (its master, before the team runs it); a
-	 * thread's implicit task begins in a region of `fn` (0: not known; `ret`, `fp`: the
-	 * runtime's call of the callback); it ends (`barrier` 0) or reaches the region's
-	 * closing barrier (1); omp_task_open: could a barrier starting in `task` close an
-	 * instance?  Not in a handler. */
+	 * region begins on its master, before the team runs it: its outlined function `fn`,
+	 * the runtime's frame entered from the program (`fp`, OMPT's enter frame: its saved
+	 * frame pointer is the program's caller's, where the runtime keeps one) and the return
+	 * address of the program's call (`ra`); omp_region_begin returns the region's value
+	 * (0: not timed), which the team's threads are given and omp_region_end gets (the
+	 * master, after the team joined).  A thread's implicit task begins in a region of
+	 * that value (`ret`, `fp`: the runtime's call of the callback); it ends (`barrier` 0)
+	 * or reaches the region's closing barrier (1); omp_task_open: does a barrier starting
+	 * in `task` end something of the tool's?  Not in a handler. */
 	int (*omp_regions)(void);
-	void (*omp_region_fn)(uint64_t fn);
-	void (*omp_task_begin)(uint64_t fn, const void *task, uint64_t ret, uint64_t fp);
+	uint64_t (*omp_region_begin)(uint64_t fn, uint64_t fp, uint64_t ra);
+	void (*omp_region_end)(uint64_t region);
+	void (*omp_task_begin)(uint64_t region, const void *task, uint64_t ret, uint64_t fp);
 	int (*omp_task_open)(const void *task);
 	void (*omp_task_end)(const void *task, int barrier);
 };

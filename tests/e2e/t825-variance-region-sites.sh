@@ -14,6 +14,12 @@
 #    interference, which CPU time still carries);
 #  - big's time share over 3x small's (samples in the region belong to its site: 2% and
 #    89% in one run, 51% and 43% before, split by instance counts).
+# The same for LLVM's runtime (libomp, vsites built by clang): the region's callers are the
+# master's frames from OMPT's enter frame (src/rt/ompt.c, on_parallel_begin; rt-variance.c,
+# omp_callers); before, the context was the outlined function alone there too, its callers
+# 0.0% of the time (the trial of 2026-11-28: miniAMR's stencil_calc under 0.1%, its region
+# 51.5%).  And a region the compiler serialized (vnest's `if` false: the program calls
+# __kmpc_serialized_parallel, whose frame the runtime does not keep) has its caller, main.
 # Passive waits: libgomp's spinning threads (the default, active) take the samples of a
 # loaded 2-core machine outside any region (a team thread waiting for one descheduled):
 # shares of 0.1% and 6% at load 6 where they are 10% and 90% passive; the spin is not
@@ -27,18 +33,24 @@ if ! gcc -O2 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/var
 	skip t825 "gcc -fopenmp could not build vsites: $(head -c 200 build.err)"
 	exit 0
 fi
-SONDE_VARIANCE_REGIONS=1000000 "$SONDE" variance -q -o v -- ./vsites 300 >out 2>err
-check t825-status [ $? -eq 0 ]
-check t825-output grep -q "^vsites: " out
-q() { sqlite3 v/profile.db "SELECT $1 FROM var_functions WHERE metric = 'cpu-time' AND context = 'main > $2 > sweep > sweep._omp_fn.0'"; }
-for s in small big; do
-	check "t825-context-$s" [ -n "$(q instances $s)" ]
-	check "t825-$s-both-threads" [ "$(q threads $s)" = 2 ]
-done
-ms=$(q mean small) mb=$(q mean big) ss=$(q share small) sb=$(q share big)
-echo "mean small $ms big $mb; share small $ss big $sb"
-check t825-big-mean-over-3x awk -v s="$ms" -v b="$mb" 'BEGIN { exit !(s > 0 && b > 3 * s) }'
-check t825-big-share-over-3x awk -v s="$ss" -v b="$sb" 'BEGIN { exit !(b > 3 * s) }'
+# sites TAG PROGRAM DIR OUTLINED: PROGRAM's two sites' contexts, means and shares
+sites() {
+	SONDE_VARIANCE_REGIONS=1000000 "$SONDE" variance -q -o "$3" -- "./$2" 300 >out 2>err
+	check "$1-status" [ $? -eq 0 ]
+	check "$1-output" grep -q "^vsites: " out
+	db=$3/profile.db fn=$4
+	q() { sqlite3 "$db" "SELECT $1 FROM var_functions WHERE metric = 'cpu-time' AND context = 'main > $2 > sweep > $fn'"; }
+	for s in small big; do
+		check "$1-context-$s" [ -n "$(q instances $s)" ]
+		check "$1-$s-both-threads" [ "$(q threads $s)" = 2 ]
+	done
+	ms=$(q mean small) mb=$(q mean big) ss=$(q share small) sb=$(q share big)
+	echo "$1: mean small $ms big $mb; share small $ss big $sb"
+	check "$1-big-mean-over-3x" awk -v s="$ms" -v b="$mb" 'BEGIN { exit !(s > 0 && b > 3 * s) }'
+	check "$1-big-share-over-3x" awk -v s="$ss" -v b="$sb" 'BEGIN { exit !(b > 3 * s) }'
+	check "$1-no-bare-context" [ -z "$(sqlite3 "$3/profile.db" "SELECT 1 FROM var_functions WHERE context = '$4'")" ]
+}
+sites t825 vsites v sweep._omp_fn.0
 # the function the region calls (part) carries the region's callers too, and so its time:
 # built with frame pointers its context had none, no sample path started with it, and it
 # read 0% (the trial of 2026-11-28: RSBench's calculate_macro_xs, PENNANT's calcForce).
@@ -52,8 +64,6 @@ if var_traps; then	# (part's instances are timed on the debug registers)
 else
 	skip t825-part-context "the debug registers do not trap here (part's instances are timed on them)"
 fi
-# no row of the outlined function alone (the old context)
-check t825-no-bare-context [ -z "$(sqlite3 v/profile.db "SELECT 1 FROM var_functions WHERE context = 'sweep._omp_fn.0'")" ]
 # The same where the code that starts the region keeps a frame pointer (a libgomp built
 # with -fno-omit-frame-pointer; here a shim GOMP_parallel that runs the region on the
 # calling thread, linked before libgomp): the master's chain then reaches the callers
@@ -70,4 +80,20 @@ if gcc -O1 -g -fno-omit-frame-pointer -shared -fPIC shim.c -o libshim.so 2>/dev/
 	check t825-shim-big-share-over-3x awk -v s="$ss" -v b="$sb" 'BEGIN { exit !(s != "" && b > 3 * s) }'
 else
 	skip t825-shim "the GOMP_parallel shim could not be built"
+fi
+if command -v clang >/dev/null &&
+	clang -O2 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vsites.c" \
+		-o vsites-llvm 2>build.err; then
+	sites t825-libomp vsites-llvm vl sweep.omp_outlined.
+	# serialized by the compiler: 1 thread, vnest's outer region (main.omp_outlined..4,
+	# clang's last number: the outer region's function is emitted after its nested ones)
+	clang -O1 -g -fno-omit-frame-pointer -fopenmp "$SONDE_TOP/tests/workloads/variance/vnest.c" \
+		-o vnest -lm 2>>build.err &&
+		SONDE_VARIANCE_REGIONS=1000000 "$SONDE" variance -q -o vn -- ./vnest 50 20000 serial \
+			>/dev/null 2>&1
+	ctx=$(sqlite3 vn/profile.db "SELECT context FROM var_functions WHERE metric = 'cpu-time' AND context LIKE '%omp_outlined%' ORDER BY instances DESC, length(context) LIMIT 1" 2>/dev/null)
+	echo "serialized: $ctx"
+	check t825-libomp-serialized-caller [ "$ctx" = "main > main.omp_outlined..4" ]
+else
+	skip t825-libomp "clang -fopenmp could not build vsites (libomp-dev?): $(head -c 200 build.err)"
 fi

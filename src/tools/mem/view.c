@@ -371,7 +371,7 @@ static void table_print(FILE *out, sqlite3 *db, sqlite3_stmt *st, struct text_ta
 
 /*
  * A share p of n independent samples is off by up to 1.96 sqrt(p (1 - p) / n) at 95%, the
- * most at p = 1/2; weighted samples count as (sum w)^2 / sum w^2 (the clock's stretched
+ * most at p = 1/2 (report_share_error); weighted samples count as (sum w)^2 / sum w^2 (the clock's stretched
  * periods: a few heavy ones are few samples).  The usability review of 2026-11-29: 18
  * samples printed "100.0%" with no word of their number; a line read 20-24% in four runs
  * for 30%.  Not where every access was counted (inst, period 1).
@@ -402,8 +402,8 @@ const char *mem_share_error(sqlite3 *db, char *buf, size_t len)
 		return NULL;
 	snprintf(buf, len, "a share is within +-%.1f points of the run's (95%%, %.0f effective "
 		 "samples), +-%.1f at a share of 10%%; more samples narrow it (a longer run, "
-		 "a shorter --period up to the time budget)", 100 * 1.96 * sqrt(0.25 / n), n,
-		 100 * 1.96 * sqrt(0.09 / n));
+		 "a shorter --period up to the time budget)", 100 * report_share_error(0.5, n), n,
+		 100 * report_share_error(0.1, n));
 	return buf;
 }
 

@@ -39,6 +39,7 @@
 
 #define VAR_STACK 64		/* pending instances per thread */
 #define VAR_FRAMES 64		/* frames looked at per sample */
+#define VAR_OMP_NEST 4		/* libomp regions started by a thread and open, kept */
 #define VAR_TRIES 4		/* frames tried, from a random one on, for a function to pick */
 
 struct var_pending {
@@ -105,6 +106,14 @@ struct var_thread {
 	 * NULL outside one: a sample's frames end at libgomp's, its program's callers are
 	 * the region's (region_callers) */
 	const struct var_region *region;
+	/* regions of LLVM's runtime this thread started and the team has not yet joined
+	 * (var_omp_region_begin; a nested region's on top); the implicit task in which
+	 * `region` was set from one (var_omp_begin), and the implicit tasks begun in it since
+	 * and not yet ended */
+	struct var_region omp_reg[VAR_OMP_NEST];
+	int omp_nreg;
+	const void *region_task;
+	uint32_t region_nest;
 	/* a region of LLVM's runtime timed from OMPT's callbacks (var_omp_begin): its
 	 * implicit task's data, NULL when none is open here, and the instance */
 	const void *omp_task;
@@ -1663,6 +1672,41 @@ static void region_callers(struct var_region *r, uint64_t fp)
 		r->callers[r->ncallers++] = ips[i];
 }
 
+/* A region of LLVM's runtime: its callers into r->callers, from the master's frame
+ * chain at `fp` (OMPT's enter frame, the runtime's frame called from the program), cut
+ * as region_callers' is.  libomp's __kmpc_fork_call keeps a frame, so the chain's first
+ * return address is the program's call, `ra`; __kmp_serialized_parallel's frame is under
+ * __kmpc_serialized_parallel, which keeps none: the chain's first is the runtime's, then
+ * the caller's caller, so `ra` goes first and the runtime's addresses are left out.  With
+ * no chain (fp 0, or another runtime's frame off the stack): `ra` alone. */
+static void omp_callers(struct rt_thread *t, struct var_thread *vt, struct var_region *r,
+			uint64_t fp, uint64_t ra)
+{
+	uint64_t ips[VAR_FRAMES + 2];
+	int n = 0, k = 1;
+
+	r->ncallers = 0;
+	if (fp && t->stack_lo && t->stack_hi && fp >= t->stack_lo && fp < t->stack_hi) {
+		n = fp_ips(t, 0, 0, fp, fp, ips);	/* ips[0]: the missing leaf, 0 */
+		if (vt->region)
+			cut_at_region(vt->region, ips, &n);
+	}
+	while (k < n && k < 4 && ips[k] != ra)
+		k++;
+	if (!ra || (k < n && k < 4)) {
+		if (!ra)
+			k = 1;
+	} else {
+		r->callers[r->ncallers++] = ra;
+		for (k = 1; k < n && !rt_fn_start(ips[k]); k++)
+			;
+		if (k == n)	/* (the program's code in a library: rt_fn_start knows none) */
+			k = 2;
+	}
+	for (; k < n && r->ncallers < VAR_FRAMES; k++)
+		r->callers[r->ncallers++] = ips[k];
+}
+
 void variance_region(void (*fn)(void *), void *data,
 		     void (*invoke)(void (*)(void *), void *, const void *), const void *args);
 void variance_region(void (*fn)(void *), void *data,
@@ -1686,27 +1730,39 @@ void variance_region(void (*fn)(void *), void *data,
  * nested region's, with the count of implicit tasks begun inside the open one (a
  * serialized region nested in a serialized one reports the same task data as it: libomp
  * 14, found in review).  One region open a thread: a region nested in a timed one is
- * not timed.  `fn` 0: a region whose outlined function is unknown (counted, not timed).
- * `ret`, `fp`: the return address and frame of the OMPT callback (its caller is the
- * runtime's frame that runs the outlined function).
+ * not timed.  `region`: var_omp_region_begin's struct of the region (its outlined
+ * function and callers), 0 for one whose outlined function is unknown (counted, not
+ * timed); the thread's samples get its callers until the task ends or reaches the
+ * region's barrier (region_tail).  `ret`, `fp`: the return address and frame of the OMPT
+ * callback (its caller is the runtime's frame that runs the outlined function).
  */
-static void var_omp_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t fp)
+static void var_omp_begin(uint64_t region, const void *task, uint64_t ret, uint64_t fp)
 {
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
+	const struct var_region *r = (const struct var_region *)(uintptr_t)region;
 
 	if (!vt || !task || variance_regions <= 0)
 		return;
+	/* the samples in the region have its callers (region_tail), timed or not */
+	if (vt->region_task)
+		vt->region_nest++;
+	else if (r && !vt->region) {
+		vt->region_task = task;
+		vt->region_nest = 0;
+		__atomic_store_n(&vt->region, r, __ATOMIC_RELAXED);
+	}
 	if (vt->omp_task) {
 		vt->omp_nest++;		/* a region inside the open one */
 		return;
 	}
+	uint64_t fn = r ? (uint64_t)(uintptr_t)r->fn : 0;
 	if (!fn || rt_enter(t))
 		return;
 	uint32_t sh = region_timed(t, vt, region_fn_slot(fn, 0));
 	if (sh) {
 		vt->omp_p = (struct var_pending){ .fn = fn, .share = sh };
-		region_open(t, vt, &vt->omp_p, &vt->omp_depth, ret, fp, NULL);
+		region_open(t, vt, &vt->omp_p, &vt->omp_depth, ret, fp, r);
 		vt->omp_task = task;
 		vt->omp_nest = 0;
 	}
@@ -1714,13 +1770,15 @@ static void var_omp_begin(uint64_t fn, const void *task, uint64_t ret, uint64_t 
 }
 
 /* Could the barrier starting now, in the implicit task `task`, close this thread's open
- * instance: one is open for `task`, with no region inside it still running? */
+ * instance, or end the region whose callers its samples get: one is open for `task`, with
+ * no region inside it still running? */
 static int var_omp_open(const void *task)
 {
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
 
-	return vt && task && vt->omp_task == task && !vt->omp_nest;
+	return vt && task && ((vt->omp_task == task && !vt->omp_nest) ||
+			      (vt->region_task == task && !vt->region_nest));
 }
 
 /* An implicit task ends (`barrier` 0), or the region's closing barrier starts (1). */
@@ -1729,7 +1787,15 @@ static void var_omp_end(const void *task, int barrier)
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
 
-	if (!vt || !task || !vt->omp_task)
+	if (!vt || !task)
+		return;
+	if (vt->region_task && !barrier && vt->region_nest)
+		vt->region_nest--;
+	else if (vt->region_task == task && !vt->region_nest) {
+		__atomic_store_n(&vt->region, NULL, __ATOMIC_RELAXED);
+		vt->region_task = NULL;
+	}
+	if (!vt->omp_task)
 		return;
 	if (vt->omp_nest) {
 		if (!barrier)
@@ -1744,11 +1810,61 @@ static void var_omp_end(const void *task, int barrier)
 	rt_leave(t);
 }
 
-/* `fn` is a region's outlined function (its master, before the team runs it): never
- * picked, timed under its own share. */
-static void var_omp_region_fn(uint64_t fn)
+/* A region of LLVM's runtime begins on this thread, its master (src/rt/ompt.c): `fn`, its
+ * outlined function, is never picked, timed under its own share; the region's callers are
+ * the master's frames from `fp`, the runtime's frame entered from the program, whose
+ * return address is `ra` (omp_callers).  The region is the thread's until the team joins
+ * (var_omp_region_end); a nested one's beyond VAR_OMP_NEST, or one on a thread sonde does
+ * not know (a library's constructor, before ours), has no callers: a struct per function
+ * for the process (its outlined function alone, as before). */
+#define OMP_BARE 64
+static struct var_region omp_bare[OMP_BARE];
+
+static uint64_t var_omp_region_begin(uint64_t fn, uint64_t fp, uint64_t ra)
 {
-	region_fn_slot(fn, 1);
+	struct rt_thread *t = rt_self();
+	struct var_thread *vt = t ? t->tool : NULL;
+	int idx = region_fn_slot(fn, 1);
+
+	if (vt && vt->omp_nreg < VAR_OMP_NEST) {
+		struct var_region *r = &vt->omp_reg[vt->omp_nreg];
+		*r = (struct var_region){ .fn = (void (*)(void *))(uintptr_t)fn, .idx = idx };
+		omp_callers(t, vt, r, fp, ra);
+		vt->omp_nreg++;
+		return (uint64_t)(uintptr_t)r;
+	}
+	for (unsigned i = 0, h = (unsigned)(fn >> 4); i < OMP_BARE; i++) {
+		struct var_region *b = &omp_bare[(h + i) % OMP_BARE];
+		void (*f)(void *) = (void (*)(void *))(uintptr_t)fn, (*none)(void *) = NULL;
+		if (__atomic_load_n(&b->fn, __ATOMIC_ACQUIRE) == f ||
+		    __atomic_compare_exchange_n(&b->fn, &none, f, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			b->idx = idx;
+			return (uint64_t)(uintptr_t)b;
+		}
+	}
+	return 0;
+}
+
+/* The region `region` began on this thread has ended, its team joined: its struct (and
+ * those of regions nested in it, if their ends did not come) is free again. */
+static void var_omp_region_end(uint64_t region)
+{
+	struct rt_thread *t = rt_self();
+	struct var_thread *vt = t ? t->tool : NULL;
+	uintptr_t r = (uintptr_t)region, lo = vt ? (uintptr_t)vt->omp_reg : 0;
+
+	/* (a fork child's vt is new: a region begun in the parent is not in it) */
+	if (!vt || r < lo || r >= lo + sizeof(vt->omp_reg))
+		return;
+	int k = (int)((r - lo) / sizeof(vt->omp_reg[0]));
+	if (k >= vt->omp_nreg)
+		return;
+	if ((uintptr_t)vt->region >= r && (uintptr_t)vt->region < lo + sizeof(vt->omp_reg)) {
+		__atomic_store_n(&vt->region, NULL, __ATOMIC_RELAXED);
+		vt->region_task = NULL;
+	}
+	vt->omp_nreg = k;
 }
 
 /* Regions timed?  Asked when libomp starts its tool, which may be before var_start: the
@@ -1834,7 +1950,8 @@ const struct rt_tool rt_tool_variance = {
 	.fork_child = var_fork_child,
 	.thread_end = var_thread_end,
 	.omp_regions = var_omp_regions,
-	.omp_region_fn = var_omp_region_fn,
+	.omp_region_begin = var_omp_region_begin,
+	.omp_region_end = var_omp_region_end,
 	.omp_task_begin = var_omp_begin,
 	.omp_task_open = var_omp_open,
 	.omp_task_end = var_omp_end,
