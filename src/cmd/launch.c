@@ -26,9 +26,9 @@ const char launch_help[] =
 	"  -o, --output DIR      where the recording goes (default sonde-<program>-<pid>;\n"
 	"                        under MPI sonde-<program>-<job>, shared by the ranks)\n"
 	"  -s, --source SRC      auto (default), clock, hw or inst: how samples are taken\n"
-	"                        (auto: hw with a PMU, else clock; comm and reuse take inst\n"
-	"                        for a program built with sonde-cc, also for -s hw without\n"
-	"                        a PMU; variance: clock)\n"
+	"                        (auto: hw with a PMU, else inst for a program built with\n"
+	"                        sonde-cc, else clock; -s hw without a PMU likewise;\n"
+	"                        variance: clock)\n"
 	"  -p, --period N        sampling period: ns of CPU time (clock: default 900000, ~1.1 kHz,\n"
 	"                        unless the tool's default is given below),\n"
 	"                        events (hw: default 100003), accesses (inst: default 10007;\n"
@@ -401,12 +401,16 @@ static int is_export_file(const char *name)
 	return n > 4 && !strcmp(name + n - 4, ".csv");
 }
 
-/* "proc-" or "rank-" and digits only: a user's proc-notes/ is not ours (review) */
+/* "proc-" or "rank-" and digits, then ".e" and digits for an exec'd image (comm's
+ * part_folder) or nothing: a user's proc-notes/ is not ours (review) */
 static int part_dir(const char *name)
 {
 	if (strncmp(name, "proc-", 5) && strncmp(name, "rank-", 5))
 		return 0;
-	return name[5] && strspn(name + 5, "0123456789") == strlen(name + 5);
+	size_t n = strspn(name + 5, "0123456789");
+	const char *e = name + 5 + n;
+	return n && (!*e || (e[0] == '.' && e[1] == 'e' && e[2] &&
+			     strspn(e + 2, "0123456789") == strlen(e + 2)));
 }
 
 /* A folder comm's export makes in PATH/comm/: one per process or rank (proc-PID,

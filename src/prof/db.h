@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#define DB_SCHEMA "12"
+#define DB_SCHEMA "13"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -194,12 +194,14 @@ static int source_try(const struct rt_source *s)
 	return r;
 }
 
-/* Wanted source first; automatic: hw, then clock.  inst only when asked for, or, for a
- * tool that needs access counts (RT_TOOL_WANTS_COUNTS: reuse's distances, comm's
- * transfers), where the
+/* Wanted source first; automatic: hw, then clock.  inst only when asked for, or where the
  * program was built by sonde-cc and there is no PMU: the clock source counts no accesses,
  * and a user who rebuilt the program meant its counts (the trial of 2026-11-27: `sonde
- * reuse` on a sonde-cc build ran on the clock and advised a sonde-cc build). */
+ * reuse` on a sonde-cc build ran on the clock and advised a sonde-cc build); and the
+ * clock's ticks land in the build's callbacks: `sonde mem` on SimpleMOC's sonde-cc build
+ * dropped 44% of its samples (own time) and gave the threads' stacks 55% of the accesses
+ * and the callbacks' PLT stubs 7.5% of the code (the trial of 2026-11-29), where the inst
+ * source gave the stacks 0.7%.  A tool that wants the clock asks for it (variance). */
 static void source_pick(void)
 {
 	const struct rt_source *want = source_by_id(rt_cfg.source);
@@ -222,9 +224,12 @@ static void source_pick(void)
 	 * usability review of 2026-11-29: `sonde reuse -s hw` on a sonde-cc build fell back
 	 * to the clock) */
 	if ((rt_cfg.source == SONDE_SOURCE_NONE || want == &rt_source_hw) && rt_tool &&
-	    (rt_tool->flags & RT_TOOL_WANTS_COUNTS) && rt_source_inst.probe(NULL, 0) == 0 &&
-	    source_try(&rt_source_inst) == 0)
+	    rt_source_inst.probe(NULL, 0) == 0 && source_try(&rt_source_inst) == 0) {
+		size_t n = strlen(source_why);
+		snprintf(source_why + n, sizeof(source_why) - n, "%sinst: the program was built "
+			 "by sonde-cc, whose callbacks count its accesses", n ? "; " : "");
 		return;
+	}
 	if (want != &rt_source_clock)
 		source_try(&rt_source_clock);
 }

@@ -319,11 +319,6 @@ struct watch_trap;
 				 * threads, as RT_TOOL_THREAD_BREAKPOINTS, but takes the POSIX
 				 * timers only at periods of at least CLOCK_TICK_PERIOD, where
 				 * they sample as often as the perf event (source-clock.c) */
-#define RT_TOOL_WANTS_COUNTS 0x100	/* needs a count of each thread's accesses (reuse's
-				 * distances, comm's transfers):
-				 * with no source asked for and no PMU, a program built by
-				 * sonde-cc gets the inst source rather than the clock
-				 * (init.c, source_pick) */
 #define RT_TOOL_PAST_ACCESS 0x200	/* takes, from the clock source, an access already made
 				 * (the instruction before the PC: source-clock-sig.c, on_tick); a
 				 * tool that arms a watch on the sampled access after it (comm,

@@ -113,6 +113,21 @@ top=$(sed -n 2p rec/comm/pairs.csv | cut -d, -f1,2)
 r3=$(sed -n 2p rec/comm/rank-3/pairs.csv | cut -d, -f1,2)
 f3=$(awk -F, '$2 == 3 && $4 == 0 { print $1 }' rec/comm/threads.csv)
 check t410-merged-top-pair [ "$top" = "$((${r3%,*} + f3)),$((${r3#*,} + f3))" ]
+# a rank's lines.csv numbers its threads as its pairs.csv does (from 0; the usability review
+# of 2026-11-29: rank-1/lines.csv read 8 and 9 beside pairs of 3 and 4), and the merged
+# lines.csv as the merged pairs
+lt() { awk -F, 'NR > 1 { n = split($7, w, " "); for (i = 1; i <= n; i++) { split(w[i], t, ":"); print t[1] } }' "$1" | sort -un | tr '\n' ' '; }
+pt() { awk -F, 'NR > 1 { print $1; print $2 }' "$1" | sort -un | tr '\n' ' '; }
+# (sampled: --exact keeps no addresses, so no lines)
+mpi_run -np 2 "$SONDE" comm --source inst --period 11 -o srec -- "$T/mpi-comm" $N >/dev/null 2>&1
+check t410-sampled-status [ $? -eq 0 ]
+"$SONDE" report srec >/dev/null 2>&1
+l1=$(lt srec/comm/rank-1/lines.csv) p1=$(pt srec/comm/rank-1/pairs.csv)
+echo "rank 1: lines' threads $l1; pairs' $p1"
+check t410-rank-lines-numbered-from-0 [ -n "$l1" -a "$l1" = "$p1" ]
+lm=$(lt srec/comm/lines.csv) pm=$(pt srec/comm/pairs.csv)
+echo "merged: lines' threads $lm; pairs' $pm"
+check t410-merged-lines-numbered-as-pairs [ -n "$lm" -a "$lm" = "$pm" ]
 # the merged totals are the ranks'
 s=$(sqlite3 rec/profile.db "SELECT SUM(total_all) FROM comm_parts WHERE part >= 0")
 check t410-merged-total [ "$(comm_meta rec total_all)" = "$s" ]

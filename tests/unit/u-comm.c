@@ -31,7 +31,7 @@ static void reset(uint32_t size)
 	arms = 0;
 	comm_board_init(&b, mem, size, 64);
 	for (uint32_t t = 0; t < NT; t++)
-		comm_board_thread(&b, +1);	/* 4 live threads: the board's limit is 8 stores */
+		comm_board_thread(&b, t, +1, 0);	/* 4 live threads: the board's limit is 8 stores */
 	for (uint32_t t = 0; t < NT; t++)
 		comm_observer_init(&o[t], t, 0);
 }
@@ -240,6 +240,24 @@ TEST(expiry_board_wide_when_publisher_is_silent)
 	sample(1, 0x3008, 8, 1, 310);
 	CHECK(comm_board_find(&b, 0x3000, &e));
 	CHECK_EQ_U64(e.thread, 1);
+}
+
+/* A thread's publication is no communication of a thread started after it ended (by
+ * sample or as an arming candidate); one of a thread that ran beside it still is. */
+TEST(ended_publisher_not_for_later_threads)
+{
+	reset(COMM_BOARD_DEFAULT);
+	CHECK(sample(1, 0x1000, 8, 1, 100) == COMM_NOTHING);	/* 1 publishes */
+	comm_board_thread(&b, 1, -1, 150);			/* 1 ends */
+	comm_observer_init(&o[3], 3, 200);			/* 3 starts after */
+	CHECK(sample(3, 0x1000, 8, 0, 210) == COMM_NOTHING);	/* no count, no arming */
+	CHECK_EQ_U64(sym(1, 1, 3) + sym(0, 1, 3), 0);
+	CHECK(comm_gone_before(&b, 1, 200));
+	CHECK(!comm_gone_before(&b, 1, 120));			/* 2 started before the end */
+	CHECK(sample(2, 0x1000, 8, 0, 220) == COMM_COUNT);	/* 2 ran beside 1 */
+	CHECK_EQ_U64(cell[1][1][2], P);
+	comm_board_thread(&b, 1, +1, 0);			/* the index runs again */
+	CHECK(!comm_gone_before(&b, 1, 200));
 }
 
 TEST(loads_never_publish)
@@ -564,6 +582,7 @@ int main(void)
 	RUN(t_prev_no_recount);
 	RUN(expiry_two_store_samples_of_the_publisher);
 	RUN(expiry_board_wide_when_publisher_is_silent);
+	RUN(ended_publisher_not_for_later_threads);
 	RUN(loads_never_publish);
 	RUN(arm_on_unexpired_foreign_line);
 	RUN(arm_once_per_publication);

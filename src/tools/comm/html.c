@@ -369,31 +369,34 @@ static int threads(struct html *h, sqlite3 *db)
 /* The processes of an MPI run (several processes only). */
 static int parts(struct html *h, sqlite3 *db)
 {
-	static const char *const heads[] = { "rank", "pid", "threads", "thread numbers",
-					     "samples", "traps", "total", "true", "false" };
+	static const char *const heads[] = { "rank", "pid", "folder", "program", "threads",
+					     "thread numbers", "samples", "traps", "total", "true",
+					     "false" };
 	sqlite3_stmt *st;
 	int rc;
 	if (db_meta_u64(db, "processes") < 2)
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT NULLIF(rank, -1), pid, threads, first_thread, samples, traps,"
-				   " total_all, total_true, total_false FROM comm_parts"
-				   " WHERE part >= 0 ORDER BY part", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT NULLIF(rank, -1), pid, folder, program, threads,"
+				   " first_thread, samples, traps, total_all, total_true, total_false"
+				   " FROM comm_parts WHERE part >= 0 ORDER BY part", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -EIO;
 	html_section(h, "processes", "Processes");
 	html_para(h, "Each process (MPI rank) separately; its own matrices are in "
-		     "DIR/comm/rank-R/ (proc-PID for a process without an MPI rank).  The "
-		     "merged matrices above number the threads of every process one after the "
-		     "other.");
-	html_table_begin(h, "processes-table", 9, heads, "rrrlrrrrr", HTML_SORTABLE);
+		     "DIR/comm/FOLDER/ (rank-R, proc-PID for a process without an MPI rank, "
+		     ".eN after it for the image a process exec'd), its threads numbered from 0.  "
+		     "The merged matrices above number the threads of every process one after "
+		     "the other.");
+	html_table_begin(h, "processes-table", 11, heads, "rrllrlrrrrr", HTML_SORTABLE);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t first = sqlite3_column_int64(st, 3), nt = sqlite3_column_int64(st, 2);
+		int64_t first = sqlite3_column_int64(st, 5), nt = sqlite3_column_int64(st, 4);
 		char b[64];
 		snprintf(b, sizeof(b), "%" PRId64 "-%" PRId64, first, first + nt - 1);
 		html_row_begin(h);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 5; i++)
 			report_html_td(h, st, i, -1);	/* a forked process's rank: empty */
 		html_td(h, b);
-		for (int i = 4; i < 9; i++)
+		for (int i = 6; i < 11; i++)
 			html_td_int(h, sqlite3_column_int64(st, i));
 		html_row_end(h);
 	}

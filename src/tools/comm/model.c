@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
@@ -364,7 +365,7 @@ static const char schema_sql[] =
 	" pid INTEGER, thread INTEGER, tid INTEGER, omp_thread INTEGER, omp_varied INTEGER);"
 	"CREATE TABLE comm_parts(part INTEGER PRIMARY KEY, rank INTEGER, pid INTEGER,"
 	" first_thread INTEGER, threads INTEGER, cores INTEGER, samples INTEGER, traps INTEGER,"
-	" total_all INTEGER, total_true INTEGER, total_false INTEGER);";
+	" total_all INTEGER, total_true INTEGER, total_false INTEGER, folder TEXT, program TEXT);";
 
 static int write_cells(sqlite3 *db, int part, const struct cell *cell, size_t ncell)
 {
@@ -584,6 +585,7 @@ static int write_lines(sqlite3 *db, const struct model *m, const struct memmodel
 	const struct prof_process *pr = m->proc;
 	struct line_ref *ref = calloc(m->nev ? m->nev : 1, sizeof(*ref));
 	struct linesum *ls = NULL;
+	sqlite3_stmt *st[2] = { NULL, NULL };
 	size_t nref = 0, nls = 0, nlines = 0;
 	int r = -ENOMEM;
 	if (!ref)
@@ -612,32 +614,43 @@ static int write_lines(sqlite3 *db, const struct model *m, const struct memmodel
 		l->v[COMM_ALL] += e->amount;
 		l->v[kind] += e->amount;
 		l->events++;
-		line_who_add(l, m->base + e->dst, (uint32_t)(e->addr & 63), e->amount);
+		line_who_add(l, e->dst, (uint32_t)(e->addr & 63), e->amount);
 		if (e->src_addr && (e->src_addr & ~(uint64_t)63) == l->line)
-			line_who_add(l, m->base + e->src, (uint32_t)(e->src_addr & 63), e->amount);
+			line_who_add(l, e->src, (uint32_t)(e->src_addr & 63), e->amount);
 	}
 	qsort(ls, nls, sizeof(*ls), linesum_cmp);
-	sqlite3_stmt *st;
+	/* a part's rows number its threads from 0, as its matrices and pairs do; the merged
+	 * report's are taken from comm_lines_merged (comm_fill), numbered as its matrices
+	 * (the usability review of 2026-11-29: rank-1/lines.csv read threads 8 and 9 beside
+	 * a pairs.csv of 3 and 4) */
 	r = -EIO;
-	if (sqlite3_prepare_v2(db, "INSERT INTO comm_lines(part, line, object, total, true_sharing,"
-				   " false_sharing, events, offsets) VALUES(?,?,?,?,?,?,?,?)", -1,
-			       &st, NULL))
-		goto out;
+	for (int w = 0; w < (m->part >= 0 ? 2 : 1); w++)
+		if (sqlite3_prepare_v2(db, w ? "INSERT INTO comm_lines_merged VALUES(?,?,?,?,?,?,?)" :
+					   "INSERT INTO comm_lines(part, line, object, total,"
+					   " true_sharing, false_sharing, events, offsets)"
+					   " VALUES(?,?,?,?,?,?,?,?)", -1, &st[w], NULL))
+			goto out;
 	r = 0;
 	for (size_t k = 0; k < nls && k < TOP_LINES && !r; k++) {
 		struct linesum *l = &ls[k];
-		char who[LINE_WHO * 24] = "";
+		char who[2][LINE_WHO * 24] = { "", "" };
 		qsort(l->who, (size_t)l->nwho, sizeof(l->who[0]), who_cmp);
-		for (int i = 0; i < l->nwho; i++) {
-			size_t n = strlen(who);
-			snprintf(who + n, sizeof(who) - n, "%s%u:+%u", i ? " " : "", l->who[i].thread,
-				 l->who[i].off);
-		}
-		r = db_row(st, "iutuuuut", (int64_t)m->part, l->line, mm->object[l->object].name,
-			   l->v[COMM_ALL], l->v[COMM_TRUE], l->v[COMM_FALSE], l->events, who);
+		for (int w = 0; w < 2; w++)
+			for (int i = 0; i < l->nwho; i++) {
+				size_t n = strlen(who[w]);
+				snprintf(who[w] + n, sizeof(who[w]) - n, "%s%u:+%u", i ? " " : "",
+					 l->who[i].thread + (w ? m->base : 0), l->who[i].off);
+			}
+		r = db_row(st[0], "iutuuuut", (int64_t)m->part, l->line, mm->object[l->object].name,
+			   l->v[COMM_ALL], l->v[COMM_TRUE], l->v[COMM_FALSE], l->events, who[0]);
+		if (!r && st[1])
+			r = db_row(st[1], "utuuuut", l->line, mm->object[l->object].name,
+				   l->v[COMM_ALL], l->v[COMM_TRUE], l->v[COMM_FALSE], l->events,
+				   who[1]);
 	}
-	sqlite3_finalize(st);
 out:
+	sqlite3_finalize(st[0]);
+	sqlite3_finalize(st[1]);
 	free(ref);
 	free(ls);
 	return r;
@@ -831,6 +844,21 @@ static void model_release(struct model *m)
 }
 
 /* One process: its model, its matrices (when the recording has several) and threads. */
+/* A part's folder in DIR/comm/: rank-R, or proc-PID for a process without a rank; an
+ * image the process exec'd (the same pid: its recording's prefix ends in .eN) adds .eN,
+ * so that each image keeps its own (the usability review of 2026-11-29: the image before
+ * an exec lost its folder to the one after). */
+static void part_folder(const struct prof_process *pr, char *buf, size_t len)
+{
+	const char *e = strrchr(pr->prefix, '.');
+	int gen = e && e[1] == 'e' && e[2] && strspn(e + 2, "0123456789") == strlen(e + 2) ?
+		  atoi(e + 2) : 0;
+	int n = pr->rank >= 0 ? snprintf(buf, len, "rank-%d", pr->rank)
+			      : snprintf(buf, len, "proc-%d", pr->pid);
+	if (gen > 0 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ".e%d", gen);
+}
+
 static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 {
 	int r = scan(m);
@@ -866,12 +894,16 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 				   varied);
 	}
 	sqlite3_finalize(st);
-	if (!r && sqlite3_prepare_v2(db, "INSERT INTO comm_parts VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+	char folder[64];
+	const char *exe = m->proc->exe, *slash = strrchr(exe, '/');
+	part_folder(m->proc, folder, sizeof(folder));
+	if (!r && sqlite3_prepare_v2(db, "INSERT INTO comm_parts VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 				     -1, &st, NULL) == SQLITE_OK) {
-		r = db_row(st, "iiiiiiuuuuu", (int64_t)m->part, (int64_t)m->proc->rank,
+		r = db_row(st, "iiiiiiuuuuutt", (int64_t)m->part, (int64_t)m->proc->rank,
 			   (int64_t)m->proc->pid, (int64_t)m->base, (int64_t)m->n[COMM_BY_THREAD],
 			   (int64_t)m->n[COMM_BY_CORE], m->st.samples, m->st.traps,
-			   m->total[COMM_ALL], m->total[COMM_TRUE], m->total[COMM_FALSE]);
+			   m->total[COMM_ALL], m->total[COMM_TRUE], m->total[COMM_FALSE], folder,
+			   slash ? slash + 1 : exe);
 		sqlite3_finalize(st);
 	} else if (!r) {
 		r = -EIO;
@@ -1051,7 +1083,11 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	g.proc = profile_main_process(p);	/* the header's program, source and period */
 	g.clock = !strcmp(g.proc->source, "clock");
 	g.period = g.proc->period ? g.proc->period : 1;
-	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL))
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) ||
+	    (p->nproc > 1 &&
+	     sqlite3_exec(db, "CREATE TEMP TABLE comm_lines_merged(line INTEGER, object TEXT,"
+			      " total INTEGER, true_sharing INTEGER, false_sharing INTEGER,"
+			      " events INTEGER, offsets TEXT)", NULL, NULL, NULL)))
 		return db_fail(db, err, errlen, "writing the comm tables");
 	for (size_t k = 0; k < p->nproc && !r; k++) {
 		struct model m = { .p = p, .proc = &p->proc[k], .base = g.n[COMM_BY_THREAD],
@@ -1089,8 +1125,8 @@ int comm_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	char merged_lines[320];
 	snprintf(merged_lines, sizeof(merged_lines), "INSERT INTO comm_lines(part, line, object,"
 		 " total, true_sharing, false_sharing, events, offsets) SELECT -1, line, object,"
-		 " total, true_sharing, false_sharing, events, offsets FROM comm_lines WHERE"
-		 " part >= 0 ORDER BY total DESC, id LIMIT %d", TOP_LINES);
+		 " total, true_sharing, false_sharing, events, offsets FROM comm_lines_merged"
+		 " ORDER BY total DESC, rowid LIMIT %d", TOP_LINES);
 	if (!r && p->nproc > 1 && sqlite3_exec(db, merged_lines, NULL, NULL, NULL))
 		r = db_fail(db, err, errlen, "writing comm_lines");
 	if (!r && g.compare)

@@ -164,7 +164,7 @@ static int comm_thread_start(struct rt_thread *t)
 	ct->cmp_left = cmp_period ? 1 + rt_rand(t) % cmp_period : 0;
 	t->tool = ct;
 	if (!exact_mode || cmp_period)
-		comm_board_thread(&board, +1);
+		comm_board_thread(&board, t->index, +1, 0);
 	return 0;
 }
 
@@ -453,7 +453,7 @@ static SIGSAFE void comm_thread_end(struct rt_thread *t)
 	if (!ct)
 		return;
 	if (!exact_mode || cmp_period)
-		comm_board_thread(&board, -1);
+		comm_board_thread(&board, t->index, -1, rt_now());
 	if (cmp_period) {	/* the board's counters are the sampled detector's */
 		ct->c.published = ct->cs.published;
 		ct->c.publish_lost = ct->cs.publish_lost;
@@ -508,7 +508,7 @@ const struct rt_tool rt_tool_comm = {
 	/* counts: with the inst source a board hit counts period transfers, with the clock
 	 * one a sample (the trial of 2026-11-28: a sonde-cc build ran on the clock by
 	 * default, as reuse did before) */
-	.flags = RT_TOOL_OBJECTS | RT_TOOL_THREAD_BREAKPOINTS | RT_TOOL_WANTS_COUNTS,
+	.flags = RT_TOOL_OBJECTS | RT_TOOL_THREAD_BREAKPOINTS,
 	.start = comm_start,
 	.thread_start = comm_thread_start,
 	.access = comm_on_access,

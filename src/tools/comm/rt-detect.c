@@ -18,9 +18,12 @@ SIGSAFE void comm_board_init(struct comm_board *b, struct comm_entry *mem, uint3
 	 * libsonde.so's .lbss, 36 KB resident of the board for 5 threads' counters).  Only
 	 * what is not zero is written (after a fork: the parent's counts), so the pages no
 	 * thread index reaches stay unwritten. */
-	for (uint32_t i = 0; i < COMM_TSLOTS; i++)
+	for (uint32_t i = 0; i < COMM_TSLOTS; i++) {
 		if (b->tstores[i])
 			b->tstores[i] = 0;
+		if (b->tend[i])
+			b->tend[i] = 0;
+	}
 	b->live = 0;
 	b->gstores = 0;
 	b->size = size ? size : 1;
@@ -28,9 +31,18 @@ SIGSAFE void comm_board_init(struct comm_board *b, struct comm_entry *mem, uint3
 	b->e = mem;
 }
 
-SIGSAFE void comm_board_thread(struct comm_board *b, int delta)
+SIGSAFE void comm_board_thread(struct comm_board *b, uint32_t thread, int delta, uint64_t now)
 {
+	/* (a thread index beyond COMM_TSLOTS shares its slot with an ended one: running now) */
+	__atomic_store_n(&b->tend[thread % COMM_TSLOTS], delta > 0 ? 0 : now ? now : 1,
+			 __ATOMIC_RELAXED);
 	__atomic_add_fetch(&b->live, (uint32_t)delta, __ATOMIC_RELAXED);
+}
+
+SIGSAFE int comm_gone_before(const struct comm_board *b, uint32_t thread, uint64_t start)
+{
+	uint64_t end = __atomic_load_n(&b->tend[thread % COMM_TSLOTS], __ATOMIC_RELAXED);
+	return end && end < start;
 }
 
 SIGSAFE void comm_observer_init(struct comm_observer *o, uint32_t thread, uint64_t start)
@@ -189,7 +201,8 @@ static SIGSAFE int pick(const struct comm_board *b, const struct comm_observer *
 	for (uint32_t i = 0; i < b->size; i++) {
 		const struct comm_entry *e = &b->e[i];
 		if (!snapshot(e, &l, &cand) || cand.thread == o->thread ||
-		    cand.time <= o->t_prev || cand.time <= o->t_armed || comm_expired(b, &cand))
+		    cand.time <= o->t_prev || cand.time <= o->t_armed || comm_expired(b, &cand) ||
+		    comm_gone_before(b, cand.thread, o->start))
 			continue;
 		n++;
 		rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
@@ -208,7 +221,8 @@ SIGSAFE enum comm_verdict comm_on_sample(struct comm_board *b, struct comm_obser
 	int found = comm_board_find(b, s->addr, &e);
 
 	c->samples++;
-	if (found && e.thread != o->thread && e.time > o->t_prev) {
+	if (found && e.thread != o->thread && e.time > o->t_prev &&
+	    !comm_gone_before(b, e.thread, o->start)) {
 		*is_true = comm_overlap(s->addr, s->len, e.addr, e.len);
 		*pub = e;
 		o->t_prev = e.time;

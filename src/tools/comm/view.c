@@ -193,21 +193,17 @@ static int export_part(sqlite3 *db, int part, const char *sub, char *err, size_t
 	return 0;
 }
 
-/* The folder name of part (rank-R, or proc-PID for a process with no rank); 0 or -EIO. */
+/* The folder name of part (comm_parts.folder: rank-R, or proc-PID for a process with no
+ * rank, .eN after for an exec'd image); 0 or -EIO. */
 int comm_part_name(sqlite3 *db, int part, char *buf, size_t len)
 {
 	sqlite3_stmt *st;
 	int r = -EIO;
-	if (sqlite3_prepare_v2(db, "SELECT rank, pid FROM comm_parts WHERE part = ?", -1, &st,
-			       NULL))
+	if (sqlite3_prepare_v2(db, "SELECT folder FROM comm_parts WHERE part = ?", -1, &st, NULL))
 		return -EIO;
 	sqlite3_bind_int(st, 1, part);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t rank = sqlite3_column_int64(st, 0), pid = sqlite3_column_int64(st, 1);
-		if (rank >= 0)
-			snprintf(buf, len, "rank-%" PRId64, rank);
-		else
-			snprintf(buf, len, "proc-%" PRId64, pid);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
 		r = 0;
 	}
 	sqlite3_finalize(st);
@@ -506,6 +502,10 @@ static void print_compare(sqlite3 *db, FILE *out)
 /* Fewer communication events than this make a sampled recording's split a hint (a share
  * out of n events has a standard error of up to 0.5 / sqrt(n): 9 points at 30). */
 #define COMM_FEW_EVENTS 30
+/* Busy lines that must all show two threads at one offset (and none each thread at its
+ * own) for the writers' bytes to decide a sampled split the byte rule reads otherwise:
+ * one line is a sign, two agreeing with the writers' bytes a reading. */
+#define COMM_LINES_AGREE 2
 #define COMPARE_RATIO 2.0
 #define COMPARE_POINTS 20.0
 #define COMPARE_COSINE 0.9
@@ -696,10 +696,12 @@ static int omp_runtime_code(const char *c)
  * fewer than 3 events are left out: one event the byte rule calls false has its two
  * threads at different offsets by definition.  The offsets are at most 8 a line
  * (lines.csv), so a line is a sign, not a proof. */
-static const char *line_evidence(sqlite3 *db, const char *obj, char *buf, size_t len)
+static const char *line_evidence(sqlite3 *db, const char *obj, char *buf, size_t len,
+				 int *n_same, int *n_own)
 {
 	sqlite3_stmt *st;
 	int same = 0, own = 0, lines = 0;
+	*n_same = *n_own = 0;
 	char same_ex[160] = "", own_ex[160] = "";
 	if (sqlite3_prepare_v2(db, "SELECT line, offsets FROM comm_lines WHERE part = -1"
 				   " AND events >= 3 AND (?1 = '' OR object = ?1)"
@@ -734,6 +736,8 @@ static const char *line_evidence(sqlite3 *db, const char *obj, char *buf, size_t
 	sqlite3_finalize(st);
 	if (!lines)
 		return NULL;
+	*n_same = same;
+	*n_own = own;
 	snprintf(buf, len, "Evidence: of the %d busiest cache line%s with 3 events or "
 				     "more and two threads or more (Top cache lines, lines.csv), %d show two "
 				     "threads at the same byte offset, the mark of true sharing%s%s%s; "
@@ -812,8 +816,9 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 		sqlite3_finalize(st);
 	}
 	char evidence[600] = "";
+	int same = 0, own = 0;
 	if (cov_known && !line_evidence(db, db_meta_u64(db, "compare_period") ? "" : name,
-					evidence, sizeof(evidence)))
+					evidence, sizeof(evidence), &same, &own))
 		evidence[0] = 0;
 	double all = (double)(tr + fs), f_bytes = 100.0 * (double)fs / all;
 	double f_cov = 100.0 * (double)(fs - cov) / all;
@@ -840,6 +845,20 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 		snprintf(text, len, "What to do: not enough evidence for a remedy (%" PRIu64
 			 " event%s): run longer, %s, or --compare N on a sonde-cc build.", nev,
 			 nev == 1 ? "" : "s", more_samples(db));
+	else if (f_bytes > 50 && f_cov <= 50 && f_bytes - f_cov >= COMM_COVERED_POINTS &&
+		 same >= COMM_LINES_AGREE && !own)
+		/* the writers' bytes and every busy line say true sharing: the byte rule's
+		 * false share is the sampled store's bytes (the usability review of 2026-11-29:
+		 * a ring and a producer/consumer, 57% and 38% false by the byte rule, 0.6% and
+		 * 4% exact, read "undecided" with both signals pointing one way) */
+		snprintf(text, len, "What to do: most likely true sharing%s (%.0f%% of it "
+			 "counting the bytes the writers are seen storing to; %.0f%% by the sampled "
+			 "stores' bytes alone, which read a line written whole by one thread and "
+			 "read by another as false sharing): the threads use the same bytes; share "
+			 "them less often (per-thread partial results combined at the end, batched "
+			 "updates, fewer hand-offs).  %s%s--compare N on a sonde-cc build counts "
+			 "it.  sonde-comm(1), \"Which bytes did the writer write\".", in,
+			 100.0 - f_cov, 100.0 - f_bytes, evidence, *evidence ? "  " : "");
 	else if (f_bytes > 50 && f_cov <= 50 && f_bytes - f_cov >= COMM_COVERED_POINTS)
 		snprintf(text, len, "What to do: undecided%s: false sharing %.0f%% by "
 			 "the sampled stores' bytes, %.0f%% counting the bytes the writers are seen "
@@ -1035,15 +1054,14 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		text_para(out, "  ", todo, 80);
 	}
 	if (db_meta_u64(db, "processes") > 1) {
-		static const char *const rh[] = { "rank", "pid", "threads", "samples", "total",
-						  "true", "false", "thread numbers" };
+		static const char *const rh[] = { "folder", "program", "pid", "threads", "samples",
+						  "total", "true", "false", "thread numbers" };
 		print_table(db, out,
-			    "Processes (each in DIR/comm/rank-R/, or proc-PID without a rank; "
-			    "merged above)",
-			    "SELECT CASE WHEN rank < 0 THEN '-' ELSE rank END, pid, threads, samples,"
+			    "Processes (each in DIR/comm/FOLDER/, its threads from 0; merged above)",
+			    "SELECT folder, program, pid, threads, samples,"
 			    " total_all, total_true, total_false,"
 			    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"
-			    " WHERE part >= 0 ORDER BY part", 8, rh, "rrrrrrrl", 1 << 20);
+			    " WHERE part >= 0 ORDER BY part", 9, rh, "llrrrrrrl", 1 << 20);
 	}
 	return 0;
 }

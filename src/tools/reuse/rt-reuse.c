@@ -1227,7 +1227,7 @@ static void reuse_fork_child(struct rt_thread *t)
 
 const struct rt_tool rt_tool_reuse = {
 	.name = "reuse",
-	.flags = RT_TOOL_OBJECTS | RT_TOOL_WANTS_COUNTS,
+	.flags = RT_TOOL_OBJECTS,
 	.start = reuse_start,
 	.thread_start = reuse_thread_start,
 	.thread_stop = reuse_thread_stop,
