@@ -42,7 +42,8 @@ const char launch_help[] =
 	"      --seed N          seed of the random sample spreading: each thread makes the\n"
 	"                        same choices in every run (timer samples still vary)\n"
 	"      --debug           runtime messages on stderr\n"
-	"  -q, --quiet           no summary (the recording and profile.db are still written)\n"
+	"  -q, --quiet           no summary (the recording and profile.db are still written;\n"
+	"                        without -o, one line says where)\n"
 	"      --top N           rows per table in the summary (default 10)\n"
 	"      --html FILE       also write the profile as one HTML page into FILE\n";
 
@@ -556,6 +557,29 @@ static int mpi_claim_dir(const char *path, int force)
 	return r;
 }
 
+/* An existing `name` that cannot take the recording: not a directory, or not empty without
+ * --force (an MPI rank's: the ranks share it, mpi_claim_dir); 1 and said, else 0. */
+static int dir_refused(const char *name, int force, int rank)
+{
+	struct stat st;
+	if (stat(name, &st) || !S_ISDIR(st.st_mode)) {
+		sonde_error("output '%s' exists and is not a directory", name);
+		return 1;
+	}
+	if (rank < 0 && !force && !dir_is_empty(name)) {
+		sonde_error("output directory '%s' is not empty (use --force to replace its "
+			    "recording, or -o another directory)", name);
+		return 1;
+	}
+	return 0;
+}
+
+int launch_dir_refused(const struct launch_opts *o)
+{
+	struct stat st;
+	return o->dir && stat(o->dir, &st) == 0 && dir_refused(o->dir, o->force, launch_mpi_rank());
+}
+
 static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 		       struct launch_result *res, int *created)
 {
@@ -597,19 +621,10 @@ static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 			sonde_error("cannot create output directory '%s': %s", name, strerror(e));
 		return 1;
 	} else {
-		struct stat st;
-		if (stat(name, &st) || !S_ISDIR(st.st_mode)) {
-			sonde_error("output '%s' exists and is not a directory", name);
+		if (dir_refused(name, o->force, rank))
 			return 1;
-		}
-		if (rank < 0 && !dir_is_empty(name)) {
-			if (!o->force) {
-				sonde_error("output directory '%s' is not empty (use --force to replace "
-					    "its recording, or -o another directory)", name);
-				return 1;
-			}
-			dir_clear(name);
-		}
+		if (rank < 0 && !dir_is_empty(name))
+			dir_clear(name);	/* --force */
 	}
 	if (access(name, W_OK)) {
 		sonde_error("cannot write to output directory '%s': %s", name, strerror(errno));

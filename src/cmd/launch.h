@@ -104,6 +104,11 @@ int launch_exact(struct launch_opts *o, const char *cmd);
  * Returns 0 when the program ran (its wait status in res->status), or an exit status for
  * the CLI: 127 not found, 126 not executable, 1 other failures (message printed).
  */
+/* -o DIR given and there, but unusable (not a directory, not empty without --force):
+ * said, 1; else 0.  Asked before a run's warnings, so that the one line that matters is
+ * not after them (the usability review of 2026-11-29); launch_run checks it again. */
+int launch_dir_refused(const struct launch_opts *o);
+
 int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res);
 
 /* The path of one of sonde's libraries (libsonde.so, libsonde-vsensor.a) into out: from

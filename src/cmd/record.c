@@ -227,6 +227,8 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	/* said before the run, not only after it (the usability review of 2026-11-28: a long
 	 * static program ran to its end before sonde said it could not be profiled); it still
 	 * runs, as it would without sonde, and its status is passed through */
+	if (launch_dir_refused(o))
+		return 1;
 	char exe0[PATH_MAX];
 	int is_static = 0, lacks_inst = 0, lacks_calls = 0;
 	if (launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0)))
@@ -317,6 +319,10 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		fprintf(stderr, "sonde: profile in %s (profile.db, %s/*.csv); "
 				"sonde report %s shows it again\n", res.dir, o->tool,
 			shell_word(res.dir, q, sizeof(q)));
+	} else if (!o->dir) {
+		/* -q: where sonde named it (a pid in the name) is still said, in one line (the
+		 * usability review of 2026-11-29: nothing, so the run's directory was a guess) */
+		fprintf(stderr, "sonde: profile in %s\n", res.dir);
 	}
 	if (html && built && report_html(res.dir, html, err, sizeof(err)) < 0) {
 		/* the page asked for is not there: a script must see it (the usability review

@@ -285,13 +285,22 @@ static int fill_inst_atomics(sqlite3 *db, const struct profile *p, char *err, si
 	char v[2][32], in[SYM_ATOMICS_TOP * 112] = "";
 	snprintf(v[0], sizeof(v[0]), "%u", a.count);
 	snprintf(v[1], sizeof(v[1]), "%u", a.funcs);
-	for (int i = 0; i < SYM_ATOMICS_TOP && a.top_count[i]; i++) {
-		/* C++ names shortened as every table does, not cut ("...(unsigned long,
-		 * miniF (2)": the trial of 2026-11-29, miniFE) */
-		char sh[2 * sizeof(a.top[i]) + 1];
+	/* C++ names shortened as every table does, not cut ("...(unsigned long, miniF (2)":
+	 * the trial of 2026-11-29, miniFE), and apart where they would read alike (the trial
+	 * of miniMD: three instances of one template as one name, three times) */
+	const char *full[SYM_ATOMICS_TOP];
+	char *sh[SYM_ATOMICS_TOP];
+	int nt = 0;
+	while (nt < SYM_ATOMICS_TOP && a.top_count[nt]) {
+		full[nt] = a.top[nt];
+		nt++;
+	}
+	if (text_short_names(full, nt, sh))
+		return errmsg(err, errlen, -ENOMEM, "naming the atomics' functions");
+	for (int i = 0; i < nt; i++) {
 		size_t n = strlen(in);
-		snprintf(in + n, sizeof(in) - n, "%s%s (%u)", i ? ", " : "",
-			 text_short_name(a.top[i], TEXT_NAME_MAX, sh, sizeof(sh)), a.top_count[i]);
+		snprintf(in + n, sizeof(in) - n, "%s%s (%u)", i ? ", " : "", sh[i], a.top_count[i]);
+		free(sh[i]);
 	}
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st, NULL))
@@ -789,8 +798,12 @@ int report_print(const char *dir, FILE *out, const struct report_opts *o, char *
 				  tool->name) : -EINVAL;
 	else if ((r = tool->print(db, out, o)))
 		errmsg(err, errlen, r, "reading the profile database: %s", sqlite3_errmsg(db));
-	else if (o->say)
+	else if (o->say) {
+		/* the report first: stdout to a file or pipe is buffered, and the notes (stderr)
+		 * landed inside its last paragraph under `2>&1` (the trial of 2026-11-29) */
+		fflush(out);
 		notes_of(db, o->say);
+	}
 	sqlite3_close(db);
 	return r;
 }

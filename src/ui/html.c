@@ -916,8 +916,18 @@ static void heat_cell(struct html *h, const struct html_heatmap *m, size_t r, si
 	if (has)
 		html_printf(h, " data-v=\"%.17g\"", v);
 	html_raw(h, "><title>");
+	/* both axes of one kind (comm's threads, cores): named in the hover (the usability
+	 * review of 2026-11-29 read "1 / 2: 11") */
+	if (m->xlabel && m->ylabel) {
+		html_text(h, m->ylabel);
+		html_raw(h, " ");
+	}
 	html_text(h, m->rows[r]);
 	html_raw(h, " / ");
+	if (m->xlabel && m->ylabel) {
+		html_text(h, m->xlabel);
+		html_raw(h, " ");
+	}
 	html_text(h, m->cols[c]);
 	if (has) {
 		html_printf(h, ": %.*f", m->decimals, v);

@@ -620,6 +620,56 @@ static char *distinct_names(const char *const *full, const int *whole, int n, ch
 	return (char *)out;
 }
 
+int text_short_names(const char *const *full, int n, char **out)
+{
+	int *grp = calloc(n > 0 ? (size_t)n : 1, sizeof(*grp)), i = 0, bad = 0;
+	const char **gf = calloc(n > 0 ? (size_t)n : 1, sizeof(*gf));
+	char **gout = calloc(n > 0 ? (size_t)n : 1, sizeof(*gout));
+	int *whole = calloc(n > 0 ? (size_t)n : 1, sizeof(*whole));
+	for (; i < n && grp && gf && gout && whole; i++)
+		if (!(out[i] = short_name(full[i])))
+			break;
+	bad = !grp || !gf || !gout || !whole || i < n;
+	/* each group of names that read alike though they differ (as shown_cells) */
+	for (int a = 0; a < n && !bad; a++) {
+		int k = 0, differ = 0;
+		if (grp[a])
+			continue;
+		for (int b = a; b < n; b++)
+			if (!grp[b] && !strcmp(out[a], out[b])) {
+				differ |= strcmp(full[a], full[b]) != 0;
+				gf[k] = full[b];
+				grp[b] = k + 1;
+				k++;
+			}
+		if (!differ)
+			continue;
+		if (!distinct_names(gf, whole, k, gout)) {
+			bad = 1;
+			break;
+		}
+		for (int b = a; b < n; b++)
+			if (grp[b] > 0 && !strcmp(gf[grp[b] - 1], full[b]) && gout[grp[b] - 1]) {
+				free(out[b]);
+				out[b] = gout[grp[b] - 1];
+				gout[grp[b] - 1] = NULL;
+				grp[b] = -1;	/* done */
+			}
+		for (int j = 0; j < k; j++) {
+			free(gout[j]);
+			gout[j] = NULL;
+		}
+	}
+	if (bad)
+		while (i--)
+			free(out[i]);
+	free(grp);
+	free(gf);
+	free(gout);
+	free(whole);
+	return bad ? -ENOMEM : 0;
+}
+
 void text_para(FILE *f, const char *indent, const char *text, int width)
 {
 	if (text[strspn(text, " ")])

@@ -46,6 +46,11 @@ void text_table_free(struct text_table *t);
  */
 const char *text_short_name(const char *name, size_t max, char *buf, size_t len);
 
+/* n names shortened as a table's name column shortens them: where two different names
+ * would read alike (a template's instances) they keep what tells them apart, or are
+ * numbered ("f<...> #2").  out[i] is malloc'd (to free).  0, or -ENOMEM (out freed). */
+int text_short_names(const char *const *full, int n, char **out);
+
 /* A share in percent with one decimal ("12.3%"), "<0.1%" for small non-zero values. */
 void text_percent(char *buf, size_t len, double fraction);
 

@@ -31,6 +31,36 @@ else
 	skip t406-pairs "no communication sampled in this run (clock samples: $(comm_meta rec samples))"
 fi
 
+# where the debug registers do not trap (a VM): no arm is tried, and the watchpoints line
+# says so the same way in every run (the usability review of 2026-11-29: "every arm was
+# refused" with 4 EOPNOTSUPP failures in one run, "none needed" in the next)
+if "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
+	skip t406-no-backend "the debug registers trap here"
+else
+	check t406-no-backend-said grep -q "^  watchpoints: none in this program (" summary
+	check t406-no-backend-no-arms [ "$(comm_meta rec arms)" -eq 0 -a "$(comm_meta rec arm_failures)" -eq 0 ]
+	check t406-no-backend-no-failure-line sh -c '! grep -q "^  arm failures:" summary'
+fi
+# the unit says what a hit counts: a sample, or where the time budget stretched the period
+# (a short --period: 10 kHz asked, ~1 kHz taken here), the periods it stood for, with their
+# mean, which the volume over the hits gives where there is no trap (the usability review
+# of 2026-11-29: "communication: 3800" from 1721 samples under "unit: samples")
+"$SONDE" comm --source clock -p 100000 --no-watch -o short -- "$T/cb-gcc" fs 3000000 50 >/dev/null 2>short.txt
+check t406-short-status [ $? -eq 0 ]
+unit=$(comm_meta short unit) ev=$(comm_meta short events) tot=$(comm_meta short total_all)
+echo "    period 100000: $ev events, volume $tot; unit: $unit"
+if [ "${ev:-0}" -gt 0 ] && [ "$(comm_meta short traps)" = 0 ]; then
+	case "$unit" in
+	periods*) avg=$(echo "$unit" | sed -n 's/.*stood for, \([0-9.]*\) on average.*/\1/p')
+		check "t406-short-unit-mean ($avg)" awk -v a="${avg:-0}" -v t="$tot" -v e="$ev" \
+			'BEGIN { d = a - t / e; exit !(d < 0.06 && d > -0.06) }' ;;
+	samples*) check t406-short-unit-samples awk -v t="$tot" -v e="$ev" 'BEGIN { exit !(t * 20 <= e * 21) }' ;;
+	*) fail t406-short-unit "$unit" ;;
+	esac
+else
+	skip t406-short-unit "no sampled communication in this run"
+fi
+
 # A trap's event names the observer's code (the instruction after its access: the debug
 # exception comes after it), as a sample's does: before 2026-11-27 a trap's was 0, and a
 # thread seen only by its traps had no code in pairs.csv (NPB MG: "code_a" empty).  Read

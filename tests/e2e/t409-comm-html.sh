@@ -80,7 +80,11 @@ if which == "maps":
             for a, title in rects:
                 r, c = int(attr(a, "data-row")), int(attr(a, "data-col"))
                 v = float(attr(a, "data-v"))
-                if v != float(cells[r][c]) or not html.unescape(title).startswith("%s / %s: " % (labels[r], labels[c])):
+                # the hover names the axes and the unit (the usability review of
+                # 2026-11-29 read "1 / 2: 11"): "thread 1 / thread 2: 11 <unit>"
+                want = "%s %s / %s %s: " % (unit, labels[r], unit, labels[c])
+                t = html.unescape(title)
+                if v != float(cells[r][c]) or not t.startswith(want) or not re.search(r": [0-9]+ [a-z]", t):
                     bad.append("%s-%s cell %d,%d: page %s %r, csv %s" % (unit, kind, r, c, v, title, cells[r][c]))
 elif which == "split":
     tot = {}

@@ -88,7 +88,7 @@ check "t812-store-calibration-$sc-probe-$sp" [ "${sc:-0}" -gt 1000 -a "${sp:-0}"
 # bursts' 16 after them, the OpenMP regions' 8 and the call sites' 24) has no such rows,
 # and its report runs
 cp -r rec old && rm old/profile.db
-check t812-old-stats-cut cut_stats old $((24 + 16 + 8 + 24))
+check t812-old-stats-cut cut_stats old $((16 + 24 + 16 + 8 + 24))
 "$SONDE" report old >/dev/null 2>&1
 check t812-old-report-status [ $? -eq 0 ]
 check t812-old-no-probe-rows [ -z "$(sqlite3 old/profile.db "SELECT value FROM meta WHERE key LIKE 'trap_probe%'")" ]

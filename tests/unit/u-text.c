@@ -345,6 +345,34 @@ TEST(hang_label)
 	free(o);
 }
 
+/* A list of names outside a table (report.c's atomics note) is shortened the same way:
+ * three instances of one template read as three names, not one three times (the trial of
+ * 2026-11-29, miniMD's compute_halfneigh_threaded), and a short name stays as it is. */
+TEST(short_names_list)
+{
+	const char *full[] = {
+		"void ForceLJ::compute_halfneigh_threaded<0, 0>(Atom&, Neighbor&, int)",
+		"void ForceLJ::compute_halfneigh_threaded<0, 1>(Atom&, Neighbor&, int)",
+		"void ForceLJ::compute_halfneigh_threaded<1, 0>(Atom&, Neighbor&, int)",
+		"main",
+	};
+	char *out[4];
+	CHECK(text_short_names(full, 4, out) == 0);
+	CHECK_STR(out[3], "main");
+	for (int a = 0; a < 3; a++)
+		for (int b = a + 1; b < 3; b++)
+			CHECK(strcmp(out[a], out[b]) != 0);
+	for (int i = 0; i < 4; i++)
+		free(out[i]);
+	/* no two alike: each as text_short_name gives it */
+	const char *two[] = { "ns::alpha<int>(double)", "ns::beta<int>(double)" };
+	char *o2[2], sh[128];
+	CHECK(text_short_names(two, 2, o2) == 0);
+	CHECK_STR(o2[0], text_short_name(two[0], TEXT_NAME_MAX, sh, sizeof(sh)));
+	free(o2[0]);
+	free(o2[1]);
+}
+
 int main(void)
 {
 	RUN(short_enough_or_plain);
@@ -354,6 +382,7 @@ int main(void)
 	RUN(name_columns);
 	RUN(name_columns_ambiguous);
 	RUN(name_columns_distinct_parts);
+	RUN(short_names_list);
 	RUN(name_columns_many_alike);
 	RUN(fold_lines);
 	RUN(hang_label);

@@ -183,8 +183,15 @@ static int heatmaps(struct html *h, sqlite3 *db, int part, int unit)
 		if (v[COMM_ALL][q] > hi)
 			hi = v[COMM_ALL][q];
 	if (!r) {
-		char id[48], title[160], sec[64];
+		char id[48], title[160], sec[64], cell_unit[64] = " ";
 		const char *pre = part == -2 ? "sampled-" : "";
+		/* the hover's unit: meta unit's first words ("samples", "periods", "estimated
+		 * cache-line transfers"), its explanation left to the summary */
+		db_meta(db, "unit", cell_unit + 1, sizeof(cell_unit) - 1);
+		cell_unit[strcspn(cell_unit, "(")] = 0;
+		size_t ul = strlen(cell_unit);
+		while (ul > 1 && cell_unit[ul - 1] == ' ')
+			cell_unit[--ul] = 0;
 		snprintf(id, sizeof(id), "%s%s-maps", pre, what);
 		snprintf(sec, sizeof(sec), "%s%s matrices", part == -2 ? "Sampled detector: " : "",
 			 unit == COMM_BY_THREAD ? "Thread" : "Core");
@@ -223,7 +230,7 @@ static int heatmaps(struct html *h, sqlite3 *db, int part, int unit)
 				.id = id, .title = title, .xlabel = what, .ylabel = what,
 				.nrows = nb, .ncols = nb, .rows = (const char *const *)lab,
 				.cols = (const char *const *)lab, .v = v[k], .decimals = 0,
-				.lo = 0, .hi = hi > 0 ? hi : 1,
+				.lo = 0, .hi = hi > 0 ? hi : 1, .unit = cell_unit,
 			};
 			html_heatmap(h, &m);
 		}
@@ -418,7 +425,7 @@ static int compare(struct html *h, sqlite3 *db)
 		return 0;
 	html_section(h, "compare", "Sampled vs exact (same run)");
 	snprintf(b, sizeof(b), "The exact detector saw every access (the matrices above); the "
-			       "sampled one every %" PRIu64 "th access of each thread, with its "
+			       "sampled one saw one access in %" PRIu64 " of each thread, with its "
 			       "watchpoints, in the same run.",
 		 db_meta_u64(db, "compare_period"));
 	html_para(h, b);

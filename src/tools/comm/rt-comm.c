@@ -144,7 +144,10 @@ static int comm_start(void)
 	/* the inst source's windows drawn around the period, as compare's (comm_window) */
 	rt_inst_jitter();
 	watch_off = env_num("SONDE_COMM_WATCH", 1) == 0;
-	watch_ok = !watch_off && watch_start() == 0;
+	/* no backend (debug registers that do not trap, no sonde-cc build): no arm is tried,
+	 * each would fail (the usability review of 2026-11-29: "every arm was refused" in one
+	 * run, "none needed" in the next, beside the run's warning) */
+	watch_ok = !watch_off && watch_start() == 0 && watch_backend() != WATCH_BACKEND_NONE;
 	uint64_t thin = env_num("SONDE_COMM_THIN", 1);
 	thin_fixed = thin >= 2 ? (uint32_t)(thin > THIN_MAX ? THIN_MAX : thin) : 0;
 	thin_on = watch_ok && (thin_fixed || (thin == 1 && watch_backend() == WATCH_BACKEND_HW));

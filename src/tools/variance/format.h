@@ -127,6 +127,9 @@ struct var_rec_stats {
 	uint64_t sites_fired;		/* of those, calls caught there (entry armed) */
 	uint64_t no_frame_region;	/* of no_frame: the PC in an OpenMP region's
 					 * function, timed at the runtime's call instead */
+	/* the hooks' clock read (rt-variance.c, read_cost_calibrate), subtracted for each
+	 * hook handler from the instances around it; later fields, 0: not calibrated */
+	int64_t read_ns, read_cpu_ns;
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

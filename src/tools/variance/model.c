@@ -442,10 +442,14 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 				m->st.regions += s->regions;
 				m->regions_measured++;
 			}
-			if (h->size >= sizeof(*s)) {
+			if (h->size >= offsetof(struct var_rec_stats, read_ns)) {
 				m->st.sited += s->sited;
 				m->st.sites_fired += s->sites_fired;
 				m->st.no_frame_region += s->no_frame_region;
+			}
+			if (h->size >= sizeof(*s) && s->read_cpu_ns) {
+				m->st.read_ns = s->read_ns;
+				m->st.read_cpu_ns = s->read_cpu_ns;
 			}
 			if (h->size >= offsetof(struct var_rec_stats, regions)) {
 				m->st.burst_armed += s->burst_armed;
@@ -594,6 +598,61 @@ static int context_shares(struct model *m)
 	free(n);
 	free(tail);
 	return 0;
+}
+
+/*
+ * The functions that hold VAR_SHARE_MIN of the samples or more as the innermost function of
+ * the program's on their path (their own code, or the libraries' they call) and have no
+ * instance: "NAME (S%)", by share, up to 3, "; " between, into buf; 0 when none.  A
+ * function called seldom (each call long) is picked at a sample inside one call and its
+ * entry then waits a few samples for the next: calls seconds apart are missed, and the
+ * function had no row at all (the trial of 2026-11-29: miniMD's Neighbor::build, 14% of
+ * the time in ~10 calls a rank, was nowhere in the report).
+ */
+static int unmeasured_text(const struct model *m, char *buf, size_t len)
+{
+	struct { const char *name; size_t nlen; double n; } f[256];
+	int nf = 0, k = 0;
+	if (!m->samples || !m->nk)	/* (none timed at all: the run's warning says why) */
+		return 0;
+	for (size_t i = 0; i < m->nnm; i++) {
+		const char *p = m->nm[i].name, *leaf = p, *q;
+		while ((q = strstr(leaf, " > ")))
+			leaf = q + 3;
+		size_t ln = strlen(leaf);
+		int j = 0;
+		while (j < nf && (f[j].nlen != ln || strncmp(f[j].name, leaf, ln)))
+			j++;
+		if (j == nf) {
+			if (nf == (int)(sizeof(f) / sizeof(f[0])))
+				continue;
+			f[nf++] = (typeof(f[0])){ leaf, ln, 0 };
+		}
+		f[j].n += (double)m->nm[i].samples;
+	}
+	buf[0] = 0;
+	for (int shown = 0; shown < 3; shown++) {
+		int best = -1;
+		for (int j = 0; j < nf; j++) {
+			int measured = 0;
+			for (size_t q = 0; q < m->nk && !measured; q++)
+				measured = strlen(m->k[q].function) == f[j].nlen &&
+					   !strncmp(m->k[q].function, f[j].name, f[j].nlen);
+			if (!measured && f[j].n >= VAR_SHARE_MIN * (double)m->samples &&
+			    (best < 0 || f[j].n > f[best].n))
+				best = j;
+		}
+		if (best < 0)
+			break;
+		int w = snprintf(buf + k, len - (size_t)k, "%s%.*s (%.0f%%)", shown ? "; " : "",
+				 (int)f[best].nlen, f[best].name,
+				 100.0 * f[best].n / (double)m->samples);
+		if (w < 0 || (size_t)(k + w) >= len)
+			break;
+		k += w;
+		f[best].n = -1;	/* shown */
+	}
+	return k > 0;
 }
 
 static int cmp_rank(const void *a, const void *b, void *arg)
@@ -1086,6 +1145,13 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		if (!r)
 			r = db_row(st, "tt", "exe_functions", b);
 	}
+	/* the hooks' clock read subtracted (rt-variance.c, read_cost_calibrate) */
+	if (!r && m->st.read_cpu_ns)
+		r = db_row_u64(st, "read_cost_ns", (uint64_t)m->st.read_ns) ?:
+		    db_row_u64(st, "read_cost_cpu_ns", (uint64_t)m->st.read_cpu_ns);
+	/* hot functions with no instance (unmeasured_text) */
+	if (!r && unmeasured_text(m, b, sizeof(b)))
+		r = db_row(st, "tt", "unmeasured", b);
 	/* unpicked samples in OpenMP region functions (rt-variance.c, var_on_access) */
 	if (!r && m->st.no_frame_region)
 		r = db_row_u64(st, "no_frame_region", m->st.no_frame_region);

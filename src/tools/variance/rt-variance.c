@@ -1918,6 +1918,8 @@ static SIGSAFE void var_thread_end(struct rt_thread *t)
 	vt->s.trap_ns = var_trap_cost[VAR_M_TIME];
 	vt->s.trap_cpu_ns = var_trap_cost[VAR_M_CPU];
 	vt->s.probe_cal_ns = var_probe_cal;
+	vt->s.read_ns = var_read_cost[VAR_M_TIME];
+	vt->s.read_cpu_ns = var_read_cost[VAR_M_CPU];
 	vt->s.calls_hooked = (uint32_t)watch_soft_calls;
 	rt_tool_record(t, &vt->s, sizeof(vt->s));
 }

@@ -314,6 +314,21 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 	return 1;
 }
 
+/* Hot functions with no instance (model.c, unmeasured_text), and why. */
+static int unmeasured_note(sqlite3 *db, char *buf, size_t len)
+{
+	char u[320];
+	if (!*db_meta(db, "unmeasured", u, sizeof(u)))
+		return 0;
+	snprintf(buf, len, "%s: the innermost function of the program's in that share of the "
+		 "samples, with no instance timed, so no row below.  A function is picked at a "
+		 "sample in it and its next call is then awaited a few samples "
+		 "(SONDE_VARIANCE_PATIENCE, default 8): calls further apart than that (a few "
+		 "long calls a run) are missed.  A longer run catches more; a larger "
+		 "SONDE_VARIANCE_PATIENCE waits longer for each", u);
+	return 1;
+}
+
 static void fp_line(sqlite3 *db, FILE *out)
 {
 	char b[1024];
@@ -324,6 +339,8 @@ static void fp_line(sqlite3 *db, FILE *out)
 		text_hang(out, "  symbols: ", "      ", b, 80);
 	if (no_frame_text(db, b, sizeof(b)))
 		text_hang(out, "  unpicked: ", "      ", b, 80);
+	if (unmeasured_note(db, b, sizeof(b)))
+		text_hang(out, "  not measured: ", "      ", b, 80);
 }
 
 /*
