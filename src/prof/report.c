@@ -89,7 +89,7 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
  * first start to the last end: ranks side by side add up, a short-lived helper process
  * does not make a rate of its own), `watch_backend` ("hw" if any process armed debug registers, else the
  * first one's), `fds_lost` and `alloc_table_full` (summed), `records_stopped` and `records_stopped_at` (the first process whose
- * records stopped: rt/out.c), `clock_event` "posix-timer" where a process's clock source used POSIX timers
+ * records stopped: rt/out.c), `clock_event` ("posix-timer" where a process's clock source used POSIX timers, else the perf event's kind)
  * (the tools' scaling line says so: db_scaling), `clock_timer_failed` (summed: threads left unsampled).  No rows for keys no process noted (a recording made before they
  * existed).
  */
@@ -234,8 +234,15 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	if (!r && deaf)
 		r = db_row_u64(st, "clock_unsignalled", deaf) ?:
 		    db_row_u64(st, "clock_unsignalled_cpu_ns", deaf_cpu);
-	if (!r && profile_clock_posix(p))
-		r = db_row(st, "tt", "clock_event", "posix-timer");
+	/* the clock's timer, for every clock run: posix-timer where a process used POSIX
+	 * timers, else the first process's perf event ("per-thread", "inherited"; the
+	 * usability review of 2026-11-29: only posix-timer runs had it) */
+	const char *cev = NULL;
+	for (size_t k = 0; k < p->nproc && !cev; k++)
+		if (p->proc[k].clock_event && *p->proc[k].clock_event)
+			cev = p->proc[k].clock_event;
+	if (!r && (profile_clock_posix(p) || cev))
+		r = db_row(st, "tt", "clock_event", profile_clock_posix(p) ? "posix-timer" : cev);
 	if (!r && minobj)	/* the processes' largest: report_small_blocks_text */
 		r = db_row_u64(st, "min_object", minobj);
 	if (!r && tstarved) {

@@ -44,8 +44,11 @@ check t405-many-exact-volume [ "$(comm_meta manyx total_all)" -gt 0 ]
 far() { awk -F, 'NR > 1 { for (c = 2; c <= NF; c++) if ($c != 0) { b = c - 2
 	d = int(($1 - 1) / 50) - int((b - 1) / 50); if ($1 && b && (d > 1 || d < -1)) x += $c } }
 	END { print x + 0 }' "$1/comm/matrix-all-thread.csv"; }
-check "t405-many-exact-cross-batch-small ($(cross manyx))" \
-	[ "$(cross manyx)" -lt "$(( $(comm_meta manyx total_all) / 100 ))" ]
+# a batch boundary hands the line over once or twice (the new batch's first load, then its
+# store; the line's fetched set starts afresh at each new writer): at most 3 a boundary,
+# 59 boundaries here (a bar of 1% of the volume failed 4 runs in 7 under load, where the
+# batches' own volume fell to ~10,000 and the 118 did not)
+check "t405-many-exact-cross-batch-small ($(cross manyx))" [ "$(cross manyx)" -le $((3 * 59)) ]
 check "t405-many-exact-no-far-batch ($(far manyx))" [ "$(far manyx)" = 0 ]
 check t405-many-aggregated grep -q 'threads aggregated by' many.txt
 check t405-many-80-columns sh -c "sed -n '/thread 0 top-left/,/^\$/p' many.txt | awk 'length(\$0) > 80 { exit 1 }'"
