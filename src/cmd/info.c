@@ -278,7 +278,7 @@ static void text_tools(const struct facts *f)
 
 	printf("\ncommands and their sample source\n");
 	printf("  mem       %s%s\n", src, f->hw.usable ? "" : " (no hw: see below)");
-	printf("  mem --source inst  after a rebuild with sonde-cc (%s)\n",
+	printf("  mem       inst on a program rebuilt with sonde-cc, by default (%s)\n",
 	       f->clang[0] ? f->clang : "no clang found");
 	for (size_t i = 0; i < NTOOLS; i++) {
 		if (tools[i].planned || !tools[i].dregs)
