@@ -66,6 +66,10 @@ struct vkey {
 	double cv_bar;				/* the CV over which instances vary (finish) */
 	double inv_n;				/* sum over threads of 1 / instances (rank metric) */
 	double icv_bar;				/* the thread CV over which threads differ */
+	/* the variance is its tail's (tail_note): the CV of the kept instances without their
+	 * slowest 1%, under cv_bar where the CV with them is over it; NaN otherwise */
+	double tail_cv, tail_x;			/* ... and the slowest over the median */
+	uint32_t tail_n;			/* the instances left out, of nres */
 };
 
 struct vkt {			/* one (key, thread) */
@@ -838,6 +842,51 @@ static void groups_text(const struct vkey *k, int j, char *out, size_t len)
 	free(g);
 }
 
+/*
+ * Is k's variance its slowest instances'?  Over the reservoir's instances (a uniform draw of
+ * all), the CV of the rank metric without the slowest 1% (one at least): where it is under
+ * k's bar, k->tail_cv is it, k->tail_n the instances left out and k->tail_x the slowest
+ * over the median; else tail_cv is NaN.  A function whose instances are alike but a
+ * few, each held up by an interrupt, a preemption or a page fault, read "investigate" with
+ * a CV of 70% (the trial of 2026-11-29: SimpleMOC's attenuate_segment, p50 7.0 us, p90
+ * 7.7, p99 43), and RSBench's sub-microsecond fast_nuclear_W 412% (the timer's ticks).
+ */
+static void tail_note(struct vkey *k)
+{
+	k->tail_cv = NAN;
+	if (k->nres < 100)
+		return;
+	int64_t *v = malloc(k->nres * sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < k->nres; i++)
+		v[i] = k->res[i].v[VAR_M_RANK];
+	qsort(v, k->nres, sizeof(*v), cmp_i64);
+	size_t cut = (k->nres + 99) / 100, keep = k->nres - cut;
+	double sum = 0, sum2 = 0, all = 0, all2 = 0;
+	for (size_t i = 0; i < k->nres; i++) {
+		double x = (double)v[i];
+		all += x;
+		all2 += x * x;
+		if (i < keep) {
+			sum += x;
+			sum2 += x * x;
+		}
+	}
+	double mean = sum / (double)keep, var = sum2 / (double)keep - mean * mean;
+	double amean = all / (double)k->nres, avar = all2 / (double)k->nres - amean * amean;
+	double cv = mean > 0 && var > 0 ? sqrt(var) / mean : 0;
+	double acv = amean > 0 && avar > 0 ? sqrt(avar) / amean : 0;
+	double med = (double)v[k->nres / 2];
+	/* the reservoir's own CV over the bar too: the draw holds the tail the run had */
+	if (cv <= k->cv_bar && acv > k->cv_bar && med > 0) {
+		k->tail_cv = cv;
+		k->tail_n = (uint32_t)cut;
+		k->tail_x = (double)v[k->nres - 1] / med;
+	}
+	free(v);
+}
+
 /* Merge (Chan), the per-thread means, share, verdict, rank. */
 static int finish(struct model *m)
 {
@@ -887,6 +936,9 @@ static int finish(struct model *m)
 			k->verdict = V_VARIES;
 		else
 			k->verdict = V_STEADY;
+		k->tail_cv = NAN;
+		if (k->verdict == V_INVESTIGATE || k->verdict == V_VARIES)
+			tail_note(k);
 		if (k->nres)
 			qsort(k->res, k->nres, sizeof(*k->res), cmp_inst);
 	}
@@ -900,6 +952,17 @@ static int finish(struct model *m)
 		m->k[ord[i]].rank = (int)i + 1;
 	free(ord);
 	return 0;
+}
+
+/* "; the variance is its slowest 1%'s ...": the tail's (tail_note), said after the
+ * verdict; nothing otherwise. */
+static void tail_text(const struct vkey *k, char *buf, size_t len)
+{
+	if (isnan(k->tail_cv) || !len)
+		return;
+	snprintf(buf, len, "; the variance is its slowest 1%%'s (%u of %zu instances kept, "
+		 "up to %.0fx the median: interrupts, preemption, page faults?), without them "
+		 "CV %.0f%%", k->tail_n, k->nres, k->tail_x, k->tail_cv * 100);
 }
 
 static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
@@ -919,6 +982,7 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 		if (!isnan(icv) && icv > k->icv_bar * 100)
 			snprintf(buf + strlen(buf), len - strlen(buf), " (CV of thread means %.0f%%)",
 				 icv);
+		tail_text(k, buf + strlen(buf), len - strlen(buf));
 		break;
 	case V_INTER:
 		snprintf(buf, len, "investigate: %.0f%% of the time, threads differ (CV of thread "
@@ -941,6 +1005,7 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 			 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "", sh,
 			 low_fp ? "; without frame pointers a caller's share reads low: "
 				  "rebuild with -fno-omit-frame-pointer to be sure" : "");
+		tail_text(k, buf + strlen(buf), len - strlen(buf));
 		break;
 	case V_STEADY:
 		if (!isnan(cv) && cv > VAR_CV_INTRA * 100)
@@ -996,7 +1061,7 @@ static int write_tables(sqlite3 *db, struct model *m)
 	}
 	for (size_t i = 0; i < m->nk && !r; i++) {
 		const struct vkey *k = &m->k[i];
-		char why[320];
+		char why[640];
 		verdict_text(k, why, sizeof(why));
 		for (int j = 0; j < VAR_NMETRIC && !r; j++) {
 			if (!(m->events & (1u << j)))
