@@ -3,15 +3,15 @@
 # picked at a sample in one call and then waits for a next call that comes too late: it
 # has no instance and so no row, and the report named it nowhere (the trial of
 # 2026-11-29: miniMD's Neighbor::build, 14% of the time in ~10 calls a rank).  Now a "not
-# measured" line names it with its share (model.c, unmeasured_text).  vrare
-# (tests/workloads/variance/vrare.c): rare, 2 calls of ~0.5 s, most of the time; often,
+# measured" line names it with its share (model.c, unmeasured_text).  vcalls rare
+# (tests/workloads/variance/vcalls.c): rare, 2 calls of ~0.5 s, most of the time; often,
 # 40000 calls of ~15 us, measured.  A hook build (--sonde-calls-only): instances are timed
 # where the debug registers do not trap too.
 . "$(dirname "$0")/lib.sh"
 command -v clang >/dev/null || { skip t834 "clang is not installed (sonde-cc needs it)"; exit 0; }
-"$SONDE_BUILD/sonde-cc" --sonde-calls-only -O2 -g "$SONDE_TOP/tests/workloads/variance/vrare.c" \
-	-o vrare 2>build.err || { fail t834-build "sonde-cc: $(head -c 200 build.err)"; exit 0; }
-"$SONDE" variance -o v -- ./vrare 2 >out 2>err
+"$SONDE_BUILD/sonde-cc" --sonde-calls-only -O2 -g "$SONDE_TOP/tests/workloads/variance/vcalls.c" \
+	-o vcalls 2>build.err || { fail t834-build "sonde-cc: $(head -c 200 build.err)"; exit 0; }
+"$SONDE" variance -o v -- ./vcalls rare 2 >out 2>err
 check t834-status [ $? -eq 0 ]
 flat err >err.flat
 check t834-often-row [ -n "$(sqlite3 v/profile.db "SELECT instances FROM var_functions WHERE function = 'often' AND metric = 'cpu-time'")" ]

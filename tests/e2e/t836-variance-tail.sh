@@ -3,9 +3,9 @@
 # interrupt, a preemption, a page fault each) reads "investigate" on its CV, and the verdict
 # now says that the variance is its slowest 1%'s, with the CV without them (model.c,
 # tail_note): the trials of 2026-11-29 read SimpleMOC's attenuate_segment "investigate (CV
-# 70%)" from a 1% tail (p50 7.0 us, p99 43 us) and RSBench's fast_nuclear_W 412%.  vspike
-# (tests/workloads/variance/vspike.c): every 300th call 30 times as long (0.33%); half the
-# calls 3 times as long (vspike N 2 3, a CV of 0.5 that is the function's own).  Whether a
+# 70%)" from a 1% tail (p50 7.0 us, p99 43 us) and RSBench's fast_nuclear_W 412%.  vcalls spike
+# (tests/workloads/variance/vcalls.c): every 300th call 30 times as long (0.33%); half the
+# calls 3 times as long (vcalls spike N 2 3, a CV of 0.5 that is the function's own).  Whether a
 # run's instances carry a long call, and how broad a loaded machine makes the rest, vary
 # (a pick measures the call after the sample's: the long calls come in at their share of
 # calls; beside other work the median call's p90 read 1.4x): so the rule is checked on
@@ -16,8 +16,8 @@
 # timed where the debug registers do not trap.
 . "$(dirname "$0")/lib.sh"
 command -v clang >/dev/null || { skip t836 "clang is not installed (sonde-cc needs it)"; exit 0; }
-"$SONDE_BUILD/sonde-cc" --sonde-calls-only -O2 -g "$SONDE_TOP/tests/workloads/variance/vspike.c" \
-	-o vspike 2>build.err || { fail t836-build "sonde-cc: $(head -c 200 build.err)"; exit 0; }
+"$SONDE_BUILD/sonde-cc" --sonde-calls-only -O2 -g "$SONDE_TOP/tests/workloads/variance/vcalls.c" \
+	-o vcalls 2>build.err || { fail t836-build "sonde-cc: $(head -c 200 build.err)"; exit 0; }
 q() { sqlite3 "$1/profile.db" "SELECT $2 FROM var_functions WHERE function = 'work' AND metric = 'cpu-time'"; }
 # rule DIR: "note CVT" where the instances' CV is over 0.2 and without the slowest 1% is
 # not, else "none"
@@ -40,7 +40,7 @@ for run in "sp 150000 300" "half 60000 2 3"; do
 	set -- $run
 	d=$1
 	shift
-	"$SONDE" variance -q -o $d -- ./vspike "$@" >/dev/null 2>&1
+	"$SONDE" variance -q -o $d -- ./vcalls spike "$@" >/dev/null 2>&1
 	check t836-$d-status [ $? -eq 0 ]
 	v=$(q $d verdict) want=$(rule $d)
 	echo "    $d: $(q $d instances) instances, CV $(q $d cv), rule: $want; $v"
