@@ -99,16 +99,16 @@ int launch_number(const char *s, unsigned long lo, unsigned long hi, unsigned lo
  * else 0. */
 int launch_exact(struct launch_opts *o, const char *cmd);
 
-/*
- * Prepare the output directory and run argv[0] with the runtime preloaded, waiting for it.
- * Returns 0 when the program ran (its wait status in res->status), or an exit status for
- * the CLI: 127 not found, 126 not executable, 1 other failures (message printed).
- */
 /* -o DIR given and there, but unusable (not a directory, not empty without --force):
  * said, 1; else 0.  Asked before a run's warnings, so that the one line that matters is
  * not after them (the usability review of 2026-11-29); launch_run checks it again. */
 int launch_dir_refused(const struct launch_opts *o);
 
+/*
+ * Prepare the output directory and run argv[0] with the runtime preloaded, waiting for it.
+ * Returns 0 when the program ran (its wait status in res->status), or an exit status for
+ * the CLI: 127 not found, 126 not executable, 1 other failures (message printed).
+ */
 int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res);
 
 /* The path of one of sonde's libraries (libsonde.so, libsonde-vsensor.a) into out: from

@@ -128,24 +128,31 @@ static int shown_cells(const struct text_table *t, char **out)
 		if (!(out[i] = named ? short_name(t->cells[i]) : dup_cell(t->cells[i])))
 			return -ENOMEM;
 	}
-	struct shown *v = malloc(((size_t)t->nrows + 1) * sizeof(*v));
+	/* all the name columns as one pool: a name reads the same in every column (the trial
+	 * of 2026-11-29: reuse's pairs wrote one function "compute_halfneigh<...>(...)" as
+	 * the reuse's source and "compute_halfneigh<0, 1>(...)" as its sink, its column
+	 * holding another instance) */
+	struct shown *v = malloc(((size_t)t->nrows + 1) * (size_t)t->ncols * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (int c = 0; c < t->ncols; c++) {
-		if (t->align[c] != 'n')
-			continue;
+	int named = 0;
+	for (int c = 0; c < t->ncols; c++)
+		named |= t->align[c] == 'n';
+	if (named) {
 		int k = 0;
-		for (int r = 1; r <= t->nrows; r++) {
-			size_t i = (size_t)r * t->ncols + c;
-			if (strcmp(out[i], t->cells[i]))	/* shortened */
-				v[k++] = (struct shown){ out[i], t->cells[i], i };
-		}
+		for (int r = 1; r <= t->nrows; r++)
+			for (int c = 0; c < t->ncols; c++) {
+				size_t i = (size_t)r * t->ncols + c;
+				if (t->align[c] == 'n' && strcmp(out[i], t->cells[i]))	/* shortened */
+					v[k++] = (struct shown){ out[i], t->cells[i], i };
+			}
 		/* a shortened name that equals another row's unshortened one counts too */
-		for (int r = 1; r <= t->nrows; r++) {
-			size_t i = (size_t)r * t->ncols + c;
-			if (!strcmp(out[i], t->cells[i]))
-				v[k++] = (struct shown){ out[i], t->cells[i], SIZE_MAX };
-		}
+		for (int r = 1; r <= t->nrows; r++)
+			for (int c = 0; c < t->ncols; c++) {
+				size_t i = (size_t)r * t->ncols + c;
+				if (t->align[c] == 'n' && !strcmp(out[i], t->cells[i]))
+					v[k++] = (struct shown){ out[i], t->cells[i], SIZE_MAX };
+			}
 		qsort(v, (size_t)k, sizeof(*v), shown_cmp);
 		/* each ambiguous group's shortened cells: shortened only where the names
 		 * are the same (distinct_names: the template arguments that tell two

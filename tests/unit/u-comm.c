@@ -258,6 +258,16 @@ TEST(ended_publisher_not_for_later_threads)
 	CHECK_EQ_U64(cell[1][1][2], P);
 	comm_board_thread(&b, 1, +1, 0);			/* the index runs again */
 	CHECK(!comm_gone_before(&b, 1, 200));
+	/* thread 1 + COMM_TSLOTS shares 1's slot: its end is not 1's (running); and where
+	 * 2 + COMM_TSLOTS took an ended 2's slot, 2 is not known to have ended (counted) */
+	comm_board_thread(&b, 1 + COMM_TSLOTS, +1, 0);
+	comm_board_thread(&b, 1 + COMM_TSLOTS, -1, 300);
+	CHECK(comm_gone_before(&b, 1 + COMM_TSLOTS, 400));
+	CHECK(!comm_gone_before(&b, 1, 400));
+	comm_board_thread(&b, 2, -1, 500);			/* 2 ends... */
+	comm_board_thread(&b, 2 + COMM_TSLOTS, +1, 0);		/* ...then 2 + slots starts */
+	comm_board_thread(&b, 2 + COMM_TSLOTS, -1, 700);
+	CHECK(!comm_gone_before(&b, 2, 600));	/* the slot is another's: not known */
 }
 
 TEST(loads_never_publish)

@@ -373,6 +373,33 @@ TEST(short_names_list)
 	free(o2[1]);
 }
 
+/* Two name columns: a name reads the same in both, though only one of them holds another
+ * instance of its template (the trial of 2026-11-29: reuse's pairs, one function written
+ * two ways in one row). */
+TEST(name_columns_pooled)
+{
+	const char *heads[] = { "from", "to" };
+	const char *a = "void ns::compute_halfneigh<0, 1>(ns::Atom&, ns::Neighbor&, int)";
+	const char *b = "void ns::compute_halfneigh<1, 0>(ns::Atom&, ns::Neighbor&, int)";
+	struct text_table *t = text_table_new(2, heads, "nn");
+	const char *r1[] = { a, a }, *r2[] = { a, b };
+	CHECK(t && text_table_add(t, r1) == 0 && text_table_add(t, r2) == 0);
+	char *o = t ? printed(t) : NULL;
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	/* a's form three times (both cells of row 1, the first of row 2), b's once, and no
+	 * form that hides the arguments */
+	int na = 0, nb = 0;
+	for (const char *p = o; (p = strstr(p, "compute_halfneigh<0, 1>(...)")); p++)
+		na++;
+	for (const char *p = o; (p = strstr(p, "compute_halfneigh<1, 0>(...)")); p++)
+		nb++;
+	CHECK(na == 3 && nb == 1);
+	CHECK(strstr(o, "compute_halfneigh<...>") == NULL);
+	free(o);
+}
+
 int main(void)
 {
 	RUN(short_enough_or_plain);
@@ -383,6 +410,7 @@ int main(void)
 	RUN(name_columns_ambiguous);
 	RUN(name_columns_distinct_parts);
 	RUN(short_names_list);
+	RUN(name_columns_pooled);
 	RUN(name_columns_many_alike);
 	RUN(fold_lines);
 	RUN(hang_label);

@@ -65,6 +65,8 @@ struct comm_board {
 	uint64_t gstores;		/* store samples of every thread */
 	uint64_t tstores[COMM_TSLOTS];	/* store samples per thread */
 	uint64_t tend[COMM_TSLOTS];	/* when each thread ended, 0 while it runs */
+	uint32_t towner[COMM_TSLOTS];	/* the thread index + 1 that last started in the slot:
+					 * tend is that thread's (index modulo COMM_TSLOTS) */
 };
 
 /* One thread's detector state. */

@@ -23,6 +23,8 @@ SIGSAFE void comm_board_init(struct comm_board *b, struct comm_entry *mem, uint3
 			b->tstores[i] = 0;
 		if (b->tend[i])
 			b->tend[i] = 0;
+		if (b->towner[i])
+			b->towner[i] = 0;
 	}
 	b->live = 0;
 	b->gstores = 0;
@@ -33,16 +35,24 @@ SIGSAFE void comm_board_init(struct comm_board *b, struct comm_entry *mem, uint3
 
 SIGSAFE void comm_board_thread(struct comm_board *b, uint32_t thread, int delta, uint64_t now)
 {
-	/* (a thread index beyond COMM_TSLOTS shares its slot with an ended one: running now) */
-	__atomic_store_n(&b->tend[thread % COMM_TSLOTS], delta > 0 ? 0 : now ? now : 1,
-			 __ATOMIC_RELAXED);
+	/* a slot is its last starter's: thread i + COMM_TSLOTS ending does not end thread i,
+	 * and starting does not bring an ended i back (the code review of 2026-11-29); a
+	 * thread whose slot another took is not known to have ended (counted, as before) */
+	uint32_t s = thread % COMM_TSLOTS;
+	if (delta > 0) {
+		__atomic_store_n(&b->tend[s], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->towner[s], thread + 1, __ATOMIC_RELEASE);
+	} else if (__atomic_load_n(&b->towner[s], __ATOMIC_ACQUIRE) == thread + 1) {
+		__atomic_store_n(&b->tend[s], now ? now : 1, __ATOMIC_RELAXED);
+	}
 	__atomic_add_fetch(&b->live, (uint32_t)delta, __ATOMIC_RELAXED);
 }
 
 SIGSAFE int comm_gone_before(const struct comm_board *b, uint32_t thread, uint64_t start)
 {
-	uint64_t end = __atomic_load_n(&b->tend[thread % COMM_TSLOTS], __ATOMIC_RELAXED);
-	return end && end < start;
+	uint32_t s = thread % COMM_TSLOTS;
+	uint64_t end = __atomic_load_n(&b->tend[s], __ATOMIC_RELAXED);
+	return end && end < start && __atomic_load_n(&b->towner[s], __ATOMIC_ACQUIRE) == thread + 1;
 }
 
 SIGSAFE void comm_observer_init(struct comm_observer *o, uint32_t thread, uint64_t start)

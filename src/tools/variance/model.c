@@ -101,6 +101,10 @@ struct model {
 	size_t nth, capth;
 	struct vname *nm;
 	size_t nnm, capnm;
+	/* the samples by their innermost frame of the program's own (unmeasured_text) */
+	struct vname *lf;
+	size_t nlf, caplf;
+	const char *exe;		/* the process being read's executable (do_sample) */
 	uint64_t samples, events;
 	struct var_rec_stats st;
 	/* STATS records with handler_cpu_ns and without (older runtimes ended before it) */
@@ -308,18 +312,18 @@ static int reservoir_add(struct model *m, struct vkey *k, const struct vinst *in
 	return 0;
 }
 
-static int name_count(struct model *m, const char *name)
+static int name_count(struct vname **nm, size_t *n, size_t *cap, const char *name)
 {
-	for (size_t i = 0; i < m->nnm; i++)
-		if (!strcmp(m->nm[i].name, name)) {
-			m->nm[i].samples++;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*nm)[i].name, name)) {
+			(*nm)[i].samples++;
 			return 0;
 		}
-	if (grow((void **)&m->nm, &m->capnm, m->nnm + 1, sizeof(*m->nm)))
+	if (grow((void **)nm, cap, *n + 1, sizeof(**nm)))
 		return -ENOMEM;
-	m->nm[m->nnm].name = strdup(name);
-	m->nm[m->nnm].samples = 1;
-	return m->nm[m->nnm++].name ? 0 : -ENOMEM;
+	(*nm)[*n].name = strdup(name);
+	(*nm)[*n].samples = 1;
+	return (*nm)[(*n)++].name ? 0 : -ENOMEM;
 }
 
 /* Per context id of one thread: the key, resolved once (-1 unknown, -2 not yet). */
@@ -343,8 +347,23 @@ static int do_sample(struct model *m, struct symtab *st, const struct prof_threa
 	char *path = join(names, k, NULL);
 	if (!path)
 		return -ENOMEM;
-	int r = name_count(m, path);
+	int r = name_count(&m->nm, &m->nnm, &m->capnm, path);
 	free(path);
+	/* the innermost frame in the executable (a library's leaf, libc's sched_yield, is
+	 * not the program's function: the code review of 2026-11-29) */
+	for (int i = 0; i < n && !r && st && m->exe && *m->exe; i++) {
+		struct sym_code sc;
+		memset(&sc, 0, sizeof(sc));
+		if (!ips[i] || symtab_code(st, i ? ips[i] - 1 : ips[i], &sc) < 0 || !sc.module ||
+		    strcmp(sc.module, m->exe))
+			continue;
+		int fl;
+		char b[NAME_BUF];
+		const char *nm = func_name(st, ips[i], i != 0, 0, b, sizeof(b), &fl);
+		if (fl & FRAME_OWN)
+			r = name_count(&m->lf, &m->nlf, &m->caplf, nm);
+		break;
+	}
 	return r;
 }
 
@@ -615,47 +634,41 @@ static int context_shares(struct model *m)
  */
 static int unmeasured_text(const struct model *m, char *buf, size_t len)
 {
-	struct { const char *name; size_t nlen; double n; } f[256];
-	int nf = 0, k = 0;
-	if (!m->samples || !m->nk)	/* (none timed at all: the run's warning says why) */
-		return 0;
-	for (size_t i = 0; i < m->nnm; i++) {
-		const char *p = m->nm[i].name, *leaf = p, *q;
-		while ((q = strstr(leaf, " > ")))
-			leaf = q + 3;
-		size_t ln = strlen(leaf);
-		int j = 0;
-		while (j < nf && (f[j].nlen != ln || strncmp(f[j].name, leaf, ln)))
-			j++;
-		if (j == nf) {
-			if (nf == (int)(sizeof(f) / sizeof(f[0])))
-				continue;
-			f[nf++] = (typeof(f[0])){ leaf, ln, 0 };
-		}
-		f[j].n += (double)m->nm[i].samples;
-	}
+	int k = 0;
 	buf[0] = 0;
-	for (int shown = 0; shown < 3; shown++) {
-		int best = -1;
-		for (int j = 0; j < nf; j++) {
+	/* said only where the picks timed something (entries caught): with none, the run's
+	 * warning says why, and OpenMP regions' keys are no sign (the code review of
+	 * 2026-11-29: "calls further apart" said of a function called 6,000 times on a VM
+	 * whose debug registers do not trap) */
+	if (!m->samples || !m->st.entries)
+		return 0;
+	char *shown = calloc(m->nlf + 1, 1);
+	if (!shown)
+		return 0;
+	for (int n = 0; n < 3; n++) {
+		size_t best = SIZE_MAX;
+		for (size_t j = 0; j < m->nlf; j++) {
 			int measured = 0;
 			for (size_t q = 0; q < m->nk && !measured; q++)
-				measured = strlen(m->k[q].function) == f[j].nlen &&
-					   !strncmp(m->k[q].function, f[j].name, f[j].nlen);
-			if (!measured && f[j].n >= VAR_SHARE_MIN * (double)m->samples &&
-			    (best < 0 || f[j].n > f[best].n))
+				measured = !strcmp(m->k[q].function, m->lf[j].name);
+			if (!shown[j] && !measured &&
+			    (double)m->lf[j].samples >= VAR_SHARE_MIN * (double)m->samples &&
+			    (best == SIZE_MAX || m->lf[j].samples > m->lf[best].samples))
 				best = j;
 		}
-		if (best < 0)
+		if (best == SIZE_MAX)
 			break;
-		int w = snprintf(buf + k, len - (size_t)k, "%s%.*s (%.0f%%)", shown ? "; " : "",
-				 (int)f[best].nlen, f[best].name,
-				 100.0 * f[best].n / (double)m->samples);
-		if (w < 0 || (size_t)(k + w) >= len)
+		int w = snprintf(buf + k, len - (size_t)k, "%s%s (%.0f%%)", n ? "; " : "",
+				 m->lf[best].name,
+				 100.0 * (double)m->lf[best].samples / (double)m->samples);
+		if (w < 0 || (size_t)(k + w) >= len) {
+			buf[k] = 0;	/* (the entries before it stay whole) */
 			break;
+		}
 		k += w;
-		f[best].n = -1;	/* shown */
+		shown[best] = 1;
 	}
+	free(shown);
 	return k > 0;
 }
 
@@ -1215,8 +1228,9 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		r = db_row_u64(st, "read_cost_ns", (uint64_t)m->st.read_ns) ?:
 		    db_row_u64(st, "read_cost_cpu_ns", (uint64_t)m->st.read_cpu_ns);
 	/* hot functions with no instance (unmeasured_text) */
-	if (!r && unmeasured_text(m, b, sizeof(b)))
-		r = db_row(st, "tt", "unmeasured", b);
+	char um[1024];
+	if (!r && unmeasured_text(m, um, sizeof(um)))
+		r = db_row(st, "tt", "unmeasured", um);
 	/* unpicked samples in OpenMP region functions (rt-variance.c, var_on_access) */
 	if (!r && m->st.no_frame_region)
 		r = db_row_u64(st, "no_frame_region", m->st.no_frame_region);
@@ -1254,6 +1268,9 @@ static void model_free(struct model *m)
 	}
 	for (size_t i = 0; i < m->nnm; i++)
 		free(m->nm[i].name);
+	for (size_t i = 0; i < m->nlf; i++)
+		free(m->lf[i].name);
+	free(m->lf);
 	free(m->k);
 	free(m->kt);
 	free(m->th);
@@ -1280,6 +1297,7 @@ int var_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 							.tid = (int)pr->thread[ti].hdr.tid,
 							.omp = prof_omp_thread(&pr->thread[ti]),
 							.index = (uint32_t)m.nth };
+			m.exe = pr->exe;
 			r = scan_thread(&m, st, &pr->thread[ti], (uint32_t)m.nth);
 			m.nth++;
 		}

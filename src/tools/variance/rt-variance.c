@@ -107,13 +107,19 @@ struct var_thread {
 	 * the region's (region_callers) */
 	const struct var_region *region;
 	/* regions of LLVM's runtime this thread started and the team has not yet joined
-	 * (var_omp_region_begin; a nested region's on top); the implicit task in which
-	 * `region` was set from one (var_omp_begin), and the implicit tasks begun in it since
-	 * and not yet ended */
+	 * (var_omp_region_begin; a nested region's on top); and the implicit tasks this
+	 * thread runs, innermost last, each with the region `region` held before it began
+	 * (var_omp_begin sets the task's region, var_omp_end restores that one: a sample in
+	 * a nested region is cut at its own outlined function, as libgomp's; the code review
+	 * of 2026-11-29 read the outer region 0.0% where the inner one held its samples);
+	 * otask's entries past VAR_OMP_NEST are counted, not kept */
 	struct var_region omp_reg[VAR_OMP_NEST];
 	int omp_nreg;
-	const void *region_task;
-	uint32_t region_nest;
+	struct {
+		const void *task;
+		const struct var_region *prev;
+	} otask[2 * VAR_OMP_NEST];
+	uint32_t notask;
 	/* a region of LLVM's runtime timed from OMPT's callbacks (var_omp_begin): its
 	 * implicit task's data, NULL when none is open here, and the instance */
 	const void *omp_task;
@@ -1745,13 +1751,13 @@ static void var_omp_begin(uint64_t region, const void *task, uint64_t ret, uint6
 	if (!vt || !task || variance_regions <= 0)
 		return;
 	/* the samples in the region have its callers (region_tail), timed or not */
-	if (vt->region_task)
-		vt->region_nest++;
-	else if (r && !vt->region) {
-		vt->region_task = task;
-		vt->region_nest = 0;
-		__atomic_store_n(&vt->region, r, __ATOMIC_RELAXED);
+	if (vt->notask < sizeof(vt->otask) / sizeof(vt->otask[0])) {
+		vt->otask[vt->notask].task = task;
+		vt->otask[vt->notask].prev = vt->region;
 	}
+	vt->notask++;
+	if (r)
+		__atomic_store_n(&vt->region, r, __ATOMIC_RELAXED);
 	if (vt->omp_task) {
 		vt->omp_nest++;		/* a region inside the open one */
 		return;
@@ -1769,6 +1775,14 @@ static void var_omp_begin(uint64_t region, const void *task, uint64_t ret, uint6
 	rt_leave(t);
 }
 
+/* Is `task` the innermost implicit task this thread runs (one past the kept entries: any)? */
+static int omp_top_is(const struct var_thread *vt, const void *task)
+{
+	uint32_t top = vt->notask - 1;
+	return vt->notask && (top >= sizeof(vt->otask) / sizeof(vt->otask[0]) ||
+			      vt->otask[top].task == task);
+}
+
 /* Could the barrier starting now, in the implicit task `task`, close this thread's open
  * instance, or end the region whose callers its samples get: one is open for `task`, with
  * no region inside it still running? */
@@ -1777,8 +1791,7 @@ static int var_omp_open(const void *task)
 	struct rt_thread *t = rt_self();
 	struct var_thread *vt = t ? t->tool : NULL;
 
-	return vt && task && ((vt->omp_task == task && !vt->omp_nest) ||
-			      (vt->region_task == task && !vt->region_nest));
+	return vt && task && ((vt->omp_task == task && !vt->omp_nest) || omp_top_is(vt, task));
 }
 
 /* An implicit task ends (`barrier` 0), or the region's closing barrier starts (1). */
@@ -1789,11 +1802,12 @@ static void var_omp_end(const void *task, int barrier)
 
 	if (!vt || !task)
 		return;
-	if (vt->region_task && !barrier && vt->region_nest)
-		vt->region_nest--;
-	else if (vt->region_task == task && !vt->region_nest) {
-		__atomic_store_n(&vt->region, NULL, __ATOMIC_RELAXED);
-		vt->region_task = NULL;
+	/* the task's region ends here, at its closing barrier or, with none (a team of one),
+	 * at its end; a worker's end comes later with another task data, matching none */
+	if (omp_top_is(vt, task)) {
+		uint32_t top = --vt->notask;
+		if (top < sizeof(vt->otask) / sizeof(vt->otask[0]))
+			__atomic_store_n(&vt->region, vt->otask[top].prev, __ATOMIC_RELAXED);
 	}
 	if (!vt->omp_task)
 		return;
@@ -1860,9 +1874,12 @@ static void var_omp_region_end(uint64_t region)
 	int k = (int)((r - lo) / sizeof(vt->omp_reg[0]));
 	if (k >= vt->omp_nreg)
 		return;
-	if ((uintptr_t)vt->region >= r && (uintptr_t)vt->region < lo + sizeof(vt->omp_reg)) {
-		__atomic_store_n(&vt->region, NULL, __ATOMIC_RELAXED);
-		vt->region_task = NULL;
+	/* the thread's tasks in a region from r on, if their ends did not come (a region's
+	 * own task ends before its parallel-end): none of theirs is kept past it */
+	while (vt->notask && vt->notask <= sizeof(vt->otask) / sizeof(vt->otask[0]) &&
+	       (uintptr_t)vt->region >= r && (uintptr_t)vt->region < lo + sizeof(vt->omp_reg)) {
+		vt->notask--;
+		__atomic_store_n(&vt->region, vt->otask[vt->notask].prev, __ATOMIC_RELAXED);
 	}
 	vt->omp_nreg = k;
 }

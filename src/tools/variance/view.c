@@ -317,7 +317,7 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 /* Hot functions with no instance (model.c, unmeasured_text), and why. */
 static int unmeasured_note(sqlite3 *db, char *buf, size_t len)
 {
-	char u[320];
+	char u[1024];
 	if (!*db_meta(db, "unmeasured", u, sizeof(u)))
 		return 0;
 	snprintf(buf, len, "%s: the innermost function of the program's in that share of the "
@@ -331,7 +331,7 @@ static int unmeasured_note(sqlite3 *db, char *buf, size_t len)
 
 static void fp_line(sqlite3 *db, FILE *out)
 {
-	char b[1024];
+	char b[1536];
 
 	if (fp_text(db, b, sizeof(b)))
 		text_hang(out, "  call paths: ", "      ", b, 80);
