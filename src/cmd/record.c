@@ -254,7 +254,7 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		return r;
 	if (res.rank >= 0) {
 		/* The ranks share the directory and end at different times: build once, later. */
-		if (res.rank == 0 && !quiet)
+		if (res.rank == 0 && (!quiet || !o->dir))	/* (-q: where sonde named it) */
 			fprintf(stderr, "sonde: rank 0 done; recording in %s (all ranks: 'sonde report "
 					"%s')\n", res.dir, res.dir);
 		/* no page under MPI: no rank knows when the others are done (the trial of

@@ -118,6 +118,10 @@ check t410-merged-top-pair [ "$top" = "$((${r3%,*} + f3)),$((${r3#*,} + f3))" ]
 # lines.csv as the merged pairs
 lt() { awk -F, 'NR > 1 { n = split($7, w, " "); for (i = 1; i <= n; i++) { split(w[i], t, ":"); print t[1] } }' "$1" | sort -un | tr '\n' ' '; }
 pt() { awk -F, 'NR > 1 { print $1; print $2 }' "$1" | sort -un | tr '\n' ' '; }
+# -q without -o: rank 0 still says where the recording went (its name holds the job's id;
+# the code review of 2026-11-29: nothing was said under MPI)
+mkdir -p qrun && (cd qrun && mpi_run -np 2 "$SONDE" comm -q --source inst -- "$T/mpi-comm" 200 >/dev/null 2>q.err)
+check t410-quiet-says-where grep -q "^sonde: rank 0 done; recording in $PWD/qrun/sonde-mpi-comm-" qrun/q.err
 # (sampled: --exact keeps no addresses, so no lines)
 mpi_run -np 2 "$SONDE" comm --source inst --period 11 -o srec -- "$T/mpi-comm" $N >/dev/null 2>&1
 check t410-sampled-status [ $? -eq 0 ]

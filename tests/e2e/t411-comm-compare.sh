@@ -161,6 +161,13 @@ assert len(rects) == len(cells) ** 2, (len(rects), len(cells))
 for a in rects:
     r = int(re.search(r'data-row="(\d+)"', a).group(1)); c = int(re.search(r'data-col="(\d+)"', a).group(1))
     assert float(re.search(r'data-v="([^"]*)"', a).group(1)) == float(cells[r][c]), (r, c, a)
+# the hover's unit: the sampled detector's estimates there, the exact transfers above (the
+# code review of 2026-11-29: the sampled maps said the exact run's unit)
+t = re.findall(r'<title>([^<]*)</title>', m.group(0))
+assert t and all(x.endswith(" estimated cache-line transfers") for x in t), t[:2]
+e = re.search(r'<svg[^>]*id="thread-all".*?</svg>', page, re.S)
+t = re.findall(r'<title>([^<]*)</title>', e.group(0)) if e else []
+assert t and all(x.endswith(": " + x.split(": ")[1].split(" ")[0] + " cache-line transfers") for x in t), t[:2]
 PY
 
 # Two threads: one thread pair in every matrix, whose cosine is 1 (or 0) whatever the

@@ -188,6 +188,8 @@ static int heatmaps(struct html *h, sqlite3 *db, int part, int unit)
 		/* the hover's unit: meta unit's first words ("samples", "periods", "estimated
 		 * cache-line transfers"), its explanation left to the summary */
 		db_meta(db, "unit", cell_unit + 1, sizeof(cell_unit) - 1);
+		if (part == -2)	/* --compare's sampled maps: the sampled detector's estimates */
+			snprintf(cell_unit, sizeof(cell_unit), " estimated cache-line transfers");
 		cell_unit[strcspn(cell_unit, "(")] = 0;
 		size_t ul = strlen(cell_unit);
 		while (ul > 1 && cell_unit[ul - 1] == ' ')
