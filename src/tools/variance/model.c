@@ -864,6 +864,8 @@ static void groups_text(const struct vkey *k, int j, char *out, size_t len)
  * a CV of 70% (the trial of 2026-11-29: SimpleMOC's attenuate_segment, p50 7.0 us, p90
  * 7.7, p99 43), and RSBench's sub-microsecond fast_nuclear_W 412% (the timer's ticks).
  */
+#define VAR_TAIL_X 3.0	/* the slowest instance over the median for a tail (tail_note) */
+
 static void tail_note(struct vkey *k)
 {
 	k->tail_cv = NAN;
@@ -891,8 +893,11 @@ static void tail_note(struct vkey *k)
 	double cv = mean > 0 && var > 0 ? sqrt(var) / mean : 0;
 	double acv = amean > 0 && avar > 0 ? sqrt(avar) / amean : 0;
 	double med = (double)v[k->nres / 2];
-	/* the reservoir's own CV over the bar too: the draw holds the tail the run had */
-	if (cv <= k->cv_bar && acv > k->cv_bar && med > 0) {
+	/* the reservoir's own CV over the bar too: the draw holds the tail the run had; and
+	 * a tail far out (3x the median or more): a CV just over the bar that its slowest
+	 * 1% at 2x take under it is the function's spread, not an interrupt's (t801's mix) */
+	if (cv <= k->cv_bar && acv > k->cv_bar && med > 0 &&
+	    (double)v[k->nres - 1] >= VAR_TAIL_X * med) {
 		k->tail_cv = cv;
 		k->tail_n = (uint32_t)cut;
 		k->tail_x = (double)v[k->nres - 1] / med;
