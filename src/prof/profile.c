@@ -848,8 +848,9 @@ int profile_read(const char *dir, struct profile **out, char *err, size_t errlen
 	*out = NULL;
 	if (stat(dir, &st) < 0) {
 		int e = errno;	/* (ENOENT: the caller says "no recording in") */
-		return e == ENOENT ? errmsg(err, errlen, -e, "%s", strerror(e)) :
-				     errmsg(err, errlen, -e, "cannot read '%s': %s", dir, strerror(e));
+		if (e == ENOENT)
+			return errmsg(err, errlen, -e, "%s", strerror(e));
+		return errmsg(err, errlen, -e, "cannot read '%s': %s", dir, strerror(e));
 	}
 	if (!S_ISDIR(st.st_mode))
 		return errmsg(err, errlen, -ENOENT, "not a directory");

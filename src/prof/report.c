@@ -89,7 +89,8 @@ static int fill_launch_meta(sqlite3 *db, const char *dir, char *err, size_t errl
  * first start to the last end: ranks side by side add up, a short-lived helper process
  * does not make a rate of its own), `watch_backend` ("hw" if any process armed debug registers, else the
  * first one's), `fds_lost` and `alloc_table_full` (summed), `records_stopped` and `records_stopped_at` (the first process whose
- * records stopped: rt/out.c), `clock_event` ("posix-timer" where a process's clock source used POSIX timers, else the perf event's kind)
+ * records stopped: rt/out.c), `clock_event` ("posix-timer" where a process's clock source
+ * used POSIX timers, else the perf event's kind)
  * (the tools' scaling line says so: db_scaling), `clock_timer_failed` (summed: threads left unsampled).  No rows for keys no process noted (a recording made before they
  * existed).
  */

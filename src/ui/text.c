@@ -143,7 +143,8 @@ static int shown_cells(const struct text_table *t, char **out)
 		for (int r = 1; r <= t->nrows; r++)
 			for (int c = 0; c < t->ncols; c++) {
 				size_t i = (size_t)r * t->ncols + c;
-				if (t->align[c] == 'n' && strcmp(out[i], t->cells[i]))	/* shortened */
+				/* shortened */
+				if (t->align[c] == 'n' && strcmp(out[i], t->cells[i]))
 					v[k++] = (struct shown){ out[i], t->cells[i], i };
 			}
 		/* a shortened name that equals another row's unshortened one counts too */
@@ -627,54 +628,27 @@ static char *distinct_names(const char *const *full, const int *whole, int n, ch
 	return (char *)out;
 }
 
+/* A table's name column does it (shown_cells): a column of the names, read back. */
 int text_short_names(const char *const *full, int n, char **out)
 {
-	int *grp = calloc(n > 0 ? (size_t)n : 1, sizeof(*grp)), i = 0, bad = 0;
-	const char **gf = calloc(n > 0 ? (size_t)n : 1, sizeof(*gf));
-	char **gout = calloc(n > 0 ? (size_t)n : 1, sizeof(*gout));
-	int *whole = calloc(n > 0 ? (size_t)n : 1, sizeof(*whole));
-	for (; i < n && grp && gf && gout && whole; i++)
-		if (!(out[i] = short_name(full[i])))
-			break;
-	bad = !grp || !gf || !gout || !whole || i < n;
-	/* each group of names that read alike though they differ (as shown_cells) */
-	for (int a = 0; a < n && !bad; a++) {
-		int k = 0, differ = 0;
-		if (grp[a])
-			continue;
-		for (int b = a; b < n; b++)
-			if (!grp[b] && !strcmp(out[a], out[b])) {
-				differ |= strcmp(full[a], full[b]) != 0;
-				gf[k] = full[b];
-				grp[b] = k + 1;
-				k++;
-			}
-		if (!differ)
-			continue;
-		if (!distinct_names(gf, whole, k, gout)) {
-			bad = 1;
-			break;
-		}
-		for (int b = a; b < n; b++)
-			if (grp[b] > 0 && !strcmp(gf[grp[b] - 1], full[b]) && gout[grp[b] - 1]) {
-				free(out[b]);
-				out[b] = gout[grp[b] - 1];
-				gout[grp[b] - 1] = NULL;
-				grp[b] = -1;	/* done */
-			}
-		for (int j = 0; j < k; j++) {
-			free(gout[j]);
-			gout[j] = NULL;
-		}
+	static const char *const head[] = { "" };
+	struct text_table *t = text_table_new(1, head, "n");
+	char **cells = t ? calloc((size_t)n + 1, sizeof(*cells)) : NULL;
+	int r = cells ? 0 : -ENOMEM;
+	for (int i = 0; i < n && !r; i++)
+		r = text_table_add(t, &full[i]);
+	if (!r)
+		r = shown_cells(t, cells);
+	for (int i = 0; cells && i <= n; i++) {
+		if (i && !r)
+			out[i - 1] = cells[i];
+		else
+			free(cells[i]);
 	}
-	if (bad)
-		while (i--)
-			free(out[i]);
-	free(grp);
-	free(gf);
-	free(gout);
-	free(whole);
-	return bad ? -ENOMEM : 0;
+	free(cells);
+	if (t)
+		text_table_free(t);
+	return r ? -ENOMEM : 0;
 }
 
 void text_para(FILE *f, const char *indent, const char *text, int width)

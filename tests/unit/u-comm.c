@@ -31,7 +31,7 @@ static void reset(uint32_t size)
 	arms = 0;
 	comm_board_init(&b, mem, size, 64);
 	for (uint32_t t = 0; t < NT; t++)
-		comm_board_thread(&b, t, +1, 0);	/* 4 live threads: the board's limit is 8 stores */
+		comm_board_thread(&b, t, +1, 0);	/* 4 live: the board's limit is 8 stores */
 	for (uint32_t t = 0; t < NT; t++)
 		comm_observer_init(&o[t], t, 0);
 }

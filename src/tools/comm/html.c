@@ -188,7 +188,7 @@ static int heatmaps(struct html *h, sqlite3 *db, int part, int unit)
 		/* the hover's unit: meta unit's first words ("samples", "periods", "estimated
 		 * cache-line transfers"), its explanation left to the summary */
 		db_meta(db, "unit", cell_unit + 1, sizeof(cell_unit) - 1);
-		if (part == -2)	/* --compare's sampled maps: the sampled detector's estimates */
+		if (part == -2)	/* --compare's sampled maps: the sampled detector's */
 			snprintf(cell_unit, sizeof(cell_unit), " estimated cache-line transfers");
 		cell_unit[strcspn(cell_unit, "(")] = 0;
 		size_t ul = strlen(cell_unit);
@@ -386,9 +386,9 @@ static int parts(struct html *h, sqlite3 *db)
 	if (db_meta_u64(db, "processes") < 2)
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT NULLIF(rank, -1), pid, folder, program, threads,"
-				   " first_thread, samples, traps, total_all, total_true, total_false"
-				   " FROM comm_parts WHERE part >= 0 ORDER BY part", -1, &st,
-			       NULL) != SQLITE_OK)
+				   " first_thread, samples, traps, total_all, total_true,"
+				   " total_false FROM comm_parts WHERE part >= 0 ORDER BY part",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	html_section(h, "processes", "Processes");
 	html_para(h, "Each process (MPI rank) separately; its own matrices are in "

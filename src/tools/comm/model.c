@@ -644,11 +644,13 @@ static int write_lines(sqlite3 *db, const struct model *m, const struct memmodel
 	 * (the usability review of 2026-11-29: rank-1/lines.csv read threads 8 and 9 beside
 	 * a pairs.csv of 3 and 4) */
 	r = -EIO;
+	static const char *const ins[2] = {
+		"INSERT INTO comm_lines(part, line, object, total, true_sharing, false_sharing,"
+		" events, offsets) VALUES(?,?,?,?,?,?,?,?)",
+		"INSERT INTO comm_lines_merged VALUES(?,?,?,?,?,?,?)",
+	};
 	for (int w = 0; w < (m->part >= 0 ? 2 : 1); w++)
-		if (sqlite3_prepare_v2(db, w ? "INSERT INTO comm_lines_merged VALUES(?,?,?,?,?,?,?)" :
-					   "INSERT INTO comm_lines(part, line, object, total,"
-					   " true_sharing, false_sharing, events, offsets)"
-					   " VALUES(?,?,?,?,?,?,?,?)", -1, &st[w], NULL))
+		if (sqlite3_prepare_v2(db, ins[w], -1, &st[w], NULL))
 			goto out;
 	r = 0;
 	for (size_t k = 0; k < nls && k < TOP_LINES && !r; k++) {
@@ -863,7 +865,6 @@ static void model_release(struct model *m)
 	m->ev = NULL;
 }
 
-/* One process: its model, its matrices (when the recording has several) and threads. */
 /* A part's folder in DIR/comm/: rank-R, or proc-PID for a process without a rank; an
  * image the process exec'd (the same pid: its recording's prefix ends in .eN) adds .eN,
  * so that each image keeps its own (the usability review of 2026-11-29: the image before
@@ -879,6 +880,7 @@ static void part_folder(const struct prof_process *pr, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, ".e%d", gen);
 }
 
+/* One process: its model, its matrices (when the recording has several) and threads. */
 static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 {
 	int r = scan(m);

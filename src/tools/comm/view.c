@@ -852,12 +852,13 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 		 * a ring and a producer/consumer, 57% and 38% false by the byte rule, 0.6% and
 		 * 4% exact, read "undecided" with both signals pointing one way) */
 		snprintf(text, len, "What to do: most likely true sharing%s (%.0f%% of it "
-			 "counting the bytes the writers are seen storing to; %.0f%% by the sampled "
-			 "stores' bytes alone, which read a line written whole by one thread and "
-			 "read by another as false sharing): the threads use the same bytes; share "
-			 "them less often (per-thread partial results combined at the end, batched "
-			 "updates, fewer hand-offs).  %s%s--compare N on a sonde-cc build counts "
-			 "it.  sonde-comm(1), \"Which bytes did the writer write\".", in,
+			 "counting the bytes the writers are seen storing to; %.0f%% by the "
+			 "sampled stores' bytes alone, which read a line written whole by one "
+			 "thread and read by another as false sharing): the threads use the same "
+			 "bytes; share them less often (per-thread partial results combined at "
+			 "the end, batched updates, fewer hand-offs).  %s%s--compare N on a "
+			 "sonde-cc build counts it.  sonde-comm(1), \"Which bytes did the writer "
+			 "write\".", in,
 			 100.0 - f_cov, 100.0 - f_bytes, evidence, *evidence ? "  " : "");
 	else if (f_bytes > 50 && f_cov <= 50 && f_bytes - f_cov >= COMM_COVERED_POINTS)
 		snprintf(text, len, "What to do: undecided%s: false sharing %.0f%% by "
@@ -919,18 +920,19 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		 * of ~1,500 ticks, said as "119 samples") */
 		uint64_t ns = db_meta_u64(db, "samples"), sigs = db_meta_u64(db, "sample_signals");
 		char of[400] = "";
+		int soft = !strcmp(db_meta(db, "watch_backend", b[3], sizeof(b[3])), "soft");
 		if (clock_source(db) && sigs > ns && (sigs - ns) * 10 >= sigs)
-			snprintf(of, sizeof(of), " of %" PRIu64 " timer signals (%.0f%% found no load "
-				 "or store of the program where they struck, or were skipped by the "
-				 "time budget%s)", sigs, 100.0 * (double)(sigs - ns) / (double)sigs,
-				 !strcmp(db_meta(db, "watch_backend", b[3], sizeof(b[3])), "soft") ?
-				 "; a sonde-cc build spends most of its time in its access "
-				 "callbacks, which are not sampled: --source inst samples it by "
-				 "access" : "");
+			snprintf(of, sizeof(of), " of %" PRIu64 " timer signals (%.0f%% found no "
+				 "load or store of the program where they struck, or were "
+				 "skipped by the time budget%s)", sigs,
+				 100.0 * (double)(sigs - ns) / (double)sigs,
+				 soft ? "; a sonde-cc build spends most of its time in its "
+					"access callbacks, which are not sampled: --source inst "
+					"samples it by access" : "");
 		char line[1024];
 		db_meta(db, "period", b[1], sizeof(b[1]));
 		db_meta(db, "period_unit", b[2], sizeof(b[2]));
-		unit_one(b[2], b[1]);	/* "period 1 access" (--exact; the review: "1 accesses") */
+		unit_one(b[2], b[1]);	/* "period 1 access" (--exact; was "1 accesses") */
 		snprintf(line, sizeof(line), "source %s, period %s %s; %" PRIu64 " samples%s, %"
 			 PRIu64 " traps", db_meta(db, "source", b[0], sizeof(b[0])), b[1], b[2],
 			 ns, of, db_meta_u64(db, "traps"));
@@ -1082,7 +1084,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		static const char *const rh[] = { "folder", "program", "pid", "threads", "samples",
 						  "total", "true", "false", "thread numbers" };
 		print_table(db, out,
-			    "Processes (each in DIR/comm/FOLDER/, its threads from 0; merged above)",
+			    "Processes (each in DIR/comm/FOLDER/, its threads from 0; merged "
+			    "above)",
 			    "SELECT folder, program, pid, threads, samples,"
 			    " total_all, total_true, total_false,"
 			    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"

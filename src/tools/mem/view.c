@@ -371,10 +371,10 @@ static void table_print(FILE *out, sqlite3 *db, sqlite3_stmt *st, struct text_ta
 
 /*
  * A share p of n independent samples is off by up to 1.96 sqrt(p (1 - p) / n) at 95%, the
- * most at p = 1/2 (report_share_error); weighted samples count as (sum w)^2 / sum w^2 (the clock's stretched
- * periods: a few heavy ones are few samples).  The usability review of 2026-11-29: 18
- * samples printed "100.0%" with no word of their number; a line read 20-24% in four runs
- * for 30%.  Not where every access was counted (inst, period 1).
+ * most at p = 1/2 (report_share_error); weighted samples count as (sum w)^2 / sum w^2
+ * (the clock's stretched periods: a few heavy ones are few samples).  The usability
+ * review of 2026-11-29: 18 samples printed "100.0%" with no word of their number; a line
+ * read 20-24% in four runs for 30%.  Not where every access was counted (inst, period 1).
  */
 static double effective_samples(sqlite3 *db)
 {

@@ -889,7 +889,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (h.n > 2 && !exact && nout > 0 && nout < FEW_OUTCOMES)
 		fprintf(out, "  only %.0f outcome%s behind these shares: each is uncertain by up to\n"
 			     "  %.0f points (95%%); a longer run or a shorter --period observes"
-			     " more\n", nout, nout == 1 ? "" : "s", 100 * report_share_error(0.5, nout));
+			     " more\n", nout, nout == 1 ? "" : "s",
+			100 * report_share_error(0.5, nout));
 	if (dists && read_curve(db, &c) == 0 && c.n) {
 		fprintf(out, "\nMiss ratio of a fully associative LRU cache, by size\n");
 		int unsure = 0, cut = 0, exact = meta_num(db, "exact") != 0;

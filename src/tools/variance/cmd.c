@@ -107,10 +107,10 @@ int cmd_variance(int argc, char **argv)
 		o.period = VAR_DEFAULT_PERIOD;
 	char ev[16];
 	snprintf(ev, sizeof(ev), "%u", a.events);
-	o.watch_loss = "no function's instance is timed (each starts and ends at a breakpoint's "
-		       "trap), only the samples' shares and OpenMP regions (timed at the runtime's "
-		       "calls); rebuild it with 'sonde-cc --sonde-calls-only' to time instances with "
-		       "hooks";
+	o.watch_loss = "no function's instance is timed (each starts and ends at a "
+		       "breakpoint's trap), only the samples' shares and OpenMP regions (timed "
+		       "at the runtime's calls); rebuild it with 'sonde-cc --sonde-calls-only' "
+		       "to time instances with hooks";
 	o.needs_calls = 1;
 	setenv("SONDE_VARIANCE_EVENTS", ev, 1);
 	return record_and_report(&o, argv + optind);

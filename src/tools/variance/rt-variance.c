@@ -1697,12 +1697,9 @@ static void omp_callers(struct rt_thread *t, struct var_thread *vt, struct var_r
 		if (vt->region)
 			cut_at_region(vt->region, ips, &n);
 	}
-	while (k < n && k < 4 && ips[k] != ra)
+	while (ra && k < n && k < 4 && ips[k] != ra)
 		k++;
-	if (!ra || (k < n && k < 4)) {
-		if (!ra)
-			k = 1;
-	} else {
+	if (ra && (k >= n || k == 4)) {	/* ra not in the chain's first frames (or none) */
 		r->callers[r->ncallers++] = ra;
 		for (k = 1; k < n && !rt_fn_start(ips[k]); k++)
 			;

@@ -431,7 +431,8 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 		html_row_end(h);
 	}
 	html_table_end(h);
-	if (!l->nev)	/* a header alone read as a page that failed (the trial of 2026-11-29) */
+	/* a header alone read as a page that failed (the trial of 2026-11-29) */
+	if (!l->nev)
 		html_para(h, "No variance events.");
 	/* the terminal's notes on what the network rule could not judge, under the events */
 	char *notes = NULL;
