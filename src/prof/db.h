@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#define DB_SCHEMA "13"
+#define DB_SCHEMA "14"
 
 struct sqlite3;
 struct sqlite3_stmt;

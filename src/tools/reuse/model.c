@@ -10,10 +10,13 @@
  * distinct 4 KiB pages the samples touched.  With the clock source there is no access
  * count: the histogram holds reuse times in ns (kind time_ns) and no distances.
  *
- * One process of a recording is modelled: the one with the most records
- * (profile_main_process), not a wrapper such as /usr/bin/time or env that ran the program
- * and took no sample.  Code locations and data objects are
- * named as `sonde mem` names them (tools/mem/model.h, used read-only).
+ * Every process that recorded an access or a sample is modelled on its own (its address
+ * space, its footprint, its objects), and the models are summed: the histograms of MPI
+ * ranks or forked children together, as the miss ratio of caches each process has to
+ * itself (since 2026-11-29; before, only the process with the most samples).  A wrapper
+ * such as /usr/bin/time or env that ran the program and took no sample is left out.  Code
+ * locations and data objects are named as `sonde mem` names them (tools/mem/model.h, used
+ * read-only).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -80,6 +83,11 @@ struct model {
 	double check_log_error;		/* each estimated reuse against its own exact
 					 * distance: the mean of |log2((est + 1) / (exact + 1))|,
 					 * weighted as the histogram (-1: none) */
+	double check_drawn[REUSE_BINS];	/* (their inputs, summed over the processes: the
+					 * sampled reuses at their exact distances, */
+	double check_err, check_wsum;	/* the log2 errors weighted, and the weights) */
+	uint32_t threads, modelled;	/* the processes modelled and their threads */
+	uint32_t threads_process;	/* the most threads of one of them */
 };
 
 /* s: the stats record of the thread of index `index` (creation order) */
@@ -523,25 +531,29 @@ static void model_check(struct model *m, struct model *c)
 	m->sv = NULL;
 	m->nsv = m->svcap = 0;
 	model_sampled(c);
-	m->check_s = hist_s(c->dist, m->dist);
-	double drawn[REUSE_BINS] = { 0 };
 	for (size_t i = 0; i < c->nsv; i++)
 		if (c->sv[i].exact_rd && !(c->sv[i].flags & REUSE_F_INVALIDATION))
-			drawn[reuse_bin(c->sv[i].exact_rd - 1)] += outcome_weight(&c->sv[i]);
-	m->check_s_sample = hist_s(drawn, m->dist);
+			m->check_drawn[reuse_bin(c->sv[i].exact_rd - 1)] +=
+				outcome_weight(&c->sv[i]);
 	/* S compares bins: an estimate a hair over an edge counts as wrong as one a factor
 	 * of 2 off.  The error of each reuse's own estimate tells a model that comes closer
 	 * from one that happens to fall in the right bins (2026-11-27: pooled windows) */
-	double err = 0, wsum = 0;
 	for (size_t i = 0; c->rd && i < c->nsv; i++) {
 		const struct reuse_rec_seen *sv = &c->sv[i];
 		if (!sv->exact_rd || (sv->flags & REUSE_F_INVALIDATION) || c->rd[i] < 0)
 			continue;
 		double w = outcome_weight(sv);
-		err += w * fabs(log2((c->rd[i] + 1) / (double)sv->exact_rd));
-		wsum += w;
+		m->check_err += w * fabs(log2((c->rd[i] + 1) / (double)sv->exact_rd));
+		m->check_wsum += w;
 	}
-	m->check_log_error = wsum > 0 ? err / wsum : -1;
+}
+
+/* --check-sampling's figures, of the processes summed: m exact, c its sampled estimate. */
+static void check_finish(struct model *m, const struct model *c)
+{
+	m->check_s = hist_s(c->dist, m->dist);
+	m->check_s_sample = hist_s(m->check_drawn, m->dist);
+	m->check_log_error = m->check_wsum > 0 ? m->check_err / m->check_wsum : -1;
 }
 
 static double mean_dist(const double *dist)
@@ -745,8 +757,8 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 	 * report` 2.4 s against 0.6 s).  On an error it is left open, not rolled back: the
 	 * caller's message reads sqlite's error, which a rollback would clear, and the
 	 * database being written is then discarded (db_write) */
-	if (sqlite3_exec(db, "CREATE TABLE reuse_outcomes(thread INTEGER, position INTEGER,"
-			 " kind TEXT, time_distance INTEGER, weight REAL, use_ip TEXT,"
+	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS reuse_outcomes(thread INTEGER,"
+			 " position INTEGER, kind TEXT, time_distance INTEGER, weight REAL, use_ip TEXT,"
 			 " reuse_ip TEXT, exact_distance INTEGER, estimate REAL, estimator TEXT);"
 			 "BEGIN;",
 			 NULL, NULL, NULL))
@@ -891,11 +903,34 @@ static int name_cmp(const void *x, const void *y)
 	return memcmp(a->name, b->name, a->namelen);
 }
 
+/* Merge m's pairs (all named) whose names are the same, and rank them. */
+static void merge_named(struct model *m)
+{
+	size_t n = m->npair, k = 0;
+	qsort(m->pair, n, sizeof(*m->pair), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct rpair *p = &m->pair[i];
+		if (k && !name_cmp(&m->pair[k - 1], p)) {
+			struct rpair *q = &m->pair[k - 1];
+			q->count += p->count;
+			q->long_count += p->long_count;
+			q->long_seen += p->long_seen;
+			for (int b = 0; b < REUSE_BINS; b++)
+				q->dist[b] += p->dist[b];
+			free(p->name);
+			continue;
+		}
+		m->pair[k++] = *p;
+	}
+	m->npair = k;
+	qsort(m->pair, m->npair, sizeof(*m->pair), pair_cmp);
+}
+
 /* Name the first NAMED_PAIRS pairs (code on each side, object) and merge those whose names
  * are the same (an unrolled loop has several instructions per source line). */
 static int name_pairs(struct model *m, const struct memmodel *mm)
 {
-	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS, k = 0;
+	size_t n = m->npair < NAMED_PAIRS ? m->npair : NAMED_PAIRS;
 	int trap_after = !(m->mode & REUSE_M_EXACT) && !strcmp(m->proc->watch_backend, "hw");
 	for (size_t i = 0; i < n; i++) {
 		struct rpair *p = &m->pair[i];
@@ -921,23 +956,8 @@ static int name_pairs(struct model *m, const struct memmodel *mm)
 	}
 	for (size_t i = n; i < m->npair; i++)
 		free(m->pair[i].name);
-	qsort(m->pair, n, sizeof(*m->pair), name_cmp);
-	for (size_t i = 0; i < n; i++) {
-		struct rpair *p = &m->pair[i];
-		if (k && !name_cmp(&m->pair[k - 1], p)) {
-			struct rpair *q = &m->pair[k - 1];
-			q->count += p->count;
-			q->long_count += p->long_count;
-			q->long_seen += p->long_seen;
-			for (int b = 0; b < REUSE_BINS; b++)
-				q->dist[b] += p->dist[b];
-			free(p->name);
-			continue;
-		}
-		m->pair[k++] = *p;
-	}
-	m->npair = k;
-	qsort(m->pair, m->npair, sizeof(*m->pair), pair_cmp);
+	m->npair = n;
+	merge_named(m);
 	return 0;
 }
 
@@ -1037,8 +1057,10 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		const char *k;
 		double v;
 	} nums[] = {
-		{ "period", (double)m->proc->period }, { "threads", (double)m->proc->nthread },
+		{ "period", (double)m->proc->period }, { "threads", (double)m->threads },
 		{ "pid", (double)m->proc->pid }, { "processes", (double)m->p->nproc },
+		{ "processes_modelled", (double)m->modelled },
+		{ "threads_process", (double)m->threads_process },
 		{ "element", m->element }, { "accesses", m->accesses },
 		{ "footprint", m->footprint }, { "reuses", m->reuses },
 		{ "footprint_thread", (m->mode & REUSE_M_EXACT) ? m->footprint_thread : 0 },
@@ -1103,60 +1125,180 @@ static const char schema_sql[] =
 	" reuses REAL, long_reuses REAL, median_lo INTEGER, median_hi INTEGER,"
 	" long_observed REAL);";
 
+/* m's figures added into t (a process's model into the sum of those before it); m's pairs
+ * (named) move to t. */
+static int model_add(struct model *t, struct model *m)
+{
+	t->have_stats |= m->have_stats;
+	t->mode |= m->mode;
+	t->counts |= m->counts;
+	t->page_counts |= m->page_counts;
+	t->element = m->element;
+	struct reuse_rec_stats *ts = &t->st;
+	const struct reuse_rec_stats *ms = &m->st;
+	ts->accesses += ms->accesses;
+	ts->samples += ms->samples;
+	ts->armed += ms->armed;
+	ts->arm_failures += ms->arm_failures;
+	ts->traps += ms->traps;
+	ts->stale += ms->stale;
+	ts->lost += ms->lost;
+	ts->pages += ms->pages;
+	ts->pages2 += ms->pages2;
+	ts->pages3 += ms->pages3;
+	ts->cold += ms->cold;
+	ts->invalidations += ms->invalidations;
+	ts->reuses += ms->reuses;
+	if (m->st.watch_errno)
+		ts->watch_errno = m->st.watch_errno;
+	for (int b = 0; b < REUSE_BINS; b++) {
+		ts->time[b] += m->st.time[b];
+		ts->dist[b] += m->st.dist[b];
+		t->time[b] += m->time[b];
+		t->dist[b] += m->dist[b];
+		t->ns[b] += m->ns[b];
+		t->check_drawn[b] += m->check_drawn[b];
+	}
+	t->inv += m->inv;
+	t->inv_timed += m->inv_timed;
+	t->cold += m->cold;
+	t->reuses += m->reuses;
+	t->accesses += m->accesses;
+	t->footprint += m->footprint;	/* address spaces of their own */
+	if (m->footprint_thread > t->footprint_thread)
+		t->footprint_thread = m->footprint_thread;
+	t->seen += m->seen;
+	t->seen_inv += m->seen_inv;
+	t->seen_trd += m->seen_trd;
+	t->check_err += m->check_err;
+	t->check_wsum += m->check_wsum;
+	t->check_period = m->check_period > t->check_period ? m->check_period : t->check_period;
+	t->slots = m->slots > t->slots ? m->slots : t->slots;
+	uint32_t nt = m->proc ? (uint32_t)m->proc->nthread : 0;
+	t->threads += nt;
+	t->threads_process = nt > t->threads_process ? nt : t->threads_process;
+	t->modelled++;
+	if (m->npair) {
+		struct rpair *q = realloc(t->pair, (t->npair + m->npair) * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		t->pair = q;
+		memcpy(t->pair + t->npair, m->pair, m->npair * sizeof(*q));
+		t->npair += m->npair;
+		m->npair = 0;
+	}
+	return 0;
+}
+
+static void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->npair; i++)
+		free(m->pair[i].name);
+	free(m->pair);
+	free(m->sv);
+	free(m->rd);
+	free(m->how);
+	*m = (struct model){ .p = m->p };
+}
+
+/* A process whose records hold a reuse statistic with an access or a sample, or an outcome
+ * or a pair: it ran sonde's reuse runtime and measured something (a wrapper that only
+ * waited for the program did not).  (reuse_fill also leaves out a process of another
+ * source than the main one's.) */
+static int measured(const struct model *m)
+{
+	return m->have_stats && (m->st.accesses || m->st.samples || m->nsv || m->npair);
+}
+
+/*
+ * Process pr's model, its pairs named, into m; with --check-sampling its sampled estimate
+ * into chk (its outcomes written to db).  *skip: 1 if the process measured nothing (m is
+ * then only scanned) and `all` is set (every process is looked at).
+ */
+static int model_process(sqlite3 *db, const struct profile *p, const struct prof_process *pr,
+			 int all, struct model *m, struct model *chk, int *skip, char *err,
+			 size_t errlen)
+{
+	struct memmodel *mm = NULL;
+	*m = (struct model){ .p = p, .proc = pr };
+	*chk = (struct model){ .p = p, .proc = pr };
+	for (int l = 1; l <= 3; l++)
+		m->cache[l] = machine_cache_size(l);
+	int r = scan(m);
+	if (r)
+		return errmsg(err, errlen, r, "modelling the reuse");
+	*skip = all && !measured(m);
+	if (*skip)
+		return 0;
+	if (m->mode & REUSE_M_EXACT)
+		model_exact(m);
+	else
+		model_sampled(m);
+	if ((m->mode & REUSE_M_EXACT) && (m->mode & REUSE_M_CHECK)) {
+		model_check(m, chk);
+		if (write_outcomes(db, chk))
+			return db_fail(db, err, errlen, "writing the reuse outcomes");
+	}
+	double l2 = m->cache[2] > 0 ? (double)m->cache[2] / m->element : 65536;
+	if (m->mode & REUSE_M_EXACT)
+		for (size_t i = 0; i < m->npair; i++)
+			m->pair[i].long_seen = m->pair[i].long_count =
+				m->pair[i].count * reuse_share_beyond(m->pair[i].dist, l2);
+	else if ((r = sampled_pairs(m)))
+		return errmsg(err, errlen, r, "modelling the reuse pairs");
+	qsort(m->pair, m->npair, sizeof(*m->pair), pair_cmp);
+	if (m->npair)
+		mm = objects(m, err, errlen);
+	r = name_pairs(m, mm);
+	if (mm)
+		memmodel_free(mm);
+	return r ? errmsg(err, errlen, r, "naming the reuse pairs") : 0;
+}
+
 int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
-	struct model m = { .p = p }, chk = { .p = p };
-	struct memmodel *mm = NULL;
-	int checked = 0;
-	int r;
+	struct model m = { .p = p }, chk = { .p = p }, one, one_chk;
+	int r = 0, skip = 0;
 	if (!p->nproc)
 		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
-	m.proc = profile_main_process(p);
+	const struct prof_process *main_pr = profile_main_process(p);
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL))
+		return db_fail(db, err, errlen, "writing the reuse tables");
 	for (int l = 1; l <= 3; l++)
 		m.cache[l] = machine_cache_size(l);
-	r = scan(&m);
-	if (r) {
-		errmsg(err, errlen, r, "modelling the reuse");
-		goto out;
+	memcpy(chk.cache, m.cache, sizeof(m.cache));
+	/* every process that measured something; none did: the main one, to say so */
+	for (size_t i = 0; i <= p->nproc && !r; i++) {
+		const struct prof_process *pr = i < p->nproc ? &p->proc[i] : main_pr;
+		if (i == p->nproc && m.modelled)
+			break;
+		/* one unit: a wrapper not built by sonde-cc samples by the clock where the
+		 * program counts accesses (inst) */
+		if (i < p->nproc && strcmp(pr->source, main_pr->source))
+			continue;
+		r = model_process(db, p, pr, i < p->nproc, &one, &one_chk, &skip, err, errlen);
+		if (!r && !skip) {
+			if (!m.proc || pr == main_pr)
+				m.proc = chk.proc = pr;
+			if ((r = model_add(&m, &one)) || (r = model_add(&chk, &one_chk)))
+				errmsg(err, errlen, r, "summing the processes' reuse");
+		}
+		model_free(&one);
+		model_free(&one_chk);
 	}
-	if (m.mode & REUSE_M_EXACT)
-		model_exact(&m);
-	else
-		model_sampled(&m);
-	if ((m.mode & REUSE_M_EXACT) && (m.mode & REUSE_M_CHECK)) {
-		model_check(&m, &chk);
-		checked = 1;
-	}
-	double l2 = m.cache[2] > 0 ? (double)m.cache[2] / m.element : 65536;
-	if (m.mode & REUSE_M_EXACT)
-		for (size_t i = 0; i < m.npair; i++)
-			m.pair[i].long_seen = m.pair[i].long_count =
-				m.pair[i].count * reuse_share_beyond(m.pair[i].dist, l2);
-	else if ((r = sampled_pairs(&m)))
+	if (r)
 		goto out;
-	qsort(m.pair, m.npair, sizeof(*m.pair), pair_cmp);
-	if (m.npair)
-		mm = objects(&m, err, errlen);
-	if ((r = name_pairs(&m, mm))) {
-		errmsg(err, errlen, r, "naming the reuse pairs");
-		goto out;
-	}
-	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) || write_hist(db, &m, "reuse_hist") ||
-	    (checked && (write_hist(db, &chk, "reuse_check") || write_outcomes(db, &chk))) ||
-	    write_miss(db, &m) ||
+	int checked = (m.mode & REUSE_M_EXACT) && (m.mode & REUSE_M_CHECK);
+	if (checked)
+		check_finish(&m, &chk);
+	if (m.modelled > 1)
+		merge_named(&m);
+	if (write_hist(db, &m, "reuse_hist") ||
+	    (checked && write_hist(db, &chk, "reuse_check")) || write_miss(db, &m) ||
 	    write_pairs(db, &m) || write_meta(db, &m, checked ? &chk : NULL))
 		r = db_fail(db, err, errlen, "writing the reuse tables");
 out:
-	if (mm)
-		memmodel_free(mm);
-	for (size_t i = 0; i < m.npair && i < NAMED_PAIRS; i++)
-		free(m.pair[i].name);
-	free(m.pair);
-	free(m.sv);
-	free(m.rd);
-	free(m.how);
-	free(chk.how);
-	free(chk.sv);
-	free(chk.rd);
+	model_free(&m);
+	model_free(&chk);
 	return r;
 }

@@ -45,16 +45,30 @@ static int no_counts(sqlite3 *db)
 }
 
 /*
- * Into b: which process was modelled, when the recording has several (a wrapper such as
- * /usr/bin/time, forked children); "" when it has one.
+ * Into b: which processes were modelled, when the recording has several (MPI ranks,
+ * forked children, a wrapper such as /usr/bin/time); "" when it has one.  Every process
+ * that measured something is modelled and the models summed (since 2026-11-29; a
+ * profile.db before it has no processes_modelled, and modelled the one with the most).
  */
 static const char *process_note(sqlite3 *db, char *b, size_t len)
 {
-	double n = meta_num(db, "processes");
+	double n = meta_num(db, "processes"), k = meta_num(db, "processes_modelled");
+	char some[64] = "", rest[96] = "";
 	*b = 0;
-	if (n > 1)
+	if (n <= 1)
+		return b;
+	if (k < n) {
+		snprintf(some, sizeof(some), " of the recording's %.0f", n);
+		snprintf(rest, sizeof(rest), "; not modelled, %.0f that took no sample by this "
+			 "source (a wrapper, a launcher)", n - k);
+	}
+	if (k > 1)
+		snprintf(b, len, "%.0f%s, each modelled in its own address space and caches, their "
+			 "histograms summed%s", k, some, rest);
+	else
 		snprintf(b, len, "pid %.0f, the one with the most samples of the recording's %.0f"
-			 " processes (the others are not modelled)", meta_num(db, "pid"), n);
+			 " processes (the others %s)", meta_num(db, "pid"), n,
+			 k ? "took none by this source: a wrapper, a launcher" : "are not modelled");
 	return b;
 }
 
@@ -762,7 +776,7 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
  * reading fresh data, read 37% reuses where all are cold).  The line, or "". */
 static const char *units_note(sqlite3 *db, char *b, size_t len)
 {
-	double n = meta_num(db, "threads");
+	double n = meta_num(db, "threads_process");	/* (a process's engine's) */
 	char cache[32];
 	b[0] = 0;
 	if (meta_num(db, "exact") != 0 && n > REUSE_UNITS &&
@@ -801,7 +815,8 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 
 	fprintf(out, "sonde reuse: %s\n", report_program(db, b[0], sizeof(b[0])));
 	if (*process_note(db, b[0], sizeof(b[0])))
-		fprintf(out, "  process %s\n", b[0]);
+		fprintf(out, "  %s %s\n", meta_num(db, "processes_modelled") > 1 ? "processes" :
+			"process", b[0]);
 	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (elements: %s)\n",
 		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
 		db_meta(db, "period_unit", b[2], sizeof(b[2])),
@@ -1015,6 +1030,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_str(&j, "program", report_program(db, b, sizeof(b)));
 	json_double(&j, "pid", meta_num(db, "pid"), 0);
 	json_double(&j, "threads", meta_num(db, "threads"), 0);
+	json_double(&j, "processes", meta_num(db, "processes_modelled"), 0);
 	json_str(&j, "cache", db_meta(db, "cache", b, sizeof(b)));
 	json_str(&j, "granularity", db_meta(db, "granularity", b, sizeof(b)));
 	json_double(&j, "element_bytes", meta_num(db, "element"), 0);
@@ -1192,7 +1208,7 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_kv_begin(page, "reuse-facts");
 	html_kv(page, "program", report_program(db, b, sizeof(b)));
 	if (*process_note(db, b, sizeof(b)))
-		html_kv(page, "process", b);
+		html_kv(page, meta_num(db, "processes_modelled") > 1 ? "processes" : "process", b);
 	html_kv(page, "source", db_meta(db, "source", b, sizeof(b)));
 	html_kv(page, "mode", meta_num(db, "exact") ? "exact (every access)" : "sampled");
 	if (*units_note(db, b, sizeof(b)))

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# t530-reuse-processes: every process of a recording that sampled by the main process's
+# source is modelled on its own and the models are summed (doc/sonde-reuse.md, "Several
+# processes"); until 2026-11-29 only the one with the most samples was (a trial read the
+# other MPI ranks as missing).  Known by construction: rbench's `sweep 1000 10` run twice
+# makes twice one run's exact histogram (each run's counts are exact and the same), and
+# `sweep 100000 200` twice counts twice one run's accesses (the inst source's access count
+# is exact in the sampled mode too).  The shell that starts them (no sonde-cc program)
+# samples by the clock, or refuses --exact: it is left out, and the header says so.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t50-reuse-lib.bash"
+reuse_build t530-build || exit 0
+hist_twice() {	# DIR1 DIR2: every count of DIR2's histogram.csv is twice DIR1's, rows alike
+	awk -F, 'FNR == 1 { next } FNR == NR { a[$1 "," $2] = $4; n++; next }
+		 { m++; if (!(($1 "," $2) in a) || $4 != 2 * a[$1 "," $2]) bad++ }
+		 END { exit !(n > 0 && n == m && !bad) }' "$1/reuse/histogram.csv" "$2/reuse/histogram.csv"
+}
+
+"$SONDE" reuse -q --exact -o one -- "$T/rb" sweep 1000 10 >/dev/null 2>&1
+check t530-one-status [ $? -eq 0 ]
+"$SONDE" reuse --exact -o sh2 -- sh -c "'$T/rb' sweep 1000 10; '$T/rb' sweep 1000 10" \
+	>/dev/null 2>sh2.err
+check t530-sh-exact-status [ $? -eq 0 ]
+check t530-sh-exact-modelled [ "$(reuse_meta sh2 processes_modelled)" = 2 ]
+check t530-sh-exact-twice hist_twice one sh2
+check t530-sh-exact-says grep -q "processes 2, each modelled in its own address space and caches, their histograms summed" <(flat sh2.err)
+# the top pair is one row of both processes' reuses (merged by name): twice one run's
+top() { awk -F, 'NR == 2 { print $2 "|" $3 "|" $5 }' "$1/reuse/pairs.csv"; }
+pair_twice() {
+	[ "$(top sh2 | cut -d'|' -f1-2)" = "$(top one | cut -d'|' -f1-2)" ] &&
+		[ "$(top sh2 | cut -d'|' -f3)" = "$(( $(top one | cut -d'|' -f3) * 2 ))" ]
+}
+check t530-sh-exact-pair pair_twice
+
+# sampled (inst): sh samples by the clock and is left out; the accesses are twice one run's
+"$SONDE" reuse -q -s inst -o sone -- "$T/rb" sweep 100000 200 >/dev/null 2>&1
+"$SONDE" reuse -s inst -o ssh2 -- sh -c "'$T/rb' sweep 100000 200; '$T/rb' sweep 100000 200" \
+	>/dev/null 2>ssh2.err
+check t530-sh-sampled-status [ $? -eq 0 ]
+check t530-sh-sampled-processes [ "$(reuse_meta ssh2 processes)" = 3 ]
+check t530-sh-sampled-modelled [ "$(reuse_meta ssh2 processes_modelled)" = 2 ]
+check t530-sh-sampled-accesses [ "$(reuse_meta ssh2 accesses)" = "$(( $(reuse_meta sone accesses) * 2 ))" ]
+check t530-sh-sampled-left-out grep -q "2 of the recording's 3, each modelled .*; not modelled, 1 that took no sample by this source" <(flat ssh2.err)
+check t530-sh-sampled-json [ "$("$SONDE" report ssh2 --format json 2>/dev/null |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"])')" = 2 ]
+# a single process: no processes line
+check t530-one-no-line [ -z "$("$SONDE" report one 2>/dev/null | grep -E '^  process(es)? ')" ]
+
+# two MPI ranks of the same program: one recording, both ranks modelled
+. "$SONDE_TOP/tests/workloads/mpi/mpi-test.sh"
+if command -v mpirun >/dev/null && mpi_run -np 2 true >/dev/null 2>&1; then
+	mpi_run -np 2 "$SONDE" reuse -q --exact -o mpi -- "$T/rb" sweep 1000 10 >/dev/null 2>&1
+	check t530-mpi-status [ $? -eq 0 ]
+	"$SONDE" report mpi >mpi.txt 2>/dev/null
+	check t530-mpi-modelled [ "$(reuse_meta mpi processes_modelled)" = 2 ]
+	check t530-mpi-twice hist_twice one mpi
+else
+	skip t530-mpi "mpirun cannot start 2 local processes here (Debian: openmpi-bin)"
+fi
