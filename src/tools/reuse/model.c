@@ -758,8 +758,9 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 	 * caller's message reads sqlite's error, which a rollback would clear, and the
 	 * database being written is then discarded (db_write) */
 	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS reuse_outcomes(thread INTEGER,"
-			 " position INTEGER, kind TEXT, time_distance INTEGER, weight REAL, use_ip TEXT,"
-			 " reuse_ip TEXT, exact_distance INTEGER, estimate REAL, estimator TEXT);"
+			 " position INTEGER, kind TEXT, time_distance INTEGER, weight REAL,"
+			 " use_ip TEXT, reuse_ip TEXT, exact_distance INTEGER, estimate REAL,"
+			 " estimator TEXT);"
 			 "BEGIN;",
 			 NULL, NULL, NULL))
 		return -EIO;

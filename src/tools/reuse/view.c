@@ -67,8 +67,8 @@ static const char *process_note(sqlite3 *db, char *b, size_t len)
 			 "histograms summed%s", k, some, rest);
 	else
 		snprintf(b, len, "pid %.0f, the one with the most samples of the recording's %.0f"
-			 " processes (the others %s)", meta_num(db, "pid"), n,
-			 k ? "took none by this source: a wrapper, a launcher" : "are not modelled");
+			 " processes (the others %s)", meta_num(db, "pid"), n, k ?
+			 "took none by this source: a wrapper, a launcher" : "are not modelled");
 	return b;
 }
 
