@@ -262,12 +262,15 @@ check t604-vsensor-report-net-few grep -qx \
 # the HTML page says it too, under its events
 "$SONDE" vsensor report --html net.html net-few >/dev/null 2>&1
 check t604-vsensor-report-net-few-html grep -q "network not judged on ranks 0,1: 10 slices" net.html
+# the notes are wrapped at 80 columns (since 2026-11-29): joined() reads each as one line
+joined() { awk '/^  [^ ]/ && p != "" { sub(/^ +/, ""); p = p " " $0; next }
+	p != "" { print p } { p = $0 } END { if (p != "") print p }' "$1"; }
 net_matrix net-sparse 50 2 0.1 1
 "$SONDE" vsensor report net-sparse >net.out 2>&1
 check t604-vsensor-report-net-sparse grep -qx \
-	"network cannot be flagged on ranks 0,1: at most 1 slice with network data" net.out
+	"network cannot be flagged on ranks 0,1: at most 1 slice with network data in a row, the rule wants 4" <(joined net.out)
 check t604-vsensor-report-net-mostly-low grep -q \
-	"^network on rank 0: under 0.50 in 100% of their slices with network data" net.out
+	"^network on rank 0: under 0.50 in 100% of its slices with network data" <(joined net.out)
 check t604-vsensor-report-net-sparse-nothing-flagged grep -qx "no variance events" net.out
 net_matrix net-dense 30 1 1 1
 "$SONDE" vsensor report net-dense >net.out 2>&1
@@ -289,7 +292,8 @@ mat() {	# FILE SLICES EXPR...: one row a rank, its cell in slice s the awk EXPR'
 }
 notes() {	# DIR: its report in net.out, the notes alone (between the events and the heat maps) in net.notes
 	"$SONDE" vsensor report "$1" >net.out 2>&1
-	awk '/^network \(rank x time/ { exit } /^network/ { on = 1 } on && NF' net.out >net.notes
+	awk '/^network \(rank x time/ { exit } /^network/ { on = 1 } on && NF' net.out >net.wrapped
+	joined net.wrapped >net.notes
 }
 # 19 slices of data (not judged) against 20 (judged), and "rank", not "ranks", for one
 mat b-20/matrix-network.csv 30 's < 19 ? 1 : ""' 's < 20 ? 1 : ""'
@@ -300,11 +304,11 @@ check t604-vsensor-net-19-20 test "$(cat net.notes)" = \
 mat b-run/matrix-network.csv 30 's % 4 == 3 ? "" : 1' 's % 5 == 4 ? "" : 1'
 notes b-run
 check t604-vsensor-net-run-3-4 test "$(cat net.notes)" = \
-	"network cannot be flagged on rank 0: at most 3 slices with network data
-  in a row, the rule wants 4"
+	"network cannot be flagged on rank 0: at most 3 slices with network data in a row, the rule wants 4"
+check t604-vsensor-net-notes-80 test "$(awk 'length > 80' net.wrapped)" = ""
 # with --min-slices 4 the rule wants 5: runs of 4 cannot be flagged either
 "$SONDE" vsensor report --min-slices 4 b-run >net.out 2>&1
-check t604-vsensor-net-run-min-slices grep -qx "  in a row, the rule wants 5" net.out
+check t604-vsensor-net-run-min-slices grep -q "in a row, the rule wants 5$" <(joined net.out)
 check t604-vsensor-net-run-min-slices-ranks grep -q "^network cannot be flagged on ranks 0,1: at most 4 slices" net.out
 # a rank the "few" note names is not also in the others (10 slices, one in two, all low)
 mat b-few/matrix-network.csv 20 's % 2 ? "" : 0.1' 's % 2 ? "" : 0.1'
@@ -315,12 +319,12 @@ check t604-vsensor-net-few-only test "$(cat net.notes)" = \
 mat b-half/matrix-network.csv 22 's % 2 ? 0.2 : 1' 's % 2 || s == 0 ? 0.2 : 1'
 notes b-half
 check t604-vsensor-net-half test "$(head -1 net.notes)" = \
-	"network on rank 1: under 0.50 in 55% of their slices with network data: its sensors"
+	"network on rank 1: under 0.50 in 55% of its slices with network data: its sensors are usually far slower than their best (waiting for other ranks?), so a slower network would not stand out"
 # a cell exactly at the threshold is not low (by the rule and by the note), one under it is
 mat b-thr/matrix-network.csv 30 0.5 0.49
 notes b-thr
 check t604-vsensor-net-threshold test "$(head -1 net.notes)" = \
-	"network on rank 1: under 0.50 in 100% of their slices with network data: its sensors"
+	"network on rank 1: under 0.50 in 100% of its slices with network data: its sensors are usually far slower than their best (waiting for other ranks?), so a slower network would not stand out"
 mat b-thr4/matrix-network.csv 30 0.5 0.5 0.5 0.5
 "$SONDE" vsensor report b-thr4 >net.out 2>&1
 check t604-vsensor-net-threshold-not-flagged grep -qx "no variance events" net.out
@@ -351,9 +355,7 @@ mat b-level/matrix-network.csv 30 's >= 3 && s < 27 ? 0.005 : 1' 's >= 3 && s < 
 notes b-level
 check t604-vsensor-net-level-not-flagged grep -qx "no variance events" net.out
 check t604-vsensor-net-level-note test "$(cat net.notes)" = \
-	"network on ranks 0-3: usually under 0.10 (level 0.005, the 75th percentile of their
-  slices): a slow network over about 3/4 of the run or more would be that level,
-  and the rule, which compares slices with it, would not flag it"
+	"network on ranks 0-3: usually under 0.10 (level 0.005, the 75th percentile of their slices): a slow network over about 3/4 of the run or more would be that level, and the rule, which compares slices with it, would not flag it"
 mat b-level/matrix-network.csv 30 's >= 3 && s < 24 ? 0.005 : 1' 's >= 3 && s < 24 ? 0.005 : 1' \
 	's >= 3 && s < 24 ? 0.005 : 1' 's >= 3 && s < 24 ? 0.005 : 1'
 notes b-level
@@ -379,6 +381,48 @@ listed=$(sed 's/ and [0-9]* more$//' <<<"$long" | tr ',' '\n' | grep -c .)
 more=$(sed -n 's/.* and \([0-9]*\) more$/\1/p' <<<"$long")
 check "t604-vsensor-net-long-list ($listed + ${more:-none})" test "$((listed + ${more:-0}))" -eq 150 -a -n "$more"
 check t604-vsensor-net-long-list-whole eval "sed 's/ and [0-9]* more\$//' <<<'$long' | grep -qE '^0,2,4(,[0-9]+)*,[0-9]*[02468]\$'"
+# network flagged on ranks 0,2,3 in 1.0-5.0 s and not on rank 1, which has network data
+# there: rank 1 is named as the one they may wait for (the usability review of
+# 2026-11-29: a rank late outside its sensors made network events on the three others and
+# none named it); flagged on all four (b-flag), or rank 1 without network data, no such note
+w='s >= 5 && s < 25 ? 0.2 : 1'
+mat b-wait/matrix-network.csv 30 "$w" 1 "$w" "$w"
+notes b-wait
+check t604-vsensor-waited-for grep -qx "network at 1.0-5.0 s on ranks 0,2,3, not on rank 1: waiting for it? A rank late in work no sensor times (a sleep, a loop not taken, a stop) makes the others wait in their communication, and its own cells can read normal (coverage.csv)" net.notes
+# the severity's legend under the events
+check t604-vsensor-severity-legend grep -q "^severity: the event's mean speed against the best (1 = full speed; the lower, the worse)$" <(joined net.out)
+notes b-flag
+check t604-vsensor-waited-for-all-flagged eval '! grep -q "waiting for" net.notes'
+mat b-wait1/matrix-network.csv 30 "$w" '""' "$w" "$w"
+notes b-wait1
+check t604-vsensor-waited-for-no-data eval '! grep -q "waiting for" net.notes && grep -qE "^ +0 +1\.0 +5\.0 +network" net.out'
+# compute under the threshold in most slices of a rank (20 of 30), not in half (15 of 30)
+mat b-cbusy/matrix-compute.csv 30 's % 3 ? 0.5 : 1' 's % 2 ? 0.5 : 1'
+"$SONDE" vsensor report b-cbusy >c.out 2>&1
+check t604-vsensor-compute-busy-note grep -qx "compute on rank 0: under 0.60 in 67% of its slices: it seldom ran at its best speed (other work on the machine, ranks sharing cores?), so a compute event may be the machine's load rather than one slow node" <(joined c.out)
+# compute sensors the runtime switched off as too short (sensors.csv): said, and what it
+# means for the compute cells where all of them were
+cp b-cbusy/matrix-compute.csv b-off/ 2>/dev/null || { mkdir -p b-off && cp b-cbusy/matrix-compute.csv b-off/; }
+printf '%s\n' "rank,sensor,kind,rank_dependent,standard_us,senses,switched_off" \
+	"0,(cpu share),compute,no,3677.32,0,no" "0,a.c:3 f,compute,no,1.2,1000,yes" \
+	"0,a.c:9 f,compute,no,0.8,1000,yes" "0,a.c:12 f,network,no,0.4,1000,no" \
+	"1,a.c:3 f,compute,no,1.2,1000,yes" "1,a.c:9 f,compute,no,0.8,1000,yes" >b-off/sensors.csv
+"$SONDE" vsensor report b-off >off.out 2>&1
+check t604-vsensor-switched-off grep -qx "compute: 4 of 4 sensor timings (sensor x rank) switched off as too short (under 5 us a sense over the first 1000; sensors.csv): the compute cells are the CPU share alone, and a core slower at its full share does not show" <(joined off.out)
+sed -i '$ s/yes$/no/' b-off/sensors.csv
+"$SONDE" vsensor report b-off >off.out 2>&1
+check t604-vsensor-switched-off-some grep -qx "compute: 3 of 4 sensor timings (sensor x rank) switched off as too short (under 5 us a sense over the first 1000; sensors.csv)" <(joined off.out)
+# the heat maps fit 80 columns however long the run (300 slices: 72 columns of time)
+mat b-wide/matrix-compute.csv 300 1 0.8
+"$SONDE" vsensor report b-wide >wide.out 2>&1
+check t604-vsensor-map-80 test "$(awk 'length > 80' wide.out)" = ""
+check t604-vsensor-map-72 grep -qE '^ +1 \|={72}\|$' wide.out
+# score --truth that does not parse says what it wants; list takes compiler flags after --
+check t604-vsensor-score-bad-truth test "$(status "$SONDE" vsensor score --truth bogus b-wide)" -eq 2
+check t604-vsensor-score-bad-truth-msg grep -q "^sonde: --truth 'bogus': want KIND:RANKS:START:END (KIND compute, network or io" err
+check t604-vsensor-list-flag-hint test "$(status "$SONDE" vsensor list ok.c -DX)" -eq 2
+check t604-vsensor-list-flag-hint-msg grep -qx "sonde: unknown option '-DX' (compiler flags go after '--': list FILE.c -- -DX)" err
+
 # a file where the run's directory belongs is a usage error that says so (it said
 # ".../matrix-compute.csv/matrix-compute.csv: Not a directory")
 check t604-vsensor-report-file test "$(status "$SONDE" vsensor report b-20/matrix-network.csv)" -eq 2
@@ -389,8 +433,9 @@ check t604-vsensor-score-file test "$(status "$SONDE" vsensor score --truth none
 # the report states the whole rule: the median check, the CPU-share check and step 6
 mkdir -p rule-dir && printf 'rank,0,1,2\n0,1,0.9,0.95\n1,1,0.3,0.2\n' >rule-dir/matrix-compute.csv
 "$SONDE" vsensor report rule-dir >rule.out 2>&1
-check t604-vsensor-report-rule-median grep -q "compute also under 0.60 x the slice's median rank, or short of CPU" rule.out
-check t604-vsensor-report-rule-network grep -q "network only on ranks with 20+ slices of it" rule.out
+check t604-vsensor-report-rule-median grep -q "compute also under 0.60 x the slice's median rank, or short of CPU" <(joined rule.out)
+check t604-vsensor-report-rule-network grep -q "network only on ranks with 20+ slices of it" <(joined rule.out)
+check t604-vsensor-report-rule-80 test "$(awk 'length > 80' rule.out)" = ""
 
 # records: statuses as report's (a file 2; no directory, no rank-*.rec 1), and what cannot
 # be read is said on stderr in one line, the whole records before it printed, status 0

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,7 +237,11 @@ static char shade(float v)
 	return v >= 0.9 ? '#' : v >= 0.7 ? '=' : v >= 0.5 ? '-' : '.';
 }
 
-static void heat_map(const struct loaded *l, int k, FILE *f)
+/* A kind's map; *legend: 0 until a map said what its characters mean.  72 columns of
+ * time at most: the report fits 80 (until 2026-11-29 100, rows of 107: the usability
+ * review). */
+#define VS_MAP_COLS 72
+static void heat_map(const struct loaded *l, int k, FILE *f, int *legend)
 {
 	const struct vs_matrix *m = &l->m;
 	int any = 0;
@@ -244,9 +249,12 @@ static void heat_map(const struct loaded *l, int k, FILE *f)
 		any |= !isnan(m->v[k][i]);
 	if (!any)
 		return;
-	int cols = m->nslices < 100 ? m->nslices : 100;
-	fprintf(f, "\n%s (rank x time, %g s per column; # >=0.9  = >=0.7  - >=0.5  . <0.5  * flagged)\n",
-		vs_model_kind(k), m->slice_s * m->nslices / (cols ? cols : 1));
+	int cols = m->nslices < VS_MAP_COLS ? m->nslices : VS_MAP_COLS;
+	fprintf(f, "\n%s (rank x time, %.3g s per column)\n", vs_model_kind(k),
+		m->slice_s * m->nslices / (cols ? cols : 1));
+	if (!*legend)
+		fprintf(f, "  # >=0.9  = >=0.7  - >=0.5  . <0.5 of the best speed;  * flagged\n");
+	*legend = 1;
 	for (int r = 0; r < m->nranks; r++) {
 		fprintf(f, "%5d |", r);
 		for (int c = 0; c < cols; c++) {
@@ -265,9 +273,22 @@ static void heat_map(const struct loaded *l, int k, FILE *f)
 	}
 }
 
+/* A note of the report, wrapped at 80 columns (its next lines indented by two). */
+__attribute__((format(printf, 2, 3))) static void say(FILE *f, const char *fmt, ...)
+{
+	char b[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	text_hang(f, "", "  ", b, 80);
+}
+
 /* The page: a header, the events, and each kind's rank x time matrix as a heat map (1.0
  * light, 0.5 and below dark; flagged cells outlined), on the shared report layer. */
 static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f);
+static void compute_note(const struct loaded *l, const struct vs_rule *rule, FILE *f);
+static void waited_for_note(const struct loaded *l, FILE *f);
 
 /* The median rank's share of the run its sensors timed, from DIR/coverage.csv (judge.c,
  * since 2026-11-28), and the lowest and highest; -1 where there is no such file. */
@@ -326,6 +347,45 @@ static void coverage_note(const char *dir, FILE *f)
 			 "outside them goes unseen, and compute cells where none ran are the CPU "
 			 "share alone; 'sonde vsensor list FILE.c' says why loops were not taken");
 	text_hang(f, "", "  ", b, 80);
+}
+
+/*
+ * The sensors the runtime switched off as too short, by kind (sensors.csv's switched_off,
+ * the rows of real sensors, not "(cpu share)"): a kind whose sensors all are is judged
+ * without them: compute's cells are the CPU share alone (the usability review of
+ * 2026-11-29: both of a stencil's compute loops switched off after 1000 senses, and the
+ * report showed a full compute map and "no variance events" without a word).
+ */
+static void switched_note(const char *dir, FILE *out)
+{
+	char path[4096], line[1024], *fl[8];
+	int err, off[VS_KINDS] = { 0 }, all[VS_KINDS] = { 0 };
+	snprintf(path, sizeof(path), "%s/sensors.csv", dir);
+	FILE *f = file_fopen_regular(path, &err);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (csv_split(line, fl, 8) == 7 && fl[1][0] != '(' && strcmp(fl[0], "rank"))
+			for (int k = 0; k < VS_KINDS; k++)
+				if (!strcmp(fl[2], vs_model_kind(k))) {
+					all[k]++;
+					off[k] += !strcmp(fl[6], "yes");
+				}
+	fclose(f);
+	for (int k = 0; k < VS_KINDS; k++) {
+		char b[512];
+		if (!off[k])
+			continue;
+		int n = snprintf(b, sizeof(b), "%s: %d of %d sensor timings (sensor x rank) "
+				 "switched off as too short (under %d us a sense over the first "
+				 "%d; sensors.csv)", vs_model_kind(k), off[k], all[k],
+				 VS_SHORT_NS / 1000, VS_SHORT_AFTER);
+		if (off[k] == all[k] && n > 0 && (size_t)n < sizeof(b))
+			snprintf(b + n, sizeof(b) - n, ": %s", k == 0 ?
+				 "the compute cells are the CPU share alone, and a core slower at "
+				 "its full share does not show" : "this kind is not judged");
+		text_hang(out, "", "  ", b, 80);
+	}
 }
 
 /* DIR/silent.csv's stretches (judge.c, write_silences; since 2026-11-29), each through fn
@@ -440,7 +500,10 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 	FILE *nf = open_memstream(&notes, &notes_len);
 	if (nf) {
 		coverage_note(dir, nf);
+		switched_note(dir, nf);
 		silence_note(dir, m->slice_s, nf);
+		waited_for_note(l, nf);
+		compute_note(l, rule, nf);
 		network_notes(l, rule, nf);
 		fclose(nf);
 	}
@@ -654,6 +717,103 @@ static const char *ranks_named(char *buf, size_t len, const int *r, int n)
  */
 #define VS_LEVEL_HIDES 0.1
 
+/*
+ * Ranks whose compute cells are under the rule's threshold in most of their slices: the
+ * sensors' best is a speed the ranks seldom reach, on a machine busy with other work or
+ * ranks sharing cores; events then may be the load's (the usability review of
+ * 2026-11-29: 60-72% of the cells of clean runs at load 5-8 on 2 cores, 1-7 events, and
+ * a note on the network alone).
+ */
+static void compute_note(const struct loaded *l, const struct vs_rule *rule, FILE *f)
+{
+	const struct vs_matrix *m = &l->m;
+	int nr = m->nranks, n = 0, pmin = 100, pmax = 0;
+	int *low = calloc(nr ? nr : 1, sizeof(int));
+	char list[300];
+	for (int r = 0; low && r < nr; r++) {
+		int have = 0, under = 0;
+		for (int s = 0; s < m->nslices; s++) {
+			float v = m->v[0][(size_t)r * m->nslices + s];
+			have += !isnan(v);
+			under += !isnan(v) && v < rule->threshold[0];
+		}
+		if (have >= VS_NET_MIN_SLICES && 2 * under > have) {
+			int pc = (int)(100.0 * under / have + 0.5);
+			low[n++] = r;
+			pmin = pc < pmin ? pc : pmin;
+			pmax = pc > pmax ? pc : pmax;
+		}
+	}
+	if (n) {
+		char pc[32];
+		snprintf(pc, sizeof(pc), pmin == pmax ? "%d%%" : "%d-%d%%", pmin, pmax);
+		say(f, "compute on %s: under %.2f in %s of %s slices: %s seldom ran at %s best "
+		    "speed (other work on the machine, ranks sharing cores?), so a compute event "
+		    "may be the machine's load rather than one slow node",
+		    ranks_named(list, sizeof(list), low, n), rule->threshold[0], pc,
+		    n == 1 ? "its" : "their", n == 1 ? "it" : "they", n == 1 ? "its" : "their");
+	}
+	free(low);
+}
+
+/*
+ * Network flagged on most ranks of a stretch of slices and not on the others that had
+ * network data there: the others are the ones waited for, late in work no sensor times
+ * (a sleep, an unsensored loop, a stop), and their own cells can read normal (the
+ * usability review of 2026-11-29: a rank that slept before each MPI_Allreduce made
+ * network events on the three others and none named it).  A stretch: the slices in a row
+ * where some rank is flagged network.
+ */
+static void waited_for_note(const struct loaded *l, FILE *f)
+{
+	const struct vs_matrix *m = &l->m;
+	int nr = m->nranks, ns = m->nslices;
+	unsigned char *fl = calloc(nr ? nr : 1, 1), *has = calloc(nr ? nr : 1, 1);
+	int *lst = calloc(nr ? nr : 1, sizeof(int));
+	char a[300], b[300];
+	for (int s = 0; fl && has && lst && s < ns;) {
+		int any = 0, e = s;
+		for (int r = 0; r < nr; r++)
+			any |= l->flag[1][(size_t)r * ns + s];
+		if (!any) {
+			s++;
+			continue;
+		}
+		memset(fl, 0, nr);
+		memset(has, 0, nr);
+		for (;; e++) {
+			int more = 0;
+			for (int r = 0; e < ns && r < nr; r++)
+				more |= l->flag[1][(size_t)r * ns + e];
+			if (!more)
+				break;
+			for (int r = 0; r < nr; r++) {
+				fl[r] |= l->flag[1][(size_t)r * ns + e];
+				has[r] |= !isnan(m->v[1][(size_t)r * ns + e]);
+			}
+		}
+		int nf = 0, nw = 0;
+		for (int r = 0; r < nr; r++)
+			if (fl[r])
+				lst[nf++] = r;
+		ranks_named(a, sizeof(a), lst, nf);
+		for (int r = 0; r < nr; r++)
+			if (!fl[r] && has[r])
+				lst[nw++] = r;
+		ranks_named(b, sizeof(b), lst, nw);
+		if (nw && nw < nf)
+			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?  A rank late "
+			    "in work no sensor times (a sleep, a loop not taken, a stop) makes the "
+			    "others wait in their communication, and its own cells can read normal "
+			    "(coverage.csv)", s * m->slice_s, e * m->slice_s, a, b,
+			    nw == 1 ? "it" : "them");
+		s = e;
+	}
+	free(fl);
+	free(has);
+	free(lst);
+}
+
 static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f)
 {
 	const struct vs_matrix *m = &l->m;
@@ -712,44 +872,39 @@ static void network_notes(const struct loaded *l, const struct vs_rule *rule, FI
 		}
 	}
 	if (!any) {
-		fprintf(f, "network: no network sensor ran: a slow network cannot be seen in this run\n");
+		say(f, "network: no network sensor ran: a slow network cannot be seen in this run");
 		goto out;
 	}
 	if (nnone)
-		fprintf(f, "network: no network sensor ran on %s: a slow network cannot be seen there\n",
-			ranks_named(list, sizeof(list), none, nnone));
+		say(f, "network: no network sensor ran on %s: a slow network cannot be seen there",
+		    ranks_named(list, sizeof(list), none, nnone));
 	if (nfew) {
-		fprintf(f, "network not judged on %s: ", ranks_named(list, sizeof(list), few, nfew));
-		if (fmin == fmax)
-			fprintf(f, "%d slices", fmin);
-		else
-			fprintf(f, "%d-%d slices", fmin, fmax);
-		fprintf(f, " with network data, the rule wants %d+\n", VS_NET_MIN_SLICES);
+		char sl[32];
+		snprintf(sl, sizeof(sl), fmin == fmax ? "%d" : "%d-%d", fmin, fmax);
+		say(f, "network not judged on %s: %s slices with network data, the rule wants %d+",
+		    ranks_named(list, sizeof(list), few, nfew), sl, VS_NET_MIN_SLICES);
 	}
 	if (nsparse)
-		fprintf(f, "network cannot be flagged on %s: at most %d slice%s with network data\n"
-			   "  in a row, the rule wants %d\n", ranks_named(list, sizeof(list), sparse, nsparse),
-			smax, smax == 1 ? "" : "s", need);
+		say(f, "network cannot be flagged on %s: at most %d slice%s with network data in a "
+		    "row, the rule wants %d", ranks_named(list, sizeof(list), sparse, nsparse), smax,
+		    smax == 1 ? "" : "s", need);
 	if (nwaits) {
-		fprintf(f, "network on %s: under %.2f in ", ranks_named(list, sizeof(list), waits, nwaits),
-			rule->threshold[1]);
-		if (wmin == wmax)
-			fprintf(f, "%d%%", wmin);
-		else
-			fprintf(f, "%d-%d%%", wmin, wmax);
-		fprintf(f, " of their slices with network data: its sensors\n"
-			   "  are usually far slower than their best (waiting for other ranks?), so a slower\n"
-			   "  network would not stand out\n");
+		char pc[32];
+		snprintf(pc, sizeof(pc), wmin == wmax ? "%d%%" : "%d-%d%%", wmin, wmax);
+		say(f, "network on %s: under %.2f in %s of %s slices with network data: its "
+		    "sensors are usually far slower than their best (waiting for other ranks?), so "
+		    "a slower network would not stand out",
+		    ranks_named(list, sizeof(list), waits, nwaits), rule->threshold[1], pc,
+		    nwaits == 1 ? "its" : "their");
 	}
 	if (nlowlvl) {
-		fprintf(f, "network on %s: usually under %.2f (level %.3f",
-			ranks_named(list, sizeof(list), lowlvl, nlowlvl), VS_LEVEL_HIDES, lmin);
-		if (lmax > lmin)
-			fprintf(f, "-%.3f", lmax);
-		fprintf(f, ", the %.0fth percentile of %s\n"
-			   "  slices): a slow network over about 3/4 of the run or more would be that level,\n"
-			   "  and the rule, which compares slices with it, would not flag it\n",
-			100 * VS_NET_LEVEL_Q, nlowlvl == 1 ? "its" : "their");
+		char lv[48];
+		snprintf(lv, sizeof(lv), lmax > lmin ? "%.3f-%.3f" : "%.3f", lmin, lmax);
+		say(f, "network on %s: usually under %.2f (level %s, the %.0fth percentile of %s "
+		    "slices): a slow network over about 3/4 of the run or more would be that "
+		    "level, and the rule, which compares slices with it, would not flag it",
+		    ranks_named(list, sizeof(list), lowlvl, nlowlvl), VS_LEVEL_HIDES, lv,
+		    100 * VS_NET_LEVEL_Q, nlowlvl == 1 ? "its" : "their");
 	}
 out:
 	free(none);
@@ -917,18 +1072,22 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 	int rc = 0;
 	if (t) {
 		if (!to->quiet) {
-			printf("%d rank%s, %.1f s in slices of %.2f s; rule: compute < %.2f, network "
-			       "< %.2f, io < %.2f for %d+ slices\n", l->m.nranks,
-			       l->m.nranks == 1 ? "" : "s",
-			       l->m.nslices * l->m.slice_s, l->m.slice_s, rule.threshold[0],
-			       rule.threshold[1], rule.threshold[2], rule.min_slices);
-			/* the rest of the rule, in one line (doc/sonde-vsensor.md, "Detection
-			 * rule") */
-			printf("  compute also under %.2f x the slice's median rank, or short of "
-			       "CPU\n  (under %.1f of its CPU share and %.2f x the other cores' "
-			       "ranks');\n  network only on ranks with %d+ slices of it\n\n",
-			       rule.peer, VS_CORE_STARVED, rule.core_peer, VS_NET_MIN_SLICES);
+			char b[600];
+			printf("%d rank%s, %.1f s in slices of %.2f s\n", l->m.nranks,
+			       l->m.nranks == 1 ? "" : "s", l->m.nslices * l->m.slice_s,
+			       l->m.slice_s);
+			/* the rule, wrapped at 80 (doc/sonde-vsensor.md, "Detection rule") */
+			snprintf(b, sizeof(b), "rule: compute < %.2f, network < %.2f, io < %.2f for "
+				 "%d+ slices; compute also under %.2f x the slice's median rank, or "
+				 "short of CPU (under %.1f of its CPU share and %.2f x the other "
+				 "cores' ranks'); network only on ranks with %d+ slices of it",
+				 rule.threshold[0], rule.threshold[1], rule.threshold[2],
+				 rule.min_slices, rule.peer, VS_CORE_STARVED, rule.core_peer,
+				 VS_NET_MIN_SLICES);
+			text_hang(stdout, "", "  ", b, 80);
+			printf("\n");
 			coverage_note(dir, stdout);
+			switched_note(dir, stdout);
 		}
 		/* said even with -q: a stretch no rule judges (not a note on the rule) */
 		silence_note(dir, l->m.slice_s, stdout);
@@ -943,11 +1102,30 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 		if (l->cut)
 			printf("  (the first %d events by kind and rank: more were found and left "
 			       "out, some maybe more severe)\n", l->nev);
-		if (!to->quiet)
+		if (!to->quiet && shown) {
+			/* what the columns mean (the usability review of 2026-11-29: 0.01 read
+			 * as mild, "(cpu share)" as a sensor of the program) */
+			int cpu = 0;
+			for (int i = 0; i < l->nev && !cpu; i++) {
+				char r[32], st[32], e[32], sv[32], sens[256];
+				event_cells(l, i, r, st, e, sv);
+				sensors_of(l, r, vs_model_kind(l->ev[i].kind), st, sens, sizeof(sens));
+				cpu = keep[i] && strstr(sens, "(cpu share)") != NULL;
+			}
+			say(stdout, "severity: the event's mean speed against the best (1 = full "
+			    "speed; the lower, the worse)%s", cpu ? "; sensor '(cpu share)': the "
+			    "rank got less CPU than the job's typical share (another process on "
+			    "its core, a quota)" : "");
+		}
+		if (!to->quiet) {
+			waited_for_note(l, stdout);
+			compute_note(l, &rule, stdout);
 			network_notes(l, &rule, stdout);
+		}
 		text_table_free(t);
+		int legend = 0;
 		for (int k = 0; k < VS_KINDS; k++)
-			heat_map(l, k, stdout);
+			heat_map(l, k, stdout, &legend);
 	}
 	if (html) {
 		int err = write_html(l, &rule, dir, html);
@@ -1022,8 +1200,13 @@ int vs_cmd_score(int argc, char **argv)
 			dir = argv[i];
 	}
 	struct truth t;
-	if (!dir || !spec || parse_truth(spec, &t))
+	if (!dir || !spec)
 		return sonde_usage_error("vsensor", "score needs --truth KIND:RANKS:START:END|none and a directory");
+	/* which part is wrong (the usability review of 2026-11-29: the usage line again) */
+	if (parse_truth(spec, &t))
+		return sonde_usage_error("vsensor", "--truth '%s': want KIND:RANKS:START:END (KIND "
+					 "compute, network or io; RANKS like 1,3 or 0-3; START < "
+					 "END in seconds) or none", spec);
 	if (not_a_run_dir("score", dir))
 		return EXIT_USAGE;
 	struct loaded *l = calloc(1, sizeof(*l));

@@ -49,8 +49,6 @@
 
 #define VS_MAX_SENSORS 1024
 #define VS_BATCH 256
-#define VS_SHORT_NS 5000
-#define VS_SHORT_AFTER 1000
 #define VS_LIVE_MAX 10		/* live warnings per rank */
 
 struct vs_state {
