@@ -196,8 +196,9 @@ static int cmd_list(int argc, char **argv)
 		else if (!strcmp(argv[i], "--"))
 			break;
 		else if (argv[i][0] == '-')	/* -DX, -I...: the compiler's, after -- */
-			return sonde_usage_error("vsensor", "unknown option '%s' (compiler flags go "
-						 "after '--': list FILE.c -- %s)", argv[i], argv[i]);
+			return sonde_usage_error("vsensor", "unknown option '%s' (compiler "
+						 "flags go after '--': list FILE.c -- %s)",
+						 argv[i], argv[i]);
 		else if (!file)
 			file = argv[i];
 		else

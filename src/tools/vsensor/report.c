@@ -802,10 +802,10 @@ static void waited_for_note(const struct loaded *l, FILE *f)
 				lst[nw++] = r;
 		ranks_named(b, sizeof(b), lst, nw);
 		if (nw && nw < nf)
-			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?  A rank late "
-			    "in work no sensor times (a sleep, a loop not taken, a stop) makes the "
-			    "others wait in their communication, and its own cells can read normal "
-			    "(coverage.csv)", s * m->slice_s, e * m->slice_s, a, b,
+			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?  A rank "
+			    "late in work no sensor times (a sleep, a loop not taken, a stop) makes "
+			    "the others wait in their communication, and its own cells can read "
+			    "normal (coverage.csv)", s * m->slice_s, e * m->slice_s, a, b,
 			    nw == 1 ? "it" : "them");
 		s = e;
 	}
@@ -886,8 +886,8 @@ static void network_notes(const struct loaded *l, const struct vs_rule *rule, FI
 	}
 	if (nsparse)
 		say(f, "network cannot be flagged on %s: at most %d slice%s with network data in a "
-		    "row, the rule wants %d", ranks_named(list, sizeof(list), sparse, nsparse), smax,
-		    smax == 1 ? "" : "s", need);
+		    "row, the rule wants %d", ranks_named(list, sizeof(list), sparse, nsparse),
+		    smax, smax == 1 ? "" : "s", need);
 	if (nwaits) {
 		char pc[32];
 		snprintf(pc, sizeof(pc), wmin == wmax ? "%d%%" : "%d-%d%%", wmin, wmax);
@@ -1077,10 +1077,11 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			       l->m.nranks == 1 ? "" : "s", l->m.nslices * l->m.slice_s,
 			       l->m.slice_s);
 			/* the rule, wrapped at 80 (doc/sonde-vsensor.md, "Detection rule") */
-			snprintf(b, sizeof(b), "rule: compute < %.2f, network < %.2f, io < %.2f for "
-				 "%d+ slices; compute also under %.2f x the slice's median rank, or "
-				 "short of CPU (under %.1f of its CPU share and %.2f x the other "
-				 "cores' ranks'); network only on ranks with %d+ slices of it",
+			snprintf(b, sizeof(b), "rule: compute < %.2f, network < %.2f, io < %.2f "
+				 "for %d+ slices; compute also under %.2f x the slice's median "
+				 "rank, or short of CPU (under %.1f of its CPU share and %.2f x "
+				 "the other cores' ranks'); network only on ranks with %d+ slices "
+				 "of it",
 				 rule.threshold[0], rule.threshold[1], rule.threshold[2],
 				 rule.min_slices, rule.peer, VS_CORE_STARVED, rule.core_peer,
 				 VS_NET_MIN_SLICES);
@@ -1109,7 +1110,8 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			for (int i = 0; i < l->nev && !cpu; i++) {
 				char r[32], st[32], e[32], sv[32], sens[256];
 				event_cells(l, i, r, st, e, sv);
-				sensors_of(l, r, vs_model_kind(l->ev[i].kind), st, sens, sizeof(sens));
+				sensors_of(l, r, vs_model_kind(l->ev[i].kind), st, sens,
+					   sizeof(sens));
 				cpu = keep[i] && strstr(sens, "(cpu share)") != NULL;
 			}
 			say(stdout, "severity: the event's mean speed against the best (1 = full "
