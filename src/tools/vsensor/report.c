@@ -802,10 +802,10 @@ static void waited_for_note(const struct loaded *l, FILE *f)
 				lst[nw++] = r;
 		ranks_named(b, sizeof(b), lst, nw);
 		if (nw && nw < nf)
-			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?  A rank "
-			    "late in work no sensor times (a sleep, a loop not taken, a stop) makes "
-			    "the others wait in their communication, and its own cells can read "
-			    "normal (coverage.csv)", s * m->slice_s, e * m->slice_s, a, b,
+			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?  A "
+			    "rank late in work no sensor times (a sleep, a loop not taken, a "
+			    "stop) makes the others wait in their communication, and its own "
+			    "cells can read normal (coverage.csv)", s * m->slice_s, e * m->slice_s, a, b,
 			    nw == 1 ? "it" : "them");
 		s = e;
 	}
