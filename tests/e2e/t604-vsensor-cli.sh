@@ -389,6 +389,11 @@ w='s >= 5 && s < 25 ? 0.2 : 1'
 mat b-wait/matrix-network.csv 30 "$w" 1 "$w" "$w"
 notes b-wait
 check t604-vsensor-waited-for grep -qx "network at 1.0-5.0 s on ranks 0,2,3, not on rank 1: waiting for it? A rank late in work no sensor times (a sleep, a loop not taken, a stop) makes the others wait in their communication, and its own cells can read normal (coverage.csv)" net.notes
+# a rank whose records end early (killed at 3.0 s of 6.0) is named; one slice short is not
+mat b-end/matrix-compute.csv 30 1 's < 15 ? 1 : ""' 1 's < 29 ? 1 : ""'
+"$SONDE" vsensor report b-end >end.out 2>&1
+check t604-vsensor-rank-ends grep -qx "rank 1's records end at 3.0 s, the last rank's at 6.0 s: it stopped early (killed, stopped) or ran no sensor after" <(joined end.out)
+check t604-vsensor-rank-ends-one-slice eval '! grep -q "rank 3.s records" end.out'
 # the severity's legend under the events
 check t604-vsensor-severity-legend grep -q "^severity: the event's mean speed against the best (1 = full speed; the lower, the worse)$" <(joined net.out)
 notes b-flag

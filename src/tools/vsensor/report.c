@@ -289,6 +289,7 @@ __attribute__((format(printf, 2, 3))) static void say(FILE *f, const char *fmt, 
 static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f);
 static void compute_note(const struct loaded *l, const struct vs_rule *rule, FILE *f);
 static void waited_for_note(const struct loaded *l, FILE *f);
+static void ends_note(const struct loaded *l, FILE *f);
 
 /* The median rank's share of the run its sensors timed, from DIR/coverage.csv (judge.c,
  * since 2026-11-28), and the lowest and highest; -1 where there is no such file. */
@@ -502,6 +503,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 		coverage_note(dir, nf);
 		switched_note(dir, nf);
 		silence_note(dir, m->slice_s, nf);
+		ends_note(l, nf);
 		waited_for_note(l, nf);
 		compute_note(l, rule, nf);
 		network_notes(l, rule, nf);
@@ -716,6 +718,42 @@ static const char *ranks_named(char *buf, size_t len, const int *r, int n)
  * 0.24-0.5 came in a third of the clean and co-runner runs, with no event hidden.
  */
 #define VS_LEVEL_HIDES 0.1
+
+/*
+ * Ranks whose records end two slices or more before the last rank's: killed, stopped, or
+ * out of sensors early (the usability review of 2026-11-29: a job whose rank 1 was killed
+ * said "4 ranks, 2.4 s" and not which one stopped).  The end: a rank's last slice with a
+ * cell of any kind.
+ */
+static void ends_note(const struct loaded *l, FILE *f)
+{
+	const struct vs_matrix *m = &l->m;
+	int nr = m->nranks, ns = m->nslices, last = -1, n = 0;
+	int *end = calloc(nr ? nr : 1, sizeof(int)), *early = calloc(nr ? nr : 1, sizeof(int));
+	char list[300];
+	for (int r = 0; end && early && r < nr; r++) {
+		end[r] = -1;
+		for (int s = ns - 1; s >= 0 && end[r] < 0; s--)
+			for (int k = 0; k < VS_KINDS; k++)
+				if (!isnan(m->v[k][(size_t)r * ns + s]))
+					end[r] = s;
+		last = end[r] > last ? end[r] : last;
+	}
+	for (int r = 0; end && early && r < nr; r++)
+		if (end[r] >= 0 && end[r] + 2 <= last)
+			early[n++] = r;
+	if (n == 1)
+		say(f, "rank %d's records end at %.1f s, the last rank's at %.1f s: it stopped "
+		    "early (killed, stopped) or ran no sensor after", early[0],
+		    (end[early[0]] + 1) * m->slice_s, (last + 1) * m->slice_s);
+	else if (n > 1)
+		say(f, "%s: their records end %.1f s or more before the last rank's (%.1f s): "
+		    "they stopped early (killed, stopped) or ran no sensor after",
+		    ranks_named(list, sizeof(list), early, n), 2 * m->slice_s,
+		    (last + 1) * m->slice_s);
+	free(end);
+	free(early);
+}
 
 /*
  * Ranks whose compute cells are under the rule's threshold in most of their slices: the
@@ -1120,6 +1158,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			    "its core, a quota)" : "");
 		}
 		if (!to->quiet) {
+			ends_note(l, stdout);
 			waited_for_note(l, stdout);
 			compute_note(l, &rule, stdout);
 			network_notes(l, &rule, stdout);
