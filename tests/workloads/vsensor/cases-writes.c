@@ -4,6 +4,7 @@
  *   SENSOR          selected v-sensor (compute unless ,NETWORK)
  *   SENSOR,RANK     selected, but its work depends on the rank (compared within its rank)
  *   NO(words)       rejected, and the reason 'list' gives contains these words */
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,6 +124,19 @@ int main(int argc, char **argv)
 		by_dims(&d2);						/* NO(reads memory) */
 		r = 10 + it % 3;
 		by_global_pointer();					/* NO(reads memory) */
+	}
+	/* a loop that writes a[], then loops that read it into maths: sqrt, fabs, floor take
+	 * the same time whatever the value (one instruction, or a fixed sequence), so their
+	 * arguments are no work; exp's time may depend on its argument (glibc's slow paths
+	 * for some values): still rejected (the usability review of 2026-11-29 read
+	 * sqrt(a[i]) rejected as "reads memory that loop writes") */
+	for (int it = 0; it < 50; it++) {
+		for (int j = 0; j < 1000; j++)				/* SENSOR */
+			a[j] = a[j] * 0.5 + 1;
+		for (int j = 0; j < 1000; j++)				/* SENSOR sqrt's cost is fixed */
+			s += sqrt(a[j]) + fabs(a[j]) + floor(a[j]);
+		for (int j = 0; j < 1000; j++)				/* NO(reads memory) exp's may not be */
+			s += exp(-a[j]);
 	}
 	MPI_Finalize();
 	return 0;
