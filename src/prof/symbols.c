@@ -2092,19 +2092,28 @@ static bool fp_prologue(const uint8_t *c, size_t n)
 }
 
 /* By address, then by symbol table order (qsort is not stable: the names' index). */
+/* A function symbol and, for a local one, the name index of its source file's STT_FILE
+ * symbol (0: none). */
+struct efsym {
+	GElf_Sym s;
+	Elf64_Word file;
+};
+
 static int sym_value_cmp(const void *x, const void *y)
 {
-	const GElf_Sym *a = x, *b = y;
+	const GElf_Sym *a = &((const struct efsym *)x)->s, *b = &((const struct efsym *)y)->s;
 	if (a->st_value != b->st_value)
 		return a->st_value < b->st_value ? -1 : 1;
 	return a->st_name < b->st_name ? -1 : a->st_name > b->st_name;
 }
 
-/* visit(ctx, name, code, n) for each sized function symbol of the x86-64 ELF file at path
- * (its .symtab, else .dynsym) of min_size bytes or more, whose code is in the file: 0, or
+/* visit(ctx, name, file, code, n) for each sized function symbol of the x86-64 ELF file at
+ * path (its .symtab, else .dynsym) of min_size bytes or more, whose code is in the file;
+ * file: a local symbol's source file (the STT_FILE symbol before it), else NULL.  0, or
  * -errno (unreadable, not x86-64 ELF, no symbols). */
 static int each_function(const char *path, uint64_t min_size,
-			 void (*visit)(void *ctx, const char *name, const uint8_t *code, size_t n),
+			 void (*visit)(void *ctx, const char *name, const char *file,
+				       const uint8_t *code, size_t n),
 			 void *ctx)
 {
 	int fd = file_open_regular(path, NULL);
@@ -2129,19 +2138,25 @@ static int each_function(const char *path, uint64_t min_size,
 	size_t nsym = sh.sh_size / sh.sh_entsize, nf = 0;
 	/* a function is visited once, whatever its aliases (C++'s C1/C2 constructors, symbol
 	 * versions): the candidates sorted by address, the first of each address taken */
-	GElf_Sym *fs = calloc(nsym ? nsym : 1, sizeof(*fs));
+	struct efsym *fs = calloc(nsym ? nsym : 1, sizeof(*fs));
 	err = fs ? 0 : -ENOMEM;
+	Elf64_Word file = 0;	/* the last STT_FILE's name: a local symbol's file */
 	for (size_t i = 0; i < nsym && fs; i++) {
 		GElf_Sym sym;
-		if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-		    sym.st_shndx != SHN_UNDEF && sym.st_size >= min_size && sym.st_size)
-			fs[nf++] = sym;
+		if (!gelf_getsym(d, (int)i, &sym))
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE)
+			file = sym.st_name;
+		else if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF &&
+			 sym.st_size >= min_size && sym.st_size)
+			fs[nf++] = (struct efsym){ sym, GELF_ST_BIND(sym.st_info) == STB_LOCAL
+							 ? file : 0 };
 	}
 	if (fs)
 		qsort(fs, nf, sizeof(*fs), sym_value_cmp);
 	for (size_t i = 0; i < nf; i++) {
-		const GElf_Sym sym = fs[i];
-		if (i && fs[i - 1].st_value == sym.st_value)
+		const GElf_Sym sym = fs[i].s;
+		if (i && fs[i - 1].s.st_value == sym.st_value)
 			continue;
 		Elf_Scn *ts = elf_getscn(elf, sym.st_shndx);
 		GElf_Shdr th;
@@ -2151,7 +2166,8 @@ static int each_function(const char *path, uint64_t min_size,
 			continue;
 		uint64_t o = sym.st_value - th.sh_addr;
 		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-		visit(ctx, name ? name : "?", (const uint8_t *)td->d_buf + o,
+		const char *fn = fs[i].file ? elf_strptr(elf, sh.sh_link, fs[i].file) : NULL;
+		visit(ctx, name ? name : "?", fn && *fn ? fn : NULL, (const uint8_t *)td->d_buf + o,
 		      (size_t)(sym.st_size < td->d_size - o ? sym.st_size : td->d_size - o));
 	}
 	free(fs);
@@ -2165,10 +2181,12 @@ struct fp_count {
 	unsigned with_fp, funcs;
 };
 
-static void fp_visit(void *ctx, const char *name, const uint8_t *code, size_t n)
+static void fp_visit(void *ctx, const char *name, const char *file, const uint8_t *code,
+		     size_t n)
 {
 	struct fp_count *c = ctx;
 	(void)name;
+	(void)file;
 	c->funcs++;
 	c->with_fp += fp_prologue(code, n < 64 ? n : 64);
 }
@@ -2184,7 +2202,8 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 /* The atomic read-modify-writes in one function's code: lock-prefixed instructions.  A
  * linear decode from the symbol's start: data in the code, rare in compiled C, may hide
  * or fake a few. */
-static void atomics_visit(void *ctx, const char *name, const uint8_t *code, size_t n)
+static void atomics_visit(void *ctx, const char *name, const char *file, const uint8_t *code,
+			  size_t n)
 {
 	struct sym_atomics *a = ctx;
 	ZydisDecoder dec;
@@ -2218,7 +2237,12 @@ static void atomics_visit(void *ctx, const char *name, const uint8_t *code, size
 	memmove(&a->top_count[at + 1], &a->top_count[at],
 		(SYM_ATOMICS_TOP - 1 - (size_t)at) * sizeof(a->top_count[0]));
 	char *dm = sym_demangle_new(name);
-	snprintf(a->top[at], sizeof(a->top[at]), "%s", dm ? dm : name);
+	/* a compiler's local name (".omp_outlined..19": clang numbers them per file, and
+	 * AMG had three) with its file (the trial of 2026-11-29) */
+	if (name[0] == '.' && file)
+		snprintf(a->top[at], sizeof(a->top[at]), "%s in %s", dm ? dm : name, file);
+	else
+		snprintf(a->top[at], sizeof(a->top[at]), "%s", dm ? dm : name);
 	free(dm);
 	a->top_count[at] = k;
 }

@@ -65,3 +65,25 @@ if command -v clang++ >/dev/null; then
 	# (main may hold it too, S() inlined: that is another function)
 	check t070-ctor-once [ "$(grep -o 'S::S() (1)' err6 | wc -l)" -eq 1 ]
 fi
+# clang's outlined OpenMP regions are local symbols numbered per file (".omp_outlined..1"
+# in each): named with their file (the trial of 2026-11-29: AMG had three
+# ".omp_outlined..19"); where libomp is missing, skipped
+cat >ompat.c <<'C'
+long hits;
+int main(void)
+{
+#pragma omp parallel num_threads(2)
+	for (int i = 0; i < 1000; i++) {
+#pragma omp atomic
+		hits++;
+	}
+	return hits != 2000;
+}
+C
+if "$SONDE_BUILD/sonde-cc" -O1 -fopenmp ompat.c -o ompat 2>omp.err; then
+	"$SONDE" mem -q --source inst -o m7 -- ./ompat >/dev/null 2>err7
+	check t070-omp-status [ $? -eq 0 ]
+	check t070-omp-file grep -q "atomic read-modify-write(s) .* \.omp_outlined\.[.0-9]* in ompat\.c (1)" err7
+else
+	skip t070-omp "sonde-cc -fopenmp could not build ompat.c: $(head -c 200 omp.err)"
+fi
