@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/vsensor-real.sh - sonde vsensor on MPI programs it was not written with
-# (doc/sonde-vsensor.md, "Real programs"): CoMD's MPI version (ECP-copa/CoMD, src-mpi),
+# (doc/sonde-vsensor-history.md, "Real programs"): CoMD's MPI version (ECP-copa/CoMD, src-mpi),
 # NPB 3.4 IS (C + MPI) and the Parallel Research Kernels' MPI1 kernels Stencil,
 # Transpose, Reduce and Synch_p2p (ParRes/Kernels: fixed-size exchanges every iteration).
 # Their sources are not in this repository: give their directories (they are copied to a

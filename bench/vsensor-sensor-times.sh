@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/vsensor-sensor-times.sh - the per-sense times of a kept vsensor run's sensors
-# (doc/sonde-vsensor.md, "Why the network delay is not found"), from its records:
+# (doc/sonde-vsensor-history.md, "Why the network delay is not found"), from its records:
 #   bench/vsensor-sensor-times.sh DIR [KIND [START END]]
 # DIR is one run's directory (kept by bench/vsensor-real.sh with VS_REAL_KEEP, e.g.
 # DIR/p-IS-1); KIND (network) the sensors' kind.  SONDE: the sonde that reads the records

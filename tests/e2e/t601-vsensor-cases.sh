@@ -52,10 +52,10 @@ print(("FAIL %s-unannotated-sensors: %s" % (name, " ".join(stray))) if stray els
 PY
 }
 check_cases cases.c 20
-# patterns of CoMD and NPB IS (doc/sonde-vsensor.md, "Real programs"): a block of 70+
+# patterns of CoMD and NPB IS (doc/sonde-vsensor-history.md, "Real programs"): a block of 70+
 # statements, 3-iteration loops and tiny helpers in a hot loop, a reused loop index
 check_cases cases-real.c 15
-# patterns of the Parallel Research Kernels (doc/sonde-vsensor.md, "Real programs"): an
+# patterns of the Parallel Research Kernels (doc/sonde-vsensor-history.md, "Real programs"): an
 # index macro that reads a size, sizes given to MPI_Bcast by address
 check_cases cases-prk.c 11
 # what writes a variable: operators inside macros, members of structs held by value,

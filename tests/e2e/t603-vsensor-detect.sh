@@ -14,7 +14,8 @@
 # us; the co-runner takes ~12/14 of the core) so that what is scored is the detector, not
 # the margin.  Tolerances, with reasons: the issue's targets are precision/recall >= 0.9
 # and clean FP <= 1%.  At load ~2 these runs score 1.0/1.0 and 0 FP (bench/vsensor.sh,
-# doc/sonde-vsensor.md "Measured"); at load 9-11 (other engineers' jobs on the 2 cores)
+# doc/sonde-vsensor-history.md, "Ground truth and measured results"); at load 9-11 (other
+# engineers' jobs on the 2 cores)
 # the same runs scored: delay precision 0.55-1.0, recall 0.25-1.0; busy 0.81-0.92 and
 # 0.92-1.0; clean FP 0-2.8%.  Other jobs take the CPU in bursts the detector rightly
 # reports (a co-runner is exactly what it looks for) and slow every rank's collectives,
@@ -31,9 +32,9 @@
 # asserted too: precision and recall >= 0.9 for the delay, the co-runner and the quota, clean
 # FP <= 1%.  The delay's issue bars were asserted up to 40% of the CPUs taken by others
 # from 2026-11-26, a hypothesis with thin evidence (4 kept bench runs with others at
-# 21-37%, all 1.00/1.00: doc/sonde-vsensor.md, "Review of the rule of 16:30 UTC"); a CI
-# clone beside a make check on 2026-11-27 10:35 UTC had others at 39.5% before the delay's
-# run and recall 0.769 (precision 1.0): under 10% now, as for the other cases.  The clean run's issue bar
+# 21-37%, all 1.00/1.00: doc/sonde-vsensor-history.md, "Review of the rule of 16:30 UTC");
+# a CI clone beside a make check on 2026-11-27 10:35 UTC had others at 39.5% before the
+# delay's run and recall 0.769 (precision 1.0): under 10% now, as for the other cases.  The clean run's issue bar
 # (<= 1%) stays at 10%: one kept clean run had others between 10% and 40% (ft at 39%: 0),
 # too few; and of the 45 kept clean runs in helper S's section of the doc, the 6 over 1%
 # had others at 54-75%.  The co-runner's and the quota's stay at 10%: at that load other
@@ -63,8 +64,8 @@ flock -w 600 9 || echo "    (ran without the t603 lock: another one held it for 
 # this test runs nothing (/proc/stat's busy jiffies, steal included).  Taken before each run
 # and after the last: the issue's own bars (precision and recall >= 0.9, clean FP <= 1%) are
 # asserted when every one of them is under 10%, that is on a machine as quiet as the one where
-# the bench scored 1.0 / 1.0 on every case (doc/sonde-vsensor.md, load 1-2.5); with more load
-# they are reported as a SKIP that says how busy the machine was.
+# the bench scored 1.0 / 1.0 on every case (doc/sonde-vsensor-history.md, load 1-2.5); with
+# more load they are reported as a SKIP that says how busy the machine was.
 busy_jiffies() { awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 others() {
 	local a b

@@ -241,15 +241,15 @@ int vs_net_low(const struct vs_matrix *m, const struct vs_rule *rule, int r, int
  * one core of an oversubscribed node starves both ranks of that core, while the other
  * core's ranks wait for them in MPI and lose speed too (and take other users' processes
  * pushed off the hogged core): the slice's median then sits between the two pairs and the
- * median check misses the hogged pair.  A CPU quota on one rank starves that rank alone:
- * the rank sharing its core gets the CPU the other cannot use (its share stays full, so it
- * is not flagged), and every rank, waiting for the starved one, loses compute speed too
- * (on the Linux 6.18 VM all four of t603's ranks fell to 0.2-0.3 under a 5% quota on one,
- * so the median check missed it: 2 of 13 cells).  Where the cores or the shares were not
+ * median check misses the hogged pair.  A CPU quota on one rank starves that rank alone: the
+ * rank sharing its core gets the CPU the other cannot use (its share stays full, so it is
+ * not flagged), and every rank, waiting for the starved one, loses compute speed too (on
+ * the Linux 6.18 VM all four of t603's ranks fell to 0.2-0.3 under a 5% quota on one, so
+ * the median check missed it: 2 of 13 cells).  Where the cores or the shares were not
  * recorded (no matrix-core.csv, no schedstat) it never holds.  0.4, not step 5's half: on
- * the runs of 2026-11-26 at load 6-10 (doc/sonde-vsensor.md) 0.5 let other users' load on
- * one core through more often (clean false positives 2.0% of CoMD/IS cells, 6.8% of the
- * kernels', against 1.3% and 6.5%) for the same recall.
+ * the runs of 2026-11-26 at load 6-10 (doc/sonde-vsensor-history.md) 0.5 let other users'
+ * load on one core through more often (clean false positives 2.0% of CoMD/IS cells, 6.8% of
+ * the kernels', against 1.3% and 6.5%) for the same recall.
  */
 static int rank_starved(const struct vs_matrix *m, const struct vs_rule *rule, int r, int s, float *tmp)
 {
@@ -388,14 +388,15 @@ static int machine_starved(const struct vs_matrix *m, int s, int have_cpu, float
  * event is not cut in two by one slice that came back part way; the cells after the gap
  * need not make a run of their own).  At most VS_BRIDGES times per run: unbounded, a chain
  * of bridges made a run of 3 flag 57 cells where cells at 0.85 and 0.1 alternated (half of
- * them never low); one bridge lost co-runner cells that two keep (doc/sonde-vsensor.md).  Not
- * over a slice step 5 dropped (dropped[s] < 0): its cell was a wait for a slow rank, and
- * flagging it through the bridge undoes step 5.  Why the longer runs (3 and 4 slices, 0.6
- * and 0.8 s, where 2 and 3 were): on a loaded machine a rank's cells drop under the
- * thresholds for a slice or two at a time, in clean runs (compute at 0.1-0.4 beside
- * 0.7-1.0 from one slice to the next in PRK Stencil's clean run at load 11-14), and
- * 2-slice runs made most of the clean false positives; the bridge gives back most of the
- * co-runner's cells that the longer runs lose (doc/sonde-vsensor.md, "Detection rule").
+ * them never low); one bridge lost co-runner cells that two keep
+ * (doc/sonde-vsensor-history.md).  Not over a slice step 5 dropped (dropped[s] < 0): its
+ * cell was a wait for a slow rank, and flagging it through the bridge undoes step 5.  Why
+ * the longer runs (3 and 4 slices, 0.6 and 0.8 s, where 2 and 3 were): on a loaded machine
+ * a rank's cells drop under the thresholds for a slice or two at a time, in clean runs
+ * (compute at 0.1-0.4 beside 0.7-1.0 from one slice to the next in PRK Stencil's clean run
+ * at load 11-14), and 2-slice runs made most of the clean false positives; the bridge gives
+ * back most of the co-runner's cells that the longer runs lose (doc/sonde-vsensor.md,
+ * "Detection rule").
  */
 static void flag_runs(const struct vs_matrix *m, const struct vs_rule *rule, int k, int r,
 		      float bar, const float *dropped, const unsigned char *low, unsigned char *f)

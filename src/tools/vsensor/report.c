@@ -709,7 +709,7 @@ static const char *ranks_named(char *buf, size_t len, const int *r, int n)
  * none), once every few slices (CoMD: once per print step, never the 3 slices in a row
  * of step 4), or whose collectives mostly wait for other ranks (CoMD on shared cores: its
  * Allreduces under 0.5 of their best in 70-100% of their slices, clean runs included;
- * doc/sonde-vsensor.md, "Real programs").  A rank the rule flagged network on is not said
+ * doc/sonde-vsensor-history.md, "Real programs").  A rank the rule flagged network on is not said
  * to hide a slow network.  A rank whose typical network level (step 2) is under
  * VS_LEVEL_HIDES is named apart, flagged or not: a network event over about 3/4 of the
  * run or more is that level, and the rule, which measures cells against it, does not flag
@@ -953,7 +953,7 @@ out:
 }
 
 /* --json: the run, the rule, the events and the matrices (null where a cell has no data),
- * for scripts; doc/sonde-vsensor.md, "Output". */
+ * for scripts; doc/sonde-vsensor.md, "The page, CSV, JSON". */
 static void report_json(const struct loaded *l, const struct vs_rule *rule, const char *dir)
 {
 	static const char *const mat[] = { "compute", "network", "io", "cpu" };
