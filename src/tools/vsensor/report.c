@@ -929,11 +929,11 @@ static void network_notes(const struct loaded *l, const struct vs_rule *rule, FI
 	if (nwaits) {
 		char pc[32];
 		snprintf(pc, sizeof(pc), wmin == wmax ? "%d%%" : "%d-%d%%", wmin, wmax);
-		say(f, "network on %s: under %.2f in %s of %s slices with network data: its "
+		say(f, "network on %s: under %.2f in %s of %s slices with network data: %s "
 		    "sensors are usually far slower than their best (waiting for other ranks?), so "
 		    "a slower network would not stand out",
 		    ranks_named(list, sizeof(list), waits, nwaits), rule->threshold[1], pc,
-		    nwaits == 1 ? "its" : "their");
+		    nwaits == 1 ? "its" : "their", nwaits == 1 ? "its" : "their");
 	}
 	if (nlowlvl) {
 		char lv[48];
