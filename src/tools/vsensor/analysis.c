@@ -160,6 +160,11 @@ static const struct ext_desc ext_descs[] = {
 
 static const struct ext_desc *ext_find(const char *name)
 {
+	/* the compiler's builtin of a described function is that function (glibc's CPU_ZERO
+	 * expands to __builtin_memset, which `list` called undescribed: the usability review
+	 * of 2026-11-29) */
+	if (!strncmp(name, "__builtin_", 10))
+		name += 10;
 	for (size_t i = 0; i < sizeof(ext_descs) / sizeof(ext_descs[0]); i++)
 		if (!strcmp(ext_descs[i].name, name))
 			return &ext_descs[i];

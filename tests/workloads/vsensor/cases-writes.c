@@ -138,6 +138,10 @@ int main(int argc, char **argv)
 		for (int j = 0; j < 1000; j++)				/* NO(reads memory) exp's may not be */
 			s += exp(-a[j]);
 	}
+	/* the compiler's builtin of memset is memset (glibc's CPU_ZERO expands to it: the
+	 * usability review of 2026-11-29 read it "an undescribed external function") */
+	for (int it = 0; it < 50; it++)
+		__builtin_memset(a, 0, sizeof(a));				/* SENSOR */
 	MPI_Finalize();
 	return 0;
 }
