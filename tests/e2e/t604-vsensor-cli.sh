@@ -445,7 +445,7 @@ check t604-vsensor-report-rule-80 test "$(awk 'length > 80' rule.out)" = ""
 # records: statuses as report's (a file 2; no directory, no rank-*.rec 1), and what cannot
 # be read is said on stderr in one line, the whole records before it printed, status 0
 check t604-vsensor-records-missing test "$(status "$SONDE" vsensor records /nonexistent)" -eq 1
-check t604-vsensor-records-missing-msg grep -qx "sonde: no rank-\*.rec in '/nonexistent' (not a vsensor directory?)" err
+check t604-vsensor-records-missing-msg grep -qx "sonde: '/nonexistent': No such file or directory" err
 check t604-vsensor-records-empty test "$(status "$SONDE" vsensor records empty)" -eq 1
 check t604-vsensor-records-file test "$(status "$SONDE" vsensor records ok.c)" -eq 2
 mkdir rec-cut rec-bad

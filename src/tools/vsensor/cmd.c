@@ -468,7 +468,12 @@ static int cmd_records(int argc, char **argv)
 	if (gr) {	/* as report: a file is a usage error, no directory or no records 1 */
 		struct stat st;
 		globfree(&g);
-		if (!stat(argv[0], &st) && !S_ISDIR(st.st_mode))
+		int se = stat(argv[0], &st) ? errno : 0;
+		if (se) {	/* as report says it (the usability review of 2026-11-29) */
+			sonde_error("'%s': %s", argv[0], strerror(se));
+			return 1;
+		}
+		if (!S_ISDIR(st.st_mode))
 			return sonde_usage_error("vsensor", "records wants the run's directory (vsensor-*), "
 						 "not the file '%s'", argv[0]);
 		if (gr == GLOB_NOMATCH)
