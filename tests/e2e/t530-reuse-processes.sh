@@ -41,6 +41,9 @@ check t530-sh-sampled-processes [ "$(reuse_meta ssh2 processes)" = 3 ]
 check t530-sh-sampled-modelled [ "$(reuse_meta ssh2 processes_modelled)" = 2 ]
 check t530-sh-sampled-accesses [ "$(reuse_meta ssh2 accesses)" = "$(( $(reuse_meta sone accesses) * 2 ))" ]
 check t530-sh-sampled-left-out grep -q "2 of the recording's 3, each modelled .*; not modelled, 1 that took no sample by this source" <(flat ssh2.err)
+# each process's data against its own core's L2: the largest process's pages, not the sum
+check t530-sh-sampled-largest grep -q "the data its largest process touches ([^;]*; [^)]* for all processes together)" <(flat ssh2.err)
+check t530-sh-sampled-own-below-sum awk -v a="$(reuse_meta ssh2 footprint_thread)" -v b="$(reuse_meta ssh2 footprint)" 'BEGIN { exit !(a > 0 && a < b) }'
 check t530-sh-sampled-json [ "$("$SONDE" report ssh2 --format json 2>/dev/null |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"])')" = 2 ]
 # a single process: no processes line

@@ -1064,7 +1064,8 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		{ "threads_process", (double)m->threads_process },
 		{ "element", m->element }, { "accesses", m->accesses },
 		{ "footprint", m->footprint }, { "reuses", m->reuses },
-		{ "footprint_thread", (m->mode & REUSE_M_EXACT) ? m->footprint_thread : 0 },
+		{ "footprint_thread", (m->mode & REUSE_M_EXACT) || m->modelled > 1 ?
+			m->footprint_thread : 0 },
 		{ "invalidations", m->inv }, { "cold", m->cold },
 		{ "samples", (double)m->st.samples }, { "armed", (double)m->st.armed },
 		{ "arm_failures", (double)m->st.arm_failures },
@@ -1166,8 +1167,11 @@ static int model_add(struct model *t, struct model *m)
 	t->reuses += m->reuses;
 	t->accesses += m->accesses;
 	t->footprint += m->footprint;	/* address spaces of their own */
-	if (m->footprint_thread > t->footprint_thread)
-		t->footprint_thread = m->footprint_thread;
+	/* the largest cache's own: --exact, a thread's; sampled, which has pages of the
+	 * process only, the largest process's (meta footprint_thread where several are) */
+	double own = m->mode & REUSE_M_EXACT ? m->footprint_thread : m->footprint;
+	if (own > t->footprint_thread)
+		t->footprint_thread = own;
 	t->seen += m->seen;
 	t->seen_inv += m->seen_inv;
 	t->seen_trd += m->seen_trd;

@@ -654,10 +654,15 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		}
 		if (ft > 0) {
 			char fts[32];
+			/* sampled, several processes: each process's pages (its ranks each on a
+			 * core of their own) */
+			const char *u = !exact && meta_num(db, "processes_modelled") > 1 ? "process"
+											: "thread";
 			size_str(ft, fts, sizeof(fts));
-			fprintf(out, "the data its largest thread touches (%s; %s for all threads"
-				     " together) %s the %s of its core.",
-				fts, fp, ft <= l2 ? "fits in" : "does not fit in", where);
+			fprintf(out, "the data its largest %s touches (%s; %s for all %s"
+				     " together) %s the %s of its core.", u,
+				fts, fp, u[0] == 't' ? "threads" : "processes", ft <= l2 ? "fits in" :
+				"does not fit in", where);
 		} else {
 			fprintf(out, "the data it touches (%s) %s the %s.", fp,
 				foot <= l2 ? "fits in" : "does not fit in", where);
