@@ -76,6 +76,10 @@ const char *comm_compare_verdict(struct sqlite3 *db, char *buf, size_t len);
 /* Whether the recording has a sampled detector's events, with their addresses and code:
  * a sampled run, or --compare's (--exact alone keeps counts only). */
 int comm_sampled(struct sqlite3 *db);
+
+/* An --exact run (not --compare) whose objects, lines and code come from one transfer in
+ * COMM_XSAMPLE_EVERY recorded whole (since 2026-11-29): 1, else 0. */
+int comm_exact_placed(struct sqlite3 *db);
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */
 const char *comm_cosine_text(struct sqlite3 *db, char *buf, size_t len);

@@ -16,7 +16,14 @@ enum comm_rec_type {
 	COMM_REC_EVENT = SONDE_REC_TOOL + 0,	/* one detected communication (sampled) */
 	COMM_REC_EXACT = SONDE_REC_TOOL + 1,	/* exact transfers of one pair (--exact) */
 	COMM_REC_STATS = SONDE_REC_TOOL + 2,	/* a thread's detector counters, at its end */
+	/* --exact: one transfer in COMM_XSAMPLE_EVERY of a thread's, with its access's
+	 * address and instruction (struct comm_rec_event; weight: the transfers it stands
+	 * for; no publisher's address or instruction): the objects, code and lines of the
+	 * exact count (since 2026-11-29: before, --exact named none) */
+	COMM_REC_XSAMPLE = SONDE_REC_TOOL + 3,
 };
+#define COMM_XSAMPLE_EVERY 61	/* a prime: no lock-step with a loop's stride */
+#define COMM_XSAMPLE_EVERY_S "61"
 
 /* Flags of events and exact records. */
 #define COMM_F_TRUE 0x1		/* true sharing (byte ranges overlap); else false sharing */

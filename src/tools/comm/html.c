@@ -14,6 +14,7 @@
 #include "prof/db.h"
 #include "prof/report.h"
 #include "tools/comm/comm.h"
+#include "tools/comm/format.h"
 #include "ui/html.h"
 
 #define HEAT_MAX 64		/* cells across: more threads (cores) are aggregated */
@@ -290,7 +291,11 @@ static int objects(struct html *h, sqlite3 *db)
 	html_para(h, cmp ? "The data objects the sampled detector's communication went through "
 			   "(named as sonde mem names them), with its true/false split and "
 			   "estimated volumes; share: of the sampled detector's total (the exact "
-			   "detector keeps no addresses)." :
+			   "detector keeps no addresses)." : comm_exact_placed(db) ?
+			   "The data objects the exact transfers went through (named as sonde mem "
+			   "names them), placed by one transfer in " COMM_XSAMPLE_EVERY_S " recorded "
+			   "with its address: estimated volumes, each such transfer standing for "
+			   COMM_XSAMPLE_EVERY_S "; share: of all communication." :
 			   "The data objects the communication went through (named as sonde mem "
 			   "names them), with their true/false split; share: of all communication.");
 	html_table_begin(h, "objects-table", 8, heads, "rllrrrrr", HTML_SORTABLE);
@@ -318,8 +323,9 @@ static int lines(struct html *h, sqlite3 *db)
 					     "thread:+byte offset in the line" };
 	sqlite3_stmt *st;
 	int rc, n = 0;
-	if (!comm_sampled(db) || !db_has_table(db, "comm_lines"))
-		return 0;	/* no addresses in --exact; none recorded before the table */
+	if ((!comm_sampled(db) && !comm_exact_placed(db)) || !db_has_table(db, "comm_lines"))
+		return 0;	/* no addresses in --exact before 2026-11-29; none before the
+				 * table */
 	if (sqlite3_prepare_v2(db, "SELECT printf('0x%x', line), object, total, true_sharing,"
 				   " false_sharing, offsets FROM comm_lines WHERE part = -1 ORDER BY"
 				   " total DESC, id", -1, &st, NULL) != SQLITE_OK)

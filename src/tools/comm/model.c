@@ -208,7 +208,10 @@ static int scan(struct model *m)
 			} else if (((h->type == COMM_REC_EVENT &&
 				     h->size >= sizeof(struct comm_rec_event)) ||
 				    (h->type == COMM_REC_EXACT &&
-				     h->size >= sizeof(struct comm_rec_exact))) &&
+				     h->size >= sizeof(struct comm_rec_exact)) ||
+				    /* (--exact's sampled transfers: asked by name only) */
+				    (h->type == COMM_REC_XSAMPLE && m->take == COMM_REC_XSAMPLE &&
+				     h->size >= sizeof(struct comm_rec_event))) &&
 				   (!m->take || h->type == m->take)) {
 				const struct comm_rec_event *e = (const void *)h;
 				const struct comm_rec_exact *x = (const void *)h;
@@ -307,7 +310,9 @@ static int build_matrices(struct model *m)
 			continue;
 		while ((h = prof_tool_next(t, &off))) {
 			int ex = h->type == COMM_REC_EXACT && h->size >= sizeof(struct comm_rec_exact);
-			int sm = h->type == COMM_REC_EVENT && h->size >= sizeof(struct comm_rec_event);
+			int sm = (h->type == COMM_REC_EVENT || (h->type == COMM_REC_XSAMPLE &&
+								m->take == COMM_REC_XSAMPLE)) &&
+				 h->size >= sizeof(struct comm_rec_event);
 			if ((!ex && !sm) || (m->take && h->type != m->take))
 				continue;
 			const struct comm_rec_event *e = (const void *)h;
@@ -938,7 +943,12 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 	struct model sm = { .p = m->p, .proc = m->proc, .base = m->base, .part = m->part,
 			    .take = COMM_REC_EVENT, .period = 1, .clock = m->clock };
 	const struct model *names = m;
-	if (m->compare && !scan(&sm) && !cover_by_lines(&sm))
+	/* --exact alone: its transfers recorded whole, one in COMM_XSAMPLE_EVERY (rt-comm.c;
+	 * the trial of 2026-11-29: Quicksilver's 66,921 exact transfers could not be placed) */
+	if (m->exact && !m->compare)
+		sm.take = COMM_REC_XSAMPLE;
+	if ((m->compare || m->exact) && !scan(&sm) && !cover_by_lines(&sm) &&
+	    (m->compare || sm.nev))
 		names = &sm;
 	struct memmodel *mm = NULL;
 	if (names->nev && (!names->exact || names == &sm))

@@ -83,6 +83,8 @@ struct comm_thread {
 					 * stood for: rt.h), 1 under --compare */
 	int watch_errno, hard_failures;
 	struct exact_pair pair[EXACT_PAIRS];
+	uint32_t x_left;		/* --exact: transfers to the next one recorded whole
+					 * (COMM_REC_XSAMPLE), 0 before the first */
 };
 
 static struct comm_board board RT_LARGE;
@@ -302,6 +304,8 @@ static SIGSAFE void arm(struct rt_thread *t, struct comm_thread *ct, const struc
 
 static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
 			      const struct comm_xfer *x, int32_t cpu);
+static SIGSAFE void exact_sample(struct rt_thread *t, struct comm_thread *ct,
+				 const struct comm_xfer *x, const struct rt_access *a, int32_t cpu);
 
 /* The sampled detector: one sample standing for `weight` accesses. */
 static SIGSAFE void sampled(struct rt_thread *t, struct comm_thread *ct, const struct rt_access *a,
@@ -346,9 +350,11 @@ static SIGSAFE void comm_on_access(struct rt_thread *t, const struct rt_access *
 		ct->c.samples++;
 		ct->c.stores += store;
 		int r = comm_exact_access(&exact, t->index, cpu, a->addr, a->len, store, &x);
-		if (r > 0)
+		if (r > 0) {
 			exact_add(t, ct, &x, cpu);
-		else if (r < 0)
+			if (!cmp_period)
+				exact_sample(t, ct, &x, a, cpu);
+		} else if (r < 0)
 			ct->exact_lost++;
 		if (cmp_period && --ct->cmp_left == 0) {
 			ct->cmp_left = comm_window(cmp_period, rt_rand(t));
@@ -438,6 +444,25 @@ static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
 		e->flags = flags;
 	}
 	e->count++;
+}
+
+/* --exact: one transfer in COMM_XSAMPLE_EVERY of the thread's recorded with its access, a
+ * random first (a systematic sample: each stands for as many) */
+static SIGSAFE void exact_sample(struct rt_thread *t, struct comm_thread *ct,
+				 const struct comm_xfer *x, const struct rt_access *a, int32_t cpu)
+{
+	if (!ct->x_left)
+		ct->x_left = 1 + (uint32_t)(rt_rand(t) % COMM_XSAMPLE_EVERY);
+	if (--ct->x_left)
+		return;
+	ct->x_left = COMM_XSAMPLE_EVERY;
+	struct comm_rec_event r = {
+		.h = { .type = COMM_REC_XSAMPLE, .size = sizeof(r) },
+		.src = x->src, .dst = t->index, .src_cpu = x->src_cpu, .dst_cpu = cpu,
+		.flags = x->is_true ? COMM_F_TRUE : 0, .scale = 1,
+		.weight = COMM_XSAMPLE_EVERY, .addr = a->addr, .ip = a->ip, .time = a->time,
+	};
+	rt_tool_record(t, &r, sizeof(r));
 }
 
 /*

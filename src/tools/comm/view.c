@@ -16,6 +16,7 @@
 #include "prof/errmsg.h"
 #include "prof/report.h"
 #include "tools/comm/comm.h"
+#include "tools/comm/format.h"
 #include "ui/csv.h"
 #include "ui/json.h"
 #include "ui/text.h"
@@ -618,6 +619,19 @@ int comm_sampled(sqlite3 *db)
 	return !db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period");
 }
 
+int comm_exact_placed(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	if (comm_sampled(db) ||
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM comm_objects WHERE part = -1 LIMIT 1", -1, &st,
+			       NULL))
+		return 0;
+	n = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return n;
+}
+
 const char *comm_switch_text(sqlite3 *db, char *buf, size_t len)
 {
 	if (!comm_sampled(db))
@@ -1034,24 +1048,28 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 					  "code b" };
 	/* --compare: the volumes are the exact ones, the code the sampled detector's (the
 	 * trial of 2026-11-28: unlabelled beside the labelled objects and lines) */
+	const int placed = comm_exact_placed(db);
 	print_table(db, out, db_meta_u64(db, "compare_period") ?
 			    "Top thread pairs (exact volumes; code: the sampled detector's)" :
-			    "Top thread pairs",
+			    placed ? "Top thread pairs (exact volumes; code: of 1 transfer in "
+				     COMM_XSAMPLE_EVERY_S ")" : "Top thread pairs",
 		    "SELECT a || '-' || b, total, true_sharing, false_sharing, code_a, code_b"
 		    " FROM comm_pairs WHERE part = -1 ORDER BY total DESC, id", 6, ph, "rrrrnn",
 		    top);
 	/* --exact counts transfers per pair of threads and CPUs, nothing more */
 	static const char *const oh[] = { "total", "true", "false", "object" };
-	if (!comm_sampled(db))
+	if (!comm_sampled(db) && !placed)	/* (a recording before 2026-11-29) */
 		fprintf(out, "\n  (--exact keeps no addresses or instructions: no code above and no"
 			     " objects; --compare N adds a sampled run that names them)\n");
 	else
 		print_table(db, out, db_meta_u64(db, "compare_period") ?
 					     "Top objects (the sampled detector's: estimated volumes)" :
+					     placed ? "Top objects (of 1 exact transfer in "
+						      COMM_XSAMPLE_EVERY_S ": estimated volumes)" :
 					     "Top objects",
 			    "SELECT total, true_sharing, false_sharing, name FROM comm_objects"
 			    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
-	if (comm_sampled(db) && db_has_table(db, "comm_lines")) {
+	if ((comm_sampled(db) || placed) && db_has_table(db, "comm_lines")) {
 		static const char *const lh[] = { "total", "true", "false", "line", "object",
 						  "thread:+byte offset in the line" };
 		/* --compare: the lines are the sampled detector's, as the objects (the trial
@@ -1059,7 +1077,9 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		 * the objects' table said whose they were) */
 		print_table(db, out, db_meta_u64(db, "compare_period") ?
 				     "Top cache lines (the sampled detector's: estimated volumes; "
-				     "each thread's byte offsets)" :
+				     "each thread's byte offsets)" : placed ?
+				     "Top cache lines (of 1 exact transfer in " COMM_XSAMPLE_EVERY_S
+				     ": estimated volumes; each thread's byte offsets)" :
 				     "Top cache lines (each thread's byte offsets: who writes or "
 				     "reads which bytes)",
 			    "SELECT total, true_sharing, false_sharing, printf('0x%x', line),"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# t424-comm-exact-objects: --exact places its transfers: one in 61 of each thread's is
+# recorded with its address and instruction (rt-comm.c, COMM_REC_XSAMPLE), and names the
+# objects, cache lines and code of the exact count, each standing for 61 (before
+# 2026-11-29 --exact named none: a trial could not place Quicksilver's 66,921 exact
+# transfers).  Known by construction: commbench fs (4 workers, 50%) writes each worker's
+# own 8-byte slot of line 0 of `shared` (false sharing, worker w at byte 8 w) and word 0
+# of line 1 (true sharing, every worker at +0): objects.csv holds `shared` alone, and
+# lines.csv those two lines with those offsets.  Tolerance: the placed total against the
+# exact total within 5 x 61 (a thread's recorded transfers stand for its count within 61,
+# the sampling period, and 5 threads run), the split as below.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t40-comm-lib.bash"
+comm_build t424-build || exit 0
+"$SONDE" comm --exact -o ex -- "$T/cb-inst" fs 100000 50 >/dev/null 2>summary
+check t424-status [ $? -eq 0 ]
+all=$(comm_meta ex total_all) fal=$(comm_meta ex total_false)
+echo "    exact: $all transfers, $fal false"
+check t424-one-object [ "$(awk -F, 'NR > 1' ex/comm/objects.csv | cut -d, -f1 | sort -u)" = shared ]
+read -r ot of < <(awk -F, 'NR == 2 { print $3, $5 }' ex/comm/objects.csv)
+echo "    placed: $ot transfers, $of false"
+check "t424-object-total ($ot of $all)" awk -v a="$ot" -v b="$all" 'BEGIN { exit !(b > 1000 && a - b <= 5 * 61 && b - a <= 5 * 61) }'
+# (the split: a share of n = total / 61 recorded transfers, within 3 standard deviations
+# of a binomial share at 1/2, 150 / sqrt(n) points: 2.5 at 350,000 transfers, 8 at 21,000
+# on a loaded machine, where the workers alternate less)
+check "t424-object-split" awk -v a="$of" -v b="$ot" -v c="$fal" -v d="$all" 'BEGIN {
+	x = 100 * a / b - 100 * c / d; t = 150 / sqrt(b / 61); exit !(x <= t && x >= -t) }'
+# the two lines: line 1 true sharing at +0 by all four, line 0 false at each one's slot
+check t424-true-line awk -F, 'NR > 1 && $4 == $3 && $5 == 0 && $7 == "1:+0 2:+0 3:+0 4:+0" { n++ } END { exit n != 1 }' ex/comm/lines.csv
+check t424-false-line awk -F, 'NR > 1 && $5 == $3 && $4 == 0 && $7 == "1:+8 2:+16 3:+24 4:+32" { n++ } END { exit n != 1 }' ex/comm/lines.csv
+check t424-two-lines [ "$(awk -F, 'NR > 1' ex/comm/lines.csv | wc -l)" -eq 2 ]
+# the code: fs's two stores (commbench.c), not "?"
+check t424-pairs-code awk -F, 'NR > 1 && ($6 !~ /^fs \(commbench\.c:[0-9]+\)$/ || $7 !~ /^fs \(commbench\.c:[0-9]+\)$/) { bad++ } NR > 1 { n++ } END { exit !(n && !bad) }' ex/comm/pairs.csv
+# the summary and the page say whose estimate they are
+check t424-summary-objects grep -q "^Top objects (of 1 exact transfer in 61: estimated volumes)" summary
+check t424-summary-no-old-note bash -c '! grep -q "keeps no addresses" summary'
+"$SONDE" report ex --html ex.html >/dev/null 2>&1
+check t424-page-objects grep -q "placed by one transfer in 61 recorded with its address" ex.html
