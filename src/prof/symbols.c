@@ -2237,9 +2237,11 @@ static void atomics_visit(void *ctx, const char *name, const char *file, const u
 	memmove(&a->top_count[at + 1], &a->top_count[at],
 		(SYM_ATOMICS_TOP - 1 - (size_t)at) * sizeof(a->top_count[0]));
 	char *dm = sym_demangle_new(name);
-	/* a compiler's local name (".omp_outlined..19": clang numbers them per file, and
-	 * AMG had three) with its file (the trial of 2026-11-29) */
-	if (name[0] == '.' && file)
+	/* a compiler's local name for a parallel region (clang 14's ".omp_outlined..19",
+	 * numbered per file: AMG had three; later clangs' "f.omp_outlined", gcc's
+	 * "f._omp_fn.0", for f static in several files) with its file (the trial of
+	 * 2026-11-29) */
+	if (file && (name[0] == '.' || strstr(name, ".omp_outlined") || strstr(name, "._omp_fn.")))
 		snprintf(a->top[at], sizeof(a->top[at]), "%s in %s", dm ? dm : name, file);
 	else
 		snprintf(a->top[at], sizeof(a->top[at]), "%s", dm ? dm : name);

@@ -47,7 +47,29 @@ check t530-sh-sampled-own-below-sum awk -v a="$(reuse_meta ssh2 footprint_thread
 check t530-sh-sampled-json [ "$("$SONDE" report ssh2 --format json 2>/dev/null |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"])')" = 2 ]
 # a single process: no processes line
-check t530-one-no-line [ -z "$("$SONDE" report one 2>/dev/null | grep -E '^  process(es)? ')" ]
+"$SONDE" report one >one.txt 2>/dev/null
+check t530-one-report [ $? -eq 0 -a -s one.txt ]
+check t530-one-no-line [ -z "$(grep -E '^  process(es)? ' one.txt)" ]
+# short runs, a few samples each: the shell (no sample, started first) may be the main
+# process; the sum is still the inst programs' (the code review of 2026-11-29: the
+# shell's clock left both out)
+"$SONDE" reuse -q -s inst -o short -- sh -c "'$T/rb' sweep 1000 2; '$T/rb' sweep 1000 2" \
+	>/dev/null 2>&1
+check t530-short-status [ $? -eq 0 ]
+check t530-short-source [ "$(reuse_meta short source)" = inst ]
+check t530-short-modelled [ "$(reuse_meta short processes_modelled)" = 2 ]
+# nothing sampled anywhere (a shell that runs true): the main process, to say so
+"$SONDE" reuse -s inst -o none -- sh -c true >/dev/null 2>none.err
+check t530-none-status [ $? -eq 0 ]
+check t530-none-modelled [ "$(reuse_meta none processes_modelled)" = 1 ]
+# --check-sampling in both processes: the exact histogram twice one run's, the sampled
+# outcomes of both in outcomes.csv
+"$SONDE" reuse -q --exact --check-sampling --period 97 -o cone -- "$T/rb" sweep 1000 10 >/dev/null 2>&1
+"$SONDE" reuse -q --exact --check-sampling --period 97 -o ctwo -- sh -c "'$T/rb' sweep 1000 10; '$T/rb' sweep 1000 10" >/dev/null 2>&1
+check t530-check-status [ $? -eq 0 ]
+check t530-check-twice hist_twice cone ctwo
+check t530-check-outcomes awk -v a="$(reuse_meta cone check_outcomes)" -v b="$(reuse_meta ctwo check_outcomes)" 'BEGIN { exit !(a > 0 && b > 1.5 * a) }'
+check t530-check-s awk -v s="$(reuse_meta ctwo check_s)" 'BEGIN { exit !(s >= 0 && s <= 1) }'
 
 # two MPI ranks of the same program: one recording, both ranks modelled
 . "$SONDE_TOP/tests/workloads/mpi/mpi-test.sh"
@@ -56,6 +78,7 @@ if command -v mpirun >/dev/null && mpi_run -np 2 true >/dev/null 2>&1; then
 	check t530-mpi-status [ $? -eq 0 ]
 	"$SONDE" report mpi >mpi.txt 2>/dev/null
 	check t530-mpi-modelled [ "$(reuse_meta mpi processes_modelled)" = 2 ]
+	check t530-mpi-says grep -q "^  processes 2, each modelled in its own address space" mpi.txt
 	check t530-mpi-twice hist_twice one mpi
 else
 	skip t530-mpi "mpirun cannot start 2 local processes here (Debian: openmpi-bin)"

@@ -293,8 +293,9 @@ static int objects(struct html *h, sqlite3 *db)
 			   "estimated volumes; share: of the sampled detector's total (the exact "
 			   "detector keeps no addresses)." : comm_exact_placed(db) ?
 			   "The data objects the exact transfers went through (named as sonde mem "
-			   "names them), placed by one transfer in " COMM_XSAMPLE_EVERY_S " recorded "
-			   "with its address: estimated volumes, each such transfer standing for "
+			   "names them), placed by one transfer in " COMM_XSAMPLE_EVERY_S
+			   " recorded with its address: estimated volumes, each such transfer "
+			   "standing for "
 			   COMM_XSAMPLE_EVERY_S "; share: of all communication." :
 			   "The data objects the communication went through (named as sonde mem "
 			   "names them), with their true/false split; share: of all communication.");

@@ -10,11 +10,13 @@
  * distinct 4 KiB pages the samples touched.  With the clock source there is no access
  * count: the histogram holds reuse times in ns (kind time_ns) and no distances.
  *
- * Every process that recorded an access or a sample is modelled on its own (its address
- * space, its footprint, its objects), and the models are summed: the histograms of MPI
- * ranks or forked children together, as the miss ratio of caches each process has to
- * itself (since 2026-11-29; before, only the process with the most samples).  A wrapper
- * such as /usr/bin/time or env that ran the program and took no sample is left out.  Code
+ * Every process that measured something (an access counted or sampled, an outcome, a
+ * pair) by the source the run is summed in (sum_source) is modelled on its own (its
+ * address space, its footprint, its objects), and the models are summed: the histograms
+ * of MPI ranks or forked children together, as the miss ratio of caches each process has
+ * to itself (since 2026-11-29; before, only the process with the most samples).  A wrapper
+ * such as /usr/bin/time or env that took no sample, or sampled by the clock where the
+ * program counts accesses, is left out.  Code
  * locations and data objects are named as `sonde mem` names them (tools/mem/model.h, used
  * read-only).
  */
@@ -58,6 +60,9 @@ struct model {
 					 * times (pages2, pages3: since 2026-11-28) */
 	struct reuse_rec_stats st;	/* summed (pages: the largest, with its pages2, 3) */
 	double time[REUSE_BINS], dist[REUSE_BINS], ns[REUSE_BINS];
+	double dist_w[REUSE_BINS];	/* dist, each process's scaled to its reuses (some
+					 * have no distance): the miss curve's, so that the
+					 * sum is each process's curve weighted by its accesses */
 	double inv, cold, reuses;	/* estimated accesses */
 	double inv_timed;		/* of inv: those whose owner's count was read at the
 					 * store (their use leaves the stack there) */
@@ -88,6 +93,7 @@ struct model {
 	double check_err, check_wsum;	/* the log2 errors weighted, and the weights) */
 	uint32_t threads, modelled;	/* the processes modelled and their threads */
 	uint32_t threads_process;	/* the most threads of one of them */
+	uint32_t nostats;		/* of them, those with no statistics record (killed) */
 };
 
 /* s: the stats record of the thread of index `index` (creation order) */
@@ -842,10 +848,10 @@ static double miss_ratio(const struct model *m, double c, double *lo, double *hi
 	*lo = *hi = 0;
 	if (all <= 0)
 		return 0;
-	reuse_share_beyond_bounds(m->dist, c, &slo, &shi);
+	reuse_share_beyond_bounds(m->dist_w, c, &slo, &shi);
 	*lo = (m->reuses * slo + m->inv + m->cold) / all;
 	*hi = (m->reuses * shi + m->inv + m->cold) / all;
-	return (m->reuses * reuse_share_beyond(m->dist, c) + m->inv + m->cold) / all;
+	return (m->reuses * reuse_share_beyond(m->dist_w, c) + m->inv + m->cold) / all;
 }
 
 static int u64_cmp(const void *x, const void *y)
@@ -1062,6 +1068,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		{ "pid", (double)m->proc->pid }, { "processes", (double)m->p->nproc },
 		{ "processes_modelled", (double)m->modelled },
 		{ "threads_process", (double)m->threads_process },
+		{ "processes_no_stats", (double)m->nostats },
 		{ "element", m->element }, { "accesses", m->accesses },
 		{ "footprint", m->footprint }, { "reuses", m->reuses },
 		{ "footprint_thread", (m->mode & REUSE_M_EXACT) || m->modelled > 1 ?
@@ -1131,6 +1138,10 @@ static const char schema_sql[] =
  * (named) move to t. */
 static int model_add(struct model *t, struct model *m)
 {
+	double dsum = 0, k;
+	for (int b = 0; b < REUSE_BINS; b++)
+		dsum += m->dist[b];
+	k = dsum > 0 && m->reuses > 0 ? m->reuses / dsum : 1;
 	t->have_stats |= m->have_stats;
 	t->mode |= m->mode;
 	t->counts |= m->counts;
@@ -1158,6 +1169,7 @@ static int model_add(struct model *t, struct model *m)
 		ts->dist[b] += m->st.dist[b];
 		t->time[b] += m->time[b];
 		t->dist[b] += m->dist[b];
+		t->dist_w[b] += m->dist[b] * k;
 		t->ns[b] += m->ns[b];
 		t->check_drawn[b] += m->check_drawn[b];
 	}
@@ -1188,6 +1200,7 @@ static int model_add(struct model *t, struct model *m)
 		if (!q)
 			return -ENOMEM;
 		t->pair = q;
+		t->cap = t->npair + m->npair;
 		memcpy(t->pair + t->npair, m->pair, m->npair * sizeof(*q));
 		t->npair += m->npair;
 		m->npair = 0;
@@ -1208,11 +1221,26 @@ static void model_free(struct model *m)
 
 /* A process whose records hold a reuse statistic with an access or a sample, or an outcome
  * or a pair: it ran sonde's reuse runtime and measured something (a wrapper that only
- * waited for the program did not).  (reuse_fill also leaves out a process of another
- * source than the main one's.) */
+ * waited for the program did not).  A process killed before its threads wrote their
+ * statistics (written at a thread's end) still has its outcomes and pairs (the code
+ * review of 2026-11-29).  (reuse_fill also leaves out a process of another source.) */
 static int measured(const struct model *m)
 {
-	return m->have_stats && (m->st.accesses || m->st.samples || m->nsv || m->npair);
+	return (m->have_stats && (m->st.accesses || m->st.samples)) || m->nsv || m->npair;
+}
+
+/* The source the processes are summed in: one that counts accesses (inst, hw) where a
+ * process ran with it (a wrapper never does: it is no sonde-cc program), else the main
+ * process's.  (A short `sh -c './rb; ./rb'` had the shell as the main process, of alike
+ * sample counts and started first, and its clock left both inst programs out: the code
+ * review of 2026-11-29.) */
+static const char *sum_source(const struct profile *p, const struct prof_process *main_pr)
+{
+	const char *ref = main_pr->source;
+	for (size_t i = 0; i < p->nproc && (!ref || !strcmp(ref, "clock")); i++)
+		if (p->proc[i].source && *p->proc[i].source && strcmp(p->proc[i].source, "clock"))
+			ref = p->proc[i].source;
+	return ref ? ref : "";
 }
 
 /*
@@ -1267,6 +1295,8 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 	if (!p->nproc)
 		return errmsg(err, errlen, -EINVAL, "%s: no process in the recording", p->dir);
 	const struct prof_process *main_pr = profile_main_process(p);
+	const char *src = sum_source(p, main_pr);
+	uint64_t most = 0;	/* the modelled process with the most samples names the run */
 	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL))
 		return db_fail(db, err, errlen, "writing the reuse tables");
 	for (int l = 1; l <= 3; l++)
@@ -1279,12 +1309,16 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			break;
 		/* one unit: a wrapper not built by sonde-cc samples by the clock where the
 		 * program counts accesses (inst) */
-		if (i < p->nproc && strcmp(pr->source, main_pr->source))
+		if (i < p->nproc && strcmp(pr->source ? pr->source : "", src))
 			continue;
 		r = model_process(db, p, pr, i < p->nproc, &one, &one_chk, &skip, err, errlen);
 		if (!r && !skip) {
-			if (!m.proc || pr == main_pr)
+			uint64_t n = prof_process_samples(pr);
+			if (!m.proc || n > most || (n == most && pr == main_pr)) {
 				m.proc = chk.proc = pr;
+				most = n;
+			}
+			m.nostats += !one.have_stats;
 			if ((r = model_add(&m, &one)) || (r = model_add(&chk, &one_chk)))
 				errmsg(err, errlen, r, "summing the processes' reuse");
 		}

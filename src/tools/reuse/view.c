@@ -47,13 +47,14 @@ static int no_counts(sqlite3 *db)
 /*
  * Into b: which processes were modelled, when the recording has several (MPI ranks,
  * forked children, a wrapper such as /usr/bin/time); "" when it has one.  Every process
- * that measured something is modelled and the models summed (since 2026-11-29; a
- * profile.db before it has no processes_modelled, and modelled the one with the most).
+ * that measured something is modelled and the models summed (since 2026-11-29, DB
+ * schema 14; before, the one with the most samples).
  */
 static const char *process_note(sqlite3 *db, char *b, size_t len)
 {
 	double n = meta_num(db, "processes"), k = meta_num(db, "processes_modelled");
-	char some[64] = "", rest[96] = "";
+	double ns = meta_num(db, "processes_no_stats");
+	char some[64] = "", rest[96] = "", killed[160] = "";
 	*b = 0;
 	if (n <= 1)
 		return b;
@@ -62,13 +63,19 @@ static const char *process_note(sqlite3 *db, char *b, size_t len)
 		snprintf(rest, sizeof(rest), "; not modelled, %.0f that took no sample by this "
 			 "source (a wrapper, a launcher)", n - k);
 	}
+	/* killed before their threads wrote their counts: outcomes with nothing to scale
+	 * them by (the code review of 2026-11-29) */
+	if (ns > 0)
+		snprintf(killed, sizeof(killed), "; %.0f ended without writing %s access counts "
+			 "(killed?), so %s outcomes weigh nothing", ns, ns == 1 ? "its" : "their",
+			 ns == 1 ? "its" : "their");
 	if (k > 1)
 		snprintf(b, len, "%.0f%s, each modelled in its own address space and caches, their "
-			 "histograms summed%s", k, some, rest);
+			 "histograms summed%s%s", k, some, rest, killed);
 	else
 		snprintf(b, len, "pid %.0f, the one with the most samples of the recording's %.0f"
-			 " processes (the others %s)", meta_num(db, "pid"), n, k ?
-			 "took none by this source: a wrapper, a launcher" : "are not modelled");
+			 " processes (the others took none by this source: a wrapper, a "
+			 "launcher)%s", meta_num(db, "pid"), n, killed);
 	return b;
 }
 
@@ -661,8 +668,8 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 			size_str(ft, fts, sizeof(fts));
 			fprintf(out, "the data its largest %s touches (%s; %s for all %s"
 				     " together) %s the %s of its core.", u,
-				fts, fp, u[0] == 't' ? "threads" : "processes", ft <= l2 ? "fits in" :
-				"does not fit in", where);
+				fts, fp, u[0] == 't' ? "threads" : "processes",
+				ft <= l2 ? "fits in" : "does not fit in", where);
 		} else {
 			fprintf(out, "the data it touches (%s) %s the %s.", fp,
 				foot <= l2 ? "fits in" : "does not fit in", where);
@@ -819,9 +826,12 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 	char b[4][768];
 
 	fprintf(out, "sonde reuse: %s\n", report_program(db, b[0], sizeof(b[0])));
-	if (*process_note(db, b[0], sizeof(b[0])))
-		fprintf(out, "  %s %s\n", meta_num(db, "processes_modelled") > 1 ? "processes" :
-			"process", b[0]);
+	if (*process_note(db, b[0], sizeof(b[0]))) {
+		char line[900];
+		snprintf(line, sizeof(line), "%s %s", meta_num(db, "processes_modelled") > 1 ?
+			 "processes" : "process", b[0]);
+		text_hang(out, "  ", "      ", line, 80);	/* (a line of 170: the review) */
+	}
 	fprintf(out, "  source %s, period %s %s; %s cache, %s reuse (elements: %s)\n",
 		db_meta(db, "source", b[0], sizeof(b[0])), db_meta(db, "period", b[1], sizeof(b[1])),
 		db_meta(db, "period_unit", b[2], sizeof(b[2])),

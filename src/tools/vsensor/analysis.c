@@ -87,7 +87,9 @@ struct ext_desc {
 	unsigned work;		/* argument bits that decide the work */
 	unsigned out;		/* pointer arguments written */
 	unsigned taint;		/* arguments that receive process-dependent values */
-	int value_fixed;	/* result depends only on the work arguments (pure math) */
+	int value_fixed;	/* result depends only on the arguments (pure math; all of
+				 * them, whatever `work` says: sqrt's work is fixed, its
+				 * value its argument's) */
 	unsigned peer;		/* partner or root: a rank-dependent one makes the work rank-dependent */
 	int vary;		/* work never fixed (counts in arrays), but no effect beyond out */
 	unsigned keep;		/* pointer arguments the call keeps, to write through later */

@@ -195,10 +195,12 @@ static int cmd_list(int argc, char **argv)
 			csv = 1;
 		else if (!strcmp(argv[i], "--"))
 			break;
-		else if (argv[i][0] == '-')	/* -DX, -I...: the compiler's, after -- */
+		else if (argv[i][0] == '-' && argv[i][1] != '-')	/* -DX, -I...: after -- */
 			return sonde_usage_error("vsensor", "unknown option '%s' (compiler "
 						 "flags go after '--': list FILE.c -- %s)",
 						 argv[i], argv[i]);
+		else if (argv[i][0] == '-')
+			return sonde_usage_error("vsensor", "unknown option '%s'", argv[i]);
 		else if (!file)
 			file = argv[i];
 		else

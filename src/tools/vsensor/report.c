@@ -843,8 +843,8 @@ static void waited_for_note(const struct loaded *l, FILE *f)
 			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?  A "
 			    "rank late in work no sensor times (a sleep, a loop not taken, a "
 			    "stop) makes the others wait in their communication, and its own "
-			    "cells can read normal (coverage.csv)", s * m->slice_s, e * m->slice_s, a, b,
-			    nw == 1 ? "it" : "them");
+			    "cells can read normal (coverage.csv)", s * m->slice_s, e * m->slice_s,
+			    a, b, nw == 1 ? "it" : "them");
 		s = e;
 	}
 	free(fl);
@@ -1147,10 +1147,12 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			int cpu = 0;
 			for (int i = 0; i < l->nev && !cpu; i++) {
 				char r[32], st[32], e[32], sv[32], sens[256];
+				if (!keep[i])
+					continue;
 				event_cells(l, i, r, st, e, sv);
 				sensors_of(l, r, vs_model_kind(l->ev[i].kind), st, sens,
 					   sizeof(sens));
-				cpu = keep[i] && strstr(sens, "(cpu share)") != NULL;
+				cpu = strstr(sens, "(cpu share)") != NULL;
 			}
 			say(stdout, "severity: the event's mean speed against the best (1 = full "
 			    "speed; the lower, the worse)%s", cpu ? "; sensor '(cpu share)': the "

@@ -133,9 +133,9 @@ int main(int argc, char **argv)
 	for (int it = 0; it < 50; it++) {
 		for (int j = 0; j < 1000; j++)				/* SENSOR */
 			a[j] = a[j] * 0.5 + 1;
-		for (int j = 0; j < 1000; j++)				/* SENSOR sqrt's cost is fixed */
+		for (int j = 0; j < 1000; j++)			/* SENSOR fixed cost */
 			s += sqrt(a[j]) + fabs(a[j]) + floor(a[j]);
-		for (int j = 0; j < 1000; j++)				/* NO(reads memory) exp's may not be */
+		for (int j = 0; j < 1000; j++)			/* NO(reads memory) */
 			s += exp(-a[j]);
 	}
 	/* the compiler's builtin of memset is memset (glibc's CPU_ZERO expands to it: the
