@@ -394,6 +394,13 @@ mat b-end/matrix-compute.csv 30 1 's < 15 ? 1 : ""' 1 's < 29 ? 1 : ""'
 "$SONDE" vsensor report b-end >end.out 2>&1
 check t604-vsensor-rank-ends grep -qx "rank 1's records end at 3.0 s, the last rank's at 6.0 s: it stopped early (killed, stopped) or ran no sensor after" <(joined end.out)
 check t604-vsensor-rank-ends-one-slice eval '! grep -q "rank 3.s records" end.out'
+# eight such stretches: the first five said (the why once), then how many more
+w8='s % 25 >= 5 && s % 25 < 15 ? 0.2 : 1'
+mat b-wait8/matrix-network.csv 200 "$w8" 1 "$w8" "$w8"
+notes b-wait8
+check t604-vsensor-waited-for-five [ "$(grep -c "^network at .* waiting for it?" net.notes)" -eq 5 ]
+check t604-vsensor-waited-for-why-once [ "$(grep -c "A rank late in work no sensor times" net.notes)" -eq 1 ]
+check t604-vsensor-waited-for-more grep -qx "(and 3 more such stretches)" net.out
 # the severity's legend under the events
 check t604-vsensor-severity-legend grep -q "^severity: the event's mean speed against the best (1 = full speed; the lower, the worse)$" <(joined net.out)
 notes b-flag

@@ -809,6 +809,7 @@ static void waited_for_note(const struct loaded *l, FILE *f)
 	unsigned char *fl = calloc(nr ? nr : 1, 1), *has = calloc(nr ? nr : 1, 1);
 	int *lst = calloc(nr ? nr : 1, sizeof(int));
 	char a[300], b[300];
+	int said = 0, more = 0;	/* the first VS_SILENT_SHOWN stretches said, then a count */
 	for (int s = 0; fl && has && lst && s < ns;) {
 		int any = 0, e = s;
 		for (int r = 0; r < nr; r++)
@@ -839,14 +840,18 @@ static void waited_for_note(const struct loaded *l, FILE *f)
 			if (!fl[r] && has[r])
 				lst[nw++] = r;
 		ranks_named(b, sizeof(b), lst, nw);
-		if (nw && nw < nf)
-			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?  A "
-			    "rank late in work no sensor times (a sleep, a loop not taken, a "
-			    "stop) makes the others wait in their communication, and its own "
-			    "cells can read normal (coverage.csv)", s * m->slice_s, e * m->slice_s,
-			    a, b, nw == 1 ? "it" : "them");
+		if (nw && nw < nf && said++ >= VS_SILENT_SHOWN)
+			more++;
+		else if (nw && nw < nf)	/* the why once, with the first */
+			say(f, "network at %.1f-%.1f s on %s, not on %s: waiting for %s?%s",
+			    s * m->slice_s, e * m->slice_s, a, b, nw == 1 ? "it" : "them",
+			    said > 1 ? "" : "  A rank late in work no sensor times (a sleep, a loop "
+			    "not taken, a stop) makes the others wait in their communication, and "
+			    "its own cells can read normal (coverage.csv)");
 		s = e;
 	}
+	if (more)
+		say(f, "(and %d more such stretch%s)", more, more == 1 ? "" : "es");
 	free(fl);
 	free(has);
 	free(lst);
