@@ -37,10 +37,11 @@ echo "pingpong: cell 1-2 = $v, true $t (2N = $((2 * N)))"
 check "t402-pingpong-true-2n ($t)" between "$t" $((2 * N - 2 * N / 100)) $((2 * N + 2 * N / 100))
 check t402-pingpong-all-4n between "$v" "$t" $((4 * N))
 check t402-exact-meta [ "$(comm_meta pp exact)" = 1 ]
-# the report says why code and objects are missing (the helper's trial on CoMD: none shown,
-# no word of it)
+# the report names the token's object and the code, placed by one transfer in 61, and says
+# so (the helper's trial on CoMD: none shown, no word of it; since 2026-11-29 placed, t424)
 "$SONDE" report pp >pp.report 2>&1
-check t402-exact-says-no-code grep -q "exact keeps no addresses or instructions" pp.report
+check t402-exact-says-placed grep -q "^Top objects (of 1 exact transfer in 61: estimated volumes)" pp.report
+check t402-exact-code awk -F, 'NR > 1 && $6 ~ /commbench\.c:[0-9]+/ && $7 ~ /commbench\.c:[0-9]+/ { n++ } END { exit !n }' pp/comm/pairs.csv
 check t402-exact-samples [ "$(comm_meta pp samples)" -gt $((4 * N)) ]
 check t402-exact-lost [ "$(comm_meta pp exact_lost)" -eq 0 ]
 
