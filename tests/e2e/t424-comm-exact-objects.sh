@@ -29,8 +29,15 @@ check "t424-object-split" awk -v a="$of" -v b="$ot" -v c="$fal" -v d="$all" 'BEG
 check t424-true-line awk -F, 'NR > 1 && $4 == $3 && $5 == 0 && $7 == "1:+0 2:+0 3:+0 4:+0" { n++ } END { exit n != 1 }' ex/comm/lines.csv
 check t424-false-line awk -F, 'NR > 1 && $5 == $3 && $4 == 0 && $7 == "1:+8 2:+16 3:+24 4:+32" { n++ } END { exit n != 1 }' ex/comm/lines.csv
 check t424-two-lines [ "$(awk -F, 'NR > 1' ex/comm/lines.csv | wc -l)" -eq 2 ]
-# the code: fs's two stores (commbench.c), not "?"
-check t424-pairs-code awk -F, 'NR > 1 && ($6 !~ /^fs \(commbench\.c:[0-9]+\)$/ || $7 !~ /^fs \(commbench\.c:[0-9]+\)$/) { bad++ } NR > 1 { n++ } END { exit !(n && !bad) }' ex/comm/pairs.csv
+sed 's/^/    pairs.csv: /' ex/comm/pairs.csv
+# the code: fs's two stores (commbench.c), on one side at least of the pairs of 610
+# transfers or more (ten recorded on average; a side is the code of the transfers its
+# thread observed, and on 2 time-shared cores a pair's transfers may all go one way: that
+# side has none recorded), and nothing but fs's on either side
+fsc='^fs \(commbench\.c:[0-9]+\)$'
+check t424-pairs-code awk -F, -v re="$fsc" 'NR > 1 && $3 >= 610 { n++
+	if (!($6 ~ re || $7 ~ re) || ($6 != "" && $6 !~ re) || ($7 != "" && $7 !~ re)) bad++ }
+	END { exit !(n && !bad) }' ex/comm/pairs.csv
 # the summary and the page say whose estimate they are
 check t424-summary-objects grep -q "^Top objects (of 1 exact transfer in 61: estimated volumes)" summary
 check t424-summary-no-old-note bash -c '! grep -q "keeps no addresses" summary'
