@@ -131,14 +131,15 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		    strcmp(pr->clock_event, "posix-timer"))
 			for (size_t j = 0; j < pr->nthread; j++) {
 				const struct sonde_rec_stats *ts = &pr->thread[j].stats;
-				/* (one without a sample: the signal held pending while blocked
-				 * comes once when the thread unblocks it, at its end, and is
-				 * dropped as late: 1 in 5 runs beside a busy loop; 20 periods
-				 * or more of CPU give 1 or none by chance once in 10^7; one
-				 * with a sample is a thread whose first sample cost its run,
-				 * the code review) */
-				if (pr->thread[j].has_stats && (ts->signals == 0 ||
-				    (ts->signals == 1 && ts->samples == 0)) &&
+				/* (one signal: the one held pending while blocked comes once
+				 * when the thread unblocks it, at its end, and is dropped as
+				 * late, or, under load, taken as a sample: t069 failed in two
+				 * suites of 2026-11-29 with the perf clock, inherited; 20
+				 * periods or more of CPU give 1 or none by chance once in
+				 * 10^7.  A first sample whose handler ran long is no such
+				 * thread: the timer fires on meanwhile, held pending, and comes
+				 * again after it: 2 signals or more) */
+				if (pr->thread[j].has_stats && ts->signals <= 1 &&
 				    ts->cpu_ns >= least) {
 					deaf++;
 					deaf_cpu += ts->cpu_ns;
