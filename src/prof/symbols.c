@@ -2091,7 +2091,6 @@ static bool fp_prologue(const uint8_t *c, size_t n)
 	return false;
 }
 
-/* By address, then by symbol table order (qsort is not stable: the names' index). */
 /* A function symbol and, for a local one, the name index of its source file's STT_FILE
  * symbol (0: none). */
 struct efsym {
@@ -2099,6 +2098,7 @@ struct efsym {
 	Elf64_Word file;
 };
 
+/* By address, then by symbol table order (qsort is not stable: the names' index). */
 static int sym_value_cmp(const void *x, const void *y)
 {
 	const GElf_Sym *a = &((const struct efsym *)x)->s, *b = &((const struct efsym *)y)->s;
@@ -2167,7 +2167,8 @@ static int each_function(const char *path, uint64_t min_size,
 		uint64_t o = sym.st_value - th.sh_addr;
 		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		const char *fn = fs[i].file ? elf_strptr(elf, sh.sh_link, fs[i].file) : NULL;
-		visit(ctx, name ? name : "?", fn && *fn ? fn : NULL, (const uint8_t *)td->d_buf + o,
+		visit(ctx, name ? name : "?", fn && *fn ? fn : NULL,
+		      (const uint8_t *)td->d_buf + o,
 		      (size_t)(sym.st_size < td->d_size - o ? sym.st_size : td->d_size - o));
 	}
 	free(fs);
@@ -2241,7 +2242,8 @@ static void atomics_visit(void *ctx, const char *name, const char *file, const u
 	 * numbered per file: AMG had three; later clangs' "f.omp_outlined", gcc's
 	 * "f._omp_fn.0", for f static in several files) with its file (the trial of
 	 * 2026-11-29) */
-	if (file && (name[0] == '.' || strstr(name, ".omp_outlined") || strstr(name, "._omp_fn.")))
+	if (file &&
+	    (name[0] == '.' || strstr(name, ".omp_outlined") || strstr(name, "._omp_fn.")))
 		snprintf(a->top[at], sizeof(a->top[at]), "%s in %s", dm ? dm : name, file);
 	else
 		snprintf(a->top[at], sizeof(a->top[at]), "%s", dm ? dm : name);

@@ -23,7 +23,9 @@ enum comm_rec_type {
 	COMM_REC_XSAMPLE = SONDE_REC_TOOL + 3,
 };
 #define COMM_XSAMPLE_EVERY 61	/* a prime: no lock-step with a loop's stride */
-#define COMM_XSAMPLE_EVERY_S "61"
+#define COMM_STR_(x) #x
+#define COMM_STR(x) COMM_STR_(x)
+#define COMM_XSAMPLE_EVERY_S COMM_STR(COMM_XSAMPLE_EVERY)	/* "61", for the reports' titles */
 
 /* Flags of events and exact records. */
 #define COMM_F_TRUE 0x1		/* true sharing (byte ranges overlap); else false sharing */

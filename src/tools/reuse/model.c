@@ -96,6 +96,29 @@ struct model {
 	uint32_t nostats;		/* of them, those with no statistics record (killed) */
 };
 
+/* s's counters added into d: a thread's into its process's, a process's into the sum of
+ * the processes (model_add); the pages, a process's (each thread's record holds them
+ * all), are the callers'. */
+static void stats_sum(struct reuse_rec_stats *d, const struct reuse_rec_stats *s)
+{
+	d->accesses += s->accesses;
+	d->samples += s->samples;
+	d->armed += s->armed;
+	d->arm_failures += s->arm_failures;
+	d->traps += s->traps;
+	d->stale += s->stale;
+	d->lost += s->lost;
+	if (s->watch_errno)
+		d->watch_errno = s->watch_errno;
+	d->cold += s->cold;
+	d->invalidations += s->invalidations;
+	d->reuses += s->reuses;
+	for (int b = 0; b < REUSE_BINS; b++) {
+		d->time[b] += s->time[b];
+		d->dist[b] += s->dist[b];
+	}
+}
+
 /* s: the stats record of the thread of index `index` (creation order) */
 static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t index)
 {
@@ -103,15 +126,7 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t
 	m->mode |= s->mode;
 	m->counts |= (s->mode & REUSE_M_COUNTS) != 0;
 	m->element = s->element;
-	m->st.accesses += s->accesses;
-	m->st.samples += s->samples;
-	m->st.armed += s->armed;
-	m->st.arm_failures += s->arm_failures;
-	m->st.traps += s->traps;
-	m->st.stale += s->stale;
-	m->st.lost += s->lost;
-	if (s->watch_errno)
-		m->st.watch_errno = s->watch_errno;
+	stats_sum(&m->st, s);
 	if (s->check_period > m->check_period)
 		m->check_period = s->check_period;
 	if (s->slots > m->slots)
@@ -121,19 +136,12 @@ static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t
 		m->st.pages2 = s->pages2;
 		m->st.pages3 = s->pages3;
 	}
-	m->st.cold += s->cold;
 	/* the exact engine's unit of the thread (rt-reuse.c: its index modulo REUSE_UNITS):
 	 * a unit's first touches are the cold accesses of its threads together */
 	double *u = &m->unit_cold[index % REUSE_UNITS];
 	*u += (double)s->cold;
 	if (*u > m->footprint_thread)
 		m->footprint_thread = *u;
-	m->st.invalidations += s->invalidations;
-	m->st.reuses += s->reuses;
-	for (int b = 0; b < REUSE_BINS; b++) {
-		m->st.time[b] += s->time[b];
-		m->st.dist[b] += s->dist[b];
-	}
 }
 
 /* 1 + the index (in the process) of the thread whose stack holds addr, 0 for none. */
@@ -1147,26 +1155,11 @@ static int model_add(struct model *t, struct model *m)
 	t->counts |= m->counts;
 	t->page_counts |= m->page_counts;
 	t->element = m->element;
-	struct reuse_rec_stats *ts = &t->st;
-	const struct reuse_rec_stats *ms = &m->st;
-	ts->accesses += ms->accesses;
-	ts->samples += ms->samples;
-	ts->armed += ms->armed;
-	ts->arm_failures += ms->arm_failures;
-	ts->traps += ms->traps;
-	ts->stale += ms->stale;
-	ts->lost += ms->lost;
-	ts->pages += ms->pages;
-	ts->pages2 += ms->pages2;
-	ts->pages3 += ms->pages3;
-	ts->cold += ms->cold;
-	ts->invalidations += ms->invalidations;
-	ts->reuses += ms->reuses;
-	if (m->st.watch_errno)
-		ts->watch_errno = m->st.watch_errno;
+	stats_sum(&t->st, &m->st);
+	t->st.pages += m->st.pages;	/* each process its own pages */
+	t->st.pages2 += m->st.pages2;
+	t->st.pages3 += m->st.pages3;
 	for (int b = 0; b < REUSE_BINS; b++) {
-		ts->time[b] += m->st.time[b];
-		ts->dist[b] += m->st.dist[b];
 		t->time[b] += m->time[b];
 		t->dist[b] += m->dist[b];
 		t->dist_w[b] += m->dist[b] * k;

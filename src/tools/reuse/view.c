@@ -663,12 +663,11 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 			char fts[32];
 			/* sampled, several processes: each process's pages (its ranks each on a
 			 * core of their own) */
-			const char *u = !exact && meta_num(db, "processes_modelled") > 1 ? "process"
-											: "thread";
+			const int procs = !exact && meta_num(db, "processes_modelled") > 1;
 			size_str(ft, fts, sizeof(fts));
 			fprintf(out, "the data its largest %s touches (%s; %s for all %s"
-				     " together) %s the %s of its core.", u,
-				fts, fp, u[0] == 't' ? "threads" : "processes",
+				     " together) %s the %s of its core.",
+				procs ? "process" : "thread", fts, fp, procs ? "processes" : "threads",
 				ft <= l2 ? "fits in" : "does not fit in", where);
 		} else {
 			fprintf(out, "the data it touches (%s) %s the %s.", fp,

@@ -286,10 +286,7 @@ __attribute__((format(printf, 2, 3))) static void say(FILE *f, const char *fmt, 
 
 /* The page: a header, the events, and each kind's rank x time matrix as a heat map (1.0
  * light, 0.5 and below dark; flagged cells outlined), on the shared report layer. */
-static void network_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f);
-static void compute_note(const struct loaded *l, const struct vs_rule *rule, FILE *f);
-static void waited_for_note(const struct loaded *l, FILE *f);
-static void ends_note(const struct loaded *l, FILE *f);
+static void event_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f);
 
 /* The median rank's share of the run its sensors timed, from DIR/coverage.csv (judge.c,
  * since 2026-11-28), and the lowest and highest; -1 where there is no such file. */
@@ -373,20 +370,14 @@ static void switched_note(const char *dir, FILE *out)
 					off[k] += !strcmp(fl[6], "yes");
 				}
 	fclose(f);
-	for (int k = 0; k < VS_KINDS; k++) {
-		char b[512];
-		if (!off[k])
-			continue;
-		int n = snprintf(b, sizeof(b), "%s: %d of %d sensor timings (sensor x rank) "
-				 "switched off as too short (under %d us a sense over the first "
-				 "%d; sensors.csv)", vs_model_kind(k), off[k], all[k],
-				 VS_SHORT_NS / 1000, VS_SHORT_AFTER);
-		if (off[k] == all[k] && n > 0 && (size_t)n < sizeof(b))
-			snprintf(b + n, sizeof(b) - n, ": %s", k == 0 ?
-				 "the compute cells are the CPU share alone, and a core slower at "
-				 "its full share does not show" : "this kind is not judged");
-		text_hang(out, "", "  ", b, 80);
-	}
+	for (int k = 0; k < VS_KINDS; k++)
+		if (off[k])
+			say(out, "%s: %d of %d sensor timings (sensor x rank) switched off as too "
+			    "short (under %d us a sense over the first %d; sensors.csv)%s",
+			    vs_model_kind(k), off[k], all[k], VS_SHORT_NS / 1000, VS_SHORT_AFTER,
+			    off[k] < all[k] ? "" : k == 0 ? ": the compute cells are the CPU share "
+			    "alone, and a core slower at its full share does not show" :
+			    ": this kind is not judged");
 }
 
 /* DIR/silent.csv's stretches (judge.c, write_silences; since 2026-11-29), each through fn
@@ -503,10 +494,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 		coverage_note(dir, nf);
 		switched_note(dir, nf);
 		silence_note(dir, m->slice_s, nf);
-		ends_note(l, nf);
-		waited_for_note(l, nf);
-		compute_note(l, rule, nf);
-		network_notes(l, rule, nf);
+		event_notes(l, rule, nf);
 		fclose(nf);
 	}
 	if (notes && notes[0]) {
@@ -775,6 +763,7 @@ static void compute_note(const struct loaded *l, const struct vs_rule *rule, FIL
 			have += !isnan(v);
 			under += !isnan(v) && v < rule->threshold[0];
 		}
+		/* (as many slices as the network rule wants for a rank's level) */
 		if (have >= VS_NET_MIN_SLICES && 2 * under > have) {
 			int pc = (int)(100.0 * under / have + 0.5);
 			low[n++] = r;
@@ -821,10 +810,10 @@ static void waited_for_note(const struct loaded *l, FILE *f)
 		memset(fl, 0, nr);
 		memset(has, 0, nr);
 		for (;; e++) {
-			int more = 0;
+			int on = 0;
 			for (int r = 0; e < ns && r < nr; r++)
-				more |= l->flag[1][(size_t)r * ns + e];
-			if (!more)
+				on |= l->flag[1][(size_t)r * ns + e];
+			if (!on)
 				break;
 			for (int r = 0; r < nr; r++) {
 				fl[r] |= l->flag[1][(size_t)r * ns + e];
@@ -955,6 +944,16 @@ out:
 	free(sparse);
 	free(waits);
 	free(lowlvl);
+}
+
+/* The notes under the events, the terminal's and the page's: ranks that stopped early,
+ * ranks waited for, a busy machine's compute, what the network rule could not judge. */
+static void event_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f)
+{
+	ends_note(l, f);
+	waited_for_note(l, f);
+	compute_note(l, rule, f);
+	network_notes(l, rule, f);
 }
 
 /* --json: the run, the rule, the events and the matrices (null where a cell has no data),
@@ -1164,12 +1163,8 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			    "rank got less CPU than the job's typical share (another process on "
 			    "its core, a quota)" : "");
 		}
-		if (!to->quiet) {
-			ends_note(l, stdout);
-			waited_for_note(l, stdout);
-			compute_note(l, &rule, stdout);
-			network_notes(l, &rule, stdout);
-		}
+		if (!to->quiet)
+			event_notes(l, &rule, stdout);
 		text_table_free(t);
 		int legend = 0;
 		for (int k = 0; k < VS_KINDS; k++)
