@@ -13,6 +13,8 @@ struct text_table {
 	int ncols, nrows, cap;
 	char **cells;		/* (nrows + 1) * ncols: the headings first */
 	char *align;
+	unsigned char *group;	/* per row (the headings' first): a group's title row */
+	int group_cap;
 };
 
 static char *dup_cell(const char *s)
@@ -73,7 +75,38 @@ int text_table_add(struct text_table *t, const char *const *cells)
 		}
 	}
 	t->nrows++;
+	if (t->nrows + 1 > t->group_cap) {
+		int cap = t->group_cap ? 2 * t->group_cap : 16;
+		unsigned char *g = realloc(t->group, (size_t)cap);
+		if (!g) {
+			t->nrows--;
+			for (int i = 0; i < t->ncols; i++)
+				free(row[i]);
+			return -ENOMEM;
+		}
+		memset(g + t->group_cap, 0, (size_t)(cap - t->group_cap));
+		t->group = g, t->group_cap = cap;
+	}
 	return 0;
+}
+
+int text_table_add_group(struct text_table *t, const char *title)
+{
+	const char **cells = calloc((size_t)t->ncols, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	cells[0] = title;
+	int r = text_table_add(t, cells);
+	free(cells);
+	if (!r)
+		t->group[t->nrows] = 1;	/* row nrows of the cells, the headings being 0 */
+	return r;
+}
+
+/* Row r (0: the headings) is a group's title. */
+static int is_group(const struct text_table *t, int r)
+{
+	return r < t->group_cap && t->group[r];
 }
 
 int text_table_rows(const struct text_table *t)
@@ -82,9 +115,13 @@ int text_table_rows(const struct text_table *t)
 }
 
 static void print_row(const struct text_table *t, FILE *f, const char *indent, char **row,
-		      const int *w)
+		      const int *w, int group)
 {
 	int ncols = t->ncols;
+	if (group) {	/* its title alone, from the first column */
+		fprintf(f, "%s%s\n", indent, row[0]);
+		return;
+	}
 	/* trailing empty left-aligned cells would only print spaces */
 	while (ncols > 1 && t->align[ncols - 1] != 'r' && !*row[ncols - 1])
 		ncols--;
@@ -124,7 +161,8 @@ static int shown_cells(const struct text_table *t, char **out)
 {
 	size_t n = (size_t)(t->nrows + 1) * t->ncols;
 	for (size_t i = 0; i < n; i++) {
-		int named = t->align[i % t->ncols] == 'n' && i >= (size_t)t->ncols;
+		int named = i >= (size_t)t->ncols &&
+			    (t->align[i % t->ncols] == 'n' || is_group(t, (int)(i / t->ncols)));
 		if (!(out[i] = named ? short_name(t->cells[i]) : dup_cell(t->cells[i])))
 			return -ENOMEM;
 	}
@@ -257,7 +295,7 @@ void text_table_print(const struct text_table *t, FILE *f, const char *indent)
 	}
 	char **shown = cells ? cells : t->cells;
 	for (int r = 0; r <= t->nrows; r++)
-		for (int c = 0; c < t->ncols; c++) {
+		for (int c = 0; c < t->ncols && !is_group(t, r); c++) {
 			int len = (int)strlen(shown[(size_t)r * t->ncols + c]);
 			if (len > w[c])
 				w[c] = len;
@@ -265,7 +303,7 @@ void text_table_print(const struct text_table *t, FILE *f, const char *indent)
 	if (cells)	/* the printing copies only: never the table's own cells */
 		clip_last_column(t, f, indent, cells, w);
 	for (int r = 0; r <= t->nrows; r++)
-		print_row(t, f, indent, shown + (size_t)r * t->ncols, w);
+		print_row(t, f, indent, shown + (size_t)r * t->ncols, w, is_group(t, r));
 out:
 	for (size_t i = 0; cells && i < n; i++)
 		free(cells[i]);
@@ -284,6 +322,7 @@ void text_table_free(struct text_table *t)
 	}
 	free(t->cells);
 	free(t->align);
+	free(t->group);
 	free(t);
 }
 

@@ -25,6 +25,11 @@ struct text_table *text_table_new(int ncols, const char *const *headings, const 
  * 0 or -ENOMEM. */
 int text_table_add(struct text_table *t, const char *const *cells);
 
+/* Append a group's title row: printed alone from the first column (after the indent),
+ * shortened as a name, taking no part in the columns' widths; the rows after it are the
+ * group's.  0 or -ENOMEM. */
+int text_table_add_group(struct text_table *t, const char *title);
+
 /* Rows added so far. */
 int text_table_rows(const struct text_table *t);
 

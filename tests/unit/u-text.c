@@ -400,6 +400,30 @@ TEST(name_columns_pooled)
 	free(o);
 }
 
+/* A group's title row: printed alone from the first column, no part of the widths, a long
+ * one shortened as a name; the rows after it aligned as if it were not there. */
+TEST(group_rows)
+{
+	const char *heads[] = { "#", "n", "where" };
+	struct text_table *t = text_table_new(3, heads, "rrl");
+	const char *r1[] = { NULL, "12", "a.c:3" }, *r2[] = { NULL, "7", "b.c:10" };
+	CHECK(t && text_table_add_group(t, "1  a title far wider than every column") == 0 &&
+	      text_table_add(t, r1) == 0 && text_table_add(t, r2) == 0 &&
+	      text_table_add_group(t, "2  std::vector<int, std::allocator<int> > "
+				      "make_the_table_name_long_enough_to_cut(int, int)") == 0);
+	CHECK(t && text_table_rows(t) == 4);
+	char *o = t ? printed(t) : NULL;
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	CHECK_STR(o, "#   n  where\n"
+		     "1  a title far wider than every column\n"
+		     "   12  a.c:3\n"
+		     "    7  b.c:10\n"
+		     "2  std::vector<...> make_the_table_name_long_enough_to_cut(...)\n");
+	free(o);
+}
+
 int main(void)
 {
 	RUN(short_enough_or_plain);
@@ -414,5 +438,6 @@ int main(void)
 	RUN(name_columns_many_alike);
 	RUN(fold_lines);
 	RUN(hang_label);
+	RUN(group_rows);
 	return CHECK_DONE();
 }

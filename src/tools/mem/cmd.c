@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		"stderr; the exit status is the program's.\n\n"
 		"Options:\n%s"
 		"  -h, --help            this text\n\n"
-		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv.\n"
+		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv,\n"
+		"object_code.csv (which lines access each object).\n"
 		"Show it again with 'sonde report DIR'.  Manual: man sonde-mem (doc/sonde-mem.md).\n",
 		launch_help);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * html.c - the mem tool's HTML page (`sonde report DIR --html FILE`, `sonde mem --html
- * FILE`): the header, the objects, code and threads tables with a bar of each share, the
- * samples per thread, and the objects x threads heat map; every number from the database.
+ * FILE`): the header, the objects, code, objects x code and threads tables with a bar of
+ * each share, the samples per thread, and the objects x threads heat map; every number from
+ * the database.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -127,6 +128,43 @@ static int code(struct html *h, sqlite3 *db)
 		html_row_end(h);
 	}
 	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "mem/code.csv", NULL);
+}
+
+/* Where the objects are accessed: each object's code lines (view.c, mem_objcode_sql), the
+ * hottest object first; the number is the object's row in the Data objects table. */
+static int objcode(struct html *h, sqlite3 *db)
+{
+	const char *const heads[] = { "#", "object", "function", "file", "line",
+				      mem_count_heading(db), "of object", "share", "loads",
+				      "stores" };
+	sqlite3_stmt *st;
+	int rc;
+	int64_t n = 0, nobj = 0, cur = -1;
+	if (sqlite3_prepare_v2(db, mem_objcode_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	html_section(h, "object-code", "Objects x code");
+	html_para(h, "Where each object is accessed: its code lines, the hottest object first "
+		     "(#: its row in Data objects); of object: the line's share of the object's "
+		     "samples; share: of all samples.  Click a column to sort.");
+	html_table_begin(h, "object-code-table", 10, heads, "rlllrrrrrr", HTML_SORTABLE);
+	/* name, function, file, line, samples, of object, share, loads, stores, object id */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n <= TABLE_MAX_ROWS) {
+		if (sqlite3_column_int64(st, 9) != cur)
+			cur = sqlite3_column_int64(st, 9), nobj++;
+		html_row_begin(h);
+		html_td_int(h, nobj);
+		html_td(h, db_col_str(st, 0));
+		html_td_name(h, db_col_str(st, 1));
+		html_td(h, db_col_str(st, 2));
+		html_td_int(h, sqlite3_column_int64(st, 3));
+		html_td_int(h, sqlite3_column_int64(st, 4));
+		html_td_share(h, sqlite3_column_double(st, 5), 1);
+		html_td_share(h, sqlite3_column_double(st, 6), 2);
+		html_td_int(h, sqlite3_column_int64(st, 7));
+		html_td_int(h, sqlite3_column_int64(st, 8));
+		html_row_end(h);
+	}
+	return report_html_table_end(h, st, rc, n, TABLE_MAX_ROWS, "mem/object_code.csv", NULL);
 }
 
 /* The threads' labels and samples, in the table's order (for the chart and the heat map). */
@@ -286,6 +324,8 @@ int mem_html(sqlite3 *db, struct html *h)
 	int r = objects(h, db);
 	if (!r)
 		r = code(h, db);
+	if (!r)
+		r = objcode(h, db);
 	if (!r)
 		r = threads_read(db, t);
 	if (!r)

@@ -24,7 +24,8 @@ int mem_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
 /* The page's sections: header, objects, code, threads, objects x threads (html.c). */
 int mem_html(struct sqlite3 *db, struct html *page);
 /* The views' queries, in the CSV files' column order (view.c). */
-extern const char mem_objects_sql[], mem_code_sql[], mem_threads_sql[], mem_objthreads_sql[];
+extern const char mem_objects_sql[], mem_code_sql[], mem_threads_sql[], mem_objthreads_sql[],
+	mem_objcode_sql[];
 /* The tables' count column heading: "periods" where the samples are weighted (the clock's
  * time budget: a sample stands for the periods it skipped), else "samples" (view.c).  The
  * usability review of 2026-11-29 read a one-sample row of weight 61 as "61 samples". */

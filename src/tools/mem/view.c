@@ -52,6 +52,26 @@ const char mem_objthreads_sql[] =
 	" JOIN objects o ON o.id = x.object JOIN threads t ON t.id = x.thread"
 	" ORDER BY o.samples DESC, o.id, x.samples DESC, t.id";
 
+/*
+ * Where each object is accessed: its code lines, the hottest object first and in each the
+ * hottest line (the usability review of 2026-11-27, M3: "which lines touch gtab?" took SQL;
+ * VTune and `perf mem report --sort=symbol_daddr,sym` pair them).  A read-modify-write
+ * counts as a load and a store, as in the other tables.  The object's id last, for the
+ * text's groups (the CSV and JSON stop before it).
+ */
+#define MEM_STR_(x) #x
+#define MEM_STR(x) MEM_STR_(x)
+const char mem_objcode_sql[] =
+	"SELECT o.name, c.function, c.file, c.line, SUM(m.weight),"
+	" CAST(SUM(m.weight) AS REAL) / MAX(1, o.samples),"
+	" CAST(SUM(m.weight) AS REAL) / MAX(1, (SELECT SUM(samples) FROM objects)),"
+	" SUM(CASE WHEN (m.flags & " MEM_STR(SONDE_MEM_STORE) ") = 0 OR (m.flags & "
+	MEM_STR(SONDE_MEM_RMW) ") != 0 THEN m.weight ELSE 0 END),"
+	" SUM(CASE WHEN (m.flags & " MEM_STR(SONDE_MEM_STORE) ") != 0 OR (m.flags & "
+	MEM_STR(SONDE_MEM_RMW) ") != 0 THEN m.weight ELSE 0 END), o.id"
+	" FROM mem_samples m JOIN objects o ON o.id = m.object JOIN code c ON c.id = m.code"
+	" GROUP BY m.object, m.code ORDER BY o.samples DESC, o.id, 5 DESC, c.id";
+
 static const char *const objects_cols[] = { "object", "kind", "samples", "share",
 					    "loads", "stores", "size", "allocs", "path" };
 static const char *const code_cols[] = { "function", "file", "line", "samples",
@@ -59,6 +79,8 @@ static const char *const code_cols[] = { "function", "file", "line", "samples",
 static const char *const threads_cols[] = { "thread", "tid", "rank", "pid", "samples",
 					    "share", "omp_thread" };
 static const char *const objthreads_cols[] = { "object", "thread", "samples", "share" };
+static const char *const objcode_cols[] = { "object", "function", "file", "line", "samples",
+					   "object_share", "share", "loads", "stores" };
 
 #define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -134,6 +156,9 @@ int mem_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 	if (!r)
 		r = export_one(db, dir, "object_threads.csv", mem_objthreads_sql,
 			       NCOLS(objthreads_cols), objthreads_cols, err, errlen);
+	if (!r)
+		r = export_one(db, dir, "object_code.csv", mem_objcode_sql, NCOLS(objcode_cols),
+			       objcode_cols, err, errlen);
 	return r;
 }
 
@@ -445,15 +470,16 @@ static int text_objects(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 	return 0;
 }
 
-static void code_location(char *buf, size_t len, sqlite3_stmt *st)
+/* "file.c:12" from the row's file (column col, its base name) and line (col + 1). */
+static void code_location(char *buf, size_t len, sqlite3_stmt *st, int col)
 {
-	const char *file = (const char *)sqlite3_column_text(st, 1);
+	const char *file = (const char *)sqlite3_column_text(st, col);
 	const char *base = file ? strrchr(file, '/') : NULL;
 	base = base ? base + 1 : file;
 	if (!base || !*base)
 		snprintf(buf, len, "-");
-	else if (sqlite3_column_int(st, 2) > 0)
-		snprintf(buf, len, "%s:%d", base, sqlite3_column_int(st, 2));
+	else if (sqlite3_column_int(st, col + 1) > 0)
+		snprintf(buf, len, "%s:%d", base, sqlite3_column_int(st, col + 1));
 	else
 		snprintf(buf, len, "%s", base);
 }
@@ -474,12 +500,93 @@ static int text_code(sqlite3 *db, FILE *out, int top)
 		fmt_u64(b[2], 32, st, 3);
 		fmt_u64(b[3], 32, st, 5);
 		fmt_u64(b[4], 32, st, 6);
-		code_location(loc, sizeof(loc), st);
+		code_location(loc, sizeof(loc), st, 1);
 		const char *row[] = { b[0], b[1], b[2], b[3], b[4], loc,
 				      (const char *)sqlite3_column_text(st, 0) };
 		text_table_add(t, row);
 	}
 	table_print(out, db, st, t, "Code", "code", n, "mem/code.csv");
+	return 0;
+}
+
+#define OBJCODE_OBJECTS 5	/* objects in the text's view of where they are accessed */
+#define OBJCODE_LINES 3		/* lines shown of each, the rest summed on one row */
+
+/* One row of an object's lines: its samples n, its share of the object's. */
+static void objcode_row(struct text_table *t, int64_t n, double share, const char *loc,
+			const char *fn)
+{
+	char b[2][32];
+	text_percent(b[0], 32, share);
+	snprintf(b[1], 32, "%lld", (long long)n);
+	const char *row[] = { NULL, b[0], b[1], loc, fn };
+	text_table_add(t, row);
+}
+
+/* The rest of an object's lines, summed on one row: "(N more lines)". */
+static void objcode_rest(struct text_table *t, int more, int64_t rest, int64_t all)
+{
+	char loc[48];
+	if (more <= 0)
+		return;
+	snprintf(loc, sizeof(loc), "(%d more line%s)", more, more == 1 ? "" : "s");
+	objcode_row(t, rest, all ? (double)rest / (double)all : 0, loc, NULL);
+}
+
+/*
+ * The hottest objects' lines: for each of the first OBJCODE_OBJECTS objects (at most --top),
+ * its OBJCODE_LINES hottest code lines with each one's share of the object's samples, under
+ * a title row of the object's number (its row in the Data objects table) and name (long
+ * names made a column 150 wide: Quicksilver's objects, the first try).  Said only where an object shown is
+ * accessed from two lines or more (else the other two tables say it all);
+ * mem/object_code.csv holds every object's lines.
+ */
+static int text_objcode(sqlite3 *db, FILE *out, int top)
+{
+	const char *heads[] = { "#", "of object", mem_count_heading(db), "location",
+				"function" };
+	struct text_table *t = text_table_new(5, heads, "rrrln");
+	sqlite3_stmt *st = table_rows(db, mem_objcode_sql, t);
+	int nobj = 0, lines = 0, more = 0, max = top < OBJCODE_OBJECTS ? top : OBJCODE_OBJECTS;
+	int64_t cur = -1, all = 0, rest = 0;
+	int stopped = 0, several = 0;
+	if (!st)
+		return -EIO;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 9), n = sqlite3_column_int64(st, 4);
+		if (id != cur) {
+			objcode_rest(t, more, rest, all);
+			if ((stopped = nobj == max))
+				break;
+			cur = id, lines = more = 0, nobj++;
+			all = rest = 0;
+			char title[4096];
+			snprintf(title, sizeof(title), "%d  %s", nobj,
+				 (const char *)sqlite3_column_text(st, 0));
+			text_table_add_group(t, title);
+		}
+		all += n;
+		several |= lines > 0;
+		if (lines++ >= OBJCODE_LINES) {
+			more++;
+			rest += n;
+			continue;
+		}
+		char loc[512];
+		code_location(loc, sizeof(loc), st, 2);
+		objcode_row(t, n, sqlite3_column_double(st, 5), loc,
+			    (const char *)sqlite3_column_text(st, 1));
+	}
+	if (!stopped)
+		objcode_rest(t, more, rest, all);
+	sqlite3_finalize(st);
+	if (several) {
+		fprintf(out, "\nWhere the objects are accessed (of object: the line's share of "
+			     "the object's %s)\n", mem_count_heading(db));
+		text_table_print(t, out, "  ");
+		fprintf(out, "  every object's lines: mem/object_code.csv\n");
+	}
+	text_table_free(t);
 	return 0;
 }
 
@@ -650,6 +757,8 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!r)
 		r = text_code(db, out, top);
 	if (!r)
+		r = text_objcode(db, out, top);
+	if (!r)
 		r = text_threads(db, &mt, out, top);
 	if (!r)
 		text_notes(db, out);
@@ -740,6 +849,9 @@ static int print_json(sqlite3 *db, FILE *out)
 	if (!r)
 		r = db_query_json(db, &j, "threads", threads_out_sql, NCOLS(threads_cols),
 				  threads_cols, NULL, 0);
+	if (!r)
+		r = db_query_json(db, &j, "object_code", mem_objcode_sql, NCOLS(objcode_cols),
+				  objcode_cols, NULL, 0);
 	if (!r && db_has_table(db, "drops")) {
 		static const char *const cols[] = { "cause", "count" };
 		r = db_query_json(db, &j, "drops", "SELECT cause, sum(count) FROM drops GROUP BY"
