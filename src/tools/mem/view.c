@@ -537,8 +537,8 @@ static void objcode_rest(struct text_table *t, int more, int64_t rest, int64_t a
  * The hottest objects' lines: for each of the first OBJCODE_OBJECTS objects (at most --top),
  * its OBJCODE_LINES hottest code lines with each one's share of the object's samples, under
  * a title row of the object's number (its row in the Data objects table) and name (long
- * names made a column 150 wide: Quicksilver's objects, the first try).  Said only where an object shown is
- * accessed from two lines or more (else the other two tables say it all);
+ * names made a column 150 wide: Quicksilver's objects, the first try).  Said only where an
+ * object shown is accessed from two lines or more (else the other two tables say it all);
  * mem/object_code.csv holds every object's lines.
  */
 static int text_objcode(sqlite3 *db, FILE *out, int top)
