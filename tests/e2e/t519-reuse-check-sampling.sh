@@ -70,7 +70,7 @@ check t519-no-sampled-csv-plain [ ! -e ex/reuse/sampled.csv ]
 # its rows, weighted, is meta check_log_error (recomputed here from the rows: estimates
 # are printed to 0.1, so within 0.0005); every estimator is one of the four
 o=ck/reuse/outcomes.csv
-check t519-outcomes-header [ "$(head -1 $o)" = "thread,position,kind,time_distance,weight,use_ip,reuse_ip,exact_distance,estimate,estimator" ]
+check t519-outcomes-header [ "$(head -1 $o)" = "thread,position,kind,time_distance,weight,use_ip,reuse_ip,exact_distance,estimate,estimator,pid,rank" ]
 check t519-outcomes-rows [ "$(($(wc -l <$o) - 1))" = "$(reuse_meta ck check_outcomes)" ]
 check t519-outcomes-exact [ "$(awk -F, -v n=$N 'NR > 1 && $3 == "reuse" && $8 != n - 1' $o | wc -l)" = 0 ]
 check t519-outcomes-estimators [ "$(awk -F, 'NR > 1 && $3 == "reuse" && $10 !~ /^(code|pooled|local|program)$/' $o | wc -l)" = 0 ]

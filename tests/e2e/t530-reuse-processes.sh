@@ -7,6 +7,7 @@
 # `sweep 100000 200` twice counts twice one run's accesses (the inst source's access count
 # is exact in the sampled mode too).  The shell that starts them (no sonde-cc program)
 # samples by the clock, or refuses --exact: it is left out, and the header says so.
+# outcomes.csv names each outcome's process (pid; rank under MPI, 0 and 1).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/t50-reuse-lib.bash"
 reuse_build t530-build || exit 0
@@ -70,16 +71,23 @@ check t530-check-status [ $? -eq 0 ]
 check t530-check-twice hist_twice cone ctwo
 check t530-check-outcomes awk -v a="$(reuse_meta cone check_outcomes)" -v b="$(reuse_meta ctwo check_outcomes)" 'BEGIN { exit !(a > 0 && b > 1.5 * a) }'
 check t530-check-s awk -v s="$(reuse_meta ctwo check_s)" 'BEGIN { exit !(s >= 0 && s <= 1) }'
+# each outcome's process: pid and rank last (empty rank outside MPI), the two runs' pids
+o=ctwo/reuse/outcomes.csv
+check t530-outcomes-header grep -q '^thread,.*,estimator,pid,rank$' $o
+check t530-outcomes-pids [ "$(awk -F, 'NR > 1 { print $11 }' $o | sort -u | wc -l)" = 2 ]
+check t530-outcomes-no-rank [ "$(awk -F, 'NR > 1 && $12 != ""' $o | wc -l)" = 0 ]
 
 # two MPI ranks of the same program: one recording, both ranks modelled
 . "$SONDE_TOP/tests/workloads/mpi/mpi-test.sh"
 if command -v mpirun >/dev/null && mpi_run -np 2 true >/dev/null 2>&1; then
-	mpi_run -np 2 "$SONDE" reuse -q --exact -o mpi -- "$T/rb" sweep 1000 10 >/dev/null 2>&1
+	mpi_run -np 2 "$SONDE" reuse -q --exact --check-sampling --period 97 -o mpi -- "$T/rb" \
+		sweep 1000 10 >/dev/null 2>&1
 	check t530-mpi-status [ $? -eq 0 ]
 	"$SONDE" report mpi >mpi.txt 2>/dev/null
 	check t530-mpi-modelled [ "$(reuse_meta mpi processes_modelled)" = 2 ]
 	check t530-mpi-says grep -q "^  processes 2, each modelled in its own address space" mpi.txt
 	check t530-mpi-twice hist_twice one mpi
+	check t530-mpi-outcome-ranks [ "$(awk -F, 'NR > 1 { print $12 }' mpi/reuse/outcomes.csv | sort -u | tr '\n' ' ')" = "0 1 " ]
 else
 	skip t530-mpi "mpirun cannot start 2 local processes here (Debian: openmpi-bin)"
 fi

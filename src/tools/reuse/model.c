@@ -774,11 +774,11 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS reuse_outcomes(thread INTEGER,"
 			 " position INTEGER, kind TEXT, time_distance INTEGER, weight REAL,"
 			 " use_ip TEXT, reuse_ip TEXT, exact_distance INTEGER, estimate REAL,"
-			 " estimator TEXT);"
+			 " estimator TEXT, pid INTEGER, rank INTEGER);"
 			 "BEGIN;",
 			 NULL, NULL, NULL))
 		return -EIO;
-	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_outcomes VALUES(?,?,?,?,?,?,?,?,?,?)", -1,
+	if (sqlite3_prepare_v2(db, "INSERT INTO reuse_outcomes VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1,
 			       &st, NULL))
 		return -EIO;
 	for (size_t i = 0; i < c->nsv && !r; i++) {
@@ -804,6 +804,11 @@ static int write_outcomes(sqlite3 *db, struct model *c)
 			sqlite3_bind_double(st, 9, c->rd[i]);
 			sqlite3_bind_text(st, 10, est_name[how], -1, SQLITE_STATIC);
 		}
+		/* the thread's process: `thread` numbers a process's own (the usability review
+		 * of 2026-11-26, M4: two ranks' outcomes read as one thread's) */
+		sqlite3_bind_int64(st, 11, c->proc->pid);
+		if (c->proc->rank >= 0)
+			sqlite3_bind_int64(st, 12, c->proc->rank);
 		r = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);

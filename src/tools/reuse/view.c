@@ -103,11 +103,12 @@ static const char check_sql[] =
 static const char outcomes_sql[] =
 	"SELECT thread, position, kind, time_distance, printf('%.3f', weight), use_ip, reuse_ip,"
 	" exact_distance, CASE WHEN estimate IS NULL THEN NULL ELSE printf('%.1f', estimate) END,"
-	" estimator FROM reuse_outcomes ORDER BY rowid";
+	" estimator, pid, rank FROM reuse_outcomes ORDER BY rowid";
+/* pid and rank last, as they came (2026-11-29): scripts read the columns by position */
 static const char *const outcomes_cols[] = { "thread",	  "position",	    "kind",
 					     "time_distance", "weight",	    "use_ip",
 					     "reuse_ip",  "exact_distance", "estimate",
-					     "estimator" };
+					     "estimator", "pid", "rank" };
 
 /* sampled.csv: --check-sampling's estimate, in histogram.csv's columns (when there is one);
  * outcomes.csv: its outcomes one by one (databases since 2026-11-27, evening) */
@@ -118,7 +119,7 @@ int reuse_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 		{ "missratio.csv", miss_sql, 4, miss_cols },
 		{ "pairs.csv", pairs_sql, 8, pairs_cols },
 		{ "sampled.csv", check_sql, 5, hist_cols },
-		{ "outcomes.csv", outcomes_sql, 10, outcomes_cols },
+		{ "outcomes.csv", outcomes_sql, 12, outcomes_cols },
 	};
 	char b[32];
 	int n = 3;
