@@ -162,8 +162,13 @@ vr_default() {
 var_verdicts() {
 	local out
 	out=$(python3 - "$2" <<'PY'
-import csv, math, os, re, sys
+import csv, math, os, re, sqlite3, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+# the backend that timed the instances: sonde-cc's hooks ("soft"), else debug registers
+db = os.path.join(os.path.dirname(sys.argv[1]), "..", "profile.db")
+soft = os.path.exists(db) and sqlite3.connect(db).execute(
+	"SELECT value FROM meta WHERE key = 'watch_backend'").fetchone() == ("soft",)
+backend = "hooks" if soft else "debug registers"
 by = {}
 for r in rows:
 	by.setdefault((r["function"], r["context"]), {})[r["metric"]] = r
@@ -192,12 +197,15 @@ for key, m in by.items():
 	noise = cv * math.sqrt(s_inv / nth) if nth > 1 and cv == cv and cv > 0 and s_inv > 0 else 0
 	tbar = max(0.10, 2 * noise)
 	hi, thr = cv > bar, tcv > tbar	# nan compares false
-	raised = ", 20% and the calibration's error at its mean" if bar > 0.20 else ""
+	# (said where the bar prints as more than 20%: model.c, raised)
+	raised = (", 20% and the calibration's error at its mean" if int("%.0f" % (bar * 100)) > 20
+		  else "")
 	whole = True	# the verdict is want, not only starts with it
 	if int(t["instances"]) < 10:
 		want = "too few instances (%s)" % t["instances"]
 	elif c["below"] == "1":
-		want, whole = "too short for the debug registers here", False
+		# the backend's resolution: debug registers' traps, or sonde-cc's hooks' reads
+		want, whole = "too short for the %s here" % backend, False
 	elif sh > 0.10 and (hi or thr):
 		want = ("investigate: %.0f%% of the time, instances vary (CV %.0f%% > %.0f%%%s)%s" %
 			(sh * 100, cv * 100, bar * 100, raised,
@@ -205,7 +213,8 @@ for key, m in by.items():
 			 (tcv * 100) if thr else "") if hi else
 			"investigate: %.0f%% of the time, threads differ (CV of thread means "
 			"%.0f%% > %.0f%%%s)" % (sh * 100, tcv * 100, tbar * 100,
-			", 10% and twice their means' sampling error" if tbar > 0.10 else ""))
+			", 10% and twice their means' sampling error"
+			if int("%.0f" % (tbar * 100)) > 10 else ""))
 	elif (hi or thr) and sh == 0 and "share of the time is unknown" in c["verdict"]:
 		# a program without symbols: no share can be counted (model.c, no_syms)
 		want = ("varies (CV %.0f%%%s); its share of the time is unknown: the program has "
@@ -215,7 +224,7 @@ for key, m in by.items():
 			cv * 100, ", threads differ" if thr else "", sh * 100)
 	elif cv > 0.20:
 		want = ("steady within its error (CV %.0f%%, under the %.0f%% that 20%% and the "
-			"debug registers' calibration error at its mean give)" % (cv * 100, bar * 100))
+			"%s' calibration error at its mean give)" % (cv * 100, bar * 100, backend))
 	else:
 		want = "steady (CV %.0f%%)" % (0 if cv != cv else cv * 100)
 	for r in (c, t):

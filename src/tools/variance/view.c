@@ -516,10 +516,19 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 				scaled, db_meta_u64(db, "trap_cpu_ns") / 4e3);
 			text_hang(out, "  traps: ", "      ", line, 80);
 		}
+		if (db_meta_u64(db, "read_cost_cpu_ns")) {	/* sonde-cc's hooks (model.c) */
+			snprintf(line, sizeof(line), "%.1f us of time and %.1f us of CPU time per "
+				 "instance subtracted (the hooks' two clock reads, calibrated at "
+				 "start); resolution %.1f us of CPU time (twice it: a mean under it "
+				 "is that subtraction's error)", db_meta_u64(db, "read_cost_ns") / 1e3,
+				 db_meta_u64(db, "read_cost_cpu_ns") / 1e3,
+				 2 * db_meta_u64(db, "read_cost_cpu_ns") / 1e3);
+			text_hang(out, "  hooks: ", "      ", line, 80);
+		}
 		text_hang(out, "  guidance (FVSampler): ", "      ", "investigate iff > 10% of the time "
-			  "and CV > 20% within threads (on debug registers, plus resolution / mean: "
-			  "the calibration's error) or > 10% across threads (and over twice "
-			  "the thread means' sampling error)", 80);
+			  "and CV > 20% within threads (plus resolution / mean: the calibration's "
+			  "error) or > 10% across threads (and over twice the thread means' "
+			  "sampling error)", 80);
 		fputc('\n', out);
 	}
 	static const char *const heads[] = { "#", "function", "context", "instances", "mean",
@@ -948,9 +957,8 @@ int var_html(sqlite3 *db, struct html *h)
 		 db_meta_u64(db, "entries"), db_meta_u64(db, "returns"));
 	html_kv(h, "instances", b);
 	html_kv(h, "guidance", "investigate iff > 10% of the time and CV > 20% within threads "
-			       "(on debug registers, plus resolution / mean: the calibration's "
-			       "error) or > 10% across threads (and over twice the thread means' "
-			       "sampling error)");
+			       "(plus resolution / mean: the calibration's error) or > 10% across "
+			       "threads (and over twice the thread means' sampling error)");
 	if (fp_text(db, b, sizeof(b)))
 		html_kv(h, "call paths", b);
 	if (stripped_text(db, b, sizeof(b)))
