@@ -1082,9 +1082,10 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 			snprintf(c, sizeof(c), " (%.0f%% below 0, read as 0)", cl);
 		if (k->soft) {
 			snprintf(buf, len, "too short for the hooks here: under the %.1f us "
-				 "resolution (twice the cost of the two clock reads subtracted from "
-				 "each instance), its instances measure that subtraction's error, not the "
-				 "function%s; its time is in its callers' instances", read_us, c);
+				 "resolution (twice the cost of the two clock reads subtracted "
+				 "from each instance), its instances measure that subtraction's "
+				 "error, not the function%s; its time is in its callers' "
+				 "instances", read_us, c);
 			break;
 		}
 		snprintf(buf, len, "too short for the debug registers here: under the %.1f us "

@@ -519,8 +519,9 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		if (db_meta_u64(db, "read_cost_cpu_ns")) {	/* sonde-cc's hooks (model.c) */
 			snprintf(line, sizeof(line), "%.1f us of time and %.1f us of CPU time per "
 				 "instance subtracted (the hooks' two clock reads, calibrated at "
-				 "start); resolution %.1f us of CPU time (twice it: a mean under it "
-				 "is that subtraction's error)", db_meta_u64(db, "read_cost_ns") / 1e3,
+				 "start); resolution %.1f us of CPU time (twice it: a mean under "
+				 "it is that subtraction's error)",
+				 db_meta_u64(db, "read_cost_ns") / 1e3,
 				 db_meta_u64(db, "read_cost_cpu_ns") / 1e3,
 				 2 * db_meta_u64(db, "read_cost_cpu_ns") / 1e3);
 			text_hang(out, "  hooks: ", "      ", line, 80);
