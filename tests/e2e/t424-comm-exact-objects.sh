@@ -43,3 +43,46 @@ check t424-summary-objects grep -q "^Top objects (of 1 exact transfer in 61: est
 check t424-summary-no-old-note bash -c '! grep -q "keeps no addresses" summary'
 "$SONDE" report ex --html ex.html >/dev/null 2>&1
 check t424-page-objects grep -q "placed by one transfer in 61 recorded with its address" ex.html
+
+# A heap block: its placed transfers named after its allocation site.  The exact source's
+# accesses carry no time, and the records took 0 until 2026-11-29, before any allocation:
+# every transfer of a 128 KiB block read "[heap: untracked small blocks]" (the trial of
+# that day, F1: HPCG, miniVite).  By construction thread 1 reads the 2048 lines main wrote,
+# 20 times: nearly all the transfers are the block's.
+cat >hp.c <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define N (1 << 14)
+static double *x, sum;
+static void *reader(void *a)
+{
+	for (int i = 0; i < N; i++)
+		sum += x[i];
+	return a;
+}
+int main(void)
+{
+	x = malloc(N * sizeof(*x)); /* the block */
+	for (int it = 0; it < 20; it++) {
+		pthread_t t;
+		for (int i = 0; i < N; i++)
+			x[i] = i + it;
+		pthread_create(&t, NULL, reader, NULL);
+		pthread_join(t, NULL);
+	}
+	printf("%g\n", sum);
+	free(x);
+	return 0;
+}
+C
+if "$SONDE_BUILD/sonde-cc" -O2 -pthread hp.c -o hp 2>hp.err; then
+	"$SONDE" comm -q --exact -o hx -- ./hp >/dev/null 2>&1
+	check t424-heap-status [ $? -eq 0 ]
+	site="main (hp.c:$(grep -n '/\* the block \*/' hp.c | cut -d: -f1))"
+	check t424-heap-named [ "$(awk -F, 'NR == 2 { print $1 }' hx/comm/objects.csv)" = "$site" ]
+	t=$(awk -F, 'NR == 2 { print $3 }' hx/comm/objects.csv) all=$(comm_meta hx total_all)
+	check "t424-heap-most ($t of $all)" awk -v a="$t" -v b="$all" 'BEGIN { exit !(b > 20000 && a >= 0.9 * b) }'
+else
+	fail t424-heap-build "$(head -3 hp.err)"
+fi

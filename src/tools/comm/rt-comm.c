@@ -447,7 +447,10 @@ static SIGSAFE void exact_add(struct rt_thread *t, struct comm_thread *ct,
 }
 
 /* --exact: one transfer in COMM_XSAMPLE_EVERY of the thread's recorded with its access, a
- * random first (a systematic sample: each stands for as many) */
+ * random first (a systematic sample: each stands for as many).  Its time read here where
+ * the access has none (the inst source's every access does not read the clock): at 0 the
+ * report found no allocation live yet and put every transfer of a 128 KiB block in
+ * "[heap: untracked small blocks]" (the trial of 2026-11-29, F1: HPCG, miniVite). */
 static SIGSAFE void exact_sample(struct rt_thread *t, struct comm_thread *ct,
 				 const struct comm_xfer *x, const struct rt_access *a, int32_t cpu)
 {
@@ -460,7 +463,8 @@ static SIGSAFE void exact_sample(struct rt_thread *t, struct comm_thread *ct,
 		.h = { .type = COMM_REC_XSAMPLE, .size = sizeof(r) },
 		.src = x->src, .dst = t->index, .src_cpu = x->src_cpu, .dst_cpu = cpu,
 		.flags = x->is_true ? COMM_F_TRUE : 0, .scale = 1,
-		.weight = COMM_XSAMPLE_EVERY, .addr = a->addr, .ip = a->ip, .time = a->time,
+		.weight = COMM_XSAMPLE_EVERY, .addr = a->addr, .ip = a->ip,
+		.time = a->time ? a->time : rt_now(),
 	};
 	rt_tool_record(t, &r, sizeof(r));
 }
