@@ -47,8 +47,8 @@ check t424-page-objects grep -q "placed by one transfer in 61 recorded with its 
 # A heap block: its placed transfers named after its allocation site.  The exact source's
 # accesses carry no time, and the records took 0 until 2026-11-29, before any allocation:
 # every transfer of a 128 KiB block read "[heap: untracked small blocks]" (the trial of
-# that day, F1: HPCG, miniVite).  By construction thread 1 reads the 2048 lines main wrote,
-# 20 times: nearly all the transfers are the block's.
+# that day, F1: HPCG, miniVite).  By construction a new reader thread, 20 times, reads the
+# 2048 lines main wrote: nearly all the transfers are the block's.
 cat >hp.c <<'C'
 #include <pthread.h>
 #include <stdio.h>

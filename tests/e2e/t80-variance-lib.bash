@@ -173,10 +173,14 @@ by = {}
 for r in rows:
 	by.setdefault((r["function"], r["context"]), {})[r["metric"]] = r
 inv = {}	# (function, context): [sum of 1 / instances, threads], cpu-time rows
+means = {}	# (function, context): [(mean, thread)] of the threads with instances
 tpath = os.path.join(os.path.dirname(sys.argv[1]), "threads.csv")
 for r in (csv.DictReader(open(tpath)) if os.path.exists(tpath) else []):
 	if r["metric"] != "cpu-time":
 		continue
+	if int(r["instances"]) > 0:
+		means.setdefault((r["function"], r["context"]), []).append(
+			(float(r["mean"]), int(r["thread"])))
 	e = inv.setdefault((r["function"], r["context"]), [0.0, 0])
 	e[1] += 1
 	if int(r["instances"]) > 0:
@@ -227,12 +231,25 @@ for key, m in by.items():
 			"%s' calibration error at its mean give)" % (cv * 100, bar * 100, backend))
 	else:
 		want = "steady (CV %.0f%%)" % (0 if cv != cv else cv * 100)
+	# after "threads differ (CV of thread means N%)" in an investigate verdict: the threads
+	# of the largest and smallest mean (model.c, thread_extremes), threads.csv's
+	ext = re.compile(r"; slowest thread (\d+)(?: \(rank \d+\))? [0-9.]+ [um]s, fastest thread "
+			 r"(\d+)(?: \(rank \d+\))? [0-9.]+ [um]s")
+	mt = means.get(key, [])
+	if want.startswith("investigate") and "threads differ (CV of thread means" in want and \
+	   len(set(v for v, _ in mt)) > 1:
+		x = ext.search(c["verdict"])
+		if not x:
+			bad.append("%s / %s: no slowest and fastest thread" % key)
+		elif int(x.group(1)) != max(mt)[1] or int(x.group(2)) != min(mt)[1]:
+			bad.append("%s / %s: slowest %s, fastest %s, want %d, %d" %
+				   (key + (x.group(1), x.group(2), max(mt)[1], min(mt)[1])))
 	for r in (c, t):
 		# (the tail note after "instances vary" or "varies": model.c, tail_note, from
 		# the instances themselves, which t836 checks)
 		got = re.sub(r"; the variance is its slowest 1%'s \(\d+ of \d+ instances kept, up to "
 			     r"\d+x the median: interrupts, preemption, page faults\?\), without them "
-			     r"CV \d+%$", "", r["verdict"])
+			     r"CV \d+%$", "", ext.sub("", r["verdict"]))
 		if got != want if whole else not got.startswith(want):
 			bad.append("%s / %s %s: %r, want %r" % (key + (r["metric"], r["verdict"], want)))
 	if ((c["investigate"] == "1") != want.startswith("investigate")):

@@ -110,14 +110,14 @@ if var_build t800-cpu vwork.c vwork2 -pthread; then
 	si=$(metav new samples_idle) se=$(metav new samples_entry) sc=$(metav new slot_closes)
 	check "t800-slot-rows-$si-$se-$sc" [ -n "$si" -a -n "$se" -a -n "$sc" ]
 	check "t800-slot-parts" [ $((si + se)) -le "$(metav new samples)" ]
-	# (the hooks' read cost, the record's last 16 bytes, and the call sites' counters and
-	# the unpicked region samples', the 24 before, are cut first by every cut below; t828
-	# and t835 check recordings without them)
+	# (the unpicked samples in main, the record's last 8 bytes, the hooks' read cost, the 16
+	# before, and the call sites' counters and the unpicked region samples', the 24 before
+	# those, are cut first by every cut below; t828 and t835 check recordings without them)
 	# a record without the OpenMP regions' counter (cut by its 8 bytes more) has no
 	# omp_regions row and keeps the bursts' rows; the cuts below remove it too
 	check "t800-regions-row" [ "$(metav new omp_regions)" = 0 ]
 	cp -r new rg && rm rg/profile.db
-	check t800-regions-stats-cut cut_stats rg $((16 + 24 + 8))
+	check t800-regions-stats-cut cut_stats rg $((8 + 16 + 24 + 8))
 	"$SONDE" report rg >/dev/null 2>&1
 	check t800-regions-report-status [ $? -eq 0 ]
 	check t800-regions-not-counted [ -z "$(metav rg omp_regions)" ]
@@ -128,30 +128,30 @@ if var_build t800-cpu vwork.c vwork2 -pthread; then
 	# slots' rows (the probes' rows are checked where traps fire: t812)
 	check "t800-burst-rows" [ -n "$(metav new burst_armed)" -a -n "$(metav new burst_entries)" ]
 	cp -r new bu && rm bu/profile.db
-	check t800-burst-stats-cut cut_stats bu $((16 + 24 + 8 + 16))
+	check t800-burst-stats-cut cut_stats bu $((8 + 16 + 24 + 8 + 16))
 	"$SONDE" report bu >/dev/null 2>&1
 	check t800-burst-report-status [ $? -eq 0 ]
 	check t800-burst-not-counted [ -z "$(metav bu burst_armed)$(metav bu burst_entries)" ]
 	check t800-burst-slots-counted [ "$(metav bu samples_idle)" = "$si" ]
 	cp -r new pr && rm pr/profile.db
-	check t800-probe-stats-cut cut_stats pr $((16 + 24 + 8 + 16 + 24))
+	check t800-probe-stats-cut cut_stats pr $((8 + 16 + 24 + 8 + 16 + 24))
 	"$SONDE" report pr >/dev/null 2>&1
 	check t800-probe-report-status [ $? -eq 0 ]
 	check t800-probe-slots-counted [ "$(metav pr samples_idle)" = "$si" -a "$(metav pr slot_closes)" = "$sc" ]
 	cp -r new sl && rm sl/profile.db
-	check t800-slots-stats-cut cut_stats sl $((16 + 24 + 8 + 16 + 24 + 24))
+	check t800-slots-stats-cut cut_stats sl $((8 + 16 + 24 + 8 + 16 + 24 + 24))
 	"$SONDE" report sl >/dev/null 2>&1
 	check t800-slots-report-status [ $? -eq 0 ]
 	check t800-slots-not-counted [ -z "$(metav sl samples_idle)$(metav sl slot_closes)" ]
 	check t800-slots-gate-counted [ "$(metav sl gated)" = "$g" -a "$(metav sl yielded)" = "$y" ]
 	cp -r new mid && rm mid/profile.db
-	check t800-mid-stats-cut cut_stats mid $((16 + 56 + 24 + 24 + 16 + 8 + 24))
+	check t800-mid-stats-cut cut_stats mid $((8 + 16 + 56 + 24 + 24 + 16 + 8 + 24))
 	"$SONDE" report mid >/dev/null 2>&1
 	check t800-mid-report-status [ $? -eq 0 ]
 	check t800-mid-handler-cpu-measured [ "$(metav mid handler_cpu_ns)" = "$v" ]
 	check t800-mid-gate-not-counted [ -z "$(metav mid gated)$(metav mid deferred)" ]
 	cp -r new old && rm old/profile.db
-	check t800-old-stats-cut cut_stats old $((16 + 64 + 24 + 24 + 16 + 8 + 24))
+	check t800-old-stats-cut cut_stats old $((8 + 16 + 64 + 24 + 24 + 16 + 8 + 24))
 	"$SONDE" report old >/dev/null 2>&1
 	check t800-old-report-status [ $? -eq 0 ]
 	check t800-handler-cpu-not-measured [ -z "$(metav old handler_cpu_ns)" ]

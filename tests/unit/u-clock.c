@@ -517,8 +517,13 @@ TEST(stepping_pointer_chase)
 	CHECK(accounted());
 	CHECK(few_in_step());
 	/* every sample in the loop is found within a few steps; one in the test's own code
-	 * around the calls may not be (1 in 100: the loop is all but the whole 0.4 s) */
-	CHECK(n_recs >= 0.99 * (double)(th.stats.signals - ct->why[CLOCK_DROP_TIME_BUDGET]));
+	 * around the calls may not be (1 in 100: the loop is all but the whole 0.4 s).  Not
+	 * counted: signals that came in the handlers' own time or while a sample was stepped,
+	 * sonde's time, not the loop's (a pair of suites on 2 cores: 4 and 4 of 404, and
+	 * 396 found, 2026-11-29) */
+	CHECK(n_recs >= 0.99 * (double)(th.stats.signals - ct->why[CLOCK_DROP_TIME_BUDGET] -
+					ct->why[CLOCK_DROP_OWN_TIME] -
+					ct->why[CLOCK_DROP_IN_STEP]));
 	CHECK(ct->why[CLOCK_DROP_TIME_BUDGET] * 4 <= th.stats.signals);	/* (bounded: review) */
 	/* a sample may land in the test's own code between two calls: rare */
 	CHECK(inside >= n_recs - n_recs / 100);

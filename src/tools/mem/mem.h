@@ -17,11 +17,12 @@ struct sqlite3;
 
 /* Write the model's tables and meta into the open, empty database db (db.c). */
 int mem_db_fill(struct sqlite3 *db, const struct memmodel *m, char *err, size_t errlen);
-/* DIR/mem/objects.csv, code.csv, threads.csv, object_threads.csv (view.c). */
+/* DIR/mem/objects.csv, code.csv, threads.csv, object_threads.csv, object_code.csv (view.c). */
 int mem_export(struct sqlite3 *db, const char *dir, char *err, size_t errlen);
 /* The report in o->format (view.c). */
 int mem_print(struct sqlite3 *db, FILE *out, const struct report_opts *o);
-/* The page's sections: header, objects, code, threads, objects x threads (html.c). */
+/* The page's sections: header, objects, code, objects x code, threads, objects x threads
+ * (html.c). */
 int mem_html(struct sqlite3 *db, struct html *page);
 /* The views' queries, in the CSV files' column order (view.c). */
 extern const char mem_objects_sql[], mem_code_sql[], mem_threads_sql[], mem_objthreads_sql[],

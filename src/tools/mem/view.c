@@ -56,19 +56,17 @@ const char mem_objthreads_sql[] =
  * Where each object is accessed: its code lines, the hottest object first and in each the
  * hottest line (the usability review of 2026-11-27, M3: "which lines touch gtab?" took SQL;
  * VTune and `perf mem report --sort=symbol_daddr,sym` pair them).  A read-modify-write
- * counts as a load and a store, as in the other tables.  The object's id last, for the
+ * counts as a load and a store, as in the other tables (model.c, attribute; flags 1
+ * SONDE_MEM_STORE, 2 SONDE_MEM_RMW).  The object's id last, for the
  * text's groups (the CSV and JSON stop before it).
  */
-#define MEM_STR_(x) #x
-#define MEM_STR(x) MEM_STR_(x)
+_Static_assert(SONDE_MEM_STORE == 1 && SONDE_MEM_RMW == 2, "mem_objcode_sql's flags");
 const char mem_objcode_sql[] =
 	"SELECT o.name, c.function, c.file, c.line, SUM(m.weight),"
 	" CAST(SUM(m.weight) AS REAL) / MAX(1, o.samples),"
 	" CAST(SUM(m.weight) AS REAL) / MAX(1, (SELECT SUM(samples) FROM objects)),"
-	" SUM(CASE WHEN (m.flags & " MEM_STR(SONDE_MEM_STORE) ") = 0 OR (m.flags & "
-	MEM_STR(SONDE_MEM_RMW) ") != 0 THEN m.weight ELSE 0 END),"
-	" SUM(CASE WHEN (m.flags & " MEM_STR(SONDE_MEM_STORE) ") != 0 OR (m.flags & "
-	MEM_STR(SONDE_MEM_RMW) ") != 0 THEN m.weight ELSE 0 END), o.id"
+	" SUM(CASE WHEN (m.flags & 1) = 0 OR (m.flags & 2) != 0 THEN m.weight ELSE 0 END),"
+	" SUM(CASE WHEN (m.flags & 3) != 0 THEN m.weight ELSE 0 END), o.id"
 	" FROM mem_samples m JOIN objects o ON o.id = m.object JOIN code c ON c.id = m.code"
 	" GROUP BY m.object, m.code ORDER BY o.samples DESC, o.id, 5 DESC, c.id";
 

@@ -130,6 +130,9 @@ struct var_rec_stats {
 	/* the hooks' clock read (rt-variance.c, read_cost_calibrate), subtracted for each
 	 * hook handler from the instances around it; later fields, 0: not calibrated */
 	int64_t read_ns, read_cpu_ns;
+	/* a later field */
+	uint64_t no_frame_main;		/* of no_frame: the PC in main, never picked (called
+					 * once), with what the compiler inlined into it */
 };
 /* the uint64_t counters of var_rec_stats, samples .. slot_reads */
 #define VAR_NSTATS 15

@@ -62,6 +62,9 @@ struct vkey {
 	int verdict, rank;
 	int hw;					/* an instance came from debug registers */
 	int soft;				/* one from sonde-cc's hooks */
+	/* the threads of the largest and smallest mean of the ranking metric ("thread 3 (rank
+	 * 1) 422.6 us"), for "threads differ" (finish, thread_extremes) */
+	char slowest[64], fastest[64];
 	uint64_t clamped[VAR_NMETRIC];		/* hw instances below 0 after the traps' cost */
 	int below[VAR_NMETRIC];			/* mean below the resolution (var_below) */
 	double cv_bar;				/* the CV over which instances vary (finish) */
@@ -474,10 +477,13 @@ static int scan_thread(struct model *m, struct symtab *st, const struct prof_thr
 				m->st.sites_fired += s->sites_fired;
 				m->st.no_frame_region += s->no_frame_region;
 			}
-			if (h->size >= sizeof(*s) && s->read_cpu_ns) {
+			if (h->size >= offsetof(struct var_rec_stats, no_frame_main) &&
+			    s->read_cpu_ns) {
 				m->st.read_ns = s->read_ns;
 				m->st.read_cpu_ns = s->read_cpu_ns;
 			}
+			if (h->size >= sizeof(*s))
+				m->st.no_frame_main += s->no_frame_main;
 			if (h->size >= offsetof(struct var_rec_stats, regions)) {
 				m->st.burst_armed += s->burst_armed;
 				m->st.burst_entries += s->burst_entries;
@@ -704,8 +710,8 @@ static int cmp_rank(const void *a, const void *b, void *arg)
  * in the function.
  * Before, the resolution was the whole cost, and a 10 us leaf measured to
  * within 1-2 us was reported "too short" (doc/sonde-variance.md, "Below the resolution").
+ * VAR_RES_FRACTION (variance.h).
  */
-#define VAR_RES_FRACTION 0.25
 
 static double var_cost(const struct model *m, int j)
 {
@@ -726,9 +732,9 @@ static double var_resolution(const struct model *m, int j)
  * 38 ns function at a median of 462 ns, a ~1.9 us one at 2.35 us, with 1.24 us
  * subtracted, both "investigate" (CVs of 134% and 210%); t837's ~50 ns function read
  * medians of 0.86 us with 1.22 us subtracted on a quiet machine, 1.62-1.69 us with
- * 1.44-1.49 us beside a test suite.  Twice the cost is 1.8 times the largest of those.
+ * 1.44-1.49 us beside a test suite.  Twice the cost is 1.8 times the largest of those:
+ * VAR_SOFT_RES_FRACTION (variance.h).
  */
-#define VAR_SOFT_RES_FRACTION 2.0
 
 static double read_cost(const struct model *m, int j)
 {
@@ -935,6 +941,45 @@ static void tail_note(struct vkey *k)
 	free(v);
 }
 
+/* "thread 3 (rank 1) 422.6 us": thread th's number (threads.csv's), its MPI rank where it
+ * has one, and a mean of the ranking metric (ns). */
+static void thread_text(char *buf, size_t len, const struct vthread *th, double ns)
+{
+	char r[24] = "";
+	if (th->rank >= 0)
+		snprintf(r, sizeof(r), " (rank %d)", th->rank);
+	if (ns >= 1e6)
+		snprintf(buf, len, "thread %u%s %.2f ms", th->index, r, ns / 1e6);
+	else
+		snprintf(buf, len, "thread %u%s %.1f us", th->index, r, ns / 1e3);
+}
+
+/* Each key's slowest and fastest thread by its mean of the ranking metric: which ones a
+ * "threads differ" is about (the usability review of 2026-11-29, M4: only threads.csv and
+ * the page's bars said it, and rank 1 was "thread 3"). */
+static void thread_extremes(struct model *m)
+{
+	double *hi = calloc(m->nk ? m->nk : 1, sizeof(*hi)), *lo = calloc(m->nk ? m->nk : 1,
+									    sizeof(*lo));
+	for (size_t i = 0; hi && lo && i < m->nkt; i++) {
+		const struct vkt *x = &m->kt[i];
+		struct vkey *k = &m->k[x->key];
+		double v = x->w[VAR_M_RANK].mean;
+		if (!x->w[VAR_M_RANK].n)
+			continue;
+		if (!*k->slowest || v > hi[x->key]) {
+			hi[x->key] = v;
+			thread_text(k->slowest, sizeof(k->slowest), &m->th[x->thread], v);
+		}
+		if (!*k->fastest || v < lo[x->key]) {
+			lo[x->key] = v;
+			thread_text(k->fastest, sizeof(k->fastest), &m->th[x->thread], v);
+		}
+	}
+	free(hi);
+	free(lo);
+}
+
 /* Merge (Chan), the per-thread means, share, verdict, rank. */
 static int finish(struct model *m)
 {
@@ -952,6 +997,7 @@ static int finish(struct model *m)
 			}
 		}
 	}
+	thread_extremes(m);
 	trap_us = var_cost(m, VAR_M_CPU) / 1e3;
 	res_us = var_resolution(m, VAR_M_CPU) / 1e3;
 	read_us = VAR_SOFT_RES_FRACTION * read_cost(m, VAR_M_CPU) / 1e3;
@@ -1024,6 +1070,17 @@ static int raised(double bar, int pct)
 	return atoi(b) > pct;
 }
 
+/* "; slowest thread 3 (rank 1) 422.6 us, fastest thread 0 (rank 0) 133.3 us" after a
+ * "threads differ" (thread_extremes); "" without two threads. */
+static const char *extremes_text(const struct vkey *k)
+{
+	static char b[160];
+	if (!*k->slowest || !strcmp(k->slowest, k->fastest))
+		return "";
+	snprintf(b, sizeof(b), "; slowest %s, fastest %s", k->slowest, k->fastest);
+	return b;
+}
+
 static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 {
 	double cv = within_cv(k, VAR_M_RANK) * 100;
@@ -1039,15 +1096,15 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 						 "",
 			 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "");
 		if (!isnan(icv) && icv > k->icv_bar * 100)
-			snprintf(buf + strlen(buf), len - strlen(buf), " (CV of thread means %.0f%%)",
-				 icv);
+			snprintf(buf + strlen(buf), len - strlen(buf),
+				 " (CV of thread means %.0f%%)%s", icv, extremes_text(k));
 		tail_text(k, buf + strlen(buf), len - strlen(buf));
 		break;
 	case V_INTER:
 		snprintf(buf, len, "investigate: %.0f%% of the time, threads differ (CV of thread "
-				   "means %.0f%% > %.0f%%%s)", sh, icv, k->icv_bar * 100,
+				   "means %.0f%% > %.0f%%%s)%s", sh, icv, k->icv_bar * 100,
 			 raised(k->icv_bar, 10) ? ", 10% and twice their means' sampling error" :
-						  "");
+						  "", extremes_text(k));
 		break;
 	case V_VARIES:
 		/* threads differ where the CV of their means is over FVSampler's 10%, not
@@ -1060,8 +1117,9 @@ static const char *verdict_text(const struct vkey *k, char *buf, size_t len)
 				 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "");
 			break;
 		}
-		snprintf(buf, len, "varies (CV %.0f%%%s) but %.1f%% of the time (<= 10%%%s)", cv,
-			 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "", sh,
+		snprintf(buf, len, "varies (CV %.0f%%%s%s) but %.1f%% of the time (<= 10%%%s)", cv,
+			 !isnan(icv) && icv > k->icv_bar * 100 ? ", threads differ" : "",
+			 !isnan(icv) && icv > k->icv_bar * 100 ? extremes_text(k) : "", sh,
 			 low_fp ? "; without frame pointers a caller's share reads low: "
 				  "rebuild with -fno-omit-frame-pointer to be sure" : "");
 		tail_text(k, buf + strlen(buf), len - strlen(buf));
@@ -1288,6 +1346,8 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 	/* unpicked samples in OpenMP region functions (rt-variance.c, var_on_access) */
 	if (!r && m->st.no_frame_region)
 		r = db_row_u64(st, "no_frame_region", m->st.no_frame_region);
+	if (!r && m->st.no_frame_main)
+		r = db_row_u64(st, "no_frame_main", m->st.no_frame_main);
 	/* picks armed at their call site (rt-variance.c, site_of) */
 	if (!r && m->st.sited)
 		r = db_row_u64(st, "sited", m->st.sited) ?:

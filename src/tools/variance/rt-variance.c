@@ -1234,9 +1234,12 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	} else if (!waiting) {
 		vt->s.no_frame++;
 		/* an OpenMP region's function (never picked: timed at the runtime's call),
-		 * which the report must not call "no function of the program's" */
-		uint64_t f0 = pc && variance_regions ? rt_fn_start(pc) : 0;
-		vt->s.no_frame_region += f0 && region_fn_slot(f0, 0);
+		 * which the report must not call "no function of the program's"; main's own
+		 * code (cand_fn: never picked), nor that (the usability review of 2026-11-29,
+		 * M3: a loop in main read as libraries without frame pointers) */
+		uint64_t f0 = pc ? rt_fn_start(pc) : 0;
+		vt->s.no_frame_region += f0 && variance_regions && region_fn_slot(f0, 0);
+		vt->s.no_frame_main += f0 && f0 == rt_fn_main();
 	}
 	handler_end(vt, m0, NULL);
 }

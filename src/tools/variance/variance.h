@@ -28,6 +28,11 @@ struct sqlite3;
 #define VAR_CV_INTRA 0.20
 #define VAR_CV_INTER 0.10
 
+/* The resolution (model.c, key_resolution): on debug registers this fraction of the traps'
+ * calibrated cost, through sonde-cc's hooks this multiple of their clock reads'. */
+#define VAR_RES_FRACTION 0.25
+#define VAR_SOFT_RES_FRACTION 2.0
+
 extern const char *const var_metric_name[VAR_NMETRIC];	/* "time", "cpu-time", ... */
 
 /* The metric called name, -1 if none. */

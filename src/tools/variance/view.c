@@ -107,6 +107,18 @@ static void fmt_groups(char *b, size_t n, const char *metric, const char *text, 
 	}
 }
 
+/* A note under the table, to the terminal (out) or the page (h); text freed. */
+static void table_note(FILE *out, struct html *h, char *text)
+{
+	if (out) {
+		fputc('\n', out);
+		text_hang(out, "note: ", "  ", text, 80);
+	}
+	if (h)
+		html_para(h, text);
+	free(text);
+}
+
 /*
  * Under the table: each shown row whose instances fall in steady groups 2x or more apart
  * (model.c, groups_text), said with what it may mean; the verdict stays (the program
@@ -132,17 +144,45 @@ static void groups_notes(sqlite3 *db, int top, FILE *out, struct html *h)
 			     "different work by design (problem sizes, multigrid levels, phases) "
 			     "vary so; if they should do the same work, the groups are what to "
 			     "explain (instances.csv has each instance)", col_text(st, 0),
-			     col_text(st, 1), groups, g, ex * 100) >= 0) {
-			if (out) {
-				fputc('\n', out);
-				text_hang(out, "note: ", "  ", text, 80);
-			}
-			if (h)
-				html_para(h, text);
-			free(text);
-		}
+			     col_text(st, 1), groups, g, ex * 100) >= 0)
+			table_note(out, h, text);
 	}
 	sqlite3_finalize(st);
+}
+
+/*
+ * Under the table: the rows of 10% of the time or more with too few instances for a CV, and
+ * what gives more (the trial of 2026-11-29, F6: HPCG's ComputeSYMGS_ref, most of the run,
+ * 1-4 instances a context, every row "too few instances", no hint).
+ */
+static void few_note(sqlite3 *db, FILE *out, struct html *h)
+{
+	sqlite3_stmt *st;
+	char unit[32], *text = NULL, first[600] = "";
+	int n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT function, share FROM var_functions WHERE metric ="
+				   " 'cpu-time' AND share >= 0.1 AND verdict LIKE"
+				   " 'too few instances%' ORDER BY share DESC", -1, &st, NULL))
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (!n++)
+			snprintf(first, sizeof(first), "%s, %.0f%% of the time", col_text(st, 0),
+				 100 * sqlite3_column_double(st, 1));
+	sqlite3_finalize(st);
+	if (!n)
+		return;
+	uint64_t per = db_meta_u64(db, "period");
+	db_meta(db, "period_unit", unit, sizeof(unit));
+	char now[128] = "";
+	if (per && !strcmp(unit, "ns"))
+		snprintf(now, sizeof(now), " (this run's: %" PRIu64 " ns; --period %" PRIu64
+			 " takes four times the samples)", per, per / 4);
+	if (asprintf(&text, "%d row%s of 10%% of the time or more (%s%s) had under 10 instances "
+		     "timed, too few for a CV: each sample picks the function it lands in and "
+		     "times its next call, so more samples time more instances: a shorter "
+		     "--period%s, or a longer run", n, n == 1 ? "" : "s", first,
+		     n > 1 ? ", the largest" : "", now) >= 0)
+		table_note(out, h, text);
 }
 
 /* "< R" for a time that only has a bound: a row below the resolution (column `below`), or
@@ -279,6 +319,16 @@ static int stripped_text(sqlite3 *db, char *buf, size_t len)
 	return 1;
 }
 
+/* How an instance is chosen, and where that misleads (doc/sonde-variance.md, "Bias"): the
+ * usability review of 2026-11-29, H1, read a function alternating 1 and 3 units at a mean
+ * of 197 us and a CV of 57% against 252 us and 50% (picks land in long calls, the next
+ * call is short), a linear ramp at a CV of 32% against 47%, and no report said why. */
+static const char var_pick_text[] =
+	"a function where a sample lands (by its time on the stack), then its next call is "
+	"timed: unbiased where a call's length does not follow the one before's; where it "
+	"does (calls alternating long and short, a cost that grows over the run) the mean and "
+	"CV are those of the calls after the sampled ones (doc: \"Bias\")";
+
 /* Samples with no frame of the program's to pick: where they are many, what holds them. */
 static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 {
@@ -286,21 +336,36 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 	/* those in OpenMP region functions: the program's, timed at the runtime's call (the
 	 * trial of 2026-11-29: HPCCG's "80 of the 88 samples had no function of the
 	 * program's" where HPC_sparsemv's region held 81% of the time) */
-	uint64_t r = db_meta_u64(db, "no_frame_region");
+	uint64_t r = db_meta_u64(db, "no_frame_region"), mn = db_meta_u64(db, "no_frame_main");
 	if (!s || n * 10 < s * 3 || stripped_text(db, buf, len))	/* that says why */
 		return 0;
 	r = r < n ? r : n;
+	mn = mn < n - r ? mn : n - r;
 	int k = 0;
+	uint64_t rest = n - r - mn;
+	/* each part said when it is 10% of the samples or more (the regions': any) */
+	int say_main = mn * 10 >= s, say_rest = rest * 10 >= s;
 	if (r)
 		k = snprintf(buf, len, "%" PRIu64 " of the %" PRIu64 " samples (%.0f%%) fell in "
 			     "OpenMP region functions, which are timed at the runtime's call "
 			     "(OpenMP regions, below), not picked%s", r, s,
-			     100.0 * (double)r / (double)s, (n - r) * 10 >= s ? "; " : "");
+			     100.0 * (double)r / (double)s, say_main || say_rest ? "; " : "");
 	char of[64] = "";
 	if (!r)
 		snprintf(of, sizeof(of), " of the %" PRIu64 " samples", s);
+	/* main's own code: called once, never picked; what the compiler inlined into it is
+	 * main's (the usability review of 2026-11-29, M3: a program whose work is a loop in
+	 * main read "a library's code whose frames keep no frame pointer") */
+	if (say_main && k >= 0 && (size_t)k < len) {
+		k += snprintf(buf + k, len - (size_t)k, "%" PRIu64 "%s (%.0f%%) were in main's "
+			      "own code, which is called once and never timed, with the functions "
+			      "the compiler inlined into it (a loop of main's own, or put in a "
+			      "function of its own that is not inlined, is timed)%s", mn, of,
+			      100.0 * (double)mn / (double)s, say_rest ? "; " : "");
+		of[0] = 0;
+	}
 	/* the rest when it is 10% of the samples or more (fewer: noise beside the regions) */
-	if ((n - r) * 10 >= s && k >= 0 && (size_t)k < len)
+	if (say_rest && k >= 0 && (size_t)k < len)
 		snprintf(buf + k, len - (size_t)k, "%" PRIu64 "%s (%.0f%%) had no function of the "
 			 "program's on the stack: a library's code whose frames keep no frame "
 			 "pointer (libc, libm, the MPI library, a Fortran runtime: the walk stops "
@@ -309,8 +374,7 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 			 "work (OMP_WAIT_POLICY=passive puts its threads to sleep there instead).  "
 			 "They count for no context of the program's, so its time shares read that "
 			 "much lower (sonde mem, which unwinds with DWARF, says which library and "
-			 "which callers)", n - r, of,
-			 100.0 * (double)(n - r) / (double)s);
+			 "which callers)", rest, of, 100.0 * (double)rest / (double)s);
 	return 1;
 }
 
@@ -391,6 +455,31 @@ static int print_json(sqlite3 *db, FILE *out)
 	json_uint(&j, "instances", db_meta_u64(db, "returns"));
 	json_uint(&j, "threads", db_meta_u64(db, "threads"));
 	json_str(&j, "watch_backend", db_meta(db, "watch_backend", b, sizeof(b)));
+	/* the header's counters and its "not measured" functions: a script saw only the rows
+	 * (the usability review of 2026-11-29, M5: a function of 65% of the time unsaid) */
+	static const char *const sel[] = { "samples", "picks", "entries", "returns", "missed",
+					    "arm_failures", "no_frame", "no_frame_main" };
+	json_begin_object(&j, "selection");
+	for (size_t i = 0; i < sizeof(sel) / sizeof(sel[0]); i++)
+		json_uint(&j, sel[i], db_meta_u64(db, sel[i]));
+	json_end_object(&j);
+	json_begin_array(&j, "not_measured");
+	db_meta(db, "unmeasured", b, sizeof(b));	/* "NAME (S%); NAME (S%)" (model.c) */
+	for (char *e = *b ? b : NULL; e;) {
+		char *next = strstr(e, "%); ");
+		if (next)
+			next[2] = 0, next += 4;
+		char *open = strrchr(e, '(');
+		if (open && open > e) {
+			open[-1] = 0;
+			json_begin_object(&j, NULL);
+			json_str(&j, "function", e);
+			json_real(&j, "share", strtod(open + 1, NULL) / 100);
+			json_end_object(&j);
+		}
+		e = next;
+	}
+	json_end_array(&j);
 	/* each metric's unit: the times in ns, the counters in events */
 	json_begin_object(&j, "units");
 	db_meta(db, "events", b, sizeof(b));
@@ -460,6 +549,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			db_meta_u64(db, "samples"), db_meta_u64(db, "period"),
 			db_meta(db, "period_unit", unit, sizeof(unit)), db_meta_u64(db, "picks"),
 			db_meta_u64(db, "entries"), db_meta_u64(db, "missed"));
+		text_hang(out, "  pick: ", "      ", var_pick_text, 80);
 		snprintf(line, sizeof(line), "%s%s", be,
 			 !strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
 				 " (no call hooks ran: build with sonde-cc --sonde-calls-only)" : "");
@@ -513,7 +603,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 				 "start%s); resolution %.1f us of CPU time (a quarter of it: a mean "
 				 "under it is the calibration's error)",
 				db_meta_u64(db, "trap_ns") / 1e3, db_meta_u64(db, "trap_cpu_ns") / 1e3,
-				scaled, db_meta_u64(db, "trap_cpu_ns") / 4e3);
+				scaled, VAR_RES_FRACTION * db_meta_u64(db, "trap_cpu_ns") / 1e3);
 			text_hang(out, "  traps: ", "      ", line, 80);
 		}
 		if (db_meta_u64(db, "read_cost_cpu_ns")) {	/* sonde-cc's hooks (model.c) */
@@ -523,7 +613,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 				 "it is that subtraction's error)",
 				 db_meta_u64(db, "read_cost_ns") / 1e3,
 				 db_meta_u64(db, "read_cost_cpu_ns") / 1e3,
-				 2 * db_meta_u64(db, "read_cost_cpu_ns") / 1e3);
+				 VAR_SOFT_RES_FRACTION * db_meta_u64(db, "read_cost_cpu_ns") / 1e3);
 			text_hang(out, "  hooks: ", "      ", line, 80);
 		}
 		text_hang(out, "  guidance (FVSampler): ", "      ", "investigate iff > 10% of the time "
@@ -575,6 +665,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (more)
 		fprintf(out, "  ... %d more, ranked lower (--top N, or functions.csv)\n", more);
 	groups_notes(db, top, out, NULL);	/* (none without rows) */
+	few_note(db, out, NULL);
 	char nbe[16];
 	/* no backend: that is the cause, not functions called once (the usability review of
 	 * 2026-11-28, where the debug registers do not trap) */
@@ -649,15 +740,17 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 
 /* ---- timeline ---- */
 
-static void sparkline(FILE *out, const double *v, size_t n, size_t width)
+/* v's n values as at most width bars from 0 to hi (0: v's largest). */
+static void sparkline(FILE *out, const double *v, size_t n, size_t width, double hi)
 {
 	static const char *const bars[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
 					     "\u2585", "\u2586", "\u2587", "\u2588" };
 	/* from 0, as the page's axis: scaled from the least instance to the largest, a
 	 * steady function's 94-146 us drew as spikes (the usability review of 2026-11-28) */
-	double lo = 0, hi = 0;
-	for (size_t i = 0; i < n; i++)
-		hi = v[i] > hi ? v[i] : hi;
+	double lo = 0;
+	if (!(hi > 0))
+		for (size_t i = 0; i < n; i++)
+			hi = v[i] > hi ? v[i] : hi;
 	size_t cols = n < width ? n : width;
 	for (size_t c = 0; c < cols; c++) {
 		/* Each column is the largest of its instances: a slow instance is what a
@@ -675,6 +768,37 @@ static void sparkline(FILE *out, const double *v, size_t n, size_t width)
 
 /* Contexts drawn in timeline.svg (the first, by rank); the terminal shows them all. */
 #define TIMELINE_SERIES 6
+/* Threads of one context given a line each in the terminal; the rest are in the CSV. */
+#define TIMELINE_THREADS 16
+/* Threads given a line each in the page's timeline of a function. */
+#define HTML_TIMELINE_THREADS 8
+
+/*
+ * A context's instances, n of them in thread order (thr[i] their thread), one line per
+ * thread on a common scale: joined end to end, two steady threads at 1 and 3 units drew
+ * one line that stepped up halfway, read as a slowdown over the run (the usability review
+ * of 2026-11-29, M1).
+ */
+static void thread_sparklines(FILE *out, const double *v, const int64_t *thr, size_t n,
+			      double hi)
+{
+	size_t shown = 0, a = 0;
+	while (a < n) {
+		size_t b = a;
+		while (b < n && thr[b] == thr[a])
+			b++;
+		if (shown++ < TIMELINE_THREADS) {
+			char label[48];
+			int w = snprintf(label, sizeof(label), "thread %lld (%zu): ",
+					 (long long)thr[a], b - a);
+			fputs(label, out);
+			sparkline(out, v + a, b - a, w < 60 ? 80 - (size_t)w : 20, hi);
+		}
+		a = b;
+	}
+	if (shown > TIMELINE_THREADS)
+		fprintf(out, "... %zu more threads (timeline.csv)\n", shown - TIMELINE_THREADS);
+}
 
 /*
  * The function FUNC names in db: its full name as functions.csv has it; else the one
@@ -791,9 +915,10 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 	size_t nser = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *ctx = (const char *)sqlite3_column_text(st, 0);
-		double *v = NULL;
-		size_t n = 0, cap = 0;
-		double lo = INFINITY, hi = 0;
+		double *v = NULL, *x = NULL;
+		int64_t *thr = NULL;
+		size_t n = 0, cap = 0, nthr = 0, run = 0, most = 0;	/* most: a thread's */
+		double lo = INFINITY, hi = 0, t0 = INFINITY;
 		sqlite3_reset(ins);
 		sqlite3_bind_text(ins, 1, func, -1, SQLITE_STATIC);
 		sqlite3_bind_text(ins, 2, ctx, -1, SQLITE_TRANSIENT);
@@ -801,11 +926,24 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;
 				double *q = realloc(v, cap * sizeof(*v));
-				if (!q)
+				if (q)
+					v = q;
+				double *qx = q ? realloc(x, cap * sizeof(*x)) : NULL;
+				if (qx)
+					x = qx;
+				int64_t *qt = qx ? realloc(thr, cap * sizeof(*thr)) : NULL;
+				if (!qt)
 					break;
-				v = q;
+				thr = qt;
 			}
 			v[n] = sqlite3_column_double(ins, 4);	/* CPU time, as ranked */
+			x[n] = sqlite3_column_double(ins, 2);	/* its start (monotonic ns) */
+			thr[n] = sqlite3_column_int64(ins, 0);
+			if (!n || thr[n] != thr[n - 1])
+				nthr++, run = 0;
+			run++;
+			most = run > most ? run : most;
+			t0 = x[n] < t0 ? x[n] : t0;
 			lo = v[n] < lo ? v[n] : lo;
 			hi = v[n] > hi ? v[n] : hi;
 			n++;
@@ -821,28 +959,54 @@ int var_timeline(const char *func, const char *dir, FILE *out)
 		char a[32], b[32];
 		fmt_value(a, sizeof(a), "time", lo);
 		fmt_value(b, sizeof(b), "time", hi);
-		fprintf(out, "%s  (%zu instances in order, CPU time %s .. %s; bars from 0%s)\n", ctx,
-			n, a, b, n > 72 ? ", a bar: the largest of its group" : "");
-		if (n)
-			sparkline(out, v, n, 72);
-		if (n && nser < TIMELINE_SERIES && (ser_name[nser] = strdup(ctx))) {
-			ser[nser] = (struct html_series){ .name = ser_name[nser], .n = n, .y = v };
-			double *x = malloc(n * sizeof(*x));
-			for (size_t i = 0; x && i < n; i++) {
-				x[i] = (double)(i + 1);
-				v[i] /= 1e3;	/* us */
+		fprintf(out, "%s  (%zu instances in order%s, CPU time %s .. %s; bars from 0%s)\n",
+			ctx, n, nthr > 1 ? ", a line per thread" : "", a, b,
+			(nthr > 1 ? most > 56 : n > 72) ? ", a bar: the largest of its group" : "");
+		if (n && nthr > 1)
+			thread_sparklines(out, v, thr, n, hi);
+		else if (n)
+			sparkline(out, v, n, 72, 0);
+		/* the figure: each instance at its start, a line per thread (end to end the
+		 * threads read as a slowdown, M1 above; in one line by start as a zigzag, one
+		 * instance to the next: the code review of 2026-11-29) */
+		for (size_t i = 0; i < n; i++) {
+			x[i] = (x[i] - t0) / 1e9;	/* s */
+			v[i] /= 1e3;	/* us */
+		}
+		for (size_t a = 0, b; a < n && nser < TIMELINE_SERIES; a = b) {
+			for (b = a; b < n && thr[b] == thr[a]; b++)
+				;
+			char name[1100];
+			if (nthr > 1)
+				snprintf(name, sizeof(name), "%s, thread %lld", ctx,
+					 (long long)thr[a]);
+			else
+				snprintf(name, sizeof(name), "%s", ctx);
+			double *sx = malloc((b - a) * sizeof(*sx));
+			double *sy = malloc((b - a) * sizeof(*sy));
+			if (!sx || !sy || !(ser_name[nser] = strdup(name))) {
+				free(sx);
+				free(sy);
+				break;
 			}
-			ser[nser++].x = x;
-			v = NULL;
+			memcpy(sx, x + a, (b - a) * sizeof(*sx));
+			memcpy(sy, v + a, (b - a) * sizeof(*sy));
+			ser[nser] = (struct html_series){ .name = ser_name[nser], .n = b - a,
+							  .x = sx, .y = sy };
+			nser++;
 		}
 		free(v);
+		free(x);
+		free(thr);
 		found++;
 	}
 	if (nser) {	/* the same series as a figure: DIR/variance/timeline.svg */
 		struct html *h = html_new("timeline");
 		char title[256], err[512], svg[4096];
-		snprintf(title, sizeof(title), "%s: CPU time of each kept instance, in order", func);
-		struct html_plot p = { .title = title, .xlabel = "instance (in order, per thread)",
+		snprintf(title, sizeof(title), "%s: CPU time of each kept instance, at its start",
+			 func);
+		struct html_plot p = { .title = title,
+				       .xlabel = "start (s from the first instance)",
 				       .ylabel = "CPU time (us)", .width = 760, .height = 300,
 				       .decimals = 1 };
 		int ok = 1;
@@ -957,6 +1121,7 @@ int var_html(sqlite3 *db, struct html *h)
 			       " instances measured", db_meta_u64(db, "samples"),
 		 db_meta_u64(db, "entries"), db_meta_u64(db, "returns"));
 	html_kv(h, "instances", b);
+	html_kv(h, "pick", var_pick_text);
 	html_kv(h, "guidance", "investigate iff > 10% of the time and CV > 20% within threads "
 			       "(plus resolution / mean: the calibration's error) or > 10% across "
 			       "threads (and over twice the thread means' sampling error)");
@@ -1005,6 +1170,7 @@ int var_html(sqlite3 *db, struct html *h)
 	sqlite3_finalize(st);
 	html_table_end(h);
 	groups_notes(db, INT_MAX, NULL, h);
+	few_note(db, NULL, h);
 	if (other_metrics_html(db, h, ev))
 		return -EIO;
 
@@ -1018,8 +1184,9 @@ int var_html(sqlite3 *db, struct html *h)
 				   " FROM var_functions f WHERE f.metric = 'time' ORDER BY f.rank"
 				   " LIMIT ?", -1, &fs, NULL))
 		return -EIO;
-	if (sqlite3_prepare_v2(db, "SELECT cpu_time FROM var_instances WHERE rank = ? ORDER BY thread,"
-				   " seq", -1, &is, NULL) ||
+	/* at their start, a line per thread (the terminal's timeline: thread_sparklines) */
+	if (sqlite3_prepare_v2(db, "SELECT cpu_time, start, thread FROM var_instances WHERE"
+				   " rank = ? ORDER BY thread, start, seq", -1, &is, NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT thread, mean, omp_thread FROM var_threads WHERE rank = ?"
 				   " AND metric = 'cpu-time' ORDER BY thread", -1, &ts, NULL)) {
 		sqlite3_finalize(fs);
@@ -1036,12 +1203,14 @@ int var_html(sqlite3 *db, struct html *h)
 		/* its instances read the calibration's error: no distribution of it (the trial
 		 * of 2026-11-28: histograms and timelines of rows the table called below) */
 		if (sqlite3_column_int(fs, 3)) {
-			html_para(h, "Below the resolution of the debug registers here: its "
-				     "instances measure the calibration's error, not the function "
-				     "(the table above), so no distribution is drawn.");
+			html_para(h, "Below the resolution here (of the debug registers' traps "
+				     "or of the hooks' clock reads): its instances measure the "
+				     "calibration's error, not the function (the table above), so "
+				     "no distribution is drawn.");
 			continue;
 		}
-		double *v = NULL, *x = NULL;
+		double *v = NULL, *x = NULL, x0 = INFINITY;
+		int64_t *th = NULL;
 		size_t n = 0, cap = 0;
 		sqlite3_reset(is);
 		sqlite3_bind_int(is, 1, rank);
@@ -1054,13 +1223,20 @@ int var_html(sqlite3 *db, struct html *h)
 				p = realloc(x, cap * sizeof(*x));
 				if (p)
 					x = p;
-				if (!q || !p)
+				int64_t *t = realloc(th, cap * sizeof(*th));
+				if (t)
+					th = t;
+				if (!q || !p || !t)
 					break;
 			}
 			v[n] = sqlite3_column_double(is, 0) / 1e3;
-			x[n] = (double)n;
+			x[n] = sqlite3_column_double(is, 1);
+			th[n] = sqlite3_column_int64(is, 2);
+			x0 = x[n] < x0 ? x[n] : x0;
 			n++;
 		}
+		for (size_t i = 0; i < n; i++)
+			x[i] = (x[i] - x0) / 1e9;	/* s from the first instance */
 		if (n) {
 			char hid[64], tid[64];
 			snprintf(hid, sizeof(hid), "hist-%d", rank);
@@ -1069,14 +1245,28 @@ int var_html(sqlite3 *db, struct html *h)
 						.xlabel = "us", .ylabel = "instances", .width = 420,
 						.height = 220, .decimals = 1 };
 			html_histogram(h, &hp, n, v, 30);
-			struct html_plot tp = { .id = tid, .title = "instances in order (timeline)",
-						.xlabel = "instance", .ylabel = "us", .width = 520,
+			struct html_plot tp = { .id = tid, .title = "instances at their start "
+						"(timeline)", .xlabel = "s from the first instance",
+						.ylabel = "us", .width = 520,
 						.height = 220, .decimals = 1 };
-			struct html_series s = { .name = "cpu-time", .n = n, .x = x, .y = v };
-			html_line_plot(h, &tp, 1, &s);
+			/* a series per thread, its instances in a row of the arrays */
+			struct html_series s[HTML_TIMELINE_THREADS];
+			char name[HTML_TIMELINE_THREADS][32];
+			size_t ns = 0;
+			for (size_t a = 0, b; a < n && ns < HTML_TIMELINE_THREADS; a = b) {
+				for (b = a; b < n && th[b] == th[a]; b++)
+					;
+				snprintf(name[ns], sizeof(name[ns]), "thread %lld",
+					 (long long)th[a]);
+				s[ns] = (struct html_series){ .name = name[ns], .n = b - a,
+							      .x = x + a, .y = v + a };
+				ns++;
+			}
+			html_line_plot(h, &tp, ns, s);
 		}
 		free(v);
 		free(x);
+		free(th);
 		/* Per-thread means. */
 		size_t nt = 0, ct = 0;
 		double *tm = NULL;

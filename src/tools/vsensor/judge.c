@@ -147,6 +147,16 @@ static void standards(struct vs_all *A)
 		else if (d->flags & VS_F_CPU)
 			A->std[g] *= VS_CPU_SLACK;
 	}
+	/* too short to judge, as the runtime switches a sensor off (vsrt.c, VS_SHORT_NS), but
+	 * one that never reached VS_SHORT_AFTER senses: a loop of 40 ns a sense, 270 senses,
+	 * raised a compute event in every run of HPCC, quiet ones too (the trial of
+	 * 2026-11-29, F2); its records stay out of the matrices (build_matrix) */
+	for (int g = 0; g < nd; g++) {
+		struct vs_desc *d = &A->d[g];
+		if (!(d->flags & (VS_F_CORE | VS_F_CPU)) && d->off != 1 &&
+		    d->senses < VS_SHORT_AFTER && A->std[g] > 0 && A->std[g] * 1000 < VS_SHORT_NS)
+			d->off = 2;	/* (senses -1: not known, judged from the files) */
+	}
 out:
 	free(nid);
 	free(at);
@@ -204,6 +214,8 @@ static void build_matrix(struct vs_all *A, struct vs_matrix *m)
 				m->v[VS_CORE][c] = r->mean_us - 1;	/* stored as CPU + 1 */
 				continue;
 			}
+			if (A->d[di].off == 2)	/* too short (standards) */
+				continue;
 			if (k < 0 || k >= VS_KINDS || A->std[di] <= 0)
 				continue;
 			double p = A->std[di] / r->mean_us;
@@ -254,7 +266,8 @@ static void event_sensors(struct vs_all *A, const struct vs_rule *rule, const st
 		for (int i = 0; i < A->nr[q]; i++) {
 			struct vs_rec *r = &A->r[A->roff[q] + i];
 			struct vs_desc *d = &A->d[A->doff[q] + r->sensor];
-			if (d->kind != e->kind || r->bin < e->s0 || r->bin > e->s1 || A->std[A->doff[q] + r->sensor] <= 0 ||
+			if (d->kind != e->kind || d->off == 2 || r->bin < e->s0 || r->bin > e->s1 ||
+			    A->std[A->doff[q] + r->sensor] <= 0 ||
 			    A->std[A->doff[q] + r->sensor] / r->mean_us >= rule->threshold[e->kind])
 				continue;
 			if (strstr(e->sensors, d->name))

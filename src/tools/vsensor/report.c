@@ -373,7 +373,8 @@ static void switched_note(const char *dir, FILE *out)
 	for (int k = 0; k < VS_KINDS; k++)
 		if (off[k])
 			say(out, "%s: %d of %d sensor timings (sensor x rank) switched off as too "
-			    "short (under %d us a sense over the first %d; sensors.csv)%s",
+			    "short (under %d us a sense over the first %d, or at its standard time "
+			    "where it had fewer; sensors.csv)%s",
 			    vs_model_kind(k), off[k], all[k], VS_SHORT_NS / 1000, VS_SHORT_AFTER,
 			    off[k] < all[k] ? "" : k == 0 ? ": the compute cells are the CPU share "
 			    "alone, and a core slower at its full share does not show" :
@@ -946,13 +947,61 @@ out:
 	free(lowlvl);
 }
 
+/*
+ * Every rank short of CPU at once, for a second or more: the rule compares ranks, and a
+ * co-runner the scheduler spreads over the cores slows them all alike (the trial of
+ * 2026-11-29, F3: three busy loops on one core of HPCC's 2 ranks for 6 s, both ranks at
+ * ~0.4 of their CPU share, no event, and only the page's CPU-share map showed it).  The
+ * longest such stretch, under VS_SQUEEZE of the typical share on every rank with data.
+ */
+#define VS_SQUEEZE 0.6
+
+static void squeeze_note(const struct loaded *l, FILE *f)
+{
+	const struct vs_matrix *m = &l->m;
+	int nr = m->nranks, ns = m->nslices, run = 0, start = 0, best = 0, bstart = 0;
+	double hi = 0, bhi = 0;
+	if (!m->v[VS_CPU] || nr < 2 || !(m->slice_s > 0))
+		return;
+	for (int s = 0; s < ns; s++) {
+		int have = 0, low = 1;
+		double mx = 0;
+		for (int r = 0; r < nr; r++) {
+			float v = m->v[VS_CPU][(size_t)r * ns + s];
+			if (isnan(v))
+				continue;
+			have++;
+			low &= v < VS_SQUEEZE;
+			mx = v > mx ? v : mx;
+		}
+		if (have < 2 || !low) {
+			run = 0;
+			continue;
+		}
+		if (!run++)
+			start = s, hi = 0;
+		hi = mx > hi ? mx : hi;
+		if (run > best)
+			best = run, bstart = start, bhi = hi;
+	}
+	int need = (int)ceil(1.0 / m->slice_s);
+	if (best < (need > 3 ? need : 3))
+		return;
+	say(f, "every rank got under %.2f of its typical CPU share from %.1f s to %.1f s (%d "
+	    "slices): other work on the machine took CPU from the whole job at once, which "
+	    "the rule, comparing ranks, does not call an event (the page's CPU share map "
+	    "shows it)", bhi, bstart * m->slice_s, (bstart + best) * m->slice_s, best);
+}
+
 /* The notes under the events, the terminal's and the page's: ranks that stopped early,
- * ranks waited for, a busy machine's compute, what the network rule could not judge. */
+ * ranks waited for, a busy machine's compute, the whole job short of CPU, what the
+ * network rule could not judge. */
 static void event_notes(const struct loaded *l, const struct vs_rule *rule, FILE *f)
 {
 	ends_note(l, f);
 	waited_for_note(l, f);
 	compute_note(l, rule, f);
+	squeeze_note(l, f);
 	network_notes(l, rule, f);
 }
 
