@@ -154,7 +154,8 @@ TEST(standards_by_name)
 
 /* Judge 2 ranks of 2 compute sensors over 40 slices: "a.c:5 tiny" at base_us a sense, 10x
  * that on rank 1 in slices 10-25, "a.c:9 big" steady at 100 us; 270 senses each, fewer
- * than the runtime's VS_SHORT_AFTER.  The events found, and tiny's switched_off cell. */
+ * than the runtime's VS_SHORT_AFTER, their mean of base_us (a little more on rank 1).  The
+ * events found, and tiny's switched_off cell. */
 static int judge_tiny(float base_us, char *off, size_t offlen)
 {
 	struct vs_all A;
@@ -173,7 +174,8 @@ static int judge_tiny(float base_us, char *off, size_t offlen)
 				A.r[nr].sensor = i;
 				A.r[nr].mean_us = i ? 100.0f : q == 1 && b >= 10 && b <= 25 ?
 					10 * base_us : base_us;
-				A.r[nr].weight_s = 0.1f;
+				/* the sensed seconds: its 270 senses spread over the 40 slices */
+				A.r[nr].weight_s = A.r[nr].mean_us * 1e-6f * 270 / 40;
 				A.nr[q]++;
 			}
 	}

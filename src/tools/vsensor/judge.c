@@ -99,6 +99,7 @@ static void standards(struct vs_all *A)
 	/* the copies of a rank's records, then each name's standard */
 	int64_t ntmp = totalr > nd ? totalr : nd;
 	float *tmp = malloc((ntmp ? ntmp : 1) * sizeof(float));
+	double *sensed = calloc(nd ? nd : 1, sizeof(double));	/* each sensor's seconds */
 	if (!nid || k < 0 || !at || !lo || !hi || !v || !tmp)
 		goto out;
 	/* each name's segment of v: its count, then its start */
@@ -147,17 +148,29 @@ static void standards(struct vs_all *A)
 		else if (d->flags & VS_F_CPU)
 			A->std[g] *= VS_CPU_SLACK;
 	}
-	/* too short to judge, as the runtime switches a sensor off (vsrt.c, VS_SHORT_NS), but
-	 * one that never reached VS_SHORT_AFTER senses: a loop of 40 ns a sense, 270 senses,
-	 * raised a compute event in every run of HPCC, quiet ones too (the trial of
-	 * 2026-11-29, F2); its records stay out of the matrices (build_matrix) */
-	for (int g = 0; g < nd; g++) {
+	/* too short to judge, as the runtime switches a sensor off (vsrt.c, VS_SHORT_NS: its
+	 * mean sense), but one that never reached VS_SHORT_AFTER senses: a loop of 40 ns a
+	 * sense, 270 senses, raised a compute event in every run of HPCC, quiet ones too (the
+	 * trial of 2026-11-29, F2); its records stay out of the matrices (build_matrix).  The
+	 * mean from the records' sensed time over the senses; where the senses are not known
+	 * (judged from the files), the standard time.  (The standard alone, a low percentile,
+	 * dropped a 2-rank MPI_Barrier whose waits make its mean: t602.) */
+	for (int q = 0; sensed && q < A->nranks; q++)
+		for (int j = 0; j < A->nr[q]; j++) {
+			const struct vs_rec *r = &A->r[A->roff[q] + j];
+			if (r->sensor >= 0 && r->sensor < A->nd[q] && r->mean_us > 0)
+				sensed[A->doff[q] + r->sensor] += r->weight_s;
+		}
+	for (int g = 0; sensed && g < nd; g++) {
 		struct vs_desc *d = &A->d[g];
+		double mean_ns = d->senses > 0 ? 1e9 * sensed[g] / (double)d->senses :
+						 1e3 * A->std[g];
 		if (!(d->flags & (VS_F_CORE | VS_F_CPU)) && d->off != 1 &&
-		    d->senses < VS_SHORT_AFTER && A->std[g] > 0 && A->std[g] * 1000 < VS_SHORT_NS)
-			d->off = 2;	/* (senses -1: not known, judged from the files) */
+		    d->senses < VS_SHORT_AFTER && mean_ns > 0 && mean_ns < VS_SHORT_NS)
+			d->off = 2;
 	}
 out:
+	free(sensed);
 	free(nid);
 	free(at);
 	free(lo);

@@ -36,7 +36,7 @@
 struct vs_desc {		/* one rank's sensor */
 	char name[VS_NAME];
 	/* off: 1 switched off (by the runtime), 2 judged too short (judge.c, standards: under
-	 * VS_SHORT_NS a sense at its standard time), 0 not, -1 not known */
+	 * VS_SHORT_NS a sense over fewer than VS_SHORT_AFTER), 0 not, -1 not known */
 	int32_t kind, flags, off;
 	float std_us;
 	int64_t senses;			/* -1: not known (judged from the files) */
