@@ -116,10 +116,17 @@ check t608-damaged-width [ "$(head -1 "$T/damaged/matrix-compute.csv" | tr ',' '
 # compute spans the stop (before, one slow slice where it ended, under the rule's 3 in a
 # row: the trial's stopped CoMD rank was not reported)
 # stopped DIR SECONDS [KILL_AFTER]: solo for SECONDS, stopped 1.5 s in for 2 s, then
-# waited for, or killed (SIGKILL) KILL_AFTER seconds after it resumed
+# waited for, or killed (SIGKILL) KILL_AFTER seconds after it resumed.  "In": from its
+# runtime's start (rank-0.sensors written at MPI_Init, 10 s at most), not from the launch,
+# which a loaded machine can delay past 1.5 s (a pair of suites on 2 cores, 2026-11-29:
+# no long record, no event)
 stopped() {
 	SONDE_DIR=$T/$1 SONDE_VS_LIVE=0 ./solo "$2" >/dev/null 2>&1 &
-	local pid=$!
+	local pid=$! i=0
+	while [ ! -s "$T/$1/rank-0.sensors" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	sleep 1.5
 	kill -STOP $pid
 	sleep 2
