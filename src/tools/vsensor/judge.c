@@ -153,8 +153,10 @@ static void standards(struct vs_all *A)
 	 * sense, 270 senses, raised a compute event in every run of HPCC, quiet ones too (the
 	 * trial of 2026-11-29, F2); its records stay out of the matrices (build_matrix).  The
 	 * mean from the records' sensed time over the senses; where the senses are not known
-	 * (judged from the files), the standard time.  (The standard alone, a low percentile,
-	 * dropped a 2-rank MPI_Barrier whose waits make its mean: t602.) */
+	 * (judged from the files), the standard time.  Not network sensors: a collective's
+	 * time is mostly waiting for other ranks, which is what it is there to see, and the
+	 * network rule judges it against its rank's own level (fig4's 2-rank MPI_Barrier, a
+	 * few us, its only sensor, was left out in one run of t602 of four). */
 	for (int q = 0; sensed && q < A->nranks; q++)
 		for (int j = 0; j < A->nr[q]; j++) {
 			const struct vs_rec *r = &A->r[A->roff[q] + j];
@@ -165,7 +167,7 @@ static void standards(struct vs_all *A)
 		struct vs_desc *d = &A->d[g];
 		double mean_ns = d->senses > 0 ? 1e9 * sensed[g] / (double)d->senses :
 						 1e3 * A->std[g];
-		if (!(d->flags & (VS_F_CORE | VS_F_CPU)) && d->off != 1 &&
+		if (!(d->flags & (VS_F_CORE | VS_F_CPU)) && d->kind != 1 && d->off != 1 &&
 		    d->senses < VS_SHORT_AFTER && mean_ns > 0 && mean_ns < VS_SHORT_NS)
 			d->off = 2;
 	}
