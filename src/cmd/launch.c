@@ -32,7 +32,8 @@ const char launch_help[] =
 	"  -p, --period N        sampling period: ns of CPU time (clock: default 900000, ~1.1 kHz,\n"
 	"                        unless the tool's default is given below),\n"
 	"                        events (hw: default 100003), accesses (inst: default 10007;\n"
-	"                        1 = every access)\n"
+	"                        1 = every access; others taken as the next prime, which no\n"
+	"                        loop's accesses per iteration divide)\n"
 	"      --min-object B    heap blocks smaller than B bytes are not tracked (default 1024;\n"
 	"                        mem, comm and reuse: variance names no data object)\n"
 	"      --max-depth N     call-path frames kept (default 64)\n"
@@ -320,6 +321,11 @@ static int find_program(const char *name, char *out, size_t len)
 			break;
 	}
 	return found_noexec ? EACCES : ENOENT;
+}
+
+int launch_find_program(const char *name, char *out, size_t len)
+{
+	return find_program(name, out, len);
 }
 
 int launch_find_lib(const char *name, char *out, size_t len)

@@ -111,6 +111,10 @@ int launch_dir_refused(const struct launch_opts *o);
  */
 int launch_run(const struct launch_opts *o, char **argv, struct launch_result *res);
 
+/* The program `name` would run as (a path, else searched in PATH as execvp does) into out:
+ * 0, else the errno a shell would report (ENOENT, EACCES, EISDIR). */
+int launch_find_program(const char *name, char *out, size_t len);
+
 /* The path of one of sonde's libraries (libsonde.so, libsonde-vsensor.a) into out: from
  * $SONDE_LIBDIR, else beside the sonde executable (a build tree), else in its
  * ../lib/sonde (an installed tree).  0, or -ENOENT. */

@@ -27,6 +27,18 @@ uint64_t db_meta_u64(sqlite3 *db, const char *key)
 	return strtoull(db_meta(db, key, buf, sizeof(buf)), NULL, 10);
 }
 
+int64_t db_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = (int64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 int db_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *st;

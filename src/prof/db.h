@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#define DB_SCHEMA "15"
+#define DB_SCHEMA "16"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -63,6 +63,10 @@ int db_row_u64(struct sqlite3_stmt *st, const char *key, uint64_t v);
 
 /* A meta value as a number (0 when missing). */
 uint64_t db_meta_u64(struct sqlite3 *db, const char *key);
+
+/* The first column of the first row of query sql as an integer (0 when there is no row,
+ * it is NULL, or the query fails). */
+int64_t db_int(struct sqlite3 *db, const char *sql);
 
 /* Does the database have table `name`?  (Databases written before a table was added do
  * not: readers skip what it would show.)  1 or 0. */

@@ -523,6 +523,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		{ "records_stopped", offsetof(struct prof_process, records_stopped) },
 		{ "clock_event", offsetof(struct prof_process, clock_event) },
 		{ "tls_blocks", offsetof(struct prof_process, tls_blocks) },
+		{ "only_functions", offsetof(struct prof_process, only_functions) },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (!strcmp(k, strs[i].key))
@@ -570,7 +571,7 @@ static int proc_defaults(struct prof_process *p)
 {
 	char **strs[] = { &p->host, &p->exe, &p->argv, &p->tool, &p->source, &p->source_why,
 			  &p->period_unit, &p->end, &p->watch_backend, &p->records_stopped,
-			  &p->clock_event, &p->tls_blocks, &p->watch_why };
+			  &p->clock_event, &p->tls_blocks, &p->watch_why, &p->only_functions };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
@@ -648,6 +649,7 @@ static void process_release(struct prof_process *p)
 	free(p->period_unit);
 	free(p->end);
 	free(p->watch_backend);
+	free(p->only_functions);
 	free(p->watch_why);
 	free(p->records_stopped);
 	free(p->clock_event);

@@ -96,6 +96,8 @@ struct prof_process {
 	char *tls_blocks;		/* "OFFSET SIZE PATH" entries separated by \x1f: each
 					 * module's block in a thread's static TLS, from the
 					 * header's tls_lo (PATH "" the executable); "" unknown */
+	char *only_functions;		/* the functions a tool was limited to ("sonde variance
+					 * --function"), "; "-separated as given; "" if none */
 	struct prof_thread *thread;	/* sorted by thread_index, then tid */
 	size_t nthread;
 };

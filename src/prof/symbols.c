@@ -2113,7 +2113,7 @@ static int sym_value_cmp(const void *x, const void *y)
  * -errno (unreadable, not x86-64 ELF, no symbols). */
 static int each_function(const char *path, uint64_t min_size,
 			 void (*visit)(void *ctx, const char *name, const char *file,
-				       const uint8_t *code, size_t n),
+				       uint64_t addr, const uint8_t *code, size_t n),
 			 void *ctx)
 {
 	int fd = file_open_regular(path, NULL);
@@ -2167,7 +2167,7 @@ static int each_function(const char *path, uint64_t min_size,
 		uint64_t o = sym.st_value - th.sh_addr;
 		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		const char *fn = fs[i].file ? elf_strptr(elf, sh.sh_link, fs[i].file) : NULL;
-		visit(ctx, name ? name : "?", fn && *fn ? fn : NULL,
+		visit(ctx, name ? name : "?", fn && *fn ? fn : NULL, sym.st_value,
 		      (const uint8_t *)td->d_buf + o,
 		      (size_t)(sym.st_size < td->d_size - o ? sym.st_size : td->d_size - o));
 	}
@@ -2182,12 +2182,13 @@ struct fp_count {
 	unsigned with_fp, funcs;
 };
 
-static void fp_visit(void *ctx, const char *name, const char *file, const uint8_t *code,
-		     size_t n)
+static void fp_visit(void *ctx, const char *name, const char *file, uint64_t addr,
+		     const uint8_t *code, size_t n)
 {
 	struct fp_count *c = ctx;
 	(void)name;
 	(void)file;
+	(void)addr;
 	c->funcs++;
 	c->with_fp += fp_prologue(code, n < 64 ? n : 64);
 }
@@ -2203,10 +2204,11 @@ int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 /* The atomic read-modify-writes in one function's code: lock-prefixed instructions.  A
  * linear decode from the symbol's start: data in the code, rare in compiled C, may hide
  * or fake a few. */
-static void atomics_visit(void *ctx, const char *name, const char *file, const uint8_t *code,
-			  size_t n)
+static void atomics_visit(void *ctx, const char *name, const char *file, uint64_t addr,
+			  const uint8_t *code, size_t n)
 {
 	struct sym_atomics *a = ctx;
+	(void)addr;
 	ZydisDecoder dec;
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -2439,4 +2441,47 @@ void symtab_free(struct symtab *st)
 	free(st->kbuf);
 	free(st->osrelease);
 	free(st);
+}
+
+struct find_ctx {
+	const char *name;
+	uint64_t *addrs;
+	int max, n;
+};
+
+/* name as the user gives it: the symbol, its demangled form, or that without its
+ * parameters ("QCS::calcForce" for "QCS::calcForce(double*, int)"), or a clone of it
+ * (gcc's "f.part.0", "f.constprop.0", "f.isra.0": the code that runs) */
+static int find_match(const char *want, const char *name)
+{
+	size_t n = strlen(want);
+	if (strstr(name, ".cold"))	/* a part jumped to, never called */
+		return 0;
+	if (!strncmp(name, want, n) && (!name[n] || (name[n] == '.' && want[0] != '.')))
+		return 1;
+	char *dm = sym_demangle_new(name);
+	int hit = dm && !strncmp(dm, want, n) && (!dm[n] || dm[n] == '(' || dm[n] == ' ');
+	free(dm);
+	return hit;
+}
+
+static void find_visit(void *ctx, const char *name, const char *file, uint64_t addr,
+		       const uint8_t *code, size_t len)
+{
+	struct find_ctx *c = ctx;
+	(void)file;
+	(void)code;
+	(void)len;
+	if (!find_match(c->name, name))
+		return;
+	if (c->n < c->max)
+		c->addrs[c->n] = addr;
+	c->n++;
+}
+
+int sym_function_addrs(const char *path, const char *name, uint64_t *addrs, int max)
+{
+	struct find_ctx c = { name, addrs, max, 0 };
+	int err = each_function(path, 1, find_visit, &c);
+	return err < 0 ? err : c.n;
 }

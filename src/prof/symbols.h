@@ -254,4 +254,13 @@ struct sym_atomics {
 };
 int sym_atomics(const char *path, struct sym_atomics *out);
 
+/*
+ * The link-time start addresses of the functions of the ELF file at path named name: its
+ * symbol, its demangled form with or without the parameter list ("ns::f" for
+ * "ns::f(int)"), and gcc's clones of it ("f.part.0"); a static function defined in
+ * several files gives each.  Up to max into addrs; returns how many there are (0 if none)
+ * or -errno as sym_frame_pointers.
+ */
+int sym_function_addrs(const char *path, const char *name, uint64_t *addrs, int max);
+
 #endif

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd.c - `sonde variance`: how much the instances of each function vary (FVSampler). */
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
 #include "prof/report.h"
+#include "prof/symbols.h"
 #include "prof/tool.h"
 #include "tools/variance/variance.h"
+
+#define VAR_FUNCTIONS_MAX 8	/* --function's names */
 
 static void usage(FILE *f)
 {
@@ -30,6 +37,9 @@ static void usage(FILE *f)
 		"Options:\n%s"
 		"  -e, --events LIST     metrics per instance, comma-separated: time, cpu-time\n"
 		"                        (always), page-faults, context-switches\n"
+		"      --function NAME   pick only NAME (a function of the executable's, as\n"
+		"                        'nm -C' names it, parameters optional; up to %d times)\n"
+		"                        and wait for its calls however far apart\n"
 		"      --timeline FUNC   print every kept instance of FUNC in DIR, in order\n"
 		"                        (sparkline; DIR/variance/timeline.csv)\n"
 		"  -h, --help            this text\n\n"
@@ -37,7 +47,7 @@ static void usage(FILE *f)
 		"Output: DIR/profile.db, DIR/variance/functions.csv, threads.csv, instances.csv\n"
 		"(at most %d instances kept per function and context).  Show it again with\n"
 		"'sonde report DIR'.  Manual: man sonde-variance (doc/sonde-variance.md).\n",
-		launch_help, VAR_DEFAULT_PERIOD, VAR_RESERVOIR);
+		launch_help, VAR_FUNCTIONS_MAX, VAR_DEFAULT_PERIOD, VAR_RESERVOIR);
 }
 
 static int parse_events(const char *list, unsigned *bits)
@@ -65,6 +75,8 @@ static int parse_events(const char *list, unsigned *bits)
 struct var_args {
 	unsigned events;
 	const char *timeline;
+	const char *fn[VAR_FUNCTIONS_MAX];	/* --function */
+	int nfn;
 };
 
 /* variance's own options (launch_args) */
@@ -73,7 +85,61 @@ static int var_option(int opt, const char *arg, void *ctx)
 	struct var_args *a = ctx;
 	if (opt == 'e')
 		return parse_events(arg, &a->events) ? EXIT_USAGE : 0;
+	if (opt == 2002) {
+		if (!*arg || a->nfn == VAR_FUNCTIONS_MAX)
+			return sonde_usage_error("variance", !*arg ? "--function wants a name" :
+						 "--function at most %d times", VAR_FUNCTIONS_MAX);
+		a->fn[a->nfn++] = arg;
+		return 0;
+	}
 	a->timeline = arg;	/* --timeline */
+	return 0;
+}
+
+/*
+ * --function: each name's starts in the program's executable, for the runtime
+ * (rt-variance.c, only_start: "DEV:INO:ADDR,..." so that a process running another
+ * executable picks none) with the names for the report.  A name the executable does not
+ * define is a usage error before the run: a typo would otherwise cost a whole run that
+ * times nothing.  0, or the exit status of the error (printed).
+ */
+static int only_env(const struct var_args *a, const char *prog)
+{
+	char path[PATH_MAX], addrs[16 * 20 + 48], names[400] = "";
+	struct stat st;
+	unsetenv("SONDE_VARIANCE_ONLY");
+	unsetenv("SONDE_VARIANCE_ONLY_NAMES");
+	if (!a->nfn || launch_find_program(prog, path, sizeof(path)) || stat(path, &st))
+		return 0;	/* (not found: launch_run says so) */
+	size_t k = (size_t)snprintf(addrs, sizeof(addrs), "%llu:%llu:",
+				    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	int total = 0;
+	for (int i = 0; i < a->nfn; i++) {
+		uint64_t ad[16];
+		if (!strcmp(a->fn[i], "main"))
+			return sonde_usage_error("variance", "--function main: main is called once "
+							     "and never timed; name a function it "
+							     "calls");
+		int n = sym_function_addrs(path, a->fn[i], ad, 16);
+		if (n < 0)
+			return sonde_usage_error("variance", "--function: cannot read the "
+							     "functions of '%s' (%s); it needs the "
+							     "symbol table of an x86-64 executable",
+						 path, strerror(-n));
+		if (!n)
+			return sonde_usage_error("variance", "--function: no function '%s' in %s "
+							     "('nm -C %s' lists them; one inlined "
+							     "everywhere has none, and a shared "
+							     "library's are not picked)",
+						 a->fn[i], path, path);
+		for (int j = 0; j < n && j < 16 && total < 16; j++, total++)
+			k += (size_t)snprintf(addrs + k, sizeof(addrs) - k, "%s%" PRIx64,
+					      total ? "," : "", ad[j]);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? "; " : "", a->fn[i]);
+	}
+	setenv("SONDE_VARIANCE_ONLY", addrs, 1);
+	setenv("SONDE_VARIANCE_ONLY_NAMES", names, 1);
 	return 0;
 }
 
@@ -82,6 +148,7 @@ int cmd_variance(int argc, char **argv)
 	static const struct option own[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "timeline", required_argument, NULL, 2001 },
+		{ "function", required_argument, NULL, 2002 },
 		{ 0 },
 	};
 	struct launch_opts o;
@@ -94,10 +161,16 @@ int cmd_variance(int argc, char **argv)
 		if (optind != argc - 1)
 			return sonde_usage_error("variance", "--timeline wants FUNCTION and one "
 							     "recording directory");
+		if (a.nfn)
+			return sonde_usage_error("variance", "--function is for a run, not with "
+							     "--timeline");
 		return var_timeline(a.timeline, argv[optind], stdout);
 	}
 	if (launch_program("variance", argc))
 		return EXIT_USAGE;
+	r = only_env(&a, argv[optind]);
+	if (r)
+		return r;
 	if (o.source && !strcmp(o.source, "auto"))
 		o.source = "clock";
 	if (o.source && !strcmp(o.source, "hw"))

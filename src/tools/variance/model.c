@@ -642,7 +642,22 @@ static int context_shares(struct model *m)
  * function had no row at all (the trial of 2026-11-29: miniMD's Neighbor::build, 14% of
  * the time in ~10 calls a rank, was nowhere in the report).
  */
-static int unmeasured_text(const struct model *m, char *buf, size_t len)
+/* Is the function shown as `name` one of `only` ("A; B", --function, as given): the
+ * name, or it with its parameters or a clone's suffix after it (symbols.c, find_match). */
+static int only_match(const char *only, const char *name)
+{
+	for (const char *o = only; o && *o;) {
+		const char *e = strstr(o, "; ");
+		size_t n = e ? (size_t)(e - o) : strlen(o);
+		if (n && !strncmp(name, o, n) && strchr("( .", name[n]))
+			return 1;
+		o = e ? e + 2 : NULL;
+	}
+	return 0;
+}
+
+/* only: --function's names ("" for all): the others are not awaited, so not said */
+static int unmeasured_text(const struct model *m, const char *only, char *buf, size_t len)
 {
 	int k = 0;
 	buf[0] = 0;
@@ -661,7 +676,7 @@ static int unmeasured_text(const struct model *m, char *buf, size_t len)
 			int measured = 0;
 			for (size_t q = 0; q < m->nk && !measured; q++)
 				measured = !strcmp(m->k[q].function, m->lf[j].name);
-			if (!shown[j] && !measured &&
+			if (!shown[j] && !measured && (!*only || only_match(only, m->lf[j].name)) &&
 			    (double)m->lf[j].samples >= VAR_SHARE_MIN * (double)m->samples &&
 			    (best == SIZE_MAX || m->lf[j].samples > m->lf[best].samples))
 				best = j;
@@ -1341,8 +1356,12 @@ static int write_meta(sqlite3 *db, struct model *m, const struct profile *p)
 		    db_row_u64(st, "read_cost_cpu_ns", (uint64_t)m->st.read_cpu_ns);
 	/* hot functions with no instance (unmeasured_text) */
 	char um[1024];
-	if (!r && unmeasured_text(m, um, sizeof(um)))
+	const char *only = pr->only_functions ? pr->only_functions : "";
+	if (!r && unmeasured_text(m, only, um, sizeof(um)))
 		r = db_row(st, "tt", "unmeasured", um);
+	/* --function: the functions the picks were limited to */
+	if (!r && *only)
+		r = db_row(st, "tt", "only", only);
 	/* unpicked samples in OpenMP region functions (rt-variance.c, var_on_access) */
 	if (!r && m->st.no_frame_region)
 		r = db_row_u64(st, "no_frame_region", m->st.no_frame_region);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "sonde/openmp.h"
@@ -167,6 +168,61 @@ static uint64_t env_num(const char *name, uint64_t def)
 }
 
 /*
+ * `sonde variance --function NAME`: picks take only these functions (their run-time
+ * starts), and a pick waits for its function's call however long (no patience: nothing
+ * else is wanted).  SONDE_VARIANCE_ONLY is "DEV:INO:ADDR,ADDR..." (cmd.c), the link-time
+ * starts in the executable with that device and inode; in another (a program the target
+ * exec'd, a wrapper script's shell) no function is one of them, so nothing is picked.
+ * var_nonly: 0 all functions, else the number of var_only (read-only after var_start).
+ */
+#define VAR_ONLY_MAX 16
+static uint64_t var_only[VAR_ONLY_MAX];
+static int var_nonly;
+static char var_only_names[400];	/* SONDE_VARIANCE_ONLY_NAMES: for the .proc */
+
+static int exe_bias_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uint64_t *)data = (uint64_t)info->dlpi_addr;
+	return 1;	/* the first object is the executable */
+}
+
+static void only_start(void)
+{
+	const char *v = getenv("SONDE_VARIANCE_ONLY");
+	struct stat st;
+	char *end;
+	const char *names = getenv("SONDE_VARIANCE_ONLY_NAMES");
+	if (!v || !*v)
+		return;
+	var_nonly = -1;		/* asked: none here unless this is the program */
+	strncpy(var_only_names, names && *names ? names : "?", sizeof(var_only_names) - 1);
+	unsigned long long dev = strtoull(v, &end, 10), ino = *end == ':' ?
+		strtoull(end + 1, &end, 10) : 0;
+	if (*end != ':' || stat("/proc/self/exe", &st) || (unsigned long long)st.st_dev != dev ||
+	    (unsigned long long)st.st_ino != ino)
+		return;
+	uint64_t bias = 0;
+	dl_iterate_phdr(exe_bias_cb, &bias);
+	int n = 0;
+	for (const char *p = end + 1; *p && n < VAR_ONLY_MAX; p = *end ? end + 1 : end) {
+		uint64_t a = strtoull(p, &end, 16);
+		if (end == p || (*end && *end != ','))
+			break;
+		var_only[n++] = a + bias;
+	}
+	var_nonly = n ? n : -1;
+}
+
+static SIGSAFE int only_has(uint64_t fn)
+{
+	for (int i = 0; i < var_nonly; i++)
+		if (var_only[i] == fn)
+			return 1;
+	return 0;
+}
+
+/*
  * The OpenMP runtime's code (libgomp, LLVM's libomp), never picked: its functions are not
  * the program's, the report leaves its frames out of every context (so a row for one had
  * a time share of 0.0%), and with libomp its __kmp_invoke_microtask, under every region
@@ -216,6 +272,7 @@ static int var_start(void)
 	var_burst = (int)env_num("SONDE_VARIANCE_BURST", 40);
 	var_close = (int)env_num("SONDE_VARIANCE_CLOSE", 16);
 	variance_regions = variance_regions_env();
+	only_start();
 	if (var_patience < 1)
 		var_patience = 1;
 	/* two traps an instance: delivered by attr.sigtrap where the clock source routes it,
@@ -1178,8 +1235,8 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	int waiting = 0;
 	if (vt->defer_fn) {
 		waiting = (vt->weak && pending_at(vt, vt->defer_slot)) ||
-			  ++vt->x_ticks < thread_patience(vt);
-	} else if (vt->x_armed && ++vt->x_ticks < thread_patience(vt)) {
+			  ++vt->x_ticks < thread_patience(vt) || var_nonly;
+	} else if (vt->x_armed && (++vt->x_ticks < thread_patience(vt) || var_nonly)) {
 		struct watch_slot_info si;
 		waiting = !watch_slot_get(t, vt->x_slot, &si) && si.armed &&
 			  (si.type == WATCH_X || vt->gate_fn);
@@ -1205,9 +1262,14 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	uint64_t rbp = uc ? (uint64_t)uc->uc_mcontext.gregs[REG_RBP] : 0, gs = 0;
 	uint64_t lim = vt->depth ? vt->st[vt->depth - 1].slot : 0;
 	int gs_done = 0;
-	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < VAR_TRIES && !fn; k++) {
+	/* (--function: every frame, for one of those only) */
+	int tries = var_nonly ? n : VAR_TRIES;
+	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < tries && !fn;
+	     k++) {
 		int i = (i0 + k) % n, by_pc;
 		fn = cand_fn(t, cand[i], inner[i], &by_pc);
+		if (fn && var_nonly && !only_has(fn))
+			fn = 0;
 		if (!fn)
 			continue;
 		own = cslot[i];
@@ -1231,7 +1293,7 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 		if (uc && var_gate && watch_backend() == WATCH_BACKEND_HW && pc >> 6 == fn >> 6)
 			gate = gs_done ? gs : gate_slot(t, sp, rbp);
 		pick_arm(t, vt, fn, own, gate);
-	} else if (!waiting) {
+	} else if (!waiting && !var_nonly) {	/* (--function: not a function asked for) */
 		vt->s.no_frame++;
 		/* an OpenMP region's function (never picked: timed at the runtime's call),
 		 * which the report must not call "no function of the program's"; main's own
@@ -1956,6 +2018,14 @@ static void var_fork_child(struct rt_thread *t)
  * here), variance's default period; at shorter periods (the tests' 1 ms) the event stays,
  * which samples 4 times as often there (t809: 21 of 200 region instances with timers).
  */
+/* the .proc's only_functions (profile.h): the report says what the picks took */
+static SIGSAFE void var_process_end(int signo)
+{
+	(void)signo;
+	if (var_nonly)
+		rt_proc_append("only_functions", var_only_names);
+}
+
 const struct rt_tool rt_tool_variance = {
 	.name = "variance",
 	.clock_period = VAR_DEFAULT_PERIOD,
@@ -1968,6 +2038,7 @@ const struct rt_tool rt_tool_variance = {
 	.trap = var_trap,
 	.fork_child = var_fork_child,
 	.thread_end = var_thread_end,
+	.process_end = var_process_end,
 	.omp_regions = var_omp_regions,
 	.omp_region_begin = var_omp_region_begin,
 	.omp_region_end = var_omp_region_end,

@@ -173,7 +173,18 @@ static void few_note(sqlite3 *db, FILE *out, struct html *h)
 		return;
 	uint64_t per = db_meta_u64(db, "period");
 	db_meta(db, "period_unit", unit, sizeof(unit));
-	char now[128] = "";
+	char now[128] = "", only[8];
+	/* --function: each call after the first sampled one is awaited (and bursts add
+	 * more): a shorter period would not add many */
+	if (*db_meta(db, "only", only, sizeof(only))) {
+		if (asprintf(&text, "%d row%s of 10%% of the time or more (%s%s) had under 10 "
+			     "instances timed, too few for a CV: with --function the calls after "
+			     "the first sample in it are awaited, so the instances are about its "
+			     "calls; more need a longer run", n, n == 1 ? "" : "s", first,
+			     n > 1 ? ", the largest" : "") >= 0)
+			table_note(out, h, text);
+		return;
+	}
 	if (per && !strcmp(unit, "ns"))
 		snprintf(now, sizeof(now), " (this run's: %" PRIu64 " ns; --period %" PRIu64
 			 " takes four times the samples)", per, per / 4);
@@ -388,8 +399,8 @@ static int unmeasured_note(sqlite3 *db, char *buf, size_t len)
 		 "samples, with no instance timed, so no row below.  A function is picked at a "
 		 "sample in it and its next call is then awaited a few samples "
 		 "(SONDE_VARIANCE_PATIENCE, default 8): calls further apart than that (a few "
-		 "long calls a run) are missed.  A longer run catches more; a larger "
-		 "SONDE_VARIANCE_PATIENCE waits longer for each", u);
+		 "long calls a run) are missed.  A longer run catches more; --function NAME "
+		 "picks that function only and waits for its calls however long", u);
 	return 1;
 }
 
@@ -455,6 +466,7 @@ static int print_json(sqlite3 *db, FILE *out)
 	json_uint(&j, "instances", db_meta_u64(db, "returns"));
 	json_uint(&j, "threads", db_meta_u64(db, "threads"));
 	json_str(&j, "watch_backend", db_meta(db, "watch_backend", b, sizeof(b)));
+	json_str(&j, "only", db_meta(db, "only", b, sizeof(b)));	/* --function; "" all */
 	/* the header's counters and its "not measured" functions: a script saw only the rows
 	 * (the usability review of 2026-11-29, M5: a function of 65% of the time unsaid) */
 	static const char *const sel[] = { "samples", "picks", "entries", "returns", "missed",
@@ -526,8 +538,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		return print_json(db, out);
 	db_meta(db, "events", ev, sizeof(ev));
 	db_meta(db, "source", src, sizeof(src));
-	if (!*db_meta(db, "watch_backend", be, sizeof(be)))
-		snprintf(be, sizeof(be), "none");
+	if (!*db_meta(db, "watch_backend", be, sizeof(be)))	/* (not written: unknown) */
+		snprintf(be, sizeof(be), db_meta_u64(db, "unended") ? "unknown" : "none");
 	if (!o->quiet) {
 		char line[1024], procs[64] = "";
 		/* a program that forks and execs (a shell-out, a compiler driver) records each
@@ -535,21 +547,45 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		uint64_t np = db_meta_u64(db, "processes");
 		if (np > 1)
 			snprintf(procs, sizeof(procs), " of %" PRIu64 " processes", np);
-		snprintf(line, sizeof(line), "%" PRIu64 " instances of %" PRIu64 " (context, "
+		/* a process killed before its threads' ends wrote no counters (meta unended,
+		 * report.c's warning): the instances are counted from the records then, and the
+		 * counters said unknown, not 0 (the usability review of 2026-11-29, L1: "0
+		 * instances" over a table of 155) */
+		uint64_t unended = db_meta_u64(db, "unended"), ret = db_meta_u64(db, "returns");
+		uint64_t kept = unended ? (uint64_t)db_int(db, "SELECT SUM(instances) FROM "
+					       "var_functions WHERE metric = 'cpu-time'") : 0;
+		snprintf(line, sizeof(line), "%" PRIu64 " instances%s of %" PRIu64 " (context, "
 			 "function) pairs in %" PRIu64 " thread(s)%s; metrics %s",
-			 db_meta_u64(db, "returns"), db_meta_u64(db, "functions"),
-			 db_meta_u64(db, "threads"), procs, ev);
+			 kept > ret ? kept : ret, kept > ret ? " (as recorded)" : "",
+			 db_meta_u64(db, "functions"), db_meta_u64(db, "threads"), procs, ev);
 		text_hang(out, "sonde variance: ", "    ", line, 80);
 		char prog[1024];
 		fprintf(out, "  program: %s\n", report_program(db, prog, sizeof(prog)));
 		char unit[16];
 		/* the period, as every tool states it (the usability review of 2026-11-28) */
-		fprintf(out, "  selection: %s samples %" PRIu64 " (period %" PRIu64 " %s), entries "
-			     "armed %" PRIu64 ", caught %" PRIu64 ", missed %" PRIu64 "\n", src,
-			db_meta_u64(db, "samples"), db_meta_u64(db, "period"),
-			db_meta(db, "period_unit", unit, sizeof(unit)), db_meta_u64(db, "picks"),
-			db_meta_u64(db, "entries"), db_meta_u64(db, "missed"));
+		if (unended && !db_meta_u64(db, "samples")) {
+			snprintf(line, sizeof(line), "%s (period %" PRIu64 " %s); samples, entries "
+				 "armed, caught and missed unknown: the process ended without "
+				 "writing them (sonde's warning)", src, db_meta_u64(db, "period"),
+				 db_meta(db, "period_unit", unit, sizeof(unit)));
+			text_hang(out, "  selection: ", "      ", line, 80);
+		} else {
+			fprintf(out, "  selection: %s samples %" PRIu64 " (period %" PRIu64 " %s), "
+				     "entries armed %" PRIu64 ", caught %" PRIu64 ", missed %"
+				     PRIu64 "\n", src, db_meta_u64(db, "samples"),
+				db_meta_u64(db, "period"),
+				db_meta(db, "period_unit", unit, sizeof(unit)),
+				db_meta_u64(db, "picks"), db_meta_u64(db, "entries"),
+				db_meta_u64(db, "missed"));
+		}
 		text_hang(out, "  pick: ", "      ", var_pick_text, 80);
+		char only[512];
+		if (*db_meta(db, "only", only, sizeof(only))) {	/* --function */
+			snprintf(line, sizeof(line), "%s (--function: the samples pick these "
+				 "functions only, where one is on the thread's stack, and a pick "
+				 "waits for its call however long)", only);
+			text_hang(out, "  only: ", "      ", line, 80);
+		}
 		snprintf(line, sizeof(line), "%s%s", be,
 			 !strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
 				 " (no call hooks ran: build with sonde-cc --sonde-calls-only)" : "");
@@ -590,7 +626,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			 PRIu64 " longjmp, %" PRIu64 " at thread exit, %" PRIu64 " tail",
 			 db_meta_u64(db, "overwritten"), db_meta_u64(db, "stale"),
 			 db_meta_u64(db, "jumps"), db_meta_u64(db, "at_exit"), db_meta_u64(db, "tail"));
-		text_hang(out, "  dropped: ", "      ", line, 80);
+		if (!unended || db_meta_u64(db, "samples"))	/* (else unknown too) */
+			text_hang(out, "  dropped: ", "      ", line, 80);
 		if (db_meta_u64(db, "trap_ns") || db_meta_u64(db, "trap_cpu_ns")) {
 			/* the kernel's speed at the traps (rt-variance.c, kernel_speed) */
 			uint64_t pc = db_meta_u64(db, "trap_probe_ns"), pm = db_meta_u64(db, "trap_probe_mean_ns");
@@ -1122,6 +1159,8 @@ int var_html(sqlite3 *db, struct html *h)
 		 db_meta_u64(db, "entries"), db_meta_u64(db, "returns"));
 	html_kv(h, "instances", b);
 	html_kv(h, "pick", var_pick_text);
+	if (*db_meta(db, "only", b, sizeof(b)))	/* --function */
+		html_kv(h, "only (--function)", b);
 	html_kv(h, "guidance", "investigate iff > 10% of the time and CV > 20% within threads "
 			       "(plus resolution / mean: the calibration's error) or > 10% across "
 			       "threads (and over twice the thread means' sampling error)");
