@@ -48,6 +48,20 @@ done
 check t410-merged-invariants-thread mat_invariants rec thread
 check t410-merged-invariants-core mat_invariants rec core
 check t410-summary-processes grep -q '^Processes' report.txt
+# each thread's rank in the text's thread list, as threads.csv has it (the trial of
+# 2026-11-29, F9: the rank only in threads.csv), and what a matrix leaves out
+cat >ranks.py <<'PY'
+import csv, re, sys
+text = open("report.txt").read()
+head = text.index("threads (number: tid, MPI rank as rN")
+items = dict((int(a), (int(b), int(c))) for a, b, c in
+             re.findall(r" (\d+): (\d+) r(\d+)", text[head:text.index("\n\n", head)]))
+rows = list(csv.DictReader(open("rec/comm/threads.csv")))
+want = dict((int(t["thread"]), (int(t["tid"]), int(t["rank"]))) for t in rows)
+sys.exit(0 if items == want and len(want) >= 8 else "text %r != csv %r" % (items, want))
+PY
+check t410-text-ranks python3 ranks.py
+check t410-between-processes grep -q "what passes between processes" <(flat report.txt)
 check t410-meta-processes [ "$(comm_meta rec processes)" -eq $NP ]
 
 cat >chk.py <<'PY'

@@ -238,14 +238,18 @@ int comm_export(sqlite3 *db, const char *dir, char *err, size_t errlen)
 static void threads_line(sqlite3 *db, FILE *out)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT id, tid, omp_thread, omp_varied FROM comm_threads"
+	/* MPI ranks where the threads come from more than one (the trial of 2026-11-29, F9:
+	 * under mpirun a rank's threads were told apart only in threads.csv) */
+	int ranks = db_int(db, "SELECT COUNT(DISTINCT rank) FROM comm_threads WHERE rank >= 0") > 1;
+	if (sqlite3_prepare_v2(db, "SELECT id, tid, omp_thread, omp_varied, rank FROM comm_threads"
 			       " ORDER BY id", -1, &st, NULL))
 		return;
 	int n = 0, col;
-	char item[96];
+	char item[96], rk[24] = "";
 	/* the list from the next line: after the 51 columns of the label, an item with its
 	 * OpenMP number broke the line at once (the trial of 2026-11-27) */
-	fprintf(out, "  threads (number: tid, OpenMP thread where known):\n   ");
+	fprintf(out, "  threads (number: tid%s, OpenMP thread where known):\n   ",
+		ranks ? ", MPI rank as rN" : "");
 	col = 3;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (n++ >= THREADS_SHOWN)
@@ -253,12 +257,15 @@ static void threads_line(sqlite3 *db, FILE *out)
 		int64_t id = (int64_t)sqlite3_column_int64(st, 0);
 		int64_t tid = (int64_t)sqlite3_column_int64(st, 1);
 		int len;
+		if (ranks)
+			snprintf(rk, sizeof(rk), " r%" PRId64,
+				 (int64_t)sqlite3_column_int64(st, 4));
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 " omp %" PRId64,
-				       id, tid, (int64_t)sqlite3_column_int64(st, 2));
+			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 "%s omp %"
+				       PRId64, id, tid, rk, (int64_t)sqlite3_column_int64(st, 2));
 		else
-			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 "%s", id, tid,
-				       sqlite3_column_int64(st, 3) ? " omp varies" : "");
+			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 "%s%s", id, tid,
+				       rk, sqlite3_column_int64(st, 3) ? " omp varies" : "");
 		if (n > 1)
 			fputc(',', out);	/* before a line break, not after */
 		if (col + len > 79) {	/* the report fits 80 columns (issue 8) */
@@ -924,6 +931,28 @@ static char *unit_one(char *unit, const char *v)
 	return unit;
 }
 
+/* Several processes (MPI ranks, a fork): each one's part, and that a matrix counts the
+ * transfers among one process's threads only (the trial of 2026-11-29, F9: an HPCG run
+ * under mpirun read "no communication detected" with nothing on what lies between
+ * ranks). */
+static void processes_table(sqlite3 *db, FILE *out)
+{
+	static const char *const rh[] = { "folder", "program", "pid", "threads", "samples",
+					  "total", "true", "false", "thread numbers" };
+	if (db_meta_u64(db, "processes") <= 1)
+		return;
+	print_table(db, out,
+		    "Processes (each in DIR/comm/FOLDER/, its threads from 0; merged "
+		    "above)",
+		    "SELECT folder, program, pid, threads, samples,"
+		    " total_all, total_true, total_false,"
+		    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"
+		    " WHERE part >= 0 ORDER BY part", 9, rh, "llrrrrrrl", 1 << 20);
+	text_para(out, "  ", "A process's matrix counts transfers among its own threads: "
+		  "what passes between processes (an MPI library's shared-memory transport, a "
+		  "shared mapping) is in none (doc/sonde-mpi.md).", 80);
+}
+
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 {
 	char b[4][512];
@@ -1011,6 +1040,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			if (clock_source(db))
 				text_para(out, "  ", COMM_CLOCK_REACH, 80);
 		}
+		processes_table(db, out);
 		return 0;
 	}
 	char few[1024];
@@ -1114,17 +1144,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fputc('\n', out);
 		text_para(out, "  ", todo, 80);
 	}
-	if (db_meta_u64(db, "processes") > 1) {
-		static const char *const rh[] = { "folder", "program", "pid", "threads", "samples",
-						  "total", "true", "false", "thread numbers" };
-		print_table(db, out,
-			    "Processes (each in DIR/comm/FOLDER/, its threads from 0; merged "
-			    "above)",
-			    "SELECT folder, program, pid, threads, samples,"
-			    " total_all, total_true, total_false,"
-			    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"
-			    " WHERE part >= 0 ORDER BY part", 9, rh, "llrrrrrrl", 1 << 20);
-	}
+	processes_table(db, out);
 	return 0;
 }
 
