@@ -372,7 +372,7 @@ void report_switch_line(sqlite3 *db, FILE *out, const char *prefix, int held, co
 		fprintf(out, "%s%s\n", prefix, buf);
 }
 
-void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix, const char *indent)
+char *report_arm_fail_text(sqlite3 *db)
 {
 	uint64_t n = db_meta_u64(db, "arm_failures");
 	int e = (int)db_meta_u64(db, "watch_errno");
@@ -381,15 +381,10 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix, const char
 	size_t len = 0;
 
 	if (!n)
-		return;
-	/* built whole, then wrapped to 80 columns under the indent */
-	FILE *real = out;
-	out = open_memstream(&text, &len);
-	if (!out) {	/* no memory stream: printed as it goes, unfolded */
-		out = real;
-		real = NULL;
-		fputs(prefix, out);
-	}
+		return NULL;
+	FILE *out = open_memstream(&text, &len);
+	if (!out)
+		return NULL;
 	fprintf(out, "%" PRIu64, n);
 	if (e > 0)
 		fprintf(out, ", the last %s (%s)", name ? name : "errno", strerror(e));
@@ -416,12 +411,16 @@ void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix, const char
 			     " handler held them, and the arm was skipped; a few are normal");
 	else if (e == EEXIST)
 		fprintf(out, ": the word was already watched in that thread; a few are normal");
-	if (!real) {	/* no memory stream: unwrapped, as before */
-		fprintf(out, "\n");
-		return;
-	}
 	fclose(out);
-	text_hang(real, prefix, indent, text ? text : "", 80);
+	return text;
+}
+
+void report_arm_fail_line(sqlite3 *db, FILE *out, const char *prefix, const char *indent)
+{
+	char *text = report_arm_fail_text(db);
+
+	if (text)	/* wrapped to 80 columns under the indent */
+		text_hang(out, prefix, indent, text, 80);
 	free(text);
 }
 
@@ -739,7 +738,13 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 			  (unsigned long long)db_meta_u64(db, "inst_atomics_funcs"), in);
 	}
 	uint64_t asked = db_meta_u64(db, "period_asked");
-	if (asked)
+	char srcname[16];
+	if (asked && !strcmp(db_meta(db, "source", srcname, sizeof(srcname)), "inst"))
+		n += sayf(say, "--period %llu was taken as %llu, the next prime: a period that "
+			  "a loop's accesses per iteration divide samples the same access of it "
+			  "every time, a prime one each in turn", (unsigned long long)asked,
+			  (unsigned long long)db_meta_u64(db, "period_given"));
+	else if (asked)
 		n += sayf(say, "--period %llu is under the clock source's least, %llu ns (the "
 			  "kernel's CPU clock takes no shorter period): it sampled every %llu ns of "
 			  "CPU time, as the header says", (unsigned long long)asked,

@@ -79,6 +79,9 @@ void report_switch_line(struct sqlite3 *db, FILE *out, const char *prefix, int h
 void report_arm_fail_line(struct sqlite3 *db, FILE *out, const char *prefix,
 			  const char *indent);
 
+/* The same line's text, unwrapped (malloc'd; NULL when there were none), for a page. */
+char *report_arm_fail_text(struct sqlite3 *db);
+
 /* The note for objects lost in "[heap: untracked small blocks]": its share (0..1) of what
  * ("samples are", "communication is"), with the recording's --min-object (meta min_object,
  * the processes' largest); NULL under 10% or without min_object.  mem and comm. */

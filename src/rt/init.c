@@ -26,6 +26,7 @@
 #include "rt/source-clock.h"
 #include "rt/thread.h"
 #include "rt/watch.h"
+#include "sonde/period.h"
 
 static pthread_key_t thread_key;
 /* a fork child of a program run with --no-follow-fork: records nothing, and its exec'd
@@ -162,6 +163,8 @@ static const struct rt_source *source_by_id(int id)
 #define CLOCK_MIN_PERIOD 10000
 static uint64_t period_asked;
 
+/* The inst source's period, a count of accesses, is taken as the next prime (the .proc's
+ * period_asked keeps the one given): sonde/period.h says why. */
 static int source_try(const struct rt_source *s)
 {
 	char why[512] = "";
@@ -172,6 +175,10 @@ static int source_try(const struct rt_source *s)
 	if (s == &rt_source_clock && rt_cfg.period && rt_cfg.period < CLOCK_MIN_PERIOD) {
 		period_asked = rt_cfg.period;
 		rt_cfg.period = CLOCK_MIN_PERIOD;
+	}
+	if (s == &rt_source_inst && sonde_inst_period(rt_cfg.period) != rt_cfg.period) {
+		period_asked = rt_cfg.period;
+		rt_cfg.period = sonde_inst_period(rt_cfg.period);
 	}
 	int r = s->probe(why, sizeof(why));
 	if (r == 0)
@@ -184,7 +191,8 @@ static int source_try(const struct rt_source *s)
 	}
 	if (tool_default)
 		rt_cfg.period = 0;
-	if (s == &rt_source_clock && period_asked) {	/* not taken: as asked */
+	/* not taken: as asked */
+	if ((s == &rt_source_clock || s == &rt_source_inst) && period_asked) {
 		rt_cfg.period = period_asked;
 		period_asked = 0;
 	}

@@ -26,10 +26,19 @@ check t062-chase-line [ "$(csv_get $c function chase line)" = "$(grep -n 'p = ri
 check t062-fill-stores [ "$(csv_get $c function fill stores)" = 1024 ]
 check t062-thread-samples [ "$(csv_get prof/mem/threads.csv thread 0 samples)" = 11024 ]
 
-# Sampled: every 1000th access, 11 samples standing for 11,024 accesses.
+# Sampled: --period 1000 is taken as 1009, the next prime (init.c, next_prime: a loop whose
+# accesses per iteration divide the period has every sample on the same access), and
+# said; every 1009th access, 10 samples standing for 11,024 accesses.
 "$SONDE" mem -q -o prof2 --source inst --period 1000 -- ./inst-loop >/dev/null 2>err
 check t062-sampled-status [ $? -eq 0 ]
-check t062-sampled-samples [ "$(csv_get prof2/mem/threads.csv thread 0 samples)" = 11 ]
+check t062-sampled-period grep -q '^period=1009$' prof2/*.proc
+check t062-sampled-period-asked grep -q '^period_asked=1000$' prof2/*.proc
+check t062-sampled-period-said grep -q "^sonde: warning: --period 1000 was taken as 1009, the next prime" err
+check t062-sampled-samples [ "$(csv_get prof2/mem/threads.csv thread 0 samples)" = $((11024 / 1009)) ]
+# a prime period is taken as given, and not said
+"$SONDE" mem -q -o prof2p --source inst --period 1009 -- ./inst-loop >/dev/null 2>errp
+check t062-prime-period-kept grep -q '^period=1009$' prof2p/*.proc
+check t062-prime-period-unsaid sh -c "! grep -q 'next prime' errp"
 
 # Not built by sonde-cc: inst refuses, says why, and the clock source takes over.
 "$SONDE" mem -q -o prof3 --source inst -- "$W/inst-loop" >out3 2>err3
