@@ -322,6 +322,16 @@ int64_t machine_cache_size(int level)
 	return -ENOENT;
 }
 
+int machine_l3_package(void)
+{
+	struct machine_cache c[16];
+	int n = machine_caches(c, 16);
+	for (int i = 0; i < n; i++)
+		if (c[i].level == 3 && strcmp(c[i].type, "Instruction") && c[i].size)
+			return !strcmp(c[i].source, "cpuid-legacy");
+	return 0;
+}
+
 /* ---- perf_event_open ---- */
 
 const char *machine_paranoid_meaning(int level)

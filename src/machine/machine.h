@@ -56,6 +56,10 @@ int machine_caches(struct machine_cache *c, int max);
  * machine_caches finds it; -ENOENT if unknown. */
 int64_t machine_cache_size(int level);
 
+/* 1 when the L3 size machine_cache_size gives is the whole package's (CPUID's legacy AMD
+ * leaves, "cpuid-legacy": several core complexes' L3s together), not what a core shares. */
+int machine_l3_package(void);
+
 /* The same from CPUID only (no sysfs), for tests that cross-check the two.  x86 only;
  * 0 elsewhere. */
 int machine_caches_cpuid(struct machine_cache *c, int max);

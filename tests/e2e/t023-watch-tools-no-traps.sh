@@ -59,6 +59,14 @@ if [ $traps = 0 ]; then
 	# measured" (the trial of 2026-11-29: the header and the meaning disagreed)
 	check t023-reuse-meaning grep -q "nothing was observed: no watchpoint can be armed in this program" <(flat err-reuse)
 	check t023-reuse-no-times-claim bash -c '! grep -q "only reuse times were measured" err-reuse'
+	# the page: the arm failures its watchpoints row points at, no empty chart or table
+	# (the usability review of 2026-11-29, L1)
+	if grep -q "arm failures:" err-reuse; then
+		"$SONDE" report o-reuse --html reuse.html >/dev/null 2>&1
+		check t023-reuse-page-arm-failures grep -q "arm failures</th>" reuse.html
+		check t023-reuse-page-no-empty-chart grep -q "No histogram: nothing was observed" reuse.html
+		check t023-reuse-page-no-empty-pairs grep -q "No reuse pair: no reuse was observed." reuse.html
+	fi
 fi
 # comm --no-watch asked for no watchpoints: nothing to warn of
 "$SONDE" comm --no-watch -o nw -- ./tw >/dev/null 2>err-nw

@@ -44,3 +44,39 @@ check t512-exact-lines-invalidations [ "$(csv_get fx/reuse/histogram.csv kind in
 check t512-plain-status-passed [ $? -eq 3 ]
 check t512-plain-says-why grep -q "only software watchpoints can" err
 check t512-plain-nothing-recorded grep -q "nothing was recorded" err
+
+# --check-sampling with --spatial: 7 of a line's 8 reuses are at distance 0, exact by
+# construction; the error factor is also given over the others (model.c, model_check: the
+# usability review of 2026-11-29, M2, read 1.02 beside S = 0.88).  Both recomputed from
+# outcomes.csv's reuses (their weight, estimate and exact distance): the geometric mean of
+# |log2((estimate + 1) / (exact + 1))|, over all and over those at exact distance >= 1.
+"$SONDE" reuse --spatial --check-sampling -o chk -- "$T/rb" sweep 30000 40 >/dev/null 2>chk.err
+check t512-check-status [ $? -eq 0 ]
+"$SONDE" report chk --format json >chk.json
+cat >err.py <<'PY'
+import csv, json, math, sys
+rows = [r for r in csv.DictReader(open("chk/reuse/outcomes.csv"))
+        if r["kind"] == "reuse" and r["exact_distance"] != "" and r["estimate"] != ""
+        and float(r["estimate"]) >= 0]
+def mean(rs):
+    w = sum(float(r["weight"]) for r in rs)
+    return sum(float(r["weight"]) * abs(math.log2((float(r["estimate"]) + 1) /
+               (float(r["exact_distance"]) + 1))) for r in rs) / w if w else None
+far = [r for r in rows if float(r["exact_distance"]) >= 1]
+c = json.load(open("chk.json"))["sampling_check"]
+a, f = mean(rows), mean(far)
+print("    log2 error %s (recomputed %s), beyond 0: %s (recomputed %s), %d of %d reuses at >= 1"
+      % (c["log2_error"], a, c["log2_error_far"], f, len(far), len(rows)))
+ok = a is not None and f is not None and abs(c["log2_error"] - a) < 2e-3 and \
+     abs(c["log2_error_far"] - f) < 2e-3 and len(far) < len(rows)
+sys.exit(0 if ok else 1)
+PY
+check t512-check-error-far python3 err.py
+# said in the text where it is larger by 0.01 or more
+far=$(python3 -c 'import json; c = json.load(open("chk.json"))["sampling_check"]; print("yes" if 2 ** c["log2_error_far"] >= 2 ** c["log2_error"] + 0.01 else "no")')
+if [ "$far" = yes ]; then
+	check t512-check-error-far-said grep -q "over those at distance 1 or more (a reuse at distance 0 is exact by construction)" <(flat chk.err)
+else
+	flat chk.err >chk.flat
+	check t512-check-error-far-unsaid sh -c '! grep -q "over those at distance 1 or more" chk.flat'
+fi

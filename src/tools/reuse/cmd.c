@@ -9,9 +9,11 @@
 
 #include "cmd/cmds.h"
 #include "cmd/launch.h"
+#include "machine/machine.h"
 #include "prof/report.h"
 #include "prof/tool.h"
 #include "rt/watch.h"
+#include "sonde/period.h"
 #include "tools/reuse/reuse.h"
 #include "tools/reuse/sampler.h"
 
@@ -95,7 +97,8 @@ int cmd_reuse(int argc, char **argv)
 	if (launch_program("reuse", argc))
 		return EXIT_USAGE;
 	/* --check-sampling: --period is the sampled mode's, the exact one sees every access */
-	snprintf(period, sizeof(period), "%llu", mode[3] ? (unsigned long long)o.period : 0ull);
+	snprintf(period, sizeof(period), "%llu",
+		 mode[3] ? (unsigned long long)sonde_inst_period(o.period) : 0ull);
 	if (mode[3] && mode[1])
 		return sonde_usage_error("reuse", "--check-sampling compares private-cache "
 					 "estimates only: not with --shared");
@@ -118,6 +121,12 @@ int cmd_reuse(int argc, char **argv)
 	setenv("SONDE_REUSE_EXACT", mode[0] ? "1" : "0", 1);
 	setenv("SONDE_REUSE_SHARED", mode[1] ? "1" : "0", 1);
 	setenv("SONDE_REUSE_SPATIAL", mode[2] ? "1" : "0", 1);
+	/* --exact counts the reuses beyond this machine's cache sizes (rt-reuse.c, exact_hit) */
+	char caches[80];
+	int64_t c1 = machine_cache_size(1), c2 = machine_cache_size(2), c3 = machine_cache_size(3);
+	snprintf(caches, sizeof(caches), "%lld,%lld,%lld", (long long)(c1 > 0 ? c1 : 0),
+		 (long long)(c2 > 0 ? c2 : 0), (long long)(c3 > 0 ? c3 : 0));
+	setenv("SONDE_REUSE_CACHES", caches, 1);
 	return record_and_report(&o, argv + optind);
 }
 

@@ -121,7 +121,15 @@ struct reuse_rec_stats {
 	uint64_t pages2, pages3;	/* of pages, those sampled at least twice, three times
 					 * (the footprint's estimate: model.c); not in recordings
 					 * before 2026-11-28 */
+	/* --exact since 2026-11-29: the recording machine's L1, L2 and L3 data cache sizes in
+	 * elements (0: unknown; SONDE_REUSE_CACHES), and the reuses at a distance of that many
+	 * or more: the miss ratio at each size counted, not read off the power-of-2 bins (a
+	 * 48 KiB L1, 6144 words, cuts [4096, 8192)) */
+	uint64_t cache_elements[3];
+	uint64_t beyond[3];
 };
+/* the record as written before cache_elements (still read: no counts at the sizes) */
+#define REUSE_REC_STATS_V2 offsetof(struct reuse_rec_stats, cache_elements)
 /* the record as written before `slots` (still read) */
 #define REUSE_REC_STATS_V1 offsetof(struct reuse_rec_stats, slots)
 

@@ -60,6 +60,10 @@ struct model {
 					 * times (pages2, pages3: since 2026-11-28) */
 	struct reuse_rec_stats st;	/* summed (pages: the largest, with its pages2, 3) */
 	double time[REUSE_BINS], dist[REUSE_BINS], ns[REUSE_BINS];
+	/* --exact: the cache sizes (elements) every thread counted its reuses at or beyond
+	 * (st.beyond), 0 where not all did alike (sizes_note) */
+	uint64_t cache_el[3];
+	int sized;		/* records (or models) whose sizes are in cache_el */
 	double dist_w[REUSE_BINS];	/* dist, each process's scaled to its reuses (some
 					 * have no distance): the miss curve's, so that the
 					 * sum is each process's curve weighted by its accesses */
@@ -91,8 +95,11 @@ struct model {
 	double check_drawn[REUSE_BINS];	/* (their inputs, summed over the processes: the
 					 * sampled reuses at their exact distances, */
 	double check_err, check_wsum;	/* the log2 errors weighted, and the weights) */
+	double check_err_far, check_wsum_far;	/* the same over reuses at distance >= 1 */
+	double check_log_error_far;
 	uint32_t threads, modelled;	/* the processes modelled and their threads */
 	uint32_t threads_process;	/* the most threads of one of them */
+	char unmodelled[600];		/* the processes left out, and why (reuse_fill) */
 	uint32_t nostats;		/* of them, those with no statistics record (killed) */
 };
 
@@ -117,11 +124,25 @@ static void stats_sum(struct reuse_rec_stats *d, const struct reuse_rec_stats *s
 		d->time[b] += s->time[b];
 		d->dist[b] += s->dist[b];
 	}
+	for (int k = 0; k < 3; k++)
+		d->beyond[k] += s->beyond[k];
 }
 
 /* s: the stats record of the thread of index `index` (creation order) */
+/* Fold one thread's (or process's) counted sizes into m's (cache_el). */
+static void sizes_note(struct model *m, const uint64_t *el)
+{
+	for (int k = 0; k < 3; k++)
+		if (!m->sized)
+			m->cache_el[k] = el[k];
+		else if (m->cache_el[k] != el[k])
+			m->cache_el[k] = 0;
+	m->sized++;
+}
+
 static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t index)
 {
+	sizes_note(m, s->cache_elements);
 	m->have_stats = 1;
 	m->mode |= s->mode;
 	m->counts |= (s->mode & REUSE_M_COUNTS) != 0;
@@ -194,7 +215,7 @@ static int scan(struct model *m)
 			if (h->type == REUSE_REC_STATS && h->size >= REUSE_REC_STATS_V1) {
 				struct reuse_rec_stats x = { 0 };
 				memcpy(&x, h, h->size < sizeof(x) ? h->size : sizeof(x));
-				if (h->size >= sizeof(x))
+				if (h->size >= REUSE_REC_STATS_V2)	/* (pages2, pages3) */
 					m->page_counts = 1;
 				add_stats(m, &x, t->hdr.thread_index);
 			} else if (h->type == REUSE_REC_PAIR && h->size >= sizeof(struct reuse_rec_pair)) {
@@ -557,8 +578,17 @@ static void model_check(struct model *m, struct model *c)
 		if (!sv->exact_rd || (sv->flags & REUSE_F_INVALIDATION) || c->rd[i] < 0)
 			continue;
 		double w = outcome_weight(sv);
-		m->check_err += w * fabs(log2((c->rd[i] + 1) / (double)sv->exact_rd));
+		double e = w * fabs(log2((c->rd[i] + 1) / (double)sv->exact_rd));
+		m->check_err += e;
 		m->check_wsum += w;
+		/* a reuse at distance 0 (the same element again, next) is counted, not
+		 * estimated: exact by construction, it dilutes the mean (the usability review
+		 * of 2026-11-29, M2: --spatial's sweep, 7/8 of its reuses at 0, read a factor
+		 * of 1.02 beside S = 0.88, its long reuses 0.83x their distance) */
+		if (sv->exact_rd > 1) {
+			m->check_err_far += e;
+			m->check_wsum_far += w;
+		}
 	}
 }
 
@@ -568,6 +598,8 @@ static void check_finish(struct model *m, const struct model *c)
 	m->check_s = hist_s(c->dist, m->dist);
 	m->check_s_sample = hist_s(m->check_drawn, m->dist);
 	m->check_log_error = m->check_wsum > 0 ? m->check_err / m->check_wsum : -1;
+	m->check_log_error_far = m->check_wsum_far > 0 ? m->check_err_far / m->check_wsum_far :
+			      -1;
 }
 
 static double mean_dist(const double *dist)
@@ -861,6 +893,14 @@ static double miss_ratio(const struct model *m, double c, double *lo, double *hi
 	*lo = *hi = 0;
 	if (all <= 0)
 		return 0;
+	/* --exact at a size every thread counted (rt-reuse.c, exact_hit): the count itself
+	 * (the usability review of 2026-11-29, M4: a 48 KiB L1 read "37.5%, between 0.1% and
+	 * 75%" off the [4096, 8192) bin, where the reuses all came back within 6000 words) */
+	for (int k = 0; k < 3 && (m->mode & REUSE_M_EXACT); k++)
+		if (m->cache_el[k] && (double)m->cache_el[k] == c) {
+			*lo = *hi = ((double)m->st.beyond[k] + m->inv + m->cold) / all;
+			return *lo;
+		}
 	reuse_share_beyond_bounds(m->dist_w, c, &slo, &shi);
 	*lo = (m->reuses * slo + m->inv + m->cold) / all;
 	*hi = (m->reuses * shi + m->inv + m->cold) / all;
@@ -1094,6 +1134,7 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		{ "outcomes_invalidation", (double)m->seen_inv }, { "stale", (double)m->st.stale },
 		{ "lost", (double)m->st.lost }, { "l1", (double)m->cache[1] },
 		{ "l2", (double)m->cache[2] }, { "l3", (double)m->cache[3] },
+		{ "l3_package", (double)machine_l3_package() },
 		{ "slots", (double)m->slots },
 		/* the sampled footprint's inputs: pages sampled, once, twice (-1: not counted,
 		 * a recording before 2026-11-28); none for --exact */
@@ -1110,6 +1151,8 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 		snprintf(b, sizeof(b), "%.0f", nums[i].v);
 		r = db_row(st, "tt", nums[i].k, b);
 	}
+	if (!r && m->unmodelled[0])
+		r = db_row(st, "tt", "unmodelled", m->unmodelled);
 	if (chk && !r) {	/* --check-sampling */
 		char b[9][40];
 		double all = m->reuses + m->inv + m->cold;
@@ -1133,6 +1176,11 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 				     "check_footprint" };
 		for (int i = 0; i < 9 && !r; i++)
 			r = db_row(st, "tt", ck[i], b[i]);
+		/* the same error over the reuses at distance 1 or more (model_check) */
+		snprintf(b[0], sizeof(b[0]), m->check_log_error_far < 0 ? "-" : "%.4f",
+			 m->check_log_error_far);
+		if (!r)
+			r = db_row(st, "tt", "check_log_error_far", b[0]);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -1155,6 +1203,8 @@ static int model_add(struct model *t, struct model *m)
 	for (int b = 0; b < REUSE_BINS; b++)
 		dsum += m->dist[b];
 	k = dsum > 0 && m->reuses > 0 ? m->reuses / dsum : 1;
+	if (m->have_stats)
+		sizes_note(t, m->cache_el);
 	t->have_stats |= m->have_stats;
 	t->mode |= m->mode;
 	t->counts |= m->counts;
@@ -1186,6 +1236,8 @@ static int model_add(struct model *t, struct model *m)
 	t->seen_inv += m->seen_inv;
 	t->seen_trd += m->seen_trd;
 	t->check_err += m->check_err;
+	t->check_err_far += m->check_err_far;
+	t->check_wsum_far += m->check_wsum_far;
 	t->check_wsum += m->check_wsum;
 	t->check_period = m->check_period > t->check_period ? m->check_period : t->check_period;
 	t->slots = m->slots > t->slots ? m->slots : t->slots;
@@ -1286,6 +1338,31 @@ static int model_process(sqlite3 *db, const struct profile *p, const struct prof
 	return r ? errmsg(err, errlen, r, "naming the reuse pairs") : 0;
 }
 
+/*
+ * A process left out of the sum, into m->unmodelled ("EXE (pid N: why)", "; "-separated):
+ * `src` the source summed where its own differs, NULL where it measured nothing.  The
+ * usability review of 2026-11-29 (M5): `sh -c './a.inst; ./b.gcc'` summed a.inst alone and
+ * said of the rest "a wrapper, a launcher", where b.gcc ran most of the time, sampled by
+ * the clock.
+ */
+static void unmodelled(struct model *m, const struct prof_process *pr, const char *src)
+{
+	size_t k = strlen(m->unmodelled);
+	const char *exe = pr->exe && *pr->exe ? pr->exe : "?";
+	uint64_t n = prof_process_samples(pr);
+	if (k + 1 >= sizeof(m->unmodelled))
+		return;
+	if (src)	/* (a few samples: a shell, a launcher, not one to rebuild) */
+		snprintf(m->unmodelled + k, sizeof(m->unmodelled) - k, "%s%s (pid %d: %" PRIu64
+			 " sample%s by the %s source, not summed with the %s source's%s)",
+			 k ? "; " : "", exe, pr->pid, n, n == 1 ? "" : "s",
+			 pr->source && *pr->source ? pr->source : "?", src,
+			 n < 10 ? "" : !strcmp(src, "inst") ? ": build it with sonde-cc" : "");
+	else
+		snprintf(m->unmodelled + k, sizeof(m->unmodelled) - k, "%s%s (pid %d: nothing "
+			 "measured, a wrapper or a launcher)", k ? "; " : "", exe, pr->pid);
+}
+
 int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 {
 	struct model m = { .p = p }, chk = { .p = p }, one, one_chk;
@@ -1307,9 +1384,13 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 			break;
 		/* one unit: a wrapper not built by sonde-cc samples by the clock where the
 		 * program counts accesses (inst) */
-		if (i < p->nproc && strcmp(pr->source ? pr->source : "", src))
+		if (i < p->nproc && strcmp(pr->source ? pr->source : "", src)) {
+			unmodelled(&m, pr, src);
 			continue;
+		}
 		r = model_process(db, p, pr, i < p->nproc, &one, &one_chk, &skip, err, errlen);
+		if (!r && skip && i < p->nproc)
+			unmodelled(&m, pr, NULL);
 		if (!r && !skip) {
 			uint64_t n = prof_process_samples(pr);
 			if (!m.proc || n > most || (n == most && pr == main_pr)) {

@@ -124,10 +124,15 @@ struct reuse_thread {
 	 * (exact_bin); dist in exact mode: the pairs' dist added up as they are flushed (each
 	 * reuse is in one pair) */
 	uint64_t time[64], dist[REUSE_BINS];
+	uint64_t beyond[3];	/* --exact: reuses at exact_cache[k] or further */
 	struct pair pair0[PAIRS0];
 };
 
 static int exact_mode, shared_mode, spatial;
+/* --exact: the L1, L2 and L3 data cache sizes in elements (SONDE_REUSE_CACHES, bytes, from
+ * the CLI: machine.c), UINT64_MAX where unknown; each reuse at that distance or more is
+ * counted (exact_hit), so that the miss ratio at the machine's own sizes is exact */
+static uint64_t exact_cache[3] = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 /* The calling thread's unit when it may take reuse_stack_fast (--exact, a private cache
  * whose holders bit is in the narrow word: t->index modulo REUSE_UNITS, the unit
  * exact_access gives t, below REUSE_NARROW), else NULL: a thread-local load, at a fixed offset, starts no chain of
@@ -332,6 +337,13 @@ static int reuse_start(void)
 	shared_mode = env_num("SONDE_REUSE_SHARED", 0) != 0;
 	spatial = env_num("SONDE_REUSE_SPATIAL", 0) != 0;
 	elem_shift = spatial ? 6 : 3;
+	const char *cs = getenv("SONDE_REUSE_CACHES");
+	for (int k = 0; k < 3 && cs && *cs; k++) {
+		char *end;
+		uint64_t b = strtoull(cs, &end, 10);
+		exact_cache[k] = b >> elem_shift ? b >> elem_shift : UINT64_MAX;
+		cs = *end == ',' ? end + 1 : "";
+	}
 	if (exact_mode && env_num("SONDE_REUSE_CHECK", 0) && rt_source != &rt_source_inst)
 		return rt_tool_refuse("reuse --check-sampling runs --exact, which sees every access "
 				      "through sonde-cc's callbacks, and this program was not built "
@@ -911,6 +923,9 @@ exact_hit(struct rt_thread *t, struct reuse_thread *rt, const struct reuse_outco
 	 * the pairs; this took a clamp, three instructions, until 2026-11-26) */
 	uint64_t b = exact_bin((uint32_t)o->rd);
 	rt->time[exact_bin(o->trd)]++;
+	rt->beyond[0] += o->rd >= exact_cache[0];
+	rt->beyond[1] += o->rd >= exact_cache[1];
+	rt->beyond[2] += o->rd >= exact_cache[2];
 	return pair_add(t, rt, o->codes, addr, b);	/* (rt->dist: the pairs', pair_flush) */
 }
 
@@ -1202,6 +1217,10 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 	r.accesses = n != UINT64_MAX ? n : t->stats.accesses;
 	memcpy(r.time, rt->time, sizeof(r.time));
 	memcpy(r.dist, rt->dist, sizeof(r.dist));
+	for (int k = 0; k < 3 && exact_mode; k++) {
+		r.cache_elements[k] = exact_cache[k] != UINT64_MAX ? exact_cache[k] : 0;
+		r.beyond[k] = r.cache_elements[k] ? rt->beyond[k] : 0;
+	}
 	rt_tool_record(t, &r, sizeof(r));
 }
 

@@ -54,14 +54,19 @@ static const char *process_note(sqlite3 *db, char *b, size_t len)
 {
 	double n = meta_num(db, "processes"), k = meta_num(db, "processes_modelled");
 	double ns = meta_num(db, "processes_no_stats");
-	char some[64] = "", rest[96] = "", killed[160] = "";
+	char some[64] = "", rest[700] = "", killed[160] = "", um[600];
 	*b = 0;
 	if (n <= 1)
 		return b;
+	/* each one left out, and why (model.c, unmodelled; "" in databases before it) */
+	db_meta(db, "unmodelled", um, sizeof(um));
 	if (k < n) {
 		snprintf(some, sizeof(some), " of the recording's %.0f", n);
-		snprintf(rest, sizeof(rest), "; not modelled, %.0f that took no sample by this "
-			 "source (a wrapper, a launcher)", n - k);
+		if (*um)
+			snprintf(rest, sizeof(rest), "; not modelled: %s", um);
+		else
+			snprintf(rest, sizeof(rest), "; not modelled, %.0f that took no sample by "
+				 "this source (a wrapper, a launcher)", n - k);
 	}
 	/* killed before their threads wrote their counts: outcomes with nothing to scale
 	 * them by (the code review of 2026-11-29) */
@@ -72,6 +77,9 @@ static const char *process_note(sqlite3 *db, char *b, size_t len)
 	if (k > 1)
 		snprintf(b, len, "%.0f%s, each modelled in its own address space and caches, their "
 			 "histograms summed%s%s", k, some, rest, killed);
+	else if (*um)
+		snprintf(b, len, "pid %.0f, of the recording's %.0f processes; not modelled: %s%s",
+			 meta_num(db, "pid"), n, um, killed);
 	else
 		snprintf(b, len, "pid %.0f, the one with the most samples of the recording's %.0f"
 			 " processes (the others took none by this source: a wrapper, a "
@@ -177,10 +185,19 @@ static const char *check_text(sqlite3 *db, char *b, size_t len)
 			      *d ? d : "?");
 	/* (absent from recordings of builds before the key; "-": no estimated reuse) */
 	if (n > 0 && (size_t)n < len && *db_meta(db, "check_log_error", d, sizeof(d)) &&
-	    strcmp(d, "-"))
+	    strcmp(d, "-")) {
+		double e = exp2(meta_num(db, "check_log_error")), ef;
+		char far[24];
 		n += snprintf(b + n, len - (size_t)n, "; each estimated reuse is off its exact "
-			      "distance by a factor of %.2f (geometric mean)",
-			      exp2(meta_num(db, "check_log_error")));
+			      "distance by a factor of %.2f (geometric mean)", e);
+		/* over the reuses at distance 1 or more too, where that differs: those at 0 are
+		 * exact by construction (model.c, model_check) */
+		if (n > 0 && (size_t)n < len &&
+		    *db_meta(db, "check_log_error_far", far, sizeof(far)) && strcmp(far, "-") &&
+		    (ef = exp2(strtod(far, NULL))) >= e + 0.01)
+			n += snprintf(b + n, len - (size_t)n, ", %.2f over those at distance 1 or "
+				      "more (a reuse at distance 0 is exact by construction)", ef);
+	}
 	if (n > 0 && (size_t)n < len && *db_meta(db, "check_inv_exact", d, sizeof(d)))
 		snprintf(b + n, len - (size_t)n, "; invalidations %.1f%% of the accesses estimated, "
 			 "%.1f%% exact", 100 * meta_num(db, "check_inv_sampled"),
@@ -682,6 +699,10 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 		if (l3 > 0) {
 			fprintf(out, ", L3's %.1f%%", 100 * (isnan(m3) ? 0 : m3));
 			cut_note(out, c, l3);
+			/* (the usability review of 2026-11-29, L3: `sonde info` said it) */
+			if (meta_num(db, "l3_package") > 0)
+				fprintf(out, " (L3 is the whole package's here, read from CPUID's "
+					     "legacy leaves: a core may share only a part of it)");
 		}
 		/* of words, not of lines: read as the hardware's miss ratio, a sweep's "misses"
 		 * were its hits in the line (the trial of 2026-11-29: NPB CG.S, L1 54.6% here,
@@ -1066,7 +1087,12 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_double(&j, "samples", meta_num(db, "samples"), 0);
 	json_double(&j, "uses_watched", meta_num(db, "armed"), 0);
 	json_double(&j, "outcomes", meta_num(db, "outcomes"), 0);
+	json_double(&j, "outcomes_invalidation", meta_num(db, "outcomes_invalidation"), 0);
+	/* accesses, as `accesses` and `cold` (scaled by the samples' weights where sampled),
+	 * not outcomes: beside `outcomes` the usability review of 2026-11-29 read the two as
+	 * one unit (L2) */
 	json_double(&j, "invalidations", meta_num(db, "invalidations"), 0);
+	json_double(&j, "invalidation_accesses", meta_num(db, "invalidations"), 0);
 	json_double(&j, "cold", meta_num(db, "cold"), 0);
 	int dists = 0;
 	json_begin_array(&j, "reuse");
@@ -1158,6 +1184,7 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		 * build of 2026-11-27 before the key) */
 		static const char *const opt[][2] = { { "s_sample", "check_s_sample" },
 						      { "log2_error", "check_log_error" },
+						      { "log2_error_far", "check_log_error_far" },
 						      { "invalidation_share", "check_inv_sampled" },
 						      { "invalidation_share_exact", "check_inv_exact" } };
 		for (size_t k = 0; k < sizeof(opt) / sizeof(opt[0]); k++) {
@@ -1232,6 +1259,12 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_kv(page, "granularity", db_meta(db, "granularity", b, sizeof(b)));
 	html_kv(page, "distances", db_meta(db, "distances", b, sizeof(b)));
 	html_kv(page, "watchpoints", db_meta(db, "watch", b, sizeof(b)));
+	/* the row "watchpoints" points at (the usability review of 2026-11-29, L1: only the
+	 * terminal had it) */
+	char *af = report_arm_fail_text(db);
+	if (af)
+		html_kv(page, "arm failures", af);
+	free(af);
 	if (*check_text(db, b, sizeof(b)))
 		html_kv(page, "sampling check", b);
 	if (!meta_num(db, "exact") &&
@@ -1273,7 +1306,14 @@ int reuse_html(sqlite3 *db, struct html *page)
 		.ylabel = no_counts(db) ? "% of samples" : "% of accesses", .width = 760,
 		.decimals = 2,
 	};
-	html_bar_chart(page, &hp, (size_t)h.n, labels, pct);
+	double any = 0;
+	for (int i = 0; i < h.n; i++)
+		any += pct[i];
+	if (any > 0)
+		html_bar_chart(page, &hp, (size_t)h.n, labels, pct);
+	else	/* (an empty chart on a 0-1 axis: the usability review of 2026-11-29, L1) */
+		html_para(page, "No histogram: nothing was observed (What it means, below, says "
+			  "why).");
 
 	if (dists && !read_curve(db, &c) && c.n) {
 		double x[80], y[80], mx[3];
@@ -1324,7 +1364,9 @@ int reuse_html(sqlite3 *db, struct html *page)
 		char l[3][32];
 		for (int i = 0; i < 3; i++)
 			size_str(meta_num(db, mk[i]), l[i], sizeof(l[i]));
-		html_printf(page, "<p>This machine: L1 %s, L2 %s, L3 %s.</p>\n", l[0], l[1], l[2]);
+		html_printf(page, "<p>This machine: L1 %s, L2 %s, L3 %s%s.</p>\n", l[0], l[1], l[2],
+			    meta_num(db, "l3_package") > 0 ? " (the whole package's, read from "
+			    "CPUID's legacy leaves: a core may share only a part of it)" : "");
 	}
 
 	/* the summary's closing paragraphs, the same words: with the clock source they say
@@ -1353,7 +1395,9 @@ int reuse_html(sqlite3 *db, struct html *page)
 						  "Reuse pairs (long: beyond L2's size)" :
 						  "Reuse pairs (long ones unknown without distances)");
 	html_table_begin(page, "reuse-pairs-table", 7, heads, "rllllrr", HTML_SORTABLE);
+	int npairs = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
+		npairs++;
 		html_row_begin(page);
 		html_td_int(page, sqlite3_column_int64(st, 0));
 		for (int i = 1; i <= 3; i++)	/* use, reuse (code), object */
@@ -1374,5 +1418,7 @@ int reuse_html(sqlite3 *db, struct html *page)
 	}
 	sqlite3_finalize(st);
 	html_table_end(page);
+	if (!npairs)
+		html_para(page, "No reuse pair: no reuse was observed.");
 	return 0;
 }
