@@ -62,6 +62,18 @@ esac
 wide_bin() { awk -F, -v lo="$1" '$1 == "time" && $2 == lo { print $5 }' wide/reuse/histogram.csv; }
 check t502-wide-no-time-0 [ -z "$(wide_bin 0)" ]
 check t502-wide-at-n float_between "$(wide_bin 2048)" 0.95 1
+# every access of the sweep is a 16-byte load (all but main's few start-up ones): the
+# share the summary warns of (model.c, wide_share; the usability review of 2026-11-29, M1)
+ws=$(reuse_meta wide wide_share)
+check "t502-wide-share-${ws:-none}" float_between "${ws:-0}" 0.99 1
+"$SONDE" report wide >wide.txt 2>&1
+check t502-wide-said grep -q "wide accesses: [0-9.]*% of the accesses were wider than an element" <(flat wide.txt)
+# --exact counts them all: the same share, of every access
+"$SONDE" reuse -q --exact -o widex -- "$T/rb" wide 4096 100 >/dev/null 2>&1
+wx=$(reuse_meta widex wide_share)
+check "t502-wide-share-exact-${wx:-none}" float_between "${wx:-0}" 0.99 1
+# and a sweep of 8-byte loads has none: no row, no line
+check t502-sweep-no-wide [ -z "$(reuse_meta rec wide_share 2>/dev/null)" ]
 # --spatial: 64-byte lines; of the 8 loads that start in a line in a sweep, 7 reuse it at
 # once (time 0: 7/8 by construction, --exact's 0.875) and the 8th's overlap into the next
 # line is none of its reuse (without the rule: 0.998 at 0)

@@ -127,6 +127,11 @@ struct reuse_rec_stats {
 	 * 48 KiB L1, 6144 words, cuts [4096, 8192)) */
 	uint64_t cache_elements[3];
 	uint64_t beyond[3];
+	/* since 2026-11-29: the accesses (--exact) or samples (sampled) wider than an element,
+	 * modelled as their first element alone (doc/sonde-reuse.md, Limits): the report warns
+	 * where they are many (clang's 16-byte vector stores hid a third of a program's
+	 * invalidations: the usability review of that day, M1) */
+	uint64_t wide;
 };
 /* the record as written before cache_elements (still read: no counts at the sizes) */
 #define REUSE_REC_STATS_V2 offsetof(struct reuse_rec_stats, cache_elements)

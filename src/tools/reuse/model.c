@@ -126,6 +126,7 @@ static void stats_sum(struct reuse_rec_stats *d, const struct reuse_rec_stats *s
 	}
 	for (int k = 0; k < 3; k++)
 		d->beyond[k] += s->beyond[k];
+	d->wide += s->wide;
 }
 
 /* s: the stats record of the thread of index `index` (creation order) */
@@ -1153,6 +1154,13 @@ static int write_meta(sqlite3 *db, struct model *m, const struct model *chk)
 	}
 	if (!r && m->unmodelled[0])
 		r = db_row(st, "tt", "unmodelled", m->unmodelled);
+	/* the accesses (--exact) or samples wider than an element (rt-reuse.c), of those */
+	if (!r && m->st.wide) {
+		char b[64];
+		snprintf(b, sizeof(b), "%.6f", (double)m->st.wide /
+			 (double)(m->st.samples ? m->st.samples : 1));
+		r = db_row(st, "tt", "wide_share", b);
+	}
 	if (chk && !r) {	/* --check-sampling */
 		char b[9][40];
 		double all = m->reuses + m->inv + m->cold;

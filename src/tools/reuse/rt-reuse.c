@@ -125,6 +125,7 @@ struct reuse_thread {
 	 * reuse is in one pair) */
 	uint64_t time[64], dist[REUSE_BINS];
 	uint64_t beyond[3];	/* --exact: reuses at exact_cache[k] or further */
+	uint64_t wide;		/* accesses (--exact) or samples wider than an element */
 	struct pair pair0[PAIRS0];
 };
 
@@ -1003,9 +1004,9 @@ exact_every(struct rt_thread *t, uint64_t addr, uint32_t len, uint32_t flags, ui
 {
 	struct reuse_thread *rt = t->tool;
 
-	(void)len;
 	if (!rt)
 		return t;
+	rt->wide += len > (1u << shift);
 	/* an observation for the allocation summary (rt_obs_epoch, interpose.c), once per 64
 	 * accesses of the thread rather than at each: an atomic add on one line that every
 	 * thread writes.  (rt->samples stays 0: t's count is the same, reuse_thread_end) */
@@ -1155,6 +1156,7 @@ static SIGSAFE void reuse_on_access(struct rt_thread *t, const struct rt_access 
 		return;
 	t->stats.samples++;
 	rt->samples++;
+	rt->wide += a->len > (1u << elem_shift);
 	if (exact_mode) {
 		(void)exact_access(t, rt, a->addr, a->flags, a->ip, 0);	/* (not reached: rt_inst_every) */
 		return;
@@ -1217,6 +1219,7 @@ static SIGSAFE void reuse_thread_end(struct rt_thread *t)
 	r.accesses = n != UINT64_MAX ? n : t->stats.accesses;
 	memcpy(r.time, rt->time, sizeof(r.time));
 	memcpy(r.dist, rt->dist, sizeof(r.dist));
+	r.wide = rt->wide;
 	for (int k = 0; k < 3 && exact_mode; k++) {
 		r.cache_elements[k] = exact_cache[k] != UINT64_MAX ? exact_cache[k] : 0;
 		r.beyond[k] = r.cache_elements[k] ? rt->beyond[k] : 0;

@@ -50,6 +50,25 @@ static int no_counts(sqlite3 *db)
  * that measured something is modelled and the models summed (since 2026-11-29, DB
  * schema 14; before, the one with the most samples).
  */
+/* The accesses wider than an element, where they are 5% or more (model.c, wide_share):
+ * each is modelled as its first element, which a summary of clang's vectorised loops
+ * must say (the usability review of 2026-11-29, M1: 16-byte stores, a third of the
+ * invalidations unseen, "fits in L1").  "" otherwise. */
+#define WIDE_SHARE_SAID 0.05
+static const char *wide_text(sqlite3 *db, char *b, size_t len)
+{
+	double w = meta_num(db, "wide_share");
+	*b = 0;
+	if (w >= WIDE_SHARE_SAID)
+		snprintf(b, len, "%.1f%% of the %s were wider than an element (vector loads and "
+			 "stores, 16 bytes): each counts as a use of its first element only, so "
+			 "the footprint, the distances and the invalidations of the rest read low "
+			 "(doc/sonde-reuse.md, Limits; a build with -fno-vectorize "
+			 "-fno-slp-vectorize counts them whole)", 100 * w,
+			 no_counts(db) ? "samples" : "accesses");
+	return b;
+}
+
 static const char *process_note(sqlite3 *db, char *b, size_t len)
 {
 	double n = meta_num(db, "processes"), k = meta_num(db, "processes_modelled");
@@ -862,6 +881,8 @@ static void print_header(sqlite3 *db, FILE *out, int exact, int spatial)
 				     : db_meta(db, "watch", b[0], sizeof(b[0])));
 	if (*units_note(db, b[0], sizeof(b[0])))
 		text_hang(out, "  warning: ", "      ", b[0], 80);
+	if (*wide_text(db, b[0], sizeof(b[0])))
+		text_hang(out, "  wide accesses: ", "      ", b[0], 80);
 	if (*check_text(db, b[0], sizeof(b[0])))
 		fprintf(out, "  sampling check: %s\n", b[0]);
 	if (!exact) {
@@ -1088,6 +1109,8 @@ int reuse_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	json_double(&j, "uses_watched", meta_num(db, "armed"), 0);
 	json_double(&j, "outcomes", meta_num(db, "outcomes"), 0);
 	json_double(&j, "outcomes_invalidation", meta_num(db, "outcomes_invalidation"), 0);
+	/* the share of the accesses (samples) wider than an element: model.c */
+	json_double(&j, "wide_share", meta_num(db, "wide_share"), 4);
 	/* accesses, as `accesses` and `cold` (scaled by the samples' weights where sampled),
 	 * not outcomes: beside `outcomes` the usability review of 2026-11-29 read the two as
 	 * one unit (L2) */
@@ -1261,6 +1284,8 @@ int reuse_html(sqlite3 *db, struct html *page)
 	html_kv(page, "watchpoints", db_meta(db, "watch", b, sizeof(b)));
 	/* the row "watchpoints" points at (the usability review of 2026-11-29, L1: only the
 	 * terminal had it) */
+	if (*wide_text(db, b, sizeof(b)))
+		html_kv(page, "wide accesses", b);
 	char *af = report_arm_fail_text(db);
 	if (af)
 		html_kv(page, "arm failures", af);
