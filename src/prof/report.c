@@ -103,6 +103,7 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 	const struct prof_process *stopped = NULL;
 	uint64_t lost = 0, afull = 0, tfail = 0, tn = 0, tstarved = 0, tcpu = 0, tsig = 0, texp = 0;
 	uint64_t deaf = 0, deaf_cpu = 0, asked = 0, given = 0, minobj = 0, killed = 0;
+	const char *asked_src = "";	/* the source of the process whose period was taken */
 	const struct prof_process *first_killed = NULL, *first_unended = NULL;
 	uint64_t unended = 0, sigs = 0;
 	for (size_t i = 0; i < p->nproc; i++) {
@@ -120,6 +121,7 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		if (pr->period_asked && !asked) {
 			asked = pr->period_asked;
 			given = pr->period;
+			asked_src = pr->source ? pr->source : "";
 		}
 		/* clock threads that got no signal at all in 50 ms of CPU time or more (20 or
 		 * more periods of the default): they blocked the sampling signal (a program that
@@ -232,7 +234,9 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 		r = db_row_u64(st, "unended", unended) ?:
 		    db_row_u64(st, "unended_first", (uint64_t)first_unended->pid);
 	if (!r && asked)
-		r = db_row_u64(st, "period_asked", asked) ?: db_row_u64(st, "period_given", given);
+		r = db_row_u64(st, "period_asked", asked) ?:
+		    db_row_u64(st, "period_given", given) ?:
+		    db_row(st, "tt", "period_asked_source", asked_src);
 	if (!r && deaf)
 		r = db_row_u64(st, "clock_unsignalled", deaf) ?:
 		    db_row_u64(st, "clock_unsignalled_cpu_ns", deaf_cpu);
@@ -738,8 +742,8 @@ static int notes_of(sqlite3 *db, void (*say)(const char *note))
 			  (unsigned long long)db_meta_u64(db, "inst_atomics_funcs"), in);
 	}
 	uint64_t asked = db_meta_u64(db, "period_asked");
-	char srcname[16];
-	if (asked && !strcmp(db_meta(db, "source", srcname, sizeof(srcname)), "inst"))
+	char srcname[16];	/* (the process that took it: a wrapper's source may differ) */
+	if (asked && !strcmp(db_meta(db, "period_asked_source", srcname, sizeof(srcname)), "inst"))
 		n += sayf(say, "--period %llu was taken as %llu, the next prime: a period that "
 			  "a loop's accesses per iteration divide samples the same access of it "
 			  "every time, a prime one each in turn", (unsigned long long)asked,

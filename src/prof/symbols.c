@@ -2111,7 +2111,9 @@ static int sym_value_cmp(const void *x, const void *y)
  * path (its .symtab, else .dynsym) of min_size bytes or more, whose code is in the file;
  * file: a local symbol's source file (the STT_FILE symbol before it), else NULL.  0, or
  * -errno (unreadable, not x86-64 ELF, no symbols). */
-static int each_function(const char *path, uint64_t min_size,
+/* aliases: every symbol, not the first of each address (sym_function_addrs: a name
+ * that gcc's identical-code folding or an alias attribute put at another's address) */
+static int each_function(const char *path, uint64_t min_size, int aliases,
 			 void (*visit)(void *ctx, const char *name, const char *file,
 				       uint64_t addr, const uint8_t *code, size_t n),
 			 void *ctx)
@@ -2156,7 +2158,7 @@ static int each_function(const char *path, uint64_t min_size,
 		qsort(fs, nf, sizeof(*fs), sym_value_cmp);
 	for (size_t i = 0; i < nf; i++) {
 		const GElf_Sym sym = fs[i].s;
-		if (i && fs[i - 1].s.st_value == sym.st_value)
+		if (i && fs[i - 1].s.st_value == sym.st_value && !aliases)
 			continue;
 		Elf_Scn *ts = elf_getscn(elf, sym.st_shndx);
 		GElf_Shdr th;
@@ -2196,7 +2198,7 @@ static void fp_visit(void *ctx, const char *name, const char *file, uint64_t add
 int sym_frame_pointers(const char *path, unsigned *with_fp, unsigned *funcs)
 {
 	struct fp_count c = { 0, 0 };
-	int err = each_function(path, 16, fp_visit, &c);
+	int err = each_function(path, 16, 0, fp_visit, &c);
 	*with_fp = c.with_fp, *funcs = c.funcs;
 	return err;
 }
@@ -2256,7 +2258,7 @@ static void atomics_visit(void *ctx, const char *name, const char *file, uint64_
 int sym_atomics(const char *path, struct sym_atomics *out)
 {
 	memset(out, 0, sizeof(*out));
-	return each_function(path, 1, atomics_visit, out);
+	return each_function(path, 1, 0, atomics_visit, out);
 }
 
 /*
@@ -2474,6 +2476,9 @@ static void find_visit(void *ctx, const char *name, const char *file, uint64_t a
 	(void)len;
 	if (!find_match(c->name, name))
 		return;
+	for (int i = 0; i < c->n && i < c->max; i++)
+		if (c->addrs[i] == addr)	/* (aliases: C++'s C1 and C2 constructors) */
+			return;
 	if (c->n < c->max)
 		c->addrs[c->n] = addr;
 	c->n++;
@@ -2482,6 +2487,6 @@ static void find_visit(void *ctx, const char *name, const char *file, uint64_t a
 int sym_function_addrs(const char *path, const char *name, uint64_t *addrs, int max)
 {
 	struct find_ctx c = { name, addrs, max, 0 };
-	int err = each_function(path, 1, find_visit, &c);
+	int err = each_function(path, 1, 1, find_visit, &c);
 	return err < 0 ? err : c.n;
 }

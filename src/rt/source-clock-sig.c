@@ -345,8 +345,10 @@ SIGSAFE uint64_t clock_cpu_now(void)
  * now (clock_cpu_now); 1 if it is spent. */
 SIGSAFE static int budget_spent(struct clock_thread *ct, uint64_t now)
 {
+	/* (the default periods' events: a tenth, CLOCK_BUDGET_DIV_LONG) */
+	uint64_t div = clock_inherit || clock_posix ? clock_budget_div_long : CLOCK_BUDGET_DIV;
 	if (ct->credit_at && now > ct->credit_at) {
-		ct->credit += (int64_t)((now - ct->credit_at) / CLOCK_BUDGET_DIV);
+		ct->credit += (int64_t)((now - ct->credit_at) / div);
 		if (ct->credit > CLOCK_BUDGET_CAP)
 			ct->credit = CLOCK_BUDGET_CAP;
 	}
@@ -444,6 +446,19 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 	if (s == SCAN_BUDGET || ct->steps >= CLOCK_MAX_STEPS) {
 		give_up(t, ct, CLOCK_LOST_BUDGET);
 		return;
+	}
+	/* The time budget within a sample too, every 8 steps (a CPU clock read each, ~1 us
+	 * against a step's 15-25 us on a KVM guest): a sample that has spent the credit it
+	 * started with, and CLOCK_SAMPLE_SLACK, stops.  Charged only at its end, a sample
+	 * of 256 steps (5 ms) owed more than the debt's cap forgives, and a branchy loop in
+	 * registers still ran 1.8x under sonde mem with every tick it could take budgeted */
+	if (ct->sample_at && ct->steps && !(ct->steps & 3)) {
+		uint64_t now = clock_cpu_now();
+		if (now > ct->sample_at &&
+		    (int64_t)(now - ct->sample_at) > ct->credit + CLOCK_SAMPLE_SLACK) {
+			give_up(t, ct, CLOCK_DROP_TIME_BUDGET);
+			return;
+		}
 	}
 	/* The program may block SIGTRAP (a thread that blocks every signal): a trap then
 	 * cannot be delivered, the kernel forces it and the process dies.  Look-ahead only. */
@@ -568,6 +583,35 @@ SIGSAFE static void on_tick(struct rt_thread *t, struct clock_thread *ct, uconte
 	advance(t, ct, uc);
 }
 
+/*
+ * A tick of the inherited event or of a POSIX timer: the handlers' time budget (source-
+ * clock.h, CLOCK_BUDGET_DIV) as the per-thread events' path keeps it, but by dropping the
+ * tick, as neither can stretch its period for one thread.  Without it a thread whose code
+ * runs long stretches in registers (a random-number generator's loop: ~100 steps to an
+ * access, 2-3 ms of traps a sample on a KVM guest) paid them at every tick: miniGhost's
+ * grid set-up, which reseeds gfortran's generator at every point, ran 7.2x slower under
+ * sonde mem, a 25-line C loop 17.7x (the trial of 2026-11-29).  A tick in a step
+ * sequence is not a new sample (on_tick drops it), so it is not charged here.
+ */
+SIGSAFE static void budget_tick(struct rt_thread *t, struct clock_thread *ct, ucontext_t *uc,
+				int async)
+{
+	uint64_t now = ct->stepping || async ? 0 : clock_cpu_now();
+	if (now && budget_spent(ct, now)) {
+		charge_tick(ct);
+		t->stats.signals++;
+		drop(t, ct, CLOCK_DROP_TIME_BUDGET);
+		return;
+	}
+	if (now) {
+		charge_tick(ct);
+		ct->sample_at = now;
+	}
+	on_tick(t, ct, uc, async);
+	if (now && !ct->stepping)	/* (a step to come: clock_on_trap, at its end) */
+		sample_done(ct);
+}
+
 SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
@@ -582,7 +626,7 @@ SIGSAFE void clock_on_sample(int sig, siginfo_t *si, void *ucv)
 		if (!ct->has_timer || si->si_code != SI_TIMER ||
 		    si->si_value.sival_int != CLOCK_TIMER_SIG_VALUE)
 			goto out;
-		on_tick(t, ct, uc, 0);
+		budget_tick(t, ct, uc, 0);
 		goto out;
 	}
 	/* not our event (the program sent this signal itself, or an unprofiled thread) */
@@ -679,7 +723,7 @@ SIGSAFE void clock_on_trap(int sig, siginfo_t *si, void *ucv)
 		/* the inherited event's tick; in a thread the runtime does not profile (not
 		 * started yet, made by a raw clone, or ended), nobody's */
 		if (ct && clock_inherit)
-			on_tick(t, ct, uc, (perf_flags(si) & CLOCK_TRAP_PERF_FLAG_ASYNC) != 0);
+			budget_tick(t, ct, uc, (perf_flags(si) & CLOCK_TRAP_PERF_FLAG_ASYNC) != 0);
 		errno = saved;
 		return;
 	}

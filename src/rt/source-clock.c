@@ -67,6 +67,7 @@ int clock_armed = 1;
 int clock_inherit;
 int clock_posix;
 int clock_prev = 1;
+uint64_t clock_budget_div_long = CLOCK_BUDGET_DIV_LONG;
 /* SONDE_CLOCK_TIMER=auto: clock_posix decided by the first thread_start, once the watch
  * backend and the tool are known (clock_choose_timer) */
 static int clock_timer_auto;
@@ -240,6 +241,11 @@ static int clock_start(void)
 	clock_inherit = clock_posix ? 0 : clock_want_inherit(clock_period);
 	const char *pv = getenv("SONDE_CLOCK_PREV");
 	clock_prev = !(pv && pv[0] == '0');
+	/* the default periods' budget: handlers at most 1 / (1 + N) of a thread's time
+	 * (source-clock.h; t088 makes it tiny to see the budget at work on any machine) */
+	const char *bd = getenv("SONDE_CLOCK_BUDGET_DIV");
+	if (bd && *bd && strtoul(bd, NULL, 10) > 0)
+		clock_budget_div_long = strtoul(bd, NULL, 10);
 	return 0;
 }
 

@@ -135,7 +135,15 @@
  * time, which held other processes' time on a busy machine.
  */
 #define CLOCK_BUDGET_DIV 4
+/* The same for the inherited event and the POSIX timers (the default periods, 0.5 ms and
+ * over), which drop the tick rather than stretch the period: a tenth of the thread's time
+ * (a sampling profiler at its default period is to cost a few percent; source-clock-sig.c,
+ * budget_tick). */
+#define CLOCK_BUDGET_DIV_LONG 9
 #define CLOCK_BUDGET_CAP 2000000ll
+/* ns a sample may step past the credit it started with (source-clock-sig.c, advance): a
+ * few steps, so that a thread whose credit is low still finishes its short samples */
+#define CLOCK_SAMPLE_SLACK 100000ll
 
 /* Why a signal of the event gave no access (struct clock_thread.why[]). */
 enum clock_drop {
@@ -235,6 +243,9 @@ extern int clock_posix;
 /* 1 (the default; SONDE_CLOCK_PREV=0: 0): a sample's window of accesses starts at the
  * instruction before the PC (source-clock-sig.c, on_tick) */
 extern int clock_prev;
+/* the inherited event's and POSIX timers' budget divisor (CLOCK_BUDGET_DIV_LONG, or
+ * SONDE_CLOCK_BUDGET_DIV) */
+extern uint64_t clock_budget_div_long;
 /* threads of this process whose timer_create failed (unsampled) */
 extern uint64_t clock_timer_failed;
 /* sigev_value of those timers: tells their signals from others of the sample signal */

@@ -175,7 +175,7 @@ check t060-least-thread0-share float_between "${v0:-9}" \
 budget=$(sqlite3 least/profile.db "SELECT COALESCE(SUM(count), 0) FROM drops WHERE cause = 'time-budget'" 2>/dev/null)
 echo "    time-budget drops: ${budget:-?}"
 if [ "${budget:-0}" -gt 0 ]; then
-	check t060-least-budget-said grep -q "time-budget: at this period the sample handlers and the ticks. own delivery (measured at the start) would take over a fifth" <(flat err2)
+	check t060-least-budget-said grep -q "time-budget: the sample handlers (the single steps to an access: code that runs long in registers takes many) and the ticks. own delivery (measured at the start) would have taken over their share" <(flat err2)
 else
 	check t060-least-budget-unsaid bash -c '! grep -q "time-budget:" err2'
 fi

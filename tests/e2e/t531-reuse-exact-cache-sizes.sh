@@ -15,6 +15,12 @@ reuse_build t531-build || exit 0
 l1=$("$SONDE" info --cache 1 2>/dev/null)
 [ "${l1:-0}" -gt 0 ] 2>/dev/null || { skip t531 "this machine's L1 size is unknown"; exit 0; }
 w=$((l1 / 8)) R=6
+# a power of 2 is a bin's edge: the bins alone give it exactly, and nothing here could
+# tell the count from them (u-reuse-shen tests the bounds)
+if [ $(( w & (w - 1) )) -eq 0 ]; then
+	skip t531 "this machine's L1 ($l1 bytes) is a power of 2: the bins give it exactly anyway"
+	exit 0
+fi
 echo "    L1 $l1 bytes, $w words"
 for run in "under $((w * 15 / 16))" "over $((w * 17 / 16))"; do
 	set -- $run
@@ -29,8 +35,8 @@ for run in "under $((w * 15 / 16))" "over $((w * 17 / 16))"; do
 	inv=$(csv_get $d/reuse/histogram.csv kind invalidation count)
 	share=$(awk -v c=$cold -v r=$reuses -v i=$inv 'BEGIN { printf "%.6f", (c + i) / (c + r + i) }')
 	echo "    $d: N $N, L1 row: miss $1 lo $2 hi $3; cold share $share"
-	# counted: the bounds are the value (no bin spread)
-	check "t531-$d-counted" [ "$1" = "$2" -a "$1" = "$3" ]
+	# counted: the bounds are the value (no bin spread); the row is there
+	check "t531-$d-counted" [ -n "$1" -a "$1" = "$2" -a "$1" = "$3" ]
 	if [ $d = under ]; then
 		check "t531-under-cold-only" float_between "$1" "$(awk -v s=$share 'BEGIN { print s - 0.000001 }')" "$(awk -v s=$share 'BEGIN { print s + 0.000001 }')"
 	else

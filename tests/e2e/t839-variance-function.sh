@@ -17,6 +17,7 @@
 command -v clang >/dev/null || { skip t839 "clang is not installed (sonde-cc needs it)"; exit 0; }
 cat >fo.c <<'C'
 #include <stdio.h>
+#include <stdlib.h>
 static volatile unsigned long sink;
 __attribute__((noinline)) void rare(void)
 {
@@ -31,9 +32,16 @@ __attribute__((noinline)) void hot(unsigned i)
 	for (int k = 0; k < 2000; k++)
 		x += k;
 }
+__attribute__((noinline)) void once(void)
+{
+	rare();
+}
 int main(void)
 {
-	for (int r = 0; r < 6; r++) {
+	int rounds = getenv("FO_ROUNDS") ? atoi(getenv("FO_ROUNDS")) : 6;
+	if (getenv("FO_ONCE"))
+		once();
+	for (int r = 0; r < rounds; r++) {
 		for (unsigned i = 0; i < 4000; i++)
 			hot(i);
 		rare();
@@ -77,6 +85,17 @@ check t839-main-text grep -q "main is called once and never timed" e2
 "$SONDE" variance --function rare --timeline rare rec >o3 2>e3
 check t839-timeline-status [ $? -eq 2 ]
 check t839-help grep -q -- "--function NAME" <("$SONDE" variance --help)
+# two asked, the first called once (a pick of it, waiting for a second call that never
+# comes, expires: 16 times the patience, SONDE_VARIANCE_PATIENCE=1 here, 16 samples, to
+# keep the run short), so the second still gets its instances (the code review of
+# 2026-11-29: a pick that never expired starved it).  12 rounds; at least 3 instances
+# (a wait of 16 samples costs 1-2 calls of rare, and each self-pick one more: 4-9 here)
+FO_ONCE=1 FO_ROUNDS=12 SONDE_VARIANCE_PATIENCE=1 "$SONDE" variance -q -o two \
+	--function once --function rare -- ./fo >/dev/null 2>&1
+n2=$(var_col two/variance/functions.csv rare "main > rare" cpu-time instances)
+echo "    once then rare: rare ${n2:-0} instances in main > rare (12 calls)"
+check "t839-two-names-rare-${n2:-0}" [ "${n2:-0}" -ge 3 ]
+check t839-two-names-meta [ "$(sqlite3 two/profile.db "SELECT value FROM meta WHERE key = 'only'")" = "once; rare" ]
 # a C++ name as 'nm -C' gives it, its parameters optional (the names are resolved before
 # the run, whichever build: a plain one here)
 if command -v g++ >/dev/null; then

@@ -257,9 +257,11 @@ static void threads_line(sqlite3 *db, FILE *out)
 		int64_t id = (int64_t)sqlite3_column_int64(st, 0);
 		int64_t tid = (int64_t)sqlite3_column_int64(st, 1);
 		int len;
-		if (ranks)
-			snprintf(rk, sizeof(rk), " r%" PRId64,
-				 (int64_t)sqlite3_column_int64(st, 4));
+		int64_t rank = (int64_t)sqlite3_column_int64(st, 4);
+		if (ranks && rank >= 0)
+			snprintf(rk, sizeof(rk), " r%" PRId64, rank);
+		else if (ranks)	/* (a process of no rank: a launcher's, a singleton's helper) */
+			snprintf(rk, sizeof(rk), " no rank");
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 			len = snprintf(item, sizeof(item), " %" PRId64 ": %" PRId64 "%s omp %"
 				       PRId64, id, tid, rk, (int64_t)sqlite3_column_int64(st, 2));
@@ -942,8 +944,8 @@ static void processes_table(sqlite3 *db, FILE *out)
 	if (db_meta_u64(db, "processes") <= 1)
 		return;
 	print_table(db, out,
-		    "Processes (each in DIR/comm/FOLDER/, its threads from 0; merged "
-		    "above)",
+		    "Processes (each in DIR/comm/FOLDER/, its threads from 0; the report "
+		    "merges them)",
 		    "SELECT folder, program, pid, threads, samples,"
 		    " total_all, total_true, total_false,"
 		    " first_thread || '..' || (first_thread + threads - 1) FROM comm_parts"

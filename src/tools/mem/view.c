@@ -234,13 +234,15 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 	sqlite3_finalize(st);
 	/* the runtime's own throttle (rt/source-clock.h, CLOCK_BUDGET_DIV) */
 	if (budget)
-		text_hang(out, "            ", "            ", "time-budget: at this period the "
-			  "sample handlers and the ticks' own delivery (measured at the start) "
-			  "would take over a fifth of the program's time on this "
-			  "machine; the signals past that were skipped and the period stretched (by "
-			  "8 ms at most), and the sample after them counts for the periods it stood "
-			  "for, so the shares hold but rest on fewer samples (the header's samples "
-			  "taken); a longer --period costs less for as many samples a second", 80);
+		text_hang(out, "            ", "            ", "time-budget: the sample "
+			  "handlers (the single steps to an access: code that runs long in "
+			  "registers takes many) and the ticks' own delivery (measured at the "
+			  "start) would have taken over their share of the program's time on this "
+			  "machine (a tenth at the default periods, a fifth under 0.5 ms); the "
+			  "signals past that were skipped (under 0.5 ms the period stretched, by "
+			  "8 ms at most), and the sample after them counts for the periods it "
+			  "stood for, so the shares hold but rest on fewer samples (the header's "
+			  "samples taken); a shorter --period would not take more", 80);
 }
 
 /*

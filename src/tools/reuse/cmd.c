@@ -102,6 +102,8 @@ int cmd_reuse(int argc, char **argv)
 	if (mode[3] && mode[1])
 		return sonde_usage_error("reuse", "--check-sampling compares private-cache "
 					 "estimates only: not with --shared");
+	if (mode[3])	/* (as the inst source takes a period: sonde/period.h) */
+		o.period = sonde_inst_period(o.period);
 	if (mode[3] && o.period > UINT32_MAX)	/* (the stats record keeps it in 32 bits) */
 		return sonde_usage_error("reuse", "--check-sampling samples at most every %u "
 					 "accesses, not %llu", UINT32_MAX,

@@ -776,8 +776,11 @@ static void meaning(sqlite3 *db, FILE *out, const struct curve *c, int dists)
 			fp);
 	}
 	if (acc > 0 && inv / acc > 0.01)
+		/* where: sonde comm ranks the code and the objects (the usability review of
+		 * 2026-11-29, M3: nothing said which) */
 		fprintf(out, "  %.1f%% of the uses end in another thread's store (invalidations):"
-			     " those misses stay whatever the cache size; share less written data.",
+			     " those misses stay whatever the cache size; share less written data"
+			     " (sonde comm names the objects, and the code on both sides).",
 			100 * inv / acc);
 	/* a sampled pair's long reuses resting on one or two observed reuses, each standing
 	 * for a period's worth of uses: not enough to name it (the helper's trial, CoMD: the

@@ -37,9 +37,9 @@ static void usage(FILE *f)
 		"Options:\n%s"
 		"  -e, --events LIST     metrics per instance, comma-separated: time, cpu-time\n"
 		"                        (always), page-faults, context-switches\n"
-		"      --function NAME   pick only NAME (a function of the executable's, as\n"
-		"                        'nm -C' names it, parameters optional; up to %d times)\n"
-		"                        and wait for its calls however far apart\n"
+		"      --function NAME   pick only NAME (a function of the program's executable,\n"
+		"                        as 'nm -C' names it, parameters optional; up to %d\n"
+		"                        times) and wait 16 times longer for its calls\n"
 		"      --timeline FUNC   print every kept instance of FUNC in DIR, in order\n"
 		"                        (sparkline; DIR/variance/timeline.csv)\n"
 		"  -h, --help            this text\n\n"
@@ -105,7 +105,7 @@ static int var_option(int opt, const char *arg, void *ctx)
  */
 static int only_env(const struct var_args *a, const char *prog)
 {
-	char path[PATH_MAX], addrs[16 * 20 + 48], names[400] = "";
+	char path[PATH_MAX], addrs[VAR_ONLY_MAX * 20 + 48], names[400] = "";
 	struct stat st;
 	unsetenv("SONDE_VARIANCE_ONLY");
 	unsetenv("SONDE_VARIANCE_ONLY_NAMES");
@@ -115,12 +115,12 @@ static int only_env(const struct var_args *a, const char *prog)
 				    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
 	int total = 0;
 	for (int i = 0; i < a->nfn; i++) {
-		uint64_t ad[16];
+		uint64_t ad[VAR_ONLY_MAX];
 		if (!strcmp(a->fn[i], "main"))
 			return sonde_usage_error("variance", "--function main: main is called once "
 							     "and never timed; name a function it "
 							     "calls");
-		int n = sym_function_addrs(path, a->fn[i], ad, 16);
+		int n = sym_function_addrs(path, a->fn[i], ad, VAR_ONLY_MAX);
 		if (n < 0)
 			return sonde_usage_error("variance", "--function: cannot read the "
 							     "functions of '%s' (%s); it needs the "
@@ -132,7 +132,12 @@ static int only_env(const struct var_args *a, const char *prog)
 							     "everywhere has none, and a shared "
 							     "library's are not picked)",
 						 a->fn[i], path, path);
-		for (int j = 0; j < n && j < 16 && total < 16; j++, total++)
+		if (total + n > VAR_ONLY_MAX)	/* (an overloaded name, clones) */
+			return sonde_usage_error("variance", "--function: the names given stand "
+							     "for more than %d functions ('%s' for "
+							     "%d); give their full names (nm -C)",
+						 VAR_ONLY_MAX, a->fn[i], n);
+		for (int j = 0; j < n; j++, total++)
 			k += (size_t)snprintf(addrs + k, sizeof(addrs) - k, "%s%" PRIx64,
 					      total ? "," : "", ad[j]);
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",

@@ -141,4 +141,8 @@ struct var_rec_stats {
 /* the slots' counters, samples_idle .. closes */
 #define VAR_NSLOTS 3
 
+/* `--function`: the start addresses the CLI passes (cmd.c, only_env) and the runtime keeps
+ * (rt-variance.c, only_start); more is a usage error */
+#define VAR_ONLY_MAX 16
+
 #endif

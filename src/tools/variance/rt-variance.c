@@ -175,7 +175,6 @@ static uint64_t env_num(const char *name, uint64_t def)
  * exec'd, a wrapper script's shell) no function is one of them, so nothing is picked.
  * var_nonly: 0 all functions, else the number of var_only (read-only after var_start).
  */
-#define VAR_ONLY_MAX 16
 static uint64_t var_only[VAR_ONLY_MAX];
 static int var_nonly;
 static char var_only_names[400];	/* SONDE_VARIANCE_ONLY_NAMES: for the .proc */
@@ -197,8 +196,9 @@ static void only_start(void)
 		return;
 	var_nonly = -1;		/* asked: none here unless this is the program */
 	strncpy(var_only_names, names && *names ? names : "?", sizeof(var_only_names) - 1);
-	unsigned long long dev = strtoull(v, &end, 10), ino = *end == ':' ?
-		strtoull(end + 1, &end, 10) : 0;
+	unsigned long long dev = strtoull(v, &end, 10), ino = 0;
+	if (*end == ':')
+		ino = strtoull(end + 1, &end, 10);
 	if (*end != ':' || stat("/proc/self/exe", &st) || (unsigned long long)st.st_dev != dev ||
 	    (unsigned long long)st.st_ino != ino)
 		return;
@@ -340,6 +340,12 @@ static void read_cost_calibrate(void)
 static int var_thread_start(struct rt_thread *t)
 {
 	struct var_thread *vt = arena_alloc(&t->arena, sizeof(*vt));
+	static int only_said;
+
+	/* --function's names in the .proc at once, not only at the process's end: a killed
+	 * run's report says them too (the .proc is written after var_start) */
+	if (var_nonly && !__atomic_exchange_n(&only_said, 1, __ATOMIC_RELAXED))
+		rt_proc_append("only_functions", var_only_names);
 
 	if (vt) {
 		vt->x_slot = vt->r_slot = -1;
@@ -881,6 +887,11 @@ static SIGSAFE uint64_t runtime_leaf_caller(struct rt_thread *t, uint64_t pc, ui
  */
 static SIGSAFE int thread_patience(struct var_thread *vt)
 {
+	/* --function: the longest patience from the start (nothing else is wanted; a pick
+	 * of one asked function still expires, so that another's can come: two asked, the
+	 * first called once, starved the second) */
+	if (var_nonly)
+		return var_patience * VAR_PATIENCE_MAX;
 	if (vt->patience < var_patience)
 		vt->patience = var_patience;
 	return vt->patience;
@@ -1235,13 +1246,14 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	int waiting = 0;
 	if (vt->defer_fn) {
 		waiting = (vt->weak && pending_at(vt, vt->defer_slot)) ||
-			  ++vt->x_ticks < thread_patience(vt) || var_nonly;
-	} else if (vt->x_armed && (++vt->x_ticks < thread_patience(vt) || var_nonly)) {
+			  ++vt->x_ticks < thread_patience(vt);
+	} else if (vt->x_armed && ++vt->x_ticks < thread_patience(vt)) {
 		struct watch_slot_info si;
 		waiting = !watch_slot_get(t, vt->x_slot, &si) && si.armed &&
 			  (si.type == WATCH_X || vt->gate_fn);
 	}
-	if (waiting && !vt->weak) {
+	/* (--function in a process of another executable: nothing to pick, no frame to read) */
+	if ((waiting && !vt->weak) || var_nonly < 0) {
 		handler_end(vt, m0, NULL);
 		return;		/* still waiting for its function */
 	}

@@ -392,15 +392,22 @@ static int no_frame_text(sqlite3 *db, char *buf, size_t len)
 /* Hot functions with no instance (model.c, unmeasured_text), and why. */
 static int unmeasured_note(sqlite3 *db, char *buf, size_t len)
 {
-	char u[1024];
+	char u[1024], only[8];
 	if (!*db_meta(db, "unmeasured", u, sizeof(u)))
 		return 0;
+	if (*db_meta(db, "only", only, sizeof(only))) {	/* (--function: the patience is) */
+		snprintf(buf, len, "%s: an asked function, innermost of the program's in that "
+			 "share of the samples, with no instance timed, so no row below: its pick "
+			 "waited 128 samples for its next call, which did not come (a function "
+			 "called a few times a run: a longer run)", u);
+		return 1;
+	}
 	snprintf(buf, len, "%s: the innermost function of the program's in that share of the "
 		 "samples, with no instance timed, so no row below.  A function is picked at a "
 		 "sample in it and its next call is then awaited a few samples "
 		 "(SONDE_VARIANCE_PATIENCE, default 8): calls further apart than that (a few "
 		 "long calls a run) are missed.  A longer run catches more; --function NAME "
-		 "picks that function only and waits for its calls however long", u);
+		 "picks that function only and waits 16 times longer for its calls", u);
 	return 1;
 }
 
@@ -463,7 +470,11 @@ static int print_json(sqlite3 *db, FILE *out)
 	json_str(&j, "source", db_meta(db, "source", b, sizeof(b)));
 	json_uint(&j, "period", db_meta_u64(db, "period"));
 	json_str(&j, "period_unit", db_meta(db, "period_unit", b, sizeof(b)));
-	json_uint(&j, "instances", db_meta_u64(db, "returns"));
+	/* (a killed run wrote no counters: the instances its records hold, as the header) */
+	uint64_t ret = db_meta_u64(db, "returns"), kept = db_meta_u64(db, "unended") ?
+		(uint64_t)db_int(db, "SELECT SUM(instances) FROM var_functions WHERE metric = "
+			    "'cpu-time'") : 0;
+	json_uint(&j, "instances", kept > ret ? kept : ret);
 	json_uint(&j, "threads", db_meta_u64(db, "threads"));
 	json_str(&j, "watch_backend", db_meta(db, "watch_backend", b, sizeof(b)));
 	json_str(&j, "only", db_meta(db, "only", b, sizeof(b)));	/* --function; "" all */
@@ -583,7 +594,7 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		if (*db_meta(db, "only", only, sizeof(only))) {	/* --function */
 			snprintf(line, sizeof(line), "%s (--function: the samples pick these "
 				 "functions only, where one is on the thread's stack, and a pick "
-				 "waits for its call however long)", only);
+				 "waits 16 times longer for its call)", only);
 			text_hang(out, "  only: ", "      ", line, 80);
 		}
 		snprintf(line, sizeof(line), "%s%s", be,
