@@ -37,6 +37,13 @@
 vr_build t821 gcc || exit 0
 vr_run all 1000000
 check t821-all-run [ $? -eq 0 -a -n "$(vr_truth all.out saw cv)" ]
+# the page's navigation bar tells the six region functions apart (gcc's outlined
+# "main._omp_fn.N" names): the function first in each section's title, not its context,
+# whose cut left five of PENNANT's regions reading alike (the trial of 2026-11-29, F4)
+"$SONDE" report all --html all.html >/dev/null 2>&1
+nav=$(grep -o '<a href="#f[0-9]*">[^<]*' all.html | sed 's/.*">//' | sed 's/^#[0-9]* //' | sort | uniq -d | wc -l)
+nf=$(grep -o '<a href="#f[0-9]*">' all.html | wc -l)
+check "t821-nav-distinct-$nf" [ "$nf" -ge 6 -a "$nav" -eq 0 ]
 n=$(vr_meta all omp_regions)
 check "t821-all-every-call-timed-${n:-none}" [ "${n:-0}" -eq 4800 ]
 k=2

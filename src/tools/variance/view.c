@@ -5,6 +5,7 @@
  * function (terminal sparkline and CSV), and the HTML page (ranked table, each function's
  * instance histogram and timeline, per-thread means side by side).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -194,6 +195,44 @@ static void few_note(sqlite3 *db, FILE *out, struct html *h)
 		     "--period%s, or a longer run", n, n == 1 ? "" : "s", first,
 		     n > 1 ? ", the largest" : "", now) >= 0)
 		table_note(out, h, text);
+}
+
+/* A function's name short enough for the page's navigation bar (48 characters) to keep
+ * what tells one from another (a clone's "[clone ._omp_fn.N]", a template's arguments):
+ * without its parameter lists and a leading "void "; else as the tables shorten it, also
+ * without "(...)". */
+static const char *nav_name(const char *f, char *buf, size_t len)
+{
+	char t[256];
+	size_t k = 0;
+	f = f ? f : "?";
+	const char *s = strncmp(f, "void ", 5) ? f : f + 5;
+	for (int depth = 0; *s && k + 1 < len; s++) {
+		/* a parameter list: after a name or a template's '>', not operator()'s */
+		if (!depth && *s == '(' && k && (isalnum((unsigned char)buf[k - 1]) ||
+						  buf[k - 1] == '_' || buf[k - 1] == '>') &&
+		    !(k >= 8 && !strncmp(buf + k - 8, "operator", 8)))
+			depth = 1;
+		else if (depth && *s == '(')
+			depth++;
+		else if (depth && *s == ')')
+			depth--;
+		else if (!depth)
+			buf[k++] = *s;
+	}
+	buf[k] = 0;
+	if (k <= 44)	/* (the bar's 48, less "#N ") */
+		return buf;
+	s = text_short_name(buf, 40, t, sizeof(t));
+	for (k = 0; *s && k + 1 < len; s++) {
+		if (!strncmp(s, "(...)", 5)) {
+			s += 4;
+			continue;
+		}
+		buf[k++] = *s;
+	}
+	buf[k] = 0;
+	return buf;
 }
 
 /* "< R" for a time that only has a bound: a row below the resolution (column `below`), or
@@ -1245,9 +1284,14 @@ int var_html(sqlite3 *db, struct html *h)
 	sqlite3_bind_int(fs, 1, HTML_FUNCS);
 	while (sqlite3_step(fs) == SQLITE_ROW) {
 		int rank = sqlite3_column_int(fs, 0);
-		char id[64], title[1200];
+		char id[64], title[1200], fn[256];
 		snprintf(id, sizeof(id), "f%d", rank);
-		snprintf(title, sizeof(title), "#%d %s", rank,
+		/* the function first, shortened as the tables shorten it, then the context: the
+		 * navigation bar's cut kept "#1 Hydro::doCycle(double) > Hydro::doCycle(do..."
+		 * for five regions whose "[clone ._omp_fn.N]" told them apart (the trial of
+		 * 2026-11-29, F4: PENNANT) */
+		const char *f = (const char *)sqlite3_column_text(fs, 1);
+		snprintf(title, sizeof(title), "#%d %s, in %s", rank, nav_name(f, fn, sizeof(fn)),
 			 (const char *)sqlite3_column_text(fs, 2));
 		html_section(h, id, title);
 		/* its instances read the calibration's error: no distribution of it (the trial
