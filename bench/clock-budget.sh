@@ -38,3 +38,22 @@ for p in 10000 100000 900000; do
 	printf '  --period %-7s elapsed %sx, CPU %sx (median of %s); last run: %s samples taken, %s time-budget drops\n' \
 		"$p" "$(median <el)" "$(median <cpu)" "${BUDGET_ROUNDS:-3}" "${s:-?}" "${d:-?}"
 done
+# the default periods' budget (CLOCK_BUDGET_DIV_LONG, since 2026-11-29): cost-branchy,
+# a branchy loop in registers, ~100 single steps to an access (the trial of that day's
+# miniGhost case), alone and under `sonde mem` at the default period; BUDGET_BRANCHY the
+# rounds of its loop (default 6,000,000, ~1.7 s here)
+w=$build/workloads/cost-branchy
+if [ -x "$w" ]; then
+	: >cpu
+	for r in $(seq "${BUDGET_ROUNDS:-3}"); do
+		bench_time a.t "$w" "${BUDGET_BRANCHY:-6000000}"
+		timeout 600 /usr/bin/time -f "$BENCH_TIMEFMT" -o b.t "$sonde" mem -q -f -o rec -- \
+			"$w" "${BUDGET_BRANCHY:-6000000}" >/dev/null 2>&1 || continue
+		read -r ne nu ns _ <a.t
+		read -r se su ss _ <b.t
+		awk -v a="$nu" -v b="$ns" -v c="$su" -v d="$ss" 'BEGIN { if (a + b > 0) print (c + d) / (a + b) }' >>cpu
+	done
+	d=$(sqlite3 rec/profile.db "SELECT COALESCE(SUM(count), 0) FROM drops WHERE cause = 'time-budget'" 2>/dev/null)
+	printf '  cost-branchy, default period: CPU %sx (median of %s); last run: %s time-budget drops\n' \
+		"$(median <cpu)" "${BUDGET_ROUNDS:-3}" "${d:-?}"
+fi

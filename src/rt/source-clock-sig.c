@@ -447,12 +447,14 @@ SIGSAFE static void advance(struct rt_thread *t, struct clock_thread *ct, uconte
 		give_up(t, ct, CLOCK_LOST_BUDGET);
 		return;
 	}
-	/* The time budget within a sample too, every 8 steps (a CPU clock read each, ~1 us
-	 * against a step's 15-25 us on a KVM guest): a sample that has spent the credit it
-	 * started with, and CLOCK_SAMPLE_SLACK, stops.  Charged only at its end, a sample
-	 * of 256 steps (5 ms) owed more than the debt's cap forgives, and a branchy loop in
-	 * registers still ran 1.8x under sonde mem with every tick it could take budgeted */
-	if (ct->sample_at && ct->steps && !(ct->steps & 3)) {
+	/* The time budget within a sample too, at the default periods (budget_tick), every 4
+	 * steps (a CPU clock read each, ~1 us against a step's 15-25 us on a KVM guest): a
+	 * sample that has spent the credit it started with, and CLOCK_SAMPLE_SLACK, stops.
+	 * Charged only at its end, a sample of 256 steps (5 ms) owed more than the debt's cap
+	 * forgives, and a branchy loop in registers still ran 1.8x under sonde mem with every
+	 * tick it could take budgeted.  (A per-thread event stretches its period instead, and
+	 * its samples finish: at a short period the credit is a few steps') */
+	if ((clock_inherit || clock_posix) && ct->sample_at && ct->steps && !(ct->steps & 3)) {
 		uint64_t now = clock_cpu_now();
 		if (now > ct->sample_at &&
 		    (int64_t)(now - ct->sample_at) > ct->credit + CLOCK_SAMPLE_SLACK) {

@@ -136,10 +136,12 @@
  */
 #define CLOCK_BUDGET_DIV 4
 /* The same for the inherited event and the POSIX timers (the default periods, 0.5 ms and
- * over), which drop the tick rather than stretch the period: a tenth of the thread's time
- * (a sampling profiler at its default period is to cost a few percent; source-clock-sig.c,
- * budget_tick). */
-#define CLOCK_BUDGET_DIV_LONG 9
+ * over), which drop the tick rather than stretch the period (source-clock-sig.c,
+ * budget_tick), and stop a sample's steps past its credit: a third of the thread's time,
+ * a bound on the worst case (1.5x), not the cost of a usual program (a few percent): a
+ * pointer chase through a bswap, ~19 steps a sample (400 us here at 1 ms), is sampled
+ * whole (u-clock), a branchy loop in registers, ~100 steps to an access, is capped. */
+#define CLOCK_BUDGET_DIV_LONG 2
 #define CLOCK_BUDGET_CAP 2000000ll
 /* ns a sample may step past the credit it started with (source-clock-sig.c, advance): a
  * few steps, so that a thread whose credit is low still finishes its short samples */

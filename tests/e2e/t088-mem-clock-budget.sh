@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t088-mem-clock-budget: the clock source's time budget holds at the default periods too
-# (the inherited event, POSIX timers: source-clock-sig.c, budget_tick; a tenth of a thread's
+# (the inherited event, POSIX timers: source-clock-sig.c, budget_tick; a third of a thread's
 # time, CLOCK_BUDGET_DIV_LONG), and within a sample (every 4 steps).  Before, only the
 # per-thread events (periods under 0.5 ms) kept one, and code running long stretches in
 # registers paid ~100 single steps at every tick: the trial of 2026-11-29 ran a branchy

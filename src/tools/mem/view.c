@@ -238,7 +238,7 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 			  "handlers (the single steps to an access: code that runs long in "
 			  "registers takes many) and the ticks' own delivery (measured at the "
 			  "start) would have taken over their share of the program's time on this "
-			  "machine (a tenth at the default periods, a fifth under 0.5 ms); the "
+			  "machine (a third at the default periods, a fifth under 0.5 ms); the "
 			  "signals past that were skipped (under 0.5 ms the period stretched, by "
 			  "8 ms at most), and the sample after them counts for the periods it "
 			  "stood for, so the shares hold but rest on fewer samples (the header's "
