@@ -140,6 +140,19 @@ for mix in 20 80; do
 	echo "    fs $mix% false stores: false-sharing share exact $e, sampled $s; cosine $c"
 done
 
+# a sampled detector that finds nothing (a period past the run's accesses): the objects,
+# lines and code are the exact run's, one transfer in 61 recorded (model.c, names_exact:
+# the trial of 2026-11-29, F2, PENNANT's 545,681 exact transfers named nowhere); commbench
+# fs writes `shared` alone (t424)
+"$SONDE" comm --compare 1000000007 -o nosamp -- "$T/cb-inst" fs 100000 50 >/dev/null 2>ns.txt
+check t411-nosamp-status [ $? -eq 0 ]
+check t411-nosamp-no-events [ "$(comm_meta nosamp sampled_events)" = 0 ]
+check t411-nosamp-names-exact [ "$(comm_meta nosamp names_exact)" = 1 ]
+check t411-nosamp-object [ "$(awk -F, 'NR > 1' nosamp/comm/objects.csv | cut -d, -f1 | sort -u)" = shared ]
+check t411-nosamp-said grep -q "Top objects (of 1 exact transfer in 61: estimated volumes)" ns.txt
+# and where it finds some, they stay its own (the comparison is of its reading)
+check t411-names-sampled [ "$(comm_meta ring names_exact)" = 0 ]
+
 # usage errors
 "$SONDE" comm --compare 1 -- true >/dev/null 2>err
 check t411-period-1-usage [ $? -eq 2 ]

@@ -80,6 +80,9 @@ int comm_sampled(struct sqlite3 *db);
 /* An --exact run (not --compare) whose objects, lines and code come from one transfer in
  * COMM_XSAMPLE_EVERY recorded whole (since 2026-11-29): 1, else 0. */
 int comm_exact_placed(struct sqlite3 *db);
+/* --compare whose objects, lines and code are the sampled detector's (not the exact run's:
+ * meta names_exact, where the sampled found none) */
+int comm_names_sampled(struct sqlite3 *db);
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */
 const char *comm_cosine_text(struct sqlite3 *db, char *buf, size_t len);

@@ -279,7 +279,7 @@ static int objects(struct html *h, sqlite3 *db)
 					     "false", "events" };
 	/* --compare: the objects are the sampled detector's, their share of its total (of the
 	 * exact total they read 733.6%: the usability review of 2026-11-28) */
-	int cmp = db_meta_u64(db, "compare_period") != 0;
+	int cmp = comm_names_sampled(db);
 	uint64_t all = db_meta_u64(db, cmp ? "sampled_total_all" : "total_all");
 	sqlite3_stmt *st;
 	int rc, n = 0;
@@ -332,7 +332,7 @@ static int lines(struct html *h, sqlite3 *db)
 				   " total DESC, id", -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	html_section(h, "lines", "Top cache lines");
-	if (db_meta_u64(db, "compare_period"))
+	if (comm_names_sampled(db))
 		html_para(h, "From the sampled detector (--compare): estimated volumes, with its "
 			     "true/false split, beside the exact detector's matrices above.");
 	html_para(h, "The cache lines that carried the most communication, and the byte offsets "

@@ -63,6 +63,8 @@ struct model {
 	int exact, clock;
 	uint16_t take;			/* the record type modelled, 0: EVENT and EXACT */
 	int compare;			/* the recording has both (--compare) */
+	int names_exact;		/* --compare whose sampled detector found nothing: the
+					 * objects, lines and code are the exact run's (XSAMPLE) */
 	uint64_t period;
 	uint32_t n[COMM_NUNIT];
 	struct cell *cell;		/* unordered pairs, merged, sorted by unit, i, j */
@@ -517,6 +519,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 		{ "total_all", m->total[COMM_ALL] }, { "total_true", m->total[COMM_TRUE] },
 		{ "total_false", m->total[COMM_FALSE] }, { "total_trap", m->total_trap },
 		{ "total_false_covered", m->total_covered },
+		{ "names_exact", (uint64_t)m->names_exact },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]) && !r; i++) {
 		char b[32];
@@ -950,6 +953,21 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 	if ((m->compare || m->exact) && !scan(&sm) && !cover_by_lines(&sm) &&
 	    (m->compare || sm.nev))
 		names = &sm;
+	/* --compare whose sampled detector found no transfer: the exact run's, one in
+	 * COMM_XSAMPLE_EVERY recorded whole (rt-comm.c, exact_sample), name them rather than
+	 * nothing (the trial of 2026-11-29, F2: PENNANT's 545,681 exact transfers, 0 sampled
+	 * events, no object, line or code) */
+	if (m->compare && names == &sm && !sm.nev) {
+		struct model xs = { .p = m->p, .proc = m->proc, .base = m->base, .part = m->part,
+				    .take = COMM_REC_XSAMPLE, .period = 1, .clock = m->clock };
+		if (!scan(&xs) && !cover_by_lines(&xs) && xs.nev) {
+			model_release(&sm);
+			sm = xs;
+			m->names_exact = 1;
+		} else {
+			model_release(&xs);
+		}
+	}
 	struct memmodel *mm = NULL;
 	if (names->nev && (!names->exact || names == &sm))
 		r = write_objects(db, (struct model *)names, &mm, err, errlen);
@@ -972,6 +990,7 @@ static int merge_into(struct model *g, const struct model *m, size_t *cap)
 	if (m->watch_errno)
 		g->watch_errno = m->watch_errno;
 	g->exact |= m->exact;
+	g->names_exact |= m->names_exact;
 	g->nev += m->nev;
 	for (int k = 0; k < COMM_NKIND; k++)
 		g->total[k] += m->total[k];

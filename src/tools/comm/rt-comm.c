@@ -350,10 +350,9 @@ static SIGSAFE void comm_on_access(struct rt_thread *t, const struct rt_access *
 		ct->c.samples++;
 		ct->c.stores += store;
 		int r = comm_exact_access(&exact, t->index, cpu, a->addr, a->len, store, &x);
-		if (r > 0) {
+		if (r > 0) {	/* (--compare too: its names where the sampled find none) */
 			exact_add(t, ct, &x, cpu);
-			if (!cmp_period)
-				exact_sample(t, ct, &x, a, cpu);
+			exact_sample(t, ct, &x, a, cpu);
 		} else if (r < 0)
 			ct->exact_lost++;
 		if (cmp_period && --ct->cmp_left == 0) {

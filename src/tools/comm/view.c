@@ -628,11 +628,16 @@ int comm_sampled(sqlite3 *db)
 	return !db_meta_u64(db, "exact") || db_meta_u64(db, "compare_period");
 }
 
+int comm_names_sampled(sqlite3 *db)
+{
+	return db_meta_u64(db, "compare_period") && !db_meta_u64(db, "names_exact");
+}
+
 int comm_exact_placed(sqlite3 *db)
 {
 	sqlite3_stmt *st;
 	int n = 0;
-	if (comm_sampled(db) ||
+	if ((comm_sampled(db) && !db_meta_u64(db, "names_exact")) ||
 	    sqlite3_prepare_v2(db, "SELECT 1 FROM comm_objects WHERE part = -1 LIMIT 1", -1, &st,
 			       NULL))
 		return 0;
@@ -795,7 +800,7 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 			heap = kind && !strcmp(kind, "heap");
 			/* --compare: the objects are the sampled detector's, whose split is
 			 * the biased one; the kind and share stay the exact run's (review) */
-			if (!db_meta_u64(db, "compare_period")) {
+			if (!comm_names_sampled(db)) {
 				tr = (uint64_t)sqlite3_column_int64(st, 1);
 				fs = (uint64_t)sqlite3_column_int64(st, 2);
 				cov = (uint64_t)sqlite3_column_int64(st, 3);
@@ -818,7 +823,7 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 	/* the objects are the sampled run's; where its split reads the other kind, said (the
 	 * trial of 2026-11-28: "true sharing (100%...; the sampled detector's top object: X",
 	 * X 100% false in the objects table) */
-	if (*name && db_meta_u64(db, "compare_period"))
+	if (*name && comm_names_sampled(db))
 		snprintf(top, sizeof(top), "; the sampled detector's top object: %s%s", name,
 			 (ofs > otr) != (fs * 2 > tr + fs) && otr + ofs ?
 			 (ofs > otr ? ", whose sampled split reads false sharing" :
@@ -840,7 +845,7 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 	}
 	char evidence[600] = "";
 	int same = 0, own = 0;
-	if (cov_known && !line_evidence(db, db_meta_u64(db, "compare_period") ? "" : name,
+	if (cov_known && !line_evidence(db, comm_names_sampled(db) ? "" : name,
 					evidence, sizeof(evidence), &same, &own))
 		evidence[0] = 0;
 	double all = (double)(tr + fs), f_bytes = 100.0 * (double)fs / all;
@@ -1084,7 +1089,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	/* --compare: the volumes are the exact ones, the code the sampled detector's (the
 	 * trial of 2026-11-28: unlabelled beside the labelled objects and lines) */
 	const int placed = comm_exact_placed(db);
-	print_table(db, out, db_meta_u64(db, "compare_period") ?
+	print_table(db, out, comm_names_sampled(db) ?
 			    "Top thread pairs (exact volumes; code: the sampled detector's)" :
 			    placed ? "Top thread pairs (exact volumes; code: of 1 transfer in "
 				     COMM_XSAMPLE_EVERY_S ")" : "Top thread pairs",
@@ -1097,7 +1102,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		fprintf(out, "\n  (--exact keeps no addresses or instructions: no code above and no"
 			     " objects; --compare N adds a sampled run that names them)\n");
 	else
-		print_table(db, out, db_meta_u64(db, "compare_period") ?
+		print_table(db, out, comm_names_sampled(db) ?
 					     "Top objects (the sampled detector's: estimated volumes)" :
 					     placed ? "Top objects (of 1 exact transfer in "
 						      COMM_XSAMPLE_EVERY_S ": estimated volumes)" :
@@ -1110,7 +1115,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		/* --compare: the lines are the sampled detector's, as the objects (the trial
 		 * of 2026-11-28: CoMD's lines all false beside exact matrices all true, only
 		 * the objects' table said whose they were) */
-		print_table(db, out, db_meta_u64(db, "compare_period") ?
+		print_table(db, out, comm_names_sampled(db) ?
 				     "Top cache lines (the sampled detector's: estimated volumes; "
 				     "each thread's byte offsets)" : placed ?
 				     "Top cache lines (of 1 exact transfer in " COMM_XSAMPLE_EVERY_S
@@ -1129,7 +1134,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	if (!sqlite3_prepare_v2(db, "SELECT total FROM comm_objects WHERE part = -1 AND name ="
 				    " '[heap: untracked small blocks]'", -1, &sb, NULL)) {
 		/* --compare: the objects' volumes are the sampled detector's */
-		uint64_t base = db_meta_u64(db, "compare_period") ?
+		uint64_t base = comm_names_sampled(db) ?
 					db_meta_u64(db, "sampled_total_all") : all;
 		if (sqlite3_step(sb) == SQLITE_ROW && base)
 			small = (double)sqlite3_column_int64(sb, 0) / (double)base;
