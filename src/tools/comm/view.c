@@ -512,6 +512,8 @@ static void print_compare(sqlite3 *db, FILE *out)
 /* Fewer communication events than this make a sampled recording's split a hint (a share
  * out of n events has a standard error of up to 0.5 / sqrt(n): 9 points at 30). */
 #define COMM_FEW_EVENTS 30
+/* Sampled events under which the headline gives no true/false split (print_text) */
+#define COMM_SPLIT_EVENTS 3
 /* Busy lines that must all show two threads at one offset (and none each thread at its
  * own) for the writers' bytes to decide a sampled split the byte rule reads otherwise:
  * one line is a sign, two agreeing with the writers' bytes a reading. */
@@ -1053,7 +1055,16 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	char few[1024];
 	double fb, fc;
 	covered_shares(all, fs, db_meta_u64(db, "total_false_covered"), &fb, &fc);
-	if (!db_meta_u64(db, "exact") && fb - fc >= COMM_COVERED_POINTS) {
+	uint64_t nev = db_meta_u64(db, "events");
+	if (sampled && nev < COMM_SPLIT_EVENTS) {
+		/* one or two events split nothing: 100% one way from a single pair of
+		 * accesses (the trial of 2026-11-29, F3: PENNANT's two adjacent sums, written
+		 * by both threads, read "false sharing 100.0%" from 1 event) */
+		snprintf(few, sizeof(few), "communication: %" PRIu64 " between %" PRIu64
+			 " threads (from %" PRIu64 " event%s: too few for a true/false split)",
+			 all, db_meta_u64(db, "threads"), nev, nev == 1 ? "" : "s");
+		text_para(out, "  ", few, 80);
+	} else if (!db_meta_u64(db, "exact") && fb - fc >= COMM_COVERED_POINTS) {
 		/* two readings apart: neither as the headline's split (the trial of 2026-11-29:
 		 * AMG's "false sharing 86.6%", 8.7% by --compare's exact count) */
 		snprintf(few, sizeof(few), "communication: %" PRIu64 " between %" PRIu64
