@@ -176,9 +176,12 @@ static int source_try(const struct rt_source *s)
 		period_asked = rt_cfg.period;
 		rt_cfg.period = CLOCK_MIN_PERIOD;
 	}
-	if (s == &rt_source_inst && sonde_inst_period(rt_cfg.period) != rt_cfg.period) {
+	uint64_t prime = s == &rt_source_inst && !(rt_tool &&
+		(rt_tool->flags & RT_TOOL_RANDOM_WINDOWS)) ? sonde_inst_period(rt_cfg.period) :
+		rt_cfg.period;
+	if (prime != rt_cfg.period) {
 		period_asked = rt_cfg.period;
-		rt_cfg.period = sonde_inst_period(rt_cfg.period);
+		rt_cfg.period = prime;
 	}
 	int r = s->probe(why, sizeof(why));
 	if (r == 0)

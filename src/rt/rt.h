@@ -319,6 +319,9 @@ struct watch_trap;
 				 * threads, as RT_TOOL_THREAD_BREAKPOINTS, but takes the POSIX
 				 * timers only at periods of at least CLOCK_TICK_PERIOD, where
 				 * they sample as often as the perf event (source-clock.c) */
+#define RT_TOOL_RANDOM_WINDOWS 0x400	/* draws the inst source's windows around the
+				 * period (rt_inst_jitter: comm): its period is taken as given,
+				 * not as the next prime (init.c, source_try) */
 #define RT_TOOL_PAST_ACCESS 0x200	/* takes, from the clock source, an access already made
 				 * (the instruction before the PC: source-clock-sig.c, on_tick); a
 				 * tool that arms a watch on the sampled access after it (comm,

@@ -26,7 +26,7 @@ check t062-chase-line [ "$(csv_get $c function chase line)" = "$(grep -n 'p = ri
 check t062-fill-stores [ "$(csv_get $c function fill stores)" = 1024 ]
 check t062-thread-samples [ "$(csv_get prof/mem/threads.csv thread 0 samples)" = 11024 ]
 
-# Sampled: --period 1000 is taken as 1009, the next prime (init.c, next_prime: a loop whose
+# Sampled: --period 1000 is taken as 1009, the next prime (sonde/period.h: a loop whose
 # accesses per iteration divide the period has every sample on the same access), and
 # said; every 1009th access, 10 samples standing for 11,024 accesses.
 "$SONDE" mem -q -o prof2 --source inst --period 1000 -- ./inst-loop >/dev/null 2>err

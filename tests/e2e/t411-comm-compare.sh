@@ -153,6 +153,13 @@ check t411-nosamp-said grep -q "Top objects (of 1 exact transfer in 61: estimate
 # and where it finds some, they stay its own (the comparison is of its reading)
 check t411-names-sampled [ "$(comm_meta ring names_exact)" = 0 ]
 
+# comm draws each window around the period at random (rt_inst_jitter): its inst period is
+# taken as given, not as the next prime, and nothing is said of it (RT_TOOL_RANDOM_WINDOWS;
+# mem and reuse round: t062)
+"$SONDE" comm -q --source inst --period 1000 -o p1000 -- "$T/cb-inst" ring 2000 >/dev/null 2>p1000.err
+check t411-period-as-given grep -q '^period=1000$' p1000/*.proc
+check t411-period-unsaid sh -c '! grep -q "next prime" p1000.err'
+
 # usage errors
 "$SONDE" comm --compare 1 -- true >/dev/null 2>err
 check t411-period-1-usage [ $? -eq 2 ]

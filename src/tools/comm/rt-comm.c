@@ -539,7 +539,7 @@ const struct rt_tool rt_tool_comm = {
 	/* counts: with the inst source a board hit counts period transfers, with the clock
 	 * one a sample (the trial of 2026-11-28: a sonde-cc build ran on the clock by
 	 * default, as reuse did before) */
-	.flags = RT_TOOL_OBJECTS | RT_TOOL_THREAD_BREAKPOINTS,
+	.flags = RT_TOOL_OBJECTS | RT_TOOL_THREAD_BREAKPOINTS | RT_TOOL_RANDOM_WINDOWS,
 	.start = comm_start,
 	.thread_start = comm_thread_start,
 	.access = comm_on_access,

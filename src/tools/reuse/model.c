@@ -129,7 +129,6 @@ static void stats_sum(struct reuse_rec_stats *d, const struct reuse_rec_stats *s
 	d->wide += s->wide;
 }
 
-/* s: the stats record of the thread of index `index` (creation order) */
 /* Fold one thread's (or process's) counted sizes into m's (cache_el). */
 static void sizes_note(struct model *m, const uint64_t *el)
 {
@@ -141,6 +140,7 @@ static void sizes_note(struct model *m, const uint64_t *el)
 	m->sized++;
 }
 
+/* s: the stats record of the thread of index `index` (creation order) */
 static void add_stats(struct model *m, const struct reuse_rec_stats *s, uint32_t index)
 {
 	sizes_note(m, s->cache_elements);
@@ -1358,8 +1358,12 @@ static void unmodelled(struct model *m, const struct prof_process *pr, const cha
 	size_t k = strlen(m->unmodelled);
 	const char *exe = pr->exe && *pr->exe ? pr->exe : "?";
 	uint64_t n = prof_process_samples(pr);
-	if (k + 1 >= sizeof(m->unmodelled))
+	/* (room kept for the mark: a launcher of many children cut an entry in two) */
+	if (k + 1 >= sizeof(m->unmodelled) - 200) {
+		if (!strstr(m->unmodelled, "; and more"))
+			snprintf(m->unmodelled + k, sizeof(m->unmodelled) - k, "; and more");
 		return;
+	}
 	if (src)	/* (a few samples: a shell, a launcher, not one to rebuild) */
 		snprintf(m->unmodelled + k, sizeof(m->unmodelled) - k, "%s%s (pid %d: %" PRIu64
 			 " sample%s by the %s source, not summed with the %s source's%s)",
@@ -1390,6 +1394,8 @@ int reuse_fill(sqlite3 *db, const struct profile *p, char *err, size_t errlen)
 		const struct prof_process *pr = i < p->nproc ? &p->proc[i] : main_pr;
 		if (i == p->nproc && m.modelled)
 			break;
+		if (i == p->nproc)	/* none measured: the main one says so, none "left out" */
+			m.unmodelled[0] = 0;
 		/* one unit: a wrapper not built by sonde-cc samples by the clock where the
 		 * program counts accesses (inst) */
 		if (i < p->nproc && strcmp(pr->source ? pr->source : "", src)) {

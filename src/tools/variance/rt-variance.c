@@ -1279,6 +1279,10 @@ static SIGSAFE void var_on_access(struct rt_thread *t, const struct rt_access *a
 	for (int k = 0, i0 = n ? (int)(rt_rand(t) % (uint64_t)n) : 0; k < n && k < tries && !fn;
 	     k++) {
 		int i = (i0 + k) % n, by_pc;
+		/* (--function: a frame whose code is no asked function's is passed over
+		 * before any code read: the callee of frame i holds inner[i]) */
+		if (var_nonly && !only_has(rt_fn_start(inner[i])))
+			continue;
 		fn = cand_fn(t, cand[i], inner[i], &by_pc);
 		if (fn && var_nonly && !only_has(fn))
 			fn = 0;
