@@ -32,7 +32,9 @@ check t031-reuse-exact-status [ $? -eq 0 ]
 check t031-refusal-names-env grep -q "^sonde: tool 'reuse' cannot start in env (pid [0-9]*): .*; env runs unprofiled" exact.err
 check t031-reuse-exact-same cmp -s direct/reuse/histogram.csv exact/reuse/histogram.csv
 
-# mem with the inst source through env: the header is the program's, source inst
+# mem with the inst source through env: the header is the program's, source inst (env, on
+# the clock, is no describer even where its loader took a few samples: mem's db.c,
+# describing; a pair of suites read "source mixed", exe env, 2026-11-29)
 "$SONDE" mem -s inst -o mem -- env T031=1 "$T/rb" sweep 1000 1000 >/dev/null 2>summary
 check t031-mem-status [ $? -eq 0 ]
 check t031-mem-source [ "$(meta mem source)" = inst ]

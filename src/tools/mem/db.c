@@ -100,6 +100,17 @@ static char *describing(const struct profile *p)
 		}
 	if (!any)
 		memset(mark, 1, p->nproc);
+	/* a source that counts accesses (inst, hw) describes the samples where a marked
+	 * process has one: a wrapper not built by sonde-cc falls back to the clock, and its
+	 * loader took 5 samples in a pair of suites (t031: "source mixed", the exe env's);
+	 * reuse sums its processes by the same rule (sum_source) */
+	int counting = 0;
+	for (size_t i = 0; i < p->nproc; i++)
+		counting |= mark[i] && p->proc[i].source && (!strcmp(p->proc[i].source, "inst") ||
+							    !strcmp(p->proc[i].source, "hw"));
+	for (size_t i = 0; i < p->nproc && counting; i++)
+		if (p->proc[i].source && !strcmp(p->proc[i].source, "clock"))
+			mark[i] = 0;
 	return mark;
 }
 
