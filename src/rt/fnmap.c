@@ -117,8 +117,7 @@ int rt_fnmap_load(void)
 		return -ENOENT;
 	int err = -ENOENT;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	uint64_t bias = 0;
-	dl_iterate_phdr(main_bias_cb, &bias);
+	uint64_t bias = rt_exe_bias();
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
 	for (int want = SHT_SYMTAB; err && want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
 		for (int i = 0; i < eh->e_shnum && err; i++)
@@ -128,6 +127,13 @@ int rt_fnmap_load(void)
 					      bias);
 	munmap((void *)(uintptr_t)f, len);
 	return err;
+}
+
+uint64_t rt_exe_bias(void)
+{
+	uint64_t bias = 0;
+	dl_iterate_phdr(main_bias_cb, &bias);
+	return bias;
 }
 
 int rt_exe_imports(const char *name)

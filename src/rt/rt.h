@@ -461,6 +461,10 @@ int rt_ranges_has(const struct rt_ranges *s, uint64_t addr);
 /* Is addr inside the runtime's own memory or code (never watch or attribute it)? */
 int rt_owns_address(uint64_t addr);
 
+/* The main executable's load address (its dl_iterate_phdr bias; 0 if not PIE).  Not in a
+ * handler (the loader's lock). */
+uint64_t rt_exe_bias(void);
+
 /* Function starts of the main executable (fnmap.c), from its ELF symbol table: load once,
  * not in a handler (0 or -errno: no file, no symbols); then rt_fn_start(pc) is the start
  * of the function that holds pc, 0 if none is known there.  Handler-safe, no lock. */

@@ -179,13 +179,6 @@ static uint64_t var_only[VAR_ONLY_MAX];
 static int var_nonly;
 static char var_only_names[400];	/* SONDE_VARIANCE_ONLY_NAMES: for the .proc */
 
-static int exe_bias_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	*(uint64_t *)data = (uint64_t)info->dlpi_addr;
-	return 1;	/* the first object is the executable */
-}
-
 static void only_start(void)
 {
 	const char *v = getenv("SONDE_VARIANCE_ONLY");
@@ -202,8 +195,7 @@ static void only_start(void)
 	if (*end != ':' || stat("/proc/self/exe", &st) || (unsigned long long)st.st_dev != dev ||
 	    (unsigned long long)st.st_ino != ino)
 		return;
-	uint64_t bias = 0;
-	dl_iterate_phdr(exe_bias_cb, &bias);
+	uint64_t bias = rt_exe_bias();
 	int n = 0;
 	for (const char *p = end + 1; *p && n < VAR_ONLY_MAX; p = *end ? end + 1 : end) {
 		uint64_t a = strtoull(p, &end, 16);
