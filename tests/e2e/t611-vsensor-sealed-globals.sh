@@ -38,3 +38,14 @@ for k in SEALED:lib:sensor DEF:lib:sensor SFIX:main:sensor ADDR:lib:rejected CB:
 		check "t611-with-$m-names-the-call" grep -q "which the call of qsort (line $q) in loop main:" <<<"$why"
 	check "t611-alone-$m-rejected" [ "$(vs_get alone-$f.csv "$s" status)" = rejected ]
 done
+# the program's files alone: no word of other programs
+check t611-with-no-duplicate-warning [ "$(cat with-lib.err with-main.err | grep -c "more than one program")" = 0 ]
+# Files of two programs (HPCC's STREAM directory holds stream_mpi.c beside stream.c, with its
+# own main; the trial of 2026-11-29, F4): the first main found is analysed, glob-main.c's
+# calls are unseen, and the warning names the function and both files, not silence.
+printf 'int main(void)\n{\n\treturn 0;\n}\n' >glob-aaa.c
+"$SONDE" vsensor list --csv --with 'glob-*.c' glob-lib.c >two.csv 2>two.err ||
+	{ fail t611-list-two-programs "$(head -c 300 two.err)"; exit 0; }
+check t611-two-programs-said grep -q "more than one program's files: main is defined in glob-aaa.c and in glob-main.c (1 such function)" two.err
+s=glob-lib.c:$(vs_line GLOB-SEALED glob-lib.c)
+check "t611-two-programs-sealed-unseen" [ "$(vs_get two.csv "$s" status)" = rejected ]

@@ -1314,8 +1314,21 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 	int fi = func_id(a, vs_clang.clang_getCString(s), a->curtu, vs_clang.clang_Cursor_getStorageClass(c) == CX_SC_Static);
 	vs_clang.clang_disposeString(s);
 	struct func *f = &a->funcs[fi];
-	if (f->defined)
+	if (f->defined) {
+		/* An external function defined again in another unit's own text: files of more
+		 * than one program, said (the first definition is the one analysed).  HPCC's
+		 * STREAM directory holds stream_mpi.c, with its own main: taken first, its main
+		 * left hpcc.c's calls unseen, silently (the trial of 2026-11-29, F4). */
+		if (!f->is_static && f->own && f->tu != a->curtu && a->res &&
+		    !vs_clang.clang_Cursor_isFunctionInlined(c) &&
+		    vs_clang.clang_Location_isFromMainFile(vs_clang.clang_getCursorLocation(c)) &&
+		    !a->res->nduplicate++)
+			snprintf(a->res->duplicate, sizeof(a->res->duplicate),
+				 "%s is defined in %s and in %s", f->name,
+				 a->files[f->tu < 256 ? f->tu : 0],
+				 a->files[a->curtu < 256 ? a->curtu : 0]);
 		return CXChildVisit_Continue;
+	}
 	f->defined = 1;
 	f->own = vs_clang.clang_Location_isFromMainFile(vs_clang.clang_getCursorLocation(c));
 	if (!f->own && a->curtu == 0 && a->res)
@@ -1887,10 +1900,19 @@ static void root_check(struct an *a, int fi, const struct iset *exp, struct walk
 			snprintf(why, sizeof(why), "depends on %.40s, a parameter of %.40s, whose callers are not all seen (other files, pointers)",
 				 a->vars[v].name, f->name);
 		} else if (v >= 0 && a->vars[v].func < 0) {
-			int written = !a->vars[v].is_static;
-			for (int g = 0; g < a->nfuncs && !written; g++)
-				written = a->funcs[g].defined && iset_has(&a->funcs[g].mod, v);
-			if (written)
+			/* own: written only by fi or what it calls (HPCC's array_elements, set by
+			 * HPCC_Stream from its parameters) */
+			int written = !a->vars[v].is_static, own = !written;
+			for (int g = 0; g < a->nfuncs; g++)
+				if (a->funcs[g].defined && iset_has(&a->funcs[g].mod, v)) {
+					written = 1;
+					own &= g == fi || a->reach[fi][g];
+				}
+			if (written && own)
+				snprintf(why, sizeof(why), "depends on global %.40s, set by %.40s "
+					 "at each call; its callers are not all seen (other "
+					 "files, pointers)", a->vars[v].name, f->name);
+			else if (written)
 				snprintf(why, sizeof(why), "depends on global %.40s, which may change between calls of %.40s from code not seen",
 					 a->vars[v].name, f->name);
 		}
@@ -2652,6 +2674,8 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 		return -EINVAL;
 	}
 	a.tu = tus[ntu++];
+	const char *base = strrchr(path, '/');
+	snprintf(a.files[0], sizeof(a.files[0]), "%s", base ? base + 1 : path);
 	char *src = NULL;
 	size_t srclen = 0;
 	FILE *sf = fopen(path, "r");

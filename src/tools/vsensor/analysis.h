@@ -44,6 +44,10 @@ struct vs_analysis {
 	char error[320];	/* after -EINVAL: clang's first error, "file:line:col: error: ..." */
 	int nwith;		/* files of opt->with analysed with it */
 	char skipped[400];	/* the first of opt->with that did not parse: "file: error" */
+	/* the first external function two of the units define, "main is defined in a.c and in
+	 * b.c" (the first definition analysed), and how many: the files are not one program */
+	char duplicate[200];
+	int nduplicate;
 	/* functions defined in .c files this one #includes: never candidates (the rewrite
 	 * instruments this file's text), said by list and cc (HPGMG's operators.fv4.c
 	 * includes its 14 operator files: no word of them until 2026-11-28) */

@@ -17,6 +17,7 @@
 	X(clang_Cursor_getArgument) \
 	X(clang_Cursor_getNumArguments) \
 	X(clang_Cursor_getStorageClass) \
+	X(clang_Cursor_isFunctionInlined) \
 	X(clang_EvalResult_dispose) \
 	X(clang_EvalResult_getAsLongLong) \
 	X(clang_EvalResult_getKind) \

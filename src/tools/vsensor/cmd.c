@@ -119,6 +119,11 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 		sonde_error("cannot read '%s': %s", path, strerror(-err));
 	else if (a->skipped[0])
 		sonde_warn("vsensor: analysing '%s' without --with %s", path, a->skipped);
+	else if (a->duplicate[0])
+		sonde_warn("vsensor: --with names more than one program's files: %s (%d such "
+			   "function%s); the first definition is the one analysed, and calls made "
+			   "from the other are unseen: give only the files linked into the program",
+			   a->duplicate, a->nduplicate, a->nduplicate == 1 ? "" : "s");
 	if (!err && a->included)
 		sonde_warn("vsensor: '%s' #includes %d function%s from .c files (the first from %s): "
 			   "not analysed, never timed (sonde vsensor instruments the text of the "

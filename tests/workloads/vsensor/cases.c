@@ -45,6 +45,21 @@ double ext_kern(int n)
 	return s;
 }
 
+/* External, its bound a static global that it sets itself, from its parameter, at each call:
+ * called from files not seen, and the reason says where the global is set (the trial of
+ * 2026-11-29: HPCC_Stream's array_elements read "may change between calls ... from code
+ * not seen", as if another file wrote it). */
+static int own_n;
+double own_kern(int n)
+{
+	double s = 0;
+	own_n = n;
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < own_n; i++)		/* NO(set by own_kern at each call) */
+			s += i * r;
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	int rank, it, m = 50;
