@@ -1086,15 +1086,59 @@ static bool chain_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, struct 
 	return true;
 }
 
-/* The innermost function at pc, an inlined instance or the concrete subprogram, among
- * cu's subprograms: into *out, true if found. */
-static bool fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+/* The bytes of the module's file at ELF address addr, up to *len of them in one section
+ * of code; NULL if none (the file's code is not at hand: a separate debug file's). */
+static const uint8_t *code_bytes(struct sym_module *m, Dwarf_Addr addr, size_t *len)
 {
-	struct chain ch;
-	if (!chain_at(m, cu, pc, &ch))
-		return false;
-	*out = ch.die[ch.n - 1];
-	return true;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while (m->elf && (scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
+		    addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return NULL;
+		*len = (size_t)(sh.sh_addr + sh.sh_size - addr);
+		return (const uint8_t *)d->d_buf + (addr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/*
+ * Where fn's code (all its ranges) takes the address target, 0 nowhere: a RIP-relative
+ * lea (PIC), or a mov of it as a 32-bit immediate (a program not built as PIE): how a
+ * forking function hands its outlined region to the OpenMP runtime (__kmpc_fork_call).
+ */
+static Dwarf_Addr code_ref(struct sym_module *m, Dwarf_Die *fn, Dwarf_Addr target)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0) {
+		size_t avail;
+		const uint8_t *c = code_bytes(m, lo, &avail);
+		size_t n = c ? (size_t)(hi - lo) : 0;
+		if (n > avail)
+			n = avail;
+		for (size_t i = 0; i + 7 <= n; i++) {
+			int32_t v;
+			/* lea disp32(%rip), %r64: REX.W (and .R) 8d, ModRM mod 00 r/m 101 */
+			if ((c[i] == 0x48 || c[i] == 0x4c) && c[i + 1] == 0x8d &&
+			    (c[i + 2] & 0xc7) == 0x05) {
+				memcpy(&v, c + i + 3, 4);
+				if (lo + i + 7 + (Dwarf_Addr)(int64_t)v == target)
+					return lo + i;
+			}
+			/* mov $imm32, %r32 */
+			if (c[i] >= 0xb8 && c[i] <= 0xbf) {
+				memcpy(&v, c + i + 1, 4);
+				if ((Dwarf_Addr)(uint32_t)v == target)
+					return lo + i;
+			}
+		}
+	}
+	return 0;
 }
 
 /*
@@ -1103,10 +1147,16 @@ static bool fn_at(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die 
  * function that forks the region, whose call to the OpenMP runtime carries the pragma's
  * line.  Unlike the last function declared before the line, this is not a lambda or a
  * member of a local class written earlier in the same function (their code ends before
- * the pragma), and it is found when that function was inlined.  True if found.
+ * the pragma), and it is found when that function was inlined.  Several functions with
+ * that line (a template's instantiations, K<float>::run and K<double>::run, both inlined
+ * in main): the one with a row of that line nearest the instruction that takes the
+ * address of the region's outlined function, target (0: unknown), in the code of the
+ * subprogram around it (an inlined instance's ranges need not hold that instruction);
+ * else the first (the trial of 2026-11-29, F1: BabelStream's double kernels read
+ * OMPStream<float>::dot()).  True if found.
  */
 static bool forking_fn(struct sym_module *m, Dwarf_Die *cu, int64_t file, int line,
-		       Dwarf_Die *out)
+		       Dwarf_Addr target, Dwarf_Die *out)
 {
 	Dwarf_Lines *lines;
 	Dwarf_Files *files;
@@ -1129,19 +1179,50 @@ static bool forking_fn(struct sym_module *m, Dwarf_Die *cu, int64_t file, int li
 		if (!best)
 			return false;
 		tried = best;
-		for (size_t i = 0; i < n; i++) {
+		struct {
+			Dwarf_Die fn;
+			Dwarf_Addr pc;
+		} cand[16];
+		int nc = 0;
+		Dwarf_Addr ref = 0;
+		Dwarf_Off scanned[8];
+		int nscanned = 0;
+		for (size_t i = 0; i < n && nc < 16; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			const char *src = dwarf_linesrc(l, NULL, NULL), *name;
 			Dwarf_Addr pc;
 			Dwarf_Attribute a;
-			int ln;
+			struct chain ch;
+			int ln, dup = 0;
 			if (dwarf_lineno(l, &ln) || ln != best || !src || strcmp(src, want) ||
-			    dwarf_lineaddr(l, &pc) || !fn_at(m, cu, pc, out))
+			    dwarf_lineaddr(l, &pc) || !chain_at(m, cu, pc, &ch))
 				continue;
-			name = dwarf_formstring(dwarf_attr_integrate(out, DW_AT_name, &a));
-			if (name && name[0] != '.')
-				return true;
+			Dwarf_Die *fn = &ch.die[ch.n - 1];
+			name = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_name, &a));
+			if (!name || name[0] == '.')
+				continue;
+			cand[nc].fn = *fn;
+			cand[nc++].pc = pc;
+			/* the reference, in the code of the subprogram around pc (each scanned
+			 * once), until found */
+			for (int j = 0; j < nscanned && !dup; j++)
+				dup = scanned[j] == dwarf_dieoffset(&ch.die[0]);
+			if (target && !ref && !dup && nscanned < 8) {
+				scanned[nscanned++] = dwarf_dieoffset(&ch.die[0]);
+				ref = code_ref(m, &ch.die[0], target);
+			}
 		}
+		if (!nc)
+			continue;
+		int pick = 0;
+		for (int j = 1; ref && j < nc; j++) {
+			Dwarf_Addr dj = cand[j].pc > ref ? cand[j].pc - ref : ref - cand[j].pc;
+			Dwarf_Addr dp = cand[pick].pc > ref ? cand[pick].pc - ref : ref - cand[pick].pc;
+			if (dj < dp)
+				pick = j;
+		}
+		*out = cand[pick].fn;
+		return true;
 	}
 	return false;
 }
@@ -1254,7 +1335,10 @@ static const char *omp_region_name(struct symtab *st, struct sym_module *m, Dwar
 			(void)u64map_put(&st->omp, (uintptr_t)d->addr, wi);	/* a cache */
 		return r;
 	}
-	if (!forking_fn(m, &cu, file, line, &parent)) {
+	Dwarf_Addr entry = 0;
+	if (dwarf_lowpc(d, &entry))
+		entry = 0;
+	if (!forking_fn(m, &cu, file, line, entry, &parent)) {
 		enclosing_fn(&cu, file, line, &parent, &parent_line);
 		if (!parent_line)
 			return NULL;
