@@ -524,6 +524,7 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		{ "clock_event", offsetof(struct prof_process, clock_event) },
 		{ "tls_blocks", offsetof(struct prof_process, tls_blocks) },
 		{ "only_functions", offsetof(struct prof_process, only_functions) },
+		{ "exec_into", offsetof(struct prof_process, exec_into) },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (!strcmp(k, strs[i].key))
@@ -564,6 +565,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->clock_timer_failed = to_u64(v);
 	else if (!strcmp(k, "watch_checked"))
 		p->watch_checked = (int)to_ll(v, 0);
+	else if (!strcmp(k, "exec_followed"))
+		p->exec_followed = (int)to_ll(v, -1);
 	return 0;
 }
 
@@ -571,11 +574,13 @@ static int proc_defaults(struct prof_process *p)
 {
 	char **strs[] = { &p->host, &p->exe, &p->argv, &p->tool, &p->source, &p->source_why,
 			  &p->period_unit, &p->end, &p->watch_backend, &p->records_stopped,
-			  &p->clock_event, &p->tls_blocks, &p->watch_why, &p->only_functions };
+			  &p->clock_event, &p->tls_blocks, &p->watch_why, &p->only_functions,
+			  &p->exec_into };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
 	p->format = p->pid = p->ppid = p->rank = p->max_depth = p->threads = -1;
+	p->exec_followed = -1;
 	p->switches = -1;
 	return 0;
 }
@@ -650,6 +655,7 @@ static void process_release(struct prof_process *p)
 	free(p->end);
 	free(p->watch_backend);
 	free(p->only_functions);
+	free(p->exec_into);
 	free(p->watch_why);
 	free(p->records_stopped);
 	free(p->clock_event);
@@ -962,6 +968,32 @@ int prof_is_raw_name(const char *name)
 		if (!strcmp(p, ends[i]))
 			return 1;
 	return 0;
+}
+
+int profile_fork_exec(const struct profile *p, size_t i)
+{
+	const struct prof_process *c = &p->proc[i];
+	if (strcmp(c->end, "exec") || c->ppid < 0)
+		return 0;
+	for (size_t j = 0; j < p->nproc; j++)
+		if (j != i && p->proc[j].pid == c->ppid && !strcmp(p->proc[j].host, c->host) &&
+		    !strcmp(p->proc[j].exe, c->exe))
+			return 1;
+	return 0;
+}
+
+const char *profile_exec_image(const struct profile *p, size_t i)
+{
+	const struct prof_process *c = &p->proc[i], *next = NULL;
+	if (strcmp(c->end, "exec"))
+		return "";
+	for (size_t j = 0; j < p->nproc; j++) {
+		const struct prof_process *q = &p->proc[j];
+		if (j != i && q->pid == c->pid && !strcmp(q->host, c->host) &&
+		    q->start_ns >= c->start_ns && (!next || q->start_ns < next->start_ns))
+			next = q;
+	}
+	return next ? next->exe : c->exec_into;
 }
 
 int profile_clock_posix(const struct profile *p)

@@ -96,6 +96,9 @@ struct prof_process {
 	char *tls_blocks;		/* "OFFSET SIZE PATH" entries separated by \x1f: each
 					 * module's block in a thread's static TLS, from the
 					 * header's tls_lo (PATH "" the executable); "" unknown */
+	char *exec_into;		/* end "exec": the image exec'd (its base name); "" else */
+	int exec_followed;		/* end "exec": 1 that image was profiled, 0 not (an
+					 * MPI daemon, --no-follow-exec); -1 unknown */
 	char *only_functions;		/* the functions a tool was limited to ("sonde variance
 					 * --function"), "; "-separated as given; "" if none */
 	struct prof_thread *thread;	/* sorted by thread_index, then tid */
@@ -180,6 +183,19 @@ int prof_samples_alike(uint64_t a, uint64_t b);
  * states depends on it (db_scaling).
  */
 int profile_clock_posix(const struct profile *p);
+
+/*
+ * Process i is a fork that exec'd: it ended by exec and its parent is a recorded process of
+ * the same program.  Its life before the exec (fork's return, a few of the program's
+ * instructions) is not another run of the program: reports name it by what it exec'd
+ * (the trial of 2026-11-29, F8: Open MPI's singleton start forks and execs orted, not
+ * followed, and a serial run read "programs xhpcg (2)").
+ */
+int profile_fork_exec(const struct profile *p, size_t i);
+
+/* What process i exec'd (end "exec"): the followed image's exe (the next process of the
+ * same pid), else the .proc's exec_into; "" if unknown or it did not exec. */
+const char *profile_exec_image(const struct profile *p, size_t i);
 
 /* "clock", "hw", "inst", "none" or "unknown". */
 const char *prof_source_name(uint32_t source);

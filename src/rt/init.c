@@ -975,9 +975,24 @@ static int launcher_daemon(const char *path)
 	return 0;
 }
 
-static void exec_prepare(void)
+/* path: the image to be exec'd, followed or not: the .proc's exec_into and exec_followed
+ * (profile.h), by which a report tells a fork that exec'd at once (Open MPI's singleton
+ * start forks and execs orted, not followed) from a second copy of the program (the
+ * trial of 2026-11-29, F8: "programs xhpcg (2)" on a serial run) */
+static void exec_prepare(const char *path, int followed)
 {
 	if (rt_cfg.enabled && (int)getpid() == rt_pid) {
+		char self[PATH_MAX];
+		ssize_t n;
+		/* the program exec'ing itself: its name, not "exe" */
+		if (path && !strcmp(path, "/proc/self/exe") &&
+		    (n = readlink(path, self, sizeof(self) - 1)) > 0) {
+			self[n] = 0;
+			path = self;
+		}
+		const char *b = path ? strrchr(path, '/') : NULL;
+		rt_proc_append("exec_into", b ? b + 1 : path ? path : "");
+		rt_proc_append_u64("exec_followed", (uint64_t)followed);
 		struct rt_thread *t = rt_self();
 		if (t && rt_source) {
 			t->busy = 1;
@@ -1000,10 +1015,10 @@ RT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	REAL(execve, execve_fn);
 	if (!rt_cfg.enabled && !dormant)
 		return real_execve(path, argv, envp);
-	exec_prepare();
+	int strip = !rt_cfg.follow_exec || dormant || launcher_daemon(path);
+	exec_prepare(path, !strip);
 	char *local[EXEC_ENV_LOCAL];
-	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant || launcher_daemon(path),
-			    exec_gen + 1, local);
+	char **e = exec_env(envp, strip, exec_gen + 1, local);
 	int r = real_execve(path, argv, e);
 	int saved = errno;
 	if (e != (char **)envp && e != local)
@@ -1017,10 +1032,10 @@ RT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	REAL(execvpe, execve_fn);
 	if (!rt_cfg.enabled && !dormant)
 		return real_execvpe(file, argv, envp);
-	exec_prepare();
+	int strip = !rt_cfg.follow_exec || dormant || launcher_daemon(file);
+	exec_prepare(file, !strip);
 	char *local[EXEC_ENV_LOCAL];
-	char **e = exec_env(envp, !rt_cfg.follow_exec || dormant || launcher_daemon(file),
-			    exec_gen + 1, local);
+	char **e = exec_env(envp, strip, exec_gen + 1, local);
 	int r = real_execvpe(file, argv, e);
 	int saved = errno;
 	if (e != (char **)envp && e != local)

@@ -27,3 +27,12 @@ mkdir -p ex/comm/proc-notes && echo mine >ex/comm/proc-notes/n.txt
 check t423-force-status [ $? -eq 0 ]
 check t423-force-cleared [ ! -e "ex/comm/proc-$sh_pid.e1" ]
 check t423-force-kept-user [ -s ex/comm/proc-notes/n.txt ]
+# a fork that exec'd is said to be one, not another run of its program (profile_fork_exec;
+# the trial of 2026-11-29, F8: Open MPI's singleton start forks and execs orted, and a
+# serial run's table read as two processes of the program)
+"$SONDE" comm -o fk -- "$W/forkexec" >/dev/null 2>fk.err
+check t423-fork-status [ $? -eq 0 ]
+flat fk.err >fk.flat
+check t423-fork-echo-said grep -Eq "proc-[0-9]+ is a fork of forkexec that exec'd echo: what it ran between the fork and the exec, not another run of forkexec\." fk.flat
+check t423-fork-self-said grep -Eq "proc-[0-9]+ is a fork of forkexec that exec'd forkexec:" fk.flat
+check t423-fork-db [ "$(sqlite3 fk/profile.db "SELECT count(*) FROM comm_parts WHERE fork_exec != ''")" = 2 ]

@@ -304,6 +304,42 @@ TEST(no_symbols)
 	site_names_free(s);
 }
 
+/* A stripped program (its frames "[no symbols]"): setup() mallocs twice, buf() once and is
+ * called twice; four objects, each named by its call's and its callers' return addresses.
+ * Before, every function was one "[no symbols]": setup's two calls were one object, and
+ * the labels read "[call 3 of 3 on the line]" (the usability review of 2026-11-29, H1). */
+TEST(stripped_program)
+{
+	struct site_names *s = site_names_new();
+#define NS(off) F("[no symbols]", NULL, 0, 0, "/home/u/setup", off)
+	const struct site_frame pa[] = { F("malloc", NULL, 0, 0, LIBC, 0x50), NS(0x12b2),
+					 NS(0x114b), NS(0x11a0),
+					 F("__libc_start_call_main", NULL, 0, 0, LIBC, 0x29d90) };
+	struct site_frame pb[5], pu[5], pv[5];
+	memcpy(pb, pa, sizeof(pa));
+	memcpy(pu, pa, sizeof(pa));
+	pb[1].offset = 0x12c3;		/* setup's second malloc */
+	pu[1].offset = 0x131c;		/* buf's, called from main twice */
+	pu[2].offset = 0x1155;
+	memcpy(pv, pu, sizeof(pu));
+	pv[2].offset = 0x1162;
+	int a = site_names_add(s, pa, 5), b = site_names_add(s, pb, 5);
+	int u = site_names_add(s, pu, 5), v = site_names_add(s, pv, 5);
+	int a2 = site_names_add(s, pa, 5);
+#undef NS
+	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, a), "[setup]+0x12b2 (from +0x114b < +0x11a0)");
+	CHECK_STR(site_names_label(s, b), "[setup]+0x12c3 (from +0x114b < +0x11a0)");
+	CHECK_STR(site_names_label(s, u), "[setup]+0x131c (from +0x1155 < +0x11a0)");
+	CHECK_STR(site_names_label(s, v), "[setup]+0x131c (from +0x1162 < +0x11a0)");
+	const int all[] = { a, b, u, v };
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
+			CHECK(strcmp(site_names_key(s, all[i]), site_names_key(s, all[j])) != 0);
+	CHECK_STR(site_names_key(s, a), site_names_key(s, a2));
+	site_names_free(s);
+}
+
 int main(void)
 {
 	RUN(vector_fields_by_line);
@@ -316,5 +352,6 @@ int main(void)
 	RUN(one_call_many_objects);
 	RUN(library_own_allocations);
 	RUN(no_symbols);
+	RUN(stripped_program);
 	return CHECK_DONE();
 }

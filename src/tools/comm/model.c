@@ -379,7 +379,8 @@ static const char schema_sql[] =
 	" pid INTEGER, thread INTEGER, tid INTEGER, omp_thread INTEGER, omp_varied INTEGER);"
 	"CREATE TABLE comm_parts(part INTEGER PRIMARY KEY, rank INTEGER, pid INTEGER,"
 	" first_thread INTEGER, threads INTEGER, cores INTEGER, samples INTEGER, traps INTEGER,"
-	" total_all INTEGER, total_true INTEGER, total_false INTEGER, folder TEXT, program TEXT);";
+	" total_all INTEGER, total_true INTEGER, total_false INTEGER, folder TEXT, program TEXT,"
+	" fork_exec TEXT);";
 
 static int write_cells(sqlite3 *db, int part, const struct cell *cell, size_t ncell)
 {
@@ -924,16 +925,23 @@ static int model_process(sqlite3 *db, struct model *m, char *err, size_t errlen)
 				   varied);
 	}
 	sqlite3_finalize(st);
-	char folder[64];
+	char folder[64], fe[128] = "";
 	const char *exe = m->proc->exe, *slash = strrchr(exe, '/');
 	part_folder(m->proc, folder, sizeof(folder));
-	if (!r && sqlite3_prepare_v2(db, "INSERT INTO comm_parts VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-				     -1, &st, NULL) == SQLITE_OK) {
-		r = db_row(st, "iiiiiiuuuuutt", (int64_t)m->part, (int64_t)m->proc->rank,
+	/* a fork that exec'd (profile_fork_exec): what it exec'd, "orted (not profiled)" */
+	size_t pi = (size_t)(m->proc - m->p->proc);
+	if (profile_fork_exec(m->p, pi)) {
+		const char *img = profile_exec_image(m->p, pi), *b = strrchr(img, '/');
+		snprintf(fe, sizeof(fe), "%.60s%s", *img ? (b ? b + 1 : img) : "?",
+			 m->proc->exec_followed == 0 ? " (not profiled)" : "");
+	}
+	if (!r && sqlite3_prepare_v2(db, "INSERT INTO comm_parts VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,"
+				     "?)", -1, &st, NULL) == SQLITE_OK) {
+		r = db_row(st, "iiiiiiuuuuuttt", (int64_t)m->part, (int64_t)m->proc->rank,
 			   (int64_t)m->proc->pid, (int64_t)m->base, (int64_t)m->n[COMM_BY_THREAD],
 			   (int64_t)m->n[COMM_BY_CORE], m->st.samples, m->st.traps,
 			   m->total[COMM_ALL], m->total[COMM_TRUE], m->total[COMM_FALSE], folder,
-			   slash ? slash + 1 : exe);
+			   slash ? slash + 1 : exe, fe);
 		sqlite3_finalize(st);
 	} else if (!r) {
 		r = -EIO;

@@ -960,6 +960,31 @@ static void processes_table(sqlite3 *db, FILE *out)
 	text_para(out, "  ", "A process's matrix counts transfers among its own threads: "
 		  "what passes between processes (an MPI library's shared-memory transport, a "
 		  "shared mapping) is in none (doc/sonde-mpi.md).", 80);
+	/* the forks that exec'd (profile_fork_exec), by program and image: "proc-11697,
+	 * proc-11699 are forks of forkexec that exec'd echo: ..." (the first three named) */
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT group_concat(folder, ', '), count(*), program, fork_exec"
+				   " FROM comm_parts WHERE part >= 0 AND fork_exec != '' GROUP BY"
+				   " program, fork_exec ORDER BY min(part)", -1, &st, NULL))
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char line[640], names[160];
+		const char *all = (const char *)sqlite3_column_text(st, 0);
+		long long n = sqlite3_column_int64(st, 1);
+		const char *prog = (const char *)sqlite3_column_text(st, 2);
+		const char *c = all;	/* the third comma, where the list is cut */
+		for (int k = 0; c && (c = strchr(c, ',')) && ++k < 3;)
+			c++;
+		size_t cut = !all ? 0 : c ? (size_t)(c - all) : strlen(all);
+		snprintf(names, sizeof(names), "%.*s%s", (int)(cut < 150 ? cut : 150),
+			 all ? all : "", n > 3 ? " and more" : "");
+		snprintf(line, sizeof(line), "%s %s of %s that exec'd %s: what %s ran "
+			 "between the fork and the exec, not another run of %s.", names,
+			 n == 1 ? "is a fork" : "are forks", prog,
+			 (const char *)sqlite3_column_text(st, 3), n == 1 ? "it" : "they", prog);
+		text_para(out, "  ", line, 80);
+	}
+	sqlite3_finalize(st);
 }
 
 static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)

@@ -26,7 +26,7 @@ static const char schema_sql[] =
 	" rank INTEGER, host TEXT, exe TEXT, argv TEXT, tool TEXT, source TEXT, source_why TEXT,"
 	" period INTEGER, period_unit TEXT, start_ns INTEGER, end_ns INTEGER, end TEXT,"
 	" signo INTEGER, threads INTEGER, min_object INTEGER, symbols TEXT,"
-	" unmatched_frees INTEGER);"
+	" unmatched_frees INTEGER, exec_into TEXT, exec_followed INTEGER, fork_exec INTEGER);"
 	"CREATE TABLE threads(id INTEGER PRIMARY KEY, process INTEGER, thread_index INTEGER,"
 	" tid INTEGER, label TEXT, samples INTEGER, loads INTEGER, stores INTEGER,"
 	" records INTEGER, dropped INTEGER, signals INTEGER, steps INTEGER, traps INTEGER,"
@@ -268,17 +268,18 @@ static int write_processes(struct writer *w)
 	const struct profile *p = w->m->prof;
 	sqlite3_stmt *st;
 	int r = prepare(w, "INSERT INTO processes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-			   "?)", &st);
+			   "?,?,?,?)", &st);
 	for (size_t i = 0; i < p->nproc && !r; i++) {
 		const struct prof_process *pr = &p->proc[i];
 		char buf[128];
-		r = db_row(st, "itiiittttttutuutiiutu", (int64_t)i + 1, pr->prefix,
+		r = db_row(st, "itiiittttttutuutiiututii", (int64_t)i + 1, pr->prefix,
 			(int64_t)pr->pid, (int64_t)pr->ppid, (int64_t)pr->rank, pr->host, pr->exe,
 			pr->argv, pr->tool, pr->source, pr->source_why, pr->period, pr->period_unit,
 			pr->start_ns, pr->end_ns, pr->end, (int64_t)pr->signo,
 			(int64_t)pr->threads, pr->min_object,
 			symtab_state(pr, &w->m->proc[i], buf, sizeof(buf)),
-			w->m->proc[i].unmatched_frees);
+			w->m->proc[i].unmatched_frees, profile_exec_image(p, i),
+			(int64_t)pr->exec_followed, (int64_t)profile_fork_exec(p, i));
 	}
 	sqlite3_finalize(st);
 	return r ? db_fail(w->db, w->err, w->errlen, "writing processes") : 0;

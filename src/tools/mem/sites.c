@@ -62,6 +62,18 @@ static int own(const struct site_frame *f)
 	       !sonde_module(f->module);
 }
 
+/* A frame of the program's code without a symbol (a stripped executable: "[no symbols]"):
+ * its function is unknown, so neither a wrapper nor one call site can be told by name;
+ * its return address is all there is (the usability review of 2026-11-29, H1: a stripped
+ * build's four objects read as three, two mallocs of one function merged and ranked
+ * first, named "[call 3 of 3 on the line]"). */
+static int nosym(const struct site_frame *f)
+{
+	return !f->function || f->function[0] == '[';
+}
+
+#define NOSYM_CALLERS 2		/* callers' return addresses in a nosym site's key and label */
+
 /* Interfaces that allocate for their caller: the memory is the caller's data. */
 static int alloc_interface(const char *fn)
 {
@@ -202,7 +214,7 @@ static void site_id(struct sbuf *b, const struct site_frame *f, int with_offset)
 {
 	sb_add(b, "%s\x1f%s\x1f%d\x1f%d", f->function ? f->function : "?", f->file ? f->file : "",
 	       f->line, f->column);
-	if (with_offset && (!f->column || file_is_fortran_source(f->file)))
+	if ((with_offset && (!f->column || file_is_fortran_source(f->file))) || nosym(f))
 		sb_add(b, "\x1f%llx", (unsigned long long)f->offset);
 }
 
@@ -248,7 +260,7 @@ static int wrapper_round(struct site_names *s)
 	for (int i = 0; i < s->n && !err; i++) {
 		struct spath *p = &s->p[i];
 		int k = p->name_at >= 0 ? next_own(p, p->name_at) : -1;
-		if (k < 0 || p->lib_internal)
+		if (k < 0 || p->lib_internal || nosym(&p->f[p->name_at]))
 			continue;
 		struct sbuf fn = { 0 }, caller = { 0 };
 		fn_id(&fn, &p->f[p->name_at]);
@@ -269,7 +281,7 @@ static int wrapper_round(struct site_names *s)
 	for (int i = 0; i < s->n && !err; i++) {
 		struct spath *p = &s->p[i];
 		int k = p->name_at >= 0 ? next_own(p, p->name_at) : -1;
-		if (k < 0 || p->lib_internal)
+		if (k < 0 || p->lib_internal || nosym(&p->f[p->name_at]))
 			continue;
 		struct sbuf fn = { 0 };
 		fn_id(&fn, &p->f[p->name_at]);
@@ -324,7 +336,21 @@ static int describe(struct spath *p)
 			site_id(&key, &p->f[k], k == at);
 		sb_add(&key, "\x1e");
 	}
-	if (at >= 0)
+	if (at >= 0 && own(&p->f[at]) && nosym(&p->f[at])) {
+		/* "[setup]+0x11c2 (from +0x10d4 < +0x1234)": the call and its callers' return
+		 * addresses, in key and label alike (nosym) */
+		sb_add(&label, "[%s]+0x%llx", base_name(p->f[at].module),
+		       (unsigned long long)p->f[at].offset);
+		for (int k = next_own(p, at), c = 0; k >= 0 && c < NOSYM_CALLERS;
+		     k = next_own(p, k), c++) {
+			site_id(&key, &p->f[k], 1);
+			sb_add(&key, "\x1e");
+			sb_add(&label, "%s+0x%llx", c ? " < " : " (from ",
+			       (unsigned long long)p->f[k].offset);
+			if (c == NOSYM_CALLERS - 1 || next_own(p, k) < 0)
+				sb_add(&label, ")");
+		}
+	} else if (at >= 0)
 		frame_label(&label, &p->f[at]);
 	else if (p->n) {
 		site_id(&key, &p->f[0], 1);

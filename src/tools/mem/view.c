@@ -18,6 +18,7 @@
 #include "prof/errmsg.h"
 #include "prof/db.h"
 #include "tools/mem/model.h"
+#include "tools/mem/sites.h"
 #include "prof/profile.h"
 #include "prof/report.h"
 #include "tools/mem/mem.h"
@@ -245,11 +246,45 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 			  "samples taken); a shorter --period would not take more", 80);
 }
 
+/* The forks that exec'd (profile_fork_exec), after the programs line: "and 2 forks that
+ * exec'd: echo, orted (not profiled)". */
+static void print_forks(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *st;
+	char line[1024] = "";
+	int rows = 0;
+	if (sqlite3_prepare_v2(db, "SELECT exec_into, exec_followed, count(*), sum(count(*))"
+				   " OVER () FROM processes WHERE fork_exec = 1 GROUP BY exec_into,"
+				   " exec_followed ORDER BY min(id)", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *img = (const char *)sqlite3_column_text(st, 0);
+		const char *into = img && strrchr(img, '/') ? strrchr(img, '/') + 1 : img;
+		long long n = sqlite3_column_int64(st, 2), all = sqlite3_column_int64(st, 3);
+		size_t o = strlen(line);
+		if (!rows++)
+			o += (size_t)snprintf(line, sizeof(line), "and %lld fork%s that exec'd: ",
+					      all, all == 1 ? "" : "s");
+		else
+			o += (size_t)snprintf(line + o, sizeof(line) - o, ", ");
+		if (o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s",
+					      into && *into ? into : "?",
+					      sqlite3_column_int64(st, 1) ? "" : " (not profiled)");
+		if (n > 1 && o < sizeof(line))
+			snprintf(line + o, sizeof(line) - o, " x%lld", n);
+	}
+	sqlite3_finalize(st);
+	if (rows)
+		text_hang(out, "            ", "            ", line, 80);
+}
+
 /*
- * Several processes: which programs they ran (an exec'd child, a helper).  Open MPI's
- * daemon among them without ranks is an MPI program started without mpirun, whose
- * singleton start forked and exec'd orted, which sonde followed (the trial of 2026-11-27
- * on miniAMR: "threads 9 in 3 processes", the daemon's streams "cut short").
+ * Several processes: which programs they ran (an exec'd child, a helper), then the forks
+ * that exec'd, by what they exec'd.  Open MPI's daemon among them without ranks is an MPI
+ * program started without mpirun, whose singleton start forked and exec'd orted, which
+ * sonde followed (the trial of 2026-11-27 on miniAMR: "threads 9 in 3 processes", the
+ * daemon's streams "cut short"); it is not followed since.
  */
 static void print_programs(sqlite3 *db, FILE *out)
 {
@@ -257,8 +292,9 @@ static void print_programs(sqlite3 *db, FILE *out)
 	int daemon = 0, ranks = 0;
 	const char *sep = "";
 
-	if (sqlite3_prepare_v2(db, "SELECT exe, count(*), max(rank) FROM processes GROUP BY exe"
-				   " ORDER BY min(id)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT exe, count(*), max(rank) FROM processes WHERE"
+				   " fork_exec = 0 GROUP BY exe ORDER BY min(id)", -1, &st,
+			       NULL) != SQLITE_OK)
 		return;
 	fprintf(out, "  programs  ");
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -271,6 +307,7 @@ static void print_programs(sqlite3 *db, FILE *out)
 	}
 	sqlite3_finalize(st);
 	fprintf(out, "\n");
+	print_forks(db, out);
 	if (daemon && !ranks)
 		fprintf(out, "  note: an MPI program started without mpirun: Open MPI's daemon was "
 			     "profiled too; run 'mpirun -np N sonde mem -- ./app', or add "
@@ -701,11 +738,34 @@ static void text_notes(sqlite3 *db, FILE *out)
 		sqlite3_finalize(st);
 	}
 	if (stack >= 0.3) {
+		/* not only pushes and pops: a local array is data as any other (the usability
+		 * review of 2026-11-29, M2: a 512 KiB array in main read as calls to inline) */
 		say_note(out, &said, "%.0f%% of the samples are accesses to the threads' "
-			 "stacks: local variables, spilled registers, and the pushes and pops of "
-			 "calls (many calls of small functions make them).  The Code table says "
-			 "which functions; inlining them, or a higher optimization level, leaves the "
-			 "accesses to the data itself.", stack * 100);
+			 "stacks: local variables (arrays among them), spilled registers, and the "
+			 "pushes and pops of calls (many calls of small functions make them).  The "
+			 "Code table says which functions make them.  Where it is calls, inlining "
+			 "them or a higher optimization level leaves the accesses to the data "
+			 "itself; a local array is the program's data, which sonde names by the "
+			 "thread's stack, not by variable.", stack * 100);
+	}
+	/* the program's own code without symbols (a stripped executable): one Code row, its
+	 * objects named by return addresses (the usability review of 2026-11-29, H1) */
+	if (sqlite3_prepare_v2(db, "SELECT module, SUM(share) FROM code WHERE function = '[' ||"
+				   " replace(module, rtrim(module, replace(module, '/', '')), '') ||"
+				   " ']' GROUP BY module ORDER BY 2 DESC LIMIT 1", -1, &st,
+			       NULL) == SQLITE_OK) {
+		const char *mod = sqlite3_step(st) == SQLITE_ROW ?
+					  (const char *)sqlite3_column_text(st, 0) : NULL;
+		if (mod && !site_is_system_path(mod) && sqlite3_column_double(st, 1) >= 0.1)
+			say_note(out, &said, "%.0f%% of the samples are in the code of %s, which "
+				 "has no symbols (stripped): its code is one row of the Code table, "
+				 "and its heap objects are named by the return addresses of their "
+				 "allocation calls and of two callers ([prog]+0x... (from +0x...), "
+				 "as 'objdump -d' shows them).  Rebuild it with -g, or keep its "
+				 "symbols in a file beside it (objcopy --only-keep-debug, then "
+				 "--add-gnu-debuglink on the stripped one).",
+				 100 * sqlite3_column_double(st, 1), mod);
+		sqlite3_finalize(st);
 	}
 	/* a mapped file's data outside any symbol (the trial of 2026-11-28: miniBUDE's top
 	 * object "[file: bude-omp]", 32%, the compiler's float literals, unexplained) */
