@@ -70,6 +70,22 @@ fi
 check "t821-default-saw-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
 	'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.3 * t) }'
 
+# Sparse regions at the default rate (6 rounds, each call ~20-100 ms here: a few calls a
+# second a function, under the 20 allowed): every call timed, weight 1.  All threads
+# enter a region at once, and a call of the next round counted in the first 10 ms
+# window read as 3 calls in 20 ms, a share of 0.27: a region called once a second lost
+# one call in five (the trial of 2026-11-29, F2).
+SONDE_VARIANCE_REGIONS= OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
+	"$SONDE" variance -q -o sparse -- ./vregion 6 80000000 >sparse.out 2>sparse.err
+check t821-sparse-run [ $? -eq 0 ]
+for f in 0 1 2; do
+	ni=$(vr_row sparse main._omp_fn.$f instances)
+	check "t821-sparse-fn$f-every-call-${ni:-0}" [ "${ni:-0}" -eq 12 ]
+done
+w=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["weight"] != 1 { n++ }
+	END { print n + 0 }' sparse/variance/instances.csv)
+check "t821-sparse-weights-1 ($w other)" [ "$w" -eq 0 ]
+
 # off
 vr_run off 0 400 1000000
 check t821-off-run [ $? -eq 0 ]

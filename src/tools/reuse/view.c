@@ -520,8 +520,10 @@ static double thread_foot(sqlite3 *db)
 	return ft > 0 && ft < f ? ft * meta_num(db, "element") : 0;
 }
 
-/* The footprint's words: "X", or "X (all threads; the largest thread's own Y)"; sampled,
- * "about X (N 4 KiB pages sampled, M once: ...)". */
+/* The footprint's words: "X", or, --exact with private caches, "X summed over the threads'
+ * own data ..." (each thread's first touches: data two threads share counts twice, and
+ * "all threads" read as the program's data, 4.50 MiB of three 1 MiB arrays: the trial of
+ * 2026-11-29, F5); sampled, "about X (N 4 KiB pages sampled, M once: ...)". */
 static void foot_str(sqlite3 *db, char *buf, size_t len)
 {
 	char a[32], b[32];
@@ -548,7 +550,9 @@ static void foot_str(sqlite3 *db, char *buf, size_t len)
 		snprintf(buf, len, "at least %s (the 4 KiB pages sampled)", a);
 	} else if (ft > 0) {
 		size_str(ft, b, sizeof(b));
-		snprintf(buf, len, "%s (all threads; the largest thread's own %s)", a, b);
+		snprintf(buf, len, "%s summed over the threads' own data (what two threads both "
+			 "touch counts twice); the program's data lies between the largest "
+			 "thread's own, %s, and that sum", a, b);
 	} else {
 		snprintf(buf, len, "%s", a);
 	}
