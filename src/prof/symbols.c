@@ -2535,9 +2535,31 @@ struct find_ctx {
 	int max, n;
 };
 
+/* A demangled name without its parameters and template arguments, into out:
+ * "OmpBude<8ul>::fasten_main(unsigned long)" is "OmpBude::fasten_main". */
+static void plain_name(const char *dm, char *out, size_t len)
+{
+	size_t o = 0;
+	int depth = 0;
+	for (const char *p = dm; *p && o + 1 < len; p++) {
+		if (*p == '(' && !depth && p != dm)
+			break;
+		if (*p == '<' && strncmp(p - (p - dm >= 8 ? 8 : 0), "operator", 8))
+			depth++;
+		else if (*p == '>' && depth)
+			depth--;
+		else if (!depth)
+			out[o++] = *p;
+	}
+	out[o] = 0;
+}
+
 /* name as the user gives it: the symbol, its demangled form, or that without its
  * parameters ("QCS::calcForce" for "QCS::calcForce(double*, int)"), or a clone of it
- * (gcc's "f.part.0", "f.constprop.0", "f.isra.0": the code that runs) */
+ * (gcc's "f.part.0", "f.constprop.0", "f.isra.0": the code that runs); without template
+ * arguments, every instantiation ("OMPStream::triad"); and a bare name, every function of
+ * that name in any class or namespace ("fasten_main": the trial of 2026-11-29, F4, where
+ * only "OmpBude<8ul>::fasten_main" was taken) */
 static int find_match(const char *want, const char *name)
 {
 	size_t n = strlen(want);
@@ -2547,6 +2569,14 @@ static int find_match(const char *want, const char *name)
 		return 1;
 	char *dm = sym_demangle_new(name);
 	int hit = dm && !strncmp(dm, want, n) && (!dm[n] || dm[n] == '(' || dm[n] == ' ');
+	if (dm && !hit && !strchr(want, '<') && !strchr(want, '(')) {
+		char plain[512];
+		plain_name(dm, plain, sizeof(plain));
+		size_t pn = strlen(plain);
+		hit = !strcmp(plain, want) ||
+		      (!strstr(want, "::") && pn > n + 2 && !strcmp(plain + pn - n, want) &&
+		       plain[pn - n - 1] == ':' && plain[pn - n - 2] == ':');
+	}
 	free(dm);
 	return hit;
 }

@@ -631,9 +631,18 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 		text_hang(out, "  pick: ", "      ", var_pick_text, 80);
 		char only[512];
 		if (*db_meta(db, "only", only, sizeof(only))) {	/* --function */
+			/* none picked: said, not a silent table of other rows (the trial of
+			 * 2026-11-29, F3: BabelStream's triad, which forks a region) */
+			int none = !db_meta_u64(db, "picks") && db_meta_u64(db, "samples");
 			snprintf(line, sizeof(line), "%s (--function: the samples pick these "
 				 "functions only, where one is on the thread's stack, and a pick "
-				 "waits 16 times longer for its call)", only);
+				 "waits 16 times longer for its call)%s", only,
+				 !none ? "" : "; none was picked: no sample found one on a "
+				 "thread's stack, so none was timed (its calls took too little of "
+				 "the time to be sampled, or the stack could not be walked to it: "
+				 "one that forks OpenMP regions lies behind the OpenMP runtime's "
+				 "frames; its regions are timed at the runtime's call, the rows "
+				 "named after it with a clone of the region)");
 			text_hang(out, "  only: ", "      ", line, 80);
 		}
 		snprintf(line, sizeof(line), "%s%s", be,
