@@ -2794,8 +2794,12 @@ static void put_c_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-int vs_rewrite(const struct vs_analysis *a, FILE *out)
+int vs_rewrite(const struct vs_analysis *a, const char *name, FILE *out)
 {
+	/* the file as the compile command names it: __FILE__ and assert's messages read as
+	 * the original's ("src/f.c", not its absolute path: the usability review of
+	 * 2026-11-29, H3) */
+	const char *as_given = name && *name ? name : a->file;
 	FILE *f = fopen(a->file, "r");
 	if (!f)
 		return -errno;
@@ -2840,7 +2844,7 @@ int vs_rewrite(const struct vs_analysis *a, FILE *out)
 		fputs("};\n", out);
 	}
 	fputs("#line 1 ", out);
-	put_c_string(out, a->file);
+	put_c_string(out, as_given);
 	fputc('\n', out);
 	size_t pos = 0;
 	int id = 0;
@@ -2857,7 +2861,7 @@ int vs_rewrite(const struct vs_analysis *a, FILE *out)
 			b = c->pragma;
 			fwrite(src + pos, 1, b - pos, out);
 			fprintf(out, "{ vs_tick(&__vs_s[%d]);\n#line %d ", id, c->pragma_line);
-			put_c_string(out, a->file);
+			put_c_string(out, as_given);
 			fputc('\n', out);
 		} else {
 			fwrite(src + pos, 1, b - pos, out);

@@ -72,10 +72,10 @@ void vs_analysis_release(struct vs_analysis *a);
 
 /*
  * Write the instrumented text of a's file to out: sensor declarations, a #line
- * directive, then the source with Tick/Tock around each selected candidate.
- * 0 or -errno.
+ * directive naming the file as `name` (the compile command's path; NULL: a's), then the
+ * source with Tick/Tock around each selected candidate.  0 or -errno.
  */
-int vs_rewrite(const struct vs_analysis *a, FILE *out);
+int vs_rewrite(const struct vs_analysis *a, const char *name, FILE *out);
 
 const char *vs_kind_name(int kind);
 

@@ -278,6 +278,84 @@ static int is_c_source(const char *s)
 	return n > 2 && s[0] != '-' && !strcmp(s + n - 2, ".c");
 }
 
+/* In the file at path, if it exists, every `from` replaced by `to`. */
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char *s = NULL, *o = NULL;
+	size_t len = 0, olen = 0, fl = strlen(from);
+	FILE *m = open_memstream(&s, &len);
+	char buf[8192];
+	size_t got;
+	while (m && (got = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, got, m);
+	fclose(f);
+	if (!m || fclose(m) || !s || !strstr(s, from)) {
+		free(s);
+		return;
+	}
+	FILE *w = open_memstream(&o, &olen);
+	for (const char *p = s, *q; w && *p; p = q + fl) {
+		q = strstr(p, from);
+		if (!q) {
+			fputs(p, w);
+			break;
+		}
+		fwrite(p, 1, (size_t)(q - p), w);
+		fputs(to, w);
+	}
+	if (w && !fclose(w) && o && (f = fopen(path, "w"))) {
+		fwrite(o, 1, olen, f);
+		if (fclose(f))
+			sonde_warn("vsensor: cannot rewrite '%s': %s", path, strerror(errno));
+	}
+	free(o);
+	free(s);
+}
+
+/*
+ * The dependency files the compile wrote (-MD, -MMD: beside -o's object, or the source's
+ * base name in this directory; -MF's), with each instrumented copy's path, a temporary one
+ * gone when the compile ends, put back to the source's as given: make's next run found
+ * "No rule to make target /tmp/sonde-vsensor.X/0/main.c" (the usability review of
+ * 2026-11-29, H1).  copies[i] and origs[i] for the n sources.
+ */
+static void fix_deps(char **cc, int ncc, char **copies, char **origs, int n)
+{
+	const char *mf = NULL, *o = NULL;
+	int md = 0;
+	for (int k = 1; k < ncc; k++) {
+		md |= !strcmp(cc[k], "-MD") || !strcmp(cc[k], "-MMD");
+		if (!strcmp(cc[k], "-MF") && k + 1 < ncc)
+			mf = cc[k + 1];
+		else if (!strncmp(cc[k], "-MF", 3) && cc[k][3])
+			mf = cc[k] + 3;
+		if (!strcmp(cc[k], "-o") && k + 1 < ncc)
+			o = cc[k + 1];
+	}
+	if (!md && !mf)
+		return;
+	for (int i = 0; i < n; i++) {
+		char d[PATH_MAX];
+		if (mf) {
+			replace_in_file(mf, copies[i], origs[i]);
+			continue;
+		}
+		/* -MD's file: the object's name (or the source's base name) with .d */
+		const char *from = o ? o : strrchr(origs[i], '/') ? strrchr(origs[i], '/') + 1 :
+								   origs[i];
+		snprintf(d, sizeof(d), "%s", from);
+		char *dot = strrchr(d, '.'), *sl = strrchr(d, '/');
+		if (dot && (!sl || dot > sl))
+			*dot = 0;
+		if (strlen(d) + 3 <= sizeof(d))
+			strcat(d, ".d");
+		replace_in_file(d, copies[i], origs[i]);
+	}
+}
+
 
 /* sonde vsensor cc COMPILER ARGS: rewrite each .c, compile the rewritten copies. */
 static int cmd_cc(int argc, char **argv)
@@ -310,12 +388,20 @@ static int cmd_cc(int argc, char **argv)
 		globfree(&with);
 		return 1;
 	}
-	char **nargv = calloc(2 * ncc + 16, sizeof(char *));	/* a source becomes -iquote DIR + copy */
-	char **owned = calloc(2 * ncc + 16, sizeof(char *));
-	if (!nargv || !owned) {
+	/* a source becomes -iquote DIR + copy (+ -fdebug-prefix-map, with -g) */
+	char **nargv = calloc(3 * ncc + 16, sizeof(char *));
+	char **owned = calloc(3 * ncc + 16, sizeof(char *));
+	char **copies = calloc((size_t)ncc + 1, sizeof(char *)), **origs = calloc((size_t)ncc + 1,
+										 sizeof(char *));
+	int debug = 0;
+	for (int k = 1; k < ncc; k++)
+		debug |= !strncmp(cc[k], "-g", 2) && strcmp(cc[k], "-g0");
+	if (!nargv || !owned || !copies || !origs) {
 		sonde_error("out of memory");
 		free(nargv);
 		free(owned);
+		free(copies);
+		free(origs);
 		rmdir(tmpdir);
 		globfree(&with);
 		return 1;
@@ -371,7 +457,7 @@ static int cmd_cc(int argc, char **argv)
 			abort();
 		nsrc++;
 		FILE *f = fopen(out, "w");
-		int err = f ? vs_rewrite(&a, f) : -errno;
+		int err = f ? vs_rewrite(&a, cc[k], f) : -errno;
 		if (f && fclose(f) && !err)
 			err = -errno;
 		vs_analysis_release(&a);
@@ -396,8 +482,22 @@ static int cmd_cc(int argc, char **argv)
 			abort();
 		owned[no++] = iq;
 		nargv[nn++] = iq;
+		/* the debug information's name of the unit: the source's directory, not the
+		 * temporary one, gone after the compile (H3 of the same review) */
+		char *pm = NULL;
+		if (debug) {
+			char *cd = strdup(out);
+			if (!cd || asprintf(&pm, "-fdebug-prefix-map=%s=%s", dirname(cd), dir) < 0)
+				abort();
+			free(cd);
+			nargv[nn++] = pm;
+		}
+		copies[nsrc - 1] = out;
+		origs[nsrc - 1] = cc[k];
 		owned[no++] = out;
 		nargv[nn++] = out;
+		if (pm)
+			owned[no++] = pm;
 	}
 	/* A program whose every source is here and none starts MPI: the runtime times ranks
 	 * from MPI_Init, so it would record nothing, in silence (the usability review of
@@ -423,16 +523,21 @@ static int cmd_cc(int argc, char **argv)
 	nargv[nn] = NULL;
 	if (!rc)
 		rc = run(nargv);
-	for (int k = 0; k < no; k++) {
-		if (k % 2) {
-			unlink(owned[k]);
-			rmdir(dirname(owned[k]));	/* its own directory */
-		}
-		free(owned[k]);
+	if (!rc)
+		fix_deps(cc, ncc, copies, origs, nsrc);
+	for (int i = 0; i < nsrc; i++) {
+		if (!copies[i])
+			continue;	/* (its write failed: removed there) */
+		unlink(copies[i]);
+		rmdir(dirname(copies[i]));	/* its own directory */
 	}
+	for (int k = 0; k < no; k++)
+		free(owned[k]);
 	rmdir(tmpdir);
 	free(lib);
 	free(owned);
+	free(copies);
+	free(origs);
 	free(nargv);
 	globfree(&with);
 	return rc;
