@@ -931,7 +931,16 @@ static void walk_call(struct an *a, CXCursor c, struct iset *uses)
 			for (int i = 0; i < n; i++)
 				iset_merge(uses, &args[i]);
 		} else {
+			/* a value nothing is known about, but made from the arguments' variables:
+			 * "w = share(rank)" is the rank's (taint_fixpoint), as "w = (rank + 1) *
+			 * k" is (the usability review of 2026-11-29, H2: a per-rank share through
+			 * a helper was compared across ranks, and a clean run read a whole-run
+			 * event on the rank with twice the work) */
 			iset_add(uses, TOK_VARY);
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < args[i].n; j++)
+					if (args[i].v[j] >= 0 || args[i].v[j] == TOK_TAINT)
+						iset_add(uses, args[i].v[j]);
 		}
 	}
 }

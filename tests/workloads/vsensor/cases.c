@@ -25,6 +25,9 @@ static void axpy(int n, double s)
 
 static double twice(double x) { return 2 * x; }
 
+/* a rank's share of the work, through a helper (the usability review of 2026-11-29, H2) */
+static int share_of(int r) { return (r + 1) * 10; }
+
 /* One direct call, with a constant; but its address is taken, and kp(it) calls it too. */
 static double ptr_kern(int n)
 {
@@ -68,12 +71,14 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	gethostname(host, sizeof(host));
-	int mine = (rank + 1) * 10;
+	int mine = (rank + 1) * 10, mine2 = share_of(rank);
 	for (it = 0; it < 100; it++) {
 		for (int i = 0; i < N; i++)		/* SENSOR fixed bound */
 			a[i] = a[i] * 0.5 + b[i];
 		for (int i = 0; i < mine; i++)		/* SENSOR,RANK bound from MPI_Comm_rank */
 			b[i] += 1.0;
+		for (int i = 0; i < mine2; i++)		/* SENSOR,RANK bound from a helper of the rank */
+			b[i] += 2.0;
 		for (int i = 0; i < it; i++)		/* NO(depends on it) bound is the outer index */
 			b[i] -= 1.0;
 		for (int i = 0; i < N; i++)		/* NO(reads memory) data-dependent branch on an array the outer loop writes */
