@@ -238,8 +238,31 @@ int html_write(struct html *h, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* A file at path that holds something else than an HTML page (its first bytes, past
+ * blanks, neither "<!DOCTYPE html" nor "<html"): a run's own CSV given as --html's FILE
+ * was overwritten, its data lost (the usability review of 2026-11-29, M7). */
+static int other_than_html(const char *path)
+{
+	char b[64] = "";
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(b, 1, sizeof(b) - 1, f);
+	fclose(f);
+	b[n] = 0;
+	const char *p = b;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return n && strncasecmp(p, "<!DOCTYPE html", 14) && strncasecmp(p, "<html", 5);
+}
+
 int html_save(struct html *h, const char *path, char *err, size_t errlen)
 {
+	if (other_than_html(path)) {
+		snprintf(err, errlen, "'%s' exists and is not an HTML page: not overwritten (give "
+			 "the page a new file name)", path);
+		return -EEXIST;
+	}
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		int e = errno;

@@ -454,6 +454,20 @@ check t604-vsensor-report-file test "$(status "$SONDE" vsensor report b-20/matri
 check t604-vsensor-report-file-msg grep -qx \
 	"sonde: report wants the run's directory (vsensor-\*), not the file 'b-20/matrix-network.csv'" err
 check t604-vsensor-score-file test "$(status "$SONDE" vsensor score --truth none b-20/matrix-network.csv)" -eq 2
+# score: one directory, a window inside the run (the usability review of 2026-11-29, M6:
+# the last of two directories scored in silence, a window past the run's end read recall 1)
+check t604-vsensor-score-two-dirs test "$(status "$SONDE" vsensor score --truth none b-20 b-wide)" -eq 2
+check t604-vsensor-score-two-dirs-msg grep -q "score takes one directory ('b-20' and 'b-wide' given)" err
+check t604-vsensor-score-outside test "$(status "$SONDE" vsensor score --truth compute:0:100000:200000 b-wide)" -eq 2
+check t604-vsensor-score-outside-msg grep -q "window 100000-200000 s lies outside 'b-wide', a run of 0-" err
+# --html over a run's own CSV is refused and the file kept (M7: events.csv overwritten)
+cp b-20/matrix-network.csv keep.csv
+check t604-vsensor-html-not-over-csv test "$(status "$SONDE" vsensor report --html b-20/matrix-network.csv b-20)" -eq 1
+check t604-vsensor-html-csv-kept cmp -s keep.csv b-20/matrix-network.csv
+check t604-vsensor-html-csv-msg grep -q "exists and is not an HTML page: not overwritten" err
+# --with that matches nothing says so, not "libclang failed" (M8)
+"$SONDE" vsensor list --with 'nomatch/*.c' ok.c >/dev/null 2>err
+check t604-vsensor-with-nomatch grep -q "^sonde: warning: vsensor: --with 'nomatch/\*.c' matches no file (from " err
 
 # the report states the whole rule: the median check, the CPU-share check and step 6
 mkdir -p rule-dir && printf 'rank,0,1,2\n0,1,0.9,0.95\n1,1,0.3,0.2\n' >rule-dir/matrix-compute.csv

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] [--with FILES] FILE.c [-- COMPILER-ARGS]\n"
 		   "       sonde vsensor cc [--max-depth N] [--with FILES] COMPILER ARGS...\n"
-		   "       sonde vsensor report [--csv | --json | --html FILE] [--top N] [--quiet]\n"
+		   "       sonde vsensor report [--csv | --json | --html FILE] [--top N] [-q|--quiet]\n"
 		   "                            [--threshold T] [--min-slices N] DIR...\n"
 		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n"
 		   "       sonde vsensor records DIR\n\n"
@@ -49,7 +49,9 @@ static void usage(FILE *f)
 		   "  records   the raw slice records of rank-*.rec as CSV (both file formats)\n"
 		   "  --with FILES  the program's other .c files (a pattern: --with 'src/*.c'; may\n"
 		   "            repeat): analysed with each file, as one program, not instrumented;\n"
-		   "            without it, other files may call any non-static function\n\n"
+		   "            without it, other files may call any non-static function\n"
+		   "  SONDE_VSENSOR_LIB=FILE the runtime library cc links (default: the installed\n"
+		   "            libsonde-vsensor.a)\n\n"
 		   "The instrumented program (environment):\n"
 		   "  SONDE_DIR=DIR          output directory (default vsensor-<program>-<job>/)\n"
 		   "  SONDE_VS_LIVE=0        no live per-rank warnings on stderr\n"
@@ -94,11 +96,18 @@ static int clang_args(int argc, char **argv, const char **out, int max)
 	return n;
 }
 
-/* --with PATTERN, appended to with (glob(3); a pattern matching nothing stays as given) */
+/* --with PATTERN, appended to with (glob(3)).  A pattern that matches no file is said so,
+ * and left out: it read "analysing 'main.c' without --with nomatch/...: libclang failed"
+ * (the usability review of 2026-11-29, M8: a Makefile's wrong relative path). */
 static void add_with(glob_t *with, const char *pattern)
 {
 	/* out of memory leaves the files so far: the analysis then sees less, no more */
-	glob(pattern, GLOB_NOCHECK | (with->gl_pathc ? GLOB_APPEND : 0), NULL, with);
+	if (glob(pattern, with->gl_pathc ? GLOB_APPEND : 0, NULL, with) == GLOB_NOMATCH) {
+		char cwd[PATH_MAX];
+		sonde_warn("vsensor: --with '%s' matches no file (from %s): the program's other "
+			   "files are then not seen", pattern,
+			   getcwd(cwd, sizeof(cwd)) ? cwd : "this directory");
+	}
 }
 
 /* hint: what the user can do about a parse failure, "" when nothing to add */

@@ -449,14 +449,15 @@ static void json_silence(void *arg, int rank, double start_s, double secs)
 	json_end_object(j);
 }
 
+/* The page at path; on failure err says why ("cannot write ...", html_save). */
 static int write_html(const struct loaded *l, const struct vs_rule *rule, const char *dir,
-		      const char *path)
+		      const char *path, char *err, size_t errlen)
 {
 	const struct vs_matrix *m = &l->m;
 	static const char *const heads[] = { "ranks", "start", "end", "kind", "severity",
 					     "sensors" };
 	struct html *h = html_new("sonde vsensor: performance variance");
-	char buf[96], err[256];
+	char buf[96];
 	if (!h)
 		return -ENOMEM;
 	html_kv_begin(h, "meta");
@@ -552,7 +553,7 @@ static int write_html(const struct loaded *l, const struct vs_rule *rule, const 
 		html_heatmap(h, &hm);
 	}
 	if (!r)
-		r = html_save(h, path, err, sizeof(err));
+		r = html_save(h, path, err, errlen);
 	for (int i = 0; rows && i < m->nranks; i++)
 		free(rows[i]);
 	for (int s = 0; cols && s < m->nslices; s++)
@@ -1220,9 +1221,13 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			heat_map(l, k, stdout, &legend);
 	}
 	if (html) {
-		int err = write_html(l, &rule, dir, html);
+		char why[512] = "";
+		int err = write_html(l, &rule, dir, html, why, sizeof(why));
 		if (err) {
-			sonde_error("cannot write '%s': %s", html, strerror(-err));
+			if (*why)
+				sonde_error("%s", why);
+			else
+				sonde_error("cannot write '%s': %s", html, strerror(-err));
 			rc = 1;
 		}
 	}
@@ -1288,6 +1293,10 @@ int vs_cmd_score(int argc, char **argv)
 			spec = argv[++i];
 		else if (argv[i][0] == '-')
 			return sonde_usage_error("vsensor", "unknown option '%s'", argv[i]);
+		else if (dir)	/* (the last one was scored, the others dropped in silence: the
+				 * usability review of 2026-11-29, M6) */
+			return sonde_usage_error("vsensor", "score takes one directory ('%s' and "
+						 "'%s' given): a truth is one run's", dir, argv[i]);
 		else
 			dir = argv[i];
 	}
@@ -1310,6 +1319,16 @@ int vs_cmd_score(int argc, char **argv)
 	if (!t.none && t.max_rank >= m->nranks) {
 		sonde_usage_error("vsensor", "--truth names rank %d, and '%s' has ranks 0-%d",
 				  t.max_rank, dir, m->nranks - 1);
+		unload(l);
+		free(l);
+		return EXIT_USAGE;
+	}
+	/* a window past the run's end scored recall 1.000 (M6 of the same review) */
+	double run_s = m->nslices * m->slice_s;
+	if (!t.none && (t.start >= run_s || t.end <= 0)) {
+		sonde_usage_error("vsensor", "--truth window %g-%g s lies outside '%s', a run of "
+				  "0-%.1f s (seconds from the job's start)", t.start, t.end, dir,
+				  run_s);
 		unload(l);
 		free(l);
 		return EXIT_USAGE;
