@@ -33,8 +33,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] [--with FILES] FILE.c [-- COMPILER-ARGS]\n"
 		   "       sonde vsensor cc [--max-depth N] [--with FILES] COMPILER ARGS...\n"
-		   "       sonde vsensor report [--csv | --json | --html FILE] [--top N] [-q|--quiet]\n"
-		   "                            [--threshold T] [--min-slices N] DIR...\n"
+		   "       sonde vsensor report [--csv | --json | --html FILE] [--top N]\n"
+		   "                            [-q|--quiet] [--threshold T] [--min-slices N] DIR...\n"
 		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n"
 		   "       sonde vsensor records DIR\n\n"
 		   "Find fixed-work snippets (v-sensors) in C sources, instrument them, and show\n"
