@@ -527,6 +527,11 @@ static int open_common(struct perfdata *pd)
 	uint64_t magic = pd_u64(pd->buf);
 	if (magic == PD_MAGIC_SWAPPED)
 		return fail(pd, "big-endian perf.data files are not supported");
+	/* a sonde profile database given for a perf.data (the usability review of
+	 * 2026-11-29, L8): what shows it */
+	if (magic != PD_MAGIC && pd->len >= 16 && !memcmp(pd->buf, "SQLite format 3", 16))
+		return fail(pd, "not a perf.data file but an SQLite database (a sonde "
+			    "recording's profile.db? 'sonde report DIR' shows it)");
 	if (magic != PD_MAGIC)
 		return fail(pd, "not a perf.data file (bad magic at offset 0)");
 	if (pd_u64(pd->buf + 8) == PIPE_HEADER_SIZE) {

@@ -5,6 +5,7 @@
  * database, exports its CSV files and prints it.
  */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -860,13 +861,54 @@ int report_html(const char *dir, const char *path, char *err, size_t errlen)
 	return r;
 }
 
+/* One word as a shell reads it back: as it is where it has nothing a shell splits or
+ * expands, else in single quotes ('\'' for a quote).  Appended at out[*o], within len. */
+static void shell_word(const char *w, size_t n, char *out, size_t len, size_t *o)
+{
+	int plain = n > 0;
+	for (size_t i = 0; i < n && plain; i++)
+		plain = isalnum((unsigned char)w[i]) || strchr("_@%+=:,./-", w[i]);
+	for (size_t i = 0; i < n + 2 && *o + 5 < len; i++) {
+		if (plain && i >= n)
+			break;
+		if (plain) {
+			out[(*o)++] = w[i];
+			continue;
+		}
+		if (i == 0 || i == n + 1) {
+			out[(*o)++] = '\'';
+			continue;
+		}
+		if (w[i - 1] == '\'') {
+			memcpy(out + *o, "'\\''", 4);
+			*o += 4;
+		} else {
+			out[(*o)++] = w[i - 1];
+		}
+	}
+	out[*o] = 0;
+}
+
+/* The command line, its words quoted where a shell would split them: "my prog,v2" with a
+ * space read as two words (the usability review of 2026-11-29, L7). */
 const char *report_program(sqlite3 *db, char *buf, size_t len)
 {
-	if (!*db_meta(db, "argv", buf, len) && !*db_meta(db, "exe", buf, len))
+	char raw[4096];
+	if (!*db_meta(db, "argv", raw, sizeof(raw)) && !*db_meta(db, "exe", raw, sizeof(raw))) {
 		snprintf(buf, len, "(unknown program)");
-	for (char *c = buf; *c; c++)
-		if (*c == '\x1f')	/* the .proc's separator of arguments */
-			*c = ' ';
+		return buf;
+	}
+	size_t o = 0;
+	buf[0] = 0;
+	for (const char *w = raw; len; ) {
+		size_t n = strcspn(w, "\x1f");	/* the .proc's separator of arguments */
+		if (o && o + 1 < len)
+			buf[o++] = ' ', buf[o] = 0;
+		shell_word(w, n, buf, len, &o);
+		if (!w[n])
+			break;
+		w += n + 1;
+	}
 	return buf;
 }
 
