@@ -987,10 +987,12 @@ const char *profile_exec_image(const struct profile *p, size_t i)
 	const struct prof_process *c = &p->proc[i], *next = NULL;
 	if (strcmp(c->end, "exec"))
 		return "";
+	if (c->exec_followed == 0)	/* not profiled: no row of it (a reused pid's is not) */
+		return c->exec_into;
 	for (size_t j = 0; j < p->nproc; j++) {
 		const struct prof_process *q = &p->proc[j];
 		if (j != i && q->pid == c->pid && !strcmp(q->host, c->host) &&
-		    q->start_ns >= c->start_ns && (!next || q->start_ns < next->start_ns))
+		    q->start_ns >= c->end_ns && (!next || q->start_ns < next->start_ns))
 			next = q;
 	}
 	return next ? next->exe : c->exec_into;

@@ -1179,50 +1179,57 @@ static bool forking_fn(struct sym_module *m, Dwarf_Die *cu, int64_t file, int li
 		if (!best)
 			return false;
 		tried = best;
-		struct {
-			Dwarf_Die fn;
-			Dwarf_Addr pc;
-		} cand[16];
-		int nc = 0;
+		/* pass 1: the first candidate (no reference found: as before), and the
+		 * reference, in the code of a subprogram around a row (each scanned once) */
+		bool found = false;
 		Dwarf_Addr ref = 0;
-		Dwarf_Off scanned[8];
+		Dwarf_Off ref_sub = 0, scanned[64];
 		int nscanned = 0;
-		for (size_t i = 0; i < n && nc < 16; i++) {
-			Dwarf_Line *l = dwarf_onesrcline(lines, i);
-			const char *src = dwarf_linesrc(l, NULL, NULL), *name;
-			Dwarf_Addr pc;
-			Dwarf_Attribute a;
-			struct chain ch;
-			int ln, dup = 0;
-			if (dwarf_lineno(l, &ln) || ln != best || !src || strcmp(src, want) ||
-			    dwarf_lineaddr(l, &pc) || !chain_at(m, cu, pc, &ch))
-				continue;
-			Dwarf_Die *fn = &ch.die[ch.n - 1];
-			name = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_name, &a));
-			if (!name || name[0] == '.')
-				continue;
-			cand[nc].fn = *fn;
-			cand[nc++].pc = pc;
-			/* the reference, in the code of the subprogram around pc (each scanned
-			 * once), until found */
-			for (int j = 0; j < nscanned && !dup; j++)
-				dup = scanned[j] == dwarf_dieoffset(&ch.die[0]);
-			if (target && !ref && !dup && nscanned < 8) {
-				scanned[nscanned++] = dwarf_dieoffset(&ch.die[0]);
-				ref = code_ref(m, &ch.die[0], target);
+		for (int pass = 0; pass < 2; pass++) {
+			Dwarf_Addr nearest = 0;
+			bool picked = false;
+			for (size_t i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				const char *src = dwarf_linesrc(l, NULL, NULL), *name;
+				Dwarf_Addr pc;
+				Dwarf_Attribute a;
+				struct chain ch;
+				int ln, dup = 0;
+				if (dwarf_lineno(l, &ln) || ln != best || !src ||
+				    strcmp(src, want) || dwarf_lineaddr(l, &pc) ||
+				    !chain_at(m, cu, pc, &ch))
+					continue;
+				Dwarf_Die *fn = &ch.die[ch.n - 1];
+				name = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_name, &a));
+				if (!name || name[0] == '.')
+					continue;
+				Dwarf_Off sub = dwarf_dieoffset(&ch.die[0]);
+				if (pass == 0) {
+					if (!found)
+						*out = *fn, found = true;
+					for (int j = 0; j < nscanned && !dup; j++)
+						dup = scanned[j] == sub;
+					if (target && !ref && !dup && nscanned < 64) {
+						scanned[nscanned++] = sub;
+						if ((ref = code_ref(m, &ch.die[0], target)))
+							ref_sub = sub;
+					}
+					continue;
+				}
+				/* pass 2: the row nearest the reference, in its subprogram (a
+				 * neighbouring instantiation's rows may lie nearer by address) */
+				Dwarf_Addr d = pc > ref ? pc - ref : ref - pc;
+				if (sub == ref_sub && (!picked || d < nearest)) {
+					*out = *fn;
+					nearest = d;
+					picked = true;
+				}
 			}
+			if (!found || !ref)
+				break;
 		}
-		if (!nc)
-			continue;
-		int pick = 0;
-		for (int j = 1; ref && j < nc; j++) {
-			Dwarf_Addr dj = cand[j].pc > ref ? cand[j].pc - ref : ref - cand[j].pc;
-			Dwarf_Addr dp = cand[pick].pc > ref ? cand[pick].pc - ref : ref - cand[pick].pc;
-			if (dj < dp)
-				pick = j;
-		}
-		*out = cand[pick].fn;
-		return true;
+		if (found)
+			return true;
 	}
 	return false;
 }

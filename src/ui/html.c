@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ui/html.h"
 #include "ui/json.h"
@@ -244,6 +245,11 @@ int html_write(struct html *h, FILE *out)
 static int other_than_html(const char *path)
 {
 	char b[64] = "";
+	struct stat sb;
+	/* a regular file only: a FIFO or a terminal (--html /dev/stdout) is not read, which
+	 * would block (the code review of 2026-11-29) */
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;

@@ -972,6 +972,7 @@ static void processes_table(sqlite3 *db, FILE *out)
 		const char *all = (const char *)sqlite3_column_text(st, 0);
 		long long n = sqlite3_column_int64(st, 1);
 		const char *prog = (const char *)sqlite3_column_text(st, 2);
+		prog = prog ? prog : "?";
 		const char *c = all;	/* the third comma, where the list is cut */
 		for (int k = 0; c && (c = strchr(c, ',')) && ++k < 3;)
 			c++;

@@ -28,9 +28,9 @@ static void usage(FILE *f)
 		"  -h, --help            this text\n\n"
 		"Output: DIR/profile.db (SQLite), DIR/mem/objects.csv, code.csv, threads.csv,\n"
 		"object_code.csv (which lines access each object).\n"
-		"Show it again with 'sonde report DIR'.  Manual: man sonde-mem (doc/sonde-mem.md);\n"
-		"environment (SONDE_EXTRA_STEPS, SONDE_CLOCK_INHERIT, SONDE_MAX_SIZE, ...):\n"
-		"doc/sonde.md.\n",
+		"Show it again with 'sonde report DIR'.  Manual: man sonde-mem\n"
+		"(doc/sonde-mem.md); environment (SONDE_EXTRA_STEPS, SONDE_CLOCK_INHERIT,\n"
+		"SONDE_MAX_SIZE, ...): doc/sonde.md.\n",
 		launch_help);
 }
 

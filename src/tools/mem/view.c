@@ -241,10 +241,11 @@ static void print_drops(sqlite3 *db, uint64_t all, FILE *out)
 	 * miniXyce's std::map, 27-29% own-time, unexplained; 60 M small mallocs 2.1x the CPU) */
 	if (own >= 0.1)
 		text_hang(out, "            ", "            ", "own-time: ticks that landed in "
-			  "sonde's own code, mostly its malloc and free wrappers (every call "
-			  "passes through them, to track the blocks a report names): code that "
-			  "allocates at a high rate pays for them, and the program's accesses "
-			  "made meanwhile are not sampled, so that code reads somewhat low", 80);
+			  "sonde's own code: its sample handlers, or its malloc and free wrappers "
+			  "(every call passes through them, to track the blocks a report names), "
+			  "which code that allocates at a high rate pays for; the program's "
+			  "accesses made meanwhile are not sampled, so that code reads somewhat "
+			  "low", 80);
 	/* the runtime's own throttle (rt/source-clock.h, CLOCK_BUDGET_DIV) */
 	if (budget)
 		text_hang(out, "            ", "            ", "time-budget: the sample "
@@ -265,14 +266,23 @@ static void print_forks(sqlite3 *db, FILE *out)
 	sqlite3_stmt *st;
 	char line[1024] = "";
 	int rows = 0;
-	if (sqlite3_prepare_v2(db, "SELECT exec_into, exec_followed, count(*), sum(count(*))"
-				   " OVER () FROM processes WHERE fork_exec = 1 GROUP BY exec_into,"
-				   " exec_followed ORDER BY min(id)", -1, &st, NULL) != SQLITE_OK)
+	/* (their count first: no window function, which SQLite before 3.25 lacks) */
+	long long all = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM processes WHERE fork_exec = 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		all = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (!all || sqlite3_prepare_v2(db, "SELECT exec_into, exec_followed, count(*) FROM"
+					   " processes WHERE fork_exec = 1 GROUP BY exec_into,"
+					   " exec_followed ORDER BY min(id)", -1, &st,
+				       NULL) != SQLITE_OK)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *img = (const char *)sqlite3_column_text(st, 0);
 		const char *into = img && strrchr(img, '/') ? strrchr(img, '/') + 1 : img;
-		long long n = sqlite3_column_int64(st, 2), all = sqlite3_column_int64(st, 3);
+		long long n = sqlite3_column_int64(st, 2);
 		size_t o = strlen(line);
 		if (!rows++)
 			o += (size_t)snprintf(line, sizeof(line), "and %lld fork%s that exec'd: ",
@@ -771,21 +781,23 @@ static void text_notes(sqlite3 *db, FILE *out)
 	}
 	/* the program's own code without symbols (a stripped executable): one Code row, its
 	 * objects named by return addresses (the usability review of 2026-11-29, H1) */
-	if (sqlite3_prepare_v2(db, "SELECT module, SUM(share) FROM code WHERE function = '[' ||"
-				   " replace(module, rtrim(module, replace(module, '/', '')), '') ||"
-				   " ']' GROUP BY module ORDER BY 2 DESC LIMIT 1", -1, &st,
+	if (sqlite3_prepare_v2(db, "SELECT module, SUM(share) FROM code WHERE function = '['"
+				   " || replace(module, rtrim(module, replace(module, '/', '')),"
+				   " '') || ']' GROUP BY module ORDER BY 2 DESC LIMIT 1", -1, &st,
 			       NULL) == SQLITE_OK) {
 		const char *mod = sqlite3_step(st) == SQLITE_ROW ?
 					  (const char *)sqlite3_column_text(st, 0) : NULL;
+		const char *b = mod && strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod;
 		if (mod && !site_is_system_path(mod) && sqlite3_column_double(st, 1) >= 0.1)
-			say_note(out, &said, "%.0f%% of the samples are in the code of %s, which "
-				 "has no symbols (stripped): its code is one row of the Code table, "
+			say_note(out, &said, "%.0f%% of the samples are in the code of %s, "
+				 "which has no symbols (stripped): its code is one row of the "
+				 "Code table, "
 				 "and its heap objects are named by the return addresses of their "
 				 "allocation calls and of two callers ([prog]+0x... (from +0x...), "
 				 "as 'objdump -d' shows them).  Rebuild it with -g, or keep its "
 				 "symbols in a file beside it (objcopy --only-keep-debug, then "
 				 "--add-gnu-debuglink on the stripped one).",
-				 100 * sqlite3_column_double(st, 1), mod);
+				 100 * sqlite3_column_double(st, 1), b);
 		sqlite3_finalize(st);
 	}
 	/* a mapped file's data outside any symbol (the trial of 2026-11-28: miniBUDE's top

@@ -1334,8 +1334,8 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 		    !a->res->nduplicate++)
 			snprintf(a->res->duplicate, sizeof(a->res->duplicate),
 				 "%s is defined in %s and in %s", f->name,
-				 a->files[f->tu < 256 ? f->tu : 0],
-				 a->files[a->curtu < 256 ? a->curtu : 0]);
+				 f->tu < 256 ? a->files[f->tu] : "?",
+				 a->curtu < 256 ? a->files[a->curtu] : "?");
 		return CXChildVisit_Continue;
 	}
 	f->defined = 1;
@@ -1915,7 +1915,13 @@ static void root_check(struct an *a, int fi, const struct iset *exp, struct walk
 			for (int g = 0; g < a->nfuncs; g++)
 				if (a->funcs[g].defined && iset_has(&a->funcs[g].mod, v)) {
 					written = 1;
-					own &= g == fi || a->reach[fi][g];
+					/* by its own defs: mod holds what g's callees write
+					 * too, so a seen caller of fi read as another writer
+					 * (the code review of 2026-11-29) */
+					int direct = 0;
+					for (int d = 0; d < a->funcs[g].ndefs && !direct; d++)
+						direct = a->funcs[g].defs[d].var == v;
+					own &= !direct || g == fi || a->reach[fi][g];
 				}
 			if (written && own)
 				snprintf(why, sizeof(why), "depends on global %.40s, set by %.40s "
@@ -2704,8 +2710,15 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	find_frefs(&a);
 	/* the rest of the program: summaries and callers, never candidates */
 	for (int w = 0; w < opt->nwith; w++) {
-		char real[PATH_MAX], err[sizeof(res->error)] = "";
+		char real[PATH_MAX], err[sizeof(res->error)] = "", other[PATH_MAX];
 		if (realpath(opt->with[w], real) && !strcmp(real, res->file))
+			continue;
+		/* a file two patterns name is one unit (its functions read as defined twice:
+		 * the code review of 2026-11-29) */
+		int seen = 0;
+		for (int p = 0; p < w && !seen; p++)
+			seen = realpath(opt->with[p], other) && !strcmp(other, real);
+		if (seen)
 			continue;
 		if (parse_tu(idx, opt->with[w], args, nargs, &tus[ntu], err, sizeof(err))) {
 			if (!res->skipped[0])
@@ -2728,7 +2741,7 @@ int vs_analyze(const char *path, const char *const *args, int nargs,
 	 * a function called here only is called only here.  Without it (or with a file that
 	 * did not parse) any external function may be called from files not seen.
 	 */
-	a.closed = opt->nwith > 0 && !res->skipped[0];
+	a.closed = opt->nwith > 0 && !res->skipped[0] && !opt->open;
 	resolve_calls(&a);
 	mark_frefs(&a);
 	compute_reach(&a);

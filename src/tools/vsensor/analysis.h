@@ -59,6 +59,8 @@ struct vs_options {
 	int max_depth;		/* candidates deeper than this are not selected */
 	const char *const *with;	/* the program's other .c files: their functions are */
 	int nwith;			/* summarised and their calls seen, never instrumented */
+	int open;			/* a --with pattern matched no file: the files are not
+					 * the whole program */
 };
 
 /*

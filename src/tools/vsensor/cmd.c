@@ -5,6 +5,7 @@
  * passed through for cc), 2 usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <libgen.h>
 #include <limits.h>
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: sonde vsensor list [--csv] [--max-depth N] [--with FILES] FILE.c [-- COMPILER-ARGS]\n"
 		   "       sonde vsensor cc [--max-depth N] [--with FILES] COMPILER ARGS...\n"
 		   "       sonde vsensor report [--csv | --json | --html FILE] [--top N]\n"
-		   "                            [-q|--quiet] [--threshold T] [--min-slices N] DIR...\n"
+		   "                            [-q|--quiet] [--threshold T] [--min-slices N]\n"
+		   "                            DIR...\n"
 		   "       sonde vsensor score --truth KIND:RANKS:START:END|none [--threshold T] DIR\n"
 		   "       sonde vsensor records DIR\n\n"
 		   "Find fixed-work snippets (v-sensors) in C sources, instrument them, and show\n"
@@ -99,10 +101,15 @@ static int clang_args(int argc, char **argv, const char **out, int max)
 /* --with PATTERN, appended to with (glob(3)).  A pattern that matches no file is said so,
  * and left out: it read "analysing 'main.c' without --with nomatch/...: libclang failed"
  * (the usability review of 2026-11-29, M8: a Makefile's wrong relative path). */
+static int with_nomatch;	/* a --with pattern matched no file: the program stays open */
+
 static void add_with(glob_t *with, const char *pattern)
 {
 	/* out of memory leaves the files so far: the analysis then sees less, no more */
 	if (glob(pattern, with->gl_pathc ? GLOB_APPEND : 0, NULL, with) == GLOB_NOMATCH) {
+		/* the other patterns' files are not the whole program (the code review of
+		 * 2026-11-29: a typo beside a good pattern made the analysis closed) */
+		with_nomatch = 1;
 		char cwd[PATH_MAX];
 		sonde_warn("vsensor: --with '%s' matches no file (from %s): the program's other "
 			   "files are then not seen", pattern,
@@ -114,7 +121,7 @@ static void add_with(glob_t *with, const char *pattern)
 static int analyze_or_say(const char *path, const char **cargs, int ncargs, int max_depth,
 			  const glob_t *with, struct vs_analysis *a, const char *hint)
 {
-	struct vs_options o = { .max_depth = max_depth };
+	struct vs_options o = { .max_depth = max_depth, .open = with_nomatch };
 	if (with && with->gl_pathc) {
 		o.with = (const char *const *)with->gl_pathv;
 		o.nwith = (int)with->gl_pathc;
@@ -128,7 +135,7 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 		sonde_error("cannot read '%s': %s", path, strerror(-err));
 	else if (a->skipped[0])
 		sonde_warn("vsensor: analysing '%s' without --with %s", path, a->skipped);
-	else if (a->duplicate[0])
+	if (!err && a->duplicate[0])
 		sonde_warn("vsensor: --with names more than one program's files: %s (%d such "
 			   "function%s); the first definition is the one analysed, and calls made "
 			   "from the other are unseen: give only the files linked into the program",
@@ -281,6 +288,30 @@ static int run(char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+/* Does the compiler take option opt?  A preprocessing of nothing, quietly: nvc and other
+ * compilers refuse -fdebug-prefix-map (the code review of 2026-11-29). */
+static int compiler_takes(const char *cc, const char *opt)
+{
+	pid_t p = fork();
+	if (p < 0)
+		return 0;
+	if (p == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp(cc, cc, opt, "-E", "-x", "c", "/dev/null", "-o", "/dev/null", (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(p, &st, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static int is_c_source(const char *s)
 {
 	size_t n = strlen(s);
@@ -343,24 +374,33 @@ static void fix_deps(char **cc, int ncc, char **copies, char **origs, int n)
 			mf = cc[k] + 3;
 		if (!strcmp(cc[k], "-o") && k + 1 < ncc)
 			o = cc[k + 1];
+		else if (!strncmp(cc[k], "-o", 2) && cc[k][2])
+			o = cc[k] + 2;
 	}
 	if (!md && !mf)
 		return;
 	for (int i = 0; i < n; i++) {
-		char d[PATH_MAX];
 		if (mf) {
 			replace_in_file(mf, copies[i], origs[i]);
 			continue;
 		}
-		/* -MD's file: the object's name (or the source's base name) with .d */
-		const char *from = o ? o : strrchr(origs[i], '/') ? strrchr(origs[i], '/') + 1 :
-								   origs[i];
-		snprintf(d, sizeof(d), "%s", from);
-		char *dot = strrchr(d, '.'), *sl = strrchr(d, '/');
-		if (dot && (!sl || dot > sl))
-			*dot = 0;
-		if (strlen(d) + 3 <= sizeof(d))
-			strcat(d, ".d");
+		/* -MD's file: the object's name with .d, or the source's base name's (in this
+		 * directory and beside -o's), or gcc 11's "OUT-BASE.d" of a compile and link;
+		 * each rewritten only where it names the copy */
+		const char *base = strrchr(origs[i], '/') ? strrchr(origs[i], '/') + 1 : origs[i];
+		char stem[PATH_MAX], d[PATH_MAX + 8], ostem[PATH_MAX] = "";
+		snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(base) - 2), base);  /* x.c */
+		if (o) {
+			snprintf(ostem, sizeof(ostem), "%s", o);
+			char *dot = strrchr(ostem, '.'), *sl = strrchr(ostem, '/');
+			if (dot && (!sl || dot > sl))
+				*dot = 0;
+			snprintf(d, sizeof(d), "%s.d", ostem);
+			replace_in_file(d, copies[i], origs[i]);
+			snprintf(d, sizeof(d), "%s-%s.d", o, stem);
+			replace_in_file(d, copies[i], origs[i]);
+		}
+		snprintf(d, sizeof(d), "%s.d", stem);
 		replace_in_file(d, copies[i], origs[i]);
 	}
 }
@@ -405,6 +445,7 @@ static int cmd_cc(int argc, char **argv)
 	int debug = 0;
 	for (int k = 1; k < ncc; k++)
 		debug |= !strncmp(cc[k], "-g", 2) && strcmp(cc[k], "-g0");
+	debug = debug && compiler_takes(cc[0], "-fdebug-prefix-map=/sonde-a=/sonde-b");
 	if (!nargv || !owned || !copies || !origs) {
 		sonde_error("out of memory");
 		free(nargv);

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 			a[i] = a[i] * 0.5 + b[i];
 		for (int i = 0; i < mine; i++)		/* SENSOR,RANK bound from MPI_Comm_rank */
 			b[i] += 1.0;
-		for (int i = 0; i < mine2; i++)		/* SENSOR,RANK bound from a helper of the rank */
+		for (int i = 0; i < mine2; i++)		/* SENSOR,RANK from a helper of the rank */
 			b[i] += 2.0;
 		for (int i = 0; i < it; i++)		/* NO(depends on it) bound is the outer index */
 			b[i] -= 1.0;
