@@ -2542,13 +2542,24 @@ struct find_ctx {
 	int max, n;
 };
 
-/* A demangled name without its parameters and template arguments, into out:
- * "OmpBude<8ul>::fasten_main(unsigned long)" is "OmpBude::fasten_main". */
+/* A demangled name without its parameters, template arguments, ABI tags, anonymous
+ * namespaces and a function template's return type, into out:
+ * "OmpBude<8ul>::fasten_main(unsigned long)" is "OmpBude::fasten_main", "double
+ * (anonymous namespace)::work<double>(int)" is "work" (the code review of 2026-11-29). */
 static void plain_name(const char *dm, char *out, size_t len)
 {
 	size_t o = 0;
 	int depth = 0;
 	for (const char *p = dm; *p && o + 1 < len; p++) {
+		if (!depth && !strncmp(p, "(anonymous namespace)::", 23)) {
+			p += 22;
+			continue;
+		}
+		if (!depth && !strncmp(p, "[abi:", 5)) {	/* [abi:cxx11] */
+			while (p[1] && *p != ']')
+				p++;
+			continue;
+		}
 		if (*p == '(' && !depth && p != dm)
 			break;
 		if (*p == '<' && strncmp(p - (p - dm >= 8 ? 8 : 0), "operator", 8))
@@ -2559,6 +2570,10 @@ static void plain_name(const char *dm, char *out, size_t len)
 			out[o++] = *p;
 	}
 	out[o] = 0;
+	/* a return type before the name: what follows its last blank (not an operator's) */
+	char *sp = strrchr(out, ' ');
+	if (sp && !strstr(out, "operator"))
+		memmove(out, sp + 1, strlen(sp + 1) + 1);
 }
 
 /* name as the user gives it: the symbol, its demangled form, or that without its

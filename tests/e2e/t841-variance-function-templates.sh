@@ -65,3 +65,35 @@ if [ "$(sqlite3 ns/profile.db "SELECT value FROM meta WHERE key = 'picks'")" = 0
 else
 	skip t841-never-said "a sample found never_sampled on the stack: the note is for none"
 fi
+# function templates (a return type before the name) in an anonymous namespace, ABI tags:
+# the bare name is found (the code review of 2026-11-29: "double (anonymous
+# namespace)::work<double>(int)" was no function 'work'); resolved before the run
+if command -v g++ >/dev/null; then
+	cat >ft2.cc <<'C'
+#include <cstdio>
+#include <string>
+namespace {
+template <class T> __attribute__((noinline)) T work(int n)
+{
+	T x = 0;
+	for (int i = 0; i < n; i++)
+		x = x * static_cast<T>(0.999) + static_cast<T>(1);
+	return x;
+}
+}
+__attribute__((noinline)) std::string label(int n) { return std::to_string(n); }
+int main()
+{
+	double t = 0;
+	for (int r = 0; r < 3; r++)
+		t += work<float>(1000) + work<double>(1000);
+	printf("%g %s\n", t, label(3).c_str());
+	return 0;
+}
+C
+	g++ -O1 -g ft2.cc -o ft2 2>g.err || { fail t841-gxx-build "$(head -3 g.err)"; exit 0; }
+	for name in work label; do
+		"$SONDE" variance -q -o g-$name --function $name -- ./ft2 >/dev/null 2>g-$name.err
+		check "t841-gxx-$name-resolved" [ $? -eq 0 ]
+	done
+fi
