@@ -75,9 +75,10 @@ check t400-listed grep -q '^ *comm ' all.out
 check t400-exit-status [ $? -eq 7 ]
 check t400-empty-said grep -q 'no communication: the program ran one thread' summary
 check t400-report-dispatch sh -c "'$SONDE' report rec 2>&1 | grep -q '^sonde comm: '"
-# the header names the program as it was run, arguments too (the exe alone before)
+# the header names the program as it was run, arguments too (the exe alone before), each
+# quoted as a shell reads it back (the usability review of 2026-11-29, L7)
 "$SONDE" report rec 2>&1 | head -1 >h.txt
-check t400-report-header-args grep -q "^sonde comm: sh -c exit 7$" h.txt
+check t400-report-header-args grep -q "^sonde comm: sh -c 'exit 7'$" h.txt
 # --quiet: the tables alone (the header was printed all the same: the trial of 2026-11-27)
 "$SONDE" report rec --quiet >q.txt 2>&1
 check t400-report-quiet-no-header [ "$(grep -c -E '^sonde comm: |^  source ' q.txt)" -eq 0 ]
