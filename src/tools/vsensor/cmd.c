@@ -346,10 +346,17 @@ static void replace_in_file(const char *path, const char *from, const char *to)
 		fwrite(p, 1, (size_t)(q - p), w);
 		fputs(to, w);
 	}
-	if (w && !fclose(w) && o && (f = fopen(path, "w"))) {
-		fwrite(o, 1, olen, f);
-		if (fclose(f))
+	/* beside it, then over it: a short write leaves the compiler's file whole (the code
+	 * review of 2026-11-29) */
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.sonde-tmp", path);
+	if (w && !fclose(w) && o && (f = fopen(tmp, "w"))) {
+		int bad = fwrite(o, 1, olen, f) != olen;
+		bad |= fclose(f) != 0;
+		if (bad || rename(tmp, path)) {
 			sonde_warn("vsensor: cannot rewrite '%s': %s", path, strerror(errno));
+			unlink(tmp);
+		}
 	}
 	free(o);
 	free(s);
