@@ -261,10 +261,19 @@ static void live_close(void)
 				int id = L->low_sensor[k];
 				const char *why = id == vs.cpu_id ? "it gets a small share of its CPU" :
 						  id >= 0 && id < vs.nst ? vs.st[id].s->name : "?";
-				fprintf(stderr, "sonde: vsensor: rank %d: %s at %.2fx of its best since %.1f s: %s%s%s\n",
-					vs.rank, vs_model_kind(k), L->low_sum[k] / L->low[k],
-					(L->bin - need + 1) * (vs.slice_ns / 1e9), id == vs.cpu_id ? "" : "slowest ", why,
-					++L->printed == VS_LIVE_MAX ? " (further warnings of this rank suppressed)" : "");
+				/* the first says what it is: a clean run's 2-16 read as alarms
+				 * the final analysis then did not confirm (the usability review
+				 * of 2026-11-29, M2) */
+				int first = !L->printed++;
+				fprintf(stderr, "sonde: vsensor: rank %d: %s at %.2fx of its best "
+					"since %.1f s: %s%s%s%s\n", vs.rank, vs_model_kind(k),
+					L->low_sum[k] / L->low[k],
+					(L->bin - need + 1) * (vs.slice_ns / 1e9),
+					id == vs.cpu_id ? "" : "slowest ", why,
+					!first ? "" : " (provisional: this rank's own reading; "
+					"the analysis over all ranks at MPI_Finalize decides "
+					"the events)", L->printed == VS_LIVE_MAX ?
+					" (further warnings of this rank suppressed)" : "");
 			}
 		} else if (!isnan(v) || L->w[k] == 0) {
 			L->low[k] = 0;
@@ -760,10 +769,12 @@ static void analyse(struct vs_all *A)
 			snprintf(sil, sizeof(sil), ", %d stretch%s (%.1f s%s) in which a rank "
 				 "recorded nothing", j.silences, j.silences == 1 ? "" : "es",
 				 j.silent_s, j.silences == 1 ? "" : " in all");
-		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %s%d variance event%s%s; "
-			"see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
+		fprintf(stderr, "sonde: vsensor: %d rank%s, %d sensor%s%s, %s%d variance "
+			"event%s%s%s; see %s\n", vs.size, vs.size == 1 ? "" : "s", j.sensors,
 			j.sensors == 1 ? "" : "s", cov, j.events_cut ? "the first " : "", j.events,
-			j.events == 1 ? "" : "s", sil, vs.dir);
+			j.events == 1 ? "" : "s", sil,
+			!j.events && vs.live.printed ? " (the live warnings above were provisional)"
+						     : "", vs.dir);
 	}
 }
 
