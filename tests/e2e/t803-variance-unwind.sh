@@ -26,7 +26,15 @@ check "t803-jumps-dropped-$jumps" [ "${jumps:-0}" -gt 0 ]
 # the 4 levels + flat).
 mf=$(var_col j/variance/functions.csv spin "main > flat > spin" cpu-time mean)
 long=$(var_count $I "f == \"spin\" && c ~ /deep/ && cpu > 3 * ${mf:-1e18}")
-check "t803-no-spin-spanning-a-jump-$long" [ "$long" -eq 0 ]
+# (one such instance is allowed where the run made several jumps: a spanning instance would
+# come at every jump, and one of ~200 instances can take a VM's steal spike, which the
+# guest counts as the thread's CPU time: a pair of suites on this 2-core KVM read one at
+# 1.14 ms against flat's spin mean of 0.34 ms, its wall time the same, 2026-11-29)
+if [ "${jumps:-0}" -ge 3 ]; then
+	check "t803-no-spin-spanning-a-jump-$long-of-$jumps-jumps" [ "$long" -le 1 ]
+else
+	check "t803-no-spin-spanning-a-jump-$long" [ "$long" -eq 0 ]
+fi
 # (failed once in a pair run of 2026-11-28, 1 instance; not reproduced in 11 runs after,
 # where the longest spin under deep was 0.56x flat's mean: the instances are kept for the
 # next look)
