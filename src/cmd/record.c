@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "ui/text.h"
 #include "cmd/launch.h"
 #include "cmd/verdict.h"
 #include "prof/report.h"
@@ -59,34 +60,6 @@ static int html_target_ok(const char *html)
 	if (e)
 		sonde_error("cannot write '%s': %s", html, strerror(e));
 	return !e;
-}
-
-/* s as one word of a POSIX shell command, into buf: as it is when it holds only safe
- * characters, else in single quotes (a ' as '\''): a directory with a space in it was
- * printed bare, and the command pasted into a shell broke (the usability review of
- * 2026-11-27).  Cut to fit buf. */
-static const char *shell_word(const char *s, char *buf, size_t len)
-{
-	size_t n = 0;
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "/._-+,:=@%") == strlen(s)) {
-		snprintf(buf, len, "%s", s);
-		return buf;
-	}
-	if (len < 3)
-		return s;
-	buf[n++] = '\'';
-	for (; *s && n + 6 < len; s++) {
-		if (*s == '\'') {
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else {
-			buf[n++] = *s;
-		}
-	}
-	buf[n++] = '\'';
-	buf[n] = 0;
-	return buf;
 }
 
 /* prog as execvp finds it, into buf: 1, or 0 if not found. */
@@ -318,7 +291,7 @@ int record_and_report(const struct launch_opts *o, char **argv)
 		char q[PATH_MAX * 4 + 3];
 		fprintf(stderr, "sonde: profile in %s (profile.db, %s/*.csv); "
 				"sonde report %s shows it again\n", res.dir, o->tool,
-			shell_word(res.dir, q, sizeof(q)));
+			text_shell_word(res.dir, q, sizeof(q)));
 	} else if (!o->dir) {
 		/* -q: where sonde named it (a pid in the name) is still said, in one line (the
 		 * usability review of 2026-11-29: nothing, so the run's directory was a guess) */

@@ -5,7 +5,6 @@
  * database, exports its CSV files and prints it.
  */
 #include <dirent.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -861,34 +860,6 @@ int report_html(const char *dir, const char *path, char *err, size_t errlen)
 	return r;
 }
 
-/* One word as a shell reads it back: as it is where it has nothing a shell splits or
- * expands, else in single quotes ('\'' for a quote).  Appended at out[*o], within len. */
-static void shell_word(const char *w, size_t n, char *out, size_t len, size_t *o)
-{
-	int plain = n > 0;
-	for (size_t i = 0; i < n && plain; i++)
-		plain = isalnum((unsigned char)w[i]) || strchr("_@%+=:,./-", w[i]);
-	for (size_t i = 0; i < n + 2 && *o + 5 < len; i++) {
-		if (plain && i >= n)
-			break;
-		if (plain) {
-			out[(*o)++] = w[i];
-			continue;
-		}
-		if (i == 0 || i == n + 1) {
-			out[(*o)++] = '\'';
-			continue;
-		}
-		if (w[i - 1] == '\'') {
-			memcpy(out + *o, "'\\''", 4);
-			*o += 4;
-		} else {
-			out[(*o)++] = w[i - 1];
-		}
-	}
-	out[*o] = 0;
-}
-
 /* The command line, its words quoted where a shell would split them: "my prog,v2" with a
  * space read as two words (the usability review of 2026-11-29, L7). */
 const char *report_program(sqlite3 *db, char *buf, size_t len)
@@ -900,14 +871,12 @@ const char *report_program(sqlite3 *db, char *buf, size_t len)
 	}
 	size_t o = 0;
 	buf[0] = 0;
-	for (const char *w = raw; len; ) {
-		size_t n = strcspn(w, "\x1f");	/* the .proc's separator of arguments */
-		if (o && o + 1 < len)
-			buf[o++] = ' ', buf[o] = 0;
-		shell_word(w, n, buf, len, &o);
-		if (!w[n])
-			break;
-		w += n + 1;
+	for (char *w = raw, *sep; w && o + 1 < len; w = sep ? sep + 1 : NULL) {
+		char q[sizeof(raw) + 16];
+		if ((sep = strchr(w, '\x1f')))	/* the .proc's separator of arguments */
+			*sep = 0;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "",
+				      text_shell_word(w, q, sizeof(q)));
 	}
 	return buf;
 }

@@ -775,3 +775,31 @@ void text_fold_close(struct text_folder *tf, int width, int extra)
 	free(tf->buf);
 	tf->m = NULL, tf->buf = NULL;
 }
+
+/* s as one word of a POSIX shell command, into buf: as it is when it holds only safe
+ * characters, else in single quotes (a ' as '\''): a directory with a space in it was
+ * printed bare, and the command pasted into a shell broke (the usability review of
+ * 2026-11-27).  Cut to fit buf. */
+const char *text_shell_word(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "/._-+,:=@%") == strlen(s)) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	if (len < 3)
+		return s;
+	buf[n++] = '\'';
+	for (; *s && n + 6 < len; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n++] = '\'';
+	buf[n] = 0;
+	return buf;
+}

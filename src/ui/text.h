@@ -59,6 +59,10 @@ int text_short_names(const char *const *full, int n, char **out);
 /* A share in percent with one decimal ("12.3%"), "<0.1%" for small non-zero values. */
 void text_percent(char *buf, size_t len, double fraction);
 
+/* s as one word of a POSIX shell command, into buf (single quotes where needed; cut to
+ * fit); returns buf, or s where buf cannot hold even the quotes. */
+const char *text_shell_word(const char *s, char *buf, size_t len);
+
 /* text printed as a paragraph: words filled to lines of at most width columns (a longer
  * word alone on its line), each line starting with indent. */
 void text_para(FILE *f, const char *indent, const char *text, int width);
