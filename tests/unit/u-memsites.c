@@ -326,8 +326,16 @@ TEST(stripped_program)
 	int a = site_names_add(s, pa, 5), b = site_names_add(s, pb, 5);
 	int u = site_names_add(s, pu, 5), v = site_names_add(s, pv, 5);
 	int a2 = site_names_add(s, pa, 5);
+	/* a stretch named after its nearest export (a stripped C++ program keeps a few):
+	 * no function either, named by its address (miniXyce's read "#2", "#3") */
+	struct site_frame pg[5];
+	memcpy(pg, pa, sizeof(pa));
+	pg[1] = (struct site_frame)F("MPI::Intracomm::Create(MPI::Group const&) const+0x94 "
+				     "(nearest exported symbol)", NULL, 0, 0, "/home/u/setup", 0x1400);
+	int g = site_names_add(s, pg, 5);
 #undef NS
 	CHECK(site_names_resolve(s) == 0);
+	CHECK_STR(site_names_label(s, g), "[setup]+0x1400 (from +0x114b < +0x11a0)");
 	CHECK_STR(site_names_label(s, a), "[setup]+0x12b2 (from +0x114b < +0x11a0)");
 	CHECK_STR(site_names_label(s, b), "[setup]+0x12c3 (from +0x114b < +0x11a0)");
 	CHECK_STR(site_names_label(s, u), "[setup]+0x131c (from +0x1155 < +0x11a0)");

@@ -783,15 +783,16 @@ static void text_notes(sqlite3 *db, FILE *out)
 	 * objects named by return addresses (the usability review of 2026-11-29, H1) */
 	if (sqlite3_prepare_v2(db, "SELECT module, SUM(share) FROM code WHERE function = '['"
 				   " || replace(module, rtrim(module, replace(module, '/', '')),"
-				   " '') || ']' GROUP BY module ORDER BY 2 DESC LIMIT 1", -1, &st,
+				   " '') || ']' OR function LIKE '%(nearest exported symbol)'"
+				   " GROUP BY module ORDER BY 2 DESC LIMIT 1", -1, &st,
 			       NULL) == SQLITE_OK) {
 		const char *mod = sqlite3_step(st) == SQLITE_ROW ?
 					  (const char *)sqlite3_column_text(st, 0) : NULL;
 		const char *b = mod && strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod;
 		if (mod && !site_is_system_path(mod) && sqlite3_column_double(st, 1) >= 0.1)
 			say_note(out, &said, "%.0f%% of the samples are in the code of %s, "
-				 "which has no symbols (stripped): its code is one row of the "
-				 "Code table, "
+				 "which has no symbols (stripped): its code rows are named by the "
+				 "module or its nearest exported symbol, "
 				 "and its heap objects are named by the return addresses of their "
 				 "allocation calls and of two callers ([prog]+0x... (from +0x...), "
 				 "as 'objdump -d' shows them).  Rebuild it with -g, or keep its "
