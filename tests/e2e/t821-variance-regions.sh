@@ -63,12 +63,16 @@ cv=$(vr_row def main._omp_fn.0 cv) tcv=$(vr_truth def.out saw cv)
 # (the truth is every instance's CPU time as the workload read it, 0.447 by construction;
 # where a few instances took a VM's steal spike, it read 1.54 in a pair of suites,
 # 2026-11-29, and the ~65 timed at random missed them, 0.47: the construction's then)
+# (and where the run's truth is disturbed, sonde may read it, not the construction's: a
+# make check of 2026-11-29 read 0.735 against a run's truth of 0.731; either passes)
+own=$tcv
 if awk -v t="$tcv" 'BEGIN { exit !(t > 0.447 * 1.5) }'; then
 	tcv=0.447
-	echo "    the run's own truth read a CV of $(vr_truth def.out saw cv) (disturbed): against the construction's, 0.447"
+	echo "    the run's own truth read a CV of $own (disturbed): against it or the construction's, 0.447"
 fi
-check "t821-default-saw-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" \
-	'BEGIN { d = c - t; d = d < 0 ? -d : d; exit !(d <= 0.3 * t) }'
+check "t821-default-saw-cv-$cv-truth-$tcv" awk -v c="${cv:-9}" -v t="$tcv" -v o="$own" \
+	'function near(x) { d = c - x; d = d < 0 ? -d : d; return d <= 0.3 * x }
+	 BEGIN { exit !(near(t) || near(o)) }'
 
 # Sparse regions at the default rate (6 rounds, each call ~20-100 ms here: a few calls a
 # second a function, under the 20 allowed): every call timed, weight 1.  All threads
