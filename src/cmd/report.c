@@ -209,5 +209,7 @@ int cmd_report(int argc, char **argv)
 		sonde_error("no recording in '%s': %s", dir, err);
 	else if (r)
 		sonde_error("%s", err);
+	else if (html)	/* where, as a recording's --html says it (the trial of 2026-11-29) */
+		fprintf(stderr, "sonde: page in %s\n", html);
 	return r ? 1 : 0;
 }

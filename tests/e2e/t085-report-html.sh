@@ -15,6 +15,8 @@ fi
 check t085-exit-0 test $? = 0
 check t085-page-written test -s page.html
 check t085-prints-nothing test ! -s report.out
+# where the page went, on stderr, as a recording's --html says it (silent until 2026-11-29)
+check t085-says-where grep -qx "sonde: page in page.html" report.err
 # the page of `sonde mem --html` is the page of the same database
 check t085-mem-html-same cmp -s mem.html page.html
 # the clock source's de-biasing, said in the terminal's summary, is said on the page too

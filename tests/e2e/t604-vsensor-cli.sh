@@ -509,10 +509,10 @@ for sc in list cc report score records; do
 	check "t604-help-$sc-status" [ $? -eq 0 ]
 	check "t604-help-$sc-usage" grep -q "^usage: sonde vsensor list" h-$sc.out
 done
-# report --html writes the page and nothing to the terminal, as `sonde report --html`; its
-# flagged cells carry the marked class (outlined in blue, a colour the scale has not)
-"$SONDE" vsensor report --html flag.html b-flag >flag.out 2>&1
-check t604-html-quiet [ ! -s flag.out ]
+# report --html writes the page and, on stderr, only where it went, as `sonde report --html`;
+# its flagged cells carry the marked class (outlined in blue, a colour the scale has not)
+"$SONDE" vsensor report --html flag.html b-flag >flag.out 2>flag.err
+check t604-html-quiet [ ! -s flag.out -a "$(cat flag.err)" = "sonde: page in flag.html" ]
 mat c-flag/matrix-compute.csv 30 's >= 5 && s < 25 ? 0.2 : 1' '1' '1' '1'
 "$SONDE" vsensor report --html cflag.html c-flag >/dev/null 2>&1
 check t604-html-marked grep -q 'class="cell marked"' cflag.html

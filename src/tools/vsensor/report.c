@@ -1229,6 +1229,8 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			else
 				sonde_error("cannot write '%s': %s", html, strerror(-err));
 			rc = 1;
+		} else {
+			fprintf(stderr, "sonde: page in %s\n", html);
 		}
 	}
 	free(keep);
