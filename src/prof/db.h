@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#define DB_SCHEMA "17"
+#define DB_SCHEMA "18"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -982,6 +982,15 @@ int profile_fork_exec(const struct profile *p, size_t i)
 	return 0;
 }
 
+int profile_thread_unsignalled(const struct prof_process *pr, const struct prof_thread *t)
+{
+	/* (20 periods of CPU: at a long period no signal is no sign: review) */
+	uint64_t least = pr->period > 2500000 ? 20 * pr->period : 50000000;
+	return pr->source && !strcmp(pr->source, "clock") && pr->clock_event &&
+	       strcmp(pr->clock_event, "posix-timer") && t->has_stats && t->stats.signals <= 1 &&
+	       t->stats.cpu_ns >= least;
+}
+
 const char *profile_exec_image(const struct profile *p, size_t i)
 {
 	const struct prof_process *c = &p->proc[i], *next = NULL;

@@ -193,6 +193,19 @@ int profile_clock_posix(const struct profile *p);
  */
 int profile_fork_exec(const struct profile *p, size_t i);
 
+/*
+ * 1 if thread t of process pr sampled with the clock source's signal-driven timers (not
+ * the POSIX ones, which have their own note) got no sampling signal, or one, in 20
+ * periods or 50 ms of CPU time, whichever is longer: it blocked SIGTRAP (a program that
+ * masks it: 0 samples and no reason said, the usability review of 2026-11-27).  One
+ * signal: the one held pending while blocked comes once when the thread unblocks it at
+ * its end, and is dropped as late, or, under load, taken as a sample (t069 failed in two
+ * suites of 2026-11-29 with the perf clock, inherited); 20 periods or more of CPU give 1
+ * or none by chance once in 10^7.  A first sample whose handler ran long is no such
+ * thread: the timer fires on meanwhile, held pending, and comes again after it.
+ */
+int profile_thread_unsignalled(const struct prof_process *pr, const struct prof_thread *t);
+
 /* What process i exec'd (end "exec"): the followed image's exe (the next process of the
  * same pid), else the .proc's exec_into; "" if unknown or it did not exec. */
 const char *profile_exec_image(const struct profile *p, size_t i);

@@ -123,29 +123,12 @@ static int fill_process_meta(sqlite3 *db, const struct profile *p, char *err, si
 			given = pr->period;
 			asked_src = pr->source ? pr->source : "";
 		}
-		/* clock threads that got no signal at all in 50 ms of CPU time or more (20 or
-		 * more periods of the default): they blocked the sampling signal (a program that
-		 * masks SIGTRAP: 0 samples and no reason said, the usability review of
-		 * 2026-11-27).  The POSIX-timer case has its own, finer note below. */
-		/* (and 20 periods of CPU: at a long period no signal is no sign: review) */
-		uint64_t least = pr->period > 2500000 ? 20 * pr->period : 50000000;
-		if (pr->source && !strcmp(pr->source, "clock") && pr->clock_event &&
-		    strcmp(pr->clock_event, "posix-timer"))
-			for (size_t j = 0; j < pr->nthread; j++) {
-				const struct sonde_rec_stats *ts = &pr->thread[j].stats;
-				/* (one signal: the one held pending while blocked comes once
-				 * when the thread unblocks it, at its end, and is dropped as
-				 * late, or, under load, taken as a sample: t069 failed in two
-				 * suites of 2026-11-29 with the perf clock, inherited; 20
-				 * periods or more of CPU give 1 or none by chance once in
-				 * 10^7.  A first sample whose handler ran long is no such
-				 * thread: the timer fires on meanwhile, held pending, and comes
-				 * again after it: 2 signals or more) */
-				if (pr->thread[j].has_stats && ts->signals <= 1 &&
-				    ts->cpu_ns >= least) {
-					deaf++;
-					deaf_cpu += ts->cpu_ns;
-				}
+		/* clock threads that blocked the sampling signal (profile.h); the POSIX-timer
+		 * case has its own, finer note below */
+		for (size_t j = 0; j < pr->nthread; j++)
+			if (profile_thread_unsignalled(pr, &pr->thread[j])) {
+				deaf++;
+				deaf_cpu += pr->thread[j].stats.cpu_ns;
 			}
 		for (size_t j = 0; j < pr->nthread; j++)
 			if (pr->thread[j].has_stats)

@@ -32,7 +32,7 @@ static const char schema_sql[] =
 	" records INTEGER, dropped INTEGER, signals INTEGER, steps INTEGER, traps INTEGER,"
 	" accesses INTEGER, cpu_ns INTEGER, unwind_fail INTEGER, truncated INTEGER,"
 	" end_signo INTEGER, stack_lo INTEGER, stack_hi INTEGER, unknown_records INTEGER,"
-	" file TEXT, omp_thread INTEGER);"
+	" file TEXT, omp_thread INTEGER, unsignalled INTEGER);"
 	"CREATE TABLE contexts(id INTEGER PRIMARY KEY, process INTEGER, thread INTEGER,"
 	" parent INTEGER, ip INTEGER, module TEXT, function TEXT, file TEXT, line INTEGER);"
 	"CREATE TABLE inlined(context INTEGER, depth INTEGER, function TEXT, file TEXT,"
@@ -290,20 +290,20 @@ static int write_threads(struct writer *w)
 	const struct memmodel *m = w->m;
 	sqlite3_stmt *st;
 	int r = prepare(w, "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-			   "?,?,?)", &st);
+			   "?,?,?,?)", &st);
 	for (size_t i = 0; i < m->nthread && !r; i++) {
 		const struct mm_thread *th = &m->thread[i];
 		const struct prof_thread *t = th->t;
 		/* the OpenMP number last: '-' (NULL, no argument) when unknown or varied */
 		int omp = prof_omp_thread(t);
-		r = db_row(st, omp >= 0 ? "iiiituuuuuuuuuuuiiuuuti" : "iiiituuuuuuuuuuuiiuuut-",
+		r = db_row(st, omp >= 0 ? "iiiituuuuuuuuuuuiiuuutii" : "iiiituuuuuuuuuuuiiuuut-i",
 			(int64_t)i + 1, (int64_t)th->proc_index + 1,
 			(int64_t)t->hdr.thread_index, (int64_t)t->hdr.tid, th->label, th->samples,
 			th->loads, th->stores, (uint64_t)t->nmem, t->stats.dropped,
 			t->stats.signals, t->stats.steps, t->stats.traps, t->stats.accesses,
 			t->stats.cpu_ns, t->stats.unwind_fail, (int64_t)t->truncated,
 			(int64_t)t->end_signo, t->hdr.stack_lo, t->hdr.stack_hi, t->unknown,
-			t->path, (int64_t)omp);
+			t->path, (int64_t)omp, (int64_t)profile_thread_unsignalled(th->proc, t));
 	}
 	sqlite3_finalize(st);
 	return r ? db_fail(w->db, w->err, w->errlen, "writing threads") : 0;

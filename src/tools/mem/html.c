@@ -215,12 +215,11 @@ static int threads(struct html *h, sqlite3 *db, const struct threads *t)
 		return -EIO;
 	html_section(h, "threads", "Threads");
 	html_table_begin(h, "threads-table", 7, heads, "lrrrrrl", HTML_SORTABLE);
-	/* label, tid, rank, pid, samples, share, truncated, dropped */
+	/* label, tid, rank, pid, samples, share, truncated, dropped, unsignalled */
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char note[96] = "";
+		char note[128] = "";
 		int64_t dropped = sqlite3_column_int64(st, 7);
-		if (sqlite3_column_int(st, 6))
-			snprintf(note, sizeof(note), "truncated");
+		mem_thread_note(note, sizeof(note), st);
 		if (dropped)
 			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%" PRId64
 				 " dropped", *note ? ", " : "", dropped);

@@ -27,6 +27,10 @@ int mem_html(struct sqlite3 *db, struct html *page);
 /* The views' queries, in the CSV files' column order (view.c). */
 extern const char mem_objects_sql[], mem_code_sql[], mem_threads_sql[], mem_objthreads_sql[],
 	mem_objcode_sql[];
+/* Into buf, a row of mem_threads_sql's note: "truncated", "no sampling signal: SIGTRAP
+ * blocked", both or "" (view.c). */
+struct sqlite3_stmt;
+void mem_thread_note(char *buf, size_t len, struct sqlite3_stmt *st);
 /* The tables' count column heading: "periods" where the samples are weighted (the clock's
  * time budget: a sample stands for the periods it skipped), else "samples" (view.c).  The
  * usability review of 2026-11-29 read a one-sample row of weight 61 as "61 samples". */

@@ -41,7 +41,7 @@ const char mem_code_sql[] =
 const char mem_threads_sql[] =
 	"SELECT t.label, t.tid, NULLIF(p.rank, -1), p.pid, t.samples,"
 	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
-	" t.truncated, t.dropped FROM threads t JOIN processes p ON p.id = t.process"
+	" t.truncated, t.dropped, t.unsignalled FROM threads t JOIN processes p ON p.id = t.process"
 	" ORDER BY t.id";
 /* the CSV's and JSON's: the first six, then the OpenMP thread number (src/rt/omp.c) */
 static const char threads_out_sql[] =
@@ -658,6 +658,15 @@ static int text_objcode(sqlite3 *db, FILE *out, int top)
 	return 0;
 }
 
+void mem_thread_note(char *buf, size_t len, sqlite3_stmt *st)
+{
+	/* the row's truncated, then unsignalled (profile_thread_unsignalled: a thread that
+	 * blocks SIGTRAP, the header's note says more; the usability review of 2026-11-29) */
+	snprintf(buf, len, "%s%s%s", sqlite3_column_int(st, 6) ? "truncated" : "",
+		 sqlite3_column_int(st, 6) && sqlite3_column_int(st, 8) ? ", " : "",
+		 sqlite3_column_int(st, 8) ? "no sampling signal: SIGTRAP blocked" : "");
+}
+
 static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 {
 	int multi = mt->processes > 1;
@@ -680,7 +689,8 @@ static int text_threads(sqlite3 *db, const struct meta *mt, FILE *out, int top)
 		fmt_u64(b[3], 32, st, 4);
 		text_percent(b[4], 32, sqlite3_column_double(st, 5));
 		const char *label = (const char *)sqlite3_column_text(st, 0);
-		const char *note = sqlite3_column_int(st, 6) ? "truncated" : "";
+		char note[64];
+		mem_thread_note(note, sizeof(note), st);
 		const char *row[] = { label, b[0], b[1], b[2], b[3], b[4], note };
 		const char *r1[] = { label, b[2], b[3], b[4], note };
 		text_table_add(t, multi ? row : r1);
