@@ -204,6 +204,47 @@ TEST(column_names_assignment)
 	unlink(path);
 }
 
+/* C++'s new, three on a line: g++ gives `new double[n]` the column of its ']', clang the
+ * column of `new`; both are named by what they are assigned to (the trial of 2026-11-29:
+ * a constructor's three arrays read "[column 40]", "[column 59]", "[column 78]"); a new
+ * that is an argument, not assigned, keeps its column alone. */
+TEST(column_names_cxx_new)
+{
+	char path[] = "/tmp/u-memsites-XXXXXX.cpp";
+	int fd = mkstemps(path, 4);
+	CHECK(fd >= 0);
+	static const char line[] = "  a = new double[n * 2]; c.b = new Cell<int, 2>(k); f(new int[n]);";
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "%s\n", line);
+	fclose(f);
+	const char *base = strrchr(path, '/') + 1;
+	int ca = (int)(strchr(line, ']') - line) + 1;			/* g++: at ']' */
+	int cb = (int)(strstr(line, "new Cell") - line) + 1;		/* clang: at new */
+	int cc = (int)(strstr(line, "(k)") - line) + 3;			/* at the ')' */
+	int cd = (int)(strrchr(line, ']') - line) + 1;
+	struct site_names *s = site_names_new();
+	const struct site_frame fa[] = { F("m", path, 1, ca, EXE, 0x10) };
+	const struct site_frame fb[] = { F("m", path, 1, cb, EXE, 0x20) };
+	const struct site_frame fc[] = { F("m", path, 1, cc, EXE, 0x30) };
+	const struct site_frame fd2[] = { F("m", path, 1, cd, EXE, 0x40) };
+	int a = add(s, fa, 1), b = add(s, fb, 1), c = add(s, fc, 1), d = add(s, fd2, 1);
+	CHECK(site_names_resolve(s) == 0);
+	char want[256];
+	snprintf(want, sizeof(want), "m (%s:1) [column %d: a]", base, ca);
+	CHECK_STR(site_names_label(s, a), want);
+	snprintf(want, sizeof(want), "m (%s:1) [column %d: c.b]", base, cb);
+	CHECK_STR(site_names_label(s, b), want);
+	snprintf(want, sizeof(want), "m (%s:1) [column %d: c.b]", base, cc);
+	CHECK_STR(site_names_label(s, c), want);
+	snprintf(want, sizeof(want), "m (%s:1) [column %d]", base, cd);
+	CHECK_STR(site_names_label(s, d), want);
+	site_names_free(s);
+	unlink(path);
+}
+
 /* A Fortran ALLOCATE(a(n), b(n), c(n)): gfortran gives the three mallocs one line and
  * column; they are three objects, in the statement's order (NPB CG's 13 arrays read as one,
  * the trial of 2026-11-29).  A C call the compiler copied (an unrolled loop: one line, one
@@ -356,6 +397,7 @@ int main(void)
 	RUN(thread_start_through_sonde);
 	RUN(two_calls_one_line);
 	RUN(column_names_assignment);
+	RUN(column_names_cxx_new);
 	RUN(fortran_allocate_one_column);
 	RUN(one_call_many_objects);
 	RUN(library_own_allocations);

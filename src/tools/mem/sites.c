@@ -407,6 +407,26 @@ static int assigned_to(const char *file, int line, int column, char *out, size_t
 	    (size_t)column > strlen(src) + 1)
 		return -1;
 	int i = column - 2;	/* the character before the call */
+	/* C++'s new: g++ puts the call of `new double[n]` at its ']' (the trial of
+	 * 2026-11-29: a constructor's arrays read "[column 40]", "[column 59]"); back over
+	 * the brackets and the type to the keyword, and from there as before it */
+	char close = src[column - 1], open = close == ']' ? '[' : close == ')' ? '(' : 0;
+	for (int depth = 1, k = i; open && k >= 0; k--) {
+		depth += src[k] == close ? 1 : src[k] == open ? -1 : 0;
+		if (!depth) {
+			i = k - 1;
+			break;
+		}
+	}
+	for (int k = i; k >= 2 && i - k < 80; k--) {
+		if (!strchr(" \t_:<>,*&", src[k]) && !isalnum((unsigned char)src[k]))
+			break;
+		if (!strncmp(src + k - 2, "new", 3) && (k < 3 || !(isalnum((unsigned char)src[k - 3]) ||
+		    src[k - 3] == '_')) && k + 1 <= i && (src[k + 1] == ' ' || src[k + 1] == '\t')) {
+			i = k - 3;
+			break;
+		}
+	}
 	for (;;) {
 		while (i >= 0 && (src[i] == ' ' || src[i] == '\t'))
 			i--;
