@@ -213,7 +213,8 @@ TEST(column_names_cxx_new)
 	char path[] = "/tmp/u-memsites-XXXXXX.cpp";
 	int fd = mkstemps(path, 4);
 	CHECK(fd >= 0);
-	static const char line[] = "  a = new double[n * 2]; c.b = new Cell<int, 2>(k); f(new int[n]);";
+	static const char line[] =
+		"  a = new double[n * 2]; c.b = new Cell<int, 2>(k); f(new int[n]);";
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	CHECK(f != NULL);
 	if (!f)

@@ -421,8 +421,9 @@ static int assigned_to(const char *file, int line, int column, char *out, size_t
 	for (int k = i; k >= 2 && i - k < 80; k--) {
 		if (!strchr(" \t_:<>,*&", src[k]) && !isalnum((unsigned char)src[k]))
 			break;
-		if (!strncmp(src + k - 2, "new", 3) && (k < 3 || !(isalnum((unsigned char)src[k - 3]) ||
-		    src[k - 3] == '_')) && k + 1 <= i && (src[k + 1] == ' ' || src[k + 1] == '\t')) {
+		int word = k < 3 || !(isalnum((unsigned char)src[k - 3]) || src[k - 3] == '_');
+		if (word && !strncmp(src + k - 2, "new", 3) && k + 1 <= i &&
+		    (src[k + 1] == ' ' || src[k + 1] == '\t')) {
 			i = k - 3;
 			break;
 		}
