@@ -160,48 +160,58 @@ TEST(two_calls_one_line)
 	site_names_free(s);
 }
 
+/* Four calls in a source file of text (a temporary one, ending in suffix), call k at
+ * line[k] and column col[k]: each is labelled with its column, and with what it is
+ * assigned to, name[k], where that is not NULL. */
+static void check_columns(const char *suffix, const char *text, const int line[4],
+			  const int col[4], const char *const name[4])
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/u-memsites-XXXXXX%s", suffix);
+	int fd = mkstemps(path, (int)strlen(suffix));
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+	const char *base = strrchr(path, '/') + 1;
+	struct site_names *s = site_names_new();
+	int id[4];
+	for (int k = 0; k < 4; k++) {
+		const struct site_frame fr[] = { F("m", path, line[k], col[k], EXE, 0x10 * (k + 1)) };
+		id[k] = add(s, fr, 1);
+	}
+	CHECK(site_names_resolve(s) == 0);
+	for (int k = 0; k < 4; k++) {
+		char want[256];
+		snprintf(want, sizeof(want), "m (%s:%d) [column %d%s%s]", base, line[k], col[k],
+			 name[k] ? ": " : "", name[k] ? name[k] : "");
+		CHECK_STR(site_names_label(s, id[k]), want);
+	}
+	site_names_free(s);
+	unlink(path);
+}
+
 /* Calls on one line told apart by column, with what each is assigned to where the source
  * is readable (the usability review of 2026-11-29: "[column 13/29/45/67]" to count): the
  * variable, through a cast and a member; a call that is not assigned keeps its column
  * alone, as does a source that is gone. */
 TEST(column_names_assignment)
 {
-	char path[] = "/tmp/u-memsites-XXXXXX.c";
-	int fd = mkstemps(path, 2);
-	CHECK(fd >= 0);
-	static const char *const lines[] = {
-		"  double *a = malloc(n), *b = (double *) malloc(n);",
-		"  p->data[1] = calloc(n, 8); if (malloc(n) == q) x = 1;",
+	static const char l1[] = "  double *a = malloc(n), *b = (double *) malloc(n);";
+	static const char l2[] = "  p->data[1] = calloc(n, 8); if (malloc(n) == q) x = 1;";
+	char text[256];
+	snprintf(text, sizeof(text), "%s\n%s\n", l1, l2);
+	const int line[4] = { 1, 1, 2, 2 };
+	const int col[4] = {
+		(int)(strstr(l1, "malloc") - l1) + 1,
+		(int)(strstr(strstr(l1, "(double"), "malloc") - l1) + 1,	/* a cast */
+		(int)(strstr(l2, "calloc") - l2) + 1,
+		(int)(strstr(l2, "malloc") - l2) + 1,
 	};
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fprintf(f, "%s\n%s\n", lines[0], lines[1]);
-	fclose(f);
-	const char *base = strrchr(path, '/') + 1;
-	int ca = (int)(strstr(lines[0], "malloc") - lines[0]) + 1;
-	int cb = (int)(strstr(strstr(lines[0], "(double"), "malloc") - lines[0]) + 1; /* cast */
-	int cc = (int)(strstr(lines[1], "calloc") - lines[1]) + 1;
-	int cd = (int)(strstr(lines[1], "malloc") - lines[1]) + 1;
-	struct site_names *s = site_names_new();
-	const struct site_frame fa[] = { F("m", path, 1, ca, EXE, 0x10) };
-	const struct site_frame fb[] = { F("m", path, 1, cb, EXE, 0x20) };
-	const struct site_frame fc[] = { F("m", path, 2, cc, EXE, 0x30) };
-	const struct site_frame fd2[] = { F("m", path, 2, cd, EXE, 0x40) };
-	int a = add(s, fa, 1), b = add(s, fb, 1), c = add(s, fc, 1), d = add(s, fd2, 1);
-	CHECK(site_names_resolve(s) == 0);
-	char want[256];
-	snprintf(want, sizeof(want), "m (%s:1) [column %d: a]", base, ca);
-	CHECK_STR(site_names_label(s, a), want);
-	snprintf(want, sizeof(want), "m (%s:1) [column %d: b]", base, cb);
-	CHECK_STR(site_names_label(s, b), want);
-	snprintf(want, sizeof(want), "m (%s:2) [column %d: p->data[1]]", base, cc);
-	CHECK_STR(site_names_label(s, c), want);
-	snprintf(want, sizeof(want), "m (%s:2) [column %d]", base, cd);
-	CHECK_STR(site_names_label(s, d), want);
-	site_names_free(s);
-	unlink(path);
+	const char *const name[4] = { "a", "b", "p->data[1]", NULL };
+	check_columns(".c", text, line, col, name);
 }
 
 /* C++'s new, three on a line: g++ gives `new double[n]` the column of its ']', clang the
@@ -210,40 +220,17 @@ TEST(column_names_assignment)
  * that is an argument, not assigned, keeps its column alone. */
 TEST(column_names_cxx_new)
 {
-	char path[] = "/tmp/u-memsites-XXXXXX.cpp";
-	int fd = mkstemps(path, 4);
-	CHECK(fd >= 0);
-	static const char line[] =
-		"  a = new double[n * 2]; c.b = new Cell<int, 2>(k); f(new int[n]);";
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fprintf(f, "%s\n", line);
-	fclose(f);
-	const char *base = strrchr(path, '/') + 1;
-	int ca = (int)(strchr(line, ']') - line) + 1;			/* g++: at ']' */
-	int cb = (int)(strstr(line, "new Cell") - line) + 1;		/* clang: at new */
-	int cc = (int)(strstr(line, "(k)") - line) + 3;			/* at the ')' */
-	int cd = (int)(strrchr(line, ']') - line) + 1;
-	struct site_names *s = site_names_new();
-	const struct site_frame fa[] = { F("m", path, 1, ca, EXE, 0x10) };
-	const struct site_frame fb[] = { F("m", path, 1, cb, EXE, 0x20) };
-	const struct site_frame fc[] = { F("m", path, 1, cc, EXE, 0x30) };
-	const struct site_frame fd2[] = { F("m", path, 1, cd, EXE, 0x40) };
-	int a = add(s, fa, 1), b = add(s, fb, 1), c = add(s, fc, 1), d = add(s, fd2, 1);
-	CHECK(site_names_resolve(s) == 0);
-	char want[256];
-	snprintf(want, sizeof(want), "m (%s:1) [column %d: a]", base, ca);
-	CHECK_STR(site_names_label(s, a), want);
-	snprintf(want, sizeof(want), "m (%s:1) [column %d: c.b]", base, cb);
-	CHECK_STR(site_names_label(s, b), want);
-	snprintf(want, sizeof(want), "m (%s:1) [column %d: c.b]", base, cc);
-	CHECK_STR(site_names_label(s, c), want);
-	snprintf(want, sizeof(want), "m (%s:1) [column %d]", base, cd);
-	CHECK_STR(site_names_label(s, d), want);
-	site_names_free(s);
-	unlink(path);
+	static const char l[] =
+		"  a = new double[n * 2]; c.b = new Cell<int, 2>(k); f(new int[n]);\n";
+	const int line[4] = { 1, 1, 1, 1 };
+	const int col[4] = {
+		(int)(strchr(l, ']') - l) + 1,			/* g++: at the ']' */
+		(int)(strstr(l, "new Cell") - l) + 1,		/* clang: at new */
+		(int)(strstr(l, "(k)") - l) + 3,		/* at the ')' */
+		(int)(strrchr(l, ']') - l) + 1,
+	};
+	const char *const name[4] = { "a", "c.b", "c.b", NULL };
+	check_columns(".cpp", l, line, col, name);
 }
 
 /* A Fortran ALLOCATE(a(n), b(n), c(n)): gfortran gives the three mallocs one line and
