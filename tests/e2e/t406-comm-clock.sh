@@ -61,6 +61,39 @@ else
 	skip t406-short-unit "no sampled communication in this run"
 fi
 
+# threads pinned to one CPU move no line between caches: the core matrix is empty, and the
+# summary says how much of the thread matrix's volume is between threads on one CPU (the
+# usability review of 2026-11-29: a producer and consumer on CPU 0 read 343 transfers and
+# a remedy, the core matrix empty, no word); the headline counts the threads in a cell
+if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+	taskset -c 0 "$SONDE" comm --source clock --no-watch -o pin -- "$T/cb-gcc" fs 3000000 50 \
+		>/dev/null 2>pin.txt
+	check t406-pinned-status [ $? -eq 0 ]
+	tot=$(comm_meta pin total_all) same=$(comm_meta pin total_same_cpu)
+	if [ "${tot:-0}" -gt 0 ]; then
+		check "t406-pinned-same-cpu ($same of $tot)" [ "$same" = "$tot" ]
+		check t406-pinned-core-empty [ "$(mat_sum pin/comm/matrix-all-core.csv)" = 0 ]
+		check t406-pinned-said grep -q "100% of the communication was between two threads on one CPU at the time of both accesses" <(flat pin.txt)
+		# the threads in a cell, counted from the matrix's rows
+		k=$(awk -F, 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i; if (s > 0) k++ } END { print k + 0 }' pin/comm/matrix-all-thread.csv)
+		n=$(comm_meta pin threads)
+		if [ "$k" -lt "$n" ]; then
+			check "t406-pinned-between-$k-of-$n" grep -q "between $k of $n threads" <(flat pin.txt)
+		else
+			check "t406-pinned-between-$n" grep -q "between $n threads" <(flat pin.txt)
+		fi
+	else
+		skip t406-pinned "no sampled communication in this run"
+	fi
+	# free to move: no such note unless a tenth of the volume was on one CPU
+	same=$(comm_meta short total_same_cpu) tot=$(comm_meta short total_all)
+	if [ "${tot:-0}" -gt 0 ] && [ $((same * 10)) -lt "$tot" ]; then
+		check t406-free-no-note sh -c '! grep -q "between two threads on one CPU" short.txt'
+	fi
+else
+	skip t406-pinned "taskset cannot pin here"
+fi
+
 # A trap's event names the observer's code (the instruction after its access: the debug
 # exception comes after it), as a sample's does: before 2026-11-27 a trap's was 0, and a
 # thread seen only by its traps had no code in pairs.csv (NPB MG: "code_a" empty).  Read

@@ -50,6 +50,11 @@ const char *comm_switch_text(struct sqlite3 *db, char *buf, size_t len);
 /* A sampled recording's warning when it rests on few communication events (and what
  * sampling reaches), into buf; NULL when there is none to give. */
 const char *comm_few_text(struct sqlite3 *db, char *buf, size_t len);
+/* Where a tenth of the communication or more was between two threads on one CPU at the
+ * time of both accesses (no line moved; the core matrix leaves it out: the usability
+ * review of 2026-11-29, two threads pinned to one CPU read 343 transfers), that share
+ * said, into buf; NULL otherwise (view.c). */
+const char *comm_same_cpu_text(struct sqlite3 *db, char *buf, size_t len);
 /* "What to do: ..." for the object with the most communication (or the run), into buf:
  * the remedy of its larger kind, undecided where the two readings of a sampled split
  * disagree, nothing to pad where the busiest pair is the OpenMP runtime's, no remedy from

@@ -49,6 +49,8 @@ static void header(struct html *h, sqlite3 *db)
 	html_kv(h, "communication", v);
 	if (comm_few_text(db, v, sizeof(v)))
 		html_kv(h, "warning", v);
+	if (comm_same_cpu_text(db, v, sizeof(v)))
+		html_kv(h, "one CPU", v);
 	html_kv_end(h);
 }
 

@@ -290,17 +290,23 @@ static const int heat_colour[] = { 17, 19, 26, 32, 37, 142, 178, 208, 196 };
 /* The column numbers over a heat map of nb columns of w characters, g threads each. */
 static void heat_labels(FILE *out, uint32_t nb, uint32_t g, int w)
 {
-	fprintf(out, "        ");
-	for (uint32_t c = 0; c < nb; c++) {
+	char line[512];
+	size_t k = (size_t)snprintf(line, sizeof(line), "        ");
+	for (uint32_t c = 0; c < nb && k < sizeof(line); c++) {
 		if (w >= 3)
-			fprintf(out, "%-*u", w, c * g);
+			k += (size_t)snprintf(line + k, sizeof(line) - k, "%-*u", w, c * g);
 		else if (c % (8 / w) == 0) {
 			char lab[16];
 			int n = snprintf(lab, sizeof(lab), "%u", c * g);
-			fprintf(out, "%-*s", (int)(8 / w) * w > n ? (8 / w) * w : n, lab);
+			k += (size_t)snprintf(line + k, sizeof(line) - k, "%-*s",
+					      (int)(8 / w) * w > n ? (8 / w) * w : n, lab);
 		}
 	}
-	fprintf(out, "\n");
+	/* no trailing blanks (the usability review of 2026-11-29) */
+	k = k < sizeof(line) ? k : sizeof(line) - 1;
+	while (k && line[k - 1] == ' ')
+		k--;
+	fprintf(out, "%.*s\n", (int)k, line);
 }
 
 static void heat_map(sqlite3 *db, FILE *out, int colour)
@@ -323,7 +329,9 @@ static void heat_map(sqlite3 *db, FILE *out, int colour)
 	for (size_t q = 0; q < (size_t)nb * nb; q++)
 		if (b[q] > max)
 			max = b[q];
-	int w = nb <= 16 ? 4 : nb <= 24 ? 3 : nb <= 36 ? 2 : 1;
+	/* a row is 8 + nb * w + 1 columns: 80 at most (36 blocks of 2 made 81: the usability
+	 * review of 2026-11-29, 71 threads) */
+	int w = nb <= 17 ? 4 : nb <= 23 ? 3 : nb <= 35 ? 2 : 1;
 	if (g > 1)
 		fprintf(out, "  (threads aggregated by %u: cell k covers threads %u*k .. %u*k+%u)\n",
 			g, g, g, g - 1);
@@ -693,7 +701,46 @@ static const char *more_samples(sqlite3 *db)
 		return "--no-watch (this clock samples at most once a scheduler tick, 4 ms at "
 		       "HZ=250, whatever the --period, beside watchpoints; without them, ~5x the "
 		       "samples and no traps)";
+	/* the time budget stretched the clock's period (model.c's unit): a shorter one takes
+	 * no more samples (the usability review of 2026-11-29: -p 100000 took 775-2,277
+	 * samples against 1,650-2,396 at the default, and was advised) */
+	uint64_t h = db_meta_u64(db, "hits_modelled"), w = db_meta_u64(db, "hits_weighted");
+	if (clock_source(db) && w * 20 > h * 21)
+		return "a longer run (not a shorter --period: the time budget stretched this "
+		       "one, and a shorter one takes no more samples)";
 	return "a shorter --period";
+}
+
+const char *comm_same_cpu_text(sqlite3 *db, char *buf, size_t len)
+{
+	uint64_t all = db_meta_u64(db, "total_all"), same = db_meta_u64(db, "total_same_cpu");
+	if (!all || same * 10 < all)
+		return NULL;
+	snprintf(buf, len, "%.0f%% of the communication was between two threads on one CPU at "
+		 "the time of both accesses (more threads than CPUs, or pinned together): no "
+		 "line moved between caches there.  The thread matrix counts it, as the "
+		 "paper's does; the core matrix leaves it out.",
+		 100.0 * (double)same / (double)all);
+	return buf;
+}
+
+/* The threads in a cell of the merged thread matrix. */
+static uint64_t communicating_threads(sqlite3 *db)
+{
+	return (uint64_t)db_int(db, "SELECT COUNT(DISTINCT i) FROM comm_cells WHERE part = -1"
+				    " AND unit = 'thread' AND kind = 'all' AND value > 0");
+}
+
+/* "N threads" or "K of N threads" (the usability review of 2026-11-29: "between 3
+ * threads" where 2 communicate) into buf. */
+static const char *between(sqlite3 *db, char *buf, size_t len)
+{
+	uint64_t n = db_meta_u64(db, "threads"), k = communicating_threads(db);
+	if (k && k < n)
+		snprintf(buf, len, "%" PRIu64 " of %" PRIu64 " threads", k, n);
+	else
+		snprintf(buf, len, "%" PRIu64 " threads", n);
+	return buf;
 }
 
 /* Traps under which a trap-carried volume is said to be coarse (the summary). */
@@ -1055,6 +1102,13 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 				  "(killed by SIGKILL?): its threads' counters are missing, and the "
 				  "samples of its last second.", 80);
 		} else if (sampled && ns < COMM_FEW_EVENTS &&
+			   db_meta_u64(db, "clock_unsignalled")) {
+			/* threads that blocked the clock's signal: not a short run (the usability
+			 * review of 2026-11-29: 0.9 s of CPU read "ran too briefly") */
+			text_para(out, "  ", "No samples where threads blocked SIGTRAP, the clock "
+				  "source's signal ('sonde: warning: ... they block SIGTRAP' says "
+				  "which and what to do).", 80);
+		} else if (sampled && ns < COMM_FEW_EVENTS &&
 			   db_meta_u64(db, "sample_signals") >= 10 * COMM_FEW_EVENTS) {
 			/* a long run whose sampled instructions touch no memory (the usability
 			 * review of 2026-11-29: 1.87 s of CPU, "ran too briefly") */
@@ -1078,7 +1132,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		processes_table(db, out);
 		return 0;
 	}
-	char few[1024];
+	char few[1024], bt[64];
 	double fb, fc;
 	covered_shares(all, fs, db_meta_u64(db, "total_false_covered"), &fb, &fc);
 	uint64_t nev = db_meta_u64(db, "events");
@@ -1086,23 +1140,26 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 		/* one or two events split nothing: 100% one way from a single pair of
 		 * accesses (the trial of 2026-11-29, F3: PENNANT's two adjacent sums, written
 		 * by both threads, read "false sharing 100.0%" from 1 event) */
-		snprintf(few, sizeof(few), "communication: %" PRIu64 " between %" PRIu64
-			 " threads (from %" PRIu64 " event%s: too few for a true/false split)",
-			 all, db_meta_u64(db, "threads"), nev, nev == 1 ? "" : "s");
-		text_para(out, "  ", few, 80);
+		snprintf(few, sizeof(few), "%" PRIu64 " between %s (from %" PRIu64 " event%s: "
+			 "too few for a true/false split)", all, between(db, bt, sizeof(bt)), nev,
+			 nev == 1 ? "" : "s");
+		text_hang(out, "  communication: ", "      ", few, 80);
 	} else if (!db_meta_u64(db, "exact") && fb - fc >= COMM_COVERED_POINTS) {
 		/* two readings apart: neither as the headline's split (the trial of 2026-11-29:
 		 * AMG's "false sharing 86.6%", 8.7% by --compare's exact count) */
-		snprintf(few, sizeof(few), "communication: %" PRIu64 " between %" PRIu64
-			 " threads (false sharing %.1f%% or %.1f%%: the two readings below "
-			 "disagree)", all, db_meta_u64(db, "threads"), fb, fc);
-		text_para(out, "  ", few, 80);
+		snprintf(few, sizeof(few), "%" PRIu64 " between %s (false sharing %.1f%% or "
+			 "%.1f%%: the two readings below disagree)", all,
+			 between(db, bt, sizeof(bt)), fb, fc);
+		text_hang(out, "  communication: ", "      ", few, 80);
 	} else {
-		fprintf(out, "  communication: %" PRIu64 " (true sharing %.1f%%, false sharing "
-			     "%.1f%%) between %" PRIu64 " threads\n",
-			all, 100.0 * (double)tr / (double)all, 100.0 * (double)fs / (double)all,
-			db_meta_u64(db, "threads"));
+		/* (a paragraph: 81 columns with 41 threads, the usability review) */
+		snprintf(few, sizeof(few), "%" PRIu64 " (true sharing %.1f%%, false sharing "
+			 "%.1f%%) between %s", all, 100.0 * (double)tr / (double)all,
+			 100.0 * (double)fs / (double)all, between(db, bt, sizeof(bt)));
+		text_hang(out, "  communication: ", "      ", few, 80);
 	}
+	if (comm_same_cpu_text(db, few, sizeof(few)))
+		text_para(out, "  ", few, 80);
 	if (comm_few_text(db, few, sizeof(few)))
 		text_para(out, "  ", few, 80);
 	/* a volume carried by few weighted traps (the usability review of 2026-11-29: a
@@ -1148,7 +1205,7 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			    " WHERE part = -1 ORDER BY total DESC, id", 4, oh, "rrrn", top);
 	if ((comm_sampled(db) || placed) && db_has_table(db, "comm_lines")) {
 		static const char *const lh[] = { "total", "true", "false", "line", "object",
-						  "thread:+byte offset in the line" };
+						  "thread:+offset" };
 		/* --compare: the lines are the sampled detector's, as the objects (the trial
 		 * of 2026-11-28: CoMD's lines all false beside exact matrices all true, only
 		 * the objects' table said whose they were) */
@@ -1229,6 +1286,10 @@ int comm_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 	char todo[2048];
 	json_str(&j, "what_to_do", comm_what_to_do(db, todo, sizeof(todo)));
 	json_uint(&j, "threads", db_meta_u64(db, "threads"));
+	/* the threads in a cell, and the volume between two threads on one CPU (the usability
+	 * review of 2026-11-29) */
+	json_uint(&j, "threads_communicating", communicating_threads(db));
+	json_uint(&j, "total_same_cpu", db_meta_u64(db, "total_same_cpu"));
 	json_str(&j, "warning", comm_few_text(db, b, sizeof(b)));
 	if (db_meta_u64(db, "compare_period")) {	/* --compare: the sampled run's figures */
 		json_uint(&j, "compare_period", db_meta_u64(db, "compare_period"));
