@@ -43,7 +43,14 @@ if [ "${total:-0}" -gt 0 ]; then
 	check t418-hint-min grep -q "under --min-object (1024 bytes)" <(flat err)
 	check t418-hint-suggests-64-or-16 grep -q "(e.g. --min-object 64, or 16 for blocks as small as a pair of pointers)" <(flat err)
 	"$SONDE" comm --source inst --period 101 --min-object 64 -o d64 -- ./sb >/dev/null 2>err64
-	check t418-named-with-64 grep -q "calloc\|main (sb.c:1[0-9])" d64/comm/objects.csv
+	# (a second run may find none: the threads' short runs hardly overlap on 2 CPUs; a
+	# suite of 2026-11-30 failed here with the first run's handful found)
+	t64=$(sqlite3 d64/profile.db "SELECT value FROM meta WHERE key = 'total_all'")
+	if [ "${t64:-0}" -gt 0 ]; then
+		check t418-named-with-64 grep -q "calloc\|main (sb.c:1[0-9])" d64/comm/objects.csv
+	else
+		skip t418-named-with-64 "no communication found in the second run"
+	fi
 	check t418-no-hint-with-64 bash -c '! grep -q "untracked small blocks\]:" err64'
 else
 	skip t418-small-named "no communication found in this run"
