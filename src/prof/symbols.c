@@ -857,6 +857,103 @@ static int module_add_plt(struct sym_module *m)
 }
 
 /* .symtab of the file or of its debug file, else .dynsym (elfutils picks the best). */
+/*
+ * A function's static variables: gcc and gfortran give each a local symbol "name.N" (N
+ * numbering the statics of one name in the unit), so two functions' `tab` read "tab.0"
+ * and "tab.1", and gfortran's SAVEd arrays "p.3", "ur.3" (the trial of 2026-11-29 on
+ * Nekbone).  gdb names them by their scope, `cg::ur`: the DWARF variable at that address
+ * (a DW_OP_addr location) inside a subprogram.
+ */
+static int local_static_name(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	if (!dot || dot == name || !dot[1])
+		return 0;
+	for (const char *p = dot + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+struct scoped_var {
+	uint64_t addr;
+	const char *var, *scope;
+};
+
+/* The variables with a fixed address in subprogram scope below die, into *v. */
+static int scoped_vars(Dwarf_Die *die, const char *scope, uint64_t bias, struct scoped_var **v,
+		       size_t *n, size_t *cap, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 16 || dwarf_child(die, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			const char *sc = tag == DW_TAG_subprogram ? dwarf_diename(&c) : scope;
+			if (scoped_vars(&c, sc, bias, v, n, cap, depth + 1))
+				return -ENOMEM;
+			continue;
+		}
+		Dwarf_Attribute at;
+		Dwarf_Op *ops;
+		size_t nops;
+		const char *var = dwarf_diename(&c);
+		if (tag != DW_TAG_variable || !scope || !var ||
+		    !dwarf_attr(&c, DW_AT_location, &at) ||
+		    dwarf_getlocation(&at, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_addr)
+			continue;
+		if (grow((void **)v, cap, *n + 1, sizeof(**v)))
+			return -ENOMEM;
+		(*v)[(*n)++] = (struct scoped_var){ ops[0].number + bias, var, scope };
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* The "name.N" statics of m renamed "scope::name" where DWARF places them; best effort. */
+static void module_name_statics(struct sym_module *m)
+{
+	size_t k = 0;
+	while (k < m->objs.n && !local_static_name(m->objs.v[k].name))
+		k++;
+	Dwarf_Addr bias;
+	Dwarf *dw = k < m->objs.n ? dwfl_module_getdwarf(m->dm, &bias) : NULL;
+	if (!dw)
+		return;
+	struct scoped_var *v = NULL;
+	size_t n = 0, cap = 0, hsize;
+	Dwarf_Off off = 0, next;
+	uint8_t asize, osize;
+	int err = 0;
+	while (!err && dwarf_nextcu(dw, off, &next, &hsize, NULL, &asize, &osize) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			err = scoped_vars(&cu, NULL, bias, &v, &n, &cap, 0);
+		off = next;
+	}
+	for (size_t i = k; !err && i < m->objs.n; i++) {
+		struct fsym *f = &m->objs.v[i];
+		const char *dot = strchr(f->name, '.');
+		if (!local_static_name(f->name))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			char *s = NULL;
+			size_t len = (size_t)(dot - f->name);
+			if (v[j].addr != f->start || strncmp(v[j].var, f->name, len) ||
+			    v[j].var[len])
+				continue;
+			if (grow((void **)&m->names, &m->capnames, m->nnames + 1, sizeof(char *)) ||
+			    asprintf(&s, "%s::%s", v[j].scope, v[j].var) < 0)
+				break;
+			m->names[m->nnames++] = s;
+			f->name = s;
+			break;
+		}
+	}
+	free(v);
+}
+
 static int module_load_symbols(struct sym_module *m)
 {
 	int n = dwfl_module_getsymtab(m->dm);
@@ -877,6 +974,7 @@ static int module_load_symbols(struct sym_module *m)
 	symvec_sort(&m->tls);
 	symvec_sort(&m->tlsvars);
 	m->dynsym_only = !module_has_symtab(m);
+	module_name_statics(m);
 	return 0;
 }
 
