@@ -215,3 +215,25 @@ check t051-idiom-premise-clang-calls-memcpy sh -c 'nm idiom-plain.o | grep -q " 
 check t051-idiom-no-memcpy-memset sh -c '! nm idiom.o | grep -q -E " U mem(cpy|set)"'
 check t051-idiom-loops-instrumented sh -c 'nm idiom.o | grep -q " U __sanitizer_cov_load" &&
 	nm idiom.o | grep -q " U __sanitizer_cov_store"'
+# Adjacent stores merged into a memset (clang's memcpyopt): su3_bench zeroes 3x3 complex
+# matrices element by element, and at -O3 got vector stores and no callback (the trial of
+# 2026-11-29, F2).  Premise: the coverage flags and -disable-loop-idiom-all alone leave
+# zero() no store callback; sonde-cc's build has some.
+cat >merge.c <<'EOC'
+typedef struct { float re, im; } cplx;
+typedef struct { cplx e[3][3]; } su3;
+void zero(su3 *a, long n)
+{
+	for (long i = 0; i < n; i++)
+		for (int j = 0; j < 3; j++)
+			for (int k = 0; k < 3; k++) {
+				a[i].e[j][k].re = 0;
+				a[i].e[j][k].im = 0;
+			}
+}
+EOC
+clang -O3 -fsanitize-coverage=edge,trace-loads,trace-stores -mllvm -disable-loop-idiom-all \
+	-c merge.c -o merge-plain.o
+check t051-merge-premise-no-store-callback sh -c '! nm merge-plain.o | grep -q " U __sanitizer_cov_store"'
+"$CCW" -O3 -c merge.c -o merge.o
+check t051-merge-stores-instrumented sh -c 'nm merge.o | grep -q " U __sanitizer_cov_store"'
