@@ -68,5 +68,11 @@ int main(int argc, char **argv)
 	int (*fn)(int, char **) = command_find(name);
 	if (fn)
 		return fn(argc - 1, argv + 1);
+	/* the compiler wrappers are not subcommands (the trial of 2026-11-29: 'sonde cc') */
+	if (!strcmp(name, "cc") || !strcmp(name, "c++") || !strcmp(name, "gcc") ||
+	    !strcmp(name, "clang"))
+		return sonde_usage_error(NULL, "unknown command '%s': the compiler wrapper for the "
+					 "inst source is sonde-cc (one word), the one for vsensor "
+					 "'sonde vsensor cc'", name);
 	return sonde_usage_error(NULL, "unknown command '%s'", name);
 }

@@ -16,6 +16,8 @@ expect() {
 }
 
 expect unknown-command 2 "^sonde: unknown command 'frobnicate'" "$SONDE" frobnicate
+# 'sonde cc' points to the two compiler wrappers (the trial of 2026-11-29)
+expect cc-not-a-command 2 "^sonde: unknown command 'cc': the compiler wrapper for the inst source is sonde-cc \(one word\), the one for vsensor 'sonde vsensor cc'" "$SONDE" cc -O2 x.c
 expect no-command 2 "usage: sonde" "$SONDE"
 expect mem-unknown-option 2 "^sonde: unknown option '--bogus'" "$SONDE" mem --bogus -- true
 # a long option without its value is named as typed (comm's --top printed a raw byte:
