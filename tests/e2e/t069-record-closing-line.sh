@@ -66,4 +66,8 @@ if gcc -O1 blk.c -o blk; then
 	# 2026-11-27: -p 500000000 warned about a program that blocks nothing)
 	"$SONDE" mem --source clock -p 500000000 -o nbo -- ./blk >/dev/null 2>nb.err
 	check t069-long-period-no-warning sh -c "! grep -q 'got no sampling signal' nb.err"
+	# nor a row's note (the flag was the OpenMP number, -1, in every thread of a program
+	# without OpenMP, for a commit's while: t081 caught it)
+	"$SONDE" report nbo >nb.rep 2>/dev/null
+	check t069-long-period-no-row-note sh -c "! grep -q 'SIGTRAP blocked' nb.rep"
 fi

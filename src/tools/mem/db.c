@@ -296,6 +296,9 @@ static int write_threads(struct writer *w)
 		const struct prof_thread *t = th->t;
 		/* the OpenMP number last: '-' (NULL, no argument) when unknown or varied */
 		int omp = prof_omp_thread(t);
+		int64_t uns = profile_thread_unsignalled(th->proc, t);
+		/* ('-' takes no argument: the unsignalled flag comes first, then the OpenMP
+		 * number, which the NULL case leaves unread) */
 		r = db_row(st, omp >= 0 ? "iiiituuuuuuuuuuuiiuuutii" : "iiiituuuuuuuuuuuiiuuut-i",
 			(int64_t)i + 1, (int64_t)th->proc_index + 1,
 			(int64_t)t->hdr.thread_index, (int64_t)t->hdr.tid, th->label, th->samples,
@@ -303,7 +306,7 @@ static int write_threads(struct writer *w)
 			t->stats.signals, t->stats.steps, t->stats.traps, t->stats.accesses,
 			t->stats.cpu_ns, t->stats.unwind_fail, (int64_t)t->truncated,
 			(int64_t)t->end_signo, t->hdr.stack_lo, t->hdr.stack_hi, t->unknown,
-			t->path, (int64_t)omp, (int64_t)profile_thread_unsignalled(th->proc, t));
+			t->path, omp >= 0 ? (int64_t)omp : uns, uns);
 	}
 	sqlite3_finalize(st);
 	return r ? db_fail(w->db, w->err, w->errlen, "writing threads") : 0;
