@@ -176,33 +176,39 @@ static int set_del(uintptr_t a)
 #define SITE ((uint64_t)(uintptr_t)__builtin_return_address(0))
 
 /*
- * Allocation call paths, cached per thread by call site and by the site's caller.
+ * Allocation call paths, cached per thread by call site and by the site's callers.
  * Unwinding every allocation of a tracked size costs microseconds, far more than the
  * allocation (a malloc-heavy program ran 70x slower).  So a path is unwound the first time
  * and then once every SITE_REFRESH allocations (to pick up other paths to it).  The site
  * alone (the interposer's return address) is not the key: in the program's own wrapper
  * (xmalloc) it is the same for every caller, and the first caller's path was given to
  * all, its 64th allocation alone unwound again (the usability review of 2026-11-28: two
- * callers alternating read 99.4% the first's; 100 of each in turn, 128 and 72).  The key
- * is the site and the return address of the function that holds it, read from the stack:
- * found there at the first unwind (SITE_SCAN words above this function's frame, the
- * offset the same at every call of one site: our frames and the caller's at that call do
- * not change), read at that offset afterwards.  Sites inside allocation wrappers (strdup,
- * operator new, std::allocator: code in libc or libstdc++) are always unwound, since the
- * object's name is their caller's.
+ * callers alternating read 99.4% the first's; 100 of each in turn, 128 and 72).  Nor are
+ * the site and its caller's return address: a wrapper of a wrapper (minisweep's
+ * Pointer_allocate -> Pointer_allocate_h_ -> malloc_host_P -> malloc) has the same two
+ * for every caller, and 11 arrays of 22 MB read as one object, the first caller's (the
+ * trial of 2026-11-29, F1).  The key is the site and the next SITE_LEVELS return
+ * addresses above it, read from the stack: each found there at the first unwind of the
+ * key so far (SITE_SCAN words above the previous one, from this function's frame; the
+ * offset is the same at every call along one chain of return addresses: our frames and
+ * those callers' at those calls do not change), read at that offset afterwards.  Sites
+ * inside allocation wrappers (strdup, operator new, std::allocator: code in libc or
+ * libstdc++) are always unwound, since the object's name is their caller's.
  */
 #define SITE_SLOTS 512
 #define SITE_REFRESH 64
 #define SITE_SCAN 96
+#define SITE_LEVELS 4
 
-struct site_slot {		/* a path, by (site, the return address above it) */
-	uint64_t site, above;
+struct site_slot {		/* a path, by its key: the site and the return addresses above */
+	uint64_t key;
 	uint32_t ctx, uses;
 };
 
-struct site_where {		/* where a site's caller's return address lies, from the anchor */
-	uint64_t site;
-	int32_t k;		/* words; -1: not found */
+struct site_where {		/* where the next return address above a key's lies */
+	uint64_t key;		/* the site, then mixed with each return address above it */
+	int32_t k;		/* words from the anchor; -1: not found (the key is whole), -2:
+				 * found elsewhere once (a frame whose size varies: unwind) */
 };
 
 /*
@@ -277,18 +283,41 @@ static int stack_holds(const struct rt_thread *t, const uint64_t *w, size_t n)
 	return t->stack_lo && a >= t->stack_lo && a + n * 8 <= t->stack_hi;
 }
 
+/* The key of a path one return address longer. */
+static inline uint64_t key_mix(uint64_t key, uint64_t ra)
+{
+	uint64_t z = key ^ (ra * 0xff51afd7ed558ccdull);
+	z ^= z >> 33;
+	z *= 0xc4ceb9fe1a85ec53ull;
+	z ^= z >> 33;
+	return z ? z : 1;
+}
+
 static __attribute__((noinline)) uint32_t alloc_ctx(struct rt_thread *t,
 						     struct alloc_state *st, uint64_t site)
 {
 	if (!st || !cacheable(site))
 		return ctx_here(t, NULL, 0);
-	/* the anchor: this function's frame; the site's caller's frame lies above it */
+	/* the anchor: this function's frame; the site's callers' frames lie above it */
 	const uint64_t *anchor = __builtin_frame_address(0);
-	struct site_where *wh = &st->where[site_hash(site)];
-	int32_t k = wh->site == site ? wh->k : -1;
-	uint64_t above = k >= 0 && stack_holds(t, anchor, (size_t)k + 1) ? anchor[k] : 0;
-	struct site_slot *e = &st->site[site_hash(site ^ (above * 0xff51afd7ed558ccdull))];
-	if (e->site == site && e->above == above && e->ctx && (++e->uses % SITE_REFRESH))
+	uint64_t key = site;
+	int known = 1;		/* every level's offset learned: key is the path's */
+	for (int l = 0; l < SITE_LEVELS; l++) {
+		const struct site_where *wh = &st->where[site_hash(key)];
+		if (wh->key != key || wh->k == -2) {
+			known = 0;
+			break;
+		}
+		if (wh->k < 0)
+			break;
+		if (!stack_holds(t, anchor, (size_t)wh->k + 1)) {
+			known = 0;
+			break;
+		}
+		key = key_mix(key, anchor[wh->k]);
+	}
+	struct site_slot *e = &st->site[site_hash(key)];
+	if (known && e->key == key && e->ctx && (++e->uses % SITE_REFRESH))
 		return e->ctx;
 	uint64_t ips[256];
 	int max = rt_cfg.max_depth > 0 && rt_cfg.max_depth < 256 ? rt_cfg.max_depth : 256;
@@ -299,39 +328,45 @@ static __attribute__((noinline)) uint32_t alloc_ctx(struct rt_thread *t,
 	int i = 0;
 	while (i < n - 1 && i < 8 && ips[i] != site)
 		i++;
-	uint64_t ret1 = i < n - 1 && ips[i] == site ? ips[i + 1] : 0;
-	/* the offset checked at every unwind: a wrapper whose frame size varies (alloca, a
-	 * VLA) puts its return address elsewhere, and the word read there could be the same
-	 * for two callers (the review of 2026-11-28: one caller's 4,000 blocks named after
-	 * the other): such a site is unwound every time (k -2) */
-	if (wh->site == site && wh->k >= 0 && ret1 && above != ret1) {
-		wh->k = -2;
-		above = 0;
-		e = &st->site[site_hash(site)];
+	if (ips[i] != site)
+		return ctx;	/* the site is not on the path: nothing to learn */
+	/* learn (or check) each level's offset along the unwound path: the offset checked at
+	 * every unwind, since a wrapper whose frame size varies (alloca, a VLA) puts its
+	 * return address elsewhere, and the word read there could be the same for two
+	 * callers (the review of 2026-11-28: one caller's 4,000 blocks named after the
+	 * other): such a key is unwound every time (k -2) */
+	int scan = SITE_SCAN * SITE_LEVELS;
+	while (scan > 0 && !stack_holds(t, anchor, (size_t)scan))
+		scan--;
+	key = site;
+	for (int l = 0, from = 0; l < SITE_LEVELS; l++) {
+		struct site_where *wh = &st->where[site_hash(key)];
+		uint64_t ra = i + l + 1 < n ? ips[i + l + 1] : 0;
+		if (wh->key == key && wh->k == -2)
+			return ctx;
+		if (wh->key == key && wh->k >= 0 && (!ra || wh->k >= scan || anchor[wh->k] != ra)) {
+			wh->k = -2;
+			return ctx;
+		}
+		if (wh->key != key) {	/* first unwind of this key: where the next return is */
+			/* up to the stack's end: the main thread's may lie a few hundred bytes
+			 * above (its start is placed at random in its page: a bound of the whole
+			 * scan missed the slot in 2 runs of 3) */
+			int k = -1;
+			for (int w = from; ra && w < scan && w < from + SITE_SCAN && k < 0; w++)
+				if (anchor[w] == ra)
+					k = w;
+			wh->key = key;
+			wh->k = k;
+		}
+		if (wh->k < 0)
+			break;
+		from = wh->k + 1;
+		key = key_mix(key, ra);
 	}
-	if (wh->site == site && wh->k == -2) {
-		e->site = 0;	/* never a hit */
-		return ctx;
-	}
-	if (wh->site != site) {	/* first unwind of the site: where its caller's return is */
-		/* up to the stack's end: the main thread's may lie a few hundred bytes above
-		 * (its start is placed at random in its page: a bound of the whole scan missed
-		 * the slot in 2 runs of 3) */
-		int scan = SITE_SCAN;
-		while (scan > 0 && !stack_holds(t, anchor, (size_t)scan))
-			scan--;
-		k = -1;
-		for (int w = 0; ret1 && w < scan && k < 0; w++)
-			if (anchor[w] == ret1)
-				k = w;
-		wh->site = site;
-		wh->k = k;
-		above = k >= 0 ? anchor[k] : 0;
-		e = &st->site[site_hash(site ^ (above * 0xff51afd7ed558ccdull))];
-	}
-	if (e->site != site || e->above != above) {
-		e->site = site;
-		e->above = above;
+	e = &st->site[site_hash(key)];
+	if (e->key != key) {
+		e->key = key;
 		e->uses = 0;
 	}
 	e->ctx = ctx;

@@ -65,3 +65,49 @@ check "t074-share-b-near-75" awk -v a="${sa:-0}" -v b="${sb:-0}" \
 		 printf "    line B: %.3f of %d samples, want 0.75 +- %.3f\n", b / (s > 0 ? s : 1), s, t
 		 exit !(s >= 50 && b / s >= 0.75 - t && b / s <= 0.75 + t) }'
 check t074-no-wrapper-object bash -c "! grep -q '^xmalloc (wr.c' $o"
+
+# wrappers of wrappers: the site and the return address above it are the same for every
+# caller of a two-level wrapper, and the first caller's path went to all (the trial of
+# 2026-11-29, F1: minisweep's three levels, Pointer_allocate -> Pointer_allocate_h_ ->
+# malloc_host_P -> malloc, made 11 arrays one object).  Two levels called from lines A and
+# B, three from C and D, in turn, ROUNDS times each: every line's object holds its own
+# ROUNDS allocations (counted, not sampled: exact).  (Each function is a wrapper, called
+# from two sites or more, so the report names the blocks after main's lines.)
+cat >wr2.c <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#define N 4096
+#define KEEP(p) __asm__ volatile("" : : "r"(p) : "memory")
+__attribute__((noinline)) void *inner(size_t n) { void *p = malloc(n); KEEP(p); return p; }
+__attribute__((noinline)) void *outer(size_t n) { void *p = inner(n); KEEP(p); return p; }
+__attribute__((noinline)) void *outer3(size_t n) { void *p = outer(n); KEEP(p); return p; }
+__attribute__((noinline)) void *other(size_t n) { void *p = inner(n); KEEP(p); return p; }
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 3000;
+	double s = 0;
+	free(other(N * 8));	/* inner has two callers: a wrapper, as outer and outer3 are */
+	for (int k = 0; k < rounds; k++) {
+		double *a = outer(N * 8);	/* line A */
+		double *b = outer(N * 8);	/* line B */
+		double *c = outer3(N * 8);	/* line C */
+		double *d = outer3(N * 8);	/* line D */
+		a[1] = b[2] = c[3] = d[4] = k;
+		s += a[1] + b[2] + c[3] + d[4];
+		free(a);
+		free(b);
+		free(c);
+		free(d);
+	}
+	printf("%g\n", s);
+	return 0;
+}
+EOC
+gcc -O1 -g wr2.c -o wr2 || { fail t074-build2 "gcc could not build wr2.c"; exit 0; }
+"$SONDE" mem -q -o rec2 -- ./wr2 3000 >out2 2>err2
+check t074-levels-status [ $? -eq 0 ]
+for L in A B C D; do
+	ln=$(grep -n "line $L" wr2.c | cut -d: -f1)
+	n=$(sqlite3 rec2/profile.db "SELECT allocs FROM objects WHERE name = 'main (wr2.c:$ln)'")
+	check "t074-levels-line-$L-${n:-0}-allocs" [ "${n:-0}" = 3000 ]
+done
