@@ -31,6 +31,20 @@ LSC=prog-lib.c:$(vs_line LIB-SCALE prog-lib.c)
 # file by file: nothing
 check t605-vsensor-alone-main-sum grep -q "undescribed external" <<<"$(vs_get alone-main.csv "$SUM" reason)"
 check t605-vsensor-alone-lib-kernel grep -q "callers are not all seen" <<<"$(vs_get alone-lib.csv "$LKER" reason)"
+# --with naming files where nothing calls the function: not "callers not all seen", but
+# called by no file given (the trial of 2026-11-29: minisweep's compare_runs, called only
+# by another program's tester.c)
+"$SONDE" vsensor list --csv --with prog-lib.c prog-lib.c >uncalled.csv 2>uncalled.err
+check t605-vsensor-uncalled-reason grep -q "in lib_kernel, which no file given calls" <<<"$(vs_get uncalled.csv "$LKER" reason)"
+# loops of functions defined in the program's own header: not candidates, said (the trial
+# of 2026-11-29: minisweep keeps its kernels in headers, and list read "0 candidates, 0
+# sensors" file after file, no word why); the .c file's call of one can be a sensor
+printf 'static inline void hk(double *a, int n)\n{\n\tfor (int i = 0; i < n; i++)\n\t\ta[i] += 1;\n}\n' >kern.h
+printf '#include "kern.h"\nstatic double a[100];\nint main(void)\n{\n\tfor (int it = 0; it < 9; it++)\n\t\thk(a, 100);\n\treturn 0;\n}\n' >hmain.c
+"$SONDE" vsensor list hmain.c >hmain.out 2>hmain.err
+check t605-vsensor-header-status test $? -eq 0
+check t605-vsensor-header-said grep -q "^sonde: warning: vsensor: 'hmain.c' has 1 loop in 1 function defined in headers (the first in .*kern.h): not candidates themselves" hmain.err
+check t605-vsensor-header-call-sensor grep -q "^hmain.c:6 *main *hk *compute *sensor" hmain.out
 check t605-vsensor-alone-no-sensor test "$(cat alone-main.csv alone-lib.csv | grep -c ',sensor')" -eq 0
 # as one program
 check t605-vsensor-with-sum test "$(vs_get with-main.csv "$SUM" status)" = sensor

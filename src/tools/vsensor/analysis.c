@@ -235,6 +235,7 @@ struct func {
 	char name[64];
 	int defined, in_main;
 	int own;		/* in its unit's .c file, not a header */
+	int local_header;	/* defined in a header of the program's (not /usr/...) */
 	int tu, is_static;	/* translation unit (0: the analysed file); static: seen there only */
 	unsigned b, e;
 	int nparams;
@@ -1267,7 +1268,7 @@ static void walk_stmt(struct an *a, CXCursor c)
 
 /* A function c of the main unit defined in another file: counted when that file is a .c
  * file (an #include of the program's own source; a header's inline functions are not). */
-static void note_included(struct vs_analysis *res, CXCursor c)
+static void note_included(struct vs_analysis *res, CXCursor c, struct func *fn)
 {
 	CXFile f = NULL;
 	vs_clang.clang_getExpansionLocation(vs_clang.clang_getCursorLocation(c), &f, NULL, NULL,
@@ -1280,6 +1281,13 @@ static void note_included(struct vs_analysis *res, CXCursor c)
 	if (len > 2 && !strcmp(name + len - 2, ".c")) {
 		if (!res->included++)
 			snprintf(res->included_file, sizeof(res->included_file), "%s", name);
+	} else if (name && strncmp(name, "/usr/", 5)) {
+		/* the program's own header: its loops are never candidates (candidates), said
+		 * (the trial of 2026-11-29: minisweep keeps its kernels in headers, and list
+		 * read "0 candidates, 0 sensors" file after file, no word why) */
+		fn->local_header = 1;
+		if (!res->header_file[0])
+			snprintf(res->header_file, sizeof(res->header_file), "%s", name);
 	}
 	vs_clang.clang_disposeString(n);
 }
@@ -1341,7 +1349,7 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 	f->defined = 1;
 	f->own = vs_clang.clang_Location_isFromMainFile(vs_clang.clang_getCursorLocation(c));
 	if (!f->own && a->curtu == 0 && a->res)
-		note_included(a->res, c);
+		note_included(a->res, c, f);
 	f->in_main = a->curtu == 0 && f->own;
 	extent_of(c, &f->b, &f->e);
 	f->nparams = vs_clang.clang_Cursor_getNumArguments(c);
@@ -1897,10 +1905,23 @@ static void mark(struct walkres *r, int fail, int fi, int line)
  * global.  Without this, a loop "for (i = 0; i < n; i++)" in a function called from
  * another file with a different n each time was selected.
  */
-static void root_check(struct an *a, int fi, const struct iset *exp, struct walkres *r)
+static void root_check(struct an *a, int fi, const struct iset *exp, struct walkres *r,
+		       int ncallers)
 {
 	struct func *f = &a->funcs[fi];
 	char why[200] = "";
+	/* --with gave the whole program and nothing here calls fi, directly or through a
+	 * pointer: no caller is unseen, fi is not called at all (the trial of 2026-11-29:
+	 * minisweep's compare_runs, called only by another program's tester.c, read "its
+	 * callers are not all seen (other files, pointers)") */
+	if (a->closed && !ncallers && !f->addr_taken) {
+		for (int i = 0; i < exp->n && !why[0]; i++)
+			if (exp->v[i] == TOK_MEM || (exp->v[i] >= 0 &&
+			    a->vars[exp->v[i]].func == fi && a->vars[exp->v[i]].param >= 0))
+				snprintf(why, sizeof(why), "in %.40s, which no file given calls "
+					 "(another program's code, or not called): what its work "
+					 "depends on is unknown", f->name);
+	}
 	for (int i = 0; i < exp->n && !why[0]; i++) {
 		int v = exp->v[i];
 		if (v == TOK_MEM) {
@@ -2033,7 +2054,7 @@ static void scope_walk(struct an *a, int fi, unsigned pos, const struct iset *le
 	 */
 	int unseen = !ncallers || f->addr_taken || (!a->closed && !f->is_static);
 	if (unseen && !failed && strcmp(f->name, "main"))
-		root_check(a, fi, &exp, r);
+		root_check(a, fi, &exp, r, ncallers);
 	if (!failed && !r->fail)	/* the loops' reasons first: they say more */
 		sites_check(a, fi, &exp, r);
 	iset_free(&exp);
@@ -2473,6 +2494,10 @@ static void candidates(struct an *a, struct vs_analysis *res, const struct vs_op
 {
 	for (int fi = 0; fi < a->nfuncs; fi++) {
 		struct func *f = &a->funcs[fi];
+		if (f->defined && !f->own && f->local_header && f->tu == 0 && f->nloops) {
+			res->header_loops += f->nloops;
+			res->header_funcs++;
+		}
 		if (!f->defined || !f->own)
 			continue;	/* header code is analysed for summaries, not instrumented */
 		for (int l = 0; l < f->nloops; l++) {

@@ -53,6 +53,10 @@ struct vs_analysis {
 	 * includes its 14 operator files: no word of them until 2026-11-28) */
 	int included;
 	char included_file[256];	/* the first such file, as the #include names it */
+	/* loops in functions defined in the program's own headers (not /usr/...): never
+	 * candidates either; how many, in how many functions, and the first header met */
+	int header_loops, header_funcs;
+	char header_file[256];
 };
 
 struct vs_options {

@@ -145,6 +145,12 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 			   "not analysed, never timed (sonde vsensor instruments the text of the "
 			   "file it compiles, not of the files that file includes)",
 			   path, a->included, a->included == 1 ? "" : "s", a->included_file);
+	if (!err && a->header_loops)
+		sonde_warn("vsensor: '%s' has %d loop%s in %d function%s defined in headers (the "
+			   "first in %s): not candidates themselves (sensors come from the .c "
+			   "file's own code; its calls of those functions can be)", path,
+			   a->header_loops, a->header_loops == 1 ? "" : "s", a->header_funcs,
+			   a->header_funcs == 1 ? "" : "s", a->header_file);
 	return err;
 }
 
