@@ -582,10 +582,29 @@ static int dir_refused(const char *name, int force, int rank)
 	return 0;
 }
 
+static void say_no_parent(const char *name)
+{
+	sonde_error("cannot create output directory '%s': its parent directory does not exist "
+		    "(sonde makes the last level only: mkdir -p the rest first)", name);
+}
+
 int launch_dir_refused(const struct launch_opts *o)
 {
 	struct stat st;
-	return o->dir && stat(o->dir, &st) == 0 && dir_refused(o->dir, o->force, launch_mpi_rank());
+	if (!o->dir)
+		return 0;
+	if (stat(o->dir, &st) == 0)
+		return dir_refused(o->dir, o->force, launch_mpi_rank());
+	/* a parent that is not there: said before the run's warnings, as prepare_dir would
+	 * say it after them (the usability review of 2026-11-29: five lines of a watchpoint
+	 * warning, then the one line that mattered) */
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", o->dir);
+	if (errno == ENOENT && stat(dirname(parent), &st) != 0) {
+		say_no_parent(o->dir);
+		return 1;
+	}
+	return 0;
 }
 
 static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
@@ -618,9 +637,7 @@ static int prepare_dir(const struct launch_opts *o, const char *prog, int rank,
 		 * 2026-11-28, -o /proc/nope) */
 		int parent_there = stat(dirname(parent), &pst) == 0;
 		if (e == ENOENT && !parent_there)
-			sonde_error("cannot create output directory '%s': its parent directory does "
-				    "not exist (sonde makes the last level only: mkdir -p the rest "
-				    "first)", name);
+			say_no_parent(name);
 		else if (e == ENOENT)
 			sonde_error("cannot create output directory '%s': the file system of its "
 				    "parent makes no directory there (No such file or directory); "

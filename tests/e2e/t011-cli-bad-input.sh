@@ -72,6 +72,10 @@ expect mem-unwritable-dir 1 "^sonde: cannot create output directory '/proc/sonde
 # a missing parent: said so (the trial of 2026-11-28 read "No such file or directory")
 expect mem-dir-no-parent 1 "^sonde: cannot create output directory 'nothere/x': its parent directory does not exist" \
 	"$SONDE" mem -o nothere/x -- true
+# said first and alone, before a watchpoint tool's warnings about the program (the
+# usability review of 2026-11-29: five lines of the debug registers' warning came first)
+"$SONDE" comm -o nothere/x -- true >/dev/null 2>np.err
+check comm-dir-no-parent-alone [ $? -eq 1 -a "$(wc -l <np.err)" -eq 1 ]
 # a period over 2^53 (kept as a double, it read back as another number)
 expect period-over-2-53 2 "^sonde: --period 18446744073709551615 is too large .at most 9007199254740992" \
 	"$SONDE" reuse --period 18446744073709551615 -- true
