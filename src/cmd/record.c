@@ -103,11 +103,12 @@ static int has_call_hooks(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
  * built by sonde-cc); *lacks_calls 1 for one that links it without the function hooks of
  * --sonde-calls.  All 0 when it cannot be told (not ELF, unreadable, not a regular file: a
  * FIFO named as the program would block the open, review). */
-static void elf_facts(const char *path, int *is_static, int *lacks_inst, int *lacks_calls)
+static void elf_facts(const char *path, int *is_static, int *lacks_inst, int *lacks_calls,
+		      int *fortran)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat sb;
-	*is_static = *lacks_inst = *lacks_calls = 0;
+	*is_static = *lacks_inst = *lacks_calls = *fortran = 0;
 	if (fd < 0)
 		return;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
@@ -142,6 +143,10 @@ static void elf_facts(const char *path, int *is_static, int *lacks_inst, int *la
 				    (n = elf_strptr(e, sh.sh_link, dy.d_un.d_val)) &&
 				    strstr(n, "libsonde-inst.so"))
 					inst = 1;
+				else if (gelf_getdyn(d, (int)i, &dy) && dy.d_tag == DT_NEEDED &&
+					 (n = elf_strptr(e, sh.sh_link, dy.d_un.d_val)) &&
+					 strstr(n, "libgfortran.so"))
+					*fortran = 1;
 			}
 		}
 		*is_static = !interp;
@@ -164,7 +169,8 @@ static void warn_note(const char *note)
  * failures ... no watchpoint backend", and reuse "nothing observed").  The probe is
  * `sonde info`'s (rt/watch.c), a few breakpoint events in this process; SONDE_WATCH=soft
  * fails in its own way (the runtime says it), so it is not probed. */
-static void warn_no_traps(const struct launch_opts *o, const char *exe, int built_no_calls)
+static void warn_no_traps(const struct launch_opts *o, const char *exe, int built_no_calls,
+			  int fortran)
 {
 	const char *mode = getenv("SONDE_WATCH");
 	if (!o->watch_loss || (mode && !strcmp(mode, "soft")))
@@ -175,7 +181,19 @@ static void warn_no_traps(const struct launch_opts *o, const char *exe, int buil
 	const char *what = p.regs == 0 ? "no debug register can be opened here" :
 			   p.fired == 0 ? "the debug registers do not trap here" :
 					  "only some of the debug registers trap here";
-	if (built_no_calls)	/* (a sonde-cc build has software watchpoints, but variance
+	if (fortran && o->needs_calls)
+		/* sonde-cc builds C and C++ only, and gfortran's -finstrument-functions hooks
+		 * are not the ones sonde reads (before inlining, no frame pointer): the trial
+		 * of 2026-11-29 on Nekbone was told to rebuild with sonde-cc, which refuses
+		 * Fortran, and gfortran's hooks gave 1 instance of 71 calls */
+		sonde_warn("%s%s: %s is a Fortran program (it links libgfortran), and its "
+			   "functions' instances cannot be timed here: sonde-cc builds C and C++ "
+			   "only (its --sonde-calls-only hooks time the C and C++ parts linked "
+			   "with it), and gfortran's -finstrument-functions hooks are not ones "
+			   "sonde can use; a machine whose debug registers trap times them all "
+			   "('sonde info' says what this one offers)", what, p.hypervisor && p.regs ?
+			   " (the hypervisor does not pass them through)" : "", exe);
+	else if (built_no_calls)	/* (a sonde-cc build has software watchpoints, but variance
 				 * starts and ends an instance at a call and a return) */
 		sonde_warn("%s%s: in %s, which sonde-cc built without --sonde-calls (the function "
 			   "hooks that time calls where no breakpoint traps), %s ('sonde info' says "
@@ -203,9 +221,9 @@ int record_and_report(const struct launch_opts *o, char **argv)
 	if (launch_dir_refused(o))
 		return 1;
 	char exe0[PATH_MAX];
-	int is_static = 0, lacks_inst = 0, lacks_calls = 0;
+	int is_static = 0, lacks_inst = 0, lacks_calls = 0, fortran = 0;
 	if (launch_mpi_rank() <= 0 && find_program(argv[0], exe0, sizeof(exe0)))
-		elf_facts(exe0, &is_static, &lacks_inst, &lacks_calls);
+		elf_facts(exe0, &is_static, &lacks_inst, &lacks_calls, &fortran);
 	if (is_static)
 		sonde_warn("%s is statically linked: sonde's runtime cannot run in it (it is a "
 			   "library the dynamic loader preloads), so it runs unprofiled; link it "
@@ -219,9 +237,11 @@ int record_and_report(const struct launch_opts *o, char **argv)
 			   "built is still profiled); rebuild it with sonde-cc, or drop %s",
 			   exe0, o->exact_option, o->exact_option);
 	else if (lacks_inst)
-		warn_no_traps(o, exe0, 0);
+		warn_no_traps(o, exe0, 0, fortran);
 	else if (lacks_calls && o->needs_calls)
-		warn_no_traps(o, exe0, 1);
+		warn_no_traps(o, exe0, 1, fortran);
+	else if (fortran && o->needs_calls && !lacks_calls)
+		warn_no_traps(o, exe0, 0, fortran);	/* gfortran's own hooks */
 	int r = launch_run(o, argv, &res);
 	if (!res.started)
 		return r;
