@@ -191,8 +191,9 @@ static void warn_no_traps(const struct launch_opts *o, const char *exe, int buil
 			   "only (its --sonde-calls-only hooks time the C and C++ parts linked "
 			   "with it), and gfortran's -finstrument-functions hooks are not ones "
 			   "sonde can use; a machine whose debug registers trap times them all "
-			   "('sonde info' says what this one offers)", what, p.hypervisor && p.regs ?
-			   " (the hypervisor does not pass them through)" : "", exe);
+			   "('sonde info' says what this one offers)", what,
+			   p.hypervisor && p.regs ? " (the hypervisor does not pass them through)" :
+						    "", exe);
 	else if (built_no_calls)	/* (a sonde-cc build has software watchpoints, but variance
 				 * starts and ends an instance at a call and a return) */
 		sonde_warn("%s%s: in %s, which sonde-cc built without --sonde-calls (the function "
