@@ -189,7 +189,7 @@ static int set_del(uintptr_t a)
  * for every caller, and 11 arrays of 22 MB read as one object, the first caller's (the
  * trial of 2026-11-29, F1).  The key is the site and the next SITE_LEVELS return
  * addresses above it, read from the stack: each found there at the first unwind of the
- * key so far (SITE_SCAN words above the previous one, from this function's frame; the
+ * key so far (above the previous one, from this function's frame up the stack; the
  * offset is the same at every call along one chain of return addresses: our frames and
  * those callers' at those calls do not change), read at that offset afterwards.  Sites
  * inside allocation wrappers (strdup, operator new, std::allocator: code in libc or
@@ -197,7 +197,7 @@ static int set_del(uintptr_t a)
  */
 #define SITE_SLOTS 512
 #define SITE_REFRESH 64
-#define SITE_SCAN 96
+#define SITE_SCAN_MAX 65536	/* words (512 KiB) above the anchor looked through */
 #define SITE_LEVELS 4
 
 struct site_slot {		/* a path, by its key: the site and the return addresses above */
@@ -325,39 +325,55 @@ static __attribute__((noinline)) uint32_t alloc_ctx(struct rt_thread *t,
 	uint32_t ctx = ctx_intern(t, ips, n);
 	if (!ctx)
 		return 0;
+	if (n <= 0)
+		return ctx;	/* nothing unwound (a fork under way, the loader's lock...) */
 	int i = 0;
 	while (i < n - 1 && i < 8 && ips[i] != site)
 		i++;
 	if (ips[i] != site)
 		return ctx;	/* the site is not on the path: nothing to learn */
-	/* learn (or check) each level's offset along the unwound path: the offset checked at
-	 * every unwind, since a wrapper whose frame size varies (alloca, a VLA) puts its
+	/* Learn (or check) each level's offset along the unwound path, looking up to the
+	 * stack's end (the main thread's may lie a few hundred bytes above the anchor's
+	 * page: a bound of 96 words missed the slot in 2 runs of 3), at most SITE_SCAN_MAX
+	 * words.  An anchor off the thread's known stack (a signal's alternate stack,
+	 * unknown bounds) and a path cut short learn nothing: the allocation is unwound and
+	 * the keys stay as they were (the code review of 2026-11-30).  The offset is checked
+	 * at every unwind, since a wrapper whose frame size varies (alloca, a VLA) puts its
 	 * return address elsewhere, and the word read there could be the same for two
 	 * callers (the review of 2026-11-28: one caller's 4,000 blocks named after the
-	 * other): such a key is unwound every time (k -2) */
-	int scan = SITE_SCAN * SITE_LEVELS;
-	while (scan > 0 && !stack_holds(t, anchor, (size_t)scan))
-		scan--;
+	 * other): at the site's own level such a key is unwound every time (k -2); above
+	 * it, the key ends there (k -1), the paths told apart by the levels below. */
+	uint64_t a0 = (uint64_t)(uintptr_t)anchor;
+	size_t top = stack_holds(t, anchor, 1) ? (size_t)((t->stack_hi - a0) / 8) : 0;
+	if (top > SITE_SCAN_MAX)
+		top = SITE_SCAN_MAX;
+	if (!top)
+		return ctx;
 	key = site;
 	for (int l = 0, from = 0; l < SITE_LEVELS; l++) {
 		struct site_where *wh = &st->where[site_hash(key)];
 		uint64_t ra = i + l + 1 < n ? ips[i + l + 1] : 0;
 		if (wh->key == key && wh->k == -2)
 			return ctx;
-		if (wh->key == key && wh->k >= 0 && (!ra || wh->k >= scan || anchor[wh->k] != ra)) {
-			wh->k = -2;
-			return ctx;
-		}
-		if (wh->key != key) {	/* first unwind of this key: where the next return is */
-			/* up to the stack's end: the main thread's may lie a few hundred bytes
-			 * above (its start is placed at random in its page: a bound of the whole
-			 * scan missed the slot in 2 runs of 3) */
+		if (wh->key == key && wh->k >= 0) {
+			if (!ra || (size_t)wh->k >= top)
+				return ctx;	/* cut short, or another stack: learn nothing */
+			if (anchor[wh->k] != ra) {
+				wh->k = l ? -1 : -2;
+				if (!l)
+					return ctx;
+			}
+		} else if (wh->key != key) {	/* first unwind of this key: where the next is */
 			int k = -1;
-			for (int w = from; ra && w < scan && w < from + SITE_SCAN && k < 0; w++)
+			for (size_t w = (size_t)from; ra && w < top && k < 0; w++)
 				if (anchor[w] == ra)
-					k = w;
+					k = (int)w;
 			wh->key = key;
-			wh->k = k;
+			/* not found (no return address unwound, or not on this stack): the
+			 * key ends here, or, at the site's own level with an address, unwound */
+			wh->k = k >= 0 ? k : ra && !l ? -2 : -1;
+			if (wh->k == -2)
+				return ctx;
 		}
 		if (wh->k < 0)
 			break;
