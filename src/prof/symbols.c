@@ -856,23 +856,18 @@ static int module_add_plt(struct sym_module *m)
 	return err;
 }
 
-/* .symtab of the file or of its debug file, else .dynsym (elfutils picks the best). */
 /*
  * A function's static variables: gcc and gfortran give each a local symbol "name.N" (N
  * numbering the statics of one name in the unit), so two functions' `tab` read "tab.0"
  * and "tab.1", and gfortran's SAVEd arrays "p.3", "ur.3" (the trial of 2026-11-29 on
  * Nekbone).  gdb names them by their scope, `cg::ur`: the DWARF variable at that address
- * (a DW_OP_addr location) inside a subprogram.
+ * (a DW_OP_addr location) inside a subprogram.  Any suffix after the first dot is taken
+ * ("tab.lto_priv.0" too): the address and the DWARF name guard the renaming.
  */
 static int local_static_name(const char *name)
 {
 	const char *dot = strchr(name, '.');
-	if (!dot || dot == name || !dot[1])
-		return 0;
-	for (const char *p = dot + 1; *p; p++)
-		if (*p < '0' || *p > '9')
-			return 0;
-	return 1;
+	return dot && dot != name && dot[1];
 }
 
 struct scoped_var {
@@ -880,9 +875,21 @@ struct scoped_var {
 	const char *var, *scope;
 };
 
-/* The variables with a fixed address in subprogram scope below die, into *v. */
-static int scoped_vars(Dwarf_Die *die, const char *scope, uint64_t bias, struct scoped_var **v,
-		       size_t *n, size_t *cap, int depth)
+struct scoped_walk {
+	const char **names;	/* the local statics' names before the dot, sorted */
+	size_t nnames;
+	uint64_t bias;
+	struct scoped_var *v;
+	size_t n, cap;
+};
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The variables of w's names with a fixed address in subprogram scope below die, into w. */
+static int scoped_vars(Dwarf_Die *die, const char *scope, struct scoped_walk *w, int depth)
 {
 	Dwarf_Die c;
 	if (depth > 16 || dwarf_child(die, &c) != 0)
@@ -892,7 +899,7 @@ static int scoped_vars(Dwarf_Die *die, const char *scope, uint64_t bias, struct 
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
 		    tag == DW_TAG_namespace || tag == DW_TAG_module) {
 			const char *sc = tag == DW_TAG_subprogram ? dwarf_diename(&c) : scope;
-			if (scoped_vars(&c, sc, bias, v, n, cap, depth + 1))
+			if (scoped_vars(&c, sc, w, depth + 1))
 				return -ENOMEM;
 			continue;
 		}
@@ -900,60 +907,90 @@ static int scoped_vars(Dwarf_Die *die, const char *scope, uint64_t bias, struct 
 		Dwarf_Op *ops;
 		size_t nops;
 		const char *var = dwarf_diename(&c);
+		/* the name first: a location is parsed (and kept by libdw) only for a variable
+		 * that could be one of the statics (the code review of 2026-11-30) */
 		if (tag != DW_TAG_variable || !scope || !var ||
+		    !bsearch(&var, w->names, w->nnames, sizeof(*w->names), str_cmp) ||
 		    !dwarf_attr(&c, DW_AT_location, &at) ||
+		    dwarf_whatform(&at) != DW_FORM_exprloc ||
 		    dwarf_getlocation(&at, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_addr)
 			continue;
-		if (grow((void **)v, cap, *n + 1, sizeof(**v)))
+		if (grow((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v)))
 			return -ENOMEM;
-		(*v)[(*n)++] = (struct scoped_var){ ops[0].number + bias, var, scope };
+		w->v[w->n++] = (struct scoped_var){ ops[0].number + w->bias, var, scope };
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return 0;
+}
+
+/* The statics' new names, "scope::name", kept in m->names; f->name unchanged where none
+ * or where two scopes have a variable of that name there (gcc merges two functions'
+ * identical constant arrays: either scope's name would be half wrong). */
+static void rename_statics(struct sym_module *m, const struct scoped_walk *w)
+{
+	for (size_t i = 0; i < m->objs.n; i++) {
+		struct fsym *f = &m->objs.v[i];
+		if (!local_static_name(f->name))
+			continue;
+		size_t len = (size_t)(strchr(f->name, '.') - f->name);
+		const struct scoped_var *hit = NULL;
+		int clash = 0;
+		for (size_t j = 0; j < w->n && !clash; j++) {
+			const struct scoped_var *x = &w->v[j];
+			if (x->addr != f->start || strncmp(x->var, f->name, len) || x->var[len])
+				continue;
+			clash = hit && strcmp(hit->scope, x->scope);
+			hit = hit ? hit : x;
+		}
+		char *s = NULL;
+		if (!hit || clash ||
+		    grow((void **)&m->names, &m->capnames, m->nnames + 1, sizeof(char *)) ||
+		    asprintf(&s, "%s::%s", hit->scope, hit->var) < 0)
+			continue;
+		m->names[m->nnames++] = s;
+		f->name = s;
+	}
 }
 
 /* The "name.N" statics of m renamed "scope::name" where DWARF places them; best effort. */
 static void module_name_statics(struct sym_module *m)
 {
-	size_t k = 0;
-	while (k < m->objs.n && !local_static_name(m->objs.v[k].name))
-		k++;
-	Dwarf_Addr bias;
-	Dwarf *dw = k < m->objs.n ? dwfl_module_getdwarf(m->dm, &bias) : NULL;
-	if (!dw)
-		return;
-	struct scoped_var *v = NULL;
-	size_t n = 0, cap = 0, hsize;
-	Dwarf_Off off = 0, next;
-	uint8_t asize, osize;
-	int err = 0;
-	while (!err && dwarf_nextcu(dw, off, &next, &hsize, NULL, &asize, &osize) == 0) {
-		Dwarf_Die cu;
-		if (dwarf_offdie(dw, off + hsize, &cu))
-			err = scoped_vars(&cu, NULL, bias, &v, &n, &cap, 0);
-		off = next;
-	}
-	for (size_t i = k; !err && i < m->objs.n; i++) {
-		struct fsym *f = &m->objs.v[i];
-		const char *dot = strchr(f->name, '.');
-		if (!local_static_name(f->name))
+	struct scoped_walk w = { 0 };
+	size_t cap = 0;
+	for (size_t i = 0; i < m->objs.n; i++) {
+		const char *nm = m->objs.v[i].name, *dot = strchr(nm, '.');
+		char *pre;
+		if (!local_static_name(nm))
 			continue;
-		for (size_t j = 0; j < n; j++) {
-			char *s = NULL;
-			size_t len = (size_t)(dot - f->name);
-			if (v[j].addr != f->start || strncmp(v[j].var, f->name, len) ||
-			    v[j].var[len])
-				continue;
-			if (grow((void **)&m->names, &m->capnames, m->nnames + 1, sizeof(char *)) ||
-			    asprintf(&s, "%s::%s", v[j].scope, v[j].var) < 0)
-				break;
-			m->names[m->nnames++] = s;
-			f->name = s;
+		if (grow((void **)&w.names, &cap, w.nnames + 1, sizeof(*w.names)) ||
+		    !(pre = strndup(nm, (size_t)(dot - nm))))
 			break;
-		}
+		w.names[w.nnames++] = pre;
 	}
-	free(v);
+	Dwarf_Addr bias;
+	Dwarf *dw = w.nnames ? dwfl_module_getdwarf(m->dm, &bias) : NULL;
+	if (dw) {
+		qsort(w.names, w.nnames, sizeof(*w.names), str_cmp);
+		w.bias = bias;
+		size_t hsize;
+		Dwarf_Off off = 0, next;
+		uint8_t asize, osize;
+		int err = 0;
+		while (!err && dwarf_nextcu(dw, off, &next, &hsize, NULL, &asize, &osize) == 0) {
+			Dwarf_Die cu;
+			if (dwarf_offdie(dw, off + hsize, &cu))
+				err = scoped_vars(&cu, NULL, &w, 0);
+			off = next;
+		}
+		if (!err)
+			rename_statics(m, &w);
+	}
+	for (size_t i = 0; i < w.nnames; i++)
+		free((char *)w.names[i]);
+	free(w.names);
+	free(w.v);
 }
 
+/* .symtab of the file or of its debug file, else .dynsym (elfutils picks the best). */
 static int module_load_symbols(struct sym_module *m)
 {
 	int n = dwfl_module_getsymtab(m->dm);

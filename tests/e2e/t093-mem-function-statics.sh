@@ -18,9 +18,11 @@ __attribute__((noinline)) double work(int r)
 }
 __attribute__((noinline)) double work2(int r)
 {
-	static double tab[1 << 19];
-	for (int i = 0; i < (1 << 19); i++)
+	static double tab[1 << 18];
+	for (int i = 0; i < (1 << 18); i++)
 		tab[i] -= r;
+	for (int i = 0; i < (1 << 18); i++)
+		tab[i] *= 0.5;
 	return tab[5];
 }
 int main(void)
@@ -37,10 +39,12 @@ check t093-premise-local-symbols sh -c 'nm fst | grep -q " b tab\.[0-9]"'
 "$SONDE" mem -q -o rec -- ./fst >out 2>err
 check t093-status [ $? -eq 0 ]
 o=rec/mem/objects.csv
-for name in work::tab work2::tab; do
+# each name on its own array: work's 4 MiB, work2's 2 MiB (a swap would pass otherwise)
+for name in work::tab=4194304 work2::tab=2097152; do
+	size=${name#*=} name=${name%=*}
 	n=$(csv_get $o object "$name" samples)
 	if [ -n "$n" ]; then
-		check "t093-named-$name" [ "$(csv_get $o object "$name" kind)" = static ]
+		check "t093-named-$name" [ "$(csv_get $o object "$name" kind)-$(csv_get $o object "$name" size)" = "static-$size" ]
 	elif grep -q '^tab\.[0-9]' $o; then
 		fail "t093-named-$name" "objects read $(grep -o '^tab\.[0-9]*' $o | tr '\n' ' ')"
 	else
