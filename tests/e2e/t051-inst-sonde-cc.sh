@@ -234,6 +234,9 @@ void zero(su3 *a, long n)
 EOC
 clang -O3 -fsanitize-coverage=edge,trace-loads,trace-stores -mllvm -disable-loop-idiom-all \
 	-c merge.c -o merge-plain.o
-check t051-merge-premise-no-store-callback sh -c '! nm merge-plain.o | grep -q " U __sanitizer_cov_store"'
-"$CCW" -O3 -c merge.c -o merge.o
-check t051-merge-stores-instrumented sh -c 'nm merge.o | grep -q " U __sanitizer_cov_store"'
+if nm merge-plain.o | grep -q " U __sanitizer_cov_store"; then
+	skip t051-merge "this clang merges no stores of zero() into a memset: nothing to show"
+else
+	"$CCW" -O3 -c merge.c -o merge.o
+	check t051-merge-stores-instrumented sh -c 'nm merge.o | grep -q " U __sanitizer_cov_store"'
+fi
