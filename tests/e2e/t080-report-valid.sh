@@ -29,7 +29,7 @@ check objects_sorted test "$(sed -n 2p $o | cut -d, -f1)" = "[unknown] (0x401200
 check objects_sum test "$(awk -F, 'NR > 1 { s += $3 } END { print s }' $o)" = 18
 
 t=rec/mem/threads.csv
-check threads_header test "$(head -1 $t)" = "thread,tid,rank,pid,samples,share,omp_thread"
+check threads_header test "$(head -1 $t)" = "thread,tid,rank,pid,samples,share,omp_thread,unsignalled"
 check thread0 test "$(csv_get $t thread 0 samples)" = 13
 check thread1 test "$(csv_get $t thread 1 samples)" = 5
 check thread1_share test "$(csv_get $t thread 1 share)" = 0.2778

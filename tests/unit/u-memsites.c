@@ -221,12 +221,12 @@ TEST(column_names_assignment)
 TEST(column_names_cxx_new)
 {
 	static const char l[] =
-		"  a = new double[n * 2]; c.b = new Cell<int, 2>(k); f(new int[n]);\n";
+		"  a = new double[n * 2][3]; c.b = new Cell<int, 2>(k)(); f(new int[n]);\n";
 	const int line[4] = { 1, 1, 1, 1 };
 	const int col[4] = {
-		(int)(strchr(l, ']') - l) + 1,			/* g++: at the ']' */
+		(int)(strstr(l, "][3]") - l) + 4,		/* g++: at the last ']' */
 		(int)(strstr(l, "new Cell") - l) + 1,		/* clang: at new */
-		(int)(strstr(l, "(k)") - l) + 3,		/* at the ')' */
+		(int)(strstr(l, "(k)()") - l) + 5,		/* at the last ')' */
 		(int)(strrchr(l, ']') - l) + 1,
 	};
 	const char *const name[4] = { "a", "c.b", "c.b", NULL };

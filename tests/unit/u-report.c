@@ -247,10 +247,11 @@ TEST(ranks_csv_json)
 			   "\"[file: in,put\"\"1.dat]\",other,7,0.7000,7,0,0,0,\n"
 			   "[heap: untracked small blocks],other,2,0.2000,2,0,0,0,\n"
 			   "[anonymous memory],other,1,0.1000,0,1,0,0,\n");
-	/* no OMP record in these streams: the OpenMP thread number is empty */
-	CHECK_STR(threads, "thread,tid,rank,pid,samples,share,omp_thread\n"
-			   "r0.0,100,0,100,4,0.4000,\n"
-			   "r1.0,200,1,200,6,0.6000,\n");
+	/* no OMP record in these streams: the OpenMP thread number is empty; no thread
+	 * blocked the clock's signal */
+	CHECK_STR(threads, "thread,tid,rank,pid,samples,share,omp_thread,unsignalled\n"
+			   "r0.0,100,0,100,4,0.4000,,0\n"
+			   "r1.0,200,1,200,6,0.6000,,0\n");
 	CHECK(strstr(ot, "\"[file: in,put\"\"1.dat]\",r1.0,4,0.5714\n") != NULL);
 	CHECK(!strncmp(code, "function,file,line,samples,share,loads,stores\n", 46));
 	/* --format csv: objects, a blank line, code */

@@ -706,8 +706,8 @@ static const char *more_samples(sqlite3 *db)
 	 * samples against 1,650-2,396 at the default, and was advised) */
 	uint64_t h = db_meta_u64(db, "hits_modelled"), w = db_meta_u64(db, "hits_weighted");
 	if (clock_source(db) && w * 20 > h * 21)
-		return "a longer run (not a shorter --period: the time budget stretched this "
-		       "one, and a shorter one takes no more samples)";
+		return "not a shorter --period (the time budget stretched this one: a "
+		       "shorter one takes no more samples)";
 	return "a shorter --period";
 }
 
@@ -1105,9 +1105,17 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 			   db_meta_u64(db, "clock_unsignalled")) {
 			/* threads that blocked the clock's signal: not a short run (the usability
 			 * review of 2026-11-29: 0.9 s of CPU read "ran too briefly") */
-			text_para(out, "  ", "No samples where threads blocked SIGTRAP, the clock "
-				  "source's signal ('sonde: warning: ... they block SIGTRAP' says "
-				  "which and what to do).", 80);
+			char bl[400];
+			int k = snprintf(bl, sizeof(bl), "%" PRIu64 " thread(s) blocked SIGTRAP, "
+					 "the clock source's signal, and gave no sample ('sonde: "
+					 "warning: ... they block SIGTRAP' says what to do)",
+					 db_meta_u64(db, "clock_unsignalled"));
+			if (ns && k > 0 && (size_t)k < sizeof(bl))
+				snprintf(bl + k, sizeof(bl) - (size_t)k, "; the others gave %"
+					 PRIu64 " sample%s: a longer run samples them more", ns,
+					 ns == 1 ? "" : "s");
+			strncat(bl, ".", sizeof(bl) - strlen(bl) - 1);
+			text_para(out, "  ", bl, 80);
 		} else if (sampled && ns < COMM_FEW_EVENTS &&
 			   db_meta_u64(db, "sample_signals") >= 10 * COMM_FEW_EVENTS) {
 			/* a long run whose sampled instructions touch no memory (the usability

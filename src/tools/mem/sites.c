@@ -410,13 +410,19 @@ static int assigned_to(const char *file, int line, int column, char *out, size_t
 	/* C++'s new: g++ puts the call of `new double[n]` at its ']' (the trial of
 	 * 2026-11-29: a constructor's arrays read "[column 40]", "[column 59]"); back over
 	 * the brackets and the type to the keyword, and from there as before it */
-	char close = src[column - 1], open = close == ']' ? '[' : close == ')' ? '(' : 0;
-	for (int depth = 1, k = i; open && k >= 0; k--) {
-		depth += src[k] == close ? 1 : src[k] == open ? -1 : 0;
-		if (!depth) {
-			i = k - 1;
-			break;
+	/* (every group: `new double[n][3]`, `new int[n]()`, the code review of 2026-11-30) */
+	for (int at = column - 1; at >= 0 && (src[at] == ']' || src[at] == ')');) {
+		char close = src[at], open = close == ']' ? '[' : '(';
+		int k = at - 1;
+		for (int depth = 1; k >= 0; k--) {
+			depth += src[k] == close ? 1 : src[k] == open ? -1 : 0;
+			if (!depth)
+				break;
 		}
+		if (k < 0)
+			break;
+		i = k - 1;
+		at = k - 1;
 	}
 	for (int k = i; k >= 2 && i - k < 80; k--) {
 		if (!strchr(" \t_:<>,*&", src[k]) && !isalnum((unsigned char)src[k]))

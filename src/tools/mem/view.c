@@ -43,11 +43,13 @@ const char mem_threads_sql[] =
 	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
 	" t.truncated, t.dropped, t.unsignalled FROM threads t JOIN processes p ON p.id = t.process"
 	" ORDER BY t.id";
-/* the CSV's and JSON's: the first six, then the OpenMP thread number (src/rt/omp.c) */
+/* the CSV's and JSON's: the first six, then the OpenMP thread number (src/rt/omp.c) and
+ * the blocked-SIGTRAP flag (profile_thread_unsignalled) */
 static const char threads_out_sql[] =
 	"SELECT t.label, t.tid, NULLIF(p.rank, -1), p.pid, t.samples,"
 	" CAST(t.samples AS REAL) / MAX(1, (SELECT SUM(samples) FROM threads)),"
-	" t.omp_thread FROM threads t JOIN processes p ON p.id = t.process ORDER BY t.id";
+	" t.omp_thread, t.unsignalled FROM threads t JOIN processes p ON p.id = t.process"
+	" ORDER BY t.id";
 const char mem_objthreads_sql[] =
 	"SELECT o.name, t.label, x.samples, x.share FROM object_threads x"
 	" JOIN objects o ON o.id = x.object JOIN threads t ON t.id = x.thread"
@@ -76,7 +78,7 @@ static const char *const objects_cols[] = { "object", "kind", "samples", "share"
 static const char *const code_cols[] = { "function", "file", "line", "samples",
 					 "share", "loads", "stores" };
 static const char *const threads_cols[] = { "thread", "tid", "rank", "pid", "samples",
-					    "share", "omp_thread" };
+					    "share", "omp_thread", "unsignalled" };
 static const char *const objthreads_cols[] = { "object", "thread", "samples", "share" };
 static const char *const objcode_cols[] = { "object", "function", "file", "line", "samples",
 					   "object_share", "share", "loads", "stores" };

@@ -1229,7 +1229,7 @@ static int report_one(const char *dir, const struct vs_rule *rule0, int csv, int
 			else
 				sonde_error("cannot write '%s': %s", html, strerror(-err));
 			rc = 1;
-		} else {
+		} else if (!to->quiet) {
 			fprintf(stderr, "sonde: page in %s\n", html);
 		}
 	}
