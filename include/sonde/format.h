@@ -11,7 +11,8 @@
  *                      keys: format, prefix, pid, ppid, rank, host, exe, argv (arguments
  *                      separated by \x1f), tool, source, source_why (why the wanted source
  *                      was not used), period, period_unit (ns|events|accesses), start_ns,
- *                      min_object, max_depth, tls_blocks (each module's block in a
+ *                      min_object, max_depth, cpus (the machine's configured CPUs),
+ *                      tls_blocks (each module's block in a
  *                      thread's static TLS: "OFFSET SIZE PATH" from the header's tls_lo,
  *                      separated by \x1f, PATH empty for the executable); at exit: end_ns,
  *                      end (exit|signal), signo, threads.  Unknown keys are ignored by

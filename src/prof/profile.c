@@ -553,6 +553,8 @@ static int proc_key(struct prof_process *p, const char *k, const char *v)
 		p->signo = (int)to_ll(v, 0);
 	else if (!strcmp(k, "threads"))
 		p->threads = (int)to_ll(v, -1);
+	else if (!strcmp(k, "cpus"))
+		p->cpus = (int)to_ll(v, -1);
 	else if (!strcmp(k, "records_stopped_at"))
 		p->records_stopped_at = to_u64(v);
 	else if (!strcmp(k, "switches"))
@@ -579,7 +581,7 @@ static int proc_defaults(struct prof_process *p)
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (set_str(strs[i], ""))
 			return -ENOMEM;
-	p->format = p->pid = p->ppid = p->rank = p->max_depth = p->threads = -1;
+	p->format = p->pid = p->ppid = p->rank = p->max_depth = p->threads = p->cpus = -1;
 	p->exec_followed = -1;
 	p->switches = -1;
 	return 0;

@@ -81,6 +81,7 @@ struct prof_process {
 	int max_depth;
 	int signo;
 	int threads;			/* the "threads" key, -1 if absent */
+	int cpus;			/* the machine's CPUs ("cpus"), -1 if absent */
 	int64_t switches;		/* context switches of the process, -1 if absent */
 	uint64_t fds_lost;		/* runtime descriptors the program dup2'd onto (rt/interpose.c) */
 	uint64_t alloc_table_full;	/* allocations untracked: the tracked set was full */

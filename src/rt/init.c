@@ -390,6 +390,11 @@ static void proc_write(struct proc_scratch *s)
 		watch_backend_name(), watch_backend_why(), unwind_check_name());
 	if (period_asked)
 		fprintf(f, "period_asked=%llu\n", (unsigned long long)period_asked);
+	/* the machine's CPUs: comm's core matrices span them all, whichever saw an event
+	 * (a 1x1 file on a 2-CPU machine where none was seen: the comm review of 2026-11-29) */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpu > 0)
+		fprintf(f, "cpus=%ld\n", ncpu);
 	if (tls_blocks[0])
 		fprintf(f, "tls_blocks=%s\n", tls_blocks);
 	fclose(f);

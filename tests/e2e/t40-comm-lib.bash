@@ -22,12 +22,12 @@ mat_sum() { awk -F, 'NR > 1 { for (i = 2; i <= NF; i++) s += $i } END { printf "
 # mat_cell FILE I J: cell (I, J).
 mat_cell() { awk -F, -v i="$2" -v j="$3" 'NR == i + 2 { print $(j + 2) }' "$1"; }
 
-# mat_share FILE "i-j i-j ...": the fraction of the matrix's volume in these pairs
-# (both triangles); 0 for an empty matrix.
+# mat_share FILE "i-j i-j ..." [K]: the fraction of the matrix's volume in these pairs
+# (both triangles); 0 for an empty matrix.  With K, thread K's row and column left out.
 mat_share() {
-	awk -F, -v pairs="$2" '
+	awk -F, -v pairs="$2" -v skip="${3:--1}" '
 		BEGIN { n = split(pairs, p, " "); for (k = 1; k <= n; k++) { split(p[k], ij, "-"); want[ij[1] "," ij[2]] = 1; want[ij[2] "," ij[1]] = 1 } }
-		NR > 1 { for (c = 2; c <= NF; c++) { s += $c; if (((NR - 2) "," (c - 2)) in want) w += $c } }
+		NR > 1 && NR - 2 != skip { for (c = 2; c <= NF; c++) if (c - 2 != skip) { s += $c; if (((NR - 2) "," (c - 2)) in want) w += $c } }
 		END { printf "%.4f\n", s ? w / s : 0 }' "$1"
 }
 

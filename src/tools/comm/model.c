@@ -262,7 +262,11 @@ static int scan(struct model *m)
 			}
 		}
 	}
-	/* no communication seen: still a square matrix, of CPU 0, as the thread one is */
+	/* every CPU of the machine, whichever saw an event (a 1x1 file on a 2-CPU machine
+	 * where none was: the comm review of 2026-11-29); a recording without the key, CPU
+	 * 0 at least, square as the thread matrix is */
+	if (pr->cpus > 0 && pr->cpus <= 4096 && (uint32_t)pr->cpus > m->n[COMM_BY_CORE])
+		m->n[COMM_BY_CORE] = (uint32_t)pr->cpus;
 	if (!m->n[COMM_BY_CORE])
 		m->n[COMM_BY_CORE] = 1;
 	return 0;
