@@ -829,6 +829,40 @@ static const char *line_evidence(sqlite3 *db, const char *obj, char *buf, size_t
  * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
  * what to do" in a sentence (the page said it, the terminal did not: the usability review
  * of 2026-11-28). */
+/*
+ * After a top object's true sharing: the next object whose communication is mostly false
+ * sharing by both readings (the writers' bytes counted too), from 30 events or more and a
+ * tenth of the volume or more, appended to text: the fixable one was left unsaid (the
+ * usability review of 2026-11-29: a forked child's 100% false sharing in `slots`, no
+ * advice, the parent's true sharing in `cell` said).  Not under --compare, whose objects
+ * are the sampled detector's.
+ */
+static void also_false(sqlite3 *db, const char *top, char *text, size_t len)
+{
+	sqlite3_stmt *st;
+	uint64_t all = db_meta_u64(db, "total_all");
+	if (!all || comm_names_sampled(db) ||
+	    sqlite3_prepare_v2(db, "SELECT name, total, false_sharing - false_covered FROM"
+				   " comm_objects WHERE part = -1 AND name != ?1 AND events >= ?2"
+				   " AND total * 10 >= ?3 AND (false_sharing - false_covered) * 2 >"
+				   " total ORDER BY false_sharing - false_covered DESC, id LIMIT 1",
+			       -1, &st, NULL))
+		return;
+	sqlite3_bind_text(st, 1, top, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, COMM_FEW_EVENTS);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)all);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t n = strlen(text);
+		double tot = (double)sqlite3_column_int64(st, 1);
+		snprintf(text + n, len - n, "  Also false sharing in %s (%.0f%% of the "
+			 "communication, %.0f%% of its own false by both readings): pad or align "
+			 "each thread's part of it to its own 64-byte line.",
+			 (const char *)sqlite3_column_text(st, 0), 100.0 * tot / (double)all,
+			 tot > 0 ? 100.0 * (double)sqlite3_column_int64(st, 2) / tot : 0.0);
+	}
+	sqlite3_finalize(st);
+}
+
 const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 {
 	sqlite3_stmt *st;
@@ -969,12 +1003,14 @@ const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 				"another input, allocator or build may not): pad each thread's part "
 				"to 64 bytes and align the block too (aligned_alloc(64, ...)), and "
 				"every layout is safe.  " : "");
-	else
+	else {
 		snprintf(text, len, "What to do: true sharing%s (%.0f%% of it%s): the "
 			 "threads use the same bytes; share them less often (per-thread partial "
 			 "results combined at the end, batched updates, fewer hand-offs).  "
 			 "sonde-comm(1), \"True and false sharing, and what to do\".", in,
 			 100.0 - f_bytes, top);
+		also_false(db, name, text, len);
+	}
 	return text;
 }
 
