@@ -27,12 +27,12 @@ static void *work(void *arg)
 }
 int main(void)
 {
-	pthread_t t[2];
-	for (long i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, work, (void *)i);
-	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
-	printf("%ld %ld\n", cell, slots[0] + slots[1]);
+	pthread_t a, b;
+	if (pthread_create(&a, NULL, work, (void *)0L) || pthread_create(&b, NULL, work, (void *)1L))
+		return 1;
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("cell %ld, slots %ld\n", cell, slots[0] + slots[1]);
 	return 0;
 }
 EOC
