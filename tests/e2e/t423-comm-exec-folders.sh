@@ -21,6 +21,10 @@ check t423-exec-program [ "$(q "SELECT program FROM comm_parts WHERE folder = 'p
 # the exec'd image's pingpong is in its own folder (workers 1 and 2 of its numbering)
 check t423-exec-pair [ "$(sed -n 2p "ex/comm/proc-$sh_pid.e1/pairs.csv" | cut -d, -f1,2)" = 1,2 ]
 check t423-table-folders grep -q "proc-$sh_pid\.e1 *cb-inst" <(flat err)
+# the header names the busiest process and says there are others (the comm review of
+# 2026-11-29: a wrapper script's run read as one program's)
+np=$(q "SELECT value FROM meta WHERE key = 'processes'")
+check "t423-header-busiest-of-$np" grep -q "^sonde comm: .* (the busiest of $np processes: all under Processes)$" err
 # -f: the former run's folders go, a user's own stays
 mkdir -p ex/comm/proc-notes && echo mine >ex/comm/proc-notes/n.txt
 "$SONDE" comm -f --source inst --period 101 -o ex -- ./cb-inst pingpong 200 >/dev/null 2>&1

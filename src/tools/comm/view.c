@@ -1078,7 +1078,14 @@ static int print_text(sqlite3 *db, FILE *out, const struct report_opts *o)
 	uint64_t fs = db_meta_u64(db, "total_false");
 	int top = o->top > 0 ? o->top : 10;
 	if (!o->quiet) {	/* --quiet: the tables alone, as for mem and variance */
-		fprintf(out, "sonde comm: %s\n", report_program(db, b[0], sizeof(b[0])));
+		/* several processes: the one named is the busiest (a wrapper script's program;
+		 * the comm review of 2026-11-29 read the header as the whole run's) */
+		uint64_t np = db_meta_u64(db, "processes");
+		fprintf(out, "sonde comm: %s", report_program(db, b[0], sizeof(b[0])));
+		if (np > 1)
+			fprintf(out, " (the busiest of %" PRIu64 " processes: all under Processes)",
+				np);
+		fputc('\n', out);
 		/* the clock's signals that gave no sample, where they are a tenth or more (the
 		 * usability review of 2026-11-29: a sonde-cc build under -s clock, 119 samples
 		 * of ~1,500 ticks, said as "119 samples") */
