@@ -744,9 +744,11 @@ static int inst_probe(char *why, size_t len)
 	int built = rt_inst_built();
 	if (built && calls_only()) {
 		if (why && len) {
+			/* (not "without --sonde-calls-only": a plain sonde-cc build has no
+			 * hooks, which variance times instances with; the review of 2026-11-30) */
 			strncpy(why, "the program was built by sonde-cc --sonde-calls-only (call "
-				     "hooks, no access callbacks); rebuild it without "
-				     "--sonde-calls-only to use the inst source", len - 1);
+				     "hooks, no access callbacks); rebuild it with sonde-cc "
+				     "--sonde-calls (both) to use the inst source", len - 1);
 			why[len - 1] = 0;
 		}
 		return -ENOEXEC;

@@ -706,7 +706,10 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			snprintf(line, sizeof(line), "%.1f us of time and %.1f us of CPU time per "
 				 "instance subtracted (the hooks' two clock reads, calibrated at "
 				 "start); resolution %.1f us of CPU time (twice it: a mean under "
-				 "it is that subtraction's error)",
+				 "it is that subtraction's error); not subtracted: each call made "
+				 "inside a timed instance passes the hooks' slow path, so a "
+				 "function that makes many small calls reads slower than it runs "
+				 "(doc: \"Calls inside an instance\")",
 				 db_meta_u64(db, "read_cost_ns") / 1e3,
 				 db_meta_u64(db, "read_cost_cpu_ns") / 1e3,
 				 VAR_SOFT_RES_FRACTION * db_meta_u64(db, "read_cost_cpu_ns") / 1e3);
