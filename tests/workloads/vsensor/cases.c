@@ -65,7 +65,7 @@ double own_kern(int n)
 
 int main(int argc, char **argv)
 {
-	int rank, it, m = 50;
+	int rank, it, m = 50, ierr = 0;
 	double (*fp)(double) = twice;
 	char host[64];
 	MPI_Init(&argc, &argv);
@@ -104,6 +104,8 @@ int main(int argc, char **argv)
 			memset(host, 0, sizeof(host));
 		MPI_Allreduce(MPI_IN_PLACE, a, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);	/* SENSOR,NETWORK fixed count and type */
 		MPI_Allreduce(MPI_IN_PLACE, a, it, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);	/* NO(depends on it) message size changes */
+		ierr = MPI_Barrier(MPI_COMM_WORLD);	/* SENSOR,NETWORK its result assigned: the statement is wrapped */
+		a[3] += (double)MPI_Barrier(MPI_COMM_WORLD);	/* NO(inside an expression) */
 		for (int i = 0; i < 4; i++) {		/* NO(mixes) computation and MPI */
 			a[i] = i;
 			MPI_Barrier(MPI_COMM_WORLD);		/* SENSOR,NETWORK a call alone: the loop mixes, the call does not */
@@ -115,5 +117,5 @@ int main(int argc, char **argv)
 		}
 	}
 	MPI_Finalize();
-	return 0;
+	return ierr;
 }
