@@ -45,6 +45,15 @@ printf '#include "kern.h"\nstatic double a[100];\nint main(void)\n{\n\tfor (int 
 check t605-vsensor-header-status test $? -eq 0
 check t605-vsensor-header-said grep -q "^sonde: warning: vsensor: 'hmain.c' has 1 loop in 1 function defined in headers (the first in .*kern.h): not candidates themselves" hmain.err
 check t605-vsensor-header-call-sensor grep -q "^hmain.c:6 *main *hk *compute *sensor" hmain.out
+# one file holding main, rejections for code not seen: the hint to name it the whole
+# program (the trial of 2026-11-30: miniWeather in one file, 2 sensors without --with
+# itself, 10 with it); with --with itself, none
+printf 'double v[1000];\nvoid kern(int n)\n{\n\tfor (int i = 0; i < n; i++)\n\t\tv[i] += 1;\n}\nint main(void)\n{\n\tfor (int it = 0; it < 9; it++)\n\t\tkern(1000);\n\treturn 0;\n}\n' >one.c
+"$SONDE" vsensor list one.c >one.out 2>one.err
+check t605-vsensor-one-file-hint grep -q "^sonde: warning: vsensor: 'one.c': 1 candidate rejected for code not seen: if this file is the whole program, say so with --with one.c" one.err
+"$SONDE" vsensor list --with one.c one.c >one-w.out 2>one-w.err
+check t605-vsensor-one-file-with-no-hint sh -c '! grep -q "code not seen" one-w.err'
+check t605-vsensor-one-file-with-global grep -q "^one.c:4 .*global" one-w.out
 check t605-vsensor-alone-no-sensor test "$(cat alone-main.csv alone-lib.csv | grep -c ',sensor')" -eq 0
 # as one program
 check t605-vsensor-with-sum test "$(vs_get with-main.csv "$SUM" status)" = sensor

@@ -145,6 +145,19 @@ static int analyze_or_say(const char *path, const char **cargs, int ncargs, int 
 			   "not analysed, never timed (sonde vsensor instruments the text of the "
 			   "file it compiles, not of the files that file includes)",
 			   path, a->included, a->included == 1 ? "" : "s", a->included_file);
+	/* no --with: a file that holds main may be the whole program, and its rejections for
+	 * code not seen would go (the trial of 2026-11-30: miniWeather in one file, 2
+	 * sensors and 68 rejections without --with itself, 10 sensors with it) */
+	int unseen = 0, has_main = 0;
+	for (int i = 0; !err && !o.nwith && i < a->n; i++) {
+		unseen += strstr(a->c[i].reason, "not all seen") || strstr(a->c[i].reason,
+									 "code not seen");
+		has_main |= !strcmp(a->c[i].func, "main");
+	}
+	if (unseen && has_main)
+		sonde_warn("vsensor: '%s': %d candidate%s rejected for code not seen: if this "
+			   "file is the whole program, say so with --with %s", path, unseen,
+			   unseen == 1 ? "" : "s", path);
 	if (!err && a->header_loops)
 		sonde_warn("vsensor: '%s' has %d loop%s in %d function%s defined in headers (the "
 			   "first in %s): not candidates themselves (sensors come from the .c "
