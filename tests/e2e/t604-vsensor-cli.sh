@@ -433,10 +433,10 @@ printf '%s\n' "rank,sensor,kind,rank_dependent,standard_us,senses,switched_off" 
 	"0,a.c:9 f,compute,no,0.8,1000,yes" "0,a.c:12 f,network,no,0.4,1000,no" \
 	"1,a.c:3 f,compute,no,1.2,1000,yes" "1,a.c:9 f,compute,no,0.8,1000,yes" >b-off/sensors.csv
 "$SONDE" vsensor report b-off >off.out 2>&1
-check t604-vsensor-switched-off grep -qx "compute: 4 of 4 sensor timings (sensor x rank) switched off as too short (under 5 us a sense over the first 1000, or over all its senses where it had fewer; sensors.csv): the compute cells are the CPU share alone, and a core slower at its full share does not show" <(joined off.out)
+check t604-vsensor-switched-off grep -qx "compute: 4 of 4 sensor timings (sensor x rank) switched off as too short (half or more of its first 1000 senses under 5 us, or all its senses' mean where it had fewer; sensors.csv): the compute cells are the CPU share alone, and a core slower at its full share does not show" <(joined off.out)
 sed -i '$ s/yes$/no/' b-off/sensors.csv
 "$SONDE" vsensor report b-off >off.out 2>&1
-check t604-vsensor-switched-off-some grep -qx "compute: 3 of 4 sensor timings (sensor x rank) switched off as too short (under 5 us a sense over the first 1000, or over all its senses where it had fewer; sensors.csv)" <(joined off.out)
+check t604-vsensor-switched-off-some grep -qx "compute: 3 of 4 sensor timings (sensor x rank) switched off as too short (half or more of its first 1000 senses under 5 us, or all its senses' mean where it had fewer; sensors.csv)" <(joined off.out)
 # the heat maps fit 80 columns however long the run (300 slices: 72 columns of time)
 mat b-wide/matrix-compute.csv 300 1 0.8
 "$SONDE" vsensor report b-wide >wide.out 2>&1

@@ -57,7 +57,7 @@
 #define VS_CORE 4			/* v[VS_CORE]: the CPU a rank ran on (matrix-core.csv) */
 #define VS_MATS 5
 #define VS_SHORT_NS 5000		/* a sensor switched off (vsrt.c): under 5 us a sense */
-#define VS_SHORT_AFTER 1000		/* ... over its first 1000 senses */
+#define VS_SHORT_AFTER 1000		/* ... in half or more of its first 1000 senses */
 #define VS_STARVED 0.5			/* see vs_detect, step 5 */
 #define VS_CORE_STARVED 0.4		/* see vs_detect, step 3 (a rank short of CPU) */
 #define VS_NET_MIN_SLICES 20		/* see vs_detect, step 6 */

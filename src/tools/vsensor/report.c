@@ -373,9 +373,9 @@ static void switched_note(const char *dir, FILE *out)
 	for (int k = 0; k < VS_KINDS; k++)
 		if (off[k])
 			say(out, "%s: %d of %d sensor timings (sensor x rank) switched off as too "
-			    "short (under %d us a sense over the first %d, or over all its senses "
-			    "where it had fewer; sensors.csv)%s",
-			    vs_model_kind(k), off[k], all[k], VS_SHORT_NS / 1000, VS_SHORT_AFTER,
+			    "short (half or more of its first %d senses under %d us, or all its "
+			    "senses' mean where it had fewer; sensors.csv)%s",
+			    vs_model_kind(k), off[k], all[k], VS_SHORT_AFTER, VS_SHORT_NS / 1000,
 			    off[k] < all[k] ? "" : k == 0 ? ": the compute cells are the CPU share "
 			    "alone, and a core slower at its full share does not show" :
 			    ": this kind is not judged");
