@@ -177,3 +177,26 @@ else
 		fail t800-fortran-build "gfortran could not build pf.f90"
 	fi
 fi
+
+# a plain build where the debug registers do not trap: the arm-failure line's rebuild is the
+# hook build, as the warning before the run says (the usability review of 2026-11-30, L2),
+# and no promise of shares the report does not give (M2)
+if "$SONDE" info 2>/dev/null | grep -q "their traps fire"; then
+	skip t800-plain-rebuild "the debug registers trap here"
+elif gcc -O1 -g -x c -o plain - <<'EOC'
+#include <stdio.h>
+__attribute__((noinline)) double f(int i) { double s = 0; for (int k = 0; k < 20000; k++) s += k * i; return s; }
+int main(void) { double s = 0; for (int i = 0; i < 20000; i++) s += f(i); printf("%g\n", s); return 0; }
+EOC
+then
+	"$SONDE" variance -o plain-rec -- ./plain >/dev/null 2>plain.err
+	check t800-plain-status [ $? -eq 0 ]
+	check t800-plain-no-shares-promised sh -c '! grep -q "samples. shares" plain.err'
+	if grep -q "arm failures:" plain.err; then
+		check t800-plain-rebuild-hooks grep -q "rebuild with 'sonde-cc --sonde-calls-only' (call hooks time instances)" <(flat plain.err)
+	else
+		skip t800-plain-rebuild-hooks "no arm was tried in this run (no backend: none attempted)"
+	fi
+else
+	fail t800-plain-build "gcc could not build the plain program"
+fi

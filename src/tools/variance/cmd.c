@@ -186,10 +186,12 @@ int cmd_variance(int argc, char **argv)
 		o.period = VAR_DEFAULT_PERIOD;
 	char ev[16];
 	snprintf(ev, sizeof(ev), "%u", a.events);
+	/* (not "the samples' shares": no row is made without an instance, the usability
+	 * review of 2026-11-30, M2) */
 	o.watch_loss = "no function's instance is timed (each starts and ends at a "
-		       "breakpoint's trap), only the samples' shares and OpenMP regions (timed "
-		       "at the runtime's calls); rebuild it with 'sonde-cc --sonde-calls-only' "
-		       "to time instances with hooks";
+		       "breakpoint's trap), only OpenMP regions (timed at the runtime's "
+		       "calls); rebuild it with 'sonde-cc --sonde-calls-only' to time "
+		       "instances with hooks";
 	o.needs_calls = 1;
 	setenv("SONDE_VARIANCE_EVENTS", ev, 1);
 	return record_and_report(&o, argv + optind);
