@@ -55,8 +55,12 @@ static int html_target_ok(const char *html)
 	char tmp[PATH_MAX];
 	struct stat st;
 	snprintf(tmp, sizeof(tmp), "%s", html);
+	const char *dir = dirname(tmp);
+	/* (a parent that is a file passed access(W_OK): the page failed after the run, the
+	 * usability review of 2026-11-30) */
 	int e = stat(html, &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR :
-		access(dirname(tmp), W_OK) ? errno : 0;
+		access(dir, W_OK) ? errno :
+		stat(dir, &st) == 0 && !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
 	if (e)
 		sonde_error("cannot write '%s': %s", html, strerror(e));
 	return !e;

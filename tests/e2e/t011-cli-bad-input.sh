@@ -137,6 +137,12 @@ for f in myprofile.db notes.maps x.proc 12a.sdt; do [ "$(cat "other3/$f")" = kee
 expect mem-html-missing-folder 1 "^sonde: cannot write 'nodir/p.html': No such file or directory$" \
 	"$SONDE" mem -q -o html-rec --html nodir/p.html -- sh -c ': >html-ran'
 [ ! -e html-ran ] && [ ! -e html-rec ] && pass "html-checked-before-run" || fail "html-checked-before-run"
+# a "folder" that is a file: said before the run too (the usability review of 2026-11-30:
+# the program ran to its end, then the page failed)
+: >afile
+expect variance-html-file-as-folder 1 "^sonde: cannot write 'afile/p.html': Not a directory$" \
+	"$SONDE" variance -q -o html-rec2 --html afile/p.html -- sh -c ': >html-ran2'
+[ ! -e html-ran2 ] && pass "html-file-folder-checked-before-run" || fail "html-file-folder-checked-before-run"
 expect report-missing 1 "^sonde: " "$SONDE" report does-not-exist
 # a recording it may not read: the path in the line (the usability review of 2026-11-29:
 # "sonde: Permission denied" alone).  Root reads anything: as nobody then, where it can.
