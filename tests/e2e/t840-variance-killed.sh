@@ -51,3 +51,17 @@ check t840-json-instances python3 -c 'import json, sys; sys.exit(json.load(open(
 "$SONDE" report rec >rep 2>&1
 flat rep >rep.flat
 check t840-report-instances grep -q "sonde variance: $n instances (as recorded)" rep.flat
+# killed before its first write (0.2 s of CPU): no instance, and the line says why, not
+# "one called once (main...) is never measured" (the usability review of 2026-11-30, L3)
+sed 's/5 \* CLOCKS_PER_SEC \/ 2/CLOCKS_PER_SEC \/ 5/' kl.c >ks.c
+if "$SONDE_BUILD/sonde-cc" --sonde-calls-only -O1 ks.c -o ks 2>cc2.err; then
+	"$SONDE" variance -o rec2 -- ./ks >/dev/null 2>err2
+	n2=$(var_col rec2/variance/functions.csv f "main > f" cpu-time instances 2>/dev/null)
+	if [ -z "$n2" ]; then
+		check t840-early-kill-said grep -q "no instance was measured: the process ended without closing the recording" <(flat err2)
+	else
+		skip t840-early-kill-said "$n2 instances written before the kill in this run"
+	fi
+else
+	fail t840-build2 "$(head -3 cc2.err)"
+fi

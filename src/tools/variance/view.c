@@ -790,6 +790,12 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			  "without --sonde-calls, and its software watchpoints cannot start an "
 			  "instance at a call (the debug registers did not trap here); rebuild it "
 			  "with 'sonde-cc --sonde-calls-only'", 80);
+	else if (!rows && db_meta_u64(db, "unended"))
+		/* killed: the instances were counted at the threads' end, never written (the
+		 * usability review of 2026-11-30, L3: "one called once" after a SIGKILL) */
+		text_para(out, "", "no instance was measured: the process ended without closing "
+			  "the recording (killed by SIGKILL?), and the instances of its last "
+			  "second, unwritten, are lost with it", 80);
 	else if (!rows)
 		text_para(out, "", "no instance was measured (see the counters above; "
 			  "sonde-variance(1)): a sampled function is timed at its next call, so "
