@@ -111,3 +111,35 @@ for L in A B C D; do
 	n=$(sqlite3 rec2/profile.db "SELECT allocs FROM objects WHERE name = 'main (wr2.c:$ln)'")
 	check "t074-levels-line-$L-${n:-0}-allocs" [ "${n:-0}" = 3000 ]
 done
+
+# the same without other(): inner has one caller, outer, which has many, and the paths
+# through inner agree on that caller and part above it (minisweep's Pointer_allocate_h_,
+# called from Pointer_allocate alone: its 11 arrays one object, the trial of 2026-11-29,
+# F1): inner is a wrapper too.  And a recursive allocator stays one object (its depths
+# part above it: not a wrapper's callers).
+sed '/other(/d' wr2.c >wr3.c
+cat >>wr3.c <<'EOC'
+struct node { struct node *l, *r; char pad[4096]; };
+__attribute__((noinline)) struct node *tree(int d)
+{
+	struct node *n = malloc(sizeof(*n));	/* line T */
+	n->l = d ? tree(d - 1) : 0;
+	n->r = d ? tree(d - 1) : 0;
+	return n;
+}
+__attribute__((constructor)) static void grow(void)
+{
+	struct node *t = tree(6);
+	KEEP(t);
+}
+EOC
+gcc -O1 -g wr3.c -o wr3 || { fail t074-build3 "gcc could not build wr3.c"; exit 0; }
+"$SONDE" mem -q -o rec3 -- ./wr3 3000 >out3 2>err3
+check t074-chain-status [ $? -eq 0 ]
+for L in A B C D; do
+	ln=$(grep -n "line $L" wr3.c | cut -d: -f1)
+	n=$(sqlite3 rec3/profile.db "SELECT allocs FROM objects WHERE name = 'main (wr3.c:$ln)'")
+	check "t074-chain-line-$L-${n:-0}-allocs" [ "${n:-0}" = 3000 ]
+done
+lt=$(grep -n "line T" wr3.c | cut -d: -f1)
+check "t074-recursion-one-object" [ "$(sqlite3 rec3/profile.db "SELECT allocs FROM objects WHERE name = 'tree (wr3.c:$lt)'")" = 127 ]

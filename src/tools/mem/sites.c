@@ -191,6 +191,18 @@ static int next_own(const struct spath *p, int i)
 	return -1;
 }
 
+/* The next own frame above i of another function than i's: a recursive function's own
+ * calls are no callers of it (a tree built by recursion read as 30 objects, one per path
+ * of recursive calls, "#2" to "#8": found beside the trial of 2026-11-29's F1). */
+static int next_caller(const struct spath *p, int i)
+{
+	int k = next_own(p, i);
+	const char *fn = i >= 0 ? p->f[i].function : NULL;
+	while (k >= 0 && fn && p->f[k].function && !strcmp(p->f[k].function, fn))
+		k = next_own(p, k);
+	return k;
+}
+
 static void first_naming_frame(struct spath *p)
 {
 	int first_own = next_own(p, -1);
@@ -230,8 +242,48 @@ static void fn_id(struct sbuf *b, const struct site_frame *f)
 
 struct callers {
 	char *fn, *first;	/* the function, the first call site seen */
+	char *above;		/* the first path's call sites above that one (chain_above) */
 	int many;		/* called from two or more sites */
+	int chain;		/* one site, but the paths part above it: a wrapper's wrapper */
 };
+
+#define CHAIN_LEVELS 6		/* call sites compared above a single caller */
+
+/*
+ * The own frames' call sites above frame k of p, up to CHAIN_LEVELS, separated by \x1e,
+ * into b; stopped at a frame of fn (recursion: its depths are one object, not several).
+ * minisweep allocates through Pointer_allocate -> Pointer_allocate_h_ -> malloc_host_P:
+ * Pointer_allocate_h_ has one caller, which has many, and its 11 arrays read as one
+ * object (the trial of 2026-11-29, F1): paths that agree on the caller and part above it
+ * make the function a wrapper too.
+ */
+static void chain_above(struct sbuf *b, const struct spath *p, int k, const char *fn)
+{
+	for (int l = 0, j = next_own(p, k); l < CHAIN_LEVELS && j >= 0; l++, j = next_own(p, j)) {
+		const struct site_frame *f = &p->f[j];
+		if (nosym(f) || (f->function && !strncmp(fn, f->function, strlen(f->function)) &&
+				 fn[strlen(f->function)] == '\x1f'))
+			break;
+		if (l)
+			sb_add(b, "\x1e");
+		site_id(b, f, 0);
+	}
+	if (!b->s)
+		sb_add(b, "%s", "");
+}
+
+/* 1 if chains a and b (chain_above) differ at a level both have. */
+static int chains_part(const char *a, const char *b)
+{
+	while (*a && *b) {
+		size_t la = strcspn(a, "\x1e"), lb = strcspn(b, "\x1e");
+		if (la != lb || strncmp(a, b, la))
+			return 1;
+		a += la + (a[la] != 0);
+		b += lb + (b[lb] != 0);
+	}
+	return 0;
+}
 
 /* Find or add fn in the table (linear: a recording has few allocating functions). */
 static struct callers *callers_get(struct callers **t, int *n, int *cap, const char *fn)
@@ -249,8 +301,8 @@ static struct callers *callers_get(struct callers **t, int *n, int *cap, const c
 	}
 	struct callers *e = &(*t)[(*n)++];
 	e->fn = strdup(fn);
-	e->first = NULL;
-	e->many = 0;
+	e->first = e->above = NULL;
+	e->many = e->chain = 0;
 	return e->fn ? e : NULL;
 }
 
@@ -263,34 +315,39 @@ static int wrapper_round(struct site_names *s)
 
 	for (int i = 0; i < s->n && !err; i++) {
 		struct spath *p = &s->p[i];
-		int k = p->name_at >= 0 ? next_own(p, p->name_at) : -1;
+		int k = p->name_at >= 0 ? next_caller(p, p->name_at) : -1;
 		if (k < 0 || p->lib_internal || nosym(&p->f[p->name_at]))
 			continue;
-		struct sbuf fn = { 0 }, caller = { 0 };
+		struct sbuf fn = { 0 }, caller = { 0 }, above = { 0 };
 		fn_id(&fn, &p->f[p->name_at]);
 		/* no offset: the frames of inlined calls carry their physical frame's, which
 		 * differs for every call the inlined code makes */
 		site_id(&caller, &p->f[k], 0);
-		struct callers *e = fn.failed || caller.failed ? NULL :
+		if (!fn.failed)
+			chain_above(&above, p, k, fn.s);
+		struct callers *e = fn.failed || caller.failed || above.failed ? NULL :
 				    callers_get(&t, &n, &cap, fn.s);
 		if (!e)
 			err = -ENOMEM;
 		else if (!e->first)
-			e->first = caller.s, caller.s = NULL;
+			e->first = caller.s, caller.s = NULL, e->above = above.s, above.s = NULL;
 		else if (strcmp(e->first, caller.s))
 			e->many = 1;
+		else if (chains_part(e->above, above.s))
+			e->chain = 1;
 		free(fn.s);
 		free(caller.s);
+		free(above.s);
 	}
 	for (int i = 0; i < s->n && !err; i++) {
 		struct spath *p = &s->p[i];
-		int k = p->name_at >= 0 ? next_own(p, p->name_at) : -1;
+		int k = p->name_at >= 0 ? next_caller(p, p->name_at) : -1;
 		if (k < 0 || p->lib_internal || nosym(&p->f[p->name_at]))
 			continue;
 		struct sbuf fn = { 0 };
 		fn_id(&fn, &p->f[p->name_at]);
 		for (int j = 0; fn.s && j < n; j++)
-			if (t[j].many && !strcmp(t[j].fn, fn.s)) {
+			if ((t[j].many || t[j].chain) && !strcmp(t[j].fn, fn.s)) {
 				p->name_at = k;
 				moved = 1;
 			}
@@ -299,6 +356,7 @@ static int wrapper_round(struct site_names *s)
 	for (int j = 0; j < n; j++) {
 		free(t[j].fn);
 		free(t[j].first);
+		free(t[j].above);
 	}
 	free(t);
 	return err ? err : moved;
