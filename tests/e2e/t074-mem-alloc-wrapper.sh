@@ -103,14 +103,19 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-gcc -O1 -g wr2.c -o wr2 || { fail t074-build2 "gcc could not build wr2.c"; exit 0; }
-"$SONDE" mem -q -o rec2 -- ./wr2 3000 >out2 2>err2
-check t074-levels-status [ $? -eq 0 ]
-for L in A B C D; do
-	ln=$(grep -n "line $L" wr2.c | cut -d: -f1)
-	n=$(sqlite3 rec2/profile.db "SELECT allocs FROM objects WHERE name = 'main (wr2.c:$ln)'")
-	check "t074-levels-line-$L-${n:-0}-allocs" [ "${n:-0}" = 3000 ]
-done
+# four_lines NAME TAG: build NAME.c, run it 3000 rounds, and check that each of its lines
+# A-D names an object of 3000 blocks (checks t074-TAG-*)
+four_lines() {
+	gcc -O1 -g $1.c -o $1 || { fail t074-$2-build "gcc could not build $1.c"; return 1; }
+	"$SONDE" mem -q -o rec-$1 -- ./$1 3000 >out-$1 2>err-$1
+	check t074-$2-status [ $? -eq 0 ]
+	for L in A B C D; do
+		ln=$(grep -n "line $L" $1.c | cut -d: -f1)
+		n=$(sqlite3 rec-$1/profile.db "SELECT allocs FROM objects WHERE name = 'main ($1.c:$ln)'")
+		check "t074-$2-line-$L-${n:-0}-allocs" [ "${n:-0}" = 3000 ]
+	done
+}
+four_lines wr2 levels
 
 # the same without other(): inner has one caller, outer, which has many, and the paths
 # through inner agree on that caller and part above it (minisweep's Pointer_allocate_h_,
@@ -133,13 +138,6 @@ __attribute__((constructor)) static void grow(void)
 	KEEP(t);
 }
 EOC
-gcc -O1 -g wr3.c -o wr3 || { fail t074-build3 "gcc could not build wr3.c"; exit 0; }
-"$SONDE" mem -q -o rec3 -- ./wr3 3000 >out3 2>err3
-check t074-chain-status [ $? -eq 0 ]
-for L in A B C D; do
-	ln=$(grep -n "line $L" wr3.c | cut -d: -f1)
-	n=$(sqlite3 rec3/profile.db "SELECT allocs FROM objects WHERE name = 'main (wr3.c:$ln)'")
-	check "t074-chain-line-$L-${n:-0}-allocs" [ "${n:-0}" = 3000 ]
-done
+four_lines wr3 chain || exit 0
 lt=$(grep -n "line T" wr3.c | cut -d: -f1)
-check "t074-recursion-one-object" [ "$(sqlite3 rec3/profile.db "SELECT allocs FROM objects WHERE name = 'tree (wr3.c:$lt)'")" = 127 ]
+check "t074-recursion-one-object" [ "$(sqlite3 rec-wr3/profile.db "SELECT allocs FROM objects WHERE name = 'tree (wr3.c:$lt)'")" = 127 ]
