@@ -85,8 +85,12 @@ int watch_backend_init(const char *mode, int instrumented, int prefer_soft)
 			 hw_why);
 	} else {
 		id = WATCH_BACKEND_NONE;
-		snprintf(why, sizeof(why), "%s; rebuild with sonde-cc for software watchpoints",
-			 hw_why);
+		/* not built by sonde-cc, so no hooks: !prefer_soft is a tool of execute
+		 * breakpoints (variance), whose soft ones are the call hooks (the usability
+		 * review of 2026-11-30, L2: its report advised a build without them) */
+		snprintf(why, sizeof(why), "%s; rebuild with %s", hw_why,
+			 prefer_soft ? "sonde-cc for software watchpoints" :
+				       "'sonde-cc --sonde-calls-only' (call hooks time instances)");
 	}
 	watch_backend_set(id, why);
 	return id;

@@ -649,21 +649,8 @@ int var_print(sqlite3 *db, FILE *out, const struct report_opts *o)
 			 !strcmp(be, "soft") && !db_meta_u64(db, "calls_hooked") ?
 				 " (no call hooks ran: build with sonde-cc --sonde-calls-only)" : "");
 		text_hang(out, "  watch backend: ", "      ", line, 80);
-		/* arms refused: instances those threads did not measure; variance's rebuild is
-		 * the hook build (the usability review of 2026-11-30, L2: "rebuild with sonde-cc
-		 * for software watchpoints" beside "--sonde-calls-only" elsewhere) */
-		char *af = report_arm_fail_text(db);
-		const char *gen = "rebuild with sonde-cc for software watchpoints";
-		char *at = af ? strstr(af, gen) : NULL;
-		if (at) {
-			*at = 0;
-			snprintf(line, sizeof(line), "%srebuild with 'sonde-cc --sonde-calls-only' "
-				 "(call hooks time instances)%s", af, at + strlen(gen));
-			text_hang(out, "  arm failures: ", "      ", line, 80);
-		} else if (af) {
-			text_hang(out, "  arm failures: ", "      ", af, 80);
-		}
-		free(af);
+		/* arms refused: instances those threads did not measure */
+		report_arm_fail_line(db, out, "  arm failures: ", "      ");
 		fp_line(db, out);
 		gate_line(db, out);
 		/* bursts (rt-variance.c, arm_burst): a row only where the runtime counted them */
