@@ -88,6 +88,13 @@ int comm_exact_placed(struct sqlite3 *db);
 /* --compare whose objects, lines and code are the sampled detector's (not the exact run's:
  * meta names_exact, where the sampled found none) */
 int comm_names_sampled(struct sqlite3 *db);
+/* The clock's time budget stretched the period: the sampled hits between threads weigh
+ * over 5% more than one period each (the unit says "periods", and a shorter --period takes
+ * no more samples). */
+static inline int comm_stretched(uint64_t hits, uint64_t weight)
+{
+	return weight * 20 > hits * 21;
+}
 /* "cosine similarity of the thread matrices: all X, true Y, false Z" into buf (n/a where
  * fewer than two thread pairs communicate in a kind's matrices). */
 const char *comm_cosine_text(struct sqlite3 *db, char *buf, size_t len);

@@ -493,7 +493,7 @@ static int write_meta(sqlite3 *db, struct model *m)
 		   sizeof(scaling));
 	if (m->exact)
 		snprintf(unit, sizeof(unit), "cache-line transfers (exact: every access modelled)");
-	else if (m->clock && m->hits_weight * 20 > m->hits * 21)
+	else if (m->clock && comm_stretched(m->hits, m->hits_weight))
 		/* the time budget stretched the period: a hit counts the periods its sample
 		 * stood for (the usability review of 2026-11-29: --period 100000 read
 		 * "communication: 3800" from 1721 samples, the unit "samples") */

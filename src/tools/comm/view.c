@@ -704,8 +704,8 @@ static const char *more_samples(sqlite3 *db)
 	/* the time budget stretched the clock's period (model.c's unit): a shorter one takes
 	 * no more samples (the usability review of 2026-11-29: -p 100000 took 775-2,277
 	 * samples against 1,650-2,396 at the default, and was advised) */
-	uint64_t h = db_meta_u64(db, "hits_modelled"), w = db_meta_u64(db, "hits_weighted");
-	if (clock_source(db) && w * 20 > h * 21)
+	if (clock_source(db) && comm_stretched(db_meta_u64(db, "hits_modelled"),
+					       db_meta_u64(db, "hits_weighted")))
 		return "not a shorter --period (the time budget stretched this one: a "
 		       "shorter one takes no more samples)";
 	return "a shorter --period";
@@ -825,10 +825,6 @@ static const char *line_evidence(sqlite3 *db, const char *obj, char *buf, size_t
 	return buf;
 }
 
-/* What to do, for the object with the most communication (or the whole run where --exact
- * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
- * what to do" in a sentence (the page said it, the terminal did not: the usability review
- * of 2026-11-28). */
 /*
  * After a top object's true sharing: the next object whose communication is mostly false
  * sharing by both readings (the writers' bytes counted too), from 30 events or more and a
@@ -863,6 +859,10 @@ static void also_false(sqlite3 *db, const char *top, char *text, size_t len)
 	sqlite3_finalize(st);
 }
 
+/* What to do, for the object with the most communication (or the whole run where --exact
+ * names none): its larger kind's remedy, doc/sonde-comm.md's "True and false sharing, and
+ * what to do" in a sentence (the page said it, the terminal did not: the usability review
+ * of 2026-11-28). */
 const char *comm_what_to_do(sqlite3 *db, char *text, size_t len)
 {
 	sqlite3_stmt *st;
