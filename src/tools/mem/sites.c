@@ -251,18 +251,18 @@ struct callers {
 
 /*
  * The own frames' call sites above frame k of p, up to CHAIN_LEVELS, separated by \x1e,
- * into b; stopped at a frame of fn (recursion: its depths are one object, not several).
+ * into b; stopped at a frame of `function`, the naming frame's (recursion: its depths are
+ * one object, not several).
  * minisweep allocates through Pointer_allocate -> Pointer_allocate_h_ -> malloc_host_P:
  * Pointer_allocate_h_ has one caller, which has many, and its 11 arrays read as one
  * object (the trial of 2026-11-29, F1): paths that agree on the caller and part above it
  * make the function a wrapper too.
  */
-static void chain_above(struct sbuf *b, const struct spath *p, int k, const char *fn)
+static void chain_above(struct sbuf *b, const struct spath *p, int k, const char *function)
 {
 	for (int l = 0, j = next_own(p, k); l < CHAIN_LEVELS && j >= 0; l++, j = next_own(p, j)) {
 		const struct site_frame *f = &p->f[j];
-		if (nosym(f) || (f->function && !strncmp(fn, f->function, strlen(f->function)) &&
-				 fn[strlen(f->function)] == '\x1f'))
+		if (nosym(f) || (function && f->function && !strcmp(f->function, function)))
 			break;
 		if (l)
 			sb_add(b, "\x1e");
@@ -323,8 +323,7 @@ static int wrapper_round(struct site_names *s)
 		/* no offset: the frames of inlined calls carry their physical frame's, which
 		 * differs for every call the inlined code makes */
 		site_id(&caller, &p->f[k], 0);
-		if (!fn.failed)
-			chain_above(&above, p, k, fn.s);
+		chain_above(&above, p, k, p->f[p->name_at].function);
 		struct callers *e = fn.failed || caller.failed || above.failed ? NULL :
 				    callers_get(&t, &n, &cap, fn.s);
 		if (!e)
@@ -467,8 +466,8 @@ static int assigned_to(const char *file, int line, int column, char *out, size_t
 	int i = column - 2;	/* the character before the call */
 	/* C++'s new: g++ puts the call of `new double[n]` at its ']' (the trial of
 	 * 2026-11-29: a constructor's arrays read "[column 40]", "[column 59]"); back over
-	 * the brackets and the type to the keyword, and from there as before it */
-	/* (every group: `new double[n][3]`, `new int[n]()`, the code review of 2026-11-30) */
+	 * every bracket group (`new double[n][3]`, `new int[n]()`) and the type to the
+	 * keyword, and from there as before it */
 	for (int at = column - 1; at >= 0 && (src[at] == ']' || src[at] == ')');) {
 		char close = src[at], open = close == ']' ? '[' : '(';
 		int k = at - 1;
